@@ -1,0 +1,220 @@
+// Command switchboard runs the Switchboard server.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server"
+	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+// version is set at release time with -ldflags "-X main.version=…".
+var version = ""
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "switchboard:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: switchboard <command> [flags]
+
+commands:
+  serve     run the server (switchboard serve -h for flags)
+  version   print the version
+`
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "switchboard", versionString())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func versionString() string {
+	v := version
+	info, ok := debug.ReadBuildInfo()
+	if v == "" && ok && info.Main.Version != "" {
+		v = info.Main.Version
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	if ok {
+		v += " " + info.GoVersion
+	}
+	return v
+}
+
+// options are the serve flags; each has a SWITCHBOARD_* environment twin.
+type options struct {
+	addr          string
+	dsn           string
+	heartbeat     time.Duration
+	logLevel      string
+	rateLimit     int
+	authRateLimit int
+	maxBody       int64
+}
+
+func parseServe(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.addr, "addr", env("SWITCHBOARD_ADDR", "127.0.0.1:8080"), "listen address (SWITCHBOARD_ADDR)")
+	fs.StringVar(&o.dsn, "db", env("SWITCHBOARD_DB", "sqlite:./switchboard.db"), "database: sqlite:PATH or postgres://… (SWITCHBOARD_DB)")
+	fs.StringVar(&o.logLevel, "log-level", env("SWITCHBOARD_LOG_LEVEL", "info"), "debug, info, warn or error (SWITCHBOARD_LOG_LEVEL)")
+	hb, err := time.ParseDuration(env("SWITCHBOARD_HEARTBEAT", "30s"))
+	if err != nil {
+		return o, fmt.Errorf("SWITCHBOARD_HEARTBEAT: %w", err)
+	}
+	fs.DurationVar(&o.heartbeat, "heartbeat", hb, "chat stream heartbeat period (SWITCHBOARD_HEARTBEAT)")
+	if o.rateLimit, err = envInt("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", 120); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.rateLimit, "rate-limit-per-minute", o.rateLimit, "requests per minute per API key (SWITCHBOARD_RATE_LIMIT_PER_MINUTE)")
+	if o.authRateLimit, err = envInt("SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE", 10); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.authRateLimit, "auth-rate-limit-per-minute", o.authRateLimit, "login/signup/setup requests per minute per client IP (SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE)")
+	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
+	if err != nil {
+		return o, err
+	}
+	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 {
+		return o, errors.New("limits and the heartbeat must be positive")
+	}
+	return o, nil
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) (int, error) {
+	v := env(name, "")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return n, nil
+}
+
+func newLogger(level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: %w", level, err)
+	}
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})
+	return slog.New(httpapi.LogHandler{Handler: h}), nil
+}
+
+func serve(args []string, stderr io.Writer) error {
+	o, err := parseServe(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger, err := newLogger(o.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(logger)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	database, err := db.Open(ctx, o.dsn)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	handler, err := server.New(server.Config{
+		DB: database, Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
+		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
+	})
+	if err != nil {
+		return err
+	}
+	srv := newHTTPServer(handler, logger)
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newHTTPServer serves HTTP/1.1 and cleartext HTTP/2 (h2c, for gRPC clients)
+// with timeouts on every phase.
+func newHTTPServer(h http.Handler, logger *slog.Logger) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	return &http.Server{
+		Handler:           h,
+		Protocols:         &protocols,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}

@@ -1,0 +1,98 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Execution is one run of a store agent for a requester (user_id), from the
+// queue through the agent's answer to the review and the payment.
+type Execution struct{ ent.Schema }
+
+// Mixin of the Execution.
+func (Execution) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+
+// Fields of the Execution.
+func (Execution) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("user_id").Immutable(),
+		field.String("agent_id").Immutable(),
+		// No default: a new execution is running or queued depending on the
+		// agent's lock, and the code that takes the lock must say which.
+		field.Enum("status").Values("queued", "running", "completed", "failed", "timeout"),
+		field.Text("input"),
+		field.Text("output").Optional().Nillable(),
+		field.Int("response_time_ms").Optional().Nillable(),
+		field.Bool("is_own_agent").Default(false),
+		// Defaults to the narrowest isolation (prompt only), never full access.
+		field.Enum("task_origin").Values(taskOrigins...).Default("marketplace"),
+		field.String("requester_email").Optional().Nillable(),
+		field.String("requester_name").Optional().Nillable(),
+		field.String("callback_url").Optional().Nillable(),
+		field.String("source_instance_id").Optional().Nillable(),
+		field.String("source_instance_name").Optional().Nillable(),
+		// Kept for a queued execution so its payment hold can be made when it
+		// is dispatched later.
+		field.String("payment_method_id").Optional().Nillable(),
+
+		// FIFO queue while the agent's lock is held.
+		field.Int("queue_position").Optional().Nillable(),
+		field.Time("queued_at").Optional().Nillable(),
+		// When it took the lock and was sent; the timeout runs from here and
+		// must survive a restart.
+		field.Time("started_at").Optional().Nillable(),
+		field.Time("finished_at").Optional().Nillable(),
+
+		// Review window: 48 hours from review_widget_shown_at.
+		field.Enum("review_status").Values("pending_review", "confirmed", "denied").Optional().Nillable(),
+		field.Text("denial_reason").Optional().Nillable(),
+		field.String("denial_category").Optional().Nillable(),
+		field.Time("reviewed_at").Optional().Nillable(),
+		field.Time("review_widget_shown_at").Optional().Nillable(),
+
+		field.Enum("payment_hold_status").Values("none", "held", "captured", "released").Default("none"),
+		field.Time("hold_expires_at").Optional().Nillable(),
+
+		// `quoted` while a dynamic price waits for approve or decline.
+		field.String("pricing_phase").Optional().Nillable(),
+		field.Float("quote_amount").Optional().Nillable(),
+		field.String("quote_currency").Optional().Nillable(),
+		field.Text("quote_breakdown").Optional().Nillable(),
+
+		// Quality scores and the requester's rating, each 1 to 5.
+		field.Int("relevance").Optional().Nillable().Range(1, 5),
+		field.Int("coherence").Optional().Nillable().Range(1, 5),
+		field.Int("completeness").Optional().Nillable().Range(1, 5),
+		field.Int("rating").Optional().Nillable().Range(1, 5),
+		field.Text("feedback").Optional().Nillable(),
+
+		// Revenue split, only for paid executions.
+		field.Float("gross").Optional().Nillable(),
+		field.Float("developer_payout").Optional().Nillable(),
+		field.Float("platform_fee").Optional().Nillable(),
+		field.Float("fee_percent").Optional().Nillable(),
+	}
+}
+
+// Edges of the Execution.
+func (Execution) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("user", User.Type).Ref("executions").Field("user_id").Unique().Required().Immutable(),
+		edge.From("store_agent", StoreAgent.Type).Ref("executions").Field("agent_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the Execution.
+func (Execution) Indexes() []ent.Index {
+	return []ent.Index{
+		// The per-agent FIFO queue: oldest queued first.
+		index.Fields("agent_id", "status", "queued_at"),
+		index.Fields("user_id", "created_at"),
+		// Timeout sweep over running executions.
+		index.Fields("status", "started_at"),
+		// Auto-confirm sweep over overdue reviews.
+		index.Fields("review_status", "review_widget_shown_at"),
+	}
+}

@@ -1,0 +1,36 @@
+// Package schema is Switchboard's data model. Every account-scoped record has an
+// edge to its owning user and is always queried through it.
+package schema
+
+import (
+	"time"
+
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/mixin"
+
+	"github.com/switchboard-hq/switchboard/internal/ids"
+)
+
+// IDMixin gives a record an opaque cuid primary key.
+type IDMixin struct{ mixin.Schema }
+
+// Fields of the IDMixin.
+func (IDMixin) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("id").DefaultFunc(ids.New).Immutable().NotEmpty().MaxLen(40),
+	}
+}
+
+// TimeMixin records when a record was made and last changed, in UTC.
+type TimeMixin struct{ mixin.Schema }
+
+// Fields of the TimeMixin.
+func (TimeMixin) Fields() []ent.Field {
+	return []ent.Field{
+		field.Time("created_at").Default(now).Immutable(),
+		field.Time("updated_at").Default(now).UpdateDefault(now),
+	}
+}
+
+func now() time.Time { return time.Now().UTC() }

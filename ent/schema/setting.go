@@ -1,0 +1,32 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// Setting is the one row of settings each account has, made with the account.
+type Setting struct{ ent.Schema }
+
+// Mixin of the Setting.
+func (Setting) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+
+// Fields of the Setting.
+func (Setting) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("user_id").Unique().Immutable(),
+		field.Bool("queue_auto_approve").Default(false),
+		field.String("assistant_name").Optional(),
+		field.Bool("goals_enabled").Default(false),
+		field.Bool("onboarding_complete").Default(false),
+		field.Int32("onboarding_phase").Default(0),
+	}
+}
+
+// Edges of the Setting.
+func (Setting) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("user", User.Type).Ref("settings").Field("user_id").Unique().Required().Immutable(),
+	}
+}

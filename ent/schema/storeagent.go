@@ -1,0 +1,104 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// AgentCommand is one command a store agent documents: {name, description, usage}.
+type AgentCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Usage       string `json:"usage,omitempty"`
+}
+
+// StoreAgent is an agent listed in the store. The owner (user_id) is the
+// account that listed it; listings synced from another instance keep that
+// instance's id for the agent in remote_id.
+type StoreAgent struct{ ent.Schema }
+
+// Mixin of the StoreAgent.
+func (StoreAgent) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+
+// Fields of the StoreAgent.
+func (StoreAgent) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("user_id").Immutable(),
+		field.String("name").NotEmpty(),
+		// Unique per instance; a conflict is a 409 on every write path.
+		field.String("slug").NotEmpty().Unique(),
+		field.Text("description").Optional().Nillable(),
+		// Where executions are POSTed (A2A or MCP).
+		field.String("endpoint_url").Optional().Nillable(),
+		field.String("developer_name").Optional().Nillable(),
+		// Free text: sync and self-registration accept different sets.
+		field.String("category").Optional().Nillable(),
+		// Free text for the same reason: free, per_task, tiered, dynamic, subscription.
+		field.String("pricing_model").Optional().Nillable(),
+		field.Float("price_per_task").Default(0),
+		field.String("currency").Default("USD"),
+		// {model, tiers: [...], dynamicConfig: {...}}, kept as sent.
+		field.JSON("pricing_config", map[string]any{}).Optional(),
+		field.Text("install_guide").Optional().Nillable(),
+		field.JSON("commands", []AgentCommand{}).Default([]AgentCommand{}),
+		field.Strings("task_types").Default([]string{}),
+		field.Text("context_instructions").Optional().Nillable(),
+		field.Bool("supports_a2a").Default(false),
+		field.Bool("supports_mcp").Default(false),
+		field.String("version").Optional().Nillable(),
+		// Hash of the password that lets users bypass the paywall; never the password.
+		field.String("access_password_hash").Optional().Nillable().Sensitive(),
+		field.Enum("input_format").Values("text", "json", "a2a").Default("text"),
+		field.String("output_format").Optional().Nillable(),
+		field.Enum("auth_method").Values("none", "bearer", "api_key", "hmac").Default("none"),
+		// The credential for auth_method, encrypted at rest.
+		field.Bytes("auth_credential_encrypted").Optional().Sensitive(),
+		field.String("health_check_url").Optional().Nillable(),
+		field.Strings("declared_widget_types").Default([]string{}),
+		field.Enum("availability").Values("available", "unavailable", "maintenance").Default("available"),
+		// The concurrency lock: the running execution, set only where it is
+		// null. A plain id, not an edge, so the two tables do not point at
+		// each other.
+		field.String("current_execution_id").Optional().Nillable(),
+		// Seconds.
+		field.Int("execution_timeout").Default(1800).Positive(),
+
+		// Integration kit (besides task_types and context_instructions above).
+		field.Text("required_input_schema").Optional().Nillable(),
+		field.Text("output_schema").Optional().Nillable(),
+		field.Text("usage_examples").Optional().Nillable(),
+		field.Text("context_preparation").Optional().Nillable(),
+		field.Text("execution_notes").Optional().Nillable(),
+
+		// `suspended` is the cascade of a deactivated instance; reactivating the
+		// instance puts its suspended agents back to active.
+		field.Enum("status").Values("pending", "pending_review", "active", "rejected", "disabled", "suspended").Default("active"),
+		// The agent's id on the instance it was synced from.
+		field.String("remote_id").Optional().Nillable(),
+		field.String("source_instance_id").Optional().Nillable(),
+		field.Float("rating_avg").Default(0),
+		field.Int("rating_count").Default(0),
+	}
+}
+
+// Edges of the StoreAgent.
+func (StoreAgent) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("user", User.Type).Ref("store_agents").Field("user_id").Unique().Required().Immutable(),
+		edge.To("executions", Execution.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// Indexes of the StoreAgent.
+func (StoreAgent) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("user_id", "status"),
+		index.Fields("status", "category"),
+		// Sync upserts by the caller's own id for the agent.
+		index.Fields("source_instance_id", "remote_id").Unique(),
+	}
+}

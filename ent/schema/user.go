@@ -1,0 +1,44 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// User is an account: the operator of one command center.
+type User struct{ ent.Schema }
+
+// Mixin of the User.
+func (User) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+
+// Fields of the User.
+func (User) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("username").Unique().NotEmpty().MaxLen(30),
+		// Stored lowercased so that uniqueness ignores case.
+		field.String("email").Unique().NotEmpty().MaxLen(254),
+		field.String("name").NotEmpty().MaxLen(200),
+		field.String("password_hash").Sensitive(),
+		field.Enum("role").Values("admin", "member").Default("member"),
+		field.String("avatar").Optional().Nillable(),
+	}
+}
+
+// Edges of the User.
+func (User) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("sessions", Session.Type),
+		edge.To("api_keys", APIKey.Type),
+		edge.To("settings", Setting.Type).Unique(),
+		edge.To("queue_items", QueueItem.Type),
+		edge.To("cards", Card.Type),
+		edge.To("checklist_items", ChecklistItem.Type),
+		edge.To("contacts", Contact.Type),
+		edge.To("card_contacts", CardContact.Type),
+		edge.To("chat_messages", ChatMessage.Type),
+		edge.To("activity_entries", ActivityEntry.Type),
+		edge.To("store_agents", StoreAgent.Type),
+		edge.To("executions", Execution.Type),
+	}
+}

@@ -1,0 +1,111 @@
+// Package db opens Switchboard's database, SQLite by default or PostgreSQL, and
+// migrates the schema at start-up.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver
+
+	"github.com/switchboard-hq/switchboard/ent"
+)
+
+// DB is an open, migrated database.
+type DB struct {
+	*ent.Client
+	Dialect string
+	SQL     *sql.DB
+}
+
+// Open parses a --db value ("sqlite:PATH" or "postgres://…"), opens it and
+// migrates the schema.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	driver, source, dia, err := parse(dsn)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, err := sql.Open(driver, source)
+	if err != nil {
+		return nil, fmt.Errorf("db: open %s: %w", dia, err)
+	}
+	if dia == dialect.Postgres {
+		sqlDB.SetMaxOpenConns(20)
+		sqlDB.SetMaxIdleConns(10)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pingCtx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("db: connect to %s: %w", dia, err)
+	}
+	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, sqlDB)))
+	if err := client.Schema.Create(ctx); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("db: migrate %s schema: %w", dia, err)
+	}
+	return &DB{Client: client, Dialect: dia, SQL: sqlDB}, nil
+}
+
+func parse(dsn string) (driver, source, dia string, err error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return "", "", "", fmt.Errorf("db: %q names no file", dsn)
+		}
+		return "sqlite3", sqliteSource(path), dialect.SQLite, nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return "pgx", dsn, dialect.Postgres, nil
+	}
+	return "", "", "", fmt.Errorf("db: unsupported --db %q: use sqlite:PATH or postgres://…", redact(dsn))
+}
+
+// sqliteSource turns on what a server needs from SQLite: WAL so readers do not
+// wait for writers, foreign keys, a busy timeout instead of instant SQLITE_BUSY,
+// and IMMEDIATE write transactions so two writers queue on the lock up front
+// rather than deadlocking on an upgrade.
+func sqliteSource(path string) string {
+	q := url.Values{}
+	q.Set("_fk", "1")
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// redact hides a password in a DSN for messages.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Redact hides a password in a DSN for logs.
+func Redact(dsn string) string { return redact(dsn) }
+
+// Serialize takes a transaction-scoped lock named by key, for the rare
+// check-then-insert that no unique index can guard (such as "only one owner").
+// SQLite needs nothing: write transactions are IMMEDIATE, so they already queue.
+func (d *DB) Serialize(ctx context.Context, tx *ent.Tx, key string) error {
+	if d.Dialect != dialect.Postgres {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", key)
+	return err
+}

@@ -1,0 +1,65 @@
+// Package dbtest gives each test a fresh database: SQLite by default, PostgreSQL
+// when SWITCHBOARD_TEST_POSTGRES is set.
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+)
+
+// TestPostgresEnv names the PostgreSQL DSN that reruns every test on PostgreSQL.
+const TestPostgresEnv = "SWITCHBOARD_TEST_POSTGRES"
+
+// OpenTest opens a fresh, migrated database for one test: a SQLite file in the
+// test's temp dir, or, when SWITCHBOARD_TEST_POSTGRES is set, a schema of its
+// own on that server, dropped when the test ends.
+func Open(t testing.TB) *db.DB {
+	t.Helper()
+	ctx := context.Background()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "test.db")
+	if pg := os.Getenv(TestPostgresEnv); pg != "" {
+		dsn = postgresSchema(t, pg)
+	}
+	d, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("open test database: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func postgresSchema(t testing.TB, dsn string) string {
+	t.Helper()
+	ctx := context.Background()
+	schema := "t_" + strings.ToLower(ids.New())
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", TestPostgresEnv, err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+		admin.Close()
+	})
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema on %s: %v", TestPostgresEnv, err)
+	}
+	return dsnWithSearchPath(dsn, schema)
+}
+
+func dsnWithSearchPath(dsn, schema string) string {
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return fmt.Sprintf("%s%ssearch_path=%s", dsn, sep, schema)
+}

@@ -1,0 +1,263 @@
+// Package accounts owns accounts and sessions: the instance owner's setup,
+// further signups, login and logout, and the public username look-ups.
+package accounts
+
+import (
+	"context"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/session"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+var (
+	_ switchboardv1connect.AccountServiceHandler = (*Service)(nil)
+	_ switchboardv1.AccountServiceServer         = (*Service)(nil)
+)
+
+// SessionTTL is how long a dashboard login lasts.
+const SessionTTL = 30 * 24 * time.Hour
+
+// Service implements AccountService.
+type Service struct {
+	DB         *db.DB
+	Now        func() time.Time
+	BcryptCost int
+}
+
+type newAccount struct {
+	username, email, password, name string
+	role                            user.Role
+}
+
+func validate(a *newAccount) error {
+	a.username = strings.TrimSpace(a.username)
+	a.email = strings.ToLower(strings.TrimSpace(a.email))
+	a.name = strings.TrimSpace(a.name)
+	if p := usernameProblem(a.username); p != "" {
+		return apperr.Invalid("%s", p)
+	}
+	if addr, err := mail.ParseAddress(a.email); err != nil || addr.Address != a.email || len(a.email) > 254 {
+		return apperr.Invalid("email must be a plain address such as name@example.com")
+	}
+	if a.name == "" || utf8.RuneCountInString(a.name) > 200 {
+		return apperr.Invalid("name is required (at most 200 characters)")
+	}
+	if utf8.RuneCountInString(a.password) < auth.MinPasswordLen {
+		return apperr.Invalid("password must be at least %d characters", auth.MinPasswordLen)
+	}
+	if len(a.password) > auth.MaxPasswordBytes {
+		return apperr.Invalid("password must be at most %d bytes", auth.MaxPasswordBytes)
+	}
+	return nil
+}
+
+// create stores a validated account with its settings row in one transaction.
+func (s *Service) create(ctx context.Context, a newAccount, onlyIfNoOwner bool) (*ent.User, error) {
+	if err := validate(&a); err != nil {
+		return nil, err
+	}
+	hash, err := auth.HashPassword(a.password, s.BcryptCost)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	tx, err := s.DB.Tx(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if onlyIfNoOwner {
+		if err := s.DB.Serialize(ctx, tx, "setup-owner"); err != nil {
+			return nil, apperr.Internal(err)
+		}
+		exists, err := tx.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
+		if err != nil {
+			return nil, apperr.Internal(err)
+		}
+		if exists {
+			return nil, apperr.Conflict("this instance is already set up; sign up or log in instead")
+		}
+	}
+	if err := ensureUnique(ctx, tx, a); err != nil {
+		return nil, err
+	}
+	u, err := tx.User.Create().
+		SetUsername(a.username).SetEmail(a.email).SetName(a.name).
+		SetPasswordHash(hash).SetRole(a.role).Save(ctx)
+	if ent.IsConstraintError(err) {
+		return nil, apperr.Conflict("username or email is already taken")
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if err := tx.Setting.Create().SetUserID(u.ID).Exec(ctx); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return u, nil
+}
+
+// ensureUnique names which of the two is taken; the unique indexes still guard
+// the race between this check and the insert.
+func ensureUnique(ctx context.Context, tx *ent.Tx, a newAccount) error {
+	if taken, err := tx.User.Query().Where(user.Username(a.username)).Exist(ctx); err != nil {
+		return apperr.Internal(err)
+	} else if taken {
+		return apperr.Conflict("username %q is already taken", a.username)
+	}
+	if taken, err := tx.User.Query().Where(user.Email(a.email)).Exist(ctx); err != nil {
+		return apperr.Internal(err)
+	} else if taken {
+		return apperr.Conflict("an account with this email already exists")
+	}
+	return nil
+}
+
+// Setup creates the instance owner.
+func (s *Service) Setup(ctx context.Context, req *switchboardv1.SetupRequest) (*switchboardv1.SetupResponse, error) {
+	if !req.GetAcceptedTerms() {
+		return nil, apperr.Invalid("acceptedTerms must be true")
+	}
+	u, err := s.create(ctx, newAccount{req.GetUsername(), req.GetEmail(), req.GetPassword(), req.GetName(), user.RoleAdmin}, true)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.SetupResponse{User: toProtoUser(u)}, nil
+}
+
+// Signup creates a further account.
+func (s *Service) Signup(ctx context.Context, req *switchboardv1.SignupRequest) (*switchboardv1.SignupResponse, error) {
+	u, err := s.create(ctx, newAccount{req.GetUsername(), req.GetEmail(), req.GetPassword(), req.GetName(), user.RoleMember}, false)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.SignupResponse{User: toProtoUser(u)}, nil
+}
+
+// Login checks the password and starts a session in a cookie.
+func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*switchboardv1.LoginResponse, error) {
+	email := strings.ToLower(strings.TrimSpace(req.GetEmail()))
+	username := strings.TrimSpace(req.GetUsername())
+	q := s.DB.User.Query()
+	switch {
+	case email != "":
+		q = q.Where(user.Email(email))
+	case username != "":
+		q = q.Where(user.Username(username))
+	default:
+		return nil, apperr.Invalid("email or username is required")
+	}
+	if req.GetPassword() == "" {
+		return nil, apperr.Invalid("password is required")
+	}
+	u, err := q.Only(ctx)
+	if err != nil && !ent.IsNotFound(err) {
+		return nil, apperr.Internal(err)
+	}
+	hash := ""
+	if u != nil {
+		hash = u.PasswordHash
+	}
+	if !auth.CheckPassword(hash, req.GetPassword()) {
+		return nil, apperr.Unauthenticated("invalid credentials")
+	}
+	token, tokenHash := auth.NewSessionToken()
+	expires := s.Now().Add(SessionTTL)
+	if err := s.DB.Session.Create().SetUserID(u.ID).SetTokenHash(tokenHash).SetExpiresAt(expires).Exec(ctx); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	setSessionCookie(ctx, token, int(SessionTTL.Seconds()))
+	return &switchboardv1.LoginResponse{User: toProtoUser(u)}, nil
+}
+
+
+// Logout ends the caller's session and clears the cookie.
+func (s *Service) Logout(ctx context.Context, _ *switchboardv1.LogoutRequest) (*switchboardv1.LogoutResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.SessionID != "" {
+		if _, err := s.DB.Session.Delete().Where(session.ID(p.SessionID), session.UserID(p.UserID)).Exec(ctx); err != nil {
+			return nil, apperr.Internal(err)
+		}
+	}
+	setSessionCookie(ctx, "", -1)
+	return &switchboardv1.LogoutResponse{}, nil
+}
+
+func setSessionCookie(ctx context.Context, token string, maxAge int) {
+	res := httpapi.ResponseFrom(ctx)
+	c := &http.Cookie{
+		Name: auth.SessionCookie, Value: token, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: res.TLS,
+	}
+	res.Header.Add("Set-Cookie", c.String())
+}
+
+// CheckUsername tells whether a username can be taken.
+func (s *Service) CheckUsername(ctx context.Context, req *switchboardv1.CheckUsernameRequest) (*switchboardv1.CheckUsernameResponse, error) {
+	name := strings.TrimSpace(req.GetUsername())
+	if name == "" {
+		return nil, apperr.Invalid("username query parameter is required")
+	}
+	res := &switchboardv1.CheckUsernameResponse{Username: name}
+	if p := usernameProblem(name); p != "" {
+		res.Reason = &p
+		return res, nil
+	}
+	taken, err := s.DB.User.Query().Where(user.Username(name)).Exist(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if taken {
+		reason := "username is already taken"
+		res.Reason = &reason
+		return res, nil
+	}
+	res.Available = true
+	return res, nil
+}
+
+// maxResolve bounds one look-up.
+const maxResolve = 50
+
+// ResolveUsers maps handles to public user cards. Teams join when they exist.
+func (s *Service) ResolveUsers(ctx context.Context, req *switchboardv1.ResolveUsersRequest) (*switchboardv1.ResolveUsersResponse, error) {
+	var handles []string
+	for _, h := range strings.Split(req.GetUsernames(), ",") {
+		h = strings.TrimPrefix(strings.TrimSpace(h), "@")
+		if h != "" {
+			handles = append(handles, h)
+		}
+	}
+	if len(handles) == 0 {
+		return nil, apperr.Invalid("usernames query parameter is required (comma-separated handles)")
+	}
+	if len(handles) > maxResolve {
+		return nil, apperr.Invalid("at most %d usernames per request", maxResolve)
+	}
+	users, err := s.DB.User.Query().Where(user.UsernameIn(handles...)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := &switchboardv1.ResolveUsersResponse{Users: map[string]*switchboardv1.ResolvedUser{}}
+	for _, u := range users {
+		out.Users[u.Username] = &switchboardv1.ResolvedUser{
+			Id: u.ID, Name: u.Name, Username: u.Username, Avatar: u.Avatar, Type: "user",
+		}
+	}
+	return out, nil
+}

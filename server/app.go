@@ -1,0 +1,192 @@
+// Package server composes Switchboard's HTTP surface: every service mounted once
+// and served twice, as Connect RPC (Connect, gRPC, gRPC-Web) and as the REST
+// mirror under /api, on one handler behind one set of middleware.
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"golang.org/x/crypto/bcrypt"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-hq/switchboard/gen/openapi"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/accounts"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/keys"
+	"github.com/switchboard-hq/switchboard/server/settings"
+	"github.com/switchboard-hq/switchboard/server/updates"
+)
+
+// Config is what the server needs from its environment.
+type Config struct {
+	DB     *db.DB
+	Logger *slog.Logger
+	Limits gate.Limits
+	// BodyLimit caps request bodies; DefaultBodyLimit when zero.
+	BodyLimit int64
+	// BcryptCost for password hashes; bcrypt.DefaultCost when zero.
+	BcryptCost int
+	// Now is the clock; time.Now in UTC when nil.
+	Now func() time.Time
+	// Heartbeat is the chat stream's heartbeat period (used from issue 4 on).
+	Heartbeat time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.BodyLimit <= 0 {
+		c.BodyLimit = httpapi.DefaultBodyLimit
+	}
+	if c.BcryptCost == 0 {
+		c.BcryptCost = bcrypt.DefaultCost
+	}
+	if c.Now == nil {
+		c.Now = func() time.Time { return time.Now().UTC() }
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 30 * time.Second
+	}
+}
+
+// services is every service implementation; each serves both transports.
+type services struct {
+	accounts *accounts.Service
+	keys     *keys.Service
+	settings *settings.Service
+	updates  *updates.Service
+}
+
+// New builds the whole HTTP handler.
+func New(cfg Config) (http.Handler, error) {
+	cfg.defaults()
+	table, err := contract.Load()
+	if err != nil {
+		return nil, err
+	}
+	upd, err := updates.New(cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	svc := services{
+		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
+		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now},
+		settings: &settings.Service{DB: cfg.DB.Client},
+		updates:  upd,
+	}
+	g := gate.New(table, &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}, cfg.Limits)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.Handle("GET /api/v2/docs", g.Identify(http.HandlerFunc(serveDocs)))
+
+	gw, err := newGateway(table, g, svc)
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gw)))
+
+	names := mountConnect(mux, g, svc, connectOptions(cfg))
+	reflector := grpcreflect.NewStaticReflector(names...)
+	mux.Handle(grpcreflect.NewHandlerV1(reflector))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+	mux.Handle(grpchealth.NewHandler(grpchealth.NewStaticChecker(names...)))
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.WriteREST(w, r, notFound(r))
+	}))
+	return httpapi.Observe(cfg.Logger, mux), nil
+}
+
+func connectOptions(cfg Config) []connect.HandlerOption {
+	opts := []connect.HandlerOption{
+		connect.WithInterceptors(httpapi.ConnectErrors()),
+		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
+	}
+	for _, c := range httpapi.RPCJSONCodecs() {
+		opts = append(opts, connect.WithCodec(c))
+	}
+	return opts
+}
+
+// mountConnect mounts every service's Connect handler behind the gate and
+// returns the service names for reflection and health.
+func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.HandlerOption) []string {
+	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(h))) }
+	mount(switchboardv1connect.NewAccountServiceHandler(s.accounts, opts...))
+	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
+	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
+	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
+	return []string{
+		switchboardv1connect.AccountServiceName,
+		switchboardv1connect.KeyServiceName,
+		switchboardv1connect.SettingsServiceName,
+		switchboardv1connect.UpdateServiceName,
+	}
+}
+
+func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.ServeMux, error) {
+	none := func(string) (string, bool) { return "", false }
+	gw := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
+		runtime.WithErrorHandler(httpapi.GatewayError),
+		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
+		runtime.WithMiddlewares(g.Gateway),
+		runtime.WithForwardResponseOption(restStatus(table)),
+		// Services read nothing from gRPC metadata and send none as headers.
+		runtime.WithIncomingHeaderMatcher(none),
+		runtime.WithOutgoingHeaderMatcher(none),
+	)
+	ctx := context.Background()
+	for _, register := range []func() error{
+		func() error { return switchboardv1.RegisterAccountServiceHandlerServer(ctx, gw, s.accounts) },
+		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
+		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
+		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
+	} {
+		if err := register(); err != nil {
+			return nil, fmt.Errorf("server: register gateway: %w", err)
+		}
+	}
+	return gw, nil
+}
+
+// restStatus answers a successful REST call with the status its RPC declares
+// (rest_status), such as 201 for creations.
+func restStatus(table *contract.Table) func(context.Context, http.ResponseWriter, proto.Message) error {
+	return func(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+		name, ok := runtime.RPCMethod(ctx)
+		if !ok {
+			return nil
+		}
+		if p, ok := table.ByName(name); ok && p.RESTStatus != http.StatusOK {
+			w.WriteHeader(p.RESTStatus)
+		}
+		return nil
+	}
+}
+
+func serveDocs(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("Access-Control-Allow-Origin", "*")
+	_, _ = w.Write(openapi.JSON)
+}

@@ -1,0 +1,128 @@
+// Package apperr is the one vocabulary of failure shared by every service: domain
+// code returns these errors and the transports map them, here and nowhere else,
+// to Connect codes and HTTP statuses (RULINGS "Errors").
+package apperr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"connectrpc.com/connect"
+)
+
+// Kind classifies a failure; each kind has one HTTP status and one Connect code.
+type Kind uint8
+
+// The kinds, in the order of the status table of RULINGS "Errors".
+const (
+	KindInternal Kind = iota
+	KindInvalid
+	KindIllegalMove
+	KindUnauthenticated
+	KindPaymentRequired
+	KindForbidden
+	KindNotFound
+	KindConflict
+	KindTooLarge
+	KindIntegrationRequired
+	KindRateLimited
+	KindUnavailable
+)
+
+type mapping struct {
+	status int
+	code   connect.Code
+}
+
+var table = map[Kind]mapping{
+	KindInternal:            {http.StatusInternalServerError, connect.CodeInternal},
+	KindInvalid:             {http.StatusBadRequest, connect.CodeInvalidArgument},
+	KindIllegalMove:         {http.StatusBadRequest, connect.CodeFailedPrecondition},
+	KindUnauthenticated:     {http.StatusUnauthorized, connect.CodeUnauthenticated},
+	KindPaymentRequired:     {http.StatusPaymentRequired, connect.CodeFailedPrecondition},
+	KindForbidden:           {http.StatusForbidden, connect.CodePermissionDenied},
+	KindNotFound:            {http.StatusNotFound, connect.CodeNotFound},
+	KindConflict:            {http.StatusConflict, connect.CodeAlreadyExists},
+	KindTooLarge:            {http.StatusRequestEntityTooLarge, connect.CodeResourceExhausted},
+	KindIntegrationRequired: {http.StatusUnprocessableEntity, connect.CodeFailedPrecondition},
+	KindRateLimited:         {http.StatusTooManyRequests, connect.CodeResourceExhausted},
+	KindUnavailable:         {http.StatusServiceUnavailable, connect.CodeUnavailable},
+}
+
+// Error is a failure a client may see. Message is shown as is; Cause is logged,
+// never shown.
+type Error struct {
+	Kind    Kind
+	Message string
+	// Code is the machine-readable code document 2 names (PAYMENT_REQUIRED, …).
+	Code                string
+	RequiredIntegration string
+	Price               *float64
+	InviteID            string
+	// RetryAfter is set on rate-limit refusals.
+	RetryAfter time.Duration
+	Cause      error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return e.Message + ": " + e.Cause.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// HTTPStatus is the REST status of the error's kind.
+func (e *Error) HTTPStatus() int { return table[e.Kind].status }
+
+// ConnectCode is the Connect code of the error's kind.
+func (e *Error) ConnectCode() connect.Code { return table[e.Kind].code }
+
+func newf(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid reports bad input.
+func Invalid(format string, args ...any) *Error { return newf(KindInvalid, format, args...) }
+
+// IllegalMove reports a state change the rules refuse.
+func IllegalMove(format string, args ...any) *Error { return newf(KindIllegalMove, format, args...) }
+
+// Unauthenticated reports a missing or unknown credential.
+func Unauthenticated(format string, args ...any) *Error {
+	return newf(KindUnauthenticated, format, args...)
+}
+
+// Forbidden reports a credential that is known but may not do this.
+func Forbidden(format string, args ...any) *Error { return newf(KindForbidden, format, args...) }
+
+// NotFound reports a record that does not exist for the caller.
+func NotFound(format string, args ...any) *Error { return newf(KindNotFound, format, args...) }
+
+// Conflict reports a clash with an existing record.
+func Conflict(format string, args ...any) *Error { return newf(KindConflict, format, args...) }
+
+// TooLarge reports a request body over its limit.
+func TooLarge(format string, args ...any) *Error { return newf(KindTooLarge, format, args...) }
+
+// RateLimited reports a caller over its limit.
+func RateLimited(retryAfter time.Duration) *Error {
+	return &Error{Kind: KindRateLimited, Message: "rate limit exceeded; retry later", RetryAfter: retryAfter}
+}
+
+// Internal wraps an unexpected failure; clients see only "internal error".
+func Internal(cause error) *Error {
+	return &Error{Kind: KindInternal, Message: "internal error", Cause: cause}
+}
+
+// From returns err as an *Error, treating anything unrecognised as internal.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}

@@ -1,0 +1,37 @@
+package apperr
+
+import (
+	"errors"
+	"strconv"
+
+	"connectrpc.com/connect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+)
+
+// ToConnect renders err in Connect's error shape with the same message text the
+// REST body carries, the documented code as an ErrorInfo detail, and Retry-After.
+func ToConnect(err error) *connect.Error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	e := From(err)
+	out := connect.NewError(e.ConnectCode(), errors.New(e.Message))
+	if e.Code != "" {
+		info := &switchboardv1.ErrorInfo{Code: e.Code, Price: e.Price}
+		if e.RequiredIntegration != "" {
+			info.RequiredIntegration = &e.RequiredIntegration
+		}
+		if e.InviteID != "" {
+			info.InviteId = &e.InviteID
+		}
+		if d, derr := connect.NewErrorDetail(info); derr == nil {
+			out.AddDetail(d)
+		}
+	}
+	if e.RetryAfter > 0 {
+		out.Meta().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package auth
+
+import (
+	"context"
+	"slices"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// Via says which credential a Principal came from.
+type Via uint8
+
+// The credentials.
+const (
+	ViaKey Via = iota + 1
+	ViaSession
+)
+
+// Principal is an authenticated caller acting for one account.
+type Principal struct {
+	UserID   string
+	Username string
+	Name     string
+	Role     string
+	Via      Via
+	// Set when Via is ViaKey.
+	KeyID    string
+	KeyLabel string
+	Scopes   []string
+	// Set when Via is ViaSession.
+	SessionID string
+}
+
+// HasScope reports whether a key principal may act in scope; an empty scope
+// list means every scope.
+func (p *Principal) HasScope(scope string) bool {
+	return len(p.Scopes) == 0 || slices.Contains(p.Scopes, scope)
+}
+
+// Credentials is what a request presented, resolved but not yet judged.
+type Credentials struct {
+	// KeyPresented is true when an Authorization header was sent.
+	KeyPresented bool
+	Key          *Principal
+	// KeyErr says why a presented key cannot be used (401 unknown, 403 expired
+	// or deactivated).
+	KeyErr  *apperr.Error
+	Session *Principal
+}
+
+type credentialsKey struct{}
+type principalKey struct{}
+
+// WithCredentials stores what the request presented.
+func WithCredentials(ctx context.Context, c *Credentials) context.Context {
+	return context.WithValue(ctx, credentialsKey{}, c)
+}
+
+// CredentialsFrom returns what the request presented (never nil).
+func CredentialsFrom(ctx context.Context) *Credentials {
+	if c, ok := ctx.Value(credentialsKey{}).(*Credentials); ok {
+		return c
+	}
+	return &Credentials{}
+}
+
+// WithPrincipal stores the caller the gate admitted.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the admitted caller, if any.
+func PrincipalFrom(ctx context.Context) (*Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(*Principal)
+	return p, ok
+}
+
+// MustPrincipal returns the admitted caller of a procedure that is not public.
+// Its absence means the gate was bypassed, which must not reach storage.
+func MustPrincipal(ctx context.Context) (*Principal, error) {
+	if p, ok := PrincipalFrom(ctx); ok {
+		return p, nil
+	}
+	return nil, apperr.Unauthenticated("authentication required")
+}

@@ -1,0 +1,101 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/session"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// SessionCookie is the dashboard's session cookie.
+const SessionCookie = "sb_session"
+
+// lastUsedGranularity bounds how often a key's lastUsedAt is written, so a busy
+// agent does not turn every read into a write.
+const lastUsedGranularity = time.Minute
+
+// Resolver turns presented credentials into Principals.
+type Resolver struct {
+	DB  *ent.Client
+	Now func() time.Time
+}
+
+// Resolve reads the Authorization header and the session cookie. It never
+// refuses: the gate decides what the procedure needs.
+func (rv *Resolver) Resolve(ctx context.Context, r *http.Request) (*Credentials, error) {
+	c := &Credentials{}
+	if h := r.Header.Get("Authorization"); h != "" {
+		c.KeyPresented = true
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || strings.TrimSpace(token) == "" {
+			c.KeyErr = apperr.Unauthenticated("malformed Authorization header; expected \"Bearer <API key>\"")
+		} else if err := rv.resolveKey(ctx, strings.TrimSpace(token), c); err != nil {
+			return nil, err
+		}
+	}
+	if ck, err := r.Cookie(SessionCookie); err == nil && ck.Value != "" {
+		p, err := rv.resolveSession(ctx, ck.Value)
+		if err != nil {
+			return nil, err
+		}
+		c.Session = p
+	}
+	return c, nil
+}
+
+func (rv *Resolver) resolveKey(ctx context.Context, token string, c *Credentials) error {
+	k, err := rv.DB.APIKey.Query().Where(apikey.KeyHash(HashToken(token))).WithUser().Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		c.KeyErr = apperr.Unauthenticated("invalid API key")
+		return nil
+	case err != nil:
+		return apperr.Internal(err)
+	}
+	now := rv.Now()
+	switch {
+	case !k.Active:
+		c.KeyErr = apperr.Forbidden("API key has been deactivated")
+		return nil
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		c.KeyErr = apperr.Forbidden("API key expired")
+		return nil
+	}
+	u := k.Edges.User
+	c.Key = &Principal{
+		UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role),
+		Via: ViaKey, KeyID: k.ID, KeyLabel: k.Label, Scopes: k.Scopes,
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= lastUsedGranularity {
+		// Best effort: a failed bookkeeping write must not fail the request.
+		if err := rv.DB.APIKey.UpdateOneID(k.ID).SetLastUsedAt(now).Exec(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			slog.WarnContext(ctx, "record key use", "key_id", k.ID, "err", err)
+		}
+	}
+	return nil
+}
+
+func (rv *Resolver) resolveSession(ctx context.Context, token string) (*Principal, error) {
+	s, err := rv.DB.Session.Query().Where(session.TokenHash(HashToken(token))).WithUser().Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, apperr.Internal(err)
+	}
+	if !rv.Now().Before(s.ExpiresAt) {
+		return nil, nil
+	}
+	u := s.Edges.User
+	return &Principal{
+		UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role),
+		Via: ViaSession, SessionID: s.ID,
+	}, nil
+}

@@ -1,0 +1,215 @@
+// Package gate decides, for both transports alike, who may call what: it
+// resolves credentials, applies the rate limits (RULINGS "Rate limits") and
+// admits a request to a procedure according to the contract's access rules.
+// Connect reaches it through a wrapper keyed by procedure path, REST through a
+// grpc-gateway middleware keyed by the matched route; the decision is Admit.
+package gate
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/httprate"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+// Limits are requests per minute; zero takes the RULINGS default.
+type Limits struct {
+	PerKey     int // 120: every API request, per key (or session user, or client IP)
+	Auth       int // 10: login, signup, setup, per client IP
+	Heavy      int // 20: store executions, A2A sends, per client IP
+	Federation int // 30: per instance
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v, d int) int {
+		if v > 0 {
+			return v
+		}
+		return d
+	}
+	return Limits{def(l.PerKey, 120), def(l.Auth, 10), def(l.Heavy, 20), def(l.Federation, 30)}
+}
+
+const window = time.Minute
+
+// Gate holds the access table, the credential resolver and the limiters.
+type Gate struct {
+	table    *contract.Table
+	resolver *auth.Resolver
+	general  *httprate.RateLimiter
+	classes  map[string]*httprate.RateLimiter
+}
+
+// New makes a Gate.
+func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
+	limits = limits.withDefaults()
+	// Sliding-window counters (httprate weighs the previous window in).
+	mk := func(n int) *httprate.RateLimiter { return httprate.NewRateLimiter(n, window) }
+	return &Gate{
+		table:    table,
+		resolver: resolver,
+		general:  mk(limits.PerKey),
+		classes: map[string]*httprate.RateLimiter{
+			"auth": mk(limits.Auth), "heavy": mk(limits.Heavy), "federation": mk(limits.Federation),
+		},
+	}
+}
+
+// Identify is middleware for all API traffic (REST and Connect): it resolves the
+// presented credentials and applies the per-key limit, setting the three
+// X-RateLimit headers on every response.
+func (g *Gate) Identify(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		creds, err := g.resolver.Resolve(r.Context(), r)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		r = r.WithContext(auth.WithCredentials(r.Context(), creds))
+		if g.general.OnLimit(w, r, identity(r, creds)) {
+			httpapi.WriteError(w, r, apperr.RateLimited(window))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// identity is what the per-key limit counts by.
+func identity(r *http.Request, c *auth.Credentials) string {
+	switch {
+	case c.Key != nil:
+		return "key:" + c.Key.KeyID
+	case c.Session != nil && !c.KeyPresented:
+		return "user:" + c.Session.UserID
+	}
+	return "ip:" + clientIP(r)
+}
+
+// clientIP is the peer address. Forwarding headers are not trusted: the server
+// does not know which proxies, if any, stand in front of it.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return httprate.CanonicalizeIP(host)
+}
+
+// Admit decides whether the identified request may call p, applies p's rate
+// class, and returns the context carrying the admitted Principal.
+func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedure) (context.Context, error) {
+	ctx := r.Context()
+	creds := auth.CredentialsFrom(ctx)
+	if l, ok := g.classes[p.RateClass]; ok && l.OnLimit(w, r, p.RateClass+":"+clientIP(r)) {
+		return nil, apperr.RateLimited(window)
+	}
+	principal, err := decide(r, p, creds)
+	if err != nil {
+		return nil, err
+	}
+	if principal != nil {
+		ctx = auth.WithPrincipal(ctx, principal)
+	}
+	return ctx, nil
+}
+
+func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.Principal, error) {
+	if p.Public {
+		// A public procedure ignores a bad key but still knows a good caller.
+		if c.Key != nil {
+			return c.Key, nil
+		}
+		return c.Session, nil
+	}
+	if c.KeyPresented {
+		if c.KeyErr != nil {
+			return nil, c.KeyErr
+		}
+		if !p.AcceptKey {
+			return nil, apperr.Forbidden("API keys cannot call this endpoint; it needs a dashboard session")
+		}
+		if !c.Key.HasScope(p.Scope) {
+			return nil, apperr.Forbidden("API key lacks the %q scope", p.Scope)
+		}
+		return c.Key, nil
+	}
+	if p.AcceptSess && c.Session != nil {
+		if !sameOriginOrConnect(r) {
+			return nil, apperr.Forbidden("cross-site request refused: send a same-origin Origin header or the Connect-Protocol-Version header")
+		}
+		return c.Session, nil
+	}
+	if p.AcceptKey {
+		return nil, apperr.Unauthenticated("missing API key: send \"Authorization: Bearer <API key>\"")
+	}
+	return nil, apperr.Unauthenticated("not logged in: POST /api/auth/login first")
+}
+
+// sameOriginOrConnect is the CSRF rule for session callers (RULINGS "Accounts,
+// keys, sessions"): reads pass; a change needs the Connect protocol header (a
+// browser cannot send it cross-site without a preflight we never grant), a gRPC
+// content type (likewise), or an Origin naming this very host.
+func sameOriginOrConnect(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	if r.Header.Get("Connect-Protocol-Version") != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// Connect wraps the Connect handlers: the procedure is the request path.
+func (g *Gate) Connect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := g.table.ByName(r.URL.Path)
+		if !ok {
+			next.ServeHTTP(w, r) // Connect answers unknown procedures itself
+			return
+		}
+		ctx, err := g.Admit(w, r, p)
+		if err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// Gateway is the grpc-gateway middleware: the procedure is the matched route. A
+// route missing from the access table is refused (fail closed).
+func (g *Gate) Gateway(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		pat, ok := runtime.HTTPPattern(r.Context())
+		var p *contract.Procedure
+		if ok {
+			p, ok = g.table.ByRoute(r.Method, pat.String())
+		}
+		if !ok {
+			httpapi.WriteREST(w, r, apperr.Forbidden("route %s %s has no access rule", r.Method, r.URL.Path))
+			return
+		}
+		ctx, err := g.Admit(w, r, p)
+		if err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		next(w, r.WithContext(ctx), params)
+	}
+}

@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/contract"
+)
+
+// Report turns any error into the client-facing *apperr.Error and logs the
+// cause of internal ones, with the request id, so that no cause reaches a client.
+func Report(ctx context.Context, err error) *apperr.Error {
+	e := classify(err)
+	if e.Kind == apperr.KindInternal {
+		slog.ErrorContext(ctx, "internal error", "err", err)
+	}
+	return e
+}
+
+// classify also understands the gRPC statuses grpc-gateway makes for requests it
+// cannot decode (bad JSON, a path or query value of the wrong type).
+func classify(err error) *apperr.Error {
+	var e *apperr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return &apperr.Error{Kind: kindOfConnect(ce.Code()), Message: ce.Message()}
+	}
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
+		return &apperr.Error{Kind: kindOfGRPC(st.Code()), Message: cleanDecodeMessage(st.Message())}
+	}
+	return apperr.Internal(err)
+}
+
+func cleanDecodeMessage(msg string) string {
+	msg = strings.TrimPrefix(msg, "proto: ")
+	if strings.HasPrefix(msg, "syntax error") || strings.HasPrefix(msg, "(line") {
+		return "malformed JSON body: " + msg
+	}
+	return msg
+}
+
+func kindOfGRPC(c codes.Code) apperr.Kind {
+	switch c {
+	case codes.InvalidArgument, codes.OutOfRange:
+		return apperr.KindInvalid
+	case codes.NotFound:
+		return apperr.KindNotFound
+	case codes.Unauthenticated:
+		return apperr.KindUnauthenticated
+	case codes.PermissionDenied:
+		return apperr.KindForbidden
+	case codes.AlreadyExists:
+		return apperr.KindConflict
+	case codes.FailedPrecondition:
+		return apperr.KindIllegalMove
+	case codes.ResourceExhausted:
+		return apperr.KindRateLimited
+	case codes.Unavailable:
+		return apperr.KindUnavailable
+	}
+	return apperr.KindInternal
+}
+
+func kindOfConnect(c connect.Code) apperr.Kind { return kindOfGRPC(codes.Code(c)) }
+
+// restError is the REST error body of RULINGS "Errors".
+type restError struct {
+	Success             bool     `json:"success"`
+	Error               string   `json:"error"`
+	Code                string   `json:"code,omitempty"`
+	RequiredIntegration string   `json:"requiredIntegration,omitempty"`
+	Price               *float64 `json:"price,omitempty"`
+	InviteID            string   `json:"inviteId,omitempty"`
+}
+
+// WriteREST writes err as {"success": false, "error": …} with its status.
+func WriteREST(w http.ResponseWriter, r *http.Request, err error) {
+	e := Report(r.Context(), err)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+	}
+	w.WriteHeader(e.HTTPStatus())
+	body := restError{
+		Error: e.Message, Code: e.Code, RequiredIntegration: e.RequiredIntegration,
+		Price: e.Price, InviteID: e.InviteID,
+	}
+	_ = writeJSON(w, body)
+}
+
+var connectErrors = connect.NewErrorWriter()
+
+// WriteError writes err in the shape the request's transport expects: Connect's
+// error form (for the Connect, gRPC and gRPC-Web protocols) or the REST body.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	if !contract.IsREST(r.URL.Path) && connectErrors.IsSupported(r) {
+		_ = connectErrors.Write(w, r, apperr.ToConnect(Report(r.Context(), err)))
+		return
+	}
+	WriteREST(w, r, err)
+}
+
+// GatewayError is grpc-gateway's error handler: every REST error leaves here.
+func GatewayError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	WriteREST(w, r, err)
+}
+
+// GatewayRoutingError answers REST paths and methods that match no route.
+func GatewayRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, code int) {
+	switch code {
+	case http.StatusMethodNotAllowed:
+		WriteREST(w, r, &apperr.Error{Kind: apperr.KindInvalid, Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
+	case http.StatusBadRequest:
+		WriteREST(w, r, apperr.Invalid("malformed request path"))
+	default:
+		WriteREST(w, r, apperr.NotFound("no endpoint %s %s", r.Method, r.URL.Path))
+	}
+}
+
+// ConnectErrors is the Connect interceptor that maps every handler error once.
+func ConnectErrors() connect.Interceptor {
+	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
+		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+			res, err := next(ctx, req)
+			if err != nil {
+				return nil, apperr.ToConnect(Report(ctx, err))
+			}
+			return res, nil
+		}
+	})
+}

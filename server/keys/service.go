@@ -1,0 +1,140 @@
+// Package keys owns the account's API keys: created and listed from a dashboard
+// session, shown once, stored only as a hash, deactivated rather than erased.
+package keys
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/apikey"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+var (
+	_ switchboardv1connect.KeyServiceHandler = (*Service)(nil)
+	_ switchboardv1.KeyServiceServer         = (*Service)(nil)
+)
+
+// Scopes a key can be limited to (RULINGS "Accounts, keys, sessions").
+var Scopes = []string{"queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store"}
+
+// maxKeysListed bounds the list; an account with more keys than this has a leak.
+const maxKeysListed = 500
+
+// Service implements KeyService.
+type Service struct {
+	DB  *ent.Client
+	Now func() time.Time
+}
+
+// ListKeys lists the caller's keys, newest first.
+func (s *Service) ListKeys(ctx context.Context, _ *switchboardv1.ListKeysRequest) (*switchboardv1.ListKeysResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := s.DB.APIKey.Query().Where(apikey.UserID(p.UserID)).
+		Order(ent.Desc(apikey.FieldCreatedAt), ent.Desc(apikey.FieldID)).Limit(maxKeysListed).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := &switchboardv1.ListKeysResponse{Keys: make([]*switchboardv1.ApiKey, 0, len(ks))}
+	for _, k := range ks {
+		out.Keys = append(out.Keys, toProtoKey(k))
+	}
+	return out, nil
+}
+
+func normaliseScopes(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, sc := range in {
+		sc = strings.TrimSpace(sc)
+		if !slices.Contains(Scopes, sc) {
+			return nil, apperr.Invalid("unknown scope %q; scopes are %s", sc, strings.Join(Scopes, ", "))
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// CreateKey makes a key and answers its value once.
+func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyRequest) (*switchboardv1.CreateKeyResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	label := strings.TrimSpace(req.GetLabel())
+	if label == "" || utf8.RuneCountInString(label) > 100 {
+		return nil, apperr.Invalid("label is required (at most 100 characters)")
+	}
+	scopes, err := normaliseScopes(req.GetScopes())
+	if err != nil {
+		return nil, err
+	}
+	create := s.DB.APIKey.Create().SetUserID(p.UserID).SetLabel(label).SetScopes(scopes)
+	if req.ExpiresAt != nil {
+		if err := req.GetExpiresAt().CheckValid(); err != nil {
+			return nil, apperr.Invalid("expiresAt is not a valid time")
+		}
+		exp := req.GetExpiresAt().AsTime()
+		if !exp.After(s.Now()) {
+			return nil, apperr.Invalid("expiresAt must be in the future")
+		}
+		create.SetExpiresAt(exp)
+	}
+	value, prefix, hash := auth.NewAPIKey()
+	k, err := create.SetPrefix(prefix).SetKeyHash(hash).Save(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.CreateKeyResponse{ApiKey: value, Key: toProtoKey(k)}, nil
+}
+
+// DeleteKey deactivates one of the caller's keys.
+func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyRequest) (*switchboardv1.DeleteKeyResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.DB.APIKey.Update().Where(apikey.ID(req.GetId()), apikey.UserID(p.UserID)).SetActive(false).Save(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if n == 0 {
+		return nil, apperr.NotFound("API key %q not found", req.GetId())
+	}
+	k, err := s.DB.APIKey.Get(ctx, req.GetId())
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.DeleteKeyResponse{Key: toProtoKey(k)}, nil
+}
+
+func toProtoKey(k *ent.APIKey) *switchboardv1.ApiKey {
+	out := &switchboardv1.ApiKey{
+		Id: k.ID, Label: k.Label, Scopes: k.Scopes, Prefix: k.Prefix,
+		CreatedAt: timestamppb.New(k.CreatedAt), Active: k.Active,
+	}
+	if out.Scopes == nil {
+		out.Scopes = []string{}
+	}
+	if k.LastUsedAt != nil {
+		out.LastUsedAt = timestamppb.New(*k.LastUsedAt)
+	}
+	if k.ExpiresAt != nil {
+		out.ExpiresAt = timestamppb.New(*k.ExpiresAt)
+	}
+	return out
+}
