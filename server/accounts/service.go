@@ -182,7 +182,6 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 	return &switchboardv1.LoginResponse{User: toProtoUser(u)}, nil
 }
 
-
 // Logout ends the caller's session and clears the cookie.
 func (s *Service) Logout(ctx context.Context, _ *switchboardv1.LogoutRequest) (*switchboardv1.LogoutResponse, error) {
 	p, err := auth.MustPrincipal(ctx)
