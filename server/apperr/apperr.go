@@ -29,6 +29,7 @@ const (
 	KindIntegrationRequired
 	KindRateLimited
 	KindUnavailable
+	KindMethodNotAllowed
 )
 
 type mapping struct {
@@ -49,6 +50,7 @@ var table = map[Kind]mapping{
 	KindIntegrationRequired: {http.StatusUnprocessableEntity, connect.CodeFailedPrecondition},
 	KindRateLimited:         {http.StatusTooManyRequests, connect.CodeResourceExhausted},
 	KindUnavailable:         {http.StatusServiceUnavailable, connect.CodeUnavailable},
+	KindMethodNotAllowed:    {http.StatusMethodNotAllowed, connect.CodeUnimplemented},
 }
 
 // Error is a failure a client may see. Message is shown as is; Cause is logged,

@@ -124,7 +124,7 @@ func GatewayError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w
 func GatewayRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, code int) {
 	switch code {
 	case http.StatusMethodNotAllowed:
-		WriteREST(w, r, &apperr.Error{Kind: apperr.KindInvalid, Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
+		WriteREST(w, r, &apperr.Error{Kind: apperr.KindMethodNotAllowed, Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
 	case http.StatusBadRequest:
 		WriteREST(w, r, apperr.Invalid("malformed request path"))
 	default:

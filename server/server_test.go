@@ -1,0 +1,298 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpcreflect"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+func rateHeaders(t *testing.T, h http.Header) (limit, remaining int) {
+	t.Helper()
+	var err error
+	if limit, err = strconv.Atoi(h.Get("X-RateLimit-Limit")); err != nil {
+		t.Fatalf("X-RateLimit-Limit = %q", h.Get("X-RateLimit-Limit"))
+	}
+	if remaining, err = strconv.Atoi(h.Get("X-RateLimit-Remaining")); err != nil {
+		t.Fatalf("X-RateLimit-Remaining = %q", h.Get("X-RateLimit-Remaining"))
+	}
+	if _, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err != nil {
+		t.Fatalf("X-RateLimit-Reset = %q", h.Get("X-RateLimit-Reset"))
+	}
+	return limit, remaining
+}
+
+// RULINGS "Rate limits": per key, sliding window, headers on every response,
+// 429 with Retry-After past the limit, on both transports.
+func TestRateLimitPerKey(t *testing.T) {
+	const limit = 5
+	s := servertest.New(t, servertest.WithLimits(gate.Limits{PerKey: limit, Auth: 1000}))
+	ann := s.SignUp("ann")
+	key, other := ann.NewKey("one"), ann.NewKey("two")
+	api := s.WithKey(key)
+	for i := range limit {
+		res := api.Do(http.MethodGet, "/api/v2/settings", nil)
+		if res.Status != 200 {
+			t.Fatalf("request %d: %d %s", i+1, res.Status, res.Body)
+		}
+		if l, rem := rateHeaders(t, res.Header); l != limit || rem != limit-i-1 {
+			t.Fatalf("request %d: limit=%d remaining=%d", i+1, l, rem)
+		}
+	}
+	res := api.Do(http.MethodGet, "/api/v2/settings", nil)
+	if res.Status != http.StatusTooManyRequests || res.JSON(t)["success"] != false {
+		t.Fatalf("over the limit: %d %s", res.Status, res.Body)
+	}
+	if ra, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || ra <= 0 {
+		t.Fatalf("Retry-After = %q", res.Header.Get("Retry-After"))
+	}
+	rateHeaders(t, res.Header)
+
+	// Connect shares the budget of the key and answers resource_exhausted.
+	c := switchboardv1connect.NewSettingsServiceClient(s.HTTP, s.URL, connect.WithProtoJSON(),
+		connect.WithInterceptors(servertest.BearerInterceptor(key)))
+	_, err := c.GetSettings(context.Background(), &switchboardv1.GetSettingsRequest{})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted || ce.Meta().Get("Retry-After") == "" {
+		t.Fatalf("Connect over the limit: %v (meta %v)", err, ce)
+	}
+	// Another key has its own budget, and Connect responses carry the headers too.
+	c2 := switchboardv1connect.NewSettingsServiceClient(s.HTTP, s.URL, connect.WithProtoJSON(),
+		connect.WithInterceptors(servertest.BearerInterceptor(other)))
+	r := s.WithKey(other).Do(http.MethodPost, "/switchboard.v1.SettingsService/GetSettings", `{}`)
+	if r.Status != 200 {
+		t.Fatalf("other key over Connect: %d %s", r.Status, r.Body)
+	}
+	if l, _ := rateHeaders(t, r.Header); l != limit {
+		t.Fatalf("Connect response limit header = %d", l)
+	}
+	if _, err := c2.GetSettings(context.Background(), &switchboardv1.GetSettingsRequest{}); err != nil {
+		t.Fatalf("other key: %v", err)
+	}
+}
+
+// Every /api/v2 response carries the headers: errors, public routes, the docs.
+func TestRateHeadersOnEveryV2Response(t *testing.T) {
+	s := servertest.New(t)
+	for _, path := range []string{"/api/v2/settings", "/api/v2/updates", "/api/v2/docs", "/api/v2/keys", "/api/v2/no-such-thing"} {
+		res := s.Anonymous().Do(http.MethodGet, path, nil)
+		rateHeaders(t, res.Header)
+	}
+}
+
+// RULINGS "Rate limits": the auth class, 10/min per client IP by default.
+func TestAuthClassLimit(t *testing.T) {
+	s := servertest.New(t, servertest.WithLimits(gate.Limits{PerKey: 1000, Auth: 3}))
+	body := map[string]any{"username": "nobody", "password": "whatever123"}
+	for i := range 3 {
+		if res := s.Anonymous().Do(http.MethodPost, "/api/auth/login", body); res.Status != 401 {
+			t.Fatalf("attempt %d: %d %s", i+1, res.Status, res.Body)
+		}
+	}
+	res := s.Anonymous().Do(http.MethodPost, "/api/auth/login", body)
+	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("4th login: %d %s", res.Status, res.Body)
+	}
+	if l, _ := rateHeaders(t, res.Header); l != 3 {
+		t.Fatalf("auth class limit header = %d, want 3", l)
+	}
+}
+
+// RULINGS "Errors": oversized bodies are a clear 4xx and write nothing.
+func TestBodyLimit(t *testing.T) {
+	s := servertest.New(t)
+	key := s.SignUp("ann").NewKey("agent")
+	big := `{"mode":"` + strings.Repeat("x", 1<<20) + `"}`
+	res := s.WithKey(key).Do(http.MethodPatch, "/api/v2/settings", big)
+	if res.Status != http.StatusRequestEntityTooLarge || res.JSON(t)["success"] != false {
+		t.Fatalf("REST: %d %.200s", res.Status, res.Body)
+	}
+	res = s.WithKey(key).Do(http.MethodPost, "/switchboard.v1.SettingsService/UpdateSettings", big)
+	if res.Status < 400 || res.Status >= 500 {
+		t.Fatalf("Connect: %d %.200s", res.Status, res.Body)
+	}
+}
+
+// Document 1 "Other v2 endpoints" and RULINGS "Changelog feed".
+func TestUpdatesFeed(t *testing.T) {
+	s := servertest.New(t)
+	res := s.Anonymous().Do(http.MethodGet, "/api/v2/updates", nil)
+	if res.Status != 200 {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+	if res.Header.Get("Cache-Control") != "public, max-age=300" || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("headers = %v", res.Header)
+	}
+	var feed struct {
+		Updates     []map[string]any `json:"updates"`
+		Total       int              `json:"total"`
+		Returned    int              `json:"returned"`
+		Source      string           `json:"source"`
+		GeneratedAt string           `json:"generatedAt"`
+	}
+	if err := json.Unmarshal(res.Body, &feed); err != nil {
+		t.Fatal(err)
+	}
+	if feed.Source != "switchboard" || feed.Total < 2 || feed.Returned != len(feed.Updates) || feed.Returned != feed.Total || feed.GeneratedAt == "" {
+		t.Fatalf("feed = %s", res.Body)
+	}
+	date := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	for i, u := range feed.Updates {
+		for _, k := range []string{"id", "date", "time", "title", "subtitle", "tags", "content", "adoptionModuleId"} {
+			if _, ok := u[k]; !ok {
+				t.Fatalf("update %d lacks %q: %v", i, k, u)
+			}
+		}
+		if !date.MatchString(u["date"].(string)) {
+			t.Fatalf("date %v", u["date"])
+		}
+		if i > 0 && u["date"].(string) > feed.Updates[i-1]["date"].(string) {
+			t.Fatalf("not newest first")
+		}
+	}
+	limited := s.Anonymous().Do(http.MethodGet, "/api/v2/updates?limit=1", nil).JSON(t)
+	if limited["returned"] != 1.0 || limited["total"] != float64(feed.Total) {
+		t.Fatalf("limit=1: %v", limited)
+	}
+	tagged := s.Anonymous().Do(http.MethodGet, "/api/v2/updates?tag=storage", nil).JSON(t)
+	for _, u := range tagged["updates"].([]any) {
+		if !slices.Contains(u.(map[string]any)["tags"].([]any), any("storage")) {
+			t.Fatalf("tag filter let through %v", u)
+		}
+	}
+	if tagged["returned"].(float64) < 1 || tagged["total"] != float64(feed.Total) {
+		t.Fatalf("tag=storage: %v", tagged)
+	}
+	if got := s.Anonymous().Do(http.MethodGet, "/api/v2/updates?since=2999-01-01", nil).JSON(t); got["returned"] != 0.0 {
+		t.Fatalf("since in the future: %v", got)
+	}
+	for _, bad := range []string{"?since=yesterday", "?limit=-1", "?limit=abc"} {
+		if res := s.Anonymous().Do(http.MethodGet, "/api/v2/updates"+bad, nil); res.Status != 400 {
+			t.Fatalf("%s: %d %s", bad, res.Status, res.Body)
+		}
+	}
+}
+
+// GET /api/v2/docs lists every REST binding the contract declares.
+func TestDocsListEveryRoute(t *testing.T) {
+	s := servertest.New(t)
+	res := s.Anonymous().Do(http.MethodGet, "/api/v2/docs", nil)
+	if res.Status != 200 || res.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %v", res.Status, res.Header)
+	}
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Info    struct{ Version string }  `json:"info"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(res.Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.") || doc.Info.Version != "2.0.0" {
+		t.Fatalf("openapi %q version %q", doc.OpenAPI, doc.Info.Version)
+	}
+	for _, p := range contract.MustLoad().All() {
+		for _, b := range p.Bindings {
+			if _, ok := doc.Paths[b.Template][strings.ToLower(b.Method)]; !ok {
+				t.Errorf("docs lack %s %s (%s)", b.Method, b.Template, p.Name)
+			}
+		}
+	}
+}
+
+// Every REST binding resolves to its access rule: anonymous calls to routes
+// that need a credential are 401, never "no access rule".
+func TestEveryRouteIsGated(t *testing.T) {
+	s := servertest.New(t)
+	for _, p := range contract.MustLoad().All() {
+		for _, b := range p.Bindings {
+			path := strings.ReplaceAll(b.Template, "{id}", "some-id")
+			res := s.Anonymous().Do(b.Method, path, `{}`)
+			if strings.Contains(string(res.Body), "no access rule") {
+				t.Errorf("%s %s: %s", b.Method, path, res.Body)
+			}
+			if !p.Public && res.Status != http.StatusUnauthorized {
+				t.Errorf("%s %s anonymously: %d %s", b.Method, path, res.Status, res.Body)
+			}
+		}
+	}
+}
+
+// gRPC server reflection lists every service, as grpcurl and buf curl need.
+func TestReflectionListsServices(t *testing.T) {
+	s := servertest.New(t)
+	client := grpcreflect.NewClient(s.H2C, s.URL)
+	stream := client.NewStream(context.Background())
+	defer stream.Close()
+	names, err := stream.ListServices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range names {
+		got = append(got, string(n))
+	}
+	for _, want := range []string{
+		switchboardv1connect.AccountServiceName, switchboardv1connect.KeyServiceName,
+		switchboardv1connect.SettingsServiceName, switchboardv1connect.UpdateServiceName,
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("reflection lacks %s: %v", want, got)
+		}
+	}
+	fd, err := stream.FileContainingSymbol(switchboardv1connect.SettingsServiceName)
+	if err != nil || len(fd) == 0 {
+		t.Fatalf("FileContainingSymbol: %v", err)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	s := servertest.New(t)
+	if res := s.Anonymous().Do(http.MethodGet, "/healthz", nil); res.Status != 200 || string(res.Body) != "ok\n" {
+		t.Fatalf("/healthz: %d %q", res.Status, res.Body)
+	}
+	// The standard grpc.health.v1 service, over gRPC.
+	hc := connect.NewClient[healthpb.HealthCheckRequest, healthpb.HealthCheckResponse](
+		s.H2C, s.URL+"/grpc.health.v1.Health/Check", connect.WithGRPC())
+	for svc, want := range map[string]healthpb.HealthCheckResponse_ServingStatus{
+		"": healthpb.HealthCheckResponse_SERVING, switchboardv1connect.SettingsServiceName: healthpb.HealthCheckResponse_SERVING,
+	} {
+		got, err := hc.CallUnary(context.Background(), connect.NewRequest(&healthpb.HealthCheckRequest{Service: svc}))
+		if err != nil || got.Msg.GetStatus() != want {
+			t.Fatalf("health %q: %v %v", svc, got, err)
+		}
+	}
+	_, err := hc.CallUnary(context.Background(), connect.NewRequest(&healthpb.HealthCheckRequest{Service: "no.such.Service"}))
+	if connect.CodeOf(err) != connect.CodeNotFound {
+		t.Fatalf("health of an unknown service: %v", err)
+	}
+}
+
+func TestUnknownRoutes(t *testing.T) {
+	s := servertest.New(t)
+	for _, path := range []string{"/api/v2/nope", "/api/nope", "/nope"} {
+		res := s.Anonymous().Do(http.MethodGet, path, nil)
+		if res.Status != 404 || res.JSON(t)["success"] != false {
+			t.Errorf("%s: %d %s", path, res.Status, res.Body)
+		}
+	}
+	res := s.Anonymous().Do(http.MethodDelete, "/api/v2/settings", nil)
+	if res.Status != http.StatusMethodNotAllowed || res.JSON(t)["success"] != false {
+		t.Errorf("DELETE /api/v2/settings: %d %s", res.Status, res.Body)
+	}
+}
