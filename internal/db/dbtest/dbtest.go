@@ -23,17 +23,22 @@ const TestPostgresEnv = "SWITCHBOARD_TEST_POSTGRES"
 // own on that server, dropped when the test ends.
 func Open(t testing.TB) *db.DB {
 	t.Helper()
-	ctx := context.Background()
-	dsn := "sqlite:" + filepath.Join(t.TempDir(), "test.db")
-	if pg := os.Getenv(TestPostgresEnv); pg != "" {
-		dsn = postgresSchema(t, pg)
-	}
-	d, err := db.Open(ctx, dsn)
+	d, err := db.Open(context.Background(), DSN(t))
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
 	t.Cleanup(func() { d.Close() })
 	return d
+}
+
+// DSN names a fresh, empty database for one test (see Open) without opening it,
+// for tests that hand it to the binary.
+func DSN(t testing.TB) string {
+	t.Helper()
+	if pg := os.Getenv(TestPostgresEnv); pg != "" {
+		return postgresSchema(t, pg)
+	}
+	return "sqlite:" + filepath.Join(t.TempDir(), "test.db")
 }
 
 func postgresSchema(t testing.TB, dsn string) string {

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpcreflect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+func TestParseServeDefaultsAndEnv(t *testing.T) {
+	o, err := parseServe(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.addr != "127.0.0.1:8080" || o.dsn != "sqlite:./switchboard.db" || o.heartbeat != 30*time.Second || o.rateLimit != 120 || o.maxBody != 1<<20 {
+		t.Fatalf("defaults = %+v", o)
+	}
+	t.Setenv("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "7")
+	t.Setenv("SWITCHBOARD_HEARTBEAT", "1s")
+	t.Setenv("SWITCHBOARD_ADDR", "127.0.0.1:9999")
+	o, err = parseServe([]string{"--addr", "127.0.0.1:7777"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.rateLimit != 7 || o.heartbeat != time.Second || o.addr != "127.0.0.1:7777" {
+		t.Fatalf("env and flags = %+v (flags must win over env)", o)
+	}
+	for _, bad := range [][]string{{"--heartbeat", "soon"}, {"--rate-limit-per-minute", "0"}, {"extra"}} {
+		if _, err := parseServe(bad, io.Discard); err == nil {
+			t.Errorf("parseServe(%v) accepted", bad)
+		}
+	}
+	t.Setenv("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "many")
+	if _, err := parseServe(nil, io.Discard); err == nil {
+		t.Error("a non-numeric SWITCHBOARD_RATE_LIMIT_PER_MINUTE was accepted")
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "switchboard ") {
+		t.Fatalf("version: %q %v", out.String(), err)
+	}
+	if err := run([]string{"frobnicate"}, io.Discard, io.Discard); err == nil {
+		t.Fatal("unknown command accepted")
+	}
+}
+
+// buildBinary compiles the real binary once for the end-to-end test.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "switchboard")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+// startBinary runs `switchboard serve` on a free loopback port and returns its
+// base URL once it logs that it listens.
+func startBinary(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "switchboard listening" {
+				addr <- line.Addr
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + a, cmd
+	case <-time.After(60 * time.Second):
+		t.Fatal("the binary did not start listening within 60s")
+	}
+	return "", nil
+}
+
+// Issue acceptance: setup → login → create key → settings over REST, Connect
+// JSON and gRPC, and reflection, against the running binary.
+func TestBinaryEndToEnd(t *testing.T) {
+	bin := buildBinary(t)
+	base, cmd := startBinary(t, bin, "--db", dbtest.DSN(t))
+	jar, _ := cookiejar.New(nil)
+	web := &http.Client{Timeout: 10 * time.Second, Jar: jar}
+	post := func(path, body string, hdr ...string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		res, err := web.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		return res
+	}
+	const username = "owner"
+	setup := post("/api/setup", `{"username":"`+username+`","email":"`+username+`@example.com","password":"`+servertest.Password+`","name":"E2E","acceptedTerms":true}`)
+	if setup.StatusCode != http.StatusCreated {
+		t.Fatalf("setup/signup: %d", setup.StatusCode)
+	}
+	if res := post("/api/auth/login", `{"username":"`+username+`","password":"`+servertest.Password+`"}`); res.StatusCode != 200 {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+	res := post("/api/v2/keys", `{"label":"e2e","scopes":["settings"]}`, "Origin", base)
+	var created struct{ APIKey string }
+	if err := json.NewDecoder(res.Body).Decode(&created); err != nil || res.StatusCode != 201 || created.APIKey == "" {
+		t.Fatalf("create key: %d %v", res.StatusCode, err)
+	}
+
+	// REST.
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/v2/settings", nil)
+	req.Header.Set("Authorization", "Bearer "+created.APIKey)
+	rest, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings map[string]any
+	if err := json.NewDecoder(rest.Body).Decode(&settings); err != nil || settings["mode"] != "cockpit" || settings["queueAutoApprove"] != false {
+		t.Fatalf("REST settings: %v %v", settings, err)
+	}
+	// Connect JSON, plain HTTP.
+	cj := post("/switchboard.v1.SettingsService/GetSettings", `{}`, "Authorization", "Bearer "+created.APIKey)
+	body, _ := io.ReadAll(cj.Body)
+	if cj.StatusCode != 200 || !strings.Contains(string(body), `"mode":"cockpit"`) || !strings.Contains(string(body), `"queueAutoApprove":false`) {
+		t.Fatalf("Connect JSON: %d %s", cj.StatusCode, body)
+	}
+	// gRPC, with the generated client over h2c.
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	h2c := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	grpc := switchboardv1connect.NewSettingsServiceClient(h2c, base, connect.WithGRPC(),
+		connect.WithInterceptors(servertest.BearerInterceptor(created.APIKey)))
+	got, err := grpc.GetSettings(context.Background(), &switchboardv1.GetSettingsRequest{})
+	if err != nil || got.GetMode() != "cockpit" || got.GetQueueAutoApprove() {
+		t.Fatalf("gRPC: %v %v", got, err)
+	}
+	// Reflection, as grpcurl list does it.
+	stream := grpcreflect.NewClient(h2c, base).NewStream(context.Background())
+	names, err := stream.ListServices()
+	stream.Close()
+	if err != nil || !slices.Contains(names, switchboardv1connect.SettingsServiceName) {
+		t.Fatalf("reflection: %v %v", names, err)
+	}
+
+	// Graceful shutdown on SIGTERM: exit status 0.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20s of SIGTERM")
+	}
+}
