@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/genproto/googleapis/api/annotations"
-	"google.golang.org/protobuf/proto"
+		"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	srvcontract "github.com/switchboard-hq/switchboard/server/contract"
 )
 
 // contractPackage is the protobuf package whose services and messages the
@@ -35,7 +35,6 @@ type rpc struct {
 	bindings []binding
 }
 
-// binding is one HTTP rule of a method: the primary one or an additional one.
 type binding struct {
 	method       string // lower case, as OpenAPI keys operations: get, post, …
 	path         string // in OpenAPI form, parameters named by their JSON names
@@ -43,9 +42,6 @@ type binding struct {
 	index        int    // 0 for the primary rule, then 1, 2, … for additional_bindings
 }
 
-// operationID names the operation like gnostic does, adding the binding's
-// position for additional bindings (as grpc-gateway's openapiv2 does) so that
-// ids stay unique.
 func (r rpc) operationID(b binding) string {
 	id := string(r.desc.Parent().Name()) + "_" + string(r.desc.Name())
 	if b.index > 0 {
@@ -54,33 +50,36 @@ func (r rpc) operationID(b binding) string {
 	return id
 }
 
-// loadContract reads the package's files from the registry.
+// loadContract reads the RPCs with HTTP rules through server/contract, the one
+// reader of the access rules, statuses and bindings, and the package's messages.
 func loadContract(files *protoregistry.Files) (*contract, error) {
+	table, err := srvcontract.LoadFrom(files)
+	if err != nil {
+		return nil, err
+	}
+	c := &contract{}
+	for _, p := range table.All() {
+		if len(p.Bindings) == 0 {
+			continue
+		}
+		r := rpc{desc: p.Descriptor, access: p.Rule, status: p.RESTStatus}
+		for i, b := range p.Bindings {
+			path, err := openAPIPath(p.Descriptor.Input(), b.Template)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Descriptor.FullName(), err)
+			}
+			r.bindings = append(r.bindings, binding{method: strings.ToLower(b.Method), path: path, responseBody: b.ResponseBody, index: i})
+		}
+		c.rpcs = append(c.rpcs, r)
+	}
 	var fds []protoreflect.FileDescriptor
 	files.RangeFilesByPackage(contractPackage, func(fd protoreflect.FileDescriptor) bool {
 		fds = append(fds, fd)
 		return true
 	})
-	if len(fds) == 0 {
-		return nil, fmt.Errorf("no files of package %s registered", contractPackage)
-	}
 	slices.SortFunc(fds, func(a, b protoreflect.FileDescriptor) int { return cmp.Compare(a.Path(), b.Path()) })
-
-	c := &contract{}
 	for _, fd := range fds {
 		c.messages = appendMessages(c.messages, fd.Messages())
-		for i := 0; i < fd.Services().Len(); i++ {
-			methods := fd.Services().Get(i).Methods()
-			for j := 0; j < methods.Len(); j++ {
-				r, ok, err := readRPC(methods.Get(j))
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					c.rpcs = append(c.rpcs, r)
-				}
-			}
-		}
 	}
 	return c, nil
 }
@@ -95,67 +94,6 @@ func appendMessages(out []protoreflect.MessageDescriptor, ms protoreflect.Messag
 		out = appendMessages(out, m.Messages())
 	}
 	return out
-}
-
-// readRPC answers the method's REST facts; ok is false for a method without an
-// HTTP rule (Connect only).
-func readRPC(md protoreflect.MethodDescriptor) (rpc, bool, error) {
-	opts := md.Options()
-	rule, _ := proto.GetExtension(opts, annotations.E_Http).(*annotations.HttpRule)
-	if rule == nil || rule.GetPattern() == nil {
-		return rpc{}, false, nil
-	}
-	r := rpc{desc: md, status: 200}
-	if !proto.HasExtension(opts, switchboardv1.E_Access) {
-		return rpc{}, false, fmt.Errorf("%s: no access rule (a procedure without one is refused)", md.FullName())
-	}
-	r.access = proto.GetExtension(opts, switchboardv1.E_Access).(*switchboardv1.AccessRule)
-	if !r.access.GetPublic() && len(r.access.GetCredentials()) == 0 {
-		return rpc{}, false, fmt.Errorf("%s: access rule is neither public nor accepts a credential", md.FullName())
-	}
-	if s := proto.GetExtension(opts, switchboardv1.E_RestStatus).(int32); s != 0 {
-		if s < 200 || s > 299 {
-			return rpc{}, false, fmt.Errorf("%s: rest_status %d is not a success status", md.FullName(), s)
-		}
-		r.status = int(s)
-	}
-	rules := append([]*annotations.HttpRule{rule}, rule.GetAdditionalBindings()...)
-	for i, hr := range rules {
-		b, err := readBinding(md, hr)
-		if err != nil {
-			return rpc{}, false, err
-		}
-		b.index = i
-		r.bindings = append(r.bindings, b)
-	}
-	return r, true, nil
-}
-
-func readBinding(md protoreflect.MethodDescriptor, hr *annotations.HttpRule) (binding, error) {
-	var method, path string
-	switch p := hr.GetPattern().(type) {
-	case *annotations.HttpRule_Get:
-		method, path = "get", p.Get
-	case *annotations.HttpRule_Put:
-		method, path = "put", p.Put
-	case *annotations.HttpRule_Post:
-		method, path = "post", p.Post
-	case *annotations.HttpRule_Delete:
-		method, path = "delete", p.Delete
-	case *annotations.HttpRule_Patch:
-		method, path = "patch", p.Patch
-	default:
-		return binding{}, fmt.Errorf("%s: HTTP rule %T is not supported by gnostic", md.FullName(), p)
-	}
-	oaPath, err := openAPIPath(md.Input(), path)
-	if err != nil {
-		return binding{}, fmt.Errorf("%s: %w", md.FullName(), err)
-	}
-	b := binding{method: method, path: oaPath, responseBody: hr.GetResponseBody()}
-	if b.responseBody != "" && md.Output().Fields().ByName(protoreflect.Name(b.responseBody)) == nil {
-		return binding{}, fmt.Errorf("%s: response_body %q is not a field of %s", md.FullName(), b.responseBody, md.Output().FullName())
-	}
-	return b, nil
 }
 
 var pathParam = regexp.MustCompile(`{([^}]*)}`)

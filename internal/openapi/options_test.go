@@ -95,7 +95,7 @@ func syntheticFiles(t *testing.T) *protoregistry.Files {
 			Name: proto.String("CardService"),
 			Method: []*descriptorpb.MethodDescriptorProto{
 				method("GetCard", ".switchboard.v1.GetCardRequest", ".switchboard.v1.Card", "/api/v2/cards/{card_id}",
-					&switchboardv1.AccessRule{Credentials: []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_KEY}}),
+					&switchboardv1.AccessRule{Credentials: []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_KEY}, Scope: "kanban"}),
 				method("GetPatch", ".switchboard.v1.GetCardRequest", ".switchboard.v1.Patch", "/api/v2/patches/{card_id}",
 					&switchboardv1.AccessRule{Public: true}),
 			},

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"google.golang.org/genproto/googleapis/api/annotations"
@@ -25,6 +26,8 @@ const Package = "switchboard.v1"
 type Binding struct {
 	Method   string // HTTP method
 	Template string // path template as written in the proto, e.g. /api/v2/keys/{id}
+	// ResponseBody names the output field the REST answer is, when not the whole message.
+	ResponseBody string
 }
 
 // Procedure is one RPC as the contract declares it.
@@ -32,6 +35,7 @@ type Procedure struct {
 	// Name is the Connect procedure, "/switchboard.v1.SettingsService/GetSettings".
 	Name       string
 	Descriptor protoreflect.MethodDescriptor
+	Rule       *switchboardv1.AccessRule
 	Public     bool
 	AcceptKey  bool
 	AcceptSess bool
@@ -43,29 +47,34 @@ type Procedure struct {
 
 // Table is every procedure of the contract, by name and by REST route.
 type Table struct {
+	ordered []*Procedure // files by path, then declaration order
 	byName  map[string]*Procedure
 	byRoute map[string]*Procedure
 }
 
 // Load builds the table from the registered descriptors. It fails when an RPC
 // carries no access rule, so a forgotten rule is a start-up error, not an open door.
-func Load() (*Table, error) {
+func Load() (*Table, error) { return LoadFrom(protoregistry.GlobalFiles) }
+
+// LoadFrom builds the table from the switchboard.v1 files of a registry.
+func LoadFrom(files *protoregistry.Files) (*Table, error) {
 	t := &Table{byName: map[string]*Procedure{}, byRoute: map[string]*Procedure{}}
-	var err error
-	protoregistry.GlobalFiles.RangeFilesByPackage(Package, func(fd protoreflect.FileDescriptor) bool {
+	var fds []protoreflect.FileDescriptor
+	files.RangeFilesByPackage(Package, func(fd protoreflect.FileDescriptor) bool {
+		fds = append(fds, fd)
+		return true
+	})
+	slices.SortFunc(fds, func(a, b protoreflect.FileDescriptor) int { return strings.Compare(a.Path(), b.Path()) })
+	for _, fd := range fds {
 		services := fd.Services()
 		for i := range services.Len() {
 			methods := services.Get(i).Methods()
 			for j := range methods.Len() {
-				if err = t.add(methods.Get(j)); err != nil {
-					return false
+				if err := t.add(methods.Get(j)); err != nil {
+					return nil, err
 				}
 			}
 		}
-		return true
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(t.byName) == 0 {
 		return nil, fmt.Errorf("contract: no services registered for %s", Package)
@@ -92,6 +101,7 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 	p := &Procedure{
 		Name:       name,
 		Descriptor: md,
+		Rule:       rule,
 		Public:     rule.GetPublic(),
 		Scope:      rule.GetScope(),
 		RateClass:  rule.GetRateClass(),
@@ -114,34 +124,44 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 	if p.RESTStatus == 0 {
 		p.RESTStatus = http.StatusOK
 	}
+	if p.RESTStatus < 200 || p.RESTStatus > 299 {
+		return fmt.Errorf("contract: %s: rest_status %d is not a success status", name, p.RESTStatus)
+	}
 	if hr, ok := proto.GetExtension(opts, annotations.E_Http).(*annotations.HttpRule); ok && hr != nil {
 		for _, r := range append([]*annotations.HttpRule{hr}, hr.GetAdditionalBindings()...) {
 			b, err := binding(r)
 			if err != nil {
 				return fmt.Errorf("contract: %s: %w", name, err)
 			}
+			if b.ResponseBody != "" && md.Output().Fields().ByName(protoreflect.Name(b.ResponseBody)) == nil {
+				return fmt.Errorf("contract: %s: response_body %q is not a field of %s", name, b.ResponseBody, md.Output().FullName())
+			}
 			p.Bindings = append(p.Bindings, b)
 			t.byRoute[routeKey(b.Method, GatewayPattern(b.Template))] = p
 		}
 	}
 	t.byName[name] = p
+	t.ordered = append(t.ordered, p)
 	return nil
 }
 
 func binding(r *annotations.HttpRule) (Binding, error) {
+	b := Binding{ResponseBody: r.GetResponseBody()}
 	switch {
 	case r.GetGet() != "":
-		return Binding{http.MethodGet, r.GetGet()}, nil
+		b.Method, b.Template = http.MethodGet, r.GetGet()
 	case r.GetPost() != "":
-		return Binding{http.MethodPost, r.GetPost()}, nil
+		b.Method, b.Template = http.MethodPost, r.GetPost()
 	case r.GetPut() != "":
-		return Binding{http.MethodPut, r.GetPut()}, nil
+		b.Method, b.Template = http.MethodPut, r.GetPut()
 	case r.GetPatch() != "":
-		return Binding{http.MethodPatch, r.GetPatch()}, nil
+		b.Method, b.Template = http.MethodPatch, r.GetPatch()
 	case r.GetDelete() != "":
-		return Binding{http.MethodDelete, r.GetDelete()}, nil
+		b.Method, b.Template = http.MethodDelete, r.GetDelete()
+	default:
+		return Binding{}, fmt.Errorf("unsupported HTTP rule %v", r)
 	}
-	return Binding{}, fmt.Errorf("unsupported HTTP rule %v", r)
+	return b, nil
 }
 
 var plainVariable = regexp.MustCompile(`\{([A-Za-z0-9_.]+)\}`)
@@ -166,14 +186,8 @@ func (t *Table) ByRoute(method, pattern string) (*Procedure, bool) {
 	return p, ok
 }
 
-// All lists every procedure, for tests and documentation.
-func (t *Table) All() []*Procedure {
-	out := make([]*Procedure, 0, len(t.byName))
-	for _, p := range t.byName {
-		out = append(out, p)
-	}
-	return out
-}
+// All lists every procedure in a stable order: files by path, then as declared.
+func (t *Table) All() []*Procedure { return t.ordered }
 
 // IsREST reports whether a path belongs to the REST surface rather than Connect.
 func IsREST(path string) bool { return strings.HasPrefix(path, "/api/") }
