@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -41,14 +42,17 @@ func (RESTMarshaler) Marshal(v any) ([]byte, error) {
 	return AppendREST(make([]byte, 0, 512), v)
 }
 
-// AppendREST appends the REST rendering of v to b.
+// AppendREST appends the REST rendering of v to b. Besides a message, v may be
+// a map with string keys or a slice whose values are messages (what
+// grpc-gateway hands over for a response_body field); anything else is refused
+// rather than rendered by rules other than the proto3 JSON mapping.
 func AppendREST(b []byte, v any) ([]byte, error) {
 	if m, ok := v.(proto.Message); ok {
 		return appendMessage(b, m.ProtoReflect())
 	}
 	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Map:
+	switch {
+	case rv.Kind() == reflect.Map && rv.Type().Key().Kind() == reflect.String:
 		keys := rv.MapKeys()
 		slices.SortFunc(keys, func(a, c reflect.Value) int { return compareStrings(a.String(), c.String()) })
 		b = append(b, '{')
@@ -56,15 +60,16 @@ func AppendREST(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k.String())
-			b = append(b, ':')
 			var err error
+			if b, err = appendKey(b, k.String()); err != nil {
+				return nil, err
+			}
 			if b, err = AppendREST(b, rv.MapIndex(k).Interface()); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, '}'), nil
-	case reflect.Slice:
+	case rv.Kind() == reflect.Slice:
 		b = append(b, '[')
 		for i := range rv.Len() {
 			if i > 0 {
@@ -77,11 +82,16 @@ func AppendREST(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
+	return nil, fmt.Errorf("rest json: cannot render %T", v)
+}
+
+// appendKey writes an object key and its colon, refusing invalid UTF-8 as
+// protojson does.
+func appendKey(b []byte, key string) ([]byte, error) {
+	if !utf8.ValidString(key) {
+		return nil, fmt.Errorf("rest json: map key holds invalid UTF-8")
 	}
-	return append(b, out...), nil
+	return append(appendString(b, key), ':'), nil
 }
 
 func compareStrings(a, c string) int {
@@ -210,20 +220,33 @@ func appendMap(b []byte, fd protoreflect.FieldDescriptor, mp protoreflect.Map) (
 		keys = append(keys, k)
 		return true
 	})
-	slices.SortFunc(keys, func(a, c protoreflect.MapKey) int { return compareStrings(a.String(), c.String()) })
+	slices.SortFunc(keys, compareMapKeys(fd.MapKey().Kind()))
 	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k.String())
-		b = append(b, ':')
 		var err error
+		if b, err = appendKey(b, k.String()); err != nil {
+			return nil, err
+		}
 		if b, err = appendValue(b, fd.MapValue(), mp.Get(k)); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// compareMapKeys orders keys as protojson does: numbers by value, the rest as text.
+func compareMapKeys(kind protoreflect.Kind) func(a, c protoreflect.MapKey) int {
+	switch kind {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return func(a, c protoreflect.MapKey) int { return cmp.Compare(a.Int(), c.Int()) }
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return func(a, c protoreflect.MapKey) int { return cmp.Compare(a.Uint(), c.Uint()) }
+	}
+	return func(a, c protoreflect.MapKey) int { return compareStrings(a.String(), c.String()) }
 }
 
 func appendValue(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value) ([]byte, error) {
@@ -299,28 +322,15 @@ func appendFloat(b []byte, f float64, bits int) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes s as a JSON string. Like protojson it leaves <, > and &
-// alone: the body is application/json, never inlined into HTML.
+// appendString writes s as a JSON string, escaping exactly what protojson
+// escapes: quotes, backslash and control characters (<, > and & stay as they are).
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
-			if c < utf8.RuneSelf {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == '\u2028' || r == '\u2029' {
-				b = append(b, s[start:i]...)
-				b = append(b, `\u202`...)
-				b = append(b, hexDigits[r&0xF])
-				i += size
-				start = i
-				continue
-			}
-			i += size
+			i++ // multi-byte UTF-8 passes through whole, as protojson writes it
 			continue
 		}
 		b = append(b, s[start:i]...)
