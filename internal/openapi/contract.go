@@ -1,10 +1,8 @@
 package openapi
 
 import (
-	"cmp"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -72,13 +70,7 @@ func loadContract(files *protoregistry.Files) (*contract, error) {
 		}
 		c.rpcs = append(c.rpcs, r)
 	}
-	var fds []protoreflect.FileDescriptor
-	files.RangeFilesByPackage(contractPackage, func(fd protoreflect.FileDescriptor) bool {
-		fds = append(fds, fd)
-		return true
-	})
-	slices.SortFunc(fds, func(a, b protoreflect.FileDescriptor) int { return cmp.Compare(a.Path(), b.Path()) })
-	for _, fd := range fds {
+	for _, fd := range srvcontract.PackageFiles(files) {
 		c.messages = appendMessages(c.messages, fd.Messages())
 	}
 	return c, nil

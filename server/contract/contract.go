@@ -59,13 +59,7 @@ func Load() (*Table, error) { return LoadFrom(protoregistry.GlobalFiles) }
 // LoadFrom builds the table from the switchboard.v1 files of a registry.
 func LoadFrom(files *protoregistry.Files) (*Table, error) {
 	t := &Table{byName: map[string]*Procedure{}, byRoute: map[string]*Procedure{}}
-	var fds []protoreflect.FileDescriptor
-	files.RangeFilesByPackage(Package, func(fd protoreflect.FileDescriptor) bool {
-		fds = append(fds, fd)
-		return true
-	})
-	slices.SortFunc(fds, func(a, b protoreflect.FileDescriptor) int { return strings.Compare(a.Path(), b.Path()) })
-	for _, fd := range fds {
+	for _, fd := range PackageFiles(files) {
 		services := fd.Services()
 		for i := range services.Len() {
 			methods := services.Get(i).Methods()
@@ -80,6 +74,17 @@ func LoadFrom(files *protoregistry.Files) (*Table, error) {
 		return nil, fmt.Errorf("contract: no services registered for %s", Package)
 	}
 	return t, nil
+}
+
+// PackageFiles lists the contract's files in a registry, ordered by path.
+func PackageFiles(files *protoregistry.Files) []protoreflect.FileDescriptor {
+	var fds []protoreflect.FileDescriptor
+	files.RangeFilesByPackage(Package, func(fd protoreflect.FileDescriptor) bool {
+		fds = append(fds, fd)
+		return true
+	})
+	slices.SortFunc(fds, func(a, b protoreflect.FileDescriptor) int { return strings.Compare(a.Path(), b.Path()) })
+	return fds
 }
 
 // MustLoad is Load for program start-up and tests.
