@@ -150,6 +150,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
 		runtime.WithMiddlewares(g.Gateway),
 		runtime.WithForwardResponseOption(restStatus(table)),
+		runtime.SetQueryParameterParser(httpapi.StrictQuery{}),
 		// Services read nothing from gRPC metadata and send none as headers.
 		runtime.WithIncomingHeaderMatcher(none),
 		runtime.WithOutgoingHeaderMatcher(none),

@@ -181,7 +181,7 @@ func TestUpdatesFeed(t *testing.T) {
 	if got := s.Anonymous().Do(http.MethodGet, "/api/v2/updates?since=2999-01-01", nil).JSON(t); got["returned"] != 0.0 {
 		t.Fatalf("since in the future: %v", got)
 	}
-	for _, bad := range []string{"?since=yesterday", "?limit=-1", "?limit=abc"} {
+	for _, bad := range []string{"?since=yesterday", "?limit=-1", "?limit=abc", "?limt=5", "?limit=1&limit=2", "?limit=99999999999"} {
 		if res := s.Anonymous().Do(http.MethodGet, "/api/v2/updates"+bad, nil); res.Status != 400 {
 			t.Fatalf("%s: %d %s", bad, res.Status, res.Body)
 		}

@@ -1,0 +1,51 @@
+package httpapi
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// StrictQuery is grpc-gateway's query parser, refusing parameters that name no
+// field of the request: a misspelt filter (?limt=5) is a 400, as a misspelt
+// body field is, not a silently ignored one.
+type StrictQuery struct{ runtime.DefaultQueryParser }
+
+var _ runtime.QueryParameterParser = StrictQuery{}
+
+// Parse implements runtime.QueryParameterParser.
+func (q StrictQuery) Parse(msg proto.Message, values url.Values, filter *utilities.DoubleArray) error {
+	md := msg.ProtoReflect().Descriptor()
+	for key := range values {
+		if !fieldPathExists(md, key) {
+			return status.Errorf(codes.InvalidArgument, "unknown query parameter %q", key)
+		}
+	}
+	return q.DefaultQueryParser.Parse(msg, values, filter)
+}
+
+// fieldPathExists resolves a dotted path by JSON or proto field names.
+func fieldPathExists(md protoreflect.MessageDescriptor, path string) bool {
+	for i, name := range strings.Split(path, ".") {
+		if md == nil {
+			return false
+		}
+		fd := md.Fields().ByJSONName(name)
+		if fd == nil {
+			fd = md.Fields().ByName(protoreflect.Name(name))
+		}
+		if fd == nil {
+			return false
+		}
+		if i < strings.Count(path, ".") {
+			md = fd.Message()
+		}
+	}
+	return true
+}
