@@ -14,6 +14,7 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
@@ -294,5 +295,43 @@ func TestUnknownRoutes(t *testing.T) {
 	res := s.Anonymous().Do(http.MethodDelete, "/api/v2/settings", nil)
 	if res.Status != http.StatusMethodNotAllowed || res.JSON(t)["success"] != false {
 		t.Errorf("DELETE /api/v2/settings: %d %s", res.Status, res.Body)
+	}
+}
+
+// Fields the contract marks (switchboard.v1.required) are enforced: every
+// procedure that has one refuses an empty request with 400.
+func TestRequiredFieldsAreEnforced(t *testing.T) {
+	s := servertest.New(t)
+	ann := s.SignUp("ann")
+	key := s.WithKey(ann.NewKey("all scopes"))
+	checked := 0
+	for _, p := range contract.MustLoad().All() {
+		fields := p.Descriptor.Input().Fields()
+		has := false
+		for i := range fields.Len() {
+			if proto.GetExtension(fields.Get(i).Options(), switchboardv1.E_Required).(bool) {
+				has = true
+			}
+		}
+		if !has || len(p.Bindings) == 0 {
+			continue
+		}
+		caller := key
+		if p.AcceptSess && !p.AcceptKey {
+			caller = ann.Session
+		}
+		b := p.Bindings[0]
+		var body any
+		if b.Method != http.MethodGet {
+			body = `{}`
+		}
+		res := caller.Do(b.Method, b.Template, body)
+		if res.Status != http.StatusBadRequest {
+			t.Errorf("%s %s with no fields: %d %s", b.Method, b.Template, res.Status, res.Body)
+		}
+		checked++
+	}
+	if checked < 6 {
+		t.Fatalf("checked only %d procedures", checked)
 	}
 }

@@ -111,7 +111,7 @@ func applyFieldRules(schemas *object, c *contract) error {
 			if (isOptional(f) && !omit) || nullWhenEmpty(f) {
 				props.set(name, nullable(p.(*object), schemas))
 			}
-			if responses[m.FullName()] && !(omit && isOptional(f)) && !inRealOneof(f) {
+			if (responses[m.FullName()] && !(omit && isOptional(f)) && !inRealOneof(f)) || isRequired(f) {
 				required = append(required, name)
 			}
 		}
@@ -183,6 +183,9 @@ func (b *builder) operation(r rpc, bd binding) error {
 		op.set("description", strings.TrimSpace(desc+"\n\nAn API key needs the `"+scope+"` scope."))
 	}
 
+	if err := markRequiredParameters(op, r.desc.Input()); err != nil {
+		return err
+	}
 	responses := op.child("responses")
 	success := responses.child("200")
 	if success == nil {
@@ -203,6 +206,28 @@ func (b *builder) operation(r rpc, bd binding) error {
 		return fmt.Errorf("%s: %w", r.desc.FullName(), err)
 	}
 	b.finish(op, bd.path, r.access.GetPublic(), security)
+	return nil
+}
+
+// markRequiredParameters marks the query parameters whose request field the
+// contract declares (switchboard.v1.required).
+func markRequiredParameters(op *object, in protoreflect.MessageDescriptor) error {
+	params, _ := op.get("parameters")
+	list, _ := params.([]any)
+	for _, item := range list {
+		p, ok := item.(*object)
+		if !ok || p.str("in") != "query" {
+			continue
+		}
+		f := in.Fields().ByJSONName(p.str("name"))
+		if f == nil {
+			return fmt.Errorf("query parameter %q is no field of %s", p.str("name"), in.FullName())
+		}
+		if isRequired(f) {
+			p.set("required", true)
+			p.order("name", "in", "description", "required", "schema")
+		}
+	}
 	return nil
 }
 

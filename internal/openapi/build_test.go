@@ -216,6 +216,35 @@ func TestNullable(t *testing.T) {
 	}
 }
 
+// Query parameters marked (switchboard.v1.required) are required; others not.
+func TestRequiredQueryParameters(t *testing.T) {
+	doc := document(t)
+	for _, tt := range []struct {
+		path, param string
+		want        bool
+	}{
+		{"/api/username/check", "username", true},
+		{"/api/users/resolve", "usernames", true},
+		{"/api/v2/updates", "limit", false},
+		{"/api/v2/updates", "tag", false},
+	} {
+		params, _ := at(doc, "paths", tt.path, "get", "parameters").([]any)
+		found := false
+		for _, p := range params {
+			m := p.(map[string]any)
+			if m["name"] == tt.param {
+				found = true
+				if got := m["required"] == true; got != tt.want {
+					t.Errorf("%s ?%s required = %v, want %v", tt.path, tt.param, got, tt.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s has no parameter %s", tt.path, tt.param)
+		}
+	}
+}
+
 func TestRequired(t *testing.T) {
 	doc := document(t)
 	tests := []struct {
@@ -227,9 +256,10 @@ func TestRequired(t *testing.T) {
 		{"ResolvedUser", []string{"id", "name", "username", "avatar", "type"}}, // reached through a map value
 		{"User", []string{"id", "username", "email", "name", "role", "avatar", "createdAt"}},
 		{"UpdateSettingsResponse", nil}, // rest_omit_absent, every field optional
-		{"CreateKeyRequest", nil},       // request only
+		{"CreateKeyRequest", []string{"label"}}, // request: only what (switchboard.v1.required) marks
 		{"UpdateSettingsRequest", nil},
-		{"LoginRequest", nil},
+		{"LoginRequest", []string{"password"}},
+		{"SetupRequest", []string{"username", "email", "password", "name", "acceptedTerms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {

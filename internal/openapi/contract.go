@@ -136,6 +136,10 @@ func omitsAbsent(m protoreflect.MessageDescriptor) bool {
 	return proto.GetExtension(m.Options(), switchboardv1.E_RestOmitAbsent).(bool)
 }
 
+func isRequired(f protoreflect.FieldDescriptor) bool {
+	return proto.GetExtension(f.Options(), switchboardv1.E_Required).(bool)
+}
+
 func nullWhenEmpty(f protoreflect.FieldDescriptor) bool {
 	return proto.GetExtension(f.Options(), switchboardv1.E_RestNullWhenEmpty).(bool)
 }

@@ -429,9 +429,9 @@ const file_switchboard_v1_keys_proto_rawDesc = "" +
 	"\v_expires_at\"\x11\n" +
 	"\x0fListKeysRequest\">\n" +
 	"\x10ListKeysResponse\x12*\n" +
-	"\x04keys\x18\x01 \x03(\v2\x16.switchboard.v1.ApiKeyR\x04keys\"\x8f\x01\n" +
-	"\x10CreateKeyRequest\x12\x14\n" +
-	"\x05label\x18\x01 \x01(\tR\x05label\x12\x16\n" +
+	"\x04keys\x18\x01 \x03(\v2\x16.switchboard.v1.ApiKeyR\x04keys\"\x95\x01\n" +
+	"\x10CreateKeyRequest\x12\x1a\n" +
+	"\x05label\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x05label\x12\x16\n" +
 	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12>\n" +
 	"\n" +
 	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\texpiresAt\x88\x01\x01B\r\n" +

@@ -161,6 +161,14 @@ var file_switchboard_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Filename:      "switchboard/v1/options.proto",
 	},
 	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*bool)(nil),
+		Field:         51005,
+		Name:          "switchboard.v1.required",
+		Tag:           "varint,51005,opt,name=required",
+		Filename:      "switchboard/v1/options.proto",
+	},
+	{
 		ExtendedType:  (*descriptorpb.MessageOptions)(nil),
 		ExtensionType: (*bool)(nil),
 		Field:         51002,
@@ -193,6 +201,12 @@ var (
 	//
 	// optional bool rest_null_when_empty = 51001;
 	E_RestNullWhenEmpty = &file_switchboard_v1_options_proto_extTypes[0]
+	// The server refuses a request that leaves this field out or empty; the
+	// OpenAPI description marks it required (as a body property or a query
+	// parameter).
+	//
+	// optional bool required = 51005;
+	E_Required = &file_switchboard_v1_options_proto_extTypes[1]
 )
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -202,17 +216,17 @@ var (
 	// fields that were applied.
 	//
 	// optional bool rest_omit_absent = 51002;
-	E_RestOmitAbsent = &file_switchboard_v1_options_proto_extTypes[1]
+	E_RestOmitAbsent = &file_switchboard_v1_options_proto_extTypes[2]
 )
 
 // Extension fields to descriptorpb.MethodOptions.
 var (
 	// optional switchboard.v1.AccessRule access = 51003;
-	E_Access = &file_switchboard_v1_options_proto_extTypes[2]
+	E_Access = &file_switchboard_v1_options_proto_extTypes[3]
 	// HTTP status of a successful REST answer; 200 when unset.
 	//
 	// optional int32 rest_status = 51004;
-	E_RestStatus = &file_switchboard_v1_options_proto_extTypes[3]
+	E_RestStatus = &file_switchboard_v1_options_proto_extTypes[4]
 )
 
 var File_switchboard_v1_options_proto protoreflect.FileDescriptor
@@ -232,7 +246,8 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\x16CREDENTIAL_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eCREDENTIAL_KEY\x10\x01\x12\x16\n" +
 	"\x12CREDENTIAL_SESSION\x10\x02:P\n" +
-	"\x14rest_null_when_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\x11restNullWhenEmpty:K\n" +
+	"\x14rest_null_when_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\x11restNullWhenEmpty:;\n" +
+	"\brequired\x12\x1d.google.protobuf.FieldOptions\x18\xbd\x8e\x03 \x01(\bR\brequired:K\n" +
 	"\x10rest_omit_absent\x12\x1f.google.protobuf.MessageOptions\x18\xba\x8e\x03 \x01(\bR\x0erestOmitAbsent:T\n" +
 	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\v2\x1a.switchboard.v1.AccessRuleR\x06access:A\n" +
 	"\vrest_status\x12\x1e.google.protobuf.MethodOptions\x18\xbc\x8e\x03 \x01(\x05R\n" +
@@ -262,14 +277,15 @@ var file_switchboard_v1_options_proto_goTypes = []any{
 var file_switchboard_v1_options_proto_depIdxs = []int32{
 	0, // 0: switchboard.v1.AccessRule.credentials:type_name -> switchboard.v1.Credential
 	2, // 1: switchboard.v1.rest_null_when_empty:extendee -> google.protobuf.FieldOptions
-	3, // 2: switchboard.v1.rest_omit_absent:extendee -> google.protobuf.MessageOptions
-	4, // 3: switchboard.v1.access:extendee -> google.protobuf.MethodOptions
-	4, // 4: switchboard.v1.rest_status:extendee -> google.protobuf.MethodOptions
-	1, // 5: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	5, // [5:6] is the sub-list for extension type_name
-	1, // [1:5] is the sub-list for extension extendee
+	2, // 2: switchboard.v1.required:extendee -> google.protobuf.FieldOptions
+	3, // 3: switchboard.v1.rest_omit_absent:extendee -> google.protobuf.MessageOptions
+	4, // 4: switchboard.v1.access:extendee -> google.protobuf.MethodOptions
+	4, // 5: switchboard.v1.rest_status:extendee -> google.protobuf.MethodOptions
+	1, // 6: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	6, // [6:7] is the sub-list for extension type_name
+	1, // [1:6] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
 }
 
@@ -285,7 +301,7 @@ func file_switchboard_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_options_proto_rawDesc), len(file_switchboard_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   1,
-			NumExtensions: 4,
+			NumExtensions: 5,
 			NumServices:   0,
 		},
 		GoTypes:           file_switchboard_v1_options_proto_goTypes,
