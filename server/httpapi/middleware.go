@@ -117,7 +117,7 @@ func Observe(logger *slog.Logger, next http.Handler) http.Handler {
 			}
 			logger.Log(ctx, level, "request",
 				"method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration", time.Since(start), "remote", r.RemoteAddr)
+				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
 		}()
 		next.ServeHTTP(rec, r)
 	})
