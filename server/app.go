@@ -22,11 +22,15 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/accounts"
+	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
+	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/updates"
 )
@@ -67,7 +71,11 @@ func (c *Config) defaults() {
 // services is every service implementation; each serves both transports.
 type services struct {
 	accounts *accounts.Service
+	activity *activity.Service
+	contacts *contacts.Service
+	kanban   *kanban.Service
 	keys     *keys.Service
+	queue    *queue.Service
 	settings *settings.Service
 	updates  *updates.Service
 }
@@ -85,7 +93,11 @@ func New(cfg Config) (http.Handler, error) {
 	}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
+		activity: &activity.Service{DB: cfg.DB.Client},
+		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
+		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now},
+		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now},
 		settings: &settings.Service{DB: cfg.DB.Client},
 		updates:  upd,
 	}
@@ -131,12 +143,20 @@ func connectOptions(cfg Config) []connect.HandlerOption {
 func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.HandlerOption) []string {
 	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(h))) }
 	mount(switchboardv1connect.NewAccountServiceHandler(s.accounts, opts...))
+	mount(switchboardv1connect.NewActivityServiceHandler(s.activity, opts...))
+	mount(switchboardv1connect.NewContactServiceHandler(s.contacts, opts...))
+	mount(switchboardv1connect.NewKanbanServiceHandler(s.kanban, opts...))
 	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
+	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
+		switchboardv1connect.ActivityServiceName,
+		switchboardv1connect.ContactServiceName,
+		switchboardv1connect.KanbanServiceName,
 		switchboardv1connect.KeyServiceName,
+		switchboardv1connect.QueueServiceName,
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
@@ -158,6 +178,10 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 	ctx := context.Background()
 	for _, register := range []func() error{
 		func() error { return switchboardv1.RegisterAccountServiceHandlerServer(ctx, gw, s.accounts) },
+		func() error { return switchboardv1.RegisterActivityServiceHandlerServer(ctx, gw, s.activity) },
+		func() error { return switchboardv1.RegisterContactServiceHandlerServer(ctx, gw, s.contacts) },
+		func() error { return switchboardv1.RegisterKanbanServiceHandlerServer(ctx, gw, s.kanban) },
+		func() error { return switchboardv1.RegisterQueueServiceHandlerServer(ctx, gw, s.queue) },
 		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },

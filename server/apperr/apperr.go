@@ -30,6 +30,7 @@ const (
 	KindRateLimited
 	KindUnavailable
 	KindMethodNotAllowed
+	KindUnimplemented
 )
 
 type mapping struct {
@@ -51,6 +52,7 @@ var table = map[Kind]mapping{
 	KindRateLimited:         {http.StatusTooManyRequests, connect.CodeResourceExhausted},
 	KindUnavailable:         {http.StatusServiceUnavailable, connect.CodeUnavailable},
 	KindMethodNotAllowed:    {http.StatusMethodNotAllowed, connect.CodeUnimplemented},
+	KindUnimplemented:       {http.StatusNotImplemented, connect.CodeUnimplemented},
 }
 
 // Error is a failure a client may see. Message is shown as is; Cause is logged,

@@ -31,6 +31,15 @@ type Principal struct {
 	SessionID string
 }
 
+// Actor names the caller in activity entries: the key's label for an agent,
+// the account's name for the operator.
+func (p *Principal) Actor() string {
+	if p.Via == ViaKey {
+		return p.KeyLabel
+	}
+	return p.Name
+}
+
 // HasScope reports whether a key principal may act in scope; an empty scope
 // list means every scope.
 func (p *Principal) HasScope(scope string) bool {

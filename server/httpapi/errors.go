@@ -36,12 +36,21 @@ func classify(err error) *apperr.Error {
 	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
-		return &apperr.Error{Kind: kindOfConnect(ce.Code()), Message: ce.Message()}
+		return fromStatus(kindOfConnect(ce.Code()), ce.Message(), err)
 	}
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
-		return &apperr.Error{Kind: kindOfGRPC(st.Code()), Message: cleanDecodeMessage(st.Message())}
+		return fromStatus(kindOfGRPC(st.Code()), cleanDecodeMessage(st.Message()), err)
 	}
 	return apperr.Internal(err)
+}
+
+// fromStatus keeps a status's message for the kinds a client may read about,
+// never for internal ones.
+func fromStatus(k apperr.Kind, msg string, cause error) *apperr.Error {
+	if k == apperr.KindInternal {
+		return apperr.Internal(cause)
+	}
+	return &apperr.Error{Kind: k, Message: msg}
 }
 
 func cleanDecodeMessage(msg string) string {
@@ -70,6 +79,8 @@ func kindOfGRPC(c codes.Code) apperr.Kind {
 		return apperr.KindRateLimited
 	case codes.Unavailable:
 		return apperr.KindUnavailable
+	case codes.Unimplemented:
+		return apperr.KindUnimplemented
 	}
 	return apperr.KindInternal
 }

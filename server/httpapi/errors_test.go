@@ -38,6 +38,9 @@ func TestWriteRESTMapsEveryErrorSource(t *testing.T) {
 		{"payment", &apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay first", Code: "PAYMENT_REQUIRED", Price: &price}, 402, "pay first", map[string]any{"code": "PAYMENT_REQUIRED", "price": 4.5}},
 		{"integration", &apperr.Error{Kind: apperr.KindIntegrationRequired, Message: "connect email", Code: "INTEGRATION_REQUIRED", RequiredIntegration: "email"}, 422, "connect email", map[string]any{"code": "INTEGRATION_REQUIRED", "requiredIntegration": "email"}},
 		{"unknown", errors.New("pq: relation users does not exist"), 500, "internal error", nil},
+		{"grpc internal", status.Error(codes.Internal, "relation users does not exist"), 500, "internal error", nil},
+		{"connect internal", connect.NewError(connect.CodeDataLoss, errors.New("relation lost")), 500, "internal error", nil},
+		{"grpc unimplemented", status.Error(codes.Unimplemented, "method X not implemented"), 501, "method X not implemented", nil},
 		{"internal wrapped", apperr.Internal(errors.New("SELECT secret FROM t")), 500, "internal error", nil},
 	}
 	for _, tc := range cases {

@@ -107,9 +107,22 @@ func resolve(variant string, m *switchboardv1.ResolveUsersResponse) fixture {
 	return fixture{message: "ResolveUsersResponse", variant: variant, msg: m, restBody: m.GetUsers(), restField: "users"}
 }
 
+// fixtureSets are the fixtures of each area; an area's fixtures file adds its
+// set in an init function.
+var fixtureSets = []func() []fixture{coreFixtures}
+
 // responseFixtures returns fresh values of every response message the API
 // answers with.
 func responseFixtures() []fixture {
+	var out []fixture
+	for _, set := range fixtureSets {
+		out = append(out, set()...)
+	}
+	return out
+}
+
+// coreFixtures covers accounts, keys, settings and the changelog.
+func coreFixtures() []fixture {
 	return []fixture{
 		single("GetSettingsResponse", "full", &switchboardv1.GetSettingsResponse{
 			Mode: "cockpit", QueueAutoApprove: true, AssistantName: proto.String("Jarvis"),

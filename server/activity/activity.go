@@ -1,0 +1,142 @@
+// Package activity writes and reads the activity feed (document 1, "Events":
+// the activity table). Every action is written by the code that performs it,
+// inside that code's transaction.
+package activity
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/user"
+)
+
+// categories maps each action to its category: the table of document 1, plus
+// the card actions document 2 adds to the board.
+var categories = map[string]string{}
+
+func init() {
+	for cat, actions := range map[string][]string{
+		"queue":       {"queue_added", "queue_updated", "queue_status_changed", "queue_deleted", "queue_dispatched", "task_dispatched"},
+		"board":       {"card_created", "card_updated", "card_moved", "card_deleted", "checklist_completed", "checklist_unchecked", "task_completed", "task_routed", "task_decomposed", "card_auto_completed", "capability_executed"},
+		"crm":         {"contact_added", "contact_updated", "contact_deleted"},
+		"calendar":    {"event_created", "event_updated", "event_deleted"},
+		"goals":       {"goal_created", "goal_updated", "goal_deleted"},
+		"comms":       {"comms_replied", "comms_created", "relay_sent", "relay_responded", "relay_broadcast"},
+		"connections": {"connection_created", "connection_accepted", "connection_removed", "google_connected"},
+		"drive":       {"document_created", "recording_created", "recording_processed"},
+		"settings":    {"settings_updated", "onboarding_progress", "onboarding_completed", "setup_action"},
+		"sync":        {"sync_completed"},
+	} {
+		for _, a := range actions {
+			categories[a] = cat
+		}
+	}
+}
+
+// Categories lists the known category names.
+func Categories() []string {
+	return []string{"queue", "board", "crm", "calendar", "goals", "comms", "connections", "drive", "settings", "sync"}
+}
+
+// CategoryOf answers the category of an action.
+func CategoryOf(action string) (string, bool) {
+	c, ok := categories[action]
+	return c, ok
+}
+
+// Entry is one thing that happened.
+type Entry struct {
+	UserID  string
+	Action  string
+	Actor   string
+	Summary string
+	// CardID ties the entry to a card; its activity also mirrors to linked
+	// cards of other accounts.
+	CardID   string
+	Metadata map[string]any
+}
+
+// Write records e in tx. An action outside the table is a programming error.
+func Write(ctx context.Context, tx *ent.Tx, e Entry) error {
+	cat, ok := categories[e.Action]
+	if !ok {
+		return fmt.Errorf("activity: unknown action %q", e.Action)
+	}
+	var meta string
+	if len(e.Metadata) > 0 {
+		b, err := json.Marshal(e.Metadata)
+		if err != nil {
+			return fmt.Errorf("activity: metadata: %w", err)
+		}
+		meta = string(b)
+	}
+	create := tx.ActivityEntry.Create().SetUserID(e.UserID).SetAction(e.Action).SetCategory(cat).
+		SetActor(e.Actor).SetSummary(e.Summary).SetMetadata(meta)
+	if e.CardID != "" {
+		create.SetCardID(e.CardID)
+	}
+	if err := create.Exec(ctx); err != nil {
+		return fmt.Errorf("activity: write %s: %w", e.Action, err)
+	}
+	if e.CardID == "" {
+		return nil
+	}
+	return mirror(ctx, tx, e, cat, meta)
+}
+
+// mirror copies card activity to the linked cards other accounts own (the card
+// this one came from, and cards made from it), marked isCrossUser, with the
+// actor's name in front of the summary.
+func mirror(ctx context.Context, tx *ent.Tx, e Entry, cat, meta string) error {
+	c, err := tx.Card.Query().Where(card.ID(e.CardID), card.UserID(e.UserID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil // the card is gone (a delete); nothing is linked any more
+	} else if err != nil {
+		return fmt.Errorf("activity: mirror: %w", err)
+	}
+	linked := card.OriginCardID(c.ID)
+	if c.OriginCardID != nil {
+		linked = card.Or(linked, card.ID(*c.OriginCardID))
+	}
+	others, err := tx.Card.Query().Where(linked, card.UserIDNEQ(e.UserID)).All(ctx)
+	if err != nil || len(others) == 0 {
+		return err
+	}
+	name := e.Actor
+	if u, err := tx.User.Query().Where(user.ID(e.UserID)).Only(ctx); err == nil {
+		name = u.Name
+	}
+	summary := name + ": " + e.Summary
+	for _, o := range others {
+		if err := tx.ActivityEntry.Create().SetUserID(o.UserID).SetAction(e.Action).SetCategory(cat).
+			SetActor(e.Actor).SetSummary(summary).SetMetadata(meta).SetCardID(o.ID).SetIsCrossUser(true).
+			Exec(ctx); err != nil {
+			return fmt.Errorf("activity: mirror to %s: %w", o.ID, err)
+		}
+	}
+	return nil
+}
+
+// ParseCategories reads ?category= and ?categories=a,b; unknown names are refused.
+func ParseCategories(one, many string) ([]string, error) {
+	var out []string
+	for _, c := range append([]string{one}, strings.Split(many, ",")...) {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		known := false
+		for _, k := range Categories() {
+			known = known || k == c
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown category %q; categories are %s", c, strings.Join(Categories(), ", "))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

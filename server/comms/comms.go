@@ -1,0 +1,38 @@
+// Package comms writes the assistant's comms messages into the shared chat
+// (RULINGS "Queue": role assistant, metadata JSON with type and queueItemId).
+package comms
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/switchboard-hq/switchboard/ent"
+)
+
+// Message types the queue writes; both count as agent activity.
+const (
+	TypeExecutionStarted = "agent_execution_started"
+	TypeTaskCompleted    = "task_completed"
+)
+
+// AgentActivity is what the comms view's "agent_activity" filter stands for.
+var AgentActivity = []string{TypeExecutionStarted, TypeTaskCompleted}
+
+// Post writes one comms message in tx; metadata must carry "type".
+func Post(ctx context.Context, tx *ent.Tx, userID, content, assistant string, metadata map[string]any) (*ent.ChatMessage, error) {
+	typ, _ := metadata["type"].(string)
+	if typ == "" {
+		return nil, fmt.Errorf("comms: metadata needs a type")
+	}
+	b, err := json.Marshal(metadata)
+	if err != nil {
+		return nil, fmt.Errorf("comms: metadata: %w", err)
+	}
+	m, err := tx.ChatMessage.Create().SetUserID(userID).SetRole("assistant").SetContent(content).
+		SetMetadata(string(b)).SetMetadataType(typ).SetAgentName(assistant).Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("comms: post %s: %w", typ, err)
+	}
+	return m, nil
+}

@@ -1,0 +1,49 @@
+// Package page reads and writes the offset pagination every list shares
+// (RULINGS "Kanban and contacts": default 50, at most 100).
+package page
+
+import (
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// Page sizes of a list without a stated limit.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 100
+)
+
+// Request is a validated limit and offset.
+type Request struct {
+	Limit, Offset int
+}
+
+// Parse applies the defaults: 0 means the default, more than the maximum is
+// cut to it, negative values are refused.
+func Parse(limit, offset int32) (Request, error) {
+	if limit < 0 {
+		return Request{}, apperr.Invalid("limit must not be negative")
+	}
+	if offset < 0 {
+		return Request{}, apperr.Invalid("offset must not be negative")
+	}
+	l := int(limit)
+	switch {
+	case l == 0:
+		l = DefaultLimit
+	case l > MaxLimit:
+		l = MaxLimit
+	}
+	return Request{Limit: l, Offset: int(offset)}, nil
+}
+
+// Of describes a page of returned rows out of total; an offset past the end
+// gives an empty page with hasMore false.
+func (r Request) Of(total, returned int) *switchboardv1.Pagination {
+	return &switchboardv1.Pagination{
+		Total:   int32(total),
+		Limit:   int32(r.Limit),
+		Offset:  int32(r.Offset),
+		HasMore: r.Offset+returned < total,
+	}
+}
