@@ -1,12 +1,30 @@
-// Package queue is being built (issue 3); until then its RPCs answer unimplemented.
+// Package queue owns the operator's task queue: the lifecycle (rules.go, pure),
+// the bridge to the board (bridge.go), the prompt optimizer (optimizer.go) and
+// QueueService, which runs each change and all its side effects (activity,
+// comms messages, board rows) in one transaction.
 package queue
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/page"
 )
 
 var (
@@ -14,9 +32,535 @@ var (
 	_ switchboardv1.QueueServiceServer         = (*Service)(nil)
 )
 
+// maxTitle bounds an item's title.
+const maxTitle = 500
+
+// defaultAssistant names the assistant in comms messages until the operator names it.
+const defaultAssistant = "assistant"
+
 // Service implements QueueService.
 type Service struct {
-	switchboardv1.UnimplementedQueueServiceServer
 	DB  *db.DB
 	Now func() time.Time
+}
+
+// inTx runs fn in a transaction: every side effect commits with the change or
+// none does.
+func (s *Service) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	tx, err := s.DB.Tx(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return apperr.Internal(err)
+	}
+	return nil
+}
+
+// internal wraps a storage error; typed errors pass through.
+func internal(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := err.(*apperr.Error); ok {
+		return e
+	}
+	return apperr.Internal(err)
+}
+
+func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
+	it, err := c.QueueItem.Query().Where(queueitem.ID(id), queueitem.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("queue item %q not found", id)
+	}
+	return it, internal(err)
+}
+
+func parseMeta(raw string) map[string]any {
+	m := map[string]any{}
+	if raw != "" {
+		_ = json.Unmarshal([]byte(raw), &m) // stored metadata was validated as an object
+	}
+	return m
+}
+
+func encodeMeta(m map[string]any) (string, error) {
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// validMeta checks supplied metadata is a JSON object.
+func validMeta(raw *string) error {
+	if raw == nil || *raw == "" {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(*raw), &m); err != nil || m == nil {
+		return apperr.Invalid("metadata must be a JSON object encoded as a string")
+	}
+	return nil
+}
+
+func oneOf(field, v string, allowed []string) error {
+	if !slices.Contains(allowed, v) {
+		return apperr.Invalid("%s must be one of %s, not %q", field, strings.Join(allowed, ", "), v)
+	}
+	return nil
+}
+
+func cleanTitle(t string) (string, error) {
+	t = strings.TrimSpace(t)
+	if t == "" || utf8.RuneCountInString(t) > maxTitle {
+		return "", apperr.Invalid("title is required (at most %d characters)", maxTitle)
+	}
+	return t, nil
+}
+
+// settingsOf reads what queue changes depend on.
+func settingsOf(ctx context.Context, tx *ent.Tx, userID string) (autoApprove bool, assistant string, err error) {
+	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	assistant = row.AssistantName
+	if assistant == "" {
+		assistant = defaultAssistant
+	}
+	return row.QueueAutoApprove, assistant, nil
+}
+
+// ListQueueItems pages the queue, newest first.
+func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQueueItemsRequest) (*switchboardv1.ListQueueItemsResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	where := []predicate.QueueItem{queueitem.UserID(p.UserID)}
+	if v := req.GetStatus(); v != "" {
+		if err := oneOf("status", v, Statuses); err != nil {
+			return nil, err
+		}
+		where = append(where, queueitem.StatusEQ(queueitem.Status(v)))
+	}
+	if v := req.GetPriority(); v != "" {
+		if err := oneOf("priority", v, Priorities); err != nil {
+			return nil, err
+		}
+		where = append(where, queueitem.PriorityEQ(queueitem.Priority(v)))
+	}
+	if v := req.GetType(); v != "" {
+		if err := oneOf("type", v, Types); err != nil {
+			return nil, err
+		}
+		where = append(where, queueitem.TypeEQ(queueitem.Type(v)))
+	}
+	q := s.DB.QueueItem.Query().Where(where...)
+	total, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, internal(err)
+	}
+	rows, err := q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID)).
+		Offset(pg.Offset).Limit(pg.Limit).All(ctx)
+	if err != nil {
+		return nil, internal(err)
+	}
+	items := make([]*switchboardv1.QueueItem, 0, len(rows))
+	for _, r := range rows {
+		items = append(items, toProto(r))
+	}
+	return &switchboardv1.ListQueueItemsResponse{
+		Success: true,
+		Data:    &switchboardv1.QueueItemPage{Items: items, Pagination: pg.Of(total, len(items))},
+	}, nil
+}
+
+// GetQueueItem answers one item.
+func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueItemRequest) (*switchboardv1.GetQueueItemResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.load(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.GetQueueItemResponse{Item: toProto(it)}, nil
+}
+
+// CreateQueueItem adds an item; the calling agent is its handler, so the
+// capability gate passes (RULINGS "Queue").
+func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.CreateQueueItemRequest) (*switchboardv1.CreateQueueItemResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	title, err := cleanTitle(req.GetTitle())
+	if err != nil {
+		return nil, err
+	}
+	typ, prio := "task", "medium"
+	if req.Type != nil {
+		typ = req.GetType()
+	}
+	if req.Priority != nil {
+		prio = req.GetPriority()
+	}
+	if err := oneOf("type", typ, Types); err != nil {
+		return nil, err
+	}
+	if err := oneOf("priority", prio, Priorities); err != nil {
+		return nil, err
+	}
+	if err := validMeta(req.Metadata); err != nil {
+		return nil, err
+	}
+	var out *ent.QueueItem
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
+			return err
+		}
+		autoApprove, _, err := settingsOf(ctx, tx, p.UserID)
+		if err != nil {
+			return internal(err)
+		}
+		status := queueitem.StatusPendingConfirmation
+		if autoApprove {
+			status = queueitem.StatusReady
+		}
+		it, err := tx.QueueItem.Create().SetUserID(p.UserID).SetTitle(title).
+			SetNillableDescription(req.Description).SetType(queueitem.Type(typ)).
+			SetPriority(queueitem.Priority(prio)).SetStatus(status).SetNillableSource(req.Source).
+			SetMetadata(req.GetMetadata()).SetTaskOrigin(queueitem.TaskOriginOwner).
+			SetNillableProjectID(req.ProjectId).SetNillableCardID(req.CardId).
+			SetNillableParentTaskID(req.ParentTaskId).SetNillableDependsOn(req.DependsOn).
+			Save(ctx)
+		if err != nil {
+			return internal(err)
+		}
+		cardID, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, it, parseMeta(it.Metadata))
+		if err != nil {
+			return internal(err)
+		}
+		if it, err = it.Update().SetCardID(cardID).Save(ctx); err != nil {
+			return internal(err)
+		}
+		out = it
+		return internal(activity.Write(ctx, tx, activity.Entry{
+			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID,
+			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
+			Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status)},
+		}))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CreateQueueItemResponse{Item: toProto(out)}, nil
+}
+
+// checkRefs makes sure referenced ids are the caller's own.
+func (s *Service) checkRefs(ctx context.Context, tx *ent.Tx, userID string, cardID, dependsOn, parent *string) error {
+	if cardID != nil {
+		ok, err := tx.Card.Query().Where(card.ID(*cardID), card.UserID(userID)).Exist(ctx)
+		if err != nil {
+			return internal(err)
+		}
+		if !ok {
+			return apperr.NotFound("card %q not found", *cardID)
+		}
+	}
+	for field, id := range map[string]*string{"dependsOn": dependsOn, "parentTaskId": parent} {
+		if id == nil {
+			continue
+		}
+		ok, err := tx.QueueItem.Query().Where(queueitem.ID(*id), queueitem.UserID(userID)).Exist(ctx)
+		if err != nil {
+			return internal(err)
+		}
+		if !ok {
+			return apperr.NotFound("%s: queue item %q not found", field, *id)
+		}
+	}
+	return nil
+}
+
+// UpdateQueueItem changes the supplied fields and runs the prompt optimizer
+// when the title or description changes.
+func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.UpdateQueueItemRequest) (*switchboardv1.UpdateQueueItemResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Title == nil && req.Description == nil && req.Priority == nil && req.Type == nil && req.Source == nil &&
+		req.Metadata == nil && req.ProjectId == nil && req.CardId == nil && req.DependsOn == nil {
+		return nil, apperr.Invalid("no field to change supplied")
+	}
+	var title string
+	if req.Title != nil {
+		if title, err = cleanTitle(req.GetTitle()); err != nil {
+			return nil, err
+		}
+	}
+	if req.Priority != nil {
+		if err := oneOf("priority", req.GetPriority(), Priorities); err != nil {
+			return nil, err
+		}
+	}
+	if req.Type != nil {
+		if err := oneOf("type", req.GetType(), Types); err != nil {
+			return nil, err
+		}
+	}
+	if err := validMeta(req.Metadata); err != nil {
+		return nil, err
+	}
+	var out *ent.QueueItem
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		if req.DependsOn != nil && req.GetDependsOn() == it.ID {
+			return apperr.Invalid("an item cannot depend on itself")
+		}
+		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, nil); err != nil {
+			return err
+		}
+		before := text{it.Title, deref(it.Description)}
+		after := before
+		up := it.Update()
+		if req.Title != nil {
+			up.SetTitle(title)
+			after.Title = title
+		}
+		if req.Description != nil {
+			up.SetDescription(req.GetDescription())
+			after.Description = req.GetDescription()
+		}
+		if req.Priority != nil {
+			up.SetPriority(queueitem.Priority(req.GetPriority()))
+		}
+		if req.Type != nil {
+			up.SetType(queueitem.Type(req.GetType()))
+		}
+		up.SetNillableSource(req.Source).SetNillableProjectID(req.ProjectId).SetNillableCardID(req.CardId).SetNillableDependsOn(req.DependsOn)
+		meta := parseMeta(it.Metadata)
+		if req.Metadata != nil {
+			meta = parseMeta(req.GetMetadata())
+		}
+		if after != before {
+			optimize(meta, before, after, s.Now())
+		}
+		raw, err := encodeMeta(meta)
+		if err != nil {
+			return internal(err)
+		}
+		if it, err = up.SetMetadata(raw).Save(ctx); err != nil {
+			return internal(err)
+		}
+		out = it
+		return internal(activity.Write(ctx, tx, activity.Entry{
+			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
+			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
+		}))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.UpdateQueueItemResponse{Item: toProto(out)}, nil
+}
+
+// DeleteQueueItem removes an item from any status (guard 5).
+func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.DeleteQueueItemRequest) (*switchboardv1.DeleteQueueItemResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var gone *ent.QueueItem
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		gone = it
+		return s.remove(ctx, tx, p, it, "Removed %q from the queue")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeleteQueueItemResponse{Item: toProto(gone)}, nil
+}
+
+// remove deletes an item with its board rows and writes queue_deleted.
+func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, summary string) error {
+	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
+		return internal(err)
+	}
+	n, err := tx.QueueItem.Delete().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID)).Exec(ctx)
+	if err != nil {
+		return internal(err)
+	}
+	if n == 0 {
+		return apperr.NotFound("queue item %q not found", it.ID)
+	}
+	return internal(activity.Write(ctx, tx, activity.Entry{
+		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
+		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
+	}))
+}
+
+// ConfirmQueueItem approves or rejects an item waiting for confirmation.
+func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.ConfirmQueueItemRequest) (*switchboardv1.ConfirmQueueItemResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	action := req.GetAction()
+	if action != "approve" && action != "reject" {
+		return nil, apperr.Invalid("action must be approve or reject, not %q", action)
+	}
+	if req.GetId() == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	res := &switchboardv1.ConfirmQueueItemResponse{}
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		if it.Status != queueitem.StatusPendingConfirmation {
+			return apperr.IllegalMove("only items waiting for confirmation can be confirmed; this one is %s", it.Status)
+		}
+		if action == "reject" {
+			res.Message = rejectedMessage(it.Title)
+			return s.remove(ctx, tx, p, it, "Rejected %q")
+		}
+		moved, _, err := s.move(ctx, tx, p, it, Ready)
+		if err != nil {
+			return err
+		}
+		res.Item, res.Message = toProto(moved), approvedMessage(it.Title)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// UpdateQueueItemStatus moves an item along the transition table.
+func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.UpdateQueueItemStatusRequest) (*switchboardv1.UpdateQueueItemStatusResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := oneOf("status", req.GetStatus(), Statuses); err != nil {
+		return nil, err
+	}
+	res := &switchboardv1.UpdateQueueItemStatusResponse{}
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		moved, auto, err := s.move(ctx, tx, p, it, req.GetStatus())
+		if err != nil {
+			return err
+		}
+		res.Item, res.AutoDispatched = toProto(moved), auto
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ReportQueueResult records a result, merges it into the metadata and moves the
+// item (done_today unless the report says otherwise).
+func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.ReportQueueResultRequest) (*switchboardv1.ReportQueueResultResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	result := strings.TrimSpace(req.GetResult())
+	if result == "" {
+		return nil, apperr.Invalid("result is required and must not be empty")
+	}
+	to := req.GetStatus()
+	if to == "" {
+		to = DoneToday
+	}
+	if err := oneOf("status", to, Statuses); err != nil {
+		return nil, err
+	}
+	res := &switchboardv1.ReportQueueResultResponse{}
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		if bad := CheckMove(string(it.Status), to); bad != nil {
+			return apperr.IllegalMove("%s", bad.Reason)
+		}
+		now := s.Now()
+		meta := parseMeta(it.Metadata)
+		meta["result"], meta["reportedBy"], meta["completedAt"] = result, p.Actor(), now.UTC().Format(time.RFC3339)
+		raw, err := encodeMeta(meta)
+		if err != nil {
+			return internal(err)
+		}
+		it, err = it.Update().SetMetadata(raw).SetResult(result).SetResultStatus(queueitem.ResultStatus(to)).
+			SetReportedBy(p.Actor()).SetCompletedAt(now).Save(ctx)
+		if err != nil {
+			return internal(err)
+		}
+		moved, auto, err := s.move(ctx, tx, p, it, to)
+		if err != nil {
+			return err
+		}
+		res.Item, res.AutoDispatched = toProto(moved), auto
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// GetQueueResult answers the reported result; 404 when none.
+func (s *Service) GetQueueResult(ctx context.Context, req *switchboardv1.GetQueueResultRequest) (*switchboardv1.GetQueueResultResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := s.load(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	if it.Result == nil {
+		return nil, apperr.NotFound("queue item %q has no result yet", it.ID)
+	}
+	out := &switchboardv1.GetQueueResultResponse{Result: *it.Result, ReportedBy: it.ReportedBy}
+	if it.ResultStatus != nil {
+		out.Status = string(*it.ResultStatus)
+	}
+	if it.CompletedAt != nil {
+		out.CompletedAt = timestamp(*it.CompletedAt)
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

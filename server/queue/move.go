@@ -1,0 +1,107 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/comms"
+)
+
+// move applies one transition with all its side effects in tx: the status (as
+// a conditional update, so of two concurrent moves from the same state only
+// one applies), the board, comms messages, activity, and the release of
+// dependants. It answers the moved item and whether dependants were dispatched.
+func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, to string) (*ent.QueueItem, bool, error) {
+	from := string(it.Status)
+	if bad := CheckMove(from, to); bad != nil {
+		if bad.Unknown {
+			return nil, false, apperr.Invalid("%s", bad.Reason)
+		}
+		return nil, false, apperr.IllegalMove("%s", bad.Reason)
+	}
+	n, err := tx.QueueItem.Update().
+		Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID), queueitem.StatusEQ(it.Status)).
+		SetStatus(queueitem.Status(to)).Save(ctx)
+	if err != nil {
+		return nil, false, internal(err)
+	}
+	if n == 0 {
+		now, err := s.load(ctx, tx.Client(), p.UserID, it.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, false, apperr.IllegalMove("item changed while this move was made: it is now %s", now.Status)
+	}
+	moved, err := tx.QueueItem.Get(ctx, it.ID)
+	if err != nil {
+		return nil, false, internal(err)
+	}
+	if err := s.sideEffects(ctx, tx, p, moved, from); err != nil {
+		return nil, false, err
+	}
+	auto := false
+	if to == DoneToday {
+		if auto, err = s.releaseDependants(ctx, tx, p, moved); err != nil {
+			return nil, false, err
+		}
+	}
+	return moved, auto, nil
+}
+
+// sideEffects writes what a completed move causes: board rows, the comms
+// message of guard 4, and the activity entry.
+func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, from string) error {
+	to := string(it.Status)
+	ev := EventOf(to)
+	if err := (bridge{tx, p.UserID, p.Actor()}).move(ctx, it, ev); err != nil {
+		return internal(err)
+	}
+	if ev == EventDispatched || ev == EventCompleted {
+		_, assistant, err := settingsOf(ctx, tx, p.UserID)
+		if err != nil {
+			return internal(err)
+		}
+		typ, content := comms.TypeExecutionStarted, fmt.Sprintf("Started: %s", it.Title)
+		if ev == EventCompleted {
+			typ, content = comms.TypeTaskCompleted, fmt.Sprintf("Completed: %s", it.Title)
+		}
+		if _, err := comms.Post(ctx, tx, p.UserID, content, assistant, map[string]any{
+			"type": typ, "queueItemId": it.ID, "title": it.Title,
+		}); err != nil {
+			return internal(err)
+		}
+	}
+	return internal(activity.Write(ctx, tx, activity.Entry{
+		UserID: p.UserID, Action: "queue_status_changed", Actor: p.Actor(), CardID: deref(it.CardID),
+		Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, to),
+		Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": to},
+	}))
+}
+
+// releaseDependants dispatches the ready items that waited for it (RULINGS
+// "Queue": autoDispatched).
+func (s *Service) releaseDependants(ctx context.Context, tx *ent.Tx, p *auth.Principal, done *ent.QueueItem) (bool, error) {
+	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),
+		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
+	if err != nil {
+		return false, internal(err)
+	}
+	for _, d := range deps {
+		if _, _, err := s.move(ctx, tx, p, d, InProgress); err != nil {
+			return false, err
+		}
+		if err := activity.Write(ctx, tx, activity.Entry{
+			UserID: p.UserID, Action: "task_dispatched", Actor: p.Actor(), CardID: deref(d.CardID),
+			Summary:  fmt.Sprintf("Dispatched %q now that %q is done", d.Title, done.Title),
+			Metadata: map[string]any{"queueItemId": d.ID, "releasedBy": done.ID},
+		}); err != nil {
+			return false, internal(err)
+		}
+	}
+	return len(deps) > 0, nil
+}
