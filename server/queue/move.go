@@ -76,10 +76,19 @@ func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal
 			return internal(err)
 		}
 	}
-	return internal(activity.Write(ctx, tx, activity.Entry{
+	if err := activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_status_changed", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, to),
 		Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": to},
+	}); err != nil {
+		return internal(err)
+	}
+	if ev != EventDispatched {
+		return nil
+	}
+	return internal(activity.Write(ctx, tx, activity.Entry{
+		UserID: p.UserID, Action: "queue_dispatched", Actor: p.Actor(), CardID: deref(it.CardID),
+		Summary: fmt.Sprintf("Dispatched %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
 }
 

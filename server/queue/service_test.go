@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -579,5 +581,28 @@ func TestConcurrentMovesOneWins(t *testing.T) {
 	}
 	if n := e.s.DB.ChecklistItem.Query().Where(checklistitem.SourceType("queue_review")).CountX(e.ctx); n != 1 {
 		t.Fatalf("review rows = %d, want 1", n)
+	}
+}
+
+// Document 1 "Events": every action of the queue category is written by the
+// code that performs it.
+func TestEveryQueueActionIsWritten(t *testing.T) {
+	e := setup(t)
+	a := e.create(t, map[string]any{"title": "A"})["id"].(string)
+	b := e.create(t, map[string]any{"title": "B", "dependsOn": a})["id"].(string)
+	e.approve(t, a)
+	e.approve(t, b)
+	e.api.Do(http.MethodPut, "/api/v2/queue/"+a, map[string]any{"description": "more"})
+	e.mustMove(t, a, "in_progress")
+	e.mustMove(t, a, "done_today")
+	e.api.Do(http.MethodDelete, "/api/v2/queue/"+b, nil)
+	got := e.actions(t)
+	for _, want := range []string{"queue_added", "queue_updated", "queue_status_changed", "queue_deleted", "queue_dispatched", "task_dispatched"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no %s in %v", want, got)
+		}
+		if cat, _ := activity.CategoryOf(want); cat != "queue" {
+			t.Errorf("%s is in category %q", want, cat)
+		}
 	}
 }

@@ -3,11 +3,15 @@ package settings
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -67,27 +71,38 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove or mode")
 	}
 	res := &switchboardv1.UpdateSettingsResponse{}
+	var applied []string
+	tx, err := s.DB.Tx(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
 	if req.QueueAutoApprove != nil {
-		n, err := s.DB.Setting.Update().Where(setting.UserID(p.UserID)).
+		n, err := tx.Setting.Update().Where(setting.UserID(p.UserID)).
 			SetQueueAutoApprove(req.GetQueueAutoApprove()).Save(ctx)
 		if err != nil {
 			return nil, apperr.Internal(err)
 		}
 		if n != 1 {
-			return nil, apperr.Internal(errNoRow)
+			return nil, apperr.Internal(errors.New("settings row missing for account"))
 		}
 		res.QueueAutoApprove = req.QueueAutoApprove
+		applied = append(applied, fmt.Sprintf("queueAutoApprove=%t", req.GetQueueAutoApprove()))
 	}
 	if req.Mode != nil {
 		// Accepted for backward compatibility; the mode is always cockpit.
 		mode := Mode
 		res.Mode = &mode
+		applied = append(applied, "mode="+Mode)
+	}
+	if err := activity.Write(ctx, tx, activity.Entry{
+		UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(),
+		Summary: "Updated settings: " + strings.Join(applied, ", "),
+	}); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, apperr.Internal(err)
 	}
 	return res, nil
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
-
-const errNoRow = errString("settings row missing for account")
