@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -48,11 +49,21 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("db: connect to %s: %w", dia, err)
 	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, sqlDB)))
-	if err := client.Schema.Create(ctx); err != nil {
+	if err := migrate(ctx, client); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("db: migrate %s schema: %w", dia, err)
 	}
 	return &DB{Client: client, Dialect: dia, SQL: sqlDB}, nil
+}
+
+// migrateMu serialises migrations in one process: ent's migration shares state
+// between clients and is not safe to run concurrently (parallel tests do).
+var migrateMu sync.Mutex
+
+func migrate(ctx context.Context, client *ent.Client) error {
+	migrateMu.Lock()
+	defer migrateMu.Unlock()
+	return client.Schema.Create(ctx)
 }
 
 func parse(dsn string) (driver, source, dia string, err error) {

@@ -1,12 +1,25 @@
-// Package contacts is being built (issue 3); until then its RPCs answer unimplemented.
+// Package contacts owns the operator's contacts (document 1, "Contacts"):
+// their list with case-sensitive filters, the two card-link projections, and
+// the writes, each recorded in the activity feed in its own transaction.
 package contacts
 
 import (
+	"context"
+	"fmt"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/page"
 )
 
 var (
@@ -16,7 +29,284 @@ var (
 
 // Service implements ContactService.
 type Service struct {
-	switchboardv1.UnimplementedContactServiceServer
 	DB  *db.DB
 	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+// ListContacts pages the caller's contacts ordered by name, with four-field
+// card links.
+func (s *Service) ListContacts(ctx context.Context, req *switchboardv1.ListContactsRequest) (*switchboardv1.ListContactsResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	where := []predicate.Contact{contact.UserID(p.UserID)}
+	if q := req.GetSearch(); q != "" {
+		if err := noNUL("search", q); err != nil {
+			return nil, err
+		}
+		where = append(where, containsIn(s.DB.Dialect, q, contact.FieldName, contact.FieldEmail, contact.FieldCompany))
+	}
+	if t := req.GetTag(); t != "" {
+		if err := noNUL("tag", t); err != nil {
+			return nil, err
+		}
+		where = append(where, tagContains(s.DB.Dialect, t))
+	}
+	total, err := s.DB.Contact.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	var rows []*ent.Contact
+	if pg.Offset < total {
+		rows, err = s.DB.Contact.Query().Where(where...).Order(byName(s.DB.Dialect)).
+			Offset(pg.Offset).Limit(pg.Limit).All(ctx)
+		if err != nil {
+			return nil, apperr.Internal(err)
+		}
+	}
+	links, err := loadLinks(ctx, s.DB.Client, p.UserID, rows...)
+	if err != nil {
+		return nil, err
+	}
+	out := &switchboardv1.ListContactsResponse{
+		Contacts:   make([]*switchboardv1.Contact, 0, len(rows)),
+		Pagination: pg.Of(total, len(rows)),
+	}
+	for _, c := range rows {
+		out.Contacts = append(out.Contacts, toListContact(c, links[c.ID]))
+	}
+	return out, nil
+}
+
+// GetContact answers one contact with six-field card links.
+func (s *Service) GetContact(ctx context.Context, req *switchboardv1.GetContactRequest) (*switchboardv1.GetContactResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := find(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	d, err := detail(ctx, s.DB.Client, p.UserID, c)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.GetContactResponse{Contact: d}, nil
+}
+
+// CreateContact adds a contact.
+func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateContactRequest) (*switchboardv1.CreateContactResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := parseInput(req.GetContact(), true)
+	if err != nil {
+		return nil, err
+	}
+	var d *switchboardv1.ContactDetail
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		now := s.now()
+		create := tx.Contact.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now)
+		if err := e.apply(create.Mutation()); err != nil {
+			return apperr.Internal(err)
+		}
+		c, err := create.Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if err := record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
+			return err
+		}
+		d, err = detail(ctx, tx.Client(), p.UserID, c)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CreateContactResponse{Contact: d}, nil
+}
+
+// UpdateContact changes the supplied fields.
+func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateContactRequest) (*switchboardv1.UpdateContactResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetId() == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	e, err := parseInput(req.GetContact(), false)
+	if err != nil {
+		return nil, err
+	}
+	var d *switchboardv1.ContactDetail
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		if _, err := find(ctx, tx.Client(), p.UserID, req.GetId()); err != nil {
+			return err
+		}
+		update := tx.Contact.UpdateOneID(req.GetId()).Where(contact.UserID(p.UserID)).SetUpdatedAt(s.now())
+		if err := e.apply(update.Mutation()); err != nil {
+			return apperr.Internal(err)
+		}
+		c, err := update.Save(ctx)
+		if ent.IsNotFound(err) { // deleted since find
+			return apperr.NotFound("contact %q not found", req.GetId())
+		} else if err != nil {
+			return apperr.Internal(err)
+		}
+		if err := record(ctx, tx, p, "contact_updated", "Updated contact "+c.Name, c,
+			map[string]any{"fields": e.supplied}); err != nil {
+			return err
+		}
+		d, err = detail(ctx, tx.Client(), p.UserID, c)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.UpdateContactResponse{Contact: d}, nil
+}
+
+// DeleteContact removes a contact and its card links, and answers the contact
+// as it was.
+func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteContactRequest) (*switchboardv1.DeleteContactResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var d *switchboardv1.ContactDetail
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		c, err := find(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		if d, err = detail(ctx, tx.Client(), p.UserID, c); err != nil {
+			return err
+		}
+		// The foreign key cascades too; deleting the links here does not
+		// depend on the database enforcing it.
+		if _, err := tx.CardContact.Delete().Where(cardcontact.ContactID(c.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		err = tx.Contact.DeleteOneID(c.ID).Where(contact.UserID(p.UserID)).Exec(ctx)
+		if ent.IsNotFound(err) { // deleted since find
+			return apperr.NotFound("contact %q not found", c.ID)
+		} else if err != nil {
+			return apperr.Internal(err)
+		}
+		cardIDs := make([]string, 0, len(d.Cards))
+		for _, l := range d.Cards {
+			cardIDs = append(cardIDs, l.CardId)
+		}
+		return record(ctx, tx, p, "contact_deleted", "Deleted contact "+c.Name, c, map[string]any{"cardIds": cardIDs})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeleteContactResponse{Contact: d}, nil
+}
+
+// inTx runs fn in a transaction, committing only when it succeeds.
+func (s *Service) inTx(ctx context.Context, fn func(*ent.Tx) error) error {
+	tx, err := s.DB.Tx(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return apperr.Internal(err)
+	}
+	return nil
+}
+
+// find loads one of the caller's contacts; another account's id is not found.
+func find(ctx context.Context, c *ent.Client, userID, id string) (*ent.Contact, error) {
+	if id == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	row, err := c.Contact.Query().Where(contact.ID(id), contact.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("contact %q not found", id)
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return row, nil
+}
+
+// detail renders one contact with its six-field card links.
+func detail(ctx context.Context, c *ent.Client, userID string, row *ent.Contact) (*switchboardv1.ContactDetail, error) {
+	links, err := loadLinks(ctx, c, userID, row)
+	if err != nil {
+		return nil, err
+	}
+	d, err := toDetail(row, links[row.ID])
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return d, nil
+}
+
+// loadLinks loads the card links of all the given contacts in two queries
+// (links, then their cards), keyed by contact id, oldest link first. Only the
+// caller's own cards are shown.
+func loadLinks(ctx context.Context, c *ent.Client, userID string, contacts ...*ent.Contact) (map[string][]*ent.CardContact, error) {
+	if len(contacts) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(contacts))
+	for i, ct := range contacts {
+		ids[i] = ct.ID
+	}
+	rows, err := c.CardContact.Query().
+		Where(cardcontact.ContactIDIn(ids...), cardcontact.UserID(userID),
+			cardcontact.HasCardWith(card.UserID(userID))).
+		WithCard(func(q *ent.CardQuery) {
+			q.Select(card.FieldID, card.FieldTitle, card.FieldStatus, card.FieldPriority,
+				card.FieldAssignee, card.FieldDueDate)
+		}).
+		Order(ent.Asc(cardcontact.FieldCreatedAt), ent.Asc(cardcontact.FieldID)).
+		All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := make(map[string][]*ent.CardContact, len(contacts))
+	for _, l := range rows {
+		if l.Edges.Card == nil {
+			continue
+		}
+		out[l.ContactID] = append(out[l.ContactID], l)
+	}
+	return out, nil
+}
+
+// record writes the activity entry of a contact action in tx.
+func record(ctx context.Context, tx *ent.Tx, p *auth.Principal, action, summary string, c *ent.Contact, meta map[string]any) error {
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["contactId"] = c.ID
+	err := activity.Write(ctx, tx, activity.Entry{
+		UserID: p.UserID, Action: action, Actor: p.Actor(), Summary: summary, Metadata: meta,
+	})
+	if err != nil {
+		return apperr.Internal(fmt.Errorf("contacts: %w", err))
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -104,5 +105,25 @@ func TestWriteErrorPicksTheTransport(t *testing.T) {
 	WriteError(rec, httptest.NewRequest(http.MethodGet, "/api/v2/settings", nil), apperr.Unauthenticated("missing API key"))
 	if rec.Code != 401 || !strings.Contains(rec.Body.String(), `"success":false`) {
 		t.Fatalf("REST error = %d %s", rec.Code, rec.Body)
+	}
+}
+
+// grpc-gateway decodes a `body: "field"` rule into &req.Field; every field
+// must arrive, and unknown fields are still refused.
+func TestRESTDecodesIntoFieldBodies(t *testing.T) {
+	var in *switchboardv1.ContactInput
+	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"name":"Ada","preferredChannel":"email","lastInteractionAt":"2025-01-02T03:04:05Z"}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.GetName() != "Ada" || in.GetPreferredChannel() != "email" || in.GetLastInteractionAt().AsTime().Year() != 2025 {
+		t.Fatalf("decoded %v", in)
+	}
+	var again *switchboardv1.ContactInput
+	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"name":"Ada","nickname":"A"}`), &again); err == nil {
+		t.Fatal("unknown field accepted")
+	}
+	var notProto struct{ Name string }
+	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"Name":"x"}`), &notProto); err == nil {
+		t.Fatal("a non-message target must be refused, not decoded by other rules")
 	}
 }

@@ -104,13 +104,23 @@ func compareStrings(a, c string) int {
 	return 0
 }
 
-// Unmarshal implements runtime.Marshaler; unknown fields are refused.
+// Unmarshal implements runtime.Marshaler; unknown fields are refused. Besides
+// a message it accepts what grpc-gateway hands over for a `body: "field"` rule:
+// a pointer to the field's (possibly nil) message pointer.
 func (RESTMarshaler) Unmarshal(data []byte, v any) error {
-	m, ok := v.(proto.Message)
-	if !ok {
-		return json.Unmarshal(data, v)
+	if m, ok := v.(proto.Message); ok {
+		return restUnmarshal.Unmarshal(data, m)
 	}
-	return restUnmarshal.Unmarshal(data, m)
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Pointer {
+		if rv.Elem().IsNil() {
+			rv.Elem().Set(reflect.New(rv.Elem().Type().Elem()))
+		}
+		if m, ok := rv.Elem().Interface().(proto.Message); ok {
+			return restUnmarshal.Unmarshal(data, m)
+		}
+	}
+	return fmt.Errorf("rest json: cannot decode into %T", v)
 }
 
 // NewDecoder implements runtime.Marshaler.

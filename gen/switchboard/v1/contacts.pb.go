@@ -931,7 +931,7 @@ type ListContactsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Substring of name, email or company; case-sensitive.
 	Search string `protobuf:"bytes,1,opt,name=search,proto3" json:"search,omitempty"`
-	// Exact tag; case-sensitive.
+	// Substring of any tag; case-sensitive.
 	Tag           string `protobuf:"bytes,2,opt,name=tag,proto3" json:"tag,omitempty"`
 	Limit         int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
 	Offset        int32  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`

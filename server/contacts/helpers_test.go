@@ -1,0 +1,186 @@
+package contacts_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// fixture is a server with two accounts, ann and bob, each with a key.
+type fixture struct {
+	s        *servertest.Server
+	ann, bob *servertest.Account
+	annKey   string
+	bobKey   string
+	api      *servertest.Caller // ann's key on REST
+	bobAPI   *servertest.Caller
+}
+
+// newFixture starts the server; call it before t.Parallel(), since ent's
+// migration is not safe to run concurrently.
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	s := servertest.New(t)
+	f := &fixture{s: s, ann: s.SignUp("ann"), bob: s.SignUp("bob")}
+	f.annKey, f.bobKey = f.ann.NewKey("agent"), f.bob.NewKey("bob-agent")
+	f.api, f.bobAPI = s.WithKey(f.annKey), s.WithKey(f.bobKey)
+	return f
+}
+
+// client is a Connect client over protocol (a key of servertest.Protocols).
+func (f *fixture) client(protocol, key string) switchboardv1connect.ContactServiceClient {
+	opts := append(servertest.Protocols()[protocol], connect.WithInterceptors(servertest.BearerInterceptor(key)))
+	return switchboardv1connect.NewContactServiceClient(f.s.Client(protocol), f.s.URL, opts...)
+}
+
+// create makes a contact over REST and answers it.
+func (f *fixture) create(t *testing.T, api *servertest.Caller, body any) map[string]any {
+	t.Helper()
+	res := api.Do(http.MethodPost, "/api/v2/contacts", body)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create %v: %d %s", body, res.Status, res.Body)
+	}
+	return res.JSON(t)["contact"].(map[string]any)
+}
+
+// list answers GET /api/v2/contacts with the query q.
+func (f *fixture) list(t *testing.T, api *servertest.Caller, q url.Values) map[string]any {
+	t.Helper()
+	res := api.Do(http.MethodGet, "/api/v2/contacts?"+q.Encode(), nil)
+	if res.Status != http.StatusOK {
+		t.Fatalf("list ?%s: %d %s", q.Encode(), res.Status, res.Body)
+	}
+	return res.JSON(t)
+}
+
+func names(list map[string]any) []string {
+	var out []string
+	for _, c := range list["contacts"].([]any) {
+		out = append(out, c.(map[string]any)["name"].(string))
+	}
+	return out
+}
+
+// newCard makes a card for userID directly in the database (the kanban
+// service is not what is under test here).
+func (f *fixture) newCard(t *testing.T, userID, title string, edit func(*ent.CardCreate)) *ent.Card {
+	t.Helper()
+	c := f.s.DB.Card.Create().SetUserID(userID).SetTitle(title)
+	if edit != nil {
+		edit(c)
+	}
+	row, err := c.Save(context.Background())
+	if err != nil {
+		t.Fatalf("create card: %v", err)
+	}
+	return row
+}
+
+// link puts a contact on a card directly in the database.
+func (f *fixture) link(t *testing.T, userID, cardID, contactID string, at time.Time, edit func(*ent.CardContactCreate)) *ent.CardContact {
+	t.Helper()
+	c := f.s.DB.CardContact.Create().SetUserID(userID).SetCardID(cardID).SetContactID(contactID).SetCreatedAt(at)
+	if edit != nil {
+		edit(c)
+	}
+	row, err := c.Save(context.Background())
+	if err != nil {
+		t.Fatalf("link card: %v", err)
+	}
+	return row
+}
+
+// rowCounts are the rows a contact write may touch.
+type rowCounts struct{ contacts, cardContacts, activity int }
+
+func (f *fixture) counts(t *testing.T) rowCounts {
+	t.Helper()
+	ctx := context.Background()
+	var rc rowCounts
+	var err error
+	if rc.contacts, err = f.s.DB.Contact.Query().Count(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rc.cardContacts, err = f.s.DB.CardContact.Query().Count(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rc.activity, err = f.s.DB.ActivityEntry.Query().Count(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return rc
+}
+
+// activity answers the account's contact activity, oldest first.
+func (f *fixture) activity(t *testing.T, userID string) []*ent.ActivityEntry {
+	t.Helper()
+	rows, err := f.s.DB.ActivityEntry.Query().
+		Where(activityentry.UserID(userID), activityentry.Category("crm")).
+		Order(ent.Asc(activityentry.FieldCreatedAt), ent.Asc(activityentry.FieldID)).All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func metadata(t *testing.T, e *ent.ActivityEntry) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(e.Metadata), &m); err != nil {
+		t.Fatalf("activity metadata %q: %v", e.Metadata, err)
+	}
+	return m
+}
+
+// keysOf answers the sorted keys of a JSON object.
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// wantError checks the REST error form.
+func wantError(t *testing.T, res *servertest.Response, status int) {
+	t.Helper()
+	if res.Status != status {
+		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
+	}
+	b := res.JSON(t)
+	if b["success"] != false {
+		t.Fatalf("error body lacks success:false: %s", res.Body)
+	}
+	if msg, _ := b["error"].(string); msg == "" {
+		t.Fatalf("error body lacks a message: %s", res.Body)
+	}
+}
+
+func wantCode(t *testing.T, err error, code connect.Code) {
+	t.Helper()
+	if connect.CodeOf(err) != code {
+		t.Fatalf("error = %v, want %s", err, code)
+	}
+}
+
+// at reads an RFC 3339 timestamp of a JSON answer.
+func at(t *testing.T, v any) time.Time {
+	t.Helper()
+	s, _ := v.(string)
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("timestamp %v: %v", v, err)
+	}
+	return ts
+}
