@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
@@ -162,19 +163,25 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	}
 }
 
+// strictQueryOnce installs the strict query parser: grpc-gateway keeps it in a
+// package variable (its option sets that variable when a mux applies it), so it
+// is applied once per process, not per server, which would race in tests.
+var strictQueryOnce sync.Once
+
 func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
-	gw := runtime.NewServeMux(
+	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
 		runtime.WithMiddlewares(g.Gateway),
 		runtime.WithForwardResponseOption(restStatus(table)),
-		runtime.SetQueryParameterParser(httpapi.StrictQuery{}),
 		// Services read nothing from gRPC metadata and send none as headers.
 		runtime.WithIncomingHeaderMatcher(none),
 		runtime.WithOutgoingHeaderMatcher(none),
-	)
+	}
+	strictQueryOnce.Do(func() { opts = append(opts, runtime.SetQueryParameterParser(httpapi.StrictQuery{})) })
+	gw := runtime.NewServeMux(opts...)
 	ctx := context.Background()
 	for _, register := range []func() error{
 		func() error { return switchboardv1.RegisterAccountServiceHandlerServer(ctx, gw, s.accounts) },

@@ -1,12 +1,30 @@
-// Package kanban is being built (issue 3); until then its RPCs answer unimplemented.
+// Package kanban owns the operator's board (document 1, "Kanban"): cards, their
+// checklists and contact links, auto-completion, and each card's activity feed.
+// Every write and the activity it causes share one transaction.
 package kanban
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/page"
 )
 
 var (
@@ -16,7 +34,310 @@ var (
 
 // Service implements KanbanService.
 type Service struct {
-	switchboardv1.UnimplementedKanbanServiceServer
 	DB  *db.DB
 	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+// errNoChange ends an update transaction that would change nothing: it is
+// rolled back, so a no-op PUT neither bumps updatedAt nor writes activity.
+var errNoChange = errors.New("kanban: nothing changed")
+
+// inTx runs fn in a transaction; any error rolls everything back.
+func (s *Service) inTx(ctx context.Context, fn func(*ent.Tx) error) error {
+	tx, err := s.DB.Tx(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		if errors.Is(err, errNoChange) {
+			return err
+		}
+		return apperr.From(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return apperr.Internal(err)
+	}
+	return nil
+}
+
+// lockColumns serialises writers that place cards at the end of a column, so
+// two concurrent creates do not take the same position (PostgreSQL; SQLite
+// write transactions already queue).
+func (s *Service) lockColumns(ctx context.Context, tx *ent.Tx, userID string) error {
+	if err := s.DB.Serialize(ctx, tx, "kanban-columns:"+userID); err != nil {
+		return fmt.Errorf("kanban: lock columns: %w", err)
+	}
+	return nil
+}
+
+// withEdges loads what both renderings need, in one query per edge for the
+// whole page: checklists in their order, contact links with their contact.
+func withEdges(q *ent.CardQuery) *ent.CardQuery {
+	return q.WithChecklistItems(func(q *ent.ChecklistItemQuery) {
+		q.Order(ent.Asc(checklistitem.FieldOrder), ent.Asc(checklistitem.FieldCreatedAt), ent.Asc(checklistitem.FieldID))
+	}).WithCardContacts(func(q *ent.CardContactQuery) {
+		q.WithContact().Order(ent.Asc(cardcontact.FieldCreatedAt), ent.Asc(cardcontact.FieldID))
+	})
+}
+
+// getCard loads one of the account's cards with its edges; any other id is 404.
+func getCard(ctx context.Context, cards *ent.CardClient, userID, id string) (*ent.Card, error) {
+	c, err := withEdges(cards.Query().Where(card.ID(id), card.UserID(userID))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("card %q not found", id)
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return c, nil
+}
+
+// byColumn orders cards by their status's column on the board (leads first,
+// completed last), not alphabetically. The statuses are constants, not input.
+func byColumn(s *entsql.Selector) {
+	var b strings.Builder
+	b.WriteString("CASE " + s.C(card.FieldStatus))
+	for i, st := range Statuses {
+		fmt.Fprintf(&b, " WHEN '%s' THEN %d", st, i)
+	}
+	b.WriteString(" END")
+	s.OrderExpr(entsql.Expr(b.String()))
+}
+
+// EndOfColumn is the order a card takes when it joins a column: one past the
+// largest order among the account's cards with that status (0 in an empty
+// column). The queue bridge uses it for the cards it creates.
+func EndOfColumn(ctx context.Context, tx *ent.Tx, userID, status string) (int, error) {
+	last, err := tx.Card.Query().Where(card.UserID(userID), card.StatusEQ(card.Status(status))).
+		Order(ent.Desc(card.FieldOrder)).First(ctx)
+	if ent.IsNotFound(err) {
+		return 0, nil
+	} else if err != nil {
+		return 0, fmt.Errorf("kanban: end of column %s: %w", status, err)
+	}
+	return last.Order + 1, nil
+}
+
+// ListCards pages the board with checklists and four-field contacts.
+func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsRequest) (*switchboardv1.ListCardsResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	where, err := listFilters(p.UserID, req)
+	if err != nil {
+		return nil, err
+	}
+	total, err := s.DB.Card.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	rows, err := withEdges(s.DB.Card.Query().Where(where...)).
+		Order(byColumn, ent.Asc(card.FieldOrder), ent.Asc(card.FieldCreatedAt), ent.Asc(card.FieldID)).
+		Limit(pg.Limit).Offset(pg.Offset).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := &switchboardv1.ListCardsResponse{Cards: make([]*switchboardv1.KanbanCard, 0, len(rows)), Pagination: pg.Of(total, len(rows))}
+	for _, c := range rows {
+		out.Cards = append(out.Cards, toCard(c))
+	}
+	return out, nil
+}
+
+func listFilters(userID string, req *switchboardv1.ListCardsRequest) ([]predicate.Card, error) {
+	where := []predicate.Card{card.UserID(userID)}
+	if v := req.GetStatus(); v != "" {
+		if err := checkEnum("status", v, Statuses); err != nil {
+			return nil, err
+		}
+		where = append(where, card.StatusEQ(card.Status(v)))
+	}
+	if v := req.GetPriority(); v != "" {
+		if err := checkEnum("priority", v, Priorities); err != nil {
+			return nil, err
+		}
+		where = append(where, card.PriorityEQ(card.Priority(v)))
+	}
+	if v := req.GetAssignee(); v != "" {
+		if err := checkEnum("assignee", v, Assignees); err != nil {
+			return nil, err
+		}
+		where = append(where, card.AssigneeEQ(card.Assignee(v)))
+	}
+	if q := strings.TrimSpace(req.GetSearch()); q != "" {
+		where = append(where, card.Or(card.TitleContainsFold(q), card.DescriptionContainsFold(q)))
+	}
+	return where, nil
+}
+
+// GetCard answers one card with seven-field contacts.
+func (s *Service) GetCard(ctx context.Context, req *switchboardv1.GetCardRequest) (*switchboardv1.GetCardResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := getCard(ctx, s.DB.Card, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	d, err := toCardDetail(c)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.GetCardResponse{Card: d}, nil
+}
+
+// CreateCard adds a card at the end of its column.
+func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardRequest) (*switchboardv1.CreateCardResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := req.GetCard()
+	if in == nil {
+		in = &switchboardv1.CardInput{}
+	}
+	if err := validateInput(in, true); err != nil {
+		return nil, err
+	}
+	var out *switchboardv1.KanbanCardDetail
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
+			return err
+		}
+		contacts, err := ownContacts(ctx, tx, p.UserID, in.GetContacts())
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		create := tx.Card.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now).SetLastActivityAt(now)
+		if err := applyInput(create.Mutation(), in); err != nil {
+			return err
+		}
+		status := string(card.DefaultStatus)
+		if in.Status != nil {
+			status = in.GetStatus()
+		}
+		if in.Order == nil {
+			order, err := EndOfColumn(ctx, tx, p.UserID, status)
+			if err != nil {
+				return err
+			}
+			create.SetOrder(order)
+		}
+		c, err := create.Save(ctx)
+		if err != nil {
+			return fmt.Errorf("kanban: create card: %w", err)
+		}
+		if _, err := replaceChecklist(ctx, tx, c, nil, in.GetChecklist(), now); err != nil {
+			return err
+		}
+		if _, err := replaceContacts(ctx, tx, c, nil, in.GetContacts(), contacts, now); err != nil {
+			return err
+		}
+		if err := activity.Write(ctx, tx, activity.Entry{
+			UserID: p.UserID, Action: "card_created", Actor: p.Actor(), CardID: c.ID,
+			Summary: fmt.Sprintf("Created %q in %s", c.Title, c.Status),
+		}); err != nil {
+			return err
+		}
+		out, err = reloadDetail(ctx, tx, p.UserID, c.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CreateCardResponse{Card: out}, nil
+}
+
+func reloadDetail(ctx context.Context, tx *ent.Tx, userID, id string) (*switchboardv1.KanbanCardDetail, error) {
+	c, err := getCard(ctx, tx.Card, userID, id)
+	if err != nil {
+		return nil, err
+	}
+	return toCardDetail(c)
+}
+
+// DeleteCard removes a card with its checklist and contact links, and answers
+// the card as it was.
+func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardRequest) (*switchboardv1.DeleteCardResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out *switchboardv1.KanbanCardDetail
+	err = s.inTx(ctx, func(tx *ent.Tx) error {
+		c, err := getCard(ctx, tx.Card, p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		if out, err = toCardDetail(c); err != nil {
+			return err
+		}
+		// Written first, while the card still exists, so that it mirrors to
+		// linked cards of other accounts.
+		if err := activity.Write(ctx, tx, activity.Entry{
+			UserID: p.UserID, Action: "card_deleted", Actor: p.Actor(), CardID: c.ID,
+			Summary: fmt.Sprintf("Deleted %q", c.Title),
+		}); err != nil {
+			return err
+		}
+		if _, err := tx.ChecklistItem.Delete().Where(checklistitem.CardID(c.ID)).Exec(ctx); err != nil {
+			return fmt.Errorf("kanban: delete checklist: %w", err)
+		}
+		if _, err := tx.CardContact.Delete().Where(cardcontact.CardID(c.ID)).Exec(ctx); err != nil {
+			return fmt.Errorf("kanban: delete contact links: %w", err)
+		}
+		if err := tx.Card.DeleteOneID(c.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("kanban: delete card: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeleteCardResponse{Card: out}, nil
+}
+
+// ListCardActivity pages a card's activity, newest first. A deleted card's
+// history stays readable by its owner; an id the account never had is 404.
+func (s *Service) ListCardActivity(ctx context.Context, req *switchboardv1.ListCardActivityRequest) (*switchboardv1.ListCardActivityResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := req.GetId()
+	known, err := s.DB.Card.Query().Where(card.ID(id), card.UserID(p.UserID)).Exist(ctx)
+	if err == nil && !known {
+		known, err = s.DB.ActivityEntry.Query().Where(activityentry.UserID(p.UserID), activityentry.CardID(id)).Exist(ctx)
+	}
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if !known {
+		return nil, apperr.NotFound("card %q not found", id)
+	}
+	entries, next, err := activity.List(ctx, s.DB.Client, activity.Query{
+		UserID: p.UserID, CardID: id, Limit: req.GetLimit(), Cursor: req.GetCursor(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &switchboardv1.ListCardActivityResponse{Success: true, Data: entries}
+	if next != "" {
+		res.NextCursor = &next
+	}
+	return res, nil
 }

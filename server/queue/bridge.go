@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
 // Checklist sources and labels the bridge writes (document 1, "ChecklistItem").
@@ -63,12 +64,8 @@ func (b bridge) linkCard(ctx context.Context, item *ent.QueueItem, meta map[stri
 }
 
 func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error) {
-	last, err := b.tx.Card.Query().Where(card.UserID(b.userID), card.StatusEQ(card.StatusActive)).
-		Order(ent.Desc(card.FieldOrder)).First(ctx)
-	order := 0
-	if err == nil {
-		order = last.Order + 1
-	} else if !ent.IsNotFound(err) {
+	order, err := kanban.EndOfColumn(ctx, b.tx, b.userID, string(card.StatusActive))
+	if err != nil {
 		return "", err
 	}
 	create := b.tx.Card.Create().SetUserID(b.userID).SetTitle(item.Title).SetNillableDescription(item.Description).
