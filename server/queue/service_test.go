@@ -606,3 +606,37 @@ func TestEveryQueueActionIsWritten(t *testing.T) {
 		}
 	}
 }
+
+// The whole chain: a completion leaves an unchecked review row (the card shows
+// pendingReview); the reviewer ticks it through the kanban API and the card
+// auto-completes.
+func TestReviewTickAutoCompletesTheCard(t *testing.T) {
+	e := setup(t)
+	it := e.create(t, map[string]any{"title": "Write the memo"})
+	id, cardID := it["id"].(string), it["cardId"].(string)
+	e.approve(t, id)
+	e.mustMove(t, id, "in_progress")
+	e.mustMove(t, id, "done_today")
+	c := e.api.Do(http.MethodGet, "/api/v2/kanban/"+cardID, nil).JSON(t)["card"].(map[string]any)
+	if c["pendingReview"] != true || c["status"] != "active" {
+		t.Fatalf("card after completion = pendingReview %v status %v", c["pendingReview"], c["status"])
+	}
+	var review string
+	for _, row := range c["checklist"].([]any) {
+		r := row.(map[string]any)
+		if r["sourceType"] == "queue_review" {
+			review = r["id"].(string)
+		}
+	}
+	res := e.api.Do(http.MethodPatch, "/api/v2/kanban/"+cardID+"/checklist/"+review, map[string]any{"completed": true})
+	if res.Status != 200 || res.JSON(t)["cardCompleted"] != true {
+		t.Fatalf("tick review: %d %s", res.Status, res.Body)
+	}
+	c = e.api.Do(http.MethodGet, "/api/v2/kanban/"+cardID, nil).JSON(t)["card"].(map[string]any)
+	if c["status"] != "completed" || c["pendingReview"] != false {
+		t.Fatalf("card after review = %v / %v", c["status"], c["pendingReview"])
+	}
+	if !slices.Contains(e.actions(t), "card_auto_completed") {
+		t.Fatal("no card_auto_completed activity")
+	}
+}
