@@ -15,6 +15,7 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/klauspost/compress/gzhttp"
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
 
@@ -115,7 +116,8 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gw)))
+	// REST answers are gzipped when the client asks (Connect compresses its own).
+	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
 
 	names := mountConnect(mux, g, svc, connectOptions(cfg))
 	reflector := grpcreflect.NewStaticReflector(names...)

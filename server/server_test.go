@@ -1,15 +1,20 @@
 package server_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
@@ -339,5 +344,45 @@ func TestRequiredFieldsAreEnforced(t *testing.T) {
 	}
 	if checked < 6 {
 		t.Fatalf("checked only %d procedures", checked)
+	}
+}
+
+// REST pages are gzipped for clients that ask, and plain for those that do not.
+func TestRESTGzip(t *testing.T) {
+	s := servertest.New(t)
+	api := s.WithKey(s.SignUp("ann").NewKey("agent"))
+	for i := range 20 {
+		api.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": fmt.Sprintf("item %d with a long enough title to compress", i)})
+	}
+	tr := &http.Transport{DisableCompression: true}
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	for _, enc := range []string{"gzip", ""} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v2/queue", nil)
+		req.Header.Set("Authorization", api.Header().Get("Authorization"))
+		if enc != "" {
+			req.Header.Set("Accept-Encoding", enc)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != enc {
+			t.Fatalf("Accept-Encoding %q: %d, Content-Encoding %q", enc, res.StatusCode, res.Header.Get("Content-Encoding"))
+		}
+		if enc == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !json.Valid(body) || !strings.Contains(string(body), `"success":true`) {
+			t.Fatalf("body (%q) = %.100s", enc, body)
+		}
 	}
 }

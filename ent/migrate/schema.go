@@ -168,6 +168,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{CardsColumns[49], CardsColumns[17], CardsColumns[2]},
 			},
+			{
+				Name:    "card_origin_card_id",
+				Unique:  false,
+				Columns: []*schema.Column{CardsColumns[19]},
+			},
 		},
 	}
 	// CardContactsColumns holds the columns for the "card_contacts" table.

@@ -101,5 +101,7 @@ func (Card) Indexes() []ent.Index {
 		index.Fields("user_id", "updated_at"),
 		// The queue bridge picks the most recently updated card of a project.
 		index.Fields("user_id", "project_id", "updated_at"),
+		// Activity mirrors to cards made from this one.
+		index.Fields("origin_card_id"),
 	}
 }

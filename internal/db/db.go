@@ -37,10 +37,15 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: open %s: %w", dia, err)
 	}
-	if dia == dialect.Postgres {
+	switch dia {
+	case dialect.Postgres:
 		sqlDB.SetMaxOpenConns(20)
 		sqlDB.SetMaxIdleConns(10)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	case dialect.SQLite:
+		// Keep connections: reopening a SQLite connection re-runs its PRAGMAs,
+		// and database/sql keeps only two idle ones by default.
+		sqlDB.SetMaxIdleConns(16)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

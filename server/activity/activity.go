@@ -92,7 +92,8 @@ func Write(ctx context.Context, tx *ent.Tx, e Entry) error {
 // this one came from, and cards made from it), marked isCrossUser, with the
 // actor's name in front of the summary.
 func mirror(ctx context.Context, tx *ent.Tx, e Entry, cat, meta string) error {
-	c, err := tx.Card.Query().Where(card.ID(e.CardID), card.UserID(e.UserID)).Only(ctx)
+	c, err := tx.Card.Query().Where(card.ID(e.CardID), card.UserID(e.UserID)).
+		Select(card.FieldID, card.FieldOriginCardID).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil // the card is gone (a delete); nothing is linked any more
 	} else if err != nil {
@@ -102,7 +103,8 @@ func mirror(ctx context.Context, tx *ent.Tx, e Entry, cat, meta string) error {
 	if c.OriginCardID != nil {
 		linked = card.Or(linked, card.ID(*c.OriginCardID))
 	}
-	others, err := tx.Card.Query().Where(linked, card.UserIDNEQ(e.UserID)).All(ctx)
+	others, err := tx.Card.Query().Where(linked, card.UserIDNEQ(e.UserID)).
+		Select(card.FieldID, card.FieldUserID).All(ctx)
 	if err != nil || len(others) == 0 {
 		return err
 	}

@@ -64,7 +64,7 @@ func (s *Service) ListContacts(ctx context.Context, req *switchboardv1.ListConta
 		}
 		where = append(where, tagContains(s.DB.Dialect, t))
 	}
-	total, err := s.DB.Contact.Query().Where(where...).Count(ctx)
+	total, err := s.DB.Contact.Query().Where(where...).Aggregate(ent.Count()).Int(ctx) // COUNT(*): index only
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}

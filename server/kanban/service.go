@@ -139,7 +139,7 @@ func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsReq
 	if err != nil {
 		return nil, err
 	}
-	total, err := s.DB.Card.Query().Where(where...).Count(ctx)
+	total, err := s.DB.Card.Query().Where(where...).Aggregate(ent.Count()).Int(ctx) // COUNT(*): index only
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}

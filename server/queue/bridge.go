@@ -81,7 +81,8 @@ func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error
 	})
 }
 
-// arrive links a new item to a card and adds its checklist row.
+// arrive links a new item (not yet stored: its id, title, description,
+// priority, project and cardId are set) to a card and adds its checklist row.
 func (b bridge) arrive(ctx context.Context, item *ent.QueueItem, meta map[string]any) (string, error) {
 	cardID, err := b.linkCard(ctx, item, meta)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -163,7 +164,9 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 		where = append(where, queueitem.TypeEQ(queueitem.Type(v)))
 	}
 	q := s.DB.QueueItem.Query().Where(where...)
-	total, err := q.Clone().Count(ctx)
+	// COUNT(*) walks the (user_id, …) index; ent's Count names the id column
+	// and makes SQLite read every row.
+	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
 		return nil, internal(err)
 	}
@@ -235,21 +238,21 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		if autoApprove {
 			status = queueitem.StatusReady
 		}
-		it, err := tx.QueueItem.Create().SetUserID(p.UserID).SetTitle(title).
+		// The board first, so the item is inserted once, already linked.
+		draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: req.Description,
+			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
+		cardID, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
+		if err != nil {
+			return internal(err)
+		}
+		it, err := tx.QueueItem.Create().SetID(draft.ID).SetUserID(p.UserID).SetTitle(title).
 			SetNillableDescription(req.Description).SetType(queueitem.Type(typ)).
 			SetPriority(queueitem.Priority(prio)).SetStatus(status).SetNillableSource(req.Source).
 			SetMetadata(req.GetMetadata()).SetTaskOrigin(queueitem.TaskOriginOwner).
-			SetNillableProjectID(req.ProjectId).SetNillableCardID(req.CardId).
+			SetNillableProjectID(req.ProjectId).SetCardID(cardID).
 			SetNillableParentTaskID(req.ParentTaskId).SetNillableDependsOn(req.DependsOn).
 			Save(ctx)
 		if err != nil {
-			return internal(err)
-		}
-		cardID, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, it, parseMeta(it.Metadata))
-		if err != nil {
-			return internal(err)
-		}
-		if it, err = it.Update().SetCardID(cardID).Save(ctx); err != nil {
 			return internal(err)
 		}
 		out = it

@@ -138,6 +138,9 @@ func (s *Server) WithKey(key string) *Caller {
 	return c
 }
 
+// Header is the caller's credentials, for requests built by hand.
+func (c *Caller) Header() http.Header { return c.header }
+
 // Do sends a request; body is marshalled as JSON unless it is a string or nil.
 func (c *Caller) Do(method, path string, body any, hdr ...string) *Response {
 	c.s.t.Helper()
