@@ -1,0 +1,158 @@
+// Command bench is Switchboard's load benchmark (issue 3, item 8).
+//
+//	go run ./bench            # from the module root; about 75 s on 2 cores
+//
+// It builds the real server, seeds 10,000 queue items and, in interleaved
+// rounds, charges each variant the CPU time its server process reports in
+// /proc/PID/stat (utime+stime) per request:
+//
+//	(a) baseline  a subprocess writing the REST page's exact bytes from memory
+//	(b) raw       a subprocess answering the same page with database/sql +
+//	              encoding/json (key lookup, count, page query)
+//	(c) REST      GET /api/v2/queue?limit=50 on the real server
+//	(d) Connect   POST /switchboard.v1.QueueService/ListQueueItems {"limit":50}
+//	(e) create    POST /api/v2/queue: the create transaction with its bridge
+//	              (card, checklist row) and activity side effects
+//
+// (c) and (d) run with and without "Accept-Encoding: gzip". Each figure is
+// printed as a ratio to (a) and (b), with p50/p99 latency measured open-loop
+// at half the closed-loop capacity. See README.md and RESULTS.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	items         int
+	rounds        int
+	batch         time.Duration
+	workers       int
+	latency       time.Duration
+	createFor     time.Duration
+	createWorkers int
+	maxBatchReq   int64
+}
+
+func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "baseline-server" || os.Args[1] == "raw-server") {
+		if err := childMain(os.Args[1], os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", os.Args[1]+":", err)
+			os.Exit(1)
+		}
+		return
+	}
+	var cfg config
+	flag.IntVar(&cfg.items, "items", 10000, "queue items to seed")
+	flag.IntVar(&cfg.rounds, "rounds", 5, "interleaved measurement rounds")
+	flag.DurationVar(&cfg.batch, "batch", time.Second, "length of one variant's batch in a round")
+	flag.IntVar(&cfg.workers, "workers", 4, "concurrent client workers per batch")
+	flag.DurationVar(&cfg.latency, "latency", 3*time.Second, "open-loop run at half capacity, per variant")
+	flag.DurationVar(&cfg.createFor, "create", 10*time.Second, "closed-loop create-item run")
+	flag.IntVar(&cfg.createWorkers, "create-workers", 4, "concurrent creators")
+	flag.Int64Var(&cfg.maxBatchReq, "max-batch-requests", 200000, "cap on requests in one batch")
+	flag.Parse()
+	if cfg.items < 50 || cfg.rounds < 1 || cfg.workers < 1 || cfg.createWorkers < 1 ||
+		cfg.batch <= 0 || cfg.latency <= 0 || cfg.createFor <= 0 || cfg.maxBatchReq < 1 {
+		fmt.Fprintln(os.Stderr, "bench: flags out of range")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, cfg)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// run owns every resource: the temp dir and the subprocesses go on any return
+// (a panic included); Pdeathsig takes the subprocesses if this process dies.
+func run(ctx context.Context, cfg config) (err error) {
+	began := time.Now()
+	// A hard ceiling well past the expected run, so nothing can hang forever.
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "switchboard-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ps := &procs{}
+	defer ps.killAll()
+
+	env, err := prepare(ctx, ps, dir, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bench: ready after %s; measuring\n", time.Since(began).Round(time.Second))
+	res, err := measure(ctx, env, cfg)
+	if err != nil {
+		return err
+	}
+	res.elapsed = time.Since(began)
+	report(os.Stdout, cfg, env, res)
+	return nil
+}
+
+// env is everything set up for the measurements.
+type env struct {
+	server, baseline, raw *proc
+	key                   string
+	lists                 []*target
+	create                *target
+	probes                map[string]probeInfo
+	identical             bool // raw bytes equal the REST bytes
+}
+
+func prepare(ctx context.Context, ps *procs, dir string, cfg config) (*env, error) {
+	t0 := time.Now()
+	bin, err := buildServer(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: built server in %s\n", time.Since(t0).Round(100*time.Millisecond))
+	dbPath := filepath.Join(dir, "bench.db")
+	e := &env{}
+	if e.server, err = startServer(ctx, ps, bin, dbPath); err != nil {
+		return nil, err
+	}
+	key, userID, err := account(ctx, e.server.url)
+	if err != nil {
+		return nil, err
+	}
+	e.key = key
+	t0 = time.Now()
+	if err := seed(ctx, dbPath, userID, cfg.items); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: seeded %d items in %s\n", cfg.items, time.Since(t0).Round(100*time.Millisecond))
+	c := newClient(cfg.workers)
+	restBody, err := fetch(ctx, c, restTarget(e.server, key, false))
+	if err != nil {
+		return nil, err
+	}
+	bodyFile := filepath.Join(dir, "page.json")
+	if err := os.WriteFile(bodyFile, restBody, 0o600); err != nil {
+		return nil, err
+	}
+	if e.baseline, err = ps.startChild("baseline-server", "-body", bodyFile); err != nil {
+		return nil, err
+	}
+	if e.raw, err = ps.startChild("raw-server", "-db", dbPath); err != nil {
+		return nil, err
+	}
+	e.lists = listTargets(e, key)
+	e.create = createTarget(e.server, key)
+	if err := verify(ctx, c, e, restBody); err != nil {
+		return nil, err
+	}
+	return e, nil
+}

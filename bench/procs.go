@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// proc is a server subprocess whose CPU time the benchmark reads.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	url  string // http://127.0.0.1:PORT
+	done chan struct{}
+}
+
+// procs remembers every subprocess so that each one is killed on exit.
+type procs struct {
+	mu   sync.Mutex
+	list []*proc
+}
+
+// start runs a subprocess that dies with us (Pdeathsig) as well as on killAll.
+func (ps *procs) start(name string, stderr io.Writer, bin string, args ...string) (*proc, io.Reader, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	ps.mu.Lock()
+	ps.list = append(ps.list, p)
+	ps.mu.Unlock()
+	return p, stdout, nil
+}
+
+// killAll kills every subprocess started, by its own pid, and waits for it.
+func (ps *procs) killAll() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, p := range ps.list {
+		_ = p.cmd.Process.Kill()
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	ps.list = nil
+}
+
+// startChild runs this very binary in a server mode; the child prints
+// "ADDR host:port" on its stdout once it listens.
+func (ps *procs) startChild(mode string, args ...string) (*proc, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	p, stdout, err := ps.start(mode, os.Stderr, self, append([]string{mode}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
+				addr <- a
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		p.url = "http://" + a
+		return p, nil
+	case <-p.done:
+		return nil, fmt.Errorf("%s exited before listening", mode)
+	case <-time.After(15 * time.Second):
+		return nil, fmt.Errorf("%s did not listen within 15s", mode)
+	}
+}
+
+// freeAddr finds a free loopback port for the real server, which takes --addr.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// waitHealthy polls GET /healthz until it answers 200, for at most limit.
+func waitHealthy(ctx context.Context, p *proc, limit time.Duration) error {
+	c := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited during start-up", p.name)
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if res, err := c.Get(p.url + "/healthz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s not healthy within %s", p.name, limit)
+}
+
+// clockTick is one USER_HZ tick, the unit of utime and stime in /proc/PID/stat.
+var clockTick = func() time.Duration {
+	out, err := exec.Command("getconf", "CLK_TCK").Output()
+	if hz, perr := strconv.Atoi(strings.TrimSpace(string(out))); err == nil && perr == nil && hz > 0 {
+		return time.Second / time.Duration(hz)
+	}
+	return 10 * time.Millisecond // USER_HZ is 100 on every Linux architecture Go supports
+}()
+
+// cpu is the process's own accounting: user plus system time of all its
+// threads, from /proc/PID/stat (fields 14 and 15).
+func (p *proc) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')') // the command name may hold spaces
+	if i < 0 || i+2 > len(s) {
+		return 0, errors.New("unexpected /proc stat format")
+	}
+	f := strings.Fields(s[i+2:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}

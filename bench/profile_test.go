@@ -1,0 +1,199 @@
+package main
+
+// In-process benchmarks of the same paths, for CPU profiles (the server binary
+// has no pprof endpoint). They run the real handler from server.New via
+// servertest, over SQLite WAL in a temp dir:
+//
+//	go test ./bench -run '^$' -bench . -benchtime 2s -cpuprofile /tmp/cpu.out
+//	go tool pprof -top -nodecount 40 /tmp/cpu.out
+//
+// The *Service benchmarks call the queue service directly (no HTTP, no gate,
+// no rendering), so their profile is the storage path alone.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+const profileItems = 10000
+
+type fixture struct {
+	s      *servertest.Server
+	key    string
+	userID string
+}
+
+func newFixture(b *testing.B, items int) fixture {
+	b.Helper()
+	s := servertest.New(b)
+	acct := s.SignUp("bench")
+	key := acct.NewKey("bench")
+	if err := seedItems(context.Background(), s.DB.Client, acct.ID, items); err != nil {
+		b.Fatal(err)
+	}
+	return fixture{s: s, key: key, userID: acct.ID}
+}
+
+// principal is what the gate would hand the service for the bench key.
+func (f fixture) principal() context.Context {
+	return auth.WithPrincipal(context.Background(), &auth.Principal{
+		UserID: f.userID, Username: "bench", Name: "Bench", Role: "admin",
+		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",
+	})
+}
+
+func expect(b *testing.B, res *servertest.Response, status int) {
+	if res.Status != status {
+		b.Fatalf("status %d: %.300s", res.Status, res.Body)
+	}
+}
+
+func BenchmarkListREST(b *testing.B) {
+	f := newFixture(b, profileItems)
+	c := f.s.WithKey(f.key)
+	for b.Loop() {
+		expect(b, c.Do(http.MethodGet, listPath, nil), http.StatusOK)
+	}
+}
+
+func BenchmarkListConnect(b *testing.B) {
+	f := newFixture(b, profileItems)
+	c := f.s.WithKey(f.key)
+	for b.Loop() {
+		expect(b, c.Do(http.MethodPost, connectPath, `{"limit":50}`), http.StatusOK)
+	}
+}
+
+// BenchmarkListRaw is variant (b) over the server's own *sql.DB.
+func BenchmarkListRaw(b *testing.B) {
+	f := newFixture(b, profileItems)
+	ts := httptest.NewServer(&rawServer{db: f.s.DB.SQL})
+	b.Cleanup(ts.Close)
+	client := &http.Client{Timeout: 10 * time.Second}
+	req := func() {
+		r, err := http.NewRequest(http.MethodGet, ts.URL+listPath, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Header.Set("Authorization", "Bearer "+f.key)
+		res, err := client.Do(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", res.StatusCode)
+		}
+	}
+	for b.Loop() {
+		req()
+	}
+}
+
+func BenchmarkListService(b *testing.B) {
+	f := newFixture(b, profileItems)
+	svc := &queue.Service{DB: f.s.DB, Now: time.Now}
+	ctx := f.principal()
+	for b.Loop() {
+		if _, err := svc.ListQueueItems(ctx, &switchboardv1.ListQueueItemsRequest{Limit: 50}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCreateREST(b *testing.B) {
+	f := newFixture(b, profileItems)
+	c := f.s.WithKey(f.key)
+	n := 0
+	for b.Loop() {
+		n++
+		expect(b, c.Do(http.MethodPost, "/api/v2/queue", fmt.Sprintf(`{"title":"bench %d"}`, n)), http.StatusCreated)
+	}
+}
+
+func BenchmarkCreateService(b *testing.B) {
+	f := newFixture(b, profileItems)
+	svc := &queue.Service{DB: f.s.DB, Now: time.Now}
+	ctx := f.principal()
+	n := 0
+	for b.Loop() {
+		n++
+		if _, err := svc.CreateQueueItem(ctx, &switchboardv1.CreateQueueItemRequest{Title: fmt.Sprintf("bench %d", n)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The page's total, counted the way ent's Count does (COUNT of the id column)
+// and the plain way; on SQLite the first visits every row, the second only
+// an index.
+func benchCount(b *testing.B, query string) {
+	f := newFixture(b, profileItems)
+	for b.Loop() {
+		var n int
+		if err := f.s.DB.SQL.QueryRow(query, f.userID).Scan(&n); err != nil || n != profileItems {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+func BenchmarkCountEntStyle(b *testing.B) {
+	benchCount(b, "SELECT COUNT(`queue_items`.`id`) FROM `queue_items` WHERE `queue_items`.`user_id` = ?")
+}
+
+func BenchmarkCountStar(b *testing.B) {
+	benchCount(b, "SELECT COUNT(*) FROM `queue_items` WHERE `queue_items`.`user_id` = ?")
+}
+
+// TestShowSQL logs every statement one list and one create run (go test
+// ./bench -run ShowSQL -v), to see what the storage path costs in round trips.
+func TestShowSQL(t *testing.T) {
+	s := servertest.New(t)
+	acct := s.SignUp("bench")
+	if err := seedItems(context.Background(), s.DB.Client, acct.ID, 60); err != nil {
+		t.Fatal(err)
+	}
+	var stmts []string
+	logf := func(v ...any) { stmts = append(stmts, fmt.Sprint(v...)) }
+	client := ent.NewClient(ent.Driver(dialect.Debug(entsql.OpenDB(dialect.SQLite, s.DB.SQL), logf)))
+	svc := &queue.Service{DB: &db.DB{Client: client, Dialect: dialect.SQLite, SQL: s.DB.SQL}, Now: time.Now}
+	ctx := fixture{s: s, userID: acct.ID}.principal()
+	for _, call := range []struct {
+		name string
+		run  func() error
+	}{
+		{"list", func() error {
+			_, err := svc.ListQueueItems(ctx, &switchboardv1.ListQueueItemsRequest{Limit: 50})
+			return err
+		}},
+		{"create", func() error {
+			_, err := svc.CreateQueueItem(ctx, &switchboardv1.CreateQueueItemRequest{Title: "show sql"})
+			return err
+		}},
+	} {
+		stmts = nil
+		if err := call.run(); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d statements", call.name, len(stmts))
+		for _, s := range stmts {
+			t.Log("  ", s)
+		}
+	}
+}
