@@ -26,6 +26,9 @@ const Package = "switchboard.v1"
 type Binding struct {
 	Method   string // HTTP method
 	Template string // path template as written in the proto, e.g. /api/v2/keys/{id}
+	// Body is the rule's body: "" (none), "*" (the whole request) or the
+	// request field the body is decoded into.
+	Body string
 	// ResponseBody names the output field the REST answer is, when not the whole message.
 	ResponseBody string
 }
@@ -151,7 +154,7 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 }
 
 func binding(r *annotations.HttpRule) (Binding, error) {
-	b := Binding{ResponseBody: r.GetResponseBody()}
+	b := Binding{Body: r.GetBody(), ResponseBody: r.GetResponseBody()}
 	switch {
 	case r.GetGet() != "":
 		b.Method, b.Template = http.MethodGet, r.GetGet()

@@ -10,18 +10,48 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/contract"
 )
 
 // restRequests are the request messages that arrive as REST bodies.
+// restRequests is every message a REST body or query is decoded into, read
+// from the contract: the request of each binding, or the field its body names.
 func restRequests() []proto.Message {
-	return []proto.Message{
-		&switchboardv1.UpdateSettingsRequest{},
-		&switchboardv1.SetupRequest{},
-		&switchboardv1.SignupRequest{},
-		&switchboardv1.LoginRequest{},
-		&switchboardv1.CreateKeyRequest{},
-		&switchboardv1.ListUpdatesRequest{},
+	seen := map[protoreflect.FullName]bool{}
+	var out []proto.Message
+	for _, p := range contract.MustLoad().All() {
+		for _, b := range p.Bindings {
+			md := p.Descriptor.Input()
+			if b.Body != "" && b.Body != "*" {
+				md = md.Fields().ByName(protoreflect.Name(b.Body)).Message()
+			}
+			if seen[md.FullName()] {
+				continue
+			}
+			seen[md.FullName()] = true
+			mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, mt.New().Interface())
+		}
+	}
+	return out
+}
+
+func TestRESTRequestsCoverTheContract(t *testing.T) {
+	names := map[string]bool{}
+	for _, m := range restRequests() {
+		names[string(m.ProtoReflect().Descriptor().Name())] = true
+	}
+	for _, want := range []string{"UpdateSettingsRequest", "CreateQueueItemRequest", "CardInput", "ContactInput", "UpdateChecklistItemRequest", "ListActivityRequest"} {
+		if !names[want] {
+			t.Errorf("fuzzed requests lack %s", want)
+		}
 	}
 }
 
@@ -34,6 +64,10 @@ func FuzzRESTDecode(f *testing.F) {
 	f.Add([]byte(`{"email":null,"username":"ada","password":"correct horse"}`))
 	f.Add([]byte(`{"limit":"100","since":"2025-01-01","tag":"api"}`))
 	f.Add([]byte(`{"username":"\ud83c\udf89\u2028","acceptedTerms":true}`))
+	f.Add([]byte(`{"title":"Ship","priority":"urgent","metadata":"{\"cardId\":\"c1\"}","dependsOn":"x"}`))
+	f.Add([]byte(`{"title":"Card","dueDate":"2026-12-01T09:00:00Z","labels":["a","b"],"checklist":[{"text":"t","completed":true,"order":2}],"contacts":[{"contactId":"c","canDelegate":true}]}`))
+	f.Add([]byte(`{"name":"Ada","tags":["vip"],"lastInteractionAt":"2025-01-01T00:00:00Z","projectPrice":1e308}`))
+	f.Add([]byte(`{"id":"q1","status":"in_progress","action":"approve","result":"done"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, proto0 := range restRequests() {
 			m := proto0.ProtoReflect().New().Interface()
