@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,18 +172,21 @@ func TestShowSQL(t *testing.T) {
 	}
 	var stmts []string
 	logf := func(v ...any) { stmts = append(stmts, fmt.Sprint(v...)) }
-	client := ent.NewClient(ent.Driver(dialect.Debug(entsql.OpenDB(dialect.SQLite, s.DB.SQL), logf)))
-	svc := &queue.Service{DB: &db.DB{Client: client, Dialect: dialect.SQLite, SQL: s.DB.SQL}, Now: time.Now}
+	client := ent.NewClient(ent.Driver(dialect.Debug(entsql.OpenDB(s.DB.Dialect, s.DB.SQL), logf)))
+	svc := &queue.Service{DB: &db.DB{Client: client, Dialect: s.DB.Dialect, SQL: s.DB.SQL}, Now: time.Now}
 	ctx := fixture{s: s, userID: acct.ID}.principal()
 	for _, call := range []struct {
 		name string
-		run  func() error
+		// maxSQL bounds the statements (not counting begin and commit): an
+		// extra query on either hot path fails here, not silently in the bench.
+		maxSQL int
+		run    func() error
 	}{
-		{"list", func() error {
+		{"list", 2, func() error {
 			_, err := svc.ListQueueItems(ctx, &switchboardv1.ListQueueItemsRequest{Limit: 50})
 			return err
 		}},
-		{"create", func() error {
+		{"create", 7, func() error {
 			_, err := svc.CreateQueueItem(ctx, &switchboardv1.CreateQueueItemRequest{Title: "show sql"})
 			return err
 		}},
@@ -191,9 +195,16 @@ func TestShowSQL(t *testing.T) {
 		if err := call.run(); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %d statements", call.name, len(stmts))
+		sql := 0
 		for _, s := range stmts {
 			t.Log("  ", s)
+			if strings.Contains(s, ".Query: ") || strings.Contains(s, ".Exec: ") {
+				sql++
+			}
+		}
+		t.Logf("%s: %d SQL statements", call.name, sql)
+		if sql == 0 || sql > call.maxSQL {
+			t.Errorf("%s ran %d SQL statements, want 1..%d", call.name, sql, call.maxSQL)
 		}
 	}
 }

@@ -56,7 +56,10 @@ type Entry struct {
 	Summary string
 	// CardID ties the entry to a card; its activity also mirrors to linked
 	// cards of other accounts.
-	CardID   string
+	CardID string
+	// CardIsNew says the card was made in this transaction: nothing can link
+	// to it yet, so there is nothing to mirror to.
+	CardIsNew bool
 	Metadata map[string]any
 }
 
@@ -82,7 +85,7 @@ func Write(ctx context.Context, tx *ent.Tx, e Entry) error {
 	if err := create.Exec(ctx); err != nil {
 		return fmt.Errorf("activity: write %s: %w", e.Action, err)
 	}
-	if e.CardID == "" {
+	if e.CardID == "" || e.CardIsNew {
 		return nil
 	}
 	return mirror(ctx, tx, e, cat, meta)

@@ -35,32 +35,33 @@ type bridge struct {
 // linkCard finds the item's card in the documented order: (1) its cardId,
 // (2) cardId in its metadata, (3) the most recently updated card of its
 // project, (4) a new card in the active column.
-func (b bridge) linkCard(ctx context.Context, item *ent.QueueItem, meta map[string]any) (string, error) {
+func (b bridge) linkCard(ctx context.Context, item *ent.QueueItem, meta map[string]any) (id string, isNew bool, err error) {
 	mine := func(id string) (bool, error) {
 		return b.tx.Card.Query().Where(card.ID(id), card.UserID(b.userID)).Exist(ctx)
 	}
 	if item.CardID != nil {
-		return *item.CardID, nil // validated as the caller's card on create
+		return *item.CardID, false, nil // validated as the caller's card on create
 	}
 	if id, _ := meta["cardId"].(string); id != "" {
 		ok, err := mine(id)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		if ok {
-			return id, nil
+			return id, false, nil
 		}
 	}
 	if item.ProjectID != nil {
 		c, err := b.tx.Card.Query().Where(card.UserID(b.userID), card.ProjectID(*item.ProjectID)).
-			Order(ent.Desc(card.FieldUpdatedAt), ent.Desc(card.FieldID)).First(ctx)
+			Order(ent.Desc(card.FieldUpdatedAt), ent.Desc(card.FieldID)).Select(card.FieldID).First(ctx)
 		if err == nil {
-			return c.ID, nil
+			return c.ID, false, nil
 		} else if !ent.IsNotFound(err) {
-			return "", err
+			return "", false, err
 		}
 	}
-	return b.newCard(ctx, item)
+	id, err = b.newCard(ctx, item)
+	return id, true, err
 }
 
 func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error) {
@@ -76,31 +77,45 @@ func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error
 		return "", err
 	}
 	return c.ID, activity.Write(ctx, b.tx, activity.Entry{
-		UserID: b.userID, Action: "card_created", Actor: b.actor, CardID: c.ID,
+		UserID: b.userID, Action: "card_created", Actor: b.actor, CardID: c.ID, CardIsNew: true,
 		Summary: fmt.Sprintf("Created card %q for queued task", c.Title),
 	})
 }
 
 // arrive links a new item (not yet stored: its id, title, description,
 // priority, project and cardId are set) to a card and adds its checklist row.
-func (b bridge) arrive(ctx context.Context, item *ent.QueueItem, meta map[string]any) (string, error) {
-	cardID, err := b.linkCard(ctx, item, meta)
+// It answers the card and whether it was made for this item.
+func (b bridge) arrive(ctx context.Context, item *ent.QueueItem, meta map[string]any) (string, bool, error) {
+	cardID, isNew, err := b.linkCard(ctx, item, meta)
 	if err != nil {
-		return "", fmt.Errorf("bridge: link card: %w", err)
+		return "", false, fmt.Errorf("bridge: link card: %w", err)
 	}
-	if err := b.addRow(ctx, cardID, item.Title, sourceQueue, item.ID, labelQueued); err != nil {
-		return "", err
+	order := 0 // a new card's checklist is empty
+	if !isNew {
+		n, err := b.tx.ChecklistItem.Query().Where(checklistitem.CardID(cardID)).Count(ctx)
+		if err != nil {
+			return "", false, fmt.Errorf("bridge: count checklist: %w", err)
+		}
+		order = n
 	}
-	return cardID, nil
+	if err := b.insertRow(ctx, cardID, order, item.Title, sourceQueue, item.ID, labelQueued); err != nil {
+		return "", false, err
+	}
+	return cardID, isNew, nil
 }
 
+// addRow appends a row at the end of the card's checklist.
 func (b bridge) addRow(ctx context.Context, cardID, text, source, sourceID, label string) error {
 	n, err := b.tx.ChecklistItem.Query().Where(checklistitem.CardID(cardID)).Count(ctx)
 	if err != nil {
 		return fmt.Errorf("bridge: count checklist: %w", err)
 	}
+	return b.insertRow(ctx, cardID, n, text, source, sourceID, label)
+}
+
+func (b bridge) insertRow(ctx context.Context, cardID string, order int, text, source, sourceID, label string) error {
 	return b.tx.ChecklistItem.Create().SetUserID(b.userID).SetCardID(cardID).SetText(text).
-		SetOrder(int32(n)).SetSourceType(source).SetSourceID(sourceID).SetSourceLabel(label).
+		SetOrder(int32(order)).SetSourceType(source).SetSourceID(sourceID).SetSourceLabel(label).
 		SetAssigneeType("divi").Exec(ctx)
 }
 

@@ -241,7 +241,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		// The board first, so the item is inserted once, already linked.
 		draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
-		cardID, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
+		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
 		if err != nil {
 			return internal(err)
 		}
@@ -257,7 +257,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		}
 		out = it
 		return internal(activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID,
+			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew,
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
 			Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status)},
 		}))
