@@ -255,7 +255,7 @@ func TestRequired(t *testing.T) {
 		{"ApiKey", []string{"id", "label", "scopes", "prefix", "createdAt", "lastUsedAt", "expiresAt", "active"}},
 		{"ResolvedUser", []string{"id", "name", "username", "avatar", "type"}}, // reached through a map value
 		{"User", []string{"id", "username", "email", "name", "role", "avatar", "createdAt"}},
-		{"UpdateSettingsResponse", nil}, // rest_omit_absent, every field optional
+		{"UpdateSettingsResponse", nil},         // rest_omit_absent, every field optional
 		{"CreateKeyRequest", []string{"label"}}, // request: only what (switchboard.v1.required) marks
 		{"UpdateSettingsRequest", nil},
 		{"LoginRequest", []string{"password"}},

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-		"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 

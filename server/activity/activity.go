@@ -60,7 +60,7 @@ type Entry struct {
 	// CardIsNew says the card was made in this transaction: nothing can link
 	// to it yet, so there is nothing to mirror to.
 	CardIsNew bool
-	Metadata map[string]any
+	Metadata  map[string]any
 }
 
 // Write records e in tx. An action outside the table is a programming error.

@@ -1,6 +1,7 @@
 package contacts
 
 import (
+	"cmp"
 	"net/mail"
 	"slices"
 	"strings"
@@ -38,19 +39,50 @@ var textFields = []textField{
 }
 
 // edit is a validated ContactInput: what to set, what to clear, and which
-// fields the caller supplied.
+// fields the caller supplied or cleared.
 type edit struct {
 	set      map[string]any // ent field → value
 	clear    []string       // ent fields to clear
-	supplied []string       // wire names, in field order
+	supplied []string       // wire names: the supplied fields in field order, then the cleared ones
 }
 
-// parseInput validates in. On create the name is required; on update only
-// supplied fields change, and at least one must be supplied. A supplied empty
-// optional field clears it.
+// clearableField is a field clearFields may name.
+type clearableField struct{ wire, column string }
+
+// clearable are the fields clearFields may name, in field order: every
+// optional field and the tags. Tags are emptied; the others become NULL.
+var clearable = func() []clearableField {
+	var out []clearableField
+	for _, f := range textFields {
+		out = append(out, clearableField{f.wire, f.column})
+	}
+	out = append(out, clearableField{"lastInteractionAt", contact.FieldLastInteractionAt},
+		clearableField{"tags", contact.FieldTags})
+	fields := (&switchboardv1.ContactInput{}).ProtoReflect().Descriptor().Fields()
+	slices.SortFunc(out, func(a, b clearableField) int {
+		return cmp.Compare(fields.ByJSONName(a.wire).Number(), fields.ByJSONName(b.wire).Number())
+	})
+	return out
+}()
+
+func clearableNames() string {
+	names := make([]string, len(clearable))
+	for i, c := range clearable {
+		names[i] = c.wire
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseInput validates in. On create the name is required and nothing can be
+// cleared; on update only supplied fields change, the fields named in
+// clearFields are cleared, and at least one field must be supplied or
+// cleared. A supplied empty optional field clears it too.
 func parseInput(in *switchboardv1.ContactInput, create bool) (*edit, error) {
 	if in == nil {
 		in = &switchboardv1.ContactInput{}
+	}
+	if create && len(in.GetClearFields()) > 0 {
+		return nil, apperr.Invalid("clearFields is for updates only: a new contact has nothing to clear")
 	}
 	e := &edit{set: map[string]any{}}
 	switch {
@@ -109,12 +141,46 @@ func parseInput(in *switchboardv1.ContactInput, create bool) (*edit, error) {
 		e.supplied = append(e.supplied, "tags")
 	} else if len(in.GetTags()) > 0 {
 		// Only blanks were sent: say so rather than silently keep the old tags.
-		return nil, apperr.Invalid("tags must not be blank")
+		return nil, apperr.Invalid("tags must not be blank (to empty them, name tags in clearFields)")
+	}
+	if err := e.parseClears(in); err != nil {
+		return nil, err
 	}
 	if !create && len(e.supplied) == 0 {
-		return nil, apperr.Invalid("no field to update: supply at least one contact field (an empty tags list does not clear tags)")
+		return nil, apperr.Invalid("no field to update: supply a contact field, or name the fields to clear " +
+			"in clearFields (an empty tags list counts as none)")
 	}
 	return e, nil
+}
+
+// parseClears adds the fields clearFields names to the edit. A name must be a
+// clearable field's wire name and not supplied in the same input (e.supplied
+// holds the supplied ones so far); duplicates are harmless.
+func (e *edit) parseClears(in *switchboardv1.ContactInput) error {
+	named := map[string]bool{}
+	for _, name := range in.GetClearFields() {
+		switch {
+		case name == "name":
+			return apperr.Invalid("clearFields: name cannot be cleared (it is required); clearable fields: %s", clearableNames())
+		case !slices.ContainsFunc(clearable, func(c clearableField) bool { return c.wire == name }):
+			return apperr.Invalid("clearFields: unknown field %q; clearable fields: %s", name, clearableNames())
+		case slices.Contains(e.supplied, name) || (name == "tags" && len(in.GetTags()) > 0):
+			return apperr.Invalid("clearFields: %s is both set and cleared", name)
+		}
+		named[name] = true
+	}
+	for _, c := range clearable {
+		if !named[c.wire] {
+			continue
+		}
+		if c.column == contact.FieldTags {
+			e.set[c.column] = []string{}
+		} else {
+			e.clear = append(e.clear, c.column)
+		}
+		e.supplied = append(e.supplied, c.wire)
+	}
+	return nil
 }
 
 // apply writes the edit into a create or update mutation.

@@ -14,15 +14,26 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// validateInput checks a CardInput before anything is read or written. On
-// create the title is required; on update at least one field must be supplied.
-func validateInput(in *switchboardv1.CardInput, create bool) error {
+// validateInput checks a CardInput before anything is read or written, and
+// answers the fields its clearFields names. On create the title is required
+// and nothing can be cleared; on update at least one field must be supplied or
+// cleared.
+func validateInput(in *switchboardv1.CardInput, create bool) (clears, error) {
 	if create && strings.TrimSpace(in.GetTitle()) == "" {
-		return apperr.Invalid("title is required")
+		return nil, apperr.Invalid("title is required")
 	}
 	if !create && !supplied(in) {
-		return apperr.Invalid("no card field supplied: send at least one field to change")
+		return nil, apperr.Invalid("no card field supplied: send a field to change, or name the fields to clear " +
+			"in clearFields (an empty list counts as none)")
 	}
+	cl, err := parseClears(in, create)
+	if err != nil {
+		return nil, err
+	}
+	return cl, validateFields(in, create)
+}
+
+func validateFields(in *switchboardv1.CardInput, create bool) error {
 	if in.Title != nil && strings.TrimSpace(in.GetTitle()) == "" {
 		return apperr.Invalid("title must not be empty")
 	}
@@ -60,6 +71,71 @@ func validateInput(in *switchboardv1.CardInput, create bool) error {
 		return err
 	}
 	return validateContacts(in.GetContacts())
+}
+
+// clears are the CardInput fields (proto names, which are also the ent
+// fields) that an update empties, by name.
+type clears map[protoreflect.Name]protoreflect.FieldDescriptor
+
+// notClearable are the CardInput fields clearFields may not name, and why.
+var notClearable = map[protoreflect.Name]string{
+	"title":       "it is required",
+	"status":      "it always has a value",
+	"priority":    "it always has a value",
+	"assignee":    "it always has a value",
+	"order":       "it always has a value",
+	"is_archived": "it always has a value",
+}
+
+const clearFieldsName protoreflect.Name = "clear_fields"
+
+// clearable maps the JSON name of each field clearFields may name to its
+// descriptor: every CardInput field but clearFields and notClearable.
+// clearableNames lists them in field order, for messages.
+var clearable, clearableNames = func() (map[string]protoreflect.FieldDescriptor, string) {
+	out := map[string]protoreflect.FieldDescriptor{}
+	var names []string
+	fds := (&switchboardv1.CardInput{}).ProtoReflect().Descriptor().Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		if fd.Name() == clearFieldsName || notClearable[fd.Name()] != "" {
+			continue
+		}
+		out[fd.JSONName()] = fd
+		names = append(names, fd.JSONName())
+	}
+	return out, strings.Join(names, ", ")
+}()
+
+// parseClears reads clearFields. A name must be a clearable field's JSON name,
+// not supplied with a value in the same input; duplicates are harmless.
+func parseClears(in *switchboardv1.CardInput, create bool) (clears, error) {
+	names := in.GetClearFields()
+	if len(names) == 0 {
+		return nil, nil
+	}
+	if create {
+		return nil, apperr.Invalid("clearFields is for updates only: a new card has nothing to clear")
+	}
+	m := in.ProtoReflect()
+	out := clears{}
+	for _, name := range names {
+		fd := clearable[name]
+		if fd == nil {
+			fields := m.Descriptor().Fields()
+			if other := fields.ByJSONName(name); other != nil && notClearable[other.Name()] != "" {
+				return nil, apperr.Invalid("clearFields: %s cannot be cleared (%s); clearable fields: %s",
+					name, notClearable[other.Name()], clearableNames)
+			}
+			return nil, apperr.Invalid("clearFields: unknown field %q; clearable fields: %s", name, clearableNames)
+		}
+		// A list is present only when it has elements.
+		if m.Has(fd) {
+			return nil, apperr.Invalid("clearFields: %s is both set and cleared", name)
+		}
+		out[fd.Name()] = fd
+	}
+	return out, nil
 }
 
 // supplied reports whether the input carries any field at all.
@@ -118,9 +194,10 @@ func involvement(c *switchboardv1.CardContactInput) string {
 }
 
 // applyInput sets the supplied scalar fields of a validated CardInput on a
-// card mutation (create or update). An empty string clears an optional text
-// field on update. The lists (labels, checklist, contacts) are the caller's.
-func applyInput(m *ent.CardMutation, in *switchboardv1.CardInput) error {
+// card mutation (create or update), and the labels. An empty string clears an
+// optional text field on update, and so does naming a field in clearFields
+// (cl, update only). The checklist and contacts are the caller's.
+func applyInput(m *ent.CardMutation, in *switchboardv1.CardInput, cl clears) error {
 	var err error
 	in.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if !fd.IsList() {
@@ -128,10 +205,24 @@ func applyInput(m *ent.CardMutation, in *switchboardv1.CardInput) error {
 		}
 		return err == nil
 	})
+	if err != nil {
+		return err
+	}
 	if l := in.GetLabels(); len(l) > 0 {
 		m.SetLabels(l)
 	}
-	return err
+	for name, fd := range cl {
+		switch {
+		case name == card.FieldLabels:
+			m.SetLabels([]string{})
+		case fd.IsList(): // checklist, contacts: the caller's
+		default:
+			if err := m.ClearField(string(name)); err != nil {
+				return fmt.Errorf("kanban: clear CardInput.%s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // applyField maps one CardInput field onto the ent field of the same name. A

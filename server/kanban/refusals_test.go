@@ -89,6 +89,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 	id := existing["id"].(string)
 	item := existing["checklist"].([]any)[0].(map[string]any)["id"].(string)
 	ct := b.contact(t, b.ann.ID, "Ada", nil)
+	const noField = "no card field supplied: send a field to change, or name the fields to clear in clearFields (an empty list counts as none)"
 
 	cases := []struct {
 		name, method, path, body, want string
@@ -119,7 +120,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"update blank title", "PUT", "/api/v2/kanban/" + id, `{"title":""}`, "title must not be empty"},
 		{"update unknown field", "PUT", "/api/v2/kanban/" + id, `{"title":"renamed","bogus":true}`, ""},
 		{"update malformed", "PUT", "/api/v2/kanban/" + id, `{"title":`, ""},
-		{"update nothing", "PUT", "/api/v2/kanban/" + id, `{}`, "no card field supplied: send at least one field to change"},
+		{"update nothing", "PUT", "/api/v2/kanban/" + id, `{}`, noField},
+		{"update empty lists only", "PUT", "/api/v2/kanban/" + id, `{"labels":[],"checklist":[],"contacts":[],"clearFields":[]}`, noField},
 		{"update checklist twice", "PUT", "/api/v2/kanban/" + id, `{"checklist":[{"id":"` + item + `","text":"a"},{"id":"` + item + `","text":"b"}]}`, ""},
 		{"patch nothing", "PATCH", itemPath(id, item), `{}`, "nothing to change: send text, completed or order"},
 		{"patch unknown field", "PATCH", itemPath(id, item), `{"completed":true,"checked":true}`, ""},

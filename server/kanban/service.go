@@ -209,7 +209,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 	if in == nil {
 		in = &switchboardv1.CardInput{}
 	}
-	if err := validateInput(in, true); err != nil {
+	if _, err := validateInput(in, true); err != nil {
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
@@ -223,7 +223,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 		}
 		now := s.now()
 		create := tx.Card.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now).SetLastActivityAt(now)
-		if err := applyInput(create.Mutation(), in); err != nil {
+		if err := applyInput(create.Mutation(), in, nil); err != nil {
 			return err
 		}
 		status := string(card.DefaultStatus)

@@ -15,9 +15,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// UpdateCard changes the supplied fields. A supplied checklist or contacts list
-// replaces the card's; a status change moves the card to the end of its new
-// column unless an order is supplied too.
+// UpdateCard changes the supplied fields and clears those named in
+// clearFields. A supplied checklist or contacts list replaces the card's; a
+// status change moves the card to the end of its new column unless an order is
+// supplied too.
 func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardRequest) (*switchboardv1.UpdateCardResponse, error) {
 	p, err := auth.MustPrincipal(ctx)
 	if err != nil {
@@ -27,13 +28,14 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 	if in == nil {
 		in = &switchboardv1.CardInput{}
 	}
-	if err := validateInput(in, false); err != nil {
+	cl, err := validateInput(in, false)
+	if err != nil {
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
 	err = s.inTx(ctx, func(tx *ent.Tx) error {
 		var err error
-		out, err = s.updateCard(ctx, tx, p, req.GetId(), in)
+		out, err = s.updateCard(ctx, tx, p, req.GetId(), in, cl)
 		return err
 	})
 	if errors.Is(err, errNoChange) {
@@ -46,8 +48,9 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 }
 
 // updateCard answers the card as updated, or the card as it was together with
-// errNoChange when the input matches it.
-func (s *Service) updateCard(ctx context.Context, tx *ent.Tx, p *auth.Principal, id string, in *switchboardv1.CardInput) (*switchboardv1.KanbanCardDetail, error) {
+// errNoChange when the input matches it (clearing what is already empty
+// changes nothing).
+func (s *Service) updateCard(ctx context.Context, tx *ent.Tx, p *auth.Principal, id string, in *switchboardv1.CardInput, cl clears) (*switchboardv1.KanbanCardDetail, error) {
 	if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
 		return nil, err
 	}
@@ -61,7 +64,7 @@ func (s *Service) updateCard(ctx context.Context, tx *ent.Tx, p *auth.Principal,
 	}
 	now := s.now()
 	upd := tx.Card.UpdateOne(before)
-	if err := applyInput(upd.Mutation(), in); err != nil {
+	if err := applyInput(upd.Mutation(), in, cl); err != nil {
 		return nil, err
 	}
 	moved := in.Status != nil && in.GetStatus() != string(before.Status)
@@ -70,20 +73,23 @@ func (s *Service) updateCard(ctx context.Context, tx *ent.Tx, p *auth.Principal,
 			return nil, err
 		}
 	}
+	// A cleared list is replaced by an empty one (parseClears refused a
+	// non-empty list named in clearFields).
 	var ch checklistChange
-	if len(in.GetChecklist()) > 0 {
+	if len(in.GetChecklist()) > 0 || cl["checklist"] != nil {
 		if ch, err = replaceChecklist(ctx, tx, before, before.Edges.ChecklistItems, in.GetChecklist(), now); err != nil {
 			return nil, err
 		}
 	}
 	contactsChanged := false
-	if len(in.GetContacts()) > 0 {
+	if len(in.GetContacts()) > 0 || cl["contacts"] != nil {
 		if contactsChanged, err = replaceContacts(ctx, tx, before, before.Edges.CardContacts, in.GetContacts(), contacts, now); err != nil {
 			return nil, err
 		}
 	}
 	// An explicit status in the same request is the caller's decision; the
-	// rule only fills the gap.
+	// rule only fills the gap. A cleared checklist leaves no item to close, so
+	// it never completes the card.
 	autoDone := in.Status == nil && len(in.GetChecklist()) > 0 &&
 		AutoCompletes(string(before.Status), items(before.Edges.ChecklistItems), ch.items)
 	if autoDone {

@@ -119,7 +119,6 @@ func (b bridge) insertRow(ctx context.Context, cardID string, order int, text, s
 		SetAssigneeType("divi").Exec(ctx)
 }
 
-
 // move updates the board for a queue event.
 func (b bridge) move(ctx context.Context, item *ent.QueueItem, ev Event) error {
 	if item.CardID == nil || ev == EventNone {

@@ -90,5 +90,7 @@ func EventOf(to string) Event {
 }
 
 // Confirm messages (RULINGS "Queue").
-func approvedMessage(title string) string { return fmt.Sprintf("%q approved and added to queue", title) }
+func approvedMessage(title string) string {
+	return fmt.Sprintf("%q approved and added to queue", title)
+}
 func rejectedMessage(title string) string { return fmt.Sprintf("%q rejected and removed", title) }

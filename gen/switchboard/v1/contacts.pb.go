@@ -777,7 +777,8 @@ func (x *CardBrief) GetDueDate() *timestamppb.Timestamp {
 	return nil
 }
 
-// ContactInput is every writable contact field; on update only supplied fields change.
+// ContactInput is every writable contact field; on update only supplied fields
+// change, and the fields named in clear_fields are cleared.
 type ContactInput struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	Name                *string                `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
@@ -793,8 +794,17 @@ type ContactInput struct {
 	PlatformUserStatus  *string                `protobuf:"bytes,11,opt,name=platform_user_status,json=platformUserStatus,proto3,oneof" json:"platform_user_status,omitempty"`
 	LastInteractionAt   *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_interaction_at,json=lastInteractionAt,proto3,oneof" json:"last_interaction_at,omitempty"`
 	LastInteractionType *string                `protobuf:"bytes,13,opt,name=last_interaction_type,json=lastInteractionType,proto3,oneof" json:"last_interaction_type,omitempty"`
-	// Replaces the contact's tags when non-empty on update.
-	Tags          []string `protobuf:"bytes,14,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Replaces the contact's tags when non-empty on update (an empty list is the
+	// same as none: to empty them, name tags in clearFields).
+	Tags []string `protobuf:"bytes,14,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Update only: the JSON names of fields to clear. An optional field becomes
+	// absent (null), tags becomes empty. Allowed: email, phone, company, role,
+	// preferredChannel, notes, source, enrichedData, platformUserId,
+	// platformUserStatus, lastInteractionAt, lastInteractionType, tags. Any
+	// other name (name, an unknown one), a field also supplied in the same
+	// request, or a non-empty list on create is refused (400). Duplicates are
+	// allowed.
+	ClearFields   []string `protobuf:"bytes,15,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -923,6 +933,13 @@ func (x *ContactInput) GetLastInteractionType() string {
 func (x *ContactInput) GetTags() []string {
 	if x != nil {
 		return x.Tags
+	}
+	return nil
+}
+
+func (x *ContactInput) GetClearFields() []string {
+	if x != nil {
+		return x.ClearFields
 	}
 	return nil
 }
@@ -1531,7 +1548,7 @@ const file_switchboard_v1_contacts_proto_rawDesc = "" +
 	"\bpriority\x18\x04 \x01(\tR\bpriority\x12\x1a\n" +
 	"\bassignee\x18\x05 \x01(\tR\bassignee\x12:\n" +
 	"\bdue_date\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\adueDate\x88\x01\x01B\v\n" +
-	"\t_due_date\"\xfc\x05\n" +
+	"\t_due_date\"\x9f\x06\n" +
 	"\fContactInput\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x19\n" +
 	"\x05email\x18\x02 \x01(\tH\x01R\x05email\x88\x01\x01\x12\x19\n" +
@@ -1548,7 +1565,8 @@ const file_switchboard_v1_contacts_proto_rawDesc = "" +
 	"R\x12platformUserStatus\x88\x01\x01\x12O\n" +
 	"\x13last_interaction_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\vR\x11lastInteractionAt\x88\x01\x01\x127\n" +
 	"\x15last_interaction_type\x18\r \x01(\tH\fR\x13lastInteractionType\x88\x01\x01\x12\x12\n" +
-	"\x04tags\x18\x0e \x03(\tR\x04tagsB\a\n" +
+	"\x04tags\x18\x0e \x03(\tR\x04tags\x12!\n" +
+	"\fclear_fields\x18\x0f \x03(\tR\vclearFieldsB\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_emailB\b\n" +
 	"\x06_phoneB\n" +

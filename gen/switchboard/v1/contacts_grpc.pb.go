@@ -38,7 +38,7 @@ type ContactServiceClient interface {
 	GetContact(ctx context.Context, in *GetContactRequest, opts ...grpc.CallOption) (*GetContactResponse, error)
 	// CreateContact adds a contact.
 	CreateContact(ctx context.Context, in *CreateContactRequest, opts ...grpc.CallOption) (*CreateContactResponse, error)
-	// UpdateContact changes the supplied fields.
+	// UpdateContact changes the supplied fields and clears those named in clearFields.
 	UpdateContact(ctx context.Context, in *UpdateContactRequest, opts ...grpc.CallOption) (*UpdateContactResponse, error)
 	// DeleteContact removes a contact and its card links.
 	DeleteContact(ctx context.Context, in *DeleteContactRequest, opts ...grpc.CallOption) (*DeleteContactResponse, error)
@@ -114,7 +114,7 @@ type ContactServiceServer interface {
 	GetContact(context.Context, *GetContactRequest) (*GetContactResponse, error)
 	// CreateContact adds a contact.
 	CreateContact(context.Context, *CreateContactRequest) (*CreateContactResponse, error)
-	// UpdateContact changes the supplied fields.
+	// UpdateContact changes the supplied fields and clears those named in clearFields.
 	UpdateContact(context.Context, *UpdateContactRequest) (*UpdateContactResponse, error)
 	// DeleteContact removes a contact and its card links.
 	DeleteContact(context.Context, *DeleteContactRequest) (*DeleteContactResponse, error)

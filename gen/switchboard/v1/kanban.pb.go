@@ -1504,7 +1504,8 @@ func (x *ContactProfile) GetTags() []string {
 	return nil
 }
 
-// CardInput is every writable card field; on update only supplied fields change.
+// CardInput is every writable card field; on update only supplied fields
+// change, and the fields named in clear_fields are cleared.
 type CardInput struct {
 	state                 protoimpl.MessageState `protogen:"open.v1"`
 	Title                 *string                `protobuf:"bytes,1,opt,name=title,proto3,oneof" json:"title,omitempty"`
@@ -1534,12 +1535,28 @@ type CardInput struct {
 	PriorityScore         *int32                 `protobuf:"varint,25,opt,name=priority_score,json=priorityScore,proto3,oneof" json:"priority_score,omitempty"`
 	StartDate             *timestamppb.Timestamp `protobuf:"bytes,26,opt,name=start_date,json=startDate,proto3,oneof" json:"start_date,omitempty"`
 	IsArchived            *bool                  `protobuf:"varint,27,opt,name=is_archived,json=isArchived,proto3,oneof" json:"is_archived,omitempty"`
-	// Replaces the card's labels when non-empty on update.
+	// Replaces the card's labels when non-empty on update (an empty list is the
+	// same as none: to empty them, name labels in clearFields).
 	Labels []string `protobuf:"bytes,28,rep,name=labels,proto3" json:"labels,omitempty"`
-	// Replaces the card's checklist when non-empty on update; entries with an id keep it and their source fields.
+	// Replaces the card's checklist when non-empty on update; entries with an id
+	// keep it and their source fields. To remove every item, name checklist in
+	// clearFields.
 	Checklist []*ChecklistItemInput `protobuf:"bytes,29,rep,name=checklist,proto3" json:"checklist,omitempty"`
-	// Replaces the card's contacts when non-empty on update.
-	Contacts      []*CardContactInput `protobuf:"bytes,30,rep,name=contacts,proto3" json:"contacts,omitempty"`
+	// Replaces the card's contacts when non-empty on update. To remove every
+	// link, name contacts in clearFields.
+	Contacts []*CardContactInput `protobuf:"bytes,30,rep,name=contacts,proto3" json:"contacts,omitempty"`
+	// Update only: the JSON names of fields to clear. An optional field becomes
+	// absent (null), labels becomes empty, checklist loses every item (which
+	// never auto-completes the card), contacts loses every link. Allowed:
+	// description, dueDate, summary, brief, assigneeUserId, assigneeAgentId,
+	// assignedById, reminderOffsetMinutes, projectId, workspaceId, parentCardId,
+	// cardRole, projectTaskKey, sourceChannel, paymentStatus, projectPrice,
+	// cardType, coverColor, coverImageUrl, priorityScore, startDate, labels,
+	// checklist, contacts. Any other name (title, status, priority, assignee,
+	// order, isArchived, an unknown one), a field also supplied in the same
+	// request, or a non-empty list on create is refused (400). Duplicates are
+	// allowed.
+	ClearFields   []string `protobuf:"bytes,31,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1780,6 +1797,13 @@ func (x *CardInput) GetChecklist() []*ChecklistItemInput {
 func (x *CardInput) GetContacts() []*CardContactInput {
 	if x != nil {
 		return x.Contacts
+	}
+	return nil
+}
+
+func (x *CardInput) GetClearFields() []string {
+	if x != nil {
+		return x.ClearFields
 	}
 	return nil
 }
@@ -3078,7 +3102,7 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\n" +
 	"\b_companyB\b\n" +
 	"\x06_phoneB\a\n" +
-	"\x05_role\"\xa6\r\n" +
+	"\x05_role\"\xc9\r\n" +
 	"\tCardInput\x12\x19\n" +
 	"\x05title\x18\x01 \x01(\tH\x00R\x05title\x88\x01\x01\x12%\n" +
 	"\vdescription\x18\x02 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x1b\n" +
@@ -3115,7 +3139,8 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"isArchived\x88\x01\x01\x12\x16\n" +
 	"\x06labels\x18\x1c \x03(\tR\x06labels\x12@\n" +
 	"\tchecklist\x18\x1d \x03(\v2\".switchboard.v1.ChecklistItemInputR\tchecklist\x12<\n" +
-	"\bcontacts\x18\x1e \x03(\v2 .switchboard.v1.CardContactInputR\bcontactsB\b\n" +
+	"\bcontacts\x18\x1e \x03(\v2 .switchboard.v1.CardContactInputR\bcontacts\x12!\n" +
+	"\fclear_fields\x18\x1f \x03(\tR\vclearFieldsB\b\n" +
 	"\x06_titleB\x0e\n" +
 	"\f_descriptionB\t\n" +
 	"\a_statusB\v\n" +

@@ -40,7 +40,7 @@ type KanbanServiceClient interface {
 	GetCard(ctx context.Context, in *GetCardRequest, opts ...grpc.CallOption) (*GetCardResponse, error)
 	// CreateCard adds a card at the end of its column.
 	CreateCard(ctx context.Context, in *CreateCardRequest, opts ...grpc.CallOption) (*CreateCardResponse, error)
-	// UpdateCard changes the supplied fields.
+	// UpdateCard changes the supplied fields and clears those named in clearFields.
 	UpdateCard(ctx context.Context, in *UpdateCardRequest, opts ...grpc.CallOption) (*UpdateCardResponse, error)
 	// DeleteCard removes a card with its checklist and contact links.
 	DeleteCard(ctx context.Context, in *DeleteCardRequest, opts ...grpc.CallOption) (*DeleteCardResponse, error)
@@ -140,7 +140,7 @@ type KanbanServiceServer interface {
 	GetCard(context.Context, *GetCardRequest) (*GetCardResponse, error)
 	// CreateCard adds a card at the end of its column.
 	CreateCard(context.Context, *CreateCardRequest) (*CreateCardResponse, error)
-	// UpdateCard changes the supplied fields.
+	// UpdateCard changes the supplied fields and clears those named in clearFields.
 	UpdateCard(context.Context, *UpdateCardRequest) (*UpdateCardResponse, error)
 	// DeleteCard removes a card with its checklist and contact links.
 	DeleteCard(context.Context, *DeleteCardRequest) (*DeleteCardResponse, error)

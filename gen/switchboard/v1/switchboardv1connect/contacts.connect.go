@@ -58,7 +58,7 @@ type ContactServiceClient interface {
 	GetContact(context.Context, *v1.GetContactRequest) (*v1.GetContactResponse, error)
 	// CreateContact adds a contact.
 	CreateContact(context.Context, *v1.CreateContactRequest) (*v1.CreateContactResponse, error)
-	// UpdateContact changes the supplied fields.
+	// UpdateContact changes the supplied fields and clears those named in clearFields.
 	UpdateContact(context.Context, *v1.UpdateContactRequest) (*v1.UpdateContactResponse, error)
 	// DeleteContact removes a contact and its card links.
 	DeleteContact(context.Context, *v1.DeleteContactRequest) (*v1.DeleteContactResponse, error)
@@ -170,7 +170,7 @@ type ContactServiceHandler interface {
 	GetContact(context.Context, *v1.GetContactRequest) (*v1.GetContactResponse, error)
 	// CreateContact adds a contact.
 	CreateContact(context.Context, *v1.CreateContactRequest) (*v1.CreateContactResponse, error)
-	// UpdateContact changes the supplied fields.
+	// UpdateContact changes the supplied fields and clears those named in clearFields.
 	UpdateContact(context.Context, *v1.UpdateContactRequest) (*v1.UpdateContactResponse, error)
 	// DeleteContact removes a contact and its card links.
 	DeleteContact(context.Context, *v1.DeleteContactRequest) (*v1.DeleteContactResponse, error)

@@ -62,7 +62,7 @@ type KanbanServiceClient interface {
 	GetCard(context.Context, *v1.GetCardRequest) (*v1.GetCardResponse, error)
 	// CreateCard adds a card at the end of its column.
 	CreateCard(context.Context, *v1.CreateCardRequest) (*v1.CreateCardResponse, error)
-	// UpdateCard changes the supplied fields.
+	// UpdateCard changes the supplied fields and clears those named in clearFields.
 	UpdateCard(context.Context, *v1.UpdateCardRequest) (*v1.UpdateCardResponse, error)
 	// DeleteCard removes a card with its checklist and contact links.
 	DeleteCard(context.Context, *v1.DeleteCardRequest) (*v1.DeleteCardResponse, error)
@@ -210,7 +210,7 @@ type KanbanServiceHandler interface {
 	GetCard(context.Context, *v1.GetCardRequest) (*v1.GetCardResponse, error)
 	// CreateCard adds a card at the end of its column.
 	CreateCard(context.Context, *v1.CreateCardRequest) (*v1.CreateCardResponse, error)
-	// UpdateCard changes the supplied fields.
+	// UpdateCard changes the supplied fields and clears those named in clearFields.
 	UpdateCard(context.Context, *v1.UpdateCardRequest) (*v1.UpdateCardResponse, error)
 	// DeleteCard removes a card with its checklist and contact links.
 	DeleteCard(context.Context, *v1.DeleteCardRequest) (*v1.DeleteCardResponse, error)
