@@ -115,6 +115,23 @@ func redact(dsn string) string {
 // Redact hides a password in a DSN for logs.
 func Redact(dsn string) string { return redact(dsn) }
 
+// InTx runs fn in a transaction and commits when fn succeeds; any error rolls
+// every write back and is returned as fn gave it, so typed errors survive.
+func (d *DB) InTx(ctx context.Context, fn func(*ent.Tx) error) error {
+	tx, err := d.Tx(ctx)
+	if err != nil {
+		return fmt.Errorf("db: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("db: commit: %w", err)
+	}
+	return nil
+}
+
 // Serialize takes a transaction-scoped lock named by key, for the rare
 // check-then-insert that no unique index can guard (such as "only one owner").
 // SQLite needs nothing: write transactions are IMMEDIATE, so they already queue.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -115,6 +117,15 @@ func TooLarge(format string, args ...any) *Error { return newf(KindTooLarge, for
 // RateLimited reports a caller over its limit.
 func RateLimited(retryAfter time.Duration) *Error {
 	return &Error{Kind: KindRateLimited, Message: "rate limit exceeded; retry later", RetryAfter: retryAfter}
+}
+
+// OneOf refuses a value outside an enumerated set (RULINGS "Wire values":
+// enumerations are validated strings), naming the allowed values.
+func OneOf(field, value string, allowed []string) error {
+	if slices.Contains(allowed, value) {
+		return nil
+	}
+	return Invalid("%s %q is not one of %s", field, value, strings.Join(allowed, ", "))
 }
 
 // Internal wraps an unexpected failure; clients see only "internal error".

@@ -118,7 +118,7 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 		return nil, err
 	}
 	var d *switchboardv1.ContactDetail
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		now := s.now()
 		create := tx.Contact.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now)
 		if err := e.apply(create.Mutation()); err != nil {
@@ -154,7 +154,7 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 		return nil, err
 	}
 	var d *switchboardv1.ContactDetail
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		if _, err := find(ctx, tx.Client(), p.UserID, req.GetId()); err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteCo
 		return nil, err
 	}
 	var d *switchboardv1.ContactDetail
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		c, err := find(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -218,22 +218,6 @@ func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteCo
 		return nil, err
 	}
 	return &switchboardv1.DeleteContactResponse{Contact: d}, nil
-}
-
-// inTx runs fn in a transaction, committing only when it succeeds.
-func (s *Service) inTx(ctx context.Context, fn func(*ent.Tx) error) error {
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return apperr.Internal(err)
-	}
-	return nil
 }
 
 // find loads one of the caller's contacts; another account's id is not found.

@@ -190,7 +190,7 @@ func (s *Service) UpdateChecklistItem(ctx context.Context, req *switchboardv1.Up
 		return nil, apperr.Invalid("order must not be negative")
 	}
 	res := &switchboardv1.UpdateChecklistItemResponse{}
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		var err error
 		res.Item, res.CardCompleted, err = s.updateItem(ctx, tx, p, req)
 		return err

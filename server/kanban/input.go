@@ -43,7 +43,7 @@ func validateFields(in *switchboardv1.CardInput, create bool) error {
 		allowed []string
 	}{{"status", in.Status, Statuses}, {"priority", in.Priority, Priorities}, {"assignee", in.Assignee, Assignees}} {
 		if e.value != nil {
-			if err := checkEnum(e.name, *e.value, e.allowed); err != nil {
+			if err := apperr.OneOf(e.name, *e.value, e.allowed); err != nil {
 				return err
 			}
 		}

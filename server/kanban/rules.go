@@ -2,9 +2,6 @@ package kanban
 
 import (
 	"slices"
-	"strings"
-
-	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 // The board's vocabulary (document 1, "KanbanCard"). Statuses are listed in
@@ -25,13 +22,6 @@ const (
 )
 
 // checkEnum refuses a value outside allowed, naming the allowed values.
-func checkEnum(field, value string, allowed []string) error {
-	if slices.Contains(allowed, value) {
-		return nil
-	}
-	return apperr.Invalid("%s %q is not one of %s", field, value, strings.Join(allowed, ", "))
-}
-
 // Item is what the checklist rules need of a checklist item.
 type Item struct {
 	Completed  bool

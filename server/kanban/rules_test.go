@@ -83,12 +83,12 @@ func TestPendingReviewRule(t *testing.T) {
 func TestCheckEnum(t *testing.T) {
 	t.Parallel()
 	for _, v := range Statuses {
-		if err := checkEnum("status", v, Statuses); err != nil {
+		if err := apperr.OneOf("status", v, Statuses); err != nil {
 			t.Errorf("%s refused: %v", v, err)
 		}
 	}
 	for _, v := range []string{"", "Active", "done", " active"} {
-		err := checkEnum("status", v, Statuses)
+		err := apperr.OneOf("status", v, Statuses)
 		if e := apperr.From(err); err == nil || e.Kind != apperr.KindInvalid {
 			t.Errorf("%q accepted: %v", v, err)
 		}

@@ -49,25 +49,6 @@ func (s *Service) now() time.Time {
 // rolled back, so a no-op PUT neither bumps updatedAt nor writes activity.
 var errNoChange = errors.New("kanban: nothing changed")
 
-// inTx runs fn in a transaction; any error rolls everything back.
-func (s *Service) inTx(ctx context.Context, fn func(*ent.Tx) error) error {
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		if errors.Is(err, errNoChange) {
-			return err
-		}
-		return apperr.From(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return apperr.Internal(err)
-	}
-	return nil
-}
-
 // lockColumns serialises writers that place cards at the end of a column, so
 // two concurrent creates do not take the same position (PostgreSQL; SQLite
 // write transactions already queue).
@@ -116,7 +97,7 @@ func byColumn(s *entsql.Selector) {
 // column). The queue bridge uses it for the cards it creates.
 func EndOfColumn(ctx context.Context, tx *ent.Tx, userID, status string) (int, error) {
 	last, err := tx.Card.Query().Where(card.UserID(userID), card.StatusEQ(card.Status(status))).
-		Order(ent.Desc(card.FieldOrder)).First(ctx)
+		Order(ent.Desc(card.FieldOrder)).Select(card.FieldOrder).First(ctx)
 	if ent.IsNotFound(err) {
 		return 0, nil
 	} else if err != nil {
@@ -159,19 +140,19 @@ func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsReq
 func listFilters(userID string, req *switchboardv1.ListCardsRequest) ([]predicate.Card, error) {
 	where := []predicate.Card{card.UserID(userID)}
 	if v := req.GetStatus(); v != "" {
-		if err := checkEnum("status", v, Statuses); err != nil {
+		if err := apperr.OneOf("status", v, Statuses); err != nil {
 			return nil, err
 		}
 		where = append(where, card.StatusEQ(card.Status(v)))
 	}
 	if v := req.GetPriority(); v != "" {
-		if err := checkEnum("priority", v, Priorities); err != nil {
+		if err := apperr.OneOf("priority", v, Priorities); err != nil {
 			return nil, err
 		}
 		where = append(where, card.PriorityEQ(card.Priority(v)))
 	}
 	if v := req.GetAssignee(); v != "" {
-		if err := checkEnum("assignee", v, Assignees); err != nil {
+		if err := apperr.OneOf("assignee", v, Assignees); err != nil {
 			return nil, err
 		}
 		where = append(where, card.AssigneeEQ(card.Assignee(v)))
@@ -213,7 +194,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
 			return err
 		}
@@ -278,7 +259,7 @@ func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardR
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		c, err := getCard(ctx, tx.Card, p.UserID, req.GetId())
 		if err != nil {
 			return err

@@ -33,7 +33,7 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		var err error
 		out, err = s.updateCard(ctx, tx, p, req.GetId(), in, cl)
 		return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
 // The statuses of an item (document 1, "Queue item status"; RULINGS "Queue").
@@ -21,8 +23,9 @@ var Statuses = []string{PendingConfirmation, Ready, InProgress, DoneToday, Block
 
 // Types and Priorities are the other enumerated values of an item.
 var (
-	Types      = []string{"task", "notification", "reminder", "agent_suggestion"}
-	Priorities = []string{"low", "medium", "high", "urgent"}
+	Types = []string{"task", "notification", "reminder", "agent_suggestion"}
+	// Priorities are the card priorities: the bridge gives a new card its item's.
+	Priorities = kanban.Priorities
 )
 
 // transitions is the complete table of RULINGS "Queue".

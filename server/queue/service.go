@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,23 +42,6 @@ const defaultAssistant = "assistant"
 type Service struct {
 	DB  *db.DB
 	Now func() time.Time
-}
-
-// inTx runs fn in a transaction: every side effect commits with the change or
-// none does.
-func (s *Service) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return apperr.Internal(err)
-	}
-	return nil
 }
 
 // internal wraps a storage error; typed errors pass through.
@@ -106,13 +88,6 @@ func validMeta(raw *string) error {
 	return nil
 }
 
-func oneOf(field, v string, allowed []string) error {
-	if !slices.Contains(allowed, v) {
-		return apperr.Invalid("%s must be one of %s, not %q", field, strings.Join(allowed, ", "), v)
-	}
-	return nil
-}
-
 func cleanTitle(t string) (string, error) {
 	t = strings.TrimSpace(t)
 	if t == "" || utf8.RuneCountInString(t) > maxTitle {
@@ -146,19 +121,19 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	}
 	where := []predicate.QueueItem{queueitem.UserID(p.UserID)}
 	if v := req.GetStatus(); v != "" {
-		if err := oneOf("status", v, Statuses); err != nil {
+		if err := apperr.OneOf("status", v, Statuses); err != nil {
 			return nil, err
 		}
 		where = append(where, queueitem.StatusEQ(queueitem.Status(v)))
 	}
 	if v := req.GetPriority(); v != "" {
-		if err := oneOf("priority", v, Priorities); err != nil {
+		if err := apperr.OneOf("priority", v, Priorities); err != nil {
 			return nil, err
 		}
 		where = append(where, queueitem.PriorityEQ(queueitem.Priority(v)))
 	}
 	if v := req.GetType(); v != "" {
-		if err := oneOf("type", v, Types); err != nil {
+		if err := apperr.OneOf("type", v, Types); err != nil {
 			return nil, err
 		}
 		where = append(where, queueitem.TypeEQ(queueitem.Type(v)))
@@ -216,17 +191,17 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 	if req.Priority != nil {
 		prio = req.GetPriority()
 	}
-	if err := oneOf("type", typ, Types); err != nil {
+	if err := apperr.OneOf("type", typ, Types); err != nil {
 		return nil, err
 	}
-	if err := oneOf("priority", prio, Priorities); err != nil {
+	if err := apperr.OneOf("priority", prio, Priorities); err != nil {
 		return nil, err
 	}
 	if err := validMeta(req.Metadata); err != nil {
 		return nil, err
 	}
 	var out *ent.QueueItem
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
@@ -312,12 +287,12 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 	}
 	if req.Priority != nil {
-		if err := oneOf("priority", req.GetPriority(), Priorities); err != nil {
+		if err := apperr.OneOf("priority", req.GetPriority(), Priorities); err != nil {
 			return nil, err
 		}
 	}
 	if req.Type != nil {
-		if err := oneOf("type", req.GetType(), Types); err != nil {
+		if err := apperr.OneOf("type", req.GetType(), Types); err != nil {
 			return nil, err
 		}
 	}
@@ -325,7 +300,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		return nil, err
 	}
 	var out *ent.QueueItem
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -387,7 +362,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 		return nil, err
 	}
 	var gone *ent.QueueItem
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -433,7 +408,7 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 		return nil, apperr.Invalid("id is required")
 	}
 	res := &switchboardv1.ConfirmQueueItemResponse{}
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -464,11 +439,11 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 	if err != nil {
 		return nil, err
 	}
-	if err := oneOf("status", req.GetStatus(), Statuses); err != nil {
+	if err := apperr.OneOf("status", req.GetStatus(), Statuses); err != nil {
 		return nil, err
 	}
 	res := &switchboardv1.UpdateQueueItemStatusResponse{}
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -501,11 +476,11 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 	if to == "" {
 		to = DoneToday
 	}
-	if err := oneOf("status", to, Statuses); err != nil {
+	if err := apperr.OneOf("status", to, Statuses); err != nil {
 		return nil, err
 	}
 	res := &switchboardv1.ReportQueueResultResponse{}
-	err = s.inTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err

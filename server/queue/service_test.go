@@ -276,7 +276,7 @@ func TestIllegalMovesOverBothTransports(t *testing.T) {
 	if res.Status != 400 || !strings.Contains(res.JSON(t)["error"].(string), "approve it first") {
 		t.Fatalf("REST guard 1: %d %s", res.Status, res.Body)
 	}
-	if res := e.move(t, id, "finished"); res.Status != 400 || !strings.Contains(string(res.Body), "must be one of") {
+	if res := e.move(t, id, "finished"); res.Status != 400 || !strings.Contains(string(res.Body), "is not one of") {
 		t.Fatalf("unknown status: %d %s", res.Status, res.Body)
 	}
 	c := switchboardv1connect.NewQueueServiceClient(e.s.HTTP, e.s.URL, connect.WithProtoJSON(),
