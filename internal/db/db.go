@@ -88,8 +88,9 @@ func parse(dsn string) (driver, source, dia string, err error) {
 
 // sqliteSource turns on what a server needs from SQLite: WAL so readers do not
 // wait for writers, foreign keys, a busy timeout instead of instant SQLITE_BUSY,
-// and IMMEDIATE write transactions so two writers queue on the lock up front
-// rather than deadlocking on an upgrade.
+// IMMEDIATE write transactions so two writers queue on the lock up front
+// rather than deadlocking on an upgrade, and a per-connection cache of prepared
+// statements, since parsing SQL was a quarter of a create's CPU.
 func sqliteSource(path string) string {
 	q := url.Values{}
 	q.Set("_fk", "1")
@@ -97,6 +98,7 @@ func sqliteSource(path string) string {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
+	q.Set("_stmt_cache_size", "64")
 	return "file:" + path + "?" + q.Encode()
 }
 
