@@ -24,6 +24,7 @@ type DB struct {
 	*ent.Client
 	Dialect string
 	SQL     *sql.DB
+	writer  *batcher // SQLite only: group commit for InTx
 }
 
 // Open parses a --db value ("sqlite:PATH" or "postgres://…"), opens it and
@@ -58,7 +59,11 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		client.Close()
 		return nil, fmt.Errorf("db: migrate %s schema: %w", dia, err)
 	}
-	return &DB{Client: client, Dialect: dia, SQL: sqlDB}, nil
+	d := &DB{Client: client, Dialect: dia, SQL: sqlDB}
+	if dia == dialect.SQLite {
+		d.writer = newBatcher(client)
+	}
+	return d, nil
 }
 
 // migrateMu serialises migrations in one process: ent's migration shares state
@@ -117,14 +122,28 @@ func redact(dsn string) string {
 // Redact hides a password in a DSN for logs.
 func Redact(dsn string) string { return redact(dsn) }
 
+// Close stops the writer and closes the database.
+func (d *DB) Close() error {
+	if d.writer != nil {
+		d.writer.close()
+	}
+	return d.Client.Close()
+}
+
 // InTx runs fn in a transaction and commits when fn succeeds; any error rolls
-// every write back and is returned as fn gave it, so typed errors survive.
+// every write fn made back and is returned as fn gave it, so typed errors
+// survive; a panic in fn is rolled back and returned as an error. On SQLite,
+// transactions that arrive together share one commit (see batcher); fn must
+// therefore do only database work in tx, and keep it short.
 func (d *DB) InTx(ctx context.Context, fn func(*ent.Tx) error) error {
+	if d.writer != nil {
+		return d.writer.do(ctx, fn)
+	}
 	tx, err := d.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("db: begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	if err := protect(fn, tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -1,0 +1,144 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/switchboard-hq/switchboard/ent"
+)
+
+// maxBatch bounds how many transactions share one commit.
+const maxBatch = 32
+
+// ErrClosed is returned for work submitted after Close.
+var ErrClosed = errors.New("db: closed")
+
+// batcher gives SQLite group commit. SQLite runs one writer at a time anyway,
+// so the write transactions that arrive together share one BEGIN and one
+// COMMIT; each runs inside its own savepoint, so a failure (or panic) undoes
+// only that transaction's writes. Results are as if they ran one after another.
+type batcher struct {
+	client *ent.Client
+	jobs   chan *job
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+type job struct {
+	ctx    context.Context
+	fn     func(*ent.Tx) error
+	result chan error
+}
+
+func newBatcher(client *ent.Client) *batcher {
+	b := &batcher{client: client, jobs: make(chan *job), stop: make(chan struct{}), done: make(chan struct{})}
+	go b.run()
+	return b
+}
+
+// do runs fn in a batch and waits for its outcome. Once a job has started it
+// is always waited for, so a caller never reports failure for work that commits.
+func (b *batcher) do(ctx context.Context, fn func(*ent.Tx) error) error {
+	j := &job{ctx: ctx, fn: fn, result: make(chan error, 1)}
+	select {
+	case b.jobs <- j:
+	case <-b.stop:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return <-j.result
+}
+
+func (b *batcher) close() {
+	close(b.stop)
+	<-b.done
+}
+
+func (b *batcher) run() {
+	defer close(b.done)
+	for {
+		var first *job
+		select {
+		case first = <-b.jobs:
+		case <-b.stop:
+			return
+		}
+		batch := []*job{first}
+	collect:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-b.jobs:
+				batch = append(batch, j)
+			default:
+				break collect
+			}
+		}
+		b.runBatch(batch)
+	}
+}
+
+func (b *batcher) runBatch(batch []*job) {
+	fail := func(err error) {
+		for _, j := range batch {
+			j.result <- err
+		}
+	}
+	ctx := context.Background() // the batch outlives any one request
+	tx, err := b.client.Tx(ctx)
+	if err != nil {
+		fail(fmt.Errorf("db: begin: %w", err))
+		return
+	}
+	results := make([]error, len(batch))
+	for i, j := range batch {
+		var broken error
+		results[i], broken = runJob(ctx, tx, j)
+		if broken != nil {
+			// The transaction itself is in doubt: nobody's writes may stand.
+			_ = tx.Rollback()
+			fail(broken)
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("db: commit: %w", err))
+		return
+	}
+	for i, j := range batch {
+		j.result <- results[i]
+	}
+}
+
+// runJob runs one job in a savepoint. It answers the job's own error, and a
+// second error when the savepoint could not be undone (the batch must fail).
+func runJob(ctx context.Context, tx *ent.Tx, j *job) (jobErr, broken error) {
+	if err := j.ctx.Err(); err != nil {
+		return err, nil // gone before it started: nothing to undo
+	}
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT sb_job"); err != nil {
+		return nil, fmt.Errorf("db: savepoint: %w", err)
+	}
+	jobErr = protect(j.fn, tx)
+	if jobErr != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT sb_job"); err != nil {
+			return jobErr, fmt.Errorf("db: roll back to savepoint: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT sb_job"); err != nil {
+		return jobErr, fmt.Errorf("db: release savepoint: %w", err)
+	}
+	return jobErr, nil
+}
+
+// protect turns a panic in fn into an error, so one request cannot take the
+// writer (and everyone batched with it) down.
+func protect(fn func(*ent.Tx) error, tx *ent.Tx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("db: panic in transaction: %v", r)
+		}
+	}()
+	return fn(tx)
+}
