@@ -91,6 +91,11 @@ func (b *batcher) runBatch(batch []*job) {
 		fail(fmt.Errorf("db: begin: %w", err))
 		return
 	}
+	if len(batch) == 1 {
+		// Alone, the job is the transaction: no savepoint needed.
+		b.runAlone(ctx, tx, batch[0])
+		return
+	}
 	results := make([]error, len(batch))
 	for i, j := range batch {
 		var broken error
@@ -109,6 +114,23 @@ func (b *batcher) runBatch(batch []*job) {
 	for i, j := range batch {
 		j.result <- results[i]
 	}
+}
+
+func (b *batcher) runAlone(ctx context.Context, tx *ent.Tx, j *job) {
+	err := j.ctx.Err()
+	if err == nil {
+		err = protect(j.fn, tx)
+	}
+	if err != nil {
+		_ = tx.Rollback()
+		j.result <- err
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		j.result <- fmt.Errorf("db: commit: %w", err)
+		return
+	}
+	j.result <- nil
 }
 
 // runJob runs one job in a savepoint. It answers the job's own error, and a

@@ -112,3 +112,31 @@ func TestInTxAfterClose(t *testing.T) {
 		t.Fatalf("cancelled context: err=%v ran=%v", err, ran)
 	}
 }
+
+// A transaction that runs alone (no savepoint) still leaves nothing when it
+// fails or panics, and the next one works.
+func TestInTxAloneRollsBack(t *testing.T) {
+	d := dbtest.Open(t)
+	ctx := context.Background()
+	if err := d.InTx(ctx, func(tx *ent.Tx) error {
+		if err := addUser(ctx, tx, "ghost"); err != nil {
+			return err
+		}
+		return errRefused
+	}); !errors.Is(err, errRefused) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := d.InTx(ctx, func(tx *ent.Tx) error {
+		_ = addUser(ctx, tx, "phantom")
+		panic("boom")
+	}); err == nil {
+		t.Fatal("panic reported as success")
+	}
+	if err := d.InTx(ctx, func(tx *ent.Tx) error { return addUser(ctx, tx, "real") }); err != nil {
+		t.Fatal(err)
+	}
+	names, err := d.User.Query().Select(user.FieldUsername).Strings(ctx)
+	if err != nil || len(names) != 1 || names[0] != "real" {
+		t.Fatalf("users = %v, %v", names, err)
+	}
+}
