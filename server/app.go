@@ -23,6 +23,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -50,6 +51,8 @@ type Config struct {
 	Now func() time.Time
 	// Heartbeat is the chat stream's heartbeat period (used from issue 4 on).
 	Heartbeat time.Duration
+	// LLM is the configured language model, nil when there is none.
+	LLM *llm.Client
 }
 
 func (c *Config) defaults() {
@@ -99,7 +102,7 @@ func New(cfg Config) (http.Handler, error) {
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now},
-		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now},
+		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
 		settings: &settings.Service{DB: cfg.DB.Client},
 		updates:  upd,
 	}

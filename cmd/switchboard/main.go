@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
@@ -84,6 +85,7 @@ type options struct {
 	rateLimit     int
 	authRateLimit int
 	maxBody       int64
+	llm           llm.Config
 }
 
 func parseServe(args []string, stderr io.Writer) (options, error) {
@@ -111,6 +113,10 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
+	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
+	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "model name for the provider (SWITCHBOARD_LLM_MODEL)")
+	// The key comes only from the environment: a flag would show in ps.
+	o.llm.APIKey = env("SWITCHBOARD_LLM_API_KEY", "")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -172,6 +178,7 @@ func serve(args []string, stderr io.Writer) error {
 	handler, err := server.New(server.Config{
 		DB: database, Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
+		LLM:    llm.New(o.llm),
 	})
 	if err != nil {
 		return err
@@ -181,7 +188,8 @@ func serve(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString())
+	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString(),
+		"llm", o.llm.BaseURL != "")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -41,6 +41,18 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.llm.BaseURL != "" || o.llm.APIKey != "" {
+		t.Fatalf("no language model by default: %+v", o.llm)
+	}
+	t.Setenv("SWITCHBOARD_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("SWITCHBOARD_LLM_API_KEY", "sk-test")
+	o, err = parseServe([]string{"--addr", "127.0.0.1:7777", "--llm-model", "m"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.llm.BaseURL != "http://127.0.0.1:9/v1" || o.llm.APIKey != "sk-test" || o.llm.Model != "m" {
+		t.Fatalf("llm = %+v", o.llm)
+	}
 	if o.rateLimit != 7 || o.heartbeat != time.Second || o.addr != "127.0.0.1:7777" {
 		t.Fatalf("env and flags = %+v (flags must win over env)", o)
 	}

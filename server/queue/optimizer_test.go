@@ -31,8 +31,8 @@ func TestSummarize(t *testing.T) {
 func TestOptimizeKeepsFirstOriginal(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	meta := map[string]any{"cardId": "c1"}
-	optimize(meta, text{"v1", "d1"}, text{"v2", "d2"}, now)
-	optimize(meta, text{"v2", "d2"}, text{"v3", "d3"}, now.Add(time.Minute))
+	optimize(meta, text{"v1", "d1"}, fallback(text{"v2", "d2"}), now)
+	optimize(meta, text{"v2", "d2"}, fallback(text{"v3", "d3"}), now.Add(time.Minute))
 	orig := meta["_original"].(map[string]any)
 	if orig["title"] != "v1" || orig["description"] != "d1" {
 		t.Fatalf("_original = %v, want the first version", orig)

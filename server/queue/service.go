@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -42,6 +43,8 @@ const defaultAssistant = "assistant"
 type Service struct {
 	DB  *db.DB
 	Now func() time.Time
+	// LLM rewrites edited items for agents; nil means none is configured.
+	LLM *llm.Client
 }
 
 // internal wraps a storage error; typed errors pass through.
@@ -299,6 +302,21 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 	if err := validMeta(req.Metadata); err != nil {
 		return nil, err
 	}
+	// The optimizer may ask a language model: do that before the transaction,
+	// from the item as it is now.
+	var seen text
+	var sug *suggestion
+	if req.Title != nil || req.Description != nil {
+		cur, err := s.load(ctx, s.DB.Client, p.UserID, req.GetId())
+		if err != nil {
+			return nil, err
+		}
+		seen = text{cur.Title, deref(cur.Description)}
+		if next := edited(seen, req, title); next != seen {
+			v := suggest(ctx, s.LLM, next)
+			sug = &v
+		}
+	}
 	var out *ent.QueueItem
 	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
@@ -312,15 +330,13 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return err
 		}
 		before := text{it.Title, deref(it.Description)}
-		after := before
+		after := edited(before, req, title)
 		up := it.Update()
 		if req.Title != nil {
 			up.SetTitle(title)
-			after.Title = title
 		}
 		if req.Description != nil {
 			up.SetDescription(req.GetDescription())
-			after.Description = req.GetDescription()
 		}
 		if req.Priority != nil {
 			up.SetPriority(queueitem.Priority(req.GetPriority()))
@@ -334,7 +350,12 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			meta = parseMeta(req.GetMetadata())
 		}
 		if after != before {
-			optimize(meta, before, after, s.Now())
+			if sug == nil || before != seen {
+				// Changed since it was read: rewrite deterministically.
+				v := fallback(after)
+				sug = &v
+			}
+			optimize(meta, before, *sug, s.Now())
 		}
 		raw, err := encodeMeta(meta)
 		if err != nil {
@@ -534,6 +555,17 @@ func (s *Service) GetQueueResult(ctx context.Context, req *switchboardv1.GetQueu
 		out.CompletedAt = timestamp(*it.CompletedAt)
 	}
 	return out, nil
+}
+
+// edited is t with the request's title (already cleaned) and description applied.
+func edited(t text, req *switchboardv1.UpdateQueueItemRequest, title string) text {
+	if req.Title != nil {
+		t.Title = title
+	}
+	if req.Description != nil {
+		t.Description = req.GetDescription()
+	}
+	return t
 }
 
 func deref(s *string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -638,5 +639,66 @@ func TestReviewTickAutoCompletesTheCard(t *testing.T) {
 	}
 	if !slices.Contains(e.actions(t), "card_auto_completed") {
 		t.Fatal("no card_auto_completed activity")
+	}
+}
+
+// With a language model configured (here a fake OpenAI-compatible provider on
+// loopback) the optimizer uses its rewrite; an answer that does not fit, or a
+// failing provider, falls back to the deterministic one.
+func TestOptimizerUsesTheConfiguredModel(t *testing.T) {
+	answers := make(chan string, 3)
+	answers <- `{"displaySummary":"Write the Q3 memo for the board","optimizedPayload":{"task":"Write the Q3 memo","context":"board meeting","deliverables":["memo.md"],"files":[],"constraints":["one page"]}}`
+	answers <- `{"displaySummary":"ok","optimizedPayload":{"task":"x"}}` // missing keys
+	answers <- ""                                                        // provider failure
+	var prompts []string
+	var mu sync.Mutex
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		prompts = append(prompts, req.Messages[len(req.Messages)-1].Content)
+		mu.Unlock()
+		a := <-answers
+		if a == "" {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		content, _ := json.Marshal(a)
+		fmt.Fprintf(w, `{"choices":[{"message":{"role":"assistant","content":%s}}]}`, content)
+	}))
+	defer provider.Close()
+	s := servertest.New(t, servertest.WithLLM(provider.URL))
+	api := s.WithKey(s.SignUp("ann").NewKey("Scout"))
+	res := api.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "memo"})
+	id := res.JSON(t)["item"].(map[string]any)["id"].(string)
+	meta := func(body map[string]any) map[string]any {
+		t.Helper()
+		res := api.Do(http.MethodPut, "/api/v2/queue/"+id, body)
+		if res.Status != 200 {
+			t.Fatalf("update: %d %s", res.Status, res.Body)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(res.JSON(t)["item"].(map[string]any)["metadata"].(string)), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := meta(map[string]any{"description": "for the board meeting"})
+	if m["displaySummary"] != "Write the Q3 memo for the board" || m["optimizedPayload"].(map[string]any)["deliverables"].([]any)[0] != "memo.md" {
+		t.Fatalf("model rewrite not used: %v", m)
+	}
+	if !strings.Contains(prompts[0], "for the board meeting") {
+		t.Fatalf("prompt = %q", prompts[0])
+	}
+	for _, desc := range []string{"second edit", "third edit"} {
+		m = meta(map[string]any{"description": desc})
+		if m["displaySummary"] != desc || m["optimizedPayload"].(map[string]any)["context"] != desc {
+			t.Fatalf("fallback not used after a bad answer: %v", m)
+		}
+	}
+	if len(prompts) != 3 {
+		t.Fatalf("provider called %d times", len(prompts))
 	}
 }

@@ -23,6 +23,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
 )
@@ -64,6 +65,11 @@ type Option func(*server.Config)
 
 // WithLimits sets the rate limits (tests lower them to reach them).
 func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits = l } }
+
+// WithLLM points the server at an OpenAI-compatible provider (a fake on loopback).
+func WithLLM(baseURL string) Option {
+	return func(c *server.Config) { c.LLM = llm.New(llm.Config{BaseURL: baseURL, Model: "test-model"}) }
+}
 
 // New starts a server for the test and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
