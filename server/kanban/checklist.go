@@ -282,25 +282,3 @@ func autoComplete(ctx context.Context, tx *ent.Tx, c *ent.Card, actor string, no
 	}
 	return writeAutoCompleted(ctx, tx, c, actor)
 }
-
-// AutoComplete completes the account's card when every item of its checklist
-// is done and it is not completed yet, inside the caller's transaction, and
-// reports whether it did. The queue bridge calls it after it closes a
-// checklist item; it looks only at the checklist as it now stands, so call it
-// only after closing an item (document 1, "Auto-complete"). A card that is not
-// the account's answers a not-found error.
-func AutoComplete(ctx context.Context, tx *ent.Tx, userID, cardID, actor string) (bool, error) {
-	c, err := tx.Card.Query().Where(card.ID(cardID), card.UserID(userID)).WithChecklistItems().Only(ctx)
-	if ent.IsNotFound(err) {
-		return false, apperr.NotFound("card %q not found", cardID)
-	} else if err != nil {
-		return false, fmt.Errorf("kanban: load card %s: %w", cardID, err)
-	}
-	if string(c.Status) == StatusCompleted || !IsComplete(items(c.Edges.ChecklistItems)) {
-		return false, nil
-	}
-	if err := autoComplete(ctx, tx, c, actor, time.Now().UTC()); err != nil {
-		return false, err
-	}
-	return true, nil
-}

@@ -3,17 +3,12 @@ package kanban_test
 import (
 	"context"
 	"net/http"
-	"slices"
 	"testing"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
 func itemPath(cardID, itemID string) string {
@@ -139,64 +134,5 @@ func TestPendingReview(t *testing.T) {
 	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, review.ID), map[string]any{"completed": true}), 200)
 	if got := b.get(t, id); got["pendingReview"] != false || got["status"] != "active" {
 		t.Errorf("after review: pendingReview %v status %v", got["pendingReview"], got["status"])
-	}
-}
-
-// kanban.AutoComplete is what the queue bridge calls inside its transaction.
-func TestAutoCompleteForTheBridge(t *testing.T) {
-	t.Parallel()
-	b := newBoard(t)
-	ctx := context.Background()
-	db := b.s.DB
-	c := b.create(t, map[string]any{"title": "T", "checklist": []map[string]any{{"text": "task"}}})
-	id := c["id"].(string)
-	empty := b.create(t, map[string]any{"title": "empty"})["id"].(string)
-
-	inTx := func(fn func(tx *ent.Tx) (bool, error)) (bool, error) {
-		tx, err := db.Tx(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done, err := fn(tx)
-		if err != nil {
-			_ = tx.Rollback()
-			return done, err
-		}
-		return done, tx.Commit()
-	}
-	call := func(user, card string) (bool, error) {
-		return inTx(func(tx *ent.Tx) (bool, error) { return kanban.AutoComplete(ctx, tx, user, card, "queue bridge") })
-	}
-	if done, err := call(b.ann.ID, id); err != nil || done {
-		t.Fatalf("open checklist: %v %v", done, err)
-	}
-	if done, err := call(b.ann.ID, empty); err != nil || done {
-		t.Fatalf("empty checklist: %v %v", done, err)
-	}
-	// The bridge closes the item and asks, in one transaction.
-	done, err := inTx(func(tx *ent.Tx) (bool, error) {
-		tx.ChecklistItem.Update().SetCompleted(true).ExecX(ctx)
-		return kanban.AutoComplete(ctx, tx, b.ann.ID, id, "queue bridge")
-	})
-	if err != nil || !done {
-		t.Fatalf("closed checklist: %v %v", done, err)
-	}
-	if got := b.get(t, id); got["status"] != "completed" {
-		t.Errorf("status = %v", got["status"])
-	}
-	e := db.ActivityEntry.Query().Where(activityentry.CardID(id), activityentry.Action("card_auto_completed")).OnlyX(ctx)
-	if e.Actor != "queue bridge" || e.Category != "board" {
-		t.Errorf("entry = %+v", e)
-	}
-	if done, err := call(b.ann.ID, id); err != nil || done {
-		t.Errorf("second call: %v %v", done, err)
-	}
-	bob := b.s.SignUp("bob")
-	_, err = call(bob.ID, id)
-	if e := apperr.From(err); e.Kind != apperr.KindNotFound {
-		t.Errorf("another account's card: %v", err)
-	}
-	if acts := b.actions(t, id); !slices.Equal(acts, []string{"card_created", "card_auto_completed"}) {
-		t.Errorf("activity = %v", acts)
 	}
 }
