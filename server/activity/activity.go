@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -134,11 +135,7 @@ func ParseCategories(one, many string) ([]string, error) {
 		if c == "" {
 			continue
 		}
-		known := false
-		for _, k := range Categories() {
-			known = known || k == c
-		}
-		if !known {
+		if !slices.Contains(Categories(), c) {
 			return nil, fmt.Errorf("unknown category %q; categories are %s", c, strings.Join(Categories(), ", "))
 		}
 		out = append(out, c)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/page"
 )
 
 var (
@@ -25,12 +26,6 @@ var (
 
 // Source names the publisher of the feed (RULINGS "Changelog feed").
 const Source = "switchboard"
-
-// Page sizes of a list without a stated limit (RULINGS "Kanban and contacts").
-const (
-	defaultLimit = 50
-	maxLimit     = 100
-)
 
 //go:embed changelog.json
 var changelogJSON []byte
@@ -87,15 +82,11 @@ func parse(data []byte) ([]*switchboardv1.Update, error) {
 
 // ListUpdates answers the feed, filtered by since and tag, cut at limit.
 func (s *Service) ListUpdates(ctx context.Context, req *switchboardv1.ListUpdatesRequest) (*switchboardv1.ListUpdatesResponse, error) {
-	limit := req.GetLimit()
-	switch {
-	case limit < 0:
-		return nil, apperr.Invalid("limit must not be negative")
-	case limit == 0:
-		limit = defaultLimit
-	case limit > maxLimit:
-		limit = maxLimit
+	pg, err := page.Parse(req.GetLimit(), 0)
+	if err != nil {
+		return nil, err
 	}
+	limit := pg.Limit
 	since := req.GetSince()
 	if since != "" {
 		if _, err := time.Parse(time.DateOnly, since); err != nil {
@@ -103,9 +94,9 @@ func (s *Service) ListUpdates(ctx context.Context, req *switchboardv1.ListUpdate
 		}
 	}
 	tag := req.GetTag()
-	out := make([]*switchboardv1.Update, 0, min(int(limit), len(s.entries)))
+	out := make([]*switchboardv1.Update, 0, min(limit, len(s.entries)))
 	for _, e := range s.entries {
-		if len(out) == int(limit) {
+		if len(out) == limit {
 			break
 		}
 		// Dates are YYYY-MM-DD, so string order is date order.
