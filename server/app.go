@@ -85,8 +85,24 @@ type services struct {
 	updates  *updates.Service
 }
 
-// New builds the whole HTTP handler.
-func New(cfg Config) (http.Handler, error) {
+// App is the whole HTTP surface plus the background work behind it (event
+// fan-out, webhook delivery). Close stops that work; call it once the HTTP
+// server has stopped taking requests.
+type App struct {
+	http.Handler
+	closers []func()
+}
+
+// Close stops the background work, last started first.
+func (a *App) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+}
+
+// New builds the whole HTTP handler and starts its background work.
+func New(cfg Config) (*App, error) {
 	cfg.defaults()
 	table, err := contract.Load()
 	if err != nil {
@@ -130,7 +146,7 @@ func New(cfg Config) (http.Handler, error) {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
-	return httpapi.Observe(cfg.Logger, mux), nil
+	return &App{Handler: httpapi.Observe(cfg.Logger, mux)}, nil
 }
 
 func connectOptions(cfg Config) []connect.HandlerOption {

@@ -183,6 +183,7 @@ func serve(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer handler.Close()
 	srv := newHTTPServer(handler, logger)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
