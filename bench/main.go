@@ -38,10 +38,18 @@ type config struct {
 	latency       time.Duration
 	createFor     time.Duration
 	createWorkers int
+	txWorkers     int
 	maxBatchReq   int64
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "tx-creator" {
+		if err := txCreatorMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) > 1 && (os.Args[1] == "baseline-server" || os.Args[1] == "raw-server") {
 		if err := childMain(os.Args[1], os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", os.Args[1]+":", err)
@@ -57,9 +65,10 @@ func main() {
 	flag.DurationVar(&cfg.latency, "latency", 3*time.Second, "open-loop run at half capacity, per variant")
 	flag.DurationVar(&cfg.createFor, "create", 10*time.Second, "closed-loop create-item run")
 	flag.IntVar(&cfg.createWorkers, "create-workers", 4, "concurrent creators")
+	flag.IntVar(&cfg.txWorkers, "tx-workers", 16, "concurrent creators of the in-process transaction run")
 	flag.Int64Var(&cfg.maxBatchReq, "max-batch-requests", 200000, "cap on requests in one batch")
 	flag.Parse()
-	if cfg.items < 50 || cfg.rounds < 1 || cfg.workers < 1 || cfg.createWorkers < 1 ||
+	if cfg.items < 50 || cfg.rounds < 1 || cfg.workers < 1 || cfg.createWorkers < 1 || cfg.txWorkers < 1 ||
 		cfg.batch <= 0 || cfg.latency <= 0 || cfg.createFor <= 0 || cfg.maxBatchReq < 1 {
 		fmt.Fprintln(os.Stderr, "bench: flags out of range")
 		os.Exit(2)
@@ -105,7 +114,8 @@ func run(ctx context.Context, cfg config) (err error) {
 // env is everything set up for the measurements.
 type env struct {
 	server, baseline, raw *proc
-	key                   string
+	key, userID           string
+	dbPath                string
 	lists                 []*target
 	create                *target
 	probes                map[string]probeInfo
@@ -128,7 +138,7 @@ func prepare(ctx context.Context, ps *procs, dir string, cfg config) (*env, erro
 	if err != nil {
 		return nil, err
 	}
-	e.key = key
+	e.key, e.userID, e.dbPath = key, userID, dbPath
 	t0 = time.Now()
 	if err := seed(ctx, dbPath, userID, cfg.items); err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ type results struct {
 	cpu     map[string]*tally // closed-loop rounds, by variant key
 	lat     map[string]tally  // open loop at half capacity
 	rate    map[string]float64
+	tx      txRun // the create transaction in-process, no HTTP
 	elapsed time.Duration
 }
 
@@ -42,6 +43,15 @@ func measure(ctx context.Context, e *env, cfg config) (*results, error) {
 	r.cpu[e.create.key] = &ct
 	if err := halfCapacity(ctx, e.create, c, r, cfg.latency); err != nil {
 		return nil, err
+	}
+	// The transaction alone, in its own process while the server idles: what
+	// the storage path sustains with HTTP, key look-up and rendering set aside.
+	fmt.Fprintf(os.Stderr, "bench: create transaction in-process, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)
+	if r.tx, err = runTxCreator(ctx, e.dbPath, e.userID, cfg.txWorkers, cfg.createFor/2); err != nil {
+		return nil, err
+	}
+	if r.tx.Errors > 0 {
+		return nil, fmt.Errorf("tx-creator: %d failed creates", r.tx.Errors)
 	}
 	return r, nil
 }

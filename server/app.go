@@ -112,17 +112,18 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
-		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now},
+		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
 		settings: &settings.Service{DB: cfg.DB.Client},
 		updates:  upd,
 	}
-	g := gate.New(table, &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}, cfg.Limits)
+	g := gate.New(table, resolver, cfg.Limits)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

@@ -34,6 +34,8 @@ const maxKeysListed = 500
 type Service struct {
 	DB  *ent.Client
 	Now func() time.Time
+	// Changed runs after a key changes (the resolver's cache forgets keys).
+	Changed func()
 }
 
 // ListKeys lists the caller's keys, newest first.
@@ -114,6 +116,9 @@ func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyReq
 	}
 	if n == 0 {
 		return nil, apperr.NotFound("API key %q not found", req.GetId())
+	}
+	if s.Changed != nil {
+		s.Changed()
 	}
 	k, err := s.DB.APIKey.Get(ctx, req.GetId())
 	if err != nil {

@@ -213,3 +213,25 @@ func TestLastUsedAt(t *testing.T) {
 		t.Fatalf("lastUsedAt not recorded: %v", k)
 	}
 }
+
+// Key look-ups are cached for a second (docs/decisions.md); deactivating a key
+// clears the cache, so a key in active use is refused on its very next request.
+func TestDeactivatedKeyRefusedAtOnce(t *testing.T) {
+	s := servertest.New(t)
+	ann := s.SignUp("ann")
+	key := ann.NewKey("busy")
+	c := s.WithKey(key)
+	for range 3 {
+		if res := c.Do(http.MethodGet, "/api/v2/settings", nil); res.Status != 200 {
+			t.Fatalf("before: %d %s", res.Status, res.Body)
+		}
+	}
+	keys := ann.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
+	id := keys[0].(map[string]any)["id"].(string)
+	if res := ann.Session.Do(http.MethodDelete, "/api/v2/keys/"+id, nil); res.Status != 200 {
+		t.Fatalf("deactivate: %d %s", res.Status, res.Body)
+	}
+	if res := c.Do(http.MethodGet, "/api/v2/settings", nil); res.Status != 403 {
+		t.Fatalf("after deactivation: %d %s, want 403", res.Status, res.Body)
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/queue"
+)
+
+// txRun is what the tx-creator child reports: the create transaction run
+// in-process through the real queue service (bridge, activity, group commit
+// on the same SQLite WAL file), without HTTP, key look-up or rendering.
+type txRun struct {
+	Creates int64         `json:"creates"`
+	Errors  int64         `json:"errors"`
+	Wall    time.Duration `json:"wall"`
+	CPU     time.Duration `json:"cpu"` // the child's utime+stime (rusage), set by the parent
+}
+
+func (r txRun) rate() float64 { return float64(r.Creates) / r.Wall.Seconds() }
+
+// runTxCreator starts the child, waits for it and charges it its own CPU time.
+func runTxCreator(ctx context.Context, dbPath, userID string, workers int, d time.Duration) (txRun, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return txRun{}, err
+	}
+	cmd := exec.CommandContext(ctx, self, "tx-creator", "-db", dbPath, "-user", userID,
+		"-workers", fmt.Sprint(workers), "-for", d.String())
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.Output()
+	if err != nil {
+		return txRun{}, fmt.Errorf("tx-creator: %w", err)
+	}
+	var r txRun
+	if err := json.Unmarshal(out, &r); err != nil {
+		return txRun{}, fmt.Errorf("tx-creator output %q: %w", out, err)
+	}
+	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return r, nil
+}
+
+// txCreatorMain is the child: workers goroutines create items for d.
+func txCreatorMain(args []string) error {
+	fs := flag.NewFlagSet("tx-creator", flag.ContinueOnError)
+	dbPath := fs.String("db", "", "SQLite file")
+	userID := fs.String("user", "", "account id")
+	workers := fs.Int("workers", 16, "concurrent creators")
+	d := fs.Duration("for", 5*time.Second, "run length")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dbPath == "" || *userID == "" || *workers < 1 || *d <= 0 {
+		return errors.New("tx-creator: -db, -user, -workers and -for are required")
+	}
+	ctx := context.Background()
+	database, err := db.Open(ctx, "sqlite:"+*dbPath)
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	svc := &queue.Service{DB: database, Now: func() time.Time { return time.Now().UTC() }}
+	pctx := auth.WithPrincipal(ctx, &auth.Principal{
+		UserID: *userID, Username: "bench", Name: "Bench", Role: "admin",
+		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",
+	})
+	var creates, errs, seq atomic.Int64
+	var firstErr sync.Once
+	deadline := time.Now().Add(*d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range *workers {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				_, err := svc.CreateQueueItem(pctx, &switchboardv1.CreateQueueItemRequest{Title: fmt.Sprintf("tx %d", seq.Add(1))})
+				if err != nil {
+					errs.Add(1)
+					firstErr.Do(func() { fmt.Fprintln(os.Stderr, "bench: tx-creator:", err) })
+					continue
+				}
+				creates.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return json.NewEncoder(os.Stdout).Encode(txRun{Creates: creates.Load(), Errors: errs.Load(), Wall: time.Since(start)})
+}
