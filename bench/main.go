@@ -43,8 +43,9 @@ type config struct {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "tx-creator" {
-		if err := txCreatorMain(os.Args[2:]); err != nil {
+	if len(os.Args) > 1 && (os.Args[1] == "tx-creator" || os.Args[1] == "sse" || os.Args[1] == "sse-clients") {
+		sub := map[string]func([]string) error{"tx-creator": txCreatorMain, "sse": sseMain, "sse-clients": sseClientsMain}
+		if err := sub[os.Args[1]](os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

@@ -33,22 +33,34 @@ type procs struct {
 
 // start runs a subprocess that dies with us (Pdeathsig) as well as on killAll.
 func (ps *procs) start(name string, stderr io.Writer, bin string, args ...string) (*proc, io.Reader, error) {
+	p, stdout, _, err := ps.startPiped(name, stderr, false, bin, args...)
+	return p, stdout, err
+}
+
+// startPiped is start with, when withStdin, a pipe to the subprocess's stdin.
+func (ps *procs) startPiped(name string, stderr io.Writer, withStdin bool, bin string, args ...string) (*proc, io.Reader, io.WriteCloser, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var stdin io.WriteCloser
+	if withStdin {
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, nil, nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	ps.mu.Lock()
 	ps.list = append(ps.list, p)
 	ps.mu.Unlock()
-	return p, stdout, nil
+	return p, stdout, stdin, nil
 }
 
 // killAll kills every subprocess started, by its own pid, and waits for it.

@@ -86,6 +86,7 @@ type options struct {
 	authRateLimit int
 	maxBody       int64
 	llm           llm.Config
+	debugAddr     string
 }
 
 func parseServe(args []string, stderr io.Writer) (options, error) {
@@ -115,6 +116,7 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
 	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
 	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "model name for the provider (SWITCHBOARD_LLM_MODEL)")
+	fs.StringVar(&o.debugAddr, "debug-addr", env("SWITCHBOARD_DEBUG_ADDR", ""), "loopback address for /debug/vars and /debug/pprof; empty for none (SWITCHBOARD_DEBUG_ADDR)")
 	// The key comes only from the environment: a flag would show in ps.
 	o.llm.APIKey = env("SWITCHBOARD_LLM_API_KEY", "")
 	if err := fs.Parse(args); err != nil {
@@ -184,6 +186,13 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer handler.Close()
+	if o.debugAddr != "" {
+		dbg, err := serveDebug(o.debugAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer dbg.Close()
+	}
 	srv := newHTTPServer(handler, logger)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -202,5 +204,39 @@ func TestBinaryEndToEnd(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no exit within 20s of SIGTERM")
+	}
+}
+
+// The debug listener exists for benchmarks (bench/README.md): loopback only.
+func TestDebugAddrIsLoopbackOnly(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:0"} {
+		if srv, err := serveDebug(addr, logger); err == nil {
+			srv.Close()
+			t.Errorf("serveDebug(%q) accepted a non-loopback address", addr)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv, err := serveDebug(addr, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := &http.Client{Timeout: 10 * time.Second}
+	res, err := c.Get("http://" + addr + "/debug/vars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var vars struct {
+		Memstats struct{ HeapInuse, StackInuse uint64 }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&vars); err != nil || vars.Memstats.HeapInuse == 0 || vars.Memstats.StackInuse == 0 {
+		t.Fatalf("memstats: %+v, %v", vars.Memstats, err)
 	}
 }
