@@ -223,14 +223,13 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		if err != nil {
 			return internal(err)
 		}
-		it, err := tx.QueueItem.Create().SetID(draft.ID).SetUserID(p.UserID).SetTitle(title).
-			SetNillableDescription(req.Description).SetType(queueitem.Type(typ)).
-			SetPriority(queueitem.Priority(prio)).SetStatus(status).SetNillableSource(req.Source).
-			SetMetadata(req.GetMetadata()).SetTaskOrigin(queueitem.TaskOriginOwner).
-			SetNillableProjectID(req.ProjectId).SetCardID(cardID).
-			SetNillableParentTaskID(req.ParentTaskId).SetNillableDependsOn(req.DependsOn).
-			Save(ctx)
-		if err != nil {
+		now := time.Now().UTC()
+		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
+			Type: queueitem.Type(typ), Title: title, Description: req.Description,
+			Priority: queueitem.Priority(prio), Status: status, Source: req.Source, Metadata: req.GetMetadata(),
+			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
+			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn}
+		if err := insertItem(ctx, tx, it); err != nil {
 			return internal(err)
 		}
 		out = it
@@ -244,6 +243,16 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		return nil, err
 	}
 	return &switchboardv1.CreateQueueItemResponse{Item: toProto(out)}, nil
+}
+
+// insertItem writes a new item's row as plain SQL (see insertCard for why);
+// it sets exactly the columns ent's create would.
+func insertItem(ctx context.Context, tx *ent.Tx, it *ent.QueueItem) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		it.ID, it.CreatedAt, it.UpdatedAt, it.UserID, string(it.Type), it.Title, it.Description, string(it.Priority),
+		string(it.Status), it.Source, it.Metadata, string(it.TaskOrigin), it.ProjectID, it.CardID, it.ParentTaskID, it.DependsOn)
+	return err
 }
 
 // checkRefs makes sure referenced ids are the caller's own.
