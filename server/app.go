@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -77,6 +78,7 @@ func (c *Config) defaults() {
 type services struct {
 	accounts *accounts.Service
 	activity *activity.Service
+	chat     *chat.Service
 	contacts *contacts.Service
 	kanban   *kanban.Service
 	keys     *keys.Service
@@ -116,6 +118,7 @@ func New(cfg Config) (*App, error) {
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
+		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
@@ -167,6 +170,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(h))) }
 	mount(switchboardv1connect.NewAccountServiceHandler(s.accounts, opts...))
 	mount(switchboardv1connect.NewActivityServiceHandler(s.activity, opts...))
+	mount(switchboardv1connect.NewSharedChatServiceHandler(s.chat, opts...))
 	mount(switchboardv1connect.NewContactServiceHandler(s.contacts, opts...))
 	mount(switchboardv1connect.NewKanbanServiceHandler(s.kanban, opts...))
 	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
@@ -176,6 +180,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	return []string{
 		switchboardv1connect.AccountServiceName,
 		switchboardv1connect.ActivityServiceName,
+		switchboardv1connect.SharedChatServiceName,
 		switchboardv1connect.ContactServiceName,
 		switchboardv1connect.KanbanServiceName,
 		switchboardv1connect.KeyServiceName,
@@ -208,6 +213,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 	for _, register := range []func() error{
 		func() error { return switchboardv1.RegisterAccountServiceHandlerServer(ctx, gw, s.accounts) },
 		func() error { return switchboardv1.RegisterActivityServiceHandlerServer(ctx, gw, s.activity) },
+		func() error { return switchboardv1.RegisterSharedChatServiceHandlerServer(ctx, gw, s.chat) },
 		func() error { return switchboardv1.RegisterContactServiceHandlerServer(ctx, gw, s.contacts) },
 		func() error { return switchboardv1.RegisterKanbanServiceHandlerServer(ctx, gw, s.kanban) },
 		func() error { return switchboardv1.RegisterQueueServiceHandlerServer(ctx, gw, s.queue) },
