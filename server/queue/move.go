@@ -44,6 +44,10 @@ func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *e
 	if err := s.sideEffects(ctx, tx, p, moved, from); err != nil {
 		return nil, false, err
 	}
+	changed(ctx, Change{QueueItemID: moved.ID, Action: "status_changed", Status: to, From: from})
+	if to == Ready {
+		becameReady(ctx, moved)
+	}
 	auto := false
 	if to == DoneToday {
 		if auto, err = s.releaseDependants(ctx, tx, p, moved); err != nil {
@@ -70,11 +74,13 @@ func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal
 		if ev == EventCompleted {
 			typ, content = comms.TypeTaskCompleted, fmt.Sprintf("Completed: %s", it.Title)
 		}
-		if _, err := comms.Post(ctx, tx, p.UserID, content, assistant, map[string]any{
+		m, err := comms.Post(ctx, tx, p.UserID, content, assistant, map[string]any{
 			"type": typ, "queueItemId": it.ID, "title": it.Title,
-		}); err != nil {
+		})
+		if err != nil {
 			return internal(err)
 		}
+		posted(ctx, m)
 	}
 	if err := activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_status_changed", Actor: p.Actor(), CardID: deref(it.CardID),

@@ -45,6 +45,10 @@ type Service struct {
 	Now func() time.Time
 	// LLM rewrites edited items for agents; nil means none is configured.
 	LLM *llm.Client
+	// Events publishes chat events (comms messages, wake); nil for none.
+	Events Publisher
+	// Webhooks records queue.updated deliveries; nil for none.
+	Webhooks Webhooks
 }
 
 // internal wraps a storage error; typed errors pass through.
@@ -204,7 +208,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		return nil, err
 	}
 	var out *ent.QueueItem
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
@@ -233,6 +237,10 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			return internal(err)
 		}
 		out = it
+		changed(ctx, Change{QueueItemID: it.ID, Action: "created", Status: string(it.Status)})
+		if it.Status == queueitem.StatusReady {
+			becameReady(ctx, it)
+		}
 		return internal(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew,
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
@@ -327,7 +335,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 	}
 	var out *ent.QueueItem
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -374,6 +382,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return internal(err)
 		}
 		out = it
+		changed(ctx, Change{QueueItemID: it.ID, Action: "updated", Status: string(it.Status)})
 		return internal(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
 			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
@@ -392,7 +401,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 		return nil, err
 	}
 	var gone *ent.QueueItem
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -418,6 +427,7 @@ func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it 
 	if n == 0 {
 		return apperr.NotFound("queue item %q not found", it.ID)
 	}
+	changed(ctx, Change{QueueItemID: it.ID, Action: "deleted", Status: string(it.Status)})
 	return internal(activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
@@ -438,7 +448,7 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 		return nil, apperr.Invalid("id is required")
 	}
 	res := &switchboardv1.ConfirmQueueItemResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -473,7 +483,7 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 		return nil, err
 	}
 	res := &switchboardv1.UpdateQueueItemStatusResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -510,7 +520,7 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		return nil, err
 	}
 	res := &switchboardv1.ReportQueueResultResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
