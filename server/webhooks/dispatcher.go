@@ -107,7 +107,7 @@ func (d *Dispatcher) Close() {
 
 func (d *Dispatcher) run() {
 	defer close(d.done)
-	for {
+	for d.ctx.Err() == nil {
 		next := d.pass()
 		wait := Lease // looks again now and then for rows other replicas wrote
 		if !next.IsZero() {
