@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 
 	stdsql "database/sql"
 )
@@ -63,6 +64,8 @@ type Client struct {
 	StoreAgent *StoreAgentClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -87,6 +90,7 @@ func (c *Client) init() {
 	c.Setting = NewSettingClient(c.config)
 	c.StoreAgent = NewStoreAgentClient(c.config)
 	c.User = NewUserClient(c.config)
+	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
 
 type (
@@ -177,21 +181,22 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:           ctx,
-		config:        cfg,
-		APIKey:        NewAPIKeyClient(cfg),
-		ActivityEntry: NewActivityEntryClient(cfg),
-		Card:          NewCardClient(cfg),
-		CardContact:   NewCardContactClient(cfg),
-		ChatMessage:   NewChatMessageClient(cfg),
-		ChecklistItem: NewChecklistItemClient(cfg),
-		Contact:       NewContactClient(cfg),
-		Execution:     NewExecutionClient(cfg),
-		QueueItem:     NewQueueItemClient(cfg),
-		Session:       NewSessionClient(cfg),
-		Setting:       NewSettingClient(cfg),
-		StoreAgent:    NewStoreAgentClient(cfg),
-		User:          NewUserClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		APIKey:          NewAPIKeyClient(cfg),
+		ActivityEntry:   NewActivityEntryClient(cfg),
+		Card:            NewCardClient(cfg),
+		CardContact:     NewCardContactClient(cfg),
+		ChatMessage:     NewChatMessageClient(cfg),
+		ChecklistItem:   NewChecklistItemClient(cfg),
+		Contact:         NewContactClient(cfg),
+		Execution:       NewExecutionClient(cfg),
+		QueueItem:       NewQueueItemClient(cfg),
+		Session:         NewSessionClient(cfg),
+		Setting:         NewSettingClient(cfg),
+		StoreAgent:      NewStoreAgentClient(cfg),
+		User:            NewUserClient(cfg),
+		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -209,21 +214,22 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:           ctx,
-		config:        cfg,
-		APIKey:        NewAPIKeyClient(cfg),
-		ActivityEntry: NewActivityEntryClient(cfg),
-		Card:          NewCardClient(cfg),
-		CardContact:   NewCardContactClient(cfg),
-		ChatMessage:   NewChatMessageClient(cfg),
-		ChecklistItem: NewChecklistItemClient(cfg),
-		Contact:       NewContactClient(cfg),
-		Execution:     NewExecutionClient(cfg),
-		QueueItem:     NewQueueItemClient(cfg),
-		Session:       NewSessionClient(cfg),
-		Setting:       NewSettingClient(cfg),
-		StoreAgent:    NewStoreAgentClient(cfg),
-		User:          NewUserClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		APIKey:          NewAPIKeyClient(cfg),
+		ActivityEntry:   NewActivityEntryClient(cfg),
+		Card:            NewCardClient(cfg),
+		CardContact:     NewCardContactClient(cfg),
+		ChatMessage:     NewChatMessageClient(cfg),
+		ChecklistItem:   NewChecklistItemClient(cfg),
+		Contact:         NewContactClient(cfg),
+		Execution:       NewExecutionClient(cfg),
+		QueueItem:       NewQueueItemClient(cfg),
+		Session:         NewSessionClient(cfg),
+		Setting:         NewSettingClient(cfg),
+		StoreAgent:      NewStoreAgentClient(cfg),
+		User:            NewUserClient(cfg),
+		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -255,7 +261,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
 		c.ChecklistItem, c.Contact, c.Execution, c.QueueItem, c.Session, c.Setting,
-		c.StoreAgent, c.User,
+		c.StoreAgent, c.User, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -267,7 +273,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
 		c.ChecklistItem, c.Contact, c.Execution, c.QueueItem, c.Session, c.Setting,
-		c.StoreAgent, c.User,
+		c.StoreAgent, c.User, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -302,6 +308,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.StoreAgent.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
+	case *WebhookDeliveryMutation:
+		return c.WebhookDelivery.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -2523,6 +2531,22 @@ func (c *UserClient) QueryExecutions(_m *User) *ExecutionQuery {
 	return query
 }
 
+// QueryWebhookDeliveries queries the webhook_deliveries edge of a User.
+func (c *UserClient) QueryWebhookDeliveries(_m *User) *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.WebhookDeliveriesTable, user.WebhookDeliveriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -2548,15 +2572,166 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 	}
 }
 
+// WebhookDeliveryClient is a client for the WebhookDelivery schema.
+type WebhookDeliveryClient struct {
+	config
+}
+
+// NewWebhookDeliveryClient returns a client for the WebhookDelivery from the given config.
+func NewWebhookDeliveryClient(c config) *WebhookDeliveryClient {
+	return &WebhookDeliveryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookdelivery.Hooks(f(g(h())))`.
+func (c *WebhookDeliveryClient) Use(hooks ...Hook) {
+	c.hooks.WebhookDelivery = append(c.hooks.WebhookDelivery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookdelivery.Intercept(f(g(h())))`.
+func (c *WebhookDeliveryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookDelivery = append(c.inters.WebhookDelivery, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookDelivery entity.
+func (c *WebhookDeliveryClient) Create() *WebhookDeliveryCreate {
+	mutation := newWebhookDeliveryMutation(c.config, OpCreate)
+	return &WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookDelivery entities.
+func (c *WebhookDeliveryClient) CreateBulk(builders ...*WebhookDeliveryCreate) *WebhookDeliveryCreateBulk {
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookDeliveryClient) MapCreateBulk(slice any, setFunc func(*WebhookDeliveryCreate, int)) *WebhookDeliveryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookDeliveryCreateBulk{err: fmt.Errorf("calling to WebhookDeliveryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookDeliveryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Update() *WebhookDeliveryUpdate {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdate)
+	return &WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookDeliveryClient) UpdateOne(_m *WebhookDelivery) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDelivery(_m))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookDeliveryClient) UpdateOneID(id string) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDeliveryID(id))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Delete() *WebhookDeliveryDelete {
+	mutation := newWebhookDeliveryMutation(c.config, OpDelete)
+	return &WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookDeliveryClient) DeleteOne(_m *WebhookDelivery) *WebhookDeliveryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookDeliveryClient) DeleteOneID(id string) *WebhookDeliveryDeleteOne {
+	builder := c.Delete().Where(webhookdelivery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookDeliveryDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Query() *WebhookDeliveryQuery {
+	return &WebhookDeliveryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookDelivery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookDelivery entity by its id.
+func (c *WebhookDeliveryClient) Get(ctx context.Context, id string) (*WebhookDelivery, error) {
+	return c.Query().Where(webhookdelivery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookDeliveryClient) GetX(ctx context.Context, id string) *WebhookDelivery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a WebhookDelivery.
+func (c *WebhookDeliveryClient) QueryUser(_m *WebhookDelivery) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(webhookdelivery.Table, webhookdelivery.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, webhookdelivery.UserTable, webhookdelivery.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookDeliveryClient) Hooks() []Hook {
+	return c.hooks.WebhookDelivery
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookDeliveryClient) Interceptors() []Interceptor {
+	return c.inters.WebhookDelivery
+}
+
+func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookDelivery mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, QueueItem, Session, Setting, StoreAgent, User []ent.Hook
+		Execution, QueueItem, Session, Setting, StoreAgent, User,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, QueueItem, Session, Setting, StoreAgent, User []ent.Interceptor
+		Execution, QueueItem, Session, Setting, StoreAgent, User,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

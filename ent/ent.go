@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -85,19 +86,20 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:        apikey.ValidColumn,
-			activityentry.Table: activityentry.ValidColumn,
-			card.Table:          card.ValidColumn,
-			cardcontact.Table:   cardcontact.ValidColumn,
-			chatmessage.Table:   chatmessage.ValidColumn,
-			checklistitem.Table: checklistitem.ValidColumn,
-			contact.Table:       contact.ValidColumn,
-			execution.Table:     execution.ValidColumn,
-			queueitem.Table:     queueitem.ValidColumn,
-			session.Table:       session.ValidColumn,
-			setting.Table:       setting.ValidColumn,
-			storeagent.Table:    storeagent.ValidColumn,
-			user.Table:          user.ValidColumn,
+			apikey.Table:          apikey.ValidColumn,
+			activityentry.Table:   activityentry.ValidColumn,
+			card.Table:            card.ValidColumn,
+			cardcontact.Table:     cardcontact.ValidColumn,
+			chatmessage.Table:     chatmessage.ValidColumn,
+			checklistitem.Table:   checklistitem.ValidColumn,
+			contact.Table:         contact.ValidColumn,
+			execution.Table:       execution.ValidColumn,
+			queueitem.Table:       queueitem.ValidColumn,
+			session.Table:         session.ValidColumn,
+			setting.Table:         setting.ValidColumn,
+			storeagent.Table:      storeagent.ValidColumn,
+			user.Table:            user.ValidColumn,
+			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

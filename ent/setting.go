@@ -3,12 +3,14 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
@@ -34,6 +36,8 @@ type Setting struct {
 	OnboardingComplete bool `json:"onboarding_complete,omitempty"`
 	// OnboardingPhase holds the value of the "onboarding_phase" field.
 	OnboardingPhase int32 `json:"onboarding_phase,omitempty"`
+	// ServiceKeys holds the value of the "service_keys" field.
+	ServiceKeys []schema.ServiceKey `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the SettingQuery when eager-loading is set.
 	Edges        SettingEdges `json:"edges"`
@@ -65,6 +69,8 @@ func (*Setting) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case setting.FieldServiceKeys:
+			values[i] = new([]byte)
 		case setting.FieldQueueAutoApprove, setting.FieldGoalsEnabled, setting.FieldOnboardingComplete:
 			values[i] = new(sql.NullBool)
 		case setting.FieldOnboardingPhase:
@@ -142,6 +148,14 @@ func (_m *Setting) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.OnboardingPhase = int32(value.Int64)
 			}
+		case setting.FieldServiceKeys:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field service_keys", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.ServiceKeys); err != nil {
+					return fmt.Errorf("unmarshal field service_keys: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -206,6 +220,8 @@ func (_m *Setting) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("onboarding_phase=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OnboardingPhase))
+	builder.WriteString(", ")
+	builder.WriteString("service_keys=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
@@ -128,6 +129,12 @@ func (_c *SettingCreate) SetNillableOnboardingPhase(v *int32) *SettingCreate {
 	return _c
 }
 
+// SetServiceKeys sets the "service_keys" field.
+func (_c *SettingCreate) SetServiceKeys(v []schema.ServiceKey) *SettingCreate {
+	_c.mutation.SetServiceKeys(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *SettingCreate) SetID(v string) *SettingCreate {
 	_c.mutation.SetID(v)
@@ -206,6 +213,10 @@ func (_c *SettingCreate) defaults() {
 		v := setting.DefaultOnboardingPhase
 		_c.mutation.SetOnboardingPhase(v)
 	}
+	if _, ok := _c.mutation.ServiceKeys(); !ok {
+		v := setting.DefaultServiceKeys
+		_c.mutation.SetServiceKeys(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := setting.DefaultID()
 		_c.mutation.SetID(v)
@@ -234,6 +245,9 @@ func (_c *SettingCreate) check() error {
 	}
 	if _, ok := _c.mutation.OnboardingPhase(); !ok {
 		return &ValidationError{Name: "onboarding_phase", err: errors.New(`ent: missing required field "Setting.onboarding_phase"`)}
+	}
+	if _, ok := _c.mutation.ServiceKeys(); !ok {
+		return &ValidationError{Name: "service_keys", err: errors.New(`ent: missing required field "Setting.service_keys"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := setting.IDValidator(v); err != nil {
@@ -306,6 +320,10 @@ func (_c *SettingCreate) createSpec() (*Setting, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OnboardingPhase(); ok {
 		_spec.SetField(setting.FieldOnboardingPhase, field.TypeInt32, value)
 		_node.OnboardingPhase = value
+	}
+	if value, ok := _c.mutation.ServiceKeys(); ok {
+		_spec.SetField(setting.FieldServiceKeys, field.TypeJSON, value)
+		_node.ServiceKeys = value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -460,6 +478,18 @@ func (u *SettingUpsert) AddOnboardingPhase(v int32) *SettingUpsert {
 	return u
 }
 
+// SetServiceKeys sets the "service_keys" field.
+func (u *SettingUpsert) SetServiceKeys(v []schema.ServiceKey) *SettingUpsert {
+	u.Set(setting.FieldServiceKeys, v)
+	return u
+}
+
+// UpdateServiceKeys sets the "service_keys" field to the value that was provided on create.
+func (u *SettingUpsert) UpdateServiceKeys() *SettingUpsert {
+	u.SetExcluded(setting.FieldServiceKeys)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -609,6 +639,20 @@ func (u *SettingUpsertOne) AddOnboardingPhase(v int32) *SettingUpsertOne {
 func (u *SettingUpsertOne) UpdateOnboardingPhase() *SettingUpsertOne {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateOnboardingPhase()
+	})
+}
+
+// SetServiceKeys sets the "service_keys" field.
+func (u *SettingUpsertOne) SetServiceKeys(v []schema.ServiceKey) *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetServiceKeys(v)
+	})
+}
+
+// UpdateServiceKeys sets the "service_keys" field to the value that was provided on create.
+func (u *SettingUpsertOne) UpdateServiceKeys() *SettingUpsertOne {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateServiceKeys()
 	})
 }
 
@@ -928,6 +972,20 @@ func (u *SettingUpsertBulk) AddOnboardingPhase(v int32) *SettingUpsertBulk {
 func (u *SettingUpsertBulk) UpdateOnboardingPhase() *SettingUpsertBulk {
 	return u.Update(func(s *SettingUpsert) {
 		s.UpdateOnboardingPhase()
+	})
+}
+
+// SetServiceKeys sets the "service_keys" field.
+func (u *SettingUpsertBulk) SetServiceKeys(v []schema.ServiceKey) *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.SetServiceKeys(v)
+	})
+}
+
+// UpdateServiceKeys sets the "service_keys" field to the value that was provided on create.
+func (u *SettingUpsertBulk) UpdateServiceKeys() *SettingUpsertBulk {
+	return u.Update(func(s *SettingUpsert) {
+		s.UpdateServiceKeys()
 	})
 }
 

@@ -10,8 +10,10 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 )
 
@@ -117,6 +119,18 @@ func (_u *SettingUpdate) AddOnboardingPhase(v int32) *SettingUpdate {
 	return _u
 }
 
+// SetServiceKeys sets the "service_keys" field.
+func (_u *SettingUpdate) SetServiceKeys(v []schema.ServiceKey) *SettingUpdate {
+	_u.mutation.SetServiceKeys(v)
+	return _u
+}
+
+// AppendServiceKeys appends value to the "service_keys" field.
+func (_u *SettingUpdate) AppendServiceKeys(v []schema.ServiceKey) *SettingUpdate {
+	_u.mutation.AppendServiceKeys(v)
+	return _u
+}
+
 // Mutation returns the SettingMutation object of the builder.
 func (_u *SettingUpdate) Mutation() *SettingMutation {
 	return _u.mutation
@@ -201,6 +215,14 @@ func (_u *SettingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedOnboardingPhase(); ok {
 		_spec.AddField(setting.FieldOnboardingPhase, field.TypeInt32, value)
+	}
+	if value, ok := _u.mutation.ServiceKeys(); ok {
+		_spec.SetField(setting.FieldServiceKeys, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedServiceKeys(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, setting.FieldServiceKeys, value)
+		})
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -308,6 +330,18 @@ func (_u *SettingUpdateOne) SetNillableOnboardingPhase(v *int32) *SettingUpdateO
 // AddOnboardingPhase adds value to the "onboarding_phase" field.
 func (_u *SettingUpdateOne) AddOnboardingPhase(v int32) *SettingUpdateOne {
 	_u.mutation.AddOnboardingPhase(v)
+	return _u
+}
+
+// SetServiceKeys sets the "service_keys" field.
+func (_u *SettingUpdateOne) SetServiceKeys(v []schema.ServiceKey) *SettingUpdateOne {
+	_u.mutation.SetServiceKeys(v)
+	return _u
+}
+
+// AppendServiceKeys appends value to the "service_keys" field.
+func (_u *SettingUpdateOne) AppendServiceKeys(v []schema.ServiceKey) *SettingUpdateOne {
+	_u.mutation.AppendServiceKeys(v)
 	return _u
 }
 
@@ -425,6 +459,14 @@ func (_u *SettingUpdateOne) sqlSave(ctx context.Context) (_node *Setting, err er
 	}
 	if value, ok := _u.mutation.AddedOnboardingPhase(); ok {
 		_spec.AddField(setting.FieldOnboardingPhase, field.TypeInt32, value)
+	}
+	if value, ok := _u.mutation.ServiceKeys(); ok {
+		_spec.SetField(setting.FieldServiceKeys, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedServiceKeys(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, setting.FieldServiceKeys, value)
+		})
 	}
 	_node = &Setting{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -66,9 +66,11 @@ type UserEdges struct {
 	StoreAgents []*StoreAgent `json:"store_agents,omitempty"`
 	// Executions holds the value of the executions edge.
 	Executions []*Execution `json:"executions,omitempty"`
+	// WebhookDeliveries holds the value of the webhook_deliveries edge.
+	WebhookDeliveries []*WebhookDelivery `json:"webhook_deliveries,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [12]bool
+	loadedTypes [13]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -179,6 +181,15 @@ func (e UserEdges) ExecutionsOrErr() ([]*Execution, error) {
 		return e.Executions, nil
 	}
 	return nil, &NotLoadedError{edge: "executions"}
+}
+
+// WebhookDeliveriesOrErr returns the WebhookDeliveries value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) WebhookDeliveriesOrErr() ([]*WebhookDelivery, error) {
+	if e.loadedTypes[12] {
+		return e.WebhookDeliveries, nil
+	}
+	return nil, &NotLoadedError{edge: "webhook_deliveries"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -331,6 +342,11 @@ func (_m *User) QueryStoreAgents() *StoreAgentQuery {
 // QueryExecutions queries the "executions" edge of the User entity.
 func (_m *User) QueryExecutions() *ExecutionQuery {
 	return NewUserClient(_m.config).QueryExecutions(_m)
+}
+
+// QueryWebhookDeliveries queries the "webhook_deliveries" edge of the User entity.
+func (_m *User) QueryWebhookDeliveries() *WebhookDeliveryQuery {
+	return NewUserClient(_m.config).QueryWebhookDeliveries(_m)
 }
 
 // Update returns a builder for updating this User.

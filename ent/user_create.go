@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
 // UserCreate is the builder for creating a User entity.
@@ -311,6 +312,21 @@ func (_c *UserCreate) AddExecutions(v ...*Execution) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddExecutionIDs(ids...)
+}
+
+// AddWebhookDeliveryIDs adds the "webhook_deliveries" edge to the WebhookDelivery entity by IDs.
+func (_c *UserCreate) AddWebhookDeliveryIDs(ids ...string) *UserCreate {
+	_c.mutation.AddWebhookDeliveryIDs(ids...)
+	return _c
+}
+
+// AddWebhookDeliveries adds the "webhook_deliveries" edges to the WebhookDelivery entity.
+func (_c *UserCreate) AddWebhookDeliveries(v ...*WebhookDelivery) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddWebhookDeliveryIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -667,6 +683,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(execution.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.WebhookDeliveriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

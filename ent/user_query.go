@@ -27,28 +27,30 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
 // UserQuery is the builder for querying User entities.
 type UserQuery struct {
 	config
-	ctx                 *QueryContext
-	order               []user.OrderOption
-	inters              []Interceptor
-	predicates          []predicate.User
-	withSessions        *SessionQuery
-	withAPIKeys         *APIKeyQuery
-	withSettings        *SettingQuery
-	withQueueItems      *QueueItemQuery
-	withCards           *CardQuery
-	withChecklistItems  *ChecklistItemQuery
-	withContacts        *ContactQuery
-	withCardContacts    *CardContactQuery
-	withChatMessages    *ChatMessageQuery
-	withActivityEntries *ActivityEntryQuery
-	withStoreAgents     *StoreAgentQuery
-	withExecutions      *ExecutionQuery
-	modifiers           []func(*sql.Selector)
+	ctx                   *QueryContext
+	order                 []user.OrderOption
+	inters                []Interceptor
+	predicates            []predicate.User
+	withSessions          *SessionQuery
+	withAPIKeys           *APIKeyQuery
+	withSettings          *SettingQuery
+	withQueueItems        *QueueItemQuery
+	withCards             *CardQuery
+	withChecklistItems    *ChecklistItemQuery
+	withContacts          *ContactQuery
+	withCardContacts      *CardContactQuery
+	withChatMessages      *ChatMessageQuery
+	withActivityEntries   *ActivityEntryQuery
+	withStoreAgents       *StoreAgentQuery
+	withExecutions        *ExecutionQuery
+	withWebhookDeliveries *WebhookDeliveryQuery
+	modifiers             []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -349,6 +351,28 @@ func (_q *UserQuery) QueryExecutions() *ExecutionQuery {
 	return query
 }
 
+// QueryWebhookDeliveries chains the current query on the "webhook_deliveries" edge.
+func (_q *UserQuery) QueryWebhookDeliveries() *WebhookDeliveryQuery {
+	query := (&WebhookDeliveryClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(webhookdelivery.Table, webhookdelivery.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.WebhookDeliveriesTable, user.WebhookDeliveriesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -536,23 +560,24 @@ func (_q *UserQuery) Clone() *UserQuery {
 		return nil
 	}
 	return &UserQuery{
-		config:              _q.config,
-		ctx:                 _q.ctx.Clone(),
-		order:               append([]user.OrderOption{}, _q.order...),
-		inters:              append([]Interceptor{}, _q.inters...),
-		predicates:          append([]predicate.User{}, _q.predicates...),
-		withSessions:        _q.withSessions.Clone(),
-		withAPIKeys:         _q.withAPIKeys.Clone(),
-		withSettings:        _q.withSettings.Clone(),
-		withQueueItems:      _q.withQueueItems.Clone(),
-		withCards:           _q.withCards.Clone(),
-		withChecklistItems:  _q.withChecklistItems.Clone(),
-		withContacts:        _q.withContacts.Clone(),
-		withCardContacts:    _q.withCardContacts.Clone(),
-		withChatMessages:    _q.withChatMessages.Clone(),
-		withActivityEntries: _q.withActivityEntries.Clone(),
-		withStoreAgents:     _q.withStoreAgents.Clone(),
-		withExecutions:      _q.withExecutions.Clone(),
+		config:                _q.config,
+		ctx:                   _q.ctx.Clone(),
+		order:                 append([]user.OrderOption{}, _q.order...),
+		inters:                append([]Interceptor{}, _q.inters...),
+		predicates:            append([]predicate.User{}, _q.predicates...),
+		withSessions:          _q.withSessions.Clone(),
+		withAPIKeys:           _q.withAPIKeys.Clone(),
+		withSettings:          _q.withSettings.Clone(),
+		withQueueItems:        _q.withQueueItems.Clone(),
+		withCards:             _q.withCards.Clone(),
+		withChecklistItems:    _q.withChecklistItems.Clone(),
+		withContacts:          _q.withContacts.Clone(),
+		withCardContacts:      _q.withCardContacts.Clone(),
+		withChatMessages:      _q.withChatMessages.Clone(),
+		withActivityEntries:   _q.withActivityEntries.Clone(),
+		withStoreAgents:       _q.withStoreAgents.Clone(),
+		withExecutions:        _q.withExecutions.Clone(),
+		withWebhookDeliveries: _q.withWebhookDeliveries.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -691,6 +716,17 @@ func (_q *UserQuery) WithExecutions(opts ...func(*ExecutionQuery)) *UserQuery {
 	return _q
 }
 
+// WithWebhookDeliveries tells the query-builder to eager-load the nodes that are connected to
+// the "webhook_deliveries" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithWebhookDeliveries(opts ...func(*WebhookDeliveryQuery)) *UserQuery {
+	query := (&WebhookDeliveryClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withWebhookDeliveries = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -769,7 +805,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [12]bool{
+		loadedTypes = [13]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -782,6 +818,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withActivityEntries != nil,
 			_q.withStoreAgents != nil,
 			_q.withExecutions != nil,
+			_q.withWebhookDeliveries != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -885,6 +922,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadExecutions(ctx, query, nodes,
 			func(n *User) { n.Edges.Executions = []*Execution{} },
 			func(n *User, e *Execution) { n.Edges.Executions = append(n.Edges.Executions, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withWebhookDeliveries; query != nil {
+		if err := _q.loadWebhookDeliveries(ctx, query, nodes,
+			func(n *User) { n.Edges.WebhookDeliveries = []*WebhookDelivery{} },
+			func(n *User, e *WebhookDelivery) { n.Edges.WebhookDeliveries = append(n.Edges.WebhookDeliveries, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1233,6 +1277,36 @@ func (_q *UserQuery) loadExecutions(ctx context.Context, query *ExecutionQuery, 
 	}
 	query.Where(predicate.Execution(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.ExecutionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadWebhookDeliveries(ctx context.Context, query *WebhookDeliveryQuery, nodes []*User, init func(*User), assign func(*User, *WebhookDelivery)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(webhookdelivery.FieldUserID)
+	}
+	query.Where(predicate.WebhookDelivery(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.WebhookDeliveriesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
 // UserUpdate is the builder for updating User entities.
@@ -320,6 +321,21 @@ func (_u *UserUpdate) AddExecutions(v ...*Execution) *UserUpdate {
 	return _u.AddExecutionIDs(ids...)
 }
 
+// AddWebhookDeliveryIDs adds the "webhook_deliveries" edge to the WebhookDelivery entity by IDs.
+func (_u *UserUpdate) AddWebhookDeliveryIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddWebhookDeliveryIDs(ids...)
+	return _u
+}
+
+// AddWebhookDeliveries adds the "webhook_deliveries" edges to the WebhookDelivery entity.
+func (_u *UserUpdate) AddWebhookDeliveries(v ...*WebhookDelivery) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWebhookDeliveryIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -560,6 +576,27 @@ func (_u *UserUpdate) RemoveExecutions(v ...*Execution) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveExecutionIDs(ids...)
+}
+
+// ClearWebhookDeliveries clears all "webhook_deliveries" edges to the WebhookDelivery entity.
+func (_u *UserUpdate) ClearWebhookDeliveries() *UserUpdate {
+	_u.mutation.ClearWebhookDeliveries()
+	return _u
+}
+
+// RemoveWebhookDeliveryIDs removes the "webhook_deliveries" edge to WebhookDelivery entities by IDs.
+func (_u *UserUpdate) RemoveWebhookDeliveryIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveWebhookDeliveryIDs(ids...)
+	return _u
+}
+
+// RemoveWebhookDeliveries removes "webhook_deliveries" edges to WebhookDelivery entities.
+func (_u *UserUpdate) RemoveWebhookDeliveries(v ...*WebhookDelivery) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWebhookDeliveryIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1183,6 +1220,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.WebhookDeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWebhookDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.WebhookDeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WebhookDeliveriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -1483,6 +1565,21 @@ func (_u *UserUpdateOne) AddExecutions(v ...*Execution) *UserUpdateOne {
 	return _u.AddExecutionIDs(ids...)
 }
 
+// AddWebhookDeliveryIDs adds the "webhook_deliveries" edge to the WebhookDelivery entity by IDs.
+func (_u *UserUpdateOne) AddWebhookDeliveryIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddWebhookDeliveryIDs(ids...)
+	return _u
+}
+
+// AddWebhookDeliveries adds the "webhook_deliveries" edges to the WebhookDelivery entity.
+func (_u *UserUpdateOne) AddWebhookDeliveries(v ...*WebhookDelivery) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddWebhookDeliveryIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -1723,6 +1820,27 @@ func (_u *UserUpdateOne) RemoveExecutions(v ...*Execution) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveExecutionIDs(ids...)
+}
+
+// ClearWebhookDeliveries clears all "webhook_deliveries" edges to the WebhookDelivery entity.
+func (_u *UserUpdateOne) ClearWebhookDeliveries() *UserUpdateOne {
+	_u.mutation.ClearWebhookDeliveries()
+	return _u
+}
+
+// RemoveWebhookDeliveryIDs removes the "webhook_deliveries" edge to WebhookDelivery entities by IDs.
+func (_u *UserUpdateOne) RemoveWebhookDeliveryIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveWebhookDeliveryIDs(ids...)
+	return _u
+}
+
+// RemoveWebhookDeliveries removes "webhook_deliveries" edges to WebhookDelivery entities.
+func (_u *UserUpdateOne) RemoveWebhookDeliveries(v ...*WebhookDelivery) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveWebhookDeliveryIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -2369,6 +2487,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(execution.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WebhookDeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedWebhookDeliveriesIDs(); len(nodes) > 0 && !_u.mutation.WebhookDeliveriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WebhookDeliveriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.WebhookDeliveriesTable,
+			Columns: []string{user.WebhookDeliveriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -15,6 +15,7 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/jonboulle/clockwork"
 	"github.com/klauspost/compress/gzhttp"
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
@@ -23,6 +24,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -37,6 +39,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/updates"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // Config is what the server needs from its environment.
@@ -48,8 +51,14 @@ type Config struct {
 	BodyLimit int64
 	// BcryptCost for password hashes; bcrypt.DefaultCost when zero.
 	BcryptCost int
-	// Now is the clock; time.Now in UTC when nil.
+	// Now is the clock; Clock's time in UTC when nil.
 	Now func() time.Time
+	// Clock provides the timers background work sleeps on (webhook retries);
+	// real time when nil. Tests pass a fake one and move it with Now.
+	Clock clockwork.Clock
+	// AllowPrivateEndpoints lets outbound calls (webhook targets) reach
+	// private, loopback and link-local addresses.
+	AllowPrivateEndpoints bool
 	// Heartbeat is the chat stream's heartbeat period (used from issue 4 on).
 	Heartbeat time.Duration
 	// LLM is the configured language model, nil when there is none.
@@ -66,8 +75,12 @@ func (c *Config) defaults() {
 	if c.BcryptCost == 0 {
 		c.BcryptCost = bcrypt.DefaultCost
 	}
+	if c.Clock == nil {
+		c.Clock = clockwork.NewRealClock()
+	}
 	if c.Now == nil {
-		c.Now = func() time.Time { return time.Now().UTC() }
+		clock := c.Clock
+		c.Now = func() time.Time { return clock.Now().UTC() }
 	}
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = 30 * time.Second
@@ -115,6 +128,7 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
+	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
@@ -123,7 +137,7 @@ func New(cfg Config) (*App, error) {
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
-		settings: &settings.Service{DB: cfg.DB.Client},
+		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		updates:  upd,
 	}
 	g := gate.New(table, resolver, cfg.Limits)
@@ -150,7 +164,12 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
-	return &App{Handler: httpapi.Observe(cfg.Logger, mux)}, nil
+	app := &App{Handler: httpapi.Observe(cfg.Logger, mux)}
+	hooks := webhooks.Start(webhooks.Config{
+		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
+	})
+	app.closers = append(app.closers, hooks.Close)
+	return app, nil
 }
 
 func connectOptions(cfg Config) []connect.HandlerOption {

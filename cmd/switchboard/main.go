@@ -87,6 +87,7 @@ type options struct {
 	maxBody       int64
 	llm           llm.Config
 	debugAddr     string
+	allowPrivate  bool
 }
 
 func parseServe(args []string, stderr io.Writer) (options, error) {
@@ -117,6 +118,12 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
 	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "model name for the provider (SWITCHBOARD_LLM_MODEL)")
 	fs.StringVar(&o.debugAddr, "debug-addr", env("SWITCHBOARD_DEBUG_ADDR", ""), "loopback address for /debug/vars and /debug/pprof; empty for none (SWITCHBOARD_DEBUG_ADDR)")
+	allowPrivate, err := envBool("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS")
+	if err != nil {
+		return o, err
+	}
+	fs.BoolVar(&o.allowPrivate, "allow-private-endpoints", allowPrivate,
+		"let webhooks reach private, loopback and link-local addresses (SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS)")
 	// The key comes only from the environment: a flag would show in ps.
 	o.llm.APIKey = env("SWITCHBOARD_LLM_API_KEY", "")
 	if err := fs.Parse(args); err != nil {
@@ -136,6 +143,18 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+func envBool(name string) (bool, error) {
+	v := env(name, "")
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
 }
 
 func envInt(name string, def int) (int, error) {
@@ -180,7 +199,7 @@ func serve(args []string, stderr io.Writer) error {
 	handler, err := server.New(server.Config{
 		DB: database, Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
-		LLM:    llm.New(o.llm),
+		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 	})
 	if err != nil {
 		return err
@@ -199,7 +218,7 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString(),
-		"llm", o.llm.BaseURL != "")
+		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

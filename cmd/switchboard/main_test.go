@@ -58,6 +58,23 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 	if o.rateLimit != 7 || o.heartbeat != time.Second || o.addr != "127.0.0.1:7777" {
 		t.Fatalf("env and flags = %+v (flags must win over env)", o)
 	}
+	// RULINGS "Store, federation, MCP, A2A": private endpoints are refused
+	// unless the instance allows them, by env or flag.
+	if o.allowPrivate {
+		t.Fatal("private endpoints allowed by default")
+	}
+	t.Setenv("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS", "true")
+	if o, err = parseServe(nil, io.Discard); err != nil || !o.allowPrivate {
+		t.Fatalf("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS=true: %v, %v", o.allowPrivate, err)
+	}
+	if o, err = parseServe([]string{"--allow-private-endpoints=false"}, io.Discard); err != nil || o.allowPrivate {
+		t.Fatalf("--allow-private-endpoints=false over the env: %v, %v", o.allowPrivate, err)
+	}
+	t.Setenv("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS", "sometimes")
+	if _, err := parseServe(nil, io.Discard); err == nil {
+		t.Error("a non-boolean SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS was accepted")
+	}
+	t.Setenv("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS", "")
 	for _, bad := range [][]string{{"--heartbeat", "soon"}, {"--rate-limit-per-minute", "0"}, {"extra"}} {
 		if _, err := parseServe(bad, io.Discard); err == nil {
 			t.Errorf("parseServe(%v) accepted", bad)

@@ -562,6 +562,7 @@ var (
 		{Name: "goals_enabled", Type: field.TypeBool, Default: false},
 		{Name: "onboarding_complete", Type: field.TypeBool, Default: false},
 		{Name: "onboarding_phase", Type: field.TypeInt32, Default: 0},
+		{Name: "service_keys", Type: field.TypeJSON},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// SettingsTable holds the schema information for the "settings" table.
@@ -572,7 +573,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "settings_users_settings",
-				Columns:    []*schema.Column{SettingsColumns[8]},
+				Columns:    []*schema.Column{SettingsColumns[9]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -671,6 +672,50 @@ var (
 		Columns:    UsersColumns,
 		PrimaryKey: []*schema.Column{UsersColumns[0]},
 	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "event", Type: field.TypeString},
+		{Name: "url", Type: field.TypeString},
+		{Name: "payload", Type: field.TypeString, Size: 2147483647},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "delivered", "retry_exhausted", "cancelled"}, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt32, Default: 0},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "claim_token", Type: field.TypeString, Nullable: true},
+		{Name: "last_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_status", Type: field.TypeInt32, Nullable: true},
+		{Name: "last_error", Type: field.TypeString, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "webhook_deliveries_users_webhook_deliveries",
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[14]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[6], WebhookDeliveriesColumns[8]},
+			},
+			{
+				Name:    "webhookdelivery_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[14], WebhookDeliveriesColumns[1]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -686,6 +731,7 @@ var (
 		SettingsTable,
 		StoreAgentsTable,
 		UsersTable,
+		WebhookDeliveriesTable,
 	}
 )
 
@@ -706,4 +752,5 @@ func init() {
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
 	StoreAgentsTable.ForeignKeys[0].RefTable = UsersTable
+	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
 }

@@ -6,6 +6,17 @@ import (
 	"entgo.io/ent/schema/field"
 )
 
+// ServiceKey is one configured outside service: for "webhook_push", the URL
+// events are POSTed to and the secret that signs them.
+type ServiceKey struct {
+	Service string `json:"service"`
+	URL     string `json:"url"`
+	Secret  string `json:"secret"`
+}
+
+// String leaves the secret out, so a key never reaches a log by accident.
+func (k ServiceKey) String() string { return k.Service + " " + k.URL }
+
 // Setting is the one row of settings each account has, made with the account.
 type Setting struct{ ent.Schema }
 
@@ -21,6 +32,9 @@ func (Setting) Fields() []ent.Field {
 		field.Bool("goals_enabled").Default(false),
 		field.Bool("onboarding_complete").Default(false),
 		field.Int32("onboarding_phase").Default(0),
+		// Outside services (webhook targets). Secrets are HMAC keys, so they
+		// are kept as given; Sensitive keeps the field out of String().
+		field.JSON("service_keys", []ServiceKey{}).Default([]ServiceKey{}).Sensitive(),
 	}
 }
 

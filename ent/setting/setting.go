@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 )
 
 const (
@@ -30,6 +31,8 @@ const (
 	FieldOnboardingComplete = "onboarding_complete"
 	// FieldOnboardingPhase holds the string denoting the onboarding_phase field in the database.
 	FieldOnboardingPhase = "onboarding_phase"
+	// FieldServiceKeys holds the string denoting the service_keys field in the database.
+	FieldServiceKeys = "service_keys"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the setting in the database.
@@ -54,6 +57,7 @@ var Columns = []string{
 	FieldGoalsEnabled,
 	FieldOnboardingComplete,
 	FieldOnboardingPhase,
+	FieldServiceKeys,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -81,6 +85,8 @@ var (
 	DefaultOnboardingComplete bool
 	// DefaultOnboardingPhase holds the default value on creation for the "onboarding_phase" field.
 	DefaultOnboardingPhase int32
+	// DefaultServiceKeys holds the default value on creation for the "service_keys" field.
+	DefaultServiceKeys []schema.ServiceKey
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.

@@ -55,6 +55,8 @@ const (
 	EdgeStoreAgents = "store_agents"
 	// EdgeExecutions holds the string denoting the executions edge name in mutations.
 	EdgeExecutions = "executions"
+	// EdgeWebhookDeliveries holds the string denoting the webhook_deliveries edge name in mutations.
+	EdgeWebhookDeliveries = "webhook_deliveries"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -141,6 +143,13 @@ const (
 	ExecutionsInverseTable = "executions"
 	// ExecutionsColumn is the table column denoting the executions relation/edge.
 	ExecutionsColumn = "user_id"
+	// WebhookDeliveriesTable is the table that holds the webhook_deliveries relation/edge.
+	WebhookDeliveriesTable = "webhook_deliveries"
+	// WebhookDeliveriesInverseTable is the table name for the WebhookDelivery entity.
+	// It exists in this package in order to avoid circular dependency with the "webhookdelivery" package.
+	WebhookDeliveriesInverseTable = "webhook_deliveries"
+	// WebhookDeliveriesColumn is the table column denoting the webhook_deliveries relation/edge.
+	WebhookDeliveriesColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -419,6 +428,20 @@ func ByExecutions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newExecutionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByWebhookDeliveriesCount orders the results by webhook_deliveries count.
+func ByWebhookDeliveriesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newWebhookDeliveriesStep(), opts...)
+	}
+}
+
+// ByWebhookDeliveries orders the results by webhook_deliveries terms.
+func ByWebhookDeliveries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newWebhookDeliveriesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -501,5 +524,12 @@ func newExecutionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ExecutionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ExecutionsTable, ExecutionsColumn),
+	)
+}
+func newWebhookDeliveriesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(WebhookDeliveriesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, WebhookDeliveriesTable, WebhookDeliveriesColumn),
 	)
 }

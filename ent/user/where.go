@@ -811,6 +811,29 @@ func HasExecutionsWith(preds ...predicate.Execution) predicate.User {
 	})
 }
 
+// HasWebhookDeliveries applies the HasEdge predicate on the "webhook_deliveries" edge.
+func HasWebhookDeliveries() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, WebhookDeliveriesTable, WebhookDeliveriesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasWebhookDeliveriesWith applies the HasEdge predicate on the "webhook_deliveries" edge with a given conditions (other predicates).
+func HasWebhookDeliveriesWith(preds ...predicate.WebhookDelivery) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newWebhookDeliveriesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

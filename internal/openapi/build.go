@@ -106,12 +106,13 @@ func applyFieldRules(schemas *object, c *contract) error {
 			if nullWhenEmpty(f) && f.Cardinality() != protoreflect.Repeated {
 				return fmt.Errorf("%s: rest_null_when_empty on a field that is not repeated", f.FullName())
 			}
-			// rest_omit_absent governs unset optional fields only; an empty
-			// list marked rest_null_when_empty is still written as null.
-			if (isOptional(f) && !omit) || nullWhenEmpty(f) {
+			// rest_omit_absent leaves out unset optional fields and empty
+			// lists: neither is then null, nor always present.
+			if (isOptional(f) && !omit) || (nullWhenEmpty(f) && !omit) {
 				props.set(name, nullable(p.(*object), schemas))
 			}
-			if (responses[m.FullName()] && !(omit && isOptional(f)) && !inRealOneof(f)) || isRequired(f) {
+			omitted := omit && (isOptional(f) || f.IsList() || f.IsMap())
+			if (responses[m.FullName()] && !omitted && !inRealOneof(f)) || isRequired(f) {
 				required = append(required, name)
 			}
 		}

@@ -251,11 +251,11 @@ func TestRequired(t *testing.T) {
 		schema string
 		want   []string // nil: no required list
 	}{
-		{"GetSettingsResponse", []string{"mode", "queueAutoApprove", "assistantName", "goalsEnabled", "onboardingComplete", "onboardingPhase"}},
+		{"GetSettingsResponse", []string{"mode", "queueAutoApprove", "assistantName", "goalsEnabled", "onboardingComplete", "onboardingPhase", "serviceKeys"}},
 		{"ApiKey", []string{"id", "label", "scopes", "prefix", "createdAt", "lastUsedAt", "expiresAt", "active"}},
 		{"ResolvedUser", []string{"id", "name", "username", "avatar", "type"}}, // reached through a map value
 		{"User", []string{"id", "username", "email", "name", "role", "avatar", "createdAt"}},
-		{"UpdateSettingsResponse", nil},         // rest_omit_absent, every field optional
+		{"UpdateSettingsResponse", nil},         // rest_omit_absent: optionals and lists only when applied
 		{"CreateKeyRequest", []string{"label"}}, // request: only what (switchboard.v1.required) marks
 		{"UpdateSettingsRequest", nil},
 		{"LoginRequest", []string{"password"}},

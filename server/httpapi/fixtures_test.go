@@ -127,6 +127,10 @@ func coreFixtures() []fixture {
 		single("GetSettingsResponse", "full", &switchboardv1.GetSettingsResponse{
 			Mode: "cockpit", QueueAutoApprove: true, AssistantName: proto.String("Jarvis"),
 			GoalsEnabled: true, OnboardingComplete: true, OnboardingPhase: 3,
+			ServiceKeys: []*switchboardv1.ServiceKey{
+				{Service: "webhook_push", Url: "https://hooks.example.com/switchboard", SecretSet: true},
+				{Service: "webhook_push", Url: "https://ops.example.org/in?team=7", SecretSet: true},
+			},
 		}),
 		single("GetSettingsResponse", "sparse", &switchboardv1.GetSettingsResponse{Mode: "cockpit"}),
 
@@ -134,6 +138,16 @@ func coreFixtures() []fixture {
 			QueueAutoApprove: proto.Bool(true), Mode: proto.String("cockpit"),
 		}),
 		single("UpdateSettingsResponse", "sparse", &switchboardv1.UpdateSettingsResponse{}),
+		// Supplied serviceKeys answer the stored list, without secrets.
+		single("UpdateSettingsResponse", "service_keys", &switchboardv1.UpdateSettingsResponse{
+			ServiceKeys: []*switchboardv1.ServiceKey{
+				{Service: "webhook_push", Url: "https://hooks.example.com/switchboard", SecretSet: true},
+			},
+		}),
+		// A clear answers the names it cleared; the empty list is not applied data.
+		single("UpdateSettingsResponse", "cleared", &switchboardv1.UpdateSettingsResponse{
+			Mode: proto.String("cockpit"), ClearFields: []string{"serviceKeys"},
+		}),
 		// A supplied false is an applied field: written, not omitted.
 		single("UpdateSettingsResponse", "queue_only", &switchboardv1.UpdateSettingsResponse{
 			QueueAutoApprove: proto.Bool(false),

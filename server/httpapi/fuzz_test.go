@@ -60,6 +60,7 @@ func TestRESTRequestsCoverTheContract(t *testing.T) {
 // Seeds live in testdata/fuzz/FuzzRESTDecode.
 func FuzzRESTDecode(f *testing.F) {
 	f.Add([]byte(`{"queueAutoApprove":true,"mode":"cockpit"}`))
+	f.Add([]byte(`{"serviceKeys":[{"service":"webhook_push","url":"https://h.example/x","secret":null}],"clearFields":["serviceKeys"]}`))
 	f.Add([]byte(`{"label":"ci","scopes":["queue","mcp"],"expiresAt":"2026-01-01T00:00:00+02:00"}`))
 	f.Add([]byte(`{"email":null,"username":"ada","password":"correct horse"}`))
 	f.Add([]byte(`{"limit":"100","since":"2025-01-01","tag":"api"}`))
@@ -130,6 +131,9 @@ func FuzzRESTEncode(f *testing.F) {
 			&switchboardv1.ListUpdatesResponse{Updates: []*switchboardv1.Update{{Id: s1, Tags: []string{s2}, Time: reason}}, Total: n},
 			&switchboardv1.ResolveUsersResponse{Users: map[string]*switchboardv1.ResolvedUser{key: {Name: s1, Avatar: reason}}},
 			&switchboardv1.UpdateSettingsResponse{Mode: reason},
+			// Empty lists are dropped from the RPC bytes after marshalling: arbitrary text must survive that.
+			&switchboardv1.UpdateSettingsResponse{QueueAutoApprove: proto.Bool(set), ServiceKeys: []*switchboardv1.ServiceKey{{Service: s1, Url: s2, SecretSet: set}}},
+			&switchboardv1.UpdateSettingsResponse{Mode: reason, ClearFields: []string{s1, key}},
 		}
 		valid := utf8.ValidString(s1) && utf8.ValidString(s2)
 		for _, m := range msgs {

@@ -180,7 +180,7 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, error) {
 			continue // an unset member of a real oneof is not part of the object
 		}
 		absent := fd.HasPresence() && !m.Has(fd)
-		if absent && omitAbsent {
+		if omitAbsent && (absent || emptyCollection(m, fd)) {
 			continue
 		}
 		if !first {
@@ -205,6 +205,12 @@ func appendMessage(b []byte, m protoreflect.Message) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// emptyCollection reports a list or map field with no entries: in a message
+// marked rest_omit_absent it was not applied, so it is left out.
+func emptyCollection(m protoreflect.Message, fd protoreflect.FieldDescriptor) bool {
+	return (fd.IsList() || fd.IsMap()) && !m.Has(fd)
 }
 
 func appendList(b []byte, fd protoreflect.FieldDescriptor, l protoreflect.List) ([]byte, error) {

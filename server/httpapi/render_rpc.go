@@ -1,10 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
 // RPCJSONCodec is Connect's JSON codec for the RPC form: absent optional values
@@ -36,7 +41,7 @@ func (RPCJSONCodec) Marshal(v any) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("rpc json: %T is not a proto message", v)
 	}
-	return rpcMarshal.Marshal(m)
+	return marshalRPC(nil, m)
 }
 
 // MarshalAppend lets Connect reuse its buffers.
@@ -45,7 +50,75 @@ func (RPCJSONCodec) MarshalAppend(b []byte, v any) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("rpc json: %T is not a proto message", v)
 	}
-	return rpcMarshal.MarshalAppend(b, m)
+	return marshalRPC(b, m)
+}
+
+func marshalRPC(b []byte, m proto.Message) ([]byte, error) {
+	out, err := rpcMarshal.MarshalAppend(b, m)
+	if err != nil {
+		return nil, err
+	}
+	drop := unappliedLists(m.ProtoReflect())
+	if len(drop) == 0 {
+		return out, nil
+	}
+	rest, err := dropKeys(out[len(b):], drop)
+	if err != nil {
+		return nil, err
+	}
+	return append(out[:len(b)], rest...), nil
+}
+
+// unappliedLists names the empty list and map fields of a message marked
+// rest_omit_absent: such a message answers only what was applied, and protojson
+// (which must emit [] everywhere else) cannot leave out one field alone.
+func unappliedLists(m protoreflect.Message) map[string]bool {
+	md := m.Descriptor()
+	if !proto.GetExtension(md.Options(), switchboardv1.E_RestOmitAbsent).(bool) {
+		return nil
+	}
+	var drop map[string]bool
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if (fd.IsList() || fd.IsMap()) && !m.Has(fd) {
+			if drop == nil {
+				drop = map[string]bool{}
+			}
+			drop[fd.JSONName()] = true
+		}
+	}
+	return drop
+}
+
+// dropKeys rewrites a JSON object without the named top-level keys, keeping
+// the order of the others.
+func dropKeys(obj []byte, drop map[string]bool) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("rpc json: not an object: %v", err)
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		if drop[key] {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(key)
+		out = append(append(append(out, k...), ':'), raw...)
+	}
+	return append(out, '}'), nil
 }
 
 // Unmarshal implements connect.Codec.

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // move applies one transition with all its side effects in tx: the status (as
@@ -44,7 +45,7 @@ func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *e
 	if err := s.sideEffects(ctx, tx, p, moved, from); err != nil {
 		return nil, false, err
 	}
-	changed(ctx, Change{QueueItemID: moved.ID, Action: "status_changed", Status: to, From: from})
+	changed(ctx, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to})
 	if to == Ready {
 		becameReady(ctx, moved)
 	}

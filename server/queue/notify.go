@@ -5,8 +5,10 @@ import (
 	"log/slog"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/comms"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // Publisher pushes chat events to the account's open streams once the change
@@ -21,16 +23,10 @@ type Publisher interface {
 // transaction itself, so the change and its deliveries commit together.
 type outbox struct {
 	events  []*switchboardv1.ChatEvent
-	changes []Change
-}
-
-// Change is one queue change, the data of a queue.updated webhook.
-type Change struct {
-	QueueItemID string `json:"queueItemId"`
-	// created, updated, status_changed, result_reported or deleted.
-	Action string `json:"action"`
-	Status string `json:"status"`
-	From   string `json:"from,omitempty"`
+	changes []webhooks.QueueUpdated
+	// settings is the account's row when the transaction read it already,
+	// so the webhooks need no second read.
+	settings *ent.Setting
 }
 
 type outboxKey struct{}
@@ -40,8 +36,9 @@ func outboxOf(ctx context.Context) *outbox {
 	return ob
 }
 
-// changed notes a queue change for the webhooks.
-func changed(ctx context.Context, c Change) {
+// changed notes a queue change for the webhooks; Action is the activity
+// action the change wrote (queue_added, queue_status_changed, …).
+func changed(ctx context.Context, c webhooks.QueueUpdated) {
 	if ob := outboxOf(ctx); ob != nil {
 		ob.changes = append(ob.changes, c)
 	}
@@ -75,15 +72,24 @@ func (s *Service) inTx(ctx context.Context, userID string, fn func(ctx context.C
 	ob := &outbox{}
 	ctx = context.WithValue(ctx, outboxKey{}, ob)
 	err := s.DB.InTx(ctx, func(tx *ent.Tx) error {
-		ob.events, ob.changes = ob.events[:0], ob.changes[:0]
+		ob.events, ob.changes, ob.settings = ob.events[:0], ob.changes[:0], nil
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
-		if s.Webhooks == nil {
+		if len(ob.changes) == 0 {
 			return nil
 		}
+		row := ob.settings
+		if row == nil {
+			var err error
+			if row, err = tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err != nil {
+				return internal(err)
+			}
+		}
+		at := s.Now()
 		for _, c := range ob.changes {
-			if err := s.Webhooks.QueueUpdated(ctx, tx, userID, c); err != nil {
+			ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: at, Data: c}
+			if err := webhooks.EnqueueFor(ctx, tx, row, ev); err != nil {
 				return internal(err)
 			}
 		}
@@ -100,9 +106,4 @@ func (s *Service) inTx(ctx context.Context, userID string, fn func(ctx context.C
 		}
 	}
 	return nil
-}
-
-// Webhooks records outbound webhook deliveries in the caller's transaction.
-type Webhooks interface {
-	QueueUpdated(ctx context.Context, tx *ent.Tx, userID string, c Change) error
 }

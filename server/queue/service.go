@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 var (
@@ -47,8 +48,6 @@ type Service struct {
 	LLM *llm.Client
 	// Events publishes chat events (comms messages, wake); nil for none.
 	Events Publisher
-	// Webhooks records queue.updated deliveries; nil for none.
-	Webhooks Webhooks
 }
 
 // internal wraps a storage error; typed errors pass through.
@@ -108,6 +107,9 @@ func settingsOf(ctx context.Context, tx *ent.Tx, userID string) (autoApprove boo
 	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
 	if err != nil {
 		return false, "", err
+	}
+	if ob := outboxOf(ctx); ob != nil {
+		ob.settings = row
 	}
 	assistant = row.AssistantName
 	if assistant == "" {
@@ -237,7 +239,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			return internal(err)
 		}
 		out = it
-		changed(ctx, Change{QueueItemID: it.ID, Action: "created", Status: string(it.Status)})
+		changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)})
 		if it.Status == queueitem.StatusReady {
 			becameReady(ctx, it)
 		}
@@ -382,7 +384,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return internal(err)
 		}
 		out = it
-		changed(ctx, Change{QueueItemID: it.ID, Action: "updated", Status: string(it.Status)})
+		changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)})
 		return internal(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
 			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
@@ -427,7 +429,7 @@ func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it 
 	if n == 0 {
 		return apperr.NotFound("queue item %q not found", it.ID)
 	}
-	changed(ctx, Change{QueueItemID: it.ID, Action: "deleted", Status: string(it.Status)})
+	changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)})
 	return internal(activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},

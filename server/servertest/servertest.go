@@ -13,11 +13,11 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/jonboulle/clockwork"
 	"golang.org/x/crypto/bcrypt"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
@@ -28,25 +28,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/gate"
 )
 
-// Clock is a settable clock; it starts at the real time.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now reads the clock.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// Clock is a settable clock; it starts at the real time. Timers made from it
+// (the webhook dispatcher's) fire when Advance passes them.
+type Clock struct{ *clockwork.FakeClock }
 
 // Server is a running server and what a test needs to talk to it.
 type Server struct {
@@ -63,6 +47,10 @@ type Server struct {
 // Option changes the server's configuration.
 type Option func(*server.Config)
 
+// WithPrivateEndpoints lets outbound calls reach loopback, where tests run
+// their receivers (RULINGS "Store, federation, MCP, A2A").
+func WithPrivateEndpoints() Option { return func(c *server.Config) { c.AllowPrivateEndpoints = true } }
+
 // WithLimits sets the rate limits (tests lower them to reach them).
 func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits = l } }
 
@@ -74,13 +62,14 @@ func WithLLM(baseURL string) Option {
 // New starts a server for the test and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	clock := &Clock{now: time.Now().UTC().Truncate(time.Millisecond)}
+	clock := &Clock{clockwork.NewFakeClockAt(time.Now().UTC().Truncate(time.Millisecond))}
 	d := dbtest.Open(t)
 	cfg := server.Config{
 		DB:         d,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		BcryptCost: bcrypt.MinCost,
 		Now:        clock.Now,
+		Clock:      clock,
 		// High enough that only the rate-limit tests reach a limit.
 		Limits: gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000},
 	}

@@ -3,17 +3,21 @@ package settings
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 var (
@@ -26,7 +30,10 @@ const Mode = "cockpit"
 
 // Service implements SettingsService.
 type Service struct {
-	DB *ent.Client
+	DB  *ent.Client
+	Now func() time.Time
+	// Egress is the address rule for webhook target URLs.
+	Egress egress.Policy
 }
 
 func (s *Service) load(ctx context.Context, userID string) (*ent.Setting, error) {
@@ -53,6 +60,7 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 		GoalsEnabled:       row.GoalsEnabled,
 		OnboardingComplete: row.OnboardingComplete,
 		OnboardingPhase:    row.OnboardingPhase,
+		ServiceKeys:        view(row.ServiceKeys),
 	}
 	if row.AssistantName != "" {
 		res.AssistantName = &row.AssistantName
@@ -61,14 +69,28 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 }
 
 // UpdateSettings applies the supplied fields and answers only those
-// (document 1, Settings: PATCH).
+// (document 1, Settings: PATCH). A supplied mode also pushes
+// settings.mode_switched to the account's webhook targets, in the same
+// transaction (RULINGS "Shared chat and events").
 func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateSettingsRequest) (*switchboardv1.UpdateSettingsResponse, error) {
 	p, err := auth.MustPrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if req.QueueAutoApprove == nil && req.Mode == nil {
-		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove or mode")
+	clearKeys, err := checkClearFields(req)
+	if err != nil {
+		return nil, err
+	}
+	setKeys := len(req.GetServiceKeys()) > 0
+	if req.QueueAutoApprove == nil && req.Mode == nil && !setKeys && !clearKeys {
+		if req.ServiceKeys != nil {
+			return nil, apperr.Invalid("serviceKeys is empty: to remove every service, name serviceKeys in clearFields")
+		}
+		return nil, apperr.Invalid("no supported field supplied: send queueAutoApprove, mode, serviceKeys or clearFields")
+	}
+	// Before the transaction: the address check may wait on DNS.
+	if err := checkServiceKeys(ctx, req.GetServiceKeys(), s.Egress); err != nil {
+		return nil, err
 	}
 	res := &switchboardv1.UpdateSettingsResponse{}
 	var applied []string
@@ -77,23 +99,44 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 		return nil, apperr.Internal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
+	row, err := tx.Setting.Query().Where(setting.UserID(p.UserID)).Only(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err) // every account is made with its row
+	}
+	upd := tx.Setting.UpdateOne(row)
 	if req.QueueAutoApprove != nil {
-		n, err := tx.Setting.Update().Where(setting.UserID(p.UserID)).
-			SetQueueAutoApprove(req.GetQueueAutoApprove()).Save(ctx)
-		if err != nil {
-			return nil, apperr.Internal(err)
-		}
-		if n != 1 {
-			return nil, apperr.Internal(errors.New("settings row missing for account"))
-		}
+		upd.SetQueueAutoApprove(req.GetQueueAutoApprove())
 		res.QueueAutoApprove = req.QueueAutoApprove
 		applied = append(applied, fmt.Sprintf("queueAutoApprove=%t", req.GetQueueAutoApprove()))
+	}
+	switch {
+	case setKeys:
+		keys, err := mergeSecrets(req.GetServiceKeys(), row.ServiceKeys)
+		if err != nil {
+			return nil, err
+		}
+		upd.SetServiceKeys(keys)
+		res.ServiceKeys = view(keys)
+		// The count only: URLs may carry tokens, and the feed is shown around.
+		applied = append(applied, "serviceKeys="+strconv.Itoa(len(keys))+" configured")
+	case clearKeys:
+		upd.SetServiceKeys([]schema.ServiceKey{})
+		res.ClearFields = []string{"serviceKeys"}
+		applied = append(applied, "serviceKeys cleared")
+	}
+	if row, err = upd.Save(ctx); err != nil {
+		return nil, apperr.Internal(err)
 	}
 	if req.Mode != nil {
 		// Accepted for backward compatibility; the mode is always cockpit.
 		mode := Mode
 		res.Mode = &mode
 		applied = append(applied, "mode="+Mode)
+		if err := webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{
+			Name: webhooks.EventModeSwitched, At: s.Now(), Data: webhooks.ModeSwitched{Mode: Mode},
+		}); err != nil {
+			return nil, apperr.Internal(err)
+		}
 	}
 	if err := activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(),
@@ -106,3 +149,5 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 	}
 	return res, nil
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -211,9 +211,9 @@ var (
 
 // Extension fields to descriptorpb.MessageOptions.
 var (
-	// Unset optional fields of a message marked this way are omitted (not null) in
-	// the REST form too: used where the documents say a response carries only the
-	// fields that were applied.
+	// Unset optional fields and empty lists of a message marked this way are
+	// omitted (not null, not []) in both forms: used where the documents say a
+	// response carries only the fields that were applied.
 	//
 	// optional bool rest_omit_absent = 51002;
 	E_RestOmitAbsent = &file_switchboard_v1_options_proto_extTypes[2]

@@ -68,8 +68,11 @@ type GetSettingsResponse struct {
 	GoalsEnabled       bool    `protobuf:"varint,4,opt,name=goals_enabled,json=goalsEnabled,proto3" json:"goals_enabled,omitempty"`
 	OnboardingComplete bool    `protobuf:"varint,5,opt,name=onboarding_complete,json=onboardingComplete,proto3" json:"onboarding_complete,omitempty"`
 	OnboardingPhase    int32   `protobuf:"varint,6,opt,name=onboarding_phase,json=onboardingPhase,proto3" json:"onboarding_phase,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Configured outside services (RULINGS "Shared chat and events"); the
+	// secret is write-only, so only whether one is set is shown. [] when none.
+	ServiceKeys   []*ServiceKey `protobuf:"bytes,7,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetSettingsResponse) Reset() {
@@ -144,18 +147,161 @@ func (x *GetSettingsResponse) GetOnboardingPhase() int32 {
 	return 0
 }
 
+func (x *GetSettingsResponse) GetServiceKeys() []*ServiceKey {
+	if x != nil {
+		return x.ServiceKeys
+	}
+	return nil
+}
+
+// ServiceKey is one configured outside service as the settings show it.
+type ServiceKey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "webhook_push": events are POSTed to url, signed with the secret.
+	Service string `protobuf:"bytes,1,opt,name=service,proto3" json:"service,omitempty"`
+	Url     string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Whether a secret is stored; the secret itself is never answered.
+	SecretSet     bool `protobuf:"varint,3,opt,name=secret_set,json=secretSet,proto3" json:"secret_set,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServiceKey) Reset() {
+	*x = ServiceKey{}
+	mi := &file_switchboard_v1_settings_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServiceKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServiceKey) ProtoMessage() {}
+
+func (x *ServiceKey) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_settings_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServiceKey.ProtoReflect.Descriptor instead.
+func (*ServiceKey) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ServiceKey) GetService() string {
+	if x != nil {
+		return x.Service
+	}
+	return ""
+}
+
+func (x *ServiceKey) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *ServiceKey) GetSecretSet() bool {
+	if x != nil {
+		return x.SecretSet
+	}
+	return false
+}
+
+// ServiceKeyInput is one entry of UpdateSettings' serviceKeys.
+type ServiceKeyInput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only "webhook_push" is known.
+	Service string `protobuf:"bytes,1,opt,name=service,proto3" json:"service,omitempty"`
+	// Absolute http or https URL; private, loopback and link-local addresses
+	// are refused unless the instance allows them.
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// The HMAC-SHA256 key of the signature, 16 to 512 characters. Required for
+	// a url not configured yet; left out, the url keeps its stored secret.
+	Secret        *string `protobuf:"bytes,3,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServiceKeyInput) Reset() {
+	*x = ServiceKeyInput{}
+	mi := &file_switchboard_v1_settings_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServiceKeyInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServiceKeyInput) ProtoMessage() {}
+
+func (x *ServiceKeyInput) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_settings_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServiceKeyInput.ProtoReflect.Descriptor instead.
+func (*ServiceKeyInput) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ServiceKeyInput) GetService() string {
+	if x != nil {
+		return x.Service
+	}
+	return ""
+}
+
+func (x *ServiceKeyInput) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *ServiceKeyInput) GetSecret() string {
+	if x != nil && x.Secret != nil {
+		return *x.Secret
+	}
+	return ""
+}
+
 type UpdateSettingsRequest struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	QueueAutoApprove *bool                  `protobuf:"varint,1,opt,name=queue_auto_approve,json=queueAutoApprove,proto3,oneof" json:"queue_auto_approve,omitempty"`
 	// Accepted for backward compatibility; it changes nothing.
-	Mode          *string `protobuf:"bytes,2,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
+	Mode *string `protobuf:"bytes,2,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
+	// Replaces the configured services when non-empty (at most 10, one entry per
+	// url). An empty list is the same as none: to remove every service, name
+	// serviceKeys in clearFields.
+	ServiceKeys []*ServiceKeyInput `protobuf:"bytes,3,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
+	// The JSON names of fields to empty. Allowed: serviceKeys. Any other name,
+	// or a field also supplied in the same request, is refused (400).
+	ClearFields   []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateSettingsRequest) Reset() {
 	*x = UpdateSettingsRequest{}
-	mi := &file_switchboard_v1_settings_proto_msgTypes[2]
+	mi := &file_switchboard_v1_settings_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -167,7 +313,7 @@ func (x *UpdateSettingsRequest) String() string {
 func (*UpdateSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_settings_proto_msgTypes[2]
+	mi := &file_switchboard_v1_settings_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -180,7 +326,7 @@ func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{2}
+	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *UpdateSettingsRequest) GetQueueAutoApprove() bool {
@@ -197,18 +343,36 @@ func (x *UpdateSettingsRequest) GetMode() string {
 	return ""
 }
 
+func (x *UpdateSettingsRequest) GetServiceKeys() []*ServiceKeyInput {
+	if x != nil {
+		return x.ServiceKeys
+	}
+	return nil
+}
+
+func (x *UpdateSettingsRequest) GetClearFields() []string {
+	if x != nil {
+		return x.ClearFields
+	}
+	return nil
+}
+
 // UpdateSettingsResponse carries only the fields the request supplied.
 type UpdateSettingsResponse struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	QueueAutoApprove *bool                  `protobuf:"varint,1,opt,name=queue_auto_approve,json=queueAutoApprove,proto3,oneof" json:"queue_auto_approve,omitempty"`
 	Mode             *string                `protobuf:"bytes,2,opt,name=mode,proto3,oneof" json:"mode,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The configured services after a supplied serviceKeys (secrets never shown).
+	ServiceKeys []*ServiceKey `protobuf:"bytes,3,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
+	// The cleared fields, as the request named them (de-duplicated).
+	ClearFields   []string `protobuf:"bytes,4,rep,name=clear_fields,json=clearFields,proto3" json:"clear_fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateSettingsResponse) Reset() {
 	*x = UpdateSettingsResponse{}
-	mi := &file_switchboard_v1_settings_proto_msgTypes[3]
+	mi := &file_switchboard_v1_settings_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -220,7 +384,7 @@ func (x *UpdateSettingsResponse) String() string {
 func (*UpdateSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_settings_proto_msgTypes[3]
+	mi := &file_switchboard_v1_settings_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -233,7 +397,7 @@ func (x *UpdateSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *UpdateSettingsResponse) GetQueueAutoApprove() bool {
@@ -250,28 +414,58 @@ func (x *UpdateSettingsResponse) GetMode() string {
 	return ""
 }
 
+func (x *UpdateSettingsResponse) GetServiceKeys() []*ServiceKey {
+	if x != nil {
+		return x.ServiceKeys
+	}
+	return nil
+}
+
+func (x *UpdateSettingsResponse) GetClearFields() []string {
+	if x != nil {
+		return x.ClearFields
+	}
+	return nil
+}
+
 var File_switchboard_v1_settings_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\n" +
 	"\x1dswitchboard/v1/settings.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cswitchboard/v1/options.proto\"\x14\n" +
-	"\x12GetSettingsRequest\"\x97\x02\n" +
+	"\x12GetSettingsRequest\"\xd6\x02\n" +
 	"\x13GetSettingsResponse\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12,\n" +
 	"\x12queue_auto_approve\x18\x02 \x01(\bR\x10queueAutoApprove\x12*\n" +
 	"\x0eassistant_name\x18\x03 \x01(\tH\x00R\rassistantName\x88\x01\x01\x12#\n" +
 	"\rgoals_enabled\x18\x04 \x01(\bR\fgoalsEnabled\x12/\n" +
 	"\x13onboarding_complete\x18\x05 \x01(\bR\x12onboardingComplete\x12)\n" +
-	"\x10onboarding_phase\x18\x06 \x01(\x05R\x0fonboardingPhaseB\x11\n" +
-	"\x0f_assistant_name\"\x83\x01\n" +
+	"\x10onboarding_phase\x18\x06 \x01(\x05R\x0fonboardingPhase\x12=\n" +
+	"\fservice_keys\x18\a \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeysB\x11\n" +
+	"\x0f_assistant_name\"W\n" +
+	"\n" +
+	"ServiceKey\x12\x18\n" +
+	"\aservice\x18\x01 \x01(\tR\aservice\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1d\n" +
+	"\n" +
+	"secret_set\x18\x03 \x01(\bR\tsecretSet\"e\n" +
+	"\x0fServiceKeyInput\x12\x18\n" +
+	"\aservice\x18\x01 \x01(\tR\aservice\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1b\n" +
+	"\x06secret\x18\x03 \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
+	"\a_secret\"\xea\x01\n" +
 	"\x15UpdateSettingsRequest\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12\x17\n" +
-	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01B\x15\n" +
+	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01\x12B\n" +
+	"\fservice_keys\x18\x03 \x03(\v2\x1f.switchboard.v1.ServiceKeyInputR\vserviceKeys\x12!\n" +
+	"\fclear_fields\x18\x04 \x03(\tR\vclearFieldsB\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
-	"\x05_mode\"\x8a\x01\n" +
+	"\x05_mode\"\xec\x01\n" +
 	"\x16UpdateSettingsResponse\x121\n" +
 	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12\x17\n" +
-	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01:\x04\xd0\xf3\x18\x01B\x15\n" +
+	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01\x12=\n" +
+	"\fservice_keys\x18\x03 \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeys\x12!\n" +
+	"\fclear_fields\x18\x04 \x03(\tR\vclearFields:\x04\xd0\xf3\x18\x01B\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
 	"\x05_mode2\xbb\x02\n" +
 	"\x0fSettingsService\x12\x82\x01\n" +
@@ -290,23 +484,28 @@ func file_switchboard_v1_settings_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_settings_proto_rawDescData
 }
 
-var file_switchboard_v1_settings_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_switchboard_v1_settings_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_switchboard_v1_settings_proto_goTypes = []any{
 	(*GetSettingsRequest)(nil),     // 0: switchboard.v1.GetSettingsRequest
 	(*GetSettingsResponse)(nil),    // 1: switchboard.v1.GetSettingsResponse
-	(*UpdateSettingsRequest)(nil),  // 2: switchboard.v1.UpdateSettingsRequest
-	(*UpdateSettingsResponse)(nil), // 3: switchboard.v1.UpdateSettingsResponse
+	(*ServiceKey)(nil),             // 2: switchboard.v1.ServiceKey
+	(*ServiceKeyInput)(nil),        // 3: switchboard.v1.ServiceKeyInput
+	(*UpdateSettingsRequest)(nil),  // 4: switchboard.v1.UpdateSettingsRequest
+	(*UpdateSettingsResponse)(nil), // 5: switchboard.v1.UpdateSettingsResponse
 }
 var file_switchboard_v1_settings_proto_depIdxs = []int32{
-	0, // 0: switchboard.v1.SettingsService.GetSettings:input_type -> switchboard.v1.GetSettingsRequest
-	2, // 1: switchboard.v1.SettingsService.UpdateSettings:input_type -> switchboard.v1.UpdateSettingsRequest
-	1, // 2: switchboard.v1.SettingsService.GetSettings:output_type -> switchboard.v1.GetSettingsResponse
-	3, // 3: switchboard.v1.SettingsService.UpdateSettings:output_type -> switchboard.v1.UpdateSettingsResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	2, // 0: switchboard.v1.GetSettingsResponse.service_keys:type_name -> switchboard.v1.ServiceKey
+	3, // 1: switchboard.v1.UpdateSettingsRequest.service_keys:type_name -> switchboard.v1.ServiceKeyInput
+	2, // 2: switchboard.v1.UpdateSettingsResponse.service_keys:type_name -> switchboard.v1.ServiceKey
+	0, // 3: switchboard.v1.SettingsService.GetSettings:input_type -> switchboard.v1.GetSettingsRequest
+	4, // 4: switchboard.v1.SettingsService.UpdateSettings:input_type -> switchboard.v1.UpdateSettingsRequest
+	1, // 5: switchboard.v1.SettingsService.GetSettings:output_type -> switchboard.v1.GetSettingsResponse
+	5, // 6: switchboard.v1.SettingsService.UpdateSettings:output_type -> switchboard.v1.UpdateSettingsResponse
+	5, // [5:7] is the sub-list for method output_type
+	3, // [3:5] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_settings_proto_init() }
@@ -316,15 +515,16 @@ func file_switchboard_v1_settings_proto_init() {
 	}
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_settings_proto_msgTypes[1].OneofWrappers = []any{}
-	file_switchboard_v1_settings_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_settings_proto_msgTypes[3].OneofWrappers = []any{}
+	file_switchboard_v1_settings_proto_msgTypes[4].OneofWrappers = []any{}
+	file_switchboard_v1_settings_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_settings_proto_rawDesc), len(file_switchboard_v1_settings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,186 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+)
+
+// Headers of every delivery.
+const (
+	HeaderEvent     = "X-Switchboard-Event"
+	HeaderSignature = "X-Switchboard-Signature"
+	HeaderDelivery  = "X-Switchboard-Delivery"
+)
+
+// Sign is the X-Switchboard-Signature value of body under secret.
+func Sign(secret string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// attempt works one due row: defer it while the target's breaker is open,
+// otherwise claim it, send it and record the outcome under the claim.
+func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	now := d.now()
+	if ok, until := d.breakers.allow(row.URL, now); !ok {
+		// Deferred, not attempted: only if nobody has claimed it meanwhile.
+		_, err := d.db.WebhookDelivery.Update().
+			Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+				webhookdelivery.NextAttemptAtLTE(now)).
+			SetNextAttemptAt(until).SetUpdatedAt(now).Save(ctx)
+		if err != nil {
+			d.log.Error("webhooks: defer delivery", "delivery", row.ID, "err", err)
+		}
+		return
+	}
+	token := ids.New()
+	n, err := d.db.WebhookDelivery.Update().
+		Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+			webhookdelivery.NextAttemptAtLTE(now)).
+		SetNextAttemptAt(now.Add(Lease)).SetClaimToken(token).SetUpdatedAt(now).Save(ctx)
+	if err != nil || n != 1 {
+		if err != nil {
+			d.log.Error("webhooks: claim delivery", "delivery", row.ID, "err", err)
+		}
+		return // another dispatcher has it, or it is no longer due
+	}
+	mine := d.db.WebhookDelivery.Update().
+		Where(webhookdelivery.ID(row.ID), webhookdelivery.ClaimToken(token), webhookdelivery.StatusEQ(webhookdelivery.StatusPending))
+
+	secret, found, err := d.secret(ctx, row)
+	switch {
+	case err != nil:
+		d.log.Error("webhooks: read target", "delivery", row.ID, "err", err)
+		d.save(ctx, row, mine.SetNextAttemptAt(now.Add(time.Second)).ClearClaimToken())
+		return
+	case !found:
+		d.save(ctx, row, mine.SetStatus(webhookdelivery.StatusCancelled).ClearClaimToken().
+			SetLastError("target removed from settings"))
+		return
+	}
+
+	status, sendErr := d.send(row, secret)
+	if sendErr != nil && d.ctx.Err() != nil {
+		// Closing: the attempt is abandoned and due again for whoever is next.
+		d.save(ctx, row, mine.SetNextAttemptAt(now).ClearClaimToken())
+		return
+	}
+	ok := sendErr == nil
+	d.breakers.record(row.URL, ok, d.now())
+	attempts := row.Attempts + 1
+	upd := mine.SetAttempts(attempts).SetLastAttemptAt(now).ClearClaimToken().SetUpdatedAt(d.now())
+	if status != 0 {
+		upd = upd.SetLastStatus(int32(status))
+	} else {
+		upd = upd.ClearLastStatus()
+	}
+	host := hostOf(row.URL)
+	switch {
+	case ok:
+		upd = upd.SetStatus(webhookdelivery.StatusDelivered).SetDeliveredAt(d.now()).ClearLastError()
+		d.log.Info("webhook delivered", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "status", status)
+	case int(attempts) > len(Retries):
+		upd = upd.SetStatus(webhookdelivery.StatusRetryExhausted).SetLastError(sendErr.Error())
+		d.log.Warn("webhook retries exhausted", "delivery", row.ID, "event", row.Event, "host", host, "attempts", attempts, "err", sendErr)
+	default:
+		next := now.Add(Retries[attempts-1])
+		upd = upd.SetNextAttemptAt(next).SetLastError(sendErr.Error())
+		d.log.Info("webhook attempt failed", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "next", next, "err", sendErr)
+	}
+	d.save(ctx, row, upd)
+}
+
+func (d *Dispatcher) save(ctx context.Context, row *ent.WebhookDelivery, upd *ent.WebhookDeliveryUpdate) {
+	if _, err := upd.Save(ctx); err != nil {
+		d.log.Error("webhooks: record delivery", "delivery", row.ID, "err", err)
+	}
+}
+
+// secret reads the target's current secret; found is false once the target
+// is gone from the account's settings.
+func (d *Dispatcher) secret(ctx context.Context, row *ent.WebhookDelivery) (secret string, found bool, err error) {
+	s, err := d.db.Setting.Query().Where(setting.UserID(row.UserID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	for _, k := range Targets(s.ServiceKeys) {
+		if k.URL == row.URL {
+			return k.Secret, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// send POSTs the row's body; a nil error is a 2xx answer. The error text is
+// stored on the row, so it names the status or the failure, never the URL's
+// query or the secret.
+func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string) (status int, err error) {
+	ctx, cancel := context.WithTimeout(d.ctx, Timeout)
+	defer cancel()
+	body := []byte(row.Payload)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, row.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("bad target url")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Switchboard-Webhooks/1")
+	req.Header.Set(HeaderEvent, row.Event)
+	req.Header.Set(HeaderDelivery, row.ID)
+	req.Header.Set(HeaderSignature, Sign(secret, body))
+	res, err := d.client.Do(req)
+	if err != nil {
+		return 0, describe(err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return res.StatusCode, fmt.Errorf("answered %d", res.StatusCode)
+	}
+	return res.StatusCode, nil
+}
+
+// describe turns a client error into text without the URL (it may carry a
+// token in its path or query).
+func describe(err error) error {
+	switch {
+	case egress.Refused(err):
+		return egress.ErrRefused
+	case errors.Is(err, context.DeadlineExceeded):
+		return errors.New("timed out")
+	case errors.Is(err, context.Canceled):
+		return errors.New("cancelled")
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s failed: %v", ue.Op, ue.Err)
+	}
+	return errors.New("request failed")
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Host
+	}
+	return ""
+}

@@ -1,0 +1,196 @@
+package webhooks
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+)
+
+// maxLanes bounds how many targets one dispatcher delivers to at once; each
+// target gets one delivery at a time, so its breaker sees outcomes in order.
+const maxLanes = 16
+
+// batch bounds how many due rows one pass reads.
+const batch = 200
+
+// Config is what a Dispatcher needs.
+type Config struct {
+	DB *ent.Client
+	// Now is the clock rows are stamped and compared with; Clock.Now when nil.
+	Now func() time.Time
+	// Clock provides the timers the dispatcher sleeps on; real time when nil.
+	Clock  clockwork.Clock
+	Logger *slog.Logger
+	// Egress decides which addresses targets may resolve to.
+	Egress egress.Policy
+}
+
+// Dispatcher delivers due rows until it is closed.
+type Dispatcher struct {
+	db       *ent.Client
+	now      func() time.Time
+	clock    clockwork.Clock
+	log      *slog.Logger
+	client   *http.Client
+	breakers *breakers
+
+	wake   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	ctx    context.Context // cancelled by Close: ends attempts in flight
+	cancel context.CancelFunc
+	lanes  sync.WaitGroup
+
+	mu   sync.Mutex
+	busy map[string]bool // target URLs with a lane running
+}
+
+// Start starts a dispatcher; Close stops it.
+func Start(cfg Config) *Dispatcher {
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return cfg.Clock.Now().UTC() }
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Dispatcher{
+		db: cfg.DB, now: cfg.Now, clock: cfg.Clock, log: cfg.Logger,
+		client: cfg.Egress.Client(Timeout), breakers: newBreakers(),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		ctx: ctx, cancel: cancel, busy: map[string]bool{},
+	}
+	running.Lock()
+	running.set[d] = struct{}{}
+	running.Unlock()
+	go d.run()
+	return d
+}
+
+// Wake makes the dispatcher look for due rows now.
+func (d *Dispatcher) Wake() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the dispatcher: attempts in flight are abandoned (their rows
+// are due again at once, for the next dispatcher) and Close returns once
+// every lane has stopped. Rows stay in the database.
+func (d *Dispatcher) Close() {
+	running.Lock()
+	delete(running.set, d)
+	running.Unlock()
+	select {
+	case <-d.stop:
+		return // closed already
+	default:
+	}
+	close(d.stop)
+	d.cancel()
+	<-d.done
+	d.lanes.Wait()
+	d.client.CloseIdleConnections()
+}
+
+func (d *Dispatcher) run() {
+	defer close(d.done)
+	for d.ctx.Err() == nil {
+		next := d.pass()
+		wait := Lease // looks again now and then for rows other replicas wrote
+		if !next.IsZero() {
+			wait = min(wait, next.Sub(d.now()))
+		}
+		if wait <= 0 {
+			continue
+		}
+		t := d.clock.NewTimer(wait)
+		select {
+		case <-d.stop:
+			t.Stop()
+			return
+		case <-d.wake:
+		case <-t.Chan():
+		}
+		t.Stop()
+	}
+}
+
+// pass starts a lane for every target with due rows and no lane running, and
+// answers when the next row not yet due will be (zero when none).
+func (d *Dispatcher) pass() time.Time {
+	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+	defer cancel()
+	now := d.now()
+	due, err := d.db.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(now)).
+		Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).
+		Limit(batch).All(ctx)
+	if err != nil {
+		if d.ctx.Err() == nil {
+			d.log.Error("webhooks: read due deliveries", "err", err)
+		}
+		return now.Add(time.Second) // try again shortly
+	}
+	byURL := map[string][]*ent.WebhookDelivery{}
+	var order []string
+	for _, row := range due {
+		if _, ok := byURL[row.URL]; !ok {
+			order = append(order, row.URL)
+		}
+		byURL[row.URL] = append(byURL[row.URL], row)
+	}
+	d.mu.Lock()
+	for _, url := range order {
+		if d.busy[url] || len(d.busy) >= maxLanes {
+			continue // a finishing lane wakes the loop
+		}
+		d.busy[url] = true
+		d.lanes.Add(1)
+		go d.lane(url, byURL[url])
+	}
+	d.mu.Unlock()
+
+	next, err := d.db.WebhookDelivery.Query().
+		Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtGT(now)).
+		Order(ent.Asc(webhookdelivery.FieldNextAttemptAt)).First(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return time.Time{}
+	case err != nil:
+		if d.ctx.Err() == nil {
+			d.log.Error("webhooks: read next delivery", "err", err)
+		}
+		return now.Add(time.Second)
+	}
+	return next.NextAttemptAt
+}
+
+// lane delivers one target's due rows in order, then wakes the loop.
+func (d *Dispatcher) lane(url string, rows []*ent.WebhookDelivery) {
+	defer func() {
+		d.mu.Lock()
+		delete(d.busy, url)
+		d.mu.Unlock()
+		d.lanes.Done()
+		d.Wake()
+	}()
+	for _, row := range rows {
+		if d.ctx.Err() != nil {
+			return
+		}
+		d.attempt(row)
+	}
+}

@@ -1,0 +1,101 @@
+package webhooks_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+)
+
+// hit is one request a receiver got.
+type hit struct {
+	at     time.Time // the injected clock when it arrived
+	header http.Header
+	body   []byte
+}
+
+// receiver is a real HTTP endpoint on loopback that records what it gets
+// and answers with the status reply picks for the n-th request (from 0).
+type receiver struct {
+	*httptest.Server
+	now   func() time.Time
+	mu    sync.Mutex
+	hits  []hit
+	reply func(n int) int
+}
+
+func newReceiver(t *testing.T, now func() time.Time, reply func(n int) int) *receiver {
+	t.Helper()
+	r := &receiver{now: now, reply: reply}
+	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		n := len(r.hits)
+		r.hits = append(r.hits, hit{at: r.now(), header: req.Header.Clone(), body: body})
+		status := r.reply(n)
+		r.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	r.Config.ReadHeaderTimeout = 10 * time.Second
+	r.Start()
+	t.Cleanup(r.Close)
+	return r
+}
+
+func always(status int) func(int) int { return func(int) int { return status } }
+
+func (r *receiver) setReply(f func(n int) int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reply = f
+}
+
+func (r *receiver) got() []hit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hit(nil), r.hits...)
+}
+
+// waitFor polls cond until it holds; the deadline is generous because the
+// machine is shared and slow, and nothing here depends on wall-clock timing.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (r *receiver) waitHits(t *testing.T, n int) []hit {
+	t.Helper()
+	waitFor(t, "receiver hits", func() bool { return len(r.got()) >= n })
+	return r.got()
+}
+
+func deliveries(t *testing.T, db *ent.Client) []*ent.WebhookDelivery {
+	t.Helper()
+	rows, err := db.WebhookDelivery.Query().Order(ent.Asc(webhookdelivery.FieldCreatedAt), ent.Asc(webhookdelivery.FieldID)).All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// sign is the signature computed independently of the package under test.
+func sign(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}

@@ -1,0 +1,128 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/ent/setting"
+)
+
+// Enqueue writes one delivery of ev per push target of the account, inside
+// tx, so the deliveries commit with the change they report. It reads the
+// settings row; a caller that has it already calls EnqueueFor.
+func Enqueue(ctx context.Context, tx *ent.Tx, userID string, ev Event) error {
+	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
+	if err != nil {
+		return fmt.Errorf("webhooks: read settings: %w", err)
+	}
+	return EnqueueFor(ctx, tx, row, ev)
+}
+
+// EnqueueFor is Enqueue with the account's settings row already loaded: an
+// account without targets costs nothing more.
+func EnqueueFor(ctx context.Context, tx *ent.Tx, settings *ent.Setting, ev Event) error {
+	targets := Targets(settings.ServiceKeys)
+	if len(targets) == 0 {
+		return nil
+	}
+	if ev.Name == "" || ev.At.IsZero() {
+		return errors.New("webhooks: an event needs a name and a time")
+	}
+	body, err := Body(ev)
+	if err != nil {
+		return err
+	}
+	creates := make([]*ent.WebhookDeliveryCreate, len(targets))
+	for i, t := range targets {
+		creates[i] = tx.WebhookDelivery.Create().
+			SetUserID(settings.UserID).SetEvent(ev.Name).SetURL(t.URL).
+			SetPayload(string(body)).SetNextAttemptAt(ev.At.UTC()).
+			SetCreatedAt(ev.At.UTC()).SetUpdatedAt(ev.At.UTC())
+	}
+	if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(ctx); err != nil {
+		return fmt.Errorf("webhooks: enqueue %s: %w", ev.Name, err)
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				wakeAll()
+			}
+			return err
+		})
+	})
+	return nil
+}
+
+// Targets picks the push targets out of the configured services.
+func Targets(keys []schema.ServiceKey) []schema.ServiceKey {
+	var out []schema.ServiceKey
+	for _, k := range keys {
+		if k.Service == ServicePush {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// envelope is the body of every delivery.
+type envelope struct {
+	Event      string          `json:"event"`
+	OccurredAt string          `json:"occurredAt"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// Body renders ev as the bytes every attempt sends (and signs).
+func Body(ev Event) ([]byte, error) {
+	var data []byte
+	var err error
+	switch d := ev.Data.(type) {
+	case nil:
+		data = []byte("{}")
+	case proto.Message:
+		data, err = protojson.MarshalOptions{EmitDefaultValues: true}.Marshal(d)
+	default:
+		data, err = json.Marshal(d)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: render %s data: %w", ev.Name, err)
+	}
+	// RFC 3339 in UTC with the fraction protojson writes for Timestamps.
+	return json.Marshal(envelope{Event: ev.Name, OccurredAt: formatTime(ev.At), Data: data})
+}
+
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	switch {
+	case t.Nanosecond() == 0:
+		return t.Format("2006-01-02T15:04:05Z")
+	case t.Nanosecond()%1e6 == 0:
+		return t.Format("2006-01-02T15:04:05.000Z")
+	case t.Nanosecond()%1e3 == 0:
+		return t.Format("2006-01-02T15:04:05.000000Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000000000Z")
+}
+
+// running is every dispatcher of this process, woken when an enqueue commits.
+var running = struct {
+	sync.Mutex
+	set map[*Dispatcher]struct{}
+}{set: map[*Dispatcher]struct{}{}}
+
+func wakeAll() {
+	running.Lock()
+	defer running.Unlock()
+	for d := range running.set {
+		d.Wake()
+	}
+}
