@@ -988,12 +988,12 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\fWakeMetadata\x12\"\n" +
 	"\rqueue_item_id\x18\x01 \x01(\tR\vqueueItemId\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
-	"\bpriority\x18\x03 \x01(\tR\bpriority2\xbe\x03\n" +
+	"\bpriority\x18\x03 \x01(\tR\bpriority2\xc3\x03\n" +
 	"\x11SharedChatService\x12\x8d\x01\n" +
 	"\fListMessages\x12#.switchboard.v1.ListMessagesRequest\x1a$.switchboard.v1.ListMessagesResponse\"2\xda\xf3\x18\n" +
-	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1e\x12\x1c/api/v2/shared-chat/messages\x12\x89\x01\n" +
-	"\vSendMessage\x12\".switchboard.v1.SendMessageRequest\x1a#.switchboard.v1.SendMessageResponse\"1\xda\xf3\x18\n" +
-	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/shared-chat/send\x12\x8c\x01\n" +
+	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1e\x12\x1c/api/v2/shared-chat/messages\x12\x8e\x01\n" +
+	"\vSendMessage\x12\".switchboard.v1.SendMessageRequest\x1a#.switchboard.v1.SendMessageResponse\"6\xda\xf3\x18\n" +
+	"\x12\x02\x01\x02\x1a\x04chat\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/shared-chat/send\x12\x8c\x01\n" +
 	"\fListMentions\x12#.switchboard.v1.ListMentionsRequest\x1a$.switchboard.v1.ListMentionsResponse\"1\xda\xf3\x18\n" +
 	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1db\aresults\x12\x12/api/chat/mentions2{\n" +
 	"\fEventService\x12k\n" +
