@@ -66,9 +66,11 @@ type UserEdges struct {
 	StoreAgents []*StoreAgent `json:"store_agents,omitempty"`
 	// Executions holds the value of the executions edge.
 	Executions []*Execution `json:"executions,omitempty"`
+	// StreamEvents holds the value of the stream_events edge.
+	StreamEvents []*StreamEvent `json:"stream_events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [12]bool
+	loadedTypes [13]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -179,6 +181,15 @@ func (e UserEdges) ExecutionsOrErr() ([]*Execution, error) {
 		return e.Executions, nil
 	}
 	return nil, &NotLoadedError{edge: "executions"}
+}
+
+// StreamEventsOrErr returns the StreamEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) StreamEventsOrErr() ([]*StreamEvent, error) {
+	if e.loadedTypes[12] {
+		return e.StreamEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "stream_events"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -331,6 +342,11 @@ func (_m *User) QueryStoreAgents() *StoreAgentQuery {
 // QueryExecutions queries the "executions" edge of the User entity.
 func (_m *User) QueryExecutions() *ExecutionQuery {
 	return NewUserClient(_m.config).QueryExecutions(_m)
+}
+
+// QueryStreamEvents queries the "stream_events" edge of the User entity.
+func (_m *User) QueryStreamEvents() *StreamEventQuery {
+	return NewUserClient(_m.config).QueryStreamEvents(_m)
 }
 
 // Update returns a builder for updating this User.

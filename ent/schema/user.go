@@ -40,5 +40,6 @@ func (User) Edges() []ent.Edge {
 		edge.To("activity_entries", ActivityEntry.Type),
 		edge.To("store_agents", StoreAgent.Type),
 		edge.To("executions", Execution.Type),
+		edge.To("stream_events", StreamEvent.Type),
 	}
 }

@@ -55,6 +55,8 @@ const (
 	EdgeStoreAgents = "store_agents"
 	// EdgeExecutions holds the string denoting the executions edge name in mutations.
 	EdgeExecutions = "executions"
+	// EdgeStreamEvents holds the string denoting the stream_events edge name in mutations.
+	EdgeStreamEvents = "stream_events"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -141,6 +143,13 @@ const (
 	ExecutionsInverseTable = "executions"
 	// ExecutionsColumn is the table column denoting the executions relation/edge.
 	ExecutionsColumn = "user_id"
+	// StreamEventsTable is the table that holds the stream_events relation/edge.
+	StreamEventsTable = "stream_events"
+	// StreamEventsInverseTable is the table name for the StreamEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "streamevent" package.
+	StreamEventsInverseTable = "stream_events"
+	// StreamEventsColumn is the table column denoting the stream_events relation/edge.
+	StreamEventsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -419,6 +428,20 @@ func ByExecutions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newExecutionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByStreamEventsCount orders the results by stream_events count.
+func ByStreamEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newStreamEventsStep(), opts...)
+	}
+}
+
+// ByStreamEvents orders the results by stream_events terms.
+func ByStreamEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newStreamEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -501,5 +524,12 @@ func newExecutionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ExecutionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ExecutionsTable, ExecutionsColumn),
+	)
+}
+func newStreamEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(StreamEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, StreamEventsTable, StreamEventsColumn),
 	)
 }
