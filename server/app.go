@@ -26,9 +26,12 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/kanban"
@@ -49,7 +52,7 @@ type Config struct {
 	BcryptCost int
 	// Now is the clock; time.Now in UTC when nil.
 	Now func() time.Time
-	// Heartbeat is the chat stream's heartbeat period (used from issue 4 on).
+	// Heartbeat is the chat stream's heartbeat period.
 	Heartbeat time.Duration
 	// LLM is the configured language model, nil when there is none.
 	LLM *llm.Client
@@ -77,7 +80,9 @@ func (c *Config) defaults() {
 type services struct {
 	accounts *accounts.Service
 	activity *activity.Service
+	chat     *chat.Service
 	contacts *contacts.Service
+	events   *events.Service
 	kanban   *kanban.Service
 	keys     *keys.Service
 	queue    *queue.Service
@@ -90,11 +95,16 @@ type services struct {
 // server has stopped taking requests.
 type App struct {
 	http.Handler
+	mu      sync.Mutex
 	closers []func()
 }
 
-// Close stops the background work, last started first.
+// Close stops the background work, last started first, and ends the open
+// event streams. It may be called more than once, and concurrently (the HTTP
+// server's shutdown hook and a deferred call).
 func (a *App) Close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
@@ -112,13 +122,20 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.Now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat})
+	if err != nil {
+		return nil, err
+	}
+	app := &App{closers: []func(){bus.Close}}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
+		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now, Events: bus},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
+		events:   &events.Service{Bus: bus},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now},
-		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
+		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client},
 		updates:  upd,
 	}
@@ -133,8 +150,13 @@ func New(cfg Config) (*App, error) {
 
 	gw, err := newGateway(table, g, svc)
 	if err != nil {
+		app.Close()
 		return nil, err
 	}
+	// The Server-Sent Events twin of EventService.StreamEvents, under its
+	// access rule; outside the gateway (and gzip, which would hold events back).
+	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
+		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(bus.SSE()))))
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
 
@@ -146,7 +168,20 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
-	return &App{Handler: httpapi.Observe(cfg.Logger, mux)}, nil
+	app.Handler = httpapi.Observe(cfg.Logger, mux)
+	return app, nil
+}
+
+// onlyGET answers other methods 405 like every known REST path.
+func onlyGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			httpapi.WriteREST(w, r, &apperr.Error{Kind: apperr.KindMethodNotAllowed,
+				Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func connectOptions(cfg Config) []connect.HandlerOption {
@@ -166,7 +201,11 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(h))) }
 	mount(switchboardv1connect.NewAccountServiceHandler(s.accounts, opts...))
 	mount(switchboardv1connect.NewActivityServiceHandler(s.activity, opts...))
+	mount(switchboardv1connect.NewSharedChatServiceHandler(s.chat, opts...))
 	mount(switchboardv1connect.NewContactServiceHandler(s.contacts, opts...))
+	// A stream lives past the server's write timeout: Deadlines bounds each write instead.
+	path, h := switchboardv1connect.NewEventServiceHandler(s.events, opts...)
+	mount(path, events.Deadlines(h))
 	mount(switchboardv1connect.NewKanbanServiceHandler(s.kanban, opts...))
 	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
@@ -175,7 +214,9 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	return []string{
 		switchboardv1connect.AccountServiceName,
 		switchboardv1connect.ActivityServiceName,
+		switchboardv1connect.SharedChatServiceName,
 		switchboardv1connect.ContactServiceName,
+		switchboardv1connect.EventServiceName,
 		switchboardv1connect.KanbanServiceName,
 		switchboardv1connect.KeyServiceName,
 		switchboardv1connect.QueueServiceName,
@@ -207,6 +248,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 	for _, register := range []func() error{
 		func() error { return switchboardv1.RegisterAccountServiceHandlerServer(ctx, gw, s.accounts) },
 		func() error { return switchboardv1.RegisterActivityServiceHandlerServer(ctx, gw, s.activity) },
+		func() error { return switchboardv1.RegisterSharedChatServiceHandlerServer(ctx, gw, s.chat) },
 		func() error { return switchboardv1.RegisterContactServiceHandlerServer(ctx, gw, s.contacts) },
 		func() error { return switchboardv1.RegisterKanbanServiceHandlerServer(ctx, gw, s.kanban) },
 		func() error { return switchboardv1.RegisterQueueServiceHandlerServer(ctx, gw, s.queue) },

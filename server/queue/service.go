@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
@@ -45,6 +46,9 @@ type Service struct {
 	Now func() time.Time
 	// LLM rewrites edited items for agents; nil means none is configured.
 	LLM *llm.Client
+	// Events delivers chat events (new_message for comms messages, wake for
+	// urgent items) to the account's open streams; Publish after the commit.
+	Events *events.Bus
 }
 
 // internal wraps a storage error; typed errors pass through.

@@ -66,6 +66,9 @@ type Option func(*server.Config)
 // WithLimits sets the rate limits (tests lower them to reach them).
 func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits = l } }
 
+// WithHeartbeat sets the chat stream's heartbeat period.
+func WithHeartbeat(d time.Duration) Option { return func(c *server.Config) { c.Heartbeat = d } }
+
 // WithLLM points the server at an OpenAI-compatible provider (a fake on loopback).
 func WithLLM(baseURL string) Option {
 	return func(c *server.Config) { c.LLM = llm.New(llm.Config{BaseURL: baseURL, Model: "test-model"}) }
