@@ -95,6 +95,8 @@ type services struct {
 // server has stopped taking requests.
 type App struct {
 	http.Handler
+	// Events is the shared-chat event bus.
+	Events  *events.Bus
 	mu      sync.Mutex
 	closers []func()
 }
@@ -126,7 +128,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	app := &App{closers: []func(){bus.Close}}
+	app := &App{Events: bus, closers: []func(){bus.Close}}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},

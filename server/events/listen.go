@@ -20,9 +20,10 @@ type listenerState struct {
 	mu       sync.Mutex
 	pid      uint32 // backend of the current LISTEN connection, 0 while down
 	sessions int    // LISTEN connections made so far
-	// beforeCatchUp, when set (tests), runs after each LISTEN and before the
-	// catch-up, so a test can publish while this replica would miss it.
-	beforeCatchUp func()
+	// beforeConnect, when set (tests), runs before each connection attempt
+	// with the number of LISTEN sessions so far, so a test can publish while
+	// this replica is not listening.
+	beforeConnect func(sessions int)
 }
 
 // listen keeps one connection LISTENing on the bus's channel and delivers
@@ -51,6 +52,12 @@ func (b *Bus) listen(ctx context.Context) {
 }
 
 func (b *Bus) listenOnce(ctx context.Context) (listened bool, err error) {
+	b.lis.mu.Lock()
+	hook, sessions := b.lis.beforeConnect, b.lis.sessions
+	b.lis.mu.Unlock()
+	if hook != nil {
+		hook(sessions)
+	}
 	connectCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	conn, err := pgx.Connect(connectCtx, b.db.PostgresDSN())
 	cancel()
@@ -71,11 +78,7 @@ func (b *Bus) listenOnce(ctx context.Context) (listened bool, err error) {
 	b.lis.mu.Lock()
 	b.lis.pid = conn.PgConn().PID()
 	b.lis.sessions++
-	hook := b.lis.beforeCatchUp
 	b.lis.mu.Unlock()
-	if hook != nil {
-		hook()
-	}
 	// Notifications that arrive meanwhile wait in the connection; the ones
 	// the catch-up already delivered are then skipped by id.
 	if err := b.catchUp(ctx); err != nil {

@@ -51,6 +51,7 @@ func (c *Clock) Advance(d time.Duration) {
 // Server is a running server and what a test needs to talk to it.
 type Server struct {
 	URL   string
+	App   *server.App
 	DB    *db.DB
 	Clock *Clock
 	// HTTP is a plain client with a timeout, speaking HTTP/1.1.
@@ -107,7 +108,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	h2c.Protocols.SetUnencryptedHTTP2(true)
 	t.Cleanup(h2c.CloseIdleConnections)
 	return &Server{
-		URL: ts.URL, DB: d, Clock: clock, t: t,
+		URL: ts.URL, App: h, DB: d, Clock: clock, t: t,
 		HTTP: &http.Client{Timeout: 30 * time.Second},
 		H2C:  &http.Client{Timeout: 30 * time.Second, Transport: h2c},
 	}

@@ -82,6 +82,12 @@ func (st *SSEStream) Close() {
 
 func (st *SSEStream) read(body io.Reader) {
 	defer close(st.done)
+	ParseSSE(body, func(ev SSEEvent) { st.events <- ev })
+}
+
+// ParseSSE reads an event stream until it ends, handing over each complete
+// event (a partial one at a cut-off end is dropped, as EventSource does).
+func ParseSSE(body io.Reader, emit func(SSEEvent)) {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	var ev SSEEvent
@@ -91,7 +97,7 @@ func (st *SSEStream) read(body io.Reader) {
 		if line == "" {
 			if ev.Event != "" || len(data) > 0 {
 				ev.Data = strings.Join(data, "\n")
-				st.events <- ev
+				emit(ev)
 			}
 			ev, data = SSEEvent{}, nil
 			continue
