@@ -288,6 +288,10 @@ func TestMetadataJSONByTransport(t *testing.T) {
 	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "metadataJson") {
 		t.Fatalf("Connect send with unparsable metadata: %v", err)
 	}
+	// Only the empty string means none: blank text does not parse either.
+	if _, err := e.rpc().SendMessage(e.ctx, &switchboardv1.SendMessageRequest{Content: "rpc", MetadataJson: "  "}); connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Fatalf("Connect send with blank metadata: %v", err)
+	}
 	if _, err := e.rpc().SendMessage(e.ctx, &switchboardv1.SendMessageRequest{Content: "typed", MetadataJson: `{"type":"handoff","to":"Ranger"}`}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,12 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,5 +219,45 @@ func TestDefaults(t *testing.T) {
 	bus := newBus(t, dbtest.Open(t), Config{})
 	if bus.cfg.Keep != 1000 || bus.cfg.KeepFor != 5*time.Minute || bus.cfg.Heartbeat != 30*time.Second {
 		t.Fatalf("defaults = %d, %s, %s", bus.cfg.Keep, bus.cfg.KeepFor, bus.cfg.Heartbeat)
+	}
+}
+
+// Document 1, "Events": each SSE event is id: (stored events only), event:
+// with the type, a retry: hint and one data: line, the RPC form of the event
+// whose type equals the event name.
+func TestFrameShape(t *testing.T) {
+	ev := message("multi\nline")
+	f, err := newFrame(7, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(f.SSE), "\n")
+	if len(lines) != 6 || lines[0] != "id: 7" || lines[1] != "event: new_message" || lines[2] != "retry: 2000" ||
+		!strings.HasPrefix(lines[3], "data: ") || lines[4] != "" || lines[5] != "" {
+		t.Fatalf("frame = %q", f.SSE)
+	}
+	var data map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(lines[3], "data: ")), &data); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := data["message"].(map[string]any)
+	if data["type"] != "new_message" || msg["content"] != "multi\nline" || len(data) != 2 {
+		t.Fatalf("data = %v", data)
+	}
+	if f.Msg.GetId() != "7" || f.Msg.GetEvent() != ev {
+		t.Fatalf("message = %v", f.Msg)
+	}
+	hb, err := newFrame(0, &switchboardv1.ChatEvent{Type: TypeHeartbeat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(hb.SSE), "id:") || hb.Msg.Id != nil {
+		t.Fatalf("a heartbeat has no id: %q", hb.SSE)
+	}
+	for _, v := range []string{"", "abc", "-1", "1.5"} {
+		n, err := ParseLastEventID(v)
+		if (v == "") != (err == nil) || (v == "" && n != -1) {
+			t.Errorf("ParseLastEventID(%q) = %d, %v", v, n, err)
+		}
 	}
 }
