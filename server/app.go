@@ -177,7 +177,7 @@ func New(cfg Config) (*App, error) {
 // onlyGET answers other methods 405 like every known REST path.
 func onlyGET(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != http.MethodGet { // HEAD too: a stream has no headers-only form
 			httpapi.WriteREST(w, r, &apperr.Error{Kind: apperr.KindMethodNotAllowed,
 				Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
 			return
