@@ -116,15 +116,14 @@ func (b *Bus) SSE() http.Handler {
 		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
 		w.WriteHeader(http.StatusOK)
-		err = b.run(ctx, o, func(f *Frame) error {
+		// Whatever ends it (client gone, fell behind, shutdown), the response
+		// just ends; EventSource reconnects with Last-Event-ID.
+		_ = b.run(ctx, o, func(f *Frame) error {
 			if _, err := dw.Write(f.SSE); err != nil {
 				return err
 			}
 			return dw.flush()
 		})
-		// Whatever ended it (client gone, fell behind, shutdown), the response
-		// just ends; EventSource reconnects with Last-Event-ID.
-		_ = err
 	})
 }
 
