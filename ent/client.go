@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 
@@ -62,6 +63,8 @@ type Client struct {
 	Setting *SettingClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
+	// StreamEvent is the client for interacting with the StreamEvent builders.
+	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -89,6 +92,7 @@ func (c *Client) init() {
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.StoreAgent = NewStoreAgentClient(c.config)
+	c.StreamEvent = NewStreamEventClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
@@ -195,6 +199,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Session:         NewSessionClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		StoreAgent:      NewStoreAgentClient(cfg),
+		StreamEvent:     NewStreamEventClient(cfg),
 		User:            NewUserClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
@@ -228,6 +233,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Session:         NewSessionClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		StoreAgent:      NewStoreAgentClient(cfg),
+		StreamEvent:     NewStreamEventClient(cfg),
 		User:            NewUserClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
@@ -261,7 +267,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
 		c.ChecklistItem, c.Contact, c.Execution, c.QueueItem, c.Session, c.Setting,
-		c.StoreAgent, c.User, c.WebhookDelivery,
+		c.StoreAgent, c.StreamEvent, c.User, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -273,7 +279,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
 		c.ChecklistItem, c.Contact, c.Execution, c.QueueItem, c.Session, c.Setting,
-		c.StoreAgent, c.User, c.WebhookDelivery,
+		c.StoreAgent, c.StreamEvent, c.User, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -306,6 +312,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Setting.mutate(ctx, m)
 	case *StoreAgentMutation:
 		return c.StoreAgent.mutate(ctx, m)
+	case *StreamEventMutation:
+		return c.StreamEvent.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
@@ -2231,6 +2239,155 @@ func (c *StoreAgentClient) mutate(ctx context.Context, m *StoreAgentMutation) (V
 	}
 }
 
+// StreamEventClient is a client for the StreamEvent schema.
+type StreamEventClient struct {
+	config
+}
+
+// NewStreamEventClient returns a client for the StreamEvent from the given config.
+func NewStreamEventClient(c config) *StreamEventClient {
+	return &StreamEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `streamevent.Hooks(f(g(h())))`.
+func (c *StreamEventClient) Use(hooks ...Hook) {
+	c.hooks.StreamEvent = append(c.hooks.StreamEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `streamevent.Intercept(f(g(h())))`.
+func (c *StreamEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StreamEvent = append(c.inters.StreamEvent, interceptors...)
+}
+
+// Create returns a builder for creating a StreamEvent entity.
+func (c *StreamEventClient) Create() *StreamEventCreate {
+	mutation := newStreamEventMutation(c.config, OpCreate)
+	return &StreamEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StreamEvent entities.
+func (c *StreamEventClient) CreateBulk(builders ...*StreamEventCreate) *StreamEventCreateBulk {
+	return &StreamEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StreamEventClient) MapCreateBulk(slice any, setFunc func(*StreamEventCreate, int)) *StreamEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StreamEventCreateBulk{err: fmt.Errorf("calling to StreamEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StreamEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StreamEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StreamEvent.
+func (c *StreamEventClient) Update() *StreamEventUpdate {
+	mutation := newStreamEventMutation(c.config, OpUpdate)
+	return &StreamEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StreamEventClient) UpdateOne(_m *StreamEvent) *StreamEventUpdateOne {
+	mutation := newStreamEventMutation(c.config, OpUpdateOne, withStreamEvent(_m))
+	return &StreamEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StreamEventClient) UpdateOneID(id int64) *StreamEventUpdateOne {
+	mutation := newStreamEventMutation(c.config, OpUpdateOne, withStreamEventID(id))
+	return &StreamEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StreamEvent.
+func (c *StreamEventClient) Delete() *StreamEventDelete {
+	mutation := newStreamEventMutation(c.config, OpDelete)
+	return &StreamEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StreamEventClient) DeleteOne(_m *StreamEvent) *StreamEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StreamEventClient) DeleteOneID(id int64) *StreamEventDeleteOne {
+	builder := c.Delete().Where(streamevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StreamEventDeleteOne{builder}
+}
+
+// Query returns a query builder for StreamEvent.
+func (c *StreamEventClient) Query() *StreamEventQuery {
+	return &StreamEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStreamEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StreamEvent entity by its id.
+func (c *StreamEventClient) Get(ctx context.Context, id int64) (*StreamEvent, error) {
+	return c.Query().Where(streamevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StreamEventClient) GetX(ctx context.Context, id int64) *StreamEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a StreamEvent.
+func (c *StreamEventClient) QueryUser(_m *StreamEvent) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(streamevent.Table, streamevent.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, streamevent.UserTable, streamevent.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StreamEventClient) Hooks() []Hook {
+	return c.hooks.StreamEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *StreamEventClient) Interceptors() []Interceptor {
+	return c.inters.StreamEvent
+}
+
+func (c *StreamEventClient) mutate(ctx context.Context, m *StreamEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StreamEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StreamEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StreamEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StreamEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StreamEvent mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -2547,6 +2704,22 @@ func (c *UserClient) QueryWebhookDeliveries(_m *User) *WebhookDeliveryQuery {
 	return query
 }
 
+// QueryStreamEvents queries the stream_events edge of a User.
+func (c *UserClient) QueryStreamEvents(_m *User) *StreamEventQuery {
+	query := (&StreamEventClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(streamevent.Table, streamevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StreamEventsTable, user.StreamEventsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -2725,12 +2898,12 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, QueueItem, Session, Setting, StoreAgent, User,
+		Execution, QueueItem, Session, Setting, StoreAgent, StreamEvent, User,
 		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, QueueItem, Session, Setting, StoreAgent, User,
+		Execution, QueueItem, Session, Setting, StoreAgent, StreamEvent, User,
 		WebhookDelivery []ent.Interceptor
 	}
 )

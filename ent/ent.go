@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
@@ -98,6 +99,7 @@ func checkColumn(t, c string) error {
 			session.Table:         session.ValidColumn,
 			setting.Table:         setting.ValidColumn,
 			storeagent.Table:      storeagent.ValidColumn,
+			streamevent.Table:     streamevent.ValidColumn,
 			user.Table:            user.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})

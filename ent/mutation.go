@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
@@ -50,6 +51,7 @@ const (
 	TypeSession         = "Session"
 	TypeSetting         = "Setting"
 	TypeStoreAgent      = "StoreAgent"
+	TypeStreamEvent     = "StreamEvent"
 	TypeUser            = "User"
 	TypeWebhookDelivery = "WebhookDelivery"
 )
@@ -21138,6 +21140,500 @@ func (m *StoreAgentMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown StoreAgent edge %s", name)
 }
 
+// StreamEventMutation represents an operation that mutates the StreamEvent nodes in the graph.
+type StreamEventMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int64
+	payload       *[]byte
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*StreamEvent, error)
+	predicates    []predicate.StreamEvent
+}
+
+var _ ent.Mutation = (*StreamEventMutation)(nil)
+
+// streameventOption allows management of the mutation configuration using functional options.
+type streameventOption func(*StreamEventMutation)
+
+// newStreamEventMutation creates new mutation for the StreamEvent entity.
+func newStreamEventMutation(c config, op Op, opts ...streameventOption) *StreamEventMutation {
+	m := &StreamEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStreamEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStreamEventID sets the ID field of the mutation.
+func withStreamEventID(id int64) streameventOption {
+	return func(m *StreamEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StreamEvent
+		)
+		m.oldValue = func(ctx context.Context) (*StreamEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StreamEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStreamEvent sets the old StreamEvent of the mutation.
+func withStreamEvent(node *StreamEvent) streameventOption {
+	return func(m *StreamEventMutation) {
+		m.oldValue = func(context.Context) (*StreamEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StreamEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StreamEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StreamEvent entities.
+func (m *StreamEventMutation) SetID(id int64) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StreamEventMutation) ID() (id int64, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StreamEventMutation) IDs(ctx context.Context) ([]int64, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int64{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StreamEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *StreamEventMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *StreamEventMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the StreamEvent entity.
+// If the StreamEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamEventMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *StreamEventMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetPayload sets the "payload" field.
+func (m *StreamEventMutation) SetPayload(b []byte) {
+	m.payload = &b
+}
+
+// Payload returns the value of the "payload" field in the mutation.
+func (m *StreamEventMutation) Payload() (r []byte, exists bool) {
+	v := m.payload
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayload returns the old "payload" field's value of the StreamEvent entity.
+// If the StreamEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamEventMutation) OldPayload(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayload is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayload requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayload: %w", err)
+	}
+	return oldValue.Payload, nil
+}
+
+// ResetPayload resets all changes to the "payload" field.
+func (m *StreamEventMutation) ResetPayload() {
+	m.payload = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StreamEventMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StreamEventMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StreamEvent entity.
+// If the StreamEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StreamEventMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StreamEventMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *StreamEventMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[streamevent.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *StreamEventMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *StreamEventMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *StreamEventMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the StreamEventMutation builder.
+func (m *StreamEventMutation) Where(ps ...predicate.StreamEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StreamEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StreamEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StreamEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StreamEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StreamEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StreamEvent).
+func (m *StreamEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StreamEventMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.user != nil {
+		fields = append(fields, streamevent.FieldUserID)
+	}
+	if m.payload != nil {
+		fields = append(fields, streamevent.FieldPayload)
+	}
+	if m.created_at != nil {
+		fields = append(fields, streamevent.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StreamEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case streamevent.FieldUserID:
+		return m.UserID()
+	case streamevent.FieldPayload:
+		return m.Payload()
+	case streamevent.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StreamEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case streamevent.FieldUserID:
+		return m.OldUserID(ctx)
+	case streamevent.FieldPayload:
+		return m.OldPayload(ctx)
+	case streamevent.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown StreamEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StreamEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case streamevent.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case streamevent.FieldPayload:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayload(v)
+		return nil
+	case streamevent.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StreamEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StreamEventMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StreamEventMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StreamEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown StreamEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StreamEventMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StreamEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StreamEventMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StreamEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StreamEventMutation) ResetField(name string) error {
+	switch name {
+	case streamevent.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case streamevent.FieldPayload:
+		m.ResetPayload()
+		return nil
+	case streamevent.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown StreamEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StreamEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, streamevent.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StreamEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case streamevent.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StreamEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StreamEventMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StreamEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, streamevent.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StreamEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case streamevent.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StreamEventMutation) ClearEdge(name string) error {
+	switch name {
+	case streamevent.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown StreamEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StreamEventMutation) ResetEdge(name string) error {
+	switch name {
+	case streamevent.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown StreamEvent edge %s", name)
+}
+
 // UserMutation represents an operation that mutates the User nodes in the graph.
 type UserMutation struct {
 	config
@@ -21191,6 +21687,9 @@ type UserMutation struct {
 	webhook_deliveries        map[string]struct{}
 	removedwebhook_deliveries map[string]struct{}
 	clearedwebhook_deliveries bool
+	stream_events             map[int64]struct{}
+	removedstream_events      map[int64]struct{}
+	clearedstream_events      bool
 	done                      bool
 	oldValue                  func(context.Context) (*User, error)
 	predicates                []predicate.User
@@ -22288,6 +22787,60 @@ func (m *UserMutation) ResetWebhookDeliveries() {
 	m.removedwebhook_deliveries = nil
 }
 
+// AddStreamEventIDs adds the "stream_events" edge to the StreamEvent entity by ids.
+func (m *UserMutation) AddStreamEventIDs(ids ...int64) {
+	if m.stream_events == nil {
+		m.stream_events = make(map[int64]struct{})
+	}
+	for i := range ids {
+		m.stream_events[ids[i]] = struct{}{}
+	}
+}
+
+// ClearStreamEvents clears the "stream_events" edge to the StreamEvent entity.
+func (m *UserMutation) ClearStreamEvents() {
+	m.clearedstream_events = true
+}
+
+// StreamEventsCleared reports if the "stream_events" edge to the StreamEvent entity was cleared.
+func (m *UserMutation) StreamEventsCleared() bool {
+	return m.clearedstream_events
+}
+
+// RemoveStreamEventIDs removes the "stream_events" edge to the StreamEvent entity by IDs.
+func (m *UserMutation) RemoveStreamEventIDs(ids ...int64) {
+	if m.removedstream_events == nil {
+		m.removedstream_events = make(map[int64]struct{})
+	}
+	for i := range ids {
+		delete(m.stream_events, ids[i])
+		m.removedstream_events[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedStreamEvents returns the removed IDs of the "stream_events" edge to the StreamEvent entity.
+func (m *UserMutation) RemovedStreamEventsIDs() (ids []int64) {
+	for id := range m.removedstream_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// StreamEventsIDs returns the "stream_events" edge IDs in the mutation.
+func (m *UserMutation) StreamEventsIDs() (ids []int64) {
+	for id := range m.stream_events {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetStreamEvents resets all changes to the "stream_events" edge.
+func (m *UserMutation) ResetStreamEvents() {
+	m.stream_events = nil
+	m.clearedstream_events = false
+	m.removedstream_events = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -22549,7 +23102,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 13)
+	edges := make([]string, 0, 14)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -22588,6 +23141,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.webhook_deliveries != nil {
 		edges = append(edges, user.EdgeWebhookDeliveries)
+	}
+	if m.stream_events != nil {
+		edges = append(edges, user.EdgeStreamEvents)
 	}
 	return edges
 }
@@ -22672,13 +23228,19 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeStreamEvents:
+		ids := make([]ent.Value, 0, len(m.stream_events))
+		for id := range m.stream_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 13)
+	edges := make([]string, 0, 14)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -22714,6 +23276,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedwebhook_deliveries != nil {
 		edges = append(edges, user.EdgeWebhookDeliveries)
+	}
+	if m.removedstream_events != nil {
+		edges = append(edges, user.EdgeStreamEvents)
 	}
 	return edges
 }
@@ -22794,13 +23359,19 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeStreamEvents:
+		ids := make([]ent.Value, 0, len(m.removedstream_events))
+		for id := range m.removedstream_events {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 13)
+	edges := make([]string, 0, 14)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -22840,6 +23411,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedwebhook_deliveries {
 		edges = append(edges, user.EdgeWebhookDeliveries)
 	}
+	if m.clearedstream_events {
+		edges = append(edges, user.EdgeStreamEvents)
+	}
 	return edges
 }
 
@@ -22873,6 +23447,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedexecutions
 	case user.EdgeWebhookDeliveries:
 		return m.clearedwebhook_deliveries
+	case user.EdgeStreamEvents:
+		return m.clearedstream_events
 	}
 	return false
 }
@@ -22930,6 +23506,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeWebhookDeliveries:
 		m.ResetWebhookDeliveries()
+		return nil
+	case user.EdgeStreamEvents:
+		m.ResetStreamEvents()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

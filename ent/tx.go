@@ -38,6 +38,8 @@ type Tx struct {
 	Setting *SettingClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
+	// StreamEvent is the client for interacting with the StreamEvent builders.
+	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -185,6 +187,7 @@ func (tx *Tx) init() {
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.StoreAgent = NewStoreAgentClient(tx.config)
+	tx.StreamEvent = NewStreamEventClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }

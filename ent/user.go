@@ -68,9 +68,11 @@ type UserEdges struct {
 	Executions []*Execution `json:"executions,omitempty"`
 	// WebhookDeliveries holds the value of the webhook_deliveries edge.
 	WebhookDeliveries []*WebhookDelivery `json:"webhook_deliveries,omitempty"`
+	// StreamEvents holds the value of the stream_events edge.
+	StreamEvents []*StreamEvent `json:"stream_events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [13]bool
+	loadedTypes [14]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -190,6 +192,15 @@ func (e UserEdges) WebhookDeliveriesOrErr() ([]*WebhookDelivery, error) {
 		return e.WebhookDeliveries, nil
 	}
 	return nil, &NotLoadedError{edge: "webhook_deliveries"}
+}
+
+// StreamEventsOrErr returns the StreamEvents value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) StreamEventsOrErr() ([]*StreamEvent, error) {
+	if e.loadedTypes[13] {
+		return e.StreamEvents, nil
+	}
+	return nil, &NotLoadedError{edge: "stream_events"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -347,6 +358,11 @@ func (_m *User) QueryExecutions() *ExecutionQuery {
 // QueryWebhookDeliveries queries the "webhook_deliveries" edge of the User entity.
 func (_m *User) QueryWebhookDeliveries() *WebhookDeliveryQuery {
 	return NewUserClient(_m.config).QueryWebhookDeliveries(_m)
+}
+
+// QueryStreamEvents queries the "stream_events" edge of the User entity.
+func (_m *User) QueryStreamEvents() *StreamEventQuery {
+	return NewUserClient(_m.config).QueryStreamEvents(_m)
 }
 
 // Update returns a builder for updating this User.

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
@@ -327,6 +328,21 @@ func (_c *UserCreate) AddWebhookDeliveries(v ...*WebhookDelivery) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddWebhookDeliveryIDs(ids...)
+}
+
+// AddStreamEventIDs adds the "stream_events" edge to the StreamEvent entity by IDs.
+func (_c *UserCreate) AddStreamEventIDs(ids ...int64) *UserCreate {
+	_c.mutation.AddStreamEventIDs(ids...)
+	return _c
+}
+
+// AddStreamEvents adds the "stream_events" edges to the StreamEvent entity.
+func (_c *UserCreate) AddStreamEvents(v ...*StreamEvent) *UserCreate {
+	ids := make([]int64, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddStreamEventIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -699,6 +715,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.StreamEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
 			},
 		}
 		for _, k := range nodes {

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
@@ -50,6 +51,7 @@ type UserQuery struct {
 	withStoreAgents       *StoreAgentQuery
 	withExecutions        *ExecutionQuery
 	withWebhookDeliveries *WebhookDeliveryQuery
+	withStreamEvents      *StreamEventQuery
 	modifiers             []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -373,6 +375,28 @@ func (_q *UserQuery) QueryWebhookDeliveries() *WebhookDeliveryQuery {
 	return query
 }
 
+// QueryStreamEvents chains the current query on the "stream_events" edge.
+func (_q *UserQuery) QueryStreamEvents() *StreamEventQuery {
+	query := (&StreamEventClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(streamevent.Table, streamevent.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StreamEventsTable, user.StreamEventsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -578,6 +602,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withStoreAgents:       _q.withStoreAgents.Clone(),
 		withExecutions:        _q.withExecutions.Clone(),
 		withWebhookDeliveries: _q.withWebhookDeliveries.Clone(),
+		withStreamEvents:      _q.withStreamEvents.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -727,6 +752,17 @@ func (_q *UserQuery) WithWebhookDeliveries(opts ...func(*WebhookDeliveryQuery)) 
 	return _q
 }
 
+// WithStreamEvents tells the query-builder to eager-load the nodes that are connected to
+// the "stream_events" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithStreamEvents(opts ...func(*StreamEventQuery)) *UserQuery {
+	query := (&StreamEventClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withStreamEvents = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -805,7 +841,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [13]bool{
+		loadedTypes = [14]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -819,6 +855,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withStoreAgents != nil,
 			_q.withExecutions != nil,
 			_q.withWebhookDeliveries != nil,
+			_q.withStreamEvents != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -929,6 +966,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadWebhookDeliveries(ctx, query, nodes,
 			func(n *User) { n.Edges.WebhookDeliveries = []*WebhookDelivery{} },
 			func(n *User, e *WebhookDelivery) { n.Edges.WebhookDeliveries = append(n.Edges.WebhookDeliveries, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withStreamEvents; query != nil {
+		if err := _q.loadStreamEvents(ctx, query, nodes,
+			func(n *User) { n.Edges.StreamEvents = []*StreamEvent{} },
+			func(n *User, e *StreamEvent) { n.Edges.StreamEvents = append(n.Edges.StreamEvents, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1307,6 +1351,36 @@ func (_q *UserQuery) loadWebhookDeliveries(ctx context.Context, query *WebhookDe
 	}
 	query.Where(predicate.WebhookDelivery(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.WebhookDeliveriesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadStreamEvents(ctx context.Context, query *StreamEventQuery, nodes []*User, init func(*User), assign func(*User, *StreamEvent)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(streamevent.FieldUserID)
+	}
+	query.Where(predicate.StreamEvent(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.StreamEventsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

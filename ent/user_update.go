@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
@@ -336,6 +337,21 @@ func (_u *UserUpdate) AddWebhookDeliveries(v ...*WebhookDelivery) *UserUpdate {
 	return _u.AddWebhookDeliveryIDs(ids...)
 }
 
+// AddStreamEventIDs adds the "stream_events" edge to the StreamEvent entity by IDs.
+func (_u *UserUpdate) AddStreamEventIDs(ids ...int64) *UserUpdate {
+	_u.mutation.AddStreamEventIDs(ids...)
+	return _u
+}
+
+// AddStreamEvents adds the "stream_events" edges to the StreamEvent entity.
+func (_u *UserUpdate) AddStreamEvents(v ...*StreamEvent) *UserUpdate {
+	ids := make([]int64, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStreamEventIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -597,6 +613,27 @@ func (_u *UserUpdate) RemoveWebhookDeliveries(v ...*WebhookDelivery) *UserUpdate
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveWebhookDeliveryIDs(ids...)
+}
+
+// ClearStreamEvents clears all "stream_events" edges to the StreamEvent entity.
+func (_u *UserUpdate) ClearStreamEvents() *UserUpdate {
+	_u.mutation.ClearStreamEvents()
+	return _u
+}
+
+// RemoveStreamEventIDs removes the "stream_events" edge to StreamEvent entities by IDs.
+func (_u *UserUpdate) RemoveStreamEventIDs(ids ...int64) *UserUpdate {
+	_u.mutation.RemoveStreamEventIDs(ids...)
+	return _u
+}
+
+// RemoveStreamEvents removes "stream_events" edges to StreamEvent entities.
+func (_u *UserUpdate) RemoveStreamEvents(v ...*StreamEvent) *UserUpdate {
+	ids := make([]int64, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStreamEventIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1265,6 +1302,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.StreamEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStreamEventsIDs(); len(nodes) > 0 && !_u.mutation.StreamEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StreamEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -1580,6 +1662,21 @@ func (_u *UserUpdateOne) AddWebhookDeliveries(v ...*WebhookDelivery) *UserUpdate
 	return _u.AddWebhookDeliveryIDs(ids...)
 }
 
+// AddStreamEventIDs adds the "stream_events" edge to the StreamEvent entity by IDs.
+func (_u *UserUpdateOne) AddStreamEventIDs(ids ...int64) *UserUpdateOne {
+	_u.mutation.AddStreamEventIDs(ids...)
+	return _u
+}
+
+// AddStreamEvents adds the "stream_events" edges to the StreamEvent entity.
+func (_u *UserUpdateOne) AddStreamEvents(v ...*StreamEvent) *UserUpdateOne {
+	ids := make([]int64, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStreamEventIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -1841,6 +1938,27 @@ func (_u *UserUpdateOne) RemoveWebhookDeliveries(v ...*WebhookDelivery) *UserUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveWebhookDeliveryIDs(ids...)
+}
+
+// ClearStreamEvents clears all "stream_events" edges to the StreamEvent entity.
+func (_u *UserUpdateOne) ClearStreamEvents() *UserUpdateOne {
+	_u.mutation.ClearStreamEvents()
+	return _u
+}
+
+// RemoveStreamEventIDs removes the "stream_events" edge to StreamEvent entities by IDs.
+func (_u *UserUpdateOne) RemoveStreamEventIDs(ids ...int64) *UserUpdateOne {
+	_u.mutation.RemoveStreamEventIDs(ids...)
+	return _u
+}
+
+// RemoveStreamEvents removes "stream_events" edges to StreamEvent entities.
+func (_u *UserUpdateOne) RemoveStreamEvents(v ...*StreamEvent) *UserUpdateOne {
+	ids := make([]int64, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStreamEventIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -2532,6 +2650,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StreamEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStreamEventsIDs(); len(nodes) > 0 && !_u.mutation.StreamEventsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StreamEventsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StreamEventsTable,
+			Columns: []string{user.StreamEventsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
 			},
 		}
 		for _, k := range nodes {

@@ -28,10 +28,12 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/kanban"
@@ -59,7 +61,7 @@ type Config struct {
 	// AllowPrivateEndpoints lets outbound calls (webhook targets) reach
 	// private, loopback and link-local addresses.
 	AllowPrivateEndpoints bool
-	// Heartbeat is the chat stream's heartbeat period (used from issue 4 on).
+	// Heartbeat is the chat stream's heartbeat period.
 	Heartbeat time.Duration
 	// LLM is the configured language model, nil when there is none.
 	LLM *llm.Client
@@ -93,6 +95,7 @@ type services struct {
 	activity *activity.Service
 	chat     *chat.Service
 	contacts *contacts.Service
+	events   *events.Service
 	kanban   *kanban.Service
 	keys     *keys.Service
 	queue    *queue.Service
@@ -105,11 +108,18 @@ type services struct {
 // server has stopped taking requests.
 type App struct {
 	http.Handler
+	// Events is the shared-chat event bus.
+	Events  *events.Bus
+	mu      sync.Mutex
 	closers []func()
 }
 
-// Close stops the background work, last started first.
+// Close stops the background work, last started first, and ends the open
+// event streams. It may be called more than once, and concurrently (the HTTP
+// server's shutdown hook and a deferred call).
 func (a *App) Close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		a.closers[i]()
 	}
@@ -127,16 +137,22 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.Now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat})
+	if err != nil {
+		return nil, err
+	}
+	app := &App{Events: bus, closers: []func(){bus.Close}}
 	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
 	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
-		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now},
+		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now, Events: bus},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
+		events:   &events.Service{Bus: bus},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
-		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
+		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		updates:  upd,
 	}
@@ -151,8 +167,13 @@ func New(cfg Config) (*App, error) {
 
 	gw, err := newGateway(table, g, svc)
 	if err != nil {
+		app.Close()
 		return nil, err
 	}
+	// The Server-Sent Events twin of EventService.StreamEvents, under its
+	// access rule; outside the gateway (and gzip, which would hold events back).
+	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
+		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(bus.SSE()))))
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
 
@@ -164,12 +185,24 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
-	app := &App{Handler: httpapi.Observe(cfg.Logger, mux)}
+	app.Handler = httpapi.Observe(cfg.Logger, mux)
 	hooks := webhooks.Start(webhooks.Config{
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
 	return app, nil
+}
+
+// onlyGET answers other methods 405 like every known REST path.
+func onlyGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet { // HEAD too: a stream has no headers-only form
+			httpapi.WriteREST(w, r, &apperr.Error{Kind: apperr.KindMethodNotAllowed,
+				Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func connectOptions(cfg Config) []connect.HandlerOption {
@@ -191,6 +224,9 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewActivityServiceHandler(s.activity, opts...))
 	mount(switchboardv1connect.NewSharedChatServiceHandler(s.chat, opts...))
 	mount(switchboardv1connect.NewContactServiceHandler(s.contacts, opts...))
+	// A stream lives past the server's write timeout: Deadlines bounds each write instead.
+	path, h := switchboardv1connect.NewEventServiceHandler(s.events, opts...)
+	mount(path, events.Deadlines(h))
 	mount(switchboardv1connect.NewKanbanServiceHandler(s.kanban, opts...))
 	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
@@ -201,6 +237,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.ActivityServiceName,
 		switchboardv1connect.SharedChatServiceName,
 		switchboardv1connect.ContactServiceName,
+		switchboardv1connect.EventServiceName,
 		switchboardv1connect.KanbanServiceName,
 		switchboardv1connect.KeyServiceName,
 		switchboardv1connect.QueueServiceName,

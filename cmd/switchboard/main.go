@@ -213,6 +213,9 @@ func serve(args []string, stderr io.Writer) error {
 		defer dbg.Close()
 	}
 	srv := newHTTPServer(handler, logger)
+	// Shutdown waits for requests to finish, and an event stream never does
+	// by itself: closing the app ends the streams.
+	srv.RegisterOnShutdown(handler.Close)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err

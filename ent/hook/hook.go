@@ -153,6 +153,18 @@ func (f StoreAgentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StoreAgentMutation", m)
 }
 
+// The StreamEventFunc type is an adapter to allow the use of ordinary
+// function as StreamEvent mutator.
+type StreamEventFunc func(context.Context, *ent.StreamEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StreamEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StreamEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StreamEventMutation", m)
+}
+
 // The UserFunc type is an adapter to allow the use of ordinary
 // function as User mutator.
 type UserFunc func(context.Context, *ent.UserMutation) (ent.Value, error)

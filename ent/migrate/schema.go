@@ -654,6 +654,39 @@ var (
 			},
 		},
 	}
+	// StreamEventsColumns holds the columns for the "stream_events" table.
+	StreamEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "payload", Type: field.TypeBytes},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// StreamEventsTable holds the schema information for the "stream_events" table.
+	StreamEventsTable = &schema.Table{
+		Name:       "stream_events",
+		Columns:    StreamEventsColumns,
+		PrimaryKey: []*schema.Column{StreamEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "stream_events_users_stream_events",
+				Columns:    []*schema.Column{StreamEventsColumns[3]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "streamevent_user_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{StreamEventsColumns[3], StreamEventsColumns[0]},
+			},
+			{
+				Name:    "streamevent_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{StreamEventsColumns[2]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -730,6 +763,7 @@ var (
 		SessionsTable,
 		SettingsTable,
 		StoreAgentsTable,
+		StreamEventsTable,
 		UsersTable,
 		WebhookDeliveriesTable,
 	}
@@ -752,5 +786,6 @@ func init() {
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
 	StoreAgentsTable.ForeignKeys[0].RefTable = UsersTable
+	StreamEventsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
 }

@@ -42,6 +42,9 @@ type Setting func(*sql.Selector)
 // StoreAgent is the predicate function for storeagent builders.
 type StoreAgent func(*sql.Selector)
 
+// StreamEvent is the predicate function for streamevent builders.
+type StreamEvent func(*sql.Selector)
+
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
 

@@ -41,5 +41,6 @@ func (User) Edges() []ent.Edge {
 		edge.To("store_agents", StoreAgent.Type),
 		edge.To("executions", Execution.Type),
 		edge.To("webhook_deliveries", WebhookDelivery.Type),
+		edge.To("stream_events", StreamEvent.Type),
 	}
 }

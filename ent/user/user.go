@@ -57,6 +57,8 @@ const (
 	EdgeExecutions = "executions"
 	// EdgeWebhookDeliveries holds the string denoting the webhook_deliveries edge name in mutations.
 	EdgeWebhookDeliveries = "webhook_deliveries"
+	// EdgeStreamEvents holds the string denoting the stream_events edge name in mutations.
+	EdgeStreamEvents = "stream_events"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -150,6 +152,13 @@ const (
 	WebhookDeliveriesInverseTable = "webhook_deliveries"
 	// WebhookDeliveriesColumn is the table column denoting the webhook_deliveries relation/edge.
 	WebhookDeliveriesColumn = "user_id"
+	// StreamEventsTable is the table that holds the stream_events relation/edge.
+	StreamEventsTable = "stream_events"
+	// StreamEventsInverseTable is the table name for the StreamEvent entity.
+	// It exists in this package in order to avoid circular dependency with the "streamevent" package.
+	StreamEventsInverseTable = "stream_events"
+	// StreamEventsColumn is the table column denoting the stream_events relation/edge.
+	StreamEventsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -442,6 +451,20 @@ func ByWebhookDeliveries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption
 		sqlgraph.OrderByNeighborTerms(s, newWebhookDeliveriesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByStreamEventsCount orders the results by stream_events count.
+func ByStreamEventsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newStreamEventsStep(), opts...)
+	}
+}
+
+// ByStreamEvents orders the results by stream_events terms.
+func ByStreamEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newStreamEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -531,5 +554,12 @@ func newWebhookDeliveriesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(WebhookDeliveriesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, WebhookDeliveriesTable, WebhookDeliveriesColumn),
+	)
+}
+func newStreamEventsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(StreamEventsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, StreamEventsTable, StreamEventsColumn),
 	)
 }

@@ -834,6 +834,29 @@ func HasWebhookDeliveriesWith(preds ...predicate.WebhookDelivery) predicate.User
 	})
 }
 
+// HasStreamEvents applies the HasEdge predicate on the "stream_events" edge.
+func HasStreamEvents() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, StreamEventsTable, StreamEventsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasStreamEventsWith applies the HasEdge predicate on the "stream_events" edge with a given conditions (other predicates).
+func HasStreamEventsWith(preds ...predicate.StreamEvent) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newStreamEventsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

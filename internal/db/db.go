@@ -25,6 +25,17 @@ type DB struct {
 	Dialect string
 	SQL     *sql.DB
 	writer  *batcher // SQLite only: group commit for InTx
+	source  string   // what the driver was opened with
+}
+
+// PostgresDSN is the connection string of a PostgreSQL database ("" on
+// SQLite), for work that needs a connection of its own outside the pool, such
+// as LISTEN.
+func (d *DB) PostgresDSN() string {
+	if d.Dialect != dialect.Postgres {
+		return ""
+	}
+	return d.source
 }
 
 // Open parses a --db value ("sqlite:PATH" or "postgres://…"), opens it and
@@ -59,7 +70,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		client.Close()
 		return nil, fmt.Errorf("db: migrate %s schema: %w", dia, err)
 	}
-	d := &DB{Client: client, Dialect: dia, SQL: sqlDB}
+	d := &DB{Client: client, Dialect: dia, SQL: sqlDB, source: source}
 	if dia == dialect.SQLite {
 		d.writer = newBatcher(client)
 	}

@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"google.golang.org/protobuf/types/known/timestamppb"
-
 	"github.com/switchboard-hq/switchboard/ent"
-	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
 // Message types the queue writes; both count as agent activity.
@@ -38,19 +35,4 @@ func Post(ctx context.Context, tx *ent.Tx, userID, content, assistant string, me
 		return nil, fmt.Errorf("comms: post %s: %w", typ, err)
 	}
 	return m, nil
-}
-
-// ToProto is the contract's ChatMessage for a stored message.
-func ToProto(m *ent.ChatMessage) *switchboardv1.ChatMessage {
-	out := &switchboardv1.ChatMessage{
-		Id: m.ID, Role: m.Role, Content: m.Content, UserId: m.UserID,
-		SandboxId: m.SandboxID, AgentName: m.AgentName, CreatedAt: timestamppb.New(m.CreatedAt),
-	}
-	if m.Metadata != "" {
-		out.Metadata = &m.Metadata
-	}
-	if m.ClearedAt != nil {
-		out.ClearedAt = timestamppb.New(*m.ClearedAt)
-	}
-	return out
 }

@@ -192,6 +192,25 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 	})
 }
 
+// Procedure admits a plain HTTP handler as the named procedure (its Connect
+// path), such as the Server-Sent Events twin of a streaming RPC: same access
+// rule, REST-shaped refusals. An unknown name is refused (fail closed).
+func (g *Gate) Procedure(name string, next http.Handler) http.Handler {
+	p, known := g.table.ByName(name)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !known {
+			httpapi.WriteREST(w, r, apperr.Forbidden("route %s %s has no access rule", r.Method, r.URL.Path))
+			return
+		}
+		ctx, err := g.Admit(w, r, p)
+		if err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
 // Gateway is the grpc-gateway middleware: the procedure is the matched route. A
 // route missing from the access table is refused (fail closed).
 func (g *Gate) Gateway(next runtime.HandlerFunc) runtime.HandlerFunc {

@@ -131,7 +131,7 @@ func (RPCJSONCodec) Unmarshal(data []byte, v any) error {
 		// Connect GET requests and empty bodies mean "no fields".
 		return nil
 	}
-	return rpcUnmarshal.Unmarshal(data, m)
+	return worded(m, rpcUnmarshal.Unmarshal(data, m))
 }
 
 // IsBinary implements connect's stable-codec hint.

@@ -7,7 +7,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/server/comms"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -47,7 +47,7 @@ func changed(ctx context.Context, c webhooks.QueueUpdated) {
 // posted notes a comms message for the stream's new_message event.
 func posted(ctx context.Context, m *ent.ChatMessage) {
 	if ob := outboxOf(ctx); ob != nil {
-		ob.events = append(ob.events, &switchboardv1.ChatEvent{Type: "new_message", Message: comms.ToProto(m)})
+		ob.events = append(ob.events, events.NewMessage(m))
 	}
 }
 
@@ -58,13 +58,8 @@ func becameReady(ctx context.Context, it *ent.QueueItem) {
 	if ob == nil || string(it.Priority) != "urgent" {
 		return
 	}
-	ob.events = append(ob.events, &switchboardv1.ChatEvent{
-		Type: "wake", Reason: ptr("urgent_task"),
-		Metadata: &switchboardv1.WakeMetadata{QueueItemId: it.ID, Title: it.Title, Priority: string(it.Priority)},
-	})
+	ob.events = append(ob.events, events.Wake(it.ID, it.Title, string(it.Priority)))
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // inTx runs fn in one transaction with an outbox: queue changes are handed to
 // the webhooks inside it, chat events are published after it commits.

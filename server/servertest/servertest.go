@@ -35,6 +35,7 @@ type Clock struct{ *clockwork.FakeClock }
 // Server is a running server and what a test needs to talk to it.
 type Server struct {
 	URL   string
+	App   *server.App
 	DB    *db.DB
 	Clock *Clock
 	// HTTP is a plain client with a timeout, speaking HTTP/1.1.
@@ -53,6 +54,9 @@ func WithPrivateEndpoints() Option { return func(c *server.Config) { c.AllowPriv
 
 // WithLimits sets the rate limits (tests lower them to reach them).
 func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits = l } }
+
+// WithHeartbeat sets the chat stream's heartbeat period.
+func WithHeartbeat(d time.Duration) Option { return func(c *server.Config) { c.Heartbeat = d } }
 
 // WithLLM points the server at an OpenAI-compatible provider (a fake on loopback).
 func WithLLM(baseURL string) Option {
@@ -93,7 +97,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	h2c.Protocols.SetUnencryptedHTTP2(true)
 	t.Cleanup(h2c.CloseIdleConnections)
 	return &Server{
-		URL: ts.URL, DB: d, Clock: clock, t: t,
+		URL: ts.URL, App: h, DB: d, Clock: clock, t: t,
 		HTTP: &http.Client{Timeout: 30 * time.Second},
 		H2C:  &http.Client{Timeout: 30 * time.Second, Transport: h2c},
 	}

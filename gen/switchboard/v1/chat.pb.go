@@ -690,8 +690,9 @@ func (x *StreamEventsRequest) GetLastEventId() string {
 // "data:" line (its type is the "event:" line).
 type StreamEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Empty for connected and heartbeat, which are not replayed.
-	Id            string     `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Absent for connected and heartbeat, which are not stored or replayed
+	// (the RPC form omits empty values rather than writing "").
+	Id            *string    `protobuf:"bytes,1,opt,name=id,proto3,oneof" json:"id,omitempty"`
 	Event         *ChatEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -728,8 +729,8 @@ func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
 }
 
 func (x *StreamEventsResponse) GetId() string {
-	if x != nil {
-		return x.Id
+	if x != nil && x.Id != nil {
+		return *x.Id
 	}
 	return ""
 }
@@ -966,10 +967,11 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\t_subtitleB\x0f\n" +
 	"\r_member_count\"9\n" +
 	"\x13StreamEventsRequest\x12\"\n" +
-	"\rlast_event_id\x18\x01 \x01(\tR\vlastEventId\"W\n" +
-	"\x14StreamEventsResponse\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12/\n" +
-	"\x05event\x18\x02 \x01(\v2\x19.switchboard.v1.ChatEventR\x05event\"\xe8\x02\n" +
+	"\rlast_event_id\x18\x01 \x01(\tR\vlastEventId\"c\n" +
+	"\x14StreamEventsResponse\x12\x13\n" +
+	"\x02id\x18\x01 \x01(\tH\x00R\x02id\x88\x01\x01\x12/\n" +
+	"\x05event\x18\x02 \x01(\v2\x19.switchboard.v1.ChatEventR\x05eventB\x05\n" +
+	"\x03_id\"\xe8\x02\n" +
 	"\tChatEvent\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12 \n" +
 	"\tclient_id\x18\x02 \x01(\tH\x00R\bclientId\x88\x01\x01\x12\"\n" +
@@ -988,12 +990,12 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\fWakeMetadata\x12\"\n" +
 	"\rqueue_item_id\x18\x01 \x01(\tR\vqueueItemId\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
-	"\bpriority\x18\x03 \x01(\tR\bpriority2\xbe\x03\n" +
+	"\bpriority\x18\x03 \x01(\tR\bpriority2\xc3\x03\n" +
 	"\x11SharedChatService\x12\x8d\x01\n" +
 	"\fListMessages\x12#.switchboard.v1.ListMessagesRequest\x1a$.switchboard.v1.ListMessagesResponse\"2\xda\xf3\x18\n" +
-	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1e\x12\x1c/api/v2/shared-chat/messages\x12\x89\x01\n" +
-	"\vSendMessage\x12\".switchboard.v1.SendMessageRequest\x1a#.switchboard.v1.SendMessageResponse\"1\xda\xf3\x18\n" +
-	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/shared-chat/send\x12\x8c\x01\n" +
+	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1e\x12\x1c/api/v2/shared-chat/messages\x12\x8e\x01\n" +
+	"\vSendMessage\x12\".switchboard.v1.SendMessageRequest\x1a#.switchboard.v1.SendMessageResponse\"6\xda\xf3\x18\n" +
+	"\x12\x02\x01\x02\x1a\x04chat\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/shared-chat/send\x12\x8c\x01\n" +
 	"\fListMentions\x12#.switchboard.v1.ListMentionsRequest\x1a$.switchboard.v1.ListMentionsResponse\"1\xda\xf3\x18\n" +
 	"\x12\x02\x01\x02\x1a\x04chat\x82\xd3\xe4\x93\x02\x1db\aresults\x12\x12/api/chat/mentions2{\n" +
 	"\fEventService\x12k\n" +
@@ -1065,6 +1067,7 @@ func file_switchboard_v1_chat_proto_init() {
 	file_switchboard_v1_chat_proto_msgTypes[3].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[5].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[8].OneofWrappers = []any{}
+	file_switchboard_v1_chat_proto_msgTypes[10].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

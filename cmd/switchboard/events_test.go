@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// binaryAccount sets up the owner on base and answers an API key with the
+// chat scope.
+func binaryAccount(t *testing.T, base string) string {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	web := &http.Client{Timeout: 10 * time.Second, Jar: jar}
+	post := func(path, body string, wantStatus int) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", base)
+		res, err := web.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		if res.StatusCode != wantStatus {
+			t.Fatalf("POST %s: %d", path, res.StatusCode)
+		}
+		return res
+	}
+	post("/api/setup", `{"username":"owner","email":"owner@example.com","password":"`+servertest.Password+`","name":"Owner","acceptedTerms":true}`, http.StatusCreated)
+	post("/api/auth/login", `{"username":"owner","password":"`+servertest.Password+`"}`, http.StatusOK)
+	res := post("/api/v2/keys", `{"label":"agent","scopes":["chat"]}`, http.StatusCreated)
+	var created struct{ APIKey string }
+	if err := json.NewDecoder(res.Body).Decode(&created); err != nil || created.APIKey == "" {
+		t.Fatalf("create key: %v", err)
+	}
+	return created.APIKey
+}
+
+// binaryStream opens the SSE stream on base and hands over its events.
+func binaryStream(t *testing.T, base, key string) <-chan servertest.SSEEvent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v2/shared-chat/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("stream on %s: %v %v", base, res, err)
+	}
+	out := make(chan servertest.SSEEvent, 64)
+	go func() {
+		defer close(out)
+		defer res.Body.Close()
+		servertest.ParseSSE(res.Body, func(ev servertest.SSEEvent) { out <- ev })
+	}()
+	return out
+}
+
+// nextOf waits for the next event of type typ, passing over heartbeats.
+func nextOf(t *testing.T, events <-chan servertest.SSEEvent, typ string) servertest.SSEEvent {
+	t.Helper()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("the stream ended before a %s event", typ)
+			}
+			if ev.Event == typ {
+				return ev
+			}
+		case <-time.After(servertest.StreamTimeout):
+			t.Fatalf("no %s event within %s", typ, servertest.StreamTimeout)
+		}
+	}
+}
+
+func sendOn(t *testing.T, base, key, content string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v2/shared-chat/send", strings.NewReader(`{"content":"`+content+`"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("send on %s: %v %v", base, res, err)
+	}
+	var m struct{ ID string }
+	if err := json.NewDecoder(res.Body).Decode(&m); err != nil || m.ID == "" {
+		t.Fatalf("send answer: %v", err)
+	}
+	return m.ID
+}
+
+func messageID(t *testing.T, ev servertest.SSEEvent) string {
+	t.Helper()
+	msg, _ := ev.JSON(t)["message"].(map[string]any)
+	id, _ := msg["id"].(string)
+	return id
+}
+
+// RULINGS "Shared chat and events": events reach every subscriber of the
+// account on every replica (PostgreSQL LISTEN/NOTIFY). Two server processes on
+// one PostgreSQL schema: a message sent on A reaches B's stream and the other
+// way round. Absent on the SQLite leg, where there is no second replica; with
+// SWITCHBOARD_TEST_POSTGRES set it always runs, and an unreachable PostgreSQL
+// fails it.
+func TestTwoProcessesShareEvents(t *testing.T) {
+	if os.Getenv(dbtest.TestPostgresEnv) == "" {
+		t.Logf("needs PostgreSQL (%s): absent on the SQLite leg", dbtest.TestPostgresEnv)
+		return
+	}
+	bin := buildBinary(t)
+	dsn := dbtest.DSN(t)
+	// One after the other: the second finds the schema migrated.
+	a, _ := startBinary(t, bin, "--db", dsn)
+	b, _ := startBinary(t, bin, "--db", dsn)
+	key := binaryAccount(t, a)
+	onA, onB := binaryStream(t, a, key), binaryStream(t, b, key)
+	nextOf(t, onA, "connected")
+	nextOf(t, onB, "connected")
+
+	sent := sendOn(t, a, key, "from A")
+	for name, events := range map[string]<-chan servertest.SSEEvent{"A": onA, "B": onB} {
+		if ev := nextOf(t, events, "new_message"); messageID(t, ev) != sent || !ev.HasID {
+			t.Fatalf("%s's stream: %+v, want %s", name, ev, sent)
+		}
+	}
+	sent = sendOn(t, b, key, "from B")
+	if ev := nextOf(t, onA, "new_message"); messageID(t, ev) != sent {
+		t.Fatalf("A's stream: %+v, want %s", ev, sent)
+	}
+	if ev := nextOf(t, onB, "new_message"); messageID(t, ev) != sent {
+		t.Fatalf("B's stream: %+v, want %s", ev, sent)
+	}
+}
+
+// A graceful shutdown does not wait forever for open streams: SIGTERM ends
+// them and the process exits 0.
+func TestShutdownEndsOpenStreams(t *testing.T) {
+	bin := buildBinary(t)
+	base, cmd := startBinary(t, bin, "--db", dbtest.DSN(t))
+	key := binaryAccount(t, base)
+	events := binaryStream(t, base, key)
+	nextOf(t, events, "connected")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM with an open stream: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20s of SIGTERM with an open stream")
+	}
+	for range events {
+	}
+}

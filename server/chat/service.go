@@ -1,0 +1,227 @@
+// Package chat owns the account's shared chat (document 1, "Shared chat"):
+// SharedChatService lists and sends messages; sent messages reach the open
+// streams through the event bus (server/events).
+package chat
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/chatmessage"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/comms"
+	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/page"
+)
+
+var (
+	_ switchboardv1connect.SharedChatServiceHandler = (*Service)(nil)
+	_ switchboardv1.SharedChatServiceServer         = (*Service)(nil)
+)
+
+// AgentActivityFilter is the metadataType value that stands for the agent
+// activity types (RULINGS "Shared chat and events").
+const AgentActivityFilter = "agent_activity"
+
+// ContentRequired is the one refusal of a send without usable content
+// (document 1: missing, non-string or whitespace-only).
+const ContentRequired = "content is required: a non-empty string"
+
+// A content that is not a string is refused like an empty one.
+func init() { httpapi.WordRefusal(&switchboardv1.SendMessageRequest{}, "content", ContentRequired) }
+
+// Service implements SharedChatService. ListMentions lives in mentions.go.
+type Service struct {
+	DB  *db.DB
+	Now func() time.Time
+	// Events delivers sent messages to the account's open streams.
+	Events *events.Bus
+}
+
+// ListMessages pages the chat: each page is cut newest-first and answered
+// oldest-first; pagination.cursor leads to the next older page.
+func (s *Service) ListMessages(ctx context.Context, req *switchboardv1.ListMessagesRequest) (*switchboardv1.ListMessagesResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.GetLimit(), 0)
+	if err != nil {
+		return nil, err
+	}
+	where := []predicate.ChatMessage{chatmessage.UserID(p.UserID)}
+	if req.GetRole() != "" {
+		if err := plain("role", req.GetRole()); err != nil {
+			return nil, err
+		}
+		where = append(where, chatmessage.Role(req.GetRole()))
+	}
+	types, err := metadataTypes(req.GetMetadataType())
+	if err != nil {
+		return nil, err
+	}
+	if len(types) > 0 {
+		where = append(where, chatmessage.MetadataTypeIn(types...))
+	}
+	if req.GetCursor() != "" {
+		at, id, err := decodeCursor(req.GetCursor())
+		if err != nil {
+			return nil, err
+		}
+		// Strictly older in (createdAt, id) order: no overlap and no gap
+		// between pages, even among messages with equal timestamps.
+		where = append(where, chatmessage.Or(
+			chatmessage.CreatedAtLT(at),
+			chatmessage.And(chatmessage.CreatedAt(at), chatmessage.IDLT(id)),
+		))
+	}
+	rows, err := s.DB.ChatMessage.Query().Where(where...).
+		Order(ent.Desc(chatmessage.FieldCreatedAt), ent.Desc(chatmessage.FieldID)).
+		Limit(pg.Limit + 1).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	pagination := &switchboardv1.ChatPagination{Limit: int32(pg.Limit)}
+	if len(rows) > pg.Limit {
+		rows = rows[:pg.Limit]
+		pagination.HasMore = true
+		pagination.Cursor = proto.String(encodeCursor(rows[len(rows)-1]))
+	}
+	slices.Reverse(rows)
+	out := make([]*switchboardv1.ChatMessage, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, events.Message(r))
+	}
+	return &switchboardv1.ListMessagesResponse{Messages: out, Pagination: pagination}, nil
+}
+
+// metadataTypes expands the filter values; empty values are ignored.
+func metadataTypes(in []string) ([]string, error) {
+	var out []string
+	for _, t := range in {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		if err := plain("metadataType", t); err != nil {
+			return nil, err
+		}
+		if t == AgentActivityFilter {
+			out = append(out, comms.AgentActivity...)
+		} else {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// plain refuses text PostgreSQL cannot store or compare (NUL), so both
+// databases answer alike.
+func plain(field, v string) error {
+	if strings.ContainsRune(v, 0) {
+		return apperr.Invalid("%s must not contain NUL characters", field)
+	}
+	return nil
+}
+
+// A cursor is the (createdAt, id) of the oldest message of the page, opaque
+// to clients: base64url of "<unix nanoseconds>.<id>".
+func encodeCursor(m *ent.ChatMessage) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(m.CreatedAt.UnixNano(), 10) + "." + m.ID))
+}
+
+func decodeCursor(c string) (time.Time, string, error) {
+	bad := apperr.Invalid("cursor %q is not a cursor this list gave out", c)
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	nanos, id, ok := strings.Cut(string(raw), ".")
+	if !ok || id == "" || len(id) > 40 || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return time.Time{}, "", bad
+	}
+	n, err := strconv.ParseInt(nanos, 10, 64)
+	if err != nil || n < 0 {
+		return time.Time{}, "", bad
+	}
+	return time.Unix(0, n).UTC(), id, nil
+}
+
+// SendMessage stores a message as the assistant role, attributed to the
+// caller, and pushes it to the account's open streams.
+func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessageRequest) (*switchboardv1.SendMessageResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	call := httpapi.CallFrom(ctx)
+	content := strings.TrimSpace(req.GetContent())
+	if content == "" {
+		return nil, apperr.Invalid(ContentRequired)
+	}
+	if err := plain("content", content); err != nil {
+		return nil, err
+	}
+	agent, err := events.AgentName(call.Header, p)
+	if err != nil {
+		return nil, err
+	}
+	meta := req.GetMetadataJson()
+	if err := plain("metadataJson", meta); err != nil {
+		return nil, err
+	}
+	var metaType *string
+	if meta != "" {
+		var v any
+		if err := json.Unmarshal([]byte(meta), &v); err != nil {
+			// RULINGS "Shared chat and events": the REST transport stores the
+			// text as given; the RPC transport refuses it.
+			if !call.REST {
+				return nil, apperr.Invalid("metadataJson is not valid JSON: %v", err)
+			}
+		} else if obj, ok := v.(map[string]any); ok {
+			if t, ok := obj["type"].(string); ok && t != "" {
+				metaType = &t
+			}
+		}
+	}
+	// Microseconds: what PostgreSQL keeps, so the answer equals the listing.
+	now := s.Now().UTC().Truncate(time.Microsecond)
+	var m *ent.ChatMessage
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		var err error
+		m, err = tx.ChatMessage.Create().SetUserID(p.UserID).SetRole("assistant").SetContent(content).
+			SetMetadata(meta).SetNillableMetadataType(metaType).SetAgentName(agent).SetCreatedAt(now).Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if s.Events != nil {
+		// The message is stored: a failed push is logged, not returned, or the
+		// caller would send it again.
+		if err := s.Events.Publish(ctx, p.UserID, events.NewMessage(m)); err != nil {
+			slog.ErrorContext(ctx, "chat: publish new_message", "message_id", m.ID, "err", err)
+		}
+	}
+	return &switchboardv1.SendMessageResponse{
+		Id: m.ID, Role: m.Role, Content: m.Content, AgentName: m.AgentName, CreatedAt: timestamppb.New(m.CreatedAt),
+	}, nil
+}

@@ -1,0 +1,263 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent/streamevent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+)
+
+// clock is a settable clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func newBus(t *testing.T, d *db.DB, cfg Config) *Bus {
+	t.Helper()
+	cfg.DB = d
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	b, err := New(cfg)
+	if err != nil {
+		t.Fatalf("events.New: %v", err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+func newUser(t *testing.T, d *db.DB, name string) string {
+	t.Helper()
+	u, err := d.User.Create().SetUsername(name).SetEmail(name + "@example.com").SetName(name).SetPasswordHash("x").
+		Save(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
+}
+
+func message(content string) *switchboardv1.ChatEvent {
+	return &switchboardv1.ChatEvent{Type: TypeNewMessage, Message: &switchboardv1.ChatMessage{Id: content, Content: content}}
+}
+
+// waitFor polls cond until it holds or a generous deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A subscriber that never reads is dropped once its buffer is full, while
+// 1,000 others each receive every event, in order (RULINGS "Shared chat and
+// events"; counted, not timed). Events are published in rounds no larger than
+// the buffer, each round read by everyone who reads before the next, so only
+// the subscriber that never reads can overflow, however loaded the machine.
+func TestSlowSubscriberDroppedOthersGetEverything(t *testing.T) {
+	const (
+		subscribers = 1000
+		buffer      = 8
+		rounds      = 3
+	)
+	d := dbtest.Open(t)
+	bus := newBus(t, d, Config{Buffer: buffer})
+	ann := newUser(t, d, "ann")
+	ctx := context.Background()
+
+	stuck, _, err := bus.Subscribe(ctx, ann, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		received atomic.Int64
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		bad      []string
+	)
+	for i := range subscribers {
+		sub, replay, err := bus.Subscribe(ctx, ann, -1)
+		if err != nil || len(replay) != 0 {
+			t.Fatalf("subscribe %d: %v (replay %d)", i, err, len(replay))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer sub.Close()
+			last := int64(0)
+			for n := 0; n < buffer*rounds; n++ {
+				f, ok := <-sub.c
+				if !ok {
+					mu.Lock()
+					bad = append(bad, fmt.Sprintf("subscriber %d ended after %d events (dropped=%v)", i, n, sub.dropped))
+					mu.Unlock()
+					return
+				}
+				if f.ID <= last {
+					mu.Lock()
+					bad = append(bad, fmt.Sprintf("subscriber %d: id %d after %d", i, f.ID, last))
+					mu.Unlock()
+				}
+				last = f.ID
+				received.Add(1)
+			}
+		}()
+	}
+	waitFor(t, "all subscriptions", func() bool { return bus.Subscribers(ann) == subscribers+1 })
+	for r := range rounds {
+		for i := range buffer {
+			if err := bus.Publish(ctx, ann, message(fmt.Sprintf("r%d-%d", r, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := int64(subscribers * buffer * (r + 1))
+		waitFor(t, fmt.Sprintf("round %d delivered to everyone", r), func() bool { return received.Load() == want })
+	}
+	wg.Wait()
+	if len(bad) > 0 {
+		t.Fatalf("%d problems, first: %s", len(bad), bad[0])
+	}
+	// The stuck subscriber got exactly its buffer, then was dropped.
+	var got []int64
+	for f := range stuck.c {
+		got = append(got, f.ID)
+	}
+	if len(got) != buffer || !stuck.dropped {
+		t.Fatalf("stuck subscriber: %d events queued, dropped=%v; want %d and dropped", len(got), stuck.dropped, buffer)
+	}
+	if err := bus.Pump(ctx, stuck, 0, func(*Frame) error { return nil }); err != ErrDropped {
+		t.Fatalf("Pump of a dropped subscriber = %v, want ErrDropped", err)
+	}
+	if n := bus.Subscribers(ann); n != 0 {
+		t.Fatalf("%d subscribers left after all closed", n)
+	}
+}
+
+// RULINGS "Shared chat and events": the window keeps at least the last Keep
+// events or KeepFor per account; older events beyond both are pruned.
+func TestPruneKeepsTheWindow(t *testing.T) {
+	d := dbtest.Open(t)
+	clk := &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
+	bus := newBus(t, d, Config{Now: clk.Now, Keep: 5, KeepFor: time.Minute})
+	ctx := context.Background()
+	ann, bob, cat := newUser(t, d, "ann"), newUser(t, d, "bob"), newUser(t, d, "cat")
+	publish := func(user string, n int) {
+		for i := range n {
+			if err := bus.Publish(ctx, user, message(fmt.Sprint(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	publish(ann, 8) // old, more than Keep
+	publish(bob, 3) // old, fewer than Keep
+	clk.Advance(2 * time.Minute)
+	publish(ann, 1)
+	publish(cat, 7) // young, more than Keep
+	ids := func(user string) []int64 {
+		v, err := d.StreamEvent.Query().Where(streamevent.UserID(user)).Order(streamevent.ByID()).IDs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	annBefore := ids(ann)
+	if err := bus.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(ann); !slices.Equal(got, annBefore[len(annBefore)-5:]) {
+		t.Fatalf("ann keeps %v, want her last 5 of %v", got, annBefore)
+	}
+	if got := ids(bob); len(got) != 3 {
+		t.Fatalf("bob keeps %d events, want all 3 (fewer than Keep)", len(got))
+	}
+	if got := ids(cat); len(got) != 7 {
+		t.Fatalf("cat keeps %d events, want all 7 (younger than KeepFor)", len(got))
+	}
+	// A client resuming from a pruned id gets what is kept, in order.
+	sub, replay, err := bus.Subscribe(ctx, ann, annBefore[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	var got []int64
+	for _, f := range replay {
+		got = append(got, f.ID)
+	}
+	if !slices.Equal(got, annBefore[len(annBefore)-5:]) {
+		t.Fatalf("replay after a pruned id = %v", got)
+	}
+}
+
+// Defaults are RULINGS' window: 1,000 events or 5 minutes.
+func TestDefaults(t *testing.T) {
+	bus := newBus(t, dbtest.Open(t), Config{})
+	if bus.cfg.Keep != 1000 || bus.cfg.KeepFor != 5*time.Minute || bus.cfg.Heartbeat != 30*time.Second {
+		t.Fatalf("defaults = %d, %s, %s", bus.cfg.Keep, bus.cfg.KeepFor, bus.cfg.Heartbeat)
+	}
+}
+
+// Document 1, "Events": each SSE event is id: (stored events only), event:
+// with the type, a retry: hint and one data: line, the RPC form of the event
+// whose type equals the event name.
+func TestFrameShape(t *testing.T) {
+	ev := message("multi\nline")
+	f, err := newFrame(7, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(f.SSE), "\n")
+	if len(lines) != 6 || lines[0] != "id: 7" || lines[1] != "event: new_message" || lines[2] != "retry: 2000" ||
+		!strings.HasPrefix(lines[3], "data: ") || lines[4] != "" || lines[5] != "" {
+		t.Fatalf("frame = %q", f.SSE)
+	}
+	var data map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(lines[3], "data: ")), &data); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := data["message"].(map[string]any)
+	if data["type"] != "new_message" || msg["content"] != "multi\nline" || len(data) != 2 {
+		t.Fatalf("data = %v", data)
+	}
+	if f.Msg.GetId() != "7" || f.Msg.GetEvent() != ev {
+		t.Fatalf("message = %v", f.Msg)
+	}
+	hb, err := newFrame(0, &switchboardv1.ChatEvent{Type: TypeHeartbeat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(hb.SSE), "id:") || hb.Msg.Id != nil {
+		t.Fatalf("a heartbeat has no id: %q", hb.SSE)
+	}
+	for _, v := range []string{"", "abc", "-1", "1.5"} {
+		n, err := ParseLastEventID(v)
+		if (v == "") != (err == nil) || (v == "" && n != -1) {
+			t.Errorf("ParseLastEventID(%q) = %d, %v", v, n, err)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+var _ switchboardv1connect.EventServiceHandler = (*Service)(nil)
+
+// AgentHeader names the caller on the stream and on messages it sends.
+const AgentHeader = "X-Agent-Name"
+
+// maxAgentName bounds X-Agent-Name.
+const maxAgentName = 100
+
+// StreamWriteTimeout bounds each write to a stream: a client that takes no
+// event for this long is gone. It replaces the server's WriteTimeout, which
+// would end every stream after a minute.
+const StreamWriteTimeout = 10 * time.Second
+
+// AgentName is who the caller is on the chat: X-Agent-Name when sent, else the
+// key's label, or the account's name for a dashboard session.
+func AgentName(h http.Header, p *auth.Principal) (string, error) {
+	name := strings.TrimSpace(h.Get(AgentHeader))
+	if name == "" {
+		return p.Actor(), nil
+	}
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) ||
+		utf8.RuneCountInString(name) > maxAgentName {
+		return "", apperr.Invalid("%s must be printable text of at most %d characters", AgentHeader, maxAgentName)
+	}
+	return name, nil
+}
+
+// opened is a stream ready to send: the connected event, then replay, then Pump.
+type opened struct {
+	sub       *Subscription
+	connected *Frame
+	replay    []*Frame
+}
+
+// open admits a stream: its agent name, where it resumes, its subscription.
+func (b *Bus) open(ctx context.Context, h http.Header, lastEventID string) (*opened, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := AgentName(h, p)
+	if err != nil {
+		return nil, err
+	}
+	after, err := ParseLastEventID(lastEventID)
+	if err != nil {
+		return nil, apperr.Invalid("%s", err.Error())
+	}
+	connected, err := newFrame(0, &switchboardv1.ChatEvent{Type: TypeConnected, ClientId: proto.String(ids.New()), AgentName: &agent})
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	sub, replay, err := b.Subscribe(ctx, p.UserID, after)
+	if errors.Is(err, ErrClosed) {
+		return nil, unavailable("the server is shutting down; reconnect")
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &opened{sub: sub, connected: connected, replay: replay}, nil
+}
+
+func unavailable(msg string) *apperr.Error {
+	return &apperr.Error{Kind: apperr.KindUnavailable, Message: msg}
+}
+
+// run sends the connected event, the replay, then the live events.
+func (b *Bus) run(ctx context.Context, o *opened, send func(*Frame) error) error {
+	defer o.sub.Close()
+	if err := send(o.connected); err != nil {
+		return err
+	}
+	last := int64(-1)
+	for _, f := range o.replay {
+		if err := send(f); err != nil {
+			return err
+		}
+		last = f.ID
+	}
+	return b.Pump(ctx, o.sub, last, send)
+}
+
+// SSE serves GET /api/v2/shared-chat/stream, the Server-Sent Events form of
+// the stream (document 1, "Events"), behind the gate.
+func (b *Bus) SSE() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		o, err := b.open(ctx, r.Header, r.Header.Get("Last-Event-ID"))
+		if err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		dw := newDeadlineWriter(w)
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+		w.WriteHeader(http.StatusOK)
+		// Whatever ends it (client gone, fell behind, shutdown), the response
+		// just ends; EventSource reconnects with Last-Event-ID.
+		_ = b.run(ctx, o, func(f *Frame) error {
+			if _, err := dw.Write(f.SSE); err != nil {
+				return err
+			}
+			return dw.flush()
+		})
+	})
+}
+
+// Service implements EventService, the Connect form of the stream.
+type Service struct {
+	Bus *Bus
+}
+
+// StreamEvents sends connected, then what the client missed after
+// last_event_id, then every event until the client leaves.
+func (s *Service) StreamEvents(ctx context.Context, req *switchboardv1.StreamEventsRequest, stream *connect.ServerStream[switchboardv1.StreamEventsResponse]) error {
+	o, err := s.Bus.open(ctx, httpapi.CallFrom(ctx).Header, req.GetLastEventId())
+	if err != nil {
+		// Unary errors are mapped by an interceptor; streams map their own.
+		return apperr.ToConnect(httpapi.Report(ctx, err))
+	}
+	err = s.Bus.run(ctx, o, func(f *Frame) error { return stream.Send(f.Msg) })
+	switch {
+	case errors.Is(err, ErrDropped):
+		return apperr.ToConnect(unavailable("the stream fell behind; reconnect with last_event_id"))
+	case errors.Is(err, ErrClosed):
+		return apperr.ToConnect(unavailable("the server is shutting down; reconnect with last_event_id"))
+	}
+	return err
+}
+
+// Deadlines is middleware for streaming handlers: it lifts the server's read
+// and write timeouts for the request and bounds each write instead.
+func Deadlines(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(newDeadlineWriter(w), r)
+	})
+}
+
+// deadlineWriter sets a write deadline before each write and flush.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc     *http.ResponseController
+	lifted bool
+}
+
+func newDeadlineWriter(w http.ResponseWriter) *deadlineWriter {
+	if dw, ok := w.(*deadlineWriter); ok {
+		return dw
+	}
+	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+}
+
+func (d *deadlineWriter) extend() {
+	if !d.lifted {
+		// The request has been read by the time anything is written; from
+		// here a read deadline would only cut the stream (on HTTP/1.1 an
+		// expired one cancels the request's context).
+		_ = d.rc.SetReadDeadline(time.Time{})
+		d.lifted = true
+	}
+	_ = d.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	d.extend()
+	return d.ResponseWriter.Write(p)
+}
+
+func (d *deadlineWriter) flush() error {
+	d.extend()
+	return d.rc.Flush()
+}
+
+// Flush lets Connect flush each message.
+func (d *deadlineWriter) Flush() { _ = d.flush() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }

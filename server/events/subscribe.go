@@ -1,0 +1,142 @@
+package events
+
+import (
+	"context"
+	"errors"
+)
+
+// Subscription is one open stream's place on the bus.
+type Subscription struct {
+	bus    *Bus
+	userID string
+	c      chan *Frame
+	// Guarded by bus.mu.
+	index   int   // position in the hub
+	queued  int64 // the highest event id handed to c
+	settled bool  // queued covers the starting point
+	ended   bool
+	dropped bool // ended because the buffer was full
+}
+
+// Errors that end a stream.
+var (
+	// ErrDropped: the subscriber fell behind and its buffer filled.
+	ErrDropped = errors.New("events: subscriber fell behind")
+)
+
+// Subscribe opens a subscription to the account's events. With after >= 0 (a
+// Last-Event-ID) it also returns the stored events after that id, to send
+// before anything from the subscription; the subscription may repeat some of
+// them, which Pump skips. With after < 0 the stream starts now.
+func (b *Bus) Subscribe(ctx context.Context, userID string, after int64) (*Subscription, []*Frame, error) {
+	s := &Subscription{bus: b, userID: userID, c: make(chan *Frame, b.cfg.Buffer)}
+	// Join first, then read the store: an event committed in between is then
+	// both replayed and delivered (and skipped once), never neither.
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, nil, ErrClosed
+	}
+	h := b.hubs[userID]
+	if h == nil {
+		h = &hub{}
+		b.hubs[userID] = h
+	}
+	s.index = len(h.subs)
+	h.subs = append(h.subs, s)
+	b.mu.Unlock()
+
+	var (
+		replay []*Frame
+		floor  int64
+		err    error
+	)
+	sessions := b.listenerSessions()
+	switch {
+	case after >= 0:
+		floor = after
+		replay, err = b.replay(ctx, userID, after)
+	case b.postgres:
+		// The starting point a listener catch-up resumes this subscriber from:
+		// what is stored now has happened before it connected.
+		floor, err = b.latest(ctx, userID)
+	}
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	b.mu.Lock()
+	s.queued = max(s.queued, floor)
+	s.settled = true
+	b.mu.Unlock()
+	if b.postgres && b.listenerSessions() != sessions {
+		// The listener reconnected while this subscriber was settling, and its
+		// catch-up passed it by: what committed while the listener was down
+		// comes from the store instead, before anything from the channel
+		// (which may already hold later events).
+		if replay, err = b.replay(ctx, userID, floor); err != nil {
+			s.Close()
+			return nil, nil, err
+		}
+	}
+	return s, replay, nil
+}
+
+// Close leaves the bus; the subscription's channel is closed if it was not.
+func (s *Subscription) Close() {
+	b := s.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s.ended {
+		return
+	}
+	if h := b.hubs[s.userID]; h != nil && s.index < len(h.subs) && h.subs[s.index] == s {
+		b.removeLocked(h, s.index)
+		if len(h.subs) == 0 {
+			delete(b.hubs, s.userID)
+		}
+	}
+	s.end(false)
+}
+
+// end closes the channel once; bus.mu is held.
+func (s *Subscription) end(dropped bool) {
+	if s.ended {
+		return
+	}
+	s.ended, s.dropped = true, dropped
+	close(s.c)
+}
+
+// Pump delivers the subscription's events and the heartbeats to send until
+// ctx ends (nil), the subscriber falls behind (ErrDropped) or the bus closes
+// (ErrClosed). last is the id of the last event already sent; events up to it
+// are skipped.
+func (b *Bus) Pump(ctx context.Context, s *Subscription, last int64, send func(*Frame) error) error {
+	for {
+		bt := b.beat.Load()
+		select {
+		case f, ok := <-s.c:
+			if !ok {
+				// The channel's close publishes dropped (written before it).
+				if s.dropped {
+					return ErrDropped
+				}
+				return ErrClosed
+			}
+			if f.ID != 0 && f.ID <= last {
+				continue
+			}
+			if err := send(f); err != nil {
+				return err
+			}
+			last = max(last, f.ID)
+		case <-bt.done:
+			if err := send(bt.frame); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
