@@ -87,7 +87,7 @@ func TestClientChecksEveryDial(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	_, err := egress.Policy{}.Client(10*time.Second).Get(srv.URL)
+	_, err := egress.Policy{}.Client(10 * time.Second).Get(srv.URL)
 	if err == nil || !egress.Refused(err) {
 		t.Fatalf("loopback dial: %v, want refused", err)
 	}
