@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"strings"
 	"syscall"
@@ -19,29 +18,8 @@ import (
 // chat scope.
 func binaryAccount(t *testing.T, base string) string {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	web := &http.Client{Timeout: 10 * time.Second, Jar: jar}
-	post := func(path, body string, wantStatus int) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Origin", base)
-		res, err := web.Do(req)
-		if err != nil {
-			t.Fatalf("POST %s: %v", path, err)
-		}
-		if res.StatusCode != wantStatus {
-			t.Fatalf("POST %s: %d", path, res.StatusCode)
-		}
-		return res
-	}
-	post("/api/setup", `{"username":"owner","email":"owner@example.com","password":"`+servertest.Password+`","name":"Owner","acceptedTerms":true}`, http.StatusCreated)
-	post("/api/auth/login", `{"username":"owner","password":"`+servertest.Password+`"}`, http.StatusOK)
-	res := post("/api/v2/keys", `{"label":"agent","scopes":["chat"]}`, http.StatusCreated)
-	var created struct{ APIKey string }
-	if err := json.NewDecoder(res.Body).Decode(&created); err != nil || created.APIKey == "" {
-		t.Fatalf("create key: %v", err)
-	}
-	return created.APIKey
+	_, key := binaryOwner(t, base, "chat")
+	return key
 }
 
 // binaryStream opens the SSE stream on base and hands over its events.
