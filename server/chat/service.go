@@ -217,7 +217,7 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 	if s.Events != nil {
 		// The message is stored: a failed push is logged, not returned, or the
 		// caller would send it again.
-		if err := s.Events.Publish(ctx, p.UserID, events.NewMessage(m)); err != nil {
+		if err := s.Events.Publish(context.WithoutCancel(ctx), p.UserID, events.NewMessage(m)); err != nil {
 			slog.ErrorContext(ctx, "chat: publish new_message", "message_id", m.ID, "err", err)
 		}
 	}

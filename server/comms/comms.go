@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
 )
@@ -29,8 +30,10 @@ func Post(ctx context.Context, tx *ent.Tx, userID, content, assistant string, me
 	if err != nil {
 		return nil, fmt.Errorf("comms: metadata: %w", err)
 	}
+	// Microseconds, what PostgreSQL keeps: the pushed message equals the listed one.
 	m, err := tx.ChatMessage.Create().SetUserID(userID).SetRole("assistant").SetContent(content).
-		SetMetadata(string(b)).SetMetadataType(typ).SetAgentName(assistant).Save(ctx)
+		SetMetadata(string(b)).SetMetadataType(typ).SetAgentName(assistant).
+		SetCreatedAt(time.Now().UTC().Truncate(time.Microsecond)).Save(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("comms: post %s: %w", typ, err)
 	}
