@@ -201,6 +201,9 @@ func (b *Bus) attach(s *Subscription, c *sseConn, last int64) bool {
 	if s.ended {
 		return false
 	}
+	// Events up to last went out in the replay; one may still come from
+	// the listener (Subscribe's overlap), and no Pump is there to skip it.
+	s.queued = max(s.queued, last)
 	s.out = c
 	for {
 		select {

@@ -285,3 +285,35 @@ func TestSlowConnDroppedOthersGetEverything(t *testing.T) {
 		t.Fatalf("the dropped stream carried %d of %d events", n, published)
 	}
 }
+
+// A stream resuming with Last-Event-ID may be handed, after its replay, an
+// event the replay already carried (on PostgreSQL the listener delivers what
+// committed while the replay was read). Once on its connection nothing skips
+// it later, so the bus must not send it (RULINGS "Shared chat and events":
+// every message exactly once).
+func TestReplayedEventIsNotSentAgain(t *testing.T) {
+	bus := memBus()
+	defer bus.Close()
+	s, _, err := bus.Subscribe(context.Background(), "ann", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, client := net.Pipe() // not a socket: every write goes through the writer goroutine
+	defer client.Close()
+	// The replay went up to event 2; then 2 comes again, and 3.
+	if !bus.attach(s, newSSEConn(server, s), 2) {
+		t.Fatal("attach failed")
+	}
+	for id := range int64(2) {
+		f, err := newFrame(id+2, message(fmt.Sprint(id+2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bus.dispatch("ann", f, false)
+	}
+	_ = client.SetReadDeadline(time.Now().Add(30 * time.Second))
+	line, err := bufio.NewReader(client).ReadString('\n')
+	if err != nil || line != "id: 3\n" {
+		t.Fatalf("first line on the connection %q (%v), want event 3's", line, err)
+	}
+}
