@@ -3,6 +3,7 @@ package events_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -116,15 +117,28 @@ func TestHijackedStreamOnTheWire(t *testing.T) {
 		t.Errorf("a close-delimited body has neither Transfer-Encoding nor Content-Length: %v", h)
 	}
 	retry := "retry: " + strconv.Itoa(events.RetryMillis)
-	if f := st.frame(t); len(f) != 3 || f[0] != "event: connected" || f[1] != retry ||
-		!strings.HasPrefix(f[2], `data: {"type":"connected","clientId":"`) || !strings.HasSuffix(f[2], `","agentName":"Wire"}`) {
+	data := func(line string) map[string]any {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &m); err != nil || !strings.HasPrefix(line, "data: ") {
+			t.Fatalf("data line %q (%v)", line, err)
+		}
+		return m
+	}
+	f := st.frame(t)
+	if len(f) != 3 || f[0] != "event: connected" || f[1] != retry {
 		t.Fatalf("connected frame %q", f)
 	}
+	if d := data(f[2]); d["type"] != "connected" || d["agentName"] != "Wire" || d["clientId"] == nil || len(d) != 3 {
+		t.Fatalf("connected data %v", d)
+	}
 	id := e.send(t, e.api, "on the wire")
-	f := st.frame(t)
-	if len(f) != 4 || !strings.HasPrefix(f[0], "id: ") || f[1] != "event: new_message" || f[2] != retry ||
-		!strings.HasPrefix(f[3], `data: {"type":"new_message","message":{"id":"`+id+`",`) {
+	f = st.frame(t)
+	if len(f) != 4 || !strings.HasPrefix(f[0], "id: ") || f[1] != "event: new_message" || f[2] != retry {
 		t.Fatalf("new_message frame %q", f)
+	}
+	if d := data(f[3]); d["type"] != "new_message" || d["message"].(map[string]any)["id"] != id {
+		t.Fatalf("new_message data %v", d)
 	}
 	// Closing the app ends the stream: the client reads the end of the body.
 	e.s.App.Close()
