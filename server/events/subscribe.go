@@ -15,7 +15,7 @@ type Subscription struct {
 	// Guarded by bus.mu.
 	out     *sseConn
 	index   int   // position in the hub
-	queued  int64 // the highest event id handed to c
+	queued  int64 // the highest event id handed to c, or sent on out (the replay included)
 	settled bool  // queued covers the starting point
 	ended   bool
 	dropped bool // ended because the buffer was full
