@@ -8,9 +8,11 @@ import (
 	"testing"
 )
 
-// BenchmarkFanOut measures the bus's own cost per delivery (dispatch to a
-// subscriber's queue and the subscriber taking it), storage and the network
-// aside: ns/delivery is the figure to hold against the 10 µs budget.
+// BenchmarkFanOut measures the bus's own cost per delivery to channel
+// subscribers (Connect and HTTP/2 streams: dispatch to a subscriber's queue
+// and the subscriber taking it), storage and the network aside. SSE streams
+// over HTTP/1.1 are written directly instead (conn.go); `go run ./bench sse`
+// measures those end to end.
 func BenchmarkFanOut(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("subscribers=%d", n), func(b *testing.B) {
@@ -51,9 +53,9 @@ func BenchmarkFanOut(b *testing.B) {
 	}
 }
 
-// BenchmarkIdleSubscriber measures the bus's memory per idle subscriber (its
-// subscription and queue; the HTTP connection's own buffers and goroutine
-// are net/http's).
+// BenchmarkIdleSubscriber measures the bus's memory per idle channel
+// subscriber (its subscription and queue; the stream's goroutine and HTTP
+// buffers are net/http's).
 func BenchmarkIdleSubscriber(b *testing.B) {
 	const n = 10000
 	for range b.N {

@@ -10,10 +10,12 @@
 // SQLite (one process) the publisher delivers in-process after the insert.
 //
 // Delivery is built for many idle subscribers: each event is encoded once (the
-// SSE frame and the proto message) and shared; a subscriber is a small buffered
-// channel read by the goroutine its HTTP request already has; one ticker
-// serves every heartbeat. A subscriber whose buffer is full is dropped: its
-// stream ends and the client resumes with Last-Event-ID.
+// SSE frame and the proto message) and shared; one ticker serves every
+// heartbeat. An SSE stream over HTTP/1.1 takes its connection over and the bus
+// writes to it directly, with no goroutine while the client keeps up (conn.go);
+// other streams (Connect, HTTP/2) are a small buffered channel read by the
+// goroutine their request already has. A subscriber whose buffer is full is
+// dropped: its stream ends and the client resumes with Last-Event-ID.
 package events
 
 import (
@@ -236,11 +238,10 @@ func (b *Bus) dispatch(userID string, f *Frame, catchUp bool) {
 			i++
 			continue
 		}
-		select {
-		case s.c <- f:
+		if s.offer(f) {
 			s.queued = f.ID
 			i++
-		default:
+		} else {
 			b.removeLocked(h, i)
 			s.end(true)
 		}
@@ -285,6 +286,7 @@ func (b *Bus) heartbeats(ctx context.Context) {
 			b.cfg.Logger.Error("events: heartbeat", "err", err)
 			continue
 		}
+		b.beatConns(f)
 		old := b.beat.Swap(&beat{done: make(chan struct{})})
 		old.frame = f
 		close(old.done)

@@ -110,11 +110,20 @@ func (b *Bus) SSE() http.Handler {
 			httpapi.WriteREST(w, r, err)
 			return
 		}
-		dw := newDeadlineWriter(w)
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+		// Plain HTTP/1.1: the bus takes the connection over (conn.go). An
+		// HTTP/2 stream cannot be hijacked, and TLS must not be bypassed.
+		if r.ProtoMajor == 1 && r.TLS == nil {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				httpapi.LogStatus(w, http.StatusOK)
+				b.serveConn(conn, h, o)
+				return
+			}
+		}
+		dw := newDeadlineWriter(w)
 		w.WriteHeader(http.StatusOK)
 		// Whatever ends it (client gone, fell behind, shutdown), the response
 		// just ends; EventSource reconnects with Last-Event-ID.

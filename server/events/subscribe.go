@@ -9,10 +9,13 @@ import (
 type Subscription struct {
 	bus    *Bus
 	userID string
-	c      chan *Frame
+	// c is the queue its stream's goroutine reads (Pump). An SSE stream on a
+	// hijacked connection moves to out instead, and c is then nil (conn.go).
+	c chan *Frame
 	// Guarded by bus.mu.
+	out     *sseConn
 	index   int   // position in the hub
-	queued  int64 // the highest event id handed to c
+	queued  int64 // the highest event id handed to c, or sent on out (the replay included)
 	settled bool  // queued covers the starting point
 	ended   bool
 	dropped bool // ended because the buffer was full
@@ -90,21 +93,44 @@ func (s *Subscription) Close() {
 	if s.ended {
 		return
 	}
+	b.leaveLocked(s)
+	s.end(false)
+}
+
+// leaveLocked takes s out of its hub; bus.mu is held.
+func (b *Bus) leaveLocked(s *Subscription) {
 	if h := b.hubs[s.userID]; h != nil && s.index < len(h.subs) && h.subs[s.index] == s {
 		b.removeLocked(h, s.index)
 		if len(h.subs) == 0 {
 			delete(b.hubs, s.userID)
 		}
 	}
-	s.end(false)
 }
 
-// end closes the channel once; bus.mu is held.
+// offer hands f over without waiting; false when s cannot take it (its
+// buffer is full, or its connection failed). bus.mu is held.
+func (s *Subscription) offer(f *Frame) bool {
+	if s.out != nil {
+		return s.out.send(f.SSE)
+	}
+	select {
+	case s.c <- f:
+		return true
+	default:
+		return false
+	}
+}
+
+// end closes the channel (or the connection) once; bus.mu is held.
 func (s *Subscription) end(dropped bool) {
 	if s.ended {
 		return
 	}
 	s.ended, s.dropped = true, dropped
+	if s.out != nil {
+		s.out.close()
+		return
+	}
 	close(s.c)
 }
 

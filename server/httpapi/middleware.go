@@ -87,6 +87,24 @@ func (s *statusRecorder) Flush() {
 	}
 }
 
+// LogStatus records, for the request log, the status a handler wrote itself
+// on a hijacked connection.
+func LogStatus(w http.ResponseWriter, code int) {
+	for {
+		switch v := w.(type) {
+		case *statusRecorder:
+			if v.status == 0 {
+				v.status = code
+			}
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
 // Observe gives every request an id (a sane client X-Request-Id is kept), logs
 // one line per request without credentials, and turns a panic into a 500.
 func Observe(logger *slog.Logger, next http.Handler) http.Handler {
