@@ -44,7 +44,7 @@ type StoreAgent struct {
 	PricePerTask float64 `protobuf:"fixed64,10,opt,name=price_per_task,json=pricePerTask,proto3" json:"price_per_task,omitempty"`
 	Currency     string  `protobuf:"bytes,11,opt,name=currency,proto3" json:"currency,omitempty"`
 	// Absent when none.
-	PricingConfig *PricingConfig `protobuf:"bytes,12,opt,name=pricing_config,json=pricingConfig,proto3" json:"pricing_config,omitempty"`
+	PricingConfig *PricingConfig `protobuf:"bytes,12,opt,name=pricing_config,json=pricingConfig,proto3,oneof" json:"pricing_config,omitempty"`
 	// Markdown.
 	InstallGuide        *string         `protobuf:"bytes,13,opt,name=install_guide,json=installGuide,proto3,oneof" json:"install_guide,omitempty"`
 	Commands            []*AgentCommand `protobuf:"bytes,14,rep,name=commands,proto3" json:"commands,omitempty"`
@@ -500,9 +500,10 @@ func (x *AgentCommand) GetUsage() string {
 type PricingConfig struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When set, equal to the listing's pricingModel.
-	Model         *string         `protobuf:"bytes,1,opt,name=model,proto3,oneof" json:"model,omitempty"`
-	Tiers         []*PricingTier  `protobuf:"bytes,2,rep,name=tiers,proto3" json:"tiers,omitempty"`
-	DynamicConfig *DynamicPricing `protobuf:"bytes,3,opt,name=dynamic_config,json=dynamicConfig,proto3" json:"dynamic_config,omitempty"`
+	Model *string        `protobuf:"bytes,1,opt,name=model,proto3,oneof" json:"model,omitempty"`
+	Tiers []*PricingTier `protobuf:"bytes,2,rep,name=tiers,proto3" json:"tiers,omitempty"`
+	// Absent when none.
+	DynamicConfig *DynamicPricing `protobuf:"bytes,3,opt,name=dynamic_config,json=dynamicConfig,proto3,oneof" json:"dynamic_config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1239,7 +1240,7 @@ type StoreExecution struct {
 	Rating            *int32                 `protobuf:"varint,20,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
 	Feedback          *string                `protobuf:"bytes,21,opt,name=feedback,proto3,oneof" json:"feedback,omitempty"`
 	// Only for paid executions.
-	Revenue       *StoreRevenue          `protobuf:"bytes,22,opt,name=revenue,proto3" json:"revenue,omitempty"`
+	Revenue       *StoreRevenue          `protobuf:"bytes,22,opt,name=revenue,proto3,oneof" json:"revenue,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	FinishedAt    *timestamppb.Timestamp `protobuf:"bytes,24,opt,name=finished_at,json=finishedAt,proto3,oneof" json:"finished_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2037,7 +2038,7 @@ type UpdateStoreAgentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Agent *StoreAgent            `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	// The change made; absent when the update changed nothing.
-	Change        *ChangelogEntry `protobuf:"bytes,2,opt,name=change,proto3" json:"change,omitempty"`
+	Change        *ChangelogEntry `protobuf:"bytes,2,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3082,7 +3083,7 @@ var File_switchboard_v1_store_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xa8\x10\n" +
+	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xc0\x10\n" +
 	"\n" +
 	"StoreAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3096,33 +3097,33 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\rpricing_model\x18\t \x01(\tR\fpricingModel\x12$\n" +
 	"\x0eprice_per_task\x18\n" +
 	" \x01(\x01R\fpricePerTask\x12\x1a\n" +
-	"\bcurrency\x18\v \x01(\tR\bcurrency\x12D\n" +
-	"\x0epricing_config\x18\f \x01(\v2\x1d.switchboard.v1.PricingConfigR\rpricingConfig\x12(\n" +
-	"\rinstall_guide\x18\r \x01(\tH\x04R\finstallGuide\x88\x01\x01\x128\n" +
+	"\bcurrency\x18\v \x01(\tR\bcurrency\x12I\n" +
+	"\x0epricing_config\x18\f \x01(\v2\x1d.switchboard.v1.PricingConfigH\x04R\rpricingConfig\x88\x01\x01\x12(\n" +
+	"\rinstall_guide\x18\r \x01(\tH\x05R\finstallGuide\x88\x01\x01\x128\n" +
 	"\bcommands\x18\x0e \x03(\v2\x1c.switchboard.v1.AgentCommandR\bcommands\x12\x1d\n" +
 	"\n" +
 	"task_types\x18\x0f \x03(\tR\ttaskTypes\x126\n" +
-	"\x14context_instructions\x18\x10 \x01(\tH\x05R\x13contextInstructions\x88\x01\x01\x12!\n" +
+	"\x14context_instructions\x18\x10 \x01(\tH\x06R\x13contextInstructions\x88\x01\x01\x12!\n" +
 	"\fsupports_a2a\x18\x11 \x01(\bR\vsupportsA2A\x12!\n" +
 	"\fsupports_mcp\x18\x12 \x01(\bR\vsupportsMCP\x12\x18\n" +
 	"\aversion\x18\x13 \x01(\tR\aversion\x12.\n" +
 	"\x13has_access_password\x18\x14 \x01(\bR\x11hasAccessPassword\x12!\n" +
 	"\finput_format\x18\x15 \x01(\tR\vinputFormat\x12(\n" +
-	"\routput_format\x18\x16 \x01(\tH\x06R\foutputFormat\x88\x01\x01\x12\x1f\n" +
+	"\routput_format\x18\x16 \x01(\tH\aR\foutputFormat\x88\x01\x01\x12\x1f\n" +
 	"\vauth_method\x18\x17 \x01(\tR\n" +
 	"authMethod\x123\n" +
-	"\x13auth_credential_set\x18\x18 \x01(\bH\aR\x11authCredentialSet\x88\x01\x01\x12-\n" +
-	"\x10health_check_url\x18\x19 \x01(\tH\bR\x0ehealthCheckUrl\x88\x01\x01\x122\n" +
+	"\x13auth_credential_set\x18\x18 \x01(\bH\bR\x11authCredentialSet\x88\x01\x01\x12-\n" +
+	"\x10health_check_url\x18\x19 \x01(\tH\tR\x0ehealthCheckUrl\x88\x01\x01\x122\n" +
 	"\x15declared_widget_types\x18\x1a \x03(\tR\x13declaredWidgetTypes\x12\"\n" +
 	"\favailability\x18\x1b \x01(\tR\favailability\x125\n" +
-	"\x14current_execution_id\x18\x1c \x01(\tH\tR\x12currentExecutionId\x88\x01\x01\x12+\n" +
+	"\x14current_execution_id\x18\x1c \x01(\tH\n" +
+	"R\x12currentExecutionId\x88\x01\x01\x12+\n" +
 	"\x11execution_timeout\x18\x1d \x01(\x05R\x10executionTimeout\x127\n" +
-	"\x15required_input_schema\x18\x1e \x01(\tH\n" +
-	"R\x13requiredInputSchema\x88\x01\x01\x12(\n" +
-	"\routput_schema\x18\x1f \x01(\tH\vR\foutputSchema\x88\x01\x01\x12*\n" +
-	"\x0eusage_examples\x18  \x01(\tH\fR\rusageExamples\x88\x01\x01\x124\n" +
-	"\x13context_preparation\x18! \x01(\tH\rR\x12contextPreparation\x88\x01\x01\x12,\n" +
-	"\x0fexecution_notes\x18\" \x01(\tH\x0eR\x0eexecutionNotes\x88\x01\x01\x12\x16\n" +
+	"\x15required_input_schema\x18\x1e \x01(\tH\vR\x13requiredInputSchema\x88\x01\x01\x12(\n" +
+	"\routput_schema\x18\x1f \x01(\tH\fR\foutputSchema\x88\x01\x01\x12*\n" +
+	"\x0eusage_examples\x18  \x01(\tH\rR\rusageExamples\x88\x01\x01\x124\n" +
+	"\x13context_preparation\x18! \x01(\tH\x0eR\x12contextPreparation\x88\x01\x01\x12,\n" +
+	"\x0fexecution_notes\x18\" \x01(\tH\x0fR\x0eexecutionNotes\x88\x01\x01\x12\x16\n" +
 	"\x06status\x18# \x01(\tR\x06status\x12\x1d\n" +
 	"\n" +
 	"rating_avg\x18$ \x01(\x01R\tratingAvg\x12!\n" +
@@ -3141,7 +3142,8 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\f_descriptionB\x0f\n" +
 	"\r_endpoint_urlB\x11\n" +
 	"\x0f_developer_nameB\v\n" +
-	"\t_categoryB\x10\n" +
+	"\t_categoryB\x11\n" +
+	"\x0f_pricing_configB\x10\n" +
 	"\x0e_install_guideB\x17\n" +
 	"\x15_context_instructionsB\x10\n" +
 	"\x0e_output_formatB\x16\n" +
@@ -3158,12 +3160,13 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x19\n" +
 	"\x05usage\x18\x03 \x01(\tH\x01R\x05usage\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\b\n" +
-	"\x06_usage\"\xae\x01\n" +
+	"\x06_usage\"\xc6\x01\n" +
 	"\rPricingConfig\x12\x19\n" +
 	"\x05model\x18\x01 \x01(\tH\x00R\x05model\x88\x01\x01\x121\n" +
-	"\x05tiers\x18\x02 \x03(\v2\x1b.switchboard.v1.PricingTierR\x05tiers\x12E\n" +
-	"\x0edynamic_config\x18\x03 \x01(\v2\x1e.switchboard.v1.DynamicPricingR\rdynamicConfigB\b\n" +
-	"\x06_model\"\xb1\x01\n" +
+	"\x05tiers\x18\x02 \x03(\v2\x1b.switchboard.v1.PricingTierR\x05tiers\x12J\n" +
+	"\x0edynamic_config\x18\x03 \x01(\v2\x1e.switchboard.v1.DynamicPricingH\x01R\rdynamicConfig\x88\x01\x01B\b\n" +
+	"\x06_modelB\x11\n" +
+	"\x0f_dynamic_config\"\xb1\x01\n" +
 	"\vPricingTier\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
 	"\x0eprice_per_task\x18\x02 \x01(\x01R\fpricePerTask\x12\"\n" +
@@ -3264,7 +3267,7 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x06fields\x18\x04 \x03(\tR\x06fields\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\b\n" +
-	"\x06_notes\"\xdc\n" +
+	"\x06_notes\"\xed\n" +
 	"\n" +
 	"\x0eStoreExecution\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x19\n" +
@@ -3292,11 +3295,11 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x13payment_hold_status\x18\x12 \x01(\tR\x11paymentHoldStatus\x12G\n" +
 	"\x0fhold_expires_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampH\vR\rholdExpiresAt\x88\x01\x01\x12\x1b\n" +
 	"\x06rating\x18\x14 \x01(\x05H\fR\x06rating\x88\x01\x01\x12\x1f\n" +
-	"\bfeedback\x18\x15 \x01(\tH\rR\bfeedback\x88\x01\x01\x126\n" +
-	"\arevenue\x18\x16 \x01(\v2\x1c.switchboard.v1.StoreRevenueR\arevenue\x129\n" +
+	"\bfeedback\x18\x15 \x01(\tH\rR\bfeedback\x88\x01\x01\x12;\n" +
+	"\arevenue\x18\x16 \x01(\v2\x1c.switchboard.v1.StoreRevenueH\x0eR\arevenue\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12@\n" +
-	"\vfinished_at\x18\x18 \x01(\v2\x1a.google.protobuf.TimestampH\x0eR\n" +
+	"\vfinished_at\x18\x18 \x01(\v2\x1a.google.protobuf.TimestampH\x0fR\n" +
 	"finishedAt\x88\x01\x01B\t\n" +
 	"\a_outputB\x13\n" +
 	"\x11_response_time_msB\x12\n" +
@@ -3312,7 +3315,9 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x17_review_widget_shown_atB\x12\n" +
 	"\x10_hold_expires_atB\t\n" +
 	"\a_ratingB\v\n" +
-	"\t_feedbackB\x0e\n" +
+	"\t_feedbackB\n" +
+	"\n" +
+	"\b_revenueB\x0e\n" +
 	"\f_finished_at\"\xaf\x01\n" +
 	"\fStoreRevenue\x12\x14\n" +
 	"\x05gross\x18\x01 \x01(\x01R\x05gross\x12)\n" +
@@ -3360,10 +3365,11 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"executions\"`\n" +
 	"\x17UpdateStoreAgentRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x125\n" +
-	"\x05agent\x18\x02 \x01(\v2\x1f.switchboard.v1.StoreAgentInputR\x05agent\"\x84\x01\n" +
+	"\x05agent\x18\x02 \x01(\v2\x1f.switchboard.v1.StoreAgentInputR\x05agent\"\x94\x01\n" +
 	"\x18UpdateStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x126\n" +
-	"\x06change\x18\x02 \x01(\v2\x1e.switchboard.v1.ChangelogEntryR\x06change\")\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x12;\n" +
+	"\x06change\x18\x02 \x01(\v2\x1e.switchboard.v1.ChangelogEntryH\x00R\x06change\x88\x01\x01B\t\n" +
+	"\a_change\")\n" +
 	"\x17DeleteStoreAgentRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"L\n" +
 	"\x18DeleteStoreAgentResponse\x120\n" +
@@ -3579,6 +3585,7 @@ func file_switchboard_v1_store_proto_init() {
 	file_switchboard_v1_store_proto_msgTypes[7].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[8].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[12].OneofWrappers = []any{}
+	file_switchboard_v1_store_proto_msgTypes[18].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
