@@ -127,7 +127,7 @@ func applyFieldRules(schemas *object, c *contract) error {
 // nullable answers a copy of the property schema p that also admits null. A
 // $ref ignores its siblings in OpenAPI 3.0, so a reference is wrapped in allOf.
 func nullable(p *object, schemas *object) *object {
-	ref := p.str("$ref")
+	ref := refOf(p)
 	if ref == "" {
 		out := clone(p).(*object)
 		out.set("nullable", true)
@@ -145,6 +145,29 @@ func nullable(p *object, schemas *object) *object {
 	out.set("allOf", []any{obj("$ref", ref)})
 	out.set("nullable", true)
 	return out
+}
+
+// refOf answers the schema a property refers to: a plain $ref, or the one
+// gnostic wraps as {allOf: [{$ref}], description} when the field has a
+// comment. Anything else answers "".
+func refOf(p *object) string {
+	if r := p.str("$ref"); r != "" {
+		return r
+	}
+	v, _ := p.get("allOf")
+	list, _ := v.([]any)
+	if len(list) != 1 {
+		return ""
+	}
+	for _, k := range p.keys {
+		if k != "allOf" && k != "description" {
+			return ""
+		}
+	}
+	if o, ok := list[0].(*object); ok {
+		return o.str("$ref")
+	}
+	return ""
 }
 
 type builder struct {

@@ -488,6 +488,9 @@ func TestNullableWrapsReferences(t *testing.T) {
 			`{"type":"object","allOf":[{"$ref":"#/components/schemas/Thing"}],"nullable":true}`},
 		{"reference with description", obj("$ref", "#/components/schemas/Thing", "description", "d"),
 			`{"type":"object","description":"d","allOf":[{"$ref":"#/components/schemas/Thing"}],"nullable":true}`},
+		// gnostic's form of a reference with a comment.
+		{"wrapped reference", obj("allOf", []any{obj("$ref", "#/components/schemas/Thing")}, "description", "d"),
+			`{"type":"object","description":"d","allOf":[{"$ref":"#/components/schemas/Thing"}],"nullable":true}`},
 		{"reference to an untyped schema", obj("$ref", "#/components/schemas/Loose"),
 			`{"allOf":[{"$ref":"#/components/schemas/Loose"}],"nullable":true}`},
 	}
