@@ -9,6 +9,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -115,7 +116,7 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 		Agents: make([]*switchboardv1.StoreAgent, 0, len(rows)), Pagination: pg.Of(total, len(rows)), Scope: scope,
 	}
 	if scope != "local" {
-		out.Note = &[]string{noPlatform}[0]
+		out.Note = proto.String(noPlatform)
 	}
 	for _, r := range rows {
 		out.Agents = append(out.Agents, toAgent(r, views[r.ID]))
@@ -175,7 +176,7 @@ func statsOf(ctx context.Context, c *ent.Client, agentID string) (*switchboardv1
 		case execution.StatusCompleted:
 			out.CompletedCount = int32(r.Count)
 			if r.Timed > 0 && r.Avg.Valid {
-				out.AvgResponseTimeMs = &[]int32{int32(math.Round(r.Avg.Float64))}[0]
+				out.AvgResponseTimeMs = proto.Int32(int32(math.Round(r.Avg.Float64)))
 			}
 		case execution.StatusFailed:
 			out.FailedCount = int32(r.Count)

@@ -15,6 +15,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -180,12 +181,12 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 		if in.notes != nil {
 			entry.Notes = *in.notes
 		}
-		log := append(row.Changelog, entry)
-		if len(log) > maxChangelog {
-			log = log[len(log)-maxChangelog:]
+		changelog := append(slices.Clone(row.Changelog), entry)
+		if len(changelog) > maxChangelog {
+			changelog = changelog[len(changelog)-maxChangelog:]
 		}
 		update := tx.StoreAgent.UpdateOneID(row.ID).Where(storeagent.UserID(p.UserID)).SetUpdatedAt(now).
-			SetChangelog(log).SetStatus(storeagent.Status(s.Policy.StatusAfterChange(string(row.Status), breaking)))
+			SetChangelog(changelog).SetStatus(storeagent.Status(s.Policy.StatusAfterChange(string(row.Status), breaking)))
 		if err := write(update.Mutation(), next, true); err != nil {
 			return apperr.Internal(err)
 		}
@@ -266,7 +267,6 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 	if err != nil {
 		return nil, err
 	}
-	out.Installed, out.Subscribed = false, false
 	return &switchboardv1.DeleteStoreAgentResponse{Agent: out}, nil
 }
 
