@@ -125,7 +125,12 @@ func applyFieldRules(schemas *object, c *contract) error {
 }
 
 // nullable answers a copy of the property schema p that also admits null. A
-// $ref ignores its siblings in OpenAPI 3.0, so a reference is wrapped in allOf.
+// reference cannot simply carry nullable: a $ref ignores its siblings in
+// OpenAPI 3.0, and nullable beside allOf does not reach into it (a validator
+// still checks null against the referenced schema; Prism does). So a
+// reference becomes anyOf [the reference, a schema that admits only null],
+// OpenAPI 3.0.3's idiom; the null schema repeats the referenced type, since
+// nullable only takes effect beside a type.
 func nullable(p *object, schemas *object) *object {
 	ref := refOf(p)
 	if ref == "" {
@@ -134,16 +139,14 @@ func nullable(p *object, schemas *object) *object {
 		return out
 	}
 	out := newObject()
-	// nullable only takes effect beside a type; the referenced schema's type
-	// repeats it here.
-	if t := schemas.child(strings.TrimPrefix(ref, schemasPrefix)).str("type"); t != "" {
-		out.set("type", t)
-	}
 	if d := p.str("description"); d != "" {
 		out.set("description", d)
 	}
-	out.set("allOf", []any{obj("$ref", ref)})
-	out.set("nullable", true)
+	t := schemas.child(strings.TrimPrefix(ref, schemasPrefix)).str("type")
+	if t == "" {
+		t = "object"
+	}
+	out.set("anyOf", []any{obj("$ref", ref), obj("type", t, "nullable", true, "enum", []any{nil})})
 	return out
 }
 
