@@ -57,6 +57,10 @@ func WithPrivateEndpoints() Option { return func(c *server.Config) { c.AllowPriv
 // WithLimits sets the rate limits (tests lower them to reach them).
 func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits = l } }
 
+// WithLogger sends the server's logs to l (they are discarded otherwise), for
+// tests that check what is logged.
+func WithLogger(l *slog.Logger) Option { return func(c *server.Config) { c.Logger = l } }
+
 // WithSecretKey sets the instance key, for tests that open what the server
 // sealed.
 func WithSecretKey(key []byte) Option { return func(c *server.Config) { c.SecretKey = key } }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -31,14 +33,16 @@ func rawCredential(t *testing.T, f *fixture, id string) []byte {
 
 // RULINGS "Store, federation, MCP, A2A": agent credentials are stored
 // encrypted at rest. The column holds a value sealed with the instance key
-// for this listing only; no answer on any transport carries the credential,
-// only the owner learns that one is set.
+// for this listing only; no answer on any transport and no log line carries
+// the credential, only the owner learns that one is set.
 func TestCredentialStoredEncryptedNeverAnswered(t *testing.T) {
 	key := make([]byte, secrets.KeySize)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, servertest.WithSecretKey(key))
+	logs := &syncBuffer{}
+	f := newFixture(t, servertest.WithSecretKey(key),
+		servertest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	t.Parallel()
 	const cred = "tok_live_9f8e7d6c5b4a"
 	const rotated = "tok_live_rotated_0001"
@@ -103,11 +107,35 @@ func TestCredentialStoredEncryptedNeverAnswered(t *testing.T) {
 	if raw := rawCredential(t, f, id); raw != nil {
 		t.Fatalf("switching to authMethod none kept the credential: %q", raw)
 	}
+	// A refused request that carries a credential (another account's id).
+	wantError(t, f.bobAPI.Do(http.MethodPut, "/api/marketplace/"+id, map[string]any{"authMethod": "bearer", "authCredential": cred}),
+		http.StatusNotFound)
 	for _, b := range bodies {
 		if strings.Contains(string(b), cred) || strings.Contains(string(b), rotated) {
 			t.Fatalf("an answer carries the credential: %s", b)
 		}
 	}
+	if out := logs.String(); !strings.Contains(out, "/api/marketplace") || strings.Contains(out, cred) || strings.Contains(out, rotated) {
+		t.Fatalf("the logs carry the credential (or nothing was logged):\n%s", out)
+	}
+}
+
+// syncBuffer is a log sink safe for the server's concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // RULINGS "Store, federation, MCP, A2A" (decision): without an instance key
