@@ -23,10 +23,13 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -55,6 +58,8 @@ type Client struct {
 	Contact *ContactClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// MemoryEntry is the client for interacting with the MemoryEntry builders.
+	MemoryEntry *MemoryEntryClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -63,6 +68,10 @@ type Client struct {
 	Setting *SettingClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
+	// StoreInstall is the client for interacting with the StoreInstall builders.
+	StoreInstall *StoreInstallClient
+	// StoreSubscription is the client for interacting with the StoreSubscription builders.
+	StoreSubscription *StoreSubscriptionClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
@@ -88,10 +97,13 @@ func (c *Client) init() {
 	c.ChecklistItem = NewChecklistItemClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
+	c.MemoryEntry = NewMemoryEntryClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.StoreAgent = NewStoreAgentClient(c.config)
+	c.StoreInstall = NewStoreInstallClient(c.config)
+	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
 	c.StreamEvent = NewStreamEventClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -185,23 +197,26 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		ActivityEntry:   NewActivityEntryClient(cfg),
-		Card:            NewCardClient(cfg),
-		CardContact:     NewCardContactClient(cfg),
-		ChatMessage:     NewChatMessageClient(cfg),
-		ChecklistItem:   NewChecklistItemClient(cfg),
-		Contact:         NewContactClient(cfg),
-		Execution:       NewExecutionClient(cfg),
-		QueueItem:       NewQueueItemClient(cfg),
-		Session:         NewSessionClient(cfg),
-		Setting:         NewSettingClient(cfg),
-		StoreAgent:      NewStoreAgentClient(cfg),
-		StreamEvent:     NewStreamEventClient(cfg),
-		User:            NewUserClient(cfg),
-		WebhookDelivery: NewWebhookDeliveryClient(cfg),
+		ctx:               ctx,
+		config:            cfg,
+		APIKey:            NewAPIKeyClient(cfg),
+		ActivityEntry:     NewActivityEntryClient(cfg),
+		Card:              NewCardClient(cfg),
+		CardContact:       NewCardContactClient(cfg),
+		ChatMessage:       NewChatMessageClient(cfg),
+		ChecklistItem:     NewChecklistItemClient(cfg),
+		Contact:           NewContactClient(cfg),
+		Execution:         NewExecutionClient(cfg),
+		MemoryEntry:       NewMemoryEntryClient(cfg),
+		QueueItem:         NewQueueItemClient(cfg),
+		Session:           NewSessionClient(cfg),
+		Setting:           NewSettingClient(cfg),
+		StoreAgent:        NewStoreAgentClient(cfg),
+		StoreInstall:      NewStoreInstallClient(cfg),
+		StoreSubscription: NewStoreSubscriptionClient(cfg),
+		StreamEvent:       NewStreamEventClient(cfg),
+		User:              NewUserClient(cfg),
+		WebhookDelivery:   NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -219,23 +234,26 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:             ctx,
-		config:          cfg,
-		APIKey:          NewAPIKeyClient(cfg),
-		ActivityEntry:   NewActivityEntryClient(cfg),
-		Card:            NewCardClient(cfg),
-		CardContact:     NewCardContactClient(cfg),
-		ChatMessage:     NewChatMessageClient(cfg),
-		ChecklistItem:   NewChecklistItemClient(cfg),
-		Contact:         NewContactClient(cfg),
-		Execution:       NewExecutionClient(cfg),
-		QueueItem:       NewQueueItemClient(cfg),
-		Session:         NewSessionClient(cfg),
-		Setting:         NewSettingClient(cfg),
-		StoreAgent:      NewStoreAgentClient(cfg),
-		StreamEvent:     NewStreamEventClient(cfg),
-		User:            NewUserClient(cfg),
-		WebhookDelivery: NewWebhookDeliveryClient(cfg),
+		ctx:               ctx,
+		config:            cfg,
+		APIKey:            NewAPIKeyClient(cfg),
+		ActivityEntry:     NewActivityEntryClient(cfg),
+		Card:              NewCardClient(cfg),
+		CardContact:       NewCardContactClient(cfg),
+		ChatMessage:       NewChatMessageClient(cfg),
+		ChecklistItem:     NewChecklistItemClient(cfg),
+		Contact:           NewContactClient(cfg),
+		Execution:         NewExecutionClient(cfg),
+		MemoryEntry:       NewMemoryEntryClient(cfg),
+		QueueItem:         NewQueueItemClient(cfg),
+		Session:           NewSessionClient(cfg),
+		Setting:           NewSettingClient(cfg),
+		StoreAgent:        NewStoreAgentClient(cfg),
+		StoreInstall:      NewStoreInstallClient(cfg),
+		StoreSubscription: NewStoreSubscriptionClient(cfg),
+		StreamEvent:       NewStreamEventClient(cfg),
+		User:              NewUserClient(cfg),
+		WebhookDelivery:   NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -266,8 +284,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
-		c.ChecklistItem, c.Contact, c.Execution, c.QueueItem, c.Session, c.Setting,
-		c.StoreAgent, c.StreamEvent, c.User, c.WebhookDelivery,
+		c.ChecklistItem, c.Contact, c.Execution, c.MemoryEntry, c.QueueItem, c.Session,
+		c.Setting, c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StreamEvent,
+		c.User, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -278,8 +297,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
-		c.ChecklistItem, c.Contact, c.Execution, c.QueueItem, c.Session, c.Setting,
-		c.StoreAgent, c.StreamEvent, c.User, c.WebhookDelivery,
+		c.ChecklistItem, c.Contact, c.Execution, c.MemoryEntry, c.QueueItem, c.Session,
+		c.Setting, c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StreamEvent,
+		c.User, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -304,6 +324,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
+	case *MemoryEntryMutation:
+		return c.MemoryEntry.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
 	case *SessionMutation:
@@ -312,6 +334,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Setting.mutate(ctx, m)
 	case *StoreAgentMutation:
 		return c.StoreAgent.mutate(ctx, m)
+	case *StoreInstallMutation:
+		return c.StoreInstall.mutate(ctx, m)
+	case *StoreSubscriptionMutation:
+		return c.StoreSubscription.mutate(ctx, m)
 	case *StreamEventMutation:
 		return c.StreamEvent.mutate(ctx, m)
 	case *UserMutation:
@@ -1627,6 +1653,155 @@ func (c *ExecutionClient) mutate(ctx context.Context, m *ExecutionMutation) (Val
 	}
 }
 
+// MemoryEntryClient is a client for the MemoryEntry schema.
+type MemoryEntryClient struct {
+	config
+}
+
+// NewMemoryEntryClient returns a client for the MemoryEntry from the given config.
+func NewMemoryEntryClient(c config) *MemoryEntryClient {
+	return &MemoryEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `memoryentry.Hooks(f(g(h())))`.
+func (c *MemoryEntryClient) Use(hooks ...Hook) {
+	c.hooks.MemoryEntry = append(c.hooks.MemoryEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `memoryentry.Intercept(f(g(h())))`.
+func (c *MemoryEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.MemoryEntry = append(c.inters.MemoryEntry, interceptors...)
+}
+
+// Create returns a builder for creating a MemoryEntry entity.
+func (c *MemoryEntryClient) Create() *MemoryEntryCreate {
+	mutation := newMemoryEntryMutation(c.config, OpCreate)
+	return &MemoryEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of MemoryEntry entities.
+func (c *MemoryEntryClient) CreateBulk(builders ...*MemoryEntryCreate) *MemoryEntryCreateBulk {
+	return &MemoryEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *MemoryEntryClient) MapCreateBulk(slice any, setFunc func(*MemoryEntryCreate, int)) *MemoryEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &MemoryEntryCreateBulk{err: fmt.Errorf("calling to MemoryEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*MemoryEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &MemoryEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for MemoryEntry.
+func (c *MemoryEntryClient) Update() *MemoryEntryUpdate {
+	mutation := newMemoryEntryMutation(c.config, OpUpdate)
+	return &MemoryEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *MemoryEntryClient) UpdateOne(_m *MemoryEntry) *MemoryEntryUpdateOne {
+	mutation := newMemoryEntryMutation(c.config, OpUpdateOne, withMemoryEntry(_m))
+	return &MemoryEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *MemoryEntryClient) UpdateOneID(id string) *MemoryEntryUpdateOne {
+	mutation := newMemoryEntryMutation(c.config, OpUpdateOne, withMemoryEntryID(id))
+	return &MemoryEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for MemoryEntry.
+func (c *MemoryEntryClient) Delete() *MemoryEntryDelete {
+	mutation := newMemoryEntryMutation(c.config, OpDelete)
+	return &MemoryEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *MemoryEntryClient) DeleteOne(_m *MemoryEntry) *MemoryEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *MemoryEntryClient) DeleteOneID(id string) *MemoryEntryDeleteOne {
+	builder := c.Delete().Where(memoryentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &MemoryEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for MemoryEntry.
+func (c *MemoryEntryClient) Query() *MemoryEntryQuery {
+	return &MemoryEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeMemoryEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a MemoryEntry entity by its id.
+func (c *MemoryEntryClient) Get(ctx context.Context, id string) (*MemoryEntry, error) {
+	return c.Query().Where(memoryentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *MemoryEntryClient) GetX(ctx context.Context, id string) *MemoryEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a MemoryEntry.
+func (c *MemoryEntryClient) QueryUser(_m *MemoryEntry) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(memoryentry.Table, memoryentry.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, memoryentry.UserTable, memoryentry.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *MemoryEntryClient) Hooks() []Hook {
+	return c.hooks.MemoryEntry
+}
+
+// Interceptors returns the client interceptors.
+func (c *MemoryEntryClient) Interceptors() []Interceptor {
+	return c.inters.MemoryEntry
+}
+
+func (c *MemoryEntryClient) mutate(ctx context.Context, m *MemoryEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&MemoryEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&MemoryEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&MemoryEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&MemoryEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown MemoryEntry mutation op: %q", m.Op())
+	}
+}
+
 // QueueItemClient is a client for the QueueItem schema.
 type QueueItemClient struct {
 	config
@@ -2214,6 +2389,38 @@ func (c *StoreAgentClient) QueryExecutions(_m *StoreAgent) *ExecutionQuery {
 	return query
 }
 
+// QueryInstalls queries the installs edge of a StoreAgent.
+func (c *StoreAgentClient) QueryInstalls(_m *StoreAgent) *StoreInstallQuery {
+	query := (&StoreInstallClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, id),
+			sqlgraph.To(storeinstall.Table, storeinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.InstallsTable, storeagent.InstallsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QuerySubscriptions queries the subscriptions edge of a StoreAgent.
+func (c *StoreAgentClient) QuerySubscriptions(_m *StoreAgent) *StoreSubscriptionQuery {
+	query := (&StoreSubscriptionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, id),
+			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.SubscriptionsTable, storeagent.SubscriptionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *StoreAgentClient) Hooks() []Hook {
 	return c.hooks.StoreAgent
@@ -2236,6 +2443,336 @@ func (c *StoreAgentClient) mutate(ctx context.Context, m *StoreAgentMutation) (V
 		return (&StoreAgentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown StoreAgent mutation op: %q", m.Op())
+	}
+}
+
+// StoreInstallClient is a client for the StoreInstall schema.
+type StoreInstallClient struct {
+	config
+}
+
+// NewStoreInstallClient returns a client for the StoreInstall from the given config.
+func NewStoreInstallClient(c config) *StoreInstallClient {
+	return &StoreInstallClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `storeinstall.Hooks(f(g(h())))`.
+func (c *StoreInstallClient) Use(hooks ...Hook) {
+	c.hooks.StoreInstall = append(c.hooks.StoreInstall, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `storeinstall.Intercept(f(g(h())))`.
+func (c *StoreInstallClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StoreInstall = append(c.inters.StoreInstall, interceptors...)
+}
+
+// Create returns a builder for creating a StoreInstall entity.
+func (c *StoreInstallClient) Create() *StoreInstallCreate {
+	mutation := newStoreInstallMutation(c.config, OpCreate)
+	return &StoreInstallCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StoreInstall entities.
+func (c *StoreInstallClient) CreateBulk(builders ...*StoreInstallCreate) *StoreInstallCreateBulk {
+	return &StoreInstallCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StoreInstallClient) MapCreateBulk(slice any, setFunc func(*StoreInstallCreate, int)) *StoreInstallCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StoreInstallCreateBulk{err: fmt.Errorf("calling to StoreInstallClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StoreInstallCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StoreInstallCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StoreInstall.
+func (c *StoreInstallClient) Update() *StoreInstallUpdate {
+	mutation := newStoreInstallMutation(c.config, OpUpdate)
+	return &StoreInstallUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StoreInstallClient) UpdateOne(_m *StoreInstall) *StoreInstallUpdateOne {
+	mutation := newStoreInstallMutation(c.config, OpUpdateOne, withStoreInstall(_m))
+	return &StoreInstallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StoreInstallClient) UpdateOneID(id string) *StoreInstallUpdateOne {
+	mutation := newStoreInstallMutation(c.config, OpUpdateOne, withStoreInstallID(id))
+	return &StoreInstallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StoreInstall.
+func (c *StoreInstallClient) Delete() *StoreInstallDelete {
+	mutation := newStoreInstallMutation(c.config, OpDelete)
+	return &StoreInstallDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StoreInstallClient) DeleteOne(_m *StoreInstall) *StoreInstallDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StoreInstallClient) DeleteOneID(id string) *StoreInstallDeleteOne {
+	builder := c.Delete().Where(storeinstall.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StoreInstallDeleteOne{builder}
+}
+
+// Query returns a query builder for StoreInstall.
+func (c *StoreInstallClient) Query() *StoreInstallQuery {
+	return &StoreInstallQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStoreInstall},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StoreInstall entity by its id.
+func (c *StoreInstallClient) Get(ctx context.Context, id string) (*StoreInstall, error) {
+	return c.Query().Where(storeinstall.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StoreInstallClient) GetX(ctx context.Context, id string) *StoreInstall {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a StoreInstall.
+func (c *StoreInstallClient) QueryUser(_m *StoreInstall) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeinstall.Table, storeinstall.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, storeinstall.UserTable, storeinstall.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStoreAgent queries the store_agent edge of a StoreInstall.
+func (c *StoreInstallClient) QueryStoreAgent(_m *StoreInstall) *StoreAgentQuery {
+	query := (&StoreAgentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeinstall.Table, storeinstall.FieldID, id),
+			sqlgraph.To(storeagent.Table, storeagent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, storeinstall.StoreAgentTable, storeinstall.StoreAgentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StoreInstallClient) Hooks() []Hook {
+	return c.hooks.StoreInstall
+}
+
+// Interceptors returns the client interceptors.
+func (c *StoreInstallClient) Interceptors() []Interceptor {
+	return c.inters.StoreInstall
+}
+
+func (c *StoreInstallClient) mutate(ctx context.Context, m *StoreInstallMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StoreInstallCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StoreInstallUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StoreInstallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StoreInstallDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StoreInstall mutation op: %q", m.Op())
+	}
+}
+
+// StoreSubscriptionClient is a client for the StoreSubscription schema.
+type StoreSubscriptionClient struct {
+	config
+}
+
+// NewStoreSubscriptionClient returns a client for the StoreSubscription from the given config.
+func NewStoreSubscriptionClient(c config) *StoreSubscriptionClient {
+	return &StoreSubscriptionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `storesubscription.Hooks(f(g(h())))`.
+func (c *StoreSubscriptionClient) Use(hooks ...Hook) {
+	c.hooks.StoreSubscription = append(c.hooks.StoreSubscription, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `storesubscription.Intercept(f(g(h())))`.
+func (c *StoreSubscriptionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StoreSubscription = append(c.inters.StoreSubscription, interceptors...)
+}
+
+// Create returns a builder for creating a StoreSubscription entity.
+func (c *StoreSubscriptionClient) Create() *StoreSubscriptionCreate {
+	mutation := newStoreSubscriptionMutation(c.config, OpCreate)
+	return &StoreSubscriptionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StoreSubscription entities.
+func (c *StoreSubscriptionClient) CreateBulk(builders ...*StoreSubscriptionCreate) *StoreSubscriptionCreateBulk {
+	return &StoreSubscriptionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StoreSubscriptionClient) MapCreateBulk(slice any, setFunc func(*StoreSubscriptionCreate, int)) *StoreSubscriptionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StoreSubscriptionCreateBulk{err: fmt.Errorf("calling to StoreSubscriptionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StoreSubscriptionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StoreSubscriptionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StoreSubscription.
+func (c *StoreSubscriptionClient) Update() *StoreSubscriptionUpdate {
+	mutation := newStoreSubscriptionMutation(c.config, OpUpdate)
+	return &StoreSubscriptionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StoreSubscriptionClient) UpdateOne(_m *StoreSubscription) *StoreSubscriptionUpdateOne {
+	mutation := newStoreSubscriptionMutation(c.config, OpUpdateOne, withStoreSubscription(_m))
+	return &StoreSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StoreSubscriptionClient) UpdateOneID(id string) *StoreSubscriptionUpdateOne {
+	mutation := newStoreSubscriptionMutation(c.config, OpUpdateOne, withStoreSubscriptionID(id))
+	return &StoreSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StoreSubscription.
+func (c *StoreSubscriptionClient) Delete() *StoreSubscriptionDelete {
+	mutation := newStoreSubscriptionMutation(c.config, OpDelete)
+	return &StoreSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StoreSubscriptionClient) DeleteOne(_m *StoreSubscription) *StoreSubscriptionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StoreSubscriptionClient) DeleteOneID(id string) *StoreSubscriptionDeleteOne {
+	builder := c.Delete().Where(storesubscription.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StoreSubscriptionDeleteOne{builder}
+}
+
+// Query returns a query builder for StoreSubscription.
+func (c *StoreSubscriptionClient) Query() *StoreSubscriptionQuery {
+	return &StoreSubscriptionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStoreSubscription},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StoreSubscription entity by its id.
+func (c *StoreSubscriptionClient) Get(ctx context.Context, id string) (*StoreSubscription, error) {
+	return c.Query().Where(storesubscription.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StoreSubscriptionClient) GetX(ctx context.Context, id string) *StoreSubscription {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a StoreSubscription.
+func (c *StoreSubscriptionClient) QueryUser(_m *StoreSubscription) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storesubscription.Table, storesubscription.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, storesubscription.UserTable, storesubscription.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStoreAgent queries the store_agent edge of a StoreSubscription.
+func (c *StoreSubscriptionClient) QueryStoreAgent(_m *StoreSubscription) *StoreAgentQuery {
+	query := (&StoreAgentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storesubscription.Table, storesubscription.FieldID, id),
+			sqlgraph.To(storeagent.Table, storeagent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, storesubscription.StoreAgentTable, storesubscription.StoreAgentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StoreSubscriptionClient) Hooks() []Hook {
+	return c.hooks.StoreSubscription
+}
+
+// Interceptors returns the client interceptors.
+func (c *StoreSubscriptionClient) Interceptors() []Interceptor {
+	return c.inters.StoreSubscription
+}
+
+func (c *StoreSubscriptionClient) mutate(ctx context.Context, m *StoreSubscriptionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StoreSubscriptionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StoreSubscriptionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StoreSubscriptionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StoreSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StoreSubscription mutation op: %q", m.Op())
 	}
 }
 
@@ -2720,6 +3257,54 @@ func (c *UserClient) QueryStreamEvents(_m *User) *StreamEventQuery {
 	return query
 }
 
+// QueryStoreInstalls queries the store_installs edge of a User.
+func (c *UserClient) QueryStoreInstalls(_m *User) *StoreInstallQuery {
+	query := (&StoreInstallClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(storeinstall.Table, storeinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StoreInstallsTable, user.StoreInstallsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStoreSubscriptions queries the store_subscriptions edge of a User.
+func (c *UserClient) QueryStoreSubscriptions(_m *User) *StoreSubscriptionQuery {
+	query := (&StoreSubscriptionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StoreSubscriptionsTable, user.StoreSubscriptionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryMemoryEntries queries the memory_entries edge of a User.
+func (c *UserClient) QueryMemoryEntries(_m *User) *MemoryEntryQuery {
+	query := (&MemoryEntryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(memoryentry.Table, memoryentry.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.MemoryEntriesTable, user.MemoryEntriesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -2898,13 +3483,13 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, QueueItem, Session, Setting, StoreAgent, StreamEvent, User,
-		WebhookDelivery []ent.Hook
+		Execution, MemoryEntry, QueueItem, Session, Setting, StoreAgent, StoreInstall,
+		StoreSubscription, StreamEvent, User, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, QueueItem, Session, Setting, StoreAgent, StreamEvent, User,
-		WebhookDelivery []ent.Interceptor
+		Execution, MemoryEntry, QueueItem, Session, Setting, StoreAgent, StoreInstall,
+		StoreSubscription, StreamEvent, User, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -20,10 +20,13 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -87,21 +90,24 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:          apikey.ValidColumn,
-			activityentry.Table:   activityentry.ValidColumn,
-			card.Table:            card.ValidColumn,
-			cardcontact.Table:     cardcontact.ValidColumn,
-			chatmessage.Table:     chatmessage.ValidColumn,
-			checklistitem.Table:   checklistitem.ValidColumn,
-			contact.Table:         contact.ValidColumn,
-			execution.Table:       execution.ValidColumn,
-			queueitem.Table:       queueitem.ValidColumn,
-			session.Table:         session.ValidColumn,
-			setting.Table:         setting.ValidColumn,
-			storeagent.Table:      storeagent.ValidColumn,
-			streamevent.Table:     streamevent.ValidColumn,
-			user.Table:            user.ValidColumn,
-			webhookdelivery.Table: webhookdelivery.ValidColumn,
+			apikey.Table:            apikey.ValidColumn,
+			activityentry.Table:     activityentry.ValidColumn,
+			card.Table:              card.ValidColumn,
+			cardcontact.Table:       cardcontact.ValidColumn,
+			chatmessage.Table:       chatmessage.ValidColumn,
+			checklistitem.Table:     checklistitem.ValidColumn,
+			contact.Table:           contact.ValidColumn,
+			execution.Table:         execution.ValidColumn,
+			memoryentry.Table:       memoryentry.ValidColumn,
+			queueitem.Table:         queueitem.ValidColumn,
+			session.Table:           session.ValidColumn,
+			setting.Table:           setting.ValidColumn,
+			storeagent.Table:        storeagent.ValidColumn,
+			storeinstall.Table:      storeinstall.ValidColumn,
+			storesubscription.Table: storesubscription.ValidColumn,
+			streamevent.Table:       streamevent.ValidColumn,
+			user.Table:              user.ValidColumn,
+			webhookdelivery.Table:   webhookdelivery.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
@@ -39,6 +41,12 @@ type Execution struct {
 	IsOwnAgent bool `json:"is_own_agent,omitempty"`
 	// TaskOrigin holds the value of the "task_origin" field.
 	TaskOrigin execution.TaskOrigin `json:"task_origin,omitempty"`
+	// IsolationMode holds the value of the "isolation_mode" field.
+	IsolationMode execution.IsolationMode `json:"isolation_mode,omitempty"`
+	// TaskInputs holds the value of the "task_inputs" field.
+	TaskInputs *schema.TaskInputs `json:"task_inputs,omitempty"`
+	// CallerInstanceURL holds the value of the "caller_instance_url" field.
+	CallerInstanceURL *string `json:"caller_instance_url,omitempty"`
 	// RequesterEmail holds the value of the "requester_email" field.
 	RequesterEmail *string `json:"requester_email,omitempty"`
 	// RequesterName holds the value of the "requester_name" field.
@@ -91,6 +99,8 @@ type Execution struct {
 	Rating *int `json:"rating,omitempty"`
 	// Feedback holds the value of the "feedback" field.
 	Feedback *string `json:"feedback,omitempty"`
+	// Currency holds the value of the "currency" field.
+	Currency *string `json:"currency,omitempty"`
 	// Gross holds the value of the "gross" field.
 	Gross *float64 `json:"gross,omitempty"`
 	// DeveloperPayout holds the value of the "developer_payout" field.
@@ -143,13 +153,15 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case execution.FieldTaskInputs:
+			values[i] = new([]byte)
 		case execution.FieldIsOwnAgent:
 			values[i] = new(sql.NullBool)
 		case execution.FieldQuoteAmount, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee, execution.FieldFeePercent:
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating:
 			values[i] = new(sql.NullInt64)
-		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldPaymentMethodID, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback:
+		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldPaymentMethodID, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
 		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -235,6 +247,27 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field task_origin", values[i])
 			} else if value.Valid {
 				_m.TaskOrigin = execution.TaskOrigin(value.String)
+			}
+		case execution.FieldIsolationMode:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field isolation_mode", values[i])
+			} else if value.Valid {
+				_m.IsolationMode = execution.IsolationMode(value.String)
+			}
+		case execution.FieldTaskInputs:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field task_inputs", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.TaskInputs); err != nil {
+					return fmt.Errorf("unmarshal field task_inputs: %w", err)
+				}
+			}
+		case execution.FieldCallerInstanceURL:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field caller_instance_url", values[i])
+			} else if value.Valid {
+				_m.CallerInstanceURL = new(string)
+				*_m.CallerInstanceURL = value.String
 			}
 		case execution.FieldRequesterEmail:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -417,6 +450,13 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 				_m.Feedback = new(string)
 				*_m.Feedback = value.String
 			}
+		case execution.FieldCurrency:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field currency", values[i])
+			} else if value.Valid {
+				_m.Currency = new(string)
+				*_m.Currency = value.String
+			}
 		case execution.FieldGross:
 			if value, ok := values[i].(*sql.NullFloat64); !ok {
 				return fmt.Errorf("unexpected type %T for field gross", values[i])
@@ -524,6 +564,17 @@ func (_m *Execution) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("task_origin=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TaskOrigin))
+	builder.WriteString(", ")
+	builder.WriteString("isolation_mode=")
+	builder.WriteString(fmt.Sprintf("%v", _m.IsolationMode))
+	builder.WriteString(", ")
+	builder.WriteString("task_inputs=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TaskInputs))
+	builder.WriteString(", ")
+	if v := _m.CallerInstanceURL; v != nil {
+		builder.WriteString("caller_instance_url=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.RequesterEmail; v != nil {
 		builder.WriteString("requester_email=")
@@ -650,6 +701,11 @@ func (_m *Execution) String() string {
 	builder.WriteString(", ")
 	if v := _m.Feedback; v != nil {
 		builder.WriteString("feedback=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.Currency; v != nil {
+		builder.WriteString("currency=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

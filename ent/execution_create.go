@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
@@ -129,6 +130,40 @@ func (_c *ExecutionCreate) SetTaskOrigin(v execution.TaskOrigin) *ExecutionCreat
 func (_c *ExecutionCreate) SetNillableTaskOrigin(v *execution.TaskOrigin) *ExecutionCreate {
 	if v != nil {
 		_c.SetTaskOrigin(*v)
+	}
+	return _c
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (_c *ExecutionCreate) SetIsolationMode(v execution.IsolationMode) *ExecutionCreate {
+	_c.mutation.SetIsolationMode(v)
+	return _c
+}
+
+// SetNillableIsolationMode sets the "isolation_mode" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableIsolationMode(v *execution.IsolationMode) *ExecutionCreate {
+	if v != nil {
+		_c.SetIsolationMode(*v)
+	}
+	return _c
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (_c *ExecutionCreate) SetTaskInputs(v *schema.TaskInputs) *ExecutionCreate {
+	_c.mutation.SetTaskInputs(v)
+	return _c
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (_c *ExecutionCreate) SetCallerInstanceURL(v string) *ExecutionCreate {
+	_c.mutation.SetCallerInstanceURL(v)
+	return _c
+}
+
+// SetNillableCallerInstanceURL sets the "caller_instance_url" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableCallerInstanceURL(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetCallerInstanceURL(*v)
 	}
 	return _c
 }
@@ -497,6 +532,20 @@ func (_c *ExecutionCreate) SetNillableFeedback(v *string) *ExecutionCreate {
 	return _c
 }
 
+// SetCurrency sets the "currency" field.
+func (_c *ExecutionCreate) SetCurrency(v string) *ExecutionCreate {
+	_c.mutation.SetCurrency(v)
+	return _c
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableCurrency(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetCurrency(*v)
+	}
+	return _c
+}
+
 // SetGross sets the "gross" field.
 func (_c *ExecutionCreate) SetGross(v float64) *ExecutionCreate {
 	_c.mutation.SetGross(v)
@@ -634,6 +683,10 @@ func (_c *ExecutionCreate) defaults() {
 		v := execution.DefaultTaskOrigin
 		_c.mutation.SetTaskOrigin(v)
 	}
+	if _, ok := _c.mutation.IsolationMode(); !ok {
+		v := execution.DefaultIsolationMode
+		_c.mutation.SetIsolationMode(v)
+	}
 	if _, ok := _c.mutation.PaymentHoldStatus(); !ok {
 		v := execution.DefaultPaymentHoldStatus
 		_c.mutation.SetPaymentHoldStatus(v)
@@ -678,6 +731,14 @@ func (_c *ExecutionCreate) check() error {
 	if v, ok := _c.mutation.TaskOrigin(); ok {
 		if err := execution.TaskOriginValidator(v); err != nil {
 			return &ValidationError{Name: "task_origin", err: fmt.Errorf(`ent: validator failed for field "Execution.task_origin": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.IsolationMode(); !ok {
+		return &ValidationError{Name: "isolation_mode", err: errors.New(`ent: missing required field "Execution.isolation_mode"`)}
+	}
+	if v, ok := _c.mutation.IsolationMode(); ok {
+		if err := execution.IsolationModeValidator(v); err != nil {
+			return &ValidationError{Name: "isolation_mode", err: fmt.Errorf(`ent: validator failed for field "Execution.isolation_mode": %w`, err)}
 		}
 	}
 	if v, ok := _c.mutation.ReviewStatus(); ok {
@@ -792,6 +853,18 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		_spec.SetField(execution.FieldTaskOrigin, field.TypeEnum, value)
 		_node.TaskOrigin = value
 	}
+	if value, ok := _c.mutation.IsolationMode(); ok {
+		_spec.SetField(execution.FieldIsolationMode, field.TypeEnum, value)
+		_node.IsolationMode = value
+	}
+	if value, ok := _c.mutation.TaskInputs(); ok {
+		_spec.SetField(execution.FieldTaskInputs, field.TypeJSON, value)
+		_node.TaskInputs = value
+	}
+	if value, ok := _c.mutation.CallerInstanceURL(); ok {
+		_spec.SetField(execution.FieldCallerInstanceURL, field.TypeString, value)
+		_node.CallerInstanceURL = &value
+	}
 	if value, ok := _c.mutation.RequesterEmail(); ok {
 		_spec.SetField(execution.FieldRequesterEmail, field.TypeString, value)
 		_node.RequesterEmail = &value
@@ -895,6 +968,10 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Feedback(); ok {
 		_spec.SetField(execution.FieldFeedback, field.TypeString, value)
 		_node.Feedback = &value
+	}
+	if value, ok := _c.mutation.Currency(); ok {
+		_spec.SetField(execution.FieldCurrency, field.TypeString, value)
+		_node.Currency = &value
 	}
 	if value, ok := _c.mutation.Gross(); ok {
 		_spec.SetField(execution.FieldGross, field.TypeFloat64, value)
@@ -1097,6 +1174,54 @@ func (u *ExecutionUpsert) SetTaskOrigin(v execution.TaskOrigin) *ExecutionUpsert
 // UpdateTaskOrigin sets the "task_origin" field to the value that was provided on create.
 func (u *ExecutionUpsert) UpdateTaskOrigin() *ExecutionUpsert {
 	u.SetExcluded(execution.FieldTaskOrigin)
+	return u
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (u *ExecutionUpsert) SetIsolationMode(v execution.IsolationMode) *ExecutionUpsert {
+	u.Set(execution.FieldIsolationMode, v)
+	return u
+}
+
+// UpdateIsolationMode sets the "isolation_mode" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateIsolationMode() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldIsolationMode)
+	return u
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (u *ExecutionUpsert) SetTaskInputs(v *schema.TaskInputs) *ExecutionUpsert {
+	u.Set(execution.FieldTaskInputs, v)
+	return u
+}
+
+// UpdateTaskInputs sets the "task_inputs" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateTaskInputs() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldTaskInputs)
+	return u
+}
+
+// ClearTaskInputs clears the value of the "task_inputs" field.
+func (u *ExecutionUpsert) ClearTaskInputs() *ExecutionUpsert {
+	u.SetNull(execution.FieldTaskInputs)
+	return u
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (u *ExecutionUpsert) SetCallerInstanceURL(v string) *ExecutionUpsert {
+	u.Set(execution.FieldCallerInstanceURL, v)
+	return u
+}
+
+// UpdateCallerInstanceURL sets the "caller_instance_url" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateCallerInstanceURL() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldCallerInstanceURL)
+	return u
+}
+
+// ClearCallerInstanceURL clears the value of the "caller_instance_url" field.
+func (u *ExecutionUpsert) ClearCallerInstanceURL() *ExecutionUpsert {
+	u.SetNull(execution.FieldCallerInstanceURL)
 	return u
 }
 
@@ -1598,6 +1723,24 @@ func (u *ExecutionUpsert) ClearFeedback() *ExecutionUpsert {
 	return u
 }
 
+// SetCurrency sets the "currency" field.
+func (u *ExecutionUpsert) SetCurrency(v string) *ExecutionUpsert {
+	u.Set(execution.FieldCurrency, v)
+	return u
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateCurrency() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldCurrency)
+	return u
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (u *ExecutionUpsert) ClearCurrency() *ExecutionUpsert {
+	u.SetNull(execution.FieldCurrency)
+	return u
+}
+
 // SetGross sets the "gross" field.
 func (u *ExecutionUpsert) SetGross(v float64) *ExecutionUpsert {
 	u.Set(execution.FieldGross, v)
@@ -1867,6 +2010,62 @@ func (u *ExecutionUpsertOne) SetTaskOrigin(v execution.TaskOrigin) *ExecutionUps
 func (u *ExecutionUpsertOne) UpdateTaskOrigin() *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.UpdateTaskOrigin()
+	})
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (u *ExecutionUpsertOne) SetIsolationMode(v execution.IsolationMode) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetIsolationMode(v)
+	})
+}
+
+// UpdateIsolationMode sets the "isolation_mode" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateIsolationMode() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateIsolationMode()
+	})
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (u *ExecutionUpsertOne) SetTaskInputs(v *schema.TaskInputs) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetTaskInputs(v)
+	})
+}
+
+// UpdateTaskInputs sets the "task_inputs" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateTaskInputs() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateTaskInputs()
+	})
+}
+
+// ClearTaskInputs clears the value of the "task_inputs" field.
+func (u *ExecutionUpsertOne) ClearTaskInputs() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearTaskInputs()
+	})
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (u *ExecutionUpsertOne) SetCallerInstanceURL(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallerInstanceURL(v)
+	})
+}
+
+// UpdateCallerInstanceURL sets the "caller_instance_url" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateCallerInstanceURL() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallerInstanceURL()
+	})
+}
+
+// ClearCallerInstanceURL clears the value of the "caller_instance_url" field.
+func (u *ExecutionUpsertOne) ClearCallerInstanceURL() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallerInstanceURL()
 	})
 }
 
@@ -2451,6 +2650,27 @@ func (u *ExecutionUpsertOne) ClearFeedback() *ExecutionUpsertOne {
 	})
 }
 
+// SetCurrency sets the "currency" field.
+func (u *ExecutionUpsertOne) SetCurrency(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCurrency(v)
+	})
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateCurrency() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCurrency()
+	})
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (u *ExecutionUpsertOne) ClearCurrency() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCurrency()
+	})
+}
+
 // SetGross sets the "gross" field.
 func (u *ExecutionUpsertOne) SetGross(v float64) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
@@ -2903,6 +3123,62 @@ func (u *ExecutionUpsertBulk) SetTaskOrigin(v execution.TaskOrigin) *ExecutionUp
 func (u *ExecutionUpsertBulk) UpdateTaskOrigin() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.UpdateTaskOrigin()
+	})
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (u *ExecutionUpsertBulk) SetIsolationMode(v execution.IsolationMode) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetIsolationMode(v)
+	})
+}
+
+// UpdateIsolationMode sets the "isolation_mode" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateIsolationMode() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateIsolationMode()
+	})
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (u *ExecutionUpsertBulk) SetTaskInputs(v *schema.TaskInputs) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetTaskInputs(v)
+	})
+}
+
+// UpdateTaskInputs sets the "task_inputs" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateTaskInputs() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateTaskInputs()
+	})
+}
+
+// ClearTaskInputs clears the value of the "task_inputs" field.
+func (u *ExecutionUpsertBulk) ClearTaskInputs() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearTaskInputs()
+	})
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (u *ExecutionUpsertBulk) SetCallerInstanceURL(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallerInstanceURL(v)
+	})
+}
+
+// UpdateCallerInstanceURL sets the "caller_instance_url" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateCallerInstanceURL() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallerInstanceURL()
+	})
+}
+
+// ClearCallerInstanceURL clears the value of the "caller_instance_url" field.
+func (u *ExecutionUpsertBulk) ClearCallerInstanceURL() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallerInstanceURL()
 	})
 }
 
@@ -3484,6 +3760,27 @@ func (u *ExecutionUpsertBulk) UpdateFeedback() *ExecutionUpsertBulk {
 func (u *ExecutionUpsertBulk) ClearFeedback() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearFeedback()
+	})
+}
+
+// SetCurrency sets the "currency" field.
+func (u *ExecutionUpsertBulk) SetCurrency(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCurrency(v)
+	})
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateCurrency() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCurrency()
+	})
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (u *ExecutionUpsertBulk) ClearCurrency() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCurrency()
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/schema"
 )
 
 // ExecutionUpdate is the builder for updating Execution entities.
@@ -134,6 +135,52 @@ func (_u *ExecutionUpdate) SetNillableTaskOrigin(v *execution.TaskOrigin) *Execu
 	if v != nil {
 		_u.SetTaskOrigin(*v)
 	}
+	return _u
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (_u *ExecutionUpdate) SetIsolationMode(v execution.IsolationMode) *ExecutionUpdate {
+	_u.mutation.SetIsolationMode(v)
+	return _u
+}
+
+// SetNillableIsolationMode sets the "isolation_mode" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableIsolationMode(v *execution.IsolationMode) *ExecutionUpdate {
+	if v != nil {
+		_u.SetIsolationMode(*v)
+	}
+	return _u
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (_u *ExecutionUpdate) SetTaskInputs(v *schema.TaskInputs) *ExecutionUpdate {
+	_u.mutation.SetTaskInputs(v)
+	return _u
+}
+
+// ClearTaskInputs clears the value of the "task_inputs" field.
+func (_u *ExecutionUpdate) ClearTaskInputs() *ExecutionUpdate {
+	_u.mutation.ClearTaskInputs()
+	return _u
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (_u *ExecutionUpdate) SetCallerInstanceURL(v string) *ExecutionUpdate {
+	_u.mutation.SetCallerInstanceURL(v)
+	return _u
+}
+
+// SetNillableCallerInstanceURL sets the "caller_instance_url" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableCallerInstanceURL(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetCallerInstanceURL(*v)
+	}
+	return _u
+}
+
+// ClearCallerInstanceURL clears the value of the "caller_instance_url" field.
+func (_u *ExecutionUpdate) ClearCallerInstanceURL() *ExecutionUpdate {
+	_u.mutation.ClearCallerInstanceURL()
 	return _u
 }
 
@@ -693,6 +740,26 @@ func (_u *ExecutionUpdate) ClearFeedback() *ExecutionUpdate {
 	return _u
 }
 
+// SetCurrency sets the "currency" field.
+func (_u *ExecutionUpdate) SetCurrency(v string) *ExecutionUpdate {
+	_u.mutation.SetCurrency(v)
+	return _u
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableCurrency(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetCurrency(*v)
+	}
+	return _u
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (_u *ExecutionUpdate) ClearCurrency() *ExecutionUpdate {
+	_u.mutation.ClearCurrency()
+	return _u
+}
+
 // SetGross sets the "gross" field.
 func (_u *ExecutionUpdate) SetGross(v float64) *ExecutionUpdate {
 	_u.mutation.ResetGross()
@@ -854,6 +921,11 @@ func (_u *ExecutionUpdate) check() error {
 			return &ValidationError{Name: "task_origin", err: fmt.Errorf(`ent: validator failed for field "Execution.task_origin": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.IsolationMode(); ok {
+		if err := execution.IsolationModeValidator(v); err != nil {
+			return &ValidationError{Name: "isolation_mode", err: fmt.Errorf(`ent: validator failed for field "Execution.isolation_mode": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.ReviewStatus(); ok {
 		if err := execution.ReviewStatusValidator(v); err != nil {
 			return &ValidationError{Name: "review_status", err: fmt.Errorf(`ent: validator failed for field "Execution.review_status": %w`, err)}
@@ -934,6 +1006,21 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.TaskOrigin(); ok {
 		_spec.SetField(execution.FieldTaskOrigin, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.IsolationMode(); ok {
+		_spec.SetField(execution.FieldIsolationMode, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TaskInputs(); ok {
+		_spec.SetField(execution.FieldTaskInputs, field.TypeJSON, value)
+	}
+	if _u.mutation.TaskInputsCleared() {
+		_spec.ClearField(execution.FieldTaskInputs, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.CallerInstanceURL(); ok {
+		_spec.SetField(execution.FieldCallerInstanceURL, field.TypeString, value)
+	}
+	if _u.mutation.CallerInstanceURLCleared() {
+		_spec.ClearField(execution.FieldCallerInstanceURL, field.TypeString)
 	}
 	if value, ok := _u.mutation.RequesterEmail(); ok {
 		_spec.SetField(execution.FieldRequesterEmail, field.TypeString, value)
@@ -1106,6 +1193,12 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.FeedbackCleared() {
 		_spec.ClearField(execution.FieldFeedback, field.TypeString)
 	}
+	if value, ok := _u.mutation.Currency(); ok {
+		_spec.SetField(execution.FieldCurrency, field.TypeString, value)
+	}
+	if _u.mutation.CurrencyCleared() {
+		_spec.ClearField(execution.FieldCurrency, field.TypeString)
+	}
 	if value, ok := _u.mutation.Gross(); ok {
 		_spec.SetField(execution.FieldGross, field.TypeFloat64, value)
 	}
@@ -1268,6 +1361,52 @@ func (_u *ExecutionUpdateOne) SetNillableTaskOrigin(v *execution.TaskOrigin) *Ex
 	if v != nil {
 		_u.SetTaskOrigin(*v)
 	}
+	return _u
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (_u *ExecutionUpdateOne) SetIsolationMode(v execution.IsolationMode) *ExecutionUpdateOne {
+	_u.mutation.SetIsolationMode(v)
+	return _u
+}
+
+// SetNillableIsolationMode sets the "isolation_mode" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableIsolationMode(v *execution.IsolationMode) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetIsolationMode(*v)
+	}
+	return _u
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (_u *ExecutionUpdateOne) SetTaskInputs(v *schema.TaskInputs) *ExecutionUpdateOne {
+	_u.mutation.SetTaskInputs(v)
+	return _u
+}
+
+// ClearTaskInputs clears the value of the "task_inputs" field.
+func (_u *ExecutionUpdateOne) ClearTaskInputs() *ExecutionUpdateOne {
+	_u.mutation.ClearTaskInputs()
+	return _u
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (_u *ExecutionUpdateOne) SetCallerInstanceURL(v string) *ExecutionUpdateOne {
+	_u.mutation.SetCallerInstanceURL(v)
+	return _u
+}
+
+// SetNillableCallerInstanceURL sets the "caller_instance_url" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableCallerInstanceURL(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetCallerInstanceURL(*v)
+	}
+	return _u
+}
+
+// ClearCallerInstanceURL clears the value of the "caller_instance_url" field.
+func (_u *ExecutionUpdateOne) ClearCallerInstanceURL() *ExecutionUpdateOne {
+	_u.mutation.ClearCallerInstanceURL()
 	return _u
 }
 
@@ -1827,6 +1966,26 @@ func (_u *ExecutionUpdateOne) ClearFeedback() *ExecutionUpdateOne {
 	return _u
 }
 
+// SetCurrency sets the "currency" field.
+func (_u *ExecutionUpdateOne) SetCurrency(v string) *ExecutionUpdateOne {
+	_u.mutation.SetCurrency(v)
+	return _u
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableCurrency(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetCurrency(*v)
+	}
+	return _u
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (_u *ExecutionUpdateOne) ClearCurrency() *ExecutionUpdateOne {
+	_u.mutation.ClearCurrency()
+	return _u
+}
+
 // SetGross sets the "gross" field.
 func (_u *ExecutionUpdateOne) SetGross(v float64) *ExecutionUpdateOne {
 	_u.mutation.ResetGross()
@@ -2001,6 +2160,11 @@ func (_u *ExecutionUpdateOne) check() error {
 			return &ValidationError{Name: "task_origin", err: fmt.Errorf(`ent: validator failed for field "Execution.task_origin": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.IsolationMode(); ok {
+		if err := execution.IsolationModeValidator(v); err != nil {
+			return &ValidationError{Name: "isolation_mode", err: fmt.Errorf(`ent: validator failed for field "Execution.isolation_mode": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.ReviewStatus(); ok {
 		if err := execution.ReviewStatusValidator(v); err != nil {
 			return &ValidationError{Name: "review_status", err: fmt.Errorf(`ent: validator failed for field "Execution.review_status": %w`, err)}
@@ -2098,6 +2262,21 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if value, ok := _u.mutation.TaskOrigin(); ok {
 		_spec.SetField(execution.FieldTaskOrigin, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.IsolationMode(); ok {
+		_spec.SetField(execution.FieldIsolationMode, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TaskInputs(); ok {
+		_spec.SetField(execution.FieldTaskInputs, field.TypeJSON, value)
+	}
+	if _u.mutation.TaskInputsCleared() {
+		_spec.ClearField(execution.FieldTaskInputs, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.CallerInstanceURL(); ok {
+		_spec.SetField(execution.FieldCallerInstanceURL, field.TypeString, value)
+	}
+	if _u.mutation.CallerInstanceURLCleared() {
+		_spec.ClearField(execution.FieldCallerInstanceURL, field.TypeString)
 	}
 	if value, ok := _u.mutation.RequesterEmail(); ok {
 		_spec.SetField(execution.FieldRequesterEmail, field.TypeString, value)
@@ -2269,6 +2448,12 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if _u.mutation.FeedbackCleared() {
 		_spec.ClearField(execution.FieldFeedback, field.TypeString)
+	}
+	if value, ok := _u.mutation.Currency(); ok {
+		_spec.SetField(execution.FieldCurrency, field.TypeString, value)
+	}
+	if _u.mutation.CurrencyCleared() {
+		_spec.ClearField(execution.FieldCurrency, field.TypeString)
 	}
 	if value, ok := _u.mutation.Gross(); ok {
 		_spec.SetField(execution.FieldGross, field.TypeFloat64, value)

@@ -19,12 +19,15 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -39,21 +42,24 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey          = "APIKey"
-	TypeActivityEntry   = "ActivityEntry"
-	TypeCard            = "Card"
-	TypeCardContact     = "CardContact"
-	TypeChatMessage     = "ChatMessage"
-	TypeChecklistItem   = "ChecklistItem"
-	TypeContact         = "Contact"
-	TypeExecution       = "Execution"
-	TypeQueueItem       = "QueueItem"
-	TypeSession         = "Session"
-	TypeSetting         = "Setting"
-	TypeStoreAgent      = "StoreAgent"
-	TypeStreamEvent     = "StreamEvent"
-	TypeUser            = "User"
-	TypeWebhookDelivery = "WebhookDelivery"
+	TypeAPIKey            = "APIKey"
+	TypeActivityEntry     = "ActivityEntry"
+	TypeCard              = "Card"
+	TypeCardContact       = "CardContact"
+	TypeChatMessage       = "ChatMessage"
+	TypeChecklistItem     = "ChecklistItem"
+	TypeContact           = "Contact"
+	TypeExecution         = "Execution"
+	TypeMemoryEntry       = "MemoryEntry"
+	TypeQueueItem         = "QueueItem"
+	TypeSession           = "Session"
+	TypeSetting           = "Setting"
+	TypeStoreAgent        = "StoreAgent"
+	TypeStoreInstall      = "StoreInstall"
+	TypeStoreSubscription = "StoreSubscription"
+	TypeStreamEvent       = "StreamEvent"
+	TypeUser              = "User"
+	TypeWebhookDelivery   = "WebhookDelivery"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -10842,6 +10848,9 @@ type ExecutionMutation struct {
 	addresponse_time_ms    *int
 	is_own_agent           *bool
 	task_origin            *execution.TaskOrigin
+	isolation_mode         *execution.IsolationMode
+	task_inputs            **schema.TaskInputs
+	caller_instance_url    *string
 	requester_email        *string
 	requester_name         *string
 	callback_url           *string
@@ -10874,6 +10883,7 @@ type ExecutionMutation struct {
 	rating                 *int
 	addrating              *int
 	feedback               *string
+	currency               *string
 	gross                  *float64
 	addgross               *float64
 	developer_payout       *float64
@@ -11401,6 +11411,140 @@ func (m *ExecutionMutation) OldTaskOrigin(ctx context.Context) (v execution.Task
 // ResetTaskOrigin resets all changes to the "task_origin" field.
 func (m *ExecutionMutation) ResetTaskOrigin() {
 	m.task_origin = nil
+}
+
+// SetIsolationMode sets the "isolation_mode" field.
+func (m *ExecutionMutation) SetIsolationMode(em execution.IsolationMode) {
+	m.isolation_mode = &em
+}
+
+// IsolationMode returns the value of the "isolation_mode" field in the mutation.
+func (m *ExecutionMutation) IsolationMode() (r execution.IsolationMode, exists bool) {
+	v := m.isolation_mode
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIsolationMode returns the old "isolation_mode" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldIsolationMode(ctx context.Context) (v execution.IsolationMode, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIsolationMode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIsolationMode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIsolationMode: %w", err)
+	}
+	return oldValue.IsolationMode, nil
+}
+
+// ResetIsolationMode resets all changes to the "isolation_mode" field.
+func (m *ExecutionMutation) ResetIsolationMode() {
+	m.isolation_mode = nil
+}
+
+// SetTaskInputs sets the "task_inputs" field.
+func (m *ExecutionMutation) SetTaskInputs(si *schema.TaskInputs) {
+	m.task_inputs = &si
+}
+
+// TaskInputs returns the value of the "task_inputs" field in the mutation.
+func (m *ExecutionMutation) TaskInputs() (r *schema.TaskInputs, exists bool) {
+	v := m.task_inputs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskInputs returns the old "task_inputs" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldTaskInputs(ctx context.Context) (v *schema.TaskInputs, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskInputs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskInputs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskInputs: %w", err)
+	}
+	return oldValue.TaskInputs, nil
+}
+
+// ClearTaskInputs clears the value of the "task_inputs" field.
+func (m *ExecutionMutation) ClearTaskInputs() {
+	m.task_inputs = nil
+	m.clearedFields[execution.FieldTaskInputs] = struct{}{}
+}
+
+// TaskInputsCleared returns if the "task_inputs" field was cleared in this mutation.
+func (m *ExecutionMutation) TaskInputsCleared() bool {
+	_, ok := m.clearedFields[execution.FieldTaskInputs]
+	return ok
+}
+
+// ResetTaskInputs resets all changes to the "task_inputs" field.
+func (m *ExecutionMutation) ResetTaskInputs() {
+	m.task_inputs = nil
+	delete(m.clearedFields, execution.FieldTaskInputs)
+}
+
+// SetCallerInstanceURL sets the "caller_instance_url" field.
+func (m *ExecutionMutation) SetCallerInstanceURL(s string) {
+	m.caller_instance_url = &s
+}
+
+// CallerInstanceURL returns the value of the "caller_instance_url" field in the mutation.
+func (m *ExecutionMutation) CallerInstanceURL() (r string, exists bool) {
+	v := m.caller_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallerInstanceURL returns the old "caller_instance_url" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCallerInstanceURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallerInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallerInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallerInstanceURL: %w", err)
+	}
+	return oldValue.CallerInstanceURL, nil
+}
+
+// ClearCallerInstanceURL clears the value of the "caller_instance_url" field.
+func (m *ExecutionMutation) ClearCallerInstanceURL() {
+	m.caller_instance_url = nil
+	m.clearedFields[execution.FieldCallerInstanceURL] = struct{}{}
+}
+
+// CallerInstanceURLCleared returns if the "caller_instance_url" field was cleared in this mutation.
+func (m *ExecutionMutation) CallerInstanceURLCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCallerInstanceURL]
+	return ok
+}
+
+// ResetCallerInstanceURL resets all changes to the "caller_instance_url" field.
+func (m *ExecutionMutation) ResetCallerInstanceURL() {
+	m.caller_instance_url = nil
+	delete(m.clearedFields, execution.FieldCallerInstanceURL)
 }
 
 // SetRequesterEmail sets the "requester_email" field.
@@ -12790,6 +12934,55 @@ func (m *ExecutionMutation) ResetFeedback() {
 	delete(m.clearedFields, execution.FieldFeedback)
 }
 
+// SetCurrency sets the "currency" field.
+func (m *ExecutionMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *ExecutionMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCurrency(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (m *ExecutionMutation) ClearCurrency() {
+	m.currency = nil
+	m.clearedFields[execution.FieldCurrency] = struct{}{}
+}
+
+// CurrencyCleared returns if the "currency" field was cleared in this mutation.
+func (m *ExecutionMutation) CurrencyCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCurrency]
+	return ok
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *ExecutionMutation) ResetCurrency() {
+	m.currency = nil
+	delete(m.clearedFields, execution.FieldCurrency)
+}
+
 // SetGross sets the "gross" field.
 func (m *ExecutionMutation) SetGross(f float64) {
 	m.gross = &f
@@ -13171,7 +13364,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 40)
+	fields := make([]string, 0, 44)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -13201,6 +13394,15 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.task_origin != nil {
 		fields = append(fields, execution.FieldTaskOrigin)
+	}
+	if m.isolation_mode != nil {
+		fields = append(fields, execution.FieldIsolationMode)
+	}
+	if m.task_inputs != nil {
+		fields = append(fields, execution.FieldTaskInputs)
+	}
+	if m.caller_instance_url != nil {
+		fields = append(fields, execution.FieldCallerInstanceURL)
 	}
 	if m.requester_email != nil {
 		fields = append(fields, execution.FieldRequesterEmail)
@@ -13280,6 +13482,9 @@ func (m *ExecutionMutation) Fields() []string {
 	if m.feedback != nil {
 		fields = append(fields, execution.FieldFeedback)
 	}
+	if m.currency != nil {
+		fields = append(fields, execution.FieldCurrency)
+	}
 	if m.gross != nil {
 		fields = append(fields, execution.FieldGross)
 	}
@@ -13320,6 +13525,12 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.IsOwnAgent()
 	case execution.FieldTaskOrigin:
 		return m.TaskOrigin()
+	case execution.FieldIsolationMode:
+		return m.IsolationMode()
+	case execution.FieldTaskInputs:
+		return m.TaskInputs()
+	case execution.FieldCallerInstanceURL:
+		return m.CallerInstanceURL()
 	case execution.FieldRequesterEmail:
 		return m.RequesterEmail()
 	case execution.FieldRequesterName:
@@ -13372,6 +13583,8 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.Rating()
 	case execution.FieldFeedback:
 		return m.Feedback()
+	case execution.FieldCurrency:
+		return m.Currency()
 	case execution.FieldGross:
 		return m.Gross()
 	case execution.FieldDeveloperPayout:
@@ -13409,6 +13622,12 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldIsOwnAgent(ctx)
 	case execution.FieldTaskOrigin:
 		return m.OldTaskOrigin(ctx)
+	case execution.FieldIsolationMode:
+		return m.OldIsolationMode(ctx)
+	case execution.FieldTaskInputs:
+		return m.OldTaskInputs(ctx)
+	case execution.FieldCallerInstanceURL:
+		return m.OldCallerInstanceURL(ctx)
 	case execution.FieldRequesterEmail:
 		return m.OldRequesterEmail(ctx)
 	case execution.FieldRequesterName:
@@ -13461,6 +13680,8 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldRating(ctx)
 	case execution.FieldFeedback:
 		return m.OldFeedback(ctx)
+	case execution.FieldCurrency:
+		return m.OldCurrency(ctx)
 	case execution.FieldGross:
 		return m.OldGross(ctx)
 	case execution.FieldDeveloperPayout:
@@ -13547,6 +13768,27 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTaskOrigin(v)
+		return nil
+	case execution.FieldIsolationMode:
+		v, ok := value.(execution.IsolationMode)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIsolationMode(v)
+		return nil
+	case execution.FieldTaskInputs:
+		v, ok := value.(*schema.TaskInputs)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskInputs(v)
+		return nil
+	case execution.FieldCallerInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallerInstanceURL(v)
 		return nil
 	case execution.FieldRequesterEmail:
 		v, ok := value.(string)
@@ -13729,6 +13971,13 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetFeedback(v)
+		return nil
+	case execution.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
 		return nil
 	case execution.FieldGross:
 		v, ok := value.(float64)
@@ -13929,6 +14178,12 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	if m.FieldCleared(execution.FieldResponseTimeMs) {
 		fields = append(fields, execution.FieldResponseTimeMs)
 	}
+	if m.FieldCleared(execution.FieldTaskInputs) {
+		fields = append(fields, execution.FieldTaskInputs)
+	}
+	if m.FieldCleared(execution.FieldCallerInstanceURL) {
+		fields = append(fields, execution.FieldCallerInstanceURL)
+	}
 	if m.FieldCleared(execution.FieldRequesterEmail) {
 		fields = append(fields, execution.FieldRequesterEmail)
 	}
@@ -14004,6 +14259,9 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	if m.FieldCleared(execution.FieldFeedback) {
 		fields = append(fields, execution.FieldFeedback)
 	}
+	if m.FieldCleared(execution.FieldCurrency) {
+		fields = append(fields, execution.FieldCurrency)
+	}
 	if m.FieldCleared(execution.FieldGross) {
 		fields = append(fields, execution.FieldGross)
 	}
@@ -14035,6 +14293,12 @@ func (m *ExecutionMutation) ClearField(name string) error {
 		return nil
 	case execution.FieldResponseTimeMs:
 		m.ClearResponseTimeMs()
+		return nil
+	case execution.FieldTaskInputs:
+		m.ClearTaskInputs()
+		return nil
+	case execution.FieldCallerInstanceURL:
+		m.ClearCallerInstanceURL()
 		return nil
 	case execution.FieldRequesterEmail:
 		m.ClearRequesterEmail()
@@ -14111,6 +14375,9 @@ func (m *ExecutionMutation) ClearField(name string) error {
 	case execution.FieldFeedback:
 		m.ClearFeedback()
 		return nil
+	case execution.FieldCurrency:
+		m.ClearCurrency()
+		return nil
 	case execution.FieldGross:
 		m.ClearGross()
 		return nil
@@ -14160,6 +14427,15 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldTaskOrigin:
 		m.ResetTaskOrigin()
+		return nil
+	case execution.FieldIsolationMode:
+		m.ResetIsolationMode()
+		return nil
+	case execution.FieldTaskInputs:
+		m.ResetTaskInputs()
+		return nil
+	case execution.FieldCallerInstanceURL:
+		m.ResetCallerInstanceURL()
 		return nil
 	case execution.FieldRequesterEmail:
 		m.ResetRequesterEmail()
@@ -14238,6 +14514,9 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldFeedback:
 		m.ResetFeedback()
+		return nil
+	case execution.FieldCurrency:
+		m.ResetCurrency()
 		return nil
 	case execution.FieldGross:
 		m.ResetGross()
@@ -14345,6 +14624,860 @@ func (m *ExecutionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Execution edge %s", name)
+}
+
+// MemoryEntryMutation represents an operation that mutates the MemoryEntry nodes in the graph.
+type MemoryEntryMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	source        *string
+	source_id     *string
+	kind          *string
+	title         *string
+	content       *string
+	position      *int
+	addposition   *int
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*MemoryEntry, error)
+	predicates    []predicate.MemoryEntry
+}
+
+var _ ent.Mutation = (*MemoryEntryMutation)(nil)
+
+// memoryentryOption allows management of the mutation configuration using functional options.
+type memoryentryOption func(*MemoryEntryMutation)
+
+// newMemoryEntryMutation creates new mutation for the MemoryEntry entity.
+func newMemoryEntryMutation(c config, op Op, opts ...memoryentryOption) *MemoryEntryMutation {
+	m := &MemoryEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeMemoryEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withMemoryEntryID sets the ID field of the mutation.
+func withMemoryEntryID(id string) memoryentryOption {
+	return func(m *MemoryEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *MemoryEntry
+		)
+		m.oldValue = func(ctx context.Context) (*MemoryEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().MemoryEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withMemoryEntry sets the old MemoryEntry of the mutation.
+func withMemoryEntry(node *MemoryEntry) memoryentryOption {
+	return func(m *MemoryEntryMutation) {
+		m.oldValue = func(context.Context) (*MemoryEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m MemoryEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m MemoryEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of MemoryEntry entities.
+func (m *MemoryEntryMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *MemoryEntryMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *MemoryEntryMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().MemoryEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *MemoryEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *MemoryEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *MemoryEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *MemoryEntryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *MemoryEntryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *MemoryEntryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *MemoryEntryMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *MemoryEntryMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *MemoryEntryMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetSource sets the "source" field.
+func (m *MemoryEntryMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *MemoryEntryMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *MemoryEntryMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetSourceID sets the "source_id" field.
+func (m *MemoryEntryMutation) SetSourceID(s string) {
+	m.source_id = &s
+}
+
+// SourceID returns the value of the "source_id" field in the mutation.
+func (m *MemoryEntryMutation) SourceID() (r string, exists bool) {
+	v := m.source_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceID returns the old "source_id" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldSourceID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceID: %w", err)
+	}
+	return oldValue.SourceID, nil
+}
+
+// ResetSourceID resets all changes to the "source_id" field.
+func (m *MemoryEntryMutation) ResetSourceID() {
+	m.source_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *MemoryEntryMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *MemoryEntryMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *MemoryEntryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *MemoryEntryMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *MemoryEntryMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *MemoryEntryMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetContent sets the "content" field.
+func (m *MemoryEntryMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *MemoryEntryMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *MemoryEntryMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *MemoryEntryMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *MemoryEntryMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the MemoryEntry entity.
+// If the MemoryEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemoryEntryMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *MemoryEntryMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *MemoryEntryMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *MemoryEntryMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *MemoryEntryMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[memoryentry.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *MemoryEntryMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *MemoryEntryMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *MemoryEntryMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the MemoryEntryMutation builder.
+func (m *MemoryEntryMutation) Where(ps ...predicate.MemoryEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the MemoryEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *MemoryEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.MemoryEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *MemoryEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *MemoryEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (MemoryEntry).
+func (m *MemoryEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *MemoryEntryMutation) Fields() []string {
+	fields := make([]string, 0, 9)
+	if m.created_at != nil {
+		fields = append(fields, memoryentry.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, memoryentry.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, memoryentry.FieldUserID)
+	}
+	if m.source != nil {
+		fields = append(fields, memoryentry.FieldSource)
+	}
+	if m.source_id != nil {
+		fields = append(fields, memoryentry.FieldSourceID)
+	}
+	if m.kind != nil {
+		fields = append(fields, memoryentry.FieldKind)
+	}
+	if m.title != nil {
+		fields = append(fields, memoryentry.FieldTitle)
+	}
+	if m.content != nil {
+		fields = append(fields, memoryentry.FieldContent)
+	}
+	if m.position != nil {
+		fields = append(fields, memoryentry.FieldPosition)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *MemoryEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case memoryentry.FieldCreatedAt:
+		return m.CreatedAt()
+	case memoryentry.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case memoryentry.FieldUserID:
+		return m.UserID()
+	case memoryentry.FieldSource:
+		return m.Source()
+	case memoryentry.FieldSourceID:
+		return m.SourceID()
+	case memoryentry.FieldKind:
+		return m.Kind()
+	case memoryentry.FieldTitle:
+		return m.Title()
+	case memoryentry.FieldContent:
+		return m.Content()
+	case memoryentry.FieldPosition:
+		return m.Position()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *MemoryEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case memoryentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case memoryentry.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case memoryentry.FieldUserID:
+		return m.OldUserID(ctx)
+	case memoryentry.FieldSource:
+		return m.OldSource(ctx)
+	case memoryentry.FieldSourceID:
+		return m.OldSourceID(ctx)
+	case memoryentry.FieldKind:
+		return m.OldKind(ctx)
+	case memoryentry.FieldTitle:
+		return m.OldTitle(ctx)
+	case memoryentry.FieldContent:
+		return m.OldContent(ctx)
+	case memoryentry.FieldPosition:
+		return m.OldPosition(ctx)
+	}
+	return nil, fmt.Errorf("unknown MemoryEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MemoryEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case memoryentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case memoryentry.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case memoryentry.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case memoryentry.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case memoryentry.FieldSourceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceID(v)
+		return nil
+	case memoryentry.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case memoryentry.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case memoryentry.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case memoryentry.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MemoryEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *MemoryEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addposition != nil {
+		fields = append(fields, memoryentry.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *MemoryEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case memoryentry.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *MemoryEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case memoryentry.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown MemoryEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *MemoryEntryMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *MemoryEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *MemoryEntryMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown MemoryEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *MemoryEntryMutation) ResetField(name string) error {
+	switch name {
+	case memoryentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case memoryentry.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case memoryentry.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case memoryentry.FieldSource:
+		m.ResetSource()
+		return nil
+	case memoryentry.FieldSourceID:
+		m.ResetSourceID()
+		return nil
+	case memoryentry.FieldKind:
+		m.ResetKind()
+		return nil
+	case memoryentry.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case memoryentry.FieldContent:
+		m.ResetContent()
+		return nil
+	case memoryentry.FieldPosition:
+		m.ResetPosition()
+		return nil
+	}
+	return fmt.Errorf("unknown MemoryEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *MemoryEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, memoryentry.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *MemoryEntryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case memoryentry.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *MemoryEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *MemoryEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *MemoryEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, memoryentry.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *MemoryEntryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case memoryentry.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *MemoryEntryMutation) ClearEdge(name string) error {
+	switch name {
+	case memoryentry.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown MemoryEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *MemoryEntryMutation) ResetEdge(name string) error {
+	switch name {
+	case memoryentry.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown MemoryEntry edge %s", name)
 }
 
 // QueueItemMutation represents an operation that mutates the QueueItem nodes in the graph.
@@ -17996,7 +19129,7 @@ type StoreAgentMutation struct {
 	price_per_task              *float64
 	addprice_per_task           *float64
 	currency                    *string
-	pricing_config              *map[string]interface{}
+	pricing_config              **schema.PricingConfig
 	install_guide               *string
 	commands                    *[]schema.AgentCommand
 	appendcommands              []schema.AgentCommand
@@ -18006,6 +19139,8 @@ type StoreAgentMutation struct {
 	supports_a2a                *bool
 	supports_mcp                *bool
 	version                     *string
+	changelog                   *[]schema.ChangelogEntry
+	appendchangelog             []schema.ChangelogEntry
 	access_password_hash        *string
 	input_format                *storeagent.InputFormat
 	output_format               *string
@@ -18030,12 +19165,24 @@ type StoreAgentMutation struct {
 	addrating_avg               *float64
 	rating_count                *int
 	addrating_count             *int
+	install_count               *int
+	addinstall_count            *int
+	subscriber_count            *int
+	addsubscriber_count         *int
+	execution_count             *int
+	addexecution_count          *int
 	clearedFields               map[string]struct{}
 	user                        *string
 	cleareduser                 bool
 	executions                  map[string]struct{}
 	removedexecutions           map[string]struct{}
 	clearedexecutions           bool
+	installs                    map[string]struct{}
+	removedinstalls             map[string]struct{}
+	clearedinstalls             bool
+	subscriptions               map[string]struct{}
+	removedsubscriptions        map[string]struct{}
+	clearedsubscriptions        bool
 	done                        bool
 	oldValue                    func(context.Context) (*StoreAgent, error)
 	predicates                  []predicate.StoreAgent
@@ -18538,7 +19685,7 @@ func (m *StoreAgentMutation) PricingModel() (r string, exists bool) {
 // OldPricingModel returns the old "pricing_model" field's value of the StoreAgent entity.
 // If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StoreAgentMutation) OldPricingModel(ctx context.Context) (v *string, err error) {
+func (m *StoreAgentMutation) OldPricingModel(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPricingModel is only allowed on UpdateOne operations")
 	}
@@ -18552,22 +19699,9 @@ func (m *StoreAgentMutation) OldPricingModel(ctx context.Context) (v *string, er
 	return oldValue.PricingModel, nil
 }
 
-// ClearPricingModel clears the value of the "pricing_model" field.
-func (m *StoreAgentMutation) ClearPricingModel() {
-	m.pricing_model = nil
-	m.clearedFields[storeagent.FieldPricingModel] = struct{}{}
-}
-
-// PricingModelCleared returns if the "pricing_model" field was cleared in this mutation.
-func (m *StoreAgentMutation) PricingModelCleared() bool {
-	_, ok := m.clearedFields[storeagent.FieldPricingModel]
-	return ok
-}
-
 // ResetPricingModel resets all changes to the "pricing_model" field.
 func (m *StoreAgentMutation) ResetPricingModel() {
 	m.pricing_model = nil
-	delete(m.clearedFields, storeagent.FieldPricingModel)
 }
 
 // SetPricePerTask sets the "price_per_task" field.
@@ -18663,12 +19797,12 @@ func (m *StoreAgentMutation) ResetCurrency() {
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (m *StoreAgentMutation) SetPricingConfig(value map[string]interface{}) {
-	m.pricing_config = &value
+func (m *StoreAgentMutation) SetPricingConfig(sc *schema.PricingConfig) {
+	m.pricing_config = &sc
 }
 
 // PricingConfig returns the value of the "pricing_config" field in the mutation.
-func (m *StoreAgentMutation) PricingConfig() (r map[string]interface{}, exists bool) {
+func (m *StoreAgentMutation) PricingConfig() (r *schema.PricingConfig, exists bool) {
 	v := m.pricing_config
 	if v == nil {
 		return
@@ -18679,7 +19813,7 @@ func (m *StoreAgentMutation) PricingConfig() (r map[string]interface{}, exists b
 // OldPricingConfig returns the old "pricing_config" field's value of the StoreAgent entity.
 // If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StoreAgentMutation) OldPricingConfig(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *StoreAgentMutation) OldPricingConfig(ctx context.Context) (v *schema.PricingConfig, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPricingConfig is only allowed on UpdateOne operations")
 	}
@@ -19000,7 +20134,7 @@ func (m *StoreAgentMutation) Version() (r string, exists bool) {
 // OldVersion returns the old "version" field's value of the StoreAgent entity.
 // If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StoreAgentMutation) OldVersion(ctx context.Context) (v *string, err error) {
+func (m *StoreAgentMutation) OldVersion(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
 	}
@@ -19014,22 +20148,60 @@ func (m *StoreAgentMutation) OldVersion(ctx context.Context) (v *string, err err
 	return oldValue.Version, nil
 }
 
-// ClearVersion clears the value of the "version" field.
-func (m *StoreAgentMutation) ClearVersion() {
-	m.version = nil
-	m.clearedFields[storeagent.FieldVersion] = struct{}{}
-}
-
-// VersionCleared returns if the "version" field was cleared in this mutation.
-func (m *StoreAgentMutation) VersionCleared() bool {
-	_, ok := m.clearedFields[storeagent.FieldVersion]
-	return ok
-}
-
 // ResetVersion resets all changes to the "version" field.
 func (m *StoreAgentMutation) ResetVersion() {
 	m.version = nil
-	delete(m.clearedFields, storeagent.FieldVersion)
+}
+
+// SetChangelog sets the "changelog" field.
+func (m *StoreAgentMutation) SetChangelog(se []schema.ChangelogEntry) {
+	m.changelog = &se
+	m.appendchangelog = nil
+}
+
+// Changelog returns the value of the "changelog" field in the mutation.
+func (m *StoreAgentMutation) Changelog() (r []schema.ChangelogEntry, exists bool) {
+	v := m.changelog
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChangelog returns the old "changelog" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldChangelog(ctx context.Context) (v []schema.ChangelogEntry, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChangelog is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChangelog requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChangelog: %w", err)
+	}
+	return oldValue.Changelog, nil
+}
+
+// AppendChangelog adds se to the "changelog" field.
+func (m *StoreAgentMutation) AppendChangelog(se []schema.ChangelogEntry) {
+	m.appendchangelog = append(m.appendchangelog, se...)
+}
+
+// AppendedChangelog returns the list of values that were appended to the "changelog" field in this mutation.
+func (m *StoreAgentMutation) AppendedChangelog() ([]schema.ChangelogEntry, bool) {
+	if len(m.appendchangelog) == 0 {
+		return nil, false
+	}
+	return m.appendchangelog, true
+}
+
+// ResetChangelog resets all changes to the "changelog" field.
+func (m *StoreAgentMutation) ResetChangelog() {
+	m.changelog = nil
+	m.appendchangelog = nil
 }
 
 // SetAccessPasswordHash sets the "access_password_hash" field.
@@ -19219,7 +20391,7 @@ func (m *StoreAgentMutation) AuthCredentialEncrypted() (r []byte, exists bool) {
 // OldAuthCredentialEncrypted returns the old "auth_credential_encrypted" field's value of the StoreAgent entity.
 // If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StoreAgentMutation) OldAuthCredentialEncrypted(ctx context.Context) (v []byte, err error) {
+func (m *StoreAgentMutation) OldAuthCredentialEncrypted(ctx context.Context) (v *[]byte, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAuthCredentialEncrypted is only allowed on UpdateOne operations")
 	}
@@ -19983,6 +21155,174 @@ func (m *StoreAgentMutation) ResetRatingCount() {
 	m.addrating_count = nil
 }
 
+// SetInstallCount sets the "install_count" field.
+func (m *StoreAgentMutation) SetInstallCount(i int) {
+	m.install_count = &i
+	m.addinstall_count = nil
+}
+
+// InstallCount returns the value of the "install_count" field in the mutation.
+func (m *StoreAgentMutation) InstallCount() (r int, exists bool) {
+	v := m.install_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstallCount returns the old "install_count" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldInstallCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstallCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstallCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstallCount: %w", err)
+	}
+	return oldValue.InstallCount, nil
+}
+
+// AddInstallCount adds i to the "install_count" field.
+func (m *StoreAgentMutation) AddInstallCount(i int) {
+	if m.addinstall_count != nil {
+		*m.addinstall_count += i
+	} else {
+		m.addinstall_count = &i
+	}
+}
+
+// AddedInstallCount returns the value that was added to the "install_count" field in this mutation.
+func (m *StoreAgentMutation) AddedInstallCount() (r int, exists bool) {
+	v := m.addinstall_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInstallCount resets all changes to the "install_count" field.
+func (m *StoreAgentMutation) ResetInstallCount() {
+	m.install_count = nil
+	m.addinstall_count = nil
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (m *StoreAgentMutation) SetSubscriberCount(i int) {
+	m.subscriber_count = &i
+	m.addsubscriber_count = nil
+}
+
+// SubscriberCount returns the value of the "subscriber_count" field in the mutation.
+func (m *StoreAgentMutation) SubscriberCount() (r int, exists bool) {
+	v := m.subscriber_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubscriberCount returns the old "subscriber_count" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldSubscriberCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubscriberCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubscriberCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubscriberCount: %w", err)
+	}
+	return oldValue.SubscriberCount, nil
+}
+
+// AddSubscriberCount adds i to the "subscriber_count" field.
+func (m *StoreAgentMutation) AddSubscriberCount(i int) {
+	if m.addsubscriber_count != nil {
+		*m.addsubscriber_count += i
+	} else {
+		m.addsubscriber_count = &i
+	}
+}
+
+// AddedSubscriberCount returns the value that was added to the "subscriber_count" field in this mutation.
+func (m *StoreAgentMutation) AddedSubscriberCount() (r int, exists bool) {
+	v := m.addsubscriber_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSubscriberCount resets all changes to the "subscriber_count" field.
+func (m *StoreAgentMutation) ResetSubscriberCount() {
+	m.subscriber_count = nil
+	m.addsubscriber_count = nil
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (m *StoreAgentMutation) SetExecutionCount(i int) {
+	m.execution_count = &i
+	m.addexecution_count = nil
+}
+
+// ExecutionCount returns the value of the "execution_count" field in the mutation.
+func (m *StoreAgentMutation) ExecutionCount() (r int, exists bool) {
+	v := m.execution_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionCount returns the old "execution_count" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldExecutionCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionCount: %w", err)
+	}
+	return oldValue.ExecutionCount, nil
+}
+
+// AddExecutionCount adds i to the "execution_count" field.
+func (m *StoreAgentMutation) AddExecutionCount(i int) {
+	if m.addexecution_count != nil {
+		*m.addexecution_count += i
+	} else {
+		m.addexecution_count = &i
+	}
+}
+
+// AddedExecutionCount returns the value that was added to the "execution_count" field in this mutation.
+func (m *StoreAgentMutation) AddedExecutionCount() (r int, exists bool) {
+	v := m.addexecution_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetExecutionCount resets all changes to the "execution_count" field.
+func (m *StoreAgentMutation) ResetExecutionCount() {
+	m.execution_count = nil
+	m.addexecution_count = nil
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *StoreAgentMutation) ClearUser() {
 	m.cleareduser = true
@@ -20064,6 +21404,114 @@ func (m *StoreAgentMutation) ResetExecutions() {
 	m.removedexecutions = nil
 }
 
+// AddInstallIDs adds the "installs" edge to the StoreInstall entity by ids.
+func (m *StoreAgentMutation) AddInstallIDs(ids ...string) {
+	if m.installs == nil {
+		m.installs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.installs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearInstalls clears the "installs" edge to the StoreInstall entity.
+func (m *StoreAgentMutation) ClearInstalls() {
+	m.clearedinstalls = true
+}
+
+// InstallsCleared reports if the "installs" edge to the StoreInstall entity was cleared.
+func (m *StoreAgentMutation) InstallsCleared() bool {
+	return m.clearedinstalls
+}
+
+// RemoveInstallIDs removes the "installs" edge to the StoreInstall entity by IDs.
+func (m *StoreAgentMutation) RemoveInstallIDs(ids ...string) {
+	if m.removedinstalls == nil {
+		m.removedinstalls = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.installs, ids[i])
+		m.removedinstalls[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedInstalls returns the removed IDs of the "installs" edge to the StoreInstall entity.
+func (m *StoreAgentMutation) RemovedInstallsIDs() (ids []string) {
+	for id := range m.removedinstalls {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// InstallsIDs returns the "installs" edge IDs in the mutation.
+func (m *StoreAgentMutation) InstallsIDs() (ids []string) {
+	for id := range m.installs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetInstalls resets all changes to the "installs" edge.
+func (m *StoreAgentMutation) ResetInstalls() {
+	m.installs = nil
+	m.clearedinstalls = false
+	m.removedinstalls = nil
+}
+
+// AddSubscriptionIDs adds the "subscriptions" edge to the StoreSubscription entity by ids.
+func (m *StoreAgentMutation) AddSubscriptionIDs(ids ...string) {
+	if m.subscriptions == nil {
+		m.subscriptions = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.subscriptions[ids[i]] = struct{}{}
+	}
+}
+
+// ClearSubscriptions clears the "subscriptions" edge to the StoreSubscription entity.
+func (m *StoreAgentMutation) ClearSubscriptions() {
+	m.clearedsubscriptions = true
+}
+
+// SubscriptionsCleared reports if the "subscriptions" edge to the StoreSubscription entity was cleared.
+func (m *StoreAgentMutation) SubscriptionsCleared() bool {
+	return m.clearedsubscriptions
+}
+
+// RemoveSubscriptionIDs removes the "subscriptions" edge to the StoreSubscription entity by IDs.
+func (m *StoreAgentMutation) RemoveSubscriptionIDs(ids ...string) {
+	if m.removedsubscriptions == nil {
+		m.removedsubscriptions = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.subscriptions, ids[i])
+		m.removedsubscriptions[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedSubscriptions returns the removed IDs of the "subscriptions" edge to the StoreSubscription entity.
+func (m *StoreAgentMutation) RemovedSubscriptionsIDs() (ids []string) {
+	for id := range m.removedsubscriptions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// SubscriptionsIDs returns the "subscriptions" edge IDs in the mutation.
+func (m *StoreAgentMutation) SubscriptionsIDs() (ids []string) {
+	for id := range m.subscriptions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetSubscriptions resets all changes to the "subscriptions" edge.
+func (m *StoreAgentMutation) ResetSubscriptions() {
+	m.subscriptions = nil
+	m.clearedsubscriptions = false
+	m.removedsubscriptions = nil
+}
+
 // Where appends a list predicates to the StoreAgentMutation builder.
 func (m *StoreAgentMutation) Where(ps ...predicate.StoreAgent) {
 	m.predicates = append(m.predicates, ps...)
@@ -20098,7 +21546,7 @@ func (m *StoreAgentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreAgentMutation) Fields() []string {
-	fields := make([]string, 0, 40)
+	fields := make([]string, 0, 44)
 	if m.created_at != nil {
 		fields = append(fields, storeagent.FieldCreatedAt)
 	}
@@ -20158,6 +21606,9 @@ func (m *StoreAgentMutation) Fields() []string {
 	}
 	if m.version != nil {
 		fields = append(fields, storeagent.FieldVersion)
+	}
+	if m.changelog != nil {
+		fields = append(fields, storeagent.FieldChangelog)
 	}
 	if m.access_password_hash != nil {
 		fields = append(fields, storeagent.FieldAccessPasswordHash)
@@ -20219,6 +21670,15 @@ func (m *StoreAgentMutation) Fields() []string {
 	if m.rating_count != nil {
 		fields = append(fields, storeagent.FieldRatingCount)
 	}
+	if m.install_count != nil {
+		fields = append(fields, storeagent.FieldInstallCount)
+	}
+	if m.subscriber_count != nil {
+		fields = append(fields, storeagent.FieldSubscriberCount)
+	}
+	if m.execution_count != nil {
+		fields = append(fields, storeagent.FieldExecutionCount)
+	}
 	return fields
 }
 
@@ -20267,6 +21727,8 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.SupportsMcp()
 	case storeagent.FieldVersion:
 		return m.Version()
+	case storeagent.FieldChangelog:
+		return m.Changelog()
 	case storeagent.FieldAccessPasswordHash:
 		return m.AccessPasswordHash()
 	case storeagent.FieldInputFormat:
@@ -20307,6 +21769,12 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.RatingAvg()
 	case storeagent.FieldRatingCount:
 		return m.RatingCount()
+	case storeagent.FieldInstallCount:
+		return m.InstallCount()
+	case storeagent.FieldSubscriberCount:
+		return m.SubscriberCount()
+	case storeagent.FieldExecutionCount:
+		return m.ExecutionCount()
 	}
 	return nil, false
 }
@@ -20356,6 +21824,8 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldSupportsMcp(ctx)
 	case storeagent.FieldVersion:
 		return m.OldVersion(ctx)
+	case storeagent.FieldChangelog:
+		return m.OldChangelog(ctx)
 	case storeagent.FieldAccessPasswordHash:
 		return m.OldAccessPasswordHash(ctx)
 	case storeagent.FieldInputFormat:
@@ -20396,6 +21866,12 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldRatingAvg(ctx)
 	case storeagent.FieldRatingCount:
 		return m.OldRatingCount(ctx)
+	case storeagent.FieldInstallCount:
+		return m.OldInstallCount(ctx)
+	case storeagent.FieldSubscriberCount:
+		return m.OldSubscriberCount(ctx)
+	case storeagent.FieldExecutionCount:
+		return m.OldExecutionCount(ctx)
 	}
 	return nil, fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -20490,7 +21966,7 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		m.SetCurrency(v)
 		return nil
 	case storeagent.FieldPricingConfig:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(*schema.PricingConfig)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -20544,6 +22020,13 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case storeagent.FieldChangelog:
+		v, ok := value.([]schema.ChangelogEntry)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChangelog(v)
 		return nil
 	case storeagent.FieldAccessPasswordHash:
 		v, ok := value.(string)
@@ -20685,6 +22168,27 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRatingCount(v)
 		return nil
+	case storeagent.FieldInstallCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstallCount(v)
+		return nil
+	case storeagent.FieldSubscriberCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubscriberCount(v)
+		return nil
+	case storeagent.FieldExecutionCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionCount(v)
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -20705,6 +22209,15 @@ func (m *StoreAgentMutation) AddedFields() []string {
 	if m.addrating_count != nil {
 		fields = append(fields, storeagent.FieldRatingCount)
 	}
+	if m.addinstall_count != nil {
+		fields = append(fields, storeagent.FieldInstallCount)
+	}
+	if m.addsubscriber_count != nil {
+		fields = append(fields, storeagent.FieldSubscriberCount)
+	}
+	if m.addexecution_count != nil {
+		fields = append(fields, storeagent.FieldExecutionCount)
+	}
 	return fields
 }
 
@@ -20721,6 +22234,12 @@ func (m *StoreAgentMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedRatingAvg()
 	case storeagent.FieldRatingCount:
 		return m.AddedRatingCount()
+	case storeagent.FieldInstallCount:
+		return m.AddedInstallCount()
+	case storeagent.FieldSubscriberCount:
+		return m.AddedSubscriberCount()
+	case storeagent.FieldExecutionCount:
+		return m.AddedExecutionCount()
 	}
 	return nil, false
 }
@@ -20758,6 +22277,27 @@ func (m *StoreAgentMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddRatingCount(v)
 		return nil
+	case storeagent.FieldInstallCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInstallCount(v)
+		return nil
+	case storeagent.FieldSubscriberCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSubscriberCount(v)
+		return nil
+	case storeagent.FieldExecutionCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExecutionCount(v)
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent numeric field %s", name)
 }
@@ -20778,9 +22318,6 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldCategory) {
 		fields = append(fields, storeagent.FieldCategory)
 	}
-	if m.FieldCleared(storeagent.FieldPricingModel) {
-		fields = append(fields, storeagent.FieldPricingModel)
-	}
 	if m.FieldCleared(storeagent.FieldPricingConfig) {
 		fields = append(fields, storeagent.FieldPricingConfig)
 	}
@@ -20789,9 +22326,6 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(storeagent.FieldContextInstructions) {
 		fields = append(fields, storeagent.FieldContextInstructions)
-	}
-	if m.FieldCleared(storeagent.FieldVersion) {
-		fields = append(fields, storeagent.FieldVersion)
 	}
 	if m.FieldCleared(storeagent.FieldAccessPasswordHash) {
 		fields = append(fields, storeagent.FieldAccessPasswordHash)
@@ -20855,9 +22389,6 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 	case storeagent.FieldCategory:
 		m.ClearCategory()
 		return nil
-	case storeagent.FieldPricingModel:
-		m.ClearPricingModel()
-		return nil
 	case storeagent.FieldPricingConfig:
 		m.ClearPricingConfig()
 		return nil
@@ -20866,9 +22397,6 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldContextInstructions:
 		m.ClearContextInstructions()
-		return nil
-	case storeagent.FieldVersion:
-		m.ClearVersion()
 		return nil
 	case storeagent.FieldAccessPasswordHash:
 		m.ClearAccessPasswordHash()
@@ -20974,6 +22502,9 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 	case storeagent.FieldVersion:
 		m.ResetVersion()
 		return nil
+	case storeagent.FieldChangelog:
+		m.ResetChangelog()
+		return nil
 	case storeagent.FieldAccessPasswordHash:
 		m.ResetAccessPasswordHash()
 		return nil
@@ -21034,18 +22565,33 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 	case storeagent.FieldRatingCount:
 		m.ResetRatingCount()
 		return nil
+	case storeagent.FieldInstallCount:
+		m.ResetInstallCount()
+		return nil
+	case storeagent.FieldSubscriberCount:
+		m.ResetSubscriberCount()
+		return nil
+	case storeagent.FieldExecutionCount:
+		m.ResetExecutionCount()
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *StoreAgentMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 4)
 	if m.user != nil {
 		edges = append(edges, storeagent.EdgeUser)
 	}
 	if m.executions != nil {
 		edges = append(edges, storeagent.EdgeExecutions)
+	}
+	if m.installs != nil {
+		edges = append(edges, storeagent.EdgeInstalls)
+	}
+	if m.subscriptions != nil {
+		edges = append(edges, storeagent.EdgeSubscriptions)
 	}
 	return edges
 }
@@ -21064,15 +22610,33 @@ func (m *StoreAgentMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeInstalls:
+		ids := make([]ent.Value, 0, len(m.installs))
+		for id := range m.installs {
+			ids = append(ids, id)
+		}
+		return ids
+	case storeagent.EdgeSubscriptions:
+		ids := make([]ent.Value, 0, len(m.subscriptions))
+		for id := range m.subscriptions {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *StoreAgentMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 4)
 	if m.removedexecutions != nil {
 		edges = append(edges, storeagent.EdgeExecutions)
+	}
+	if m.removedinstalls != nil {
+		edges = append(edges, storeagent.EdgeInstalls)
+	}
+	if m.removedsubscriptions != nil {
+		edges = append(edges, storeagent.EdgeSubscriptions)
 	}
 	return edges
 }
@@ -21087,18 +22651,36 @@ func (m *StoreAgentMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeInstalls:
+		ids := make([]ent.Value, 0, len(m.removedinstalls))
+		for id := range m.removedinstalls {
+			ids = append(ids, id)
+		}
+		return ids
+	case storeagent.EdgeSubscriptions:
+		ids := make([]ent.Value, 0, len(m.removedsubscriptions))
+		for id := range m.removedsubscriptions {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *StoreAgentMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 4)
 	if m.cleareduser {
 		edges = append(edges, storeagent.EdgeUser)
 	}
 	if m.clearedexecutions {
 		edges = append(edges, storeagent.EdgeExecutions)
+	}
+	if m.clearedinstalls {
+		edges = append(edges, storeagent.EdgeInstalls)
+	}
+	if m.clearedsubscriptions {
+		edges = append(edges, storeagent.EdgeSubscriptions)
 	}
 	return edges
 }
@@ -21111,6 +22693,10 @@ func (m *StoreAgentMutation) EdgeCleared(name string) bool {
 		return m.cleareduser
 	case storeagent.EdgeExecutions:
 		return m.clearedexecutions
+	case storeagent.EdgeInstalls:
+		return m.clearedinstalls
+	case storeagent.EdgeSubscriptions:
+		return m.clearedsubscriptions
 	}
 	return false
 }
@@ -21136,8 +22722,1228 @@ func (m *StoreAgentMutation) ResetEdge(name string) error {
 	case storeagent.EdgeExecutions:
 		m.ResetExecutions()
 		return nil
+	case storeagent.EdgeInstalls:
+		m.ResetInstalls()
+		return nil
+	case storeagent.EdgeSubscriptions:
+		m.ResetSubscriptions()
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent edge %s", name)
+}
+
+// StoreInstallMutation represents an operation that mutates the StoreInstall nodes in the graph.
+type StoreInstallMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	clearedFields      map[string]struct{}
+	user               *string
+	cleareduser        bool
+	store_agent        *string
+	clearedstore_agent bool
+	done               bool
+	oldValue           func(context.Context) (*StoreInstall, error)
+	predicates         []predicate.StoreInstall
+}
+
+var _ ent.Mutation = (*StoreInstallMutation)(nil)
+
+// storeinstallOption allows management of the mutation configuration using functional options.
+type storeinstallOption func(*StoreInstallMutation)
+
+// newStoreInstallMutation creates new mutation for the StoreInstall entity.
+func newStoreInstallMutation(c config, op Op, opts ...storeinstallOption) *StoreInstallMutation {
+	m := &StoreInstallMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStoreInstall,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStoreInstallID sets the ID field of the mutation.
+func withStoreInstallID(id string) storeinstallOption {
+	return func(m *StoreInstallMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StoreInstall
+		)
+		m.oldValue = func(ctx context.Context) (*StoreInstall, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StoreInstall.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStoreInstall sets the old StoreInstall of the mutation.
+func withStoreInstall(node *StoreInstall) storeinstallOption {
+	return func(m *StoreInstallMutation) {
+		m.oldValue = func(context.Context) (*StoreInstall, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StoreInstallMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StoreInstallMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StoreInstall entities.
+func (m *StoreInstallMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StoreInstallMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StoreInstallMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StoreInstall.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StoreInstallMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StoreInstallMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StoreInstall entity.
+// If the StoreInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreInstallMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StoreInstallMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *StoreInstallMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *StoreInstallMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the StoreInstall entity.
+// If the StoreInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreInstallMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *StoreInstallMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *StoreInstallMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *StoreInstallMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the StoreInstall entity.
+// If the StoreInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreInstallMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *StoreInstallMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *StoreInstallMutation) SetAgentID(s string) {
+	m.store_agent = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *StoreInstallMutation) AgentID() (r string, exists bool) {
+	v := m.store_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the StoreInstall entity.
+// If the StoreInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreInstallMutation) OldAgentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *StoreInstallMutation) ResetAgentID() {
+	m.store_agent = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *StoreInstallMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[storeinstall.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *StoreInstallMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *StoreInstallMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *StoreInstallMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// SetStoreAgentID sets the "store_agent" edge to the StoreAgent entity by id.
+func (m *StoreInstallMutation) SetStoreAgentID(id string) {
+	m.store_agent = &id
+}
+
+// ClearStoreAgent clears the "store_agent" edge to the StoreAgent entity.
+func (m *StoreInstallMutation) ClearStoreAgent() {
+	m.clearedstore_agent = true
+	m.clearedFields[storeinstall.FieldAgentID] = struct{}{}
+}
+
+// StoreAgentCleared reports if the "store_agent" edge to the StoreAgent entity was cleared.
+func (m *StoreInstallMutation) StoreAgentCleared() bool {
+	return m.clearedstore_agent
+}
+
+// StoreAgentID returns the "store_agent" edge ID in the mutation.
+func (m *StoreInstallMutation) StoreAgentID() (id string, exists bool) {
+	if m.store_agent != nil {
+		return *m.store_agent, true
+	}
+	return
+}
+
+// StoreAgentIDs returns the "store_agent" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// StoreAgentID instead. It exists only for internal usage by the builders.
+func (m *StoreInstallMutation) StoreAgentIDs() (ids []string) {
+	if id := m.store_agent; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetStoreAgent resets all changes to the "store_agent" edge.
+func (m *StoreInstallMutation) ResetStoreAgent() {
+	m.store_agent = nil
+	m.clearedstore_agent = false
+}
+
+// Where appends a list predicates to the StoreInstallMutation builder.
+func (m *StoreInstallMutation) Where(ps ...predicate.StoreInstall) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StoreInstallMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StoreInstallMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StoreInstall, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StoreInstallMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StoreInstallMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StoreInstall).
+func (m *StoreInstallMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StoreInstallMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.created_at != nil {
+		fields = append(fields, storeinstall.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, storeinstall.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, storeinstall.FieldUserID)
+	}
+	if m.store_agent != nil {
+		fields = append(fields, storeinstall.FieldAgentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StoreInstallMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case storeinstall.FieldCreatedAt:
+		return m.CreatedAt()
+	case storeinstall.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case storeinstall.FieldUserID:
+		return m.UserID()
+	case storeinstall.FieldAgentID:
+		return m.AgentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StoreInstallMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case storeinstall.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case storeinstall.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case storeinstall.FieldUserID:
+		return m.OldUserID(ctx)
+	case storeinstall.FieldAgentID:
+		return m.OldAgentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown StoreInstall field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StoreInstallMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case storeinstall.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case storeinstall.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case storeinstall.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case storeinstall.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StoreInstall field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StoreInstallMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StoreInstallMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StoreInstallMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown StoreInstall numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StoreInstallMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StoreInstallMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StoreInstallMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StoreInstall nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StoreInstallMutation) ResetField(name string) error {
+	switch name {
+	case storeinstall.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case storeinstall.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case storeinstall.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case storeinstall.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreInstall field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StoreInstallMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.user != nil {
+		edges = append(edges, storeinstall.EdgeUser)
+	}
+	if m.store_agent != nil {
+		edges = append(edges, storeinstall.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StoreInstallMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case storeinstall.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case storeinstall.EdgeStoreAgent:
+		if id := m.store_agent; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StoreInstallMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StoreInstallMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StoreInstallMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareduser {
+		edges = append(edges, storeinstall.EdgeUser)
+	}
+	if m.clearedstore_agent {
+		edges = append(edges, storeinstall.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StoreInstallMutation) EdgeCleared(name string) bool {
+	switch name {
+	case storeinstall.EdgeUser:
+		return m.cleareduser
+	case storeinstall.EdgeStoreAgent:
+		return m.clearedstore_agent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StoreInstallMutation) ClearEdge(name string) error {
+	switch name {
+	case storeinstall.EdgeUser:
+		m.ClearUser()
+		return nil
+	case storeinstall.EdgeStoreAgent:
+		m.ClearStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreInstall unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StoreInstallMutation) ResetEdge(name string) error {
+	switch name {
+	case storeinstall.EdgeUser:
+		m.ResetUser()
+		return nil
+	case storeinstall.EdgeStoreAgent:
+		m.ResetStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreInstall edge %s", name)
+}
+
+// StoreSubscriptionMutation represents an operation that mutates the StoreSubscription nodes in the graph.
+type StoreSubscriptionMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	clearedFields      map[string]struct{}
+	user               *string
+	cleareduser        bool
+	store_agent        *string
+	clearedstore_agent bool
+	done               bool
+	oldValue           func(context.Context) (*StoreSubscription, error)
+	predicates         []predicate.StoreSubscription
+}
+
+var _ ent.Mutation = (*StoreSubscriptionMutation)(nil)
+
+// storesubscriptionOption allows management of the mutation configuration using functional options.
+type storesubscriptionOption func(*StoreSubscriptionMutation)
+
+// newStoreSubscriptionMutation creates new mutation for the StoreSubscription entity.
+func newStoreSubscriptionMutation(c config, op Op, opts ...storesubscriptionOption) *StoreSubscriptionMutation {
+	m := &StoreSubscriptionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStoreSubscription,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStoreSubscriptionID sets the ID field of the mutation.
+func withStoreSubscriptionID(id string) storesubscriptionOption {
+	return func(m *StoreSubscriptionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StoreSubscription
+		)
+		m.oldValue = func(ctx context.Context) (*StoreSubscription, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StoreSubscription.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStoreSubscription sets the old StoreSubscription of the mutation.
+func withStoreSubscription(node *StoreSubscription) storesubscriptionOption {
+	return func(m *StoreSubscriptionMutation) {
+		m.oldValue = func(context.Context) (*StoreSubscription, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StoreSubscriptionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StoreSubscriptionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StoreSubscription entities.
+func (m *StoreSubscriptionMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StoreSubscriptionMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StoreSubscriptionMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StoreSubscription.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StoreSubscriptionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StoreSubscriptionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StoreSubscription entity.
+// If the StoreSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreSubscriptionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StoreSubscriptionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *StoreSubscriptionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *StoreSubscriptionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the StoreSubscription entity.
+// If the StoreSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreSubscriptionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *StoreSubscriptionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *StoreSubscriptionMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *StoreSubscriptionMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the StoreSubscription entity.
+// If the StoreSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreSubscriptionMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *StoreSubscriptionMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *StoreSubscriptionMutation) SetAgentID(s string) {
+	m.store_agent = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *StoreSubscriptionMutation) AgentID() (r string, exists bool) {
+	v := m.store_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the StoreSubscription entity.
+// If the StoreSubscription object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreSubscriptionMutation) OldAgentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *StoreSubscriptionMutation) ResetAgentID() {
+	m.store_agent = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *StoreSubscriptionMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[storesubscription.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *StoreSubscriptionMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *StoreSubscriptionMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *StoreSubscriptionMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// SetStoreAgentID sets the "store_agent" edge to the StoreAgent entity by id.
+func (m *StoreSubscriptionMutation) SetStoreAgentID(id string) {
+	m.store_agent = &id
+}
+
+// ClearStoreAgent clears the "store_agent" edge to the StoreAgent entity.
+func (m *StoreSubscriptionMutation) ClearStoreAgent() {
+	m.clearedstore_agent = true
+	m.clearedFields[storesubscription.FieldAgentID] = struct{}{}
+}
+
+// StoreAgentCleared reports if the "store_agent" edge to the StoreAgent entity was cleared.
+func (m *StoreSubscriptionMutation) StoreAgentCleared() bool {
+	return m.clearedstore_agent
+}
+
+// StoreAgentID returns the "store_agent" edge ID in the mutation.
+func (m *StoreSubscriptionMutation) StoreAgentID() (id string, exists bool) {
+	if m.store_agent != nil {
+		return *m.store_agent, true
+	}
+	return
+}
+
+// StoreAgentIDs returns the "store_agent" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// StoreAgentID instead. It exists only for internal usage by the builders.
+func (m *StoreSubscriptionMutation) StoreAgentIDs() (ids []string) {
+	if id := m.store_agent; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetStoreAgent resets all changes to the "store_agent" edge.
+func (m *StoreSubscriptionMutation) ResetStoreAgent() {
+	m.store_agent = nil
+	m.clearedstore_agent = false
+}
+
+// Where appends a list predicates to the StoreSubscriptionMutation builder.
+func (m *StoreSubscriptionMutation) Where(ps ...predicate.StoreSubscription) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StoreSubscriptionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StoreSubscriptionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StoreSubscription, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StoreSubscriptionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StoreSubscriptionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StoreSubscription).
+func (m *StoreSubscriptionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StoreSubscriptionMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.created_at != nil {
+		fields = append(fields, storesubscription.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, storesubscription.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, storesubscription.FieldUserID)
+	}
+	if m.store_agent != nil {
+		fields = append(fields, storesubscription.FieldAgentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StoreSubscriptionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case storesubscription.FieldCreatedAt:
+		return m.CreatedAt()
+	case storesubscription.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case storesubscription.FieldUserID:
+		return m.UserID()
+	case storesubscription.FieldAgentID:
+		return m.AgentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StoreSubscriptionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case storesubscription.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case storesubscription.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case storesubscription.FieldUserID:
+		return m.OldUserID(ctx)
+	case storesubscription.FieldAgentID:
+		return m.OldAgentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown StoreSubscription field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StoreSubscriptionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case storesubscription.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case storesubscription.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case storesubscription.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case storesubscription.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StoreSubscription field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StoreSubscriptionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StoreSubscriptionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StoreSubscriptionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown StoreSubscription numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StoreSubscriptionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StoreSubscriptionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StoreSubscriptionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StoreSubscription nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StoreSubscriptionMutation) ResetField(name string) error {
+	switch name {
+	case storesubscription.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case storesubscription.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case storesubscription.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case storesubscription.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreSubscription field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StoreSubscriptionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.user != nil {
+		edges = append(edges, storesubscription.EdgeUser)
+	}
+	if m.store_agent != nil {
+		edges = append(edges, storesubscription.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StoreSubscriptionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case storesubscription.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case storesubscription.EdgeStoreAgent:
+		if id := m.store_agent; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StoreSubscriptionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StoreSubscriptionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StoreSubscriptionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareduser {
+		edges = append(edges, storesubscription.EdgeUser)
+	}
+	if m.clearedstore_agent {
+		edges = append(edges, storesubscription.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StoreSubscriptionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case storesubscription.EdgeUser:
+		return m.cleareduser
+	case storesubscription.EdgeStoreAgent:
+		return m.clearedstore_agent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StoreSubscriptionMutation) ClearEdge(name string) error {
+	switch name {
+	case storesubscription.EdgeUser:
+		m.ClearUser()
+		return nil
+	case storesubscription.EdgeStoreAgent:
+		m.ClearStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreSubscription unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StoreSubscriptionMutation) ResetEdge(name string) error {
+	switch name {
+	case storesubscription.EdgeUser:
+		m.ResetUser()
+		return nil
+	case storesubscription.EdgeStoreAgent:
+		m.ResetStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreSubscription edge %s", name)
 }
 
 // StreamEventMutation represents an operation that mutates the StreamEvent nodes in the graph.
@@ -21637,62 +24443,71 @@ func (m *StreamEventMutation) ResetEdge(name string) error {
 // UserMutation represents an operation that mutates the User nodes in the graph.
 type UserMutation struct {
 	config
-	op                        Op
-	typ                       string
-	id                        *string
-	created_at                *time.Time
-	updated_at                *time.Time
-	username                  *string
-	email                     *string
-	name                      *string
-	password_hash             *string
-	role                      *user.Role
-	avatar                    *string
-	clearedFields             map[string]struct{}
-	sessions                  map[string]struct{}
-	removedsessions           map[string]struct{}
-	clearedsessions           bool
-	api_keys                  map[string]struct{}
-	removedapi_keys           map[string]struct{}
-	clearedapi_keys           bool
-	settings                  *string
-	clearedsettings           bool
-	queue_items               map[string]struct{}
-	removedqueue_items        map[string]struct{}
-	clearedqueue_items        bool
-	cards                     map[string]struct{}
-	removedcards              map[string]struct{}
-	clearedcards              bool
-	checklist_items           map[string]struct{}
-	removedchecklist_items    map[string]struct{}
-	clearedchecklist_items    bool
-	contacts                  map[string]struct{}
-	removedcontacts           map[string]struct{}
-	clearedcontacts           bool
-	card_contacts             map[string]struct{}
-	removedcard_contacts      map[string]struct{}
-	clearedcard_contacts      bool
-	chat_messages             map[string]struct{}
-	removedchat_messages      map[string]struct{}
-	clearedchat_messages      bool
-	activity_entries          map[string]struct{}
-	removedactivity_entries   map[string]struct{}
-	clearedactivity_entries   bool
-	store_agents              map[string]struct{}
-	removedstore_agents       map[string]struct{}
-	clearedstore_agents       bool
-	executions                map[string]struct{}
-	removedexecutions         map[string]struct{}
-	clearedexecutions         bool
-	webhook_deliveries        map[string]struct{}
-	removedwebhook_deliveries map[string]struct{}
-	clearedwebhook_deliveries bool
-	stream_events             map[int64]struct{}
-	removedstream_events      map[int64]struct{}
-	clearedstream_events      bool
-	done                      bool
-	oldValue                  func(context.Context) (*User, error)
-	predicates                []predicate.User
+	op                         Op
+	typ                        string
+	id                         *string
+	created_at                 *time.Time
+	updated_at                 *time.Time
+	username                   *string
+	email                      *string
+	name                       *string
+	password_hash              *string
+	role                       *user.Role
+	avatar                     *string
+	clearedFields              map[string]struct{}
+	sessions                   map[string]struct{}
+	removedsessions            map[string]struct{}
+	clearedsessions            bool
+	api_keys                   map[string]struct{}
+	removedapi_keys            map[string]struct{}
+	clearedapi_keys            bool
+	settings                   *string
+	clearedsettings            bool
+	queue_items                map[string]struct{}
+	removedqueue_items         map[string]struct{}
+	clearedqueue_items         bool
+	cards                      map[string]struct{}
+	removedcards               map[string]struct{}
+	clearedcards               bool
+	checklist_items            map[string]struct{}
+	removedchecklist_items     map[string]struct{}
+	clearedchecklist_items     bool
+	contacts                   map[string]struct{}
+	removedcontacts            map[string]struct{}
+	clearedcontacts            bool
+	card_contacts              map[string]struct{}
+	removedcard_contacts       map[string]struct{}
+	clearedcard_contacts       bool
+	chat_messages              map[string]struct{}
+	removedchat_messages       map[string]struct{}
+	clearedchat_messages       bool
+	activity_entries           map[string]struct{}
+	removedactivity_entries    map[string]struct{}
+	clearedactivity_entries    bool
+	store_agents               map[string]struct{}
+	removedstore_agents        map[string]struct{}
+	clearedstore_agents        bool
+	executions                 map[string]struct{}
+	removedexecutions          map[string]struct{}
+	clearedexecutions          bool
+	webhook_deliveries         map[string]struct{}
+	removedwebhook_deliveries  map[string]struct{}
+	clearedwebhook_deliveries  bool
+	stream_events              map[int64]struct{}
+	removedstream_events       map[int64]struct{}
+	clearedstream_events       bool
+	store_installs             map[string]struct{}
+	removedstore_installs      map[string]struct{}
+	clearedstore_installs      bool
+	store_subscriptions        map[string]struct{}
+	removedstore_subscriptions map[string]struct{}
+	clearedstore_subscriptions bool
+	memory_entries             map[string]struct{}
+	removedmemory_entries      map[string]struct{}
+	clearedmemory_entries      bool
+	done                       bool
+	oldValue                   func(context.Context) (*User, error)
+	predicates                 []predicate.User
 }
 
 var _ ent.Mutation = (*UserMutation)(nil)
@@ -22841,6 +25656,168 @@ func (m *UserMutation) ResetStreamEvents() {
 	m.removedstream_events = nil
 }
 
+// AddStoreInstallIDs adds the "store_installs" edge to the StoreInstall entity by ids.
+func (m *UserMutation) AddStoreInstallIDs(ids ...string) {
+	if m.store_installs == nil {
+		m.store_installs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.store_installs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearStoreInstalls clears the "store_installs" edge to the StoreInstall entity.
+func (m *UserMutation) ClearStoreInstalls() {
+	m.clearedstore_installs = true
+}
+
+// StoreInstallsCleared reports if the "store_installs" edge to the StoreInstall entity was cleared.
+func (m *UserMutation) StoreInstallsCleared() bool {
+	return m.clearedstore_installs
+}
+
+// RemoveStoreInstallIDs removes the "store_installs" edge to the StoreInstall entity by IDs.
+func (m *UserMutation) RemoveStoreInstallIDs(ids ...string) {
+	if m.removedstore_installs == nil {
+		m.removedstore_installs = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.store_installs, ids[i])
+		m.removedstore_installs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedStoreInstalls returns the removed IDs of the "store_installs" edge to the StoreInstall entity.
+func (m *UserMutation) RemovedStoreInstallsIDs() (ids []string) {
+	for id := range m.removedstore_installs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// StoreInstallsIDs returns the "store_installs" edge IDs in the mutation.
+func (m *UserMutation) StoreInstallsIDs() (ids []string) {
+	for id := range m.store_installs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetStoreInstalls resets all changes to the "store_installs" edge.
+func (m *UserMutation) ResetStoreInstalls() {
+	m.store_installs = nil
+	m.clearedstore_installs = false
+	m.removedstore_installs = nil
+}
+
+// AddStoreSubscriptionIDs adds the "store_subscriptions" edge to the StoreSubscription entity by ids.
+func (m *UserMutation) AddStoreSubscriptionIDs(ids ...string) {
+	if m.store_subscriptions == nil {
+		m.store_subscriptions = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.store_subscriptions[ids[i]] = struct{}{}
+	}
+}
+
+// ClearStoreSubscriptions clears the "store_subscriptions" edge to the StoreSubscription entity.
+func (m *UserMutation) ClearStoreSubscriptions() {
+	m.clearedstore_subscriptions = true
+}
+
+// StoreSubscriptionsCleared reports if the "store_subscriptions" edge to the StoreSubscription entity was cleared.
+func (m *UserMutation) StoreSubscriptionsCleared() bool {
+	return m.clearedstore_subscriptions
+}
+
+// RemoveStoreSubscriptionIDs removes the "store_subscriptions" edge to the StoreSubscription entity by IDs.
+func (m *UserMutation) RemoveStoreSubscriptionIDs(ids ...string) {
+	if m.removedstore_subscriptions == nil {
+		m.removedstore_subscriptions = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.store_subscriptions, ids[i])
+		m.removedstore_subscriptions[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedStoreSubscriptions returns the removed IDs of the "store_subscriptions" edge to the StoreSubscription entity.
+func (m *UserMutation) RemovedStoreSubscriptionsIDs() (ids []string) {
+	for id := range m.removedstore_subscriptions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// StoreSubscriptionsIDs returns the "store_subscriptions" edge IDs in the mutation.
+func (m *UserMutation) StoreSubscriptionsIDs() (ids []string) {
+	for id := range m.store_subscriptions {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetStoreSubscriptions resets all changes to the "store_subscriptions" edge.
+func (m *UserMutation) ResetStoreSubscriptions() {
+	m.store_subscriptions = nil
+	m.clearedstore_subscriptions = false
+	m.removedstore_subscriptions = nil
+}
+
+// AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by ids.
+func (m *UserMutation) AddMemoryEntryIDs(ids ...string) {
+	if m.memory_entries == nil {
+		m.memory_entries = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.memory_entries[ids[i]] = struct{}{}
+	}
+}
+
+// ClearMemoryEntries clears the "memory_entries" edge to the MemoryEntry entity.
+func (m *UserMutation) ClearMemoryEntries() {
+	m.clearedmemory_entries = true
+}
+
+// MemoryEntriesCleared reports if the "memory_entries" edge to the MemoryEntry entity was cleared.
+func (m *UserMutation) MemoryEntriesCleared() bool {
+	return m.clearedmemory_entries
+}
+
+// RemoveMemoryEntryIDs removes the "memory_entries" edge to the MemoryEntry entity by IDs.
+func (m *UserMutation) RemoveMemoryEntryIDs(ids ...string) {
+	if m.removedmemory_entries == nil {
+		m.removedmemory_entries = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.memory_entries, ids[i])
+		m.removedmemory_entries[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedMemoryEntries returns the removed IDs of the "memory_entries" edge to the MemoryEntry entity.
+func (m *UserMutation) RemovedMemoryEntriesIDs() (ids []string) {
+	for id := range m.removedmemory_entries {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// MemoryEntriesIDs returns the "memory_entries" edge IDs in the mutation.
+func (m *UserMutation) MemoryEntriesIDs() (ids []string) {
+	for id := range m.memory_entries {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetMemoryEntries resets all changes to the "memory_entries" edge.
+func (m *UserMutation) ResetMemoryEntries() {
+	m.memory_entries = nil
+	m.clearedmemory_entries = false
+	m.removedmemory_entries = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -23102,7 +26079,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 14)
+	edges := make([]string, 0, 17)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -23144,6 +26121,15 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.stream_events != nil {
 		edges = append(edges, user.EdgeStreamEvents)
+	}
+	if m.store_installs != nil {
+		edges = append(edges, user.EdgeStoreInstalls)
+	}
+	if m.store_subscriptions != nil {
+		edges = append(edges, user.EdgeStoreSubscriptions)
+	}
+	if m.memory_entries != nil {
+		edges = append(edges, user.EdgeMemoryEntries)
 	}
 	return edges
 }
@@ -23234,13 +26220,31 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeStoreInstalls:
+		ids := make([]ent.Value, 0, len(m.store_installs))
+		for id := range m.store_installs {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeStoreSubscriptions:
+		ids := make([]ent.Value, 0, len(m.store_subscriptions))
+		for id := range m.store_subscriptions {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeMemoryEntries:
+		ids := make([]ent.Value, 0, len(m.memory_entries))
+		for id := range m.memory_entries {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 14)
+	edges := make([]string, 0, 17)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -23279,6 +26283,15 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedstream_events != nil {
 		edges = append(edges, user.EdgeStreamEvents)
+	}
+	if m.removedstore_installs != nil {
+		edges = append(edges, user.EdgeStoreInstalls)
+	}
+	if m.removedstore_subscriptions != nil {
+		edges = append(edges, user.EdgeStoreSubscriptions)
+	}
+	if m.removedmemory_entries != nil {
+		edges = append(edges, user.EdgeMemoryEntries)
 	}
 	return edges
 }
@@ -23365,13 +26378,31 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeStoreInstalls:
+		ids := make([]ent.Value, 0, len(m.removedstore_installs))
+		for id := range m.removedstore_installs {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeStoreSubscriptions:
+		ids := make([]ent.Value, 0, len(m.removedstore_subscriptions))
+		for id := range m.removedstore_subscriptions {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeMemoryEntries:
+		ids := make([]ent.Value, 0, len(m.removedmemory_entries))
+		for id := range m.removedmemory_entries {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 14)
+	edges := make([]string, 0, 17)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -23414,6 +26445,15 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedstream_events {
 		edges = append(edges, user.EdgeStreamEvents)
 	}
+	if m.clearedstore_installs {
+		edges = append(edges, user.EdgeStoreInstalls)
+	}
+	if m.clearedstore_subscriptions {
+		edges = append(edges, user.EdgeStoreSubscriptions)
+	}
+	if m.clearedmemory_entries {
+		edges = append(edges, user.EdgeMemoryEntries)
+	}
 	return edges
 }
 
@@ -23449,6 +26489,12 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedwebhook_deliveries
 	case user.EdgeStreamEvents:
 		return m.clearedstream_events
+	case user.EdgeStoreInstalls:
+		return m.clearedstore_installs
+	case user.EdgeStoreSubscriptions:
+		return m.clearedstore_subscriptions
+	case user.EdgeMemoryEntries:
+		return m.clearedmemory_entries
 	}
 	return false
 }
@@ -23509,6 +26555,15 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeStreamEvents:
 		m.ResetStreamEvents()
+		return nil
+	case user.EdgeStoreInstalls:
+		m.ResetStoreInstalls()
+		return nil
+	case user.EdgeStoreSubscriptions:
+		m.ResetStoreSubscriptions()
+		return nil
+	case user.EdgeMemoryEntries:
+		m.ResetMemoryEntries()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

@@ -13,11 +13,14 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
@@ -357,19 +360,19 @@ func init() {
 	// execution.DefaultIsOwnAgent holds the default value on creation for the is_own_agent field.
 	execution.DefaultIsOwnAgent = executionDescIsOwnAgent.Default.(bool)
 	// executionDescRelevance is the schema descriptor for relevance field.
-	executionDescRelevance := executionFields[29].Descriptor()
+	executionDescRelevance := executionFields[32].Descriptor()
 	// execution.RelevanceValidator is a validator for the "relevance" field. It is called by the builders before save.
 	execution.RelevanceValidator = executionDescRelevance.Validators[0].(func(int) error)
 	// executionDescCoherence is the schema descriptor for coherence field.
-	executionDescCoherence := executionFields[30].Descriptor()
+	executionDescCoherence := executionFields[33].Descriptor()
 	// execution.CoherenceValidator is a validator for the "coherence" field. It is called by the builders before save.
 	execution.CoherenceValidator = executionDescCoherence.Validators[0].(func(int) error)
 	// executionDescCompleteness is the schema descriptor for completeness field.
-	executionDescCompleteness := executionFields[31].Descriptor()
+	executionDescCompleteness := executionFields[34].Descriptor()
 	// execution.CompletenessValidator is a validator for the "completeness" field. It is called by the builders before save.
 	execution.CompletenessValidator = executionDescCompleteness.Validators[0].(func(int) error)
 	// executionDescRating is the schema descriptor for rating field.
-	executionDescRating := executionFields[32].Descriptor()
+	executionDescRating := executionFields[35].Descriptor()
 	// execution.RatingValidator is a validator for the "rating" field. It is called by the builders before save.
 	execution.RatingValidator = executionDescRating.Validators[0].(func(int) error)
 	// executionDescID is the schema descriptor for id field.
@@ -379,6 +382,63 @@ func init() {
 	// execution.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	execution.IDValidator = func() func(string) error {
 		validators := executionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	memoryentryMixin := schema.MemoryEntry{}.Mixin()
+	memoryentryMixinFields0 := memoryentryMixin[0].Fields()
+	_ = memoryentryMixinFields0
+	memoryentryMixinFields1 := memoryentryMixin[1].Fields()
+	_ = memoryentryMixinFields1
+	memoryentryFields := schema.MemoryEntry{}.Fields()
+	_ = memoryentryFields
+	// memoryentryDescCreatedAt is the schema descriptor for created_at field.
+	memoryentryDescCreatedAt := memoryentryMixinFields1[0].Descriptor()
+	// memoryentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	memoryentry.DefaultCreatedAt = memoryentryDescCreatedAt.Default.(func() time.Time)
+	// memoryentryDescUpdatedAt is the schema descriptor for updated_at field.
+	memoryentryDescUpdatedAt := memoryentryMixinFields1[1].Descriptor()
+	// memoryentry.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	memoryentry.DefaultUpdatedAt = memoryentryDescUpdatedAt.Default.(func() time.Time)
+	// memoryentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	memoryentry.UpdateDefaultUpdatedAt = memoryentryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// memoryentryDescSource is the schema descriptor for source field.
+	memoryentryDescSource := memoryentryFields[1].Descriptor()
+	// memoryentry.SourceValidator is a validator for the "source" field. It is called by the builders before save.
+	memoryentry.SourceValidator = memoryentryDescSource.Validators[0].(func(string) error)
+	// memoryentryDescSourceID is the schema descriptor for source_id field.
+	memoryentryDescSourceID := memoryentryFields[2].Descriptor()
+	// memoryentry.SourceIDValidator is a validator for the "source_id" field. It is called by the builders before save.
+	memoryentry.SourceIDValidator = memoryentryDescSourceID.Validators[0].(func(string) error)
+	// memoryentryDescKind is the schema descriptor for kind field.
+	memoryentryDescKind := memoryentryFields[3].Descriptor()
+	// memoryentry.KindValidator is a validator for the "kind" field. It is called by the builders before save.
+	memoryentry.KindValidator = memoryentryDescKind.Validators[0].(func(string) error)
+	// memoryentryDescTitle is the schema descriptor for title field.
+	memoryentryDescTitle := memoryentryFields[4].Descriptor()
+	// memoryentry.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	memoryentry.TitleValidator = memoryentryDescTitle.Validators[0].(func(string) error)
+	// memoryentryDescPosition is the schema descriptor for position field.
+	memoryentryDescPosition := memoryentryFields[6].Descriptor()
+	// memoryentry.DefaultPosition holds the default value on creation for the position field.
+	memoryentry.DefaultPosition = memoryentryDescPosition.Default.(int)
+	// memoryentryDescID is the schema descriptor for id field.
+	memoryentryDescID := memoryentryMixinFields0[0].Descriptor()
+	// memoryentry.DefaultID holds the default value on creation for the id field.
+	memoryentry.DefaultID = memoryentryDescID.Default.(func() string)
+	// memoryentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	memoryentry.IDValidator = func() func(string) error {
+		validators := memoryentryDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -544,6 +604,10 @@ func init() {
 	storeagentDescSlug := storeagentFields[2].Descriptor()
 	// storeagent.SlugValidator is a validator for the "slug" field. It is called by the builders before save.
 	storeagent.SlugValidator = storeagentDescSlug.Validators[0].(func(string) error)
+	// storeagentDescPricingModel is the schema descriptor for pricing_model field.
+	storeagentDescPricingModel := storeagentFields[7].Descriptor()
+	// storeagent.DefaultPricingModel holds the default value on creation for the pricing_model field.
+	storeagent.DefaultPricingModel = storeagentDescPricingModel.Default.(string)
 	// storeagentDescPricePerTask is the schema descriptor for price_per_task field.
 	storeagentDescPricePerTask := storeagentFields[8].Descriptor()
 	// storeagent.DefaultPricePerTask holds the default value on creation for the price_per_task field.
@@ -568,24 +632,44 @@ func init() {
 	storeagentDescSupportsMcp := storeagentFields[16].Descriptor()
 	// storeagent.DefaultSupportsMcp holds the default value on creation for the supports_mcp field.
 	storeagent.DefaultSupportsMcp = storeagentDescSupportsMcp.Default.(bool)
+	// storeagentDescVersion is the schema descriptor for version field.
+	storeagentDescVersion := storeagentFields[17].Descriptor()
+	// storeagent.DefaultVersion holds the default value on creation for the version field.
+	storeagent.DefaultVersion = storeagentDescVersion.Default.(string)
+	// storeagentDescChangelog is the schema descriptor for changelog field.
+	storeagentDescChangelog := storeagentFields[18].Descriptor()
+	// storeagent.DefaultChangelog holds the default value on creation for the changelog field.
+	storeagent.DefaultChangelog = storeagentDescChangelog.Default.([]schema.ChangelogEntry)
 	// storeagentDescDeclaredWidgetTypes is the schema descriptor for declared_widget_types field.
-	storeagentDescDeclaredWidgetTypes := storeagentFields[24].Descriptor()
+	storeagentDescDeclaredWidgetTypes := storeagentFields[25].Descriptor()
 	// storeagent.DefaultDeclaredWidgetTypes holds the default value on creation for the declared_widget_types field.
 	storeagent.DefaultDeclaredWidgetTypes = storeagentDescDeclaredWidgetTypes.Default.([]string)
 	// storeagentDescExecutionTimeout is the schema descriptor for execution_timeout field.
-	storeagentDescExecutionTimeout := storeagentFields[27].Descriptor()
+	storeagentDescExecutionTimeout := storeagentFields[28].Descriptor()
 	// storeagent.DefaultExecutionTimeout holds the default value on creation for the execution_timeout field.
 	storeagent.DefaultExecutionTimeout = storeagentDescExecutionTimeout.Default.(int)
 	// storeagent.ExecutionTimeoutValidator is a validator for the "execution_timeout" field. It is called by the builders before save.
 	storeagent.ExecutionTimeoutValidator = storeagentDescExecutionTimeout.Validators[0].(func(int) error)
 	// storeagentDescRatingAvg is the schema descriptor for rating_avg field.
-	storeagentDescRatingAvg := storeagentFields[36].Descriptor()
+	storeagentDescRatingAvg := storeagentFields[37].Descriptor()
 	// storeagent.DefaultRatingAvg holds the default value on creation for the rating_avg field.
 	storeagent.DefaultRatingAvg = storeagentDescRatingAvg.Default.(float64)
 	// storeagentDescRatingCount is the schema descriptor for rating_count field.
-	storeagentDescRatingCount := storeagentFields[37].Descriptor()
+	storeagentDescRatingCount := storeagentFields[38].Descriptor()
 	// storeagent.DefaultRatingCount holds the default value on creation for the rating_count field.
 	storeagent.DefaultRatingCount = storeagentDescRatingCount.Default.(int)
+	// storeagentDescInstallCount is the schema descriptor for install_count field.
+	storeagentDescInstallCount := storeagentFields[39].Descriptor()
+	// storeagent.DefaultInstallCount holds the default value on creation for the install_count field.
+	storeagent.DefaultInstallCount = storeagentDescInstallCount.Default.(int)
+	// storeagentDescSubscriberCount is the schema descriptor for subscriber_count field.
+	storeagentDescSubscriberCount := storeagentFields[40].Descriptor()
+	// storeagent.DefaultSubscriberCount holds the default value on creation for the subscriber_count field.
+	storeagent.DefaultSubscriberCount = storeagentDescSubscriberCount.Default.(int)
+	// storeagentDescExecutionCount is the schema descriptor for execution_count field.
+	storeagentDescExecutionCount := storeagentFields[41].Descriptor()
+	// storeagent.DefaultExecutionCount holds the default value on creation for the execution_count field.
+	storeagent.DefaultExecutionCount = storeagentDescExecutionCount.Default.(int)
 	// storeagentDescID is the schema descriptor for id field.
 	storeagentDescID := storeagentMixinFields0[0].Descriptor()
 	// storeagent.DefaultID holds the default value on creation for the id field.
@@ -593,6 +677,80 @@ func init() {
 	// storeagent.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	storeagent.IDValidator = func() func(string) error {
 		validators := storeagentDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	storeinstallMixin := schema.StoreInstall{}.Mixin()
+	storeinstallMixinFields0 := storeinstallMixin[0].Fields()
+	_ = storeinstallMixinFields0
+	storeinstallMixinFields1 := storeinstallMixin[1].Fields()
+	_ = storeinstallMixinFields1
+	storeinstallFields := schema.StoreInstall{}.Fields()
+	_ = storeinstallFields
+	// storeinstallDescCreatedAt is the schema descriptor for created_at field.
+	storeinstallDescCreatedAt := storeinstallMixinFields1[0].Descriptor()
+	// storeinstall.DefaultCreatedAt holds the default value on creation for the created_at field.
+	storeinstall.DefaultCreatedAt = storeinstallDescCreatedAt.Default.(func() time.Time)
+	// storeinstallDescUpdatedAt is the schema descriptor for updated_at field.
+	storeinstallDescUpdatedAt := storeinstallMixinFields1[1].Descriptor()
+	// storeinstall.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	storeinstall.DefaultUpdatedAt = storeinstallDescUpdatedAt.Default.(func() time.Time)
+	// storeinstall.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	storeinstall.UpdateDefaultUpdatedAt = storeinstallDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// storeinstallDescID is the schema descriptor for id field.
+	storeinstallDescID := storeinstallMixinFields0[0].Descriptor()
+	// storeinstall.DefaultID holds the default value on creation for the id field.
+	storeinstall.DefaultID = storeinstallDescID.Default.(func() string)
+	// storeinstall.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	storeinstall.IDValidator = func() func(string) error {
+		validators := storeinstallDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	storesubscriptionMixin := schema.StoreSubscription{}.Mixin()
+	storesubscriptionMixinFields0 := storesubscriptionMixin[0].Fields()
+	_ = storesubscriptionMixinFields0
+	storesubscriptionMixinFields1 := storesubscriptionMixin[1].Fields()
+	_ = storesubscriptionMixinFields1
+	storesubscriptionFields := schema.StoreSubscription{}.Fields()
+	_ = storesubscriptionFields
+	// storesubscriptionDescCreatedAt is the schema descriptor for created_at field.
+	storesubscriptionDescCreatedAt := storesubscriptionMixinFields1[0].Descriptor()
+	// storesubscription.DefaultCreatedAt holds the default value on creation for the created_at field.
+	storesubscription.DefaultCreatedAt = storesubscriptionDescCreatedAt.Default.(func() time.Time)
+	// storesubscriptionDescUpdatedAt is the schema descriptor for updated_at field.
+	storesubscriptionDescUpdatedAt := storesubscriptionMixinFields1[1].Descriptor()
+	// storesubscription.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	storesubscription.DefaultUpdatedAt = storesubscriptionDescUpdatedAt.Default.(func() time.Time)
+	// storesubscription.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	storesubscription.UpdateDefaultUpdatedAt = storesubscriptionDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// storesubscriptionDescID is the schema descriptor for id field.
+	storesubscriptionDescID := storesubscriptionMixinFields0[0].Descriptor()
+	// storesubscription.DefaultID holds the default value on creation for the id field.
+	storesubscription.DefaultID = storesubscriptionDescID.Default.(func() string)
+	// storesubscription.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	storesubscription.IDValidator = func() func(string) error {
+		validators := storesubscriptionDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -39,13 +39,13 @@ type StoreAgent struct {
 	// Category holds the value of the "category" field.
 	Category *string `json:"category,omitempty"`
 	// PricingModel holds the value of the "pricing_model" field.
-	PricingModel *string `json:"pricing_model,omitempty"`
+	PricingModel string `json:"pricing_model,omitempty"`
 	// PricePerTask holds the value of the "price_per_task" field.
 	PricePerTask float64 `json:"price_per_task,omitempty"`
 	// Currency holds the value of the "currency" field.
 	Currency string `json:"currency,omitempty"`
 	// PricingConfig holds the value of the "pricing_config" field.
-	PricingConfig map[string]interface{} `json:"pricing_config,omitempty"`
+	PricingConfig *schema.PricingConfig `json:"pricing_config,omitempty"`
 	// InstallGuide holds the value of the "install_guide" field.
 	InstallGuide *string `json:"install_guide,omitempty"`
 	// Commands holds the value of the "commands" field.
@@ -59,7 +59,9 @@ type StoreAgent struct {
 	// SupportsMcp holds the value of the "supports_mcp" field.
 	SupportsMcp bool `json:"supports_mcp,omitempty"`
 	// Version holds the value of the "version" field.
-	Version *string `json:"version,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Changelog holds the value of the "changelog" field.
+	Changelog []schema.ChangelogEntry `json:"changelog,omitempty"`
 	// AccessPasswordHash holds the value of the "access_password_hash" field.
 	AccessPasswordHash *string `json:"-"`
 	// InputFormat holds the value of the "input_format" field.
@@ -69,7 +71,7 @@ type StoreAgent struct {
 	// AuthMethod holds the value of the "auth_method" field.
 	AuthMethod storeagent.AuthMethod `json:"auth_method,omitempty"`
 	// AuthCredentialEncrypted holds the value of the "auth_credential_encrypted" field.
-	AuthCredentialEncrypted []byte `json:"-"`
+	AuthCredentialEncrypted *[]byte `json:"-"`
 	// HealthCheckURL holds the value of the "health_check_url" field.
 	HealthCheckURL *string `json:"health_check_url,omitempty"`
 	// DeclaredWidgetTypes holds the value of the "declared_widget_types" field.
@@ -100,6 +102,12 @@ type StoreAgent struct {
 	RatingAvg float64 `json:"rating_avg,omitempty"`
 	// RatingCount holds the value of the "rating_count" field.
 	RatingCount int `json:"rating_count,omitempty"`
+	// InstallCount holds the value of the "install_count" field.
+	InstallCount int `json:"install_count,omitempty"`
+	// SubscriberCount holds the value of the "subscriber_count" field.
+	SubscriberCount int `json:"subscriber_count,omitempty"`
+	// ExecutionCount holds the value of the "execution_count" field.
+	ExecutionCount int `json:"execution_count,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the StoreAgentQuery when eager-loading is set.
 	Edges        StoreAgentEdges `json:"edges"`
@@ -112,9 +120,13 @@ type StoreAgentEdges struct {
 	User *User `json:"user,omitempty"`
 	// Executions holds the value of the executions edge.
 	Executions []*Execution `json:"executions,omitempty"`
+	// Installs holds the value of the installs edge.
+	Installs []*StoreInstall `json:"installs,omitempty"`
+	// Subscriptions holds the value of the subscriptions edge.
+	Subscriptions []*StoreSubscription `json:"subscriptions,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [4]bool
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -137,18 +149,36 @@ func (e StoreAgentEdges) ExecutionsOrErr() ([]*Execution, error) {
 	return nil, &NotLoadedError{edge: "executions"}
 }
 
+// InstallsOrErr returns the Installs value or an error if the edge
+// was not loaded in eager-loading.
+func (e StoreAgentEdges) InstallsOrErr() ([]*StoreInstall, error) {
+	if e.loadedTypes[2] {
+		return e.Installs, nil
+	}
+	return nil, &NotLoadedError{edge: "installs"}
+}
+
+// SubscriptionsOrErr returns the Subscriptions value or an error if the edge
+// was not loaded in eager-loading.
+func (e StoreAgentEdges) SubscriptionsOrErr() ([]*StoreSubscription, error) {
+	if e.loadedTypes[3] {
+		return e.Subscriptions, nil
+	}
+	return nil, &NotLoadedError{edge: "subscriptions"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case storeagent.FieldPricingConfig, storeagent.FieldCommands, storeagent.FieldTaskTypes, storeagent.FieldAuthCredentialEncrypted, storeagent.FieldDeclaredWidgetTypes:
+		case storeagent.FieldPricingConfig, storeagent.FieldCommands, storeagent.FieldTaskTypes, storeagent.FieldChangelog, storeagent.FieldAuthCredentialEncrypted, storeagent.FieldDeclaredWidgetTypes:
 			values[i] = new([]byte)
 		case storeagent.FieldSupportsA2a, storeagent.FieldSupportsMcp:
 			values[i] = new(sql.NullBool)
 		case storeagent.FieldPricePerTask, storeagent.FieldRatingAvg:
 			values[i] = new(sql.NullFloat64)
-		case storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount:
+		case storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
 		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID:
 			values[i] = new(sql.NullString)
@@ -237,8 +267,7 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field pricing_model", values[i])
 			} else if value.Valid {
-				_m.PricingModel = new(string)
-				*_m.PricingModel = value.String
+				_m.PricingModel = value.String
 			}
 		case storeagent.FieldPricePerTask:
 			if value, ok := values[i].(*sql.NullFloat64); !ok {
@@ -306,8 +335,15 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
-				_m.Version = new(string)
-				*_m.Version = value.String
+				_m.Version = value.String
+			}
+		case storeagent.FieldChangelog:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field changelog", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Changelog); err != nil {
+					return fmt.Errorf("unmarshal field changelog: %w", err)
+				}
 			}
 		case storeagent.FieldAccessPasswordHash:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -339,7 +375,7 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*[]byte); !ok {
 				return fmt.Errorf("unexpected type %T for field auth_credential_encrypted", values[i])
 			} else if value != nil {
-				_m.AuthCredentialEncrypted = *value
+				_m.AuthCredentialEncrypted = value
 			}
 		case storeagent.FieldHealthCheckURL:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -442,6 +478,24 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RatingCount = int(value.Int64)
 			}
+		case storeagent.FieldInstallCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field install_count", values[i])
+			} else if value.Valid {
+				_m.InstallCount = int(value.Int64)
+			}
+		case storeagent.FieldSubscriberCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field subscriber_count", values[i])
+			} else if value.Valid {
+				_m.SubscriberCount = int(value.Int64)
+			}
+		case storeagent.FieldExecutionCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field execution_count", values[i])
+			} else if value.Valid {
+				_m.ExecutionCount = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -463,6 +517,16 @@ func (_m *StoreAgent) QueryUser() *UserQuery {
 // QueryExecutions queries the "executions" edge of the StoreAgent entity.
 func (_m *StoreAgent) QueryExecutions() *ExecutionQuery {
 	return NewStoreAgentClient(_m.config).QueryExecutions(_m)
+}
+
+// QueryInstalls queries the "installs" edge of the StoreAgent entity.
+func (_m *StoreAgent) QueryInstalls() *StoreInstallQuery {
+	return NewStoreAgentClient(_m.config).QueryInstalls(_m)
+}
+
+// QuerySubscriptions queries the "subscriptions" edge of the StoreAgent entity.
+func (_m *StoreAgent) QuerySubscriptions() *StoreSubscriptionQuery {
+	return NewStoreAgentClient(_m.config).QuerySubscriptions(_m)
 }
 
 // Update returns a builder for updating this StoreAgent.
@@ -523,10 +587,8 @@ func (_m *StoreAgent) String() string {
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
-	if v := _m.PricingModel; v != nil {
-		builder.WriteString("pricing_model=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("pricing_model=")
+	builder.WriteString(_m.PricingModel)
 	builder.WriteString(", ")
 	builder.WriteString("price_per_task=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PricePerTask))
@@ -559,10 +621,11 @@ func (_m *StoreAgent) String() string {
 	builder.WriteString("supports_mcp=")
 	builder.WriteString(fmt.Sprintf("%v", _m.SupportsMcp))
 	builder.WriteString(", ")
-	if v := _m.Version; v != nil {
-		builder.WriteString("version=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("version=")
+	builder.WriteString(_m.Version)
+	builder.WriteString(", ")
+	builder.WriteString("changelog=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Changelog))
 	builder.WriteString(", ")
 	builder.WriteString("access_password_hash=<sensitive>")
 	builder.WriteString(", ")
@@ -641,6 +704,15 @@ func (_m *StoreAgent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("rating_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RatingCount))
+	builder.WriteString(", ")
+	builder.WriteString("install_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.InstallCount))
+	builder.WriteString(", ")
+	builder.WriteString("subscriber_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SubscriberCount))
+	builder.WriteString(", ")
+	builder.WriteString("execution_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ExecutionCount))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
 
@@ -171,7 +173,7 @@ func (_c *StoreAgentCreate) SetNillableCurrency(v *string) *StoreAgentCreate {
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (_c *StoreAgentCreate) SetPricingConfig(v map[string]interface{}) *StoreAgentCreate {
+func (_c *StoreAgentCreate) SetPricingConfig(v *schema.PricingConfig) *StoreAgentCreate {
 	_c.mutation.SetPricingConfig(v)
 	return _c
 }
@@ -255,6 +257,12 @@ func (_c *StoreAgentCreate) SetNillableVersion(v *string) *StoreAgentCreate {
 	if v != nil {
 		_c.SetVersion(*v)
 	}
+	return _c
+}
+
+// SetChangelog sets the "changelog" field.
+func (_c *StoreAgentCreate) SetChangelog(v []schema.ChangelogEntry) *StoreAgentCreate {
+	_c.mutation.SetChangelog(v)
 	return _c
 }
 
@@ -522,6 +530,48 @@ func (_c *StoreAgentCreate) SetNillableRatingCount(v *int) *StoreAgentCreate {
 	return _c
 }
 
+// SetInstallCount sets the "install_count" field.
+func (_c *StoreAgentCreate) SetInstallCount(v int) *StoreAgentCreate {
+	_c.mutation.SetInstallCount(v)
+	return _c
+}
+
+// SetNillableInstallCount sets the "install_count" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableInstallCount(v *int) *StoreAgentCreate {
+	if v != nil {
+		_c.SetInstallCount(*v)
+	}
+	return _c
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (_c *StoreAgentCreate) SetSubscriberCount(v int) *StoreAgentCreate {
+	_c.mutation.SetSubscriberCount(v)
+	return _c
+}
+
+// SetNillableSubscriberCount sets the "subscriber_count" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableSubscriberCount(v *int) *StoreAgentCreate {
+	if v != nil {
+		_c.SetSubscriberCount(*v)
+	}
+	return _c
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (_c *StoreAgentCreate) SetExecutionCount(v int) *StoreAgentCreate {
+	_c.mutation.SetExecutionCount(v)
+	return _c
+}
+
+// SetNillableExecutionCount sets the "execution_count" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableExecutionCount(v *int) *StoreAgentCreate {
+	if v != nil {
+		_c.SetExecutionCount(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *StoreAgentCreate) SetID(v string) *StoreAgentCreate {
 	_c.mutation.SetID(v)
@@ -554,6 +604,36 @@ func (_c *StoreAgentCreate) AddExecutions(v ...*Execution) *StoreAgentCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddExecutionIDs(ids...)
+}
+
+// AddInstallIDs adds the "installs" edge to the StoreInstall entity by IDs.
+func (_c *StoreAgentCreate) AddInstallIDs(ids ...string) *StoreAgentCreate {
+	_c.mutation.AddInstallIDs(ids...)
+	return _c
+}
+
+// AddInstalls adds the "installs" edges to the StoreInstall entity.
+func (_c *StoreAgentCreate) AddInstalls(v ...*StoreInstall) *StoreAgentCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddInstallIDs(ids...)
+}
+
+// AddSubscriptionIDs adds the "subscriptions" edge to the StoreSubscription entity by IDs.
+func (_c *StoreAgentCreate) AddSubscriptionIDs(ids ...string) *StoreAgentCreate {
+	_c.mutation.AddSubscriptionIDs(ids...)
+	return _c
+}
+
+// AddSubscriptions adds the "subscriptions" edges to the StoreSubscription entity.
+func (_c *StoreAgentCreate) AddSubscriptions(v ...*StoreSubscription) *StoreAgentCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddSubscriptionIDs(ids...)
 }
 
 // Mutation returns the StoreAgentMutation object of the builder.
@@ -599,6 +679,10 @@ func (_c *StoreAgentCreate) defaults() {
 		v := storeagent.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.PricingModel(); !ok {
+		v := storeagent.DefaultPricingModel
+		_c.mutation.SetPricingModel(v)
+	}
 	if _, ok := _c.mutation.PricePerTask(); !ok {
 		v := storeagent.DefaultPricePerTask
 		_c.mutation.SetPricePerTask(v)
@@ -622,6 +706,14 @@ func (_c *StoreAgentCreate) defaults() {
 	if _, ok := _c.mutation.SupportsMcp(); !ok {
 		v := storeagent.DefaultSupportsMcp
 		_c.mutation.SetSupportsMcp(v)
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		v := storeagent.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
+	if _, ok := _c.mutation.Changelog(); !ok {
+		v := storeagent.DefaultChangelog
+		_c.mutation.SetChangelog(v)
 	}
 	if _, ok := _c.mutation.InputFormat(); !ok {
 		v := storeagent.DefaultInputFormat
@@ -654,6 +746,18 @@ func (_c *StoreAgentCreate) defaults() {
 	if _, ok := _c.mutation.RatingCount(); !ok {
 		v := storeagent.DefaultRatingCount
 		_c.mutation.SetRatingCount(v)
+	}
+	if _, ok := _c.mutation.InstallCount(); !ok {
+		v := storeagent.DefaultInstallCount
+		_c.mutation.SetInstallCount(v)
+	}
+	if _, ok := _c.mutation.SubscriberCount(); !ok {
+		v := storeagent.DefaultSubscriberCount
+		_c.mutation.SetSubscriberCount(v)
+	}
+	if _, ok := _c.mutation.ExecutionCount(); !ok {
+		v := storeagent.DefaultExecutionCount
+		_c.mutation.SetExecutionCount(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := storeagent.DefaultID()
@@ -688,6 +792,9 @@ func (_c *StoreAgentCreate) check() error {
 			return &ValidationError{Name: "slug", err: fmt.Errorf(`ent: validator failed for field "StoreAgent.slug": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.PricingModel(); !ok {
+		return &ValidationError{Name: "pricing_model", err: errors.New(`ent: missing required field "StoreAgent.pricing_model"`)}
+	}
 	if _, ok := _c.mutation.PricePerTask(); !ok {
 		return &ValidationError{Name: "price_per_task", err: errors.New(`ent: missing required field "StoreAgent.price_per_task"`)}
 	}
@@ -705,6 +812,12 @@ func (_c *StoreAgentCreate) check() error {
 	}
 	if _, ok := _c.mutation.SupportsMcp(); !ok {
 		return &ValidationError{Name: "supports_mcp", err: errors.New(`ent: missing required field "StoreAgent.supports_mcp"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "StoreAgent.version"`)}
+	}
+	if _, ok := _c.mutation.Changelog(); !ok {
+		return &ValidationError{Name: "changelog", err: errors.New(`ent: missing required field "StoreAgent.changelog"`)}
 	}
 	if _, ok := _c.mutation.InputFormat(); !ok {
 		return &ValidationError{Name: "input_format", err: errors.New(`ent: missing required field "StoreAgent.input_format"`)}
@@ -754,6 +867,15 @@ func (_c *StoreAgentCreate) check() error {
 	}
 	if _, ok := _c.mutation.RatingCount(); !ok {
 		return &ValidationError{Name: "rating_count", err: errors.New(`ent: missing required field "StoreAgent.rating_count"`)}
+	}
+	if _, ok := _c.mutation.InstallCount(); !ok {
+		return &ValidationError{Name: "install_count", err: errors.New(`ent: missing required field "StoreAgent.install_count"`)}
+	}
+	if _, ok := _c.mutation.SubscriberCount(); !ok {
+		return &ValidationError{Name: "subscriber_count", err: errors.New(`ent: missing required field "StoreAgent.subscriber_count"`)}
+	}
+	if _, ok := _c.mutation.ExecutionCount(); !ok {
+		return &ValidationError{Name: "execution_count", err: errors.New(`ent: missing required field "StoreAgent.execution_count"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := storeagent.IDValidator(v); err != nil {
@@ -833,7 +955,7 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 	}
 	if value, ok := _c.mutation.PricingModel(); ok {
 		_spec.SetField(storeagent.FieldPricingModel, field.TypeString, value)
-		_node.PricingModel = &value
+		_node.PricingModel = value
 	}
 	if value, ok := _c.mutation.PricePerTask(); ok {
 		_spec.SetField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
@@ -873,7 +995,11 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 	}
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(storeagent.FieldVersion, field.TypeString, value)
-		_node.Version = &value
+		_node.Version = value
+	}
+	if value, ok := _c.mutation.Changelog(); ok {
+		_spec.SetField(storeagent.FieldChangelog, field.TypeJSON, value)
+		_node.Changelog = value
 	}
 	if value, ok := _c.mutation.AccessPasswordHash(); ok {
 		_spec.SetField(storeagent.FieldAccessPasswordHash, field.TypeString, value)
@@ -893,7 +1019,7 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 	}
 	if value, ok := _c.mutation.AuthCredentialEncrypted(); ok {
 		_spec.SetField(storeagent.FieldAuthCredentialEncrypted, field.TypeBytes, value)
-		_node.AuthCredentialEncrypted = value
+		_node.AuthCredentialEncrypted = &value
 	}
 	if value, ok := _c.mutation.HealthCheckURL(); ok {
 		_spec.SetField(storeagent.FieldHealthCheckURL, field.TypeString, value)
@@ -955,6 +1081,18 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 		_spec.SetField(storeagent.FieldRatingCount, field.TypeInt, value)
 		_node.RatingCount = value
 	}
+	if value, ok := _c.mutation.InstallCount(); ok {
+		_spec.SetField(storeagent.FieldInstallCount, field.TypeInt, value)
+		_node.InstallCount = value
+	}
+	if value, ok := _c.mutation.SubscriberCount(); ok {
+		_spec.SetField(storeagent.FieldSubscriberCount, field.TypeInt, value)
+		_node.SubscriberCount = value
+	}
+	if value, ok := _c.mutation.ExecutionCount(); ok {
+		_spec.SetField(storeagent.FieldExecutionCount, field.TypeInt, value)
+		_node.ExecutionCount = value
+	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -981,6 +1119,38 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(execution.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.InstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.SubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -1160,12 +1330,6 @@ func (u *StoreAgentUpsert) UpdatePricingModel() *StoreAgentUpsert {
 	return u
 }
 
-// ClearPricingModel clears the value of the "pricing_model" field.
-func (u *StoreAgentUpsert) ClearPricingModel() *StoreAgentUpsert {
-	u.SetNull(storeagent.FieldPricingModel)
-	return u
-}
-
 // SetPricePerTask sets the "price_per_task" field.
 func (u *StoreAgentUpsert) SetPricePerTask(v float64) *StoreAgentUpsert {
 	u.Set(storeagent.FieldPricePerTask, v)
@@ -1197,7 +1361,7 @@ func (u *StoreAgentUpsert) UpdateCurrency() *StoreAgentUpsert {
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (u *StoreAgentUpsert) SetPricingConfig(v map[string]interface{}) *StoreAgentUpsert {
+func (u *StoreAgentUpsert) SetPricingConfig(v *schema.PricingConfig) *StoreAgentUpsert {
 	u.Set(storeagent.FieldPricingConfig, v)
 	return u
 }
@@ -1310,9 +1474,15 @@ func (u *StoreAgentUpsert) UpdateVersion() *StoreAgentUpsert {
 	return u
 }
 
-// ClearVersion clears the value of the "version" field.
-func (u *StoreAgentUpsert) ClearVersion() *StoreAgentUpsert {
-	u.SetNull(storeagent.FieldVersion)
+// SetChangelog sets the "changelog" field.
+func (u *StoreAgentUpsert) SetChangelog(v []schema.ChangelogEntry) *StoreAgentUpsert {
+	u.Set(storeagent.FieldChangelog, v)
+	return u
+}
+
+// UpdateChangelog sets the "changelog" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateChangelog() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldChangelog)
 	return u
 }
 
@@ -1646,6 +1816,60 @@ func (u *StoreAgentUpsert) AddRatingCount(v int) *StoreAgentUpsert {
 	return u
 }
 
+// SetInstallCount sets the "install_count" field.
+func (u *StoreAgentUpsert) SetInstallCount(v int) *StoreAgentUpsert {
+	u.Set(storeagent.FieldInstallCount, v)
+	return u
+}
+
+// UpdateInstallCount sets the "install_count" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateInstallCount() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldInstallCount)
+	return u
+}
+
+// AddInstallCount adds v to the "install_count" field.
+func (u *StoreAgentUpsert) AddInstallCount(v int) *StoreAgentUpsert {
+	u.Add(storeagent.FieldInstallCount, v)
+	return u
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (u *StoreAgentUpsert) SetSubscriberCount(v int) *StoreAgentUpsert {
+	u.Set(storeagent.FieldSubscriberCount, v)
+	return u
+}
+
+// UpdateSubscriberCount sets the "subscriber_count" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateSubscriberCount() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldSubscriberCount)
+	return u
+}
+
+// AddSubscriberCount adds v to the "subscriber_count" field.
+func (u *StoreAgentUpsert) AddSubscriberCount(v int) *StoreAgentUpsert {
+	u.Add(storeagent.FieldSubscriberCount, v)
+	return u
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (u *StoreAgentUpsert) SetExecutionCount(v int) *StoreAgentUpsert {
+	u.Set(storeagent.FieldExecutionCount, v)
+	return u
+}
+
+// UpdateExecutionCount sets the "execution_count" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateExecutionCount() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldExecutionCount)
+	return u
+}
+
+// AddExecutionCount adds v to the "execution_count" field.
+func (u *StoreAgentUpsert) AddExecutionCount(v int) *StoreAgentUpsert {
+	u.Add(storeagent.FieldExecutionCount, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1840,13 +2064,6 @@ func (u *StoreAgentUpsertOne) UpdatePricingModel() *StoreAgentUpsertOne {
 	})
 }
 
-// ClearPricingModel clears the value of the "pricing_model" field.
-func (u *StoreAgentUpsertOne) ClearPricingModel() *StoreAgentUpsertOne {
-	return u.Update(func(s *StoreAgentUpsert) {
-		s.ClearPricingModel()
-	})
-}
-
 // SetPricePerTask sets the "price_per_task" field.
 func (u *StoreAgentUpsertOne) SetPricePerTask(v float64) *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
@@ -1883,7 +2100,7 @@ func (u *StoreAgentUpsertOne) UpdateCurrency() *StoreAgentUpsertOne {
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (u *StoreAgentUpsertOne) SetPricingConfig(v map[string]interface{}) *StoreAgentUpsertOne {
+func (u *StoreAgentUpsertOne) SetPricingConfig(v *schema.PricingConfig) *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.SetPricingConfig(v)
 	})
@@ -2015,10 +2232,17 @@ func (u *StoreAgentUpsertOne) UpdateVersion() *StoreAgentUpsertOne {
 	})
 }
 
-// ClearVersion clears the value of the "version" field.
-func (u *StoreAgentUpsertOne) ClearVersion() *StoreAgentUpsertOne {
+// SetChangelog sets the "changelog" field.
+func (u *StoreAgentUpsertOne) SetChangelog(v []schema.ChangelogEntry) *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
-		s.ClearVersion()
+		s.SetChangelog(v)
+	})
+}
+
+// UpdateChangelog sets the "changelog" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateChangelog() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateChangelog()
 	})
 }
 
@@ -2407,6 +2631,69 @@ func (u *StoreAgentUpsertOne) UpdateRatingCount() *StoreAgentUpsertOne {
 	})
 }
 
+// SetInstallCount sets the "install_count" field.
+func (u *StoreAgentUpsertOne) SetInstallCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetInstallCount(v)
+	})
+}
+
+// AddInstallCount adds v to the "install_count" field.
+func (u *StoreAgentUpsertOne) AddInstallCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddInstallCount(v)
+	})
+}
+
+// UpdateInstallCount sets the "install_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateInstallCount() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateInstallCount()
+	})
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (u *StoreAgentUpsertOne) SetSubscriberCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetSubscriberCount(v)
+	})
+}
+
+// AddSubscriberCount adds v to the "subscriber_count" field.
+func (u *StoreAgentUpsertOne) AddSubscriberCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddSubscriberCount(v)
+	})
+}
+
+// UpdateSubscriberCount sets the "subscriber_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateSubscriberCount() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateSubscriberCount()
+	})
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (u *StoreAgentUpsertOne) SetExecutionCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetExecutionCount(v)
+	})
+}
+
+// AddExecutionCount adds v to the "execution_count" field.
+func (u *StoreAgentUpsertOne) AddExecutionCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddExecutionCount(v)
+	})
+}
+
+// UpdateExecutionCount sets the "execution_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateExecutionCount() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateExecutionCount()
+	})
+}
+
 // Exec executes the query.
 func (u *StoreAgentUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
@@ -2768,13 +3055,6 @@ func (u *StoreAgentUpsertBulk) UpdatePricingModel() *StoreAgentUpsertBulk {
 	})
 }
 
-// ClearPricingModel clears the value of the "pricing_model" field.
-func (u *StoreAgentUpsertBulk) ClearPricingModel() *StoreAgentUpsertBulk {
-	return u.Update(func(s *StoreAgentUpsert) {
-		s.ClearPricingModel()
-	})
-}
-
 // SetPricePerTask sets the "price_per_task" field.
 func (u *StoreAgentUpsertBulk) SetPricePerTask(v float64) *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
@@ -2811,7 +3091,7 @@ func (u *StoreAgentUpsertBulk) UpdateCurrency() *StoreAgentUpsertBulk {
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (u *StoreAgentUpsertBulk) SetPricingConfig(v map[string]interface{}) *StoreAgentUpsertBulk {
+func (u *StoreAgentUpsertBulk) SetPricingConfig(v *schema.PricingConfig) *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.SetPricingConfig(v)
 	})
@@ -2943,10 +3223,17 @@ func (u *StoreAgentUpsertBulk) UpdateVersion() *StoreAgentUpsertBulk {
 	})
 }
 
-// ClearVersion clears the value of the "version" field.
-func (u *StoreAgentUpsertBulk) ClearVersion() *StoreAgentUpsertBulk {
+// SetChangelog sets the "changelog" field.
+func (u *StoreAgentUpsertBulk) SetChangelog(v []schema.ChangelogEntry) *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
-		s.ClearVersion()
+		s.SetChangelog(v)
+	})
+}
+
+// UpdateChangelog sets the "changelog" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateChangelog() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateChangelog()
 	})
 }
 
@@ -3332,6 +3619,69 @@ func (u *StoreAgentUpsertBulk) AddRatingCount(v int) *StoreAgentUpsertBulk {
 func (u *StoreAgentUpsertBulk) UpdateRatingCount() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateRatingCount()
+	})
+}
+
+// SetInstallCount sets the "install_count" field.
+func (u *StoreAgentUpsertBulk) SetInstallCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetInstallCount(v)
+	})
+}
+
+// AddInstallCount adds v to the "install_count" field.
+func (u *StoreAgentUpsertBulk) AddInstallCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddInstallCount(v)
+	})
+}
+
+// UpdateInstallCount sets the "install_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateInstallCount() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateInstallCount()
+	})
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (u *StoreAgentUpsertBulk) SetSubscriberCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetSubscriberCount(v)
+	})
+}
+
+// AddSubscriberCount adds v to the "subscriber_count" field.
+func (u *StoreAgentUpsertBulk) AddSubscriberCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddSubscriberCount(v)
+	})
+}
+
+// UpdateSubscriberCount sets the "subscriber_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateSubscriberCount() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateSubscriberCount()
+	})
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (u *StoreAgentUpsertBulk) SetExecutionCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetExecutionCount(v)
+	})
+}
+
+// AddExecutionCount adds v to the "execution_count" field.
+func (u *StoreAgentUpsertBulk) AddExecutionCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddExecutionCount(v)
+	})
+}
+
+// UpdateExecutionCount sets the "execution_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateExecutionCount() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateExecutionCount()
 	})
 }
 

@@ -16,19 +16,23 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
 
 // StoreAgentQuery is the builder for querying StoreAgent entities.
 type StoreAgentQuery struct {
 	config
-	ctx            *QueryContext
-	order          []storeagent.OrderOption
-	inters         []Interceptor
-	predicates     []predicate.StoreAgent
-	withUser       *UserQuery
-	withExecutions *ExecutionQuery
-	modifiers      []func(*sql.Selector)
+	ctx               *QueryContext
+	order             []storeagent.OrderOption
+	inters            []Interceptor
+	predicates        []predicate.StoreAgent
+	withUser          *UserQuery
+	withExecutions    *ExecutionQuery
+	withInstalls      *StoreInstallQuery
+	withSubscriptions *StoreSubscriptionQuery
+	modifiers         []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -102,6 +106,50 @@ func (_q *StoreAgentQuery) QueryExecutions() *ExecutionQuery {
 			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
 			sqlgraph.To(execution.Table, execution.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.ExecutionsTable, storeagent.ExecutionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryInstalls chains the current query on the "installs" edge.
+func (_q *StoreAgentQuery) QueryInstalls() *StoreInstallQuery {
+	query := (&StoreInstallClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
+			sqlgraph.To(storeinstall.Table, storeinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.InstallsTable, storeagent.InstallsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QuerySubscriptions chains the current query on the "subscriptions" edge.
+func (_q *StoreAgentQuery) QuerySubscriptions() *StoreSubscriptionQuery {
+	query := (&StoreSubscriptionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
+			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.SubscriptionsTable, storeagent.SubscriptionsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -296,13 +344,15 @@ func (_q *StoreAgentQuery) Clone() *StoreAgentQuery {
 		return nil
 	}
 	return &StoreAgentQuery{
-		config:         _q.config,
-		ctx:            _q.ctx.Clone(),
-		order:          append([]storeagent.OrderOption{}, _q.order...),
-		inters:         append([]Interceptor{}, _q.inters...),
-		predicates:     append([]predicate.StoreAgent{}, _q.predicates...),
-		withUser:       _q.withUser.Clone(),
-		withExecutions: _q.withExecutions.Clone(),
+		config:            _q.config,
+		ctx:               _q.ctx.Clone(),
+		order:             append([]storeagent.OrderOption{}, _q.order...),
+		inters:            append([]Interceptor{}, _q.inters...),
+		predicates:        append([]predicate.StoreAgent{}, _q.predicates...),
+		withUser:          _q.withUser.Clone(),
+		withExecutions:    _q.withExecutions.Clone(),
+		withInstalls:      _q.withInstalls.Clone(),
+		withSubscriptions: _q.withSubscriptions.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -328,6 +378,28 @@ func (_q *StoreAgentQuery) WithExecutions(opts ...func(*ExecutionQuery)) *StoreA
 		opt(query)
 	}
 	_q.withExecutions = query
+	return _q
+}
+
+// WithInstalls tells the query-builder to eager-load the nodes that are connected to
+// the "installs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *StoreAgentQuery) WithInstalls(opts ...func(*StoreInstallQuery)) *StoreAgentQuery {
+	query := (&StoreInstallClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withInstalls = query
+	return _q
+}
+
+// WithSubscriptions tells the query-builder to eager-load the nodes that are connected to
+// the "subscriptions" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *StoreAgentQuery) WithSubscriptions(opts ...func(*StoreSubscriptionQuery)) *StoreAgentQuery {
+	query := (&StoreSubscriptionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withSubscriptions = query
 	return _q
 }
 
@@ -409,9 +481,11 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 	var (
 		nodes       = []*StoreAgent{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [4]bool{
 			_q.withUser != nil,
 			_q.withExecutions != nil,
+			_q.withInstalls != nil,
+			_q.withSubscriptions != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -445,6 +519,20 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 		if err := _q.loadExecutions(ctx, query, nodes,
 			func(n *StoreAgent) { n.Edges.Executions = []*Execution{} },
 			func(n *StoreAgent, e *Execution) { n.Edges.Executions = append(n.Edges.Executions, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withInstalls; query != nil {
+		if err := _q.loadInstalls(ctx, query, nodes,
+			func(n *StoreAgent) { n.Edges.Installs = []*StoreInstall{} },
+			func(n *StoreAgent, e *StoreInstall) { n.Edges.Installs = append(n.Edges.Installs, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withSubscriptions; query != nil {
+		if err := _q.loadSubscriptions(ctx, query, nodes,
+			func(n *StoreAgent) { n.Edges.Subscriptions = []*StoreSubscription{} },
+			func(n *StoreAgent, e *StoreSubscription) { n.Edges.Subscriptions = append(n.Edges.Subscriptions, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -495,6 +583,66 @@ func (_q *StoreAgentQuery) loadExecutions(ctx context.Context, query *ExecutionQ
 	}
 	query.Where(predicate.Execution(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(storeagent.ExecutionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.AgentID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *StoreAgentQuery) loadInstalls(ctx context.Context, query *StoreInstallQuery, nodes []*StoreAgent, init func(*StoreAgent), assign func(*StoreAgent, *StoreInstall)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*StoreAgent)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(storeinstall.FieldAgentID)
+	}
+	query.Where(predicate.StoreInstall(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(storeagent.InstallsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.AgentID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *StoreAgentQuery) loadSubscriptions(ctx context.Context, query *StoreSubscriptionQuery, nodes []*StoreAgent, init func(*StoreAgent), assign func(*StoreAgent, *StoreSubscription)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*StoreAgent)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(storesubscription.FieldAgentID)
+	}
+	query.Where(predicate.StoreSubscription(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(storeagent.SubscriptionsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 )
 
 // StoreAgentUpdate is the builder for updating StoreAgent entities.
@@ -159,12 +161,6 @@ func (_u *StoreAgentUpdate) SetNillablePricingModel(v *string) *StoreAgentUpdate
 	return _u
 }
 
-// ClearPricingModel clears the value of the "pricing_model" field.
-func (_u *StoreAgentUpdate) ClearPricingModel() *StoreAgentUpdate {
-	_u.mutation.ClearPricingModel()
-	return _u
-}
-
 // SetPricePerTask sets the "price_per_task" field.
 func (_u *StoreAgentUpdate) SetPricePerTask(v float64) *StoreAgentUpdate {
 	_u.mutation.ResetPricePerTask()
@@ -201,7 +197,7 @@ func (_u *StoreAgentUpdate) SetNillableCurrency(v *string) *StoreAgentUpdate {
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (_u *StoreAgentUpdate) SetPricingConfig(v map[string]interface{}) *StoreAgentUpdate {
+func (_u *StoreAgentUpdate) SetPricingConfig(v *schema.PricingConfig) *StoreAgentUpdate {
 	_u.mutation.SetPricingConfig(v)
 	return _u
 }
@@ -318,9 +314,15 @@ func (_u *StoreAgentUpdate) SetNillableVersion(v *string) *StoreAgentUpdate {
 	return _u
 }
 
-// ClearVersion clears the value of the "version" field.
-func (_u *StoreAgentUpdate) ClearVersion() *StoreAgentUpdate {
-	_u.mutation.ClearVersion()
+// SetChangelog sets the "changelog" field.
+func (_u *StoreAgentUpdate) SetChangelog(v []schema.ChangelogEntry) *StoreAgentUpdate {
+	_u.mutation.SetChangelog(v)
+	return _u
+}
+
+// AppendChangelog appends value to the "changelog" field.
+func (_u *StoreAgentUpdate) AppendChangelog(v []schema.ChangelogEntry) *StoreAgentUpdate {
+	_u.mutation.AppendChangelog(v)
 	return _u
 }
 
@@ -687,6 +689,69 @@ func (_u *StoreAgentUpdate) AddRatingCount(v int) *StoreAgentUpdate {
 	return _u
 }
 
+// SetInstallCount sets the "install_count" field.
+func (_u *StoreAgentUpdate) SetInstallCount(v int) *StoreAgentUpdate {
+	_u.mutation.ResetInstallCount()
+	_u.mutation.SetInstallCount(v)
+	return _u
+}
+
+// SetNillableInstallCount sets the "install_count" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableInstallCount(v *int) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetInstallCount(*v)
+	}
+	return _u
+}
+
+// AddInstallCount adds value to the "install_count" field.
+func (_u *StoreAgentUpdate) AddInstallCount(v int) *StoreAgentUpdate {
+	_u.mutation.AddInstallCount(v)
+	return _u
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (_u *StoreAgentUpdate) SetSubscriberCount(v int) *StoreAgentUpdate {
+	_u.mutation.ResetSubscriberCount()
+	_u.mutation.SetSubscriberCount(v)
+	return _u
+}
+
+// SetNillableSubscriberCount sets the "subscriber_count" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableSubscriberCount(v *int) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetSubscriberCount(*v)
+	}
+	return _u
+}
+
+// AddSubscriberCount adds value to the "subscriber_count" field.
+func (_u *StoreAgentUpdate) AddSubscriberCount(v int) *StoreAgentUpdate {
+	_u.mutation.AddSubscriberCount(v)
+	return _u
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (_u *StoreAgentUpdate) SetExecutionCount(v int) *StoreAgentUpdate {
+	_u.mutation.ResetExecutionCount()
+	_u.mutation.SetExecutionCount(v)
+	return _u
+}
+
+// SetNillableExecutionCount sets the "execution_count" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableExecutionCount(v *int) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetExecutionCount(*v)
+	}
+	return _u
+}
+
+// AddExecutionCount adds value to the "execution_count" field.
+func (_u *StoreAgentUpdate) AddExecutionCount(v int) *StoreAgentUpdate {
+	_u.mutation.AddExecutionCount(v)
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdate) AddExecutionIDs(ids ...string) *StoreAgentUpdate {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -700,6 +765,36 @@ func (_u *StoreAgentUpdate) AddExecutions(v ...*Execution) *StoreAgentUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddExecutionIDs(ids...)
+}
+
+// AddInstallIDs adds the "installs" edge to the StoreInstall entity by IDs.
+func (_u *StoreAgentUpdate) AddInstallIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.AddInstallIDs(ids...)
+	return _u
+}
+
+// AddInstalls adds the "installs" edges to the StoreInstall entity.
+func (_u *StoreAgentUpdate) AddInstalls(v ...*StoreInstall) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddInstallIDs(ids...)
+}
+
+// AddSubscriptionIDs adds the "subscriptions" edge to the StoreSubscription entity by IDs.
+func (_u *StoreAgentUpdate) AddSubscriptionIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.AddSubscriptionIDs(ids...)
+	return _u
+}
+
+// AddSubscriptions adds the "subscriptions" edges to the StoreSubscription entity.
+func (_u *StoreAgentUpdate) AddSubscriptions(v ...*StoreSubscription) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddSubscriptionIDs(ids...)
 }
 
 // Mutation returns the StoreAgentMutation object of the builder.
@@ -726,6 +821,48 @@ func (_u *StoreAgentUpdate) RemoveExecutions(v ...*Execution) *StoreAgentUpdate 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveExecutionIDs(ids...)
+}
+
+// ClearInstalls clears all "installs" edges to the StoreInstall entity.
+func (_u *StoreAgentUpdate) ClearInstalls() *StoreAgentUpdate {
+	_u.mutation.ClearInstalls()
+	return _u
+}
+
+// RemoveInstallIDs removes the "installs" edge to StoreInstall entities by IDs.
+func (_u *StoreAgentUpdate) RemoveInstallIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.RemoveInstallIDs(ids...)
+	return _u
+}
+
+// RemoveInstalls removes "installs" edges to StoreInstall entities.
+func (_u *StoreAgentUpdate) RemoveInstalls(v ...*StoreInstall) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveInstallIDs(ids...)
+}
+
+// ClearSubscriptions clears all "subscriptions" edges to the StoreSubscription entity.
+func (_u *StoreAgentUpdate) ClearSubscriptions() *StoreAgentUpdate {
+	_u.mutation.ClearSubscriptions()
+	return _u
+}
+
+// RemoveSubscriptionIDs removes the "subscriptions" edge to StoreSubscription entities by IDs.
+func (_u *StoreAgentUpdate) RemoveSubscriptionIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.RemoveSubscriptionIDs(ids...)
+	return _u
+}
+
+// RemoveSubscriptions removes "subscriptions" edges to StoreSubscription entities.
+func (_u *StoreAgentUpdate) RemoveSubscriptions(v ...*StoreSubscription) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveSubscriptionIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -855,9 +992,6 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.PricingModel(); ok {
 		_spec.SetField(storeagent.FieldPricingModel, field.TypeString, value)
 	}
-	if _u.mutation.PricingModelCleared() {
-		_spec.ClearField(storeagent.FieldPricingModel, field.TypeString)
-	}
 	if value, ok := _u.mutation.PricePerTask(); ok {
 		_spec.SetField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
 	}
@@ -910,8 +1044,13 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.Version(); ok {
 		_spec.SetField(storeagent.FieldVersion, field.TypeString, value)
 	}
-	if _u.mutation.VersionCleared() {
-		_spec.ClearField(storeagent.FieldVersion, field.TypeString)
+	if value, ok := _u.mutation.Changelog(); ok {
+		_spec.SetField(storeagent.FieldChangelog, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedChangelog(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, storeagent.FieldChangelog, value)
+		})
 	}
 	if value, ok := _u.mutation.AccessPasswordHash(); ok {
 		_spec.SetField(storeagent.FieldAccessPasswordHash, field.TypeString, value)
@@ -1023,6 +1162,24 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.AddedRatingCount(); ok {
 		_spec.AddField(storeagent.FieldRatingCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.InstallCount(); ok {
+		_spec.SetField(storeagent.FieldInstallCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedInstallCount(); ok {
+		_spec.AddField(storeagent.FieldInstallCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.SubscriberCount(); ok {
+		_spec.SetField(storeagent.FieldSubscriberCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSubscriberCount(); ok {
+		_spec.AddField(storeagent.FieldSubscriberCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ExecutionCount(); ok {
+		_spec.SetField(storeagent.FieldExecutionCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedExecutionCount(); ok {
+		_spec.AddField(storeagent.FieldExecutionCount, field.TypeInt, value)
+	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -1061,6 +1218,96 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(execution.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.InstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedInstallsIDs(); len(nodes) > 0 && !_u.mutation.InstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.SubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedSubscriptionsIDs(); len(nodes) > 0 && !_u.mutation.SubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.SubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -1216,12 +1463,6 @@ func (_u *StoreAgentUpdateOne) SetNillablePricingModel(v *string) *StoreAgentUpd
 	return _u
 }
 
-// ClearPricingModel clears the value of the "pricing_model" field.
-func (_u *StoreAgentUpdateOne) ClearPricingModel() *StoreAgentUpdateOne {
-	_u.mutation.ClearPricingModel()
-	return _u
-}
-
 // SetPricePerTask sets the "price_per_task" field.
 func (_u *StoreAgentUpdateOne) SetPricePerTask(v float64) *StoreAgentUpdateOne {
 	_u.mutation.ResetPricePerTask()
@@ -1258,7 +1499,7 @@ func (_u *StoreAgentUpdateOne) SetNillableCurrency(v *string) *StoreAgentUpdateO
 }
 
 // SetPricingConfig sets the "pricing_config" field.
-func (_u *StoreAgentUpdateOne) SetPricingConfig(v map[string]interface{}) *StoreAgentUpdateOne {
+func (_u *StoreAgentUpdateOne) SetPricingConfig(v *schema.PricingConfig) *StoreAgentUpdateOne {
 	_u.mutation.SetPricingConfig(v)
 	return _u
 }
@@ -1375,9 +1616,15 @@ func (_u *StoreAgentUpdateOne) SetNillableVersion(v *string) *StoreAgentUpdateOn
 	return _u
 }
 
-// ClearVersion clears the value of the "version" field.
-func (_u *StoreAgentUpdateOne) ClearVersion() *StoreAgentUpdateOne {
-	_u.mutation.ClearVersion()
+// SetChangelog sets the "changelog" field.
+func (_u *StoreAgentUpdateOne) SetChangelog(v []schema.ChangelogEntry) *StoreAgentUpdateOne {
+	_u.mutation.SetChangelog(v)
+	return _u
+}
+
+// AppendChangelog appends value to the "changelog" field.
+func (_u *StoreAgentUpdateOne) AppendChangelog(v []schema.ChangelogEntry) *StoreAgentUpdateOne {
+	_u.mutation.AppendChangelog(v)
 	return _u
 }
 
@@ -1744,6 +1991,69 @@ func (_u *StoreAgentUpdateOne) AddRatingCount(v int) *StoreAgentUpdateOne {
 	return _u
 }
 
+// SetInstallCount sets the "install_count" field.
+func (_u *StoreAgentUpdateOne) SetInstallCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.ResetInstallCount()
+	_u.mutation.SetInstallCount(v)
+	return _u
+}
+
+// SetNillableInstallCount sets the "install_count" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableInstallCount(v *int) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetInstallCount(*v)
+	}
+	return _u
+}
+
+// AddInstallCount adds value to the "install_count" field.
+func (_u *StoreAgentUpdateOne) AddInstallCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.AddInstallCount(v)
+	return _u
+}
+
+// SetSubscriberCount sets the "subscriber_count" field.
+func (_u *StoreAgentUpdateOne) SetSubscriberCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.ResetSubscriberCount()
+	_u.mutation.SetSubscriberCount(v)
+	return _u
+}
+
+// SetNillableSubscriberCount sets the "subscriber_count" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableSubscriberCount(v *int) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetSubscriberCount(*v)
+	}
+	return _u
+}
+
+// AddSubscriberCount adds value to the "subscriber_count" field.
+func (_u *StoreAgentUpdateOne) AddSubscriberCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.AddSubscriberCount(v)
+	return _u
+}
+
+// SetExecutionCount sets the "execution_count" field.
+func (_u *StoreAgentUpdateOne) SetExecutionCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.ResetExecutionCount()
+	_u.mutation.SetExecutionCount(v)
+	return _u
+}
+
+// SetNillableExecutionCount sets the "execution_count" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableExecutionCount(v *int) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetExecutionCount(*v)
+	}
+	return _u
+}
+
+// AddExecutionCount adds value to the "execution_count" field.
+func (_u *StoreAgentUpdateOne) AddExecutionCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.AddExecutionCount(v)
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdateOne) AddExecutionIDs(ids ...string) *StoreAgentUpdateOne {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -1757,6 +2067,36 @@ func (_u *StoreAgentUpdateOne) AddExecutions(v ...*Execution) *StoreAgentUpdateO
 		ids[i] = v[i].ID
 	}
 	return _u.AddExecutionIDs(ids...)
+}
+
+// AddInstallIDs adds the "installs" edge to the StoreInstall entity by IDs.
+func (_u *StoreAgentUpdateOne) AddInstallIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.AddInstallIDs(ids...)
+	return _u
+}
+
+// AddInstalls adds the "installs" edges to the StoreInstall entity.
+func (_u *StoreAgentUpdateOne) AddInstalls(v ...*StoreInstall) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddInstallIDs(ids...)
+}
+
+// AddSubscriptionIDs adds the "subscriptions" edge to the StoreSubscription entity by IDs.
+func (_u *StoreAgentUpdateOne) AddSubscriptionIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.AddSubscriptionIDs(ids...)
+	return _u
+}
+
+// AddSubscriptions adds the "subscriptions" edges to the StoreSubscription entity.
+func (_u *StoreAgentUpdateOne) AddSubscriptions(v ...*StoreSubscription) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddSubscriptionIDs(ids...)
 }
 
 // Mutation returns the StoreAgentMutation object of the builder.
@@ -1783,6 +2123,48 @@ func (_u *StoreAgentUpdateOne) RemoveExecutions(v ...*Execution) *StoreAgentUpda
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveExecutionIDs(ids...)
+}
+
+// ClearInstalls clears all "installs" edges to the StoreInstall entity.
+func (_u *StoreAgentUpdateOne) ClearInstalls() *StoreAgentUpdateOne {
+	_u.mutation.ClearInstalls()
+	return _u
+}
+
+// RemoveInstallIDs removes the "installs" edge to StoreInstall entities by IDs.
+func (_u *StoreAgentUpdateOne) RemoveInstallIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.RemoveInstallIDs(ids...)
+	return _u
+}
+
+// RemoveInstalls removes "installs" edges to StoreInstall entities.
+func (_u *StoreAgentUpdateOne) RemoveInstalls(v ...*StoreInstall) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveInstallIDs(ids...)
+}
+
+// ClearSubscriptions clears all "subscriptions" edges to the StoreSubscription entity.
+func (_u *StoreAgentUpdateOne) ClearSubscriptions() *StoreAgentUpdateOne {
+	_u.mutation.ClearSubscriptions()
+	return _u
+}
+
+// RemoveSubscriptionIDs removes the "subscriptions" edge to StoreSubscription entities by IDs.
+func (_u *StoreAgentUpdateOne) RemoveSubscriptionIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.RemoveSubscriptionIDs(ids...)
+	return _u
+}
+
+// RemoveSubscriptions removes "subscriptions" edges to StoreSubscription entities.
+func (_u *StoreAgentUpdateOne) RemoveSubscriptions(v ...*StoreSubscription) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveSubscriptionIDs(ids...)
 }
 
 // Where appends a list predicates to the StoreAgentUpdate builder.
@@ -1942,9 +2324,6 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	if value, ok := _u.mutation.PricingModel(); ok {
 		_spec.SetField(storeagent.FieldPricingModel, field.TypeString, value)
 	}
-	if _u.mutation.PricingModelCleared() {
-		_spec.ClearField(storeagent.FieldPricingModel, field.TypeString)
-	}
 	if value, ok := _u.mutation.PricePerTask(); ok {
 		_spec.SetField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
 	}
@@ -1997,8 +2376,13 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	if value, ok := _u.mutation.Version(); ok {
 		_spec.SetField(storeagent.FieldVersion, field.TypeString, value)
 	}
-	if _u.mutation.VersionCleared() {
-		_spec.ClearField(storeagent.FieldVersion, field.TypeString)
+	if value, ok := _u.mutation.Changelog(); ok {
+		_spec.SetField(storeagent.FieldChangelog, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedChangelog(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, storeagent.FieldChangelog, value)
+		})
 	}
 	if value, ok := _u.mutation.AccessPasswordHash(); ok {
 		_spec.SetField(storeagent.FieldAccessPasswordHash, field.TypeString, value)
@@ -2110,6 +2494,24 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	if value, ok := _u.mutation.AddedRatingCount(); ok {
 		_spec.AddField(storeagent.FieldRatingCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.InstallCount(); ok {
+		_spec.SetField(storeagent.FieldInstallCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedInstallCount(); ok {
+		_spec.AddField(storeagent.FieldInstallCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.SubscriberCount(); ok {
+		_spec.SetField(storeagent.FieldSubscriberCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSubscriberCount(); ok {
+		_spec.AddField(storeagent.FieldSubscriberCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ExecutionCount(); ok {
+		_spec.SetField(storeagent.FieldExecutionCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedExecutionCount(); ok {
+		_spec.AddField(storeagent.FieldExecutionCount, field.TypeInt, value)
+	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -2148,6 +2550,96 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(execution.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.InstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedInstallsIDs(); len(nodes) > 0 && !_u.mutation.InstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.InstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.InstallsTable,
+			Columns: []string{storeagent.InstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.SubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedSubscriptionsIDs(); len(nodes) > 0 && !_u.mutation.SubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.SubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.SubscriptionsTable,
+			Columns: []string{storeagent.SubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -30,6 +30,8 @@ type Tx struct {
 	Contact *ContactClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// MemoryEntry is the client for interacting with the MemoryEntry builders.
+	MemoryEntry *MemoryEntryClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -38,6 +40,10 @@ type Tx struct {
 	Setting *SettingClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
+	// StoreInstall is the client for interacting with the StoreInstall builders.
+	StoreInstall *StoreInstallClient
+	// StoreSubscription is the client for interacting with the StoreSubscription builders.
+	StoreSubscription *StoreSubscriptionClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
@@ -183,10 +189,13 @@ func (tx *Tx) init() {
 	tx.ChecklistItem = NewChecklistItemClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.StoreAgent = NewStoreAgentClient(tx.config)
+	tx.StoreInstall = NewStoreInstallClient(tx.config)
+	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)
 	tx.StreamEvent = NewStreamEventClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

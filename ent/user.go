@@ -70,9 +70,15 @@ type UserEdges struct {
 	WebhookDeliveries []*WebhookDelivery `json:"webhook_deliveries,omitempty"`
 	// StreamEvents holds the value of the stream_events edge.
 	StreamEvents []*StreamEvent `json:"stream_events,omitempty"`
+	// StoreInstalls holds the value of the store_installs edge.
+	StoreInstalls []*StoreInstall `json:"store_installs,omitempty"`
+	// StoreSubscriptions holds the value of the store_subscriptions edge.
+	StoreSubscriptions []*StoreSubscription `json:"store_subscriptions,omitempty"`
+	// MemoryEntries holds the value of the memory_entries edge.
+	MemoryEntries []*MemoryEntry `json:"memory_entries,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [14]bool
+	loadedTypes [17]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -201,6 +207,33 @@ func (e UserEdges) StreamEventsOrErr() ([]*StreamEvent, error) {
 		return e.StreamEvents, nil
 	}
 	return nil, &NotLoadedError{edge: "stream_events"}
+}
+
+// StoreInstallsOrErr returns the StoreInstalls value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) StoreInstallsOrErr() ([]*StoreInstall, error) {
+	if e.loadedTypes[14] {
+		return e.StoreInstalls, nil
+	}
+	return nil, &NotLoadedError{edge: "store_installs"}
+}
+
+// StoreSubscriptionsOrErr returns the StoreSubscriptions value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) StoreSubscriptionsOrErr() ([]*StoreSubscription, error) {
+	if e.loadedTypes[15] {
+		return e.StoreSubscriptions, nil
+	}
+	return nil, &NotLoadedError{edge: "store_subscriptions"}
+}
+
+// MemoryEntriesOrErr returns the MemoryEntries value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
+	if e.loadedTypes[16] {
+		return e.MemoryEntries, nil
+	}
+	return nil, &NotLoadedError{edge: "memory_entries"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -363,6 +396,21 @@ func (_m *User) QueryWebhookDeliveries() *WebhookDeliveryQuery {
 // QueryStreamEvents queries the "stream_events" edge of the User entity.
 func (_m *User) QueryStreamEvents() *StreamEventQuery {
 	return NewUserClient(_m.config).QueryStreamEvents(_m)
+}
+
+// QueryStoreInstalls queries the "store_installs" edge of the User entity.
+func (_m *User) QueryStoreInstalls() *StoreInstallQuery {
+	return NewUserClient(_m.config).QueryStoreInstalls(_m)
+}
+
+// QueryStoreSubscriptions queries the "store_subscriptions" edge of the User entity.
+func (_m *User) QueryStoreSubscriptions() *StoreSubscriptionQuery {
+	return NewUserClient(_m.config).QueryStoreSubscriptions(_m)
+}
+
+// QueryMemoryEntries queries the "memory_entries" edge of the User entity.
+func (_m *User) QueryMemoryEntries() *MemoryEntryQuery {
+	return NewUserClient(_m.config).QueryMemoryEntries(_m)
 }
 
 // Update returns a builder for updating this User.

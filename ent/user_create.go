@@ -20,10 +20,13 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -343,6 +346,51 @@ func (_c *UserCreate) AddStreamEvents(v ...*StreamEvent) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddStreamEventIDs(ids...)
+}
+
+// AddStoreInstallIDs adds the "store_installs" edge to the StoreInstall entity by IDs.
+func (_c *UserCreate) AddStoreInstallIDs(ids ...string) *UserCreate {
+	_c.mutation.AddStoreInstallIDs(ids...)
+	return _c
+}
+
+// AddStoreInstalls adds the "store_installs" edges to the StoreInstall entity.
+func (_c *UserCreate) AddStoreInstalls(v ...*StoreInstall) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddStoreInstallIDs(ids...)
+}
+
+// AddStoreSubscriptionIDs adds the "store_subscriptions" edge to the StoreSubscription entity by IDs.
+func (_c *UserCreate) AddStoreSubscriptionIDs(ids ...string) *UserCreate {
+	_c.mutation.AddStoreSubscriptionIDs(ids...)
+	return _c
+}
+
+// AddStoreSubscriptions adds the "store_subscriptions" edges to the StoreSubscription entity.
+func (_c *UserCreate) AddStoreSubscriptions(v ...*StoreSubscription) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddStoreSubscriptionIDs(ids...)
+}
+
+// AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by IDs.
+func (_c *UserCreate) AddMemoryEntryIDs(ids ...string) *UserCreate {
+	_c.mutation.AddMemoryEntryIDs(ids...)
+	return _c
+}
+
+// AddMemoryEntries adds the "memory_entries" edges to the MemoryEntry entity.
+func (_c *UserCreate) AddMemoryEntries(v ...*MemoryEntry) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddMemoryEntryIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -731,6 +779,54 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.StoreInstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.StoreSubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.MemoryEntriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -21,11 +21,14 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -34,25 +37,28 @@ import (
 // UserQuery is the builder for querying User entities.
 type UserQuery struct {
 	config
-	ctx                   *QueryContext
-	order                 []user.OrderOption
-	inters                []Interceptor
-	predicates            []predicate.User
-	withSessions          *SessionQuery
-	withAPIKeys           *APIKeyQuery
-	withSettings          *SettingQuery
-	withQueueItems        *QueueItemQuery
-	withCards             *CardQuery
-	withChecklistItems    *ChecklistItemQuery
-	withContacts          *ContactQuery
-	withCardContacts      *CardContactQuery
-	withChatMessages      *ChatMessageQuery
-	withActivityEntries   *ActivityEntryQuery
-	withStoreAgents       *StoreAgentQuery
-	withExecutions        *ExecutionQuery
-	withWebhookDeliveries *WebhookDeliveryQuery
-	withStreamEvents      *StreamEventQuery
-	modifiers             []func(*sql.Selector)
+	ctx                    *QueryContext
+	order                  []user.OrderOption
+	inters                 []Interceptor
+	predicates             []predicate.User
+	withSessions           *SessionQuery
+	withAPIKeys            *APIKeyQuery
+	withSettings           *SettingQuery
+	withQueueItems         *QueueItemQuery
+	withCards              *CardQuery
+	withChecklistItems     *ChecklistItemQuery
+	withContacts           *ContactQuery
+	withCardContacts       *CardContactQuery
+	withChatMessages       *ChatMessageQuery
+	withActivityEntries    *ActivityEntryQuery
+	withStoreAgents        *StoreAgentQuery
+	withExecutions         *ExecutionQuery
+	withWebhookDeliveries  *WebhookDeliveryQuery
+	withStreamEvents       *StreamEventQuery
+	withStoreInstalls      *StoreInstallQuery
+	withStoreSubscriptions *StoreSubscriptionQuery
+	withMemoryEntries      *MemoryEntryQuery
+	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -397,6 +403,72 @@ func (_q *UserQuery) QueryStreamEvents() *StreamEventQuery {
 	return query
 }
 
+// QueryStoreInstalls chains the current query on the "store_installs" edge.
+func (_q *UserQuery) QueryStoreInstalls() *StoreInstallQuery {
+	query := (&StoreInstallClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(storeinstall.Table, storeinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StoreInstallsTable, user.StoreInstallsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryStoreSubscriptions chains the current query on the "store_subscriptions" edge.
+func (_q *UserQuery) QueryStoreSubscriptions() *StoreSubscriptionQuery {
+	query := (&StoreSubscriptionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StoreSubscriptionsTable, user.StoreSubscriptionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryMemoryEntries chains the current query on the "memory_entries" edge.
+func (_q *UserQuery) QueryMemoryEntries() *MemoryEntryQuery {
+	query := (&MemoryEntryClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(memoryentry.Table, memoryentry.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.MemoryEntriesTable, user.MemoryEntriesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -584,25 +656,28 @@ func (_q *UserQuery) Clone() *UserQuery {
 		return nil
 	}
 	return &UserQuery{
-		config:                _q.config,
-		ctx:                   _q.ctx.Clone(),
-		order:                 append([]user.OrderOption{}, _q.order...),
-		inters:                append([]Interceptor{}, _q.inters...),
-		predicates:            append([]predicate.User{}, _q.predicates...),
-		withSessions:          _q.withSessions.Clone(),
-		withAPIKeys:           _q.withAPIKeys.Clone(),
-		withSettings:          _q.withSettings.Clone(),
-		withQueueItems:        _q.withQueueItems.Clone(),
-		withCards:             _q.withCards.Clone(),
-		withChecklistItems:    _q.withChecklistItems.Clone(),
-		withContacts:          _q.withContacts.Clone(),
-		withCardContacts:      _q.withCardContacts.Clone(),
-		withChatMessages:      _q.withChatMessages.Clone(),
-		withActivityEntries:   _q.withActivityEntries.Clone(),
-		withStoreAgents:       _q.withStoreAgents.Clone(),
-		withExecutions:        _q.withExecutions.Clone(),
-		withWebhookDeliveries: _q.withWebhookDeliveries.Clone(),
-		withStreamEvents:      _q.withStreamEvents.Clone(),
+		config:                 _q.config,
+		ctx:                    _q.ctx.Clone(),
+		order:                  append([]user.OrderOption{}, _q.order...),
+		inters:                 append([]Interceptor{}, _q.inters...),
+		predicates:             append([]predicate.User{}, _q.predicates...),
+		withSessions:           _q.withSessions.Clone(),
+		withAPIKeys:            _q.withAPIKeys.Clone(),
+		withSettings:           _q.withSettings.Clone(),
+		withQueueItems:         _q.withQueueItems.Clone(),
+		withCards:              _q.withCards.Clone(),
+		withChecklistItems:     _q.withChecklistItems.Clone(),
+		withContacts:           _q.withContacts.Clone(),
+		withCardContacts:       _q.withCardContacts.Clone(),
+		withChatMessages:       _q.withChatMessages.Clone(),
+		withActivityEntries:    _q.withActivityEntries.Clone(),
+		withStoreAgents:        _q.withStoreAgents.Clone(),
+		withExecutions:         _q.withExecutions.Clone(),
+		withWebhookDeliveries:  _q.withWebhookDeliveries.Clone(),
+		withStreamEvents:       _q.withStreamEvents.Clone(),
+		withStoreInstalls:      _q.withStoreInstalls.Clone(),
+		withStoreSubscriptions: _q.withStoreSubscriptions.Clone(),
+		withMemoryEntries:      _q.withMemoryEntries.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -763,6 +838,39 @@ func (_q *UserQuery) WithStreamEvents(opts ...func(*StreamEventQuery)) *UserQuer
 	return _q
 }
 
+// WithStoreInstalls tells the query-builder to eager-load the nodes that are connected to
+// the "store_installs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithStoreInstalls(opts ...func(*StoreInstallQuery)) *UserQuery {
+	query := (&StoreInstallClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withStoreInstalls = query
+	return _q
+}
+
+// WithStoreSubscriptions tells the query-builder to eager-load the nodes that are connected to
+// the "store_subscriptions" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithStoreSubscriptions(opts ...func(*StoreSubscriptionQuery)) *UserQuery {
+	query := (&StoreSubscriptionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withStoreSubscriptions = query
+	return _q
+}
+
+// WithMemoryEntries tells the query-builder to eager-load the nodes that are connected to
+// the "memory_entries" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithMemoryEntries(opts ...func(*MemoryEntryQuery)) *UserQuery {
+	query := (&MemoryEntryClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withMemoryEntries = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -841,7 +949,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [14]bool{
+		loadedTypes = [17]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -856,6 +964,9 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withExecutions != nil,
 			_q.withWebhookDeliveries != nil,
 			_q.withStreamEvents != nil,
+			_q.withStoreInstalls != nil,
+			_q.withStoreSubscriptions != nil,
+			_q.withMemoryEntries != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -973,6 +1084,29 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadStreamEvents(ctx, query, nodes,
 			func(n *User) { n.Edges.StreamEvents = []*StreamEvent{} },
 			func(n *User, e *StreamEvent) { n.Edges.StreamEvents = append(n.Edges.StreamEvents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withStoreInstalls; query != nil {
+		if err := _q.loadStoreInstalls(ctx, query, nodes,
+			func(n *User) { n.Edges.StoreInstalls = []*StoreInstall{} },
+			func(n *User, e *StoreInstall) { n.Edges.StoreInstalls = append(n.Edges.StoreInstalls, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withStoreSubscriptions; query != nil {
+		if err := _q.loadStoreSubscriptions(ctx, query, nodes,
+			func(n *User) { n.Edges.StoreSubscriptions = []*StoreSubscription{} },
+			func(n *User, e *StoreSubscription) {
+				n.Edges.StoreSubscriptions = append(n.Edges.StoreSubscriptions, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withMemoryEntries; query != nil {
+		if err := _q.loadMemoryEntries(ctx, query, nodes,
+			func(n *User) { n.Edges.MemoryEntries = []*MemoryEntry{} },
+			func(n *User, e *MemoryEntry) { n.Edges.MemoryEntries = append(n.Edges.MemoryEntries, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1381,6 +1515,96 @@ func (_q *UserQuery) loadStreamEvents(ctx context.Context, query *StreamEventQue
 	}
 	query.Where(predicate.StreamEvent(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.StreamEventsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadStoreInstalls(ctx context.Context, query *StoreInstallQuery, nodes []*User, init func(*User), assign func(*User, *StoreInstall)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(storeinstall.FieldUserID)
+	}
+	query.Where(predicate.StoreInstall(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.StoreInstallsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadStoreSubscriptions(ctx context.Context, query *StoreSubscriptionQuery, nodes []*User, init func(*User), assign func(*User, *StoreSubscription)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(storesubscription.FieldUserID)
+	}
+	query.Where(predicate.StoreSubscription(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.StoreSubscriptionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadMemoryEntries(ctx context.Context, query *MemoryEntryQuery, nodes []*User, init func(*User), assign func(*User, *MemoryEntry)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(memoryentry.FieldUserID)
+	}
+	query.Where(predicate.MemoryEntry(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.MemoryEntriesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -19,11 +19,14 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -352,6 +355,51 @@ func (_u *UserUpdate) AddStreamEvents(v ...*StreamEvent) *UserUpdate {
 	return _u.AddStreamEventIDs(ids...)
 }
 
+// AddStoreInstallIDs adds the "store_installs" edge to the StoreInstall entity by IDs.
+func (_u *UserUpdate) AddStoreInstallIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddStoreInstallIDs(ids...)
+	return _u
+}
+
+// AddStoreInstalls adds the "store_installs" edges to the StoreInstall entity.
+func (_u *UserUpdate) AddStoreInstalls(v ...*StoreInstall) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStoreInstallIDs(ids...)
+}
+
+// AddStoreSubscriptionIDs adds the "store_subscriptions" edge to the StoreSubscription entity by IDs.
+func (_u *UserUpdate) AddStoreSubscriptionIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddStoreSubscriptionIDs(ids...)
+	return _u
+}
+
+// AddStoreSubscriptions adds the "store_subscriptions" edges to the StoreSubscription entity.
+func (_u *UserUpdate) AddStoreSubscriptions(v ...*StoreSubscription) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStoreSubscriptionIDs(ids...)
+}
+
+// AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by IDs.
+func (_u *UserUpdate) AddMemoryEntryIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddMemoryEntryIDs(ids...)
+	return _u
+}
+
+// AddMemoryEntries adds the "memory_entries" edges to the MemoryEntry entity.
+func (_u *UserUpdate) AddMemoryEntries(v ...*MemoryEntry) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddMemoryEntryIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -634,6 +682,69 @@ func (_u *UserUpdate) RemoveStreamEvents(v ...*StreamEvent) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveStreamEventIDs(ids...)
+}
+
+// ClearStoreInstalls clears all "store_installs" edges to the StoreInstall entity.
+func (_u *UserUpdate) ClearStoreInstalls() *UserUpdate {
+	_u.mutation.ClearStoreInstalls()
+	return _u
+}
+
+// RemoveStoreInstallIDs removes the "store_installs" edge to StoreInstall entities by IDs.
+func (_u *UserUpdate) RemoveStoreInstallIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveStoreInstallIDs(ids...)
+	return _u
+}
+
+// RemoveStoreInstalls removes "store_installs" edges to StoreInstall entities.
+func (_u *UserUpdate) RemoveStoreInstalls(v ...*StoreInstall) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStoreInstallIDs(ids...)
+}
+
+// ClearStoreSubscriptions clears all "store_subscriptions" edges to the StoreSubscription entity.
+func (_u *UserUpdate) ClearStoreSubscriptions() *UserUpdate {
+	_u.mutation.ClearStoreSubscriptions()
+	return _u
+}
+
+// RemoveStoreSubscriptionIDs removes the "store_subscriptions" edge to StoreSubscription entities by IDs.
+func (_u *UserUpdate) RemoveStoreSubscriptionIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveStoreSubscriptionIDs(ids...)
+	return _u
+}
+
+// RemoveStoreSubscriptions removes "store_subscriptions" edges to StoreSubscription entities.
+func (_u *UserUpdate) RemoveStoreSubscriptions(v ...*StoreSubscription) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStoreSubscriptionIDs(ids...)
+}
+
+// ClearMemoryEntries clears all "memory_entries" edges to the MemoryEntry entity.
+func (_u *UserUpdate) ClearMemoryEntries() *UserUpdate {
+	_u.mutation.ClearMemoryEntries()
+	return _u
+}
+
+// RemoveMemoryEntryIDs removes the "memory_entries" edge to MemoryEntry entities by IDs.
+func (_u *UserUpdate) RemoveMemoryEntryIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveMemoryEntryIDs(ids...)
+	return _u
+}
+
+// RemoveMemoryEntries removes "memory_entries" edges to MemoryEntry entities.
+func (_u *UserUpdate) RemoveMemoryEntries(v ...*MemoryEntry) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveMemoryEntryIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1347,6 +1458,141 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.StoreInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStoreInstallsIDs(); len(nodes) > 0 && !_u.mutation.StoreInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StoreInstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StoreSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStoreSubscriptionsIDs(); len(nodes) > 0 && !_u.mutation.StoreSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StoreSubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.MemoryEntriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedMemoryEntriesIDs(); len(nodes) > 0 && !_u.mutation.MemoryEntriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.MemoryEntriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -1677,6 +1923,51 @@ func (_u *UserUpdateOne) AddStreamEvents(v ...*StreamEvent) *UserUpdateOne {
 	return _u.AddStreamEventIDs(ids...)
 }
 
+// AddStoreInstallIDs adds the "store_installs" edge to the StoreInstall entity by IDs.
+func (_u *UserUpdateOne) AddStoreInstallIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddStoreInstallIDs(ids...)
+	return _u
+}
+
+// AddStoreInstalls adds the "store_installs" edges to the StoreInstall entity.
+func (_u *UserUpdateOne) AddStoreInstalls(v ...*StoreInstall) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStoreInstallIDs(ids...)
+}
+
+// AddStoreSubscriptionIDs adds the "store_subscriptions" edge to the StoreSubscription entity by IDs.
+func (_u *UserUpdateOne) AddStoreSubscriptionIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddStoreSubscriptionIDs(ids...)
+	return _u
+}
+
+// AddStoreSubscriptions adds the "store_subscriptions" edges to the StoreSubscription entity.
+func (_u *UserUpdateOne) AddStoreSubscriptions(v ...*StoreSubscription) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStoreSubscriptionIDs(ids...)
+}
+
+// AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by IDs.
+func (_u *UserUpdateOne) AddMemoryEntryIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddMemoryEntryIDs(ids...)
+	return _u
+}
+
+// AddMemoryEntries adds the "memory_entries" edges to the MemoryEntry entity.
+func (_u *UserUpdateOne) AddMemoryEntries(v ...*MemoryEntry) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddMemoryEntryIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -1959,6 +2250,69 @@ func (_u *UserUpdateOne) RemoveStreamEvents(v ...*StreamEvent) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveStreamEventIDs(ids...)
+}
+
+// ClearStoreInstalls clears all "store_installs" edges to the StoreInstall entity.
+func (_u *UserUpdateOne) ClearStoreInstalls() *UserUpdateOne {
+	_u.mutation.ClearStoreInstalls()
+	return _u
+}
+
+// RemoveStoreInstallIDs removes the "store_installs" edge to StoreInstall entities by IDs.
+func (_u *UserUpdateOne) RemoveStoreInstallIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveStoreInstallIDs(ids...)
+	return _u
+}
+
+// RemoveStoreInstalls removes "store_installs" edges to StoreInstall entities.
+func (_u *UserUpdateOne) RemoveStoreInstalls(v ...*StoreInstall) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStoreInstallIDs(ids...)
+}
+
+// ClearStoreSubscriptions clears all "store_subscriptions" edges to the StoreSubscription entity.
+func (_u *UserUpdateOne) ClearStoreSubscriptions() *UserUpdateOne {
+	_u.mutation.ClearStoreSubscriptions()
+	return _u
+}
+
+// RemoveStoreSubscriptionIDs removes the "store_subscriptions" edge to StoreSubscription entities by IDs.
+func (_u *UserUpdateOne) RemoveStoreSubscriptionIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveStoreSubscriptionIDs(ids...)
+	return _u
+}
+
+// RemoveStoreSubscriptions removes "store_subscriptions" edges to StoreSubscription entities.
+func (_u *UserUpdateOne) RemoveStoreSubscriptions(v ...*StoreSubscription) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStoreSubscriptionIDs(ids...)
+}
+
+// ClearMemoryEntries clears all "memory_entries" edges to the MemoryEntry entity.
+func (_u *UserUpdateOne) ClearMemoryEntries() *UserUpdateOne {
+	_u.mutation.ClearMemoryEntries()
+	return _u
+}
+
+// RemoveMemoryEntryIDs removes the "memory_entries" edge to MemoryEntry entities by IDs.
+func (_u *UserUpdateOne) RemoveMemoryEntryIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveMemoryEntryIDs(ids...)
+	return _u
+}
+
+// RemoveMemoryEntries removes "memory_entries" edges to MemoryEntry entities.
+func (_u *UserUpdateOne) RemoveMemoryEntries(v ...*MemoryEntry) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveMemoryEntryIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -2695,6 +3049,141 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(streamevent.FieldID, field.TypeInt64),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StoreInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStoreInstallsIDs(); len(nodes) > 0 && !_u.mutation.StoreInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StoreInstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreInstallsTable,
+			Columns: []string{user.StoreInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StoreSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStoreSubscriptionsIDs(); len(nodes) > 0 && !_u.mutation.StoreSubscriptionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StoreSubscriptionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreSubscriptionsTable,
+			Columns: []string{user.StoreSubscriptionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.MemoryEntriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedMemoryEntriesIDs(); len(nodes) > 0 && !_u.mutation.MemoryEntriesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.MemoryEntriesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.MemoryEntriesTable,
+			Columns: []string{user.MemoryEntriesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -40,6 +41,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
+	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -65,6 +67,11 @@ type Config struct {
 	Heartbeat time.Duration
 	// LLM is the configured language model, nil when there is none.
 	LLM *llm.Client
+	// SecretKey is the instance key that seals stored secrets (store agent
+	// credentials); without one, listings that need a credential are refused.
+	SecretKey []byte
+	// ReviewPolicy is the store's review policy; zero-gate when empty.
+	ReviewPolicy store.ReviewPolicy
 }
 
 func (c *Config) defaults() {
@@ -100,6 +107,7 @@ type services struct {
 	keys     *keys.Service
 	queue    *queue.Service
 	settings *settings.Service
+	store    *store.Service
 	updates  *updates.Service
 }
 
@@ -144,6 +152,10 @@ func New(cfg Config) (*App, error) {
 	app := &App{Events: bus, closers: []func(){bus.Close}}
 	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
 	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
+	storeSvc, err := newStore(cfg, egressPolicy)
+	if err != nil {
+		return nil, err
+	}
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
@@ -154,6 +166,7 @@ func New(cfg Config) (*App, error) {
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
+		store:    storeSvc,
 		updates:  upd,
 	}
 	g := gate.New(table, resolver, cfg.Limits)
@@ -205,6 +218,25 @@ func onlyGET(next http.Handler) http.Handler {
 	})
 }
 
+// newStore builds the store service with the instance key, if any.
+func newStore(cfg Config, policy egress.Policy) (*store.Service, error) {
+	svc := &store.Service{DB: cfg.DB, Now: cfg.Now, Egress: policy, Policy: cfg.ReviewPolicy, BcryptCost: cfg.BcryptCost}
+	if svc.Policy == "" {
+		svc.Policy = store.ZeroGate
+	}
+	if _, err := store.ParsePolicy(string(svc.Policy)); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if len(cfg.SecretKey) > 0 {
+		box, err := secrets.New(cfg.SecretKey)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		svc.Secrets = box
+	}
+	return svc, nil
+}
+
 func connectOptions(cfg Config) []connect.HandlerOption {
 	opts := []connect.HandlerOption{
 		connect.WithInterceptors(httpapi.ConnectErrors()),
@@ -231,6 +263,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
+	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -242,6 +275,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.KeyServiceName,
 		switchboardv1connect.QueueServiceName,
 		switchboardv1connect.SettingsServiceName,
+		switchboardv1connect.StoreServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -275,6 +309,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterQueueServiceHandlerServer(ctx, gw, s.queue) },
 		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
+		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {

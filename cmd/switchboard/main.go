@@ -20,9 +20,11 @@ import (
 
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // version is set at release time with -ldflags "-X main.version=…".
@@ -88,6 +90,9 @@ type options struct {
 	llm           llm.Config
 	debugAddr     string
 	allowPrivate  bool
+	reviewPolicy  store.ReviewPolicy
+	// secretKey seals stored secrets; nil when none is configured.
+	secretKey []byte
 }
 
 func parseServe(args []string, stderr io.Writer) (options, error) {
@@ -124,9 +129,20 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 	}
 	fs.BoolVar(&o.allowPrivate, "allow-private-endpoints", allowPrivate,
 		"let webhooks reach private, loopback and link-local addresses (SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS)")
-	// The key comes only from the environment: a flag would show in ps.
+	policy := fs.String("review-policy", env("SWITCHBOARD_REVIEW_POLICY", string(store.ZeroGate)),
+		"store review policy: zero-gate or review (SWITCHBOARD_REVIEW_POLICY)")
+	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
+		"file holding the instance key that encrypts stored agent credentials: 32 random bytes in base64 or hex "+
+			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY)")
+	// The keys come only from the environment or a file: a flag would show in ps.
 	o.llm.APIKey = env("SWITCHBOARD_LLM_API_KEY", "")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.reviewPolicy, err = store.ParsePolicy(*policy); err != nil {
+		return o, err
+	}
+	if o.secretKey, err = secretKey(*keyFile, env("SWITCHBOARD_SECRET_KEY", "")); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -136,6 +152,32 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("limits and the heartbeat must be positive")
 	}
 	return o, nil
+}
+
+// secretKey reads the instance key from a file or the environment (one of
+// them); neither means none. Errors never quote the key.
+func secretKey(file, inline string) ([]byte, error) {
+	switch {
+	case file != "" && inline != "":
+		return nil, errors.New("set SWITCHBOARD_SECRET_KEY or --secret-key-file, not both")
+	case file != "":
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("secret key file: %w", err)
+		}
+		k, err := secrets.ParseKey(string(data))
+		if err != nil {
+			return nil, fmt.Errorf("secret key file %s: %w", file, err)
+		}
+		return k, nil
+	case inline != "":
+		k, err := secrets.ParseKey(inline)
+		if err != nil {
+			return nil, fmt.Errorf("SWITCHBOARD_SECRET_KEY: %w", err)
+		}
+		return k, nil
+	}
+	return nil, nil
 }
 
 func env(name, def string) string {
@@ -200,6 +242,7 @@ func serve(args []string, stderr io.Writer) error {
 		DB: database, Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
+		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 	})
 	if err != nil {
 		return err
@@ -221,7 +264,8 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString(),
-		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate)
+		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate,
+		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/server/servertest"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 func TestParseServeDefaultsAndEnv(t *testing.T) {
@@ -255,5 +256,49 @@ func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 	}
 	if err := json.NewDecoder(res.Body).Decode(&vars); err != nil || vars.Memstats.HeapInuse == 0 || vars.Memstats.StackInuse == 0 {
 		t.Fatalf("memstats: %+v, %v", vars.Memstats, err)
+	}
+}
+
+// RULINGS "Store, federation, MCP, A2A": the review policy is configuration
+// (flag and env), zero-gate by default; the instance key that encrypts agent
+// credentials comes from the environment or a file, never a flag value, and
+// errors never repeat it.
+func TestParseServeStoreOptions(t *testing.T) {
+	o, err := parseServe(nil, io.Discard)
+	if err != nil || o.reviewPolicy != store.ZeroGate || o.secretKey != nil {
+		t.Fatalf("defaults: policy %q key %v err %v", o.reviewPolicy, o.secretKey != nil, err)
+	}
+	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "review")
+	if o, err = parseServe(nil, io.Discard); err != nil || o.reviewPolicy != store.Review {
+		t.Fatalf("SWITCHBOARD_REVIEW_POLICY=review: %q %v", o.reviewPolicy, err)
+	}
+	if o, err = parseServe([]string{"--review-policy", "zero-gate"}, io.Discard); err != nil || o.reviewPolicy != store.ZeroGate {
+		t.Fatalf("--review-policy over the env: %q %v", o.reviewPolicy, err)
+	}
+	if _, err := parseServe([]string{"--review-policy", "lenient"}, io.Discard); err == nil {
+		t.Error("an unknown review policy was accepted")
+	}
+	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "")
+
+	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // 32 bytes
+	t.Setenv("SWITCHBOARD_SECRET_KEY", key)
+	if o, err = parseServe(nil, io.Discard); err != nil || string(o.secretKey) != "0123456789abcdef0123456789abcdef" {
+		t.Fatalf("SWITCHBOARD_SECRET_KEY: %q %v", o.secretKey, err)
+	}
+	file := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(file, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseServe([]string{"--secret-key-file", file}, io.Discard); err == nil {
+		t.Error("both a key file and SWITCHBOARD_SECRET_KEY were accepted")
+	}
+	t.Setenv("SWITCHBOARD_SECRET_KEY", "")
+	if o, err = parseServe([]string{"--secret-key-file", file}, io.Discard); err != nil || len(o.secretKey) != 32 {
+		t.Fatalf("--secret-key-file: %v", err)
+	}
+	const short = "c2hvcnQga2V5"
+	t.Setenv("SWITCHBOARD_SECRET_KEY", short)
+	if _, err := parseServe(nil, io.Discard); err == nil || strings.Contains(err.Error(), short) {
+		t.Errorf("a short key: %v", err)
 	}
 }

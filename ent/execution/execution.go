@@ -35,6 +35,12 @@ const (
 	FieldIsOwnAgent = "is_own_agent"
 	// FieldTaskOrigin holds the string denoting the task_origin field in the database.
 	FieldTaskOrigin = "task_origin"
+	// FieldIsolationMode holds the string denoting the isolation_mode field in the database.
+	FieldIsolationMode = "isolation_mode"
+	// FieldTaskInputs holds the string denoting the task_inputs field in the database.
+	FieldTaskInputs = "task_inputs"
+	// FieldCallerInstanceURL holds the string denoting the caller_instance_url field in the database.
+	FieldCallerInstanceURL = "caller_instance_url"
 	// FieldRequesterEmail holds the string denoting the requester_email field in the database.
 	FieldRequesterEmail = "requester_email"
 	// FieldRequesterName holds the string denoting the requester_name field in the database.
@@ -87,6 +93,8 @@ const (
 	FieldRating = "rating"
 	// FieldFeedback holds the string denoting the feedback field in the database.
 	FieldFeedback = "feedback"
+	// FieldCurrency holds the string denoting the currency field in the database.
+	FieldCurrency = "currency"
 	// FieldGross holds the string denoting the gross field in the database.
 	FieldGross = "gross"
 	// FieldDeveloperPayout holds the string denoting the developer_payout field in the database.
@@ -130,6 +138,9 @@ var Columns = []string{
 	FieldResponseTimeMs,
 	FieldIsOwnAgent,
 	FieldTaskOrigin,
+	FieldIsolationMode,
+	FieldTaskInputs,
+	FieldCallerInstanceURL,
 	FieldRequesterEmail,
 	FieldRequesterName,
 	FieldCallbackURL,
@@ -156,6 +167,7 @@ var Columns = []string{
 	FieldCompleteness,
 	FieldRating,
 	FieldFeedback,
+	FieldCurrency,
 	FieldGross,
 	FieldDeveloperPayout,
 	FieldPlatformFee,
@@ -247,6 +259,32 @@ func TaskOriginValidator(to TaskOrigin) error {
 		return nil
 	default:
 		return fmt.Errorf("execution: invalid enum value for task_origin field: %q", to)
+	}
+}
+
+// IsolationMode defines the type for the "isolation_mode" enum field.
+type IsolationMode string
+
+// IsolationModeOutputOnly is the default value of the IsolationMode enum.
+const DefaultIsolationMode = IsolationModeOutputOnly
+
+// IsolationMode values.
+const (
+	IsolationModeFullAccess IsolationMode = "full_access"
+	IsolationModeOutputOnly IsolationMode = "output_only"
+)
+
+func (im IsolationMode) String() string {
+	return string(im)
+}
+
+// IsolationModeValidator is a validator for the "isolation_mode" field enum values. It is called by the builders before save.
+func IsolationModeValidator(im IsolationMode) error {
+	switch im {
+	case IsolationModeFullAccess, IsolationModeOutputOnly:
+		return nil
+	default:
+		return fmt.Errorf("execution: invalid enum value for isolation_mode field: %q", im)
 	}
 }
 
@@ -358,6 +396,16 @@ func ByIsOwnAgent(opts ...sql.OrderTermOption) OrderOption {
 // ByTaskOrigin orders the results by the task_origin field.
 func ByTaskOrigin(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTaskOrigin, opts...).ToFunc()
+}
+
+// ByIsolationMode orders the results by the isolation_mode field.
+func ByIsolationMode(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIsolationMode, opts...).ToFunc()
+}
+
+// ByCallerInstanceURL orders the results by the caller_instance_url field.
+func ByCallerInstanceURL(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCallerInstanceURL, opts...).ToFunc()
 }
 
 // ByRequesterEmail orders the results by the requester_email field.
@@ -488,6 +536,11 @@ func ByRating(opts ...sql.OrderTermOption) OrderOption {
 // ByFeedback orders the results by the feedback field.
 func ByFeedback(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFeedback, opts...).ToFunc()
+}
+
+// ByCurrency orders the results by the currency field.
+func ByCurrency(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCurrency, opts...).ToFunc()
 }
 
 // ByGross orders the results by the gross field.

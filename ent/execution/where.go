@@ -105,6 +105,11 @@ func IsOwnAgent(v bool) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldIsOwnAgent, v))
 }
 
+// CallerInstanceURL applies equality check predicate on the "caller_instance_url" field. It's identical to CallerInstanceURLEQ.
+func CallerInstanceURL(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallerInstanceURL, v))
+}
+
 // RequesterEmail applies equality check predicate on the "requester_email" field. It's identical to RequesterEmailEQ.
 func RequesterEmail(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldRequesterEmail, v))
@@ -223,6 +228,11 @@ func Rating(v int) predicate.Execution {
 // Feedback applies equality check predicate on the "feedback" field. It's identical to FeedbackEQ.
 func Feedback(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldFeedback, v))
+}
+
+// Currency applies equality check predicate on the "currency" field. It's identical to CurrencyEQ.
+func Currency(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCurrency, v))
 }
 
 // Gross applies equality check predicate on the "gross" field. It's identical to GrossEQ.
@@ -693,6 +703,111 @@ func TaskOriginIn(vs ...TaskOrigin) predicate.Execution {
 // TaskOriginNotIn applies the NotIn predicate on the "task_origin" field.
 func TaskOriginNotIn(vs ...TaskOrigin) predicate.Execution {
 	return predicate.Execution(sql.FieldNotIn(FieldTaskOrigin, vs...))
+}
+
+// IsolationModeEQ applies the EQ predicate on the "isolation_mode" field.
+func IsolationModeEQ(v IsolationMode) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldIsolationMode, v))
+}
+
+// IsolationModeNEQ applies the NEQ predicate on the "isolation_mode" field.
+func IsolationModeNEQ(v IsolationMode) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldIsolationMode, v))
+}
+
+// IsolationModeIn applies the In predicate on the "isolation_mode" field.
+func IsolationModeIn(vs ...IsolationMode) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldIsolationMode, vs...))
+}
+
+// IsolationModeNotIn applies the NotIn predicate on the "isolation_mode" field.
+func IsolationModeNotIn(vs ...IsolationMode) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldIsolationMode, vs...))
+}
+
+// TaskInputsIsNil applies the IsNil predicate on the "task_inputs" field.
+func TaskInputsIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldTaskInputs))
+}
+
+// TaskInputsNotNil applies the NotNil predicate on the "task_inputs" field.
+func TaskInputsNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldTaskInputs))
+}
+
+// CallerInstanceURLEQ applies the EQ predicate on the "caller_instance_url" field.
+func CallerInstanceURLEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLNEQ applies the NEQ predicate on the "caller_instance_url" field.
+func CallerInstanceURLNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLIn applies the In predicate on the "caller_instance_url" field.
+func CallerInstanceURLIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldCallerInstanceURL, vs...))
+}
+
+// CallerInstanceURLNotIn applies the NotIn predicate on the "caller_instance_url" field.
+func CallerInstanceURLNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldCallerInstanceURL, vs...))
+}
+
+// CallerInstanceURLGT applies the GT predicate on the "caller_instance_url" field.
+func CallerInstanceURLGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLGTE applies the GTE predicate on the "caller_instance_url" field.
+func CallerInstanceURLGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLLT applies the LT predicate on the "caller_instance_url" field.
+func CallerInstanceURLLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLLTE applies the LTE predicate on the "caller_instance_url" field.
+func CallerInstanceURLLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLContains applies the Contains predicate on the "caller_instance_url" field.
+func CallerInstanceURLContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLHasPrefix applies the HasPrefix predicate on the "caller_instance_url" field.
+func CallerInstanceURLHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLHasSuffix applies the HasSuffix predicate on the "caller_instance_url" field.
+func CallerInstanceURLHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLIsNil applies the IsNil predicate on the "caller_instance_url" field.
+func CallerInstanceURLIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldCallerInstanceURL))
+}
+
+// CallerInstanceURLNotNil applies the NotNil predicate on the "caller_instance_url" field.
+func CallerInstanceURLNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldCallerInstanceURL))
+}
+
+// CallerInstanceURLEqualFold applies the EqualFold predicate on the "caller_instance_url" field.
+func CallerInstanceURLEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldCallerInstanceURL, v))
+}
+
+// CallerInstanceURLContainsFold applies the ContainsFold predicate on the "caller_instance_url" field.
+func CallerInstanceURLContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldCallerInstanceURL, v))
 }
 
 // RequesterEmailEQ applies the EQ predicate on the "requester_email" field.
@@ -2243,6 +2358,81 @@ func FeedbackEqualFold(v string) predicate.Execution {
 // FeedbackContainsFold applies the ContainsFold predicate on the "feedback" field.
 func FeedbackContainsFold(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldContainsFold(FieldFeedback, v))
+}
+
+// CurrencyEQ applies the EQ predicate on the "currency" field.
+func CurrencyEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCurrency, v))
+}
+
+// CurrencyNEQ applies the NEQ predicate on the "currency" field.
+func CurrencyNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldCurrency, v))
+}
+
+// CurrencyIn applies the In predicate on the "currency" field.
+func CurrencyIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldCurrency, vs...))
+}
+
+// CurrencyNotIn applies the NotIn predicate on the "currency" field.
+func CurrencyNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldCurrency, vs...))
+}
+
+// CurrencyGT applies the GT predicate on the "currency" field.
+func CurrencyGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldCurrency, v))
+}
+
+// CurrencyGTE applies the GTE predicate on the "currency" field.
+func CurrencyGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldCurrency, v))
+}
+
+// CurrencyLT applies the LT predicate on the "currency" field.
+func CurrencyLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldCurrency, v))
+}
+
+// CurrencyLTE applies the LTE predicate on the "currency" field.
+func CurrencyLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldCurrency, v))
+}
+
+// CurrencyContains applies the Contains predicate on the "currency" field.
+func CurrencyContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldCurrency, v))
+}
+
+// CurrencyHasPrefix applies the HasPrefix predicate on the "currency" field.
+func CurrencyHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldCurrency, v))
+}
+
+// CurrencyHasSuffix applies the HasSuffix predicate on the "currency" field.
+func CurrencyHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldCurrency, v))
+}
+
+// CurrencyIsNil applies the IsNil predicate on the "currency" field.
+func CurrencyIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldCurrency))
+}
+
+// CurrencyNotNil applies the NotNil predicate on the "currency" field.
+func CurrencyNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldCurrency))
+}
+
+// CurrencyEqualFold applies the EqualFold predicate on the "currency" field.
+func CurrencyEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldCurrency, v))
+}
+
+// CurrencyContainsFold applies the ContainsFold predicate on the "currency" field.
+func CurrencyContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldCurrency, v))
 }
 
 // GrossEQ applies the EQ predicate on the "gross" field.

@@ -105,6 +105,18 @@ func (f ExecutionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExecutionMutation", m)
 }
 
+// The MemoryEntryFunc type is an adapter to allow the use of ordinary
+// function as MemoryEntry mutator.
+type MemoryEntryFunc func(context.Context, *ent.MemoryEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f MemoryEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.MemoryEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MemoryEntryMutation", m)
+}
+
 // The QueueItemFunc type is an adapter to allow the use of ordinary
 // function as QueueItem mutator.
 type QueueItemFunc func(context.Context, *ent.QueueItemMutation) (ent.Value, error)
@@ -151,6 +163,30 @@ func (f StoreAgentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StoreAgentMutation", m)
+}
+
+// The StoreInstallFunc type is an adapter to allow the use of ordinary
+// function as StoreInstall mutator.
+type StoreInstallFunc func(context.Context, *ent.StoreInstallMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StoreInstallFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StoreInstallMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StoreInstallMutation", m)
+}
+
+// The StoreSubscriptionFunc type is an adapter to allow the use of ordinary
+// function as StoreSubscription mutator.
+type StoreSubscriptionFunc func(context.Context, *ent.StoreSubscriptionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StoreSubscriptionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StoreSubscriptionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StoreSubscriptionMutation", m)
 }
 
 // The StreamEventFunc type is an adapter to allow the use of ordinary

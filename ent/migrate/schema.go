@@ -376,6 +376,9 @@ var (
 		{Name: "response_time_ms", Type: field.TypeInt, Nullable: true},
 		{Name: "is_own_agent", Type: field.TypeBool, Default: false},
 		{Name: "task_origin", Type: field.TypeEnum, Enums: []string{"owner", "marketplace", "federation", "cos", "system"}, Default: "marketplace"},
+		{Name: "isolation_mode", Type: field.TypeEnum, Enums: []string{"full_access", "output_only"}, Default: "output_only"},
+		{Name: "task_inputs", Type: field.TypeJSON, Nullable: true},
+		{Name: "caller_instance_url", Type: field.TypeString, Nullable: true},
 		{Name: "requester_email", Type: field.TypeString, Nullable: true},
 		{Name: "requester_name", Type: field.TypeString, Nullable: true},
 		{Name: "callback_url", Type: field.TypeString, Nullable: true},
@@ -402,6 +405,7 @@ var (
 		{Name: "completeness", Type: field.TypeInt, Nullable: true},
 		{Name: "rating", Type: field.TypeInt, Nullable: true},
 		{Name: "feedback", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "currency", Type: field.TypeString, Nullable: true},
 		{Name: "gross", Type: field.TypeFloat64, Nullable: true},
 		{Name: "developer_payout", Type: field.TypeFloat64, Nullable: true},
 		{Name: "platform_fee", Type: field.TypeFloat64, Nullable: true},
@@ -417,13 +421,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[39]},
+				Columns:    []*schema.Column{ExecutionsColumns[43]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[40]},
+				Columns:    []*schema.Column{ExecutionsColumns[44]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -432,22 +436,61 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[39], ExecutionsColumns[3], ExecutionsColumns[16]},
+				Columns: []*schema.Column{ExecutionsColumns[43], ExecutionsColumns[3], ExecutionsColumns[19]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[40], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[44], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[17]},
+				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[20]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[19], ExecutionsColumns[23]},
+				Columns: []*schema.Column{ExecutionsColumns[22], ExecutionsColumns[26]},
+			},
+		},
+	}
+	// MemoryEntriesColumns holds the columns for the "memory_entries" table.
+	MemoryEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "source", Type: field.TypeString},
+		{Name: "source_id", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "title", Type: field.TypeString},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// MemoryEntriesTable holds the schema information for the "memory_entries" table.
+	MemoryEntriesTable = &schema.Table{
+		Name:       "memory_entries",
+		Columns:    MemoryEntriesColumns,
+		PrimaryKey: []*schema.Column{MemoryEntriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "memory_entries_users_memory_entries",
+				Columns:    []*schema.Column{MemoryEntriesColumns[9]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "memoryentry_user_id_source_source_id_position",
+				Unique:  false,
+				Columns: []*schema.Column{MemoryEntriesColumns[9], MemoryEntriesColumns[3], MemoryEntriesColumns[4], MemoryEntriesColumns[8]},
+			},
+			{
+				Name:    "memoryentry_source_source_id",
+				Unique:  false,
+				Columns: []*schema.Column{MemoryEntriesColumns[3], MemoryEntriesColumns[4]},
 			},
 		},
 	}
@@ -590,7 +633,7 @@ var (
 		{Name: "endpoint_url", Type: field.TypeString, Nullable: true},
 		{Name: "developer_name", Type: field.TypeString, Nullable: true},
 		{Name: "category", Type: field.TypeString, Nullable: true},
-		{Name: "pricing_model", Type: field.TypeString, Nullable: true},
+		{Name: "pricing_model", Type: field.TypeString, Default: "free"},
 		{Name: "price_per_task", Type: field.TypeFloat64, Default: 0},
 		{Name: "currency", Type: field.TypeString, Default: "USD"},
 		{Name: "pricing_config", Type: field.TypeJSON, Nullable: true},
@@ -600,7 +643,8 @@ var (
 		{Name: "context_instructions", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "supports_a2a", Type: field.TypeBool, Default: false},
 		{Name: "supports_mcp", Type: field.TypeBool, Default: false},
-		{Name: "version", Type: field.TypeString, Nullable: true},
+		{Name: "version", Type: field.TypeString, Default: "1.0.0"},
+		{Name: "changelog", Type: field.TypeJSON},
 		{Name: "access_password_hash", Type: field.TypeString, Nullable: true},
 		{Name: "input_format", Type: field.TypeEnum, Enums: []string{"text", "json", "a2a"}, Default: "text"},
 		{Name: "output_format", Type: field.TypeString, Nullable: true},
@@ -621,6 +665,9 @@ var (
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "rating_avg", Type: field.TypeFloat64, Default: 0},
 		{Name: "rating_count", Type: field.TypeInt, Default: 0},
+		{Name: "install_count", Type: field.TypeInt, Default: 0},
+		{Name: "subscriber_count", Type: field.TypeInt, Default: 0},
+		{Name: "execution_count", Type: field.TypeInt, Default: 0},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// StoreAgentsTable holds the schema information for the "store_agents" table.
@@ -631,7 +678,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[40]},
+				Columns:    []*schema.Column{StoreAgentsColumns[44]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -640,17 +687,102 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[40], StoreAgentsColumns[35]},
+				Columns: []*schema.Column{StoreAgentsColumns[44], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[35], StoreAgentsColumns[8]},
+				Columns: []*schema.Column{StoreAgentsColumns[36], StoreAgentsColumns[8]},
+			},
+			{
+				Name:    "storeagent_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{StoreAgentsColumns[36], StoreAgentsColumns[1]},
 			},
 			{
 				Name:    "storeagent_source_instance_id_remote_id",
 				Unique:  true,
-				Columns: []*schema.Column{StoreAgentsColumns[37], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[38], StoreAgentsColumns[37]},
+			},
+		},
+	}
+	// StoreInstallsColumns holds the columns for the "store_installs" table.
+	StoreInstallsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// StoreInstallsTable holds the schema information for the "store_installs" table.
+	StoreInstallsTable = &schema.Table{
+		Name:       "store_installs",
+		Columns:    StoreInstallsColumns,
+		PrimaryKey: []*schema.Column{StoreInstallsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "store_installs_store_agents_installs",
+				Columns:    []*schema.Column{StoreInstallsColumns[3]},
+				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "store_installs_users_store_installs",
+				Columns:    []*schema.Column{StoreInstallsColumns[4]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "storeinstall_user_id_agent_id",
+				Unique:  true,
+				Columns: []*schema.Column{StoreInstallsColumns[4], StoreInstallsColumns[3]},
+			},
+			{
+				Name:    "storeinstall_agent_id",
+				Unique:  false,
+				Columns: []*schema.Column{StoreInstallsColumns[3]},
+			},
+		},
+	}
+	// StoreSubscriptionsColumns holds the columns for the "store_subscriptions" table.
+	StoreSubscriptionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// StoreSubscriptionsTable holds the schema information for the "store_subscriptions" table.
+	StoreSubscriptionsTable = &schema.Table{
+		Name:       "store_subscriptions",
+		Columns:    StoreSubscriptionsColumns,
+		PrimaryKey: []*schema.Column{StoreSubscriptionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "store_subscriptions_store_agents_subscriptions",
+				Columns:    []*schema.Column{StoreSubscriptionsColumns[3]},
+				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "store_subscriptions_users_store_subscriptions",
+				Columns:    []*schema.Column{StoreSubscriptionsColumns[4]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "storesubscription_user_id_agent_id",
+				Unique:  true,
+				Columns: []*schema.Column{StoreSubscriptionsColumns[4], StoreSubscriptionsColumns[3]},
+			},
+			{
+				Name:    "storesubscription_agent_id",
+				Unique:  false,
+				Columns: []*schema.Column{StoreSubscriptionsColumns[3]},
 			},
 		},
 	}
@@ -759,10 +891,13 @@ var (
 		ChecklistItemsTable,
 		ContactsTable,
 		ExecutionsTable,
+		MemoryEntriesTable,
 		QueueItemsTable,
 		SessionsTable,
 		SettingsTable,
 		StoreAgentsTable,
+		StoreInstallsTable,
+		StoreSubscriptionsTable,
 		StreamEventsTable,
 		UsersTable,
 		WebhookDeliveriesTable,
@@ -782,10 +917,15 @@ func init() {
 	ContactsTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
+	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
 	StoreAgentsTable.ForeignKeys[0].RefTable = UsersTable
+	StoreInstallsTable.ForeignKeys[0].RefTable = StoreAgentsTable
+	StoreInstallsTable.ForeignKeys[1].RefTable = UsersTable
+	StoreSubscriptionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
+	StoreSubscriptionsTable.ForeignKeys[1].RefTable = UsersTable
 	StreamEventsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
 }

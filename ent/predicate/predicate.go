@@ -30,6 +30,9 @@ type Contact func(*sql.Selector)
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
 
+// MemoryEntry is the predicate function for memoryentry builders.
+type MemoryEntry func(*sql.Selector)
+
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)
 
@@ -41,6 +44,12 @@ type Setting func(*sql.Selector)
 
 // StoreAgent is the predicate function for storeagent builders.
 type StoreAgent func(*sql.Selector)
+
+// StoreInstall is the predicate function for storeinstall builders.
+type StoreInstall func(*sql.Selector)
+
+// StoreSubscription is the predicate function for storesubscription builders.
+type StoreSubscription func(*sql.Selector)
 
 // StreamEvent is the predicate function for streamevent builders.
 type StreamEvent func(*sql.Selector)

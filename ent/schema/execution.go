@@ -7,6 +7,17 @@ import (
 	"entgo.io/ent/schema/index"
 )
 
+// TaskInputs are the per-task user inputs of configuration layer 2 (document
+// 2, "Agent configuration layers") besides the prompt (the execution's input)
+// and the requester's name and email (columns of their own).
+type TaskInputs struct {
+	TaskType          string `json:"taskType,omitempty"`
+	Tone              string `json:"tone,omitempty"`
+	OutputType        string `json:"outputType,omitempty"`
+	Deadline          string `json:"deadline,omitempty"`
+	AdditionalContext string `json:"additionalContext,omitempty"`
+}
+
 // Execution is one run of a store agent for a requester (user_id), from the
 // queue through the agent's answer to the review and the payment.
 type Execution struct{ ent.Schema }
@@ -28,6 +39,14 @@ func (Execution) Fields() []ent.Field {
 		field.Bool("is_own_agent").Default(false),
 		// Defaults to the narrowest isolation (prompt only), never full access.
 		field.Enum("task_origin").Values(taskOrigins...).Default("marketplace"),
+		// Layer 3: decided by task_origin when the execution is made (owner:
+		// full_access; marketplace, federation: output_only) and kept, so a
+		// queued execution is dispatched with the isolation it was made with.
+		field.Enum("isolation_mode").Values("full_access", "output_only").Default("output_only"),
+		// Layer 2 inputs besides the prompt and the requester.
+		field.JSON("task_inputs", &TaskInputs{}).Optional(),
+		// Layer 3: the instance that asked, for federated executions.
+		field.String("caller_instance_url").Optional().Nillable(),
 		field.String("requester_email").Optional().Nillable(),
 		field.String("requester_name").Optional().Nillable(),
 		field.String("callback_url").Optional().Nillable(),
@@ -68,7 +87,9 @@ func (Execution) Fields() []ent.Field {
 		field.Int("rating").Optional().Nillable().Range(1, 5),
 		field.Text("feedback").Optional().Nillable(),
 
-		// Revenue split, only for paid executions.
+		// Revenue split, only for paid executions, in the agent's currency at
+		// dispatch.
+		field.String("currency").Optional().Nillable(),
 		field.Float("gross").Optional().Nillable(),
 		field.Float("developer_payout").Optional().Nillable(),
 		field.Float("platform_fee").Optional().Nillable(),

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"time"
+
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
@@ -13,6 +15,40 @@ type AgentCommand struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
 	Usage       string `json:"usage,omitempty"`
+}
+
+// PricingConfig is a listing's pricing detail (document 2, "Store agent
+// listing"): {model, tiers, dynamicConfig}.
+type PricingConfig struct {
+	Model         string          `json:"model,omitempty"`
+	Tiers         []PricingTier   `json:"tiers,omitempty"`
+	DynamicConfig *DynamicPricing `json:"dynamicConfig,omitempty"`
+}
+
+// PricingTier is one tier of a tiered price.
+type PricingTier struct {
+	Name         string  `json:"name"`
+	PricePerTask float64 `json:"pricePerTask"`
+	TaskLimit    *int32  `json:"taskLimit,omitempty"`
+	Description  string  `json:"description,omitempty"`
+}
+
+// DynamicPricing is how a dynamically priced agent quotes.
+type DynamicPricing struct {
+	EstimateRange    []float64 `json:"estimateRange,omitempty"`
+	RequiresApproval bool      `json:"requiresApproval"`
+	Description      string    `json:"description,omitempty"`
+}
+
+// ChangelogEntry is one change of a listing: the version it produced, the
+// owner's note, the fields it changed and whether they are breaking (endpoint,
+// auth method or pricing model: document 2, "Store agent status").
+type ChangelogEntry struct {
+	Version  string    `json:"version"`
+	Notes    string    `json:"notes,omitempty"`
+	Breaking bool      `json:"breaking"`
+	Fields   []string  `json:"fields"`
+	At       time.Time `json:"at"`
 }
 
 // StoreAgent is an agent listed in the store. The owner (user_id) is the
@@ -37,25 +73,29 @@ func (StoreAgent) Fields() []ent.Field {
 		// Free text: sync and self-registration accept different sets.
 		field.String("category").Optional().Nillable(),
 		// Free text for the same reason: free, per_task, tiered, dynamic, subscription.
-		field.String("pricing_model").Optional().Nillable(),
+		field.String("pricing_model").Default("free"),
 		field.Float("price_per_task").Default(0),
 		field.String("currency").Default("USD"),
-		// {model, tiers: [...], dynamicConfig: {...}}, kept as sent.
-		field.JSON("pricing_config", map[string]any{}).Optional(),
+		// {model, tiers: [...], dynamicConfig: {...}}; absent when none.
+		field.JSON("pricing_config", &PricingConfig{}).Optional(),
 		field.Text("install_guide").Optional().Nillable(),
 		field.JSON("commands", []AgentCommand{}).Default([]AgentCommand{}),
 		field.Strings("task_types").Default([]string{}),
 		field.Text("context_instructions").Optional().Nillable(),
 		field.Bool("supports_a2a").Default(false),
 		field.Bool("supports_mcp").Default(false),
-		field.String("version").Optional().Nillable(),
+		// MAJOR.MINOR.PATCH; every change that alters the listing bumps it.
+		field.String("version").Default("1.0.0"),
+		// Newest last, capped; see ChangelogEntry.
+		field.JSON("changelog", []ChangelogEntry{}).Default([]ChangelogEntry{}),
 		// Hash of the password that lets users bypass the paywall; never the password.
 		field.String("access_password_hash").Optional().Nillable().Sensitive(),
 		field.Enum("input_format").Values("text", "json", "a2a").Default("text"),
 		field.String("output_format").Optional().Nillable(),
 		field.Enum("auth_method").Values("none", "bearer", "api_key", "hmac").Default("none"),
-		// The credential for auth_method, encrypted at rest.
-		field.Bytes("auth_credential_encrypted").Optional().Sensitive(),
+		// The credential for auth_method, sealed with the instance key
+		// (internal/secrets) and bound to this row; never answered or logged.
+		field.Bytes("auth_credential_encrypted").Optional().Nillable().Sensitive(),
 		field.String("health_check_url").Optional().Nillable(),
 		field.Strings("declared_widget_types").Default([]string{}),
 		field.Enum("availability").Values("available", "unavailable", "maintenance").Default("available"),
@@ -81,6 +121,11 @@ func (StoreAgent) Fields() []ent.Field {
 		field.String("source_instance_id").Optional().Nillable(),
 		field.Float("rating_avg").Default(0),
 		field.Int("rating_count").Default(0),
+		// Counters kept in the transaction of each change, for sorting the
+		// store by popularity without counting rows.
+		field.Int("install_count").Default(0),
+		field.Int("subscriber_count").Default(0),
+		field.Int("execution_count").Default(0),
 	}
 }
 
@@ -90,6 +135,10 @@ func (StoreAgent) Edges() []ent.Edge {
 		edge.From("user", User.Type).Ref("store_agents").Field("user_id").Unique().Required().Immutable(),
 		edge.To("executions", Execution.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("installs", StoreInstall.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("subscriptions", StoreSubscription.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 
@@ -98,6 +147,7 @@ func (StoreAgent) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("user_id", "status"),
 		index.Fields("status", "category"),
+		index.Fields("status", "created_at"),
 		// Sync upserts by the caller's own id for the agent.
 		index.Fields("source_instance_id", "remote_id").Unique(),
 	}

@@ -42,5 +42,8 @@ func (User) Edges() []ent.Edge {
 		edge.To("executions", Execution.Type),
 		edge.To("webhook_deliveries", WebhookDelivery.Type),
 		edge.To("stream_events", StreamEvent.Type),
+		edge.To("store_installs", StoreInstall.Type),
+		edge.To("store_subscriptions", StoreSubscription.Type),
+		edge.To("memory_entries", MemoryEntry.Type),
 	}
 }

@@ -56,6 +56,8 @@ const (
 	FieldSupportsMcp = "supports_mcp"
 	// FieldVersion holds the string denoting the version field in the database.
 	FieldVersion = "version"
+	// FieldChangelog holds the string denoting the changelog field in the database.
+	FieldChangelog = "changelog"
 	// FieldAccessPasswordHash holds the string denoting the access_password_hash field in the database.
 	FieldAccessPasswordHash = "access_password_hash"
 	// FieldInputFormat holds the string denoting the input_format field in the database.
@@ -96,10 +98,20 @@ const (
 	FieldRatingAvg = "rating_avg"
 	// FieldRatingCount holds the string denoting the rating_count field in the database.
 	FieldRatingCount = "rating_count"
+	// FieldInstallCount holds the string denoting the install_count field in the database.
+	FieldInstallCount = "install_count"
+	// FieldSubscriberCount holds the string denoting the subscriber_count field in the database.
+	FieldSubscriberCount = "subscriber_count"
+	// FieldExecutionCount holds the string denoting the execution_count field in the database.
+	FieldExecutionCount = "execution_count"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeExecutions holds the string denoting the executions edge name in mutations.
 	EdgeExecutions = "executions"
+	// EdgeInstalls holds the string denoting the installs edge name in mutations.
+	EdgeInstalls = "installs"
+	// EdgeSubscriptions holds the string denoting the subscriptions edge name in mutations.
+	EdgeSubscriptions = "subscriptions"
 	// Table holds the table name of the storeagent in the database.
 	Table = "store_agents"
 	// UserTable is the table that holds the user relation/edge.
@@ -116,6 +128,20 @@ const (
 	ExecutionsInverseTable = "executions"
 	// ExecutionsColumn is the table column denoting the executions relation/edge.
 	ExecutionsColumn = "agent_id"
+	// InstallsTable is the table that holds the installs relation/edge.
+	InstallsTable = "store_installs"
+	// InstallsInverseTable is the table name for the StoreInstall entity.
+	// It exists in this package in order to avoid circular dependency with the "storeinstall" package.
+	InstallsInverseTable = "store_installs"
+	// InstallsColumn is the table column denoting the installs relation/edge.
+	InstallsColumn = "agent_id"
+	// SubscriptionsTable is the table that holds the subscriptions relation/edge.
+	SubscriptionsTable = "store_subscriptions"
+	// SubscriptionsInverseTable is the table name for the StoreSubscription entity.
+	// It exists in this package in order to avoid circular dependency with the "storesubscription" package.
+	SubscriptionsInverseTable = "store_subscriptions"
+	// SubscriptionsColumn is the table column denoting the subscriptions relation/edge.
+	SubscriptionsColumn = "agent_id"
 )
 
 // Columns holds all SQL columns for storeagent fields.
@@ -141,6 +167,7 @@ var Columns = []string{
 	FieldSupportsA2a,
 	FieldSupportsMcp,
 	FieldVersion,
+	FieldChangelog,
 	FieldAccessPasswordHash,
 	FieldInputFormat,
 	FieldOutputFormat,
@@ -161,6 +188,9 @@ var Columns = []string{
 	FieldSourceInstanceID,
 	FieldRatingAvg,
 	FieldRatingCount,
+	FieldInstallCount,
+	FieldSubscriberCount,
+	FieldExecutionCount,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -184,6 +214,8 @@ var (
 	NameValidator func(string) error
 	// SlugValidator is a validator for the "slug" field. It is called by the builders before save.
 	SlugValidator func(string) error
+	// DefaultPricingModel holds the default value on creation for the "pricing_model" field.
+	DefaultPricingModel string
 	// DefaultPricePerTask holds the default value on creation for the "price_per_task" field.
 	DefaultPricePerTask float64
 	// DefaultCurrency holds the default value on creation for the "currency" field.
@@ -196,6 +228,10 @@ var (
 	DefaultSupportsA2a bool
 	// DefaultSupportsMcp holds the default value on creation for the "supports_mcp" field.
 	DefaultSupportsMcp bool
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion string
+	// DefaultChangelog holds the default value on creation for the "changelog" field.
+	DefaultChangelog []schema.ChangelogEntry
 	// DefaultDeclaredWidgetTypes holds the default value on creation for the "declared_widget_types" field.
 	DefaultDeclaredWidgetTypes []string
 	// DefaultExecutionTimeout holds the default value on creation for the "execution_timeout" field.
@@ -206,6 +242,12 @@ var (
 	DefaultRatingAvg float64
 	// DefaultRatingCount holds the default value on creation for the "rating_count" field.
 	DefaultRatingCount int
+	// DefaultInstallCount holds the default value on creation for the "install_count" field.
+	DefaultInstallCount int
+	// DefaultSubscriberCount holds the default value on creation for the "subscriber_count" field.
+	DefaultSubscriberCount int
+	// DefaultExecutionCount holds the default value on creation for the "execution_count" field.
+	DefaultExecutionCount int
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -507,6 +549,21 @@ func ByRatingCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRatingCount, opts...).ToFunc()
 }
 
+// ByInstallCount orders the results by the install_count field.
+func ByInstallCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInstallCount, opts...).ToFunc()
+}
+
+// BySubscriberCount orders the results by the subscriber_count field.
+func BySubscriberCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSubscriberCount, opts...).ToFunc()
+}
+
+// ByExecutionCount orders the results by the execution_count field.
+func ByExecutionCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExecutionCount, opts...).ToFunc()
+}
+
 // ByUserField orders the results by user field.
 func ByUserField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -527,6 +584,34 @@ func ByExecutions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newExecutionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByInstallsCount orders the results by installs count.
+func ByInstallsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newInstallsStep(), opts...)
+	}
+}
+
+// ByInstalls orders the results by installs terms.
+func ByInstalls(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newInstallsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// BySubscriptionsCount orders the results by subscriptions count.
+func BySubscriptionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newSubscriptionsStep(), opts...)
+	}
+}
+
+// BySubscriptions orders the results by subscriptions terms.
+func BySubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newSubscriptionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newUserStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -539,5 +624,19 @@ func newExecutionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ExecutionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ExecutionsTable, ExecutionsColumn),
+	)
+}
+func newInstallsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(InstallsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, InstallsTable, InstallsColumn),
+	)
+}
+func newSubscriptionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(SubscriptionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, SubscriptionsTable, SubscriptionsColumn),
 	)
 }

@@ -225,6 +225,21 @@ func RatingCount(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldRatingCount, v))
 }
 
+// InstallCount applies equality check predicate on the "install_count" field. It's identical to InstallCountEQ.
+func InstallCount(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldInstallCount, v))
+}
+
+// SubscriberCount applies equality check predicate on the "subscriber_count" field. It's identical to SubscriberCountEQ.
+func SubscriberCount(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldSubscriberCount, v))
+}
+
+// ExecutionCount applies equality check predicate on the "execution_count" field. It's identical to ExecutionCountEQ.
+func ExecutionCount(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldExecutionCount, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldCreatedAt, v))
@@ -855,16 +870,6 @@ func PricingModelHasSuffix(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldHasSuffix(FieldPricingModel, v))
 }
 
-// PricingModelIsNil applies the IsNil predicate on the "pricing_model" field.
-func PricingModelIsNil() predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldIsNull(FieldPricingModel))
-}
-
-// PricingModelNotNil applies the NotNil predicate on the "pricing_model" field.
-func PricingModelNotNil() predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldNotNull(FieldPricingModel))
-}
-
 // PricingModelEqualFold applies the EqualFold predicate on the "pricing_model" field.
 func PricingModelEqualFold(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEqualFold(FieldPricingModel, v))
@@ -1213,16 +1218,6 @@ func VersionHasPrefix(v string) predicate.StoreAgent {
 // VersionHasSuffix applies the HasSuffix predicate on the "version" field.
 func VersionHasSuffix(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldHasSuffix(FieldVersion, v))
-}
-
-// VersionIsNil applies the IsNil predicate on the "version" field.
-func VersionIsNil() predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldIsNull(FieldVersion))
-}
-
-// VersionNotNil applies the NotNil predicate on the "version" field.
-func VersionNotNil() predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldNotNull(FieldVersion))
 }
 
 // VersionEqualFold applies the EqualFold predicate on the "version" field.
@@ -2310,6 +2305,126 @@ func RatingCountLTE(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldLTE(FieldRatingCount, v))
 }
 
+// InstallCountEQ applies the EQ predicate on the "install_count" field.
+func InstallCountEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldInstallCount, v))
+}
+
+// InstallCountNEQ applies the NEQ predicate on the "install_count" field.
+func InstallCountNEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldInstallCount, v))
+}
+
+// InstallCountIn applies the In predicate on the "install_count" field.
+func InstallCountIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldInstallCount, vs...))
+}
+
+// InstallCountNotIn applies the NotIn predicate on the "install_count" field.
+func InstallCountNotIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldInstallCount, vs...))
+}
+
+// InstallCountGT applies the GT predicate on the "install_count" field.
+func InstallCountGT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldInstallCount, v))
+}
+
+// InstallCountGTE applies the GTE predicate on the "install_count" field.
+func InstallCountGTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldInstallCount, v))
+}
+
+// InstallCountLT applies the LT predicate on the "install_count" field.
+func InstallCountLT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldInstallCount, v))
+}
+
+// InstallCountLTE applies the LTE predicate on the "install_count" field.
+func InstallCountLTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldInstallCount, v))
+}
+
+// SubscriberCountEQ applies the EQ predicate on the "subscriber_count" field.
+func SubscriberCountEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldSubscriberCount, v))
+}
+
+// SubscriberCountNEQ applies the NEQ predicate on the "subscriber_count" field.
+func SubscriberCountNEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldSubscriberCount, v))
+}
+
+// SubscriberCountIn applies the In predicate on the "subscriber_count" field.
+func SubscriberCountIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldSubscriberCount, vs...))
+}
+
+// SubscriberCountNotIn applies the NotIn predicate on the "subscriber_count" field.
+func SubscriberCountNotIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldSubscriberCount, vs...))
+}
+
+// SubscriberCountGT applies the GT predicate on the "subscriber_count" field.
+func SubscriberCountGT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldSubscriberCount, v))
+}
+
+// SubscriberCountGTE applies the GTE predicate on the "subscriber_count" field.
+func SubscriberCountGTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldSubscriberCount, v))
+}
+
+// SubscriberCountLT applies the LT predicate on the "subscriber_count" field.
+func SubscriberCountLT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldSubscriberCount, v))
+}
+
+// SubscriberCountLTE applies the LTE predicate on the "subscriber_count" field.
+func SubscriberCountLTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldSubscriberCount, v))
+}
+
+// ExecutionCountEQ applies the EQ predicate on the "execution_count" field.
+func ExecutionCountEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldExecutionCount, v))
+}
+
+// ExecutionCountNEQ applies the NEQ predicate on the "execution_count" field.
+func ExecutionCountNEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldExecutionCount, v))
+}
+
+// ExecutionCountIn applies the In predicate on the "execution_count" field.
+func ExecutionCountIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldExecutionCount, vs...))
+}
+
+// ExecutionCountNotIn applies the NotIn predicate on the "execution_count" field.
+func ExecutionCountNotIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldExecutionCount, vs...))
+}
+
+// ExecutionCountGT applies the GT predicate on the "execution_count" field.
+func ExecutionCountGT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldExecutionCount, v))
+}
+
+// ExecutionCountGTE applies the GTE predicate on the "execution_count" field.
+func ExecutionCountGTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldExecutionCount, v))
+}
+
+// ExecutionCountLT applies the LT predicate on the "execution_count" field.
+func ExecutionCountLT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldExecutionCount, v))
+}
+
+// ExecutionCountLTE applies the LTE predicate on the "execution_count" field.
+func ExecutionCountLTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldExecutionCount, v))
+}
+
 // HasUser applies the HasEdge predicate on the "user" edge.
 func HasUser() predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {
@@ -2348,6 +2463,52 @@ func HasExecutions() predicate.StoreAgent {
 func HasExecutionsWith(preds ...predicate.Execution) predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {
 		step := newExecutionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasInstalls applies the HasEdge predicate on the "installs" edge.
+func HasInstalls() predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, InstallsTable, InstallsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasInstallsWith applies the HasEdge predicate on the "installs" edge with a given conditions (other predicates).
+func HasInstallsWith(preds ...predicate.StoreInstall) predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := newInstallsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasSubscriptions applies the HasEdge predicate on the "subscriptions" edge.
+func HasSubscriptions() predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, SubscriptionsTable, SubscriptionsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasSubscriptionsWith applies the HasEdge predicate on the "subscriptions" edge with a given conditions (other predicates).
+func HasSubscriptionsWith(preds ...predicate.StoreSubscription) predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := newSubscriptionsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -59,6 +59,12 @@ const (
 	EdgeWebhookDeliveries = "webhook_deliveries"
 	// EdgeStreamEvents holds the string denoting the stream_events edge name in mutations.
 	EdgeStreamEvents = "stream_events"
+	// EdgeStoreInstalls holds the string denoting the store_installs edge name in mutations.
+	EdgeStoreInstalls = "store_installs"
+	// EdgeStoreSubscriptions holds the string denoting the store_subscriptions edge name in mutations.
+	EdgeStoreSubscriptions = "store_subscriptions"
+	// EdgeMemoryEntries holds the string denoting the memory_entries edge name in mutations.
+	EdgeMemoryEntries = "memory_entries"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -159,6 +165,27 @@ const (
 	StreamEventsInverseTable = "stream_events"
 	// StreamEventsColumn is the table column denoting the stream_events relation/edge.
 	StreamEventsColumn = "user_id"
+	// StoreInstallsTable is the table that holds the store_installs relation/edge.
+	StoreInstallsTable = "store_installs"
+	// StoreInstallsInverseTable is the table name for the StoreInstall entity.
+	// It exists in this package in order to avoid circular dependency with the "storeinstall" package.
+	StoreInstallsInverseTable = "store_installs"
+	// StoreInstallsColumn is the table column denoting the store_installs relation/edge.
+	StoreInstallsColumn = "user_id"
+	// StoreSubscriptionsTable is the table that holds the store_subscriptions relation/edge.
+	StoreSubscriptionsTable = "store_subscriptions"
+	// StoreSubscriptionsInverseTable is the table name for the StoreSubscription entity.
+	// It exists in this package in order to avoid circular dependency with the "storesubscription" package.
+	StoreSubscriptionsInverseTable = "store_subscriptions"
+	// StoreSubscriptionsColumn is the table column denoting the store_subscriptions relation/edge.
+	StoreSubscriptionsColumn = "user_id"
+	// MemoryEntriesTable is the table that holds the memory_entries relation/edge.
+	MemoryEntriesTable = "memory_entries"
+	// MemoryEntriesInverseTable is the table name for the MemoryEntry entity.
+	// It exists in this package in order to avoid circular dependency with the "memoryentry" package.
+	MemoryEntriesInverseTable = "memory_entries"
+	// MemoryEntriesColumn is the table column denoting the memory_entries relation/edge.
+	MemoryEntriesColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -465,6 +492,48 @@ func ByStreamEvents(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newStreamEventsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByStoreInstallsCount orders the results by store_installs count.
+func ByStoreInstallsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newStoreInstallsStep(), opts...)
+	}
+}
+
+// ByStoreInstalls orders the results by store_installs terms.
+func ByStoreInstalls(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newStoreInstallsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByStoreSubscriptionsCount orders the results by store_subscriptions count.
+func ByStoreSubscriptionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newStoreSubscriptionsStep(), opts...)
+	}
+}
+
+// ByStoreSubscriptions orders the results by store_subscriptions terms.
+func ByStoreSubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newStoreSubscriptionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByMemoryEntriesCount orders the results by memory_entries count.
+func ByMemoryEntriesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newMemoryEntriesStep(), opts...)
+	}
+}
+
+// ByMemoryEntries orders the results by memory_entries terms.
+func ByMemoryEntries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newMemoryEntriesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -561,5 +630,26 @@ func newStreamEventsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(StreamEventsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, StreamEventsTable, StreamEventsColumn),
+	)
+}
+func newStoreInstallsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(StoreInstallsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, StoreInstallsTable, StoreInstallsColumn),
+	)
+}
+func newStoreSubscriptionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(StoreSubscriptionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, StoreSubscriptionsTable, StoreSubscriptionsColumn),
+	)
+}
+func newMemoryEntriesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(MemoryEntriesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, MemoryEntriesTable, MemoryEntriesColumn),
 	)
 }

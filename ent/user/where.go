@@ -857,6 +857,75 @@ func HasStreamEventsWith(preds ...predicate.StreamEvent) predicate.User {
 	})
 }
 
+// HasStoreInstalls applies the HasEdge predicate on the "store_installs" edge.
+func HasStoreInstalls() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, StoreInstallsTable, StoreInstallsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasStoreInstallsWith applies the HasEdge predicate on the "store_installs" edge with a given conditions (other predicates).
+func HasStoreInstallsWith(preds ...predicate.StoreInstall) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newStoreInstallsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasStoreSubscriptions applies the HasEdge predicate on the "store_subscriptions" edge.
+func HasStoreSubscriptions() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, StoreSubscriptionsTable, StoreSubscriptionsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasStoreSubscriptionsWith applies the HasEdge predicate on the "store_subscriptions" edge with a given conditions (other predicates).
+func HasStoreSubscriptionsWith(preds ...predicate.StoreSubscription) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newStoreSubscriptionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasMemoryEntries applies the HasEdge predicate on the "memory_entries" edge.
+func HasMemoryEntries() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, MemoryEntriesTable, MemoryEntriesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasMemoryEntriesWith applies the HasEdge predicate on the "memory_entries" edge with a given conditions (other predicates).
+func HasMemoryEntriesWith(preds ...predicate.MemoryEntry) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newMemoryEntriesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

@@ -125,26 +125,52 @@ func applyFieldRules(schemas *object, c *contract) error {
 }
 
 // nullable answers a copy of the property schema p that also admits null. A
-// $ref ignores its siblings in OpenAPI 3.0, so a reference is wrapped in allOf.
+// reference cannot simply carry nullable: a $ref ignores its siblings in
+// OpenAPI 3.0, and nullable beside allOf does not reach into it (a validator
+// still checks null against the referenced schema; Prism does). So a
+// reference becomes anyOf [the reference, a schema that admits only null],
+// OpenAPI 3.0.3's idiom; the null schema repeats the referenced type, since
+// nullable only takes effect beside a type.
 func nullable(p *object, schemas *object) *object {
-	ref := p.str("$ref")
+	ref := refOf(p)
 	if ref == "" {
 		out := clone(p).(*object)
 		out.set("nullable", true)
 		return out
 	}
 	out := newObject()
-	// nullable only takes effect beside a type; the referenced schema's type
-	// repeats it here.
-	if t := schemas.child(strings.TrimPrefix(ref, schemasPrefix)).str("type"); t != "" {
-		out.set("type", t)
-	}
 	if d := p.str("description"); d != "" {
 		out.set("description", d)
 	}
-	out.set("allOf", []any{obj("$ref", ref)})
-	out.set("nullable", true)
+	t := schemas.child(strings.TrimPrefix(ref, schemasPrefix)).str("type")
+	if t == "" {
+		t = "object"
+	}
+	out.set("anyOf", []any{obj("$ref", ref), obj("type", t, "nullable", true, "enum", []any{nil})})
 	return out
+}
+
+// refOf answers the schema a property refers to: a plain $ref, or the one
+// gnostic wraps as {allOf: [{$ref}], description} when the field has a
+// comment. Anything else answers "".
+func refOf(p *object) string {
+	if r := p.str("$ref"); r != "" {
+		return r
+	}
+	v, _ := p.get("allOf")
+	list, _ := v.([]any)
+	if len(list) != 1 {
+		return ""
+	}
+	for _, k := range p.keys {
+		if k != "allOf" && k != "description" {
+			return ""
+		}
+	}
+	if o, ok := list[0].(*object); ok {
+		return o.str("$ref")
+	}
+	return ""
 }
 
 type builder struct {

@@ -473,6 +473,8 @@ func TestExtraPaths(t *testing.T) {
 	}
 }
 
+// A nullable reference admits null and the referenced object, in a form
+// redocly's rules and Prism's validator both accept.
 func TestNullableWrapsReferences(t *testing.T) {
 	schemas := obj("Thing", obj("type", "object"), "Loose", obj("description", "no type"))
 	tests := []struct {
@@ -485,11 +487,14 @@ func TestNullableWrapsReferences(t *testing.T) {
 		{"array", obj("type", "array", "items", obj("type", "string")),
 			`{"type":"array","items":{"type":"string"},"nullable":true}`},
 		{"reference", obj("$ref", "#/components/schemas/Thing"),
-			`{"type":"object","allOf":[{"$ref":"#/components/schemas/Thing"}],"nullable":true}`},
+			`{"anyOf":[{"$ref":"#/components/schemas/Thing"},{"type":"object","nullable":true,"enum":[null]}]}`},
 		{"reference with description", obj("$ref", "#/components/schemas/Thing", "description", "d"),
-			`{"type":"object","description":"d","allOf":[{"$ref":"#/components/schemas/Thing"}],"nullable":true}`},
+			`{"description":"d","anyOf":[{"$ref":"#/components/schemas/Thing"},{"type":"object","nullable":true,"enum":[null]}]}`},
+		// gnostic's form of a reference with a comment.
+		{"wrapped reference", obj("allOf", []any{obj("$ref", "#/components/schemas/Thing")}, "description", "d"),
+			`{"description":"d","anyOf":[{"$ref":"#/components/schemas/Thing"},{"type":"object","nullable":true,"enum":[null]}]}`},
 		{"reference to an untyped schema", obj("$ref", "#/components/schemas/Loose"),
-			`{"allOf":[{"$ref":"#/components/schemas/Loose"}],"nullable":true}`},
+			`{"anyOf":[{"$ref":"#/components/schemas/Loose"},{"type":"object","nullable":true,"enum":[null]}]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

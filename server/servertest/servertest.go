@@ -6,6 +6,7 @@ package servertest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -24,8 +25,10 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // Clock is a settable clock; it starts at the real time. Timers made from it
@@ -58,6 +61,24 @@ func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits
 // WithHeartbeat sets the chat stream's heartbeat period.
 func WithHeartbeat(d time.Duration) Option { return func(c *server.Config) { c.Heartbeat = d } }
 
+// WithLogger sends the server's logs to l (they are discarded otherwise), for
+// tests that check what is logged.
+func WithLogger(l *slog.Logger) Option { return func(c *server.Config) { c.Logger = l } }
+
+// WithSecretKey sets the instance key, for tests that open what the server
+// sealed.
+func WithSecretKey(key []byte) Option { return func(c *server.Config) { c.SecretKey = key } }
+
+// WithoutSecretKey runs the server without an instance key (the default
+// test server has a random one), as an instance that never configured it.
+func WithoutSecretKey() Option { return func(c *server.Config) { c.SecretKey = nil } }
+
+// WithReviewPolicy sets the store's review policy (RULINGS "Store,
+// federation, MCP, A2A").
+func WithReviewPolicy(p store.ReviewPolicy) Option {
+	return func(c *server.Config) { c.ReviewPolicy = p }
+}
+
 // WithLLM points the server at an OpenAI-compatible provider (a fake on loopback).
 func WithLLM(baseURL string) Option {
 	return func(c *server.Config) { c.LLM = llm.New(llm.Config{BaseURL: baseURL, Model: "test-model"}) }
@@ -76,6 +97,9 @@ func New(t testing.TB, opts ...Option) *Server {
 		Clock:      clock,
 		// High enough that only the rate-limit tests reach a limit.
 		Limits: gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000},
+		// A fresh instance key per server: credentials sealed by one test
+		// server open nowhere else.
+		SecretKey: randomKey(t),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -101,6 +125,14 @@ func New(t testing.TB, opts ...Option) *Server {
 		HTTP: &http.Client{Timeout: 30 * time.Second},
 		H2C:  &http.Client{Timeout: 30 * time.Second, Transport: h2c},
 	}
+}
+
+func randomKey(t testing.TB) []byte {
+	k := make([]byte, secrets.KeySize)
+	if _, err := rand.Read(k); err != nil {
+		t.Fatalf("instance key: %v", err)
+	}
+	return k
 }
 
 // Response is a REST answer, read whole.

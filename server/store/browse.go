@@ -1,0 +1,283 @@
+package store
+
+import (
+	"context"
+	stdsql "database/sql"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/dialect/sql"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/page"
+)
+
+// Browse values (document 2, "Agent store": filters category, pricing,
+// search, sort, scope).
+var (
+	Sorts  = []string{"newest", "name", "rating", "popular", "price_asc", "price_desc"}
+	Scopes = []string{"local", "global", "all"}
+	// Pricings filter by pricing model; paid is every model but free.
+	Pricings = append([]string{"paid"}, PricingModels...)
+)
+
+// noPlatform explains why global and all answer the local store (RULINGS:
+// until federation lands).
+const noPlatform = "no platform store is linked to this instance: showing this instance's store only"
+
+// maxSearch is the longest search, in characters.
+const maxSearch = 100
+
+// recentExecutions is how many of the caller's executions a detail shows.
+const recentExecutions = 20
+
+// ListStoreAgents browses the store.
+func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListStoreAgentsRequest) (*switchboardv1.ListStoreAgentsResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	scope := req.GetScope()
+	if scope == "" {
+		scope = "local" // a standalone (self-hosted) instance's default
+	}
+	if err := apperr.OneOf("scope", scope, Scopes); err != nil {
+		return nil, err
+	}
+	sort := req.GetSort()
+	if sort == "" {
+		sort = "newest"
+	}
+	if err := apperr.OneOf("sort", sort, Sorts); err != nil {
+		return nil, err
+	}
+	where := []predicate.StoreAgent{storeagent.StatusEQ(storeagent.StatusActive)}
+	if req.GetMine() {
+		where = []predicate.StoreAgent{storeagent.UserID(p.UserID)}
+	}
+	if c := req.GetCategory(); c != "" {
+		if err := apperr.OneOf("category", c, Categories); err != nil {
+			return nil, err
+		}
+		where = append(where, storeagent.Category(c))
+	}
+	switch pr := req.GetPricing(); {
+	case pr == "":
+	case pr == "paid":
+		where = append(where, storeagent.PricingModelNEQ("free"))
+	default:
+		if err := apperr.OneOf("pricing", pr, Pricings); err != nil {
+			return nil, err
+		}
+		where = append(where, storeagent.PricingModel(pr))
+	}
+	if q := strings.TrimSpace(req.GetSearch()); q != "" {
+		if err := noNUL("search", q); err != nil {
+			return nil, err
+		}
+		if utf8.RuneCountInString(q) > maxSearch {
+			return nil, apperr.Invalid("search is longer than %d characters", maxSearch)
+		}
+		where = append(where, matches(s.DB.Dialect, foldASCII(q),
+			storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName))
+	}
+	total, err := s.DB.StoreAgent.Query().Where(where...).Aggregate(ent.Count()).Int(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	var rows []*ent.StoreAgent
+	if pg.Offset < total {
+		rows, err = s.DB.StoreAgent.Query().Where(where...).Order(order(s.DB.Dialect, sort)).
+			Offset(pg.Offset).Limit(pg.Limit).All(ctx)
+		if err != nil {
+			return nil, apperr.Internal(err)
+		}
+	}
+	views, err := viewsOf(ctx, s.DB.Client, p.UserID, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := &switchboardv1.ListStoreAgentsResponse{
+		Agents: make([]*switchboardv1.StoreAgent, 0, len(rows)), Pagination: pg.Of(total, len(rows)), Scope: scope,
+	}
+	if scope != "local" {
+		out.Note = proto.String(noPlatform)
+	}
+	for _, r := range rows {
+		out.Agents = append(out.Agents, toAgent(r, views[r.ID]))
+	}
+	return out, nil
+}
+
+// GetStoreAgent answers a listing with its stats, changelog and the caller's
+// latest executions of it.
+func (s *Service) GetStoreAgent(ctx context.Context, req *switchboardv1.GetStoreAgentRequest) (*switchboardv1.GetStoreAgentResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row, v, err := visible(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	stats, err := statsOf(ctx, s.DB.Client, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	execs, err := s.DB.Execution.Query().Where(execution.AgentID(row.ID), execution.UserID(p.UserID)).
+		Order(ent.Desc(execution.FieldCreatedAt), ent.Desc(execution.FieldID)).Limit(recentExecutions).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := &switchboardv1.GetStoreAgentResponse{
+		Agent: toAgent(row, v), Stats: stats, Changelog: toChangelog(row.Changelog),
+		Executions: make([]*switchboardv1.StoreExecution, 0, len(execs)),
+	}
+	for _, e := range execs {
+		out.Executions = append(out.Executions, toExecution(e))
+	}
+	return out, nil
+}
+
+// statsOf counts a listing's executions by status in one query.
+func statsOf(ctx context.Context, c *ent.Client, agentID string) (*switchboardv1.StoreAgentStats, error) {
+	var rows []struct {
+		Status string             `json:"status"`
+		Count  int                `json:"count"`
+		Avg    stdsql.NullFloat64 `json:"avg"`
+		Timed  int                `json:"timed"`
+	}
+	err := c.Execution.Query().Where(execution.AgentID(agentID)).GroupBy(execution.FieldStatus).
+		Aggregate(ent.Count(), ent.As(ent.Mean(execution.FieldResponseTimeMs), "avg"),
+			func(s *sql.Selector) string { return sql.As(sql.Count(s.C(execution.FieldResponseTimeMs)), "timed") }).
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := &switchboardv1.StoreAgentStats{}
+	for _, r := range rows {
+		out.ExecutionCount += int32(r.Count)
+		switch execution.Status(r.Status) {
+		case execution.StatusCompleted:
+			out.CompletedCount = int32(r.Count)
+			if r.Timed > 0 && r.Avg.Valid {
+				out.AvgResponseTimeMs = proto.Int32(int32(math.Round(r.Avg.Float64)))
+			}
+		case execution.StatusFailed:
+			out.FailedCount = int32(r.Count)
+		case execution.StatusTimeout:
+			out.TimeoutCount = int32(r.Count)
+		case execution.StatusQueued:
+			out.QueuedCount = int32(r.Count)
+		}
+	}
+	return out, nil
+}
+
+// viewsOf answers the caller's relations to each listing of a page in two
+// queries.
+func viewsOf(ctx context.Context, c *ent.Client, userID string, rows []*ent.StoreAgent) (map[string]viewer, error) {
+	out := make(map[string]viewer, len(rows))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+		out[r.ID] = viewer{userID: userID}
+	}
+	installs, err := c.StoreInstall.Query().Where(storeinstall.UserID(userID), storeinstall.AgentIDIn(ids...)).
+		Select(storeinstall.FieldAgentID).Strings(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	for _, id := range installs {
+		v := out[id]
+		v.installed = true
+		out[id] = v
+	}
+	subs, err := c.StoreSubscription.Query().Where(storesubscription.UserID(userID), storesubscription.AgentIDIn(ids...)).
+		Select(storesubscription.FieldAgentID).Strings(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	for _, id := range subs {
+		v := out[id]
+		v.subscribed = true
+		out[id] = v
+	}
+	return out, nil
+}
+
+// order sorts a page; ties go newest first, then by id, so pages never
+// overlap. Names sort in code-point order on both databases.
+func order(dia, sort string) storeagent.OrderOption {
+	return func(s *sql.Selector) {
+		desc := func(c string) string { return sql.Desc(s.C(c)) }
+		switch sort {
+		case "name":
+			col := s.C(storeagent.FieldName)
+			if dia == dialect.Postgres {
+				col += ` COLLATE "C"`
+			}
+			s.OrderExpr(sql.Expr(col))
+		case "rating":
+			s.OrderBy(desc(storeagent.FieldRatingAvg), desc(storeagent.FieldRatingCount))
+		case "popular":
+			s.OrderBy(desc(storeagent.FieldInstallCount), desc(storeagent.FieldExecutionCount))
+		case "price_asc":
+			s.OrderBy(s.C(storeagent.FieldPricePerTask))
+		case "price_desc":
+			s.OrderBy(desc(storeagent.FieldPricePerTask))
+		}
+		s.OrderBy(desc(storeagent.FieldCreatedAt), desc(storeagent.FieldID))
+	}
+}
+
+// matches keeps rows where any of cols contains needle, ignoring ASCII case
+// the same way on both databases; the needle is always a bound parameter (no
+// LIKE wildcards). NULL columns never match.
+func matches(dia, needle string, cols ...string) predicate.StoreAgent {
+	return func(s *sql.Selector) {
+		preds := make([]*sql.Predicate, 0, len(cols))
+		for _, c := range cols {
+			col := s.C(c)
+			preds = append(preds, sql.P(func(b *sql.Builder) {
+				if dia == dialect.Postgres {
+					b.WriteString(`strpos(lower(`).WriteString(col).WriteString(` COLLATE "C")`)
+				} else {
+					b.WriteString("instr(lower(").WriteString(col).WriteString(")")
+				}
+				b.Comma().Arg(needle).WriteString(") > 0")
+			}))
+		}
+		s.Where(sql.Or(preds...))
+	}
+}
+
+// foldASCII lowercases A-Z only: what SQLite's lower() does, and PostgreSQL's
+// under COLLATE "C".
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,478 @@
+// Package store owns the agent store's listings (document 2, "Store agent
+// listing", "Agent store"): registering, browsing, changing (with version,
+// changelog and re-review of breaking changes) and removing listings;
+// subscriptions; installations, which write the integration kit into the
+// installer's memory; ratings; earnings and the fee structure. Agent
+// credentials are sealed with the instance key (internal/secrets) before any
+// transaction starts, and are never answered.
+//
+// Executions, payment holds and the review lifecycle build on this package:
+// the lock is store_agents.current_execution_id (set only where it is null,
+// by one conditional UPDATE), and changes to a listing's rating or to its
+// owner-written fields serialize on the key lockKey(id).
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"entgo.io/ent/dialect/sql/sqlgraph"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	secretbox "github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+var (
+	_ switchboardv1connect.StoreServiceHandler = (*Service)(nil)
+	_ switchboardv1.StoreServiceServer         = (*Service)(nil)
+)
+
+// Service implements StoreService.
+type Service struct {
+	DB  *db.DB
+	Now func() time.Time
+	// Egress is the address rule endpointUrl and healthCheckUrl must pass.
+	Egress egress.Policy
+	// Secrets seals agent credentials; nil when the instance has no secret
+	// key, and then listings that need a credential are refused (503).
+	Secrets *secretbox.Box
+	// Policy decides the status of new listings and breaking changes.
+	Policy ReviewPolicy
+	// BcryptCost hashes access passwords; bcrypt.DefaultCost when zero.
+	BcryptCost int
+}
+
+// maxChangelog is how many changes a listing keeps (the newest).
+const maxChangelog = 50
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+// lockKey serializes changes to one listing (on PostgreSQL; SQLite's write
+// transactions already queue).
+func lockKey(agentID string) string { return "store_agent:" + agentID }
+
+// CredentialAAD binds a sealed credential to its listing: a value copied to
+// another row does not open.
+func CredentialAAD(agentID string) []byte {
+	return []byte("store_agent:" + agentID + ":auth_credential")
+}
+
+// CreateStoreAgent registers a listing owned by the caller; under the review
+// policy it waits for an admin.
+func (s *Service) CreateStoreAgent(ctx context.Context, req *switchboardv1.CreateStoreAgentRequest) (*switchboardv1.CreateStoreAgentResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in, err := parseInput(req.GetAgent(), true)
+	if err != nil {
+		return nil, err
+	}
+	if in.slug == nil {
+		slug := slugFrom(*in.name)
+		if err := checkSlug(slug); err != nil {
+			return nil, apperr.Invalid("slug is required: the name gives no usable slug (%v)", err)
+		}
+		in.slug = &slug
+	}
+	if err := s.checkURLs(ctx, in); err != nil {
+		return nil, err
+	}
+	id := ids.New()
+	sec, err := s.prepare(id, in)
+	if err != nil {
+		return nil, err
+	}
+	next, _, err := merge(newListing(), in, sec)
+	if err != nil {
+		return nil, err
+	}
+	var row *ent.StoreAgent
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		now := s.now()
+		create := tx.StoreAgent.Create().SetID(id).SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now).
+			SetStatus(storeagent.Status(s.Policy.InitialStatus())).SetChangelog([]schema.ChangelogEntry{})
+		if err := write(create.Mutation(), next, false); err != nil {
+			return apperr.Internal(err)
+		}
+		row, err = create.Save(ctx)
+		return saveError(err, next.slug)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CreateStoreAgentResponse{Agent: toAgent(row, viewer{userID: p.UserID})}, nil
+}
+
+// UpdateStoreAgent changes the owner's listing. A change bumps the version
+// (or takes the one supplied), is added to the changelog, and when breaking
+// sends the listing back to review under the review policy. An update that
+// changes nothing writes nothing.
+func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.UpdateStoreAgentRequest) (*switchboardv1.UpdateStoreAgentResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetId() == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	in, err := parseInput(req.GetAgent(), false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkURLs(ctx, in); err != nil {
+		return nil, err
+	}
+	sec, err := s.prepare(req.GetId(), in)
+	if err != nil {
+		return nil, err
+	}
+	out := &switchboardv1.UpdateStoreAgentResponse{}
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		if err := s.DB.Serialize(ctx, tx, lockKey(req.GetId())); err != nil {
+			return apperr.Internal(err)
+		}
+		row, err := owned(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		cur := fromEnt(row)
+		next, changed, err := merge(cur, in, sec)
+		if err != nil {
+			return err
+		}
+		if in.version != nil {
+			if compareVersions(*in.version, cur.version) <= 0 {
+				return apperr.Invalid("version %s must be higher than the current %s", *in.version, cur.version)
+			}
+			changed = append(changed, "version")
+		}
+		if len(changed) == 0 {
+			out.Agent, err = s.render(ctx, tx.Client(), p.UserID, row)
+			return err
+		}
+		breaking := len(Breaking(changed)) > 0
+		if in.version == nil {
+			next.version = bumpVersion(cur.version, breaking)
+		}
+		now := s.now()
+		entry := schema.ChangelogEntry{Version: next.version, Breaking: breaking, Fields: changed, At: now}
+		if in.notes != nil {
+			entry.Notes = *in.notes
+		}
+		changelog := append(slices.Clone(row.Changelog), entry)
+		if len(changelog) > maxChangelog {
+			changelog = changelog[len(changelog)-maxChangelog:]
+		}
+		update := tx.StoreAgent.UpdateOneID(row.ID).Where(storeagent.UserID(p.UserID)).SetUpdatedAt(now).
+			SetChangelog(changelog).SetStatus(storeagent.Status(s.Policy.StatusAfterChange(string(row.Status), breaking)))
+		if err := write(update.Mutation(), next, true); err != nil {
+			return apperr.Internal(err)
+		}
+		row, err = update.Save(ctx)
+		if err := saveError(err, next.slug); err != nil {
+			return err
+		}
+		if kitChanged(changed) {
+			if err := s.refreshMemory(ctx, tx, row); err != nil {
+				return err
+			}
+		}
+		out.Change = toChange(entry)
+		out.Agent, err = s.render(ctx, tx.Client(), p.UserID, row)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteStoreAgent removes the owner's listing, its subscriptions, its
+// installations with their memory entries, and its executions. A listing
+// with work in flight (a running or queued execution, or a payment held) is
+// refused: that work would be lost.
+func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.DeleteStoreAgentRequest) (*switchboardv1.DeleteStoreAgentResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out *switchboardv1.StoreAgent
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		if req.GetId() != "" {
+			if err := s.DB.Serialize(ctx, tx, lockKey(req.GetId())); err != nil {
+				return apperr.Internal(err)
+			}
+		}
+		row, err := owned(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
+			return err
+		}
+		busy, err := tx.Execution.Query().Where(execution.AgentID(row.ID), execution.Or(
+			execution.StatusIn(execution.StatusQueued, execution.StatusRunning),
+			execution.PaymentHoldStatusEQ(execution.PaymentHoldStatusHeld))).Exist(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if busy || row.CurrentExecutionID != nil {
+			return apperr.Conflict("agent %q has executions in flight (running, queued or holding a payment); "+
+				"set its availability to unavailable and delete it once they finish", row.Slug)
+		}
+		if out, err = s.render(ctx, tx.Client(), p.UserID, row); err != nil {
+			return err
+		}
+		// The foreign keys cascade too; deleting here does not depend on the
+		// database enforcing them, and the memory entries have no foreign key.
+		if _, err := tx.MemoryEntry.Delete().Where(memoryentry.Source(MemorySource), memoryentry.SourceID(row.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if _, err := tx.StoreInstall.Delete().Where(storeinstall.AgentID(row.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if _, err := tx.StoreSubscription.Delete().Where(storesubscription.AgentID(row.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if _, err := tx.Execution.Delete().Where(execution.AgentID(row.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		err = tx.StoreAgent.DeleteOneID(row.ID).Where(storeagent.UserID(p.UserID)).Exec(ctx)
+		if ent.IsNotFound(err) {
+			return apperr.NotFound("store agent %q not found among your listings", row.ID)
+		} else if err != nil {
+			return apperr.Internal(err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.DeleteStoreAgentResponse{Agent: out}, nil
+}
+
+// checkURLs applies the address rule to the supplied URLs (RULINGS "Store,
+// federation, MCP, A2A"): a clear 400 at save time. It resolves names, so it
+// runs before any transaction.
+func (s *Service) checkURLs(ctx context.Context, in *patch) error {
+	for _, u := range []struct {
+		wire string
+		v    *string
+	}{{"endpointUrl", in.endpointURL}, {"healthCheckUrl", in.healthCheckURL}} {
+		if u.v == nil || *u.v == "" {
+			continue
+		}
+		parsed, err := egress.ParseURL(*u.v)
+		if err != nil {
+			return apperr.Invalid("%s: %v", u.wire, err)
+		}
+		if err := s.Egress.CheckURL(ctx, parsed); err != nil {
+			return apperr.Invalid("%s: %v (the instance does not allow private endpoints)", u.wire, err)
+		}
+	}
+	return nil
+}
+
+// prepare hashes the access password and seals the credential for listing
+// id, outside any transaction (bcrypt is slow on purpose).
+func (s *Service) prepare(id string, in *patch) (secrets, error) {
+	var out secrets
+	if in.password != nil {
+		if *in.password == "" {
+			empty := ""
+			out.passwordHash = &empty
+		} else {
+			cost := s.BcryptCost
+			if cost == 0 {
+				cost = bcrypt.DefaultCost
+			}
+			h, err := bcrypt.GenerateFromPassword([]byte(*in.password), cost)
+			if err != nil {
+				return out, apperr.Internal(err)
+			}
+			hs := string(h)
+			out.passwordHash = &hs
+		}
+	}
+	if in.credential != nil {
+		if s.Secrets == nil {
+			return out, &apperr.Error{Kind: apperr.KindUnavailable,
+				Message: "this instance has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot store agent credentials; use authMethod none or ask the operator to configure one"}
+		}
+		sealed, err := s.Secrets.Seal([]byte(*in.credential), CredentialAAD(id))
+		if err != nil {
+			return out, apperr.Internal(err)
+		}
+		out.credential = sealed
+	}
+	return out, nil
+}
+
+// write sets every owner-written column of a create or update to l. On an
+// update, absent optional values are cleared.
+func write(m *ent.StoreAgentMutation, l listing, update bool) error {
+	m.SetName(l.name)
+	m.SetSlug(l.slug)
+	m.SetPricingModel(l.pricingModel)
+	m.SetPricePerTask(l.price)
+	m.SetCurrency(l.currency)
+	m.SetCommands(l.commands)
+	m.SetTaskTypes(l.taskTypes)
+	m.SetSupportsA2a(l.supportsA2A)
+	m.SetSupportsMcp(l.supportsMCP)
+	m.SetVersion(l.version)
+	m.SetInputFormat(storeagent.InputFormat(l.inputFormat))
+	m.SetAuthMethod(storeagent.AuthMethod(l.authMethod))
+	m.SetDeclaredWidgetTypes(l.widgetTypes)
+	m.SetAvailability(storeagent.Availability(l.availability))
+	m.SetExecutionTimeout(l.executionTimeout)
+	for _, f := range []struct {
+		column string
+		v      *string
+	}{
+		{storeagent.FieldDescription, l.description}, {storeagent.FieldEndpointURL, l.endpointURL},
+		{storeagent.FieldDeveloperName, l.developerName}, {storeagent.FieldCategory, l.category},
+		{storeagent.FieldInstallGuide, l.installGuide}, {storeagent.FieldContextInstructions, l.contextInstructions},
+		{storeagent.FieldAccessPasswordHash, l.passwordHash}, {storeagent.FieldOutputFormat, l.outputFormat},
+		{storeagent.FieldHealthCheckURL, l.healthCheckURL}, {storeagent.FieldRequiredInputSchema, l.requiredInputSchema},
+		{storeagent.FieldOutputSchema, l.outputSchema}, {storeagent.FieldUsageExamples, l.usageExamples},
+		{storeagent.FieldContextPreparation, l.contextPreparation}, {storeagent.FieldExecutionNotes, l.executionNotes},
+	} {
+		var err error
+		switch {
+		case f.v != nil:
+			err = m.SetField(f.column, *f.v)
+		case update:
+			err = m.ClearField(f.column)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case l.pricingConfig != nil:
+		m.SetPricingConfig(l.pricingConfig)
+	case update:
+		m.ClearPricingConfig()
+	}
+	switch {
+	case len(l.credential) > 0:
+		m.SetAuthCredentialEncrypted(l.credential)
+	case update:
+		m.ClearAuthCredentialEncrypted()
+	}
+	return nil
+}
+
+// saveError maps a failed save: the one unique column an owner writes is
+// the slug (RULINGS: a conflicting slug answers 409 on every write path).
+func saveError(err error, slug string) error {
+	switch {
+	case err == nil:
+		return nil
+	case sqlgraph.IsUniqueConstraintError(err):
+		return apperr.Conflict("slug %q is already taken; choose another", slug)
+	case ent.IsNotFound(err):
+		return apperr.NotFound("store agent not found among your listings")
+	}
+	var e *apperr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return apperr.Internal(err)
+}
+
+// owned loads one of the caller's own listings; another account's listing,
+// visible or not, is not found for changes (RULINGS: another account's id
+// answers 404, never 403).
+func owned(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreAgent, error) {
+	if id == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	row, err := c.StoreAgent.Query().Where(storeagent.ID(id), storeagent.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("store agent %q not found among your listings", id)
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return row, nil
+}
+
+// visible loads a listing the caller may see: their own in any status,
+// another account's while active, or one they installed or subscribed to
+// (so that they can always undo that).
+func visible(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreAgent, viewer, error) {
+	v := viewer{userID: userID}
+	if id == "" {
+		return nil, v, apperr.Invalid("id is required")
+	}
+	row, err := c.StoreAgent.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, v, apperr.NotFound("store agent %q not found", id)
+	} else if err != nil {
+		return nil, v, apperr.Internal(err)
+	}
+	if v, err = relations(ctx, c, userID, row.ID); err != nil {
+		return nil, v, err
+	}
+	if row.UserID != userID && row.Status != storeagent.StatusActive && !v.installed && !v.subscribed {
+		return nil, v, apperr.NotFound("store agent %q not found", id)
+	}
+	return row, v, nil
+}
+
+// relations answers whether userID installed and subscribed to agentID.
+func relations(ctx context.Context, c *ent.Client, userID, agentID string) (viewer, error) {
+	v := viewer{userID: userID}
+	var err error
+	if v.installed, err = c.StoreInstall.Query().Where(storeinstall.UserID(userID), storeinstall.AgentID(agentID)).Exist(ctx); err != nil {
+		return v, apperr.Internal(err)
+	}
+	if v.subscribed, err = c.StoreSubscription.Query().Where(storesubscription.UserID(userID), storesubscription.AgentID(agentID)).Exist(ctx); err != nil {
+		return v, apperr.Internal(err)
+	}
+	return v, nil
+}
+
+// render answers a listing for userID with their relations to it.
+func (s *Service) render(ctx context.Context, c *ent.Client, userID string, row *ent.StoreAgent) (*switchboardv1.StoreAgent, error) {
+	v, err := relations(ctx, c, userID, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	return toAgent(row, v), nil
+}
+
+// refreshMemory rewrites the memory entries of every installation of a
+// listing whose kit changed, so installers never keep stale guidance.
+func (s *Service) refreshMemory(ctx context.Context, tx *ent.Tx, row *ent.StoreAgent) error {
+	installs, err := tx.StoreInstall.Query().Where(storeinstall.AgentID(row.ID)).All(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	for _, in := range installs {
+		if _, err := writeMemory(ctx, tx, in.UserID, row, s.now()); err != nil {
+			return apperr.Internal(err)
+		}
+	}
+	return nil
+}
