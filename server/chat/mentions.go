@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -194,11 +195,11 @@ func (s *Service) people(ctx context.Context, m matcher, userID string) ([]ranke
 	return out, nil
 }
 
-// agents are the caller's own active store listings. Installed agents join
-// them once the store records installations (no such record exists yet).
+// agents are the active store listings the caller owns or has installed.
 func (s *Service) agents(ctx context.Context, m matcher, userID string) ([]ranked, error) {
 	rows, err := s.DB.StoreAgent.Query().
-		Where(storeagent.UserID(userID), storeagent.StatusEQ(storeagent.StatusActive),
+		Where(storeagent.Or(storeagent.UserID(userID), storeagent.HasInstallsWith(storeinstall.UserID(userID))),
+			storeagent.StatusEQ(storeagent.StatusActive),
 			m.where(storeagent.FieldName, storeagent.FieldSlug)).
 		Order(m.order(storeagent.FieldName, storeagent.FieldID, storeagent.FieldName, storeagent.FieldSlug)).
 		Limit(MentionLimit).

@@ -359,6 +359,15 @@ func TestMentionsAgents(t *testing.T) {
 	if len(got) != 1 || got[0].ID != bobs {
 		t.Fatalf("bob's agents = %v", got)
 	}
+	// Installed agents join one's own; an installed one that is no longer
+	// active does not.
+	retired := f.agent(t, f.ann.ID, "Old Helper", "old-helper", "disabled")
+	for _, id := range []string{mine, retired} {
+		if err := f.s.DB.StoreInstall.Create().SetUserID(f.bob.ID).SetAgentID(id).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantNames(t, both(t, f, f.bobKey, "agents", ""), "Bob Bot", "Research Bot")
 }
 
 // RULINGS "Shared chat and events": teams and channels are what exists, and
