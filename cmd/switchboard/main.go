@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
@@ -90,6 +92,7 @@ type options struct {
 	llm           llm.Config
 	debugAddr     string
 	allowPrivate  bool
+	dbMaxConns    int
 	reviewPolicy  store.ReviewPolicy
 	// secretKey seals stored secrets; nil when none is configured.
 	secretKey []byte
@@ -122,6 +125,10 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
 	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
 	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "model name for the provider (SWITCHBOARD_LLM_MODEL)")
+	if o.dbMaxConns, err = envInt("SWITCHBOARD_DB_MAX_CONNS", 20); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.dbMaxConns, "db-max-conns", o.dbMaxConns, "PostgreSQL connections this process may open (SWITCHBOARD_DB_MAX_CONNS); SQLite ignores it")
 	fs.StringVar(&o.debugAddr, "debug-addr", env("SWITCHBOARD_DEBUG_ADDR", ""), "loopback address for /debug/vars and /debug/pprof; empty for none (SWITCHBOARD_DEBUG_ADDR)")
 	allowPrivate, err := envBool("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS")
 	if err != nil {
@@ -148,7 +155,7 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 {
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 {
 		return o, errors.New("limits and the heartbeat must be positive")
 	}
 	return o, nil
@@ -238,6 +245,10 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer database.Close()
+	if database.Dialect == dialect.Postgres {
+		database.SQL.SetMaxOpenConns(o.dbMaxConns)
+		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
+	}
 	handler, err := server.New(server.Config{
 		DB: database, Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},

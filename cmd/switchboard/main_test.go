@@ -34,8 +34,11 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.addr != "127.0.0.1:8080" || o.dsn != "sqlite:./switchboard.db" || o.heartbeat != 30*time.Second || o.rateLimit != 120 || o.maxBody != 1<<20 {
+	if o.addr != "127.0.0.1:8080" || o.dsn != "sqlite:./switchboard.db" || o.heartbeat != 30*time.Second || o.rateLimit != 120 || o.maxBody != 1<<20 || o.dbMaxConns != 20 {
 		t.Fatalf("defaults = %+v", o)
+	}
+	if _, err := parseServe([]string{"--db-max-conns", "0"}, io.Discard); err == nil {
+		t.Fatal("--db-max-conns 0 accepted")
 	}
 	t.Setenv("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "7")
 	t.Setenv("SWITCHBOARD_HEARTBEAT", "1s")
@@ -113,7 +116,8 @@ func buildBinary(t *testing.T) string {
 // base URL once it logs that it listens.
 func startBinary(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	// A small pool: tests run side by side against one PostgreSQL.
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db-max-conns", "4"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -164,8 +164,8 @@ func wantNames(t *testing.T, got []mention, want ...string) {
 // people are the instance's local users and the caller's own contacts, never
 // another account's contacts; an empty q answers the first by name.
 func TestMentionsPeople(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	avatar := "https://example.com/bob.png"
 	if err := f.s.DB.User.UpdateOneID(f.bob.ID).SetAvatar(avatar).Exec(ctx); err != nil {
@@ -209,8 +209,8 @@ func TestMentionsPeople(t *testing.T) {
 // Document 1, "Other v2 endpoints": q is a prefix or substring; matches whose
 // name or handle starts with q come first, then the rest, each by name.
 func TestMentionsQueryRanksPrefixFirst(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.s.SignUp("lottie")
 	billy := f.s.SignUp("zz_top")
 	if err := f.s.DB.User.UpdateOneID(billy.ID).SetName("Billy").Exec(context.Background()); err != nil {
@@ -242,8 +242,8 @@ func TestMentionsQueryRanksPrefixFirst(t *testing.T) {
 // Decision (docs/decisions.md): case folding is ASCII only, identically on
 // SQLite and PostgreSQL.
 func TestMentionsFoldASCIIOnly(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.contact(t, f.annKey, map[string]any{"name": "Émile Zola"})
 	for _, q := range []string{"zola", "ZOLA", "Émile", "ÉMILE"} {
 		wantNames(t, both(t, f, f.annKey, "people", q), "Émile Zola")
@@ -254,8 +254,8 @@ func TestMentionsFoldASCIIOnly(t *testing.T) {
 // Decision (docs/decisions.md): at most MentionLimit results, the first in the
 // order, merged across users and contacts.
 func TestMentionsLimit(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	var want []string
 	for i := 1; i <= 24; i++ {
 		name := fmt.Sprintf("Member %02d", i)
@@ -303,8 +303,8 @@ var specActionTags = []string{
 
 // RULINGS "Shared chat and events": commands are the action-tag list.
 func TestMentionsCommands(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	var listed []string
 	for _, c := range chat.Commands {
 		listed = append(listed, c.Name)
@@ -337,8 +337,8 @@ func TestMentionsCommands(t *testing.T) {
 // Document 1, "Other v2 endpoints": agents are the caller's own listings and
 // installed agents; never another account's.
 func TestMentionsAgents(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	// No agents at all: an empty array, not null.
 	wantNames(t, both(t, f, f.annKey, "agents", ""))
 
@@ -373,8 +373,8 @@ func TestMentionsAgents(t *testing.T) {
 // RULINGS "Shared chat and events": teams and channels are what exists, and
 // none do until teams land; memberCount is only ever set for teams.
 func TestMentionsTeamsAndChannels(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.contact(t, f.annKey, map[string]any{"name": "Team Player"})
 	for _, typ := range []string{"teams", "channels"} {
 		for _, q := range []string{"", "team"} {
@@ -402,8 +402,8 @@ func TestMentionsTeamsAndChannels(t *testing.T) {
 // Document 1, "Other v2 endpoints": type is required and one of five values;
 // RULINGS "Errors": bad input is a 400 in the error form and writes nothing.
 func TestMentionsRefusals(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.contact(t, f.annKey, map[string]any{"name": "Grace Hopper"})
 	before := counts(t, f)
 	api := f.s.WithKey(f.annKey)
@@ -467,8 +467,8 @@ func counts(t *testing.T, f *fixture) [3]int {
 // Document 1, "Other v2 endpoints": session or key, 401 when unauthorized;
 // keys need the chat scope (contract access rule).
 func TestMentionsCredentials(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	path := "/api/chat/mentions?type=commands"
 	for name, c := range map[string]*servertest.Caller{
 		"anonymous": f.s.Anonymous(), "unknown key": f.s.WithKey("sbk_unknown"),

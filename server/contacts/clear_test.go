@@ -71,8 +71,8 @@ func (f *fixture) lastUpdate(t *testing.T) []string {
 // clearFields on PUT empties each clearable field, and only it: optional
 // fields become null, tags []. The contact_updated entry names the field.
 func TestClearEachContactField(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	for _, field := range clearableContactFields {
 		t.Run(field, func(t *testing.T) {
 			before := f.fullContact(t)
@@ -114,8 +114,8 @@ func TestClearEachContactField(t *testing.T) {
 // The same over Connect (JSON): every clearable field at once, duplicates
 // included; the RPC form omits the absent fields and writes tags [].
 func TestClearEveryContactFieldOverConnect(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	id := f.fullContact(t)["id"].(string)
 	names := append(slices.Clone(clearableContactFields), "tags", "email")
 	res := f.api.Do(http.MethodPost, "/switchboard.v1.ContactService/UpdateContact",
@@ -145,8 +145,8 @@ func TestClearEveryContactFieldOverConnect(t *testing.T) {
 // Setting and clearing in one request; the entry names both, supplied fields
 // first.
 func TestClearContactWithOtherChanges(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	id := f.fullContact(t)["id"].(string)
 	res := f.api.Do(http.MethodPut, "/api/v2/contacts/"+id, `{"name":"Renamed","phone":"2","clearFields":["tags","email","tags"]}`)
 	if res.Status != http.StatusOK {
@@ -170,8 +170,8 @@ func TestClearContactWithOtherChanges(t *testing.T) {
 // clearFields on create. 400 on both transports with the same message, and
 // nothing written.
 func TestClearContactRefusals(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	snapshot := f.fullContact(t)
 	id := snapshot["id"].(string)
 	allowed := "; clearable fields: " + strings.Join(clearableContactFields, ", ")

@@ -16,8 +16,8 @@ import (
 // any tag, both as case-sensitive substrings, on SQLite and PostgreSQL alike
 // (SQLite's LIKE would fold ASCII case). LIKE wildcards are plain characters.
 func TestListFiltersAreCaseSensitiveSubstrings(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	for _, c := range []map[string]any{
 		{"name": "Ann Lee", "email": "lee@example.com", "company": "Initech", "tags": []string{"VIP", "lead-2025"}},
 		{"name": "ann smith", "email": "smith@example.com", "company": "ACME Corp", "tags": []string{"vip"}},
@@ -94,8 +94,8 @@ func TestListFiltersAreCaseSensitiveSubstrings(t *testing.T) {
 // Ordered by name in code-point order on both databases, then by id; pages
 // never overlap; an offset past the end is an empty page.
 func TestListOrderAndPages(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	var twins []string
 	for _, n := range []string{"bob", "Émile", "alice", "Bob", "Alice", "Twin", "Twin", "_under", "Zed"} {
 		c := f.create(t, f.api, map[string]any{"name": n})

@@ -19,8 +19,8 @@ import (
 // The list loads card links in batches: the number of queries does not grow
 // with the number of contacts or links on the page.
 func TestListQueriesDoNotGrowWithThePage(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	var queries atomic.Int32
 	counted := dialect.DebugWithContext(entsql.OpenDB(f.s.DB.Dialect, f.s.DB.SQL), func(context.Context, ...any) {
 		queries.Add(1)

@@ -15,8 +15,8 @@ import (
 // RULINGS "Accounts, keys, sessions": another account's id answers 404 on
 // every route and transport, and nothing of it changes.
 func TestAnotherAccountsContactIsNotFound(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	bobs := f.create(t, f.bobAPI, map[string]any{"name": "Bob's friend", "tags": []string{"secret"}})
 	id := bobs["id"].(string)
 	card := f.newCard(t, f.bob.ID, "Bob's card", nil)
@@ -61,8 +61,8 @@ func bobsWithCard(t *testing.T, f *fixture, id string) map[string]any {
 // RULINGS "Errors": bad input is a clear 400 in the error form, and nothing
 // is written: no contact, no card link, no activity entry.
 func TestBadInputWritesNothing(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	existing := f.create(t, f.api, map[string]any{"name": "Keep", "email": "keep@example.com", "tags": []string{"a"}})
 	id := existing["id"].(string)
 	card := f.newCard(t, f.ann.ID, "Card", nil)
@@ -141,8 +141,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 // service (a decoder that fell back to encoding/json would drop the
 // multi-word ones silently).
 func TestRESTBodyCarriesEveryField(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	in := map[string]any{
 		"name": "All", "email": "all@example.com", "phone": "1", "company": "Co", "role": "r",
 		"preferredChannel": "sms", "notes": "n", "source": "s", "enrichedData": `{"k":true}`,

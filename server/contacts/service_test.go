@@ -20,8 +20,8 @@ import (
 // The whole life of a contact over REST: create, read, list, update, delete,
 // each with its activity entry.
 func TestContactLifecycleREST(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	created := f.s.Clock.Now()
 	c := f.create(t, f.api, map[string]any{
 		"name": "  Grace Hopper ", "email": " grace@navy.example ", "company": "US Navy",
@@ -99,8 +99,8 @@ func TestContactLifecycleREST(t *testing.T) {
 
 // Every RPC over the Connect protocols, with the generated client.
 func TestContactLifecycleConnect(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	for protocol := range map[string]bool{"connect+json": true, "connect+proto": true, "grpc": true} {
 		t.Run(protocol, func(t *testing.T) {
 			ctx := context.Background()
@@ -148,8 +148,8 @@ func TestContactLifecycleConnect(t *testing.T) {
 // The RPC form omits what the REST form writes as null, and both write tags
 // and cards as arrays.
 func TestContactRenderings(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	id := f.create(t, f.api, map[string]any{"name": "Sparse"})["id"].(string)
 	res := f.api.Do(http.MethodPost, "/switchboard.v1.ContactService/GetContact", map[string]any{"id": id},
 		"Connect-Protocol-Version", "1")
@@ -176,8 +176,8 @@ func TestContactRenderings(t *testing.T) {
 // Document 1, Contact: the list's card projection has four fields, the
 // detail's six (assignee always present); no cards gives [].
 func TestCardProjections(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	grace := f.create(t, f.api, map[string]any{"name": "Grace"})["id"].(string)
 	lonely := f.create(t, f.api, map[string]any{"name": "Lonely"})["id"].(string)
 	due := time.Date(2025, 7, 1, 17, 0, 0, 0, time.UTC)
@@ -260,8 +260,8 @@ func TestCardProjections(t *testing.T) {
 
 // The dashboard session is a caller too; its actor is the account's name.
 func TestSessionCallerIsTheActor(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.create(t, f.ann.Session, map[string]any{"name": "Via session"})
 	if e := f.activity(t, f.ann.ID); len(e) != 1 || e[0].Actor != "Ann" {
 		t.Fatalf("activity = %v", e)
@@ -274,8 +274,8 @@ func TestSessionCallerIsTheActor(t *testing.T) {
 // Racing deletes of one contact: exactly one succeeds, the rest are 404, and
 // the feed says it once.
 func TestConcurrentDeletes(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	id := f.create(t, f.api, map[string]any{"name": "Racy"})["id"].(string)
 	statuses := make(chan int, 6)
 	var wg sync.WaitGroup

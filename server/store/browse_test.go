@@ -22,8 +22,8 @@ func slugs(list map[string]any) []string {
 // sort and scope, pages like every list (RULINGS "Kanban and contacts"), and
 // shows active listings of every account.
 func TestBrowseFiltersAndSorts(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	type listing struct {
 		owner   string
 		body    map[string]any
@@ -123,8 +123,8 @@ func TestBrowseFiltersAndSorts(t *testing.T) {
 // RULINGS "Store, federation, MCP, A2A": scope=global answers the local
 // store plus a note that no platform is linked; so does all (decision).
 func TestBrowseScopes(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.create(t, f.api, map[string]any{"name": "Local one"})
 	for _, scope := range []string{"global", "all"} {
 		list := f.api.Do(http.MethodGet, "/api/marketplace?scope="+scope, nil).JSON(t)
@@ -146,8 +146,8 @@ func TestBrowseScopes(t *testing.T) {
 // The list marks what the caller installed and subscribed to, in a fixed
 // number of queries.
 func TestBrowseMarksRelations(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "One"})
 	f.create(t, f.bobAPI, map[string]any{"name": "Two"})
 	f.api.Do(http.MethodPost, "/api/marketplace/"+a["id"].(string)+"/install", nil)

@@ -14,8 +14,8 @@ import (
 // changelog and every change gets its own version (on PostgreSQL too, where
 // read-modify-write would otherwise race).
 func TestConcurrentUpdatesKeepEveryChange(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	id := f.create(t, f.api, map[string]any{"name": "Contended"})["id"].(string)
 	const n = 8
 	var wg sync.WaitGroup
@@ -49,8 +49,8 @@ func TestConcurrentUpdatesKeepEveryChange(t *testing.T) {
 // Concurrent installs and subscriptions: one of the same account's racing
 // installs wins (the rest 409), and the counters match the rows.
 func TestConcurrentInstallsCountRight(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	id := f.create(t, f.bobAPI, map[string]any{"name": "Popular", "contextInstructions": "x"})["id"].(string)
 	callers := []*servertest.Caller{f.api, f.api, f.api, f.bobAPI}
 	for i := range 4 {

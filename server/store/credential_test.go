@@ -36,6 +36,7 @@ func rawCredential(t *testing.T, f *fixture, id string) []byte {
 // for this listing only; no answer on any transport and no log line carries
 // the credential, only the owner learns that one is set.
 func TestCredentialStoredEncryptedNeverAnswered(t *testing.T) {
+	t.Parallel()
 	key := make([]byte, secrets.KeySize)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -43,7 +44,6 @@ func TestCredentialStoredEncryptedNeverAnswered(t *testing.T) {
 	logs := &syncBuffer{}
 	f := newFixture(t, servertest.WithSecretKey(key),
 		servertest.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	t.Parallel()
 	const cred = "tok_live_9f8e7d6c5b4a"
 	const rotated = "tok_live_rotated_0001"
 	box, err := secrets.New(key)
@@ -142,8 +142,8 @@ func (b *syncBuffer) String() string {
 // the server cannot store a credential, so a listing that needs one is
 // refused with 503 and a clear reason; listings without one still work.
 func TestNoSecretKeyRefusesCredentials(t *testing.T) {
-	f := newFixture(t, servertest.WithoutSecretKey())
 	t.Parallel()
+	f := newFixture(t, servertest.WithoutSecretKey())
 	res := f.api.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Needs key", "endpointUrl": publicURL,
 		"authMethod": "api_key", "authCredential": "key_123456"})
 	wantError(t, res, http.StatusServiceUnavailable)

@@ -41,8 +41,8 @@ func fullBody() map[string]any {
 // changes, DELETE removes; a single listing answers {agent} (RULINGS "The two
 // JSON renderings": envelopes).
 func TestListingLifecycleOverREST(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	created := f.create(t, f.api, fullBody())
 	id := created["id"].(string)
 	want := map[string]any{
@@ -124,8 +124,8 @@ func TestListingLifecycleOverREST(t *testing.T) {
 // The same lifecycle over every Connect protocol: the RPC form omits absent
 // values, and create answers 200 as Connect does.
 func TestListingLifecycleOverConnect(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	for protocol := range servertest.Protocols() {
 		t.Run(protocol, func(t *testing.T) {
@@ -190,8 +190,8 @@ func TestListingLifecycleOverConnect(t *testing.T) {
 // conflict answers 409 on every write path (create and update, both
 // transports), and nothing is written.
 func TestSlugConflict(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.create(t, f.api, map[string]any{"name": "Taken", "slug": "taken"})
 	other := f.create(t, f.bobAPI, map[string]any{"name": "Other"})
 	if other["slug"] != "other" {
@@ -224,8 +224,8 @@ func TestSlugConflict(t *testing.T) {
 // account's listing, even one the store shows, answers 404 for changes
 // (RULINGS "Accounts, keys, sessions"), and nothing of it changes.
 func TestOwnerOnlyChanges(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	bobs := f.create(t, f.bobAPI, map[string]any{"name": "Bob's agent", "authMethod": "api_key", "authCredential": "bob-secret-key"})
 	id := bobs["id"].(string)
 	before := f.counts(t)
@@ -264,8 +264,8 @@ func TestOwnerOnlyChanges(t *testing.T) {
 // A listing that is not active is the owner's alone: another account gets
 // 404 on the detail, and browsing shows only active listings.
 func TestInactiveListingsAreTheOwners(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "Hidden"})
 	id := a["id"].(string)
 	if _, err := f.s.DB.StoreAgent.UpdateOneID(id).SetStatus("pending_review").Save(context.Background()); err != nil {

@@ -30,8 +30,8 @@ func (f *fixture) paid(t *testing.T, agentID string, gross float64, hold executi
 // as earned and held ones as pending; released and free executions count
 // nothing; another developer's earnings never show.
 func TestEarnings(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	scout := f.create(t, f.bobAPI, map[string]any{"name": "Scout", "pricingModel": "per_task", "pricePerTask": 10})
 	euro := f.create(t, f.bobAPI, map[string]any{"name": "Euro", "pricingModel": "per_task", "pricePerTask": 2, "currency": "EUR"})
 	annsOwn := f.create(t, f.api, map[string]any{"name": "Anns", "pricingModel": "per_task", "pricePerTask": 1})
@@ -79,8 +79,8 @@ func TestEarnings(t *testing.T) {
 // document 2 "Agent store") and states the fee floors of document 2
 // "Limits".
 func TestFeeInfoIsPublic(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	res := f.s.Anonymous().Do(http.MethodGet, "/api/marketplace/fee-info", nil)
 	if res.Status != http.StatusOK {
 		t.Fatalf("%d %s", res.Status, res.Body)

@@ -39,8 +39,8 @@ func kinds(rows []*ent.MemoryEntry) []string {
 // writes 8, a bare one only the overview; a second install is 409, an
 // uninstall without an install 404; other accounts' entries are untouched.
 func TestInstallWritesTheKitAsMemory(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	full := f.create(t, f.bobAPI, fullBody())
 	bare := f.create(t, f.bobAPI, map[string]any{"name": "Bare"})
 	fullID, bareID := full["id"].(string), bare["id"].(string)
@@ -130,8 +130,8 @@ func TestInstallWritesTheKitAsMemory(t *testing.T) {
 // change outside the kit leaves them alone. Deleting the listing removes
 // every installer's entries.
 func TestKitChangesReachInstallers(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "Evolving", "contextInstructions": "v1"})
 	id := a["id"].(string)
 	if res := f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil); res.Status != http.StatusCreated {
@@ -165,8 +165,8 @@ func TestKitChangesReachInstallers(t *testing.T) {
 // second subscription; unsubscribing without one is 404; the subscriber
 // count follows.
 func TestSubscribe(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "Newsletter"})
 	id := a["id"].(string)
 	res := f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/subscribe", nil)
@@ -202,8 +202,8 @@ func TestSubscribe(t *testing.T) {
 // A listing that stops being active stays reachable for those who installed
 // or subscribed to it, so that they can undo it; others no longer see it.
 func TestInstallersCanLeaveAnInactiveListing(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "Fading"})
 	id := a["id"].(string)
 	f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil)

@@ -16,8 +16,8 @@ import (
 // requester's own completed execution of that agent; rating again replaces
 // the rating; the agent's average and count are recalculated from the rows.
 func TestRateExecutions(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "Rated"})
 	other := f.create(t, f.bobAPI, map[string]any{"name": "Other"})
 	id := a["id"].(string)
@@ -93,8 +93,8 @@ func TestRateExecutions(t *testing.T) {
 // Stats count executions by status, and average the response time of
 // completed ones.
 func TestDetailStats(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.bobAPI, map[string]any{"name": "Busy"})
 	id := a["id"].(string)
 	for _, ms := range []int{100, 201} {
@@ -128,8 +128,8 @@ func TestDetailStats(t *testing.T) {
 // queued or running execution, or a payment held would be lost. Finished
 // executions go with the listing.
 func TestDeleteRefusedWhileBusy(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string

@@ -17,8 +17,8 @@ import (
 // fields and every other bad input are a 400 in the error form, and nothing
 // is written: no listing, no change to the existing one.
 func TestBadInputWritesNothing(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	existing := f.create(t, f.api, map[string]any{"name": "Keep", "slug": "keep", "pricingModel": "per_task", "pricePerTask": 1,
 		"authMethod": "bearer", "authCredential": "tok_keep_me"})
 	id := existing["id"].(string)
@@ -150,8 +150,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 // RULINGS "Store, federation, MCP, A2A": an instance that allows private
 // endpoints accepts loopback agents (what tests of the engine will need).
 func TestPrivateEndpointsWhenAllowed(t *testing.T) {
-	f := newFixture(t, servertest.WithPrivateEndpoints())
 	t.Parallel()
+	f := newFixture(t, servertest.WithPrivateEndpoints())
 	a := f.create(t, f.api, map[string]any{"name": "Local", "endpointUrl": "http://127.0.0.1:9/agent",
 		"healthCheckUrl": "http://localhost:9/health"})
 	if a["endpointUrl"] != "http://127.0.0.1:9/agent" {
@@ -162,8 +162,8 @@ func TestPrivateEndpointsWhenAllowed(t *testing.T) {
 // A key without the store scope cannot use the store (RULINGS "Accounts,
 // keys, sessions": out of scope is 403), and the dashboard's session can.
 func TestStoreScopeAndSession(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	queueOnly := f.s.WithKey(f.ann.NewKey("queue-only", "queue"))
 	wantError(t, queueOnly.Do(http.MethodGet, "/api/marketplace", nil), http.StatusForbidden)
 	wantError(t, queueOnly.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "X", "endpointUrl": publicURL}), http.StatusForbidden)

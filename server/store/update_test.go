@@ -93,8 +93,8 @@ func TestUpdateClassifiesChanges(t *testing.T) {
 // writes nothing (no version, no changelog entry, updatedAt kept); an
 // explicit higher version with a note is a change of its own.
 func TestUpdateWithoutChangeAndExplicitVersion(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.api, map[string]any{"name": "Stable", "description": "Same", "taskTypes": []string{"a", "b"}})
 	id := a["id"].(string)
 	f.s.Clock.Advance(5000)
@@ -126,8 +126,8 @@ func TestUpdateWithoutChangeAndExplicitVersion(t *testing.T) {
 // switching to free resets the price, switching to authMethod none drops the
 // credential, clearFields empties lists and optional values.
 func TestUpdateClearsAndKeepsConsistent(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	a := f.create(t, f.api, map[string]any{"name": "Full", "pricingModel": "per_task", "pricePerTask": 3,
 		"description": "d", "taskTypes": []string{"x"}, "commands": []any{map[string]any{"name": "/x"}},
 		"accessPassword": "let me in please", "pricingConfig": map[string]any{"tiers": []any{map[string]any{"name": "T", "pricePerTask": 3}}},
@@ -159,8 +159,8 @@ func TestUpdateClearsAndKeepsConsistent(t *testing.T) {
 // Under the review policy a new listing waits for an admin (RULINGS "Store,
 // federation, MCP, A2A").
 func TestReviewPolicyHoldsNewListings(t *testing.T) {
-	f := newFixture(t, servertest.WithReviewPolicy(store.Review))
 	t.Parallel()
+	f := newFixture(t, servertest.WithReviewPolicy(store.Review))
 	a := f.create(t, f.api, map[string]any{"name": "Waiting"})
 	if a["status"] != "pending_review" {
 		t.Fatalf("status = %v", a["status"])

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"entgo.io/ent/dialect"
+
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 )
@@ -27,9 +29,19 @@ func Open(t testing.TB) *db.DB {
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
+	if d.Dialect == dialect.Postgres {
+		// Tests run side by side, each with its own server and pool, against one
+		// PostgreSQL whose connections are limited (100 by default): a small
+		// pool per test keeps the whole run under that.
+		d.SQL.SetMaxOpenConns(testPoolSize)
+		d.SQL.SetMaxIdleConns(2)
+	}
 	t.Cleanup(func() { d.Close() })
 	return d
 }
+
+// testPoolSize is each test database's connection limit on PostgreSQL.
+const testPoolSize = 6
 
 // DSN names a fresh, empty database for one test (see Open) without opening it,
 // for tests that hand it to the binary.
@@ -45,17 +57,23 @@ func postgresSchema(t testing.TB, dsn string) string {
 	t.Helper()
 	ctx := context.Background()
 	schema := "t_" + strings.ToLower(ids.New())
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", TestPostgresEnv, err)
+	// One short-lived connection each to create and to drop the schema: none
+	// is held while the test runs.
+	exec := func(ctx context.Context, stmt string) error {
+		admin, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return err
+		}
+		defer admin.Close()
+		_, err = admin.ExecContext(ctx, stmt)
+		return err
 	}
 	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		if err := exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
-		admin.Close()
 	})
-	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+	if err := exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("create schema on %s: %v", TestPostgresEnv, err)
 	}
 	return dsnWithSearchPath(dsn, schema)
