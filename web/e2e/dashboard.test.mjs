@@ -503,6 +503,20 @@ for (const viewport of [wide, narrow]) {
   });
 }
 
+test("a session ended elsewhere brings back the login page, which says so", async () => {
+  await page.goto("/#/now");
+  await page.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
+  const session = (await page.context().cookies()).find((c) => c.name === "sb_session");
+  assert.ok(session?.httpOnly, "the session cookie is HttpOnly");
+  const out = await H.rest(server.base, "POST", "/api/auth/logout", { cookie: `sb_session=${session.value}`, body: {} });
+  assert.equal(out.status, 200, out.text);
+  // The next call the page makes finds out (a refresh here; the event stream
+  // may find out first on its own).
+  await page.evaluate(() => window.dispatchEvent(new CustomEvent("service:now-refresh")));
+  await page.getByText("Your session has ended. Log in again.").waitFor({ timeout: H.deadline });
+  await H.login(page);
+});
+
 test("log out ends the session", async () => {
   await page.goto("/#/now");
   await page.getByRole("button", { name: "Log out" }).first().click();

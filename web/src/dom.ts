@@ -46,12 +46,6 @@ export function append(parent: Node, children: Child[]): void {
   }
 }
 
-export function fragment(...children: Child[]): DocumentFragment {
-  const f = document.createDocumentFragment();
-  append(f, children);
-  return f;
-}
-
 // Replaces el's content, keeping keyboard focus on the control with the same
 // data-focus-key when the old one is replaced by a refresh.
 export function replace(el: Element, ...children: Child[]): void {

@@ -142,7 +142,7 @@ function startShell(): void {
       badge.textContent = String(n);
       badge.setAttribute("aria-label", `${n} waiting for approval`);
     } catch (e) {
-      if (isUnauthenticated(e)) showLogin("Your session has ended. Log in again.");
+      if (isUnauthenticated(e) && shell) showLogin("Your session has ended. Log in again.");
     }
   };
   void refreshBadge();
@@ -158,7 +158,9 @@ function startShell(): void {
     if (metadataOf(m).queueItemId) announce("queue", "now", "board", "activity");
   };
   const onWake = () => announce("now", "queue");
-  const onLiveEnd = () => showLogin("Your session has ended. Log in again.");
+  const onLiveEnd = () => {
+    if (shell) showLogin("Your session has ended. Log in again.");
+  };
   live.addEventListener("message", onMessage);
   live.addEventListener("wake", onWake);
   live.addEventListener("state", showLive);
@@ -223,7 +225,10 @@ window.addEventListener(navigateEvent, (e) => {
   if (typeof tab === "string" && tabs.some((t) => t.id === tab)) location.hash = `#/${tab}`;
 });
 
-sessionEvents.addEventListener("ended", () => showLogin("Your session has ended. Log in again."));
+// Several calls may find the session gone at once: the login page shows once.
+sessionEvents.addEventListener("ended", () => {
+  if (shell) showLogin("Your session has ended. Log in again.");
+});
 
 // The skip link moves focus to the view without touching the route.
 document.querySelector<HTMLAnchorElement>(".skip-link")?.addEventListener("click", (e) => {

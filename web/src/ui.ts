@@ -3,7 +3,7 @@ import { errorText, isUnauthenticated, toDate } from "./api";
 import { h, replace, type Child } from "./dom";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
-// sessionEnded is raised when a call answers unauthenticated; main.ts shows the login page.
+// sessionEvents says "ended" when a call answers unauthenticated; main.ts shows the login page.
 export const sessionEvents = new EventTarget();
 
 export function reportUnauthenticated(): void {
@@ -134,12 +134,6 @@ const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeS
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeZone: "UTC" });
 const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
 
-export function when(ts: Timestamp | undefined): Child {
-  const d = toDate(ts);
-  if (!d) return null;
-  return h("time", { datetime: d.toISOString(), title: d.toISOString() }, dateTime.format(d));
-}
-
 export function timeOf(ts: Timestamp | undefined): Child {
   const d = toDate(ts);
   if (!d) return null;
@@ -179,16 +173,6 @@ export function toast(message: string): void {
 
 export function emptyState(text: string): HTMLElement {
   return h("p", { class: "empty" }, text);
-}
-
-// busy disables a button while an action runs and re-enables it after.
-export async function busy<T>(button: HTMLButtonElement | null, fn: () => Promise<T>): Promise<T> {
-  if (button) button.disabled = true;
-  try {
-    return await fn();
-  } finally {
-    if (button) button.disabled = false;
-  }
 }
 
 // A view mounts into the main element and cleans up its listeners on unmount.

@@ -11,7 +11,7 @@ import { queueItemRow } from "./queueItem";
 
 const pageSize = 10;
 // The spec's fallback: the now panel polls every 60 seconds.
-export const pollMillis = 60_000;
+const pollMillis = 60_000;
 
 // pendingPage reads one page of the pending items in priority order. The list
 // RPC orders by creation only, so the page is stitched from one filtered list
