@@ -2,6 +2,9 @@ module github.com/switchboard-hq/switchboard
 
 go 1.26.7
 
+// npm's packages are not Go packages (go vet ./... and go test ./... skip them).
+ignore ./web/node_modules
+
 tool (
 	connectrpc.com/connect/cmd/protoc-gen-connect-go
 	entgo.io/ent/cmd/ent

@@ -44,6 +44,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
+	"github.com/switchboard-hq/switchboard/web"
 )
 
 // Config is what the server needs from its environment.
@@ -195,7 +196,18 @@ func New(cfg Config) (*App, error) {
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
 	mux.Handle(grpchealth.NewHandler(grpchealth.NewStaticChecker(names...)))
+	// The dashboard's files (GET and HEAD of "/" and of each built file); any
+	// other path keeps the JSON 404.
+	site, err := web.New()
+	if err != nil {
+		app.Close()
+		return nil, err
+	}
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if site.Serves(r) {
+			site.ServeHTTP(w, r)
+			return
+		}
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
 	app.Handler = httpapi.Observe(cfg.Logger, mux)

@@ -1,0 +1,530 @@
+// Issue 6 acceptance, end to end: the real binary on SQLite serving the
+// embedded dashboard, Debian's Chromium driving it, an "agent" on REST.
+// The tests run in order and share one server: each builds on what the
+// earlier ones left (the approved item, the comms messages, the contacts).
+// Nothing is timed: every wait is for a condition, with a generous deadline.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import * as H from "./harness.mjs";
+
+const wide = { width: 1280, height: 800 };
+const narrow = { width: 390, height: 844 };
+
+let server;
+let agent;
+let browser;
+let page;
+const made = {};
+
+const api = (method, path, body, headers) => H.rest(server.base, method, path, { key: agent.key, body, headers });
+
+async function createItem(title, extra = {}) {
+  const res = await api("POST", "/api/v2/queue", { title, ...extra });
+  assert.equal(res.status, 201, res.text);
+  return res.json.item;
+}
+
+async function itemStatus(id) {
+  const res = await api("GET", `/api/v2/queue/${id}`);
+  assert.equal(res.status, 200, res.text);
+  return res.json.item.status;
+}
+
+const pendingList = () => page.locator('section[aria-labelledby="now-pending"] article.item');
+const item = (id) => page.locator(`article.item[data-id="${id}"]`);
+const card = (title) => page.locator("article.kcard", { has: page.getByRole("button", { name: title, exact: true }) });
+const column = (status) => page.locator(`section.column[data-status="${status}"]`);
+
+async function recordRefreshes() {
+  await page.evaluate(() => {
+    window.__refreshes = [];
+    for (const t of ["now", "board", "queue", "comms", "activity"]) {
+      window.addEventListener(`service:${t}-refresh`, () => window.__refreshes.push(t));
+    }
+  });
+}
+
+before(async () => {
+  H.prepareResults();
+  server = await H.startServer();
+  agent = await H.setupOwner(server.base);
+  browser = await H.launch();
+  page = await H.newPage(browser, server.base, wide);
+  // The page's timers run on a clock the test can move: the Now view's
+  // 60-second poll is reached by jumping the clock, not by waiting a minute.
+  await page.clock.install();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Issue 6, item 3: the binary serves the dashboard at "/" with no Node.js.
+test("the binary serves the dashboard at / with security and cache headers, and keeps JSON 404s", async () => {
+  const res = await fetch(`${server.base}/`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type"), /^text\/html/);
+  assert.match(res.headers.get("content-security-policy"), /frame-ancestors 'none'/);
+  assert.match(res.headers.get("content-security-policy"), /script-src 'self'/);
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  assert.equal(res.headers.get("cache-control"), "no-cache");
+  const html = await res.text();
+  const script = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+  assert.ok(script, html);
+  const js = await fetch(server.base + script);
+  assert.equal(js.status, 200);
+  assert.match(js.headers.get("cache-control"), /immutable/);
+  for (const path of ["/api/v2/nope", "/nope", "/assets/nope.js"]) {
+    const nf = await fetch(server.base + path);
+    assert.equal(nf.status, 404, path);
+    assert.deepEqual(await nf.json(), { success: false, error: `no endpoint GET ${path}` });
+  }
+});
+
+// Issue 6: `serve` on a fresh machine serves the dashboard, and the page
+// alone takes a new instance to a logged-in operator (no curl).
+test("a fresh server: the login page creates the owner account and logs in", async () => {
+  const fresh = await H.startServer();
+  const p = await H.newPage(browser, fresh.base, wide);
+  try {
+    await p.goto("/");
+    await p.getByText("First run? Create the owner account").click();
+    await p.getByLabel("Username (2–30 of a–z, 0–9, _ . -)").fill("olive");
+    await p.getByLabel("Name", { exact: true }).fill("Olive Owner");
+    await p.getByLabel("Email", { exact: true }).fill("olive@example.com");
+    await p.getByLabel("Password (at least 8 characters)").fill("a long passphrase");
+    await p.getByLabel("I accept the terms of use").check();
+    await p.getByRole("button", { name: "Create the owner account" }).click();
+    await p.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
+    assert.equal(await p.locator(".who").textContent(), "Olive Owner");
+    // The store tab stays hidden until the store exists.
+    assert.deepEqual(await p.locator("nav.tabs a").evaluateAll((as) => as.map((a) => a.dataset.tab)), [
+      "now", "queue", "board", "contacts", "chat", "settings",
+    ]);
+    // A second setup is refused with the server's reason.
+    await p.getByRole("button", { name: "Log out" }).click();
+    await p.getByText("First run? Create the owner account").click();
+    await p.getByLabel("Username (2–30 of a–z, 0–9, _ . -)").fill("mallory");
+    await p.getByLabel("Name", { exact: true }).fill("Mallory");
+    await p.getByLabel("Email", { exact: true }).fill("mallory@example.com");
+    await p.getByLabel("Password (at least 8 characters)").fill("another passphrase");
+    await p.getByLabel("I accept the terms of use").check();
+    await p.getByRole("button", { name: "Create the owner account" }).click();
+    await p.locator("details .error[role='alert']").waitFor({ timeout: H.deadline });
+    assert.deepEqual(await p.problems(), []);
+  } finally {
+    await p.context().close();
+    await fresh.stop();
+  }
+});
+
+test("log in: a wrong password is refused with the server's reason, the right one opens Now", async () => {
+  await page.goto("/");
+  await page.getByRole("heading", { name: "Log in to Switchboard" }).waitFor({ timeout: H.deadline });
+  await page.getByLabel("Username or email").fill(H.owner.username);
+  await page.getByLabel("Password", { exact: true }).fill("not the password");
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("alert").filter({ hasText: "invalid credentials" }).waitFor({ timeout: H.deadline });
+  await H.login(page);
+  // The session is an HttpOnly cookie: the page's script cannot read it.
+  assert.equal(await page.evaluate(() => document.cookie), "");
+});
+
+test("an item an agent posts over REST appears in Now without a reload, urgent first", async () => {
+  await page.goto("/#/now");
+  await page.getByText("Nothing waits for your approval.").waitFor({ timeout: H.deadline });
+  await page.evaluate(() => (window.__sameDocument = true));
+  made.high = await createItem("Book the venue", { priority: "high" });
+  made.urgent = await createItem("Renew the TLS certificate", { priority: "urgent", description: "It expires on Friday" });
+  assert.equal(made.urgent.status, "pending_confirmation");
+  // No stream event tells of a new pending item: the Now view's 60-second
+  // poll (spec, "Other event channels") finds it. Jump once nothing is loading.
+  await H.until(async () => (await page.locator('[aria-busy="true"]').count()) === 0, "Now loaded");
+  await page.clock.fastForward(61_000);
+  await H.until(async () => (await pendingList().count()) === 2, "both items listed in Now");
+  assert.equal(await pendingList().first().getAttribute("data-id"), made.urgent.id, "the urgent item is on top");
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was not reloaded");
+  // The Now tab's badge counts them.
+  await H.until(async () => (await page.locator('a[data-tab="now"] .badge').textContent()) === "2", "badge shows 2");
+});
+
+test("Approve moves the item to ready and dispatches the service refresh events", async () => {
+  await recordRefreshes();
+  await page.getByRole("button", { name: `Approve ${made.urgent.title}` }).click();
+  await item(made.urgent.id).waitFor({ state: "detached", timeout: H.deadline });
+  assert.equal(await itemStatus(made.urgent.id), "ready");
+  await page.locator("#toast", { hasText: `"${made.urgent.title}" approved and added to queue` }).waitFor({ timeout: H.deadline });
+  const seen = await page.evaluate(() => window.__refreshes);
+  for (const t of ["now", "queue", "board", "activity"]) assert.ok(seen.includes(t), `service:${t}-refresh in ${seen}`);
+});
+
+test("an illegal move shows the server's reason; a legal one moves the item", async () => {
+  await page.goto("/#/queue");
+  const row = item(made.high.id);
+  await row.waitFor({ timeout: H.deadline });
+  // pending_confirmation cannot go straight to in_progress (spec, guard 1).
+  await row.getByLabel("Move to").selectOption("in_progress");
+  await row.getByRole("button", { name: "Move" }).click();
+  const alert = row.getByRole("alert");
+  await alert.waitFor({ timeout: H.deadline });
+  const shown = (await alert.textContent()).trim();
+  const refused = await api("POST", `/api/v2/queue/${made.high.id}/status`, { status: "in_progress" });
+  assert.equal(refused.status, 400);
+  assert.equal(shown, refused.json.error, "the page shows the server's own reason");
+  assert.equal(await itemStatus(made.high.id), "pending_confirmation");
+
+  const ready = item(made.urgent.id);
+  await ready.getByLabel("Move to").selectOption("in_progress");
+  await ready.getByRole("button", { name: "Move" }).click();
+  await H.until(async () => (await itemStatus(made.urgent.id)) === "in_progress", "moved to in_progress");
+  await item(made.urgent.id).locator(".chip.status-in_progress").waitFor({ timeout: H.deadline });
+  // Filters: only in-progress items.
+  await page.getByLabel("Status", { exact: true }).selectOption("in_progress");
+  await H.until(async () => (await page.locator("article.item").count()) === 1, "one item in progress");
+  assert.match(page.url(), /#\/queue\?status=in_progress$/);
+});
+
+test("a chat message posted over REST appears live; the agent-activity filter keeps only agent activity", async () => {
+  await page.goto("/#/chat");
+  await page.locator("main .live-state[data-state='live']").waitFor({ timeout: H.deadline });
+  await page.evaluate(() => (window.__sameDocument = true));
+  const sent = await api("POST", "/api/v2/shared-chat/send", { content: "The draft is ready for review" }, { "X-Agent-Name": "Scout" });
+  assert.equal(sent.status, 201, sent.text);
+  const msg = page.locator(`article.msg[data-id="${sent.json.id}"]`);
+  await msg.waitFor({ timeout: H.deadline });
+  assert.equal(await msg.locator(".msg-author").textContent(), "Scout");
+  assert.equal(await msg.locator(".msg-text").textContent(), "The draft is ready for review");
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was not reloaded");
+
+  // The operator writes back.
+  await page.getByLabel("Message", { exact: true }).fill("Thanks, Scout");
+  await page.getByLabel("Message", { exact: true }).press("Enter");
+  await page.locator("article.msg", { hasText: "Thanks, Scout" }).waitFor({ timeout: H.deadline });
+
+  await page.getByLabel("Agent activity only").check();
+  // The earlier move to in_progress wrote "Started: …" (agent_execution_started).
+  await page.locator("article.msg", { hasText: `Started: ${made.urgent.title}` }).waitFor({ timeout: H.deadline });
+  await msg.waitFor({ state: "detached", timeout: H.deadline });
+  const plain = await api("POST", "/api/v2/shared-chat/send", { content: "Not agent activity" });
+  assert.equal(plain.status, 201);
+  const done = await api("POST", `/api/v2/queue/${made.urgent.id}/result`, { result: "Renewed until next year" });
+  assert.equal(done.status, 200, done.text);
+  // The task_completed message arrives live, after the plain one, which the filter left out.
+  await page.locator("article.msg", { hasText: `Completed: ${made.urgent.title}` }).waitFor({ timeout: H.deadline });
+  assert.equal(await page.locator("article.msg", { hasText: "Not agent activity" }).count(), 0);
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was not reloaded");
+});
+
+test("the auto-approve toggle decides the status of the next item created over REST", async () => {
+  await page.goto("/#/settings");
+  const toggle = page.getByRole("switch", { name: "Auto-approve new queue items" });
+  await toggle.waitFor({ timeout: H.deadline });
+  assert.equal(await toggle.isChecked(), false);
+  await toggle.click();
+  await H.until(async () => (await api("GET", "/api/v2/settings")).json.queueAutoApprove === true, "auto-approve saved");
+  assert.equal((await createItem("Starts ready")).status, "ready");
+  await H.until(() => toggle.isEnabled(), "toggle usable again");
+  await toggle.click();
+  await H.until(async () => (await api("GET", "/api/v2/settings")).json.queueAutoApprove === false, "auto-approve off");
+  assert.equal((await createItem("Waits for approval")).status, "pending_confirmation");
+  // What the page shows survives a reload.
+  await page.reload();
+  await toggle.waitFor({ timeout: H.deadline });
+  assert.equal(await toggle.isChecked(), false);
+});
+
+test("create an API key: its value is shown once, works, and is never shown again", async () => {
+  await page.goto("/#/settings");
+  await page.getByLabel("Label", { exact: true }).fill("Reporting agent");
+  await page.getByLabel("queue", { exact: true }).check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  const secret = page.locator("output.secret");
+  await secret.waitFor({ timeout: H.deadline });
+  const value = (await secret.textContent()).trim();
+  assert.match(value, /^sbk_/);
+  // The key works for its scope only.
+  assert.equal((await H.rest(server.base, "GET", "/api/v2/queue", { key: value })).status, 200);
+  assert.equal((await H.rest(server.base, "GET", "/api/v2/settings", { key: value })).status, 403);
+  const row = page.locator(".key-row", { hasText: "Reporting agent" });
+  await row.waitFor({ timeout: H.deadline });
+  const prefix = (await row.locator(".key-prefix").textContent()).replace("…", "");
+  assert.ok(value.startsWith(prefix) && prefix.length < value.length, `${prefix} is a prefix of the key`);
+  await page.getByRole("button", { name: "Done, I have saved it" }).click();
+  await secret.waitFor({ state: "detached", timeout: H.deadline });
+  assert.ok(!(await page.content()).includes(value), "the key left the page");
+  await page.reload();
+  await page.locator(".key-row", { hasText: "Reporting agent" }).waitFor({ timeout: H.deadline });
+  assert.ok(!(await page.content()).includes(value), "the key is not shown after a reload");
+  const listed = await H.rest(server.base, "GET", "/api/v2/keys", { cookie: agent.cookie });
+  assert.ok(!listed.text.includes(value), "the list never carries the key");
+});
+
+test("Board: create a card with labels, due date, checklist and a contact; edit it; move it by control and by drag", async () => {
+  for (const c of [
+    { name: "Dana Reyes", company: "Acme", email: "dana@acme.example", tags: ["vip", "lead"] },
+    { name: "Eli Park", company: "Globex", tags: ["partner"] },
+    { name: "Farah Quinn", tags: [] },
+  ]) {
+    const res = await api("POST", "/api/v2/contacts", c);
+    assert.equal(res.status, 201, res.text);
+    made[c.name] = res.json.contact;
+  }
+  await page.goto("/#/board");
+  await page.getByRole("button", { name: "New card", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "New card" });
+  await dialog.waitFor({ timeout: H.deadline });
+  await dialog.getByLabel("Title", { exact: true }).fill("Launch plan");
+  await dialog.getByLabel("Description").fill("Everything for the Q3 launch");
+  await dialog.getByLabel("Priority").selectOption("high");
+  await dialog.getByLabel("Due date").fill("2031-07-01");
+  await dialog.getByLabel("Labels", { exact: true }).fill("launch, q3");
+  for (const t of ["Write the brief", "Book the venue"]) {
+    await dialog.getByLabel("New checklist item").fill(t);
+    await dialog.getByRole("button", { name: "Add item" }).click();
+  }
+  await dialog.getByLabel("Find a contact to link").fill("Dana");
+  await dialog.getByRole("button", { name: /Link Dana Reyes/ }).click();
+  await dialog.getByRole("button", { name: "Create card" }).click();
+  await dialog.waitFor({ state: "detached", timeout: H.deadline });
+
+  const launch = column("active").locator("article.kcard", { hasText: "Launch plan" });
+  await launch.waitFor({ timeout: H.deadline });
+  assert.equal(await launch.locator(".progress span").textContent(), "0/2");
+  assert.deepEqual(await launch.locator(".labels li").allTextContents(), ["launch", "q3"]);
+  assert.match(await launch.locator(".card-contacts").textContent(), /Dana Reyes/);
+  assert.match(await launch.locator(".due").textContent(), /2031/);
+
+  // Edit: tick one checklist item.
+  await launch.getByRole("button", { name: "Launch plan", exact: true }).click();
+  const edit = page.getByRole("dialog", { name: "Edit card" });
+  await edit.getByLabel("Done: Write the brief").check();
+  await edit.getByRole("button", { name: "Save" }).click();
+  await edit.waitFor({ state: "detached", timeout: H.deadline });
+  await H.until(async () => (await launch.locator(".progress span").textContent()) === "1/2", "progress 1/2");
+
+  // Move with the control (keyboard users' way).
+  await launch.getByLabel("Move Launch plan to column").selectOption("planning");
+  await launch.getByRole("button", { name: "Move" }).click();
+  const planned = column("planning").locator("article.kcard", { hasText: "Launch plan" });
+  await planned.waitFor({ timeout: H.deadline });
+  // And by drag and drop.
+  await planned.dragTo(column("paused"));
+  await column("paused").locator("article.kcard", { hasText: "Launch plan" }).waitFor({ timeout: H.deadline });
+  const cards = await api("GET", "/api/v2/kanban?search=Launch");
+  made.launch = cards.json.cards[0];
+  assert.equal(made.launch.status, "paused");
+  assert.equal(made.launch.checklist.filter((c) => c.completed).length, 1);
+});
+
+test("the pending-review badge: a completed task's card shows it on the Board and in Now", async () => {
+  // The result reported in the chat test completed the urgent task: the
+  // queue-to-board bridge added an unchecked review item to its card.
+  await page.goto("/#/board");
+  const reviewed = page.locator("article.kcard", { has: page.locator(".chip.pending-review") });
+  await reviewed.first().waitFor({ timeout: H.deadline });
+  await page.goto("/#/now");
+  const badge = page.locator("section[aria-labelledby='now-review'] .badge");
+  await H.until(async () => (await badge.isVisible()) && Number(await badge.textContent()) >= 1, "review badge shown");
+  await page.locator("section[aria-labelledby='now-review'] li", { has: page.locator(".chip.pending-review") }).first().waitFor();
+});
+
+test("Contacts: search, tag filter, and a detail with its linked cards", async () => {
+  await page.goto("/#/contacts");
+  const rows = page.locator(".contact-row");
+  await H.until(async () => (await rows.count()) === 3, "three contacts");
+  await page.getByLabel("Search", { exact: true }).fill("Dana");
+  await H.until(async () => (await rows.count()) === 1, "search narrows to one");
+  await page.getByLabel("Search", { exact: true }).fill("");
+  await page.getByLabel("Tag", { exact: true }).fill("partner");
+  await H.until(async () => (await rows.count()) === 1 && (await rows.first().textContent()).includes("Eli Park"), "tag filter");
+  await page.getByLabel("Tag", { exact: true }).fill("");
+  await H.until(async () => (await rows.count()) === 3, "all again");
+  await page.getByRole("link", { name: /Dana Reyes/ }).click();
+  const detail = page.locator(".contact-detail");
+  await detail.waitFor({ timeout: H.deadline });
+  await detail.getByRole("link", { name: "Launch plan" }).waitFor({ timeout: H.deadline });
+  assert.match(await detail.textContent(), /dana@acme\.example/);
+});
+
+test("every list pages: Queue, Now, Chat and API keys", async () => {
+  const titles = [];
+  for (let i = 1; i <= 22; i++) titles.push(`Reminder ${String(i).padStart(2, "0")}`);
+  for (const t of titles) await createItem(t, { type: "reminder" });
+  await page.goto("/#/queue?type=reminder");
+  await page.getByText("1–20 of 22").waitFor({ timeout: H.deadline });
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByText("21–22 of 22").waitFor({ timeout: H.deadline });
+  // Newest first: the two oldest are on the second page.
+  assert.deepEqual(await page.locator("article.item .item-title").allTextContents(), ["Reminder 02", "Reminder 01"]);
+
+  await page.goto("/#/now");
+  await page.locator("section[aria-labelledby='now-pending']").getByText(/^1–10 of \d+$/).waitFor({ timeout: H.deadline });
+
+  for (let i = 1; i <= 35; i++) {
+    const res = await api("POST", "/api/v2/shared-chat/send", { content: `Bulk message ${String(i).padStart(2, "0")}` });
+    assert.equal(res.status, 201);
+  }
+  await page.goto("/#/chat");
+  await page.locator("article.msg", { hasText: "Bulk message 35" }).waitFor({ timeout: H.deadline });
+  assert.equal(await page.locator("article.msg", { hasText: "Bulk message 01" }).count(), 0);
+  await page.getByRole("button", { name: "Load older messages" }).click();
+  await page.locator("article.msg", { hasText: "Bulk message 01" }).waitFor({ timeout: H.deadline });
+
+  for (let i = 1; i <= 10; i++) {
+    const res = await H.rest(server.base, "POST", "/api/v2/keys", { cookie: agent.cookie, body: { label: `Spare ${i}`, scopes: ["chat"] } });
+    assert.equal(res.status, 201);
+  }
+  await page.goto("/#/settings");
+  const keysPanel = page.locator("section[aria-labelledby='settings-keys']");
+  await keysPanel.getByText(/^1–10 of 12$/).waitFor({ timeout: H.deadline });
+  await keysPanel.getByRole("button", { name: "Next" }).click();
+  await keysPanel.getByText(/^11–12 of 12$/).waitFor({ timeout: H.deadline });
+});
+
+test("keyboard: skip link, tabs, Approve, and the card editor open and close from the keyboard", async () => {
+  await page.goto("/#/now");
+  // A fresh document: keyboard navigation starts at its top.
+  await page.reload();
+  await pendingList().first().waitFor({ timeout: H.deadline });
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Skip to content");
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "main");
+  // Tab on to the first Approve button.
+  const first = await pendingList().first().getAttribute("data-id");
+  let reached = false;
+  for (let i = 0; i < 40 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement?.textContent === "Approve");
+  }
+  assert.ok(reached, "an Approve button is reachable with Tab");
+  await page.keyboard.press("Enter");
+  await item(first).waitFor({ state: "detached", timeout: H.deadline });
+
+  // The tabs are links: Shift+Tab back to them and follow one with Enter.
+  await page.locator('a[data-tab="board"]').focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: "Board", level: 1 }).waitFor({ timeout: H.deadline });
+  const title = page.getByRole("button", { name: "Launch plan", exact: true });
+  await title.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Edit card" });
+  await dialog.waitFor({ timeout: H.deadline });
+  await H.until(() => dialog.getByLabel("Title", { exact: true }).evaluate((el) => el === document.activeElement), "focus in the dialog");
+  await page.keyboard.press("Escape");
+  await dialog.waitFor({ state: "detached", timeout: H.deadline });
+  await H.until(() => title.evaluate((el) => el === document.activeElement), "focus back on the card");
+});
+
+test("loading and error states: a failed call shows the error with Retry, a slow one shows Loading", async () => {
+  const rpc = "**/switchboard.v1.QueueService/ListQueueItems";
+  await page.route(rpc, (route) => route.abort("connectionrefused"));
+  await page.goto("/#/queue");
+  const alert = page.locator("main div.error[role='alert']");
+  await alert.waitFor({ timeout: H.deadline });
+  assert.match(await alert.textContent(), /cannot be reached/);
+  await page.unroute(rpc);
+
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(rpc, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await alert.getByRole("button", { name: "Retry" }).click();
+  await page.locator("main .loading", { hasText: "Loading…" }).waitFor({ timeout: H.deadline });
+  release();
+  await page.locator("main article.item").first().waitFor({ timeout: H.deadline });
+  await page.unroute(rpc);
+});
+
+test("service:navigate-tab switches the view", async () => {
+  await page.goto("/#/now");
+  await page.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
+  await page.evaluate(() => window.dispatchEvent(new CustomEvent("service:navigate-tab", { detail: "contacts" })));
+  await page.getByRole("heading", { name: "Contacts", level: 1 }).waitFor({ timeout: H.deadline });
+  await page.evaluate(() => window.dispatchEvent(new CustomEvent("service:navigate-tab", { detail: { tab: "chat" } })));
+  await page.getByRole("heading", { name: "Chat", level: 1 }).waitFor({ timeout: H.deadline });
+});
+
+// A board with cards in its first columns, so the pictures show cards.
+let seeded = false;
+async function seedBoard() {
+  if (seeded) return;
+  seeded = true;
+  const day = (n) => new Date(Date.now() + n * 86_400_000).toISOString();
+  const cards = [
+    { title: "Acme renewal", status: "leads", priority: "high", labels: ["renewal"], dueDate: day(5), contacts: [{ contactId: made["Dana Reyes"].id }] },
+    { title: "Globex pilot", status: "qualifying", priority: "medium", labels: ["pilot", "q3"], checklist: [{ text: "Call Eli", completed: true }, { text: "Send the deck", completed: false }], contacts: [{ contactId: made["Eli Park"].id }] },
+    { title: "Website refresh", status: "proposal", priority: "low", description: "New landing page" },
+    { title: "Overdue contract", status: "negotiation", priority: "urgent", dueDate: day(-3), checklist: [{ text: "Legal review", completed: false }] },
+  ];
+  for (const c of cards) {
+    const res = await api("POST", "/api/v2/kanban", c);
+    assert.equal(res.status, 201, res.text);
+  }
+}
+
+for (const viewport of [wide, narrow]) {
+  test(`screenshots of every view at ${viewport.width}x${viewport.height}, with no sideways scrolling`, async () => {
+    await seedBoard();
+    const p = await H.newPage(browser, server.base, viewport);
+    try {
+      await p.goto("/");
+      await p.getByRole("heading", { name: "Log in to Switchboard" }).waitFor({ timeout: H.deadline });
+      await H.shot(p, "login");
+      await H.login(p);
+      const views = [
+        ["now", "/#/now", "Now"],
+        ["queue", "/#/queue", "Queue"],
+        ["board", "/#/board", "Board"],
+        ["contacts", "/#/contacts", "Contacts"],
+        ["contact-detail", `/#/contacts/${made["Dana Reyes"].id}`, "Contacts"],
+        ["chat", "/#/chat", "Chat"],
+        ["settings", "/#/settings", "Settings"],
+      ];
+      for (const [name, url, heading] of views) {
+        await p.goto(url);
+        await p.getByRole("heading", { name: heading, level: 1 }).waitFor({ timeout: H.deadline });
+        await H.shot(p, name);
+        const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${name} at ${viewport.width}px scrolls sideways by ${overflow}px`);
+      }
+      await p.goto("/#/board");
+      await p.getByRole("button", { name: "Launch plan", exact: true }).click();
+      await p.getByRole("dialog", { name: "Edit card" }).getByLabel("Title").waitFor({ timeout: H.deadline });
+      await H.shot(p, "card-editor");
+      assert.deepEqual(await p.problems(), []);
+    } finally {
+      await p.context().close();
+    }
+  });
+}
+
+test("a session ended elsewhere brings back the login page, which says so", async () => {
+  await page.goto("/#/now");
+  await page.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
+  const session = (await page.context().cookies()).find((c) => c.name === "sb_session");
+  assert.ok(session?.httpOnly, "the session cookie is HttpOnly");
+  const out = await H.rest(server.base, "POST", "/api/auth/logout", { cookie: `sb_session=${session.value}`, body: {} });
+  assert.equal(out.status, 200, out.text);
+  // The next call the page makes finds out (a refresh here; the event stream
+  // may find out first on its own).
+  await page.evaluate(() => window.dispatchEvent(new CustomEvent("service:now-refresh")));
+  await page.getByText("Your session has ended. Log in again.").waitFor({ timeout: H.deadline });
+  await H.login(page);
+});
+
+test("log out ends the session", async () => {
+  await page.goto("/#/now");
+  await page.getByRole("button", { name: "Log out" }).first().click();
+  await page.getByRole("heading", { name: "Log in to Switchboard" }).waitFor({ timeout: H.deadline });
+  await page.reload();
+  await page.getByRole("heading", { name: "Log in to Switchboard" }).waitFor({ timeout: H.deadline });
+});
+
+test("no script errors, Content-Security-Policy violations or API keys in the browser", async () => {
+  assert.deepEqual(await page.problems(), []);
+});

@@ -1,0 +1,62 @@
+// The dashboard talks to the server only through Connect-Web, with the clients
+// generated from proto/ (web/src/gen, by protoc-gen-es in scripts/generate).
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+
+import { AccountService } from "./gen/switchboard/v1/accounts_pb";
+import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
+import { ContactService } from "./gen/switchboard/v1/contacts_pb";
+import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
+import { KeyService } from "./gen/switchboard/v1/keys_pb";
+import { QueueService } from "./gen/switchboard/v1/queue_pb";
+import { SettingsService } from "./gen/switchboard/v1/settings_pb";
+
+const transport = createConnectTransport({
+  baseUrl: window.location.origin,
+  // Binary protobuf: compact, and independent of the JSON renderings.
+  useBinaryFormat: true,
+  // Every unary call gives up after 20 s; the event stream opts out (timeoutMs 0).
+  defaultTimeoutMs: 20_000,
+  // The session is the HttpOnly cookie. Connect-Web sends the
+  // Connect-Protocol-Version header on every call, which is what the server's
+  // CSRF rule asks of a session caller that changes state.
+  fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: "same-origin" }),
+});
+
+export const api = {
+  accounts: createClient(AccountService, transport),
+  chat: createClient(SharedChatService, transport),
+  events: createClient(EventService, transport),
+  contacts: createClient(ContactService, transport),
+  kanban: createClient(KanbanService, transport),
+  keys: createClient(KeyService, transport),
+  queue: createClient(QueueService, transport),
+  settings: createClient(SettingsService, transport),
+};
+
+// errorText is what the server said (its message, without the code prefix).
+export function errorText(e: unknown): string {
+  const ce = ConnectError.from(e);
+  if (ce.code === Code.Unavailable || ce.code === Code.Unknown) {
+    if (!ce.rawMessage || /fetch|network/i.test(ce.rawMessage)) return "The server cannot be reached. Check your connection.";
+  }
+  if (ce.code === Code.DeadlineExceeded) return "The server took too long to answer.";
+  return ce.rawMessage || ce.message;
+}
+
+export function isUnauthenticated(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.Unauthenticated;
+}
+
+export function isAbort(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.Canceled;
+}
+
+export function toDate(ts: Timestamp | undefined): Date | undefined {
+  return ts ? timestampDate(ts) : undefined;
+}
+
+export function fromDate(d: Date): Timestamp {
+  return timestampFromDate(d);
+}

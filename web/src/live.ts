@@ -1,0 +1,108 @@
+// The live event stream: EventService.StreamEvents over Connect-Web, kept open
+// while the operator is logged in and resumed with last_event_id after a drop,
+// so no message is lost across reconnects.
+import { api, isAbort, isUnauthenticated } from "./api";
+import type { ChatMessage, WakeMetadata } from "./gen/switchboard/v1/chat_pb";
+
+export type LiveState = "connecting" | "live" | "down";
+
+export class Live extends EventTarget {
+  state: LiveState = "down";
+  private lastId = "";
+  private abort?: AbortController;
+  private wakeUp?: () => void;
+
+  start(): void {
+    if (this.abort) return;
+    this.abort = new AbortController();
+    void this.loop(this.abort.signal);
+  }
+
+  stop(): void {
+    this.abort?.abort();
+    this.abort = undefined;
+    this.lastId = "";
+    this.setState("down");
+  }
+
+  // retryNow skips the wait before the next reconnect attempt.
+  retryNow(): void {
+    this.wakeUp?.();
+  }
+
+  private setState(s: LiveState): void {
+    if (this.state === s) return;
+    this.state = s;
+    this.dispatchEvent(new Event("state"));
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
+    let delay = 1000;
+    while (!signal.aborted) {
+      this.setState("connecting");
+      try {
+        const stream = api.events.streamEvents({ lastEventId: this.lastId }, { signal, timeoutMs: 0 });
+        for await (const res of stream) {
+          if (res.id) this.lastId = res.id;
+          const ev = res.event;
+          if (!ev) continue;
+          switch (ev.type) {
+            case "connected":
+              delay = 1000;
+              this.setState("live");
+              break;
+            case "new_message":
+              if (ev.message) this.dispatchEvent(new CustomEvent<ChatMessage>("message", { detail: ev.message }));
+              break;
+            case "wake":
+              this.dispatchEvent(new CustomEvent<WakeMetadata | undefined>("wake", { detail: ev.metadata }));
+              break;
+          }
+        }
+      } catch (e) {
+        if (signal.aborted || isAbort(e)) return;
+        if (isUnauthenticated(e)) {
+          this.setState("down");
+          this.dispatchEvent(new Event("unauthenticated"));
+          return;
+        }
+      }
+      if (signal.aborted) return;
+      this.setState("down");
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, delay);
+        this.wakeUp = () => {
+          clearTimeout(t);
+          resolve();
+        };
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      this.wakeUp = undefined;
+      delay = Math.min(delay * 2, 30_000);
+    }
+  }
+}
+
+export const live = new Live();
+
+// metadataType is the comms type of a chat message (agent_execution_started,
+// task_completed, …), or "" when its metadata has none.
+export function metadataOf(m: ChatMessage): { type: string; queueItemId: string } {
+  if (!m.metadata) return { type: "", queueItemId: "" };
+  try {
+    const v = JSON.parse(m.metadata) as unknown;
+    if (v && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      return {
+        type: typeof o.type === "string" ? o.type : "",
+        queueItemId: typeof o.queueItemId === "string" ? o.queueItemId : "",
+      };
+    }
+  } catch {
+    // Metadata stored as given over REST may not be JSON.
+  }
+  return { type: "", queueItemId: "" };
+}
+
+// The agent-activity filter (RULINGS "Shared chat and events").
+export const agentActivityTypes = new Set(["agent_execution_started", "task_completed"]);

@@ -1,0 +1,256 @@
+// The dashboard's shell: session check, login, navigation between the views
+// (hash routes, so the server serves one page at "/"), the live stream, and
+// the spec's window events.
+import "./style.css";
+
+import { api, isUnauthenticated } from "./api";
+import { h, replace } from "./dom";
+import { live, metadataOf } from "./live";
+import { announce, navigateEvent, onRefresh } from "./refresh";
+import { errorBox, sessionEvents, type View } from "./ui";
+import { boardView } from "./views/board";
+import { chatView } from "./views/chat";
+import { contactsView } from "./views/contacts";
+import { loginView, type LoggedIn } from "./views/login";
+import { nowView } from "./views/now";
+import { queueView } from "./views/queue";
+import { settingsView } from "./views/settings";
+
+const app = document.getElementById("app")!;
+
+// The store tab stays hidden until the store service exists (issue 6).
+const tabs = [
+  { id: "now", title: "Now" },
+  { id: "queue", title: "Queue" },
+  { id: "board", title: "Board" },
+  { id: "contacts", title: "Contacts" },
+  { id: "chat", title: "Chat" },
+  { id: "settings", title: "Settings" },
+] as const;
+type TabId = (typeof tabs)[number]["id"];
+
+type Route = { tab: TabId; id?: string; params: URLSearchParams };
+
+function parseRoute(hash: string): Route | null {
+  if (!hash.startsWith("#/")) return hash === "" || hash === "#" ? { tab: "now", params: new URLSearchParams() } : null;
+  const [path, query = ""] = hash.slice(2).split("?", 2);
+  const [tab, id] = path.split("/", 2);
+  const known = tabs.find((t) => t.id === tab);
+  return { tab: known ? known.id : "now", id: id ? decodeURIComponent(id) : undefined, params: new URLSearchParams(query) };
+}
+
+const accountKey = "switchboard.account";
+
+function account(): LoggedIn | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(accountKey) ?? "null") as LoggedIn | null;
+  } catch {
+    return null;
+  }
+}
+
+let current: View | null = null;
+let shell: { main: HTMLElement; links: Map<TabId, HTMLAnchorElement>; badge: HTMLElement } | null = null;
+let stopShell: (() => void) | null = null;
+
+function unmountView(): void {
+  current?.unmount();
+  current = null;
+}
+
+function showLogin(notice = ""): void {
+  unmountView();
+  stopShell?.();
+  stopShell = null;
+  shell = null;
+  live.stop();
+  document.title = "Log in · Switchboard";
+  replace(
+    app,
+    loginView(notice, (u) => {
+      sessionStorage.setItem(accountKey, JSON.stringify(u));
+      if (!location.hash.startsWith("#/") || location.hash.startsWith("#/login")) history.replaceState(null, "", "#/now");
+      startShell();
+    }),
+  );
+}
+
+async function logout(): Promise<void> {
+  try {
+    await api.accounts.logout({});
+  } catch {
+    // Already logged out, or unreachable: the login page is right either way.
+  }
+  sessionStorage.removeItem(accountKey);
+  showLogin("You are logged out.");
+}
+
+function startShell(): void {
+  const links = new Map<TabId, HTMLAnchorElement>();
+  const badge = h("span", { class: "badge", hidden: true });
+  const nav = h(
+    "nav",
+    { class: "tabs", "aria-label": "Views" },
+    h(
+      "ul",
+      null,
+      tabs.map((t) => {
+        const a = h("a", { href: `#/${t.id}`, "data-tab": t.id }, t.title, t.id === "now" ? badge : null);
+        links.set(t.id, a);
+        return h("li", null, a);
+      }),
+    ),
+  );
+  const liveEl = h("span", { class: "live-state", role: "status", title: "The live event stream" });
+  const showLive = () => {
+    liveEl.dataset.state = live.state;
+    liveEl.textContent = live.state === "live" ? "Live" : live.state === "connecting" ? "Connecting…" : "Offline";
+  };
+  showLive();
+  const main = h("main", { id: "main", tabindex: -1 });
+  const who = account();
+  replace(
+    app,
+    h(
+      "div",
+      { class: "shell" },
+      h(
+        "header",
+        { class: "top" },
+        h("a", { class: "brand", href: "#/now" }, "Switchboard"),
+        h(
+          "div",
+          { class: "top-right" },
+          liveEl,
+          who && h("span", { class: "who" }, who.name || who.username),
+          h("button", { type: "button", class: "secondary small", onclick: () => void logout() }, "Log out"),
+        ),
+      ),
+      nav,
+      main,
+      h("div", { id: "toast", class: "toast", role: "status", "aria-live": "polite" }),
+    ),
+  );
+  shell = { main, links, badge };
+
+  // The pending count on the Now tab.
+  const refreshBadge = async () => {
+    try {
+      const res = await api.queue.listQueueItems({ status: "pending_confirmation", limit: 1 });
+      const n = res.data?.pagination?.total ?? 0;
+      badge.hidden = n === 0;
+      badge.textContent = String(n);
+      badge.setAttribute("aria-label", `${n} waiting for approval`);
+    } catch (e) {
+      if (isUnauthenticated(e) && shell) showLogin("Your session has ended. Log in again.");
+    }
+  };
+  void refreshBadge();
+  const offBadge = onRefresh("now", () => void refreshBadge());
+  const badgeTimer = setInterval(() => void refreshBadge(), 60_000);
+
+  // What the stream tells becomes the spec's window events, so every view
+  // (and any embedded widget) refreshes: a comms message about a queue item
+  // means the queue moved; wake means an urgent item became ready. (The chat
+  // view takes new messages from the stream itself.)
+  const onMessage = (e: Event) => {
+    const m = (e as CustomEvent).detail;
+    if (metadataOf(m).queueItemId) announce("queue", "now", "board", "activity");
+  };
+  const onWake = () => announce("now", "queue");
+  const onLiveEnd = () => {
+    if (shell) showLogin("Your session has ended. Log in again.");
+  };
+  live.addEventListener("message", onMessage);
+  live.addEventListener("wake", onWake);
+  live.addEventListener("state", showLive);
+  live.addEventListener("unauthenticated", onLiveEnd);
+  live.start();
+
+  stopShell = () => {
+    offBadge();
+    clearInterval(badgeTimer);
+    live.removeEventListener("message", onMessage);
+    live.removeEventListener("wake", onWake);
+    live.removeEventListener("state", showLive);
+    live.removeEventListener("unauthenticated", onLiveEnd);
+  };
+  route();
+}
+
+function route(): void {
+  if (!shell) return;
+  const r = parseRoute(location.hash);
+  if (!r) return; // an in-page anchor such as the skip link
+  unmountView();
+  for (const [id, a] of shell.links) {
+    if (id === r.tab) {
+      a.setAttribute("aria-current", "page");
+      // On a phone the tabs scroll sideways: keep the current one in sight.
+      a.scrollIntoView({ block: "nearest", inline: "nearest" });
+    } else a.removeAttribute("aria-current");
+  }
+  const who = account();
+  switch (r.tab) {
+    case "now":
+      current = nowView();
+      break;
+    case "queue":
+      current = queueView(r.params);
+      break;
+    case "board":
+      current = boardView(r.params);
+      break;
+    case "contacts":
+      current = contactsView(r.params, r.id);
+      break;
+    case "chat":
+      current = chatView(r.params);
+      break;
+    case "settings":
+      current = settingsView(who, () => void logout());
+      break;
+  }
+  replace(shell.main, current.el);
+  document.title = `${tabs.find((t) => t.id === r.tab)?.title} · Switchboard`;
+}
+
+window.addEventListener("hashchange", route);
+
+// service:navigate-tab: another part of the page (or an embedded widget) asks
+// for a view, by name in detail ("queue") or detail.tab.
+window.addEventListener(navigateEvent, (e) => {
+  const d = (e as CustomEvent<unknown>).detail;
+  const tab = typeof d === "string" ? d : d && typeof d === "object" ? (d as { tab?: unknown }).tab : undefined;
+  if (typeof tab === "string" && tabs.some((t) => t.id === tab)) location.hash = `#/${tab}`;
+});
+
+// Several calls may find the session gone at once: the login page shows once.
+sessionEvents.addEventListener("ended", () => {
+  if (shell) showLogin("Your session has ended. Log in again.");
+});
+
+// The skip link moves focus to the view without touching the route.
+document.querySelector<HTMLAnchorElement>(".skip-link")?.addEventListener("click", (e) => {
+  e.preventDefault();
+  document.getElementById("main")?.focus();
+});
+
+async function boot(): Promise<void> {
+  try {
+    // Any session call tells whether the cookie is still good.
+    await api.settings.getSettings({});
+    startShell();
+  } catch (e) {
+    if (isUnauthenticated(e)) {
+      showLogin();
+      return;
+    }
+    replace(
+      app,
+      h("main", { id: "main", class: "login" }, h("h1", null, "Switchboard"), errorBox(e, () => void boot())),
+    );
+  }
+}
+
+void boot();

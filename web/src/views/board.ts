@@ -1,0 +1,238 @@
+// Board: one column per card status, each paged on its own. Cards show their
+// checklist progress, labels, due date, contacts and the pending-review badge;
+// a card moves by drag and drop or, from the keyboard, with its Move control.
+import { api, errorText, isUnauthenticated } from "../api";
+import { h, replace, uid } from "../dom";
+import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
+import { announce, onRefresh } from "../refresh";
+import { Region, cardStatuses, chip, dueDate, emptyState, label, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { openCardEditor } from "./cardEditor";
+
+const pageSize = 10;
+
+async function moveCard(card: KanbanCard, status: string, problem: HTMLElement): Promise<void> {
+  if (status === card.status) return;
+  try {
+    await api.kanban.updateCard({ id: card.id, card: { status } });
+    toast(`"${card.title}" moved to ${label(status)}`);
+    announce("board", "now", "activity");
+  } catch (e) {
+    if (isUnauthenticated(e)) reportUnauthenticated();
+    replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+  }
+}
+
+function cardEl(card: KanbanCard): HTMLElement {
+  const problem = h("div", { class: "item-problem" });
+  const done = card.checklist.filter((c) => c.completed).length;
+  const total = card.checklist.length;
+  const selectId = uid("move");
+  const select = h(
+    "select",
+    { id: selectId, "data-focus-key": `card-move-select-${card.id}` },
+    cardStatuses.map((s) => h("option", { value: s, selected: s === card.status }, label(s))),
+  );
+  const el = h(
+    "article",
+    {
+      class: `kcard priority-${card.priority}`,
+      draggable: "true",
+      "data-id": card.id,
+      "aria-label": card.title,
+      ondragstart: (e: DragEvent) => {
+        e.dataTransfer?.setData("application/x-switchboard-card", card.id);
+        e.dataTransfer?.setData("text/plain", card.title);
+        if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
+        el.classList.add("dragging");
+      },
+      ondragend: () => el.classList.remove("dragging"),
+    },
+    h(
+      "h3",
+      null,
+      h(
+        "button",
+        {
+          type: "button",
+          class: "linklike",
+          "data-focus-key": `card-${card.id}`,
+          onclick: () => openCardEditor({ id: card.id }),
+        },
+        card.title,
+      ),
+    ),
+    h(
+      "div",
+      { class: "chips" },
+      chip("priority", card.priority),
+      card.pendingReview && h("span", { class: "chip pending-review" }, "Pending review"),
+      card.assignee === "agent" && chip("assignee", "agent", "Agent"),
+      dueDate(card.dueDate),
+    ),
+    total > 0 &&
+      h(
+        "div",
+        { class: "progress" },
+        h("progress", { value: done, max: total, "aria-label": `Checklist: ${done} of ${total} done` }),
+        h("span", { "aria-hidden": "true" }, `${done}/${total}`),
+      ),
+    card.labels.length > 0 && h("ul", { class: "labels", "aria-label": "Labels" }, card.labels.map((l) => h("li", null, l))),
+    card.contacts.length > 0 &&
+      h(
+        "p",
+        { class: "card-contacts" },
+        h("span", { class: "muted" }, "Contacts: "),
+        card.contacts.map((c) => c.contact?.name ?? "").filter(Boolean).join(", "),
+      ),
+    h(
+      "div",
+      { class: "mover" },
+      h("label", { for: selectId, class: "visually-hidden" }, `Move ${card.title} to column`),
+      select,
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary small",
+          "data-focus-key": `card-move-${card.id}`,
+          onclick: () => void moveCard(card, select.value, problem),
+        },
+        "Move",
+      ),
+    ),
+    problem,
+  );
+  return el;
+}
+
+export function boardView(params: URLSearchParams): View {
+  let search = params.get("search") ?? "";
+  const offsets = new Map<string, number>(cardStatuses.map((s) => [s, 0]));
+  const regions = new Map<string, Region>();
+  const counts = new Map<string, HTMLElement>();
+  const cards = new Map<string, KanbanCard>();
+
+  const loadColumn = (status: string) => {
+    const region = regions.get(status)!;
+    return region.load(async () => {
+      const res = await api.kanban.listCards({ status, search, limit: pageSize, offset: offsets.get(status) ?? 0 });
+      const p = res.pagination;
+      counts.get(status)!.textContent = String(p?.total ?? res.cards.length);
+      if (res.cards.length === 0 && (offsets.get(status) ?? 0) > 0) {
+        offsets.set(status, 0);
+        queueMicrotask(() => void loadColumn(status));
+      }
+      for (const c of res.cards) cards.set(c.id, c);
+      return [
+        res.cards.length === 0 ? emptyState("No cards") : h("div", { class: "cards" }, res.cards.map(cardEl)),
+        p &&
+          pager(
+            { offset: p.offset, limit: p.limit, total: p.total, hasMore: p.hasMore },
+            (o) => {
+              offsets.set(status, o);
+              void loadColumn(status);
+            },
+            `col-${status}`,
+          ),
+      ];
+    });
+  };
+  const loadAll = () => cardStatuses.forEach((s) => void loadColumn(s));
+
+  const columns = cardStatuses.map((status) => {
+    const region = new Region(`${label(status)} cards`);
+    regions.set(status, region);
+    const count = h("span", { class: "count" });
+    counts.set(status, count);
+    const headId = uid("col");
+    const col = h(
+      "section",
+      {
+        class: "column",
+        "aria-labelledby": headId,
+        "data-status": status,
+        ondragover: (e: DragEvent) => {
+          if (e.dataTransfer?.types.includes("application/x-switchboard-card")) {
+            e.preventDefault();
+            col.classList.add("drop");
+          }
+        },
+        ondragleave: () => col.classList.remove("drop"),
+        ondrop: (e: DragEvent) => {
+          col.classList.remove("drop");
+          const id = e.dataTransfer?.getData("application/x-switchboard-card");
+          const card = id ? cards.get(id) : undefined;
+          if (!card) return;
+          e.preventDefault();
+          const problem = h("div");
+          void moveCard(card, status, problem).then(() => {
+            if (problem.childElementCount) region.el.prepend(problem);
+          });
+        },
+      },
+      h(
+        "div",
+        { class: "column-head" },
+        h("h2", { id: headId }, label(status), " ", count),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "icon",
+            "aria-label": `New card in ${label(status)}`,
+            onclick: () => openCardEditor({ status }),
+          },
+          "+",
+        ),
+      ),
+      region.el,
+    );
+    return col;
+  });
+
+  const searchInput = h("input", {
+    type: "search",
+    name: "search",
+    value: search,
+    placeholder: "Search cards",
+    "aria-label": "Search cards",
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  searchInput.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      search = searchInput.value.trim();
+      cardStatuses.forEach((s) => offsets.set(s, 0));
+      history.replaceState(null, "", search ? `#/board?search=${encodeURIComponent(search)}` : "#/board");
+      loadAll();
+    }, 300);
+  });
+
+  const el = h(
+    "div",
+    { class: "view board" },
+    h(
+      "div",
+      { class: "view-head" },
+      h("h1", null, "Board"),
+      h(
+        "form",
+        { class: "toolbar", role: "search", onsubmit: (e: Event) => e.preventDefault() },
+        searchInput,
+        h("button", { type: "button", onclick: () => openCardEditor({ status: "active" }) }, "New card"),
+      ),
+    ),
+    h("div", { class: "columns" }, columns),
+  );
+  loadAll();
+  const open = params.get("card");
+  if (open) queueMicrotask(() => openCardEditor({ id: open }));
+  const off = onRefresh("board", loadAll);
+  return {
+    el,
+    unmount() {
+      off();
+      clearTimeout(timer);
+    },
+  };
+}

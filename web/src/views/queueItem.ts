@@ -1,0 +1,167 @@
+// One queue item as Now and Queue show it, with its actions: Approve / Reject
+// while it waits for confirmation, and (on Queue) a move to another status.
+import { api, errorText, isUnauthenticated } from "../api";
+import { h, replace, uid } from "../dom";
+import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
+import { announce, queueChanged } from "../refresh";
+import { chip, label, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
+
+function summaryOf(item: QueueItem): string {
+  // The prompt optimizer's short summary, when it wrote one (document 1, "QueueItem").
+  if (item.metadata) {
+    try {
+      const m = JSON.parse(item.metadata) as Record<string, unknown>;
+      if (typeof m.displaySummary === "string" && m.displaySummary) return m.displaySummary;
+    } catch {
+      // Not JSON: nothing to show from it.
+    }
+  }
+  return item.description ?? "";
+}
+
+export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElement {
+  const problem = h("div", { class: "item-problem" });
+  const showError = (e: unknown) => {
+    if (isUnauthenticated(e)) reportUnauthenticated();
+    replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+  };
+  const clearError = () => replace(problem);
+
+  const actions = h("div", { class: "item-actions" });
+  const pending = item.status === "pending_confirmation";
+
+  if (pending) {
+    const approve = h(
+      "button",
+      {
+        type: "button",
+        "data-focus-key": `approve-${item.id}`,
+        "aria-label": `Approve ${item.title}`,
+        onclick: async () => {
+          clearError();
+          approve.disabled = true;
+          try {
+            const res = await api.queue.confirmQueueItem({ id: item.id, action: "approve" });
+            toast(res.message);
+            announce(...queueChanged("ready"));
+          } catch (e) {
+            showError(e);
+            approve.disabled = false;
+          }
+        },
+      },
+      "Approve",
+    );
+    const reject = h(
+      "button",
+      {
+        type: "button",
+        class: "secondary",
+        "data-focus-key": `reject-${item.id}`,
+        "aria-label": `Reject ${item.title}`,
+        onclick: () => {
+          clearError();
+          // A rejected item is deleted: ask once more, in place.
+          const yes = h(
+            "button",
+            {
+              type: "button",
+              class: "danger",
+              onclick: async () => {
+                yes.disabled = true;
+                try {
+                  const res = await api.queue.confirmQueueItem({ id: item.id, action: "reject" });
+                  toast(res.message);
+                  announce(...queueChanged());
+                } catch (e) {
+                  showError(e);
+                  yes.disabled = false;
+                }
+              },
+            },
+            "Yes, reject and remove",
+          );
+          const no = h(
+            "button",
+            {
+              type: "button",
+              class: "secondary",
+              onclick: () => {
+                replace(actions, approve, reject, mover);
+                reject.focus();
+              },
+            },
+            "Keep it",
+          );
+          replace(actions, h("span", { class: "confirm-text" }, "Remove this item?"), yes, no);
+          no.focus();
+        },
+      },
+      "Reject",
+    );
+    actions.append(approve, reject);
+  }
+
+  let mover: HTMLElement | null = null;
+  if (opts.move) {
+    const id = uid("move");
+    const select = h(
+      "select",
+      { id, "data-focus-key": `move-select-${item.id}` },
+      queueStatuses.filter((s) => s !== item.status).map((s) => h("option", { value: s }, label(s))),
+    );
+    const go = h(
+      "button",
+      {
+        type: "button",
+        class: "secondary",
+        "data-focus-key": `move-${item.id}`,
+        onclick: async () => {
+          clearError();
+          go.disabled = true;
+          try {
+            const res = await api.queue.updateQueueItemStatus({ id: item.id, status: select.value });
+            toast(`"${item.title}" moved to ${label(res.item?.status ?? select.value)}`);
+            announce(...queueChanged(select.value));
+          } catch (e) {
+            // An illegal move: the server says why (RULINGS "Queue", every refusal says why).
+            showError(e);
+          } finally {
+            go.disabled = false;
+          }
+        },
+      },
+      "Move",
+    );
+    mover = h("div", { class: "mover" }, h("label", { for: id }, "Move to"), select, go);
+    actions.append(mover);
+  }
+
+  const summary = summaryOf(item);
+  const who = item.requesterName || item.source;
+  return h(
+    "article",
+    { class: `item priority-${item.priority}`, "data-id": item.id, "aria-label": item.title },
+    h(
+      "div",
+      { class: "item-head" },
+      h("h3", { class: "item-title" }, item.title),
+      h(
+        "div",
+        { class: "item-meta" },
+        chip("priority", item.priority),
+        chip("status", item.status),
+        item.type !== "task" && chip("type", item.type),
+      ),
+    ),
+    summary && h("p", { class: "item-summary" }, summary),
+    h(
+      "p",
+      { class: "item-sub" },
+      who ? `From ${who} · ` : "",
+      timeOf(item.createdAt),
+    ),
+    actions,
+    problem,
+  );
+}

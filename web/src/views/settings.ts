@@ -1,0 +1,253 @@
+// Settings: the queue's auto-approve switch and the account's API keys
+// (create: the value is shown once; list; revoke).
+import { api, errorText, isUnauthenticated } from "../api";
+import { h, replace, uid } from "../dom";
+import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
+import { announce } from "../refresh";
+import { Region, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
+
+const scopes = ["queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store"];
+const keyPageSize = 10;
+
+function autoApprove(): HTMLElement {
+  const region = new Region("Queue settings");
+  const problem = h("div");
+  void region.load(async () => {
+    const s = await api.settings.getSettings({});
+    const id = uid("auto");
+    const box: HTMLInputElement = h("input", {
+      id,
+      type: "checkbox",
+      role: "switch",
+      checked: s.queueAutoApprove,
+      "aria-describedby": `${id}-hint`,
+      onchange: async () => {
+        const want = box.checked;
+        box.disabled = true;
+        replace(problem);
+        try {
+          const res = await api.settings.updateSettings({ queueAutoApprove: want });
+          box.checked = res.queueAutoApprove ?? want;
+          toast(box.checked ? "New queue items start ready" : "New queue items wait for your approval");
+          announce("activity");
+        } catch (e) {
+          if (isUnauthenticated(e)) reportUnauthenticated();
+          box.checked = !want;
+          replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+        } finally {
+          box.disabled = false;
+        }
+      },
+    });
+    return [
+      h("div", { class: "switch-row" }, box, h("label", { for: id }, "Auto-approve new queue items")),
+      h(
+        "p",
+        { id: `${id}-hint`, class: "hint" },
+        "On: items that agents add start ready. Off: they wait in Now for your Approve or Reject.",
+      ),
+      problem,
+    ];
+  });
+  return h("section", { class: "panel", "aria-labelledby": "settings-queue" }, h("h2", { id: "settings-queue" }, "Queue"), region.el);
+}
+
+function keyRow(k: ApiKey, revoked: () => void): HTMLElement {
+  const problem = h("div");
+  const actions = h("div", { class: "key-actions" });
+  if (k.active) {
+    const ask = h(
+      "button",
+      {
+        type: "button",
+        class: "danger subtle",
+        "data-focus-key": `revoke-${k.id}`,
+        "aria-label": `Revoke ${k.label}`,
+        onclick: () => {
+          const yes = h(
+            "button",
+            {
+              type: "button",
+              class: "danger",
+              onclick: async () => {
+                yes.disabled = true;
+                try {
+                  await api.keys.deleteKey({ id: k.id });
+                  toast(`Revoked "${k.label}"`);
+                  revoked();
+                } catch (e) {
+                  if (isUnauthenticated(e)) reportUnauthenticated();
+                  replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+                  yes.disabled = false;
+                }
+              },
+            },
+            "Yes, revoke",
+          );
+          const no = h("button", { type: "button", class: "secondary", onclick: () => { replace(actions, ask); ask.focus(); } }, "Keep");
+          replace(actions, yes, no);
+          no.focus();
+        },
+      },
+      "Revoke",
+    );
+    actions.append(ask);
+  }
+  return h(
+    "li",
+    { class: `key-row${k.active ? "" : " inactive"}`, "data-id": k.id },
+    h(
+      "div",
+      { class: "key-main" },
+      h("span", { class: "key-label" }, k.label),
+      h("code", { class: "key-prefix", "aria-label": "Key starts with" }, `${k.prefix}…`),
+      h("span", { class: `chip ${k.active ? "active" : "inactive"}` }, k.active ? "Active" : "Revoked"),
+    ),
+    h(
+      "p",
+      { class: "key-sub" },
+      `Scopes: ${k.scopes.length ? k.scopes.join(", ") : "all"} · Created `,
+      timeOf(k.createdAt),
+      " · ",
+      k.lastUsedAt ? ["Last used ", timeOf(k.lastUsedAt)] : "Never used",
+    ),
+    actions,
+    problem,
+  );
+}
+
+function apiKeys(): HTMLElement {
+  const list = new Region("API keys");
+  let offset = 0;
+  const load = () =>
+    list.load(async () => {
+      const res = await api.keys.listKeys({});
+      if (res.keys.length === 0) return emptyState("No API keys yet.");
+      if (offset >= res.keys.length) offset = 0;
+      const { items, page } = pageOf(res.keys, offset, keyPageSize);
+      return [
+        h("ul", { class: "key-list" }, items.map((k) => keyRow(k, () => void load()))),
+        pager(page, (o) => {
+          offset = o;
+          void load();
+        }, "keys"),
+      ];
+    });
+
+  const labelId = uid("key");
+  const labelInput = h("input", { id: labelId, name: "label", required: true, maxlength: 100 });
+  const boxes = scopes.map((s) => {
+    const id = uid("scope");
+    const box = h("input", { id, type: "checkbox", name: "scopes", value: s });
+    return { box, el: h("div", { class: "field check" }, box, h("label", { for: id }, s)) };
+  });
+  const created = h("div", { class: "created-slot" });
+  const status = h("div", { class: "form-status" });
+  const submit = h("button", { type: "submit" }, "Create key");
+
+  const showOnce = (value: string, labelText: string) => {
+    const out = h("output", { class: "secret", "aria-label": "The new API key" }, value);
+    const copy = h(
+      "button",
+      {
+        type: "button",
+        class: "secondary",
+        onclick: async () => {
+          try {
+            await navigator.clipboard.writeText(value);
+            copy.textContent = "Copied";
+          } catch {
+            // No clipboard permission: select the text for a manual copy.
+            getSelection()?.selectAllChildren(out);
+            copy.textContent = "Selected: press Ctrl+C";
+          }
+        },
+      },
+      "Copy",
+    );
+    const done = h(
+      "button",
+      {
+        type: "button",
+        onclick: () => {
+          // Gone from the page for good: the server keeps only a hash.
+          replace(created);
+          labelInput.focus();
+        },
+      },
+      "Done, I have saved it",
+    );
+    replace(
+      created,
+      h(
+        "div",
+        { class: "once", role: "alert", "aria-labelledby": "once-title" },
+        h("h3", { id: "once-title" }, `Your new key "${labelText}"`),
+        h("p", null, "Copy it now: it is shown only this once and cannot be shown again."),
+        h("div", { class: "secret-row" }, out, copy),
+        done,
+      ),
+    );
+    done.focus();
+  };
+
+  const form = h(
+    "form",
+    {
+      class: "key-form",
+      "aria-label": "Create an API key",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        submit.disabled = true;
+        replace(status);
+        try {
+          const chosen = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
+          const res = await api.keys.createKey({ label: labelInput.value.trim(), scopes: chosen });
+          showOnce(res.apiKey, res.key?.label ?? labelInput.value.trim());
+          labelInput.value = "";
+          boxes.forEach((b) => (b.box.checked = false));
+          offset = 0;
+          void load();
+        } catch (err) {
+          if (isUnauthenticated(err)) reportUnauthenticated();
+          replace(status, h("p", { class: "error", role: "alert" }, errorText(err)));
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    h("div", { class: "field" }, h("label", { for: labelId }, "Label"), labelInput),
+    h("fieldset", { class: "scopes" }, h("legend", null, "Scopes (none checked: all)"), boxes.map((b) => b.el)),
+    status,
+    submit,
+  );
+  void load();
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "settings-keys" },
+    h("h2", { id: "settings-keys" }, "API keys"),
+    h("p", { class: "hint" }, "Agents call the API with a key. The key is shown once, when it is created."),
+    form,
+    created,
+    h("h3", null, "Your keys"),
+    list.el,
+  );
+}
+
+export function settingsView(account: { username: string; name: string } | null, logout: () => void): View {
+  const el = h(
+    "div",
+    { class: "view settings" },
+    h("h1", null, "Settings"),
+    autoApprove(),
+    apiKeys(),
+    h(
+      "section",
+      { class: "panel", "aria-labelledby": "settings-account" },
+      h("h2", { id: "settings-account" }, "Account"),
+      account?.username && h("p", null, "Logged in as ", h("strong", null, account.name || account.username), ` (@${account.username})`),
+      h("button", { type: "button", class: "secondary", onclick: logout }, "Log out"),
+    ),
+  );
+  return { el, unmount() {} };
+}
