@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -127,19 +126,7 @@ func TestShutdownEndsOpenStreams(t *testing.T) {
 	key := binaryAccount(t, base)
 	events := binaryStream(t, base, key)
 	nextOf(t, events, "connected")
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM with an open stream: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no exit within 20s of SIGTERM with an open stream")
-	}
+	terminate(t, cmd, " with an open stream")
 	for range events {
 	}
 }

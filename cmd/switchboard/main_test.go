@@ -214,6 +214,13 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 
 	// Graceful shutdown on SIGTERM: exit status 0.
+	terminate(t, cmd, "")
+}
+
+// terminate sends SIGTERM and waits (at most 20 s) for exit status 0; what
+// names the situation in failure messages.
+func terminate(t *testing.T, cmd *exec.Cmd, what string) {
+	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +229,10 @@ func TestBinaryEndToEnd(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
+			t.Fatalf("exit after SIGTERM%s: %v", what, err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("no exit within 20s of SIGTERM")
+		t.Fatalf("no exit within 20s of SIGTERM%s", what)
 	}
 }
 
