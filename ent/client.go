@@ -17,6 +17,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -46,6 +48,10 @@ type Client struct {
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
 	ActivityEntry *ActivityEntryClient
+	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
+	CapabilityInstall *CapabilityInstallClient
+	// CapabilityPack is the client for interacting with the CapabilityPack builders.
+	CapabilityPack *CapabilityPackClient
 	// Card is the client for interacting with the Card builders.
 	Card *CardClient
 	// CardContact is the client for interacting with the CardContact builders.
@@ -91,6 +97,8 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.ActivityEntry = NewActivityEntryClient(c.config)
+	c.CapabilityInstall = NewCapabilityInstallClient(c.config)
+	c.CapabilityPack = NewCapabilityPackClient(c.config)
 	c.Card = NewCardClient(c.config)
 	c.CardContact = NewCardContactClient(c.config)
 	c.ChatMessage = NewChatMessageClient(c.config)
@@ -201,6 +209,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:            cfg,
 		APIKey:            NewAPIKeyClient(cfg),
 		ActivityEntry:     NewActivityEntryClient(cfg),
+		CapabilityInstall: NewCapabilityInstallClient(cfg),
+		CapabilityPack:    NewCapabilityPackClient(cfg),
 		Card:              NewCardClient(cfg),
 		CardContact:       NewCardContactClient(cfg),
 		ChatMessage:       NewChatMessageClient(cfg),
@@ -238,6 +248,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:            cfg,
 		APIKey:            NewAPIKeyClient(cfg),
 		ActivityEntry:     NewActivityEntryClient(cfg),
+		CapabilityInstall: NewCapabilityInstallClient(cfg),
+		CapabilityPack:    NewCapabilityPackClient(cfg),
 		Card:              NewCardClient(cfg),
 		CardContact:       NewCardContactClient(cfg),
 		ChatMessage:       NewChatMessageClient(cfg),
@@ -283,10 +295,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
-		c.ChecklistItem, c.Contact, c.Execution, c.MemoryEntry, c.QueueItem, c.Session,
-		c.Setting, c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StreamEvent,
-		c.User, c.WebhookDelivery,
+		c.APIKey, c.ActivityEntry, c.CapabilityInstall, c.CapabilityPack, c.Card,
+		c.CardContact, c.ChatMessage, c.ChecklistItem, c.Contact, c.Execution,
+		c.MemoryEntry, c.QueueItem, c.Session, c.Setting, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StreamEvent, c.User, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -296,10 +308,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.ActivityEntry, c.Card, c.CardContact, c.ChatMessage,
-		c.ChecklistItem, c.Contact, c.Execution, c.MemoryEntry, c.QueueItem, c.Session,
-		c.Setting, c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StreamEvent,
-		c.User, c.WebhookDelivery,
+		c.APIKey, c.ActivityEntry, c.CapabilityInstall, c.CapabilityPack, c.Card,
+		c.CardContact, c.ChatMessage, c.ChecklistItem, c.Contact, c.Execution,
+		c.MemoryEntry, c.QueueItem, c.Session, c.Setting, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StreamEvent, c.User, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -312,6 +324,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *ActivityEntryMutation:
 		return c.ActivityEntry.mutate(ctx, m)
+	case *CapabilityInstallMutation:
+		return c.CapabilityInstall.mutate(ctx, m)
+	case *CapabilityPackMutation:
+		return c.CapabilityPack.mutate(ctx, m)
 	case *CardMutation:
 		return c.Card.mutate(ctx, m)
 	case *CardContactMutation:
@@ -644,6 +660,336 @@ func (c *ActivityEntryClient) mutate(ctx context.Context, m *ActivityEntryMutati
 		return (&ActivityEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ActivityEntry mutation op: %q", m.Op())
+	}
+}
+
+// CapabilityInstallClient is a client for the CapabilityInstall schema.
+type CapabilityInstallClient struct {
+	config
+}
+
+// NewCapabilityInstallClient returns a client for the CapabilityInstall from the given config.
+func NewCapabilityInstallClient(c config) *CapabilityInstallClient {
+	return &CapabilityInstallClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `capabilityinstall.Hooks(f(g(h())))`.
+func (c *CapabilityInstallClient) Use(hooks ...Hook) {
+	c.hooks.CapabilityInstall = append(c.hooks.CapabilityInstall, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `capabilityinstall.Intercept(f(g(h())))`.
+func (c *CapabilityInstallClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CapabilityInstall = append(c.inters.CapabilityInstall, interceptors...)
+}
+
+// Create returns a builder for creating a CapabilityInstall entity.
+func (c *CapabilityInstallClient) Create() *CapabilityInstallCreate {
+	mutation := newCapabilityInstallMutation(c.config, OpCreate)
+	return &CapabilityInstallCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CapabilityInstall entities.
+func (c *CapabilityInstallClient) CreateBulk(builders ...*CapabilityInstallCreate) *CapabilityInstallCreateBulk {
+	return &CapabilityInstallCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CapabilityInstallClient) MapCreateBulk(slice any, setFunc func(*CapabilityInstallCreate, int)) *CapabilityInstallCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CapabilityInstallCreateBulk{err: fmt.Errorf("calling to CapabilityInstallClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CapabilityInstallCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CapabilityInstallCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CapabilityInstall.
+func (c *CapabilityInstallClient) Update() *CapabilityInstallUpdate {
+	mutation := newCapabilityInstallMutation(c.config, OpUpdate)
+	return &CapabilityInstallUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CapabilityInstallClient) UpdateOne(_m *CapabilityInstall) *CapabilityInstallUpdateOne {
+	mutation := newCapabilityInstallMutation(c.config, OpUpdateOne, withCapabilityInstall(_m))
+	return &CapabilityInstallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CapabilityInstallClient) UpdateOneID(id string) *CapabilityInstallUpdateOne {
+	mutation := newCapabilityInstallMutation(c.config, OpUpdateOne, withCapabilityInstallID(id))
+	return &CapabilityInstallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CapabilityInstall.
+func (c *CapabilityInstallClient) Delete() *CapabilityInstallDelete {
+	mutation := newCapabilityInstallMutation(c.config, OpDelete)
+	return &CapabilityInstallDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CapabilityInstallClient) DeleteOne(_m *CapabilityInstall) *CapabilityInstallDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CapabilityInstallClient) DeleteOneID(id string) *CapabilityInstallDeleteOne {
+	builder := c.Delete().Where(capabilityinstall.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CapabilityInstallDeleteOne{builder}
+}
+
+// Query returns a query builder for CapabilityInstall.
+func (c *CapabilityInstallClient) Query() *CapabilityInstallQuery {
+	return &CapabilityInstallQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCapabilityInstall},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CapabilityInstall entity by its id.
+func (c *CapabilityInstallClient) Get(ctx context.Context, id string) (*CapabilityInstall, error) {
+	return c.Query().Where(capabilityinstall.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CapabilityInstallClient) GetX(ctx context.Context, id string) *CapabilityInstall {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a CapabilityInstall.
+func (c *CapabilityInstallClient) QueryUser(_m *CapabilityInstall) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(capabilityinstall.Table, capabilityinstall.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, capabilityinstall.UserTable, capabilityinstall.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCapability queries the capability edge of a CapabilityInstall.
+func (c *CapabilityInstallClient) QueryCapability(_m *CapabilityInstall) *CapabilityPackQuery {
+	query := (&CapabilityPackClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(capabilityinstall.Table, capabilityinstall.FieldID, id),
+			sqlgraph.To(capabilitypack.Table, capabilitypack.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, capabilityinstall.CapabilityTable, capabilityinstall.CapabilityColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CapabilityInstallClient) Hooks() []Hook {
+	return c.hooks.CapabilityInstall
+}
+
+// Interceptors returns the client interceptors.
+func (c *CapabilityInstallClient) Interceptors() []Interceptor {
+	return c.inters.CapabilityInstall
+}
+
+func (c *CapabilityInstallClient) mutate(ctx context.Context, m *CapabilityInstallMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CapabilityInstallCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CapabilityInstallUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CapabilityInstallUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CapabilityInstallDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CapabilityInstall mutation op: %q", m.Op())
+	}
+}
+
+// CapabilityPackClient is a client for the CapabilityPack schema.
+type CapabilityPackClient struct {
+	config
+}
+
+// NewCapabilityPackClient returns a client for the CapabilityPack from the given config.
+func NewCapabilityPackClient(c config) *CapabilityPackClient {
+	return &CapabilityPackClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `capabilitypack.Hooks(f(g(h())))`.
+func (c *CapabilityPackClient) Use(hooks ...Hook) {
+	c.hooks.CapabilityPack = append(c.hooks.CapabilityPack, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `capabilitypack.Intercept(f(g(h())))`.
+func (c *CapabilityPackClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CapabilityPack = append(c.inters.CapabilityPack, interceptors...)
+}
+
+// Create returns a builder for creating a CapabilityPack entity.
+func (c *CapabilityPackClient) Create() *CapabilityPackCreate {
+	mutation := newCapabilityPackMutation(c.config, OpCreate)
+	return &CapabilityPackCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CapabilityPack entities.
+func (c *CapabilityPackClient) CreateBulk(builders ...*CapabilityPackCreate) *CapabilityPackCreateBulk {
+	return &CapabilityPackCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CapabilityPackClient) MapCreateBulk(slice any, setFunc func(*CapabilityPackCreate, int)) *CapabilityPackCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CapabilityPackCreateBulk{err: fmt.Errorf("calling to CapabilityPackClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CapabilityPackCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CapabilityPackCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CapabilityPack.
+func (c *CapabilityPackClient) Update() *CapabilityPackUpdate {
+	mutation := newCapabilityPackMutation(c.config, OpUpdate)
+	return &CapabilityPackUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CapabilityPackClient) UpdateOne(_m *CapabilityPack) *CapabilityPackUpdateOne {
+	mutation := newCapabilityPackMutation(c.config, OpUpdateOne, withCapabilityPack(_m))
+	return &CapabilityPackUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CapabilityPackClient) UpdateOneID(id string) *CapabilityPackUpdateOne {
+	mutation := newCapabilityPackMutation(c.config, OpUpdateOne, withCapabilityPackID(id))
+	return &CapabilityPackUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CapabilityPack.
+func (c *CapabilityPackClient) Delete() *CapabilityPackDelete {
+	mutation := newCapabilityPackMutation(c.config, OpDelete)
+	return &CapabilityPackDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CapabilityPackClient) DeleteOne(_m *CapabilityPack) *CapabilityPackDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CapabilityPackClient) DeleteOneID(id string) *CapabilityPackDeleteOne {
+	builder := c.Delete().Where(capabilitypack.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CapabilityPackDeleteOne{builder}
+}
+
+// Query returns a query builder for CapabilityPack.
+func (c *CapabilityPackClient) Query() *CapabilityPackQuery {
+	return &CapabilityPackQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCapabilityPack},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CapabilityPack entity by its id.
+func (c *CapabilityPackClient) Get(ctx context.Context, id string) (*CapabilityPack, error) {
+	return c.Query().Where(capabilitypack.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CapabilityPackClient) GetX(ctx context.Context, id string) *CapabilityPack {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a CapabilityPack.
+func (c *CapabilityPackClient) QueryUser(_m *CapabilityPack) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(capabilitypack.Table, capabilitypack.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, capabilitypack.UserTable, capabilitypack.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryInstalls queries the installs edge of a CapabilityPack.
+func (c *CapabilityPackClient) QueryInstalls(_m *CapabilityPack) *CapabilityInstallQuery {
+	query := (&CapabilityInstallClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(capabilitypack.Table, capabilitypack.FieldID, id),
+			sqlgraph.To(capabilityinstall.Table, capabilityinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, capabilitypack.InstallsTable, capabilitypack.InstallsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CapabilityPackClient) Hooks() []Hook {
+	return c.hooks.CapabilityPack
+}
+
+// Interceptors returns the client interceptors.
+func (c *CapabilityPackClient) Interceptors() []Interceptor {
+	return c.inters.CapabilityPack
+}
+
+func (c *CapabilityPackClient) mutate(ctx context.Context, m *CapabilityPackMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CapabilityPackCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CapabilityPackUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CapabilityPackUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CapabilityPackDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CapabilityPack mutation op: %q", m.Op())
 	}
 }
 
@@ -3305,6 +3651,38 @@ func (c *UserClient) QueryMemoryEntries(_m *User) *MemoryEntryQuery {
 	return query
 }
 
+// QueryCapabilityPacks queries the capability_packs edge of a User.
+func (c *UserClient) QueryCapabilityPacks(_m *User) *CapabilityPackQuery {
+	query := (&CapabilityPackClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(capabilitypack.Table, capabilitypack.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CapabilityPacksTable, user.CapabilityPacksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryCapabilityInstalls queries the capability_installs edge of a User.
+func (c *UserClient) QueryCapabilityInstalls(_m *User) *CapabilityInstallQuery {
+	query := (&CapabilityInstallClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(capabilityinstall.Table, capabilityinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CapabilityInstallsTable, user.CapabilityInstallsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -3482,14 +3860,16 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, MemoryEntry, QueueItem, Session, Setting, StoreAgent, StoreInstall,
-		StoreSubscription, StreamEvent, User, WebhookDelivery []ent.Hook
+		APIKey, ActivityEntry, CapabilityInstall, CapabilityPack, Card, CardContact,
+		ChatMessage, ChecklistItem, Contact, Execution, MemoryEntry, QueueItem,
+		Session, Setting, StoreAgent, StoreInstall, StoreSubscription, StreamEvent,
+		User, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIKey, ActivityEntry, Card, CardContact, ChatMessage, ChecklistItem, Contact,
-		Execution, MemoryEntry, QueueItem, Session, Setting, StoreAgent, StoreInstall,
-		StoreSubscription, StreamEvent, User, WebhookDelivery []ent.Interceptor
+		APIKey, ActivityEntry, CapabilityInstall, CapabilityPack, Card, CardContact,
+		ChatMessage, ChecklistItem, Contact, Execution, MemoryEntry, QueueItem,
+		Session, Setting, StoreAgent, StoreInstall, StoreSubscription, StreamEvent,
+		User, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -14,6 +14,8 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -92,6 +94,8 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apikey.Table:            apikey.ValidColumn,
 			activityentry.Table:     activityentry.ValidColumn,
+			capabilityinstall.Table: capabilityinstall.ValidColumn,
+			capabilitypack.Table:    capabilitypack.ValidColumn,
 			card.Table:              card.ValidColumn,
 			cardcontact.Table:       cardcontact.ValidColumn,
 			chatmessage.Table:       chatmessage.ValidColumn,

@@ -13,6 +13,8 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -44,6 +46,8 @@ const (
 	// Node types.
 	TypeAPIKey            = "APIKey"
 	TypeActivityEntry     = "ActivityEntry"
+	TypeCapabilityInstall = "CapabilityInstall"
+	TypeCapabilityPack    = "CapabilityPack"
 	TypeCard              = "Card"
 	TypeCardContact       = "CardContact"
 	TypeChatMessage       = "ChatMessage"
@@ -1794,6 +1798,2053 @@ func (m *ActivityEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ActivityEntry edge %s", name)
+}
+
+// CapabilityInstallMutation represents an operation that mutates the CapabilityInstall nodes in the graph.
+type CapabilityInstallMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *string
+	created_at        *time.Time
+	updated_at        *time.Time
+	active            *bool
+	customizations    *map[string]string
+	resolved_prompt   *string
+	clearedFields     map[string]struct{}
+	user              *string
+	cleareduser       bool
+	capability        *string
+	clearedcapability bool
+	done              bool
+	oldValue          func(context.Context) (*CapabilityInstall, error)
+	predicates        []predicate.CapabilityInstall
+}
+
+var _ ent.Mutation = (*CapabilityInstallMutation)(nil)
+
+// capabilityinstallOption allows management of the mutation configuration using functional options.
+type capabilityinstallOption func(*CapabilityInstallMutation)
+
+// newCapabilityInstallMutation creates new mutation for the CapabilityInstall entity.
+func newCapabilityInstallMutation(c config, op Op, opts ...capabilityinstallOption) *CapabilityInstallMutation {
+	m := &CapabilityInstallMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCapabilityInstall,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCapabilityInstallID sets the ID field of the mutation.
+func withCapabilityInstallID(id string) capabilityinstallOption {
+	return func(m *CapabilityInstallMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CapabilityInstall
+		)
+		m.oldValue = func(ctx context.Context) (*CapabilityInstall, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CapabilityInstall.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCapabilityInstall sets the old CapabilityInstall of the mutation.
+func withCapabilityInstall(node *CapabilityInstall) capabilityinstallOption {
+	return func(m *CapabilityInstallMutation) {
+		m.oldValue = func(context.Context) (*CapabilityInstall, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CapabilityInstallMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CapabilityInstallMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CapabilityInstall entities.
+func (m *CapabilityInstallMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CapabilityInstallMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CapabilityInstallMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CapabilityInstall.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CapabilityInstallMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CapabilityInstallMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CapabilityInstallMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CapabilityInstallMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CapabilityInstallMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CapabilityInstallMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *CapabilityInstallMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *CapabilityInstallMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *CapabilityInstallMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetCapabilityID sets the "capability_id" field.
+func (m *CapabilityInstallMutation) SetCapabilityID(s string) {
+	m.capability = &s
+}
+
+// CapabilityID returns the value of the "capability_id" field in the mutation.
+func (m *CapabilityInstallMutation) CapabilityID() (r string, exists bool) {
+	v := m.capability
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCapabilityID returns the old "capability_id" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldCapabilityID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCapabilityID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCapabilityID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCapabilityID: %w", err)
+	}
+	return oldValue.CapabilityID, nil
+}
+
+// ResetCapabilityID resets all changes to the "capability_id" field.
+func (m *CapabilityInstallMutation) ResetCapabilityID() {
+	m.capability = nil
+}
+
+// SetActive sets the "active" field.
+func (m *CapabilityInstallMutation) SetActive(b bool) {
+	m.active = &b
+}
+
+// Active returns the value of the "active" field in the mutation.
+func (m *CapabilityInstallMutation) Active() (r bool, exists bool) {
+	v := m.active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActive returns the old "active" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActive: %w", err)
+	}
+	return oldValue.Active, nil
+}
+
+// ResetActive resets all changes to the "active" field.
+func (m *CapabilityInstallMutation) ResetActive() {
+	m.active = nil
+}
+
+// SetCustomizations sets the "customizations" field.
+func (m *CapabilityInstallMutation) SetCustomizations(value map[string]string) {
+	m.customizations = &value
+}
+
+// Customizations returns the value of the "customizations" field in the mutation.
+func (m *CapabilityInstallMutation) Customizations() (r map[string]string, exists bool) {
+	v := m.customizations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomizations returns the old "customizations" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldCustomizations(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomizations is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomizations requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomizations: %w", err)
+	}
+	return oldValue.Customizations, nil
+}
+
+// ResetCustomizations resets all changes to the "customizations" field.
+func (m *CapabilityInstallMutation) ResetCustomizations() {
+	m.customizations = nil
+}
+
+// SetResolvedPrompt sets the "resolved_prompt" field.
+func (m *CapabilityInstallMutation) SetResolvedPrompt(s string) {
+	m.resolved_prompt = &s
+}
+
+// ResolvedPrompt returns the value of the "resolved_prompt" field in the mutation.
+func (m *CapabilityInstallMutation) ResolvedPrompt() (r string, exists bool) {
+	v := m.resolved_prompt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolvedPrompt returns the old "resolved_prompt" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldResolvedPrompt(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolvedPrompt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolvedPrompt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolvedPrompt: %w", err)
+	}
+	return oldValue.ResolvedPrompt, nil
+}
+
+// ClearResolvedPrompt clears the value of the "resolved_prompt" field.
+func (m *CapabilityInstallMutation) ClearResolvedPrompt() {
+	m.resolved_prompt = nil
+	m.clearedFields[capabilityinstall.FieldResolvedPrompt] = struct{}{}
+}
+
+// ResolvedPromptCleared returns if the "resolved_prompt" field was cleared in this mutation.
+func (m *CapabilityInstallMutation) ResolvedPromptCleared() bool {
+	_, ok := m.clearedFields[capabilityinstall.FieldResolvedPrompt]
+	return ok
+}
+
+// ResetResolvedPrompt resets all changes to the "resolved_prompt" field.
+func (m *CapabilityInstallMutation) ResetResolvedPrompt() {
+	m.resolved_prompt = nil
+	delete(m.clearedFields, capabilityinstall.FieldResolvedPrompt)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *CapabilityInstallMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[capabilityinstall.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *CapabilityInstallMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *CapabilityInstallMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *CapabilityInstallMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// ClearCapability clears the "capability" edge to the CapabilityPack entity.
+func (m *CapabilityInstallMutation) ClearCapability() {
+	m.clearedcapability = true
+	m.clearedFields[capabilityinstall.FieldCapabilityID] = struct{}{}
+}
+
+// CapabilityCleared reports if the "capability" edge to the CapabilityPack entity was cleared.
+func (m *CapabilityInstallMutation) CapabilityCleared() bool {
+	return m.clearedcapability
+}
+
+// CapabilityIDs returns the "capability" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// CapabilityID instead. It exists only for internal usage by the builders.
+func (m *CapabilityInstallMutation) CapabilityIDs() (ids []string) {
+	if id := m.capability; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetCapability resets all changes to the "capability" edge.
+func (m *CapabilityInstallMutation) ResetCapability() {
+	m.capability = nil
+	m.clearedcapability = false
+}
+
+// Where appends a list predicates to the CapabilityInstallMutation builder.
+func (m *CapabilityInstallMutation) Where(ps ...predicate.CapabilityInstall) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CapabilityInstallMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CapabilityInstallMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CapabilityInstall, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CapabilityInstallMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CapabilityInstallMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CapabilityInstall).
+func (m *CapabilityInstallMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CapabilityInstallMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, capabilityinstall.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, capabilityinstall.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, capabilityinstall.FieldUserID)
+	}
+	if m.capability != nil {
+		fields = append(fields, capabilityinstall.FieldCapabilityID)
+	}
+	if m.active != nil {
+		fields = append(fields, capabilityinstall.FieldActive)
+	}
+	if m.customizations != nil {
+		fields = append(fields, capabilityinstall.FieldCustomizations)
+	}
+	if m.resolved_prompt != nil {
+		fields = append(fields, capabilityinstall.FieldResolvedPrompt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CapabilityInstallMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case capabilityinstall.FieldCreatedAt:
+		return m.CreatedAt()
+	case capabilityinstall.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case capabilityinstall.FieldUserID:
+		return m.UserID()
+	case capabilityinstall.FieldCapabilityID:
+		return m.CapabilityID()
+	case capabilityinstall.FieldActive:
+		return m.Active()
+	case capabilityinstall.FieldCustomizations:
+		return m.Customizations()
+	case capabilityinstall.FieldResolvedPrompt:
+		return m.ResolvedPrompt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CapabilityInstallMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case capabilityinstall.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case capabilityinstall.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case capabilityinstall.FieldUserID:
+		return m.OldUserID(ctx)
+	case capabilityinstall.FieldCapabilityID:
+		return m.OldCapabilityID(ctx)
+	case capabilityinstall.FieldActive:
+		return m.OldActive(ctx)
+	case capabilityinstall.FieldCustomizations:
+		return m.OldCustomizations(ctx)
+	case capabilityinstall.FieldResolvedPrompt:
+		return m.OldResolvedPrompt(ctx)
+	}
+	return nil, fmt.Errorf("unknown CapabilityInstall field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CapabilityInstallMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case capabilityinstall.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case capabilityinstall.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case capabilityinstall.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case capabilityinstall.FieldCapabilityID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCapabilityID(v)
+		return nil
+	case capabilityinstall.FieldActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActive(v)
+		return nil
+	case capabilityinstall.FieldCustomizations:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomizations(v)
+		return nil
+	case capabilityinstall.FieldResolvedPrompt:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolvedPrompt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityInstall field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CapabilityInstallMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CapabilityInstallMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CapabilityInstallMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown CapabilityInstall numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CapabilityInstallMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(capabilityinstall.FieldResolvedPrompt) {
+		fields = append(fields, capabilityinstall.FieldResolvedPrompt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CapabilityInstallMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CapabilityInstallMutation) ClearField(name string) error {
+	switch name {
+	case capabilityinstall.FieldResolvedPrompt:
+		m.ClearResolvedPrompt()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityInstall nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CapabilityInstallMutation) ResetField(name string) error {
+	switch name {
+	case capabilityinstall.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case capabilityinstall.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case capabilityinstall.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case capabilityinstall.FieldCapabilityID:
+		m.ResetCapabilityID()
+		return nil
+	case capabilityinstall.FieldActive:
+		m.ResetActive()
+		return nil
+	case capabilityinstall.FieldCustomizations:
+		m.ResetCustomizations()
+		return nil
+	case capabilityinstall.FieldResolvedPrompt:
+		m.ResetResolvedPrompt()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityInstall field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CapabilityInstallMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.user != nil {
+		edges = append(edges, capabilityinstall.EdgeUser)
+	}
+	if m.capability != nil {
+		edges = append(edges, capabilityinstall.EdgeCapability)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CapabilityInstallMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case capabilityinstall.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case capabilityinstall.EdgeCapability:
+		if id := m.capability; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CapabilityInstallMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CapabilityInstallMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CapabilityInstallMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareduser {
+		edges = append(edges, capabilityinstall.EdgeUser)
+	}
+	if m.clearedcapability {
+		edges = append(edges, capabilityinstall.EdgeCapability)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CapabilityInstallMutation) EdgeCleared(name string) bool {
+	switch name {
+	case capabilityinstall.EdgeUser:
+		return m.cleareduser
+	case capabilityinstall.EdgeCapability:
+		return m.clearedcapability
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CapabilityInstallMutation) ClearEdge(name string) error {
+	switch name {
+	case capabilityinstall.EdgeUser:
+		m.ClearUser()
+		return nil
+	case capabilityinstall.EdgeCapability:
+		m.ClearCapability()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityInstall unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CapabilityInstallMutation) ResetEdge(name string) error {
+	switch name {
+	case capabilityinstall.EdgeUser:
+		m.ResetUser()
+		return nil
+	case capabilityinstall.EdgeCapability:
+		m.ResetCapability()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityInstall edge %s", name)
+}
+
+// CapabilityPackMutation represents an operation that mutates the CapabilityPack nodes in the graph.
+type CapabilityPackMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *string
+	created_at             *time.Time
+	updated_at             *time.Time
+	name                   *string
+	description            *string
+	icon                   *string
+	category               *string
+	integration_type       *string
+	pricing_model          *string
+	price                  *float64
+	addprice               *float64
+	prompt                 *string
+	editable_fields        *[]schema.EditableField
+	appendeditable_fields  []schema.EditableField
+	access_password_sealed *[]byte
+	clearedFields          map[string]struct{}
+	user                   *string
+	cleareduser            bool
+	installs               map[string]struct{}
+	removedinstalls        map[string]struct{}
+	clearedinstalls        bool
+	done                   bool
+	oldValue               func(context.Context) (*CapabilityPack, error)
+	predicates             []predicate.CapabilityPack
+}
+
+var _ ent.Mutation = (*CapabilityPackMutation)(nil)
+
+// capabilitypackOption allows management of the mutation configuration using functional options.
+type capabilitypackOption func(*CapabilityPackMutation)
+
+// newCapabilityPackMutation creates new mutation for the CapabilityPack entity.
+func newCapabilityPackMutation(c config, op Op, opts ...capabilitypackOption) *CapabilityPackMutation {
+	m := &CapabilityPackMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCapabilityPack,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCapabilityPackID sets the ID field of the mutation.
+func withCapabilityPackID(id string) capabilitypackOption {
+	return func(m *CapabilityPackMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CapabilityPack
+		)
+		m.oldValue = func(ctx context.Context) (*CapabilityPack, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CapabilityPack.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCapabilityPack sets the old CapabilityPack of the mutation.
+func withCapabilityPack(node *CapabilityPack) capabilitypackOption {
+	return func(m *CapabilityPackMutation) {
+		m.oldValue = func(context.Context) (*CapabilityPack, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CapabilityPackMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CapabilityPackMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CapabilityPack entities.
+func (m *CapabilityPackMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CapabilityPackMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CapabilityPackMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CapabilityPack.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CapabilityPackMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CapabilityPackMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CapabilityPackMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *CapabilityPackMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *CapabilityPackMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *CapabilityPackMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *CapabilityPackMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *CapabilityPackMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *CapabilityPackMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetName sets the "name" field.
+func (m *CapabilityPackMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *CapabilityPackMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *CapabilityPackMutation) ResetName() {
+	m.name = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *CapabilityPackMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *CapabilityPackMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *CapabilityPackMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[capabilitypack.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *CapabilityPackMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *CapabilityPackMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, capabilitypack.FieldDescription)
+}
+
+// SetIcon sets the "icon" field.
+func (m *CapabilityPackMutation) SetIcon(s string) {
+	m.icon = &s
+}
+
+// Icon returns the value of the "icon" field in the mutation.
+func (m *CapabilityPackMutation) Icon() (r string, exists bool) {
+	v := m.icon
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIcon returns the old "icon" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldIcon(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIcon is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIcon requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIcon: %w", err)
+	}
+	return oldValue.Icon, nil
+}
+
+// ClearIcon clears the value of the "icon" field.
+func (m *CapabilityPackMutation) ClearIcon() {
+	m.icon = nil
+	m.clearedFields[capabilitypack.FieldIcon] = struct{}{}
+}
+
+// IconCleared returns if the "icon" field was cleared in this mutation.
+func (m *CapabilityPackMutation) IconCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldIcon]
+	return ok
+}
+
+// ResetIcon resets all changes to the "icon" field.
+func (m *CapabilityPackMutation) ResetIcon() {
+	m.icon = nil
+	delete(m.clearedFields, capabilitypack.FieldIcon)
+}
+
+// SetCategory sets the "category" field.
+func (m *CapabilityPackMutation) SetCategory(s string) {
+	m.category = &s
+}
+
+// Category returns the value of the "category" field in the mutation.
+func (m *CapabilityPackMutation) Category() (r string, exists bool) {
+	v := m.category
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCategory returns the old "category" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldCategory(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCategory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCategory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCategory: %w", err)
+	}
+	return oldValue.Category, nil
+}
+
+// ClearCategory clears the value of the "category" field.
+func (m *CapabilityPackMutation) ClearCategory() {
+	m.category = nil
+	m.clearedFields[capabilitypack.FieldCategory] = struct{}{}
+}
+
+// CategoryCleared returns if the "category" field was cleared in this mutation.
+func (m *CapabilityPackMutation) CategoryCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldCategory]
+	return ok
+}
+
+// ResetCategory resets all changes to the "category" field.
+func (m *CapabilityPackMutation) ResetCategory() {
+	m.category = nil
+	delete(m.clearedFields, capabilitypack.FieldCategory)
+}
+
+// SetIntegrationType sets the "integration_type" field.
+func (m *CapabilityPackMutation) SetIntegrationType(s string) {
+	m.integration_type = &s
+}
+
+// IntegrationType returns the value of the "integration_type" field in the mutation.
+func (m *CapabilityPackMutation) IntegrationType() (r string, exists bool) {
+	v := m.integration_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIntegrationType returns the old "integration_type" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldIntegrationType(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIntegrationType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIntegrationType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIntegrationType: %w", err)
+	}
+	return oldValue.IntegrationType, nil
+}
+
+// ClearIntegrationType clears the value of the "integration_type" field.
+func (m *CapabilityPackMutation) ClearIntegrationType() {
+	m.integration_type = nil
+	m.clearedFields[capabilitypack.FieldIntegrationType] = struct{}{}
+}
+
+// IntegrationTypeCleared returns if the "integration_type" field was cleared in this mutation.
+func (m *CapabilityPackMutation) IntegrationTypeCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldIntegrationType]
+	return ok
+}
+
+// ResetIntegrationType resets all changes to the "integration_type" field.
+func (m *CapabilityPackMutation) ResetIntegrationType() {
+	m.integration_type = nil
+	delete(m.clearedFields, capabilitypack.FieldIntegrationType)
+}
+
+// SetPricingModel sets the "pricing_model" field.
+func (m *CapabilityPackMutation) SetPricingModel(s string) {
+	m.pricing_model = &s
+}
+
+// PricingModel returns the value of the "pricing_model" field in the mutation.
+func (m *CapabilityPackMutation) PricingModel() (r string, exists bool) {
+	v := m.pricing_model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPricingModel returns the old "pricing_model" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldPricingModel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPricingModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPricingModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPricingModel: %w", err)
+	}
+	return oldValue.PricingModel, nil
+}
+
+// ResetPricingModel resets all changes to the "pricing_model" field.
+func (m *CapabilityPackMutation) ResetPricingModel() {
+	m.pricing_model = nil
+}
+
+// SetPrice sets the "price" field.
+func (m *CapabilityPackMutation) SetPrice(f float64) {
+	m.price = &f
+	m.addprice = nil
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *CapabilityPackMutation) Price() (r float64, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldPrice(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// AddPrice adds f to the "price" field.
+func (m *CapabilityPackMutation) AddPrice(f float64) {
+	if m.addprice != nil {
+		*m.addprice += f
+	} else {
+		m.addprice = &f
+	}
+}
+
+// AddedPrice returns the value that was added to the "price" field in this mutation.
+func (m *CapabilityPackMutation) AddedPrice() (r float64, exists bool) {
+	v := m.addprice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *CapabilityPackMutation) ResetPrice() {
+	m.price = nil
+	m.addprice = nil
+}
+
+// SetPrompt sets the "prompt" field.
+func (m *CapabilityPackMutation) SetPrompt(s string) {
+	m.prompt = &s
+}
+
+// Prompt returns the value of the "prompt" field in the mutation.
+func (m *CapabilityPackMutation) Prompt() (r string, exists bool) {
+	v := m.prompt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrompt returns the old "prompt" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldPrompt(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrompt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrompt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrompt: %w", err)
+	}
+	return oldValue.Prompt, nil
+}
+
+// ResetPrompt resets all changes to the "prompt" field.
+func (m *CapabilityPackMutation) ResetPrompt() {
+	m.prompt = nil
+}
+
+// SetEditableFields sets the "editable_fields" field.
+func (m *CapabilityPackMutation) SetEditableFields(sf []schema.EditableField) {
+	m.editable_fields = &sf
+	m.appendeditable_fields = nil
+}
+
+// EditableFields returns the value of the "editable_fields" field in the mutation.
+func (m *CapabilityPackMutation) EditableFields() (r []schema.EditableField, exists bool) {
+	v := m.editable_fields
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEditableFields returns the old "editable_fields" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldEditableFields(ctx context.Context) (v []schema.EditableField, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEditableFields is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEditableFields requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEditableFields: %w", err)
+	}
+	return oldValue.EditableFields, nil
+}
+
+// AppendEditableFields adds sf to the "editable_fields" field.
+func (m *CapabilityPackMutation) AppendEditableFields(sf []schema.EditableField) {
+	m.appendeditable_fields = append(m.appendeditable_fields, sf...)
+}
+
+// AppendedEditableFields returns the list of values that were appended to the "editable_fields" field in this mutation.
+func (m *CapabilityPackMutation) AppendedEditableFields() ([]schema.EditableField, bool) {
+	if len(m.appendeditable_fields) == 0 {
+		return nil, false
+	}
+	return m.appendeditable_fields, true
+}
+
+// ResetEditableFields resets all changes to the "editable_fields" field.
+func (m *CapabilityPackMutation) ResetEditableFields() {
+	m.editable_fields = nil
+	m.appendeditable_fields = nil
+}
+
+// SetAccessPasswordSealed sets the "access_password_sealed" field.
+func (m *CapabilityPackMutation) SetAccessPasswordSealed(b []byte) {
+	m.access_password_sealed = &b
+}
+
+// AccessPasswordSealed returns the value of the "access_password_sealed" field in the mutation.
+func (m *CapabilityPackMutation) AccessPasswordSealed() (r []byte, exists bool) {
+	v := m.access_password_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccessPasswordSealed returns the old "access_password_sealed" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldAccessPasswordSealed(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccessPasswordSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccessPasswordSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccessPasswordSealed: %w", err)
+	}
+	return oldValue.AccessPasswordSealed, nil
+}
+
+// ClearAccessPasswordSealed clears the value of the "access_password_sealed" field.
+func (m *CapabilityPackMutation) ClearAccessPasswordSealed() {
+	m.access_password_sealed = nil
+	m.clearedFields[capabilitypack.FieldAccessPasswordSealed] = struct{}{}
+}
+
+// AccessPasswordSealedCleared returns if the "access_password_sealed" field was cleared in this mutation.
+func (m *CapabilityPackMutation) AccessPasswordSealedCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldAccessPasswordSealed]
+	return ok
+}
+
+// ResetAccessPasswordSealed resets all changes to the "access_password_sealed" field.
+func (m *CapabilityPackMutation) ResetAccessPasswordSealed() {
+	m.access_password_sealed = nil
+	delete(m.clearedFields, capabilitypack.FieldAccessPasswordSealed)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *CapabilityPackMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[capabilitypack.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *CapabilityPackMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *CapabilityPackMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *CapabilityPackMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// AddInstallIDs adds the "installs" edge to the CapabilityInstall entity by ids.
+func (m *CapabilityPackMutation) AddInstallIDs(ids ...string) {
+	if m.installs == nil {
+		m.installs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.installs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearInstalls clears the "installs" edge to the CapabilityInstall entity.
+func (m *CapabilityPackMutation) ClearInstalls() {
+	m.clearedinstalls = true
+}
+
+// InstallsCleared reports if the "installs" edge to the CapabilityInstall entity was cleared.
+func (m *CapabilityPackMutation) InstallsCleared() bool {
+	return m.clearedinstalls
+}
+
+// RemoveInstallIDs removes the "installs" edge to the CapabilityInstall entity by IDs.
+func (m *CapabilityPackMutation) RemoveInstallIDs(ids ...string) {
+	if m.removedinstalls == nil {
+		m.removedinstalls = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.installs, ids[i])
+		m.removedinstalls[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedInstalls returns the removed IDs of the "installs" edge to the CapabilityInstall entity.
+func (m *CapabilityPackMutation) RemovedInstallsIDs() (ids []string) {
+	for id := range m.removedinstalls {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// InstallsIDs returns the "installs" edge IDs in the mutation.
+func (m *CapabilityPackMutation) InstallsIDs() (ids []string) {
+	for id := range m.installs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetInstalls resets all changes to the "installs" edge.
+func (m *CapabilityPackMutation) ResetInstalls() {
+	m.installs = nil
+	m.clearedinstalls = false
+	m.removedinstalls = nil
+}
+
+// Where appends a list predicates to the CapabilityPackMutation builder.
+func (m *CapabilityPackMutation) Where(ps ...predicate.CapabilityPack) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CapabilityPackMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CapabilityPackMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CapabilityPack, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CapabilityPackMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CapabilityPackMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CapabilityPack).
+func (m *CapabilityPackMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CapabilityPackMutation) Fields() []string {
+	fields := make([]string, 0, 13)
+	if m.created_at != nil {
+		fields = append(fields, capabilitypack.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, capabilitypack.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, capabilitypack.FieldUserID)
+	}
+	if m.name != nil {
+		fields = append(fields, capabilitypack.FieldName)
+	}
+	if m.description != nil {
+		fields = append(fields, capabilitypack.FieldDescription)
+	}
+	if m.icon != nil {
+		fields = append(fields, capabilitypack.FieldIcon)
+	}
+	if m.category != nil {
+		fields = append(fields, capabilitypack.FieldCategory)
+	}
+	if m.integration_type != nil {
+		fields = append(fields, capabilitypack.FieldIntegrationType)
+	}
+	if m.pricing_model != nil {
+		fields = append(fields, capabilitypack.FieldPricingModel)
+	}
+	if m.price != nil {
+		fields = append(fields, capabilitypack.FieldPrice)
+	}
+	if m.prompt != nil {
+		fields = append(fields, capabilitypack.FieldPrompt)
+	}
+	if m.editable_fields != nil {
+		fields = append(fields, capabilitypack.FieldEditableFields)
+	}
+	if m.access_password_sealed != nil {
+		fields = append(fields, capabilitypack.FieldAccessPasswordSealed)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CapabilityPackMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case capabilitypack.FieldCreatedAt:
+		return m.CreatedAt()
+	case capabilitypack.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case capabilitypack.FieldUserID:
+		return m.UserID()
+	case capabilitypack.FieldName:
+		return m.Name()
+	case capabilitypack.FieldDescription:
+		return m.Description()
+	case capabilitypack.FieldIcon:
+		return m.Icon()
+	case capabilitypack.FieldCategory:
+		return m.Category()
+	case capabilitypack.FieldIntegrationType:
+		return m.IntegrationType()
+	case capabilitypack.FieldPricingModel:
+		return m.PricingModel()
+	case capabilitypack.FieldPrice:
+		return m.Price()
+	case capabilitypack.FieldPrompt:
+		return m.Prompt()
+	case capabilitypack.FieldEditableFields:
+		return m.EditableFields()
+	case capabilitypack.FieldAccessPasswordSealed:
+		return m.AccessPasswordSealed()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CapabilityPackMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case capabilitypack.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case capabilitypack.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case capabilitypack.FieldUserID:
+		return m.OldUserID(ctx)
+	case capabilitypack.FieldName:
+		return m.OldName(ctx)
+	case capabilitypack.FieldDescription:
+		return m.OldDescription(ctx)
+	case capabilitypack.FieldIcon:
+		return m.OldIcon(ctx)
+	case capabilitypack.FieldCategory:
+		return m.OldCategory(ctx)
+	case capabilitypack.FieldIntegrationType:
+		return m.OldIntegrationType(ctx)
+	case capabilitypack.FieldPricingModel:
+		return m.OldPricingModel(ctx)
+	case capabilitypack.FieldPrice:
+		return m.OldPrice(ctx)
+	case capabilitypack.FieldPrompt:
+		return m.OldPrompt(ctx)
+	case capabilitypack.FieldEditableFields:
+		return m.OldEditableFields(ctx)
+	case capabilitypack.FieldAccessPasswordSealed:
+		return m.OldAccessPasswordSealed(ctx)
+	}
+	return nil, fmt.Errorf("unknown CapabilityPack field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CapabilityPackMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case capabilitypack.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case capabilitypack.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case capabilitypack.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case capabilitypack.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case capabilitypack.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case capabilitypack.FieldIcon:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIcon(v)
+		return nil
+	case capabilitypack.FieldCategory:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCategory(v)
+		return nil
+	case capabilitypack.FieldIntegrationType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIntegrationType(v)
+		return nil
+	case capabilitypack.FieldPricingModel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPricingModel(v)
+		return nil
+	case capabilitypack.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case capabilitypack.FieldPrompt:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrompt(v)
+		return nil
+	case capabilitypack.FieldEditableFields:
+		v, ok := value.([]schema.EditableField)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEditableFields(v)
+		return nil
+	case capabilitypack.FieldAccessPasswordSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccessPasswordSealed(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityPack field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CapabilityPackMutation) AddedFields() []string {
+	var fields []string
+	if m.addprice != nil {
+		fields = append(fields, capabilitypack.FieldPrice)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CapabilityPackMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case capabilitypack.FieldPrice:
+		return m.AddedPrice()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CapabilityPackMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case capabilitypack.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrice(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityPack numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CapabilityPackMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(capabilitypack.FieldDescription) {
+		fields = append(fields, capabilitypack.FieldDescription)
+	}
+	if m.FieldCleared(capabilitypack.FieldIcon) {
+		fields = append(fields, capabilitypack.FieldIcon)
+	}
+	if m.FieldCleared(capabilitypack.FieldCategory) {
+		fields = append(fields, capabilitypack.FieldCategory)
+	}
+	if m.FieldCleared(capabilitypack.FieldIntegrationType) {
+		fields = append(fields, capabilitypack.FieldIntegrationType)
+	}
+	if m.FieldCleared(capabilitypack.FieldAccessPasswordSealed) {
+		fields = append(fields, capabilitypack.FieldAccessPasswordSealed)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CapabilityPackMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CapabilityPackMutation) ClearField(name string) error {
+	switch name {
+	case capabilitypack.FieldDescription:
+		m.ClearDescription()
+		return nil
+	case capabilitypack.FieldIcon:
+		m.ClearIcon()
+		return nil
+	case capabilitypack.FieldCategory:
+		m.ClearCategory()
+		return nil
+	case capabilitypack.FieldIntegrationType:
+		m.ClearIntegrationType()
+		return nil
+	case capabilitypack.FieldAccessPasswordSealed:
+		m.ClearAccessPasswordSealed()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityPack nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CapabilityPackMutation) ResetField(name string) error {
+	switch name {
+	case capabilitypack.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case capabilitypack.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case capabilitypack.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case capabilitypack.FieldName:
+		m.ResetName()
+		return nil
+	case capabilitypack.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case capabilitypack.FieldIcon:
+		m.ResetIcon()
+		return nil
+	case capabilitypack.FieldCategory:
+		m.ResetCategory()
+		return nil
+	case capabilitypack.FieldIntegrationType:
+		m.ResetIntegrationType()
+		return nil
+	case capabilitypack.FieldPricingModel:
+		m.ResetPricingModel()
+		return nil
+	case capabilitypack.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case capabilitypack.FieldPrompt:
+		m.ResetPrompt()
+		return nil
+	case capabilitypack.FieldEditableFields:
+		m.ResetEditableFields()
+		return nil
+	case capabilitypack.FieldAccessPasswordSealed:
+		m.ResetAccessPasswordSealed()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityPack field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CapabilityPackMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.user != nil {
+		edges = append(edges, capabilitypack.EdgeUser)
+	}
+	if m.installs != nil {
+		edges = append(edges, capabilitypack.EdgeInstalls)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CapabilityPackMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case capabilitypack.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case capabilitypack.EdgeInstalls:
+		ids := make([]ent.Value, 0, len(m.installs))
+		for id := range m.installs {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CapabilityPackMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedinstalls != nil {
+		edges = append(edges, capabilitypack.EdgeInstalls)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CapabilityPackMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case capabilitypack.EdgeInstalls:
+		ids := make([]ent.Value, 0, len(m.removedinstalls))
+		for id := range m.removedinstalls {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CapabilityPackMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareduser {
+		edges = append(edges, capabilitypack.EdgeUser)
+	}
+	if m.clearedinstalls {
+		edges = append(edges, capabilitypack.EdgeInstalls)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CapabilityPackMutation) EdgeCleared(name string) bool {
+	switch name {
+	case capabilitypack.EdgeUser:
+		return m.cleareduser
+	case capabilitypack.EdgeInstalls:
+		return m.clearedinstalls
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CapabilityPackMutation) ClearEdge(name string) error {
+	switch name {
+	case capabilitypack.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityPack unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CapabilityPackMutation) ResetEdge(name string) error {
+	switch name {
+	case capabilitypack.EdgeUser:
+		m.ResetUser()
+		return nil
+	case capabilitypack.EdgeInstalls:
+		m.ResetInstalls()
+		return nil
+	}
+	return fmt.Errorf("unknown CapabilityPack edge %s", name)
 }
 
 // CardMutation represents an operation that mutates the Card nodes in the graph.
@@ -24505,6 +26556,12 @@ type UserMutation struct {
 	memory_entries             map[string]struct{}
 	removedmemory_entries      map[string]struct{}
 	clearedmemory_entries      bool
+	capability_packs           map[string]struct{}
+	removedcapability_packs    map[string]struct{}
+	clearedcapability_packs    bool
+	capability_installs        map[string]struct{}
+	removedcapability_installs map[string]struct{}
+	clearedcapability_installs bool
 	done                       bool
 	oldValue                   func(context.Context) (*User, error)
 	predicates                 []predicate.User
@@ -25818,6 +27875,114 @@ func (m *UserMutation) ResetMemoryEntries() {
 	m.removedmemory_entries = nil
 }
 
+// AddCapabilityPackIDs adds the "capability_packs" edge to the CapabilityPack entity by ids.
+func (m *UserMutation) AddCapabilityPackIDs(ids ...string) {
+	if m.capability_packs == nil {
+		m.capability_packs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.capability_packs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCapabilityPacks clears the "capability_packs" edge to the CapabilityPack entity.
+func (m *UserMutation) ClearCapabilityPacks() {
+	m.clearedcapability_packs = true
+}
+
+// CapabilityPacksCleared reports if the "capability_packs" edge to the CapabilityPack entity was cleared.
+func (m *UserMutation) CapabilityPacksCleared() bool {
+	return m.clearedcapability_packs
+}
+
+// RemoveCapabilityPackIDs removes the "capability_packs" edge to the CapabilityPack entity by IDs.
+func (m *UserMutation) RemoveCapabilityPackIDs(ids ...string) {
+	if m.removedcapability_packs == nil {
+		m.removedcapability_packs = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.capability_packs, ids[i])
+		m.removedcapability_packs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCapabilityPacks returns the removed IDs of the "capability_packs" edge to the CapabilityPack entity.
+func (m *UserMutation) RemovedCapabilityPacksIDs() (ids []string) {
+	for id := range m.removedcapability_packs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CapabilityPacksIDs returns the "capability_packs" edge IDs in the mutation.
+func (m *UserMutation) CapabilityPacksIDs() (ids []string) {
+	for id := range m.capability_packs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCapabilityPacks resets all changes to the "capability_packs" edge.
+func (m *UserMutation) ResetCapabilityPacks() {
+	m.capability_packs = nil
+	m.clearedcapability_packs = false
+	m.removedcapability_packs = nil
+}
+
+// AddCapabilityInstallIDs adds the "capability_installs" edge to the CapabilityInstall entity by ids.
+func (m *UserMutation) AddCapabilityInstallIDs(ids ...string) {
+	if m.capability_installs == nil {
+		m.capability_installs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.capability_installs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearCapabilityInstalls clears the "capability_installs" edge to the CapabilityInstall entity.
+func (m *UserMutation) ClearCapabilityInstalls() {
+	m.clearedcapability_installs = true
+}
+
+// CapabilityInstallsCleared reports if the "capability_installs" edge to the CapabilityInstall entity was cleared.
+func (m *UserMutation) CapabilityInstallsCleared() bool {
+	return m.clearedcapability_installs
+}
+
+// RemoveCapabilityInstallIDs removes the "capability_installs" edge to the CapabilityInstall entity by IDs.
+func (m *UserMutation) RemoveCapabilityInstallIDs(ids ...string) {
+	if m.removedcapability_installs == nil {
+		m.removedcapability_installs = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.capability_installs, ids[i])
+		m.removedcapability_installs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedCapabilityInstalls returns the removed IDs of the "capability_installs" edge to the CapabilityInstall entity.
+func (m *UserMutation) RemovedCapabilityInstallsIDs() (ids []string) {
+	for id := range m.removedcapability_installs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// CapabilityInstallsIDs returns the "capability_installs" edge IDs in the mutation.
+func (m *UserMutation) CapabilityInstallsIDs() (ids []string) {
+	for id := range m.capability_installs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetCapabilityInstalls resets all changes to the "capability_installs" edge.
+func (m *UserMutation) ResetCapabilityInstalls() {
+	m.capability_installs = nil
+	m.clearedcapability_installs = false
+	m.removedcapability_installs = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -26079,7 +28244,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 17)
+	edges := make([]string, 0, 19)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -26130,6 +28295,12 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.memory_entries != nil {
 		edges = append(edges, user.EdgeMemoryEntries)
+	}
+	if m.capability_packs != nil {
+		edges = append(edges, user.EdgeCapabilityPacks)
+	}
+	if m.capability_installs != nil {
+		edges = append(edges, user.EdgeCapabilityInstalls)
 	}
 	return edges
 }
@@ -26238,13 +28409,25 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeCapabilityPacks:
+		ids := make([]ent.Value, 0, len(m.capability_packs))
+		for id := range m.capability_packs {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeCapabilityInstalls:
+		ids := make([]ent.Value, 0, len(m.capability_installs))
+		for id := range m.capability_installs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 17)
+	edges := make([]string, 0, 19)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -26292,6 +28475,12 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedmemory_entries != nil {
 		edges = append(edges, user.EdgeMemoryEntries)
+	}
+	if m.removedcapability_packs != nil {
+		edges = append(edges, user.EdgeCapabilityPacks)
+	}
+	if m.removedcapability_installs != nil {
+		edges = append(edges, user.EdgeCapabilityInstalls)
 	}
 	return edges
 }
@@ -26396,13 +28585,25 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeCapabilityPacks:
+		ids := make([]ent.Value, 0, len(m.removedcapability_packs))
+		for id := range m.removedcapability_packs {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeCapabilityInstalls:
+		ids := make([]ent.Value, 0, len(m.removedcapability_installs))
+		for id := range m.removedcapability_installs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 17)
+	edges := make([]string, 0, 19)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -26454,6 +28655,12 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedmemory_entries {
 		edges = append(edges, user.EdgeMemoryEntries)
 	}
+	if m.clearedcapability_packs {
+		edges = append(edges, user.EdgeCapabilityPacks)
+	}
+	if m.clearedcapability_installs {
+		edges = append(edges, user.EdgeCapabilityInstalls)
+	}
 	return edges
 }
 
@@ -26495,6 +28702,10 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedstore_subscriptions
 	case user.EdgeMemoryEntries:
 		return m.clearedmemory_entries
+	case user.EdgeCapabilityPacks:
+		return m.clearedcapability_packs
+	case user.EdgeCapabilityInstalls:
+		return m.clearedcapability_installs
 	}
 	return false
 }
@@ -26564,6 +28775,12 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeMemoryEntries:
 		m.ResetMemoryEntries()
+		return nil
+	case user.EdgeCapabilityPacks:
+		m.ResetCapabilityPacks()
+		return nil
+	case user.EdgeCapabilityInstalls:
+		m.ResetCapabilityInstalls()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -112,6 +114,104 @@ func init() {
 	// activityentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	activityentry.IDValidator = func() func(string) error {
 		validators := activityentryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	capabilityinstallMixin := schema.CapabilityInstall{}.Mixin()
+	capabilityinstallMixinFields0 := capabilityinstallMixin[0].Fields()
+	_ = capabilityinstallMixinFields0
+	capabilityinstallMixinFields1 := capabilityinstallMixin[1].Fields()
+	_ = capabilityinstallMixinFields1
+	capabilityinstallFields := schema.CapabilityInstall{}.Fields()
+	_ = capabilityinstallFields
+	// capabilityinstallDescCreatedAt is the schema descriptor for created_at field.
+	capabilityinstallDescCreatedAt := capabilityinstallMixinFields1[0].Descriptor()
+	// capabilityinstall.DefaultCreatedAt holds the default value on creation for the created_at field.
+	capabilityinstall.DefaultCreatedAt = capabilityinstallDescCreatedAt.Default.(func() time.Time)
+	// capabilityinstallDescUpdatedAt is the schema descriptor for updated_at field.
+	capabilityinstallDescUpdatedAt := capabilityinstallMixinFields1[1].Descriptor()
+	// capabilityinstall.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	capabilityinstall.DefaultUpdatedAt = capabilityinstallDescUpdatedAt.Default.(func() time.Time)
+	// capabilityinstall.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	capabilityinstall.UpdateDefaultUpdatedAt = capabilityinstallDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// capabilityinstallDescActive is the schema descriptor for active field.
+	capabilityinstallDescActive := capabilityinstallFields[2].Descriptor()
+	// capabilityinstall.DefaultActive holds the default value on creation for the active field.
+	capabilityinstall.DefaultActive = capabilityinstallDescActive.Default.(bool)
+	// capabilityinstallDescCustomizations is the schema descriptor for customizations field.
+	capabilityinstallDescCustomizations := capabilityinstallFields[3].Descriptor()
+	// capabilityinstall.DefaultCustomizations holds the default value on creation for the customizations field.
+	capabilityinstall.DefaultCustomizations = capabilityinstallDescCustomizations.Default.(map[string]string)
+	// capabilityinstallDescID is the schema descriptor for id field.
+	capabilityinstallDescID := capabilityinstallMixinFields0[0].Descriptor()
+	// capabilityinstall.DefaultID holds the default value on creation for the id field.
+	capabilityinstall.DefaultID = capabilityinstallDescID.Default.(func() string)
+	// capabilityinstall.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	capabilityinstall.IDValidator = func() func(string) error {
+		validators := capabilityinstallDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	capabilitypackMixin := schema.CapabilityPack{}.Mixin()
+	capabilitypackMixinFields0 := capabilitypackMixin[0].Fields()
+	_ = capabilitypackMixinFields0
+	capabilitypackMixinFields1 := capabilitypackMixin[1].Fields()
+	_ = capabilitypackMixinFields1
+	capabilitypackFields := schema.CapabilityPack{}.Fields()
+	_ = capabilitypackFields
+	// capabilitypackDescCreatedAt is the schema descriptor for created_at field.
+	capabilitypackDescCreatedAt := capabilitypackMixinFields1[0].Descriptor()
+	// capabilitypack.DefaultCreatedAt holds the default value on creation for the created_at field.
+	capabilitypack.DefaultCreatedAt = capabilitypackDescCreatedAt.Default.(func() time.Time)
+	// capabilitypackDescUpdatedAt is the schema descriptor for updated_at field.
+	capabilitypackDescUpdatedAt := capabilitypackMixinFields1[1].Descriptor()
+	// capabilitypack.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	capabilitypack.DefaultUpdatedAt = capabilitypackDescUpdatedAt.Default.(func() time.Time)
+	// capabilitypack.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	capabilitypack.UpdateDefaultUpdatedAt = capabilitypackDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// capabilitypackDescName is the schema descriptor for name field.
+	capabilitypackDescName := capabilitypackFields[1].Descriptor()
+	// capabilitypack.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	capabilitypack.NameValidator = capabilitypackDescName.Validators[0].(func(string) error)
+	// capabilitypackDescPricingModel is the schema descriptor for pricing_model field.
+	capabilitypackDescPricingModel := capabilitypackFields[6].Descriptor()
+	// capabilitypack.DefaultPricingModel holds the default value on creation for the pricing_model field.
+	capabilitypack.DefaultPricingModel = capabilitypackDescPricingModel.Default.(string)
+	// capabilitypackDescPrice is the schema descriptor for price field.
+	capabilitypackDescPrice := capabilitypackFields[7].Descriptor()
+	// capabilitypack.DefaultPrice holds the default value on creation for the price field.
+	capabilitypack.DefaultPrice = capabilitypackDescPrice.Default.(float64)
+	// capabilitypackDescEditableFields is the schema descriptor for editable_fields field.
+	capabilitypackDescEditableFields := capabilitypackFields[9].Descriptor()
+	// capabilitypack.DefaultEditableFields holds the default value on creation for the editable_fields field.
+	capabilitypack.DefaultEditableFields = capabilitypackDescEditableFields.Default.([]schema.EditableField)
+	// capabilitypackDescID is the schema descriptor for id field.
+	capabilitypackDescID := capabilitypackMixinFields0[0].Descriptor()
+	// capabilitypack.DefaultID holds the default value on creation for the id field.
+	capabilitypack.DefaultID = capabilitypackDescID.Default.(func() string)
+	// capabilitypack.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	capabilitypack.IDValidator = func() func(string) error {
+		validators := capabilitypackDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -18,6 +18,10 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
 	ActivityEntry *ActivityEntryClient
+	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
+	CapabilityInstall *CapabilityInstallClient
+	// CapabilityPack is the client for interacting with the CapabilityPack builders.
+	CapabilityPack *CapabilityPackClient
 	// Card is the client for interacting with the Card builders.
 	Card *CardClient
 	// CardContact is the client for interacting with the CardContact builders.
@@ -183,6 +187,8 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
+	tx.CapabilityInstall = NewCapabilityInstallClient(tx.config)
+	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
 	tx.Card = NewCardClient(tx.config)
 	tx.CardContact = NewCardContactClient(tx.config)
 	tx.ChatMessage = NewChatMessageClient(tx.config)

@@ -76,9 +76,13 @@ type UserEdges struct {
 	StoreSubscriptions []*StoreSubscription `json:"store_subscriptions,omitempty"`
 	// MemoryEntries holds the value of the memory_entries edge.
 	MemoryEntries []*MemoryEntry `json:"memory_entries,omitempty"`
+	// CapabilityPacks holds the value of the capability_packs edge.
+	CapabilityPacks []*CapabilityPack `json:"capability_packs,omitempty"`
+	// CapabilityInstalls holds the value of the capability_installs edge.
+	CapabilityInstalls []*CapabilityInstall `json:"capability_installs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [17]bool
+	loadedTypes [19]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -234,6 +238,24 @@ func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
 		return e.MemoryEntries, nil
 	}
 	return nil, &NotLoadedError{edge: "memory_entries"}
+}
+
+// CapabilityPacksOrErr returns the CapabilityPacks value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) CapabilityPacksOrErr() ([]*CapabilityPack, error) {
+	if e.loadedTypes[17] {
+		return e.CapabilityPacks, nil
+	}
+	return nil, &NotLoadedError{edge: "capability_packs"}
+}
+
+// CapabilityInstallsOrErr returns the CapabilityInstalls value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) CapabilityInstallsOrErr() ([]*CapabilityInstall, error) {
+	if e.loadedTypes[18] {
+		return e.CapabilityInstalls, nil
+	}
+	return nil, &NotLoadedError{edge: "capability_installs"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -411,6 +433,16 @@ func (_m *User) QueryStoreSubscriptions() *StoreSubscriptionQuery {
 // QueryMemoryEntries queries the "memory_entries" edge of the User entity.
 func (_m *User) QueryMemoryEntries() *MemoryEntryQuery {
 	return NewUserClient(_m.config).QueryMemoryEntries(_m)
+}
+
+// QueryCapabilityPacks queries the "capability_packs" edge of the User entity.
+func (_m *User) QueryCapabilityPacks() *CapabilityPackQuery {
+	return NewUserClient(_m.config).QueryCapabilityPacks(_m)
+}
+
+// QueryCapabilityInstalls queries the "capability_installs" edge of the User entity.
+func (_m *User) QueryCapabilityInstalls() *CapabilityInstallQuery {
+	return NewUserClient(_m.config).QueryCapabilityInstalls(_m)
 }
 
 // Update returns a builder for updating this User.

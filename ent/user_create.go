@@ -14,6 +14,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -391,6 +393,36 @@ func (_c *UserCreate) AddMemoryEntries(v ...*MemoryEntry) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddMemoryEntryIDs(ids...)
+}
+
+// AddCapabilityPackIDs adds the "capability_packs" edge to the CapabilityPack entity by IDs.
+func (_c *UserCreate) AddCapabilityPackIDs(ids ...string) *UserCreate {
+	_c.mutation.AddCapabilityPackIDs(ids...)
+	return _c
+}
+
+// AddCapabilityPacks adds the "capability_packs" edges to the CapabilityPack entity.
+func (_c *UserCreate) AddCapabilityPacks(v ...*CapabilityPack) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCapabilityPackIDs(ids...)
+}
+
+// AddCapabilityInstallIDs adds the "capability_installs" edge to the CapabilityInstall entity by IDs.
+func (_c *UserCreate) AddCapabilityInstallIDs(ids ...string) *UserCreate {
+	_c.mutation.AddCapabilityInstallIDs(ids...)
+	return _c
+}
+
+// AddCapabilityInstalls adds the "capability_installs" edges to the CapabilityInstall entity.
+func (_c *UserCreate) AddCapabilityInstalls(v ...*CapabilityInstall) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddCapabilityInstallIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -827,6 +859,38 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CapabilityPacksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.CapabilityInstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -15,6 +15,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -58,6 +60,8 @@ type UserQuery struct {
 	withStoreInstalls      *StoreInstallQuery
 	withStoreSubscriptions *StoreSubscriptionQuery
 	withMemoryEntries      *MemoryEntryQuery
+	withCapabilityPacks    *CapabilityPackQuery
+	withCapabilityInstalls *CapabilityInstallQuery
 	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -469,6 +473,50 @@ func (_q *UserQuery) QueryMemoryEntries() *MemoryEntryQuery {
 	return query
 }
 
+// QueryCapabilityPacks chains the current query on the "capability_packs" edge.
+func (_q *UserQuery) QueryCapabilityPacks() *CapabilityPackQuery {
+	query := (&CapabilityPackClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(capabilitypack.Table, capabilitypack.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CapabilityPacksTable, user.CapabilityPacksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryCapabilityInstalls chains the current query on the "capability_installs" edge.
+func (_q *UserQuery) QueryCapabilityInstalls() *CapabilityInstallQuery {
+	query := (&CapabilityInstallClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(capabilityinstall.Table, capabilityinstall.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.CapabilityInstallsTable, user.CapabilityInstallsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -678,6 +726,8 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withStoreInstalls:      _q.withStoreInstalls.Clone(),
 		withStoreSubscriptions: _q.withStoreSubscriptions.Clone(),
 		withMemoryEntries:      _q.withMemoryEntries.Clone(),
+		withCapabilityPacks:    _q.withCapabilityPacks.Clone(),
+		withCapabilityInstalls: _q.withCapabilityInstalls.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -871,6 +921,28 @@ func (_q *UserQuery) WithMemoryEntries(opts ...func(*MemoryEntryQuery)) *UserQue
 	return _q
 }
 
+// WithCapabilityPacks tells the query-builder to eager-load the nodes that are connected to
+// the "capability_packs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithCapabilityPacks(opts ...func(*CapabilityPackQuery)) *UserQuery {
+	query := (&CapabilityPackClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCapabilityPacks = query
+	return _q
+}
+
+// WithCapabilityInstalls tells the query-builder to eager-load the nodes that are connected to
+// the "capability_installs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithCapabilityInstalls(opts ...func(*CapabilityInstallQuery)) *UserQuery {
+	query := (&CapabilityInstallClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withCapabilityInstalls = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -949,7 +1021,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [17]bool{
+		loadedTypes = [19]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -967,6 +1039,8 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withStoreInstalls != nil,
 			_q.withStoreSubscriptions != nil,
 			_q.withMemoryEntries != nil,
+			_q.withCapabilityPacks != nil,
+			_q.withCapabilityInstalls != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1107,6 +1181,22 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadMemoryEntries(ctx, query, nodes,
 			func(n *User) { n.Edges.MemoryEntries = []*MemoryEntry{} },
 			func(n *User, e *MemoryEntry) { n.Edges.MemoryEntries = append(n.Edges.MemoryEntries, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCapabilityPacks; query != nil {
+		if err := _q.loadCapabilityPacks(ctx, query, nodes,
+			func(n *User) { n.Edges.CapabilityPacks = []*CapabilityPack{} },
+			func(n *User, e *CapabilityPack) { n.Edges.CapabilityPacks = append(n.Edges.CapabilityPacks, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withCapabilityInstalls; query != nil {
+		if err := _q.loadCapabilityInstalls(ctx, query, nodes,
+			func(n *User) { n.Edges.CapabilityInstalls = []*CapabilityInstall{} },
+			func(n *User, e *CapabilityInstall) {
+				n.Edges.CapabilityInstalls = append(n.Edges.CapabilityInstalls, e)
+			}); err != nil {
 			return nil, err
 		}
 	}
@@ -1605,6 +1695,66 @@ func (_q *UserQuery) loadMemoryEntries(ctx context.Context, query *MemoryEntryQu
 	}
 	query.Where(predicate.MemoryEntry(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.MemoryEntriesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadCapabilityPacks(ctx context.Context, query *CapabilityPackQuery, nodes []*User, init func(*User), assign func(*User, *CapabilityPack)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(capabilitypack.FieldUserID)
+	}
+	query.Where(predicate.CapabilityPack(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.CapabilityPacksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadCapabilityInstalls(ctx context.Context, query *CapabilityInstallQuery, nodes []*User, init func(*User), assign func(*User, *CapabilityInstall)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(capabilityinstall.FieldUserID)
+	}
+	query.Where(predicate.CapabilityInstall(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.CapabilityInstallsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

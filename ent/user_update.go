@@ -13,6 +13,8 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -400,6 +402,36 @@ func (_u *UserUpdate) AddMemoryEntries(v ...*MemoryEntry) *UserUpdate {
 	return _u.AddMemoryEntryIDs(ids...)
 }
 
+// AddCapabilityPackIDs adds the "capability_packs" edge to the CapabilityPack entity by IDs.
+func (_u *UserUpdate) AddCapabilityPackIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddCapabilityPackIDs(ids...)
+	return _u
+}
+
+// AddCapabilityPacks adds the "capability_packs" edges to the CapabilityPack entity.
+func (_u *UserUpdate) AddCapabilityPacks(v ...*CapabilityPack) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCapabilityPackIDs(ids...)
+}
+
+// AddCapabilityInstallIDs adds the "capability_installs" edge to the CapabilityInstall entity by IDs.
+func (_u *UserUpdate) AddCapabilityInstallIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddCapabilityInstallIDs(ids...)
+	return _u
+}
+
+// AddCapabilityInstalls adds the "capability_installs" edges to the CapabilityInstall entity.
+func (_u *UserUpdate) AddCapabilityInstalls(v ...*CapabilityInstall) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCapabilityInstallIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -745,6 +777,48 @@ func (_u *UserUpdate) RemoveMemoryEntries(v ...*MemoryEntry) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveMemoryEntryIDs(ids...)
+}
+
+// ClearCapabilityPacks clears all "capability_packs" edges to the CapabilityPack entity.
+func (_u *UserUpdate) ClearCapabilityPacks() *UserUpdate {
+	_u.mutation.ClearCapabilityPacks()
+	return _u
+}
+
+// RemoveCapabilityPackIDs removes the "capability_packs" edge to CapabilityPack entities by IDs.
+func (_u *UserUpdate) RemoveCapabilityPackIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveCapabilityPackIDs(ids...)
+	return _u
+}
+
+// RemoveCapabilityPacks removes "capability_packs" edges to CapabilityPack entities.
+func (_u *UserUpdate) RemoveCapabilityPacks(v ...*CapabilityPack) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCapabilityPackIDs(ids...)
+}
+
+// ClearCapabilityInstalls clears all "capability_installs" edges to the CapabilityInstall entity.
+func (_u *UserUpdate) ClearCapabilityInstalls() *UserUpdate {
+	_u.mutation.ClearCapabilityInstalls()
+	return _u
+}
+
+// RemoveCapabilityInstallIDs removes the "capability_installs" edge to CapabilityInstall entities by IDs.
+func (_u *UserUpdate) RemoveCapabilityInstallIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveCapabilityInstallIDs(ids...)
+	return _u
+}
+
+// RemoveCapabilityInstalls removes "capability_installs" edges to CapabilityInstall entities.
+func (_u *UserUpdate) RemoveCapabilityInstalls(v ...*CapabilityInstall) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCapabilityInstallIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1593,6 +1667,96 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.CapabilityPacksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCapabilityPacksIDs(); len(nodes) > 0 && !_u.mutation.CapabilityPacksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CapabilityPacksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CapabilityInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCapabilityInstallsIDs(); len(nodes) > 0 && !_u.mutation.CapabilityInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CapabilityInstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -1968,6 +2132,36 @@ func (_u *UserUpdateOne) AddMemoryEntries(v ...*MemoryEntry) *UserUpdateOne {
 	return _u.AddMemoryEntryIDs(ids...)
 }
 
+// AddCapabilityPackIDs adds the "capability_packs" edge to the CapabilityPack entity by IDs.
+func (_u *UserUpdateOne) AddCapabilityPackIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddCapabilityPackIDs(ids...)
+	return _u
+}
+
+// AddCapabilityPacks adds the "capability_packs" edges to the CapabilityPack entity.
+func (_u *UserUpdateOne) AddCapabilityPacks(v ...*CapabilityPack) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCapabilityPackIDs(ids...)
+}
+
+// AddCapabilityInstallIDs adds the "capability_installs" edge to the CapabilityInstall entity by IDs.
+func (_u *UserUpdateOne) AddCapabilityInstallIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddCapabilityInstallIDs(ids...)
+	return _u
+}
+
+// AddCapabilityInstalls adds the "capability_installs" edges to the CapabilityInstall entity.
+func (_u *UserUpdateOne) AddCapabilityInstalls(v ...*CapabilityInstall) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddCapabilityInstallIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -2313,6 +2507,48 @@ func (_u *UserUpdateOne) RemoveMemoryEntries(v ...*MemoryEntry) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveMemoryEntryIDs(ids...)
+}
+
+// ClearCapabilityPacks clears all "capability_packs" edges to the CapabilityPack entity.
+func (_u *UserUpdateOne) ClearCapabilityPacks() *UserUpdateOne {
+	_u.mutation.ClearCapabilityPacks()
+	return _u
+}
+
+// RemoveCapabilityPackIDs removes the "capability_packs" edge to CapabilityPack entities by IDs.
+func (_u *UserUpdateOne) RemoveCapabilityPackIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveCapabilityPackIDs(ids...)
+	return _u
+}
+
+// RemoveCapabilityPacks removes "capability_packs" edges to CapabilityPack entities.
+func (_u *UserUpdateOne) RemoveCapabilityPacks(v ...*CapabilityPack) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCapabilityPackIDs(ids...)
+}
+
+// ClearCapabilityInstalls clears all "capability_installs" edges to the CapabilityInstall entity.
+func (_u *UserUpdateOne) ClearCapabilityInstalls() *UserUpdateOne {
+	_u.mutation.ClearCapabilityInstalls()
+	return _u
+}
+
+// RemoveCapabilityInstallIDs removes the "capability_installs" edge to CapabilityInstall entities by IDs.
+func (_u *UserUpdateOne) RemoveCapabilityInstallIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveCapabilityInstallIDs(ids...)
+	return _u
+}
+
+// RemoveCapabilityInstalls removes "capability_installs" edges to CapabilityInstall entities.
+func (_u *UserUpdateOne) RemoveCapabilityInstalls(v ...*CapabilityInstall) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveCapabilityInstallIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -3184,6 +3420,96 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(memoryentry.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CapabilityPacksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCapabilityPacksIDs(); len(nodes) > 0 && !_u.mutation.CapabilityPacksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CapabilityPacksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityPacksTable,
+			Columns: []string{user.CapabilityPacksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilitypack.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.CapabilityInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedCapabilityInstallsIDs(); len(nodes) > 0 && !_u.mutation.CapabilityInstallsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.CapabilityInstallsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.CapabilityInstallsTable,
+			Columns: []string{user.CapabilityInstallsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

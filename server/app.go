@@ -31,6 +31,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/capabilities"
+	"github.com/switchboard-hq/switchboard/server/capgate"
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
@@ -101,6 +103,7 @@ func (c *Config) defaults() {
 type services struct {
 	accounts *accounts.Service
 	activity *activity.Service
+	caps     *capabilities.Service
 	chat     *chat.Service
 	contacts *contacts.Service
 	events   *events.Service
@@ -169,6 +172,8 @@ func New(cfg Config) (*App, error) {
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
 		updates:  upd,
+		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.Now, Secrets: storeSvc.Secrets,
+			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}
 	g := gate.New(table, resolver, cfg.Limits)
 
@@ -276,6 +281,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
+	mount(switchboardv1connect.NewCapabilityServiceHandler(s.caps, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -288,6 +294,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.QueueServiceName,
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
+		switchboardv1connect.CapabilityServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -322,6 +329,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
+		func() error { return switchboardv1.RegisterCapabilityServiceHandlerServer(ctx, gw, s.caps) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {

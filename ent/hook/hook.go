@@ -33,6 +33,30 @@ func (f ActivityEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ActivityEntryMutation", m)
 }
 
+// The CapabilityInstallFunc type is an adapter to allow the use of ordinary
+// function as CapabilityInstall mutator.
+type CapabilityInstallFunc func(context.Context, *ent.CapabilityInstallMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CapabilityInstallFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CapabilityInstallMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CapabilityInstallMutation", m)
+}
+
+// The CapabilityPackFunc type is an adapter to allow the use of ordinary
+// function as CapabilityPack mutator.
+type CapabilityPackFunc func(context.Context, *ent.CapabilityPackMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CapabilityPackFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CapabilityPackMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CapabilityPackMutation", m)
+}
+
 // The CardFunc type is an adapter to allow the use of ordinary
 // function as Card mutator.
 type CardFunc func(context.Context, *ent.CardMutation) (ent.Value, error)

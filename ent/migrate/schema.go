@@ -86,6 +86,87 @@ var (
 			},
 		},
 	}
+	// CapabilityInstallsColumns holds the columns for the "capability_installs" table.
+	CapabilityInstallsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "customizations", Type: field.TypeJSON},
+		{Name: "resolved_prompt", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "capability_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// CapabilityInstallsTable holds the schema information for the "capability_installs" table.
+	CapabilityInstallsTable = &schema.Table{
+		Name:       "capability_installs",
+		Columns:    CapabilityInstallsColumns,
+		PrimaryKey: []*schema.Column{CapabilityInstallsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "capability_installs_capability_packs_installs",
+				Columns:    []*schema.Column{CapabilityInstallsColumns[6]},
+				RefColumns: []*schema.Column{CapabilityPacksColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "capability_installs_users_capability_installs",
+				Columns:    []*schema.Column{CapabilityInstallsColumns[7]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "capabilityinstall_user_id_capability_id",
+				Unique:  true,
+				Columns: []*schema.Column{CapabilityInstallsColumns[7], CapabilityInstallsColumns[6]},
+			},
+			{
+				Name:    "capabilityinstall_capability_id",
+				Unique:  false,
+				Columns: []*schema.Column{CapabilityInstallsColumns[6]},
+			},
+		},
+	}
+	// CapabilityPacksColumns holds the columns for the "capability_packs" table.
+	CapabilityPacksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "icon", Type: field.TypeString, Nullable: true},
+		{Name: "category", Type: field.TypeString, Nullable: true},
+		{Name: "integration_type", Type: field.TypeString, Nullable: true},
+		{Name: "pricing_model", Type: field.TypeString, Default: "free"},
+		{Name: "price", Type: field.TypeFloat64, Default: 0},
+		{Name: "prompt", Type: field.TypeString, Size: 2147483647},
+		{Name: "editable_fields", Type: field.TypeJSON},
+		{Name: "access_password_sealed", Type: field.TypeBytes, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// CapabilityPacksTable holds the schema information for the "capability_packs" table.
+	CapabilityPacksTable = &schema.Table{
+		Name:       "capability_packs",
+		Columns:    CapabilityPacksColumns,
+		PrimaryKey: []*schema.Column{CapabilityPacksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "capability_packs_users_capability_packs",
+				Columns:    []*schema.Column{CapabilityPacksColumns[13]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "capabilitypack_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CapabilityPacksColumns[1]},
+			},
+		},
+	}
 	// CardsColumns holds the columns for the "cards" table.
 	CardsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -885,6 +966,8 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		ActivityEntriesTable,
+		CapabilityInstallsTable,
+		CapabilityPacksTable,
 		CardsTable,
 		CardContactsTable,
 		ChatMessagesTable,
@@ -907,6 +990,9 @@ var (
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = UsersTable
 	ActivityEntriesTable.ForeignKeys[0].RefTable = UsersTable
+	CapabilityInstallsTable.ForeignKeys[0].RefTable = CapabilityPacksTable
+	CapabilityInstallsTable.ForeignKeys[1].RefTable = UsersTable
+	CapabilityPacksTable.ForeignKeys[0].RefTable = UsersTable
 	CardsTable.ForeignKeys[0].RefTable = UsersTable
 	CardContactsTable.ForeignKeys[0].RefTable = CardsTable
 	CardContactsTable.ForeignKeys[1].RefTable = ContactsTable

@@ -12,6 +12,12 @@ type APIKey func(*sql.Selector)
 // ActivityEntry is the predicate function for activityentry builders.
 type ActivityEntry func(*sql.Selector)
 
+// CapabilityInstall is the predicate function for capabilityinstall builders.
+type CapabilityInstall func(*sql.Selector)
+
+// CapabilityPack is the predicate function for capabilitypack builders.
+type CapabilityPack func(*sql.Selector)
+
 // Card is the predicate function for card builders.
 type Card func(*sql.Selector)
 

@@ -65,6 +65,10 @@ const (
 	EdgeStoreSubscriptions = "store_subscriptions"
 	// EdgeMemoryEntries holds the string denoting the memory_entries edge name in mutations.
 	EdgeMemoryEntries = "memory_entries"
+	// EdgeCapabilityPacks holds the string denoting the capability_packs edge name in mutations.
+	EdgeCapabilityPacks = "capability_packs"
+	// EdgeCapabilityInstalls holds the string denoting the capability_installs edge name in mutations.
+	EdgeCapabilityInstalls = "capability_installs"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -186,6 +190,20 @@ const (
 	MemoryEntriesInverseTable = "memory_entries"
 	// MemoryEntriesColumn is the table column denoting the memory_entries relation/edge.
 	MemoryEntriesColumn = "user_id"
+	// CapabilityPacksTable is the table that holds the capability_packs relation/edge.
+	CapabilityPacksTable = "capability_packs"
+	// CapabilityPacksInverseTable is the table name for the CapabilityPack entity.
+	// It exists in this package in order to avoid circular dependency with the "capabilitypack" package.
+	CapabilityPacksInverseTable = "capability_packs"
+	// CapabilityPacksColumn is the table column denoting the capability_packs relation/edge.
+	CapabilityPacksColumn = "user_id"
+	// CapabilityInstallsTable is the table that holds the capability_installs relation/edge.
+	CapabilityInstallsTable = "capability_installs"
+	// CapabilityInstallsInverseTable is the table name for the CapabilityInstall entity.
+	// It exists in this package in order to avoid circular dependency with the "capabilityinstall" package.
+	CapabilityInstallsInverseTable = "capability_installs"
+	// CapabilityInstallsColumn is the table column denoting the capability_installs relation/edge.
+	CapabilityInstallsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -534,6 +552,34 @@ func ByMemoryEntries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newMemoryEntriesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByCapabilityPacksCount orders the results by capability_packs count.
+func ByCapabilityPacksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCapabilityPacksStep(), opts...)
+	}
+}
+
+// ByCapabilityPacks orders the results by capability_packs terms.
+func ByCapabilityPacks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCapabilityPacksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByCapabilityInstallsCount orders the results by capability_installs count.
+func ByCapabilityInstallsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newCapabilityInstallsStep(), opts...)
+	}
+}
+
+// ByCapabilityInstalls orders the results by capability_installs terms.
+func ByCapabilityInstalls(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newCapabilityInstallsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -651,5 +697,19 @@ func newMemoryEntriesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(MemoryEntriesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, MemoryEntriesTable, MemoryEntriesColumn),
+	)
+}
+func newCapabilityPacksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CapabilityPacksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CapabilityPacksTable, CapabilityPacksColumn),
+	)
+}
+func newCapabilityInstallsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(CapabilityInstallsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, CapabilityInstallsTable, CapabilityInstallsColumn),
 	)
 }

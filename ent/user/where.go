@@ -926,6 +926,52 @@ func HasMemoryEntriesWith(preds ...predicate.MemoryEntry) predicate.User {
 	})
 }
 
+// HasCapabilityPacks applies the HasEdge predicate on the "capability_packs" edge.
+func HasCapabilityPacks() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CapabilityPacksTable, CapabilityPacksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCapabilityPacksWith applies the HasEdge predicate on the "capability_packs" edge with a given conditions (other predicates).
+func HasCapabilityPacksWith(preds ...predicate.CapabilityPack) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newCapabilityPacksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasCapabilityInstalls applies the HasEdge predicate on the "capability_installs" edge.
+func HasCapabilityInstalls() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, CapabilityInstallsTable, CapabilityInstallsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasCapabilityInstallsWith applies the HasEdge predicate on the "capability_installs" edge with a given conditions (other predicates).
+func HasCapabilityInstallsWith(preds ...predicate.CapabilityInstall) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newCapabilityInstallsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

@@ -19,8 +19,10 @@ const (
 	maxSecret      = 512
 )
 
-// services are the known service names; only push webhooks exist so far.
-var services = []string{webhooks.ServicePush}
+// services are the known service names: push webhooks, and the
+// integrations capability packs need (document 2, "Capability pack"
+// integrationType), whose entry is the integration's endpoint and token.
+var services = []string{webhooks.ServicePush, "email", "calendar", "slack", "crm", "payments", "transcript"}
 
 // clearable are the JSON names clearFields accepts.
 var clearable = []string{"serviceKeys"}

@@ -129,7 +129,7 @@ func TestServiceKeysRefusals(t *testing.T) {
 		eleven[i] = entry("webhook_push", hookA+"/"+strings.Repeat("x", i), secretA)
 	}
 	cases := []struct{ name, body, want string }{
-		{"unknown service", `{"serviceKeys":[` + entry("slack", hookB, secretB) + `]}`, "not one of webhook_push"},
+		{"unknown service", `{"serviceKeys":[` + entry("telegram", hookB, secretB) + `]}`, "not one of webhook_push, email"},
 		{"empty service", `{"serviceKeys":[` + entry("", hookB, secretB) + `]}`, "service"},
 		{"relative url", `{"serviceKeys":[` + entry("webhook_push", "/hooks", secretB) + `]}`, "absolute http or https"},
 		{"ftp url", `{"serviceKeys":[` + entry("webhook_push", "ftp://93.184.215.14/x", secretB) + `]}`, "absolute http or https"},

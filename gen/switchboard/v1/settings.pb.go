@@ -157,7 +157,9 @@ func (x *GetSettingsResponse) GetServiceKeys() []*ServiceKey {
 // ServiceKey is one configured outside service as the settings show it.
 type ServiceKey struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// "webhook_push": events are POSTed to url, signed with the secret.
+	// "webhook_push": events are POSTed to url, signed with the secret; or an
+	// integration a capability pack needs (email, calendar, slack, crm,
+	// payments, transcript): its endpoint and token.
 	Service string `protobuf:"bytes,1,opt,name=service,proto3" json:"service,omitempty"`
 	Url     string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// Whether a secret is stored; the secret itself is never answered.
@@ -220,7 +222,7 @@ func (x *ServiceKey) GetSecretSet() bool {
 // ServiceKeyInput is one entry of UpdateSettings' serviceKeys.
 type ServiceKeyInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Only "webhook_push" is known.
+	// webhook_push, email, calendar, slack, crm, payments or transcript.
 	Service string `protobuf:"bytes,1,opt,name=service,proto3" json:"service,omitempty"`
 	// Absolute http or https URL; private, loopback and link-local addresses
 	// are refused unless the instance allows them.

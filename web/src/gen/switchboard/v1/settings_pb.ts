@@ -88,7 +88,9 @@ export const GetSettingsResponseSchema: GenMessage<GetSettingsResponse> = /*@__P
  */
 export type ServiceKey = Message<"switchboard.v1.ServiceKey"> & {
   /**
-   * "webhook_push": events are POSTed to url, signed with the secret.
+   * "webhook_push": events are POSTed to url, signed with the secret; or an
+   * integration a capability pack needs (email, calendar, slack, crm,
+   * payments, transcript): its endpoint and token.
    *
    * @generated from field: string service = 1;
    */
@@ -121,7 +123,7 @@ export const ServiceKeySchema: GenMessage<ServiceKey> = /*@__PURE__*/
  */
 export type ServiceKeyInput = Message<"switchboard.v1.ServiceKeyInput"> & {
   /**
-   * Only "webhook_push" is known.
+   * webhook_push, email, calendar, slack, crm, payments or transcript.
    *
    * @generated from field: string service = 1;
    */

@@ -1,0 +1,57 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// EditableField is one variable of a capability pack's prompt template.
+type EditableField struct {
+	Name    string `json:"name"`
+	Label   string `json:"label"`
+	Type    string `json:"type"`
+	Default string `json:"default"`
+}
+
+// CapabilityPack is a prompt template with editable fields that extends the
+// assistant (document 2, "Capability pack"). Every account sees every pack;
+// installing it is per account (CapabilityInstall).
+type CapabilityPack struct{ ent.Schema }
+
+// Mixin of the CapabilityPack.
+func (CapabilityPack) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+
+// Fields of the CapabilityPack.
+func (CapabilityPack) Fields() []ent.Field {
+	return []ent.Field{
+		// The creator, who alone sees the access password.
+		field.String("user_id").Immutable(),
+		field.String("name").NotEmpty(),
+		field.Text("description").Optional().Nillable(),
+		field.String("icon").Optional().Nillable(),
+		field.String("category").Optional().Nillable(),
+		field.String("integration_type").Optional().Nillable(),
+		field.String("pricing_model").Default("free"),
+		field.Float("price").Default(0),
+		field.Text("prompt"),
+		field.JSON("editable_fields", []EditableField{}).Default([]EditableField{}),
+		// Sealed with the instance key (the pack id as associated data), so
+		// the owner can be shown the value; Sensitive keeps it out of String().
+		field.Bytes("access_password_sealed").Optional().Nillable().Sensitive(),
+	}
+}
+
+// Edges of the CapabilityPack.
+func (CapabilityPack) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("user", User.Type).Ref("capability_packs").Field("user_id").Unique().Required().Immutable(),
+		edge.To("installs", CapabilityInstall.Type),
+	}
+}
+
+// Indexes of the CapabilityPack.
+func (CapabilityPack) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("created_at")}
+}

@@ -1,0 +1,387 @@
+// Package capabilities owns the capability packs (document 2, "Capability
+// pack", "Capability packs (session)"): prompt templates with editable
+// fields that every account can browse, that one account creates (and has
+// installed at once) and that each account installs, customizes (the
+// template resolved with its values) and uninstalls (soft: the row stays
+// inactive). It also answers the smart-tasks list, built from the capability
+// gate's inventory (server/capgate).
+package capabilities
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	secretbox "github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/capgate"
+)
+
+var (
+	_ switchboardv1connect.CapabilityServiceHandler = (*Service)(nil)
+	_ switchboardv1.CapabilityServiceServer         = (*Service)(nil)
+)
+
+// Codes of document 2, "Errors".
+const (
+	CodeIntegrationRequired = "INTEGRATION_REQUIRED"
+	CodePaymentRequired     = "PAYMENT_REQUIRED"
+)
+
+// Service implements CapabilityService.
+type Service struct {
+	DB  *db.DB
+	Now func() time.Time
+	// Secrets seals access passwords so the owner can be shown them; nil
+	// when the instance has no key, and then a pack with a password is 503.
+	Secrets *secretbox.Box
+	// Gate reads the handlers the smart-tasks list shows.
+	Gate *capgate.Resolver
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+// passwordAAD binds a sealed password to its pack.
+func passwordAAD(id string) []byte { return []byte("capability_pack:" + id + ":access_password") }
+
+// InstallOrCreateCapability installs a pack, or creates one with action
+// "create" (installed for its creator at once).
+func (s *Service) InstallOrCreateCapability(ctx context.Context, req *switchboardv1.InstallOrCreateCapabilityRequest) (*switchboardv1.InstallOrCreateCapabilityResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch req.GetAction() {
+	case "create":
+		return s.create(ctx, p.UserID, req)
+	case "", "install":
+		return s.install(ctx, p.UserID, req)
+	}
+	return nil, apperr.Invalid("action %q is not one of create, install (or none for an install)", req.GetAction())
+}
+
+func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.InstallOrCreateCapabilityRequest) (*switchboardv1.InstallOrCreateCapabilityResponse, error) {
+	in, err := parseCreate(req)
+	if err != nil {
+		return nil, err
+	}
+	id := ids.New()
+	var sealed []byte
+	if in.password != nil {
+		if s.Secrets == nil {
+			return nil, &apperr.Error{Kind: apperr.KindUnavailable,
+				Message: "this instance has no secret key configured, so it cannot keep access passwords"}
+		}
+		if sealed, err = s.Secrets.Seal([]byte(*in.password), passwordAAD(id)); err != nil {
+			return nil, apperr.Internal(err)
+		}
+	}
+	resolved := resolvedOf(in.prompt, in.fields, nil)
+	var pack *ent.CapabilityPack
+	var inst *ent.CapabilityInstall
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		now := s.now()
+		c := tx.CapabilityPack.Create().SetID(id).SetUserID(userID).SetName(in.name).
+			SetNillableDescription(in.description).SetNillableIcon(in.icon).SetNillableCategory(in.cat).
+			SetNillableIntegrationType(in.integration).SetPricingModel(in.pricing).SetPrice(in.price).
+			SetPrompt(in.prompt).SetEditableFields(in.fields).SetCreatedAt(now).SetUpdatedAt(now)
+		if sealed != nil {
+			c.SetAccessPasswordSealed(sealed)
+		}
+		if pack, err = c.Save(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(id).SetActive(true).
+			SetCustomizations(map[string]string{}).SetNillableResolvedPrompt(resolved).
+			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.viewOf(ctx, userID, pack, inst)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.InstallOrCreateCapabilityResponse{Capability: v}, nil
+}
+
+// createOnly are the create fields an install must not carry (a stray one
+// means the client meant a create and forgot the action).
+func createOnly(req *switchboardv1.InstallOrCreateCapabilityRequest) bool {
+	return req.GetName() != "" || req.Description != nil || req.Icon != nil || req.Category != nil ||
+		req.IntegrationType != nil || req.GetPricingModel() != "" || req.Price != nil ||
+		req.GetPrompt() != "" || req.GetEditableFields() != ""
+}
+
+// install checks, in order: the pack exists, is not installed yet, its
+// integration is connected (422), and it is paid for or the password is
+// right (402). The owner never pays for their own pack.
+func (s *Service) install(ctx context.Context, userID string, req *switchboardv1.InstallOrCreateCapabilityRequest) (*switchboardv1.InstallOrCreateCapabilityResponse, error) {
+	if req.GetCapabilityId() == "" {
+		return nil, apperr.Invalid("capabilityId is required (or action \"create\" to create a pack)")
+	}
+	if createOnly(req) {
+		return nil, apperr.Invalid("an install takes only capabilityId and accessPassword (a create needs action \"create\")")
+	}
+	pack, err := s.pack(ctx, req.GetCapabilityId())
+	if err != nil {
+		return nil, err
+	}
+	prev, err := s.installOf(ctx, userID, pack.ID)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil && prev.Active {
+		return nil, apperr.Conflict("capability %q is already installed", pack.Name)
+	}
+	if err := s.checkIntegration(ctx, userID, pack); err != nil {
+		return nil, err
+	}
+	if err := s.checkPayment(userID, pack, req.AccessPassword); err != nil {
+		return nil, err
+	}
+	custom := map[string]string{}
+	if prev != nil {
+		custom = prev.Customizations
+	}
+	resolved := resolvedOf(pack.Prompt, pack.EditableFields, custom)
+	var inst *ent.CapabilityInstall
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		now := s.now()
+		if prev != nil {
+			// Conditional on inactive, so that of two racing installs one wins.
+			n, err := tx.CapabilityInstall.Update().
+				Where(capabilityinstall.ID(prev.ID), capabilityinstall.Active(false)).
+				SetActive(true).SetNillableResolvedPrompt(resolved).SetUpdatedAt(now).Save(ctx)
+			if err != nil {
+				return apperr.Internal(err)
+			}
+			if n == 0 {
+				return apperr.Conflict("capability %q is already installed", pack.Name)
+			}
+			inst, err = tx.CapabilityInstall.Get(ctx, prev.ID)
+			return internal(err)
+		}
+		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(pack.ID).SetActive(true).
+			SetCustomizations(custom).SetNillableResolvedPrompt(resolved).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+		if ent.IsConstraintError(err) {
+			return apperr.Conflict("capability %q is already installed", pack.Name)
+		}
+		return internal(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.viewOf(ctx, userID, pack, inst)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.InstallOrCreateCapabilityResponse{Capability: v}, nil
+}
+
+// checkPayment: a one_time pack needs payment, which this instance has no
+// path for yet, so only the right access password (or owning the pack) lets
+// it install; anything else is 402 with the price.
+func (s *Service) checkPayment(userID string, pack *ent.CapabilityPack, password *string) error {
+	if pack.PricingModel != "one_time" || pack.UserID == userID {
+		return nil
+	}
+	if sealed := sealedPassword(pack); password != nil && sealed != nil && s.Secrets != nil {
+		want, err := s.Secrets.Open(sealed, passwordAAD(pack.ID))
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if subtle.ConstantTimeCompare(want, []byte(*password)) == 1 {
+			return nil
+		}
+	}
+	price := pack.Price
+	msg := "capability " + quote(pack.Name) + " is a paid pack: payment or its access password is required"
+	if password != nil {
+		msg = "capability " + quote(pack.Name) + " is a paid pack: the access password is not right, and payment is required"
+	}
+	return &apperr.Error{Kind: apperr.KindPaymentRequired, Message: msg, Code: CodePaymentRequired, Price: &price}
+}
+
+// checkIntegration is the 422 of document 2, "Errors".
+func (s *Service) checkIntegration(ctx context.Context, userID string, pack *ent.CapabilityPack) error {
+	if pack.IntegrationType == nil {
+		return nil
+	}
+	ok, err := s.connected(ctx, userID, *pack.IntegrationType)
+	if err != nil || ok {
+		return err
+	}
+	return &apperr.Error{
+		Kind: apperr.KindIntegrationRequired, Code: CodeIntegrationRequired, RequiredIntegration: *pack.IntegrationType,
+		Message: "capability " + quote(pack.Name) + " needs the " + *pack.IntegrationType + " integration connected first",
+	}
+}
+
+// GetCapability answers one pack as the caller sees it.
+func (s *Service) GetCapability(ctx context.Context, req *switchboardv1.GetCapabilityRequest) (*switchboardv1.GetCapabilityResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pack, err := s.pack(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	inst, err := s.installOf(ctx, p.UserID, pack.ID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.viewOf(ctx, p.UserID, pack, inst)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.GetCapabilityResponse{Capability: v}, nil
+}
+
+// CustomizeCapability replaces the caller's values (fields left out take
+// their default) and stores the resolved prompt; a variable left without a
+// value is refused, and nothing is written.
+func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.CustomizeCapabilityRequest) (*switchboardv1.CustomizeCapabilityResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pack, inst, err := s.activeInstall(ctx, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	values, err := checkCustomizations(pack.EditableFields, req.GetCustomizations())
+	if err != nil {
+		return nil, err
+	}
+	resolved, missing := Resolve(pack.Prompt, defaults(pack.EditableFields), values)
+	if len(missing) > 0 {
+		return nil, apperr.Invalid("no value for %s: give one in customizations (the field has no default)", joinQuoted(missing))
+	}
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		n, err := tx.CapabilityInstall.Update().
+			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).
+			SetCustomizations(values).SetResolvedPrompt(resolved).SetUpdatedAt(s.now()).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if n == 0 {
+			return notInstalled()
+		}
+		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
+		return internal(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.viewOf(ctx, p.UserID, pack, inst)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CustomizeCapabilityResponse{Capability: v}, nil
+}
+
+// UninstallCapability disables the caller's installation; the row and its
+// customizations stay for a later install.
+func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.UninstallCapabilityRequest) (*switchboardv1.UninstallCapabilityResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pack, inst, err := s.activeInstall(ctx, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		n, err := tx.CapabilityInstall.Update().
+			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).
+			SetActive(false).SetUpdatedAt(s.now()).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if n == 0 {
+			return notInstalled()
+		}
+		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
+		return internal(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.viewOf(ctx, p.UserID, pack, inst)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.UninstallCapabilityResponse{Capability: v}, nil
+}
+
+// pack loads a pack by id; every account sees every pack.
+func (s *Service) pack(ctx context.Context, id string) (*ent.CapabilityPack, error) {
+	if id == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	row, err := s.DB.CapabilityPack.Get(ctx, id)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("capability %q not found", id)
+	}
+	return row, internal(err)
+}
+
+// installOf answers the caller's installation row of a pack, active or not;
+// nil when none.
+func (s *Service) installOf(ctx context.Context, userID, packID string) (*ent.CapabilityInstall, error) {
+	row, err := s.DB.CapabilityInstall.Query().
+		Where(capabilityinstall.UserID(userID), capabilityinstall.CapabilityID(packID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return row, internal(err)
+}
+
+// activeInstall answers the pack and the caller's active installation; an
+// installation is private, so a pack the caller has not installed is 404.
+func (s *Service) activeInstall(ctx context.Context, userID, id string) (*ent.CapabilityPack, *ent.CapabilityInstall, error) {
+	pack, err := s.pack(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	inst, err := s.installOf(ctx, userID, pack.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if inst == nil || !inst.Active {
+		return nil, nil, notInstalled()
+	}
+	return pack, inst, nil
+}
+
+func notInstalled() error { return apperr.NotFound("capability not installed") }
+
+func internal(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return apperr.Internal(err)
+}
