@@ -11,13 +11,16 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -293,6 +296,35 @@ func init() {
 			return nil
 		}
 	}()
+	connecttokenMixin := schema.ConnectToken{}.Mixin()
+	connecttokenMixinFields0 := connecttokenMixin[0].Fields()
+	_ = connecttokenMixinFields0
+	connecttokenFields := schema.ConnectToken{}.Fields()
+	_ = connecttokenFields
+	// connecttokenDescCreatedAt is the schema descriptor for created_at field.
+	connecttokenDescCreatedAt := connecttokenFields[4].Descriptor()
+	// connecttoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	connecttoken.DefaultCreatedAt = connecttokenDescCreatedAt.Default.(func() time.Time)
+	// connecttokenDescID is the schema descriptor for id field.
+	connecttokenDescID := connecttokenMixinFields0[0].Descriptor()
+	// connecttoken.DefaultID holds the default value on creation for the id field.
+	connecttoken.DefaultID = connecttokenDescID.Default.(func() string)
+	// connecttoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	connecttoken.IDValidator = func() func(string) error {
+		validators := connecttokenDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	contactMixin := schema.Contact{}.Mixin()
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
@@ -325,6 +357,57 @@ func init() {
 	// contact.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	contact.IDValidator = func() func(string) error {
 		validators := contactDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	developerkeyMixin := schema.DeveloperKey{}.Mixin()
+	developerkeyMixinFields0 := developerkeyMixin[0].Fields()
+	_ = developerkeyMixinFields0
+	developerkeyFields := schema.DeveloperKey{}.Fields()
+	_ = developerkeyFields
+	// developerkeyDescLabel is the schema descriptor for label field.
+	developerkeyDescLabel := developerkeyFields[1].Descriptor()
+	// developerkey.LabelValidator is a validator for the "label" field. It is called by the builders before save.
+	developerkey.LabelValidator = func() func(string) error {
+		validators := developerkeyDescLabel.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(label string) error {
+			for _, fn := range fns {
+				if err := fn(label); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// developerkeyDescActive is the schema descriptor for active field.
+	developerkeyDescActive := developerkeyFields[4].Descriptor()
+	// developerkey.DefaultActive holds the default value on creation for the active field.
+	developerkey.DefaultActive = developerkeyDescActive.Default.(bool)
+	// developerkeyDescCreatedAt is the schema descriptor for created_at field.
+	developerkeyDescCreatedAt := developerkeyFields[5].Descriptor()
+	// developerkey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	developerkey.DefaultCreatedAt = developerkeyDescCreatedAt.Default.(func() time.Time)
+	// developerkeyDescID is the schema descriptor for id field.
+	developerkeyDescID := developerkeyMixinFields0[0].Descriptor()
+	// developerkey.DefaultID holds the default value on creation for the id field.
+	developerkey.DefaultID = developerkeyDescID.Default.(func() string)
+	// developerkey.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	developerkey.IDValidator = func() func(string) error {
+		validators := developerkeyDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -566,6 +649,39 @@ func init() {
 	// setting.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	setting.IDValidator = func() func(string) error {
 		validators := settingDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	shipgaterunMixin := schema.ShipGateRun{}.Mixin()
+	shipgaterunMixinFields0 := shipgaterunMixin[0].Fields()
+	_ = shipgaterunMixinFields0
+	shipgaterunFields := schema.ShipGateRun{}.Fields()
+	_ = shipgaterunFields
+	// shipgaterunDescResponseTimeMs is the schema descriptor for response_time_ms field.
+	shipgaterunDescResponseTimeMs := shipgaterunFields[6].Descriptor()
+	// shipgaterun.DefaultResponseTimeMs holds the default value on creation for the response_time_ms field.
+	shipgaterun.DefaultResponseTimeMs = shipgaterunDescResponseTimeMs.Default.(int)
+	// shipgaterunDescCreatedAt is the schema descriptor for created_at field.
+	shipgaterunDescCreatedAt := shipgaterunFields[7].Descriptor()
+	// shipgaterun.DefaultCreatedAt holds the default value on creation for the created_at field.
+	shipgaterun.DefaultCreatedAt = shipgaterunDescCreatedAt.Default.(func() time.Time)
+	// shipgaterunDescID is the schema descriptor for id field.
+	shipgaterunDescID := shipgaterunMixinFields0[0].Descriptor()
+	// shipgaterun.DefaultID holds the default value on creation for the id field.
+	shipgaterun.DefaultID = shipgaterunDescID.Default.(func() string)
+	// shipgaterun.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	shipgaterun.IDValidator = func() func(string) error {
+		validators := shipgaterunDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -76,9 +76,13 @@ type UserEdges struct {
 	StoreSubscriptions []*StoreSubscription `json:"store_subscriptions,omitempty"`
 	// MemoryEntries holds the value of the memory_entries edge.
 	MemoryEntries []*MemoryEntry `json:"memory_entries,omitempty"`
+	// ConnectTokens holds the value of the connect_tokens edge.
+	ConnectTokens []*ConnectToken `json:"connect_tokens,omitempty"`
+	// DeveloperKeys holds the value of the developer_keys edge.
+	DeveloperKeys []*DeveloperKey `json:"developer_keys,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [17]bool
+	loadedTypes [19]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -234,6 +238,24 @@ func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
 		return e.MemoryEntries, nil
 	}
 	return nil, &NotLoadedError{edge: "memory_entries"}
+}
+
+// ConnectTokensOrErr returns the ConnectTokens value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
+	if e.loadedTypes[17] {
+		return e.ConnectTokens, nil
+	}
+	return nil, &NotLoadedError{edge: "connect_tokens"}
+}
+
+// DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
+	if e.loadedTypes[18] {
+		return e.DeveloperKeys, nil
+	}
+	return nil, &NotLoadedError{edge: "developer_keys"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -411,6 +433,16 @@ func (_m *User) QueryStoreSubscriptions() *StoreSubscriptionQuery {
 // QueryMemoryEntries queries the "memory_entries" edge of the User entity.
 func (_m *User) QueryMemoryEntries() *MemoryEntryQuery {
 	return NewUserClient(_m.config).QueryMemoryEntries(_m)
+}
+
+// QueryConnectTokens queries the "connect_tokens" edge of the User entity.
+func (_m *User) QueryConnectTokens() *ConnectTokenQuery {
+	return NewUserClient(_m.config).QueryConnectTokens(_m)
+}
+
+// QueryDeveloperKeys queries the "developer_keys" edge of the User entity.
+func (_m *User) QueryDeveloperKeys() *DeveloperKeyQuery {
+	return NewUserClient(_m.config).QueryDeveloperKeys(_m)
 }
 
 // Update returns a builder for updating this User.

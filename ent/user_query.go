@@ -19,7 +19,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -58,6 +60,8 @@ type UserQuery struct {
 	withStoreInstalls      *StoreInstallQuery
 	withStoreSubscriptions *StoreSubscriptionQuery
 	withMemoryEntries      *MemoryEntryQuery
+	withConnectTokens      *ConnectTokenQuery
+	withDeveloperKeys      *DeveloperKeyQuery
 	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -469,6 +473,50 @@ func (_q *UserQuery) QueryMemoryEntries() *MemoryEntryQuery {
 	return query
 }
 
+// QueryConnectTokens chains the current query on the "connect_tokens" edge.
+func (_q *UserQuery) QueryConnectTokens() *ConnectTokenQuery {
+	query := (&ConnectTokenClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(connecttoken.Table, connecttoken.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.ConnectTokensTable, user.ConnectTokensColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDeveloperKeys chains the current query on the "developer_keys" edge.
+func (_q *UserQuery) QueryDeveloperKeys() *DeveloperKeyQuery {
+	query := (&DeveloperKeyClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(developerkey.Table, developerkey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperKeysTable, user.DeveloperKeysColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -678,6 +726,8 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withStoreInstalls:      _q.withStoreInstalls.Clone(),
 		withStoreSubscriptions: _q.withStoreSubscriptions.Clone(),
 		withMemoryEntries:      _q.withMemoryEntries.Clone(),
+		withConnectTokens:      _q.withConnectTokens.Clone(),
+		withDeveloperKeys:      _q.withDeveloperKeys.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -871,6 +921,28 @@ func (_q *UserQuery) WithMemoryEntries(opts ...func(*MemoryEntryQuery)) *UserQue
 	return _q
 }
 
+// WithConnectTokens tells the query-builder to eager-load the nodes that are connected to
+// the "connect_tokens" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithConnectTokens(opts ...func(*ConnectTokenQuery)) *UserQuery {
+	query := (&ConnectTokenClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withConnectTokens = query
+	return _q
+}
+
+// WithDeveloperKeys tells the query-builder to eager-load the nodes that are connected to
+// the "developer_keys" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithDeveloperKeys(opts ...func(*DeveloperKeyQuery)) *UserQuery {
+	query := (&DeveloperKeyClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDeveloperKeys = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -949,7 +1021,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [17]bool{
+		loadedTypes = [19]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -967,6 +1039,8 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withStoreInstalls != nil,
 			_q.withStoreSubscriptions != nil,
 			_q.withMemoryEntries != nil,
+			_q.withConnectTokens != nil,
+			_q.withDeveloperKeys != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1107,6 +1181,20 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadMemoryEntries(ctx, query, nodes,
 			func(n *User) { n.Edges.MemoryEntries = []*MemoryEntry{} },
 			func(n *User, e *MemoryEntry) { n.Edges.MemoryEntries = append(n.Edges.MemoryEntries, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withConnectTokens; query != nil {
+		if err := _q.loadConnectTokens(ctx, query, nodes,
+			func(n *User) { n.Edges.ConnectTokens = []*ConnectToken{} },
+			func(n *User, e *ConnectToken) { n.Edges.ConnectTokens = append(n.Edges.ConnectTokens, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDeveloperKeys; query != nil {
+		if err := _q.loadDeveloperKeys(ctx, query, nodes,
+			func(n *User) { n.Edges.DeveloperKeys = []*DeveloperKey{} },
+			func(n *User, e *DeveloperKey) { n.Edges.DeveloperKeys = append(n.Edges.DeveloperKeys, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1605,6 +1693,66 @@ func (_q *UserQuery) loadMemoryEntries(ctx context.Context, query *MemoryEntryQu
 	}
 	query.Where(predicate.MemoryEntry(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.MemoryEntriesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadConnectTokens(ctx context.Context, query *ConnectTokenQuery, nodes []*User, init func(*User), assign func(*User, *ConnectToken)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(connecttoken.FieldUserID)
+	}
+	query.Where(predicate.ConnectToken(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.ConnectTokensColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadDeveloperKeys(ctx context.Context, query *DeveloperKeyQuery, nodes []*User, init func(*User), assign func(*User, *DeveloperKey)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(developerkey.FieldUserID)
+	}
+	query.Where(predicate.DeveloperKey(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.DeveloperKeysColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

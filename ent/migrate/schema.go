@@ -322,6 +322,39 @@ var (
 			},
 		},
 	}
+	// ConnectTokensColumns holds the columns for the "connect_tokens" table.
+	ConnectTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "purpose", Type: field.TypeEnum, Enums: []string{"agent", "instance", "any"}},
+		{Name: "prefix", Type: field.TypeString},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "agent_id", Type: field.TypeString, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// ConnectTokensTable holds the schema information for the "connect_tokens" table.
+	ConnectTokensTable = &schema.Table{
+		Name:       "connect_tokens",
+		Columns:    ConnectTokensColumns,
+		PrimaryKey: []*schema.Column{ConnectTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "connect_tokens_users_connect_tokens",
+				Columns:    []*schema.Column{ConnectTokensColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "connecttoken_user_id_used_at_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{ConnectTokensColumns[8], ConnectTokensColumns[6], ConnectTokensColumns[5]},
+			},
+		},
+	}
 	// ContactsColumns holds the columns for the "contacts" table.
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -362,6 +395,38 @@ var (
 				Name:    "contact_user_id_name",
 				Unique:  false,
 				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[3]},
+			},
+		},
+	}
+	// DeveloperKeysColumns holds the columns for the "developer_keys" table.
+	DeveloperKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "label", Type: field.TypeString, Size: 100},
+		{Name: "prefix", Type: field.TypeString},
+		{Name: "key_hash", Type: field.TypeString, Unique: true},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// DeveloperKeysTable holds the schema information for the "developer_keys" table.
+	DeveloperKeysTable = &schema.Table{
+		Name:       "developer_keys",
+		Columns:    DeveloperKeysColumns,
+		PrimaryKey: []*schema.Column{DeveloperKeysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "developer_keys_users_developer_keys",
+				Columns:    []*schema.Column{DeveloperKeysColumns[7]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "developerkey_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeveloperKeysColumns[7]},
 			},
 		},
 	}
@@ -622,6 +687,39 @@ var (
 			},
 		},
 	}
+	// ShipGateRunsColumns holds the columns for the "ship_gate_runs" table.
+	ShipGateRunsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"registration", "test_run"}},
+		{Name: "task", Type: field.TypeString, Size: 2147483647},
+		{Name: "passed", Type: field.TypeBool},
+		{Name: "hint", Type: field.TypeString, Nullable: true},
+		{Name: "http_status", Type: field.TypeInt, Nullable: true},
+		{Name: "response_time_ms", Type: field.TypeInt, Default: 0},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeString, Size: 40},
+	}
+	// ShipGateRunsTable holds the schema information for the "ship_gate_runs" table.
+	ShipGateRunsTable = &schema.Table{
+		Name:       "ship_gate_runs",
+		Columns:    ShipGateRunsColumns,
+		PrimaryKey: []*schema.Column{ShipGateRunsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "ship_gate_runs_store_agents_ship_gate_runs",
+				Columns:    []*schema.Column{ShipGateRunsColumns[8]},
+				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shipgaterun_agent_id_passed_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ShipGateRunsColumns[8], ShipGateRunsColumns[3], ShipGateRunsColumns[7]},
+			},
+		},
+	}
 	// StoreAgentsColumns holds the columns for the "store_agents" table.
 	StoreAgentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -668,6 +766,8 @@ var (
 		{Name: "install_count", Type: field.TypeInt, Default: 0},
 		{Name: "subscriber_count", Type: field.TypeInt, Default: 0},
 		{Name: "execution_count", Type: field.TypeInt, Default: 0},
+		{Name: "self_config_token_hash", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "source_instance_url", Type: field.TypeString, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// StoreAgentsTable holds the schema information for the "store_agents" table.
@@ -678,7 +778,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[44]},
+				Columns:    []*schema.Column{StoreAgentsColumns[46]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -687,7 +787,7 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[44], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[46], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",
@@ -889,12 +989,15 @@ var (
 		CardContactsTable,
 		ChatMessagesTable,
 		ChecklistItemsTable,
+		ConnectTokensTable,
 		ContactsTable,
+		DeveloperKeysTable,
 		ExecutionsTable,
 		MemoryEntriesTable,
 		QueueItemsTable,
 		SessionsTable,
 		SettingsTable,
+		ShipGateRunsTable,
 		StoreAgentsTable,
 		StoreInstallsTable,
 		StoreSubscriptionsTable,
@@ -914,13 +1017,16 @@ func init() {
 	ChatMessagesTable.ForeignKeys[0].RefTable = UsersTable
 	ChecklistItemsTable.ForeignKeys[0].RefTable = CardsTable
 	ChecklistItemsTable.ForeignKeys[1].RefTable = UsersTable
+	ConnectTokensTable.ForeignKeys[0].RefTable = UsersTable
 	ContactsTable.ForeignKeys[0].RefTable = UsersTable
+	DeveloperKeysTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
+	ShipGateRunsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreAgentsTable.ForeignKeys[0].RefTable = UsersTable
 	StoreInstallsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreInstallsTable.ForeignKeys[1].RefTable = UsersTable

@@ -24,8 +24,14 @@ type ChatMessage func(*sql.Selector)
 // ChecklistItem is the predicate function for checklistitem builders.
 type ChecklistItem func(*sql.Selector)
 
+// ConnectToken is the predicate function for connecttoken builders.
+type ConnectToken func(*sql.Selector)
+
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
+
+// DeveloperKey is the predicate function for developerkey builders.
+type DeveloperKey func(*sql.Selector)
 
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
@@ -41,6 +47,9 @@ type Session func(*sql.Selector)
 
 // Setting is the predicate function for setting builders.
 type Setting func(*sql.Selector)
+
+// ShipGateRun is the predicate function for shipgaterun builders.
+type ShipGateRun func(*sql.Selector)
 
 // StoreAgent is the predicate function for storeagent builders.
 type StoreAgent func(*sql.Selector)

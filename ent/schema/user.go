@@ -45,5 +45,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("store_installs", StoreInstall.Type),
 		edge.To("store_subscriptions", StoreSubscription.Type),
 		edge.To("memory_entries", MemoryEntry.Type),
+		edge.To("connect_tokens", ConnectToken.Type),
+		edge.To("developer_keys", DeveloperKey.Type),
 	}
 }

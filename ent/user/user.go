@@ -65,6 +65,10 @@ const (
 	EdgeStoreSubscriptions = "store_subscriptions"
 	// EdgeMemoryEntries holds the string denoting the memory_entries edge name in mutations.
 	EdgeMemoryEntries = "memory_entries"
+	// EdgeConnectTokens holds the string denoting the connect_tokens edge name in mutations.
+	EdgeConnectTokens = "connect_tokens"
+	// EdgeDeveloperKeys holds the string denoting the developer_keys edge name in mutations.
+	EdgeDeveloperKeys = "developer_keys"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -186,6 +190,20 @@ const (
 	MemoryEntriesInverseTable = "memory_entries"
 	// MemoryEntriesColumn is the table column denoting the memory_entries relation/edge.
 	MemoryEntriesColumn = "user_id"
+	// ConnectTokensTable is the table that holds the connect_tokens relation/edge.
+	ConnectTokensTable = "connect_tokens"
+	// ConnectTokensInverseTable is the table name for the ConnectToken entity.
+	// It exists in this package in order to avoid circular dependency with the "connecttoken" package.
+	ConnectTokensInverseTable = "connect_tokens"
+	// ConnectTokensColumn is the table column denoting the connect_tokens relation/edge.
+	ConnectTokensColumn = "user_id"
+	// DeveloperKeysTable is the table that holds the developer_keys relation/edge.
+	DeveloperKeysTable = "developer_keys"
+	// DeveloperKeysInverseTable is the table name for the DeveloperKey entity.
+	// It exists in this package in order to avoid circular dependency with the "developerkey" package.
+	DeveloperKeysInverseTable = "developer_keys"
+	// DeveloperKeysColumn is the table column denoting the developer_keys relation/edge.
+	DeveloperKeysColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -534,6 +552,34 @@ func ByMemoryEntries(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newMemoryEntriesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByConnectTokensCount orders the results by connect_tokens count.
+func ByConnectTokensCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newConnectTokensStep(), opts...)
+	}
+}
+
+// ByConnectTokens orders the results by connect_tokens terms.
+func ByConnectTokens(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newConnectTokensStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByDeveloperKeysCount orders the results by developer_keys count.
+func ByDeveloperKeysCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDeveloperKeysStep(), opts...)
+	}
+}
+
+// ByDeveloperKeys orders the results by developer_keys terms.
+func ByDeveloperKeys(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDeveloperKeysStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -651,5 +697,19 @@ func newMemoryEntriesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(MemoryEntriesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, MemoryEntriesTable, MemoryEntriesColumn),
+	)
+}
+func newConnectTokensStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ConnectTokensInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ConnectTokensTable, ConnectTokensColumn),
+	)
+}
+func newDeveloperKeysStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DeveloperKeysInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DeveloperKeysTable, DeveloperKeysColumn),
 	)
 }
