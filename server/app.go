@@ -34,6 +34,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
@@ -109,6 +110,7 @@ type services struct {
 	queue    *queue.Service
 	settings *settings.Service
 	store    *store.Service
+	dev      *developer.Service
 	updates  *updates.Service
 }
 
@@ -170,6 +172,10 @@ func New(cfg Config) (*App, error) {
 		store:    storeSvc,
 		updates:  upd,
 	}
+	svc.dev = &developer.Service{
+		DB: cfg.DB, Now: cfg.Now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
+	}
+	app.closers = append(app.closers, svc.dev.Close)
 	g := gate.New(table, resolver, cfg.Limits)
 
 	mux := http.NewServeMux()
@@ -276,6 +282,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
+	mount(switchboardv1connect.NewDeveloperServiceHandler(s.dev, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -288,6 +295,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.QueueServiceName,
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
+		switchboardv1connect.DeveloperServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -322,6 +330,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
+		func() error { return switchboardv1.RegisterDeveloperServiceHandlerServer(ctx, gw, s.dev) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {
