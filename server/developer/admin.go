@@ -140,7 +140,7 @@ func passedShipGate(ctx context.Context, tx *ent.Tx, a *ent.StoreAgent) error {
 	q := tx.ShipGateRun.Query().Where(shipgaterun.AgentID(a.ID))
 	for i := len(a.Changelog) - 1; i >= 0; i-- {
 		if a.Changelog[i].Breaking {
-			q = q.Where(shipgaterun.CreatedAtGTE(a.Changelog[i].At))
+			q = q.Where(shipgaterun.CreatedAtGT(a.Changelog[i].At))
 			break
 		}
 	}
