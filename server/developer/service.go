@@ -74,4 +74,3 @@ const (
 	statusRejected = "rejected"
 	statusDisabled = "disabled"
 )
-
