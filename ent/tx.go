@@ -30,8 +30,12 @@ type Tx struct {
 	Contact *ContactClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// LedgerEntry is the client for interacting with the LedgerEntry builders.
+	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// PaymentHold is the client for interacting with the PaymentHold builders.
+	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -189,7 +193,9 @@ func (tx *Tx) init() {
 	tx.ChecklistItem = NewChecklistItemClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
+	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)

@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -73,6 +74,9 @@ type Config struct {
 	SecretKey []byte
 	// ReviewPolicy is the store's review policy; zero-gate when empty.
 	ReviewPolicy store.ReviewPolicy
+	// Executions tunes the store's execution engine (public URL for
+	// callbacks, call timeout, breaker interval, finish hook).
+	Executions ExecutionConfig
 }
 
 func (c *Config) defaults() {
@@ -109,6 +113,7 @@ type services struct {
 	queue    *queue.Service
 	settings *settings.Service
 	store    *store.Service
+	execs    *engine.Service
 	updates  *updates.Service
 }
 
@@ -118,7 +123,9 @@ type services struct {
 type App struct {
 	http.Handler
 	// Events is the shared-chat event bus.
-	Events  *events.Bus
+	Events *events.Bus
+	// Engine runs store executions (hooks for the review lifecycle).
+	Engine  *engine.Engine
 	mu      sync.Mutex
 	closers []func()
 }
@@ -168,6 +175,7 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
+		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 	}
 	g := gate.New(table, resolver, cfg.Limits)
@@ -215,6 +223,9 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	svc.execs.Engine.Start(context.Background())
+	app.closers = append(app.closers, svc.execs.Engine.Stop)
+	app.Engine = svc.execs.Engine
 	return app, nil
 }
 
@@ -276,6 +287,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
+	mount(switchboardv1connect.NewStoreExecutionServiceHandler(s.execs, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -288,6 +300,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.QueueServiceName,
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
+		switchboardv1connect.StoreExecutionServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -322,6 +335,9 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
+		// After the store's routes: the gateway tries the last registered
+		// first, so GET /api/marketplace/callback wins over /{id}.
+		func() error { return switchboardv1.RegisterStoreExecutionServiceHandlerServer(ctx, gw, s.execs) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {
