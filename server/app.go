@@ -43,6 +43,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -74,6 +75,9 @@ type Config struct {
 	SecretKey []byte
 	// ReviewPolicy is the store's review policy; zero-gate when empty.
 	ReviewPolicy store.ReviewPolicy
+	// Executions tunes the store's execution engine (public URL for
+	// callbacks, call timeout, breaker interval, finish hook).
+	Executions ExecutionConfig
 }
 
 func (c *Config) defaults() {
@@ -111,6 +115,7 @@ type services struct {
 	settings *settings.Service
 	store    *store.Service
 	dev      *developer.Service
+	execs    *engine.Service
 	updates  *updates.Service
 }
 
@@ -120,7 +125,9 @@ type services struct {
 type App struct {
 	http.Handler
 	// Events is the shared-chat event bus.
-	Events  *events.Bus
+	Events *events.Bus
+	// Engine runs store executions (hooks for the review lifecycle).
+	Engine  *engine.Engine
 	mu      sync.Mutex
 	closers []func()
 }
@@ -170,6 +177,7 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
+		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 	}
 	svc.dev = &developer.Service{
@@ -221,6 +229,9 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	svc.execs.Engine.Start(context.Background())
+	app.closers = append(app.closers, svc.execs.Engine.Stop)
+	app.Engine = svc.execs.Engine
 	return app, nil
 }
 
@@ -283,6 +294,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
 	mount(switchboardv1connect.NewDeveloperServiceHandler(s.dev, opts...))
+	mount(switchboardv1connect.NewStoreExecutionServiceHandler(s.execs, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -296,6 +308,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
 		switchboardv1connect.DeveloperServiceName,
+		switchboardv1connect.StoreExecutionServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -331,6 +344,9 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
 		func() error { return switchboardv1.RegisterDeveloperServiceHandlerServer(ctx, gw, s.dev) },
+		// After the store's routes: the gateway tries the last registered
+		// first, so GET /api/marketplace/callback wins over /{id}.
+		func() error { return switchboardv1.RegisterStoreExecutionServiceHandlerServer(ctx, gw, s.execs) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {
