@@ -1,12 +1,8 @@
 package developer
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
 
 // Verdict is what a conformance probe found.
@@ -40,74 +37,34 @@ func seededTask(name string) string {
 	return fmt.Sprintf("Ship-gate conformance check for %q: reply to this test task with a short confirmation.", name)
 }
 
-// probeTimeout is the synchronous agent call's limit (document 2, "Execution
-// contract": 30 seconds).
-const probeTimeout = 30 * time.Second
+// dispatchProber is the built-in Prober: the store's own dispatch with the
+// test flag (server/store/dispatch), so the probe is exactly the call a
+// store execution makes, and its verdict is dispatch.Conforms.
+type dispatchProber struct{ d *dispatch.Dispatcher }
 
-// httpProber is the built-in Prober: one POST as a store execution sends it.
-type httpProber struct{ client *http.Client }
-
-func newHTTPProber(p egress.Policy) *httpProber { return &httpProber{client: p.Client(probeTimeout)} }
-
-// probeBody is the body by inputFormat (document 2, "Execution contract")
-// plus the test flag.
-func probeBody(format, executionID, task string) ([]byte, error) {
-	switch format {
-	case "json":
-		return json.Marshal(map[string]any{"task": task, "executionId": executionID, "test": true})
-	case "a2a":
-		return json.Marshal(map[string]any{
-			"jsonrpc": "2.0", "id": executionID, "method": "tasks/send", "test": true,
-			"params": map[string]any{"id": executionID, "message": map[string]any{
-				"role": "user", "parts": []map[string]any{{"type": "text", "text": task}},
-			}},
-		})
-	}
-	return json.Marshal(map[string]any{"message": task, "test": true})
+func newDispatchProber(p egress.Policy) *dispatchProber {
+	return &dispatchProber{d: dispatch.New(dispatch.Config{Egress: p})}
 }
 
-func (p *httpProber) Probe(ctx context.Context, a *ent.StoreAgent, credential, task string) Verdict {
+func (p *dispatchProber) Probe(ctx context.Context, a *ent.StoreAgent, credential, task string) Verdict {
 	if a.EndpointURL == nil {
 		return Verdict{Hint: "the agent has no endpointUrl"}
 	}
-	executionID := ids.New()
-	body, err := probeBody(string(a.InputFormat), executionID, task)
-	if err != nil {
-		return Verdict{Hint: "could not build the probe: " + err.Error()}
+	res, err := p.d.Send(ctx, dispatch.Call{
+		URL: *a.EndpointURL, ExecutionID: ids.New(), Input: task, Format: string(a.InputFormat),
+		AuthMethod: string(a.AuthMethod), Credential: credential, Test: true,
+	})
+	ok, hint := dispatch.Conforms(res, err)
+	v := Verdict{Conforms: ok, Hint: hint, ResponseMS: int(res.Elapsed.Milliseconds())}
+	var se *dispatch.StatusError
+	switch {
+	case err == nil:
+		v.HTTPStatus = &res.StatusCode
+	case errors.As(err, &se):
+		v.HTTPStatus = &se.Code
+	case egress.Refused(err):
+		v.Hint = "the endpoint's address is not allowed (private or loopback)"
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, *a.EndpointURL, bytes.NewReader(body))
-	if err != nil {
-		return Verdict{Hint: "endpointUrl is not callable: " + err.Error()}
-	}
-	h := req.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Service-Execution-Id", executionID)
-	h.Set("X-Service-Source", "marketplace")
-	h.Set("X-Service-Test", "true")
-	switch a.AuthMethod {
-	case "bearer":
-		h.Set("Authorization", "Bearer "+credential)
-	case "api_key":
-		h.Set("X-API-Key", credential)
-	case "hmac":
-		mac := hmac.New(sha256.New, []byte(credential))
-		mac.Write(body)
-		h.Set("X-Service-Signature", hex.EncodeToString(mac.Sum(nil)))
-	}
-	start := time.Now()
-	resp, err := p.client.Do(req)
-	ms := int(time.Since(start).Milliseconds())
-	if err != nil {
-		if egress.Refused(err) {
-			return Verdict{ResponseMS: ms, Hint: "the endpoint's address is not allowed (private or loopback)"}
-		}
-		return Verdict{ResponseMS: ms, Hint: "the endpoint did not answer: " + errText(err)}
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	status := resp.StatusCode
-	v := judge(string(a.InputFormat), status, raw)
-	v.HTTPStatus, v.ResponseMS = &status, ms
 	return v
 }
 
@@ -118,43 +75,6 @@ func errText(err error) string {
 		s = s[i+2:]
 	}
 	return s
-}
-
-// judge is the conformance verdict of an answer: a 2xx whose body carries an
-// output in the agent's format. Text and json agents answer a JSON object
-// with output (or result, response, message, text) or plain text; a2a agents
-// a JSON-RPC result, not an error.
-func judge(format string, status int, body []byte) Verdict {
-	if status < 200 || status > 299 {
-		return Verdict{Hint: fmt.Sprintf("the endpoint answered HTTP %d; a conforming agent answers 2xx", status)}
-	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
-		return Verdict{Hint: "the endpoint answered an empty body; answer the task's output"}
-	}
-	var obj map[string]any
-	isObject := json.Unmarshal(trimmed, &obj) == nil
-	if format == "a2a" {
-		if !isObject || obj["jsonrpc"] != "2.0" {
-			return Verdict{Hint: "an a2a agent answers a JSON-RPC 2.0 object ({jsonrpc: \"2.0\", id, result})"}
-		}
-		if obj["error"] != nil {
-			return Verdict{Hint: "the agent answered a JSON-RPC error to tasks/send"}
-		}
-		if obj["result"] == nil {
-			return Verdict{Hint: "the JSON-RPC answer has no result"}
-		}
-		return Verdict{Conforms: true}
-	}
-	if !isObject {
-		return Verdict{Conforms: true} // plain text is the output
-	}
-	for _, k := range []string{"output", "result", "response", "message", "text"} {
-		if v, ok := obj[k]; ok && v != nil && v != "" {
-			return Verdict{Conforms: true}
-		}
-	}
-	return Verdict{Hint: "the JSON answer has no output field (output, result, response, message or text)"}
 }
 
 // healthTimeout bounds the health check.

@@ -83,10 +83,11 @@ func (s *Service) checkInstanceURL(ctx context.Context, raw *string) error {
 }
 
 func (s *Service) prober() Prober {
+	s.proberOnce.Do(func() { s.defaultProber = newDispatchProber(s.Egress) })
 	if s.Prober != nil {
 		return s.Prober
 	}
-	return newHTTPProber(s.Egress)
+	return s.defaultProber
 }
 
 // RegisterDeveloperAgent registers an agent through the ship-gate: input

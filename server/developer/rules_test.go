@@ -38,31 +38,3 @@ func TestRecommendWidgets(t *testing.T) {
 		}
 	}
 }
-
-// TestJudge pins the conformance verdict of an answer (document 2,
-// "Execution contract": the agent answers the task in its format).
-func TestJudge(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		format string
-		status int
-		body   string
-		ok     bool
-	}{
-		{"text", 200, `{"output":"done"}`, true},
-		{"text", 200, `plain words`, true},
-		{"json", 201, `{"result":{"a":1}}`, true},
-		{"json", 200, `{}`, false},
-		{"text", 200, ``, false},
-		{"text", 500, `{"output":"x"}`, false},
-		{"text", 302, ``, false},
-		{"a2a", 200, `{"jsonrpc":"2.0","id":"1","result":{"status":{"state":"completed"}}}`, true},
-		{"a2a", 200, `{"jsonrpc":"2.0","id":"1","error":{"code":-32601}}`, false},
-		{"a2a", 200, `{"output":"x"}`, false},
-	} {
-		v := judge(c.format, c.status, []byte(c.body))
-		if v.Conforms != c.ok || (v.Conforms == (v.Hint != "")) {
-			t.Errorf("%s %d %q: %+v", c.format, c.status, c.body, v)
-		}
-	}
-}

@@ -45,6 +45,9 @@ type Service struct {
 	// path alone.
 	BaseURL string
 
+	proberOnce    sync.Once
+	defaultProber Prober
+
 	// hooks tracks webhook deliveries in flight, so Close can wait for them.
 	hooks sync.WaitGroup
 }
