@@ -54,12 +54,18 @@ type DeveloperServiceClient interface {
 	ListDeveloperKeys(ctx context.Context, in *ListDeveloperKeysRequest, opts ...grpc.CallOption) (*ListDeveloperKeysResponse, error)
 	// CreateConnectToken issues a connect token (fct_…, 24 hours, single use).
 	CreateConnectToken(ctx context.Context, in *CreateConnectTokenRequest, opts ...grpc.CallOption) (*CreateConnectTokenResponse, error)
-	// RegisterDeveloperAgent registers an agent through the ship-gate.
+	// RegisterDeveloperAgent registers an agent through the ship-gate (health
+	// check, conformance probe, persisted ship-gate run, widget analysis).
+	// Credential: "Authorization: Bearer <developer key sbd_… or connect token
+	// fct_…>"; missing or unknown 401, a spent, expired or instance token 403.
 	RegisterDeveloperAgent(ctx context.Context, in *RegisterDeveloperAgentRequest, opts ...grpc.CallOption) (*RegisterDeveloperAgentResponse, error)
-	// UpdateDeveloperAgent changes a registered agent, found by slug.
+	// UpdateDeveloperAgent changes the caller's agent found by slug; breaking
+	// changes send it back through the ship-gate. Credential as for
+	// RegisterDeveloperAgent.
 	UpdateDeveloperAgent(ctx context.Context, in *UpdateDeveloperAgentRequest, opts ...grpc.CallOption) (*UpdateDeveloperAgentResponse, error)
 	// RunDeveloperAgentTest re-dispatches the conformance probe and persists a
-	// fresh ship-gate run.
+	// fresh ship-gate run. Credential: a developer key, a connect token, or the
+	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(ctx context.Context, in *RunDeveloperAgentTestRequest, opts ...grpc.CallOption) (*RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
 	ApproveStoreAgent(ctx context.Context, in *ApproveStoreAgentRequest, opts ...grpc.CallOption) (*ApproveStoreAgentResponse, error)
@@ -200,12 +206,18 @@ type DeveloperServiceServer interface {
 	ListDeveloperKeys(context.Context, *ListDeveloperKeysRequest) (*ListDeveloperKeysResponse, error)
 	// CreateConnectToken issues a connect token (fct_…, 24 hours, single use).
 	CreateConnectToken(context.Context, *CreateConnectTokenRequest) (*CreateConnectTokenResponse, error)
-	// RegisterDeveloperAgent registers an agent through the ship-gate.
+	// RegisterDeveloperAgent registers an agent through the ship-gate (health
+	// check, conformance probe, persisted ship-gate run, widget analysis).
+	// Credential: "Authorization: Bearer <developer key sbd_… or connect token
+	// fct_…>"; missing or unknown 401, a spent, expired or instance token 403.
 	RegisterDeveloperAgent(context.Context, *RegisterDeveloperAgentRequest) (*RegisterDeveloperAgentResponse, error)
-	// UpdateDeveloperAgent changes a registered agent, found by slug.
+	// UpdateDeveloperAgent changes the caller's agent found by slug; breaking
+	// changes send it back through the ship-gate. Credential as for
+	// RegisterDeveloperAgent.
 	UpdateDeveloperAgent(context.Context, *UpdateDeveloperAgentRequest) (*UpdateDeveloperAgentResponse, error)
 	// RunDeveloperAgentTest re-dispatches the conformance probe and persists a
-	// fresh ship-gate run.
+	// fresh ship-gate run. Credential: a developer key, a connect token, or the
+	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(context.Context, *RunDeveloperAgentTestRequest) (*RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
 	ApproveStoreAgent(context.Context, *ApproveStoreAgentRequest) (*ApproveStoreAgentResponse, error)

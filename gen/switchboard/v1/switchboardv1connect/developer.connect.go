@@ -76,12 +76,18 @@ type DeveloperServiceClient interface {
 	ListDeveloperKeys(context.Context, *v1.ListDeveloperKeysRequest) (*v1.ListDeveloperKeysResponse, error)
 	// CreateConnectToken issues a connect token (fct_…, 24 hours, single use).
 	CreateConnectToken(context.Context, *v1.CreateConnectTokenRequest) (*v1.CreateConnectTokenResponse, error)
-	// RegisterDeveloperAgent registers an agent through the ship-gate.
+	// RegisterDeveloperAgent registers an agent through the ship-gate (health
+	// check, conformance probe, persisted ship-gate run, widget analysis).
+	// Credential: "Authorization: Bearer <developer key sbd_… or connect token
+	// fct_…>"; missing or unknown 401, a spent, expired or instance token 403.
 	RegisterDeveloperAgent(context.Context, *v1.RegisterDeveloperAgentRequest) (*v1.RegisterDeveloperAgentResponse, error)
-	// UpdateDeveloperAgent changes a registered agent, found by slug.
+	// UpdateDeveloperAgent changes the caller's agent found by slug; breaking
+	// changes send it back through the ship-gate. Credential as for
+	// RegisterDeveloperAgent.
 	UpdateDeveloperAgent(context.Context, *v1.UpdateDeveloperAgentRequest) (*v1.UpdateDeveloperAgentResponse, error)
 	// RunDeveloperAgentTest re-dispatches the conformance probe and persists a
-	// fresh ship-gate run.
+	// fresh ship-gate run. Credential: a developer key, a connect token, or the
+	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(context.Context, *v1.RunDeveloperAgentTestRequest) (*v1.RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
 	ApproveStoreAgent(context.Context, *v1.ApproveStoreAgentRequest) (*v1.ApproveStoreAgentResponse, error)
@@ -280,12 +286,18 @@ type DeveloperServiceHandler interface {
 	ListDeveloperKeys(context.Context, *v1.ListDeveloperKeysRequest) (*v1.ListDeveloperKeysResponse, error)
 	// CreateConnectToken issues a connect token (fct_…, 24 hours, single use).
 	CreateConnectToken(context.Context, *v1.CreateConnectTokenRequest) (*v1.CreateConnectTokenResponse, error)
-	// RegisterDeveloperAgent registers an agent through the ship-gate.
+	// RegisterDeveloperAgent registers an agent through the ship-gate (health
+	// check, conformance probe, persisted ship-gate run, widget analysis).
+	// Credential: "Authorization: Bearer <developer key sbd_… or connect token
+	// fct_…>"; missing or unknown 401, a spent, expired or instance token 403.
 	RegisterDeveloperAgent(context.Context, *v1.RegisterDeveloperAgentRequest) (*v1.RegisterDeveloperAgentResponse, error)
-	// UpdateDeveloperAgent changes a registered agent, found by slug.
+	// UpdateDeveloperAgent changes the caller's agent found by slug; breaking
+	// changes send it back through the ship-gate. Credential as for
+	// RegisterDeveloperAgent.
 	UpdateDeveloperAgent(context.Context, *v1.UpdateDeveloperAgentRequest) (*v1.UpdateDeveloperAgentResponse, error)
 	// RunDeveloperAgentTest re-dispatches the conformance probe and persists a
-	// fresh ship-gate run.
+	// fresh ship-gate run. Credential: a developer key, a connect token, or the
+	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(context.Context, *v1.RunDeveloperAgentTestRequest) (*v1.RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
 	ApproveStoreAgent(context.Context, *v1.ApproveStoreAgentRequest) (*v1.ApproveStoreAgentResponse, error)

@@ -980,7 +980,10 @@ export const DeveloperService: GenService<{
     output: typeof CreateConnectTokenResponseSchema;
   },
   /**
-   * RegisterDeveloperAgent registers an agent through the ship-gate.
+   * RegisterDeveloperAgent registers an agent through the ship-gate (health
+   * check, conformance probe, persisted ship-gate run, widget analysis).
+   * Credential: "Authorization: Bearer <developer key sbd_… or connect token
+   * fct_…>"; missing or unknown 401, a spent, expired or instance token 403.
    *
    * @generated from rpc switchboard.v1.DeveloperService.RegisterDeveloperAgent
    */
@@ -990,7 +993,9 @@ export const DeveloperService: GenService<{
     output: typeof RegisterDeveloperAgentResponseSchema;
   },
   /**
-   * UpdateDeveloperAgent changes a registered agent, found by slug.
+   * UpdateDeveloperAgent changes the caller's agent found by slug; breaking
+   * changes send it back through the ship-gate. Credential as for
+   * RegisterDeveloperAgent.
    *
    * @generated from rpc switchboard.v1.DeveloperService.UpdateDeveloperAgent
    */
@@ -1001,7 +1006,8 @@ export const DeveloperService: GenService<{
   },
   /**
    * RunDeveloperAgentTest re-dispatches the conformance probe and persists a
-   * fresh ship-gate run.
+   * fresh ship-gate run. Credential: a developer key, a connect token, or the
+   * agent's self-config token (sbc_…) as a bearer.
    *
    * @generated from rpc switchboard.v1.DeveloperService.RunDeveloperAgentTest
    */
