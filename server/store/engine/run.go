@@ -57,7 +57,7 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		if dispatch.Timeout(sendErr) {
 			status = execution.StatusTimeout
 		}
-		return e.finish(ctx, id, status, nil, sendErr.Error())
+		return e.finishTimed(ctx, id, status, nil, sendErr.Error(), &elapsed)
 	case res.Kind == dispatch.KindAccepted:
 		return e.outcome(ctx, id)
 	case res.Kind == dispatch.KindQuote:
