@@ -79,7 +79,7 @@ func (e *Engine) sweepTimeouts(ctx context.Context) error {
 // queues of free agents.
 func (e *Engine) recover(ctx context.Context) error {
 	unsent, err := e.DB.Execution.Query().Where(execution.StatusEQ(execution.StatusRunning), execution.DispatchedAtIsNil(),
-		execution.PricingPhaseIsNil()).IDs(ctx)
+		execution.Or(execution.PricingPhaseIsNil(), execution.PricingPhaseEQ(PhaseApproved))).IDs(ctx)
 	if err != nil {
 		return err
 	}

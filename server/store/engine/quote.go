@@ -48,7 +48,9 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 			return internal(err)
 		}
 		now := e.now()
-		ex, err = ex.Update().SetPricingPhase(PhaseApproved).SetUpdatedAt(now).Save(ctx)
+		// dispatched_at cleared: the real run is not sent yet, and a restart
+		// before it is sent sends it (recover).
+		ex, err = ex.Update().SetPricingPhase(PhaseApproved).ClearDispatchedAt().SetUpdatedAt(now).Save(ctx)
 		if err != nil || ex.IsOwnAgent {
 			return internal(err)
 		}
