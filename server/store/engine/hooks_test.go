@@ -26,7 +26,9 @@ func TestFinishedHookAndRequeue(t *testing.T) {
 		return tx.Execution.UpdateOneID(ex.ID).SetReviewStatus(execution.ReviewStatusPendingReview).Exec(ctx)
 	}
 	f := newFixture(t, withExecutions(server.ExecutionConfig{CallTimeout: 2 * time.Second, Finished: finished}))
-	a := newAgent(t, func(c call, w http.ResponseWriter) { writeJSON(w, 200, map[string]any{"output": "v" + c.Body["message"].(string)}) })
+	a := newAgent(t, func(c call, w http.ResponseWriter) {
+		writeJSON(w, 200, map[string]any{"output": "v" + c.Body["message"].(string)})
+	})
 	id := f.listing(t, a.URL, map[string]any{"pricingModel": "per_task", "pricePerTask": 4})
 	_, out := f.execute(t, f.req, id, map[string]any{"input": "1"})
 	exID := out["executionId"].(string)
