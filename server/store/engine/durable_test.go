@@ -107,6 +107,9 @@ func TestExecutionTimeoutOnTheClock(t *testing.T) {
 	_, out := f.execute(t, f.req, id, map[string]any{"input": "slow"})
 	exID := out["executionId"].(string)
 	_, q := f.execute(t, f.req, id, map[string]any{"input": "next"})
+	if first, queued := f.row(t, exID), f.row(t, q["executionId"].(string)); first.PaymentHoldStatus != "held" || queued.PaymentHoldStatus != "none" {
+		t.Fatalf("holds: running %s, queued %s (a queued execution is held only when dispatched)", first.PaymentHoldStatus, queued.PaymentHoldStatus)
+	}
 	f.s.Clock.Advance(29 * time.Second)
 	time.Sleep(50 * time.Millisecond)
 	if r := f.row(t, exID); r.Status != "running" {
@@ -120,6 +123,9 @@ func TestExecutionTimeoutOnTheClock(t *testing.T) {
 	}
 	next := q["executionId"].(string)
 	eventually(t, "the next dispatch", func() bool { return a.token(next) != "" })
+	if r := f.row(t, next); r.PaymentHoldStatus != "held" || r.Gross == nil || *r.Gross != 1 {
+		t.Errorf("promoted execution's hold: %s %v", r.PaymentHoldStatus, r.Gross)
+	}
 	// A late answer after the timeout changes nothing.
 	if res := deliver(t, f.s, exID, a.token(exID), "late"); res.Status != 400 {
 		t.Errorf("late delivery: %d %s", res.Status, res.Body)
