@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -195,28 +196,37 @@ func (d *Dispatcher) send(ctx context.Context, c Call, body []byte) (Result, err
 	}
 	setHeaders(req.Header, c, body)
 	start := time.Now()
+	res, err := d.do(ctx, req, c.Format)
+	res.Elapsed = time.Since(start)
+	return res, err
+}
+
+func (d *Dispatcher) do(ctx context.Context, req *http.Request, format string) (Result, error) {
 	resp, err := d.client.Do(req)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Result{}, fmt.Errorf("%w (%s)", ErrTimeout, d.timeout)
-		}
-		return Result{}, fmt.Errorf("agent endpoint: %w", err)
+		return Result{}, d.callError(ctx, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	elapsed := time.Since(start)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Result{}, fmt.Errorf("%w (%s)", ErrTimeout, d.timeout)
-		}
-		return Result{}, fmt.Errorf("agent answer: %w", err)
+		return Result{}, d.callError(ctx, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return Result{}, &StatusError{Code: resp.StatusCode, Body: clip(string(raw), 500)}
 	}
-	res, err := Parse(c.Format, resp.StatusCode, raw)
-	res.StatusCode, res.Elapsed = resp.StatusCode, elapsed
+	res, err := Parse(format, resp.StatusCode, raw)
+	res.StatusCode = resp.StatusCode
 	return res, err
+}
+
+// callError marks a call past the timeout (the context's, or the
+// transport's wait for headers) as ErrTimeout.
+func (d *Dispatcher) callError(ctx context.Context, err error) error {
+	var ne net.Error
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return fmt.Errorf("%w (%s)", ErrTimeout, d.timeout)
+	}
+	return fmt.Errorf("agent endpoint: %w", err)
 }
 
 // Body is the request body for c's input format.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -55,23 +56,36 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 	if ex.Status != execution.StatusRunning || (ex.PricingPhase != nil && *ex.PricingPhase == PhaseQuoted) {
 		return nil, apperr.IllegalMove("execution %q is %s; it takes no result now", ex.ID, ex.Status)
 	}
-	now := e.now()
-	n, err := e.DB.Execution.Update().Where(execution.ID(ex.ID), execution.StatusEQ(execution.StatusRunning),
-		execution.CallbackReceivedAtIsNil()).SetCallbackReceivedAt(now).Save(ctx)
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	if n == 0 {
-		return nil, apperr.IllegalMove("execution %q already received its result", ex.ID)
-	}
+	var output *string
+	reason := ""
 	if status == execution.StatusCompleted {
-		return e.finish(ctx, ex.ID, status, d.Output, "")
-	}
-	reason := d.Error
-	if reason == "" {
+		output = d.Output
+	} else if reason = d.Error; reason == "" {
 		reason = "the agent reported a failure"
 	}
-	return e.finish(ctx, ex.ID, status, nil, reason)
+	// Receipt and finish in one transaction: a delivery is recorded whole
+	// or not at all, so an agent may retry one that failed.
+	var next []string
+	err = e.DB.InTx(ctx, func(tx *ent.Tx) error {
+		n, err := tx.Execution.Update().Where(execution.ID(ex.ID), execution.StatusEQ(execution.StatusRunning),
+			execution.CallbackReceivedAtIsNil()).SetCallbackReceivedAt(e.now()).Save(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return apperr.IllegalMove("execution %q already received its result or ended", ex.ID)
+		}
+		next, err = e.end(ctx, tx, ex.ID, status, output, reason, nil, "")
+		if errors.Is(err, errNotRunning) {
+			return apperr.IllegalMove("execution %q ended before its result arrived", ex.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, internal(err)
+	}
+	e.sendAll(next)
+	return e.outcome(ctx, ex.ID)
 }
 
 // Receipt answers an execution's callback receipt status.

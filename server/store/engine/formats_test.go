@@ -11,8 +11,8 @@ import (
 // synchronously; the body shape and the headers always sent are asserted on
 // the agent's side.
 func TestExecuteEachInputFormat(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	text := newAgent(t, func(c call, w http.ResponseWriter) {
 		writeJSON(w, 200, map[string]any{"output": "echo: " + c.Body["message"].(string)})
 	})

@@ -71,8 +71,7 @@ func withExecutions(x server.ExecutionConfig) servertest.Option {
 	return func(c *server.Config) { c.Executions = x }
 }
 
-// newFixture starts the server; call it before t.Parallel() (ent's
-// migration is not safe to run concurrently).
+// newFixture starts the server (after t.Parallel(), like the store's tests).
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
 	opts = append([]servertest.Option{servertest.WithPrivateEndpoints(),

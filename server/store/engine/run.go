@@ -32,6 +32,8 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
+	// An approved quote's real run, also when a restart sends it.
+	approved = approved || (ex.PricingPhase != nil && *ex.PricingPhase == PhaseApproved)
 	call, err := e.call(ex, agent, approved)
 	if err != nil {
 		// A credential that no longer opens is the listing's fault: the
@@ -57,7 +59,7 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		if dispatch.Timeout(sendErr) {
 			status = execution.StatusTimeout
 		}
-		return e.finish(ctx, id, status, nil, sendErr.Error())
+		return e.finishTimed(ctx, id, status, nil, sendErr.Error(), &elapsed)
 	case res.Kind == dispatch.KindAccepted:
 		return e.outcome(ctx, id)
 	case res.Kind == dispatch.KindQuote:
