@@ -182,6 +182,8 @@ func New(cfg Config) (*App, error) {
 	}
 	svc.dev = &developer.Service{
 		DB: cfg.DB, Now: cfg.Now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
+		// registerUrl is absolute when the instance knows its public address.
+		BaseURL: cfg.Executions.PublicURL,
 	}
 	app.closers = append(app.closers, svc.dev.Close)
 	g := gate.New(table, resolver, cfg.Limits)
