@@ -103,3 +103,32 @@ func TestBadInputWritesNothing(t *testing.T) {
 		t.Fatalf("refusals wrote: %+v → %+v", before, after)
 	}
 }
+
+// TestPrivateAddressesRefused: RULINGS "Store, federation, MCP, A2A" — on an
+// instance that does not allow private addresses, a loopback endpointUrl,
+// healthCheckUrl or instanceUrl is refused at registration (400), before any
+// outbound call, and nothing is written.
+func TestPrivateAddressesRefused(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	s.SignUp("owner")
+	dev := s.SignUp("dev")
+	a := newFakeAgent(t, true)
+	res := dev.Session.Do(http.MethodPost, "/api/developer/keys", map[string]any{"label": "k"})
+	key := res.JSON(t)["developerKey"].(string)
+	public := "https://93.184.215.14/agent"
+	for _, field := range []string{"endpointUrl", "healthCheckUrl", "instanceUrl"} {
+		body := agentBody("private", public)
+		body[field] = a.URL
+		if field == "healthCheckUrl" {
+			body["skipHealthCheck"] = false
+		}
+		res := s.WithKey(key).Do(http.MethodPost, "/api/developer/agents/register", body)
+		if res.Status != http.StatusBadRequest || !strings.Contains(string(res.Body), field) {
+			t.Errorf("%s on loopback: %d %s", field, res.Status, res.Body)
+		}
+	}
+	if n, _ := s.DB.StoreAgent.Query().Count(t.Context()); n != 0 || len(a.seen()) != 0 {
+		t.Fatalf("refusals wrote %d agents or called the agent %d times", n, len(a.seen()))
+	}
+}
