@@ -227,7 +227,9 @@ func (s *Service) UpdateDeveloperAgent(ctx context.Context, req *switchboardv1.U
 	} else if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	row, change, err := s.Store.UpdateListing(ctx, d.userID, cur.ID, toStoreInput(a, false), shipGateAfterChange)
+	row, change, err := s.Store.UpdateListing(ctx, d.userID, cur.ID, toStoreInput(a, false), func(row *ent.StoreAgent, breaking bool) string {
+		return store.ShipGateAfterChange(string(row.Status), breaking)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -248,17 +250,6 @@ func (s *Service) UpdateDeveloperAgent(ctx context.Context, req *switchboardv1.U
 		out.ReviewRequired = change.Breaking
 	}
 	return out, nil
-}
-
-// shipGateAfterChange is a self-registered agent's status after a change:
-// breaking changes re-review on PATCH too (RULINGS), so a listed or rejected
-// agent goes back to pending, which only an admin lifts again, with a
-// passing run after the change.
-func shipGateAfterChange(status string, breaking bool) string {
-	if breaking && (status == statusActive || status == statusRejected) {
-		return statusPending
-	}
-	return status
 }
 
 func derefString(s *string) string {

@@ -217,6 +217,21 @@ func TestPatchReReviewsBreakingChanges(t *testing.T) {
 	if res.Status != http.StatusBadRequest {
 		t.Fatalf("approve after a breaking change without a new run: %d %s", res.Status, res.Body)
 	}
+	// The store's own update path re-reviews a self-registered agent too,
+	// under the default zero-gate policy (RULINGS: both update paths).
+	a.conforming.Store(true)
+	f.s.Clock.Advance(1e9)
+	if res := api.Do(http.MethodPost, "/api/developer/agents/"+id+"/test-run", map[string]any{}); res.Status != http.StatusOK {
+		t.Fatalf("test-run: %d %s", res.Status, res.Body)
+	}
+	if res := f.admin.Session.Do(http.MethodPost, "/api/admin/marketplace/"+id+"/approve", map[string]any{}); res.Status != http.StatusOK {
+		t.Fatalf("approve after a new passing run: %d %s", res.Status, res.Body)
+	}
+	store := f.s.WithKey(f.dev.NewKey("store", "store"))
+	res = store.Do(http.MethodPut, "/api/marketplace/"+id, map[string]any{"endpointUrl": a.URL + "/v2"})
+	if res.Status != http.StatusOK || res.JSON(t)["agent"].(map[string]any)["status"] != "pending" {
+		t.Fatalf("breaking PUT on a self-registered agent: %d %s", res.Status, res.Body)
+	}
 	// Another developer cannot see the slug.
 	other := f.s.SignUp("other")
 	res = f.s.WithKey(f.developerKey(t, other)).Do(http.MethodPatch, "/api/developer/agents/register", map[string]any{"slug": "patched", "description": "Mine now."})

@@ -208,7 +208,14 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 		return nil, apperr.Invalid("id is required")
 	}
 	out := &switchboardv1.UpdateStoreAgentResponse{}
-	row, change, err := s.UpdateListing(ctx, p.UserID, req.GetId(), req.GetAgent(), s.Policy.StatusAfterChange)
+	row, change, err := s.UpdateListing(ctx, p.UserID, req.GetId(), req.GetAgent(), func(row *ent.StoreAgent, breaking bool) string {
+		// A self-registered agent goes back through the ship-gate on this
+		// path too, whatever the policy (RULINGS "Store, federation, MCP, A2A").
+		if row.SelfConfigTokenHash != nil {
+			return ShipGateAfterChange(string(row.Status), breaking)
+		}
+		return s.Policy.StatusAfterChange(string(row.Status), breaking)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +232,7 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 // statusAfter decides the status after a change (the store's review policy,
 // or the ship-gate for self-registered agents). The change is nil when
 // nothing changed.
-func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *switchboardv1.StoreAgentInput, statusAfter func(status string, breaking bool) string) (*ent.StoreAgent, *schema.ChangelogEntry, error) {
+func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *switchboardv1.StoreAgentInput, statusAfter func(row *ent.StoreAgent, breaking bool) string) (*ent.StoreAgent, *schema.ChangelogEntry, error) {
 	in, err := parseInput(req, false)
 	if err != nil {
 		return nil, nil, err
@@ -277,7 +284,7 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 			changelog = changelog[len(changelog)-maxChangelog:]
 		}
 		update := tx.StoreAgent.UpdateOneID(row.ID).Where(storeagent.UserID(userID)).SetUpdatedAt(now).
-			SetChangelog(changelog).SetStatus(storeagent.Status(statusAfter(string(row.Status), breaking)))
+			SetChangelog(changelog).SetStatus(storeagent.Status(statusAfter(row, breaking)))
 		if err := write(update.Mutation(), next, true); err != nil {
 			return apperr.Internal(err)
 		}
