@@ -138,3 +138,34 @@ func TestTestRunAccess(t *testing.T) {
 		t.Fatalf("refused test-runs wrote: %+v → %+v", before, after)
 	}
 }
+
+// TestProbeCarriesTheCredential: the probe is the real dispatch (document 2,
+// "Execution contract": auth headers by authMethod) at registration, and the
+// test-run opens the sealed credential to send it again (RULINGS: agent
+// credentials are stored encrypted).
+func TestProbeCarriesTheCredential(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := newFakeAgent(t, true)
+	key := f.developerKey(t, f.dev)
+	body := agentBody("with-auth", a.URL)
+	body["authMethod"], body["authCredential"] = "api_key", "agent-secret-0123456789"
+	body["inputFormat"] = "a2a"
+	id := f.register(t, key, body, http.StatusCreated)["agent"].(map[string]any)["id"].(string)
+	if res := f.s.WithKey(key).Do(http.MethodPost, "/api/developer/agents/"+id+"/test-run", map[string]any{}); res.Status != http.StatusOK {
+		t.Fatalf("test-run: %d %s", res.Status, res.Body)
+	}
+	seen := a.seen()
+	if len(seen) != 2 {
+		t.Fatalf("probes: %d", len(seen))
+	}
+	for i, p := range seen {
+		if p.header.Get("X-API-Key") != "agent-secret-0123456789" || p.body["method"] != "tasks/send" || p.body["test"] != true {
+			t.Errorf("probe %d: %v %v", i, p.header, p.body)
+		}
+	}
+	row, err := f.s.DB.StoreAgent.Get(context.Background(), id)
+	if err != nil || row.AuthCredentialEncrypted == nil || strings.Contains(string(*row.AuthCredentialEncrypted), "agent-secret") {
+		t.Fatalf("credential must be sealed: %v", err)
+	}
+}
