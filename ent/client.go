@@ -23,12 +23,17 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -60,18 +65,28 @@ type Client struct {
 	ChatMessage *ChatMessageClient
 	// ChecklistItem is the client for interacting with the ChecklistItem builders.
 	ChecklistItem *ChecklistItemClient
+	// ConnectToken is the client for interacting with the ConnectToken builders.
+	ConnectToken *ConnectTokenClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// DeveloperKey is the client for interacting with the DeveloperKey builders.
+	DeveloperKey *DeveloperKeyClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// LedgerEntry is the client for interacting with the LedgerEntry builders.
+	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// PaymentHold is the client for interacting with the PaymentHold builders.
+	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
 	Setting *SettingClient
+	// ShipGateRun is the client for interacting with the ShipGateRun builders.
+	ShipGateRun *ShipGateRunClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
 	// StoreInstall is the client for interacting with the StoreInstall builders.
@@ -103,12 +118,17 @@ func (c *Client) init() {
 	c.CardContact = NewCardContactClient(c.config)
 	c.ChatMessage = NewChatMessageClient(c.config)
 	c.ChecklistItem = NewChecklistItemClient(c.config)
+	c.ConnectToken = NewConnectTokenClient(c.config)
 	c.Contact = NewContactClient(c.config)
+	c.DeveloperKey = NewDeveloperKeyClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
+	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
+	c.PaymentHold = NewPaymentHoldClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
+	c.ShipGateRun = NewShipGateRunClient(c.config)
 	c.StoreAgent = NewStoreAgentClient(c.config)
 	c.StoreInstall = NewStoreInstallClient(c.config)
 	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
@@ -215,12 +235,17 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CardContact:       NewCardContactClient(cfg),
 		ChatMessage:       NewChatMessageClient(cfg),
 		ChecklistItem:     NewChecklistItemClient(cfg),
+		ConnectToken:      NewConnectTokenClient(cfg),
 		Contact:           NewContactClient(cfg),
+		DeveloperKey:      NewDeveloperKeyClient(cfg),
 		Execution:         NewExecutionClient(cfg),
+		LedgerEntry:       NewLedgerEntryClient(cfg),
 		MemoryEntry:       NewMemoryEntryClient(cfg),
+		PaymentHold:       NewPaymentHoldClient(cfg),
 		QueueItem:         NewQueueItemClient(cfg),
 		Session:           NewSessionClient(cfg),
 		Setting:           NewSettingClient(cfg),
+		ShipGateRun:       NewShipGateRunClient(cfg),
 		StoreAgent:        NewStoreAgentClient(cfg),
 		StoreInstall:      NewStoreInstallClient(cfg),
 		StoreSubscription: NewStoreSubscriptionClient(cfg),
@@ -254,12 +279,17 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CardContact:       NewCardContactClient(cfg),
 		ChatMessage:       NewChatMessageClient(cfg),
 		ChecklistItem:     NewChecklistItemClient(cfg),
+		ConnectToken:      NewConnectTokenClient(cfg),
 		Contact:           NewContactClient(cfg),
+		DeveloperKey:      NewDeveloperKeyClient(cfg),
 		Execution:         NewExecutionClient(cfg),
+		LedgerEntry:       NewLedgerEntryClient(cfg),
 		MemoryEntry:       NewMemoryEntryClient(cfg),
+		PaymentHold:       NewPaymentHoldClient(cfg),
 		QueueItem:         NewQueueItemClient(cfg),
 		Session:           NewSessionClient(cfg),
 		Setting:           NewSettingClient(cfg),
+		ShipGateRun:       NewShipGateRunClient(cfg),
 		StoreAgent:        NewStoreAgentClient(cfg),
 		StoreInstall:      NewStoreInstallClient(cfg),
 		StoreSubscription: NewStoreSubscriptionClient(cfg),
@@ -296,8 +326,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.ActivityEntry, c.CapabilityInstall, c.CapabilityPack, c.Card,
-		c.CardContact, c.ChatMessage, c.ChecklistItem, c.Contact, c.Execution,
-		c.MemoryEntry, c.QueueItem, c.Session, c.Setting, c.StoreAgent, c.StoreInstall,
+		c.CardContact, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
+		c.DeveloperKey, c.Execution, c.LedgerEntry, c.MemoryEntry, c.PaymentHold,
+		c.QueueItem, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
 		c.StoreSubscription, c.StreamEvent, c.User, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
@@ -309,8 +340,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.ActivityEntry, c.CapabilityInstall, c.CapabilityPack, c.Card,
-		c.CardContact, c.ChatMessage, c.ChecklistItem, c.Contact, c.Execution,
-		c.MemoryEntry, c.QueueItem, c.Session, c.Setting, c.StoreAgent, c.StoreInstall,
+		c.CardContact, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
+		c.DeveloperKey, c.Execution, c.LedgerEntry, c.MemoryEntry, c.PaymentHold,
+		c.QueueItem, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
 		c.StoreSubscription, c.StreamEvent, c.User, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
@@ -336,18 +368,28 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ChatMessage.mutate(ctx, m)
 	case *ChecklistItemMutation:
 		return c.ChecklistItem.mutate(ctx, m)
+	case *ConnectTokenMutation:
+		return c.ConnectToken.mutate(ctx, m)
 	case *ContactMutation:
 		return c.Contact.mutate(ctx, m)
+	case *DeveloperKeyMutation:
+		return c.DeveloperKey.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
+	case *LedgerEntryMutation:
+		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
 		return c.MemoryEntry.mutate(ctx, m)
+	case *PaymentHoldMutation:
+		return c.PaymentHold.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *SettingMutation:
 		return c.Setting.mutate(ctx, m)
+	case *ShipGateRunMutation:
+		return c.ShipGateRun.mutate(ctx, m)
 	case *StoreAgentMutation:
 		return c.StoreAgent.mutate(ctx, m)
 	case *StoreInstallMutation:
@@ -1669,6 +1711,155 @@ func (c *ChecklistItemClient) mutate(ctx context.Context, m *ChecklistItemMutati
 	}
 }
 
+// ConnectTokenClient is a client for the ConnectToken schema.
+type ConnectTokenClient struct {
+	config
+}
+
+// NewConnectTokenClient returns a client for the ConnectToken from the given config.
+func NewConnectTokenClient(c config) *ConnectTokenClient {
+	return &ConnectTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `connecttoken.Hooks(f(g(h())))`.
+func (c *ConnectTokenClient) Use(hooks ...Hook) {
+	c.hooks.ConnectToken = append(c.hooks.ConnectToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `connecttoken.Intercept(f(g(h())))`.
+func (c *ConnectTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ConnectToken = append(c.inters.ConnectToken, interceptors...)
+}
+
+// Create returns a builder for creating a ConnectToken entity.
+func (c *ConnectTokenClient) Create() *ConnectTokenCreate {
+	mutation := newConnectTokenMutation(c.config, OpCreate)
+	return &ConnectTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ConnectToken entities.
+func (c *ConnectTokenClient) CreateBulk(builders ...*ConnectTokenCreate) *ConnectTokenCreateBulk {
+	return &ConnectTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ConnectTokenClient) MapCreateBulk(slice any, setFunc func(*ConnectTokenCreate, int)) *ConnectTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ConnectTokenCreateBulk{err: fmt.Errorf("calling to ConnectTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ConnectTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ConnectTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ConnectToken.
+func (c *ConnectTokenClient) Update() *ConnectTokenUpdate {
+	mutation := newConnectTokenMutation(c.config, OpUpdate)
+	return &ConnectTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ConnectTokenClient) UpdateOne(_m *ConnectToken) *ConnectTokenUpdateOne {
+	mutation := newConnectTokenMutation(c.config, OpUpdateOne, withConnectToken(_m))
+	return &ConnectTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ConnectTokenClient) UpdateOneID(id string) *ConnectTokenUpdateOne {
+	mutation := newConnectTokenMutation(c.config, OpUpdateOne, withConnectTokenID(id))
+	return &ConnectTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ConnectToken.
+func (c *ConnectTokenClient) Delete() *ConnectTokenDelete {
+	mutation := newConnectTokenMutation(c.config, OpDelete)
+	return &ConnectTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ConnectTokenClient) DeleteOne(_m *ConnectToken) *ConnectTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ConnectTokenClient) DeleteOneID(id string) *ConnectTokenDeleteOne {
+	builder := c.Delete().Where(connecttoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ConnectTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for ConnectToken.
+func (c *ConnectTokenClient) Query() *ConnectTokenQuery {
+	return &ConnectTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeConnectToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ConnectToken entity by its id.
+func (c *ConnectTokenClient) Get(ctx context.Context, id string) (*ConnectToken, error) {
+	return c.Query().Where(connecttoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ConnectTokenClient) GetX(ctx context.Context, id string) *ConnectToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a ConnectToken.
+func (c *ConnectTokenClient) QueryUser(_m *ConnectToken) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(connecttoken.Table, connecttoken.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, connecttoken.UserTable, connecttoken.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ConnectTokenClient) Hooks() []Hook {
+	return c.hooks.ConnectToken
+}
+
+// Interceptors returns the client interceptors.
+func (c *ConnectTokenClient) Interceptors() []Interceptor {
+	return c.inters.ConnectToken
+}
+
+func (c *ConnectTokenClient) mutate(ctx context.Context, m *ConnectTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ConnectTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ConnectTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ConnectTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ConnectTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ConnectToken mutation op: %q", m.Op())
+	}
+}
+
 // ContactClient is a client for the Contact schema.
 type ContactClient struct {
 	config
@@ -1831,6 +2022,155 @@ func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, 
 		return (&ContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Contact mutation op: %q", m.Op())
+	}
+}
+
+// DeveloperKeyClient is a client for the DeveloperKey schema.
+type DeveloperKeyClient struct {
+	config
+}
+
+// NewDeveloperKeyClient returns a client for the DeveloperKey from the given config.
+func NewDeveloperKeyClient(c config) *DeveloperKeyClient {
+	return &DeveloperKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `developerkey.Hooks(f(g(h())))`.
+func (c *DeveloperKeyClient) Use(hooks ...Hook) {
+	c.hooks.DeveloperKey = append(c.hooks.DeveloperKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `developerkey.Intercept(f(g(h())))`.
+func (c *DeveloperKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DeveloperKey = append(c.inters.DeveloperKey, interceptors...)
+}
+
+// Create returns a builder for creating a DeveloperKey entity.
+func (c *DeveloperKeyClient) Create() *DeveloperKeyCreate {
+	mutation := newDeveloperKeyMutation(c.config, OpCreate)
+	return &DeveloperKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DeveloperKey entities.
+func (c *DeveloperKeyClient) CreateBulk(builders ...*DeveloperKeyCreate) *DeveloperKeyCreateBulk {
+	return &DeveloperKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DeveloperKeyClient) MapCreateBulk(slice any, setFunc func(*DeveloperKeyCreate, int)) *DeveloperKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DeveloperKeyCreateBulk{err: fmt.Errorf("calling to DeveloperKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DeveloperKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DeveloperKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DeveloperKey.
+func (c *DeveloperKeyClient) Update() *DeveloperKeyUpdate {
+	mutation := newDeveloperKeyMutation(c.config, OpUpdate)
+	return &DeveloperKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DeveloperKeyClient) UpdateOne(_m *DeveloperKey) *DeveloperKeyUpdateOne {
+	mutation := newDeveloperKeyMutation(c.config, OpUpdateOne, withDeveloperKey(_m))
+	return &DeveloperKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DeveloperKeyClient) UpdateOneID(id string) *DeveloperKeyUpdateOne {
+	mutation := newDeveloperKeyMutation(c.config, OpUpdateOne, withDeveloperKeyID(id))
+	return &DeveloperKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DeveloperKey.
+func (c *DeveloperKeyClient) Delete() *DeveloperKeyDelete {
+	mutation := newDeveloperKeyMutation(c.config, OpDelete)
+	return &DeveloperKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DeveloperKeyClient) DeleteOne(_m *DeveloperKey) *DeveloperKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DeveloperKeyClient) DeleteOneID(id string) *DeveloperKeyDeleteOne {
+	builder := c.Delete().Where(developerkey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DeveloperKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for DeveloperKey.
+func (c *DeveloperKeyClient) Query() *DeveloperKeyQuery {
+	return &DeveloperKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDeveloperKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DeveloperKey entity by its id.
+func (c *DeveloperKeyClient) Get(ctx context.Context, id string) (*DeveloperKey, error) {
+	return c.Query().Where(developerkey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DeveloperKeyClient) GetX(ctx context.Context, id string) *DeveloperKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a DeveloperKey.
+func (c *DeveloperKeyClient) QueryUser(_m *DeveloperKey) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(developerkey.Table, developerkey.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, developerkey.UserTable, developerkey.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DeveloperKeyClient) Hooks() []Hook {
+	return c.hooks.DeveloperKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *DeveloperKeyClient) Interceptors() []Interceptor {
+	return c.inters.DeveloperKey
+}
+
+func (c *DeveloperKeyClient) mutate(ctx context.Context, m *DeveloperKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DeveloperKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DeveloperKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DeveloperKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DeveloperKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DeveloperKey mutation op: %q", m.Op())
 	}
 }
 
@@ -1999,6 +2339,139 @@ func (c *ExecutionClient) mutate(ctx context.Context, m *ExecutionMutation) (Val
 	}
 }
 
+// LedgerEntryClient is a client for the LedgerEntry schema.
+type LedgerEntryClient struct {
+	config
+}
+
+// NewLedgerEntryClient returns a client for the LedgerEntry from the given config.
+func NewLedgerEntryClient(c config) *LedgerEntryClient {
+	return &LedgerEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `ledgerentry.Hooks(f(g(h())))`.
+func (c *LedgerEntryClient) Use(hooks ...Hook) {
+	c.hooks.LedgerEntry = append(c.hooks.LedgerEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `ledgerentry.Intercept(f(g(h())))`.
+func (c *LedgerEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LedgerEntry = append(c.inters.LedgerEntry, interceptors...)
+}
+
+// Create returns a builder for creating a LedgerEntry entity.
+func (c *LedgerEntryClient) Create() *LedgerEntryCreate {
+	mutation := newLedgerEntryMutation(c.config, OpCreate)
+	return &LedgerEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LedgerEntry entities.
+func (c *LedgerEntryClient) CreateBulk(builders ...*LedgerEntryCreate) *LedgerEntryCreateBulk {
+	return &LedgerEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LedgerEntryClient) MapCreateBulk(slice any, setFunc func(*LedgerEntryCreate, int)) *LedgerEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LedgerEntryCreateBulk{err: fmt.Errorf("calling to LedgerEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LedgerEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LedgerEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LedgerEntry.
+func (c *LedgerEntryClient) Update() *LedgerEntryUpdate {
+	mutation := newLedgerEntryMutation(c.config, OpUpdate)
+	return &LedgerEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LedgerEntryClient) UpdateOne(_m *LedgerEntry) *LedgerEntryUpdateOne {
+	mutation := newLedgerEntryMutation(c.config, OpUpdateOne, withLedgerEntry(_m))
+	return &LedgerEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LedgerEntryClient) UpdateOneID(id string) *LedgerEntryUpdateOne {
+	mutation := newLedgerEntryMutation(c.config, OpUpdateOne, withLedgerEntryID(id))
+	return &LedgerEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LedgerEntry.
+func (c *LedgerEntryClient) Delete() *LedgerEntryDelete {
+	mutation := newLedgerEntryMutation(c.config, OpDelete)
+	return &LedgerEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LedgerEntryClient) DeleteOne(_m *LedgerEntry) *LedgerEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LedgerEntryClient) DeleteOneID(id string) *LedgerEntryDeleteOne {
+	builder := c.Delete().Where(ledgerentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LedgerEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for LedgerEntry.
+func (c *LedgerEntryClient) Query() *LedgerEntryQuery {
+	return &LedgerEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLedgerEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LedgerEntry entity by its id.
+func (c *LedgerEntryClient) Get(ctx context.Context, id string) (*LedgerEntry, error) {
+	return c.Query().Where(ledgerentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LedgerEntryClient) GetX(ctx context.Context, id string) *LedgerEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *LedgerEntryClient) Hooks() []Hook {
+	return c.hooks.LedgerEntry
+}
+
+// Interceptors returns the client interceptors.
+func (c *LedgerEntryClient) Interceptors() []Interceptor {
+	return c.inters.LedgerEntry
+}
+
+func (c *LedgerEntryClient) mutate(ctx context.Context, m *LedgerEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LedgerEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LedgerEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LedgerEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LedgerEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LedgerEntry mutation op: %q", m.Op())
+	}
+}
+
 // MemoryEntryClient is a client for the MemoryEntry schema.
 type MemoryEntryClient struct {
 	config
@@ -2145,6 +2618,139 @@ func (c *MemoryEntryClient) mutate(ctx context.Context, m *MemoryEntryMutation) 
 		return (&MemoryEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown MemoryEntry mutation op: %q", m.Op())
+	}
+}
+
+// PaymentHoldClient is a client for the PaymentHold schema.
+type PaymentHoldClient struct {
+	config
+}
+
+// NewPaymentHoldClient returns a client for the PaymentHold from the given config.
+func NewPaymentHoldClient(c config) *PaymentHoldClient {
+	return &PaymentHoldClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `paymenthold.Hooks(f(g(h())))`.
+func (c *PaymentHoldClient) Use(hooks ...Hook) {
+	c.hooks.PaymentHold = append(c.hooks.PaymentHold, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `paymenthold.Intercept(f(g(h())))`.
+func (c *PaymentHoldClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PaymentHold = append(c.inters.PaymentHold, interceptors...)
+}
+
+// Create returns a builder for creating a PaymentHold entity.
+func (c *PaymentHoldClient) Create() *PaymentHoldCreate {
+	mutation := newPaymentHoldMutation(c.config, OpCreate)
+	return &PaymentHoldCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PaymentHold entities.
+func (c *PaymentHoldClient) CreateBulk(builders ...*PaymentHoldCreate) *PaymentHoldCreateBulk {
+	return &PaymentHoldCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PaymentHoldClient) MapCreateBulk(slice any, setFunc func(*PaymentHoldCreate, int)) *PaymentHoldCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PaymentHoldCreateBulk{err: fmt.Errorf("calling to PaymentHoldClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PaymentHoldCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PaymentHoldCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PaymentHold.
+func (c *PaymentHoldClient) Update() *PaymentHoldUpdate {
+	mutation := newPaymentHoldMutation(c.config, OpUpdate)
+	return &PaymentHoldUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PaymentHoldClient) UpdateOne(_m *PaymentHold) *PaymentHoldUpdateOne {
+	mutation := newPaymentHoldMutation(c.config, OpUpdateOne, withPaymentHold(_m))
+	return &PaymentHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PaymentHoldClient) UpdateOneID(id string) *PaymentHoldUpdateOne {
+	mutation := newPaymentHoldMutation(c.config, OpUpdateOne, withPaymentHoldID(id))
+	return &PaymentHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PaymentHold.
+func (c *PaymentHoldClient) Delete() *PaymentHoldDelete {
+	mutation := newPaymentHoldMutation(c.config, OpDelete)
+	return &PaymentHoldDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PaymentHoldClient) DeleteOne(_m *PaymentHold) *PaymentHoldDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PaymentHoldClient) DeleteOneID(id string) *PaymentHoldDeleteOne {
+	builder := c.Delete().Where(paymenthold.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PaymentHoldDeleteOne{builder}
+}
+
+// Query returns a query builder for PaymentHold.
+func (c *PaymentHoldClient) Query() *PaymentHoldQuery {
+	return &PaymentHoldQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePaymentHold},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PaymentHold entity by its id.
+func (c *PaymentHoldClient) Get(ctx context.Context, id string) (*PaymentHold, error) {
+	return c.Query().Where(paymenthold.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PaymentHoldClient) GetX(ctx context.Context, id string) *PaymentHold {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PaymentHoldClient) Hooks() []Hook {
+	return c.hooks.PaymentHold
+}
+
+// Interceptors returns the client interceptors.
+func (c *PaymentHoldClient) Interceptors() []Interceptor {
+	return c.inters.PaymentHold
+}
+
+func (c *PaymentHoldClient) mutate(ctx context.Context, m *PaymentHoldMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PaymentHoldCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PaymentHoldUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PaymentHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PaymentHoldDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PaymentHold mutation op: %q", m.Op())
 	}
 }
 
@@ -2595,6 +3201,155 @@ func (c *SettingClient) mutate(ctx context.Context, m *SettingMutation) (Value, 
 	}
 }
 
+// ShipGateRunClient is a client for the ShipGateRun schema.
+type ShipGateRunClient struct {
+	config
+}
+
+// NewShipGateRunClient returns a client for the ShipGateRun from the given config.
+func NewShipGateRunClient(c config) *ShipGateRunClient {
+	return &ShipGateRunClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shipgaterun.Hooks(f(g(h())))`.
+func (c *ShipGateRunClient) Use(hooks ...Hook) {
+	c.hooks.ShipGateRun = append(c.hooks.ShipGateRun, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shipgaterun.Intercept(f(g(h())))`.
+func (c *ShipGateRunClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShipGateRun = append(c.inters.ShipGateRun, interceptors...)
+}
+
+// Create returns a builder for creating a ShipGateRun entity.
+func (c *ShipGateRunClient) Create() *ShipGateRunCreate {
+	mutation := newShipGateRunMutation(c.config, OpCreate)
+	return &ShipGateRunCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShipGateRun entities.
+func (c *ShipGateRunClient) CreateBulk(builders ...*ShipGateRunCreate) *ShipGateRunCreateBulk {
+	return &ShipGateRunCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShipGateRunClient) MapCreateBulk(slice any, setFunc func(*ShipGateRunCreate, int)) *ShipGateRunCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShipGateRunCreateBulk{err: fmt.Errorf("calling to ShipGateRunClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShipGateRunCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShipGateRunCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShipGateRun.
+func (c *ShipGateRunClient) Update() *ShipGateRunUpdate {
+	mutation := newShipGateRunMutation(c.config, OpUpdate)
+	return &ShipGateRunUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShipGateRunClient) UpdateOne(_m *ShipGateRun) *ShipGateRunUpdateOne {
+	mutation := newShipGateRunMutation(c.config, OpUpdateOne, withShipGateRun(_m))
+	return &ShipGateRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShipGateRunClient) UpdateOneID(id string) *ShipGateRunUpdateOne {
+	mutation := newShipGateRunMutation(c.config, OpUpdateOne, withShipGateRunID(id))
+	return &ShipGateRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShipGateRun.
+func (c *ShipGateRunClient) Delete() *ShipGateRunDelete {
+	mutation := newShipGateRunMutation(c.config, OpDelete)
+	return &ShipGateRunDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShipGateRunClient) DeleteOne(_m *ShipGateRun) *ShipGateRunDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShipGateRunClient) DeleteOneID(id string) *ShipGateRunDeleteOne {
+	builder := c.Delete().Where(shipgaterun.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShipGateRunDeleteOne{builder}
+}
+
+// Query returns a query builder for ShipGateRun.
+func (c *ShipGateRunClient) Query() *ShipGateRunQuery {
+	return &ShipGateRunQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShipGateRun},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShipGateRun entity by its id.
+func (c *ShipGateRunClient) Get(ctx context.Context, id string) (*ShipGateRun, error) {
+	return c.Query().Where(shipgaterun.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShipGateRunClient) GetX(ctx context.Context, id string) *ShipGateRun {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryAgent queries the agent edge of a ShipGateRun.
+func (c *ShipGateRunClient) QueryAgent(_m *ShipGateRun) *StoreAgentQuery {
+	query := (&StoreAgentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shipgaterun.Table, shipgaterun.FieldID, id),
+			sqlgraph.To(storeagent.Table, storeagent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, shipgaterun.AgentTable, shipgaterun.AgentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShipGateRunClient) Hooks() []Hook {
+	return c.hooks.ShipGateRun
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShipGateRunClient) Interceptors() []Interceptor {
+	return c.inters.ShipGateRun
+}
+
+func (c *ShipGateRunClient) mutate(ctx context.Context, m *ShipGateRunMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShipGateRunCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShipGateRunUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShipGateRunUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShipGateRunDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShipGateRun mutation op: %q", m.Op())
+	}
+}
+
 // StoreAgentClient is a client for the StoreAgent schema.
 type StoreAgentClient struct {
 	config
@@ -2760,6 +3515,22 @@ func (c *StoreAgentClient) QuerySubscriptions(_m *StoreAgent) *StoreSubscription
 			sqlgraph.From(storeagent.Table, storeagent.FieldID, id),
 			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.SubscriptionsTable, storeagent.SubscriptionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryShipGateRuns queries the ship_gate_runs edge of a StoreAgent.
+func (c *StoreAgentClient) QueryShipGateRuns(_m *StoreAgent) *ShipGateRunQuery {
+	query := (&ShipGateRunClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, id),
+			sqlgraph.To(shipgaterun.Table, shipgaterun.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.ShipGateRunsTable, storeagent.ShipGateRunsColumn),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3683,6 +4454,38 @@ func (c *UserClient) QueryCapabilityInstalls(_m *User) *CapabilityInstallQuery {
 	return query
 }
 
+// QueryConnectTokens queries the connect_tokens edge of a User.
+func (c *UserClient) QueryConnectTokens(_m *User) *ConnectTokenQuery {
+	query := (&ConnectTokenClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(connecttoken.Table, connecttoken.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.ConnectTokensTable, user.ConnectTokensColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDeveloperKeys queries the developer_keys edge of a User.
+func (c *UserClient) QueryDeveloperKeys(_m *User) *DeveloperKeyQuery {
+	query := (&DeveloperKeyClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(developerkey.Table, developerkey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperKeysTable, user.DeveloperKeysColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -3861,15 +4664,17 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIKey, ActivityEntry, CapabilityInstall, CapabilityPack, Card, CardContact,
-		ChatMessage, ChecklistItem, Contact, Execution, MemoryEntry, QueueItem,
-		Session, Setting, StoreAgent, StoreInstall, StoreSubscription, StreamEvent,
-		User, WebhookDelivery []ent.Hook
+		ChatMessage, ChecklistItem, ConnectToken, Contact, DeveloperKey, Execution,
+		LedgerEntry, MemoryEntry, PaymentHold, QueueItem, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StreamEvent, User,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, CapabilityInstall, CapabilityPack, Card, CardContact,
-		ChatMessage, ChecklistItem, Contact, Execution, MemoryEntry, QueueItem,
-		Session, Setting, StoreAgent, StoreInstall, StoreSubscription, StreamEvent,
-		User, WebhookDelivery []ent.Interceptor
+		ChatMessage, ChecklistItem, ConnectToken, Contact, DeveloperKey, Execution,
+		LedgerEntry, MemoryEntry, PaymentHold, QueueItem, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StreamEvent, User,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -20,12 +20,17 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -100,12 +105,17 @@ func checkColumn(t, c string) error {
 			cardcontact.Table:       cardcontact.ValidColumn,
 			chatmessage.Table:       chatmessage.ValidColumn,
 			checklistitem.Table:     checklistitem.ValidColumn,
+			connecttoken.Table:      connecttoken.ValidColumn,
 			contact.Table:           contact.ValidColumn,
+			developerkey.Table:      developerkey.ValidColumn,
 			execution.Table:         execution.ValidColumn,
+			ledgerentry.Table:       ledgerentry.ValidColumn,
 			memoryentry.Table:       memoryentry.ValidColumn,
+			paymenthold.Table:       paymenthold.ValidColumn,
 			queueitem.Table:         queueitem.ValidColumn,
 			session.Table:           session.ValidColumn,
 			setting.Table:           setting.ValidColumn,
+			shipgaterun.Table:       shipgaterun.ValidColumn,
 			storeagent.Table:        storeagent.ValidColumn,
 			storeinstall.Table:      storeinstall.ValidColumn,
 			storesubscription.Table: storesubscription.ValidColumn,

@@ -19,14 +19,19 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -52,12 +57,17 @@ const (
 	TypeCardContact       = "CardContact"
 	TypeChatMessage       = "ChatMessage"
 	TypeChecklistItem     = "ChecklistItem"
+	TypeConnectToken      = "ConnectToken"
 	TypeContact           = "Contact"
+	TypeDeveloperKey      = "DeveloperKey"
 	TypeExecution         = "Execution"
+	TypeLedgerEntry       = "LedgerEntry"
 	TypeMemoryEntry       = "MemoryEntry"
+	TypePaymentHold       = "PaymentHold"
 	TypeQueueItem         = "QueueItem"
 	TypeSession           = "Session"
 	TypeSetting           = "Setting"
+	TypeShipGateRun       = "ShipGateRun"
 	TypeStoreAgent        = "StoreAgent"
 	TypeStoreInstall      = "StoreInstall"
 	TypeStoreSubscription = "StoreSubscription"
@@ -11229,6 +11239,811 @@ func (m *ChecklistItemMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ChecklistItem edge %s", name)
 }
 
+// ConnectTokenMutation represents an operation that mutates the ConnectToken nodes in the graph.
+type ConnectTokenMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	purpose       *connecttoken.Purpose
+	prefix        *string
+	token_hash    *string
+	created_at    *time.Time
+	expires_at    *time.Time
+	used_at       *time.Time
+	agent_id      *string
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*ConnectToken, error)
+	predicates    []predicate.ConnectToken
+}
+
+var _ ent.Mutation = (*ConnectTokenMutation)(nil)
+
+// connecttokenOption allows management of the mutation configuration using functional options.
+type connecttokenOption func(*ConnectTokenMutation)
+
+// newConnectTokenMutation creates new mutation for the ConnectToken entity.
+func newConnectTokenMutation(c config, op Op, opts ...connecttokenOption) *ConnectTokenMutation {
+	m := &ConnectTokenMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeConnectToken,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withConnectTokenID sets the ID field of the mutation.
+func withConnectTokenID(id string) connecttokenOption {
+	return func(m *ConnectTokenMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ConnectToken
+		)
+		m.oldValue = func(ctx context.Context) (*ConnectToken, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ConnectToken.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withConnectToken sets the old ConnectToken of the mutation.
+func withConnectToken(node *ConnectToken) connecttokenOption {
+	return func(m *ConnectTokenMutation) {
+		m.oldValue = func(context.Context) (*ConnectToken, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ConnectTokenMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ConnectTokenMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ConnectToken entities.
+func (m *ConnectTokenMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ConnectTokenMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ConnectTokenMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ConnectToken.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *ConnectTokenMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *ConnectTokenMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *ConnectTokenMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetPurpose sets the "purpose" field.
+func (m *ConnectTokenMutation) SetPurpose(c connecttoken.Purpose) {
+	m.purpose = &c
+}
+
+// Purpose returns the value of the "purpose" field in the mutation.
+func (m *ConnectTokenMutation) Purpose() (r connecttoken.Purpose, exists bool) {
+	v := m.purpose
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPurpose returns the old "purpose" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldPurpose(ctx context.Context) (v connecttoken.Purpose, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPurpose is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPurpose requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPurpose: %w", err)
+	}
+	return oldValue.Purpose, nil
+}
+
+// ResetPurpose resets all changes to the "purpose" field.
+func (m *ConnectTokenMutation) ResetPurpose() {
+	m.purpose = nil
+}
+
+// SetPrefix sets the "prefix" field.
+func (m *ConnectTokenMutation) SetPrefix(s string) {
+	m.prefix = &s
+}
+
+// Prefix returns the value of the "prefix" field in the mutation.
+func (m *ConnectTokenMutation) Prefix() (r string, exists bool) {
+	v := m.prefix
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrefix returns the old "prefix" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldPrefix(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrefix is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrefix requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrefix: %w", err)
+	}
+	return oldValue.Prefix, nil
+}
+
+// ResetPrefix resets all changes to the "prefix" field.
+func (m *ConnectTokenMutation) ResetPrefix() {
+	m.prefix = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *ConnectTokenMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *ConnectTokenMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *ConnectTokenMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ConnectTokenMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ConnectTokenMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ConnectTokenMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *ConnectTokenMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *ConnectTokenMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *ConnectTokenMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetUsedAt sets the "used_at" field.
+func (m *ConnectTokenMutation) SetUsedAt(t time.Time) {
+	m.used_at = &t
+}
+
+// UsedAt returns the value of the "used_at" field in the mutation.
+func (m *ConnectTokenMutation) UsedAt() (r time.Time, exists bool) {
+	v := m.used_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUsedAt returns the old "used_at" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldUsedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUsedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUsedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUsedAt: %w", err)
+	}
+	return oldValue.UsedAt, nil
+}
+
+// ClearUsedAt clears the value of the "used_at" field.
+func (m *ConnectTokenMutation) ClearUsedAt() {
+	m.used_at = nil
+	m.clearedFields[connecttoken.FieldUsedAt] = struct{}{}
+}
+
+// UsedAtCleared returns if the "used_at" field was cleared in this mutation.
+func (m *ConnectTokenMutation) UsedAtCleared() bool {
+	_, ok := m.clearedFields[connecttoken.FieldUsedAt]
+	return ok
+}
+
+// ResetUsedAt resets all changes to the "used_at" field.
+func (m *ConnectTokenMutation) ResetUsedAt() {
+	m.used_at = nil
+	delete(m.clearedFields, connecttoken.FieldUsedAt)
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *ConnectTokenMutation) SetAgentID(s string) {
+	m.agent_id = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *ConnectTokenMutation) AgentID() (r string, exists bool) {
+	v := m.agent_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the ConnectToken entity.
+// If the ConnectToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectTokenMutation) OldAgentID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ClearAgentID clears the value of the "agent_id" field.
+func (m *ConnectTokenMutation) ClearAgentID() {
+	m.agent_id = nil
+	m.clearedFields[connecttoken.FieldAgentID] = struct{}{}
+}
+
+// AgentIDCleared returns if the "agent_id" field was cleared in this mutation.
+func (m *ConnectTokenMutation) AgentIDCleared() bool {
+	_, ok := m.clearedFields[connecttoken.FieldAgentID]
+	return ok
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *ConnectTokenMutation) ResetAgentID() {
+	m.agent_id = nil
+	delete(m.clearedFields, connecttoken.FieldAgentID)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *ConnectTokenMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[connecttoken.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *ConnectTokenMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *ConnectTokenMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *ConnectTokenMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the ConnectTokenMutation builder.
+func (m *ConnectTokenMutation) Where(ps ...predicate.ConnectToken) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ConnectTokenMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ConnectTokenMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ConnectToken, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ConnectTokenMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ConnectTokenMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ConnectToken).
+func (m *ConnectTokenMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ConnectTokenMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.user != nil {
+		fields = append(fields, connecttoken.FieldUserID)
+	}
+	if m.purpose != nil {
+		fields = append(fields, connecttoken.FieldPurpose)
+	}
+	if m.prefix != nil {
+		fields = append(fields, connecttoken.FieldPrefix)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, connecttoken.FieldTokenHash)
+	}
+	if m.created_at != nil {
+		fields = append(fields, connecttoken.FieldCreatedAt)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, connecttoken.FieldExpiresAt)
+	}
+	if m.used_at != nil {
+		fields = append(fields, connecttoken.FieldUsedAt)
+	}
+	if m.agent_id != nil {
+		fields = append(fields, connecttoken.FieldAgentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ConnectTokenMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case connecttoken.FieldUserID:
+		return m.UserID()
+	case connecttoken.FieldPurpose:
+		return m.Purpose()
+	case connecttoken.FieldPrefix:
+		return m.Prefix()
+	case connecttoken.FieldTokenHash:
+		return m.TokenHash()
+	case connecttoken.FieldCreatedAt:
+		return m.CreatedAt()
+	case connecttoken.FieldExpiresAt:
+		return m.ExpiresAt()
+	case connecttoken.FieldUsedAt:
+		return m.UsedAt()
+	case connecttoken.FieldAgentID:
+		return m.AgentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ConnectTokenMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case connecttoken.FieldUserID:
+		return m.OldUserID(ctx)
+	case connecttoken.FieldPurpose:
+		return m.OldPurpose(ctx)
+	case connecttoken.FieldPrefix:
+		return m.OldPrefix(ctx)
+	case connecttoken.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case connecttoken.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case connecttoken.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case connecttoken.FieldUsedAt:
+		return m.OldUsedAt(ctx)
+	case connecttoken.FieldAgentID:
+		return m.OldAgentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ConnectToken field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ConnectTokenMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case connecttoken.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case connecttoken.FieldPurpose:
+		v, ok := value.(connecttoken.Purpose)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPurpose(v)
+		return nil
+	case connecttoken.FieldPrefix:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrefix(v)
+		return nil
+	case connecttoken.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case connecttoken.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case connecttoken.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case connecttoken.FieldUsedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUsedAt(v)
+		return nil
+	case connecttoken.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ConnectToken field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ConnectTokenMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ConnectTokenMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ConnectTokenMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ConnectToken numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ConnectTokenMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(connecttoken.FieldUsedAt) {
+		fields = append(fields, connecttoken.FieldUsedAt)
+	}
+	if m.FieldCleared(connecttoken.FieldAgentID) {
+		fields = append(fields, connecttoken.FieldAgentID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ConnectTokenMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ConnectTokenMutation) ClearField(name string) error {
+	switch name {
+	case connecttoken.FieldUsedAt:
+		m.ClearUsedAt()
+		return nil
+	case connecttoken.FieldAgentID:
+		m.ClearAgentID()
+		return nil
+	}
+	return fmt.Errorf("unknown ConnectToken nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ConnectTokenMutation) ResetField(name string) error {
+	switch name {
+	case connecttoken.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case connecttoken.FieldPurpose:
+		m.ResetPurpose()
+		return nil
+	case connecttoken.FieldPrefix:
+		m.ResetPrefix()
+		return nil
+	case connecttoken.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case connecttoken.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case connecttoken.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case connecttoken.FieldUsedAt:
+		m.ResetUsedAt()
+		return nil
+	case connecttoken.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	}
+	return fmt.Errorf("unknown ConnectToken field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ConnectTokenMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, connecttoken.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ConnectTokenMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case connecttoken.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ConnectTokenMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ConnectTokenMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ConnectTokenMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, connecttoken.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ConnectTokenMutation) EdgeCleared(name string) bool {
+	switch name {
+	case connecttoken.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ConnectTokenMutation) ClearEdge(name string) error {
+	switch name {
+	case connecttoken.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown ConnectToken unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ConnectTokenMutation) ResetEdge(name string) error {
+	switch name {
+	case connecttoken.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown ConnectToken edge %s", name)
+}
+
 // ContactMutation represents an operation that mutates the Contact nodes in the graph.
 type ContactMutation struct {
 	config
@@ -12884,6 +13699,738 @@ func (m *ContactMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Contact edge %s", name)
 }
 
+// DeveloperKeyMutation represents an operation that mutates the DeveloperKey nodes in the graph.
+type DeveloperKeyMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	label         *string
+	prefix        *string
+	key_hash      *string
+	active        *bool
+	created_at    *time.Time
+	last_used_at  *time.Time
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*DeveloperKey, error)
+	predicates    []predicate.DeveloperKey
+}
+
+var _ ent.Mutation = (*DeveloperKeyMutation)(nil)
+
+// developerkeyOption allows management of the mutation configuration using functional options.
+type developerkeyOption func(*DeveloperKeyMutation)
+
+// newDeveloperKeyMutation creates new mutation for the DeveloperKey entity.
+func newDeveloperKeyMutation(c config, op Op, opts ...developerkeyOption) *DeveloperKeyMutation {
+	m := &DeveloperKeyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDeveloperKey,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDeveloperKeyID sets the ID field of the mutation.
+func withDeveloperKeyID(id string) developerkeyOption {
+	return func(m *DeveloperKeyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DeveloperKey
+		)
+		m.oldValue = func(ctx context.Context) (*DeveloperKey, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DeveloperKey.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDeveloperKey sets the old DeveloperKey of the mutation.
+func withDeveloperKey(node *DeveloperKey) developerkeyOption {
+	return func(m *DeveloperKeyMutation) {
+		m.oldValue = func(context.Context) (*DeveloperKey, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DeveloperKeyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DeveloperKeyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of DeveloperKey entities.
+func (m *DeveloperKeyMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DeveloperKeyMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DeveloperKeyMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DeveloperKey.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *DeveloperKeyMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *DeveloperKeyMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *DeveloperKeyMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetLabel sets the "label" field.
+func (m *DeveloperKeyMutation) SetLabel(s string) {
+	m.label = &s
+}
+
+// Label returns the value of the "label" field in the mutation.
+func (m *DeveloperKeyMutation) Label() (r string, exists bool) {
+	v := m.label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabel returns the old "label" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldLabel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabel: %w", err)
+	}
+	return oldValue.Label, nil
+}
+
+// ResetLabel resets all changes to the "label" field.
+func (m *DeveloperKeyMutation) ResetLabel() {
+	m.label = nil
+}
+
+// SetPrefix sets the "prefix" field.
+func (m *DeveloperKeyMutation) SetPrefix(s string) {
+	m.prefix = &s
+}
+
+// Prefix returns the value of the "prefix" field in the mutation.
+func (m *DeveloperKeyMutation) Prefix() (r string, exists bool) {
+	v := m.prefix
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrefix returns the old "prefix" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldPrefix(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrefix is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrefix requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrefix: %w", err)
+	}
+	return oldValue.Prefix, nil
+}
+
+// ResetPrefix resets all changes to the "prefix" field.
+func (m *DeveloperKeyMutation) ResetPrefix() {
+	m.prefix = nil
+}
+
+// SetKeyHash sets the "key_hash" field.
+func (m *DeveloperKeyMutation) SetKeyHash(s string) {
+	m.key_hash = &s
+}
+
+// KeyHash returns the value of the "key_hash" field in the mutation.
+func (m *DeveloperKeyMutation) KeyHash() (r string, exists bool) {
+	v := m.key_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyHash returns the old "key_hash" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldKeyHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyHash: %w", err)
+	}
+	return oldValue.KeyHash, nil
+}
+
+// ResetKeyHash resets all changes to the "key_hash" field.
+func (m *DeveloperKeyMutation) ResetKeyHash() {
+	m.key_hash = nil
+}
+
+// SetActive sets the "active" field.
+func (m *DeveloperKeyMutation) SetActive(b bool) {
+	m.active = &b
+}
+
+// Active returns the value of the "active" field in the mutation.
+func (m *DeveloperKeyMutation) Active() (r bool, exists bool) {
+	v := m.active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActive returns the old "active" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActive: %w", err)
+	}
+	return oldValue.Active, nil
+}
+
+// ResetActive resets all changes to the "active" field.
+func (m *DeveloperKeyMutation) ResetActive() {
+	m.active = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DeveloperKeyMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DeveloperKeyMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DeveloperKeyMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetLastUsedAt sets the "last_used_at" field.
+func (m *DeveloperKeyMutation) SetLastUsedAt(t time.Time) {
+	m.last_used_at = &t
+}
+
+// LastUsedAt returns the value of the "last_used_at" field in the mutation.
+func (m *DeveloperKeyMutation) LastUsedAt() (r time.Time, exists bool) {
+	v := m.last_used_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastUsedAt returns the old "last_used_at" field's value of the DeveloperKey entity.
+// If the DeveloperKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DeveloperKeyMutation) OldLastUsedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastUsedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastUsedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastUsedAt: %w", err)
+	}
+	return oldValue.LastUsedAt, nil
+}
+
+// ClearLastUsedAt clears the value of the "last_used_at" field.
+func (m *DeveloperKeyMutation) ClearLastUsedAt() {
+	m.last_used_at = nil
+	m.clearedFields[developerkey.FieldLastUsedAt] = struct{}{}
+}
+
+// LastUsedAtCleared returns if the "last_used_at" field was cleared in this mutation.
+func (m *DeveloperKeyMutation) LastUsedAtCleared() bool {
+	_, ok := m.clearedFields[developerkey.FieldLastUsedAt]
+	return ok
+}
+
+// ResetLastUsedAt resets all changes to the "last_used_at" field.
+func (m *DeveloperKeyMutation) ResetLastUsedAt() {
+	m.last_used_at = nil
+	delete(m.clearedFields, developerkey.FieldLastUsedAt)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *DeveloperKeyMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[developerkey.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *DeveloperKeyMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *DeveloperKeyMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *DeveloperKeyMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the DeveloperKeyMutation builder.
+func (m *DeveloperKeyMutation) Where(ps ...predicate.DeveloperKey) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DeveloperKeyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DeveloperKeyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DeveloperKey, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DeveloperKeyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DeveloperKeyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DeveloperKey).
+func (m *DeveloperKeyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DeveloperKeyMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.user != nil {
+		fields = append(fields, developerkey.FieldUserID)
+	}
+	if m.label != nil {
+		fields = append(fields, developerkey.FieldLabel)
+	}
+	if m.prefix != nil {
+		fields = append(fields, developerkey.FieldPrefix)
+	}
+	if m.key_hash != nil {
+		fields = append(fields, developerkey.FieldKeyHash)
+	}
+	if m.active != nil {
+		fields = append(fields, developerkey.FieldActive)
+	}
+	if m.created_at != nil {
+		fields = append(fields, developerkey.FieldCreatedAt)
+	}
+	if m.last_used_at != nil {
+		fields = append(fields, developerkey.FieldLastUsedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DeveloperKeyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case developerkey.FieldUserID:
+		return m.UserID()
+	case developerkey.FieldLabel:
+		return m.Label()
+	case developerkey.FieldPrefix:
+		return m.Prefix()
+	case developerkey.FieldKeyHash:
+		return m.KeyHash()
+	case developerkey.FieldActive:
+		return m.Active()
+	case developerkey.FieldCreatedAt:
+		return m.CreatedAt()
+	case developerkey.FieldLastUsedAt:
+		return m.LastUsedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DeveloperKeyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case developerkey.FieldUserID:
+		return m.OldUserID(ctx)
+	case developerkey.FieldLabel:
+		return m.OldLabel(ctx)
+	case developerkey.FieldPrefix:
+		return m.OldPrefix(ctx)
+	case developerkey.FieldKeyHash:
+		return m.OldKeyHash(ctx)
+	case developerkey.FieldActive:
+		return m.OldActive(ctx)
+	case developerkey.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case developerkey.FieldLastUsedAt:
+		return m.OldLastUsedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown DeveloperKey field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DeveloperKeyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case developerkey.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case developerkey.FieldLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabel(v)
+		return nil
+	case developerkey.FieldPrefix:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrefix(v)
+		return nil
+	case developerkey.FieldKeyHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyHash(v)
+		return nil
+	case developerkey.FieldActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActive(v)
+		return nil
+	case developerkey.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case developerkey.FieldLastUsedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastUsedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperKey field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DeveloperKeyMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DeveloperKeyMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DeveloperKeyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown DeveloperKey numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DeveloperKeyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(developerkey.FieldLastUsedAt) {
+		fields = append(fields, developerkey.FieldLastUsedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DeveloperKeyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DeveloperKeyMutation) ClearField(name string) error {
+	switch name {
+	case developerkey.FieldLastUsedAt:
+		m.ClearLastUsedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperKey nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DeveloperKeyMutation) ResetField(name string) error {
+	switch name {
+	case developerkey.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case developerkey.FieldLabel:
+		m.ResetLabel()
+		return nil
+	case developerkey.FieldPrefix:
+		m.ResetPrefix()
+		return nil
+	case developerkey.FieldKeyHash:
+		m.ResetKeyHash()
+		return nil
+	case developerkey.FieldActive:
+		m.ResetActive()
+		return nil
+	case developerkey.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case developerkey.FieldLastUsedAt:
+		m.ResetLastUsedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperKey field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DeveloperKeyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, developerkey.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DeveloperKeyMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case developerkey.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DeveloperKeyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DeveloperKeyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DeveloperKeyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, developerkey.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DeveloperKeyMutation) EdgeCleared(name string) bool {
+	switch name {
+	case developerkey.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DeveloperKeyMutation) ClearEdge(name string) error {
+	switch name {
+	case developerkey.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperKey unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DeveloperKeyMutation) ResetEdge(name string) error {
+	switch name {
+	case developerkey.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown DeveloperKey edge %s", name)
+}
+
 // ExecutionMutation represents an operation that mutates the Execution nodes in the graph.
 type ExecutionMutation struct {
 	config
@@ -12908,6 +14455,10 @@ type ExecutionMutation struct {
 	source_instance_id     *string
 	source_instance_name   *string
 	payment_method_id      *string
+	callback_token_hash    *string
+	callback_received_at   *time.Time
+	dispatched_at          *time.Time
+	failure_reason         *string
 	queue_position         *int
 	addqueue_position      *int
 	queued_at              *time.Time
@@ -13890,6 +15441,202 @@ func (m *ExecutionMutation) PaymentMethodIDCleared() bool {
 func (m *ExecutionMutation) ResetPaymentMethodID() {
 	m.payment_method_id = nil
 	delete(m.clearedFields, execution.FieldPaymentMethodID)
+}
+
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (m *ExecutionMutation) SetCallbackTokenHash(s string) {
+	m.callback_token_hash = &s
+}
+
+// CallbackTokenHash returns the value of the "callback_token_hash" field in the mutation.
+func (m *ExecutionMutation) CallbackTokenHash() (r string, exists bool) {
+	v := m.callback_token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallbackTokenHash returns the old "callback_token_hash" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCallbackTokenHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallbackTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallbackTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallbackTokenHash: %w", err)
+	}
+	return oldValue.CallbackTokenHash, nil
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (m *ExecutionMutation) ClearCallbackTokenHash() {
+	m.callback_token_hash = nil
+	m.clearedFields[execution.FieldCallbackTokenHash] = struct{}{}
+}
+
+// CallbackTokenHashCleared returns if the "callback_token_hash" field was cleared in this mutation.
+func (m *ExecutionMutation) CallbackTokenHashCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCallbackTokenHash]
+	return ok
+}
+
+// ResetCallbackTokenHash resets all changes to the "callback_token_hash" field.
+func (m *ExecutionMutation) ResetCallbackTokenHash() {
+	m.callback_token_hash = nil
+	delete(m.clearedFields, execution.FieldCallbackTokenHash)
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (m *ExecutionMutation) SetCallbackReceivedAt(t time.Time) {
+	m.callback_received_at = &t
+}
+
+// CallbackReceivedAt returns the value of the "callback_received_at" field in the mutation.
+func (m *ExecutionMutation) CallbackReceivedAt() (r time.Time, exists bool) {
+	v := m.callback_received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallbackReceivedAt returns the old "callback_received_at" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCallbackReceivedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallbackReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallbackReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallbackReceivedAt: %w", err)
+	}
+	return oldValue.CallbackReceivedAt, nil
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (m *ExecutionMutation) ClearCallbackReceivedAt() {
+	m.callback_received_at = nil
+	m.clearedFields[execution.FieldCallbackReceivedAt] = struct{}{}
+}
+
+// CallbackReceivedAtCleared returns if the "callback_received_at" field was cleared in this mutation.
+func (m *ExecutionMutation) CallbackReceivedAtCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCallbackReceivedAt]
+	return ok
+}
+
+// ResetCallbackReceivedAt resets all changes to the "callback_received_at" field.
+func (m *ExecutionMutation) ResetCallbackReceivedAt() {
+	m.callback_received_at = nil
+	delete(m.clearedFields, execution.FieldCallbackReceivedAt)
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (m *ExecutionMutation) SetDispatchedAt(t time.Time) {
+	m.dispatched_at = &t
+}
+
+// DispatchedAt returns the value of the "dispatched_at" field in the mutation.
+func (m *ExecutionMutation) DispatchedAt() (r time.Time, exists bool) {
+	v := m.dispatched_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDispatchedAt returns the old "dispatched_at" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldDispatchedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDispatchedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDispatchedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDispatchedAt: %w", err)
+	}
+	return oldValue.DispatchedAt, nil
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (m *ExecutionMutation) ClearDispatchedAt() {
+	m.dispatched_at = nil
+	m.clearedFields[execution.FieldDispatchedAt] = struct{}{}
+}
+
+// DispatchedAtCleared returns if the "dispatched_at" field was cleared in this mutation.
+func (m *ExecutionMutation) DispatchedAtCleared() bool {
+	_, ok := m.clearedFields[execution.FieldDispatchedAt]
+	return ok
+}
+
+// ResetDispatchedAt resets all changes to the "dispatched_at" field.
+func (m *ExecutionMutation) ResetDispatchedAt() {
+	m.dispatched_at = nil
+	delete(m.clearedFields, execution.FieldDispatchedAt)
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (m *ExecutionMutation) SetFailureReason(s string) {
+	m.failure_reason = &s
+}
+
+// FailureReason returns the value of the "failure_reason" field in the mutation.
+func (m *ExecutionMutation) FailureReason() (r string, exists bool) {
+	v := m.failure_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailureReason returns the old "failure_reason" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldFailureReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailureReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailureReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailureReason: %w", err)
+	}
+	return oldValue.FailureReason, nil
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (m *ExecutionMutation) ClearFailureReason() {
+	m.failure_reason = nil
+	m.clearedFields[execution.FieldFailureReason] = struct{}{}
+}
+
+// FailureReasonCleared returns if the "failure_reason" field was cleared in this mutation.
+func (m *ExecutionMutation) FailureReasonCleared() bool {
+	_, ok := m.clearedFields[execution.FieldFailureReason]
+	return ok
+}
+
+// ResetFailureReason resets all changes to the "failure_reason" field.
+func (m *ExecutionMutation) ResetFailureReason() {
+	m.failure_reason = nil
+	delete(m.clearedFields, execution.FieldFailureReason)
 }
 
 // SetQueuePosition sets the "queue_position" field.
@@ -15415,7 +17162,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 44)
+	fields := make([]string, 0, 48)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -15472,6 +17219,18 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.payment_method_id != nil {
 		fields = append(fields, execution.FieldPaymentMethodID)
+	}
+	if m.callback_token_hash != nil {
+		fields = append(fields, execution.FieldCallbackTokenHash)
+	}
+	if m.callback_received_at != nil {
+		fields = append(fields, execution.FieldCallbackReceivedAt)
+	}
+	if m.dispatched_at != nil {
+		fields = append(fields, execution.FieldDispatchedAt)
+	}
+	if m.failure_reason != nil {
+		fields = append(fields, execution.FieldFailureReason)
 	}
 	if m.queue_position != nil {
 		fields = append(fields, execution.FieldQueuePosition)
@@ -15594,6 +17353,14 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.SourceInstanceName()
 	case execution.FieldPaymentMethodID:
 		return m.PaymentMethodID()
+	case execution.FieldCallbackTokenHash:
+		return m.CallbackTokenHash()
+	case execution.FieldCallbackReceivedAt:
+		return m.CallbackReceivedAt()
+	case execution.FieldDispatchedAt:
+		return m.DispatchedAt()
+	case execution.FieldFailureReason:
+		return m.FailureReason()
 	case execution.FieldQueuePosition:
 		return m.QueuePosition()
 	case execution.FieldQueuedAt:
@@ -15691,6 +17458,14 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldSourceInstanceName(ctx)
 	case execution.FieldPaymentMethodID:
 		return m.OldPaymentMethodID(ctx)
+	case execution.FieldCallbackTokenHash:
+		return m.OldCallbackTokenHash(ctx)
+	case execution.FieldCallbackReceivedAt:
+		return m.OldCallbackReceivedAt(ctx)
+	case execution.FieldDispatchedAt:
+		return m.OldDispatchedAt(ctx)
+	case execution.FieldFailureReason:
+		return m.OldFailureReason(ctx)
 	case execution.FieldQueuePosition:
 		return m.OldQueuePosition(ctx)
 	case execution.FieldQueuedAt:
@@ -15882,6 +17657,34 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPaymentMethodID(v)
+		return nil
+	case execution.FieldCallbackTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallbackTokenHash(v)
+		return nil
+	case execution.FieldCallbackReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallbackReceivedAt(v)
+		return nil
+	case execution.FieldDispatchedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDispatchedAt(v)
+		return nil
+	case execution.FieldFailureReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailureReason(v)
 		return nil
 	case execution.FieldQueuePosition:
 		v, ok := value.(int)
@@ -16253,6 +18056,18 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	if m.FieldCleared(execution.FieldPaymentMethodID) {
 		fields = append(fields, execution.FieldPaymentMethodID)
 	}
+	if m.FieldCleared(execution.FieldCallbackTokenHash) {
+		fields = append(fields, execution.FieldCallbackTokenHash)
+	}
+	if m.FieldCleared(execution.FieldCallbackReceivedAt) {
+		fields = append(fields, execution.FieldCallbackReceivedAt)
+	}
+	if m.FieldCleared(execution.FieldDispatchedAt) {
+		fields = append(fields, execution.FieldDispatchedAt)
+	}
+	if m.FieldCleared(execution.FieldFailureReason) {
+		fields = append(fields, execution.FieldFailureReason)
+	}
 	if m.FieldCleared(execution.FieldQueuePosition) {
 		fields = append(fields, execution.FieldQueuePosition)
 	}
@@ -16368,6 +18183,18 @@ func (m *ExecutionMutation) ClearField(name string) error {
 		return nil
 	case execution.FieldPaymentMethodID:
 		m.ClearPaymentMethodID()
+		return nil
+	case execution.FieldCallbackTokenHash:
+		m.ClearCallbackTokenHash()
+		return nil
+	case execution.FieldCallbackReceivedAt:
+		m.ClearCallbackReceivedAt()
+		return nil
+	case execution.FieldDispatchedAt:
+		m.ClearDispatchedAt()
+		return nil
+	case execution.FieldFailureReason:
+		m.ClearFailureReason()
 		return nil
 	case execution.FieldQueuePosition:
 		m.ClearQueuePosition()
@@ -16505,6 +18332,18 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldPaymentMethodID:
 		m.ResetPaymentMethodID()
+		return nil
+	case execution.FieldCallbackTokenHash:
+		m.ResetCallbackTokenHash()
+		return nil
+	case execution.FieldCallbackReceivedAt:
+		m.ResetCallbackReceivedAt()
+		return nil
+	case execution.FieldDispatchedAt:
+		m.ResetDispatchedAt()
+		return nil
+	case execution.FieldFailureReason:
+		m.ResetFailureReason()
 		return nil
 	case execution.FieldQueuePosition:
 		m.ResetQueuePosition()
@@ -16675,6 +18514,752 @@ func (m *ExecutionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Execution edge %s", name)
+}
+
+// LedgerEntryMutation represents an operation that mutates the LedgerEntry nodes in the graph.
+type LedgerEntryMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	hold_id       *string
+	execution_id  *string
+	kind          *string
+	account       *string
+	amount        *float64
+	addamount     *float64
+	currency      *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*LedgerEntry, error)
+	predicates    []predicate.LedgerEntry
+}
+
+var _ ent.Mutation = (*LedgerEntryMutation)(nil)
+
+// ledgerentryOption allows management of the mutation configuration using functional options.
+type ledgerentryOption func(*LedgerEntryMutation)
+
+// newLedgerEntryMutation creates new mutation for the LedgerEntry entity.
+func newLedgerEntryMutation(c config, op Op, opts ...ledgerentryOption) *LedgerEntryMutation {
+	m := &LedgerEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLedgerEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLedgerEntryID sets the ID field of the mutation.
+func withLedgerEntryID(id string) ledgerentryOption {
+	return func(m *LedgerEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LedgerEntry
+		)
+		m.oldValue = func(ctx context.Context) (*LedgerEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LedgerEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLedgerEntry sets the old LedgerEntry of the mutation.
+func withLedgerEntry(node *LedgerEntry) ledgerentryOption {
+	return func(m *LedgerEntryMutation) {
+		m.oldValue = func(context.Context) (*LedgerEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LedgerEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LedgerEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of LedgerEntry entities.
+func (m *LedgerEntryMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LedgerEntryMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LedgerEntryMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LedgerEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LedgerEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LedgerEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LedgerEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LedgerEntryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LedgerEntryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LedgerEntryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetHoldID sets the "hold_id" field.
+func (m *LedgerEntryMutation) SetHoldID(s string) {
+	m.hold_id = &s
+}
+
+// HoldID returns the value of the "hold_id" field in the mutation.
+func (m *LedgerEntryMutation) HoldID() (r string, exists bool) {
+	v := m.hold_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHoldID returns the old "hold_id" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldHoldID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHoldID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHoldID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHoldID: %w", err)
+	}
+	return oldValue.HoldID, nil
+}
+
+// ResetHoldID resets all changes to the "hold_id" field.
+func (m *LedgerEntryMutation) ResetHoldID() {
+	m.hold_id = nil
+}
+
+// SetExecutionID sets the "execution_id" field.
+func (m *LedgerEntryMutation) SetExecutionID(s string) {
+	m.execution_id = &s
+}
+
+// ExecutionID returns the value of the "execution_id" field in the mutation.
+func (m *LedgerEntryMutation) ExecutionID() (r string, exists bool) {
+	v := m.execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionID returns the old "execution_id" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldExecutionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionID: %w", err)
+	}
+	return oldValue.ExecutionID, nil
+}
+
+// ResetExecutionID resets all changes to the "execution_id" field.
+func (m *LedgerEntryMutation) ResetExecutionID() {
+	m.execution_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *LedgerEntryMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *LedgerEntryMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *LedgerEntryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAccount sets the "account" field.
+func (m *LedgerEntryMutation) SetAccount(s string) {
+	m.account = &s
+}
+
+// Account returns the value of the "account" field in the mutation.
+func (m *LedgerEntryMutation) Account() (r string, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccount returns the old "account" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldAccount(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccount: %w", err)
+	}
+	return oldValue.Account, nil
+}
+
+// ResetAccount resets all changes to the "account" field.
+func (m *LedgerEntryMutation) ResetAccount() {
+	m.account = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *LedgerEntryMutation) SetAmount(f float64) {
+	m.amount = &f
+	m.addamount = nil
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *LedgerEntryMutation) Amount() (r float64, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldAmount(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// AddAmount adds f to the "amount" field.
+func (m *LedgerEntryMutation) AddAmount(f float64) {
+	if m.addamount != nil {
+		*m.addamount += f
+	} else {
+		m.addamount = &f
+	}
+}
+
+// AddedAmount returns the value that was added to the "amount" field in this mutation.
+func (m *LedgerEntryMutation) AddedAmount() (r float64, exists bool) {
+	v := m.addamount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *LedgerEntryMutation) ResetAmount() {
+	m.amount = nil
+	m.addamount = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *LedgerEntryMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *LedgerEntryMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *LedgerEntryMutation) ResetCurrency() {
+	m.currency = nil
+}
+
+// Where appends a list predicates to the LedgerEntryMutation builder.
+func (m *LedgerEntryMutation) Where(ps ...predicate.LedgerEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LedgerEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LedgerEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LedgerEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LedgerEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LedgerEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LedgerEntry).
+func (m *LedgerEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LedgerEntryMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, ledgerentry.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, ledgerentry.FieldUpdatedAt)
+	}
+	if m.hold_id != nil {
+		fields = append(fields, ledgerentry.FieldHoldID)
+	}
+	if m.execution_id != nil {
+		fields = append(fields, ledgerentry.FieldExecutionID)
+	}
+	if m.kind != nil {
+		fields = append(fields, ledgerentry.FieldKind)
+	}
+	if m.account != nil {
+		fields = append(fields, ledgerentry.FieldAccount)
+	}
+	if m.amount != nil {
+		fields = append(fields, ledgerentry.FieldAmount)
+	}
+	if m.currency != nil {
+		fields = append(fields, ledgerentry.FieldCurrency)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LedgerEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		return m.CreatedAt()
+	case ledgerentry.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case ledgerentry.FieldHoldID:
+		return m.HoldID()
+	case ledgerentry.FieldExecutionID:
+		return m.ExecutionID()
+	case ledgerentry.FieldKind:
+		return m.Kind()
+	case ledgerentry.FieldAccount:
+		return m.Account()
+	case ledgerentry.FieldAmount:
+		return m.Amount()
+	case ledgerentry.FieldCurrency:
+		return m.Currency()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LedgerEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case ledgerentry.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case ledgerentry.FieldHoldID:
+		return m.OldHoldID(ctx)
+	case ledgerentry.FieldExecutionID:
+		return m.OldExecutionID(ctx)
+	case ledgerentry.FieldKind:
+		return m.OldKind(ctx)
+	case ledgerentry.FieldAccount:
+		return m.OldAccount(ctx)
+	case ledgerentry.FieldAmount:
+		return m.OldAmount(ctx)
+	case ledgerentry.FieldCurrency:
+		return m.OldCurrency(ctx)
+	}
+	return nil, fmt.Errorf("unknown LedgerEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LedgerEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case ledgerentry.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case ledgerentry.FieldHoldID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHoldID(v)
+		return nil
+	case ledgerentry.FieldExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionID(v)
+		return nil
+	case ledgerentry.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case ledgerentry.FieldAccount:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccount(v)
+		return nil
+	case ledgerentry.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case ledgerentry.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LedgerEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LedgerEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addamount != nil {
+		fields = append(fields, ledgerentry.FieldAmount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LedgerEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case ledgerentry.FieldAmount:
+		return m.AddedAmount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LedgerEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case ledgerentry.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LedgerEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LedgerEntryMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LedgerEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LedgerEntryMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown LedgerEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LedgerEntryMutation) ResetField(name string) error {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case ledgerentry.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case ledgerentry.FieldHoldID:
+		m.ResetHoldID()
+		return nil
+	case ledgerentry.FieldExecutionID:
+		m.ResetExecutionID()
+		return nil
+	case ledgerentry.FieldKind:
+		m.ResetKind()
+		return nil
+	case ledgerentry.FieldAccount:
+		m.ResetAccount()
+		return nil
+	case ledgerentry.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case ledgerentry.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	}
+	return fmt.Errorf("unknown LedgerEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LedgerEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LedgerEntryMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LedgerEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LedgerEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LedgerEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LedgerEntryMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LedgerEntryMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown LedgerEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LedgerEntryMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown LedgerEntry edge %s", name)
 }
 
 // MemoryEntryMutation represents an operation that mutates the MemoryEntry nodes in the graph.
@@ -17529,6 +20114,1197 @@ func (m *MemoryEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown MemoryEntry edge %s", name)
+}
+
+// PaymentHoldMutation represents an operation that mutates the PaymentHold nodes in the graph.
+type PaymentHoldMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *string
+	created_at          *time.Time
+	updated_at          *time.Time
+	execution_id        *string
+	payer_id            *string
+	payee_id            *string
+	payment_method_id   *string
+	amount              *float64
+	addamount           *float64
+	currency            *string
+	developer_payout    *float64
+	adddeveloper_payout *float64
+	platform_fee        *float64
+	addplatform_fee     *float64
+	fee_percent         *float64
+	addfee_percent      *float64
+	status              *paymenthold.Status
+	expires_at          *time.Time
+	settled_at          *time.Time
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*PaymentHold, error)
+	predicates          []predicate.PaymentHold
+}
+
+var _ ent.Mutation = (*PaymentHoldMutation)(nil)
+
+// paymentholdOption allows management of the mutation configuration using functional options.
+type paymentholdOption func(*PaymentHoldMutation)
+
+// newPaymentHoldMutation creates new mutation for the PaymentHold entity.
+func newPaymentHoldMutation(c config, op Op, opts ...paymentholdOption) *PaymentHoldMutation {
+	m := &PaymentHoldMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePaymentHold,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPaymentHoldID sets the ID field of the mutation.
+func withPaymentHoldID(id string) paymentholdOption {
+	return func(m *PaymentHoldMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PaymentHold
+		)
+		m.oldValue = func(ctx context.Context) (*PaymentHold, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PaymentHold.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPaymentHold sets the old PaymentHold of the mutation.
+func withPaymentHold(node *PaymentHold) paymentholdOption {
+	return func(m *PaymentHoldMutation) {
+		m.oldValue = func(context.Context) (*PaymentHold, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PaymentHoldMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PaymentHoldMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PaymentHold entities.
+func (m *PaymentHoldMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PaymentHoldMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PaymentHoldMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PaymentHold.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PaymentHoldMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PaymentHoldMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PaymentHoldMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PaymentHoldMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PaymentHoldMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PaymentHoldMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetExecutionID sets the "execution_id" field.
+func (m *PaymentHoldMutation) SetExecutionID(s string) {
+	m.execution_id = &s
+}
+
+// ExecutionID returns the value of the "execution_id" field in the mutation.
+func (m *PaymentHoldMutation) ExecutionID() (r string, exists bool) {
+	v := m.execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionID returns the old "execution_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldExecutionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionID: %w", err)
+	}
+	return oldValue.ExecutionID, nil
+}
+
+// ResetExecutionID resets all changes to the "execution_id" field.
+func (m *PaymentHoldMutation) ResetExecutionID() {
+	m.execution_id = nil
+}
+
+// SetPayerID sets the "payer_id" field.
+func (m *PaymentHoldMutation) SetPayerID(s string) {
+	m.payer_id = &s
+}
+
+// PayerID returns the value of the "payer_id" field in the mutation.
+func (m *PaymentHoldMutation) PayerID() (r string, exists bool) {
+	v := m.payer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayerID returns the old "payer_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPayerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayerID: %w", err)
+	}
+	return oldValue.PayerID, nil
+}
+
+// ResetPayerID resets all changes to the "payer_id" field.
+func (m *PaymentHoldMutation) ResetPayerID() {
+	m.payer_id = nil
+}
+
+// SetPayeeID sets the "payee_id" field.
+func (m *PaymentHoldMutation) SetPayeeID(s string) {
+	m.payee_id = &s
+}
+
+// PayeeID returns the value of the "payee_id" field in the mutation.
+func (m *PaymentHoldMutation) PayeeID() (r string, exists bool) {
+	v := m.payee_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayeeID returns the old "payee_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPayeeID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayeeID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayeeID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayeeID: %w", err)
+	}
+	return oldValue.PayeeID, nil
+}
+
+// ResetPayeeID resets all changes to the "payee_id" field.
+func (m *PaymentHoldMutation) ResetPayeeID() {
+	m.payee_id = nil
+}
+
+// SetPaymentMethodID sets the "payment_method_id" field.
+func (m *PaymentHoldMutation) SetPaymentMethodID(s string) {
+	m.payment_method_id = &s
+}
+
+// PaymentMethodID returns the value of the "payment_method_id" field in the mutation.
+func (m *PaymentHoldMutation) PaymentMethodID() (r string, exists bool) {
+	v := m.payment_method_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentMethodID returns the old "payment_method_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPaymentMethodID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentMethodID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentMethodID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentMethodID: %w", err)
+	}
+	return oldValue.PaymentMethodID, nil
+}
+
+// ResetPaymentMethodID resets all changes to the "payment_method_id" field.
+func (m *PaymentHoldMutation) ResetPaymentMethodID() {
+	m.payment_method_id = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *PaymentHoldMutation) SetAmount(f float64) {
+	m.amount = &f
+	m.addamount = nil
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *PaymentHoldMutation) Amount() (r float64, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldAmount(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// AddAmount adds f to the "amount" field.
+func (m *PaymentHoldMutation) AddAmount(f float64) {
+	if m.addamount != nil {
+		*m.addamount += f
+	} else {
+		m.addamount = &f
+	}
+}
+
+// AddedAmount returns the value that was added to the "amount" field in this mutation.
+func (m *PaymentHoldMutation) AddedAmount() (r float64, exists bool) {
+	v := m.addamount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *PaymentHoldMutation) ResetAmount() {
+	m.amount = nil
+	m.addamount = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *PaymentHoldMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *PaymentHoldMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *PaymentHoldMutation) ResetCurrency() {
+	m.currency = nil
+}
+
+// SetDeveloperPayout sets the "developer_payout" field.
+func (m *PaymentHoldMutation) SetDeveloperPayout(f float64) {
+	m.developer_payout = &f
+	m.adddeveloper_payout = nil
+}
+
+// DeveloperPayout returns the value of the "developer_payout" field in the mutation.
+func (m *PaymentHoldMutation) DeveloperPayout() (r float64, exists bool) {
+	v := m.developer_payout
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeveloperPayout returns the old "developer_payout" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldDeveloperPayout(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeveloperPayout is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeveloperPayout requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeveloperPayout: %w", err)
+	}
+	return oldValue.DeveloperPayout, nil
+}
+
+// AddDeveloperPayout adds f to the "developer_payout" field.
+func (m *PaymentHoldMutation) AddDeveloperPayout(f float64) {
+	if m.adddeveloper_payout != nil {
+		*m.adddeveloper_payout += f
+	} else {
+		m.adddeveloper_payout = &f
+	}
+}
+
+// AddedDeveloperPayout returns the value that was added to the "developer_payout" field in this mutation.
+func (m *PaymentHoldMutation) AddedDeveloperPayout() (r float64, exists bool) {
+	v := m.adddeveloper_payout
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeveloperPayout resets all changes to the "developer_payout" field.
+func (m *PaymentHoldMutation) ResetDeveloperPayout() {
+	m.developer_payout = nil
+	m.adddeveloper_payout = nil
+}
+
+// SetPlatformFee sets the "platform_fee" field.
+func (m *PaymentHoldMutation) SetPlatformFee(f float64) {
+	m.platform_fee = &f
+	m.addplatform_fee = nil
+}
+
+// PlatformFee returns the value of the "platform_fee" field in the mutation.
+func (m *PaymentHoldMutation) PlatformFee() (r float64, exists bool) {
+	v := m.platform_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlatformFee returns the old "platform_fee" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPlatformFee(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlatformFee is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlatformFee requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlatformFee: %w", err)
+	}
+	return oldValue.PlatformFee, nil
+}
+
+// AddPlatformFee adds f to the "platform_fee" field.
+func (m *PaymentHoldMutation) AddPlatformFee(f float64) {
+	if m.addplatform_fee != nil {
+		*m.addplatform_fee += f
+	} else {
+		m.addplatform_fee = &f
+	}
+}
+
+// AddedPlatformFee returns the value that was added to the "platform_fee" field in this mutation.
+func (m *PaymentHoldMutation) AddedPlatformFee() (r float64, exists bool) {
+	v := m.addplatform_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPlatformFee resets all changes to the "platform_fee" field.
+func (m *PaymentHoldMutation) ResetPlatformFee() {
+	m.platform_fee = nil
+	m.addplatform_fee = nil
+}
+
+// SetFeePercent sets the "fee_percent" field.
+func (m *PaymentHoldMutation) SetFeePercent(f float64) {
+	m.fee_percent = &f
+	m.addfee_percent = nil
+}
+
+// FeePercent returns the value of the "fee_percent" field in the mutation.
+func (m *PaymentHoldMutation) FeePercent() (r float64, exists bool) {
+	v := m.fee_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFeePercent returns the old "fee_percent" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldFeePercent(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFeePercent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFeePercent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFeePercent: %w", err)
+	}
+	return oldValue.FeePercent, nil
+}
+
+// AddFeePercent adds f to the "fee_percent" field.
+func (m *PaymentHoldMutation) AddFeePercent(f float64) {
+	if m.addfee_percent != nil {
+		*m.addfee_percent += f
+	} else {
+		m.addfee_percent = &f
+	}
+}
+
+// AddedFeePercent returns the value that was added to the "fee_percent" field in this mutation.
+func (m *PaymentHoldMutation) AddedFeePercent() (r float64, exists bool) {
+	v := m.addfee_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFeePercent resets all changes to the "fee_percent" field.
+func (m *PaymentHoldMutation) ResetFeePercent() {
+	m.fee_percent = nil
+	m.addfee_percent = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PaymentHoldMutation) SetStatus(pa paymenthold.Status) {
+	m.status = &pa
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PaymentHoldMutation) Status() (r paymenthold.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldStatus(ctx context.Context) (v paymenthold.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PaymentHoldMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *PaymentHoldMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *PaymentHoldMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *PaymentHoldMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetSettledAt sets the "settled_at" field.
+func (m *PaymentHoldMutation) SetSettledAt(t time.Time) {
+	m.settled_at = &t
+}
+
+// SettledAt returns the value of the "settled_at" field in the mutation.
+func (m *PaymentHoldMutation) SettledAt() (r time.Time, exists bool) {
+	v := m.settled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettledAt returns the old "settled_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldSettledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettledAt: %w", err)
+	}
+	return oldValue.SettledAt, nil
+}
+
+// ClearSettledAt clears the value of the "settled_at" field.
+func (m *PaymentHoldMutation) ClearSettledAt() {
+	m.settled_at = nil
+	m.clearedFields[paymenthold.FieldSettledAt] = struct{}{}
+}
+
+// SettledAtCleared returns if the "settled_at" field was cleared in this mutation.
+func (m *PaymentHoldMutation) SettledAtCleared() bool {
+	_, ok := m.clearedFields[paymenthold.FieldSettledAt]
+	return ok
+}
+
+// ResetSettledAt resets all changes to the "settled_at" field.
+func (m *PaymentHoldMutation) ResetSettledAt() {
+	m.settled_at = nil
+	delete(m.clearedFields, paymenthold.FieldSettledAt)
+}
+
+// Where appends a list predicates to the PaymentHoldMutation builder.
+func (m *PaymentHoldMutation) Where(ps ...predicate.PaymentHold) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PaymentHoldMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PaymentHoldMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PaymentHold, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PaymentHoldMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PaymentHoldMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PaymentHold).
+func (m *PaymentHoldMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PaymentHoldMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.created_at != nil {
+		fields = append(fields, paymenthold.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, paymenthold.FieldUpdatedAt)
+	}
+	if m.execution_id != nil {
+		fields = append(fields, paymenthold.FieldExecutionID)
+	}
+	if m.payer_id != nil {
+		fields = append(fields, paymenthold.FieldPayerID)
+	}
+	if m.payee_id != nil {
+		fields = append(fields, paymenthold.FieldPayeeID)
+	}
+	if m.payment_method_id != nil {
+		fields = append(fields, paymenthold.FieldPaymentMethodID)
+	}
+	if m.amount != nil {
+		fields = append(fields, paymenthold.FieldAmount)
+	}
+	if m.currency != nil {
+		fields = append(fields, paymenthold.FieldCurrency)
+	}
+	if m.developer_payout != nil {
+		fields = append(fields, paymenthold.FieldDeveloperPayout)
+	}
+	if m.platform_fee != nil {
+		fields = append(fields, paymenthold.FieldPlatformFee)
+	}
+	if m.fee_percent != nil {
+		fields = append(fields, paymenthold.FieldFeePercent)
+	}
+	if m.status != nil {
+		fields = append(fields, paymenthold.FieldStatus)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, paymenthold.FieldExpiresAt)
+	}
+	if m.settled_at != nil {
+		fields = append(fields, paymenthold.FieldSettledAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PaymentHoldMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		return m.CreatedAt()
+	case paymenthold.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case paymenthold.FieldExecutionID:
+		return m.ExecutionID()
+	case paymenthold.FieldPayerID:
+		return m.PayerID()
+	case paymenthold.FieldPayeeID:
+		return m.PayeeID()
+	case paymenthold.FieldPaymentMethodID:
+		return m.PaymentMethodID()
+	case paymenthold.FieldAmount:
+		return m.Amount()
+	case paymenthold.FieldCurrency:
+		return m.Currency()
+	case paymenthold.FieldDeveloperPayout:
+		return m.DeveloperPayout()
+	case paymenthold.FieldPlatformFee:
+		return m.PlatformFee()
+	case paymenthold.FieldFeePercent:
+		return m.FeePercent()
+	case paymenthold.FieldStatus:
+		return m.Status()
+	case paymenthold.FieldExpiresAt:
+		return m.ExpiresAt()
+	case paymenthold.FieldSettledAt:
+		return m.SettledAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PaymentHoldMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case paymenthold.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case paymenthold.FieldExecutionID:
+		return m.OldExecutionID(ctx)
+	case paymenthold.FieldPayerID:
+		return m.OldPayerID(ctx)
+	case paymenthold.FieldPayeeID:
+		return m.OldPayeeID(ctx)
+	case paymenthold.FieldPaymentMethodID:
+		return m.OldPaymentMethodID(ctx)
+	case paymenthold.FieldAmount:
+		return m.OldAmount(ctx)
+	case paymenthold.FieldCurrency:
+		return m.OldCurrency(ctx)
+	case paymenthold.FieldDeveloperPayout:
+		return m.OldDeveloperPayout(ctx)
+	case paymenthold.FieldPlatformFee:
+		return m.OldPlatformFee(ctx)
+	case paymenthold.FieldFeePercent:
+		return m.OldFeePercent(ctx)
+	case paymenthold.FieldStatus:
+		return m.OldStatus(ctx)
+	case paymenthold.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case paymenthold.FieldSettledAt:
+		return m.OldSettledAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PaymentHold field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PaymentHoldMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case paymenthold.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case paymenthold.FieldExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionID(v)
+		return nil
+	case paymenthold.FieldPayerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayerID(v)
+		return nil
+	case paymenthold.FieldPayeeID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayeeID(v)
+		return nil
+	case paymenthold.FieldPaymentMethodID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentMethodID(v)
+		return nil
+	case paymenthold.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case paymenthold.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	case paymenthold.FieldDeveloperPayout:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeveloperPayout(v)
+		return nil
+	case paymenthold.FieldPlatformFee:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlatformFee(v)
+		return nil
+	case paymenthold.FieldFeePercent:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFeePercent(v)
+		return nil
+	case paymenthold.FieldStatus:
+		v, ok := value.(paymenthold.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case paymenthold.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case paymenthold.FieldSettledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettledAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PaymentHoldMutation) AddedFields() []string {
+	var fields []string
+	if m.addamount != nil {
+		fields = append(fields, paymenthold.FieldAmount)
+	}
+	if m.adddeveloper_payout != nil {
+		fields = append(fields, paymenthold.FieldDeveloperPayout)
+	}
+	if m.addplatform_fee != nil {
+		fields = append(fields, paymenthold.FieldPlatformFee)
+	}
+	if m.addfee_percent != nil {
+		fields = append(fields, paymenthold.FieldFeePercent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PaymentHoldMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case paymenthold.FieldAmount:
+		return m.AddedAmount()
+	case paymenthold.FieldDeveloperPayout:
+		return m.AddedDeveloperPayout()
+	case paymenthold.FieldPlatformFee:
+		return m.AddedPlatformFee()
+	case paymenthold.FieldFeePercent:
+		return m.AddedFeePercent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PaymentHoldMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case paymenthold.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmount(v)
+		return nil
+	case paymenthold.FieldDeveloperPayout:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeveloperPayout(v)
+		return nil
+	case paymenthold.FieldPlatformFee:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPlatformFee(v)
+		return nil
+	case paymenthold.FieldFeePercent:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFeePercent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PaymentHoldMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(paymenthold.FieldSettledAt) {
+		fields = append(fields, paymenthold.FieldSettledAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PaymentHoldMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PaymentHoldMutation) ClearField(name string) error {
+	switch name {
+	case paymenthold.FieldSettledAt:
+		m.ClearSettledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PaymentHoldMutation) ResetField(name string) error {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case paymenthold.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case paymenthold.FieldExecutionID:
+		m.ResetExecutionID()
+		return nil
+	case paymenthold.FieldPayerID:
+		m.ResetPayerID()
+		return nil
+	case paymenthold.FieldPayeeID:
+		m.ResetPayeeID()
+		return nil
+	case paymenthold.FieldPaymentMethodID:
+		m.ResetPaymentMethodID()
+		return nil
+	case paymenthold.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case paymenthold.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	case paymenthold.FieldDeveloperPayout:
+		m.ResetDeveloperPayout()
+		return nil
+	case paymenthold.FieldPlatformFee:
+		m.ResetPlatformFee()
+		return nil
+	case paymenthold.FieldFeePercent:
+		m.ResetFeePercent()
+		return nil
+	case paymenthold.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case paymenthold.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case paymenthold.FieldSettledAt:
+		m.ResetSettledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PaymentHoldMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PaymentHoldMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PaymentHoldMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PaymentHoldMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PaymentHoldMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PaymentHoldMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PaymentHoldMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PaymentHold unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PaymentHoldMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PaymentHold edge %s", name)
 }
 
 // QueueItemMutation represents an operation that mutates the QueueItem nodes in the graph.
@@ -21162,6 +24938,881 @@ func (m *SettingMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Setting edge %s", name)
 }
 
+// ShipGateRunMutation represents an operation that mutates the ShipGateRun nodes in the graph.
+type ShipGateRunMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *string
+	trigger             *shipgaterun.Trigger
+	task                *string
+	passed              *bool
+	hint                *string
+	http_status         *int
+	addhttp_status      *int
+	response_time_ms    *int
+	addresponse_time_ms *int
+	created_at          *time.Time
+	clearedFields       map[string]struct{}
+	agent               *string
+	clearedagent        bool
+	done                bool
+	oldValue            func(context.Context) (*ShipGateRun, error)
+	predicates          []predicate.ShipGateRun
+}
+
+var _ ent.Mutation = (*ShipGateRunMutation)(nil)
+
+// shipgaterunOption allows management of the mutation configuration using functional options.
+type shipgaterunOption func(*ShipGateRunMutation)
+
+// newShipGateRunMutation creates new mutation for the ShipGateRun entity.
+func newShipGateRunMutation(c config, op Op, opts ...shipgaterunOption) *ShipGateRunMutation {
+	m := &ShipGateRunMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShipGateRun,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShipGateRunID sets the ID field of the mutation.
+func withShipGateRunID(id string) shipgaterunOption {
+	return func(m *ShipGateRunMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ShipGateRun
+		)
+		m.oldValue = func(ctx context.Context) (*ShipGateRun, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ShipGateRun.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShipGateRun sets the old ShipGateRun of the mutation.
+func withShipGateRun(node *ShipGateRun) shipgaterunOption {
+	return func(m *ShipGateRunMutation) {
+		m.oldValue = func(context.Context) (*ShipGateRun, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShipGateRunMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShipGateRunMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ShipGateRun entities.
+func (m *ShipGateRunMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShipGateRunMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShipGateRunMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ShipGateRun.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *ShipGateRunMutation) SetAgentID(s string) {
+	m.agent = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *ShipGateRunMutation) AgentID() (r string, exists bool) {
+	v := m.agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldAgentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *ShipGateRunMutation) ResetAgentID() {
+	m.agent = nil
+}
+
+// SetTrigger sets the "trigger" field.
+func (m *ShipGateRunMutation) SetTrigger(s shipgaterun.Trigger) {
+	m.trigger = &s
+}
+
+// Trigger returns the value of the "trigger" field in the mutation.
+func (m *ShipGateRunMutation) Trigger() (r shipgaterun.Trigger, exists bool) {
+	v := m.trigger
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrigger returns the old "trigger" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldTrigger(ctx context.Context) (v shipgaterun.Trigger, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrigger is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrigger requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrigger: %w", err)
+	}
+	return oldValue.Trigger, nil
+}
+
+// ResetTrigger resets all changes to the "trigger" field.
+func (m *ShipGateRunMutation) ResetTrigger() {
+	m.trigger = nil
+}
+
+// SetTask sets the "task" field.
+func (m *ShipGateRunMutation) SetTask(s string) {
+	m.task = &s
+}
+
+// Task returns the value of the "task" field in the mutation.
+func (m *ShipGateRunMutation) Task() (r string, exists bool) {
+	v := m.task
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTask returns the old "task" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldTask(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTask is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTask requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTask: %w", err)
+	}
+	return oldValue.Task, nil
+}
+
+// ResetTask resets all changes to the "task" field.
+func (m *ShipGateRunMutation) ResetTask() {
+	m.task = nil
+}
+
+// SetPassed sets the "passed" field.
+func (m *ShipGateRunMutation) SetPassed(b bool) {
+	m.passed = &b
+}
+
+// Passed returns the value of the "passed" field in the mutation.
+func (m *ShipGateRunMutation) Passed() (r bool, exists bool) {
+	v := m.passed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPassed returns the old "passed" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldPassed(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPassed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPassed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPassed: %w", err)
+	}
+	return oldValue.Passed, nil
+}
+
+// ResetPassed resets all changes to the "passed" field.
+func (m *ShipGateRunMutation) ResetPassed() {
+	m.passed = nil
+}
+
+// SetHint sets the "hint" field.
+func (m *ShipGateRunMutation) SetHint(s string) {
+	m.hint = &s
+}
+
+// Hint returns the value of the "hint" field in the mutation.
+func (m *ShipGateRunMutation) Hint() (r string, exists bool) {
+	v := m.hint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHint returns the old "hint" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldHint(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHint is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHint requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHint: %w", err)
+	}
+	return oldValue.Hint, nil
+}
+
+// ClearHint clears the value of the "hint" field.
+func (m *ShipGateRunMutation) ClearHint() {
+	m.hint = nil
+	m.clearedFields[shipgaterun.FieldHint] = struct{}{}
+}
+
+// HintCleared returns if the "hint" field was cleared in this mutation.
+func (m *ShipGateRunMutation) HintCleared() bool {
+	_, ok := m.clearedFields[shipgaterun.FieldHint]
+	return ok
+}
+
+// ResetHint resets all changes to the "hint" field.
+func (m *ShipGateRunMutation) ResetHint() {
+	m.hint = nil
+	delete(m.clearedFields, shipgaterun.FieldHint)
+}
+
+// SetHTTPStatus sets the "http_status" field.
+func (m *ShipGateRunMutation) SetHTTPStatus(i int) {
+	m.http_status = &i
+	m.addhttp_status = nil
+}
+
+// HTTPStatus returns the value of the "http_status" field in the mutation.
+func (m *ShipGateRunMutation) HTTPStatus() (r int, exists bool) {
+	v := m.http_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHTTPStatus returns the old "http_status" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldHTTPStatus(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHTTPStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHTTPStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHTTPStatus: %w", err)
+	}
+	return oldValue.HTTPStatus, nil
+}
+
+// AddHTTPStatus adds i to the "http_status" field.
+func (m *ShipGateRunMutation) AddHTTPStatus(i int) {
+	if m.addhttp_status != nil {
+		*m.addhttp_status += i
+	} else {
+		m.addhttp_status = &i
+	}
+}
+
+// AddedHTTPStatus returns the value that was added to the "http_status" field in this mutation.
+func (m *ShipGateRunMutation) AddedHTTPStatus() (r int, exists bool) {
+	v := m.addhttp_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearHTTPStatus clears the value of the "http_status" field.
+func (m *ShipGateRunMutation) ClearHTTPStatus() {
+	m.http_status = nil
+	m.addhttp_status = nil
+	m.clearedFields[shipgaterun.FieldHTTPStatus] = struct{}{}
+}
+
+// HTTPStatusCleared returns if the "http_status" field was cleared in this mutation.
+func (m *ShipGateRunMutation) HTTPStatusCleared() bool {
+	_, ok := m.clearedFields[shipgaterun.FieldHTTPStatus]
+	return ok
+}
+
+// ResetHTTPStatus resets all changes to the "http_status" field.
+func (m *ShipGateRunMutation) ResetHTTPStatus() {
+	m.http_status = nil
+	m.addhttp_status = nil
+	delete(m.clearedFields, shipgaterun.FieldHTTPStatus)
+}
+
+// SetResponseTimeMs sets the "response_time_ms" field.
+func (m *ShipGateRunMutation) SetResponseTimeMs(i int) {
+	m.response_time_ms = &i
+	m.addresponse_time_ms = nil
+}
+
+// ResponseTimeMs returns the value of the "response_time_ms" field in the mutation.
+func (m *ShipGateRunMutation) ResponseTimeMs() (r int, exists bool) {
+	v := m.response_time_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResponseTimeMs returns the old "response_time_ms" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldResponseTimeMs(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResponseTimeMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResponseTimeMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResponseTimeMs: %w", err)
+	}
+	return oldValue.ResponseTimeMs, nil
+}
+
+// AddResponseTimeMs adds i to the "response_time_ms" field.
+func (m *ShipGateRunMutation) AddResponseTimeMs(i int) {
+	if m.addresponse_time_ms != nil {
+		*m.addresponse_time_ms += i
+	} else {
+		m.addresponse_time_ms = &i
+	}
+}
+
+// AddedResponseTimeMs returns the value that was added to the "response_time_ms" field in this mutation.
+func (m *ShipGateRunMutation) AddedResponseTimeMs() (r int, exists bool) {
+	v := m.addresponse_time_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetResponseTimeMs resets all changes to the "response_time_ms" field.
+func (m *ShipGateRunMutation) ResetResponseTimeMs() {
+	m.response_time_ms = nil
+	m.addresponse_time_ms = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ShipGateRunMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ShipGateRunMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ShipGateRun entity.
+// If the ShipGateRun object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShipGateRunMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ShipGateRunMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearAgent clears the "agent" edge to the StoreAgent entity.
+func (m *ShipGateRunMutation) ClearAgent() {
+	m.clearedagent = true
+	m.clearedFields[shipgaterun.FieldAgentID] = struct{}{}
+}
+
+// AgentCleared reports if the "agent" edge to the StoreAgent entity was cleared.
+func (m *ShipGateRunMutation) AgentCleared() bool {
+	return m.clearedagent
+}
+
+// AgentIDs returns the "agent" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AgentID instead. It exists only for internal usage by the builders.
+func (m *ShipGateRunMutation) AgentIDs() (ids []string) {
+	if id := m.agent; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAgent resets all changes to the "agent" edge.
+func (m *ShipGateRunMutation) ResetAgent() {
+	m.agent = nil
+	m.clearedagent = false
+}
+
+// Where appends a list predicates to the ShipGateRunMutation builder.
+func (m *ShipGateRunMutation) Where(ps ...predicate.ShipGateRun) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShipGateRunMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShipGateRunMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ShipGateRun, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShipGateRunMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShipGateRunMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ShipGateRun).
+func (m *ShipGateRunMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShipGateRunMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.agent != nil {
+		fields = append(fields, shipgaterun.FieldAgentID)
+	}
+	if m.trigger != nil {
+		fields = append(fields, shipgaterun.FieldTrigger)
+	}
+	if m.task != nil {
+		fields = append(fields, shipgaterun.FieldTask)
+	}
+	if m.passed != nil {
+		fields = append(fields, shipgaterun.FieldPassed)
+	}
+	if m.hint != nil {
+		fields = append(fields, shipgaterun.FieldHint)
+	}
+	if m.http_status != nil {
+		fields = append(fields, shipgaterun.FieldHTTPStatus)
+	}
+	if m.response_time_ms != nil {
+		fields = append(fields, shipgaterun.FieldResponseTimeMs)
+	}
+	if m.created_at != nil {
+		fields = append(fields, shipgaterun.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShipGateRunMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case shipgaterun.FieldAgentID:
+		return m.AgentID()
+	case shipgaterun.FieldTrigger:
+		return m.Trigger()
+	case shipgaterun.FieldTask:
+		return m.Task()
+	case shipgaterun.FieldPassed:
+		return m.Passed()
+	case shipgaterun.FieldHint:
+		return m.Hint()
+	case shipgaterun.FieldHTTPStatus:
+		return m.HTTPStatus()
+	case shipgaterun.FieldResponseTimeMs:
+		return m.ResponseTimeMs()
+	case shipgaterun.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShipGateRunMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case shipgaterun.FieldAgentID:
+		return m.OldAgentID(ctx)
+	case shipgaterun.FieldTrigger:
+		return m.OldTrigger(ctx)
+	case shipgaterun.FieldTask:
+		return m.OldTask(ctx)
+	case shipgaterun.FieldPassed:
+		return m.OldPassed(ctx)
+	case shipgaterun.FieldHint:
+		return m.OldHint(ctx)
+	case shipgaterun.FieldHTTPStatus:
+		return m.OldHTTPStatus(ctx)
+	case shipgaterun.FieldResponseTimeMs:
+		return m.OldResponseTimeMs(ctx)
+	case shipgaterun.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ShipGateRun field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShipGateRunMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case shipgaterun.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	case shipgaterun.FieldTrigger:
+		v, ok := value.(shipgaterun.Trigger)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrigger(v)
+		return nil
+	case shipgaterun.FieldTask:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTask(v)
+		return nil
+	case shipgaterun.FieldPassed:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPassed(v)
+		return nil
+	case shipgaterun.FieldHint:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHint(v)
+		return nil
+	case shipgaterun.FieldHTTPStatus:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHTTPStatus(v)
+		return nil
+	case shipgaterun.FieldResponseTimeMs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResponseTimeMs(v)
+		return nil
+	case shipgaterun.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShipGateRun field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShipGateRunMutation) AddedFields() []string {
+	var fields []string
+	if m.addhttp_status != nil {
+		fields = append(fields, shipgaterun.FieldHTTPStatus)
+	}
+	if m.addresponse_time_ms != nil {
+		fields = append(fields, shipgaterun.FieldResponseTimeMs)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShipGateRunMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case shipgaterun.FieldHTTPStatus:
+		return m.AddedHTTPStatus()
+	case shipgaterun.FieldResponseTimeMs:
+		return m.AddedResponseTimeMs()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShipGateRunMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case shipgaterun.FieldHTTPStatus:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHTTPStatus(v)
+		return nil
+	case shipgaterun.FieldResponseTimeMs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddResponseTimeMs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShipGateRun numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShipGateRunMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(shipgaterun.FieldHint) {
+		fields = append(fields, shipgaterun.FieldHint)
+	}
+	if m.FieldCleared(shipgaterun.FieldHTTPStatus) {
+		fields = append(fields, shipgaterun.FieldHTTPStatus)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShipGateRunMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShipGateRunMutation) ClearField(name string) error {
+	switch name {
+	case shipgaterun.FieldHint:
+		m.ClearHint()
+		return nil
+	case shipgaterun.FieldHTTPStatus:
+		m.ClearHTTPStatus()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipGateRun nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShipGateRunMutation) ResetField(name string) error {
+	switch name {
+	case shipgaterun.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	case shipgaterun.FieldTrigger:
+		m.ResetTrigger()
+		return nil
+	case shipgaterun.FieldTask:
+		m.ResetTask()
+		return nil
+	case shipgaterun.FieldPassed:
+		m.ResetPassed()
+		return nil
+	case shipgaterun.FieldHint:
+		m.ResetHint()
+		return nil
+	case shipgaterun.FieldHTTPStatus:
+		m.ResetHTTPStatus()
+		return nil
+	case shipgaterun.FieldResponseTimeMs:
+		m.ResetResponseTimeMs()
+		return nil
+	case shipgaterun.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipGateRun field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShipGateRunMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.agent != nil {
+		edges = append(edges, shipgaterun.EdgeAgent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShipGateRunMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case shipgaterun.EdgeAgent:
+		if id := m.agent; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShipGateRunMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShipGateRunMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShipGateRunMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedagent {
+		edges = append(edges, shipgaterun.EdgeAgent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShipGateRunMutation) EdgeCleared(name string) bool {
+	switch name {
+	case shipgaterun.EdgeAgent:
+		return m.clearedagent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShipGateRunMutation) ClearEdge(name string) error {
+	switch name {
+	case shipgaterun.EdgeAgent:
+		m.ClearAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipGateRun unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShipGateRunMutation) ResetEdge(name string) error {
+	switch name {
+	case shipgaterun.EdgeAgent:
+		m.ResetAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown ShipGateRun edge %s", name)
+}
+
 // StoreAgentMutation represents an operation that mutates the StoreAgent nodes in the graph.
 type StoreAgentMutation struct {
 	config
@@ -21222,6 +25873,8 @@ type StoreAgentMutation struct {
 	addsubscriber_count         *int
 	execution_count             *int
 	addexecution_count          *int
+	self_config_token_hash      *string
+	source_instance_url         *string
 	clearedFields               map[string]struct{}
 	user                        *string
 	cleareduser                 bool
@@ -21234,6 +25887,9 @@ type StoreAgentMutation struct {
 	subscriptions               map[string]struct{}
 	removedsubscriptions        map[string]struct{}
 	clearedsubscriptions        bool
+	ship_gate_runs              map[string]struct{}
+	removedship_gate_runs       map[string]struct{}
+	clearedship_gate_runs       bool
 	done                        bool
 	oldValue                    func(context.Context) (*StoreAgent, error)
 	predicates                  []predicate.StoreAgent
@@ -23374,6 +28030,104 @@ func (m *StoreAgentMutation) ResetExecutionCount() {
 	m.addexecution_count = nil
 }
 
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (m *StoreAgentMutation) SetSelfConfigTokenHash(s string) {
+	m.self_config_token_hash = &s
+}
+
+// SelfConfigTokenHash returns the value of the "self_config_token_hash" field in the mutation.
+func (m *StoreAgentMutation) SelfConfigTokenHash() (r string, exists bool) {
+	v := m.self_config_token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSelfConfigTokenHash returns the old "self_config_token_hash" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldSelfConfigTokenHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSelfConfigTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSelfConfigTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSelfConfigTokenHash: %w", err)
+	}
+	return oldValue.SelfConfigTokenHash, nil
+}
+
+// ClearSelfConfigTokenHash clears the value of the "self_config_token_hash" field.
+func (m *StoreAgentMutation) ClearSelfConfigTokenHash() {
+	m.self_config_token_hash = nil
+	m.clearedFields[storeagent.FieldSelfConfigTokenHash] = struct{}{}
+}
+
+// SelfConfigTokenHashCleared returns if the "self_config_token_hash" field was cleared in this mutation.
+func (m *StoreAgentMutation) SelfConfigTokenHashCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldSelfConfigTokenHash]
+	return ok
+}
+
+// ResetSelfConfigTokenHash resets all changes to the "self_config_token_hash" field.
+func (m *StoreAgentMutation) ResetSelfConfigTokenHash() {
+	m.self_config_token_hash = nil
+	delete(m.clearedFields, storeagent.FieldSelfConfigTokenHash)
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (m *StoreAgentMutation) SetSourceInstanceURL(s string) {
+	m.source_instance_url = &s
+}
+
+// SourceInstanceURL returns the value of the "source_instance_url" field in the mutation.
+func (m *StoreAgentMutation) SourceInstanceURL() (r string, exists bool) {
+	v := m.source_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceInstanceURL returns the old "source_instance_url" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldSourceInstanceURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceInstanceURL: %w", err)
+	}
+	return oldValue.SourceInstanceURL, nil
+}
+
+// ClearSourceInstanceURL clears the value of the "source_instance_url" field.
+func (m *StoreAgentMutation) ClearSourceInstanceURL() {
+	m.source_instance_url = nil
+	m.clearedFields[storeagent.FieldSourceInstanceURL] = struct{}{}
+}
+
+// SourceInstanceURLCleared returns if the "source_instance_url" field was cleared in this mutation.
+func (m *StoreAgentMutation) SourceInstanceURLCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldSourceInstanceURL]
+	return ok
+}
+
+// ResetSourceInstanceURL resets all changes to the "source_instance_url" field.
+func (m *StoreAgentMutation) ResetSourceInstanceURL() {
+	m.source_instance_url = nil
+	delete(m.clearedFields, storeagent.FieldSourceInstanceURL)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *StoreAgentMutation) ClearUser() {
 	m.cleareduser = true
@@ -23563,6 +28317,60 @@ func (m *StoreAgentMutation) ResetSubscriptions() {
 	m.removedsubscriptions = nil
 }
 
+// AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by ids.
+func (m *StoreAgentMutation) AddShipGateRunIDs(ids ...string) {
+	if m.ship_gate_runs == nil {
+		m.ship_gate_runs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.ship_gate_runs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearShipGateRuns clears the "ship_gate_runs" edge to the ShipGateRun entity.
+func (m *StoreAgentMutation) ClearShipGateRuns() {
+	m.clearedship_gate_runs = true
+}
+
+// ShipGateRunsCleared reports if the "ship_gate_runs" edge to the ShipGateRun entity was cleared.
+func (m *StoreAgentMutation) ShipGateRunsCleared() bool {
+	return m.clearedship_gate_runs
+}
+
+// RemoveShipGateRunIDs removes the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
+func (m *StoreAgentMutation) RemoveShipGateRunIDs(ids ...string) {
+	if m.removedship_gate_runs == nil {
+		m.removedship_gate_runs = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.ship_gate_runs, ids[i])
+		m.removedship_gate_runs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedShipGateRuns returns the removed IDs of the "ship_gate_runs" edge to the ShipGateRun entity.
+func (m *StoreAgentMutation) RemovedShipGateRunsIDs() (ids []string) {
+	for id := range m.removedship_gate_runs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ShipGateRunsIDs returns the "ship_gate_runs" edge IDs in the mutation.
+func (m *StoreAgentMutation) ShipGateRunsIDs() (ids []string) {
+	for id := range m.ship_gate_runs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetShipGateRuns resets all changes to the "ship_gate_runs" edge.
+func (m *StoreAgentMutation) ResetShipGateRuns() {
+	m.ship_gate_runs = nil
+	m.clearedship_gate_runs = false
+	m.removedship_gate_runs = nil
+}
+
 // Where appends a list predicates to the StoreAgentMutation builder.
 func (m *StoreAgentMutation) Where(ps ...predicate.StoreAgent) {
 	m.predicates = append(m.predicates, ps...)
@@ -23597,7 +28405,7 @@ func (m *StoreAgentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreAgentMutation) Fields() []string {
-	fields := make([]string, 0, 44)
+	fields := make([]string, 0, 46)
 	if m.created_at != nil {
 		fields = append(fields, storeagent.FieldCreatedAt)
 	}
@@ -23730,6 +28538,12 @@ func (m *StoreAgentMutation) Fields() []string {
 	if m.execution_count != nil {
 		fields = append(fields, storeagent.FieldExecutionCount)
 	}
+	if m.self_config_token_hash != nil {
+		fields = append(fields, storeagent.FieldSelfConfigTokenHash)
+	}
+	if m.source_instance_url != nil {
+		fields = append(fields, storeagent.FieldSourceInstanceURL)
+	}
 	return fields
 }
 
@@ -23826,6 +28640,10 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.SubscriberCount()
 	case storeagent.FieldExecutionCount:
 		return m.ExecutionCount()
+	case storeagent.FieldSelfConfigTokenHash:
+		return m.SelfConfigTokenHash()
+	case storeagent.FieldSourceInstanceURL:
+		return m.SourceInstanceURL()
 	}
 	return nil, false
 }
@@ -23923,6 +28741,10 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldSubscriberCount(ctx)
 	case storeagent.FieldExecutionCount:
 		return m.OldExecutionCount(ctx)
+	case storeagent.FieldSelfConfigTokenHash:
+		return m.OldSelfConfigTokenHash(ctx)
+	case storeagent.FieldSourceInstanceURL:
+		return m.OldSourceInstanceURL(ctx)
 	}
 	return nil, fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -24240,6 +29062,20 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetExecutionCount(v)
 		return nil
+	case storeagent.FieldSelfConfigTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSelfConfigTokenHash(v)
+		return nil
+	case storeagent.FieldSourceInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceInstanceURL(v)
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -24414,6 +29250,12 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldSourceInstanceID) {
 		fields = append(fields, storeagent.FieldSourceInstanceID)
 	}
+	if m.FieldCleared(storeagent.FieldSelfConfigTokenHash) {
+		fields = append(fields, storeagent.FieldSelfConfigTokenHash)
+	}
+	if m.FieldCleared(storeagent.FieldSourceInstanceURL) {
+		fields = append(fields, storeagent.FieldSourceInstanceURL)
+	}
 	return fields
 }
 
@@ -24484,6 +29326,12 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldSourceInstanceID:
 		m.ClearSourceInstanceID()
+		return nil
+	case storeagent.FieldSelfConfigTokenHash:
+		m.ClearSelfConfigTokenHash()
+		return nil
+	case storeagent.FieldSourceInstanceURL:
+		m.ClearSourceInstanceURL()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent nullable field %s", name)
@@ -24625,13 +29473,19 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 	case storeagent.FieldExecutionCount:
 		m.ResetExecutionCount()
 		return nil
+	case storeagent.FieldSelfConfigTokenHash:
+		m.ResetSelfConfigTokenHash()
+		return nil
+	case storeagent.FieldSourceInstanceURL:
+		m.ResetSourceInstanceURL()
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *StoreAgentMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.user != nil {
 		edges = append(edges, storeagent.EdgeUser)
 	}
@@ -24643,6 +29497,9 @@ func (m *StoreAgentMutation) AddedEdges() []string {
 	}
 	if m.subscriptions != nil {
 		edges = append(edges, storeagent.EdgeSubscriptions)
+	}
+	if m.ship_gate_runs != nil {
+		edges = append(edges, storeagent.EdgeShipGateRuns)
 	}
 	return edges
 }
@@ -24673,13 +29530,19 @@ func (m *StoreAgentMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeShipGateRuns:
+		ids := make([]ent.Value, 0, len(m.ship_gate_runs))
+		for id := range m.ship_gate_runs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *StoreAgentMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.removedexecutions != nil {
 		edges = append(edges, storeagent.EdgeExecutions)
 	}
@@ -24688,6 +29551,9 @@ func (m *StoreAgentMutation) RemovedEdges() []string {
 	}
 	if m.removedsubscriptions != nil {
 		edges = append(edges, storeagent.EdgeSubscriptions)
+	}
+	if m.removedship_gate_runs != nil {
+		edges = append(edges, storeagent.EdgeShipGateRuns)
 	}
 	return edges
 }
@@ -24714,13 +29580,19 @@ func (m *StoreAgentMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeShipGateRuns:
+		ids := make([]ent.Value, 0, len(m.removedship_gate_runs))
+		for id := range m.removedship_gate_runs {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *StoreAgentMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
 	if m.cleareduser {
 		edges = append(edges, storeagent.EdgeUser)
 	}
@@ -24732,6 +29604,9 @@ func (m *StoreAgentMutation) ClearedEdges() []string {
 	}
 	if m.clearedsubscriptions {
 		edges = append(edges, storeagent.EdgeSubscriptions)
+	}
+	if m.clearedship_gate_runs {
+		edges = append(edges, storeagent.EdgeShipGateRuns)
 	}
 	return edges
 }
@@ -24748,6 +29623,8 @@ func (m *StoreAgentMutation) EdgeCleared(name string) bool {
 		return m.clearedinstalls
 	case storeagent.EdgeSubscriptions:
 		return m.clearedsubscriptions
+	case storeagent.EdgeShipGateRuns:
+		return m.clearedship_gate_runs
 	}
 	return false
 }
@@ -24778,6 +29655,9 @@ func (m *StoreAgentMutation) ResetEdge(name string) error {
 		return nil
 	case storeagent.EdgeSubscriptions:
 		m.ResetSubscriptions()
+		return nil
+	case storeagent.EdgeShipGateRuns:
+		m.ResetShipGateRuns()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent edge %s", name)
@@ -26562,6 +31442,12 @@ type UserMutation struct {
 	capability_installs        map[string]struct{}
 	removedcapability_installs map[string]struct{}
 	clearedcapability_installs bool
+	connect_tokens             map[string]struct{}
+	removedconnect_tokens      map[string]struct{}
+	clearedconnect_tokens      bool
+	developer_keys             map[string]struct{}
+	removeddeveloper_keys      map[string]struct{}
+	cleareddeveloper_keys      bool
 	done                       bool
 	oldValue                   func(context.Context) (*User, error)
 	predicates                 []predicate.User
@@ -27983,6 +32869,114 @@ func (m *UserMutation) ResetCapabilityInstalls() {
 	m.removedcapability_installs = nil
 }
 
+// AddConnectTokenIDs adds the "connect_tokens" edge to the ConnectToken entity by ids.
+func (m *UserMutation) AddConnectTokenIDs(ids ...string) {
+	if m.connect_tokens == nil {
+		m.connect_tokens = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.connect_tokens[ids[i]] = struct{}{}
+	}
+}
+
+// ClearConnectTokens clears the "connect_tokens" edge to the ConnectToken entity.
+func (m *UserMutation) ClearConnectTokens() {
+	m.clearedconnect_tokens = true
+}
+
+// ConnectTokensCleared reports if the "connect_tokens" edge to the ConnectToken entity was cleared.
+func (m *UserMutation) ConnectTokensCleared() bool {
+	return m.clearedconnect_tokens
+}
+
+// RemoveConnectTokenIDs removes the "connect_tokens" edge to the ConnectToken entity by IDs.
+func (m *UserMutation) RemoveConnectTokenIDs(ids ...string) {
+	if m.removedconnect_tokens == nil {
+		m.removedconnect_tokens = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.connect_tokens, ids[i])
+		m.removedconnect_tokens[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedConnectTokens returns the removed IDs of the "connect_tokens" edge to the ConnectToken entity.
+func (m *UserMutation) RemovedConnectTokensIDs() (ids []string) {
+	for id := range m.removedconnect_tokens {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ConnectTokensIDs returns the "connect_tokens" edge IDs in the mutation.
+func (m *UserMutation) ConnectTokensIDs() (ids []string) {
+	for id := range m.connect_tokens {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetConnectTokens resets all changes to the "connect_tokens" edge.
+func (m *UserMutation) ResetConnectTokens() {
+	m.connect_tokens = nil
+	m.clearedconnect_tokens = false
+	m.removedconnect_tokens = nil
+}
+
+// AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by ids.
+func (m *UserMutation) AddDeveloperKeyIDs(ids ...string) {
+	if m.developer_keys == nil {
+		m.developer_keys = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.developer_keys[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDeveloperKeys clears the "developer_keys" edge to the DeveloperKey entity.
+func (m *UserMutation) ClearDeveloperKeys() {
+	m.cleareddeveloper_keys = true
+}
+
+// DeveloperKeysCleared reports if the "developer_keys" edge to the DeveloperKey entity was cleared.
+func (m *UserMutation) DeveloperKeysCleared() bool {
+	return m.cleareddeveloper_keys
+}
+
+// RemoveDeveloperKeyIDs removes the "developer_keys" edge to the DeveloperKey entity by IDs.
+func (m *UserMutation) RemoveDeveloperKeyIDs(ids ...string) {
+	if m.removeddeveloper_keys == nil {
+		m.removeddeveloper_keys = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.developer_keys, ids[i])
+		m.removeddeveloper_keys[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDeveloperKeys returns the removed IDs of the "developer_keys" edge to the DeveloperKey entity.
+func (m *UserMutation) RemovedDeveloperKeysIDs() (ids []string) {
+	for id := range m.removeddeveloper_keys {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DeveloperKeysIDs returns the "developer_keys" edge IDs in the mutation.
+func (m *UserMutation) DeveloperKeysIDs() (ids []string) {
+	for id := range m.developer_keys {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDeveloperKeys resets all changes to the "developer_keys" edge.
+func (m *UserMutation) ResetDeveloperKeys() {
+	m.developer_keys = nil
+	m.cleareddeveloper_keys = false
+	m.removeddeveloper_keys = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -28244,7 +33238,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 19)
+	edges := make([]string, 0, 21)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -28301,6 +33295,12 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.capability_installs != nil {
 		edges = append(edges, user.EdgeCapabilityInstalls)
+	}
+	if m.connect_tokens != nil {
+		edges = append(edges, user.EdgeConnectTokens)
+	}
+	if m.developer_keys != nil {
+		edges = append(edges, user.EdgeDeveloperKeys)
 	}
 	return edges
 }
@@ -28421,13 +33421,25 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeConnectTokens:
+		ids := make([]ent.Value, 0, len(m.connect_tokens))
+		for id := range m.connect_tokens {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeDeveloperKeys:
+		ids := make([]ent.Value, 0, len(m.developer_keys))
+		for id := range m.developer_keys {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 19)
+	edges := make([]string, 0, 21)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -28481,6 +33493,12 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedcapability_installs != nil {
 		edges = append(edges, user.EdgeCapabilityInstalls)
+	}
+	if m.removedconnect_tokens != nil {
+		edges = append(edges, user.EdgeConnectTokens)
+	}
+	if m.removeddeveloper_keys != nil {
+		edges = append(edges, user.EdgeDeveloperKeys)
 	}
 	return edges
 }
@@ -28597,13 +33615,25 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeConnectTokens:
+		ids := make([]ent.Value, 0, len(m.removedconnect_tokens))
+		for id := range m.removedconnect_tokens {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeDeveloperKeys:
+		ids := make([]ent.Value, 0, len(m.removeddeveloper_keys))
+		for id := range m.removeddeveloper_keys {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 19)
+	edges := make([]string, 0, 21)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -28661,6 +33691,12 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.clearedcapability_installs {
 		edges = append(edges, user.EdgeCapabilityInstalls)
 	}
+	if m.clearedconnect_tokens {
+		edges = append(edges, user.EdgeConnectTokens)
+	}
+	if m.cleareddeveloper_keys {
+		edges = append(edges, user.EdgeDeveloperKeys)
+	}
 	return edges
 }
 
@@ -28706,6 +33742,10 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedcapability_packs
 	case user.EdgeCapabilityInstalls:
 		return m.clearedcapability_installs
+	case user.EdgeConnectTokens:
+		return m.clearedconnect_tokens
+	case user.EdgeDeveloperKeys:
+		return m.cleareddeveloper_keys
 	}
 	return false
 }
@@ -28781,6 +33821,12 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeCapabilityInstalls:
 		m.ResetCapabilityInstalls()
+		return nil
+	case user.EdgeConnectTokens:
+		m.ResetConnectTokens()
+		return nil
+	case user.EdgeDeveloperKeys:
+		m.ResetDeveloperKeys()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

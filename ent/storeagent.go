@@ -108,6 +108,10 @@ type StoreAgent struct {
 	SubscriberCount int `json:"subscriber_count,omitempty"`
 	// ExecutionCount holds the value of the "execution_count" field.
 	ExecutionCount int `json:"execution_count,omitempty"`
+	// SelfConfigTokenHash holds the value of the "self_config_token_hash" field.
+	SelfConfigTokenHash *string `json:"-"`
+	// SourceInstanceURL holds the value of the "source_instance_url" field.
+	SourceInstanceURL *string `json:"source_instance_url,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the StoreAgentQuery when eager-loading is set.
 	Edges        StoreAgentEdges `json:"edges"`
@@ -124,9 +128,11 @@ type StoreAgentEdges struct {
 	Installs []*StoreInstall `json:"installs,omitempty"`
 	// Subscriptions holds the value of the subscriptions edge.
 	Subscriptions []*StoreSubscription `json:"subscriptions,omitempty"`
+	// ShipGateRuns holds the value of the ship_gate_runs edge.
+	ShipGateRuns []*ShipGateRun `json:"ship_gate_runs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [5]bool
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -167,6 +173,15 @@ func (e StoreAgentEdges) SubscriptionsOrErr() ([]*StoreSubscription, error) {
 	return nil, &NotLoadedError{edge: "subscriptions"}
 }
 
+// ShipGateRunsOrErr returns the ShipGateRuns value or an error if the edge
+// was not loaded in eager-loading.
+func (e StoreAgentEdges) ShipGateRunsOrErr() ([]*ShipGateRun, error) {
+	if e.loadedTypes[4] {
+		return e.ShipGateRuns, nil
+	}
+	return nil, &NotLoadedError{edge: "ship_gate_runs"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -180,7 +195,7 @@ func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
-		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID:
+		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL:
 			values[i] = new(sql.NullString)
 		case storeagent.FieldCreatedAt, storeagent.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -496,6 +511,20 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ExecutionCount = int(value.Int64)
 			}
+		case storeagent.FieldSelfConfigTokenHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field self_config_token_hash", values[i])
+			} else if value.Valid {
+				_m.SelfConfigTokenHash = new(string)
+				*_m.SelfConfigTokenHash = value.String
+			}
+		case storeagent.FieldSourceInstanceURL:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field source_instance_url", values[i])
+			} else if value.Valid {
+				_m.SourceInstanceURL = new(string)
+				*_m.SourceInstanceURL = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -527,6 +556,11 @@ func (_m *StoreAgent) QueryInstalls() *StoreInstallQuery {
 // QuerySubscriptions queries the "subscriptions" edge of the StoreAgent entity.
 func (_m *StoreAgent) QuerySubscriptions() *StoreSubscriptionQuery {
 	return NewStoreAgentClient(_m.config).QuerySubscriptions(_m)
+}
+
+// QueryShipGateRuns queries the "ship_gate_runs" edge of the StoreAgent entity.
+func (_m *StoreAgent) QueryShipGateRuns() *ShipGateRunQuery {
+	return NewStoreAgentClient(_m.config).QueryShipGateRuns(_m)
 }
 
 // Update returns a builder for updating this StoreAgent.
@@ -713,6 +747,13 @@ func (_m *StoreAgent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("execution_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ExecutionCount))
+	builder.WriteString(", ")
+	builder.WriteString("self_config_token_hash=<sensitive>")
+	builder.WriteString(", ")
+	if v := _m.SourceInstanceURL; v != nil {
+		builder.WriteString("source_instance_url=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

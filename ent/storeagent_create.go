@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -572,6 +573,34 @@ func (_c *StoreAgentCreate) SetNillableExecutionCount(v *int) *StoreAgentCreate 
 	return _c
 }
 
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (_c *StoreAgentCreate) SetSelfConfigTokenHash(v string) *StoreAgentCreate {
+	_c.mutation.SetSelfConfigTokenHash(v)
+	return _c
+}
+
+// SetNillableSelfConfigTokenHash sets the "self_config_token_hash" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableSelfConfigTokenHash(v *string) *StoreAgentCreate {
+	if v != nil {
+		_c.SetSelfConfigTokenHash(*v)
+	}
+	return _c
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (_c *StoreAgentCreate) SetSourceInstanceURL(v string) *StoreAgentCreate {
+	_c.mutation.SetSourceInstanceURL(v)
+	return _c
+}
+
+// SetNillableSourceInstanceURL sets the "source_instance_url" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableSourceInstanceURL(v *string) *StoreAgentCreate {
+	if v != nil {
+		_c.SetSourceInstanceURL(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *StoreAgentCreate) SetID(v string) *StoreAgentCreate {
 	_c.mutation.SetID(v)
@@ -634,6 +663,21 @@ func (_c *StoreAgentCreate) AddSubscriptions(v ...*StoreSubscription) *StoreAgen
 		ids[i] = v[i].ID
 	}
 	return _c.AddSubscriptionIDs(ids...)
+}
+
+// AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
+func (_c *StoreAgentCreate) AddShipGateRunIDs(ids ...string) *StoreAgentCreate {
+	_c.mutation.AddShipGateRunIDs(ids...)
+	return _c
+}
+
+// AddShipGateRuns adds the "ship_gate_runs" edges to the ShipGateRun entity.
+func (_c *StoreAgentCreate) AddShipGateRuns(v ...*ShipGateRun) *StoreAgentCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddShipGateRunIDs(ids...)
 }
 
 // Mutation returns the StoreAgentMutation object of the builder.
@@ -1093,6 +1137,14 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 		_spec.SetField(storeagent.FieldExecutionCount, field.TypeInt, value)
 		_node.ExecutionCount = value
 	}
+	if value, ok := _c.mutation.SelfConfigTokenHash(); ok {
+		_spec.SetField(storeagent.FieldSelfConfigTokenHash, field.TypeString, value)
+		_node.SelfConfigTokenHash = &value
+	}
+	if value, ok := _c.mutation.SourceInstanceURL(); ok {
+		_spec.SetField(storeagent.FieldSourceInstanceURL, field.TypeString, value)
+		_node.SourceInstanceURL = &value
+	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -1151,6 +1203,22 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ShipGateRunsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -1867,6 +1935,42 @@ func (u *StoreAgentUpsert) UpdateExecutionCount() *StoreAgentUpsert {
 // AddExecutionCount adds v to the "execution_count" field.
 func (u *StoreAgentUpsert) AddExecutionCount(v int) *StoreAgentUpsert {
 	u.Add(storeagent.FieldExecutionCount, v)
+	return u
+}
+
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (u *StoreAgentUpsert) SetSelfConfigTokenHash(v string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldSelfConfigTokenHash, v)
+	return u
+}
+
+// UpdateSelfConfigTokenHash sets the "self_config_token_hash" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateSelfConfigTokenHash() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldSelfConfigTokenHash)
+	return u
+}
+
+// ClearSelfConfigTokenHash clears the value of the "self_config_token_hash" field.
+func (u *StoreAgentUpsert) ClearSelfConfigTokenHash() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldSelfConfigTokenHash)
+	return u
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (u *StoreAgentUpsert) SetSourceInstanceURL(v string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldSourceInstanceURL, v)
+	return u
+}
+
+// UpdateSourceInstanceURL sets the "source_instance_url" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateSourceInstanceURL() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldSourceInstanceURL)
+	return u
+}
+
+// ClearSourceInstanceURL clears the value of the "source_instance_url" field.
+func (u *StoreAgentUpsert) ClearSourceInstanceURL() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldSourceInstanceURL)
 	return u
 }
 
@@ -2691,6 +2795,48 @@ func (u *StoreAgentUpsertOne) AddExecutionCount(v int) *StoreAgentUpsertOne {
 func (u *StoreAgentUpsertOne) UpdateExecutionCount() *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateExecutionCount()
+	})
+}
+
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (u *StoreAgentUpsertOne) SetSelfConfigTokenHash(v string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetSelfConfigTokenHash(v)
+	})
+}
+
+// UpdateSelfConfigTokenHash sets the "self_config_token_hash" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateSelfConfigTokenHash() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateSelfConfigTokenHash()
+	})
+}
+
+// ClearSelfConfigTokenHash clears the value of the "self_config_token_hash" field.
+func (u *StoreAgentUpsertOne) ClearSelfConfigTokenHash() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearSelfConfigTokenHash()
+	})
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (u *StoreAgentUpsertOne) SetSourceInstanceURL(v string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetSourceInstanceURL(v)
+	})
+}
+
+// UpdateSourceInstanceURL sets the "source_instance_url" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateSourceInstanceURL() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateSourceInstanceURL()
+	})
+}
+
+// ClearSourceInstanceURL clears the value of the "source_instance_url" field.
+func (u *StoreAgentUpsertOne) ClearSourceInstanceURL() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearSourceInstanceURL()
 	})
 }
 
@@ -3682,6 +3828,48 @@ func (u *StoreAgentUpsertBulk) AddExecutionCount(v int) *StoreAgentUpsertBulk {
 func (u *StoreAgentUpsertBulk) UpdateExecutionCount() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateExecutionCount()
+	})
+}
+
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (u *StoreAgentUpsertBulk) SetSelfConfigTokenHash(v string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetSelfConfigTokenHash(v)
+	})
+}
+
+// UpdateSelfConfigTokenHash sets the "self_config_token_hash" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateSelfConfigTokenHash() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateSelfConfigTokenHash()
+	})
+}
+
+// ClearSelfConfigTokenHash clears the value of the "self_config_token_hash" field.
+func (u *StoreAgentUpsertBulk) ClearSelfConfigTokenHash() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearSelfConfigTokenHash()
+	})
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (u *StoreAgentUpsertBulk) SetSourceInstanceURL(v string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetSourceInstanceURL(v)
+	})
+}
+
+// UpdateSourceInstanceURL sets the "source_instance_url" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateSourceInstanceURL() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateSourceInstanceURL()
+	})
+}
+
+// ClearSourceInstanceURL clears the value of the "source_instance_url" field.
+func (u *StoreAgentUpsertBulk) ClearSourceInstanceURL() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearSourceInstanceURL()
 	})
 }
 

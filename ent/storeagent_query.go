@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -32,6 +33,7 @@ type StoreAgentQuery struct {
 	withExecutions    *ExecutionQuery
 	withInstalls      *StoreInstallQuery
 	withSubscriptions *StoreSubscriptionQuery
+	withShipGateRuns  *ShipGateRunQuery
 	modifiers         []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -150,6 +152,28 @@ func (_q *StoreAgentQuery) QuerySubscriptions() *StoreSubscriptionQuery {
 			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
 			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.SubscriptionsTable, storeagent.SubscriptionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryShipGateRuns chains the current query on the "ship_gate_runs" edge.
+func (_q *StoreAgentQuery) QueryShipGateRuns() *ShipGateRunQuery {
+	query := (&ShipGateRunClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
+			sqlgraph.To(shipgaterun.Table, shipgaterun.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.ShipGateRunsTable, storeagent.ShipGateRunsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -353,6 +377,7 @@ func (_q *StoreAgentQuery) Clone() *StoreAgentQuery {
 		withExecutions:    _q.withExecutions.Clone(),
 		withInstalls:      _q.withInstalls.Clone(),
 		withSubscriptions: _q.withSubscriptions.Clone(),
+		withShipGateRuns:  _q.withShipGateRuns.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -400,6 +425,17 @@ func (_q *StoreAgentQuery) WithSubscriptions(opts ...func(*StoreSubscriptionQuer
 		opt(query)
 	}
 	_q.withSubscriptions = query
+	return _q
+}
+
+// WithShipGateRuns tells the query-builder to eager-load the nodes that are connected to
+// the "ship_gate_runs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *StoreAgentQuery) WithShipGateRuns(opts ...func(*ShipGateRunQuery)) *StoreAgentQuery {
+	query := (&ShipGateRunClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withShipGateRuns = query
 	return _q
 }
 
@@ -481,11 +517,12 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 	var (
 		nodes       = []*StoreAgent{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [5]bool{
 			_q.withUser != nil,
 			_q.withExecutions != nil,
 			_q.withInstalls != nil,
 			_q.withSubscriptions != nil,
+			_q.withShipGateRuns != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -533,6 +570,13 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 		if err := _q.loadSubscriptions(ctx, query, nodes,
 			func(n *StoreAgent) { n.Edges.Subscriptions = []*StoreSubscription{} },
 			func(n *StoreAgent, e *StoreSubscription) { n.Edges.Subscriptions = append(n.Edges.Subscriptions, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withShipGateRuns; query != nil {
+		if err := _q.loadShipGateRuns(ctx, query, nodes,
+			func(n *StoreAgent) { n.Edges.ShipGateRuns = []*ShipGateRun{} },
+			func(n *StoreAgent, e *ShipGateRun) { n.Edges.ShipGateRuns = append(n.Edges.ShipGateRuns, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -643,6 +687,36 @@ func (_q *StoreAgentQuery) loadSubscriptions(ctx context.Context, query *StoreSu
 	}
 	query.Where(predicate.StoreSubscription(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(storeagent.SubscriptionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.AgentID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *StoreAgentQuery) loadShipGateRuns(ctx context.Context, query *ShipGateRunQuery, nodes []*StoreAgent, init func(*StoreAgent), assign func(*StoreAgent, *ShipGateRun)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*StoreAgent)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(shipgaterun.FieldAgentID)
+	}
+	query.Where(predicate.ShipGateRun(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(storeagent.ShipGateRunsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

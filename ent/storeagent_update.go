@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
@@ -752,6 +753,46 @@ func (_u *StoreAgentUpdate) AddExecutionCount(v int) *StoreAgentUpdate {
 	return _u
 }
 
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (_u *StoreAgentUpdate) SetSelfConfigTokenHash(v string) *StoreAgentUpdate {
+	_u.mutation.SetSelfConfigTokenHash(v)
+	return _u
+}
+
+// SetNillableSelfConfigTokenHash sets the "self_config_token_hash" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableSelfConfigTokenHash(v *string) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetSelfConfigTokenHash(*v)
+	}
+	return _u
+}
+
+// ClearSelfConfigTokenHash clears the value of the "self_config_token_hash" field.
+func (_u *StoreAgentUpdate) ClearSelfConfigTokenHash() *StoreAgentUpdate {
+	_u.mutation.ClearSelfConfigTokenHash()
+	return _u
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (_u *StoreAgentUpdate) SetSourceInstanceURL(v string) *StoreAgentUpdate {
+	_u.mutation.SetSourceInstanceURL(v)
+	return _u
+}
+
+// SetNillableSourceInstanceURL sets the "source_instance_url" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableSourceInstanceURL(v *string) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetSourceInstanceURL(*v)
+	}
+	return _u
+}
+
+// ClearSourceInstanceURL clears the value of the "source_instance_url" field.
+func (_u *StoreAgentUpdate) ClearSourceInstanceURL() *StoreAgentUpdate {
+	_u.mutation.ClearSourceInstanceURL()
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdate) AddExecutionIDs(ids ...string) *StoreAgentUpdate {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -795,6 +836,21 @@ func (_u *StoreAgentUpdate) AddSubscriptions(v ...*StoreSubscription) *StoreAgen
 		ids[i] = v[i].ID
 	}
 	return _u.AddSubscriptionIDs(ids...)
+}
+
+// AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
+func (_u *StoreAgentUpdate) AddShipGateRunIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.AddShipGateRunIDs(ids...)
+	return _u
+}
+
+// AddShipGateRuns adds the "ship_gate_runs" edges to the ShipGateRun entity.
+func (_u *StoreAgentUpdate) AddShipGateRuns(v ...*ShipGateRun) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddShipGateRunIDs(ids...)
 }
 
 // Mutation returns the StoreAgentMutation object of the builder.
@@ -863,6 +919,27 @@ func (_u *StoreAgentUpdate) RemoveSubscriptions(v ...*StoreSubscription) *StoreA
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveSubscriptionIDs(ids...)
+}
+
+// ClearShipGateRuns clears all "ship_gate_runs" edges to the ShipGateRun entity.
+func (_u *StoreAgentUpdate) ClearShipGateRuns() *StoreAgentUpdate {
+	_u.mutation.ClearShipGateRuns()
+	return _u
+}
+
+// RemoveShipGateRunIDs removes the "ship_gate_runs" edge to ShipGateRun entities by IDs.
+func (_u *StoreAgentUpdate) RemoveShipGateRunIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.RemoveShipGateRunIDs(ids...)
+	return _u
+}
+
+// RemoveShipGateRuns removes "ship_gate_runs" edges to ShipGateRun entities.
+func (_u *StoreAgentUpdate) RemoveShipGateRuns(v ...*ShipGateRun) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveShipGateRunIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1180,6 +1257,18 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.AddedExecutionCount(); ok {
 		_spec.AddField(storeagent.FieldExecutionCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.SelfConfigTokenHash(); ok {
+		_spec.SetField(storeagent.FieldSelfConfigTokenHash, field.TypeString, value)
+	}
+	if _u.mutation.SelfConfigTokenHashCleared() {
+		_spec.ClearField(storeagent.FieldSelfConfigTokenHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.SourceInstanceURL(); ok {
+		_spec.SetField(storeagent.FieldSourceInstanceURL, field.TypeString, value)
+	}
+	if _u.mutation.SourceInstanceURLCleared() {
+		_spec.ClearField(storeagent.FieldSourceInstanceURL, field.TypeString)
+	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -1308,6 +1397,51 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ShipGateRunsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedShipGateRunsIDs(); len(nodes) > 0 && !_u.mutation.ShipGateRunsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ShipGateRunsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -2054,6 +2188,46 @@ func (_u *StoreAgentUpdateOne) AddExecutionCount(v int) *StoreAgentUpdateOne {
 	return _u
 }
 
+// SetSelfConfigTokenHash sets the "self_config_token_hash" field.
+func (_u *StoreAgentUpdateOne) SetSelfConfigTokenHash(v string) *StoreAgentUpdateOne {
+	_u.mutation.SetSelfConfigTokenHash(v)
+	return _u
+}
+
+// SetNillableSelfConfigTokenHash sets the "self_config_token_hash" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableSelfConfigTokenHash(v *string) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetSelfConfigTokenHash(*v)
+	}
+	return _u
+}
+
+// ClearSelfConfigTokenHash clears the value of the "self_config_token_hash" field.
+func (_u *StoreAgentUpdateOne) ClearSelfConfigTokenHash() *StoreAgentUpdateOne {
+	_u.mutation.ClearSelfConfigTokenHash()
+	return _u
+}
+
+// SetSourceInstanceURL sets the "source_instance_url" field.
+func (_u *StoreAgentUpdateOne) SetSourceInstanceURL(v string) *StoreAgentUpdateOne {
+	_u.mutation.SetSourceInstanceURL(v)
+	return _u
+}
+
+// SetNillableSourceInstanceURL sets the "source_instance_url" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableSourceInstanceURL(v *string) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetSourceInstanceURL(*v)
+	}
+	return _u
+}
+
+// ClearSourceInstanceURL clears the value of the "source_instance_url" field.
+func (_u *StoreAgentUpdateOne) ClearSourceInstanceURL() *StoreAgentUpdateOne {
+	_u.mutation.ClearSourceInstanceURL()
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdateOne) AddExecutionIDs(ids ...string) *StoreAgentUpdateOne {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -2097,6 +2271,21 @@ func (_u *StoreAgentUpdateOne) AddSubscriptions(v ...*StoreSubscription) *StoreA
 		ids[i] = v[i].ID
 	}
 	return _u.AddSubscriptionIDs(ids...)
+}
+
+// AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
+func (_u *StoreAgentUpdateOne) AddShipGateRunIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.AddShipGateRunIDs(ids...)
+	return _u
+}
+
+// AddShipGateRuns adds the "ship_gate_runs" edges to the ShipGateRun entity.
+func (_u *StoreAgentUpdateOne) AddShipGateRuns(v ...*ShipGateRun) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddShipGateRunIDs(ids...)
 }
 
 // Mutation returns the StoreAgentMutation object of the builder.
@@ -2165,6 +2354,27 @@ func (_u *StoreAgentUpdateOne) RemoveSubscriptions(v ...*StoreSubscription) *Sto
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveSubscriptionIDs(ids...)
+}
+
+// ClearShipGateRuns clears all "ship_gate_runs" edges to the ShipGateRun entity.
+func (_u *StoreAgentUpdateOne) ClearShipGateRuns() *StoreAgentUpdateOne {
+	_u.mutation.ClearShipGateRuns()
+	return _u
+}
+
+// RemoveShipGateRunIDs removes the "ship_gate_runs" edge to ShipGateRun entities by IDs.
+func (_u *StoreAgentUpdateOne) RemoveShipGateRunIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.RemoveShipGateRunIDs(ids...)
+	return _u
+}
+
+// RemoveShipGateRuns removes "ship_gate_runs" edges to ShipGateRun entities.
+func (_u *StoreAgentUpdateOne) RemoveShipGateRuns(v ...*ShipGateRun) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveShipGateRunIDs(ids...)
 }
 
 // Where appends a list predicates to the StoreAgentUpdate builder.
@@ -2512,6 +2722,18 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	if value, ok := _u.mutation.AddedExecutionCount(); ok {
 		_spec.AddField(storeagent.FieldExecutionCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.SelfConfigTokenHash(); ok {
+		_spec.SetField(storeagent.FieldSelfConfigTokenHash, field.TypeString, value)
+	}
+	if _u.mutation.SelfConfigTokenHashCleared() {
+		_spec.ClearField(storeagent.FieldSelfConfigTokenHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.SourceInstanceURL(); ok {
+		_spec.SetField(storeagent.FieldSourceInstanceURL, field.TypeString, value)
+	}
+	if _u.mutation.SourceInstanceURLCleared() {
+		_spec.ClearField(storeagent.FieldSourceInstanceURL, field.TypeString)
+	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -2640,6 +2862,51 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ShipGateRunsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedShipGateRunsIDs(); len(nodes) > 0 && !_u.mutation.ShipGateRunsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ShipGateRunsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.ShipGateRunsTable,
+			Columns: []string{storeagent.ShipGateRunsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

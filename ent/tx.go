@@ -30,18 +30,28 @@ type Tx struct {
 	ChatMessage *ChatMessageClient
 	// ChecklistItem is the client for interacting with the ChecklistItem builders.
 	ChecklistItem *ChecklistItemClient
+	// ConnectToken is the client for interacting with the ConnectToken builders.
+	ConnectToken *ConnectTokenClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// DeveloperKey is the client for interacting with the DeveloperKey builders.
+	DeveloperKey *DeveloperKeyClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// LedgerEntry is the client for interacting with the LedgerEntry builders.
+	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// PaymentHold is the client for interacting with the PaymentHold builders.
+	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
 	Setting *SettingClient
+	// ShipGateRun is the client for interacting with the ShipGateRun builders.
+	ShipGateRun *ShipGateRunClient
 	// StoreAgent is the client for interacting with the StoreAgent builders.
 	StoreAgent *StoreAgentClient
 	// StoreInstall is the client for interacting with the StoreInstall builders.
@@ -193,12 +203,17 @@ func (tx *Tx) init() {
 	tx.CardContact = NewCardContactClient(tx.config)
 	tx.ChatMessage = NewChatMessageClient(tx.config)
 	tx.ChecklistItem = NewChecklistItemClient(tx.config)
+	tx.ConnectToken = NewConnectTokenClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
+	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
+	tx.ShipGateRun = NewShipGateRunClient(tx.config)
 	tx.StoreAgent = NewStoreAgentClient(tx.config)
 	tx.StoreInstall = NewStoreInstallClient(tx.config)
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)

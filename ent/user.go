@@ -80,9 +80,13 @@ type UserEdges struct {
 	CapabilityPacks []*CapabilityPack `json:"capability_packs,omitempty"`
 	// CapabilityInstalls holds the value of the capability_installs edge.
 	CapabilityInstalls []*CapabilityInstall `json:"capability_installs,omitempty"`
+	// ConnectTokens holds the value of the connect_tokens edge.
+	ConnectTokens []*ConnectToken `json:"connect_tokens,omitempty"`
+	// DeveloperKeys holds the value of the developer_keys edge.
+	DeveloperKeys []*DeveloperKey `json:"developer_keys,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [19]bool
+	loadedTypes [21]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -256,6 +260,24 @@ func (e UserEdges) CapabilityInstallsOrErr() ([]*CapabilityInstall, error) {
 		return e.CapabilityInstalls, nil
 	}
 	return nil, &NotLoadedError{edge: "capability_installs"}
+}
+
+// ConnectTokensOrErr returns the ConnectTokens value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
+	if e.loadedTypes[19] {
+		return e.ConnectTokens, nil
+	}
+	return nil, &NotLoadedError{edge: "connect_tokens"}
+}
+
+// DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
+	if e.loadedTypes[20] {
+		return e.DeveloperKeys, nil
+	}
+	return nil, &NotLoadedError{edge: "developer_keys"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -443,6 +465,16 @@ func (_m *User) QueryCapabilityPacks() *CapabilityPackQuery {
 // QueryCapabilityInstalls queries the "capability_installs" edge of the User entity.
 func (_m *User) QueryCapabilityInstalls() *CapabilityInstallQuery {
 	return NewUserClient(_m.config).QueryCapabilityInstalls(_m)
+}
+
+// QueryConnectTokens queries the "connect_tokens" edge of the User entity.
+func (_m *User) QueryConnectTokens() *ConnectTokenQuery {
+	return NewUserClient(_m.config).QueryConnectTokens(_m)
+}
+
+// QueryDeveloperKeys queries the "developer_keys" edge of the User entity.
+func (_m *User) QueryDeveloperKeys() *DeveloperKeyQuery {
+	return NewUserClient(_m.config).QueryDeveloperKeys(_m)
 }
 
 // Update returns a builder for updating this User.

@@ -20,7 +20,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
@@ -423,6 +425,36 @@ func (_c *UserCreate) AddCapabilityInstalls(v ...*CapabilityInstall) *UserCreate
 		ids[i] = v[i].ID
 	}
 	return _c.AddCapabilityInstallIDs(ids...)
+}
+
+// AddConnectTokenIDs adds the "connect_tokens" edge to the ConnectToken entity by IDs.
+func (_c *UserCreate) AddConnectTokenIDs(ids ...string) *UserCreate {
+	_c.mutation.AddConnectTokenIDs(ids...)
+	return _c
+}
+
+// AddConnectTokens adds the "connect_tokens" edges to the ConnectToken entity.
+func (_c *UserCreate) AddConnectTokens(v ...*ConnectToken) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddConnectTokenIDs(ids...)
+}
+
+// AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by IDs.
+func (_c *UserCreate) AddDeveloperKeyIDs(ids ...string) *UserCreate {
+	_c.mutation.AddDeveloperKeyIDs(ids...)
+	return _c
+}
+
+// AddDeveloperKeys adds the "developer_keys" edges to the DeveloperKey entity.
+func (_c *UserCreate) AddDeveloperKeys(v ...*DeveloperKey) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDeveloperKeyIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -891,6 +923,38 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ConnectTokensIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DeveloperKeysIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -21,7 +21,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -62,6 +64,8 @@ type UserQuery struct {
 	withMemoryEntries      *MemoryEntryQuery
 	withCapabilityPacks    *CapabilityPackQuery
 	withCapabilityInstalls *CapabilityInstallQuery
+	withConnectTokens      *ConnectTokenQuery
+	withDeveloperKeys      *DeveloperKeyQuery
 	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -517,6 +521,50 @@ func (_q *UserQuery) QueryCapabilityInstalls() *CapabilityInstallQuery {
 	return query
 }
 
+// QueryConnectTokens chains the current query on the "connect_tokens" edge.
+func (_q *UserQuery) QueryConnectTokens() *ConnectTokenQuery {
+	query := (&ConnectTokenClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(connecttoken.Table, connecttoken.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.ConnectTokensTable, user.ConnectTokensColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDeveloperKeys chains the current query on the "developer_keys" edge.
+func (_q *UserQuery) QueryDeveloperKeys() *DeveloperKeyQuery {
+	query := (&DeveloperKeyClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(developerkey.Table, developerkey.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DeveloperKeysTable, user.DeveloperKeysColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -728,6 +776,8 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withMemoryEntries:      _q.withMemoryEntries.Clone(),
 		withCapabilityPacks:    _q.withCapabilityPacks.Clone(),
 		withCapabilityInstalls: _q.withCapabilityInstalls.Clone(),
+		withConnectTokens:      _q.withConnectTokens.Clone(),
+		withDeveloperKeys:      _q.withDeveloperKeys.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -943,6 +993,28 @@ func (_q *UserQuery) WithCapabilityInstalls(opts ...func(*CapabilityInstallQuery
 	return _q
 }
 
+// WithConnectTokens tells the query-builder to eager-load the nodes that are connected to
+// the "connect_tokens" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithConnectTokens(opts ...func(*ConnectTokenQuery)) *UserQuery {
+	query := (&ConnectTokenClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withConnectTokens = query
+	return _q
+}
+
+// WithDeveloperKeys tells the query-builder to eager-load the nodes that are connected to
+// the "developer_keys" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithDeveloperKeys(opts ...func(*DeveloperKeyQuery)) *UserQuery {
+	query := (&DeveloperKeyClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDeveloperKeys = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1021,7 +1093,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [19]bool{
+		loadedTypes = [21]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1041,6 +1113,8 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withMemoryEntries != nil,
 			_q.withCapabilityPacks != nil,
 			_q.withCapabilityInstalls != nil,
+			_q.withConnectTokens != nil,
+			_q.withDeveloperKeys != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1197,6 +1271,20 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			func(n *User, e *CapabilityInstall) {
 				n.Edges.CapabilityInstalls = append(n.Edges.CapabilityInstalls, e)
 			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withConnectTokens; query != nil {
+		if err := _q.loadConnectTokens(ctx, query, nodes,
+			func(n *User) { n.Edges.ConnectTokens = []*ConnectToken{} },
+			func(n *User, e *ConnectToken) { n.Edges.ConnectTokens = append(n.Edges.ConnectTokens, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDeveloperKeys; query != nil {
+		if err := _q.loadDeveloperKeys(ctx, query, nodes,
+			func(n *User) { n.Edges.DeveloperKeys = []*DeveloperKey{} },
+			func(n *User, e *DeveloperKey) { n.Edges.DeveloperKeys = append(n.Edges.DeveloperKeys, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1755,6 +1843,66 @@ func (_q *UserQuery) loadCapabilityInstalls(ctx context.Context, query *Capabili
 	}
 	query.Where(predicate.CapabilityInstall(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.CapabilityInstallsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadConnectTokens(ctx context.Context, query *ConnectTokenQuery, nodes []*User, init func(*User), assign func(*User, *ConnectToken)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(connecttoken.FieldUserID)
+	}
+	query.Where(predicate.ConnectToken(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.ConnectTokensColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadDeveloperKeys(ctx context.Context, query *DeveloperKeyQuery, nodes []*User, init func(*User), assign func(*User, *DeveloperKey)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(developerkey.FieldUserID)
+	}
+	query.Where(predicate.DeveloperKey(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.DeveloperKeysColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

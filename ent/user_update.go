@@ -19,7 +19,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -432,6 +434,36 @@ func (_u *UserUpdate) AddCapabilityInstalls(v ...*CapabilityInstall) *UserUpdate
 	return _u.AddCapabilityInstallIDs(ids...)
 }
 
+// AddConnectTokenIDs adds the "connect_tokens" edge to the ConnectToken entity by IDs.
+func (_u *UserUpdate) AddConnectTokenIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddConnectTokenIDs(ids...)
+	return _u
+}
+
+// AddConnectTokens adds the "connect_tokens" edges to the ConnectToken entity.
+func (_u *UserUpdate) AddConnectTokens(v ...*ConnectToken) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddConnectTokenIDs(ids...)
+}
+
+// AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by IDs.
+func (_u *UserUpdate) AddDeveloperKeyIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddDeveloperKeyIDs(ids...)
+	return _u
+}
+
+// AddDeveloperKeys adds the "developer_keys" edges to the DeveloperKey entity.
+func (_u *UserUpdate) AddDeveloperKeys(v ...*DeveloperKey) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeveloperKeyIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -819,6 +851,48 @@ func (_u *UserUpdate) RemoveCapabilityInstalls(v ...*CapabilityInstall) *UserUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCapabilityInstallIDs(ids...)
+}
+
+// ClearConnectTokens clears all "connect_tokens" edges to the ConnectToken entity.
+func (_u *UserUpdate) ClearConnectTokens() *UserUpdate {
+	_u.mutation.ClearConnectTokens()
+	return _u
+}
+
+// RemoveConnectTokenIDs removes the "connect_tokens" edge to ConnectToken entities by IDs.
+func (_u *UserUpdate) RemoveConnectTokenIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveConnectTokenIDs(ids...)
+	return _u
+}
+
+// RemoveConnectTokens removes "connect_tokens" edges to ConnectToken entities.
+func (_u *UserUpdate) RemoveConnectTokens(v ...*ConnectToken) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveConnectTokenIDs(ids...)
+}
+
+// ClearDeveloperKeys clears all "developer_keys" edges to the DeveloperKey entity.
+func (_u *UserUpdate) ClearDeveloperKeys() *UserUpdate {
+	_u.mutation.ClearDeveloperKeys()
+	return _u
+}
+
+// RemoveDeveloperKeyIDs removes the "developer_keys" edge to DeveloperKey entities by IDs.
+func (_u *UserUpdate) RemoveDeveloperKeyIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveDeveloperKeyIDs(ids...)
+	return _u
+}
+
+// RemoveDeveloperKeys removes "developer_keys" edges to DeveloperKey entities.
+func (_u *UserUpdate) RemoveDeveloperKeys(v ...*DeveloperKey) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeveloperKeyIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1757,6 +1831,96 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.ConnectTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedConnectTokensIDs(); len(nodes) > 0 && !_u.mutation.ConnectTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ConnectTokensIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DeveloperKeysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeveloperKeysIDs(); len(nodes) > 0 && !_u.mutation.DeveloperKeysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeveloperKeysIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -2162,6 +2326,36 @@ func (_u *UserUpdateOne) AddCapabilityInstalls(v ...*CapabilityInstall) *UserUpd
 	return _u.AddCapabilityInstallIDs(ids...)
 }
 
+// AddConnectTokenIDs adds the "connect_tokens" edge to the ConnectToken entity by IDs.
+func (_u *UserUpdateOne) AddConnectTokenIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddConnectTokenIDs(ids...)
+	return _u
+}
+
+// AddConnectTokens adds the "connect_tokens" edges to the ConnectToken entity.
+func (_u *UserUpdateOne) AddConnectTokens(v ...*ConnectToken) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddConnectTokenIDs(ids...)
+}
+
+// AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by IDs.
+func (_u *UserUpdateOne) AddDeveloperKeyIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddDeveloperKeyIDs(ids...)
+	return _u
+}
+
+// AddDeveloperKeys adds the "developer_keys" edges to the DeveloperKey entity.
+func (_u *UserUpdateOne) AddDeveloperKeys(v ...*DeveloperKey) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDeveloperKeyIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -2549,6 +2743,48 @@ func (_u *UserUpdateOne) RemoveCapabilityInstalls(v ...*CapabilityInstall) *User
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCapabilityInstallIDs(ids...)
+}
+
+// ClearConnectTokens clears all "connect_tokens" edges to the ConnectToken entity.
+func (_u *UserUpdateOne) ClearConnectTokens() *UserUpdateOne {
+	_u.mutation.ClearConnectTokens()
+	return _u
+}
+
+// RemoveConnectTokenIDs removes the "connect_tokens" edge to ConnectToken entities by IDs.
+func (_u *UserUpdateOne) RemoveConnectTokenIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveConnectTokenIDs(ids...)
+	return _u
+}
+
+// RemoveConnectTokens removes "connect_tokens" edges to ConnectToken entities.
+func (_u *UserUpdateOne) RemoveConnectTokens(v ...*ConnectToken) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveConnectTokenIDs(ids...)
+}
+
+// ClearDeveloperKeys clears all "developer_keys" edges to the DeveloperKey entity.
+func (_u *UserUpdateOne) ClearDeveloperKeys() *UserUpdateOne {
+	_u.mutation.ClearDeveloperKeys()
+	return _u
+}
+
+// RemoveDeveloperKeyIDs removes the "developer_keys" edge to DeveloperKey entities by IDs.
+func (_u *UserUpdateOne) RemoveDeveloperKeyIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveDeveloperKeyIDs(ids...)
+	return _u
+}
+
+// RemoveDeveloperKeys removes "developer_keys" edges to DeveloperKey entities.
+func (_u *UserUpdateOne) RemoveDeveloperKeys(v ...*DeveloperKey) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDeveloperKeyIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -3510,6 +3746,96 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(capabilityinstall.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ConnectTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedConnectTokensIDs(); len(nodes) > 0 && !_u.mutation.ConnectTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ConnectTokensIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ConnectTokensTable,
+			Columns: []string{user.ConnectTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DeveloperKeysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDeveloperKeysIDs(); len(nodes) > 0 && !_u.mutation.DeveloperKeysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DeveloperKeysIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DeveloperKeysTable,
+			Columns: []string{user.DeveloperKeysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -36,6 +36,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
@@ -44,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -75,6 +77,9 @@ type Config struct {
 	SecretKey []byte
 	// ReviewPolicy is the store's review policy; zero-gate when empty.
 	ReviewPolicy store.ReviewPolicy
+	// Executions tunes the store's execution engine (public URL for
+	// callbacks, call timeout, breaker interval, finish hook).
+	Executions ExecutionConfig
 }
 
 func (c *Config) defaults() {
@@ -112,6 +117,8 @@ type services struct {
 	queue    *queue.Service
 	settings *settings.Service
 	store    *store.Service
+	dev      *developer.Service
+	execs    *engine.Service
 	updates  *updates.Service
 }
 
@@ -121,7 +128,9 @@ type services struct {
 type App struct {
 	http.Handler
 	// Events is the shared-chat event bus.
-	Events  *events.Bus
+	Events *events.Bus
+	// Engine runs store executions (hooks for the review lifecycle).
+	Engine  *engine.Engine
 	mu      sync.Mutex
 	closers []func()
 }
@@ -171,10 +180,17 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
+		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.Now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}
+	svc.dev = &developer.Service{
+		DB: cfg.DB, Now: cfg.Now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
+		// registerUrl is absolute when the instance knows its public address.
+		BaseURL: cfg.Executions.PublicURL,
+	}
+	app.closers = append(app.closers, svc.dev.Close)
 	g := gate.New(table, resolver, cfg.Limits)
 
 	mux := http.NewServeMux()
@@ -220,6 +236,9 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	svc.execs.Engine.Start(context.Background())
+	app.closers = append(app.closers, svc.execs.Engine.Stop)
+	app.Engine = svc.execs.Engine
 	return app, nil
 }
 
@@ -282,6 +301,8 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
 	mount(switchboardv1connect.NewCapabilityServiceHandler(s.caps, opts...))
+	mount(switchboardv1connect.NewDeveloperServiceHandler(s.dev, opts...))
+	mount(switchboardv1connect.NewStoreExecutionServiceHandler(s.execs, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -295,6 +316,8 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
 		switchboardv1connect.CapabilityServiceName,
+		switchboardv1connect.DeveloperServiceName,
+		switchboardv1connect.StoreExecutionServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -330,6 +353,10 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
 		func() error { return switchboardv1.RegisterCapabilityServiceHandlerServer(ctx, gw, s.caps) },
+		func() error { return switchboardv1.RegisterDeveloperServiceHandlerServer(ctx, gw, s.dev) },
+		// After the store's routes: the gateway tries the last registered
+		// first, so GET /api/marketplace/callback wins over /{id}.
+		func() error { return switchboardv1.RegisterStoreExecutionServiceHandlerServer(ctx, gw, s.execs) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {

@@ -105,6 +105,18 @@ func (f ChecklistItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ChecklistItemMutation", m)
 }
 
+// The ConnectTokenFunc type is an adapter to allow the use of ordinary
+// function as ConnectToken mutator.
+type ConnectTokenFunc func(context.Context, *ent.ConnectTokenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ConnectTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ConnectTokenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ConnectTokenMutation", m)
+}
+
 // The ContactFunc type is an adapter to allow the use of ordinary
 // function as Contact mutator.
 type ContactFunc func(context.Context, *ent.ContactMutation) (ent.Value, error)
@@ -115,6 +127,18 @@ func (f ContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ContactMutation", m)
+}
+
+// The DeveloperKeyFunc type is an adapter to allow the use of ordinary
+// function as DeveloperKey mutator.
+type DeveloperKeyFunc func(context.Context, *ent.DeveloperKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DeveloperKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DeveloperKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeveloperKeyMutation", m)
 }
 
 // The ExecutionFunc type is an adapter to allow the use of ordinary
@@ -129,6 +153,18 @@ func (f ExecutionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExecutionMutation", m)
 }
 
+// The LedgerEntryFunc type is an adapter to allow the use of ordinary
+// function as LedgerEntry mutator.
+type LedgerEntryFunc func(context.Context, *ent.LedgerEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LedgerEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LedgerEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LedgerEntryMutation", m)
+}
+
 // The MemoryEntryFunc type is an adapter to allow the use of ordinary
 // function as MemoryEntry mutator.
 type MemoryEntryFunc func(context.Context, *ent.MemoryEntryMutation) (ent.Value, error)
@@ -139,6 +175,18 @@ func (f MemoryEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MemoryEntryMutation", m)
+}
+
+// The PaymentHoldFunc type is an adapter to allow the use of ordinary
+// function as PaymentHold mutator.
+type PaymentHoldFunc func(context.Context, *ent.PaymentHoldMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PaymentHoldFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PaymentHoldMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PaymentHoldMutation", m)
 }
 
 // The QueueItemFunc type is an adapter to allow the use of ordinary
@@ -175,6 +223,18 @@ func (f SettingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SettingMutation", m)
+}
+
+// The ShipGateRunFunc type is an adapter to allow the use of ordinary
+// function as ShipGateRun mutator.
+type ShipGateRunFunc func(context.Context, *ent.ShipGateRunMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ShipGateRunFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ShipGateRunMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShipGateRunMutation", m)
 }
 
 // The StoreAgentFunc type is an adapter to allow the use of ordinary

@@ -403,6 +403,39 @@ var (
 			},
 		},
 	}
+	// ConnectTokensColumns holds the columns for the "connect_tokens" table.
+	ConnectTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "purpose", Type: field.TypeEnum, Enums: []string{"agent", "instance", "any"}},
+		{Name: "prefix", Type: field.TypeString},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "agent_id", Type: field.TypeString, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// ConnectTokensTable holds the schema information for the "connect_tokens" table.
+	ConnectTokensTable = &schema.Table{
+		Name:       "connect_tokens",
+		Columns:    ConnectTokensColumns,
+		PrimaryKey: []*schema.Column{ConnectTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "connect_tokens_users_connect_tokens",
+				Columns:    []*schema.Column{ConnectTokensColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "connecttoken_user_id_used_at_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{ConnectTokensColumns[8], ConnectTokensColumns[6], ConnectTokensColumns[5]},
+			},
+		},
+	}
 	// ContactsColumns holds the columns for the "contacts" table.
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -446,6 +479,38 @@ var (
 			},
 		},
 	}
+	// DeveloperKeysColumns holds the columns for the "developer_keys" table.
+	DeveloperKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "label", Type: field.TypeString, Size: 100},
+		{Name: "prefix", Type: field.TypeString},
+		{Name: "key_hash", Type: field.TypeString, Unique: true},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// DeveloperKeysTable holds the schema information for the "developer_keys" table.
+	DeveloperKeysTable = &schema.Table{
+		Name:       "developer_keys",
+		Columns:    DeveloperKeysColumns,
+		PrimaryKey: []*schema.Column{DeveloperKeysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "developer_keys_users_developer_keys",
+				Columns:    []*schema.Column{DeveloperKeysColumns[7]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "developerkey_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{DeveloperKeysColumns[7]},
+			},
+		},
+	}
 	// ExecutionsColumns holds the columns for the "executions" table.
 	ExecutionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -466,6 +531,10 @@ var (
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_name", Type: field.TypeString, Nullable: true},
 		{Name: "payment_method_id", Type: field.TypeString, Nullable: true},
+		{Name: "callback_token_hash", Type: field.TypeString, Nullable: true},
+		{Name: "callback_received_at", Type: field.TypeTime, Nullable: true},
+		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
+		{Name: "failure_reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "queue_position", Type: field.TypeInt, Nullable: true},
 		{Name: "queued_at", Type: field.TypeTime, Nullable: true},
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
@@ -502,13 +571,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[43]},
+				Columns:    []*schema.Column{ExecutionsColumns[47]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[44]},
+				Columns:    []*schema.Column{ExecutionsColumns[48]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -517,22 +586,52 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[43], ExecutionsColumns[3], ExecutionsColumns[19]},
+				Columns: []*schema.Column{ExecutionsColumns[47], ExecutionsColumns[3], ExecutionsColumns[23]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[44], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[48], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[20]},
+				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[24]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[22], ExecutionsColumns[26]},
+				Columns: []*schema.Column{ExecutionsColumns[26], ExecutionsColumns[30]},
+			},
+		},
+	}
+	// LedgerEntriesColumns holds the columns for the "ledger_entries" table.
+	LedgerEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "hold_id", Type: field.TypeString},
+		{Name: "execution_id", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "account", Type: field.TypeString},
+		{Name: "amount", Type: field.TypeFloat64},
+		{Name: "currency", Type: field.TypeString},
+	}
+	// LedgerEntriesTable holds the schema information for the "ledger_entries" table.
+	LedgerEntriesTable = &schema.Table{
+		Name:       "ledger_entries",
+		Columns:    LedgerEntriesColumns,
+		PrimaryKey: []*schema.Column{LedgerEntriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "ledgerentry_hold_id",
+				Unique:  false,
+				Columns: []*schema.Column{LedgerEntriesColumns[3]},
+			},
+			{
+				Name:    "ledgerentry_account_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{LedgerEntriesColumns[6], LedgerEntriesColumns[1]},
 			},
 		},
 	}
@@ -572,6 +671,42 @@ var (
 				Name:    "memoryentry_source_source_id",
 				Unique:  false,
 				Columns: []*schema.Column{MemoryEntriesColumns[3], MemoryEntriesColumns[4]},
+			},
+		},
+	}
+	// PaymentHoldsColumns holds the columns for the "payment_holds" table.
+	PaymentHoldsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "execution_id", Type: field.TypeString, Unique: true},
+		{Name: "payer_id", Type: field.TypeString},
+		{Name: "payee_id", Type: field.TypeString},
+		{Name: "payment_method_id", Type: field.TypeString},
+		{Name: "amount", Type: field.TypeFloat64},
+		{Name: "currency", Type: field.TypeString},
+		{Name: "developer_payout", Type: field.TypeFloat64},
+		{Name: "platform_fee", Type: field.TypeFloat64},
+		{Name: "fee_percent", Type: field.TypeFloat64},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"held", "captured", "released"}},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "settled_at", Type: field.TypeTime, Nullable: true},
+	}
+	// PaymentHoldsTable holds the schema information for the "payment_holds" table.
+	PaymentHoldsTable = &schema.Table{
+		Name:       "payment_holds",
+		Columns:    PaymentHoldsColumns,
+		PrimaryKey: []*schema.Column{PaymentHoldsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "paymenthold_payer_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PaymentHoldsColumns[4], PaymentHoldsColumns[1]},
+			},
+			{
+				Name:    "paymenthold_status_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{PaymentHoldsColumns[12], PaymentHoldsColumns[13]},
 			},
 		},
 	}
@@ -703,6 +838,39 @@ var (
 			},
 		},
 	}
+	// ShipGateRunsColumns holds the columns for the "ship_gate_runs" table.
+	ShipGateRunsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"registration", "test_run"}},
+		{Name: "task", Type: field.TypeString, Size: 2147483647},
+		{Name: "passed", Type: field.TypeBool},
+		{Name: "hint", Type: field.TypeString, Nullable: true},
+		{Name: "http_status", Type: field.TypeInt, Nullable: true},
+		{Name: "response_time_ms", Type: field.TypeInt, Default: 0},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeString, Size: 40},
+	}
+	// ShipGateRunsTable holds the schema information for the "ship_gate_runs" table.
+	ShipGateRunsTable = &schema.Table{
+		Name:       "ship_gate_runs",
+		Columns:    ShipGateRunsColumns,
+		PrimaryKey: []*schema.Column{ShipGateRunsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "ship_gate_runs_store_agents_ship_gate_runs",
+				Columns:    []*schema.Column{ShipGateRunsColumns[8]},
+				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shipgaterun_agent_id_passed_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ShipGateRunsColumns[8], ShipGateRunsColumns[3], ShipGateRunsColumns[7]},
+			},
+		},
+	}
 	// StoreAgentsColumns holds the columns for the "store_agents" table.
 	StoreAgentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -749,6 +917,8 @@ var (
 		{Name: "install_count", Type: field.TypeInt, Default: 0},
 		{Name: "subscriber_count", Type: field.TypeInt, Default: 0},
 		{Name: "execution_count", Type: field.TypeInt, Default: 0},
+		{Name: "self_config_token_hash", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "source_instance_url", Type: field.TypeString, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// StoreAgentsTable holds the schema information for the "store_agents" table.
@@ -759,7 +929,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[44]},
+				Columns:    []*schema.Column{StoreAgentsColumns[46]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -768,7 +938,7 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[44], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[46], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",
@@ -972,12 +1142,17 @@ var (
 		CardContactsTable,
 		ChatMessagesTable,
 		ChecklistItemsTable,
+		ConnectTokensTable,
 		ContactsTable,
+		DeveloperKeysTable,
 		ExecutionsTable,
+		LedgerEntriesTable,
 		MemoryEntriesTable,
+		PaymentHoldsTable,
 		QueueItemsTable,
 		SessionsTable,
 		SettingsTable,
+		ShipGateRunsTable,
 		StoreAgentsTable,
 		StoreInstallsTable,
 		StoreSubscriptionsTable,
@@ -1000,13 +1175,16 @@ func init() {
 	ChatMessagesTable.ForeignKeys[0].RefTable = UsersTable
 	ChecklistItemsTable.ForeignKeys[0].RefTable = CardsTable
 	ChecklistItemsTable.ForeignKeys[1].RefTable = UsersTable
+	ConnectTokensTable.ForeignKeys[0].RefTable = UsersTable
 	ContactsTable.ForeignKeys[0].RefTable = UsersTable
+	DeveloperKeysTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
+	ShipGateRunsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreAgentsTable.ForeignKeys[0].RefTable = UsersTable
 	StoreInstallsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreInstallsTable.ForeignKeys[1].RefTable = UsersTable

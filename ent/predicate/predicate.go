@@ -30,14 +30,26 @@ type ChatMessage func(*sql.Selector)
 // ChecklistItem is the predicate function for checklistitem builders.
 type ChecklistItem func(*sql.Selector)
 
+// ConnectToken is the predicate function for connecttoken builders.
+type ConnectToken func(*sql.Selector)
+
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
+
+// DeveloperKey is the predicate function for developerkey builders.
+type DeveloperKey func(*sql.Selector)
 
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
 
+// LedgerEntry is the predicate function for ledgerentry builders.
+type LedgerEntry func(*sql.Selector)
+
 // MemoryEntry is the predicate function for memoryentry builders.
 type MemoryEntry func(*sql.Selector)
+
+// PaymentHold is the predicate function for paymenthold builders.
+type PaymentHold func(*sql.Selector)
 
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)
@@ -47,6 +59,9 @@ type Session func(*sql.Selector)
 
 // Setting is the predicate function for setting builders.
 type Setting func(*sql.Selector)
+
+// ShipGateRun is the predicate function for shipgaterun builders.
+type ShipGateRun func(*sql.Selector)
 
 // StoreAgent is the predicate function for storeagent builders.
 type StoreAgent func(*sql.Selector)

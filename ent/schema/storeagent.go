@@ -126,6 +126,13 @@ func (StoreAgent) Fields() []ent.Field {
 		field.Int("install_count").Default(0),
 		field.Int("subscriber_count").Default(0),
 		field.Int("execution_count").Default(0),
+
+		// Self-registration (document 2, "Developer self-registration"): the
+		// hash of the token the agent may use to run its own test-run, and
+		// the URL of the instance the developer registered from, where the
+		// approval webhook goes.
+		field.String("self_config_token_hash").Optional().Nillable().Unique().Sensitive(),
+		field.String("source_instance_url").Optional().Nillable(),
 	}
 }
 
@@ -138,6 +145,8 @@ func (StoreAgent) Edges() []ent.Edge {
 		edge.To("installs", StoreInstall.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("subscriptions", StoreSubscription.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("ship_gate_runs", ShipGateRun.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }

@@ -47,5 +47,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("memory_entries", MemoryEntry.Type),
 		edge.To("capability_packs", CapabilityPack.Type),
 		edge.To("capability_installs", CapabilityInstall.Type),
+		edge.To("connect_tokens", ConnectToken.Type),
+		edge.To("developer_keys", DeveloperKey.Type),
 	}
 }

@@ -104,6 +104,10 @@ const (
 	FieldSubscriberCount = "subscriber_count"
 	// FieldExecutionCount holds the string denoting the execution_count field in the database.
 	FieldExecutionCount = "execution_count"
+	// FieldSelfConfigTokenHash holds the string denoting the self_config_token_hash field in the database.
+	FieldSelfConfigTokenHash = "self_config_token_hash"
+	// FieldSourceInstanceURL holds the string denoting the source_instance_url field in the database.
+	FieldSourceInstanceURL = "source_instance_url"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeExecutions holds the string denoting the executions edge name in mutations.
@@ -112,6 +116,8 @@ const (
 	EdgeInstalls = "installs"
 	// EdgeSubscriptions holds the string denoting the subscriptions edge name in mutations.
 	EdgeSubscriptions = "subscriptions"
+	// EdgeShipGateRuns holds the string denoting the ship_gate_runs edge name in mutations.
+	EdgeShipGateRuns = "ship_gate_runs"
 	// Table holds the table name of the storeagent in the database.
 	Table = "store_agents"
 	// UserTable is the table that holds the user relation/edge.
@@ -142,6 +148,13 @@ const (
 	SubscriptionsInverseTable = "store_subscriptions"
 	// SubscriptionsColumn is the table column denoting the subscriptions relation/edge.
 	SubscriptionsColumn = "agent_id"
+	// ShipGateRunsTable is the table that holds the ship_gate_runs relation/edge.
+	ShipGateRunsTable = "ship_gate_runs"
+	// ShipGateRunsInverseTable is the table name for the ShipGateRun entity.
+	// It exists in this package in order to avoid circular dependency with the "shipgaterun" package.
+	ShipGateRunsInverseTable = "ship_gate_runs"
+	// ShipGateRunsColumn is the table column denoting the ship_gate_runs relation/edge.
+	ShipGateRunsColumn = "agent_id"
 )
 
 // Columns holds all SQL columns for storeagent fields.
@@ -191,6 +204,8 @@ var Columns = []string{
 	FieldInstallCount,
 	FieldSubscriberCount,
 	FieldExecutionCount,
+	FieldSelfConfigTokenHash,
+	FieldSourceInstanceURL,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -564,6 +579,16 @@ func ByExecutionCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldExecutionCount, opts...).ToFunc()
 }
 
+// BySelfConfigTokenHash orders the results by the self_config_token_hash field.
+func BySelfConfigTokenHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSelfConfigTokenHash, opts...).ToFunc()
+}
+
+// BySourceInstanceURL orders the results by the source_instance_url field.
+func BySourceInstanceURL(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSourceInstanceURL, opts...).ToFunc()
+}
+
 // ByUserField orders the results by user field.
 func ByUserField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -612,6 +637,20 @@ func BySubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newSubscriptionsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByShipGateRunsCount orders the results by ship_gate_runs count.
+func ByShipGateRunsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newShipGateRunsStep(), opts...)
+	}
+}
+
+// ByShipGateRuns orders the results by ship_gate_runs terms.
+func ByShipGateRuns(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newShipGateRunsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newUserStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -638,5 +677,12 @@ func newSubscriptionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(SubscriptionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, SubscriptionsTable, SubscriptionsColumn),
+	)
+}
+func newShipGateRunsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ShipGateRunsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ShipGateRunsTable, ShipGateRunsColumn),
 	)
 }

@@ -240,6 +240,16 @@ func ExecutionCount(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldExecutionCount, v))
 }
 
+// SelfConfigTokenHash applies equality check predicate on the "self_config_token_hash" field. It's identical to SelfConfigTokenHashEQ.
+func SelfConfigTokenHash(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldSelfConfigTokenHash, v))
+}
+
+// SourceInstanceURL applies equality check predicate on the "source_instance_url" field. It's identical to SourceInstanceURLEQ.
+func SourceInstanceURL(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldSourceInstanceURL, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldCreatedAt, v))
@@ -2425,6 +2435,156 @@ func ExecutionCountLTE(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldLTE(FieldExecutionCount, v))
 }
 
+// SelfConfigTokenHashEQ applies the EQ predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashNEQ applies the NEQ predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashNEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashIn applies the In predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldSelfConfigTokenHash, vs...))
+}
+
+// SelfConfigTokenHashNotIn applies the NotIn predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashNotIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldSelfConfigTokenHash, vs...))
+}
+
+// SelfConfigTokenHashGT applies the GT predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashGT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashGTE applies the GTE predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashGTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashLT applies the LT predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashLT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashLTE applies the LTE predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashLTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashContains applies the Contains predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashContains(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContains(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashHasPrefix applies the HasPrefix predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashHasPrefix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasPrefix(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashHasSuffix applies the HasSuffix predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashHasSuffix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasSuffix(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashIsNil applies the IsNil predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldSelfConfigTokenHash))
+}
+
+// SelfConfigTokenHashNotNil applies the NotNil predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldSelfConfigTokenHash))
+}
+
+// SelfConfigTokenHashEqualFold applies the EqualFold predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashEqualFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEqualFold(FieldSelfConfigTokenHash, v))
+}
+
+// SelfConfigTokenHashContainsFold applies the ContainsFold predicate on the "self_config_token_hash" field.
+func SelfConfigTokenHashContainsFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContainsFold(FieldSelfConfigTokenHash, v))
+}
+
+// SourceInstanceURLEQ applies the EQ predicate on the "source_instance_url" field.
+func SourceInstanceURLEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLNEQ applies the NEQ predicate on the "source_instance_url" field.
+func SourceInstanceURLNEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLIn applies the In predicate on the "source_instance_url" field.
+func SourceInstanceURLIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldSourceInstanceURL, vs...))
+}
+
+// SourceInstanceURLNotIn applies the NotIn predicate on the "source_instance_url" field.
+func SourceInstanceURLNotIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldSourceInstanceURL, vs...))
+}
+
+// SourceInstanceURLGT applies the GT predicate on the "source_instance_url" field.
+func SourceInstanceURLGT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLGTE applies the GTE predicate on the "source_instance_url" field.
+func SourceInstanceURLGTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLLT applies the LT predicate on the "source_instance_url" field.
+func SourceInstanceURLLT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLLTE applies the LTE predicate on the "source_instance_url" field.
+func SourceInstanceURLLTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLContains applies the Contains predicate on the "source_instance_url" field.
+func SourceInstanceURLContains(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContains(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLHasPrefix applies the HasPrefix predicate on the "source_instance_url" field.
+func SourceInstanceURLHasPrefix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasPrefix(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLHasSuffix applies the HasSuffix predicate on the "source_instance_url" field.
+func SourceInstanceURLHasSuffix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasSuffix(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLIsNil applies the IsNil predicate on the "source_instance_url" field.
+func SourceInstanceURLIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldSourceInstanceURL))
+}
+
+// SourceInstanceURLNotNil applies the NotNil predicate on the "source_instance_url" field.
+func SourceInstanceURLNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldSourceInstanceURL))
+}
+
+// SourceInstanceURLEqualFold applies the EqualFold predicate on the "source_instance_url" field.
+func SourceInstanceURLEqualFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEqualFold(FieldSourceInstanceURL, v))
+}
+
+// SourceInstanceURLContainsFold applies the ContainsFold predicate on the "source_instance_url" field.
+func SourceInstanceURLContainsFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContainsFold(FieldSourceInstanceURL, v))
+}
+
 // HasUser applies the HasEdge predicate on the "user" edge.
 func HasUser() predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {
@@ -2509,6 +2669,29 @@ func HasSubscriptions() predicate.StoreAgent {
 func HasSubscriptionsWith(preds ...predicate.StoreSubscription) predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {
 		step := newSubscriptionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasShipGateRuns applies the HasEdge predicate on the "ship_gate_runs" edge.
+func HasShipGateRuns() predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ShipGateRunsTable, ShipGateRunsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasShipGateRunsWith applies the HasEdge predicate on the "ship_gate_runs" edge with a given conditions (other predicates).
+func HasShipGateRunsWith(preds ...predicate.ShipGateRun) predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := newShipGateRunsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -69,6 +69,10 @@ const (
 	EdgeCapabilityPacks = "capability_packs"
 	// EdgeCapabilityInstalls holds the string denoting the capability_installs edge name in mutations.
 	EdgeCapabilityInstalls = "capability_installs"
+	// EdgeConnectTokens holds the string denoting the connect_tokens edge name in mutations.
+	EdgeConnectTokens = "connect_tokens"
+	// EdgeDeveloperKeys holds the string denoting the developer_keys edge name in mutations.
+	EdgeDeveloperKeys = "developer_keys"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -204,6 +208,20 @@ const (
 	CapabilityInstallsInverseTable = "capability_installs"
 	// CapabilityInstallsColumn is the table column denoting the capability_installs relation/edge.
 	CapabilityInstallsColumn = "user_id"
+	// ConnectTokensTable is the table that holds the connect_tokens relation/edge.
+	ConnectTokensTable = "connect_tokens"
+	// ConnectTokensInverseTable is the table name for the ConnectToken entity.
+	// It exists in this package in order to avoid circular dependency with the "connecttoken" package.
+	ConnectTokensInverseTable = "connect_tokens"
+	// ConnectTokensColumn is the table column denoting the connect_tokens relation/edge.
+	ConnectTokensColumn = "user_id"
+	// DeveloperKeysTable is the table that holds the developer_keys relation/edge.
+	DeveloperKeysTable = "developer_keys"
+	// DeveloperKeysInverseTable is the table name for the DeveloperKey entity.
+	// It exists in this package in order to avoid circular dependency with the "developerkey" package.
+	DeveloperKeysInverseTable = "developer_keys"
+	// DeveloperKeysColumn is the table column denoting the developer_keys relation/edge.
+	DeveloperKeysColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -580,6 +598,34 @@ func ByCapabilityInstalls(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOptio
 		sqlgraph.OrderByNeighborTerms(s, newCapabilityInstallsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByConnectTokensCount orders the results by connect_tokens count.
+func ByConnectTokensCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newConnectTokensStep(), opts...)
+	}
+}
+
+// ByConnectTokens orders the results by connect_tokens terms.
+func ByConnectTokens(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newConnectTokensStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByDeveloperKeysCount orders the results by developer_keys count.
+func ByDeveloperKeysCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDeveloperKeysStep(), opts...)
+	}
+}
+
+// ByDeveloperKeys orders the results by developer_keys terms.
+func ByDeveloperKeys(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDeveloperKeysStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -711,5 +757,19 @@ func newCapabilityInstallsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CapabilityInstallsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CapabilityInstallsTable, CapabilityInstallsColumn),
+	)
+}
+func newConnectTokensStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ConnectTokensInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ConnectTokensTable, ConnectTokensColumn),
+	)
+}
+func newDeveloperKeysStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DeveloperKeysInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DeveloperKeysTable, DeveloperKeysColumn),
 	)
 }

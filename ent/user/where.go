@@ -972,6 +972,52 @@ func HasCapabilityInstallsWith(preds ...predicate.CapabilityInstall) predicate.U
 	})
 }
 
+// HasConnectTokens applies the HasEdge predicate on the "connect_tokens" edge.
+func HasConnectTokens() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ConnectTokensTable, ConnectTokensColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasConnectTokensWith applies the HasEdge predicate on the "connect_tokens" edge with a given conditions (other predicates).
+func HasConnectTokensWith(preds ...predicate.ConnectToken) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newConnectTokensStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasDeveloperKeys applies the HasEdge predicate on the "developer_keys" edge.
+func HasDeveloperKeys() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, DeveloperKeysTable, DeveloperKeysColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasDeveloperKeysWith applies the HasEdge predicate on the "developer_keys" edge with a given conditions (other predicates).
+func HasDeveloperKeysWith(preds ...predicate.DeveloperKey) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newDeveloperKeysStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

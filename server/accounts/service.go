@@ -65,6 +65,20 @@ func validate(a *newAccount) error {
 
 // create stores a validated account with its settings row in one transaction.
 func (s *Service) create(ctx context.Context, a newAccount, onlyIfNoOwner bool) (*ent.User, error) {
+	return s.createThen(ctx, a, onlyIfNoOwner, nil)
+}
+
+// CreateMember creates a member account like Signup; after, when set, runs in
+// the same transaction with the new row (developer signup issues its connect
+// token there).
+func (s *Service) CreateMember(ctx context.Context, username, email, password, name string, after func(tx *ent.Tx, u *ent.User) error) (*ent.User, error) {
+	return s.createThen(ctx, newAccount{username, email, password, name, user.RoleMember}, false, after)
+}
+
+// ToProtoUser renders an account.
+func ToProtoUser(u *ent.User) *switchboardv1.User { return toProtoUser(u) }
+
+func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bool, after func(tx *ent.Tx, u *ent.User) error) (*ent.User, error) {
 	if err := validate(&a); err != nil {
 		return nil, err
 	}
@@ -102,6 +116,11 @@ func (s *Service) create(ctx context.Context, a newAccount, onlyIfNoOwner bool) 
 	}
 	if err := tx.Setting.Create().SetUserID(u.ID).Exec(ctx); err != nil {
 		return nil, apperr.Internal(err)
+	}
+	if after != nil {
+		if err := after(tx, u); err != nil {
+			return nil, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, apperr.Internal(err)

@@ -55,6 +55,9 @@ type Credentials struct {
 	// or deactivated).
 	KeyErr  *apperr.Error
 	Session *Principal
+	// Bearer is the presented bearer token as sent, for public procedures
+	// that take other tokens than API keys (developer keys, connect tokens).
+	Bearer string
 }
 
 type credentialsKey struct{}

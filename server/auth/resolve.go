@@ -103,8 +103,11 @@ func (rv *Resolver) Resolve(ctx context.Context, r *http.Request) (*Credentials,
 		token, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok || strings.TrimSpace(token) == "" {
 			c.KeyErr = apperr.Unauthenticated("malformed Authorization header; expected \"Bearer <API key>\"")
-		} else if err := rv.resolveKey(ctx, strings.TrimSpace(token), c); err != nil {
-			return nil, err
+		} else {
+			c.Bearer = strings.TrimSpace(token)
+			if err := rv.resolveKey(ctx, c.Bearer, c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if ck, err := r.Cookie(SessionCookie); err == nil && ck.Value != "" {

@@ -98,6 +98,17 @@ func (p ReviewPolicy) StatusAfterChange(status string, breaking bool) string {
 	return status
 }
 
+// ShipGateAfterChange is a self-registered agent's status after a change:
+// breaking changes re-review on every update path (RULINGS), so a listed or
+// rejected agent goes back to pending, which only an admin lifts, with a
+// ship-gate run that passed after the change.
+func ShipGateAfterChange(status string, breaking bool) string {
+	if breaking && (status == StatusActive || status == StatusRejected) {
+		return StatusPending
+	}
+	return status
+}
+
 // Versions are MAJOR.MINOR.PATCH with an optional pre-release, no "v".
 const initialVersion = "1.0.0"
 

@@ -85,44 +85,114 @@ func (s *Service) CreateStoreAgent(ctx context.Context, req *switchboardv1.Creat
 	if err != nil {
 		return nil, err
 	}
-	in, err := parseInput(req.GetAgent(), true)
+	row, err := s.CreateListing(ctx, p.UserID, req.GetAgent(), s.Policy.InitialStatus(), nil)
 	if err != nil {
 		return nil, err
 	}
-	if in.slug == nil {
-		slug := slugFrom(*in.name)
+	return &switchboardv1.CreateStoreAgentResponse{Agent: toAgent(row, viewer{userID: p.UserID})}, nil
+}
+
+// Checked is a listing input that passed every rule that needs no
+// transaction (parsing, the address rule, sealing), for CreateListingChecked.
+type Checked struct {
+	id  string
+	in  *patch
+	sec secrets
+}
+
+// ID is the id the listing will have.
+func (c *Checked) ID() string { return c.id }
+
+// Check validates a new listing's input for userID's CreateListing, so a
+// caller can refuse before any outbound work (document 2, "Developer
+// self-registration": health check and probe come after the input is known
+// to be good).
+func (s *Service) Check(ctx context.Context, in *switchboardv1.StoreAgentInput) (*Checked, error) {
+	p, err := parseInput(in, true)
+	if err != nil {
+		return nil, err
+	}
+	if p.slug == nil {
+		slug := slugFrom(*p.name)
 		if err := checkSlug(slug); err != nil {
 			return nil, apperr.Invalid("slug is required: the name gives no usable slug (%v)", err)
 		}
-		in.slug = &slug
+		p.slug = &slug
 	}
-	if err := s.checkURLs(ctx, in); err != nil {
+	if err := s.checkURLs(ctx, p); err != nil {
 		return nil, err
 	}
 	id := ids.New()
-	sec, err := s.prepare(id, in)
+	sec, err := s.prepare(id, p)
 	if err != nil {
 		return nil, err
 	}
-	next, _, err := merge(newListing(), in, sec)
+	if _, _, err := merge(newListing(), p, sec); err != nil {
+		return nil, err
+	}
+	return &Checked{id: id, in: p, sec: sec}, nil
+}
+
+// SlugTaken reports whether a listing already has slug (a 409 on every write
+// path): a caller checks it before outbound work; the unique index still
+// guards the race.
+func (s *Service) SlugTaken(ctx context.Context, c *Checked) (bool, error) {
+	taken, err := s.DB.StoreAgent.Query().Where(storeagent.Slug(*c.in.slug)).Exist(ctx)
+	if err != nil {
+		return false, apperr.Internal(err)
+	}
+	return taken, nil
+}
+
+// CreateListing registers a listing owned by userID with the given status;
+// after, when set, runs in the same transaction with the new row (the
+// developer registration writes its ship-gate run there).
+func (s *Service) CreateListing(ctx context.Context, userID string, in *switchboardv1.StoreAgentInput, status string, after func(tx *ent.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
+	c, err := s.Check(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return s.CreateChecked(ctx, userID, c, func(*ent.Tx) (string, error) { return status, nil }, after)
+}
+
+// CreateChecked stores a listing Check accepted. status answers the initial
+// status inside the transaction (auto-promotion reads the owner's listings
+// there).
+func (s *Service) CreateChecked(ctx context.Context, userID string, c *Checked, status func(tx *ent.Tx) (string, error), after func(tx *ent.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
+	next, _, err := merge(newListing(), c.in, c.sec)
 	if err != nil {
 		return nil, err
 	}
 	var row *ent.StoreAgent
 	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		st, err := status(tx)
+		if err != nil {
+			return err
+		}
 		now := s.now()
-		create := tx.StoreAgent.Create().SetID(id).SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now).
-			SetStatus(storeagent.Status(s.Policy.InitialStatus())).SetChangelog([]schema.ChangelogEntry{})
+		create := tx.StoreAgent.Create().SetID(c.id).SetUserID(userID).SetCreatedAt(now).SetUpdatedAt(now).
+			SetStatus(storeagent.Status(st)).SetChangelog([]schema.ChangelogEntry{})
 		if err := write(create.Mutation(), next, false); err != nil {
 			return apperr.Internal(err)
 		}
 		row, err = create.Save(ctx)
-		return saveError(err, next.slug)
+		if err := saveError(err, next.slug); err != nil {
+			return err
+		}
+		if after != nil {
+			return after(tx, row)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.CreateStoreAgentResponse{Agent: toAgent(row, viewer{userID: p.UserID})}, nil
+	return row, nil
+}
+
+// OwnerView renders a listing as its owner sees it.
+func OwnerView(row *ent.StoreAgent) *switchboardv1.StoreAgent {
+	return toAgent(row, viewer{userID: row.UserID})
 }
 
 // UpdateStoreAgent changes the owner's listing. A change bumps the version
@@ -137,23 +207,52 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 	if req.GetId() == "" {
 		return nil, apperr.Invalid("id is required")
 	}
-	in, err := parseInput(req.GetAgent(), false)
+	out := &switchboardv1.UpdateStoreAgentResponse{}
+	row, change, err := s.UpdateListing(ctx, p.UserID, req.GetId(), req.GetAgent(), func(row *ent.StoreAgent, breaking bool) string {
+		// A self-registered agent goes back through the ship-gate on this
+		// path too, whatever the policy (RULINGS "Store, federation, MCP, A2A").
+		if row.SelfConfigTokenHash != nil {
+			return ShipGateAfterChange(string(row.Status), breaking)
+		}
+		return s.Policy.StatusAfterChange(string(row.Status), breaking)
+	})
 	if err != nil {
 		return nil, err
+	}
+	if change != nil {
+		out.Change = toChange(*change)
+	}
+	if out.Agent, err = s.render(ctx, s.DB.Client, p.UserID, row); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateListing changes userID's listing id (see UpdateStoreAgent);
+// statusAfter decides the status after a change (the store's review policy,
+// or the ship-gate for self-registered agents). The change is nil when
+// nothing changed.
+func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *switchboardv1.StoreAgentInput, statusAfter func(row *ent.StoreAgent, breaking bool) string) (*ent.StoreAgent, *schema.ChangelogEntry, error) {
+	in, err := parseInput(req, false)
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := s.checkURLs(ctx, in); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sec, err := s.prepare(req.GetId(), in)
+	sec, err := s.prepare(id, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &switchboardv1.UpdateStoreAgentResponse{}
+	var (
+		row    *ent.StoreAgent
+		change *schema.ChangelogEntry
+	)
 	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
-		if err := s.DB.Serialize(ctx, tx, lockKey(req.GetId())); err != nil {
+		if err := s.DB.Serialize(ctx, tx, lockKey(id)); err != nil {
 			return apperr.Internal(err)
 		}
-		row, err := owned(ctx, tx.Client(), p.UserID, req.GetId())
+		row, err = owned(ctx, tx.Client(), userID, id)
 		if err != nil {
 			return err
 		}
@@ -169,8 +268,7 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 			changed = append(changed, "version")
 		}
 		if len(changed) == 0 {
-			out.Agent, err = s.render(ctx, tx.Client(), p.UserID, row)
-			return err
+			return nil
 		}
 		breaking := len(Breaking(changed)) > 0
 		if in.version == nil {
@@ -185,8 +283,8 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 		if len(changelog) > maxChangelog {
 			changelog = changelog[len(changelog)-maxChangelog:]
 		}
-		update := tx.StoreAgent.UpdateOneID(row.ID).Where(storeagent.UserID(p.UserID)).SetUpdatedAt(now).
-			SetChangelog(changelog).SetStatus(storeagent.Status(s.Policy.StatusAfterChange(string(row.Status), breaking)))
+		update := tx.StoreAgent.UpdateOneID(row.ID).Where(storeagent.UserID(userID)).SetUpdatedAt(now).
+			SetChangelog(changelog).SetStatus(storeagent.Status(statusAfter(row, breaking)))
 		if err := write(update.Mutation(), next, true); err != nil {
 			return apperr.Internal(err)
 		}
@@ -199,14 +297,13 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 				return err
 			}
 		}
-		out.Change = toChange(entry)
-		out.Agent, err = s.render(ctx, tx.Client(), p.UserID, row)
-		return err
+		change = &entry
+		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return row, change, nil
 }
 
 // DeleteStoreAgent removes the owner's listing, its subscriptions, its

@@ -1,0 +1,190 @@
+package developer_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// fakeAgent is an agent server on loopback (outside the machine, so a fake):
+// POST / answers the probe, GET /health the health check. conforming and
+// healthy switch its answers; every probe it received is kept.
+type fakeAgent struct {
+	*httptest.Server
+	conforming atomic.Bool
+	healthy    atomic.Bool
+	mu         sync.Mutex
+	probes     []probeSeen
+}
+
+type probeSeen struct {
+	header http.Header
+	body   map[string]any
+}
+
+func newFakeAgent(t *testing.T, conforming bool) *fakeAgent {
+	t.Helper()
+	a := &fakeAgent{}
+	a.conforming.Store(conforming)
+	a.healthy.Store(true)
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/health" {
+			if !a.healthy.Load() {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte("ok"))
+			return
+		}
+		var body map[string]any
+		_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body)
+		a.mu.Lock()
+		a.probes = append(a.probes, probeSeen{header: r.Header.Clone(), body: body})
+		a.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if !a.conforming.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error":"not ready"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"output":"received the test task"}`))
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *fakeAgent) seen() []probeSeen {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]probeSeen(nil), a.probes...)
+}
+
+// receiver is a source instance on loopback that records approval webhooks.
+type receiver struct {
+	*httptest.Server
+	got chan receivedHook
+}
+
+type receivedHook struct {
+	path   string
+	header http.Header
+	body   map[string]any
+}
+
+func newReceiver(t *testing.T) *receiver {
+	t.Helper()
+	rc := &receiver{got: make(chan receivedHook, 16)}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		rc.got <- receivedHook{path: r.URL.Path, header: r.Header.Clone(), body: body}
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) next(t *testing.T) receivedHook {
+	t.Helper()
+	select {
+	case h := <-rc.got:
+		return h
+	case <-time.After(10 * time.Second):
+		t.Fatal("no approval webhook arrived")
+	}
+	return receivedHook{}
+}
+
+// fixture: the instance owner (admin), a member developer with a session,
+// and a loopback-allowed server.
+type fixture struct {
+	s     *servertest.Server
+	admin *servertest.Account
+	dev   *servertest.Account
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	s := servertest.New(t, servertest.WithPrivateEndpoints())
+	return &fixture{s: s, admin: s.SignUp("owner"), dev: s.SignUp("dev")}
+}
+
+// developerKey creates a developer key for the session's account.
+func (f *fixture) developerKey(t *testing.T, acct *servertest.Account) string {
+	t.Helper()
+	res := acct.Session.Do(http.MethodPost, "/api/developer/keys", map[string]any{"label": "ci"})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create developer key: %d %s", res.Status, res.Body)
+	}
+	return res.JSON(t)["developerKey"].(string)
+}
+
+// connectToken issues a connect token of purpose for the session's account.
+func (f *fixture) connectToken(t *testing.T, acct *servertest.Account, purpose string) string {
+	t.Helper()
+	res := acct.Session.Do(http.MethodPost, "/api/developer/connect-tokens", map[string]any{"purpose": purpose})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create connect token: %d %s", res.Status, res.Body)
+	}
+	return res.JSON(t)["token"].(map[string]any)["token"].(string)
+}
+
+// agentBody is a complete registration body for an agent at url.
+func agentBody(slug, url string) map[string]any {
+	return map[string]any{
+		"name": "Agent " + slug, "slug": slug, "description": "Writes things.", "endpointUrl": url,
+		"category": "writing", "pricingModel": "free", "declaredWidgetTypes": []string{"info_card"},
+		"skipHealthCheck": true,
+	}
+}
+
+// register posts a registration with bearer and answers the response.
+func (f *fixture) register(t *testing.T, bearer string, body map[string]any, want int) map[string]any {
+	t.Helper()
+	res := f.s.WithKey(bearer).Do(http.MethodPost, "/api/developer/agents/register", body)
+	if res.Status != want {
+		t.Fatalf("register %v: %d, want %d: %s", body["slug"], res.Status, want, res.Body)
+	}
+	return res.JSON(t)
+}
+
+// counts are the rows this package writes, to prove a refusal wrote nothing.
+type counts struct{ users, agents, runs, tokens, usedTokens, keys int }
+
+func (f *fixture) counts(t *testing.T) counts {
+	t.Helper()
+	ctx := context.Background()
+	c := counts{}
+	var err error
+	for _, q := range []struct {
+		dst *int
+		n   func() (int, error)
+	}{
+		{&c.users, func() (int, error) { return f.s.DB.User.Query().Count(ctx) }},
+		{&c.agents, func() (int, error) { return f.s.DB.StoreAgent.Query().Count(ctx) }},
+		{&c.runs, func() (int, error) { return f.s.DB.ShipGateRun.Query().Count(ctx) }},
+		{&c.tokens, func() (int, error) { return f.s.DB.ConnectToken.Query().Count(ctx) }},
+		{&c.keys, func() (int, error) { return f.s.DB.DeveloperKey.Query().Count(ctx) }},
+	} {
+		if *q.dst, err = q.n(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	used, err := f.s.DB.ConnectToken.Query().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range used {
+		if u.UsedAt != nil {
+			c.usedTokens++
+		}
+	}
+	return c
+}

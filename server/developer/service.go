@@ -1,0 +1,79 @@
+// Package developer owns developer self-registration (document 2, "Developer
+// self-registration", "Store agent status"): developer signup, developer keys
+// (sbd_…) and connect tokens (fct_…), registering agents through the
+// ship-gate (health check, conformance probe in the real dispatch shape, a
+// persisted ship-gate run, widget analysis), changing them, test-runs, and the
+// admin's approve, reject and disable with the approval webhook to the source
+// instance.
+//
+// Listings themselves belong to server/store: this package hands it the
+// agent's fields as a StoreAgentInput, so slugs, enumerations, pricing and
+// credential sealing follow the store's rules exactly; it adds the
+// self-registration enumerations and the ship-gate on top.
+package developer
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/server/accounts"
+	"github.com/switchboard-hq/switchboard/server/store"
+)
+
+var (
+	_ switchboardv1connect.DeveloperServiceHandler = (*Service)(nil)
+	_ switchboardv1.DeveloperServiceServer         = (*Service)(nil)
+)
+
+// Service implements DeveloperService.
+type Service struct {
+	DB       *db.DB
+	Now      func() time.Time
+	Accounts *accounts.Service
+	Store    *store.Service
+	// Egress guards the health check, the probe and the approval webhook.
+	Egress egress.Policy
+	// Prober runs the conformance probe; the real dispatch when nil.
+	Prober Prober
+	Logger *slog.Logger
+	// BaseURL is this instance's public URL, for registerUrl; empty gives the
+	// path alone.
+	BaseURL string
+
+	proberOnce    sync.Once
+	defaultProber Prober
+
+	// hooks tracks webhook deliveries in flight, so Close can wait for them.
+	hooks sync.WaitGroup
+}
+
+func (s *Service) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+// Close waits for approval webhooks in flight (each is bounded by its
+// timeout).
+func (s *Service) Close() { s.hooks.Wait() }
+
+// The statuses this package moves a listing between.
+const (
+	statusPending  = "pending"
+	statusActive   = "active"
+	statusRejected = "rejected"
+	statusDisabled = "disabled"
+)

@@ -1,0 +1,158 @@
+package developer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
+	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// Token prefixes (RULINGS "Names"; the self-config token's is ours).
+const (
+	DeveloperKeyPrefix = "sbd_"
+	ConnectTokenPrefix = "fct_"
+	SelfConfigPrefix   = "sbc_"
+)
+
+// Connect-token rules (document 2, "Developer self-registration", "Limits").
+const (
+	ConnectTokenTTL        = 24 * time.Hour
+	MaxActiveConnectTokens = 10
+)
+
+// prefixShown is how much of a token is kept in clear to recognise it.
+const prefixShown = 12
+
+var token32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// newToken returns prefix plus 256 random bits, and its hash.
+func newToken(prefix string) (token, hash string) {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	token = prefix + strings.ToLower(token32.EncodeToString(b[:]))
+	return token, auth.HashToken(token)
+}
+
+// The purposes of a connect token.
+var purposes = []string{"agent", "instance", "any"}
+
+// issueConnectToken writes a token for userID inside tx, refusing past the cap
+// of active (unused, unexpired) tokens. The account's tokens serialize on a
+// lock so two issues cannot both pass the count.
+func (s *Service) issueConnectToken(ctx context.Context, tx *ent.Tx, userID, purpose string) (token string, row *ent.ConnectToken, err error) {
+	if err := s.DB.Serialize(ctx, tx, "connect_tokens:"+userID); err != nil {
+		return "", nil, apperr.Internal(err)
+	}
+	now := s.now()
+	active, err := tx.ConnectToken.Query().Where(connecttoken.UserID(userID), connecttoken.UsedAtIsNil(),
+		connecttoken.ExpiresAtGT(now)).Count(ctx)
+	if err != nil {
+		return "", nil, apperr.Internal(err)
+	}
+	if active >= MaxActiveConnectTokens {
+		return "", nil, apperr.Conflict("this account already has %d active connect tokens, the most it may hold; use one or let one expire", MaxActiveConnectTokens)
+	}
+	token, hash := newToken(ConnectTokenPrefix)
+	row, err = tx.ConnectToken.Create().SetUserID(userID).SetPurpose(connecttoken.Purpose(purpose)).
+		SetPrefix(token[:prefixShown]).SetTokenHash(hash).SetCreatedAt(now).SetExpiresAt(now.Add(ConnectTokenTTL)).Save(ctx)
+	if err != nil {
+		return "", nil, apperr.Internal(err)
+	}
+	return token, row, nil
+}
+
+// bearerKind is which of the developer credentials a request presented.
+type bearerKind uint8
+
+const (
+	viaDeveloperKey bearerKind = iota + 1
+	viaConnectToken
+	viaSelfConfig
+)
+
+// developer is the caller of a developer route.
+type developer struct {
+	userID string
+	via    bearerKind
+	// tokenID is the connect token's id (viaConnectToken).
+	tokenID string
+	// agentID is the agent a self-config token belongs to (viaSelfConfig).
+	agentID string
+}
+
+// caller resolves the bearer token of a developer route: a developer key, a
+// connect token usable for agents, or (when selfConfig) an agent's
+// self-config token. Missing or unknown: 401; deactivated, expired, spent or
+// instance-purpose: 403 (RULINGS "Accounts, keys, sessions").
+func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, error) {
+	token := auth.CredentialsFrom(ctx).Bearer
+	if token == "" {
+		return nil, apperr.Unauthenticated("missing credential: send \"Authorization: Bearer <developer key or connect token>\"")
+	}
+	hash := auth.HashToken(token)
+	switch {
+	case strings.HasPrefix(token, DeveloperKeyPrefix):
+		k, err := s.DB.DeveloperKey.Query().Where(developerkey.KeyHash(hash)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.Unauthenticated("invalid developer key")
+		} else if err != nil {
+			return nil, apperr.Internal(err)
+		}
+		if !k.Active {
+			return nil, apperr.Forbidden("developer key has been deactivated")
+		}
+		// Best effort: bookkeeping must not fail the request.
+		_ = s.DB.DeveloperKey.UpdateOneID(k.ID).SetLastUsedAt(s.now()).Exec(ctx)
+		return &developer{userID: k.UserID, via: viaDeveloperKey}, nil
+	case strings.HasPrefix(token, ConnectTokenPrefix):
+		t, err := s.DB.ConnectToken.Query().Where(connecttoken.TokenHash(hash)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.Unauthenticated("invalid connect token")
+		} else if err != nil {
+			return nil, apperr.Internal(err)
+		}
+		switch {
+		case t.Purpose == connecttoken.PurposeInstance:
+			return nil, apperr.Forbidden("this connect token registers instances, not agents")
+		case t.UsedAt != nil:
+			return nil, apperr.Forbidden("this connect token has already been used")
+		case !s.now().Before(t.ExpiresAt):
+			return nil, apperr.Forbidden("this connect token expired")
+		}
+		return &developer{userID: t.UserID, via: viaConnectToken, tokenID: t.ID}, nil
+	case selfConfig && strings.HasPrefix(token, SelfConfigPrefix):
+		a, err := s.DB.StoreAgent.Query().Where(storeagent.SelfConfigTokenHash(hash)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return nil, apperr.Unauthenticated("invalid self-config token")
+		} else if err != nil {
+			return nil, apperr.Internal(err)
+		}
+		return &developer{userID: a.UserID, via: viaSelfConfig, agentID: a.ID}, nil
+	}
+	return nil, apperr.Unauthenticated("invalid credential: expected a developer key (%s…) or a connect token (%s…)", DeveloperKeyPrefix, ConnectTokenPrefix)
+}
+
+// consume spends the connect token of d inside tx, once: a token used by a
+// concurrent registration is refused, and that registration rolls back.
+func (s *Service) consume(ctx context.Context, tx *ent.Tx, d *developer, agentID string) error {
+	if d.via != viaConnectToken {
+		return nil
+	}
+	n, err := tx.ConnectToken.Update().Where(connecttoken.ID(d.tokenID), connecttoken.UsedAtIsNil()).
+		SetUsedAt(s.now()).SetAgentID(agentID).Save(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if n == 0 {
+		return apperr.Forbidden("this connect token has already been used")
+	}
+	return nil
+}
