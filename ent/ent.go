@@ -13,12 +13,14 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
@@ -29,6 +31,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -90,24 +93,27 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:            apikey.ValidColumn,
-			activityentry.Table:     activityentry.ValidColumn,
-			card.Table:              card.ValidColumn,
-			cardcontact.Table:       cardcontact.ValidColumn,
-			chatmessage.Table:       chatmessage.ValidColumn,
-			checklistitem.Table:     checklistitem.ValidColumn,
-			contact.Table:           contact.ValidColumn,
-			execution.Table:         execution.ValidColumn,
-			memoryentry.Table:       memoryentry.ValidColumn,
-			queueitem.Table:         queueitem.ValidColumn,
-			session.Table:           session.ValidColumn,
-			setting.Table:           setting.ValidColumn,
-			storeagent.Table:        storeagent.ValidColumn,
-			storeinstall.Table:      storeinstall.ValidColumn,
-			storesubscription.Table: storesubscription.ValidColumn,
-			streamevent.Table:       streamevent.ValidColumn,
-			user.Table:              user.ValidColumn,
-			webhookdelivery.Table:   webhookdelivery.ValidColumn,
+			apikey.Table:             apikey.ValidColumn,
+			activityentry.Table:      activityentry.ValidColumn,
+			agentqualitysignal.Table: agentqualitysignal.ValidColumn,
+			card.Table:               card.ValidColumn,
+			cardcontact.Table:        cardcontact.ValidColumn,
+			chatmessage.Table:        chatmessage.ValidColumn,
+			checklistitem.Table:      checklistitem.ValidColumn,
+			contact.Table:            contact.ValidColumn,
+			document.Table:           document.ValidColumn,
+			execution.Table:          execution.ValidColumn,
+			memoryentry.Table:        memoryentry.ValidColumn,
+			queueitem.Table:          queueitem.ValidColumn,
+			session.Table:            session.ValidColumn,
+			setting.Table:            setting.ValidColumn,
+			storeagent.Table:         storeagent.ValidColumn,
+			storeinstall.Table:       storeinstall.ValidColumn,
+			storesubscription.Table:  storesubscription.ValidColumn,
+			streamevent.Table:        streamevent.ValidColumn,
+			user.Table:               user.ValidColumn,
+			userreputation.Table:     userreputation.ValidColumn,
+			webhookdelivery.Table:    webhookdelivery.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -18,6 +18,8 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
 	ActivityEntry *ActivityEntryClient
+	// AgentQualitySignal is the client for interacting with the AgentQualitySignal builders.
+	AgentQualitySignal *AgentQualitySignalClient
 	// Card is the client for interacting with the Card builders.
 	Card *CardClient
 	// CardContact is the client for interacting with the CardContact builders.
@@ -28,6 +30,8 @@ type Tx struct {
 	ChecklistItem *ChecklistItemClient
 	// Contact is the client for interacting with the Contact builders.
 	Contact *ContactClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -48,6 +52,8 @@ type Tx struct {
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// UserReputation is the client for interacting with the UserReputation builders.
+	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -183,11 +189,13 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
+	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
 	tx.Card = NewCardClient(tx.config)
 	tx.CardContact = NewCardContactClient(tx.config)
 	tx.ChatMessage = NewChatMessageClient(tx.config)
 	tx.ChecklistItem = NewChecklistItemClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
+	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
@@ -198,6 +206,7 @@ func (tx *Tx) init() {
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)
 	tx.StreamEvent = NewStreamEventClient(tx.config)
 	tx.User = NewUserClient(tx.config)
+	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

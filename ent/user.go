@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 )
 
 // User is the model entity for the User schema.
@@ -76,9 +77,15 @@ type UserEdges struct {
 	StoreSubscriptions []*StoreSubscription `json:"store_subscriptions,omitempty"`
 	// MemoryEntries holds the value of the memory_entries edge.
 	MemoryEntries []*MemoryEntry `json:"memory_entries,omitempty"`
+	// QualitySignals holds the value of the quality_signals edge.
+	QualitySignals []*AgentQualitySignal `json:"quality_signals,omitempty"`
+	// Reputation holds the value of the reputation edge.
+	Reputation *UserReputation `json:"reputation,omitempty"`
+	// Documents holds the value of the documents edge.
+	Documents []*Document `json:"documents,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [17]bool
+	loadedTypes [20]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -234,6 +241,35 @@ func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
 		return e.MemoryEntries, nil
 	}
 	return nil, &NotLoadedError{edge: "memory_entries"}
+}
+
+// QualitySignalsOrErr returns the QualitySignals value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
+	if e.loadedTypes[17] {
+		return e.QualitySignals, nil
+	}
+	return nil, &NotLoadedError{edge: "quality_signals"}
+}
+
+// ReputationOrErr returns the Reputation value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
+	if e.Reputation != nil {
+		return e.Reputation, nil
+	} else if e.loadedTypes[18] {
+		return nil, &NotFoundError{label: userreputation.Label}
+	}
+	return nil, &NotLoadedError{edge: "reputation"}
+}
+
+// DocumentsOrErr returns the Documents value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
+	if e.loadedTypes[19] {
+		return e.Documents, nil
+	}
+	return nil, &NotLoadedError{edge: "documents"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -411,6 +447,21 @@ func (_m *User) QueryStoreSubscriptions() *StoreSubscriptionQuery {
 // QueryMemoryEntries queries the "memory_entries" edge of the User entity.
 func (_m *User) QueryMemoryEntries() *MemoryEntryQuery {
 	return NewUserClient(_m.config).QueryMemoryEntries(_m)
+}
+
+// QueryQualitySignals queries the "quality_signals" edge of the User entity.
+func (_m *User) QueryQualitySignals() *AgentQualitySignalQuery {
+	return NewUserClient(_m.config).QueryQualitySignals(_m)
+}
+
+// QueryReputation queries the "reputation" edge of the User entity.
+func (_m *User) QueryReputation() *UserReputationQuery {
+	return NewUserClient(_m.config).QueryReputation(_m)
+}
+
+// QueryDocuments queries the "documents" edge of the User entity.
+func (_m *User) QueryDocuments() *DocumentQuery {
+	return NewUserClient(_m.config).QueryDocuments(_m)
 }
 
 // Update returns a builder for updating this User.

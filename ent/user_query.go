@@ -14,12 +14,14 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -31,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -58,6 +61,9 @@ type UserQuery struct {
 	withStoreInstalls      *StoreInstallQuery
 	withStoreSubscriptions *StoreSubscriptionQuery
 	withMemoryEntries      *MemoryEntryQuery
+	withQualitySignals     *AgentQualitySignalQuery
+	withReputation         *UserReputationQuery
+	withDocuments          *DocumentQuery
 	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -469,6 +475,72 @@ func (_q *UserQuery) QueryMemoryEntries() *MemoryEntryQuery {
 	return query
 }
 
+// QueryQualitySignals chains the current query on the "quality_signals" edge.
+func (_q *UserQuery) QueryQualitySignals() *AgentQualitySignalQuery {
+	query := (&AgentQualitySignalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(agentqualitysignal.Table, agentqualitysignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.QualitySignalsTable, user.QualitySignalsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReputation chains the current query on the "reputation" edge.
+func (_q *UserQuery) QueryReputation() *UserReputationQuery {
+	query := (&UserReputationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(userreputation.Table, userreputation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.ReputationTable, user.ReputationColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDocuments chains the current query on the "documents" edge.
+func (_q *UserQuery) QueryDocuments() *DocumentQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(document.Table, document.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DocumentsTable, user.DocumentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -678,6 +750,9 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withStoreInstalls:      _q.withStoreInstalls.Clone(),
 		withStoreSubscriptions: _q.withStoreSubscriptions.Clone(),
 		withMemoryEntries:      _q.withMemoryEntries.Clone(),
+		withQualitySignals:     _q.withQualitySignals.Clone(),
+		withReputation:         _q.withReputation.Clone(),
+		withDocuments:          _q.withDocuments.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -871,6 +946,39 @@ func (_q *UserQuery) WithMemoryEntries(opts ...func(*MemoryEntryQuery)) *UserQue
 	return _q
 }
 
+// WithQualitySignals tells the query-builder to eager-load the nodes that are connected to
+// the "quality_signals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithQualitySignals(opts ...func(*AgentQualitySignalQuery)) *UserQuery {
+	query := (&AgentQualitySignalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withQualitySignals = query
+	return _q
+}
+
+// WithReputation tells the query-builder to eager-load the nodes that are connected to
+// the "reputation" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithReputation(opts ...func(*UserReputationQuery)) *UserQuery {
+	query := (&UserReputationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReputation = query
+	return _q
+}
+
+// WithDocuments tells the query-builder to eager-load the nodes that are connected to
+// the "documents" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithDocuments(opts ...func(*DocumentQuery)) *UserQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDocuments = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -949,7 +1057,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [17]bool{
+		loadedTypes = [20]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -967,6 +1075,9 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withStoreInstalls != nil,
 			_q.withStoreSubscriptions != nil,
 			_q.withMemoryEntries != nil,
+			_q.withQualitySignals != nil,
+			_q.withReputation != nil,
+			_q.withDocuments != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1107,6 +1218,26 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadMemoryEntries(ctx, query, nodes,
 			func(n *User) { n.Edges.MemoryEntries = []*MemoryEntry{} },
 			func(n *User, e *MemoryEntry) { n.Edges.MemoryEntries = append(n.Edges.MemoryEntries, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withQualitySignals; query != nil {
+		if err := _q.loadQualitySignals(ctx, query, nodes,
+			func(n *User) { n.Edges.QualitySignals = []*AgentQualitySignal{} },
+			func(n *User, e *AgentQualitySignal) { n.Edges.QualitySignals = append(n.Edges.QualitySignals, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withReputation; query != nil {
+		if err := _q.loadReputation(ctx, query, nodes, nil,
+			func(n *User, e *UserReputation) { n.Edges.Reputation = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDocuments; query != nil {
+		if err := _q.loadDocuments(ctx, query, nodes,
+			func(n *User) { n.Edges.Documents = []*Document{} },
+			func(n *User, e *Document) { n.Edges.Documents = append(n.Edges.Documents, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1605,6 +1736,93 @@ func (_q *UserQuery) loadMemoryEntries(ctx context.Context, query *MemoryEntryQu
 	}
 	query.Where(predicate.MemoryEntry(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.MemoryEntriesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadQualitySignals(ctx context.Context, query *AgentQualitySignalQuery, nodes []*User, init func(*User), assign func(*User, *AgentQualitySignal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(agentqualitysignal.FieldUserID)
+	}
+	query.Where(predicate.AgentQualitySignal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.QualitySignalsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadReputation(ctx context.Context, query *UserReputationQuery, nodes []*User, init func(*User), assign func(*User, *UserReputation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(userreputation.FieldUserID)
+	}
+	query.Where(predicate.UserReputation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.ReputationColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadDocuments(ctx context.Context, query *DocumentQuery, nodes []*User, init func(*User), assign func(*User, *Document)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(document.FieldUserID)
+	}
+	query.Where(predicate.Document(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.DocumentsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -109,6 +110,7 @@ type services struct {
 	queue    *queue.Service
 	settings *settings.Service
 	store    *store.Service
+	review   *review.Service
 	updates  *updates.Service
 }
 
@@ -118,7 +120,9 @@ type services struct {
 type App struct {
 	http.Handler
 	// Events is the shared-chat event bus.
-	Events  *events.Bus
+	Events *events.Bus
+	// Review is the store's review lifecycle (the engine's Finished hook).
+	Review  *review.Service
 	mu      sync.Mutex
 	closers []func()
 }
@@ -168,6 +172,7 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
+		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger},
 		updates:  upd,
 	}
 	g := gate.New(table, resolver, cfg.Limits)
@@ -215,6 +220,11 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	// The review windows' timer; it reads the open windows from the database,
+	// so a restarted server confirms what was left open.
+	timer := svc.review.StartTimer(cfg.Clock)
+	app.closers = append(app.closers, timer.Close)
+	app.Review = svc.review
 	return app, nil
 }
 
@@ -276,6 +286,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
+	mount(switchboardv1connect.NewStoreReviewServiceHandler(s.review, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -288,6 +299,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.QueueServiceName,
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
+		switchboardv1connect.StoreReviewServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -322,6 +334,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
+		func() error { return switchboardv1.RegisterStoreReviewServiceHandlerServer(ctx, gw, s.review) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {

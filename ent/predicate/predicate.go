@@ -12,6 +12,9 @@ type APIKey func(*sql.Selector)
 // ActivityEntry is the predicate function for activityentry builders.
 type ActivityEntry func(*sql.Selector)
 
+// AgentQualitySignal is the predicate function for agentqualitysignal builders.
+type AgentQualitySignal func(*sql.Selector)
+
 // Card is the predicate function for card builders.
 type Card func(*sql.Selector)
 
@@ -26,6 +29,9 @@ type ChecklistItem func(*sql.Selector)
 
 // Contact is the predicate function for contact builders.
 type Contact func(*sql.Selector)
+
+// Document is the predicate function for document builders.
+type Document func(*sql.Selector)
 
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
@@ -56,6 +62,9 @@ type StreamEvent func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
+
+// UserReputation is the predicate function for userreputation builders.
+type UserReputation func(*sql.Selector)
 
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)

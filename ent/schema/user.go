@@ -45,5 +45,8 @@ func (User) Edges() []ent.Edge {
 		edge.To("store_installs", StoreInstall.Type),
 		edge.To("store_subscriptions", StoreSubscription.Type),
 		edge.To("memory_entries", MemoryEntry.Type),
+		edge.To("quality_signals", AgentQualitySignal.Type),
+		edge.To("reputation", UserReputation.Type).Unique(),
+		edge.To("documents", Document.Type),
 	}
 }
