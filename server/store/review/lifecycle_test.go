@@ -257,4 +257,3 @@ func TestRestartKeepsTheWindow(t *testing.T) {
 		t.Fatalf("after restart %+v", g)
 	}
 }
-
