@@ -29,6 +29,7 @@ require (
 	github.com/klauspost/compress v1.20.0
 	github.com/lucsky/cuid v1.2.1
 	github.com/mattn/go-sqlite3 v1.14.52
+	github.com/sony/gobreaker/v2 v2.4.0
 	golang.org/x/crypto v0.57.0
 	golang.org/x/mod v0.41.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20260921155816-b14227669459

@@ -25,7 +25,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -65,8 +67,12 @@ type Client struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// LedgerEntry is the client for interacting with the LedgerEntry builders.
+	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// PaymentHold is the client for interacting with the PaymentHold builders.
+	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -108,7 +114,9 @@ func (c *Client) init() {
 	c.Contact = NewContactClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
+	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
+	c.PaymentHold = NewPaymentHoldClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
@@ -221,7 +229,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Contact:            NewContactClient(cfg),
 		Document:           NewDocumentClient(cfg),
 		Execution:          NewExecutionClient(cfg),
+		LedgerEntry:        NewLedgerEntryClient(cfg),
 		MemoryEntry:        NewMemoryEntryClient(cfg),
+		PaymentHold:        NewPaymentHoldClient(cfg),
 		QueueItem:          NewQueueItemClient(cfg),
 		Session:            NewSessionClient(cfg),
 		Setting:            NewSettingClient(cfg),
@@ -261,7 +271,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Contact:            NewContactClient(cfg),
 		Document:           NewDocumentClient(cfg),
 		Execution:          NewExecutionClient(cfg),
+		LedgerEntry:        NewLedgerEntryClient(cfg),
 		MemoryEntry:        NewMemoryEntryClient(cfg),
+		PaymentHold:        NewPaymentHoldClient(cfg),
 		QueueItem:          NewQueueItemClient(cfg),
 		Session:            NewSessionClient(cfg),
 		Setting:            NewSettingClient(cfg),
@@ -303,9 +315,9 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.Card, c.CardContact,
 		c.ChatMessage, c.ChecklistItem, c.Contact, c.Document, c.Execution,
-		c.MemoryEntry, c.QueueItem, c.Session, c.Setting, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StreamEvent, c.User, c.UserReputation,
-		c.WebhookDelivery,
+		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
+		c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StreamEvent, c.User,
+		c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -317,9 +329,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.Card, c.CardContact,
 		c.ChatMessage, c.ChecklistItem, c.Contact, c.Document, c.Execution,
-		c.MemoryEntry, c.QueueItem, c.Session, c.Setting, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StreamEvent, c.User, c.UserReputation,
-		c.WebhookDelivery,
+		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
+		c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StreamEvent, c.User,
+		c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -348,8 +360,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Document.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
+	case *LedgerEntryMutation:
+		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
 		return c.MemoryEntry.mutate(ctx, m)
+	case *PaymentHoldMutation:
+		return c.PaymentHold.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
 	case *SessionMutation:
@@ -1993,6 +2009,139 @@ func (c *ExecutionClient) mutate(ctx context.Context, m *ExecutionMutation) (Val
 	}
 }
 
+// LedgerEntryClient is a client for the LedgerEntry schema.
+type LedgerEntryClient struct {
+	config
+}
+
+// NewLedgerEntryClient returns a client for the LedgerEntry from the given config.
+func NewLedgerEntryClient(c config) *LedgerEntryClient {
+	return &LedgerEntryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `ledgerentry.Hooks(f(g(h())))`.
+func (c *LedgerEntryClient) Use(hooks ...Hook) {
+	c.hooks.LedgerEntry = append(c.hooks.LedgerEntry, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `ledgerentry.Intercept(f(g(h())))`.
+func (c *LedgerEntryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.LedgerEntry = append(c.inters.LedgerEntry, interceptors...)
+}
+
+// Create returns a builder for creating a LedgerEntry entity.
+func (c *LedgerEntryClient) Create() *LedgerEntryCreate {
+	mutation := newLedgerEntryMutation(c.config, OpCreate)
+	return &LedgerEntryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of LedgerEntry entities.
+func (c *LedgerEntryClient) CreateBulk(builders ...*LedgerEntryCreate) *LedgerEntryCreateBulk {
+	return &LedgerEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *LedgerEntryClient) MapCreateBulk(slice any, setFunc func(*LedgerEntryCreate, int)) *LedgerEntryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &LedgerEntryCreateBulk{err: fmt.Errorf("calling to LedgerEntryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*LedgerEntryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &LedgerEntryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for LedgerEntry.
+func (c *LedgerEntryClient) Update() *LedgerEntryUpdate {
+	mutation := newLedgerEntryMutation(c.config, OpUpdate)
+	return &LedgerEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *LedgerEntryClient) UpdateOne(_m *LedgerEntry) *LedgerEntryUpdateOne {
+	mutation := newLedgerEntryMutation(c.config, OpUpdateOne, withLedgerEntry(_m))
+	return &LedgerEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *LedgerEntryClient) UpdateOneID(id string) *LedgerEntryUpdateOne {
+	mutation := newLedgerEntryMutation(c.config, OpUpdateOne, withLedgerEntryID(id))
+	return &LedgerEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for LedgerEntry.
+func (c *LedgerEntryClient) Delete() *LedgerEntryDelete {
+	mutation := newLedgerEntryMutation(c.config, OpDelete)
+	return &LedgerEntryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *LedgerEntryClient) DeleteOne(_m *LedgerEntry) *LedgerEntryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *LedgerEntryClient) DeleteOneID(id string) *LedgerEntryDeleteOne {
+	builder := c.Delete().Where(ledgerentry.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &LedgerEntryDeleteOne{builder}
+}
+
+// Query returns a query builder for LedgerEntry.
+func (c *LedgerEntryClient) Query() *LedgerEntryQuery {
+	return &LedgerEntryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeLedgerEntry},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a LedgerEntry entity by its id.
+func (c *LedgerEntryClient) Get(ctx context.Context, id string) (*LedgerEntry, error) {
+	return c.Query().Where(ledgerentry.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *LedgerEntryClient) GetX(ctx context.Context, id string) *LedgerEntry {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *LedgerEntryClient) Hooks() []Hook {
+	return c.hooks.LedgerEntry
+}
+
+// Interceptors returns the client interceptors.
+func (c *LedgerEntryClient) Interceptors() []Interceptor {
+	return c.inters.LedgerEntry
+}
+
+func (c *LedgerEntryClient) mutate(ctx context.Context, m *LedgerEntryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&LedgerEntryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&LedgerEntryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&LedgerEntryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&LedgerEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown LedgerEntry mutation op: %q", m.Op())
+	}
+}
+
 // MemoryEntryClient is a client for the MemoryEntry schema.
 type MemoryEntryClient struct {
 	config
@@ -2139,6 +2288,139 @@ func (c *MemoryEntryClient) mutate(ctx context.Context, m *MemoryEntryMutation) 
 		return (&MemoryEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown MemoryEntry mutation op: %q", m.Op())
+	}
+}
+
+// PaymentHoldClient is a client for the PaymentHold schema.
+type PaymentHoldClient struct {
+	config
+}
+
+// NewPaymentHoldClient returns a client for the PaymentHold from the given config.
+func NewPaymentHoldClient(c config) *PaymentHoldClient {
+	return &PaymentHoldClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `paymenthold.Hooks(f(g(h())))`.
+func (c *PaymentHoldClient) Use(hooks ...Hook) {
+	c.hooks.PaymentHold = append(c.hooks.PaymentHold, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `paymenthold.Intercept(f(g(h())))`.
+func (c *PaymentHoldClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PaymentHold = append(c.inters.PaymentHold, interceptors...)
+}
+
+// Create returns a builder for creating a PaymentHold entity.
+func (c *PaymentHoldClient) Create() *PaymentHoldCreate {
+	mutation := newPaymentHoldMutation(c.config, OpCreate)
+	return &PaymentHoldCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PaymentHold entities.
+func (c *PaymentHoldClient) CreateBulk(builders ...*PaymentHoldCreate) *PaymentHoldCreateBulk {
+	return &PaymentHoldCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PaymentHoldClient) MapCreateBulk(slice any, setFunc func(*PaymentHoldCreate, int)) *PaymentHoldCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PaymentHoldCreateBulk{err: fmt.Errorf("calling to PaymentHoldClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PaymentHoldCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PaymentHoldCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PaymentHold.
+func (c *PaymentHoldClient) Update() *PaymentHoldUpdate {
+	mutation := newPaymentHoldMutation(c.config, OpUpdate)
+	return &PaymentHoldUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PaymentHoldClient) UpdateOne(_m *PaymentHold) *PaymentHoldUpdateOne {
+	mutation := newPaymentHoldMutation(c.config, OpUpdateOne, withPaymentHold(_m))
+	return &PaymentHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PaymentHoldClient) UpdateOneID(id string) *PaymentHoldUpdateOne {
+	mutation := newPaymentHoldMutation(c.config, OpUpdateOne, withPaymentHoldID(id))
+	return &PaymentHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PaymentHold.
+func (c *PaymentHoldClient) Delete() *PaymentHoldDelete {
+	mutation := newPaymentHoldMutation(c.config, OpDelete)
+	return &PaymentHoldDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PaymentHoldClient) DeleteOne(_m *PaymentHold) *PaymentHoldDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PaymentHoldClient) DeleteOneID(id string) *PaymentHoldDeleteOne {
+	builder := c.Delete().Where(paymenthold.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PaymentHoldDeleteOne{builder}
+}
+
+// Query returns a query builder for PaymentHold.
+func (c *PaymentHoldClient) Query() *PaymentHoldQuery {
+	return &PaymentHoldQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePaymentHold},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PaymentHold entity by its id.
+func (c *PaymentHoldClient) Get(ctx context.Context, id string) (*PaymentHold, error) {
+	return c.Query().Where(paymenthold.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PaymentHoldClient) GetX(ctx context.Context, id string) *PaymentHold {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PaymentHoldClient) Hooks() []Hook {
+	return c.hooks.PaymentHold
+}
+
+// Interceptors returns the client interceptors.
+func (c *PaymentHoldClient) Interceptors() []Interceptor {
+	return c.inters.PaymentHold
+}
+
+func (c *PaymentHoldClient) mutate(ctx context.Context, m *PaymentHoldMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PaymentHoldCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PaymentHoldUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PaymentHoldUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PaymentHoldDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PaymentHold mutation op: %q", m.Op())
 	}
 }
 
@@ -4036,15 +4318,17 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIKey, ActivityEntry, AgentQualitySignal, Card, CardContact, ChatMessage,
-		ChecklistItem, Contact, Document, Execution, MemoryEntry, QueueItem, Session,
-		Setting, StoreAgent, StoreInstall, StoreSubscription, StreamEvent, User,
-		UserReputation, WebhookDelivery []ent.Hook
+		ChecklistItem, Contact, Document, Execution, LedgerEntry, MemoryEntry,
+		PaymentHold, QueueItem, Session, Setting, StoreAgent, StoreInstall,
+		StoreSubscription, StreamEvent, User, UserReputation,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, AgentQualitySignal, Card, CardContact, ChatMessage,
-		ChecklistItem, Contact, Document, Execution, MemoryEntry, QueueItem, Session,
-		Setting, StoreAgent, StoreInstall, StoreSubscription, StreamEvent, User,
-		UserReputation, WebhookDelivery []ent.Interceptor
+		ChecklistItem, Contact, Document, Execution, LedgerEntry, MemoryEntry,
+		PaymentHold, QueueItem, Session, Setting, StoreAgent, StoreInstall,
+		StoreSubscription, StreamEvent, User, UserReputation,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

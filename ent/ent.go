@@ -22,7 +22,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -103,7 +105,9 @@ func checkColumn(t, c string) error {
 			contact.Table:            contact.ValidColumn,
 			document.Table:           document.ValidColumn,
 			execution.Table:          execution.ValidColumn,
+			ledgerentry.Table:        ledgerentry.ValidColumn,
 			memoryentry.Table:        memoryentry.ValidColumn,
+			paymenthold.Table:        paymenthold.ValidColumn,
 			queueitem.Table:          queueitem.ValidColumn,
 			session.Table:            session.ValidColumn,
 			setting.Table:            setting.ValidColumn,

@@ -59,6 +59,14 @@ type Execution struct {
 	SourceInstanceName *string `json:"source_instance_name,omitempty"`
 	// PaymentMethodID holds the value of the "payment_method_id" field.
 	PaymentMethodID *string `json:"payment_method_id,omitempty"`
+	// CallbackTokenHash holds the value of the "callback_token_hash" field.
+	CallbackTokenHash *string `json:"-"`
+	// CallbackReceivedAt holds the value of the "callback_received_at" field.
+	CallbackReceivedAt *time.Time `json:"callback_received_at,omitempty"`
+	// DispatchedAt holds the value of the "dispatched_at" field.
+	DispatchedAt *time.Time `json:"dispatched_at,omitempty"`
+	// FailureReason holds the value of the "failure_reason" field.
+	FailureReason *string `json:"failure_reason,omitempty"`
 	// QueuePosition holds the value of the "queue_position" field.
 	QueuePosition *int `json:"queue_position,omitempty"`
 	// QueuedAt holds the value of the "queued_at" field.
@@ -161,9 +169,9 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating:
 			values[i] = new(sql.NullInt64)
-		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldPaymentMethodID, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
+		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
-		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
+		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldCallbackReceivedAt, execution.FieldDispatchedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -310,6 +318,34 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PaymentMethodID = new(string)
 				*_m.PaymentMethodID = value.String
+			}
+		case execution.FieldCallbackTokenHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field callback_token_hash", values[i])
+			} else if value.Valid {
+				_m.CallbackTokenHash = new(string)
+				*_m.CallbackTokenHash = value.String
+			}
+		case execution.FieldCallbackReceivedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field callback_received_at", values[i])
+			} else if value.Valid {
+				_m.CallbackReceivedAt = new(time.Time)
+				*_m.CallbackReceivedAt = value.Time
+			}
+		case execution.FieldDispatchedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field dispatched_at", values[i])
+			} else if value.Valid {
+				_m.DispatchedAt = new(time.Time)
+				*_m.DispatchedAt = value.Time
+			}
+		case execution.FieldFailureReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field failure_reason", values[i])
+			} else if value.Valid {
+				_m.FailureReason = new(string)
+				*_m.FailureReason = value.String
 			}
 		case execution.FieldQueuePosition:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -603,6 +639,23 @@ func (_m *Execution) String() string {
 	builder.WriteString(", ")
 	if v := _m.PaymentMethodID; v != nil {
 		builder.WriteString("payment_method_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("callback_token_hash=<sensitive>")
+	builder.WriteString(", ")
+	if v := _m.CallbackReceivedAt; v != nil {
+		builder.WriteString("callback_received_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.DispatchedAt; v != nil {
+		builder.WriteString("dispatched_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.FailureReason; v != nil {
+		builder.WriteString("failure_reason=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

@@ -252,6 +252,62 @@ func (_c *ExecutionCreate) SetNillablePaymentMethodID(v *string) *ExecutionCreat
 	return _c
 }
 
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (_c *ExecutionCreate) SetCallbackTokenHash(v string) *ExecutionCreate {
+	_c.mutation.SetCallbackTokenHash(v)
+	return _c
+}
+
+// SetNillableCallbackTokenHash sets the "callback_token_hash" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableCallbackTokenHash(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetCallbackTokenHash(*v)
+	}
+	return _c
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (_c *ExecutionCreate) SetCallbackReceivedAt(v time.Time) *ExecutionCreate {
+	_c.mutation.SetCallbackReceivedAt(v)
+	return _c
+}
+
+// SetNillableCallbackReceivedAt sets the "callback_received_at" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableCallbackReceivedAt(v *time.Time) *ExecutionCreate {
+	if v != nil {
+		_c.SetCallbackReceivedAt(*v)
+	}
+	return _c
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_c *ExecutionCreate) SetDispatchedAt(v time.Time) *ExecutionCreate {
+	_c.mutation.SetDispatchedAt(v)
+	return _c
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableDispatchedAt(v *time.Time) *ExecutionCreate {
+	if v != nil {
+		_c.SetDispatchedAt(*v)
+	}
+	return _c
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_c *ExecutionCreate) SetFailureReason(v string) *ExecutionCreate {
+	_c.mutation.SetFailureReason(v)
+	return _c
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableFailureReason(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetFailureReason(*v)
+	}
+	return _c
+}
+
 // SetQueuePosition sets the "queue_position" field.
 func (_c *ExecutionCreate) SetQueuePosition(v int) *ExecutionCreate {
 	_c.mutation.SetQueuePosition(v)
@@ -889,6 +945,22 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		_spec.SetField(execution.FieldPaymentMethodID, field.TypeString, value)
 		_node.PaymentMethodID = &value
 	}
+	if value, ok := _c.mutation.CallbackTokenHash(); ok {
+		_spec.SetField(execution.FieldCallbackTokenHash, field.TypeString, value)
+		_node.CallbackTokenHash = &value
+	}
+	if value, ok := _c.mutation.CallbackReceivedAt(); ok {
+		_spec.SetField(execution.FieldCallbackReceivedAt, field.TypeTime, value)
+		_node.CallbackReceivedAt = &value
+	}
+	if value, ok := _c.mutation.DispatchedAt(); ok {
+		_spec.SetField(execution.FieldDispatchedAt, field.TypeTime, value)
+		_node.DispatchedAt = &value
+	}
+	if value, ok := _c.mutation.FailureReason(); ok {
+		_spec.SetField(execution.FieldFailureReason, field.TypeString, value)
+		_node.FailureReason = &value
+	}
 	if value, ok := _c.mutation.QueuePosition(); ok {
 		_spec.SetField(execution.FieldQueuePosition, field.TypeInt, value)
 		_node.QueuePosition = &value
@@ -1330,6 +1402,78 @@ func (u *ExecutionUpsert) UpdatePaymentMethodID() *ExecutionUpsert {
 // ClearPaymentMethodID clears the value of the "payment_method_id" field.
 func (u *ExecutionUpsert) ClearPaymentMethodID() *ExecutionUpsert {
 	u.SetNull(execution.FieldPaymentMethodID)
+	return u
+}
+
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (u *ExecutionUpsert) SetCallbackTokenHash(v string) *ExecutionUpsert {
+	u.Set(execution.FieldCallbackTokenHash, v)
+	return u
+}
+
+// UpdateCallbackTokenHash sets the "callback_token_hash" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateCallbackTokenHash() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldCallbackTokenHash)
+	return u
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (u *ExecutionUpsert) ClearCallbackTokenHash() *ExecutionUpsert {
+	u.SetNull(execution.FieldCallbackTokenHash)
+	return u
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (u *ExecutionUpsert) SetCallbackReceivedAt(v time.Time) *ExecutionUpsert {
+	u.Set(execution.FieldCallbackReceivedAt, v)
+	return u
+}
+
+// UpdateCallbackReceivedAt sets the "callback_received_at" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateCallbackReceivedAt() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldCallbackReceivedAt)
+	return u
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (u *ExecutionUpsert) ClearCallbackReceivedAt() *ExecutionUpsert {
+	u.SetNull(execution.FieldCallbackReceivedAt)
+	return u
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *ExecutionUpsert) SetDispatchedAt(v time.Time) *ExecutionUpsert {
+	u.Set(execution.FieldDispatchedAt, v)
+	return u
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateDispatchedAt() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldDispatchedAt)
+	return u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *ExecutionUpsert) ClearDispatchedAt() *ExecutionUpsert {
+	u.SetNull(execution.FieldDispatchedAt)
+	return u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *ExecutionUpsert) SetFailureReason(v string) *ExecutionUpsert {
+	u.Set(execution.FieldFailureReason, v)
+	return u
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateFailureReason() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldFailureReason)
+	return u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *ExecutionUpsert) ClearFailureReason() *ExecutionUpsert {
+	u.SetNull(execution.FieldFailureReason)
 	return u
 }
 
@@ -2192,6 +2336,90 @@ func (u *ExecutionUpsertOne) UpdatePaymentMethodID() *ExecutionUpsertOne {
 func (u *ExecutionUpsertOne) ClearPaymentMethodID() *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearPaymentMethodID()
+	})
+}
+
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (u *ExecutionUpsertOne) SetCallbackTokenHash(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallbackTokenHash(v)
+	})
+}
+
+// UpdateCallbackTokenHash sets the "callback_token_hash" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateCallbackTokenHash() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallbackTokenHash()
+	})
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (u *ExecutionUpsertOne) ClearCallbackTokenHash() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallbackTokenHash()
+	})
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (u *ExecutionUpsertOne) SetCallbackReceivedAt(v time.Time) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallbackReceivedAt(v)
+	})
+}
+
+// UpdateCallbackReceivedAt sets the "callback_received_at" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateCallbackReceivedAt() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallbackReceivedAt()
+	})
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (u *ExecutionUpsertOne) ClearCallbackReceivedAt() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallbackReceivedAt()
+	})
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *ExecutionUpsertOne) SetDispatchedAt(v time.Time) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetDispatchedAt(v)
+	})
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateDispatchedAt() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateDispatchedAt()
+	})
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *ExecutionUpsertOne) ClearDispatchedAt() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearDispatchedAt()
+	})
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *ExecutionUpsertOne) SetFailureReason(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetFailureReason(v)
+	})
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateFailureReason() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateFailureReason()
+	})
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *ExecutionUpsertOne) ClearFailureReason() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearFailureReason()
 	})
 }
 
@@ -3305,6 +3533,90 @@ func (u *ExecutionUpsertBulk) UpdatePaymentMethodID() *ExecutionUpsertBulk {
 func (u *ExecutionUpsertBulk) ClearPaymentMethodID() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearPaymentMethodID()
+	})
+}
+
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (u *ExecutionUpsertBulk) SetCallbackTokenHash(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallbackTokenHash(v)
+	})
+}
+
+// UpdateCallbackTokenHash sets the "callback_token_hash" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateCallbackTokenHash() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallbackTokenHash()
+	})
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (u *ExecutionUpsertBulk) ClearCallbackTokenHash() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallbackTokenHash()
+	})
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (u *ExecutionUpsertBulk) SetCallbackReceivedAt(v time.Time) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallbackReceivedAt(v)
+	})
+}
+
+// UpdateCallbackReceivedAt sets the "callback_received_at" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateCallbackReceivedAt() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallbackReceivedAt()
+	})
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (u *ExecutionUpsertBulk) ClearCallbackReceivedAt() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallbackReceivedAt()
+	})
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (u *ExecutionUpsertBulk) SetDispatchedAt(v time.Time) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetDispatchedAt(v)
+	})
+}
+
+// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateDispatchedAt() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateDispatchedAt()
+	})
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (u *ExecutionUpsertBulk) ClearDispatchedAt() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearDispatchedAt()
+	})
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (u *ExecutionUpsertBulk) SetFailureReason(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetFailureReason(v)
+	})
+}
+
+// UpdateFailureReason sets the "failure_reason" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateFailureReason() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateFailureReason()
+	})
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (u *ExecutionUpsertBulk) ClearFailureReason() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearFailureReason()
 	})
 }
 

@@ -304,6 +304,86 @@ func (_u *ExecutionUpdate) ClearPaymentMethodID() *ExecutionUpdate {
 	return _u
 }
 
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (_u *ExecutionUpdate) SetCallbackTokenHash(v string) *ExecutionUpdate {
+	_u.mutation.SetCallbackTokenHash(v)
+	return _u
+}
+
+// SetNillableCallbackTokenHash sets the "callback_token_hash" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableCallbackTokenHash(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetCallbackTokenHash(*v)
+	}
+	return _u
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (_u *ExecutionUpdate) ClearCallbackTokenHash() *ExecutionUpdate {
+	_u.mutation.ClearCallbackTokenHash()
+	return _u
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (_u *ExecutionUpdate) SetCallbackReceivedAt(v time.Time) *ExecutionUpdate {
+	_u.mutation.SetCallbackReceivedAt(v)
+	return _u
+}
+
+// SetNillableCallbackReceivedAt sets the "callback_received_at" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableCallbackReceivedAt(v *time.Time) *ExecutionUpdate {
+	if v != nil {
+		_u.SetCallbackReceivedAt(*v)
+	}
+	return _u
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (_u *ExecutionUpdate) ClearCallbackReceivedAt() *ExecutionUpdate {
+	_u.mutation.ClearCallbackReceivedAt()
+	return _u
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_u *ExecutionUpdate) SetDispatchedAt(v time.Time) *ExecutionUpdate {
+	_u.mutation.SetDispatchedAt(v)
+	return _u
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableDispatchedAt(v *time.Time) *ExecutionUpdate {
+	if v != nil {
+		_u.SetDispatchedAt(*v)
+	}
+	return _u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (_u *ExecutionUpdate) ClearDispatchedAt() *ExecutionUpdate {
+	_u.mutation.ClearDispatchedAt()
+	return _u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_u *ExecutionUpdate) SetFailureReason(v string) *ExecutionUpdate {
+	_u.mutation.SetFailureReason(v)
+	return _u
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableFailureReason(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetFailureReason(*v)
+	}
+	return _u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (_u *ExecutionUpdate) ClearFailureReason() *ExecutionUpdate {
+	_u.mutation.ClearFailureReason()
+	return _u
+}
+
 // SetQueuePosition sets the "queue_position" field.
 func (_u *ExecutionUpdate) SetQueuePosition(v int) *ExecutionUpdate {
 	_u.mutation.ResetQueuePosition()
@@ -1058,6 +1138,30 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.PaymentMethodIDCleared() {
 		_spec.ClearField(execution.FieldPaymentMethodID, field.TypeString)
 	}
+	if value, ok := _u.mutation.CallbackTokenHash(); ok {
+		_spec.SetField(execution.FieldCallbackTokenHash, field.TypeString, value)
+	}
+	if _u.mutation.CallbackTokenHashCleared() {
+		_spec.ClearField(execution.FieldCallbackTokenHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.CallbackReceivedAt(); ok {
+		_spec.SetField(execution.FieldCallbackReceivedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CallbackReceivedAtCleared() {
+		_spec.ClearField(execution.FieldCallbackReceivedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DispatchedAt(); ok {
+		_spec.SetField(execution.FieldDispatchedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DispatchedAtCleared() {
+		_spec.ClearField(execution.FieldDispatchedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.FailureReason(); ok {
+		_spec.SetField(execution.FieldFailureReason, field.TypeString, value)
+	}
+	if _u.mutation.FailureReasonCleared() {
+		_spec.ClearField(execution.FieldFailureReason, field.TypeString)
+	}
 	if value, ok := _u.mutation.QueuePosition(); ok {
 		_spec.SetField(execution.FieldQueuePosition, field.TypeInt, value)
 	}
@@ -1527,6 +1631,86 @@ func (_u *ExecutionUpdateOne) SetNillablePaymentMethodID(v *string) *ExecutionUp
 // ClearPaymentMethodID clears the value of the "payment_method_id" field.
 func (_u *ExecutionUpdateOne) ClearPaymentMethodID() *ExecutionUpdateOne {
 	_u.mutation.ClearPaymentMethodID()
+	return _u
+}
+
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (_u *ExecutionUpdateOne) SetCallbackTokenHash(v string) *ExecutionUpdateOne {
+	_u.mutation.SetCallbackTokenHash(v)
+	return _u
+}
+
+// SetNillableCallbackTokenHash sets the "callback_token_hash" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableCallbackTokenHash(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetCallbackTokenHash(*v)
+	}
+	return _u
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (_u *ExecutionUpdateOne) ClearCallbackTokenHash() *ExecutionUpdateOne {
+	_u.mutation.ClearCallbackTokenHash()
+	return _u
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (_u *ExecutionUpdateOne) SetCallbackReceivedAt(v time.Time) *ExecutionUpdateOne {
+	_u.mutation.SetCallbackReceivedAt(v)
+	return _u
+}
+
+// SetNillableCallbackReceivedAt sets the "callback_received_at" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableCallbackReceivedAt(v *time.Time) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetCallbackReceivedAt(*v)
+	}
+	return _u
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (_u *ExecutionUpdateOne) ClearCallbackReceivedAt() *ExecutionUpdateOne {
+	_u.mutation.ClearCallbackReceivedAt()
+	return _u
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (_u *ExecutionUpdateOne) SetDispatchedAt(v time.Time) *ExecutionUpdateOne {
+	_u.mutation.SetDispatchedAt(v)
+	return _u
+}
+
+// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableDispatchedAt(v *time.Time) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetDispatchedAt(*v)
+	}
+	return _u
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (_u *ExecutionUpdateOne) ClearDispatchedAt() *ExecutionUpdateOne {
+	_u.mutation.ClearDispatchedAt()
+	return _u
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (_u *ExecutionUpdateOne) SetFailureReason(v string) *ExecutionUpdateOne {
+	_u.mutation.SetFailureReason(v)
+	return _u
+}
+
+// SetNillableFailureReason sets the "failure_reason" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableFailureReason(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetFailureReason(*v)
+	}
+	return _u
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (_u *ExecutionUpdateOne) ClearFailureReason() *ExecutionUpdateOne {
+	_u.mutation.ClearFailureReason()
 	return _u
 }
 
@@ -2313,6 +2497,30 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if _u.mutation.PaymentMethodIDCleared() {
 		_spec.ClearField(execution.FieldPaymentMethodID, field.TypeString)
+	}
+	if value, ok := _u.mutation.CallbackTokenHash(); ok {
+		_spec.SetField(execution.FieldCallbackTokenHash, field.TypeString, value)
+	}
+	if _u.mutation.CallbackTokenHashCleared() {
+		_spec.ClearField(execution.FieldCallbackTokenHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.CallbackReceivedAt(); ok {
+		_spec.SetField(execution.FieldCallbackReceivedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CallbackReceivedAtCleared() {
+		_spec.ClearField(execution.FieldCallbackReceivedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.DispatchedAt(); ok {
+		_spec.SetField(execution.FieldDispatchedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DispatchedAtCleared() {
+		_spec.ClearField(execution.FieldDispatchedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.FailureReason(); ok {
+		_spec.SetField(execution.FieldFailureReason, field.TypeString, value)
+	}
+	if _u.mutation.FailureReasonCleared() {
+		_spec.ClearField(execution.FieldFailureReason, field.TypeString)
 	}
 	if value, ok := _u.mutation.QueuePosition(); ok {
 		_spec.SetField(execution.FieldQueuePosition, field.TypeInt, value)

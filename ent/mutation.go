@@ -21,7 +21,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -55,7 +57,9 @@ const (
 	TypeContact            = "Contact"
 	TypeDocument           = "Document"
 	TypeExecution          = "Execution"
+	TypeLedgerEntry        = "LedgerEntry"
 	TypeMemoryEntry        = "MemoryEntry"
+	TypePaymentHold        = "PaymentHold"
 	TypeQueueItem          = "QueueItem"
 	TypeSession            = "Session"
 	TypeSetting            = "Setting"
@@ -12495,6 +12499,10 @@ type ExecutionMutation struct {
 	source_instance_id     *string
 	source_instance_name   *string
 	payment_method_id      *string
+	callback_token_hash    *string
+	callback_received_at   *time.Time
+	dispatched_at          *time.Time
+	failure_reason         *string
 	queue_position         *int
 	addqueue_position      *int
 	queued_at              *time.Time
@@ -13477,6 +13485,202 @@ func (m *ExecutionMutation) PaymentMethodIDCleared() bool {
 func (m *ExecutionMutation) ResetPaymentMethodID() {
 	m.payment_method_id = nil
 	delete(m.clearedFields, execution.FieldPaymentMethodID)
+}
+
+// SetCallbackTokenHash sets the "callback_token_hash" field.
+func (m *ExecutionMutation) SetCallbackTokenHash(s string) {
+	m.callback_token_hash = &s
+}
+
+// CallbackTokenHash returns the value of the "callback_token_hash" field in the mutation.
+func (m *ExecutionMutation) CallbackTokenHash() (r string, exists bool) {
+	v := m.callback_token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallbackTokenHash returns the old "callback_token_hash" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCallbackTokenHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallbackTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallbackTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallbackTokenHash: %w", err)
+	}
+	return oldValue.CallbackTokenHash, nil
+}
+
+// ClearCallbackTokenHash clears the value of the "callback_token_hash" field.
+func (m *ExecutionMutation) ClearCallbackTokenHash() {
+	m.callback_token_hash = nil
+	m.clearedFields[execution.FieldCallbackTokenHash] = struct{}{}
+}
+
+// CallbackTokenHashCleared returns if the "callback_token_hash" field was cleared in this mutation.
+func (m *ExecutionMutation) CallbackTokenHashCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCallbackTokenHash]
+	return ok
+}
+
+// ResetCallbackTokenHash resets all changes to the "callback_token_hash" field.
+func (m *ExecutionMutation) ResetCallbackTokenHash() {
+	m.callback_token_hash = nil
+	delete(m.clearedFields, execution.FieldCallbackTokenHash)
+}
+
+// SetCallbackReceivedAt sets the "callback_received_at" field.
+func (m *ExecutionMutation) SetCallbackReceivedAt(t time.Time) {
+	m.callback_received_at = &t
+}
+
+// CallbackReceivedAt returns the value of the "callback_received_at" field in the mutation.
+func (m *ExecutionMutation) CallbackReceivedAt() (r time.Time, exists bool) {
+	v := m.callback_received_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallbackReceivedAt returns the old "callback_received_at" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCallbackReceivedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallbackReceivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallbackReceivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallbackReceivedAt: %w", err)
+	}
+	return oldValue.CallbackReceivedAt, nil
+}
+
+// ClearCallbackReceivedAt clears the value of the "callback_received_at" field.
+func (m *ExecutionMutation) ClearCallbackReceivedAt() {
+	m.callback_received_at = nil
+	m.clearedFields[execution.FieldCallbackReceivedAt] = struct{}{}
+}
+
+// CallbackReceivedAtCleared returns if the "callback_received_at" field was cleared in this mutation.
+func (m *ExecutionMutation) CallbackReceivedAtCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCallbackReceivedAt]
+	return ok
+}
+
+// ResetCallbackReceivedAt resets all changes to the "callback_received_at" field.
+func (m *ExecutionMutation) ResetCallbackReceivedAt() {
+	m.callback_received_at = nil
+	delete(m.clearedFields, execution.FieldCallbackReceivedAt)
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (m *ExecutionMutation) SetDispatchedAt(t time.Time) {
+	m.dispatched_at = &t
+}
+
+// DispatchedAt returns the value of the "dispatched_at" field in the mutation.
+func (m *ExecutionMutation) DispatchedAt() (r time.Time, exists bool) {
+	v := m.dispatched_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDispatchedAt returns the old "dispatched_at" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldDispatchedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDispatchedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDispatchedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDispatchedAt: %w", err)
+	}
+	return oldValue.DispatchedAt, nil
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (m *ExecutionMutation) ClearDispatchedAt() {
+	m.dispatched_at = nil
+	m.clearedFields[execution.FieldDispatchedAt] = struct{}{}
+}
+
+// DispatchedAtCleared returns if the "dispatched_at" field was cleared in this mutation.
+func (m *ExecutionMutation) DispatchedAtCleared() bool {
+	_, ok := m.clearedFields[execution.FieldDispatchedAt]
+	return ok
+}
+
+// ResetDispatchedAt resets all changes to the "dispatched_at" field.
+func (m *ExecutionMutation) ResetDispatchedAt() {
+	m.dispatched_at = nil
+	delete(m.clearedFields, execution.FieldDispatchedAt)
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (m *ExecutionMutation) SetFailureReason(s string) {
+	m.failure_reason = &s
+}
+
+// FailureReason returns the value of the "failure_reason" field in the mutation.
+func (m *ExecutionMutation) FailureReason() (r string, exists bool) {
+	v := m.failure_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailureReason returns the old "failure_reason" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldFailureReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailureReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailureReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailureReason: %w", err)
+	}
+	return oldValue.FailureReason, nil
+}
+
+// ClearFailureReason clears the value of the "failure_reason" field.
+func (m *ExecutionMutation) ClearFailureReason() {
+	m.failure_reason = nil
+	m.clearedFields[execution.FieldFailureReason] = struct{}{}
+}
+
+// FailureReasonCleared returns if the "failure_reason" field was cleared in this mutation.
+func (m *ExecutionMutation) FailureReasonCleared() bool {
+	_, ok := m.clearedFields[execution.FieldFailureReason]
+	return ok
+}
+
+// ResetFailureReason resets all changes to the "failure_reason" field.
+func (m *ExecutionMutation) ResetFailureReason() {
+	m.failure_reason = nil
+	delete(m.clearedFields, execution.FieldFailureReason)
 }
 
 // SetQueuePosition sets the "queue_position" field.
@@ -15002,7 +15206,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 44)
+	fields := make([]string, 0, 48)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -15059,6 +15263,18 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.payment_method_id != nil {
 		fields = append(fields, execution.FieldPaymentMethodID)
+	}
+	if m.callback_token_hash != nil {
+		fields = append(fields, execution.FieldCallbackTokenHash)
+	}
+	if m.callback_received_at != nil {
+		fields = append(fields, execution.FieldCallbackReceivedAt)
+	}
+	if m.dispatched_at != nil {
+		fields = append(fields, execution.FieldDispatchedAt)
+	}
+	if m.failure_reason != nil {
+		fields = append(fields, execution.FieldFailureReason)
 	}
 	if m.queue_position != nil {
 		fields = append(fields, execution.FieldQueuePosition)
@@ -15181,6 +15397,14 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.SourceInstanceName()
 	case execution.FieldPaymentMethodID:
 		return m.PaymentMethodID()
+	case execution.FieldCallbackTokenHash:
+		return m.CallbackTokenHash()
+	case execution.FieldCallbackReceivedAt:
+		return m.CallbackReceivedAt()
+	case execution.FieldDispatchedAt:
+		return m.DispatchedAt()
+	case execution.FieldFailureReason:
+		return m.FailureReason()
 	case execution.FieldQueuePosition:
 		return m.QueuePosition()
 	case execution.FieldQueuedAt:
@@ -15278,6 +15502,14 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldSourceInstanceName(ctx)
 	case execution.FieldPaymentMethodID:
 		return m.OldPaymentMethodID(ctx)
+	case execution.FieldCallbackTokenHash:
+		return m.OldCallbackTokenHash(ctx)
+	case execution.FieldCallbackReceivedAt:
+		return m.OldCallbackReceivedAt(ctx)
+	case execution.FieldDispatchedAt:
+		return m.OldDispatchedAt(ctx)
+	case execution.FieldFailureReason:
+		return m.OldFailureReason(ctx)
 	case execution.FieldQueuePosition:
 		return m.OldQueuePosition(ctx)
 	case execution.FieldQueuedAt:
@@ -15469,6 +15701,34 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPaymentMethodID(v)
+		return nil
+	case execution.FieldCallbackTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallbackTokenHash(v)
+		return nil
+	case execution.FieldCallbackReceivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallbackReceivedAt(v)
+		return nil
+	case execution.FieldDispatchedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDispatchedAt(v)
+		return nil
+	case execution.FieldFailureReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailureReason(v)
 		return nil
 	case execution.FieldQueuePosition:
 		v, ok := value.(int)
@@ -15840,6 +16100,18 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	if m.FieldCleared(execution.FieldPaymentMethodID) {
 		fields = append(fields, execution.FieldPaymentMethodID)
 	}
+	if m.FieldCleared(execution.FieldCallbackTokenHash) {
+		fields = append(fields, execution.FieldCallbackTokenHash)
+	}
+	if m.FieldCleared(execution.FieldCallbackReceivedAt) {
+		fields = append(fields, execution.FieldCallbackReceivedAt)
+	}
+	if m.FieldCleared(execution.FieldDispatchedAt) {
+		fields = append(fields, execution.FieldDispatchedAt)
+	}
+	if m.FieldCleared(execution.FieldFailureReason) {
+		fields = append(fields, execution.FieldFailureReason)
+	}
 	if m.FieldCleared(execution.FieldQueuePosition) {
 		fields = append(fields, execution.FieldQueuePosition)
 	}
@@ -15955,6 +16227,18 @@ func (m *ExecutionMutation) ClearField(name string) error {
 		return nil
 	case execution.FieldPaymentMethodID:
 		m.ClearPaymentMethodID()
+		return nil
+	case execution.FieldCallbackTokenHash:
+		m.ClearCallbackTokenHash()
+		return nil
+	case execution.FieldCallbackReceivedAt:
+		m.ClearCallbackReceivedAt()
+		return nil
+	case execution.FieldDispatchedAt:
+		m.ClearDispatchedAt()
+		return nil
+	case execution.FieldFailureReason:
+		m.ClearFailureReason()
 		return nil
 	case execution.FieldQueuePosition:
 		m.ClearQueuePosition()
@@ -16092,6 +16376,18 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldPaymentMethodID:
 		m.ResetPaymentMethodID()
+		return nil
+	case execution.FieldCallbackTokenHash:
+		m.ResetCallbackTokenHash()
+		return nil
+	case execution.FieldCallbackReceivedAt:
+		m.ResetCallbackReceivedAt()
+		return nil
+	case execution.FieldDispatchedAt:
+		m.ResetDispatchedAt()
+		return nil
+	case execution.FieldFailureReason:
+		m.ResetFailureReason()
 		return nil
 	case execution.FieldQueuePosition:
 		m.ResetQueuePosition()
@@ -16262,6 +16558,752 @@ func (m *ExecutionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Execution edge %s", name)
+}
+
+// LedgerEntryMutation represents an operation that mutates the LedgerEntry nodes in the graph.
+type LedgerEntryMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	hold_id       *string
+	execution_id  *string
+	kind          *string
+	account       *string
+	amount        *float64
+	addamount     *float64
+	currency      *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*LedgerEntry, error)
+	predicates    []predicate.LedgerEntry
+}
+
+var _ ent.Mutation = (*LedgerEntryMutation)(nil)
+
+// ledgerentryOption allows management of the mutation configuration using functional options.
+type ledgerentryOption func(*LedgerEntryMutation)
+
+// newLedgerEntryMutation creates new mutation for the LedgerEntry entity.
+func newLedgerEntryMutation(c config, op Op, opts ...ledgerentryOption) *LedgerEntryMutation {
+	m := &LedgerEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeLedgerEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withLedgerEntryID sets the ID field of the mutation.
+func withLedgerEntryID(id string) ledgerentryOption {
+	return func(m *LedgerEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *LedgerEntry
+		)
+		m.oldValue = func(ctx context.Context) (*LedgerEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().LedgerEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withLedgerEntry sets the old LedgerEntry of the mutation.
+func withLedgerEntry(node *LedgerEntry) ledgerentryOption {
+	return func(m *LedgerEntryMutation) {
+		m.oldValue = func(context.Context) (*LedgerEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m LedgerEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m LedgerEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of LedgerEntry entities.
+func (m *LedgerEntryMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *LedgerEntryMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *LedgerEntryMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().LedgerEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *LedgerEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *LedgerEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *LedgerEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *LedgerEntryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *LedgerEntryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *LedgerEntryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetHoldID sets the "hold_id" field.
+func (m *LedgerEntryMutation) SetHoldID(s string) {
+	m.hold_id = &s
+}
+
+// HoldID returns the value of the "hold_id" field in the mutation.
+func (m *LedgerEntryMutation) HoldID() (r string, exists bool) {
+	v := m.hold_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHoldID returns the old "hold_id" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldHoldID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHoldID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHoldID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHoldID: %w", err)
+	}
+	return oldValue.HoldID, nil
+}
+
+// ResetHoldID resets all changes to the "hold_id" field.
+func (m *LedgerEntryMutation) ResetHoldID() {
+	m.hold_id = nil
+}
+
+// SetExecutionID sets the "execution_id" field.
+func (m *LedgerEntryMutation) SetExecutionID(s string) {
+	m.execution_id = &s
+}
+
+// ExecutionID returns the value of the "execution_id" field in the mutation.
+func (m *LedgerEntryMutation) ExecutionID() (r string, exists bool) {
+	v := m.execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionID returns the old "execution_id" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldExecutionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionID: %w", err)
+	}
+	return oldValue.ExecutionID, nil
+}
+
+// ResetExecutionID resets all changes to the "execution_id" field.
+func (m *LedgerEntryMutation) ResetExecutionID() {
+	m.execution_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *LedgerEntryMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *LedgerEntryMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *LedgerEntryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetAccount sets the "account" field.
+func (m *LedgerEntryMutation) SetAccount(s string) {
+	m.account = &s
+}
+
+// Account returns the value of the "account" field in the mutation.
+func (m *LedgerEntryMutation) Account() (r string, exists bool) {
+	v := m.account
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccount returns the old "account" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldAccount(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccount: %w", err)
+	}
+	return oldValue.Account, nil
+}
+
+// ResetAccount resets all changes to the "account" field.
+func (m *LedgerEntryMutation) ResetAccount() {
+	m.account = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *LedgerEntryMutation) SetAmount(f float64) {
+	m.amount = &f
+	m.addamount = nil
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *LedgerEntryMutation) Amount() (r float64, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldAmount(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// AddAmount adds f to the "amount" field.
+func (m *LedgerEntryMutation) AddAmount(f float64) {
+	if m.addamount != nil {
+		*m.addamount += f
+	} else {
+		m.addamount = &f
+	}
+}
+
+// AddedAmount returns the value that was added to the "amount" field in this mutation.
+func (m *LedgerEntryMutation) AddedAmount() (r float64, exists bool) {
+	v := m.addamount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *LedgerEntryMutation) ResetAmount() {
+	m.amount = nil
+	m.addamount = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *LedgerEntryMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *LedgerEntryMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the LedgerEntry entity.
+// If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *LedgerEntryMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *LedgerEntryMutation) ResetCurrency() {
+	m.currency = nil
+}
+
+// Where appends a list predicates to the LedgerEntryMutation builder.
+func (m *LedgerEntryMutation) Where(ps ...predicate.LedgerEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the LedgerEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *LedgerEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.LedgerEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *LedgerEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *LedgerEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (LedgerEntry).
+func (m *LedgerEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *LedgerEntryMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, ledgerentry.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, ledgerentry.FieldUpdatedAt)
+	}
+	if m.hold_id != nil {
+		fields = append(fields, ledgerentry.FieldHoldID)
+	}
+	if m.execution_id != nil {
+		fields = append(fields, ledgerentry.FieldExecutionID)
+	}
+	if m.kind != nil {
+		fields = append(fields, ledgerentry.FieldKind)
+	}
+	if m.account != nil {
+		fields = append(fields, ledgerentry.FieldAccount)
+	}
+	if m.amount != nil {
+		fields = append(fields, ledgerentry.FieldAmount)
+	}
+	if m.currency != nil {
+		fields = append(fields, ledgerentry.FieldCurrency)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *LedgerEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		return m.CreatedAt()
+	case ledgerentry.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case ledgerentry.FieldHoldID:
+		return m.HoldID()
+	case ledgerentry.FieldExecutionID:
+		return m.ExecutionID()
+	case ledgerentry.FieldKind:
+		return m.Kind()
+	case ledgerentry.FieldAccount:
+		return m.Account()
+	case ledgerentry.FieldAmount:
+		return m.Amount()
+	case ledgerentry.FieldCurrency:
+		return m.Currency()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *LedgerEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case ledgerentry.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case ledgerentry.FieldHoldID:
+		return m.OldHoldID(ctx)
+	case ledgerentry.FieldExecutionID:
+		return m.OldExecutionID(ctx)
+	case ledgerentry.FieldKind:
+		return m.OldKind(ctx)
+	case ledgerentry.FieldAccount:
+		return m.OldAccount(ctx)
+	case ledgerentry.FieldAmount:
+		return m.OldAmount(ctx)
+	case ledgerentry.FieldCurrency:
+		return m.OldCurrency(ctx)
+	}
+	return nil, fmt.Errorf("unknown LedgerEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LedgerEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case ledgerentry.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case ledgerentry.FieldHoldID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHoldID(v)
+		return nil
+	case ledgerentry.FieldExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionID(v)
+		return nil
+	case ledgerentry.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case ledgerentry.FieldAccount:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccount(v)
+		return nil
+	case ledgerentry.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case ledgerentry.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LedgerEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *LedgerEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addamount != nil {
+		fields = append(fields, ledgerentry.FieldAmount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *LedgerEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case ledgerentry.FieldAmount:
+		return m.AddedAmount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *LedgerEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case ledgerentry.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown LedgerEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *LedgerEntryMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *LedgerEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *LedgerEntryMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown LedgerEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *LedgerEntryMutation) ResetField(name string) error {
+	switch name {
+	case ledgerentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case ledgerentry.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case ledgerentry.FieldHoldID:
+		m.ResetHoldID()
+		return nil
+	case ledgerentry.FieldExecutionID:
+		m.ResetExecutionID()
+		return nil
+	case ledgerentry.FieldKind:
+		m.ResetKind()
+		return nil
+	case ledgerentry.FieldAccount:
+		m.ResetAccount()
+		return nil
+	case ledgerentry.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case ledgerentry.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	}
+	return fmt.Errorf("unknown LedgerEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *LedgerEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *LedgerEntryMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *LedgerEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *LedgerEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *LedgerEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *LedgerEntryMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *LedgerEntryMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown LedgerEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *LedgerEntryMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown LedgerEntry edge %s", name)
 }
 
 // MemoryEntryMutation represents an operation that mutates the MemoryEntry nodes in the graph.
@@ -17116,6 +18158,1197 @@ func (m *MemoryEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown MemoryEntry edge %s", name)
+}
+
+// PaymentHoldMutation represents an operation that mutates the PaymentHold nodes in the graph.
+type PaymentHoldMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *string
+	created_at          *time.Time
+	updated_at          *time.Time
+	execution_id        *string
+	payer_id            *string
+	payee_id            *string
+	payment_method_id   *string
+	amount              *float64
+	addamount           *float64
+	currency            *string
+	developer_payout    *float64
+	adddeveloper_payout *float64
+	platform_fee        *float64
+	addplatform_fee     *float64
+	fee_percent         *float64
+	addfee_percent      *float64
+	status              *paymenthold.Status
+	expires_at          *time.Time
+	settled_at          *time.Time
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*PaymentHold, error)
+	predicates          []predicate.PaymentHold
+}
+
+var _ ent.Mutation = (*PaymentHoldMutation)(nil)
+
+// paymentholdOption allows management of the mutation configuration using functional options.
+type paymentholdOption func(*PaymentHoldMutation)
+
+// newPaymentHoldMutation creates new mutation for the PaymentHold entity.
+func newPaymentHoldMutation(c config, op Op, opts ...paymentholdOption) *PaymentHoldMutation {
+	m := &PaymentHoldMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePaymentHold,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPaymentHoldID sets the ID field of the mutation.
+func withPaymentHoldID(id string) paymentholdOption {
+	return func(m *PaymentHoldMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PaymentHold
+		)
+		m.oldValue = func(ctx context.Context) (*PaymentHold, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PaymentHold.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPaymentHold sets the old PaymentHold of the mutation.
+func withPaymentHold(node *PaymentHold) paymentholdOption {
+	return func(m *PaymentHoldMutation) {
+		m.oldValue = func(context.Context) (*PaymentHold, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PaymentHoldMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PaymentHoldMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PaymentHold entities.
+func (m *PaymentHoldMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PaymentHoldMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PaymentHoldMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PaymentHold.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PaymentHoldMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PaymentHoldMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PaymentHoldMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PaymentHoldMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PaymentHoldMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PaymentHoldMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetExecutionID sets the "execution_id" field.
+func (m *PaymentHoldMutation) SetExecutionID(s string) {
+	m.execution_id = &s
+}
+
+// ExecutionID returns the value of the "execution_id" field in the mutation.
+func (m *PaymentHoldMutation) ExecutionID() (r string, exists bool) {
+	v := m.execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionID returns the old "execution_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldExecutionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionID: %w", err)
+	}
+	return oldValue.ExecutionID, nil
+}
+
+// ResetExecutionID resets all changes to the "execution_id" field.
+func (m *PaymentHoldMutation) ResetExecutionID() {
+	m.execution_id = nil
+}
+
+// SetPayerID sets the "payer_id" field.
+func (m *PaymentHoldMutation) SetPayerID(s string) {
+	m.payer_id = &s
+}
+
+// PayerID returns the value of the "payer_id" field in the mutation.
+func (m *PaymentHoldMutation) PayerID() (r string, exists bool) {
+	v := m.payer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayerID returns the old "payer_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPayerID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayerID: %w", err)
+	}
+	return oldValue.PayerID, nil
+}
+
+// ResetPayerID resets all changes to the "payer_id" field.
+func (m *PaymentHoldMutation) ResetPayerID() {
+	m.payer_id = nil
+}
+
+// SetPayeeID sets the "payee_id" field.
+func (m *PaymentHoldMutation) SetPayeeID(s string) {
+	m.payee_id = &s
+}
+
+// PayeeID returns the value of the "payee_id" field in the mutation.
+func (m *PaymentHoldMutation) PayeeID() (r string, exists bool) {
+	v := m.payee_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayeeID returns the old "payee_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPayeeID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayeeID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayeeID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayeeID: %w", err)
+	}
+	return oldValue.PayeeID, nil
+}
+
+// ResetPayeeID resets all changes to the "payee_id" field.
+func (m *PaymentHoldMutation) ResetPayeeID() {
+	m.payee_id = nil
+}
+
+// SetPaymentMethodID sets the "payment_method_id" field.
+func (m *PaymentHoldMutation) SetPaymentMethodID(s string) {
+	m.payment_method_id = &s
+}
+
+// PaymentMethodID returns the value of the "payment_method_id" field in the mutation.
+func (m *PaymentHoldMutation) PaymentMethodID() (r string, exists bool) {
+	v := m.payment_method_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPaymentMethodID returns the old "payment_method_id" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPaymentMethodID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPaymentMethodID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPaymentMethodID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPaymentMethodID: %w", err)
+	}
+	return oldValue.PaymentMethodID, nil
+}
+
+// ResetPaymentMethodID resets all changes to the "payment_method_id" field.
+func (m *PaymentHoldMutation) ResetPaymentMethodID() {
+	m.payment_method_id = nil
+}
+
+// SetAmount sets the "amount" field.
+func (m *PaymentHoldMutation) SetAmount(f float64) {
+	m.amount = &f
+	m.addamount = nil
+}
+
+// Amount returns the value of the "amount" field in the mutation.
+func (m *PaymentHoldMutation) Amount() (r float64, exists bool) {
+	v := m.amount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmount returns the old "amount" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldAmount(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmount: %w", err)
+	}
+	return oldValue.Amount, nil
+}
+
+// AddAmount adds f to the "amount" field.
+func (m *PaymentHoldMutation) AddAmount(f float64) {
+	if m.addamount != nil {
+		*m.addamount += f
+	} else {
+		m.addamount = &f
+	}
+}
+
+// AddedAmount returns the value that was added to the "amount" field in this mutation.
+func (m *PaymentHoldMutation) AddedAmount() (r float64, exists bool) {
+	v := m.addamount
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAmount resets all changes to the "amount" field.
+func (m *PaymentHoldMutation) ResetAmount() {
+	m.amount = nil
+	m.addamount = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *PaymentHoldMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *PaymentHoldMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *PaymentHoldMutation) ResetCurrency() {
+	m.currency = nil
+}
+
+// SetDeveloperPayout sets the "developer_payout" field.
+func (m *PaymentHoldMutation) SetDeveloperPayout(f float64) {
+	m.developer_payout = &f
+	m.adddeveloper_payout = nil
+}
+
+// DeveloperPayout returns the value of the "developer_payout" field in the mutation.
+func (m *PaymentHoldMutation) DeveloperPayout() (r float64, exists bool) {
+	v := m.developer_payout
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeveloperPayout returns the old "developer_payout" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldDeveloperPayout(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeveloperPayout is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeveloperPayout requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeveloperPayout: %w", err)
+	}
+	return oldValue.DeveloperPayout, nil
+}
+
+// AddDeveloperPayout adds f to the "developer_payout" field.
+func (m *PaymentHoldMutation) AddDeveloperPayout(f float64) {
+	if m.adddeveloper_payout != nil {
+		*m.adddeveloper_payout += f
+	} else {
+		m.adddeveloper_payout = &f
+	}
+}
+
+// AddedDeveloperPayout returns the value that was added to the "developer_payout" field in this mutation.
+func (m *PaymentHoldMutation) AddedDeveloperPayout() (r float64, exists bool) {
+	v := m.adddeveloper_payout
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDeveloperPayout resets all changes to the "developer_payout" field.
+func (m *PaymentHoldMutation) ResetDeveloperPayout() {
+	m.developer_payout = nil
+	m.adddeveloper_payout = nil
+}
+
+// SetPlatformFee sets the "platform_fee" field.
+func (m *PaymentHoldMutation) SetPlatformFee(f float64) {
+	m.platform_fee = &f
+	m.addplatform_fee = nil
+}
+
+// PlatformFee returns the value of the "platform_fee" field in the mutation.
+func (m *PaymentHoldMutation) PlatformFee() (r float64, exists bool) {
+	v := m.platform_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlatformFee returns the old "platform_fee" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldPlatformFee(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlatformFee is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlatformFee requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlatformFee: %w", err)
+	}
+	return oldValue.PlatformFee, nil
+}
+
+// AddPlatformFee adds f to the "platform_fee" field.
+func (m *PaymentHoldMutation) AddPlatformFee(f float64) {
+	if m.addplatform_fee != nil {
+		*m.addplatform_fee += f
+	} else {
+		m.addplatform_fee = &f
+	}
+}
+
+// AddedPlatformFee returns the value that was added to the "platform_fee" field in this mutation.
+func (m *PaymentHoldMutation) AddedPlatformFee() (r float64, exists bool) {
+	v := m.addplatform_fee
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPlatformFee resets all changes to the "platform_fee" field.
+func (m *PaymentHoldMutation) ResetPlatformFee() {
+	m.platform_fee = nil
+	m.addplatform_fee = nil
+}
+
+// SetFeePercent sets the "fee_percent" field.
+func (m *PaymentHoldMutation) SetFeePercent(f float64) {
+	m.fee_percent = &f
+	m.addfee_percent = nil
+}
+
+// FeePercent returns the value of the "fee_percent" field in the mutation.
+func (m *PaymentHoldMutation) FeePercent() (r float64, exists bool) {
+	v := m.fee_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFeePercent returns the old "fee_percent" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldFeePercent(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFeePercent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFeePercent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFeePercent: %w", err)
+	}
+	return oldValue.FeePercent, nil
+}
+
+// AddFeePercent adds f to the "fee_percent" field.
+func (m *PaymentHoldMutation) AddFeePercent(f float64) {
+	if m.addfee_percent != nil {
+		*m.addfee_percent += f
+	} else {
+		m.addfee_percent = &f
+	}
+}
+
+// AddedFeePercent returns the value that was added to the "fee_percent" field in this mutation.
+func (m *PaymentHoldMutation) AddedFeePercent() (r float64, exists bool) {
+	v := m.addfee_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFeePercent resets all changes to the "fee_percent" field.
+func (m *PaymentHoldMutation) ResetFeePercent() {
+	m.fee_percent = nil
+	m.addfee_percent = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *PaymentHoldMutation) SetStatus(pa paymenthold.Status) {
+	m.status = &pa
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *PaymentHoldMutation) Status() (r paymenthold.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldStatus(ctx context.Context) (v paymenthold.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *PaymentHoldMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetExpiresAt sets the "expires_at" field.
+func (m *PaymentHoldMutation) SetExpiresAt(t time.Time) {
+	m.expires_at = &t
+}
+
+// ExpiresAt returns the value of the "expires_at" field in the mutation.
+func (m *PaymentHoldMutation) ExpiresAt() (r time.Time, exists bool) {
+	v := m.expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExpiresAt returns the old "expires_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldExpiresAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExpiresAt: %w", err)
+	}
+	return oldValue.ExpiresAt, nil
+}
+
+// ResetExpiresAt resets all changes to the "expires_at" field.
+func (m *PaymentHoldMutation) ResetExpiresAt() {
+	m.expires_at = nil
+}
+
+// SetSettledAt sets the "settled_at" field.
+func (m *PaymentHoldMutation) SetSettledAt(t time.Time) {
+	m.settled_at = &t
+}
+
+// SettledAt returns the value of the "settled_at" field in the mutation.
+func (m *PaymentHoldMutation) SettledAt() (r time.Time, exists bool) {
+	v := m.settled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSettledAt returns the old "settled_at" field's value of the PaymentHold entity.
+// If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PaymentHoldMutation) OldSettledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSettledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSettledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSettledAt: %w", err)
+	}
+	return oldValue.SettledAt, nil
+}
+
+// ClearSettledAt clears the value of the "settled_at" field.
+func (m *PaymentHoldMutation) ClearSettledAt() {
+	m.settled_at = nil
+	m.clearedFields[paymenthold.FieldSettledAt] = struct{}{}
+}
+
+// SettledAtCleared returns if the "settled_at" field was cleared in this mutation.
+func (m *PaymentHoldMutation) SettledAtCleared() bool {
+	_, ok := m.clearedFields[paymenthold.FieldSettledAt]
+	return ok
+}
+
+// ResetSettledAt resets all changes to the "settled_at" field.
+func (m *PaymentHoldMutation) ResetSettledAt() {
+	m.settled_at = nil
+	delete(m.clearedFields, paymenthold.FieldSettledAt)
+}
+
+// Where appends a list predicates to the PaymentHoldMutation builder.
+func (m *PaymentHoldMutation) Where(ps ...predicate.PaymentHold) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PaymentHoldMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PaymentHoldMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PaymentHold, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PaymentHoldMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PaymentHoldMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PaymentHold).
+func (m *PaymentHoldMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PaymentHoldMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.created_at != nil {
+		fields = append(fields, paymenthold.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, paymenthold.FieldUpdatedAt)
+	}
+	if m.execution_id != nil {
+		fields = append(fields, paymenthold.FieldExecutionID)
+	}
+	if m.payer_id != nil {
+		fields = append(fields, paymenthold.FieldPayerID)
+	}
+	if m.payee_id != nil {
+		fields = append(fields, paymenthold.FieldPayeeID)
+	}
+	if m.payment_method_id != nil {
+		fields = append(fields, paymenthold.FieldPaymentMethodID)
+	}
+	if m.amount != nil {
+		fields = append(fields, paymenthold.FieldAmount)
+	}
+	if m.currency != nil {
+		fields = append(fields, paymenthold.FieldCurrency)
+	}
+	if m.developer_payout != nil {
+		fields = append(fields, paymenthold.FieldDeveloperPayout)
+	}
+	if m.platform_fee != nil {
+		fields = append(fields, paymenthold.FieldPlatformFee)
+	}
+	if m.fee_percent != nil {
+		fields = append(fields, paymenthold.FieldFeePercent)
+	}
+	if m.status != nil {
+		fields = append(fields, paymenthold.FieldStatus)
+	}
+	if m.expires_at != nil {
+		fields = append(fields, paymenthold.FieldExpiresAt)
+	}
+	if m.settled_at != nil {
+		fields = append(fields, paymenthold.FieldSettledAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PaymentHoldMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		return m.CreatedAt()
+	case paymenthold.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case paymenthold.FieldExecutionID:
+		return m.ExecutionID()
+	case paymenthold.FieldPayerID:
+		return m.PayerID()
+	case paymenthold.FieldPayeeID:
+		return m.PayeeID()
+	case paymenthold.FieldPaymentMethodID:
+		return m.PaymentMethodID()
+	case paymenthold.FieldAmount:
+		return m.Amount()
+	case paymenthold.FieldCurrency:
+		return m.Currency()
+	case paymenthold.FieldDeveloperPayout:
+		return m.DeveloperPayout()
+	case paymenthold.FieldPlatformFee:
+		return m.PlatformFee()
+	case paymenthold.FieldFeePercent:
+		return m.FeePercent()
+	case paymenthold.FieldStatus:
+		return m.Status()
+	case paymenthold.FieldExpiresAt:
+		return m.ExpiresAt()
+	case paymenthold.FieldSettledAt:
+		return m.SettledAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PaymentHoldMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case paymenthold.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case paymenthold.FieldExecutionID:
+		return m.OldExecutionID(ctx)
+	case paymenthold.FieldPayerID:
+		return m.OldPayerID(ctx)
+	case paymenthold.FieldPayeeID:
+		return m.OldPayeeID(ctx)
+	case paymenthold.FieldPaymentMethodID:
+		return m.OldPaymentMethodID(ctx)
+	case paymenthold.FieldAmount:
+		return m.OldAmount(ctx)
+	case paymenthold.FieldCurrency:
+		return m.OldCurrency(ctx)
+	case paymenthold.FieldDeveloperPayout:
+		return m.OldDeveloperPayout(ctx)
+	case paymenthold.FieldPlatformFee:
+		return m.OldPlatformFee(ctx)
+	case paymenthold.FieldFeePercent:
+		return m.OldFeePercent(ctx)
+	case paymenthold.FieldStatus:
+		return m.OldStatus(ctx)
+	case paymenthold.FieldExpiresAt:
+		return m.OldExpiresAt(ctx)
+	case paymenthold.FieldSettledAt:
+		return m.OldSettledAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PaymentHold field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PaymentHoldMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case paymenthold.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case paymenthold.FieldExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionID(v)
+		return nil
+	case paymenthold.FieldPayerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayerID(v)
+		return nil
+	case paymenthold.FieldPayeeID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayeeID(v)
+		return nil
+	case paymenthold.FieldPaymentMethodID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPaymentMethodID(v)
+		return nil
+	case paymenthold.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmount(v)
+		return nil
+	case paymenthold.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	case paymenthold.FieldDeveloperPayout:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeveloperPayout(v)
+		return nil
+	case paymenthold.FieldPlatformFee:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlatformFee(v)
+		return nil
+	case paymenthold.FieldFeePercent:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFeePercent(v)
+		return nil
+	case paymenthold.FieldStatus:
+		v, ok := value.(paymenthold.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case paymenthold.FieldExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExpiresAt(v)
+		return nil
+	case paymenthold.FieldSettledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSettledAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PaymentHoldMutation) AddedFields() []string {
+	var fields []string
+	if m.addamount != nil {
+		fields = append(fields, paymenthold.FieldAmount)
+	}
+	if m.adddeveloper_payout != nil {
+		fields = append(fields, paymenthold.FieldDeveloperPayout)
+	}
+	if m.addplatform_fee != nil {
+		fields = append(fields, paymenthold.FieldPlatformFee)
+	}
+	if m.addfee_percent != nil {
+		fields = append(fields, paymenthold.FieldFeePercent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PaymentHoldMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case paymenthold.FieldAmount:
+		return m.AddedAmount()
+	case paymenthold.FieldDeveloperPayout:
+		return m.AddedDeveloperPayout()
+	case paymenthold.FieldPlatformFee:
+		return m.AddedPlatformFee()
+	case paymenthold.FieldFeePercent:
+		return m.AddedFeePercent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PaymentHoldMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case paymenthold.FieldAmount:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAmount(v)
+		return nil
+	case paymenthold.FieldDeveloperPayout:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeveloperPayout(v)
+		return nil
+	case paymenthold.FieldPlatformFee:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPlatformFee(v)
+		return nil
+	case paymenthold.FieldFeePercent:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFeePercent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PaymentHoldMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(paymenthold.FieldSettledAt) {
+		fields = append(fields, paymenthold.FieldSettledAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PaymentHoldMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PaymentHoldMutation) ClearField(name string) error {
+	switch name {
+	case paymenthold.FieldSettledAt:
+		m.ClearSettledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PaymentHoldMutation) ResetField(name string) error {
+	switch name {
+	case paymenthold.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case paymenthold.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case paymenthold.FieldExecutionID:
+		m.ResetExecutionID()
+		return nil
+	case paymenthold.FieldPayerID:
+		m.ResetPayerID()
+		return nil
+	case paymenthold.FieldPayeeID:
+		m.ResetPayeeID()
+		return nil
+	case paymenthold.FieldPaymentMethodID:
+		m.ResetPaymentMethodID()
+		return nil
+	case paymenthold.FieldAmount:
+		m.ResetAmount()
+		return nil
+	case paymenthold.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	case paymenthold.FieldDeveloperPayout:
+		m.ResetDeveloperPayout()
+		return nil
+	case paymenthold.FieldPlatformFee:
+		m.ResetPlatformFee()
+		return nil
+	case paymenthold.FieldFeePercent:
+		m.ResetFeePercent()
+		return nil
+	case paymenthold.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case paymenthold.FieldExpiresAt:
+		m.ResetExpiresAt()
+		return nil
+	case paymenthold.FieldSettledAt:
+		m.ResetSettledAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PaymentHold field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PaymentHoldMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PaymentHoldMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PaymentHoldMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PaymentHoldMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PaymentHoldMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PaymentHoldMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PaymentHoldMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown PaymentHold unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PaymentHoldMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown PaymentHold edge %s", name)
 }
 
 // QueueItemMutation represents an operation that mutates the QueueItem nodes in the graph.

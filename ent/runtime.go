@@ -15,7 +15,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -445,19 +447,19 @@ func init() {
 	// execution.DefaultIsOwnAgent holds the default value on creation for the is_own_agent field.
 	execution.DefaultIsOwnAgent = executionDescIsOwnAgent.Default.(bool)
 	// executionDescRelevance is the schema descriptor for relevance field.
-	executionDescRelevance := executionFields[32].Descriptor()
+	executionDescRelevance := executionFields[36].Descriptor()
 	// execution.RelevanceValidator is a validator for the "relevance" field. It is called by the builders before save.
 	execution.RelevanceValidator = executionDescRelevance.Validators[0].(func(int) error)
 	// executionDescCoherence is the schema descriptor for coherence field.
-	executionDescCoherence := executionFields[33].Descriptor()
+	executionDescCoherence := executionFields[37].Descriptor()
 	// execution.CoherenceValidator is a validator for the "coherence" field. It is called by the builders before save.
 	execution.CoherenceValidator = executionDescCoherence.Validators[0].(func(int) error)
 	// executionDescCompleteness is the schema descriptor for completeness field.
-	executionDescCompleteness := executionFields[34].Descriptor()
+	executionDescCompleteness := executionFields[38].Descriptor()
 	// execution.CompletenessValidator is a validator for the "completeness" field. It is called by the builders before save.
 	execution.CompletenessValidator = executionDescCompleteness.Validators[0].(func(int) error)
 	// executionDescRating is the schema descriptor for rating field.
-	executionDescRating := executionFields[35].Descriptor()
+	executionDescRating := executionFields[39].Descriptor()
 	// execution.RatingValidator is a validator for the "rating" field. It is called by the builders before save.
 	execution.RatingValidator = executionDescRating.Validators[0].(func(int) error)
 	// executionDescID is the schema descriptor for id field.
@@ -467,6 +469,43 @@ func init() {
 	// execution.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	execution.IDValidator = func() func(string) error {
 		validators := executionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	ledgerentryMixin := schema.LedgerEntry{}.Mixin()
+	ledgerentryMixinFields0 := ledgerentryMixin[0].Fields()
+	_ = ledgerentryMixinFields0
+	ledgerentryMixinFields1 := ledgerentryMixin[1].Fields()
+	_ = ledgerentryMixinFields1
+	ledgerentryFields := schema.LedgerEntry{}.Fields()
+	_ = ledgerentryFields
+	// ledgerentryDescCreatedAt is the schema descriptor for created_at field.
+	ledgerentryDescCreatedAt := ledgerentryMixinFields1[0].Descriptor()
+	// ledgerentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	ledgerentry.DefaultCreatedAt = ledgerentryDescCreatedAt.Default.(func() time.Time)
+	// ledgerentryDescUpdatedAt is the schema descriptor for updated_at field.
+	ledgerentryDescUpdatedAt := ledgerentryMixinFields1[1].Descriptor()
+	// ledgerentry.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	ledgerentry.DefaultUpdatedAt = ledgerentryDescUpdatedAt.Default.(func() time.Time)
+	// ledgerentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	ledgerentry.UpdateDefaultUpdatedAt = ledgerentryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// ledgerentryDescID is the schema descriptor for id field.
+	ledgerentryDescID := ledgerentryMixinFields0[0].Descriptor()
+	// ledgerentry.DefaultID holds the default value on creation for the id field.
+	ledgerentry.DefaultID = ledgerentryDescID.Default.(func() string)
+	// ledgerentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	ledgerentry.IDValidator = func() func(string) error {
+		validators := ledgerentryDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -524,6 +563,43 @@ func init() {
 	// memoryentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	memoryentry.IDValidator = func() func(string) error {
 		validators := memoryentryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	paymentholdMixin := schema.PaymentHold{}.Mixin()
+	paymentholdMixinFields0 := paymentholdMixin[0].Fields()
+	_ = paymentholdMixinFields0
+	paymentholdMixinFields1 := paymentholdMixin[1].Fields()
+	_ = paymentholdMixinFields1
+	paymentholdFields := schema.PaymentHold{}.Fields()
+	_ = paymentholdFields
+	// paymentholdDescCreatedAt is the schema descriptor for created_at field.
+	paymentholdDescCreatedAt := paymentholdMixinFields1[0].Descriptor()
+	// paymenthold.DefaultCreatedAt holds the default value on creation for the created_at field.
+	paymenthold.DefaultCreatedAt = paymentholdDescCreatedAt.Default.(func() time.Time)
+	// paymentholdDescUpdatedAt is the schema descriptor for updated_at field.
+	paymentholdDescUpdatedAt := paymentholdMixinFields1[1].Descriptor()
+	// paymenthold.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	paymenthold.DefaultUpdatedAt = paymentholdDescUpdatedAt.Default.(func() time.Time)
+	// paymenthold.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	paymenthold.UpdateDefaultUpdatedAt = paymentholdDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// paymentholdDescID is the schema descriptor for id field.
+	paymentholdDescID := paymentholdMixinFields0[0].Descriptor()
+	// paymenthold.DefaultID holds the default value on creation for the id field.
+	paymenthold.DefaultID = paymentholdDescID.Default.(func() string)
+	// paymenthold.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	paymenthold.IDValidator = func() func(string) error {
+		validators := paymentholdDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

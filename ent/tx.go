@@ -34,8 +34,12 @@ type Tx struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// LedgerEntry is the client for interacting with the LedgerEntry builders.
+	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// PaymentHold is the client for interacting with the PaymentHold builders.
+	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -197,7 +201,9 @@ func (tx *Tx) init() {
 	tx.Contact = NewContactClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
+	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)

@@ -43,6 +43,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/review"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -74,6 +75,9 @@ type Config struct {
 	SecretKey []byte
 	// ReviewPolicy is the store's review policy; zero-gate when empty.
 	ReviewPolicy store.ReviewPolicy
+	// Executions tunes the store's execution engine (public URL for
+	// callbacks, call timeout, breaker interval, finish hook).
+	Executions ExecutionConfig
 }
 
 func (c *Config) defaults() {
@@ -111,6 +115,7 @@ type services struct {
 	settings *settings.Service
 	store    *store.Service
 	review   *review.Service
+	execs    *engine.Service
 	updates  *updates.Service
 }
 
@@ -123,6 +128,8 @@ type App struct {
 	Events *events.Bus
 	// Review is the store's review lifecycle (the engine's Finished hook).
 	Review  *review.Service
+	// Engine runs store executions (hooks for the review lifecycle).
+	Engine  *engine.Engine
 	mu      sync.Mutex
 	closers []func()
 }
@@ -173,6 +180,7 @@ func New(cfg Config) (*App, error) {
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
 		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger},
+		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 	}
 	g := gate.New(table, resolver, cfg.Limits)
@@ -225,6 +233,14 @@ func New(cfg Config) (*App, error) {
 	timer := svc.review.StartTimer(cfg.Clock)
 	app.closers = append(app.closers, timer.Close)
 	app.Review = svc.review
+	// The review lifecycle settles holds and requeues denials through the
+	// engine, and delivers what the engine finishes.
+	eng := svc.execs.Engine
+	svc.review.Payments, svc.review.Requeue, svc.review.Kick = eng, eng.Requeue, eng.Kick
+	eng.Finished = chainFinished(svc.review.Finished, cfg.Executions.Finished)
+	svc.execs.Engine.Start(context.Background())
+	app.closers = append(app.closers, svc.execs.Engine.Stop)
+	app.Engine = svc.execs.Engine
 	return app, nil
 }
 
@@ -287,6 +303,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
 	mount(switchboardv1connect.NewStoreReviewServiceHandler(s.review, opts...))
+	mount(switchboardv1connect.NewStoreExecutionServiceHandler(s.execs, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
 		switchboardv1connect.AccountServiceName,
@@ -300,6 +317,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.SettingsServiceName,
 		switchboardv1connect.StoreServiceName,
 		switchboardv1connect.StoreReviewServiceName,
+		switchboardv1connect.StoreExecutionServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
 }
@@ -335,6 +353,9 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
 		func() error { return switchboardv1.RegisterStoreReviewServiceHandlerServer(ctx, gw, s.review) },
+		// After the store's routes: the gateway tries the last registered
+		// first, so GET /api/marketplace/callback wins over /{id}.
+		func() error { return switchboardv1.RegisterStoreExecutionServiceHandlerServer(ctx, gw, s.execs) },
 		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
 	} {
 		if err := register(); err != nil {

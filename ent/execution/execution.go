@@ -53,6 +53,14 @@ const (
 	FieldSourceInstanceName = "source_instance_name"
 	// FieldPaymentMethodID holds the string denoting the payment_method_id field in the database.
 	FieldPaymentMethodID = "payment_method_id"
+	// FieldCallbackTokenHash holds the string denoting the callback_token_hash field in the database.
+	FieldCallbackTokenHash = "callback_token_hash"
+	// FieldCallbackReceivedAt holds the string denoting the callback_received_at field in the database.
+	FieldCallbackReceivedAt = "callback_received_at"
+	// FieldDispatchedAt holds the string denoting the dispatched_at field in the database.
+	FieldDispatchedAt = "dispatched_at"
+	// FieldFailureReason holds the string denoting the failure_reason field in the database.
+	FieldFailureReason = "failure_reason"
 	// FieldQueuePosition holds the string denoting the queue_position field in the database.
 	FieldQueuePosition = "queue_position"
 	// FieldQueuedAt holds the string denoting the queued_at field in the database.
@@ -147,6 +155,10 @@ var Columns = []string{
 	FieldSourceInstanceID,
 	FieldSourceInstanceName,
 	FieldPaymentMethodID,
+	FieldCallbackTokenHash,
+	FieldCallbackReceivedAt,
+	FieldDispatchedAt,
+	FieldFailureReason,
 	FieldQueuePosition,
 	FieldQueuedAt,
 	FieldStartedAt,
@@ -436,6 +448,26 @@ func BySourceInstanceName(opts ...sql.OrderTermOption) OrderOption {
 // ByPaymentMethodID orders the results by the payment_method_id field.
 func ByPaymentMethodID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPaymentMethodID, opts...).ToFunc()
+}
+
+// ByCallbackTokenHash orders the results by the callback_token_hash field.
+func ByCallbackTokenHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCallbackTokenHash, opts...).ToFunc()
+}
+
+// ByCallbackReceivedAt orders the results by the callback_received_at field.
+func ByCallbackReceivedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCallbackReceivedAt, opts...).ToFunc()
+}
+
+// ByDispatchedAt orders the results by the dispatched_at field.
+func ByDispatchedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDispatchedAt, opts...).ToFunc()
+}
+
+// ByFailureReason orders the results by the failure_reason field.
+func ByFailureReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFailureReason, opts...).ToFunc()
 }
 
 // ByQueuePosition orders the results by the queue_position field.

@@ -140,6 +140,26 @@ func PaymentMethodID(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldPaymentMethodID, v))
 }
 
+// CallbackTokenHash applies equality check predicate on the "callback_token_hash" field. It's identical to CallbackTokenHashEQ.
+func CallbackTokenHash(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallbackTokenHash, v))
+}
+
+// CallbackReceivedAt applies equality check predicate on the "callback_received_at" field. It's identical to CallbackReceivedAtEQ.
+func CallbackReceivedAt(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallbackReceivedAt, v))
+}
+
+// DispatchedAt applies equality check predicate on the "dispatched_at" field. It's identical to DispatchedAtEQ.
+func DispatchedAt(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldDispatchedAt, v))
+}
+
+// FailureReason applies equality check predicate on the "failure_reason" field. It's identical to FailureReasonEQ.
+func FailureReason(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldFailureReason, v))
+}
+
 // QueuePosition applies equality check predicate on the "queue_position" field. It's identical to QueuePositionEQ.
 func QueuePosition(v int) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldQueuePosition, v))
@@ -1258,6 +1278,256 @@ func PaymentMethodIDEqualFold(v string) predicate.Execution {
 // PaymentMethodIDContainsFold applies the ContainsFold predicate on the "payment_method_id" field.
 func PaymentMethodIDContainsFold(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldContainsFold(FieldPaymentMethodID, v))
+}
+
+// CallbackTokenHashEQ applies the EQ predicate on the "callback_token_hash" field.
+func CallbackTokenHashEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashNEQ applies the NEQ predicate on the "callback_token_hash" field.
+func CallbackTokenHashNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashIn applies the In predicate on the "callback_token_hash" field.
+func CallbackTokenHashIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldCallbackTokenHash, vs...))
+}
+
+// CallbackTokenHashNotIn applies the NotIn predicate on the "callback_token_hash" field.
+func CallbackTokenHashNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldCallbackTokenHash, vs...))
+}
+
+// CallbackTokenHashGT applies the GT predicate on the "callback_token_hash" field.
+func CallbackTokenHashGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashGTE applies the GTE predicate on the "callback_token_hash" field.
+func CallbackTokenHashGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashLT applies the LT predicate on the "callback_token_hash" field.
+func CallbackTokenHashLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashLTE applies the LTE predicate on the "callback_token_hash" field.
+func CallbackTokenHashLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashContains applies the Contains predicate on the "callback_token_hash" field.
+func CallbackTokenHashContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashHasPrefix applies the HasPrefix predicate on the "callback_token_hash" field.
+func CallbackTokenHashHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashHasSuffix applies the HasSuffix predicate on the "callback_token_hash" field.
+func CallbackTokenHashHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashIsNil applies the IsNil predicate on the "callback_token_hash" field.
+func CallbackTokenHashIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldCallbackTokenHash))
+}
+
+// CallbackTokenHashNotNil applies the NotNil predicate on the "callback_token_hash" field.
+func CallbackTokenHashNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldCallbackTokenHash))
+}
+
+// CallbackTokenHashEqualFold applies the EqualFold predicate on the "callback_token_hash" field.
+func CallbackTokenHashEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldCallbackTokenHash, v))
+}
+
+// CallbackTokenHashContainsFold applies the ContainsFold predicate on the "callback_token_hash" field.
+func CallbackTokenHashContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldCallbackTokenHash, v))
+}
+
+// CallbackReceivedAtEQ applies the EQ predicate on the "callback_received_at" field.
+func CallbackReceivedAtEQ(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallbackReceivedAt, v))
+}
+
+// CallbackReceivedAtNEQ applies the NEQ predicate on the "callback_received_at" field.
+func CallbackReceivedAtNEQ(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldCallbackReceivedAt, v))
+}
+
+// CallbackReceivedAtIn applies the In predicate on the "callback_received_at" field.
+func CallbackReceivedAtIn(vs ...time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldCallbackReceivedAt, vs...))
+}
+
+// CallbackReceivedAtNotIn applies the NotIn predicate on the "callback_received_at" field.
+func CallbackReceivedAtNotIn(vs ...time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldCallbackReceivedAt, vs...))
+}
+
+// CallbackReceivedAtGT applies the GT predicate on the "callback_received_at" field.
+func CallbackReceivedAtGT(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldCallbackReceivedAt, v))
+}
+
+// CallbackReceivedAtGTE applies the GTE predicate on the "callback_received_at" field.
+func CallbackReceivedAtGTE(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldCallbackReceivedAt, v))
+}
+
+// CallbackReceivedAtLT applies the LT predicate on the "callback_received_at" field.
+func CallbackReceivedAtLT(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldCallbackReceivedAt, v))
+}
+
+// CallbackReceivedAtLTE applies the LTE predicate on the "callback_received_at" field.
+func CallbackReceivedAtLTE(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldCallbackReceivedAt, v))
+}
+
+// CallbackReceivedAtIsNil applies the IsNil predicate on the "callback_received_at" field.
+func CallbackReceivedAtIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldCallbackReceivedAt))
+}
+
+// CallbackReceivedAtNotNil applies the NotNil predicate on the "callback_received_at" field.
+func CallbackReceivedAtNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldCallbackReceivedAt))
+}
+
+// DispatchedAtEQ applies the EQ predicate on the "dispatched_at" field.
+func DispatchedAtEQ(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldDispatchedAt, v))
+}
+
+// DispatchedAtNEQ applies the NEQ predicate on the "dispatched_at" field.
+func DispatchedAtNEQ(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldDispatchedAt, v))
+}
+
+// DispatchedAtIn applies the In predicate on the "dispatched_at" field.
+func DispatchedAtIn(vs ...time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldDispatchedAt, vs...))
+}
+
+// DispatchedAtNotIn applies the NotIn predicate on the "dispatched_at" field.
+func DispatchedAtNotIn(vs ...time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldDispatchedAt, vs...))
+}
+
+// DispatchedAtGT applies the GT predicate on the "dispatched_at" field.
+func DispatchedAtGT(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldDispatchedAt, v))
+}
+
+// DispatchedAtGTE applies the GTE predicate on the "dispatched_at" field.
+func DispatchedAtGTE(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldDispatchedAt, v))
+}
+
+// DispatchedAtLT applies the LT predicate on the "dispatched_at" field.
+func DispatchedAtLT(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldDispatchedAt, v))
+}
+
+// DispatchedAtLTE applies the LTE predicate on the "dispatched_at" field.
+func DispatchedAtLTE(v time.Time) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldDispatchedAt, v))
+}
+
+// DispatchedAtIsNil applies the IsNil predicate on the "dispatched_at" field.
+func DispatchedAtIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldDispatchedAt))
+}
+
+// DispatchedAtNotNil applies the NotNil predicate on the "dispatched_at" field.
+func DispatchedAtNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldDispatchedAt))
+}
+
+// FailureReasonEQ applies the EQ predicate on the "failure_reason" field.
+func FailureReasonEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldFailureReason, v))
+}
+
+// FailureReasonNEQ applies the NEQ predicate on the "failure_reason" field.
+func FailureReasonNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldFailureReason, v))
+}
+
+// FailureReasonIn applies the In predicate on the "failure_reason" field.
+func FailureReasonIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldFailureReason, vs...))
+}
+
+// FailureReasonNotIn applies the NotIn predicate on the "failure_reason" field.
+func FailureReasonNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldFailureReason, vs...))
+}
+
+// FailureReasonGT applies the GT predicate on the "failure_reason" field.
+func FailureReasonGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldFailureReason, v))
+}
+
+// FailureReasonGTE applies the GTE predicate on the "failure_reason" field.
+func FailureReasonGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldFailureReason, v))
+}
+
+// FailureReasonLT applies the LT predicate on the "failure_reason" field.
+func FailureReasonLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldFailureReason, v))
+}
+
+// FailureReasonLTE applies the LTE predicate on the "failure_reason" field.
+func FailureReasonLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldFailureReason, v))
+}
+
+// FailureReasonContains applies the Contains predicate on the "failure_reason" field.
+func FailureReasonContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldFailureReason, v))
+}
+
+// FailureReasonHasPrefix applies the HasPrefix predicate on the "failure_reason" field.
+func FailureReasonHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldFailureReason, v))
+}
+
+// FailureReasonHasSuffix applies the HasSuffix predicate on the "failure_reason" field.
+func FailureReasonHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldFailureReason, v))
+}
+
+// FailureReasonIsNil applies the IsNil predicate on the "failure_reason" field.
+func FailureReasonIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldFailureReason))
+}
+
+// FailureReasonNotNil applies the NotNil predicate on the "failure_reason" field.
+func FailureReasonNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldFailureReason))
+}
+
+// FailureReasonEqualFold applies the EqualFold predicate on the "failure_reason" field.
+func FailureReasonEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldFailureReason, v))
+}
+
+// FailureReasonContainsFold applies the ContainsFold predicate on the "failure_reason" field.
+func FailureReasonContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldFailureReason, v))
 }
 
 // QueuePositionEQ applies the EQ predicate on the "queue_position" field.

@@ -129,6 +129,18 @@ func (f ExecutionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExecutionMutation", m)
 }
 
+// The LedgerEntryFunc type is an adapter to allow the use of ordinary
+// function as LedgerEntry mutator.
+type LedgerEntryFunc func(context.Context, *ent.LedgerEntryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f LedgerEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.LedgerEntryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.LedgerEntryMutation", m)
+}
+
 // The MemoryEntryFunc type is an adapter to allow the use of ordinary
 // function as MemoryEntry mutator.
 type MemoryEntryFunc func(context.Context, *ent.MemoryEntryMutation) (ent.Value, error)
@@ -139,6 +151,18 @@ func (f MemoryEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MemoryEntryMutation", m)
+}
+
+// The PaymentHoldFunc type is an adapter to allow the use of ordinary
+// function as PaymentHold mutator.
+type PaymentHoldFunc func(context.Context, *ent.PaymentHoldMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PaymentHoldFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PaymentHoldMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PaymentHoldMutation", m)
 }
 
 // The QueueItemFunc type is an adapter to allow the use of ordinary

@@ -461,6 +461,10 @@ var (
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_name", Type: field.TypeString, Nullable: true},
 		{Name: "payment_method_id", Type: field.TypeString, Nullable: true},
+		{Name: "callback_token_hash", Type: field.TypeString, Nullable: true},
+		{Name: "callback_received_at", Type: field.TypeTime, Nullable: true},
+		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
+		{Name: "failure_reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "queue_position", Type: field.TypeInt, Nullable: true},
 		{Name: "queued_at", Type: field.TypeTime, Nullable: true},
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
@@ -497,13 +501,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[43]},
+				Columns:    []*schema.Column{ExecutionsColumns[47]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[44]},
+				Columns:    []*schema.Column{ExecutionsColumns[48]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -512,22 +516,52 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[43], ExecutionsColumns[3], ExecutionsColumns[19]},
+				Columns: []*schema.Column{ExecutionsColumns[47], ExecutionsColumns[3], ExecutionsColumns[23]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[44], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[48], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[20]},
+				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[24]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[22], ExecutionsColumns[26]},
+				Columns: []*schema.Column{ExecutionsColumns[26], ExecutionsColumns[30]},
+			},
+		},
+	}
+	// LedgerEntriesColumns holds the columns for the "ledger_entries" table.
+	LedgerEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "hold_id", Type: field.TypeString},
+		{Name: "execution_id", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "account", Type: field.TypeString},
+		{Name: "amount", Type: field.TypeFloat64},
+		{Name: "currency", Type: field.TypeString},
+	}
+	// LedgerEntriesTable holds the schema information for the "ledger_entries" table.
+	LedgerEntriesTable = &schema.Table{
+		Name:       "ledger_entries",
+		Columns:    LedgerEntriesColumns,
+		PrimaryKey: []*schema.Column{LedgerEntriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "ledgerentry_hold_id",
+				Unique:  false,
+				Columns: []*schema.Column{LedgerEntriesColumns[3]},
+			},
+			{
+				Name:    "ledgerentry_account_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{LedgerEntriesColumns[6], LedgerEntriesColumns[1]},
 			},
 		},
 	}
@@ -567,6 +601,42 @@ var (
 				Name:    "memoryentry_source_source_id",
 				Unique:  false,
 				Columns: []*schema.Column{MemoryEntriesColumns[3], MemoryEntriesColumns[4]},
+			},
+		},
+	}
+	// PaymentHoldsColumns holds the columns for the "payment_holds" table.
+	PaymentHoldsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "execution_id", Type: field.TypeString, Unique: true},
+		{Name: "payer_id", Type: field.TypeString},
+		{Name: "payee_id", Type: field.TypeString},
+		{Name: "payment_method_id", Type: field.TypeString},
+		{Name: "amount", Type: field.TypeFloat64},
+		{Name: "currency", Type: field.TypeString},
+		{Name: "developer_payout", Type: field.TypeFloat64},
+		{Name: "platform_fee", Type: field.TypeFloat64},
+		{Name: "fee_percent", Type: field.TypeFloat64},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"held", "captured", "released"}},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "settled_at", Type: field.TypeTime, Nullable: true},
+	}
+	// PaymentHoldsTable holds the schema information for the "payment_holds" table.
+	PaymentHoldsTable = &schema.Table{
+		Name:       "payment_holds",
+		Columns:    PaymentHoldsColumns,
+		PrimaryKey: []*schema.Column{PaymentHoldsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "paymenthold_payer_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PaymentHoldsColumns[4], PaymentHoldsColumns[1]},
+			},
+			{
+				Name:    "paymenthold_status_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{PaymentHoldsColumns[12], PaymentHoldsColumns[13]},
 			},
 		},
 	}
@@ -999,7 +1069,9 @@ var (
 		ContactsTable,
 		DocumentsTable,
 		ExecutionsTable,
+		LedgerEntriesTable,
 		MemoryEntriesTable,
+		PaymentHoldsTable,
 		QueueItemsTable,
 		SessionsTable,
 		SettingsTable,

@@ -36,8 +36,14 @@ type Document func(*sql.Selector)
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
 
+// LedgerEntry is the predicate function for ledgerentry builders.
+type LedgerEntry func(*sql.Selector)
+
 // MemoryEntry is the predicate function for memoryentry builders.
 type MemoryEntry func(*sql.Selector)
+
+// PaymentHold is the predicate function for paymenthold builders.
+type PaymentHold func(*sql.Selector)
 
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)

@@ -55,6 +55,18 @@ func (Execution) Fields() []ent.Field {
 		// Kept for a queued execution so its payment hold can be made when it
 		// is dispatched later.
 		field.String("payment_method_id").Optional().Nillable(),
+		// SHA-256 (hex) of the per-execution token an agent answering later
+		// presents on POST /api/marketplace/callback; the agent has no
+		// account, so the token is its only credential.
+		field.String("callback_token_hash").Optional().Nillable().Sensitive(),
+		// When the callback delivered the result (its receipt status).
+		field.Time("callback_received_at").Optional().Nillable(),
+		// When the call to the agent was sent: a running execution without it
+		// took the lock but was never sent (the process stopped in between),
+		// so a restart sends it.
+		field.Time("dispatched_at").Optional().Nillable(),
+		// Why a failed or timed-out execution ended so, for the requester.
+		field.Text("failure_reason").Optional().Nillable(),
 
 		// FIFO queue while the agent's lock is held.
 		field.Int("queue_position").Optional().Nillable(),

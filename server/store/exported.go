@@ -27,6 +27,3 @@ func Rerate(ctx context.Context, d *db.DB, tx *ent.Tx, agentID string) error {
 	_, err = rerate(ctx, tx, row)
 	return err
 }
-
-// LockKey is the key changes to one listing serialize on.
-func LockKey(agentID string) string { return lockKey(agentID) }

@@ -41,6 +41,8 @@ type Service struct {
 	Log      *slog.Logger
 	Payments Payments
 	Requeue  Requeue
+	// Kick lets a free agent pick up its queue after a denial committed.
+	Kick func(ctx context.Context, agentID string) error
 	// Timer auto-confirms open reviews when their window ends; Finished
 	// tells it about new ones. Nil: only the sweep confirms them.
 	Timer *Timer
@@ -271,6 +273,13 @@ func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleReq
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.Kick != nil && out.Requeued != nil {
+		// Committed: a failed kick is logged; the engine's sweep promotes
+		// free queues anyway.
+		if err := s.Kick(context.WithoutCancel(ctx), out.Requeued.GetAgentId()); err != nil {
+			s.Log.ErrorContext(ctx, "store review: kick the queue after a denial", "err", err)
+		}
 	}
 	return out, nil
 }

@@ -1,0 +1,136 @@
+// Package engine runs store executions (document 2, "Execution status and
+// review", "Execution contract"; RULINGS "Store, federation, MCP, A2A").
+//
+// One execution per agent at a time: the lock is store_agents.
+// current_execution_id, taken by one conditional UPDATE (where it is null)
+// inside a transaction serialized on the listing's key (store.LockKey), so
+// the queue positions counted in the same transaction are exact on
+// PostgreSQL under concurrency too. A free lock makes the execution
+// running and sends it at once (Execute waits for the agent's answer, at
+// most 30 s); a held lock queues it, FIFO by queued_at (then the position
+// it got, then the id).
+//
+// When a running execution ends (completed, failed, timeout, or a declined
+// quote) one transaction records it, releases a held payment on failure,
+// calls Finished, releases the lock, locks the oldest queued execution,
+// renumbers the queue, and after commit sends the promoted one in the
+// background: the spec's "internal dispatch route" is this in-process call.
+//
+// Everything the engine waits for is in the database, so it is durable
+// (RULINGS: timers survive a restart): Start sends running executions that
+// took the lock but were never sent (dispatched_at null), promotes queues
+// whose lock is free, and a sweep on the injected clock times out running
+// executions past started_at + the listing's executionTimeout.
+//
+// Hooks for the other store work:
+//   - Finished(ctx, tx, ex) runs inside the transaction that records
+//     completed, failed or timeout (the review lifecycle sets pending_review
+//     there; queue integration hooks there too). An error rolls the finish
+//     back; the execution stays running and the sweep retries.
+//   - Requeue(ctx, tx, denied) makes a new execution for the same requester
+//     and input at the back of the queue (the review's deny); call Kick
+//     after the transaction commits so a free lock picks it up at once.
+//   - Capture(ctx, tx, ex) and Release(ctx, tx, ex) settle a hold (confirm,
+//     deny) with the payment provider in the caller's transaction.
+//
+// Federation (later): the spoke's POST /api/v2/federation/execute calls
+// Execute with Origin "federation" and CallbackURL set (isolation
+// output_only, caller recorded in caller_instance_url and source_instance_*),
+// and a Finished hook posts the result to callback_url after commit; the
+// hub side keeps locks, queue, holds and timers as here. Nothing in the
+// engine is specific to a marketplace caller beyond the Origin.
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	secretbox "github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/store/dispatch"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
+)
+
+// Task origins (layer 3 isolation: owner full_access, others output_only).
+const (
+	OriginOwner       = "owner"
+	OriginMarketplace = "marketplace"
+	OriginFederation  = "federation"
+)
+
+// Pricing phases of a dynamic-price execution.
+const (
+	PhaseQuoted   = "quoted"
+	PhaseApproved = "approved"
+	PhaseDeclined = "declined"
+)
+
+// MaxInput bounds the task text.
+const MaxInput = 100_000
+
+// Engine runs executions. Set the fields, then Start it once.
+type Engine struct {
+	DB       *db.DB
+	Clock    clockwork.Clock
+	Dispatch *dispatch.Dispatcher
+	// Secrets opens agent credentials; nil when the instance has no key.
+	Secrets  *secretbox.Box
+	Payments payments.Provider
+	// PublicURL prefixes the approve and callback URLs given to clients and
+	// agents ("" leaves them relative to the instance).
+	PublicURL string
+	Logger    *slog.Logger
+	// Finished is called inside the transaction that records a completed,
+	// failed or timed-out execution; nil for none.
+	Finished func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error
+	// SweepEvery is how often the timeout sweep runs on Clock; 1 s when
+	// zero.
+	SweepEvery time.Duration
+
+	mu       sync.Mutex
+	inflight map[string]bool
+	wg       sync.WaitGroup
+	stop     context.CancelFunc
+	bg       context.Context
+}
+
+// Request is one execute.
+type Request struct {
+	AgentID string
+	UserID  string
+	Input   string
+	// PaymentMethodID for a paid agent; the provider's default when "".
+	PaymentMethodID string
+	TaskInputs      *schema.TaskInputs
+	RequesterName   *string
+	RequesterEmail  *string
+	// Origin is decided when empty: owner for the listing's owner, else
+	// marketplace.
+	Origin string
+	// Federation callers (later) fill these.
+	CallerInstanceURL  *string
+	SourceInstanceID   *string
+	SourceInstanceName *string
+	CallbackURL        *string
+}
+
+// Outcome is an execution as the engine left it, with its listing.
+type Outcome struct {
+	Execution *ent.Execution
+	Agent     *ent.StoreAgent
+}
+
+func (e *Engine) now() time.Time { return e.Clock.Now().UTC() }
+
+func (e *Engine) log() *slog.Logger {
+	if e.Logger == nil {
+		return slog.Default()
+	}
+	return e.Logger
+}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/dispatch"
+)
+
+// run sends a running execution to its agent and records the answer. It is
+// the only place calls leave; an execution is sent by one goroutine at a
+// time (inflight).
+func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, error) {
+	if !e.claim(id) {
+		return e.outcome(ctx, id)
+	}
+	defer e.unclaim(id)
+	ex, err := e.DB.Execution.Get(ctx, id)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	agent, err := e.DB.StoreAgent.Get(ctx, ex.AgentID)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	call, err := e.call(ex, agent, approved)
+	if err != nil {
+		// A credential that no longer opens is the listing's fault: the
+		// execution fails instead of waiting for its timeout.
+		return e.finish(ctx, id, execution.StatusFailed, nil, err.Error())
+	}
+	token := newToken()
+	call.CallbackToken = token
+	now := e.now()
+	n, err := e.DB.Execution.Update().Where(execution.ID(id), execution.StatusEQ(execution.StatusRunning)).
+		SetDispatchedAt(now).SetCallbackTokenHash(hashToken(token)).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if n == 0 {
+		return e.outcome(ctx, id) // finished meanwhile (timed out)
+	}
+	res, sendErr := e.Dispatch.Send(ctx, call)
+	elapsed := int(res.Elapsed.Milliseconds())
+	switch {
+	case sendErr != nil:
+		status := execution.StatusFailed
+		if dispatch.Timeout(sendErr) {
+			status = execution.StatusTimeout
+		}
+		return e.finishTimed(ctx, id, status, nil, sendErr.Error(), &elapsed)
+	case res.Kind == dispatch.KindAccepted:
+		return e.outcome(ctx, id)
+	case res.Kind == dispatch.KindQuote:
+		if agent.PricingModel != "dynamic" || approved {
+			return e.finish(ctx, id, execution.StatusFailed, nil, "the agent answered a price quote where none is expected (pricingModel "+agent.PricingModel+")")
+		}
+		return e.quoted(ctx, id, agent, res.Quote)
+	}
+	out := res.Output
+	return e.finishTimed(ctx, id, execution.StatusCompleted, &out, "", &elapsed)
+}
+
+// call builds the outbound request of ex.
+func (e *Engine) call(ex *ent.Execution, agent *ent.StoreAgent, approved bool) (dispatch.Call, error) {
+	c := dispatch.Call{
+		URL: *agent.EndpointURL, ExecutionID: ex.ID, Input: ex.Input, Format: string(agent.InputFormat),
+		AuthMethod: string(agent.AuthMethod), Source: "marketplace", QuoteApproved: approved,
+		CallbackURL: e.PublicURL + "/api/marketplace/callback",
+	}
+	if ex.TaskOrigin == execution.TaskOriginFederation {
+		c.Source = "federation"
+	}
+	if agent.AuthMethod != "none" {
+		if e.Secrets == nil || agent.AuthCredentialEncrypted == nil || len(*agent.AuthCredentialEncrypted) == 0 {
+			return c, fmt.Errorf("the agent's credential cannot be opened on this instance (no secret key or none stored)")
+		}
+		plain, err := e.Secrets.Open(*agent.AuthCredentialEncrypted, store.CredentialAAD(agent.ID))
+		if err != nil {
+			return c, fmt.Errorf("the agent's credential cannot be opened: %w", err)
+		}
+		c.Credential = string(plain)
+	}
+	if ex.IsolationMode == execution.IsolationModeFullAccess {
+		ctx := map[string]any{}
+		if ex.TaskInputs != nil {
+			ctx["taskInputs"] = ex.TaskInputs
+		}
+		if ex.RequesterName != nil {
+			ctx["requesterName"] = *ex.RequesterName
+		}
+		if ex.RequesterEmail != nil {
+			ctx["requesterEmail"] = *ex.RequesterEmail
+		}
+		c.Context = ctx
+	}
+	return c, nil
+}
+
+// quoted records a dynamic price: the execution keeps the lock and waits for
+// approve or decline.
+func (e *Engine) quoted(ctx context.Context, id string, agent *ent.StoreAgent, q *dispatch.Quote) (*Outcome, error) {
+	cur := q.Currency
+	if cur == "" {
+		cur = agent.Currency
+	}
+	now := e.now()
+	_, err := e.DB.Execution.Update().Where(execution.ID(id), execution.StatusEQ(execution.StatusRunning)).
+		SetPricingPhase(PhaseQuoted).SetQuoteAmount(q.Amount).SetQuoteCurrency(cur).
+		SetQuoteBreakdown(q.Breakdown).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return e.outcome(ctx, id)
+}
+
+func (e *Engine) outcome(ctx context.Context, id string) (*Outcome, error) {
+	ex, err := e.DB.Execution.Get(ctx, id)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	agent, err := e.DB.StoreAgent.Get(ctx, ex.AgentID)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &Outcome{Execution: ex, Agent: agent}, nil
+}
+
+func (e *Engine) claim(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.inflight == nil {
+		e.inflight = map[string]bool{}
+	}
+	if e.inflight[id] {
+		return false
+	}
+	e.inflight[id] = true
+	return true
+}
+
+func (e *Engine) unclaim(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.inflight, id)
+}
+
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func hashToken(t string) string {
+	s := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(s[:])
+}
+
+// errNotRunning marks a finish of an execution that already ended.
+var errNotRunning = errors.New("execution is not running")
+
+func clipReason(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 1000 {
+		return s[:1000] + "…"
+	}
+	return s
+}

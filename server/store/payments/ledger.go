@@ -1,0 +1,89 @@
+package payments
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+)
+
+// Ledger is the built-in provider: holds and an append-only journal in the
+// instance's own database. It moves no real money; it records who owes whom,
+// which is what earnings and a later payout run read. Every account has one
+// payment method, DefaultMethod.
+type Ledger struct {
+	// Now stamps settlements; time.Now when nil.
+	Now func() time.Time
+}
+
+var _ Provider = Ledger{}
+
+// PlatformAccount is the ledger account of the store's fee.
+const PlatformAccount = "platform"
+
+func (l Ledger) now() time.Time {
+	if l.Now == nil {
+		return time.Now().UTC()
+	}
+	return l.Now().UTC()
+}
+
+// Method accepts the default method, by name or left out.
+func (Ledger) Method(_ context.Context, _ *ent.Tx, _ string, requested string) (string, error) {
+	if requested == "" || requested == DefaultMethod {
+		return DefaultMethod, nil
+	}
+	return "", fmt.Errorf("%w %q: the built-in ledger has one method per account, %q", ErrUnknownMethod, requested, DefaultMethod)
+}
+
+// Authorize records the hold and the payer's authorization line.
+func (l Ledger) Authorize(ctx context.Context, tx *ent.Tx, a Authorization) error {
+	r := a.Revenue
+	h, err := tx.PaymentHold.Create().SetExecutionID(a.ExecutionID).SetPayerID(a.PayerID).SetPayeeID(a.PayeeID).
+		SetPaymentMethodID(a.MethodID).SetAmount(r.Gross).SetCurrency(r.Currency).SetDeveloperPayout(r.DeveloperPayout).
+		SetPlatformFee(r.PlatformFee).SetFeePercent(r.FeePercent).SetStatus(paymenthold.StatusHeld).
+		SetExpiresAt(a.ExpiresAt).Save(ctx)
+	if err != nil {
+		return fmt.Errorf("ledger: authorize: %w", err)
+	}
+	return tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(a.ExecutionID).SetKind("authorize").
+		SetAccount(a.PayerID).SetAmount(-r.Gross).SetCurrency(r.Currency).Exec(ctx)
+}
+
+// Capture pays the developer and the platform their shares.
+func (l Ledger) Capture(ctx context.Context, tx *ent.Tx, executionID string) error {
+	h, err := l.settle(ctx, tx, executionID, paymenthold.StatusCaptured)
+	if err != nil {
+		return err
+	}
+	return tx.LedgerEntry.CreateBulk(
+		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind("capture_developer").
+			SetAccount(h.PayeeID).SetAmount(h.DeveloperPayout).SetCurrency(h.Currency),
+		tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind("capture_platform").
+			SetAccount(PlatformAccount).SetAmount(h.PlatformFee).SetCurrency(h.Currency),
+	).Exec(ctx)
+}
+
+// Release gives the payer the authorized amount back.
+func (l Ledger) Release(ctx context.Context, tx *ent.Tx, executionID string) error {
+	h, err := l.settle(ctx, tx, executionID, paymenthold.StatusReleased)
+	if err != nil {
+		return err
+	}
+	return tx.LedgerEntry.Create().SetHoldID(h.ID).SetExecutionID(executionID).SetKind("release").
+		SetAccount(h.PayerID).SetAmount(h.Amount).SetCurrency(h.Currency).Exec(ctx)
+}
+
+func (l Ledger) settle(ctx context.Context, tx *ent.Tx, executionID string, to paymenthold.Status) (*ent.PaymentHold, error) {
+	n, err := tx.PaymentHold.Update().Where(paymenthold.ExecutionID(executionID), paymenthold.StatusEQ(paymenthold.StatusHeld)).
+		SetStatus(to).SetSettledAt(l.now()).Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %s: %w", to, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("ledger: %w: no held payment for execution %s", ErrNotHeld, executionID)
+	}
+	return tx.PaymentHold.Query().Where(paymenthold.ExecutionID(executionID)).Only(ctx)
+}
