@@ -6,6 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,33 +16,87 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// publicURL is a public address literal the address rule passes; the tests
-// that finish executions by hand never call it.
-const publicURL = "https://93.184.215.14/agent"
+// agent is a fake store agent on loopback (outside the machine in real
+// life): it answers "Result for <message>", fails a message containing
+// "fail", and holds a message containing "hold" until release is closed.
+type agent struct {
+	*httptest.Server
+	mu      sync.Mutex
+	got     []string
+	release chan struct{}
+}
 
-// fixture: bob lists a paid agent, ann (the requester) and carol use it.
+func newAgent(t *testing.T) *agent {
+	a := &agent{release: make(chan struct{})}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Message string }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		a.mu.Lock()
+		a.got = append(a.got, body.Message)
+		a.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.Contains(body.Message, "fail"):
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error":"boom"}`))
+			return
+		case strings.Contains(body.Message, "hold"):
+			<-a.release
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"output": "Result for " + body.Message})
+	}))
+	t.Cleanup(a.Server.Close)
+	t.Cleanup(a.free)
+	return a
+}
+
+func (a *agent) free() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-a.release:
+	default:
+		close(a.release)
+	}
+}
+
+func (a *agent) received() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.got...)
+}
+
+// fixture: bob lists a paid agent (a real one on loopback), ann (the
+// requester) and carol execute it through the engine.
 type fixture struct {
-	s                *servertest.Server
-	ann, bob, carol  *servertest.Account
-	annKey, bobKey   string
-	api, bobAPI      *servertest.Caller
-	agentID, agentOf string
+	s               *servertest.Server
+	ann, bob, carol *servertest.Account
+	annKey, bobKey  string
+	api, bobAPI     *servertest.Caller
+	carolAPI        *servertest.Caller
+	agent           *agent
+	agentID         string
 }
 
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
+	opts = append([]servertest.Option{servertest.WithPrivateEndpoints(), func(c *server.Config) {
+		c.Executions = server.ExecutionConfig{CallTimeout: 20 * time.Second}
+	}}, opts...)
 	s := servertest.New(t, opts...)
-	f := &fixture{s: s, ann: s.SignUp("ann"), bob: s.SignUp("bob"), carol: s.SignUp("carol")}
+	f := &fixture{s: s, ann: s.SignUp("ann"), bob: s.SignUp("bob"), carol: s.SignUp("carol"), agent: newAgent(t)}
 	f.annKey, f.bobKey = f.ann.NewKey("ann-agent", "store"), f.bob.NewKey("bob-agent", "store")
 	f.api, f.bobAPI = s.WithKey(f.annKey), s.WithKey(f.bobKey)
+	f.carolAPI = s.WithKey(f.carol.NewKey("carol-agent", "store"))
 	res := f.bobAPI.Do(http.MethodPost, "/api/marketplace", map[string]any{
-		"name": "Research Scout", "endpointUrl": publicURL, "pricingModel": "per_task", "pricePerTask": 2.5})
+		"name": "Research Scout", "endpointUrl": f.agent.URL, "pricingModel": "per_task", "pricePerTask": 2.5})
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create listing: %d %s", res.Status, res.Body)
 	}
@@ -52,20 +109,37 @@ func (f *fixture) client(key string) switchboardv1connect.StoreReviewServiceClie
 	return switchboardv1connect.NewStoreReviewServiceClient(f.s.Client("connect+json"), f.s.URL, opts...)
 }
 
-// paid stores a completed, paid execution of bob's agent by userID with its
-// payment held, as the engine leaves it before its finishing hook.
-func (f *fixture) paid(t *testing.T, userID string) *ent.Execution {
+// execute runs the agent for the caller through POST
+// /api/marketplace/{id}/execute and answers the stored execution.
+func (f *fixture) execute(t *testing.T, c *servertest.Caller, input string) *ent.Execution {
 	t.Helper()
-	now := f.s.Clock.Now()
-	ex, err := f.s.DB.Execution.Create().SetUserID(userID).SetAgentID(f.agentID).SetStatus(execution.StatusCompleted).
-		SetInput("Scout the battery market\nThree sources please").SetOutput("Three sources: A, B, C").
-		SetTaskOrigin(execution.TaskOriginMarketplace).SetPaymentHoldStatus(execution.PaymentHoldStatusHeld).
-		SetCurrency("USD").SetGross(2.5).SetDeveloperPayout(2.125).SetPlatformFee(0.375).SetFeePercent(15).
-		SetStartedAt(now).SetFinishedAt(now).SetCreatedAt(now).SetUpdatedAt(now).Save(context.Background())
-	if err != nil {
-		t.Fatalf("create execution: %v", err)
+	res := c.Do(http.MethodPost, "/api/marketplace/"+f.agentID+"/execute", map[string]any{"input": input})
+	if res.Status != http.StatusOK && res.Status != http.StatusCreated {
+		t.Fatalf("execute %q: %d %s", input, res.Status, res.Body)
+	}
+	id, _ := res.JSON(t)["executionId"].(string)
+	return f.reload(t, id)
+}
+
+// paid runs a paid execution for the caller that completes; its payment is
+// held and its review open.
+func (f *fixture) paid(t *testing.T, c *servertest.Caller) *ent.Execution {
+	t.Helper()
+	ex := f.execute(t, c, "Scout the battery market\nThree sources please")
+	if ex.Status != execution.StatusCompleted || ex.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
+		t.Fatalf("paid execution %s, hold %s", ex.Status, ex.PaymentHoldStatus)
 	}
 	return ex
+}
+
+// hold is the ledger's hold of an execution.
+func (f *fixture) hold(t *testing.T, execID string) string {
+	t.Helper()
+	h, err := f.s.DB.PaymentHold.Query().Where(paymenthold.ExecutionID(execID)).Only(context.Background())
+	if err != nil {
+		t.Fatalf("hold of %s: %v", execID, err)
+	}
+	return string(h.Status)
 }
 
 // finish runs the engine's Finished hook in a transaction of its own, as the

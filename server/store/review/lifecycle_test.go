@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,17 +25,16 @@ func TestDeliveryOpensTheReview(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
 	ctx := context.Background()
-	ex := f.paid(t, f.ann.ID)
-	f.finish(t, ex)
+	ex := f.paid(t, f.api)
 	now := f.s.Clock.Now()
 
 	got := f.reload(t, ex.ID)
 	if got.ReviewStatus == nil || *got.ReviewStatus != execution.ReviewStatusPendingReview ||
-		!got.ReviewWidgetShownAt.Equal(now) || got.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
+		!got.ReviewWidgetShownAt.Equal(now) || got.PaymentHoldStatus != execution.PaymentHoldStatusHeld || f.hold(t, ex.ID) != "held" {
 		t.Fatalf("after delivery: review %v shown %v hold %s", got.ReviewStatus, got.ReviewWidgetShownAt, got.PaymentHoldStatus)
 	}
 	doc, err := f.s.DB.Document.Query().Where(document.ExecutionID(ex.ID)).Only(ctx)
-	if err != nil || doc.UserID != f.ann.ID || doc.Content != "Three sources: A, B, C" || doc.Source != "marketplace" ||
+	if err != nil || doc.UserID != f.ann.ID || doc.Content != "Result for Scout the battery market\nThree sources please" || doc.Source != "marketplace" ||
 		*doc.SharedBy != "Research Scout" {
 		t.Fatalf("shared document %+v %v", doc, err)
 	}
@@ -43,7 +43,7 @@ func TestDeliveryOpensTheReview(t *testing.T) {
 	_ = json.Unmarshal([]byte(it.Metadata), &meta)
 	widgets, _ := meta["widgets"].([]any)
 	if it.UserID != f.ann.ID || it.TaskOrigin != queueitem.TaskOriginMarketplace || it.Status != queueitem.StatusDoneToday ||
-		*it.Result != "Three sources: A, B, C" || it.Title != "Research Scout: Scout the battery market" ||
+		*it.Result != doc.Content || it.Title != "Research Scout: Scout the battery market" ||
 		meta["documentId"] != doc.ID || len(widgets) != 1 || widgets[0].(map[string]any)["type"] != "choice_card" {
 		t.Fatalf("queue item %+v meta %v", it, meta)
 	}
@@ -65,18 +65,16 @@ func TestDeliveryOpensTheReview(t *testing.T) {
 	}
 
 	// A failed execution is delivered as blocked, with no review.
-	failed := f.paid(t, f.ann.ID)
-	failed = f.s.DB.Execution.UpdateOne(failed).SetStatus(execution.StatusFailed).ClearOutput().
-		SetPaymentHoldStatus(execution.PaymentHoldStatusReleased).SaveX(ctx)
-	f.finish(t, failed)
+	failed := f.execute(t, f.api, "please fail")
+	if failed.Status != execution.StatusFailed || failed.PaymentHoldStatus != execution.PaymentHoldStatusReleased {
+		t.Fatalf("failed run %s hold %s", failed.Status, failed.PaymentHoldStatus)
+	}
 	if it := f.delivery(t, failed.ID); it.Status != queueitem.StatusBlocked || f.reload(t, failed.ID).ReviewStatus != nil {
 		t.Fatalf("failed delivery %+v", it)
 	}
 	// One's own agent: nothing to deliver or review.
-	own := f.paid(t, f.bob.ID)
-	own = f.s.DB.Execution.UpdateOne(own).SetIsOwnAgent(true).SetTaskOrigin(execution.TaskOriginOwner).SaveX(ctx)
-	f.finish(t, own)
-	if f.reload(t, own.ID).ReviewStatus != nil || f.s.DB.QueueItem.Query().Where(queueitem.ExecutionID(own.ID)).ExistX(ctx) {
+	own := f.execute(t, f.bobAPI, "own run")
+	if !own.IsOwnAgent || own.Status != execution.StatusCompleted || f.reload(t, own.ID).ReviewStatus != nil || f.s.DB.QueueItem.Query().Where(queueitem.ExecutionID(own.ID)).ExistX(ctx) {
 		t.Fatal("own-agent run was put in review")
 	}
 }
@@ -89,8 +87,7 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
 	ctx := context.Background()
-	ex := f.paid(t, f.ann.ID)
-	f.finish(t, ex)
+	ex := f.paid(t, f.api)
 	f.s.Clock.Advance(time.Hour)
 	res := f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "confirm", "executionId": ex.ID,
 		"rating": 4, "feedback": " Good sources ", "quality": map[string]any{"relevance": 5, "completeness": 3}})
@@ -107,7 +104,7 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 		t.Fatalf("quality %v", q)
 	}
 	got := f.reload(t, ex.ID)
-	if !got.ReviewedAt.Equal(f.s.Clock.Now()) || *got.Relevance != 5 || got.Coherence != nil {
+	if !got.ReviewedAt.Equal(f.s.Clock.Now()) || *got.Relevance != 5 || got.Coherence != nil || f.hold(t, ex.ID) != "captured" {
 		t.Fatalf("stored %+v", got)
 	}
 	agent := f.s.DB.StoreAgent.GetX(ctx, f.agentID)
@@ -132,9 +129,8 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 
 	// Over Connect, with a session-less key: confirm without rating leaves the
 	// average alone; carol's confirmation counts in bob's reputation.
-	carolKey := f.carol.NewKey("carol-agent", "store")
-	ex2 := f.paid(t, f.carol.ID)
-	f.finish(t, ex2)
+	carolKey := f.carol.NewKey("carol-connect", "store")
+	ex2 := f.paid(t, f.carolAPI)
 	out, err := f.client(carolKey).StoreLifecycle(ctx, &switchboardv1.StoreLifecycleRequest{Action: "confirm", ExecutionId: ex2.ID})
 	if err != nil || out.GetExecution().GetReviewStatus() != "confirmed" || out.GetExecution().Rating != nil {
 		t.Fatalf("connect confirm: %v %v", out, err)
@@ -148,29 +144,45 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 }
 
 // Document 2 "Execution status and review": deny (reason, optional
-// category) → denied, hold released; the provider's reputation falls.
-func TestDenyReleases(t *testing.T) {
+// category) → denied, hold released; a new execution is queued at the back
+// of the agent's queue (no priority boost); the provider's reputation falls.
+func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
 	ctx := context.Background()
-	good := f.paid(t, f.carol.ID)
-	f.finish(t, good)
-	carol := f.s.WithKey(f.carol.NewKey("carol-agent", "store"))
-	if res := carol.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "confirm", "executionId": good.ID, "rating": 5}); res.Status != http.StatusOK {
+	good := f.paid(t, f.carolAPI)
+	if res := f.carolAPI.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "confirm", "executionId": good.ID, "rating": 5}); res.Status != http.StatusOK {
 		t.Fatalf("carol confirms: %d %s", res.Status, res.Body)
 	}
-	ex := f.paid(t, f.ann.ID)
-	f.finish(t, ex)
+	ex := f.paid(t, f.api)
+
+	// Carol's next task holds the agent; her third waits in the queue.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.carolAPI.Do(http.MethodPost, "/api/marketplace/"+f.agentID+"/execute", map[string]any{"input": "hold this"})
+	}()
+	waitFor(t, "the agent to hold", nil, func() bool { return slices.Contains(f.agent.received(), "hold this") })
+	waiting := f.execute(t, f.carolAPI, "after the held one")
+	if waiting.Status != execution.StatusQueued || *waiting.QueuePosition != 1 {
+		t.Fatalf("carol's third: %s at %v", waiting.Status, waiting.QueuePosition)
+	}
+
 	// Deny with the session (same origin).
 	res := f.ann.Session.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": ex.ID,
 		"reason": "Off topic", "category": "off_topic"})
 	if res.Status != http.StatusOK {
 		t.Fatalf("deny: %d %s", res.Status, res.Body)
 	}
-	e := res.JSON(t)["execution"].(map[string]any)
+	body := res.JSON(t)
+	e, again := body["execution"].(map[string]any), body["requeued"].(map[string]any)
 	if e["reviewStatus"] != "denied" || e["paymentHoldStatus"] != "released" || e["denialReason"] != "Off topic" ||
-		e["denialCategory"] != "off_topic" {
+		e["denialCategory"] != "off_topic" || f.hold(t, ex.ID) != "released" {
 		t.Fatalf("deny answer %s", res.Body)
+	}
+	if again["status"] != "queued" || again["queuePosition"] != float64(2) || again["input"] != ex.Input ||
+		again["executionId"] == ex.ID || again["paymentHoldStatus"] != "none" {
+		t.Fatalf("requeued %v", again)
 	}
 	bob := f.s.DB.UserReputation.Query().Where(userreputation.UserID(f.bob.ID)).OnlyX(ctx)
 	// One confirmed (5 stars) and one denied: 20 × 5 × 1/2.
@@ -180,6 +192,20 @@ func TestDenyReleases(t *testing.T) {
 	if ann := f.s.DB.UserReputation.Query().Where(userreputation.UserID(f.ann.ID)).OnlyX(ctx); ann.AvgRating != nil || ann.ReviewsGiven != 1 {
 		t.Fatalf("ann %+v", ann)
 	}
+
+	// The agent is free again: carol's queued task runs first, then ann's
+	// requeued one, which is delivered and in review like the first.
+	f.agent.free()
+	<-done
+	id := again["executionId"].(string)
+	waitFor(t, "the requeued execution to finish", nil, func() bool { return f.reload(t, id).Status == execution.StatusCompleted })
+	calls := f.agent.received()
+	if len(calls) < 2 || calls[len(calls)-2] != "after the held one" || calls[len(calls)-1] != ex.Input {
+		t.Fatalf("agent calls %q", calls)
+	}
+	if g := f.reload(t, id); *g.ReviewStatus != execution.ReviewStatusPendingReview || g.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
+		t.Fatalf("requeued after running %+v", g)
+	}
 }
 
 // Document 2: 48 hours elapsed → confirmed (auto), payment captured;
@@ -187,8 +213,7 @@ func TestDenyReleases(t *testing.T) {
 func TestAutoConfirmOnTheClock(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
-	ex := f.paid(t, f.ann.ID)
-	f.finish(t, ex)
+	ex := f.paid(t, f.api)
 	f.s.Clock.Advance(48*time.Hour - time.Minute)
 	time.Sleep(100 * time.Millisecond)
 	if g := f.reload(t, ex.ID); *g.ReviewStatus != execution.ReviewStatusPendingReview {
@@ -198,7 +223,8 @@ func TestAutoConfirmOnTheClock(t *testing.T) {
 		return *f.reload(t, ex.ID).ReviewStatus == execution.ReviewStatusConfirmed
 	})
 	g := f.reload(t, ex.ID)
-	if g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured || g.ReviewedAt.Before(g.ReviewWidgetShownAt.Add(48*time.Hour)) || g.Rating != nil {
+	if g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured || g.ReviewedAt.Before(g.ReviewWidgetShownAt.Add(48*time.Hour)) || g.Rating != nil ||
+		f.hold(t, ex.ID) != "captured" {
 		t.Fatalf("auto-confirmed %+v", g)
 	}
 }
@@ -209,10 +235,9 @@ func TestSweep(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
 	f.s.App.Review.Timer.Close() // so that only the sweep confirms
-	overdue, open := f.paid(t, f.ann.ID), f.paid(t, f.carol.ID)
-	f.finish(t, overdue)
+	overdue := f.paid(t, f.api)
 	f.s.Clock.Advance(47 * time.Hour)
-	f.finish(t, open)
+	open := f.paid(t, f.carolAPI)
 	anon := f.s.Anonymous()
 	res := anon.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "sweep"})
 	if res.Status != http.StatusOK || res.JSON(t)["confirmed"] != float64(0) {
@@ -223,7 +248,8 @@ func TestSweep(t *testing.T) {
 	if res.Status != http.StatusOK || res.JSON(t)["confirmed"] != float64(1) || res.JSON(t)["execution"] != nil {
 		t.Fatalf("sweep: %d %s", res.Status, res.Body)
 	}
-	if g := f.reload(t, overdue.ID); *g.ReviewStatus != execution.ReviewStatusConfirmed || g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured {
+	if g := f.reload(t, overdue.ID); *g.ReviewStatus != execution.ReviewStatusConfirmed || g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured ||
+		f.hold(t, overdue.ID) != "captured" {
 		t.Fatalf("overdue %+v", g)
 	}
 	if g := f.reload(t, open.ID); *g.ReviewStatus != execution.ReviewStatusPendingReview || g.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
@@ -241,8 +267,7 @@ func TestSweep(t *testing.T) {
 func TestRestartKeepsTheWindow(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
-	ex := f.paid(t, f.ann.ID)
-	f.finish(t, ex)
+	ex := f.paid(t, f.api)
 	f.s.App.Close() // the first process stops
 	f.s.Clock.Advance(49 * time.Hour)
 	time.Sleep(100 * time.Millisecond)
@@ -253,7 +278,7 @@ func TestRestartKeepsTheWindow(t *testing.T) {
 	waitFor(t, "auto-confirm after restart", nil, func() bool {
 		return *f.reload(t, ex.ID).ReviewStatus == execution.ReviewStatusConfirmed
 	})
-	if g := f.reload(t, ex.ID); g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured {
+	if g := f.reload(t, ex.ID); g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured || f.hold(t, ex.ID) != "captured" {
 		t.Fatalf("after restart %+v", g)
 	}
 }

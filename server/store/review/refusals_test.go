@@ -42,11 +42,12 @@ func (f *fixture) snapshot(t *testing.T, id string) snapshot {
 func TestLifecycleRefusalsWriteNothing(t *testing.T) {
 	f := newFixture(t)
 	t.Parallel()
-	ex := f.paid(t, f.ann.ID)
-	f.finish(t, ex)
-	notInReview := f.paid(t, f.ann.ID) // completed, never delivered
+	ex := f.paid(t, f.api)
+	notInReview := f.execute(t, f.api, "please fail") // failed: never in review
 	before := f.snapshot(t, ex.ID)
 	queueKey := f.s.WithKey(f.ann.NewKey("queue-only", "queue"))
+	// carol's completed run, for the isolation cases.
+	carols := f.paid(t, f.carolAPI)
 	noOrigin := f.ann.Session
 	long := strings.Repeat("x", 2001)
 	for _, tc := range []struct {
@@ -74,6 +75,7 @@ func TestLifecycleRefusalsWriteNothing(t *testing.T) {
 		{"not in review", "ann", map[string]any{"action": "confirm", "executionId": notInReview.ID}, 400},
 		{"unknown execution", "ann", map[string]any{"action": "confirm", "executionId": "cnope"}, 404},
 		{"another account's execution", "bob", map[string]any{"action": "confirm", "executionId": ex.ID}, 404},
+		{"another requester's execution", "ann", map[string]any{"action": "confirm", "executionId": carols.ID}, 404},
 		{"another account's execution (deny)", "bob", map[string]any{"action": "deny", "executionId": ex.ID, "reason": "x"}, 404},
 		{"no credentials", "anon", map[string]any{"action": "confirm", "executionId": ex.ID}, 401},
 		{"key without the store scope", "queue", map[string]any{"action": "confirm", "executionId": ex.ID}, 403},

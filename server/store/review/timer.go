@@ -42,6 +42,8 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 		if err != nil {
 			return confirmed, time.Time{}, apperr.Internal(err)
 		}
+		var failed error
+		progress := false
 		for _, ex := range due {
 			err := s.DB.InTx(ctx, func(tx *ent.Tx) error {
 				_, err := s.confirmTx(ctx, tx, ex, confirmation{})
@@ -51,13 +53,20 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 			switch {
 			case err == nil:
 				confirmed++
+				progress = true
 			case errors.As(err, &ae) && ae.Kind == apperr.KindIllegalMove:
-				// reviewed meanwhile
+				progress = true // reviewed meanwhile
 			default:
-				return confirmed, time.Time{}, err
+				// One that cannot be settled (its payment provider refuses)
+				// must not hold back the others; it is tried again next time.
+				s.Log.ErrorContext(ctx, "store review: auto-confirm", "execution", ex.ID, "err", err)
+				failed = err
 			}
 		}
-		if len(due) < sweepBatch {
+		if len(due) < sweepBatch || !progress {
+			if failed != nil && confirmed == 0 {
+				return 0, time.Time{}, failed
+			}
 			break
 		}
 	}
