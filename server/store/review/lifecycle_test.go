@@ -22,8 +22,8 @@ import (
 // deliveries go as a shared document to the requester plus a queue
 // callback"); "Events": card activity capability_executed.
 func TestDeliveryOpensTheReview(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	ex := f.paid(t, f.api)
 	now := f.s.Clock.Now()
@@ -84,8 +84,8 @@ func TestDeliveryOpensTheReview(t *testing.T) {
 // and both parties' reputation ("Other records": User reputation) are
 // recalculated.
 func TestConfirmCapturesAndRecalculates(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	ex := f.paid(t, f.api)
 	f.s.Clock.Advance(time.Hour)
@@ -147,8 +147,8 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 // category) → denied, hold released; a new execution is queued at the back
 // of the agent's queue (no priority boost); the provider's reputation falls.
 func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	good := f.paid(t, f.carolAPI)
 	if res := f.carolAPI.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "confirm", "executionId": good.ID, "rating": 5}); res.Status != http.StatusOK {
@@ -211,8 +211,8 @@ func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 // Document 2: 48 hours elapsed → confirmed (auto), payment captured;
 // RULINGS "Store, federation, MCP, A2A": the review timer is durable.
 func TestAutoConfirmOnTheClock(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ex := f.paid(t, f.api)
 	f.s.Clock.Advance(48*time.Hour - time.Minute)
 	time.Sleep(100 * time.Millisecond)
@@ -232,8 +232,8 @@ func TestAutoConfirmOnTheClock(t *testing.T) {
 // Document 2 "Agent store": {action: sweep} needs no credentials and
 // auto-confirms overdue reviews, answering how many.
 func TestSweep(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	f.s.App.Review.Timer.Close() // so that only the sweep confirms
 	overdue := f.paid(t, f.api)
 	f.s.Clock.Advance(47 * time.Hour)
@@ -265,8 +265,8 @@ func TestSweep(t *testing.T) {
 // RULINGS "Store, federation, MCP, A2A": timers survive a restart. A window
 // left open by a stopped process is confirmed by the next one's timer.
 func TestRestartKeepsTheWindow(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ex := f.paid(t, f.api)
 	f.s.App.Close() // the first process stops
 	f.s.Clock.Advance(49 * time.Hour)

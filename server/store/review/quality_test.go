@@ -16,8 +16,8 @@ import (
 // listing's quality score is the mean weight mapped onto 0–100; a session or
 // no key is refused; bad input writes nothing.
 func TestAgentQualitySignals(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ctx := context.Background()
 	res := f.api.Do(http.MethodPost, "/api/agent-quality", map[string]any{"agentId": f.agentID, "signal": "no_correction",
 		"metadata": `{"taskId":"t1"}`})

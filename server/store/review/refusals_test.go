@@ -40,8 +40,8 @@ func (f *fixture) snapshot(t *testing.T, id string) snapshot {
 // keys, sessions"); confirm and deny need a key with the store scope or a
 // session (with the CSRF rule), while sweep needs nothing.
 func TestLifecycleRefusalsWriteNothing(t *testing.T) {
-	f := newFixture(t)
 	t.Parallel()
+	f := newFixture(t)
 	ex := f.paid(t, f.api)
 	notInReview := f.execute(t, f.api, "please fail") // failed: never in review
 	before := f.snapshot(t, ex.ID)
