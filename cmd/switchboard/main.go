@@ -21,6 +21,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
@@ -94,6 +95,8 @@ type options struct {
 	allowPrivate  bool
 	dbMaxConns    int
 	reviewPolicy  store.ReviewPolicy
+	// publicURL is the instance's address as store agents reach it.
+	publicURL string
 	// secretKey seals stored secrets; nil when none is configured.
 	secretKey []byte
 }
@@ -138,6 +141,8 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 		"let webhooks reach private, loopback and link-local addresses (SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS)")
 	policy := fs.String("review-policy", env("SWITCHBOARD_REVIEW_POLICY", string(store.ZeroGate)),
 		"store review policy: zero-gate or review (SWITCHBOARD_REVIEW_POLICY)")
+	fs.StringVar(&o.publicURL, "public-url", env("SWITCHBOARD_PUBLIC_URL", ""),
+		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
 		"file holding the instance key that encrypts stored agent credentials: 32 random bytes in base64 or hex "+
 			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY)")
@@ -148,6 +153,11 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.reviewPolicy, err = store.ParsePolicy(*policy); err != nil {
 		return o, err
+	}
+	if o.publicURL != "" {
+		if _, err := egress.ParseURL(o.publicURL); err != nil {
+			return o, fmt.Errorf("--public-url: %w", err)
+		}
 	}
 	if o.secretKey, err = secretKey(*keyFile, env("SWITCHBOARD_SECRET_KEY", "")); err != nil {
 		return o, err
@@ -254,6 +264,7 @@ func serve(args []string, stderr io.Writer) error {
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
+		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
 	})
 	if err != nil {
 		return err

@@ -289,6 +289,13 @@ func TestParseServeStoreOptions(t *testing.T) {
 	if _, err := parseServe([]string{"--review-policy", "lenient"}, io.Discard); err == nil {
 		t.Error("an unknown review policy was accepted")
 	}
+	// The store's callback and approve URLs (docs/decisions.md, "Store executions").
+	if o, err = parseServe([]string{"--public-url", "https://sb.example.com"}, io.Discard); err != nil || o.publicURL != "https://sb.example.com" {
+		t.Fatalf("--public-url: %q %v", o.publicURL, err)
+	}
+	if _, err := parseServe([]string{"--public-url", "sb.example.com"}, io.Discard); err == nil {
+		t.Error("a public URL without a scheme was accepted")
+	}
 	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "")
 
 	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // 32 bytes

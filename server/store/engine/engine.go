@@ -18,9 +18,10 @@
 //
 // Everything the engine waits for is in the database, so it is durable
 // (RULINGS: timers survive a restart): Start sends running executions that
-// took the lock but were never sent (dispatched_at null), promotes queues
-// whose lock is free, and a sweep on the injected clock times out running
-// executions past started_at + the listing's executionTimeout.
+// took the lock but were never sent (dispatched_at null), and a sweep on the
+// injected clock times out running executions past started_at + the
+// listing's executionTimeout (a quote nobody decides included) and promotes
+// queues whose lock is free.
 //
 // Hooks for the other store work:
 //   - Finished(ctx, tx, ex) runs inside the transaction that records

@@ -21,6 +21,11 @@ func (e *Engine) Start(ctx context.Context) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		// Only at start: nothing of this process is in flight yet, so a
+		// running execution never sent is one a stopped process left.
+		if err := e.resend(e.bg); err != nil && e.bg.Err() == nil {
+			e.log().Error("store executions: recovery", "err", err)
+		}
 		e.Sweep(e.bg)
 		t := e.Clock.NewTicker(every)
 		defer t.Stop()
@@ -43,14 +48,14 @@ func (e *Engine) Stop() {
 	e.wg.Wait()
 }
 
-// Sweep is one pass of recovery and timeouts; exported for tests and
-// operators that drive it themselves.
+// Sweep is one pass: timeouts, then the queues of free agents; exported for
+// tests and operators that drive it themselves.
 func (e *Engine) Sweep(ctx context.Context) {
 	if err := e.sweepTimeouts(ctx); err != nil && ctx.Err() == nil {
 		e.log().Error("store executions: timeout sweep", "err", err)
 	}
-	if err := e.recover(ctx); err != nil && ctx.Err() == nil {
-		e.log().Error("store executions: recovery", "err", err)
+	if err := e.promoteFree(ctx); err != nil && ctx.Err() == nil {
+		e.log().Error("store executions: queue promotion", "err", err)
 	}
 }
 
@@ -75,15 +80,21 @@ func (e *Engine) sweepTimeouts(ctx context.Context) error {
 	return nil
 }
 
-// recover sends running executions that were never sent and promotes the
-// queues of free agents.
-func (e *Engine) recover(ctx context.Context) error {
+// resend sends running executions that took the lock but were never sent
+// (including an approved quote's real run).
+func (e *Engine) resend(ctx context.Context) error {
 	unsent, err := e.DB.Execution.Query().Where(execution.StatusEQ(execution.StatusRunning), execution.DispatchedAtIsNil(),
-		execution.PricingPhaseIsNil()).IDs(ctx)
+		execution.Or(execution.PricingPhaseIsNil(), execution.PricingPhaseEQ(PhaseApproved))).IDs(ctx)
 	if err != nil {
 		return err
 	}
 	e.sendAll(unsent)
+	return nil
+}
+
+// promoteFree promotes the queues of agents whose lock is free (a Requeue
+// nobody kicked, or a promotion lost with a stopped process).
+func (e *Engine) promoteFree(ctx context.Context) error {
 	free, err := e.DB.Execution.Query().Where(execution.StatusEQ(execution.StatusQueued),
 		execution.HasStoreAgentWith(storeagent.CurrentExecutionIDIsNil())).
 		Unique(true).Select(execution.FieldAgentID).Strings(ctx)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,4 +204,22 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// "Circuit breaker states" through the engine: after 5 failed executions
+// of one endpoint the next is failed at once without calling the agent.
+func TestBreakerFastRejectsExecutions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := newAgent(t, func(c call, w http.ResponseWriter) { writeJSON(w, 503, map[string]any{"error": "down"}) })
+	id := f.listing(t, a.URL, nil)
+	for i := range 5 {
+		if _, out := f.execute(t, f.req, id, map[string]any{"input": "x"}); out["status"] != "failed" {
+			t.Fatalf("failure %d: %v", i+1, out)
+		}
+	}
+	_, out := f.execute(t, f.req, id, map[string]any{"input": "x"})
+	if out["status"] != "failed" || !strings.Contains(out["error"].(string), "circuit breaker open") || len(a.received()) != 5 {
+		t.Errorf("sixth: %v, agent calls %d", out, len(a.received()))
+	}
 }

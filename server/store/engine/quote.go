@@ -31,13 +31,15 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 	}
 	var next []string
 	err := e.DB.InTx(ctx, func(tx *ent.Tx) error {
+		// The listing's lock first, so the state read below is current
+		// (a sweep's timeout or another decision may be finishing it).
+		if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
+			return apperr.Internal(err)
+		}
 		ex, err := tx.Execution.Query().Where(execution.ID(executionID), execution.UserID(userID), execution.AgentID(agentID)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return apperr.NotFound("execution %q not found among your executions of agent %q", executionID, agentID)
 		} else if err != nil {
-			return apperr.Internal(err)
-		}
-		if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
 			return apperr.Internal(err)
 		}
 		if ex.Status != execution.StatusRunning || ex.PricingPhase == nil || *ex.PricingPhase != PhaseQuoted {
@@ -48,7 +50,9 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 			return internal(err)
 		}
 		now := e.now()
-		ex, err = ex.Update().SetPricingPhase(PhaseApproved).SetUpdatedAt(now).Save(ctx)
+		// dispatched_at cleared: the real run is not sent yet, and a restart
+		// before it is sent sends it (recover).
+		ex, err = ex.Update().SetPricingPhase(PhaseApproved).ClearDispatchedAt().SetUpdatedAt(now).Save(ctx)
 		if err != nil || ex.IsOwnAgent {
 			return internal(err)
 		}

@@ -32,6 +32,8 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
+	// An approved quote's real run, also when a restart sends it.
+	approved = approved || (ex.PricingPhase != nil && *ex.PricingPhase == PhaseApproved)
 	call, err := e.call(ex, agent, approved)
 	if err != nil {
 		// A credential that no longer opens is the listing's fault: the

@@ -52,7 +52,8 @@ type Authorization struct {
 // out after it commits.
 type Provider interface {
 	// Method resolves a requested payment method ("" for the default) to
-	// the id to hold with; ErrUnknownMethod when it is not the payer's.
+	// the id to hold with; ErrUnknownMethod when it is not the payer's. tx
+	// is nil for the check made before a transaction starts.
 	Method(ctx context.Context, tx *ent.Tx, payerID, requested string) (string, error)
 	Authorize(ctx context.Context, tx *ent.Tx, a Authorization) error
 	Capture(ctx context.Context, tx *ent.Tx, executionID string) error
