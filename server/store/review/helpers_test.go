@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/servertest"
+	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
 
 // agent is a fake store agent on loopback (outside the machine in real
@@ -31,10 +32,12 @@ type agent struct {
 	mu      sync.Mutex
 	got     []string
 	release chan struct{}
+	// Callback tokens of the tasks it accepted to finish later, by execution.
+	tokens map[string]string
 }
 
 func newAgent(t *testing.T) *agent {
-	a := &agent{release: make(chan struct{})}
+	a := &agent{release: make(chan struct{}), tokens: map[string]string{}}
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Message string }
 		_ = json.NewDecoder(r.Body).Decode(&body)
@@ -49,6 +52,13 @@ func newAgent(t *testing.T) *agent {
 			return
 		case strings.Contains(body.Message, "hold"):
 			<-a.release
+		case strings.Contains(body.Message, "later"):
+			a.mu.Lock()
+			a.tokens[r.Header.Get(dispatch.HeaderExecutionID)] = r.Header.Get(dispatch.HeaderCallbackToken)
+			a.mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write([]byte(`{"status":"accepted"}`))
+			return
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"output": "Result for " + body.Message})
 	}))
@@ -207,4 +217,10 @@ func (f *fixture) restart(t *testing.T) *server.App {
 	}
 	t.Cleanup(app.Close)
 	return app
+}
+
+func (a *agent) token(execID string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.tokens[execID]
 }

@@ -282,3 +282,33 @@ func TestRestartKeepsTheWindow(t *testing.T) {
 		t.Fatalf("after restart %+v", g)
 	}
 }
+
+// Document 2 "Agent store" (callback): a result an agent delivers later
+// through POST /api/marketplace/callback is delivered and opens the review
+// like a synchronous one.
+func TestAsyncResultOpensTheReview(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	res := f.api.Do(http.MethodPost, "/api/marketplace/"+f.agentID+"/execute", map[string]any{"input": "Do it later"})
+	id, _ := res.JSON(t)["executionId"].(string)
+	if res.Status != http.StatusOK || res.JSON(t)["status"] != "running" {
+		t.Fatalf("accepted: %d %s", res.Status, res.Body)
+	}
+	if f.reload(t, id).ReviewStatus != nil {
+		t.Fatal("in review before the result arrived")
+	}
+	f.s.Clock.Advance(time.Minute)
+	cb := f.s.Anonymous().Do(http.MethodPost, "/api/marketplace/callback",
+		map[string]any{"executionId": id, "callbackToken": f.agent.token(id), "output": "Late result"})
+	if cb.Status != http.StatusOK {
+		t.Fatalf("callback: %d %s", cb.Status, cb.Body)
+	}
+	g := f.reload(t, id)
+	if g.Status != execution.StatusCompleted || *g.ReviewStatus != execution.ReviewStatusPendingReview ||
+		!g.ReviewWidgetShownAt.Equal(f.s.Clock.Now()) || g.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
+		t.Fatalf("after the callback %+v", g)
+	}
+	if it := f.delivery(t, id); *it.Result != "Late result" || it.Status != queueitem.StatusDoneToday {
+		t.Fatalf("delivery %+v", it)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -40,6 +41,13 @@ func TestAgentQualitySignals(t *testing.T) {
 		t.Fatalf("listing %v %d", agent.QualityScore, agent.QualitySignalCount)
 	}
 
+	// A listing of carol's that is disabled is not found for others.
+	res = f.carolAPI.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Hidden", "endpointUrl": f.agent.URL})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("carol's listing: %d %s", res.Status, res.Body)
+	}
+	hidden := res.JSON(t)["agent"].(map[string]any)["id"].(string)
+	f.s.DB.StoreAgent.UpdateOneID(hidden).SetStatus(storeagent.StatusDisabled).ExecX(ctx)
 	before := f.s.DB.AgentQualitySignal.Query().CountX(ctx)
 	queueKey := f.s.WithKey(f.ann.NewKey("queue-only", "queue"))
 	for _, tc := range []struct {
@@ -58,6 +66,7 @@ func TestAgentQualitySignals(t *testing.T) {
 		{"metadata not JSON", "ann", map[string]any{"agentId": f.agentID, "signal": "no_correction", "metadata": "{"}, 400},
 		{"metadata as an object", "ann", map[string]any{"agentId": f.agentID, "signal": "no_correction", "metadata": map[string]any{"a": 1}}, 400},
 		{"unknown agent", "ann", map[string]any{"agentId": "cnope", "signal": "no_correction"}, 404},
+		{"a disabled listing of another account", "ann", map[string]any{"agentId": hidden, "signal": "no_correction"}, 404},
 		{"own agent", "bob", map[string]any{"agentId": f.agentID, "signal": "payment_completed"}, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
