@@ -42,8 +42,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
-	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -127,7 +127,7 @@ type App struct {
 	// Events is the shared-chat event bus.
 	Events *events.Bus
 	// Review is the store's review lifecycle (the engine's Finished hook).
-	Review  *review.Service
+	Review *review.Service
 	// Engine runs store executions (hooks for the review lifecycle).
 	Engine  *engine.Engine
 	mu      sync.Mutex
