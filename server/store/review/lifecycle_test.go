@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -310,5 +311,40 @@ func TestAsyncResultOpensTheReview(t *testing.T) {
 	}
 	if it := f.delivery(t, id); *it.Result != "Late result" || it.Status != queueitem.StatusDoneToday {
 		t.Fatalf("delivery %+v", it)
+	}
+}
+
+// Document 2 "Execution status and review": a review ends once. A confirm
+// and a deny racing for one execution: exactly one applies, and the hold
+// ends in that one's state.
+func TestConfirmAndDenyRace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ex := f.paid(t, f.api)
+	var wg sync.WaitGroup
+	statuses := make([]int, 2)
+	for i, body := range []map[string]any{
+		{"action": "confirm", "executionId": ex.ID, "rating": 3},
+		{"action": "deny", "executionId": ex.ID, "reason": "Wrong"},
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", body).Status
+		}()
+	}
+	wg.Wait()
+	g := f.reload(t, ex.ID)
+	switch {
+	case statuses[0] == http.StatusOK && statuses[1] == http.StatusBadRequest:
+		if *g.ReviewStatus != execution.ReviewStatusConfirmed || f.hold(t, ex.ID) != "captured" {
+			t.Fatalf("confirm won but %+v", g)
+		}
+	case statuses[1] == http.StatusOK && statuses[0] == http.StatusBadRequest:
+		if *g.ReviewStatus != execution.ReviewStatusDenied || f.hold(t, ex.ID) != "released" || g.Rating != nil {
+			t.Fatalf("deny won but %+v", g)
+		}
+	default:
+		t.Fatalf("statuses %v", statuses)
 	}
 }
