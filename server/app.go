@@ -238,6 +238,7 @@ func New(cfg Config) (*App, error) {
 	eng := svc.execs.Engine
 	svc.review.Payments, svc.review.Requeue, svc.review.Kick = eng, eng.Requeue, eng.Kick
 	eng.Finished = chainFinished(svc.review.Finished, cfg.Executions.Finished)
+	eng.Created = svc.review.Created
 	svc.execs.Engine.Start(context.Background())
 	app.closers = append(app.closers, svc.execs.Engine.Stop)
 	app.Engine = svc.execs.Engine

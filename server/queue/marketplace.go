@@ -14,9 +14,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-// Delivery is a finished store execution handed to its requester's queue
-// (document 2, Isolation: "Marketplace deliveries go as a shared document to
-// the requester plus a queue callback").
+// Delivery is a store execution in its requester's queue (document 2,
+// Isolation: "Marketplace deliveries go as a shared document to the
+// requester plus a queue callback").
 type Delivery struct {
 	UserID      string
 	ExecutionID string
@@ -25,30 +25,22 @@ type Delivery struct {
 	Title     string
 	// The task text.
 	Description string
-	// Completed: the output; otherwise why it failed.
+	// Deliver: the output when Completed, otherwise why it failed.
 	Result    string
 	Completed bool
-	// Metadata is the item's JSON metadata (the shared document, the review
-	// widget).
+	// Metadata is the item's JSON metadata (Track: the execution; Deliver:
+	// the shared document and the review widget, merged over it).
 	Metadata map[string]any
 	At       time.Time
 }
 
-// Deliver writes the requester's queue item for a finished store execution,
-// in tx: task origin marketplace, done_today when it completed (blocked
-// otherwise) with the result, linked to a card like any item, its board rows,
-// a comms message and the card activity capability_executed; pushed to the
-// account's webhook targets with the transaction. Chat streams are not told
-// (the message is in the list): the caller's transaction commits elsewhere.
-func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) {
-	status := queueitem.StatusDoneToday
-	if !d.Completed {
-		status = queueitem.StatusBlocked
-	}
-	title := d.Title
-	if len([]rune(title)) > maxTitle {
-		title = string([]rune(title)[:maxTitle])
-	}
+// Track opens the requester's item for a store execution just made, in tx:
+// task origin marketplace, in_progress (the store has taken the task, running
+// or queued behind the agent's lock), linked to a card with its board rows,
+// an agent_execution_started comms message and activity; pushed to the
+// account's webhook targets with the transaction.
+func Track(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) {
+	title := cutTitle(d.Title)
 	meta, err := encodeMeta(d.Metadata)
 	if err != nil {
 		return nil, err
@@ -61,48 +53,99 @@ func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error
 	}
 	at := d.At.UTC()
 	it := &ent.QueueItem{ID: draft.ID, CreatedAt: at, UpdatedAt: at, UserID: d.UserID, Type: queueitem.TypeTask,
-		Title: title, Description: &d.Description, Priority: queueitem.PriorityMedium, Status: status,
+		Title: title, Description: &d.Description, Priority: queueitem.PriorityMedium, Status: queueitem.StatusInProgress,
 		Source: ptr("marketplace"), Metadata: meta, TaskOrigin: queueitem.TaskOriginMarketplace, CardID: &cardID}
 	if err := insertItem(ctx, tx, it); err != nil {
 		return nil, err
 	}
-	// The columns the create path leaves to later moves.
-	it, err = tx.QueueItem.UpdateOneID(it.ID).SetExecutionID(d.ExecutionID).SetResult(d.Result).
-		SetResultStatus(queueitem.ResultStatus(status)).SetReportedBy(d.AgentName).SetCompletedAt(at).SetUpdatedAt(at).Save(ctx)
+	if it, err = tx.QueueItem.UpdateOneID(it.ID).SetExecutionID(d.ExecutionID).Save(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.move(ctx, it, EventDispatched); err != nil {
+		return nil, err
+	}
+	row, assistant, err := settingsRow(ctx, tx, d.UserID)
 	if err != nil {
 		return nil, err
 	}
-	ev := EventCompleted
-	if !d.Completed {
-		ev = EventFailed
+	if _, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("Started: %s", title), assistant, map[string]any{
+		"type": comms.TypeExecutionStarted, "queueItemId": it.ID, "title": title, "executionId": d.ExecutionID,
+	}); err != nil {
+		return nil, err
 	}
+	if err := activity.Write(ctx, tx, activity.Entry{UserID: d.UserID, Action: "queue_added", Actor: d.AgentName,
+		CardID: cardID, CardIsNew: cardIsNew, Summary: fmt.Sprintf("Queued %q (%s)", title, it.Status),
+		Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status), "executionId": d.ExecutionID}}); err != nil {
+		return nil, err
+	}
+	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at,
+		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}})
+}
+
+// Deliver completes the requester's item of a finished store execution, in
+// tx (the queue callback): done_today with the result when it completed,
+// blocked with the reason otherwise; its board rows, a task_completed comms
+// message, and the card activity capability_executed; pushed to the
+// account's webhook targets with the transaction. An execution without an
+// item (made before tracking) gets one. Chat streams are not told (the
+// caller's transaction commits elsewhere); the message is in the list.
+func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) {
+	it, err := tx.QueueItem.Query().Where(queueitem.UserID(d.UserID), queueitem.ExecutionID(d.ExecutionID)).
+		Order(ent.Desc(queueitem.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		if it, err = Track(ctx, tx, d); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	status, ev := queueitem.StatusDoneToday, EventCompleted
+	if !d.Completed {
+		status, ev = queueitem.StatusBlocked, EventFailed
+	}
+	meta := parseMeta(it.Metadata)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	for k, v := range d.Metadata {
+		meta[k] = v
+	}
+	encoded, err := encodeMeta(meta)
+	if err != nil {
+		return nil, err
+	}
+	at := d.At.UTC()
+	from := string(it.Status)
+	if it, err = tx.QueueItem.UpdateOneID(it.ID).SetStatus(status).SetResult(d.Result).
+		SetResultStatus(queueitem.ResultStatus(status)).SetReportedBy(d.AgentName).SetCompletedAt(at).
+		SetMetadata(encoded).SetUpdatedAt(at).Save(ctx); err != nil {
+		return nil, err
+	}
+	b := bridge{tx, d.UserID, d.AgentName}
 	if err := b.move(ctx, it, ev); err != nil {
 		return nil, err
 	}
-	row, err := tx.Setting.Query().Where(setting.UserID(d.UserID)).Only(ctx)
+	row, assistant, err := settingsRow(ctx, tx, d.UserID)
 	if err != nil {
 		return nil, err
 	}
-	assistant := row.AssistantName
-	if assistant == "" {
-		assistant = defaultAssistant
-	}
-	verb := "Delivered"
+	verb, outcome := "Delivered", "completed"
 	if !d.Completed {
-		verb = "Failed"
+		verb, outcome = "Failed", "failed"
 	}
-	if _, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("%s: %s", verb, title), assistant, map[string]any{
-		"type": comms.TypeTaskCompleted, "queueItemId": it.ID, "title": title, "executionId": d.ExecutionID,
+	if _, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("%s: %s", verb, it.Title), assistant, map[string]any{
+		"type": comms.TypeTaskCompleted, "queueItemId": it.ID, "title": it.Title, "executionId": d.ExecutionID,
 		"status": string(status),
 	}); err != nil {
 		return nil, err
 	}
+	cardID := deref(it.CardID)
 	for _, e := range []activity.Entry{
-		{UserID: d.UserID, Action: "queue_added", Actor: d.AgentName, CardID: cardID, CardIsNew: cardIsNew,
-			Summary:  fmt.Sprintf("Queued %q (%s)", title, status),
-			Metadata: map[string]any{"queueItemId": it.ID, "status": string(status)}},
-		{UserID: d.UserID, Action: "capability_executed", Actor: d.AgentName, CardID: cardID, CardIsNew: cardIsNew,
-			Summary:  fmt.Sprintf("%s ran %q (%s)", d.AgentName, title, map[bool]string{true: "completed", false: "failed"}[d.Completed]),
+		{UserID: d.UserID, Action: "queue_status_changed", Actor: d.AgentName, CardID: cardID,
+			Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, status),
+			Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": string(status)}},
+		{UserID: d.UserID, Action: "capability_executed", Actor: d.AgentName, CardID: cardID,
+			Summary:  fmt.Sprintf("%s ran %q (%s)", d.AgentName, it.Title, outcome),
 			Metadata: map[string]any{"queueItemId": it.ID, "executionId": d.ExecutionID, "completed": d.Completed}},
 	} {
 		if err := activity.Write(ctx, tx, e); err != nil {
@@ -110,7 +153,26 @@ func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error
 		}
 	}
 	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at,
-		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(status)}})
+		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_status_changed", Status: string(status)}})
+}
+
+func settingsRow(ctx context.Context, tx *ent.Tx, userID string) (*ent.Setting, string, error) {
+	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	assistant := row.AssistantName
+	if assistant == "" {
+		assistant = defaultAssistant
+	}
+	return row, assistant, nil
+}
+
+func cutTitle(t string) string {
+	if r := []rune(t); len(r) > maxTitle {
+		return string(r[:maxTitle])
+	}
+	return t
 }
 
 func ptr[T any](v T) *T { return &v }

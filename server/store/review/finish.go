@@ -67,6 +67,25 @@ func (s *Service) Finished(ctx context.Context, tx *ent.Tx, ex *ent.Execution) e
 	return nil
 }
 
+// Created is the engine's hook in the transaction that makes an execution:
+// a marketplace execution of another account's agent opens its requester's
+// queue item (in_progress, task origin marketplace), which Finished completes.
+func (s *Service) Created(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
+		return nil
+	}
+	agent, err := tx.StoreAgent.Get(ctx, ex.AgentID)
+	if err != nil {
+		return fmt.Errorf("review: tracking: %w", err)
+	}
+	meta := map[string]any{"executionId": ex.ID, "agentId": agent.ID, "agentName": agent.Name, "taskOrigin": "marketplace"}
+	if _, err := queue.Track(ctx, tx, queue.Delivery{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
+		Title: fmt.Sprintf("%s: %s", agent.Name, headline(ex.Input)), Description: ex.Input, Metadata: meta, At: s.now()}); err != nil {
+		return fmt.Errorf("review: tracking: %w", err)
+	}
+	return nil
+}
+
 // reviewWidget is the review widget (document 2, "Widget data"): confirm or
 // deny the delivered result.
 func reviewWidget(executionID, agentName string) map[string]any {

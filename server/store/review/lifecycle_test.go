@@ -59,6 +59,11 @@ func TestDeliveryOpensTheReview(t *testing.T) {
 	if n := f.s.DB.ChatMessage.Query().Where(chatmessage.UserID(f.ann.ID), chatmessage.MetadataType("task_completed")).CountX(ctx); n != 1 {
 		t.Fatalf("%d comms callbacks", n)
 	}
+	// The item was opened when the execution was made (one item, started then completed).
+	if n := f.s.DB.ChatMessage.Query().Where(chatmessage.UserID(f.ann.ID), chatmessage.MetadataType("agent_execution_started")).CountX(ctx); n != 1 ||
+		meta["executionId"] != ex.ID || it.ExecutionID == nil || *it.ExecutionID != ex.ID {
+		t.Fatalf("%d started messages; meta %v", n, meta)
+	}
 	// A hook called twice delivers once.
 	f.finish(t, got)
 	if n := f.s.DB.QueueItem.Query().Where(queueitem.ExecutionID(ex.ID)).CountX(ctx); n != 1 {
@@ -169,6 +174,10 @@ func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 		t.Fatalf("carol's third: %s at %v", waiting.Status, waiting.QueuePosition)
 	}
 
+	if it := f.delivery(t, waiting.ID); it.Status != queueitem.StatusInProgress || it.UserID != f.carol.ID || it.TaskOrigin != queueitem.TaskOriginMarketplace {
+		t.Fatalf("queued execution's item %+v", it)
+	}
+
 	// Deny with the session (same origin).
 	res := f.ann.Session.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": ex.ID,
 		"reason": "Off topic", "category": "off_topic"})
@@ -184,6 +193,9 @@ func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 	if again["status"] != "queued" || again["queuePosition"] != float64(2) || again["input"] != ex.Input ||
 		again["executionId"] == ex.ID || again["paymentHoldStatus"] != "none" {
 		t.Fatalf("requeued %v", again)
+	}
+	if it := f.delivery(t, again["executionId"].(string)); it.Status != queueitem.StatusInProgress || it.UserID != f.ann.ID {
+		t.Fatalf("requeued execution's item %+v", it)
 	}
 	bob := f.s.DB.UserReputation.Query().Where(userreputation.UserID(f.bob.ID)).OnlyX(ctx)
 	// One confirmed (5 stars) and one denied: 20 × 5 × 1/2.
@@ -206,6 +218,9 @@ func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 	}
 	if g := f.reload(t, id); *g.ReviewStatus != execution.ReviewStatusPendingReview || g.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
 		t.Fatalf("requeued after running %+v", g)
+	}
+	if it := f.delivery(t, id); it.Status != queueitem.StatusDoneToday {
+		t.Fatalf("requeued execution's item after delivery %+v", it)
 	}
 }
 
