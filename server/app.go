@@ -179,7 +179,7 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
-		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger},
+		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger, Events: bus},
 		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 	}
@@ -231,7 +231,7 @@ func New(cfg Config) (*App, error) {
 	// The review windows' timer; it reads the open windows from the database,
 	// so a restarted server confirms what was left open.
 	timer := svc.review.StartTimer(cfg.Clock)
-	app.closers = append(app.closers, timer.Close)
+	app.closers = append(app.closers, svc.review.Close, timer.Close)
 	app.Review = svc.review
 	// The review lifecycle settles holds and requeues denials through the
 	// engine, and delivers what the engine finishes.

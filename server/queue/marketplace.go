@@ -32,6 +32,9 @@ type Delivery struct {
 	// the shared document and the review widget, merged over it).
 	Metadata map[string]any
 	At       time.Time
+	// Posted, when set, is told of each comms message written, so the caller
+	// can announce it once its transaction has committed.
+	Posted func(*ent.ChatMessage)
 }
 
 // Track opens the requester's item for a store execution just made, in tx:
@@ -68,11 +71,13 @@ func Track(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("Started: %s", title), assistant, map[string]any{
+	m, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("Started: %s", title), assistant, map[string]any{
 		"type": comms.TypeExecutionStarted, "queueItemId": it.ID, "title": title, "executionId": d.ExecutionID,
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
+	d.posted(m)
 	if err := activity.Write(ctx, tx, activity.Entry{UserID: d.UserID, Action: "queue_added", Actor: d.AgentName,
 		CardID: cardID, CardIsNew: cardIsNew, Summary: fmt.Sprintf("Queued %q (%s)", title, it.Status),
 		Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status), "executionId": d.ExecutionID}}); err != nil {
@@ -133,12 +138,14 @@ func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error
 	if !d.Completed {
 		verb, outcome = "Failed", "failed"
 	}
-	if _, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("%s: %s", verb, it.Title), assistant, map[string]any{
+	m, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("%s: %s", verb, it.Title), assistant, map[string]any{
 		"type": comms.TypeTaskCompleted, "queueItemId": it.ID, "title": it.Title, "executionId": d.ExecutionID,
 		"status": string(status),
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
+	d.posted(m)
 	cardID := deref(it.CardID)
 	for _, e := range []activity.Entry{
 		{UserID: d.UserID, Action: "queue_status_changed", Actor: d.AgentName, CardID: cardID,
@@ -154,6 +161,12 @@ func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error
 	}
 	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at,
 		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_status_changed", Status: string(status)}})
+}
+
+func (d Delivery) posted(m *ent.ChatMessage) {
+	if d.Posted != nil {
+		d.Posted(m)
+	}
 }
 
 func settingsRow(ctx context.Context, tx *ent.Tx, userID string) (*ent.Setting, string, error) {

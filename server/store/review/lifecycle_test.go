@@ -363,3 +363,22 @@ func TestConfirmAndDenyRace(t *testing.T) {
 		t.Fatalf("statuses %v", statuses)
 	}
 }
+
+// RULINGS "Queue" (comms messages) and "Shared chat and events": the
+// delivery's comms messages reach the requester's open stream once the
+// engine's transaction has committed.
+func TestDeliveryMessagesReachTheStream(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	st := f.s.WithKey(f.ann.NewKey("ann-chat", "chat")).Stream("/api/v2/shared-chat/stream")
+	st.NextOf("connected")
+	ex := f.paid(t, f.api)
+	for _, want := range []string{"Started: Research Scout: Scout the battery market", "Delivered: Research Scout: Scout the battery market"} {
+		msg, _ := st.NextOf("new_message").JSON(t)["message"].(map[string]any)
+		var meta map[string]any
+		_ = json.Unmarshal([]byte(msg["metadata"].(string)), &meta)
+		if msg["content"] != want || meta["executionId"] != ex.ID {
+			t.Fatalf("message %v, want %q", msg, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -41,11 +43,17 @@ type Service struct {
 	Log      *slog.Logger
 	Payments Payments
 	Requeue  Requeue
+	// Events announces delivery messages on the requester's chat streams;
+	// nil for none.
+	Events queue.Publisher
 	// Kick lets a free agent pick up its queue after a denial committed.
 	Kick func(ctx context.Context, agentID string) error
 	// Timer auto-confirms open reviews when their window ends; Finished
 	// tells it about new ones. Nil: only the sweep confirms them.
 	Timer *Timer
+
+	pubOnce sync.Once
+	pub     *announcer
 }
 
 // maxText bounds feedback and denial reasons, in characters.
