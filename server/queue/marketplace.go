@@ -92,8 +92,8 @@ func Track(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) 
 // blocked with the reason otherwise; its board rows, a task_completed comms
 // message, and the card activity capability_executed; pushed to the
 // account's webhook targets with the transaction. An execution without an
-// item (made before tracking) gets one. Chat streams are not told (the
-// caller's transaction commits elsewhere); the message is in the list.
+// item (made before tracking) gets one. The caller announces the comms
+// messages on chat streams (Posted) once its transaction commits.
 func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) {
 	it, err := tx.QueueItem.Query().Where(queueitem.UserID(d.UserID), queueitem.ExecutionID(d.ExecutionID)).
 		Order(ent.Desc(queueitem.FieldCreatedAt)).First(ctx)
