@@ -38,6 +38,13 @@ func reviewFixtures() []fixture {
 			Action: "deny", Execution: denied, Requeued: requeued,
 		}),
 		single("StoreLifecycleResponse", "sweep", &switchboardv1.StoreLifecycleResponse{Action: "sweep", Confirmed: proto.Int32(2)}),
+		single("GetStoreReputationResponse", "full", &switchboardv1.GetStoreReputationResponse{Reputation: &switchboardv1.UserReputation{
+			TaskEconomyRole: "both", ReputationScore: 67.5, AvgRating: proto.Float64(4.5), AvgProviderRating: proto.Float64(4.5),
+			AvgClientRating: proto.Float64(4), ReviewsReceived: 4, ReviewsGiven: 1,
+			UpdatedAt: timestamppb.New(time.Date(2025, 5, 8, 9, 0, 0, 0, time.UTC))}}),
+		single("GetStoreReputationResponse", "sparse", &switchboardv1.GetStoreReputationResponse{Reputation: &switchboardv1.UserReputation{
+			TaskEconomyRole: "client", ReviewsGiven: 1, UpdatedAt: timestamppb.New(time.Date(2025, 5, 8, 9, 0, 0, 0, time.UTC))}}),
+		single("GetStoreReputationResponse", "none", &switchboardv1.GetStoreReputationResponse{}),
 		single("RecordAgentQualityResponse", "full", &switchboardv1.RecordAgentQualityResponse{
 			Signal: &switchboardv1.AgentQualitySignal{Id: "ckx9q0a1b0000qzrmsignal01", AgentId: "ckx3a0a1b0000qzrmstagent1",
 				Signal: "user_edited", Weight: -0.3, Metadata: proto.String(`{"edits":2}`),

@@ -527,6 +527,192 @@ func (x *AgentQuality) GetSignalCount() int32 {
 	return 0
 }
 
+type GetStoreReputationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStoreReputationRequest) Reset() {
+	*x = GetStoreReputationRequest{}
+	mi := &file_switchboard_v1_store_review_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStoreReputationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStoreReputationRequest) ProtoMessage() {}
+
+func (x *GetStoreReputationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_review_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStoreReputationRequest.ProtoReflect.Descriptor instead.
+func (*GetStoreReputationRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_review_proto_rawDescGZIP(), []int{7}
+}
+
+type GetStoreReputationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Null until the caller took part in a review.
+	Reputation    *UserReputation `protobuf:"bytes,1,opt,name=reputation,proto3,oneof" json:"reputation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetStoreReputationResponse) Reset() {
+	*x = GetStoreReputationResponse{}
+	mi := &file_switchboard_v1_store_review_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetStoreReputationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetStoreReputationResponse) ProtoMessage() {}
+
+func (x *GetStoreReputationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_review_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetStoreReputationResponse.ProtoReflect.Descriptor instead.
+func (*GetStoreReputationResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_review_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GetStoreReputationResponse) GetReputation() *UserReputation {
+	if x != nil {
+		return x.Reputation
+	}
+	return nil
+}
+
+// UserReputation is an account's standing in the task economy.
+type UserReputation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// client, provider or both.
+	TaskEconomyRole string `protobuf:"bytes,1,opt,name=task_economy_role,json=taskEconomyRole,proto3" json:"task_economy_role,omitempty"`
+	// 0 to 100.
+	ReputationScore float64 `protobuf:"fixed64,2,opt,name=reputation_score,json=reputationScore,proto3" json:"reputation_score,omitempty"`
+	// Averages of 1 to 5 stars; absent without ratings.
+	AvgRating         *float64 `protobuf:"fixed64,3,opt,name=avg_rating,json=avgRating,proto3,oneof" json:"avg_rating,omitempty"`
+	AvgProviderRating *float64 `protobuf:"fixed64,4,opt,name=avg_provider_rating,json=avgProviderRating,proto3,oneof" json:"avg_provider_rating,omitempty"`
+	AvgClientRating   *float64 `protobuf:"fixed64,5,opt,name=avg_client_rating,json=avgClientRating,proto3,oneof" json:"avg_client_rating,omitempty"`
+	// Reviews of executions of the caller's agents, and of its requests.
+	ReviewsReceived int32                  `protobuf:"varint,6,opt,name=reviews_received,json=reviewsReceived,proto3" json:"reviews_received,omitempty"`
+	ReviewsGiven    int32                  `protobuf:"varint,7,opt,name=reviews_given,json=reviewsGiven,proto3" json:"reviews_given,omitempty"`
+	UpdatedAt       *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *UserReputation) Reset() {
+	*x = UserReputation{}
+	mi := &file_switchboard_v1_store_review_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserReputation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserReputation) ProtoMessage() {}
+
+func (x *UserReputation) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_review_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserReputation.ProtoReflect.Descriptor instead.
+func (*UserReputation) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_review_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *UserReputation) GetTaskEconomyRole() string {
+	if x != nil {
+		return x.TaskEconomyRole
+	}
+	return ""
+}
+
+func (x *UserReputation) GetReputationScore() float64 {
+	if x != nil {
+		return x.ReputationScore
+	}
+	return 0
+}
+
+func (x *UserReputation) GetAvgRating() float64 {
+	if x != nil && x.AvgRating != nil {
+		return *x.AvgRating
+	}
+	return 0
+}
+
+func (x *UserReputation) GetAvgProviderRating() float64 {
+	if x != nil && x.AvgProviderRating != nil {
+		return *x.AvgProviderRating
+	}
+	return 0
+}
+
+func (x *UserReputation) GetAvgClientRating() float64 {
+	if x != nil && x.AvgClientRating != nil {
+		return *x.AvgClientRating
+	}
+	return 0
+}
+
+func (x *UserReputation) GetReviewsReceived() int32 {
+	if x != nil {
+		return x.ReviewsReceived
+	}
+	return 0
+}
+
+func (x *UserReputation) GetReviewsGiven() int32 {
+	if x != nil {
+		return x.ReviewsGiven
+	}
+	return 0
+}
+
+func (x *UserReputation) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
 var File_switchboard_v1_store_review_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_review_proto_rawDesc = "" +
@@ -587,9 +773,30 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\fAgentQuality\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x14\n" +
 	"\x05score\x18\x02 \x01(\x01R\x05score\x12!\n" +
-	"\fsignal_count\x18\x03 \x01(\x05R\vsignalCount2\xce\x02\n" +
+	"\fsignal_count\x18\x03 \x01(\x05R\vsignalCount\"\x1b\n" +
+	"\x19GetStoreReputationRequest\"p\n" +
+	"\x1aGetStoreReputationResponse\x12C\n" +
+	"\n" +
+	"reputation\x18\x01 \x01(\v2\x1e.switchboard.v1.UserReputationH\x00R\n" +
+	"reputation\x88\x01\x01B\r\n" +
+	"\v_reputation\"\xb9\x03\n" +
+	"\x0eUserReputation\x12*\n" +
+	"\x11task_economy_role\x18\x01 \x01(\tR\x0ftaskEconomyRole\x12)\n" +
+	"\x10reputation_score\x18\x02 \x01(\x01R\x0freputationScore\x12\"\n" +
+	"\n" +
+	"avg_rating\x18\x03 \x01(\x01H\x00R\tavgRating\x88\x01\x01\x123\n" +
+	"\x13avg_provider_rating\x18\x04 \x01(\x01H\x01R\x11avgProviderRating\x88\x01\x01\x12/\n" +
+	"\x11avg_client_rating\x18\x05 \x01(\x01H\x02R\x0favgClientRating\x88\x01\x01\x12)\n" +
+	"\x10reviews_received\x18\x06 \x01(\x05R\x0freviewsReceived\x12#\n" +
+	"\rreviews_given\x18\a \x01(\x05R\freviewsGiven\x129\n" +
+	"\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\r\n" +
+	"\v_avg_ratingB\x16\n" +
+	"\x14_avg_provider_ratingB\x14\n" +
+	"\x12_avg_client_rating2\xf0\x03\n" +
 	"\x12StoreReviewService\x12\x97\x01\n" +
-	"\x0eStoreLifecycle\x12%.switchboard.v1.StoreLifecycleRequest\x1a&.switchboard.v1.StoreLifecycleResponse\"6\xda\xf3\x18\r\b\x01\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/lifecycle\x12\x9d\x01\n" +
+	"\x0eStoreLifecycle\x12%.switchboard.v1.StoreLifecycleRequest\x1a&.switchboard.v1.StoreLifecycleResponse\"6\xda\xf3\x18\r\b\x01\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/lifecycle\x12\x9f\x01\n" +
+	"\x12GetStoreReputation\x12).switchboard.v1.GetStoreReputationRequest\x1a*.switchboard.v1.GetStoreReputationResponse\"2\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/marketplace/reputation\x12\x9d\x01\n" +
 	"\x12RecordAgentQuality\x12).switchboard.v1.RecordAgentQualityRequest\x1a*.switchboard.v1.RecordAgentQualityResponse\"0\xda\xf3\x18\n" +
 	"\x12\x01\x01\x1a\x05store\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/agent-qualityBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
@@ -605,7 +812,7 @@ func file_switchboard_v1_store_review_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_store_review_proto_rawDescData
 }
 
-var file_switchboard_v1_store_review_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_switchboard_v1_store_review_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_switchboard_v1_store_review_proto_goTypes = []any{
 	(*StoreLifecycleRequest)(nil),      // 0: switchboard.v1.StoreLifecycleRequest
 	(*ExecutionQuality)(nil),           // 1: switchboard.v1.ExecutionQuality
@@ -614,26 +821,33 @@ var file_switchboard_v1_store_review_proto_goTypes = []any{
 	(*RecordAgentQualityResponse)(nil), // 4: switchboard.v1.RecordAgentQualityResponse
 	(*AgentQualitySignal)(nil),         // 5: switchboard.v1.AgentQualitySignal
 	(*AgentQuality)(nil),               // 6: switchboard.v1.AgentQuality
-	(*StoreExecution)(nil),             // 7: switchboard.v1.StoreExecution
-	(*timestamppb.Timestamp)(nil),      // 8: google.protobuf.Timestamp
+	(*GetStoreReputationRequest)(nil),  // 7: switchboard.v1.GetStoreReputationRequest
+	(*GetStoreReputationResponse)(nil), // 8: switchboard.v1.GetStoreReputationResponse
+	(*UserReputation)(nil),             // 9: switchboard.v1.UserReputation
+	(*StoreExecution)(nil),             // 10: switchboard.v1.StoreExecution
+	(*timestamppb.Timestamp)(nil),      // 11: google.protobuf.Timestamp
 }
 var file_switchboard_v1_store_review_proto_depIdxs = []int32{
-	1, // 0: switchboard.v1.StoreLifecycleRequest.quality:type_name -> switchboard.v1.ExecutionQuality
-	7, // 1: switchboard.v1.StoreLifecycleResponse.execution:type_name -> switchboard.v1.StoreExecution
-	7, // 2: switchboard.v1.StoreLifecycleResponse.requeued:type_name -> switchboard.v1.StoreExecution
-	1, // 3: switchboard.v1.StoreLifecycleResponse.quality:type_name -> switchboard.v1.ExecutionQuality
-	5, // 4: switchboard.v1.RecordAgentQualityResponse.signal:type_name -> switchboard.v1.AgentQualitySignal
-	6, // 5: switchboard.v1.RecordAgentQualityResponse.quality:type_name -> switchboard.v1.AgentQuality
-	8, // 6: switchboard.v1.AgentQualitySignal.created_at:type_name -> google.protobuf.Timestamp
-	0, // 7: switchboard.v1.StoreReviewService.StoreLifecycle:input_type -> switchboard.v1.StoreLifecycleRequest
-	3, // 8: switchboard.v1.StoreReviewService.RecordAgentQuality:input_type -> switchboard.v1.RecordAgentQualityRequest
-	2, // 9: switchboard.v1.StoreReviewService.StoreLifecycle:output_type -> switchboard.v1.StoreLifecycleResponse
-	4, // 10: switchboard.v1.StoreReviewService.RecordAgentQuality:output_type -> switchboard.v1.RecordAgentQualityResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	1,  // 0: switchboard.v1.StoreLifecycleRequest.quality:type_name -> switchboard.v1.ExecutionQuality
+	10, // 1: switchboard.v1.StoreLifecycleResponse.execution:type_name -> switchboard.v1.StoreExecution
+	10, // 2: switchboard.v1.StoreLifecycleResponse.requeued:type_name -> switchboard.v1.StoreExecution
+	1,  // 3: switchboard.v1.StoreLifecycleResponse.quality:type_name -> switchboard.v1.ExecutionQuality
+	5,  // 4: switchboard.v1.RecordAgentQualityResponse.signal:type_name -> switchboard.v1.AgentQualitySignal
+	6,  // 5: switchboard.v1.RecordAgentQualityResponse.quality:type_name -> switchboard.v1.AgentQuality
+	11, // 6: switchboard.v1.AgentQualitySignal.created_at:type_name -> google.protobuf.Timestamp
+	9,  // 7: switchboard.v1.GetStoreReputationResponse.reputation:type_name -> switchboard.v1.UserReputation
+	11, // 8: switchboard.v1.UserReputation.updated_at:type_name -> google.protobuf.Timestamp
+	0,  // 9: switchboard.v1.StoreReviewService.StoreLifecycle:input_type -> switchboard.v1.StoreLifecycleRequest
+	7,  // 10: switchboard.v1.StoreReviewService.GetStoreReputation:input_type -> switchboard.v1.GetStoreReputationRequest
+	3,  // 11: switchboard.v1.StoreReviewService.RecordAgentQuality:input_type -> switchboard.v1.RecordAgentQualityRequest
+	2,  // 12: switchboard.v1.StoreReviewService.StoreLifecycle:output_type -> switchboard.v1.StoreLifecycleResponse
+	8,  // 13: switchboard.v1.StoreReviewService.GetStoreReputation:output_type -> switchboard.v1.GetStoreReputationResponse
+	4,  // 14: switchboard.v1.StoreReviewService.RecordAgentQuality:output_type -> switchboard.v1.RecordAgentQualityResponse
+	12, // [12:15] is the sub-list for method output_type
+	9,  // [9:12] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_store_review_proto_init() }
@@ -648,13 +862,15 @@ func file_switchboard_v1_store_review_proto_init() {
 	file_switchboard_v1_store_review_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_store_review_proto_msgTypes[3].OneofWrappers = []any{}
 	file_switchboard_v1_store_review_proto_msgTypes[5].OneofWrappers = []any{}
+	file_switchboard_v1_store_review_proto_msgTypes[8].OneofWrappers = []any{}
+	file_switchboard_v1_store_review_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_store_review_proto_rawDesc), len(file_switchboard_v1_store_review_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

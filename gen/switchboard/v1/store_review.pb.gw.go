@@ -62,6 +62,27 @@ func local_request_StoreReviewService_StoreLifecycle_0(ctx context.Context, mars
 	return msg, metadata, err
 }
 
+func request_StoreReviewService_GetStoreReputation_0(ctx context.Context, marshaler runtime.Marshaler, client StoreReviewServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetStoreReputationRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetStoreReputation(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_StoreReviewService_GetStoreReputation_0(ctx context.Context, marshaler runtime.Marshaler, server StoreReviewServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetStoreReputationRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.GetStoreReputation(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_StoreReviewService_RecordAgentQuality_0(ctx context.Context, marshaler runtime.Marshaler, client StoreReviewServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq RecordAgentQualityRequest
@@ -114,6 +135,26 @@ func RegisterStoreReviewServiceHandlerServer(ctx context.Context, mux *runtime.S
 			return
 		}
 		forward_StoreReviewService_StoreLifecycle_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_StoreReviewService_GetStoreReputation_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.StoreReviewService/GetStoreReputation", runtime.WithHTTPPathPattern("/api/marketplace/reputation"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_StoreReviewService_GetStoreReputation_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_StoreReviewService_GetStoreReputation_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	mux.Handle(http.MethodPost, pattern_StoreReviewService_RecordAgentQuality_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
@@ -192,6 +233,23 @@ func RegisterStoreReviewServiceHandlerClient(ctx context.Context, mux *runtime.S
 		}
 		forward_StoreReviewService_StoreLifecycle_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_StoreReviewService_GetStoreReputation_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.StoreReviewService/GetStoreReputation", runtime.WithHTTPPathPattern("/api/marketplace/reputation"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_StoreReviewService_GetStoreReputation_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_StoreReviewService_GetStoreReputation_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_StoreReviewService_RecordAgentQuality_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -214,10 +272,12 @@ func RegisterStoreReviewServiceHandlerClient(ctx context.Context, mux *runtime.S
 
 var (
 	pattern_StoreReviewService_StoreLifecycle_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "marketplace", "lifecycle"}, ""))
+	pattern_StoreReviewService_GetStoreReputation_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "marketplace", "reputation"}, ""))
 	pattern_StoreReviewService_RecordAgentQuality_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "agent-quality"}, ""))
 )
 
 var (
 	forward_StoreReviewService_StoreLifecycle_0     = runtime.ForwardResponseMessage
+	forward_StoreReviewService_GetStoreReputation_0 = runtime.ForwardResponseMessage
 	forward_StoreReviewService_RecordAgentQuality_0 = runtime.ForwardResponseMessage
 )

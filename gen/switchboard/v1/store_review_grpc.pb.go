@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	StoreReviewService_StoreLifecycle_FullMethodName     = "/switchboard.v1.StoreReviewService/StoreLifecycle"
+	StoreReviewService_GetStoreReputation_FullMethodName = "/switchboard.v1.StoreReviewService/GetStoreReputation"
 	StoreReviewService_RecordAgentQuality_FullMethodName = "/switchboard.v1.StoreReviewService/RecordAgentQuality"
 )
 
@@ -38,6 +39,10 @@ type StoreReviewServiceClient interface {
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(ctx context.Context, in *StoreLifecycleRequest, opts ...grpc.CallOption) (*StoreLifecycleResponse, error)
+	// GetStoreReputation answers the caller's reputation in the task economy
+	// (document 2, "Other records": User reputation), recalculated after every
+	// review the caller takes part in. The documents name no endpoint for it.
+	GetStoreReputation(ctx context.Context, in *GetStoreReputationRequest, opts ...grpc.CallOption) (*GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
 	// recalculates its quality score. API keys only (document 2,
 	// "Authentication": agent-quality takes the API key).
@@ -56,6 +61,16 @@ func (c *storeReviewServiceClient) StoreLifecycle(ctx context.Context, in *Store
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(StoreLifecycleResponse)
 	err := c.cc.Invoke(ctx, StoreReviewService_StoreLifecycle_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *storeReviewServiceClient) GetStoreReputation(ctx context.Context, in *GetStoreReputationRequest, opts ...grpc.CallOption) (*GetStoreReputationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetStoreReputationResponse)
+	err := c.cc.Invoke(ctx, StoreReviewService_GetStoreReputation_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +102,10 @@ type StoreReviewServiceServer interface {
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(context.Context, *StoreLifecycleRequest) (*StoreLifecycleResponse, error)
+	// GetStoreReputation answers the caller's reputation in the task economy
+	// (document 2, "Other records": User reputation), recalculated after every
+	// review the caller takes part in. The documents name no endpoint for it.
+	GetStoreReputation(context.Context, *GetStoreReputationRequest) (*GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
 	// recalculates its quality score. API keys only (document 2,
 	// "Authentication": agent-quality takes the API key).
@@ -102,6 +121,9 @@ type UnimplementedStoreReviewServiceServer struct{}
 
 func (UnimplementedStoreReviewServiceServer) StoreLifecycle(context.Context, *StoreLifecycleRequest) (*StoreLifecycleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StoreLifecycle not implemented")
+}
+func (UnimplementedStoreReviewServiceServer) GetStoreReputation(context.Context, *GetStoreReputationRequest) (*GetStoreReputationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetStoreReputation not implemented")
 }
 func (UnimplementedStoreReviewServiceServer) RecordAgentQuality(context.Context, *RecordAgentQualityRequest) (*RecordAgentQualityResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RecordAgentQuality not implemented")
@@ -144,6 +166,24 @@ func _StoreReviewService_StoreLifecycle_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StoreReviewService_GetStoreReputation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetStoreReputationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StoreReviewServiceServer).GetStoreReputation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StoreReviewService_GetStoreReputation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StoreReviewServiceServer).GetStoreReputation(ctx, req.(*GetStoreReputationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _StoreReviewService_RecordAgentQuality_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RecordAgentQualityRequest)
 	if err := dec(in); err != nil {
@@ -172,6 +212,10 @@ var StoreReviewService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "StoreLifecycle",
 			Handler:    _StoreReviewService_StoreLifecycle_Handler,
+		},
+		{
+			MethodName: "GetStoreReputation",
+			Handler:    _StoreReviewService_GetStoreReputation_Handler,
 		},
 		{
 			MethodName: "RecordAgentQuality",

@@ -126,6 +126,16 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 		bob.ReviewsReceived != 1 {
 		t.Fatalf("bob %+v", bob)
 	}
+	// The same numbers over REST (GET /api/marketplace/reputation).
+	res = f.bobAPI.Do(http.MethodGet, "/api/marketplace/reputation", nil)
+	rep, _ := res.JSON(t)["reputation"].(map[string]any)
+	if res.Status != http.StatusOK || rep["taskEconomyRole"] != "provider" || rep["reputationScore"] != float64(80) ||
+		rep["avgProviderRating"] != float64(4) || rep["avgClientRating"] != nil || rep["reviewsReceived"] != float64(1) {
+		t.Fatalf("bob's reputation: %d %s", res.Status, res.Body)
+	}
+	if res := f.carolAPI.Do(http.MethodGet, "/api/marketplace/reputation", nil); res.Status != http.StatusOK || res.JSON(t)["reputation"] != nil {
+		t.Fatalf("carol before any review: %d %s", res.Status, res.Body)
+	}
 	// A second review of the same execution is refused and changes nothing.
 	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": ex.ID,
 		"reason": "Changed my mind"}), http.StatusBadRequest)

@@ -36,6 +36,9 @@ const (
 	// StoreReviewServiceStoreLifecycleProcedure is the fully-qualified name of the StoreReviewService's
 	// StoreLifecycle RPC.
 	StoreReviewServiceStoreLifecycleProcedure = "/switchboard.v1.StoreReviewService/StoreLifecycle"
+	// StoreReviewServiceGetStoreReputationProcedure is the fully-qualified name of the
+	// StoreReviewService's GetStoreReputation RPC.
+	StoreReviewServiceGetStoreReputationProcedure = "/switchboard.v1.StoreReviewService/GetStoreReputation"
 	// StoreReviewServiceRecordAgentQualityProcedure is the fully-qualified name of the
 	// StoreReviewService's RecordAgentQuality RPC.
 	StoreReviewServiceRecordAgentQualityProcedure = "/switchboard.v1.StoreReviewService/RecordAgentQuality"
@@ -48,6 +51,10 @@ type StoreReviewServiceClient interface {
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error)
+	// GetStoreReputation answers the caller's reputation in the task economy
+	// (document 2, "Other records": User reputation), recalculated after every
+	// review the caller takes part in. The documents name no endpoint for it.
+	GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
 	// recalculates its quality score. API keys only (document 2,
 	// "Authentication": agent-quality takes the API key).
@@ -71,6 +78,12 @@ func NewStoreReviewServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithSchema(storeReviewServiceMethods.ByName("StoreLifecycle")),
 			connect.WithClientOptions(opts...),
 		),
+		getStoreReputation: connect.NewClient[v1.GetStoreReputationRequest, v1.GetStoreReputationResponse](
+			httpClient,
+			baseURL+StoreReviewServiceGetStoreReputationProcedure,
+			connect.WithSchema(storeReviewServiceMethods.ByName("GetStoreReputation")),
+			connect.WithClientOptions(opts...),
+		),
 		recordAgentQuality: connect.NewClient[v1.RecordAgentQualityRequest, v1.RecordAgentQualityResponse](
 			httpClient,
 			baseURL+StoreReviewServiceRecordAgentQualityProcedure,
@@ -83,12 +96,22 @@ func NewStoreReviewServiceClient(httpClient connect.HTTPClient, baseURL string, 
 // storeReviewServiceClient implements StoreReviewServiceClient.
 type storeReviewServiceClient struct {
 	storeLifecycle     *connect.Client[v1.StoreLifecycleRequest, v1.StoreLifecycleResponse]
+	getStoreReputation *connect.Client[v1.GetStoreReputationRequest, v1.GetStoreReputationResponse]
 	recordAgentQuality *connect.Client[v1.RecordAgentQualityRequest, v1.RecordAgentQualityResponse]
 }
 
 // StoreLifecycle calls switchboard.v1.StoreReviewService.StoreLifecycle.
 func (c *storeReviewServiceClient) StoreLifecycle(ctx context.Context, req *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error) {
 	response, err := c.storeLifecycle.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// GetStoreReputation calls switchboard.v1.StoreReviewService.GetStoreReputation.
+func (c *storeReviewServiceClient) GetStoreReputation(ctx context.Context, req *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error) {
+	response, err := c.getStoreReputation.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -111,6 +134,10 @@ type StoreReviewServiceHandler interface {
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error)
+	// GetStoreReputation answers the caller's reputation in the task economy
+	// (document 2, "Other records": User reputation), recalculated after every
+	// review the caller takes part in. The documents name no endpoint for it.
+	GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
 	// recalculates its quality score. API keys only (document 2,
 	// "Authentication": agent-quality takes the API key).
@@ -130,6 +157,12 @@ func NewStoreReviewServiceHandler(svc StoreReviewServiceHandler, opts ...connect
 		connect.WithSchema(storeReviewServiceMethods.ByName("StoreLifecycle")),
 		connect.WithHandlerOptions(opts...),
 	)
+	storeReviewServiceGetStoreReputationHandler := connect.NewUnaryHandlerSimple(
+		StoreReviewServiceGetStoreReputationProcedure,
+		svc.GetStoreReputation,
+		connect.WithSchema(storeReviewServiceMethods.ByName("GetStoreReputation")),
+		connect.WithHandlerOptions(opts...),
+	)
 	storeReviewServiceRecordAgentQualityHandler := connect.NewUnaryHandlerSimple(
 		StoreReviewServiceRecordAgentQualityProcedure,
 		svc.RecordAgentQuality,
@@ -140,6 +173,8 @@ func NewStoreReviewServiceHandler(svc StoreReviewServiceHandler, opts ...connect
 		switch r.URL.Path {
 		case StoreReviewServiceStoreLifecycleProcedure:
 			storeReviewServiceStoreLifecycleHandler.ServeHTTP(w, r)
+		case StoreReviewServiceGetStoreReputationProcedure:
+			storeReviewServiceGetStoreReputationHandler.ServeHTTP(w, r)
 		case StoreReviewServiceRecordAgentQualityProcedure:
 			storeReviewServiceRecordAgentQualityHandler.ServeHTTP(w, r)
 		default:
@@ -153,6 +188,10 @@ type UnimplementedStoreReviewServiceHandler struct{}
 
 func (UnimplementedStoreReviewServiceHandler) StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.StoreReviewService.StoreLifecycle is not implemented"))
+}
+
+func (UnimplementedStoreReviewServiceHandler) GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.StoreReviewService.GetStoreReputation is not implemented"))
 }
 
 func (UnimplementedStoreReviewServiceHandler) RecordAgentQuality(context.Context, *v1.RecordAgentQualityRequest) (*v1.RecordAgentQualityResponse, error) {

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/store_review.proto.
  */
 export const file_switchboard_v1_store_review: GenFile = /*@__PURE__*/
-  fileDesc("CiFzd2l0Y2hib2FyZC92MS9zdG9yZV9yZXZpZXcucHJvdG8SDnN3aXRjaGJvYXJkLnYxIv8BChVTdG9yZUxpZmVjeWNsZVJlcXVlc3QSFAoGYWN0aW9uGAEgASgJQgTo8xgBEhQKDGV4ZWN1dGlvbl9pZBgCIAEoCRITCgZyYXRpbmcYAyABKAVIAIgBARIVCghmZWVkYmFjaxgEIAEoCUgBiAEBEg4KBnJlYXNvbhgFIAEoCRIVCghjYXRlZ29yeRgGIAEoCUgCiAEBEjYKB3F1YWxpdHkYByABKAsyIC5zd2l0Y2hib2FyZC52MS5FeGVjdXRpb25RdWFsaXR5SAOIAQFCCQoHX3JhdGluZ0ILCglfZmVlZGJhY2tCCwoJX2NhdGVnb3J5QgoKCF9xdWFsaXR5IooBChBFeGVjdXRpb25RdWFsaXR5EhYKCXJlbGV2YW5jZRgBIAEoBUgAiAEBEhYKCWNvaGVyZW5jZRgCIAEoBUgBiAEBEhkKDGNvbXBsZXRlbmVzcxgDIAEoBUgCiAEBQgwKCl9yZWxldmFuY2VCDAoKX2NvaGVyZW5jZUIPCg1fY29tcGxldGVuZXNzIpwCChZTdG9yZUxpZmVjeWNsZVJlc3BvbnNlEg4KBmFjdGlvbhgBIAEoCRI2CglleGVjdXRpb24YAiABKAsyHi5zd2l0Y2hib2FyZC52MS5TdG9yZUV4ZWN1dGlvbkgAiAEBEjUKCHJlcXVldWVkGAMgASgLMh4uc3dpdGNoYm9hcmQudjEuU3RvcmVFeGVjdXRpb25IAYgBARI2CgdxdWFsaXR5GAQgASgLMiAuc3dpdGNoYm9hcmQudjEuRXhlY3V0aW9uUXVhbGl0eUgCiAEBEhYKCWNvbmZpcm1lZBgFIAEoBUgDiAEBQgwKCl9leGVjdXRpb25CCwoJX3JlcXVldWVkQgoKCF9xdWFsaXR5QgwKCl9jb25maXJtZWQibQoZUmVjb3JkQWdlbnRRdWFsaXR5UmVxdWVzdBIWCghhZ2VudF9pZBgBIAEoCUIE6PMYARIUCgZzaWduYWwYAiABKAlCBOjzGAESFQoIbWV0YWRhdGEYAyABKAlIAIgBAUILCglfbWV0YWRhdGEifwoaUmVjb3JkQWdlbnRRdWFsaXR5UmVzcG9uc2USMgoGc2lnbmFsGAEgASgLMiIuc3dpdGNoYm9hcmQudjEuQWdlbnRRdWFsaXR5U2lnbmFsEi0KB3F1YWxpdHkYAiABKAsyHC5zd2l0Y2hib2FyZC52MS5BZ2VudFF1YWxpdHkipgEKEkFnZW50UXVhbGl0eVNpZ25hbBIKCgJpZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIOCgZzaWduYWwYAyABKAkSDgoGd2VpZ2h0GAQgASgBEhUKCG1ldGFkYXRhGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCwoJX21ldGFkYXRhIkUKDEFnZW50UXVhbGl0eRIQCghhZ2VudF9pZBgBIAEoCRINCgVzY29yZRgCIAEoARIUCgxzaWduYWxfY291bnQYAyABKAUyzgIKElN0b3JlUmV2aWV3U2VydmljZRKXAQoOU3RvcmVMaWZlY3ljbGUSJS5zd2l0Y2hib2FyZC52MS5TdG9yZUxpZmVjeWNsZVJlcXVlc3QaJi5zd2l0Y2hib2FyZC52MS5TdG9yZUxpZmVjeWNsZVJlc3BvbnNlIjba8xgNCAESAgECGgVzdG9yZYLT5JMCHzoBKiIaL2FwaS9tYXJrZXRwbGFjZS9saWZlY3ljbGUSnQEKElJlY29yZEFnZW50UXVhbGl0eRIpLnN3aXRjaGJvYXJkLnYxLlJlY29yZEFnZW50UXVhbGl0eVJlcXVlc3QaKi5zd2l0Y2hib2FyZC52MS5SZWNvcmRBZ2VudFF1YWxpdHlSZXNwb25zZSIw2vMYChIBARoFc3RvcmXg8xjJAYLT5JMCFzoBKiISL2FwaS9hZ2VudC1xdWFsaXR5QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options, file_switchboard_v1_store]);
+  fileDesc("CiFzd2l0Y2hib2FyZC92MS9zdG9yZV9yZXZpZXcucHJvdG8SDnN3aXRjaGJvYXJkLnYxIv8BChVTdG9yZUxpZmVjeWNsZVJlcXVlc3QSFAoGYWN0aW9uGAEgASgJQgTo8xgBEhQKDGV4ZWN1dGlvbl9pZBgCIAEoCRITCgZyYXRpbmcYAyABKAVIAIgBARIVCghmZWVkYmFjaxgEIAEoCUgBiAEBEg4KBnJlYXNvbhgFIAEoCRIVCghjYXRlZ29yeRgGIAEoCUgCiAEBEjYKB3F1YWxpdHkYByABKAsyIC5zd2l0Y2hib2FyZC52MS5FeGVjdXRpb25RdWFsaXR5SAOIAQFCCQoHX3JhdGluZ0ILCglfZmVlZGJhY2tCCwoJX2NhdGVnb3J5QgoKCF9xdWFsaXR5IooBChBFeGVjdXRpb25RdWFsaXR5EhYKCXJlbGV2YW5jZRgBIAEoBUgAiAEBEhYKCWNvaGVyZW5jZRgCIAEoBUgBiAEBEhkKDGNvbXBsZXRlbmVzcxgDIAEoBUgCiAEBQgwKCl9yZWxldmFuY2VCDAoKX2NvaGVyZW5jZUIPCg1fY29tcGxldGVuZXNzIpwCChZTdG9yZUxpZmVjeWNsZVJlc3BvbnNlEg4KBmFjdGlvbhgBIAEoCRI2CglleGVjdXRpb24YAiABKAsyHi5zd2l0Y2hib2FyZC52MS5TdG9yZUV4ZWN1dGlvbkgAiAEBEjUKCHJlcXVldWVkGAMgASgLMh4uc3dpdGNoYm9hcmQudjEuU3RvcmVFeGVjdXRpb25IAYgBARI2CgdxdWFsaXR5GAQgASgLMiAuc3dpdGNoYm9hcmQudjEuRXhlY3V0aW9uUXVhbGl0eUgCiAEBEhYKCWNvbmZpcm1lZBgFIAEoBUgDiAEBQgwKCl9leGVjdXRpb25CCwoJX3JlcXVldWVkQgoKCF9xdWFsaXR5QgwKCl9jb25maXJtZWQibQoZUmVjb3JkQWdlbnRRdWFsaXR5UmVxdWVzdBIWCghhZ2VudF9pZBgBIAEoCUIE6PMYARIUCgZzaWduYWwYAiABKAlCBOjzGAESFQoIbWV0YWRhdGEYAyABKAlIAIgBAUILCglfbWV0YWRhdGEifwoaUmVjb3JkQWdlbnRRdWFsaXR5UmVzcG9uc2USMgoGc2lnbmFsGAEgASgLMiIuc3dpdGNoYm9hcmQudjEuQWdlbnRRdWFsaXR5U2lnbmFsEi0KB3F1YWxpdHkYAiABKAsyHC5zd2l0Y2hib2FyZC52MS5BZ2VudFF1YWxpdHkipgEKEkFnZW50UXVhbGl0eVNpZ25hbBIKCgJpZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIOCgZzaWduYWwYAyABKAkSDgoGd2VpZ2h0GAQgASgBEhUKCG1ldGFkYXRhGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCwoJX21ldGFkYXRhIkUKDEFnZW50UXVhbGl0eRIQCghhZ2VudF9pZBgBIAEoCRINCgVzY29yZRgCIAEoARIUCgxzaWduYWxfY291bnQYAyABKAUiGwoZR2V0U3RvcmVSZXB1dGF0aW9uUmVxdWVzdCJkChpHZXRTdG9yZVJlcHV0YXRpb25SZXNwb25zZRI3CgpyZXB1dGF0aW9uGAEgASgLMh4uc3dpdGNoYm9hcmQudjEuVXNlclJlcHV0YXRpb25IAIgBAUINCgtfcmVwdXRhdGlvbiK+AgoOVXNlclJlcHV0YXRpb24SGQoRdGFza19lY29ub215X3JvbGUYASABKAkSGAoQcmVwdXRhdGlvbl9zY29yZRgCIAEoARIXCgphdmdfcmF0aW5nGAMgASgBSACIAQESIAoTYXZnX3Byb3ZpZGVyX3JhdGluZxgEIAEoAUgBiAEBEh4KEWF2Z19jbGllbnRfcmF0aW5nGAUgASgBSAKIAQESGAoQcmV2aWV3c19yZWNlaXZlZBgGIAEoBRIVCg1yZXZpZXdzX2dpdmVuGAcgASgFEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg0KC19hdmdfcmF0aW5nQhYKFF9hdmdfcHJvdmlkZXJfcmF0aW5nQhQKEl9hdmdfY2xpZW50X3JhdGluZzLwAwoSU3RvcmVSZXZpZXdTZXJ2aWNlEpcBCg5TdG9yZUxpZmVjeWNsZRIlLnN3aXRjaGJvYXJkLnYxLlN0b3JlTGlmZWN5Y2xlUmVxdWVzdBomLnN3aXRjaGJvYXJkLnYxLlN0b3JlTGlmZWN5Y2xlUmVzcG9uc2UiNtrzGA0IARICAQIaBXN0b3JlgtPkkwIfOgEqIhovYXBpL21hcmtldHBsYWNlL2xpZmVjeWNsZRKfAQoSR2V0U3RvcmVSZXB1dGF0aW9uEikuc3dpdGNoYm9hcmQudjEuR2V0U3RvcmVSZXB1dGF0aW9uUmVxdWVzdBoqLnN3aXRjaGJvYXJkLnYxLkdldFN0b3JlUmVwdXRhdGlvblJlc3BvbnNlIjLa8xgLEgIBAhoFc3RvcmWC0+STAh0SGy9hcGkvbWFya2V0cGxhY2UvcmVwdXRhdGlvbhKdAQoSUmVjb3JkQWdlbnRRdWFsaXR5Eikuc3dpdGNoYm9hcmQudjEuUmVjb3JkQWdlbnRRdWFsaXR5UmVxdWVzdBoqLnN3aXRjaGJvYXJkLnYxLlJlY29yZEFnZW50UXVhbGl0eVJlc3BvbnNlIjDa8xgKEgEBGgVzdG9yZeDzGMkBgtPkkwIXOgEqIhIvYXBpL2FnZW50LXF1YWxpdHlCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options, file_switchboard_v1_store]);
 
 /**
  * @generated from message switchboard.v1.StoreLifecycleRequest
@@ -286,6 +286,100 @@ export const AgentQualitySchema: GenMessage<AgentQuality> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_store_review, 6);
 
 /**
+ * @generated from message switchboard.v1.GetStoreReputationRequest
+ */
+export type GetStoreReputationRequest = Message<"switchboard.v1.GetStoreReputationRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.GetStoreReputationRequest.
+ * Use `create(GetStoreReputationRequestSchema)` to create a new message.
+ */
+export const GetStoreReputationRequestSchema: GenMessage<GetStoreReputationRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_store_review, 7);
+
+/**
+ * @generated from message switchboard.v1.GetStoreReputationResponse
+ */
+export type GetStoreReputationResponse = Message<"switchboard.v1.GetStoreReputationResponse"> & {
+  /**
+   * Null until the caller took part in a review.
+   *
+   * @generated from field: optional switchboard.v1.UserReputation reputation = 1;
+   */
+  reputation?: UserReputation | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.GetStoreReputationResponse.
+ * Use `create(GetStoreReputationResponseSchema)` to create a new message.
+ */
+export const GetStoreReputationResponseSchema: GenMessage<GetStoreReputationResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_store_review, 8);
+
+/**
+ * UserReputation is an account's standing in the task economy.
+ *
+ * @generated from message switchboard.v1.UserReputation
+ */
+export type UserReputation = Message<"switchboard.v1.UserReputation"> & {
+  /**
+   * client, provider or both.
+   *
+   * @generated from field: string task_economy_role = 1;
+   */
+  taskEconomyRole: string;
+
+  /**
+   * 0 to 100.
+   *
+   * @generated from field: double reputation_score = 2;
+   */
+  reputationScore: number;
+
+  /**
+   * Averages of 1 to 5 stars; absent without ratings.
+   *
+   * @generated from field: optional double avg_rating = 3;
+   */
+  avgRating?: number | undefined;
+
+  /**
+   * @generated from field: optional double avg_provider_rating = 4;
+   */
+  avgProviderRating?: number | undefined;
+
+  /**
+   * @generated from field: optional double avg_client_rating = 5;
+   */
+  avgClientRating?: number | undefined;
+
+  /**
+   * Reviews of executions of the caller's agents, and of its requests.
+   *
+   * @generated from field: int32 reviews_received = 6;
+   */
+  reviewsReceived: number;
+
+  /**
+   * @generated from field: int32 reviews_given = 7;
+   */
+  reviewsGiven: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.UserReputation.
+ * Use `create(UserReputationSchema)` to create a new message.
+ */
+export const UserReputationSchema: GenMessage<UserReputation> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_store_review, 9);
+
+/**
  * StoreReviewService is what follows a store execution (document 2,
  * "Execution status and review", "Agent store"): the requester confirms or
  * denies the delivered result inside the 48-hour review window, a cron (or the
@@ -307,6 +401,18 @@ export const StoreReviewService: GenService<{
     methodKind: "unary";
     input: typeof StoreLifecycleRequestSchema;
     output: typeof StoreLifecycleResponseSchema;
+  },
+  /**
+   * GetStoreReputation answers the caller's reputation in the task economy
+   * (document 2, "Other records": User reputation), recalculated after every
+   * review the caller takes part in. The documents name no endpoint for it.
+   *
+   * @generated from rpc switchboard.v1.StoreReviewService.GetStoreReputation
+   */
+  getStoreReputation: {
+    methodKind: "unary";
+    input: typeof GetStoreReputationRequestSchema;
+    output: typeof GetStoreReputationResponseSchema;
   },
   /**
    * RecordAgentQuality stores one quality signal about a store agent and
