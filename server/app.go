@@ -228,17 +228,18 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	// The review lifecycle settles holds and requeues denials through the
+	// engine, and delivers what the engine finishes. Wired before either
+	// starts its goroutines.
+	eng := svc.execs.Engine
+	svc.review.Payments, svc.review.Requeue, svc.review.Kick = eng, eng.Requeue, eng.Kick
+	eng.Finished = chainFinished(svc.review.Finished, cfg.Executions.Finished)
+	eng.Created = svc.review.Created
 	// The review windows' timer; it reads the open windows from the database,
 	// so a restarted server confirms what was left open.
 	timer := svc.review.StartTimer(cfg.Clock)
 	app.closers = append(app.closers, svc.review.Close, timer.Close)
 	app.Review = svc.review
-	// The review lifecycle settles holds and requeues denials through the
-	// engine, and delivers what the engine finishes.
-	eng := svc.execs.Engine
-	svc.review.Payments, svc.review.Requeue, svc.review.Kick = eng, eng.Requeue, eng.Kick
-	eng.Finished = chainFinished(svc.review.Finished, cfg.Executions.Finished)
-	eng.Created = svc.review.Created
 	svc.execs.Engine.Start(context.Background())
 	app.closers = append(app.closers, svc.execs.Engine.Stop)
 	app.Engine = svc.execs.Engine
