@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -26,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -39,6 +41,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 
 	stdsql "database/sql"
@@ -53,6 +56,8 @@ type Client struct {
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
 	ActivityEntry *ActivityEntryClient
+	// AgentQualitySignal is the client for interacting with the AgentQualitySignal builders.
+	AgentQualitySignal *AgentQualitySignalClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -71,6 +76,8 @@ type Client struct {
 	Contact *ContactClient
 	// DeveloperKey is the client for interacting with the DeveloperKey builders.
 	DeveloperKey *DeveloperKeyClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
@@ -97,6 +104,8 @@ type Client struct {
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// UserReputation is the client for interacting with the UserReputation builders.
+	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 }
@@ -112,6 +121,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.ActivityEntry = NewActivityEntryClient(c.config)
+	c.AgentQualitySignal = NewAgentQualitySignalClient(c.config)
 	c.CapabilityInstall = NewCapabilityInstallClient(c.config)
 	c.CapabilityPack = NewCapabilityPackClient(c.config)
 	c.Card = NewCardClient(c.config)
@@ -121,6 +131,7 @@ func (c *Client) init() {
 	c.ConnectToken = NewConnectTokenClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.DeveloperKey = NewDeveloperKeyClient(c.config)
+	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
@@ -134,6 +145,7 @@ func (c *Client) init() {
 	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
 	c.StreamEvent = NewStreamEventClient(c.config)
 	c.User = NewUserClient(c.config)
+	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
 
@@ -225,33 +237,36 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:               ctx,
-		config:            cfg,
-		APIKey:            NewAPIKeyClient(cfg),
-		ActivityEntry:     NewActivityEntryClient(cfg),
-		CapabilityInstall: NewCapabilityInstallClient(cfg),
-		CapabilityPack:    NewCapabilityPackClient(cfg),
-		Card:              NewCardClient(cfg),
-		CardContact:       NewCardContactClient(cfg),
-		ChatMessage:       NewChatMessageClient(cfg),
-		ChecklistItem:     NewChecklistItemClient(cfg),
-		ConnectToken:      NewConnectTokenClient(cfg),
-		Contact:           NewContactClient(cfg),
-		DeveloperKey:      NewDeveloperKeyClient(cfg),
-		Execution:         NewExecutionClient(cfg),
-		LedgerEntry:       NewLedgerEntryClient(cfg),
-		MemoryEntry:       NewMemoryEntryClient(cfg),
-		PaymentHold:       NewPaymentHoldClient(cfg),
-		QueueItem:         NewQueueItemClient(cfg),
-		Session:           NewSessionClient(cfg),
-		Setting:           NewSettingClient(cfg),
-		ShipGateRun:       NewShipGateRunClient(cfg),
-		StoreAgent:        NewStoreAgentClient(cfg),
-		StoreInstall:      NewStoreInstallClient(cfg),
-		StoreSubscription: NewStoreSubscriptionClient(cfg),
-		StreamEvent:       NewStreamEventClient(cfg),
-		User:              NewUserClient(cfg),
-		WebhookDelivery:   NewWebhookDeliveryClient(cfg),
+		ctx:                ctx,
+		config:             cfg,
+		APIKey:             NewAPIKeyClient(cfg),
+		ActivityEntry:      NewActivityEntryClient(cfg),
+		AgentQualitySignal: NewAgentQualitySignalClient(cfg),
+		CapabilityInstall:  NewCapabilityInstallClient(cfg),
+		CapabilityPack:     NewCapabilityPackClient(cfg),
+		Card:               NewCardClient(cfg),
+		CardContact:        NewCardContactClient(cfg),
+		ChatMessage:        NewChatMessageClient(cfg),
+		ChecklistItem:      NewChecklistItemClient(cfg),
+		ConnectToken:       NewConnectTokenClient(cfg),
+		Contact:            NewContactClient(cfg),
+		DeveloperKey:       NewDeveloperKeyClient(cfg),
+		Document:           NewDocumentClient(cfg),
+		Execution:          NewExecutionClient(cfg),
+		LedgerEntry:        NewLedgerEntryClient(cfg),
+		MemoryEntry:        NewMemoryEntryClient(cfg),
+		PaymentHold:        NewPaymentHoldClient(cfg),
+		QueueItem:          NewQueueItemClient(cfg),
+		Session:            NewSessionClient(cfg),
+		Setting:            NewSettingClient(cfg),
+		ShipGateRun:        NewShipGateRunClient(cfg),
+		StoreAgent:         NewStoreAgentClient(cfg),
+		StoreInstall:       NewStoreInstallClient(cfg),
+		StoreSubscription:  NewStoreSubscriptionClient(cfg),
+		StreamEvent:        NewStreamEventClient(cfg),
+		User:               NewUserClient(cfg),
+		UserReputation:     NewUserReputationClient(cfg),
+		WebhookDelivery:    NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -269,33 +284,36 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:               ctx,
-		config:            cfg,
-		APIKey:            NewAPIKeyClient(cfg),
-		ActivityEntry:     NewActivityEntryClient(cfg),
-		CapabilityInstall: NewCapabilityInstallClient(cfg),
-		CapabilityPack:    NewCapabilityPackClient(cfg),
-		Card:              NewCardClient(cfg),
-		CardContact:       NewCardContactClient(cfg),
-		ChatMessage:       NewChatMessageClient(cfg),
-		ChecklistItem:     NewChecklistItemClient(cfg),
-		ConnectToken:      NewConnectTokenClient(cfg),
-		Contact:           NewContactClient(cfg),
-		DeveloperKey:      NewDeveloperKeyClient(cfg),
-		Execution:         NewExecutionClient(cfg),
-		LedgerEntry:       NewLedgerEntryClient(cfg),
-		MemoryEntry:       NewMemoryEntryClient(cfg),
-		PaymentHold:       NewPaymentHoldClient(cfg),
-		QueueItem:         NewQueueItemClient(cfg),
-		Session:           NewSessionClient(cfg),
-		Setting:           NewSettingClient(cfg),
-		ShipGateRun:       NewShipGateRunClient(cfg),
-		StoreAgent:        NewStoreAgentClient(cfg),
-		StoreInstall:      NewStoreInstallClient(cfg),
-		StoreSubscription: NewStoreSubscriptionClient(cfg),
-		StreamEvent:       NewStreamEventClient(cfg),
-		User:              NewUserClient(cfg),
-		WebhookDelivery:   NewWebhookDeliveryClient(cfg),
+		ctx:                ctx,
+		config:             cfg,
+		APIKey:             NewAPIKeyClient(cfg),
+		ActivityEntry:      NewActivityEntryClient(cfg),
+		AgentQualitySignal: NewAgentQualitySignalClient(cfg),
+		CapabilityInstall:  NewCapabilityInstallClient(cfg),
+		CapabilityPack:     NewCapabilityPackClient(cfg),
+		Card:               NewCardClient(cfg),
+		CardContact:        NewCardContactClient(cfg),
+		ChatMessage:        NewChatMessageClient(cfg),
+		ChecklistItem:      NewChecklistItemClient(cfg),
+		ConnectToken:       NewConnectTokenClient(cfg),
+		Contact:            NewContactClient(cfg),
+		DeveloperKey:       NewDeveloperKeyClient(cfg),
+		Document:           NewDocumentClient(cfg),
+		Execution:          NewExecutionClient(cfg),
+		LedgerEntry:        NewLedgerEntryClient(cfg),
+		MemoryEntry:        NewMemoryEntryClient(cfg),
+		PaymentHold:        NewPaymentHoldClient(cfg),
+		QueueItem:          NewQueueItemClient(cfg),
+		Session:            NewSessionClient(cfg),
+		Setting:            NewSettingClient(cfg),
+		ShipGateRun:        NewShipGateRunClient(cfg),
+		StoreAgent:         NewStoreAgentClient(cfg),
+		StoreInstall:       NewStoreInstallClient(cfg),
+		StoreSubscription:  NewStoreSubscriptionClient(cfg),
+		StreamEvent:        NewStreamEventClient(cfg),
+		User:               NewUserClient(cfg),
+		UserReputation:     NewUserReputationClient(cfg),
+		WebhookDelivery:    NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -325,11 +343,12 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.ActivityEntry, c.CapabilityInstall, c.CapabilityPack, c.Card,
-		c.CardContact, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
-		c.DeveloperKey, c.Execution, c.LedgerEntry, c.MemoryEntry, c.PaymentHold,
-		c.QueueItem, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StreamEvent, c.User, c.WebhookDelivery,
+		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
+		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
+		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
+		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
+		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -339,11 +358,12 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.ActivityEntry, c.CapabilityInstall, c.CapabilityPack, c.Card,
-		c.CardContact, c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact,
-		c.DeveloperKey, c.Execution, c.LedgerEntry, c.MemoryEntry, c.PaymentHold,
-		c.QueueItem, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StreamEvent, c.User, c.WebhookDelivery,
+		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
+		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
+		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
+		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
+		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -356,6 +376,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIKey.mutate(ctx, m)
 	case *ActivityEntryMutation:
 		return c.ActivityEntry.mutate(ctx, m)
+	case *AgentQualitySignalMutation:
+		return c.AgentQualitySignal.mutate(ctx, m)
 	case *CapabilityInstallMutation:
 		return c.CapabilityInstall.mutate(ctx, m)
 	case *CapabilityPackMutation:
@@ -374,6 +396,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *DeveloperKeyMutation:
 		return c.DeveloperKey.mutate(ctx, m)
+	case *DocumentMutation:
+		return c.Document.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
 	case *LedgerEntryMutation:
@@ -400,6 +424,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.StreamEvent.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
+	case *UserReputationMutation:
+		return c.UserReputation.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
 	default:
@@ -702,6 +728,171 @@ func (c *ActivityEntryClient) mutate(ctx context.Context, m *ActivityEntryMutati
 		return (&ActivityEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ActivityEntry mutation op: %q", m.Op())
+	}
+}
+
+// AgentQualitySignalClient is a client for the AgentQualitySignal schema.
+type AgentQualitySignalClient struct {
+	config
+}
+
+// NewAgentQualitySignalClient returns a client for the AgentQualitySignal from the given config.
+func NewAgentQualitySignalClient(c config) *AgentQualitySignalClient {
+	return &AgentQualitySignalClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `agentqualitysignal.Hooks(f(g(h())))`.
+func (c *AgentQualitySignalClient) Use(hooks ...Hook) {
+	c.hooks.AgentQualitySignal = append(c.hooks.AgentQualitySignal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `agentqualitysignal.Intercept(f(g(h())))`.
+func (c *AgentQualitySignalClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AgentQualitySignal = append(c.inters.AgentQualitySignal, interceptors...)
+}
+
+// Create returns a builder for creating a AgentQualitySignal entity.
+func (c *AgentQualitySignalClient) Create() *AgentQualitySignalCreate {
+	mutation := newAgentQualitySignalMutation(c.config, OpCreate)
+	return &AgentQualitySignalCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AgentQualitySignal entities.
+func (c *AgentQualitySignalClient) CreateBulk(builders ...*AgentQualitySignalCreate) *AgentQualitySignalCreateBulk {
+	return &AgentQualitySignalCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AgentQualitySignalClient) MapCreateBulk(slice any, setFunc func(*AgentQualitySignalCreate, int)) *AgentQualitySignalCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AgentQualitySignalCreateBulk{err: fmt.Errorf("calling to AgentQualitySignalClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AgentQualitySignalCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AgentQualitySignalCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AgentQualitySignal.
+func (c *AgentQualitySignalClient) Update() *AgentQualitySignalUpdate {
+	mutation := newAgentQualitySignalMutation(c.config, OpUpdate)
+	return &AgentQualitySignalUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AgentQualitySignalClient) UpdateOne(_m *AgentQualitySignal) *AgentQualitySignalUpdateOne {
+	mutation := newAgentQualitySignalMutation(c.config, OpUpdateOne, withAgentQualitySignal(_m))
+	return &AgentQualitySignalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AgentQualitySignalClient) UpdateOneID(id string) *AgentQualitySignalUpdateOne {
+	mutation := newAgentQualitySignalMutation(c.config, OpUpdateOne, withAgentQualitySignalID(id))
+	return &AgentQualitySignalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AgentQualitySignal.
+func (c *AgentQualitySignalClient) Delete() *AgentQualitySignalDelete {
+	mutation := newAgentQualitySignalMutation(c.config, OpDelete)
+	return &AgentQualitySignalDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AgentQualitySignalClient) DeleteOne(_m *AgentQualitySignal) *AgentQualitySignalDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AgentQualitySignalClient) DeleteOneID(id string) *AgentQualitySignalDeleteOne {
+	builder := c.Delete().Where(agentqualitysignal.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AgentQualitySignalDeleteOne{builder}
+}
+
+// Query returns a query builder for AgentQualitySignal.
+func (c *AgentQualitySignalClient) Query() *AgentQualitySignalQuery {
+	return &AgentQualitySignalQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAgentQualitySignal},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AgentQualitySignal entity by its id.
+func (c *AgentQualitySignalClient) Get(ctx context.Context, id string) (*AgentQualitySignal, error) {
+	return c.Query().Where(agentqualitysignal.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AgentQualitySignalClient) GetX(ctx context.Context, id string) *AgentQualitySignal {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a AgentQualitySignal.
+func (c *AgentQualitySignalClient) QueryUser(_m *AgentQualitySignal) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agentqualitysignal.Table, agentqualitysignal.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, agentqualitysignal.UserTable, agentqualitysignal.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStoreAgent queries the store_agent edge of a AgentQualitySignal.
+func (c *AgentQualitySignalClient) QueryStoreAgent(_m *AgentQualitySignal) *StoreAgentQuery {
+	query := (&StoreAgentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(agentqualitysignal.Table, agentqualitysignal.FieldID, id),
+			sqlgraph.To(storeagent.Table, storeagent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, agentqualitysignal.StoreAgentTable, agentqualitysignal.StoreAgentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AgentQualitySignalClient) Hooks() []Hook {
+	return c.hooks.AgentQualitySignal
+}
+
+// Interceptors returns the client interceptors.
+func (c *AgentQualitySignalClient) Interceptors() []Interceptor {
+	return c.inters.AgentQualitySignal
+}
+
+func (c *AgentQualitySignalClient) mutate(ctx context.Context, m *AgentQualitySignalMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AgentQualitySignalCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AgentQualitySignalUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AgentQualitySignalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AgentQualitySignalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AgentQualitySignal mutation op: %q", m.Op())
 	}
 }
 
@@ -2174,6 +2365,155 @@ func (c *DeveloperKeyClient) mutate(ctx context.Context, m *DeveloperKeyMutation
 	}
 }
 
+// DocumentClient is a client for the Document schema.
+type DocumentClient struct {
+	config
+}
+
+// NewDocumentClient returns a client for the Document from the given config.
+func NewDocumentClient(c config) *DocumentClient {
+	return &DocumentClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `document.Hooks(f(g(h())))`.
+func (c *DocumentClient) Use(hooks ...Hook) {
+	c.hooks.Document = append(c.hooks.Document, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `document.Intercept(f(g(h())))`.
+func (c *DocumentClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Document = append(c.inters.Document, interceptors...)
+}
+
+// Create returns a builder for creating a Document entity.
+func (c *DocumentClient) Create() *DocumentCreate {
+	mutation := newDocumentMutation(c.config, OpCreate)
+	return &DocumentCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Document entities.
+func (c *DocumentClient) CreateBulk(builders ...*DocumentCreate) *DocumentCreateBulk {
+	return &DocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DocumentClient) MapCreateBulk(slice any, setFunc func(*DocumentCreate, int)) *DocumentCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DocumentCreateBulk{err: fmt.Errorf("calling to DocumentClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DocumentCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DocumentCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Document.
+func (c *DocumentClient) Update() *DocumentUpdate {
+	mutation := newDocumentMutation(c.config, OpUpdate)
+	return &DocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DocumentClient) UpdateOne(_m *Document) *DocumentUpdateOne {
+	mutation := newDocumentMutation(c.config, OpUpdateOne, withDocument(_m))
+	return &DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DocumentClient) UpdateOneID(id string) *DocumentUpdateOne {
+	mutation := newDocumentMutation(c.config, OpUpdateOne, withDocumentID(id))
+	return &DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Document.
+func (c *DocumentClient) Delete() *DocumentDelete {
+	mutation := newDocumentMutation(c.config, OpDelete)
+	return &DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DocumentClient) DeleteOne(_m *Document) *DocumentDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DocumentClient) DeleteOneID(id string) *DocumentDeleteOne {
+	builder := c.Delete().Where(document.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DocumentDeleteOne{builder}
+}
+
+// Query returns a query builder for Document.
+func (c *DocumentClient) Query() *DocumentQuery {
+	return &DocumentQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDocument},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Document entity by its id.
+func (c *DocumentClient) Get(ctx context.Context, id string) (*Document, error) {
+	return c.Query().Where(document.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DocumentClient) GetX(ctx context.Context, id string) *Document {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a Document.
+func (c *DocumentClient) QueryUser(_m *Document) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(document.Table, document.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, document.UserTable, document.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DocumentClient) Hooks() []Hook {
+	return c.hooks.Document
+}
+
+// Interceptors returns the client interceptors.
+func (c *DocumentClient) Interceptors() []Interceptor {
+	return c.inters.Document
+}
+
+func (c *DocumentClient) mutate(ctx context.Context, m *DocumentMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DocumentCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DocumentUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DocumentUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DocumentDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Document mutation op: %q", m.Op())
+	}
+}
+
 // ExecutionClient is a client for the Execution schema.
 type ExecutionClient struct {
 	config
@@ -3538,6 +3878,22 @@ func (c *StoreAgentClient) QueryShipGateRuns(_m *StoreAgent) *ShipGateRunQuery {
 	return query
 }
 
+// QueryQualitySignals queries the quality_signals edge of a StoreAgent.
+func (c *StoreAgentClient) QueryQualitySignals(_m *StoreAgent) *AgentQualitySignalQuery {
+	query := (&AgentQualitySignalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, id),
+			sqlgraph.To(agentqualitysignal.Table, agentqualitysignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.QualitySignalsTable, storeagent.QualitySignalsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *StoreAgentClient) Hooks() []Hook {
 	return c.hooks.StoreAgent
@@ -4486,6 +4842,54 @@ func (c *UserClient) QueryDeveloperKeys(_m *User) *DeveloperKeyQuery {
 	return query
 }
 
+// QueryQualitySignals queries the quality_signals edge of a User.
+func (c *UserClient) QueryQualitySignals(_m *User) *AgentQualitySignalQuery {
+	query := (&AgentQualitySignalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(agentqualitysignal.Table, agentqualitysignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.QualitySignalsTable, user.QualitySignalsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryReputation queries the reputation edge of a User.
+func (c *UserClient) QueryReputation(_m *User) *UserReputationQuery {
+	query := (&UserReputationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(userreputation.Table, userreputation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.ReputationTable, user.ReputationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryDocuments queries the documents edge of a User.
+func (c *UserClient) QueryDocuments(_m *User) *DocumentQuery {
+	query := (&DocumentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(document.Table, document.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DocumentsTable, user.DocumentsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -4508,6 +4912,155 @@ func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error)
 		return (&UserDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown User mutation op: %q", m.Op())
+	}
+}
+
+// UserReputationClient is a client for the UserReputation schema.
+type UserReputationClient struct {
+	config
+}
+
+// NewUserReputationClient returns a client for the UserReputation from the given config.
+func NewUserReputationClient(c config) *UserReputationClient {
+	return &UserReputationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `userreputation.Hooks(f(g(h())))`.
+func (c *UserReputationClient) Use(hooks ...Hook) {
+	c.hooks.UserReputation = append(c.hooks.UserReputation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `userreputation.Intercept(f(g(h())))`.
+func (c *UserReputationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.UserReputation = append(c.inters.UserReputation, interceptors...)
+}
+
+// Create returns a builder for creating a UserReputation entity.
+func (c *UserReputationClient) Create() *UserReputationCreate {
+	mutation := newUserReputationMutation(c.config, OpCreate)
+	return &UserReputationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of UserReputation entities.
+func (c *UserReputationClient) CreateBulk(builders ...*UserReputationCreate) *UserReputationCreateBulk {
+	return &UserReputationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UserReputationClient) MapCreateBulk(slice any, setFunc func(*UserReputationCreate, int)) *UserReputationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UserReputationCreateBulk{err: fmt.Errorf("calling to UserReputationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UserReputationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UserReputationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for UserReputation.
+func (c *UserReputationClient) Update() *UserReputationUpdate {
+	mutation := newUserReputationMutation(c.config, OpUpdate)
+	return &UserReputationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UserReputationClient) UpdateOne(_m *UserReputation) *UserReputationUpdateOne {
+	mutation := newUserReputationMutation(c.config, OpUpdateOne, withUserReputation(_m))
+	return &UserReputationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UserReputationClient) UpdateOneID(id string) *UserReputationUpdateOne {
+	mutation := newUserReputationMutation(c.config, OpUpdateOne, withUserReputationID(id))
+	return &UserReputationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for UserReputation.
+func (c *UserReputationClient) Delete() *UserReputationDelete {
+	mutation := newUserReputationMutation(c.config, OpDelete)
+	return &UserReputationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UserReputationClient) DeleteOne(_m *UserReputation) *UserReputationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UserReputationClient) DeleteOneID(id string) *UserReputationDeleteOne {
+	builder := c.Delete().Where(userreputation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UserReputationDeleteOne{builder}
+}
+
+// Query returns a query builder for UserReputation.
+func (c *UserReputationClient) Query() *UserReputationQuery {
+	return &UserReputationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUserReputation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a UserReputation entity by its id.
+func (c *UserReputationClient) Get(ctx context.Context, id string) (*UserReputation, error) {
+	return c.Query().Where(userreputation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UserReputationClient) GetX(ctx context.Context, id string) *UserReputation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a UserReputation.
+func (c *UserReputationClient) QueryUser(_m *UserReputation) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(userreputation.Table, userreputation.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, userreputation.UserTable, userreputation.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *UserReputationClient) Hooks() []Hook {
+	return c.hooks.UserReputation
+}
+
+// Interceptors returns the client interceptors.
+func (c *UserReputationClient) Interceptors() []Interceptor {
+	return c.inters.UserReputation
+}
+
+func (c *UserReputationClient) mutate(ctx context.Context, m *UserReputationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UserReputationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UserReputationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UserReputationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UserReputationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown UserReputation mutation op: %q", m.Op())
 	}
 }
 
@@ -4663,17 +5216,19 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, ActivityEntry, CapabilityInstall, CapabilityPack, Card, CardContact,
-		ChatMessage, ChecklistItem, ConnectToken, Contact, DeveloperKey, Execution,
-		LedgerEntry, MemoryEntry, PaymentHold, QueueItem, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StreamEvent, User,
+		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
+		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
+		DeveloperKey, Document, Execution, LedgerEntry, MemoryEntry, PaymentHold,
+		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StreamEvent, User, UserReputation,
 		WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIKey, ActivityEntry, CapabilityInstall, CapabilityPack, Card, CardContact,
-		ChatMessage, ChecklistItem, ConnectToken, Contact, DeveloperKey, Execution,
-		LedgerEntry, MemoryEntry, PaymentHold, QueueItem, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StreamEvent, User,
+		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
+		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
+		DeveloperKey, Document, Execution, LedgerEntry, MemoryEntry, PaymentHold,
+		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StreamEvent, User, UserReputation,
 		WebhookDelivery []ent.Interceptor
 	}
 )

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -23,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -36,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -97,31 +100,34 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apikey.Table:            apikey.ValidColumn,
-			activityentry.Table:     activityentry.ValidColumn,
-			capabilityinstall.Table: capabilityinstall.ValidColumn,
-			capabilitypack.Table:    capabilitypack.ValidColumn,
-			card.Table:              card.ValidColumn,
-			cardcontact.Table:       cardcontact.ValidColumn,
-			chatmessage.Table:       chatmessage.ValidColumn,
-			checklistitem.Table:     checklistitem.ValidColumn,
-			connecttoken.Table:      connecttoken.ValidColumn,
-			contact.Table:           contact.ValidColumn,
-			developerkey.Table:      developerkey.ValidColumn,
-			execution.Table:         execution.ValidColumn,
-			ledgerentry.Table:       ledgerentry.ValidColumn,
-			memoryentry.Table:       memoryentry.ValidColumn,
-			paymenthold.Table:       paymenthold.ValidColumn,
-			queueitem.Table:         queueitem.ValidColumn,
-			session.Table:           session.ValidColumn,
-			setting.Table:           setting.ValidColumn,
-			shipgaterun.Table:       shipgaterun.ValidColumn,
-			storeagent.Table:        storeagent.ValidColumn,
-			storeinstall.Table:      storeinstall.ValidColumn,
-			storesubscription.Table: storesubscription.ValidColumn,
-			streamevent.Table:       streamevent.ValidColumn,
-			user.Table:              user.ValidColumn,
-			webhookdelivery.Table:   webhookdelivery.ValidColumn,
+			apikey.Table:             apikey.ValidColumn,
+			activityentry.Table:      activityentry.ValidColumn,
+			agentqualitysignal.Table: agentqualitysignal.ValidColumn,
+			capabilityinstall.Table:  capabilityinstall.ValidColumn,
+			capabilitypack.Table:     capabilitypack.ValidColumn,
+			card.Table:               card.ValidColumn,
+			cardcontact.Table:        cardcontact.ValidColumn,
+			chatmessage.Table:        chatmessage.ValidColumn,
+			checklistitem.Table:      checklistitem.ValidColumn,
+			connecttoken.Table:       connecttoken.ValidColumn,
+			contact.Table:            contact.ValidColumn,
+			developerkey.Table:       developerkey.ValidColumn,
+			document.Table:           document.ValidColumn,
+			execution.Table:          execution.ValidColumn,
+			ledgerentry.Table:        ledgerentry.ValidColumn,
+			memoryentry.Table:        memoryentry.ValidColumn,
+			paymenthold.Table:        paymenthold.ValidColumn,
+			queueitem.Table:          queueitem.ValidColumn,
+			session.Table:            session.ValidColumn,
+			setting.Table:            setting.ValidColumn,
+			shipgaterun.Table:        shipgaterun.ValidColumn,
+			storeagent.Table:         storeagent.ValidColumn,
+			storeinstall.Table:       storeinstall.ValidColumn,
+			storesubscription.Table:  storesubscription.ValidColumn,
+			streamevent.Table:        streamevent.ValidColumn,
+			user.Table:               user.ValidColumn,
+			userreputation.Table:     userreputation.ValidColumn,
+			webhookdelivery.Table:    webhookdelivery.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

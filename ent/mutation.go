@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -22,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -37,6 +39,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -49,31 +52,34 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIKey            = "APIKey"
-	TypeActivityEntry     = "ActivityEntry"
-	TypeCapabilityInstall = "CapabilityInstall"
-	TypeCapabilityPack    = "CapabilityPack"
-	TypeCard              = "Card"
-	TypeCardContact       = "CardContact"
-	TypeChatMessage       = "ChatMessage"
-	TypeChecklistItem     = "ChecklistItem"
-	TypeConnectToken      = "ConnectToken"
-	TypeContact           = "Contact"
-	TypeDeveloperKey      = "DeveloperKey"
-	TypeExecution         = "Execution"
-	TypeLedgerEntry       = "LedgerEntry"
-	TypeMemoryEntry       = "MemoryEntry"
-	TypePaymentHold       = "PaymentHold"
-	TypeQueueItem         = "QueueItem"
-	TypeSession           = "Session"
-	TypeSetting           = "Setting"
-	TypeShipGateRun       = "ShipGateRun"
-	TypeStoreAgent        = "StoreAgent"
-	TypeStoreInstall      = "StoreInstall"
-	TypeStoreSubscription = "StoreSubscription"
-	TypeStreamEvent       = "StreamEvent"
-	TypeUser              = "User"
-	TypeWebhookDelivery   = "WebhookDelivery"
+	TypeAPIKey             = "APIKey"
+	TypeActivityEntry      = "ActivityEntry"
+	TypeAgentQualitySignal = "AgentQualitySignal"
+	TypeCapabilityInstall  = "CapabilityInstall"
+	TypeCapabilityPack     = "CapabilityPack"
+	TypeCard               = "Card"
+	TypeCardContact        = "CardContact"
+	TypeChatMessage        = "ChatMessage"
+	TypeChecklistItem      = "ChecklistItem"
+	TypeConnectToken       = "ConnectToken"
+	TypeContact            = "Contact"
+	TypeDeveloperKey       = "DeveloperKey"
+	TypeDocument           = "Document"
+	TypeExecution          = "Execution"
+	TypeLedgerEntry        = "LedgerEntry"
+	TypeMemoryEntry        = "MemoryEntry"
+	TypePaymentHold        = "PaymentHold"
+	TypeQueueItem          = "QueueItem"
+	TypeSession            = "Session"
+	TypeSetting            = "Setting"
+	TypeShipGateRun        = "ShipGateRun"
+	TypeStoreAgent         = "StoreAgent"
+	TypeStoreInstall       = "StoreInstall"
+	TypeStoreSubscription  = "StoreSubscription"
+	TypeStreamEvent        = "StreamEvent"
+	TypeUser               = "User"
+	TypeUserReputation     = "UserReputation"
+	TypeWebhookDelivery    = "WebhookDelivery"
 )
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
@@ -1808,6 +1814,833 @@ func (m *ActivityEntryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ActivityEntry edge %s", name)
+}
+
+// AgentQualitySignalMutation represents an operation that mutates the AgentQualitySignal nodes in the graph.
+type AgentQualitySignalMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	signal             *agentqualitysignal.Signal
+	weight             *float64
+	addweight          *float64
+	metadata           *string
+	clearedFields      map[string]struct{}
+	user               *string
+	cleareduser        bool
+	store_agent        *string
+	clearedstore_agent bool
+	done               bool
+	oldValue           func(context.Context) (*AgentQualitySignal, error)
+	predicates         []predicate.AgentQualitySignal
+}
+
+var _ ent.Mutation = (*AgentQualitySignalMutation)(nil)
+
+// agentqualitysignalOption allows management of the mutation configuration using functional options.
+type agentqualitysignalOption func(*AgentQualitySignalMutation)
+
+// newAgentQualitySignalMutation creates new mutation for the AgentQualitySignal entity.
+func newAgentQualitySignalMutation(c config, op Op, opts ...agentqualitysignalOption) *AgentQualitySignalMutation {
+	m := &AgentQualitySignalMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAgentQualitySignal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAgentQualitySignalID sets the ID field of the mutation.
+func withAgentQualitySignalID(id string) agentqualitysignalOption {
+	return func(m *AgentQualitySignalMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AgentQualitySignal
+		)
+		m.oldValue = func(ctx context.Context) (*AgentQualitySignal, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AgentQualitySignal.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAgentQualitySignal sets the old AgentQualitySignal of the mutation.
+func withAgentQualitySignal(node *AgentQualitySignal) agentqualitysignalOption {
+	return func(m *AgentQualitySignalMutation) {
+		m.oldValue = func(context.Context) (*AgentQualitySignal, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AgentQualitySignalMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AgentQualitySignalMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AgentQualitySignal entities.
+func (m *AgentQualitySignalMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AgentQualitySignalMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AgentQualitySignalMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AgentQualitySignal.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AgentQualitySignalMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AgentQualitySignalMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AgentQualitySignalMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *AgentQualitySignalMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *AgentQualitySignalMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *AgentQualitySignalMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *AgentQualitySignalMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *AgentQualitySignalMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *AgentQualitySignalMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *AgentQualitySignalMutation) SetAgentID(s string) {
+	m.store_agent = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *AgentQualitySignalMutation) AgentID() (r string, exists bool) {
+	v := m.store_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldAgentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *AgentQualitySignalMutation) ResetAgentID() {
+	m.store_agent = nil
+}
+
+// SetSignal sets the "signal" field.
+func (m *AgentQualitySignalMutation) SetSignal(a agentqualitysignal.Signal) {
+	m.signal = &a
+}
+
+// Signal returns the value of the "signal" field in the mutation.
+func (m *AgentQualitySignalMutation) Signal() (r agentqualitysignal.Signal, exists bool) {
+	v := m.signal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignal returns the old "signal" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldSignal(ctx context.Context) (v agentqualitysignal.Signal, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignal is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignal requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignal: %w", err)
+	}
+	return oldValue.Signal, nil
+}
+
+// ResetSignal resets all changes to the "signal" field.
+func (m *AgentQualitySignalMutation) ResetSignal() {
+	m.signal = nil
+}
+
+// SetWeight sets the "weight" field.
+func (m *AgentQualitySignalMutation) SetWeight(f float64) {
+	m.weight = &f
+	m.addweight = nil
+}
+
+// Weight returns the value of the "weight" field in the mutation.
+func (m *AgentQualitySignalMutation) Weight() (r float64, exists bool) {
+	v := m.weight
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWeight returns the old "weight" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldWeight(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWeight is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWeight requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWeight: %w", err)
+	}
+	return oldValue.Weight, nil
+}
+
+// AddWeight adds f to the "weight" field.
+func (m *AgentQualitySignalMutation) AddWeight(f float64) {
+	if m.addweight != nil {
+		*m.addweight += f
+	} else {
+		m.addweight = &f
+	}
+}
+
+// AddedWeight returns the value that was added to the "weight" field in this mutation.
+func (m *AgentQualitySignalMutation) AddedWeight() (r float64, exists bool) {
+	v := m.addweight
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWeight resets all changes to the "weight" field.
+func (m *AgentQualitySignalMutation) ResetWeight() {
+	m.weight = nil
+	m.addweight = nil
+}
+
+// SetMetadata sets the "metadata" field.
+func (m *AgentQualitySignalMutation) SetMetadata(s string) {
+	m.metadata = &s
+}
+
+// Metadata returns the value of the "metadata" field in the mutation.
+func (m *AgentQualitySignalMutation) Metadata() (r string, exists bool) {
+	v := m.metadata
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetadata returns the old "metadata" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldMetadata(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetadata is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetadata requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetadata: %w", err)
+	}
+	return oldValue.Metadata, nil
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (m *AgentQualitySignalMutation) ClearMetadata() {
+	m.metadata = nil
+	m.clearedFields[agentqualitysignal.FieldMetadata] = struct{}{}
+}
+
+// MetadataCleared returns if the "metadata" field was cleared in this mutation.
+func (m *AgentQualitySignalMutation) MetadataCleared() bool {
+	_, ok := m.clearedFields[agentqualitysignal.FieldMetadata]
+	return ok
+}
+
+// ResetMetadata resets all changes to the "metadata" field.
+func (m *AgentQualitySignalMutation) ResetMetadata() {
+	m.metadata = nil
+	delete(m.clearedFields, agentqualitysignal.FieldMetadata)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *AgentQualitySignalMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[agentqualitysignal.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *AgentQualitySignalMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *AgentQualitySignalMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *AgentQualitySignalMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// SetStoreAgentID sets the "store_agent" edge to the StoreAgent entity by id.
+func (m *AgentQualitySignalMutation) SetStoreAgentID(id string) {
+	m.store_agent = &id
+}
+
+// ClearStoreAgent clears the "store_agent" edge to the StoreAgent entity.
+func (m *AgentQualitySignalMutation) ClearStoreAgent() {
+	m.clearedstore_agent = true
+	m.clearedFields[agentqualitysignal.FieldAgentID] = struct{}{}
+}
+
+// StoreAgentCleared reports if the "store_agent" edge to the StoreAgent entity was cleared.
+func (m *AgentQualitySignalMutation) StoreAgentCleared() bool {
+	return m.clearedstore_agent
+}
+
+// StoreAgentID returns the "store_agent" edge ID in the mutation.
+func (m *AgentQualitySignalMutation) StoreAgentID() (id string, exists bool) {
+	if m.store_agent != nil {
+		return *m.store_agent, true
+	}
+	return
+}
+
+// StoreAgentIDs returns the "store_agent" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// StoreAgentID instead. It exists only for internal usage by the builders.
+func (m *AgentQualitySignalMutation) StoreAgentIDs() (ids []string) {
+	if id := m.store_agent; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetStoreAgent resets all changes to the "store_agent" edge.
+func (m *AgentQualitySignalMutation) ResetStoreAgent() {
+	m.store_agent = nil
+	m.clearedstore_agent = false
+}
+
+// Where appends a list predicates to the AgentQualitySignalMutation builder.
+func (m *AgentQualitySignalMutation) Where(ps ...predicate.AgentQualitySignal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AgentQualitySignalMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AgentQualitySignalMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AgentQualitySignal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AgentQualitySignalMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AgentQualitySignalMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AgentQualitySignal).
+func (m *AgentQualitySignalMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AgentQualitySignalMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, agentqualitysignal.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, agentqualitysignal.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, agentqualitysignal.FieldUserID)
+	}
+	if m.store_agent != nil {
+		fields = append(fields, agentqualitysignal.FieldAgentID)
+	}
+	if m.signal != nil {
+		fields = append(fields, agentqualitysignal.FieldSignal)
+	}
+	if m.weight != nil {
+		fields = append(fields, agentqualitysignal.FieldWeight)
+	}
+	if m.metadata != nil {
+		fields = append(fields, agentqualitysignal.FieldMetadata)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AgentQualitySignalMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case agentqualitysignal.FieldCreatedAt:
+		return m.CreatedAt()
+	case agentqualitysignal.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case agentqualitysignal.FieldUserID:
+		return m.UserID()
+	case agentqualitysignal.FieldAgentID:
+		return m.AgentID()
+	case agentqualitysignal.FieldSignal:
+		return m.Signal()
+	case agentqualitysignal.FieldWeight:
+		return m.Weight()
+	case agentqualitysignal.FieldMetadata:
+		return m.Metadata()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AgentQualitySignalMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case agentqualitysignal.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case agentqualitysignal.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case agentqualitysignal.FieldUserID:
+		return m.OldUserID(ctx)
+	case agentqualitysignal.FieldAgentID:
+		return m.OldAgentID(ctx)
+	case agentqualitysignal.FieldSignal:
+		return m.OldSignal(ctx)
+	case agentqualitysignal.FieldWeight:
+		return m.OldWeight(ctx)
+	case agentqualitysignal.FieldMetadata:
+		return m.OldMetadata(ctx)
+	}
+	return nil, fmt.Errorf("unknown AgentQualitySignal field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgentQualitySignalMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case agentqualitysignal.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case agentqualitysignal.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case agentqualitysignal.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case agentqualitysignal.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	case agentqualitysignal.FieldSignal:
+		v, ok := value.(agentqualitysignal.Signal)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignal(v)
+		return nil
+	case agentqualitysignal.FieldWeight:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWeight(v)
+		return nil
+	case agentqualitysignal.FieldMetadata:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetadata(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgentQualitySignal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AgentQualitySignalMutation) AddedFields() []string {
+	var fields []string
+	if m.addweight != nil {
+		fields = append(fields, agentqualitysignal.FieldWeight)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AgentQualitySignalMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case agentqualitysignal.FieldWeight:
+		return m.AddedWeight()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AgentQualitySignalMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case agentqualitysignal.FieldWeight:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWeight(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AgentQualitySignal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AgentQualitySignalMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(agentqualitysignal.FieldMetadata) {
+		fields = append(fields, agentqualitysignal.FieldMetadata)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AgentQualitySignalMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AgentQualitySignalMutation) ClearField(name string) error {
+	switch name {
+	case agentqualitysignal.FieldMetadata:
+		m.ClearMetadata()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentQualitySignal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AgentQualitySignalMutation) ResetField(name string) error {
+	switch name {
+	case agentqualitysignal.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case agentqualitysignal.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case agentqualitysignal.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case agentqualitysignal.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	case agentqualitysignal.FieldSignal:
+		m.ResetSignal()
+		return nil
+	case agentqualitysignal.FieldWeight:
+		m.ResetWeight()
+		return nil
+	case agentqualitysignal.FieldMetadata:
+		m.ResetMetadata()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentQualitySignal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AgentQualitySignalMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.user != nil {
+		edges = append(edges, agentqualitysignal.EdgeUser)
+	}
+	if m.store_agent != nil {
+		edges = append(edges, agentqualitysignal.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AgentQualitySignalMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case agentqualitysignal.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case agentqualitysignal.EdgeStoreAgent:
+		if id := m.store_agent; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AgentQualitySignalMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AgentQualitySignalMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AgentQualitySignalMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareduser {
+		edges = append(edges, agentqualitysignal.EdgeUser)
+	}
+	if m.clearedstore_agent {
+		edges = append(edges, agentqualitysignal.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AgentQualitySignalMutation) EdgeCleared(name string) bool {
+	switch name {
+	case agentqualitysignal.EdgeUser:
+		return m.cleareduser
+	case agentqualitysignal.EdgeStoreAgent:
+		return m.clearedstore_agent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AgentQualitySignalMutation) ClearEdge(name string) error {
+	switch name {
+	case agentqualitysignal.EdgeUser:
+		m.ClearUser()
+		return nil
+	case agentqualitysignal.EdgeStoreAgent:
+		m.ClearStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentQualitySignal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AgentQualitySignalMutation) ResetEdge(name string) error {
+	switch name {
+	case agentqualitysignal.EdgeUser:
+		m.ResetUser()
+		return nil
+	case agentqualitysignal.EdgeStoreAgent:
+		m.ResetStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown AgentQualitySignal edge %s", name)
 }
 
 // CapabilityInstallMutation represents an operation that mutates the CapabilityInstall nodes in the graph.
@@ -14431,6 +15264,811 @@ func (m *DeveloperKeyMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown DeveloperKey edge %s", name)
 }
 
+// DocumentMutation represents an operation that mutates the Document nodes in the graph.
+type DocumentMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	title         *string
+	content       *string
+	source        *string
+	shared_by     *string
+	execution_id  *string
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*Document, error)
+	predicates    []predicate.Document
+}
+
+var _ ent.Mutation = (*DocumentMutation)(nil)
+
+// documentOption allows management of the mutation configuration using functional options.
+type documentOption func(*DocumentMutation)
+
+// newDocumentMutation creates new mutation for the Document entity.
+func newDocumentMutation(c config, op Op, opts ...documentOption) *DocumentMutation {
+	m := &DocumentMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDocument,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDocumentID sets the ID field of the mutation.
+func withDocumentID(id string) documentOption {
+	return func(m *DocumentMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Document
+		)
+		m.oldValue = func(ctx context.Context) (*Document, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Document.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDocument sets the old Document of the mutation.
+func withDocument(node *Document) documentOption {
+	return func(m *DocumentMutation) {
+		m.oldValue = func(context.Context) (*Document, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DocumentMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DocumentMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Document entities.
+func (m *DocumentMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DocumentMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DocumentMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Document.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DocumentMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DocumentMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DocumentMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *DocumentMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *DocumentMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *DocumentMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *DocumentMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *DocumentMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *DocumentMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *DocumentMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *DocumentMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *DocumentMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetContent sets the "content" field.
+func (m *DocumentMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *DocumentMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *DocumentMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetSource sets the "source" field.
+func (m *DocumentMutation) SetSource(s string) {
+	m.source = &s
+}
+
+// Source returns the value of the "source" field in the mutation.
+func (m *DocumentMutation) Source() (r string, exists bool) {
+	v := m.source
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSource returns the old "source" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldSource(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSource is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSource requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSource: %w", err)
+	}
+	return oldValue.Source, nil
+}
+
+// ResetSource resets all changes to the "source" field.
+func (m *DocumentMutation) ResetSource() {
+	m.source = nil
+}
+
+// SetSharedBy sets the "shared_by" field.
+func (m *DocumentMutation) SetSharedBy(s string) {
+	m.shared_by = &s
+}
+
+// SharedBy returns the value of the "shared_by" field in the mutation.
+func (m *DocumentMutation) SharedBy() (r string, exists bool) {
+	v := m.shared_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSharedBy returns the old "shared_by" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldSharedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSharedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSharedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSharedBy: %w", err)
+	}
+	return oldValue.SharedBy, nil
+}
+
+// ClearSharedBy clears the value of the "shared_by" field.
+func (m *DocumentMutation) ClearSharedBy() {
+	m.shared_by = nil
+	m.clearedFields[document.FieldSharedBy] = struct{}{}
+}
+
+// SharedByCleared returns if the "shared_by" field was cleared in this mutation.
+func (m *DocumentMutation) SharedByCleared() bool {
+	_, ok := m.clearedFields[document.FieldSharedBy]
+	return ok
+}
+
+// ResetSharedBy resets all changes to the "shared_by" field.
+func (m *DocumentMutation) ResetSharedBy() {
+	m.shared_by = nil
+	delete(m.clearedFields, document.FieldSharedBy)
+}
+
+// SetExecutionID sets the "execution_id" field.
+func (m *DocumentMutation) SetExecutionID(s string) {
+	m.execution_id = &s
+}
+
+// ExecutionID returns the value of the "execution_id" field in the mutation.
+func (m *DocumentMutation) ExecutionID() (r string, exists bool) {
+	v := m.execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionID returns the old "execution_id" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldExecutionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionID: %w", err)
+	}
+	return oldValue.ExecutionID, nil
+}
+
+// ClearExecutionID clears the value of the "execution_id" field.
+func (m *DocumentMutation) ClearExecutionID() {
+	m.execution_id = nil
+	m.clearedFields[document.FieldExecutionID] = struct{}{}
+}
+
+// ExecutionIDCleared returns if the "execution_id" field was cleared in this mutation.
+func (m *DocumentMutation) ExecutionIDCleared() bool {
+	_, ok := m.clearedFields[document.FieldExecutionID]
+	return ok
+}
+
+// ResetExecutionID resets all changes to the "execution_id" field.
+func (m *DocumentMutation) ResetExecutionID() {
+	m.execution_id = nil
+	delete(m.clearedFields, document.FieldExecutionID)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *DocumentMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[document.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *DocumentMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *DocumentMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *DocumentMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the DocumentMutation builder.
+func (m *DocumentMutation) Where(ps ...predicate.Document) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DocumentMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DocumentMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Document, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DocumentMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DocumentMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Document).
+func (m *DocumentMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DocumentMutation) Fields() []string {
+	fields := make([]string, 0, 8)
+	if m.created_at != nil {
+		fields = append(fields, document.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, document.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, document.FieldUserID)
+	}
+	if m.title != nil {
+		fields = append(fields, document.FieldTitle)
+	}
+	if m.content != nil {
+		fields = append(fields, document.FieldContent)
+	}
+	if m.source != nil {
+		fields = append(fields, document.FieldSource)
+	}
+	if m.shared_by != nil {
+		fields = append(fields, document.FieldSharedBy)
+	}
+	if m.execution_id != nil {
+		fields = append(fields, document.FieldExecutionID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case document.FieldCreatedAt:
+		return m.CreatedAt()
+	case document.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case document.FieldUserID:
+		return m.UserID()
+	case document.FieldTitle:
+		return m.Title()
+	case document.FieldContent:
+		return m.Content()
+	case document.FieldSource:
+		return m.Source()
+	case document.FieldSharedBy:
+		return m.SharedBy()
+	case document.FieldExecutionID:
+		return m.ExecutionID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case document.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case document.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case document.FieldUserID:
+		return m.OldUserID(ctx)
+	case document.FieldTitle:
+		return m.OldTitle(ctx)
+	case document.FieldContent:
+		return m.OldContent(ctx)
+	case document.FieldSource:
+		return m.OldSource(ctx)
+	case document.FieldSharedBy:
+		return m.OldSharedBy(ctx)
+	case document.FieldExecutionID:
+		return m.OldExecutionID(ctx)
+	}
+	return nil, fmt.Errorf("unknown Document field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case document.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case document.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case document.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case document.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case document.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case document.FieldSource:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSource(v)
+		return nil
+	case document.FieldSharedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSharedBy(v)
+		return nil
+	case document.FieldExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Document field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DocumentMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DocumentMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DocumentMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Document numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DocumentMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(document.FieldSharedBy) {
+		fields = append(fields, document.FieldSharedBy)
+	}
+	if m.FieldCleared(document.FieldExecutionID) {
+		fields = append(fields, document.FieldExecutionID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DocumentMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DocumentMutation) ClearField(name string) error {
+	switch name {
+	case document.FieldSharedBy:
+		m.ClearSharedBy()
+		return nil
+	case document.FieldExecutionID:
+		m.ClearExecutionID()
+		return nil
+	}
+	return fmt.Errorf("unknown Document nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DocumentMutation) ResetField(name string) error {
+	switch name {
+	case document.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case document.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case document.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case document.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case document.FieldContent:
+		m.ResetContent()
+		return nil
+	case document.FieldSource:
+		m.ResetSource()
+		return nil
+	case document.FieldSharedBy:
+		m.ResetSharedBy()
+		return nil
+	case document.FieldExecutionID:
+		m.ResetExecutionID()
+		return nil
+	}
+	return fmt.Errorf("unknown Document field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DocumentMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, document.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DocumentMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case document.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DocumentMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DocumentMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DocumentMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, document.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DocumentMutation) EdgeCleared(name string) bool {
+	switch name {
+	case document.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DocumentMutation) ClearEdge(name string) error {
+	switch name {
+	case document.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Document unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DocumentMutation) ResetEdge(name string) error {
+	switch name {
+	case document.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Document edge %s", name)
+}
+
 // ExecutionMutation represents an operation that mutates the Execution nodes in the graph.
 type ExecutionMutation struct {
 	config
@@ -25867,6 +27505,10 @@ type StoreAgentMutation struct {
 	addrating_avg               *float64
 	rating_count                *int
 	addrating_count             *int
+	quality_score               *float64
+	addquality_score            *float64
+	quality_signal_count        *int
+	addquality_signal_count     *int
 	install_count               *int
 	addinstall_count            *int
 	subscriber_count            *int
@@ -25890,6 +27532,9 @@ type StoreAgentMutation struct {
 	ship_gate_runs              map[string]struct{}
 	removedship_gate_runs       map[string]struct{}
 	clearedship_gate_runs       bool
+	quality_signals             map[string]struct{}
+	removedquality_signals      map[string]struct{}
+	clearedquality_signals      bool
 	done                        bool
 	oldValue                    func(context.Context) (*StoreAgent, error)
 	predicates                  []predicate.StoreAgent
@@ -27862,6 +29507,132 @@ func (m *StoreAgentMutation) ResetRatingCount() {
 	m.addrating_count = nil
 }
 
+// SetQualityScore sets the "quality_score" field.
+func (m *StoreAgentMutation) SetQualityScore(f float64) {
+	m.quality_score = &f
+	m.addquality_score = nil
+}
+
+// QualityScore returns the value of the "quality_score" field in the mutation.
+func (m *StoreAgentMutation) QualityScore() (r float64, exists bool) {
+	v := m.quality_score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQualityScore returns the old "quality_score" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldQualityScore(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQualityScore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQualityScore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQualityScore: %w", err)
+	}
+	return oldValue.QualityScore, nil
+}
+
+// AddQualityScore adds f to the "quality_score" field.
+func (m *StoreAgentMutation) AddQualityScore(f float64) {
+	if m.addquality_score != nil {
+		*m.addquality_score += f
+	} else {
+		m.addquality_score = &f
+	}
+}
+
+// AddedQualityScore returns the value that was added to the "quality_score" field in this mutation.
+func (m *StoreAgentMutation) AddedQualityScore() (r float64, exists bool) {
+	v := m.addquality_score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearQualityScore clears the value of the "quality_score" field.
+func (m *StoreAgentMutation) ClearQualityScore() {
+	m.quality_score = nil
+	m.addquality_score = nil
+	m.clearedFields[storeagent.FieldQualityScore] = struct{}{}
+}
+
+// QualityScoreCleared returns if the "quality_score" field was cleared in this mutation.
+func (m *StoreAgentMutation) QualityScoreCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldQualityScore]
+	return ok
+}
+
+// ResetQualityScore resets all changes to the "quality_score" field.
+func (m *StoreAgentMutation) ResetQualityScore() {
+	m.quality_score = nil
+	m.addquality_score = nil
+	delete(m.clearedFields, storeagent.FieldQualityScore)
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (m *StoreAgentMutation) SetQualitySignalCount(i int) {
+	m.quality_signal_count = &i
+	m.addquality_signal_count = nil
+}
+
+// QualitySignalCount returns the value of the "quality_signal_count" field in the mutation.
+func (m *StoreAgentMutation) QualitySignalCount() (r int, exists bool) {
+	v := m.quality_signal_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQualitySignalCount returns the old "quality_signal_count" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldQualitySignalCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQualitySignalCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQualitySignalCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQualitySignalCount: %w", err)
+	}
+	return oldValue.QualitySignalCount, nil
+}
+
+// AddQualitySignalCount adds i to the "quality_signal_count" field.
+func (m *StoreAgentMutation) AddQualitySignalCount(i int) {
+	if m.addquality_signal_count != nil {
+		*m.addquality_signal_count += i
+	} else {
+		m.addquality_signal_count = &i
+	}
+}
+
+// AddedQualitySignalCount returns the value that was added to the "quality_signal_count" field in this mutation.
+func (m *StoreAgentMutation) AddedQualitySignalCount() (r int, exists bool) {
+	v := m.addquality_signal_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetQualitySignalCount resets all changes to the "quality_signal_count" field.
+func (m *StoreAgentMutation) ResetQualitySignalCount() {
+	m.quality_signal_count = nil
+	m.addquality_signal_count = nil
+}
+
 // SetInstallCount sets the "install_count" field.
 func (m *StoreAgentMutation) SetInstallCount(i int) {
 	m.install_count = &i
@@ -28371,6 +30142,60 @@ func (m *StoreAgentMutation) ResetShipGateRuns() {
 	m.removedship_gate_runs = nil
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by ids.
+func (m *StoreAgentMutation) AddQualitySignalIDs(ids ...string) {
+	if m.quality_signals == nil {
+		m.quality_signals = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.quality_signals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearQualitySignals clears the "quality_signals" edge to the AgentQualitySignal entity.
+func (m *StoreAgentMutation) ClearQualitySignals() {
+	m.clearedquality_signals = true
+}
+
+// QualitySignalsCleared reports if the "quality_signals" edge to the AgentQualitySignal entity was cleared.
+func (m *StoreAgentMutation) QualitySignalsCleared() bool {
+	return m.clearedquality_signals
+}
+
+// RemoveQualitySignalIDs removes the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (m *StoreAgentMutation) RemoveQualitySignalIDs(ids ...string) {
+	if m.removedquality_signals == nil {
+		m.removedquality_signals = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.quality_signals, ids[i])
+		m.removedquality_signals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedQualitySignals returns the removed IDs of the "quality_signals" edge to the AgentQualitySignal entity.
+func (m *StoreAgentMutation) RemovedQualitySignalsIDs() (ids []string) {
+	for id := range m.removedquality_signals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// QualitySignalsIDs returns the "quality_signals" edge IDs in the mutation.
+func (m *StoreAgentMutation) QualitySignalsIDs() (ids []string) {
+	for id := range m.quality_signals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetQualitySignals resets all changes to the "quality_signals" edge.
+func (m *StoreAgentMutation) ResetQualitySignals() {
+	m.quality_signals = nil
+	m.clearedquality_signals = false
+	m.removedquality_signals = nil
+}
+
 // Where appends a list predicates to the StoreAgentMutation builder.
 func (m *StoreAgentMutation) Where(ps ...predicate.StoreAgent) {
 	m.predicates = append(m.predicates, ps...)
@@ -28405,7 +30230,7 @@ func (m *StoreAgentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreAgentMutation) Fields() []string {
-	fields := make([]string, 0, 46)
+	fields := make([]string, 0, 48)
 	if m.created_at != nil {
 		fields = append(fields, storeagent.FieldCreatedAt)
 	}
@@ -28529,6 +30354,12 @@ func (m *StoreAgentMutation) Fields() []string {
 	if m.rating_count != nil {
 		fields = append(fields, storeagent.FieldRatingCount)
 	}
+	if m.quality_score != nil {
+		fields = append(fields, storeagent.FieldQualityScore)
+	}
+	if m.quality_signal_count != nil {
+		fields = append(fields, storeagent.FieldQualitySignalCount)
+	}
 	if m.install_count != nil {
 		fields = append(fields, storeagent.FieldInstallCount)
 	}
@@ -28634,6 +30465,10 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.RatingAvg()
 	case storeagent.FieldRatingCount:
 		return m.RatingCount()
+	case storeagent.FieldQualityScore:
+		return m.QualityScore()
+	case storeagent.FieldQualitySignalCount:
+		return m.QualitySignalCount()
 	case storeagent.FieldInstallCount:
 		return m.InstallCount()
 	case storeagent.FieldSubscriberCount:
@@ -28735,6 +30570,10 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldRatingAvg(ctx)
 	case storeagent.FieldRatingCount:
 		return m.OldRatingCount(ctx)
+	case storeagent.FieldQualityScore:
+		return m.OldQualityScore(ctx)
+	case storeagent.FieldQualitySignalCount:
+		return m.OldQualitySignalCount(ctx)
 	case storeagent.FieldInstallCount:
 		return m.OldInstallCount(ctx)
 	case storeagent.FieldSubscriberCount:
@@ -29041,6 +30880,20 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRatingCount(v)
 		return nil
+	case storeagent.FieldQualityScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQualityScore(v)
+		return nil
+	case storeagent.FieldQualitySignalCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQualitySignalCount(v)
+		return nil
 	case storeagent.FieldInstallCount:
 		v, ok := value.(int)
 		if !ok {
@@ -29096,6 +30949,12 @@ func (m *StoreAgentMutation) AddedFields() []string {
 	if m.addrating_count != nil {
 		fields = append(fields, storeagent.FieldRatingCount)
 	}
+	if m.addquality_score != nil {
+		fields = append(fields, storeagent.FieldQualityScore)
+	}
+	if m.addquality_signal_count != nil {
+		fields = append(fields, storeagent.FieldQualitySignalCount)
+	}
 	if m.addinstall_count != nil {
 		fields = append(fields, storeagent.FieldInstallCount)
 	}
@@ -29121,6 +30980,10 @@ func (m *StoreAgentMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedRatingAvg()
 	case storeagent.FieldRatingCount:
 		return m.AddedRatingCount()
+	case storeagent.FieldQualityScore:
+		return m.AddedQualityScore()
+	case storeagent.FieldQualitySignalCount:
+		return m.AddedQualitySignalCount()
 	case storeagent.FieldInstallCount:
 		return m.AddedInstallCount()
 	case storeagent.FieldSubscriberCount:
@@ -29163,6 +31026,20 @@ func (m *StoreAgentMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddRatingCount(v)
+		return nil
+	case storeagent.FieldQualityScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQualityScore(v)
+		return nil
+	case storeagent.FieldQualitySignalCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQualitySignalCount(v)
 		return nil
 	case storeagent.FieldInstallCount:
 		v, ok := value.(int)
@@ -29250,6 +31127,9 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldSourceInstanceID) {
 		fields = append(fields, storeagent.FieldSourceInstanceID)
 	}
+	if m.FieldCleared(storeagent.FieldQualityScore) {
+		fields = append(fields, storeagent.FieldQualityScore)
+	}
 	if m.FieldCleared(storeagent.FieldSelfConfigTokenHash) {
 		fields = append(fields, storeagent.FieldSelfConfigTokenHash)
 	}
@@ -29326,6 +31206,9 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldSourceInstanceID:
 		m.ClearSourceInstanceID()
+		return nil
+	case storeagent.FieldQualityScore:
+		m.ClearQualityScore()
 		return nil
 	case storeagent.FieldSelfConfigTokenHash:
 		m.ClearSelfConfigTokenHash()
@@ -29464,6 +31347,12 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 	case storeagent.FieldRatingCount:
 		m.ResetRatingCount()
 		return nil
+	case storeagent.FieldQualityScore:
+		m.ResetQualityScore()
+		return nil
+	case storeagent.FieldQualitySignalCount:
+		m.ResetQualitySignalCount()
+		return nil
 	case storeagent.FieldInstallCount:
 		m.ResetInstallCount()
 		return nil
@@ -29485,7 +31374,7 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *StoreAgentMutation) AddedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.user != nil {
 		edges = append(edges, storeagent.EdgeUser)
 	}
@@ -29500,6 +31389,9 @@ func (m *StoreAgentMutation) AddedEdges() []string {
 	}
 	if m.ship_gate_runs != nil {
 		edges = append(edges, storeagent.EdgeShipGateRuns)
+	}
+	if m.quality_signals != nil {
+		edges = append(edges, storeagent.EdgeQualitySignals)
 	}
 	return edges
 }
@@ -29536,13 +31428,19 @@ func (m *StoreAgentMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeQualitySignals:
+		ids := make([]ent.Value, 0, len(m.quality_signals))
+		for id := range m.quality_signals {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *StoreAgentMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.removedexecutions != nil {
 		edges = append(edges, storeagent.EdgeExecutions)
 	}
@@ -29554,6 +31452,9 @@ func (m *StoreAgentMutation) RemovedEdges() []string {
 	}
 	if m.removedship_gate_runs != nil {
 		edges = append(edges, storeagent.EdgeShipGateRuns)
+	}
+	if m.removedquality_signals != nil {
+		edges = append(edges, storeagent.EdgeQualitySignals)
 	}
 	return edges
 }
@@ -29586,13 +31487,19 @@ func (m *StoreAgentMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeQualitySignals:
+		ids := make([]ent.Value, 0, len(m.removedquality_signals))
+		for id := range m.removedquality_signals {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *StoreAgentMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 5)
+	edges := make([]string, 0, 6)
 	if m.cleareduser {
 		edges = append(edges, storeagent.EdgeUser)
 	}
@@ -29607,6 +31514,9 @@ func (m *StoreAgentMutation) ClearedEdges() []string {
 	}
 	if m.clearedship_gate_runs {
 		edges = append(edges, storeagent.EdgeShipGateRuns)
+	}
+	if m.clearedquality_signals {
+		edges = append(edges, storeagent.EdgeQualitySignals)
 	}
 	return edges
 }
@@ -29625,6 +31535,8 @@ func (m *StoreAgentMutation) EdgeCleared(name string) bool {
 		return m.clearedsubscriptions
 	case storeagent.EdgeShipGateRuns:
 		return m.clearedship_gate_runs
+	case storeagent.EdgeQualitySignals:
+		return m.clearedquality_signals
 	}
 	return false
 }
@@ -29658,6 +31570,9 @@ func (m *StoreAgentMutation) ResetEdge(name string) error {
 		return nil
 	case storeagent.EdgeShipGateRuns:
 		m.ResetShipGateRuns()
+		return nil
+	case storeagent.EdgeQualitySignals:
+		m.ResetQualitySignals()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent edge %s", name)
@@ -31448,6 +33363,14 @@ type UserMutation struct {
 	developer_keys             map[string]struct{}
 	removeddeveloper_keys      map[string]struct{}
 	cleareddeveloper_keys      bool
+	quality_signals            map[string]struct{}
+	removedquality_signals     map[string]struct{}
+	clearedquality_signals     bool
+	reputation                 *string
+	clearedreputation          bool
+	documents                  map[string]struct{}
+	removeddocuments           map[string]struct{}
+	cleareddocuments           bool
 	done                       bool
 	oldValue                   func(context.Context) (*User, error)
 	predicates                 []predicate.User
@@ -32977,6 +34900,153 @@ func (m *UserMutation) ResetDeveloperKeys() {
 	m.removeddeveloper_keys = nil
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by ids.
+func (m *UserMutation) AddQualitySignalIDs(ids ...string) {
+	if m.quality_signals == nil {
+		m.quality_signals = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.quality_signals[ids[i]] = struct{}{}
+	}
+}
+
+// ClearQualitySignals clears the "quality_signals" edge to the AgentQualitySignal entity.
+func (m *UserMutation) ClearQualitySignals() {
+	m.clearedquality_signals = true
+}
+
+// QualitySignalsCleared reports if the "quality_signals" edge to the AgentQualitySignal entity was cleared.
+func (m *UserMutation) QualitySignalsCleared() bool {
+	return m.clearedquality_signals
+}
+
+// RemoveQualitySignalIDs removes the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (m *UserMutation) RemoveQualitySignalIDs(ids ...string) {
+	if m.removedquality_signals == nil {
+		m.removedquality_signals = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.quality_signals, ids[i])
+		m.removedquality_signals[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedQualitySignals returns the removed IDs of the "quality_signals" edge to the AgentQualitySignal entity.
+func (m *UserMutation) RemovedQualitySignalsIDs() (ids []string) {
+	for id := range m.removedquality_signals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// QualitySignalsIDs returns the "quality_signals" edge IDs in the mutation.
+func (m *UserMutation) QualitySignalsIDs() (ids []string) {
+	for id := range m.quality_signals {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetQualitySignals resets all changes to the "quality_signals" edge.
+func (m *UserMutation) ResetQualitySignals() {
+	m.quality_signals = nil
+	m.clearedquality_signals = false
+	m.removedquality_signals = nil
+}
+
+// SetReputationID sets the "reputation" edge to the UserReputation entity by id.
+func (m *UserMutation) SetReputationID(id string) {
+	m.reputation = &id
+}
+
+// ClearReputation clears the "reputation" edge to the UserReputation entity.
+func (m *UserMutation) ClearReputation() {
+	m.clearedreputation = true
+}
+
+// ReputationCleared reports if the "reputation" edge to the UserReputation entity was cleared.
+func (m *UserMutation) ReputationCleared() bool {
+	return m.clearedreputation
+}
+
+// ReputationID returns the "reputation" edge ID in the mutation.
+func (m *UserMutation) ReputationID() (id string, exists bool) {
+	if m.reputation != nil {
+		return *m.reputation, true
+	}
+	return
+}
+
+// ReputationIDs returns the "reputation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ReputationID instead. It exists only for internal usage by the builders.
+func (m *UserMutation) ReputationIDs() (ids []string) {
+	if id := m.reputation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetReputation resets all changes to the "reputation" edge.
+func (m *UserMutation) ResetReputation() {
+	m.reputation = nil
+	m.clearedreputation = false
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by ids.
+func (m *UserMutation) AddDocumentIDs(ids ...string) {
+	if m.documents == nil {
+		m.documents = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.documents[ids[i]] = struct{}{}
+	}
+}
+
+// ClearDocuments clears the "documents" edge to the Document entity.
+func (m *UserMutation) ClearDocuments() {
+	m.cleareddocuments = true
+}
+
+// DocumentsCleared reports if the "documents" edge to the Document entity was cleared.
+func (m *UserMutation) DocumentsCleared() bool {
+	return m.cleareddocuments
+}
+
+// RemoveDocumentIDs removes the "documents" edge to the Document entity by IDs.
+func (m *UserMutation) RemoveDocumentIDs(ids ...string) {
+	if m.removeddocuments == nil {
+		m.removeddocuments = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.documents, ids[i])
+		m.removeddocuments[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedDocuments returns the removed IDs of the "documents" edge to the Document entity.
+func (m *UserMutation) RemovedDocumentsIDs() (ids []string) {
+	for id := range m.removeddocuments {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// DocumentsIDs returns the "documents" edge IDs in the mutation.
+func (m *UserMutation) DocumentsIDs() (ids []string) {
+	for id := range m.documents {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetDocuments resets all changes to the "documents" edge.
+func (m *UserMutation) ResetDocuments() {
+	m.documents = nil
+	m.cleareddocuments = false
+	m.removeddocuments = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -33238,7 +35308,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 21)
+	edges := make([]string, 0, 24)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -33301,6 +35371,15 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.developer_keys != nil {
 		edges = append(edges, user.EdgeDeveloperKeys)
+	}
+	if m.quality_signals != nil {
+		edges = append(edges, user.EdgeQualitySignals)
+	}
+	if m.reputation != nil {
+		edges = append(edges, user.EdgeReputation)
+	}
+	if m.documents != nil {
+		edges = append(edges, user.EdgeDocuments)
 	}
 	return edges
 }
@@ -33433,13 +35512,29 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeQualitySignals:
+		ids := make([]ent.Value, 0, len(m.quality_signals))
+		for id := range m.quality_signals {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeReputation:
+		if id := m.reputation; id != nil {
+			return []ent.Value{*id}
+		}
+	case user.EdgeDocuments:
+		ids := make([]ent.Value, 0, len(m.documents))
+		for id := range m.documents {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 21)
+	edges := make([]string, 0, 24)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -33499,6 +35594,12 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removeddeveloper_keys != nil {
 		edges = append(edges, user.EdgeDeveloperKeys)
+	}
+	if m.removedquality_signals != nil {
+		edges = append(edges, user.EdgeQualitySignals)
+	}
+	if m.removeddocuments != nil {
+		edges = append(edges, user.EdgeDocuments)
 	}
 	return edges
 }
@@ -33627,13 +35728,25 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeQualitySignals:
+		ids := make([]ent.Value, 0, len(m.removedquality_signals))
+		for id := range m.removedquality_signals {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeDocuments:
+		ids := make([]ent.Value, 0, len(m.removeddocuments))
+		for id := range m.removeddocuments {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 21)
+	edges := make([]string, 0, 24)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -33697,6 +35810,15 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.cleareddeveloper_keys {
 		edges = append(edges, user.EdgeDeveloperKeys)
 	}
+	if m.clearedquality_signals {
+		edges = append(edges, user.EdgeQualitySignals)
+	}
+	if m.clearedreputation {
+		edges = append(edges, user.EdgeReputation)
+	}
+	if m.cleareddocuments {
+		edges = append(edges, user.EdgeDocuments)
+	}
 	return edges
 }
 
@@ -33746,6 +35868,12 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedconnect_tokens
 	case user.EdgeDeveloperKeys:
 		return m.cleareddeveloper_keys
+	case user.EdgeQualitySignals:
+		return m.clearedquality_signals
+	case user.EdgeReputation:
+		return m.clearedreputation
+	case user.EdgeDocuments:
+		return m.cleareddocuments
 	}
 	return false
 }
@@ -33756,6 +35884,9 @@ func (m *UserMutation) ClearEdge(name string) error {
 	switch name {
 	case user.EdgeSettings:
 		m.ClearSettings()
+		return nil
+	case user.EdgeReputation:
+		m.ClearReputation()
 		return nil
 	}
 	return fmt.Errorf("unknown User unique edge %s", name)
@@ -33828,8 +35959,1153 @@ func (m *UserMutation) ResetEdge(name string) error {
 	case user.EdgeDeveloperKeys:
 		m.ResetDeveloperKeys()
 		return nil
+	case user.EdgeQualitySignals:
+		m.ResetQualitySignals()
+		return nil
+	case user.EdgeReputation:
+		m.ResetReputation()
+		return nil
+	case user.EdgeDocuments:
+		m.ResetDocuments()
+		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)
+}
+
+// UserReputationMutation represents an operation that mutates the UserReputation nodes in the graph.
+type UserReputationMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *string
+	created_at             *time.Time
+	updated_at             *time.Time
+	task_economy_role      *userreputation.TaskEconomyRole
+	reputation_score       *float64
+	addreputation_score    *float64
+	avg_rating             *float64
+	addavg_rating          *float64
+	avg_provider_rating    *float64
+	addavg_provider_rating *float64
+	avg_client_rating      *float64
+	addavg_client_rating   *float64
+	reviews_received       *int
+	addreviews_received    *int
+	reviews_given          *int
+	addreviews_given       *int
+	clearedFields          map[string]struct{}
+	user                   *string
+	cleareduser            bool
+	done                   bool
+	oldValue               func(context.Context) (*UserReputation, error)
+	predicates             []predicate.UserReputation
+}
+
+var _ ent.Mutation = (*UserReputationMutation)(nil)
+
+// userreputationOption allows management of the mutation configuration using functional options.
+type userreputationOption func(*UserReputationMutation)
+
+// newUserReputationMutation creates new mutation for the UserReputation entity.
+func newUserReputationMutation(c config, op Op, opts ...userreputationOption) *UserReputationMutation {
+	m := &UserReputationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUserReputation,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUserReputationID sets the ID field of the mutation.
+func withUserReputationID(id string) userreputationOption {
+	return func(m *UserReputationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *UserReputation
+		)
+		m.oldValue = func(ctx context.Context) (*UserReputation, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().UserReputation.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUserReputation sets the old UserReputation of the mutation.
+func withUserReputation(node *UserReputation) userreputationOption {
+	return func(m *UserReputationMutation) {
+		m.oldValue = func(context.Context) (*UserReputation, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UserReputationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UserReputationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of UserReputation entities.
+func (m *UserReputationMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UserReputationMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UserReputationMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().UserReputation.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *UserReputationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *UserReputationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *UserReputationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *UserReputationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *UserReputationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *UserReputationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *UserReputationMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *UserReputationMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *UserReputationMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetTaskEconomyRole sets the "task_economy_role" field.
+func (m *UserReputationMutation) SetTaskEconomyRole(uer userreputation.TaskEconomyRole) {
+	m.task_economy_role = &uer
+}
+
+// TaskEconomyRole returns the value of the "task_economy_role" field in the mutation.
+func (m *UserReputationMutation) TaskEconomyRole() (r userreputation.TaskEconomyRole, exists bool) {
+	v := m.task_economy_role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskEconomyRole returns the old "task_economy_role" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldTaskEconomyRole(ctx context.Context) (v userreputation.TaskEconomyRole, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskEconomyRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskEconomyRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskEconomyRole: %w", err)
+	}
+	return oldValue.TaskEconomyRole, nil
+}
+
+// ResetTaskEconomyRole resets all changes to the "task_economy_role" field.
+func (m *UserReputationMutation) ResetTaskEconomyRole() {
+	m.task_economy_role = nil
+}
+
+// SetReputationScore sets the "reputation_score" field.
+func (m *UserReputationMutation) SetReputationScore(f float64) {
+	m.reputation_score = &f
+	m.addreputation_score = nil
+}
+
+// ReputationScore returns the value of the "reputation_score" field in the mutation.
+func (m *UserReputationMutation) ReputationScore() (r float64, exists bool) {
+	v := m.reputation_score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReputationScore returns the old "reputation_score" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldReputationScore(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReputationScore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReputationScore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReputationScore: %w", err)
+	}
+	return oldValue.ReputationScore, nil
+}
+
+// AddReputationScore adds f to the "reputation_score" field.
+func (m *UserReputationMutation) AddReputationScore(f float64) {
+	if m.addreputation_score != nil {
+		*m.addreputation_score += f
+	} else {
+		m.addreputation_score = &f
+	}
+}
+
+// AddedReputationScore returns the value that was added to the "reputation_score" field in this mutation.
+func (m *UserReputationMutation) AddedReputationScore() (r float64, exists bool) {
+	v := m.addreputation_score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReputationScore resets all changes to the "reputation_score" field.
+func (m *UserReputationMutation) ResetReputationScore() {
+	m.reputation_score = nil
+	m.addreputation_score = nil
+}
+
+// SetAvgRating sets the "avg_rating" field.
+func (m *UserReputationMutation) SetAvgRating(f float64) {
+	m.avg_rating = &f
+	m.addavg_rating = nil
+}
+
+// AvgRating returns the value of the "avg_rating" field in the mutation.
+func (m *UserReputationMutation) AvgRating() (r float64, exists bool) {
+	v := m.avg_rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAvgRating returns the old "avg_rating" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldAvgRating(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAvgRating is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAvgRating requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAvgRating: %w", err)
+	}
+	return oldValue.AvgRating, nil
+}
+
+// AddAvgRating adds f to the "avg_rating" field.
+func (m *UserReputationMutation) AddAvgRating(f float64) {
+	if m.addavg_rating != nil {
+		*m.addavg_rating += f
+	} else {
+		m.addavg_rating = &f
+	}
+}
+
+// AddedAvgRating returns the value that was added to the "avg_rating" field in this mutation.
+func (m *UserReputationMutation) AddedAvgRating() (r float64, exists bool) {
+	v := m.addavg_rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAvgRating clears the value of the "avg_rating" field.
+func (m *UserReputationMutation) ClearAvgRating() {
+	m.avg_rating = nil
+	m.addavg_rating = nil
+	m.clearedFields[userreputation.FieldAvgRating] = struct{}{}
+}
+
+// AvgRatingCleared returns if the "avg_rating" field was cleared in this mutation.
+func (m *UserReputationMutation) AvgRatingCleared() bool {
+	_, ok := m.clearedFields[userreputation.FieldAvgRating]
+	return ok
+}
+
+// ResetAvgRating resets all changes to the "avg_rating" field.
+func (m *UserReputationMutation) ResetAvgRating() {
+	m.avg_rating = nil
+	m.addavg_rating = nil
+	delete(m.clearedFields, userreputation.FieldAvgRating)
+}
+
+// SetAvgProviderRating sets the "avg_provider_rating" field.
+func (m *UserReputationMutation) SetAvgProviderRating(f float64) {
+	m.avg_provider_rating = &f
+	m.addavg_provider_rating = nil
+}
+
+// AvgProviderRating returns the value of the "avg_provider_rating" field in the mutation.
+func (m *UserReputationMutation) AvgProviderRating() (r float64, exists bool) {
+	v := m.avg_provider_rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAvgProviderRating returns the old "avg_provider_rating" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldAvgProviderRating(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAvgProviderRating is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAvgProviderRating requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAvgProviderRating: %w", err)
+	}
+	return oldValue.AvgProviderRating, nil
+}
+
+// AddAvgProviderRating adds f to the "avg_provider_rating" field.
+func (m *UserReputationMutation) AddAvgProviderRating(f float64) {
+	if m.addavg_provider_rating != nil {
+		*m.addavg_provider_rating += f
+	} else {
+		m.addavg_provider_rating = &f
+	}
+}
+
+// AddedAvgProviderRating returns the value that was added to the "avg_provider_rating" field in this mutation.
+func (m *UserReputationMutation) AddedAvgProviderRating() (r float64, exists bool) {
+	v := m.addavg_provider_rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAvgProviderRating clears the value of the "avg_provider_rating" field.
+func (m *UserReputationMutation) ClearAvgProviderRating() {
+	m.avg_provider_rating = nil
+	m.addavg_provider_rating = nil
+	m.clearedFields[userreputation.FieldAvgProviderRating] = struct{}{}
+}
+
+// AvgProviderRatingCleared returns if the "avg_provider_rating" field was cleared in this mutation.
+func (m *UserReputationMutation) AvgProviderRatingCleared() bool {
+	_, ok := m.clearedFields[userreputation.FieldAvgProviderRating]
+	return ok
+}
+
+// ResetAvgProviderRating resets all changes to the "avg_provider_rating" field.
+func (m *UserReputationMutation) ResetAvgProviderRating() {
+	m.avg_provider_rating = nil
+	m.addavg_provider_rating = nil
+	delete(m.clearedFields, userreputation.FieldAvgProviderRating)
+}
+
+// SetAvgClientRating sets the "avg_client_rating" field.
+func (m *UserReputationMutation) SetAvgClientRating(f float64) {
+	m.avg_client_rating = &f
+	m.addavg_client_rating = nil
+}
+
+// AvgClientRating returns the value of the "avg_client_rating" field in the mutation.
+func (m *UserReputationMutation) AvgClientRating() (r float64, exists bool) {
+	v := m.avg_client_rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAvgClientRating returns the old "avg_client_rating" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldAvgClientRating(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAvgClientRating is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAvgClientRating requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAvgClientRating: %w", err)
+	}
+	return oldValue.AvgClientRating, nil
+}
+
+// AddAvgClientRating adds f to the "avg_client_rating" field.
+func (m *UserReputationMutation) AddAvgClientRating(f float64) {
+	if m.addavg_client_rating != nil {
+		*m.addavg_client_rating += f
+	} else {
+		m.addavg_client_rating = &f
+	}
+}
+
+// AddedAvgClientRating returns the value that was added to the "avg_client_rating" field in this mutation.
+func (m *UserReputationMutation) AddedAvgClientRating() (r float64, exists bool) {
+	v := m.addavg_client_rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAvgClientRating clears the value of the "avg_client_rating" field.
+func (m *UserReputationMutation) ClearAvgClientRating() {
+	m.avg_client_rating = nil
+	m.addavg_client_rating = nil
+	m.clearedFields[userreputation.FieldAvgClientRating] = struct{}{}
+}
+
+// AvgClientRatingCleared returns if the "avg_client_rating" field was cleared in this mutation.
+func (m *UserReputationMutation) AvgClientRatingCleared() bool {
+	_, ok := m.clearedFields[userreputation.FieldAvgClientRating]
+	return ok
+}
+
+// ResetAvgClientRating resets all changes to the "avg_client_rating" field.
+func (m *UserReputationMutation) ResetAvgClientRating() {
+	m.avg_client_rating = nil
+	m.addavg_client_rating = nil
+	delete(m.clearedFields, userreputation.FieldAvgClientRating)
+}
+
+// SetReviewsReceived sets the "reviews_received" field.
+func (m *UserReputationMutation) SetReviewsReceived(i int) {
+	m.reviews_received = &i
+	m.addreviews_received = nil
+}
+
+// ReviewsReceived returns the value of the "reviews_received" field in the mutation.
+func (m *UserReputationMutation) ReviewsReceived() (r int, exists bool) {
+	v := m.reviews_received
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewsReceived returns the old "reviews_received" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldReviewsReceived(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewsReceived is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewsReceived requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewsReceived: %w", err)
+	}
+	return oldValue.ReviewsReceived, nil
+}
+
+// AddReviewsReceived adds i to the "reviews_received" field.
+func (m *UserReputationMutation) AddReviewsReceived(i int) {
+	if m.addreviews_received != nil {
+		*m.addreviews_received += i
+	} else {
+		m.addreviews_received = &i
+	}
+}
+
+// AddedReviewsReceived returns the value that was added to the "reviews_received" field in this mutation.
+func (m *UserReputationMutation) AddedReviewsReceived() (r int, exists bool) {
+	v := m.addreviews_received
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReviewsReceived resets all changes to the "reviews_received" field.
+func (m *UserReputationMutation) ResetReviewsReceived() {
+	m.reviews_received = nil
+	m.addreviews_received = nil
+}
+
+// SetReviewsGiven sets the "reviews_given" field.
+func (m *UserReputationMutation) SetReviewsGiven(i int) {
+	m.reviews_given = &i
+	m.addreviews_given = nil
+}
+
+// ReviewsGiven returns the value of the "reviews_given" field in the mutation.
+func (m *UserReputationMutation) ReviewsGiven() (r int, exists bool) {
+	v := m.reviews_given
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewsGiven returns the old "reviews_given" field's value of the UserReputation entity.
+// If the UserReputation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserReputationMutation) OldReviewsGiven(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewsGiven is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewsGiven requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewsGiven: %w", err)
+	}
+	return oldValue.ReviewsGiven, nil
+}
+
+// AddReviewsGiven adds i to the "reviews_given" field.
+func (m *UserReputationMutation) AddReviewsGiven(i int) {
+	if m.addreviews_given != nil {
+		*m.addreviews_given += i
+	} else {
+		m.addreviews_given = &i
+	}
+}
+
+// AddedReviewsGiven returns the value that was added to the "reviews_given" field in this mutation.
+func (m *UserReputationMutation) AddedReviewsGiven() (r int, exists bool) {
+	v := m.addreviews_given
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReviewsGiven resets all changes to the "reviews_given" field.
+func (m *UserReputationMutation) ResetReviewsGiven() {
+	m.reviews_given = nil
+	m.addreviews_given = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *UserReputationMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[userreputation.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *UserReputationMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *UserReputationMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *UserReputationMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the UserReputationMutation builder.
+func (m *UserReputationMutation) Where(ps ...predicate.UserReputation) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UserReputationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UserReputationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.UserReputation, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UserReputationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UserReputationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (UserReputation).
+func (m *UserReputationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UserReputationMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, userreputation.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, userreputation.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, userreputation.FieldUserID)
+	}
+	if m.task_economy_role != nil {
+		fields = append(fields, userreputation.FieldTaskEconomyRole)
+	}
+	if m.reputation_score != nil {
+		fields = append(fields, userreputation.FieldReputationScore)
+	}
+	if m.avg_rating != nil {
+		fields = append(fields, userreputation.FieldAvgRating)
+	}
+	if m.avg_provider_rating != nil {
+		fields = append(fields, userreputation.FieldAvgProviderRating)
+	}
+	if m.avg_client_rating != nil {
+		fields = append(fields, userreputation.FieldAvgClientRating)
+	}
+	if m.reviews_received != nil {
+		fields = append(fields, userreputation.FieldReviewsReceived)
+	}
+	if m.reviews_given != nil {
+		fields = append(fields, userreputation.FieldReviewsGiven)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UserReputationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case userreputation.FieldCreatedAt:
+		return m.CreatedAt()
+	case userreputation.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case userreputation.FieldUserID:
+		return m.UserID()
+	case userreputation.FieldTaskEconomyRole:
+		return m.TaskEconomyRole()
+	case userreputation.FieldReputationScore:
+		return m.ReputationScore()
+	case userreputation.FieldAvgRating:
+		return m.AvgRating()
+	case userreputation.FieldAvgProviderRating:
+		return m.AvgProviderRating()
+	case userreputation.FieldAvgClientRating:
+		return m.AvgClientRating()
+	case userreputation.FieldReviewsReceived:
+		return m.ReviewsReceived()
+	case userreputation.FieldReviewsGiven:
+		return m.ReviewsGiven()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UserReputationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case userreputation.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case userreputation.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case userreputation.FieldUserID:
+		return m.OldUserID(ctx)
+	case userreputation.FieldTaskEconomyRole:
+		return m.OldTaskEconomyRole(ctx)
+	case userreputation.FieldReputationScore:
+		return m.OldReputationScore(ctx)
+	case userreputation.FieldAvgRating:
+		return m.OldAvgRating(ctx)
+	case userreputation.FieldAvgProviderRating:
+		return m.OldAvgProviderRating(ctx)
+	case userreputation.FieldAvgClientRating:
+		return m.OldAvgClientRating(ctx)
+	case userreputation.FieldReviewsReceived:
+		return m.OldReviewsReceived(ctx)
+	case userreputation.FieldReviewsGiven:
+		return m.OldReviewsGiven(ctx)
+	}
+	return nil, fmt.Errorf("unknown UserReputation field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UserReputationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case userreputation.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case userreputation.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case userreputation.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case userreputation.FieldTaskEconomyRole:
+		v, ok := value.(userreputation.TaskEconomyRole)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskEconomyRole(v)
+		return nil
+	case userreputation.FieldReputationScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReputationScore(v)
+		return nil
+	case userreputation.FieldAvgRating:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAvgRating(v)
+		return nil
+	case userreputation.FieldAvgProviderRating:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAvgProviderRating(v)
+		return nil
+	case userreputation.FieldAvgClientRating:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAvgClientRating(v)
+		return nil
+	case userreputation.FieldReviewsReceived:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewsReceived(v)
+		return nil
+	case userreputation.FieldReviewsGiven:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewsGiven(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UserReputation field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UserReputationMutation) AddedFields() []string {
+	var fields []string
+	if m.addreputation_score != nil {
+		fields = append(fields, userreputation.FieldReputationScore)
+	}
+	if m.addavg_rating != nil {
+		fields = append(fields, userreputation.FieldAvgRating)
+	}
+	if m.addavg_provider_rating != nil {
+		fields = append(fields, userreputation.FieldAvgProviderRating)
+	}
+	if m.addavg_client_rating != nil {
+		fields = append(fields, userreputation.FieldAvgClientRating)
+	}
+	if m.addreviews_received != nil {
+		fields = append(fields, userreputation.FieldReviewsReceived)
+	}
+	if m.addreviews_given != nil {
+		fields = append(fields, userreputation.FieldReviewsGiven)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UserReputationMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case userreputation.FieldReputationScore:
+		return m.AddedReputationScore()
+	case userreputation.FieldAvgRating:
+		return m.AddedAvgRating()
+	case userreputation.FieldAvgProviderRating:
+		return m.AddedAvgProviderRating()
+	case userreputation.FieldAvgClientRating:
+		return m.AddedAvgClientRating()
+	case userreputation.FieldReviewsReceived:
+		return m.AddedReviewsReceived()
+	case userreputation.FieldReviewsGiven:
+		return m.AddedReviewsGiven()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UserReputationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case userreputation.FieldReputationScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReputationScore(v)
+		return nil
+	case userreputation.FieldAvgRating:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAvgRating(v)
+		return nil
+	case userreputation.FieldAvgProviderRating:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAvgProviderRating(v)
+		return nil
+	case userreputation.FieldAvgClientRating:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAvgClientRating(v)
+		return nil
+	case userreputation.FieldReviewsReceived:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReviewsReceived(v)
+		return nil
+	case userreputation.FieldReviewsGiven:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReviewsGiven(v)
+		return nil
+	}
+	return fmt.Errorf("unknown UserReputation numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UserReputationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(userreputation.FieldAvgRating) {
+		fields = append(fields, userreputation.FieldAvgRating)
+	}
+	if m.FieldCleared(userreputation.FieldAvgProviderRating) {
+		fields = append(fields, userreputation.FieldAvgProviderRating)
+	}
+	if m.FieldCleared(userreputation.FieldAvgClientRating) {
+		fields = append(fields, userreputation.FieldAvgClientRating)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UserReputationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UserReputationMutation) ClearField(name string) error {
+	switch name {
+	case userreputation.FieldAvgRating:
+		m.ClearAvgRating()
+		return nil
+	case userreputation.FieldAvgProviderRating:
+		m.ClearAvgProviderRating()
+		return nil
+	case userreputation.FieldAvgClientRating:
+		m.ClearAvgClientRating()
+		return nil
+	}
+	return fmt.Errorf("unknown UserReputation nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UserReputationMutation) ResetField(name string) error {
+	switch name {
+	case userreputation.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case userreputation.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case userreputation.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case userreputation.FieldTaskEconomyRole:
+		m.ResetTaskEconomyRole()
+		return nil
+	case userreputation.FieldReputationScore:
+		m.ResetReputationScore()
+		return nil
+	case userreputation.FieldAvgRating:
+		m.ResetAvgRating()
+		return nil
+	case userreputation.FieldAvgProviderRating:
+		m.ResetAvgProviderRating()
+		return nil
+	case userreputation.FieldAvgClientRating:
+		m.ResetAvgClientRating()
+		return nil
+	case userreputation.FieldReviewsReceived:
+		m.ResetReviewsReceived()
+		return nil
+	case userreputation.FieldReviewsGiven:
+		m.ResetReviewsGiven()
+		return nil
+	}
+	return fmt.Errorf("unknown UserReputation field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UserReputationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, userreputation.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UserReputationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case userreputation.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UserReputationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UserReputationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UserReputationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, userreputation.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UserReputationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case userreputation.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UserReputationMutation) ClearEdge(name string) error {
+	switch name {
+	case userreputation.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown UserReputation unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UserReputationMutation) ResetEdge(name string) error {
+	switch name {
+	case userreputation.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown UserReputation edge %s", name)
 }
 
 // WebhookDeliveryMutation represents an operation that mutates the WebhookDelivery nodes in the graph.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -16,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -29,6 +31,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -119,6 +122,43 @@ func init() {
 	// activityentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	activityentry.IDValidator = func() func(string) error {
 		validators := activityentryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	agentqualitysignalMixin := schema.AgentQualitySignal{}.Mixin()
+	agentqualitysignalMixinFields0 := agentqualitysignalMixin[0].Fields()
+	_ = agentqualitysignalMixinFields0
+	agentqualitysignalMixinFields1 := agentqualitysignalMixin[1].Fields()
+	_ = agentqualitysignalMixinFields1
+	agentqualitysignalFields := schema.AgentQualitySignal{}.Fields()
+	_ = agentqualitysignalFields
+	// agentqualitysignalDescCreatedAt is the schema descriptor for created_at field.
+	agentqualitysignalDescCreatedAt := agentqualitysignalMixinFields1[0].Descriptor()
+	// agentqualitysignal.DefaultCreatedAt holds the default value on creation for the created_at field.
+	agentqualitysignal.DefaultCreatedAt = agentqualitysignalDescCreatedAt.Default.(func() time.Time)
+	// agentqualitysignalDescUpdatedAt is the schema descriptor for updated_at field.
+	agentqualitysignalDescUpdatedAt := agentqualitysignalMixinFields1[1].Descriptor()
+	// agentqualitysignal.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	agentqualitysignal.DefaultUpdatedAt = agentqualitysignalDescUpdatedAt.Default.(func() time.Time)
+	// agentqualitysignal.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	agentqualitysignal.UpdateDefaultUpdatedAt = agentqualitysignalDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// agentqualitysignalDescID is the schema descriptor for id field.
+	agentqualitysignalDescID := agentqualitysignalMixinFields0[0].Descriptor()
+	// agentqualitysignal.DefaultID holds the default value on creation for the id field.
+	agentqualitysignal.DefaultID = agentqualitysignalDescID.Default.(func() string)
+	// agentqualitysignal.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	agentqualitysignal.IDValidator = func() func(string) error {
+		validators := agentqualitysignalDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -510,6 +550,51 @@ func init() {
 	// developerkey.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	developerkey.IDValidator = func() func(string) error {
 		validators := developerkeyDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	documentMixin := schema.Document{}.Mixin()
+	documentMixinFields0 := documentMixin[0].Fields()
+	_ = documentMixinFields0
+	documentMixinFields1 := documentMixin[1].Fields()
+	_ = documentMixinFields1
+	documentFields := schema.Document{}.Fields()
+	_ = documentFields
+	// documentDescCreatedAt is the schema descriptor for created_at field.
+	documentDescCreatedAt := documentMixinFields1[0].Descriptor()
+	// document.DefaultCreatedAt holds the default value on creation for the created_at field.
+	document.DefaultCreatedAt = documentDescCreatedAt.Default.(func() time.Time)
+	// documentDescUpdatedAt is the schema descriptor for updated_at field.
+	documentDescUpdatedAt := documentMixinFields1[1].Descriptor()
+	// document.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	document.DefaultUpdatedAt = documentDescUpdatedAt.Default.(func() time.Time)
+	// document.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	document.UpdateDefaultUpdatedAt = documentDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// documentDescTitle is the schema descriptor for title field.
+	documentDescTitle := documentFields[1].Descriptor()
+	// document.TitleValidator is a validator for the "title" field. It is called by the builders before save.
+	document.TitleValidator = documentDescTitle.Validators[0].(func(string) error)
+	// documentDescSource is the schema descriptor for source field.
+	documentDescSource := documentFields[3].Descriptor()
+	// document.SourceValidator is a validator for the "source" field. It is called by the builders before save.
+	document.SourceValidator = documentDescSource.Validators[0].(func(string) error)
+	// documentDescID is the schema descriptor for id field.
+	documentDescID := documentMixinFields0[0].Descriptor()
+	// document.DefaultID holds the default value on creation for the id field.
+	document.DefaultID = documentDescID.Default.(func() string)
+	// document.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	document.IDValidator = func() func(string) error {
+		validators := documentDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -950,16 +1035,20 @@ func init() {
 	storeagentDescRatingCount := storeagentFields[38].Descriptor()
 	// storeagent.DefaultRatingCount holds the default value on creation for the rating_count field.
 	storeagent.DefaultRatingCount = storeagentDescRatingCount.Default.(int)
+	// storeagentDescQualitySignalCount is the schema descriptor for quality_signal_count field.
+	storeagentDescQualitySignalCount := storeagentFields[40].Descriptor()
+	// storeagent.DefaultQualitySignalCount holds the default value on creation for the quality_signal_count field.
+	storeagent.DefaultQualitySignalCount = storeagentDescQualitySignalCount.Default.(int)
 	// storeagentDescInstallCount is the schema descriptor for install_count field.
-	storeagentDescInstallCount := storeagentFields[39].Descriptor()
+	storeagentDescInstallCount := storeagentFields[41].Descriptor()
 	// storeagent.DefaultInstallCount holds the default value on creation for the install_count field.
 	storeagent.DefaultInstallCount = storeagentDescInstallCount.Default.(int)
 	// storeagentDescSubscriberCount is the schema descriptor for subscriber_count field.
-	storeagentDescSubscriberCount := storeagentFields[40].Descriptor()
+	storeagentDescSubscriberCount := storeagentFields[42].Descriptor()
 	// storeagent.DefaultSubscriberCount holds the default value on creation for the subscriber_count field.
 	storeagent.DefaultSubscriberCount = storeagentDescSubscriberCount.Default.(int)
 	// storeagentDescExecutionCount is the schema descriptor for execution_count field.
-	storeagentDescExecutionCount := storeagentFields[41].Descriptor()
+	storeagentDescExecutionCount := storeagentFields[43].Descriptor()
 	// storeagent.DefaultExecutionCount holds the default value on creation for the execution_count field.
 	storeagent.DefaultExecutionCount = storeagentDescExecutionCount.Default.(int)
 	// storeagentDescID is the schema descriptor for id field.
@@ -1134,6 +1223,55 @@ func init() {
 	// user.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	user.IDValidator = func() func(string) error {
 		validators := userDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	userreputationMixin := schema.UserReputation{}.Mixin()
+	userreputationMixinFields0 := userreputationMixin[0].Fields()
+	_ = userreputationMixinFields0
+	userreputationMixinFields1 := userreputationMixin[1].Fields()
+	_ = userreputationMixinFields1
+	userreputationFields := schema.UserReputation{}.Fields()
+	_ = userreputationFields
+	// userreputationDescCreatedAt is the schema descriptor for created_at field.
+	userreputationDescCreatedAt := userreputationMixinFields1[0].Descriptor()
+	// userreputation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	userreputation.DefaultCreatedAt = userreputationDescCreatedAt.Default.(func() time.Time)
+	// userreputationDescUpdatedAt is the schema descriptor for updated_at field.
+	userreputationDescUpdatedAt := userreputationMixinFields1[1].Descriptor()
+	// userreputation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	userreputation.DefaultUpdatedAt = userreputationDescUpdatedAt.Default.(func() time.Time)
+	// userreputation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	userreputation.UpdateDefaultUpdatedAt = userreputationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// userreputationDescReputationScore is the schema descriptor for reputation_score field.
+	userreputationDescReputationScore := userreputationFields[2].Descriptor()
+	// userreputation.DefaultReputationScore holds the default value on creation for the reputation_score field.
+	userreputation.DefaultReputationScore = userreputationDescReputationScore.Default.(float64)
+	// userreputationDescReviewsReceived is the schema descriptor for reviews_received field.
+	userreputationDescReviewsReceived := userreputationFields[6].Descriptor()
+	// userreputation.DefaultReviewsReceived holds the default value on creation for the reviews_received field.
+	userreputation.DefaultReviewsReceived = userreputationDescReviewsReceived.Default.(int)
+	// userreputationDescReviewsGiven is the schema descriptor for reviews_given field.
+	userreputationDescReviewsGiven := userreputationFields[7].Descriptor()
+	// userreputation.DefaultReviewsGiven holds the default value on creation for the reviews_given field.
+	userreputation.DefaultReviewsGiven = userreputationDescReviewsGiven.Default.(int)
+	// userreputationDescID is the schema descriptor for id field.
+	userreputationDescID := userreputationMixinFields0[0].Descriptor()
+	// userreputation.DefaultID holds the default value on creation for the id field.
+	userreputation.DefaultID = userreputationDescID.Default.(func() string)
+	// userreputation.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	userreputation.IDValidator = func() func(string) error {
+		validators := userreputationDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -102,6 +102,10 @@ type StoreAgent struct {
 	RatingAvg float64 `json:"rating_avg,omitempty"`
 	// RatingCount holds the value of the "rating_count" field.
 	RatingCount int `json:"rating_count,omitempty"`
+	// QualityScore holds the value of the "quality_score" field.
+	QualityScore *float64 `json:"quality_score,omitempty"`
+	// QualitySignalCount holds the value of the "quality_signal_count" field.
+	QualitySignalCount int `json:"quality_signal_count,omitempty"`
 	// InstallCount holds the value of the "install_count" field.
 	InstallCount int `json:"install_count,omitempty"`
 	// SubscriberCount holds the value of the "subscriber_count" field.
@@ -130,9 +134,11 @@ type StoreAgentEdges struct {
 	Subscriptions []*StoreSubscription `json:"subscriptions,omitempty"`
 	// ShipGateRuns holds the value of the ship_gate_runs edge.
 	ShipGateRuns []*ShipGateRun `json:"ship_gate_runs,omitempty"`
+	// QualitySignals holds the value of the quality_signals edge.
+	QualitySignals []*AgentQualitySignal `json:"quality_signals,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [5]bool
+	loadedTypes [6]bool
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -182,6 +188,15 @@ func (e StoreAgentEdges) ShipGateRunsOrErr() ([]*ShipGateRun, error) {
 	return nil, &NotLoadedError{edge: "ship_gate_runs"}
 }
 
+// QualitySignalsOrErr returns the QualitySignals value or an error if the edge
+// was not loaded in eager-loading.
+func (e StoreAgentEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
+	if e.loadedTypes[5] {
+		return e.QualitySignals, nil
+	}
+	return nil, &NotLoadedError{edge: "quality_signals"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -191,9 +206,9 @@ func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case storeagent.FieldSupportsA2a, storeagent.FieldSupportsMcp:
 			values[i] = new(sql.NullBool)
-		case storeagent.FieldPricePerTask, storeagent.FieldRatingAvg:
+		case storeagent.FieldPricePerTask, storeagent.FieldRatingAvg, storeagent.FieldQualityScore:
 			values[i] = new(sql.NullFloat64)
-		case storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
+		case storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldQualitySignalCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
 		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL:
 			values[i] = new(sql.NullString)
@@ -493,6 +508,19 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RatingCount = int(value.Int64)
 			}
+		case storeagent.FieldQualityScore:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field quality_score", values[i])
+			} else if value.Valid {
+				_m.QualityScore = new(float64)
+				*_m.QualityScore = value.Float64
+			}
+		case storeagent.FieldQualitySignalCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field quality_signal_count", values[i])
+			} else if value.Valid {
+				_m.QualitySignalCount = int(value.Int64)
+			}
 		case storeagent.FieldInstallCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field install_count", values[i])
@@ -561,6 +589,11 @@ func (_m *StoreAgent) QuerySubscriptions() *StoreSubscriptionQuery {
 // QueryShipGateRuns queries the "ship_gate_runs" edge of the StoreAgent entity.
 func (_m *StoreAgent) QueryShipGateRuns() *ShipGateRunQuery {
 	return NewStoreAgentClient(_m.config).QueryShipGateRuns(_m)
+}
+
+// QueryQualitySignals queries the "quality_signals" edge of the StoreAgent entity.
+func (_m *StoreAgent) QueryQualitySignals() *AgentQualitySignalQuery {
+	return NewStoreAgentClient(_m.config).QueryQualitySignals(_m)
 }
 
 // Update returns a builder for updating this StoreAgent.
@@ -738,6 +771,14 @@ func (_m *StoreAgent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("rating_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RatingCount))
+	builder.WriteString(", ")
+	if v := _m.QualityScore; v != nil {
+		builder.WriteString("quality_score=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("quality_signal_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.QualitySignalCount))
 	builder.WriteString(", ")
 	builder.WriteString("install_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.InstallCount))

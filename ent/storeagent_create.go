@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -531,6 +532,34 @@ func (_c *StoreAgentCreate) SetNillableRatingCount(v *int) *StoreAgentCreate {
 	return _c
 }
 
+// SetQualityScore sets the "quality_score" field.
+func (_c *StoreAgentCreate) SetQualityScore(v float64) *StoreAgentCreate {
+	_c.mutation.SetQualityScore(v)
+	return _c
+}
+
+// SetNillableQualityScore sets the "quality_score" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableQualityScore(v *float64) *StoreAgentCreate {
+	if v != nil {
+		_c.SetQualityScore(*v)
+	}
+	return _c
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (_c *StoreAgentCreate) SetQualitySignalCount(v int) *StoreAgentCreate {
+	_c.mutation.SetQualitySignalCount(v)
+	return _c
+}
+
+// SetNillableQualitySignalCount sets the "quality_signal_count" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableQualitySignalCount(v *int) *StoreAgentCreate {
+	if v != nil {
+		_c.SetQualitySignalCount(*v)
+	}
+	return _c
+}
+
 // SetInstallCount sets the "install_count" field.
 func (_c *StoreAgentCreate) SetInstallCount(v int) *StoreAgentCreate {
 	_c.mutation.SetInstallCount(v)
@@ -680,6 +709,21 @@ func (_c *StoreAgentCreate) AddShipGateRuns(v ...*ShipGateRun) *StoreAgentCreate
 	return _c.AddShipGateRunIDs(ids...)
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (_c *StoreAgentCreate) AddQualitySignalIDs(ids ...string) *StoreAgentCreate {
+	_c.mutation.AddQualitySignalIDs(ids...)
+	return _c
+}
+
+// AddQualitySignals adds the "quality_signals" edges to the AgentQualitySignal entity.
+func (_c *StoreAgentCreate) AddQualitySignals(v ...*AgentQualitySignal) *StoreAgentCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddQualitySignalIDs(ids...)
+}
+
 // Mutation returns the StoreAgentMutation object of the builder.
 func (_c *StoreAgentCreate) Mutation() *StoreAgentMutation {
 	return _c.mutation
@@ -790,6 +834,10 @@ func (_c *StoreAgentCreate) defaults() {
 	if _, ok := _c.mutation.RatingCount(); !ok {
 		v := storeagent.DefaultRatingCount
 		_c.mutation.SetRatingCount(v)
+	}
+	if _, ok := _c.mutation.QualitySignalCount(); !ok {
+		v := storeagent.DefaultQualitySignalCount
+		_c.mutation.SetQualitySignalCount(v)
 	}
 	if _, ok := _c.mutation.InstallCount(); !ok {
 		v := storeagent.DefaultInstallCount
@@ -911,6 +959,9 @@ func (_c *StoreAgentCreate) check() error {
 	}
 	if _, ok := _c.mutation.RatingCount(); !ok {
 		return &ValidationError{Name: "rating_count", err: errors.New(`ent: missing required field "StoreAgent.rating_count"`)}
+	}
+	if _, ok := _c.mutation.QualitySignalCount(); !ok {
+		return &ValidationError{Name: "quality_signal_count", err: errors.New(`ent: missing required field "StoreAgent.quality_signal_count"`)}
 	}
 	if _, ok := _c.mutation.InstallCount(); !ok {
 		return &ValidationError{Name: "install_count", err: errors.New(`ent: missing required field "StoreAgent.install_count"`)}
@@ -1125,6 +1176,14 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 		_spec.SetField(storeagent.FieldRatingCount, field.TypeInt, value)
 		_node.RatingCount = value
 	}
+	if value, ok := _c.mutation.QualityScore(); ok {
+		_spec.SetField(storeagent.FieldQualityScore, field.TypeFloat64, value)
+		_node.QualityScore = &value
+	}
+	if value, ok := _c.mutation.QualitySignalCount(); ok {
+		_spec.SetField(storeagent.FieldQualitySignalCount, field.TypeInt, value)
+		_node.QualitySignalCount = value
+	}
 	if value, ok := _c.mutation.InstallCount(); ok {
 		_spec.SetField(storeagent.FieldInstallCount, field.TypeInt, value)
 		_node.InstallCount = value
@@ -1219,6 +1278,22 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.QualitySignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -1881,6 +1956,48 @@ func (u *StoreAgentUpsert) UpdateRatingCount() *StoreAgentUpsert {
 // AddRatingCount adds v to the "rating_count" field.
 func (u *StoreAgentUpsert) AddRatingCount(v int) *StoreAgentUpsert {
 	u.Add(storeagent.FieldRatingCount, v)
+	return u
+}
+
+// SetQualityScore sets the "quality_score" field.
+func (u *StoreAgentUpsert) SetQualityScore(v float64) *StoreAgentUpsert {
+	u.Set(storeagent.FieldQualityScore, v)
+	return u
+}
+
+// UpdateQualityScore sets the "quality_score" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateQualityScore() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldQualityScore)
+	return u
+}
+
+// AddQualityScore adds v to the "quality_score" field.
+func (u *StoreAgentUpsert) AddQualityScore(v float64) *StoreAgentUpsert {
+	u.Add(storeagent.FieldQualityScore, v)
+	return u
+}
+
+// ClearQualityScore clears the value of the "quality_score" field.
+func (u *StoreAgentUpsert) ClearQualityScore() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldQualityScore)
+	return u
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (u *StoreAgentUpsert) SetQualitySignalCount(v int) *StoreAgentUpsert {
+	u.Set(storeagent.FieldQualitySignalCount, v)
+	return u
+}
+
+// UpdateQualitySignalCount sets the "quality_signal_count" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateQualitySignalCount() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldQualitySignalCount)
+	return u
+}
+
+// AddQualitySignalCount adds v to the "quality_signal_count" field.
+func (u *StoreAgentUpsert) AddQualitySignalCount(v int) *StoreAgentUpsert {
+	u.Add(storeagent.FieldQualitySignalCount, v)
 	return u
 }
 
@@ -2732,6 +2849,55 @@ func (u *StoreAgentUpsertOne) AddRatingCount(v int) *StoreAgentUpsertOne {
 func (u *StoreAgentUpsertOne) UpdateRatingCount() *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateRatingCount()
+	})
+}
+
+// SetQualityScore sets the "quality_score" field.
+func (u *StoreAgentUpsertOne) SetQualityScore(v float64) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetQualityScore(v)
+	})
+}
+
+// AddQualityScore adds v to the "quality_score" field.
+func (u *StoreAgentUpsertOne) AddQualityScore(v float64) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddQualityScore(v)
+	})
+}
+
+// UpdateQualityScore sets the "quality_score" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateQualityScore() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateQualityScore()
+	})
+}
+
+// ClearQualityScore clears the value of the "quality_score" field.
+func (u *StoreAgentUpsertOne) ClearQualityScore() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearQualityScore()
+	})
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (u *StoreAgentUpsertOne) SetQualitySignalCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetQualitySignalCount(v)
+	})
+}
+
+// AddQualitySignalCount adds v to the "quality_signal_count" field.
+func (u *StoreAgentUpsertOne) AddQualitySignalCount(v int) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddQualitySignalCount(v)
+	})
+}
+
+// UpdateQualitySignalCount sets the "quality_signal_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateQualitySignalCount() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateQualitySignalCount()
 	})
 }
 
@@ -3765,6 +3931,55 @@ func (u *StoreAgentUpsertBulk) AddRatingCount(v int) *StoreAgentUpsertBulk {
 func (u *StoreAgentUpsertBulk) UpdateRatingCount() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateRatingCount()
+	})
+}
+
+// SetQualityScore sets the "quality_score" field.
+func (u *StoreAgentUpsertBulk) SetQualityScore(v float64) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetQualityScore(v)
+	})
+}
+
+// AddQualityScore adds v to the "quality_score" field.
+func (u *StoreAgentUpsertBulk) AddQualityScore(v float64) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddQualityScore(v)
+	})
+}
+
+// UpdateQualityScore sets the "quality_score" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateQualityScore() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateQualityScore()
+	})
+}
+
+// ClearQualityScore clears the value of the "quality_score" field.
+func (u *StoreAgentUpsertBulk) ClearQualityScore() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearQualityScore()
+	})
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (u *StoreAgentUpsertBulk) SetQualitySignalCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetQualitySignalCount(v)
+	})
+}
+
+// AddQualitySignalCount adds v to the "quality_signal_count" field.
+func (u *StoreAgentUpsertBulk) AddQualitySignalCount(v int) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.AddQualitySignalCount(v)
+	})
+}
+
+// UpdateQualitySignalCount sets the "quality_signal_count" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateQualitySignalCount() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateQualitySignalCount()
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -25,16 +26,17 @@ import (
 // StoreAgentQuery is the builder for querying StoreAgent entities.
 type StoreAgentQuery struct {
 	config
-	ctx               *QueryContext
-	order             []storeagent.OrderOption
-	inters            []Interceptor
-	predicates        []predicate.StoreAgent
-	withUser          *UserQuery
-	withExecutions    *ExecutionQuery
-	withInstalls      *StoreInstallQuery
-	withSubscriptions *StoreSubscriptionQuery
-	withShipGateRuns  *ShipGateRunQuery
-	modifiers         []func(*sql.Selector)
+	ctx                *QueryContext
+	order              []storeagent.OrderOption
+	inters             []Interceptor
+	predicates         []predicate.StoreAgent
+	withUser           *UserQuery
+	withExecutions     *ExecutionQuery
+	withInstalls       *StoreInstallQuery
+	withSubscriptions  *StoreSubscriptionQuery
+	withShipGateRuns   *ShipGateRunQuery
+	withQualitySignals *AgentQualitySignalQuery
+	modifiers          []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -174,6 +176,28 @@ func (_q *StoreAgentQuery) QueryShipGateRuns() *ShipGateRunQuery {
 			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
 			sqlgraph.To(shipgaterun.Table, shipgaterun.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.ShipGateRunsTable, storeagent.ShipGateRunsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryQualitySignals chains the current query on the "quality_signals" edge.
+func (_q *StoreAgentQuery) QueryQualitySignals() *AgentQualitySignalQuery {
+	query := (&AgentQualitySignalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
+			sqlgraph.To(agentqualitysignal.Table, agentqualitysignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.QualitySignalsTable, storeagent.QualitySignalsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -368,16 +392,17 @@ func (_q *StoreAgentQuery) Clone() *StoreAgentQuery {
 		return nil
 	}
 	return &StoreAgentQuery{
-		config:            _q.config,
-		ctx:               _q.ctx.Clone(),
-		order:             append([]storeagent.OrderOption{}, _q.order...),
-		inters:            append([]Interceptor{}, _q.inters...),
-		predicates:        append([]predicate.StoreAgent{}, _q.predicates...),
-		withUser:          _q.withUser.Clone(),
-		withExecutions:    _q.withExecutions.Clone(),
-		withInstalls:      _q.withInstalls.Clone(),
-		withSubscriptions: _q.withSubscriptions.Clone(),
-		withShipGateRuns:  _q.withShipGateRuns.Clone(),
+		config:             _q.config,
+		ctx:                _q.ctx.Clone(),
+		order:              append([]storeagent.OrderOption{}, _q.order...),
+		inters:             append([]Interceptor{}, _q.inters...),
+		predicates:         append([]predicate.StoreAgent{}, _q.predicates...),
+		withUser:           _q.withUser.Clone(),
+		withExecutions:     _q.withExecutions.Clone(),
+		withInstalls:       _q.withInstalls.Clone(),
+		withSubscriptions:  _q.withSubscriptions.Clone(),
+		withShipGateRuns:   _q.withShipGateRuns.Clone(),
+		withQualitySignals: _q.withQualitySignals.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -436,6 +461,17 @@ func (_q *StoreAgentQuery) WithShipGateRuns(opts ...func(*ShipGateRunQuery)) *St
 		opt(query)
 	}
 	_q.withShipGateRuns = query
+	return _q
+}
+
+// WithQualitySignals tells the query-builder to eager-load the nodes that are connected to
+// the "quality_signals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *StoreAgentQuery) WithQualitySignals(opts ...func(*AgentQualitySignalQuery)) *StoreAgentQuery {
+	query := (&AgentQualitySignalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withQualitySignals = query
 	return _q
 }
 
@@ -517,12 +553,13 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 	var (
 		nodes       = []*StoreAgent{}
 		_spec       = _q.querySpec()
-		loadedTypes = [5]bool{
+		loadedTypes = [6]bool{
 			_q.withUser != nil,
 			_q.withExecutions != nil,
 			_q.withInstalls != nil,
 			_q.withSubscriptions != nil,
 			_q.withShipGateRuns != nil,
+			_q.withQualitySignals != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -577,6 +614,13 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 		if err := _q.loadShipGateRuns(ctx, query, nodes,
 			func(n *StoreAgent) { n.Edges.ShipGateRuns = []*ShipGateRun{} },
 			func(n *StoreAgent, e *ShipGateRun) { n.Edges.ShipGateRuns = append(n.Edges.ShipGateRuns, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withQualitySignals; query != nil {
+		if err := _q.loadQualitySignals(ctx, query, nodes,
+			func(n *StoreAgent) { n.Edges.QualitySignals = []*AgentQualitySignal{} },
+			func(n *StoreAgent, e *AgentQualitySignal) { n.Edges.QualitySignals = append(n.Edges.QualitySignals, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -717,6 +761,36 @@ func (_q *StoreAgentQuery) loadShipGateRuns(ctx context.Context, query *ShipGate
 	}
 	query.Where(predicate.ShipGateRun(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(storeagent.ShipGateRunsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.AgentID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *StoreAgentQuery) loadQualitySignals(ctx context.Context, query *AgentQualitySignalQuery, nodes []*StoreAgent, init func(*StoreAgent), assign func(*StoreAgent, *AgentQualitySignal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*StoreAgent)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(agentqualitysignal.FieldAgentID)
+	}
+	query.Where(predicate.AgentQualitySignal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(storeagent.QualitySignalsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

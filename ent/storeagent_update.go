@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -690,6 +691,54 @@ func (_u *StoreAgentUpdate) AddRatingCount(v int) *StoreAgentUpdate {
 	return _u
 }
 
+// SetQualityScore sets the "quality_score" field.
+func (_u *StoreAgentUpdate) SetQualityScore(v float64) *StoreAgentUpdate {
+	_u.mutation.ResetQualityScore()
+	_u.mutation.SetQualityScore(v)
+	return _u
+}
+
+// SetNillableQualityScore sets the "quality_score" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableQualityScore(v *float64) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetQualityScore(*v)
+	}
+	return _u
+}
+
+// AddQualityScore adds value to the "quality_score" field.
+func (_u *StoreAgentUpdate) AddQualityScore(v float64) *StoreAgentUpdate {
+	_u.mutation.AddQualityScore(v)
+	return _u
+}
+
+// ClearQualityScore clears the value of the "quality_score" field.
+func (_u *StoreAgentUpdate) ClearQualityScore() *StoreAgentUpdate {
+	_u.mutation.ClearQualityScore()
+	return _u
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (_u *StoreAgentUpdate) SetQualitySignalCount(v int) *StoreAgentUpdate {
+	_u.mutation.ResetQualitySignalCount()
+	_u.mutation.SetQualitySignalCount(v)
+	return _u
+}
+
+// SetNillableQualitySignalCount sets the "quality_signal_count" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableQualitySignalCount(v *int) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetQualitySignalCount(*v)
+	}
+	return _u
+}
+
+// AddQualitySignalCount adds value to the "quality_signal_count" field.
+func (_u *StoreAgentUpdate) AddQualitySignalCount(v int) *StoreAgentUpdate {
+	_u.mutation.AddQualitySignalCount(v)
+	return _u
+}
+
 // SetInstallCount sets the "install_count" field.
 func (_u *StoreAgentUpdate) SetInstallCount(v int) *StoreAgentUpdate {
 	_u.mutation.ResetInstallCount()
@@ -853,6 +902,21 @@ func (_u *StoreAgentUpdate) AddShipGateRuns(v ...*ShipGateRun) *StoreAgentUpdate
 	return _u.AddShipGateRunIDs(ids...)
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (_u *StoreAgentUpdate) AddQualitySignalIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.AddQualitySignalIDs(ids...)
+	return _u
+}
+
+// AddQualitySignals adds the "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *StoreAgentUpdate) AddQualitySignals(v ...*AgentQualitySignal) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddQualitySignalIDs(ids...)
+}
+
 // Mutation returns the StoreAgentMutation object of the builder.
 func (_u *StoreAgentUpdate) Mutation() *StoreAgentMutation {
 	return _u.mutation
@@ -940,6 +1004,27 @@ func (_u *StoreAgentUpdate) RemoveShipGateRuns(v ...*ShipGateRun) *StoreAgentUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveShipGateRunIDs(ids...)
+}
+
+// ClearQualitySignals clears all "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *StoreAgentUpdate) ClearQualitySignals() *StoreAgentUpdate {
+	_u.mutation.ClearQualitySignals()
+	return _u
+}
+
+// RemoveQualitySignalIDs removes the "quality_signals" edge to AgentQualitySignal entities by IDs.
+func (_u *StoreAgentUpdate) RemoveQualitySignalIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.RemoveQualitySignalIDs(ids...)
+	return _u
+}
+
+// RemoveQualitySignals removes "quality_signals" edges to AgentQualitySignal entities.
+func (_u *StoreAgentUpdate) RemoveQualitySignals(v ...*AgentQualitySignal) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveQualitySignalIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1239,6 +1324,21 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.AddedRatingCount(); ok {
 		_spec.AddField(storeagent.FieldRatingCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.QualityScore(); ok {
+		_spec.SetField(storeagent.FieldQualityScore, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedQualityScore(); ok {
+		_spec.AddField(storeagent.FieldQualityScore, field.TypeFloat64, value)
+	}
+	if _u.mutation.QualityScoreCleared() {
+		_spec.ClearField(storeagent.FieldQualityScore, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.QualitySignalCount(); ok {
+		_spec.SetField(storeagent.FieldQualitySignalCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedQualitySignalCount(); ok {
+		_spec.AddField(storeagent.FieldQualitySignalCount, field.TypeInt, value)
+	}
 	if value, ok := _u.mutation.InstallCount(); ok {
 		_spec.SetField(storeagent.FieldInstallCount, field.TypeInt, value)
 	}
@@ -1442,6 +1542,51 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedQualitySignalsIDs(); len(nodes) > 0 && !_u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.QualitySignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -2125,6 +2270,54 @@ func (_u *StoreAgentUpdateOne) AddRatingCount(v int) *StoreAgentUpdateOne {
 	return _u
 }
 
+// SetQualityScore sets the "quality_score" field.
+func (_u *StoreAgentUpdateOne) SetQualityScore(v float64) *StoreAgentUpdateOne {
+	_u.mutation.ResetQualityScore()
+	_u.mutation.SetQualityScore(v)
+	return _u
+}
+
+// SetNillableQualityScore sets the "quality_score" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableQualityScore(v *float64) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetQualityScore(*v)
+	}
+	return _u
+}
+
+// AddQualityScore adds value to the "quality_score" field.
+func (_u *StoreAgentUpdateOne) AddQualityScore(v float64) *StoreAgentUpdateOne {
+	_u.mutation.AddQualityScore(v)
+	return _u
+}
+
+// ClearQualityScore clears the value of the "quality_score" field.
+func (_u *StoreAgentUpdateOne) ClearQualityScore() *StoreAgentUpdateOne {
+	_u.mutation.ClearQualityScore()
+	return _u
+}
+
+// SetQualitySignalCount sets the "quality_signal_count" field.
+func (_u *StoreAgentUpdateOne) SetQualitySignalCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.ResetQualitySignalCount()
+	_u.mutation.SetQualitySignalCount(v)
+	return _u
+}
+
+// SetNillableQualitySignalCount sets the "quality_signal_count" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableQualitySignalCount(v *int) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetQualitySignalCount(*v)
+	}
+	return _u
+}
+
+// AddQualitySignalCount adds value to the "quality_signal_count" field.
+func (_u *StoreAgentUpdateOne) AddQualitySignalCount(v int) *StoreAgentUpdateOne {
+	_u.mutation.AddQualitySignalCount(v)
+	return _u
+}
+
 // SetInstallCount sets the "install_count" field.
 func (_u *StoreAgentUpdateOne) SetInstallCount(v int) *StoreAgentUpdateOne {
 	_u.mutation.ResetInstallCount()
@@ -2288,6 +2481,21 @@ func (_u *StoreAgentUpdateOne) AddShipGateRuns(v ...*ShipGateRun) *StoreAgentUpd
 	return _u.AddShipGateRunIDs(ids...)
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (_u *StoreAgentUpdateOne) AddQualitySignalIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.AddQualitySignalIDs(ids...)
+	return _u
+}
+
+// AddQualitySignals adds the "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *StoreAgentUpdateOne) AddQualitySignals(v ...*AgentQualitySignal) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddQualitySignalIDs(ids...)
+}
+
 // Mutation returns the StoreAgentMutation object of the builder.
 func (_u *StoreAgentUpdateOne) Mutation() *StoreAgentMutation {
 	return _u.mutation
@@ -2375,6 +2583,27 @@ func (_u *StoreAgentUpdateOne) RemoveShipGateRuns(v ...*ShipGateRun) *StoreAgent
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveShipGateRunIDs(ids...)
+}
+
+// ClearQualitySignals clears all "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *StoreAgentUpdateOne) ClearQualitySignals() *StoreAgentUpdateOne {
+	_u.mutation.ClearQualitySignals()
+	return _u
+}
+
+// RemoveQualitySignalIDs removes the "quality_signals" edge to AgentQualitySignal entities by IDs.
+func (_u *StoreAgentUpdateOne) RemoveQualitySignalIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.RemoveQualitySignalIDs(ids...)
+	return _u
+}
+
+// RemoveQualitySignals removes "quality_signals" edges to AgentQualitySignal entities.
+func (_u *StoreAgentUpdateOne) RemoveQualitySignals(v ...*AgentQualitySignal) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveQualitySignalIDs(ids...)
 }
 
 // Where appends a list predicates to the StoreAgentUpdate builder.
@@ -2704,6 +2933,21 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	if value, ok := _u.mutation.AddedRatingCount(); ok {
 		_spec.AddField(storeagent.FieldRatingCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.QualityScore(); ok {
+		_spec.SetField(storeagent.FieldQualityScore, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedQualityScore(); ok {
+		_spec.AddField(storeagent.FieldQualityScore, field.TypeFloat64, value)
+	}
+	if _u.mutation.QualityScoreCleared() {
+		_spec.ClearField(storeagent.FieldQualityScore, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.QualitySignalCount(); ok {
+		_spec.SetField(storeagent.FieldQualitySignalCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedQualitySignalCount(); ok {
+		_spec.AddField(storeagent.FieldQualitySignalCount, field.TypeInt, value)
+	}
 	if value, ok := _u.mutation.InstallCount(); ok {
 		_spec.SetField(storeagent.FieldInstallCount, field.TypeInt, value)
 	}
@@ -2907,6 +3151,51 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(shipgaterun.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedQualitySignalsIDs(); len(nodes) > 0 && !_u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.QualitySignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.QualitySignalsTable,
+			Columns: []string{storeagent.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -18,6 +18,8 @@ type Tx struct {
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
 	ActivityEntry *ActivityEntryClient
+	// AgentQualitySignal is the client for interacting with the AgentQualitySignal builders.
+	AgentQualitySignal *AgentQualitySignalClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -36,6 +38,8 @@ type Tx struct {
 	Contact *ContactClient
 	// DeveloperKey is the client for interacting with the DeveloperKey builders.
 	DeveloperKey *DeveloperKeyClient
+	// Document is the client for interacting with the Document builders.
+	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
@@ -62,6 +66,8 @@ type Tx struct {
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
+	// UserReputation is the client for interacting with the UserReputation builders.
+	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -197,6 +203,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
+	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
 	tx.CapabilityInstall = NewCapabilityInstallClient(tx.config)
 	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
 	tx.Card = NewCardClient(tx.config)
@@ -206,6 +213,7 @@ func (tx *Tx) init() {
 	tx.ConnectToken = NewConnectTokenClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
+	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
@@ -219,6 +227,7 @@ func (tx *Tx) init() {
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)
 	tx.StreamEvent = NewStreamEventClient(tx.config)
 	tx.User = NewUserClient(tx.config)
+	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 )
 
 // User is the model entity for the User schema.
@@ -84,9 +85,15 @@ type UserEdges struct {
 	ConnectTokens []*ConnectToken `json:"connect_tokens,omitempty"`
 	// DeveloperKeys holds the value of the developer_keys edge.
 	DeveloperKeys []*DeveloperKey `json:"developer_keys,omitempty"`
+	// QualitySignals holds the value of the quality_signals edge.
+	QualitySignals []*AgentQualitySignal `json:"quality_signals,omitempty"`
+	// Reputation holds the value of the reputation edge.
+	Reputation *UserReputation `json:"reputation,omitempty"`
+	// Documents holds the value of the documents edge.
+	Documents []*Document `json:"documents,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [21]bool
+	loadedTypes [24]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -278,6 +285,35 @@ func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
 		return e.DeveloperKeys, nil
 	}
 	return nil, &NotLoadedError{edge: "developer_keys"}
+}
+
+// QualitySignalsOrErr returns the QualitySignals value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
+	if e.loadedTypes[21] {
+		return e.QualitySignals, nil
+	}
+	return nil, &NotLoadedError{edge: "quality_signals"}
+}
+
+// ReputationOrErr returns the Reputation value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
+	if e.Reputation != nil {
+		return e.Reputation, nil
+	} else if e.loadedTypes[22] {
+		return nil, &NotFoundError{label: userreputation.Label}
+	}
+	return nil, &NotLoadedError{edge: "reputation"}
+}
+
+// DocumentsOrErr returns the Documents value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
+	if e.loadedTypes[23] {
+		return e.Documents, nil
+	}
+	return nil, &NotLoadedError{edge: "documents"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -475,6 +511,21 @@ func (_m *User) QueryConnectTokens() *ConnectTokenQuery {
 // QueryDeveloperKeys queries the "developer_keys" edge of the User entity.
 func (_m *User) QueryDeveloperKeys() *DeveloperKeyQuery {
 	return NewUserClient(_m.config).QueryDeveloperKeys(_m)
+}
+
+// QueryQualitySignals queries the "quality_signals" edge of the User entity.
+func (_m *User) QueryQualitySignals() *AgentQualitySignalQuery {
+	return NewUserClient(_m.config).QueryQualitySignals(_m)
+}
+
+// QueryReputation queries the "reputation" edge of the User entity.
+func (_m *User) QueryReputation() *UserReputationQuery {
+	return NewUserClient(_m.config).QueryReputation(_m)
+}
+
+// QueryDocuments queries the "documents" edge of the User entity.
+func (_m *User) QueryDocuments() *DocumentQuery {
+	return NewUserClient(_m.config).QueryDocuments(_m)
 }
 
 // Update returns a builder for updating this User.

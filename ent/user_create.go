@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -23,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
@@ -33,6 +35,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -455,6 +458,55 @@ func (_c *UserCreate) AddDeveloperKeys(v ...*DeveloperKey) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddDeveloperKeyIDs(ids...)
+}
+
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (_c *UserCreate) AddQualitySignalIDs(ids ...string) *UserCreate {
+	_c.mutation.AddQualitySignalIDs(ids...)
+	return _c
+}
+
+// AddQualitySignals adds the "quality_signals" edges to the AgentQualitySignal entity.
+func (_c *UserCreate) AddQualitySignals(v ...*AgentQualitySignal) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddQualitySignalIDs(ids...)
+}
+
+// SetReputationID sets the "reputation" edge to the UserReputation entity by ID.
+func (_c *UserCreate) SetReputationID(id string) *UserCreate {
+	_c.mutation.SetReputationID(id)
+	return _c
+}
+
+// SetNillableReputationID sets the "reputation" edge to the UserReputation entity by ID if the given value is not nil.
+func (_c *UserCreate) SetNillableReputationID(id *string) *UserCreate {
+	if id != nil {
+		_c = _c.SetReputationID(*id)
+	}
+	return _c
+}
+
+// SetReputation sets the "reputation" edge to the UserReputation entity.
+func (_c *UserCreate) SetReputation(v *UserReputation) *UserCreate {
+	return _c.SetReputationID(v.ID)
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by IDs.
+func (_c *UserCreate) AddDocumentIDs(ids ...string) *UserCreate {
+	_c.mutation.AddDocumentIDs(ids...)
+	return _c
+}
+
+// AddDocuments adds the "documents" edges to the Document entity.
+func (_c *UserCreate) AddDocuments(v ...*Document) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddDocumentIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -955,6 +1007,54 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.QualitySignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ReputationIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.ReputationTable,
+			Columns: []string{user.ReputationColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(userreputation.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.DocumentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -24,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -35,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -66,6 +69,9 @@ type UserQuery struct {
 	withCapabilityInstalls *CapabilityInstallQuery
 	withConnectTokens      *ConnectTokenQuery
 	withDeveloperKeys      *DeveloperKeyQuery
+	withQualitySignals     *AgentQualitySignalQuery
+	withReputation         *UserReputationQuery
+	withDocuments          *DocumentQuery
 	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -565,6 +571,72 @@ func (_q *UserQuery) QueryDeveloperKeys() *DeveloperKeyQuery {
 	return query
 }
 
+// QueryQualitySignals chains the current query on the "quality_signals" edge.
+func (_q *UserQuery) QueryQualitySignals() *AgentQualitySignalQuery {
+	query := (&AgentQualitySignalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(agentqualitysignal.Table, agentqualitysignal.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.QualitySignalsTable, user.QualitySignalsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryReputation chains the current query on the "reputation" edge.
+func (_q *UserQuery) QueryReputation() *UserReputationQuery {
+	query := (&UserReputationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(userreputation.Table, userreputation.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.ReputationTable, user.ReputationColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryDocuments chains the current query on the "documents" edge.
+func (_q *UserQuery) QueryDocuments() *DocumentQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(document.Table, document.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.DocumentsTable, user.DocumentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -778,6 +850,9 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withCapabilityInstalls: _q.withCapabilityInstalls.Clone(),
 		withConnectTokens:      _q.withConnectTokens.Clone(),
 		withDeveloperKeys:      _q.withDeveloperKeys.Clone(),
+		withQualitySignals:     _q.withQualitySignals.Clone(),
+		withReputation:         _q.withReputation.Clone(),
+		withDocuments:          _q.withDocuments.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -1015,6 +1090,39 @@ func (_q *UserQuery) WithDeveloperKeys(opts ...func(*DeveloperKeyQuery)) *UserQu
 	return _q
 }
 
+// WithQualitySignals tells the query-builder to eager-load the nodes that are connected to
+// the "quality_signals" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithQualitySignals(opts ...func(*AgentQualitySignalQuery)) *UserQuery {
+	query := (&AgentQualitySignalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withQualitySignals = query
+	return _q
+}
+
+// WithReputation tells the query-builder to eager-load the nodes that are connected to
+// the "reputation" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithReputation(opts ...func(*UserReputationQuery)) *UserQuery {
+	query := (&UserReputationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withReputation = query
+	return _q
+}
+
+// WithDocuments tells the query-builder to eager-load the nodes that are connected to
+// the "documents" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithDocuments(opts ...func(*DocumentQuery)) *UserQuery {
+	query := (&DocumentClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withDocuments = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1093,7 +1201,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [21]bool{
+		loadedTypes = [24]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1115,6 +1223,9 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withCapabilityInstalls != nil,
 			_q.withConnectTokens != nil,
 			_q.withDeveloperKeys != nil,
+			_q.withQualitySignals != nil,
+			_q.withReputation != nil,
+			_q.withDocuments != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1285,6 +1396,26 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadDeveloperKeys(ctx, query, nodes,
 			func(n *User) { n.Edges.DeveloperKeys = []*DeveloperKey{} },
 			func(n *User, e *DeveloperKey) { n.Edges.DeveloperKeys = append(n.Edges.DeveloperKeys, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withQualitySignals; query != nil {
+		if err := _q.loadQualitySignals(ctx, query, nodes,
+			func(n *User) { n.Edges.QualitySignals = []*AgentQualitySignal{} },
+			func(n *User, e *AgentQualitySignal) { n.Edges.QualitySignals = append(n.Edges.QualitySignals, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withReputation; query != nil {
+		if err := _q.loadReputation(ctx, query, nodes, nil,
+			func(n *User, e *UserReputation) { n.Edges.Reputation = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withDocuments; query != nil {
+		if err := _q.loadDocuments(ctx, query, nodes,
+			func(n *User) { n.Edges.Documents = []*Document{} },
+			func(n *User, e *Document) { n.Edges.Documents = append(n.Edges.Documents, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1903,6 +2034,93 @@ func (_q *UserQuery) loadDeveloperKeys(ctx context.Context, query *DeveloperKeyQ
 	}
 	query.Where(predicate.DeveloperKey(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.DeveloperKeysColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadQualitySignals(ctx context.Context, query *AgentQualitySignalQuery, nodes []*User, init func(*User), assign func(*User, *AgentQualitySignal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(agentqualitysignal.FieldUserID)
+	}
+	query.Where(predicate.AgentQualitySignal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.QualitySignalsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadReputation(ctx context.Context, query *UserReputationQuery, nodes []*User, init func(*User), assign func(*User, *UserReputation)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(userreputation.FieldUserID)
+	}
+	query.Where(predicate.UserReputation(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.ReputationColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadDocuments(ctx context.Context, query *DocumentQuery, nodes []*User, init func(*User), assign func(*User, *Document)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(document.FieldUserID)
+	}
+	query.Where(predicate.Document(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.DocumentsColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
@@ -22,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
@@ -33,6 +35,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 )
 
@@ -464,6 +467,55 @@ func (_u *UserUpdate) AddDeveloperKeys(v ...*DeveloperKey) *UserUpdate {
 	return _u.AddDeveloperKeyIDs(ids...)
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (_u *UserUpdate) AddQualitySignalIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddQualitySignalIDs(ids...)
+	return _u
+}
+
+// AddQualitySignals adds the "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *UserUpdate) AddQualitySignals(v ...*AgentQualitySignal) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddQualitySignalIDs(ids...)
+}
+
+// SetReputationID sets the "reputation" edge to the UserReputation entity by ID.
+func (_u *UserUpdate) SetReputationID(id string) *UserUpdate {
+	_u.mutation.SetReputationID(id)
+	return _u
+}
+
+// SetNillableReputationID sets the "reputation" edge to the UserReputation entity by ID if the given value is not nil.
+func (_u *UserUpdate) SetNillableReputationID(id *string) *UserUpdate {
+	if id != nil {
+		_u = _u.SetReputationID(*id)
+	}
+	return _u
+}
+
+// SetReputation sets the "reputation" edge to the UserReputation entity.
+func (_u *UserUpdate) SetReputation(v *UserReputation) *UserUpdate {
+	return _u.SetReputationID(v.ID)
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by IDs.
+func (_u *UserUpdate) AddDocumentIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddDocumentIDs(ids...)
+	return _u
+}
+
+// AddDocuments adds the "documents" edges to the Document entity.
+func (_u *UserUpdate) AddDocuments(v ...*Document) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDocumentIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -893,6 +945,54 @@ func (_u *UserUpdate) RemoveDeveloperKeys(v ...*DeveloperKey) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDeveloperKeyIDs(ids...)
+}
+
+// ClearQualitySignals clears all "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *UserUpdate) ClearQualitySignals() *UserUpdate {
+	_u.mutation.ClearQualitySignals()
+	return _u
+}
+
+// RemoveQualitySignalIDs removes the "quality_signals" edge to AgentQualitySignal entities by IDs.
+func (_u *UserUpdate) RemoveQualitySignalIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveQualitySignalIDs(ids...)
+	return _u
+}
+
+// RemoveQualitySignals removes "quality_signals" edges to AgentQualitySignal entities.
+func (_u *UserUpdate) RemoveQualitySignals(v ...*AgentQualitySignal) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveQualitySignalIDs(ids...)
+}
+
+// ClearReputation clears the "reputation" edge to the UserReputation entity.
+func (_u *UserUpdate) ClearReputation() *UserUpdate {
+	_u.mutation.ClearReputation()
+	return _u
+}
+
+// ClearDocuments clears all "documents" edges to the Document entity.
+func (_u *UserUpdate) ClearDocuments() *UserUpdate {
+	_u.mutation.ClearDocuments()
+	return _u
+}
+
+// RemoveDocumentIDs removes the "documents" edge to Document entities by IDs.
+func (_u *UserUpdate) RemoveDocumentIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveDocumentIDs(ids...)
+	return _u
+}
+
+// RemoveDocuments removes "documents" edges to Document entities.
+func (_u *UserUpdate) RemoveDocuments(v ...*Document) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDocumentIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1921,6 +2021,125 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedQualitySignalsIDs(); len(nodes) > 0 && !_u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.QualitySignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ReputationCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.ReputationTable,
+			Columns: []string{user.ReputationColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(userreputation.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReputationIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.ReputationTable,
+			Columns: []string{user.ReputationColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(userreputation.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDocumentsIDs(); len(nodes) > 0 && !_u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DocumentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -2356,6 +2575,55 @@ func (_u *UserUpdateOne) AddDeveloperKeys(v ...*DeveloperKey) *UserUpdateOne {
 	return _u.AddDeveloperKeyIDs(ids...)
 }
 
+// AddQualitySignalIDs adds the "quality_signals" edge to the AgentQualitySignal entity by IDs.
+func (_u *UserUpdateOne) AddQualitySignalIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddQualitySignalIDs(ids...)
+	return _u
+}
+
+// AddQualitySignals adds the "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *UserUpdateOne) AddQualitySignals(v ...*AgentQualitySignal) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddQualitySignalIDs(ids...)
+}
+
+// SetReputationID sets the "reputation" edge to the UserReputation entity by ID.
+func (_u *UserUpdateOne) SetReputationID(id string) *UserUpdateOne {
+	_u.mutation.SetReputationID(id)
+	return _u
+}
+
+// SetNillableReputationID sets the "reputation" edge to the UserReputation entity by ID if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableReputationID(id *string) *UserUpdateOne {
+	if id != nil {
+		_u = _u.SetReputationID(*id)
+	}
+	return _u
+}
+
+// SetReputation sets the "reputation" edge to the UserReputation entity.
+func (_u *UserUpdateOne) SetReputation(v *UserReputation) *UserUpdateOne {
+	return _u.SetReputationID(v.ID)
+}
+
+// AddDocumentIDs adds the "documents" edge to the Document entity by IDs.
+func (_u *UserUpdateOne) AddDocumentIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddDocumentIDs(ids...)
+	return _u
+}
+
+// AddDocuments adds the "documents" edges to the Document entity.
+func (_u *UserUpdateOne) AddDocuments(v ...*Document) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddDocumentIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -2785,6 +3053,54 @@ func (_u *UserUpdateOne) RemoveDeveloperKeys(v ...*DeveloperKey) *UserUpdateOne 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDeveloperKeyIDs(ids...)
+}
+
+// ClearQualitySignals clears all "quality_signals" edges to the AgentQualitySignal entity.
+func (_u *UserUpdateOne) ClearQualitySignals() *UserUpdateOne {
+	_u.mutation.ClearQualitySignals()
+	return _u
+}
+
+// RemoveQualitySignalIDs removes the "quality_signals" edge to AgentQualitySignal entities by IDs.
+func (_u *UserUpdateOne) RemoveQualitySignalIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveQualitySignalIDs(ids...)
+	return _u
+}
+
+// RemoveQualitySignals removes "quality_signals" edges to AgentQualitySignal entities.
+func (_u *UserUpdateOne) RemoveQualitySignals(v ...*AgentQualitySignal) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveQualitySignalIDs(ids...)
+}
+
+// ClearReputation clears the "reputation" edge to the UserReputation entity.
+func (_u *UserUpdateOne) ClearReputation() *UserUpdateOne {
+	_u.mutation.ClearReputation()
+	return _u
+}
+
+// ClearDocuments clears all "documents" edges to the Document entity.
+func (_u *UserUpdateOne) ClearDocuments() *UserUpdateOne {
+	_u.mutation.ClearDocuments()
+	return _u
+}
+
+// RemoveDocumentIDs removes the "documents" edge to Document entities by IDs.
+func (_u *UserUpdateOne) RemoveDocumentIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveDocumentIDs(ids...)
+	return _u
+}
+
+// RemoveDocuments removes "documents" edges to Document entities.
+func (_u *UserUpdateOne) RemoveDocuments(v ...*Document) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveDocumentIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -3836,6 +4152,125 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(developerkey.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedQualitySignalsIDs(); len(nodes) > 0 && !_u.mutation.QualitySignalsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.QualitySignalsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.QualitySignalsTable,
+			Columns: []string{user.QualitySignalsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(agentqualitysignal.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ReputationCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.ReputationTable,
+			Columns: []string{user.ReputationColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(userreputation.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ReputationIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.ReputationTable,
+			Columns: []string{user.ReputationColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(userreputation.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedDocumentsIDs(); len(nodes) > 0 && !_u.mutation.DocumentsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.DocumentsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.DocumentsTable,
+			Columns: []string{user.DocumentsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

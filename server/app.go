@@ -46,6 +46,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 	"github.com/switchboard-hq/switchboard/web"
@@ -118,6 +119,7 @@ type services struct {
 	settings *settings.Service
 	store    *store.Service
 	dev      *developer.Service
+	review   *review.Service
 	execs    *engine.Service
 	updates  *updates.Service
 }
@@ -129,6 +131,8 @@ type App struct {
 	http.Handler
 	// Events is the shared-chat event bus.
 	Events *events.Bus
+	// Review is the store's review lifecycle (the engine's Finished hook).
+	Review *review.Service
 	// Engine runs store executions (hooks for the review lifecycle).
 	Engine  *engine.Engine
 	mu      sync.Mutex
@@ -180,6 +184,7 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
 		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
+		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger, Events: bus},
 		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.Now, Secrets: storeSvc.Secrets,
@@ -236,6 +241,18 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	// The review lifecycle settles holds and requeues denials through the
+	// engine, and delivers what the engine finishes. Wired before either
+	// starts its goroutines.
+	eng := svc.execs.Engine
+	svc.review.Payments, svc.review.Requeue, svc.review.Kick = eng, eng.Requeue, eng.Kick
+	eng.Finished = chainFinished(svc.review.Finished, cfg.Executions.Finished)
+	eng.Created = svc.review.Created
+	// The review windows' timer; it reads the open windows from the database,
+	// so a restarted server confirms what was left open.
+	timer := svc.review.StartTimer(cfg.Clock)
+	app.closers = append(app.closers, svc.review.Close, timer.Close)
+	app.Review = svc.review
 	svc.execs.Engine.Start(context.Background())
 	app.closers = append(app.closers, svc.execs.Engine.Stop)
 	app.Engine = svc.execs.Engine
@@ -302,6 +319,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
 	mount(switchboardv1connect.NewCapabilityServiceHandler(s.caps, opts...))
 	mount(switchboardv1connect.NewDeveloperServiceHandler(s.dev, opts...))
+	mount(switchboardv1connect.NewStoreReviewServiceHandler(s.review, opts...))
 	mount(switchboardv1connect.NewStoreExecutionServiceHandler(s.execs, opts...))
 	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
 	return []string{
@@ -317,6 +335,7 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 		switchboardv1connect.StoreServiceName,
 		switchboardv1connect.CapabilityServiceName,
 		switchboardv1connect.DeveloperServiceName,
+		switchboardv1connect.StoreReviewServiceName,
 		switchboardv1connect.StoreExecutionServiceName,
 		switchboardv1connect.UpdateServiceName,
 	}
@@ -354,6 +373,7 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
 		func() error { return switchboardv1.RegisterCapabilityServiceHandlerServer(ctx, gw, s.caps) },
 		func() error { return switchboardv1.RegisterDeveloperServiceHandlerServer(ctx, gw, s.dev) },
+		func() error { return switchboardv1.RegisterStoreReviewServiceHandlerServer(ctx, gw, s.review) },
 		// After the store's routes: the gateway tries the last registered
 		// first, so GET /api/marketplace/callback wins over /{id}.
 		func() error { return switchboardv1.RegisterStoreExecutionServiceHandlerServer(ctx, gw, s.execs) },

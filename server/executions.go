@@ -47,3 +47,20 @@ func newEngine(cfg Config, policy egress.Policy, st *store.Service) *engine.Engi
 		SweepEvery: x.SweepEvery,
 	}
 }
+
+// chainFinished runs the engine's Finished hooks in order (the review
+// lifecycle's delivery, then one the configuration adds); nil ones are
+// skipped.
+func chainFinished(hooks ...func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error) func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+	return func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+		for _, h := range hooks {
+			if h == nil {
+				continue
+			}
+			if err := h(ctx, tx, ex); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -33,6 +33,18 @@ func (f ActivityEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ActivityEntryMutation", m)
 }
 
+// The AgentQualitySignalFunc type is an adapter to allow the use of ordinary
+// function as AgentQualitySignal mutator.
+type AgentQualitySignalFunc func(context.Context, *ent.AgentQualitySignalMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AgentQualitySignalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AgentQualitySignalMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentQualitySignalMutation", m)
+}
+
 // The CapabilityInstallFunc type is an adapter to allow the use of ordinary
 // function as CapabilityInstall mutator.
 type CapabilityInstallFunc func(context.Context, *ent.CapabilityInstallMutation) (ent.Value, error)
@@ -139,6 +151,18 @@ func (f DeveloperKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DeveloperKeyMutation", m)
+}
+
+// The DocumentFunc type is an adapter to allow the use of ordinary
+// function as Document mutator.
+type DocumentFunc func(context.Context, *ent.DocumentMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DocumentFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DocumentMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DocumentMutation", m)
 }
 
 // The ExecutionFunc type is an adapter to allow the use of ordinary
@@ -295,6 +319,18 @@ func (f UserFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UserMutation", m)
+}
+
+// The UserReputationFunc type is an adapter to allow the use of ordinary
+// function as UserReputation mutator.
+type UserReputationFunc func(context.Context, *ent.UserReputationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UserReputationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UserReputationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UserReputationMutation", m)
 }
 
 // The WebhookDeliveryFunc type is an adapter to allow the use of ordinary

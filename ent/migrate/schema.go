@@ -86,6 +86,44 @@ var (
 			},
 		},
 	}
+	// AgentQualitySignalsColumns holds the columns for the "agent_quality_signals" table.
+	AgentQualitySignalsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "signal", Type: field.TypeEnum, Enums: []string{"no_correction", "widget_confirmed", "payment_completed", "user_edited", "follow_up_needed"}},
+		{Name: "weight", Type: field.TypeFloat64},
+		{Name: "metadata", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "agent_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// AgentQualitySignalsTable holds the schema information for the "agent_quality_signals" table.
+	AgentQualitySignalsTable = &schema.Table{
+		Name:       "agent_quality_signals",
+		Columns:    AgentQualitySignalsColumns,
+		PrimaryKey: []*schema.Column{AgentQualitySignalsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "agent_quality_signals_store_agents_quality_signals",
+				Columns:    []*schema.Column{AgentQualitySignalsColumns[6]},
+				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "agent_quality_signals_users_quality_signals",
+				Columns:    []*schema.Column{AgentQualitySignalsColumns[7]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "agentqualitysignal_agent_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AgentQualitySignalsColumns[6], AgentQualitySignalsColumns[1]},
+			},
+		},
+	}
 	// CapabilityInstallsColumns holds the columns for the "capability_installs" table.
 	CapabilityInstallsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -511,6 +549,44 @@ var (
 			},
 		},
 	}
+	// DocumentsColumns holds the columns for the "documents" table.
+	DocumentsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "title", Type: field.TypeString},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "source", Type: field.TypeString},
+		{Name: "shared_by", Type: field.TypeString, Nullable: true},
+		{Name: "execution_id", Type: field.TypeString, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// DocumentsTable holds the schema information for the "documents" table.
+	DocumentsTable = &schema.Table{
+		Name:       "documents",
+		Columns:    DocumentsColumns,
+		PrimaryKey: []*schema.Column{DocumentsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "documents_users_documents",
+				Columns:    []*schema.Column{DocumentsColumns[8]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "document_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[8], DocumentsColumns[1]},
+			},
+			{
+				Name:    "document_execution_id",
+				Unique:  false,
+				Columns: []*schema.Column{DocumentsColumns[7]},
+			},
+		},
+	}
 	// ExecutionsColumns holds the columns for the "executions" table.
 	ExecutionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -914,6 +990,8 @@ var (
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "rating_avg", Type: field.TypeFloat64, Default: 0},
 		{Name: "rating_count", Type: field.TypeInt, Default: 0},
+		{Name: "quality_score", Type: field.TypeFloat64, Nullable: true},
+		{Name: "quality_signal_count", Type: field.TypeInt, Default: 0},
 		{Name: "install_count", Type: field.TypeInt, Default: 0},
 		{Name: "subscriber_count", Type: field.TypeInt, Default: 0},
 		{Name: "execution_count", Type: field.TypeInt, Default: 0},
@@ -929,7 +1007,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[46]},
+				Columns:    []*schema.Column{StoreAgentsColumns[48]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -938,7 +1016,7 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[46], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[48], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",
@@ -1088,6 +1166,34 @@ var (
 		Columns:    UsersColumns,
 		PrimaryKey: []*schema.Column{UsersColumns[0]},
 	}
+	// UserReputationsColumns holds the columns for the "user_reputations" table.
+	UserReputationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "task_economy_role", Type: field.TypeEnum, Enums: []string{"client", "provider", "both"}},
+		{Name: "reputation_score", Type: field.TypeFloat64, Default: 0},
+		{Name: "avg_rating", Type: field.TypeFloat64, Nullable: true},
+		{Name: "avg_provider_rating", Type: field.TypeFloat64, Nullable: true},
+		{Name: "avg_client_rating", Type: field.TypeFloat64, Nullable: true},
+		{Name: "reviews_received", Type: field.TypeInt, Default: 0},
+		{Name: "reviews_given", Type: field.TypeInt, Default: 0},
+		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
+	}
+	// UserReputationsTable holds the schema information for the "user_reputations" table.
+	UserReputationsTable = &schema.Table{
+		Name:       "user_reputations",
+		Columns:    UserReputationsColumns,
+		PrimaryKey: []*schema.Column{UserReputationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "user_reputations_users_reputation",
+				Columns:    []*schema.Column{UserReputationsColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+	}
 	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
 	WebhookDeliveriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1136,6 +1242,7 @@ var (
 	Tables = []*schema.Table{
 		APIKeysTable,
 		ActivityEntriesTable,
+		AgentQualitySignalsTable,
 		CapabilityInstallsTable,
 		CapabilityPacksTable,
 		CardsTable,
@@ -1145,6 +1252,7 @@ var (
 		ConnectTokensTable,
 		ContactsTable,
 		DeveloperKeysTable,
+		DocumentsTable,
 		ExecutionsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,
@@ -1158,6 +1266,7 @@ var (
 		StoreSubscriptionsTable,
 		StreamEventsTable,
 		UsersTable,
+		UserReputationsTable,
 		WebhookDeliveriesTable,
 	}
 )
@@ -1165,6 +1274,8 @@ var (
 func init() {
 	APIKeysTable.ForeignKeys[0].RefTable = UsersTable
 	ActivityEntriesTable.ForeignKeys[0].RefTable = UsersTable
+	AgentQualitySignalsTable.ForeignKeys[0].RefTable = StoreAgentsTable
+	AgentQualitySignalsTable.ForeignKeys[1].RefTable = UsersTable
 	CapabilityInstallsTable.ForeignKeys[0].RefTable = CapabilityPacksTable
 	CapabilityInstallsTable.ForeignKeys[1].RefTable = UsersTable
 	CapabilityPacksTable.ForeignKeys[0].RefTable = UsersTable
@@ -1178,6 +1289,7 @@ func init() {
 	ConnectTokensTable.ForeignKeys[0].RefTable = UsersTable
 	ContactsTable.ForeignKeys[0].RefTable = UsersTable
 	DeveloperKeysTable.ForeignKeys[0].RefTable = UsersTable
+	DocumentsTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
@@ -1191,5 +1303,6 @@ func init() {
 	StoreSubscriptionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreSubscriptionsTable.ForeignKeys[1].RefTable = UsersTable
 	StreamEventsTable.ForeignKeys[0].RefTable = UsersTable
+	UserReputationsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
 }

@@ -12,6 +12,9 @@ type APIKey func(*sql.Selector)
 // ActivityEntry is the predicate function for activityentry builders.
 type ActivityEntry func(*sql.Selector)
 
+// AgentQualitySignal is the predicate function for agentqualitysignal builders.
+type AgentQualitySignal func(*sql.Selector)
+
 // CapabilityInstall is the predicate function for capabilityinstall builders.
 type CapabilityInstall func(*sql.Selector)
 
@@ -38,6 +41,9 @@ type Contact func(*sql.Selector)
 
 // DeveloperKey is the predicate function for developerkey builders.
 type DeveloperKey func(*sql.Selector)
+
+// Document is the predicate function for document builders.
+type Document func(*sql.Selector)
 
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
@@ -77,6 +83,9 @@ type StreamEvent func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)
+
+// UserReputation is the predicate function for userreputation builders.
+type UserReputation func(*sql.Selector)
 
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)

@@ -121,6 +121,10 @@ func (StoreAgent) Fields() []ent.Field {
 		field.String("source_instance_id").Optional().Nillable(),
 		field.Float("rating_avg").Default(0),
 		field.Int("rating_count").Default(0),
+		// Aggregate of the agent-quality signals (see the review package's
+		// QualityScore); nil before the first signal.
+		field.Float("quality_score").Optional().Nillable(),
+		field.Int("quality_signal_count").Default(0),
 		// Counters kept in the transaction of each change, for sorting the
 		// store by popularity without counting rows.
 		field.Int("install_count").Default(0),
@@ -147,6 +151,8 @@ func (StoreAgent) Edges() []ent.Edge {
 		edge.To("subscriptions", StoreSubscription.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("ship_gate_runs", ShipGateRun.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("quality_signals", AgentQualitySignal.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }

@@ -49,5 +49,8 @@ func (User) Edges() []ent.Edge {
 		edge.To("capability_installs", CapabilityInstall.Type),
 		edge.To("connect_tokens", ConnectToken.Type),
 		edge.To("developer_keys", DeveloperKey.Type),
+		edge.To("quality_signals", AgentQualitySignal.Type),
+		edge.To("reputation", UserReputation.Type).Unique(),
+		edge.To("documents", Document.Type),
 	}
 }

@@ -98,6 +98,10 @@ const (
 	FieldRatingAvg = "rating_avg"
 	// FieldRatingCount holds the string denoting the rating_count field in the database.
 	FieldRatingCount = "rating_count"
+	// FieldQualityScore holds the string denoting the quality_score field in the database.
+	FieldQualityScore = "quality_score"
+	// FieldQualitySignalCount holds the string denoting the quality_signal_count field in the database.
+	FieldQualitySignalCount = "quality_signal_count"
 	// FieldInstallCount holds the string denoting the install_count field in the database.
 	FieldInstallCount = "install_count"
 	// FieldSubscriberCount holds the string denoting the subscriber_count field in the database.
@@ -118,6 +122,8 @@ const (
 	EdgeSubscriptions = "subscriptions"
 	// EdgeShipGateRuns holds the string denoting the ship_gate_runs edge name in mutations.
 	EdgeShipGateRuns = "ship_gate_runs"
+	// EdgeQualitySignals holds the string denoting the quality_signals edge name in mutations.
+	EdgeQualitySignals = "quality_signals"
 	// Table holds the table name of the storeagent in the database.
 	Table = "store_agents"
 	// UserTable is the table that holds the user relation/edge.
@@ -155,6 +161,13 @@ const (
 	ShipGateRunsInverseTable = "ship_gate_runs"
 	// ShipGateRunsColumn is the table column denoting the ship_gate_runs relation/edge.
 	ShipGateRunsColumn = "agent_id"
+	// QualitySignalsTable is the table that holds the quality_signals relation/edge.
+	QualitySignalsTable = "agent_quality_signals"
+	// QualitySignalsInverseTable is the table name for the AgentQualitySignal entity.
+	// It exists in this package in order to avoid circular dependency with the "agentqualitysignal" package.
+	QualitySignalsInverseTable = "agent_quality_signals"
+	// QualitySignalsColumn is the table column denoting the quality_signals relation/edge.
+	QualitySignalsColumn = "agent_id"
 )
 
 // Columns holds all SQL columns for storeagent fields.
@@ -201,6 +214,8 @@ var Columns = []string{
 	FieldSourceInstanceID,
 	FieldRatingAvg,
 	FieldRatingCount,
+	FieldQualityScore,
+	FieldQualitySignalCount,
 	FieldInstallCount,
 	FieldSubscriberCount,
 	FieldExecutionCount,
@@ -257,6 +272,8 @@ var (
 	DefaultRatingAvg float64
 	// DefaultRatingCount holds the default value on creation for the "rating_count" field.
 	DefaultRatingCount int
+	// DefaultQualitySignalCount holds the default value on creation for the "quality_signal_count" field.
+	DefaultQualitySignalCount int
 	// DefaultInstallCount holds the default value on creation for the "install_count" field.
 	DefaultInstallCount int
 	// DefaultSubscriberCount holds the default value on creation for the "subscriber_count" field.
@@ -564,6 +581,16 @@ func ByRatingCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRatingCount, opts...).ToFunc()
 }
 
+// ByQualityScore orders the results by the quality_score field.
+func ByQualityScore(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldQualityScore, opts...).ToFunc()
+}
+
+// ByQualitySignalCount orders the results by the quality_signal_count field.
+func ByQualitySignalCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldQualitySignalCount, opts...).ToFunc()
+}
+
 // ByInstallCount orders the results by the install_count field.
 func ByInstallCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldInstallCount, opts...).ToFunc()
@@ -651,6 +678,20 @@ func ByShipGateRuns(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newShipGateRunsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByQualitySignalsCount orders the results by quality_signals count.
+func ByQualitySignalsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newQualitySignalsStep(), opts...)
+	}
+}
+
+// ByQualitySignals orders the results by quality_signals terms.
+func ByQualitySignals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newQualitySignalsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newUserStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -684,5 +725,12 @@ func newShipGateRunsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ShipGateRunsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ShipGateRunsTable, ShipGateRunsColumn),
+	)
+}
+func newQualitySignalsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(QualitySignalsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, QualitySignalsTable, QualitySignalsColumn),
 	)
 }

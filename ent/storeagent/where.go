@@ -225,6 +225,16 @@ func RatingCount(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldRatingCount, v))
 }
 
+// QualityScore applies equality check predicate on the "quality_score" field. It's identical to QualityScoreEQ.
+func QualityScore(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldQualityScore, v))
+}
+
+// QualitySignalCount applies equality check predicate on the "quality_signal_count" field. It's identical to QualitySignalCountEQ.
+func QualitySignalCount(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldQualitySignalCount, v))
+}
+
 // InstallCount applies equality check predicate on the "install_count" field. It's identical to InstallCountEQ.
 func InstallCount(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldInstallCount, v))
@@ -2315,6 +2325,96 @@ func RatingCountLTE(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldLTE(FieldRatingCount, v))
 }
 
+// QualityScoreEQ applies the EQ predicate on the "quality_score" field.
+func QualityScoreEQ(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldQualityScore, v))
+}
+
+// QualityScoreNEQ applies the NEQ predicate on the "quality_score" field.
+func QualityScoreNEQ(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldQualityScore, v))
+}
+
+// QualityScoreIn applies the In predicate on the "quality_score" field.
+func QualityScoreIn(vs ...float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldQualityScore, vs...))
+}
+
+// QualityScoreNotIn applies the NotIn predicate on the "quality_score" field.
+func QualityScoreNotIn(vs ...float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldQualityScore, vs...))
+}
+
+// QualityScoreGT applies the GT predicate on the "quality_score" field.
+func QualityScoreGT(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldQualityScore, v))
+}
+
+// QualityScoreGTE applies the GTE predicate on the "quality_score" field.
+func QualityScoreGTE(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldQualityScore, v))
+}
+
+// QualityScoreLT applies the LT predicate on the "quality_score" field.
+func QualityScoreLT(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldQualityScore, v))
+}
+
+// QualityScoreLTE applies the LTE predicate on the "quality_score" field.
+func QualityScoreLTE(v float64) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldQualityScore, v))
+}
+
+// QualityScoreIsNil applies the IsNil predicate on the "quality_score" field.
+func QualityScoreIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldQualityScore))
+}
+
+// QualityScoreNotNil applies the NotNil predicate on the "quality_score" field.
+func QualityScoreNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldQualityScore))
+}
+
+// QualitySignalCountEQ applies the EQ predicate on the "quality_signal_count" field.
+func QualitySignalCountEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldQualitySignalCount, v))
+}
+
+// QualitySignalCountNEQ applies the NEQ predicate on the "quality_signal_count" field.
+func QualitySignalCountNEQ(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldQualitySignalCount, v))
+}
+
+// QualitySignalCountIn applies the In predicate on the "quality_signal_count" field.
+func QualitySignalCountIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldQualitySignalCount, vs...))
+}
+
+// QualitySignalCountNotIn applies the NotIn predicate on the "quality_signal_count" field.
+func QualitySignalCountNotIn(vs ...int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldQualitySignalCount, vs...))
+}
+
+// QualitySignalCountGT applies the GT predicate on the "quality_signal_count" field.
+func QualitySignalCountGT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldQualitySignalCount, v))
+}
+
+// QualitySignalCountGTE applies the GTE predicate on the "quality_signal_count" field.
+func QualitySignalCountGTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldQualitySignalCount, v))
+}
+
+// QualitySignalCountLT applies the LT predicate on the "quality_signal_count" field.
+func QualitySignalCountLT(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldQualitySignalCount, v))
+}
+
+// QualitySignalCountLTE applies the LTE predicate on the "quality_signal_count" field.
+func QualitySignalCountLTE(v int) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldQualitySignalCount, v))
+}
+
 // InstallCountEQ applies the EQ predicate on the "install_count" field.
 func InstallCountEQ(v int) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldInstallCount, v))
@@ -2692,6 +2792,29 @@ func HasShipGateRuns() predicate.StoreAgent {
 func HasShipGateRunsWith(preds ...predicate.ShipGateRun) predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {
 		step := newShipGateRunsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasQualitySignals applies the HasEdge predicate on the "quality_signals" edge.
+func HasQualitySignals() predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, QualitySignalsTable, QualitySignalsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasQualitySignalsWith applies the HasEdge predicate on the "quality_signals" edge with a given conditions (other predicates).
+func HasQualitySignalsWith(preds ...predicate.AgentQualitySignal) predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := newQualitySignalsStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

@@ -73,6 +73,12 @@ const (
 	EdgeConnectTokens = "connect_tokens"
 	// EdgeDeveloperKeys holds the string denoting the developer_keys edge name in mutations.
 	EdgeDeveloperKeys = "developer_keys"
+	// EdgeQualitySignals holds the string denoting the quality_signals edge name in mutations.
+	EdgeQualitySignals = "quality_signals"
+	// EdgeReputation holds the string denoting the reputation edge name in mutations.
+	EdgeReputation = "reputation"
+	// EdgeDocuments holds the string denoting the documents edge name in mutations.
+	EdgeDocuments = "documents"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -222,6 +228,27 @@ const (
 	DeveloperKeysInverseTable = "developer_keys"
 	// DeveloperKeysColumn is the table column denoting the developer_keys relation/edge.
 	DeveloperKeysColumn = "user_id"
+	// QualitySignalsTable is the table that holds the quality_signals relation/edge.
+	QualitySignalsTable = "agent_quality_signals"
+	// QualitySignalsInverseTable is the table name for the AgentQualitySignal entity.
+	// It exists in this package in order to avoid circular dependency with the "agentqualitysignal" package.
+	QualitySignalsInverseTable = "agent_quality_signals"
+	// QualitySignalsColumn is the table column denoting the quality_signals relation/edge.
+	QualitySignalsColumn = "user_id"
+	// ReputationTable is the table that holds the reputation relation/edge.
+	ReputationTable = "user_reputations"
+	// ReputationInverseTable is the table name for the UserReputation entity.
+	// It exists in this package in order to avoid circular dependency with the "userreputation" package.
+	ReputationInverseTable = "user_reputations"
+	// ReputationColumn is the table column denoting the reputation relation/edge.
+	ReputationColumn = "user_id"
+	// DocumentsTable is the table that holds the documents relation/edge.
+	DocumentsTable = "documents"
+	// DocumentsInverseTable is the table name for the Document entity.
+	// It exists in this package in order to avoid circular dependency with the "document" package.
+	DocumentsInverseTable = "documents"
+	// DocumentsColumn is the table column denoting the documents relation/edge.
+	DocumentsColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -626,6 +653,41 @@ func ByDeveloperKeys(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newDeveloperKeysStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByQualitySignalsCount orders the results by quality_signals count.
+func ByQualitySignalsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newQualitySignalsStep(), opts...)
+	}
+}
+
+// ByQualitySignals orders the results by quality_signals terms.
+func ByQualitySignals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newQualitySignalsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByReputationField orders the results by reputation field.
+func ByReputationField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newReputationStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByDocumentsCount orders the results by documents count.
+func ByDocumentsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newDocumentsStep(), opts...)
+	}
+}
+
+// ByDocuments orders the results by documents terms.
+func ByDocuments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newDocumentsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -771,5 +833,26 @@ func newDeveloperKeysStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(DeveloperKeysInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, DeveloperKeysTable, DeveloperKeysColumn),
+	)
+}
+func newQualitySignalsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(QualitySignalsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, QualitySignalsTable, QualitySignalsColumn),
+	)
+}
+func newReputationStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ReputationInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, ReputationTable, ReputationColumn),
+	)
+}
+func newDocumentsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(DocumentsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, DocumentsTable, DocumentsColumn),
 	)
 }

@@ -1018,6 +1018,75 @@ func HasDeveloperKeysWith(preds ...predicate.DeveloperKey) predicate.User {
 	})
 }
 
+// HasQualitySignals applies the HasEdge predicate on the "quality_signals" edge.
+func HasQualitySignals() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, QualitySignalsTable, QualitySignalsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasQualitySignalsWith applies the HasEdge predicate on the "quality_signals" edge with a given conditions (other predicates).
+func HasQualitySignalsWith(preds ...predicate.AgentQualitySignal) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newQualitySignalsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasReputation applies the HasEdge predicate on the "reputation" edge.
+func HasReputation() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, ReputationTable, ReputationColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasReputationWith applies the HasEdge predicate on the "reputation" edge with a given conditions (other predicates).
+func HasReputationWith(preds ...predicate.UserReputation) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newReputationStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasDocuments applies the HasEdge predicate on the "documents" edge.
+func HasDocuments() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, DocumentsTable, DocumentsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasDocumentsWith applies the HasEdge predicate on the "documents" edge with a given conditions (other predicates).
+func HasDocumentsWith(preds ...predicate.Document) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newDocumentsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

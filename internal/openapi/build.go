@@ -232,7 +232,9 @@ func (b *builder) operation(r rpc, bd binding) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.desc.FullName(), err)
 	}
-	b.finish(op, bd.path, r.access.GetPublic(), security)
+	// A public operation that names credentials too (the store lifecycle:
+	// sweep needs none, confirm does) can answer what a guarded one does.
+	b.finish(op, bd.path, r.access.GetPublic() && len(r.access.GetCredentials()) == 0, security)
 	return nil
 }
 
@@ -275,10 +277,13 @@ func (b *builder) responseBody(success *object, out protoreflect.MessageDescript
 }
 
 func securityOf(rule *switchboardv1.AccessRule) ([]any, error) {
-	if rule.GetPublic() {
-		return []any{}, nil
-	}
 	var out []any
+	if rule.GetPublic() {
+		if len(rule.GetCredentials()) == 0 {
+			return []any{}, nil
+		}
+		out = append(out, obj()) // OpenAPI's "or no credential at all"
+	}
 	for _, cred := range rule.GetCredentials() {
 		switch cred {
 		case switchboardv1.Credential_CREDENTIAL_KEY:

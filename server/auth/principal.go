@@ -87,11 +87,24 @@ func PrincipalFrom(ctx context.Context) (*Principal, bool) {
 	return p, ok
 }
 
-// MustPrincipal returns the admitted caller of a procedure that is not public.
-// Its absence means the gate was bypassed, which must not reach storage.
+type refusalKey struct{}
+
+// WithRefusal stores why the credentials a public procedure names refuse the
+// caller, for the parts of it that need them.
+func WithRefusal(ctx context.Context, err error) context.Context {
+	return context.WithValue(ctx, refusalKey{}, err)
+}
+
+// MustPrincipal returns the admitted caller of a procedure that is not public,
+// or of the part of a public one that needs the credentials it names (then
+// the refusal is the one the gate decided). Its absence otherwise means the
+// gate was bypassed, which must not reach storage.
 func MustPrincipal(ctx context.Context) (*Principal, error) {
 	if p, ok := PrincipalFrom(ctx); ok {
 		return p, nil
+	}
+	if err, ok := ctx.Value(refusalKey{}).(error); ok {
+		return nil, err
 	}
 	return nil, apperr.Unauthenticated("authentication required")
 }

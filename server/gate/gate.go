@@ -113,6 +113,16 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedu
 	if l, ok := g.classes[p.RateClass]; ok && l.OnLimit(w, r, p.RateClass+":"+clientIP(r)) {
 		return nil, apperr.RateLimited(window)
 	}
+	if p.Public && (p.AcceptKey || p.AcceptSess) {
+		// A public procedure that also names credentials (the store
+		// lifecycle: its sweep needs none, its confirm does) admits everyone;
+		// the handler learns whom the credential rule admits, or why not.
+		principal, err := decide(r, &contract.Procedure{AcceptKey: p.AcceptKey, AcceptSess: p.AcceptSess, Scope: p.Scope}, creds)
+		if err != nil {
+			return auth.WithRefusal(ctx, err), nil
+		}
+		return auth.WithPrincipal(ctx, principal), nil
+	}
 	principal, err := decide(r, p, creds)
 	if err != nil {
 		return nil, err

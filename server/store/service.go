@@ -22,6 +22,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -348,6 +349,9 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 			return apperr.Internal(err)
 		}
 		if _, err := tx.StoreSubscription.Delete().Where(storesubscription.AgentID(row.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if _, err := tx.AgentQualitySignal.Delete().Where(agentqualitysignal.AgentID(row.ID)).Exec(ctx); err != nil {
 			return apperr.Internal(err)
 		}
 		if _, err := tx.Execution.Delete().Where(execution.AgentID(row.ID)).Exec(ctx); err != nil {

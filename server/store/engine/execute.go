@@ -86,14 +86,18 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 			if err != nil {
 				return apperr.Internal(err)
 			}
-			ex, err = create.SetStatus(execution.StatusQueued).SetQueuedAt(now).SetQueuePosition(pos + 1).Save(ctx)
-			return internal(err)
+			if ex, err = create.SetStatus(execution.StatusQueued).SetQueuedAt(now).SetQueuePosition(pos + 1).Save(ctx); err != nil {
+				return internal(err)
+			}
+			return e.created(ctx, tx, ex)
 		}
 		if ex, err = create.SetStatus(execution.StatusRunning).SetStartedAt(now).Save(ctx); err != nil {
 			return apperr.Internal(err)
 		}
-		ex, err = e.holdAtDispatch(ctx, tx, agent, ex)
-		return err
+		if ex, err = e.holdAtDispatch(ctx, tx, agent, ex); err != nil {
+			return err
+		}
+		return e.created(ctx, tx, ex)
 	})
 	if err != nil {
 		return nil, err

@@ -186,7 +186,11 @@ func (e *Engine) Requeue(ctx context.Context, tx *ent.Tx, denied *ent.Execution)
 	if denied.TaskInputs != nil {
 		c.SetTaskInputs(denied.TaskInputs)
 	}
-	return c.Save(ctx)
+	again, err := c.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return again, e.created(ctx, tx, again)
 }
 
 // Kick promotes agentID's queue when its lock is free and sends the

@@ -1,0 +1,96 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+
+	"entgo.io/ent/dialect/sql"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
+	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/store"
+)
+
+// maxMetadata bounds a signal's metadata, in bytes.
+const maxMetadata = 4096
+
+// signalNames lists the signals in the documented order, for messages.
+var signalNames = []string{"no_correction", "widget_confirmed", "payment_completed", "user_edited", "follow_up_needed"}
+
+// RecordAgentQuality stores one signal about an active listing the caller
+// does not own and recalculates the listing's quality score from all of them.
+func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.RecordAgentQualityRequest) (*switchboardv1.RecordAgentQualityResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetAgentId() == "" {
+		return nil, apperr.Invalid("agentId is required")
+	}
+	if req.GetSignal() == "" {
+		return nil, apperr.Invalid("signal is required")
+	}
+	if err := apperr.OneOf("signal", req.GetSignal(), signalNames); err != nil {
+		return nil, err
+	}
+	if req.Metadata != nil {
+		if len(req.GetMetadata()) > maxMetadata {
+			return nil, apperr.Invalid("metadata is longer than %d bytes", maxMetadata)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(req.GetMetadata()), &obj); err != nil || obj == nil {
+			return nil, apperr.Invalid("metadata must be a JSON object encoded as a string")
+		}
+	}
+	weight := schema.QualitySignals[req.GetSignal()]
+	out := &switchboardv1.RecordAgentQualityResponse{}
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		if err := s.DB.Serialize(ctx, tx, store.LockKey(req.GetAgentId())); err != nil {
+			return apperr.Internal(err)
+		}
+		row, err := tx.StoreAgent.Get(ctx, req.GetAgentId())
+		if ent.IsNotFound(err) || (err == nil && row.UserID != p.UserID && row.Status != storeagent.StatusActive) {
+			return apperr.NotFound("store agent %q not found", req.GetAgentId())
+		} else if err != nil {
+			return apperr.Internal(err)
+		}
+		if row.UserID == p.UserID {
+			return apperr.IllegalMove("you cannot report quality signals about your own agent")
+		}
+		now := s.now()
+		sig, err := tx.AgentQualitySignal.Create().SetUserID(p.UserID).SetAgentID(row.ID).
+			SetSignal(agentqualitysignal.Signal(req.GetSignal())).SetWeight(weight).
+			SetNillableMetadata(req.Metadata).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		var agg []struct {
+			Sum   sql.NullFloat64 `json:"sum"`
+			Count int             `json:"count"`
+		}
+		if err := tx.AgentQualitySignal.Query().Where(agentqualitysignal.AgentID(row.ID)).
+			Aggregate(ent.As(ent.Sum(agentqualitysignal.FieldWeight), "sum"), ent.Count()).Scan(ctx, &agg); err != nil || len(agg) != 1 {
+			return apperr.Internal(err)
+		}
+		score := QualityScore(agg[0].Sum.Float64, agg[0].Count)
+		// Like ratings, the aggregate does not touch updatedAt.
+		if err := tx.StoreAgent.UpdateOneID(row.ID).SetUpdatedAt(row.UpdatedAt).SetQualityScore(score).
+			SetQualitySignalCount(agg[0].Count).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		out.Signal = &switchboardv1.AgentQualitySignal{Id: sig.ID, AgentId: sig.AgentID, Signal: string(sig.Signal),
+			Weight: sig.Weight, Metadata: sig.Metadata, CreatedAt: timestamppb.New(sig.CreatedAt)}
+		out.Quality = &switchboardv1.AgentQuality{AgentId: row.ID, Score: score, SignalCount: int32(agg[0].Count)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

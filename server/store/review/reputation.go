@@ -1,0 +1,87 @@
+package review
+
+import (
+	"context"
+	"slices"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// reputations recalculates the reputation of both parties to a reviewed
+// execution: its requester and its agent's owner (document 2, "Other
+// records": recalculated after every review).
+func (s *Service) reputations(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+	owner, err := tx.StoreAgent.Query().Where(storeagent.ID(ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	users := []string{ex.UserID, owner}
+	slices.Sort(users) // one lock order for every transaction
+	for _, u := range slices.Compact(users) {
+		if err := s.recalculate(ctx, tx, u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) recalculate(ctx context.Context, tx *ent.Tx, userID string) error {
+	if err := s.DB.Serialize(ctx, tx, "reputation:"+userID); err != nil {
+		return apperr.Internal(err)
+	}
+	var t Tally
+	done := execution.ReviewStatusIn(execution.ReviewStatusConfirmed, execution.ReviewStatusDenied)
+	provided, err := tx.Execution.Query().Where(done, execution.IsOwnAgent(false),
+		execution.HasStoreAgentWith(storeagent.UserID(userID))).
+		Select(execution.FieldReviewStatus, execution.FieldRating).All(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	for _, e := range provided {
+		if *e.ReviewStatus == execution.ReviewStatusConfirmed {
+			t.ProviderConfirmed++
+		} else {
+			t.ProviderDenied++
+		}
+		if e.Rating != nil {
+			t.ProviderSum += *e.Rating
+			t.ProviderRated++
+		}
+	}
+	requested, err := tx.Execution.Query().Where(done, execution.IsOwnAgent(false), execution.UserID(userID)).
+		Select(execution.FieldRating).All(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	for _, e := range requested {
+		t.ClientReviewed++
+		if e.Rating != nil {
+			t.ClientSum += *e.Rating
+			t.ClientRated++
+		}
+	}
+	r, ok := t.Compute()
+	if !ok {
+		return nil
+	}
+	now := s.now()
+	n, err := tx.UserReputation.Update().Where(userreputation.UserID(userID)).
+		SetTaskEconomyRole(userreputation.TaskEconomyRole(r.Role)).SetReputationScore(r.Score).
+		SetNillableAvgRating(r.Avg).SetNillableAvgProviderRating(r.AvgProvider).SetNillableAvgClientRating(r.AvgClient).
+		SetReviewsReceived(r.Received).SetReviewsGiven(r.Given).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if n > 0 {
+		return nil
+	}
+	err = tx.UserReputation.Create().SetUserID(userID).
+		SetTaskEconomyRole(userreputation.TaskEconomyRole(r.Role)).SetReputationScore(r.Score).
+		SetNillableAvgRating(r.Avg).SetNillableAvgProviderRating(r.AvgProvider).SetNillableAvgClientRating(r.AvgClient).
+		SetReviewsReceived(r.Received).SetReviewsGiven(r.Given).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
+	return internal(err)
+}

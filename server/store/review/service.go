@@ -1,0 +1,336 @@
+package review
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/store"
+)
+
+var (
+	_ switchboardv1connect.StoreReviewServiceHandler = (*Service)(nil)
+	_ switchboardv1.StoreReviewServiceServer         = (*Service)(nil)
+)
+
+// Payments moves an execution's payment hold (the engine's provider).
+type Payments interface {
+	// Capture takes a held payment; Release gives it back. Each answers the
+	// execution with its new payment_hold_status.
+	Capture(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error)
+	Release(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error)
+}
+
+// Requeue queues a new execution of a denied one's task at the back of its
+// agent's queue (the engine).
+type Requeue func(ctx context.Context, tx *ent.Tx, denied *ent.Execution) (*ent.Execution, error)
+
+// Service implements StoreReviewService and the engine's Finished hook.
+type Service struct {
+	DB       *db.DB
+	Now      func() time.Time
+	Log      *slog.Logger
+	Payments Payments
+	Requeue  Requeue
+	// Events announces delivery messages on the requester's chat streams;
+	// nil for none.
+	Events queue.Publisher
+	// Kick lets a free agent pick up its queue after a denial committed.
+	Kick func(ctx context.Context, agentID string) error
+	// Timer auto-confirms open reviews when their window ends; Finished
+	// tells it about new ones. Nil: only the sweep confirms them.
+	Timer *Timer
+
+	pubOnce sync.Once
+	pub     *announcer
+}
+
+// maxText bounds feedback and denial reasons, in characters.
+const maxText = 2000
+
+func (s *Service) now() time.Time { return s.Now().UTC() }
+
+// StoreLifecycle dispatches on the action.
+func (s *Service) StoreLifecycle(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+	switch req.GetAction() {
+	case "confirm":
+		return s.confirm(ctx, req)
+	case "deny":
+		return s.deny(ctx, req)
+	case "sweep":
+		if req.GetExecutionId() != "" || req.Rating != nil || req.Feedback != nil || req.GetReason() != "" ||
+			req.Category != nil || req.Quality != nil {
+			return nil, apperr.Invalid("sweep takes no other field")
+		}
+		n, err := s.Sweep(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &switchboardv1.StoreLifecycleResponse{Action: "sweep", Confirmed: ptr(int32(n))}, nil
+	case "":
+		return nil, apperr.Invalid("action is required: confirm, deny or sweep")
+	}
+	return nil, apperr.Invalid("action must be confirm, deny or sweep, not %q", req.GetAction())
+}
+
+// confirmation is what a confirm writes besides the status.
+type confirmation struct {
+	rating   *int32
+	feedback *string
+	quality  *switchboardv1.ExecutionQuality
+}
+
+func parseConfirm(req *switchboardv1.StoreLifecycleRequest) (confirmation, error) {
+	c := confirmation{rating: req.Rating, quality: req.Quality}
+	if req.GetReason() != "" || req.Category != nil {
+		return c, apperr.Invalid("reason and category belong to deny")
+	}
+	if c.rating != nil && (*c.rating < 1 || *c.rating > 5) {
+		return c, apperr.Invalid("rating must be 1 to 5 stars")
+	}
+	if req.Feedback != nil {
+		f := strings.TrimSpace(req.GetFeedback())
+		if err := text("feedback", f); err != nil {
+			return c, err
+		}
+		if f != "" {
+			c.feedback = &f
+		}
+	}
+	if q := c.quality; q != nil {
+		for name, v := range map[string]*int32{"relevance": q.Relevance, "coherence": q.Coherence, "completeness": q.Completeness} {
+			if v != nil && (*v < 1 || *v > 5) {
+				return c, apperr.Invalid("quality.%s must be 1 to 5", name)
+			}
+		}
+	}
+	return c, nil
+}
+
+func text(name, v string) error {
+	if strings.ContainsRune(v, 0) {
+		return apperr.Invalid("%s must not contain NUL characters", name)
+	}
+	if utf8.RuneCountInString(v) > maxText {
+		return apperr.Invalid("%s is longer than %d characters", name, maxText)
+	}
+	return nil
+}
+
+func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetExecutionId() == "" {
+		return nil, apperr.Invalid("executionId is required")
+	}
+	c, err := parseConfirm(req)
+	if err != nil {
+		return nil, err
+	}
+	out := &switchboardv1.StoreLifecycleResponse{Action: "confirm"}
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
+		if err != nil {
+			return err
+		}
+		if ex, err = s.confirmTx(ctx, tx, ex, c); err != nil {
+			return err
+		}
+		out.Execution, out.Quality = store.ExecutionProto(ex), quality(ex)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inReview loads the caller's execution and checks it waits for review.
+// Another account's execution is not found.
+func (s *Service) inReview(ctx context.Context, tx *ent.Tx, userID, id string) (*ent.Execution, error) {
+	ex, err := tx.Execution.Query().Where(execution.ID(id), execution.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("execution %q not found", id)
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if ex.ReviewStatus == nil || *ex.ReviewStatus != execution.ReviewStatusPendingReview {
+		state := "was never in review"
+		if ex.ReviewStatus != nil {
+			state = "is " + string(*ex.ReviewStatus)
+		}
+		return nil, apperr.IllegalMove("execution %q is not waiting for review: it %s", id, state)
+	}
+	return ex, nil
+}
+
+// confirmTx confirms an execution in review (by its requester, or
+// automatically when c is empty): the hold is captured, a rating recalculates
+// the listing's average, and both parties' reputations are recalculated.
+func (s *Service) confirmTx(ctx context.Context, tx *ent.Tx, ex *ent.Execution, c confirmation) (*ent.Execution, error) {
+	now := s.now()
+	u := tx.Execution.Update().Where(execution.ID(ex.ID), execution.ReviewStatusEQ(execution.ReviewStatusPendingReview)).
+		SetReviewStatus(execution.ReviewStatusConfirmed).SetReviewedAt(now).SetUpdatedAt(now)
+	if c.rating != nil {
+		u.SetRating(int(*c.rating))
+	}
+	if c.feedback != nil {
+		u.SetFeedback(*c.feedback)
+	}
+	if q := c.quality; q != nil {
+		if q.Relevance != nil {
+			u.SetRelevance(int(*q.Relevance))
+		}
+		if q.Coherence != nil {
+			u.SetCoherence(int(*q.Coherence))
+		}
+		if q.Completeness != nil {
+			u.SetCompleteness(int(*q.Completeness))
+		}
+	}
+	if n, err := u.Save(ctx); err != nil {
+		return nil, apperr.Internal(err)
+	} else if n == 0 {
+		return nil, apperr.IllegalMove("execution %q was reviewed meanwhile", ex.ID)
+	}
+	ex, err := tx.Execution.Get(ctx, ex.ID)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if ex.PaymentHoldStatus == execution.PaymentHoldStatusHeld {
+		if ex, err = s.capture(ctx, tx, ex); err != nil {
+			return nil, err
+		}
+	}
+	if c.rating != nil {
+		if err := store.Rerate(ctx, s.DB, tx, ex.AgentID); err != nil {
+			return nil, err
+		}
+	}
+	return ex, s.reputations(ctx, tx, ex)
+}
+
+func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+	p, err := auth.MustPrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetExecutionId() == "" {
+		return nil, apperr.Invalid("executionId is required")
+	}
+	if req.Rating != nil || req.Feedback != nil || req.Quality != nil {
+		return nil, apperr.Invalid("rating, feedback and quality belong to confirm")
+	}
+	reason := strings.TrimSpace(req.GetReason())
+	if reason == "" {
+		return nil, apperr.Invalid("reason is required to deny")
+	}
+	if err := text("reason", reason); err != nil {
+		return nil, err
+	}
+	if req.Category != nil {
+		if err := apperr.OneOf("category", req.GetCategory(), DenialCategories); err != nil {
+			return nil, err
+		}
+	}
+	out := &switchboardv1.StoreLifecycleResponse{Action: "deny"}
+	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		n, err := tx.Execution.Update().Where(execution.ID(ex.ID), execution.ReviewStatusEQ(execution.ReviewStatusPendingReview)).
+			SetReviewStatus(execution.ReviewStatusDenied).SetReviewedAt(now).SetUpdatedAt(now).
+			SetDenialReason(reason).SetNillableDenialCategory(req.Category).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		} else if n == 0 {
+			return apperr.IllegalMove("execution %q was reviewed meanwhile", ex.ID)
+		}
+		if ex, err = tx.Execution.Get(ctx, ex.ID); err != nil {
+			return apperr.Internal(err)
+		}
+		if ex.PaymentHoldStatus == execution.PaymentHoldStatusHeld {
+			if ex, err = s.release(ctx, tx, ex); err != nil {
+				return err
+			}
+		}
+		if s.Requeue != nil {
+			again, err := s.Requeue(ctx, tx, ex)
+			if err != nil {
+				return err
+			}
+			out.Requeued = store.ExecutionProto(again)
+		}
+		out.Execution = store.ExecutionProto(ex)
+		return s.reputations(ctx, tx, ex)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.Kick != nil && out.Requeued != nil {
+		// Committed: a failed kick is logged; the engine's sweep promotes
+		// free queues anyway.
+		if err := s.Kick(context.WithoutCancel(ctx), out.Requeued.GetAgentId()); err != nil {
+			s.Log.ErrorContext(ctx, "store review: kick the queue after a denial", "err", err)
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) capture(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error) {
+	if s.Payments == nil {
+		return moveHold(ctx, tx, ex, execution.PaymentHoldStatusCaptured, s.now())
+	}
+	return s.Payments.Capture(ctx, tx, ex)
+}
+
+func (s *Service) release(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error) {
+	if s.Payments == nil {
+		return moveHold(ctx, tx, ex, execution.PaymentHoldStatusReleased, s.now())
+	}
+	return s.Payments.Release(ctx, tx, ex)
+}
+
+// moveHold moves only the column, for a server without a payment provider.
+func moveHold(ctx context.Context, tx *ent.Tx, ex *ent.Execution, to execution.PaymentHoldStatus, now time.Time) (*ent.Execution, error) {
+	ex, err := tx.Execution.UpdateOne(ex).SetPaymentHoldStatus(to).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return ex, nil
+}
+
+func quality(ex *ent.Execution) *switchboardv1.ExecutionQuality {
+	i32 := func(v *int) *int32 {
+		if v == nil {
+			return nil
+		}
+		return ptr(int32(*v))
+	}
+	return &switchboardv1.ExecutionQuality{Relevance: i32(ex.Relevance), Coherence: i32(ex.Coherence), Completeness: i32(ex.Completeness)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// internal wraps a storage error (nil stays nil); typed errors pass through.
+func internal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return apperr.From(err)
+}

@@ -1,0 +1,158 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// poll is how often the timer looks for reviews opened by other replicas (or
+// by transactions that committed after it last looked).
+const poll = 5 * time.Minute
+
+// sweepBatch is how many overdue reviews one query picks up.
+const sweepBatch = 100
+
+// Sweep auto-confirms every review whose window has ended and answers how
+// many it confirmed (document 2: POST /api/marketplace/lifecycle
+// {action: sweep}). Each confirmation is its own transaction; one confirmed
+// meanwhile (by its requester, another sweep or the timer) is skipped.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	n, _, err := s.sweep(ctx)
+	return n, err
+}
+
+// sweep confirms what is due and answers when the next open review is due
+// (zero when none is open).
+func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
+	confirmed := 0
+	for {
+		cutoff := s.now().Add(-Window)
+		due, err := s.DB.Client.Execution.Query().Where(
+			execution.ReviewStatusEQ(execution.ReviewStatusPendingReview),
+			execution.ReviewWidgetShownAtLTE(cutoff)).
+			Order(ent.Asc(execution.FieldReviewWidgetShownAt), ent.Asc(execution.FieldID)).
+			Limit(sweepBatch).All(ctx)
+		if err != nil {
+			return confirmed, time.Time{}, apperr.Internal(err)
+		}
+		var failed error
+		progress := false
+		for _, ex := range due {
+			err := s.DB.InTx(ctx, func(tx *ent.Tx) error {
+				_, err := s.confirmTx(ctx, tx, ex, confirmation{})
+				return err
+			})
+			var ae *apperr.Error
+			switch {
+			case err == nil:
+				confirmed++
+				progress = true
+			case errors.As(err, &ae) && ae.Kind == apperr.KindIllegalMove:
+				progress = true // reviewed meanwhile
+			default:
+				// One that cannot be settled (its payment provider refuses)
+				// must not hold back the others; it is tried again next time.
+				s.Log.ErrorContext(ctx, "store review: auto-confirm", "execution", ex.ID, "err", err)
+				failed = err
+			}
+		}
+		if len(due) < sweepBatch || !progress {
+			if failed != nil && confirmed == 0 {
+				return 0, time.Time{}, failed
+			}
+			break
+		}
+	}
+	next, err := s.DB.Client.Execution.Query().Where(execution.ReviewStatusEQ(execution.ReviewStatusPendingReview),
+		execution.ReviewWidgetShownAtNotNil()).
+		Order(ent.Asc(execution.FieldReviewWidgetShownAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		return confirmed, time.Time{}, nil
+	} else if err != nil {
+		return confirmed, time.Time{}, apperr.Internal(err)
+	}
+	return confirmed, Due(*next.ReviewWidgetShownAt), nil
+}
+
+// Timer auto-confirms open reviews when their window ends, sleeping on the
+// injected clock. It keeps nothing itself: the windows are rows, so a timer
+// started after a restart confirms what the previous process left open.
+type Timer struct {
+	svc   *Service
+	clock clockwork.Clock
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// StartTimer starts the service's timer; Close stops it.
+func (s *Service) StartTimer(clock clockwork.Clock) *Timer {
+	t := &Timer{svc: s, clock: clock, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.Timer = t
+	go t.run()
+	return t
+}
+
+// Wake makes the timer look again now.
+func (t *Timer) Wake() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the timer and waits for a pass in progress.
+func (t *Timer) Close() {
+	select {
+	case <-t.stop:
+		return
+	default:
+	}
+	close(t.stop)
+	<-t.done
+}
+
+func (t *Timer) run() {
+	defer close(t.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-t.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for ctx.Err() == nil {
+		wait := poll
+		n, next, err := t.svc.sweep(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			t.svc.Log.ErrorContext(ctx, "review timer: auto-confirm", "err", err)
+		case n > 0:
+			t.svc.Log.InfoContext(ctx, "review timer: auto-confirmed", "count", n)
+		}
+		if err == nil && !next.IsZero() {
+			wait = min(wait, next.Sub(t.svc.now()))
+		}
+		if wait <= 0 {
+			continue
+		}
+		timer := t.clock.NewTimer(wait)
+		select {
+		case <-t.stop:
+			timer.Stop()
+			return
+		case <-t.wake:
+		case <-timer.Chan():
+		}
+		timer.Stop()
+	}
+}
