@@ -22,7 +22,9 @@ func TestExecuteOverConnect(t *testing.T) {
 	s := servertest.New(t, servertest.WithPrivateEndpoints())
 	dev, req := s.SignUp("dev"), s.SignUp("req")
 	devKey, reqKey := dev.NewKey("dev", "store"), req.NewKey("req", "store")
-	a := newAgent(t, func(c call, w http.ResponseWriter) { writeJSON(w, 200, map[string]any{"output": "hi " + c.Body["message"].(string)}) })
+	a := newAgent(t, func(c call, w http.ResponseWriter) {
+		writeJSON(w, 200, map[string]any{"output": "hi " + c.Body["message"].(string)})
+	})
 	res := s.WithKey(devKey).Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Greeter", "endpointUrl": a.URL})
 	if res.Status != 201 {
 		t.Fatalf("listing: %d %s", res.Status, res.Body)
