@@ -5,14 +5,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"entgo.io/ent/dialect"
-	"entgo.io/ent/dialect/sql"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -45,8 +43,8 @@ func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListC
 		if utf8.RuneCountInString(q) > maxSearch {
 			return nil, apperr.Invalid("search is longer than %d characters", maxSearch)
 		}
-		where = append(where, matches(s.DB.Dialect, foldASCII(q),
-			capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldCategory))
+		where = append(where, predicate.CapabilityPack(db.ContainsFolded(s.DB.Dialect, db.FoldASCII(q),
+			capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldCategory)))
 	}
 	if req.GetInstalled() {
 		where = append(where, capabilitypack.HasInstallsWith(
@@ -106,37 +104,4 @@ func (s *Service) installsOf(ctx context.Context, userID string, rows []*ent.Cap
 		out[g.CapabilityID] = g
 	}
 	return out, nil
-}
-
-// matches keeps rows where any of cols contains needle, ignoring ASCII case
-// the same way on both databases (the store's browse rule); the needle is a
-// bound parameter, so % and _ are plain characters. NULL columns never match.
-func matches(dia, needle string, cols ...string) predicate.CapabilityPack {
-	return func(s *sql.Selector) {
-		preds := make([]*sql.Predicate, 0, len(cols))
-		for _, c := range cols {
-			col := s.C(c)
-			preds = append(preds, sql.P(func(b *sql.Builder) {
-				if dia == dialect.Postgres {
-					b.WriteString(`strpos(lower(`).WriteString(col).WriteString(` COLLATE "C")`)
-				} else {
-					b.WriteString("instr(lower(").WriteString(col).WriteString(")")
-				}
-				b.Comma().Arg(needle).WriteString(") > 0")
-			}))
-		}
-		s.Where(sql.Or(preds...))
-	}
-}
-
-// foldASCII lowercases A-Z only, as lower() does on SQLite and on
-// PostgreSQL under COLLATE "C".
-func foldASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -115,18 +116,7 @@ func parseQuery(q string) (string, error) {
 	case utf8.RuneCountInString(q) > maxQueryLen:
 		return "", apperr.Invalid("q is longer than %d characters", maxQueryLen)
 	}
-	return foldASCII(q), nil
-}
-
-// foldASCII lowercases A-Z only: what SQLite's lower() does, and PostgreSQL's
-// under COLLATE "C", so both databases and the Go side agree on every match.
-func foldASCII(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + ('a' - 'A')
-		}
-		return r
-	}, s)
+	return db.FoldASCII(q), nil
 }
 
 // ranked is a result and its tier: 0 when a leading field (a name or handle)
@@ -139,7 +129,7 @@ type ranked struct {
 // tier ranks one result in Go exactly as matcher.order ranks it in SQL.
 func tier(needle string, leading ...string) int {
 	for _, f := range leading {
-		if strings.HasPrefix(foldASCII(f), needle) {
+		if strings.HasPrefix(db.FoldASCII(f), needle) {
 			return 0
 		}
 	}
@@ -221,7 +211,7 @@ func (s *Service) agents(ctx context.Context, m matcher, userID string) ([]ranke
 func commands(m matcher) []ranked {
 	var out []ranked
 	for _, c := range Commands {
-		if !strings.Contains(c.Name, m.needle) && !strings.Contains(foldASCII(c.Description), m.needle) {
+		if !strings.Contains(c.Name, m.needle) && !strings.Contains(db.FoldASCII(c.Description), m.needle) {
 			continue
 		}
 		out = append(out, ranked{tier(m.needle, c.Name), &switchboardv1.Mention{
@@ -251,32 +241,12 @@ func (m matcher) pg() bool { return m.dia == dialect.Postgres }
 
 // position writes the 1-based position of the needle in the folded column, 0
 // when absent.
-func (m matcher) position(b *sql.Builder, col string) {
-	if m.pg() {
-		b.WriteString(`strpos(lower(`).WriteString(col).WriteString(` COLLATE "C")`)
-	} else {
-		b.WriteString("instr(lower(").WriteString(col).WriteString(")")
-	}
-	b.Comma().Arg(m.needle).WriteString(")")
-}
+func (m matcher) position(b *sql.Builder, col string) { db.FoldedPosition(b, m.dia, col, m.needle) }
 
 // where keeps rows where any of cols contains the needle (every row when
 // the needle is empty). NULL columns never match.
 func (m matcher) where(cols ...string) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		if m.needle == "" {
-			return
-		}
-		preds := make([]*sql.Predicate, 0, len(cols))
-		for _, c := range cols {
-			col := s.C(c)
-			preds = append(preds, sql.P(func(b *sql.Builder) {
-				m.position(b, col)
-				b.WriteString(" > 0")
-			}))
-		}
-		s.Where(sql.Or(preds...))
-	}
+	return db.ContainsFolded(m.dia, m.needle, cols...)
 }
 
 // order sorts by tier (any of leading starts with the needle first), then

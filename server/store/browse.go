@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -93,8 +94,8 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 		if utf8.RuneCountInString(q) > maxSearch {
 			return nil, apperr.Invalid("search is longer than %d characters", maxSearch)
 		}
-		where = append(where, matches(s.DB.Dialect, foldASCII(q),
-			storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName))
+		where = append(where, predicate.StoreAgent(db.ContainsFolded(s.DB.Dialect, db.FoldASCII(q),
+			storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)))
 	}
 	total, err := s.DB.StoreAgent.Query().Where(where...).Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
@@ -247,37 +248,4 @@ func order(dia, sort string) storeagent.OrderOption {
 		}
 		s.OrderBy(desc(storeagent.FieldCreatedAt), desc(storeagent.FieldID))
 	}
-}
-
-// matches keeps rows where any of cols contains needle, ignoring ASCII case
-// the same way on both databases; the needle is always a bound parameter (no
-// LIKE wildcards). NULL columns never match.
-func matches(dia, needle string, cols ...string) predicate.StoreAgent {
-	return func(s *sql.Selector) {
-		preds := make([]*sql.Predicate, 0, len(cols))
-		for _, c := range cols {
-			col := s.C(c)
-			preds = append(preds, sql.P(func(b *sql.Builder) {
-				if dia == dialect.Postgres {
-					b.WriteString(`strpos(lower(`).WriteString(col).WriteString(` COLLATE "C")`)
-				} else {
-					b.WriteString("instr(lower(").WriteString(col).WriteString(")")
-				}
-				b.Comma().Arg(needle).WriteString(") > 0")
-			}))
-		}
-		s.Where(sql.Or(preds...))
-	}
-}
-
-// foldASCII lowercases A-Z only: what SQLite's lower() does, and PostgreSQL's
-// under COLLATE "C".
-func foldASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
