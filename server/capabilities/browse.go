@@ -3,7 +3,6 @@ package capabilities
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
@@ -39,9 +38,6 @@ func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListC
 	if q := strings.TrimSpace(req.GetSearch()); q != "" {
 		if err := checkText("search", q, maxSearch); err != nil {
 			return nil, err
-		}
-		if utf8.RuneCountInString(q) > maxSearch {
-			return nil, apperr.Invalid("search is longer than %d characters", maxSearch)
 		}
 		where = append(where, predicate.CapabilityPack(db.ContainsFolded(s.DB.Dialect, db.FoldASCII(q),
 			capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldCategory)))

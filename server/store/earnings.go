@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 
 	"entgo.io/ent/dialect/sql"
@@ -14,13 +13,14 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
 // The fee structure (document 2, "Limits": minimum fees; RULINGS: the revenue
 // split follows the fee percent with the documented floors). This instance
-// charges the floors.
+// charges the floors: the store fee is the payments floor the split applies.
 const (
-	StoreFeePercent      = 15.0
+	StoreFeePercent      = payments.MinFeePercent
 	RecruitingFeePercent = 10.0
 	ReviewWindowHours    = 48
 	FeeCurrency          = "USD"
@@ -121,13 +121,15 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		Totals: make([]*switchboardv1.EarningsTotal, 0, len(totals)),
 		Agents: make([]*switchboardv1.AgentEarnings, 0, len(per)),
 	}
+	// Sums of binary floating point amounts are rounded back to cents, so
+	// 0.1 + 0.2 does not answer 0.30000000000000004.
 	for _, t := range totals {
-		t.Gross, t.DeveloperPayout, t.PlatformFee, t.PendingPayout = cents(t.Gross), cents(t.DeveloperPayout), cents(t.PlatformFee), cents(t.PendingPayout)
+		t.Gross, t.DeveloperPayout, t.PlatformFee, t.PendingPayout = payments.Cents(t.Gross), payments.Cents(t.DeveloperPayout), payments.Cents(t.PlatformFee), payments.Cents(t.PendingPayout)
 		out.Totals = append(out.Totals, t)
 	}
 	slices.SortFunc(out.Totals, func(a, b *switchboardv1.EarningsTotal) int { return cmp.Compare(a.Currency, b.Currency) })
 	for _, e := range per {
-		e.Gross, e.DeveloperPayout, e.PlatformFee, e.PendingPayout = cents(e.Gross), cents(e.DeveloperPayout), cents(e.PlatformFee), cents(e.PendingPayout)
+		e.Gross, e.DeveloperPayout, e.PlatformFee, e.PendingPayout = payments.Cents(e.Gross), payments.Cents(e.DeveloperPayout), payments.Cents(e.PlatformFee), payments.Cents(e.PendingPayout)
 		out.Agents = append(out.Agents, e)
 	}
 	slices.SortFunc(out.Agents, func(a, b *switchboardv1.AgentEarnings) int {
@@ -135,7 +137,3 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 	})
 	return out, nil
 }
-
-// cents rounds a sum of amounts to hundredths, so that adding up binary
-// floating point values does not show as 0.30000000000000004.
-func cents(v float64) float64 { return math.Round(v*100) / 100 }

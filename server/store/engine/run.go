@@ -24,14 +24,11 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		return e.outcome(ctx, id)
 	}
 	defer e.unclaim(id)
-	ex, err := e.DB.Execution.Get(ctx, id)
+	loaded, err := e.outcome(ctx, id)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
-	agent, err := e.DB.StoreAgent.Get(ctx, ex.AgentID)
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
+	ex, agent := loaded.Execution, loaded.Agent
 	// An approved quote's real run, also when a restart sends it.
 	approved = approved || (ex.PricingPhase != nil && *ex.PricingPhase == PhaseApproved)
 	call, err := e.call(ex, agent, approved)

@@ -10,11 +10,13 @@ package review
 import (
 	"math"
 	"time"
+
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // Window is the review window, counted from reviewWidgetShownAt (document 2,
 // "Limits").
-const Window = 48 * time.Hour
+const Window = store.ReviewWindowHours * time.Hour
 
 // Due is when an open review auto-confirms.
 func Due(shownAt time.Time) time.Time { return shownAt.Add(Window) }
