@@ -19,25 +19,25 @@ const keyPrefixShown = 12
 
 var token32 = base32.StdEncoding.WithPadding(base32.NoPadding)
 
-// randomToken returns 256 random bits as lowercase base32: easy to select with a
-// double click and to paste into a shell.
-func randomToken() string {
+// NewToken returns prefix plus 256 random bits as lowercase base32 (easy to
+// select with a double click and to paste into a shell), and its hash: every
+// bearer secret the server hands out (keys, sessions, developer and connect
+// tokens, callback tokens) is made here.
+func NewToken(prefix string) (token, hash string) {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
-	return strings.ToLower(token32.EncodeToString(b[:]))
+	token = prefix + strings.ToLower(token32.EncodeToString(b[:]))
+	return token, HashToken(token)
 }
 
 // NewAPIKey returns a fresh key, the part shown to recognise it, and its hash.
 func NewAPIKey() (key, prefix, hash string) {
-	key = KeyPrefix + randomToken()
-	return key, key[:keyPrefixShown], HashToken(key)
+	key, hash = NewToken(KeyPrefix)
+	return key, key[:keyPrefixShown], hash
 }
 
 // NewSessionToken returns a fresh cookie token and its hash.
-func NewSessionToken() (token, hash string) {
-	token = randomToken()
-	return token, HashToken(token)
-}
+func NewSessionToken() (token, hash string) { return NewToken("") }
 
 // HashToken is the stored form of a high-entropy token. A fast hash suffices:
 // with 256 random bits there is nothing to brute-force.

@@ -91,7 +91,7 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 	if label == "" || utf8.RuneCountInString(label) > 100 || strings.ContainsFunc(label, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return nil, apperr.Invalid("label is required: one line of at most 100 characters")
 	}
-	key, hash := newToken(DeveloperKeyPrefix)
+	key, hash := auth.NewToken(DeveloperKeyPrefix)
 	var row *ent.DeveloperKey
 	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
 		n, err := tx.DeveloperKey.Query().Where(developerkey.UserID(p.UserID)).Count(ctx)

@@ -12,6 +12,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -129,7 +130,7 @@ func (s *Service) RegisterDeveloperAgent(ctx context.Context, req *switchboardv1
 	}
 	task := seededTask(a.GetName())
 	verdict := s.prober().Probe(ctx, probeAgent, a.GetAuthCredential(), task)
-	selfToken, selfHash := newToken(SelfConfigPrefix)
+	selfToken, selfHash := auth.NewToken(SelfConfigPrefix)
 
 	var row *ent.StoreAgent
 	status := func(tx *ent.Tx) (string, error) {

@@ -2,8 +2,6 @@ package developer
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
 	"strings"
 	"time"
 
@@ -31,16 +29,6 @@ const (
 // prefixShown is how much of a token is kept in clear to recognise it.
 const prefixShown = 12
 
-var token32 = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// newToken returns prefix plus 256 random bits, and its hash.
-func newToken(prefix string) (token, hash string) {
-	var b [32]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
-	token = prefix + strings.ToLower(token32.EncodeToString(b[:]))
-	return token, auth.HashToken(token)
-}
-
 // The purposes of a connect token.
 var purposes = []string{"agent", "instance", "any"}
 
@@ -60,7 +48,7 @@ func (s *Service) issueConnectToken(ctx context.Context, tx *ent.Tx, userID, pur
 	if active >= MaxActiveConnectTokens {
 		return "", nil, apperr.Conflict("this account already has %d active connect tokens, the most it may hold; use one or let one expire", MaxActiveConnectTokens)
 	}
-	token, hash := newToken(ConnectTokenPrefix)
+	token, hash := auth.NewToken(ConnectTokenPrefix)
 	row, err = tx.ConnectToken.Create().SetUserID(userID).SetPurpose(connecttoken.Purpose(purpose)).
 		SetPrefix(token[:prefixShown]).SetTokenHash(hash).SetCreatedAt(now).SetExpiresAt(now.Add(ConnectTokenTTL)).Save(ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
 // MaxOutput bounds a delivered output.
@@ -48,7 +49,7 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 	}
 	ex, err := e.DB.Execution.Get(ctx, d.ExecutionID)
 	if ent.IsNotFound(err) || (err == nil && (ex.CallbackTokenHash == nil ||
-		subtle.ConstantTimeCompare([]byte(*ex.CallbackTokenHash), []byte(hashToken(d.Token))) != 1)) {
+		subtle.ConstantTimeCompare([]byte(*ex.CallbackTokenHash), []byte(auth.HashToken(d.Token))) != 1)) {
 		return nil, apperr.NotFound("execution %q not found, or the callback token does not match", d.ExecutionID)
 	} else if err != nil {
 		return nil, apperr.Internal(err)

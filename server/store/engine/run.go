@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
@@ -37,11 +37,11 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		// execution fails instead of waiting for its timeout.
 		return e.finish(ctx, id, execution.StatusFailed, nil, err.Error())
 	}
-	token := newToken()
+	token := newCallbackToken()
 	call.CallbackToken = token
 	now := e.now()
 	n, err := e.DB.Execution.Update().Where(execution.ID(id), execution.StatusEQ(execution.StatusRunning)).
-		SetDispatchedAt(now).SetCallbackTokenHash(hashToken(token)).SetUpdatedAt(now).Save(ctx)
+		SetDispatchedAt(now).SetCallbackTokenHash(auth.HashToken(token)).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -153,17 +153,6 @@ func (e *Engine) unclaim(id string) {
 	delete(e.inflight, id)
 }
 
-func newToken() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-func hashToken(t string) string {
-	s := sha256.Sum256([]byte(t))
-	return hex.EncodeToString(s[:])
-}
-
 // errNotRunning marks a finish of an execution that already ended.
 var errNotRunning = errors.New("execution is not running")
 
@@ -173,4 +162,13 @@ func clipReason(s string) string {
 		return s[:1000] + "…"
 	}
 	return s
+}
+
+// newCallbackToken is 256 random bits as 64 hex characters, the form agents
+// receive in X-Service-Callback-Token (TestAsyncCallback); it is stored as
+// auth.HashToken, like every other bearer secret.
+func newCallbackToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return hex.EncodeToString(b)
 }
