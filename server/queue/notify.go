@@ -32,7 +32,7 @@ func posted(tx *db.Tx, m *ent.ChatMessage) {
 }
 
 // becameReady notes an item that is now ready: an urgent one wakes the
-// account's agents (RULINGS "Shared chat and events").
+// account's agents (docs/decisions.md, "Shared chat and events").
 func becameReady(tx *db.Tx, it *ent.QueueItem) {
 	if string(it.Priority) != "urgent" {
 		return
