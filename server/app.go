@@ -176,15 +176,15 @@ func New(cfg Config) (*App, error) {
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
-		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now, Events: bus},
+		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
 		events:   &events.Service{Bus: bus},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
-		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM, Events: bus},
-		settings: &settings.Service{DB: cfg.DB.Client, Now: cfg.Now, Egress: egressPolicy},
+		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
+		settings: &settings.Service{DB: cfg.DB, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
-		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger, Events: bus},
+		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger},
 		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
 		updates:  upd,
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.Now, Secrets: storeSvc.Secrets,
@@ -251,7 +251,7 @@ func New(cfg Config) (*App, error) {
 	// The review windows' timer; it reads the open windows from the database,
 	// so a restarted server confirms what was left open.
 	timer := svc.review.StartTimer(cfg.Clock)
-	app.closers = append(app.closers, svc.review.Close, timer.Close)
+	app.closers = append(app.closers, timer.Close)
 	app.Review = svc.review
 	svc.execs.Engine.Start(context.Background())
 	app.closers = append(app.closers, svc.execs.Engine.Stop)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
@@ -27,7 +28,7 @@ type ExecutionConfig struct {
 	// SweepEvery is the timeout sweep's period on the clock; 1 s when zero.
 	SweepEvery time.Duration
 	// Finished is called inside the transaction that ends an execution.
-	Finished func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error
+	Finished func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 }
 
 // newEngine builds the execution engine beside the store service (sharing
@@ -51,8 +52,8 @@ func newEngine(cfg Config, policy egress.Policy, st *store.Service) *engine.Engi
 // chainFinished runs the engine's Finished hooks in order (the review
 // lifecycle's delivery, then one the configuration adds); nil ones are
 // skipped.
-func chainFinished(hooks ...func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error) func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
-	return func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+func chainFinished(hooks ...func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error) func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+	return func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 		for _, h := range hooks {
 			if h == nil {
 				continue

@@ -24,10 +24,19 @@ func binaryAccount(t *testing.T, base string) string {
 // binaryStream opens the SSE stream on base and hands over its events.
 func binaryStream(t *testing.T, base, key string) <-chan servertest.SSEEvent {
 	t.Helper()
+	return binaryStreamAfter(t, base, key, "")
+}
+
+// binaryStreamAfter opens the stream with a Last-Event-ID (none when "").
+func binaryStreamAfter(t *testing.T, base, key, lastEventID string) <-chan servertest.SSEEvent {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v2/shared-chat/stream", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("stream on %s: %v %v", base, res, err)

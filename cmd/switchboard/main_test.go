@@ -117,7 +117,16 @@ func buildBinary(t *testing.T) string {
 func startBinary(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
 	// A small pool: tests run side by side against one PostgreSQL.
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--db-max-conns", "4"}, args...)...)
+	return startCmd(t, exec.Command(bin, slices.Concat(serveArgs, args)...))
+}
+
+// serveArgs start `switchboard serve` on a free loopback port.
+var serveArgs = []string{"serve", "--addr", "127.0.0.1:0", "--db-max-conns", "4"}
+
+// startCmd starts a server process and returns its base URL once it logs that
+// it listens.
+func startCmd(t *testing.T, cmd *exec.Cmd) (string, *exec.Cmd) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ var ErrClosed = errors.New("db: closed")
 // COMMIT; each runs inside its own savepoint, so a failure (or panic) undoes
 // only that transaction's writes. Results are as if they ran one after another.
 type batcher struct {
+	db     *DB
 	client *ent.Client
 	jobs   chan *job
 	stop   chan struct{}
@@ -27,19 +28,24 @@ type batcher struct {
 
 type job struct {
 	ctx    context.Context
-	fn     func(*ent.Tx) error
+	fn     func(*Tx) error
 	result chan error
+	// out is set, before result, when the job committed.
+	out outcome
 }
 
-func newBatcher(client *ent.Client) *batcher {
-	b := &batcher{client: client, jobs: make(chan *job), stop: make(chan struct{}), done: make(chan struct{})}
+func newBatcher(d *DB) *batcher {
+	b := &batcher{db: d, client: d.Client, jobs: make(chan *job), stop: make(chan struct{}), done: make(chan struct{})}
 	go b.run()
 	return b
 }
 
 // do runs fn in a batch and waits for its outcome. Once a job has started it
-// is always waited for, so a caller never reports failure for work that commits.
-func (b *batcher) do(ctx context.Context, fn func(*ent.Tx) error) error {
+// is always waited for, so a caller never reports failure for work that
+// commits. The events of the committed jobs are delivered by the writer, in
+// commit order, before their callers hear back; each caller then runs its
+// own after-commit functions.
+func (b *batcher) do(ctx context.Context, fn func(*Tx) error) error {
 	j := &job{ctx: ctx, fn: fn, result: make(chan error, 1)}
 	select {
 	case b.jobs <- j:
@@ -48,7 +54,11 @@ func (b *batcher) do(ctx context.Context, fn func(*ent.Tx) error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return <-j.result
+	if err := <-j.result; err != nil {
+		return err
+	}
+	j.out.runAfter()
+	return nil
 }
 
 func (b *batcher) close() {
@@ -99,7 +109,7 @@ func (b *batcher) runBatch(batch []*job) {
 	results := make([]error, len(batch))
 	for i, j := range batch {
 		var broken error
-		results[i], broken = runJob(ctx, tx, j)
+		results[i], broken = b.runJob(ctx, tx, j)
 		if broken != nil {
 			// The transaction itself is in doubt: nobody's writes may stand.
 			_ = tx.Rollback()
@@ -111,6 +121,14 @@ func (b *batcher) runBatch(batch []*job) {
 		fail(fmt.Errorf("db: commit: %w", err))
 		return
 	}
+	// Only the jobs that kept their savepoint deliver anything.
+	var outs []outcome
+	for i, j := range batch {
+		if results[i] == nil {
+			outs = append(outs, j.out)
+		}
+	}
+	delivered(outs)
 	for i, j := range batch {
 		j.result <- results[i]
 	}
@@ -119,7 +137,7 @@ func (b *batcher) runBatch(batch []*job) {
 func (b *batcher) runAlone(ctx context.Context, tx *ent.Tx, j *job) {
 	err := j.ctx.Err()
 	if err == nil {
-		err = protect(j.fn, tx)
+		j.out, err = b.db.run(j.ctx, &Tx{Tx: tx}, j.fn)
 	}
 	if err != nil {
 		_ = tx.Rollback()
@@ -130,19 +148,21 @@ func (b *batcher) runAlone(ctx context.Context, tx *ent.Tx, j *job) {
 		j.result <- fmt.Errorf("db: commit: %w", err)
 		return
 	}
+	delivered([]outcome{j.out})
 	j.result <- nil
 }
 
 // runJob runs one job in a savepoint. It answers the job's own error, and a
 // second error when the savepoint could not be undone (the batch must fail).
-func runJob(ctx context.Context, tx *ent.Tx, j *job) (jobErr, broken error) {
+func (b *batcher) runJob(ctx context.Context, tx *ent.Tx, j *job) (jobErr, broken error) {
 	if err := j.ctx.Err(); err != nil {
 		return err, nil // gone before it started: nothing to undo
 	}
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT sb_job"); err != nil {
 		return nil, fmt.Errorf("db: savepoint: %w", err)
 	}
-	jobErr = protect(j.fn, tx)
+	// Each job is its own unit of work over the shared transaction.
+	j.out, jobErr = b.db.run(j.ctx, &Tx{Tx: tx}, j.fn)
 	if jobErr != nil {
 		if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT sb_job"); err != nil {
 			return jobErr, fmt.Errorf("db: roll back to savepoint: %w", err)
@@ -152,15 +172,4 @@ func runJob(ctx context.Context, tx *ent.Tx, j *job) (jobErr, broken error) {
 		return jobErr, fmt.Errorf("db: release savepoint: %w", err)
 	}
 	return jobErr, nil
-}
-
-// protect turns a panic in fn into an error, so one request cannot take the
-// writer (and everyone batched with it) down.
-func protect(fn func(*ent.Tx) error, tx *ent.Tx) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("db: panic in transaction: %v", r)
-		}
-	}()
-	return fn(tx)
 }

@@ -9,12 +9,13 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 )
 
 var errRefused = errors.New("refused")
 
-func addUser(ctx context.Context, tx *ent.Tx, name string) error {
+func addUser(ctx context.Context, tx *db.Tx, name string) error {
 	return tx.User.Create().SetUsername(name).SetEmail(name + "@example.com").SetName(name).SetPasswordHash("x").Exec(ctx)
 }
 
@@ -31,7 +32,7 @@ func TestInTxConcurrentIsolation(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = d.InTx(ctx, func(tx *ent.Tx) error {
+			errs[i] = d.InTx(ctx, func(tx *db.Tx) error {
 				name := fmt.Sprintf("user%02d", i)
 				if err := addUser(ctx, tx, name); err != nil {
 					return err
@@ -80,7 +81,7 @@ func TestInTxConcurrentIsolation(t *testing.T) {
 func TestInTxConstraintFailureIsLocal(t *testing.T) {
 	d := dbtest.Open(t)
 	ctx := context.Background()
-	if err := d.InTx(ctx, func(tx *ent.Tx) error { return addUser(ctx, tx, "taken") }); err != nil {
+	if err := d.InTx(ctx, func(tx *db.Tx) error { return addUser(ctx, tx, "taken") }); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -89,7 +90,7 @@ func TestInTxConstraintFailureIsLocal(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = d.InTx(ctx, func(tx *ent.Tx) error { return addUser(ctx, tx, name) })
+			results[i] = d.InTx(ctx, func(tx *db.Tx) error { return addUser(ctx, tx, name) })
 		}()
 	}
 	wg.Wait()
@@ -107,7 +108,7 @@ func TestInTxAfterClose(t *testing.T) {
 	cancel()
 	// A context already gone: nothing runs.
 	ran := false
-	err := d.InTx(ctx, func(*ent.Tx) error { ran = true; return nil })
+	err := d.InTx(ctx, func(*db.Tx) error { ran = true; return nil })
 	if err == nil || ran {
 		t.Fatalf("cancelled context: err=%v ran=%v", err, ran)
 	}
@@ -118,7 +119,7 @@ func TestInTxAfterClose(t *testing.T) {
 func TestInTxAloneRollsBack(t *testing.T) {
 	d := dbtest.Open(t)
 	ctx := context.Background()
-	if err := d.InTx(ctx, func(tx *ent.Tx) error {
+	if err := d.InTx(ctx, func(tx *db.Tx) error {
 		if err := addUser(ctx, tx, "ghost"); err != nil {
 			return err
 		}
@@ -126,13 +127,13 @@ func TestInTxAloneRollsBack(t *testing.T) {
 	}); !errors.Is(err, errRefused) {
 		t.Fatalf("err = %v", err)
 	}
-	if err := d.InTx(ctx, func(tx *ent.Tx) error {
+	if err := d.InTx(ctx, func(tx *db.Tx) error {
 		_ = addUser(ctx, tx, "phantom")
 		panic("boom")
 	}); err == nil {
 		t.Fatal("panic reported as success")
 	}
-	if err := d.InTx(ctx, func(tx *ent.Tx) error { return addUser(ctx, tx, "real") }); err != nil {
+	if err := d.InTx(ctx, func(tx *db.Tx) error { return addUser(ctx, tx, "real") }); err != nil {
 		t.Fatal(err)
 	}
 	names, err := d.User.Query().Select(user.FieldUsername).Strings(ctx)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -26,6 +27,7 @@ type DB struct {
 	SQL     *sql.DB
 	writer  *batcher // SQLite only: group commit for InTx
 	source  string   // what the driver was opened with
+	outbox  atomic.Pointer[outboxRef]
 }
 
 // PostgresDSN is the connection string of a PostgreSQL database ("" on
@@ -72,7 +74,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	}
 	d := &DB{Client: client, Dialect: dia, SQL: sqlDB, source: source}
 	if dia == dialect.SQLite {
-		d.writer = newBatcher(client)
+		d.writer = newBatcher(d)
 	}
 	return d, nil
 }
@@ -143,10 +145,12 @@ func (d *DB) Close() error {
 
 // InTx runs fn in a transaction and commits when fn succeeds; any error rolls
 // every write fn made back and is returned as fn gave it, so typed errors
-// survive; a panic in fn is rolled back and returned as an error. On SQLite,
-// transactions that arrive together share one commit (see batcher); fn must
-// therefore do only database work in tx, and keep it short.
-func (d *DB) InTx(ctx context.Context, fn func(*ent.Tx) error) error {
+// survive; a panic in fn is rolled back and returned as an error. What fn
+// emits is stored in the transaction and delivered once it has committed, and
+// its after-commit functions then run (see Tx). On SQLite, transactions that
+// arrive together share one commit (see batcher); fn must therefore do only
+// database work in tx, and keep it short.
+func (d *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	if d.writer != nil {
 		return d.writer.do(ctx, fn)
 	}
@@ -154,20 +158,23 @@ func (d *DB) InTx(ctx context.Context, fn func(*ent.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("db: begin: %w", err)
 	}
-	if err := protect(fn, tx); err != nil {
+	out, err := d.run(ctx, &Tx{Tx: tx}, fn)
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("db: commit: %w", err)
 	}
+	delivered([]outcome{out})
+	out.runAfter()
 	return nil
 }
 
 // Serialize takes a transaction-scoped lock named by key, for the rare
 // check-then-insert that no unique index can guard (such as "only one owner").
 // SQLite needs nothing: write transactions are IMMEDIATE, so they already queue.
-func (d *DB) Serialize(ctx context.Context, tx *ent.Tx, key string) error {
+func (d *DB) Serialize(ctx context.Context, tx execer, key string) error {
 	if d.Dialect != dialect.Postgres {
 		return nil
 	}

@@ -71,14 +71,14 @@ func (s *Service) create(ctx context.Context, a newAccount, onlyIfNoOwner bool) 
 // CreateMember creates a member account like Signup; after, when set, runs in
 // the same transaction with the new row (developer signup issues its connect
 // token there).
-func (s *Service) CreateMember(ctx context.Context, username, email, password, name string, after func(tx *ent.Tx, u *ent.User) error) (*ent.User, error) {
+func (s *Service) CreateMember(ctx context.Context, username, email, password, name string, after func(tx *db.Tx, u *ent.User) error) (*ent.User, error) {
 	return s.createThen(ctx, newAccount{username, email, password, name, user.RoleMember}, false, after)
 }
 
 // ToProtoUser renders an account.
 func ToProtoUser(u *ent.User) *switchboardv1.User { return toProtoUser(u) }
 
-func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bool, after func(tx *ent.Tx, u *ent.User) error) (*ent.User, error) {
+func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bool, after func(tx *db.Tx, u *ent.User) error) (*ent.User, error) {
 	if err := validate(&a); err != nil {
 		return nil, err
 	}
@@ -86,51 +86,51 @@ func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bo
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	tx, err := s.DB.Tx(ctx)
+	var u *ent.User
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		if onlyIfNoOwner {
+			if err := s.DB.Serialize(ctx, tx, "setup-owner"); err != nil {
+				return apperr.Internal(err)
+			}
+			exists, err := tx.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
+			if err != nil {
+				return apperr.Internal(err)
+			}
+			if exists {
+				return apperr.Conflict("this instance is already set up; sign up or log in instead")
+			}
+		}
+		if err := ensureUnique(ctx, tx, a); err != nil {
+			return err
+		}
+		var err error
+		u, err = tx.User.Create().
+			SetUsername(a.username).SetEmail(a.email).SetName(a.name).
+			SetPasswordHash(hash).SetRole(a.role).Save(ctx)
+		if ent.IsConstraintError(err) {
+			return apperr.Conflict("username or email is already taken")
+		} else if err != nil {
+			return apperr.Internal(err)
+		}
+		if err := tx.Setting.Create().SetUserID(u.ID).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if after != nil {
+			if err := after(tx, u); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if onlyIfNoOwner {
-		if err := s.DB.Serialize(ctx, tx, "setup-owner"); err != nil {
-			return nil, apperr.Internal(err)
-		}
-		exists, err := tx.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
-		if err != nil {
-			return nil, apperr.Internal(err)
-		}
-		if exists {
-			return nil, apperr.Conflict("this instance is already set up; sign up or log in instead")
-		}
-	}
-	if err := ensureUnique(ctx, tx, a); err != nil {
 		return nil, err
-	}
-	u, err := tx.User.Create().
-		SetUsername(a.username).SetEmail(a.email).SetName(a.name).
-		SetPasswordHash(hash).SetRole(a.role).Save(ctx)
-	if ent.IsConstraintError(err) {
-		return nil, apperr.Conflict("username or email is already taken")
-	} else if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	if err := tx.Setting.Create().SetUserID(u.ID).Exec(ctx); err != nil {
-		return nil, apperr.Internal(err)
-	}
-	if after != nil {
-		if err := after(tx, u); err != nil {
-			return nil, err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, apperr.Internal(err)
 	}
 	return u, nil
 }
 
 // ensureUnique names which of the two is taken; the unique indexes still guard
 // the race between this check and the insert.
-func ensureUnique(ctx context.Context, tx *ent.Tx, a newAccount) error {
+func ensureUnique(ctx context.Context, tx *db.Tx, a newAccount) error {
 	if taken, err := tx.User.Query().Where(user.Username(a.username)).Exist(ctx); err != nil {
 		return apperr.Internal(err)
 	} else if taken {

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 )
 
@@ -73,7 +74,7 @@ const insertEntry = `INSERT INTO activity_entries (id, user_id, action, category
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 // Write records e in tx. An action outside the table is a programming error.
-func Write(ctx context.Context, tx *ent.Tx, e Entry) error {
+func Write(ctx context.Context, tx *db.Tx, e Entry) error {
 	cat, ok := categories[e.Action]
 	if !ok {
 		return fmt.Errorf("activity: unknown action %q", e.Action)
@@ -103,7 +104,7 @@ func Write(ctx context.Context, tx *ent.Tx, e Entry) error {
 // mirror copies card activity to the linked cards other accounts own (the card
 // this one came from, and cards made from it), marked isCrossUser, with the
 // actor's name in front of the summary.
-func mirror(ctx context.Context, tx *ent.Tx, e Entry, cat, meta string) error {
+func mirror(ctx context.Context, tx *db.Tx, e Entry, cat, meta string) error {
 	c, err := tx.Card.Query().Where(card.ID(e.CardID), card.UserID(e.UserID)).
 		Select(card.FieldID, card.FieldOriginCardID).Only(ctx)
 	if ent.IsNotFound(err) {

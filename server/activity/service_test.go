@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -92,12 +93,9 @@ func TestFeed(t *testing.T) {
 func TestWriteRefusesUnknownActions(t *testing.T) {
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
-	tx, err := s.DB.Tx(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := activity.Write(context.Background(), tx, activity.Entry{UserID: ann.ID, Action: "made_coffee"}); err == nil {
+	if err := s.DB.InTx(context.Background(), func(tx *db.Tx) error {
+		return activity.Write(context.Background(), tx, activity.Entry{UserID: ann.ID, Action: "made_coffee"})
+	}); err == nil {
 		t.Fatal("unknown action accepted")
 	}
 	for _, a := range []string{"queue_added", "card_auto_completed", "contact_deleted", "settings_updated", "sync_completed"} {

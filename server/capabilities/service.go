@@ -92,7 +92,7 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 	resolved := resolvedOf(in.prompt, in.fields, nil)
 	var pack *ent.CapabilityPack
 	var inst *ent.CapabilityInstall
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		now := s.now()
 		c := tx.CapabilityPack.Create().SetID(id).SetUserID(userID).SetName(in.name).
 			SetNillableDescription(in.description).SetNillableIcon(in.icon).SetNillableCategory(in.cat).
@@ -163,7 +163,7 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 	}
 	resolved := resolvedOf(pack.Prompt, pack.EditableFields, custom)
 	var inst *ent.CapabilityInstall
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		now := s.now()
 		if prev != nil {
 			// Conditional on inactive, so that of two racing installs one wins.
@@ -276,7 +276,7 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 	if len(missing) > 0 {
 		return nil, apperr.Invalid("no value for %s: give one in customizations (the field has no default)", joinQuoted(missing))
 	}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		n, err := tx.CapabilityInstall.Update().
 			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).
 			SetCustomizations(values).SetResolvedPrompt(resolved).SetUpdatedAt(s.now()).Save(ctx)
@@ -310,7 +310,7 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		n, err := tx.CapabilityInstall.Update().
 			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).
 			SetActive(false).SetUpdatedAt(s.now()).Save(ctx)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,8 +49,6 @@ func init() { httpapi.WordRefusal(&switchboardv1.SendMessageRequest{}, "content"
 type Service struct {
 	DB  *db.DB
 	Now func() time.Time
-	// Events delivers sent messages to the account's open streams.
-	Events *events.Bus
 }
 
 // ListMessages pages the chat: each page is cut newest-first and answered
@@ -205,21 +202,19 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 	// Microseconds: what PostgreSQL keeps, so the answer equals the listing.
 	now := s.Now().UTC().Truncate(time.Microsecond)
 	var m *ent.ChatMessage
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		m, err = tx.ChatMessage.Create().SetUserID(p.UserID).SetRole("assistant").SetContent(content).
 			SetMetadata(meta).SetNillableMetadataType(metaType).SetAgentName(agent).SetCreatedAt(now).Save(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		// Stored with the message, delivered once it has committed.
+		tx.Emit(db.Event{UserID: p.UserID, Body: events.NewMessage(m)})
+		return nil
 	})
 	if err != nil {
 		return nil, apperr.Internal(err)
-	}
-	if s.Events != nil {
-		// The message is stored: a failed push is logged, not returned, or the
-		// caller would send it again.
-		if err := s.Events.Publish(context.WithoutCancel(ctx), p.UserID, events.NewMessage(m)); err != nil {
-			slog.ErrorContext(ctx, "chat: publish new_message", "message_id", m.ID, "err", err)
-		}
 	}
 	return &switchboardv1.SendMessageResponse{
 		Id: m.ID, Role: m.Role, Content: m.Content, AgentName: m.AgentName, CreatedAt: timestamppb.New(m.CreatedAt),

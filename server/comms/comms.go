@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // Message types the queue writes; both count as agent activity.
@@ -21,7 +22,7 @@ const (
 var AgentActivity = []string{TypeExecutionStarted, TypeTaskCompleted}
 
 // Post writes one comms message in tx; metadata must carry "type".
-func Post(ctx context.Context, tx *ent.Tx, userID, content, assistant string, metadata map[string]any) (*ent.ChatMessage, error) {
+func Post(ctx context.Context, tx *db.Tx, userID, content, assistant string, metadata map[string]any) (*ent.ChatMessage, error) {
 	typ, _ := metadata["type"].(string)
 	if typ == "" {
 		return nil, fmt.Errorf("comms: metadata needs a type")

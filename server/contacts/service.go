@@ -118,7 +118,7 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 		return nil, err
 	}
 	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		now := s.now()
 		create := tx.Contact.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now)
 		if err := e.apply(create.Mutation()); err != nil {
@@ -154,7 +154,7 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 		return nil, err
 	}
 	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if _, err := find(ctx, tx.Client(), p.UserID, req.GetId()); err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteCo
 		return nil, err
 	}
 	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		c, err := find(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -281,7 +281,7 @@ func loadLinks(ctx context.Context, c *ent.Client, userID string, contacts ...*e
 }
 
 // record writes the activity entry of a contact action in tx.
-func record(ctx context.Context, tx *ent.Tx, p *auth.Principal, action, summary string, c *ent.Contact, meta map[string]any) error {
+func record(ctx context.Context, tx *db.Tx, p *auth.Principal, action, summary string, c *ent.Contact, meta map[string]any) error {
 	if meta == nil {
 		meta = map[string]any{}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -21,9 +22,9 @@ const RegisterPath = "/api/developer/agents/register"
 // its username, optionally with a connect token for one agent.
 func (s *Service) DeveloperSignup(ctx context.Context, req *switchboardv1.DeveloperSignupRequest) (*switchboardv1.DeveloperSignupResponse, error) {
 	out := &switchboardv1.DeveloperSignupResponse{Created: true}
-	var after func(tx *ent.Tx, u *ent.User) error
+	var after func(tx *db.Tx, u *ent.User) error
 	if req.GetIssueAgentToken() {
-		after = func(tx *ent.Tx, u *ent.User) error {
+		after = func(tx *db.Tx, u *ent.User) error {
 			token, row, err := s.issueConnectToken(ctx, tx, u.ID, "agent")
 			if err != nil {
 				return err
@@ -64,7 +65,7 @@ func (s *Service) CreateConnectToken(ctx context.Context, req *switchboardv1.Cre
 		return nil, apperr.OneOf("purpose", purpose, purposes)
 	}
 	var out *switchboardv1.ConnectToken
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		token, row, err := s.issueConnectToken(ctx, tx, p.UserID, purpose)
 		if err != nil {
 			return err
@@ -93,7 +94,7 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 	}
 	key, hash := auth.NewToken(DeveloperKeyPrefix)
 	var row *ent.DeveloperKey
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		n, err := tx.DeveloperKey.Query().Where(developerkey.UserID(p.UserID)).Count(ctx)
 		if err != nil {
 			return apperr.Internal(err)

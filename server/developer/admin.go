@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -95,7 +96,7 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		return nil, apperr.Invalid("id is required")
 	}
 	var row *ent.StoreAgent
-	err := s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, "store_agent:"+id); err != nil {
 			return apperr.Internal(err)
 		}
@@ -136,7 +137,7 @@ func shipGated(a *ent.StoreAgent) bool {
 
 // passedShipGate refuses unless the agent's latest ship-gate run passed and
 // came after its last breaking change.
-func passedShipGate(ctx context.Context, tx *ent.Tx, a *ent.StoreAgent) error {
+func passedShipGate(ctx context.Context, tx *db.Tx, a *ent.StoreAgent) error {
 	q := tx.ShipGateRun.Query().Where(shipgaterun.AgentID(a.ID))
 	for i := len(a.Changelog) - 1; i >= 0; i-- {
 		if a.Changelog[i].Breaking {

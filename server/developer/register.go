@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -133,7 +134,7 @@ func (s *Service) RegisterDeveloperAgent(ctx context.Context, req *switchboardv1
 	selfToken, selfHash := auth.NewToken(SelfConfigPrefix)
 
 	var row *ent.StoreAgent
-	status := func(tx *ent.Tx) (string, error) {
+	status := func(tx *db.Tx) (string, error) {
 		if !verdict.Conforms {
 			return statusPending, nil
 		}
@@ -146,7 +147,7 @@ func (s *Service) RegisterDeveloperAgent(ctx context.Context, req *switchboardv1
 		}
 		return statusPending, nil
 	}
-	after := func(tx *ent.Tx, created *ent.StoreAgent) error {
+	after := func(tx *db.Tx, created *ent.StoreAgent) error {
 		if err := s.consume(ctx, tx, d, created.ID); err != nil {
 			return err
 		}
@@ -191,7 +192,7 @@ func (s *Service) health(ctx context.Context, a *switchboardv1.DeveloperAgentInp
 }
 
 // saveRun persists a ship-gate run of the verdict.
-func (s *Service) saveRun(ctx context.Context, tx *ent.Tx, agentID string, trigger shipgaterun.Trigger, task string, v Verdict) (*ent.ShipGateRun, error) {
+func (s *Service) saveRun(ctx context.Context, tx *db.Tx, agentID string, trigger shipgaterun.Trigger, task string, v Verdict) (*ent.ShipGateRun, error) {
 	run, err := tx.ShipGateRun.Create().SetAgentID(agentID).SetTrigger(trigger).SetTask(task).
 		SetPassed(v.Conforms).SetHint(v.Hint).SetNillableHTTPStatus(v.HTTPStatus).
 		SetResponseTimeMs(v.ResponseMS).SetCreatedAt(s.now()).Save(ctx)
@@ -283,7 +284,7 @@ func (s *Service) RunDeveloperAgentTest(ctx context.Context, req *switchboardv1.
 	task := seededTask(row.Name)
 	verdict := s.prober().Probe(ctx, row, credential, task)
 	var run *ent.ShipGateRun
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		run, err = s.saveRun(ctx, tx, row.ID, shipgaterun.TriggerTestRun, task, verdict)
 		return err
 	})

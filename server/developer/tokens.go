@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -35,7 +36,7 @@ var purposes = []string{"agent", "instance", "any"}
 // issueConnectToken writes a token for userID inside tx, refusing past the cap
 // of active (unused, unexpired) tokens. The account's tokens serialize on a
 // lock so two issues cannot both pass the count.
-func (s *Service) issueConnectToken(ctx context.Context, tx *ent.Tx, userID, purpose string) (token string, row *ent.ConnectToken, err error) {
+func (s *Service) issueConnectToken(ctx context.Context, tx *db.Tx, userID, purpose string) (token string, row *ent.ConnectToken, err error) {
 	if err := s.DB.Serialize(ctx, tx, "connect_tokens:"+userID); err != nil {
 		return "", nil, apperr.Internal(err)
 	}
@@ -130,7 +131,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 
 // consume spends the connect token of d inside tx, once: a token used by a
 // concurrent registration is refused, and that registration rolls back.
-func (s *Service) consume(ctx context.Context, tx *ent.Tx, d *developer, agentID string) error {
+func (s *Service) consume(ctx context.Context, tx *db.Tx, d *developer, agentID string) error {
 	if d.via != viaConnectToken {
 		return nil
 	}

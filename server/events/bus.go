@@ -1,13 +1,17 @@
 // Package events is the shared-chat event bus and its two streams (document 1,
-// "Events"; RULINGS "Shared chat and events"): Publish stores an event and
-// fans it out to every open stream of the account on every replica, the
-// Server-Sent Events handler and EventService.StreamEvents deliver it.
+// "Events"; RULINGS "Shared chat and events"): a change emits its events in
+// its own unit of work (db.Tx.Emit); the bus, the database's db.Outbox,
+// stores them in that transaction and fans them out to every open stream of
+// the account on every replica once it has committed; the Server-Sent Events
+// handler and EventService.StreamEvents deliver them.
 //
-// Events are stored (StreamEvent) so that a client reconnecting with
-// Last-Event-ID gets what it missed. On PostgreSQL each publish notifies the
-// other replicas in its own transaction (pg_notify) and every replica, the
-// publishing one too, delivers from its LISTEN connection, in commit order. On
-// SQLite (one process) the publisher delivers in-process after the insert.
+// Events are stored (StreamEvent) with the change they announce, so an event
+// whose change committed is never lost, even to a crash right after the
+// commit: a client reconnecting with Last-Event-ID gets what it missed. On
+// PostgreSQL the transaction also notifies (pg_notify), which PostgreSQL
+// delivers at commit, and every replica, the writing one too, delivers from
+// its LISTEN connection, in commit order. On SQLite (one process) the writer
+// delivers in-process after the commit, in commit order.
 //
 // Delivery is built for many idle subscribers: each event is encoded once (the
 // SSE frame and the proto message) and shared; one ticker serves every
@@ -21,8 +25,9 @@ package events
 import (
 	"context"
 	"errors"
-	"hash/maphash"
+	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,11 +79,6 @@ type Bus struct {
 	hubs   map[string]*hub // by account
 	closed bool
 
-	// pubLocks serialise one account's publishes on SQLite, so that in-process
-	// delivery happens in id order.
-	pubLocks [32]sync.Mutex
-	seed     maphash.Seed
-
 	beat atomic.Pointer[beat]
 
 	stop    context.CancelFunc
@@ -122,7 +122,7 @@ func New(cfg Config) (*Bus, error) {
 	}
 	b := &Bus{
 		cfg: cfg, db: cfg.DB, postgres: cfg.DB.Dialect == dialect.Postgres,
-		hubs: map[string]*hub{}, seed: maphash.MakeSeed(),
+		hubs: map[string]*hub{},
 	}
 	b.beat.Store(&beat{done: make(chan struct{})})
 	ctx, stop := context.WithCancel(context.Background())
@@ -136,6 +136,8 @@ func New(cfg Config) (*Bus, error) {
 		b.channel = ch
 		b.goRun(func() { b.listen(ctx) })
 	}
+	// What units of work emit on this database is stored and delivered here.
+	cfg.DB.SetOutbox(b)
 	b.goRun(func() { b.heartbeats(ctx) })
 	b.goRun(func() { b.pruneLoop(ctx) })
 	return b, nil
@@ -168,54 +170,96 @@ func (b *Bus) Close() {
 	})
 }
 
-// Publish stores ev for the account and delivers it to the account's streams
-// on every replica. Call it after the transaction that made the change has
-// committed, so that no stream shows what a rollback undid. It outlives the
-// caller's cancellation (a client hanging up after its change committed must
-// not lose the event).
+// Publish stores ev for the account and delivers it to the account's
+// streams on every replica, in a transaction of its own. A change announces
+// its events with tx.Emit instead, in its own transaction (see Write).
 func (b *Bus) Publish(ctx context.Context, userID string, ev *switchboardv1.ChatEvent) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	payload, err := proto.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	if b.postgres {
-		// Delivery comes back through LISTEN, on this replica as on the others.
-		return b.db.InTx(ctx, func(tx *ent.Tx) error {
-			// Ids in commit order per account: the next publish of the account
-			// takes its id only after this one has committed.
-			if err := b.db.Serialize(ctx, tx, "events:"+userID); err != nil {
-				return err
-			}
-			row, err := b.insert(ctx, tx, userID, payload)
-			if err != nil {
-				return err
-			}
-			_, err = tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", b.channel, notification(row.ID, userID, payload))
-			return err
-		})
-	}
-	l := &b.pubLocks[maphash.String(b.seed, userID)%uint64(len(b.pubLocks))]
-	l.Lock()
-	defer l.Unlock()
-	var id int64
-	err = b.db.InTx(ctx, func(tx *ent.Tx) error {
-		row, err := b.insert(ctx, tx, userID, payload)
-		if err == nil {
-			id = row.ID
-		}
-		return err
+	return b.db.InTx(ctx, func(tx *db.Tx) error {
+		tx.Emit(db.Event{UserID: userID, Body: ev})
+		return nil
 	})
-	if err != nil {
-		return err
+}
+
+// Write stores the events a unit of work emitted, in its transaction (the
+// db.Outbox of the bus's database), and answers what delivers them once it
+// has committed. On PostgreSQL it takes each account's advisory lock first,
+// so that an account's ids follow commit order, and notifies in the
+// transaction: PostgreSQL delivers the notification exactly when the
+// transaction commits, and every replica (this one too) delivers from its
+// LISTEN connection. On SQLite (one process, one writer) the frames are
+// handed to this process's subscribers by the writer, after the commit, in
+// commit order.
+func (b *Bus) Write(ctx context.Context, tx *ent.Tx, evs []db.Event) (func(), error) {
+	if b.postgres {
+		return nil, b.writeNotify(ctx, tx, evs)
 	}
-	f, err := newFrame(id, ev)
-	if err != nil {
-		return err
+	type delivery struct {
+		user string
+		f    *Frame
 	}
-	b.dispatch(userID, f, false)
+	out := make([]delivery, 0, len(evs))
+	for _, e := range evs {
+		ev, payload, err := encode(e)
+		if err != nil {
+			return nil, err
+		}
+		row, err := b.insert(ctx, tx, e.UserID, payload)
+		if err != nil {
+			return nil, err
+		}
+		f, err := newFrame(row.ID, ev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, delivery{e.UserID, f})
+	}
+	return func() {
+		for _, d := range out {
+			b.dispatch(d.user, d.f, false)
+		}
+	}, nil
+}
+
+func (b *Bus) writeNotify(ctx context.Context, tx *ent.Tx, evs []db.Event) error {
+	users := make([]string, 0, 1)
+	for _, e := range evs {
+		if !slices.Contains(users, e.UserID) {
+			users = append(users, e.UserID)
+		}
+	}
+	// In one order, so two transactions never wait for each other's locks.
+	slices.Sort(users)
+	for _, u := range users {
+		if err := b.db.Serialize(ctx, tx, "events:"+u); err != nil {
+			return err
+		}
+	}
+	for _, e := range evs {
+		_, payload, err := encode(e)
+		if err != nil {
+			return err
+		}
+		row, err := b.insert(ctx, tx, e.UserID, payload)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", b.channel, notification(row.ID, e.UserID, payload)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// encode is an emitted event as the bus stores it.
+func encode(e db.Event) (*switchboardv1.ChatEvent, []byte, error) {
+	ev, ok := e.Body.(*switchboardv1.ChatEvent)
+	if !ok || e.UserID == "" {
+		return nil, nil, fmt.Errorf("events: an event needs an account and a ChatEvent, not %T", e.Body)
+	}
+	payload, err := proto.Marshal(ev)
+	return ev, payload, err
 }
 
 func (b *Bus) insert(ctx context.Context, tx *ent.Tx, userID string, payload []byte) (*ent.StreamEvent, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -27,7 +28,7 @@ type checklistChange struct {
 // replaceChecklist makes list the card's checklist. Entries with an id keep
 // that item, with its source fields; an id that is not one of the card's items
 // is refused. An entry without an order takes its position in the list.
-func replaceChecklist(ctx context.Context, tx *ent.Tx, c *ent.Card, existing []*ent.ChecklistItem,
+func replaceChecklist(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*ent.ChecklistItem,
 	list []*switchboardv1.ChecklistItemInput, now time.Time) (checklistChange, error) {
 	var ch checklistChange
 	byID := make(map[string]*ent.ChecklistItem, len(existing))
@@ -94,7 +95,7 @@ func deref(p *string) string {
 
 // ownContacts loads the contacts a card input names; each must be one of the
 // account's (another account's contact is as unknown as a missing one: 404).
-func ownContacts(ctx context.Context, tx *ent.Tx, userID string, list []*switchboardv1.CardContactInput) (map[string]*ent.Contact, error) {
+func ownContacts(ctx context.Context, tx *db.Tx, userID string, list []*switchboardv1.CardContactInput) (map[string]*ent.Contact, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -120,7 +121,7 @@ func ownContacts(ctx context.Context, tx *ent.Tx, userID string, list []*switchb
 
 // replaceContacts makes list the card's contacts. A contact already on the card
 // keeps its link (id and createdAt); it reports whether anything changed.
-func replaceContacts(ctx context.Context, tx *ent.Tx, c *ent.Card, existing []*ent.CardContact,
+func replaceContacts(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*ent.CardContact,
 	list []*switchboardv1.CardContactInput, contacts map[string]*ent.Contact, now time.Time) (bool, error) {
 	byContact := make(map[string]*ent.CardContact, len(existing))
 	for _, cc := range existing {
@@ -190,7 +191,7 @@ func (s *Service) UpdateChecklistItem(ctx context.Context, req *switchboardv1.Up
 		return nil, apperr.Invalid("order must not be negative")
 	}
 	res := &switchboardv1.UpdateChecklistItemResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		res.Item, res.CardCompleted, err = s.updateItem(ctx, tx, p, req)
 		return err
@@ -204,7 +205,7 @@ func (s *Service) UpdateChecklistItem(ctx context.Context, req *switchboardv1.Up
 	return res, nil
 }
 
-func (s *Service) updateItem(ctx context.Context, tx *ent.Tx, p *auth.Principal, req *switchboardv1.UpdateChecklistItemRequest) (*switchboardv1.ChecklistItem, bool, error) {
+func (s *Service) updateItem(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchboardv1.UpdateChecklistItemRequest) (*switchboardv1.ChecklistItem, bool, error) {
 	if err := s.lockColumns(ctx, tx, p.UserID); err != nil { // an auto-complete joins a column
 		return nil, false, err
 	}
@@ -271,7 +272,7 @@ func (s *Service) updateItem(ctx context.Context, tx *ent.Tx, p *auth.Principal,
 
 // autoComplete moves the card to the end of the completed column and records
 // card_auto_completed.
-func autoComplete(ctx context.Context, tx *ent.Tx, c *ent.Card, actor string, now time.Time) error {
+func autoComplete(ctx context.Context, tx *db.Tx, c *ent.Card, actor string, now time.Time) error {
 	order, err := EndOfColumn(ctx, tx, c.UserID, StatusCompleted)
 	if err != nil {
 		return err

@@ -52,7 +52,7 @@ var errNoChange = errors.New("kanban: nothing changed")
 // lockColumns serialises writers that place cards at the end of a column, so
 // two concurrent creates do not take the same position (PostgreSQL; SQLite
 // write transactions already queue).
-func (s *Service) lockColumns(ctx context.Context, tx *ent.Tx, userID string) error {
+func (s *Service) lockColumns(ctx context.Context, tx *db.Tx, userID string) error {
 	if err := s.DB.Serialize(ctx, tx, "kanban-columns:"+userID); err != nil {
 		return fmt.Errorf("kanban: lock columns: %w", err)
 	}
@@ -95,7 +95,7 @@ func byColumn(s *entsql.Selector) {
 // EndOfColumn is the order a card takes when it joins a column: one past the
 // largest order among the account's cards with that status (0 in an empty
 // column). The queue bridge uses it for the cards it creates.
-func EndOfColumn(ctx context.Context, tx *ent.Tx, userID, status string) (int, error) {
+func EndOfColumn(ctx context.Context, tx *db.Tx, userID, status string) (int, error) {
 	// Plain SQL: every queue create runs this on SQLite's single writer, and
 	// ent's query builder cost more than the index look-up (bench/RESULTS.md).
 	rows, err := tx.QueryContext(ctx, `SELECT COALESCE(MAX("order"), -1) + 1 FROM cards WHERE user_id = $1 AND status = $2`, userID, status)
@@ -201,7 +201,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 	return &switchboardv1.CreateCardResponse{Card: out}, nil
 }
 
-func reloadDetail(ctx context.Context, tx *ent.Tx, userID, id string) (*switchboardv1.KanbanCardDetail, error) {
+func reloadDetail(ctx context.Context, tx *db.Tx, userID, id string) (*switchboardv1.KanbanCardDetail, error) {
 	c, err := getCard(ctx, tx.Card, userID, id)
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardR
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		c, err := getCard(ctx, tx.Card, p.UserID, req.GetId())
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -33,7 +34,7 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 		return nil, err
 	}
 	var out *switchboardv1.KanbanCardDetail
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		out, err = s.updateCard(ctx, tx, p, req.GetId(), in, cl)
 		return err
@@ -50,7 +51,7 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 // updateCard answers the card as updated, or the card as it was together with
 // errNoChange when the input matches it (clearing what is already empty
 // changes nothing).
-func (s *Service) updateCard(ctx context.Context, tx *ent.Tx, p *auth.Principal, id string, in *switchboardv1.CardInput, cl clears) (*switchboardv1.KanbanCardDetail, error) {
+func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, id string, in *switchboardv1.CardInput, cl clears) (*switchboardv1.KanbanCardDetail, error) {
 	if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (s *Service) updateCard(ctx context.Context, tx *ent.Tx, p *auth.Principal,
 	return toCardDetail(after)
 }
 
-func toEndOf(ctx context.Context, tx *ent.Tx, upd *ent.CardUpdateOne, userID, status string) error {
+func toEndOf(ctx context.Context, tx *db.Tx, upd *ent.CardUpdateOne, userID, status string) error {
 	order, err := EndOfColumn(ctx, tx, userID, status)
 	if err != nil {
 		return err
@@ -181,7 +182,7 @@ func changedFields(before, after *switchboardv1.KanbanCard, moved bool) []string
 
 // cardLog writes activity for one card, in the caller's transaction.
 type cardLog struct {
-	tx   *ent.Tx
+	tx   *db.Tx
 	p    *auth.Principal
 	card *ent.Card
 }
@@ -211,7 +212,7 @@ func (l cardLog) autoCompleted(ctx context.Context) error {
 	return writeAutoCompleted(ctx, l.tx, l.card, l.p.Actor())
 }
 
-func writeAutoCompleted(ctx context.Context, tx *ent.Tx, c *ent.Card, actor string) error {
+func writeAutoCompleted(ctx context.Context, tx *db.Tx, c *ent.Card, actor string) error {
 	return activity.Write(ctx, tx, activity.Entry{
 		UserID: c.UserID, Action: "card_auto_completed", Actor: actor, CardID: c.ID,
 		Summary: fmt.Sprintf("Completed %q: every checklist item is done", c.Title),

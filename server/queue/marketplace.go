@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/comms"
@@ -32,9 +33,6 @@ type Delivery struct {
 	// the shared document and the review widget, merged over it).
 	Metadata map[string]any
 	At       time.Time
-	// Posted, when set, is told of each comms message written, so the caller
-	// can announce it once its transaction has committed.
-	Posted func(*ent.ChatMessage)
 }
 
 // Track opens the requester's item for a store execution just made, in tx:
@@ -42,7 +40,7 @@ type Delivery struct {
 // or queued behind the agent's lock), linked to a card with its board rows,
 // an agent_execution_started comms message and activity; pushed to the
 // account's webhook targets with the transaction.
-func Track(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) {
+func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	title := cutTitle(d.Title)
 	meta, err := encodeMeta(d.Metadata)
 	if err != nil {
@@ -77,7 +75,7 @@ func Track(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) 
 	if err != nil {
 		return nil, err
 	}
-	d.posted(m)
+	posted(tx, m)
 	if err := activity.Write(ctx, tx, activity.Entry{UserID: d.UserID, Action: "queue_added", Actor: d.AgentName,
 		CardID: cardID, CardIsNew: cardIsNew, Summary: fmt.Sprintf("Queued %q (%s)", title, it.Status),
 		Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status), "executionId": d.ExecutionID}}); err != nil {
@@ -92,9 +90,9 @@ func Track(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) 
 // blocked with the reason otherwise; its board rows, a task_completed comms
 // message, and the card activity capability_executed; pushed to the
 // account's webhook targets with the transaction. An execution without an
-// item (made before tracking) gets one. The caller announces the comms
-// messages on chat streams (Posted) once its transaction commits.
-func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error) {
+// item (made before tracking) gets one. Its comms messages reach the chat
+// streams once tx commits.
+func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	it, err := tx.QueueItem.Query().Where(queueitem.UserID(d.UserID), queueitem.ExecutionID(d.ExecutionID)).
 		Order(ent.Desc(queueitem.FieldCreatedAt)).First(ctx)
 	if ent.IsNotFound(err) {
@@ -145,7 +143,7 @@ func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error
 	if err != nil {
 		return nil, err
 	}
-	d.posted(m)
+	posted(tx, m)
 	cardID := deref(it.CardID)
 	for _, e := range []activity.Entry{
 		{UserID: d.UserID, Action: "queue_status_changed", Actor: d.AgentName, CardID: cardID,
@@ -163,13 +161,7 @@ func Deliver(ctx context.Context, tx *ent.Tx, d Delivery) (*ent.QueueItem, error
 		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_status_changed", Status: string(status)}})
 }
 
-func (d Delivery) posted(m *ent.ChatMessage) {
-	if d.Posted != nil {
-		d.Posted(m)
-	}
-}
-
-func settingsRow(ctx context.Context, tx *ent.Tx, userID string) (*ent.Setting, string, error) {
+func settingsRow(ctx context.Context, tx *db.Tx, userID string) (*ent.Setting, string, error) {
 	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
 	if err != nil {
 		return nil, "", err

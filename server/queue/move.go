@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -17,7 +18,7 @@ import (
 // a conditional update, so of two concurrent moves from the same state only
 // one applies), the board, comms messages, activity, and the release of
 // dependants. It answers the moved item and whether dependants were dispatched.
-func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, to string) (*ent.QueueItem, bool, error) {
+func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, to string) (*ent.QueueItem, bool, error) {
 	from := string(it.Status)
 	if bad := CheckMove(from, to); bad != nil {
 		if bad.Unknown {
@@ -45,9 +46,11 @@ func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *e
 	if err := s.sideEffects(ctx, tx, p, moved, from); err != nil {
 		return nil, false, err
 	}
-	changed(ctx, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to})
+	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to}); err != nil {
+		return nil, false, err
+	}
 	if to == Ready {
-		becameReady(ctx, moved)
+		becameReady(tx, moved)
 	}
 	auto := false
 	if to == DoneToday {
@@ -60,7 +63,7 @@ func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *e
 
 // sideEffects writes what a completed move causes: board rows, the comms
 // message of guard 4, and the activity entry.
-func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, from string) error {
+func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, from string) error {
 	to := string(it.Status)
 	ev := EventOf(to)
 	if err := (bridge{tx, p.UserID, p.Actor()}).move(ctx, it, ev); err != nil {
@@ -81,7 +84,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal
 		if err != nil {
 			return internal(err)
 		}
-		posted(ctx, m)
+		posted(tx, m)
 	}
 	if err := activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_status_changed", Actor: p.Actor(), CardID: deref(it.CardID),
@@ -101,7 +104,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal
 
 // releaseDependants dispatches the ready items that waited for it (RULINGS
 // "Queue": autoDispatched).
-func (s *Service) releaseDependants(ctx context.Context, tx *ent.Tx, p *auth.Principal, done *ent.QueueItem) (bool, error) {
+func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Principal, done *ent.QueueItem) (bool, error) {
 	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),
 		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {

@@ -2,103 +2,45 @@ package queue
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/ent/setting"
-	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-// Publisher pushes chat events to the account's open streams once the change
-// behind them has committed (server/events.Bus).
-type Publisher interface {
-	Publish(ctx context.Context, userID string, ev *switchboardv1.ChatEvent) error
-}
+// What the queue tells others about a change travels with its unit of work
+// (db.Tx): queue changes become webhook deliveries and chat events become
+// stored events, both written in the change's transaction, so they commit
+// (or roll back) with it; the events reach the streams after the commit.
 
-// outbox collects, during one transaction, what the queue tells others about
-// it: chat events, published only after the commit (a rolled-back move says
-// nothing), and queue changes, which become webhook deliveries inside the
-// transaction itself, so the change and its deliveries commit together.
-type outbox struct {
-	events  []*switchboardv1.ChatEvent
-	changes []webhooks.QueueUpdated
-	// settings is the account's row when the transaction read it already,
-	// so the webhooks need no second read.
-	settings *ent.Setting
-}
-
-type outboxKey struct{}
-
-func outboxOf(ctx context.Context) *outbox {
-	ob, _ := ctx.Value(outboxKey{}).(*outbox)
-	return ob
-}
-
-// changed notes a queue change for the webhooks; Action is the activity
-// action the change wrote (queue_added, queue_status_changed, …).
-func changed(ctx context.Context, c webhooks.QueueUpdated) {
-	if ob := outboxOf(ctx); ob != nil {
-		ob.changes = append(ob.changes, c)
+// changed writes a queue change's webhook deliveries in tx; Action is the
+// activity action the change wrote (queue_added, queue_status_changed, …).
+// row is the account's settings when the caller has read them already (nil:
+// read here).
+func (s *Service) changed(ctx context.Context, tx *db.Tx, userID string, row *ent.Setting, c webhooks.QueueUpdated) error {
+	ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: s.Now(), Data: c}
+	if row != nil {
+		return internal(webhooks.EnqueueFor(ctx, tx, row, ev))
 	}
+	return internal(webhooks.Enqueue(ctx, tx, userID, ev))
 }
 
-// posted notes a comms message for the stream's new_message event.
-func posted(ctx context.Context, m *ent.ChatMessage) {
-	if ob := outboxOf(ctx); ob != nil {
-		ob.events = append(ob.events, events.NewMessage(m))
-	}
+// posted emits a comms message's new_message event.
+func posted(tx *db.Tx, m *ent.ChatMessage) {
+	tx.Emit(db.Event{UserID: m.UserID, Body: events.NewMessage(m)})
 }
 
 // becameReady notes an item that is now ready: an urgent one wakes the
-// account's agents (RULINGS "Shared chat and events").
-func becameReady(ctx context.Context, it *ent.QueueItem) {
-	ob := outboxOf(ctx)
-	if ob == nil || string(it.Priority) != "urgent" {
+// account's agents (docs/decisions.md, "Shared chat and events").
+func becameReady(tx *db.Tx, it *ent.QueueItem) {
+	if string(it.Priority) != "urgent" {
 		return
 	}
-	ob.events = append(ob.events, events.Wake(it.ID, it.Title, string(it.Priority)))
+	tx.Emit(db.Event{UserID: it.UserID, Body: events.Wake(it.ID, it.Title, string(it.Priority))})
 }
 
-// inTx runs fn in one transaction with an outbox: queue changes are handed to
-// the webhooks inside it, chat events are published after it commits.
-func (s *Service) inTx(ctx context.Context, userID string, fn func(ctx context.Context, tx *ent.Tx) error) error {
-	ob := &outbox{}
-	ctx = context.WithValue(ctx, outboxKey{}, ob)
-	err := s.DB.InTx(ctx, func(tx *ent.Tx) error {
-		ob.events, ob.changes, ob.settings = ob.events[:0], ob.changes[:0], nil
-		if err := fn(ctx, tx); err != nil {
-			return err
-		}
-		if len(ob.changes) == 0 {
-			return nil
-		}
-		row := ob.settings
-		if row == nil {
-			var err error
-			if row, err = tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err != nil {
-				return internal(err)
-			}
-		}
-		at := s.Now()
-		for _, c := range ob.changes {
-			ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: at, Data: c}
-			if err := webhooks.EnqueueFor(ctx, tx, row, ev); err != nil {
-				return internal(err)
-			}
-		}
-		return nil
-	})
-	if err != nil || s.Events == nil {
-		return err
-	}
-	// The change is committed: a failed publish is logged, not reported as a
-	// failed request (subscribers still find the message in the list).
-	for _, ev := range ob.events {
-		if err := s.Events.Publish(context.WithoutCancel(ctx), userID, ev); err != nil {
-			slog.ErrorContext(ctx, "publish chat event", "type", ev.GetType(), "err", err)
-		}
-	}
-	return nil
+// inTx runs fn in one unit of work (db.Tx).
+func (s *Service) inTx(ctx context.Context, fn func(ctx context.Context, tx *db.Tx) error) error {
+	return s.DB.InTx(ctx, func(tx *db.Tx) error { return fn(ctx, tx) })
 }

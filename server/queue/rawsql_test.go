@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/server/activity"
 )
@@ -30,7 +31,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 	// The card that checklist rows and activity entries point at; made with
 	// plain SQL, so the cards case below compares against ent's card.
 	var cardID string
-	if err := d.InTx(ctx, func(tx *ent.Tx) (err error) {
+	if err := d.InTx(ctx, func(tx *db.Tx) (err error) {
 		cardID, err = (bridge{tx: tx, userID: u.ID, actor: "test"}).newCard(ctx, &ent.QueueItem{Title: "C", Priority: queueitem.PriorityMedium})
 		return err
 	}); err != nil {
@@ -38,23 +39,23 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 	}
 	for _, c := range []struct {
 		table string
-		ent   func(*ent.Tx) (string, error)
-		raw   func(*ent.Tx) (string, error)
+		ent   func(*db.Tx) (string, error)
+		raw   func(*db.Tx) (string, error)
 		// computed columns: what the plain path must store instead of ent's value
 		computed map[string]any
 	}{
-		{table: "cards", computed: map[string]any{"order": int64(4)}, ent: func(tx *ent.Tx) (string, error) {
+		{table: "cards", computed: map[string]any{"order": int64(4)}, ent: func(tx *db.Tx) (string, error) {
 			c, err := tx.Card.Create().SetUserID(u.ID).SetTitle("T").SetNillableDescription(&desc).
 				SetStatus(card.StatusActive).SetPriority(card.PriorityHigh).SetOrder(3).SetProjectID(project).Save(ctx)
 			if err != nil {
 				return "", err
 			}
 			return c.ID, nil
-		}, raw: func(tx *ent.Tx) (string, error) { // a new card goes to the end of its column: 3 + 1
+		}, raw: func(tx *db.Tx) (string, error) { // a new card goes to the end of its column: 3 + 1
 			b := bridge{tx: tx, userID: u.ID, actor: "test"}
 			return b.newCard(ctx, &ent.QueueItem{Title: "T", Description: &desc, Priority: queueitem.PriorityHigh, ProjectID: &project})
 		}},
-		{table: "queue_items", ent: func(tx *ent.Tx) (string, error) {
+		{table: "queue_items", ent: func(tx *db.Tx) (string, error) {
 			it, err := tx.QueueItem.Create().SetUserID(u.ID).SetTitle("T").SetNillableDescription(&desc).
 				SetType(queueitem.TypeReminder).SetPriority(queueitem.PriorityUrgent).SetStatus(queueitem.StatusReady).
 				SetSource(src).SetMetadata(`{"a":1}`).SetTaskOrigin(queueitem.TaskOriginOwner).SetProjectID(project).Save(ctx)
@@ -62,39 +63,39 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 				return "", err
 			}
 			return it.ID, nil
-		}, raw: func(tx *ent.Tx) (string, error) {
+		}, raw: func(tx *db.Tx) (string, error) {
 			now := time.Now().UTC()
 			it := &ent.QueueItem{ID: "raw-item", CreatedAt: now, UpdatedAt: now, UserID: u.ID, Type: queueitem.TypeReminder,
 				Title: "T", Description: &desc, Priority: queueitem.PriorityUrgent, Status: queueitem.StatusReady,
 				Source: &src, Metadata: `{"a":1}`, TaskOrigin: queueitem.TaskOriginOwner, ProjectID: &project}
 			return it.ID, insertItem(ctx, tx, it)
 		}},
-		{table: "checklist_items", ent: func(tx *ent.Tx) (string, error) {
+		{table: "checklist_items", ent: func(tx *db.Tx) (string, error) {
 			r, err := tx.ChecklistItem.Create().SetUserID(u.ID).SetCardID(cardID).SetText("row").SetOrder(2).
 				SetSourceType(sourceQueue).SetSourceID("item-1").SetSourceLabel(labelQueued).SetAssigneeType("divi").Save(ctx)
 			if err != nil {
 				return "", err
 			}
 			return r.ID, nil
-		}, raw: func(tx *ent.Tx) (string, error) {
+		}, raw: func(tx *db.Tx) (string, error) {
 			err := (bridge{tx: tx, userID: u.ID, actor: "test"}).insertRow(ctx, cardID, 2, "row", sourceQueue, "item-1", labelQueued)
 			return "", err
 		}},
-		{table: "activity_entries", ent: func(tx *ent.Tx) (string, error) {
+		{table: "activity_entries", ent: func(tx *db.Tx) (string, error) {
 			a, err := tx.ActivityEntry.Create().SetUserID(u.ID).SetAction("queue_added").SetCategory("queue").
 				SetActor("test").SetSummary("Queued").SetMetadata(`{"queueItemId":"x"}`).SetCardID(cardID).Save(ctx)
 			if err != nil {
 				return "", err
 			}
 			return a.ID, nil
-		}, raw: func(tx *ent.Tx) (string, error) {
+		}, raw: func(tx *db.Tx) (string, error) {
 			return "", activity.Write(ctx, tx, activity.Entry{UserID: u.ID, Action: "queue_added", Actor: "test",
 				Summary: "Queued", CardID: cardID, CardIsNew: true, Metadata: map[string]any{"queueItemId": "x"}})
 		}},
 	} {
 		t.Run(c.table, func(t *testing.T) {
 			var entID, rawID string
-			if err := d.InTx(ctx, func(tx *ent.Tx) (err error) {
+			if err := d.InTx(ctx, func(tx *db.Tx) (err error) {
 				if entID, err = c.ent(tx); err != nil {
 					return err
 				}

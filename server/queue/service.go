@@ -46,8 +46,6 @@ type Service struct {
 	Now func() time.Time
 	// LLM rewrites edited items for agents; nil means none is configured.
 	LLM *llm.Client
-	// Events publishes chat events (comms messages, wake); nil for none.
-	Events Publisher
 }
 
 // internal wraps a storage error; typed errors pass through.
@@ -103,13 +101,10 @@ func cleanTitle(t string) (string, error) {
 }
 
 // settingsOf reads what queue changes depend on.
-func settingsOf(ctx context.Context, tx *ent.Tx, userID string) (autoApprove bool, assistant string, err error) {
+func settingsOf(ctx context.Context, tx *db.Tx, userID string) (autoApprove bool, assistant string, err error) {
 	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
 	if err != nil {
 		return false, "", err
-	}
-	if ob := outboxOf(ctx); ob != nil {
-		ob.settings = row
 	}
 	assistant = row.AssistantName
 	if assistant == "" {
@@ -210,16 +205,16 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		return nil, err
 	}
 	var out *ent.QueueItem
-	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
-		autoApprove, _, err := settingsOf(ctx, tx, p.UserID)
+		row, _, err := settingsRow(ctx, tx, p.UserID)
 		if err != nil {
 			return internal(err)
 		}
 		status := queueitem.StatusPendingConfirmation
-		if autoApprove {
+		if row.QueueAutoApprove {
 			status = queueitem.StatusReady
 		}
 		// The board first, so the item is inserted once, already linked.
@@ -239,9 +234,11 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			return internal(err)
 		}
 		out = it
-		changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)})
+		if err := s.changed(ctx, tx, p.UserID, row, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
+			return err
+		}
 		if it.Status == queueitem.StatusReady {
-			becameReady(ctx, it)
+			becameReady(tx, it)
 		}
 		return internal(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew,
@@ -257,7 +254,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 
 // insertItem writes a new item's row as plain SQL (see insertCard for why);
 // it sets exactly the columns ent's create would.
-func insertItem(ctx context.Context, tx *ent.Tx, it *ent.QueueItem) error {
+func insertItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		it.ID, it.CreatedAt, it.UpdatedAt, it.UserID, string(it.Type), it.Title, it.Description, string(it.Priority),
@@ -266,7 +263,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 }
 
 // checkRefs makes sure referenced ids are the caller's own.
-func (s *Service) checkRefs(ctx context.Context, tx *ent.Tx, userID string, cardID, dependsOn, parent *string) error {
+func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardID, dependsOn, parent *string) error {
 	if cardID != nil {
 		ok, err := tx.Card.Query().Where(card.ID(*cardID), card.UserID(userID)).Exist(ctx)
 		if err != nil {
@@ -337,7 +334,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 	}
 	var out *ent.QueueItem
-	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -384,7 +381,9 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return internal(err)
 		}
 		out = it
-		changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)})
+		if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
+			return err
+		}
 		return internal(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
 			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
@@ -403,7 +402,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 		return nil, err
 	}
 	var gone *ent.QueueItem
-	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -418,7 +417,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 }
 
 // remove deletes an item with its board rows and writes queue_deleted.
-func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, summary string) error {
+func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, summary string) error {
 	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
 		return internal(err)
 	}
@@ -429,7 +428,9 @@ func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it 
 	if n == 0 {
 		return apperr.NotFound("queue item %q not found", it.ID)
 	}
-	changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)})
+	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
+		return err
+	}
 	return internal(activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
@@ -450,7 +451,7 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 		return nil, apperr.Invalid("id is required")
 	}
 	res := &switchboardv1.ConfirmQueueItemResponse{}
-	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -485,7 +486,7 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 		return nil, err
 	}
 	res := &switchboardv1.UpdateQueueItemStatusResponse{}
-	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -522,7 +523,7 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		return nil, err
 	}
 	res := &switchboardv1.ReportQueueResultResponse{}
-	err = s.inTx(ctx, p.UserID, func(ctx context.Context, tx *ent.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		it, err := s.load(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -30,7 +31,7 @@ const Mode = "cockpit"
 
 // Service implements SettingsService.
 type Service struct {
-	DB  *ent.Client
+	DB  *db.DB
 	Now func() time.Time
 	// Egress is the address rule for webhook target URLs.
 	Egress egress.Policy
@@ -94,58 +95,56 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 	}
 	res := &switchboardv1.UpdateSettingsResponse{}
 	var applied []string
-	tx, err := s.DB.Tx(ctx)
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	row, err := tx.Setting.Query().Where(setting.UserID(p.UserID)).Only(ctx)
-	if err != nil {
-		return nil, apperr.Internal(err) // every account is made with its row
-	}
-	upd := tx.Setting.UpdateOne(row)
-	if req.QueueAutoApprove != nil {
-		upd.SetQueueAutoApprove(req.GetQueueAutoApprove())
-		res.QueueAutoApprove = req.QueueAutoApprove
-		applied = append(applied, fmt.Sprintf("queueAutoApprove=%t", req.GetQueueAutoApprove()))
-	}
-	switch {
-	case setKeys:
-		keys, err := mergeSecrets(req.GetServiceKeys(), row.ServiceKeys)
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		row, err := tx.Setting.Query().Where(setting.UserID(p.UserID)).Only(ctx)
 		if err != nil {
-			return nil, err
+			return apperr.Internal(err) // every account is made with its row
 		}
-		upd.SetServiceKeys(keys)
-		res.ServiceKeys = view(keys)
-		// The count only: URLs may carry tokens, and the feed is shown around.
-		applied = append(applied, "serviceKeys="+strconv.Itoa(len(keys))+" configured")
-	case clearKeys:
-		upd.SetServiceKeys([]schema.ServiceKey{})
-		res.ClearFields = []string{"serviceKeys"}
-		applied = append(applied, "serviceKeys cleared")
-	}
-	if row, err = upd.Save(ctx); err != nil {
-		return nil, apperr.Internal(err)
-	}
-	if req.Mode != nil {
-		// Accepted for backward compatibility; the mode is always cockpit.
-		mode := Mode
-		res.Mode = &mode
-		applied = append(applied, "mode="+Mode)
-		if err := webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{
-			Name: webhooks.EventModeSwitched, At: s.Now(), Data: webhooks.ModeSwitched{Mode: Mode},
+		upd := tx.Setting.UpdateOne(row)
+		if req.QueueAutoApprove != nil {
+			upd.SetQueueAutoApprove(req.GetQueueAutoApprove())
+			res.QueueAutoApprove = req.QueueAutoApprove
+			applied = append(applied, fmt.Sprintf("queueAutoApprove=%t", req.GetQueueAutoApprove()))
+		}
+		switch {
+		case setKeys:
+			keys, err := mergeSecrets(req.GetServiceKeys(), row.ServiceKeys)
+			if err != nil {
+				return err
+			}
+			upd.SetServiceKeys(keys)
+			res.ServiceKeys = view(keys)
+			// The count only: URLs may carry tokens, and the feed is shown around.
+			applied = append(applied, "serviceKeys="+strconv.Itoa(len(keys))+" configured")
+		case clearKeys:
+			upd.SetServiceKeys([]schema.ServiceKey{})
+			res.ClearFields = []string{"serviceKeys"}
+			applied = append(applied, "serviceKeys cleared")
+		}
+		if row, err = upd.Save(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if req.Mode != nil {
+			// Accepted for backward compatibility; the mode is always cockpit.
+			mode := Mode
+			res.Mode = &mode
+			applied = append(applied, "mode="+Mode)
+			if err := webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{
+				Name: webhooks.EventModeSwitched, At: s.Now(), Data: webhooks.ModeSwitched{Mode: Mode},
+			}); err != nil {
+				return apperr.Internal(err)
+			}
+		}
+		if err := activity.Write(ctx, tx, activity.Entry{
+			UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(),
+			Summary: "Updated settings: " + strings.Join(applied, ", "),
 		}); err != nil {
-			return nil, apperr.Internal(err)
+			return apperr.Internal(err)
 		}
-	}
-	if err := activity.Write(ctx, tx, activity.Entry{
-		UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(),
-		Summary: "Updated settings: " + strings.Join(applied, ", "),
-	}); err != nil {
-		return nil, apperr.Internal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, apperr.Internal(err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -16,7 +16,7 @@ func ExecutionProto(e *ent.Execution) *switchboardv1.StoreExecution { return toE
 
 // Rerate recalculates a listing's rating average under its lock, after a
 // rating was written in tx.
-func Rerate(ctx context.Context, d *db.DB, tx *ent.Tx, agentID string) error {
+func Rerate(ctx context.Context, d *db.DB, tx *db.Tx, agentID string) error {
 	if err := d.Serialize(ctx, tx, lockKey(agentID)); err != nil {
 		return apperr.Internal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // MemorySource marks the memory entries an installed store agent writes.
@@ -52,7 +53,7 @@ func Decompose(a *ent.StoreAgent) []KitEntry {
 
 // writeMemory replaces userID's memory entries of agent a with its current
 // kit, in tx, and answers them in order.
-func writeMemory(ctx context.Context, tx *ent.Tx, userID string, a *ent.StoreAgent, now time.Time) ([]*ent.MemoryEntry, error) {
+func writeMemory(ctx context.Context, tx *db.Tx, userID string, a *ent.StoreAgent, now time.Time) ([]*ent.MemoryEntry, error) {
 	if _, err := removeMemory(ctx, tx, userID, a.ID); err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func writeMemory(ctx context.Context, tx *ent.Tx, userID string, a *ent.StoreAge
 }
 
 // removeMemory deletes userID's memory entries of one agent.
-func removeMemory(ctx context.Context, tx *ent.Tx, userID, agentID string) (int, error) {
+func removeMemory(ctx context.Context, tx *db.Tx, userID, agentID string) (int, error) {
 	return tx.MemoryEntry.Delete().Where(memoryentry.UserID(userID), memoryentry.Source(MemorySource),
 		memoryentry.SourceID(agentID)).Exec(ctx)
 }

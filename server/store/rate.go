@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -44,7 +45,7 @@ func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.Rat
 		feedback = &f
 	}
 	out := &switchboardv1.RateStoreExecutionResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if req.GetId() != "" {
 			// The average is recomputed from the rows; taking the listing's
 			// lock first makes that read see every committed rating.
@@ -95,7 +96,7 @@ func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.Rat
 
 // rerate recalculates a listing's rating average and count from its rated
 // executions.
-func rerate(ctx context.Context, tx *ent.Tx, row *ent.StoreAgent) (*ent.StoreAgent, error) {
+func rerate(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) (*ent.StoreAgent, error) {
 	var agg []struct {
 		Avg   sql.NullFloat64 `json:"avg"`
 		Count int             `json:"count"`

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -22,7 +23,7 @@ func (s *Service) SubscribeStoreAgent(ctx context.Context, req *switchboardv1.Su
 		return nil, err
 	}
 	var out *switchboardv1.StoreAgent
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, err := joinable(ctx, tx.Client(), p.UserID, req.GetId(), "subscribed to")
 		if err != nil {
 			return err
@@ -52,7 +53,7 @@ func (s *Service) UnsubscribeStoreAgent(ctx context.Context, req *switchboardv1.
 		return nil, err
 	}
 	var out *switchboardv1.StoreAgent
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, _, err := visible(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -81,7 +82,7 @@ func (s *Service) InstallStoreAgent(ctx context.Context, req *switchboardv1.Inst
 		return nil, err
 	}
 	out := &switchboardv1.InstallStoreAgentResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, err := joinable(ctx, tx.Client(), p.UserID, req.GetId(), "installed")
 		if err != nil {
 			return err
@@ -119,7 +120,7 @@ func (s *Service) UninstallStoreAgent(ctx context.Context, req *switchboardv1.Un
 		return nil, err
 	}
 	out := &switchboardv1.UninstallStoreAgentResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, _, err := visible(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -162,7 +163,7 @@ func joinable(ctx context.Context, c *ent.Client, userID, id, what string) (*ent
 // count moves one of a listing's counters in SQL (no lost updates between
 // concurrent callers) and answers the listing as the caller now sees it.
 // Counters are not owner changes: updated_at stays.
-func (s *Service) count(ctx context.Context, tx *ent.Tx, userID string, row *ent.StoreAgent, move func(*ent.StoreAgentUpdateOne)) (*switchboardv1.StoreAgent, error) {
+func (s *Service) count(ctx context.Context, tx *db.Tx, userID string, row *ent.StoreAgent, move func(*ent.StoreAgentUpdateOne)) (*switchboardv1.StoreAgent, error) {
 	u := tx.StoreAgent.UpdateOneID(row.ID).SetUpdatedAt(row.UpdatedAt)
 	move(u)
 	row, err := u.Save(ctx)

@@ -148,24 +148,24 @@ func (s *Service) SlugTaken(ctx context.Context, c *Checked) (bool, error) {
 // CreateListing registers a listing owned by userID with the given status;
 // after, when set, runs in the same transaction with the new row (the
 // developer registration writes its ship-gate run there).
-func (s *Service) CreateListing(ctx context.Context, userID string, in *switchboardv1.StoreAgentInput, status string, after func(tx *ent.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
+func (s *Service) CreateListing(ctx context.Context, userID string, in *switchboardv1.StoreAgentInput, status string, after func(tx *db.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
 	c, err := s.Check(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return s.CreateChecked(ctx, userID, c, func(*ent.Tx) (string, error) { return status, nil }, after)
+	return s.CreateChecked(ctx, userID, c, func(*db.Tx) (string, error) { return status, nil }, after)
 }
 
 // CreateChecked stores a listing Check accepted. status answers the initial
 // status inside the transaction (auto-promotion reads the owner's listings
 // there).
-func (s *Service) CreateChecked(ctx context.Context, userID string, c *Checked, status func(tx *ent.Tx) (string, error), after func(tx *ent.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
+func (s *Service) CreateChecked(ctx context.Context, userID string, c *Checked, status func(tx *db.Tx) (string, error), after func(tx *db.Tx, row *ent.StoreAgent) error) (*ent.StoreAgent, error) {
 	next, _, err := merge(newListing(), c.in, c.sec)
 	if err != nil {
 		return nil, err
 	}
 	var row *ent.StoreAgent
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		st, err := status(tx)
 		if err != nil {
 			return err
@@ -249,7 +249,7 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 		row    *ent.StoreAgent
 		change *schema.ChangelogEntry
 	)
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, lockKey(id)); err != nil {
 			return apperr.Internal(err)
 		}
@@ -317,7 +317,7 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 		return nil, err
 	}
 	var out *switchboardv1.StoreAgent
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if req.GetId() != "" {
 			if err := s.DB.Serialize(ctx, tx, lockKey(req.GetId())); err != nil {
 				return apperr.Internal(err)
@@ -565,7 +565,7 @@ func (s *Service) render(ctx context.Context, c *ent.Client, userID string, row 
 
 // refreshMemory rewrites the memory entries of every installation of a
 // listing whose kit changed, so installers never keep stale guidance.
-func (s *Service) refreshMemory(ctx context.Context, tx *ent.Tx, row *ent.StoreAgent) error {
+func (s *Service) refreshMemory(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) error {
 	installs, err := tx.StoreInstall.Query().Where(storeinstall.AgentID(row.ID)).All(ctx)
 	if err != nil {
 		return apperr.Internal(err)

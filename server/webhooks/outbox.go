@@ -14,12 +14,13 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // Enqueue writes one delivery of ev per push target of the account, inside
 // tx, so the deliveries commit with the change they report. It reads the
 // settings row; a caller that has it already calls EnqueueFor.
-func Enqueue(ctx context.Context, tx *ent.Tx, userID string, ev Event) error {
+func Enqueue(ctx context.Context, tx *db.Tx, userID string, ev Event) error {
 	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
 	if err != nil {
 		return fmt.Errorf("webhooks: read settings: %w", err)
@@ -29,7 +30,7 @@ func Enqueue(ctx context.Context, tx *ent.Tx, userID string, ev Event) error {
 
 // EnqueueFor is Enqueue with the account's settings row already loaded: an
 // account without targets costs nothing more.
-func EnqueueFor(ctx context.Context, tx *ent.Tx, settings *ent.Setting, ev Event) error {
+func EnqueueFor(ctx context.Context, tx *db.Tx, settings *ent.Setting, ev Event) error {
 	targets := Targets(settings.ServiceKeys)
 	if len(targets) == 0 {
 		return nil
@@ -51,15 +52,8 @@ func EnqueueFor(ctx context.Context, tx *ent.Tx, settings *ent.Setting, ev Event
 	if err := tx.WebhookDelivery.CreateBulk(creates...).Exec(ctx); err != nil {
 		return fmt.Errorf("webhooks: enqueue %s: %w", ev.Name, err)
 	}
-	tx.OnCommit(func(next ent.Committer) ent.Committer {
-		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-			err := next.Commit(ctx, tx)
-			if err == nil {
-				wakeAll()
-			}
-			return err
-		})
-	})
+	// This process's dispatchers send them as soon as they are committed.
+	tx.AfterCommit(wakeAll)
 	return nil
 }
 

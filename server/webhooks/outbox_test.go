@@ -71,7 +71,7 @@ func account(t *testing.T, d *db.DB, name string, keys ...schema.ServiceKey) *en
 
 func enqueue(t *testing.T, d *db.DB, userID string, at time.Time, n int) {
 	t.Helper()
-	err := d.InTx(context.Background(), func(tx *ent.Tx) error {
+	err := d.InTx(context.Background(), func(tx *db.Tx) error {
 		for i := range n {
 			if err := webhooks.Enqueue(context.Background(), tx, userID, webhooks.Event{
 				Name: webhooks.EventQueueUpdated, At: at,
@@ -97,7 +97,7 @@ func TestEnqueueIsTransactional(t *testing.T) {
 		schema.ServiceKey{Service: "other_service", URL: "https://other.example.com", Secret: "not-a-push-target"})
 	without := account(t, d, "bob")
 	boom := errors.New("the change failed")
-	err := d.InTx(ctx, func(tx *ent.Tx) error {
+	err := d.InTx(ctx, func(tx *db.Tx) error {
 		if err := webhooks.EnqueueFor(ctx, tx, with, webhooks.Event{Name: webhooks.EventQueueUpdated, At: st.clock.Now()}); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -67,7 +68,7 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 	// Receipt and finish in one transaction: a delivery is recorded whole
 	// or not at all, so an agent may retry one that failed.
 	var next []string
-	err = e.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = e.DB.InTx(ctx, func(tx *db.Tx) error {
 		n, err := tx.Execution.Update().Where(execution.ID(ex.ID), execution.StatusEQ(execution.StatusRunning),
 			execution.CallbackReceivedAtIsNil()).SetCallbackReceivedAt(e.now()).Save(ctx)
 		if err != nil {

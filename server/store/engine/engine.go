@@ -89,11 +89,11 @@ type Engine struct {
 	Logger    *slog.Logger
 	// Finished is called inside the transaction that records a completed,
 	// failed or timed-out execution; nil for none.
-	Finished func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error
+	Finished func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 	// Created is called inside the transaction that makes an execution
 	// (execute and requeue), running or queued; nil for none. The review
 	// lifecycle opens the requester's queue item there.
-	Created func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error
+	Created func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 	// SweepEvery is how often the timeout sweep runs on Clock; 1 s when
 	// zero.
 	SweepEvery time.Duration
@@ -141,7 +141,7 @@ func (e *Engine) log() *slog.Logger {
 }
 
 // created runs the Created hook, if any.
-func (e *Engine) created(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+func (e *Engine) created(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if e.Created == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -60,7 +61,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 	}
 	id := ids.New()
 	var ex *ent.Execution
-	err = e.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = e.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := e.DB.Serialize(ctx, tx, store.LockKey(agent.ID)); err != nil {
 			return apperr.Internal(err)
 		}
@@ -130,7 +131,7 @@ func (e *Engine) runnable(ctx context.Context, userID, agentID string) (*ent.Sto
 }
 
 // tryLock is the lock: set current_execution_id where it is null.
-func (e *Engine) tryLock(ctx context.Context, tx *ent.Tx, agentID, executionID string) (bool, error) {
+func (e *Engine) tryLock(ctx context.Context, tx *db.Tx, agentID, executionID string) (bool, error) {
 	n, err := tx.StoreAgent.Update().Where(storeagent.ID(agentID), storeagent.CurrentExecutionIDIsNil()).
 		SetCurrentExecutionID(executionID).Save(ctx)
 	if err != nil {
@@ -149,7 +150,7 @@ func charged(agent *ent.StoreAgent, own bool) bool {
 
 // holdAtDispatch authorizes a charged execution's price as it takes the
 // lock.
-func (e *Engine) holdAtDispatch(ctx context.Context, tx *ent.Tx, agent *ent.StoreAgent, ex *ent.Execution) (*ent.Execution, error) {
+func (e *Engine) holdAtDispatch(ctx context.Context, tx *db.Tx, agent *ent.StoreAgent, ex *ent.Execution) (*ent.Execution, error) {
 	if !charged(agent, ex.IsOwnAgent) {
 		return ex, nil
 	}

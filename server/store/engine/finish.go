@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
@@ -21,7 +22,7 @@ func (e *Engine) finish(ctx context.Context, id string, status execution.Status,
 // as it is: a late answer after a timeout changes nothing.
 func (e *Engine) finishTimed(ctx context.Context, id string, status execution.Status, output *string, reason string, elapsedMS *int) (*Outcome, error) {
 	var next []string
-	err := e.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err := e.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		next, err = e.end(ctx, tx, id, status, output, reason, elapsedMS, "")
 		return err
@@ -38,7 +39,7 @@ func (e *Engine) finishTimed(ctx context.Context, id string, status execution.St
 
 // end is finish's transaction body. phase, when set, becomes the
 // pricing_phase (a declined quote).
-func (e *Engine) end(ctx context.Context, tx *ent.Tx, id string, status execution.Status, output *string, reason string, elapsedMS *int, phase string) ([]string, error) {
+func (e *Engine) end(ctx context.Context, tx *db.Tx, id string, status execution.Status, output *string, reason string, elapsedMS *int, phase string) ([]string, error) {
 	ex, err := tx.Execution.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func (e *Engine) end(ctx context.Context, tx *ent.Tx, id string, status executio
 // promote locks the oldest queued execution of a free agent, holds its
 // payment, and renumbers the rest; it answers the ids to send after commit.
 // One whose payment cannot be held fails and the next is tried.
-func (e *Engine) promote(ctx context.Context, tx *ent.Tx, agentID string) ([]string, error) {
+func (e *Engine) promote(ctx context.Context, tx *db.Tx, agentID string) ([]string, error) {
 	agent, err := tx.StoreAgent.Get(ctx, agentID)
 	if err != nil {
 		return nil, err
@@ -141,13 +142,13 @@ func (e *Engine) promote(ctx context.Context, tx *ent.Tx, agentID string) ([]str
 }
 
 // queue is an agent's queued executions, FIFO.
-func queue(tx *ent.Tx, agentID string) *ent.ExecutionQuery {
+func queue(tx *db.Tx, agentID string) *ent.ExecutionQuery {
 	return tx.Execution.Query().Where(execution.AgentID(agentID), execution.StatusEQ(execution.StatusQueued)).
 		Order(ent.Asc(execution.FieldQueuedAt), ent.Asc(execution.FieldQueuePosition), ent.Asc(execution.FieldID))
 }
 
 // renumber gives the queued executions positions 1..n in FIFO order.
-func renumber(ctx context.Context, tx *ent.Tx, agentID string) error {
+func renumber(ctx context.Context, tx *db.Tx, agentID string) error {
 	rows, err := queue(tx, agentID).Select(execution.FieldID, execution.FieldQueuePosition).All(ctx)
 	if err != nil {
 		return err
@@ -167,7 +168,7 @@ func renumber(ctx context.Context, tx *ent.Tx, agentID string) error {
 // at the back of its agent's queue (document 2: a deny queues a new
 // execution, no priority boost). It runs in the caller's transaction; call
 // Kick with the agent id after commit so a free lock takes it at once.
-func (e *Engine) Requeue(ctx context.Context, tx *ent.Tx, denied *ent.Execution) (*ent.Execution, error) {
+func (e *Engine) Requeue(ctx context.Context, tx *db.Tx, denied *ent.Execution) (*ent.Execution, error) {
 	if err := e.DB.Serialize(ctx, tx, store.LockKey(denied.AgentID)); err != nil {
 		return nil, err
 	}
@@ -197,7 +198,7 @@ func (e *Engine) Requeue(ctx context.Context, tx *ent.Tx, denied *ent.Execution)
 // promoted execution; a no-op otherwise.
 func (e *Engine) Kick(ctx context.Context, agentID string) error {
 	var next []string
-	err := e.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err := e.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
 			return err
 		}
@@ -213,12 +214,12 @@ func (e *Engine) Kick(ctx context.Context, agentID string) error {
 }
 
 // Capture takes ex's held payment (the review's confirm) in tx.
-func (e *Engine) Capture(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error) {
+func (e *Engine) Capture(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error) {
 	return payments.Capture(ctx, tx, e.Payments, ex, e.now())
 }
 
 // Release gives ex's held payment back (the review's deny) in tx; without a
 // hold it answers ex unchanged.
-func (e *Engine) Release(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error) {
+func (e *Engine) Release(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error) {
 	return payments.Release(ctx, tx, e.Payments, ex, e.now())
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -19,7 +20,7 @@ import (
 // which Kick dispatches once the lock is free.
 func TestFinishedHookAndRequeue(t *testing.T) {
 	t.Parallel()
-	finished := func(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+	finished := func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 		if ex.Status != execution.StatusCompleted || ex.IsOwnAgent {
 			return nil
 		}
@@ -38,7 +39,7 @@ func TestFinishedHookAndRequeue(t *testing.T) {
 	}
 	eng := f.s.App.Engine
 	var again *ent.Execution
-	err := f.s.DB.InTx(t.Context(), func(tx *ent.Tx) error {
+	err := f.s.DB.InTx(t.Context(), func(tx *db.Tx) error {
 		ex, err := tx.Execution.UpdateOneID(exID).SetReviewStatus(execution.ReviewStatusDenied).Save(t.Context())
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
 
@@ -160,7 +161,7 @@ func TestPaidHoldStates(t *testing.T) {
 		t.Fatalf("hold %+v %v", hold, err)
 	}
 	// The review's confirm captures through the engine in its transaction.
-	err = f.s.DB.InTx(t.Context(), func(tx *ent.Tx) error {
+	err = f.s.DB.InTx(t.Context(), func(tx *db.Tx) error {
 		ex, err := tx.Execution.Get(t.Context(), exID)
 		if err != nil {
 			return err

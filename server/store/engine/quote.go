@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
@@ -30,7 +31,7 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 		}
 	}
 	var next []string
-	err := e.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err := e.DB.InTx(ctx, func(tx *db.Tx) error {
 		// The listing's lock first, so the state read below is current
 		// (a sweep's timeout or another decision may be finishing it).
 		if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {

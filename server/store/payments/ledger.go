@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // Ledger is the built-in provider: holds and an append-only journal in the
@@ -31,7 +32,7 @@ func (l Ledger) now() time.Time {
 }
 
 // Method accepts the default method, by name or left out.
-func (Ledger) Method(_ context.Context, _ *ent.Tx, _ string, requested string) (string, error) {
+func (Ledger) Method(_ context.Context, _ *db.Tx, _ string, requested string) (string, error) {
 	if requested == "" || requested == DefaultMethod {
 		return DefaultMethod, nil
 	}
@@ -39,7 +40,7 @@ func (Ledger) Method(_ context.Context, _ *ent.Tx, _ string, requested string) (
 }
 
 // Authorize records the hold and the payer's authorization line.
-func (l Ledger) Authorize(ctx context.Context, tx *ent.Tx, a Authorization) error {
+func (l Ledger) Authorize(ctx context.Context, tx *db.Tx, a Authorization) error {
 	r := a.Revenue
 	h, err := tx.PaymentHold.Create().SetExecutionID(a.ExecutionID).SetPayerID(a.PayerID).SetPayeeID(a.PayeeID).
 		SetPaymentMethodID(a.MethodID).SetAmount(r.Gross).SetCurrency(r.Currency).SetDeveloperPayout(r.DeveloperPayout).
@@ -53,7 +54,7 @@ func (l Ledger) Authorize(ctx context.Context, tx *ent.Tx, a Authorization) erro
 }
 
 // Capture pays the developer and the platform their shares.
-func (l Ledger) Capture(ctx context.Context, tx *ent.Tx, executionID string) error {
+func (l Ledger) Capture(ctx context.Context, tx *db.Tx, executionID string) error {
 	h, err := l.settle(ctx, tx, executionID, paymenthold.StatusCaptured)
 	if err != nil {
 		return err
@@ -67,7 +68,7 @@ func (l Ledger) Capture(ctx context.Context, tx *ent.Tx, executionID string) err
 }
 
 // Release gives the payer the authorized amount back.
-func (l Ledger) Release(ctx context.Context, tx *ent.Tx, executionID string) error {
+func (l Ledger) Release(ctx context.Context, tx *db.Tx, executionID string) error {
 	h, err := l.settle(ctx, tx, executionID, paymenthold.StatusReleased)
 	if err != nil {
 		return err
@@ -76,7 +77,7 @@ func (l Ledger) Release(ctx context.Context, tx *ent.Tx, executionID string) err
 		SetAccount(h.PayerID).SetAmount(h.Amount).SetCurrency(h.Currency).Exec(ctx)
 }
 
-func (l Ledger) settle(ctx context.Context, tx *ent.Tx, executionID string, to paymenthold.Status) (*ent.PaymentHold, error) {
+func (l Ledger) settle(ctx context.Context, tx *db.Tx, executionID string, to paymenthold.Status) (*ent.PaymentHold, error) {
 	n, err := tx.PaymentHold.Update().Where(paymenthold.ExecutionID(executionID), paymenthold.StatusEQ(paymenthold.StatusHeld)).
 		SetStatus(to).SetSettledAt(l.now()).Save(ctx)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // MinFeePercent is the store fee floor (document 2, "Limits").
@@ -54,10 +55,10 @@ type Provider interface {
 	// Method resolves a requested payment method ("" for the default) to
 	// the id to hold with; ErrUnknownMethod when it is not the payer's. tx
 	// is nil for the check made before a transaction starts.
-	Method(ctx context.Context, tx *ent.Tx, payerID, requested string) (string, error)
-	Authorize(ctx context.Context, tx *ent.Tx, a Authorization) error
-	Capture(ctx context.Context, tx *ent.Tx, executionID string) error
-	Release(ctx context.Context, tx *ent.Tx, executionID string) error
+	Method(ctx context.Context, tx *db.Tx, payerID, requested string) (string, error)
+	Authorize(ctx context.Context, tx *db.Tx, a Authorization) error
+	Capture(ctx context.Context, tx *db.Tx, executionID string) error
+	Release(ctx context.Context, tx *db.Tx, executionID string) error
 }
 
 // Revenue is the split of one paid execution.
@@ -84,7 +85,7 @@ func Cents(v float64) float64 { return math.Round(v*100) / 100 }
 
 // Hold authorizes r for ex and records it on the execution: status held,
 // the expiry, the revenue split and the method.
-func Hold(ctx context.Context, tx *ent.Tx, p Provider, ex *ent.Execution, payeeID, methodID string, r Revenue, now time.Time) (*ent.Execution, error) {
+func Hold(ctx context.Context, tx *db.Tx, p Provider, ex *ent.Execution, payeeID, methodID string, r Revenue, now time.Time) (*ent.Execution, error) {
 	if ex.PaymentHoldStatus != execution.PaymentHoldStatusNone {
 		return nil, fmt.Errorf("payments: execution %s already has a hold (%s)", ex.ID, ex.PaymentHoldStatus)
 	}
@@ -102,22 +103,22 @@ func Hold(ctx context.Context, tx *ent.Tx, p Provider, ex *ent.Execution, payeeI
 
 // Capture takes a held payment (the review's confirm). Anything but held is
 // refused: capturing twice or after a release would move money twice.
-func Capture(ctx context.Context, tx *ent.Tx, p Provider, ex *ent.Execution, now time.Time) (*ent.Execution, error) {
+func Capture(ctx context.Context, tx *db.Tx, p Provider, ex *ent.Execution, now time.Time) (*ent.Execution, error) {
 	return settle(ctx, tx, ex, now, execution.PaymentHoldStatusCaptured, p.Capture)
 }
 
 // Release gives a held payment back (deny, failure, timeout, declined
 // quote). An execution without a hold is answered unchanged, so callers may
 // release on every failure path.
-func Release(ctx context.Context, tx *ent.Tx, p Provider, ex *ent.Execution, now time.Time) (*ent.Execution, error) {
+func Release(ctx context.Context, tx *db.Tx, p Provider, ex *ent.Execution, now time.Time) (*ent.Execution, error) {
 	if ex.PaymentHoldStatus == execution.PaymentHoldStatusNone {
 		return ex, nil
 	}
 	return settle(ctx, tx, ex, now, execution.PaymentHoldStatusReleased, p.Release)
 }
 
-func settle(ctx context.Context, tx *ent.Tx, ex *ent.Execution, now time.Time, to execution.PaymentHoldStatus,
-	move func(context.Context, *ent.Tx, string) error) (*ent.Execution, error) {
+func settle(ctx context.Context, tx *db.Tx, ex *ent.Execution, now time.Time, to execution.PaymentHoldStatus,
+	move func(context.Context, *db.Tx, string) error) (*ent.Execution, error) {
 	// Conditional on held, so two settlements racing cannot both move money.
 	n, err := tx.Execution.Update().Where(execution.ID(ex.ID), execution.PaymentHoldStatusEQ(execution.PaymentHoldStatusHeld)).
 		SetPaymentHoldStatus(to).SetUpdatedAt(now).Save(ctx)

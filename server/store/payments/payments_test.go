@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
@@ -39,24 +39,24 @@ func TestLedgerSettlesOnce(t *testing.T) {
 	ctx := t.Context()
 	l := payments.Ledger{}
 	auth := func(ex string) error {
-		return d.InTx(ctx, func(tx *ent.Tx) error {
+		return d.InTx(ctx, func(tx *db.Tx) error {
 			return l.Authorize(ctx, tx, payments.Authorization{ExecutionID: ex, PayerID: "payer", PayeeID: "dev",
 				MethodID: payments.DefaultMethod, Revenue: payments.Split(4, 15, "USD"), ExpiresAt: time.Now().Add(time.Hour)})
 		})
 	}
-	settle := func(f func(ctx2 *ent.Tx) error) error { return d.InTx(ctx, f) }
+	settle := func(f func(ctx2 *db.Tx) error) error { return d.InTx(ctx, f) }
 	if err := auth("ex1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := auth("ex1"); err == nil {
 		t.Error("a second hold for one execution")
 	}
-	if err := settle(func(tx *ent.Tx) error { return l.Capture(ctx, tx, "ex1") }); err != nil {
+	if err := settle(func(tx *db.Tx) error { return l.Capture(ctx, tx, "ex1") }); err != nil {
 		t.Fatal(err)
 	}
-	for _, again := range []func(*ent.Tx) error{
-		func(tx *ent.Tx) error { return l.Capture(ctx, tx, "ex1") },
-		func(tx *ent.Tx) error { return l.Release(ctx, tx, "ex1") },
+	for _, again := range []func(*db.Tx) error{
+		func(tx *db.Tx) error { return l.Capture(ctx, tx, "ex1") },
+		func(tx *db.Tx) error { return l.Release(ctx, tx, "ex1") },
 	} {
 		if err := settle(again); !errors.Is(err, payments.ErrNotHeld) {
 			t.Errorf("settling a captured hold: %v", err)
@@ -65,7 +65,7 @@ func TestLedgerSettlesOnce(t *testing.T) {
 	if err := auth("ex2"); err != nil {
 		t.Fatal(err)
 	}
-	if err := settle(func(tx *ent.Tx) error { return l.Release(ctx, tx, "ex2") }); err != nil {
+	if err := settle(func(tx *db.Tx) error { return l.Release(ctx, tx, "ex2") }); err != nil {
 		t.Fatal(err)
 	}
 	sum := func(ex string) (total float64, n int) {

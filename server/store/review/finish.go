@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/execution"
-	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
@@ -20,7 +18,7 @@ import (
 // queue item (done_today) carrying the review widget, which opens the review
 // window at once (reviewWidgetShownAt is the delivery); a failure or timeout
 // as a blocked queue item. Own-agent and non-marketplace runs are left alone.
-func (s *Service) Finished(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
 		return nil
 	}
@@ -61,12 +59,11 @@ func (s *Service) Finished(ctx context.Context, tx *ent.Tx, ex *ent.Execution) e
 		}
 	}
 	if _, err := queue.Deliver(ctx, tx, queue.Delivery{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
-		Title: title, Description: ex.Input, Result: result, Completed: completed, Metadata: meta, At: now,
-		Posted: s.announce(tx, ex.UserID)}); err != nil {
+		Title: title, Description: ex.Input, Result: result, Completed: completed, Metadata: meta, At: now}); err != nil {
 		return fmt.Errorf("review: queue delivery: %w", err)
 	}
 	if s.Timer != nil {
-		s.Timer.Wake()
+		tx.AfterCommit(s.Timer.Wake)
 	}
 	return nil
 }
@@ -74,7 +71,7 @@ func (s *Service) Finished(ctx context.Context, tx *ent.Tx, ex *ent.Execution) e
 // Created is the engine's hook in the transaction that makes an execution:
 // a marketplace execution of another account's agent opens its requester's
 // queue item (in_progress, task origin marketplace), which Finished completes.
-func (s *Service) Created(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
 		return nil
 	}
@@ -84,8 +81,7 @@ func (s *Service) Created(ctx context.Context, tx *ent.Tx, ex *ent.Execution) er
 	}
 	meta := map[string]any{"executionId": ex.ID, "agentId": agent.ID, "agentName": agent.Name, "taskOrigin": "marketplace"}
 	if _, err := queue.Track(ctx, tx, queue.Delivery{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
-		Title: fmt.Sprintf("%s: %s", agent.Name, headline(ex.Input)), Description: ex.Input, Metadata: meta, At: s.now(),
-		Posted: s.announce(tx, ex.UserID)}); err != nil {
+		Title: fmt.Sprintf("%s: %s", agent.Name, headline(ex.Input)), Description: ex.Input, Metadata: meta, At: s.now()}); err != nil {
 		return fmt.Errorf("review: tracking: %w", err)
 	}
 	return nil
@@ -114,85 +110,4 @@ func headline(input string) string {
 		return string(r[:79]) + "…"
 	}
 	return line
-}
-
-// announce publishes a comms message on the requester's chat streams once
-// the transaction that wrote it has committed (the engine's, so the queue's
-// outbox is not there). On SQLite several transactions share one commit, and
-// one of them may have been rolled back to its savepoint: a message is
-// published only if it is stored.
-func (s *Service) announce(tx *ent.Tx, userID string) func(*ent.ChatMessage) {
-	if s.Events == nil {
-		return nil
-	}
-	return func(m *ent.ChatMessage) {
-		tx.OnCommit(func(next ent.Committer) ent.Committer {
-			return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-				if err := next.Commit(ctx, tx); err != nil {
-					return err
-				}
-				// Not here: this runs inside SQLite's shared commit, which a
-				// publish (it writes the event) would wait for. In order,
-				// from one goroutine.
-				ctx = context.WithoutCancel(ctx)
-				s.publisher().send(func() {
-					if ok, err := s.DB.Client.ChatMessage.Query().Where(chatmessage.ID(m.ID)).Exist(ctx); err != nil || !ok {
-						return
-					}
-					if err := s.Events.Publish(ctx, userID, events.NewMessage(m)); err != nil {
-						s.Log.ErrorContext(ctx, "store review: publish comms message", "err", err)
-					}
-				})
-				return nil
-			})
-		})
-	}
-}
-
-// announcer runs publications one at a time, in the order they were sent.
-type announcer struct {
-	mu     sync.Mutex
-	closed bool
-	jobs   chan func()
-	done   chan struct{}
-}
-
-func (s *Service) publisher() *announcer {
-	s.pubOnce.Do(func() {
-		s.pub = &announcer{jobs: make(chan func(), 1024), done: make(chan struct{})}
-		go func() {
-			defer close(s.pub.done)
-			for job := range s.pub.jobs {
-				job()
-			}
-		}()
-	})
-	return s.pub
-}
-
-// send queues job; when the queue is full it runs on its own goroutine (a
-// stream that misses it finds the message in the list).
-func (a *announcer) send(job func()) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.closed {
-		return
-	}
-	select {
-	case a.jobs <- job:
-	default:
-		go job()
-	}
-}
-
-// Close stops the publications after those queued.
-func (s *Service) Close() {
-	a := s.publisher()
-	a.mu.Lock()
-	if !a.closed {
-		a.closed = true
-		close(a.jobs)
-	}
-	a.mu.Unlock()
-	<-a.done
 }

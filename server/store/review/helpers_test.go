@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
@@ -157,7 +158,7 @@ func (f *fixture) hold(t *testing.T, execID string) string {
 func (f *fixture) finish(t *testing.T, ex *ent.Execution) {
 	t.Helper()
 	ctx := context.Background()
-	if err := f.s.DB.InTx(ctx, func(tx *ent.Tx) error { return f.s.App.Review.Finished(ctx, tx, ex) }); err != nil {
+	if err := f.s.DB.InTx(ctx, func(tx *db.Tx) error { return f.s.App.Review.Finished(ctx, tx, ex) }); err != nil {
 		t.Fatalf("finished hook: %v", err)
 	}
 }

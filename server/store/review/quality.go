@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -50,7 +51,7 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 	}
 	weight := schema.QualitySignals[req.GetSignal()]
 	out := &switchboardv1.RecordAgentQualityResponse{}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, store.LockKey(req.GetAgentId())); err != nil {
 			return apperr.Internal(err)
 		}

@@ -8,13 +8,14 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 // reputations recalculates the reputation of both parties to a reviewed
 // execution: its requester and its agent's owner (document 2, "Other
 // records": recalculated after every review).
-func (s *Service) reputations(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
+func (s *Service) reputations(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	owner, err := tx.StoreAgent.Query().Where(storeagent.ID(ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
 	if err != nil {
 		return apperr.Internal(err)
@@ -29,7 +30,7 @@ func (s *Service) reputations(ctx context.Context, tx *ent.Tx, ex *ent.Execution
 	return nil
 }
 
-func (s *Service) recalculate(ctx context.Context, tx *ent.Tx, userID string) error {
+func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) error {
 	if err := s.DB.Serialize(ctx, tx, "reputation:"+userID); err != nil {
 		return apperr.Internal(err)
 	}

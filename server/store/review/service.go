@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -28,13 +26,13 @@ var (
 type Payments interface {
 	// Capture takes a held payment; Release gives it back. Each answers the
 	// execution with its new payment_hold_status.
-	Capture(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error)
-	Release(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error)
+	Capture(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error)
+	Release(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error)
 }
 
 // Requeue queues a new execution of a denied one's task at the back of its
 // agent's queue (the engine).
-type Requeue func(ctx context.Context, tx *ent.Tx, denied *ent.Execution) (*ent.Execution, error)
+type Requeue func(ctx context.Context, tx *db.Tx, denied *ent.Execution) (*ent.Execution, error)
 
 // Service implements StoreReviewService and the engine's Finished hook.
 type Service struct {
@@ -43,17 +41,11 @@ type Service struct {
 	Log      *slog.Logger
 	Payments Payments
 	Requeue  Requeue
-	// Events announces delivery messages on the requester's chat streams;
-	// nil for none.
-	Events queue.Publisher
 	// Kick lets a free agent pick up its queue after a denial committed.
 	Kick func(ctx context.Context, agentID string) error
 	// Timer auto-confirms open reviews when their window ends; Finished
 	// tells it about new ones. Nil: only the sweep confirms them.
 	Timer *Timer
-
-	pubOnce sync.Once
-	pub     *announcer
 }
 
 // maxText bounds feedback and denial reasons, in characters.
@@ -141,7 +133,7 @@ func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycle
 		return nil, err
 	}
 	out := &switchboardv1.StoreLifecycleResponse{Action: "confirm"}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
 		if err != nil {
 			return err
@@ -160,7 +152,7 @@ func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycle
 
 // inReview loads the caller's execution and checks it waits for review.
 // Another account's execution is not found.
-func (s *Service) inReview(ctx context.Context, tx *ent.Tx, userID, id string) (*ent.Execution, error) {
+func (s *Service) inReview(ctx context.Context, tx *db.Tx, userID, id string) (*ent.Execution, error) {
 	ex, err := tx.Execution.Query().Where(execution.ID(id), execution.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("execution %q not found", id)
@@ -180,7 +172,7 @@ func (s *Service) inReview(ctx context.Context, tx *ent.Tx, userID, id string) (
 // confirmTx confirms an execution in review (by its requester, or
 // automatically when c is empty): the hold is captured, a rating recalculates
 // the listing's average, and both parties' reputations are recalculated.
-func (s *Service) confirmTx(ctx context.Context, tx *ent.Tx, ex *ent.Execution, c confirmation) (*ent.Execution, error) {
+func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c confirmation) (*ent.Execution, error) {
 	now := s.now()
 	u := tx.Execution.Update().Where(execution.ID(ex.ID), execution.ReviewStatusEQ(execution.ReviewStatusPendingReview)).
 		SetReviewStatus(execution.ReviewStatusConfirmed).SetReviewedAt(now).SetUpdatedAt(now)
@@ -247,7 +239,7 @@ func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleReq
 		}
 	}
 	out := &switchboardv1.StoreLifecycleResponse{Action: "deny"}
-	err = s.DB.InTx(ctx, func(tx *ent.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
 		if err != nil {
 			return err
@@ -292,14 +284,14 @@ func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleReq
 	return out, nil
 }
 
-func (s *Service) capture(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error) {
+func (s *Service) capture(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error) {
 	if s.Payments == nil {
 		return moveHold(ctx, tx, ex, execution.PaymentHoldStatusCaptured, s.now())
 	}
 	return s.Payments.Capture(ctx, tx, ex)
 }
 
-func (s *Service) release(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*ent.Execution, error) {
+func (s *Service) release(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error) {
 	if s.Payments == nil {
 		return moveHold(ctx, tx, ex, execution.PaymentHoldStatusReleased, s.now())
 	}
@@ -307,7 +299,7 @@ func (s *Service) release(ctx context.Context, tx *ent.Tx, ex *ent.Execution) (*
 }
 
 // moveHold moves only the column, for a server without a payment provider.
-func moveHold(ctx context.Context, tx *ent.Tx, ex *ent.Execution, to execution.PaymentHoldStatus, now time.Time) (*ent.Execution, error) {
+func moveHold(ctx context.Context, tx *db.Tx, ex *ent.Execution, to execution.PaymentHoldStatus, now time.Time) (*ent.Execution, error) {
 	ex, err := tx.Execution.UpdateOne(ex).SetPaymentHoldStatus(to).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

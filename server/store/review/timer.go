@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -45,7 +46,7 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 		var failed error
 		progress := false
 		for _, ex := range due {
-			err := s.DB.InTx(ctx, func(tx *ent.Tx) error {
+			err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 				_, err := s.confirmTx(ctx, tx, ex, confirmation{})
 				return err
 			})
