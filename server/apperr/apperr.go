@@ -133,10 +133,14 @@ func Internal(cause error) *Error {
 	return &Error{Kind: KindInternal, Message: "internal error", Cause: cause}
 }
 
-// From returns err as an *Error, treating anything unrecognised as internal.
+// From returns err as an *Error: typed errors as they are, storage errors
+// mapped by Wrap's rules, anything unrecognised as internal.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		return e
+	}
+	if e := fromStorage(err); e != nil {
 		return e
 	}
 	return Internal(err)

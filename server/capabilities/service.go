@@ -10,7 +10,6 @@ package capabilities
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -177,14 +176,14 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 				return apperr.Conflict("capability %q is already installed", pack.Name)
 			}
 			inst, err = tx.CapabilityInstall.Get(ctx, prev.ID)
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(pack.ID).SetActive(true).
 			SetCustomizations(custom).SetNillableResolvedPrompt(resolved).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if ent.IsConstraintError(err) {
 			return apperr.Conflict("capability %q is already installed", pack.Name)
 		}
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err
@@ -287,7 +286,7 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 			return notInstalled()
 		}
 		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err
@@ -321,7 +320,7 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 			return notInstalled()
 		}
 		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err
@@ -342,7 +341,7 @@ func (s *Service) pack(ctx context.Context, id string) (*ent.CapabilityPack, err
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("capability %q not found", id)
 	}
-	return row, internal(err)
+	return row, apperr.Wrap(err)
 }
 
 // installOf answers the caller's installation row of a pack, active or not;
@@ -353,7 +352,7 @@ func (s *Service) installOf(ctx context.Context, userID, packID string) (*ent.Ca
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
-	return row, internal(err)
+	return row, apperr.Wrap(err)
 }
 
 // activeInstall answers the pack and the caller's active installation; an
@@ -374,14 +373,3 @@ func (s *Service) activeInstall(ctx context.Context, userID, id string) (*ent.Ca
 }
 
 func notInstalled() error { return apperr.NotFound("capability not installed") }
-
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	return apperr.Internal(err)
-}

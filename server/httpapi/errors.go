@@ -41,7 +41,7 @@ func classify(err error) *apperr.Error {
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
 		return fromStatus(kindOfGRPC(st.Code()), cleanDecodeMessage(st.Message()), err)
 	}
-	return apperr.Internal(err)
+	return apperr.From(err) // storage errors are mapped there, the rest is internal
 }
 
 // fromStatus keeps a status's message for the kinds a client may read about,

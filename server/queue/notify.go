@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -78,14 +79,14 @@ func (s *Service) inTx(ctx context.Context, userID string, fn func(ctx context.C
 		if row == nil {
 			var err error
 			if row, err = tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err != nil {
-				return internal(err)
+				return apperr.Wrap(err)
 			}
 		}
 		at := s.Now()
 		for _, c := range ob.changes {
 			ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: at, Data: c}
 			if err := webhooks.EnqueueFor(ctx, tx, row, ev); err != nil {
-				return internal(err)
+				return apperr.Wrap(err)
 			}
 		}
 		return nil

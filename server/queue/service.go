@@ -50,23 +50,12 @@ type Service struct {
 	Events Publisher
 }
 
-// internal wraps a storage error; typed errors pass through.
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	if e, ok := err.(*apperr.Error); ok {
-		return e
-	}
-	return apperr.Internal(err)
-}
-
 func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
 	it, err := c.QueueItem.Query().Where(queueitem.ID(id), queueitem.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("queue item %q not found", id)
 	}
-	return it, internal(err)
+	return it, apperr.Wrap(err)
 }
 
 func parseMeta(raw string) map[string]any {
@@ -152,12 +141,12 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	// and makes SQLite read every row.
 	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	rows, err := q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID)).
 		Offset(pg.Offset).Limit(pg.Limit).All(ctx)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	items := make([]*switchboardv1.QueueItem, 0, len(rows))
 	for _, r := range rows {
@@ -216,7 +205,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		}
 		autoApprove, _, err := settingsOf(ctx, tx, p.UserID)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		status := queueitem.StatusPendingConfirmation
 		if autoApprove {
@@ -227,7 +216,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
 		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		now := time.Now().UTC()
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
@@ -236,14 +225,14 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
 			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn}
 		if err := insertItem(ctx, tx, it); err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		out = it
 		changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)})
 		if it.Status == queueitem.StatusReady {
 			becameReady(ctx, it)
 		}
-		return internal(activity.Write(ctx, tx, activity.Entry{
+		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew,
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
 			Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status)},
@@ -270,7 +259,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *ent.Tx, userID string, card
 	if cardID != nil {
 		ok, err := tx.Card.Query().Where(card.ID(*cardID), card.UserID(userID)).Exist(ctx)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		if !ok {
 			return apperr.NotFound("card %q not found", *cardID)
@@ -282,7 +271,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *ent.Tx, userID string, card
 		}
 		ok, err := tx.QueueItem.Query().Where(queueitem.ID(*id), queueitem.UserID(userID)).Exist(ctx)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		if !ok {
 			return apperr.NotFound("%s: queue item %q not found", field, *id)
@@ -378,14 +367,14 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 		raw, err := encodeMeta(meta)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		if it, err = up.SetMetadata(raw).Save(ctx); err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		out = it
 		changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)})
-		return internal(activity.Write(ctx, tx, activity.Entry{
+		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
 			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 		}))
@@ -420,17 +409,17 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 // remove deletes an item with its board rows and writes queue_deleted.
 func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *ent.QueueItem, summary string) error {
 	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
-		return internal(err)
+		return apperr.Wrap(err)
 	}
 	n, err := tx.QueueItem.Delete().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID)).Exec(ctx)
 	if err != nil {
-		return internal(err)
+		return apperr.Wrap(err)
 	}
 	if n == 0 {
 		return apperr.NotFound("queue item %q not found", it.ID)
 	}
 	changed(ctx, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)})
-	return internal(activity.Write(ctx, tx, activity.Entry{
+	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
@@ -535,12 +524,12 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		meta["result"], meta["reportedBy"], meta["completedAt"] = result, p.Actor(), now.UTC().Format(time.RFC3339)
 		raw, err := encodeMeta(meta)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		it, err = it.Update().SetMetadata(raw).SetResult(result).SetResultStatus(queueitem.ResultStatus(to)).
 			SetReportedBy(p.Actor()).SetCompletedAt(now).Save(ctx)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		moved, auto, err := s.move(ctx, tx, p, it, to)
 		if err != nil {

@@ -14,7 +14,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -495,11 +494,7 @@ func saveError(err error, slug string) error {
 	case ent.IsNotFound(err):
 		return apperr.NotFound("store agent not found among your listings")
 	}
-	var e *apperr.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return apperr.Internal(err)
+	return apperr.Wrap(err)
 }
 
 // owned loads one of the caller's own listings; another account's listing,

@@ -30,7 +30,7 @@ func (e *Engine) finishTimed(ctx context.Context, id string, status execution.St
 		return e.outcome(ctx, id)
 	}
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	e.sendAll(next)
 	return e.outcome(ctx, id)

@@ -83,5 +83,5 @@ func (s *Service) recalculate(ctx context.Context, tx *ent.Tx, userID string) er
 		SetTaskEconomyRole(userreputation.TaskEconomyRole(r.Role)).SetReputationScore(r.Score).
 		SetNillableAvgRating(r.Avg).SetNillableAvgProviderRating(r.AvgProvider).SetNillableAvgClientRating(r.AvgClient).
 		SetReviewsReceived(r.Received).SetReviewsGiven(r.Given).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
-	return internal(err)
+	return apperr.Wrap(err)
 }

@@ -326,11 +326,3 @@ func quality(ex *ent.Execution) *switchboardv1.ExecutionQuality {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// internal wraps a storage error (nil stays nil); typed errors pass through.
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	return apperr.From(err)
-}
