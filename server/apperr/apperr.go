@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
 // Kind classifies a failure; each kind has one HTTP status and one Connect code.
@@ -62,11 +64,10 @@ var table = map[Kind]mapping{
 type Error struct {
 	Kind    Kind
 	Message string
-	// Code is the machine-readable code document 2 names (PAYMENT_REQUIRED, …).
-	Code                string
-	RequiredIntegration string
-	Price               *float64
-	InviteID            string
+	// Detail carries the machine-readable code (PAYMENT_REQUIRED, …) and its
+	// extras (price, requiredIntegration, inviteId): a Connect error detail
+	// as is, flattened beside "error" in the REST body (errors.proto).
+	Detail *switchboardv1.ErrorInfo
 	// RetryAfter is set on rate-limit refusals.
 	RetryAfter time.Duration
 	Cause      error

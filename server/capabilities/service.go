@@ -216,7 +216,8 @@ func (s *Service) checkPayment(userID string, pack *ent.CapabilityPack, password
 	if password != nil {
 		msg = "capability " + quote(pack.Name) + " is a paid pack: the access password is not right, and payment is required"
 	}
-	return &apperr.Error{Kind: apperr.KindPaymentRequired, Message: msg, Code: CodePaymentRequired, Price: &price}
+	return &apperr.Error{Kind: apperr.KindPaymentRequired, Message: msg,
+		Detail: &switchboardv1.ErrorInfo{Code: CodePaymentRequired, Price: &price}}
 }
 
 // checkIntegration is the 422 of document 2, "Errors".
@@ -229,7 +230,8 @@ func (s *Service) checkIntegration(ctx context.Context, userID string, pack *ent
 		return err
 	}
 	return &apperr.Error{
-		Kind: apperr.KindIntegrationRequired, Code: CodeIntegrationRequired, RequiredIntegration: *pack.IntegrationType,
+		Kind:    apperr.KindIntegrationRequired,
+		Detail:  &switchboardv1.ErrorInfo{Code: CodeIntegrationRequired, RequiredIntegration: pack.IntegrationType},
 		Message: "capability " + quote(pack.Name) + " needs the " + *pack.IntegrationType + " integration connected first",
 	}
 }
