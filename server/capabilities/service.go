@@ -59,7 +59,7 @@ func passwordAAD(id string) []byte { return []byte("capability_pack:" + id + ":a
 // InstallOrCreateCapability installs a pack, or creates one with action
 // "create" (installed for its creator at once).
 func (s *Service) InstallOrCreateCapability(ctx context.Context, req *switchboardv1.InstallOrCreateCapabilityRequest) (*switchboardv1.InstallOrCreateCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func (s *Service) checkIntegration(ctx context.Context, userID string, pack *ent
 
 // GetCapability answers one pack as the caller sees it.
 func (s *Service) GetCapability(ctx context.Context, req *switchboardv1.GetCapabilityRequest) (*switchboardv1.GetCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (s *Service) GetCapability(ctx context.Context, req *switchboardv1.GetCapab
 // their default) and stores the resolved prompt; a variable left without a
 // value is refused, and nothing is written.
 func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.CustomizeCapabilityRequest) (*switchboardv1.CustomizeCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +303,7 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 // UninstallCapability disables the caller's installation; the row and its
 // customizations stay for a later install.
 func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.UninstallCapabilityRequest) (*switchboardv1.UninstallCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ var Commands = []Command{
 // ListMentions suggests what "@" and "/" complete to, from what the caller
 // may see (RULINGS "Shared chat and events").
 func (s *Service) ListMentions(ctx context.Context, req *switchboardv1.ListMentionsRequest) (*switchboardv1.ListMentionsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

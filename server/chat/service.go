@@ -57,7 +57,7 @@ type Service struct {
 // ListMessages pages the chat: each page is cut newest-first and answered
 // oldest-first; pagination.cursor leads to the next older page.
 func (s *Service) ListMessages(ctx context.Context, req *switchboardv1.ListMessagesRequest) (*switchboardv1.ListMessagesResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func decodeCursor(c string) (time.Time, string, error) {
 // SendMessage stores a message as the assistant role, attributed to the
 // caller, and pushes it to the account's open streams.
 func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessageRequest) (*switchboardv1.SendMessageResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // admin answers the caller when it is an admin session (document 2,
 // "Authentication": admin routes are role-gated).
 func admin(ctx context.Context) error {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return err
 	}

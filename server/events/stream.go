@@ -55,7 +55,7 @@ type opened struct {
 
 // open admits a stream: its agent name, where it resumes, its subscription.
 func (b *Bus) open(ctx context.Context, h http.Header, lastEventID string) (*opened, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -109,7 +109,7 @@ func settingsOf(ctx context.Context, tx *ent.Tx, userID string) (autoApprove boo
 
 // ListQueueItems pages the queue, newest first.
 func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQueueItemsRequest) (*switchboardv1.ListQueueItemsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 
 // GetQueueItem answers one item.
 func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueItemRequest) (*switchboardv1.GetQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueI
 // CreateQueueItem adds an item; the calling agent is its handler, so the
 // capability gate passes (RULINGS "Queue").
 func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.CreateQueueItemRequest) (*switchboardv1.CreateQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *ent.Tx, userID string, card
 // UpdateQueueItem changes the supplied fields and runs the prompt optimizer
 // when the title or description changes.
 func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.UpdateQueueItemRequest) (*switchboardv1.UpdateQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +387,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 
 // DeleteQueueItem removes an item from any status (guard 5).
 func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.DeleteQueueItemRequest) (*switchboardv1.DeleteQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ func (s *Service) remove(ctx context.Context, tx *ent.Tx, p *auth.Principal, it 
 
 // ConfirmQueueItem approves or rejects an item waiting for confirmation.
 func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.ConfirmQueueItemRequest) (*switchboardv1.ConfirmQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +466,7 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 
 // UpdateQueueItemStatus moves an item along the transition table.
 func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.UpdateQueueItemStatusRequest) (*switchboardv1.UpdateQueueItemStatusResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +495,7 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 // ReportQueueResult records a result, merges it into the metadata and moves the
 // item (done_today unless the report says otherwise).
 func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.ReportQueueResultRequest) (*switchboardv1.ReportQueueResultResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +546,7 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 
 // GetQueueResult answers the reported result; 404 when none.
 func (s *Service) GetQueueResult(ctx context.Context, req *switchboardv1.GetQueueResultRequest) (*switchboardv1.GetQueueResultResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func (s *Service) load(ctx context.Context, userID string) (*ent.Setting, error)
 
 // GetSettings answers the Settings object.
 func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsRequest) (*switchboardv1.GetSettingsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 // settings.mode_switched to the account's webhook targets, in the same
 // transaction (RULINGS "Shared chat and events").
 func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateSettingsRequest) (*switchboardv1.UpdateSettingsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ const recentExecutions = 20
 
 // ListStoreAgents browses the store.
 func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListStoreAgentsRequest) (*switchboardv1.ListStoreAgentsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 // GetStoreAgent answers a listing with its stats, changelog and the caller's
 // latest executions of it.
 func (s *Service) GetStoreAgent(ctx context.Context, req *switchboardv1.GetStoreAgentRequest) (*switchboardv1.GetStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

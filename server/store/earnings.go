@@ -43,7 +43,7 @@ func (s *Service) GetStoreFeeInfo(context.Context, *switchboardv1.GetStoreFeeInf
 // nothing. Sums are per currency (an execution without one is in its
 // listing's).
 func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStoreEarningsRequest) (*switchboardv1.GetStoreEarningsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

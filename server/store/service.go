@@ -81,7 +81,7 @@ func CredentialAAD(agentID string) []byte {
 // CreateStoreAgent registers a listing owned by the caller; under the review
 // policy it waits for an admin.
 func (s *Service) CreateStoreAgent(ctx context.Context, req *switchboardv1.CreateStoreAgentRequest) (*switchboardv1.CreateStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func OwnerView(row *ent.StoreAgent) *switchboardv1.StoreAgent {
 // sends the listing back to review under the review policy. An update that
 // changes nothing writes nothing.
 func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.UpdateStoreAgentRequest) (*switchboardv1.UpdateStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +311,7 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 // with work in flight (a running or queued execution, or a payment held) is
 // refused: that work would be lost.
 func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.DeleteStoreAgentRequest) (*switchboardv1.DeleteStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func text(name, v string) error {
 }
 
 func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func (s *Service) confirmTx(ctx context.Context, tx *ent.Tx, ex *ent.Execution, 
 }
 
 func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
