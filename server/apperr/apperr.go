@@ -1,6 +1,6 @@
 // Package apperr is the one vocabulary of failure shared by every service: domain
 // code returns these errors and the transports map them, here and nowhere else,
-// to Connect codes and HTTP statuses (RULINGS "Errors").
+// to Connect codes and HTTP statuses (docs/decisions.md "Errors").
 package apperr
 
 import (
@@ -19,7 +19,7 @@ import (
 // Kind classifies a failure; each kind has one HTTP status and one Connect code.
 type Kind uint8
 
-// The kinds, in the order of the status table of RULINGS "Errors".
+// The kinds, in the order of the status table of docs/decisions.md "Errors".
 const (
 	KindInternal Kind = iota
 	KindInvalid
@@ -120,7 +120,7 @@ func RateLimited(retryAfter time.Duration) *Error {
 	return &Error{Kind: KindRateLimited, Message: "rate limit exceeded; retry later", RetryAfter: retryAfter}
 }
 
-// OneOf refuses a value outside an enumerated set (RULINGS "Wire values":
+// OneOf refuses a value outside an enumerated set (docs/decisions.md "Wire values":
 // enumerations are validated strings), naming the allowed values.
 func OneOf(field, value string, allowed []string) error {
 	if slices.Contains(allowed, value) {

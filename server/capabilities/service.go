@@ -1,10 +1,9 @@
-// Package capabilities owns the capability packs (document 2, "Capability
-// pack", "Capability packs (session)"): prompt templates with editable
-// fields that every account can browse, that one account creates (and has
-// installed at once) and that each account installs, customizes (the
-// template resolved with its values) and uninstalls (soft: the row stays
-// inactive). It also answers the smart-tasks list, built from the capability
-// gate's inventory (server/capgate).
+// Package capabilities owns the capability packs (capabilities.proto): prompt
+// templates with editable fields that every account can browse, that one
+// account creates (and has installed at once) and that each account installs,
+// customizes (the template resolved with its values) and uninstalls (soft: the
+// row stays inactive). It also answers the smart-tasks list, built from the
+// capability gate's inventory (server/capgate).
 package capabilities
 
 import (
@@ -29,7 +28,7 @@ var (
 	_ switchboardv1.CapabilityServiceServer         = (*Service)(nil)
 )
 
-// Codes of document 2, "Errors".
+// Error codes (docs/decisions.md "Errors").
 const (
 	CodeIntegrationRequired = "INTEGRATION_REQUIRED"
 	CodePaymentRequired     = "PAYMENT_REQUIRED"
@@ -220,7 +219,7 @@ func (s *Service) checkPayment(userID string, pack *ent.CapabilityPack, password
 		Detail: &switchboardv1.ErrorInfo{Code: CodePaymentRequired, Price: &price}}
 }
 
-// checkIntegration is the 422 of document 2, "Errors".
+// checkIntegration is the 422 INTEGRATION_REQUIRED (docs/decisions.md "Errors").
 func (s *Service) checkIntegration(ctx context.Context, userID string, pack *ent.CapabilityPack) error {
 	if pack.IntegrationType == nil {
 		return nil

@@ -1,4 +1,4 @@
-// Package contacts owns the operator's contacts (document 1, "Contacts"):
+// Package contacts owns the operator's contacts (contacts.proto):
 // their list with case-sensitive filters, the two card-link projections, and
 // the writes, each recorded in the activity feed in its own transaction.
 package contacts

@@ -1,5 +1,5 @@
-// Package events is the shared-chat event bus and its two streams (document 1,
-// "Events"; RULINGS "Shared chat and events"): Publish stores an event and
+// Package events is the shared-chat event bus and its two streams (docs/decisions.md
+// "Shared chat and events"): Publish stores an event and
 // fans it out to every open stream of the account on every replica, the
 // Server-Sent Events handler and EventService.StreamEvents deliver it.
 //
@@ -53,7 +53,8 @@ type Config struct {
 	// Heartbeat is the period of the heartbeat event (DefaultHeartbeat when zero).
 	Heartbeat time.Duration
 	// An event is kept while it is one of the account's last Keep events or is
-	// younger than KeepFor (RULINGS: at least 1,000 events or 5 minutes).
+	// younger than KeepFor (docs/decisions.md "Shared chat and events": at
+	// least 1,000 events or 5 minutes).
 	Keep    int
 	KeepFor time.Duration
 	// Buffer is each subscriber's queue length (DefaultBuffer when zero).

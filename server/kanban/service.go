@@ -1,4 +1,4 @@
-// Package kanban owns the operator's board (document 1, "Kanban"): cards, their
+// Package kanban owns the operator's board (kanban.proto): cards, their
 // checklists and contact links, auto-completion, and each card's activity feed.
 // Every write and the activity it causes share one transaction.
 package kanban

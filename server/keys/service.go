@@ -24,7 +24,7 @@ var (
 	_ switchboardv1.KeyServiceServer         = (*Service)(nil)
 )
 
-// Scopes a key can be limited to (RULINGS "Accounts, keys, sessions").
+// Scopes a key can be limited to (docs/decisions.md "Accounts, keys, sessions").
 var Scopes = []string{"queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store"}
 
 // maxKeysListed bounds the list; an account with more keys than this has a leak.

@@ -99,7 +99,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *ent.Tx, p *auth.Principal
 	}))
 }
 
-// releaseDependants dispatches the ready items that waited for it (RULINGS
+// releaseDependants dispatches the ready items that waited for it (docs/decisions.md
 // "Queue": autoDispatched).
 func (s *Service) releaseDependants(ctx context.Context, tx *ent.Tx, p *auth.Principal, done *ent.QueueItem) (bool, error) {
 	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),

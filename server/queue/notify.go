@@ -53,7 +53,7 @@ func posted(ctx context.Context, m *ent.ChatMessage) {
 }
 
 // becameReady notes an item that is now ready: an urgent one wakes the
-// account's agents (RULINGS "Shared chat and events").
+// account's agents (docs/decisions.md "Shared chat and events").
 func becameReady(ctx context.Context, it *ent.QueueItem) {
 	ob := outboxOf(ctx)
 	if ob == nil || string(it.Priority) != "urgent" {

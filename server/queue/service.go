@@ -172,7 +172,7 @@ func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueI
 }
 
 // CreateQueueItem adds an item; the calling agent is its handler, so the
-// capability gate passes (RULINGS "Queue").
+// capability gate passes (docs/decisions.md "Queue").
 func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.CreateQueueItemRequest) (*switchboardv1.CreateQueueItemResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {

@@ -24,8 +24,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
-// Browse values (document 2, "Agent store": filters category, pricing,
-// search, sort, scope).
+// Browse values (store.proto: filters category,
+// pricing, search, sort, scope).
 var (
 	Sorts  = []string{"newest", "name", "rating", "popular", "price_asc", "price_desc"}
 	Scopes = []string{"local", "global", "all"}
@@ -33,8 +33,8 @@ var (
 	Pricings = append([]string{"paid"}, PricingModels...)
 )
 
-// noPlatform explains why global and all answer the local store (RULINGS:
-// until federation lands).
+// noPlatform explains why global and all answer the local store (docs/decisions.md
+// "Store, federation, MCP, A2A": until federation lands).
 const noPlatform = "no platform store is linked to this instance: showing this instance's store only"
 
 // maxSearch is the longest search, in characters.

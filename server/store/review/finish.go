@@ -91,7 +91,7 @@ func (s *Service) Created(ctx context.Context, tx *ent.Tx, ex *ent.Execution) er
 	return nil
 }
 
-// reviewWidget is the review widget (document 2, "Widget data"): confirm or
+// reviewWidget is the review widget (store.proto, AgentWidgetData): confirm or
 // deny the delivered result.
 func reviewWidget(executionID, agentName string) map[string]any {
 	return map[string]any{

@@ -12,8 +12,8 @@ import (
 )
 
 // reputations recalculates the reputation of both parties to a reviewed
-// execution: its requester and its agent's owner (document 2, "Other
-// records": recalculated after every review).
+// execution: its requester and its agent's owner (recalculated
+// after every review).
 func (s *Service) reputations(ctx context.Context, tx *ent.Tx, ex *ent.Execution) error {
 	owner, err := tx.StoreAgent.Query().Where(storeagent.ID(ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
 	if err != nil {
