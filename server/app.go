@@ -21,7 +21,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-hq/switchboard/gen/openapi"
-	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
@@ -173,6 +172,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	executions := newLifecycle(cfg, egressPolicy, storeSvc)
 	svc := services{
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
 		activity: &activity.Service{DB: cfg.DB.Client},
@@ -184,8 +184,8 @@ func New(cfg Config) (*App, error) {
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
 		settings: &settings.Service{DB: cfg.DB, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,
-		review:   &review.Service{DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger},
-		execs:    &engine.Service{Engine: newEngine(cfg, egressPolicy, storeSvc)},
+		review:   executions.Review,
+		execs:    &engine.Service{Engine: executions.Engine},
 		updates:  upd,
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.Now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
@@ -205,7 +205,12 @@ func New(cfg Config) (*App, error) {
 	})
 	mux.Handle("GET /api/v2/docs", g.Identify(http.HandlerFunc(serveDocs)))
 
-	gw, err := newGateway(table, g, svc)
+	services := mounts(svc)
+	if err := mountErr(services); err != nil {
+		app.Close()
+		return nil, err
+	}
+	gw, err := newGateway(table, g, services)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -217,7 +222,7 @@ func New(cfg Config) (*App, error) {
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
 
-	names := mountConnect(mux, g, svc, connectOptions(cfg))
+	names := mountConnect(mux, g, services, connectOptions(cfg))
 	reflector := grpcreflect.NewStaticReflector(names...)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
@@ -241,21 +246,10 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
-	// The review lifecycle settles holds and requeues denials through the
-	// engine, and delivers what the engine finishes. Wired before either
-	// starts its goroutines.
-	eng := svc.execs.Engine
-	svc.review.Payments, svc.review.Requeue, svc.review.Kick = eng, eng.Requeue, eng.Kick
-	eng.Finished = chainFinished(svc.review.Finished, cfg.Executions.Finished)
-	eng.Created = svc.review.Created
-	// The review windows' timer; it reads the open windows from the database,
-	// so a restarted server confirms what was left open.
-	timer := svc.review.StartTimer(cfg.Clock)
-	app.closers = append(app.closers, timer.Close)
-	app.Review = svc.review
-	svc.execs.Engine.Start(context.Background())
-	app.closers = append(app.closers, svc.execs.Engine.Stop)
-	app.Engine = svc.execs.Engine
+	// The engine and the review lifecycle, wired to each other by their owner.
+	executions.Start(context.Background())
+	app.closers = append(app.closers, executions.Close)
+	app.Review, app.Engine = executions.Review, executions.Engine
 	return app, nil
 }
 
@@ -301,52 +295,12 @@ func connectOptions(cfg Config) []connect.HandlerOption {
 	return opts
 }
 
-// mountConnect mounts every service's Connect handler behind the gate and
-// returns the service names for reflection and health.
-func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.HandlerOption) []string {
-	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(h))) }
-	mount(switchboardv1connect.NewAccountServiceHandler(s.accounts, opts...))
-	mount(switchboardv1connect.NewActivityServiceHandler(s.activity, opts...))
-	mount(switchboardv1connect.NewSharedChatServiceHandler(s.chat, opts...))
-	mount(switchboardv1connect.NewContactServiceHandler(s.contacts, opts...))
-	// A stream lives past the server's write timeout: Deadlines bounds each write instead.
-	path, h := switchboardv1connect.NewEventServiceHandler(s.events, opts...)
-	mount(path, events.Deadlines(h))
-	mount(switchboardv1connect.NewKanbanServiceHandler(s.kanban, opts...))
-	mount(switchboardv1connect.NewKeyServiceHandler(s.keys, opts...))
-	mount(switchboardv1connect.NewQueueServiceHandler(s.queue, opts...))
-	mount(switchboardv1connect.NewSettingsServiceHandler(s.settings, opts...))
-	mount(switchboardv1connect.NewStoreServiceHandler(s.store, opts...))
-	mount(switchboardv1connect.NewCapabilityServiceHandler(s.caps, opts...))
-	mount(switchboardv1connect.NewDeveloperServiceHandler(s.dev, opts...))
-	mount(switchboardv1connect.NewStoreReviewServiceHandler(s.review, opts...))
-	mount(switchboardv1connect.NewStoreExecutionServiceHandler(s.execs, opts...))
-	mount(switchboardv1connect.NewUpdateServiceHandler(s.updates, opts...))
-	return []string{
-		switchboardv1connect.AccountServiceName,
-		switchboardv1connect.ActivityServiceName,
-		switchboardv1connect.SharedChatServiceName,
-		switchboardv1connect.ContactServiceName,
-		switchboardv1connect.EventServiceName,
-		switchboardv1connect.KanbanServiceName,
-		switchboardv1connect.KeyServiceName,
-		switchboardv1connect.QueueServiceName,
-		switchboardv1connect.SettingsServiceName,
-		switchboardv1connect.StoreServiceName,
-		switchboardv1connect.CapabilityServiceName,
-		switchboardv1connect.DeveloperServiceName,
-		switchboardv1connect.StoreReviewServiceName,
-		switchboardv1connect.StoreExecutionServiceName,
-		switchboardv1connect.UpdateServiceName,
-	}
-}
-
 // strictQueryOnce installs the strict query parser: grpc-gateway keeps it in a
 // package variable (its option sets that variable when a mux applies it), so it
 // is applied once per process, not per server, which would race in tests.
 var strictQueryOnce sync.Once
 
-func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.ServeMux, error) {
+func newGateway(table *contract.Table, g *gate.Gate, mounts []mount) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
@@ -360,28 +314,8 @@ func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.Serve
 	}
 	strictQueryOnce.Do(func() { opts = append(opts, runtime.SetQueryParameterParser(httpapi.StrictQuery{})) })
 	gw := runtime.NewServeMux(opts...)
-	ctx := context.Background()
-	for _, register := range []func() error{
-		func() error { return switchboardv1.RegisterAccountServiceHandlerServer(ctx, gw, s.accounts) },
-		func() error { return switchboardv1.RegisterActivityServiceHandlerServer(ctx, gw, s.activity) },
-		func() error { return switchboardv1.RegisterSharedChatServiceHandlerServer(ctx, gw, s.chat) },
-		func() error { return switchboardv1.RegisterContactServiceHandlerServer(ctx, gw, s.contacts) },
-		func() error { return switchboardv1.RegisterKanbanServiceHandlerServer(ctx, gw, s.kanban) },
-		func() error { return switchboardv1.RegisterQueueServiceHandlerServer(ctx, gw, s.queue) },
-		func() error { return switchboardv1.RegisterKeyServiceHandlerServer(ctx, gw, s.keys) },
-		func() error { return switchboardv1.RegisterSettingsServiceHandlerServer(ctx, gw, s.settings) },
-		func() error { return switchboardv1.RegisterStoreServiceHandlerServer(ctx, gw, s.store) },
-		func() error { return switchboardv1.RegisterCapabilityServiceHandlerServer(ctx, gw, s.caps) },
-		func() error { return switchboardv1.RegisterDeveloperServiceHandlerServer(ctx, gw, s.dev) },
-		func() error { return switchboardv1.RegisterStoreReviewServiceHandlerServer(ctx, gw, s.review) },
-		// After the store's routes: the gateway tries the last registered
-		// first, so GET /api/marketplace/callback wins over /{id}.
-		func() error { return switchboardv1.RegisterStoreExecutionServiceHandlerServer(ctx, gw, s.execs) },
-		func() error { return switchboardv1.RegisterUpdateServiceHandlerServer(ctx, gw, s.updates) },
-	} {
-		if err := register(); err != nil {
-			return nil, fmt.Errorf("server: register gateway: %w", err)
-		}
+	if err := registerGateway(gw, mounts); err != nil {
+		return nil, err
 	}
 	return gw, nil
 }

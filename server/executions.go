@@ -2,16 +2,13 @@ package server
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/store"
-	"github.com/switchboard-hq/switchboard/server/store/dispatch"
-	"github.com/switchboard-hq/switchboard/server/store/engine"
-	"github.com/switchboard-hq/switchboard/server/store/payments"
+	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
 )
 
 // ExecutionConfig tunes the store's execution engine.
@@ -31,37 +28,14 @@ type ExecutionConfig struct {
 	Finished func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 }
 
-// newEngine builds the execution engine beside the store service (sharing
-// its instance key).
-func newEngine(cfg Config, policy egress.Policy, st *store.Service) *engine.Engine {
+// newLifecycle builds the store's execution engine and review lifecycle
+// beside the store service (sharing its instance key).
+func newLifecycle(cfg Config, policy egress.Policy, st *store.Service) *lifecycle.Owner {
 	x := cfg.Executions
-	return &engine.Engine{
-		DB:    cfg.DB,
-		Clock: cfg.Clock,
-		Dispatch: dispatch.New(dispatch.Config{Egress: policy, Timeout: x.CallTimeout,
-			Breaker: dispatch.BreakerConfig{OpenFor: x.BreakerOpenFor}}),
-		Secrets:    st.Secrets,
-		Payments:   payments.Ledger{Now: cfg.Now},
-		PublicURL:  strings.TrimSuffix(x.PublicURL, "/"),
-		Logger:     cfg.Logger,
-		Finished:   x.Finished,
-		SweepEvery: x.SweepEvery,
-	}
-}
-
-// chainFinished runs the engine's Finished hooks in order (the review
-// lifecycle's delivery, then one the configuration adds); nil ones are
-// skipped.
-func chainFinished(hooks ...func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error) func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-	return func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-		for _, h := range hooks {
-			if h == nil {
-				continue
-			}
-			if err := h(ctx, tx, ex); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	return lifecycle.New(lifecycle.Config{
+		DB: cfg.DB, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
+		Secrets: st.Secrets, PublicURL: x.PublicURL,
+		CallTimeout: x.CallTimeout, BreakerOpenFor: x.BreakerOpenFor, SweepEvery: x.SweepEvery,
+		Finished: x.Finished,
+	})
 }

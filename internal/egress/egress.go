@@ -1,5 +1,5 @@
 // Package egress is the rule for outbound calls to addresses users supply
-// (push-webhook targets now, agent endpoints later). RULINGS "Store,
+// (push-webhook targets now, agent endpoints later). docs/decisions.md "Store,
 // federation, MCP, A2A": private, loopback and link-local addresses are refused
 // unless the instance allows them. A URL is checked when it is saved, for a
 // clear 400, and every connection again when it is dialled, because what a

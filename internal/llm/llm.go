@@ -1,6 +1,6 @@
 // Package llm calls an OpenAI-compatible chat-completions provider, the one
-// kind of language model Switchboard can be configured with (RULINGS, last
-// ruling). Features that use it fall back or refuse without one.
+// kind of language model Switchboard can be configured with (docs/decisions.md
+// "Language model"). Features that use it fall back or refuse without one.
 package llm
 
 import (

@@ -32,7 +32,7 @@ const (
 	schemasPrefix = "#/components/schemas/"
 )
 
-// Headers of the rate limiter (RULINGS "Rate limits").
+// Headers of the rate limiter (docs/decisions.md "Rate limits").
 var rateLimitHeaders = []struct{ name, description string }{
 	{"X-RateLimit-Limit", "Requests allowed in the current window."},
 	{"X-RateLimit-Remaining", "Requests left in the current window."},
@@ -84,7 +84,7 @@ func transform(doc *object, c *contract) error {
 }
 
 // applyFieldRules marks nullable and required properties of the package's
-// message schemas (RULINGS "The two JSON renderings").
+// message schemas (docs/decisions.md "The two JSON renderings").
 func applyFieldRules(schemas *object, c *contract) error {
 	responses := c.responseMessages()
 	for _, m := range c.messages {

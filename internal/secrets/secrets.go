@@ -1,5 +1,5 @@
 // Package secrets seals values the server must be able to read back later
-// (store agents' credentials: RULINGS "Store, federation, MCP, A2A", agent
+// (store agents' credentials: docs/decisions.md "Store, federation, MCP, A2A": agent
 // credentials are stored encrypted at rest) with the instance's secret key:
 // AES-256-GCM from the standard library, a fresh random nonce per value, and
 // associated data that binds a sealed value to the row and column it belongs

@@ -203,7 +203,7 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 
 // Logout ends the caller's session and clears the cookie.
 func (s *Service) Logout(ctx context.Context, _ *switchboardv1.LogoutRequest) (*switchboardv1.LogoutResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Username rules of RULINGS "Accounts, keys, sessions".
+// Username rules (docs/decisions.md "Accounts, keys, sessions").
 const (
 	minUsername = 2
 	maxUsername = 30

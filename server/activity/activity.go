@@ -1,6 +1,6 @@
-// Package activity writes and reads the activity feed (document 1, "Events":
-// the activity table). Every action is written by the code that performs it,
-// inside that code's transaction.
+// Package activity writes and reads the activity feed (activity.proto). Every
+// action is written by the code that performs it, inside that code's
+// transaction.
 package activity
 
 import (
@@ -18,8 +18,8 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/ids"
 )
 
-// categories maps each action to its category: the table of document 1, plus
-// the card actions document 2 adds to the board.
+// categories maps each action to its category: every action the
+// services write, the card actions included (activity.proto).
 var categories = map[string]string{}
 
 func init() {

@@ -22,7 +22,7 @@ type Service struct {
 
 // ListActivity pages the caller's feed, newest first, by category.
 func (s *Service) ListActivity(ctx context.Context, req *switchboardv1.ListActivityRequest) (*switchboardv1.ListActivityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

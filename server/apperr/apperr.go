@@ -1,6 +1,6 @@
 // Package apperr is the one vocabulary of failure shared by every service: domain
 // code returns these errors and the transports map them, here and nowhere else,
-// to Connect codes and HTTP statuses (RULINGS "Errors").
+// to Connect codes and HTTP statuses (docs/decisions.md "Errors").
 package apperr
 
 import (
@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
 // Kind classifies a failure; each kind has one HTTP status and one Connect code.
 type Kind uint8
 
-// The kinds, in the order of the status table of RULINGS "Errors".
+// The kinds, in the order of the status table of docs/decisions.md "Errors".
 const (
 	KindInternal Kind = iota
 	KindInvalid
@@ -62,11 +64,10 @@ var table = map[Kind]mapping{
 type Error struct {
 	Kind    Kind
 	Message string
-	// Code is the machine-readable code document 2 names (PAYMENT_REQUIRED, …).
-	Code                string
-	RequiredIntegration string
-	Price               *float64
-	InviteID            string
+	// Detail carries the machine-readable code (PAYMENT_REQUIRED, …) and its
+	// extras (price, requiredIntegration, inviteId): a Connect error detail
+	// as is, flattened beside "error" in the REST body (errors.proto).
+	Detail *switchboardv1.ErrorInfo
 	// RetryAfter is set on rate-limit refusals.
 	RetryAfter time.Duration
 	Cause      error
@@ -119,7 +120,7 @@ func RateLimited(retryAfter time.Duration) *Error {
 	return &Error{Kind: KindRateLimited, Message: "rate limit exceeded; retry later", RetryAfter: retryAfter}
 }
 
-// OneOf refuses a value outside an enumerated set (RULINGS "Wire values":
+// OneOf refuses a value outside an enumerated set (docs/decisions.md "Wire values":
 // enumerations are validated strings), naming the allowed values.
 func OneOf(field, value string, allowed []string) error {
 	if slices.Contains(allowed, value) {
@@ -133,10 +134,14 @@ func Internal(cause error) *Error {
 	return &Error{Kind: KindInternal, Message: "internal error", Cause: cause}
 }
 
-// From returns err as an *Error, treating anything unrecognised as internal.
+// From returns err as an *Error: typed errors as they are, storage errors
+// mapped by Wrap's rules, anything unrecognised as internal.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
+		return e
+	}
+	if e := fromStorage(err); e != nil {
 		return e
 	}
 	return Internal(err)

@@ -5,8 +5,6 @@ import (
 	"strconv"
 
 	"connectrpc.com/connect"
-
-	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
 // ToConnect renders err in Connect's error shape with the same message text the
@@ -18,15 +16,8 @@ func ToConnect(err error) *connect.Error {
 	}
 	e := From(err)
 	out := connect.NewError(e.ConnectCode(), errors.New(e.Message))
-	if e.Code != "" {
-		info := &switchboardv1.ErrorInfo{Code: e.Code, Price: e.Price}
-		if e.RequiredIntegration != "" {
-			info.RequiredIntegration = &e.RequiredIntegration
-		}
-		if e.InviteID != "" {
-			info.InviteId = &e.InviteID
-		}
-		if d, derr := connect.NewErrorDetail(info); derr == nil {
+	if e.Detail != nil {
+		if d, derr := connect.NewErrorDetail(e.Detail); derr == nil {
 			out.AddDetail(d)
 		}
 	}

@@ -95,11 +95,12 @@ func WithRefusal(ctx context.Context, err error) context.Context {
 	return context.WithValue(ctx, refusalKey{}, err)
 }
 
-// MustPrincipal returns the admitted caller of a procedure that is not public,
-// or of the part of a public one that needs the credentials it names (then
-// the refusal is the one the gate decided). Its absence otherwise means the
+// RequirePrincipal returns the admitted caller of a procedure that is not
+// public, or of the part of a public one that needs the credentials it names;
+// without one it returns the error that refuses the call (the gate's refusal,
+// else 401), never panics. Its absence on a non-public procedure means the
 // gate was bypassed, which must not reach storage.
-func MustPrincipal(ctx context.Context) (*Principal, error) {
+func RequirePrincipal(ctx context.Context) (*Principal, error) {
 	if p, ok := PrincipalFrom(ctx); ok {
 		return p, nil
 	}

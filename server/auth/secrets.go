@@ -11,7 +11,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// KeyPrefix starts every API key (RULINGS "Names").
+// KeyPrefix starts every API key (docs/decisions.md "Names").
 const KeyPrefix = "sbk_"
 
 // keyPrefixShown is how much of a key is kept in clear to recognise it.

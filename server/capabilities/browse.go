@@ -20,7 +20,7 @@ const maxSearch = 100
 
 // ListCapabilities browses every pack, newest first, for the caller.
 func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListCapabilitiesRequest) (*switchboardv1.ListCapabilitiesResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

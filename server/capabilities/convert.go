@@ -21,8 +21,8 @@ func (s *Service) viewOf(ctx context.Context, userID string, pack *ent.Capabilit
 }
 
 // toPack applies the visibility rules: the prompt only to the owner and to
-// an account with an active installation (document 2: "prompt hidden until
-// installed"), the password value only to the owner, the customizations
+// an account with an active installation (the prompt is hidden until
+// installed), the password value only to the owner, the customizations
 // and resolved prompt only while installed.
 func (s *Service) toPack(userID string, pack *ent.CapabilityPack, inst *ent.CapabilityInstall, connected map[string]bool) (*switchboardv1.CapabilityPack, error) {
 	owner := pack.UserID == userID

@@ -15,7 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// The enumerations of document 2, "Capability pack".
+// The enumerations of a capability pack (capabilities.proto).
 var (
 	IntegrationTypes = []string{"email", "calendar", "slack", "crm", "payments", "transcript"}
 	PricingModels    = []string{"free", "one_time"}
@@ -145,7 +145,7 @@ type wireField struct {
 }
 
 // ParseFields reads editableFields, a JSON array encoded as a string
-// (document 2): names are unique identifiers, the type defaults to text and a
+// (capabilities.proto): names are unique identifiers, the type defaults to text and a
 // label to the name, a default must suit the type. Empty text means none.
 func ParseFields(text string) ([]schema.EditableField, error) {
 	out := []schema.EditableField{}

@@ -1,16 +1,14 @@
-// Package capabilities owns the capability packs (document 2, "Capability
-// pack", "Capability packs (session)"): prompt templates with editable
-// fields that every account can browse, that one account creates (and has
-// installed at once) and that each account installs, customizes (the
-// template resolved with its values) and uninstalls (soft: the row stays
-// inactive). It also answers the smart-tasks list, built from the capability
-// gate's inventory (server/capgate).
+// Package capabilities owns the capability packs (capabilities.proto): prompt
+// templates with editable fields that every account can browse, that one
+// account creates (and has installed at once) and that each account installs,
+// customizes (the template resolved with its values) and uninstalls (soft: the
+// row stays inactive). It also answers the smart-tasks list, built from the
+// capability gate's inventory (server/capgate).
 package capabilities
 
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -30,7 +28,7 @@ var (
 	_ switchboardv1.CapabilityServiceServer         = (*Service)(nil)
 )
 
-// Codes of document 2, "Errors".
+// Error codes (docs/decisions.md "Errors").
 const (
 	CodeIntegrationRequired = "INTEGRATION_REQUIRED"
 	CodePaymentRequired     = "PAYMENT_REQUIRED"
@@ -60,7 +58,7 @@ func passwordAAD(id string) []byte { return []byte("capability_pack:" + id + ":a
 // InstallOrCreateCapability installs a pack, or creates one with action
 // "create" (installed for its creator at once).
 func (s *Service) InstallOrCreateCapability(ctx context.Context, req *switchboardv1.InstallOrCreateCapabilityRequest) (*switchboardv1.InstallOrCreateCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -177,14 +175,14 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 				return apperr.Conflict("capability %q is already installed", pack.Name)
 			}
 			inst, err = tx.CapabilityInstall.Get(ctx, prev.ID)
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(pack.ID).SetActive(true).
 			SetCustomizations(custom).SetNillableResolvedPrompt(resolved).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if ent.IsConstraintError(err) {
 			return apperr.Conflict("capability %q is already installed", pack.Name)
 		}
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err
@@ -217,10 +215,11 @@ func (s *Service) checkPayment(userID string, pack *ent.CapabilityPack, password
 	if password != nil {
 		msg = "capability " + quote(pack.Name) + " is a paid pack: the access password is not right, and payment is required"
 	}
-	return &apperr.Error{Kind: apperr.KindPaymentRequired, Message: msg, Code: CodePaymentRequired, Price: &price}
+	return &apperr.Error{Kind: apperr.KindPaymentRequired, Message: msg,
+		Detail: &switchboardv1.ErrorInfo{Code: CodePaymentRequired, Price: &price}}
 }
 
-// checkIntegration is the 422 of document 2, "Errors".
+// checkIntegration is the 422 INTEGRATION_REQUIRED (docs/decisions.md "Errors").
 func (s *Service) checkIntegration(ctx context.Context, userID string, pack *ent.CapabilityPack) error {
 	if pack.IntegrationType == nil {
 		return nil
@@ -230,14 +229,15 @@ func (s *Service) checkIntegration(ctx context.Context, userID string, pack *ent
 		return err
 	}
 	return &apperr.Error{
-		Kind: apperr.KindIntegrationRequired, Code: CodeIntegrationRequired, RequiredIntegration: *pack.IntegrationType,
+		Kind:    apperr.KindIntegrationRequired,
+		Detail:  &switchboardv1.ErrorInfo{Code: CodeIntegrationRequired, RequiredIntegration: pack.IntegrationType},
 		Message: "capability " + quote(pack.Name) + " needs the " + *pack.IntegrationType + " integration connected first",
 	}
 }
 
 // GetCapability answers one pack as the caller sees it.
 func (s *Service) GetCapability(ctx context.Context, req *switchboardv1.GetCapabilityRequest) (*switchboardv1.GetCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func (s *Service) GetCapability(ctx context.Context, req *switchboardv1.GetCapab
 // their default) and stores the resolved prompt; a variable left without a
 // value is refused, and nothing is written.
 func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.CustomizeCapabilityRequest) (*switchboardv1.CustomizeCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +287,7 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 			return notInstalled()
 		}
 		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err
@@ -302,7 +302,7 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 // UninstallCapability disables the caller's installation; the row and its
 // customizations stay for a later install.
 func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.UninstallCapabilityRequest) (*switchboardv1.UninstallCapabilityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +321,7 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 			return notInstalled()
 		}
 		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err
@@ -342,7 +342,7 @@ func (s *Service) pack(ctx context.Context, id string) (*ent.CapabilityPack, err
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("capability %q not found", id)
 	}
-	return row, internal(err)
+	return row, apperr.Wrap(err)
 }
 
 // installOf answers the caller's installation row of a pack, active or not;
@@ -353,7 +353,7 @@ func (s *Service) installOf(ctx context.Context, userID, packID string) (*ent.Ca
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
-	return row, internal(err)
+	return row, apperr.Wrap(err)
 }
 
 // activeInstall answers the pack and the caller's active installation; an
@@ -374,14 +374,3 @@ func (s *Service) activeInstall(ctx context.Context, userID, id string) (*ent.Ca
 }
 
 func notInstalled() error { return apperr.NotFound("capability not installed") }
-
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	return apperr.Internal(err)
-}

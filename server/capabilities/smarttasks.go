@@ -17,7 +17,7 @@ const maxSamples = 5
 // them: installed active store agents (oldest installation first), then the
 // built-ins (ids builtin_<name>, category builtin).
 func (s *Service) ListSmartTasks(ctx context.Context, _ *switchboardv1.ListSmartTasksRequest) (*switchboardv1.ListSmartTasksResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
-// Package capgate is the capability gate of document 1 ("Queue": "Capability
-// gate before any item is created"): a task may be queued only when a handler
+// Package capgate is the capability gate of the queue (docs/decisions.md
+// "Queue": the gate runs before any item is created): a task may be queued only when a handler
 // exists among (1) the account's installed store agents with a matching task
 // type, (2) its active capability packs for the domain, (3) the built-in
 // agent capabilities (email, meetings, custom). Check is the pure rule; the
@@ -63,11 +63,11 @@ type Builtin struct {
 	SamplePrompts []string
 }
 
-// ID is the built-in's id in the smart-tasks list (document 2: prefixed
+// ID is the built-in's id in the smart-tasks list (prefixed
 // builtin_).
 func (b Builtin) ID() string { return "builtin_" + b.Name }
 
-// Builtins are document 1's built-in agent capabilities.
+// Builtins are the built-in agent capabilities.
 var Builtins = []Builtin{
 	{
 		Name: "email", Title: "Email", Description: "Drafts, sends and follows up on email for you.",

@@ -20,8 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// MentionTypes are the values of ListMentions' type (document 1, "Other v2
-// endpoints").
+// MentionTypes are the values of ListMentions' type (chat.proto).
 var MentionTypes = []string{"people", "agents", "teams", "commands", "channels"}
 
 const (
@@ -34,9 +33,9 @@ const (
 // Command is one action tag an operator can type after "/" in the chat.
 type Command struct{ Name, Description string }
 
-// Commands is the action-tag list (RULINGS "Shared chat and events": commands
-// are the action-tag list): document 1, "Queue" (queue action tags used from
-// chat), then document 2's "Action tags in chat", decompose_task once.
+// Commands is the action-tag list (docs/decisions.md "Shared chat and
+// events"): the queue's action tags used from chat, then the store's,
+// decompose_task once.
 var Commands = []Command{
 	{"dispatch_queue", "Add a task to the queue (title, type)"},
 	{"queue_capability_action", "Act on a capability for a queued task (capabilityType, action)"},
@@ -72,9 +71,9 @@ var Commands = []Command{
 }
 
 // ListMentions suggests what "@" and "/" complete to, from what the caller
-// may see (RULINGS "Shared chat and events").
+// may see (docs/decisions.md "Shared chat and events").
 func (s *Service) ListMentions(ctx context.Context, req *switchboardv1.ListMentionsRequest) (*switchboardv1.ListMentionsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

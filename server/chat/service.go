@@ -1,4 +1,4 @@
-// Package chat owns the account's shared chat (document 1, "Shared chat"):
+// Package chat owns the account's shared chat (chat.proto):
 // SharedChatService lists and sends messages; sent messages reach the open
 // streams through the event bus (server/events).
 package chat
@@ -35,11 +35,11 @@ var (
 )
 
 // AgentActivityFilter is the metadataType value that stands for the agent
-// activity types (RULINGS "Shared chat and events").
+// activity types (docs/decisions.md "Shared chat and events").
 const AgentActivityFilter = "agent_activity"
 
 // ContentRequired is the one refusal of a send without usable content
-// (document 1: missing, non-string or whitespace-only).
+// (missing, non-string or whitespace-only).
 const ContentRequired = "content is required: a non-empty string"
 
 // A content that is not a string is refused like an empty one.
@@ -54,7 +54,7 @@ type Service struct {
 // ListMessages pages the chat: each page is cut newest-first and answered
 // oldest-first; pagination.cursor leads to the next older page.
 func (s *Service) ListMessages(ctx context.Context, req *switchboardv1.ListMessagesRequest) (*switchboardv1.ListMessagesResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func decodeCursor(c string) (time.Time, string, error) {
 // SendMessage stores a message as the assistant role, attributed to the
 // caller, and pushes it to the account's open streams.
 func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessageRequest) (*switchboardv1.SendMessageResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 	if meta != "" {
 		var v any
 		if err := json.Unmarshal([]byte(meta), &v); err != nil {
-			// RULINGS "Shared chat and events": the REST transport stores the
+			// docs/decisions.md "Shared chat and events": the REST transport stores the
 			// text as given; the RPC transport refuses it.
 			if !call.REST {
 				return nil, apperr.Invalid("metadataJson is not valid JSON: %v", err)

@@ -1,5 +1,5 @@
 // Package comms writes the assistant's comms messages into the shared chat
-// (RULINGS "Queue": role assistant, metadata JSON with type and queueItemId).
+// (docs/decisions.md "Queue": role assistant, metadata JSON with type and queueItemId).
 package comms
 
 import (

@@ -8,10 +8,11 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 )
 
-// The list's filters match case-sensitive substrings (document 1, Contacts).
-// ent's Contains is LIKE, which SQLite folds for ASCII and PostgreSQL does not,
-// so the predicates here use each database's position function instead, with
-// the needle always bound as a parameter (no LIKE wildcards to escape).
+// The list's filters match case-sensitive substrings (docs/decisions.md "Kanban
+// and contacts"). ent's Contains is LIKE, which SQLite folds for ASCII and
+// PostgreSQL does not, so the predicates here use each database's position
+// function instead, with the needle always bound as a parameter (no LIKE
+// wildcards to escape).
 
 // containsIn matches rows where any of cols contains needle.
 func containsIn(dia, needle string, cols ...string) predicate.Contact {

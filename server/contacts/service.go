@@ -1,4 +1,4 @@
-// Package contacts owns the operator's contacts (document 1, "Contacts"):
+// Package contacts owns the operator's contacts (contacts.proto):
 // their list with case-sensitive filters, the two card-link projections, and
 // the writes, each recorded in the activity feed in its own transaction.
 package contacts
@@ -43,7 +43,7 @@ func (s *Service) now() time.Time {
 // ListContacts pages the caller's contacts ordered by name, with four-field
 // card links.
 func (s *Service) ListContacts(ctx context.Context, req *switchboardv1.ListContactsRequest) (*switchboardv1.ListContactsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (s *Service) ListContacts(ctx context.Context, req *switchboardv1.ListConta
 
 // GetContact answers one contact with six-field card links.
 func (s *Service) GetContact(ctx context.Context, req *switchboardv1.GetContactRequest) (*switchboardv1.GetContactResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (s *Service) GetContact(ctx context.Context, req *switchboardv1.GetContactR
 
 // CreateContact adds a contact.
 func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateContactRequest) (*switchboardv1.CreateContactResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 
 // UpdateContact changes the supplied fields.
 func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateContactRequest) (*switchboardv1.UpdateContactResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 // DeleteContact removes a contact and its card links, and answers the contact
 // as it was.
 func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteContactRequest) (*switchboardv1.DeleteContactResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

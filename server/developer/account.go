@@ -53,7 +53,7 @@ func (s *Service) toConnectToken(token string, row *ent.ConnectToken) *switchboa
 
 // CreateConnectToken issues a connect token for the session's account.
 func (s *Service) CreateConnectToken(ctx context.Context, req *switchboardv1.CreateConnectTokenRequest) (*switchboardv1.CreateConnectTokenResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ const maxDeveloperKeys = 100
 
 // CreateDeveloperKey makes a developer key and answers its value once.
 func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.CreateDeveloperKeyRequest) (*switchboardv1.CreateDeveloperKeyResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 
 // ListDeveloperKeys lists the caller's developer keys, newest first.
 func (s *Service) ListDeveloperKeys(ctx context.Context, _ *switchboardv1.ListDeveloperKeysRequest) (*switchboardv1.ListDeveloperKeysResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

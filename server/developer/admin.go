@@ -16,10 +16,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// admin answers the caller when it is an admin session (document 2,
-// "Authentication": admin routes are role-gated).
+// admin answers the caller when it is an admin session (admin
+// routes are role-gated; developer.proto).
 func admin(ctx context.Context) error {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return err
 	}

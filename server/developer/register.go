@@ -17,7 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// The self-registration enumerations (document 2, "Store agent listing").
+// The self-registration enumerations (developer.proto).
 var (
 	selfCategories = []string{"music", "design", "writing", "code", "data", "general"}
 	selfPricing    = []string{"free", "per_task", "subscription"}

@@ -1,10 +1,9 @@
-// Package developer owns developer self-registration (document 2, "Developer
-// self-registration", "Store agent status"): developer signup, developer keys
-// (sbd_…) and connect tokens (fct_…), registering agents through the
-// ship-gate (health check, conformance probe in the real dispatch shape, a
-// persisted ship-gate run, widget analysis), changing them, test-runs, and the
-// admin's approve, reject and disable with the approval webhook to the source
-// instance.
+// Package developer owns developer self-registration (developer.proto):
+// developer signup, developer keys (sbd_…) and connect tokens (fct_…),
+// registering agents through the ship-gate (health check, conformance probe in
+// the real dispatch shape, a persisted ship-gate run, widget analysis),
+// changing them, test-runs, and the admin's approve, reject and disable with
+// the approval webhook to the source instance.
 //
 // Listings themselves belong to server/store: this package hands it the
 // agent's fields as a StoreAgentInput, so slugs, enumerations, pricing and

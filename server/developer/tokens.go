@@ -14,14 +14,14 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// Token prefixes (RULINGS "Names"; the self-config token's is ours).
+// Token prefixes (docs/decisions.md "Names"; the self-config token's is ours).
 const (
 	DeveloperKeyPrefix = "sbd_"
 	ConnectTokenPrefix = "fct_"
 	SelfConfigPrefix   = "sbc_"
 )
 
-// Connect-token rules (document 2, "Developer self-registration", "Limits").
+// Connect-token rules (docs/decisions.md "Store limits").
 const (
 	ConnectTokenTTL        = 24 * time.Hour
 	MaxActiveConnectTokens = 10
@@ -80,7 +80,7 @@ type developer struct {
 // caller resolves the bearer token of a developer route: a developer key, a
 // connect token usable for agents, or (when selfConfig) an agent's
 // self-config token. Missing or unknown: 401; deactivated, expired, spent or
-// instance-purpose: 403 (RULINGS "Accounts, keys, sessions").
+// instance-purpose: 403 (docs/decisions.md "Accounts, keys, sessions").
 func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, error) {
 	token := auth.CredentialsFrom(ctx).Bearer
 	if token == "" {

@@ -20,8 +20,8 @@ const WebhookPath = "/api/marketplace/webhook"
 // webhookTimeout bounds one delivery.
 const webhookTimeout = 10 * time.Second
 
-// approvalEvent is the webhook body (document 2, "Instance federation":
-// {event, agentId, marketplaceId, name, slug, status, reason, timestamp}).
+// approvalEvent is the webhook body ({event,
+// agentId, marketplaceId, name, slug, status, reason, timestamp}).
 type approvalEvent struct {
 	Event         string  `json:"event"`
 	AgentID       string  `json:"agentId"`

@@ -9,7 +9,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
-// The AgentWidgetData types (document 2, "Widget data"), in the order a
+// The AgentWidgetData types (store.proto, AgentWidgetData), in the order a
 // conversation meets them.
 var widgetOrder = []string{"info_card", "choice_card", "action_list", "payment_prompt"}
 
@@ -86,8 +86,7 @@ func analyzeWidgets(declared []string, category, pricingModel string) *switchboa
 	}
 }
 
-// recommendWidgets is the widgetRecommendations answer (document 2,
-// "Developer self-registration").
+// recommendWidgets is the widgetRecommendations answer (developer.proto).
 func recommendWidgets(declared []string, category, pricingModel string) *switchboardv1.WidgetRecommendations {
 	a := analyzeWidgets(declared, category, pricingModel)
 	out := &switchboardv1.WidgetRecommendations{

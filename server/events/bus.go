@@ -1,5 +1,5 @@
-// Package events is the shared-chat event bus and its two streams (document 1,
-// "Events"; RULINGS "Shared chat and events"): a change emits its events in
+// Package events is the shared-chat event bus and its two streams
+// (docs/decisions.md "Shared chat and events"): a change emits its events in
 // its own unit of work (db.Tx.Emit); the bus, the database's db.Outbox,
 // stores them in that transaction and fans them out to every open stream of
 // the account on every replica once it has committed; the Server-Sent Events
@@ -58,7 +58,8 @@ type Config struct {
 	// Heartbeat is the period of the heartbeat event (DefaultHeartbeat when zero).
 	Heartbeat time.Duration
 	// An event is kept while it is one of the account's last Keep events or is
-	// younger than KeepFor (RULINGS: at least 1,000 events or 5 minutes).
+	// younger than KeepFor (docs/decisions.md "Shared chat and events": at
+	// least 1,000 events or 5 minutes).
 	Keep    int
 	KeepFor time.Duration
 	// Buffer is each subscriber's queue length (DefaultBuffer when zero).

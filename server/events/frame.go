@@ -9,7 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
-// Event types (document 1, "Events").
+// Event types (chat.proto, ChatEvent).
 const (
 	TypeConnected  = "connected"
 	TypeHeartbeat  = "heartbeat"

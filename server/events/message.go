@@ -8,8 +8,8 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
-// Message is a stored chat message as the API shows it (document 1,
-// "ChatMessage"): role and metadata as stored, empty values absent.
+// Message is a stored chat message as the API shows it (chat.proto,
+// ChatMessage): role and metadata as stored, empty values absent.
 func Message(m *ent.ChatMessage) *switchboardv1.ChatMessage {
 	out := &switchboardv1.ChatMessage{
 		Id: m.ID, Role: m.Role, Content: m.Content, UserId: m.UserID,
@@ -30,7 +30,7 @@ func NewMessage(m *ent.ChatMessage) *switchboardv1.ChatEvent {
 	return &switchboardv1.ChatEvent{Type: TypeNewMessage, Message: Message(m)}
 }
 
-// Wake is the wake event of an urgent queue item that became ready (RULINGS
+// Wake is the wake event of an urgent queue item that became ready (docs/decisions.md
 // "Shared chat and events": reason urgent_task, metadata {queueItemId, title,
 // priority}).
 func Wake(queueItemID, title, priority string) *switchboardv1.ChatEvent {

@@ -55,7 +55,7 @@ type opened struct {
 
 // open admits a stream: its agent name, where it resumes, its subscription.
 func (b *Bus) open(ctx context.Context, h http.Header, lastEventID string) (*opened, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (b *Bus) run(ctx context.Context, o *opened, send func(*Frame) error) error
 }
 
 // SSE serves GET /api/v2/shared-chat/stream, the Server-Sent Events form of
-// the stream (document 1, "Events"), behind the gate.
+// the stream (chat.proto), behind the gate.
 func (b *Bus) SSE() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()

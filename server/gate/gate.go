@@ -1,5 +1,5 @@
 // Package gate decides, for both transports alike, who may call what: it
-// resolves credentials, applies the rate limits (RULINGS "Rate limits") and
+// resolves credentials, applies the rate limits (docs/decisions.md "Rate limits") and
 // admits a request to a procedure according to the contract's access rules.
 // Connect reaches it through a wrapper keyed by procedure path, REST through a
 // grpc-gateway middleware keyed by the matched route; the decision is Admit.
@@ -22,7 +22,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
-// Limits are requests per minute; zero takes the RULINGS default.
+// Limits are requests per minute; zero takes the documented default
+// (docs/decisions.md "Rate limits").
 type Limits struct {
 	PerKey     int // 120: every API request, per key (or session user, or client IP)
 	Auth       int // 10: login, signup, setup, per client IP
@@ -165,8 +166,8 @@ func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.
 	return nil, apperr.Unauthenticated("not logged in: POST /api/auth/login first")
 }
 
-// sameOriginOrConnect is the CSRF rule for session callers (RULINGS "Accounts,
-// keys, sessions"): reads pass; a change needs the Connect protocol header (a
+// sameOriginOrConnect is the CSRF rule for session callers (docs/decisions.md
+// "Accounts, keys, sessions"): reads pass; a change needs the Connect protocol header (a
 // browser cannot send it cross-site without a preflight we never grant), a gRPC
 // content type (likewise), or an Origin naming this very host.
 func sameOriginOrConnect(r *http.Request) bool {

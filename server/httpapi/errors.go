@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -41,7 +42,7 @@ func classify(err error) *apperr.Error {
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
 		return fromStatus(kindOfGRPC(st.Code()), cleanDecodeMessage(st.Message()), err)
 	}
-	return apperr.Internal(err)
+	return apperr.From(err) // storage errors are mapped there, the rest is internal
 }
 
 // fromStatus keeps a status's message for the kinds a client may read about,
@@ -87,17 +88,8 @@ func kindOfGRPC(c codes.Code) apperr.Kind {
 
 func kindOfConnect(c connect.Code) apperr.Kind { return kindOfGRPC(codes.Code(c)) }
 
-// restError is the REST error body of RULINGS "Errors".
-type restError struct {
-	Success             bool     `json:"success"`
-	Error               string   `json:"error"`
-	Code                string   `json:"code,omitempty"`
-	RequiredIntegration string   `json:"requiredIntegration,omitempty"`
-	Price               *float64 `json:"price,omitempty"`
-	InviteID            string   `json:"inviteId,omitempty"`
-}
-
-// WriteREST writes err as {"success": false, "error": …} with its status.
+// WriteREST writes err as {"success": false, "error": …} with its status,
+// and the error's detail flattened beside "error" (restErrorBody).
 func WriteREST(w http.ResponseWriter, r *http.Request, err error) {
 	e := Report(r.Context(), err)
 	h := w.Header()
@@ -107,11 +99,40 @@ func WriteREST(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
 	}
 	w.WriteHeader(e.HTTPStatus())
-	body := restError{
-		Error: e.Message, Code: e.Code, RequiredIntegration: e.RequiredIntegration,
-		Price: e.Price, InviteID: e.InviteID,
+	_, _ = w.Write(restErrorBody(e))
+}
+
+// restErrorBody is the REST error body (errors.proto): success and error,
+// then each set field of the error's ErrorInfo detail under its JSON name, in
+// field order (code, requiredIntegration, price, inviteId), so a new extra is
+// one field in the contract.
+func restErrorBody(e *apperr.Error) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"success":false,"error":`)
+	b.Write(jsonValue(e.Message))
+	if e.Detail != nil {
+		m := e.Detail.ProtoReflect()
+		fields := m.Descriptor().Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if !m.Has(fd) {
+				continue
+			}
+			b.WriteByte(',')
+			b.Write(jsonValue(fd.JSONName()))
+			b.WriteByte(':')
+			b.Write(jsonValue(m.Get(fd).Interface())) // ErrorInfo's fields are scalars
+		}
 	}
-	_ = writeJSON(w, body)
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+// jsonValue encodes a scalar as writeJSON does (no HTML escaping).
+func jsonValue(v any) []byte {
+	var b bytes.Buffer
+	_ = writeJSON(&b, v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 var connectErrors = connect.NewErrorWriter()

@@ -13,6 +13,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -36,8 +37,8 @@ func TestWriteRESTMapsEveryErrorSource(t *testing.T) {
 		{"connect permission", connect.NewError(connect.CodePermissionDenied, errors.New("nope")), 403, "nope", nil},
 		{"grpc invalid", status.Error(codes.InvalidArgument, "proto: syntax error (line 1:2): unexpected token"), 400, "malformed JSON body: syntax error (line 1:2): unexpected token", nil},
 		{"grpc exists", status.Error(codes.AlreadyExists, "dup"), 409, "dup", nil},
-		{"payment", &apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay first", Code: "PAYMENT_REQUIRED", Price: &price}, 402, "pay first", map[string]any{"code": "PAYMENT_REQUIRED", "price": 4.5}},
-		{"integration", &apperr.Error{Kind: apperr.KindIntegrationRequired, Message: "connect email", Code: "INTEGRATION_REQUIRED", RequiredIntegration: "email"}, 422, "connect email", map[string]any{"code": "INTEGRATION_REQUIRED", "requiredIntegration": "email"}},
+		{"payment", &apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay first", Detail: &switchboardv1.ErrorInfo{Code: "PAYMENT_REQUIRED", Price: &price}}, 402, "pay first", map[string]any{"code": "PAYMENT_REQUIRED", "price": 4.5}},
+		{"integration", &apperr.Error{Kind: apperr.KindIntegrationRequired, Message: "connect email", Detail: &switchboardv1.ErrorInfo{Code: "INTEGRATION_REQUIRED", RequiredIntegration: ptr("email")}}, 422, "connect email", map[string]any{"code": "INTEGRATION_REQUIRED", "requiredIntegration": "email"}},
 		{"unknown", errors.New("pq: relation users does not exist"), 500, "internal error", nil},
 		{"grpc internal", status.Error(codes.Internal, "relation users does not exist"), 500, "internal error", nil},
 		{"connect internal", connect.NewError(connect.CodeDataLoss, errors.New("relation lost")), 500, "internal error", nil},
@@ -76,7 +77,7 @@ func TestWriteRESTMapsEveryErrorSource(t *testing.T) {
 // The Connect form carries the same message, the mapped code, the documented
 // code as an ErrorInfo detail, and Retry-After.
 func TestToConnect(t *testing.T) {
-	ce := apperr.ToConnect(&apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay first", Code: "PAYMENT_REQUIRED"})
+	ce := apperr.ToConnect(&apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay first", Detail: &switchboardv1.ErrorInfo{Code: "PAYMENT_REQUIRED"}})
 	if ce.Code() != connect.CodeFailedPrecondition || ce.Message() != "pay first" || len(ce.Details()) != 1 {
 		t.Fatalf("ToConnect = %v (details %d)", ce, len(ce.Details()))
 	}
@@ -125,5 +126,53 @@ func TestRESTDecodesIntoFieldBodies(t *testing.T) {
 	var notProto struct{ Name string }
 	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"Name":"x"}`), &notProto); err == nil {
 		t.Fatal("a non-message target must be refused, not decoded by other rules")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// RULINGS "Errors": the document-2 extras travel inside the server as one
+// ErrorInfo detail; REST flattens it beside "error" byte for byte as the body
+// was written before (key order, no HTML escaping, nothing for unset extras),
+// and Connect carries the same detail.
+func TestRESTErrorBodyFlattensTheDetail(t *testing.T) {
+	cases := []struct {
+		name string
+		err  *apperr.Error
+		want string
+	}{
+		{"no detail", apperr.Invalid("title <b> is required"), `{"success":false,"error":"title <b> is required"}` + "\n"},
+		{"every extra", &apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay first",
+			Detail: &switchboardv1.ErrorInfo{Code: "PAYMENT_REQUIRED", RequiredIntegration: ptr("email"), Price: ptr(4.5), InviteId: ptr("inv_1")}},
+			`{"success":false,"error":"pay first","code":"PAYMENT_REQUIRED","requiredIntegration":"email","price":4.5,"inviteId":"inv_1"}` + "\n"},
+		{"whole price", &apperr.Error{Kind: apperr.KindPaymentRequired, Message: "pay",
+			Detail: &switchboardv1.ErrorInfo{Code: "PAYMENT_REQUIRED", Price: ptr(5.0)}},
+			`{"success":false,"error":"pay","code":"PAYMENT_REQUIRED","price":5}` + "\n"},
+		{"integration", &apperr.Error{Kind: apperr.KindIntegrationRequired, Message: "connect email",
+			Detail: &switchboardv1.ErrorInfo{Code: "INTEGRATION_REQUIRED", RequiredIntegration: ptr("email")}},
+			`{"success":false,"error":"connect email","code":"INTEGRATION_REQUIRED","requiredIntegration":"email"}` + "\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			WriteREST(rec, httptest.NewRequest(http.MethodGet, "/api/v2/x", nil), tc.err)
+			if rec.Body.String() != tc.want {
+				t.Fatalf("body\n got %s\nwant %s", rec.Body, tc.want)
+			}
+			ce := apperr.ToConnect(tc.err)
+			if tc.err.Detail == nil {
+				if len(ce.Details()) != 0 {
+					t.Fatalf("Connect details = %d, want none", len(ce.Details()))
+				}
+				return
+			}
+			if len(ce.Details()) != 1 {
+				t.Fatalf("Connect details = %d, want 1", len(ce.Details()))
+			}
+			v, err := ce.Details()[0].Value()
+			if info, ok := v.(*switchboardv1.ErrorInfo); err != nil || !ok || !proto.Equal(info, tc.err.Detail) {
+				t.Fatalf("Connect detail = %v (%v), want %v", v, err, tc.err.Detail)
+			}
+		})
 	}
 }

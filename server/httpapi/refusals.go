@@ -8,7 +8,7 @@ import (
 )
 
 // refusals words the decoders' refusal of a field's value where the documents
-// word it themselves (document 1: a chat send whose content is missing,
+// word it themselves (chat.proto: a chat send whose content is missing,
 // non-string or whitespace-only is refused "with one message", so a number
 // must read like an empty string): request message → JSON field → text.
 var refusals sync.Map // protoreflect.FullName → map[string]string

@@ -177,7 +177,7 @@ func replaceContacts(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*en
 // UpdateChecklistItem toggles or edits one checklist item. Closing the card's
 // last open item auto-completes the card.
 func (s *Service) UpdateChecklistItem(ctx context.Context, req *switchboardv1.UpdateChecklistItemRequest) (*switchboardv1.UpdateChecklistItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

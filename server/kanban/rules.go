@@ -4,7 +4,7 @@ import (
 	"slices"
 )
 
-// The board's vocabulary (document 1, "KanbanCard"). Statuses are listed in
+// The board's vocabulary (kanban.proto, KanbanCard). Statuses are listed in
 // column order: the board, and ListCards, show them left to right.
 var (
 	Statuses   = []string{"leads", "qualifying", "proposal", "negotiation", "contracted", "active", "development", "planning", "paused", "completed"}
@@ -52,7 +52,7 @@ func hasOpen(items []Item) bool {
 }
 
 // AutoCompletes reports whether a change that took a card's checklist from
-// before to after completes the card (document 1, "Auto-complete"): the card is
+// before to after completes the card (kanban.proto): the card is
 // not completed yet, the change closed the last open item, and none is left.
 // The rule fires on that edge only, so a card the operator moves back out of
 // `completed` stays where it was put until an item is reopened and closed again.

@@ -1,4 +1,4 @@
-// Package kanban owns the operator's board (document 1, "Kanban"): cards, their
+// Package kanban owns the operator's board (kanban.proto): cards, their
 // checklists and contact links, auto-completion, and each card's activity feed.
 // Every write and the activity it causes share one transaction.
 package kanban
@@ -115,7 +115,7 @@ func EndOfColumn(ctx context.Context, tx *db.Tx, userID, status string) (int, er
 
 // ListCards pages the board with checklists and four-field contacts.
 func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsRequest) (*switchboardv1.ListCardsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func listFilters(userID string, req *switchboardv1.ListCardsRequest) ([]predicat
 
 // GetCard answers one card with seven-field contacts.
 func (s *Service) GetCard(ctx context.Context, req *switchboardv1.GetCardRequest) (*switchboardv1.GetCardResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func (s *Service) GetCard(ctx context.Context, req *switchboardv1.GetCardRequest
 
 // CreateCard adds a card at the end of its column.
 func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardRequest) (*switchboardv1.CreateCardResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func reloadDetail(ctx context.Context, tx *db.Tx, userID, id string) (*switchboa
 // DeleteCard removes a card with its checklist and contact links, and answers
 // the card as it was.
 func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardRequest) (*switchboardv1.DeleteCardResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +302,7 @@ func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardR
 // ListCardActivity pages a card's activity, newest first. A deleted card's
 // history stays readable by its owner; an id the account never had is 404.
 func (s *Service) ListCardActivity(ctx context.Context, req *switchboardv1.ListCardActivityRequest) (*switchboardv1.ListCardActivityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 // status change moves the card to the end of its new column unless an order is
 // supplied too.
 func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardRequest) (*switchboardv1.UpdateCardResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ var (
 	_ switchboardv1.KeyServiceServer         = (*Service)(nil)
 )
 
-// Scopes a key can be limited to (RULINGS "Accounts, keys, sessions").
+// Scopes a key can be limited to (docs/decisions.md "Accounts, keys, sessions").
 var Scopes = []string{"queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store"}
 
 // maxKeysListed bounds the list; an account with more keys than this has a leak.
@@ -40,7 +40,7 @@ type Service struct {
 
 // ListKeys lists the caller's keys, newest first.
 func (s *Service) ListKeys(ctx context.Context, _ *switchboardv1.ListKeysRequest) (*switchboardv1.ListKeysResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func normaliseScopes(in []string) ([]string, error) {
 
 // CreateKey makes a key and answers its value once.
 func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyRequest) (*switchboardv1.CreateKeyResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyReq
 
 // DeleteKey deactivates one of the caller's keys.
 func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyRequest) (*switchboardv1.DeleteKeyResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
 // Package page reads and writes the offset pagination every list shares
-// (RULINGS "Kanban and contacts": default 50, at most 100).
+// (docs/decisions.md "Kanban and contacts": default 50, at most 100).
 package page
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
-// Checklist sources and labels the bridge writes (document 1, "ChecklistItem").
+// Checklist sources and labels the bridge writes (kanban.proto, ChecklistItem).
 const (
 	sourceQueue       = "queue"
 	sourceQueueReview = "queue_review"
@@ -27,8 +27,8 @@ const (
 	labelPendingRetry  = "pending_retry"
 )
 
-// bridge mirrors queue events onto the kanban board (document 1, "Queue-to-board
-// bridge"), inside the caller's transaction.
+// bridge mirrors queue events onto the kanban board (docs/decisions.md
+// "Queue"), inside the caller's transaction.
 // The create path's inserts as plain SQL, the rows ent would write: on
 // SQLite's single writer the builder's CPU was the throughput limit
 // (bench/entcost_test.go, bench/RESULTS.md). "$n" binds by position on SQLite

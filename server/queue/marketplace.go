@@ -15,9 +15,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-// Delivery is a store execution in its requester's queue (document 2,
-// Isolation: "Marketplace deliveries go as a shared document to the
-// requester plus a queue callback").
+// Delivery is a store execution in its requester's queue (a
+// marketplace delivery goes as a shared document to the requester plus a
+// queue callback).
 type Delivery struct {
 	UserID      string
 	ExecutionID string

@@ -30,7 +30,7 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *en
 		Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID), queueitem.StatusEQ(it.Status)).
 		SetStatus(queueitem.Status(to)).Save(ctx)
 	if err != nil {
-		return nil, false, internal(err)
+		return nil, false, apperr.Wrap(err)
 	}
 	if n == 0 {
 		now, err := s.load(ctx, tx.Client(), p.UserID, it.ID)
@@ -41,7 +41,7 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *en
 	}
 	moved, err := tx.QueueItem.Get(ctx, it.ID)
 	if err != nil {
-		return nil, false, internal(err)
+		return nil, false, apperr.Wrap(err)
 	}
 	if err := s.sideEffects(ctx, tx, p, moved, from); err != nil {
 		return nil, false, err
@@ -67,12 +67,12 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 	to := string(it.Status)
 	ev := EventOf(to)
 	if err := (bridge{tx, p.UserID, p.Actor()}).move(ctx, it, ev); err != nil {
-		return internal(err)
+		return apperr.Wrap(err)
 	}
 	if ev == EventDispatched || ev == EventCompleted {
 		_, assistant, err := settingsOf(ctx, tx, p.UserID)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		typ, content := comms.TypeExecutionStarted, fmt.Sprintf("Started: %s", it.Title)
 		if ev == EventCompleted {
@@ -82,7 +82,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 			"type": typ, "queueItemId": it.ID, "title": it.Title,
 		})
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		posted(tx, m)
 	}
@@ -91,24 +91,24 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, to),
 		Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": to},
 	}); err != nil {
-		return internal(err)
+		return apperr.Wrap(err)
 	}
 	if ev != EventDispatched {
 		return nil
 	}
-	return internal(activity.Write(ctx, tx, activity.Entry{
+	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_dispatched", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary: fmt.Sprintf("Dispatched %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
 }
 
-// releaseDependants dispatches the ready items that waited for it (RULINGS
+// releaseDependants dispatches the ready items that waited for it (docs/decisions.md
 // "Queue": autoDispatched).
 func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Principal, done *ent.QueueItem) (bool, error) {
 	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),
 		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {
-		return false, internal(err)
+		return false, apperr.Wrap(err)
 	}
 	for _, d := range deps {
 		if _, _, err := s.move(ctx, tx, p, d, InProgress); err != nil {
@@ -119,7 +119,7 @@ func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Prin
 			Summary:  fmt.Sprintf("Dispatched %q now that %q is done", d.Title, done.Title),
 			Metadata: map[string]any{"queueItemId": d.ID, "releasedBy": done.ID},
 		}); err != nil {
-			return false, internal(err)
+			return false, apperr.Wrap(err)
 		}
 	}
 	return len(deps) > 0, nil

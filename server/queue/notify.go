@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -21,9 +22,9 @@ import (
 func (s *Service) changed(ctx context.Context, tx *db.Tx, userID string, row *ent.Setting, c webhooks.QueueUpdated) error {
 	ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: s.Now(), Data: c}
 	if row != nil {
-		return internal(webhooks.EnqueueFor(ctx, tx, row, ev))
+		return apperr.Wrap(webhooks.EnqueueFor(ctx, tx, row, ev))
 	}
-	return internal(webhooks.Enqueue(ctx, tx, userID, ev))
+	return apperr.Wrap(webhooks.Enqueue(ctx, tx, userID, ev))
 }
 
 // posted emits a comms message's new_message event.

@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/llm"
 )
 
-// maxSummary bounds displaySummary (document 1, "Optimizer summary").
+// maxSummary bounds displaySummary (queue.proto).
 const maxSummary = 120
 
 // genericAgent is the target when an item is not bound for a known agent.
@@ -29,8 +29,8 @@ type suggestion struct {
 // payloadKeys are the generic keys of optimizedPayload.
 var payloadKeys = []string{"task", "context", "deliverables", "files", "constraints"}
 
-// fallback is the deterministic rewrite used without a language model (RULINGS,
-// last ruling): the first 120 characters, and the generic payload keys.
+// fallback is the deterministic rewrite used without a language model (docs/decisions.md
+// "Language model"): the first 120 characters, and the generic payload keys.
 func fallback(t text) suggestion {
 	return suggestion{Summary: summarize(t), Payload: map[string]any{
 		"task": t.Title, "context": t.Description,
@@ -95,7 +95,7 @@ func validPayload(p map[string]any) bool {
 }
 
 // optimize writes what the prompt optimizer adds to an edited item's metadata
-// (document 1, "QueueItem"). The first _original is kept, so a chain of edits
+// (queue.proto, QueueItem). The first _original is kept, so a chain of edits
 // still shows what the item said before anyone touched it. Title and
 // description are never changed here.
 func optimize(meta map[string]any, before text, s suggestion, now time.Time) {

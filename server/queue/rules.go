@@ -8,7 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
-// The statuses of an item (document 1, "Queue item status"; RULINGS "Queue").
+// The statuses of an item (docs/decisions.md "Queue").
 const (
 	PendingConfirmation = "pending_confirmation"
 	Ready               = "ready"
@@ -28,7 +28,7 @@ var (
 	Priorities = kanban.Priorities
 )
 
-// transitions is the complete table of RULINGS "Queue".
+// transitions is the complete transition table (docs/decisions.md "Queue").
 var transitions = map[string][]string{
 	PendingConfirmation: {Ready, Blocked, Later},
 	Ready:               {InProgress, DoneToday, Blocked, Later},
@@ -71,7 +71,7 @@ func CheckMove(from, to string) *MoveError {
 // Event is what a move means to the kanban bridge.
 type Event uint8
 
-// The bridge events (RULINGS "Queue": dispatched, completes, fails).
+// The bridge events (docs/decisions.md "Queue": dispatched, completes, fails).
 const (
 	EventNone Event = iota
 	EventDispatched
@@ -92,7 +92,7 @@ func EventOf(to string) Event {
 	return EventNone
 }
 
-// Confirm messages (RULINGS "Queue").
+// Confirm messages (docs/decisions.md "Queue").
 func approvedMessage(title string) string {
 	return fmt.Sprintf("%q approved and added to queue", title)
 }

@@ -48,23 +48,12 @@ type Service struct {
 	LLM *llm.Client
 }
 
-// internal wraps a storage error; typed errors pass through.
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	if e, ok := err.(*apperr.Error); ok {
-		return e
-	}
-	return apperr.Internal(err)
-}
-
 func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
 	it, err := c.QueueItem.Query().Where(queueitem.ID(id), queueitem.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("queue item %q not found", id)
 	}
-	return it, internal(err)
+	return it, apperr.Wrap(err)
 }
 
 func parseMeta(raw string) map[string]any {
@@ -115,7 +104,7 @@ func settingsOf(ctx context.Context, tx *db.Tx, userID string) (autoApprove bool
 
 // ListQueueItems pages the queue, newest first.
 func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQueueItemsRequest) (*switchboardv1.ListQueueItemsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -147,12 +136,12 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	// and makes SQLite read every row.
 	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	rows, err := q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID)).
 		Offset(pg.Offset).Limit(pg.Limit).All(ctx)
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	items := make([]*switchboardv1.QueueItem, 0, len(rows))
 	for _, r := range rows {
@@ -166,7 +155,7 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 
 // GetQueueItem answers one item.
 func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueItemRequest) (*switchboardv1.GetQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -178,9 +167,9 @@ func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueI
 }
 
 // CreateQueueItem adds an item; the calling agent is its handler, so the
-// capability gate passes (RULINGS "Queue").
+// capability gate passes (docs/decisions.md "Queue").
 func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.CreateQueueItemRequest) (*switchboardv1.CreateQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +200,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		}
 		row, _, err := settingsRow(ctx, tx, p.UserID)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		status := queueitem.StatusPendingConfirmation
 		if row.QueueAutoApprove {
@@ -222,7 +211,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
 		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		now := time.Now().UTC()
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
@@ -231,7 +220,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
 			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn}
 		if err := insertItem(ctx, tx, it); err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		out = it
 		if err := s.changed(ctx, tx, p.UserID, row, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
@@ -240,7 +229,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		if it.Status == queueitem.StatusReady {
 			becameReady(tx, it)
 		}
-		return internal(activity.Write(ctx, tx, activity.Entry{
+		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew,
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
 			Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status)},
@@ -267,7 +256,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 	if cardID != nil {
 		ok, err := tx.Card.Query().Where(card.ID(*cardID), card.UserID(userID)).Exist(ctx)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		if !ok {
 			return apperr.NotFound("card %q not found", *cardID)
@@ -279,7 +268,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 		}
 		ok, err := tx.QueueItem.Query().Where(queueitem.ID(*id), queueitem.UserID(userID)).Exist(ctx)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		if !ok {
 			return apperr.NotFound("%s: queue item %q not found", field, *id)
@@ -291,7 +280,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 // UpdateQueueItem changes the supplied fields and runs the prompt optimizer
 // when the title or description changes.
 func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.UpdateQueueItemRequest) (*switchboardv1.UpdateQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -375,16 +364,16 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 		raw, err := encodeMeta(meta)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		if it, err = up.SetMetadata(raw).Save(ctx); err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		out = it
 		if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
 			return err
 		}
-		return internal(activity.Write(ctx, tx, activity.Entry{
+		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
 			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 		}))
@@ -397,7 +386,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 
 // DeleteQueueItem removes an item from any status (guard 5).
 func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.DeleteQueueItemRequest) (*switchboardv1.DeleteQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -419,11 +408,11 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 // remove deletes an item with its board rows and writes queue_deleted.
 func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, summary string) error {
 	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
-		return internal(err)
+		return apperr.Wrap(err)
 	}
 	n, err := tx.QueueItem.Delete().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID)).Exec(ctx)
 	if err != nil {
-		return internal(err)
+		return apperr.Wrap(err)
 	}
 	if n == 0 {
 		return apperr.NotFound("queue item %q not found", it.ID)
@@ -431,7 +420,7 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *
 	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err
 	}
-	return internal(activity.Write(ctx, tx, activity.Entry{
+	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
@@ -439,7 +428,7 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *
 
 // ConfirmQueueItem approves or rejects an item waiting for confirmation.
 func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.ConfirmQueueItemRequest) (*switchboardv1.ConfirmQueueItemResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +467,7 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 
 // UpdateQueueItemStatus moves an item along the transition table.
 func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.UpdateQueueItemStatusRequest) (*switchboardv1.UpdateQueueItemStatusResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +496,7 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 // ReportQueueResult records a result, merges it into the metadata and moves the
 // item (done_today unless the report says otherwise).
 func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.ReportQueueResultRequest) (*switchboardv1.ReportQueueResultResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -536,12 +525,12 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		meta["result"], meta["reportedBy"], meta["completedAt"] = result, p.Actor(), now.UTC().Format(time.RFC3339)
 		raw, err := encodeMeta(meta)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		it, err = it.Update().SetMetadata(raw).SetResult(result).SetResultStatus(queueitem.ResultStatus(to)).
 			SetReportedBy(p.Actor()).SetCompletedAt(now).Save(ctx)
 		if err != nil {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		moved, auto, err := s.move(ctx, tx, p, it, to)
 		if err != nil {
@@ -558,7 +547,7 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 
 // GetQueueResult answers the reported result; 404 when none.
 func (s *Service) GetQueueResult(ctx context.Context, req *switchboardv1.GetQueueResultRequest) (*switchboardv1.GetQueueResultResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

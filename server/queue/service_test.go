@@ -532,7 +532,8 @@ func TestSideEffectFailureRollsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := e.counts(t)
-	if res := e.move(t, id, "in_progress"); res.Status != 500 {
+	// The missing row surfaces as apperr's storage mapping: 404 naming it.
+	if res := e.move(t, id, "in_progress"); res.Status != 404 || res.JSON(t)["error"] != "setting not found" {
 		t.Fatalf("move with a failing side effect: %d %s", res.Status, res.Body)
 	}
 	if after := e.counts(t); after != before {

@@ -52,7 +52,7 @@ type Server struct {
 type Option func(*server.Config)
 
 // WithPrivateEndpoints lets outbound calls reach loopback, where tests run
-// their receivers (RULINGS "Store, federation, MCP, A2A").
+// their receivers (docs/decisions.md "Store, federation, MCP, A2A").
 func WithPrivateEndpoints() Option { return func(c *server.Config) { c.AllowPrivateEndpoints = true } }
 
 // WithLimits sets the rate limits (tests lower them to reach them).
@@ -73,7 +73,7 @@ func WithSecretKey(key []byte) Option { return func(c *server.Config) { c.Secret
 // test server has a random one), as an instance that never configured it.
 func WithoutSecretKey() Option { return func(c *server.Config) { c.SecretKey = nil } }
 
-// WithReviewPolicy sets the store's review policy (RULINGS "Store,
+// WithReviewPolicy sets the store's review policy (docs/decisions.md "Store,
 // federation, MCP, A2A").
 func WithReviewPolicy(p store.ReviewPolicy) Option {
 	return func(c *server.Config) { c.ReviewPolicy = p }
@@ -294,7 +294,8 @@ func (b bearer) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.
 	return next
 }
 
-// Protocols are the three Connect-family protocols a client can speak, by name.
+// Protocols are the ways a client can call a Connect handler, by name: the
+// Connect protocol in JSON and in binary, gRPC and gRPC-Web.
 func Protocols() map[string][]connect.ClientOption {
 	return map[string][]connect.ClientOption{
 		"connect+json":  {connect.WithProtoJSON()},

@@ -47,7 +47,7 @@ func (s *Service) load(ctx context.Context, userID string) (*ent.Setting, error)
 
 // GetSettings answers the Settings object.
 func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsRequest) (*switchboardv1.GetSettingsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -70,11 +70,11 @@ func (s *Service) GetSettings(ctx context.Context, _ *switchboardv1.GetSettingsR
 }
 
 // UpdateSettings applies the supplied fields and answers only those
-// (document 1, Settings: PATCH). A supplied mode also pushes
+// (settings.proto: PATCH). A supplied mode also pushes
 // settings.mode_switched to the account's webhook targets, in the same
-// transaction (RULINGS "Shared chat and events").
+// transaction (docs/decisions.md "Shared chat and events").
 func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateSettingsRequest) (*switchboardv1.UpdateSettingsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ const (
 )
 
 // services are the known service names: push webhooks, and the
-// integrations capability packs need (document 2, "Capability pack"
+// integrations capability packs need (capabilities.proto,
 // integrationType), whose entry is the integration's endpoint and token.
 var services = []string{webhooks.ServicePush, "email", "calendar", "slack", "crm", "payments", "transcript"}
 
@@ -43,8 +43,8 @@ func checkClearFields(req *switchboardv1.UpdateSettingsRequest) (clearKeys bool,
 }
 
 // checkServiceKeys validates the supplied entries without the database: their
-// shape, the limits, and the address rule (RULINGS "Store, federation, MCP,
-// A2A"). Secrets are merged later, in the transaction.
+// shape, the limits, and the address rule (docs/decisions.md "Store,
+// federation, MCP, A2A"). Secrets are merged later, in the transaction.
 func checkServiceKeys(ctx context.Context, in []*switchboardv1.ServiceKeyInput, policy egress.Policy) error {
 	if len(in) > MaxServiceKeys {
 		return apperr.Invalid("serviceKeys: at most %d entries", MaxServiceKeys)

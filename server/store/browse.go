@@ -24,8 +24,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
-// Browse values (document 2, "Agent store": filters category, pricing,
-// search, sort, scope).
+// Browse values (store.proto: filters category,
+// pricing, search, sort, scope).
 var (
 	Sorts  = []string{"newest", "name", "rating", "popular", "price_asc", "price_desc"}
 	Scopes = []string{"local", "global", "all"}
@@ -33,8 +33,8 @@ var (
 	Pricings = append([]string{"paid"}, PricingModels...)
 )
 
-// noPlatform explains why global and all answer the local store (RULINGS:
-// until federation lands).
+// noPlatform explains why global and all answer the local store (docs/decisions.md
+// "Store, federation, MCP, A2A": until federation lands).
 const noPlatform = "no platform store is linked to this instance: showing this instance's store only"
 
 // maxSearch is the longest search, in characters.
@@ -45,7 +45,7 @@ const recentExecutions = 20
 
 // ListStoreAgents browses the store.
 func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListStoreAgentsRequest) (*switchboardv1.ListStoreAgentsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 // GetStoreAgent answers a listing with its stats, changelog and the caller's
 // latest executions of it.
 func (s *Service) GetStoreAgent(ctx context.Context, req *switchboardv1.GetStoreAgentRequest) (*switchboardv1.GetStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
-// The fee structure (document 2, "Limits": minimum fees; RULINGS: the revenue
-// split follows the fee percent with the documented floors). This instance
+// The fee structure (docs/decisions.md "Store limits"
+// and "Store, federation, MCP, A2A": the revenue split follows the fee
+// percent with the documented floors). This instance
 // charges the floors: the store fee is the payments floor the split applies.
 const (
 	StoreFeePercent      = payments.MinFeePercent
@@ -43,7 +44,7 @@ func (s *Service) GetStoreFeeInfo(context.Context, *switchboardv1.GetStoreFeeInf
 // nothing. Sums are per currency (an execution without one is in its
 // listing's).
 func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStoreEarningsRequest) (*switchboardv1.GetStoreEarningsResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 const MemorySource = "store_agent"
 
 // MaxMemoryEntries is how many entries one installation writes at most
-// (document 2, "Store agent listing": up to 8).
+// (docs/decisions.md "Store limits": up to 8).
 const MaxMemoryEntries = 8
 
 // KitEntry is one memory entry an installation writes.

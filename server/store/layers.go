@@ -1,7 +1,6 @@
 package store
 
-// The three agent configuration layers (document 2, "Agent configuration
-// layers"), by who writes them:
+// The three agent configuration layers (store.proto), by who writes them:
 //
 //   - Layer 1, the owner: columns of the listing (store_agents), written only
 //     through the owner's create and update. No user input reaches them.
@@ -32,7 +31,7 @@ const (
 	OutputOnly = "output_only"
 )
 
-// IsolationFor is the isolation of a task origin (document 2): the owner's own
+// IsolationFor is the isolation of a task origin (store.proto): the owner's own
 // tasks get full access to internal context; every other origin (marketplace,
 // federation, and anything unknown) the task prompt only.
 func IsolationFor(taskOrigin string) string {

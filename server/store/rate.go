@@ -23,7 +23,7 @@ const maxFeedback = 2000
 // agent and recalculates the agent's average. Rating again replaces the
 // rating. An owner cannot rate their own agent.
 func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.RateStoreExecutionRequest) (*switchboardv1.RateStoreExecutionResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

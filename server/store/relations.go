@@ -18,7 +18,7 @@ import (
 // SubscribeStoreAgent subscribes the caller to an active listing; a second
 // subscription is a 409.
 func (s *Service) SubscribeStoreAgent(ctx context.Context, req *switchboardv1.SubscribeStoreAgentRequest) (*switchboardv1.SubscribeStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (s *Service) SubscribeStoreAgent(ctx context.Context, req *switchboardv1.Su
 
 // UnsubscribeStoreAgent ends the caller's subscription; none is a 404.
 func (s *Service) UnsubscribeStoreAgent(ctx context.Context, req *switchboardv1.UnsubscribeStoreAgentRequest) (*switchboardv1.UnsubscribeStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *Service) UnsubscribeStoreAgent(ctx context.Context, req *switchboardv1.
 // InstallStoreAgent installs an active listing into the caller's toolkit and
 // writes its kit as memory entries; a second installation is a 409.
 func (s *Service) InstallStoreAgent(ctx context.Context, req *switchboardv1.InstallStoreAgentRequest) (*switchboardv1.InstallStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Service) InstallStoreAgent(ctx context.Context, req *switchboardv1.Inst
 // UninstallStoreAgent removes the caller's installation and every memory
 // entry it wrote; none is a 404.
 func (s *Service) UninstallStoreAgent(ctx context.Context, req *switchboardv1.UninstallStoreAgentRequest) (*switchboardv1.UninstallStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

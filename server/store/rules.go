@@ -9,7 +9,7 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// Enumerated values of a listing (document 2, "Store agent listing"). The
+// Enumerated values of a listing (store.proto). The
 // sync and self-registration sets of category and pricing model differ; a
 // listing accepts either.
 var (
@@ -21,11 +21,11 @@ var (
 	InputFormats   = []string{"text", "json", "a2a"}
 	AuthMethods    = []string{"none", "bearer", "api_key", "hmac"}
 	Availabilities = []string{"available", "unavailable", "maintenance"}
-	// WidgetTypes are AgentWidgetData's types (document 2, "Widget data").
+	// WidgetTypes are AgentWidgetData's types (store.proto).
 	WidgetTypes = []string{"choice_card", "action_list", "info_card", "payment_prompt"}
 )
 
-// Statuses of a listing (document 2, "Store agent status"), plus suspended:
+// Statuses of a listing (store.proto), plus suspended:
 // the cascade of a deactivated instance.
 const (
 	StatusPending       = "pending"
@@ -37,7 +37,7 @@ const (
 )
 
 // ReviewPolicy decides what a new listing and a breaking change go through
-// (RULINGS "Store, federation, MCP, A2A").
+// (docs/decisions.md "Store, federation, MCP, A2A").
 type ReviewPolicy string
 
 // The policies.
@@ -69,8 +69,8 @@ func (p ReviewPolicy) InitialStatus() string {
 	return StatusActive
 }
 
-// breakingFields are the changes that trigger re-review (document 2, "Store
-// agent status" and "Versioning"; RULINGS): endpoint, auth method, pricing
+// breakingFields are the changes that trigger re-review (docs/decisions.md
+// "Store, federation, MCP, A2A"): endpoint, auth method, pricing
 // model. Everything else applies at once.
 var breakingFields = []string{"endpointUrl", "authMethod", "pricingModel"}
 
@@ -99,9 +99,9 @@ func (p ReviewPolicy) StatusAfterChange(status string, breaking bool) string {
 }
 
 // ShipGateAfterChange is a self-registered agent's status after a change:
-// breaking changes re-review on every update path (RULINGS), so a listed or
-// rejected agent goes back to pending, which only an admin lifts, with a
-// ship-gate run that passed after the change.
+// breaking changes re-review on every update path (docs/decisions.md "Store,
+// federation, MCP, A2A"), so a listed or rejected agent goes back to pending,
+// which only an admin lifts, with a ship-gate run that passed after the change.
 func ShipGateAfterChange(status string, breaking bool) string {
 	if breaking && (status == StatusActive || status == StatusRejected) {
 		return StatusPending

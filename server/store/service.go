@@ -1,10 +1,9 @@
-// Package store owns the agent store's listings (document 2, "Store agent
-// listing", "Agent store"): registering, browsing, changing (with version,
-// changelog and re-review of breaking changes) and removing listings;
-// subscriptions; installations, which write the integration kit into the
-// installer's memory; ratings; earnings and the fee structure. Agent
-// credentials are sealed with the instance key (internal/secrets) before any
-// transaction starts, and are never answered.
+// Package store owns the agent store's listings (store.proto): registering,
+// browsing, changing (with version, changelog and re-review of breaking
+// changes) and removing listings; subscriptions; installations, which write the
+// integration kit into the installer's memory; ratings; earnings and the fee
+// structure. Agent credentials are sealed with the instance key
+// (internal/secrets) before any transaction starts, and are never answered.
 //
 // Executions, payment holds and the review lifecycle build on this package:
 // the lock is store_agents.current_execution_id (set only where it is null,
@@ -14,7 +13,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -82,7 +80,7 @@ func CredentialAAD(agentID string) []byte {
 // CreateStoreAgent registers a listing owned by the caller; under the review
 // policy it waits for an admin.
 func (s *Service) CreateStoreAgent(ctx context.Context, req *switchboardv1.CreateStoreAgentRequest) (*switchboardv1.CreateStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +102,9 @@ type Checked struct {
 // ID is the id the listing will have.
 func (c *Checked) ID() string { return c.id }
 
-// Check validates a new listing's input for userID's CreateListing, so a
-// caller can refuse before any outbound work (document 2, "Developer
-// self-registration": health check and probe come after the input is known
-// to be good).
+// Check validates a new listing's input for userID's CreateListing, so a caller
+// can refuse before any outbound work (developer.proto: health check and probe
+// come after the input is known to be good).
 func (s *Service) Check(ctx context.Context, in *switchboardv1.StoreAgentInput) (*Checked, error) {
 	p, err := parseInput(in, true)
 	if err != nil {
@@ -201,7 +198,7 @@ func OwnerView(row *ent.StoreAgent) *switchboardv1.StoreAgent {
 // sends the listing back to review under the review policy. An update that
 // changes nothing writes nothing.
 func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.UpdateStoreAgentRequest) (*switchboardv1.UpdateStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +208,7 @@ func (s *Service) UpdateStoreAgent(ctx context.Context, req *switchboardv1.Updat
 	out := &switchboardv1.UpdateStoreAgentResponse{}
 	row, change, err := s.UpdateListing(ctx, p.UserID, req.GetId(), req.GetAgent(), func(row *ent.StoreAgent, breaking bool) string {
 		// A self-registered agent goes back through the ship-gate on this
-		// path too, whatever the policy (RULINGS "Store, federation, MCP, A2A").
+		// path too, whatever the policy (docs/decisions.md "Store, federation, MCP, A2A").
 		if row.SelfConfigTokenHash != nil {
 			return ShipGateAfterChange(string(row.Status), breaking)
 		}
@@ -312,7 +309,7 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 // with work in flight (a running or queued execution, or a payment held) is
 // refused: that work would be lost.
 func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.DeleteStoreAgentRequest) (*switchboardv1.DeleteStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +368,7 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 	return &switchboardv1.DeleteStoreAgentResponse{Agent: out}, nil
 }
 
-// checkURLs applies the address rule to the supplied URLs (RULINGS "Store,
+// checkURLs applies the address rule to the supplied URLs (docs/decisions.md "Store,
 // federation, MCP, A2A"): a clear 400 at save time. It resolves names, so it
 // runs before any transaction.
 func (s *Service) checkURLs(ctx context.Context, in *patch) error {
@@ -484,8 +481,9 @@ func write(m *ent.StoreAgentMutation, l listing, update bool) error {
 	return nil
 }
 
-// saveError maps a failed save: the one unique column an owner writes is
-// the slug (RULINGS: a conflicting slug answers 409 on every write path).
+// saveError maps a failed save: the one unique column an owner writes is the
+// slug (docs/decisions.md "Store, federation, MCP, A2A": a conflicting slug
+// answers 409 on every write path).
 func saveError(err error, slug string) error {
 	switch {
 	case err == nil:
@@ -495,16 +493,12 @@ func saveError(err error, slug string) error {
 	case ent.IsNotFound(err):
 		return apperr.NotFound("store agent not found among your listings")
 	}
-	var e *apperr.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return apperr.Internal(err)
+	return apperr.Wrap(err)
 }
 
 // owned loads one of the caller's own listings; another account's listing,
-// visible or not, is not found for changes (RULINGS: another account's id
-// answers 404, never 403).
+// visible or not, is not found for changes (docs/decisions.md "Accounts, keys,
+// sessions": another account's id answers 404, never 403).
 func owned(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreAgent, error) {
 	if id == "" {
 		return nil, apperr.Invalid("id is required")

@@ -24,7 +24,7 @@ var (
 	_ switchboardv1.UpdateServiceServer         = (*Service)(nil)
 )
 
-// Source names the publisher of the feed (RULINGS "Changelog feed").
+// Source names the publisher of the feed (docs/decisions.md "Changelog feed").
 const Source = "switchboard"
 
 //go:embed changelog.json

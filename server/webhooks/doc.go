@@ -1,5 +1,5 @@
-// Package webhooks owns outbound push webhooks (RULINGS "Shared chat and
-// events"): a durable outbox written in the same transaction as the change it
+// Package webhooks owns outbound push webhooks (docs/decisions.md "Shared chat
+// and events"): a durable outbox written in the same transaction as the change it
 // reports, and a Dispatcher that delivers it, signed, with retries and a
 // circuit breaker per target URL.
 //

@@ -12,7 +12,7 @@ const (
 // ServicePush is the settings service name of a push-webhook target.
 const ServicePush = "webhook_push"
 
-// Delivery rules of RULINGS "Shared chat and events".
+// Delivery rules (docs/decisions.md "Shared chat and events").
 var (
 	// Retries are the delays after each failed attempt; one more failure
 	// after the last ends the delivery as retry_exhausted.

@@ -9,8 +9,8 @@ import (
 	"github.com/sony/gobreaker/v2"
 )
 
-// BreakerConfig tunes the per-target breakers (document 2, "Circuit breaker
-// states"): Failures consecutive failures open it, it fast-rejects for
+// BreakerConfig tunes the per-target breakers (docs/decisions.md
+// "Store limits"): Failures consecutive failures open it, it fast-rejects for
 // OpenFor, then half-opens and lets Probes calls through; that many
 // successes close it, a failure opens it again.
 type BreakerConfig struct {

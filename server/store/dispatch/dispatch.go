@@ -1,7 +1,7 @@
 // Package dispatch builds and sends the store's outbound call to an agent
-// (document 2, "Execution contract"): a POST to the listing's endpointUrl with
+// (store_execution.proto): a POST to the listing's endpointUrl with
 // a body shaped by inputFormat, auth headers by authMethod, the service
-// headers, and a 30-second timeout, through the egress guard (RULINGS "Store,
+// headers, and a 30-second timeout, through the egress guard (docs/decisions.md "Store,
 // federation, MCP, A2A": private addresses are refused unless allowed). It
 // parses the agent's answer into output text, a price quote (dynamic
 // pricing) or an "accepted" answer whose result comes back through the
@@ -54,7 +54,7 @@ const (
 	HeaderQuoteApproved = "X-Service-Quote-Approved"
 )
 
-// DefaultTimeout is the synchronous agent call's limit (document 2, "Limits").
+// DefaultTimeout is the synchronous agent call's limit (docs/decisions.md "Store limits").
 const DefaultTimeout = 30 * time.Second
 
 // maxAnswer bounds how much of an agent's answer is read.

@@ -84,7 +84,7 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 		return err
 	})
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	e.sendAll(next)
 	return e.outcome(ctx, ex.ID)

@@ -1,5 +1,5 @@
-// Package engine runs store executions (document 2, "Execution status and
-// review", "Execution contract"; RULINGS "Store, federation, MCP, A2A").
+// Package engine runs store executions (store_execution.proto;
+// docs/decisions.md "Store, federation, MCP, A2A").
 //
 // One execution per agent at a time: the lock is store_agents.
 // current_execution_id, taken by one conditional UPDATE (where it is null)
@@ -17,11 +17,11 @@
 // background: the spec's "internal dispatch route" is this in-process call.
 //
 // Everything the engine waits for is in the database, so it is durable
-// (RULINGS: timers survive a restart): Start sends running executions that
-// took the lock but were never sent (dispatched_at null), and a sweep on the
-// injected clock times out running executions past started_at + the
-// listing's executionTimeout (a quote nobody decides included) and promotes
-// queues whose lock is free.
+// (docs/decisions.md "Store, federation, MCP, A2A": timers survive a restart):
+// Start sends running executions that took the lock but were never sent
+// (dispatched_at null), and a sweep on the injected clock times out running
+// executions past started_at + the listing's executionTimeout (a quote nobody
+// decides included) and promotes queues whose lock is free.
 //
 // Hooks for the other store work:
 //   - Finished(ctx, tx, ex) runs inside the transaction that records

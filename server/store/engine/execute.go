@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -88,7 +87,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 				return apperr.Internal(err)
 			}
 			if ex, err = create.SetStatus(execution.StatusQueued).SetQueuedAt(now).SetQueuePosition(pos + 1).Save(ctx); err != nil {
-				return internal(err)
+				return apperr.Wrap(err)
 			}
 			return e.created(ctx, tx, ex)
 		}
@@ -164,7 +163,7 @@ func (e *Engine) holdAtDispatch(ctx context.Context, tx *db.Tx, agent *ent.Store
 	}
 	r := payments.Split(agent.PricePerTask, store.StoreFeePercent, agent.Currency)
 	out, err := payments.Hold(ctx, tx, e.Payments, ex, agent.UserID, method, r, e.now())
-	return out, internal(err)
+	return out, apperr.Wrap(err)
 }
 
 func methodError(err error) error {
@@ -172,15 +171,4 @@ func methodError(err error) error {
 		return apperr.Invalid("paymentMethodId: %v", err)
 	}
 	return apperr.Internal(err)
-}
-
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return ae
-	}
-	return apperr.Internal(fmt.Errorf("engine: %w", err))
 }

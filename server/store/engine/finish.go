@@ -31,7 +31,7 @@ func (e *Engine) finishTimed(ctx context.Context, id string, status execution.St
 		return e.outcome(ctx, id)
 	}
 	if err != nil {
-		return nil, internal(err)
+		return nil, apperr.Wrap(err)
 	}
 	e.sendAll(next)
 	return e.outcome(ctx, id)
@@ -165,7 +165,7 @@ func renumber(ctx context.Context, tx *db.Tx, agentID string) error {
 }
 
 // Requeue makes a new execution for the same requester and input as denied,
-// at the back of its agent's queue (document 2: a deny queues a new
+// at the back of its agent's queue (a deny queues a new
 // execution, no priority boost). It runs in the caller's transaction; call
 // Kick with the agent id after commit so a free lock takes it at once.
 func (e *Engine) Requeue(ctx context.Context, tx *db.Tx, denied *ent.Execution) (*ent.Execution, error) {

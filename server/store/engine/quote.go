@@ -48,14 +48,14 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 		}
 		if action == "decline" {
 			next, err = e.end(ctx, tx, ex.ID, execution.StatusFailed, nil, "the requester declined the quoted price", nil, PhaseDeclined)
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		now := e.now()
 		// dispatched_at cleared: the real run is not sent yet, and a restart
 		// before it is sent sends it (recover).
 		ex, err = ex.Update().SetPricingPhase(PhaseApproved).ClearDispatchedAt().SetUpdatedAt(now).Save(ctx)
 		if err != nil || ex.IsOwnAgent {
-			return internal(err)
+			return apperr.Wrap(err)
 		}
 		agent, err := tx.StoreAgent.Get(ctx, agentID)
 		if err != nil {
@@ -67,7 +67,7 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 		}
 		r := payments.Split(*ex.QuoteAmount, store.StoreFeePercent, cur)
 		_, err = payments.Hold(ctx, tx, e.Payments, ex, agent.UserID, method, r, now)
-		return internal(err)
+		return apperr.Wrap(err)
 	})
 	if err != nil {
 		return nil, err

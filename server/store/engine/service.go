@@ -23,7 +23,7 @@ type Service struct{ Engine *Engine }
 
 // ExecuteStoreAgent runs a listing for the caller.
 func (s *Service) ExecuteStoreAgent(ctx context.Context, req *switchboardv1.ExecuteStoreAgentRequest) (*switchboardv1.ExecuteStoreAgentResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Service) ExecuteStoreAgent(ctx context.Context, req *switchboardv1.Exec
 
 // DecideStoreQuote approves or declines a quote.
 func (s *Service) DecideStoreQuote(ctx context.Context, req *switchboardv1.DecideStoreQuoteRequest) (*switchboardv1.DecideStoreQuoteResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

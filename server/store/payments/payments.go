@@ -1,10 +1,10 @@
-// Package payments holds the store's money (RULINGS "Store, federation, MCP,
-// A2A": payments go through a provider interface; the built-in provider is a
+// Package payments holds the store's money (docs/decisions.md "Store,
+// federation, MCP, A2A": payments go through a provider interface; the built-in provider is a
 // ledger with manual-capture holds). A paid execution gets a hold when it is
 // dispatched (Authorize), the hold is captured when the requester confirms
 // the result (Capture) and released on deny, failure, timeout or a declined
 // quote (Release). The revenue split follows the store fee with its 15 %
-// floor (document 2, "Limits").
+// floor (docs/decisions.md "Store limits").
 //
 // The helpers Hold, Capture and Release move an execution's
 // payment_hold_status together with the provider, inside the caller's
@@ -23,7 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
-// MinFeePercent is the store fee floor (document 2, "Limits").
+// MinFeePercent is the store fee floor (docs/decisions.md "Store limits").
 const MinFeePercent = 15.0
 
 // HoldLifetime is how long an authorization stays valid: longer than the

@@ -87,7 +87,7 @@ func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) err
 	return nil
 }
 
-// reviewWidget is the review widget (document 2, "Widget data"): confirm or
+// reviewWidget is the review widget (store.proto, AgentWidgetData): confirm or
 // deny the delivered result.
 func reviewWidget(executionID, agentName string) map[string]any {
 	return map[string]any{

@@ -27,7 +27,7 @@ var signalNames = []string{"no_correction", "widget_confirmed", "payment_complet
 // RecordAgentQuality stores one signal about an active listing the caller
 // does not own and recalculates the listing's quality score from all of them.
 func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.RecordAgentQualityRequest) (*switchboardv1.RecordAgentQualityResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // reputations recalculates the reputation of both parties to a reviewed
-// execution: its requester and its agent's owner (document 2, "Other
-// records": recalculated after every review).
+// execution: its requester and its agent's owner (recalculated
+// after every review).
 func (s *Service) reputations(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	owner, err := tx.StoreAgent.Query().Where(storeagent.ID(ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
 	if err != nil {
@@ -84,5 +84,5 @@ func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) err
 		SetTaskEconomyRole(userreputation.TaskEconomyRole(r.Role)).SetReputationScore(r.Score).
 		SetNillableAvgRating(r.Avg).SetNillableAvgProviderRating(r.AvgProvider).SetNillableAvgClientRating(r.AvgClient).
 		SetReviewsReceived(r.Received).SetReviewsGiven(r.Given).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
-	return internal(err)
+	return apperr.Wrap(err)
 }

@@ -14,7 +14,7 @@ import (
 
 // GetStoreReputation answers the caller's reputation row, if any.
 func (s *Service) GetStoreReputation(ctx context.Context, _ *switchboardv1.GetStoreReputationRequest) (*switchboardv1.GetStoreReputationResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}

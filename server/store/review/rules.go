@@ -1,10 +1,10 @@
-// Package review owns what follows a store execution (document 2,
-// "Execution status and review"): the delivery of a completed marketplace
-// result to its requester (a shared document, a queue item, the review
-// widget), the 48-hour review window with confirm, deny (and requeue) and
-// auto-confirm on a durable timer, the payment hold's capture or release, the
-// requester's rating and quality scores, User reputation, and the agents'
-// quality signals about store agents (POST /api/agent-quality).
+// Package review owns what follows a store execution (store_review.proto): the
+// delivery of a completed marketplace result to its requester (a shared
+// document, a queue item, the review widget), the 48-hour review window with
+// confirm, deny (and requeue) and auto-confirm on a durable timer, the payment
+// hold's capture or release, the requester's rating and quality scores, User
+// reputation, and the agents' quality signals about store agents (POST
+// /api/agent-quality).
 package review
 
 import (
@@ -14,8 +14,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// Window is the review window, counted from reviewWidgetShownAt (document 2,
-// "Limits").
+// Window is the review window, counted from reviewWidgetShownAt (docs/decisions.md
+// "Store limits").
 const Window = store.ReviewWindowHours * time.Hour
 
 // Due is when an open review auto-confirms.
@@ -24,7 +24,7 @@ func Due(shownAt time.Time) time.Time { return shownAt.Add(Window) }
 // DenialCategories are the values a deny's optional category takes.
 var DenialCategories = []string{"quality", "incomplete", "incorrect", "off_topic", "late", "other"}
 
-// Signal weights (document 2, "Agent store": agent-quality).
+// Signal weights (store_review.proto: agent quality).
 var (
 	minWeight = -0.5
 	maxWeight = 1.0

@@ -121,7 +121,7 @@ func text(name, v string) error {
 }
 
 func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 }
 
 func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
-	p, err := auth.MustPrincipal(ctx)
+	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -318,11 +318,3 @@ func quality(ex *ent.Execution) *switchboardv1.ExecutionQuality {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// internal wraps a storage error (nil stays nil); typed errors pass through.
-func internal(err error) error {
-	if err == nil {
-		return nil
-	}
-	return apperr.From(err)
-}

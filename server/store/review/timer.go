@@ -21,7 +21,7 @@ const poll = 5 * time.Minute
 const sweepBatch = 100
 
 // Sweep auto-confirms every review whose window has ended and answers how
-// many it confirmed (document 2: POST /api/marketplace/lifecycle
+// many it confirmed (POST /api/marketplace/lifecycle
 // {action: sweep}). Each confirmation is its own transaction; one confirmed
 // meanwhile (by its requester, another sweep or the timer) is skipped.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
