@@ -32,11 +32,7 @@ func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *e
 		return nil, false, internal(err)
 	}
 	if n == 0 {
-		now, err := s.load(ctx, tx.Client(), p.UserID, it.ID)
-		if err != nil {
-			return nil, false, err
-		}
-		return nil, false, apperr.IllegalMove("item changed while this move was made: it is now %s", now.Status)
+		return nil, false, s.lostRace(ctx, tx, p.UserID, it.ID)
 	}
 	moved, err := tx.QueueItem.Get(ctx, it.ID)
 	if err != nil {
@@ -56,6 +52,17 @@ func (s *Service) move(ctx context.Context, tx *ent.Tx, p *auth.Principal, it *e
 		}
 	}
 	return moved, auto, nil
+}
+
+// lostRace is the refusal of a change that another one overtook between
+// reading the item and writing it: 404 when that one deleted the item, else
+// the move refusal naming the status it left (docs/decisions.md).
+func (s *Service) lostRace(ctx context.Context, tx *ent.Tx, userID, id string) error {
+	now, err := s.load(ctx, tx.Client(), userID, id)
+	if err != nil {
+		return err
+	}
+	return apperr.IllegalMove("item changed while this change was made: it is now %s", now.Status)
 }
 
 // sideEffects writes what a completed move causes: board rows, the comms
