@@ -161,10 +161,9 @@ func (s *Subscription) revoke(why *ended) {
 }
 
 // Pump delivers the subscription's events and the heartbeats to send until
-// ctx ends (nil), the subscriber falls behind (ErrDropped) or the bus closes
-// (ErrClosed), or its credential lapses (an *ended).
-// last is the id of the last event already sent; events up to it
-// are skipped.
+// ctx ends (nil), the subscriber falls behind (ErrDropped), the bus closes
+// (ErrClosed) or its credential lapses (an *ended). last is the id of the
+// last event already sent; events up to it are skipped.
 func (b *Bus) Pump(ctx context.Context, s *Subscription, last int64, send func(*Frame) error) error {
 	for {
 		bt := b.beat.Load()
