@@ -161,12 +161,13 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.Now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat})
+	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
+	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.Now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat,
+		Lapsed: resolver.Lapsed})
 	if err != nil {
 		return nil, err
 	}
 	app := &App{Events: bus, closers: []func(){bus.Close}}
-	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
 	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
 	storeSvc, err := newStore(cfg, egressPolicy)
 	if err != nil {
@@ -174,13 +175,13 @@ func New(cfg Config) (*App, error) {
 	}
 	executions := newLifecycle(cfg, egressPolicy, storeSvc)
 	svc := services{
-		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost},
+		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost, Ended: bus.EndStreams},
 		activity: &activity.Service{DB: cfg.DB.Client},
 		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
 		events:   &events.Service{Bus: bus},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
-		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget},
+		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget, Ended: bus.EndStreams},
 		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
 		settings: &settings.Service{DB: cfg.DB, Now: cfg.Now, Egress: egressPolicy},
 		store:    storeSvc,

@@ -61,8 +61,11 @@ func ParseURL(raw string) (*url.URL, error) {
 }
 
 // CheckURL refuses a URL whose host is, or resolves to, an address the policy
-// refuses. A name that does not resolve now passes: the dial-time check still
-// guards it, and a target may be configured before its DNS is.
+// refuses. An address is recognised in any spelling a resolver accepts: IPv6
+// (IPv4-mapped and NAT64 included, which the range check covers), dotted
+// IPv4, and the numeric forms of parseNumericHost. A name that does not
+// resolve now passes: the dial-time check still guards it, and a target may
+// be configured before its DNS is.
 func (p Policy) CheckURL(ctx context.Context, u *url.URL) error {
 	if p.AllowPrivate {
 		return nil
@@ -72,6 +75,9 @@ func (p Policy) CheckURL(ctx context.Context, u *url.URL) error {
 		return fmt.Errorf("url host %q: %w", host, ErrRefused)
 	}
 	if addr, err := netip.ParseAddr(host); err == nil {
+		return checkAddr(host, addr)
+	}
+	if addr, ok := parseNumericHost(host); ok {
 		return checkAddr(host, addr)
 	}
 	r := p.Resolver

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/egress/egresstest"
 )
 
 func TestParseURL(t *testing.T) {
@@ -73,6 +74,38 @@ func TestCheckURL(t *testing.T) {
 		}
 		if err := (egress.Policy{AllowPrivate: true}).CheckURL(ctx, u); err != nil {
 			t.Errorf("allowed policy refused %s: %v", tc.raw, err)
+		}
+	}
+}
+
+// RULINGS "Input at the boundary": a private address is refused at save in
+// every spelling a resolver accepts, on any scheme the rule allows, and
+// admitted when private endpoints are allowed.
+func TestCheckURLRefusesEverySpelling(t *testing.T) {
+	ctx := context.Background()
+	for _, host := range egresstest.PrivateHosts {
+		for _, scheme := range []string{"http", "https"} {
+			raw := scheme + "://" + host + "/hook"
+			u, err := egress.ParseURL(raw)
+			if err != nil {
+				t.Fatalf("ParseURL(%s): %v", raw, err)
+			}
+			if err := (egress.Policy{}).CheckURL(ctx, u); err == nil || !egress.Refused(err) {
+				t.Errorf("CheckURL(%s) = %v, want refused", raw, err)
+			}
+			if err := (egress.Policy{AllowPrivate: true}).CheckURL(ctx, u); err != nil {
+				t.Errorf("allowed policy refused %s: %v", raw, err)
+			}
+		}
+	}
+	// A numeric spelling of a public address is that address, and passes.
+	for _, raw := range []string{"http://1572394766/x", "http://0x5db8d70e/x", "http://93.12113678/x"} {
+		u, err := egress.ParseURL(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (egress.Policy{}).CheckURL(ctx, u); err != nil {
+			t.Errorf("CheckURL(%s) = %v, want accepted", raw, err)
 		}
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
 // Defaults of Config.
@@ -64,6 +65,10 @@ type Config struct {
 	KeepFor time.Duration
 	// Buffer is each subscriber's queue length (DefaultBuffer when zero).
 	Buffer int
+	// Lapsed answers which of the credentials no longer admit their holder;
+	// each heartbeat ends the streams they opened (credentials.go). Nil
+	// checks nothing.
+	Lapsed func(ctx context.Context, creds []auth.Credential) ([]auth.Credential, error)
 }
 
 // ErrClosed is returned once the bus has been closed.
@@ -326,6 +331,7 @@ func (b *Bus) heartbeats(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		b.sweep(ctx) // before the beat: a lapsed stream gets none
 		f, err := newFrame(0, &switchboardv1.ChatEvent{Type: TypeHeartbeat, Timestamp: timestamppb.New(b.cfg.Now())})
 		if err != nil {
 			b.cfg.Logger.Error("events: heartbeat", "err", err)

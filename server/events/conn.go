@@ -34,6 +34,7 @@ type sseConn struct {
 	mu      sync.Mutex
 	queue   [][]byte // waiting for the writer goroutine; the first may be a frame's remainder
 	writing bool     // the writer goroutine runs
+	closing bool     // close once the queue is written (finish)
 	closed  bool
 	// rawWrite's argument and results: the callback is bound once per
 	// connection rather than allocated per write.
@@ -118,6 +119,11 @@ func (c *sseConn) drain() {
 			return
 		}
 		if len(c.queue) == 0 {
+			if c.closing {
+				c.closeLocked()
+				c.mu.Unlock()
+				return
+			}
 			// A pending deadline would make the next direct write fail.
 			_ = c.conn.SetWriteDeadline(time.Time{})
 			c.queue, c.writing = nil, false
@@ -128,7 +134,8 @@ func (c *sseConn) drain() {
 		c.mu.Unlock()
 		_ = c.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
 		if _, err := c.conn.Write(p); err != nil {
-			c.sub.Close() // leaves the bus; closes the connection
+			c.sub.Close() // leaves the bus
+			c.close()     // (Close leaves a finished stream's connection)
 			return
 		}
 		c.mu.Lock()
@@ -138,6 +145,30 @@ func (c *sseConn) drain() {
 		}
 		c.mu.Unlock()
 	}
+}
+
+// finish ends the stream with p, its last event: written after what waits,
+// then the connection closes. The subscription has left the bus, so nothing
+// follows p.
+func (c *sseConn) finish(p []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closing = true
+	if c.writing {
+		c.queue = append(c.queue, p)
+		return
+	}
+	n, err := c.tryWrite(p)
+	if err != nil || n == len(p) {
+		c.closeLocked()
+		return
+	}
+	c.queue = append(c.queue, p[n:])
+	c.writing = true
+	c.sub.bus.goRun(c.drain)
 }
 
 func (c *sseConn) close() {
@@ -194,11 +225,16 @@ func (b *Bus) serveConn(conn net.Conn, h http.Header, o *opened) {
 // attach moves s, until now a channel nobody reads, onto c: what was queued
 // meanwhile (after last, the replay's end) is sent first, then the bus
 // writes to c directly. False when s has ended meanwhile (fell behind during
-// the replay, or the bus closed).
+// the replay, or the bus closed); a stream whose credential lapsed meanwhile
+// gets its last event and c closes itself.
 func (b *Bus) attach(s *Subscription, c *sseConn, last int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s.ended {
+		if s.lapsed != nil { // its credential lapsed during the replay
+			c.finish(s.lapsed.frame.SSE)
+			return true
+		}
 		return false
 	}
 	// Events up to last went out in the replay; one may still come from

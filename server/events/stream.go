@@ -71,7 +71,7 @@ func (b *Bus) open(ctx context.Context, h http.Header, lastEventID string) (*ope
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	sub, replay, err := b.Subscribe(ctx, p.UserID, after)
+	sub, replay, err := b.subscribe(ctx, p.UserID, p.Credential(), after)
 	if errors.Is(err, ErrClosed) {
 		return nil, unavailable("the server is shutting down; reconnect")
 	} else if err != nil {
@@ -126,13 +126,18 @@ func (b *Bus) SSE() http.Handler {
 		dw := newDeadlineWriter(w)
 		w.WriteHeader(http.StatusOK)
 		// Whatever ends it (client gone, fell behind, shutdown), the response
-		// just ends; EventSource reconnects with Last-Event-ID.
-		_ = b.run(ctx, o, func(f *Frame) error {
+		// just ends; EventSource reconnects with Last-Event-ID. A lapsed
+		// credential says so first.
+		send := func(f *Frame) error {
 			if _, err := dw.Write(f.SSE); err != nil {
 				return err
 			}
 			return dw.flush()
-		})
+		}
+		var why *ended
+		if err := b.run(ctx, o, send); errors.As(err, &why) {
+			_ = send(why.frame)
+		}
 	})
 }
 
@@ -150,7 +155,10 @@ func (s *Service) StreamEvents(ctx context.Context, req *switchboardv1.StreamEve
 		return apperr.ToConnect(httpapi.Report(ctx, err))
 	}
 	err = s.Bus.run(ctx, o, func(f *Frame) error { return stream.Send(f.Msg) })
+	var why *ended
 	switch {
+	case errors.As(err, &why):
+		return apperr.ToConnect(why.err)
 	case errors.Is(err, ErrDropped):
 		return apperr.ToConnect(unavailable("the stream fell behind; reconnect with last_event_id"))
 	case errors.Is(err, ErrClosed):

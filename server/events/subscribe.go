@@ -3,12 +3,15 @@ package events
 import (
 	"context"
 	"errors"
+
+	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
 // Subscription is one open stream's place on the bus.
 type Subscription struct {
 	bus    *Bus
 	userID string
+	cred   auth.Credential // what opened the stream; zero for none
 	// c is the queue its stream's goroutine reads (Pump). An SSE stream on a
 	// hijacked connection moves to out instead, and c is then nil (conn.go).
 	c chan *Frame
@@ -18,7 +21,8 @@ type Subscription struct {
 	queued  int64 // the highest event id handed to c, or sent on out (the replay included)
 	settled bool  // queued covers the starting point
 	ended   bool
-	dropped bool // ended because the buffer was full
+	dropped bool   // ended because the buffer was full
+	lapsed  *ended // ended because its credential lapsed
 }
 
 // Errors that end a stream.
@@ -32,7 +36,13 @@ var (
 // before anything from the subscription; the subscription may repeat some of
 // them, which Pump skips. With after < 0 the stream starts now.
 func (b *Bus) Subscribe(ctx context.Context, userID string, after int64) (*Subscription, []*Frame, error) {
-	s := &Subscription{bus: b, userID: userID, c: make(chan *Frame, b.cfg.Buffer)}
+	return b.subscribe(ctx, userID, auth.Credential{}, after)
+}
+
+// subscribe is Subscribe for a stream opened with cred, which ends it when
+// it lapses.
+func (b *Bus) subscribe(ctx context.Context, userID string, cred auth.Credential, after int64) (*Subscription, []*Frame, error) {
+	s := &Subscription{bus: b, userID: userID, cred: cred, c: make(chan *Frame, b.cfg.Buffer)}
 	// Join first, then read the store: an event committed in between is then
 	// both replayed and delivered (and skipped once), never neither.
 	b.mu.Lock()
@@ -134,19 +144,39 @@ func (s *Subscription) end(dropped bool) {
 	close(s.c)
 }
 
+// revoke ends s because its credential lapsed: a hijacked SSE connection
+// gets the error event first, a channel reader finds why in s.lapsed. bus.mu
+// is held, and s has left its hub.
+func (s *Subscription) revoke(why *ended) {
+	if s.ended {
+		return
+	}
+	s.lapsed = why
+	if s.out != nil {
+		s.out.finish(why.frame.SSE)
+		s.ended = true
+		return
+	}
+	s.end(false)
+}
+
 // Pump delivers the subscription's events and the heartbeats to send until
-// ctx ends (nil), the subscriber falls behind (ErrDropped) or the bus closes
-// (ErrClosed). last is the id of the last event already sent; events up to it
-// are skipped.
+// ctx ends (nil), the subscriber falls behind (ErrDropped), the bus closes
+// (ErrClosed) or its credential lapses (an *ended). last is the id of the
+// last event already sent; events up to it are skipped.
 func (b *Bus) Pump(ctx context.Context, s *Subscription, last int64, send func(*Frame) error) error {
 	for {
 		bt := b.beat.Load()
 		select {
 		case f, ok := <-s.c:
 			if !ok {
-				// The channel's close publishes dropped (written before it).
+				// The channel's close publishes dropped and lapsed (written
+				// before it).
 				if s.dropped {
 					return ErrDropped
+				}
+				if s.lapsed != nil {
+					return s.lapsed
 				}
 				return ErrClosed
 			}

@@ -209,6 +209,9 @@ func (s *Service) updateItem(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if err := s.lockColumns(ctx, tx, p.UserID); err != nil { // an auto-complete joins a column
 		return nil, false, err
 	}
+	if err := LockChecklist(ctx, tx, p.UserID, req.GetCardId()); err != nil { // the queue appends to it too
+		return nil, false, err
+	}
 	c, err := getCard(ctx, tx.Card, p.UserID, req.GetCardId())
 	if err != nil {
 		return nil, false, err

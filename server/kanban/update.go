@@ -55,6 +55,11 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
 		return nil, err
 	}
+	if in.GetChecklist() != nil || cl["checklist"] != nil { // the queue appends to it too
+		if err := LockChecklist(ctx, tx, p.UserID, id); err != nil {
+			return nil, err
+		}
+	}
 	before, err := getCard(ctx, tx.Card, p.UserID, id)
 	if err != nil {
 		return nil, err

@@ -36,6 +36,9 @@ type Service struct {
 	Now func() time.Time
 	// Changed runs after a key changes (the resolver's cache forgets keys).
 	Changed func()
+	// Ended runs after a key stops admitting its holder (the event bus ends
+	// the streams it opened); nil for none.
+	Ended func(...auth.Credential)
 }
 
 // ListKeys lists the caller's keys, newest first.
@@ -119,6 +122,9 @@ func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyReq
 	}
 	if s.Changed != nil {
 		s.Changed()
+	}
+	if s.Ended != nil {
+		s.Ended(auth.Credential{KeyID: req.GetId()})
 	}
 	k, err := s.DB.APIKey.Get(ctx, req.GetId())
 	if err != nil {

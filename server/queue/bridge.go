@@ -106,25 +106,21 @@ func (b bridge) arrive(ctx context.Context, item *ent.QueueItem, meta map[string
 	if err != nil {
 		return "", false, fmt.Errorf("bridge: link card: %w", err)
 	}
-	order := 0 // a new card's checklist is empty
-	if !isNew {
-		n, err := b.tx.ChecklistItem.Query().Where(checklistitem.CardID(cardID)).Count(ctx)
-		if err != nil {
-			return "", false, fmt.Errorf("bridge: count checklist: %w", err)
-		}
-		order = n
+	if isNew { // a new card's checklist is empty, and nobody else sees it yet
+		return cardID, true, b.insertRow(ctx, cardID, 0, item.Title, sourceQueue, item.ID, labelQueued)
 	}
-	if err := b.insertRow(ctx, cardID, order, item.Title, sourceQueue, item.ID, labelQueued); err != nil {
-		return "", false, err
-	}
-	return cardID, isNew, nil
+	return cardID, false, b.addRow(ctx, cardID, item.Title, sourceQueue, item.ID, labelQueued)
 }
 
-// addRow appends a row at the end of the card's checklist.
+// addRow appends a row at the end of the card's checklist, holding the card
+// so that concurrent appends take distinct orders.
 func (b bridge) addRow(ctx context.Context, cardID, text, source, sourceID, label string) error {
-	n, err := b.tx.ChecklistItem.Query().Where(checklistitem.CardID(cardID)).Count(ctx)
+	if err := kanban.LockChecklist(ctx, b.tx, b.userID, cardID); err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	n, err := kanban.EndOfChecklist(ctx, b.tx, cardID)
 	if err != nil {
-		return fmt.Errorf("bridge: count checklist: %w", err)
+		return fmt.Errorf("bridge: %w", err)
 	}
 	return b.insertRow(ctx, cardID, n, text, source, sourceID, label)
 }

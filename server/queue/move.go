@@ -33,11 +33,7 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *en
 		return nil, false, apperr.Wrap(err)
 	}
 	if n == 0 {
-		now, err := s.load(ctx, tx.Client(), p.UserID, it.ID)
-		if err != nil {
-			return nil, false, err
-		}
-		return nil, false, apperr.IllegalMove("item changed while this move was made: it is now %s", now.Status)
+		return nil, false, s.lostRace(ctx, tx, p.UserID, it.ID)
 	}
 	moved, err := tx.QueueItem.Get(ctx, it.ID)
 	if err != nil {
@@ -59,6 +55,17 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *en
 		}
 	}
 	return moved, auto, nil
+}
+
+// lostRace is the refusal of a change that another one overtook between
+// reading the item and writing it: 404 when that one deleted the item, else
+// the move refusal naming the status it left (docs/decisions.md).
+func (s *Service) lostRace(ctx context.Context, tx *db.Tx, userID, id string) error {
+	now, err := s.load(ctx, tx.Client(), userID, id)
+	if err != nil {
+		return err
+	}
+	return apperr.IllegalMove("item changed while this change was made: it is now %s", now.Status)
 }
 
 // sideEffects writes what a completed move causes: board rows, the comms

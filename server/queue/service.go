@@ -397,7 +397,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 			return err
 		}
 		gone = it
-		return s.remove(ctx, tx, p, it, "Removed %q from the queue")
+		return s.remove(ctx, tx, p, it, "Removed %q from the queue", false)
 	})
 	if err != nil {
 		return nil, err
@@ -405,17 +405,24 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 	return &switchboardv1.DeleteQueueItemResponse{Item: toProto(gone)}, nil
 }
 
-// remove deletes an item with its board rows and writes queue_deleted.
-func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, summary string) error {
-	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
-		return apperr.Wrap(err)
+// remove deletes an item with its board rows and writes queue_deleted. A
+// reject (onlyPending) deletes the item only while it still waits for
+// confirmation, so of a reject and an approve racing, one wins. The item's row
+// goes first, as a move updates it first: both lock it before the board.
+func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, summary string, onlyPending bool) error {
+	del := tx.QueueItem.Delete().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID))
+	if onlyPending {
+		del.Where(queueitem.StatusEQ(queueitem.StatusPendingConfirmation))
 	}
-	n, err := tx.QueueItem.Delete().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID)).Exec(ctx)
+	n, err := del.Exec(ctx)
 	if err != nil {
 		return apperr.Wrap(err)
 	}
 	if n == 0 {
-		return apperr.NotFound("queue item %q not found", it.ID)
+		return s.lostRace(ctx, tx, p.UserID, it.ID)
+	}
+	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
+		return apperr.Wrap(err)
 	}
 	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err
@@ -450,7 +457,7 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 		}
 		if action == "reject" {
 			res.Message = rejectedMessage(it.Title)
-			return s.remove(ctx, tx, p, it, "Rejected %q")
+			return s.remove(ctx, tx, p, it, "Rejected %q", true)
 		}
 		moved, _, err := s.move(ctx, tx, p, it, Ready)
 		if err != nil {
