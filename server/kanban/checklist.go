@@ -36,7 +36,8 @@ func replaceChecklist(ctx context.Context, tx *ent.Tx, c *ent.Card, existing []*
 	}
 	for _, in := range list {
 		if in.Id != nil && byID[in.GetId()] == nil {
-			return ch, apperr.Invalid("checklist item %q is not on this card", in.GetId())
+			// Another card's item, or none: not found, as a path id.
+			return ch, apperr.NotFound("checklist item %q not found on this card", in.GetId())
 		}
 	}
 	kept := map[string]bool{}
