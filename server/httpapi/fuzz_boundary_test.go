@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -107,7 +108,7 @@ func FuzzQueryDecode(f *testing.F) {
 				}
 				mt, _ := protoregistry.GlobalTypes.FindMessageByName(p.Descriptor.Input().FullName())
 				m := mt.New().Interface()
-				err := StrictQuery{}.Parse(m, values, nil)
+				err := StrictQuery{}.Parse(m, values, utilities.NewDoubleArray(nil))
 				if err == nil && (!allText(m.ProtoReflect()) || input.Check(m) != nil) {
 					t.Fatalf("%s: %q accepted into %v", p.Name, raw, m)
 				}
