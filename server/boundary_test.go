@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,11 +11,14 @@ import (
 	"testing"
 
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/switchboard-hq/switchboard/ent/migrate"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -398,5 +400,27 @@ func TestBoundaryForeignReferences(t *testing.T) {
 	if res := api.Do(http.MethodPut, "/api/v2/kanban/"+annCard, `{"parentCardId":"`+annCard+`"}`); res.Status != http.StatusBadRequest {
 		t.Errorf("card as its own parent: %d %s", res.Status, res.Body)
 	}
-	_ = fmt.Sprint()
+}
+
+// A stream's request passes the same check: a lastEventId over its limit or
+// holding NUL ends the Connect stream with invalid_argument, on every protocol.
+func TestBoundaryStreamRequest(t *testing.T) {
+	b := newBoundary(t)
+	for name, opts := range servertest.Protocols() {
+		opts = append(opts, connect.WithInterceptors(servertest.BearerInterceptor(b.key)))
+		client := switchboardv1connect.NewEventServiceClient(b.s.Client(name), b.s.URL, opts...)
+		for _, bad := range []string{"a\x00", strings.Repeat("1", 65)} {
+			ctx, cancel := context.WithCancel(context.Background())
+			st, err := client.StreamEvents(ctx, &switchboardv1.StreamEventsRequest{LastEventId: bad})
+			if err == nil {
+				for st.Receive() {
+				}
+				err = st.Err()
+			}
+			cancel()
+			if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "lastEventId") {
+				t.Errorf("%s, lastEventId %.10q: %v", name, bad, err)
+			}
+		}
+	}
 }
