@@ -39,6 +39,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/queue"
@@ -287,8 +288,10 @@ func newStore(cfg Config, policy egress.Policy) (*store.Service, error) {
 
 func connectOptions(cfg Config) []connect.HandlerOption {
 	opts := []connect.HandlerOption{
-		connect.WithInterceptors(httpapi.ConnectErrors()),
+		// Errors outermost, so the input check's refusals are mapped too.
+		connect.WithInterceptors(httpapi.ConnectErrors(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
+		connect.WithCodec(httpapi.RPCProtoCodec{}),
 	}
 	for _, c := range httpapi.RPCJSONCodecs() {
 		opts = append(opts, connect.WithCodec(c))

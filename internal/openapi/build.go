@@ -103,6 +103,9 @@ func applyFieldRules(schemas *object, c *contract) error {
 			if !ok {
 				return fmt.Errorf("schema %s has no property %s for field %s", schemaName(m), name, f.FullName())
 			}
+			if po, ok := p.(*object); ok {
+				applyLimits(po, f)
+			}
 			if nullWhenEmpty(f) && f.Cardinality() != protoreflect.Repeated {
 				return fmt.Errorf("%s: rest_null_when_empty on a field that is not repeated", f.FullName())
 			}
@@ -239,18 +242,29 @@ func (b *builder) operation(r rpc, bd binding) error {
 }
 
 // markRequiredParameters marks the query parameters whose request field the
-// contract declares (switchboard.v1.required).
+// contract declares (switchboard.v1.required), and publishes the limits of
+// the query and path parameters.
 func markRequiredParameters(op *object, in protoreflect.MessageDescriptor) error {
 	params, _ := op.get("parameters")
 	list, _ := params.([]any)
 	for _, item := range list {
 		p, ok := item.(*object)
-		if !ok || p.str("in") != "query" {
+		if !ok {
+			continue
+		}
+		if p.str("in") == "path" {
+			pathLimits(p, in)
+			continue
+		}
+		if p.str("in") != "query" {
 			continue
 		}
 		f := in.Fields().ByJSONName(p.str("name"))
 		if f == nil {
 			return fmt.Errorf("query parameter %q is no field of %s", p.str("name"), in.FullName())
+		}
+		if s := p.child("schema"); s != nil {
+			applyLimits(s, f)
 		}
 		if isRequired(f) {
 			p.set("required", true)

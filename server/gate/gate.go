@@ -66,11 +66,16 @@ func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
 	}
 }
 
-// Identify is middleware for all API traffic (REST and Connect): it resolves the
-// presented credentials and applies the per-key limit, setting the three
-// X-RateLimit headers on every response.
+// Identify is middleware for all API traffic (REST and Connect): it refuses a
+// path, query or read header that is not text, resolves the presented
+// credentials and applies the per-key limit, setting the three X-RateLimit
+// headers on every response.
 func (g *Gate) Identify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkText(r); err != nil {
+			httpapi.WriteError(w, r, err)
+			return
+		}
 		creds, err := g.resolver.Resolve(r.Context(), r)
 		if err != nil {
 			httpapi.WriteError(w, r, err)
@@ -236,6 +241,9 @@ func (g *Gate) Gateway(next runtime.HandlerFunc) runtime.HandlerFunc {
 			return
 		}
 		ctx, err := g.Admit(w, r, p)
+		if err == nil {
+			err = checkPath(p, params)
+		}
 		if err != nil {
 			httpapi.WriteREST(w, r, err)
 			return

@@ -15,6 +15,7 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // restRequests are the request messages that arrive as REST bodies.
@@ -82,8 +83,9 @@ func FuzzRESTDecode(f *testing.F) {
 				if !errors.Is(derr, io.EOF) {
 					t.Fatalf("%T: empty body: decoder gave %v, want io.EOF", m, derr)
 				}
-			} else if (err == nil) != (derr == nil) || (err == nil && !proto.Equal(m, m2)) {
-				t.Fatalf("%T: Unmarshal (%v) and NewDecoder (%v) disagree", m, err, derr)
+			} else if werr := checked(m, err); (werr == nil) != (derr == nil) || (werr == nil && !proto.Equal(m, m2)) {
+				// The decoder is Unmarshal plus the boundary's check.
+				t.Fatalf("%T: Unmarshal (%v) and NewDecoder (%v) disagree", m, werr, derr)
 			}
 			if err != nil {
 				continue
@@ -105,6 +107,14 @@ func FuzzRESTDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checked is err, or the boundary's verdict on m when it decoded.
+func checked(m proto.Message, err error) error {
+	if err != nil {
+		return err
+	}
+	return input.Check(m)
 }
 
 // FuzzRESTEncode: for any string/number contents, the REST form of a response

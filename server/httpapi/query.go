@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // StrictQuery is grpc-gateway's query parser, refusing parameters that name no
@@ -27,7 +29,12 @@ func (q StrictQuery) Parse(msg proto.Message, values url.Values, filter *utiliti
 			return status.Errorf(codes.InvalidArgument, "unknown query parameter %q", key)
 		}
 	}
-	return q.DefaultQueryParser.Parse(msg, values, filter)
+	if err := q.DefaultQueryParser.Parse(msg, values, filter); err != nil {
+		return err
+	}
+	// The query fills the request (with the path parameters): the contract's
+	// field rules apply to it whole (docs/decisions.md, "Input at the boundary").
+	return input.Check(msg)
 }
 
 // fieldPathExists resolves a dotted path by JSON or proto field names.

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // RESTMarshaler renders the REST form: the same keys as the RPC form, but an
@@ -135,8 +136,31 @@ func (RESTMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 			// an empty request message.
 			return io.EOF
 		}
-		return RESTMarshaler{}.Unmarshal(data, v)
+		if err := input.JSONError(data); err != nil {
+			return err
+		}
+		if err := (RESTMarshaler{}).Unmarshal(data, v); err != nil {
+			return err
+		}
+		// The body's part of the request meets the contract's field rules
+		// before any service sees it (docs/decisions.md, "Input at the boundary").
+		return input.Check(bodyMessage(v))
 	})
+}
+
+// bodyMessage is the message a body decoded into: v itself, or what v points
+// to when the body is one field of the request (grpc-gateway passes &req.Card).
+func bodyMessage(v any) proto.Message {
+	if m, ok := v.(proto.Message); ok {
+		return m
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		if m, ok := rv.Elem().Interface().(proto.Message); ok {
+			return m
+		}
+	}
+	return nil
 }
 
 // NewEncoder implements runtime.Marshaler.

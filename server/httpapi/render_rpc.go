@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // RPCJSONCodec is Connect's JSON codec for the RPC form: absent optional values
@@ -130,6 +131,9 @@ func (RPCJSONCodec) Unmarshal(data []byte, v any) error {
 	if len(data) == 0 {
 		// Connect GET requests and empty bodies mean "no fields".
 		return nil
+	}
+	if err := input.JSONError(data); err != nil {
+		return err
 	}
 	return worded(m, rpcUnmarshal.Unmarshal(data, m))
 }

@@ -37,7 +37,8 @@ func replaceChecklist(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*e
 	}
 	for _, in := range list {
 		if in.Id != nil && byID[in.GetId()] == nil {
-			return ch, apperr.Invalid("checklist item %q is not on this card", in.GetId())
+			// Another card's item, or none: not found, as a path id.
+			return ch, apperr.NotFound("checklist item %q not found on this card", in.GetId())
 		}
 	}
 	kept := map[string]bool{}

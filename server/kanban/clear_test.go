@@ -36,6 +36,8 @@ var clearableCardFields = []string{
 func (b *board) fullCard(t *testing.T, ct *ent.Contact) map[string]any {
 	t.Helper()
 	in := fullInput(t)
+	// A reference must name one of the caller's cards (RULINGS "Input at the boundary").
+	in.ParentCardId = proto.String(b.create(t, map[string]any{"title": "parent"})["id"].(string))
 	in.Status = proto.String("active")
 	in.Checklist = []*switchboardv1.ChecklistItemInput{{Text: "open"}}
 	in.Contacts = []*switchboardv1.CardContactInput{{ContactId: ct.ID, Role: proto.String("lead")}}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -57,6 +58,8 @@ func TestApplyInputCoversEveryField(t *testing.T) {
 	ctx := context.Background()
 	c := b.client("connect+proto")
 	in := fullInput(t)
+	// A reference must name one of the caller's cards (RULINGS "Input at the boundary").
+	in.ParentCardId = proto.String(b.create(t, map[string]any{"title": "parent"})["id"].(string))
 	res, err := c.CreateCard(ctx, &switchboardv1.CreateCardRequest{Card: in})
 	if err != nil {
 		t.Fatal(err)

@@ -209,6 +209,9 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 		if err != nil {
 			return err
 		}
+		if err := checkParent(ctx, tx, p.UserID, "", in); err != nil {
+			return err
+		}
 		now := s.now()
 		create := tx.Card.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now).SetLastActivityAt(now)
 		if err := applyInput(create.Mutation(), in, nil); err != nil {

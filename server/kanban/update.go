@@ -68,6 +68,9 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkParent(ctx, tx, p.UserID, before.ID, in); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	upd := tx.Card.UpdateOne(before)
 	if err := applyInput(upd.Mutation(), in, cl); err != nil {

@@ -116,13 +116,14 @@ func TestUpdateCardReplacesChecklist(t *testing.T) {
 		t.Errorf("activity = %v", acts)
 	}
 
-	// An id that is not one of this card's items: 400, nothing written.
+	// An id that is not one of this card's items: 404 as any reference to
+	// another card's row or none (RULINGS "Input at the boundary"), nothing written.
 	other := b.create(t, map[string]any{"title": "other", "checklist": []map[string]any{{"text": "x"}}})
 	foreign := other["checklist"].([]any)[0].(map[string]any)["id"].(string)
 	before := b.count(t)
 	for _, bad := range []string{foreign, "does-not-exist"} {
 		res = b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"title": "renamed", "checklist": []map[string]any{{"text": "a"}, {"id": bad, "text": "b"}}})
-		wantStatus(t, res, 400)
+		wantStatus(t, res, 404)
 	}
 	if after := b.count(t); after != before {
 		t.Errorf("refused PUT wrote: %+v → %+v", before, after)

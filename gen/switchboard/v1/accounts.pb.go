@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -802,7 +803,7 @@ var File_switchboard_v1_accounts_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\n" +
-	"\x1dswitchboard/v1/accounts.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xd3\x01\n" +
+	"\x1dswitchboard/v1/accounts.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xd3\x01\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12\x14\n" +
@@ -812,39 +813,39 @@ const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\x06avatar\x18\x06 \x01(\tH\x00R\x06avatar\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\t\n" +
-	"\a_avatar\"\xb5\x01\n" +
-	"\fSetupRequest\x12 \n" +
-	"\busername\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\busername\x12\x1a\n" +
-	"\x05email\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x05email\x12 \n" +
-	"\bpassword\x18\x03 \x01(\tB\x04\xe8\xf3\x18\x01R\bpassword\x12\x18\n" +
-	"\x04name\x18\x04 \x01(\tB\x04\xe8\xf3\x18\x01R\x04name\x12+\n" +
+	"\a_avatar\"\xd5\x01\n" +
+	"\fSetupRequest\x12(\n" +
+	"\busername\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\busername\x12\"\n" +
+	"\x05email\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xfe\x01\xe8\xf3\x18\x01R\x05email\x12(\n" +
+	"\bpassword\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\bpassword\x12 \n" +
+	"\x04name\x18\x04 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x04name\x12+\n" +
 	"\x0eaccepted_terms\x18\x05 \x01(\bB\x04\xe8\xf3\x18\x01R\racceptedTerms\"9\n" +
 	"\rSetupResponse\x12(\n" +
-	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\x89\x01\n" +
-	"\rSignupRequest\x12 \n" +
-	"\busername\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\busername\x12\x1a\n" +
-	"\x05email\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x05email\x12 \n" +
-	"\bpassword\x18\x03 \x01(\tB\x04\xe8\xf3\x18\x01R\bpassword\x12\x18\n" +
-	"\x04name\x18\x04 \x01(\tB\x04\xe8\xf3\x18\x01R\x04name\":\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\xa9\x01\n" +
+	"\rSignupRequest\x12(\n" +
+	"\busername\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\busername\x12\"\n" +
+	"\x05email\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xfe\x01\xe8\xf3\x18\x01R\x05email\x12(\n" +
+	"\bpassword\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\bpassword\x12 \n" +
+	"\x04name\x18\x04 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x04name\":\n" +
 	"\x0eSignupResponse\x12(\n" +
-	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"b\n" +
-	"\fLoginRequest\x12\x14\n" +
-	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1a\n" +
-	"\busername\x18\x02 \x01(\tR\busername\x12 \n" +
-	"\bpassword\x18\x03 \x01(\tB\x04\xe8\xf3\x18\x01R\bpassword\"9\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"~\n" +
+	"\fLoginRequest\x12\x1e\n" +
+	"\x05email\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xfe\x01R\x05email\x12$\n" +
+	"\busername\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\busername\x12(\n" +
+	"\bpassword\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\bpassword\"9\n" +
 	"\rLoginResponse\x12(\n" +
 	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\x0f\n" +
 	"\rLogoutRequest\"\x10\n" +
-	"\x0eLogoutResponse\"8\n" +
-	"\x14CheckUsernameRequest\x12 \n" +
-	"\busername\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\busername\"y\n" +
+	"\x0eLogoutResponse\"@\n" +
+	"\x14CheckUsernameRequest\x12(\n" +
+	"\busername\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\busername\"y\n" +
 	"\x15CheckUsernameResponse\x12\x1c\n" +
 	"\tavailable\x18\x01 \x01(\bR\tavailable\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12\x1b\n" +
 	"\x06reason\x18\x03 \x01(\tH\x00R\x06reason\x88\x01\x01B\t\n" +
-	"\a_reason\"9\n" +
-	"\x13ResolveUsersRequest\x12\"\n" +
-	"\tusernames\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\tusernames\"\xb5\x01\n" +
+	"\a_reason\"A\n" +
+	"\x13ResolveUsersRequest\x12*\n" +
+	"\tusernames\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\tusernames\"\xb5\x01\n" +
 	"\x14ResolveUsersResponse\x12E\n" +
 	"\x05users\x18\x01 \x03(\v2/.switchboard.v1.ResolveUsersResponse.UsersEntryR\x05users\x1aV\n" +
 	"\n" +

@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -158,14 +159,14 @@ var File_switchboard_v1_activity_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_activity_proto_rawDesc = "" +
 	"\n" +
-	"\x1dswitchboard/v1/activity.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1bswitchboard/v1/kanban.proto\x1a\x1cswitchboard/v1/options.proto\"\x7f\n" +
-	"\x13ListActivityRequest\x12\x1a\n" +
-	"\bcategory\x18\x01 \x01(\tR\bcategory\x12\x1e\n" +
+	"\x1dswitchboard/v1/activity.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bswitchboard/v1/kanban.proto\x1a\x1cswitchboard/v1/options.proto\"\x9d\x01\n" +
+	"\x13ListActivityRequest\x12$\n" +
+	"\bcategory\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bcategory\x12(\n" +
 	"\n" +
-	"categories\x18\x02 \x01(\tR\n" +
+	"categories\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\n" +
 	"categories\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
-	"\x06cursor\x18\x04 \x01(\tR\x06cursor\"\x99\x01\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12 \n" +
+	"\x06cursor\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06cursor\"\x99\x01\n" +
 	"\x14ListActivityResponse\x12\x18\n" +
 	"\asuccess\x18\x01 \x01(\bR\asuccess\x121\n" +
 	"\x04data\x18\x02 \x03(\v2\x1d.switchboard.v1.ActivityEntryR\x04data\x12$\n" +

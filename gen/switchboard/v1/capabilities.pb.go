@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1036,7 +1037,7 @@ var File_switchboard_v1_capabilities_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\n" +
-	"!switchboard/v1/capabilities.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xd6\a\n" +
+	"!switchboard/v1/capabilities.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xd6\a\n" +
 	"\x0eCapabilityPack\x12#\n" +
 	"\rcapability_id\x18\x01 \x01(\tR\fcapabilityId\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x12\n" +
@@ -1069,10 +1070,10 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\x11_integration_typeB\t\n" +
 	"\a_promptB\x12\n" +
 	"\x10_access_passwordB\x12\n" +
-	"\x10_resolved_prompt\"\x99\x01\n" +
-	"\x17ListCapabilitiesRequest\x12\x1a\n" +
-	"\bcategory\x18\x01 \x01(\tR\bcategory\x12\x16\n" +
-	"\x06search\x18\x02 \x01(\tR\x06search\x12\x1c\n" +
+	"\x10_resolved_prompt\"\xad\x01\n" +
+	"\x17ListCapabilitiesRequest\x12$\n" +
+	"\bcategory\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bcategory\x12 \n" +
+	"\x06search\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06search\x12\x1c\n" +
 	"\tinstalled\x18\x03 \x01(\bR\tinstalled\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x05 \x01(\x05R\x06offset\"\x9a\x01\n" +
@@ -1080,21 +1081,21 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\fcapabilities\x18\x01 \x03(\v2\x1e.switchboard.v1.CapabilityPackR\fcapabilities\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
-	"pagination\"\x8c\x04\n" +
-	" InstallOrCreateCapabilityRequest\x12\x16\n" +
-	"\x06action\x18\x01 \x01(\tR\x06action\x12#\n" +
-	"\rcapability_id\x18\x02 \x01(\tR\fcapabilityId\x12,\n" +
-	"\x0faccess_password\x18\x03 \x01(\tH\x00R\x0eaccessPassword\x88\x01\x01\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name\x12%\n" +
-	"\vdescription\x18\x05 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x17\n" +
-	"\x04icon\x18\x06 \x01(\tH\x02R\x04icon\x88\x01\x01\x12\x1f\n" +
-	"\bcategory\x18\a \x01(\tH\x03R\bcategory\x88\x01\x01\x12.\n" +
-	"\x10integration_type\x18\b \x01(\tH\x04R\x0fintegrationType\x88\x01\x01\x12#\n" +
-	"\rpricing_model\x18\t \x01(\tR\fpricingModel\x12\x19\n" +
+	"pagination\"\xfc\x04\n" +
+	" InstallOrCreateCapabilityRequest\x12 \n" +
+	"\x06action\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06action\x12,\n" +
+	"\rcapability_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\fcapabilityId\x126\n" +
+	"\x0faccess_password\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x0eaccessPassword\x88\x01\x01\x12\x1c\n" +
+	"\x04name\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x120\n" +
+	"\vdescription\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\vdescription\x88\x01\x01\x12!\n" +
+	"\x04icon\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x02R\x04icon\x88\x01\x01\x12)\n" +
+	"\bcategory\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\bcategory\x88\x01\x01\x128\n" +
+	"\x10integration_type\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\x0fintegrationType\x88\x01\x01\x12-\n" +
+	"\rpricing_model\x18\t \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\fpricingModel\x12\x19\n" +
 	"\x05price\x18\n" +
-	" \x01(\x01H\x05R\x05price\x88\x01\x01\x12\x16\n" +
-	"\x06prompt\x18\v \x01(\tR\x06prompt\x12'\n" +
-	"\x0feditable_fields\x18\f \x01(\tR\x0eeditableFieldsB\x12\n" +
+	" \x01(\x01H\x05R\x05price\x88\x01\x01\x12!\n" +
+	"\x06prompt\x18\v \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x06prompt\x122\n" +
+	"\x0feditable_fields\x18\f \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x0eeditableFieldsB\x12\n" +
 	"\x10_access_passwordB\x0e\n" +
 	"\f_descriptionB\a\n" +
 	"\x05_iconB\v\n" +
@@ -1104,25 +1105,25 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"!InstallOrCreateCapabilityResponse\x12>\n" +
 	"\n" +
 	"capability\x18\x01 \x01(\v2\x1e.switchboard.v1.CapabilityPackR\n" +
-	"capability\"&\n" +
-	"\x14GetCapabilityRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"W\n" +
+	"capability\"/\n" +
+	"\x14GetCapabilityRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"W\n" +
 	"\x15GetCapabilityResponse\x12>\n" +
 	"\n" +
 	"capability\x18\x01 \x01(\v2\x1e.switchboard.v1.CapabilityPackR\n" +
-	"capability\"\xd7\x01\n" +
-	"\x1aCustomizeCapabilityRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12f\n" +
-	"\x0ecustomizations\x18\x02 \x03(\v2>.switchboard.v1.CustomizeCapabilityRequest.CustomizationsEntryR\x0ecustomizations\x1aA\n" +
+	"capability\"\xf9\x01\n" +
+	"\x1aCustomizeCapabilityRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12\x7f\n" +
+	"\x0ecustomizations\x18\x02 \x03(\v2>.switchboard.v1.CustomizeCapabilityRequest.CustomizationsEntryB\x17\xbaH\x14\x9a\x01\x11\x10d\"\x05r\x03\x18\xe8\a*\x06r\x04\x18\xa0\x8d\x06R\x0ecustomizations\x1aA\n" +
 	"\x13CustomizationsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"]\n" +
 	"\x1bCustomizeCapabilityResponse\x12>\n" +
 	"\n" +
 	"capability\x18\x01 \x01(\v2\x1e.switchboard.v1.CapabilityPackR\n" +
-	"capability\",\n" +
-	"\x1aUninstallCapabilityRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"]\n" +
+	"capability\"5\n" +
+	"\x1aUninstallCapabilityRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"]\n" +
 	"\x1bUninstallCapabilityResponse\x12>\n" +
 	"\n" +
 	"capability\x18\x01 \x01(\v2\x1e.switchboard.v1.CapabilityPackR\n" +

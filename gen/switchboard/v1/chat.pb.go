@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -905,7 +906,7 @@ var File_switchboard_v1_chat_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\n" +
-	"\x19switchboard/v1/chat.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\x82\x03\n" +
+	"\x19switchboard/v1/chat.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\x82\x03\n" +
 	"\vChatMessage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\x12\x18\n" +
@@ -923,12 +924,12 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\t_metadataB\r\n" +
 	"\v_cleared_atB\r\n" +
 	"\v_sandbox_idB\r\n" +
-	"\v_agent_name\"|\n" +
+	"\v_agent_name\"\xa1\x01\n" +
 	"\x13ListMessagesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x16\n" +
-	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12\x12\n" +
-	"\x04role\x18\x03 \x01(\tR\x04role\x12#\n" +
-	"\rmetadata_type\x18\x04 \x03(\tR\fmetadataType\"\x8f\x01\n" +
+	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12 \n" +
+	"\x06cursor\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06cursor\x12\x1c\n" +
+	"\x04role\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x04role\x124\n" +
+	"\rmetadata_type\x18\x04 \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\aR\fmetadataType\"\x8f\x01\n" +
 	"\x14ListMessagesResponse\x127\n" +
 	"\bmessages\x18\x01 \x03(\v2\x1b.switchboard.v1.ChatMessageR\bmessages\x12>\n" +
 	"\n" +
@@ -938,10 +939,10 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x1b\n" +
 	"\x06cursor\x18\x02 \x01(\tH\x00R\x06cursor\x88\x01\x01\x12\x19\n" +
 	"\bhas_more\x18\x03 \x01(\bR\ahasMoreB\t\n" +
-	"\a_cursor\"Y\n" +
-	"\x12SendMessageRequest\x12\x1e\n" +
-	"\acontent\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\acontent\x12#\n" +
-	"\rmetadata_json\x18\x02 \x01(\tR\fmetadataJson\"\xc1\x01\n" +
+	"\a_cursor\"m\n" +
+	"\x12SendMessageRequest\x12'\n" +
+	"\acontent\x18\x01 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\acontent\x12.\n" +
+	"\rmetadata_json\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\fmetadataJson\"\xc1\x01\n" +
 	"\x13SendMessageResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\x12\x18\n" +
@@ -950,10 +951,10 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"agent_name\x18\x04 \x01(\tH\x00R\tagentName\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\r\n" +
-	"\v_agent_name\"=\n" +
-	"\x13ListMentionsRequest\x12\x18\n" +
-	"\x04type\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x04type\x12\f\n" +
-	"\x01q\x18\x02 \x01(\tR\x01q\"I\n" +
+	"\v_agent_name\"O\n" +
+	"\x13ListMentionsRequest\x12 \n" +
+	"\x04type\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x04type\x12\x16\n" +
+	"\x01q\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x01q\"I\n" +
 	"\x14ListMentionsResponse\x121\n" +
 	"\aresults\x18\x01 \x03(\v2\x17.switchboard.v1.MentionR\aresults\"\xd0\x01\n" +
 	"\aMention\x12\x0e\n" +
@@ -965,9 +966,9 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\fmember_count\x18\x06 \x01(\x05H\x02R\vmemberCount\x88\x01\x01B\t\n" +
 	"\a_avatarB\v\n" +
 	"\t_subtitleB\x0f\n" +
-	"\r_member_count\"9\n" +
-	"\x13StreamEventsRequest\x12\"\n" +
-	"\rlast_event_id\x18\x01 \x01(\tR\vlastEventId\"c\n" +
+	"\r_member_count\"B\n" +
+	"\x13StreamEventsRequest\x12+\n" +
+	"\rlast_event_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\vlastEventId\"c\n" +
 	"\x14StreamEventsResponse\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tH\x00R\x02id\x88\x01\x01\x12/\n" +
 	"\x05event\x18\x02 \x01(\v2\x19.switchboard.v1.ChatEventR\x05eventB\x05\n" +

@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1431,7 +1432,7 @@ var File_switchboard_v1_contacts_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_contacts_proto_rawDesc = "" +
 	"\n" +
-	"\x1dswitchboard/v1/contacts.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x8e\b\n" +
+	"\x1dswitchboard/v1/contacts.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x8e\b\n" +
 	"\aContact\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x17\n" +
@@ -1548,25 +1549,25 @@ const file_switchboard_v1_contacts_proto_rawDesc = "" +
 	"\bpriority\x18\x04 \x01(\tR\bpriority\x12\x1a\n" +
 	"\bassignee\x18\x05 \x01(\tR\bassignee\x12:\n" +
 	"\bdue_date\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\adueDate\x88\x01\x01B\v\n" +
-	"\t_due_date\"\x9f\x06\n" +
-	"\fContactInput\x12\x17\n" +
-	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x19\n" +
-	"\x05email\x18\x02 \x01(\tH\x01R\x05email\x88\x01\x01\x12\x19\n" +
-	"\x05phone\x18\x03 \x01(\tH\x02R\x05phone\x88\x01\x01\x12\x1d\n" +
-	"\acompany\x18\x04 \x01(\tH\x03R\acompany\x88\x01\x01\x12\x17\n" +
-	"\x04role\x18\x05 \x01(\tH\x04R\x04role\x88\x01\x01\x120\n" +
-	"\x11preferred_channel\x18\x06 \x01(\tH\x05R\x10preferredChannel\x88\x01\x01\x12\x19\n" +
-	"\x05notes\x18\a \x01(\tH\x06R\x05notes\x88\x01\x01\x12\x1b\n" +
-	"\x06source\x18\b \x01(\tH\aR\x06source\x88\x01\x01\x12(\n" +
-	"\renriched_data\x18\t \x01(\tH\bR\fenrichedData\x88\x01\x01\x12-\n" +
+	"\t_due_date\"\xb9\a\n" +
+	"\fContactInput\x12!\n" +
+	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x00R\x04name\x88\x01\x01\x12#\n" +
+	"\x05email\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xfe\x01H\x01R\x05email\x88\x01\x01\x12#\n" +
+	"\x05phone\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\x05phone\x88\x01\x01\x12'\n" +
+	"\acompany\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x03R\acompany\x88\x01\x01\x12!\n" +
+	"\x04role\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\x04role\x88\x01\x01\x12:\n" +
+	"\x11preferred_channel\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x05R\x10preferredChannel\x88\x01\x01\x12$\n" +
+	"\x05notes\x18\a \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x06R\x05notes\x88\x01\x01\x12%\n" +
+	"\x06source\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\aR\x06source\x88\x01\x01\x123\n" +
+	"\renriched_data\x18\t \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\bR\fenrichedData\x88\x01\x01\x126\n" +
 	"\x10platform_user_id\x18\n" +
-	" \x01(\tH\tR\x0eplatformUserId\x88\x01\x01\x125\n" +
-	"\x14platform_user_status\x18\v \x01(\tH\n" +
+	" \x01(\tB\a\xbaH\x04r\x02\x18@H\tR\x0eplatformUserId\x88\x01\x01\x12?\n" +
+	"\x14platform_user_status\x18\v \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\n" +
 	"R\x12platformUserStatus\x88\x01\x01\x12O\n" +
-	"\x13last_interaction_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\vR\x11lastInteractionAt\x88\x01\x01\x127\n" +
-	"\x15last_interaction_type\x18\r \x01(\tH\fR\x13lastInteractionType\x88\x01\x01\x12\x12\n" +
-	"\x04tags\x18\x0e \x03(\tR\x04tags\x12!\n" +
-	"\fclear_fields\x18\x0f \x03(\tR\vclearFieldsB\a\n" +
+	"\x13last_interaction_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\vR\x11lastInteractionAt\x88\x01\x01\x12A\n" +
+	"\x15last_interaction_type\x18\r \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\fR\x13lastInteractionType\x88\x01\x01\x12#\n" +
+	"\x04tags\x18\x0e \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xf4\x03R\x04tags\x121\n" +
+	"\fclear_fields\x18\x0f \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFieldsB\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_emailB\b\n" +
 	"\x06_phoneB\n" +
@@ -1580,32 +1581,32 @@ const file_switchboard_v1_contacts_proto_rawDesc = "" +
 	"\x11_platform_user_idB\x17\n" +
 	"\x15_platform_user_statusB\x16\n" +
 	"\x14_last_interaction_atB\x18\n" +
-	"\x16_last_interaction_type\"m\n" +
-	"\x13ListContactsRequest\x12\x16\n" +
-	"\x06search\x18\x01 \x01(\tR\x06search\x12\x10\n" +
-	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x14\n" +
+	"\x16_last_interaction_type\"\x81\x01\n" +
+	"\x13ListContactsRequest\x12 \n" +
+	"\x06search\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06search\x12\x1a\n" +
+	"\x03tag\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x03tag\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x04 \x01(\x05R\x06offset\"\x87\x01\n" +
 	"\x14ListContactsResponse\x123\n" +
 	"\bcontacts\x18\x01 \x03(\v2\x17.switchboard.v1.ContactR\bcontacts\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
-	"pagination\"#\n" +
-	"\x11GetContactRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"M\n" +
+	"pagination\",\n" +
+	"\x11GetContactRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"M\n" +
 	"\x12GetContactResponse\x127\n" +
 	"\acontact\x18\x01 \x01(\v2\x1d.switchboard.v1.ContactDetailR\acontact\"N\n" +
 	"\x14CreateContactRequest\x126\n" +
 	"\acontact\x18\x01 \x01(\v2\x1c.switchboard.v1.ContactInputR\acontact\"P\n" +
 	"\x15CreateContactResponse\x127\n" +
-	"\acontact\x18\x01 \x01(\v2\x1d.switchboard.v1.ContactDetailR\acontact\"^\n" +
-	"\x14UpdateContactRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x126\n" +
+	"\acontact\x18\x01 \x01(\v2\x1d.switchboard.v1.ContactDetailR\acontact\"g\n" +
+	"\x14UpdateContactRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x126\n" +
 	"\acontact\x18\x02 \x01(\v2\x1c.switchboard.v1.ContactInputR\acontact\"P\n" +
 	"\x15UpdateContactResponse\x127\n" +
-	"\acontact\x18\x01 \x01(\v2\x1d.switchboard.v1.ContactDetailR\acontact\"&\n" +
-	"\x14DeleteContactRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"P\n" +
+	"\acontact\x18\x01 \x01(\v2\x1d.switchboard.v1.ContactDetailR\acontact\"/\n" +
+	"\x14DeleteContactRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"P\n" +
 	"\x15DeleteContactResponse\x127\n" +
 	"\acontact\x18\x01 \x01(\v2\x1d.switchboard.v1.ContactDetailR\acontact2\xe1\x05\n" +
 	"\x0eContactService\x12\x85\x01\n" +

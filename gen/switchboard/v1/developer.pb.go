@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1879,11 +1880,11 @@ var File_switchboard_v1_developer_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\n" +
-	"\x1eswitchboard/v1/developer.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dswitchboard/v1/accounts.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xb3\x01\n" +
-	"\x16DeveloperSignupRequest\x12)\n" +
-	"\rcontact_email\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\fcontactEmail\x12 \n" +
-	"\bpassword\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\bpassword\x12 \n" +
-	"\busername\x18\x03 \x01(\tB\x04\xe8\xf3\x18\x01R\busername\x12*\n" +
+	"\x1eswitchboard/v1/developer.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dswitchboard/v1/accounts.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xcb\x01\n" +
+	"\x16DeveloperSignupRequest\x121\n" +
+	"\rcontact_email\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xfe\x01\xe8\xf3\x18\x01R\fcontactEmail\x12(\n" +
+	"\bpassword\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\bpassword\x12(\n" +
+	"\busername\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\busername\x12*\n" +
 	"\x11issue_agent_token\x18\x04 \x01(\bR\x0fissueAgentToken\"\xa2\x01\n" +
 	"\x17DeveloperSignupResponse\x12.\n" +
 	"\aaccount\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\aaccount\x12\x18\n" +
@@ -1895,9 +1896,9 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\apurpose\x18\x02 \x01(\tR\apurpose\x129\n" +
 	"\n" +
 	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12!\n" +
-	"\fregister_url\x18\x04 \x01(\tR\vregisterUrl\"5\n" +
-	"\x19CreateConnectTokenRequest\x12\x18\n" +
-	"\apurpose\x18\x01 \x01(\tR\apurpose\"P\n" +
+	"\fregister_url\x18\x04 \x01(\tR\vregisterUrl\"?\n" +
+	"\x19CreateConnectTokenRequest\x12\"\n" +
+	"\apurpose\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\apurpose\"P\n" +
 	"\x1aCreateConnectTokenResponse\x122\n" +
 	"\x05token\x18\x01 \x01(\v2\x1c.switchboard.v1.ConnectTokenR\x05token\"\xf3\x01\n" +
 	"\fDeveloperKey\x12\x0e\n" +
@@ -1909,40 +1910,41 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12A\n" +
 	"\flast_used_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\n" +
 	"lastUsedAt\x88\x01\x01B\x0f\n" +
-	"\r_last_used_at\"7\n" +
-	"\x19CreateDeveloperKeyRequest\x12\x1a\n" +
-	"\x05label\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x05label\"q\n" +
+	"\r_last_used_at\"?\n" +
+	"\x19CreateDeveloperKeyRequest\x12\"\n" +
+	"\x05label\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05label\"q\n" +
 	"\x1aCreateDeveloperKeyResponse\x12.\n" +
 	"\x03key\x18\x01 \x01(\v2\x1c.switchboard.v1.DeveloperKeyR\x03key\x12#\n" +
 	"\rdeveloper_key\x18\x02 \x01(\tR\fdeveloperKey\"\x1a\n" +
 	"\x18ListDeveloperKeysRequest\"M\n" +
 	"\x19ListDeveloperKeysResponse\x120\n" +
-	"\x04keys\x18\x01 \x03(\v2\x1c.switchboard.v1.DeveloperKeyR\x04keys\"\xf9\b\n" +
-	"\x13DeveloperAgentInput\x12\x17\n" +
-	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x17\n" +
-	"\x04slug\x18\x02 \x01(\tH\x01R\x04slug\x88\x01\x01\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x02R\vdescription\x88\x01\x01\x12&\n" +
-	"\fendpoint_url\x18\x04 \x01(\tH\x03R\vendpointUrl\x88\x01\x01\x12\x1f\n" +
-	"\bcategory\x18\x05 \x01(\tH\x04R\bcategory\x88\x01\x01\x12(\n" +
-	"\rpricing_model\x18\x06 \x01(\tH\x05R\fpricingModel\x88\x01\x01\x12)\n" +
-	"\x0eprice_per_task\x18\a \x01(\x01H\x06R\fpricePerTask\x88\x01\x01\x12\x1f\n" +
-	"\bcurrency\x18\b \x01(\tH\aR\bcurrency\x88\x01\x01\x122\n" +
-	"\x15declared_widget_types\x18\t \x03(\tR\x13declaredWidgetTypes\x12*\n" +
-	"\x0edeveloper_name\x18\n" +
-	" \x01(\tH\bR\rdeveloperName\x88\x01\x01\x12&\n" +
-	"\finput_format\x18\v \x01(\tH\tR\vinputFormat\x88\x01\x01\x12$\n" +
-	"\vauth_method\x18\f \x01(\tH\n" +
-	"R\n" +
-	"authMethod\x88\x01\x01\x12,\n" +
-	"\x0fauth_credential\x18\r \x01(\tH\vR\x0eauthCredential\x88\x01\x01\x12-\n" +
-	"\x10health_check_url\x18\x0e \x01(\tH\fR\x0ehealthCheckUrl\x88\x01\x01\x12\x1d\n" +
+	"\x04keys\x18\x01 \x03(\v2\x1c.switchboard.v1.DeveloperKeyR\x04keys\"\xb2\n" +
 	"\n" +
-	"task_types\x18\x0f \x03(\tR\ttaskTypes\x126\n" +
-	"\x14context_instructions\x18\x10 \x01(\tH\rR\x13contextInstructions\x88\x01\x01\x12&\n" +
+	"\x13DeveloperAgentInput\x12!\n" +
+	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x00R\x04name\x88\x01\x01\x12 \n" +
+	"\x04slug\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\x04slug\x88\x01\x01\x120\n" +
+	"\vdescription\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x02R\vdescription\x88\x01\x01\x120\n" +
+	"\fendpoint_url\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x03R\vendpointUrl\x88\x01\x01\x12)\n" +
+	"\bcategory\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\bcategory\x88\x01\x01\x122\n" +
+	"\rpricing_model\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x05R\fpricingModel\x88\x01\x01\x12)\n" +
+	"\x0eprice_per_task\x18\a \x01(\x01H\x06R\fpricePerTask\x88\x01\x01\x12)\n" +
+	"\bcurrency\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\aR\bcurrency\x88\x01\x01\x12C\n" +
+	"\x15declared_widget_types\x18\t \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\aR\x13declaredWidgetTypes\x124\n" +
+	"\x0edeveloper_name\x18\n" +
+	" \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\bR\rdeveloperName\x88\x01\x01\x120\n" +
+	"\finput_format\x18\v \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\tR\vinputFormat\x88\x01\x01\x12.\n" +
+	"\vauth_method\x18\f \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\n" +
+	"R\n" +
+	"authMethod\x88\x01\x01\x126\n" +
+	"\x0fauth_credential\x18\r \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\vR\x0eauthCredential\x88\x01\x01\x127\n" +
+	"\x10health_check_url\x18\x0e \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\fR\x0ehealthCheckUrl\x88\x01\x01\x12.\n" +
+	"\n" +
+	"task_types\x18\x0f \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\aR\ttaskTypes\x12A\n" +
+	"\x14context_instructions\x18\x10 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\rR\x13contextInstructions\x88\x01\x01\x12&\n" +
 	"\fsupports_a2a\x18\x11 \x01(\bH\x0eR\vsupportsA2A\x88\x01\x01\x12&\n" +
-	"\fsupports_mcp\x18\x12 \x01(\bH\x0fR\vsupportsMCP\x88\x01\x01\x12\x1d\n" +
-	"\aversion\x18\x13 \x01(\tH\x10R\aversion\x88\x01\x01\x12&\n" +
-	"\finstance_url\x18\x14 \x01(\tH\x11R\vinstanceUrl\x88\x01\x01\x12*\n" +
+	"\fsupports_mcp\x18\x12 \x01(\bH\x0fR\vsupportsMCP\x88\x01\x01\x12'\n" +
+	"\aversion\x18\x13 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x10R\aversion\x88\x01\x01\x120\n" +
+	"\finstance_url\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x11R\vinstanceUrl\x88\x01\x01\x12*\n" +
 	"\x11skip_health_check\x18\x15 \x01(\bR\x0fskipHealthCheckB\a\n" +
 	"\x05_nameB\a\n" +
 	"\x05_slugB\x0e\n" +
@@ -2020,25 +2022,25 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x126\n" +
 	"\x06change\x18\x02 \x01(\v2\x1e.switchboard.v1.ChangelogEntryR\x06change\x12'\n" +
 	"\x0freview_required\x18\x03 \x01(\bR\x0ereviewRequired\x12\\\n" +
-	"\x16widget_recommendations\x18\x04 \x01(\v2%.switchboard.v1.WidgetRecommendationsR\x15widgetRecommendations\".\n" +
-	"\x1cRunDeveloperAgentTestRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xa6\x01\n" +
+	"\x16widget_recommendations\x18\x04 \x01(\v2%.switchboard.v1.WidgetRecommendationsR\x15widgetRecommendations\"7\n" +
+	"\x1cRunDeveloperAgentTestRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\xa6\x01\n" +
 	"\x1dRunDeveloperAgentTestResponse\x12D\n" +
 	"\x0eendpoint_probe\x18\x01 \x01(\v2\x1d.switchboard.v1.EndpointProbeR\rendpointProbe\x12?\n" +
-	"\rship_gate_run\x18\x02 \x01(\v2\x1b.switchboard.v1.ShipGateRunR\vshipGateRun\"*\n" +
-	"\x18ApproveStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"M\n" +
+	"\rship_gate_run\x18\x02 \x01(\v2\x1b.switchboard.v1.ShipGateRunR\vshipGateRun\"3\n" +
+	"\x18ApproveStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"M\n" +
 	"\x19ApproveStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"Q\n" +
-	"\x17RejectStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
-	"\x06reason\x18\x02 \x01(\tH\x00R\x06reason\x88\x01\x01B\t\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"e\n" +
+	"\x17RejectStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12&\n" +
+	"\x06reason\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\x06reason\x88\x01\x01B\t\n" +
 	"\a_reason\"L\n" +
 	"\x18RejectStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"R\n" +
-	"\x18DisableStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
-	"\x06reason\x18\x02 \x01(\tH\x00R\x06reason\x88\x01\x01B\t\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"f\n" +
+	"\x18DisableStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12&\n" +
+	"\x06reason\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\x06reason\x88\x01\x01B\t\n" +
 	"\a_reason\"M\n" +
 	"\x19DisableStoreAgentResponse\x120\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent2\xe3\f\n" +

@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -412,7 +413,7 @@ var File_switchboard_v1_keys_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_keys_proto_rawDesc = "" +
 	"\n" +
-	"\x19switchboard/v1/keys.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xd4\x02\n" +
+	"\x19switchboard/v1/keys.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xd4\x02\n" +
 	"\x06ApiKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
@@ -429,18 +430,18 @@ const file_switchboard_v1_keys_proto_rawDesc = "" +
 	"\v_expires_at\"\x11\n" +
 	"\x0fListKeysRequest\">\n" +
 	"\x10ListKeysResponse\x12*\n" +
-	"\x04keys\x18\x01 \x03(\v2\x16.switchboard.v1.ApiKeyR\x04keys\"\x95\x01\n" +
-	"\x10CreateKeyRequest\x12\x1a\n" +
-	"\x05label\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x05label\x12\x16\n" +
-	"\x06scopes\x18\x02 \x03(\tR\x06scopes\x12>\n" +
+	"\x04keys\x18\x01 \x03(\v2\x16.switchboard.v1.ApiKeyR\x04keys\"\xad\x01\n" +
+	"\x10CreateKeyRequest\x12\"\n" +
+	"\x05label\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05label\x12&\n" +
+	"\x06scopes\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x14\"\x04r\x02\x18@R\x06scopes\x12>\n" +
 	"\n" +
 	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\texpiresAt\x88\x01\x01B\r\n" +
 	"\v_expires_at\"V\n" +
 	"\x11CreateKeyResponse\x12\x17\n" +
 	"\aapi_key\x18\x01 \x01(\tR\x06apiKey\x12(\n" +
-	"\x03key\x18\x02 \x01(\v2\x16.switchboard.v1.ApiKeyR\x03key\"\"\n" +
-	"\x10DeleteKeyRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"=\n" +
+	"\x03key\x18\x02 \x01(\v2\x16.switchboard.v1.ApiKeyR\x03key\"+\n" +
+	"\x10DeleteKeyRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"=\n" +
 	"\x11DeleteKeyResponse\x12(\n" +
 	"\x03key\x18\x01 \x01(\v2\x16.switchboard.v1.ApiKeyR\x03key2\xe3\x02\n" +
 	"\n" +

@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -1379,7 +1380,7 @@ var File_switchboard_v1_queue_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_queue_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/queue.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x88\t\n" +
+	"\x1aswitchboard/v1/queue.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x88\t\n" +
 	"\tQueueItem\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
@@ -1430,11 +1431,11 @@ const file_switchboard_v1_queue_proto_rawDesc = "" +
 	"\r_execution_idB\x0f\n" +
 	"\r_callback_urlB\x17\n" +
 	"\x15_source_instance_nameB\x15\n" +
-	"\x13_project_request_id\"\x8d\x01\n" +
-	"\x15ListQueueItemsRequest\x12\x16\n" +
-	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n" +
-	"\bpriority\x18\x02 \x01(\tR\bpriority\x12\x12\n" +
-	"\x04type\x18\x03 \x01(\tR\x04type\x12\x14\n" +
+	"\x13_project_request_id\"\xab\x01\n" +
+	"\x15ListQueueItemsRequest\x12 \n" +
+	"\x06status\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06status\x12$\n" +
+	"\bpriority\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bpriority\x12\x1c\n" +
+	"\x04type\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x04type\x12\x14\n" +
 	"\x05limit\x18\x04 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x05 \x01(\x05R\x06offset\"e\n" +
 	"\x16ListQueueItemsResponse\x12\x18\n" +
@@ -1444,25 +1445,25 @@ const file_switchboard_v1_queue_proto_rawDesc = "" +
 	"\x05items\x18\x01 \x03(\v2\x19.switchboard.v1.QueueItemR\x05items\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
-	"pagination\"%\n" +
-	"\x13GetQueueItemRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"E\n" +
+	"pagination\".\n" +
+	"\x13GetQueueItemRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"E\n" +
 	"\x14GetQueueItemResponse\x12-\n" +
-	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"\xdf\x03\n" +
-	"\x16CreateQueueItemRequest\x12\x1a\n" +
-	"\x05title\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x05title\x12%\n" +
-	"\vdescription\x18\x02 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x17\n" +
-	"\x04type\x18\x03 \x01(\tH\x01R\x04type\x88\x01\x01\x12\x1f\n" +
-	"\bpriority\x18\x04 \x01(\tH\x02R\bpriority\x88\x01\x01\x12\x1b\n" +
-	"\x06source\x18\x05 \x01(\tH\x03R\x06source\x88\x01\x01\x12\x1f\n" +
-	"\bmetadata\x18\x06 \x01(\tH\x04R\bmetadata\x88\x01\x01\x12\"\n" +
+	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"\xbf\x04\n" +
+	"\x16CreateQueueItemRequest\x12\"\n" +
+	"\x05title\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x120\n" +
+	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x12!\n" +
+	"\x04type\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\x04type\x88\x01\x01\x12)\n" +
+	"\bpriority\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\bpriority\x88\x01\x01\x12%\n" +
+	"\x06source\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\x06source\x88\x01\x01\x12*\n" +
+	"\bmetadata\x18\x06 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x04R\bmetadata\x88\x01\x01\x12+\n" +
 	"\n" +
-	"project_id\x18\a \x01(\tH\x05R\tprojectId\x88\x01\x01\x12\x1c\n" +
-	"\acard_id\x18\b \x01(\tH\x06R\x06cardId\x88\x01\x01\x12)\n" +
-	"\x0eparent_task_id\x18\t \x01(\tH\aR\fparentTaskId\x88\x01\x01\x12\"\n" +
+	"project_id\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@H\x05R\tprojectId\x88\x01\x01\x12%\n" +
+	"\acard_id\x18\b \x01(\tB\a\xbaH\x04r\x02\x18@H\x06R\x06cardId\x88\x01\x01\x122\n" +
+	"\x0eparent_task_id\x18\t \x01(\tB\a\xbaH\x04r\x02\x18@H\aR\fparentTaskId\x88\x01\x01\x12+\n" +
 	"\n" +
 	"depends_on\x18\n" +
-	" \x01(\tH\bR\tdependsOn\x88\x01\x01B\x0e\n" +
+	" \x01(\tB\a\xbaH\x04r\x02\x18@H\bR\tdependsOn\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\a\n" +
 	"\x05_typeB\v\n" +
 	"\t_priorityB\t\n" +
@@ -1474,21 +1475,21 @@ const file_switchboard_v1_queue_proto_rawDesc = "" +
 	"\x0f_parent_task_idB\r\n" +
 	"\v_depends_on\"H\n" +
 	"\x17CreateQueueItemResponse\x12-\n" +
-	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"\xba\x03\n" +
-	"\x16UpdateQueueItemRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
-	"\x05title\x18\x02 \x01(\tH\x00R\x05title\x88\x01\x01\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x1f\n" +
-	"\bpriority\x18\x04 \x01(\tH\x02R\bpriority\x88\x01\x01\x12\x17\n" +
-	"\x04type\x18\x05 \x01(\tH\x03R\x04type\x88\x01\x01\x12\x1b\n" +
-	"\x06source\x18\x06 \x01(\tH\x04R\x06source\x88\x01\x01\x12\x1f\n" +
-	"\bmetadata\x18\a \x01(\tH\x05R\bmetadata\x88\x01\x01\x12\"\n" +
+	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"\x9c\x04\n" +
+	"\x16UpdateQueueItemRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12#\n" +
+	"\x05title\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x00R\x05title\x88\x01\x01\x120\n" +
+	"\vdescription\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\vdescription\x88\x01\x01\x12)\n" +
+	"\bpriority\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\bpriority\x88\x01\x01\x12!\n" +
+	"\x04type\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\x04type\x88\x01\x01\x12%\n" +
+	"\x06source\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\x06source\x88\x01\x01\x12*\n" +
+	"\bmetadata\x18\a \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x05R\bmetadata\x88\x01\x01\x12+\n" +
 	"\n" +
-	"project_id\x18\b \x01(\tH\x06R\tprojectId\x88\x01\x01\x12\x1c\n" +
-	"\acard_id\x18\t \x01(\tH\aR\x06cardId\x88\x01\x01\x12\"\n" +
+	"project_id\x18\b \x01(\tB\a\xbaH\x04r\x02\x18@H\x06R\tprojectId\x88\x01\x01\x12%\n" +
+	"\acard_id\x18\t \x01(\tB\a\xbaH\x04r\x02\x18@H\aR\x06cardId\x88\x01\x01\x12+\n" +
 	"\n" +
 	"depends_on\x18\n" +
-	" \x01(\tH\bR\tdependsOn\x88\x01\x01B\b\n" +
+	" \x01(\tB\a\xbaH\x04r\x02\x18@H\bR\tdependsOn\x88\x01\x01B\b\n" +
 	"\x06_titleB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_priorityB\a\n" +
@@ -1500,37 +1501,37 @@ const file_switchboard_v1_queue_proto_rawDesc = "" +
 	"\b_card_idB\r\n" +
 	"\v_depends_on\"H\n" +
 	"\x17UpdateQueueItemResponse\x12-\n" +
-	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"(\n" +
-	"\x16DeleteQueueItemRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"H\n" +
+	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"1\n" +
+	"\x16DeleteQueueItemRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"H\n" +
 	"\x17DeleteQueueItemResponse\x12-\n" +
-	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"M\n" +
-	"\x17ConfirmQueueItemRequest\x12\x14\n" +
-	"\x02id\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x02id\x12\x1c\n" +
-	"\x06action\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x06action\"w\n" +
+	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\"\\\n" +
+	"\x17ConfirmQueueItemRequest\x12\x1b\n" +
+	"\x02id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x02id\x12$\n" +
+	"\x06action\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\"w\n" +
 	"\x18ConfirmQueueItemResponse\x122\n" +
 	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemH\x00R\x04item\x88\x01\x01\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage:\x04\xd0\xf3\x18\x01B\a\n" +
-	"\x05_item\"`\n" +
-	"\x18ReportQueueResultRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
-	"\x06result\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x06result\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\"s\n" +
+	"\x05_item\"|\n" +
+	"\x18ReportQueueResultRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12%\n" +
+	"\x06result\x18\x02 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\x06result\x12 \n" +
+	"\x06status\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06status\"s\n" +
 	"\x19ReportQueueResultResponse\x12-\n" +
 	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\x12'\n" +
-	"\x0fauto_dispatched\x18\x02 \x01(\bR\x0eautoDispatched\"'\n" +
-	"\x15GetQueueResultRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xbd\x01\n" +
+	"\x0fauto_dispatched\x18\x02 \x01(\bR\x0eautoDispatched\"0\n" +
+	"\x15GetQueueResultRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\xbd\x01\n" +
 	"\x16GetQueueResultResponse\x12\x16\n" +
 	"\x06result\x18\x01 \x01(\tR\x06result\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12$\n" +
 	"\vreported_by\x18\x03 \x01(\tH\x00R\n" +
 	"reportedBy\x88\x01\x01\x12=\n" +
 	"\fcompleted_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAtB\x0e\n" +
-	"\f_reported_by\"L\n" +
-	"\x1cUpdateQueueItemStatusRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
-	"\x06status\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x06status\"w\n" +
+	"\f_reported_by\"]\n" +
+	"\x1cUpdateQueueItemStatusRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12$\n" +
+	"\x06status\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06status\"w\n" +
 	"\x1dUpdateQueueItemStatusResponse\x12-\n" +
 	"\x04item\x18\x01 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\x12'\n" +
 	"\x0fauto_dispatched\x18\x02 \x01(\bR\x0eautoDispatched2\x8a\v\n" +

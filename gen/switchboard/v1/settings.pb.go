@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -434,7 +435,7 @@ var File_switchboard_v1_settings_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\n" +
-	"\x1dswitchboard/v1/settings.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cswitchboard/v1/options.proto\"\x14\n" +
+	"\x1dswitchboard/v1/settings.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cswitchboard/v1/options.proto\"\x14\n" +
 	"\x12GetSettingsRequest\"\xd6\x02\n" +
 	"\x13GetSettingsResponse\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12,\n" +
@@ -450,17 +451,17 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1d\n" +
 	"\n" +
-	"secret_set\x18\x03 \x01(\bR\tsecretSet\"e\n" +
-	"\x0fServiceKeyInput\x12\x18\n" +
-	"\aservice\x18\x01 \x01(\tR\aservice\x12\x10\n" +
-	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1b\n" +
-	"\x06secret\x18\x03 \x01(\tH\x00R\x06secret\x88\x01\x01B\t\n" +
-	"\a_secret\"\xea\x01\n" +
+	"secret_set\x18\x03 \x01(\bR\tsecretSet\"\x83\x01\n" +
+	"\x0fServiceKeyInput\x12\"\n" +
+	"\aservice\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\aservice\x12\x1a\n" +
+	"\x03url\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\x03url\x12%\n" +
+	"\x06secret\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06secret\x88\x01\x01B\t\n" +
+	"\a_secret\"\x8e\x02\n" +
 	"\x15UpdateSettingsRequest\x121\n" +
-	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12\x17\n" +
-	"\x04mode\x18\x02 \x01(\tH\x01R\x04mode\x88\x01\x01\x12B\n" +
-	"\fservice_keys\x18\x03 \x03(\v2\x1f.switchboard.v1.ServiceKeyInputR\vserviceKeys\x12!\n" +
-	"\fclear_fields\x18\x04 \x03(\tR\vclearFieldsB\x15\n" +
+	"\x12queue_auto_approve\x18\x01 \x01(\bH\x00R\x10queueAutoApprove\x88\x01\x01\x12!\n" +
+	"\x04mode\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\x04mode\x88\x01\x01\x12L\n" +
+	"\fservice_keys\x18\x03 \x03(\v2\x1f.switchboard.v1.ServiceKeyInputB\b\xbaH\x05\x92\x01\x02\x102R\vserviceKeys\x121\n" +
+	"\fclear_fields\x18\x04 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFieldsB\x15\n" +
 	"\x13_queue_auto_approveB\a\n" +
 	"\x05_mode\"\xec\x01\n" +
 	"\x16UpdateSettingsResponse\x121\n" +

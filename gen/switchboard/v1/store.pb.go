@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -3083,7 +3084,7 @@ var File_switchboard_v1_store_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xc0\x10\n" +
+	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xc0\x10\n" +
 	"\n" +
 	"StoreAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3154,72 +3155,72 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x0e_output_schemaB\x11\n" +
 	"\x0f_usage_examplesB\x16\n" +
 	"\x14_context_preparationB\x12\n" +
-	"\x10_execution_notes\"~\n" +
-	"\fAgentCommand\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
-	"\vdescription\x18\x02 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x19\n" +
-	"\x05usage\x18\x03 \x01(\tH\x01R\x05usage\x88\x01\x01B\x0e\n" +
+	"\x10_execution_notes\"\x9e\x01\n" +
+	"\fAgentCommand\x12\x1c\n" +
+	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x120\n" +
+	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x12$\n" +
+	"\x05usage\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\x05usage\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\b\n" +
-	"\x06_usage\"\xc6\x01\n" +
-	"\rPricingConfig\x12\x19\n" +
-	"\x05model\x18\x01 \x01(\tH\x00R\x05model\x88\x01\x01\x121\n" +
-	"\x05tiers\x18\x02 \x03(\v2\x1b.switchboard.v1.PricingTierR\x05tiers\x12J\n" +
+	"\x06_usage\"\xda\x01\n" +
+	"\rPricingConfig\x12#\n" +
+	"\x05model\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x05model\x88\x01\x01\x12;\n" +
+	"\x05tiers\x18\x02 \x03(\v2\x1b.switchboard.v1.PricingTierB\b\xbaH\x05\x92\x01\x02\x102R\x05tiers\x12J\n" +
 	"\x0edynamic_config\x18\x03 \x01(\v2\x1e.switchboard.v1.DynamicPricingH\x01R\rdynamicConfig\x88\x01\x01B\b\n" +
 	"\x06_modelB\x11\n" +
-	"\x0f_dynamic_config\"\xb1\x01\n" +
-	"\vPricingTier\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
+	"\x0f_dynamic_config\"\xc6\x01\n" +
+	"\vPricingTier\x12\x1c\n" +
+	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x12$\n" +
 	"\x0eprice_per_task\x18\x02 \x01(\x01R\fpricePerTask\x12\"\n" +
 	"\n" +
-	"task_limit\x18\x03 \x01(\x05H\x00R\ttaskLimit\x88\x01\x01\x12%\n" +
-	"\vdescription\x18\x04 \x01(\tH\x01R\vdescription\x88\x01\x01B\r\n" +
+	"task_limit\x18\x03 \x01(\x05H\x00R\ttaskLimit\x88\x01\x01\x120\n" +
+	"\vdescription\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\vdescription\x88\x01\x01B\r\n" +
 	"\v_task_limitB\x0e\n" +
-	"\f_description\"\x9b\x01\n" +
-	"\x0eDynamicPricing\x12%\n" +
-	"\x0eestimate_range\x18\x01 \x03(\x01R\restimateRange\x12+\n" +
-	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01B\x0e\n" +
-	"\f_description\"\xe2\x0f\n" +
-	"\x0fStoreAgentInput\x12\x17\n" +
-	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x17\n" +
-	"\x04slug\x18\x02 \x01(\tH\x01R\x04slug\x88\x01\x01\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x02R\vdescription\x88\x01\x01\x12&\n" +
-	"\fendpoint_url\x18\x04 \x01(\tH\x03R\vendpointUrl\x88\x01\x01\x12*\n" +
-	"\x0edeveloper_name\x18\x05 \x01(\tH\x04R\rdeveloperName\x88\x01\x01\x12\x1f\n" +
-	"\bcategory\x18\x06 \x01(\tH\x05R\bcategory\x88\x01\x01\x12(\n" +
-	"\rpricing_model\x18\a \x01(\tH\x06R\fpricingModel\x88\x01\x01\x12)\n" +
+	"\f_description\"\xb0\x01\n" +
+	"\x0eDynamicPricing\x12/\n" +
+	"\x0eestimate_range\x18\x01 \x03(\x01B\b\xbaH\x05\x92\x01\x02\x10\x02R\restimateRange\x12+\n" +
+	"\x11requires_approval\x18\x02 \x01(\bR\x10requiresApproval\x120\n" +
+	"\vdescription\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01B\x0e\n" +
+	"\f_description\"\x96\x12\n" +
+	"\x0fStoreAgentInput\x12!\n" +
+	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x00R\x04name\x88\x01\x01\x12 \n" +
+	"\x04slug\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\x04slug\x88\x01\x01\x120\n" +
+	"\vdescription\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x02R\vdescription\x88\x01\x01\x120\n" +
+	"\fendpoint_url\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x03R\vendpointUrl\x88\x01\x01\x124\n" +
+	"\x0edeveloper_name\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x04R\rdeveloperName\x88\x01\x01\x12)\n" +
+	"\bcategory\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x05R\bcategory\x88\x01\x01\x122\n" +
+	"\rpricing_model\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x06R\fpricingModel\x88\x01\x01\x12)\n" +
 	"\x0eprice_per_task\x18\b \x01(\x01H\aR\fpricePerTask\x88\x01\x01\x12*\n" +
 	"\x0epricing_amount\x18\t \x01(\x01H\bR\rpricingAmount\x88\x01\x01\x12\x19\n" +
 	"\x05price\x18\n" +
-	" \x01(\x01H\tR\x05price\x88\x01\x01\x12\x1f\n" +
-	"\bcurrency\x18\v \x01(\tH\n" +
+	" \x01(\x01H\tR\x05price\x88\x01\x01\x12)\n" +
+	"\bcurrency\x18\v \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\n" +
 	"R\bcurrency\x88\x01\x01\x12D\n" +
-	"\x0epricing_config\x18\f \x01(\v2\x1d.switchboard.v1.PricingConfigR\rpricingConfig\x12(\n" +
-	"\rinstall_guide\x18\r \x01(\tH\vR\finstallGuide\x88\x01\x01\x128\n" +
-	"\bcommands\x18\x0e \x03(\v2\x1c.switchboard.v1.AgentCommandR\bcommands\x12\x1d\n" +
+	"\x0epricing_config\x18\f \x01(\v2\x1d.switchboard.v1.PricingConfigR\rpricingConfig\x123\n" +
+	"\rinstall_guide\x18\r \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\vR\finstallGuide\x88\x01\x01\x12B\n" +
+	"\bcommands\x18\x0e \x03(\v2\x1c.switchboard.v1.AgentCommandB\b\xbaH\x05\x92\x01\x02\x10dR\bcommands\x12.\n" +
 	"\n" +
-	"task_types\x18\x0f \x03(\tR\ttaskTypes\x126\n" +
-	"\x14context_instructions\x18\x10 \x01(\tH\fR\x13contextInstructions\x88\x01\x01\x12&\n" +
+	"task_types\x18\x0f \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\aR\ttaskTypes\x12A\n" +
+	"\x14context_instructions\x18\x10 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\fR\x13contextInstructions\x88\x01\x01\x12&\n" +
 	"\fsupports_a2a\x18\x11 \x01(\bH\rR\vsupportsA2A\x88\x01\x01\x12&\n" +
-	"\fsupports_mcp\x18\x12 \x01(\bH\x0eR\vsupportsMCP\x88\x01\x01\x12\x1d\n" +
-	"\aversion\x18\x13 \x01(\tH\x0fR\aversion\x88\x01\x01\x12,\n" +
-	"\x0faccess_password\x18\x14 \x01(\tH\x10R\x0eaccessPassword\x88\x01\x01\x12&\n" +
-	"\finput_format\x18\x15 \x01(\tH\x11R\vinputFormat\x88\x01\x01\x12(\n" +
-	"\routput_format\x18\x16 \x01(\tH\x12R\foutputFormat\x88\x01\x01\x12$\n" +
-	"\vauth_method\x18\x17 \x01(\tH\x13R\n" +
-	"authMethod\x88\x01\x01\x12,\n" +
-	"\x0fauth_credential\x18\x18 \x01(\tH\x14R\x0eauthCredential\x88\x01\x01\x12-\n" +
-	"\x10health_check_url\x18\x19 \x01(\tH\x15R\x0ehealthCheckUrl\x88\x01\x01\x122\n" +
-	"\x15declared_widget_types\x18\x1a \x03(\tR\x13declaredWidgetTypes\x12'\n" +
-	"\favailability\x18\x1b \x01(\tH\x16R\favailability\x88\x01\x01\x120\n" +
-	"\x11execution_timeout\x18\x1c \x01(\x05H\x17R\x10executionTimeout\x88\x01\x01\x127\n" +
-	"\x15required_input_schema\x18\x1d \x01(\tH\x18R\x13requiredInputSchema\x88\x01\x01\x12(\n" +
-	"\routput_schema\x18\x1e \x01(\tH\x19R\foutputSchema\x88\x01\x01\x12*\n" +
-	"\x0eusage_examples\x18\x1f \x01(\tH\x1aR\rusageExamples\x88\x01\x01\x124\n" +
-	"\x13context_preparation\x18  \x01(\tH\x1bR\x12contextPreparation\x88\x01\x01\x12,\n" +
-	"\x0fexecution_notes\x18! \x01(\tH\x1cR\x0eexecutionNotes\x88\x01\x01\x12!\n" +
-	"\tchangelog\x18\" \x01(\tH\x1dR\tchangelog\x88\x01\x01\x12!\n" +
-	"\fclear_fields\x18# \x03(\tR\vclearFieldsB\a\n" +
+	"\fsupports_mcp\x18\x12 \x01(\bH\x0eR\vsupportsMCP\x88\x01\x01\x12'\n" +
+	"\aversion\x18\x13 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x0fR\aversion\x88\x01\x01\x126\n" +
+	"\x0faccess_password\x18\x14 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x10R\x0eaccessPassword\x88\x01\x01\x120\n" +
+	"\finput_format\x18\x15 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x11R\vinputFormat\x88\x01\x01\x122\n" +
+	"\routput_format\x18\x16 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x12R\foutputFormat\x88\x01\x01\x12.\n" +
+	"\vauth_method\x18\x17 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x13R\n" +
+	"authMethod\x88\x01\x01\x126\n" +
+	"\x0fauth_credential\x18\x18 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x14R\x0eauthCredential\x88\x01\x01\x127\n" +
+	"\x10health_check_url\x18\x19 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x15R\x0ehealthCheckUrl\x88\x01\x01\x12C\n" +
+	"\x15declared_widget_types\x18\x1a \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\aR\x13declaredWidgetTypes\x121\n" +
+	"\favailability\x18\x1b \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x16R\favailability\x88\x01\x01\x120\n" +
+	"\x11execution_timeout\x18\x1c \x01(\x05H\x17R\x10executionTimeout\x88\x01\x01\x12B\n" +
+	"\x15required_input_schema\x18\x1d \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x18R\x13requiredInputSchema\x88\x01\x01\x123\n" +
+	"\routput_schema\x18\x1e \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x19R\foutputSchema\x88\x01\x01\x125\n" +
+	"\x0eusage_examples\x18\x1f \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x1aR\rusageExamples\x88\x01\x01\x12?\n" +
+	"\x13context_preparation\x18  \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x1bR\x12contextPreparation\x88\x01\x01\x127\n" +
+	"\x0fexecution_notes\x18! \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x1cR\x0eexecutionNotes\x88\x01\x01\x12,\n" +
+	"\tchangelog\x18\" \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x1dR\tchangelog\x88\x01\x01\x121\n" +
+	"\fclear_fields\x18# \x03(\tB\x0e\xbaH\v\x92\x01\b\x10d\"\x04r\x02\x18@R\vclearFieldsB\a\n" +
 	"\x05_nameB\a\n" +
 	"\x05_slugB\x0e\n" +
 	"\f_descriptionB\x0f\n" +
@@ -3332,13 +3333,13 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x18\n" +
 	"\acontent\x18\x04 \x01(\tR\acontent\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xd2\x01\n" +
-	"\x16ListStoreAgentsRequest\x12\x1a\n" +
-	"\bcategory\x18\x01 \x01(\tR\bcategory\x12\x18\n" +
-	"\apricing\x18\x02 \x01(\tR\apricing\x12\x16\n" +
-	"\x06search\x18\x03 \x01(\tR\x06search\x12\x12\n" +
-	"\x04sort\x18\x04 \x01(\tR\x04sort\x12\x14\n" +
-	"\x05scope\x18\x05 \x01(\tR\x05scope\x12\x12\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x84\x02\n" +
+	"\x16ListStoreAgentsRequest\x12$\n" +
+	"\bcategory\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bcategory\x12\"\n" +
+	"\apricing\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\apricing\x12 \n" +
+	"\x06search\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06search\x12\x1c\n" +
+	"\x04sort\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x04sort\x12\x1e\n" +
+	"\x05scope\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x05scope\x12\x12\n" +
 	"\x04mine\x18\x06 \x01(\bR\x04mine\x12\x14\n" +
 	"\x05limit\x18\a \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\b \x01(\x05R\x06offset\"\xc1\x01\n" +
@@ -3353,50 +3354,50 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x17CreateStoreAgentRequest\x125\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1f.switchboard.v1.StoreAgentInputR\x05agent\"L\n" +
 	"\x18CreateStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"&\n" +
-	"\x14GetStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xfe\x01\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"/\n" +
+	"\x14GetStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\xfe\x01\n" +
 	"\x15GetStoreAgentResponse\x120\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x125\n" +
 	"\x05stats\x18\x02 \x01(\v2\x1f.switchboard.v1.StoreAgentStatsR\x05stats\x12<\n" +
 	"\tchangelog\x18\x03 \x03(\v2\x1e.switchboard.v1.ChangelogEntryR\tchangelog\x12>\n" +
 	"\n" +
 	"executions\x18\x04 \x03(\v2\x1e.switchboard.v1.StoreExecutionR\n" +
-	"executions\"`\n" +
-	"\x17UpdateStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x125\n" +
+	"executions\"i\n" +
+	"\x17UpdateStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x125\n" +
 	"\x05agent\x18\x02 \x01(\v2\x1f.switchboard.v1.StoreAgentInputR\x05agent\"\x94\x01\n" +
 	"\x18UpdateStoreAgentResponse\x120\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x12;\n" +
 	"\x06change\x18\x02 \x01(\v2\x1e.switchboard.v1.ChangelogEntryH\x00R\x06change\x88\x01\x01B\t\n" +
-	"\a_change\")\n" +
-	"\x17DeleteStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"L\n" +
+	"\a_change\"2\n" +
+	"\x17DeleteStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"L\n" +
 	"\x18DeleteStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\",\n" +
-	"\x1aSubscribeStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"O\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"5\n" +
+	"\x1aSubscribeStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"O\n" +
 	"\x1bSubscribeStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\".\n" +
-	"\x1cUnsubscribeStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"Q\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"7\n" +
+	"\x1cUnsubscribeStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"Q\n" +
 	"\x1dUnsubscribeStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"*\n" +
-	"\x18InstallStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\x91\x01\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"3\n" +
+	"\x18InstallStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\x91\x01\n" +
 	"\x19InstallStoreAgentResponse\x120\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x12B\n" +
-	"\x0ememory_entries\x18\x02 \x03(\v2\x1b.switchboard.v1.MemoryEntryR\rmemoryEntries\",\n" +
-	"\x1aUninstallStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\x85\x01\n" +
+	"\x0ememory_entries\x18\x02 \x03(\v2\x1b.switchboard.v1.MemoryEntryR\rmemoryEntries\"5\n" +
+	"\x1aUninstallStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\x85\x01\n" +
 	"\x1bUninstallStoreAgentResponse\x120\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x124\n" +
-	"\x16removed_memory_entries\x18\x02 \x01(\x05R\x14removedMemoryEntries\"\xa0\x01\n" +
-	"\x19RateStoreExecutionRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
-	"\fexecution_id\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\vexecutionId\x12\x1c\n" +
-	"\x06rating\x18\x03 \x01(\x05B\x04\xe8\xf3\x18\x01R\x06rating\x12\x1f\n" +
-	"\bfeedback\x18\x04 \x01(\tH\x00R\bfeedback\x88\x01\x01B\v\n" +
+	"\x16removed_memory_entries\x18\x02 \x01(\x05R\x14removedMemoryEntries\"\xbb\x01\n" +
+	"\x19RateStoreExecutionRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12.\n" +
+	"\fexecution_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\x12\x1c\n" +
+	"\x06rating\x18\x03 \x01(\x05B\x04\xe8\xf3\x18\x01R\x06rating\x12*\n" +
+	"\bfeedback\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\bfeedback\x88\x01\x01B\v\n" +
 	"\t_feedback\"\x8c\x01\n" +
 	"\x1aRateStoreExecutionResponse\x12<\n" +
 	"\texecution\x18\x01 \x01(\v2\x1e.switchboard.v1.StoreExecutionR\texecution\x120\n" +

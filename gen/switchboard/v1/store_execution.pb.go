@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -915,20 +916,20 @@ var File_switchboard_v1_store_execution_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\n" +
-	"$switchboard/v1/store_execution.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\x8f\x04\n" +
-	"\x18ExecuteStoreAgentRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
-	"\x05input\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x05input\x12/\n" +
-	"\x11payment_method_id\x18\x03 \x01(\tH\x00R\x0fpaymentMethodId\x88\x01\x01\x12 \n" +
-	"\ttask_type\x18\x04 \x01(\tH\x01R\btaskType\x88\x01\x01\x12\x17\n" +
-	"\x04tone\x18\x05 \x01(\tH\x02R\x04tone\x88\x01\x01\x12$\n" +
-	"\voutput_type\x18\x06 \x01(\tH\x03R\n" +
-	"outputType\x88\x01\x01\x12\x1f\n" +
-	"\bdeadline\x18\a \x01(\tH\x04R\bdeadline\x88\x01\x01\x122\n" +
-	"\x12additional_context\x18\b \x01(\tH\x05R\x11additionalContext\x88\x01\x01\x12*\n" +
-	"\x0erequester_name\x18\t \x01(\tH\x06R\rrequesterName\x88\x01\x01\x12,\n" +
+	"$switchboard/v1/store_execution.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xf1\x04\n" +
+	"\x18ExecuteStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12#\n" +
+	"\x05input\x18\x02 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\x05input\x128\n" +
+	"\x11payment_method_id\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x0fpaymentMethodId\x88\x01\x01\x12*\n" +
+	"\ttask_type\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\btaskType\x88\x01\x01\x12!\n" +
+	"\x04tone\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\x04tone\x88\x01\x01\x12.\n" +
+	"\voutput_type\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\n" +
+	"outputType\x88\x01\x01\x12)\n" +
+	"\bdeadline\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\bdeadline\x88\x01\x01\x12=\n" +
+	"\x12additional_context\x18\b \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x05R\x11additionalContext\x88\x01\x01\x124\n" +
+	"\x0erequester_name\x18\t \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x06R\rrequesterName\x88\x01\x01\x126\n" +
 	"\x0frequester_email\x18\n" +
-	" \x01(\tH\aR\x0erequesterEmail\x88\x01\x01B\x14\n" +
+	" \x01(\tB\b\xbaH\x05r\x03\x18\xfe\x01H\aR\x0erequesterEmail\x88\x01\x01B\x14\n" +
 	"\x12_payment_method_idB\f\n" +
 	"\n" +
 	"_task_typeB\a\n" +
@@ -989,21 +990,21 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12%\n" +
 	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x18\n" +
 	"\aactions\x18\x04 \x03(\tR\aactionsB\x0e\n" +
-	"\f_description\"\xb1\x01\n" +
-	"\x17DecideStoreQuoteRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12!\n" +
-	"\fexecution_id\x18\x02 \x01(\tR\vexecutionId\x12\x1c\n" +
-	"\x06action\x18\x03 \x01(\tB\x04\xe8\xf3\x18\x01R\x06action\x12/\n" +
-	"\x11payment_method_id\x18\x04 \x01(\tH\x00R\x0fpaymentMethodId\x88\x01\x01B\x14\n" +
+	"\f_description\"\xd4\x01\n" +
+	"\x17DecideStoreQuoteRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12*\n" +
+	"\fexecution_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\vexecutionId\x12$\n" +
+	"\x06action\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\x128\n" +
+	"\x11payment_method_id\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x0fpaymentMethodId\x88\x01\x01B\x14\n" +
 	"\x12_payment_method_id\"c\n" +
 	"\x18DecideStoreQuoteResponse\x12G\n" +
-	"\texecution\x18\x01 \x01(\v2).switchboard.v1.ExecuteStoreAgentResponseR\texecution\"\xe8\x01\n" +
-	"\x1bDeliverStoreCallbackRequest\x12'\n" +
-	"\fexecution_id\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\vexecutionId\x12+\n" +
-	"\x0ecallback_token\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\rcallbackToken\x12\x1b\n" +
-	"\x06status\x18\x03 \x01(\tH\x00R\x06status\x88\x01\x01\x12\x1b\n" +
-	"\x06output\x18\x04 \x01(\tH\x01R\x06output\x88\x01\x01\x12\x19\n" +
-	"\x05error\x18\x05 \x01(\tH\x02R\x05error\x88\x01\x01B\t\n" +
+	"\texecution\x18\x01 \x01(\v2).switchboard.v1.ExecuteStoreAgentResponseR\texecution\"\x97\x02\n" +
+	"\x1bDeliverStoreCallbackRequest\x12.\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\x123\n" +
+	"\x0ecallback_token\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\rcallbackToken\x12%\n" +
+	"\x06status\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06status\x88\x01\x01\x12&\n" +
+	"\x06output\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\x06output\x88\x01\x01\x12$\n" +
+	"\x05error\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x02R\x05error\x88\x01\x01B\t\n" +
 	"\a_statusB\t\n" +
 	"\a_outputB\b\n" +
 	"\x06_error\"\xc7\x01\n" +
@@ -1013,9 +1014,9 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\breceived\x18\x03 \x01(\bR\breceived\x12@\n" +
 	"\vreceived_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\n" +
 	"receivedAt\x88\x01\x01B\x0e\n" +
-	"\f_received_at\"B\n" +
-	"\x17GetStoreCallbackRequest\x12'\n" +
-	"\fexecution_id\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\vexecutionId\"\xc3\x01\n" +
+	"\f_received_at\"I\n" +
+	"\x17GetStoreCallbackRequest\x12.\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\"\xc3\x01\n" +
 	"\x18GetStoreCallbackResponse\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n" +

@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -717,14 +718,14 @@ var File_switchboard_v1_store_review_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\n" +
-	"!switchboard/v1/store_review.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xc1\x02\n" +
-	"\x15StoreLifecycleRequest\x12\x1c\n" +
-	"\x06action\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\x06action\x12!\n" +
-	"\fexecution_id\x18\x02 \x01(\tR\vexecutionId\x12\x1b\n" +
-	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01\x12\x1f\n" +
-	"\bfeedback\x18\x04 \x01(\tH\x01R\bfeedback\x88\x01\x01\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x1f\n" +
-	"\bcategory\x18\x06 \x01(\tH\x02R\bcategory\x88\x01\x01\x12?\n" +
+	"!switchboard/v1/store_review.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xf2\x02\n" +
+	"\x15StoreLifecycleRequest\x12$\n" +
+	"\x06action\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\x12*\n" +
+	"\fexecution_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\vexecutionId\x12\x1b\n" +
+	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01\x12*\n" +
+	"\bfeedback\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\bfeedback\x88\x01\x01\x12!\n" +
+	"\x06reason\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x06reason\x12)\n" +
+	"\bcategory\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\bcategory\x88\x01\x01\x12?\n" +
 	"\aquality\x18\a \x01(\v2 .switchboard.v1.ExecutionQualityH\x03R\aquality\x88\x01\x01B\t\n" +
 	"\a_ratingB\v\n" +
 	"\t_feedbackB\v\n" +
@@ -752,11 +753,11 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\n" +
 	"\b_qualityB\f\n" +
 	"\n" +
-	"_confirmed\"\x88\x01\n" +
-	"\x19RecordAgentQualityRequest\x12\x1f\n" +
-	"\bagent_id\x18\x01 \x01(\tB\x04\xe8\xf3\x18\x01R\aagentId\x12\x1c\n" +
-	"\x06signal\x18\x02 \x01(\tB\x04\xe8\xf3\x18\x01R\x06signal\x12\x1f\n" +
-	"\bmetadata\x18\x03 \x01(\tH\x00R\bmetadata\x88\x01\x01B\v\n" +
+	"_confirmed\"\xa2\x01\n" +
+	"\x19RecordAgentQualityRequest\x12&\n" +
+	"\bagent_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\aagentId\x12$\n" +
+	"\x06signal\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06signal\x12*\n" +
+	"\bmetadata\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\bmetadata\x88\x01\x01B\v\n" +
 	"\t_metadata\"\x90\x01\n" +
 	"\x1aRecordAgentQualityResponse\x12:\n" +
 	"\x06signal\x18\x01 \x01(\v2\".switchboard.v1.AgentQualitySignalR\x06signal\x126\n" +

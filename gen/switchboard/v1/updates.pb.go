@@ -7,6 +7,7 @@
 package switchboardv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -270,11 +271,11 @@ var File_switchboard_v1_updates_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_updates_proto_rawDesc = "" +
 	"\n" +
-	"\x1cswitchboard/v1/updates.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"R\n" +
+	"\x1cswitchboard/v1/updates.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"f\n" +
 	"\x12ListUpdatesRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x14\n" +
-	"\x05since\x18\x02 \x01(\tR\x05since\x12\x10\n" +
-	"\x03tag\x18\x03 \x01(\tR\x03tag\"\xd0\x01\n" +
+	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x1e\n" +
+	"\x05since\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x05since\x12\x1a\n" +
+	"\x03tag\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x03tag\"\xd0\x01\n" +
 	"\x13ListUpdatesResponse\x120\n" +
 	"\aupdates\x18\x01 \x03(\v2\x16.switchboard.v1.UpdateR\aupdates\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x1a\n" +

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "../../buf/validate/validate_pb";
 import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { ActivityEntry } from "./kanban_pb";
 import { file_switchboard_v1_kanban } from "./kanban_pb";
@@ -14,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/activity.proto.
  */
 export const file_switchboard_v1_activity: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9hY3Rpdml0eS5wcm90bxIOc3dpdGNoYm9hcmQudjEiWgoTTGlzdEFjdGl2aXR5UmVxdWVzdBIQCghjYXRlZ29yeRgBIAEoCRISCgpjYXRlZ29yaWVzGAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBmN1cnNvchgEIAEoCSJ+ChRMaXN0QWN0aXZpdHlSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEisKBGRhdGEYAiADKAsyHS5zd2l0Y2hib2FyZC52MS5BY3Rpdml0eUVudHJ5EhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yMooBCg9BY3Rpdml0eVNlcnZpY2USdwoMTGlzdEFjdGl2aXR5EiMuc3dpdGNoYm9hcmQudjEuTGlzdEFjdGl2aXR5UmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLkxpc3RBY3Rpdml0eVJlc3BvbnNlIhza8xgDEgECgtPkkwIPEg0vYXBpL2FjdGl2aXR5QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_google_api_annotations, file_switchboard_v1_kanban, file_switchboard_v1_options]);
+  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9hY3Rpdml0eS5wcm90bxIOc3dpdGNoYm9hcmQudjEieAoTTGlzdEFjdGl2aXR5UmVxdWVzdBIaCghjYXRlZ29yeRgBIAEoCUIIukgFcgMY6AcSHAoKY2F0ZWdvcmllcxgCIAEoCUIIukgFcgMY6AcSDQoFbGltaXQYAyABKAUSGAoGY3Vyc29yGAQgASgJQgi6SAVyAxjoByJ+ChRMaXN0QWN0aXZpdHlSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEisKBGRhdGEYAiADKAsyHS5zd2l0Y2hib2FyZC52MS5BY3Rpdml0eUVudHJ5EhgKC25leHRfY3Vyc29yGAMgASgJSACIAQFCDgoMX25leHRfY3Vyc29yMooBCg9BY3Rpdml0eVNlcnZpY2USdwoMTGlzdEFjdGl2aXR5EiMuc3dpdGNoYm9hcmQudjEuTGlzdEFjdGl2aXR5UmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLkxpc3RBY3Rpdml0eVJlc3BvbnNlIhza8xgDEgECgtPkkwIPEg0vYXBpL2FjdGl2aXR5QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_switchboard_v1_kanban, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.ListActivityRequest

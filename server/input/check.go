@@ -1,0 +1,55 @@
+package input
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"buf.build/go/protovalidate"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// validator stops at the first violation: one refusal names one field.
+var validator = mustValidator()
+
+func mustValidator() protovalidate.Validator {
+	v, err := protovalidate.New(protovalidate.WithFailFast())
+	if err != nil {
+		panic(fmt.Sprintf("input: protovalidate: %v", err))
+	}
+	return v
+}
+
+// Check refuses m when any string in it is not text (Text) or a field rule of
+// the contract fails; nil m passes.
+func Check(m proto.Message) error {
+	if m == nil {
+		return nil
+	}
+	if err := checkText(m.ProtoReflect(), ""); err != nil {
+		return err
+	}
+	err := validator.Validate(m)
+	if err == nil {
+		return nil
+	}
+	var verr *protovalidate.ValidationError
+	if errors.As(err, &verr) && len(verr.Violations) > 0 {
+		return refusal(m.ProtoReflect().Descriptor(), verr.Violations[0])
+	}
+	return apperr.Internal(fmt.Errorf("input: validate %s: %w", m.ProtoReflect().Descriptor().FullName(), err))
+}
+
+// Text reports whether s is valid UTF-8 without NUL, the one rule for every
+// piece of text the server accepts (bodies, paths, queries, headers).
+func Text(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// NotText is the refusal of a value that is not text, naming where it was.
+func NotText(name string) error {
+	return apperr.Invalid("%s must be valid UTF-8 without NUL characters", name)
+}
