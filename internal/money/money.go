@@ -70,6 +70,24 @@ func Ptr(c *Cents) *float64 {
 	return &f
 }
 
+// FloatOrZero is Float of an optional amount, 0 when there is none.
+func FloatOrZero(c *Cents) float64 {
+	if c == nil {
+		return 0
+	}
+	return c.Float()
+}
+
+// Floats is Float of each amount, never nil (a list the REST form writes
+// as []).
+func Floats(cs []Cents) []float64 {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = c.Float()
+	}
+	return out
+}
+
 // Percent is the share pct (in percent) of c, rounded half away from zero
 // to the cent in integer arithmetic: pct is taken in hundredths of a
 // percent, so 15 % of 2.50 is 0.375 → 0.38.
