@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // CapabilityPack is the model entity for the CapabilityPack schema.
@@ -39,7 +40,9 @@ type CapabilityPack struct {
 	// PricingModel holds the value of the "pricing_model" field.
 	PricingModel string `json:"pricing_model,omitempty"`
 	// Price holds the value of the "price" field.
-	Price float64 `json:"price,omitempty"`
+	Price money.Cents `json:"price,omitempty"`
+	// Currency holds the value of the "currency" field.
+	Currency string `json:"currency,omitempty"`
 	// Prompt holds the value of the "prompt" field.
 	Prompt string `json:"prompt,omitempty"`
 	// EditableFields holds the value of the "editable_fields" field.
@@ -91,8 +94,8 @@ func (*CapabilityPack) scanValues(columns []string) ([]any, error) {
 		case capabilitypack.FieldEditableFields, capabilitypack.FieldAccessPasswordSealed:
 			values[i] = new([]byte)
 		case capabilitypack.FieldPrice:
-			values[i] = new(sql.NullFloat64)
-		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldPrompt:
+			values[i] = new(sql.NullInt64)
+		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt:
 			values[i] = new(sql.NullString)
 		case capabilitypack.FieldCreatedAt, capabilitypack.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -176,10 +179,16 @@ func (_m *CapabilityPack) assignValues(columns []string, values []any) error {
 				_m.PricingModel = value.String
 			}
 		case capabilitypack.FieldPrice:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field price", values[i])
 			} else if value.Valid {
-				_m.Price = value.Float64
+				_m.Price = money.Cents(value.Int64)
+			}
+		case capabilitypack.FieldCurrency:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field currency", values[i])
+			} else if value.Valid {
+				_m.Currency = value.String
 			}
 		case capabilitypack.FieldPrompt:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -284,6 +293,9 @@ func (_m *CapabilityPack) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("price=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Price))
+	builder.WriteString(", ")
+	builder.WriteString("currency=")
+	builder.WriteString(_m.Currency)
 	builder.WriteString(", ")
 	builder.WriteString("prompt=")
 	builder.WriteString(_m.Prompt)

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // CapabilityPackCreate is the builder for creating a CapabilityPack entity.
@@ -137,15 +138,29 @@ func (_c *CapabilityPackCreate) SetNillablePricingModel(v *string) *CapabilityPa
 }
 
 // SetPrice sets the "price" field.
-func (_c *CapabilityPackCreate) SetPrice(v float64) *CapabilityPackCreate {
+func (_c *CapabilityPackCreate) SetPrice(v money.Cents) *CapabilityPackCreate {
 	_c.mutation.SetPrice(v)
 	return _c
 }
 
 // SetNillablePrice sets the "price" field if the given value is not nil.
-func (_c *CapabilityPackCreate) SetNillablePrice(v *float64) *CapabilityPackCreate {
+func (_c *CapabilityPackCreate) SetNillablePrice(v *money.Cents) *CapabilityPackCreate {
 	if v != nil {
 		_c.SetPrice(*v)
+	}
+	return _c
+}
+
+// SetCurrency sets the "currency" field.
+func (_c *CapabilityPackCreate) SetCurrency(v string) *CapabilityPackCreate {
+	_c.mutation.SetCurrency(v)
+	return _c
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableCurrency(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetCurrency(*v)
 	}
 	return _c
 }
@@ -253,6 +268,10 @@ func (_c *CapabilityPackCreate) defaults() {
 		v := capabilitypack.DefaultPrice
 		_c.mutation.SetPrice(v)
 	}
+	if _, ok := _c.mutation.Currency(); !ok {
+		v := capabilitypack.DefaultCurrency
+		_c.mutation.SetCurrency(v)
+	}
 	if _, ok := _c.mutation.EditableFields(); !ok {
 		v := capabilitypack.DefaultEditableFields
 		_c.mutation.SetEditableFields(v)
@@ -287,6 +306,9 @@ func (_c *CapabilityPackCreate) check() error {
 	}
 	if _, ok := _c.mutation.Price(); !ok {
 		return &ValidationError{Name: "price", err: errors.New(`ent: missing required field "CapabilityPack.price"`)}
+	}
+	if _, ok := _c.mutation.Currency(); !ok {
+		return &ValidationError{Name: "currency", err: errors.New(`ent: missing required field "CapabilityPack.currency"`)}
 	}
 	if _, ok := _c.mutation.Prompt(); !ok {
 		return &ValidationError{Name: "prompt", err: errors.New(`ent: missing required field "CapabilityPack.prompt"`)}
@@ -371,8 +393,12 @@ func (_c *CapabilityPackCreate) createSpec() (*CapabilityPack, *sqlgraph.CreateS
 		_node.PricingModel = value
 	}
 	if value, ok := _c.mutation.Price(); ok {
-		_spec.SetField(capabilitypack.FieldPrice, field.TypeFloat64, value)
+		_spec.SetField(capabilitypack.FieldPrice, field.TypeInt64, value)
 		_node.Price = value
+	}
+	if value, ok := _c.mutation.Currency(); ok {
+		_spec.SetField(capabilitypack.FieldCurrency, field.TypeString, value)
+		_node.Currency = value
 	}
 	if value, ok := _c.mutation.Prompt(); ok {
 		_spec.SetField(capabilitypack.FieldPrompt, field.TypeString, value)
@@ -580,7 +606,7 @@ func (u *CapabilityPackUpsert) UpdatePricingModel() *CapabilityPackUpsert {
 }
 
 // SetPrice sets the "price" field.
-func (u *CapabilityPackUpsert) SetPrice(v float64) *CapabilityPackUpsert {
+func (u *CapabilityPackUpsert) SetPrice(v money.Cents) *CapabilityPackUpsert {
 	u.Set(capabilitypack.FieldPrice, v)
 	return u
 }
@@ -592,8 +618,20 @@ func (u *CapabilityPackUpsert) UpdatePrice() *CapabilityPackUpsert {
 }
 
 // AddPrice adds v to the "price" field.
-func (u *CapabilityPackUpsert) AddPrice(v float64) *CapabilityPackUpsert {
+func (u *CapabilityPackUpsert) AddPrice(v money.Cents) *CapabilityPackUpsert {
 	u.Add(capabilitypack.FieldPrice, v)
+	return u
+}
+
+// SetCurrency sets the "currency" field.
+func (u *CapabilityPackUpsert) SetCurrency(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldCurrency, v)
+	return u
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateCurrency() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldCurrency)
 	return u
 }
 
@@ -820,14 +858,14 @@ func (u *CapabilityPackUpsertOne) UpdatePricingModel() *CapabilityPackUpsertOne 
 }
 
 // SetPrice sets the "price" field.
-func (u *CapabilityPackUpsertOne) SetPrice(v float64) *CapabilityPackUpsertOne {
+func (u *CapabilityPackUpsertOne) SetPrice(v money.Cents) *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.SetPrice(v)
 	})
 }
 
 // AddPrice adds v to the "price" field.
-func (u *CapabilityPackUpsertOne) AddPrice(v float64) *CapabilityPackUpsertOne {
+func (u *CapabilityPackUpsertOne) AddPrice(v money.Cents) *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.AddPrice(v)
 	})
@@ -837,6 +875,20 @@ func (u *CapabilityPackUpsertOne) AddPrice(v float64) *CapabilityPackUpsertOne {
 func (u *CapabilityPackUpsertOne) UpdatePrice() *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdatePrice()
+	})
+}
+
+// SetCurrency sets the "currency" field.
+func (u *CapabilityPackUpsertOne) SetCurrency(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetCurrency(v)
+	})
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateCurrency() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateCurrency()
 	})
 }
 
@@ -1237,14 +1289,14 @@ func (u *CapabilityPackUpsertBulk) UpdatePricingModel() *CapabilityPackUpsertBul
 }
 
 // SetPrice sets the "price" field.
-func (u *CapabilityPackUpsertBulk) SetPrice(v float64) *CapabilityPackUpsertBulk {
+func (u *CapabilityPackUpsertBulk) SetPrice(v money.Cents) *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.SetPrice(v)
 	})
 }
 
 // AddPrice adds v to the "price" field.
-func (u *CapabilityPackUpsertBulk) AddPrice(v float64) *CapabilityPackUpsertBulk {
+func (u *CapabilityPackUpsertBulk) AddPrice(v money.Cents) *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.AddPrice(v)
 	})
@@ -1254,6 +1306,20 @@ func (u *CapabilityPackUpsertBulk) AddPrice(v float64) *CapabilityPackUpsertBulk
 func (u *CapabilityPackUpsertBulk) UpdatePrice() *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdatePrice()
+	})
+}
+
+// SetCurrency sets the "currency" field.
+func (u *CapabilityPackUpsertBulk) SetCurrency(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetCurrency(v)
+	})
+}
+
+// UpdateCurrency sets the "currency" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateCurrency() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateCurrency()
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // CapabilityPackUpdate is the builder for updating CapabilityPack entities.
@@ -146,14 +147,14 @@ func (_u *CapabilityPackUpdate) SetNillablePricingModel(v *string) *CapabilityPa
 }
 
 // SetPrice sets the "price" field.
-func (_u *CapabilityPackUpdate) SetPrice(v float64) *CapabilityPackUpdate {
+func (_u *CapabilityPackUpdate) SetPrice(v money.Cents) *CapabilityPackUpdate {
 	_u.mutation.ResetPrice()
 	_u.mutation.SetPrice(v)
 	return _u
 }
 
 // SetNillablePrice sets the "price" field if the given value is not nil.
-func (_u *CapabilityPackUpdate) SetNillablePrice(v *float64) *CapabilityPackUpdate {
+func (_u *CapabilityPackUpdate) SetNillablePrice(v *money.Cents) *CapabilityPackUpdate {
 	if v != nil {
 		_u.SetPrice(*v)
 	}
@@ -161,8 +162,22 @@ func (_u *CapabilityPackUpdate) SetNillablePrice(v *float64) *CapabilityPackUpda
 }
 
 // AddPrice adds value to the "price" field.
-func (_u *CapabilityPackUpdate) AddPrice(v float64) *CapabilityPackUpdate {
+func (_u *CapabilityPackUpdate) AddPrice(v money.Cents) *CapabilityPackUpdate {
 	_u.mutation.AddPrice(v)
+	return _u
+}
+
+// SetCurrency sets the "currency" field.
+func (_u *CapabilityPackUpdate) SetCurrency(v string) *CapabilityPackUpdate {
+	_u.mutation.SetCurrency(v)
+	return _u
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableCurrency(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetCurrency(*v)
+	}
 	return _u
 }
 
@@ -340,10 +355,13 @@ func (_u *CapabilityPackUpdate) sqlSave(ctx context.Context) (_node int, err err
 		_spec.SetField(capabilitypack.FieldPricingModel, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Price(); ok {
-		_spec.SetField(capabilitypack.FieldPrice, field.TypeFloat64, value)
+		_spec.SetField(capabilitypack.FieldPrice, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPrice(); ok {
-		_spec.AddField(capabilitypack.FieldPrice, field.TypeFloat64, value)
+		_spec.AddField(capabilitypack.FieldPrice, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Currency(); ok {
+		_spec.SetField(capabilitypack.FieldCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Prompt(); ok {
 		_spec.SetField(capabilitypack.FieldPrompt, field.TypeString, value)
@@ -542,14 +560,14 @@ func (_u *CapabilityPackUpdateOne) SetNillablePricingModel(v *string) *Capabilit
 }
 
 // SetPrice sets the "price" field.
-func (_u *CapabilityPackUpdateOne) SetPrice(v float64) *CapabilityPackUpdateOne {
+func (_u *CapabilityPackUpdateOne) SetPrice(v money.Cents) *CapabilityPackUpdateOne {
 	_u.mutation.ResetPrice()
 	_u.mutation.SetPrice(v)
 	return _u
 }
 
 // SetNillablePrice sets the "price" field if the given value is not nil.
-func (_u *CapabilityPackUpdateOne) SetNillablePrice(v *float64) *CapabilityPackUpdateOne {
+func (_u *CapabilityPackUpdateOne) SetNillablePrice(v *money.Cents) *CapabilityPackUpdateOne {
 	if v != nil {
 		_u.SetPrice(*v)
 	}
@@ -557,8 +575,22 @@ func (_u *CapabilityPackUpdateOne) SetNillablePrice(v *float64) *CapabilityPackU
 }
 
 // AddPrice adds value to the "price" field.
-func (_u *CapabilityPackUpdateOne) AddPrice(v float64) *CapabilityPackUpdateOne {
+func (_u *CapabilityPackUpdateOne) AddPrice(v money.Cents) *CapabilityPackUpdateOne {
 	_u.mutation.AddPrice(v)
+	return _u
+}
+
+// SetCurrency sets the "currency" field.
+func (_u *CapabilityPackUpdateOne) SetCurrency(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetCurrency(v)
+	return _u
+}
+
+// SetNillableCurrency sets the "currency" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableCurrency(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetCurrency(*v)
+	}
 	return _u
 }
 
@@ -766,10 +798,13 @@ func (_u *CapabilityPackUpdateOne) sqlSave(ctx context.Context) (_node *Capabili
 		_spec.SetField(capabilitypack.FieldPricingModel, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Price(); ok {
-		_spec.SetField(capabilitypack.FieldPrice, field.TypeFloat64, value)
+		_spec.SetField(capabilitypack.FieldPrice, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPrice(); ok {
-		_spec.AddField(capabilitypack.FieldPrice, field.TypeFloat64, value)
+		_spec.AddField(capabilitypack.FieldPrice, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.Currency(); ok {
+		_spec.SetField(capabilitypack.FieldCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Prompt(); ok {
 		_spec.SetField(capabilitypack.FieldPrompt, field.TypeString, value)

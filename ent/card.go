@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Card is the model entity for the Card schema.
@@ -94,7 +95,9 @@ type Card struct {
 	// PaymentStatus holds the value of the "payment_status" field.
 	PaymentStatus *string `json:"payment_status,omitempty"`
 	// ProjectPrice holds the value of the "project_price" field.
-	ProjectPrice *float64 `json:"project_price,omitempty"`
+	ProjectPrice *money.Cents `json:"project_price,omitempty"`
+	// ProjectPriceCurrency holds the value of the "project_price_currency" field.
+	ProjectPriceCurrency string `json:"project_price_currency,omitempty"`
 	// CompletionSuggestedBy holds the value of the "completion_suggested_by" field.
 	CompletionSuggestedBy *string `json:"completion_suggested_by,omitempty"`
 	// CompletionSuggestedAt holds the value of the "completion_suggested_at" field.
@@ -174,11 +177,9 @@ func (*Card) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case card.FieldIsArchived:
 			values[i] = new(sql.NullBool)
-		case card.FieldProjectPrice:
-			values[i] = new(sql.NullFloat64)
-		case card.FieldOrder, card.FieldReminderOffsetMinutes, card.FieldPriorityScore:
+		case card.FieldOrder, card.FieldReminderOffsetMinutes, card.FieldProjectPrice, card.FieldPriorityScore:
 			values[i] = new(sql.NullInt64)
-		case card.FieldID, card.FieldUserID, card.FieldTitle, card.FieldDescription, card.FieldStatus, card.FieldPriority, card.FieldAssignee, card.FieldSummary, card.FieldBrief, card.FieldAssigneeUserID, card.FieldAssigneeAgentID, card.FieldAssignedByID, card.FieldProjectID, card.FieldWorkspaceID, card.FieldOriginCardID, card.FieldOriginUserID, card.FieldSourceRelayID, card.FieldSharedProjectID, card.FieldTemplateID, card.FieldCounterpartyUserID, card.FieldProjectRole, card.FieldParentCardID, card.FieldParentChecklistItemID, card.FieldCardRole, card.FieldRollupCardID, card.FieldProjectTaskKey, card.FieldSourceRunID, card.FieldSourceChannel, card.FieldDifferenceID, card.FieldUnifiedThreadID, card.FieldPaymentHoldID, card.FieldPaymentStatus, card.FieldCompletionSuggestedBy, card.FieldCardType, card.FieldCoverColor, card.FieldCoverImageURL:
+		case card.FieldID, card.FieldUserID, card.FieldTitle, card.FieldDescription, card.FieldStatus, card.FieldPriority, card.FieldAssignee, card.FieldSummary, card.FieldBrief, card.FieldAssigneeUserID, card.FieldAssigneeAgentID, card.FieldAssignedByID, card.FieldProjectID, card.FieldWorkspaceID, card.FieldOriginCardID, card.FieldOriginUserID, card.FieldSourceRelayID, card.FieldSharedProjectID, card.FieldTemplateID, card.FieldCounterpartyUserID, card.FieldProjectRole, card.FieldParentCardID, card.FieldParentChecklistItemID, card.FieldCardRole, card.FieldRollupCardID, card.FieldProjectTaskKey, card.FieldSourceRunID, card.FieldSourceChannel, card.FieldDifferenceID, card.FieldUnifiedThreadID, card.FieldPaymentHoldID, card.FieldPaymentStatus, card.FieldProjectPriceCurrency, card.FieldCompletionSuggestedBy, card.FieldCardType, card.FieldCoverColor, card.FieldCoverImageURL:
 			values[i] = new(sql.NullString)
 		case card.FieldCreatedAt, card.FieldUpdatedAt, card.FieldDueDate, card.FieldReminderFiredAt, card.FieldCompletionSuggestedAt, card.FieldSettledAt, card.FieldStartDate, card.FieldLastActivityAt:
 			values[i] = new(sql.NullTime)
@@ -455,11 +456,17 @@ func (_m *Card) assignValues(columns []string, values []any) error {
 				*_m.PaymentStatus = value.String
 			}
 		case card.FieldProjectPrice:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field project_price", values[i])
 			} else if value.Valid {
-				_m.ProjectPrice = new(float64)
-				*_m.ProjectPrice = value.Float64
+				_m.ProjectPrice = new(money.Cents)
+				*_m.ProjectPrice = money.Cents(value.Int64)
+			}
+		case card.FieldProjectPriceCurrency:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field project_price_currency", values[i])
+			} else if value.Valid {
+				_m.ProjectPriceCurrency = value.String
 			}
 		case card.FieldCompletionSuggestedBy:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -762,6 +769,9 @@ func (_m *Card) String() string {
 		builder.WriteString("project_price=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("project_price_currency=")
+	builder.WriteString(_m.ProjectPriceCurrency)
 	builder.WriteString(", ")
 	if v := _m.CompletionSuggestedBy; v != nil {
 		builder.WriteString("completion_suggested_by=")

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // CardCreate is the builder for creating a Card entity.
@@ -529,15 +530,29 @@ func (_c *CardCreate) SetNillablePaymentStatus(v *string) *CardCreate {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (_c *CardCreate) SetProjectPrice(v float64) *CardCreate {
+func (_c *CardCreate) SetProjectPrice(v money.Cents) *CardCreate {
 	_c.mutation.SetProjectPrice(v)
 	return _c
 }
 
 // SetNillableProjectPrice sets the "project_price" field if the given value is not nil.
-func (_c *CardCreate) SetNillableProjectPrice(v *float64) *CardCreate {
+func (_c *CardCreate) SetNillableProjectPrice(v *money.Cents) *CardCreate {
 	if v != nil {
 		_c.SetProjectPrice(*v)
+	}
+	return _c
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (_c *CardCreate) SetProjectPriceCurrency(v string) *CardCreate {
+	_c.mutation.SetProjectPriceCurrency(v)
+	return _c
+}
+
+// SetNillableProjectPriceCurrency sets the "project_price_currency" field if the given value is not nil.
+func (_c *CardCreate) SetNillableProjectPriceCurrency(v *string) *CardCreate {
+	if v != nil {
+		_c.SetProjectPriceCurrency(*v)
 	}
 	return _c
 }
@@ -796,6 +811,10 @@ func (_c *CardCreate) defaults() {
 		v := card.DefaultOrder
 		_c.mutation.SetOrder(v)
 	}
+	if _, ok := _c.mutation.ProjectPriceCurrency(); !ok {
+		v := card.DefaultProjectPriceCurrency
+		_c.mutation.SetProjectPriceCurrency(v)
+	}
 	if _, ok := _c.mutation.Labels(); !ok {
 		v := card.DefaultLabels
 		_c.mutation.SetLabels(v)
@@ -855,6 +874,9 @@ func (_c *CardCreate) check() error {
 	}
 	if _, ok := _c.mutation.Order(); !ok {
 		return &ValidationError{Name: "order", err: errors.New(`ent: missing required field "Card.order"`)}
+	}
+	if _, ok := _c.mutation.ProjectPriceCurrency(); !ok {
+		return &ValidationError{Name: "project_price_currency", err: errors.New(`ent: missing required field "Card.project_price_currency"`)}
 	}
 	if _, ok := _c.mutation.Labels(); !ok {
 		return &ValidationError{Name: "labels", err: errors.New(`ent: missing required field "Card.labels"`)}
@@ -1051,8 +1073,12 @@ func (_c *CardCreate) createSpec() (*Card, *sqlgraph.CreateSpec) {
 		_node.PaymentStatus = &value
 	}
 	if value, ok := _c.mutation.ProjectPrice(); ok {
-		_spec.SetField(card.FieldProjectPrice, field.TypeFloat64, value)
+		_spec.SetField(card.FieldProjectPrice, field.TypeInt64, value)
 		_node.ProjectPrice = &value
+	}
+	if value, ok := _c.mutation.ProjectPriceCurrency(); ok {
+		_spec.SetField(card.FieldProjectPriceCurrency, field.TypeString, value)
+		_node.ProjectPriceCurrency = value
 	}
 	if value, ok := _c.mutation.CompletionSuggestedBy(); ok {
 		_spec.SetField(card.FieldCompletionSuggestedBy, field.TypeString, value)
@@ -1806,7 +1832,7 @@ func (u *CardUpsert) ClearPaymentStatus() *CardUpsert {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (u *CardUpsert) SetProjectPrice(v float64) *CardUpsert {
+func (u *CardUpsert) SetProjectPrice(v money.Cents) *CardUpsert {
 	u.Set(card.FieldProjectPrice, v)
 	return u
 }
@@ -1818,7 +1844,7 @@ func (u *CardUpsert) UpdateProjectPrice() *CardUpsert {
 }
 
 // AddProjectPrice adds v to the "project_price" field.
-func (u *CardUpsert) AddProjectPrice(v float64) *CardUpsert {
+func (u *CardUpsert) AddProjectPrice(v money.Cents) *CardUpsert {
 	u.Add(card.FieldProjectPrice, v)
 	return u
 }
@@ -1826,6 +1852,18 @@ func (u *CardUpsert) AddProjectPrice(v float64) *CardUpsert {
 // ClearProjectPrice clears the value of the "project_price" field.
 func (u *CardUpsert) ClearProjectPrice() *CardUpsert {
 	u.SetNull(card.FieldProjectPrice)
+	return u
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (u *CardUpsert) SetProjectPriceCurrency(v string) *CardUpsert {
+	u.Set(card.FieldProjectPriceCurrency, v)
+	return u
+}
+
+// UpdateProjectPriceCurrency sets the "project_price_currency" field to the value that was provided on create.
+func (u *CardUpsert) UpdateProjectPriceCurrency() *CardUpsert {
+	u.SetExcluded(card.FieldProjectPriceCurrency)
 	return u
 }
 
@@ -2783,14 +2821,14 @@ func (u *CardUpsertOne) ClearPaymentStatus() *CardUpsertOne {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (u *CardUpsertOne) SetProjectPrice(v float64) *CardUpsertOne {
+func (u *CardUpsertOne) SetProjectPrice(v money.Cents) *CardUpsertOne {
 	return u.Update(func(s *CardUpsert) {
 		s.SetProjectPrice(v)
 	})
 }
 
 // AddProjectPrice adds v to the "project_price" field.
-func (u *CardUpsertOne) AddProjectPrice(v float64) *CardUpsertOne {
+func (u *CardUpsertOne) AddProjectPrice(v money.Cents) *CardUpsertOne {
 	return u.Update(func(s *CardUpsert) {
 		s.AddProjectPrice(v)
 	})
@@ -2807,6 +2845,20 @@ func (u *CardUpsertOne) UpdateProjectPrice() *CardUpsertOne {
 func (u *CardUpsertOne) ClearProjectPrice() *CardUpsertOne {
 	return u.Update(func(s *CardUpsert) {
 		s.ClearProjectPrice()
+	})
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (u *CardUpsertOne) SetProjectPriceCurrency(v string) *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.SetProjectPriceCurrency(v)
+	})
+}
+
+// UpdateProjectPriceCurrency sets the "project_price_currency" field to the value that was provided on create.
+func (u *CardUpsertOne) UpdateProjectPriceCurrency() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateProjectPriceCurrency()
 	})
 }
 
@@ -3963,14 +4015,14 @@ func (u *CardUpsertBulk) ClearPaymentStatus() *CardUpsertBulk {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (u *CardUpsertBulk) SetProjectPrice(v float64) *CardUpsertBulk {
+func (u *CardUpsertBulk) SetProjectPrice(v money.Cents) *CardUpsertBulk {
 	return u.Update(func(s *CardUpsert) {
 		s.SetProjectPrice(v)
 	})
 }
 
 // AddProjectPrice adds v to the "project_price" field.
-func (u *CardUpsertBulk) AddProjectPrice(v float64) *CardUpsertBulk {
+func (u *CardUpsertBulk) AddProjectPrice(v money.Cents) *CardUpsertBulk {
 	return u.Update(func(s *CardUpsert) {
 		s.AddProjectPrice(v)
 	})
@@ -3987,6 +4039,20 @@ func (u *CardUpsertBulk) UpdateProjectPrice() *CardUpsertBulk {
 func (u *CardUpsertBulk) ClearProjectPrice() *CardUpsertBulk {
 	return u.Update(func(s *CardUpsert) {
 		s.ClearProjectPrice()
+	})
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (u *CardUpsertBulk) SetProjectPriceCurrency(v string) *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.SetProjectPriceCurrency(v)
+	})
+}
+
+// UpdateProjectPriceCurrency sets the "project_price_currency" field to the value that was provided on create.
+func (u *CardUpsertBulk) UpdateProjectPriceCurrency() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateProjectPriceCurrency()
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // CardUpdate is the builder for updating Card entities.
@@ -702,14 +703,14 @@ func (_u *CardUpdate) ClearPaymentStatus() *CardUpdate {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (_u *CardUpdate) SetProjectPrice(v float64) *CardUpdate {
+func (_u *CardUpdate) SetProjectPrice(v money.Cents) *CardUpdate {
 	_u.mutation.ResetProjectPrice()
 	_u.mutation.SetProjectPrice(v)
 	return _u
 }
 
 // SetNillableProjectPrice sets the "project_price" field if the given value is not nil.
-func (_u *CardUpdate) SetNillableProjectPrice(v *float64) *CardUpdate {
+func (_u *CardUpdate) SetNillableProjectPrice(v *money.Cents) *CardUpdate {
 	if v != nil {
 		_u.SetProjectPrice(*v)
 	}
@@ -717,7 +718,7 @@ func (_u *CardUpdate) SetNillableProjectPrice(v *float64) *CardUpdate {
 }
 
 // AddProjectPrice adds value to the "project_price" field.
-func (_u *CardUpdate) AddProjectPrice(v float64) *CardUpdate {
+func (_u *CardUpdate) AddProjectPrice(v money.Cents) *CardUpdate {
 	_u.mutation.AddProjectPrice(v)
 	return _u
 }
@@ -725,6 +726,20 @@ func (_u *CardUpdate) AddProjectPrice(v float64) *CardUpdate {
 // ClearProjectPrice clears the value of the "project_price" field.
 func (_u *CardUpdate) ClearProjectPrice() *CardUpdate {
 	_u.mutation.ClearProjectPrice()
+	return _u
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (_u *CardUpdate) SetProjectPriceCurrency(v string) *CardUpdate {
+	_u.mutation.SetProjectPriceCurrency(v)
+	return _u
+}
+
+// SetNillableProjectPriceCurrency sets the "project_price_currency" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableProjectPriceCurrency(v *string) *CardUpdate {
+	if v != nil {
+		_u.SetProjectPriceCurrency(*v)
+	}
 	return _u
 }
 
@@ -1293,13 +1308,16 @@ func (_u *CardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.ClearField(card.FieldPaymentStatus, field.TypeString)
 	}
 	if value, ok := _u.mutation.ProjectPrice(); ok {
-		_spec.SetField(card.FieldProjectPrice, field.TypeFloat64, value)
+		_spec.SetField(card.FieldProjectPrice, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedProjectPrice(); ok {
-		_spec.AddField(card.FieldProjectPrice, field.TypeFloat64, value)
+		_spec.AddField(card.FieldProjectPrice, field.TypeInt64, value)
 	}
 	if _u.mutation.ProjectPriceCleared() {
-		_spec.ClearField(card.FieldProjectPrice, field.TypeFloat64)
+		_spec.ClearField(card.FieldProjectPrice, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.ProjectPriceCurrency(); ok {
+		_spec.SetField(card.FieldProjectPriceCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.CompletionSuggestedBy(); ok {
 		_spec.SetField(card.FieldCompletionSuggestedBy, field.TypeString, value)
@@ -2150,14 +2168,14 @@ func (_u *CardUpdateOne) ClearPaymentStatus() *CardUpdateOne {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (_u *CardUpdateOne) SetProjectPrice(v float64) *CardUpdateOne {
+func (_u *CardUpdateOne) SetProjectPrice(v money.Cents) *CardUpdateOne {
 	_u.mutation.ResetProjectPrice()
 	_u.mutation.SetProjectPrice(v)
 	return _u
 }
 
 // SetNillableProjectPrice sets the "project_price" field if the given value is not nil.
-func (_u *CardUpdateOne) SetNillableProjectPrice(v *float64) *CardUpdateOne {
+func (_u *CardUpdateOne) SetNillableProjectPrice(v *money.Cents) *CardUpdateOne {
 	if v != nil {
 		_u.SetProjectPrice(*v)
 	}
@@ -2165,7 +2183,7 @@ func (_u *CardUpdateOne) SetNillableProjectPrice(v *float64) *CardUpdateOne {
 }
 
 // AddProjectPrice adds value to the "project_price" field.
-func (_u *CardUpdateOne) AddProjectPrice(v float64) *CardUpdateOne {
+func (_u *CardUpdateOne) AddProjectPrice(v money.Cents) *CardUpdateOne {
 	_u.mutation.AddProjectPrice(v)
 	return _u
 }
@@ -2173,6 +2191,20 @@ func (_u *CardUpdateOne) AddProjectPrice(v float64) *CardUpdateOne {
 // ClearProjectPrice clears the value of the "project_price" field.
 func (_u *CardUpdateOne) ClearProjectPrice() *CardUpdateOne {
 	_u.mutation.ClearProjectPrice()
+	return _u
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (_u *CardUpdateOne) SetProjectPriceCurrency(v string) *CardUpdateOne {
+	_u.mutation.SetProjectPriceCurrency(v)
+	return _u
+}
+
+// SetNillableProjectPriceCurrency sets the "project_price_currency" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableProjectPriceCurrency(v *string) *CardUpdateOne {
+	if v != nil {
+		_u.SetProjectPriceCurrency(*v)
+	}
 	return _u
 }
 
@@ -2771,13 +2803,16 @@ func (_u *CardUpdateOne) sqlSave(ctx context.Context) (_node *Card, err error) {
 		_spec.ClearField(card.FieldPaymentStatus, field.TypeString)
 	}
 	if value, ok := _u.mutation.ProjectPrice(); ok {
-		_spec.SetField(card.FieldProjectPrice, field.TypeFloat64, value)
+		_spec.SetField(card.FieldProjectPrice, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedProjectPrice(); ok {
-		_spec.AddField(card.FieldProjectPrice, field.TypeFloat64, value)
+		_spec.AddField(card.FieldProjectPrice, field.TypeInt64, value)
 	}
 	if _u.mutation.ProjectPriceCleared() {
-		_spec.ClearField(card.FieldProjectPrice, field.TypeFloat64)
+		_spec.ClearField(card.FieldProjectPrice, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.ProjectPriceCurrency(); ok {
+		_spec.SetField(card.FieldProjectPriceCurrency, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.CompletionSuggestedBy(); ok {
 		_spec.SetField(card.FieldCompletionSuggestedBy, field.TypeString, value)

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Execution is the model entity for the Execution schema.
@@ -92,7 +93,7 @@ type Execution struct {
 	// PricingPhase holds the value of the "pricing_phase" field.
 	PricingPhase *string `json:"pricing_phase,omitempty"`
 	// QuoteAmount holds the value of the "quote_amount" field.
-	QuoteAmount *float64 `json:"quote_amount,omitempty"`
+	QuoteAmount *money.Cents `json:"quote_amount,omitempty"`
 	// QuoteCurrency holds the value of the "quote_currency" field.
 	QuoteCurrency *string `json:"quote_currency,omitempty"`
 	// QuoteBreakdown holds the value of the "quote_breakdown" field.
@@ -110,11 +111,11 @@ type Execution struct {
 	// Currency holds the value of the "currency" field.
 	Currency *string `json:"currency,omitempty"`
 	// Gross holds the value of the "gross" field.
-	Gross *float64 `json:"gross,omitempty"`
+	Gross *money.Cents `json:"gross,omitempty"`
 	// DeveloperPayout holds the value of the "developer_payout" field.
-	DeveloperPayout *float64 `json:"developer_payout,omitempty"`
+	DeveloperPayout *money.Cents `json:"developer_payout,omitempty"`
 	// PlatformFee holds the value of the "platform_fee" field.
-	PlatformFee *float64 `json:"platform_fee,omitempty"`
+	PlatformFee *money.Cents `json:"platform_fee,omitempty"`
 	// FeePercent holds the value of the "fee_percent" field.
 	FeePercent *float64 `json:"fee_percent,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -165,9 +166,9 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case execution.FieldIsOwnAgent:
 			values[i] = new(sql.NullBool)
-		case execution.FieldQuoteAmount, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee, execution.FieldFeePercent:
+		case execution.FieldFeePercent:
 			values[i] = new(sql.NullFloat64)
-		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating:
+		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldQuoteAmount, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee:
 			values[i] = new(sql.NullInt64)
 		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
@@ -431,11 +432,11 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 				*_m.PricingPhase = value.String
 			}
 		case execution.FieldQuoteAmount:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field quote_amount", values[i])
 			} else if value.Valid {
-				_m.QuoteAmount = new(float64)
-				*_m.QuoteAmount = value.Float64
+				_m.QuoteAmount = new(money.Cents)
+				*_m.QuoteAmount = money.Cents(value.Int64)
 			}
 		case execution.FieldQuoteCurrency:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -494,25 +495,25 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 				*_m.Currency = value.String
 			}
 		case execution.FieldGross:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field gross", values[i])
 			} else if value.Valid {
-				_m.Gross = new(float64)
-				*_m.Gross = value.Float64
+				_m.Gross = new(money.Cents)
+				*_m.Gross = money.Cents(value.Int64)
 			}
 		case execution.FieldDeveloperPayout:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field developer_payout", values[i])
 			} else if value.Valid {
-				_m.DeveloperPayout = new(float64)
-				*_m.DeveloperPayout = value.Float64
+				_m.DeveloperPayout = new(money.Cents)
+				*_m.DeveloperPayout = money.Cents(value.Int64)
 			}
 		case execution.FieldPlatformFee:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field platform_fee", values[i])
 			} else if value.Valid {
-				_m.PlatformFee = new(float64)
-				*_m.PlatformFee = value.Float64
+				_m.PlatformFee = new(money.Cents)
+				*_m.PlatformFee = money.Cents(value.Int64)
 			}
 		case execution.FieldFeePercent:
 			if value, ok := values[i].(*sql.NullFloat64); !ok {

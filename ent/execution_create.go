@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ExecutionCreate is the builder for creating a Execution entity.
@@ -477,13 +478,13 @@ func (_c *ExecutionCreate) SetNillablePricingPhase(v *string) *ExecutionCreate {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (_c *ExecutionCreate) SetQuoteAmount(v float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetQuoteAmount(v money.Cents) *ExecutionCreate {
 	_c.mutation.SetQuoteAmount(v)
 	return _c
 }
 
 // SetNillableQuoteAmount sets the "quote_amount" field if the given value is not nil.
-func (_c *ExecutionCreate) SetNillableQuoteAmount(v *float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetNillableQuoteAmount(v *money.Cents) *ExecutionCreate {
 	if v != nil {
 		_c.SetQuoteAmount(*v)
 	}
@@ -603,13 +604,13 @@ func (_c *ExecutionCreate) SetNillableCurrency(v *string) *ExecutionCreate {
 }
 
 // SetGross sets the "gross" field.
-func (_c *ExecutionCreate) SetGross(v float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetGross(v money.Cents) *ExecutionCreate {
 	_c.mutation.SetGross(v)
 	return _c
 }
 
 // SetNillableGross sets the "gross" field if the given value is not nil.
-func (_c *ExecutionCreate) SetNillableGross(v *float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetNillableGross(v *money.Cents) *ExecutionCreate {
 	if v != nil {
 		_c.SetGross(*v)
 	}
@@ -617,13 +618,13 @@ func (_c *ExecutionCreate) SetNillableGross(v *float64) *ExecutionCreate {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (_c *ExecutionCreate) SetDeveloperPayout(v float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetDeveloperPayout(v money.Cents) *ExecutionCreate {
 	_c.mutation.SetDeveloperPayout(v)
 	return _c
 }
 
 // SetNillableDeveloperPayout sets the "developer_payout" field if the given value is not nil.
-func (_c *ExecutionCreate) SetNillableDeveloperPayout(v *float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetNillableDeveloperPayout(v *money.Cents) *ExecutionCreate {
 	if v != nil {
 		_c.SetDeveloperPayout(*v)
 	}
@@ -631,13 +632,13 @@ func (_c *ExecutionCreate) SetNillableDeveloperPayout(v *float64) *ExecutionCrea
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (_c *ExecutionCreate) SetPlatformFee(v float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetPlatformFee(v money.Cents) *ExecutionCreate {
 	_c.mutation.SetPlatformFee(v)
 	return _c
 }
 
 // SetNillablePlatformFee sets the "platform_fee" field if the given value is not nil.
-func (_c *ExecutionCreate) SetNillablePlatformFee(v *float64) *ExecutionCreate {
+func (_c *ExecutionCreate) SetNillablePlatformFee(v *money.Cents) *ExecutionCreate {
 	if v != nil {
 		_c.SetPlatformFee(*v)
 	}
@@ -1010,7 +1011,7 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		_node.PricingPhase = &value
 	}
 	if value, ok := _c.mutation.QuoteAmount(); ok {
-		_spec.SetField(execution.FieldQuoteAmount, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldQuoteAmount, field.TypeInt64, value)
 		_node.QuoteAmount = &value
 	}
 	if value, ok := _c.mutation.QuoteCurrency(); ok {
@@ -1046,15 +1047,15 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		_node.Currency = &value
 	}
 	if value, ok := _c.mutation.Gross(); ok {
-		_spec.SetField(execution.FieldGross, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldGross, field.TypeInt64, value)
 		_node.Gross = &value
 	}
 	if value, ok := _c.mutation.DeveloperPayout(); ok {
-		_spec.SetField(execution.FieldDeveloperPayout, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldDeveloperPayout, field.TypeInt64, value)
 		_node.DeveloperPayout = &value
 	}
 	if value, ok := _c.mutation.PlatformFee(); ok {
-		_spec.SetField(execution.FieldPlatformFee, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldPlatformFee, field.TypeInt64, value)
 		_node.PlatformFee = &value
 	}
 	if value, ok := _c.mutation.FeePercent(); ok {
@@ -1694,7 +1695,7 @@ func (u *ExecutionUpsert) ClearPricingPhase() *ExecutionUpsert {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (u *ExecutionUpsert) SetQuoteAmount(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) SetQuoteAmount(v money.Cents) *ExecutionUpsert {
 	u.Set(execution.FieldQuoteAmount, v)
 	return u
 }
@@ -1706,7 +1707,7 @@ func (u *ExecutionUpsert) UpdateQuoteAmount() *ExecutionUpsert {
 }
 
 // AddQuoteAmount adds v to the "quote_amount" field.
-func (u *ExecutionUpsert) AddQuoteAmount(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) AddQuoteAmount(v money.Cents) *ExecutionUpsert {
 	u.Add(execution.FieldQuoteAmount, v)
 	return u
 }
@@ -1886,7 +1887,7 @@ func (u *ExecutionUpsert) ClearCurrency() *ExecutionUpsert {
 }
 
 // SetGross sets the "gross" field.
-func (u *ExecutionUpsert) SetGross(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) SetGross(v money.Cents) *ExecutionUpsert {
 	u.Set(execution.FieldGross, v)
 	return u
 }
@@ -1898,7 +1899,7 @@ func (u *ExecutionUpsert) UpdateGross() *ExecutionUpsert {
 }
 
 // AddGross adds v to the "gross" field.
-func (u *ExecutionUpsert) AddGross(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) AddGross(v money.Cents) *ExecutionUpsert {
 	u.Add(execution.FieldGross, v)
 	return u
 }
@@ -1910,7 +1911,7 @@ func (u *ExecutionUpsert) ClearGross() *ExecutionUpsert {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (u *ExecutionUpsert) SetDeveloperPayout(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) SetDeveloperPayout(v money.Cents) *ExecutionUpsert {
 	u.Set(execution.FieldDeveloperPayout, v)
 	return u
 }
@@ -1922,7 +1923,7 @@ func (u *ExecutionUpsert) UpdateDeveloperPayout() *ExecutionUpsert {
 }
 
 // AddDeveloperPayout adds v to the "developer_payout" field.
-func (u *ExecutionUpsert) AddDeveloperPayout(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) AddDeveloperPayout(v money.Cents) *ExecutionUpsert {
 	u.Add(execution.FieldDeveloperPayout, v)
 	return u
 }
@@ -1934,7 +1935,7 @@ func (u *ExecutionUpsert) ClearDeveloperPayout() *ExecutionUpsert {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (u *ExecutionUpsert) SetPlatformFee(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) SetPlatformFee(v money.Cents) *ExecutionUpsert {
 	u.Set(execution.FieldPlatformFee, v)
 	return u
 }
@@ -1946,7 +1947,7 @@ func (u *ExecutionUpsert) UpdatePlatformFee() *ExecutionUpsert {
 }
 
 // AddPlatformFee adds v to the "platform_fee" field.
-func (u *ExecutionUpsert) AddPlatformFee(v float64) *ExecutionUpsert {
+func (u *ExecutionUpsert) AddPlatformFee(v money.Cents) *ExecutionUpsert {
 	u.Add(execution.FieldPlatformFee, v)
 	return u
 }
@@ -2676,14 +2677,14 @@ func (u *ExecutionUpsertOne) ClearPricingPhase() *ExecutionUpsertOne {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (u *ExecutionUpsertOne) SetQuoteAmount(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) SetQuoteAmount(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetQuoteAmount(v)
 	})
 }
 
 // AddQuoteAmount adds v to the "quote_amount" field.
-func (u *ExecutionUpsertOne) AddQuoteAmount(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) AddQuoteAmount(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddQuoteAmount(v)
 	})
@@ -2900,14 +2901,14 @@ func (u *ExecutionUpsertOne) ClearCurrency() *ExecutionUpsertOne {
 }
 
 // SetGross sets the "gross" field.
-func (u *ExecutionUpsertOne) SetGross(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) SetGross(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetGross(v)
 	})
 }
 
 // AddGross adds v to the "gross" field.
-func (u *ExecutionUpsertOne) AddGross(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) AddGross(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddGross(v)
 	})
@@ -2928,14 +2929,14 @@ func (u *ExecutionUpsertOne) ClearGross() *ExecutionUpsertOne {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (u *ExecutionUpsertOne) SetDeveloperPayout(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) SetDeveloperPayout(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetDeveloperPayout(v)
 	})
 }
 
 // AddDeveloperPayout adds v to the "developer_payout" field.
-func (u *ExecutionUpsertOne) AddDeveloperPayout(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) AddDeveloperPayout(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddDeveloperPayout(v)
 	})
@@ -2956,14 +2957,14 @@ func (u *ExecutionUpsertOne) ClearDeveloperPayout() *ExecutionUpsertOne {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (u *ExecutionUpsertOne) SetPlatformFee(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) SetPlatformFee(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetPlatformFee(v)
 	})
 }
 
 // AddPlatformFee adds v to the "platform_fee" field.
-func (u *ExecutionUpsertOne) AddPlatformFee(v float64) *ExecutionUpsertOne {
+func (u *ExecutionUpsertOne) AddPlatformFee(v money.Cents) *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddPlatformFee(v)
 	})
@@ -3873,14 +3874,14 @@ func (u *ExecutionUpsertBulk) ClearPricingPhase() *ExecutionUpsertBulk {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (u *ExecutionUpsertBulk) SetQuoteAmount(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) SetQuoteAmount(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetQuoteAmount(v)
 	})
 }
 
 // AddQuoteAmount adds v to the "quote_amount" field.
-func (u *ExecutionUpsertBulk) AddQuoteAmount(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) AddQuoteAmount(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddQuoteAmount(v)
 	})
@@ -4097,14 +4098,14 @@ func (u *ExecutionUpsertBulk) ClearCurrency() *ExecutionUpsertBulk {
 }
 
 // SetGross sets the "gross" field.
-func (u *ExecutionUpsertBulk) SetGross(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) SetGross(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetGross(v)
 	})
 }
 
 // AddGross adds v to the "gross" field.
-func (u *ExecutionUpsertBulk) AddGross(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) AddGross(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddGross(v)
 	})
@@ -4125,14 +4126,14 @@ func (u *ExecutionUpsertBulk) ClearGross() *ExecutionUpsertBulk {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (u *ExecutionUpsertBulk) SetDeveloperPayout(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) SetDeveloperPayout(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetDeveloperPayout(v)
 	})
 }
 
 // AddDeveloperPayout adds v to the "developer_payout" field.
-func (u *ExecutionUpsertBulk) AddDeveloperPayout(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) AddDeveloperPayout(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddDeveloperPayout(v)
 	})
@@ -4153,14 +4154,14 @@ func (u *ExecutionUpsertBulk) ClearDeveloperPayout() *ExecutionUpsertBulk {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (u *ExecutionUpsertBulk) SetPlatformFee(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) SetPlatformFee(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.SetPlatformFee(v)
 	})
 }
 
 // AddPlatformFee adds v to the "platform_fee" field.
-func (u *ExecutionUpsertBulk) AddPlatformFee(v float64) *ExecutionUpsertBulk {
+func (u *ExecutionUpsertBulk) AddPlatformFee(v money.Cents) *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.AddPlatformFee(v)
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ExecutionUpdate is the builder for updating Execution entities.
@@ -626,14 +627,14 @@ func (_u *ExecutionUpdate) ClearPricingPhase() *ExecutionUpdate {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (_u *ExecutionUpdate) SetQuoteAmount(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetQuoteAmount(v money.Cents) *ExecutionUpdate {
 	_u.mutation.ResetQuoteAmount()
 	_u.mutation.SetQuoteAmount(v)
 	return _u
 }
 
 // SetNillableQuoteAmount sets the "quote_amount" field if the given value is not nil.
-func (_u *ExecutionUpdate) SetNillableQuoteAmount(v *float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetNillableQuoteAmount(v *money.Cents) *ExecutionUpdate {
 	if v != nil {
 		_u.SetQuoteAmount(*v)
 	}
@@ -641,7 +642,7 @@ func (_u *ExecutionUpdate) SetNillableQuoteAmount(v *float64) *ExecutionUpdate {
 }
 
 // AddQuoteAmount adds value to the "quote_amount" field.
-func (_u *ExecutionUpdate) AddQuoteAmount(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) AddQuoteAmount(v money.Cents) *ExecutionUpdate {
 	_u.mutation.AddQuoteAmount(v)
 	return _u
 }
@@ -841,14 +842,14 @@ func (_u *ExecutionUpdate) ClearCurrency() *ExecutionUpdate {
 }
 
 // SetGross sets the "gross" field.
-func (_u *ExecutionUpdate) SetGross(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetGross(v money.Cents) *ExecutionUpdate {
 	_u.mutation.ResetGross()
 	_u.mutation.SetGross(v)
 	return _u
 }
 
 // SetNillableGross sets the "gross" field if the given value is not nil.
-func (_u *ExecutionUpdate) SetNillableGross(v *float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetNillableGross(v *money.Cents) *ExecutionUpdate {
 	if v != nil {
 		_u.SetGross(*v)
 	}
@@ -856,7 +857,7 @@ func (_u *ExecutionUpdate) SetNillableGross(v *float64) *ExecutionUpdate {
 }
 
 // AddGross adds value to the "gross" field.
-func (_u *ExecutionUpdate) AddGross(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) AddGross(v money.Cents) *ExecutionUpdate {
 	_u.mutation.AddGross(v)
 	return _u
 }
@@ -868,14 +869,14 @@ func (_u *ExecutionUpdate) ClearGross() *ExecutionUpdate {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (_u *ExecutionUpdate) SetDeveloperPayout(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetDeveloperPayout(v money.Cents) *ExecutionUpdate {
 	_u.mutation.ResetDeveloperPayout()
 	_u.mutation.SetDeveloperPayout(v)
 	return _u
 }
 
 // SetNillableDeveloperPayout sets the "developer_payout" field if the given value is not nil.
-func (_u *ExecutionUpdate) SetNillableDeveloperPayout(v *float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetNillableDeveloperPayout(v *money.Cents) *ExecutionUpdate {
 	if v != nil {
 		_u.SetDeveloperPayout(*v)
 	}
@@ -883,7 +884,7 @@ func (_u *ExecutionUpdate) SetNillableDeveloperPayout(v *float64) *ExecutionUpda
 }
 
 // AddDeveloperPayout adds value to the "developer_payout" field.
-func (_u *ExecutionUpdate) AddDeveloperPayout(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) AddDeveloperPayout(v money.Cents) *ExecutionUpdate {
 	_u.mutation.AddDeveloperPayout(v)
 	return _u
 }
@@ -895,14 +896,14 @@ func (_u *ExecutionUpdate) ClearDeveloperPayout() *ExecutionUpdate {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (_u *ExecutionUpdate) SetPlatformFee(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetPlatformFee(v money.Cents) *ExecutionUpdate {
 	_u.mutation.ResetPlatformFee()
 	_u.mutation.SetPlatformFee(v)
 	return _u
 }
 
 // SetNillablePlatformFee sets the "platform_fee" field if the given value is not nil.
-func (_u *ExecutionUpdate) SetNillablePlatformFee(v *float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) SetNillablePlatformFee(v *money.Cents) *ExecutionUpdate {
 	if v != nil {
 		_u.SetPlatformFee(*v)
 	}
@@ -910,7 +911,7 @@ func (_u *ExecutionUpdate) SetNillablePlatformFee(v *float64) *ExecutionUpdate {
 }
 
 // AddPlatformFee adds value to the "platform_fee" field.
-func (_u *ExecutionUpdate) AddPlatformFee(v float64) *ExecutionUpdate {
+func (_u *ExecutionUpdate) AddPlatformFee(v money.Cents) *ExecutionUpdate {
 	_u.mutation.AddPlatformFee(v)
 	return _u
 }
@@ -1235,13 +1236,13 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.ClearField(execution.FieldPricingPhase, field.TypeString)
 	}
 	if value, ok := _u.mutation.QuoteAmount(); ok {
-		_spec.SetField(execution.FieldQuoteAmount, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldQuoteAmount, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedQuoteAmount(); ok {
-		_spec.AddField(execution.FieldQuoteAmount, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldQuoteAmount, field.TypeInt64, value)
 	}
 	if _u.mutation.QuoteAmountCleared() {
-		_spec.ClearField(execution.FieldQuoteAmount, field.TypeFloat64)
+		_spec.ClearField(execution.FieldQuoteAmount, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.QuoteCurrency(); ok {
 		_spec.SetField(execution.FieldQuoteCurrency, field.TypeString, value)
@@ -1304,31 +1305,31 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		_spec.ClearField(execution.FieldCurrency, field.TypeString)
 	}
 	if value, ok := _u.mutation.Gross(); ok {
-		_spec.SetField(execution.FieldGross, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldGross, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedGross(); ok {
-		_spec.AddField(execution.FieldGross, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldGross, field.TypeInt64, value)
 	}
 	if _u.mutation.GrossCleared() {
-		_spec.ClearField(execution.FieldGross, field.TypeFloat64)
+		_spec.ClearField(execution.FieldGross, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.DeveloperPayout(); ok {
-		_spec.SetField(execution.FieldDeveloperPayout, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldDeveloperPayout, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedDeveloperPayout(); ok {
-		_spec.AddField(execution.FieldDeveloperPayout, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldDeveloperPayout, field.TypeInt64, value)
 	}
 	if _u.mutation.DeveloperPayoutCleared() {
-		_spec.ClearField(execution.FieldDeveloperPayout, field.TypeFloat64)
+		_spec.ClearField(execution.FieldDeveloperPayout, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.PlatformFee(); ok {
-		_spec.SetField(execution.FieldPlatformFee, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldPlatformFee, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPlatformFee(); ok {
-		_spec.AddField(execution.FieldPlatformFee, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldPlatformFee, field.TypeInt64, value)
 	}
 	if _u.mutation.PlatformFeeCleared() {
-		_spec.ClearField(execution.FieldPlatformFee, field.TypeFloat64)
+		_spec.ClearField(execution.FieldPlatformFee, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.FeePercent(); ok {
 		_spec.SetField(execution.FieldFeePercent, field.TypeFloat64, value)
@@ -1956,14 +1957,14 @@ func (_u *ExecutionUpdateOne) ClearPricingPhase() *ExecutionUpdateOne {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (_u *ExecutionUpdateOne) SetQuoteAmount(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetQuoteAmount(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.ResetQuoteAmount()
 	_u.mutation.SetQuoteAmount(v)
 	return _u
 }
 
 // SetNillableQuoteAmount sets the "quote_amount" field if the given value is not nil.
-func (_u *ExecutionUpdateOne) SetNillableQuoteAmount(v *float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetNillableQuoteAmount(v *money.Cents) *ExecutionUpdateOne {
 	if v != nil {
 		_u.SetQuoteAmount(*v)
 	}
@@ -1971,7 +1972,7 @@ func (_u *ExecutionUpdateOne) SetNillableQuoteAmount(v *float64) *ExecutionUpdat
 }
 
 // AddQuoteAmount adds value to the "quote_amount" field.
-func (_u *ExecutionUpdateOne) AddQuoteAmount(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) AddQuoteAmount(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.AddQuoteAmount(v)
 	return _u
 }
@@ -2171,14 +2172,14 @@ func (_u *ExecutionUpdateOne) ClearCurrency() *ExecutionUpdateOne {
 }
 
 // SetGross sets the "gross" field.
-func (_u *ExecutionUpdateOne) SetGross(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetGross(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.ResetGross()
 	_u.mutation.SetGross(v)
 	return _u
 }
 
 // SetNillableGross sets the "gross" field if the given value is not nil.
-func (_u *ExecutionUpdateOne) SetNillableGross(v *float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetNillableGross(v *money.Cents) *ExecutionUpdateOne {
 	if v != nil {
 		_u.SetGross(*v)
 	}
@@ -2186,7 +2187,7 @@ func (_u *ExecutionUpdateOne) SetNillableGross(v *float64) *ExecutionUpdateOne {
 }
 
 // AddGross adds value to the "gross" field.
-func (_u *ExecutionUpdateOne) AddGross(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) AddGross(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.AddGross(v)
 	return _u
 }
@@ -2198,14 +2199,14 @@ func (_u *ExecutionUpdateOne) ClearGross() *ExecutionUpdateOne {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (_u *ExecutionUpdateOne) SetDeveloperPayout(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetDeveloperPayout(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.ResetDeveloperPayout()
 	_u.mutation.SetDeveloperPayout(v)
 	return _u
 }
 
 // SetNillableDeveloperPayout sets the "developer_payout" field if the given value is not nil.
-func (_u *ExecutionUpdateOne) SetNillableDeveloperPayout(v *float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetNillableDeveloperPayout(v *money.Cents) *ExecutionUpdateOne {
 	if v != nil {
 		_u.SetDeveloperPayout(*v)
 	}
@@ -2213,7 +2214,7 @@ func (_u *ExecutionUpdateOne) SetNillableDeveloperPayout(v *float64) *ExecutionU
 }
 
 // AddDeveloperPayout adds value to the "developer_payout" field.
-func (_u *ExecutionUpdateOne) AddDeveloperPayout(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) AddDeveloperPayout(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.AddDeveloperPayout(v)
 	return _u
 }
@@ -2225,14 +2226,14 @@ func (_u *ExecutionUpdateOne) ClearDeveloperPayout() *ExecutionUpdateOne {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (_u *ExecutionUpdateOne) SetPlatformFee(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetPlatformFee(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.ResetPlatformFee()
 	_u.mutation.SetPlatformFee(v)
 	return _u
 }
 
 // SetNillablePlatformFee sets the "platform_fee" field if the given value is not nil.
-func (_u *ExecutionUpdateOne) SetNillablePlatformFee(v *float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) SetNillablePlatformFee(v *money.Cents) *ExecutionUpdateOne {
 	if v != nil {
 		_u.SetPlatformFee(*v)
 	}
@@ -2240,7 +2241,7 @@ func (_u *ExecutionUpdateOne) SetNillablePlatformFee(v *float64) *ExecutionUpdat
 }
 
 // AddPlatformFee adds value to the "platform_fee" field.
-func (_u *ExecutionUpdateOne) AddPlatformFee(v float64) *ExecutionUpdateOne {
+func (_u *ExecutionUpdateOne) AddPlatformFee(v money.Cents) *ExecutionUpdateOne {
 	_u.mutation.AddPlatformFee(v)
 	return _u
 }
@@ -2595,13 +2596,13 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 		_spec.ClearField(execution.FieldPricingPhase, field.TypeString)
 	}
 	if value, ok := _u.mutation.QuoteAmount(); ok {
-		_spec.SetField(execution.FieldQuoteAmount, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldQuoteAmount, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedQuoteAmount(); ok {
-		_spec.AddField(execution.FieldQuoteAmount, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldQuoteAmount, field.TypeInt64, value)
 	}
 	if _u.mutation.QuoteAmountCleared() {
-		_spec.ClearField(execution.FieldQuoteAmount, field.TypeFloat64)
+		_spec.ClearField(execution.FieldQuoteAmount, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.QuoteCurrency(); ok {
 		_spec.SetField(execution.FieldQuoteCurrency, field.TypeString, value)
@@ -2664,31 +2665,31 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 		_spec.ClearField(execution.FieldCurrency, field.TypeString)
 	}
 	if value, ok := _u.mutation.Gross(); ok {
-		_spec.SetField(execution.FieldGross, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldGross, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedGross(); ok {
-		_spec.AddField(execution.FieldGross, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldGross, field.TypeInt64, value)
 	}
 	if _u.mutation.GrossCleared() {
-		_spec.ClearField(execution.FieldGross, field.TypeFloat64)
+		_spec.ClearField(execution.FieldGross, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.DeveloperPayout(); ok {
-		_spec.SetField(execution.FieldDeveloperPayout, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldDeveloperPayout, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedDeveloperPayout(); ok {
-		_spec.AddField(execution.FieldDeveloperPayout, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldDeveloperPayout, field.TypeInt64, value)
 	}
 	if _u.mutation.DeveloperPayoutCleared() {
-		_spec.ClearField(execution.FieldDeveloperPayout, field.TypeFloat64)
+		_spec.ClearField(execution.FieldDeveloperPayout, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.PlatformFee(); ok {
-		_spec.SetField(execution.FieldPlatformFee, field.TypeFloat64, value)
+		_spec.SetField(execution.FieldPlatformFee, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPlatformFee(); ok {
-		_spec.AddField(execution.FieldPlatformFee, field.TypeFloat64, value)
+		_spec.AddField(execution.FieldPlatformFee, field.TypeInt64, value)
 	}
 	if _u.mutation.PlatformFeeCleared() {
-		_spec.ClearField(execution.FieldPlatformFee, field.TypeFloat64)
+		_spec.ClearField(execution.FieldPlatformFee, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.FeePercent(); ok {
 		_spec.SetField(execution.FieldFeePercent, field.TypeFloat64, value)

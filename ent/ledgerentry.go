@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // LedgerEntry is the model entity for the LedgerEntry schema.
@@ -30,7 +31,7 @@ type LedgerEntry struct {
 	// Account holds the value of the "account" field.
 	Account string `json:"account,omitempty"`
 	// Amount holds the value of the "amount" field.
-	Amount float64 `json:"amount,omitempty"`
+	Amount money.Cents `json:"amount,omitempty"`
 	// Currency holds the value of the "currency" field.
 	Currency     string `json:"currency,omitempty"`
 	selectValues sql.SelectValues
@@ -42,7 +43,7 @@ func (*LedgerEntry) scanValues(columns []string) ([]any, error) {
 	for i := range columns {
 		switch columns[i] {
 		case ledgerentry.FieldAmount:
-			values[i] = new(sql.NullFloat64)
+			values[i] = new(sql.NullInt64)
 		case ledgerentry.FieldID, ledgerentry.FieldHoldID, ledgerentry.FieldExecutionID, ledgerentry.FieldKind, ledgerentry.FieldAccount, ledgerentry.FieldCurrency:
 			values[i] = new(sql.NullString)
 		case ledgerentry.FieldCreatedAt, ledgerentry.FieldUpdatedAt:
@@ -105,10 +106,10 @@ func (_m *LedgerEntry) assignValues(columns []string, values []any) error {
 				_m.Account = value.String
 			}
 		case ledgerentry.FieldAmount:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field amount", values[i])
 			} else if value.Valid {
-				_m.Amount = value.Float64
+				_m.Amount = money.Cents(value.Int64)
 			}
 		case ledgerentry.FieldCurrency:
 			if value, ok := values[i].(*sql.NullString); !ok {

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // LedgerEntryCreate is the builder for creating a LedgerEntry entity.
@@ -76,7 +77,7 @@ func (_c *LedgerEntryCreate) SetAccount(v string) *LedgerEntryCreate {
 }
 
 // SetAmount sets the "amount" field.
-func (_c *LedgerEntryCreate) SetAmount(v float64) *LedgerEntryCreate {
+func (_c *LedgerEntryCreate) SetAmount(v money.Cents) *LedgerEntryCreate {
 	_c.mutation.SetAmount(v)
 	return _c
 }
@@ -242,7 +243,7 @@ func (_c *LedgerEntryCreate) createSpec() (*LedgerEntry, *sqlgraph.CreateSpec) {
 		_node.Account = value
 	}
 	if value, ok := _c.mutation.Amount(); ok {
-		_spec.SetField(ledgerentry.FieldAmount, field.TypeFloat64, value)
+		_spec.SetField(ledgerentry.FieldAmount, field.TypeInt64, value)
 		_node.Amount = value
 	}
 	if value, ok := _c.mutation.Currency(); ok {

@@ -41,6 +41,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 const (
@@ -3435,8 +3436,9 @@ type CapabilityPackMutation struct {
 	category               *string
 	integration_type       *string
 	pricing_model          *string
-	price                  *float64
-	addprice               *float64
+	price                  *money.Cents
+	addprice               *money.Cents
+	currency               *string
 	prompt                 *string
 	editable_fields        *[]schema.EditableField
 	appendeditable_fields  []schema.EditableField
@@ -3933,13 +3935,13 @@ func (m *CapabilityPackMutation) ResetPricingModel() {
 }
 
 // SetPrice sets the "price" field.
-func (m *CapabilityPackMutation) SetPrice(f float64) {
-	m.price = &f
+func (m *CapabilityPackMutation) SetPrice(value money.Cents) {
+	m.price = &value
 	m.addprice = nil
 }
 
 // Price returns the value of the "price" field in the mutation.
-func (m *CapabilityPackMutation) Price() (r float64, exists bool) {
+func (m *CapabilityPackMutation) Price() (r money.Cents, exists bool) {
 	v := m.price
 	if v == nil {
 		return
@@ -3950,7 +3952,7 @@ func (m *CapabilityPackMutation) Price() (r float64, exists bool) {
 // OldPrice returns the old "price" field's value of the CapabilityPack entity.
 // If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *CapabilityPackMutation) OldPrice(ctx context.Context) (v float64, err error) {
+func (m *CapabilityPackMutation) OldPrice(ctx context.Context) (v money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
 	}
@@ -3964,17 +3966,17 @@ func (m *CapabilityPackMutation) OldPrice(ctx context.Context) (v float64, err e
 	return oldValue.Price, nil
 }
 
-// AddPrice adds f to the "price" field.
-func (m *CapabilityPackMutation) AddPrice(f float64) {
+// AddPrice adds value to the "price" field.
+func (m *CapabilityPackMutation) AddPrice(value money.Cents) {
 	if m.addprice != nil {
-		*m.addprice += f
+		*m.addprice += value
 	} else {
-		m.addprice = &f
+		m.addprice = &value
 	}
 }
 
 // AddedPrice returns the value that was added to the "price" field in this mutation.
-func (m *CapabilityPackMutation) AddedPrice() (r float64, exists bool) {
+func (m *CapabilityPackMutation) AddedPrice() (r money.Cents, exists bool) {
 	v := m.addprice
 	if v == nil {
 		return
@@ -3986,6 +3988,42 @@ func (m *CapabilityPackMutation) AddedPrice() (r float64, exists bool) {
 func (m *CapabilityPackMutation) ResetPrice() {
 	m.price = nil
 	m.addprice = nil
+}
+
+// SetCurrency sets the "currency" field.
+func (m *CapabilityPackMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *CapabilityPackMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *CapabilityPackMutation) ResetCurrency() {
+	m.currency = nil
 }
 
 // SetPrompt sets the "prompt" field.
@@ -4239,7 +4277,7 @@ func (m *CapabilityPackMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CapabilityPackMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 14)
 	if m.created_at != nil {
 		fields = append(fields, capabilitypack.FieldCreatedAt)
 	}
@@ -4269,6 +4307,9 @@ func (m *CapabilityPackMutation) Fields() []string {
 	}
 	if m.price != nil {
 		fields = append(fields, capabilitypack.FieldPrice)
+	}
+	if m.currency != nil {
+		fields = append(fields, capabilitypack.FieldCurrency)
 	}
 	if m.prompt != nil {
 		fields = append(fields, capabilitypack.FieldPrompt)
@@ -4307,6 +4348,8 @@ func (m *CapabilityPackMutation) Field(name string) (ent.Value, bool) {
 		return m.PricingModel()
 	case capabilitypack.FieldPrice:
 		return m.Price()
+	case capabilitypack.FieldCurrency:
+		return m.Currency()
 	case capabilitypack.FieldPrompt:
 		return m.Prompt()
 	case capabilitypack.FieldEditableFields:
@@ -4342,6 +4385,8 @@ func (m *CapabilityPackMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldPricingModel(ctx)
 	case capabilitypack.FieldPrice:
 		return m.OldPrice(ctx)
+	case capabilitypack.FieldCurrency:
+		return m.OldCurrency(ctx)
 	case capabilitypack.FieldPrompt:
 		return m.OldPrompt(ctx)
 	case capabilitypack.FieldEditableFields:
@@ -4421,11 +4466,18 @@ func (m *CapabilityPackMutation) SetField(name string, value ent.Value) error {
 		m.SetPricingModel(v)
 		return nil
 	case capabilitypack.FieldPrice:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetPrice(v)
+		return nil
+	case capabilitypack.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
 		return nil
 	case capabilitypack.FieldPrompt:
 		v, ok := value.(string)
@@ -4479,7 +4531,7 @@ func (m *CapabilityPackMutation) AddedField(name string) (ent.Value, bool) {
 func (m *CapabilityPackMutation) AddField(name string, value ent.Value) error {
 	switch name {
 	case capabilitypack.FieldPrice:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -4574,6 +4626,9 @@ func (m *CapabilityPackMutation) ResetField(name string) error {
 		return nil
 	case capabilitypack.FieldPrice:
 		m.ResetPrice()
+		return nil
+	case capabilitypack.FieldCurrency:
+		m.ResetCurrency()
 		return nil
 	case capabilitypack.FieldPrompt:
 		m.ResetPrompt()
@@ -4734,8 +4789,9 @@ type CardMutation struct {
 	unified_thread_id          *string
 	payment_hold_id            *string
 	payment_status             *string
-	project_price              *float64
-	addproject_price           *float64
+	project_price              *money.Cents
+	addproject_price           *money.Cents
+	project_price_currency     *string
 	completion_suggested_by    *string
 	completion_suggested_at    *time.Time
 	settled_at                 *time.Time
@@ -6618,13 +6674,13 @@ func (m *CardMutation) ResetPaymentStatus() {
 }
 
 // SetProjectPrice sets the "project_price" field.
-func (m *CardMutation) SetProjectPrice(f float64) {
-	m.project_price = &f
+func (m *CardMutation) SetProjectPrice(value money.Cents) {
+	m.project_price = &value
 	m.addproject_price = nil
 }
 
 // ProjectPrice returns the value of the "project_price" field in the mutation.
-func (m *CardMutation) ProjectPrice() (r float64, exists bool) {
+func (m *CardMutation) ProjectPrice() (r money.Cents, exists bool) {
 	v := m.project_price
 	if v == nil {
 		return
@@ -6635,7 +6691,7 @@ func (m *CardMutation) ProjectPrice() (r float64, exists bool) {
 // OldProjectPrice returns the old "project_price" field's value of the Card entity.
 // If the Card object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *CardMutation) OldProjectPrice(ctx context.Context) (v *float64, err error) {
+func (m *CardMutation) OldProjectPrice(ctx context.Context) (v *money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldProjectPrice is only allowed on UpdateOne operations")
 	}
@@ -6649,17 +6705,17 @@ func (m *CardMutation) OldProjectPrice(ctx context.Context) (v *float64, err err
 	return oldValue.ProjectPrice, nil
 }
 
-// AddProjectPrice adds f to the "project_price" field.
-func (m *CardMutation) AddProjectPrice(f float64) {
+// AddProjectPrice adds value to the "project_price" field.
+func (m *CardMutation) AddProjectPrice(value money.Cents) {
 	if m.addproject_price != nil {
-		*m.addproject_price += f
+		*m.addproject_price += value
 	} else {
-		m.addproject_price = &f
+		m.addproject_price = &value
 	}
 }
 
 // AddedProjectPrice returns the value that was added to the "project_price" field in this mutation.
-func (m *CardMutation) AddedProjectPrice() (r float64, exists bool) {
+func (m *CardMutation) AddedProjectPrice() (r money.Cents, exists bool) {
 	v := m.addproject_price
 	if v == nil {
 		return
@@ -6685,6 +6741,42 @@ func (m *CardMutation) ResetProjectPrice() {
 	m.project_price = nil
 	m.addproject_price = nil
 	delete(m.clearedFields, card.FieldProjectPrice)
+}
+
+// SetProjectPriceCurrency sets the "project_price_currency" field.
+func (m *CardMutation) SetProjectPriceCurrency(s string) {
+	m.project_price_currency = &s
+}
+
+// ProjectPriceCurrency returns the value of the "project_price_currency" field in the mutation.
+func (m *CardMutation) ProjectPriceCurrency() (r string, exists bool) {
+	v := m.project_price_currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProjectPriceCurrency returns the old "project_price_currency" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldProjectPriceCurrency(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProjectPriceCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProjectPriceCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProjectPriceCurrency: %w", err)
+	}
+	return oldValue.ProjectPriceCurrency, nil
+}
+
+// ResetProjectPriceCurrency resets all changes to the "project_price_currency" field.
+func (m *CardMutation) ResetProjectPriceCurrency() {
+	m.project_price_currency = nil
 }
 
 // SetCompletionSuggestedBy sets the "completion_suggested_by" field.
@@ -7405,7 +7497,7 @@ func (m *CardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CardMutation) Fields() []string {
-	fields := make([]string, 0, 49)
+	fields := make([]string, 0, 50)
 	if m.created_at != nil {
 		fields = append(fields, card.FieldCreatedAt)
 	}
@@ -7519,6 +7611,9 @@ func (m *CardMutation) Fields() []string {
 	}
 	if m.project_price != nil {
 		fields = append(fields, card.FieldProjectPrice)
+	}
+	if m.project_price_currency != nil {
+		fields = append(fields, card.FieldProjectPriceCurrency)
 	}
 	if m.completion_suggested_by != nil {
 		fields = append(fields, card.FieldCompletionSuggestedBy)
@@ -7637,6 +7732,8 @@ func (m *CardMutation) Field(name string) (ent.Value, bool) {
 		return m.PaymentStatus()
 	case card.FieldProjectPrice:
 		return m.ProjectPrice()
+	case card.FieldProjectPriceCurrency:
+		return m.ProjectPriceCurrency()
 	case card.FieldCompletionSuggestedBy:
 		return m.CompletionSuggestedBy()
 	case card.FieldCompletionSuggestedAt:
@@ -7744,6 +7841,8 @@ func (m *CardMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldPaymentStatus(ctx)
 	case card.FieldProjectPrice:
 		return m.OldProjectPrice(ctx)
+	case card.FieldProjectPriceCurrency:
+		return m.OldProjectPriceCurrency(ctx)
 	case card.FieldCompletionSuggestedBy:
 		return m.OldCompletionSuggestedBy(ctx)
 	case card.FieldCompletionSuggestedAt:
@@ -8035,11 +8134,18 @@ func (m *CardMutation) SetField(name string, value ent.Value) error {
 		m.SetPaymentStatus(v)
 		return nil
 	case card.FieldProjectPrice:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetProjectPrice(v)
+		return nil
+	case card.FieldProjectPriceCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProjectPriceCurrency(v)
 		return nil
 	case card.FieldCompletionSuggestedBy:
 		v, ok := value.(string)
@@ -8178,7 +8284,7 @@ func (m *CardMutation) AddField(name string, value ent.Value) error {
 		m.AddReminderOffsetMinutes(v)
 		return nil
 	case card.FieldProjectPrice:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -8568,6 +8674,9 @@ func (m *CardMutation) ResetField(name string) error {
 		return nil
 	case card.FieldProjectPrice:
 		m.ResetProjectPrice()
+		return nil
+	case card.FieldProjectPriceCurrency:
+		m.ResetProjectPriceCurrency()
 		return nil
 	case card.FieldCompletionSuggestedBy:
 		m.ResetCompletionSuggestedBy()
@@ -16110,8 +16219,8 @@ type ExecutionMutation struct {
 	payment_hold_status    *execution.PaymentHoldStatus
 	hold_expires_at        *time.Time
 	pricing_phase          *string
-	quote_amount           *float64
-	addquote_amount        *float64
+	quote_amount           *money.Cents
+	addquote_amount        *money.Cents
 	quote_currency         *string
 	quote_breakdown        *string
 	relevance              *int
@@ -16124,12 +16233,12 @@ type ExecutionMutation struct {
 	addrating              *int
 	feedback               *string
 	currency               *string
-	gross                  *float64
-	addgross               *float64
-	developer_payout       *float64
-	adddeveloper_payout    *float64
-	platform_fee           *float64
-	addplatform_fee        *float64
+	gross                  *money.Cents
+	addgross               *money.Cents
+	developer_payout       *money.Cents
+	adddeveloper_payout    *money.Cents
+	platform_fee           *money.Cents
+	addplatform_fee        *money.Cents
 	fee_percent            *float64
 	addfee_percent         *float64
 	clearedFields          map[string]struct{}
@@ -17874,13 +17983,13 @@ func (m *ExecutionMutation) ResetPricingPhase() {
 }
 
 // SetQuoteAmount sets the "quote_amount" field.
-func (m *ExecutionMutation) SetQuoteAmount(f float64) {
-	m.quote_amount = &f
+func (m *ExecutionMutation) SetQuoteAmount(value money.Cents) {
+	m.quote_amount = &value
 	m.addquote_amount = nil
 }
 
 // QuoteAmount returns the value of the "quote_amount" field in the mutation.
-func (m *ExecutionMutation) QuoteAmount() (r float64, exists bool) {
+func (m *ExecutionMutation) QuoteAmount() (r money.Cents, exists bool) {
 	v := m.quote_amount
 	if v == nil {
 		return
@@ -17891,7 +18000,7 @@ func (m *ExecutionMutation) QuoteAmount() (r float64, exists bool) {
 // OldQuoteAmount returns the old "quote_amount" field's value of the Execution entity.
 // If the Execution object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExecutionMutation) OldQuoteAmount(ctx context.Context) (v *float64, err error) {
+func (m *ExecutionMutation) OldQuoteAmount(ctx context.Context) (v *money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldQuoteAmount is only allowed on UpdateOne operations")
 	}
@@ -17905,17 +18014,17 @@ func (m *ExecutionMutation) OldQuoteAmount(ctx context.Context) (v *float64, err
 	return oldValue.QuoteAmount, nil
 }
 
-// AddQuoteAmount adds f to the "quote_amount" field.
-func (m *ExecutionMutation) AddQuoteAmount(f float64) {
+// AddQuoteAmount adds value to the "quote_amount" field.
+func (m *ExecutionMutation) AddQuoteAmount(value money.Cents) {
 	if m.addquote_amount != nil {
-		*m.addquote_amount += f
+		*m.addquote_amount += value
 	} else {
-		m.addquote_amount = &f
+		m.addquote_amount = &value
 	}
 }
 
 // AddedQuoteAmount returns the value that was added to the "quote_amount" field in this mutation.
-func (m *ExecutionMutation) AddedQuoteAmount() (r float64, exists bool) {
+func (m *ExecutionMutation) AddedQuoteAmount() (r money.Cents, exists bool) {
 	v := m.addquote_amount
 	if v == nil {
 		return
@@ -18420,13 +18529,13 @@ func (m *ExecutionMutation) ResetCurrency() {
 }
 
 // SetGross sets the "gross" field.
-func (m *ExecutionMutation) SetGross(f float64) {
-	m.gross = &f
+func (m *ExecutionMutation) SetGross(value money.Cents) {
+	m.gross = &value
 	m.addgross = nil
 }
 
 // Gross returns the value of the "gross" field in the mutation.
-func (m *ExecutionMutation) Gross() (r float64, exists bool) {
+func (m *ExecutionMutation) Gross() (r money.Cents, exists bool) {
 	v := m.gross
 	if v == nil {
 		return
@@ -18437,7 +18546,7 @@ func (m *ExecutionMutation) Gross() (r float64, exists bool) {
 // OldGross returns the old "gross" field's value of the Execution entity.
 // If the Execution object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExecutionMutation) OldGross(ctx context.Context) (v *float64, err error) {
+func (m *ExecutionMutation) OldGross(ctx context.Context) (v *money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldGross is only allowed on UpdateOne operations")
 	}
@@ -18451,17 +18560,17 @@ func (m *ExecutionMutation) OldGross(ctx context.Context) (v *float64, err error
 	return oldValue.Gross, nil
 }
 
-// AddGross adds f to the "gross" field.
-func (m *ExecutionMutation) AddGross(f float64) {
+// AddGross adds value to the "gross" field.
+func (m *ExecutionMutation) AddGross(value money.Cents) {
 	if m.addgross != nil {
-		*m.addgross += f
+		*m.addgross += value
 	} else {
-		m.addgross = &f
+		m.addgross = &value
 	}
 }
 
 // AddedGross returns the value that was added to the "gross" field in this mutation.
-func (m *ExecutionMutation) AddedGross() (r float64, exists bool) {
+func (m *ExecutionMutation) AddedGross() (r money.Cents, exists bool) {
 	v := m.addgross
 	if v == nil {
 		return
@@ -18490,13 +18599,13 @@ func (m *ExecutionMutation) ResetGross() {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (m *ExecutionMutation) SetDeveloperPayout(f float64) {
-	m.developer_payout = &f
+func (m *ExecutionMutation) SetDeveloperPayout(value money.Cents) {
+	m.developer_payout = &value
 	m.adddeveloper_payout = nil
 }
 
 // DeveloperPayout returns the value of the "developer_payout" field in the mutation.
-func (m *ExecutionMutation) DeveloperPayout() (r float64, exists bool) {
+func (m *ExecutionMutation) DeveloperPayout() (r money.Cents, exists bool) {
 	v := m.developer_payout
 	if v == nil {
 		return
@@ -18507,7 +18616,7 @@ func (m *ExecutionMutation) DeveloperPayout() (r float64, exists bool) {
 // OldDeveloperPayout returns the old "developer_payout" field's value of the Execution entity.
 // If the Execution object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExecutionMutation) OldDeveloperPayout(ctx context.Context) (v *float64, err error) {
+func (m *ExecutionMutation) OldDeveloperPayout(ctx context.Context) (v *money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldDeveloperPayout is only allowed on UpdateOne operations")
 	}
@@ -18521,17 +18630,17 @@ func (m *ExecutionMutation) OldDeveloperPayout(ctx context.Context) (v *float64,
 	return oldValue.DeveloperPayout, nil
 }
 
-// AddDeveloperPayout adds f to the "developer_payout" field.
-func (m *ExecutionMutation) AddDeveloperPayout(f float64) {
+// AddDeveloperPayout adds value to the "developer_payout" field.
+func (m *ExecutionMutation) AddDeveloperPayout(value money.Cents) {
 	if m.adddeveloper_payout != nil {
-		*m.adddeveloper_payout += f
+		*m.adddeveloper_payout += value
 	} else {
-		m.adddeveloper_payout = &f
+		m.adddeveloper_payout = &value
 	}
 }
 
 // AddedDeveloperPayout returns the value that was added to the "developer_payout" field in this mutation.
-func (m *ExecutionMutation) AddedDeveloperPayout() (r float64, exists bool) {
+func (m *ExecutionMutation) AddedDeveloperPayout() (r money.Cents, exists bool) {
 	v := m.adddeveloper_payout
 	if v == nil {
 		return
@@ -18560,13 +18669,13 @@ func (m *ExecutionMutation) ResetDeveloperPayout() {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (m *ExecutionMutation) SetPlatformFee(f float64) {
-	m.platform_fee = &f
+func (m *ExecutionMutation) SetPlatformFee(value money.Cents) {
+	m.platform_fee = &value
 	m.addplatform_fee = nil
 }
 
 // PlatformFee returns the value of the "platform_fee" field in the mutation.
-func (m *ExecutionMutation) PlatformFee() (r float64, exists bool) {
+func (m *ExecutionMutation) PlatformFee() (r money.Cents, exists bool) {
 	v := m.platform_fee
 	if v == nil {
 		return
@@ -18577,7 +18686,7 @@ func (m *ExecutionMutation) PlatformFee() (r float64, exists bool) {
 // OldPlatformFee returns the old "platform_fee" field's value of the Execution entity.
 // If the Execution object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExecutionMutation) OldPlatformFee(ctx context.Context) (v *float64, err error) {
+func (m *ExecutionMutation) OldPlatformFee(ctx context.Context) (v *money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPlatformFee is only allowed on UpdateOne operations")
 	}
@@ -18591,17 +18700,17 @@ func (m *ExecutionMutation) OldPlatformFee(ctx context.Context) (v *float64, err
 	return oldValue.PlatformFee, nil
 }
 
-// AddPlatformFee adds f to the "platform_fee" field.
-func (m *ExecutionMutation) AddPlatformFee(f float64) {
+// AddPlatformFee adds value to the "platform_fee" field.
+func (m *ExecutionMutation) AddPlatformFee(value money.Cents) {
 	if m.addplatform_fee != nil {
-		*m.addplatform_fee += f
+		*m.addplatform_fee += value
 	} else {
-		m.addplatform_fee = &f
+		m.addplatform_fee = &value
 	}
 }
 
 // AddedPlatformFee returns the value that was added to the "platform_fee" field in this mutation.
-func (m *ExecutionMutation) AddedPlatformFee() (r float64, exists bool) {
+func (m *ExecutionMutation) AddedPlatformFee() (r money.Cents, exists bool) {
 	v := m.addplatform_fee
 	if v == nil {
 		return
@@ -19409,7 +19518,7 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 		m.SetPricingPhase(v)
 		return nil
 	case execution.FieldQuoteAmount:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -19472,21 +19581,21 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 		m.SetCurrency(v)
 		return nil
 	case execution.FieldGross:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetGross(v)
 		return nil
 	case execution.FieldDeveloperPayout:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDeveloperPayout(v)
 		return nil
 	case execution.FieldPlatformFee:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -19594,7 +19703,7 @@ func (m *ExecutionMutation) AddField(name string, value ent.Value) error {
 		m.AddQueuePosition(v)
 		return nil
 	case execution.FieldQuoteAmount:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -19629,21 +19738,21 @@ func (m *ExecutionMutation) AddField(name string, value ent.Value) error {
 		m.AddRating(v)
 		return nil
 	case execution.FieldGross:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddGross(v)
 		return nil
 	case execution.FieldDeveloperPayout:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddDeveloperPayout(v)
 		return nil
 	case execution.FieldPlatformFee:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -20166,8 +20275,8 @@ type LedgerEntryMutation struct {
 	execution_id  *string
 	kind          *string
 	account       *string
-	amount        *float64
-	addamount     *float64
+	amount        *money.Cents
+	addamount     *money.Cents
 	currency      *string
 	clearedFields map[string]struct{}
 	done          bool
@@ -20496,13 +20605,13 @@ func (m *LedgerEntryMutation) ResetAccount() {
 }
 
 // SetAmount sets the "amount" field.
-func (m *LedgerEntryMutation) SetAmount(f float64) {
-	m.amount = &f
+func (m *LedgerEntryMutation) SetAmount(value money.Cents) {
+	m.amount = &value
 	m.addamount = nil
 }
 
 // Amount returns the value of the "amount" field in the mutation.
-func (m *LedgerEntryMutation) Amount() (r float64, exists bool) {
+func (m *LedgerEntryMutation) Amount() (r money.Cents, exists bool) {
 	v := m.amount
 	if v == nil {
 		return
@@ -20513,7 +20622,7 @@ func (m *LedgerEntryMutation) Amount() (r float64, exists bool) {
 // OldAmount returns the old "amount" field's value of the LedgerEntry entity.
 // If the LedgerEntry object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *LedgerEntryMutation) OldAmount(ctx context.Context) (v float64, err error) {
+func (m *LedgerEntryMutation) OldAmount(ctx context.Context) (v money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
 	}
@@ -20527,17 +20636,17 @@ func (m *LedgerEntryMutation) OldAmount(ctx context.Context) (v float64, err err
 	return oldValue.Amount, nil
 }
 
-// AddAmount adds f to the "amount" field.
-func (m *LedgerEntryMutation) AddAmount(f float64) {
+// AddAmount adds value to the "amount" field.
+func (m *LedgerEntryMutation) AddAmount(value money.Cents) {
 	if m.addamount != nil {
-		*m.addamount += f
+		*m.addamount += value
 	} else {
-		m.addamount = &f
+		m.addamount = &value
 	}
 }
 
 // AddedAmount returns the value that was added to the "amount" field in this mutation.
-func (m *LedgerEntryMutation) AddedAmount() (r float64, exists bool) {
+func (m *LedgerEntryMutation) AddedAmount() (r money.Cents, exists bool) {
 	v := m.addamount
 	if v == nil {
 		return
@@ -20747,7 +20856,7 @@ func (m *LedgerEntryMutation) SetField(name string, value ent.Value) error {
 		m.SetAccount(v)
 		return nil
 	case ledgerentry.FieldAmount:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -20791,7 +20900,7 @@ func (m *LedgerEntryMutation) AddedField(name string) (ent.Value, bool) {
 func (m *LedgerEntryMutation) AddField(name string, value ent.Value) error {
 	switch name {
 	case ledgerentry.FieldAmount:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -21766,13 +21875,13 @@ type PaymentHoldMutation struct {
 	payer_id            *string
 	payee_id            *string
 	payment_method_id   *string
-	amount              *float64
-	addamount           *float64
+	amount              *money.Cents
+	addamount           *money.Cents
 	currency            *string
-	developer_payout    *float64
-	adddeveloper_payout *float64
-	platform_fee        *float64
-	addplatform_fee     *float64
+	developer_payout    *money.Cents
+	adddeveloper_payout *money.Cents
+	platform_fee        *money.Cents
+	addplatform_fee     *money.Cents
 	fee_percent         *float64
 	addfee_percent      *float64
 	status              *paymenthold.Status
@@ -22105,13 +22214,13 @@ func (m *PaymentHoldMutation) ResetPaymentMethodID() {
 }
 
 // SetAmount sets the "amount" field.
-func (m *PaymentHoldMutation) SetAmount(f float64) {
-	m.amount = &f
+func (m *PaymentHoldMutation) SetAmount(value money.Cents) {
+	m.amount = &value
 	m.addamount = nil
 }
 
 // Amount returns the value of the "amount" field in the mutation.
-func (m *PaymentHoldMutation) Amount() (r float64, exists bool) {
+func (m *PaymentHoldMutation) Amount() (r money.Cents, exists bool) {
 	v := m.amount
 	if v == nil {
 		return
@@ -22122,7 +22231,7 @@ func (m *PaymentHoldMutation) Amount() (r float64, exists bool) {
 // OldAmount returns the old "amount" field's value of the PaymentHold entity.
 // If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PaymentHoldMutation) OldAmount(ctx context.Context) (v float64, err error) {
+func (m *PaymentHoldMutation) OldAmount(ctx context.Context) (v money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAmount is only allowed on UpdateOne operations")
 	}
@@ -22136,17 +22245,17 @@ func (m *PaymentHoldMutation) OldAmount(ctx context.Context) (v float64, err err
 	return oldValue.Amount, nil
 }
 
-// AddAmount adds f to the "amount" field.
-func (m *PaymentHoldMutation) AddAmount(f float64) {
+// AddAmount adds value to the "amount" field.
+func (m *PaymentHoldMutation) AddAmount(value money.Cents) {
 	if m.addamount != nil {
-		*m.addamount += f
+		*m.addamount += value
 	} else {
-		m.addamount = &f
+		m.addamount = &value
 	}
 }
 
 // AddedAmount returns the value that was added to the "amount" field in this mutation.
-func (m *PaymentHoldMutation) AddedAmount() (r float64, exists bool) {
+func (m *PaymentHoldMutation) AddedAmount() (r money.Cents, exists bool) {
 	v := m.addamount
 	if v == nil {
 		return
@@ -22197,13 +22306,13 @@ func (m *PaymentHoldMutation) ResetCurrency() {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (m *PaymentHoldMutation) SetDeveloperPayout(f float64) {
-	m.developer_payout = &f
+func (m *PaymentHoldMutation) SetDeveloperPayout(value money.Cents) {
+	m.developer_payout = &value
 	m.adddeveloper_payout = nil
 }
 
 // DeveloperPayout returns the value of the "developer_payout" field in the mutation.
-func (m *PaymentHoldMutation) DeveloperPayout() (r float64, exists bool) {
+func (m *PaymentHoldMutation) DeveloperPayout() (r money.Cents, exists bool) {
 	v := m.developer_payout
 	if v == nil {
 		return
@@ -22214,7 +22323,7 @@ func (m *PaymentHoldMutation) DeveloperPayout() (r float64, exists bool) {
 // OldDeveloperPayout returns the old "developer_payout" field's value of the PaymentHold entity.
 // If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PaymentHoldMutation) OldDeveloperPayout(ctx context.Context) (v float64, err error) {
+func (m *PaymentHoldMutation) OldDeveloperPayout(ctx context.Context) (v money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldDeveloperPayout is only allowed on UpdateOne operations")
 	}
@@ -22228,17 +22337,17 @@ func (m *PaymentHoldMutation) OldDeveloperPayout(ctx context.Context) (v float64
 	return oldValue.DeveloperPayout, nil
 }
 
-// AddDeveloperPayout adds f to the "developer_payout" field.
-func (m *PaymentHoldMutation) AddDeveloperPayout(f float64) {
+// AddDeveloperPayout adds value to the "developer_payout" field.
+func (m *PaymentHoldMutation) AddDeveloperPayout(value money.Cents) {
 	if m.adddeveloper_payout != nil {
-		*m.adddeveloper_payout += f
+		*m.adddeveloper_payout += value
 	} else {
-		m.adddeveloper_payout = &f
+		m.adddeveloper_payout = &value
 	}
 }
 
 // AddedDeveloperPayout returns the value that was added to the "developer_payout" field in this mutation.
-func (m *PaymentHoldMutation) AddedDeveloperPayout() (r float64, exists bool) {
+func (m *PaymentHoldMutation) AddedDeveloperPayout() (r money.Cents, exists bool) {
 	v := m.adddeveloper_payout
 	if v == nil {
 		return
@@ -22253,13 +22362,13 @@ func (m *PaymentHoldMutation) ResetDeveloperPayout() {
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (m *PaymentHoldMutation) SetPlatformFee(f float64) {
-	m.platform_fee = &f
+func (m *PaymentHoldMutation) SetPlatformFee(value money.Cents) {
+	m.platform_fee = &value
 	m.addplatform_fee = nil
 }
 
 // PlatformFee returns the value of the "platform_fee" field in the mutation.
-func (m *PaymentHoldMutation) PlatformFee() (r float64, exists bool) {
+func (m *PaymentHoldMutation) PlatformFee() (r money.Cents, exists bool) {
 	v := m.platform_fee
 	if v == nil {
 		return
@@ -22270,7 +22379,7 @@ func (m *PaymentHoldMutation) PlatformFee() (r float64, exists bool) {
 // OldPlatformFee returns the old "platform_fee" field's value of the PaymentHold entity.
 // If the PaymentHold object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *PaymentHoldMutation) OldPlatformFee(ctx context.Context) (v float64, err error) {
+func (m *PaymentHoldMutation) OldPlatformFee(ctx context.Context) (v money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPlatformFee is only allowed on UpdateOne operations")
 	}
@@ -22284,17 +22393,17 @@ func (m *PaymentHoldMutation) OldPlatformFee(ctx context.Context) (v float64, er
 	return oldValue.PlatformFee, nil
 }
 
-// AddPlatformFee adds f to the "platform_fee" field.
-func (m *PaymentHoldMutation) AddPlatformFee(f float64) {
+// AddPlatformFee adds value to the "platform_fee" field.
+func (m *PaymentHoldMutation) AddPlatformFee(value money.Cents) {
 	if m.addplatform_fee != nil {
-		*m.addplatform_fee += f
+		*m.addplatform_fee += value
 	} else {
-		m.addplatform_fee = &f
+		m.addplatform_fee = &value
 	}
 }
 
 // AddedPlatformFee returns the value that was added to the "platform_fee" field in this mutation.
-func (m *PaymentHoldMutation) AddedPlatformFee() (r float64, exists bool) {
+func (m *PaymentHoldMutation) AddedPlatformFee() (r money.Cents, exists bool) {
 	v := m.addplatform_fee
 	if v == nil {
 		return
@@ -22687,7 +22796,7 @@ func (m *PaymentHoldMutation) SetField(name string, value ent.Value) error {
 		m.SetPaymentMethodID(v)
 		return nil
 	case paymenthold.FieldAmount:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -22701,14 +22810,14 @@ func (m *PaymentHoldMutation) SetField(name string, value ent.Value) error {
 		m.SetCurrency(v)
 		return nil
 	case paymenthold.FieldDeveloperPayout:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDeveloperPayout(v)
 		return nil
 	case paymenthold.FieldPlatformFee:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -22788,21 +22897,21 @@ func (m *PaymentHoldMutation) AddedField(name string) (ent.Value, bool) {
 func (m *PaymentHoldMutation) AddField(name string, value ent.Value) error {
 	switch name {
 	case paymenthold.FieldAmount:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddAmount(v)
 		return nil
 	case paymenthold.FieldDeveloperPayout:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddDeveloperPayout(v)
 		return nil
 	case paymenthold.FieldPlatformFee:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -27466,8 +27575,8 @@ type StoreAgentMutation struct {
 	developer_name              *string
 	category                    *string
 	pricing_model               *string
-	price_per_task              *float64
-	addprice_per_task           *float64
+	price_per_task              *money.Cents
+	addprice_per_task           *money.Cents
 	currency                    *string
 	pricing_config              **schema.PricingConfig
 	install_guide               *string
@@ -28057,13 +28166,13 @@ func (m *StoreAgentMutation) ResetPricingModel() {
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (m *StoreAgentMutation) SetPricePerTask(f float64) {
-	m.price_per_task = &f
+func (m *StoreAgentMutation) SetPricePerTask(value money.Cents) {
+	m.price_per_task = &value
 	m.addprice_per_task = nil
 }
 
 // PricePerTask returns the value of the "price_per_task" field in the mutation.
-func (m *StoreAgentMutation) PricePerTask() (r float64, exists bool) {
+func (m *StoreAgentMutation) PricePerTask() (r money.Cents, exists bool) {
 	v := m.price_per_task
 	if v == nil {
 		return
@@ -28074,7 +28183,7 @@ func (m *StoreAgentMutation) PricePerTask() (r float64, exists bool) {
 // OldPricePerTask returns the old "price_per_task" field's value of the StoreAgent entity.
 // If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *StoreAgentMutation) OldPricePerTask(ctx context.Context) (v float64, err error) {
+func (m *StoreAgentMutation) OldPricePerTask(ctx context.Context) (v money.Cents, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldPricePerTask is only allowed on UpdateOne operations")
 	}
@@ -28088,17 +28197,17 @@ func (m *StoreAgentMutation) OldPricePerTask(ctx context.Context) (v float64, er
 	return oldValue.PricePerTask, nil
 }
 
-// AddPricePerTask adds f to the "price_per_task" field.
-func (m *StoreAgentMutation) AddPricePerTask(f float64) {
+// AddPricePerTask adds value to the "price_per_task" field.
+func (m *StoreAgentMutation) AddPricePerTask(value money.Cents) {
 	if m.addprice_per_task != nil {
-		*m.addprice_per_task += f
+		*m.addprice_per_task += value
 	} else {
-		m.addprice_per_task = &f
+		m.addprice_per_task = &value
 	}
 }
 
 // AddedPricePerTask returns the value that was added to the "price_per_task" field in this mutation.
-func (m *StoreAgentMutation) AddedPricePerTask() (r float64, exists bool) {
+func (m *StoreAgentMutation) AddedPricePerTask() (r money.Cents, exists bool) {
 	v := m.addprice_per_task
 	if v == nil {
 		return
@@ -30664,7 +30773,7 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		m.SetPricingModel(v)
 		return nil
 	case storeagent.FieldPricePerTask:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -31000,7 +31109,7 @@ func (m *StoreAgentMutation) AddedField(name string) (ent.Value, bool) {
 func (m *StoreAgentMutation) AddField(name string, value ent.Value) error {
 	switch name {
 	case storeagent.FieldPricePerTask:
-		v, ok := value.(float64)
+		v, ok := value.(money.Cents)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // PaymentHold is the model entity for the PaymentHold schema.
@@ -30,13 +31,13 @@ type PaymentHold struct {
 	// PaymentMethodID holds the value of the "payment_method_id" field.
 	PaymentMethodID string `json:"payment_method_id,omitempty"`
 	// Amount holds the value of the "amount" field.
-	Amount float64 `json:"amount,omitempty"`
+	Amount money.Cents `json:"amount,omitempty"`
 	// Currency holds the value of the "currency" field.
 	Currency string `json:"currency,omitempty"`
 	// DeveloperPayout holds the value of the "developer_payout" field.
-	DeveloperPayout float64 `json:"developer_payout,omitempty"`
+	DeveloperPayout money.Cents `json:"developer_payout,omitempty"`
 	// PlatformFee holds the value of the "platform_fee" field.
-	PlatformFee float64 `json:"platform_fee,omitempty"`
+	PlatformFee money.Cents `json:"platform_fee,omitempty"`
 	// FeePercent holds the value of the "fee_percent" field.
 	FeePercent float64 `json:"fee_percent,omitempty"`
 	// Status holds the value of the "status" field.
@@ -53,8 +54,10 @@ func (*PaymentHold) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case paymenthold.FieldAmount, paymenthold.FieldDeveloperPayout, paymenthold.FieldPlatformFee, paymenthold.FieldFeePercent:
+		case paymenthold.FieldFeePercent:
 			values[i] = new(sql.NullFloat64)
+		case paymenthold.FieldAmount, paymenthold.FieldDeveloperPayout, paymenthold.FieldPlatformFee:
+			values[i] = new(sql.NullInt64)
 		case paymenthold.FieldID, paymenthold.FieldExecutionID, paymenthold.FieldPayerID, paymenthold.FieldPayeeID, paymenthold.FieldPaymentMethodID, paymenthold.FieldCurrency, paymenthold.FieldStatus:
 			values[i] = new(sql.NullString)
 		case paymenthold.FieldCreatedAt, paymenthold.FieldUpdatedAt, paymenthold.FieldExpiresAt, paymenthold.FieldSettledAt:
@@ -117,10 +120,10 @@ func (_m *PaymentHold) assignValues(columns []string, values []any) error {
 				_m.PaymentMethodID = value.String
 			}
 		case paymenthold.FieldAmount:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field amount", values[i])
 			} else if value.Valid {
-				_m.Amount = value.Float64
+				_m.Amount = money.Cents(value.Int64)
 			}
 		case paymenthold.FieldCurrency:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -129,16 +132,16 @@ func (_m *PaymentHold) assignValues(columns []string, values []any) error {
 				_m.Currency = value.String
 			}
 		case paymenthold.FieldDeveloperPayout:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field developer_payout", values[i])
 			} else if value.Valid {
-				_m.DeveloperPayout = value.Float64
+				_m.DeveloperPayout = money.Cents(value.Int64)
 			}
 		case paymenthold.FieldPlatformFee:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field platform_fee", values[i])
 			} else if value.Valid {
-				_m.PlatformFee = value.Float64
+				_m.PlatformFee = money.Cents(value.Int64)
 			}
 		case paymenthold.FieldFeePercent:
 			if value, ok := values[i].(*sql.NullFloat64); !ok {

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // PaymentHoldCreate is the builder for creating a PaymentHold entity.
@@ -76,7 +77,7 @@ func (_c *PaymentHoldCreate) SetPaymentMethodID(v string) *PaymentHoldCreate {
 }
 
 // SetAmount sets the "amount" field.
-func (_c *PaymentHoldCreate) SetAmount(v float64) *PaymentHoldCreate {
+func (_c *PaymentHoldCreate) SetAmount(v money.Cents) *PaymentHoldCreate {
 	_c.mutation.SetAmount(v)
 	return _c
 }
@@ -88,13 +89,13 @@ func (_c *PaymentHoldCreate) SetCurrency(v string) *PaymentHoldCreate {
 }
 
 // SetDeveloperPayout sets the "developer_payout" field.
-func (_c *PaymentHoldCreate) SetDeveloperPayout(v float64) *PaymentHoldCreate {
+func (_c *PaymentHoldCreate) SetDeveloperPayout(v money.Cents) *PaymentHoldCreate {
 	_c.mutation.SetDeveloperPayout(v)
 	return _c
 }
 
 // SetPlatformFee sets the "platform_fee" field.
-func (_c *PaymentHoldCreate) SetPlatformFee(v float64) *PaymentHoldCreate {
+func (_c *PaymentHoldCreate) SetPlatformFee(v money.Cents) *PaymentHoldCreate {
 	_c.mutation.SetPlatformFee(v)
 	return _c
 }
@@ -306,7 +307,7 @@ func (_c *PaymentHoldCreate) createSpec() (*PaymentHold, *sqlgraph.CreateSpec) {
 		_node.PaymentMethodID = value
 	}
 	if value, ok := _c.mutation.Amount(); ok {
-		_spec.SetField(paymenthold.FieldAmount, field.TypeFloat64, value)
+		_spec.SetField(paymenthold.FieldAmount, field.TypeInt64, value)
 		_node.Amount = value
 	}
 	if value, ok := _c.mutation.Currency(); ok {
@@ -314,11 +315,11 @@ func (_c *PaymentHoldCreate) createSpec() (*PaymentHold, *sqlgraph.CreateSpec) {
 		_node.Currency = value
 	}
 	if value, ok := _c.mutation.DeveloperPayout(); ok {
-		_spec.SetField(paymenthold.FieldDeveloperPayout, field.TypeFloat64, value)
+		_spec.SetField(paymenthold.FieldDeveloperPayout, field.TypeInt64, value)
 		_node.DeveloperPayout = value
 	}
 	if value, ok := _c.mutation.PlatformFee(); ok {
-		_spec.SetField(paymenthold.FieldPlatformFee, field.TypeFloat64, value)
+		_spec.SetField(paymenthold.FieldPlatformFee, field.TypeInt64, value)
 		_node.PlatformFee = value
 	}
 	if value, ok := _c.mutation.FeePercent(); ok {

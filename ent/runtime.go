@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -245,9 +246,13 @@ func init() {
 	// capabilitypackDescPrice is the schema descriptor for price field.
 	capabilitypackDescPrice := capabilitypackFields[7].Descriptor()
 	// capabilitypack.DefaultPrice holds the default value on creation for the price field.
-	capabilitypack.DefaultPrice = capabilitypackDescPrice.Default.(float64)
+	capabilitypack.DefaultPrice = money.Cents(capabilitypackDescPrice.Default.(int64))
+	// capabilitypackDescCurrency is the schema descriptor for currency field.
+	capabilitypackDescCurrency := capabilitypackFields[8].Descriptor()
+	// capabilitypack.DefaultCurrency holds the default value on creation for the currency field.
+	capabilitypack.DefaultCurrency = capabilitypackDescCurrency.Default.(string)
 	// capabilitypackDescEditableFields is the schema descriptor for editable_fields field.
-	capabilitypackDescEditableFields := capabilitypackFields[9].Descriptor()
+	capabilitypackDescEditableFields := capabilitypackFields[10].Descriptor()
 	// capabilitypack.DefaultEditableFields holds the default value on creation for the editable_fields field.
 	capabilitypack.DefaultEditableFields = capabilitypackDescEditableFields.Default.([]schema.EditableField)
 	// capabilitypackDescID is the schema descriptor for id field.
@@ -295,12 +300,16 @@ func init() {
 	cardDescOrder := cardFields[7].Descriptor()
 	// card.DefaultOrder holds the default value on creation for the order field.
 	card.DefaultOrder = cardDescOrder.Default.(int)
+	// cardDescProjectPriceCurrency is the schema descriptor for project_price_currency field.
+	cardDescProjectPriceCurrency := cardFields[36].Descriptor()
+	// card.DefaultProjectPriceCurrency holds the default value on creation for the project_price_currency field.
+	card.DefaultProjectPriceCurrency = cardDescProjectPriceCurrency.Default.(string)
 	// cardDescLabels is the schema descriptor for labels field.
-	cardDescLabels := cardFields[40].Descriptor()
+	cardDescLabels := cardFields[41].Descriptor()
 	// card.DefaultLabels holds the default value on creation for the labels field.
 	card.DefaultLabels = cardDescLabels.Default.([]string)
 	// cardDescIsArchived is the schema descriptor for is_archived field.
-	cardDescIsArchived := cardFields[46].Descriptor()
+	cardDescIsArchived := cardFields[47].Descriptor()
 	// card.DefaultIsArchived holds the default value on creation for the is_archived field.
 	card.DefaultIsArchived = cardDescIsArchived.Default.(bool)
 	// cardDescID is the schema descriptor for id field.
@@ -988,7 +997,7 @@ func init() {
 	// storeagentDescPricePerTask is the schema descriptor for price_per_task field.
 	storeagentDescPricePerTask := storeagentFields[8].Descriptor()
 	// storeagent.DefaultPricePerTask holds the default value on creation for the price_per_task field.
-	storeagent.DefaultPricePerTask = storeagentDescPricePerTask.Default.(float64)
+	storeagent.DefaultPricePerTask = money.Cents(storeagentDescPricePerTask.Default.(int64))
 	// storeagentDescCurrency is the schema descriptor for currency field.
 	storeagentDescCurrency := storeagentFields[9].Descriptor()
 	// storeagent.DefaultCurrency holds the default value on creation for the currency field.

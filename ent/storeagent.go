@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // StoreAgent is the model entity for the StoreAgent schema.
@@ -41,7 +42,7 @@ type StoreAgent struct {
 	// PricingModel holds the value of the "pricing_model" field.
 	PricingModel string `json:"pricing_model,omitempty"`
 	// PricePerTask holds the value of the "price_per_task" field.
-	PricePerTask float64 `json:"price_per_task,omitempty"`
+	PricePerTask money.Cents `json:"price_per_task,omitempty"`
 	// Currency holds the value of the "currency" field.
 	Currency string `json:"currency,omitempty"`
 	// PricingConfig holds the value of the "pricing_config" field.
@@ -206,9 +207,9 @@ func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case storeagent.FieldSupportsA2a, storeagent.FieldSupportsMcp:
 			values[i] = new(sql.NullBool)
-		case storeagent.FieldPricePerTask, storeagent.FieldRatingAvg, storeagent.FieldQualityScore:
+		case storeagent.FieldRatingAvg, storeagent.FieldQualityScore:
 			values[i] = new(sql.NullFloat64)
-		case storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldQualitySignalCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
+		case storeagent.FieldPricePerTask, storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldQualitySignalCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
 		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL:
 			values[i] = new(sql.NullString)
@@ -300,10 +301,10 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 				_m.PricingModel = value.String
 			}
 		case storeagent.FieldPricePerTask:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
+			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field price_per_task", values[i])
 			} else if value.Valid {
-				_m.PricePerTask = value.Float64
+				_m.PricePerTask = money.Cents(value.Int64)
 			}
 		case storeagent.FieldCurrency:
 			if value, ok := values[i].(*sql.NullString); !ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // StoreAgentCreate is the builder for creating a StoreAgent entity.
@@ -147,13 +148,13 @@ func (_c *StoreAgentCreate) SetNillablePricingModel(v *string) *StoreAgentCreate
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (_c *StoreAgentCreate) SetPricePerTask(v float64) *StoreAgentCreate {
+func (_c *StoreAgentCreate) SetPricePerTask(v money.Cents) *StoreAgentCreate {
 	_c.mutation.SetPricePerTask(v)
 	return _c
 }
 
 // SetNillablePricePerTask sets the "price_per_task" field if the given value is not nil.
-func (_c *StoreAgentCreate) SetNillablePricePerTask(v *float64) *StoreAgentCreate {
+func (_c *StoreAgentCreate) SetNillablePricePerTask(v *money.Cents) *StoreAgentCreate {
 	if v != nil {
 		_c.SetPricePerTask(*v)
 	}
@@ -1053,7 +1054,7 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 		_node.PricingModel = value
 	}
 	if value, ok := _c.mutation.PricePerTask(); ok {
-		_spec.SetField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
+		_spec.SetField(storeagent.FieldPricePerTask, field.TypeInt64, value)
 		_node.PricePerTask = value
 	}
 	if value, ok := _c.mutation.Currency(); ok {
@@ -1474,7 +1475,7 @@ func (u *StoreAgentUpsert) UpdatePricingModel() *StoreAgentUpsert {
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (u *StoreAgentUpsert) SetPricePerTask(v float64) *StoreAgentUpsert {
+func (u *StoreAgentUpsert) SetPricePerTask(v money.Cents) *StoreAgentUpsert {
 	u.Set(storeagent.FieldPricePerTask, v)
 	return u
 }
@@ -1486,7 +1487,7 @@ func (u *StoreAgentUpsert) UpdatePricePerTask() *StoreAgentUpsert {
 }
 
 // AddPricePerTask adds v to the "price_per_task" field.
-func (u *StoreAgentUpsert) AddPricePerTask(v float64) *StoreAgentUpsert {
+func (u *StoreAgentUpsert) AddPricePerTask(v money.Cents) *StoreAgentUpsert {
 	u.Add(storeagent.FieldPricePerTask, v)
 	return u
 }
@@ -2286,14 +2287,14 @@ func (u *StoreAgentUpsertOne) UpdatePricingModel() *StoreAgentUpsertOne {
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (u *StoreAgentUpsertOne) SetPricePerTask(v float64) *StoreAgentUpsertOne {
+func (u *StoreAgentUpsertOne) SetPricePerTask(v money.Cents) *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.SetPricePerTask(v)
 	})
 }
 
 // AddPricePerTask adds v to the "price_per_task" field.
-func (u *StoreAgentUpsertOne) AddPricePerTask(v float64) *StoreAgentUpsertOne {
+func (u *StoreAgentUpsertOne) AddPricePerTask(v money.Cents) *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.AddPricePerTask(v)
 	})
@@ -3368,14 +3369,14 @@ func (u *StoreAgentUpsertBulk) UpdatePricingModel() *StoreAgentUpsertBulk {
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (u *StoreAgentUpsertBulk) SetPricePerTask(v float64) *StoreAgentUpsertBulk {
+func (u *StoreAgentUpsertBulk) SetPricePerTask(v money.Cents) *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.SetPricePerTask(v)
 	})
 }
 
 // AddPricePerTask adds v to the "price_per_task" field.
-func (u *StoreAgentUpsertBulk) AddPricePerTask(v float64) *StoreAgentUpsertBulk {
+func (u *StoreAgentUpsertBulk) AddPricePerTask(v money.Cents) *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.AddPricePerTask(v)
 	})

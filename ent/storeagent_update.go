@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // StoreAgentUpdate is the builder for updating StoreAgent entities.
@@ -164,14 +165,14 @@ func (_u *StoreAgentUpdate) SetNillablePricingModel(v *string) *StoreAgentUpdate
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (_u *StoreAgentUpdate) SetPricePerTask(v float64) *StoreAgentUpdate {
+func (_u *StoreAgentUpdate) SetPricePerTask(v money.Cents) *StoreAgentUpdate {
 	_u.mutation.ResetPricePerTask()
 	_u.mutation.SetPricePerTask(v)
 	return _u
 }
 
 // SetNillablePricePerTask sets the "price_per_task" field if the given value is not nil.
-func (_u *StoreAgentUpdate) SetNillablePricePerTask(v *float64) *StoreAgentUpdate {
+func (_u *StoreAgentUpdate) SetNillablePricePerTask(v *money.Cents) *StoreAgentUpdate {
 	if v != nil {
 		_u.SetPricePerTask(*v)
 	}
@@ -179,7 +180,7 @@ func (_u *StoreAgentUpdate) SetNillablePricePerTask(v *float64) *StoreAgentUpdat
 }
 
 // AddPricePerTask adds value to the "price_per_task" field.
-func (_u *StoreAgentUpdate) AddPricePerTask(v float64) *StoreAgentUpdate {
+func (_u *StoreAgentUpdate) AddPricePerTask(v money.Cents) *StoreAgentUpdate {
 	_u.mutation.AddPricePerTask(v)
 	return _u
 }
@@ -1155,10 +1156,10 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 		_spec.SetField(storeagent.FieldPricingModel, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.PricePerTask(); ok {
-		_spec.SetField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
+		_spec.SetField(storeagent.FieldPricePerTask, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPricePerTask(); ok {
-		_spec.AddField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
+		_spec.AddField(storeagent.FieldPricePerTask, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Currency(); ok {
 		_spec.SetField(storeagent.FieldCurrency, field.TypeString, value)
@@ -1743,14 +1744,14 @@ func (_u *StoreAgentUpdateOne) SetNillablePricingModel(v *string) *StoreAgentUpd
 }
 
 // SetPricePerTask sets the "price_per_task" field.
-func (_u *StoreAgentUpdateOne) SetPricePerTask(v float64) *StoreAgentUpdateOne {
+func (_u *StoreAgentUpdateOne) SetPricePerTask(v money.Cents) *StoreAgentUpdateOne {
 	_u.mutation.ResetPricePerTask()
 	_u.mutation.SetPricePerTask(v)
 	return _u
 }
 
 // SetNillablePricePerTask sets the "price_per_task" field if the given value is not nil.
-func (_u *StoreAgentUpdateOne) SetNillablePricePerTask(v *float64) *StoreAgentUpdateOne {
+func (_u *StoreAgentUpdateOne) SetNillablePricePerTask(v *money.Cents) *StoreAgentUpdateOne {
 	if v != nil {
 		_u.SetPricePerTask(*v)
 	}
@@ -1758,7 +1759,7 @@ func (_u *StoreAgentUpdateOne) SetNillablePricePerTask(v *float64) *StoreAgentUp
 }
 
 // AddPricePerTask adds value to the "price_per_task" field.
-func (_u *StoreAgentUpdateOne) AddPricePerTask(v float64) *StoreAgentUpdateOne {
+func (_u *StoreAgentUpdateOne) AddPricePerTask(v money.Cents) *StoreAgentUpdateOne {
 	_u.mutation.AddPricePerTask(v)
 	return _u
 }
@@ -2764,10 +2765,10 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 		_spec.SetField(storeagent.FieldPricingModel, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.PricePerTask(); ok {
-		_spec.SetField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
+		_spec.SetField(storeagent.FieldPricePerTask, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AddedPricePerTask(); ok {
-		_spec.AddField(storeagent.FieldPricePerTask, field.TypeFloat64, value)
+		_spec.AddField(storeagent.FieldPricePerTask, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Currency(); ok {
 		_spec.SetField(storeagent.FieldCurrency, field.TypeString, value)

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 const (
@@ -35,6 +36,8 @@ const (
 	FieldPricingModel = "pricing_model"
 	// FieldPrice holds the string denoting the price field in the database.
 	FieldPrice = "price"
+	// FieldCurrency holds the string denoting the currency field in the database.
+	FieldCurrency = "currency"
 	// FieldPrompt holds the string denoting the prompt field in the database.
 	FieldPrompt = "prompt"
 	// FieldEditableFields holds the string denoting the editable_fields field in the database.
@@ -76,6 +79,7 @@ var Columns = []string{
 	FieldIntegrationType,
 	FieldPricingModel,
 	FieldPrice,
+	FieldCurrency,
 	FieldPrompt,
 	FieldEditableFields,
 	FieldAccessPasswordSealed,
@@ -103,7 +107,9 @@ var (
 	// DefaultPricingModel holds the default value on creation for the "pricing_model" field.
 	DefaultPricingModel string
 	// DefaultPrice holds the default value on creation for the "price" field.
-	DefaultPrice float64
+	DefaultPrice money.Cents
+	// DefaultCurrency holds the default value on creation for the "currency" field.
+	DefaultCurrency string
 	// DefaultEditableFields holds the default value on creation for the "editable_fields" field.
 	DefaultEditableFields []schema.EditableField
 	// DefaultID holds the default value on creation for the "id" field.
@@ -168,6 +174,11 @@ func ByPricingModel(opts ...sql.OrderTermOption) OrderOption {
 // ByPrice orders the results by the price field.
 func ByPrice(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrice, opts...).ToFunc()
+}
+
+// ByCurrency orders the results by the currency field.
+func ByCurrency(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCurrency, opts...).ToFunc()
 }
 
 // ByPrompt orders the results by the prompt field.

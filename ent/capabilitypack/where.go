@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -111,8 +112,14 @@ func PricingModel(v string) predicate.CapabilityPack {
 }
 
 // Price applies equality check predicate on the "price" field. It's identical to PriceEQ.
-func Price(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldEQ(FieldPrice, v))
+func Price(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldEQ(FieldPrice, vc))
+}
+
+// Currency applies equality check predicate on the "currency" field. It's identical to CurrencyEQ.
+func Currency(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldCurrency, v))
 }
 
 // Prompt applies equality check predicate on the "prompt" field. It's identical to PromptEQ.
@@ -701,43 +708,122 @@ func PricingModelContainsFold(v string) predicate.CapabilityPack {
 }
 
 // PriceEQ applies the EQ predicate on the "price" field.
-func PriceEQ(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldEQ(FieldPrice, v))
+func PriceEQ(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldEQ(FieldPrice, vc))
 }
 
 // PriceNEQ applies the NEQ predicate on the "price" field.
-func PriceNEQ(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldNEQ(FieldPrice, v))
+func PriceNEQ(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldPrice, vc))
 }
 
 // PriceIn applies the In predicate on the "price" field.
-func PriceIn(vs ...float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldIn(FieldPrice, vs...))
+func PriceIn(vs ...money.Cents) predicate.CapabilityPack {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.CapabilityPack(sql.FieldIn(FieldPrice, v...))
 }
 
 // PriceNotIn applies the NotIn predicate on the "price" field.
-func PriceNotIn(vs ...float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldNotIn(FieldPrice, vs...))
+func PriceNotIn(vs ...money.Cents) predicate.CapabilityPack {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldPrice, v...))
 }
 
 // PriceGT applies the GT predicate on the "price" field.
-func PriceGT(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldGT(FieldPrice, v))
+func PriceGT(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldGT(FieldPrice, vc))
 }
 
 // PriceGTE applies the GTE predicate on the "price" field.
-func PriceGTE(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldGTE(FieldPrice, v))
+func PriceGTE(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldGTE(FieldPrice, vc))
 }
 
 // PriceLT applies the LT predicate on the "price" field.
-func PriceLT(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldLT(FieldPrice, v))
+func PriceLT(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldLT(FieldPrice, vc))
 }
 
 // PriceLTE applies the LTE predicate on the "price" field.
-func PriceLTE(v float64) predicate.CapabilityPack {
-	return predicate.CapabilityPack(sql.FieldLTE(FieldPrice, v))
+func PriceLTE(v money.Cents) predicate.CapabilityPack {
+	vc := int64(v)
+	return predicate.CapabilityPack(sql.FieldLTE(FieldPrice, vc))
+}
+
+// CurrencyEQ applies the EQ predicate on the "currency" field.
+func CurrencyEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldCurrency, v))
+}
+
+// CurrencyNEQ applies the NEQ predicate on the "currency" field.
+func CurrencyNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldCurrency, v))
+}
+
+// CurrencyIn applies the In predicate on the "currency" field.
+func CurrencyIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldCurrency, vs...))
+}
+
+// CurrencyNotIn applies the NotIn predicate on the "currency" field.
+func CurrencyNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldCurrency, vs...))
+}
+
+// CurrencyGT applies the GT predicate on the "currency" field.
+func CurrencyGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldCurrency, v))
+}
+
+// CurrencyGTE applies the GTE predicate on the "currency" field.
+func CurrencyGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldCurrency, v))
+}
+
+// CurrencyLT applies the LT predicate on the "currency" field.
+func CurrencyLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldCurrency, v))
+}
+
+// CurrencyLTE applies the LTE predicate on the "currency" field.
+func CurrencyLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldCurrency, v))
+}
+
+// CurrencyContains applies the Contains predicate on the "currency" field.
+func CurrencyContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldCurrency, v))
+}
+
+// CurrencyHasPrefix applies the HasPrefix predicate on the "currency" field.
+func CurrencyHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldCurrency, v))
+}
+
+// CurrencyHasSuffix applies the HasSuffix predicate on the "currency" field.
+func CurrencyHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldCurrency, v))
+}
+
+// CurrencyEqualFold applies the EqualFold predicate on the "currency" field.
+func CurrencyEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldCurrency, v))
+}
+
+// CurrencyContainsFold applies the ContainsFold predicate on the "currency" field.
+func CurrencyContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldCurrency, v))
 }
 
 // PromptEQ applies the EQ predicate on the "prompt" field.

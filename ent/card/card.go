@@ -91,6 +91,8 @@ const (
 	FieldPaymentStatus = "payment_status"
 	// FieldProjectPrice holds the string denoting the project_price field in the database.
 	FieldProjectPrice = "project_price"
+	// FieldProjectPriceCurrency holds the string denoting the project_price_currency field in the database.
+	FieldProjectPriceCurrency = "project_price_currency"
 	// FieldCompletionSuggestedBy holds the string denoting the completion_suggested_by field in the database.
 	FieldCompletionSuggestedBy = "completion_suggested_by"
 	// FieldCompletionSuggestedAt holds the string denoting the completion_suggested_at field in the database.
@@ -185,6 +187,7 @@ var Columns = []string{
 	FieldPaymentHoldID,
 	FieldPaymentStatus,
 	FieldProjectPrice,
+	FieldProjectPriceCurrency,
 	FieldCompletionSuggestedBy,
 	FieldCompletionSuggestedAt,
 	FieldSettledAt,
@@ -219,6 +222,8 @@ var (
 	TitleValidator func(string) error
 	// DefaultOrder holds the default value on creation for the "order" field.
 	DefaultOrder int
+	// DefaultProjectPriceCurrency holds the default value on creation for the "project_price_currency" field.
+	DefaultProjectPriceCurrency string
 	// DefaultLabels holds the default value on creation for the "labels" field.
 	DefaultLabels []string
 	// DefaultIsArchived holds the default value on creation for the "is_archived" field.
@@ -513,6 +518,11 @@ func ByPaymentStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByProjectPrice orders the results by the project_price field.
 func ByProjectPrice(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldProjectPrice, opts...).ToFunc()
+}
+
+// ByProjectPriceCurrency orders the results by the project_price_currency field.
+func ByProjectPriceCurrency(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProjectPriceCurrency, opts...).ToFunc()
 }
 
 // ByCompletionSuggestedBy orders the results by the completion_suggested_by field.

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -236,8 +237,14 @@ func PaymentStatus(v string) predicate.Card {
 }
 
 // ProjectPrice applies equality check predicate on the "project_price" field. It's identical to ProjectPriceEQ.
-func ProjectPrice(v float64) predicate.Card {
-	return predicate.Card(sql.FieldEQ(FieldProjectPrice, v))
+func ProjectPrice(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldEQ(FieldProjectPrice, vc))
+}
+
+// ProjectPriceCurrency applies equality check predicate on the "project_price_currency" field. It's identical to ProjectPriceCurrencyEQ.
+func ProjectPriceCurrency(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldProjectPriceCurrency, v))
 }
 
 // CompletionSuggestedBy applies equality check predicate on the "completion_suggested_by" field. It's identical to CompletionSuggestedByEQ.
@@ -2701,43 +2708,57 @@ func PaymentStatusContainsFold(v string) predicate.Card {
 }
 
 // ProjectPriceEQ applies the EQ predicate on the "project_price" field.
-func ProjectPriceEQ(v float64) predicate.Card {
-	return predicate.Card(sql.FieldEQ(FieldProjectPrice, v))
+func ProjectPriceEQ(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldEQ(FieldProjectPrice, vc))
 }
 
 // ProjectPriceNEQ applies the NEQ predicate on the "project_price" field.
-func ProjectPriceNEQ(v float64) predicate.Card {
-	return predicate.Card(sql.FieldNEQ(FieldProjectPrice, v))
+func ProjectPriceNEQ(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldNEQ(FieldProjectPrice, vc))
 }
 
 // ProjectPriceIn applies the In predicate on the "project_price" field.
-func ProjectPriceIn(vs ...float64) predicate.Card {
-	return predicate.Card(sql.FieldIn(FieldProjectPrice, vs...))
+func ProjectPriceIn(vs ...money.Cents) predicate.Card {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Card(sql.FieldIn(FieldProjectPrice, v...))
 }
 
 // ProjectPriceNotIn applies the NotIn predicate on the "project_price" field.
-func ProjectPriceNotIn(vs ...float64) predicate.Card {
-	return predicate.Card(sql.FieldNotIn(FieldProjectPrice, vs...))
+func ProjectPriceNotIn(vs ...money.Cents) predicate.Card {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Card(sql.FieldNotIn(FieldProjectPrice, v...))
 }
 
 // ProjectPriceGT applies the GT predicate on the "project_price" field.
-func ProjectPriceGT(v float64) predicate.Card {
-	return predicate.Card(sql.FieldGT(FieldProjectPrice, v))
+func ProjectPriceGT(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldGT(FieldProjectPrice, vc))
 }
 
 // ProjectPriceGTE applies the GTE predicate on the "project_price" field.
-func ProjectPriceGTE(v float64) predicate.Card {
-	return predicate.Card(sql.FieldGTE(FieldProjectPrice, v))
+func ProjectPriceGTE(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldGTE(FieldProjectPrice, vc))
 }
 
 // ProjectPriceLT applies the LT predicate on the "project_price" field.
-func ProjectPriceLT(v float64) predicate.Card {
-	return predicate.Card(sql.FieldLT(FieldProjectPrice, v))
+func ProjectPriceLT(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldLT(FieldProjectPrice, vc))
 }
 
 // ProjectPriceLTE applies the LTE predicate on the "project_price" field.
-func ProjectPriceLTE(v float64) predicate.Card {
-	return predicate.Card(sql.FieldLTE(FieldProjectPrice, v))
+func ProjectPriceLTE(v money.Cents) predicate.Card {
+	vc := int64(v)
+	return predicate.Card(sql.FieldLTE(FieldProjectPrice, vc))
 }
 
 // ProjectPriceIsNil applies the IsNil predicate on the "project_price" field.
@@ -2748,6 +2769,71 @@ func ProjectPriceIsNil() predicate.Card {
 // ProjectPriceNotNil applies the NotNil predicate on the "project_price" field.
 func ProjectPriceNotNil() predicate.Card {
 	return predicate.Card(sql.FieldNotNull(FieldProjectPrice))
+}
+
+// ProjectPriceCurrencyEQ applies the EQ predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyNEQ applies the NEQ predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyNEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyIn applies the In predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldProjectPriceCurrency, vs...))
+}
+
+// ProjectPriceCurrencyNotIn applies the NotIn predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyNotIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldProjectPriceCurrency, vs...))
+}
+
+// ProjectPriceCurrencyGT applies the GT predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyGT(v string) predicate.Card {
+	return predicate.Card(sql.FieldGT(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyGTE applies the GTE predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyGTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldGTE(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyLT applies the LT predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyLT(v string) predicate.Card {
+	return predicate.Card(sql.FieldLT(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyLTE applies the LTE predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyLTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldLTE(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyContains applies the Contains predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyContains(v string) predicate.Card {
+	return predicate.Card(sql.FieldContains(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyHasPrefix applies the HasPrefix predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyHasPrefix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasPrefix(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyHasSuffix applies the HasSuffix predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyHasSuffix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasSuffix(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyEqualFold applies the EqualFold predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyEqualFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldEqualFold(FieldProjectPriceCurrency, v))
+}
+
+// ProjectPriceCurrencyContainsFold applies the ContainsFold predicate on the "project_price_currency" field.
+func ProjectPriceCurrencyContainsFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldContainsFold(FieldProjectPriceCurrency, v))
 }
 
 // CompletionSuggestedByEQ applies the EQ predicate on the "completion_suggested_by" field.

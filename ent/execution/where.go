@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -211,8 +212,9 @@ func PricingPhase(v string) predicate.Execution {
 }
 
 // QuoteAmount applies equality check predicate on the "quote_amount" field. It's identical to QuoteAmountEQ.
-func QuoteAmount(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldQuoteAmount, v))
+func QuoteAmount(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldQuoteAmount, vc))
 }
 
 // QuoteCurrency applies equality check predicate on the "quote_currency" field. It's identical to QuoteCurrencyEQ.
@@ -256,18 +258,21 @@ func Currency(v string) predicate.Execution {
 }
 
 // Gross applies equality check predicate on the "gross" field. It's identical to GrossEQ.
-func Gross(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldGross, v))
+func Gross(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldGross, vc))
 }
 
 // DeveloperPayout applies equality check predicate on the "developer_payout" field. It's identical to DeveloperPayoutEQ.
-func DeveloperPayout(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldDeveloperPayout, v))
+func DeveloperPayout(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldDeveloperPayout, vc))
 }
 
 // PlatformFee applies equality check predicate on the "platform_fee" field. It's identical to PlatformFeeEQ.
-func PlatformFee(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldPlatformFee, v))
+func PlatformFee(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldPlatformFee, vc))
 }
 
 // FeePercent applies equality check predicate on the "fee_percent" field. It's identical to FeePercentEQ.
@@ -2156,43 +2161,57 @@ func PricingPhaseContainsFold(v string) predicate.Execution {
 }
 
 // QuoteAmountEQ applies the EQ predicate on the "quote_amount" field.
-func QuoteAmountEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldQuoteAmount, v))
+func QuoteAmountEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldQuoteAmount, vc))
 }
 
 // QuoteAmountNEQ applies the NEQ predicate on the "quote_amount" field.
-func QuoteAmountNEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNEQ(FieldQuoteAmount, v))
+func QuoteAmountNEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldNEQ(FieldQuoteAmount, vc))
 }
 
 // QuoteAmountIn applies the In predicate on the "quote_amount" field.
-func QuoteAmountIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldIn(FieldQuoteAmount, vs...))
+func QuoteAmountIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldIn(FieldQuoteAmount, v...))
 }
 
 // QuoteAmountNotIn applies the NotIn predicate on the "quote_amount" field.
-func QuoteAmountNotIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNotIn(FieldQuoteAmount, vs...))
+func QuoteAmountNotIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldNotIn(FieldQuoteAmount, v...))
 }
 
 // QuoteAmountGT applies the GT predicate on the "quote_amount" field.
-func QuoteAmountGT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGT(FieldQuoteAmount, v))
+func QuoteAmountGT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGT(FieldQuoteAmount, vc))
 }
 
 // QuoteAmountGTE applies the GTE predicate on the "quote_amount" field.
-func QuoteAmountGTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGTE(FieldQuoteAmount, v))
+func QuoteAmountGTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGTE(FieldQuoteAmount, vc))
 }
 
 // QuoteAmountLT applies the LT predicate on the "quote_amount" field.
-func QuoteAmountLT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLT(FieldQuoteAmount, v))
+func QuoteAmountLT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLT(FieldQuoteAmount, vc))
 }
 
 // QuoteAmountLTE applies the LTE predicate on the "quote_amount" field.
-func QuoteAmountLTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLTE(FieldQuoteAmount, v))
+func QuoteAmountLTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLTE(FieldQuoteAmount, vc))
 }
 
 // QuoteAmountIsNil applies the IsNil predicate on the "quote_amount" field.
@@ -2706,43 +2725,57 @@ func CurrencyContainsFold(v string) predicate.Execution {
 }
 
 // GrossEQ applies the EQ predicate on the "gross" field.
-func GrossEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldGross, v))
+func GrossEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldGross, vc))
 }
 
 // GrossNEQ applies the NEQ predicate on the "gross" field.
-func GrossNEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNEQ(FieldGross, v))
+func GrossNEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldNEQ(FieldGross, vc))
 }
 
 // GrossIn applies the In predicate on the "gross" field.
-func GrossIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldIn(FieldGross, vs...))
+func GrossIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldIn(FieldGross, v...))
 }
 
 // GrossNotIn applies the NotIn predicate on the "gross" field.
-func GrossNotIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNotIn(FieldGross, vs...))
+func GrossNotIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldNotIn(FieldGross, v...))
 }
 
 // GrossGT applies the GT predicate on the "gross" field.
-func GrossGT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGT(FieldGross, v))
+func GrossGT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGT(FieldGross, vc))
 }
 
 // GrossGTE applies the GTE predicate on the "gross" field.
-func GrossGTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGTE(FieldGross, v))
+func GrossGTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGTE(FieldGross, vc))
 }
 
 // GrossLT applies the LT predicate on the "gross" field.
-func GrossLT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLT(FieldGross, v))
+func GrossLT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLT(FieldGross, vc))
 }
 
 // GrossLTE applies the LTE predicate on the "gross" field.
-func GrossLTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLTE(FieldGross, v))
+func GrossLTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLTE(FieldGross, vc))
 }
 
 // GrossIsNil applies the IsNil predicate on the "gross" field.
@@ -2756,43 +2789,57 @@ func GrossNotNil() predicate.Execution {
 }
 
 // DeveloperPayoutEQ applies the EQ predicate on the "developer_payout" field.
-func DeveloperPayoutEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldDeveloperPayout, v))
+func DeveloperPayoutEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutNEQ applies the NEQ predicate on the "developer_payout" field.
-func DeveloperPayoutNEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNEQ(FieldDeveloperPayout, v))
+func DeveloperPayoutNEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldNEQ(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutIn applies the In predicate on the "developer_payout" field.
-func DeveloperPayoutIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldIn(FieldDeveloperPayout, vs...))
+func DeveloperPayoutIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldIn(FieldDeveloperPayout, v...))
 }
 
 // DeveloperPayoutNotIn applies the NotIn predicate on the "developer_payout" field.
-func DeveloperPayoutNotIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNotIn(FieldDeveloperPayout, vs...))
+func DeveloperPayoutNotIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldNotIn(FieldDeveloperPayout, v...))
 }
 
 // DeveloperPayoutGT applies the GT predicate on the "developer_payout" field.
-func DeveloperPayoutGT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGT(FieldDeveloperPayout, v))
+func DeveloperPayoutGT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGT(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutGTE applies the GTE predicate on the "developer_payout" field.
-func DeveloperPayoutGTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGTE(FieldDeveloperPayout, v))
+func DeveloperPayoutGTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGTE(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutLT applies the LT predicate on the "developer_payout" field.
-func DeveloperPayoutLT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLT(FieldDeveloperPayout, v))
+func DeveloperPayoutLT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLT(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutLTE applies the LTE predicate on the "developer_payout" field.
-func DeveloperPayoutLTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLTE(FieldDeveloperPayout, v))
+func DeveloperPayoutLTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLTE(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutIsNil applies the IsNil predicate on the "developer_payout" field.
@@ -2806,43 +2853,57 @@ func DeveloperPayoutNotNil() predicate.Execution {
 }
 
 // PlatformFeeEQ applies the EQ predicate on the "platform_fee" field.
-func PlatformFeeEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldEQ(FieldPlatformFee, v))
+func PlatformFeeEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldEQ(FieldPlatformFee, vc))
 }
 
 // PlatformFeeNEQ applies the NEQ predicate on the "platform_fee" field.
-func PlatformFeeNEQ(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNEQ(FieldPlatformFee, v))
+func PlatformFeeNEQ(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldNEQ(FieldPlatformFee, vc))
 }
 
 // PlatformFeeIn applies the In predicate on the "platform_fee" field.
-func PlatformFeeIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldIn(FieldPlatformFee, vs...))
+func PlatformFeeIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldIn(FieldPlatformFee, v...))
 }
 
 // PlatformFeeNotIn applies the NotIn predicate on the "platform_fee" field.
-func PlatformFeeNotIn(vs ...float64) predicate.Execution {
-	return predicate.Execution(sql.FieldNotIn(FieldPlatformFee, vs...))
+func PlatformFeeNotIn(vs ...money.Cents) predicate.Execution {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.Execution(sql.FieldNotIn(FieldPlatformFee, v...))
 }
 
 // PlatformFeeGT applies the GT predicate on the "platform_fee" field.
-func PlatformFeeGT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGT(FieldPlatformFee, v))
+func PlatformFeeGT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGT(FieldPlatformFee, vc))
 }
 
 // PlatformFeeGTE applies the GTE predicate on the "platform_fee" field.
-func PlatformFeeGTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldGTE(FieldPlatformFee, v))
+func PlatformFeeGTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldGTE(FieldPlatformFee, vc))
 }
 
 // PlatformFeeLT applies the LT predicate on the "platform_fee" field.
-func PlatformFeeLT(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLT(FieldPlatformFee, v))
+func PlatformFeeLT(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLT(FieldPlatformFee, vc))
 }
 
 // PlatformFeeLTE applies the LTE predicate on the "platform_fee" field.
-func PlatformFeeLTE(v float64) predicate.Execution {
-	return predicate.Execution(sql.FieldLTE(FieldPlatformFee, v))
+func PlatformFeeLTE(v money.Cents) predicate.Execution {
+	vc := int64(v)
+	return predicate.Execution(sql.FieldLTE(FieldPlatformFee, vc))
 }
 
 // PlatformFeeIsNil applies the IsNil predicate on the "platform_fee" field.

@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -95,8 +96,9 @@ func Account(v string) predicate.LedgerEntry {
 }
 
 // Amount applies equality check predicate on the "amount" field. It's identical to AmountEQ.
-func Amount(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldEQ(FieldAmount, v))
+func Amount(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldEQ(FieldAmount, vc))
 }
 
 // Currency applies equality check predicate on the "currency" field. It's identical to CurrencyEQ.
@@ -445,43 +447,57 @@ func AccountContainsFold(v string) predicate.LedgerEntry {
 }
 
 // AmountEQ applies the EQ predicate on the "amount" field.
-func AmountEQ(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldEQ(FieldAmount, v))
+func AmountEQ(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldEQ(FieldAmount, vc))
 }
 
 // AmountNEQ applies the NEQ predicate on the "amount" field.
-func AmountNEQ(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldNEQ(FieldAmount, v))
+func AmountNEQ(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldNEQ(FieldAmount, vc))
 }
 
 // AmountIn applies the In predicate on the "amount" field.
-func AmountIn(vs ...float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldIn(FieldAmount, vs...))
+func AmountIn(vs ...money.Cents) predicate.LedgerEntry {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.LedgerEntry(sql.FieldIn(FieldAmount, v...))
 }
 
 // AmountNotIn applies the NotIn predicate on the "amount" field.
-func AmountNotIn(vs ...float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldNotIn(FieldAmount, vs...))
+func AmountNotIn(vs ...money.Cents) predicate.LedgerEntry {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.LedgerEntry(sql.FieldNotIn(FieldAmount, v...))
 }
 
 // AmountGT applies the GT predicate on the "amount" field.
-func AmountGT(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldGT(FieldAmount, v))
+func AmountGT(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldGT(FieldAmount, vc))
 }
 
 // AmountGTE applies the GTE predicate on the "amount" field.
-func AmountGTE(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldGTE(FieldAmount, v))
+func AmountGTE(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldGTE(FieldAmount, vc))
 }
 
 // AmountLT applies the LT predicate on the "amount" field.
-func AmountLT(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldLT(FieldAmount, v))
+func AmountLT(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldLT(FieldAmount, vc))
 }
 
 // AmountLTE applies the LTE predicate on the "amount" field.
-func AmountLTE(v float64) predicate.LedgerEntry {
-	return predicate.LedgerEntry(sql.FieldLTE(FieldAmount, v))
+func AmountLTE(v money.Cents) predicate.LedgerEntry {
+	vc := int64(v)
+	return predicate.LedgerEntry(sql.FieldLTE(FieldAmount, vc))
 }
 
 // CurrencyEQ applies the EQ predicate on the "currency" field.

@@ -7,6 +7,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -95,8 +96,9 @@ func PaymentMethodID(v string) predicate.PaymentHold {
 }
 
 // Amount applies equality check predicate on the "amount" field. It's identical to AmountEQ.
-func Amount(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldEQ(FieldAmount, v))
+func Amount(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldEQ(FieldAmount, vc))
 }
 
 // Currency applies equality check predicate on the "currency" field. It's identical to CurrencyEQ.
@@ -105,13 +107,15 @@ func Currency(v string) predicate.PaymentHold {
 }
 
 // DeveloperPayout applies equality check predicate on the "developer_payout" field. It's identical to DeveloperPayoutEQ.
-func DeveloperPayout(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldEQ(FieldDeveloperPayout, v))
+func DeveloperPayout(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldEQ(FieldDeveloperPayout, vc))
 }
 
 // PlatformFee applies equality check predicate on the "platform_fee" field. It's identical to PlatformFeeEQ.
-func PlatformFee(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldEQ(FieldPlatformFee, v))
+func PlatformFee(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldEQ(FieldPlatformFee, vc))
 }
 
 // FeePercent applies equality check predicate on the "fee_percent" field. It's identical to FeePercentEQ.
@@ -470,43 +474,57 @@ func PaymentMethodIDContainsFold(v string) predicate.PaymentHold {
 }
 
 // AmountEQ applies the EQ predicate on the "amount" field.
-func AmountEQ(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldEQ(FieldAmount, v))
+func AmountEQ(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldEQ(FieldAmount, vc))
 }
 
 // AmountNEQ applies the NEQ predicate on the "amount" field.
-func AmountNEQ(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldNEQ(FieldAmount, v))
+func AmountNEQ(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldNEQ(FieldAmount, vc))
 }
 
 // AmountIn applies the In predicate on the "amount" field.
-func AmountIn(vs ...float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldIn(FieldAmount, vs...))
+func AmountIn(vs ...money.Cents) predicate.PaymentHold {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.PaymentHold(sql.FieldIn(FieldAmount, v...))
 }
 
 // AmountNotIn applies the NotIn predicate on the "amount" field.
-func AmountNotIn(vs ...float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldNotIn(FieldAmount, vs...))
+func AmountNotIn(vs ...money.Cents) predicate.PaymentHold {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.PaymentHold(sql.FieldNotIn(FieldAmount, v...))
 }
 
 // AmountGT applies the GT predicate on the "amount" field.
-func AmountGT(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldGT(FieldAmount, v))
+func AmountGT(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldGT(FieldAmount, vc))
 }
 
 // AmountGTE applies the GTE predicate on the "amount" field.
-func AmountGTE(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldGTE(FieldAmount, v))
+func AmountGTE(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldGTE(FieldAmount, vc))
 }
 
 // AmountLT applies the LT predicate on the "amount" field.
-func AmountLT(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldLT(FieldAmount, v))
+func AmountLT(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldLT(FieldAmount, vc))
 }
 
 // AmountLTE applies the LTE predicate on the "amount" field.
-func AmountLTE(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldLTE(FieldAmount, v))
+func AmountLTE(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldLTE(FieldAmount, vc))
 }
 
 // CurrencyEQ applies the EQ predicate on the "currency" field.
@@ -575,83 +593,111 @@ func CurrencyContainsFold(v string) predicate.PaymentHold {
 }
 
 // DeveloperPayoutEQ applies the EQ predicate on the "developer_payout" field.
-func DeveloperPayoutEQ(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldEQ(FieldDeveloperPayout, v))
+func DeveloperPayoutEQ(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldEQ(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutNEQ applies the NEQ predicate on the "developer_payout" field.
-func DeveloperPayoutNEQ(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldNEQ(FieldDeveloperPayout, v))
+func DeveloperPayoutNEQ(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldNEQ(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutIn applies the In predicate on the "developer_payout" field.
-func DeveloperPayoutIn(vs ...float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldIn(FieldDeveloperPayout, vs...))
+func DeveloperPayoutIn(vs ...money.Cents) predicate.PaymentHold {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.PaymentHold(sql.FieldIn(FieldDeveloperPayout, v...))
 }
 
 // DeveloperPayoutNotIn applies the NotIn predicate on the "developer_payout" field.
-func DeveloperPayoutNotIn(vs ...float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldNotIn(FieldDeveloperPayout, vs...))
+func DeveloperPayoutNotIn(vs ...money.Cents) predicate.PaymentHold {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.PaymentHold(sql.FieldNotIn(FieldDeveloperPayout, v...))
 }
 
 // DeveloperPayoutGT applies the GT predicate on the "developer_payout" field.
-func DeveloperPayoutGT(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldGT(FieldDeveloperPayout, v))
+func DeveloperPayoutGT(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldGT(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutGTE applies the GTE predicate on the "developer_payout" field.
-func DeveloperPayoutGTE(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldGTE(FieldDeveloperPayout, v))
+func DeveloperPayoutGTE(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldGTE(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutLT applies the LT predicate on the "developer_payout" field.
-func DeveloperPayoutLT(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldLT(FieldDeveloperPayout, v))
+func DeveloperPayoutLT(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldLT(FieldDeveloperPayout, vc))
 }
 
 // DeveloperPayoutLTE applies the LTE predicate on the "developer_payout" field.
-func DeveloperPayoutLTE(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldLTE(FieldDeveloperPayout, v))
+func DeveloperPayoutLTE(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldLTE(FieldDeveloperPayout, vc))
 }
 
 // PlatformFeeEQ applies the EQ predicate on the "platform_fee" field.
-func PlatformFeeEQ(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldEQ(FieldPlatformFee, v))
+func PlatformFeeEQ(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldEQ(FieldPlatformFee, vc))
 }
 
 // PlatformFeeNEQ applies the NEQ predicate on the "platform_fee" field.
-func PlatformFeeNEQ(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldNEQ(FieldPlatformFee, v))
+func PlatformFeeNEQ(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldNEQ(FieldPlatformFee, vc))
 }
 
 // PlatformFeeIn applies the In predicate on the "platform_fee" field.
-func PlatformFeeIn(vs ...float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldIn(FieldPlatformFee, vs...))
+func PlatformFeeIn(vs ...money.Cents) predicate.PaymentHold {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.PaymentHold(sql.FieldIn(FieldPlatformFee, v...))
 }
 
 // PlatformFeeNotIn applies the NotIn predicate on the "platform_fee" field.
-func PlatformFeeNotIn(vs ...float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldNotIn(FieldPlatformFee, vs...))
+func PlatformFeeNotIn(vs ...money.Cents) predicate.PaymentHold {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.PaymentHold(sql.FieldNotIn(FieldPlatformFee, v...))
 }
 
 // PlatformFeeGT applies the GT predicate on the "platform_fee" field.
-func PlatformFeeGT(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldGT(FieldPlatformFee, v))
+func PlatformFeeGT(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldGT(FieldPlatformFee, vc))
 }
 
 // PlatformFeeGTE applies the GTE predicate on the "platform_fee" field.
-func PlatformFeeGTE(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldGTE(FieldPlatformFee, v))
+func PlatformFeeGTE(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldGTE(FieldPlatformFee, vc))
 }
 
 // PlatformFeeLT applies the LT predicate on the "platform_fee" field.
-func PlatformFeeLT(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldLT(FieldPlatformFee, v))
+func PlatformFeeLT(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldLT(FieldPlatformFee, vc))
 }
 
 // PlatformFeeLTE applies the LTE predicate on the "platform_fee" field.
-func PlatformFeeLTE(v float64) predicate.PaymentHold {
-	return predicate.PaymentHold(sql.FieldLTE(FieldPlatformFee, v))
+func PlatformFeeLTE(v money.Cents) predicate.PaymentHold {
+	vc := int64(v)
+	return predicate.PaymentHold(sql.FieldLTE(FieldPlatformFee, vc))
 }
 
 // FeePercentEQ applies the EQ predicate on the "fee_percent" field.

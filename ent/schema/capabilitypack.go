@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // EditableField is one variable of a capability pack's prompt template.
@@ -34,7 +36,10 @@ func (CapabilityPack) Fields() []ent.Field {
 		field.String("category").Optional().Nillable(),
 		field.String("integration_type").Optional().Nillable(),
 		field.String("pricing_model").Default("free"),
-		field.Float("price").Default(0),
+		// In cents of currency; packs are priced in USD (the API has no
+		// currency for them).
+		field.Int64("price").GoType(money.Cents(0)).Default(0),
+		field.String("currency").Default("USD"),
 		field.Text("prompt"),
 		field.JSON("editable_fields", []EditableField{}).Default([]EditableField{}),
 		// Sealed with the instance key (the pack id as associated data), so

@@ -6,6 +6,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Card is a kanban card. Beyond the REST fields it keeps every optional field
@@ -64,7 +66,9 @@ func (Card) Fields() []ent.Field {
 		// Payment and completion.
 		field.String("payment_hold_id").Optional().Nillable(),
 		field.String("payment_status").Optional().Nillable(),
-		field.Float("project_price").Optional().Nillable(),
+		// In cents of project_price_currency (the API has no currency for it).
+		field.Int64("project_price").GoType(money.Cents(0)).Optional().Nillable(),
+		field.String("project_price_currency").Default("USD"),
 		field.String("completion_suggested_by").Optional().Nillable(),
 		field.Time("completion_suggested_at").Optional().Nillable(),
 		field.Time("settled_at").Optional().Nillable(),

@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // TaskInputs are the per-task user inputs of configuration layer 2 (document
@@ -88,7 +90,7 @@ func (Execution) Fields() []ent.Field {
 
 		// `quoted` while a dynamic price waits for approve or decline.
 		field.String("pricing_phase").Optional().Nillable(),
-		field.Float("quote_amount").Optional().Nillable(),
+		field.Int64("quote_amount").GoType(money.Cents(0)).Optional().Nillable(),
 		field.String("quote_currency").Optional().Nillable(),
 		field.Text("quote_breakdown").Optional().Nillable(),
 
@@ -99,12 +101,12 @@ func (Execution) Fields() []ent.Field {
 		field.Int("rating").Optional().Nillable().Range(1, 5),
 		field.Text("feedback").Optional().Nillable(),
 
-		// Revenue split, only for paid executions, in the agent's currency at
-		// dispatch.
+		// Revenue split, only for paid executions, in cents of the agent's
+		// currency at dispatch.
 		field.String("currency").Optional().Nillable(),
-		field.Float("gross").Optional().Nillable(),
-		field.Float("developer_payout").Optional().Nillable(),
-		field.Float("platform_fee").Optional().Nillable(),
+		field.Int64("gross").GoType(money.Cents(0)).Optional().Nillable(),
+		field.Int64("developer_payout").GoType(money.Cents(0)).Optional().Nillable(),
+		field.Int64("platform_fee").GoType(money.Cents(0)).Optional().Nillable(),
 		field.Float("fee_percent").Optional().Nillable(),
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // LedgerEntry is one append-only line of the built-in payment ledger: an
@@ -23,8 +25,9 @@ func (LedgerEntry) Fields() []ent.Field {
 		field.String("kind").Immutable(),
 		// A user id, or "platform" for the store's fee.
 		field.String("account").Immutable(),
-		// Positive: owed to the account; the payer's authorize is negative.
-		field.Float("amount").Immutable(),
+		// In cents of currency. Positive: owed to the account; the payer's
+		// authorize is negative.
+		field.Int64("amount").GoType(money.Cents(0)).Immutable(),
 		field.String("currency").Immutable(),
 	}
 }

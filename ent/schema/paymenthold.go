@@ -4,6 +4,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // PaymentHold is the built-in ledger provider's manual-capture authorization
@@ -24,12 +26,13 @@ func (PaymentHold) Fields() []ent.Field {
 		field.String("payer_id").Immutable(),
 		field.String("payee_id").Immutable(),
 		field.String("payment_method_id").Immutable(),
-		field.Float("amount").Immutable(),
+		// Amounts in cents of currency.
+		field.Int64("amount").GoType(money.Cents(0)).Immutable(),
 		field.String("currency").Immutable(),
 		// The split decided at authorization, so a later fee change does not
 		// reprice a held payment.
-		field.Float("developer_payout").Immutable(),
-		field.Float("platform_fee").Immutable(),
+		field.Int64("developer_payout").GoType(money.Cents(0)).Immutable(),
+		field.Int64("platform_fee").GoType(money.Cents(0)).Immutable(),
 		field.Float("fee_percent").Immutable(),
 		field.Enum("status").Values("held", "captured", "released"),
 		field.Time("expires_at"),

@@ -8,6 +8,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // AgentCommand is one command a store agent documents: {name, description, usage}.
@@ -27,17 +29,20 @@ type PricingConfig struct {
 
 // PricingTier is one tier of a tiered price.
 type PricingTier struct {
-	Name         string  `json:"name"`
-	PricePerTask float64 `json:"pricePerTask"`
-	TaskLimit    *int32  `json:"taskLimit,omitempty"`
-	Description  string  `json:"description,omitempty"`
+	Name string `json:"name"`
+	// In cents, under a key of its own so an amount in units is never read
+	// as cents.
+	PricePerTask money.Cents `json:"pricePerTaskCents"`
+	TaskLimit    *int32      `json:"taskLimit,omitempty"`
+	Description  string      `json:"description,omitempty"`
 }
 
 // DynamicPricing is how a dynamically priced agent quotes.
 type DynamicPricing struct {
-	EstimateRange    []float64 `json:"estimateRange,omitempty"`
-	RequiresApproval bool      `json:"requiresApproval"`
-	Description      string    `json:"description,omitempty"`
+	// [min, max] in cents.
+	EstimateRange    []money.Cents `json:"estimateRangeCents,omitempty"`
+	RequiresApproval bool          `json:"requiresApproval"`
+	Description      string        `json:"description,omitempty"`
 }
 
 // ChangelogEntry is one change of a listing: the version it produced, the
@@ -74,7 +79,8 @@ func (StoreAgent) Fields() []ent.Field {
 		field.String("category").Optional().Nillable(),
 		// Free text for the same reason: free, per_task, tiered, dynamic, subscription.
 		field.String("pricing_model").Default("free"),
-		field.Float("price_per_task").Default(0),
+		// In cents of currency (docs/decisions.md, "Money in minor units").
+		field.Int64("price_per_task").GoType(money.Cents(0)).Default(0),
 		field.String("currency").Default("USD"),
 		// {model, tiers: [...], dynamicConfig: {...}}; absent when none.
 		field.JSON("pricing_config", &PricingConfig{}).Optional(),

@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 const (
@@ -247,7 +248,7 @@ var (
 	// DefaultPricingModel holds the default value on creation for the "pricing_model" field.
 	DefaultPricingModel string
 	// DefaultPricePerTask holds the default value on creation for the "price_per_task" field.
-	DefaultPricePerTask float64
+	DefaultPricePerTask money.Cents
 	// DefaultCurrency holds the default value on creation for the "currency" field.
 	DefaultCurrency string
 	// DefaultCommands holds the default value on creation for the "commands" field.

@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // ID filters vertices based on their ID field.
@@ -116,8 +117,9 @@ func PricingModel(v string) predicate.StoreAgent {
 }
 
 // PricePerTask applies equality check predicate on the "price_per_task" field. It's identical to PricePerTaskEQ.
-func PricePerTask(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldEQ(FieldPricePerTask, v))
+func PricePerTask(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldEQ(FieldPricePerTask, vc))
 }
 
 // Currency applies equality check predicate on the "currency" field. It's identical to CurrencyEQ.
@@ -901,43 +903,57 @@ func PricingModelContainsFold(v string) predicate.StoreAgent {
 }
 
 // PricePerTaskEQ applies the EQ predicate on the "price_per_task" field.
-func PricePerTaskEQ(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldEQ(FieldPricePerTask, v))
+func PricePerTaskEQ(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldEQ(FieldPricePerTask, vc))
 }
 
 // PricePerTaskNEQ applies the NEQ predicate on the "price_per_task" field.
-func PricePerTaskNEQ(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldNEQ(FieldPricePerTask, v))
+func PricePerTaskNEQ(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldNEQ(FieldPricePerTask, vc))
 }
 
 // PricePerTaskIn applies the In predicate on the "price_per_task" field.
-func PricePerTaskIn(vs ...float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldIn(FieldPricePerTask, vs...))
+func PricePerTaskIn(vs ...money.Cents) predicate.StoreAgent {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.StoreAgent(sql.FieldIn(FieldPricePerTask, v...))
 }
 
 // PricePerTaskNotIn applies the NotIn predicate on the "price_per_task" field.
-func PricePerTaskNotIn(vs ...float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldNotIn(FieldPricePerTask, vs...))
+func PricePerTaskNotIn(vs ...money.Cents) predicate.StoreAgent {
+	v := make([]any, len(vs))
+	for i := range v {
+		v[i] = int64(vs[i])
+	}
+	return predicate.StoreAgent(sql.FieldNotIn(FieldPricePerTask, v...))
 }
 
 // PricePerTaskGT applies the GT predicate on the "price_per_task" field.
-func PricePerTaskGT(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldGT(FieldPricePerTask, v))
+func PricePerTaskGT(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldGT(FieldPricePerTask, vc))
 }
 
 // PricePerTaskGTE applies the GTE predicate on the "price_per_task" field.
-func PricePerTaskGTE(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldGTE(FieldPricePerTask, v))
+func PricePerTaskGTE(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldGTE(FieldPricePerTask, vc))
 }
 
 // PricePerTaskLT applies the LT predicate on the "price_per_task" field.
-func PricePerTaskLT(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldLT(FieldPricePerTask, v))
+func PricePerTaskLT(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldLT(FieldPricePerTask, vc))
 }
 
 // PricePerTaskLTE applies the LTE predicate on the "price_per_task" field.
-func PricePerTaskLTE(v float64) predicate.StoreAgent {
-	return predicate.StoreAgent(sql.FieldLTE(FieldPricePerTask, v))
+func PricePerTaskLTE(v money.Cents) predicate.StoreAgent {
+	vc := int64(v)
+	return predicate.StoreAgent(sql.FieldLTE(FieldPricePerTask, vc))
 }
 
 // CurrencyEQ applies the EQ predicate on the "currency" field.

@@ -68,7 +68,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("db: connect to %s: %w", dia, err)
 	}
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dia, sqlDB)))
-	if err := migrate(ctx, client); err != nil {
+	if err := migrate(ctx, client, sqlDB, dia); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("db: migrate %s schema: %w", dia, err)
 	}
@@ -83,9 +83,14 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // between clients and is not safe to run concurrently (parallel tests do).
 var migrateMu sync.Mutex
 
-func migrate(ctx context.Context, client *ent.Client) error {
+// migrate applies the schema versions ent cannot (versions.go), then ent's
+// auto-migration.
+func migrate(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia string) error {
 	migrateMu.Lock()
 	defer migrateMu.Unlock()
+	if err := migrateVersions(ctx, sqlDB, dia); err != nil {
+		return err
+	}
 	return client.Schema.Create(ctx)
 }
 

@@ -27,3 +27,7 @@ func (d *DB) GroupCommit(ctx context.Context, fns ...func(*Tx) error) []error {
 	}
 	return errs
 }
+
+// CentsSQL is the migration's conversion of a double to cents, per dialect,
+// for TestCentsInSQLMatchRound.
+var CentsSQL = map[string]string{"sqlite3": centsSQLiteSQL, "postgres": centsPostgresSQL}

@@ -34,7 +34,7 @@ func (s *Service) toPack(userID string, pack *ent.CapabilityPack, inst *ent.Capa
 	out := &switchboardv1.CapabilityPack{
 		CapabilityId: pack.ID, UserId: pack.UserID, Name: pack.Name,
 		Description: pack.Description, Icon: pack.Icon, Category: pack.Category,
-		IntegrationType: pack.IntegrationType, PricingModel: pack.PricingModel, Price: pack.Price,
+		IntegrationType: pack.IntegrationType, PricingModel: pack.PricingModel, Price: pack.Price.Float(),
 		EditableFields:       string(fields),
 		HasAccessPassword:    sealedPassword(pack) != nil,
 		IntegrationConnected: pack.IntegrationType == nil || connected[*pack.IntegrationType],

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -45,7 +46,7 @@ type newPack struct {
 	name, prompt, pricing  string
 	description, icon, cat *string
 	integration, password  *string
-	price                  float64
+	price                  money.Cents
 	fields                 []schema.EditableField
 }
 
@@ -108,9 +109,9 @@ func (p *newPack) parsePricing(req *switchboardv1.InstallOrCreateCapabilityReque
 	if err := apperr.OneOf("pricingModel", p.pricing, PricingModels); err != nil {
 		return err
 	}
-	price := req.GetPrice()
-	if math.IsNaN(price) || math.IsInf(price, 0) || price < 0 || price > maxPrice {
-		return apperr.Invalid("price must be a number from 0 to %d", maxPrice)
+	price, err := money.FromFloat(req.GetPrice())
+	if err != nil || price > maxPrice*100 {
+		return apperr.Invalid("price must be a number from 0 to %d with at most two decimals", maxPrice)
 	}
 	switch {
 	case p.pricing == "one_time" && price <= 0:
@@ -118,7 +119,7 @@ func (p *newPack) parsePricing(req *switchboardv1.InstallOrCreateCapabilityReque
 	case p.pricing == "free" && price != 0:
 		return apperr.Invalid("a free pack has no price")
 	}
-	p.price = math.Round(price*100) / 100
+	p.price = price
 	if req.AccessPassword != nil {
 		if p.pricing != "one_time" {
 			return apperr.Invalid("accessPassword is only for one_time packs (it lets users skip the payment)")

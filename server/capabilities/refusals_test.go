@@ -161,6 +161,7 @@ func TestCreateRefusalsWriteNothing(t *testing.T) {
 		{"one_time without price", with("pricingModel", "one_time"), "price above 0"},
 		{"free with price", with("price", 3), "free pack has no price"},
 		{"negative price", with("price", -1), "price must be"},
+		{"subcent price", with("price", 4.999), "at most two decimals"}, // money in cents (issue 11)
 		{"NUL in name", with("name", "a\x00b"), "NUL"},
 		{"capabilityId on create", with("capabilityId", "x"), "capabilityId is for installs"},
 		{"unknown action", with("action", "remove"), "action"},

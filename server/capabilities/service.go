@@ -210,7 +210,7 @@ func (s *Service) checkPayment(userID string, pack *ent.CapabilityPack, password
 			return nil
 		}
 	}
-	price := pack.Price
+	price := pack.Price.Float()
 	msg := "capability " + quote(pack.Name) + " is a paid pack: payment or its access password is required"
 	if password != nil {
 		msg = "capability " + quote(pack.Name) + " is a paid pack: the access password is not right, and payment is required"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // nz drops an empty string: a field empty in the data model is absent (RPC)
@@ -132,7 +133,7 @@ func toCardFields(c *ent.Card) *switchboardv1.KanbanCard {
 		RollupCardId: nz(c.RollupCardID), ProjectTaskKey: nz(c.ProjectTaskKey), SourceRunId: nz(c.SourceRunID),
 		SourceChannel: nz(c.SourceChannel), DifferenceId: nz(c.DifferenceID), UnifiedThreadId: nz(c.UnifiedThreadID),
 
-		PaymentHoldId: nz(c.PaymentHoldID), PaymentStatus: nz(c.PaymentStatus), ProjectPrice: c.ProjectPrice,
+		PaymentHoldId: nz(c.PaymentHoldID), PaymentStatus: nz(c.PaymentStatus), ProjectPrice: money.Ptr(c.ProjectPrice),
 		CompletionSuggestedBy: nz(c.CompletionSuggestedBy), CompletionSuggestedAt: optTS(c.CompletionSuggestedAt),
 		SettledAt: optTS(c.SettledAt),
 

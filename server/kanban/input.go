@@ -2,7 +2,6 @@ package kanban
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -11,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -54,8 +54,10 @@ func validateFields(in *switchboardv1.CardInput, create bool) error {
 	if in.GetReminderOffsetMinutes() < 0 {
 		return apperr.Invalid("reminderOffsetMinutes must not be negative")
 	}
-	if p := in.GetProjectPrice(); math.IsNaN(p) || math.IsInf(p, 0) || p < 0 {
-		return apperr.Invalid("projectPrice must be a finite number, not negative")
+	if in.ProjectPrice != nil {
+		if _, err := money.FromFloat(in.GetProjectPrice()); err != nil {
+			return apperr.Invalid("projectPrice must be a finite number, not negative, with at most two decimals, at most %d", money.MaxUnits)
+		}
 	}
 	for name, t := range map[string]*timestamppb.Timestamp{"dueDate": in.DueDate, "startDate": in.StartDate} {
 		if t != nil && t.CheckValid() != nil {
@@ -244,6 +246,13 @@ func applyField(m *ent.CardMutation, name string, kind protoreflect.Kind, v prot
 		return nil
 	case card.FieldOrder:
 		m.SetOrder(int(v.Int()))
+		return nil
+	case card.FieldProjectPrice:
+		c, err := money.FromFloat(v.Float()) // validated before
+		if err != nil {
+			return fmt.Errorf("kanban: CardInput.%s: %w", name, err)
+		}
+		m.SetProjectPrice(c)
 		return nil
 	}
 	var err error

@@ -111,6 +111,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"negative order", "POST", "/api/v2/kanban", `{"title":"x","order":-1}`, "order must not be negative"},
 		{"negative price", "POST", "/api/v2/kanban", `{"title":"x","projectPrice":-5}`, ""},
 		{"NaN price", "POST", "/api/v2/kanban", `{"title":"x","projectPrice":"NaN"}`, ""},
+		{"subcent price", "POST", "/api/v2/kanban", `{"title":"x","projectPrice":1.005}`, ""}, // money in cents (issue 11)
 		{"blank label", "POST", "/api/v2/kanban", `{"title":"x","labels":["ok"," "]}`, ""},
 		{"blank checklist text", "POST", "/api/v2/kanban", `{"title":"x","checklist":[{"text":"a"},{"text":""}]}`, "checklist[1].text is required"},
 		{"checklist id on create", "POST", "/api/v2/kanban", `{"title":"x","checklist":[{"id":"` + item + `","text":"a"}]}`, ""},

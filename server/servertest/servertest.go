@@ -84,6 +84,9 @@ func WithLLM(baseURL string) Option {
 	return func(c *server.Config) { c.LLM = llm.New(llm.Config{BaseURL: baseURL, Model: "test-model"}) }
 }
 
+// WithDB serves d instead of a fresh database (a fixture the test opened).
+func WithDB(d *db.DB) Option { return func(c *server.Config) { c.DB = d } }
+
 // New starts a server for the test and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -121,7 +124,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	h2c.Protocols.SetUnencryptedHTTP2(true)
 	t.Cleanup(h2c.CloseIdleConnections)
 	return &Server{
-		URL: ts.URL, App: h, DB: d, Clock: clock, t: t,
+		URL: ts.URL, App: h, DB: cfg.DB, Clock: clock, t: t,
 		HTTP: &http.Client{Timeout: 30 * time.Second},
 		H2C:  &http.Client{Timeout: 30 * time.Second, Transport: h2c},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // viewer is who a listing is rendered for: the owner sees how the agent is
@@ -31,7 +32,7 @@ func toAgent(a *ent.StoreAgent, v viewer) *switchboardv1.StoreAgent {
 		DeveloperName:       a.DeveloperName,
 		Category:            a.Category,
 		PricingModel:        a.PricingModel,
-		PricePerTask:        a.PricePerTask,
+		PricePerTask:        a.PricePerTask.Float(),
 		Currency:            a.Currency,
 		PricingConfig:       toPricingConfig(a.PricingConfig),
 		InstallGuide:        a.InstallGuide,
@@ -83,12 +84,12 @@ func toPricingConfig(c *schema.PricingConfig) *switchboardv1.PricingConfig {
 	}
 	for _, t := range c.Tiers {
 		out.Tiers = append(out.Tiers, &switchboardv1.PricingTier{
-			Name: t.Name, PricePerTask: t.PricePerTask, TaskLimit: t.TaskLimit, Description: optional(t.Description),
+			Name: t.Name, PricePerTask: t.PricePerTask.Float(), TaskLimit: t.TaskLimit, Description: optional(t.Description),
 		})
 	}
 	if d := c.DynamicConfig; d != nil {
 		out.DynamicConfig = &switchboardv1.DynamicPricing{
-			EstimateRange:    nonNil(slices.Clone(d.EstimateRange)),
+			EstimateRange:    money.Floats(d.EstimateRange),
 			RequiresApproval: d.RequiresApproval,
 			Description:      optional(d.Description),
 		}
@@ -150,7 +151,7 @@ func toExecution(e *ent.Execution) *switchboardv1.StoreExecution {
 	}
 	if e.Gross != nil {
 		out.Revenue = &switchboardv1.StoreRevenue{
-			Gross: *e.Gross, DeveloperPayout: deref(e.DeveloperPayout), PlatformFee: deref(e.PlatformFee),
+			Gross: e.Gross.Float(), DeveloperPayout: money.FloatOrZero(e.DeveloperPayout), PlatformFee: money.FloatOrZero(e.PlatformFee),
 			FeePercent: deref(e.FeePercent), Currency: derefString(e.Currency, "USD"),
 		}
 	}

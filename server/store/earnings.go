@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
@@ -49,13 +50,13 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		return nil, err
 	}
 	var rows []struct {
-		AgentID  string          `json:"agent_id"`
-		Currency sql.NullString  `json:"currency"`
-		Hold     string          `json:"payment_hold_status"`
-		Count    int             `json:"count"`
-		Gross    sql.NullFloat64 `json:"gross"`
-		Payout   sql.NullFloat64 `json:"payout"`
-		Fee      sql.NullFloat64 `json:"fee"`
+		AgentID  string         `json:"agent_id"`
+		Currency sql.NullString `json:"currency"`
+		Hold     string         `json:"payment_hold_status"`
+		Count    int            `json:"count"`
+		Gross    sql.NullInt64  `json:"gross"`
+		Payout   sql.NullInt64  `json:"payout"`
+		Fee      sql.NullInt64  `json:"fee"`
 	}
 	err = s.DB.Execution.Query().
 		Where(execution.HasStoreAgentWith(storeagent.UserID(p.UserID)), execution.GrossNotNil(),
@@ -83,8 +84,8 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		}
 	}
 	type key struct{ agent, currency string }
-	per := map[key]*switchboardv1.AgentEarnings{}
-	totals := map[string]*switchboardv1.EarningsTotal{}
+	per := map[key]*earned{}
+	totals := map[string]*earned{}
 	for _, r := range rows {
 		a := agents[r.AgentID]
 		if a == nil {
@@ -94,47 +95,62 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		if r.Currency.Valid && r.Currency.String != "" {
 			cur = r.Currency.String
 		}
-		e := per[key{a.ID, cur}]
-		if e == nil {
-			e = &switchboardv1.AgentEarnings{AgentId: a.ID, Name: a.Name, Slug: a.Slug, Currency: cur}
-			per[key{a.ID, cur}] = e
+		k := key{a.ID, cur}
+		if per[k] == nil {
+			per[k] = &earned{agent: a, currency: cur}
 		}
-		t := totals[cur]
-		if t == nil {
-			t = &switchboardv1.EarningsTotal{Currency: cur}
-			totals[cur] = t
+		if totals[cur] == nil {
+			totals[cur] = &earned{currency: cur}
 		}
-		if r.Hold == string(execution.PaymentHoldStatusHeld) {
-			e.PendingPayout += r.Payout.Float64
-			t.PendingPayout += r.Payout.Float64
-			continue
-		}
-		e.Gross += r.Gross.Float64
-		e.DeveloperPayout += r.Payout.Float64
-		e.PlatformFee += r.Fee.Float64
-		e.PaidExecutionCount += int32(r.Count)
-		t.Gross += r.Gross.Float64
-		t.DeveloperPayout += r.Payout.Float64
-		t.PlatformFee += r.Fee.Float64
-		t.PaidExecutionCount += int32(r.Count)
+		per[k].add(r.Hold, r.Count, r.Gross.Int64, r.Payout.Int64, r.Fee.Int64)
+		totals[cur].add(r.Hold, r.Count, r.Gross.Int64, r.Payout.Int64, r.Fee.Int64)
 	}
 	out := &switchboardv1.GetStoreEarningsResponse{
 		Totals: make([]*switchboardv1.EarningsTotal, 0, len(totals)),
 		Agents: make([]*switchboardv1.AgentEarnings, 0, len(per)),
 	}
-	// Sums of binary floating point amounts are rounded back to cents, so
-	// 0.1 + 0.2 does not answer 0.30000000000000004.
 	for _, t := range totals {
-		t.Gross, t.DeveloperPayout, t.PlatformFee, t.PendingPayout = payments.Cents(t.Gross), payments.Cents(t.DeveloperPayout), payments.Cents(t.PlatformFee), payments.Cents(t.PendingPayout)
-		out.Totals = append(out.Totals, t)
+		out.Totals = append(out.Totals, t.total())
 	}
 	slices.SortFunc(out.Totals, func(a, b *switchboardv1.EarningsTotal) int { return cmp.Compare(a.Currency, b.Currency) })
 	for _, e := range per {
-		e.Gross, e.DeveloperPayout, e.PlatformFee, e.PendingPayout = payments.Cents(e.Gross), payments.Cents(e.DeveloperPayout), payments.Cents(e.PlatformFee), payments.Cents(e.PendingPayout)
-		out.Agents = append(out.Agents, e)
+		out.Agents = append(out.Agents, e.agentEarnings())
 	}
 	slices.SortFunc(out.Agents, func(a, b *switchboardv1.AgentEarnings) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.AgentId, b.AgentId), cmp.Compare(a.Currency, b.Currency))
 	})
 	return out, nil
+}
+
+// earned sums one listing's (or one currency's) paid executions in cents,
+// so the totals are exact.
+type earned struct {
+	agent                       *ent.StoreAgent
+	currency                    string
+	count                       int32
+	gross, payout, fee, pending money.Cents
+}
+
+// add counts a group of executions: held ones are pending, captured ones
+// earned.
+func (e *earned) add(hold string, count int, gross, payout, fee int64) {
+	if hold == string(execution.PaymentHoldStatusHeld) {
+		e.pending += money.Cents(payout)
+		return
+	}
+	e.gross += money.Cents(gross)
+	e.payout += money.Cents(payout)
+	e.fee += money.Cents(fee)
+	e.count += int32(count)
+}
+
+func (e *earned) total() *switchboardv1.EarningsTotal {
+	return &switchboardv1.EarningsTotal{Currency: e.currency, Gross: e.gross.Float(), DeveloperPayout: e.payout.Float(),
+		PlatformFee: e.fee.Float(), PendingPayout: e.pending.Float(), PaidExecutionCount: e.count}
+}
+
+func (e *earned) agentEarnings() *switchboardv1.AgentEarnings {
+	return &switchboardv1.AgentEarnings{AgentId: e.agent.ID, Name: e.agent.Name, Slug: e.agent.Slug, Currency: e.currency,
+		Gross: e.gross.Float(), DeveloperPayout: e.payout.Float(), PlatformFee: e.fee.Float(), PendingPayout: e.pending.Float(),
+		PaidExecutionCount: e.count}
 }

@@ -9,15 +9,26 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
+
+func mustCents(t *testing.T, f float64) money.Cents {
+	t.Helper()
+	c, err := money.FromFloat(f)
+	if err != nil {
+		t.Fatalf("cents of %v: %v", f, err)
+	}
+	return c
+}
 
 // paid stores a paid execution with its split at the store fee.
 func (f *fixture) paid(t *testing.T, agentID string, gross float64, hold execution.PaymentHoldStatus, currency string) {
 	t.Helper()
 	f.execution(t, f.ann.ID, agentID, func(c *ent.ExecutionCreate) {
-		fee := gross * store.StoreFeePercent / 100
-		c.SetGross(gross).SetPlatformFee(fee).SetDeveloperPayout(gross - fee).SetFeePercent(store.StoreFeePercent).
+		r := payments.Split(mustCents(t, gross), store.StoreFeePercent, "USD")
+		c.SetGross(r.Gross).SetPlatformFee(r.PlatformFee).SetDeveloperPayout(r.DeveloperPayout).SetFeePercent(store.StoreFeePercent).
 			SetPaymentHoldStatus(hold)
 		if currency != "" {
 			c.SetCurrency(currency)

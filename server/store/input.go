@@ -2,13 +2,13 @@ package store
 
 import (
 	"encoding/json"
-	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -75,7 +75,7 @@ type patch struct {
 	category, pricingModel, currency        *string
 	inputFormat, authMethod, availability   *string
 	texts                                   map[string]string
-	price                                   *float64
+	price                                   *money.Cents
 	pricingConfig                           *schema.PricingConfig
 	clearPricingConfig                      bool
 	commands                                []schema.AgentCommand
@@ -249,10 +249,10 @@ func (p *patch) parsePricing(in *input) error {
 			continue
 		}
 		given = append(given, alias.wire)
-		if err := checkPrice(alias.wire, *alias.v); err != nil {
+		v, err := checkPrice(alias.wire, *alias.v)
+		if err != nil {
 			return err
 		}
-		v := *alias.v
 		p.price = &v
 	}
 	if len(given) > 1 {
@@ -294,7 +294,8 @@ func parsePricingConfig(in *switchboardv1.PricingConfig) (*schema.PricingConfig,
 		if err := textRules("pricingConfig.tiers.name", name, maxShort); err != nil {
 			return nil, err
 		}
-		if err := checkPrice("pricingConfig.tiers.pricePerTask", t.GetPricePerTask()); err != nil {
+		price, err := checkPrice("pricingConfig.tiers.pricePerTask", t.GetPricePerTask())
+		if err != nil {
 			return nil, err
 		}
 		if t.TaskLimit != nil && t.GetTaskLimit() < 1 {
@@ -304,26 +305,29 @@ func parsePricingConfig(in *switchboardv1.PricingConfig) (*schema.PricingConfig,
 		if err := textRules("pricingConfig.tiers.description", desc, maxDescription); err != nil {
 			return nil, err
 		}
-		c.Tiers = append(c.Tiers, schema.PricingTier{Name: name, PricePerTask: t.GetPricePerTask(), TaskLimit: t.TaskLimit, Description: desc})
+		c.Tiers = append(c.Tiers, schema.PricingTier{Name: name, PricePerTask: price, TaskLimit: t.TaskLimit, Description: desc})
 	}
 	if d := in.GetDynamicConfig(); d != nil {
 		r := d.GetEstimateRange()
 		if len(r) != 2 {
 			return nil, apperr.Invalid("pricingConfig.dynamicConfig.estimateRange must be [min, max]")
 		}
+		var cents []money.Cents
 		for _, v := range r {
-			if err := checkPrice("pricingConfig.dynamicConfig.estimateRange", v); err != nil {
+			c, err := checkPrice("pricingConfig.dynamicConfig.estimateRange", v)
+			if err != nil {
 				return nil, err
 			}
+			cents = append(cents, c)
 		}
-		if r[0] > r[1] {
+		if cents[0] > cents[1] {
 			return nil, apperr.Invalid("pricingConfig.dynamicConfig.estimateRange: min is above max")
 		}
 		desc := strings.TrimSpace(d.GetDescription())
 		if err := textRules("pricingConfig.dynamicConfig.description", desc, maxDescription); err != nil {
 			return nil, err
 		}
-		c.DynamicConfig = &schema.DynamicPricing{EstimateRange: slices.Clone(r), RequiresApproval: d.GetRequiresApproval(), Description: desc}
+		c.DynamicConfig = &schema.DynamicPricing{EstimateRange: cents, RequiresApproval: d.GetRequiresApproval(), Description: desc}
 	}
 	return c, nil
 }
@@ -519,9 +523,12 @@ func noNUL(wire, s string) error {
 	return nil
 }
 
-func checkPrice(wire string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > maxPrice {
-		return apperr.Invalid("%s must be a number from 0 to %d", wire, maxPrice)
+// checkPrice reads an amount of the wire into cents (docs/decisions.md,
+// "Money in minor units").
+func checkPrice(wire string, v float64) (money.Cents, error) {
+	c, err := money.FromFloat(v)
+	if err != nil || c > maxPrice*100 {
+		return 0, apperr.Invalid("%s must be a number from 0 to %d with at most two decimals", wire, maxPrice)
 	}
-	return nil
+	return c, nil
 }

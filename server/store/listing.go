@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
@@ -18,7 +19,7 @@ type listing struct {
 	description, endpointURL, developerName           *string
 	category                                          *string
 	pricingModel                                      string
-	price                                             float64
+	price                                             money.Cents
 	currency                                          string
 	pricingConfig                                     *schema.PricingConfig
 	installGuide                                      *string

@@ -147,7 +147,7 @@ func TestDeleteRefusedWhileBusy(t *testing.T) {
 		}},
 		{"payment held", func(agentID string) *ent.Execution {
 			return f.execution(t, f.ann.ID, agentID, func(c *ent.ExecutionCreate) {
-				c.SetPaymentHoldStatus(execution.PaymentHoldStatusHeld).SetGross(2)
+				c.SetPaymentHoldStatus(execution.PaymentHoldStatusHeld).SetGross(200)
 			})
 		}},
 	} {

@@ -58,6 +58,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"create link-local health check", http.MethodPost, post, `{"name":"X",` + ep + `,"healthCheckUrl":"http://169.254.169.254/latest"}`},
 		{"create localhost endpoint", http.MethodPost, post, `{"name":"X","endpointUrl":"http://localhost/agent"}`},
 		{"create negative price", http.MethodPost, post, `{"name":"X","pricingModel":"per_task","pricePerTask":-1,` + ep + `}`},
+		{"create subcent price", http.MethodPost, post, `{"name":"X","pricingModel":"per_task","pricePerTask":2.125,` + ep + `}`}, // money in cents (issue 11)
+		{"create subcent tier price", http.MethodPost, post, `{"name":"X","pricingModel":"tiered","pricingConfig":{"tiers":[{"name":"a","pricePerTask":0.001}]},` + ep + `}`},
 		{"create NaN price", http.MethodPost, post, `{"name":"X","pricingModel":"per_task","pricePerTask":"NaN",` + ep + `}`},
 		{"create two price aliases", http.MethodPost, post, `{"name":"X","pricingModel":"per_task","pricePerTask":1,"price":1,` + ep + `}`},
 		{"create per_task without price", http.MethodPost, post, `{"name":"X","pricingModel":"per_task",` + ep + `}`},

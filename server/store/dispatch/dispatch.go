@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Input formats and auth methods of a listing (the store's enumerations).
@@ -112,9 +113,11 @@ const (
 
 // Quote is an agent's price for the task.
 type Quote struct {
-	Amount    float64 `json:"amount"`
-	Currency  string  `json:"currency"`
-	Breakdown string  `json:"breakdown"`
+	// Rounded half away from zero to the cent when read, so the amount
+	// shown for approval is the amount held.
+	Amount    money.Cents `json:"amount"`
+	Currency  string      `json:"currency"`
+	Breakdown string      `json:"breakdown"`
 }
 
 // Result is a 2xx answer of an agent.

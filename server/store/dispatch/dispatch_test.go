@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // Document 2, "Circuit breaker states": 5 failures open the breaker, which
@@ -141,12 +142,13 @@ func TestParse(t *testing.T) {
 		body   string
 		kind   Kind
 		output string
-		amount float64
+		amount money.Cents
 	}{
 		{FormatText, 200, `plain words`, KindOutput, "plain words", 0},
 		{FormatText, 200, `{"response":"r"}`, KindOutput, "r", 0},
 		{FormatJSON, 200, `{"output":{"a":1}}`, KindOutput, `{"a":1}`, 0},
-		{FormatJSON, 200, `{"price_quote":{"amount":3.5,"currency":"usd"}}`, KindQuote, "", 3.5},
+		{FormatJSON, 200, `{"price_quote":{"amount":3.5,"currency":"usd"}}`, KindQuote, "", 350},
+		{FormatJSON, 200, `{"price_quote":{"amount":2.125}}`, KindQuote, "", 213}, // rounded half away from zero
 		{FormatJSON, 200, `{"status":"accepted"}`, KindAccepted, "", 0},
 		{FormatJSON, 202, ``, KindAccepted, "", 0},
 		{FormatA2A, 200, `{"jsonrpc":"2.0","result":{"status":{"state":"working"}}}`, KindAccepted, "", 0},
@@ -157,7 +159,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%s, %s) = %+v, %v", tc.format, tc.body, res, err)
 		}
 	}
-	for _, bad := range []string{`{"jsonrpc":"2.0","error":{"code":-32601}}`, `{"price_quote":{"amount":-1}}`, `{"jsonrpc":"2.0","result":{"status":{"state":"failed"}}}`} {
+	for _, bad := range []string{`{"jsonrpc":"2.0","error":{"code":-32601}}`, `{"price_quote":{"amount":-1}}`, `{"price_quote":{"amount":0.004}}`, `{"jsonrpc":"2.0","result":{"status":{"state":"failed"}}}`} {
 		if _, err := Parse(FormatA2A, 200, []byte(bad)); err == nil {
 			t.Errorf("Parse(%s) accepted", bad)
 		}

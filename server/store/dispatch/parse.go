@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // asyncStates are answers (a status field, or an A2A task state) that say
@@ -144,10 +146,11 @@ func quote(obj map[string]any) (*Quote, bool, error) {
 		}
 	}
 	amount, ok := m["amount"].(float64)
-	if !ok || amount <= 0 || amount > 1e9 {
-		return nil, true, fmt.Errorf("price_quote.amount must be a number above 0")
+	cents, err := money.Round(amount)
+	if !ok || err != nil || cents <= 0 || amount > 1e9 {
+		return nil, true, fmt.Errorf("price_quote.amount must be a number of at least 0.01 and at most 1e9")
 	}
-	q := &Quote{Amount: amount}
+	q := &Quote{Amount: cents}
 	q.Currency, _ = m["currency"].(string)
 	q.Currency = strings.ToUpper(q.Currency)
 	q.Breakdown = text(m["breakdown"])

@@ -123,7 +123,7 @@ func TestExecutionTimeoutOnTheClock(t *testing.T) {
 	}
 	next := q["executionId"].(string)
 	eventually(t, "the next dispatch", func() bool { return a.token(next) != "" })
-	if r := f.row(t, next); r.PaymentHoldStatus != "held" || r.Gross == nil || *r.Gross != 1 {
+	if r := f.row(t, next); r.PaymentHoldStatus != "held" || r.Gross == nil || *r.Gross != 100 {
 		t.Errorf("promoted execution's hold: %s %v", r.PaymentHoldStatus, r.Gross)
 	}
 	// A late answer after the timeout changes nothing.

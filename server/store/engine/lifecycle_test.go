@@ -173,8 +173,8 @@ func TestPaidHoldStates(t *testing.T) {
 		t.Fatalf("capture: %v %s", err, f.row(t, exID).PaymentHoldStatus)
 	}
 	lines, err := f.s.DB.LedgerEntry.Query().Where(ledgerentry.ExecutionID(exID)).Order(ent.Asc(ledgerentry.FieldKind)).All(t.Context())
-	if err != nil || len(lines) != 3 || lines[0].Amount != -2.5 || lines[1].Amount != 2.12 || lines[1].Account != f.devID ||
-		lines[2].Amount != 0.38 || lines[2].Account != "platform" {
+	if err != nil || len(lines) != 3 || lines[0].Amount != -250 || lines[1].Amount != 212 || lines[1].Account != f.devID ||
+		lines[2].Amount != 38 || lines[2].Account != "platform" {
 		t.Errorf("ledger %+v %v", lines, err)
 	}
 	// A failure releases the hold it made.

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -110,14 +111,14 @@ func (e *Engine) Render(o *Outcome) *switchboardv1.ExecuteStoreAgentResponse {
 	}
 	out.QueuedAt = tsp(ex.QueuedAt)
 	if ex.Gross != nil {
-		out.Revenue = &switchboardv1.StoreRevenue{Gross: *ex.Gross, DeveloperPayout: deref(ex.DeveloperPayout),
-			PlatformFee: deref(ex.PlatformFee), FeePercent: deref(ex.FeePercent)}
+		out.Revenue = &switchboardv1.StoreRevenue{Gross: ex.Gross.Float(), DeveloperPayout: money.FloatOrZero(ex.DeveloperPayout),
+			PlatformFee: money.FloatOrZero(ex.PlatformFee), FeePercent: deref(ex.FeePercent)}
 		if ex.Currency != nil {
 			out.Revenue.Currency = *ex.Currency
 		}
 	}
 	if ex.PricingPhase != nil && *ex.PricingPhase == PhaseQuoted && ex.QuoteAmount != nil {
-		q := &switchboardv1.StoreQuote{Amount: *ex.QuoteAmount, ApproveUrl: e.PublicURL + "/api/marketplace/" +
+		q := &switchboardv1.StoreQuote{Amount: ex.QuoteAmount.Float(), ApproveUrl: e.PublicURL + "/api/marketplace/" +
 			url.PathEscape(ex.AgentID) + "/execute/" + url.PathEscape(ex.ID)}
 		if ex.QuoteCurrency != nil {
 			q.Currency = *ex.QuoteCurrency

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
 // MinFeePercent is the store fee floor (docs/decisions.md "Store limits").
@@ -61,27 +62,23 @@ type Provider interface {
 	Release(ctx context.Context, tx *db.Tx, executionID string) error
 }
 
-// Revenue is the split of one paid execution.
+// Revenue is the split of one paid execution, in cents of Currency.
 type Revenue struct {
-	Gross           float64
-	DeveloperPayout float64
-	PlatformFee     float64
+	Gross           money.Cents
+	DeveloperPayout money.Cents
+	PlatformFee     money.Cents
 	FeePercent      float64
 	Currency        string
 }
 
 // Split divides gross at feePercent (raised to the floor), the fee rounded
-// to cents and the developer getting the rest, so the two always add up to
-// the gross.
-func Split(gross, feePercent float64, currency string) Revenue {
+// half away from zero to the cent and the developer getting the rest, so the
+// two always add up to the gross: integer arithmetic throughout.
+func Split(gross money.Cents, feePercent float64, currency string) Revenue {
 	feePercent = math.Max(feePercent, MinFeePercent)
-	gross = Cents(gross)
-	fee := Cents(gross * feePercent / 100)
-	return Revenue{Gross: gross, PlatformFee: fee, DeveloperPayout: Cents(gross - fee), FeePercent: feePercent, Currency: currency}
+	fee := gross.Percent(feePercent)
+	return Revenue{Gross: gross, PlatformFee: fee, DeveloperPayout: gross - fee, FeePercent: feePercent, Currency: currency}
 }
-
-// Cents rounds to hundredths.
-func Cents(v float64) float64 { return math.Round(v*100) / 100 }
 
 // Hold authorizes r for ex and records it on the execution: status held,
 // the expiry, the revenue split and the method.

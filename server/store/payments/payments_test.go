@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
@@ -16,16 +17,20 @@ import (
 // developer gets the rest, so the parts always add up to the gross.
 func TestSplit(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ gross, pct, fee, dev, usedPct float64 }{
-		{2.5, 15, 0.38, 2.12, 15},
-		{12.5, 15, 1.88, 10.62, 15},
-		{10, 5, 1.5, 8.5, 15}, // below the floor: raised
-		{10, 20, 2, 8, 20},
-		{0.01, 15, 0, 0.01, 15},
-		{19.99, 15, 3, 16.99, 15},
+	for _, tc := range []struct {
+		gross, fee, dev money.Cents
+		pct, usedPct    float64
+	}{
+		{250, 38, 212, 15, 15}, // 0.375 rounds half away from zero
+		{1250, 188, 1062, 15, 15},
+		{1000, 150, 850, 5, 15}, // below the floor: raised
+		{1000, 200, 800, 20, 20},
+		{1, 0, 1, 15, 15},
+		{1999, 300, 1699, 15, 15},
+		{213, 32, 181, 15, 15},
 	} {
 		r := payments.Split(tc.gross, tc.pct, "USD")
-		if r.PlatformFee != tc.fee || r.DeveloperPayout != tc.dev || r.FeePercent != tc.usedPct || payments.Cents(r.PlatformFee+r.DeveloperPayout) != r.Gross {
+		if r.PlatformFee != tc.fee || r.DeveloperPayout != tc.dev || r.FeePercent != tc.usedPct || r.PlatformFee+r.DeveloperPayout != r.Gross {
 			t.Errorf("Split(%v, %v) = %+v", tc.gross, tc.pct, r)
 		}
 	}
@@ -41,7 +46,7 @@ func TestLedgerSettlesOnce(t *testing.T) {
 	auth := func(ex string) error {
 		return d.InTx(ctx, func(tx *db.Tx) error {
 			return l.Authorize(ctx, tx, payments.Authorization{ExecutionID: ex, PayerID: "payer", PayeeID: "dev",
-				MethodID: payments.DefaultMethod, Revenue: payments.Split(4, 15, "USD"), ExpiresAt: time.Now().Add(time.Hour)})
+				MethodID: payments.DefaultMethod, Revenue: payments.Split(400, 15, "USD"), ExpiresAt: time.Now().Add(time.Hour)})
 		})
 	}
 	settle := func(f func(ctx2 *db.Tx) error) error { return d.InTx(ctx, f) }
@@ -68,7 +73,7 @@ func TestLedgerSettlesOnce(t *testing.T) {
 	if err := settle(func(tx *db.Tx) error { return l.Release(ctx, tx, "ex2") }); err != nil {
 		t.Fatal(err)
 	}
-	sum := func(ex string) (total float64, n int) {
+	sum := func(ex string) (total money.Cents, n int) {
 		rows, err := d.LedgerEntry.Query().Where(ledgerentry.ExecutionID(ex)).All(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +81,7 @@ func TestLedgerSettlesOnce(t *testing.T) {
 		for _, r := range rows {
 			total += r.Amount
 		}
-		return payments.Cents(total), len(rows)
+		return total, len(rows)
 	}
 	if total, n := sum("ex1"); total != 0 || n != 3 {
 		t.Errorf("captured: %d lines summing to %v (authorize −4, developer 3.40, platform 0.60)", n, total)
