@@ -40,6 +40,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/queue"
@@ -197,6 +198,10 @@ func New(cfg Config) (*App, error) {
 	}
 	app.closers = append(app.closers, svc.dev.Close)
 	g := gate.New(table, resolver, cfg.Limits)
+	// After the gate on both transports: a key belongs to the admitted credential.
+	keyed := idempotency.New(idempotency.Config{
+		DB: cfg.DB, Table: table, Now: cfg.Now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+	})
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -205,7 +210,7 @@ func New(cfg Config) (*App, error) {
 	})
 	mux.Handle("GET /api/v2/docs", g.Identify(http.HandlerFunc(serveDocs)))
 
-	gw, err := newGateway(table, g, svc)
+	gw, err := newGateway(table, g, keyed, svc)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -217,7 +222,7 @@ func New(cfg Config) (*App, error) {
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
 
-	names := mountConnect(mux, g, svc, connectOptions(cfg))
+	names := mountConnect(mux, g, keyed, svc, connectOptions(cfg))
 	reflector := grpcreflect.NewStaticReflector(names...)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
@@ -303,8 +308,8 @@ func connectOptions(cfg Config) []connect.HandlerOption {
 
 // mountConnect mounts every service's Connect handler behind the gate and
 // returns the service names for reflection and health.
-func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.HandlerOption) []string {
-	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(h))) }
+func mountConnect(mux *http.ServeMux, g *gate.Gate, keyed *idempotency.Guard, s services, opts []connect.HandlerOption) []string {
+	mount := func(path string, h http.Handler) { mux.Handle(path, g.Identify(g.Connect(keyed.Connect(h)))) }
 	mount(switchboardv1connect.NewAccountServiceHandler(s.accounts, opts...))
 	mount(switchboardv1connect.NewActivityServiceHandler(s.activity, opts...))
 	mount(switchboardv1connect.NewSharedChatServiceHandler(s.chat, opts...))
@@ -346,13 +351,13 @@ func mountConnect(mux *http.ServeMux, g *gate.Gate, s services, opts []connect.H
 // is applied once per process, not per server, which would race in tests.
 var strictQueryOnce sync.Once
 
-func newGateway(table *contract.Table, g *gate.Gate, s services) (*runtime.ServeMux, error) {
+func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, s services) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
-		runtime.WithMiddlewares(g.Gateway),
+		runtime.WithMiddlewares(g.Gateway, keyed.Gateway),
 		runtime.WithForwardResponseOption(restStatus(table)),
 		// Services read nothing from gRPC metadata and send none as headers.
 		runtime.WithIncomingHeaderMatcher(none),
