@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
@@ -80,6 +81,8 @@ type Client struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
+	IdempotencyRecord *IdempotencyRecordClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -133,6 +136,7 @@ func (c *Client) init() {
 	c.DeveloperKey = NewDeveloperKeyClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
+	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
 	c.PaymentHold = NewPaymentHoldClient(c.config)
@@ -253,6 +257,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DeveloperKey:       NewDeveloperKeyClient(cfg),
 		Document:           NewDocumentClient(cfg),
 		Execution:          NewExecutionClient(cfg),
+		IdempotencyRecord:  NewIdempotencyRecordClient(cfg),
 		LedgerEntry:        NewLedgerEntryClient(cfg),
 		MemoryEntry:        NewMemoryEntryClient(cfg),
 		PaymentHold:        NewPaymentHoldClient(cfg),
@@ -300,6 +305,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DeveloperKey:       NewDeveloperKeyClient(cfg),
 		Document:           NewDocumentClient(cfg),
 		Execution:          NewExecutionClient(cfg),
+		IdempotencyRecord:  NewIdempotencyRecordClient(cfg),
 		LedgerEntry:        NewLedgerEntryClient(cfg),
 		MemoryEntry:        NewMemoryEntryClient(cfg),
 		PaymentHold:        NewPaymentHoldClient(cfg),
@@ -346,9 +352,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
-		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
+		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
+		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StreamEvent, c.User, c.UserReputation,
+		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -361,9 +368,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
-		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
+		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
+		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StreamEvent, c.User, c.UserReputation,
+		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -400,6 +408,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Document.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
+	case *IdempotencyRecordMutation:
+		return c.IdempotencyRecord.mutate(ctx, m)
 	case *LedgerEntryMutation:
 		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
@@ -2676,6 +2686,139 @@ func (c *ExecutionClient) mutate(ctx context.Context, m *ExecutionMutation) (Val
 		return (&ExecutionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Execution mutation op: %q", m.Op())
+	}
+}
+
+// IdempotencyRecordClient is a client for the IdempotencyRecord schema.
+type IdempotencyRecordClient struct {
+	config
+}
+
+// NewIdempotencyRecordClient returns a client for the IdempotencyRecord from the given config.
+func NewIdempotencyRecordClient(c config) *IdempotencyRecordClient {
+	return &IdempotencyRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `idempotencyrecord.Hooks(f(g(h())))`.
+func (c *IdempotencyRecordClient) Use(hooks ...Hook) {
+	c.hooks.IdempotencyRecord = append(c.hooks.IdempotencyRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `idempotencyrecord.Intercept(f(g(h())))`.
+func (c *IdempotencyRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IdempotencyRecord = append(c.inters.IdempotencyRecord, interceptors...)
+}
+
+// Create returns a builder for creating a IdempotencyRecord entity.
+func (c *IdempotencyRecordClient) Create() *IdempotencyRecordCreate {
+	mutation := newIdempotencyRecordMutation(c.config, OpCreate)
+	return &IdempotencyRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IdempotencyRecord entities.
+func (c *IdempotencyRecordClient) CreateBulk(builders ...*IdempotencyRecordCreate) *IdempotencyRecordCreateBulk {
+	return &IdempotencyRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IdempotencyRecordClient) MapCreateBulk(slice any, setFunc func(*IdempotencyRecordCreate, int)) *IdempotencyRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IdempotencyRecordCreateBulk{err: fmt.Errorf("calling to IdempotencyRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IdempotencyRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IdempotencyRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IdempotencyRecord.
+func (c *IdempotencyRecordClient) Update() *IdempotencyRecordUpdate {
+	mutation := newIdempotencyRecordMutation(c.config, OpUpdate)
+	return &IdempotencyRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IdempotencyRecordClient) UpdateOne(_m *IdempotencyRecord) *IdempotencyRecordUpdateOne {
+	mutation := newIdempotencyRecordMutation(c.config, OpUpdateOne, withIdempotencyRecord(_m))
+	return &IdempotencyRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IdempotencyRecordClient) UpdateOneID(id string) *IdempotencyRecordUpdateOne {
+	mutation := newIdempotencyRecordMutation(c.config, OpUpdateOne, withIdempotencyRecordID(id))
+	return &IdempotencyRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IdempotencyRecord.
+func (c *IdempotencyRecordClient) Delete() *IdempotencyRecordDelete {
+	mutation := newIdempotencyRecordMutation(c.config, OpDelete)
+	return &IdempotencyRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IdempotencyRecordClient) DeleteOne(_m *IdempotencyRecord) *IdempotencyRecordDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IdempotencyRecordClient) DeleteOneID(id string) *IdempotencyRecordDeleteOne {
+	builder := c.Delete().Where(idempotencyrecord.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IdempotencyRecordDeleteOne{builder}
+}
+
+// Query returns a query builder for IdempotencyRecord.
+func (c *IdempotencyRecordClient) Query() *IdempotencyRecordQuery {
+	return &IdempotencyRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIdempotencyRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IdempotencyRecord entity by its id.
+func (c *IdempotencyRecordClient) Get(ctx context.Context, id string) (*IdempotencyRecord, error) {
+	return c.Query().Where(idempotencyrecord.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IdempotencyRecordClient) GetX(ctx context.Context, id string) *IdempotencyRecord {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *IdempotencyRecordClient) Hooks() []Hook {
+	return c.hooks.IdempotencyRecord
+}
+
+// Interceptors returns the client interceptors.
+func (c *IdempotencyRecordClient) Interceptors() []Interceptor {
+	return c.inters.IdempotencyRecord
+}
+
+func (c *IdempotencyRecordClient) mutate(ctx context.Context, m *IdempotencyRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IdempotencyRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IdempotencyRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IdempotencyRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IdempotencyRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IdempotencyRecord mutation op: %q", m.Op())
 	}
 }
 
@@ -5218,17 +5361,17 @@ type (
 	hooks struct {
 		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
 		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
-		DeveloperKey, Document, Execution, LedgerEntry, MemoryEntry, PaymentHold,
-		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StreamEvent, User, UserReputation,
+		DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry, MemoryEntry,
+		PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
+		StoreInstall, StoreSubscription, StreamEvent, User, UserReputation,
 		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
 		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
-		DeveloperKey, Document, Execution, LedgerEntry, MemoryEntry, PaymentHold,
-		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StreamEvent, User, UserReputation,
+		DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry, MemoryEntry,
+		PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
+		StoreInstall, StoreSubscription, StreamEvent, User, UserReputation,
 		WebhookDelivery []ent.Interceptor
 	}
 )

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
@@ -114,6 +115,7 @@ func checkColumn(t, c string) error {
 			developerkey.Table:       developerkey.ValidColumn,
 			document.Table:           document.ValidColumn,
 			execution.Table:          execution.ValidColumn,
+			idempotencyrecord.Table:  idempotencyrecord.ValidColumn,
 			ledgerentry.Table:        ledgerentry.ValidColumn,
 			memoryentry.Table:        memoryentry.ValidColumn,
 			paymenthold.Table:        paymenthold.ValidColumn,

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
@@ -661,6 +662,99 @@ func init() {
 	// execution.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	execution.IDValidator = func() func(string) error {
 		validators := executionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	idempotencyrecordMixin := schema.IdempotencyRecord{}.Mixin()
+	idempotencyrecordMixinFields0 := idempotencyrecordMixin[0].Fields()
+	_ = idempotencyrecordMixinFields0
+	idempotencyrecordFields := schema.IdempotencyRecord{}.Fields()
+	_ = idempotencyrecordFields
+	// idempotencyrecordDescScope is the schema descriptor for scope field.
+	idempotencyrecordDescScope := idempotencyrecordFields[0].Descriptor()
+	// idempotencyrecord.ScopeValidator is a validator for the "scope" field. It is called by the builders before save.
+	idempotencyrecord.ScopeValidator = func() func(string) error {
+		validators := idempotencyrecordDescScope.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(scope string) error {
+			for _, fn := range fns {
+				if err := fn(scope); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// idempotencyrecordDescKey is the schema descriptor for key field.
+	idempotencyrecordDescKey := idempotencyrecordFields[1].Descriptor()
+	// idempotencyrecord.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	idempotencyrecord.KeyValidator = func() func(string) error {
+		validators := idempotencyrecordDescKey.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(key string) error {
+			for _, fn := range fns {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	// idempotencyrecordDescProcedure is the schema descriptor for procedure field.
+	idempotencyrecordDescProcedure := idempotencyrecordFields[2].Descriptor()
+	// idempotencyrecord.ProcedureValidator is a validator for the "procedure" field. It is called by the builders before save.
+	idempotencyrecord.ProcedureValidator = idempotencyrecordDescProcedure.Validators[0].(func(string) error)
+	// idempotencyrecordDescFingerprint is the schema descriptor for fingerprint field.
+	idempotencyrecordDescFingerprint := idempotencyrecordFields[3].Descriptor()
+	// idempotencyrecord.FingerprintValidator is a validator for the "fingerprint" field. It is called by the builders before save.
+	idempotencyrecord.FingerprintValidator = idempotencyrecordDescFingerprint.Validators[0].(func(string) error)
+	// idempotencyrecordDescToken is the schema descriptor for token field.
+	idempotencyrecordDescToken := idempotencyrecordFields[4].Descriptor()
+	// idempotencyrecord.TokenValidator is a validator for the "token" field. It is called by the builders before save.
+	idempotencyrecord.TokenValidator = idempotencyrecordDescToken.Validators[0].(func(string) error)
+	// idempotencyrecordDescApplied is the schema descriptor for applied field.
+	idempotencyrecordDescApplied := idempotencyrecordFields[6].Descriptor()
+	// idempotencyrecord.DefaultApplied holds the default value on creation for the applied field.
+	idempotencyrecord.DefaultApplied = idempotencyrecordDescApplied.Default.(bool)
+	// idempotencyrecordDescStatus is the schema descriptor for status field.
+	idempotencyrecordDescStatus := idempotencyrecordFields[7].Descriptor()
+	// idempotencyrecord.DefaultStatus holds the default value on creation for the status field.
+	idempotencyrecord.DefaultStatus = idempotencyrecordDescStatus.Default.(int)
+	// idempotencyrecordDescContentType is the schema descriptor for content_type field.
+	idempotencyrecordDescContentType := idempotencyrecordFields[8].Descriptor()
+	// idempotencyrecord.DefaultContentType holds the default value on creation for the content_type field.
+	idempotencyrecord.DefaultContentType = idempotencyrecordDescContentType.Default.(string)
+	// idempotencyrecord.ContentTypeValidator is a validator for the "content_type" field. It is called by the builders before save.
+	idempotencyrecord.ContentTypeValidator = idempotencyrecordDescContentType.Validators[0].(func(string) error)
+	// idempotencyrecordDescContentEncoding is the schema descriptor for content_encoding field.
+	idempotencyrecordDescContentEncoding := idempotencyrecordFields[9].Descriptor()
+	// idempotencyrecord.DefaultContentEncoding holds the default value on creation for the content_encoding field.
+	idempotencyrecord.DefaultContentEncoding = idempotencyrecordDescContentEncoding.Default.(string)
+	// idempotencyrecord.ContentEncodingValidator is a validator for the "content_encoding" field. It is called by the builders before save.
+	idempotencyrecord.ContentEncodingValidator = idempotencyrecordDescContentEncoding.Validators[0].(func(string) error)
+	// idempotencyrecordDescID is the schema descriptor for id field.
+	idempotencyrecordDescID := idempotencyrecordMixinFields0[0].Descriptor()
+	// idempotencyrecord.DefaultID holds the default value on creation for the id field.
+	idempotencyrecord.DefaultID = idempotencyrecordDescID.Default.(func() string)
+	// idempotencyrecord.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	idempotencyrecord.IDValidator = func() func(string) error {
+		validators := idempotencyrecordDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -42,6 +42,8 @@ type Tx struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
+	IdempotencyRecord *IdempotencyRecordClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -215,6 +217,7 @@ func (tx *Tx) init() {
 	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)

@@ -40,6 +40,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/queue"
@@ -199,6 +200,10 @@ func New(cfg Config) (*App, error) {
 	}
 	app.closers = append(app.closers, svc.dev.Close)
 	g := gate.New(table, resolver, cfg.Limits)
+	// After the gate on both transports: a key belongs to the admitted credential.
+	keyed := idempotency.New(idempotency.Config{
+		DB: cfg.DB, Table: table, Now: cfg.Now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+	})
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -212,7 +217,7 @@ func New(cfg Config) (*App, error) {
 		app.Close()
 		return nil, err
 	}
-	gw, err := newGateway(table, g, services)
+	gw, err := newGateway(table, g, keyed, services)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -224,7 +229,7 @@ func New(cfg Config) (*App, error) {
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
 
-	names := mountConnect(mux, g, services, connectOptions(cfg))
+	names := mountConnect(mux, g, keyed, services, connectOptions(cfg))
 	reflector := grpcreflect.NewStaticReflector(names...)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
@@ -304,13 +309,13 @@ func connectOptions(cfg Config) []connect.HandlerOption {
 // is applied once per process, not per server, which would race in tests.
 var strictQueryOnce sync.Once
 
-func newGateway(table *contract.Table, g *gate.Gate, mounts []mount) (*runtime.ServeMux, error) {
+func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, mounts []mount) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
-		runtime.WithMiddlewares(g.Gateway),
+		runtime.WithMiddlewares(g.Gateway, keyed.Gateway),
 		runtime.WithForwardResponseOption(restStatus(table)),
 		// Services read nothing from gRPC metadata and send none as headers.
 		runtime.WithIncomingHeaderMatcher(none),

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/idempotency"
 )
 
 // mount is one service on both transports: its Connect handler (whose path
@@ -81,11 +82,11 @@ func serviceName(path string) string { return strings.Trim(path, "/") }
 
 // mountConnect mounts every service's Connect handler behind the gate and
 // returns the service names for reflection and health.
-func mountConnect(mux *http.ServeMux, g *gate.Gate, table []mount, opts []connect.HandlerOption) []string {
+func mountConnect(mux *http.ServeMux, g *gate.Gate, keyed *idempotency.Guard, table []mount, opts []connect.HandlerOption) []string {
 	names := make([]string, 0, len(table))
 	for _, m := range table {
 		path, h := m.handler(opts...)
-		mux.Handle(path, g.Identify(g.Connect(h)))
+		mux.Handle(path, g.Identify(g.Connect(keyed.Connect(h))))
 		names = append(names, serviceName(path))
 	}
 	return names

@@ -683,6 +683,41 @@ var (
 			},
 		},
 	}
+	// IdempotencyRecordsColumns holds the columns for the "idempotency_records" table.
+	IdempotencyRecordsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "scope", Type: field.TypeString, Size: 64},
+		{Name: "key", Type: field.TypeString, Size: 255},
+		{Name: "procedure", Type: field.TypeString, Size: 200},
+		{Name: "fingerprint", Type: field.TypeString, Size: 64},
+		{Name: "token", Type: field.TypeString, Size: 40},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"running", "done"}, Default: "running"},
+		{Name: "applied", Type: field.TypeBool, Default: false},
+		{Name: "status", Type: field.TypeInt, Default: 0},
+		{Name: "content_type", Type: field.TypeString, Size: 200, Default: ""},
+		{Name: "content_encoding", Type: field.TypeString, Size: 100, Default: ""},
+		{Name: "body", Type: field.TypeBytes, Nullable: true},
+		{Name: "claimed_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+	}
+	// IdempotencyRecordsTable holds the schema information for the "idempotency_records" table.
+	IdempotencyRecordsTable = &schema.Table{
+		Name:       "idempotency_records",
+		Columns:    IdempotencyRecordsColumns,
+		PrimaryKey: []*schema.Column{IdempotencyRecordsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "idempotencyrecord_scope_key",
+				Unique:  true,
+				Columns: []*schema.Column{IdempotencyRecordsColumns[1], IdempotencyRecordsColumns[2]},
+			},
+			{
+				Name:    "idempotencyrecord_scope_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyRecordsColumns[1], IdempotencyRecordsColumns[13]},
+			},
+		},
+	}
 	// LedgerEntriesColumns holds the columns for the "ledger_entries" table.
 	LedgerEntriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1256,6 +1291,7 @@ var (
 		DeveloperKeysTable,
 		DocumentsTable,
 		ExecutionsTable,
+		IdempotencyRecordsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,
 		PaymentHoldsTable,

@@ -48,6 +48,9 @@ type Document func(*sql.Selector)
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
 
+// IdempotencyRecord is the predicate function for idempotencyrecord builders.
+type IdempotencyRecord func(*sql.Selector)
+
 // LedgerEntry is the predicate function for ledgerentry builders.
 type LedgerEntry func(*sql.Selector)
 

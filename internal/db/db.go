@@ -156,6 +156,7 @@ func (d *DB) Close() error {
 // arrive together share one commit (see batcher); fn must therefore do only
 // database work in tx, and keep it short.
 func (d *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	fn = hooked(ctx, fn)
 	if d.writer != nil {
 		return d.writer.do(ctx, fn)
 	}

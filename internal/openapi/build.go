@@ -231,6 +231,9 @@ func (b *builder) operation(r rpc, bd binding) error {
 		success.set("description", http.StatusText(r.status))
 	}
 
+	if r.keyed {
+		addIdempotency(op, success)
+	}
 	security, err := securityOf(r.access)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.desc.FullName(), err)

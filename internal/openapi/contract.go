@@ -31,6 +31,8 @@ type rpc struct {
 	access   *switchboardv1.AccessRule
 	status   int // HTTP status of a success, 200 unless rest_status says otherwise
 	bindings []binding
+	// keyed: the procedure takes the Idempotency-Key header.
+	keyed bool
 }
 
 type binding struct {
@@ -60,7 +62,8 @@ func loadContract(files *protoregistry.Files) (*contract, error) {
 		if len(p.Bindings) == 0 {
 			continue
 		}
-		r := rpc{desc: p.Descriptor, access: p.Rule, status: p.RESTStatus}
+		r := rpc{desc: p.Descriptor, access: p.Rule, status: p.RESTStatus,
+			keyed: p.Idempotency == srvcontract.IdempotencyKeyed}
 		for i, b := range p.Bindings {
 			path, err := openAPIPath(p.Descriptor.Input(), b.Template)
 			if err != nil {

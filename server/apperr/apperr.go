@@ -35,6 +35,9 @@ const (
 	KindUnavailable
 	KindMethodNotAllowed
 	KindUnimplemented
+	// KindUnprocessable: a well-formed request that cannot be taken as it is,
+	// such as an Idempotency-Key reused with a different request.
+	KindUnprocessable
 )
 
 type mapping struct {
@@ -57,6 +60,7 @@ var table = map[Kind]mapping{
 	KindUnavailable:         {http.StatusServiceUnavailable, connect.CodeUnavailable},
 	KindMethodNotAllowed:    {http.StatusMethodNotAllowed, connect.CodeUnimplemented},
 	KindUnimplemented:       {http.StatusNotImplemented, connect.CodeUnimplemented},
+	KindUnprocessable:       {http.StatusUnprocessableEntity, connect.CodeFailedPrecondition},
 }
 
 // Error is a failure a client may see. Message is shown as is; Cause is logged,

@@ -46,6 +46,10 @@ type Procedure struct {
 	RateClass  string
 	RESTStatus int
 	Bindings   []Binding
+	// Idempotency is how the procedure treats the Idempotency-Key header;
+	// IdempotencyNote says why when it refuses it.
+	Idempotency     Idempotency
+	IdempotencyNote string
 }
 
 // Table is every procedure of the contract, by name and by REST route.
@@ -148,6 +152,7 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 			t.byRoute[routeKey(b.Method, GatewayPattern(b.Template))] = p
 		}
 	}
+	p.Idempotency, p.IdempotencyNote = idempotency(p)
 	t.byName[name] = p
 	t.ordered = append(t.ordered, p)
 	return nil

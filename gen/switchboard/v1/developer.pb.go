@@ -2043,12 +2043,12 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\x06reason\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\x06reason\x88\x01\x01B\t\n" +
 	"\a_reason\"M\n" +
 	"\x19DisableStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent2\xe3\f\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent2\xb3\r\n" +
 	"\x10DeveloperService\x12\x95\x01\n" +
-	"\x0fDeveloperSignup\x12&.switchboard.v1.DeveloperSignupRequest\x1a'.switchboard.v1.DeveloperSignupResponse\"1\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/developer/signup\x12\x97\x01\n" +
-	"\x12CreateDeveloperKey\x12).switchboard.v1.CreateDeveloperKeyRequest\x1a*.switchboard.v1.CreateDeveloperKeyResponse\"*\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/developer/keys\x12\x8c\x01\n" +
-	"\x11ListDeveloperKeys\x12(.switchboard.v1.ListDeveloperKeysRequest\x1a).switchboard.v1.ListDeveloperKeysResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/developer/keys\x12\xa1\x01\n" +
-	"\x12CreateConnectToken\x12).switchboard.v1.CreateConnectTokenRequest\x1a*.switchboard.v1.CreateConnectTokenResponse\"4\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/developer/connect-tokens\x12\xb1\x01\n" +
+	"\x0fDeveloperSignup\x12&.switchboard.v1.DeveloperSignupRequest\x1a'.switchboard.v1.DeveloperSignupResponse\"1\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/developer/signup\x12\xbf\x01\n" +
+	"\x12CreateDeveloperKey\x12).switchboard.v1.CreateDeveloperKeyRequest\x1a*.switchboard.v1.CreateDeveloperKeyResponse\"R\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/developer/keys\x12\x8c\x01\n" +
+	"\x11ListDeveloperKeys\x12(.switchboard.v1.ListDeveloperKeysRequest\x1a).switchboard.v1.ListDeveloperKeysResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/developer/keys\x12\xc9\x01\n" +
+	"\x12CreateConnectToken\x12).switchboard.v1.CreateConnectTokenRequest\x1a*.switchboard.v1.CreateConnectTokenResponse\"\\\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/developer/connect-tokens\x12\xb1\x01\n" +
 	"\x16RegisterDeveloperAgent\x12-.switchboard.v1.RegisterDeveloperAgentRequest\x1a..switchboard.v1.RegisterDeveloperAgentResponse\"8\xda\xf3\x18\x02\b\x01\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x05agent\"\x1e/api/developer/agents/register\x12\xa6\x01\n" +
 	"\x14UpdateDeveloperAgent\x12+.switchboard.v1.UpdateDeveloperAgentRequest\x1a,.switchboard.v1.UpdateDeveloperAgentResponse\"3\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02':\x05agent2\x1e/api/developer/agents/register\x12\xaa\x01\n" +
 	"\x15RunDeveloperAgentTest\x12,.switchboard.v1.RunDeveloperAgentTestRequest\x1a-.switchboard.v1.RunDeveloperAgentTestResponse\"4\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02(:\x01*\"#/api/developer/agents/{id}/test-run\x12\x9f\x01\n" +

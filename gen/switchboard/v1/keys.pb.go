@@ -443,11 +443,11 @@ const file_switchboard_v1_keys_proto_rawDesc = "" +
 	"\x10DeleteKeyRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"=\n" +
 	"\x11DeleteKeyResponse\x12(\n" +
-	"\x03key\x18\x01 \x01(\v2\x16.switchboard.v1.ApiKeyR\x03key2\xe3\x02\n" +
+	"\x03key\x18\x01 \x01(\v2\x16.switchboard.v1.ApiKeyR\x03key2\x8c\x03\n" +
 	"\n" +
 	"KeyService\x12j\n" +
-	"\bListKeys\x12\x1f.switchboard.v1.ListKeysRequest\x1a .switchboard.v1.ListKeysResponse\"\x1b\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v2/keys\x12u\n" +
-	"\tCreateKey\x12 .switchboard.v1.CreateKeyRequest\x1a!.switchboard.v1.CreateKeyResponse\"#\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/api/v2/keys\x12r\n" +
+	"\bListKeys\x12\x1f.switchboard.v1.ListKeysRequest\x1a .switchboard.v1.ListKeysResponse\"\x1b\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x0e\x12\f/api/v2/keys\x12\x9d\x01\n" +
+	"\tCreateKey\x12 .switchboard.v1.CreateKeyRequest\x1a!.switchboard.v1.CreateKeyResponse\"K\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x11:\x01*\"\f/api/v2/keys\x12r\n" +
 	"\tDeleteKey\x12 .switchboard.v1.DeleteKeyRequest\x1a!.switchboard.v1.DeleteKeyResponse\" \xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x13*\x11/api/v2/keys/{id}BHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

@@ -192,6 +192,14 @@ var file_switchboard_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "varint,51004,opt,name=rest_status",
 		Filename:      "switchboard/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51020,
+		Name:          "switchboard.v1.idempotency_exempt",
+		Tag:           "bytes,51020,opt,name=idempotency_exempt",
+		Filename:      "switchboard/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.FieldOptions.
@@ -227,6 +235,13 @@ var (
 	//
 	// optional int32 rest_status = 51004;
 	E_RestStatus = &file_switchboard_v1_options_proto_extTypes[4]
+	// Why a procedure that changes something refuses the Idempotency-Key header
+	// (docs/decisions.md, "Idempotency"): set on the few whose answer holds a
+	// secret shown once, which must not be stored to be answered again. Every
+	// other changing procedure takes the header.
+	//
+	// optional string idempotency_exempt = 51020;
+	E_IdempotencyExempt = &file_switchboard_v1_options_proto_extTypes[5]
 )
 
 var File_switchboard_v1_options_proto protoreflect.FileDescriptor
@@ -251,7 +266,8 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\x10rest_omit_absent\x12\x1f.google.protobuf.MessageOptions\x18\xba\x8e\x03 \x01(\bR\x0erestOmitAbsent:T\n" +
 	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\v2\x1a.switchboard.v1.AccessRuleR\x06access:A\n" +
 	"\vrest_status\x12\x1e.google.protobuf.MethodOptions\x18\xbc\x8e\x03 \x01(\x05R\n" +
-	"restStatusBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"restStatus:O\n" +
+	"\x12idempotency_exempt\x12\x1e.google.protobuf.MethodOptions\x18̎\x03 \x01(\tR\x11idempotencyExemptBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_options_proto_rawDescOnce sync.Once
@@ -281,11 +297,12 @@ var file_switchboard_v1_options_proto_depIdxs = []int32{
 	3, // 3: switchboard.v1.rest_omit_absent:extendee -> google.protobuf.MessageOptions
 	4, // 4: switchboard.v1.access:extendee -> google.protobuf.MethodOptions
 	4, // 5: switchboard.v1.rest_status:extendee -> google.protobuf.MethodOptions
-	1, // 6: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	6, // [6:7] is the sub-list for extension type_name
-	1, // [1:6] is the sub-list for extension extendee
+	4, // 6: switchboard.v1.idempotency_exempt:extendee -> google.protobuf.MethodOptions
+	1, // 7: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	7, // [7:8] is the sub-list for extension type_name
+	1, // [1:7] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
 }
 
@@ -301,7 +318,7 @@ func file_switchboard_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_options_proto_rawDesc), len(file_switchboard_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   1,
-			NumExtensions: 5,
+			NumExtensions: 6,
 			NumServices:   0,
 		},
 		GoTypes:           file_switchboard_v1_options_proto_goTypes,
