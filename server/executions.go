@@ -40,7 +40,7 @@ func newEngine(cfg Config, policy egress.Policy, st *store.Service) *engine.Engi
 		Dispatch: dispatch.New(dispatch.Config{Egress: policy, Timeout: x.CallTimeout,
 			Breaker: dispatch.BreakerConfig{OpenFor: x.BreakerOpenFor}}),
 		Secrets:    st.Secrets,
-		Payments:   payments.Ledger{Now: cfg.Now},
+		Payments:   payments.Ledger{Now: cfg.now},
 		PublicURL:  strings.TrimSuffix(x.PublicURL, "/"),
 		Logger:     cfg.Logger,
 		Finished:   x.Finished,
