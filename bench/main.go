@@ -13,6 +13,10 @@
 //	(d) Connect   POST /switchboard.v1.QueueService/ListQueueItems {"limit":50}
 //	(e) create    POST /api/v2/queue: the create transaction with its bridge
 //	              (card, checklist row) and activity side effects
+//	(f) raw create the same statements with database/sql alone, a transaction
+//	              each (the yardstick create is reported against)
+//
+// With -db postgres://… everything runs on a fresh schema of that database.
 //
 // (c) and (d) run with and without "Accept-Encoding: gzip". Each figure is
 // printed as a ratio to (a) and (b), with p50/p99 latency measured open-loop
