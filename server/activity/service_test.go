@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -97,8 +98,14 @@ func TestWriteRefusesUnknownActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := activity.Write(context.Background(), tx, activity.Entry{UserID: ann.ID, Action: "made_coffee"}); err == nil {
+	if err := activity.Write(context.Background(), tx, activity.Entry{UserID: ann.ID, Action: "made_coffee", At: s.Clock.Now()}); err == nil {
 		t.Fatal("unknown action accepted")
+	}
+	// Issue 11, item 2: an entry's time is the writer's clock reading, never
+	// the wall clock read here.
+	if err := activity.Write(context.Background(), tx, activity.Entry{UserID: ann.ID, Action: "queue_added"}); err == nil ||
+		!strings.Contains(err.Error(), "Entry.At is required") {
+		t.Fatalf("an entry without a time: %v", err)
 	}
 	for _, a := range []string{"queue_added", "card_auto_completed", "contact_deleted", "settings_updated", "sync_completed"} {
 		if _, ok := activity.CategoryOf(a); !ok {

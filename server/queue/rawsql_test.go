@@ -89,7 +89,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 			return a.ID, nil
 		}, raw: func(tx *ent.Tx) (string, error) {
 			return "", activity.Write(ctx, tx, activity.Entry{UserID: u.ID, Action: "queue_added", Actor: "test",
-				Summary: "Queued", CardID: cardID, CardIsNew: true, Metadata: map[string]any{"queueItemId": "x"}})
+				Summary: "Queued", CardID: cardID, CardIsNew: true, Metadata: map[string]any{"queueItemId": "x"}, At: time.Now().UTC()})
 		}},
 	} {
 		t.Run(c.table, func(t *testing.T) {
