@@ -12,11 +12,11 @@ import (
 )
 
 // childMain runs one of the comparison servers in its own process, so that its
-// CPU time is its own: "baseline-server -body FILE" or "raw-server -db PATH".
+// CPU time is its own: "baseline-server -body FILE" or "raw-server -db DSN".
 func childMain(mode string, args []string) error {
 	fs := flag.NewFlagSet(mode, flag.ContinueOnError)
 	body := fs.String("body", "", "baseline-server: file holding the response bytes")
-	dbPath := fs.String("db", "", "raw-server: SQLite file")
+	dsn := fs.String("db", "", "raw-server: sqlite:PATH or postgres://…")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func childMain(mode string, args []string) error {
 		}
 		h = baselineHandler(b)
 	case "raw-server":
-		rs, err := openRaw(*dbPath)
+		rs, err := openRaw(*dsn)
 		if err != nil {
 			return err
 		}

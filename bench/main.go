@@ -13,6 +13,10 @@
 //	(d) Connect   POST /switchboard.v1.QueueService/ListQueueItems {"limit":50}
 //	(e) create    POST /api/v2/queue: the create transaction with its bridge
 //	              (card, checklist row) and activity side effects
+//	(f) raw create the same statements with database/sql alone, a transaction
+//	              each (the yardstick create is reported against)
+//
+// With -db postgres://… everything runs on a fresh schema of that database.
 //
 // (c) and (d) run with and without "Accept-Encoding: gzip". Each figure is
 // printed as a ratio to (a) and (b), with p50/p99 latency measured open-loop
@@ -40,6 +44,7 @@ type config struct {
 	createWorkers int
 	txWorkers     int
 	maxBatchReq   int64
+	db            string // "" for a fresh SQLite file; postgres://… for a fresh schema there
 }
 
 func main() {
@@ -68,6 +73,7 @@ func main() {
 	flag.IntVar(&cfg.createWorkers, "create-workers", 4, "concurrent creators")
 	flag.IntVar(&cfg.txWorkers, "tx-workers", 16, "concurrent creators of the in-process transaction run")
 	flag.Int64Var(&cfg.maxBatchReq, "max-batch-requests", 200000, "cap on requests in one batch")
+	flag.StringVar(&cfg.db, "db", "", "PostgreSQL URL (postgres://…) to measure on a fresh schema there; a fresh SQLite file when empty")
 	flag.Parse()
 	if cfg.items < 50 || cfg.rounds < 1 || cfg.workers < 1 || cfg.createWorkers < 1 || cfg.txWorkers < 1 ||
 		cfg.batch <= 0 || cfg.latency <= 0 || cfg.createFor <= 0 || cfg.maxBatchReq < 1 {
@@ -116,7 +122,8 @@ func run(ctx context.Context, cfg config) (err error) {
 type env struct {
 	server, baseline, raw *proc
 	key, userID           string
-	dbPath                string
+	dsn                   string // what the server, the seed and the children open
+	dbName                string // "SQLite" or "PostgreSQL", for the report
 	lists                 []*target
 	create                *target
 	probes                map[string]probeInfo
@@ -130,18 +137,23 @@ func prepare(ctx context.Context, ps *procs, dir string, cfg config) (*env, erro
 		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "bench: built server in %s\n", time.Since(t0).Round(100*time.Millisecond))
-	dbPath := filepath.Join(dir, "bench.db")
-	e := &env{}
-	if e.server, err = startServer(ctx, ps, bin, dbPath); err != nil {
+	e := &env{dsn: "sqlite:" + filepath.Join(dir, "bench.db"), dbName: "SQLite"}
+	if cfg.db != "" {
+		if e.dsn, err = freshSchema(ctx, ps, cfg.db); err != nil {
+			return nil, err
+		}
+		e.dbName = "PostgreSQL"
+	}
+	if e.server, err = startServer(ctx, ps, bin, e.dsn); err != nil {
 		return nil, err
 	}
 	key, userID, err := account(ctx, e.server.url)
 	if err != nil {
 		return nil, err
 	}
-	e.key, e.userID, e.dbPath = key, userID, dbPath
+	e.key, e.userID = key, userID
 	t0 = time.Now()
-	if err := seed(ctx, dbPath, userID, cfg.items); err != nil {
+	if err := seed(ctx, e.dsn, userID, cfg.items); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "bench: seeded %d items in %s\n", cfg.items, time.Since(t0).Round(100*time.Millisecond))
@@ -157,7 +169,7 @@ func prepare(ctx context.Context, ps *procs, dir string, cfg config) (*env, erro
 	if e.baseline, err = ps.startChild("baseline-server", "-body", bodyFile); err != nil {
 		return nil, err
 	}
-	if e.raw, err = ps.startChild("raw-server", "-db", dbPath); err != nil {
+	if e.raw, err = ps.startChild("raw-server", "-db", e.dsn); err != nil {
 		return nil, err
 	}
 	e.lists = listTargets(e, key)

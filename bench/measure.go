@@ -14,6 +14,7 @@ type results struct {
 	lat     map[string]tally  // open loop at half capacity
 	rate    map[string]float64
 	tx      txRun // the create transaction in-process, no HTTP
+	rawTx   txRun // the same statements with database/sql alone
 	elapsed time.Duration
 }
 
@@ -47,11 +48,17 @@ func measure(ctx context.Context, e *env, cfg config) (*results, error) {
 	// The transaction alone, in its own process while the server idles: what
 	// the storage path sustains with HTTP, key look-up and rendering set aside.
 	fmt.Fprintf(os.Stderr, "bench: create transaction in-process, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)
-	if r.tx, err = runTxCreator(ctx, e.dbPath, e.userID, cfg.txWorkers, cfg.createFor/2); err != nil {
+	if r.tx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, false); err != nil {
 		return nil, err
 	}
-	if r.tx.Errors > 0 {
-		return nil, fmt.Errorf("tx-creator: %d failed creates", r.tx.Errors)
+	// The same statements with database/sql alone, same workers, same length:
+	// the yardstick create is reported against, as (b) is for the list.
+	fmt.Fprintf(os.Stderr, "bench: raw create baseline, %d workers for %s\n", cfg.txWorkers, cfg.createFor/2)
+	if r.rawTx, err = runTxCreator(ctx, e.dsn, e.userID, cfg.txWorkers, cfg.createFor/2, true); err != nil {
+		return nil, err
+	}
+	if r.tx.Errors > 0 || r.rawTx.Errors > 0 {
+		return nil, fmt.Errorf("tx-creator: %d failed creates, raw: %d", r.tx.Errors, r.rawTx.Errors)
 	}
 	return r, nil
 }

@@ -27,8 +27,17 @@ type proc struct {
 
 // procs remembers every subprocess so that each one is killed on exit.
 type procs struct {
-	mu   sync.Mutex
-	list []*proc
+	mu    sync.Mutex
+	list  []*proc
+	after []func() // run by killAll once every subprocess is gone
+}
+
+// atExit runs f after killAll has stopped the subprocesses (dropping the
+// PostgreSQL schema they were using).
+func (ps *procs) atExit(f func()) {
+	ps.mu.Lock()
+	ps.after = append(ps.after, f)
+	ps.mu.Unlock()
 }
 
 // start runs a subprocess that dies with us (Pdeathsig) as well as on killAll.
@@ -75,6 +84,10 @@ func (ps *procs) killAll() {
 		}
 	}
 	ps.list = nil
+	for _, f := range ps.after {
+		f()
+	}
+	ps.after = nil
 }
 
 // startChild runs this very binary in a server mode; the child prints

@@ -14,7 +14,8 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers "sqlite3"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "github.com/mattn/go-sqlite3"    // registers "sqlite3"
 )
 
 // rawServer is variant (b): GET /api/v2/queue answered with database/sql and
@@ -24,10 +25,14 @@ import (
 // ({success, data: {items, pagination}}, absent values as null).
 type rawServer struct{ db *sql.DB }
 
-// openRaw opens the file as the server does (database/sql's default pool), but
-// query-only.
-func openRaw(path string) (*rawServer, error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000&_query_only=1")
+// openRaw opens the database with database/sql's default pool: a SQLite file
+// ("sqlite:PATH") query-only, or PostgreSQL (postgres://…) through pgx.
+func openRaw(dsn string) (*rawServer, error) {
+	driver, source := "pgx", dsn
+	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		driver, source = "sqlite3", "file:"+path+"?_busy_timeout=10000&_query_only=1"
+	}
+	db, err := sql.Open(driver, source)
 	if err != nil {
 		return nil, err
 	}
@@ -134,18 +139,19 @@ func (s *rawServer) authenticate(ctx context.Context, header string) (string, in
 	}
 	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
 	var (
-		userID, scopes string
-		active         bool
-		expires        sql.NullTime
+		userID  string
+		scopes  []byte // JSON text on SQLite, json on PostgreSQL
+		active  bool
+		expires sql.NullTime
 	)
 	err := s.db.QueryRowContext(ctx, `SELECT u.id, k.active, k.expires_at, k.scopes
-		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1`,
 		hex.EncodeToString(sum[:])).Scan(&userID, &active, &expires, &scopes)
 	if err != nil {
 		return "", http.StatusUnauthorized, err
 	}
 	var sc []string
-	_ = json.Unmarshal([]byte(scopes), &sc)
+	_ = json.Unmarshal(scopes, &sc)
 	switch {
 	case !active, expires.Valid && !time.Now().Before(expires.Time):
 		return "", http.StatusForbidden, errors.New("key not usable")
@@ -168,11 +174,11 @@ func pageParams(r *http.Request) (limit, offset int) {
 
 func (s *rawServer) page(ctx context.Context, userID string, limit, offset int) (*rawPage, error) {
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM queue_items WHERE user_id = ?`, userID).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM queue_items WHERE user_id = $1`, userID).Scan(&total); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rawColumns+` FROM queue_items WHERE user_id = ?
-		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, userID, limit, offset)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rawColumns+` FROM queue_items WHERE user_id = $1
+		ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, userID, limit, offset)
 	if err != nil {
 		return nil, err
 	}

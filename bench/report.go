@@ -40,6 +40,7 @@ func report(w io.Writer, cfg config, e *env, r *results) {
 	fmt.Fprintf(w, "- command: `%s`\n", strings.Join(append([]string{"go run ./bench"}, os.Args[1:]...), " "))
 	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, %s %s/%s\n", runtime.NumCPU(), cpuModel(),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "- database: %s (a fresh one for the run)\n", e.dbName)
 	fmt.Fprintf(w, "- %d seeded items; %d rounds × %s batch per variant, %d workers; open loop %s at ½ capacity; create %s × %d workers\n",
 		cfg.items, cfg.rounds, cfg.batch, cfg.workers, cfg.latency, cfg.createFor, cfg.createWorkers)
 	fmt.Fprintf(w, "- page: 50 items, %d JSON bytes (REST form); (b) byte-identical to (c): %v (equal after JSON normalisation: checked)\n",
@@ -61,7 +62,11 @@ func report(w io.Writer, cfg config, e *env, r *results) {
 	txCPU := r.tx.CPU / time.Duration(max(r.tx.Creates, 1))
 	fmt.Fprintf(w, "| (e) create transaction in-process (queue.Service, %d goroutines, no HTTP) | %.0f | %.0f | %.1f | %.2f | one item | | | |\n",
 		cfg.txWorkers, r.tx.rate(), us(txCPU), float64(txCPU)/float64(a), float64(txCPU)/float64(b))
+	rawCPU := r.rawTx.CPU / time.Duration(max(r.rawTx.Creates, 1))
+	fmt.Fprintf(w, "| (f) create baseline: the same statements with database/sql (%d goroutines, a transaction each) | %.0f | %.0f | %.1f | %.2f | one item | | | |\n",
+		cfg.txWorkers, r.rawTx.rate(), us(rawCPU), float64(rawCPU)/float64(a), float64(rawCPU)/float64(b))
 	fmt.Fprintln(w)
+	createRatios(w, r, rawCPU)
 	for _, t := range rows {
 		if l := r.lat[t.key]; l.errs > 0 {
 			fmt.Fprintf(w, "- note: %s had %d failed requests in the open-loop run\n", t.label, l.errs)
@@ -101,4 +106,17 @@ func met(ok bool) string {
 		return "MET"
 	}
 	return "NOT MET"
+}
+
+// createRatios reports create against its database/sql baseline (f), as list
+// is reported against (b): CPU per create and creates per second. On
+// PostgreSQL the database's own CPU is in neither figure.
+func createRatios(w io.Writer, r *results, rawCPU time.Duration) {
+	rest, tx := r.cpu["e"], r.tx
+	txCPU := tx.CPU / time.Duration(max(tx.Creates, 1))
+	fmt.Fprintln(w, "Create against its baseline (f):")
+	fmt.Fprintf(w, "- e    REST create: CPU/create %.2f× (f), creates/s %.2f× (f)\n",
+		float64(rest.cpuPerReq())/float64(rawCPU), rest.rps()/r.rawTx.rate())
+	fmt.Fprintf(w, "- e-tx in-process create: CPU/create %.2f× (f), creates/s %.2f× (f)\n\n",
+		float64(txCPU)/float64(rawCPU), tx.rate()/r.rawTx.rate())
 }

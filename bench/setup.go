@@ -36,14 +36,15 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// startServer runs the real binary on a fresh SQLite file with limits raised
-// out of the way; log level warn keeps request logging off the CPU figures.
-func startServer(ctx context.Context, ps *procs, bin, dbPath string) (*proc, error) {
+// startServer runs the real binary on a fresh database (dsn: a new SQLite file
+// or a new PostgreSQL schema) with limits raised out of the way; log level
+// warn keeps request logging off the CPU figures.
+func startServer(ctx context.Context, ps *procs, bin, dsn string) (*proc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	p, _, err := ps.start("switchboard", os.Stderr, bin, "serve", "--addr", addr, "--db", "sqlite:"+dbPath,
+	p, _, err := ps.start("switchboard", os.Stderr, bin, "serve", "--addr", addr, "--db", dsn,
 		"--rate-limit-per-minute", "1000000000", "--auth-rate-limit-per-minute", "1000", "--log-level", "warn")
 	if err != nil {
 		return nil, err
@@ -115,9 +116,9 @@ func postJSON(ctx context.Context, c *http.Client, url, origin string, body any,
 	return json.Unmarshal(data, out)
 }
 
-// seed bulk-inserts n queue items for userID into the SQLite file.
-func seed(ctx context.Context, dbPath, userID string, n int) error {
-	d, err := db.Open(ctx, "sqlite:"+dbPath)
+// seed bulk-inserts n queue items for userID into the database.
+func seed(ctx context.Context, dsn, userID string, n int) error {
+	d, err := db.Open(ctx, dsn)
 	if err != nil {
 		return err
 	}

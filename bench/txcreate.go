@@ -32,13 +32,14 @@ type txRun struct {
 func (r txRun) rate() float64 { return float64(r.Creates) / r.Wall.Seconds() }
 
 // runTxCreator starts the child, waits for it and charges it its own CPU time.
-func runTxCreator(ctx context.Context, dbPath, userID string, workers int, d time.Duration) (txRun, error) {
+// raw runs the database/sql baseline (rawCreate) instead of queue.Service.
+func runTxCreator(ctx context.Context, dsn, userID string, workers int, d time.Duration, raw bool) (txRun, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return txRun{}, err
 	}
-	cmd := exec.CommandContext(ctx, self, "tx-creator", "-db", dbPath, "-user", userID,
-		"-workers", fmt.Sprint(workers), "-for", d.String())
+	cmd := exec.CommandContext(ctx, self, "tx-creator", "-db", dsn, "-user", userID,
+		"-workers", fmt.Sprint(workers), "-for", d.String(), fmt.Sprintf("-raw=%t", raw))
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.Output()
@@ -56,18 +57,19 @@ func runTxCreator(ctx context.Context, dbPath, userID string, workers int, d tim
 // txCreatorMain is the child: workers goroutines create items for d.
 func txCreatorMain(args []string) error {
 	fs := flag.NewFlagSet("tx-creator", flag.ContinueOnError)
-	dbPath := fs.String("db", "", "SQLite file")
+	dsn := fs.String("db", "", "database, as the server's --db")
 	userID := fs.String("user", "", "account id")
 	workers := fs.Int("workers", 16, "concurrent creators")
 	d := fs.Duration("for", 5*time.Second, "run length")
+	raw := fs.Bool("raw", false, "the database/sql baseline instead of queue.Service")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dbPath == "" || *userID == "" || *workers < 1 || *d <= 0 {
+	if *dsn == "" || *userID == "" || *workers < 1 || *d <= 0 {
 		return errors.New("tx-creator: -db, -user, -workers and -for are required")
 	}
 	ctx := context.Background()
-	database, err := db.Open(ctx, "sqlite:"+*dbPath)
+	database, err := db.Open(ctx, *dsn)
 	if err != nil {
 		return err
 	}
@@ -85,7 +87,12 @@ func txCreatorMain(args []string) error {
 	for range *workers {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
-				_, err := svc.CreateQueueItem(pctx, &switchboardv1.CreateQueueItemRequest{Title: fmt.Sprintf("tx %d", seq.Add(1))})
+				var err error
+				if title := fmt.Sprintf("tx %d", seq.Add(1)); *raw {
+					err = rawCreate(ctx, database.SQL, *userID, title)
+				} else {
+					_, err = svc.CreateQueueItem(pctx, &switchboardv1.CreateQueueItemRequest{Title: title})
+				}
 				if err != nil {
 					errs.Add(1)
 					firstErr.Do(func() { fmt.Fprintln(os.Stderr, "bench: tx-creator:", err) })

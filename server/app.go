@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -39,8 +40,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
-	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
+	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/queue"
@@ -62,11 +63,12 @@ type Config struct {
 	BodyLimit int64
 	// BcryptCost for password hashes; bcrypt.DefaultCost when zero.
 	BcryptCost int
-	// Now is the clock; Clock's time in UTC when nil.
-	Now func() time.Time
-	// Clock provides the timers background work sleeps on (webhook retries);
-	// real time when nil. Tests pass a fake one and move it with Now.
+	// Clock is business time for every service (timestamps, windows) and the
+	// timers background work sleeps on (webhook retries). Required: New fails
+	// without it. The binary passes the real clock; tests a fake one they move.
 	Clock clockwork.Clock
+	// now is Clock's time in UTC, the one reader every service is given.
+	now func() time.Time
 	// AllowPrivateEndpoints lets outbound calls (webhook targets) reach
 	// private, loopback and link-local addresses.
 	AllowPrivateEndpoints bool
@@ -94,13 +96,8 @@ func (c *Config) defaults() {
 	if c.BcryptCost == 0 {
 		c.BcryptCost = bcrypt.DefaultCost
 	}
-	if c.Clock == nil {
-		c.Clock = clockwork.NewRealClock()
-	}
-	if c.Now == nil {
-		clock := c.Clock
-		c.Now = func() time.Time { return clock.Now().UTC() }
-	}
+	clock := c.Clock
+	c.now = func() time.Time { return clock.Now().UTC() }
 	if c.Heartbeat <= 0 {
 		c.Heartbeat = 30 * time.Second
 	}
@@ -154,17 +151,20 @@ func (a *App) Close() {
 
 // New builds the whole HTTP handler and starts its background work.
 func New(cfg Config) (*App, error) {
+	if cfg.Clock == nil {
+		return nil, errors.New("server: Config.Clock is required (business time for every service)")
+	}
 	cfg.defaults()
 	table, err := contract.Load()
 	if err != nil {
 		return nil, err
 	}
-	upd, err := updates.New(cfg.Now)
+	upd, err := updates.New(cfg.now)
 	if err != nil {
 		return nil, err
 	}
-	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.Now}
-	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.Now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat,
+	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.now}
+	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat,
 		Lapsed: resolver.Lapsed})
 	if err != nil {
 		return nil, err
@@ -177,32 +177,35 @@ func New(cfg Config) (*App, error) {
 	}
 	executions := newLifecycle(cfg, egressPolicy, storeSvc)
 	svc := services{
-		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.Now, BcryptCost: cfg.BcryptCost, Ended: bus.EndStreams},
+		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.now, BcryptCost: cfg.BcryptCost, Ended: bus.EndStreams},
 		activity: &activity.Service{DB: cfg.DB.Client},
-		chat:     &chat.Service{DB: cfg.DB, Now: cfg.Now},
-		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.Now},
+		chat:     &chat.Service{DB: cfg.DB, Now: cfg.now},
+		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.now},
 		events:   &events.Service{Bus: bus},
-		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.Now},
-		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.Now, Changed: resolver.Forget, Ended: bus.EndStreams},
-		queue:    &queue.Service{DB: cfg.DB, Now: cfg.Now, LLM: cfg.LLM},
-		settings: &settings.Service{DB: cfg.DB, Now: cfg.Now, Egress: egressPolicy},
+		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.now},
+		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.now, Changed: resolver.Forget, Ended: bus.EndStreams},
+		queue:    &queue.Service{DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM},
+		settings: &settings.Service{DB: cfg.DB, Now: cfg.now, Egress: egressPolicy},
 		store:    storeSvc,
 		review:   executions.Review,
 		execs:    &engine.Service{Engine: executions.Engine},
 		updates:  upd,
-		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.Now, Secrets: storeSvc.Secrets,
+		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}
 	svc.dev = &developer.Service{
-		DB: cfg.DB, Now: cfg.Now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
+		DB: cfg.DB, Now: cfg.now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
 		// registerUrl is absolute when the instance knows its public address.
 		BaseURL: cfg.Executions.PublicURL,
 	}
 	app.closers = append(app.closers, svc.dev.Close)
+	if err := requireClocks(svc); err != nil {
+		return nil, err
+	}
 	g := gate.New(table, resolver, cfg.Limits)
 	// After the gate on both transports: a key belongs to the admitted credential.
 	keyed := idempotency.New(idempotency.Config{
-		DB: cfg.DB, Table: table, Now: cfg.Now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 	})
 
 	mux := http.NewServeMux()
@@ -250,7 +253,7 @@ func New(cfg Config) (*App, error) {
 	}))
 	app.Handler = httpapi.Observe(cfg.Logger, mux)
 	hooks := webhooks.Start(webhooks.Config{
-		DB: cfg.DB.Client, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
+		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
 	app.closers = append(app.closers, hooks.Close)
 	// The engine and the review lifecycle, wired to each other by their owner.
@@ -274,7 +277,7 @@ func onlyGET(next http.Handler) http.Handler {
 
 // newStore builds the store service with the instance key, if any.
 func newStore(cfg Config, policy egress.Policy) (*store.Service, error) {
-	svc := &store.Service{DB: cfg.DB, Now: cfg.Now, Egress: policy, Policy: cfg.ReviewPolicy, BcryptCost: cfg.BcryptCost}
+	svc := &store.Service{DB: cfg.DB, Now: cfg.now, Egress: policy, Policy: cfg.ReviewPolicy, BcryptCost: cfg.BcryptCost}
 	if svc.Policy == "" {
 		svc.Policy = store.ZeroGate
 	}

@@ -33,7 +33,7 @@ type ExecutionConfig struct {
 func newLifecycle(cfg Config, policy egress.Policy, st *store.Service) *lifecycle.Owner {
 	x := cfg.Executions
 	return lifecycle.New(lifecycle.Config{
-		DB: cfg.DB, Now: cfg.Now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
+		DB: cfg.DB, Now: cfg.now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
 		Secrets: st.Secrets, PublicURL: x.PublicURL,
 		CallTimeout: x.CallTimeout, BreakerOpenFor: x.BreakerOpenFor, SweepEvery: x.SweepEvery,
 		Finished: x.Finished,

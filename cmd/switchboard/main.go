@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
@@ -260,7 +261,7 @@ func serve(args []string, stderr io.Writer) error {
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
 	}
 	handler, err := server.New(server.Config{
-		DB: database, Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
+		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,

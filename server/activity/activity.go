@@ -65,6 +65,8 @@ type Entry struct {
 	// to it yet, so there is nothing to mirror to.
 	CardIsNew bool
 	Metadata  map[string]any
+	// At is when it happened, from the writer's injected clock (required).
+	At time.Time
 }
 
 // insertEntry is the row ent would write, as plain SQL: every create and move
@@ -79,6 +81,9 @@ func Write(ctx context.Context, tx *db.Tx, e Entry) error {
 	if !ok {
 		return fmt.Errorf("activity: unknown action %q", e.Action)
 	}
+	if e.At.IsZero() {
+		return fmt.Errorf("activity: %s has no time (Entry.At is required)", e.Action)
+	}
 	var meta string
 	if len(e.Metadata) > 0 {
 		b, err := json.Marshal(e.Metadata)
@@ -92,7 +97,7 @@ func Write(ctx context.Context, tx *db.Tx, e Entry) error {
 		cardID = e.CardID
 	}
 	if _, err := tx.ExecContext(ctx, insertEntry, ids.New(), e.UserID, e.Action, cat, e.Actor, e.Summary,
-		cardID, false, meta, time.Now().UTC()); err != nil {
+		cardID, false, meta, e.At.UTC()); err != nil {
 		return fmt.Errorf("activity: write %s: %w", e.Action, err)
 	}
 	if e.CardID == "" || e.CardIsNew {
@@ -129,7 +134,7 @@ func mirror(ctx context.Context, tx *db.Tx, e Entry, cat, meta string) error {
 	for _, o := range others {
 		if err := tx.ActivityEntry.Create().SetUserID(o.UserID).SetAction(e.Action).SetCategory(cat).
 			SetActor(e.Actor).SetSummary(summary).SetMetadata(meta).SetCardID(o.ID).SetIsCrossUser(true).
-			Exec(ctx); err != nil {
+			SetCreatedAt(e.At.UTC()).Exec(ctx); err != nil {
 			return fmt.Errorf("activity: mirror to %s: %w", o.ID, err)
 		}
 	}

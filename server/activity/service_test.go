@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -93,10 +94,17 @@ func TestFeed(t *testing.T) {
 func TestWriteRefusesUnknownActions(t *testing.T) {
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
-	if err := s.DB.InTx(context.Background(), func(tx *db.Tx) error {
-		return activity.Write(context.Background(), tx, activity.Entry{UserID: ann.ID, Action: "made_coffee"})
-	}); err == nil {
+	write := func(e activity.Entry) error {
+		return s.DB.InTx(context.Background(), func(tx *db.Tx) error { return activity.Write(context.Background(), tx, e) })
+	}
+	if err := write(activity.Entry{UserID: ann.ID, Action: "made_coffee", At: s.Clock.Now()}); err == nil {
 		t.Fatal("unknown action accepted")
+	}
+	// Issue 11, item 2: an entry's time is the writer's clock reading, never
+	// the wall clock read here.
+	if err := write(activity.Entry{UserID: ann.ID, Action: "queue_added"}); err == nil ||
+		!strings.Contains(err.Error(), "Entry.At is required") {
+		t.Fatalf("an entry without a time: %v", err)
 	}
 	for _, a := range []string{"queue_added", "card_auto_completed", "contact_deleted", "settings_updated", "sync_completed"} {
 		if _, ok := activity.CategoryOf(a); !ok {

@@ -59,10 +59,10 @@ func (rv *Resolver) lookupKey(ctx context.Context, hash string) (*ent.APIKey, er
 	c, ok := rv.keys[hash]
 	gen := rv.gen
 	rv.mu.Unlock()
-	if ok && time.Since(c.fetched) < keyCacheTTL {
+	if ok && time.Since(c.fetched) < keyCacheTTL { //nolint:forbidigo // cache age, a bound on cross-replica staleness, not business time
 		return c.key, nil
 	}
-	fetched := time.Now()
+	fetched := time.Now() //nolint:forbidigo // cache age, a bound on cross-replica staleness, not business time
 	k, err := rv.DB.APIKey.Query().Where(apikey.KeyHash(hash)).WithUser().Only(ctx)
 	if err != nil {
 		return nil, err

@@ -45,12 +45,7 @@ type Service struct {
 	Gate *capgate.Resolver
 }
 
-func (s *Service) now() time.Time {
-	if s.Now == nil {
-		return time.Now().UTC()
-	}
-	return s.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.Now().UTC() }
 
 // passwordAAD binds a sealed password to its pack.
 func passwordAAD(id string) []byte { return []byte("capability_pack:" + id + ":access_password") }

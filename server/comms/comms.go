@@ -21,8 +21,9 @@ const (
 // AgentActivity is what the comms view's "agent_activity" filter stands for.
 var AgentActivity = []string{TypeExecutionStarted, TypeTaskCompleted}
 
-// Post writes one comms message in tx; metadata must carry "type".
-func Post(ctx context.Context, tx *db.Tx, userID, content, assistant string, metadata map[string]any) (*ent.ChatMessage, error) {
+// Post writes one comms message in tx, stamped at (the caller's injected
+// clock); metadata must carry "type".
+func Post(ctx context.Context, tx *db.Tx, at time.Time, userID, content, assistant string, metadata map[string]any) (*ent.ChatMessage, error) {
 	typ, _ := metadata["type"].(string)
 	if typ == "" {
 		return nil, fmt.Errorf("comms: metadata needs a type")
@@ -34,7 +35,7 @@ func Post(ctx context.Context, tx *db.Tx, userID, content, assistant string, met
 	// Microseconds, what PostgreSQL keeps: the pushed message equals the listed one.
 	m, err := tx.ChatMessage.Create().SetUserID(userID).SetRole("assistant").SetContent(content).
 		SetMetadata(string(b)).SetMetadataType(typ).SetAgentName(assistant).
-		SetCreatedAt(time.Now().UTC().Truncate(time.Microsecond)).Save(ctx)
+		SetCreatedAt(at.UTC().Truncate(time.Microsecond)).Save(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("comms: post %s: %w", typ, err)
 	}

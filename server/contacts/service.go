@@ -33,12 +33,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time {
-	if s.Now == nil {
-		return time.Now().UTC()
-	}
-	return s.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.Now().UTC() }
 
 // ListContacts pages the caller's contacts ordered by name, with four-field
 // card links.
@@ -128,7 +123,7 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 		if err != nil {
 			return apperr.Internal(err)
 		}
-		if err := record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
+		if err := s.record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
 			return err
 		}
 		d, err = detail(ctx, tx.Client(), p.UserID, c)
@@ -168,7 +163,7 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 		} else if err != nil {
 			return apperr.Internal(err)
 		}
-		if err := record(ctx, tx, p, "contact_updated", "Updated contact "+c.Name, c,
+		if err := s.record(ctx, tx, p, "contact_updated", "Updated contact "+c.Name, c,
 			map[string]any{"fields": e.supplied}); err != nil {
 			return err
 		}
@@ -212,7 +207,7 @@ func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteCo
 		for _, l := range d.Cards {
 			cardIDs = append(cardIDs, l.CardId)
 		}
-		return record(ctx, tx, p, "contact_deleted", "Deleted contact "+c.Name, c, map[string]any{"cardIds": cardIDs})
+		return s.record(ctx, tx, p, "contact_deleted", "Deleted contact "+c.Name, c, map[string]any{"cardIds": cardIDs})
 	})
 	if err != nil {
 		return nil, err
@@ -281,13 +276,13 @@ func loadLinks(ctx context.Context, c *ent.Client, userID string, contacts ...*e
 }
 
 // record writes the activity entry of a contact action in tx.
-func record(ctx context.Context, tx *db.Tx, p *auth.Principal, action, summary string, c *ent.Contact, meta map[string]any) error {
+func (s *Service) record(ctx context.Context, tx *db.Tx, p *auth.Principal, action, summary string, c *ent.Contact, meta map[string]any) error {
 	if meta == nil {
 		meta = map[string]any{}
 	}
 	meta["contactId"] = c.ID
 	err := activity.Write(ctx, tx, activity.Entry{
-		UserID: p.UserID, Action: action, Actor: p.Actor(), Summary: summary, Metadata: meta,
+		UserID: p.UserID, Action: action, Actor: p.Actor(), Summary: summary, Metadata: meta, At: s.now(),
 	})
 	if err != nil {
 		return apperr.Internal(fmt.Errorf("contacts: %w", err))

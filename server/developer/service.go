@@ -51,12 +51,7 @@ type Service struct {
 	hooks sync.WaitGroup
 }
 
-func (s *Service) now() time.Time {
-	if s.Now == nil {
-		return time.Now().UTC()
-	}
-	return s.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.Now().UTC() }
 
 func (s *Service) logger() *slog.Logger {
 	if s.Logger == nil {

@@ -109,7 +109,7 @@ type beat struct {
 // the listener. Close stops them.
 func New(cfg Config) (*Bus, error) {
 	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return time.Now().UTC() }
+		return nil, errors.New("events: Config.Now is required (the server's clock)")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -323,7 +323,7 @@ func (b *Bus) Subscribers(userID string) int {
 // heartbeats ends one beat per period, with the heartbeat frame every stream
 // then sends.
 func (b *Bus) heartbeats(ctx context.Context) {
-	t := time.NewTicker(b.cfg.Heartbeat)
+	t := time.NewTicker(b.cfg.Heartbeat) //nolint:forbidigo // keep-alive period of open connections (network time); the frame's timestamp is Config.Now
 	defer t.Stop()
 	for {
 		select {
@@ -345,7 +345,7 @@ func (b *Bus) heartbeats(ctx context.Context) {
 }
 
 func (b *Bus) pruneLoop(ctx context.Context) {
-	t := time.NewTicker(pruneEvery)
+	t := time.NewTicker(pruneEvery) //nolint:forbidigo // how often pruning runs; what it keeps is decided with Config.Now
 	defer t.Stop()
 	for {
 		select {

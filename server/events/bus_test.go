@@ -41,6 +41,9 @@ func newBus(t *testing.T, d *db.DB, cfg Config) *Bus {
 	t.Helper()
 	cfg.DB = d
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if cfg.Now == nil { // the test is the injector: real time unless it brings a clock
+		cfg.Now = func() time.Time { return time.Now().UTC() }
+	}
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatalf("events.New: %v", err)
@@ -211,6 +214,16 @@ func TestPruneKeepsTheWindow(t *testing.T) {
 	}
 	if !slices.Equal(got, annBefore[len(annBefore)-5:]) {
 		t.Fatalf("replay after a pruned id = %v", got)
+	}
+}
+
+// Issue 11, item 2: the clock is required; there is no wall-clock fallback.
+func TestNewNeedsAClock(t *testing.T) {
+	if b, err := New(Config{DB: dbtest.Open(t)}); err == nil || !strings.Contains(err.Error(), "Config.Now is required") {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("New without Now = %v; want the clock error", err)
 	}
 }
 

@@ -132,7 +132,7 @@ func (c *sseConn) drain() {
 		}
 		p := c.queue[0]
 		c.mu.Unlock()
-		_ = c.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+		_ = c.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)) //nolint:forbidigo // network deadline, not business time
 		if _, err := c.conn.Write(p); err != nil {
 			c.sub.Close() // leaves the bus
 			c.close()     // (Close leaves a finished stream's connection)
@@ -190,14 +190,14 @@ func (c *sseConn) closeLocked() {
 func (b *Bus) serveConn(conn net.Conn, h http.Header, o *opened) {
 	// No chunked encoding: the body ends when the connection does.
 	h.Set("Connection", "close")
-	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	h.Set("Date", time.Now().UTC().Format(http.TimeFormat)) //nolint:forbidigo // HTTP's own Date header, as net/http writes it, not business time
 	var head bytes.Buffer
 	head.WriteString("HTTP/1.1 200 OK\r\n")
 	_ = h.Write(&head)
 	head.WriteString("\r\n")
 	head.Write(o.connected.SSE)
 	write := func(p []byte) error {
-		if err := conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)); err != nil {
+		if err := conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)); err != nil { //nolint:forbidigo // network deadline, not business time
 			return err
 		}
 		_, err := conn.Write(p)

@@ -41,7 +41,7 @@ func (b *Bus) listen(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(backoff):
+		case <-time.After(backoff): //nolint:forbidigo // reconnect backoff of the database connection, network time
 		}
 		if listened {
 			backoff = listenBackoffMin

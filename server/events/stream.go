@@ -197,7 +197,7 @@ func (d *deadlineWriter) extend() {
 		_ = d.rc.SetReadDeadline(time.Time{})
 		d.lifted = true
 	}
-	_ = d.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout))
+	_ = d.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)) //nolint:forbidigo // network deadline, not business time
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {

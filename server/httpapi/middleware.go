@@ -119,7 +119,7 @@ func Observe(logger *slog.Logger, next http.Handler) http.Handler {
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
-		start := time.Now()
+		start := time.Now() //nolint:forbidigo // request latency for the access log, real time, not business time
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -136,7 +136,7 @@ func Observe(logger *slog.Logger, next http.Handler) http.Handler {
 			}
 			logger.Log(ctx, level, "request",
 				"method", r.Method, "path", r.URL.Path, "status", rec.status,
-				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr)
+				"bytes", rec.bytes, "duration_ms", float64(time.Since(start).Microseconds())/1000, "remote", r.RemoteAddr) //nolint:forbidigo // access-log latency, real time
 		}()
 		next.ServeHTTP(rec, r)
 	})

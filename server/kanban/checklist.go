@@ -250,7 +250,7 @@ func (s *Service) updateItem(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	before := items(c.Edges.ChecklistItems)
 	after := append([]Item(nil), before...)
 	after[idx].Completed = done
-	log := cardLog{tx: tx, p: p, card: c}
+	log := cardLog{tx: tx, p: p, card: c, now: now}
 	if toggled {
 		if err := log.toggled(ctx, row); err != nil {
 			return nil, false, err
@@ -285,5 +285,5 @@ func autoComplete(ctx context.Context, tx *db.Tx, c *ent.Card, actor string, now
 		SetUpdatedAt(now).SetLastActivityAt(now).Exec(ctx); err != nil {
 		return fmt.Errorf("kanban: auto-complete card: %w", err)
 	}
-	return writeAutoCompleted(ctx, tx, c, actor)
+	return writeAutoCompleted(ctx, tx, c, actor, now)
 }

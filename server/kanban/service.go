@@ -38,12 +38,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time {
-	if s.Now == nil {
-		return time.Now().UTC()
-	}
-	return s.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.Now().UTC() }
 
 // errNoChange ends an update transaction that would change nothing: it is
 // rolled back, so a no-op PUT neither bumps updatedAt nor writes activity.
@@ -239,7 +234,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 			return err
 		}
 		if err := activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "card_created", Actor: p.Actor(), CardID: c.ID,
+			UserID: p.UserID, Action: "card_created", Actor: p.Actor(), CardID: c.ID, At: now,
 			Summary: fmt.Sprintf("Created %q in %s", c.Title, c.Status),
 		}); err != nil {
 			return err
@@ -280,7 +275,7 @@ func (s *Service) DeleteCard(ctx context.Context, req *switchboardv1.DeleteCardR
 		// Written first, while the card still exists, so that it mirrors to
 		// linked cards of other accounts.
 		if err := activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "card_deleted", Actor: p.Actor(), CardID: c.ID,
+			UserID: p.UserID, Action: "card_deleted", Actor: p.Actor(), CardID: c.ID, At: s.now(),
 			Summary: fmt.Sprintf("Deleted %q", c.Title),
 		}); err != nil {
 			return err

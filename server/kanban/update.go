@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -128,7 +129,7 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 		}
 		return d, errNoChange
 	}
-	log := cardLog{tx: tx, p: p, card: after}
+	log := cardLog{tx: tx, p: p, card: after, now: now}
 	if moved {
 		if err := log.moved(ctx, string(before.Status), string(after.Status)); err != nil {
 			return nil, err
@@ -193,12 +194,13 @@ type cardLog struct {
 	tx   *db.Tx
 	p    *auth.Principal
 	card *ent.Card
+	now  time.Time
 }
 
 func (l cardLog) write(ctx context.Context, action, summary string, meta map[string]any) error {
 	return activity.Write(ctx, l.tx, activity.Entry{
 		UserID: l.card.UserID, Action: action, Actor: l.p.Actor(), Summary: summary,
-		CardID: l.card.ID, Metadata: meta,
+		CardID: l.card.ID, Metadata: meta, At: l.now,
 	})
 }
 
@@ -217,12 +219,12 @@ func (l cardLog) toggled(ctx context.Context, it *ent.ChecklistItem) error {
 }
 
 func (l cardLog) autoCompleted(ctx context.Context) error {
-	return writeAutoCompleted(ctx, l.tx, l.card, l.p.Actor())
+	return writeAutoCompleted(ctx, l.tx, l.card, l.p.Actor(), l.now)
 }
 
-func writeAutoCompleted(ctx context.Context, tx *db.Tx, c *ent.Card, actor string) error {
+func writeAutoCompleted(ctx context.Context, tx *db.Tx, c *ent.Card, actor string, now time.Time) error {
 	return activity.Write(ctx, tx, activity.Entry{
-		UserID: c.UserID, Action: "card_auto_completed", Actor: actor, CardID: c.ID,
+		UserID: c.UserID, Action: "card_auto_completed", Actor: actor, CardID: c.ID, At: now,
 		Summary: fmt.Sprintf("Completed %q: every checklist item is done", c.Title),
 	})
 }

@@ -47,6 +47,7 @@ type bridge struct {
 	tx     *db.Tx
 	userID string
 	actor  string
+	now    time.Time // the caller's clock reading: rows and activity are stamped with it
 }
 
 // linkCard finds the item's card in the documented order: (1) its cardId,
@@ -86,14 +87,14 @@ func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error
 	if err != nil {
 		return "", err
 	}
-	id, now := ids.New(), time.Now().UTC()
+	id, now := ids.New(), b.now
 	if _, err := b.tx.ExecContext(ctx, insertCard, id, now, now, item.Title, item.Description,
 		string(card.StatusActive), string(item.Priority), string(card.AssigneeHuman), order, emptyLabels, false,
 		b.userID, item.ProjectID); err != nil {
 		return "", err
 	}
 	return id, activity.Write(ctx, b.tx, activity.Entry{
-		UserID: b.userID, Action: "card_created", Actor: b.actor, CardID: id, CardIsNew: true,
+		UserID: b.userID, Action: "card_created", Actor: b.actor, CardID: id, CardIsNew: true, At: b.now,
 		Summary: fmt.Sprintf("Created card %q for queued task", item.Title),
 	})
 }
@@ -126,7 +127,7 @@ func (b bridge) addRow(ctx context.Context, cardID, text, source, sourceID, labe
 }
 
 func (b bridge) insertRow(ctx context.Context, cardID string, order int, text, source, sourceID, label string) error {
-	now := time.Now().UTC()
+	now := b.now
 	_, err := b.tx.ExecContext(ctx, insertChecklistRow, ids.New(), now, now, text, false, int32(order),
 		source, sourceID, label, "divi", b.userID, cardID)
 	return err
@@ -140,7 +141,7 @@ func (b bridge) move(ctx context.Context, item *ent.QueueItem, ev Event) error {
 	cardID := *item.CardID
 	rows := b.tx.ChecklistItem.Update().Where(
 		checklistitem.CardID(cardID), checklistitem.SourceType(sourceQueue),
-		checklistitem.SourceID(item.ID), checklistitem.SourceLabelNEQ(labelPendingRetry))
+		checklistitem.SourceID(item.ID), checklistitem.SourceLabelNEQ(labelPendingRetry)).SetUpdatedAt(b.now)
 	var err error
 	switch ev {
 	case EventDispatched:
@@ -150,7 +151,7 @@ func (b bridge) move(ctx context.Context, item *ent.QueueItem, ev Event) error {
 		// A retry being dispatched is a retry done.
 		err = b.tx.ChecklistItem.Update().Where(checklistitem.CardID(cardID), checklistitem.SourceID(item.ID),
 			checklistitem.SourceLabel(labelPendingRetry), checklistitem.Completed(false)).
-			SetCompleted(true).Exec(ctx)
+			SetCompleted(true).SetUpdatedAt(b.now).Exec(ctx)
 	case EventCompleted:
 		if err = rows.SetSourceLabel(labelCompleted).SetCompleted(true).Exec(ctx); err != nil {
 			break
@@ -158,7 +159,7 @@ func (b bridge) move(ctx context.Context, item *ent.QueueItem, ev Event) error {
 		err = b.addRow(ctx, cardID, "Review: "+item.Title, sourceQueueReview, item.ID, labelPendingReview)
 		if err == nil {
 			err = activity.Write(ctx, b.tx, activity.Entry{
-				UserID: b.userID, Action: "task_completed", Actor: b.actor, CardID: cardID,
+				UserID: b.userID, Action: "task_completed", Actor: b.actor, CardID: cardID, At: b.now,
 				Summary: fmt.Sprintf("Completed %q; waiting for review", item.Title),
 			})
 		}

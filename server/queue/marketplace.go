@@ -46,7 +46,7 @@ func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := bridge{tx, d.UserID, d.AgentName}
+	b := bridge{tx, d.UserID, d.AgentName, d.At.UTC()}
 	draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: &d.Description, Priority: queueitem.PriorityMedium}
 	cardID, cardIsNew, err := b.arrive(ctx, draft, nil)
 	if err != nil {
@@ -69,14 +69,14 @@ func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("Started: %s", title), assistant, map[string]any{
+	m, err := comms.Post(ctx, tx, at, d.UserID, fmt.Sprintf("Started: %s", title), assistant, map[string]any{
 		"type": comms.TypeExecutionStarted, "queueItemId": it.ID, "title": title, "executionId": d.ExecutionID,
 	})
 	if err != nil {
 		return nil, err
 	}
 	posted(tx, m)
-	if err := activity.Write(ctx, tx, activity.Entry{UserID: d.UserID, Action: "queue_added", Actor: d.AgentName,
+	if err := activity.Write(ctx, tx, activity.Entry{UserID: d.UserID, Action: "queue_added", Actor: d.AgentName, At: at,
 		CardID: cardID, CardIsNew: cardIsNew, Summary: fmt.Sprintf("Queued %q (%s)", title, it.Status),
 		Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status), "executionId": d.ExecutionID}}); err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error)
 		SetMetadata(encoded).SetUpdatedAt(at).Save(ctx); err != nil {
 		return nil, err
 	}
-	b := bridge{tx, d.UserID, d.AgentName}
+	b := bridge{tx, d.UserID, d.AgentName, at}
 	if err := b.move(ctx, it, ev); err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error)
 	if !d.Completed {
 		verb, outcome = "Failed", "failed"
 	}
-	m, err := comms.Post(ctx, tx, d.UserID, fmt.Sprintf("%s: %s", verb, it.Title), assistant, map[string]any{
+	m, err := comms.Post(ctx, tx, at, d.UserID, fmt.Sprintf("%s: %s", verb, it.Title), assistant, map[string]any{
 		"type": comms.TypeTaskCompleted, "queueItemId": it.ID, "title": it.Title, "executionId": d.ExecutionID,
 		"status": string(status),
 	})
@@ -146,10 +146,10 @@ func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error)
 	posted(tx, m)
 	cardID := deref(it.CardID)
 	for _, e := range []activity.Entry{
-		{UserID: d.UserID, Action: "queue_status_changed", Actor: d.AgentName, CardID: cardID,
+		{UserID: d.UserID, Action: "queue_status_changed", Actor: d.AgentName, CardID: cardID, At: at,
 			Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, status),
 			Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": string(status)}},
-		{UserID: d.UserID, Action: "capability_executed", Actor: d.AgentName, CardID: cardID,
+		{UserID: d.UserID, Action: "capability_executed", Actor: d.AgentName, CardID: cardID, At: at,
 			Summary:  fmt.Sprintf("%s ran %q (%s)", d.AgentName, it.Title, outcome),
 			Metadata: map[string]any{"queueItemId": it.ID, "executionId": d.ExecutionID, "completed": d.Completed}},
 	} {

@@ -73,7 +73,8 @@ func (s *Service) lostRace(ctx context.Context, tx *db.Tx, userID, id string) er
 func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, from string) error {
 	to := string(it.Status)
 	ev := EventOf(to)
-	if err := (bridge{tx, p.UserID, p.Actor()}).move(ctx, it, ev); err != nil {
+	now := s.Now().UTC()
+	if err := (bridge{tx, p.UserID, p.Actor(), now}).move(ctx, it, ev); err != nil {
 		return apperr.Wrap(err)
 	}
 	if ev == EventDispatched || ev == EventCompleted {
@@ -85,7 +86,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		if ev == EventCompleted {
 			typ, content = comms.TypeTaskCompleted, fmt.Sprintf("Completed: %s", it.Title)
 		}
-		m, err := comms.Post(ctx, tx, p.UserID, content, assistant, map[string]any{
+		m, err := comms.Post(ctx, tx, now, p.UserID, content, assistant, map[string]any{
 			"type": typ, "queueItemId": it.ID, "title": it.Title,
 		})
 		if err != nil {
@@ -94,7 +95,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		posted(tx, m)
 	}
 	if err := activity.Write(ctx, tx, activity.Entry{
-		UserID: p.UserID, Action: "queue_status_changed", Actor: p.Actor(), CardID: deref(it.CardID),
+		UserID: p.UserID, Action: "queue_status_changed", Actor: p.Actor(), CardID: deref(it.CardID), At: now,
 		Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, to),
 		Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": to},
 	}); err != nil {
@@ -104,7 +105,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		return nil
 	}
 	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
-		UserID: p.UserID, Action: "queue_dispatched", Actor: p.Actor(), CardID: deref(it.CardID),
+		UserID: p.UserID, Action: "queue_dispatched", Actor: p.Actor(), CardID: deref(it.CardID), At: now,
 		Summary: fmt.Sprintf("Dispatched %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
 }
@@ -122,7 +123,7 @@ func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Prin
 			return false, err
 		}
 		if err := activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "task_dispatched", Actor: p.Actor(), CardID: deref(d.CardID),
+			UserID: p.UserID, Action: "task_dispatched", Actor: p.Actor(), CardID: deref(d.CardID), At: s.Now(),
 			Summary:  fmt.Sprintf("Dispatched %q now that %q is done", d.Title, done.Title),
 			Metadata: map[string]any{"queueItemId": d.ID, "releasedBy": done.ID},
 		}); err != nil {

@@ -32,7 +32,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 	// plain SQL, so the cards case below compares against ent's card.
 	var cardID string
 	if err := d.InTx(ctx, func(tx *db.Tx) (err error) {
-		cardID, err = (bridge{tx: tx, userID: u.ID, actor: "test"}).newCard(ctx, &ent.QueueItem{Title: "C", Priority: queueitem.PriorityMedium})
+		cardID, err = (bridge{tx: tx, userID: u.ID, actor: "test", now: time.Now().UTC()}).newCard(ctx, &ent.QueueItem{Title: "C", Priority: queueitem.PriorityMedium})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 			}
 			return c.ID, nil
 		}, raw: func(tx *db.Tx) (string, error) { // a new card goes to the end of its column: 3 + 1
-			b := bridge{tx: tx, userID: u.ID, actor: "test"}
+			b := bridge{tx: tx, userID: u.ID, actor: "test", now: time.Now().UTC()}
 			return b.newCard(ctx, &ent.QueueItem{Title: "T", Description: &desc, Priority: queueitem.PriorityHigh, ProjectID: &project})
 		}},
 		{table: "queue_items", ent: func(tx *db.Tx) (string, error) {
@@ -78,7 +78,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 			}
 			return r.ID, nil
 		}, raw: func(tx *db.Tx) (string, error) {
-			err := (bridge{tx: tx, userID: u.ID, actor: "test"}).insertRow(ctx, cardID, 2, "row", sourceQueue, "item-1", labelQueued)
+			err := (bridge{tx: tx, userID: u.ID, actor: "test", now: time.Now().UTC()}).insertRow(ctx, cardID, 2, "row", sourceQueue, "item-1", labelQueued)
 			return "", err
 		}},
 		{table: "activity_entries", ent: func(tx *db.Tx) (string, error) {
@@ -90,7 +90,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 			return a.ID, nil
 		}, raw: func(tx *db.Tx) (string, error) {
 			return "", activity.Write(ctx, tx, activity.Entry{UserID: u.ID, Action: "queue_added", Actor: "test",
-				Summary: "Queued", CardID: cardID, CardIsNew: true, Metadata: map[string]any{"queueItemId": "x"}})
+				Summary: "Queued", CardID: cardID, CardIsNew: true, Metadata: map[string]any{"queueItemId": "x"}, At: time.Now().UTC()})
 		}},
 	} {
 		t.Run(c.table, func(t *testing.T) {

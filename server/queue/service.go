@@ -207,13 +207,13 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			status = queueitem.StatusReady
 		}
 		// The board first, so the item is inserted once, already linked.
+		now := s.Now().UTC()
 		draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
-		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor()}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
+		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor(), now}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
 		if err != nil {
 			return apperr.Wrap(err)
 		}
-		now := time.Now().UTC()
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
 			Type: queueitem.Type(typ), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), Status: status, Source: req.Source, Metadata: req.GetMetadata(),
@@ -230,7 +230,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			becameReady(tx, it)
 		}
 		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew,
+			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew, At: now,
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
 			Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status)},
 		}))
@@ -374,7 +374,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return err
 		}
 		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID),
+			UserID: p.UserID, Action: "queue_updated", Actor: p.Actor(), CardID: deref(it.CardID), At: s.Now(),
 			Summary: fmt.Sprintf("Edited %q", it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 		}))
 	})
@@ -421,14 +421,14 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *
 	if n == 0 {
 		return s.lostRace(ctx, tx, p.UserID, it.ID)
 	}
-	if err := (bridge{tx, p.UserID, p.Actor()}).remove(ctx, it); err != nil {
+	if err := (bridge{tx, p.UserID, p.Actor(), s.Now().UTC()}).remove(ctx, it); err != nil {
 		return apperr.Wrap(err)
 	}
 	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err
 	}
 	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
-		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID),
+		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID), At: s.Now(),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
 }

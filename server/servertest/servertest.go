@@ -96,7 +96,6 @@ func New(t testing.TB, opts ...Option) *Server {
 		DB:         d,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		BcryptCost: bcrypt.MinCost,
-		Now:        clock.Now,
 		Clock:      clock,
 		// High enough that only the rate-limit tests reach a limit.
 		Limits: gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000},

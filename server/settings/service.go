@@ -136,7 +136,7 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 			}
 		}
 		if err := activity.Write(ctx, tx, activity.Entry{
-			UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(),
+			UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(), At: s.Now(),
 			Summary: "Updated settings: " + strings.Join(applied, ", "),
 		}); err != nil {
 			return apperr.Internal(err)

@@ -66,16 +66,6 @@ func fromEnt(a *ent.StoreAgent) listing {
 	}
 }
 
-// text answers the field of a text field's JSON name.
-func (l *listing) text(wire string) **string {
-	for _, f := range textFields {
-		if f.wire == wire {
-			return f.at(l)
-		}
-	}
-	panic("store: unknown text field " + wire)
-}
-
 // secrets are a patch's secrets made storable outside any transaction: the
 // password hashed, the credential sealed for its row.
 type secrets struct {

@@ -60,12 +60,7 @@ type Service struct {
 // maxChangelog is how many changes a listing keeps (the newest).
 const maxChangelog = 50
 
-func (s *Service) now() time.Time {
-	if s.Now == nil {
-		return time.Now().UTC()
-	}
-	return s.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.Now().UTC() }
 
 // lockKey serializes changes to one listing (on PostgreSQL; SQLite's write
 // transactions already queue).

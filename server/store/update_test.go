@@ -145,7 +145,7 @@ func TestUpdateClearsAndKeepsConsistent(t *testing.T) {
 		t.Fatalf("fields = %v", fields)
 	}
 	// "" clears an optional text field like clearFields.
-	res = f.put(t, f.api, id, map[string]any{"developerName": "Ada", "outputFormat": "markdown"})
+	_ = f.put(t, f.api, id, map[string]any{"developerName": "Ada", "outputFormat": "markdown"})
 	res = f.put(t, f.api, id, map[string]any{"outputFormat": ""})
 	if res["agent"].(map[string]any)["outputFormat"] != nil || res["agent"].(map[string]any)["developerName"] != "Ada" {
 		t.Fatalf("after clearing outputFormat = %v", res["agent"])

@@ -24,9 +24,8 @@ const batch = 200
 // Config is what a Dispatcher needs.
 type Config struct {
 	DB *ent.Client
-	// Now is the clock rows are stamped and compared with; Clock.Now when nil.
-	Now func() time.Time
-	// Clock provides the timers the dispatcher sleeps on; real time when nil.
+	// Clock is the server's clock (required): rows are stamped and compared
+	// with its time, in UTC, and the dispatcher sleeps on its timers.
 	Clock  clockwork.Clock
 	Logger *slog.Logger
 	// Egress decides which addresses targets may resolve to.
@@ -56,17 +55,15 @@ type Dispatcher struct {
 // Start starts a dispatcher; Close stops it.
 func Start(cfg Config) *Dispatcher {
 	if cfg.Clock == nil {
-		cfg.Clock = clockwork.NewRealClock()
+		panic("webhooks: Config.Clock is required (the server's clock)")
 	}
-	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return cfg.Clock.Now().UTC() }
-	}
+	clock := cfg.Clock
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Dispatcher{
-		db: cfg.DB, now: cfg.Now, clock: cfg.Clock, log: cfg.Logger,
+		db: cfg.DB, now: func() time.Time { return clock.Now().UTC() }, clock: clock, log: cfg.Logger,
 		client: cfg.Egress.Client(Timeout), breakers: newBreakers(),
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, busy: map[string]bool{},

@@ -15,7 +15,7 @@ import (
 // which is what earnings and a later payout run read. Every account has one
 // payment method, DefaultMethod.
 type Ledger struct {
-	// Now stamps settlements; time.Now when nil.
+	// Now stamps settlements (required: the server's injected clock).
 	Now func() time.Time
 }
 
@@ -24,12 +24,7 @@ var _ Provider = Ledger{}
 // PlatformAccount is the ledger account of the store's fee.
 const PlatformAccount = "platform"
 
-func (l Ledger) now() time.Time {
-	if l.Now == nil {
-		return time.Now().UTC()
-	}
-	return l.Now().UTC()
-}
+func (l Ledger) now() time.Time { return l.Now().UTC() }
 
 // Method accepts the default method, by name or left out.
 func (Ledger) Method(_ context.Context, _ *db.Tx, _ string, requested string) (string, error) {

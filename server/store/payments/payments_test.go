@@ -42,11 +42,12 @@ func TestLedgerSettlesOnce(t *testing.T) {
 	t.Parallel()
 	d := dbtest.Open(t)
 	ctx := t.Context()
-	l := payments.Ledger{}
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	l := payments.Ledger{Now: func() time.Time { return at }}
 	auth := func(ex string) error {
 		return d.InTx(ctx, func(tx *db.Tx) error {
 			return l.Authorize(ctx, tx, payments.Authorization{ExecutionID: ex, PayerID: "payer", PayeeID: "dev",
-				MethodID: payments.DefaultMethod, Revenue: payments.Split(400, 15, "USD"), ExpiresAt: time.Now().Add(time.Hour)})
+				MethodID: payments.DefaultMethod, Revenue: payments.Split(400, 15, "USD"), ExpiresAt: at.Add(time.Hour)})
 		})
 	}
 	settle := func(f func(ctx2 *db.Tx) error) error { return d.InTx(ctx, f) }

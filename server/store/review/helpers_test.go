@@ -211,7 +211,7 @@ func waitFor(t *testing.T, what string, step func(), ok func() bool) {
 // (its own review timer); the first must be closed.
 func (f *fixture) restart(t *testing.T) *server.App {
 	t.Helper()
-	app, err := server.New(server.Config{DB: f.s.DB, Now: f.s.Clock.Now, Clock: f.s.Clock,
+	app, err := server.New(server.Config{DB: f.s.DB, Clock: f.s.Clock,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("restart: %v", err)
