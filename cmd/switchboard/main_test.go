@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -103,13 +105,34 @@ func TestVersionCommand(t *testing.T) {
 // buildBinary compiles the real binary once for the end-to-end test.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "switchboard")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	bin, err := binaryOnce()
+	if err != nil {
 		t.Fatalf("go build: %v", err)
 	}
 	return bin
+}
+
+// binDir holds the binary the package's tests share: built once, removed by
+// TestMain after the last test.
+var binDir string
+
+var binaryOnce = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "switchboard")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	return bin, cmd.Run()
+})
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "switchboard-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // startBinary runs `switchboard serve` on a free loopback port and returns its

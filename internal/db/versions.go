@@ -25,6 +25,16 @@ var versions = []version{
 	{1, "money in cents", moneyToCents},
 }
 
+// VersionNames lists the schema versions this build applies, in order (tests
+// name their template databases by them and by ent's schema).
+func VersionNames() []string {
+	names := make([]string, len(versions))
+	for i, v := range versions {
+		names[i] = fmt.Sprintf("%d %s", v.id, v.name)
+	}
+	return names
+}
+
 // versionsLock names the PostgreSQL advisory lock that keeps replicas
 // starting together from applying a version twice.
 const versionsLock = "switchboard schema_migrations"

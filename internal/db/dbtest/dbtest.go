@@ -1,11 +1,13 @@
 // Package dbtest gives each test a fresh database: SQLite by default, PostgreSQL
-// when SWITCHBOARD_TEST_POSTGRES is set.
+// when SWITCHBOARD_TEST_POSTGRES is set. Each is a copy of one migrated
+// template (template.go), so a test pays for a file copy or a CREATE DATABASE,
+// not a migration.
 package dbtest
 
 import (
 	"context"
 	"database/sql"
-	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,12 +22,12 @@ import (
 // TestPostgresEnv names the PostgreSQL DSN that reruns every test on PostgreSQL.
 const TestPostgresEnv = "SWITCHBOARD_TEST_POSTGRES"
 
-// OpenTest opens a fresh, migrated database for one test: a SQLite file in the
-// test's temp dir, or, when SWITCHBOARD_TEST_POSTGRES is set, a schema of its
+// Open opens a fresh, migrated database for one test: a SQLite file in the
+// test's temp dir, or, when SWITCHBOARD_TEST_POSTGRES is set, a database of its
 // own on that server, dropped when the test ends.
 func Open(t testing.TB) *db.DB {
 	t.Helper()
-	d, err := db.Open(context.Background(), DSN(t))
+	d, err := db.OpenMigrated(context.Background(), DSN(t))
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
@@ -43,46 +45,70 @@ func Open(t testing.TB) *db.DB {
 // testPoolSize is each test database's connection limit on PostgreSQL.
 const testPoolSize = 6
 
-// DSN names a fresh, empty database for one test (see Open) without opening it,
-// for tests that hand it to the binary.
+// DSN names a fresh database for one test that already carries the schema
+// (see Open), without opening it, for tests that hand it to the binary.
 func DSN(t testing.TB) string {
 	t.Helper()
 	if pg := os.Getenv(TestPostgresEnv); pg != "" {
-		return postgresSchema(t, pg)
+		return postgresDatabase(t, pg, true)
+	}
+	path := filepath.Join(t.TempDir(), "test.db")
+	if err := copySQLite(path); err != nil {
+		t.Fatalf("copy the template database: %v", err)
+	}
+	return "sqlite:" + path
+}
+
+// EmptyDSN names a fresh database without any table, for tests of migration.
+func EmptyDSN(t testing.TB) string {
+	t.Helper()
+	if pg := os.Getenv(TestPostgresEnv); pg != "" {
+		return postgresDatabase(t, pg, false)
 	}
 	return "sqlite:" + filepath.Join(t.TempDir(), "test.db")
 }
 
-func postgresSchema(t testing.TB, dsn string) string {
+// postgresDatabase creates a database for one test (a copy of the template, or
+// empty) and drops it when the test ends.
+func postgresDatabase(t testing.TB, dsn string, migrated bool) string {
 	t.Helper()
-	ctx := context.Background()
-	schema := "t_" + strings.ToLower(ids.New())
-	// One short-lived connection each to create and to drop the schema: none
+	name := "t_" + strings.ToLower(ids.New())
+	create := "CREATE DATABASE " + name
+	if migrated {
+		tmpl, err := postgresTemplateOnce()
+		if err != nil {
+			t.Fatalf("template database on %s: %v", TestPostgresEnv, err)
+		}
+		create += " TEMPLATE " + tmpl
+	}
+	// One short-lived connection each to create and to drop the database: none
 	// is held while the test runs.
-	exec := func(ctx context.Context, stmt string) error {
+	exec := func(stmt string) error {
 		admin, err := sql.Open("pgx", dsn)
 		if err != nil {
 			return err
 		}
 		defer admin.Close()
-		_, err = admin.ExecContext(ctx, stmt)
+		_, err = admin.ExecContext(context.Background(), stmt)
 		return err
 	}
+	if err := exec(create); err != nil {
+		t.Fatalf("create database on %s: %v", TestPostgresEnv, err)
+	}
 	t.Cleanup(func() {
-		if err := exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+		if err := exec("DROP DATABASE " + name + " WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	if err := exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema on %s: %v", TestPostgresEnv, err)
-	}
-	return dsnWithSearchPath(dsn, schema)
+	return withDatabase(dsn, name)
 }
 
-func dsnWithSearchPath(dsn, schema string) string {
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
+// withDatabase points a PostgreSQL DSN at another database of the same server.
+func withDatabase(dsn, name string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn // db.Open reports the bad DSN
 	}
-	return fmt.Sprintf("%s%ssearch_path=%s", dsn, sep, schema)
+	u.Path = "/" + name
+	return u.String()
 }

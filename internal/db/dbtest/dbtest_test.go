@@ -3,15 +3,17 @@ package dbtest_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"entgo.io/ent/dialect"
 
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 )
 
-// The PostgreSQL leg must really run on PostgreSQL, each test in its own schema.
+// The PostgreSQL leg must really run on PostgreSQL, each test in its own database.
 func TestOpenHonoursTheEnvironment(t *testing.T) {
 	d := dbtest.Open(t)
 	if os.Getenv(dbtest.TestPostgresEnv) == "" {
@@ -31,12 +33,63 @@ func TestOpenHonoursTheEnvironment(t *testing.T) {
 	if d.Dialect != dialect.Postgres {
 		t.Fatalf("dialect = %s, want postgres", d.Dialect)
 	}
-	var schema string
-	if err := d.SQL.QueryRowContext(context.Background(), "SELECT current_schema()").Scan(&schema); err != nil || !strings.HasPrefix(schema, "t_") {
-		t.Fatalf("current_schema = %q, %v", schema, err)
+	var name string
+	if err := d.SQL.QueryRowContext(context.Background(), "SELECT current_database()").Scan(&name); err != nil || !strings.HasPrefix(name, "t_") {
+		t.Fatalf("current_database = %q, %v", name, err)
 	}
 	var n int
-	if err := d.SQL.QueryRowContext(context.Background(), "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'users'", schema).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("users table in %s: %d, %v", schema, n, err)
+	if err := d.SQL.QueryRowContext(context.Background(), "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'users'").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("users table in %s: %d, %v", name, n, err)
 	}
+}
+
+// A copy of the template carries every table and none of another test's rows;
+// EmptyDSN has no table at all, and migrating it gives the same tables.
+func TestCopiesAreMigratedAndSeparate(t *testing.T) {
+	ctx := context.Background()
+	a, b := dbtest.Open(t), dbtest.Open(t)
+	if _, err := a.User.Create().SetUsername("ann").SetEmail("ann@example.com").SetPasswordHash("x").SetName("Ann").Save(ctx); err != nil {
+		t.Fatalf("create in a: %v", err)
+	}
+	if n, err := b.User.Query().Count(ctx); err != nil || n != 0 {
+		t.Fatalf("b sees %d users (%v): copies must be separate", n, err)
+	}
+	empty, err := db.OpenMigrated(ctx, dbtest.EmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	if got := tables(t, empty); len(got) != 0 {
+		t.Fatalf("EmptyDSN has tables %v", got)
+	}
+	migrated, err := db.Open(ctx, dbtest.EmptyDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer migrated.Close()
+	if got, want := tables(t, migrated), tables(t, a); !slices.Equal(got, want) {
+		t.Fatalf("migrated tables %v, template copy %v", got, want)
+	}
+}
+
+func tables(t *testing.T, d *db.DB) []string {
+	t.Helper()
+	q := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+	if d.Dialect == dialect.Postgres {
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name"
+	}
+	rows, err := d.SQL.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	return names
 }

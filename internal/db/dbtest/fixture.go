@@ -10,13 +10,13 @@ import (
 
 // FixtureDSN names a database for one test holding a fixture written by an
 // older schema, not yet opened (so not yet migrated): a copy of the SQLite
-// file sqlitePath, or, when SWITCHBOARD_TEST_POSTGRES is set, a schema of its
-// own loaded from the SQL dump pgDumpPath (statements without a schema
+// file sqlitePath, or, when SWITCHBOARD_TEST_POSTGRES is set, a database of
+// its own loaded from the SQL dump pgDumpPath (statements without a schema
 // qualifier).
 func FixtureDSN(t testing.TB, sqlitePath, pgDumpPath string) string {
 	t.Helper()
 	if pg := os.Getenv(TestPostgresEnv); pg != "" {
-		dsn := postgresSchema(t, pg)
+		dsn := postgresDatabase(t, pg, false)
 		load(t, dsn, pgDumpPath)
 		return dsn
 	}

@@ -1,0 +1,341 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// The access matrix, generated from the contract: every RPC over Connect and
+// over each of its REST bindings, called anonymously, with a key of the wrong
+// scope, and, where its path names a row, with another account's row. Spec:
+// RULINGS "Accounts, keys, sessions" (401 missing key, 403 wrong scope, another
+// account's id is 404, never 403). A new RPC joins the matrix by itself; a new
+// route naming a row must say below which row it names, or the test fails.
+
+// rowOf names the kind of row each path variable (or reference field carried
+// beside it) of an RPC refers to.
+var rowOf = map[string]map[string]string{
+	"/switchboard.v1.QueueService/GetQueueItem":          {"id": "queue"},
+	"/switchboard.v1.QueueService/UpdateQueueItem":       {"id": "queue"},
+	"/switchboard.v1.QueueService/DeleteQueueItem":       {"id": "queue"},
+	"/switchboard.v1.QueueService/ConfirmQueueItem":      {"id": "queue"},
+	"/switchboard.v1.QueueService/ReportQueueResult":     {"id": "queue"},
+	"/switchboard.v1.QueueService/GetQueueResult":        {"id": "queue"},
+	"/switchboard.v1.QueueService/UpdateQueueItemStatus": {"id": "queue"},
+	"/switchboard.v1.KanbanService/GetCard":              {"id": "card"},
+	"/switchboard.v1.KanbanService/UpdateCard":           {"id": "card"},
+	"/switchboard.v1.KanbanService/DeleteCard":           {"id": "card"},
+	"/switchboard.v1.KanbanService/UpdateChecklistItem":  {"card_id": "card", "id": "checklist"},
+	"/switchboard.v1.KanbanService/ListCardActivity":     {"id": "card"},
+	"/switchboard.v1.ContactService/GetContact":          {"id": "contact"},
+	"/switchboard.v1.ContactService/UpdateContact":       {"id": "contact"},
+	"/switchboard.v1.ContactService/DeleteContact":       {"id": "contact"},
+	"/switchboard.v1.KeyService/DeleteKey":               {"id": "key"},
+	// A pack is seen by every account; its installation is the caller's own.
+	"/switchboard.v1.CapabilityService/CustomizeCapability": {"id": "capability"},
+	"/switchboard.v1.CapabilityService/UninstallCapability": {"id": "capability"},
+	// Only the owner changes a listing.
+	"/switchboard.v1.StoreService/UpdateStoreAgent": {"id": "listing"},
+	"/switchboard.v1.StoreService/DeleteStoreAgent": {"id": "listing"},
+	// Another account's execution of a listing anyone may use.
+	"/switchboard.v1.StoreService/RateStoreExecution":         {"id": "listing", "execution_id": "execution"},
+	"/switchboard.v1.StoreExecutionService/DecideStoreQuote":  {"id": "listing", "execution_id": "execution"},
+	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"id": "absent"},
+}
+
+// shared lists the RPCs whose path names a row that other accounts may use by
+// design, with the reason; they are called with another account's row and must
+// not fail on the server's side.
+var shared = map[string]string{
+	"/switchboard.v1.CapabilityService/GetCapability":         "every account sees every pack",
+	"/switchboard.v1.StoreService/GetStoreAgent":              "an active listing is public in the store",
+	"/switchboard.v1.StoreService/SubscribeStoreAgent":        "subscribing to another's listing is the point",
+	"/switchboard.v1.StoreService/UnsubscribeStoreAgent":      "the caller's own subscription",
+	"/switchboard.v1.StoreService/InstallStoreAgent":          "installing another's listing is the point",
+	"/switchboard.v1.StoreService/UninstallStoreAgent":        "the caller's own installation",
+	"/switchboard.v1.DeveloperService/RunDeveloperAgentTest":  "authenticated by the agent's own token",
+	"/switchboard.v1.DeveloperService/ApproveStoreAgent":      "an instance admin decides on any listing",
+	"/switchboard.v1.DeveloperService/RejectStoreAgent":       "an instance admin decides on any listing",
+	"/switchboard.v1.DeveloperService/DisableStoreAgent":      "an instance admin decides on any listing",
+	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": "executing another's listing is the point",
+}
+
+// bodies are minimal valid bodies, so a refusal comes from access, not input.
+var bodies = map[string]map[string]any{
+	"/switchboard.v1.QueueService/UpdateQueueItem":            {"title": "Renamed"},
+	"/switchboard.v1.QueueService/ConfirmQueueItem":           {"action": "approve"},
+	"/switchboard.v1.QueueService/ReportQueueResult":          {"result": "done"},
+	"/switchboard.v1.QueueService/UpdateQueueItemStatus":      {"status": "later"},
+	"/switchboard.v1.KanbanService/UpdateCard":                {"card": map[string]any{"title": "Renamed"}},
+	"/switchboard.v1.KanbanService/UpdateChecklistItem":       {"completed": true},
+	"/switchboard.v1.ContactService/UpdateContact":            {"contact": map[string]any{"name": "Renamed"}},
+	"/switchboard.v1.CapabilityService/CustomizeCapability":   {"customizations": map[string]any{"recipient": "Grace"}},
+	"/switchboard.v1.StoreService/UpdateStoreAgent":           {"agent": map[string]any{"description": "Changed"}},
+	"/switchboard.v1.StoreService/RateStoreExecution":         {"rating": 5},
+	"/switchboard.v1.StoreExecutionService/DecideStoreQuote":  {"action": "approve"},
+	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"input": "hello"},
+}
+
+var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// request is one call of an RPC on one transport.
+type request struct {
+	transport    string // "connect" or "REST"
+	method, path string
+	body         any
+}
+
+// requests builds the Connect call and each REST call of p, with its path
+// variables set from vars.
+func requests(p *contract.Procedure, vars map[string]string) []request {
+	msg := map[string]any{}
+	for k, v := range bodies[p.Name] {
+		msg[k] = v
+	}
+	for k, v := range vars {
+		msg[jsonName(k)] = v
+	}
+	reqs := []request{{transport: "connect", method: http.MethodPost, path: p.Name, body: msg}}
+	for _, b := range p.Bindings {
+		path := pathVariable.ReplaceAllStringFunc(b.Template, func(m string) string {
+			if v, ok := vars[m[1:len(m)-1]]; ok {
+				return v
+			}
+			return "unknown-" + m[1:len(m)-1]
+		})
+		var body any
+		switch b.Body {
+		case "":
+		case "*":
+			rest := map[string]any{}
+			for k, v := range bodies[p.Name] {
+				rest[k] = v
+			}
+			for k, v := range vars { // what the route does not carry in its path
+				if !strings.Contains(b.Template, "{"+k+"}") {
+					rest[jsonName(k)] = v
+				}
+			}
+			body = rest
+		default:
+			body = bodies[p.Name][jsonName(b.Body)]
+			if body == nil {
+				body = map[string]any{}
+			}
+		}
+		reqs = append(reqs, request{transport: "REST", method: b.Method, path: path, body: body})
+	}
+	return reqs
+}
+
+func jsonName(field string) string {
+	parts := strings.Split(field, "_")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	}
+	return strings.Join(parts, "")
+}
+
+func TestAccessMatrix(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	s.SignUp("owner") // the instance admin; the two below are ordinary accounts
+	ann, bob := s.SignUp("ann"), s.SignUp("bob")
+	annKey, wrong := ann.NewKey("ann's agent"), scopedKeys(ann)
+	rows := makeRows(t, s, bob)
+	table := contract.MustLoad()
+	for _, p := range table.All() {
+		if p.Descriptor.IsStreamingServer() || p.Descriptor.IsStreamingClient() {
+			continue // TestAccessMatrixStreams
+		}
+		t.Run(strings.TrimPrefix(p.Name, "/switchboard.v1."), func(t *testing.T) {
+			vars := map[string]string{}
+			for _, b := range p.Bindings {
+				for _, m := range pathVariable.FindAllStringSubmatch(b.Template, -1) {
+					vars[m[1]] = "unknown-" + m[1]
+				}
+			}
+			for v := range rowOf[p.Name] { // reference fields outside the path too
+				vars[v] = "unknown-" + v
+			}
+			for _, r := range requests(p, vars) {
+				checkAnonymous(t, s, p, r)
+				checkWrongScope(t, s, p, wrong, r)
+			}
+			if len(vars) == 0 {
+				return
+			}
+			if reason, ok := shared[p.Name]; ok {
+				for _, r := range requests(p, foreignVars(t, p, vars, rows)) {
+					if res := as(s, p, ann, annKey).Do(r.method, r.path, r.body); res.Status >= 500 {
+						t.Errorf("%s %s %s (%s) with another account's row: %d %s", r.transport, r.method, r.path, reason, res.Status, res.Body)
+					}
+				}
+				return
+			}
+			for _, r := range requests(p, foreignVars(t, p, vars, rows)) {
+				res := as(s, p, ann, annKey).Do(r.method, r.path, r.body)
+				if res.Status != http.StatusNotFound {
+					t.Errorf("%s %s %s with another account's row: %d %s, want 404", r.transport, r.method, r.path, res.Status, res.Body)
+				}
+			}
+		})
+	}
+}
+
+// as picks the caller with every right but the row: the key, or the session
+// for session-only procedures.
+func as(s *servertest.Server, p *contract.Procedure, a *servertest.Account, key string) *servertest.Caller {
+	if p.AcceptKey {
+		return s.WithKey(key)
+	}
+	return a.Session
+}
+
+func checkAnonymous(t *testing.T, s *servertest.Server, p *contract.Procedure, r request) {
+	t.Helper()
+	res := s.Anonymous().Do(r.method, r.path, r.body)
+	switch {
+	case res.Status >= 500:
+		t.Errorf("%s %s %s anonymously: %d %s", r.transport, r.method, r.path, res.Status, res.Body)
+	case !p.Public && res.Status != http.StatusUnauthorized:
+		t.Errorf("%s %s %s anonymously: %d %s, want 401", r.transport, r.method, r.path, res.Status, res.Body)
+	}
+}
+
+// checkWrongScope calls with a valid key that lacks the procedure's scope (or
+// any key, on a session-only procedure): 403.
+func checkWrongScope(t *testing.T, s *servertest.Server, p *contract.Procedure, keys map[string]string, r request) {
+	t.Helper()
+	if p.Public {
+		return
+	}
+	scope := "settings"
+	if p.Scope == scope {
+		scope = "queue"
+	}
+	res := s.WithKey(keys[scope]).Do(r.method, r.path, r.body)
+	if res.Status != http.StatusForbidden {
+		t.Errorf("%s %s %s with a %q key: %d %s, want 403", r.transport, r.method, r.path, scope, res.Status, res.Body)
+	}
+}
+
+// scopedKeys makes a key of each scope checkWrongScope uses.
+func scopedKeys(a *servertest.Account) map[string]string {
+	return map[string]string{"settings": a.NewKey("settings only", "settings"), "queue": a.NewKey("queue only", "queue")}
+}
+
+// foreignVars sets each path variable to the other account's row it names.
+func foreignVars(t *testing.T, p *contract.Procedure, vars, rows map[string]string) map[string]string {
+	t.Helper()
+	kinds, ok := rowOf[p.Name]
+	if !ok {
+		if _, ok := shared[p.Name]; !ok {
+			t.Fatalf("%s has path variables %v: say in rowOf which rows they name, or in shared why another account may use them", p.Name, vars)
+		}
+	}
+	out := map[string]string{}
+	for v := range vars {
+		kind := kinds[v]
+		if kind == "" {
+			kind = "listing" // the store's shared routes name a listing
+		}
+		id, ok := rows[kind]
+		if !ok {
+			t.Fatalf("%s: no row of kind %q", p.Name, kind)
+		}
+		out[v] = id
+	}
+	return out
+}
+
+// makeRows creates one row of each kind in a's account and answers their ids.
+func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[string]string {
+	t.Helper()
+	key := a.NewKey("bob's agent")
+	c := s.WithKey(key)
+	rows := map[string]string{"absent": ids.New(), "execution": ids.New()}
+	created := func(res *servertest.Response, envelope string) map[string]any {
+		t.Helper()
+		if res.Status != http.StatusOK && res.Status != http.StatusCreated {
+			t.Fatalf("create %s: %d %s", envelope, res.Status, res.Body)
+		}
+		m, _ := res.JSON(t)[envelope].(map[string]any)
+		return m
+	}
+	rows["queue"], _ = created(c.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "Bob's task"}), "item")["id"].(string)
+	card := created(c.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Bob's card", "checklist": []any{map[string]any{"text": "step"}}}), "card")
+	rows["card"], _ = card["id"].(string)
+	if list, _ := card["checklist"].([]any); len(list) == 1 {
+		rows["checklist"], _ = list[0].(map[string]any)["id"].(string)
+	}
+	rows["contact"], _ = created(c.Do(http.MethodPost, "/api/v2/contacts", map[string]any{"name": "Bob's contact"}), "contact")["id"].(string)
+	rows["listing"], _ = created(c.Do(http.MethodPost, "/api/marketplace", map[string]any{
+		"name": "Bob's agent", "endpointUrl": "https://agents.example.com/bob", "category": "research",
+		"pricingModel": "free", "authMethod": "none",
+	}), "agent")["id"].(string)
+	rows["capability"], _ = created(c.Do(http.MethodPost, "/api/marketplace-capabilities", map[string]any{
+		"action": "create", "name": "Bob's pack", "prompt": "Write to {{recipient}}", "editableFields": `[{"name":"recipient"}]`,
+	}), "capability")["capabilityId"].(string)
+	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
+	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
+	for kind, id := range rows {
+		if id == "" {
+			t.Fatalf("no %s row made", kind)
+		}
+	}
+	return rows
+}
+
+// The streaming procedures over the Connect protocols: anonymous is
+// unauthenticated, a key of another scope permission denied.
+func TestAccessMatrixStreams(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	a := s.SignUp("ann")
+	streams := 0
+	for _, p := range contract.MustLoad().All() {
+		if p.Descriptor.IsStreamingServer() {
+			streams++
+		}
+	}
+	if streams != 1 {
+		t.Fatalf("the contract has %d streaming RPCs; this test knows EventService.StreamEvents only: add the new one", streams)
+	}
+	for name, opts := range servertest.Protocols() {
+		for _, tc := range []struct {
+			key  string
+			want connect.Code
+		}{
+			{"", connect.CodeUnauthenticated},
+			{scopedKeys(a)["settings"], connect.CodePermissionDenied},
+		} {
+			opts := opts
+			if tc.key != "" {
+				opts = append(opts, connect.WithInterceptors(servertest.BearerInterceptor(tc.key)))
+			}
+			client := switchboardv1connect.NewEventServiceClient(s.Client(name), s.URL, opts...)
+			stream, err := client.StreamEvents(context.Background(), &switchboardv1.StreamEventsRequest{})
+			if err == nil {
+				for stream.Receive() {
+				}
+				err = stream.Err()
+				stream.Close()
+			}
+			if connect.CodeOf(err) != tc.want {
+				t.Errorf("%s, with key %v: %v, want %v", name, tc.key != "", err, tc.want)
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package servertest
+
+import (
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+)
+
+// The assertions every package's tests share.
+
+// WantError checks a REST refusal: the status and the documented error body,
+// {"success": false, "error": "<message>"}, with a message.
+func WantError(t testing.TB, res *Response, status int) {
+	t.Helper()
+	if res.Status != status {
+		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
+	}
+	b := res.JSON(t)
+	if b["success"] != false {
+		t.Fatalf("error body lacks success:false: %s", res.Body)
+	}
+	if msg, _ := b["error"].(string); msg == "" {
+		t.Fatalf("error body lacks a message: %s", res.Body)
+	}
+}
+
+// WantCode checks a Connect refusal's code.
+func WantCode(t testing.TB, err error, code connect.Code) {
+	t.Helper()
+	if connect.CodeOf(err) != code {
+		t.Fatalf("error = %v, want %s", err, code)
+	}
+}
+
+// WaitFor polls cond until it holds, failing the test after 30 s. It waits for
+// work in other goroutines or processes; it measures nothing.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second) //nolint:forbidigo // a test waiting, not business time
+	for !cond() {
+		if time.Now().After(deadline) { //nolint:forbidigo // a test waiting, not business time
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// At reads an RFC 3339 timestamp of a JSON answer.
+func At(t testing.TB, v any) time.Time {
+	t.Helper()
+	s, _ := v.(string)
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("timestamp %v: %v", v, err)
+	}
+	return ts
+}
