@@ -271,23 +271,9 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 	if len(missing) > 0 {
 		return nil, apperr.Invalid("no value for %s: give one in customizations (the field has no default)", joinQuoted(missing))
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		n, err := tx.CapabilityInstall.Update().
-			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).
-			SetCustomizations(values).SetResolvedPrompt(resolved).SetUpdatedAt(s.now()).Save(ctx)
-		if err != nil {
-			return apperr.Internal(err)
-		}
-		if n == 0 {
-			return notInstalled()
-		}
-		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return apperr.Wrap(err)
+	v, err := s.changeInstall(ctx, p.UserID, pack, inst, func(u *ent.CapabilityInstallUpdate) {
+		u.SetCustomizations(values).SetResolvedPrompt(resolved)
 	})
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.viewOf(ctx, p.UserID, pack, inst)
 	if err != nil {
 		return nil, err
 	}
@@ -305,23 +291,7 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		n, err := tx.CapabilityInstall.Update().
-			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).
-			SetActive(false).SetUpdatedAt(s.now()).Save(ctx)
-		if err != nil {
-			return apperr.Internal(err)
-		}
-		if n == 0 {
-			return notInstalled()
-		}
-		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return apperr.Wrap(err)
-	})
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.viewOf(ctx, p.UserID, pack, inst)
+	v, err := s.changeInstall(ctx, p.UserID, pack, inst, func(u *ent.CapabilityInstallUpdate) { u.SetActive(false) })
 	if err != nil {
 		return nil, err
 	}
@@ -366,6 +336,29 @@ func (s *Service) activeInstall(ctx context.Context, userID, id string) (*ent.Ca
 		return nil, nil, notInstalled()
 	}
 	return pack, inst, nil
+}
+
+// changeInstall applies set to the caller's installation while it is still
+// active (a concurrent uninstall makes it 404) and answers the pack's view.
+func (s *Service) changeInstall(ctx context.Context, userID string, pack *ent.CapabilityPack, inst *ent.CapabilityInstall, set func(*ent.CapabilityInstallUpdate)) (*switchboardv1.CapabilityPack, error) {
+	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
+		u := tx.CapabilityInstall.Update().
+			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).SetUpdatedAt(s.now())
+		set(u)
+		n, err := u.Save(ctx)
+		if err != nil {
+			return apperr.Wrap(err)
+		}
+		if n == 0 {
+			return notInstalled()
+		}
+		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
+		return apperr.Wrap(err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.viewOf(ctx, userID, pack, inst)
 }
 
 func notInstalled() error { return apperr.NotFound("capability not installed") }
