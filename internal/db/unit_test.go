@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
@@ -29,7 +30,7 @@ func say(tx *db.Tx, userID, content string) {
 func TestGroupCommitFiresOnlyCommittedJobs(t *testing.T) {
 	d := dbtest.Open(t)
 	ctx := context.Background()
-	bus, err := events.New(events.Config{DB: d, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestGroupCommitFiresOnlyCommittedJobs(t *testing.T) {
 func TestEventThatCannotBeStoredFailsTheUnit(t *testing.T) {
 	d := dbtest.Open(t)
 	ctx := context.Background()
-	bus, err := events.New(events.Config{DB: d, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
