@@ -37,9 +37,9 @@ func WantCode(t testing.TB, err error, code connect.Code) {
 // work in other goroutines or processes; it measures nothing.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second) //nolint:forbidigo // a test waiting, not business time
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) { //nolint:forbidigo // a test waiting, not business time
+		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -70,7 +70,7 @@ func sqliteTemplate() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(work)
+	defer os.RemoveAll(work) //nolint:errcheck // a clean-up of a temporary build folder
 	built := filepath.Join(work, "template.db")
 	d, err := db.Open(context.Background(), "sqlite:"+built)
 	if err != nil {
