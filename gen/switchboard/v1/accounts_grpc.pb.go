@@ -31,7 +31,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AccountService creates accounts and sessions (RULINGS "Accounts, keys, sessions").
+// AccountService creates accounts and sessions.
 type AccountServiceClient interface {
 	// Setup creates the instance owner; 409 once an owner exists.
 	Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error)
@@ -119,7 +119,7 @@ func (c *accountServiceClient) ResolveUsers(ctx context.Context, in *ResolveUser
 // All implementations should embed UnimplementedAccountServiceServer
 // for forward compatibility.
 //
-// AccountService creates accounts and sessions (RULINGS "Accounts, keys, sessions").
+// AccountService creates accounts and sessions.
 type AccountServiceServer interface {
 	// Setup creates the instance owner; 409 once an owner exists.
 	Setup(context.Context, *SetupRequest) (*SetupResponse, error)

@@ -26,7 +26,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// ActivityService is the operator's activity feed (document 1, "Events").
+// ActivityService is the operator's activity feed.
 type ActivityServiceClient interface {
 	// ListActivity pages the caller's activity, newest first (session).
 	ListActivity(ctx context.Context, in *ListActivityRequest, opts ...grpc.CallOption) (*ListActivityResponse, error)
@@ -54,7 +54,7 @@ func (c *activityServiceClient) ListActivity(ctx context.Context, in *ListActivi
 // All implementations should embed UnimplementedActivityServiceServer
 // for forward compatibility.
 //
-// ActivityService is the operator's activity feed (document 1, "Events").
+// ActivityService is the operator's activity feed.
 type ActivityServiceServer interface {
 	// ListActivity pages the caller's activity, newest first (session).
 	ListActivity(context.Context, *ListActivityRequest) (*ListActivityResponse, error)

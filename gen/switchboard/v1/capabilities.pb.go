@@ -44,7 +44,7 @@ type CapabilityPack struct {
 	// The template with {{fieldName}} variables; absent until the caller
 	// installed the pack (the owner always sees it).
 	Prompt *string `protobuf:"bytes,10,opt,name=prompt,proto3,oneof" json:"prompt,omitempty"`
-	// A JSON array of {name, label, type, default}, as document 2 spells it.
+	// A JSON array of {name, label, type, default}.
 	EditableFields string `protobuf:"bytes,11,opt,name=editable_fields,json=editableFields,proto3" json:"editable_fields,omitempty"`
 	// The owner only; absent for everyone else and when none is set.
 	AccessPassword    *string `protobuf:"bytes,12,opt,name=access_password,json=accessPassword,proto3,oneof" json:"access_password,omitempty"`
@@ -859,8 +859,7 @@ func (*ListSmartTasksRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_capabilities_proto_rawDescGZIP(), []int{11}
 }
 
-// SmartTask is one thing the assistant can hand off (document 2, "Capability
-// packs (session)").
+// SmartTask is one thing the assistant can hand off.
 type SmartTask struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The store agent's id, or builtin_<name> for a built-in.

@@ -31,10 +31,9 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// CapabilityService is the capability packs (document 2, "Capability pack",
-// "Capability packs (session)"): prompt templates with editable fields that
-// extend the assistant, browsed, created, installed, customized and
-// uninstalled per account; and the smart tasks the caller's assistant can
+// CapabilityService is the capability packs: prompt templates with editable
+// fields that extend the assistant, browsed, created, installed, customized
+// and uninstalled per account; and the smart tasks the caller's assistant can
 // hand off. Session routes that also take a key with the "store" scope.
 type CapabilityServiceClient interface {
 	// ListCapabilities browses every pack, with integrationConnected and
@@ -130,10 +129,9 @@ func (c *capabilityServiceClient) ListSmartTasks(ctx context.Context, in *ListSm
 // All implementations should embed UnimplementedCapabilityServiceServer
 // for forward compatibility.
 //
-// CapabilityService is the capability packs (document 2, "Capability pack",
-// "Capability packs (session)"): prompt templates with editable fields that
-// extend the assistant, browsed, created, installed, customized and
-// uninstalled per account; and the smart tasks the caller's assistant can
+// CapabilityService is the capability packs: prompt templates with editable
+// fields that extend the assistant, browsed, created, installed, customized
+// and uninstalled per account; and the smart tasks the caller's assistant can
 // hand off. Session routes that also take a key with the "store" scope.
 type CapabilityServiceServer interface {
 	// ListCapabilities browses every pack, with integrationConnected and

@@ -327,7 +327,7 @@ type SendMessageRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Content string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
 	// JSON text; empty means none. The RPC transport refuses text that does not
-	// parse, the REST transport stores it as given (RULINGS "Shared chat and events").
+	// parse, the REST transport stores it as given.
 	MetadataJson  string `protobuf:"bytes,2,opt,name=metadata_json,json=metadataJson,proto3" json:"metadata_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -377,7 +377,7 @@ func (x *SendMessageRequest) GetMetadataJson() string {
 	return ""
 }
 
-// SendMessageResponse is the stored message as document 1 shows it.
+// SendMessageResponse is the stored message (on REST flat, not in an envelope).
 type SendMessageResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -743,7 +743,7 @@ func (x *StreamEventsResponse) GetEvent() *ChatEvent {
 	return nil
 }
 
-// ChatEvent is the data of one stream event (document 1, "Events").
+// ChatEvent is the data of one stream event.
 type ChatEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// connected, heartbeat, new_message or wake.

@@ -28,8 +28,8 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// SharedChatService is the account's shared chat (document 1, "Shared chat"),
-// written by the operator, the assistant and outside agents.
+// SharedChatService is the account's shared chat, written by the operator, the
+// assistant and outside agents.
 type SharedChatServiceClient interface {
 	// ListMessages pages the chat: each page is cut newest-first and returned
 	// oldest-first; pagination.cursor leads to older messages.
@@ -84,8 +84,8 @@ func (c *sharedChatServiceClient) ListMentions(ctx context.Context, in *ListMent
 // All implementations should embed UnimplementedSharedChatServiceServer
 // for forward compatibility.
 //
-// SharedChatService is the account's shared chat (document 1, "Shared chat"),
-// written by the operator, the assistant and outside agents.
+// SharedChatService is the account's shared chat, written by the operator, the
+// assistant and outside agents.
 type SharedChatServiceServer interface {
 	// ListMessages pages the chat: each page is cut newest-first and returned
 	// oldest-first; pagination.cursor leads to older messages.

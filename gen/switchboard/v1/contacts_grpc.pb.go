@@ -30,7 +30,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// ContactService is the operator's contacts (document 1, "Contacts"; scope "contacts").
+// ContactService is the operator's contacts (scope "contacts").
 type ContactServiceClient interface {
 	// ListContacts pages contacts ordered by name, with four-field card links.
 	ListContacts(ctx context.Context, in *ListContactsRequest, opts ...grpc.CallOption) (*ListContactsResponse, error)
@@ -106,7 +106,7 @@ func (c *contactServiceClient) DeleteContact(ctx context.Context, in *DeleteCont
 // All implementations should embed UnimplementedContactServiceServer
 // for forward compatibility.
 //
-// ContactService is the operator's contacts (document 1, "Contacts"; scope "contacts").
+// ContactService is the operator's contacts (scope "contacts").
 type ContactServiceServer interface {
 	// ListContacts pages contacts ordered by name, with four-field card links.
 	ListContacts(context.Context, *ListContactsRequest) (*ListContactsResponse, error)

@@ -579,8 +579,8 @@ func (x *ListDeveloperKeysResponse) GetKeys() []*DeveloperKey {
 	return nil
 }
 
-// DeveloperAgentInput is what a developer registers or changes (document 2,
-// "Store agent listing" with the self-registration enumerations).
+// DeveloperAgentInput is what a developer registers or changes: a store agent
+// listing, with the self-registration enumerations.
 type DeveloperAgentInput struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Name        *string                `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`

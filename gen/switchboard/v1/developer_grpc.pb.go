@@ -35,11 +35,10 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// DeveloperService is developer self-registration (document 2, "Developer
-// self-registration", "Store agent status"): developer signup, developer keys
-// and connect tokens, registering and changing agents through the ship-gate
-// (health check, conformance probe, persisted ship-gate run, widget
-// analysis), test-runs, and the admin's approve, reject and disable.
+// DeveloperService is developer self-registration: developer signup,
+// developer keys and connect tokens, registering and changing agents through
+// the ship-gate (health check, conformance probe, persisted ship-gate run,
+// widget analysis), test-runs, and the admin's approve, reject and disable.
 //
 // The routes that take a developer key, a connect token or an agent's
 // self-config token are public to the gate: the service reads the bearer
@@ -187,11 +186,10 @@ func (c *developerServiceClient) DisableStoreAgent(ctx context.Context, in *Disa
 // All implementations should embed UnimplementedDeveloperServiceServer
 // for forward compatibility.
 //
-// DeveloperService is developer self-registration (document 2, "Developer
-// self-registration", "Store agent status"): developer signup, developer keys
-// and connect tokens, registering and changing agents through the ship-gate
-// (health check, conformance probe, persisted ship-gate run, widget
-// analysis), test-runs, and the admin's approve, reject and disable.
+// DeveloperService is developer self-registration: developer signup,
+// developer keys and connect tokens, registering and changing agents through
+// the ship-gate (health check, conformance probe, persisted ship-gate run,
+// widget analysis), test-runs, and the admin's approve, reject and disable.
 //
 // The routes that take a developer key, a connect token or an agent's
 // self-config token are public to the gate: the service reads the bearer

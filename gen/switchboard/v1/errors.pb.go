@@ -22,7 +22,7 @@ const (
 )
 
 // ErrorInfo travels as a Connect error detail and carries the same extras the
-// REST error body has beside "error" (RULINGS "Errors").
+// REST error body has beside "error".
 type ErrorInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Machine-readable code such as PAYMENT_REQUIRED or INTEGRATION_REQUIRED.

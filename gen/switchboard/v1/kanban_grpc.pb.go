@@ -32,7 +32,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// KanbanService is the operator's board (document 1, "Kanban"; scope "kanban").
+// KanbanService is the operator's board (scope "kanban").
 type KanbanServiceClient interface {
 	// ListCards pages the board with checklists and four-field contacts.
 	ListCards(ctx context.Context, in *ListCardsRequest, opts ...grpc.CallOption) (*ListCardsResponse, error)
@@ -132,7 +132,7 @@ func (c *kanbanServiceClient) ListCardActivity(ctx context.Context, in *ListCard
 // All implementations should embed UnimplementedKanbanServiceServer
 // for forward compatibility.
 //
-// KanbanService is the operator's board (document 1, "Kanban"; scope "kanban").
+// KanbanService is the operator's board (scope "kanban").
 type KanbanServiceServer interface {
 	// ListCards pages the board with checklists and four-field contacts.
 	ListCards(context.Context, *ListCardsRequest) (*ListCardsResponse, error)

@@ -85,9 +85,9 @@ type AccessRule struct {
 	// The key scope the procedure belongs to (queue, chat, kanban, contacts,
 	// settings, mcp, a2a, store); empty when keys are not accepted.
 	Scope string `protobuf:"bytes,3,opt,name=scope,proto3" json:"scope,omitempty"`
-	// A stricter rate-limit class on top of the per-key limit (RULINGS "Rate
-	// limits"): "auth" (10/min per client IP), "heavy" (20/min), "federation"
-	// (30/min per instance); empty for none.
+	// A stricter rate-limit class on top of the per-key limit: "auth" (10/min
+	// per client IP), "heavy" (20/min), "federation" (30/min per instance);
+	// empty for none.
 	RateClass     string `protobuf:"bytes,4,opt,name=rate_class,json=rateClass,proto3" json:"rate_class,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -220,8 +220,8 @@ var (
 // Extension fields to descriptorpb.MessageOptions.
 var (
 	// Unset optional fields and empty lists of a message marked this way are
-	// omitted (not null, not []) in both forms: used where the documents say a
-	// response carries only the fields that were applied.
+	// omitted (not null, not []) in both forms: used where a response carries
+	// only the fields that were applied.
 	//
 	// optional bool rest_omit_absent = 51002;
 	E_RestOmitAbsent = &file_switchboard_v1_options_proto_extTypes[2]

@@ -24,7 +24,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// QueueItem is one task in the queue (document 1, "QueueItem").
+// QueueItem is one task in the queue.
 type QueueItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -994,7 +994,7 @@ func (x *ConfirmQueueItemRequest) GetAction() string {
 }
 
 // ConfirmQueueItemResponse: approve answers {item, message}; reject only
-// {message} (RULINGS "The two JSON renderings").
+// {message}.
 type ConfirmQueueItemResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Item          *QueueItem             `protobuf:"bytes,1,opt,name=item,proto3,oneof" json:"item,omitempty"`

@@ -34,7 +34,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// QueueService is the operator's task queue (document 1, "Queue"; scope "queue").
+// QueueService is the operator's task queue (scope "queue").
 type QueueServiceClient interface {
 	// ListQueueItems pages the queue, newest first.
 	ListQueueItems(ctx context.Context, in *ListQueueItemsRequest, opts ...grpc.CallOption) (*ListQueueItemsResponse, error)
@@ -159,7 +159,7 @@ func (c *queueServiceClient) UpdateQueueItemStatus(ctx context.Context, in *Upda
 // All implementations should embed UnimplementedQueueServiceServer
 // for forward compatibility.
 //
-// QueueService is the operator's task queue (document 1, "Queue"; scope "queue").
+// QueueService is the operator's task queue (scope "queue").
 type QueueServiceServer interface {
 	// ListQueueItems pages the queue, newest first.
 	ListQueueItems(context.Context, *ListQueueItemsRequest) (*ListQueueItemsResponse, error)

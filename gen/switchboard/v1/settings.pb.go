@@ -59,7 +59,7 @@ func (*GetSettingsRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_settings_proto_rawDescGZIP(), []int{0}
 }
 
-// GetSettingsResponse is the Settings object of document 1.
+// GetSettingsResponse is the account's Settings object.
 type GetSettingsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Always "cockpit"; kept for old clients.
@@ -69,8 +69,8 @@ type GetSettingsResponse struct {
 	GoalsEnabled       bool    `protobuf:"varint,4,opt,name=goals_enabled,json=goalsEnabled,proto3" json:"goals_enabled,omitempty"`
 	OnboardingComplete bool    `protobuf:"varint,5,opt,name=onboarding_complete,json=onboardingComplete,proto3" json:"onboarding_complete,omitempty"`
 	OnboardingPhase    int32   `protobuf:"varint,6,opt,name=onboarding_phase,json=onboardingPhase,proto3" json:"onboarding_phase,omitempty"`
-	// Configured outside services (RULINGS "Shared chat and events"); the
-	// secret is write-only, so only whether one is set is shown. [] when none.
+	// Configured outside services; the secret is write-only, so only whether
+	// one is set is shown. [] when none.
 	ServiceKeys   []*ServiceKey `protobuf:"bytes,7,rep,name=service_keys,json=serviceKeys,proto3" json:"service_keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -497,7 +497,7 @@ func (x *AgentCommand) GetUsage() string {
 	return ""
 }
 
-// PricingConfig is {model, tiers, dynamicConfig} (document 2).
+// PricingConfig is {model, tiers, dynamicConfig}.
 type PricingConfig struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// When set, equal to the listing's pricingModel.
@@ -711,7 +711,7 @@ type StoreAgentInput struct {
 	// free (default), per_task, tiered, dynamic or subscription.
 	PricingModel *string  `protobuf:"bytes,7,opt,name=pricing_model,json=pricingModel,proto3,oneof" json:"pricing_model,omitempty"`
 	PricePerTask *float64 `protobuf:"fixed64,8,opt,name=price_per_task,json=pricePerTask,proto3,oneof" json:"price_per_task,omitempty"`
-	// Aliases of pricePerTask (document 2); at most one of the three.
+	// Aliases of pricePerTask; at most one of the three.
 	PricingAmount *float64 `protobuf:"fixed64,9,opt,name=pricing_amount,json=pricingAmount,proto3,oneof" json:"pricing_amount,omitempty"`
 	Price         *float64 `protobuf:"fixed64,10,opt,name=price,proto3,oneof" json:"price,omitempty"`
 	// ISO 4217 code; USD by default.
@@ -1135,8 +1135,8 @@ type ChangelogEntry struct {
 	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The owner's note; absent when none was given.
 	Notes *string `protobuf:"bytes,2,opt,name=notes,proto3,oneof" json:"notes,omitempty"`
-	// Whether it changed the endpoint, auth method or pricing model (document
-	// 2, "Store agent status"): such a change triggers re-review.
+	// Whether it changed the endpoint, auth method or pricing model: such a
+	// change triggers re-review.
 	Breaking bool `protobuf:"varint,3,opt,name=breaking,proto3" json:"breaking,omitempty"`
 	// The JSON names of the changed fields.
 	Fields        []string               `protobuf:"bytes,4,rep,name=fields,proto3" json:"fields,omitempty"`
@@ -1210,8 +1210,7 @@ func (x *ChangelogEntry) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-// StoreExecution is one run of a store agent (document 2, "Execution
-// record").
+// StoreExecution is one run of a store agent.
 type StoreExecution struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	ExecutionId string                 `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
@@ -2989,8 +2988,7 @@ func (*GetStoreFeeInfoRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{35}
 }
 
-// GetStoreFeeInfoResponse is the fee structure (document 2, "Limits":
-// minimum fees).
+// GetStoreFeeInfoResponse is the fee structure.
 type GetStoreFeeInfoResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Of every paid store execution.

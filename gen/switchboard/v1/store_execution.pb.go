@@ -32,7 +32,7 @@ type ExecuteStoreAgentRequest struct {
 	Input string `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
 	// The payment method for a paid agent; the account's default when absent.
 	PaymentMethodId *string `protobuf:"bytes,3,opt,name=payment_method_id,json=paymentMethodId,proto3,oneof" json:"payment_method_id,omitempty"`
-	// Layer 2 inputs (document 2, "Agent configuration layers").
+	// Layer 2 of the agent's configuration: what the requester sets per task.
 	TaskType          *string `protobuf:"bytes,4,opt,name=task_type,json=taskType,proto3,oneof" json:"task_type,omitempty"`
 	Tone              *string `protobuf:"bytes,5,opt,name=tone,proto3,oneof" json:"tone,omitempty"`
 	OutputType        *string `protobuf:"bytes,6,opt,name=output_type,json=outputType,proto3,oneof" json:"output_type,omitempty"`
@@ -389,8 +389,7 @@ func (x *StoreQuote) GetApproveUrl() string {
 	return ""
 }
 
-// AgentWidgetData is a widget an agent's answer asks the assistant to show
-// (document 2, "Widget data").
+// AgentWidgetData is a widget an agent's answer asks the assistant to show.
 type AgentWidgetData struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// choice_card, action_list, info_card or payment_prompt.

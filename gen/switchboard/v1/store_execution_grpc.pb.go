@@ -29,9 +29,8 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// StoreExecutionService runs store agents (document 2, "Execution contract",
-// "Execution status and review"): execute with the per-agent lock and FIFO
-// queue, approve or decline a dynamic price quote, and the agent's
+// StoreExecutionService runs store agents: execute with the per-agent lock and
+// FIFO queue, approve or decline a dynamic price quote, and the agent's
 // asynchronous result delivery.
 type StoreExecutionServiceClient interface {
 	// ExecuteStoreAgent runs a listing for the caller: at once when its lock
@@ -99,9 +98,8 @@ func (c *storeExecutionServiceClient) GetStoreCallback(ctx context.Context, in *
 // All implementations should embed UnimplementedStoreExecutionServiceServer
 // for forward compatibility.
 //
-// StoreExecutionService runs store agents (document 2, "Execution contract",
-// "Execution status and review"): execute with the per-agent lock and FIFO
-// queue, approve or decline a dynamic price quote, and the agent's
+// StoreExecutionService runs store agents: execute with the per-agent lock and
+// FIFO queue, approve or decline a dynamic price quote, and the agent's
 // asynchronous result delivery.
 type StoreExecutionServiceServer interface {
 	// ExecuteStoreAgent runs a listing for the caller: at once when its lock

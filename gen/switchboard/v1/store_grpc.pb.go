@@ -37,10 +37,10 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// StoreService is the agent store's listings (document 2, "Agent store";
-// scope "store"): browse, register, change and remove listings, subscribe,
-// install into the assistant's toolkit, rate executions, earnings and the fee
-// structure. Executions, payments and reviews come later.
+// StoreService is the agent store's listings (scope "store"): browse,
+// register, change and remove listings, subscribe, install into the
+// assistant's toolkit, rate executions, earnings and the fee structure.
+// Executions, payments and reviews come later.
 type StoreServiceClient interface {
 	// ListStoreAgents browses the store: active listings of every account, or
 	// with mine=true the caller's own in every status.
@@ -207,10 +207,10 @@ func (c *storeServiceClient) GetStoreFeeInfo(ctx context.Context, in *GetStoreFe
 // All implementations should embed UnimplementedStoreServiceServer
 // for forward compatibility.
 //
-// StoreService is the agent store's listings (document 2, "Agent store";
-// scope "store"): browse, register, change and remove listings, subscribe,
-// install into the assistant's toolkit, rate executions, earnings and the fee
-// structure. Executions, payments and reviews come later.
+// StoreService is the agent store's listings (scope "store"): browse,
+// register, change and remove listings, subscribe, install into the
+// assistant's toolkit, rate executions, earnings and the fee structure.
+// Executions, payments and reviews come later.
 type StoreServiceServer interface {
 	// ListStoreAgents browses the store: active listings of every account, or
 	// with mine=true the caller's own in every status.

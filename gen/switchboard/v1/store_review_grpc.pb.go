@@ -28,24 +28,21 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// StoreReviewService is what follows a store execution (document 2,
-// "Execution status and review", "Agent store"): the requester confirms or
-// denies the delivered result inside the 48-hour review window, a cron (or the
-// server's own timer) auto-confirms overdue reviews, and agents report quality
-// signals about the store agents they used.
+// StoreReviewService is what follows a store execution: the requester
+// confirms or denies the delivered result inside the 48-hour review window, a
+// cron (or the server's own timer) auto-confirms overdue reviews, and agents
+// report quality signals about the store agents they used.
 type StoreReviewServiceClient interface {
 	// StoreLifecycle confirms or denies one of the caller's executions in
 	// review (a key with the store scope or a session), or sweeps overdue
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(ctx context.Context, in *StoreLifecycleRequest, opts ...grpc.CallOption) (*StoreLifecycleResponse, error)
-	// GetStoreReputation answers the caller's reputation in the task economy
-	// (document 2, "Other records": User reputation), recalculated after every
-	// review the caller takes part in. The documents name no endpoint for it.
+	// GetStoreReputation answers the caller's reputation in the task economy,
+	// recalculated after every review the caller takes part in.
 	GetStoreReputation(ctx context.Context, in *GetStoreReputationRequest, opts ...grpc.CallOption) (*GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only (document 2,
-	// "Authentication": agent-quality takes the API key).
+	// recalculates its quality score. API keys only.
 	RecordAgentQuality(ctx context.Context, in *RecordAgentQualityRequest, opts ...grpc.CallOption) (*RecordAgentQualityResponse, error)
 }
 
@@ -91,24 +88,21 @@ func (c *storeReviewServiceClient) RecordAgentQuality(ctx context.Context, in *R
 // All implementations should embed UnimplementedStoreReviewServiceServer
 // for forward compatibility.
 //
-// StoreReviewService is what follows a store execution (document 2,
-// "Execution status and review", "Agent store"): the requester confirms or
-// denies the delivered result inside the 48-hour review window, a cron (or the
-// server's own timer) auto-confirms overdue reviews, and agents report quality
-// signals about the store agents they used.
+// StoreReviewService is what follows a store execution: the requester
+// confirms or denies the delivered result inside the 48-hour review window, a
+// cron (or the server's own timer) auto-confirms overdue reviews, and agents
+// report quality signals about the store agents they used.
 type StoreReviewServiceServer interface {
 	// StoreLifecycle confirms or denies one of the caller's executions in
 	// review (a key with the store scope or a session), or sweeps overdue
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(context.Context, *StoreLifecycleRequest) (*StoreLifecycleResponse, error)
-	// GetStoreReputation answers the caller's reputation in the task economy
-	// (document 2, "Other records": User reputation), recalculated after every
-	// review the caller takes part in. The documents name no endpoint for it.
+	// GetStoreReputation answers the caller's reputation in the task economy,
+	// recalculated after every review the caller takes part in.
 	GetStoreReputation(context.Context, *GetStoreReputationRequest) (*GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only (document 2,
-	// "Authentication": agent-quality takes the API key).
+	// recalculates its quality score. API keys only.
 	RecordAgentQuality(context.Context, *RecordAgentQualityRequest) (*RecordAgentQualityResponse, error)
 }
 

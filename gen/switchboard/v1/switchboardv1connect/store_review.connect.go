@@ -51,13 +51,11 @@ type StoreReviewServiceClient interface {
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error)
-	// GetStoreReputation answers the caller's reputation in the task economy
-	// (document 2, "Other records": User reputation), recalculated after every
-	// review the caller takes part in. The documents name no endpoint for it.
+	// GetStoreReputation answers the caller's reputation in the task economy,
+	// recalculated after every review the caller takes part in.
 	GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only (document 2,
-	// "Authentication": agent-quality takes the API key).
+	// recalculates its quality score. API keys only.
 	RecordAgentQuality(context.Context, *v1.RecordAgentQualityRequest) (*v1.RecordAgentQualityResponse, error)
 }
 
@@ -134,13 +132,11 @@ type StoreReviewServiceHandler interface {
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
 	StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error)
-	// GetStoreReputation answers the caller's reputation in the task economy
-	// (document 2, "Other records": User reputation), recalculated after every
-	// review the caller takes part in. The documents name no endpoint for it.
+	// GetStoreReputation answers the caller's reputation in the task economy,
+	// recalculated after every review the caller takes part in.
 	GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only (document 2,
-	// "Authentication": agent-quality takes the API key).
+	// recalculates its quality score. API keys only.
 	RecordAgentQuality(context.Context, *v1.RecordAgentQualityRequest) (*v1.RecordAgentQualityResponse, error)
 }
 

@@ -367,7 +367,7 @@ export const ResolvedUserSchema: GenMessage<ResolvedUser> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_accounts, 13);
 
 /**
- * AccountService creates accounts and sessions (RULINGS "Accounts, keys, sessions").
+ * AccountService creates accounts and sessions.
  *
  * @generated from service switchboard.v1.AccountService
  */

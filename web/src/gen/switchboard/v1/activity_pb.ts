@@ -85,7 +85,7 @@ export const ListActivityResponseSchema: GenMessage<ListActivityResponse> = /*@_
   messageDesc(file_switchboard_v1_activity, 1);
 
 /**
- * ActivityService is the operator's activity feed (document 1, "Events").
+ * ActivityService is the operator's activity feed.
  *
  * @generated from service switchboard.v1.ActivityService
  */

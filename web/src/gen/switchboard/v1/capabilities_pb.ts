@@ -88,7 +88,7 @@ export type CapabilityPack = Message<"switchboard.v1.CapabilityPack"> & {
   prompt?: string | undefined;
 
   /**
-   * A JSON array of {name, label, type, default}, as document 2 spells it.
+   * A JSON array of {name, label, type, default}.
    *
    * @generated from field: string editable_fields = 11;
    */
@@ -455,8 +455,7 @@ export const ListSmartTasksRequestSchema: GenMessage<ListSmartTasksRequest> = /*
   messageDesc(file_switchboard_v1_capabilities, 11);
 
 /**
- * SmartTask is one thing the assistant can hand off (document 2, "Capability
- * packs (session)").
+ * SmartTask is one thing the assistant can hand off.
  *
  * @generated from message switchboard.v1.SmartTask
  */
@@ -550,10 +549,9 @@ export const ListSmartTasksResponseSchema: GenMessage<ListSmartTasksResponse> = 
   messageDesc(file_switchboard_v1_capabilities, 13);
 
 /**
- * CapabilityService is the capability packs (document 2, "Capability pack",
- * "Capability packs (session)"): prompt templates with editable fields that
- * extend the assistant, browsed, created, installed, customized and
- * uninstalled per account; and the smart tasks the caller's assistant can
+ * CapabilityService is the capability packs: prompt templates with editable
+ * fields that extend the assistant, browsed, created, installed, customized
+ * and uninstalled per account; and the smart tasks the caller's assistant can
  * hand off. Session routes that also take a key with the "store" scope.
  *
  * @generated from service switchboard.v1.CapabilityService

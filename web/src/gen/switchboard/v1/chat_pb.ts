@@ -187,7 +187,7 @@ export type SendMessageRequest = Message<"switchboard.v1.SendMessageRequest"> & 
 
   /**
    * JSON text; empty means none. The RPC transport refuses text that does not
-   * parse, the REST transport stores it as given (RULINGS "Shared chat and events").
+   * parse, the REST transport stores it as given.
    *
    * @generated from field: string metadata_json = 2;
    */
@@ -202,7 +202,7 @@ export const SendMessageRequestSchema: GenMessage<SendMessageRequest> = /*@__PUR
   messageDesc(file_switchboard_v1_chat, 4);
 
 /**
- * SendMessageResponse is the stored message as document 1 shows it.
+ * SendMessageResponse is the stored message (on REST flat, not in an envelope).
  *
  * @generated from message switchboard.v1.SendMessageResponse
  */
@@ -385,7 +385,7 @@ export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@_
   messageDesc(file_switchboard_v1_chat, 10);
 
 /**
- * ChatEvent is the data of one stream event (document 1, "Events").
+ * ChatEvent is the data of one stream event.
  *
  * @generated from message switchboard.v1.ChatEvent
  */
@@ -473,8 +473,8 @@ export const WakeMetadataSchema: GenMessage<WakeMetadata> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_chat, 12);
 
 /**
- * SharedChatService is the account's shared chat (document 1, "Shared chat"),
- * written by the operator, the assistant and outside agents.
+ * SharedChatService is the account's shared chat, written by the operator, the
+ * assistant and outside agents.
  *
  * @generated from service switchboard.v1.SharedChatService
  */

@@ -743,7 +743,7 @@ export const DeleteContactResponseSchema: GenMessage<DeleteContactResponse> = /*
   messageDesc(file_switchboard_v1_contacts, 16);
 
 /**
- * ContactService is the operator's contacts (document 1, "Contacts"; scope "contacts").
+ * ContactService is the operator's contacts (scope "contacts").
  *
  * @generated from service switchboard.v1.ContactService
  */

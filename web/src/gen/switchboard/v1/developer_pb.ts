@@ -280,8 +280,8 @@ export const ListDeveloperKeysResponseSchema: GenMessage<ListDeveloperKeysRespon
   messageDesc(file_switchboard_v1_developer, 9);
 
 /**
- * DeveloperAgentInput is what a developer registers or changes (document 2,
- * "Store agent listing" with the self-registration enumerations).
+ * DeveloperAgentInput is what a developer registers or changes: a store agent
+ * listing, with the self-registration enumerations.
  *
  * @generated from message switchboard.v1.DeveloperAgentInput
  */
@@ -926,11 +926,10 @@ export const DisableStoreAgentResponseSchema: GenMessage<DisableStoreAgentRespon
   messageDesc(file_switchboard_v1_developer, 28);
 
 /**
- * DeveloperService is developer self-registration (document 2, "Developer
- * self-registration", "Store agent status"): developer signup, developer keys
- * and connect tokens, registering and changing agents through the ship-gate
- * (health check, conformance probe, persisted ship-gate run, widget
- * analysis), test-runs, and the admin's approve, reject and disable.
+ * DeveloperService is developer self-registration: developer signup,
+ * developer keys and connect tokens, registering and changing agents through
+ * the ship-gate (health check, conformance probe, persisted ship-gate run,
+ * widget analysis), test-runs, and the admin's approve, reject and disable.
  *
  * The routes that take a developer key, a connect token or an agent's
  * self-config token are public to the gate: the service reads the bearer

@@ -14,7 +14,7 @@ export const file_switchboard_v1_errors: GenFile = /*@__PURE__*/
 
 /**
  * ErrorInfo travels as a Connect error detail and carries the same extras the
- * REST error body has beside "error" (RULINGS "Errors").
+ * REST error body has beside "error".
  *
  * @generated from message switchboard.v1.ErrorInfo
  */

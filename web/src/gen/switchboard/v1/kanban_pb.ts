@@ -1545,7 +1545,7 @@ export const ActivityEntrySchema: GenMessage<ActivityEntry> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_kanban, 24);
 
 /**
- * KanbanService is the operator's board (document 1, "Kanban"; scope "kanban").
+ * KanbanService is the operator's board (scope "kanban").
  *
  * @generated from service switchboard.v1.KanbanService
  */

@@ -44,9 +44,9 @@ export type AccessRule = Message<"switchboard.v1.AccessRule"> & {
   scope: string;
 
   /**
-   * A stricter rate-limit class on top of the per-key limit (RULINGS "Rate
-   * limits"): "auth" (10/min per client IP), "heavy" (20/min), "federation"
-   * (30/min per instance); empty for none.
+   * A stricter rate-limit class on top of the per-key limit: "auth" (10/min
+   * per client IP), "heavy" (20/min), "federation" (30/min per instance);
+   * empty for none.
    *
    * @generated from field: string rate_class = 4;
    */
@@ -113,8 +113,8 @@ export const required: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
 
 /**
  * Unset optional fields and empty lists of a message marked this way are
- * omitted (not null, not []) in both forms: used where the documents say a
- * response carries only the fields that were applied.
+ * omitted (not null, not []) in both forms: used where a response carries
+ * only the fields that were applied.
  *
  * @generated from extension: bool rest_omit_absent = 51002;
  */

@@ -29,7 +29,7 @@ export const GetSettingsRequestSchema: GenMessage<GetSettingsRequest> = /*@__PUR
   messageDesc(file_switchboard_v1_settings, 0);
 
 /**
- * GetSettingsResponse is the Settings object of document 1.
+ * GetSettingsResponse is the account's Settings object.
  *
  * @generated from message switchboard.v1.GetSettingsResponse
  */
@@ -67,8 +67,8 @@ export type GetSettingsResponse = Message<"switchboard.v1.GetSettingsResponse"> 
   onboardingPhase: number;
 
   /**
-   * Configured outside services (RULINGS "Shared chat and events"); the
-   * secret is write-only, so only whether one is set is shown. [] when none.
+   * Configured outside services; the secret is write-only, so only whether
+   * one is set is shown. [] when none.
    *
    * @generated from field: repeated switchboard.v1.ServiceKey service_keys = 7;
    */

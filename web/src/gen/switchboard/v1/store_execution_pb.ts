@@ -45,7 +45,7 @@ export type ExecuteStoreAgentRequest = Message<"switchboard.v1.ExecuteStoreAgent
   paymentMethodId?: string | undefined;
 
   /**
-   * Layer 2 inputs (document 2, "Agent configuration layers").
+   * Layer 2 of the agent's configuration: what the requester sets per task.
    *
    * @generated from field: optional string task_type = 4;
    */
@@ -239,8 +239,7 @@ export const StoreQuoteSchema: GenMessage<StoreQuote> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_store_execution, 2);
 
 /**
- * AgentWidgetData is a widget an agent's answer asks the assistant to show
- * (document 2, "Widget data").
+ * AgentWidgetData is a widget an agent's answer asks the assistant to show.
  *
  * @generated from message switchboard.v1.AgentWidgetData
  */
@@ -496,9 +495,8 @@ export const GetStoreCallbackResponseSchema: GenMessage<GetStoreCallbackResponse
   messageDesc(file_switchboard_v1_store_execution, 10);
 
 /**
- * StoreExecutionService runs store agents (document 2, "Execution contract",
- * "Execution status and review"): execute with the per-agent lock and FIFO
- * queue, approve or decline a dynamic price quote, and the agent's
+ * StoreExecutionService runs store agents: execute with the per-agent lock and
+ * FIFO queue, approve or decline a dynamic price quote, and the agent's
  * asynchronous result delivery.
  *
  * @generated from service switchboard.v1.StoreExecutionService

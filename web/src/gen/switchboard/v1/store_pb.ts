@@ -324,7 +324,7 @@ export const AgentCommandSchema: GenMessage<AgentCommand> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_store, 1);
 
 /**
- * PricingConfig is {model, tiers, dynamicConfig} (document 2).
+ * PricingConfig is {model, tiers, dynamicConfig}.
  *
  * @generated from message switchboard.v1.PricingConfig
  */
@@ -482,7 +482,7 @@ export type StoreAgentInput = Message<"switchboard.v1.StoreAgentInput"> & {
   pricePerTask?: number | undefined;
 
   /**
-   * Aliases of pricePerTask (document 2); at most one of the three.
+   * Aliases of pricePerTask; at most one of the three.
    *
    * @generated from field: optional double pricing_amount = 9;
    */
@@ -732,8 +732,8 @@ export type ChangelogEntry = Message<"switchboard.v1.ChangelogEntry"> & {
   notes?: string | undefined;
 
   /**
-   * Whether it changed the endpoint, auth method or pricing model (document
-   * 2, "Store agent status"): such a change triggers re-review.
+   * Whether it changed the endpoint, auth method or pricing model: such a
+   * change triggers re-review.
    *
    * @generated from field: bool breaking = 3;
    */
@@ -760,8 +760,7 @@ export const ChangelogEntrySchema: GenMessage<ChangelogEntry> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_store, 7);
 
 /**
- * StoreExecution is one run of a store agent (document 2, "Execution
- * record").
+ * StoreExecution is one run of a store agent.
  *
  * @generated from message switchboard.v1.StoreExecution
  */
@@ -1622,8 +1621,7 @@ export const GetStoreFeeInfoRequestSchema: GenMessage<GetStoreFeeInfoRequest> = 
   messageDesc(file_switchboard_v1_store, 35);
 
 /**
- * GetStoreFeeInfoResponse is the fee structure (document 2, "Limits":
- * minimum fees).
+ * GetStoreFeeInfoResponse is the fee structure.
  *
  * @generated from message switchboard.v1.GetStoreFeeInfoResponse
  */
@@ -1676,10 +1674,10 @@ export const GetStoreFeeInfoResponseSchema: GenMessage<GetStoreFeeInfoResponse> 
   messageDesc(file_switchboard_v1_store, 36);
 
 /**
- * StoreService is the agent store's listings (document 2, "Agent store";
- * scope "store"): browse, register, change and remove listings, subscribe,
- * install into the assistant's toolkit, rate executions, earnings and the fee
- * structure. Executions, payments and reviews come later.
+ * StoreService is the agent store's listings (scope "store"): browse,
+ * register, change and remove listings, subscribe, install into the
+ * assistant's toolkit, rate executions, earnings and the fee structure.
+ * Executions, payments and reviews come later.
  *
  * @generated from service switchboard.v1.StoreService
  */

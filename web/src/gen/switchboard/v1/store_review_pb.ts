@@ -381,11 +381,10 @@ export const UserReputationSchema: GenMessage<UserReputation> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_store_review, 9);
 
 /**
- * StoreReviewService is what follows a store execution (document 2,
- * "Execution status and review", "Agent store"): the requester confirms or
- * denies the delivered result inside the 48-hour review window, a cron (or the
- * server's own timer) auto-confirms overdue reviews, and agents report quality
- * signals about the store agents they used.
+ * StoreReviewService is what follows a store execution: the requester
+ * confirms or denies the delivered result inside the 48-hour review window, a
+ * cron (or the server's own timer) auto-confirms overdue reviews, and agents
+ * report quality signals about the store agents they used.
  *
  * @generated from service switchboard.v1.StoreReviewService
  */
@@ -404,9 +403,8 @@ export const StoreReviewService: GenService<{
     output: typeof StoreLifecycleResponseSchema;
   },
   /**
-   * GetStoreReputation answers the caller's reputation in the task economy
-   * (document 2, "Other records": User reputation), recalculated after every
-   * review the caller takes part in. The documents name no endpoint for it.
+   * GetStoreReputation answers the caller's reputation in the task economy,
+   * recalculated after every review the caller takes part in.
    *
    * @generated from rpc switchboard.v1.StoreReviewService.GetStoreReputation
    */
@@ -417,8 +415,7 @@ export const StoreReviewService: GenService<{
   },
   /**
    * RecordAgentQuality stores one quality signal about a store agent and
-   * recalculates its quality score. API keys only (document 2,
-   * "Authentication": agent-quality takes the API key).
+   * recalculates its quality score. API keys only.
    *
    * @generated from rpc switchboard.v1.StoreReviewService.RecordAgentQuality
    */
