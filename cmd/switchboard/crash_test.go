@@ -87,8 +87,13 @@ func TestEventSurvivesKillAfterCommit(t *testing.T) {
 	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the server ended with %v, want SIGKILL", err)
 	}
+	// On SQLite the writer delivers after the commit, in the process the crash
+	// point kills first. On PostgreSQL the notification leaves at the commit and
+	// the dying process's LISTEN connection may still pass it on; either way
+	// the client below resumes from the first event, so the replay is what is
+	// tested.
 	for ev := range stream {
-		if ev.Event == "new_message" {
+		if ev.Event == "new_message" && !strings.HasPrefix(dsn, "postgres") {
 			t.Fatalf("the second event was delivered before the crash: %+v", ev)
 		}
 	}
