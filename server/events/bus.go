@@ -302,6 +302,28 @@ func (b *Bus) dispatch(userID string, f *Frame, catchUp bool) {
 }
 
 // removeLocked takes subscriber i out of h; b.mu is held.
+// removeWhere visits every subscriber under the lock, removes those for which
+// gone answers true from their hub and then ends each with end, dropping
+// emptied hubs.
+func (b *Bus) removeWhere(gone func(*Subscription) bool, end func(*Subscription)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for user, h := range b.hubs {
+		for i := 0; i < len(h.subs); {
+			s := h.subs[i]
+			if !gone(s) {
+				i++
+				continue
+			}
+			b.removeLocked(h, i)
+			end(s)
+		}
+		if len(h.subs) == 0 {
+			delete(b.hubs, user)
+		}
+	}
+}
+
 func (b *Bus) removeLocked(h *hub, i int) {
 	last := len(h.subs) - 1
 	h.subs[i] = h.subs[last]

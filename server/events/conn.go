@@ -259,20 +259,6 @@ func (b *Bus) attach(s *Subscription, c *sseConn, last int64) bool {
 // beatConns sends the heartbeat to every stream the bus writes itself, and
 // removes those whose client has gone.
 func (b *Bus) beatConns(f *Frame) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for user, h := range b.hubs {
-		for i := 0; i < len(h.subs); {
-			s := h.subs[i]
-			if s.out == nil || s.out.beat(f.SSE) {
-				i++
-				continue
-			}
-			b.removeLocked(h, i)
-			s.end(false)
-		}
-		if len(h.subs) == 0 {
-			delete(b.hubs, user)
-		}
-	}
+	b.removeWhere(func(s *Subscription) bool { return s.out != nil && !s.out.beat(f.SSE) },
+		func(s *Subscription) { s.end(false) })
 }

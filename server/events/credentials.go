@@ -62,23 +62,8 @@ func (b *Bus) EndStreams(creds ...auth.Credential) {
 	if len(set) == 0 {
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for user, h := range b.hubs {
-		for i := 0; i < len(h.subs); {
-			s := h.subs[i]
-			why := set[s.cred]
-			if why == nil {
-				i++
-				continue
-			}
-			b.removeLocked(h, i)
-			s.revoke(why)
-		}
-		if len(h.subs) == 0 {
-			delete(b.hubs, user)
-		}
-	}
+	b.removeWhere(func(s *Subscription) bool { return set[s.cred] != nil },
+		func(s *Subscription) { s.revoke(set[s.cred]) })
 }
 
 // openCredentials lists, once each, the credentials of the open streams.
