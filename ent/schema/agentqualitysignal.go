@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // QualitySignals are the agent-quality signals and their weights (document
@@ -30,7 +32,7 @@ func (AgentQualitySignal) Fields() []ent.Field {
 		// Who reported it.
 		field.String("user_id").Immutable(),
 		field.String("agent_id").Immutable(),
-		field.Enum("signal").Values("no_correction", "widget_confirmed", "payment_completed", "user_edited", "follow_up_needed").Immutable(),
+		field.Enum("signal").Values(vocab.Values("quality_signal")...).Immutable(),
 		// The weight at the time of the report, so a later change of the
 		// table does not rewrite history.
 		field.Float("weight").Immutable(),

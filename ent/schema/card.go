@@ -8,6 +8,8 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/switchboard-hq/switchboard/internal/money"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // Card is a kanban card. Beyond the REST fields it keeps every optional field
@@ -24,11 +26,10 @@ func (Card) Fields() []ent.Field {
 		field.String("title").NotEmpty(),
 		field.Text("description").Optional().Nillable(),
 		field.Enum("status").
-			Values("leads", "qualifying", "proposal", "negotiation", "contracted", "active",
-				"development", "planning", "paused", "completed").
+			Values(vocab.Values("card_status")...).
 			Default("active"),
-		field.Enum("priority").Values(priorities...).Default("medium"),
-		field.Enum("assignee").Values("human", "agent").Default("human"),
+		field.Enum("priority").Values(vocab.Values("priority")...).Default("medium"),
+		field.Enum("assignee").Values(vocab.Values("assignee")...).Default("human"),
 		field.Time("due_date").Optional().Nillable(),
 		// Position within its status column.
 		field.Int("order").Default(0),

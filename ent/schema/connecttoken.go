@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // ConnectToken is a single-use bearer token (fct_…) that registers one agent
@@ -21,7 +23,7 @@ func (ConnectToken) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
 		// What it may register; instance tokens are refused for agents.
-		field.Enum("purpose").Values("agent", "instance", "any").Immutable(),
+		field.Enum("purpose").Values(vocab.Values("token_purpose")...).Immutable(),
 		// The first characters, shown to recognise it.
 		field.String("prefix").Immutable(),
 		// SHA-256 of the token, hex (it carries 256 random bits).

@@ -7,6 +7,8 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/switchboard-hq/switchboard/internal/money"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // TaskInputs are the per-task user inputs of configuration layer 2 (document
@@ -34,17 +36,17 @@ func (Execution) Fields() []ent.Field {
 		field.String("agent_id").Immutable(),
 		// No default: a new execution is running or queued depending on the
 		// agent's lock, and the code that takes the lock must say which.
-		field.Enum("status").Values("queued", "running", "completed", "failed", "timeout"),
+		field.Enum("status").Values(vocab.Values("execution_status")...),
 		field.Text("input"),
 		field.Text("output").Optional().Nillable(),
 		field.Int("response_time_ms").Optional().Nillable(),
 		field.Bool("is_own_agent").Default(false),
 		// Defaults to the narrowest isolation (prompt only), never full access.
-		field.Enum("task_origin").Values(taskOrigins...).Default("marketplace"),
+		field.Enum("task_origin").Values(vocab.Values("task_origin")...).Default("marketplace"),
 		// Layer 3: decided by task_origin when the execution is made (owner:
 		// full_access; marketplace, federation: output_only) and kept, so a
 		// queued execution is dispatched with the isolation it was made with.
-		field.Enum("isolation_mode").Values("full_access", "output_only").Default("output_only"),
+		field.Enum("isolation_mode").Values(vocab.Values("isolation_mode")...).Default("output_only"),
 		// Layer 2 inputs besides the prompt and the requester.
 		field.JSON("task_inputs", &TaskInputs{}).Optional(),
 		// Layer 3: the instance that asked, for federated executions.
@@ -79,13 +81,13 @@ func (Execution) Fields() []ent.Field {
 		field.Time("finished_at").Optional().Nillable(),
 
 		// Review window: 48 hours from review_widget_shown_at.
-		field.Enum("review_status").Values("pending_review", "confirmed", "denied").Optional().Nillable(),
+		field.Enum("review_status").Values(vocab.Values("review_status")...).Optional().Nillable(),
 		field.Text("denial_reason").Optional().Nillable(),
 		field.String("denial_category").Optional().Nillable(),
 		field.Time("reviewed_at").Optional().Nillable(),
 		field.Time("review_widget_shown_at").Optional().Nillable(),
 
-		field.Enum("payment_hold_status").Values("none", "held", "captured", "released").Default("none"),
+		field.Enum("payment_hold_status").Values(vocab.Values("payment_hold_status")...).Default("none"),
 		field.Time("hold_expires_at").Optional().Nillable(),
 
 		// `quoted` while a dynamic price waits for approve or decline.

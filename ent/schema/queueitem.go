@@ -5,18 +5,9 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
-
-// queueStatuses is the whole queue lifecycle. `later` is a status like the
-// others, though the documents' REST enum leaves it out.
-var queueStatuses = []string{"pending_confirmation", "ready", "in_progress", "done_today", "blocked", "later"}
-
-// taskOrigins says who a task came from; it decides how much internal context
-// a handler may see (owner: full access, the rest: the prompt only).
-var taskOrigins = []string{"owner", "marketplace", "federation", "cos", "system"}
-
-// priorities are shared by queue items and cards.
-var priorities = []string{"low", "medium", "high", "urgent"}
 
 // QueueItem is a task waiting for, or being handled by, the assistant or an agent.
 type QueueItem struct{ ent.Schema }
@@ -28,16 +19,16 @@ func (QueueItem) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}
 func (QueueItem) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
-		field.Enum("type").Values("task", "notification", "reminder", "agent_suggestion").Default("task"),
+		field.Enum("type").Values(vocab.Values("queue_type")...).Default("task"),
 		field.String("title").NotEmpty(),
 		field.Text("description").Optional().Nillable(),
-		field.Enum("priority").Values(priorities...).Default("medium"),
-		field.Enum("status").Values(queueStatuses...).Default("pending_confirmation"),
+		field.Enum("priority").Values(vocab.Values("priority")...).Default("medium"),
+		field.Enum("status").Values(vocab.Values("queue_status")...).Default("pending_confirmation"),
 		field.String("source").Optional().Nillable(),
 		// JSON text, passed through as given; the prompt optimizer and the
 		// result report merge keys into it.
 		field.Text("metadata").Optional(),
-		field.Enum("task_origin").Values(taskOrigins...).Default("owner"),
+		field.Enum("task_origin").Values(vocab.Values("task_origin")...).Default("owner"),
 		field.String("project_id").Optional().Nillable(),
 		field.String("team_id").Optional().Nillable(),
 		// A plain id, not an edge: the card may live on another instance.
@@ -54,7 +45,7 @@ func (QueueItem) Fields() []ent.Field {
 		field.String("project_request_id").Optional().Nillable(),
 		// The last result report, served by GET /queue/{id}/result.
 		field.Text("result").Optional().Nillable(),
-		field.Enum("result_status").Values(queueStatuses...).Optional().Nillable(),
+		field.Enum("result_status").Values(vocab.Values("queue_status")...).Optional().Nillable(),
 		// Name of the API key that reported the result.
 		field.String("reported_by").Optional().Nillable(),
 		field.Time("completed_at").Optional().Nillable(),

@@ -10,6 +10,8 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/switchboard-hq/switchboard/internal/money"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // AgentCommand is one command a store agent documents: {name, description, usage}.
@@ -96,15 +98,15 @@ func (StoreAgent) Fields() []ent.Field {
 		field.JSON("changelog", []ChangelogEntry{}).Default([]ChangelogEntry{}),
 		// Hash of the password that lets users bypass the paywall; never the password.
 		field.String("access_password_hash").Optional().Nillable().Sensitive(),
-		field.Enum("input_format").Values("text", "json", "a2a").Default("text"),
+		field.Enum("input_format").Values(vocab.Values("input_format")...).Default("text"),
 		field.String("output_format").Optional().Nillable(),
-		field.Enum("auth_method").Values("none", "bearer", "api_key", "hmac").Default("none"),
+		field.Enum("auth_method").Values(vocab.Values("auth_method")...).Default("none"),
 		// The credential for auth_method, sealed with the instance key
 		// (internal/secrets) and bound to this row; never answered or logged.
 		field.Bytes("auth_credential_encrypted").Optional().Nillable().Sensitive(),
 		field.String("health_check_url").Optional().Nillable(),
 		field.Strings("declared_widget_types").Default([]string{}),
-		field.Enum("availability").Values("available", "unavailable", "maintenance").Default("available"),
+		field.Enum("availability").Values(vocab.Values("availability")...).Default("available"),
 		// The concurrency lock: the running execution, set only where it is
 		// null. A plain id, not an edge, so the two tables do not point at
 		// each other.
@@ -121,7 +123,7 @@ func (StoreAgent) Fields() []ent.Field {
 
 		// `suspended` is the cascade of a deactivated instance; reactivating the
 		// instance puts its suspended agents back to active.
-		field.Enum("status").Values("pending", "pending_review", "active", "rejected", "disabled", "suspended").Default("active"),
+		field.Enum("status").Values(vocab.Values("listing_status")...).Default("active"),
 		// The agent's id on the instance it was synced from.
 		field.String("remote_id").Optional().Nillable(),
 		field.String("source_instance_id").Optional().Nillable(),

@@ -4,6 +4,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // User is an account: the operator of one command center.
@@ -20,7 +22,7 @@ func (User) Fields() []ent.Field {
 		field.String("email").Unique().NotEmpty().MaxLen(254),
 		field.String("name").NotEmpty().MaxLen(200),
 		field.String("password_hash").Sensitive(),
-		field.Enum("role").Values("admin", "member").Default("member"),
+		field.Enum("role").Values(vocab.Values("user_role")...).Default("member"),
 		field.String("avatar").Optional().Nillable(),
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // UserReputation is an account's standing in the task economy (document 2,
@@ -19,7 +21,7 @@ func (UserReputation) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMi
 func (UserReputation) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Unique().Immutable(),
-		field.Enum("task_economy_role").Values("client", "provider", "both"),
+		field.Enum("task_economy_role").Values(vocab.Values("economy_role")...),
 		// 0 to 100.
 		field.Float("reputation_score").Default(0),
 		// Averages of 1 to 5 stars; nil while there is no rating to average.

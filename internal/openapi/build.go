@@ -139,6 +139,10 @@ func nullable(p *object, schemas *object) *object {
 	if ref == "" {
 		out := clone(p).(*object)
 		out.set("nullable", true)
+		// A validator checks enum against null too: a nullable enum lists it.
+		if enum, ok := out.get("enum"); ok {
+			out.set("enum", append(slices.Clone(enum.([]any)), nil))
+		}
 		return out
 	}
 	out := newObject()

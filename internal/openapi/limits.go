@@ -6,6 +6,8 @@ import (
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // fieldRules answers the protovalidate rules the contract declares on f, nil
@@ -17,8 +19,10 @@ func fieldRules(f protoreflect.FieldDescriptor) *validate.FieldRules {
 
 // applyLimits publishes f's declared limits on its schema p: maxLength for
 // strings, maxItems for lists (and maxLength on their items), maxProperties
-// for maps (and maxLength on their values).
+// for maps (and maxLength on their values), and the values of its vocabulary
+// as an enum (on the items of a list).
 func applyLimits(p *object, f protoreflect.FieldDescriptor) {
+	applyVocabulary(p, f)
 	r := fieldRules(f)
 	if r == nil {
 		return
@@ -69,4 +73,23 @@ func pathLimits(p *object, in protoreflect.MessageDescriptor) {
 	if s := p.child("schema"); s != nil && f != nil {
 		applyLimits(s, f)
 	}
+}
+
+func applyVocabulary(p *object, f protoreflect.FieldDescriptor) {
+	set := vocab.Of(f)
+	if set == nil {
+		return
+	}
+	target := p
+	if f.IsList() {
+		target = p.child("items")
+	}
+	if target == nil {
+		return
+	}
+	enum := make([]any, len(set.Values))
+	for i, v := range set.Values {
+		enum[i] = v
+	}
+	target.set("enum", enum)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // categories maps each action to its category: every action the
@@ -42,9 +43,7 @@ func init() {
 }
 
 // Categories lists the known category names.
-func Categories() []string {
-	return []string{"queue", "board", "crm", "calendar", "goals", "comms", "connections", "drive", "settings", "sync"}
-}
+func Categories() []string { return vocab.Values("activity_category") }
 
 // CategoryOf answers the category of an action.
 func CategoryOf(action string) (string, bool) {

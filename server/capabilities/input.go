@@ -13,15 +13,16 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// The enumerations of a capability pack (capabilities.proto).
+// The enumerations of a capability pack (vocabulary.proto).
 var (
-	IntegrationTypes = []string{"email", "calendar", "slack", "crm", "payments", "transcript"}
-	PricingModels    = []string{"free", "one_time"}
+	IntegrationTypes = vocab.Values("integration")
+	PricingModels    = vocab.Values("pack_pricing_model")
 	// FieldTypes are the editable-field types a form can render.
-	FieldTypes = []string{"text", "textarea", "number", "boolean", "email", "url", "date"}
+	FieldTypes = vocab.Values("pack_field_type")
 )
 
 // Limits of a pack and of a customization.
@@ -102,9 +103,6 @@ func (p *newPack) parsePricing(req *switchboardv1.InstallOrCreateCapabilityReque
 	p.pricing = req.GetPricingModel()
 	if p.pricing == "" {
 		p.pricing = "free"
-	}
-	if p.pricing == "subscription" {
-		return apperr.Invalid("pricingModel subscription is not supported for capability packs (free or one_time)")
 	}
 	if err := apperr.OneOf("pricingModel", p.pricing, PricingModels); err != nil {
 		return err

@@ -143,7 +143,7 @@ func TestCreateRefusalsWriteNothing(t *testing.T) {
 		body any
 		want string
 	}{
-		{"subscription", with("pricingModel", "subscription"), "subscription is not supported"},
+		{"subscription", with("pricingModel", "subscription"), `pricingModel "subscription" is not one of free, one_time`},
 		{"unknown pricing", with("pricingModel", "per_task"), "pricingModel"},
 		{"no name", with("name", nil), "name is required"},
 		{"blank name", with("name", "   "), "name is required"},

@@ -16,12 +16,13 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
 // MentionTypes are the values of ListMentions' type (chat.proto).
-var MentionTypes = []string{"people", "agents", "teams", "commands", "channels"}
+var MentionTypes = vocab.Values("mention_kind")
 
 const (
 	// MentionLimit caps every answer: the list feeds an input's drop-down.

@@ -12,15 +12,16 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// The self-registration enumerations (developer.proto).
+// The self-registration enumerations (vocabulary.proto).
 var (
-	selfCategories = []string{"music", "design", "writing", "code", "data", "general"}
-	selfPricing    = []string{"free", "per_task", "subscription"}
+	selfCategories = vocab.Values("developer_category")
+	selfPricing    = vocab.Values("developer_pricing_model")
 )
 
 // checkSelfInput applies the self-registration rules on top of the store's:

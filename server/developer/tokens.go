@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -31,7 +32,7 @@ const (
 const prefixShown = 12
 
 // The purposes of a connect token.
-var purposes = []string{"agent", "instance", "any"}
+var purposes = vocab.Values("token_purpose")
 
 // issueConnectToken writes a token for userID inside tx, refusing past the cap
 // of active (unused, unexpired) tokens. The account's tokens serialize on a

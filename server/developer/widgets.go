@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
-// The AgentWidgetData types (store.proto, AgentWidgetData), in the order a
-// conversation meets them.
-var widgetOrder = []string{"info_card", "choice_card", "action_list", "payment_prompt"}
+// The AgentWidgetData types, in the order a conversation meets them
+// (vocabulary.proto).
+var widgetOrder = vocab.Values("widget_type")
 
 // categoryWidgets are the types each self-registration category calls for.
 var categoryWidgets = map[string][]string{

@@ -23,18 +23,20 @@ func mustValidator() protovalidate.Validator {
 	return v
 }
 
-// Check refuses m when any string in it is not text (Text) or a field rule of
+// Check refuses m when any string in it is not text (Text), a string naming a
+// vocabulary holds a value outside it (internal/vocab), or a field rule of
 // the contract fails; nil m passes.
 func Check(m proto.Message) error {
 	if m == nil {
 		return nil
 	}
-	if err := checkText(m.ProtoReflect(), ""); err != nil {
+	if err := walkStrings(m.ProtoReflect(), "", textRule); err != nil {
 		return err
 	}
+	// Limits before vocabularies: an over-long value is refused as such.
 	err := validator.Validate(m)
 	if err == nil {
-		return nil
+		return walkStrings(m.ProtoReflect(), "", vocabularyRule)
 	}
 	var verr *protovalidate.ValidationError
 	if errors.As(err, &verr) && len(verr.Violations) > 0 {

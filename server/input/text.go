@@ -4,25 +4,51 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// checkText walks every set field of m: a reflective walk rather than a rule
-// on each field, so a string field added later cannot miss it.
-func checkText(m protoreflect.Message, prefix string) error {
+// stringRule judges one string of a request: fd is its field (the list or map
+// field for an item), path names it as the client wrote it.
+type stringRule func(fd protoreflect.FieldDescriptor, s, path string) error
+
+// textRule refuses a string that is not text, naming where it was.
+func textRule(_ protoreflect.FieldDescriptor, s, path string) error {
+	if !Text(s) {
+		return NotText(path)
+	}
+	return nil
+}
+
+// vocabularyRule holds a string of a field that names a vocabulary to its
+// values. Empty is absent: a default, or the required rule's business. The
+// refusal names the field as the domain packages do, by its own name.
+func vocabularyRule(fd protoreflect.FieldDescriptor, s, _ string) error {
+	if set := vocab.Of(fd); set != nil && s != "" {
+		return apperr.OneOf(fd.JSONName(), s, set.Values)
+	}
+	return nil
+}
+
+// walkStrings applies rule to every string of every set field of m: a
+// reflective walk rather than a rule on each field, so a string field added
+// later cannot miss it.
+func walkStrings(m protoreflect.Message, prefix string, rule stringRule) error {
 	var err error
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		err = checkField(fd, v, join(prefix, fd.JSONName()))
+		err = checkField(fd, v, join(prefix, fd.JSONName()), rule)
 		return err == nil
 	})
 	return err
 }
 
-func checkField(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string) error {
+func checkField(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string, rule stringRule) error {
 	switch {
 	case fd.IsList():
 		l := v.List()
 		for i := 0; i < l.Len(); i++ {
-			if err := checkValue(fd, l.Get(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := checkValue(fd, l.Get(i), fmt.Sprintf("%s[%d]", path, i), rule); err != nil {
 				return err
 			}
 		}
@@ -33,24 +59,22 @@ func checkField(fd protoreflect.FieldDescriptor, v protoreflect.Value, path stri
 				err = NotText(path + " key")
 				return false
 			}
-			err = checkValue(fd.MapValue(), mv, fmt.Sprintf("%s[%q]", path, k.String()))
+			err = checkValue(fd.MapValue(), mv, fmt.Sprintf("%s[%q]", path, k.String()), rule)
 			return err == nil
 		})
 		return err
 	default:
-		return checkValue(fd, v, path)
+		return checkValue(fd, v, path, rule)
 	}
 	return nil
 }
 
-func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string) error {
+func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string, rule stringRule) error {
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		if !Text(v.String()) {
-			return NotText(path)
-		}
+		return rule(fd, v.String(), path)
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return checkText(v.Message(), path)
+		return walkStrings(v.Message(), path, rule)
 	}
 	return nil
 }

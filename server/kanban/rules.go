@@ -2,14 +2,16 @@ package kanban
 
 import (
 	"slices"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
-// The board's vocabulary (kanban.proto, KanbanCard). Statuses are listed in
+// The board's vocabularies (vocabulary.proto). Statuses are listed in
 // column order: the board, and ListCards, show them left to right.
 var (
-	Statuses   = []string{"leads", "qualifying", "proposal", "negotiation", "contracted", "active", "development", "planning", "paused", "completed"}
-	Priorities = []string{"low", "medium", "high", "urgent"}
-	Assignees  = []string{"human", "agent"}
+	Statuses   = vocab.Values("card_status")
+	Priorities = vocab.Values("priority")
+	Assignees  = vocab.Values("assignee")
 )
 
 // Values the rules below name.

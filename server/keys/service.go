@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -25,7 +26,7 @@ var (
 )
 
 // Scopes a key can be limited to (docs/decisions.md "Accounts, keys, sessions").
-var Scopes = []string{"queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store"}
+var Scopes = vocab.Values("key_scope")
 
 // maxKeysListed bounds the list; an account with more keys than this has a leak.
 const maxKeysListed = 500

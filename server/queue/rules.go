@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
@@ -18,12 +19,12 @@ const (
 	Later               = "later"
 )
 
-// Statuses lists every status, in lifecycle order.
-var Statuses = []string{PendingConfirmation, Ready, InProgress, DoneToday, Blocked, Later}
+// Statuses lists every status, in lifecycle order (vocabulary.proto).
+var Statuses = vocab.Values("queue_status")
 
 // Types and Priorities are the other enumerated values of an item.
 var (
-	Types = []string{"task", "notification", "reminder", "agent_suggestion"}
+	Types = vocab.Values("queue_type")
 	// Priorities are the card priorities: the bridge gives a new card its item's.
 	Priorities = kanban.Priorities
 )

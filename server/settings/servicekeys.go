@@ -8,8 +8,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // Limits of the serviceKeys setting.
@@ -22,7 +22,7 @@ const (
 // services are the known service names: push webhooks, and the
 // integrations capability packs need (capabilities.proto,
 // integrationType), whose entry is the integration's endpoint and token.
-var services = []string{webhooks.ServicePush, "email", "calendar", "slack", "crm", "payments", "transcript"}
+var services = vocab.Values("service")
 
 // clearable are the JSON names clearFields accepts.
 var clearable = []string{"serviceKeys"}

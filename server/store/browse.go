@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -27,10 +28,10 @@ import (
 // Browse values (store.proto: filters category,
 // pricing, search, sort, scope).
 var (
-	Sorts  = []string{"newest", "name", "rating", "popular", "price_asc", "price_desc"}
-	Scopes = []string{"local", "global", "all"}
+	Sorts  = vocab.Values("store_sort")
+	Scopes = vocab.Values("store_scope")
 	// Pricings filter by pricing model; paid is every model but free.
-	Pricings = append([]string{"paid"}, PricingModels...)
+	Pricings = vocab.Values("pricing_filter")
 )
 
 // noPlatform explains why global and all answer the local store (docs/decisions.md

@@ -7,22 +7,21 @@ import (
 	"strings"
 
 	"golang.org/x/mod/semver"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // Enumerated values of a listing (store.proto). The
 // sync and self-registration sets of category and pricing model differ; a
 // listing accepts either.
 var (
-	Categories = []string{
-		"research", "coding", "writing", "analysis", "operations", "creative", "general",
-		"music", "design", "code", "data",
-	}
-	PricingModels  = []string{"free", "per_task", "tiered", "dynamic", "subscription"}
-	InputFormats   = []string{"text", "json", "a2a"}
-	AuthMethods    = []string{"none", "bearer", "api_key", "hmac"}
-	Availabilities = []string{"available", "unavailable", "maintenance"}
-	// WidgetTypes are AgentWidgetData's types (store.proto).
-	WidgetTypes = []string{"choice_card", "action_list", "info_card", "payment_prompt"}
+	Categories     = vocab.Values("store_category")
+	PricingModels  = vocab.Values("pricing_model")
+	InputFormats   = vocab.Values("input_format")
+	AuthMethods    = vocab.Values("auth_method")
+	Availabilities = vocab.Values("availability")
+	// WidgetTypes are AgentWidgetData's types.
+	WidgetTypes = vocab.Values("widget_type")
 )
 
 // Statuses of a listing (store.proto), plus suspended:

@@ -238,7 +238,8 @@ test("the auto-approve toggle decides the status of the next item created over R
 test("create an API key: its value is shown once, works, and is never shown again", async () => {
   await page.goto("/#/settings");
   await page.getByLabel("Label", { exact: true }).fill("Reporting agent");
-  await page.getByLabel("queue", { exact: true }).check();
+  // The scope boxes carry the contract's labels (vocabulary.proto, key_scope).
+  await page.getByLabel("Queue", { exact: true }).check();
   await page.getByRole("button", { name: "Create key" }).click();
   const secret = page.locator("output.secret");
   await secret.waitFor({ timeout: H.deadline });

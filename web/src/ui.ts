@@ -2,6 +2,7 @@
 import { errorText, isUnauthenticated, toDate } from "./api";
 import { h, replace, type Child } from "./dom";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { termLabel, values } from "./vocabulary";
 
 // sessionEvents says "ended" when a call answers unauthenticated; main.ts shows the login page.
 export const sessionEvents = new EventTarget();
@@ -104,30 +105,23 @@ export function pageOf<T>(all: T[], offset: number, limit: number): { items: T[]
   return { items, page: { offset, limit, total: all.length, hasMore: offset + limit < all.length } };
 }
 
-export const queueStatuses = ["pending_confirmation", "ready", "in_progress", "done_today", "blocked", "later"];
-export const priorities = ["urgent", "high", "medium", "low"];
-export const queueTypes = ["task", "notification", "reminder", "agent_suggestion"];
-export const cardStatuses = [
-  "leads",
-  "qualifying",
-  "proposal",
-  "negotiation",
-  "contracted",
-  "active",
-  "development",
-  "planning",
-  "paused",
-  "completed",
-];
+// The value sets the views offer, from the contract (vocabulary.ts).
+export const queueStatuses = values("queue_status");
+// Highest first, as the operator reads them.
+export const priorities = values("priority").reverse();
+export const queueTypes = values("queue_type");
+export const cardStatuses = values("card_status");
 
-// label turns a wire value (pending_confirmation) into words (Pending confirmation).
+// label turns free text from the wire (a chat role, say) into words; values
+// of a vocabulary take the contract's words from termLabel instead.
 export function label(value: string): string {
   const s = value.replace(/_/g, " ");
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-export function chip(kind: string, value: string, text?: Child): HTMLElement {
-  return h("span", { class: `chip ${kind}-${value}` }, text ?? label(value));
+// chip shows a vocabulary's value in its words, styled by kind and value.
+export function chip(kind: string, vocabulary: string, value: string): HTMLElement {
+  return h("span", { class: `chip ${kind}-${value}` }, termLabel(vocabulary, value));
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });

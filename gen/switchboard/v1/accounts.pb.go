@@ -803,13 +803,13 @@ var File_switchboard_v1_accounts_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\n" +
-	"\x1dswitchboard/v1/accounts.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xd3\x01\n" +
+	"\x1dswitchboard/v1/accounts.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xe2\x01\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12\x14\n" +
 	"\x05email\x18\x03 \x01(\tR\x05email\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name\x12\x12\n" +
-	"\x04role\x18\x05 \x01(\tR\x04role\x12\x1b\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12!\n" +
+	"\x04role\x18\x05 \x01(\tB\r\xba\xf5\x18\tuser_roleR\x04role\x12\x1b\n" +
 	"\x06avatar\x18\x06 \x01(\tH\x00R\x06avatar\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\t\n" +

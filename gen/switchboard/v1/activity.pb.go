@@ -159,9 +159,9 @@ var File_switchboard_v1_activity_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_activity_proto_rawDesc = "" +
 	"\n" +
-	"\x1dswitchboard/v1/activity.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bswitchboard/v1/kanban.proto\x1a\x1cswitchboard/v1/options.proto\"\x9d\x01\n" +
-	"\x13ListActivityRequest\x12$\n" +
-	"\bcategory\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bcategory\x12(\n" +
+	"\x1dswitchboard/v1/activity.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bswitchboard/v1/kanban.proto\x1a\x1cswitchboard/v1/options.proto\"\xb2\x01\n" +
+	"\x13ListActivityRequest\x129\n" +
+	"\bcategory\x18\x01 \x01(\tB\x1d\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\x11activity_categoryR\bcategory\x12(\n" +
 	"\n" +
 	"categories\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\n" +
 	"categories\x12\x14\n" +

@@ -1036,16 +1036,16 @@ var File_switchboard_v1_capabilities_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\n" +
-	"!switchboard/v1/capabilities.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xd6\a\n" +
+	"!switchboard/v1/capabilities.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xff\a\n" +
 	"\x0eCapabilityPack\x12#\n" +
 	"\rcapability_id\x18\x01 \x01(\tR\fcapabilityId\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12%\n" +
 	"\vdescription\x18\x04 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x17\n" +
 	"\x04icon\x18\x05 \x01(\tH\x01R\x04icon\x88\x01\x01\x12\x1f\n" +
-	"\bcategory\x18\x06 \x01(\tH\x02R\bcategory\x88\x01\x01\x12.\n" +
-	"\x10integration_type\x18\a \x01(\tH\x03R\x0fintegrationType\x88\x01\x01\x12#\n" +
-	"\rpricing_model\x18\b \x01(\tR\fpricingModel\x12\x14\n" +
+	"\bcategory\x18\x06 \x01(\tH\x02R\bcategory\x88\x01\x01\x12?\n" +
+	"\x10integration_type\x18\a \x01(\tB\x0f\xba\xf5\x18\vintegrationH\x03R\x0fintegrationType\x88\x01\x01\x12;\n" +
+	"\rpricing_model\x18\b \x01(\tB\x16\xba\xf5\x18\x12pack_pricing_modelR\fpricingModel\x12\x14\n" +
 	"\x05price\x18\t \x01(\x01R\x05price\x12\x1b\n" +
 	"\x06prompt\x18\n" +
 	" \x01(\tH\x04R\x06prompt\x88\x01\x01\x12'\n" +
@@ -1080,7 +1080,7 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\fcapabilities\x18\x01 \x03(\v2\x1e.switchboard.v1.CapabilityPackR\fcapabilities\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
-	"pagination\"\xfc\x04\n" +
+	"pagination\"\xa1\x05\n" +
 	" InstallOrCreateCapabilityRequest\x12 \n" +
 	"\x06action\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06action\x12,\n" +
 	"\rcapability_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\fcapabilityId\x126\n" +
@@ -1088,9 +1088,9 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\x04name\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x120\n" +
 	"\vdescription\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\vdescription\x88\x01\x01\x12!\n" +
 	"\x04icon\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10H\x02R\x04icon\x88\x01\x01\x12)\n" +
-	"\bcategory\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\bcategory\x88\x01\x01\x128\n" +
-	"\x10integration_type\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\x0fintegrationType\x88\x01\x01\x12-\n" +
-	"\rpricing_model\x18\t \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\fpricingModel\x12\x19\n" +
+	"\bcategory\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\bcategory\x88\x01\x01\x12G\n" +
+	"\x10integration_type\x18\b \x01(\tB\x17\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\vintegrationH\x04R\x0fintegrationType\x88\x01\x01\x12C\n" +
+	"\rpricing_model\x18\t \x01(\tB\x1e\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\x12pack_pricing_modelR\fpricingModel\x12\x19\n" +
 	"\x05price\x18\n" +
 	" \x01(\x01H\x05R\x05price\x88\x01\x01\x12!\n" +
 	"\x06prompt\x18\v \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x06prompt\x122\n" +
@@ -1127,7 +1127,7 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\n" +
 	"capability\x18\x01 \x01(\v2\x1e.switchboard.v1.CapabilityPackR\n" +
 	"capability\"\x17\n" +
-	"\x15ListSmartTasksRequest\"\x98\x04\n" +
+	"\x15ListSmartTasksRequest\"\xaa\x04\n" +
 	"\tSmartTask\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1d\n" +
 	"\n" +
@@ -1142,8 +1142,8 @@ const file_switchboard_v1_capabilities_proto_rawDesc = "" +
 	"\x15required_input_schema\x18\b \x01(\tH\x02R\x13requiredInputSchema\x88\x01\x01\x126\n" +
 	"\x14context_instructions\x18\t \x01(\tH\x03R\x13contextInstructions\x88\x01\x01\x12,\n" +
 	"\x0fexecution_notes\x18\n" +
-	" \x01(\tH\x04R\x0eexecutionNotes\x88\x01\x01\x12!\n" +
-	"\finput_format\x18\v \x01(\tR\vinputFormatB\x0e\n" +
+	" \x01(\tH\x04R\x0eexecutionNotes\x88\x01\x01\x123\n" +
+	"\finput_format\x18\v \x01(\tB\x10\xba\xf5\x18\finput_formatR\vinputFormatB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_categoryB\x18\n" +
 	"\x16_required_input_schemaB\x17\n" +

@@ -951,9 +951,9 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"agent_name\x18\x04 \x01(\tH\x00R\tagentName\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\r\n" +
-	"\v_agent_name\"O\n" +
-	"\x13ListMentionsRequest\x12 \n" +
-	"\x04type\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x04type\x12\x16\n" +
+	"\v_agent_name\"_\n" +
+	"\x13ListMentionsRequest\x120\n" +
+	"\x04type\x18\x01 \x01(\tB\x1c\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01\xba\xf5\x18\fmention_kindR\x04type\x12\x16\n" +
 	"\x01q\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x01q\"I\n" +
 	"\x14ListMentionsResponse\x121\n" +
 	"\aresults\x18\x01 \x03(\v2\x17.switchboard.v1.MentionR\aresults\"\xd0\x01\n" +

@@ -1536,18 +1536,18 @@ const file_switchboard_v1_contacts_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12-\n" +
 	"\x04card\x18\b \x01(\v2\x19.switchboard.v1.CardBriefR\x04cardB\a\n" +
-	"\x05_role\"g\n" +
+	"\x05_role\"\x86\x01\n" +
 	"\vCardPreview\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\x12\x1a\n" +
-	"\bpriority\x18\x04 \x01(\tR\bpriority\"\xca\x01\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12'\n" +
+	"\x06status\x18\x03 \x01(\tB\x0f\xba\xf5\x18\vcard_statusR\x06status\x12(\n" +
+	"\bpriority\x18\x04 \x01(\tB\f\xba\xf5\x18\bpriorityR\bpriority\"\xf7\x01\n" +
 	"\tCardBrief\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\x12\x1a\n" +
-	"\bpriority\x18\x04 \x01(\tR\bpriority\x12\x1a\n" +
-	"\bassignee\x18\x05 \x01(\tR\bassignee\x12:\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12'\n" +
+	"\x06status\x18\x03 \x01(\tB\x0f\xba\xf5\x18\vcard_statusR\x06status\x12(\n" +
+	"\bpriority\x18\x04 \x01(\tB\f\xba\xf5\x18\bpriorityR\bpriority\x12(\n" +
+	"\bassignee\x18\x05 \x01(\tB\f\xba\xf5\x18\bassigneeR\bassignee\x12:\n" +
 	"\bdue_date\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\adueDate\x88\x01\x01B\v\n" +
 	"\t_due_date\"\xb9\a\n" +
 	"\fContactInput\x12!\n" +

@@ -2803,15 +2803,15 @@ var File_switchboard_v1_kanban_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\n" +
-	"\x1bswitchboard/v1/kanban.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xce\x18\n" +
+	"\x1bswitchboard/v1/kanban.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xfb\x18\n" +
 	"\n" +
 	"KanbanCard\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x16\n" +
-	"\x06status\x18\x04 \x01(\tR\x06status\x12\x1a\n" +
-	"\bpriority\x18\x05 \x01(\tR\bpriority\x12\x1a\n" +
-	"\bassignee\x18\x06 \x01(\tR\bassignee\x12:\n" +
+	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12'\n" +
+	"\x06status\x18\x04 \x01(\tB\x0f\xba\xf5\x18\vcard_statusR\x06status\x12(\n" +
+	"\bpriority\x18\x05 \x01(\tB\f\xba\xf5\x18\bpriorityR\bpriority\x12(\n" +
+	"\bassignee\x18\x06 \x01(\tB\f\xba\xf5\x18\bassigneeR\bassignee\x12:\n" +
 	"\bdue_date\x18\a \x01(\v2\x1a.google.protobuf.TimestampH\x01R\adueDate\x88\x01\x01\x12\x14\n" +
 	"\x05order\x18\b \x01(\x05R\x05order\x12;\n" +
 	"\tchecklist\x18\t \x03(\v2\x1d.switchboard.v1.ChecklistItemR\tchecklist\x127\n" +
@@ -2912,14 +2912,14 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10_cover_image_urlB\x11\n" +
 	"\x0f_priority_scoreB\r\n" +
 	"\v_start_dateB\x13\n" +
-	"\x11_last_activity_at\"\xda\x18\n" +
+	"\x11_last_activity_at\"\x87\x19\n" +
 	"\x10KanbanCardDetail\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12%\n" +
-	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x16\n" +
-	"\x06status\x18\x04 \x01(\tR\x06status\x12\x1a\n" +
-	"\bpriority\x18\x05 \x01(\tR\bpriority\x12\x1a\n" +
-	"\bassignee\x18\x06 \x01(\tR\bassignee\x12:\n" +
+	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12'\n" +
+	"\x06status\x18\x04 \x01(\tB\x0f\xba\xf5\x18\vcard_statusR\x06status\x12(\n" +
+	"\bpriority\x18\x05 \x01(\tB\f\xba\xf5\x18\bpriorityR\bpriority\x12(\n" +
+	"\bassignee\x18\x06 \x01(\tB\f\xba\xf5\x18\bassigneeR\bassignee\x12:\n" +
 	"\bdue_date\x18\a \x01(\v2\x1a.google.protobuf.TimestampH\x01R\adueDate\x88\x01\x01\x12\x14\n" +
 	"\x05order\x18\b \x01(\x05R\x05order\x12;\n" +
 	"\tchecklist\x18\t \x03(\v2\x1d.switchboard.v1.ChecklistItemR\tchecklist\x12=\n" +
@@ -3103,13 +3103,13 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\n" +
 	"\b_companyB\b\n" +
 	"\x06_phoneB\a\n" +
-	"\x05_role\"\xc4\x0f\n" +
+	"\x05_role\"\xeb\x0f\n" +
 	"\tCardInput\x12#\n" +
 	"\x05title\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x00R\x05title\x88\x01\x01\x120\n" +
-	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\vdescription\x88\x01\x01\x12%\n" +
-	"\x06status\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\x06status\x88\x01\x01\x12)\n" +
-	"\bpriority\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x03R\bpriority\x88\x01\x01\x12)\n" +
-	"\bassignee\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x04R\bassignee\x88\x01\x01\x12:\n" +
+	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\vdescription\x88\x01\x01\x124\n" +
+	"\x06status\x18\x03 \x01(\tB\x17\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\vcard_statusH\x02R\x06status\x88\x01\x01\x125\n" +
+	"\bpriority\x18\x04 \x01(\tB\x14\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\bpriorityH\x03R\bpriority\x88\x01\x01\x125\n" +
+	"\bassignee\x18\x05 \x01(\tB\x14\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\bassigneeH\x04R\bassignee\x88\x01\x01\x12:\n" +
 	"\bdue_date\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampH\x05R\adueDate\x88\x01\x01\x12\x19\n" +
 	"\x05order\x18\a \x01(\x05H\x06R\x05order\x88\x01\x01\x12(\n" +
 	"\asummary\x18\b \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\aR\asummary\x88\x01\x01\x12$\n" +
@@ -3186,11 +3186,11 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\vinvolvement\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x01R\vinvolvement\x88\x01\x01\x12!\n" +
 	"\fcan_delegate\x18\x04 \x01(\bR\vcanDelegateB\a\n" +
 	"\x05_roleB\x0e\n" +
-	"\f_involvement\"\xd0\x01\n" +
-	"\x10ListCardsRequest\x12 \n" +
-	"\x06status\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06status\x12$\n" +
-	"\bpriority\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bpriority\x12$\n" +
-	"\bassignee\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\bassignee\x12 \n" +
+	"\f_involvement\"\xf7\x01\n" +
+	"\x10ListCardsRequest\x12/\n" +
+	"\x06status\x18\x01 \x01(\tB\x17\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\vcard_statusR\x06status\x120\n" +
+	"\bpriority\x18\x02 \x01(\tB\x14\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\bpriorityR\bpriority\x120\n" +
+	"\bassignee\x18\x03 \x01(\tB\x14\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\bassigneeR\bassignee\x12 \n" +
 	"\x06search\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06search\x12\x14\n" +
 	"\x05limit\x18\x05 \x01(\x05R\x05limit\x12\x16\n" +
 	"\x06offset\x18\x06 \x01(\x05R\x06offset\"\x81\x01\n" +

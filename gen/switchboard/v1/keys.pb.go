@@ -413,11 +413,11 @@ var File_switchboard_v1_keys_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_keys_proto_rawDesc = "" +
 	"\n" +
-	"\x19switchboard/v1/keys.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xd4\x02\n" +
+	"\x19switchboard/v1/keys.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"\xe3\x02\n" +
 	"\x06ApiKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
-	"\x06scopes\x18\x03 \x03(\tR\x06scopes\x12\x16\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\x12%\n" +
+	"\x06scopes\x18\x03 \x03(\tB\r\xba\xf5\x18\tkey_scopeR\x06scopes\x12\x16\n" +
 	"\x06prefix\x18\x04 \x01(\tR\x06prefix\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12A\n" +
@@ -430,10 +430,10 @@ const file_switchboard_v1_keys_proto_rawDesc = "" +
 	"\v_expires_at\"\x11\n" +
 	"\x0fListKeysRequest\">\n" +
 	"\x10ListKeysResponse\x12*\n" +
-	"\x04keys\x18\x01 \x03(\v2\x16.switchboard.v1.ApiKeyR\x04keys\"\xad\x01\n" +
+	"\x04keys\x18\x01 \x03(\v2\x16.switchboard.v1.ApiKeyR\x04keys\"\xba\x01\n" +
 	"\x10CreateKeyRequest\x12\"\n" +
-	"\x05label\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05label\x12&\n" +
-	"\x06scopes\x18\x02 \x03(\tB\x0e\xbaH\v\x92\x01\b\x10\x14\"\x04r\x02\x18@R\x06scopes\x12>\n" +
+	"\x05label\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05label\x123\n" +
+	"\x06scopes\x18\x02 \x03(\tB\x1b\xbaH\v\x92\x01\b\x10\x14\"\x04r\x02\x18@\xba\xf5\x18\tkey_scopeR\x06scopes\x12>\n" +
 	"\n" +
 	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\texpiresAt\x88\x01\x01B\r\n" +
 	"\v_expires_at\"V\n" +

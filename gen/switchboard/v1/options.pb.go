@@ -151,6 +151,126 @@ func (x *AccessRule) GetRateClass() string {
 	return ""
 }
 
+// Vocabulary is one enumerated set of string values, declared once in
+// vocabulary.proto and named by the fields that hold it. The server's
+// validation, the ent schema, the OpenAPI enums and the dashboard's labels all
+// read it from the descriptors (docs/decisions.md, "One vocabulary").
+type Vocabulary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How fields name it: snake_case, unique.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The values, in the order the product presents them.
+	Terms []*Term `protobuf:"bytes,2,rep,name=terms,proto3" json:"terms,omitempty"`
+	// Other vocabularies whose terms this one also holds, after its own.
+	Includes      []string `protobuf:"bytes,3,rep,name=includes,proto3" json:"includes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Vocabulary) Reset() {
+	*x = Vocabulary{}
+	mi := &file_switchboard_v1_options_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Vocabulary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Vocabulary) ProtoMessage() {}
+
+func (x *Vocabulary) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_options_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Vocabulary.ProtoReflect.Descriptor instead.
+func (*Vocabulary) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_options_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Vocabulary) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Vocabulary) GetTerms() []*Term {
+	if x != nil {
+		return x.Terms
+	}
+	return nil
+}
+
+func (x *Vocabulary) GetIncludes() []string {
+	if x != nil {
+		return x.Includes
+	}
+	return nil
+}
+
+// Term is one value of a vocabulary and the words the dashboard shows for it.
+type Term struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         string                 `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	Label         string                 `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Term) Reset() {
+	*x = Term{}
+	mi := &file_switchboard_v1_options_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Term) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Term) ProtoMessage() {}
+
+func (x *Term) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_options_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Term.ProtoReflect.Descriptor instead.
+func (*Term) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_options_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Term) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *Term) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
 var file_switchboard_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
@@ -200,6 +320,22 @@ var file_switchboard_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,51020,opt,name=idempotency_exempt",
 		Filename:      "switchboard/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.FileOptions)(nil),
+		ExtensionType: ([]*Vocabulary)(nil),
+		Field:         51030,
+		Name:          "switchboard.v1.vocabularies",
+		Tag:           "bytes,51030,rep,name=vocabularies",
+		Filename:      "switchboard/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         51031,
+		Name:          "switchboard.v1.vocabulary",
+		Tag:           "bytes,51031,opt,name=vocabulary",
+		Filename:      "switchboard/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.FieldOptions.
@@ -215,6 +351,11 @@ var (
 	//
 	// optional bool required = 51005;
 	E_Required = &file_switchboard_v1_options_proto_extTypes[1]
+	// The vocabulary a string field's values come from. On a request, a
+	// non-empty value outside it is refused with 400; every list item is checked.
+	//
+	// optional string vocabulary = 51031;
+	E_Vocabulary = &file_switchboard_v1_options_proto_extTypes[7]
 )
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -244,6 +385,14 @@ var (
 	E_IdempotencyExempt = &file_switchboard_v1_options_proto_extTypes[5]
 )
 
+// Extension fields to descriptorpb.FileOptions.
+var (
+	// The vocabularies a file declares.
+	//
+	// repeated switchboard.v1.Vocabulary vocabularies = 51030;
+	E_Vocabularies = &file_switchboard_v1_options_proto_extTypes[6]
+)
+
 var File_switchboard_v1_options_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_options_proto_rawDesc = "" +
@@ -255,7 +404,15 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\vcredentials\x18\x02 \x03(\x0e2\x1a.switchboard.v1.CredentialR\vcredentials\x12\x14\n" +
 	"\x05scope\x18\x03 \x01(\tR\x05scope\x12\x1d\n" +
 	"\n" +
-	"rate_class\x18\x04 \x01(\tR\trateClass*T\n" +
+	"rate_class\x18\x04 \x01(\tR\trateClass\"h\n" +
+	"\n" +
+	"Vocabulary\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
+	"\x05terms\x18\x02 \x03(\v2\x14.switchboard.v1.TermR\x05terms\x12\x1a\n" +
+	"\bincludes\x18\x03 \x03(\tR\bincludes\"2\n" +
+	"\x04Term\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\tR\x05value\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label*T\n" +
 	"\n" +
 	"Credential\x12\x1a\n" +
 	"\x16CREDENTIAL_UNSPECIFIED\x10\x00\x12\x12\n" +
@@ -267,7 +424,11 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\v2\x1a.switchboard.v1.AccessRuleR\x06access:A\n" +
 	"\vrest_status\x12\x1e.google.protobuf.MethodOptions\x18\xbc\x8e\x03 \x01(\x05R\n" +
 	"restStatus:O\n" +
-	"\x12idempotency_exempt\x12\x1e.google.protobuf.MethodOptions\x18̎\x03 \x01(\tR\x11idempotencyExemptBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x12idempotency_exempt\x12\x1e.google.protobuf.MethodOptions\x18̎\x03 \x01(\tR\x11idempotencyExempt:^\n" +
+	"\fvocabularies\x12\x1c.google.protobuf.FileOptions\x18֎\x03 \x03(\v2\x1a.switchboard.v1.VocabularyR\fvocabularies:?\n" +
+	"\n" +
+	"vocabulary\x12\x1d.google.protobuf.FieldOptions\x18\u05ce\x03 \x01(\tR\n" +
+	"vocabularyBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_options_proto_rawDescOnce sync.Once
@@ -282,28 +443,35 @@ func file_switchboard_v1_options_proto_rawDescGZIP() []byte {
 }
 
 var file_switchboard_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_switchboard_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_switchboard_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_switchboard_v1_options_proto_goTypes = []any{
 	(Credential)(0),                     // 0: switchboard.v1.Credential
 	(*AccessRule)(nil),                  // 1: switchboard.v1.AccessRule
-	(*descriptorpb.FieldOptions)(nil),   // 2: google.protobuf.FieldOptions
-	(*descriptorpb.MessageOptions)(nil), // 3: google.protobuf.MessageOptions
-	(*descriptorpb.MethodOptions)(nil),  // 4: google.protobuf.MethodOptions
+	(*Vocabulary)(nil),                  // 2: switchboard.v1.Vocabulary
+	(*Term)(nil),                        // 3: switchboard.v1.Term
+	(*descriptorpb.FieldOptions)(nil),   // 4: google.protobuf.FieldOptions
+	(*descriptorpb.MessageOptions)(nil), // 5: google.protobuf.MessageOptions
+	(*descriptorpb.MethodOptions)(nil),  // 6: google.protobuf.MethodOptions
+	(*descriptorpb.FileOptions)(nil),    // 7: google.protobuf.FileOptions
 }
 var file_switchboard_v1_options_proto_depIdxs = []int32{
-	0, // 0: switchboard.v1.AccessRule.credentials:type_name -> switchboard.v1.Credential
-	2, // 1: switchboard.v1.rest_null_when_empty:extendee -> google.protobuf.FieldOptions
-	2, // 2: switchboard.v1.required:extendee -> google.protobuf.FieldOptions
-	3, // 3: switchboard.v1.rest_omit_absent:extendee -> google.protobuf.MessageOptions
-	4, // 4: switchboard.v1.access:extendee -> google.protobuf.MethodOptions
-	4, // 5: switchboard.v1.rest_status:extendee -> google.protobuf.MethodOptions
-	4, // 6: switchboard.v1.idempotency_exempt:extendee -> google.protobuf.MethodOptions
-	1, // 7: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	7, // [7:8] is the sub-list for extension type_name
-	1, // [1:7] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	0,  // 0: switchboard.v1.AccessRule.credentials:type_name -> switchboard.v1.Credential
+	3,  // 1: switchboard.v1.Vocabulary.terms:type_name -> switchboard.v1.Term
+	4,  // 2: switchboard.v1.rest_null_when_empty:extendee -> google.protobuf.FieldOptions
+	4,  // 3: switchboard.v1.required:extendee -> google.protobuf.FieldOptions
+	5,  // 4: switchboard.v1.rest_omit_absent:extendee -> google.protobuf.MessageOptions
+	6,  // 5: switchboard.v1.access:extendee -> google.protobuf.MethodOptions
+	6,  // 6: switchboard.v1.rest_status:extendee -> google.protobuf.MethodOptions
+	6,  // 7: switchboard.v1.idempotency_exempt:extendee -> google.protobuf.MethodOptions
+	7,  // 8: switchboard.v1.vocabularies:extendee -> google.protobuf.FileOptions
+	4,  // 9: switchboard.v1.vocabulary:extendee -> google.protobuf.FieldOptions
+	1,  // 10: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
+	2,  // 11: switchboard.v1.vocabularies:type_name -> switchboard.v1.Vocabulary
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	10, // [10:12] is the sub-list for extension type_name
+	2,  // [2:10] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_options_proto_init() }
@@ -317,8 +485,8 @@ func file_switchboard_v1_options_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_options_proto_rawDesc), len(file_switchboard_v1_options_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   1,
-			NumExtensions: 6,
+			NumMessages:   3,
+			NumExtensions: 8,
 			NumServices:   0,
 		},
 		GoTypes:           file_switchboard_v1_options_proto_goTypes,

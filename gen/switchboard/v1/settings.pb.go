@@ -445,15 +445,15 @@ const file_switchboard_v1_settings_proto_rawDesc = "" +
 	"\x13onboarding_complete\x18\x05 \x01(\bR\x12onboardingComplete\x12)\n" +
 	"\x10onboarding_phase\x18\x06 \x01(\x05R\x0fonboardingPhase\x12=\n" +
 	"\fservice_keys\x18\a \x03(\v2\x1a.switchboard.v1.ServiceKeyR\vserviceKeysB\x11\n" +
-	"\x0f_assistant_name\"W\n" +
+	"\x0f_assistant_name\"d\n" +
 	"\n" +
-	"ServiceKey\x12\x18\n" +
-	"\aservice\x18\x01 \x01(\tR\aservice\x12\x10\n" +
+	"ServiceKey\x12%\n" +
+	"\aservice\x18\x01 \x01(\tB\v\xba\xf5\x18\aserviceR\aservice\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x1d\n" +
 	"\n" +
-	"secret_set\x18\x03 \x01(\bR\tsecretSet\"\x83\x01\n" +
-	"\x0fServiceKeyInput\x12\"\n" +
-	"\aservice\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\aservice\x12\x1a\n" +
+	"secret_set\x18\x03 \x01(\bR\tsecretSet\"\x8e\x01\n" +
+	"\x0fServiceKeyInput\x12-\n" +
+	"\aservice\x18\x01 \x01(\tB\x13\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\aserviceR\aservice\x12\x1a\n" +
 	"\x03url\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\x03url\x12%\n" +
 	"\x06secret\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06secret\x88\x01\x01B\t\n" +
 	"\a_secret\"\x8e\x02\n" +

@@ -937,19 +937,19 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\t_deadlineB\x15\n" +
 	"\x13_additional_contextB\x11\n" +
 	"\x0f_requester_nameB\x12\n" +
-	"\x10_requester_email\"\xb6\x06\n" +
+	"\x10_requester_email\"\x8a\a\n" +
 	"\x19ExecuteStoreAgentResponse\x12!\n" +
 	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x19\n" +
-	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\x12\x1b\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12,\n" +
+	"\x06status\x18\x03 \x01(\tB\x14\xba\xf5\x18\x10execution_statusR\x06status\x12\x1b\n" +
 	"\x06output\x18\x04 \x01(\tH\x00R\x06output\x88\x01\x01\x12-\n" +
 	"\x10response_time_ms\x18\x05 \x01(\x05H\x01R\x0eresponseTimeMs\x88\x01\x01\x12 \n" +
 	"\fis_own_agent\x18\x06 \x01(\bR\n" +
-	"isOwnAgent\x12\x1f\n" +
-	"\vtask_origin\x18\a \x01(\tR\n" +
-	"taskOrigin\x12%\n" +
-	"\x0eisolation_mode\x18\b \x01(\tR\risolationMode\x12.\n" +
-	"\x13payment_hold_status\x18\t \x01(\tR\x11paymentHoldStatus\x12;\n" +
+	"isOwnAgent\x120\n" +
+	"\vtask_origin\x18\a \x01(\tB\x0f\xba\xf5\x18\vtask_originR\n" +
+	"taskOrigin\x129\n" +
+	"\x0eisolation_mode\x18\b \x01(\tB\x12\xba\xf5\x18\x0eisolation_modeR\risolationMode\x12G\n" +
+	"\x13payment_hold_status\x18\t \x01(\tB\x17\xba\xf5\x18\x13payment_hold_statusR\x11paymentHoldStatus\x12;\n" +
 	"\arevenue\x18\n" +
 	" \x01(\v2\x1c.switchboard.v1.StoreRevenueH\x02R\arevenue\x88\x01\x01\x12*\n" +
 	"\x0equeue_position\x18\v \x01(\x05H\x03R\rqueuePosition\x88\x01\x01\x12<\n" +
@@ -975,9 +975,9 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x1c\n" +
 	"\tbreakdown\x18\x03 \x01(\tR\tbreakdown\x12\x1f\n" +
 	"\vapprove_url\x18\x04 \x01(\tR\n" +
-	"approveUrl\"\xc8\x01\n" +
-	"\x0fAgentWidgetData\x12\x12\n" +
-	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
+	"approveUrl\"\xd9\x01\n" +
+	"\x0fAgentWidgetData\x12#\n" +
+	"\x04type\x18\x01 \x01(\tB\x0f\xba\xf5\x18\vwidget_typeR\x04type\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1f\n" +
 	"\bsubtitle\x18\x03 \x01(\tH\x00R\bsubtitle\x88\x01\x01\x125\n" +
 	"\x05items\x18\x04 \x03(\v2\x1f.switchboard.v1.AgentWidgetItemR\x05items\x12\x1b\n" +
@@ -989,36 +989,36 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12%\n" +
 	"\vdescription\x18\x03 \x01(\tH\x00R\vdescription\x88\x01\x01\x12\x18\n" +
 	"\aactions\x18\x04 \x03(\tR\aactionsB\x0e\n" +
-	"\f_description\"\xd4\x01\n" +
+	"\f_description\"\xe4\x01\n" +
 	"\x17DecideStoreQuoteRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12*\n" +
-	"\fexecution_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\vexecutionId\x12$\n" +
-	"\x06action\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\x128\n" +
+	"\fexecution_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\vexecutionId\x124\n" +
+	"\x06action\x18\x03 \x01(\tB\x1c\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01\xba\xf5\x18\fquote_actionR\x06action\x128\n" +
 	"\x11payment_method_id\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\x0fpaymentMethodId\x88\x01\x01B\x14\n" +
 	"\x12_payment_method_id\"c\n" +
 	"\x18DecideStoreQuoteResponse\x12G\n" +
-	"\texecution\x18\x01 \x01(\v2).switchboard.v1.ExecuteStoreAgentResponseR\texecution\"\x97\x02\n" +
+	"\texecution\x18\x01 \x01(\v2).switchboard.v1.ExecuteStoreAgentResponseR\texecution\"\xaa\x02\n" +
 	"\x1bDeliverStoreCallbackRequest\x12.\n" +
 	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\x123\n" +
-	"\x0ecallback_token\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\rcallbackToken\x12%\n" +
-	"\x06status\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x00R\x06status\x88\x01\x01\x12&\n" +
+	"\x0ecallback_token\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\rcallbackToken\x128\n" +
+	"\x06status\x18\x03 \x01(\tB\x1b\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\x0fcallback_statusH\x00R\x06status\x88\x01\x01\x12&\n" +
 	"\x06output\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\x06output\x88\x01\x01\x12$\n" +
 	"\x05error\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x02R\x05error\x88\x01\x01B\t\n" +
 	"\a_statusB\t\n" +
 	"\a_outputB\b\n" +
-	"\x06_error\"\xc7\x01\n" +
+	"\x06_error\"\xdd\x01\n" +
 	"\x1cDeliverStoreCallbackResponse\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n" +
+	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12,\n" +
+	"\x06status\x18\x02 \x01(\tB\x14\xba\xf5\x18\x10execution_statusR\x06status\x12\x1a\n" +
 	"\breceived\x18\x03 \x01(\bR\breceived\x12@\n" +
 	"\vreceived_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\n" +
 	"receivedAt\x88\x01\x01B\x0e\n" +
 	"\f_received_at\"I\n" +
 	"\x17GetStoreCallbackRequest\x12.\n" +
-	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\"\xc3\x01\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\"\xd9\x01\n" +
 	"\x18GetStoreCallbackResponse\x12!\n" +
-	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1a\n" +
+	"\fexecution_id\x18\x01 \x01(\tR\vexecutionId\x12,\n" +
+	"\x06status\x18\x02 \x01(\tB\x14\xba\xf5\x18\x10execution_statusR\x06status\x12\x1a\n" +
 	"\breceived\x18\x03 \x01(\bR\breceived\x12@\n" +
 	"\vreceived_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\n" +
 	"receivedAt\x88\x01\x01B\x0e\n" +

@@ -718,14 +718,14 @@ var File_switchboard_v1_store_review_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\n" +
-	"!switchboard/v1/store_review.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xf2\x02\n" +
-	"\x15StoreLifecycleRequest\x12$\n" +
-	"\x06action\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\x12*\n" +
+	"!switchboard/v1/store_review.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\x99\x03\n" +
+	"\x15StoreLifecycleRequest\x128\n" +
+	"\x06action\x18\x01 \x01(\tB \xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01\xba\xf5\x18\x10lifecycle_actionR\x06action\x12*\n" +
 	"\fexecution_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\vexecutionId\x12\x1b\n" +
 	"\x06rating\x18\x03 \x01(\x05H\x00R\x06rating\x88\x01\x01\x12*\n" +
 	"\bfeedback\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\bfeedback\x88\x01\x01\x12!\n" +
-	"\x06reason\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x06reason\x12)\n" +
-	"\bcategory\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aH\x02R\bcategory\x88\x01\x01\x12?\n" +
+	"\x06reason\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x06reason\x12<\n" +
+	"\bcategory\x18\x06 \x01(\tB\x1b\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\x0fdenial_categoryH\x02R\bcategory\x88\x01\x01\x12?\n" +
 	"\aquality\x18\a \x01(\v2 .switchboard.v1.ExecutionQualityH\x03R\aquality\x88\x01\x01B\t\n" +
 	"\a_ratingB\v\n" +
 	"\t_feedbackB\v\n" +
@@ -740,9 +740,9 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"_relevanceB\f\n" +
 	"\n" +
 	"_coherenceB\x0f\n" +
-	"\r_completeness\"\xcd\x02\n" +
-	"\x16StoreLifecycleResponse\x12\x16\n" +
-	"\x06action\x18\x01 \x01(\tR\x06action\x12A\n" +
+	"\r_completeness\"\xe3\x02\n" +
+	"\x16StoreLifecycleResponse\x12,\n" +
+	"\x06action\x18\x01 \x01(\tB\x14\xba\xf5\x18\x10lifecycle_actionR\x06action\x12A\n" +
 	"\texecution\x18\x02 \x01(\v2\x1e.switchboard.v1.StoreExecutionH\x00R\texecution\x88\x01\x01\x12?\n" +
 	"\brequeued\x18\x03 \x01(\v2\x1e.switchboard.v1.StoreExecutionH\x01R\brequeued\x88\x01\x01\x12?\n" +
 	"\aquality\x18\x04 \x01(\v2 .switchboard.v1.ExecutionQualityH\x02R\aquality\x88\x01\x01\x12!\n" +
@@ -753,19 +753,19 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\n" +
 	"\b_qualityB\f\n" +
 	"\n" +
-	"_confirmed\"\xa2\x01\n" +
+	"_confirmed\"\xb4\x01\n" +
 	"\x19RecordAgentQualityRequest\x12&\n" +
-	"\bagent_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\aagentId\x12$\n" +
-	"\x06signal\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06signal\x12*\n" +
+	"\bagent_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\aagentId\x126\n" +
+	"\x06signal\x18\x02 \x01(\tB\x1e\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01\xba\xf5\x18\x0equality_signalR\x06signal\x12*\n" +
 	"\bmetadata\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\bmetadata\x88\x01\x01B\v\n" +
 	"\t_metadata\"\x90\x01\n" +
 	"\x1aRecordAgentQualityResponse\x12:\n" +
 	"\x06signal\x18\x01 \x01(\v2\".switchboard.v1.AgentQualitySignalR\x06signal\x126\n" +
-	"\aquality\x18\x02 \x01(\v2\x1c.switchboard.v1.AgentQualityR\aquality\"\xd8\x01\n" +
+	"\aquality\x18\x02 \x01(\v2\x1c.switchboard.v1.AgentQualityR\aquality\"\xec\x01\n" +
 	"\x12AgentQualitySignal\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
-	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12\x16\n" +
-	"\x06signal\x18\x03 \x01(\tR\x06signal\x12\x16\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x12*\n" +
+	"\x06signal\x18\x03 \x01(\tB\x12\xba\xf5\x18\x0equality_signalR\x06signal\x12\x16\n" +
 	"\x06weight\x18\x04 \x01(\x01R\x06weight\x12\x1f\n" +
 	"\bmetadata\x18\x05 \x01(\tH\x00R\bmetadata\x88\x01\x01\x129\n" +
 	"\n" +
@@ -780,9 +780,9 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\n" +
 	"reputation\x18\x01 \x01(\v2\x1e.switchboard.v1.UserReputationH\x00R\n" +
 	"reputation\x88\x01\x01B\r\n" +
-	"\v_reputation\"\xb9\x03\n" +
-	"\x0eUserReputation\x12*\n" +
-	"\x11task_economy_role\x18\x01 \x01(\tR\x0ftaskEconomyRole\x12)\n" +
+	"\v_reputation\"\xcb\x03\n" +
+	"\x0eUserReputation\x12<\n" +
+	"\x11task_economy_role\x18\x01 \x01(\tB\x10\xba\xf5\x18\feconomy_roleR\x0ftaskEconomyRole\x12)\n" +
 	"\x10reputation_score\x18\x02 \x01(\x01R\x0freputationScore\x12\"\n" +
 	"\n" +
 	"avg_rating\x18\x03 \x01(\x01H\x00R\tavgRating\x88\x01\x01\x123\n" +

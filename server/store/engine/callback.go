@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -40,7 +41,7 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 	case "failed":
 		status = execution.StatusFailed
 	default:
-		return nil, apperr.OneOf("status", d.Status, []string{"completed", "failed"})
+		return nil, apperr.OneOf("status", d.Status, vocab.Values("callback_status"))
 	}
 	if d.Output != nil && (len(*d.Output) > MaxOutput || !utf8.ValidString(*d.Output)) {
 		return nil, apperr.Invalid("output must be UTF-8 text of at most %d bytes", MaxOutput)

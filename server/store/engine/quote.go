@@ -6,6 +6,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
@@ -18,7 +19,7 @@ import (
 // to the next queued execution.
 func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, action, methodID string) (*Outcome, error) {
 	if action != "approve" && action != "decline" {
-		return nil, apperr.OneOf("action", action, []string{"approve", "decline"})
+		return nil, apperr.OneOf("action", action, vocab.Values("quote_action"))
 	}
 	if executionID == "" {
 		return nil, apperr.Invalid("executionId is required")

@@ -9,6 +9,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -143,7 +144,7 @@ func paymentPrompt(a *ent.StoreAgent, q *switchboardv1.StoreQuote) *switchboardv
 		Type:  "payment_prompt",
 		Title: "Approve " + formatAmount(q.Amount, q.Currency) + " for " + name + "?",
 		Items: []*switchboardv1.AgentWidgetItem{{Id: "quote", Label: formatAmount(q.Amount, q.Currency),
-			Actions: []string{"approve", "decline"}}},
+			Actions: vocab.Values("quote_action")}},
 	}
 	if sub != "" {
 		w.Subtitle = &sub

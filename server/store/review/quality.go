@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -22,7 +23,7 @@ import (
 const maxMetadata = 4096
 
 // signalNames lists the signals in the documented order, for messages.
-var signalNames = []string{"no_correction", "widget_confirmed", "payment_completed", "user_edited", "follow_up_needed"}
+var signalNames = vocab.Values("quality_signal")
 
 // RecordAgentQuality stores one signal about an active listing the caller
 // does not own and recalculates the listing's quality score from all of them.

@@ -11,6 +11,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -22,7 +23,7 @@ const Window = store.ReviewWindowHours * time.Hour
 func Due(shownAt time.Time) time.Time { return shownAt.Add(Window) }
 
 // DenialCategories are the values a deny's optional category takes.
-var DenialCategories = []string{"quality", "incomplete", "incorrect", "off_topic", "late", "other"}
+var DenialCategories = vocab.Values("denial_category")
 
 // Signal weights (store_review.proto: agent quality).
 var (

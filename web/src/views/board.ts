@@ -5,8 +5,9 @@ import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
 import { announce, onRefresh } from "../refresh";
-import { Region, cardStatuses, chip, dueDate, emptyState, label, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { Region, cardStatuses, chip, dueDate, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { openCardEditor } from "./cardEditor";
+import { termLabel } from "../vocabulary";
 
 const pageSize = 10;
 
@@ -14,7 +15,7 @@ async function moveCard(card: KanbanCard, status: string, problem: HTMLElement):
   if (status === card.status) return;
   try {
     await api.kanban.updateCard({ id: card.id, card: { status } });
-    toast(`"${card.title}" moved to ${label(status)}`);
+    toast(`"${card.title}" moved to ${termLabel("card_status", status)}`);
     announce("board", "now", "activity");
   } catch (e) {
     if (isUnauthenticated(e)) reportUnauthenticated();
@@ -30,7 +31,7 @@ function cardEl(card: KanbanCard): HTMLElement {
   const select = h(
     "select",
     { id: selectId, "data-focus-key": `card-move-select-${card.id}` },
-    cardStatuses.map((s) => h("option", { value: s, selected: s === card.status }, label(s))),
+    cardStatuses.map((s) => h("option", { value: s, selected: s === card.status }, termLabel("card_status", s))),
   );
   const el = h(
     "article",
@@ -64,9 +65,9 @@ function cardEl(card: KanbanCard): HTMLElement {
     h(
       "div",
       { class: "chips" },
-      chip("priority", card.priority),
+      chip("priority", "priority", card.priority),
       card.pendingReview && h("span", { class: "chip pending-review" }, "Pending review"),
-      card.assignee === "agent" && chip("assignee", "agent", "Agent"),
+      card.assignee === "agent" && chip("assignee", "assignee", "agent"),
       dueDate(card.dueDate),
     ),
     total > 0 &&
@@ -140,7 +141,7 @@ export function boardView(params: URLSearchParams): View {
   const loadAll = () => cardStatuses.forEach((s) => void loadColumn(s));
 
   const columns = cardStatuses.map((status) => {
-    const region = new Region(`${label(status)} cards`);
+    const region = new Region(`${termLabel("card_status", status)} cards`);
     regions.set(status, region);
     const count = h("span", { class: "count" });
     counts.set(status, count);
@@ -173,13 +174,13 @@ export function boardView(params: URLSearchParams): View {
       h(
         "div",
         { class: "column-head" },
-        h("h2", { id: headId }, label(status), " ", count),
+        h("h2", { id: headId }, termLabel("card_status", status), " ", count),
         h(
           "button",
           {
             type: "button",
             class: "icon",
-            "aria-label": `New card in ${label(status)}`,
+            "aria-label": `New card in ${termLabel("card_status", status)}`,
             onclick: () => openCardEditor({ status }),
           },
           "+",

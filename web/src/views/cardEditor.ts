@@ -6,7 +6,8 @@ import { api, errorText, fromDate, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import { CardInputSchema, type KanbanCardDetail } from "../gen/switchboard/v1/kanban_pb";
 import { announce } from "../refresh";
-import { cardStatuses, dateInputValue, label, priorities, reportUnauthenticated, toast } from "../ui";
+import { cardStatuses, dateInputValue, priorities, reportUnauthenticated, toast } from "../ui";
+import { termLabel, values } from "../vocabulary";
 
 type CardInit = MessageInitShape<typeof CardInputSchema>;
 
@@ -19,8 +20,8 @@ function field(labelText: string, control: HTMLElement, hint?: string): HTMLElem
   return h("div", { class: "field" }, h("label", { for: id }, labelText), control, hint && h("p", { class: "hint" }, hint));
 }
 
-function options(values: string[], current: string): HTMLOptionElement[] {
-  return values.map((v) => h("option", { value: v, selected: v === current }, label(v)));
+function options(vocabulary: string, values: string[], current: string): HTMLOptionElement[] {
+  return values.map((v) => h("option", { value: v, selected: v === current }, termLabel(vocabulary, v)));
 }
 
 function sameList<T>(a: T[], b: T[], key: (x: T) => string): boolean {
@@ -74,9 +75,9 @@ function editorForm(card: KanbanCardDetail | undefined, status: string, close: (
   const title = h("input", { name: "title", required: true, value: card?.title ?? "" });
   const description = h("textarea", { name: "description", rows: 3 });
   description.value = card?.description ?? "";
-  const statusSel = h("select", { name: "status" }, options(cardStatuses, status));
-  const prioritySel = h("select", { name: "priority" }, options(priorities, card?.priority ?? "medium"));
-  const assigneeSel = h("select", { name: "assignee" }, options(["human", "agent"], card?.assignee ?? "human"));
+  const statusSel = h("select", { name: "status" }, options("card_status", cardStatuses, status));
+  const prioritySel = h("select", { name: "priority" }, options("priority", priorities, card?.priority ?? "medium"));
+  const assigneeSel = h("select", { name: "assignee" }, options("assignee", values("assignee"), card?.assignee ?? "human"));
   const due = h("input", { name: "dueDate", type: "date", value: dateInputValue(card?.dueDate) });
   const labels = h("input", { name: "labels", value: (card?.labels ?? []).join(", ") });
 

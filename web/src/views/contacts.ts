@@ -4,7 +4,8 @@ import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { Contact, ContactDetail } from "../gen/switchboard/v1/contacts_pb";
 import { announce } from "../refresh";
-import { Region, chip, dueDate, emptyState, label, pageOf, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { Region, chip, dueDate, emptyState, pageOf, pager, reportUnauthenticated, toast, type View } from "../ui";
+import { termLabel } from "../vocabulary";
 
 const pageSize = 20;
 
@@ -50,11 +51,11 @@ function detail(c: ContactDetail): HTMLElement {
                 null,
                 h("a", { href: `#/board?card=${encodeURIComponent(link.cardId)}` }, link.card?.title ?? link.cardId),
                 " ",
-                link.card && chip("card-status", link.card.status),
+                link.card && chip("card-status", "card_status", link.card.status),
                 " ",
-                link.card && chip("priority", link.card.priority),
+                link.card && chip("priority", "priority", link.card.priority),
                 " ",
-                link.card && h("span", { class: "muted" }, label(link.card.assignee)),
+                link.card && h("span", { class: "muted" }, termLabel("assignee", link.card.assignee)),
                 " ",
                 dueDate(link.card?.dueDate),
                 link.role && h("span", { class: "muted" }, ` · ${link.role}`),

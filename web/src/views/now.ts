@@ -6,7 +6,7 @@ import { h } from "../dom";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
 import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
 import { onRefresh } from "../refresh";
-import { Region, chip, emptyState, label, pageOf, pager, priorities, type Page, type View } from "../ui";
+import { Region, chip, emptyState, pageOf, pager, priorities, type Page, type View } from "../ui";
 import { queueItemRow } from "./queueItem";
 
 const pageSize = 10;
@@ -107,7 +107,7 @@ export function nowView(): View {
               null,
               h("a", { href: `#/board?card=${encodeURIComponent(c.id)}` }, c.title),
               " ",
-              chip("card-status", c.status, label(c.status)),
+              chip("card-status", "card_status", c.status),
               " ",
               h("span", { class: "chip pending-review" }, "Pending review"),
             ),

@@ -3,18 +3,19 @@
 import { api } from "../api";
 import { h, uid } from "../dom";
 import { onRefresh } from "../refresh";
-import { Region, emptyState, label, pager, priorities, queueStatuses, queueTypes, type View } from "../ui";
+import { Region, emptyState, pager, priorities, queueStatuses, queueTypes, type View } from "../ui";
 import { queueItemRow } from "./queueItem";
+import { termLabel } from "../vocabulary";
 
 const pageSize = 20;
 
-function filterSelect(name: string, title: string, values: string[], current: string, onchange: (v: string) => void) {
+function filterSelect(name: string, title: string, vocabulary: string, values: string[], current: string, onchange: (v: string) => void) {
   const id = uid(name);
   const select = h(
     "select",
     { id, name, onchange: () => onchange(select.value) },
     h("option", { value: "" }, "All"),
-    values.map((v) => h("option", { value: v, selected: v === current }, label(v))),
+    values.map((v) => h("option", { value: v, selected: v === current }, termLabel(vocabulary, v))),
   );
   return h("div", { class: "field inline" }, h("label", { for: id }, title), select);
 }
@@ -71,9 +72,9 @@ export function queueView(params: URLSearchParams): View {
     h(
       "form",
       { class: "filters", "aria-label": "Filters", onsubmit: (e: Event) => e.preventDefault() },
-      filterSelect("status", "Status", queueStatuses, filters.status, set("status")),
-      filterSelect("priority", "Priority", priorities, filters.priority, set("priority")),
-      filterSelect("type", "Type", queueTypes, filters.type, set("type")),
+      filterSelect("status", "Status", "queue_status", queueStatuses, filters.status, set("status")),
+      filterSelect("priority", "Priority", "priority", priorities, filters.priority, set("priority")),
+      filterSelect("type", "Type", "queue_type", queueTypes, filters.type, set("type")),
     ),
     list.el,
   );

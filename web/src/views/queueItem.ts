@@ -4,7 +4,8 @@ import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
 import { announce, queueChanged } from "../refresh";
-import { chip, label, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
+import { chip, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
+import { termLabel } from "../vocabulary";
 
 function summaryOf(item: QueueItem): string {
   // The prompt optimizer's short summary, when it wrote one (document 1, "QueueItem").
@@ -108,7 +109,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
     const select = h(
       "select",
       { id, "data-focus-key": `move-select-${item.id}` },
-      queueStatuses.filter((s) => s !== item.status).map((s) => h("option", { value: s }, label(s))),
+      queueStatuses.filter((s) => s !== item.status).map((s) => h("option", { value: s }, termLabel("queue_status", s))),
     );
     const go = h(
       "button",
@@ -121,7 +122,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
           go.disabled = true;
           try {
             const res = await api.queue.updateQueueItemStatus({ id: item.id, status: select.value });
-            toast(`"${item.title}" moved to ${label(res.item?.status ?? select.value)}`);
+            toast(`"${item.title}" moved to ${termLabel("queue_status", res.item?.status ?? select.value)}`);
             announce(...queueChanged(select.value));
           } catch (e) {
             // An illegal move: the server says why (RULINGS "Queue", every refusal says why).
@@ -149,9 +150,9 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
       h(
         "div",
         { class: "item-meta" },
-        chip("priority", item.priority),
-        chip("status", item.status),
-        item.type !== "task" && chip("type", item.type),
+        chip("priority", "priority", item.priority),
+        chip("status", "queue_status", item.status),
+        item.type !== "task" && chip("type", "queue_type", item.type),
       ),
     ),
     summary && h("p", { class: "item-summary" }, summary),

@@ -5,8 +5,9 @@ import { h, replace, uid } from "../dom";
 import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
 import { announce } from "../refresh";
 import { Region, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
+import { termLabel, values } from "../vocabulary";
 
-const scopes = ["queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store"];
+const scopes = values("key_scope");
 const keyPageSize = 10;
 
 function autoApprove(): HTMLElement {
@@ -139,7 +140,7 @@ function apiKeys(): HTMLElement {
   const boxes = scopes.map((s) => {
     const id = uid("scope");
     const box = h("input", { id, type: "checkbox", name: "scopes", value: s });
-    return { box, el: h("div", { class: "field check" }, box, h("label", { for: id }, s)) };
+    return { box, el: h("div", { class: "field check" }, box, h("label", { for: id }, termLabel("key_scope", s))) };
   });
   const created = h("div", { class: "created-slot" });
   const status = h("div", { class: "form-status" });

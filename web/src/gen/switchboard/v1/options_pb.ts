@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { FieldOptions, MessageOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, FileOptions, MessageOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/options.proto.
  */
 export const file_switchboard_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSJwCgpBY2Nlc3NSdWxlEg4KBnB1YmxpYxgBIAEoCBIvCgtjcmVkZW50aWFscxgCIAMoDjIaLnN3aXRjaGJvYXJkLnYxLkNyZWRlbnRpYWwSDQoFc2NvcGUYAyABKAkSEgoKcmF0ZV9jbGFzcxgEIAEoCSpUCgpDcmVkZW50aWFsEhoKFkNSRURFTlRJQUxfVU5TUEVDSUZJRUQQABISCg5DUkVERU5USUFMX0tFWRABEhYKEkNSRURFTlRJQUxfU0VTU0lPThACOlAKFHJlc3RfbnVsbF93aGVuX2VtcHR5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi5jgMgASgIUhFyZXN0TnVsbFdoZW5FbXB0eTo7CghyZXF1aXJlZBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYvY4DIAEoCFIIcmVxdWlyZWQ6SwoQcmVzdF9vbWl0X2Fic2VudBIfLmdvb2dsZS5wcm90b2J1Zi5NZXNzYWdlT3B0aW9ucxi6jgMgASgIUg5yZXN0T21pdEFic2VudDpUCgZhY2Nlc3MSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgLMhouc3dpdGNoYm9hcmQudjEuQWNjZXNzUnVsZVIGYWNjZXNzOkEKC3Jlc3Rfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvI4DIAEoBVIKcmVzdFN0YXR1czpPChJpZGVtcG90ZW5jeV9leGVtcHQSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjMjgMgASgJUhFpZGVtcG90ZW5jeUV4ZW1wdEJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSJwCgpBY2Nlc3NSdWxlEg4KBnB1YmxpYxgBIAEoCBIvCgtjcmVkZW50aWFscxgCIAMoDjIaLnN3aXRjaGJvYXJkLnYxLkNyZWRlbnRpYWwSDQoFc2NvcGUYAyABKAkSEgoKcmF0ZV9jbGFzcxgEIAEoCSJRCgpWb2NhYnVsYXJ5EgwKBG5hbWUYASABKAkSIwoFdGVybXMYAiADKAsyFC5zd2l0Y2hib2FyZC52MS5UZXJtEhAKCGluY2x1ZGVzGAMgAygJIiQKBFRlcm0SDQoFdmFsdWUYASABKAkSDQoFbGFiZWwYAiABKAkqVAoKQ3JlZGVudGlhbBIaChZDUkVERU5USUFMX1VOU1BFQ0lGSUVEEAASEgoOQ1JFREVOVElBTF9LRVkQARIWChJDUkVERU5USUFMX1NFU1NJT04QAjpQChRyZXN0X251bGxfd2hlbl9lbXB0eRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuY4DIAEoCFIRcmVzdE51bGxXaGVuRW1wdHk6OwoIcmVxdWlyZWQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGL2OAyABKAhSCHJlcXVpcmVkOksKEHJlc3Rfb21pdF9hYnNlbnQSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuo4DIAEoCFIOcmVzdE9taXRBYnNlbnQ6VAoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCzIaLnN3aXRjaGJvYXJkLnYxLkFjY2Vzc1J1bGVSBmFjY2VzczpBCgtyZXN0X3N0YXR1cxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLyOAyABKAVSCnJlc3RTdGF0dXM6TwoSaWRlbXBvdGVuY3lfZXhlbXB0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYzI4DIAEoCVIRaWRlbXBvdGVuY3lFeGVtcHQ6XgoMdm9jYWJ1bGFyaWVzEhwuZ29vZ2xlLnByb3RvYnVmLkZpbGVPcHRpb25zGNaOAyADKAsyGi5zd2l0Y2hib2FyZC52MS5Wb2NhYnVsYXJ5Ugx2b2NhYnVsYXJpZXM6PwoKdm9jYWJ1bGFyeRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY144DIAEoCVIKdm9jYWJ1bGFyeUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * AccessRule is the one table of who may call a procedure: every RPC carries one,
@@ -59,6 +59,68 @@ export type AccessRule = Message<"switchboard.v1.AccessRule"> & {
  */
 export const AccessRuleSchema: GenMessage<AccessRule> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_options, 0);
+
+/**
+ * Vocabulary is one enumerated set of string values, declared once in
+ * vocabulary.proto and named by the fields that hold it. The server's
+ * validation, the ent schema, the OpenAPI enums and the dashboard's labels all
+ * read it from the descriptors (docs/decisions.md, "One vocabulary").
+ *
+ * @generated from message switchboard.v1.Vocabulary
+ */
+export type Vocabulary = Message<"switchboard.v1.Vocabulary"> & {
+  /**
+   * How fields name it: snake_case, unique.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The values, in the order the product presents them.
+   *
+   * @generated from field: repeated switchboard.v1.Term terms = 2;
+   */
+  terms: Term[];
+
+  /**
+   * Other vocabularies whose terms this one also holds, after its own.
+   *
+   * @generated from field: repeated string includes = 3;
+   */
+  includes: string[];
+};
+
+/**
+ * Describes the message switchboard.v1.Vocabulary.
+ * Use `create(VocabularySchema)` to create a new message.
+ */
+export const VocabularySchema: GenMessage<Vocabulary> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_options, 1);
+
+/**
+ * Term is one value of a vocabulary and the words the dashboard shows for it.
+ *
+ * @generated from message switchboard.v1.Term
+ */
+export type Term = Message<"switchboard.v1.Term"> & {
+  /**
+   * @generated from field: string value = 1;
+   */
+  value: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+};
+
+/**
+ * Describes the message switchboard.v1.Term.
+ * Use `create(TermSchema)` to create a new message.
+ */
+export const TermSchema: GenMessage<Term> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_options, 2);
 
 /**
  * Credential names what a caller may present.
@@ -145,4 +207,21 @@ export const rest_status: GenExtension<MethodOptions, number> = /*@__PURE__*/
  */
 export const idempotency_exempt: GenExtension<MethodOptions, string> = /*@__PURE__*/
   extDesc(file_switchboard_v1_options, 5);
+
+/**
+ * The vocabularies a file declares.
+ *
+ * @generated from extension: repeated switchboard.v1.Vocabulary vocabularies = 51030;
+ */
+export const vocabularies: GenExtension<FileOptions, Vocabulary[]> = /*@__PURE__*/
+  extDesc(file_switchboard_v1_options, 6);
+
+/**
+ * The vocabulary a string field's values come from. On a request, a
+ * non-empty value outside it is refused with 400; every list item is checked.
+ *
+ * @generated from extension: string vocabulary = 51031;
+ */
+export const vocabulary: GenExtension<FieldOptions, string> = /*@__PURE__*/
+  extDesc(file_switchboard_v1_options, 7);
 

@@ -1,0 +1,429 @@
+package server_test
+
+// The vocabulary test (issue 11, "One vocabulary"): every enumerated value set
+// is declared once, in proto/switchboard/v1/vocabulary.proto, and each reader
+// of it (the boundary validation, the ent schema, the OpenAPI document, the
+// domain packages and the dashboard) agrees with the declaration. A copy
+// written by hand is a failure even when it agrees today.
+
+import (
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/migrate"
+	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/ent/userreputation"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
+)
+
+// taggedField is a contract field that names a vocabulary.
+type taggedField struct {
+	fd  protoreflect.FieldDescriptor
+	set *vocab.Set
+}
+
+// taggedFields walks every message of the contract, nested ones too.
+func taggedFields(t *testing.T) []taggedField {
+	t.Helper()
+	var out []taggedField
+	var walk func(protoreflect.MessageDescriptors)
+	walk = func(ms protoreflect.MessageDescriptors) {
+		for i := 0; i < ms.Len(); i++ {
+			m := ms.Get(i)
+			for j := 0; j < m.Fields().Len(); j++ {
+				fd := m.Fields().Get(j)
+				name, _ := proto.GetExtension(fd.Options(), switchboardv1.E_Vocabulary).(string)
+				if name == "" {
+					continue
+				}
+				set, ok := vocab.Lookup(name)
+				if !ok {
+					t.Errorf("%s names vocabulary %q, which vocabulary.proto does not declare", fd.FullName(), name)
+					continue
+				}
+				if fd.Kind() != protoreflect.StringKind || fd.IsMap() {
+					t.Errorf("%s names a vocabulary but is not a string or a list of strings", fd.FullName())
+					continue
+				}
+				out = append(out, taggedField{fd, set})
+			}
+			walk(m.Messages())
+		}
+	}
+	for _, f := range contract.PackageFiles(protoregistry.GlobalFiles) {
+		walk(f.Messages())
+	}
+	if len(out) < 50 {
+		t.Fatalf("found only %d fields naming a vocabulary; the walk is broken", len(out))
+	}
+	return out
+}
+
+// The declarations hold together: labels everywhere, no value twice, and
+// every vocabulary is read by a field of the contract or by a package here.
+func TestVocabularyDeclarations(t *testing.T) {
+	used := map[string]bool{}
+	for _, f := range taggedFields(t) {
+		used[f.set.Name] = true
+	}
+	for _, s := range vocab.All() {
+		if len(s.Values) == 0 {
+			t.Errorf("vocabulary %s has no values", s.Name)
+		}
+		for _, v := range s.Values {
+			if s.Labels[v] == "" {
+				t.Errorf("vocabulary %s: %q has no label", s.Name, v)
+			}
+		}
+	}
+	// Read only by the server: values inside JSON-in-a-string fields, or
+	// included by another vocabulary.
+	for _, name := range []string{"pack_field_type", "integration"} {
+		used[name] = true
+	}
+	for _, s := range vocab.All() {
+		if !used[s.Name] {
+			t.Errorf("vocabulary %s is named by no field of the contract", s.Name)
+		}
+	}
+}
+
+// Validation: the boundary check (both transports call it) refuses a value
+// outside a field's vocabulary with 400 naming the field, and accepts each
+// value inside it.
+func TestVocabularyValidation(t *testing.T) {
+	for _, f := range taggedFields(t) {
+		bad := dynamicpb.NewMessage(f.fd.ContainingMessage())
+		setString(bad, f.fd, "not_a_value")
+		err := input.Check(bad)
+		if e := apperr.From(err); err == nil || e.Kind != apperr.KindInvalid || !strings.Contains(e.Message, f.fd.JSONName()) {
+			t.Errorf("%s = not_a_value: Check = %v, want a 400 naming %s", f.fd.FullName(), err, f.fd.JSONName())
+		}
+		for _, v := range f.set.Values {
+			good := dynamicpb.NewMessage(f.fd.ContainingMessage())
+			setString(good, f.fd, v)
+			if err := input.Check(good); err != nil && strings.Contains(err.Error(), "is not one of") {
+				t.Errorf("%s = %q: Check = %v, want it accepted", f.fd.FullName(), v, err)
+			}
+		}
+	}
+}
+
+func setString(m *dynamicpb.Message, fd protoreflect.FieldDescriptor, v string) {
+	if fd.IsList() {
+		m.Mutable(fd).List().Append(protoreflect.ValueOfString(v))
+		return
+	}
+	m.Set(fd, protoreflect.ValueOfString(v))
+}
+
+// entEnum adapts a generated ent validator to plain strings.
+func entEnum[T ~string](validate func(T) error) func(string) error {
+	return func(s string) error { return validate(T(s)) }
+}
+
+// The ent schema reads its enum columns from the vocabularies; the generated
+// validators are the copy ent writes, and they must accept exactly the
+// vocabulary (a stale `go generate ./ent` fails here).
+func TestVocabularyEntEnums(t *testing.T) {
+	cases := []struct {
+		column   string
+		vocab    string
+		validate func(string) error
+	}{
+		{"queue_items.type", "queue_type", entEnum(queueitem.TypeValidator)},
+		{"queue_items.priority", "priority", entEnum(queueitem.PriorityValidator)},
+		{"queue_items.status", "queue_status", entEnum(queueitem.StatusValidator)},
+		{"queue_items.result_status", "queue_status", entEnum(queueitem.ResultStatusValidator)},
+		{"queue_items.task_origin", "task_origin", entEnum(queueitem.TaskOriginValidator)},
+		{"cards.status", "card_status", entEnum(card.StatusValidator)},
+		{"cards.priority", "priority", entEnum(card.PriorityValidator)},
+		{"cards.assignee", "assignee", entEnum(card.AssigneeValidator)},
+		{"executions.status", "execution_status", entEnum(execution.StatusValidator)},
+		{"executions.task_origin", "task_origin", entEnum(execution.TaskOriginValidator)},
+		{"executions.isolation_mode", "isolation_mode", entEnum(execution.IsolationModeValidator)},
+		{"executions.review_status", "review_status", entEnum(execution.ReviewStatusValidator)},
+		{"executions.payment_hold_status", "payment_hold_status", entEnum(execution.PaymentHoldStatusValidator)},
+		{"store_agents.input_format", "input_format", entEnum(storeagent.InputFormatValidator)},
+		{"store_agents.auth_method", "auth_method", entEnum(storeagent.AuthMethodValidator)},
+		{"store_agents.availability", "availability", entEnum(storeagent.AvailabilityValidator)},
+		{"store_agents.status", "listing_status", entEnum(storeagent.StatusValidator)},
+		{"users.role", "user_role", entEnum(user.RoleValidator)},
+		{"user_reputations.task_economy_role", "economy_role", entEnum(userreputation.TaskEconomyRoleValidator)},
+		{"agent_quality_signals.signal", "quality_signal", entEnum(agentqualitysignal.SignalValidator)},
+		{"connect_tokens.purpose", "token_purpose", entEnum(connecttoken.PurposeValidator)},
+	}
+	for _, c := range cases {
+		for _, v := range vocab.Get(c.vocab).Values {
+			if err := c.validate(v); err != nil {
+				t.Errorf("%s refuses %q of vocabulary %s: %v", c.column, v, c.vocab, err)
+			}
+		}
+		if err := c.validate("not_a_value"); err == nil {
+			t.Errorf("%s accepts a value outside vocabulary %s", c.column, c.vocab)
+		}
+	}
+	// The migration schema is ent's other copy: the enum values it creates
+	// columns with, exactly the vocabulary's.
+	enums := map[string][]string{}
+	for _, table := range migrate.Tables {
+		for _, col := range table.Columns {
+			if len(col.Enums) > 0 {
+				enums[table.Name+"."+col.Name] = col.Enums
+			}
+		}
+	}
+	for _, c := range cases {
+		if got := enums[c.column]; !slices.Equal(got, vocab.Get(c.vocab).Values) {
+			t.Errorf("migration column %s enum = %v, want vocabulary %s %v", c.column, got, c.vocab, vocab.Get(c.vocab).Values)
+		}
+		delete(enums, c.column)
+	}
+	// The enum columns left are the server's own states, which the contract
+	// does not publish.
+	for col := range enums {
+		if !slices.Contains([]string{"idempotency_records.state", "payment_holds.status", "ship_gate_runs.trigger", "webhook_deliveries.status"}, col) {
+			t.Errorf("enum column %s is neither a vocabulary nor a known internal state", col)
+		}
+	}
+}
+
+// The OpenAPI document publishes each vocabulary as the enum of its fields
+// (null too where the REST form writes null for an absent value).
+func TestVocabularyOpenAPIEnums(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "gen", "openapi", "switchboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range taggedFields(t) {
+		schema, ok := doc.Components.Schemas[string(f.fd.ContainingMessage().Name())]
+		if !ok {
+			continue // a message no REST operation uses
+		}
+		prop, ok := schema.Properties[f.fd.JSONName()]
+		if !ok {
+			t.Errorf("schema %s lacks property %s", f.fd.ContainingMessage().Name(), f.fd.JSONName())
+			continue
+		}
+		var p struct {
+			Enum  []any `json:"enum"`
+			Items struct {
+				Enum []any `json:"enum"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(prop, &p); err != nil {
+			t.Fatal(err)
+		}
+		got := p.Enum
+		if f.fd.IsList() {
+			got = p.Items.Enum
+		}
+		var values []string
+		for _, v := range got {
+			if v == nil {
+				continue
+			}
+			values = append(values, v.(string))
+		}
+		if !slices.Equal(values, f.set.Values) {
+			t.Errorf("OpenAPI %s.%s enum = %v, want vocabulary %s %v", f.fd.ContainingMessage().Name(), f.fd.JSONName(), values, f.set.Name, f.set.Values)
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Fatalf("checked only %d properties; the document's shape changed", checked)
+	}
+}
+
+// The domain packages name single values in their rules; each must be a
+// value of its vocabulary.
+func TestVocabularyDomainConstants(t *testing.T) {
+	cases := map[string][]string{
+		"queue_status":   {queue.PendingConfirmation, queue.Ready, queue.InProgress, queue.DoneToday, queue.Blocked, queue.Later},
+		"listing_status": {store.StatusPending, store.StatusPendingReview, store.StatusActive, store.StatusRejected, store.StatusDisabled, store.StatusSuspended},
+		"service":        {webhooks.ServicePush},
+	}
+	for name, values := range cases {
+		for _, v := range values {
+			if !vocab.Get(name).Has(v) {
+				t.Errorf("constant %q is not a value of vocabulary %s", v, name)
+			}
+		}
+	}
+	if !slices.Equal(kanban.Statuses, vocab.Values("card_status")) || !slices.Equal(queue.Statuses, vocab.Values("queue_status")) {
+		t.Error("the board's or the queue's statuses are not their vocabularies")
+	}
+}
+
+// No hand-written copy: a list literal in the server's Go code or in the
+// dashboard's TypeScript that holds every value of a vocabulary (in any
+// order) is a second declaration. Subsets are rules ("a callback reports
+// completed or failed") and stay.
+func TestVocabularyHasNoCopies(t *testing.T) {
+	for _, dir := range []string{".", filepath.Join("..", "ent", "schema"), filepath.Join("..", "internal")} {
+		for _, lit := range goStringLists(t, dir) {
+			if name := copiedVocabulary(lit.values); name != "" {
+				t.Errorf("%s: a copy of vocabulary %s; read it with vocab.Values(%q)", lit.at, name, name)
+			}
+		}
+	}
+	for _, lit := range tsStringLists(t, filepath.Join("..", "web", "src")) {
+		if name := copiedVocabulary(lit.values); name != "" {
+			t.Errorf("%s: a copy of vocabulary %s; read it with values(%q) from vocabulary.ts", lit.at, name, name)
+		}
+	}
+}
+
+type stringList struct {
+	at     string
+	values []string
+}
+
+// copiedVocabulary names the vocabulary of two or more values that list
+// holds entirely (and nothing else), "" when none.
+func copiedVocabulary(list []string) string {
+	if len(list) < 2 {
+		return ""
+	}
+	for _, s := range vocab.All() {
+		if len(s.Values) != len(list) {
+			continue
+		}
+		if !slices.ContainsFunc(list, func(v string) bool { return !s.Has(v) }) {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+func goStringLists(t *testing.T, root string) []stringList {
+	t.Helper()
+	var out []stringList
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "servertest") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			// A list literal, or a call's arguments (ent's Values("a", "b")).
+			var elts []ast.Expr
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				elts = n.Elts
+			case *ast.CallExpr:
+				elts = n.Args
+			default:
+				return true
+			}
+			var values []string
+			for _, e := range elts {
+				bl, ok := e.(*ast.BasicLit)
+				if !ok || bl.Kind != token.STRING {
+					return true
+				}
+				v, err := strconv.Unquote(bl.Value)
+				if err != nil {
+					return true
+				}
+				values = append(values, v)
+			}
+			out = append(out, stringList{fset.Position(n.Pos()).String(), values})
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no string lists found under %s; the walk is broken", root)
+	}
+	return out
+}
+
+// tsArray matches an array literal of string literals only.
+var tsArray = regexp.MustCompile(`\[\s*("[^"\n]*"\s*(?:,\s*"[^"\n]*"\s*)*),?\s*\]`)
+var tsString = regexp.MustCompile(`"([^"\n]*)"`)
+
+func tsStringLists(t *testing.T, root string) []stringList {
+	t.Helper()
+	var out []stringList
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "gen" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".ts") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range tsArray.FindAllStringSubmatch(string(src), -1) {
+			var values []string
+			for _, s := range tsString.FindAllStringSubmatch(m[1], -1) {
+				values = append(values, s[1])
+			}
+			out = append(out, stringList{path, values})
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return out
+}
