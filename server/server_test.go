@@ -63,9 +63,7 @@ func TestRateLimitPerKey(t *testing.T) {
 		}
 	}
 	res := api.Do(http.MethodGet, "/api/v2/settings", nil)
-	if res.Status != http.StatusTooManyRequests || res.JSON(t)["success"] != false {
-		t.Fatalf("over the limit: %d %s", res.Status, res.Body)
-	}
+	servertest.WantError(t, res, http.StatusTooManyRequests)
 	if ra, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || ra <= 0 {
 		t.Fatalf("Retry-After = %q", res.Header.Get("Retry-After"))
 	}
@@ -127,9 +125,7 @@ func TestBodyLimit(t *testing.T) {
 	key := s.SignUp("ann").NewKey("agent")
 	big := `{"mode":"` + strings.Repeat("x", 1<<20) + `"}`
 	res := s.WithKey(key).Do(http.MethodPatch, "/api/v2/settings", big)
-	if res.Status != http.StatusRequestEntityTooLarge || res.JSON(t)["success"] != false {
-		t.Fatalf("REST: %d %.200s", res.Status, res.Body)
-	}
+	servertest.WantError(t, res, http.StatusRequestEntityTooLarge)
 	res = s.WithKey(key).Do(http.MethodPost, "/switchboard.v1.SettingsService/UpdateSettings", big)
 	if res.Status < 400 || res.Status >= 500 {
 		t.Fatalf("Connect: %d %.200s", res.Status, res.Body)
@@ -288,15 +284,11 @@ func TestHealth(t *testing.T) {
 func TestUnknownRoutes(t *testing.T) {
 	s := servertest.New(t)
 	for _, path := range []string{"/api/v2/nope", "/api/nope", "/nope"} {
-		res := s.Anonymous().Do(http.MethodGet, path, nil)
-		if res.Status != 404 || res.JSON(t)["success"] != false {
-			t.Errorf("%s: %d %s", path, res.Status, res.Body)
-		}
+		t.Run(path, func(t *testing.T) {
+			servertest.WantError(t, s.Anonymous().Do(http.MethodGet, path, nil), http.StatusNotFound)
+		})
 	}
-	res := s.Anonymous().Do(http.MethodDelete, "/api/v2/settings", nil)
-	if res.Status != http.StatusMethodNotAllowed || res.JSON(t)["success"] != false {
-		t.Errorf("DELETE /api/v2/settings: %d %s", res.Status, res.Body)
-	}
+	servertest.WantError(t, s.Anonymous().Do(http.MethodDelete, "/api/v2/settings", nil), http.StatusMethodNotAllowed)
 }
 
 // Fields the contract marks (switchboard.v1.required) are enforced: every

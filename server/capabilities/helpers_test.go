@@ -2,7 +2,6 @@ package capabilities_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -72,14 +71,4 @@ func (f *fixture) counts(t *testing.T) [2]int {
 		t.Fatal(err)
 	}
 	return [2]int{packs, installs}
-}
-
-// restBody decodes an answer into exactly its keys.
-func restBody(t *testing.T, res *servertest.Response) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(res.Body, &m); err != nil {
-		t.Fatalf("not JSON: %v: %s", err, res.Body)
-	}
-	return m
 }

@@ -420,13 +420,7 @@ func TestMentionsRefusals(t *testing.T) {
 		"unknown param":  "type=people&limit=5",
 	} {
 		t.Run(name, func(t *testing.T) {
-			res := api.Do(http.MethodGet, "/api/chat/mentions?"+query, nil)
-			if res.Status != http.StatusBadRequest {
-				t.Fatalf("status = %d: %s", res.Status, res.Body)
-			}
-			if b := res.JSON(t); b["success"] != false || b["error"] == "" || b["error"] == nil {
-				t.Fatalf("error body = %s", res.Body)
-			}
+			servertest.WantError(t, api.Do(http.MethodGet, "/api/chat/mentions?"+query, nil), http.StatusBadRequest)
 		})
 	}
 	// 100 characters is still accepted.

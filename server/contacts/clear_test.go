@@ -101,7 +101,7 @@ func TestClearEachContactField(t *testing.T) {
 					t.Errorf("clearing %s changed %s: %v → %v", field, k, v, got[k])
 				}
 			}
-			if !at(t, got["updatedAt"]).Equal(f.s.Clock.Now()) {
+			if !servertest.At(t, got["updatedAt"]).Equal(f.s.Clock.Now()) {
 				t.Errorf("updatedAt = %v", got["updatedAt"])
 			}
 			if fields := f.lastUpdate(t); !slices.Equal(fields, []string{field}) {
@@ -207,7 +207,7 @@ func TestClearContactRefusals(t *testing.T) {
 				path += "/" + id
 			}
 			res := f.api.Do(tc.method, path, tc.body)
-			wantError(t, res, http.StatusBadRequest)
+			servertest.WantError(t, res, http.StatusBadRequest)
 			if msg := res.JSON(t)["error"].(string); tc.want != "" && msg != tc.want {
 				t.Errorf("error = %q, want %q", msg, tc.want)
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"slices"
 	"testing"
 	"time"
 
@@ -140,47 +139,4 @@ func metadata(t *testing.T, e *ent.ActivityEntry) map[string]any {
 		t.Fatalf("activity metadata %q: %v", e.Metadata, err)
 	}
 	return m
-}
-
-// keysOf answers the sorted keys of a JSON object.
-func keysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// wantError checks the REST error form.
-func wantError(t *testing.T, res *servertest.Response, status int) {
-	t.Helper()
-	if res.Status != status {
-		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
-	}
-	b := res.JSON(t)
-	if b["success"] != false {
-		t.Fatalf("error body lacks success:false: %s", res.Body)
-	}
-	if msg, _ := b["error"].(string); msg == "" {
-		t.Fatalf("error body lacks a message: %s", res.Body)
-	}
-}
-
-func wantCode(t *testing.T, err error, code connect.Code) {
-	t.Helper()
-	if connect.CodeOf(err) != code {
-		t.Fatalf("error = %v, want %s", err, code)
-	}
-}
-
-// at reads an RFC 3339 timestamp of a JSON answer.
-func at(t *testing.T, v any) time.Time {
-	t.Helper()
-	s, _ := v.(string)
-	ts, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatalf("timestamp %v: %v", v, err)
-	}
-	return ts
 }

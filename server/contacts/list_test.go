@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // Document 1, Contacts: search matches name, email or company and tag matches
@@ -154,6 +155,6 @@ func TestListOrderAndPages(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"limit=-1", "offset=-1", "limit=abc", "limt=5"} {
-		wantError(t, f.api.Do(http.MethodGet, "/api/v2/contacts?"+q, nil), http.StatusBadRequest)
+		servertest.WantError(t, f.api.Do(http.MethodGet, "/api/v2/contacts?"+q, nil), http.StatusBadRequest)
 	}
 }

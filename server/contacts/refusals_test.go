@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // RULINGS "Accounts, keys, sessions": another account's id answers 404 on
@@ -26,19 +27,19 @@ func TestAnotherAccountsContactIsNotFound(t *testing.T) {
 	for _, target := range []struct{ name, id string }{{"other account", id}, {"nonexistent", "cnonexistent000000000000"}} {
 		t.Run(target.name, func(t *testing.T) {
 			path := "/api/v2/contacts/" + target.id
-			wantError(t, f.api.Do(http.MethodGet, path, nil), http.StatusNotFound)
-			wantError(t, f.api.Do(http.MethodPut, path, map[string]any{"name": "Mine now"}), http.StatusNotFound)
-			wantError(t, f.api.Do(http.MethodDelete, path, nil), http.StatusNotFound)
+			servertest.WantError(t, f.api.Do(http.MethodGet, path, nil), http.StatusNotFound)
+			servertest.WantError(t, f.api.Do(http.MethodPut, path, map[string]any{"name": "Mine now"}), http.StatusNotFound)
+			servertest.WantError(t, f.api.Do(http.MethodDelete, path, nil), http.StatusNotFound)
 
 			ctx := context.Background()
 			c := f.client("connect+json", f.annKey)
 			_, err := c.GetContact(ctx, &switchboardv1.GetContactRequest{Id: target.id})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 			_, err = c.UpdateContact(ctx, &switchboardv1.UpdateContactRequest{Id: target.id,
 				Contact: &switchboardv1.ContactInput{Name: proto.String("Mine now")}})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 			_, err = c.DeleteContact(ctx, &switchboardv1.DeleteContactRequest{Id: target.id})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 		})
 	}
 	if got := f.list(t, f.api, nil)["contacts"].([]any); len(got) != 0 {
@@ -106,7 +107,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 			if tc.body != "" {
 				body = tc.body
 			}
-			wantError(t, f.api.Do(tc.method, tc.path, body), http.StatusBadRequest)
+			servertest.WantError(t, f.api.Do(tc.method, tc.path, body), http.StatusBadRequest)
 		})
 	}
 
@@ -123,11 +124,11 @@ func TestBadInputWritesNothing(t *testing.T) {
 		}
 	}
 	_, err := c.UpdateContact(ctx, &switchboardv1.UpdateContactRequest{Id: id})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	_, err = c.UpdateContact(ctx, &switchboardv1.UpdateContactRequest{Contact: &switchboardv1.ContactInput{Name: proto.String("Y")}})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	_, err = c.GetContact(ctx, &switchboardv1.GetContactRequest{})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 
 	if after := f.counts(t); after != before {
 		t.Fatalf("refused requests wrote rows: before %+v after %+v", before, after)

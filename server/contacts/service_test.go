@@ -3,6 +3,7 @@ package contacts_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // The whole life of a contact over REST: create, read, list, update, delete,
@@ -38,7 +40,7 @@ func TestContactLifecycleREST(t *testing.T) {
 			t.Errorf("created %s = %v, want %v", k, c[k], v)
 		}
 	}
-	if !at(t, c["createdAt"]).Equal(created) || !at(t, c["updatedAt"]).Equal(created) {
+	if !servertest.At(t, c["createdAt"]).Equal(created) || !servertest.At(t, c["updatedAt"]).Equal(created) {
 		t.Errorf("createdAt/updatedAt = %v/%v, want the server clock %v", c["createdAt"], c["updatedAt"], created)
 	}
 	if fmt.Sprint(c["tags"]) != "[vip compilers]" || fmt.Sprint(c["cards"]) != "[]" {
@@ -64,7 +66,7 @@ func TestContactLifecycleREST(t *testing.T) {
 	u := res.JSON(t)["contact"].(map[string]any)
 	if u["phone"] != "+1 555" || u["company"] != nil || u["name"] != "Grace Hopper" || u["email"] != "grace@navy.example" ||
 		fmt.Sprint(u["tags"]) != "[Admiral]" || u["createdAt"] != c["createdAt"] ||
-		!at(t, u["updatedAt"]).Equal(f.s.Clock.Now()) {
+		!servertest.At(t, u["updatedAt"]).Equal(f.s.Clock.Now()) {
 		t.Fatalf("PUT answered %s", res.Body)
 	}
 	// A PUT without tags keeps them.
@@ -77,8 +79,8 @@ func TestContactLifecycleREST(t *testing.T) {
 	if res.Status != http.StatusOK || res.JSON(t)["contact"].(map[string]any)["role"] != "Admiral" {
 		t.Fatalf("DELETE: %d %s", res.Status, res.Body)
 	}
-	wantError(t, f.api.Do(http.MethodGet, "/api/v2/contacts/"+id, nil), http.StatusNotFound)
-	wantError(t, f.api.Do(http.MethodDelete, "/api/v2/contacts/"+id, nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodGet, "/api/v2/contacts/"+id, nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodDelete, "/api/v2/contacts/"+id, nil), http.StatusNotFound)
 
 	// One entry per action, in the feed's crm category, by the key's label.
 	entries := f.activity(t, f.ann.ID)
@@ -136,11 +138,11 @@ func TestContactLifecycleConnect(t *testing.T) {
 				t.Fatalf("DeleteContact = %v, %v", d, err)
 			}
 			_, err = c.GetContact(ctx, &switchboardv1.GetContactRequest{Id: id})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 			_, err = c.CreateContact(ctx, &switchboardv1.CreateContactRequest{Contact: &switchboardv1.ContactInput{Email: proto.String("x@y.z")}})
-			wantCode(t, err, connect.CodeInvalidArgument)
+			servertest.WantCode(t, err, connect.CodeInvalidArgument)
 			_, err = c.ListContacts(ctx, &switchboardv1.ListContactsRequest{Limit: -1})
-			wantCode(t, err, connect.CodeInvalidArgument)
+			servertest.WantCode(t, err, connect.CodeInvalidArgument)
 		})
 	}
 }
@@ -157,7 +159,7 @@ func TestContactRenderings(t *testing.T) {
 		t.Fatalf("Connect GET: %d %s", res.Status, res.Body)
 	}
 	rpc := res.JSON(t)["contact"].(map[string]any)
-	if got := fmt.Sprint(keysOf(rpc)); got != "[cards createdAt id name tags updatedAt userId]" {
+	if got := fmt.Sprint(slices.Sorted(maps.Keys(rpc))); got != "[cards createdAt id name tags updatedAt userId]" {
 		t.Fatalf("RPC keys = %s: %s", got, res.Body)
 	}
 	if fmt.Sprint(rpc["tags"], rpc["cards"]) != "[] []" {
@@ -165,7 +167,7 @@ func TestContactRenderings(t *testing.T) {
 	}
 	rest := f.api.Do(http.MethodGet, "/api/v2/contacts/"+id, nil).JSON(t)["contact"].(map[string]any)
 	if len(rest) != 20 {
-		t.Fatalf("REST contact has %d keys, want all 20: %v", len(rest), keysOf(rest))
+		t.Fatalf("REST contact has %d keys, want all 20: %v", len(rest), slices.Sorted(maps.Keys(rest)))
 	}
 	list := f.list(t, f.api, nil)["contacts"].([]any)[0].(map[string]any)
 	if fmt.Sprint(list["tags"], list["cards"]) != "[] []" {
@@ -217,7 +219,7 @@ func TestCardProjections(t *testing.T) {
 		t.Fatalf("list order = %s", names)
 	}
 	for _, l := range list[0].(map[string]any)["cards"].([]any) {
-		if got := fmt.Sprint(keysOf(l.(map[string]any)["card"].(map[string]any))); got != "[id priority status title]" {
+		if got := fmt.Sprint(slices.Sorted(maps.Keys(l.(map[string]any)["card"].(map[string]any)))); got != "[id priority status title]" {
 			t.Fatalf("list card keys = %s", got)
 		}
 	}
@@ -268,7 +270,7 @@ func TestSessionCallerIsTheActor(t *testing.T) {
 	}
 	// A key limited to another scope may not touch contacts.
 	queueOnly := f.s.WithKey(f.ann.NewKey("queue-bot", "queue"))
-	wantError(t, queueOnly.Do(http.MethodGet, "/api/v2/contacts", nil), http.StatusForbidden)
+	servertest.WantError(t, queueOnly.Do(http.MethodGet, "/api/v2/contacts", nil), http.StatusForbidden)
 }
 
 // Racing deletes of one contact: exactly one succeeds, the rest are 404, and

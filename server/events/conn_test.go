@@ -78,13 +78,7 @@ func (s *rawStream) frame(t *testing.T) []string {
 // waitSubscribers waits until the account has n open streams on the server.
 func (e *env) waitSubscribers(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(servertest.StreamTimeout)
-	for e.s.App.Events.Subscribers(e.ann.ID) != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d subscribers, want %d", e.s.App.Events.Subscribers(e.ann.ID), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	servertest.WaitFor(t, fmt.Sprintf("%d subscribers", n), func() bool { return e.s.App.Events.Subscribers(e.ann.ID) == n })
 }
 
 // decisions.md "Shared chat and events": over HTTP/1.1 the server takes the

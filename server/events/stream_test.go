@@ -195,10 +195,7 @@ func TestResumeAfterLastEventID(t *testing.T) {
 	}
 
 	// A Last-Event-ID this stream never gave out is 400 on both.
-	if res := e.api.Do(http.MethodGet, streamPath, nil, "Last-Event-ID", "abc"); res.Status != http.StatusBadRequest ||
-		res.JSON(t)["success"] != false {
-		t.Fatalf("bad Last-Event-ID: %d %s", res.Status, res.Body)
-	}
+	servertest.WantError(t, e.api.Do(http.MethodGet, streamPath, nil, "Last-Event-ID", "abc"), http.StatusBadRequest)
 	bad, err := e.connectClient("connect+proto", nil).StreamEvents(ctx, &switchboardv1.StreamEventsRequest{LastEventId: "-3"})
 	if err == nil {
 		for bad.Receive() {
@@ -219,9 +216,8 @@ func TestHeartbeat(t *testing.T) {
 	for range 2 {
 		ev := st.NextOf("heartbeat")
 		data := ev.JSON(t)
-		ts, err := time.Parse(time.RFC3339Nano, fmt.Sprint(data["timestamp"]))
-		if ev.HasID || data["type"] != "heartbeat" || err != nil || ts.IsZero() {
-			t.Fatalf("heartbeat = %+v (%v)", ev, err)
+		if ev.HasID || data["type"] != "heartbeat" || servertest.At(t, data["timestamp"]).IsZero() {
+			t.Fatalf("heartbeat = %+v", ev)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
@@ -261,10 +257,14 @@ func TestStreamAccessAndIsolation(t *testing.T) {
 		"POST":          {e.api, http.MethodPost, http.StatusMethodNotAllowed},
 		"HEAD":          {e.api, http.MethodHead, http.StatusMethodNotAllowed},
 	} {
-		res := c.caller.Do(c.method, streamPath, nil)
-		if res.Status != c.status || (c.method != http.MethodHead && res.JSON(t)["success"] != false) {
-			t.Errorf("%s: %d %s", name, res.Status, res.Body)
-		}
+		t.Run(name, func(t *testing.T) {
+			res := c.caller.Do(c.method, streamPath, nil)
+			if c.method == http.MethodHead { // no body to check
+				servertest.WantStatus(t, res, c.status)
+				return
+			}
+			servertest.WantError(t, res, c.status)
+		})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
 	defer cancel()
@@ -327,19 +327,7 @@ func TestSlowSSEClientIsDroppedThenResumes(t *testing.T) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer %s\r\nAccept: text/event-stream\r\n\r\n", streamPath, e.key)
-	waitSubscribers := func(n int) bool {
-		deadline := time.Now().Add(servertest.StreamTimeout)
-		for time.Now().Before(deadline) {
-			if e.s.App.Events.Subscribers(e.ann.ID) == n {
-				return true
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		return false
-	}
-	if !waitSubscribers(2) {
-		t.Fatal("the slow client did not subscribe")
-	}
+	e.waitSubscribers(t, 2)
 	big := strings.Repeat("x", 64<<10)
 	var sent []string
 	for len(sent) < 2000 && e.s.App.Events.Subscribers(e.ann.ID) == 2 {
@@ -349,9 +337,8 @@ func TestSlowSSEClientIsDroppedThenResumes(t *testing.T) {
 			t.Fatalf("healthy client got %.80s", ev.Data)
 		}
 	}
-	if !waitSubscribers(1) {
-		t.Fatalf("the slow client was not dropped after %d messages", len(sent))
-	}
+	servertest.WaitFor(t, fmt.Sprintf("the slow client to be dropped after %d messages", len(sent)),
+		func() bool { return e.s.App.Events.Subscribers(e.ann.ID) == 1 })
 	t.Logf("dropped after %d messages of 64 KiB", len(sent))
 	// The messages after the drop reach the healthy client only.
 	for i := range 3 {

@@ -2,7 +2,6 @@ package idempotency_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -68,27 +67,4 @@ func withKey(ctx context.Context, key string) (context.Context, connect.CallInfo
 	ctx, info := connect.NewClientContext(ctx)
 	info.RequestHeader().Set(keyHeader, key)
 	return ctx, info
-}
-
-// wantREST checks a REST answer's status and, for errors, the error body.
-func wantREST(t *testing.T, res *servertest.Response, status int, errPart string) {
-	t.Helper()
-	if res.Status != status {
-		t.Fatalf("status %d, want %d: %s", res.Status, status, res.Body)
-	}
-	if errPart == "" {
-		return
-	}
-	m := res.JSON(t)
-	if m["success"] != false || !strings.Contains(m["error"].(string), errPart) {
-		t.Fatalf("error body %s, want one naming %q", res.Body, errPart)
-	}
-}
-
-// wantCode checks a Connect error's code.
-func wantCode(t *testing.T, err error, code connect.Code) {
-	t.Helper()
-	if connect.CodeOf(err) != code {
-		t.Fatalf("error %v, want code %v", err, code)
-	}
 }

@@ -28,19 +28,19 @@ func TestRESTRetriesReplay(t *testing.T) {
 			key := "retry-" + c.name
 			before := c.count(t, s, acct.ID)
 			first := keyed(api, http.MethodPost, c.path, key, c.body("1"))
-			wantREST(t, first, http.StatusCreated, "")
+			servertest.WantStatus(t, first, http.StatusCreated)
 			if first.Header.Get(replayedHeader) != "" {
 				t.Fatalf("a first answer is marked replayed")
 			}
 			for _, body := range []string{c.body("1"), " " + c.body("1") + "\n"} {
 				again := keyed(api, http.MethodPost, c.path, key, body)
-				wantREST(t, again, http.StatusCreated, "")
+				servertest.WantStatus(t, again, http.StatusCreated)
 				if again.Header.Get(replayedHeader) != "true" || !bytes.Equal(again.Body, first.Body) ||
 					again.Header.Get("Content-Type") != first.Header.Get("Content-Type") {
 					t.Fatalf("retry not replayed: %v %s, first %s", again.Header, again.Body, first.Body)
 				}
 			}
-			wantREST(t, keyed(api, http.MethodPost, c.path, key, c.body("2")), http.StatusUnprocessableEntity, "different request")
+			servertest.WantErrorContaining(t, keyed(api, http.MethodPost, c.path, key, c.body("2")), http.StatusUnprocessableEntity, "different request")
 			if n := c.count(t, s, acct.ID) - before; n != 1 {
 				t.Fatalf("%d rows made by retries, want 1", n)
 			}
@@ -95,7 +95,7 @@ func TestConnectRetriesReplay(t *testing.T) {
 						t.Fatalf("retry: %v %v\n%v\n%v", err, info.ResponseHeader(), first, again)
 					}
 					_, _, err = c.call(k, "two")
-					wantCode(t, err, connect.CodeFailedPrecondition)
+					servertest.WantCode(t, err, connect.CodeFailedPrecondition)
 					if n := c.count(t, s, acct.ID) - before; n != 1 {
 						t.Fatalf("%d rows made, want 1", n)
 					}
@@ -117,7 +117,7 @@ func TestKeysArePerCredentialAndLast24Hours(t *testing.T) {
 	c := creates[0]
 	for i, caller := range []*servertest.Caller{one, two, acct.Session} {
 		res := keyed(caller, http.MethodPost, c.path, "shared", c.body("1"))
-		wantREST(t, res, http.StatusCreated, "")
+		servertest.WantStatus(t, res, http.StatusCreated)
 		if res.Header.Get(replayedHeader) != "" || c.count(t, s, acct.ID) != i+1 {
 			t.Fatalf("caller %d: replayed another credential's answer", i)
 		}
@@ -128,7 +128,7 @@ func TestKeysArePerCredentialAndLast24Hours(t *testing.T) {
 	}
 	s.Clock.Advance(time.Second)
 	res := keyed(one, http.MethodPost, c.path, "shared", c.body("2"))
-	wantREST(t, res, http.StatusCreated, "")
+	servertest.WantStatus(t, res, http.StatusCreated)
 	if res.Header.Get(replayedHeader) != "" || c.count(t, s, acct.ID) != 4 {
 		t.Fatalf("key not free after 24 hours: %v", res.Header)
 	}

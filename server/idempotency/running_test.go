@@ -47,7 +47,7 @@ func storeFixture(t *testing.T) (s *servertest.Server, a *heldAgent, listing, re
 	dev, req := s.SignUp("dev"), s.SignUp("req")
 	res := s.WithKey(dev.NewKey("dev", "store")).Do(http.MethodPost, "/api/marketplace",
 		map[string]any{"name": "Held", "endpointUrl": a.URL})
-	wantREST(t, res, http.StatusCreated, "")
+	servertest.WantStatus(t, res, http.StatusCreated)
 	return s, a, res.JSON(t)["agent"].(map[string]any)["id"].(string), req.NewKey("req", "store"), req.ID
 }
 
@@ -62,10 +62,10 @@ func TestRetryWhileRunningOverREST(t *testing.T) {
 	first := make(chan *servertest.Response, 1)
 	go func() { first <- keyed(api, http.MethodPost, path, "exec-1", body) }()
 	<-a.entered
-	wantREST(t, keyed(api, http.MethodPost, path, "exec-1", body), http.StatusConflict, "still running")
+	servertest.WantErrorContaining(t, keyed(api, http.MethodPost, path, "exec-1", body), http.StatusConflict, "still running")
 	close(a.release)
 	res := <-first
-	wantREST(t, res, http.StatusOK, "")
+	servertest.WantStatus(t, res, http.StatusOK)
 	again := keyed(api, http.MethodPost, path, "exec-1", body)
 	if again.Status != res.Status || again.Header.Get(replayedHeader) != "true" || string(again.Body) != string(res.Body) {
 		t.Fatalf("retry after the answer: %d %v %s", again.Status, again.Header, again.Body)
@@ -94,7 +94,7 @@ func TestRetryWhileRunningOverConnect(t *testing.T) {
 	go func() { res, _, err := call(); first <- result{res, err} }()
 	<-a.entered
 	_, _, err := call()
-	wantCode(t, err, connect.CodeAlreadyExists)
+	servertest.WantCode(t, err, connect.CodeAlreadyExists)
 	close(a.release)
 	r := <-first
 	if r.err != nil || r.res.GetOutput() != "done" {
@@ -121,7 +121,7 @@ func TestClaimsLeftByACrash(t *testing.T) {
 	api := s.WithKey(key)
 	c := creates[0]
 	res := keyed(api, http.MethodPost, c.path, "done", c.body("1"))
-	wantREST(t, res, http.StatusCreated, "")
+	servertest.WantStatus(t, res, http.StatusCreated)
 	rec := s.DB.IdempotencyRecord.Query().Where(idempotencyrecord.KeyEQ("done")).OnlyX(t.Context())
 	if !rec.Applied || rec.State != idempotencyrecord.StateDone || rec.Status != http.StatusCreated {
 		t.Fatalf("record after a create: applied %v, state %s, status %d", rec.Applied, rec.State, rec.Status)
@@ -134,10 +134,10 @@ func TestClaimsLeftByACrash(t *testing.T) {
 			SetFingerprint(fp).SetToken("dead-" + name).SetApplied(applied).
 			SetClaimedAt(s.Clock.Now()).SetExpiresAt(s.Clock.Now().Add(24 * time.Hour)).SaveX(context.Background())
 	}
-	wantREST(t, keyed(api, http.MethodPost, c.path, "lost", c.body("1")), http.StatusConflict, "still running")
+	servertest.WantErrorContaining(t, keyed(api, http.MethodPost, c.path, "lost", c.body("1")), http.StatusConflict, "still running")
 	s.Clock.Advance(5 * time.Minute)
-	wantREST(t, keyed(api, http.MethodPost, c.path, "lost", c.body("1")), http.StatusCreated, "")
-	wantREST(t, keyed(api, http.MethodPost, c.path, "applied", c.body("1")), http.StatusConflict, "took effect")
+	servertest.WantStatus(t, keyed(api, http.MethodPost, c.path, "lost", c.body("1")), http.StatusCreated)
+	servertest.WantErrorContaining(t, keyed(api, http.MethodPost, c.path, "applied", c.body("1")), http.StatusConflict, "took effect")
 	if n := c.count(t, s, acct.ID); n != 2 {
 		t.Fatalf("%d items, want 2 (the first create and the lost claim's run)", n)
 	}

@@ -3,12 +3,14 @@ package kanban_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // Document 1, "Kanban": the card activity feed, newest first, paged by cursor,
@@ -19,13 +21,13 @@ func TestListCardActivity(t *testing.T) {
 	c := b.create(t, map[string]any{"title": "T"})
 	id := c["id"].(string)
 	for i := range 4 {
-		wantStatus(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"summary": fmt.Sprint("v", i)}), 200)
+		servertest.WantStatus(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"summary": fmt.Sprint("v", i)}), 200)
 	}
 	// Ann's own session edits are attributed to her name, key edits to the key's label.
-	wantStatus(t, b.ann.Session.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"priority": "low"}), 200)
+	servertest.WantStatus(t, b.ann.Session.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"priority": "low"}), 200)
 
 	sess := b.ann.Session
-	all := decode(t, sess.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil).Body)
+	all := sess.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil).JSON(t)
 	data := all["data"].([]any)
 	if all["success"] != true || len(data) != 6 {
 		t.Fatalf("feed = %v", all)
@@ -40,7 +42,7 @@ func TestListCardActivity(t *testing.T) {
 	if oldest["action"] != "card_created" || oldest["actor"] != "agent-007" {
 		t.Errorf("oldest = %v", oldest)
 	}
-	if keys := sortedKeys(newest); !slices.Equal(keys, []string{"action", "actor", "cardId", "category", "createdAt", "id", "isCrossUser", "summary"}) {
+	if keys := slices.Sorted(maps.Keys(newest)); !slices.Equal(keys, []string{"action", "actor", "cardId", "category", "createdAt", "id", "isCrossUser", "summary"}) {
 		t.Errorf("entry keys = %v", keys)
 	}
 
@@ -52,7 +54,7 @@ func TestListCardActivity(t *testing.T) {
 		if cursor != "" {
 			path += "&cursor=" + cursor
 		}
-		page := decode(t, sess.Do(http.MethodGet, path, nil).Body)
+		page := sess.Do(http.MethodGet, path, nil).JSON(t)
 		for _, e := range page["data"].([]any) {
 			ids = append(ids, e.(map[string]any)["id"].(string))
 		}
@@ -70,11 +72,11 @@ func TestListCardActivity(t *testing.T) {
 		t.Errorf("paged ids %v, want %v", ids, want)
 	}
 	// RPC form: nextCursor absent at the end, present mid-way.
-	raw := decode(t, rpc(sess, "ListCardActivity", map[string]any{"id": id}).Body)
+	raw := rpc(sess, "ListCardActivity", map[string]any{"id": id}).JSON(t)
 	if _, ok := raw["nextCursor"]; ok {
 		t.Errorf("RPC nextCursor present at the end: %v", raw)
 	}
-	if raw = decode(t, rpc(sess, "ListCardActivity", map[string]any{"id": id, "limit": 5}).Body); raw["nextCursor"] == nil {
+	if raw = rpc(sess, "ListCardActivity", map[string]any{"id": id, "limit": 5}).JSON(t); raw["nextCursor"] == nil {
 		t.Errorf("RPC nextCursor missing mid-way")
 	}
 
@@ -88,19 +90,24 @@ func TestListCardActivity(t *testing.T) {
 		{"unknown cursor", "?cursor=nope", 400},
 		{"unknown parameter", "?since=yesterday", 400},
 	} {
-		wantStatus(t, sess.Do(http.MethodGet, "/api/kanban/"+id+"/activity"+tc.path, nil), tc.status)
+		res := sess.Do(http.MethodGet, "/api/kanban/"+id+"/activity"+tc.path, nil)
+		if tc.status >= 400 {
+			servertest.WantError(t, res, tc.status)
+		} else {
+			servertest.WantStatus(t, res, tc.status)
+		}
 	}
 	// Session only: a valid key is 403, no credential 401.
-	wantStatus(t, b.api.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil), 403)
-	wantStatus(t, b.s.Anonymous().Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil), 401)
+	servertest.WantError(t, b.api.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil), 403)
+	servertest.WantError(t, b.s.Anonymous().Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil), 401)
 
 	// The history of a deleted card stays readable by its owner.
-	wantStatus(t, b.api.Do(http.MethodDelete, "/api/v2/kanban/"+id, nil), 200)
-	gone := decode(t, sess.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil).Body)["data"].([]any)
+	servertest.WantStatus(t, b.api.Do(http.MethodDelete, "/api/v2/kanban/"+id, nil), 200)
+	gone := sess.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil).JSON(t)["data"].([]any)
 	if len(gone) != 7 || gone[0].(map[string]any)["action"] != "card_deleted" {
 		t.Errorf("deleted card's feed = %v", gone)
 	}
-	wantStatus(t, sess.Do(http.MethodGet, "/api/kanban/never-existed/activity", nil), 404)
+	servertest.WantError(t, sess.Do(http.MethodGet, "/api/kanban/never-existed/activity", nil), 404)
 }
 
 // Document 1, "Events": activity on a card mirrors to linked cards of other
@@ -114,14 +121,14 @@ func TestActivityMirrorsToLinkedCards(t *testing.T) {
 	aID := a["id"].(string)
 	cardB := b.s.DB.Card.Create().SetUserID(bob.ID).SetTitle("Shared (bob)").SetOriginCardID(aID).SetOriginUserID(b.ann.ID).SaveX(ctx)
 
-	wantStatus(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+aID, map[string]any{"status": "paused"}), 200)
+	servertest.WantStatus(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+aID, map[string]any{"status": "paused"}), 200)
 	item := a["checklist"].([]any)[0].(map[string]any)["id"].(string)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(aID, item), map[string]any{"completed": true}), 200)
+	servertest.WantStatus(t, b.api.Do(http.MethodPatch, itemPath(aID, item), map[string]any{"completed": true}), 200)
 
 	res := bob.Session.Do(http.MethodGet, "/api/kanban/"+cardB.ID+"/activity", nil)
-	wantStatus(t, res, 200)
+	servertest.WantStatus(t, res, 200)
 	var got []string
-	for _, e := range decode(t, res.Body)["data"].([]any) {
+	for _, e := range res.JSON(t)["data"].([]any) {
 		e := e.(map[string]any)
 		if e["isCrossUser"] != true || e["cardId"] != cardB.ID || !strings.HasPrefix(e["summary"].(string), "Ann: ") {
 			t.Errorf("mirrored entry = %v", e)
@@ -137,13 +144,13 @@ func TestActivityMirrorsToLinkedCards(t *testing.T) {
 		t.Errorf("ann has %d cross-user entries", n)
 	}
 	// The delete is written before the card goes, so it mirrors too.
-	wantStatus(t, b.api.Do(http.MethodDelete, "/api/v2/kanban/"+aID, nil), 200)
+	servertest.WantStatus(t, b.api.Do(http.MethodDelete, "/api/v2/kanban/"+aID, nil), 200)
 	if !b.s.DB.ActivityEntry.Query().Where(activityentry.CardID(cardB.ID), activityentry.Action("card_deleted"), activityentry.IsCrossUser(true)).ExistX(ctx) {
 		t.Errorf("card_deleted did not mirror to bob's card")
 	}
 	// Bob cannot read ann's card feed, nor ann his.
-	wantStatus(t, bob.Session.Do(http.MethodGet, "/api/kanban/"+aID+"/activity", nil), 404)
-	wantStatus(t, b.ann.Session.Do(http.MethodGet, "/api/kanban/"+cardB.ID+"/activity", nil), 404)
+	servertest.WantError(t, bob.Session.Do(http.MethodGet, "/api/kanban/"+aID+"/activity", nil), 404)
+	servertest.WantError(t, b.ann.Session.Do(http.MethodGet, "/api/kanban/"+cardB.ID+"/activity", nil), 404)
 }
 
 // RULINGS "Kanban and contacts": every card action is written, with the card id,
@@ -169,7 +176,7 @@ func TestActivityForEveryAction(t *testing.T) {
 		{http.MethodDelete, "/api/v2/kanban/" + id, nil},
 	}
 	for _, st := range steps {
-		wantStatus(t, b.api.Do(st.method, st.path, st.body), 200)
+		servertest.WantStatus(t, b.api.Do(st.method, st.path, st.body), 200)
 	}
 	want := []string{"card_created", "card_updated", "card_moved", "checklist_completed", "checklist_unchecked",
 		"checklist_completed", "checklist_completed", "card_auto_completed", "card_deleted"}

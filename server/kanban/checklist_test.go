@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 func itemPath(cardID, itemID string) string {
@@ -41,8 +42,8 @@ func TestUpdateChecklistItemAutoCompletes(t *testing.T) {
 	}
 	for _, st := range steps {
 		res := b.api.Do(http.MethodPatch, itemPath(id, st.item), st.body)
-		wantStatus(t, res, 200)
-		body := decode(t, res.Body)
+		servertest.WantStatus(t, res, 200)
+		body := res.JSON(t)
 		item := body["item"].(map[string]any)
 		if item["completed"] != st.completed || body["cardCompleted"] != st.cardCompleted || item["id"] != st.item || item["cardId"] != id {
 			t.Errorf("%s: %s", st.name, res.Body)
@@ -60,7 +61,7 @@ func TestUpdateChecklistItemAutoCompletes(t *testing.T) {
 	}
 	// A PATCH that changes nothing writes nothing.
 	n := len(b.actions(t, id))
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, build), map[string]any{"completed": true, "text": "build"}), 200)
+	servertest.WantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, build), map[string]any{"completed": true, "text": "build"}), 200)
 	if len(b.actions(t, id)) != n {
 		t.Errorf("no-op PATCH wrote activity")
 	}
@@ -69,13 +70,13 @@ func TestUpdateChecklistItemAutoCompletes(t *testing.T) {
 	other := b.create(t, map[string]any{"title": "other", "checklist": []map[string]any{{"text": "x"}}})
 	otherItem := other["checklist"].([]any)[0].(map[string]any)["id"].(string)
 	before := b.count(t)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{}`), 400)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{"text":"  "}`), 400)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{"order":-1}`), 400)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{"completed":"yes"}`), 400)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, otherItem), `{"completed":true}`), 404)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, "nope"), `{"completed":true}`), 404)
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath("nope", build), `{"completed":true}`), 404)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{}`), 400)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{"text":"  "}`), 400)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{"order":-1}`), 400)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath(id, build), `{"completed":"yes"}`), 400)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath(id, otherItem), `{"completed":true}`), 404)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath(id, "nope"), `{"completed":true}`), 404)
+	servertest.WantError(t, b.api.Do(http.MethodPatch, itemPath("nope", build), `{"completed":true}`), 404)
 	if after := b.count(t); after != before {
 		t.Errorf("refusals wrote: %+v → %+v", before, after)
 	}
@@ -96,7 +97,7 @@ func TestUpdateChecklistItemConnect(t *testing.T) {
 	card := created.GetCard()
 	item := card.GetChecklist()[0]
 	_, err = c.UpdateChecklistItem(ctx, &switchboardv1.UpdateChecklistItemRequest{CardId: card.GetId(), Id: item.GetId()})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	res, err := c.UpdateChecklistItem(ctx, &switchboardv1.UpdateChecklistItemRequest{
 		CardId: card.GetId(), Id: item.GetId(), Completed: proto.Bool(true), Order: proto.Int32(4),
 	})
@@ -104,7 +105,7 @@ func TestUpdateChecklistItemConnect(t *testing.T) {
 		t.Fatalf("UpdateChecklistItem = %v, %v", res, err)
 	}
 	_, err = c.UpdateChecklistItem(ctx, &switchboardv1.UpdateChecklistItemRequest{CardId: card.GetId(), Id: "nope", Completed: proto.Bool(true)})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 }
 
 // Document 1: cards with an unchecked queue_review item show the badge.
@@ -123,15 +124,15 @@ func TestPendingReview(t *testing.T) {
 	b.s.DB.ChecklistItem.Create().SetUserID(b.ann.ID).SetCardID(id).SetText("done task").
 		SetSourceType("queue").SetCompleted(true).SetOrder(2).ExecX(ctx)
 
-	list := decode(t, b.api.Do(http.MethodGet, "/api/v2/kanban", nil).Body)["cards"].([]any)[0].(map[string]any)
+	list := b.api.Do(http.MethodGet, "/api/v2/kanban", nil).JSON(t)["cards"].([]any)[0].(map[string]any)
 	if list["pendingReview"] != true || b.get(t, id)["pendingReview"] != true {
 		t.Fatalf("pendingReview not raised: list %v", list["pendingReview"])
 	}
-	raw := decode(t, rpc(b.api, "GetCard", map[string]any{"id": id}).Body)["card"].(map[string]any)
+	raw := rpc(b.api, "GetCard", map[string]any{"id": id}).JSON(t)["card"].(map[string]any)
 	if raw["pendingReview"] != true {
 		t.Errorf("RPC pendingReview = %v", raw["pendingReview"])
 	}
-	wantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, review.ID), map[string]any{"completed": true}), 200)
+	servertest.WantStatus(t, b.api.Do(http.MethodPatch, itemPath(id, review.ID), map[string]any{"completed": true}), 200)
 	if got := b.get(t, id); got["pendingReview"] != false || got["status"] != "active" {
 		t.Errorf("after review: pendingReview %v status %v", got["pendingReview"], got["status"])
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/contact"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // clearableCardFields are the names CardInput.clear_fields documents, in
@@ -90,8 +91,8 @@ func TestClearEachCardField(t *testing.T) {
 			}
 			b.s.Clock.Advance(time.Second)
 			res := b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"clearFields": []string{field}})
-			wantStatus(t, res, 200)
-			got := decode(t, res.Body)["card"].(map[string]any)
+			servertest.WantStatus(t, res, 200)
+			got := res.JSON(t)["card"].(map[string]any)
 			if v, ok := got[field]; !ok || !reflect.DeepEqual(v, clearedREST(field)) {
 				t.Errorf("%s = %#v (present %v), want %#v", field, v, ok, clearedREST(field))
 			}
@@ -140,7 +141,7 @@ func TestClearEveryCardFieldOverConnect(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("UpdateCard: %d %s", res.Status, res.Body)
 	}
-	got := decode(t, res.Body)["card"].(map[string]any)
+	got := res.JSON(t)["card"].(map[string]any)
 	for _, f := range clearableCardFields {
 		v, ok := got[f]
 		switch f {
@@ -184,8 +185,8 @@ func TestClearCardSemantics(t *testing.T) {
 	put := func(body string) map[string]any {
 		t.Helper()
 		res := b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, body)
-		wantStatus(t, res, 200)
-		return decode(t, res.Body)["card"].(map[string]any)
+		servertest.WantStatus(t, res, 200)
+		return res.JSON(t)["card"].(map[string]any)
 	}
 
 	// Set and clear in one request; duplicates are harmless.
@@ -284,8 +285,8 @@ func TestClearCardRefusals(t *testing.T) {
 				path += "/" + id
 			}
 			res := b.api.Do(tc.method, path, tc.body)
-			wantStatus(t, res, 400)
-			if msg := decode(t, res.Body)["error"].(string); tc.want != "" && msg != tc.want {
+			servertest.WantError(t, res, 400)
+			if msg := res.JSON(t)["error"].(string); tc.want != "" && msg != tc.want {
 				t.Errorf("error = %q, want %q", msg, tc.want)
 			}
 		})
@@ -310,7 +311,7 @@ func TestClearCardRefusals(t *testing.T) {
 		}
 		_, err := c.CreateCard(ctx, &switchboardv1.CreateCardRequest{Card: &switchboardv1.CardInput{
 			Title: proto.String("x"), ClearFields: []string{"labels"}}})
-		wantCode(t, err, connect.CodeInvalidArgument)
+		servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	}
 	if after := b.count(t); after != before {
 		t.Errorf("refused clears wrote: %+v → %+v", before, after)

@@ -2,9 +2,7 @@ package kanban_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"sort"
 	"testing"
 
 	"connectrpc.com/connect"
@@ -101,41 +99,4 @@ func (b *board) actions(t *testing.T, cardID string) []string {
 		out[i] = e.Action
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func decode(t *testing.T, body []byte) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, body)
-	}
-	return m
-}
-
-func wantStatus(t *testing.T, res *servertest.Response, status int) {
-	t.Helper()
-	if res.Status != status {
-		t.Fatalf("status %d, want %d: %s", res.Status, status, res.Body)
-	}
-	if status >= 400 {
-		if e := decode(t, res.Body); e["success"] != false || e["error"] == nil || e["error"] == "" {
-			t.Fatalf("error body = %s", res.Body)
-		}
-	}
-}
-
-func wantCode(t *testing.T, err error, code connect.Code) {
-	t.Helper()
-	if connect.CodeOf(err) != code {
-		t.Fatalf("error = %v, want %v", err, code)
-	}
 }

@@ -22,8 +22,8 @@ func TestIsolationEveryRoute(t *testing.T) {
 	bob := b.s.SignUp("bob")
 	bobAPI := b.s.WithKey(bob.NewKey("bob's agent"))
 	res := bobAPI.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "bob's", "checklist": []map[string]any{{"text": "secret"}}})
-	wantStatus(t, res, 201)
-	card := decode(t, res.Body)["card"].(map[string]any)
+	servertest.WantStatus(t, res, 201)
+	card := res.JSON(t)["card"].(map[string]any)
 	id := card["id"].(string)
 	item := card["checklist"].([]any)[0].(map[string]any)["id"].(string)
 	before := b.count(t)
@@ -48,36 +48,36 @@ func TestIsolationEveryRoute(t *testing.T) {
 	}
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
-			wantStatus(t, r.caller.Do(r.method, r.path, r.body), http.StatusNotFound)
+			servertest.WantError(t, r.caller.Do(r.method, r.path, r.body), http.StatusNotFound)
 		})
 	}
 	// Connect says not_found too.
 	c := b.client("connect+json")
 	ctx := context.Background()
 	_, err := c.GetCard(ctx, &switchboardv1.GetCardRequest{Id: id})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 	_, err = c.UpdateCard(ctx, &switchboardv1.UpdateCardRequest{Id: id, Card: &switchboardv1.CardInput{Title: proto.String("x")}})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 	_, err = c.DeleteCard(ctx, &switchboardv1.DeleteCardRequest{Id: id})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 	_, err = c.UpdateChecklistItem(ctx, &switchboardv1.UpdateChecklistItemRequest{CardId: id, Id: item, Completed: proto.Bool(true)})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 	_, err = sessionClient(b.s, b.ann, "connect+json").ListCardActivity(ctx, &switchboardv1.ListCardActivityRequest{Id: id})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 
 	if after := b.count(t); after != before {
 		t.Errorf("isolation refusals wrote: %+v → %+v", before, after)
 	}
-	got := decode(t, bobAPI.Do(http.MethodGet, "/api/v2/kanban/"+id, nil).Body)["card"].(map[string]any)
+	got := bobAPI.Do(http.MethodGet, "/api/v2/kanban/"+id, nil).JSON(t)["card"].(map[string]any)
 	if got["title"] != "bob's" || got["checklist"].([]any)[0].(map[string]any)["completed"] != false {
 		t.Errorf("bob's card changed: %v", got)
 	}
 	// Lists are per account.
-	if cards := decode(t, b.api.Do(http.MethodGet, "/api/v2/kanban", nil).Body)["cards"].([]any); len(cards) != 0 {
+	if cards := b.api.Do(http.MethodGet, "/api/v2/kanban", nil).JSON(t)["cards"].([]any); len(cards) != 0 {
 		t.Errorf("ann lists %v", cards)
 	}
 	// A key without the kanban scope is refused.
-	wantStatus(t, b.s.WithKey(b.ann.NewKey("queue only", "queue")).Do(http.MethodGet, "/api/v2/kanban", nil), http.StatusForbidden)
+	servertest.WantError(t, b.s.WithKey(b.ann.NewKey("queue only", "queue")).Do(http.MethodGet, "/api/v2/kanban", nil), http.StatusForbidden)
 }
 
 // RULINGS "Errors": malformed JSON, unknown enum strings, missing title,
@@ -132,8 +132,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := b.api.Do(tc.method, tc.path, tc.body)
-			wantStatus(t, res, 400)
-			msg := decode(t, res.Body)["error"].(string)
+			servertest.WantError(t, res, 400)
+			msg := res.JSON(t)["error"].(string)
 			if tc.want != "" && msg != tc.want {
 				t.Errorf("error = %q, want %q", msg, tc.want)
 			}
@@ -153,14 +153,14 @@ func TestBadInputWritesNothing(t *testing.T) {
 	c := b.client("connect+json")
 	ctx := context.Background()
 	_, err := c.CreateCard(ctx, &switchboardv1.CreateCardRequest{})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	_, err = c.CreateCard(ctx, &switchboardv1.CreateCardRequest{Card: &switchboardv1.CardInput{Title: proto.String("x"), Priority: proto.String("critical")}})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	if ce := new(connect.Error); !errors.As(err, &ce) || ce.Message() != `priority "critical" is not one of low, medium, high, urgent` {
 		t.Errorf("Connect message = %v", err)
 	}
 	_, err = c.ListCards(ctx, &switchboardv1.ListCardsRequest{Assignee: "robot"})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	raw := rpc(b.api, "CreateCard", `{"card":{"title":"x","colour":"red"}}`)
 	if raw.Status != 400 {
 		t.Errorf("RPC unknown field: %d %s", raw.Status, raw.Body)

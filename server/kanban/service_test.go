@@ -3,6 +3,7 @@ package kanban_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"testing"
@@ -72,8 +73,8 @@ func TestCreateDefaultsAndEndOfColumn(t *testing.T) {
 		t.Fatalf("connect create = %v", got)
 	}
 	raw := rpc(b.api, "GetCard", map[string]any{"id": res.GetCard().GetId()})
-	wantStatus(t, raw, 200)
-	card := decode(t, raw.Body)["card"].(map[string]any)
+	servertest.WantStatus(t, raw, 200)
+	card := raw.JSON(t)["card"].(map[string]any)
 	if l, ok := card["labels"].([]any); !ok || len(l) != 0 {
 		t.Errorf("RPC labels = %v, want []", card["labels"])
 	}
@@ -99,9 +100,9 @@ func TestRenderingsListVsDetail(t *testing.T) {
 	bare := b.create(t, map[string]any{"title": "bare"})
 
 	restList := b.api.Do(http.MethodGet, "/api/v2/kanban", nil)
-	wantStatus(t, restList, 200)
+	servertest.WantStatus(t, restList, 200)
 	rpcList := rpc(b.api, "ListCards", map[string]any{})
-	wantStatus(t, rpcList, 200)
+	servertest.WantStatus(t, rpcList, 200)
 	restDetail := b.api.Do(http.MethodGet, "/api/v2/kanban/"+labelled["id"].(string), nil)
 	rpcDetail := rpc(b.api, "GetCard", map[string]any{"id": labelled["id"]})
 	restBare := b.api.Do(http.MethodGet, "/api/v2/kanban/"+bare["id"].(string), nil)
@@ -109,7 +110,7 @@ func TestRenderingsListVsDetail(t *testing.T) {
 
 	cardsOf := func(r *servertest.Response) map[string]map[string]any {
 		out := map[string]map[string]any{}
-		for _, c := range decode(t, r.Body)["cards"].([]any) {
+		for _, c := range r.JSON(t)["cards"].([]any) {
 			out[c.(map[string]any)["title"].(string)] = c.(map[string]any)
 		}
 		return out
@@ -117,7 +118,7 @@ func TestRenderingsListVsDetail(t *testing.T) {
 	contactKeys := func(card map[string]any) [][]string {
 		var out [][]string
 		for _, cc := range card["contacts"].([]any) {
-			out = append(out, sortedKeys(cc.(map[string]any)["contact"].(map[string]any)))
+			out = append(out, slices.Sorted(maps.Keys(cc.(map[string]any)["contact"].(map[string]any))))
 		}
 		return out
 	}
@@ -130,8 +131,8 @@ func TestRenderingsListVsDetail(t *testing.T) {
 	}{
 		{"REST list", cardsOf(restList)["labelled"], [][]string{four, four}},
 		{"RPC list", cardsOf(rpcList)["labelled"], [][]string{four, {"id", "name"}}},
-		{"REST detail", decode(t, restDetail.Body)["card"].(map[string]any), [][]string{seven, seven}},
-		{"RPC detail", decode(t, rpcDetail.Body)["card"].(map[string]any), [][]string{seven, {"id", "name", "tags"}}},
+		{"REST detail", restDetail.JSON(t)["card"].(map[string]any), [][]string{seven, seven}},
+		{"RPC detail", rpcDetail.JSON(t)["card"].(map[string]any), [][]string{seven, {"id", "name", "tags"}}},
 	}
 	for _, tc := range cases {
 		if got := contactKeys(tc.card); fmt.Sprint(got) != fmt.Sprint(tc.want) {
@@ -146,21 +147,21 @@ func TestRenderingsListVsDetail(t *testing.T) {
 		}
 	}
 	// The sparse contact on the detail: REST nulls and [] tags, RPC omits but keeps [] tags.
-	restSparse := decode(t, restDetail.Body)["card"].(map[string]any)["contacts"].([]any)[1].(map[string]any)["contact"].(map[string]any)
+	restSparse := restDetail.JSON(t)["card"].(map[string]any)["contacts"].([]any)[1].(map[string]any)["contact"].(map[string]any)
 	if restSparse["email"] != nil || restSparse["phone"] != nil || len(restSparse["tags"].([]any)) != 0 {
 		t.Errorf("REST sparse contact = %v", restSparse)
 	}
-	if _, ok := decode(t, rpcDetail.Body)["card"].(map[string]any)["contacts"].([]any)[1].(map[string]any)["role"]; ok {
+	if _, ok := rpcDetail.JSON(t)["card"].(map[string]any)["contacts"].([]any)[1].(map[string]any)["role"]; ok {
 		t.Errorf("RPC link without role carries role")
 	}
 	// Labels: REST null, RPC [], for a card with none; in list and detail.
 	if v, ok := cardsOf(restList)["bare"]["labels"]; !ok || v != nil {
 		t.Errorf("REST list labels = %v", v)
 	}
-	if v, ok := decode(t, restBare.Body)["card"].(map[string]any)["labels"]; !ok || v != nil {
+	if v, ok := restBare.JSON(t)["card"].(map[string]any)["labels"]; !ok || v != nil {
 		t.Errorf("REST detail labels = %v", v)
 	}
-	for name, card := range map[string]map[string]any{"list": cardsOf(rpcList)["bare"], "detail": decode(t, rpcBare.Body)["card"].(map[string]any)} {
+	for name, card := range map[string]map[string]any{"list": cardsOf(rpcList)["bare"], "detail": rpcBare.JSON(t)["card"].(map[string]any)} {
 		if l, ok := card["labels"].([]any); !ok || len(l) != 0 {
 			t.Errorf("RPC %s labels = %v, want []", name, card["labels"])
 		}
@@ -218,13 +219,13 @@ func TestEveryRPCOverConnect(t *testing.T) {
 			}
 
 			_, err = c.GetCard(ctx, &switchboardv1.GetCardRequest{Id: id})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 			_, err = c.GetCard(ctx, &switchboardv1.GetCardRequest{Id: bobCard.ID})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 			_, err = c.CreateCard(ctx, &switchboardv1.CreateCardRequest{Card: &switchboardv1.CardInput{Title: proto.String("x"), Status: proto.String("done")}})
-			wantCode(t, err, connect.CodeInvalidArgument)
+			servertest.WantCode(t, err, connect.CodeInvalidArgument)
 			_, err = c.ListCardActivity(ctx, &switchboardv1.ListCardActivityRequest{Id: bobCard.ID})
-			wantCode(t, err, connect.CodePermissionDenied) // a key on a session-only procedure
+			servertest.WantCode(t, err, connect.CodePermissionDenied) // a key on a session-only procedure
 		})
 	}
 }
@@ -248,7 +249,7 @@ func TestListFiltersAndPagination(t *testing.T) {
 
 	titles := func(res *servertest.Response) []string {
 		var out []string
-		for _, c := range decode(t, res.Body)["cards"].([]any) {
+		for _, c := range res.JSON(t)["cards"].([]any) {
 			out = append(out, c.(map[string]any)["title"].(string))
 		}
 		return out
@@ -269,7 +270,7 @@ func TestListFiltersAndPagination(t *testing.T) {
 	}
 	for _, tc := range cases {
 		res := b.api.Do(http.MethodGet, "/api/v2/kanban"+tc.query, nil)
-		wantStatus(t, res, 200)
+		servertest.WantStatus(t, res, 200)
 		if got := titles(res); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.query, got, tc.want)
 		}
@@ -289,24 +290,24 @@ func TestListFiltersAndPagination(t *testing.T) {
 	}
 	for _, tc := range pages {
 		res := b.api.Do(http.MethodGet, "/api/v2/kanban"+tc.query, nil)
-		wantStatus(t, res, 200)
-		pg := decode(t, res.Body)["pagination"].(map[string]any)
+		servertest.WantStatus(t, res, 200)
+		pg := res.JSON(t)["pagination"].(map[string]any)
 		if got := titles(res); !slices.Equal(got, tc.want) || pg["total"] != tc.total || pg["hasMore"] != tc.hasMore {
 			t.Errorf("%s: %v %v, want %v total %v hasMore %v", tc.query, got, pg, tc.want, tc.total, tc.hasMore)
 		}
-		if cards := decode(t, res.Body)["cards"].([]any); cards == nil {
+		if cards := res.JSON(t)["cards"].([]any); cards == nil {
 			t.Errorf("%s: cards is null", tc.query)
 		}
 	}
-	if pg := decode(t, b.api.Do(http.MethodGet, "/api/v2/kanban?limit=500", nil).Body)["pagination"].(map[string]any); pg["limit"] != float64(100) {
+	if pg := b.api.Do(http.MethodGet, "/api/v2/kanban?limit=500", nil).JSON(t)["pagination"].(map[string]any); pg["limit"] != float64(100) {
 		t.Errorf("limit 500 answered limit %v, want 100", pg["limit"])
 	}
 
 	for _, q := range []string{"?status=done", "?status=Active", "?priority=critical", "?assignee=robot", "?limit=-1", "?offset=-3", "?colour=red"} {
 		res := b.api.Do(http.MethodGet, "/api/v2/kanban"+q, nil)
-		wantStatus(t, res, 400)
+		servertest.WantError(t, res, 400)
 	}
-	msg := decode(t, b.api.Do(http.MethodGet, "/api/v2/kanban?status=done", nil).Body)["error"].(string)
+	msg := b.api.Do(http.MethodGet, "/api/v2/kanban?status=done", nil).JSON(t)["error"].(string)
 	if msg != `status "done" is not one of leads, qualifying, proposal, negotiation, contracted, active, development, planning, paused, completed` {
 		t.Errorf("message = %q", msg)
 	}
@@ -323,8 +324,8 @@ func TestListCarriesChecklistInOrder(t *testing.T) {
 			"checklist": []map[string]any{{"text": "c", "order": 3}, {"text": "a", "order": 1}, {"text": "b", "order": 2}}})
 	}
 	res := b.api.Do(http.MethodGet, "/api/v2/kanban", nil)
-	wantStatus(t, res, 200)
-	for _, c := range decode(t, res.Body)["cards"].([]any) {
+	servertest.WantStatus(t, res, 200)
+	for _, c := range res.JSON(t)["cards"].([]any) {
 		var texts []string
 		for _, it := range c.(map[string]any)["checklist"].([]any) {
 			texts = append(texts, it.(map[string]any)["text"].(string))

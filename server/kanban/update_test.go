@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // RULINGS "Kanban and contacts": PUT changes only the supplied fields; a status
@@ -23,8 +24,8 @@ func TestUpdateCardChangesOnlySuppliedFields(t *testing.T) {
 
 	b.s.Clock.Advance(time.Minute)
 	res := b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"description": "new", "status": "paused"})
-	wantStatus(t, res, 200)
-	got := decode(t, res.Body)["card"].(map[string]any)
+	servertest.WantStatus(t, res, 200)
+	got := res.JSON(t)["card"].(map[string]any)
 	for k, want := range map[string]any{
 		"title": "Plan", "description": "new", "priority": "high", "status": "paused", "order": float64(1),
 		"dueDate": "2030-01-02T03:04:05Z", "coverColor": "#fff", "createdAt": c["createdAt"],
@@ -43,9 +44,9 @@ func TestUpdateCardChangesOnlySuppliedFields(t *testing.T) {
 		t.Errorf("activity = %v", acts)
 	}
 	feed := b.ann.Session.Do(http.MethodGet, "/api/kanban/"+id+"/activity", nil)
-	wantStatus(t, feed, 200)
+	servertest.WantStatus(t, feed, 200)
 	summaries := map[string]string{}
-	for _, e := range decode(t, feed.Body)["data"].([]any) {
+	for _, e := range feed.JSON(t)["data"].([]any) {
 		summaries[e.(map[string]any)["action"].(string)] = e.(map[string]any)["summary"].(string)
 	}
 	if summaries["card_moved"] != `Moved "Plan" from active to paused` || summaries["card_updated"] != `Updated "Plan": description` {
@@ -54,8 +55,8 @@ func TestUpdateCardChangesOnlySuppliedFields(t *testing.T) {
 
 	// An empty string clears an optional field; an explicit order is kept on a move.
 	res = b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"description": "", "coverColor": "", "status": "leads", "order": 5})
-	wantStatus(t, res, 200)
-	got = decode(t, res.Body)["card"].(map[string]any)
+	servertest.WantStatus(t, res, 200)
+	got = res.JSON(t)["card"].(map[string]any)
 	if got["description"] != nil || got["coverColor"] != nil || got["order"] != float64(5) || got["status"] != "leads" {
 		t.Errorf("after clearing: %v", got)
 	}
@@ -65,15 +66,15 @@ func TestUpdateCardChangesOnlySuppliedFields(t *testing.T) {
 	n := len(b.actions(t, id))
 	b.s.Clock.Advance(time.Minute)
 	res = b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"title": "Plan", "priority": "high", "status": "leads"})
-	wantStatus(t, res, 200)
-	if after := decode(t, res.Body)["card"].(map[string]any); after["updatedAt"] != before["updatedAt"] {
+	servertest.WantStatus(t, res, 200)
+	if after := res.JSON(t)["card"].(map[string]any); after["updatedAt"] != before["updatedAt"] {
 		t.Errorf("no-op PUT moved updatedAt %v → %v", before["updatedAt"], after["updatedAt"])
 	}
 	if len(b.actions(t, id)) != n {
 		t.Errorf("no-op PUT wrote activity: %v", b.actions(t, id))
 	}
 	// An empty body is refused: there is nothing to change.
-	wantStatus(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, `{}`), 400)
+	servertest.WantError(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, `{}`), 400)
 }
 
 // RULINGS "Kanban and contacts": a supplied checklist replaces the card's;
@@ -93,8 +94,8 @@ func TestUpdateCardReplacesChecklist(t *testing.T) {
 		{"id": keepID, "text": "kept, reworded"},
 		{"text": "new"},
 	}})
-	wantStatus(t, res, 200)
-	got := decode(t, res.Body)["card"].(map[string]any)["checklist"].([]any)
+	servertest.WantStatus(t, res, 200)
+	got := res.JSON(t)["card"].(map[string]any)["checklist"].([]any)
 	if len(got) != 3 {
 		t.Fatalf("checklist = %v", got)
 	}
@@ -123,7 +124,7 @@ func TestUpdateCardReplacesChecklist(t *testing.T) {
 	before := b.count(t)
 	for _, bad := range []string{foreign, "does-not-exist"} {
 		res = b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"title": "renamed", "checklist": []map[string]any{{"text": "a"}, {"id": bad, "text": "b"}}})
-		wantStatus(t, res, 404)
+		servertest.WantError(t, res, 404)
 	}
 	if after := b.count(t); after != before {
 		t.Errorf("refused PUT wrote: %+v → %+v", before, after)
@@ -146,7 +147,7 @@ func TestUpdateCardChecklistAutoCompletes(t *testing.T) {
 		{"id": items[0].(map[string]any)["id"], "text": "a", "completed": true},
 		{"id": items[1].(map[string]any)["id"], "text": "b", "completed": true},
 	}
-	got := decode(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"checklist": all}).Body)["card"].(map[string]any)
+	got := b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"checklist": all}).JSON(t)["card"].(map[string]any)
 	if got["status"] != "completed" || got["order"] != float64(1) {
 		t.Errorf("after closing the last item: status %v order %v", got["status"], got["order"])
 	}
@@ -157,9 +158,9 @@ func TestUpdateCardChecklistAutoCompletes(t *testing.T) {
 	// Explicit status wins over the rule.
 	c2 := b.create(t, map[string]any{"title": "T2", "checklist": []map[string]any{{"text": "a"}}})
 	item := c2["checklist"].([]any)[0].(map[string]any)["id"]
-	got = decode(t, b.api.Do(http.MethodPut, "/api/v2/kanban/"+c2["id"].(string), map[string]any{
+	got = b.api.Do(http.MethodPut, "/api/v2/kanban/"+c2["id"].(string), map[string]any{
 		"status": "paused", "checklist": []map[string]any{{"id": item, "text": "a", "completed": true}},
-	}).Body)["card"].(map[string]any)
+	}).JSON(t)["card"].(map[string]any)
 	if got["status"] != "paused" {
 		t.Errorf("explicit status overridden: %v", got["status"])
 	}
@@ -191,8 +192,8 @@ func TestUpdateCardReplacesContacts(t *testing.T) {
 	res := b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"contacts": []map[string]any{
 		{"contactId": ada.ID, "role": "lead", "canDelegate": true}, {"contactId": cy.ID},
 	}})
-	wantStatus(t, res, 200)
-	links := decode(t, res.Body)["card"].(map[string]any)["contacts"].([]any)
+	servertest.WantStatus(t, res, 200)
+	links := res.JSON(t)["card"].(map[string]any)["contacts"].([]any)
 	if len(links) != 2 {
 		t.Fatalf("links = %v", links)
 	}
@@ -212,9 +213,9 @@ func TestUpdateCardReplacesContacts(t *testing.T) {
 	before := b.count(t)
 	for _, bad := range []string{bobs.ID, "no-such-contact"} {
 		res = b.api.Do(http.MethodPut, "/api/v2/kanban/"+id, map[string]any{"title": "x", "contacts": []map[string]any{{"contactId": bad}}})
-		wantStatus(t, res, 404)
+		servertest.WantError(t, res, 404)
 		res = b.api.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "x", "contacts": []map[string]any{{"contactId": bad}}})
-		wantStatus(t, res, 404)
+		servertest.WantError(t, res, 404)
 	}
 	if after := b.count(t); after != before {
 		t.Errorf("refused writes stored: %+v → %+v", before, after)
@@ -231,8 +232,8 @@ func TestDeleteCard(t *testing.T) {
 	c := b.create(t, map[string]any{"title": "T", "checklist": []map[string]any{{"text": "a"}}, "contacts": []map[string]any{{"contactId": ct.ID}}})
 	id := c["id"].(string)
 	res := b.api.Do(http.MethodDelete, "/api/v2/kanban/"+id, nil)
-	wantStatus(t, res, 200)
-	got := decode(t, res.Body)["card"].(map[string]any)
+	servertest.WantStatus(t, res, 200)
+	got := res.JSON(t)["card"].(map[string]any)
 	if got["id"] != id || len(got["checklist"].([]any)) != 1 || len(got["contacts"].([]any)) != 1 {
 		t.Errorf("deleted card = %v", got)
 	}
@@ -242,8 +243,8 @@ func TestDeleteCard(t *testing.T) {
 	if !b.s.DB.Contact.Query().ExistX(ctx) {
 		t.Errorf("the contact itself was deleted")
 	}
-	wantStatus(t, b.api.Do(http.MethodGet, "/api/v2/kanban/"+id, nil), 404)
-	wantStatus(t, b.api.Do(http.MethodDelete, "/api/v2/kanban/"+id, nil), 404)
+	servertest.WantError(t, b.api.Do(http.MethodGet, "/api/v2/kanban/"+id, nil), 404)
+	servertest.WantError(t, b.api.Do(http.MethodDelete, "/api/v2/kanban/"+id, nil), 404)
 	if acts := b.actions(t, id); !slices.Equal(acts, []string{"card_created", "card_deleted"}) {
 		t.Errorf("activity = %v", acts)
 	}

@@ -67,10 +67,7 @@ func TestCreateKeyRefusals(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			res := ann.Session.Do(http.MethodPost, "/api/v2/keys", body)
-			if res.Status != 400 || res.JSON(t)["success"] != false {
-				t.Fatalf("%d %s", res.Status, res.Body)
-			}
+			servertest.WantError(t, ann.Session.Do(http.MethodPost, "/api/v2/keys", body), http.StatusBadRequest)
 		})
 	}
 	if n, _ := s.DB.APIKey.Query().Count(context.Background()); n != 0 {
@@ -122,13 +119,10 @@ func TestKeyAuthStatuses(t *testing.T) {
 				hdr = []string{"Authorization", tc.header}
 			}
 			res := c.Do(http.MethodGet, "/api/v2/settings", nil, hdr...)
-			if res.Status != tc.status {
-				t.Fatalf("REST status = %d, want %d: %s", res.Status, tc.status, res.Body)
-			}
 			if tc.status != 200 {
-				if e := res.JSON(t); e["success"] != false || e["error"] == "" {
-					t.Fatalf("error body = %s", res.Body)
-				}
+				servertest.WantError(t, res, tc.status)
+			} else {
+				servertest.WantStatus(t, res, tc.status)
 			}
 			// The same decision on Connect, as its own code.
 			client := switchboardv1connect.NewSettingsServiceClient(s.HTTP, s.URL, connect.WithProtoJSON(),

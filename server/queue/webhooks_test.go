@@ -68,16 +68,11 @@ func TestQueueChangesArePushed(t *testing.T) {
 		t.Fatalf("delete: %d %s", res.Status, res.Body)
 	}
 	want := []string{"queue_added/pending_confirmation", "queue_status_changed/ready", "queue_deleted/ready"}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	servertest.WaitFor(t, "every push", func() bool {
 		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n >= len(want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(got) >= len(want)
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	seen := map[string]bool{}

@@ -1,6 +1,7 @@
 package servertest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -13,15 +14,32 @@ import (
 // {"success": false, "error": "<message>"}, with a message.
 func WantError(t testing.TB, res *Response, status int) {
 	t.Helper()
-	if res.Status != status {
-		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
-	}
+	WantStatus(t, res, status)
 	b := res.JSON(t)
 	if b["success"] != false {
 		t.Fatalf("error body lacks success:false: %s", res.Body)
 	}
 	if msg, _ := b["error"].(string); msg == "" {
 		t.Fatalf("error body lacks a message: %s", res.Body)
+	}
+}
+
+// WantErrorContaining is WantError whose message must also contain substr,
+// for refusals that must name what was wrong.
+func WantErrorContaining(t testing.TB, res *Response, status int, substr string) {
+	t.Helper()
+	WantError(t, res, status)
+	if msg, _ := res.JSON(t)["error"].(string); !strings.Contains(msg, substr) {
+		t.Fatalf("error message %q does not contain %q", msg, substr)
+	}
+}
+
+// WantStatus checks a REST answer's status only, showing the body when it
+// differs; refusals use WantError, which also checks the error body.
+func WantStatus(t testing.TB, res *Response, status int) {
+	t.Helper()
+	if res.Status != status {
+		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
 	}
 }
 

@@ -67,16 +67,11 @@ func TestPatchSettingsTable(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := api.Do(http.MethodPatch, "/api/v2/settings", tc.body)
-			if res.Status != tc.status {
-				t.Fatalf("status = %d, want %d: %s", res.Status, tc.status, res.Body)
-			}
 			if tc.status != 200 {
-				b := res.JSON(t)
-				if b["success"] != false || b["error"] == "" || b["error"] == nil {
-					t.Fatalf("error body = %s", res.Body)
-				}
+				servertest.WantError(t, res, tc.status)
 				return
 			}
+			servertest.WantStatus(t, res, tc.status)
 			if string(res.Body) != tc.want {
 				t.Fatalf("body = %s, want %s", res.Body, tc.want)
 			}

@@ -108,7 +108,7 @@ func TestCredentialStoredEncryptedNeverAnswered(t *testing.T) {
 		t.Fatalf("switching to authMethod none kept the credential: %q", raw)
 	}
 	// A refused request that carries a credential (another account's id).
-	wantError(t, f.bobAPI.Do(http.MethodPut, "/api/marketplace/"+id, map[string]any{"authMethod": "bearer", "authCredential": cred}),
+	servertest.WantError(t, f.bobAPI.Do(http.MethodPut, "/api/marketplace/"+id, map[string]any{"authMethod": "bearer", "authCredential": cred}),
 		http.StatusNotFound)
 	for _, b := range bodies {
 		if strings.Contains(string(b), cred) || strings.Contains(string(b), rotated) {
@@ -146,14 +146,14 @@ func TestNoSecretKeyRefusesCredentials(t *testing.T) {
 	f := newFixture(t, servertest.WithoutSecretKey())
 	res := f.api.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Needs key", "endpointUrl": publicURL,
 		"authMethod": "api_key", "authCredential": "key_123456"})
-	wantError(t, res, http.StatusServiceUnavailable)
+	servertest.WantError(t, res, http.StatusServiceUnavailable)
 	if msg := res.JSON(t)["error"].(string); !strings.Contains(msg, "SWITCHBOARD_SECRET_KEY") || strings.Contains(msg, "key_123456") {
 		t.Fatalf("message = %q", msg)
 	}
 	_, err := f.client("grpc", f.annKey).CreateStoreAgent(context.Background(), &switchboardv1.CreateStoreAgentRequest{
 		Agent: &switchboardv1.StoreAgentInput{Name: proto.String("Needs key"), EndpointUrl: proto.String(publicURL),
 			AuthMethod: proto.String("bearer"), AuthCredential: proto.String("tok_1")}})
-	wantCode(t, err, connect.CodeUnavailable)
+	servertest.WantCode(t, err, connect.CodeUnavailable)
 	if n := f.counts(t).agents; n != 0 {
 		t.Fatalf("%d listings written", n)
 	}

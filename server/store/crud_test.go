@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -82,8 +83,8 @@ func TestListingLifecycleOverREST(t *testing.T) {
 	}
 
 	detail := f.get(t, f.api, id)
-	if !slices.Equal(keysOf(detail), []string{"agent", "changelog", "executions", "stats"}) {
-		t.Fatalf("detail keys = %v", keysOf(detail))
+	if !slices.Equal(slices.Sorted(maps.Keys(detail)), []string{"agent", "changelog", "executions", "stats"}) {
+		t.Fatalf("detail keys = %v", slices.Sorted(maps.Keys(detail)))
 	}
 	if detail["agent"].(map[string]any)["slug"] != "research-scout" || len(detail["changelog"].([]any)) != 0 ||
 		len(detail["executions"].([]any)) != 0 {
@@ -105,7 +106,7 @@ func TestListingLifecycleOverREST(t *testing.T) {
 		!slices.Equal(strs(change["fields"]), []string{"description"}) {
 		t.Fatalf("change = %v", change)
 	}
-	if !at(t, agent["updatedAt"]).After(at(t, agent["createdAt"])) {
+	if !servertest.At(t, agent["updatedAt"]).After(servertest.At(t, agent["createdAt"])) {
 		t.Fatalf("updatedAt did not move: %v", agent)
 	}
 	log := f.get(t, f.api, id)["changelog"].([]any)
@@ -117,8 +118,8 @@ func TestListingLifecycleOverREST(t *testing.T) {
 	if res.Status != http.StatusOK || res.JSON(t)["agent"].(map[string]any)["id"] != id {
 		t.Fatalf("delete: %d %s", res.Status, res.Body)
 	}
-	wantError(t, f.api.Do(http.MethodGet, "/api/marketplace/"+id, nil), http.StatusNotFound)
-	wantError(t, f.api.Do(http.MethodDelete, "/api/marketplace/"+id, nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodGet, "/api/marketplace/"+id, nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodDelete, "/api/marketplace/"+id, nil), http.StatusNotFound)
 }
 
 // The same lifecycle over every Connect protocol: the RPC form omits absent
@@ -163,7 +164,7 @@ func TestListingLifecycleOverConnect(t *testing.T) {
 				t.Fatalf("delete: %v %v", del, err)
 			}
 			_, err = c.GetStoreAgent(ctx, &switchboardv1.GetStoreAgentRequest{Id: a.GetId()})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 		})
 	}
 	// The RPC form leaves absent values out (never null).
@@ -198,19 +199,19 @@ func TestSlugConflict(t *testing.T) {
 		t.Fatalf("derived slug = %v", other["slug"])
 	}
 	before := f.counts(t)
-	wantError(t, f.bobAPI.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Mine", "slug": "taken", "endpointUrl": publicURL}), http.StatusConflict)
+	servertest.WantError(t, f.bobAPI.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Mine", "slug": "taken", "endpointUrl": publicURL}), http.StatusConflict)
 	// A slug derived from the name conflicts the same way.
-	wantError(t, f.bobAPI.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "TAKEN!", "endpointUrl": publicURL}), http.StatusConflict)
-	wantError(t, f.bobAPI.Do(http.MethodPut, "/api/marketplace/"+other["id"].(string), map[string]any{"slug": "taken"}), http.StatusConflict)
+	servertest.WantError(t, f.bobAPI.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "TAKEN!", "endpointUrl": publicURL}), http.StatusConflict)
+	servertest.WantError(t, f.bobAPI.Do(http.MethodPut, "/api/marketplace/"+other["id"].(string), map[string]any{"slug": "taken"}), http.StatusConflict)
 
 	ctx := context.Background()
 	c := f.client("connect+proto", f.bobKey)
 	_, err := c.CreateStoreAgent(ctx, &switchboardv1.CreateStoreAgentRequest{Agent: &switchboardv1.StoreAgentInput{
 		Name: proto.String("Mine"), Slug: proto.String("taken"), EndpointUrl: proto.String(publicURL)}})
-	wantCode(t, err, connect.CodeAlreadyExists)
+	servertest.WantCode(t, err, connect.CodeAlreadyExists)
 	_, err = c.UpdateStoreAgent(ctx, &switchboardv1.UpdateStoreAgentRequest{Id: other["id"].(string),
 		Agent: &switchboardv1.StoreAgentInput{Slug: proto.String("taken")}})
-	wantCode(t, err, connect.CodeAlreadyExists)
+	servertest.WantCode(t, err, connect.CodeAlreadyExists)
 
 	if after := f.counts(t); after != before {
 		t.Fatalf("refused writes wrote rows: %+v → %+v", before, after)
@@ -241,18 +242,18 @@ func TestOwnerOnlyChanges(t *testing.T) {
 	for _, target := range []struct{ name, id string }{{"another account's", id}, {"unknown", "cnonexistent000000000000"}} {
 		t.Run(target.name, func(t *testing.T) {
 			path := "/api/marketplace/" + target.id
-			wantError(t, f.api.Do(http.MethodPut, path, map[string]any{"name": "Mine now"}), http.StatusNotFound)
-			wantError(t, f.api.Do(http.MethodDelete, path, nil), http.StatusNotFound)
+			servertest.WantError(t, f.api.Do(http.MethodPut, path, map[string]any{"name": "Mine now"}), http.StatusNotFound)
+			servertest.WantError(t, f.api.Do(http.MethodDelete, path, nil), http.StatusNotFound)
 			ctx := context.Background()
 			c := f.client("connect+json", f.annKey)
 			_, err := c.UpdateStoreAgent(ctx, &switchboardv1.UpdateStoreAgentRequest{Id: target.id,
 				Agent: &switchboardv1.StoreAgentInput{Name: proto.String("Mine now")}})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 			_, err = c.DeleteStoreAgent(ctx, &switchboardv1.DeleteStoreAgentRequest{Id: target.id})
-			wantCode(t, err, connect.CodeNotFound)
+			servertest.WantCode(t, err, connect.CodeNotFound)
 		})
 	}
-	wantError(t, f.api.Do(http.MethodGet, "/api/marketplace/cnonexistent000000000000", nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodGet, "/api/marketplace/cnonexistent000000000000", nil), http.StatusNotFound)
 	if after := f.counts(t); after != before {
 		t.Fatalf("refused calls wrote rows: %+v → %+v", before, after)
 	}
@@ -271,7 +272,7 @@ func TestInactiveListingsAreTheOwners(t *testing.T) {
 	if _, err := f.s.DB.StoreAgent.UpdateOneID(id).SetStatus("pending_review").Save(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	wantError(t, f.api.Do(http.MethodGet, "/api/marketplace/"+id, nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodGet, "/api/marketplace/"+id, nil), http.StatusNotFound)
 	if got := f.get(t, f.bobAPI, id)["agent"].(map[string]any)["status"]; got != "pending_review" {
 		t.Fatalf("the owner sees status %v", got)
 	}
@@ -283,8 +284,8 @@ func TestInactiveListingsAreTheOwners(t *testing.T) {
 	if n := len(mine["agents"].([]any)); n != 1 {
 		t.Fatalf("mine=true: %v", mine)
 	}
-	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil), http.StatusNotFound)
 	// The owner learns why an inactive listing cannot be installed.
 	res := f.bobAPI.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil)
-	wantError(t, res, http.StatusBadRequest)
+	servertest.WantError(t, res, http.StatusBadRequest)
 }

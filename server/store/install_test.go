@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -78,7 +79,7 @@ func TestInstallWritesTheKitAsMemory(t *testing.T) {
 	if got := kinds(f.memory(t, f.ann.ID, fullID)); !slices.Equal(got, wantKinds) {
 		t.Fatalf("stored kinds = %v", got)
 	}
-	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+fullID+"/install", nil), http.StatusConflict)
+	servertest.WantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+fullID+"/install", nil), http.StatusConflict)
 
 	res = f.api.Do(http.MethodPost, "/api/marketplace/"+bareID+"/install", nil)
 	if n := len(res.JSON(t)["memoryEntries"].([]any)); res.Status != http.StatusCreated || n != 1 {
@@ -107,7 +108,7 @@ func TestInstallWritesTheKitAsMemory(t *testing.T) {
 	if n := len(f.memory(t, f.bob.ID, fullID)); n != 8 {
 		t.Fatalf("ann's uninstall touched bob's entries: %d", n)
 	}
-	wantError(t, f.api.Do(http.MethodDelete, "/api/marketplace/"+fullID+"/install", nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodDelete, "/api/marketplace/"+fullID+"/install", nil), http.StatusNotFound)
 
 	// The same over Connect.
 	ctx := context.Background()
@@ -117,13 +118,13 @@ func TestInstallWritesTheKitAsMemory(t *testing.T) {
 		t.Fatalf("connect install: %v %v", in, err)
 	}
 	_, err = c.InstallStoreAgent(ctx, &switchboardv1.InstallStoreAgentRequest{Id: fullID})
-	wantCode(t, err, connect.CodeAlreadyExists)
+	servertest.WantCode(t, err, connect.CodeAlreadyExists)
 	out, err := c.UninstallStoreAgent(ctx, &switchboardv1.UninstallStoreAgentRequest{Id: fullID})
 	if err != nil || out.GetRemovedMemoryEntries() != 8 {
 		t.Fatalf("connect uninstall: %v %v", out, err)
 	}
 	_, err = c.UninstallStoreAgent(ctx, &switchboardv1.UninstallStoreAgentRequest{Id: fullID})
-	wantCode(t, err, connect.CodeNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
 }
 
 // When the owner changes the kit, every installer's entries follow it; a
@@ -176,7 +177,7 @@ func TestSubscribe(t *testing.T) {
 	if ag := res.JSON(t)["agent"].(map[string]any); ag["subscribed"] != true || ag["subscriberCount"] != float64(1) {
 		t.Fatalf("after subscribe: %v", ag)
 	}
-	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/subscribe", nil), http.StatusConflict)
+	servertest.WantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/subscribe", nil), http.StatusConflict)
 	if ag := f.get(t, f.api, id)["agent"].(map[string]any); ag["subscribed"] != true {
 		t.Fatalf("detail after subscribe: %v", ag)
 	}
@@ -190,13 +191,13 @@ func TestSubscribe(t *testing.T) {
 		t.Fatalf("unsubscribe: %v %v", out, err)
 	}
 	_, err = c.UnsubscribeStoreAgent(ctx, &switchboardv1.UnsubscribeStoreAgentRequest{Id: id})
-	wantCode(t, err, connect.CodeNotFound)
-	wantError(t, f.api.Do(http.MethodDelete, "/api/marketplace/"+id+"/subscribe", nil), http.StatusNotFound)
+	servertest.WantCode(t, err, connect.CodeNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodDelete, "/api/marketplace/"+id+"/subscribe", nil), http.StatusNotFound)
 	sub, err := c.SubscribeStoreAgent(ctx, &switchboardv1.SubscribeStoreAgentRequest{Id: id})
 	if err != nil || !sub.GetAgent().GetSubscribed() {
 		t.Fatalf("connect subscribe: %v %v", sub, err)
 	}
-	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/cnope/subscribe", nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodPost, "/api/marketplace/cnope/subscribe", nil), http.StatusNotFound)
 }
 
 // A listing that stops being active stays reachable for those who installed
@@ -214,12 +215,12 @@ func TestInstallersCanLeaveAnInactiveListing(t *testing.T) {
 	if ag := f.get(t, f.api, id)["agent"].(map[string]any); ag["status"] != "disabled" || ag["installed"] != true {
 		t.Fatalf("installer's view: %v", ag)
 	}
-	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil), http.StatusBadRequest)
+	servertest.WantError(t, f.api.Do(http.MethodPost, "/api/marketplace/"+id+"/install", nil), http.StatusBadRequest)
 	if res := f.api.Do(http.MethodDelete, "/api/marketplace/"+id+"/install", nil); res.Status != http.StatusOK {
 		t.Fatalf("uninstall: %d %s", res.Status, res.Body)
 	}
 	if res := f.api.Do(http.MethodDelete, "/api/marketplace/"+id+"/subscribe", nil); res.Status != http.StatusOK {
 		t.Fatalf("unsubscribe: %d %s", res.Status, res.Body)
 	}
-	wantError(t, f.api.Do(http.MethodGet, "/api/marketplace/"+id, nil), http.StatusNotFound)
+	servertest.WantError(t, f.api.Do(http.MethodGet, "/api/marketplace/"+id, nil), http.StatusNotFound)
 }

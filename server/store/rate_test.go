@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // Document 2 "Agent store": rate an execution, 1 to 5 stars. Only the
@@ -71,11 +72,11 @@ func TestRateExecutions(t *testing.T) {
 			if tc.api == "bob" {
 				api = f.bobAPI
 			}
-			wantError(t, api.Do(http.MethodPost, tc.path, map[string]any{"executionId": tc.execID, "rating": 2}), tc.status)
+			servertest.WantError(t, api.Do(http.MethodPost, tc.path, map[string]any{"executionId": tc.execID, "rating": 2}), tc.status)
 		})
 	}
 	_, err = c.RateStoreExecution(context.Background(), &switchboardv1.RateStoreExecutionRequest{Id: id, ExecutionId: running.ID, Rating: 2})
-	wantCode(t, err, connect.CodeFailedPrecondition)
+	servertest.WantCode(t, err, connect.CodeFailedPrecondition)
 	if ag := f.get(t, f.api, id)["agent"].(map[string]any); ag["ratingAvg"] != float64(3) || ag["ratingCount"] != float64(2) {
 		t.Fatalf("refused ratings changed the average: %v", ag)
 	}
@@ -156,7 +157,7 @@ func TestDeleteRefusedWhileBusy(t *testing.T) {
 			id := a["id"].(string)
 			f.execution(t, f.ann.ID, id, nil) // a finished one does not block
 			e := tc.busy(id)
-			wantError(t, f.bobAPI.Do(http.MethodDelete, "/api/marketplace/"+id, nil), http.StatusConflict)
+			servertest.WantError(t, f.bobAPI.Do(http.MethodDelete, "/api/marketplace/"+id, nil), http.StatusConflict)
 			if f.get(t, f.bobAPI, id)["agent"] == nil {
 				t.Fatal("the refused delete removed the listing")
 			}

@@ -119,7 +119,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 			if tc.body != "" {
 				body = tc.body
 			}
-			wantError(t, f.api.Do(tc.method, tc.path, body), http.StatusBadRequest)
+			servertest.WantError(t, f.api.Do(tc.method, tc.path, body), http.StatusBadRequest)
 		})
 	}
 
@@ -137,9 +137,9 @@ func TestBadInputWritesNothing(t *testing.T) {
 		}
 	}
 	_, err := c.UpdateStoreAgent(ctx, &switchboardv1.UpdateStoreAgentRequest{Id: id, Agent: &switchboardv1.StoreAgentInput{}})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 	_, err = c.RateStoreExecution(ctx, &switchboardv1.RateStoreExecutionRequest{Id: id, ExecutionId: "x", Rating: 9})
-	wantCode(t, err, connect.CodeInvalidArgument)
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
 
 	if after := f.counts(t); after != before {
 		t.Fatalf("refused requests wrote rows: %+v → %+v", before, after)
@@ -167,9 +167,9 @@ func TestStoreScopeAndSession(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	queueOnly := f.s.WithKey(f.ann.NewKey("queue-only", "queue"))
-	wantError(t, queueOnly.Do(http.MethodGet, "/api/marketplace", nil), http.StatusForbidden)
-	wantError(t, queueOnly.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "X", "endpointUrl": publicURL}), http.StatusForbidden)
-	wantError(t, f.s.Anonymous().Do(http.MethodGet, "/api/marketplace", nil), http.StatusUnauthorized)
+	servertest.WantError(t, queueOnly.Do(http.MethodGet, "/api/marketplace", nil), http.StatusForbidden)
+	servertest.WantError(t, queueOnly.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "X", "endpointUrl": publicURL}), http.StatusForbidden)
+	servertest.WantError(t, f.s.Anonymous().Do(http.MethodGet, "/api/marketplace", nil), http.StatusUnauthorized)
 	res := f.ann.Session.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "From the dashboard", "endpointUrl": publicURL})
 	if res.Status != http.StatusCreated {
 		t.Fatalf("session create: %d %s", res.Status, res.Body)

@@ -91,7 +91,7 @@ func TestModeSwitchIsPushedSigned(t *testing.T) {
 		}
 	}
 	// The delivery id header names the row, which is now delivered.
-	waitFor(t, "both rows delivered", func() bool {
+	servertest.WaitFor(t, "both rows delivered", func() bool {
 		for _, d := range deliveries(t, e.s.DB.Client) {
 			if d.Status != webhookdelivery.StatusDelivered {
 				return false
@@ -135,7 +135,7 @@ func TestRetriesThenExhausted(t *testing.T) {
 			t.Fatalf("attempt %d at +%s, want +%s", i+1, got, at)
 		}
 		// Wait until the outcome is recorded before moving the clock on.
-		waitFor(t, "attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == int32(i+1) })
+		servertest.WaitFor(t, "attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == int32(i+1) })
 		row := deliveries(t, e.s.DB.Client)[0]
 		if row.LastStatus == nil || *row.LastStatus != 500 || row.LastError == nil {
 			t.Fatalf("attempt %d recorded as %+v", i+1, row)
@@ -166,10 +166,10 @@ func TestRetrySucceeds(t *testing.T) {
 	e.configure(t, push(r.URL, secretA))
 	e.switchMode(t)
 	r.waitHits(t, 1)
-	waitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
+	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
 	e.s.Clock.Advance(30 * time.Second)
 	r.waitHits(t, 2)
-	waitFor(t, "delivered", func() bool { return deliveries(t, e.s.DB.Client)[0].Status == webhookdelivery.StatusDelivered })
+	servertest.WaitFor(t, "delivered", func() bool { return deliveries(t, e.s.DB.Client)[0].Status == webhookdelivery.StatusDelivered })
 	if row := deliveries(t, e.s.DB.Client)[0]; row.Attempts != 2 || *row.LastStatus != 200 || row.LastError != nil {
 		t.Fatalf("row = %+v", row)
 	}
@@ -197,7 +197,7 @@ func TestBreakerDefersDeliveries(t *testing.T) {
 		return out
 	}
 	// Five attempts fail; the sixth is deferred to +60 s without an attempt.
-	waitFor(t, "5 failures and 1 deferral", func() bool {
+	servertest.WaitFor(t, "5 failures and 1 deferral", func() bool {
 		var tried, deferred int
 		for _, d := range failing() {
 			switch {
@@ -217,7 +217,7 @@ func TestBreakerDefersDeliveries(t *testing.T) {
 
 	// At +30 s the retries fall due, but the breaker is still open: deferred.
 	e.s.Clock.Advance(30 * time.Second)
-	waitFor(t, "retries deferred to +60s", func() bool {
+	servertest.WaitFor(t, "retries deferred to +60s", func() bool {
 		for _, d := range failing() {
 			if !d.NextAttemptAt.Equal(t0.Add(60 * time.Second)) {
 				return false
@@ -245,7 +245,7 @@ func TestBreakerDefersDeliveries(t *testing.T) {
 	})
 	e.s.Clock.Advance(30 * time.Second)
 	r.waitHits(t, 11)
-	waitFor(t, "all six attempted at +60s", func() bool {
+	servertest.WaitFor(t, "all six attempted at +60s", func() bool {
 		for _, d := range failing() {
 			if d.LastAttemptAt == nil || !d.LastAttemptAt.Equal(t0.Add(60*time.Second)) {
 				return false
@@ -280,12 +280,12 @@ func TestRemovedTargetCancels(t *testing.T) {
 	r := newReceiver(t, e.s.Clock.Now, always(500))
 	e.configure(t, push(r.URL, secretA))
 	e.switchMode(t)
-	waitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
+	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
 	if res := e.api.Do(http.MethodPatch, "/api/v2/settings", `{"clearFields":["serviceKeys"]}`); res.Status != 200 {
 		t.Fatal(res.Status, string(res.Body))
 	}
 	e.s.Clock.Advance(30 * time.Second)
-	waitFor(t, "cancelled", func() bool { return deliveries(t, e.s.DB.Client)[0].Status == webhookdelivery.StatusCancelled })
+	servertest.WaitFor(t, "cancelled", func() bool { return deliveries(t, e.s.DB.Client)[0].Status == webhookdelivery.StatusCancelled })
 	if n := len(r.got()); n != 1 {
 		t.Fatalf("%d requests, want 1 (none after the removal)", n)
 	}
@@ -303,7 +303,7 @@ func TestRetrySignedWithCurrentSecret(t *testing.T) {
 	r := newReceiver(t, e.s.Clock.Now, func(n int) int { return map[bool]int{true: 500, false: 200}[n == 0] })
 	e.configure(t, push(r.URL, secretA))
 	e.switchMode(t)
-	waitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
+	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
 	const rotated = "the-rotated-secret-value"
 	e.configure(t, push(r.URL, rotated))
 	e.s.Clock.Advance(30 * time.Second)

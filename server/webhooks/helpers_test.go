@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // hit is one request a receiver got.
@@ -65,22 +66,9 @@ func (r *receiver) got() []hit {
 	return append([]hit(nil), r.hits...)
 }
 
-// waitFor polls cond until it holds; the deadline is generous because the
-// machine is shared and slow, and nothing here depends on wall-clock timing.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func (r *receiver) waitHits(t *testing.T, n int) []hit {
 	t.Helper()
-	waitFor(t, "receiver hits", func() bool { return len(r.got()) >= n })
+	servertest.WaitFor(t, "receiver hits", func() bool { return len(r.got()) >= n })
 	return r.got()
 }
 

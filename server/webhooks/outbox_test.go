@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -136,7 +137,7 @@ func TestRestartMidSchedule(t *testing.T) {
 	t0 := st.clock.Now()
 	enqueue(t, d1, ann.UserID, t0, 1)
 	r.waitHits(t, 1)
-	waitFor(t, "first attempt recorded", func() bool { return deliveries(t, d1.Client)[0].Attempts == 1 })
+	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, d1.Client)[0].Attempts == 1 })
 	first.Close()
 
 	// While no dispatcher runs, another event is committed.
@@ -159,7 +160,7 @@ func TestRestartMidSchedule(t *testing.T) {
 	if !hits[2].at.Equal(t0.Add(30*time.Second)) || hits[2].header.Get("X-Switchboard-Delivery") != hits[0].header.Get("X-Switchboard-Delivery") {
 		t.Fatalf("retry at +%s for %s, want +30s for the first delivery", hits[2].at.Sub(t0), hits[2].header.Get("X-Switchboard-Delivery"))
 	}
-	waitFor(t, "both delivered", func() bool {
+	servertest.WaitFor(t, "both delivered", func() bool {
 		rows := deliveries(t, d2.Client)
 		return rows[0].Status == webhookdelivery.StatusDelivered && rows[1].Status == webhookdelivery.StatusDelivered
 	})
@@ -191,7 +192,7 @@ func TestReplicasSendEachDeliveryOnce(t *testing.T) {
 			seen[h.header.Get("X-Switchboard-Delivery")]++
 		}
 	}
-	waitFor(t, "all delivered", func() bool {
+	servertest.WaitFor(t, "all delivered", func() bool {
 		n, err := d1.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusDelivered)).Count(context.Background())
 		return err == nil && n == 60
 	})
@@ -223,7 +224,7 @@ func TestDeliveryRefusesPrivateAddresses(t *testing.T) {
 	var logs syncBuffer
 	st.start(t, d, false, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	enqueue(t, d, ann.UserID, st.clock.Now(), 1)
-	waitFor(t, "attempt recorded", func() bool { return deliveries(t, d.Client)[0].Attempts == 1 })
+	servertest.WaitFor(t, "attempt recorded", func() bool { return deliveries(t, d.Client)[0].Attempts == 1 })
 	row := deliveries(t, d.Client)[0]
 	if row.Status != webhookdelivery.StatusPending || row.LastError == nil || !strings.Contains(*row.LastError, "private") || row.LastStatus != nil {
 		t.Fatalf("row = %+v, want a failed attempt naming the address rule", row)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
 
@@ -72,7 +73,7 @@ func TestTwentySimultaneousExecutes(t *testing.T) {
 	if runner.status != 200 || runner.body["status"] != "completed" {
 		t.Fatalf("the running one: %d %v", runner.status, runner.body)
 	}
-	eventually(t, "all 20 to complete", func() bool {
+	servertest.WaitFor(t, "all 20 to complete", func() bool {
 		n, _ := f.s.DB.Execution.Query().Count(t.Context())
 		done := 0
 		rows, _ := f.s.DB.Execution.Query().All(t.Context())

@@ -116,13 +116,13 @@ func TestExecutionTimeoutOnTheClock(t *testing.T) {
 		t.Fatalf("timed out early: %+v", r)
 	}
 	f.s.Clock.Advance(2 * time.Second)
-	eventually(t, "the timeout", func() bool { return f.row(t, exID).Status == "timeout" })
+	servertest.WaitFor(t, "the timeout", func() bool { return f.row(t, exID).Status == "timeout" })
 	r := f.row(t, exID)
 	if r.PaymentHoldStatus != "released" || r.FailureReason == nil {
 		t.Errorf("timed-out row %+v", r)
 	}
 	next := q["executionId"].(string)
-	eventually(t, "the next dispatch", func() bool { return a.token(next) != "" })
+	servertest.WaitFor(t, "the next dispatch", func() bool { return a.token(next) != "" })
 	if r := f.row(t, next); r.PaymentHoldStatus != "held" || r.Gross == nil || *r.Gross != 100 {
 		t.Errorf("promoted execution's hold: %s %v", r.PaymentHoldStatus, r.Gross)
 	}
@@ -152,16 +152,16 @@ func TestRestartWithBacklog(t *testing.T) {
 	if res := deliver(t, s2, ids[0], a.token(ids[0]), "A"); res.Status != 200 {
 		t.Fatalf("delivery after restart: %d %s", res.Status, res.Body)
 	}
-	eventually(t, "b dispatched", func() bool { return a.token(ids[1]) != "" })
+	servertest.WaitFor(t, "b dispatched", func() bool { return a.token(ids[1]) != "" })
 	// b's process "dies" too; the next process times it out on its clock.
 	s2.App.Close()
 	s3 := servertest.New(t, servertest.WithPrivateEndpoints(), func(c *server.Config) { c.DB = f.s.DB })
 	s3.Clock.Advance(31 * time.Second)
-	eventually(t, "b timed out and c dispatched", func() bool { return a.token(ids[2]) != "" })
+	servertest.WaitFor(t, "b timed out and c dispatched", func() bool { return a.token(ids[2]) != "" })
 	if res := deliver(t, s3, ids[2], a.token(ids[2]), "C"); res.Status != 200 {
 		t.Fatalf("c: %d %s", res.Status, res.Body)
 	}
-	eventually(t, "d dispatched", func() bool { return a.token(ids[3]) != "" })
+	servertest.WaitFor(t, "d dispatched", func() bool { return a.token(ids[3]) != "" })
 	if res := deliver(t, s3, ids[3], a.token(ids[3]), "D"); res.Status != 200 {
 		t.Fatalf("d: %d %s", res.Status, res.Body)
 	}

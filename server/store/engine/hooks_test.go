@@ -62,7 +62,7 @@ func TestFinishedHookAndRequeue(t *testing.T) {
 	if err := eng.Kick(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the requeued run", func() bool { return f.row(t, again.ID).Status == "completed" })
+	servertest.WaitFor(t, "the requeued run", func() bool { return f.row(t, again.ID).Status == "completed" })
 	if r := f.row(t, again.ID); r.PaymentHoldStatus != "held" || *r.Output != "v1" {
 		t.Errorf("requeued run %+v", r)
 	}
@@ -87,7 +87,7 @@ func TestStartSendsWhatWasNeverSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	servertest.New(t, servertest.WithPrivateEndpoints(), func(c *server.Config) { c.DB = f.s.DB })
-	eventually(t, "the orphan to run", func() bool { return f.row(t, ex.ID).Status == "completed" })
+	servertest.WaitFor(t, "the orphan to run", func() bool { return f.row(t, ex.ID).Status == "completed" })
 	if len(a.received()) != 1 {
 		t.Errorf("agent calls %d", len(a.received()))
 	}

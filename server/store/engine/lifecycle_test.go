@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
 
@@ -101,7 +102,7 @@ func TestQueueFIFO(t *testing.T) {
 	id := f.listing(t, a.URL, nil)
 	first := make(chan map[string]any, 1)
 	go func() { _, out := f.execute(t, f.req, id, map[string]any{"input": "first"}); first <- out }()
-	eventually(t, "the first call to reach the agent", func() bool { return len(a.received()) == 1 })
+	servertest.WaitFor(t, "the first call to reach the agent", func() bool { return len(a.received()) == 1 })
 	var queued []string
 	for i, in := range []string{"q1", "q2", "q3"} {
 		status, out := f.execute(t, f.req, id, map[string]any{"input": in})
@@ -114,7 +115,7 @@ func TestQueueFIFO(t *testing.T) {
 	if out := <-first; out["status"] != "completed" || out["output"] != "done first" {
 		t.Fatalf("first: %v", out)
 	}
-	eventually(t, "the queue to drain", func() bool { return f.row(t, queued[2]).Status == "completed" })
+	servertest.WaitFor(t, "the queue to drain", func() bool { return f.row(t, queued[2]).Status == "completed" })
 	var order []string
 	for _, c := range a.received() {
 		order = append(order, c.Body["message"].(string))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
 
@@ -68,7 +69,7 @@ func TestQuoteApprove(t *testing.T) {
 		t.Errorf("second decision: %d %s", res.Status, res.Body)
 	}
 	// The queued execution took the lock and quoted in turn.
-	eventually(t, "the queued execution to quote", func() bool {
+	servertest.WaitFor(t, "the queued execution to quote", func() bool {
 		rows, _ := f.s.DB.Execution.Query().All(t.Context())
 		for _, r := range rows {
 			if r.Input == "next" {
@@ -99,7 +100,7 @@ func TestQuoteDecline(t *testing.T) {
 		t.Errorf("declined: %v", got)
 	}
 	next := queued["executionId"].(string)
-	eventually(t, "the next execution to take the lock", func() bool {
+	servertest.WaitFor(t, "the next execution to take the lock", func() bool {
 		r := f.row(t, next)
 		return r.Status == "running" && r.PricingPhase != nil
 	})

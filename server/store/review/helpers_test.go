@@ -182,31 +182,6 @@ func (f *fixture) delivery(t *testing.T, execID string) *ent.QueueItem {
 	return it
 }
 
-func wantError(t *testing.T, res *servertest.Response, status int) {
-	t.Helper()
-	if res.Status != status {
-		t.Fatalf("status = %d, want %d: %s", res.Status, status, res.Body)
-	}
-	var b map[string]any
-	if err := json.Unmarshal(res.Body, &b); err != nil || b["success"] != false || b["error"] == "" {
-		t.Fatalf("error body %s", res.Body)
-	}
-}
-
-func waitFor(t *testing.T, what string, step func(), ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		if step != nil {
-			step()
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // restart starts a second server process on the same database and clock
 // (its own review timer); the first must be closed.
 func (f *fixture) restart(t *testing.T) *server.App {

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
 // Document 2 "Execution status and review" (completed marketplace → review
@@ -137,7 +138,7 @@ func TestConfirmCapturesAndRecalculates(t *testing.T) {
 		t.Fatalf("carol before any review: %d %s", res.Status, res.Body)
 	}
 	// A second review of the same execution is refused and changes nothing.
-	wantError(t, f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": ex.ID,
+	servertest.WantError(t, f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": ex.ID,
 		"reason": "Changed my mind"}), http.StatusBadRequest)
 	if g := f.reload(t, ex.ID); *g.ReviewStatus != execution.ReviewStatusConfirmed || g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured {
 		t.Fatalf("after refused deny %+v", g)
@@ -178,7 +179,7 @@ func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 		defer close(done)
 		f.carolAPI.Do(http.MethodPost, "/api/marketplace/"+f.agentID+"/execute", map[string]any{"input": "hold this"})
 	}()
-	waitFor(t, "the agent to hold", nil, func() bool { return slices.Contains(f.agent.received(), "hold this") })
+	servertest.WaitFor(t, "the agent to hold", func() bool { return slices.Contains(f.agent.received(), "hold this") })
 	waiting := f.execute(t, f.carolAPI, "after the held one")
 	if waiting.Status != execution.StatusQueued || *waiting.QueuePosition != 1 {
 		t.Fatalf("carol's third: %s at %v", waiting.Status, waiting.QueuePosition)
@@ -221,7 +222,7 @@ func TestDenyReleasesAndRequeuesAtTheBack(t *testing.T) {
 	f.agent.free()
 	<-done
 	id := again["executionId"].(string)
-	waitFor(t, "the requeued execution to finish", nil, func() bool { return f.reload(t, id).Status == execution.StatusCompleted })
+	servertest.WaitFor(t, "the requeued execution to finish", func() bool { return f.reload(t, id).Status == execution.StatusCompleted })
 	calls := f.agent.received()
 	if len(calls) < 2 || calls[len(calls)-2] != "after the held one" || calls[len(calls)-1] != ex.Input {
 		t.Fatalf("agent calls %q", calls)
@@ -245,8 +246,14 @@ func TestAutoConfirmOnTheClock(t *testing.T) {
 	if g := f.reload(t, ex.ID); *g.ReviewStatus != execution.ReviewStatusPendingReview {
 		t.Fatalf("confirmed before the window ended: %v", *g.ReviewStatus)
 	}
-	waitFor(t, "auto-confirm", func() { f.s.Clock.Advance(10 * time.Second) }, func() bool {
-		return *f.reload(t, ex.ID).ReviewStatus == execution.ReviewStatusConfirmed
+	// The clock moves on each time the review is not yet confirmed, so the
+	// sweep's timer fires however late it was armed.
+	servertest.WaitFor(t, "auto-confirm", func() bool {
+		if *f.reload(t, ex.ID).ReviewStatus == execution.ReviewStatusConfirmed {
+			return true
+		}
+		f.s.Clock.Advance(10 * time.Second)
+		return false
 	})
 	g := f.reload(t, ex.ID)
 	if g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured || g.ReviewedAt.Before(g.ReviewWidgetShownAt.Add(48*time.Hour)) || g.Rating != nil ||
@@ -301,7 +308,7 @@ func TestRestartKeepsTheWindow(t *testing.T) {
 		t.Fatal("confirmed with no process running")
 	}
 	f.restart(t)
-	waitFor(t, "auto-confirm after restart", nil, func() bool {
+	servertest.WaitFor(t, "auto-confirm after restart", func() bool {
 		return *f.reload(t, ex.ID).ReviewStatus == execution.ReviewStatusConfirmed
 	})
 	if g := f.reload(t, ex.ID); g.PaymentHoldStatus != execution.PaymentHoldStatusCaptured || f.hold(t, ex.ID) != "captured" {

@@ -71,7 +71,7 @@ func TestAgentQualitySignals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := map[string]*servertest.Caller{"ann": f.api, "bob": f.bobAPI, "session": f.ann.Session, "anon": f.s.Anonymous(), "queue": queueKey}[tc.caller]
-			wantError(t, c.Do(http.MethodPost, "/api/agent-quality", tc.body), tc.status)
+			servertest.WantError(t, c.Do(http.MethodPost, "/api/agent-quality", tc.body), tc.status)
 		})
 	}
 	if n := f.s.DB.AgentQualitySignal.Query().CountX(ctx); n != before {

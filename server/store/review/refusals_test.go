@@ -98,7 +98,7 @@ func TestLifecycleRefusalsWriteNothing(t *testing.T) {
 				}
 				return f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", tc.body)
 			}()
-			wantError(t, res, tc.status)
+			servertest.WantError(t, res, tc.status)
 			if after := f.snapshot(t, ex.ID); after != before {
 				t.Fatalf("refusal wrote: %+v → %+v", before, after)
 			}
