@@ -239,7 +239,7 @@ test("create an API key: its value is shown once, works, and is never shown agai
   await page.goto("/#/settings");
   await page.getByLabel("Label", { exact: true }).fill("Reporting agent");
   // The scope boxes carry the contract's labels (vocabulary.proto, key_scope).
-  await page.getByLabel("Queue", { exact: true }).check();
+  await page.getByRole("checkbox", { name: "Queue", exact: true }).check();
   await page.getByRole("button", { name: "Create key" }).click();
   const secret = page.locator("output.secret");
   await secret.waitFor({ timeout: H.deadline });
