@@ -74,6 +74,9 @@ type Config struct {
 	AllowPrivateEndpoints bool
 	// Heartbeat is the chat stream's heartbeat period.
 	Heartbeat time.Duration
+	// StreamWriteTimeout bounds each write to an event stream
+	// (events.DefaultWriteTimeout when zero).
+	StreamWriteTimeout time.Duration
 	// LLM is the configured language model, nil when there is none.
 	LLM *llm.Client
 	// SecretKey is the instance key that seals stored secrets (store agent
@@ -165,7 +168,7 @@ func New(cfg Config) (*App, error) {
 	}
 	resolver := &auth.Resolver{DB: cfg.DB.Client, Now: cfg.now}
 	bus, err := events.New(events.Config{DB: cfg.DB, Now: cfg.now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat,
-		Lapsed: resolver.Lapsed})
+		WriteTimeout: cfg.StreamWriteTimeout, Lapsed: resolver.Lapsed})
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
-	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 )
@@ -37,7 +36,7 @@ func mounts(s services) []mount {
 		serve(s.contacts, switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer),
 		// A stream lives past the server's write timeout: Deadlines bounds each
 		// write instead. Its REST twin is the SSE handler New mounts itself.
-		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, events.Deadlines),
+		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, s.events.Bus.Deadlines),
 		serve(s.kanban, switchboardv1connect.NewKanbanServiceHandler, switchboardv1.RegisterKanbanServiceHandlerServer),
 		serve(s.queue, switchboardv1connect.NewQueueServiceHandler, switchboardv1.RegisterQueueServiceHandlerServer),
 		serve(s.keys, switchboardv1connect.NewKeyServiceHandler, switchboardv1.RegisterKeyServiceHandlerServer),

@@ -18,8 +18,15 @@ import (
 // job rolled back to its savepoint emits and runs nothing.
 type Tx struct {
 	*ent.Tx
+	db     *DB // the database it runs on, for Serialize
 	events []Event
 	after  []func()
+}
+
+// Serialize is DB.Serialize in this unit of work, for code handed only the
+// transaction (the queue's board bridge runs in other packages' units).
+func (t *Tx) Serialize(ctx context.Context, key string) error {
+	return t.db.Serialize(ctx, t, key)
 }
 
 // Event is a change announced on an account's event streams (server/events).
@@ -93,6 +100,7 @@ func (d *DB) run(ctx context.Context, u *Tx, fn func(*Tx) error) (out outcome, e
 			err = fmt.Errorf("db: panic in transaction: %v", r)
 		}
 	}()
+	u.db = d
 	if err := fn(u); err != nil {
 		return outcome{}, err
 	}

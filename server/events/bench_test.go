@@ -81,7 +81,7 @@ func BenchmarkIdleSubscriber(b *testing.B) {
 
 // memBus is a bus without storage or background work: only fan-out.
 func memBus() *Bus {
-	bus := &Bus{cfg: Config{Buffer: DefaultBuffer}, hubs: map[string]*hub{}, stop: func() {}}
+	bus := &Bus{cfg: Config{Buffer: DefaultBuffer, WriteTimeout: DefaultWriteTimeout}, hubs: map[string]*hub{}, stop: func() {}}
 	bus.beat.Store(&beat{done: make(chan struct{})})
 	return bus
 }

@@ -48,7 +48,11 @@ const (
 	DefaultKeepFor   = 5 * time.Minute
 	DefaultBuffer    = 64
 	DefaultHeartbeat = 30 * time.Second
-	pruneEvery       = time.Minute
+	// DefaultWriteTimeout bounds each write to a stream: a client that takes
+	// no event for this long is gone. It replaces the server's WriteTimeout,
+	// which would end every stream after a minute.
+	DefaultWriteTimeout = 10 * time.Second
+	pruneEvery          = time.Minute
 )
 
 // Config is what a Bus needs.
@@ -65,6 +69,9 @@ type Config struct {
 	KeepFor time.Duration
 	// Buffer is each subscriber's queue length (DefaultBuffer when zero).
 	Buffer int
+	// WriteTimeout bounds each write to a stream (DefaultWriteTimeout when
+	// zero); an idle stream has no deadline.
+	WriteTimeout time.Duration
 	// Lapsed answers which of the credentials no longer admit their holder;
 	// each heartbeat ends the streams they opened (credentials.go). Nil
 	// checks nothing.
@@ -125,6 +132,9 @@ func New(cfg Config) (*Bus, error) {
 	}
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = DefaultBuffer
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
 	}
 	b := &Bus{
 		cfg: cfg, db: cfg.DB, postgres: cfg.DB.Dialect == dialect.Postgres,

@@ -132,7 +132,7 @@ func (c *sseConn) drain() {
 		}
 		p := c.queue[0]
 		c.mu.Unlock()
-		_ = c.conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)) //nolint:forbidigo // network deadline, not business time
+		_ = c.conn.SetWriteDeadline(time.Now().Add(c.sub.bus.cfg.WriteTimeout)) //nolint:forbidigo // network deadline, not business time
 		if _, err := c.conn.Write(p); err != nil {
 			c.sub.Close() // leaves the bus
 			c.close()     // (Close leaves a finished stream's connection)
@@ -197,7 +197,7 @@ func (b *Bus) serveConn(conn net.Conn, h http.Header, o *opened) {
 	head.WriteString("\r\n")
 	head.Write(o.connected.SSE)
 	write := func(p []byte) error {
-		if err := conn.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)); err != nil { //nolint:forbidigo // network deadline, not business time
+		if err := conn.SetWriteDeadline(time.Now().Add(b.cfg.WriteTimeout)); err != nil { //nolint:forbidigo // network deadline, not business time
 			return err
 		}
 		_, err := conn.Write(p)

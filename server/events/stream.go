@@ -27,11 +27,6 @@ const AgentHeader = "X-Agent-Name"
 // maxAgentName bounds X-Agent-Name.
 const maxAgentName = 100
 
-// StreamWriteTimeout bounds each write to a stream: a client that takes no
-// event for this long is gone. It replaces the server's WriteTimeout, which
-// would end every stream after a minute.
-const StreamWriteTimeout = 10 * time.Second
-
 // AgentName is who the caller is on the chat: X-Agent-Name when sent, else the
 // key's label, or the account's name for a dashboard session.
 func AgentName(h http.Header, p *auth.Principal) (string, error) {
@@ -123,7 +118,7 @@ func (b *Bus) SSE() http.Handler {
 				return
 			}
 		}
-		dw := newDeadlineWriter(w)
+		dw := newDeadlineWriter(w, b.cfg.WriteTimeout)
 		w.WriteHeader(http.StatusOK)
 		// Whatever ends it (client gone, fell behind, shutdown), the response
 		// just ends; EventSource reconnects with Last-Event-ID. A lapsed
@@ -168,28 +163,32 @@ func (s *Service) StreamEvents(ctx context.Context, req *switchboardv1.StreamEve
 }
 
 // Deadlines is middleware for streaming handlers: it lifts the server's read
-// and write timeouts for the request and bounds each write instead.
-func Deadlines(next http.Handler) http.Handler {
+// and write timeouts for the request and bounds each write instead, by the
+// bus's Config.WriteTimeout.
+func (b *Bus) Deadlines(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(newDeadlineWriter(w), r)
+		next.ServeHTTP(newDeadlineWriter(w, b.cfg.WriteTimeout), r)
 	})
 }
 
-// deadlineWriter sets a write deadline before each write and flush.
+// deadlineWriter bounds each write and flush by a deadline, set before and
+// cleared after: between events a stream has none, since one left armed
+// would cut an idle stream (HTTP/2 resets the stream when it passes).
 type deadlineWriter struct {
 	http.ResponseWriter
-	rc     *http.ResponseController
-	lifted bool
+	rc      *http.ResponseController
+	timeout time.Duration
+	lifted  bool
 }
 
-func newDeadlineWriter(w http.ResponseWriter) *deadlineWriter {
+func newDeadlineWriter(w http.ResponseWriter, timeout time.Duration) *deadlineWriter {
 	if dw, ok := w.(*deadlineWriter); ok {
 		return dw
 	}
-	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
 }
 
-func (d *deadlineWriter) extend() {
+func (d *deadlineWriter) arm() {
 	if !d.lifted {
 		// The request has been read by the time anything is written; from
 		// here a read deadline would only cut the stream (on HTTP/1.1 an
@@ -197,16 +196,20 @@ func (d *deadlineWriter) extend() {
 		_ = d.rc.SetReadDeadline(time.Time{})
 		d.lifted = true
 	}
-	_ = d.rc.SetWriteDeadline(time.Now().Add(StreamWriteTimeout)) //nolint:forbidigo // network deadline, not business time
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout)) //nolint:forbidigo // network deadline, not business time
 }
 
+func (d *deadlineWriter) disarm() { _ = d.rc.SetWriteDeadline(time.Time{}) }
+
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	d.extend()
+	d.arm()
+	defer d.disarm()
 	return d.ResponseWriter.Write(p)
 }
 
 func (d *deadlineWriter) flush() error {
-	d.extend()
+	d.arm()
+	defer d.disarm()
 	return d.rc.Flush()
 }
 

@@ -207,7 +207,7 @@ func (s *Service) UpdateChecklistItem(ctx context.Context, req *switchboardv1.Up
 }
 
 func (s *Service) updateItem(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchboardv1.UpdateChecklistItemRequest) (*switchboardv1.ChecklistItem, bool, error) {
-	if err := s.lockColumns(ctx, tx, p.UserID); err != nil { // an auto-complete joins a column
+	if err := LockColumns(ctx, tx, p.UserID); err != nil { // an auto-complete joins a column
 		return nil, false, err
 	}
 	if err := LockChecklist(ctx, tx, p.UserID, req.GetCardId()); err != nil { // the queue appends to it too

@@ -44,11 +44,12 @@ func (s *Service) now() time.Time { return s.Now().UTC() }
 // rolled back, so a no-op PUT neither bumps updatedAt nor writes activity.
 var errNoChange = errors.New("kanban: nothing changed")
 
-// lockColumns serialises writers that place cards at the end of a column, so
-// two concurrent creates do not take the same position (PostgreSQL; SQLite
-// write transactions already queue).
-func (s *Service) lockColumns(ctx context.Context, tx *db.Tx, userID string) error {
-	if err := s.DB.Serialize(ctx, tx, "kanban-columns:"+userID); err != nil {
+// LockColumns serialises writers that place cards at the end of a column
+// (EndOfColumn), so two concurrent creates or moves, the board's or the queue
+// bridge's, do not take the same position (PostgreSQL; SQLite write
+// transactions already queue). Take it before reading the end.
+func LockColumns(ctx context.Context, tx *db.Tx, userID string) error {
+	if err := tx.Serialize(ctx, "kanban-columns:"+userID); err != nil {
 		return fmt.Errorf("kanban: lock columns: %w", err)
 	}
 	return nil
@@ -89,7 +90,8 @@ func byColumn(s *entsql.Selector) {
 
 // EndOfColumn is the order a card takes when it joins a column: one past the
 // largest order among the account's cards with that status (0 in an empty
-// column). The queue bridge uses it for the cards it creates.
+// column). The queue bridge uses it for the cards it creates. Hold
+// LockColumns first.
 func EndOfColumn(ctx context.Context, tx *db.Tx, userID, status string) (int, error) {
 	// Plain SQL: every queue create runs this on SQLite's single writer, and
 	// ent's query builder cost more than the index look-up (bench/RESULTS.md).
@@ -197,7 +199,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 	}
 	var out *switchboardv1.KanbanCardDetail
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
+		if err := LockColumns(ctx, tx, p.UserID); err != nil {
 			return err
 		}
 		contacts, err := ownContacts(ctx, tx, p.UserID, in.GetContacts())

@@ -53,7 +53,7 @@ func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardR
 // errNoChange when the input matches it (clearing what is already empty
 // changes nothing).
 func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, id string, in *switchboardv1.CardInput, cl clears) (*switchboardv1.KanbanCardDetail, error) {
-	if err := s.lockColumns(ctx, tx, p.UserID); err != nil {
+	if err := LockColumns(ctx, tx, p.UserID); err != nil {
 		return nil, err
 	}
 	if in.GetChecklist() != nil || cl["checklist"] != nil { // the queue appends to it too

@@ -83,6 +83,9 @@ func (b bridge) linkCard(ctx context.Context, item *ent.QueueItem, meta map[stri
 }
 
 func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error) {
+	if err := kanban.LockColumns(ctx, b.tx, b.userID); err != nil {
+		return "", err
+	}
 	order, err := kanban.EndOfColumn(ctx, b.tx, b.userID, string(card.StatusActive))
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/server/servertest"
@@ -128,5 +129,43 @@ func TestConcurrentCreatesOnOneCardKeepOrdersDense(t *testing.T) {
 	}
 	if !slices.Equal(orders, want) {
 		t.Fatalf("orders = %v, want 0..%d once each", orders, n-1)
+	}
+}
+
+// Items created at once without a card each get a new card at the end of the
+// active column; with cards created there through the board at the same time,
+// the column's orders are distinct and dense, on SQLite and PostgreSQL: the
+// bridge takes the column lock the board's own create takes.
+func TestConcurrentNewCardsKeepColumnOrdersDense(t *testing.T) {
+	e := setup(t)
+	const items, boardCards = 24, 8
+	var reqs []func() *servertest.Response
+	for range items {
+		reqs = append(reqs, func() *servertest.Response {
+			return e.api.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "Own card"})
+		})
+	}
+	for range boardCards {
+		reqs = append(reqs, func() *servertest.Response {
+			return e.api.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Board card", "status": "active"})
+		})
+	}
+	for i, r := range race(e, t, reqs) {
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	cards := e.s.DB.Card.Query().Where(card.StatusEQ(card.StatusActive)).AllX(e.ctx)
+	var orders []int
+	for _, c := range cards {
+		orders = append(orders, c.Order)
+	}
+	slices.Sort(orders)
+	want := make([]int, items+boardCards)
+	for i := range want {
+		want[i] = i
+	}
+	if !slices.Equal(orders, want) {
+		t.Fatalf("active column orders = %v, want 0..%d once each", orders, len(want)-1)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // a conditional update, so of two concurrent moves from the same state only
 // one applies), the board, comms messages, activity, and the release of
 // dependants. It answers the moved item and whether dependants were dispatched.
-func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, to string) (*ent.QueueItem, bool, error) {
+func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, set *accountSettings, it *ent.QueueItem, to string) (*ent.QueueItem, bool, error) {
 	from := string(it.Status)
 	if bad := CheckMove(from, to); bad != nil {
 		if bad.Unknown {
@@ -39,10 +39,10 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *en
 	if err != nil {
 		return nil, false, apperr.Wrap(err)
 	}
-	if err := s.sideEffects(ctx, tx, p, moved, from); err != nil {
+	if err := s.sideEffects(ctx, tx, p, set, moved, from); err != nil {
 		return nil, false, err
 	}
-	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to}); err != nil {
+	if err := s.changed(ctx, tx, set, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to}); err != nil {
 		return nil, false, err
 	}
 	if to == Ready {
@@ -50,7 +50,7 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, it *en
 	}
 	auto := false
 	if to == DoneToday {
-		if auto, err = s.releaseDependants(ctx, tx, p, moved); err != nil {
+		if auto, err = s.releaseDependants(ctx, tx, p, set, moved); err != nil {
 			return nil, false, err
 		}
 	}
@@ -70,7 +70,7 @@ func (s *Service) lostRace(ctx context.Context, tx *db.Tx, userID, id string) er
 
 // sideEffects writes what a completed move causes: board rows, the comms
 // message of guard 4, and the activity entry.
-func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, from string) error {
+func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal, set *accountSettings, it *ent.QueueItem, from string) error {
 	to := string(it.Status)
 	ev := EventOf(to)
 	now := s.Now().UTC()
@@ -78,7 +78,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		return apperr.Wrap(err)
 	}
 	if ev == EventDispatched || ev == EventCompleted {
-		_, assistant, err := settingsOf(ctx, tx, p.UserID)
+		_, assistant, err := set.get(ctx, tx)
 		if err != nil {
 			return apperr.Wrap(err)
 		}
@@ -112,14 +112,14 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 
 // releaseDependants dispatches the ready items that waited for it (docs/decisions.md
 // "Queue": autoDispatched).
-func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Principal, done *ent.QueueItem) (bool, error) {
+func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Principal, set *accountSettings, done *ent.QueueItem) (bool, error) {
 	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),
 		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {
 		return false, apperr.Wrap(err)
 	}
 	for _, d := range deps {
-		if _, _, err := s.move(ctx, tx, p, d, InProgress); err != nil {
+		if _, _, err := s.move(ctx, tx, p, set, d, InProgress); err != nil {
 			return false, err
 		}
 		if err := activity.Write(ctx, tx, activity.Entry{

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -15,16 +16,39 @@ import (
 // stored events, both written in the change's transaction, so they commit
 // (or roll back) with it; the events reach the streams after the commit.
 
+// accountSettings is the account's settings row as one change reads it: at
+// most once, however many of its steps need it (the webhook targets, the
+// comms author, the moves of released dependants). Make one per unit of work,
+// inside it, so that a unit run again reads afresh.
+type accountSettings struct {
+	userID    string
+	row       *ent.Setting
+	assistant string
+}
+
+func settingsFor(userID string) *accountSettings { return &accountSettings{userID: userID} }
+
+// get answers the row and the assistant's name, reading them on first use.
+func (a *accountSettings) get(ctx context.Context, tx *db.Tx) (*ent.Setting, string, error) {
+	if a.row == nil {
+		row, assistant, err := settingsRow(ctx, tx, a.userID)
+		if err != nil {
+			return nil, "", err
+		}
+		a.row, a.assistant = row, assistant
+	}
+	return a.row, a.assistant, nil
+}
+
 // changed writes a queue change's webhook deliveries in tx; Action is the
 // activity action the change wrote (queue_added, queue_status_changed, …).
-// row is the account's settings when the caller has read them already (nil:
-// read here).
-func (s *Service) changed(ctx context.Context, tx *db.Tx, userID string, row *ent.Setting, c webhooks.QueueUpdated) error {
-	ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: s.Now(), Data: c}
-	if row != nil {
-		return apperr.Wrap(webhooks.EnqueueFor(ctx, tx, row, ev))
+func (s *Service) changed(ctx context.Context, tx *db.Tx, set *accountSettings, c webhooks.QueueUpdated) error {
+	row, _, err := set.get(ctx, tx)
+	if err != nil {
+		return apperr.Wrap(fmt.Errorf("webhooks: read settings: %w", err))
 	}
-	return apperr.Wrap(webhooks.Enqueue(ctx, tx, userID, ev))
+	ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: s.Now(), Data: c}
+	return apperr.Wrap(webhooks.EnqueueFor(ctx, tx, row, ev))
 }
 
 // posted emits a comms message's new_message event.

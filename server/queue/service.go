@@ -16,7 +16,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
-	"github.com/switchboard-hq/switchboard/ent/setting"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -87,19 +86,6 @@ func cleanTitle(t string) (string, error) {
 		return "", apperr.Invalid("title is required (at most %d characters)", maxTitle)
 	}
 	return t, nil
-}
-
-// settingsOf reads what queue changes depend on.
-func settingsOf(ctx context.Context, tx *db.Tx, userID string) (autoApprove bool, assistant string, err error) {
-	row, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
-	if err != nil {
-		return false, "", err
-	}
-	assistant = row.AssistantName
-	if assistant == "" {
-		assistant = defaultAssistant
-	}
-	return row.QueueAutoApprove, assistant, nil
 }
 
 // ListQueueItems pages the queue, newest first.
@@ -198,7 +184,8 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
-		row, _, err := settingsRow(ctx, tx, p.UserID)
+		set := settingsFor(p.UserID)
+		row, _, err := set.get(ctx, tx)
 		if err != nil {
 			return apperr.Wrap(err)
 		}
@@ -223,7 +210,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			return apperr.Wrap(err)
 		}
 		out = it
-		if err := s.changed(ctx, tx, p.UserID, row, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
+		if err := s.changed(ctx, tx, set, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
 			return err
 		}
 		if it.Status == queueitem.StatusReady {
@@ -370,7 +357,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return apperr.Wrap(err)
 		}
 		out = it
-		if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
+		if err := s.changed(ctx, tx, settingsFor(p.UserID), webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
 			return err
 		}
 		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
@@ -397,7 +384,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 			return err
 		}
 		gone = it
-		return s.remove(ctx, tx, p, it, "Removed %q from the queue", false)
+		return s.remove(ctx, tx, p, settingsFor(p.UserID), it, "Removed %q from the queue", false)
 	})
 	if err != nil {
 		return nil, err
@@ -409,7 +396,7 @@ func (s *Service) DeleteQueueItem(ctx context.Context, req *switchboardv1.Delete
 // reject (onlyPending) deletes the item only while it still waits for
 // confirmation, so of a reject and an approve racing, one wins. The item's row
 // goes first, as a move updates it first: both lock it before the board.
-func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, summary string, onlyPending bool) error {
+func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, set *accountSettings, it *ent.QueueItem, summary string, onlyPending bool) error {
 	del := tx.QueueItem.Delete().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID))
 	if onlyPending {
 		del.Where(queueitem.StatusEQ(queueitem.StatusPendingConfirmation))
@@ -424,7 +411,7 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, it *
 	if err := (bridge{tx, p.UserID, p.Actor(), s.Now().UTC()}).remove(ctx, it); err != nil {
 		return apperr.Wrap(err)
 	}
-	if err := s.changed(ctx, tx, p.UserID, nil, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
+	if err := s.changed(ctx, tx, set, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err
 	}
 	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
@@ -457,9 +444,9 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 		}
 		if action == "reject" {
 			res.Message = rejectedMessage(it.Title)
-			return s.remove(ctx, tx, p, it, "Rejected %q", true)
+			return s.remove(ctx, tx, p, settingsFor(p.UserID), it, "Rejected %q", true)
 		}
-		moved, _, err := s.move(ctx, tx, p, it, Ready)
+		moved, _, err := s.move(ctx, tx, p, settingsFor(p.UserID), it, Ready)
 		if err != nil {
 			return err
 		}
@@ -487,7 +474,7 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 		if err != nil {
 			return err
 		}
-		moved, auto, err := s.move(ctx, tx, p, it, req.GetStatus())
+		moved, auto, err := s.move(ctx, tx, p, settingsFor(p.UserID), it, req.GetStatus())
 		if err != nil {
 			return err
 		}
@@ -539,7 +526,7 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		if err != nil {
 			return apperr.Wrap(err)
 		}
-		moved, auto, err := s.move(ctx, tx, p, it, to)
+		moved, auto, err := s.move(ctx, tx, p, settingsFor(p.UserID), it, to)
 		if err != nil {
 			return err
 		}

@@ -61,6 +61,11 @@ func WithLimits(l gate.Limits) Option { return func(c *server.Config) { c.Limits
 // WithHeartbeat sets the chat stream's heartbeat period.
 func WithHeartbeat(d time.Duration) Option { return func(c *server.Config) { c.Heartbeat = d } }
 
+// WithStreamWriteTimeout sets the bound on each write to an event stream.
+func WithStreamWriteTimeout(d time.Duration) Option {
+	return func(c *server.Config) { c.StreamWriteTimeout = d }
+}
+
 // WithLogger sends the server's logs to l (they are discarded otherwise), for
 // tests that check what is logged.
 func WithLogger(l *slog.Logger) Option { return func(c *server.Config) { c.Logger = l } }

@@ -691,8 +691,8 @@ func (x *StreamEventsRequest) GetLastEventId() string {
 // "data:" line (its type is the "event:" line).
 type StreamEventsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Absent for connected and heartbeat, which are not stored or replayed
-	// (the RPC form omits empty values rather than writing "").
+	// Absent for connected, heartbeat and error, which are not stored or
+	// replayed (the RPC form omits empty values rather than writing "").
 	Id            *string    `protobuf:"bytes,1,opt,name=id,proto3,oneof" json:"id,omitempty"`
 	Event         *ChatEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -746,7 +746,9 @@ func (x *StreamEventsResponse) GetEvent() *ChatEvent {
 // ChatEvent is the data of one stream event.
 type ChatEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// connected, heartbeat, new_message or wake.
+	// connected, heartbeat, new_message, wake or error. error is the last
+	// event of an SSE stream whose credential lapsed (a Connect stream ends
+	// with the error itself instead).
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// connected: this stream's id and the attributed agent name.
 	ClientId  *string `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3,oneof" json:"client_id,omitempty"`
@@ -755,7 +757,8 @@ type ChatEvent struct {
 	Timestamp *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=timestamp,proto3,oneof" json:"timestamp,omitempty"`
 	// new_message: the message as stored.
 	Message *ChatMessage `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
-	// wake: why (urgent_task) and what.
+	// wake: why (urgent_task) and what. error: why (key_inactive or
+	// session_ended).
 	Reason        *string       `protobuf:"bytes,6,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
 	Metadata      *WakeMetadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields

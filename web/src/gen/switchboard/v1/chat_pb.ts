@@ -364,8 +364,8 @@ export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__P
  */
 export type StreamEventsResponse = Message<"switchboard.v1.StreamEventsResponse"> & {
   /**
-   * Absent for connected and heartbeat, which are not stored or replayed
-   * (the RPC form omits empty values rather than writing "").
+   * Absent for connected, heartbeat and error, which are not stored or
+   * replayed (the RPC form omits empty values rather than writing "").
    *
    * @generated from field: optional string id = 1;
    */
@@ -391,7 +391,9 @@ export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@_
  */
 export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
   /**
-   * connected, heartbeat, new_message or wake.
+   * connected, heartbeat, new_message, wake or error. error is the last
+   * event of an SSE stream whose credential lapsed (a Connect stream ends
+   * with the error itself instead).
    *
    * @generated from field: string type = 1;
    */
@@ -424,7 +426,8 @@ export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
   message?: ChatMessage | undefined;
 
   /**
-   * wake: why (urgent_task) and what.
+   * wake: why (urgent_task) and what. error: why (key_inactive or
+   * session_ended).
    *
    * @generated from field: optional string reason = 6;
    */
