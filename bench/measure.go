@@ -80,7 +80,7 @@ func cpuRounds(ctx context.Context, ts []*target, c *http.Client, cfg config, r 
 	}
 	for _, t := range ts {
 		if tl := r.cpu[t.key]; tl.errs > 0 {
-			return fmt.Errorf("%s: %d failed requests, first: %v", t.label, tl.errs, tl.firstErr)
+			return fmt.Errorf("%s: %d failed requests, first: %w", t.label, tl.errs, tl.firstErr)
 		}
 	}
 	return nil

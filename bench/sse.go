@@ -151,7 +151,10 @@ func sseRun(ctx context.Context, ps *procs, server *proc, debugURL, key string, 
 				return nil
 			}
 		}
-		return fmt.Errorf("sse-clients ended before %q: %v", prefix, lines.Err())
+		if err := lines.Err(); err != nil {
+			return fmt.Errorf("sse-clients ended before %q: %w", prefix, err)
+		}
+		return fmt.Errorf("sse-clients ended before %q", prefix)
 	}
 	if err := expect("READY"); err != nil {
 		return r, err
@@ -349,7 +352,7 @@ func holdStream(d *net.Dialer, rawURL, key string, i int, onConnected func(), ev
 		return err
 	}
 	br := bufio.NewReaderSize(conn, 1024)
-	res, err := http.ReadResponse(br, nil)
+	res, err := http.ReadResponse(br, nil) //nolint:bodyclose // the body reads conn, closed above; its own Close would drain a stream that does not end
 	if err != nil {
 		onConnected()
 		return err

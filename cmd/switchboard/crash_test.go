@@ -80,6 +80,7 @@ func TestEventSurvivesKillAfterCommit(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	if res, err := (&http.Client{Timeout: time.Minute}).Do(req); err == nil {
+		res.Body.Close()
 		t.Fatalf("the send answered %d: the crash point did not kill the server", res.StatusCode)
 	}
 	err := cmd.Wait()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -38,15 +39,18 @@ func binaryStreamAfter(t *testing.T, base, key, lastEventID string) <-chan serve
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
 	res, err := http.DefaultClient.Do(req)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("stream on %s: %v %v", base, res, err)
+	if err != nil {
+		t.Fatalf("stream on %s: %v", base, err)
+	}
+	t.Cleanup(func() { _ = res.Body.Close() })
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("stream on %s: %d", base, res.StatusCode)
 	}
 	out := make(chan servertest.SSEEvent, 64)
-	go func() {
+	go func(body io.Reader) {
 		defer close(out)
-		defer res.Body.Close()
-		servertest.ParseSSE(res.Body, func(ev servertest.SSEEvent) { out <- ev })
-	}()
+		servertest.ParseSSE(body, func(ev servertest.SSEEvent) { out <- ev })
+	}(res.Body)
 	return out
 }
 
@@ -74,8 +78,12 @@ func sendOn(t *testing.T, base, key, content string) string {
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil || res.StatusCode != http.StatusCreated {
-		t.Fatalf("send on %s: %v %v", base, res, err)
+	if err != nil {
+		t.Fatalf("send on %s: %v", base, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("send on %s: %d", base, res.StatusCode)
 	}
 	var m struct{ ID string }
 	if err := json.NewDecoder(res.Body).Decode(&m); err != nil || m.ID == "" {

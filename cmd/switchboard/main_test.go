@@ -184,7 +184,8 @@ func TestBinaryEndToEnd(t *testing.T) {
 	base, cmd := startBinary(t, bin, "--db", dbtest.DSN(t))
 	jar, _ := cookiejar.New(nil)
 	web := &http.Client{Timeout: 10 * time.Second, Jar: jar}
-	post := func(path, body string, hdr ...string) *http.Response {
+	// post answers with the status and the whole body.
+	post := func(path, body string, hdr ...string) (int, []byte) {
 		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		for i := 0; i+1 < len(hdr); i += 2 {
@@ -194,20 +195,24 @@ func TestBinaryEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("POST %s: %v", path, err)
 		}
-		return res
+		defer res.Body.Close()
+		data, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatalf("POST %s: reading the answer: %v", path, err)
+		}
+		return res.StatusCode, data
 	}
 	const username = "owner"
-	setup := post("/api/setup", `{"username":"`+username+`","email":"`+username+`@example.com","password":"`+servertest.Password+`","name":"E2E","acceptedTerms":true}`)
-	if setup.StatusCode != http.StatusCreated {
-		t.Fatalf("setup/signup: %d", setup.StatusCode)
+	if code, _ := post("/api/setup", `{"username":"`+username+`","email":"`+username+`@example.com","password":"`+servertest.Password+`","name":"E2E","acceptedTerms":true}`); code != http.StatusCreated {
+		t.Fatalf("setup/signup: %d", code)
 	}
-	if res := post("/api/auth/login", `{"username":"`+username+`","password":"`+servertest.Password+`"}`); res.StatusCode != 200 {
-		t.Fatalf("login: %d", res.StatusCode)
+	if code, _ := post("/api/auth/login", `{"username":"`+username+`","password":"`+servertest.Password+`"}`); code != 200 {
+		t.Fatalf("login: %d", code)
 	}
-	res := post("/api/v2/keys", `{"label":"e2e","scopes":["settings"]}`, "Origin", base)
+	code, data := post("/api/v2/keys", `{"label":"e2e","scopes":["settings"]}`, "Origin", base)
 	var created struct{ APIKey string }
-	if err := json.NewDecoder(res.Body).Decode(&created); err != nil || res.StatusCode != 201 || created.APIKey == "" {
-		t.Fatalf("create key: %d %v", res.StatusCode, err)
+	if err := json.Unmarshal(data, &created); err != nil || code != 201 || created.APIKey == "" {
+		t.Fatalf("create key: %d %v", code, err)
 	}
 
 	// REST.
@@ -217,15 +222,15 @@ func TestBinaryEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rest.Body.Close()
 	var settings map[string]any
 	if err := json.NewDecoder(rest.Body).Decode(&settings); err != nil || settings["mode"] != "cockpit" || settings["queueAutoApprove"] != false {
 		t.Fatalf("REST settings: %v %v", settings, err)
 	}
 	// Connect JSON, plain HTTP.
-	cj := post("/switchboard.v1.SettingsService/GetSettings", `{}`, "Authorization", "Bearer "+created.APIKey)
-	body, _ := io.ReadAll(cj.Body)
-	if cj.StatusCode != 200 || !strings.Contains(string(body), `"mode":"cockpit"`) || !strings.Contains(string(body), `"queueAutoApprove":false`) {
-		t.Fatalf("Connect JSON: %d %s", cj.StatusCode, body)
+	code, body := post("/switchboard.v1.SettingsService/GetSettings", `{}`, "Authorization", "Bearer "+created.APIKey)
+	if code != 200 || !strings.Contains(string(body), `"mode":"cockpit"`) || !strings.Contains(string(body), `"queueAutoApprove":false`) {
+		t.Fatalf("Connect JSON: %d %s", code, body)
 	}
 	// gRPC, with the generated client over h2c.
 	tr := &http.Transport{Protocols: new(http.Protocols)}
@@ -270,7 +275,7 @@ func terminate(t *testing.T, cmd *exec.Cmd, what string) {
 
 // The debug listener exists for benchmarks (bench/README.md): loopback only.
 func TestDebugAddrIsLoopbackOnly(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := slog.New(slog.DiscardHandler)
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "example.com:0"} {
 		if srv, err := serveDebug(addr, logger); err == nil {
 			srv.Close()

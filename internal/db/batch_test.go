@@ -38,8 +38,12 @@ func TestInTxConcurrentIsolation(t *testing.T) {
 					return err
 				}
 				// A transaction sees its own writes.
-				if ok, err := tx.User.Query().Where(user.Username(name)).Exist(ctx); err != nil || !ok {
-					return fmt.Errorf("own write not visible: %v", err)
+				ok, err := tx.User.Query().Where(user.Username(name)).Exist(ctx)
+				if err != nil {
+					return fmt.Errorf("own write: %w", err)
+				}
+				if !ok {
+					return errors.New("own write not visible")
 				}
 				switch i % 10 {
 				case 3:

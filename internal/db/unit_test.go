@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"slices"
 	"testing"
@@ -30,7 +29,7 @@ func say(tx *db.Tx, userID, content string) {
 func TestGroupCommitFiresOnlyCommittedJobs(t *testing.T) {
 	d := dbtest.Open(t)
 	ctx := context.Background()
-	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +105,7 @@ func TestGroupCommitFiresOnlyCommittedJobs(t *testing.T) {
 func TestEventThatCannotBeStoredFailsTheUnit(t *testing.T) {
 	d := dbtest.Open(t)
 	ctx := context.Background()
-	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

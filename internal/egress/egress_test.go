@@ -120,11 +120,15 @@ func TestClientChecksEveryDial(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	_, err := egress.Policy{}.Client(10 * time.Second).Get(srv.URL)
-	if err == nil || !egress.Refused(err) {
+	res, err := egress.Policy{}.Client(10 * time.Second).Get(srv.URL)
+	if err == nil {
+		res.Body.Close()
+		t.Fatalf("loopback dial answered %d, want refused", res.StatusCode)
+	}
+	if !egress.Refused(err) {
 		t.Fatalf("loopback dial: %v, want refused", err)
 	}
-	res, err := egress.Policy{AllowPrivate: true}.Client(10 * time.Second).Get(srv.URL)
+	res, err = egress.Policy{AllowPrivate: true}.Client(10 * time.Second).Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,6 +81,7 @@ func readStream(conn net.Conn, emit func(event, id string)) error {
 	if err != nil {
 		return err
 	}
+	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		return fmt.Errorf("status %d", res.StatusCode)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -136,7 +137,7 @@ func TestHijackedStreamOnTheWire(t *testing.T) {
 	}
 	// Closing the app ends the stream: the client reads the end of the body.
 	e.s.App.Close()
-	if l, err := st.r.ReadLine(); err != io.EOF {
+	if l, err := st.r.ReadLine(); !errors.Is(err, io.EOF) {
 		t.Fatalf("after App.Close: %q, %v; want EOF", l, err)
 	}
 }
@@ -199,10 +200,10 @@ func TestSSEOverH2C(t *testing.T) {
 		t.Fatalf("%s %d %v", res.Proto, res.StatusCode, res.Header)
 	}
 	evs := make(chan servertest.SSEEvent, 16)
-	go func() {
+	go func(body io.Reader) {
 		defer close(evs)
-		servertest.ParseSSE(res.Body, func(ev servertest.SSEEvent) { evs <- ev })
-	}()
+		servertest.ParseSSE(body, func(ev servertest.SSEEvent) { evs <- ev })
+	}(res.Body)
 	next := func() servertest.SSEEvent {
 		t.Helper()
 		select {

@@ -2,7 +2,10 @@
 
 package events
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+)
 
 // writeOnce is one write(2) on the non-blocking socket. It returns true so
 // that RawConn.Write never waits for the socket to become writable.
@@ -24,7 +27,7 @@ func (c *sseConn) tryWrite(p []byte) (int, error) {
 	switch {
 	case err != nil:
 		return 0, err
-	case errno == syscall.EAGAIN || errno == syscall.EINTR:
+	case errors.Is(errno, syscall.EAGAIN) || errors.Is(errno, syscall.EINTR):
 		return 0, nil
 	case errno != nil:
 		return 0, errno
@@ -50,7 +53,7 @@ func (c *sseConn) peerGone() bool {
 	}); err != nil {
 		return true
 	}
-	if errno == syscall.EAGAIN || errno == syscall.EINTR {
+	if errors.Is(errno, syscall.EAGAIN) || errors.Is(errno, syscall.EINTR) {
 		return false
 	}
 	return errno != nil || n == 0

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"testing"
@@ -75,14 +76,14 @@ func openSSE(t *testing.T, s *servertest.Server, client *http.Client, hdr []stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = res.Body.Close() })
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("stream: %d", res.StatusCode)
 	}
 	out := &seen{events: make(chan seenEvent, 1024), done: make(chan struct{})}
-	go func() {
+	go func(body io.Reader) {
 		defer close(out.done)
-		defer res.Body.Close()
-		servertest.ParseSSE(res.Body, func(ev servertest.SSEEvent) {
+		servertest.ParseSSE(body, func(ev servertest.SSEEvent) {
 			var data struct{ Type, Reason string }
 			_ = json.Unmarshal([]byte(ev.Data), &data)
 			if data.Type != ev.Event {
@@ -90,7 +91,7 @@ func openSSE(t *testing.T, s *servertest.Server, client *http.Client, hdr []stri
 			}
 			out.events <- seenEvent{typ: data.Type, reason: data.Reason}
 		})
-	}()
+	}(res.Body)
 	return out
 }
 

@@ -352,6 +352,7 @@ func TestSlowSSEClientIsDroppedThenResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Body.Close()
 	var got []string
 	lastID := ""
 	servertest.ParseSSE(res.Body, func(ev servertest.SSEEvent) {

@@ -122,7 +122,7 @@ func Observe(logger *slog.Logger, next http.Handler) http.Handler {
 		start := time.Now() //nolint:forbidigo // request latency for the access log, real time, not business time
 		defer func() {
 			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
+				if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					panic(v)
 				}
 				logger.ErrorContext(ctx, "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))

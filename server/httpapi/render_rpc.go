@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -96,8 +97,12 @@ func unappliedLists(m protoreflect.Message) map[string]bool {
 // the order of the others.
 func dropKeys(obj []byte, drop map[string]bool) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(obj))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("rpc json: not an object: %v", err)
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("rpc json: not an object: %w", err)
+	}
+	if tok != json.Delim('{') {
+		return nil, errors.New("rpc json: not an object")
 	}
 	out := []byte{'{'}
 	for dec.More() {

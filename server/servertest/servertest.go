@@ -99,7 +99,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	d := dbtest.Open(t)
 	cfg := server.Config{
 		DB:         d,
-		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:     slog.New(slog.DiscardHandler),
 		BcryptCost: bcrypt.MinCost,
 		Clock:      clock,
 		// High enough that only the rate-limit tests reach a limit.

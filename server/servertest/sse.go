@@ -33,7 +33,7 @@ type SSEStream struct {
 	Response *http.Response
 	events   chan SSEEvent
 	done     chan struct{} // closed when the stream has ended
-	cancel   context.CancelFunc
+	hangUp   func()
 	t        testing.TB
 }
 
@@ -65,8 +65,14 @@ func (c *Caller) Stream(path string, hdr ...string) *SSEStream {
 		cancel()
 		c.s.t.Fatalf("GET %s: %v", path, err)
 	}
-	st := &SSEStream{Response: res, events: make(chan SSEEvent, 1024), done: make(chan struct{}), cancel: cancel, t: c.s.t}
-	c.s.t.Cleanup(st.Close)
+	// Hanging up, early by Close or at the test's end, ends the request and
+	// closes the body.
+	hangUp := func() {
+		cancel()
+		_ = res.Body.Close()
+	}
+	c.s.t.Cleanup(hangUp)
+	st := &SSEStream{Response: res, events: make(chan SSEEvent, 1024), done: make(chan struct{}), hangUp: hangUp, t: c.s.t}
 	if res.StatusCode != http.StatusOK {
 		return st
 	}
@@ -76,8 +82,7 @@ func (c *Caller) Stream(path string, hdr ...string) *SSEStream {
 
 // Close hangs up.
 func (st *SSEStream) Close() {
-	st.cancel()
-	_ = st.Response.Body.Close()
+	st.hangUp()
 }
 
 func (st *SSEStream) read(body io.Reader) {

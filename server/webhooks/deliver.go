@@ -173,7 +173,7 @@ func describe(err error) error {
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%s failed: %v", ue.Op, ue.Err)
+		return fmt.Errorf("%s failed: %w", ue.Op, ue.Err)
 	}
 	return errors.New("request failed")
 }

@@ -3,7 +3,6 @@ package review_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -187,7 +186,7 @@ func (f *fixture) delivery(t *testing.T, execID string) *ent.QueueItem {
 func (f *fixture) restart(t *testing.T) *server.App {
 	t.Helper()
 	app, err := server.New(server.Config{DB: f.s.DB, Clock: f.s.Clock,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}
