@@ -60,18 +60,18 @@ func Values(name string) []string { return slices.Clone(Get(name).Values) }
 // when it names none.
 func Of(fd protoreflect.FieldDescriptor) *Set {
 	// Every string of every request asks: remember the answer per field.
-	if s, ok := byField.Load(fd.FullName()); ok {
+	if s, ok := byField.Load(fd); ok {
 		return s.(*Set)
 	}
 	var s *Set
 	if name, _ := proto.GetExtension(fd.Options(), switchboardv1.E_Vocabulary).(string); name != "" {
 		s = Get(name)
 	}
-	byField.Store(fd.FullName(), s)
+	byField.Store(fd, s)
 	return s
 }
 
-var byField sync.Map // protoreflect.FullName → *Set, nil for none
+var byField sync.Map // protoreflect.FieldDescriptor → *Set, nil for none
 
 type registry struct {
 	order  []string

@@ -8,6 +8,7 @@ import (
 
 	"buf.build/go/protovalidate"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -30,13 +31,25 @@ func Check(m proto.Message) error {
 	if m == nil {
 		return nil
 	}
-	if err := walkStrings(m.ProtoReflect(), "", textRule); err != nil {
+	// One walk for both string rules. A value outside its vocabulary is
+	// refused only after the limits pass: an over-long value is refused as
+	// such.
+	var outside error
+	both := func(fd protoreflect.FieldDescriptor, s string, at where) error {
+		if err := textRule(fd, s, at); err != nil {
+			return err
+		}
+		if outside == nil {
+			outside = vocabularyRule(fd, s, at)
+		}
+		return nil
+	}
+	if err := walkStrings(m.ProtoReflect(), "", both); err != nil {
 		return err
 	}
-	// Limits before vocabularies: an over-long value is refused as such.
 	err := validator.Validate(m)
 	if err == nil {
-		return walkStrings(m.ProtoReflect(), "", vocabularyRule)
+		return outside
 	}
 	var verr *protovalidate.ValidationError
 	if errors.As(err, &verr) && len(verr.Violations) > 0 {

@@ -10,13 +10,33 @@ import (
 )
 
 // stringRule judges one string of a request: fd is its field (the list or map
-// field for an item), path names it as the client wrote it.
-type stringRule func(fd protoreflect.FieldDescriptor, s, path string) error
+// field for an item), at says where the string is; it is spelled out only for
+// a refusal, since every request walks every string.
+type stringRule func(fd protoreflect.FieldDescriptor, s string, at where) error
+
+// where names a string as the client wrote it: JSON names, [i] for list
+// items and ["key"] for map values.
+type where struct {
+	prefix, name string
+	index        int // of a list item, -1 otherwise
+	key          *string
+}
+
+func (w where) String() string {
+	p := join(w.prefix, w.name)
+	switch {
+	case w.index >= 0:
+		return fmt.Sprintf("%s[%d]", p, w.index)
+	case w.key != nil:
+		return fmt.Sprintf("%s[%q]", p, *w.key)
+	}
+	return p
+}
 
 // textRule refuses a string that is not text, naming where it was.
-func textRule(_ protoreflect.FieldDescriptor, s, path string) error {
+func textRule(_ protoreflect.FieldDescriptor, s string, at where) error {
 	if !Text(s) {
-		return NotText(path)
+		return NotText(at.String())
 	}
 	return nil
 }
@@ -24,8 +44,11 @@ func textRule(_ protoreflect.FieldDescriptor, s, path string) error {
 // vocabularyRule holds a string of a field that names a vocabulary to its
 // values. Empty is absent: a default, or the required rule's business. The
 // refusal names the field as the domain packages do, by its own name.
-func vocabularyRule(fd protoreflect.FieldDescriptor, s, _ string) error {
-	if set := vocab.Of(fd); set != nil && s != "" {
+func vocabularyRule(fd protoreflect.FieldDescriptor, s string, _ where) error {
+	if s == "" {
+		return nil
+	}
+	if set := vocab.Of(fd); set != nil {
 		return apperr.OneOf(fd.JSONName(), s, set.Values)
 	}
 	return nil
@@ -37,18 +60,20 @@ func vocabularyRule(fd protoreflect.FieldDescriptor, s, _ string) error {
 func walkStrings(m protoreflect.Message, prefix string, rule stringRule) error {
 	var err error
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		err = checkField(fd, v, join(prefix, fd.JSONName()), rule)
+		err = checkField(fd, v, where{prefix: prefix, name: fd.JSONName(), index: -1}, rule)
 		return err == nil
 	})
 	return err
 }
 
-func checkField(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string, rule stringRule) error {
+func checkField(fd protoreflect.FieldDescriptor, v protoreflect.Value, at where, rule stringRule) error {
 	switch {
 	case fd.IsList():
 		l := v.List()
 		for i := 0; i < l.Len(); i++ {
-			if err := checkValue(fd, l.Get(i), fmt.Sprintf("%s[%d]", path, i), rule); err != nil {
+			item := at
+			item.index = i
+			if err := checkValue(fd, l.Get(i), item, rule); err != nil {
 				return err
 			}
 		}
@@ -56,25 +81,27 @@ func checkField(fd protoreflect.FieldDescriptor, v protoreflect.Value, path stri
 		var err error
 		v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
 			if s, ok := k.Interface().(string); ok && !Text(s) {
-				err = NotText(path + " key")
+				err = NotText(at.String() + " key")
 				return false
 			}
-			err = checkValue(fd.MapValue(), mv, fmt.Sprintf("%s[%q]", path, k.String()), rule)
+			entry, key := at, k.String()
+			entry.key = &key
+			err = checkValue(fd.MapValue(), mv, entry, rule)
 			return err == nil
 		})
 		return err
 	default:
-		return checkValue(fd, v, path, rule)
+		return checkValue(fd, v, at, rule)
 	}
 	return nil
 }
 
-func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string, rule stringRule) error {
+func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, at where, rule stringRule) error {
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		return rule(fd, v.String(), path)
+		return rule(fd, v.String(), at)
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return walkStrings(v.Message(), path, rule)
+		return walkStrings(v.Message(), at.String(), rule)
 	}
 	return nil
 }
