@@ -74,7 +74,9 @@ func txCreatorMain(args []string) error {
 		return err
 	}
 	defer database.Close()
-	svc := &queue.Service{DB: database, Now: func() time.Time { return time.Now().UTC() }}
+	now := func() time.Time { return time.Now().UTC() }
+	database.SetClock(now) // as server.New does: rows on the service's clock
+	svc := &queue.Service{DB: database, Now: now}
 	pctx := auth.WithPrincipal(ctx, &auth.Principal{
 		UserID: *userID, Username: "bench", Name: "Bench", Role: "admin",
 		Via: auth.ViaKey, KeyID: "bench", KeyLabel: "bench",

@@ -102,14 +102,6 @@ func (_c *ActivityEntryCreate) SetCreatedAt(v time.Time) *ActivityEntryCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ActivityEntryCreate) SetNillableCreatedAt(v *time.Time) *ActivityEntryCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetID sets the "id" field.
 func (_c *ActivityEntryCreate) SetID(v string) *ActivityEntryCreate {
 	_c.mutation.SetID(v)
@@ -167,10 +159,6 @@ func (_c *ActivityEntryCreate) defaults() {
 	if _, ok := _c.mutation.IsCrossUser(); !ok {
 		v := activityentry.DefaultIsCrossUser
 		_c.mutation.SetIsCrossUser(v)
-	}
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := activityentry.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := activityentry.DefaultID()

@@ -31,25 +31,9 @@ func (_c *AgentQualitySignalCreate) SetCreatedAt(v time.Time) *AgentQualitySigna
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *AgentQualitySignalCreate) SetNillableCreatedAt(v *time.Time) *AgentQualitySignalCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *AgentQualitySignalCreate) SetUpdatedAt(v time.Time) *AgentQualitySignalCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *AgentQualitySignalCreate) SetNillableUpdatedAt(v *time.Time) *AgentQualitySignalCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -156,14 +140,6 @@ func (_c *AgentQualitySignalCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *AgentQualitySignalCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := agentqualitysignal.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := agentqualitysignal.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := agentqualitysignal.DefaultID()
 		_c.mutation.SetID(v)

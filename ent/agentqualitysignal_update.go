@@ -34,6 +34,14 @@ func (_u *AgentQualitySignalUpdate) SetUpdatedAt(v time.Time) *AgentQualitySigna
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *AgentQualitySignalUpdate) SetNillableUpdatedAt(v *time.Time) *AgentQualitySignalUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the AgentQualitySignalMutation object of the builder.
 func (_u *AgentQualitySignalUpdate) Mutation() *AgentQualitySignalMutation {
 	return _u.mutation
@@ -41,7 +49,6 @@ func (_u *AgentQualitySignalUpdate) Mutation() *AgentQualitySignalMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *AgentQualitySignalUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -64,14 +71,6 @@ func (_u *AgentQualitySignalUpdate) Exec(ctx context.Context) error {
 func (_u *AgentQualitySignalUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *AgentQualitySignalUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := agentqualitysignal.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -130,6 +129,14 @@ func (_u *AgentQualitySignalUpdateOne) SetUpdatedAt(v time.Time) *AgentQualitySi
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *AgentQualitySignalUpdateOne) SetNillableUpdatedAt(v *time.Time) *AgentQualitySignalUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the AgentQualitySignalMutation object of the builder.
 func (_u *AgentQualitySignalUpdateOne) Mutation() *AgentQualitySignalMutation {
 	return _u.mutation
@@ -150,7 +157,6 @@ func (_u *AgentQualitySignalUpdateOne) Select(field string, fields ...string) *A
 
 // Save executes the query and returns the updated AgentQualitySignal entity.
 func (_u *AgentQualitySignalUpdateOne) Save(ctx context.Context) (*AgentQualitySignal, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -173,14 +179,6 @@ func (_u *AgentQualitySignalUpdateOne) Exec(ctx context.Context) error {
 func (_u *AgentQualitySignalUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *AgentQualitySignalUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := agentqualitysignal.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -74,14 +74,6 @@ func (_c *APIKeyCreate) SetCreatedAt(v time.Time) *APIKeyCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *APIKeyCreate) SetNillableCreatedAt(v *time.Time) *APIKeyCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetLastUsedAt sets the "last_used_at" field.
 func (_c *APIKeyCreate) SetLastUsedAt(v time.Time) *APIKeyCreate {
 	_c.mutation.SetLastUsedAt(v)
@@ -171,10 +163,6 @@ func (_c *APIKeyCreate) defaults() {
 	if _, ok := _c.mutation.Active(); !ok {
 		v := apikey.DefaultActive
 		_c.mutation.SetActive(v)
-	}
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := apikey.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := apikey.DefaultID()

@@ -31,25 +31,9 @@ func (_c *CapabilityInstallCreate) SetCreatedAt(v time.Time) *CapabilityInstallC
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *CapabilityInstallCreate) SetNillableCreatedAt(v *time.Time) *CapabilityInstallCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *CapabilityInstallCreate) SetUpdatedAt(v time.Time) *CapabilityInstallCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *CapabilityInstallCreate) SetNillableUpdatedAt(v *time.Time) *CapabilityInstallCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -158,14 +142,6 @@ func (_c *CapabilityInstallCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CapabilityInstallCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := capabilityinstall.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := capabilityinstall.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.Active(); !ok {
 		v := capabilityinstall.DefaultActive
 		_c.mutation.SetActive(v)

@@ -34,6 +34,14 @@ func (_u *CapabilityInstallUpdate) SetUpdatedAt(v time.Time) *CapabilityInstallU
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *CapabilityInstallUpdate) SetNillableUpdatedAt(v *time.Time) *CapabilityInstallUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetActive sets the "active" field.
 func (_u *CapabilityInstallUpdate) SetActive(v bool) *CapabilityInstallUpdate {
 	_u.mutation.SetActive(v)
@@ -81,7 +89,6 @@ func (_u *CapabilityInstallUpdate) Mutation() *CapabilityInstallMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *CapabilityInstallUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -104,14 +111,6 @@ func (_u *CapabilityInstallUpdate) Exec(ctx context.Context) error {
 func (_u *CapabilityInstallUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *CapabilityInstallUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := capabilityinstall.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -179,6 +178,14 @@ func (_u *CapabilityInstallUpdateOne) SetUpdatedAt(v time.Time) *CapabilityInsta
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *CapabilityInstallUpdateOne) SetNillableUpdatedAt(v *time.Time) *CapabilityInstallUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetActive sets the "active" field.
 func (_u *CapabilityInstallUpdateOne) SetActive(v bool) *CapabilityInstallUpdateOne {
 	_u.mutation.SetActive(v)
@@ -239,7 +246,6 @@ func (_u *CapabilityInstallUpdateOne) Select(field string, fields ...string) *Ca
 
 // Save executes the query and returns the updated CapabilityInstall entity.
 func (_u *CapabilityInstallUpdateOne) Save(ctx context.Context) (*CapabilityInstall, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -262,14 +268,6 @@ func (_u *CapabilityInstallUpdateOne) Exec(ctx context.Context) error {
 func (_u *CapabilityInstallUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *CapabilityInstallUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := capabilityinstall.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

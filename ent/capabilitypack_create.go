@@ -33,25 +33,9 @@ func (_c *CapabilityPackCreate) SetCreatedAt(v time.Time) *CapabilityPackCreate 
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *CapabilityPackCreate) SetNillableCreatedAt(v *time.Time) *CapabilityPackCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *CapabilityPackCreate) SetUpdatedAt(v time.Time) *CapabilityPackCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *CapabilityPackCreate) SetNillableUpdatedAt(v *time.Time) *CapabilityPackCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -252,14 +236,6 @@ func (_c *CapabilityPackCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CapabilityPackCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := capabilitypack.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := capabilitypack.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.PricingModel(); !ok {
 		v := capabilitypack.DefaultPricingModel
 		_c.mutation.SetPricingModel(v)

@@ -38,6 +38,14 @@ func (_u *CapabilityPackUpdate) SetUpdatedAt(v time.Time) *CapabilityPackUpdate 
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableUpdatedAt(v *time.Time) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *CapabilityPackUpdate) SetName(v string) *CapabilityPackUpdate {
 	_u.mutation.SetName(v)
@@ -262,7 +270,6 @@ func (_u *CapabilityPackUpdate) RemoveInstalls(v ...*CapabilityInstall) *Capabil
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *CapabilityPackUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -285,14 +292,6 @@ func (_u *CapabilityPackUpdate) Exec(ctx context.Context) error {
 func (_u *CapabilityPackUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *CapabilityPackUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := capabilitypack.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -448,6 +447,14 @@ type CapabilityPackUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *CapabilityPackUpdateOne) SetUpdatedAt(v time.Time) *CapabilityPackUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableUpdatedAt(v *time.Time) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -688,7 +695,6 @@ func (_u *CapabilityPackUpdateOne) Select(field string, fields ...string) *Capab
 
 // Save executes the query and returns the updated CapabilityPack entity.
 func (_u *CapabilityPackUpdateOne) Save(ctx context.Context) (*CapabilityPack, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -711,14 +717,6 @@ func (_u *CapabilityPackUpdateOne) Exec(ctx context.Context) error {
 func (_u *CapabilityPackUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *CapabilityPackUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := capabilitypack.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

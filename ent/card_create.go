@@ -33,25 +33,9 @@ func (_c *CardCreate) SetCreatedAt(v time.Time) *CardCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *CardCreate) SetNillableCreatedAt(v *time.Time) *CardCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *CardCreate) SetUpdatedAt(v time.Time) *CardCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *CardCreate) SetNillableUpdatedAt(v *time.Time) *CardCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -787,14 +771,6 @@ func (_c *CardCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CardCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := card.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := card.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := card.DefaultStatus
 		_c.mutation.SetStatus(v)

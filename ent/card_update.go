@@ -38,6 +38,14 @@ func (_u *CardUpdate) SetUpdatedAt(v time.Time) *CardUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableUpdatedAt(v *time.Time) *CardUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetTitle sets the "title" field.
 func (_u *CardUpdate) SetTitle(v string) *CardUpdate {
 	_u.mutation.SetTitle(v)
@@ -1035,7 +1043,6 @@ func (_u *CardUpdate) RemoveCardContacts(v ...*CardContact) *CardUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *CardUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -1058,14 +1065,6 @@ func (_u *CardUpdate) Exec(ctx context.Context) error {
 func (_u *CardUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *CardUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := card.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -1500,6 +1499,14 @@ type CardUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *CardUpdateOne) SetUpdatedAt(v time.Time) *CardUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableUpdatedAt(v *time.Time) *CardUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -2513,7 +2520,6 @@ func (_u *CardUpdateOne) Select(field string, fields ...string) *CardUpdateOne {
 
 // Save executes the query and returns the updated Card entity.
 func (_u *CardUpdateOne) Save(ctx context.Context) (*Card, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -2536,14 +2542,6 @@ func (_u *CardUpdateOne) Exec(ctx context.Context) error {
 func (_u *CardUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *CardUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := card.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -92,14 +92,6 @@ func (_c *CardContactCreate) SetCreatedAt(v time.Time) *CardContactCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *CardContactCreate) SetNillableCreatedAt(v *time.Time) *CardContactCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetID sets the "id" field.
 func (_c *CardContactCreate) SetID(v string) *CardContactCreate {
 	_c.mutation.SetID(v)
@@ -171,10 +163,6 @@ func (_c *CardContactCreate) defaults() {
 	if _, ok := _c.mutation.CanDelegate(); !ok {
 		v := cardcontact.DefaultCanDelegate
 		_c.mutation.SetCanDelegate(v)
-	}
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := cardcontact.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := cardcontact.DefaultID()

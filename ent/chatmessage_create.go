@@ -118,14 +118,6 @@ func (_c *ChatMessageCreate) SetCreatedAt(v time.Time) *ChatMessageCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ChatMessageCreate) SetNillableCreatedAt(v *time.Time) *ChatMessageCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetID sets the "id" field.
 func (_c *ChatMessageCreate) SetID(v string) *ChatMessageCreate {
 	_c.mutation.SetID(v)
@@ -180,10 +172,6 @@ func (_c *ChatMessageCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ChatMessageCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := chatmessage.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := chatmessage.DefaultID()
 		_c.mutation.SetID(v)

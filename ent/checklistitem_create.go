@@ -31,25 +31,9 @@ func (_c *ChecklistItemCreate) SetCreatedAt(v time.Time) *ChecklistItemCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ChecklistItemCreate) SetNillableCreatedAt(v *time.Time) *ChecklistItemCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *ChecklistItemCreate) SetUpdatedAt(v time.Time) *ChecklistItemCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *ChecklistItemCreate) SetNillableUpdatedAt(v *time.Time) *ChecklistItemCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -312,14 +296,6 @@ func (_c *ChecklistItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ChecklistItemCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := checklistitem.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := checklistitem.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.Completed(); !ok {
 		v := checklistitem.DefaultCompleted
 		_c.mutation.SetCompleted(v)

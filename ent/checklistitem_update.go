@@ -34,6 +34,14 @@ func (_u *ChecklistItemUpdate) SetUpdatedAt(v time.Time) *ChecklistItemUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *ChecklistItemUpdate) SetNillableUpdatedAt(v *time.Time) *ChecklistItemUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetText sets the "text" field.
 func (_u *ChecklistItemUpdate) SetText(v string) *ChecklistItemUpdate {
 	_u.mutation.SetText(v)
@@ -310,7 +318,6 @@ func (_u *ChecklistItemUpdate) Mutation() *ChecklistItemMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *ChecklistItemUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -333,14 +340,6 @@ func (_u *ChecklistItemUpdate) Exec(ctx context.Context) error {
 func (_u *ChecklistItemUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *ChecklistItemUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := checklistitem.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -476,6 +475,14 @@ type ChecklistItemUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *ChecklistItemUpdateOne) SetUpdatedAt(v time.Time) *ChecklistItemUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *ChecklistItemUpdateOne) SetNillableUpdatedAt(v *time.Time) *ChecklistItemUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -768,7 +775,6 @@ func (_u *ChecklistItemUpdateOne) Select(field string, fields ...string) *Checkl
 
 // Save executes the query and returns the updated ChecklistItem entity.
 func (_u *ChecklistItemUpdateOne) Save(ctx context.Context) (*ChecklistItem, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -791,14 +797,6 @@ func (_u *ChecklistItemUpdateOne) Exec(ctx context.Context) error {
 func (_u *ChecklistItemUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *ChecklistItemUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := checklistitem.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -54,14 +54,6 @@ func (_c *ConnectTokenCreate) SetCreatedAt(v time.Time) *ConnectTokenCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ConnectTokenCreate) SetNillableCreatedAt(v *time.Time) *ConnectTokenCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetExpiresAt sets the "expires_at" field.
 func (_c *ConnectTokenCreate) SetExpiresAt(v time.Time) *ConnectTokenCreate {
 	_c.mutation.SetExpiresAt(v)
@@ -150,10 +142,6 @@ func (_c *ConnectTokenCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ConnectTokenCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := connecttoken.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := connecttoken.DefaultID()
 		_c.mutation.SetID(v)

@@ -31,25 +31,9 @@ func (_c *ContactCreate) SetCreatedAt(v time.Time) *ContactCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ContactCreate) SetNillableCreatedAt(v *time.Time) *ContactCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *ContactCreate) SetUpdatedAt(v time.Time) *ContactCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *ContactCreate) SetNillableUpdatedAt(v *time.Time) *ContactCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -322,14 +306,6 @@ func (_c *ContactCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ContactCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := contact.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := contact.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.Tags(); !ok {
 		v := contact.DefaultTags
 		_c.mutation.SetTags(v)

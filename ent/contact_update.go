@@ -36,6 +36,14 @@ func (_u *ContactUpdate) SetUpdatedAt(v time.Time) *ContactUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableUpdatedAt(v *time.Time) *ContactUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *ContactUpdate) SetName(v string) *ContactUpdate {
 	_u.mutation.SetName(v)
@@ -365,7 +373,6 @@ func (_u *ContactUpdate) RemoveCardContacts(v ...*CardContact) *ContactUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *ContactUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -388,14 +395,6 @@ func (_u *ContactUpdate) Exec(ctx context.Context) error {
 func (_u *ContactUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *ContactUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := contact.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -584,6 +583,14 @@ type ContactUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *ContactUpdateOne) SetUpdatedAt(v time.Time) *ContactUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableUpdatedAt(v *time.Time) *ContactUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -929,7 +936,6 @@ func (_u *ContactUpdateOne) Select(field string, fields ...string) *ContactUpdat
 
 // Save executes the query and returns the updated Contact entity.
 func (_u *ContactUpdateOne) Save(ctx context.Context) (*Contact, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -952,14 +958,6 @@ func (_u *ContactUpdateOne) Exec(ctx context.Context) error {
 func (_u *ContactUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *ContactUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := contact.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

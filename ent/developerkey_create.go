@@ -68,14 +68,6 @@ func (_c *DeveloperKeyCreate) SetCreatedAt(v time.Time) *DeveloperKeyCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *DeveloperKeyCreate) SetNillableCreatedAt(v *time.Time) *DeveloperKeyCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetLastUsedAt sets the "last_used_at" field.
 func (_c *DeveloperKeyCreate) SetLastUsedAt(v time.Time) *DeveloperKeyCreate {
 	_c.mutation.SetLastUsedAt(v)
@@ -147,10 +139,6 @@ func (_c *DeveloperKeyCreate) defaults() {
 	if _, ok := _c.mutation.Active(); !ok {
 		v := developerkey.DefaultActive
 		_c.mutation.SetActive(v)
-	}
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := developerkey.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := developerkey.DefaultID()

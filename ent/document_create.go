@@ -30,25 +30,9 @@ func (_c *DocumentCreate) SetCreatedAt(v time.Time) *DocumentCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *DocumentCreate) SetNillableCreatedAt(v *time.Time) *DocumentCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *DocumentCreate) SetUpdatedAt(v time.Time) *DocumentCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *DocumentCreate) SetNillableUpdatedAt(v *time.Time) *DocumentCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -158,14 +142,6 @@ func (_c *DocumentCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *DocumentCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := document.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := document.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := document.DefaultID()
 		_c.mutation.SetID(v)

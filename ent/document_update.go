@@ -34,6 +34,14 @@ func (_u *DocumentUpdate) SetUpdatedAt(v time.Time) *DocumentUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableUpdatedAt(v *time.Time) *DocumentUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetTitle sets the "title" field.
 func (_u *DocumentUpdate) SetTitle(v string) *DocumentUpdate {
 	_u.mutation.SetTitle(v)
@@ -123,7 +131,6 @@ func (_u *DocumentUpdate) Mutation() *DocumentMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *DocumentUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -146,14 +153,6 @@ func (_u *DocumentUpdate) Exec(ctx context.Context) error {
 func (_u *DocumentUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *DocumentUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := document.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -234,6 +233,14 @@ type DocumentUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *DocumentUpdateOne) SetUpdatedAt(v time.Time) *DocumentUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableUpdatedAt(v *time.Time) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -339,7 +346,6 @@ func (_u *DocumentUpdateOne) Select(field string, fields ...string) *DocumentUpd
 
 // Save executes the query and returns the updated Document entity.
 func (_u *DocumentUpdateOne) Save(ctx context.Context) (*Document, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -362,14 +368,6 @@ func (_u *DocumentUpdateOne) Exec(ctx context.Context) error {
 func (_u *DocumentUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *DocumentUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := document.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -33,25 +33,9 @@ func (_c *ExecutionCreate) SetCreatedAt(v time.Time) *ExecutionCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ExecutionCreate) SetNillableCreatedAt(v *time.Time) *ExecutionCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *ExecutionCreate) SetUpdatedAt(v time.Time) *ExecutionCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *ExecutionCreate) SetNillableUpdatedAt(v *time.Time) *ExecutionCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -724,14 +708,6 @@ func (_c *ExecutionCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ExecutionCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := execution.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := execution.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.IsOwnAgent(); !ok {
 		v := execution.DefaultIsOwnAgent
 		_c.mutation.SetIsOwnAgent(v)

@@ -36,6 +36,14 @@ func (_u *ExecutionUpdate) SetUpdatedAt(v time.Time) *ExecutionUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableUpdatedAt(v *time.Time) *ExecutionUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetStatus sets the "status" field.
 func (_u *ExecutionUpdate) SetStatus(v execution.Status) *ExecutionUpdate {
 	_u.mutation.SetStatus(v)
@@ -956,7 +964,6 @@ func (_u *ExecutionUpdate) Mutation() *ExecutionMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *ExecutionUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -979,14 +986,6 @@ func (_u *ExecutionUpdate) Exec(ctx context.Context) error {
 func (_u *ExecutionUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *ExecutionUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := execution.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -1363,6 +1362,14 @@ type ExecutionUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *ExecutionUpdateOne) SetUpdatedAt(v time.Time) *ExecutionUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableUpdatedAt(v *time.Time) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -2299,7 +2306,6 @@ func (_u *ExecutionUpdateOne) Select(field string, fields ...string) *ExecutionU
 
 // Save executes the query and returns the updated Execution entity.
 func (_u *ExecutionUpdateOne) Save(ctx context.Context) (*Execution, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -2322,14 +2328,6 @@ func (_u *ExecutionUpdateOne) Exec(ctx context.Context) error {
 func (_u *ExecutionUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *ExecutionUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := execution.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

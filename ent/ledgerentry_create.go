@@ -30,25 +30,9 @@ func (_c *LedgerEntryCreate) SetCreatedAt(v time.Time) *LedgerEntryCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *LedgerEntryCreate) SetNillableCreatedAt(v *time.Time) *LedgerEntryCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *LedgerEntryCreate) SetUpdatedAt(v time.Time) *LedgerEntryCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *LedgerEntryCreate) SetNillableUpdatedAt(v *time.Time) *LedgerEntryCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -137,14 +121,6 @@ func (_c *LedgerEntryCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *LedgerEntryCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := ledgerentry.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := ledgerentry.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := ledgerentry.DefaultID()
 		_c.mutation.SetID(v)

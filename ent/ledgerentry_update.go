@@ -34,6 +34,14 @@ func (_u *LedgerEntryUpdate) SetUpdatedAt(v time.Time) *LedgerEntryUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *LedgerEntryUpdate) SetNillableUpdatedAt(v *time.Time) *LedgerEntryUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the LedgerEntryMutation object of the builder.
 func (_u *LedgerEntryUpdate) Mutation() *LedgerEntryMutation {
 	return _u.mutation
@@ -41,7 +49,6 @@ func (_u *LedgerEntryUpdate) Mutation() *LedgerEntryMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *LedgerEntryUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -64,14 +71,6 @@ func (_u *LedgerEntryUpdate) Exec(ctx context.Context) error {
 func (_u *LedgerEntryUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *LedgerEntryUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := ledgerentry.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -113,6 +112,14 @@ func (_u *LedgerEntryUpdateOne) SetUpdatedAt(v time.Time) *LedgerEntryUpdateOne 
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *LedgerEntryUpdateOne) SetNillableUpdatedAt(v *time.Time) *LedgerEntryUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the LedgerEntryMutation object of the builder.
 func (_u *LedgerEntryUpdateOne) Mutation() *LedgerEntryMutation {
 	return _u.mutation
@@ -133,7 +140,6 @@ func (_u *LedgerEntryUpdateOne) Select(field string, fields ...string) *LedgerEn
 
 // Save executes the query and returns the updated LedgerEntry entity.
 func (_u *LedgerEntryUpdateOne) Save(ctx context.Context) (*LedgerEntry, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -156,14 +162,6 @@ func (_u *LedgerEntryUpdateOne) Exec(ctx context.Context) error {
 func (_u *LedgerEntryUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *LedgerEntryUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := ledgerentry.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

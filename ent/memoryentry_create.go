@@ -30,25 +30,9 @@ func (_c *MemoryEntryCreate) SetCreatedAt(v time.Time) *MemoryEntryCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *MemoryEntryCreate) SetNillableCreatedAt(v *time.Time) *MemoryEntryCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *MemoryEntryCreate) SetUpdatedAt(v time.Time) *MemoryEntryCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *MemoryEntryCreate) SetNillableUpdatedAt(v *time.Time) *MemoryEntryCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -156,14 +140,6 @@ func (_c *MemoryEntryCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *MemoryEntryCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := memoryentry.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := memoryentry.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.Position(); !ok {
 		v := memoryentry.DefaultPosition
 		_c.mutation.SetPosition(v)

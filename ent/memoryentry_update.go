@@ -34,6 +34,14 @@ func (_u *MemoryEntryUpdate) SetUpdatedAt(v time.Time) *MemoryEntryUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *MemoryEntryUpdate) SetNillableUpdatedAt(v *time.Time) *MemoryEntryUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetKind sets the "kind" field.
 func (_u *MemoryEntryUpdate) SetKind(v string) *MemoryEntryUpdate {
 	_u.mutation.SetKind(v)
@@ -104,7 +112,6 @@ func (_u *MemoryEntryUpdate) Mutation() *MemoryEntryMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *MemoryEntryUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -127,14 +134,6 @@ func (_u *MemoryEntryUpdate) Exec(ctx context.Context) error {
 func (_u *MemoryEntryUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *MemoryEntryUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := memoryentry.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -209,6 +208,14 @@ type MemoryEntryUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *MemoryEntryUpdateOne) SetUpdatedAt(v time.Time) *MemoryEntryUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *MemoryEntryUpdateOne) SetNillableUpdatedAt(v *time.Time) *MemoryEntryUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -295,7 +302,6 @@ func (_u *MemoryEntryUpdateOne) Select(field string, fields ...string) *MemoryEn
 
 // Save executes the query and returns the updated MemoryEntry entity.
 func (_u *MemoryEntryUpdateOne) Save(ctx context.Context) (*MemoryEntry, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -318,14 +324,6 @@ func (_u *MemoryEntryUpdateOne) Exec(ctx context.Context) error {
 func (_u *MemoryEntryUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *MemoryEntryUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := memoryentry.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -30,25 +30,9 @@ func (_c *PaymentHoldCreate) SetCreatedAt(v time.Time) *PaymentHoldCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *PaymentHoldCreate) SetNillableCreatedAt(v *time.Time) *PaymentHoldCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *PaymentHoldCreate) SetUpdatedAt(v time.Time) *PaymentHoldCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *PaymentHoldCreate) SetNillableUpdatedAt(v *time.Time) *PaymentHoldCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -181,14 +165,6 @@ func (_c *PaymentHoldCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *PaymentHoldCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := paymenthold.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := paymenthold.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := paymenthold.DefaultID()
 		_c.mutation.SetID(v)

@@ -34,6 +34,14 @@ func (_u *PaymentHoldUpdate) SetUpdatedAt(v time.Time) *PaymentHoldUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *PaymentHoldUpdate) SetNillableUpdatedAt(v *time.Time) *PaymentHoldUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetStatus sets the "status" field.
 func (_u *PaymentHoldUpdate) SetStatus(v paymenthold.Status) *PaymentHoldUpdate {
 	_u.mutation.SetStatus(v)
@@ -89,7 +97,6 @@ func (_u *PaymentHoldUpdate) Mutation() *PaymentHoldMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *PaymentHoldUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -112,14 +119,6 @@ func (_u *PaymentHoldUpdate) Exec(ctx context.Context) error {
 func (_u *PaymentHoldUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *PaymentHoldUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := paymenthold.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -183,6 +182,14 @@ type PaymentHoldUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *PaymentHoldUpdateOne) SetUpdatedAt(v time.Time) *PaymentHoldUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *PaymentHoldUpdateOne) SetNillableUpdatedAt(v *time.Time) *PaymentHoldUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -254,7 +261,6 @@ func (_u *PaymentHoldUpdateOne) Select(field string, fields ...string) *PaymentH
 
 // Save executes the query and returns the updated PaymentHold entity.
 func (_u *PaymentHoldUpdateOne) Save(ctx context.Context) (*PaymentHold, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -277,14 +283,6 @@ func (_u *PaymentHoldUpdateOne) Exec(ctx context.Context) error {
 func (_u *PaymentHoldUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *PaymentHoldUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := paymenthold.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -30,25 +30,9 @@ func (_c *QueueItemCreate) SetCreatedAt(v time.Time) *QueueItemCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *QueueItemCreate) SetNillableCreatedAt(v *time.Time) *QueueItemCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *QueueItemCreate) SetUpdatedAt(v time.Time) *QueueItemCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *QueueItemCreate) SetNillableUpdatedAt(v *time.Time) *QueueItemCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -440,14 +424,6 @@ func (_c *QueueItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *QueueItemCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := queueitem.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := queueitem.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.GetType(); !ok {
 		v := queueitem.DefaultType
 		_c.mutation.SetType(v)

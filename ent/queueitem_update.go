@@ -34,6 +34,14 @@ func (_u *QueueItemUpdate) SetUpdatedAt(v time.Time) *QueueItemUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *QueueItemUpdate) SetNillableUpdatedAt(v *time.Time) *QueueItemUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetType sets the "type" field.
 func (_u *QueueItemUpdate) SetType(v queueitem.Type) *QueueItemUpdate {
 	_u.mutation.SetType(v)
@@ -498,7 +506,6 @@ func (_u *QueueItemUpdate) Mutation() *QueueItemMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *QueueItemUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -521,14 +528,6 @@ func (_u *QueueItemUpdate) Exec(ctx context.Context) error {
 func (_u *QueueItemUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *QueueItemUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := queueitem.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -740,6 +739,14 @@ type QueueItemUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *QueueItemUpdateOne) SetUpdatedAt(v time.Time) *QueueItemUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *QueueItemUpdateOne) SetNillableUpdatedAt(v *time.Time) *QueueItemUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -1220,7 +1227,6 @@ func (_u *QueueItemUpdateOne) Select(field string, fields ...string) *QueueItemU
 
 // Save executes the query and returns the updated QueueItem entity.
 func (_u *QueueItemUpdateOne) Save(ctx context.Context) (*QueueItem, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -1243,14 +1249,6 @@ func (_u *QueueItemUpdateOne) Exec(ctx context.Context) error {
 func (_u *QueueItemUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *QueueItemUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := queueitem.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -3,8 +3,6 @@
 package ent
 
 import (
-	"time"
-
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -72,10 +70,6 @@ func init() {
 	apikeyDescActive := apikeyFields[5].Descriptor()
 	// apikey.DefaultActive holds the default value on creation for the active field.
 	apikey.DefaultActive = apikeyDescActive.Default.(bool)
-	// apikeyDescCreatedAt is the schema descriptor for created_at field.
-	apikeyDescCreatedAt := apikeyFields[6].Descriptor()
-	// apikey.DefaultCreatedAt holds the default value on creation for the created_at field.
-	apikey.DefaultCreatedAt = apikeyDescCreatedAt.Default.(func() time.Time)
 	// apikeyDescID is the schema descriptor for id field.
 	apikeyDescID := apikeyMixinFields0[0].Descriptor()
 	// apikey.DefaultID holds the default value on creation for the id field.
@@ -113,10 +107,6 @@ func init() {
 	activityentryDescIsCrossUser := activityentryFields[6].Descriptor()
 	// activityentry.DefaultIsCrossUser holds the default value on creation for the is_cross_user field.
 	activityentry.DefaultIsCrossUser = activityentryDescIsCrossUser.Default.(bool)
-	// activityentryDescCreatedAt is the schema descriptor for created_at field.
-	activityentryDescCreatedAt := activityentryFields[8].Descriptor()
-	// activityentry.DefaultCreatedAt holds the default value on creation for the created_at field.
-	activityentry.DefaultCreatedAt = activityentryDescCreatedAt.Default.(func() time.Time)
 	// activityentryDescID is the schema descriptor for id field.
 	activityentryDescID := activityentryMixinFields0[0].Descriptor()
 	// activityentry.DefaultID holds the default value on creation for the id field.
@@ -140,20 +130,8 @@ func init() {
 	agentqualitysignalMixin := schema.AgentQualitySignal{}.Mixin()
 	agentqualitysignalMixinFields0 := agentqualitysignalMixin[0].Fields()
 	_ = agentqualitysignalMixinFields0
-	agentqualitysignalMixinFields1 := agentqualitysignalMixin[1].Fields()
-	_ = agentqualitysignalMixinFields1
 	agentqualitysignalFields := schema.AgentQualitySignal{}.Fields()
 	_ = agentqualitysignalFields
-	// agentqualitysignalDescCreatedAt is the schema descriptor for created_at field.
-	agentqualitysignalDescCreatedAt := agentqualitysignalMixinFields1[0].Descriptor()
-	// agentqualitysignal.DefaultCreatedAt holds the default value on creation for the created_at field.
-	agentqualitysignal.DefaultCreatedAt = agentqualitysignalDescCreatedAt.Default.(func() time.Time)
-	// agentqualitysignalDescUpdatedAt is the schema descriptor for updated_at field.
-	agentqualitysignalDescUpdatedAt := agentqualitysignalMixinFields1[1].Descriptor()
-	// agentqualitysignal.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	agentqualitysignal.DefaultUpdatedAt = agentqualitysignalDescUpdatedAt.Default.(func() time.Time)
-	// agentqualitysignal.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	agentqualitysignal.UpdateDefaultUpdatedAt = agentqualitysignalDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// agentqualitysignalDescID is the schema descriptor for id field.
 	agentqualitysignalDescID := agentqualitysignalMixinFields0[0].Descriptor()
 	// agentqualitysignal.DefaultID holds the default value on creation for the id field.
@@ -177,20 +155,8 @@ func init() {
 	capabilityinstallMixin := schema.CapabilityInstall{}.Mixin()
 	capabilityinstallMixinFields0 := capabilityinstallMixin[0].Fields()
 	_ = capabilityinstallMixinFields0
-	capabilityinstallMixinFields1 := capabilityinstallMixin[1].Fields()
-	_ = capabilityinstallMixinFields1
 	capabilityinstallFields := schema.CapabilityInstall{}.Fields()
 	_ = capabilityinstallFields
-	// capabilityinstallDescCreatedAt is the schema descriptor for created_at field.
-	capabilityinstallDescCreatedAt := capabilityinstallMixinFields1[0].Descriptor()
-	// capabilityinstall.DefaultCreatedAt holds the default value on creation for the created_at field.
-	capabilityinstall.DefaultCreatedAt = capabilityinstallDescCreatedAt.Default.(func() time.Time)
-	// capabilityinstallDescUpdatedAt is the schema descriptor for updated_at field.
-	capabilityinstallDescUpdatedAt := capabilityinstallMixinFields1[1].Descriptor()
-	// capabilityinstall.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	capabilityinstall.DefaultUpdatedAt = capabilityinstallDescUpdatedAt.Default.(func() time.Time)
-	// capabilityinstall.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	capabilityinstall.UpdateDefaultUpdatedAt = capabilityinstallDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// capabilityinstallDescActive is the schema descriptor for active field.
 	capabilityinstallDescActive := capabilityinstallFields[2].Descriptor()
 	// capabilityinstall.DefaultActive holds the default value on creation for the active field.
@@ -222,20 +188,8 @@ func init() {
 	capabilitypackMixin := schema.CapabilityPack{}.Mixin()
 	capabilitypackMixinFields0 := capabilitypackMixin[0].Fields()
 	_ = capabilitypackMixinFields0
-	capabilitypackMixinFields1 := capabilitypackMixin[1].Fields()
-	_ = capabilitypackMixinFields1
 	capabilitypackFields := schema.CapabilityPack{}.Fields()
 	_ = capabilitypackFields
-	// capabilitypackDescCreatedAt is the schema descriptor for created_at field.
-	capabilitypackDescCreatedAt := capabilitypackMixinFields1[0].Descriptor()
-	// capabilitypack.DefaultCreatedAt holds the default value on creation for the created_at field.
-	capabilitypack.DefaultCreatedAt = capabilitypackDescCreatedAt.Default.(func() time.Time)
-	// capabilitypackDescUpdatedAt is the schema descriptor for updated_at field.
-	capabilitypackDescUpdatedAt := capabilitypackMixinFields1[1].Descriptor()
-	// capabilitypack.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	capabilitypack.DefaultUpdatedAt = capabilitypackDescUpdatedAt.Default.(func() time.Time)
-	// capabilitypack.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	capabilitypack.UpdateDefaultUpdatedAt = capabilitypackDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// capabilitypackDescName is the schema descriptor for name field.
 	capabilitypackDescName := capabilitypackFields[1].Descriptor()
 	// capabilitypack.NameValidator is a validator for the "name" field. It is called by the builders before save.
@@ -279,20 +233,8 @@ func init() {
 	cardMixin := schema.Card{}.Mixin()
 	cardMixinFields0 := cardMixin[0].Fields()
 	_ = cardMixinFields0
-	cardMixinFields1 := cardMixin[1].Fields()
-	_ = cardMixinFields1
 	cardFields := schema.Card{}.Fields()
 	_ = cardFields
-	// cardDescCreatedAt is the schema descriptor for created_at field.
-	cardDescCreatedAt := cardMixinFields1[0].Descriptor()
-	// card.DefaultCreatedAt holds the default value on creation for the created_at field.
-	card.DefaultCreatedAt = cardDescCreatedAt.Default.(func() time.Time)
-	// cardDescUpdatedAt is the schema descriptor for updated_at field.
-	cardDescUpdatedAt := cardMixinFields1[1].Descriptor()
-	// card.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	card.DefaultUpdatedAt = cardDescUpdatedAt.Default.(func() time.Time)
-	// card.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	card.UpdateDefaultUpdatedAt = cardDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// cardDescTitle is the schema descriptor for title field.
 	cardDescTitle := cardFields[1].Descriptor()
 	// card.TitleValidator is a validator for the "title" field. It is called by the builders before save.
@@ -346,10 +288,6 @@ func init() {
 	cardcontactDescCanDelegate := cardcontactFields[5].Descriptor()
 	// cardcontact.DefaultCanDelegate holds the default value on creation for the can_delegate field.
 	cardcontact.DefaultCanDelegate = cardcontactDescCanDelegate.Default.(bool)
-	// cardcontactDescCreatedAt is the schema descriptor for created_at field.
-	cardcontactDescCreatedAt := cardcontactFields[6].Descriptor()
-	// cardcontact.DefaultCreatedAt holds the default value on creation for the created_at field.
-	cardcontact.DefaultCreatedAt = cardcontactDescCreatedAt.Default.(func() time.Time)
 	// cardcontactDescID is the schema descriptor for id field.
 	cardcontactDescID := cardcontactMixinFields0[0].Descriptor()
 	// cardcontact.DefaultID holds the default value on creation for the id field.
@@ -375,10 +313,6 @@ func init() {
 	_ = chatmessageMixinFields0
 	chatmessageFields := schema.ChatMessage{}.Fields()
 	_ = chatmessageFields
-	// chatmessageDescCreatedAt is the schema descriptor for created_at field.
-	chatmessageDescCreatedAt := chatmessageFields[8].Descriptor()
-	// chatmessage.DefaultCreatedAt holds the default value on creation for the created_at field.
-	chatmessage.DefaultCreatedAt = chatmessageDescCreatedAt.Default.(func() time.Time)
 	// chatmessageDescID is the schema descriptor for id field.
 	chatmessageDescID := chatmessageMixinFields0[0].Descriptor()
 	// chatmessage.DefaultID holds the default value on creation for the id field.
@@ -402,20 +336,8 @@ func init() {
 	checklistitemMixin := schema.ChecklistItem{}.Mixin()
 	checklistitemMixinFields0 := checklistitemMixin[0].Fields()
 	_ = checklistitemMixinFields0
-	checklistitemMixinFields1 := checklistitemMixin[1].Fields()
-	_ = checklistitemMixinFields1
 	checklistitemFields := schema.ChecklistItem{}.Fields()
 	_ = checklistitemFields
-	// checklistitemDescCreatedAt is the schema descriptor for created_at field.
-	checklistitemDescCreatedAt := checklistitemMixinFields1[0].Descriptor()
-	// checklistitem.DefaultCreatedAt holds the default value on creation for the created_at field.
-	checklistitem.DefaultCreatedAt = checklistitemDescCreatedAt.Default.(func() time.Time)
-	// checklistitemDescUpdatedAt is the schema descriptor for updated_at field.
-	checklistitemDescUpdatedAt := checklistitemMixinFields1[1].Descriptor()
-	// checklistitem.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	checklistitem.DefaultUpdatedAt = checklistitemDescUpdatedAt.Default.(func() time.Time)
-	// checklistitem.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	checklistitem.UpdateDefaultUpdatedAt = checklistitemDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// checklistitemDescText is the schema descriptor for text field.
 	checklistitemDescText := checklistitemFields[2].Descriptor()
 	// checklistitem.TextValidator is a validator for the "text" field. It is called by the builders before save.
@@ -453,10 +375,6 @@ func init() {
 	_ = connecttokenMixinFields0
 	connecttokenFields := schema.ConnectToken{}.Fields()
 	_ = connecttokenFields
-	// connecttokenDescCreatedAt is the schema descriptor for created_at field.
-	connecttokenDescCreatedAt := connecttokenFields[4].Descriptor()
-	// connecttoken.DefaultCreatedAt holds the default value on creation for the created_at field.
-	connecttoken.DefaultCreatedAt = connecttokenDescCreatedAt.Default.(func() time.Time)
 	// connecttokenDescID is the schema descriptor for id field.
 	connecttokenDescID := connecttokenMixinFields0[0].Descriptor()
 	// connecttoken.DefaultID holds the default value on creation for the id field.
@@ -480,20 +398,8 @@ func init() {
 	contactMixin := schema.Contact{}.Mixin()
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
-	contactMixinFields1 := contactMixin[1].Fields()
-	_ = contactMixinFields1
 	contactFields := schema.Contact{}.Fields()
 	_ = contactFields
-	// contactDescCreatedAt is the schema descriptor for created_at field.
-	contactDescCreatedAt := contactMixinFields1[0].Descriptor()
-	// contact.DefaultCreatedAt holds the default value on creation for the created_at field.
-	contact.DefaultCreatedAt = contactDescCreatedAt.Default.(func() time.Time)
-	// contactDescUpdatedAt is the schema descriptor for updated_at field.
-	contactDescUpdatedAt := contactMixinFields1[1].Descriptor()
-	// contact.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	contact.DefaultUpdatedAt = contactDescUpdatedAt.Default.(func() time.Time)
-	// contact.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	contact.UpdateDefaultUpdatedAt = contactDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// contactDescName is the schema descriptor for name field.
 	contactDescName := contactFields[1].Descriptor()
 	// contact.NameValidator is a validator for the "name" field. It is called by the builders before save.
@@ -549,10 +455,6 @@ func init() {
 	developerkeyDescActive := developerkeyFields[4].Descriptor()
 	// developerkey.DefaultActive holds the default value on creation for the active field.
 	developerkey.DefaultActive = developerkeyDescActive.Default.(bool)
-	// developerkeyDescCreatedAt is the schema descriptor for created_at field.
-	developerkeyDescCreatedAt := developerkeyFields[5].Descriptor()
-	// developerkey.DefaultCreatedAt holds the default value on creation for the created_at field.
-	developerkey.DefaultCreatedAt = developerkeyDescCreatedAt.Default.(func() time.Time)
 	// developerkeyDescID is the schema descriptor for id field.
 	developerkeyDescID := developerkeyMixinFields0[0].Descriptor()
 	// developerkey.DefaultID holds the default value on creation for the id field.
@@ -576,20 +478,8 @@ func init() {
 	documentMixin := schema.Document{}.Mixin()
 	documentMixinFields0 := documentMixin[0].Fields()
 	_ = documentMixinFields0
-	documentMixinFields1 := documentMixin[1].Fields()
-	_ = documentMixinFields1
 	documentFields := schema.Document{}.Fields()
 	_ = documentFields
-	// documentDescCreatedAt is the schema descriptor for created_at field.
-	documentDescCreatedAt := documentMixinFields1[0].Descriptor()
-	// document.DefaultCreatedAt holds the default value on creation for the created_at field.
-	document.DefaultCreatedAt = documentDescCreatedAt.Default.(func() time.Time)
-	// documentDescUpdatedAt is the schema descriptor for updated_at field.
-	documentDescUpdatedAt := documentMixinFields1[1].Descriptor()
-	// document.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	document.DefaultUpdatedAt = documentDescUpdatedAt.Default.(func() time.Time)
-	// document.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	document.UpdateDefaultUpdatedAt = documentDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// documentDescTitle is the schema descriptor for title field.
 	documentDescTitle := documentFields[1].Descriptor()
 	// document.TitleValidator is a validator for the "title" field. It is called by the builders before save.
@@ -621,20 +511,8 @@ func init() {
 	executionMixin := schema.Execution{}.Mixin()
 	executionMixinFields0 := executionMixin[0].Fields()
 	_ = executionMixinFields0
-	executionMixinFields1 := executionMixin[1].Fields()
-	_ = executionMixinFields1
 	executionFields := schema.Execution{}.Fields()
 	_ = executionFields
-	// executionDescCreatedAt is the schema descriptor for created_at field.
-	executionDescCreatedAt := executionMixinFields1[0].Descriptor()
-	// execution.DefaultCreatedAt holds the default value on creation for the created_at field.
-	execution.DefaultCreatedAt = executionDescCreatedAt.Default.(func() time.Time)
-	// executionDescUpdatedAt is the schema descriptor for updated_at field.
-	executionDescUpdatedAt := executionMixinFields1[1].Descriptor()
-	// execution.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	execution.DefaultUpdatedAt = executionDescUpdatedAt.Default.(func() time.Time)
-	// execution.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	execution.UpdateDefaultUpdatedAt = executionDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// executionDescIsOwnAgent is the schema descriptor for is_own_agent field.
 	executionDescIsOwnAgent := executionFields[6].Descriptor()
 	// execution.DefaultIsOwnAgent holds the default value on creation for the is_own_agent field.
@@ -771,20 +649,8 @@ func init() {
 	ledgerentryMixin := schema.LedgerEntry{}.Mixin()
 	ledgerentryMixinFields0 := ledgerentryMixin[0].Fields()
 	_ = ledgerentryMixinFields0
-	ledgerentryMixinFields1 := ledgerentryMixin[1].Fields()
-	_ = ledgerentryMixinFields1
 	ledgerentryFields := schema.LedgerEntry{}.Fields()
 	_ = ledgerentryFields
-	// ledgerentryDescCreatedAt is the schema descriptor for created_at field.
-	ledgerentryDescCreatedAt := ledgerentryMixinFields1[0].Descriptor()
-	// ledgerentry.DefaultCreatedAt holds the default value on creation for the created_at field.
-	ledgerentry.DefaultCreatedAt = ledgerentryDescCreatedAt.Default.(func() time.Time)
-	// ledgerentryDescUpdatedAt is the schema descriptor for updated_at field.
-	ledgerentryDescUpdatedAt := ledgerentryMixinFields1[1].Descriptor()
-	// ledgerentry.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	ledgerentry.DefaultUpdatedAt = ledgerentryDescUpdatedAt.Default.(func() time.Time)
-	// ledgerentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	ledgerentry.UpdateDefaultUpdatedAt = ledgerentryDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// ledgerentryDescID is the schema descriptor for id field.
 	ledgerentryDescID := ledgerentryMixinFields0[0].Descriptor()
 	// ledgerentry.DefaultID holds the default value on creation for the id field.
@@ -808,20 +674,8 @@ func init() {
 	memoryentryMixin := schema.MemoryEntry{}.Mixin()
 	memoryentryMixinFields0 := memoryentryMixin[0].Fields()
 	_ = memoryentryMixinFields0
-	memoryentryMixinFields1 := memoryentryMixin[1].Fields()
-	_ = memoryentryMixinFields1
 	memoryentryFields := schema.MemoryEntry{}.Fields()
 	_ = memoryentryFields
-	// memoryentryDescCreatedAt is the schema descriptor for created_at field.
-	memoryentryDescCreatedAt := memoryentryMixinFields1[0].Descriptor()
-	// memoryentry.DefaultCreatedAt holds the default value on creation for the created_at field.
-	memoryentry.DefaultCreatedAt = memoryentryDescCreatedAt.Default.(func() time.Time)
-	// memoryentryDescUpdatedAt is the schema descriptor for updated_at field.
-	memoryentryDescUpdatedAt := memoryentryMixinFields1[1].Descriptor()
-	// memoryentry.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	memoryentry.DefaultUpdatedAt = memoryentryDescUpdatedAt.Default.(func() time.Time)
-	// memoryentry.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	memoryentry.UpdateDefaultUpdatedAt = memoryentryDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// memoryentryDescSource is the schema descriptor for source field.
 	memoryentryDescSource := memoryentryFields[1].Descriptor()
 	// memoryentry.SourceValidator is a validator for the "source" field. It is called by the builders before save.
@@ -865,20 +719,8 @@ func init() {
 	paymentholdMixin := schema.PaymentHold{}.Mixin()
 	paymentholdMixinFields0 := paymentholdMixin[0].Fields()
 	_ = paymentholdMixinFields0
-	paymentholdMixinFields1 := paymentholdMixin[1].Fields()
-	_ = paymentholdMixinFields1
 	paymentholdFields := schema.PaymentHold{}.Fields()
 	_ = paymentholdFields
-	// paymentholdDescCreatedAt is the schema descriptor for created_at field.
-	paymentholdDescCreatedAt := paymentholdMixinFields1[0].Descriptor()
-	// paymenthold.DefaultCreatedAt holds the default value on creation for the created_at field.
-	paymenthold.DefaultCreatedAt = paymentholdDescCreatedAt.Default.(func() time.Time)
-	// paymentholdDescUpdatedAt is the schema descriptor for updated_at field.
-	paymentholdDescUpdatedAt := paymentholdMixinFields1[1].Descriptor()
-	// paymenthold.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	paymenthold.DefaultUpdatedAt = paymentholdDescUpdatedAt.Default.(func() time.Time)
-	// paymenthold.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	paymenthold.UpdateDefaultUpdatedAt = paymentholdDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// paymentholdDescID is the schema descriptor for id field.
 	paymentholdDescID := paymentholdMixinFields0[0].Descriptor()
 	// paymenthold.DefaultID holds the default value on creation for the id field.
@@ -902,20 +744,8 @@ func init() {
 	queueitemMixin := schema.QueueItem{}.Mixin()
 	queueitemMixinFields0 := queueitemMixin[0].Fields()
 	_ = queueitemMixinFields0
-	queueitemMixinFields1 := queueitemMixin[1].Fields()
-	_ = queueitemMixinFields1
 	queueitemFields := schema.QueueItem{}.Fields()
 	_ = queueitemFields
-	// queueitemDescCreatedAt is the schema descriptor for created_at field.
-	queueitemDescCreatedAt := queueitemMixinFields1[0].Descriptor()
-	// queueitem.DefaultCreatedAt holds the default value on creation for the created_at field.
-	queueitem.DefaultCreatedAt = queueitemDescCreatedAt.Default.(func() time.Time)
-	// queueitemDescUpdatedAt is the schema descriptor for updated_at field.
-	queueitemDescUpdatedAt := queueitemMixinFields1[1].Descriptor()
-	// queueitem.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	queueitem.DefaultUpdatedAt = queueitemDescUpdatedAt.Default.(func() time.Time)
-	// queueitem.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	queueitem.UpdateDefaultUpdatedAt = queueitemDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// queueitemDescTitle is the schema descriptor for title field.
 	queueitemDescTitle := queueitemFields[2].Descriptor()
 	// queueitem.TitleValidator is a validator for the "title" field. It is called by the builders before save.
@@ -945,10 +775,6 @@ func init() {
 	_ = sessionMixinFields0
 	sessionFields := schema.Session{}.Fields()
 	_ = sessionFields
-	// sessionDescCreatedAt is the schema descriptor for created_at field.
-	sessionDescCreatedAt := sessionFields[2].Descriptor()
-	// session.DefaultCreatedAt holds the default value on creation for the created_at field.
-	session.DefaultCreatedAt = sessionDescCreatedAt.Default.(func() time.Time)
 	// sessionDescID is the schema descriptor for id field.
 	sessionDescID := sessionMixinFields0[0].Descriptor()
 	// session.DefaultID holds the default value on creation for the id field.
@@ -972,20 +798,8 @@ func init() {
 	settingMixin := schema.Setting{}.Mixin()
 	settingMixinFields0 := settingMixin[0].Fields()
 	_ = settingMixinFields0
-	settingMixinFields1 := settingMixin[1].Fields()
-	_ = settingMixinFields1
 	settingFields := schema.Setting{}.Fields()
 	_ = settingFields
-	// settingDescCreatedAt is the schema descriptor for created_at field.
-	settingDescCreatedAt := settingMixinFields1[0].Descriptor()
-	// setting.DefaultCreatedAt holds the default value on creation for the created_at field.
-	setting.DefaultCreatedAt = settingDescCreatedAt.Default.(func() time.Time)
-	// settingDescUpdatedAt is the schema descriptor for updated_at field.
-	settingDescUpdatedAt := settingMixinFields1[1].Descriptor()
-	// setting.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	setting.DefaultUpdatedAt = settingDescUpdatedAt.Default.(func() time.Time)
-	// setting.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	setting.UpdateDefaultUpdatedAt = settingDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// settingDescQueueAutoApprove is the schema descriptor for queue_auto_approve field.
 	settingDescQueueAutoApprove := settingFields[1].Descriptor()
 	// setting.DefaultQueueAutoApprove holds the default value on creation for the queue_auto_approve field.
@@ -1035,10 +849,6 @@ func init() {
 	shipgaterunDescResponseTimeMs := shipgaterunFields[6].Descriptor()
 	// shipgaterun.DefaultResponseTimeMs holds the default value on creation for the response_time_ms field.
 	shipgaterun.DefaultResponseTimeMs = shipgaterunDescResponseTimeMs.Default.(int)
-	// shipgaterunDescCreatedAt is the schema descriptor for created_at field.
-	shipgaterunDescCreatedAt := shipgaterunFields[7].Descriptor()
-	// shipgaterun.DefaultCreatedAt holds the default value on creation for the created_at field.
-	shipgaterun.DefaultCreatedAt = shipgaterunDescCreatedAt.Default.(func() time.Time)
 	// shipgaterunDescID is the schema descriptor for id field.
 	shipgaterunDescID := shipgaterunMixinFields0[0].Descriptor()
 	// shipgaterun.DefaultID holds the default value on creation for the id field.
@@ -1062,20 +872,8 @@ func init() {
 	storeagentMixin := schema.StoreAgent{}.Mixin()
 	storeagentMixinFields0 := storeagentMixin[0].Fields()
 	_ = storeagentMixinFields0
-	storeagentMixinFields1 := storeagentMixin[1].Fields()
-	_ = storeagentMixinFields1
 	storeagentFields := schema.StoreAgent{}.Fields()
 	_ = storeagentFields
-	// storeagentDescCreatedAt is the schema descriptor for created_at field.
-	storeagentDescCreatedAt := storeagentMixinFields1[0].Descriptor()
-	// storeagent.DefaultCreatedAt holds the default value on creation for the created_at field.
-	storeagent.DefaultCreatedAt = storeagentDescCreatedAt.Default.(func() time.Time)
-	// storeagentDescUpdatedAt is the schema descriptor for updated_at field.
-	storeagentDescUpdatedAt := storeagentMixinFields1[1].Descriptor()
-	// storeagent.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	storeagent.DefaultUpdatedAt = storeagentDescUpdatedAt.Default.(func() time.Time)
-	// storeagent.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	storeagent.UpdateDefaultUpdatedAt = storeagentDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// storeagentDescName is the schema descriptor for name field.
 	storeagentDescName := storeagentFields[1].Descriptor()
 	// storeagent.NameValidator is a validator for the "name" field. It is called by the builders before save.
@@ -1177,20 +975,8 @@ func init() {
 	storeinstallMixin := schema.StoreInstall{}.Mixin()
 	storeinstallMixinFields0 := storeinstallMixin[0].Fields()
 	_ = storeinstallMixinFields0
-	storeinstallMixinFields1 := storeinstallMixin[1].Fields()
-	_ = storeinstallMixinFields1
 	storeinstallFields := schema.StoreInstall{}.Fields()
 	_ = storeinstallFields
-	// storeinstallDescCreatedAt is the schema descriptor for created_at field.
-	storeinstallDescCreatedAt := storeinstallMixinFields1[0].Descriptor()
-	// storeinstall.DefaultCreatedAt holds the default value on creation for the created_at field.
-	storeinstall.DefaultCreatedAt = storeinstallDescCreatedAt.Default.(func() time.Time)
-	// storeinstallDescUpdatedAt is the schema descriptor for updated_at field.
-	storeinstallDescUpdatedAt := storeinstallMixinFields1[1].Descriptor()
-	// storeinstall.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	storeinstall.DefaultUpdatedAt = storeinstallDescUpdatedAt.Default.(func() time.Time)
-	// storeinstall.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	storeinstall.UpdateDefaultUpdatedAt = storeinstallDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// storeinstallDescID is the schema descriptor for id field.
 	storeinstallDescID := storeinstallMixinFields0[0].Descriptor()
 	// storeinstall.DefaultID holds the default value on creation for the id field.
@@ -1214,20 +1000,8 @@ func init() {
 	storesubscriptionMixin := schema.StoreSubscription{}.Mixin()
 	storesubscriptionMixinFields0 := storesubscriptionMixin[0].Fields()
 	_ = storesubscriptionMixinFields0
-	storesubscriptionMixinFields1 := storesubscriptionMixin[1].Fields()
-	_ = storesubscriptionMixinFields1
 	storesubscriptionFields := schema.StoreSubscription{}.Fields()
 	_ = storesubscriptionFields
-	// storesubscriptionDescCreatedAt is the schema descriptor for created_at field.
-	storesubscriptionDescCreatedAt := storesubscriptionMixinFields1[0].Descriptor()
-	// storesubscription.DefaultCreatedAt holds the default value on creation for the created_at field.
-	storesubscription.DefaultCreatedAt = storesubscriptionDescCreatedAt.Default.(func() time.Time)
-	// storesubscriptionDescUpdatedAt is the schema descriptor for updated_at field.
-	storesubscriptionDescUpdatedAt := storesubscriptionMixinFields1[1].Descriptor()
-	// storesubscription.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	storesubscription.DefaultUpdatedAt = storesubscriptionDescUpdatedAt.Default.(func() time.Time)
-	// storesubscription.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	storesubscription.UpdateDefaultUpdatedAt = storesubscriptionDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// storesubscriptionDescID is the schema descriptor for id field.
 	storesubscriptionDescID := storesubscriptionMixinFields0[0].Descriptor()
 	// storesubscription.DefaultID holds the default value on creation for the id field.
@@ -1251,20 +1025,8 @@ func init() {
 	userMixin := schema.User{}.Mixin()
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
-	userMixinFields1 := userMixin[1].Fields()
-	_ = userMixinFields1
 	userFields := schema.User{}.Fields()
 	_ = userFields
-	// userDescCreatedAt is the schema descriptor for created_at field.
-	userDescCreatedAt := userMixinFields1[0].Descriptor()
-	// user.DefaultCreatedAt holds the default value on creation for the created_at field.
-	user.DefaultCreatedAt = userDescCreatedAt.Default.(func() time.Time)
-	// userDescUpdatedAt is the schema descriptor for updated_at field.
-	userDescUpdatedAt := userMixinFields1[1].Descriptor()
-	// user.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	user.DefaultUpdatedAt = userDescUpdatedAt.Default.(func() time.Time)
-	// user.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	user.UpdateDefaultUpdatedAt = userDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// userDescUsername is the schema descriptor for username field.
 	userDescUsername := userFields[0].Descriptor()
 	// user.UsernameValidator is a validator for the "username" field. It is called by the builders before save.
@@ -1342,20 +1104,8 @@ func init() {
 	userreputationMixin := schema.UserReputation{}.Mixin()
 	userreputationMixinFields0 := userreputationMixin[0].Fields()
 	_ = userreputationMixinFields0
-	userreputationMixinFields1 := userreputationMixin[1].Fields()
-	_ = userreputationMixinFields1
 	userreputationFields := schema.UserReputation{}.Fields()
 	_ = userreputationFields
-	// userreputationDescCreatedAt is the schema descriptor for created_at field.
-	userreputationDescCreatedAt := userreputationMixinFields1[0].Descriptor()
-	// userreputation.DefaultCreatedAt holds the default value on creation for the created_at field.
-	userreputation.DefaultCreatedAt = userreputationDescCreatedAt.Default.(func() time.Time)
-	// userreputationDescUpdatedAt is the schema descriptor for updated_at field.
-	userreputationDescUpdatedAt := userreputationMixinFields1[1].Descriptor()
-	// userreputation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	userreputation.DefaultUpdatedAt = userreputationDescUpdatedAt.Default.(func() time.Time)
-	// userreputation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	userreputation.UpdateDefaultUpdatedAt = userreputationDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// userreputationDescReputationScore is the schema descriptor for reputation_score field.
 	userreputationDescReputationScore := userreputationFields[2].Descriptor()
 	// userreputation.DefaultReputationScore holds the default value on creation for the reputation_score field.
@@ -1391,20 +1141,8 @@ func init() {
 	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
 	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
 	_ = webhookdeliveryMixinFields0
-	webhookdeliveryMixinFields1 := webhookdeliveryMixin[1].Fields()
-	_ = webhookdeliveryMixinFields1
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
-	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
-	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields1[0].Descriptor()
-	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
-	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
-	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
-	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields1[1].Descriptor()
-	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
-	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
-	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
 	webhookdeliveryDescAttempts := webhookdeliveryFields[5].Descriptor()
 	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.

@@ -31,25 +31,9 @@ func (_c *SettingCreate) SetCreatedAt(v time.Time) *SettingCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *SettingCreate) SetNillableCreatedAt(v *time.Time) *SettingCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *SettingCreate) SetUpdatedAt(v time.Time) *SettingCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *SettingCreate) SetNillableUpdatedAt(v *time.Time) *SettingCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -189,14 +173,6 @@ func (_c *SettingCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *SettingCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := setting.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := setting.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.QueueAutoApprove(); !ok {
 		v := setting.DefaultQueueAutoApprove
 		_c.mutation.SetQueueAutoApprove(v)

@@ -36,6 +36,14 @@ func (_u *SettingUpdate) SetUpdatedAt(v time.Time) *SettingUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *SettingUpdate) SetNillableUpdatedAt(v *time.Time) *SettingUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetQueueAutoApprove sets the "queue_auto_approve" field.
 func (_u *SettingUpdate) SetQueueAutoApprove(v bool) *SettingUpdate {
 	_u.mutation.SetQueueAutoApprove(v)
@@ -138,7 +146,6 @@ func (_u *SettingUpdate) Mutation() *SettingMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *SettingUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -161,14 +168,6 @@ func (_u *SettingUpdate) Exec(ctx context.Context) error {
 func (_u *SettingUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *SettingUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := setting.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -247,6 +246,14 @@ type SettingUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *SettingUpdateOne) SetUpdatedAt(v time.Time) *SettingUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *SettingUpdateOne) SetNillableUpdatedAt(v *time.Time) *SettingUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -365,7 +372,6 @@ func (_u *SettingUpdateOne) Select(field string, fields ...string) *SettingUpdat
 
 // Save executes the query and returns the updated Setting entity.
 func (_u *SettingUpdateOne) Save(ctx context.Context) (*Setting, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -388,14 +394,6 @@ func (_u *SettingUpdateOne) Exec(ctx context.Context) error {
 func (_u *SettingUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *SettingUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := setting.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -96,14 +96,6 @@ func (_c *ShipGateRunCreate) SetCreatedAt(v time.Time) *ShipGateRunCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *ShipGateRunCreate) SetNillableCreatedAt(v *time.Time) *ShipGateRunCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetID sets the "id" field.
 func (_c *ShipGateRunCreate) SetID(v string) *ShipGateRunCreate {
 	_c.mutation.SetID(v)
@@ -161,10 +153,6 @@ func (_c *ShipGateRunCreate) defaults() {
 	if _, ok := _c.mutation.ResponseTimeMs(); !ok {
 		v := shipgaterun.DefaultResponseTimeMs
 		_c.mutation.SetResponseTimeMs(v)
-	}
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := shipgaterun.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := shipgaterun.DefaultID()

@@ -37,25 +37,9 @@ func (_c *StoreAgentCreate) SetCreatedAt(v time.Time) *StoreAgentCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *StoreAgentCreate) SetNillableCreatedAt(v *time.Time) *StoreAgentCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *StoreAgentCreate) SetUpdatedAt(v time.Time) *StoreAgentCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *StoreAgentCreate) SetNillableUpdatedAt(v *time.Time) *StoreAgentCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -760,14 +744,6 @@ func (_c *StoreAgentCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *StoreAgentCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := storeagent.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := storeagent.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.PricingModel(); !ok {
 		v := storeagent.DefaultPricingModel
 		_c.mutation.SetPricingModel(v)

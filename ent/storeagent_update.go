@@ -42,6 +42,14 @@ func (_u *StoreAgentUpdate) SetUpdatedAt(v time.Time) *StoreAgentUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableUpdatedAt(v *time.Time) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *StoreAgentUpdate) SetName(v string) *StoreAgentUpdate {
 	_u.mutation.SetName(v)
@@ -1030,7 +1038,6 @@ func (_u *StoreAgentUpdate) RemoveQualitySignals(v ...*AgentQualitySignal) *Stor
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *StoreAgentUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -1053,14 +1060,6 @@ func (_u *StoreAgentUpdate) Exec(ctx context.Context) error {
 func (_u *StoreAgentUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *StoreAgentUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := storeagent.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -1618,6 +1617,14 @@ type StoreAgentUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *StoreAgentUpdateOne) SetUpdatedAt(v time.Time) *StoreAgentUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableUpdatedAt(v *time.Time) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -2622,7 +2629,6 @@ func (_u *StoreAgentUpdateOne) Select(field string, fields ...string) *StoreAgen
 
 // Save executes the query and returns the updated StoreAgent entity.
 func (_u *StoreAgentUpdateOne) Save(ctx context.Context) (*StoreAgent, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -2645,14 +2651,6 @@ func (_u *StoreAgentUpdateOne) Exec(ctx context.Context) error {
 func (_u *StoreAgentUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *StoreAgentUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := storeagent.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

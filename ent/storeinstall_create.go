@@ -31,25 +31,9 @@ func (_c *StoreInstallCreate) SetCreatedAt(v time.Time) *StoreInstallCreate {
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *StoreInstallCreate) SetNillableCreatedAt(v *time.Time) *StoreInstallCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *StoreInstallCreate) SetUpdatedAt(v time.Time) *StoreInstallCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *StoreInstallCreate) SetNillableUpdatedAt(v *time.Time) *StoreInstallCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -130,14 +114,6 @@ func (_c *StoreInstallCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *StoreInstallCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := storeinstall.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := storeinstall.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := storeinstall.DefaultID()
 		_c.mutation.SetID(v)

@@ -34,6 +34,14 @@ func (_u *StoreInstallUpdate) SetUpdatedAt(v time.Time) *StoreInstallUpdate {
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *StoreInstallUpdate) SetNillableUpdatedAt(v *time.Time) *StoreInstallUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the StoreInstallMutation object of the builder.
 func (_u *StoreInstallUpdate) Mutation() *StoreInstallMutation {
 	return _u.mutation
@@ -41,7 +49,6 @@ func (_u *StoreInstallUpdate) Mutation() *StoreInstallMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *StoreInstallUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -64,14 +71,6 @@ func (_u *StoreInstallUpdate) Exec(ctx context.Context) error {
 func (_u *StoreInstallUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *StoreInstallUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := storeinstall.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -127,6 +126,14 @@ func (_u *StoreInstallUpdateOne) SetUpdatedAt(v time.Time) *StoreInstallUpdateOn
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *StoreInstallUpdateOne) SetNillableUpdatedAt(v *time.Time) *StoreInstallUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the StoreInstallMutation object of the builder.
 func (_u *StoreInstallUpdateOne) Mutation() *StoreInstallMutation {
 	return _u.mutation
@@ -147,7 +154,6 @@ func (_u *StoreInstallUpdateOne) Select(field string, fields ...string) *StoreIn
 
 // Save executes the query and returns the updated StoreInstall entity.
 func (_u *StoreInstallUpdateOne) Save(ctx context.Context) (*StoreInstall, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -170,14 +176,6 @@ func (_u *StoreInstallUpdateOne) Exec(ctx context.Context) error {
 func (_u *StoreInstallUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *StoreInstallUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := storeinstall.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

@@ -31,25 +31,9 @@ func (_c *StoreSubscriptionCreate) SetCreatedAt(v time.Time) *StoreSubscriptionC
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *StoreSubscriptionCreate) SetNillableCreatedAt(v *time.Time) *StoreSubscriptionCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *StoreSubscriptionCreate) SetUpdatedAt(v time.Time) *StoreSubscriptionCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *StoreSubscriptionCreate) SetNillableUpdatedAt(v *time.Time) *StoreSubscriptionCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -130,14 +114,6 @@ func (_c *StoreSubscriptionCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *StoreSubscriptionCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := storesubscription.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := storesubscription.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := storesubscription.DefaultID()
 		_c.mutation.SetID(v)

@@ -34,6 +34,14 @@ func (_u *StoreSubscriptionUpdate) SetUpdatedAt(v time.Time) *StoreSubscriptionU
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *StoreSubscriptionUpdate) SetNillableUpdatedAt(v *time.Time) *StoreSubscriptionUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the StoreSubscriptionMutation object of the builder.
 func (_u *StoreSubscriptionUpdate) Mutation() *StoreSubscriptionMutation {
 	return _u.mutation
@@ -41,7 +49,6 @@ func (_u *StoreSubscriptionUpdate) Mutation() *StoreSubscriptionMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *StoreSubscriptionUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -64,14 +71,6 @@ func (_u *StoreSubscriptionUpdate) Exec(ctx context.Context) error {
 func (_u *StoreSubscriptionUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *StoreSubscriptionUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := storesubscription.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -127,6 +126,14 @@ func (_u *StoreSubscriptionUpdateOne) SetUpdatedAt(v time.Time) *StoreSubscripti
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *StoreSubscriptionUpdateOne) SetNillableUpdatedAt(v *time.Time) *StoreSubscriptionUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // Mutation returns the StoreSubscriptionMutation object of the builder.
 func (_u *StoreSubscriptionUpdateOne) Mutation() *StoreSubscriptionMutation {
 	return _u.mutation
@@ -147,7 +154,6 @@ func (_u *StoreSubscriptionUpdateOne) Select(field string, fields ...string) *St
 
 // Save executes the query and returns the updated StoreSubscription entity.
 func (_u *StoreSubscriptionUpdateOne) Save(ctx context.Context) (*StoreSubscription, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -170,14 +176,6 @@ func (_u *StoreSubscriptionUpdateOne) Exec(ctx context.Context) error {
 func (_u *StoreSubscriptionUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *StoreSubscriptionUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := storesubscription.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

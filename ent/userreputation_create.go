@@ -30,25 +30,9 @@ func (_c *UserReputationCreate) SetCreatedAt(v time.Time) *UserReputationCreate 
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *UserReputationCreate) SetNillableCreatedAt(v *time.Time) *UserReputationCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *UserReputationCreate) SetUpdatedAt(v time.Time) *UserReputationCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *UserReputationCreate) SetNillableUpdatedAt(v *time.Time) *UserReputationCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -202,14 +186,6 @@ func (_c *UserReputationCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *UserReputationCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := userreputation.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := userreputation.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.ReputationScore(); !ok {
 		v := userreputation.DefaultReputationScore
 		_c.mutation.SetReputationScore(v)

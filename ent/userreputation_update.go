@@ -34,6 +34,14 @@ func (_u *UserReputationUpdate) SetUpdatedAt(v time.Time) *UserReputationUpdate 
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *UserReputationUpdate) SetNillableUpdatedAt(v *time.Time) *UserReputationUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetTaskEconomyRole sets the "task_economy_role" field.
 func (_u *UserReputationUpdate) SetTaskEconomyRole(v userreputation.TaskEconomyRole) *UserReputationUpdate {
 	_u.mutation.SetTaskEconomyRole(v)
@@ -199,7 +207,6 @@ func (_u *UserReputationUpdate) Mutation() *UserReputationMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *UserReputationUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -222,14 +229,6 @@ func (_u *UserReputationUpdate) Exec(ctx context.Context) error {
 func (_u *UserReputationUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *UserReputationUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := userreputation.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -332,6 +331,14 @@ type UserReputationUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *UserReputationUpdateOne) SetUpdatedAt(v time.Time) *UserReputationUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *UserReputationUpdateOne) SetNillableUpdatedAt(v *time.Time) *UserReputationUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -513,7 +520,6 @@ func (_u *UserReputationUpdateOne) Select(field string, fields ...string) *UserR
 
 // Save executes the query and returns the updated UserReputation entity.
 func (_u *UserReputationUpdateOne) Save(ctx context.Context) (*UserReputation, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -536,14 +542,6 @@ func (_u *UserReputationUpdateOne) Exec(ctx context.Context) error {
 func (_u *UserReputationUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *UserReputationUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := userreputation.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

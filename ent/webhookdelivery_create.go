@@ -30,25 +30,9 @@ func (_c *WebhookDeliveryCreate) SetCreatedAt(v time.Time) *WebhookDeliveryCreat
 	return _c
 }
 
-// SetNillableCreatedAt sets the "created_at" field if the given value is not nil.
-func (_c *WebhookDeliveryCreate) SetNillableCreatedAt(v *time.Time) *WebhookDeliveryCreate {
-	if v != nil {
-		_c.SetCreatedAt(*v)
-	}
-	return _c
-}
-
 // SetUpdatedAt sets the "updated_at" field.
 func (_c *WebhookDeliveryCreate) SetUpdatedAt(v time.Time) *WebhookDeliveryCreate {
 	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
-func (_c *WebhookDeliveryCreate) SetNillableUpdatedAt(v *time.Time) *WebhookDeliveryCreate {
-	if v != nil {
-		_c.SetUpdatedAt(*v)
-	}
 	return _c
 }
 
@@ -234,14 +218,6 @@ func (_c *WebhookDeliveryCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *WebhookDeliveryCreate) defaults() {
-	if _, ok := _c.mutation.CreatedAt(); !ok {
-		v := webhookdelivery.DefaultCreatedAt()
-		_c.mutation.SetCreatedAt(v)
-	}
-	if _, ok := _c.mutation.UpdatedAt(); !ok {
-		v := webhookdelivery.DefaultUpdatedAt()
-		_c.mutation.SetUpdatedAt(v)
-	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := webhookdelivery.DefaultStatus
 		_c.mutation.SetStatus(v)

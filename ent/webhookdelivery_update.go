@@ -34,6 +34,14 @@ func (_u *WebhookDeliveryUpdate) SetUpdatedAt(v time.Time) *WebhookDeliveryUpdat
 	return _u
 }
 
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *WebhookDeliveryUpdate) SetNillableUpdatedAt(v *time.Time) *WebhookDeliveryUpdate {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
+	return _u
+}
+
 // SetStatus sets the "status" field.
 func (_u *WebhookDeliveryUpdate) SetStatus(v webhookdelivery.Status) *WebhookDeliveryUpdate {
 	_u.mutation.SetStatus(v)
@@ -197,7 +205,6 @@ func (_u *WebhookDeliveryUpdate) Mutation() *WebhookDeliveryMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *WebhookDeliveryUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -220,14 +227,6 @@ func (_u *WebhookDeliveryUpdate) Exec(ctx context.Context) error {
 func (_u *WebhookDeliveryUpdate) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *WebhookDeliveryUpdate) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := webhookdelivery.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 
@@ -327,6 +326,14 @@ type WebhookDeliveryUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *WebhookDeliveryUpdateOne) SetUpdatedAt(v time.Time) *WebhookDeliveryUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetNillableUpdatedAt sets the "updated_at" field if the given value is not nil.
+func (_u *WebhookDeliveryUpdateOne) SetNillableUpdatedAt(v *time.Time) *WebhookDeliveryUpdateOne {
+	if v != nil {
+		_u.SetUpdatedAt(*v)
+	}
 	return _u
 }
 
@@ -506,7 +513,6 @@ func (_u *WebhookDeliveryUpdateOne) Select(field string, fields ...string) *Webh
 
 // Save executes the query and returns the updated WebhookDelivery entity.
 func (_u *WebhookDeliveryUpdateOne) Save(ctx context.Context) (*WebhookDelivery, error) {
-	_u.defaults()
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -529,14 +535,6 @@ func (_u *WebhookDeliveryUpdateOne) Exec(ctx context.Context) error {
 func (_u *WebhookDeliveryUpdateOne) ExecX(ctx context.Context) {
 	if err := _u.Exec(ctx); err != nil {
 		panic(err)
-	}
-}
-
-// defaults sets the default values of the builder before save.
-func (_u *WebhookDeliveryUpdateOne) defaults() {
-	if _, ok := _u.mutation.UpdatedAt(); !ok {
-		v := webhookdelivery.UpdateDefaultUpdatedAt()
-		_u.mutation.SetUpdatedAt(v)
 	}
 }
 

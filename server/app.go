@@ -63,7 +63,8 @@ type Config struct {
 	BodyLimit int64
 	// BcryptCost for password hashes; bcrypt.DefaultCost when zero.
 	BcryptCost int
-	// Clock is business time for every service (timestamps, windows) and the
+	// Clock is business time for every service (timestamps, windows), for the
+	// created_at and updated_at of every row written through DB, and the
 	// timers background work sleeps on (webhook retries). Required: New fails
 	// without it. The binary passes the real clock; tests a fake one they move.
 	Clock clockwork.Clock
@@ -158,6 +159,8 @@ func New(cfg Config) (*App, error) {
 		return nil, errors.New("server: Config.Clock is required (business time for every service)")
 	}
 	cfg.defaults()
+	// Rows are stamped from the same clock as everything else.
+	cfg.DB.SetClock(cfg.now)
 	table, err := contract.Load()
 	if err != nil {
 		return nil, err

@@ -3,8 +3,6 @@
 package cardcontact
 
 import (
-	"time"
-
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 )
@@ -86,8 +84,6 @@ var (
 	DefaultInvolvement string
 	// DefaultCanDelegate holds the default value on creation for the "can_delegate" field.
 	DefaultCanDelegate bool
-	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
-	DefaultCreatedAt func() time.Time
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.

@@ -29,7 +29,7 @@ func (ActivityEntry) Fields() []ent.Field {
 		field.Bool("is_cross_user").Default(false),
 		// JSON text.
 		field.Text("metadata").Optional(),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 	}
 }
 

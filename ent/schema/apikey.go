@@ -26,7 +26,7 @@ func (APIKey) Fields() []ent.Field {
 		// as safe as a slow one and keeps every request's lookup cheap.
 		field.String("key_hash").Unique().Immutable().Sensitive(),
 		field.Bool("active").Default(true),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 		field.Time("last_used_at").Optional().Nillable(),
 		field.Time("expires_at").Optional().Nillable(),
 	}

@@ -22,7 +22,7 @@ func (CardContact) Fields() []ent.Field {
 		field.String("role").Optional().Nillable(),
 		field.String("involvement").Default("related"),
 		field.Bool("can_delegate").Default(false),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 	}
 }
 

@@ -28,7 +28,7 @@ func (ChatMessage) Fields() []ent.Field {
 		field.String("agent_name").Optional().Nillable(),
 		field.Time("cleared_at").Optional().Nillable(),
 		field.String("sandbox_id").Optional().Nillable(),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 	}
 }
 

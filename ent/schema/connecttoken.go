@@ -28,7 +28,7 @@ func (ConnectToken) Fields() []ent.Field {
 		field.String("prefix").Immutable(),
 		// SHA-256 of the token, hex (it carries 256 random bits).
 		field.String("token_hash").Unique().Immutable().Sensitive(),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 		field.Time("expires_at").Immutable(),
 		// Set by the registration that consumed it; a used token is spent.
 		field.Time("used_at").Optional().Nillable(),

@@ -24,7 +24,7 @@ func (DeveloperKey) Fields() []ent.Field {
 		// SHA-256 of the key, hex.
 		field.String("key_hash").Unique().Immutable().Sensitive(),
 		field.Bool("active").Default(true),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 		field.Time("last_used_at").Optional().Nillable(),
 	}
 }

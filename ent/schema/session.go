@@ -19,7 +19,7 @@ func (Session) Fields() []ent.Field {
 		field.String("user_id").Immutable(),
 		// SHA-256 of the cookie token, hex; the token itself is never stored.
 		field.String("token_hash").Unique().Immutable().Sensitive(),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 		field.Time("expires_at"),
 	}
 }

@@ -29,7 +29,7 @@ func (ShipGateRun) Fields() []ent.Field {
 		// HTTP status of the agent's answer; absent when none came.
 		field.Int("http_status").Optional().Nillable().Immutable(),
 		field.Int("response_time_ms").Default(0).Immutable(),
-		field.Time("created_at").Default(now).Immutable(),
+		field.Time("created_at").Immutable(),
 	}
 }
 

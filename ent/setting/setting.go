@@ -3,8 +3,6 @@
 package setting
 
 import (
-	"time"
-
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -71,12 +69,6 @@ func ValidColumn(column string) bool {
 }
 
 var (
-	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
-	DefaultCreatedAt func() time.Time
-	// DefaultUpdatedAt holds the default value on creation for the "updated_at" field.
-	DefaultUpdatedAt func() time.Time
-	// UpdateDefaultUpdatedAt holds the default value on update for the "updated_at" field.
-	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultQueueAutoApprove holds the default value on creation for the "queue_auto_approve" field.
 	DefaultQueueAutoApprove bool
 	// DefaultGoalsEnabled holds the default value on creation for the "goals_enabled" field.

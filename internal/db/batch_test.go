@@ -24,6 +24,7 @@ func addUser(ctx context.Context, tx *db.Tx, name string) error {
 // group-commit writer, on PostgreSQL one transaction each).
 func TestInTxConcurrentIsolation(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	const n = 40
 	errs := make([]error, n)
@@ -84,6 +85,7 @@ func TestInTxConcurrentIsolation(t *testing.T) {
 // A unique violation inside one transaction fails that transaction alone.
 func TestInTxConstraintFailureIsLocal(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	if err := d.InTx(ctx, func(tx *db.Tx) error { return addUser(ctx, tx, "taken") }); err != nil {
 		t.Fatal(err)
@@ -108,6 +110,7 @@ func TestInTxConstraintFailureIsLocal(t *testing.T) {
 
 func TestInTxAfterClose(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	// A context already gone: nothing runs.
@@ -122,6 +125,7 @@ func TestInTxAfterClose(t *testing.T) {
 // fails or panics, and the next one works.
 func TestInTxAloneRollsBack(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	if err := d.InTx(ctx, func(tx *db.Tx) error {
 		if err := addUser(ctx, tx, "ghost"); err != nil {

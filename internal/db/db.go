@@ -28,6 +28,7 @@ type DB struct {
 	writer  *batcher // SQLite only: group commit for InTx
 	source  string   // what the driver was opened with
 	outbox  atomic.Pointer[outboxRef]
+	now     atomic.Pointer[func() time.Time] // SetClock
 }
 
 // PostgresDSN is the connection string of a PostgreSQL database ("" on
@@ -82,6 +83,9 @@ func open(ctx context.Context, dsn string, migrating bool) (*DB, error) {
 		}
 	}
 	d := &DB{Client: client, Dialect: dia, SQL: sqlDB, source: source}
+	// Transactions' clients share the client's hooks, so this one stamps
+	// every write made through d (clock.go).
+	client.Use(d.stampTimes)
 	if dia == dialect.SQLite {
 		d.writer = newBatcher(d)
 	}

@@ -28,6 +28,7 @@ func say(tx *db.Tx, userID, content string) {
 // committed one fires its own. The real event bus is the outbox.
 func TestGroupCommitFiresOnlyCommittedJobs(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -104,6 +105,7 @@ func TestGroupCommitFiresOnlyCommittedJobs(t *testing.T) {
 // rolled back with it and nothing runs after.
 func TestEventThatCannotBeStoredFailsTheUnit(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	bus, err := events.New(events.Config{DB: d, Now: func() time.Time { return time.Now().UTC() }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

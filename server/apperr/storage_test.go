@@ -23,6 +23,7 @@ import (
 // PostgreSQL with SWITCHBOARD_TEST_POSTGRES).
 func TestWrapMapsStorageErrors(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	user := func(name string) error {
 		return d.Client.User.Create().SetUsername(name).SetEmail(name + "@example.com").

@@ -44,6 +44,7 @@ func newBus(t *testing.T, d *db.DB, cfg Config) *Bus {
 	if cfg.Now == nil { // the test is the injector: real time unless it brings a clock
 		cfg.Now = func() time.Time { return time.Now().UTC() }
 	}
+	d.SetClock(cfg.Now) // rows on the bus's clock, as server.New does
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatalf("events.New: %v", err)

@@ -34,9 +34,9 @@ func TestListenerReconnectLosesNothing(t *testing.T) {
 		return
 	}
 	ctx := context.Background()
-	ann := newUser(t, d, "ann")
 	publisher := newBus(t, d, Config{})
 	replica := newBus(t, d, Config{})
+	ann := newUser(t, d, "ann") // once a bus has set the database's clock
 	if publisher.channel != replica.channel || replica.channel == "" {
 		t.Fatalf("channels %q and %q", publisher.channel, replica.channel)
 	}

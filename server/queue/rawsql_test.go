@@ -22,6 +22,7 @@ import (
 // the plain statement; every column but id is compared raw.
 func TestCreateRowsMatchEnt(t *testing.T) {
 	d := dbtest.Open(t)
+	d.SetClock(dbtest.WallClock)
 	ctx := context.Background()
 	u, err := d.Client.User.Create().SetUsername("ann").SetEmail("ann@example.com").SetName("Ann").SetPasswordHash("x").Save(ctx)
 	if err != nil {

@@ -25,6 +25,7 @@ func moneyFixture(t *testing.T) (s *servertest.Server, alice, bob *servertest.Ca
 		t.Fatalf("open the fixture: %v", err)
 	}
 	t.Cleanup(func() { d.Close() })
+	d.SetClock(dbtest.WallClock) // until the server sets its own
 	// Keep the held payment's review open: the fixture's window began in
 	// the past and the server's review timer would confirm it.
 	if err := d.Execution.UpdateOneID("fx_ex_held").SetReviewWidgetShownAt(time.Now().UTC()).Exec(context.Background()); err != nil {

@@ -40,6 +40,7 @@ func (s store) open(t *testing.T) *db.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	d.SetClock(func() time.Time { return s.clock.Now().UTC() }) // every replica on the one clock
 	return d
 }
 

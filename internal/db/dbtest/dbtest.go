@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"entgo.io/ent/dialect"
 
@@ -41,6 +42,11 @@ func Open(t testing.TB) *db.DB {
 	t.Cleanup(func() { d.Close() })
 	return d
 }
+
+// WallClock is the wall clock in UTC, for tests that write rows without a
+// server (db.DB.SetClock; a server sets its own) and whose rows' times are not
+// what they test. A database has no clock until one is set.
+func WallClock() time.Time { return time.Now().UTC() }
 
 // testPoolSize is each test database's connection limit on PostgreSQL.
 const testPoolSize = 6

@@ -48,6 +48,8 @@ func TestOpenHonoursTheEnvironment(t *testing.T) {
 func TestCopiesAreMigratedAndSeparate(t *testing.T) {
 	ctx := context.Background()
 	a, b := dbtest.Open(t), dbtest.Open(t)
+	a.SetClock(dbtest.WallClock)
+	b.SetClock(dbtest.WallClock)
 	if _, err := a.User.Create().SetUsername("ann").SetEmail("ann@example.com").SetPasswordHash("x").SetName("Ann").Save(ctx); err != nil {
 		t.Fatalf("create in a: %v", err)
 	}

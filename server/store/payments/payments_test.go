@@ -44,6 +44,7 @@ func TestLedgerSettlesOnce(t *testing.T) {
 	ctx := t.Context()
 	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	l := payments.Ledger{Now: func() time.Time { return at }}
+	d.SetClock(l.Now)
 	auth := func(ex string) error {
 		return d.InTx(ctx, func(tx *db.Tx) error {
 			return l.Authorize(ctx, tx, payments.Authorization{ExecutionID: ex, PayerID: "payer", PayeeID: "dev",
