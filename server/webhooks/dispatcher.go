@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 )
 
@@ -36,13 +37,11 @@ type Config struct {
 type Dispatcher struct {
 	db       *ent.Client
 	now      func() time.Time
-	clock    clockwork.Clock
 	log      *slog.Logger
 	client   *http.Client
 	breakers *breakers
 
-	wake   chan struct{}
-	stop   chan struct{}
+	alarm  *alarm.Alarm
 	done   chan struct{}
 	ctx    context.Context // cancelled by Close: ends attempts in flight
 	cancel context.CancelFunc
@@ -63,9 +62,9 @@ func Start(cfg Config) *Dispatcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Dispatcher{
-		db: cfg.DB, now: func() time.Time { return clock.Now().UTC() }, clock: clock, log: cfg.Logger,
+		db: cfg.DB, now: func() time.Time { return clock.Now().UTC() }, log: cfg.Logger,
 		client: cfg.Egress.Client(Timeout), breakers: newBreakers(),
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		alarm: alarm.New(clock), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, busy: map[string]bool{},
 	}
 	running.Lock()
@@ -76,12 +75,7 @@ func Start(cfg Config) *Dispatcher {
 }
 
 // Wake makes the dispatcher look for due rows now.
-func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
+func (d *Dispatcher) Wake() { d.alarm.Wake() }
 
 // Close stops the dispatcher: attempts in flight are abandoned (their rows
 // are due again at once, for the next dispatcher) and Close returns once
@@ -90,12 +84,9 @@ func (d *Dispatcher) Close() {
 	running.Lock()
 	delete(running.set, d)
 	running.Unlock()
-	select {
-	case <-d.stop:
+	if !d.alarm.Stop() {
 		return // closed already
-	default:
 	}
-	close(d.stop)
 	d.cancel()
 	<-d.done
 	d.lanes.Wait()
@@ -110,18 +101,9 @@ func (d *Dispatcher) run() {
 		if !next.IsZero() {
 			wait = min(wait, next.Sub(d.now()))
 		}
-		if wait <= 0 {
-			continue
-		}
-		t := d.clock.NewTimer(wait)
-		select {
-		case <-d.stop:
-			t.Stop()
+		if !d.alarm.Sleep(wait) {
 			return
-		case <-d.wake:
-		case <-t.Chan():
 		}
-		t.Stop()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -87,36 +88,26 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 // started after a restart confirms what the previous process left open.
 type Timer struct {
 	svc   *Service
-	clock clockwork.Clock
-	wake  chan struct{}
-	stop  chan struct{}
+	alarm *alarm.Alarm
 	done  chan struct{}
 }
 
 // StartTimer starts the service's timer; Close stops it.
 func (s *Service) StartTimer(clock clockwork.Clock) *Timer {
-	t := &Timer{svc: s, clock: clock, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	t := &Timer{svc: s, alarm: alarm.New(clock), done: make(chan struct{})}
 	s.Timer = t
 	go t.run()
 	return t
 }
 
 // Wake makes the timer look again now.
-func (t *Timer) Wake() {
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
-}
+func (t *Timer) Wake() { t.alarm.Wake() }
 
 // Close stops the timer and waits for a pass in progress.
 func (t *Timer) Close() {
-	select {
-	case <-t.stop:
+	if !t.alarm.Stop() {
 		return
-	default:
 	}
-	close(t.stop)
 	<-t.done
 }
 
@@ -126,7 +117,7 @@ func (t *Timer) run() {
 	defer cancel()
 	go func() {
 		select {
-		case <-t.stop:
+		case <-t.alarm.Stopped():
 			cancel()
 		case <-ctx.Done():
 		}
@@ -143,17 +134,8 @@ func (t *Timer) run() {
 		if err == nil && !next.IsZero() {
 			wait = min(wait, next.Sub(t.svc.now()))
 		}
-		if wait <= 0 {
-			continue
-		}
-		timer := t.clock.NewTimer(wait)
-		select {
-		case <-t.stop:
-			timer.Stop()
+		if !t.alarm.Sleep(wait) {
 			return
-		case <-t.wake:
-		case <-timer.Chan():
 		}
-		timer.Stop()
 	}
 }
