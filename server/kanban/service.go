@@ -19,17 +19,11 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
-)
-
-var (
-	_ switchboardv1connect.KanbanServiceHandler = (*Service)(nil)
-	_ switchboardv1.KanbanServiceServer         = (*Service)(nil)
 )
 
 // Service implements KanbanService.
@@ -142,29 +136,17 @@ func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsReq
 }
 
 func listFilters(userID string, req *switchboardv1.ListCardsRequest) ([]predicate.Card, error) {
-	where := []predicate.Card{card.UserID(userID)}
-	if v := req.GetStatus(); v != "" {
-		if err := apperr.OneOf("status", v, Statuses); err != nil {
-			return nil, err
-		}
-		where = append(where, card.StatusEQ(card.Status(v)))
-	}
-	if v := req.GetPriority(); v != "" {
-		if err := apperr.OneOf("priority", v, Priorities); err != nil {
-			return nil, err
-		}
-		where = append(where, card.PriorityEQ(card.Priority(v)))
-	}
-	if v := req.GetAssignee(); v != "" {
-		if err := apperr.OneOf("assignee", v, Assignees); err != nil {
-			return nil, err
-		}
-		where = append(where, card.AssigneeEQ(card.Assignee(v)))
+	f := &page.Filters[predicate.Card]{Where: []predicate.Card{card.UserID(userID)}}
+	page.OneOf(f, "status", req.GetStatus(), Statuses, card.StatusEQ)
+	page.OneOf(f, "priority", req.GetPriority(), Priorities, card.PriorityEQ)
+	page.OneOf(f, "assignee", req.GetAssignee(), Assignees, card.AssigneeEQ)
+	if f.Err != nil {
+		return nil, f.Err
 	}
 	if q := strings.TrimSpace(req.GetSearch()); q != "" {
-		where = append(where, card.Or(card.TitleContainsFold(q), card.DescriptionContainsFold(q)))
+		f.Where = append(f.Where, card.Or(card.TitleContainsFold(q), card.DescriptionContainsFold(q)))
 	}
-	return where, nil
+	return f.Where, nil
 }
 
 // GetCard answers one card with seven-field contacts.

@@ -17,7 +17,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/llm"
@@ -26,11 +25,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
-)
-
-var (
-	_ switchboardv1connect.QueueServiceHandler = (*Service)(nil)
-	_ switchboardv1.QueueServiceServer         = (*Service)(nil)
 )
 
 // maxTitle bounds an item's title.
@@ -98,26 +92,14 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	if err != nil {
 		return nil, err
 	}
-	where := []predicate.QueueItem{queueitem.UserID(p.UserID)}
-	if v := req.GetStatus(); v != "" {
-		if err := apperr.OneOf("status", v, Statuses); err != nil {
-			return nil, err
-		}
-		where = append(where, queueitem.StatusEQ(queueitem.Status(v)))
+	f := &page.Filters[predicate.QueueItem]{Where: []predicate.QueueItem{queueitem.UserID(p.UserID)}}
+	page.OneOf(f, "status", req.GetStatus(), Statuses, queueitem.StatusEQ)
+	page.OneOf(f, "priority", req.GetPriority(), Priorities, queueitem.PriorityEQ)
+	page.OneOf(f, "type", req.GetType(), Types, queueitem.TypeEQ)
+	if f.Err != nil {
+		return nil, f.Err
 	}
-	if v := req.GetPriority(); v != "" {
-		if err := apperr.OneOf("priority", v, Priorities); err != nil {
-			return nil, err
-		}
-		where = append(where, queueitem.PriorityEQ(queueitem.Priority(v)))
-	}
-	if v := req.GetType(); v != "" {
-		if err := apperr.OneOf("type", v, Types); err != nil {
-			return nil, err
-		}
-		where = append(where, queueitem.TypeEQ(queueitem.Type(v)))
-	}
-	q := s.DB.QueueItem.Query().Where(where...)
+	q := s.DB.QueueItem.Query().Where(f.Where...)
 	// COUNT(*) walks the (user_id, …) index; ent's Count names the id column
 	// and makes SQLite read every row.
 	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
@@ -459,6 +441,16 @@ func (s *Service) ConfirmQueueItem(ctx context.Context, req *switchboardv1.Confi
 	return res, nil
 }
 
+// moveShown is move on a caller's request, with the caller's settings,
+// answering the moved item as the response shows it.
+func (s *Service) moveShown(ctx context.Context, tx *db.Tx, p *auth.Principal, it *ent.QueueItem, to string) (*switchboardv1.QueueItem, bool, error) {
+	moved, auto, err := s.move(ctx, tx, p, settingsFor(p.UserID), it, to)
+	if err != nil {
+		return nil, false, err
+	}
+	return toProto(moved), auto, nil
+}
+
 // UpdateQueueItemStatus moves an item along the transition table.
 func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.UpdateQueueItemStatusRequest) (*switchboardv1.UpdateQueueItemStatusResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
@@ -474,12 +466,8 @@ func (s *Service) UpdateQueueItemStatus(ctx context.Context, req *switchboardv1.
 		if err != nil {
 			return err
 		}
-		moved, auto, err := s.move(ctx, tx, p, settingsFor(p.UserID), it, req.GetStatus())
-		if err != nil {
-			return err
-		}
-		res.Item, res.AutoDispatched = toProto(moved), auto
-		return nil
+		res.Item, res.AutoDispatched, err = s.moveShown(ctx, tx, p, it, req.GetStatus())
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -526,12 +514,8 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		if err != nil {
 			return apperr.Wrap(err)
 		}
-		moved, auto, err := s.move(ctx, tx, p, settingsFor(p.UserID), it, to)
-		if err != nil {
-			return err
-		}
-		res.Item, res.AutoDispatched = toProto(moved), auto
-		return nil
+		res.Item, res.AutoDispatched, err = s.moveShown(ctx, tx, p, it, to)
+		return err
 	})
 	if err != nil {
 		return nil, err
