@@ -222,10 +222,6 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("GET /api/v2/docs", g.Identify(http.HandlerFunc(serveDocs)))
 
 	services := mounts(svc)
-	if err := mountErr(services); err != nil {
-		app.Close()
-		return nil, err
-	}
 	gw, err := newGateway(table, g, keyed, services)
 	if err != nil {
 		app.Close()

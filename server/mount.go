@@ -21,7 +21,6 @@ import (
 type mount struct {
 	handler  func(opts ...connect.HandlerOption) (string, http.Handler)
 	register func(ctx context.Context, gw *runtime.ServeMux) error
-	err      error
 }
 
 // mounts is every service, one line each. The order is the gateway's
@@ -30,39 +29,37 @@ type mount struct {
 // (GET /api/marketplace/callback wins over /api/marketplace/{id}).
 func mounts(s services) []mount {
 	return []mount{
-		serve(s.accounts, switchboardv1connect.NewAccountServiceHandler, switchboardv1.RegisterAccountServiceHandlerServer),
-		serve(s.activity, switchboardv1connect.NewActivityServiceHandler, switchboardv1.RegisterActivityServiceHandlerServer),
-		serve(s.chat, switchboardv1connect.NewSharedChatServiceHandler, switchboardv1.RegisterSharedChatServiceHandlerServer),
-		serve(s.contacts, switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer),
+		serve(switchboardv1connect.NewAccountServiceHandler, switchboardv1.RegisterAccountServiceHandlerServer)(s.accounts, s.accounts),
+		serve(switchboardv1connect.NewActivityServiceHandler, switchboardv1.RegisterActivityServiceHandlerServer)(s.activity, s.activity),
+		serve(switchboardv1connect.NewSharedChatServiceHandler, switchboardv1.RegisterSharedChatServiceHandlerServer)(s.chat, s.chat),
+		serve(switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer)(s.contacts, s.contacts),
 		// A stream lives past the server's write timeout: Deadlines bounds each
 		// write instead. Its REST twin is the SSE handler New mounts itself.
 		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, s.events.Bus.Deadlines),
-		serve(s.kanban, switchboardv1connect.NewKanbanServiceHandler, switchboardv1.RegisterKanbanServiceHandlerServer),
-		serve(s.queue, switchboardv1connect.NewQueueServiceHandler, switchboardv1.RegisterQueueServiceHandlerServer),
-		serve(s.keys, switchboardv1connect.NewKeyServiceHandler, switchboardv1.RegisterKeyServiceHandlerServer),
-		serve(s.settings, switchboardv1connect.NewSettingsServiceHandler, switchboardv1.RegisterSettingsServiceHandlerServer),
-		serve(s.store, switchboardv1connect.NewStoreServiceHandler, switchboardv1.RegisterStoreServiceHandlerServer),
-		serve(s.caps, switchboardv1connect.NewCapabilityServiceHandler, switchboardv1.RegisterCapabilityServiceHandlerServer),
-		serve(s.dev, switchboardv1connect.NewDeveloperServiceHandler, switchboardv1.RegisterDeveloperServiceHandlerServer),
-		serve(s.review, switchboardv1connect.NewStoreReviewServiceHandler, switchboardv1.RegisterStoreReviewServiceHandlerServer),
-		serve(s.execs, switchboardv1connect.NewStoreExecutionServiceHandler, switchboardv1.RegisterStoreExecutionServiceHandlerServer),
-		serve(s.updates, switchboardv1connect.NewUpdateServiceHandler, switchboardv1.RegisterUpdateServiceHandlerServer),
+		serve(switchboardv1connect.NewKanbanServiceHandler, switchboardv1.RegisterKanbanServiceHandlerServer)(s.kanban, s.kanban),
+		serve(switchboardv1connect.NewQueueServiceHandler, switchboardv1.RegisterQueueServiceHandlerServer)(s.queue, s.queue),
+		serve(switchboardv1connect.NewKeyServiceHandler, switchboardv1.RegisterKeyServiceHandlerServer)(s.keys, s.keys),
+		serve(switchboardv1connect.NewSettingsServiceHandler, switchboardv1.RegisterSettingsServiceHandlerServer)(s.settings, s.settings),
+		serve(switchboardv1connect.NewStoreServiceHandler, switchboardv1.RegisterStoreServiceHandlerServer)(s.store, s.store),
+		serve(switchboardv1connect.NewCapabilityServiceHandler, switchboardv1.RegisterCapabilityServiceHandlerServer)(s.caps, s.caps),
+		serve(switchboardv1connect.NewDeveloperServiceHandler, switchboardv1.RegisterDeveloperServiceHandlerServer)(s.dev, s.dev),
+		serve(switchboardv1connect.NewStoreReviewServiceHandler, switchboardv1.RegisterStoreReviewServiceHandlerServer)(s.review, s.review),
+		serve(switchboardv1connect.NewStoreExecutionServiceHandler, switchboardv1.RegisterStoreExecutionServiceHandlerServer)(s.execs, s.execs),
+		serve(switchboardv1connect.NewUpdateServiceHandler, switchboardv1.RegisterUpdateServiceHandlerServer)(s.updates, s.updates),
 	}
 }
 
-// serve mounts impl, which implements both the Connect handler interface H and
-// the gateway's server interface G (each package asserts both at compile time;
-// a mismatch here stops New).
-func serve[H, G any](impl any, newHandler func(H, ...connect.HandlerOption) (string, http.Handler),
-	register func(context.Context, *runtime.ServeMux, G) error) mount {
-	h, hok := impl.(H)
-	g, gok := impl.(G)
-	if !hok || !gok {
-		return mount{err: fmt.Errorf("server: %T does not serve both transports", impl)}
-	}
-	return mount{
-		handler:  func(opts ...connect.HandlerOption) (string, http.Handler) { return newHandler(h, opts...) },
-		register: func(ctx context.Context, gw *runtime.ServeMux) error { return register(ctx, gw, g) },
+// serve mounts one implementation on both transports: serve(newHandler,
+// register)(impl, impl). The second call takes impl as the Connect handler
+// interface H and as the gateway's server interface G, so the compiler checks
+// that it implements both, here, once for every service.
+func serve[H, G any](newHandler func(H, ...connect.HandlerOption) (string, http.Handler),
+	register func(context.Context, *runtime.ServeMux, G) error) func(H, G) mount {
+	return func(h H, g G) mount {
+		return mount{
+			handler:  func(opts ...connect.HandlerOption) (string, http.Handler) { return newHandler(h, opts...) },
+			register: func(ctx context.Context, gw *runtime.ServeMux) error { return register(ctx, gw, g) },
+		}
 	}
 }
 
@@ -100,16 +97,6 @@ func registerGateway(gw *runtime.ServeMux, table []mount) error {
 		}
 		if err := m.register(ctx, gw); err != nil {
 			return fmt.Errorf("server: register gateway: %w", err)
-		}
-	}
-	return nil
-}
-
-// mountErr is the first table entry that could not be mounted.
-func mountErr(table []mount) error {
-	for _, m := range table {
-		if m.err != nil {
-			return m.err
 		}
 	}
 	return nil

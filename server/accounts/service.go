@@ -14,16 +14,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
-)
-
-var (
-	_ switchboardv1connect.AccountServiceHandler = (*Service)(nil)
-	_ switchboardv1.AccountServiceServer         = (*Service)(nil)
 )
 
 // SessionTTL is how long a dashboard login lasts.

@@ -5,14 +5,8 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-)
-
-var (
-	_ switchboardv1connect.ActivityServiceHandler = (*Service)(nil)
-	_ switchboardv1.ActivityServiceServer         = (*Service)(nil)
 )
 
 // Service implements ActivityService: the caller's own feed.

@@ -14,18 +14,12 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	secretbox "github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capgate"
-)
-
-var (
-	_ switchboardv1connect.CapabilityServiceHandler = (*Service)(nil)
-	_ switchboardv1.CapabilityServiceServer         = (*Service)(nil)
 )
 
 // Error codes (docs/decisions.md "Errors").

@@ -19,7 +19,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -27,11 +26,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
-)
-
-var (
-	_ switchboardv1connect.SharedChatServiceHandler = (*Service)(nil)
-	_ switchboardv1.SharedChatServiceServer         = (*Service)(nil)
 )
 
 // AgentActivityFilter is the metadataType value that stands for the agent

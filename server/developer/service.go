@@ -16,17 +16,10 @@ import (
 	"sync"
 	"time"
 
-	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/store"
-)
-
-var (
-	_ switchboardv1connect.DeveloperServiceHandler = (*Service)(nil)
-	_ switchboardv1.DeveloperServiceServer         = (*Service)(nil)
 )
 
 // Service implements DeveloperService.

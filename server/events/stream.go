@@ -12,14 +12,11 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
-
-var _ switchboardv1connect.EventServiceHandler = (*Service)(nil)
 
 // AgentHeader names the caller on the stream and on messages it sends.
 const AgentHeader = "X-Agent-Name"

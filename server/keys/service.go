@@ -14,15 +14,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-)
-
-var (
-	_ switchboardv1connect.KeyServiceHandler = (*Service)(nil)
-	_ switchboardv1.KeyServiceServer         = (*Service)(nil)
 )
 
 // Scopes a key can be limited to (docs/decisions.md "Accounts, keys, sessions").

@@ -13,15 +13,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
-)
-
-var (
-	_ switchboardv1connect.UpdateServiceHandler = (*Service)(nil)
-	_ switchboardv1.UpdateServiceServer         = (*Service)(nil)
 )
 
 // Source names the publisher of the feed (docs/decisions.md "Changelog feed").

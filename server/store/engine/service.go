@@ -7,16 +7,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-)
-
-var (
-	_ switchboardv1connect.StoreExecutionServiceHandler = (*Service)(nil)
-	_ switchboardv1.StoreExecutionServiceServer         = (*Service)(nil)
 )
 
 // Service is StoreExecutionService over the engine: it reads the caller and

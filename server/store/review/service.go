@@ -10,16 +10,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
-)
-
-var (
-	_ switchboardv1connect.StoreReviewServiceHandler = (*Service)(nil)
-	_ switchboardv1.StoreReviewServiceServer         = (*Service)(nil)
 )
 
 // Payments moves an execution's payment hold (the engine's provider).
