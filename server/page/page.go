@@ -1,5 +1,6 @@
 // Package page reads and writes the offset pagination every list shares
-// (docs/decisions.md "Kanban and contacts": default 50, at most 100).
+// (docs/decisions.md "Kanban and contacts": default 50, at most 100), and
+// gathers the optional enum filters of list requests.
 package page
 
 import (

@@ -30,12 +30,8 @@ func (s *Service) SubscribeStoreAgent(ctx context.Context, req *switchboardv1.Su
 		}
 		now := s.now()
 		err = tx.StoreSubscription.Create().SetUserID(p.UserID).SetAgentID(row.ID).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
-		if sqlgraph.IsUniqueConstraintError(err) {
-			return apperr.Conflict("you are already subscribed to %q", row.Slug)
-		} else if ent.IsConstraintError(err) { // the listing went away meanwhile
-			return apperr.NotFound("store agent %q not found", row.ID)
-		} else if err != nil {
-			return apperr.Internal(err)
+		if err = joined(err, row, "you are already subscribed to %q"); err != nil {
+			return err
 		}
 		out, err = s.count(ctx, tx, p.UserID, row, func(u *ent.StoreAgentUpdateOne) { u.AddSubscriberCount(1) })
 		return err
@@ -89,12 +85,8 @@ func (s *Service) InstallStoreAgent(ctx context.Context, req *switchboardv1.Inst
 		}
 		now := s.now()
 		err = tx.StoreInstall.Create().SetUserID(p.UserID).SetAgentID(row.ID).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
-		if sqlgraph.IsUniqueConstraintError(err) {
-			return apperr.Conflict("%q is already installed", row.Slug)
-		} else if ent.IsConstraintError(err) { // the listing went away meanwhile
-			return apperr.NotFound("store agent %q not found", row.ID)
-		} else if err != nil {
-			return apperr.Internal(err)
+		if err = joined(err, row, "%q is already installed"); err != nil {
+			return err
 		}
 		entries, err := writeMemory(ctx, tx, p.UserID, row, now)
 		if err != nil {
@@ -144,6 +136,21 @@ func (s *Service) UninstallStoreAgent(ctx context.Context, req *switchboardv1.Un
 		return nil, err
 	}
 	return out, nil
+}
+
+// joined answers for the creation of the caller's row joining a listing (a
+// subscription or an installation): a second one is a 409 worded by conflict
+// (a format of the listing's slug); the listing gone meanwhile is a 404.
+func joined(err error, row *ent.StoreAgent, conflict string) error {
+	switch {
+	case sqlgraph.IsUniqueConstraintError(err):
+		return apperr.Conflict(conflict, row.Slug)
+	case ent.IsConstraintError(err):
+		return apperr.NotFound("store agent %q not found", row.ID)
+	case err != nil:
+		return apperr.Internal(err)
+	}
+	return nil
 }
 
 // joinable loads a listing the caller may subscribe to or install: visible
