@@ -26,7 +26,7 @@ func TestChatEventTypesAreDocumented(t *testing.T) {
 	for _, w := range regexp.MustCompile(`[a-z_]+`).FindAllString(strings.ReplaceAll(string(m[1]), "//", ""), -1) {
 		words[w] = true
 	}
-	for _, typ := range []string{events.TypeConnected, events.TypeHeartbeat, events.TypeNewMessage, events.TypeWake, events.TypeError} {
+	for _, typ := range []string{events.TypeConnected, events.TypeHeartbeat, events.TypeNewMessage, events.TypeWake, events.TypeQueueUpdated, events.TypeError} {
 		if !words[typ] {
 			t.Errorf("ChatEvent.type's comment does not name %q:\n%s", typ, m[1])
 		}

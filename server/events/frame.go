@@ -15,6 +15,8 @@ const (
 	TypeHeartbeat  = "heartbeat"
 	TypeNewMessage = "new_message"
 	TypeWake       = "wake"
+	// TypeQueueUpdated tells a live view that a queue item changed.
+	TypeQueueUpdated = "queue_updated"
 )
 
 // RetryMillis is the reconnection delay every SSE event suggests.

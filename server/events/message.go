@@ -39,3 +39,13 @@ func Wake(queueItemID, title, priority string) *switchboardv1.ChatEvent {
 		Metadata: &switchboardv1.WakeMetadata{QueueItemId: queueItemID, Title: title, Priority: priority},
 	}
 }
+
+// QueueUpdated is the queue_updated event of a queue item that was created,
+// updated or deleted (change), showing it with status, its status after the
+// change.
+func QueueUpdated(change string, it *ent.QueueItem, status string) *switchboardv1.ChatEvent {
+	return &switchboardv1.ChatEvent{
+		Type: TypeQueueUpdated, Change: proto.String(change),
+		Item: &switchboardv1.QueueItemBrief{Id: it.ID, Title: it.Title, Status: status, Priority: string(it.Priority), Source: it.Source},
+	}
+}

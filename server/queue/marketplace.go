@@ -81,8 +81,9 @@ func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 		Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status), "executionId": d.ExecutionID}}); err != nil {
 		return nil, err
 	}
-	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at,
-		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}})
+	c := webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}
+	announce(tx, it, c)
+	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at, Data: c})
 }
 
 // Deliver completes the requester's item of a finished store execution, in
@@ -157,8 +158,9 @@ func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error)
 			return nil, err
 		}
 	}
-	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at,
-		Data: webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_status_changed", Status: string(status)}})
+	c := webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_status_changed", Status: string(status)}
+	announce(tx, it, c)
+	return it, webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{Name: webhooks.EventQueueUpdated, At: at, Data: c})
 }
 
 func settingsRow(ctx context.Context, tx *db.Tx, userID string) (*ent.Setting, string, error) {

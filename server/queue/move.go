@@ -42,7 +42,7 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, set *a
 	if err := s.sideEffects(ctx, tx, p, set, moved, from); err != nil {
 		return nil, false, err
 	}
-	if err := s.changed(ctx, tx, set, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to}); err != nil {
+	if err := s.changed(ctx, tx, set, moved, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to}); err != nil {
 		return nil, false, err
 	}
 	if to == Ready {

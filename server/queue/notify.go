@@ -40,15 +40,30 @@ func (a *accountSettings) get(ctx context.Context, tx *db.Tx) (*ent.Setting, str
 	return a.row, a.assistant, nil
 }
 
-// changed writes a queue change's webhook deliveries in tx; Action is the
-// activity action the change wrote (queue_added, queue_status_changed, …).
-func (s *Service) changed(ctx context.Context, tx *db.Tx, set *accountSettings, c webhooks.QueueUpdated) error {
+// changed writes a queue change's webhook deliveries and its queue_updated
+// event in tx; Action is the activity action the change wrote (queue_added,
+// queue_status_changed, …), it the item the change made.
+func (s *Service) changed(ctx context.Context, tx *db.Tx, set *accountSettings, it *ent.QueueItem, c webhooks.QueueUpdated) error {
+	announce(tx, it, c)
 	row, _, err := set.get(ctx, tx)
 	if err != nil {
 		return apperr.Wrap(fmt.Errorf("webhooks: read settings: %w", err))
 	}
 	ev := webhooks.Event{Name: webhooks.EventQueueUpdated, At: s.Now(), Data: c}
 	return apperr.Wrap(webhooks.EnqueueFor(ctx, tx, row, ev))
+}
+
+// announce emits a queue change's queue_updated event, which a live view of
+// the queue (the dashboard) follows.
+func announce(tx *db.Tx, it *ent.QueueItem, c webhooks.QueueUpdated) {
+	change := "updated"
+	switch c.Action {
+	case "queue_added":
+		change = "created"
+	case "queue_deleted":
+		change = "deleted"
+	}
+	tx.Emit(db.Event{UserID: it.UserID, Body: events.QueueUpdated(change, it, c.Status)})
 }
 
 // posted emits a comms message's new_message event.

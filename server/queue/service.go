@@ -192,7 +192,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 			return apperr.Wrap(err)
 		}
 		out = it
-		if err := s.changed(ctx, tx, set, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
+		if err := s.changed(ctx, tx, set, it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
 			return err
 		}
 		if it.Status == queueitem.StatusReady {
@@ -339,7 +339,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return apperr.Wrap(err)
 		}
 		out = it
-		if err := s.changed(ctx, tx, settingsFor(p.UserID), webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
+		if err := s.changed(ctx, tx, settingsFor(p.UserID), it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
 			return err
 		}
 		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
@@ -393,7 +393,7 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, set 
 	if err := (bridge{tx, p.UserID, p.Actor(), s.Now().UTC()}).remove(ctx, it); err != nil {
 		return apperr.Wrap(err)
 	}
-	if err := s.changed(ctx, tx, set, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
+	if err := s.changed(ctx, tx, set, it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err
 	}
 	return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{

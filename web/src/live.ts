@@ -2,7 +2,7 @@
 // while the operator is logged in and resumed with last_event_id after a drop,
 // so no message is lost across reconnects.
 import { api, isAbort, isUnauthenticated } from "./api";
-import type { ChatMessage, WakeMetadata } from "./gen/switchboard/v1/chat_pb";
+import type { ChatMessage, QueueItemBrief, WakeMetadata } from "./gen/switchboard/v1/chat_pb";
 
 export type LiveState = "connecting" | "live" | "down";
 
@@ -56,6 +56,9 @@ export class Live extends EventTarget {
               break;
             case "wake":
               this.dispatchEvent(new CustomEvent<WakeMetadata | undefined>("wake", { detail: ev.metadata }));
+              break;
+            case "queue_updated":
+              this.dispatchEvent(new CustomEvent<QueueItemBrief | undefined>("queue", { detail: ev.item }));
               break;
           }
         }

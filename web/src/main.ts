@@ -158,11 +158,14 @@ function startShell(): void {
     if (metadataOf(m).queueItemId) announce("queue", "now", "board", "activity");
   };
   const onWake = () => announce("now", "queue");
+  // queue_updated: an item was created, changed or deleted, by anyone.
+  const onQueue = () => announce("queue", "now", "board");
   const onLiveEnd = () => {
     if (shell) showLogin("Your session has ended. Log in again.");
   };
   live.addEventListener("message", onMessage);
   live.addEventListener("wake", onWake);
+  live.addEventListener("queue", onQueue);
   live.addEventListener("state", showLive);
   live.addEventListener("unauthenticated", onLiveEnd);
   live.start();
@@ -172,6 +175,7 @@ function startShell(): void {
     clearInterval(badgeTimer);
     live.removeEventListener("message", onMessage);
     live.removeEventListener("wake", onWake);
+    live.removeEventListener("queue", onQueue);
     live.removeEventListener("state", showLive);
     live.removeEventListener("unauthenticated", onLiveEnd);
   };

@@ -746,9 +746,11 @@ func (x *StreamEventsResponse) GetEvent() *ChatEvent {
 // ChatEvent is the data of one stream event.
 type ChatEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// connected, heartbeat, new_message, wake or error. error is the last
-	// event of an SSE stream whose credential lapsed (a Connect stream ends
-	// with the error itself instead).
+	// connected, heartbeat, new_message, wake, queue_updated or error. error
+	// is the last event of an SSE stream whose credential lapsed (a Connect
+	// stream ends with the error itself instead). queue_updated tells every
+	// subscriber of the account that a queue item was created, changed or
+	// deleted (agents may ignore it).
 	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	// connected: this stream's id and the attributed agent name.
 	ClientId  *string `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3,oneof" json:"client_id,omitempty"`
@@ -759,8 +761,12 @@ type ChatEvent struct {
 	Message *ChatMessage `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
 	// wake: why (urgent_task) and what. error: why (key_inactive or
 	// session_ended).
-	Reason        *string       `protobuf:"bytes,6,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
-	Metadata      *WakeMetadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Reason   *string       `protobuf:"bytes,6,opt,name=reason,proto3,oneof" json:"reason,omitempty"`
+	Metadata *WakeMetadata `protobuf:"bytes,7,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// queue_updated: what happened to the item, and the item as it is now (as
+	// it was, for deleted).
+	Change        *string         `protobuf:"bytes,8,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	Item          *QueueItemBrief `protobuf:"bytes,9,opt,name=item,proto3" json:"item,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -844,6 +850,98 @@ func (x *ChatEvent) GetMetadata() *WakeMetadata {
 	return nil
 }
 
+func (x *ChatEvent) GetChange() string {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return ""
+}
+
+func (x *ChatEvent) GetItem() *QueueItemBrief {
+	if x != nil {
+		return x.Item
+	}
+	return nil
+}
+
+// QueueItemBrief is what a live view of the queue needs of an item.
+type QueueItemBrief struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Title    string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	Status   string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	Priority string                 `protobuf:"bytes,4,opt,name=priority,proto3" json:"priority,omitempty"`
+	// Who asked for it, when known.
+	Source        *string `protobuf:"bytes,5,opt,name=source,proto3,oneof" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueueItemBrief) Reset() {
+	*x = QueueItemBrief{}
+	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueueItemBrief) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueueItemBrief) ProtoMessage() {}
+
+func (x *QueueItemBrief) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueueItemBrief.ProtoReflect.Descriptor instead.
+func (*QueueItemBrief) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *QueueItemBrief) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *QueueItemBrief) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *QueueItemBrief) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *QueueItemBrief) GetPriority() string {
+	if x != nil {
+		return x.Priority
+	}
+	return ""
+}
+
+func (x *QueueItemBrief) GetSource() string {
+	if x != nil && x.Source != nil {
+		return *x.Source
+	}
+	return ""
+}
+
 // WakeMetadata names the urgent item that became ready.
 type WakeMetadata struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -856,7 +954,7 @@ type WakeMetadata struct {
 
 func (x *WakeMetadata) Reset() {
 	*x = WakeMetadata{}
-	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	mi := &file_switchboard_v1_chat_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +966,7 @@ func (x *WakeMetadata) String() string {
 func (*WakeMetadata) ProtoMessage() {}
 
 func (x *WakeMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_chat_proto_msgTypes[12]
+	mi := &file_switchboard_v1_chat_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +979,7 @@ func (x *WakeMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeMetadata.ProtoReflect.Descriptor instead.
 func (*WakeMetadata) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_chat_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WakeMetadata) GetQueueItemId() string {
@@ -975,7 +1073,7 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\x14StreamEventsResponse\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tH\x00R\x02id\x88\x01\x01\x12/\n" +
 	"\x05event\x18\x02 \x01(\v2\x19.switchboard.v1.ChatEventR\x05eventB\x05\n" +
-	"\x03_id\"\xe8\x02\n" +
+	"\x03_id\"\xd6\x03\n" +
 	"\tChatEvent\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12 \n" +
 	"\tclient_id\x18\x02 \x01(\tH\x00R\bclientId\x88\x01\x01\x12\"\n" +
@@ -984,13 +1082,23 @@ const file_switchboard_v1_chat_proto_rawDesc = "" +
 	"\ttimestamp\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampH\x02R\ttimestamp\x88\x01\x01\x125\n" +
 	"\amessage\x18\x05 \x01(\v2\x1b.switchboard.v1.ChatMessageR\amessage\x12\x1b\n" +
 	"\x06reason\x18\x06 \x01(\tH\x03R\x06reason\x88\x01\x01\x128\n" +
-	"\bmetadata\x18\a \x01(\v2\x1c.switchboard.v1.WakeMetadataR\bmetadataB\f\n" +
+	"\bmetadata\x18\a \x01(\v2\x1c.switchboard.v1.WakeMetadataR\bmetadata\x12-\n" +
+	"\x06change\x18\b \x01(\tB\x10\xba\xf5\x18\fqueue_changeH\x04R\x06change\x88\x01\x01\x122\n" +
+	"\x04item\x18\t \x01(\v2\x1e.switchboard.v1.QueueItemBriefR\x04itemB\f\n" +
 	"\n" +
 	"_client_idB\r\n" +
 	"\v_agent_nameB\f\n" +
 	"\n" +
 	"_timestampB\t\n" +
-	"\a_reason\"d\n" +
+	"\a_reasonB\t\n" +
+	"\a_change\"\xb2\x01\n" +
+	"\x0eQueueItemBrief\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12(\n" +
+	"\x06status\x18\x03 \x01(\tB\x10\xba\xf5\x18\fqueue_statusR\x06status\x12(\n" +
+	"\bpriority\x18\x04 \x01(\tB\f\xba\xf5\x18\bpriorityR\bpriority\x12\x1b\n" +
+	"\x06source\x18\x05 \x01(\tH\x00R\x06source\x88\x01\x01B\t\n" +
+	"\a_source\"d\n" +
 	"\fWakeMetadata\x12\"\n" +
 	"\rqueue_item_id\x18\x01 \x01(\tR\vqueueItemId\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
@@ -1018,7 +1126,7 @@ func file_switchboard_v1_chat_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_chat_proto_rawDescData
 }
 
-var file_switchboard_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_switchboard_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_switchboard_v1_chat_proto_goTypes = []any{
 	(*ChatMessage)(nil),           // 0: switchboard.v1.ChatMessage
 	(*ListMessagesRequest)(nil),   // 1: switchboard.v1.ListMessagesRequest
@@ -1032,33 +1140,35 @@ var file_switchboard_v1_chat_proto_goTypes = []any{
 	(*StreamEventsRequest)(nil),   // 9: switchboard.v1.StreamEventsRequest
 	(*StreamEventsResponse)(nil),  // 10: switchboard.v1.StreamEventsResponse
 	(*ChatEvent)(nil),             // 11: switchboard.v1.ChatEvent
-	(*WakeMetadata)(nil),          // 12: switchboard.v1.WakeMetadata
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(*QueueItemBrief)(nil),        // 12: switchboard.v1.QueueItemBrief
+	(*WakeMetadata)(nil),          // 13: switchboard.v1.WakeMetadata
+	(*timestamppb.Timestamp)(nil), // 14: google.protobuf.Timestamp
 }
 var file_switchboard_v1_chat_proto_depIdxs = []int32{
-	13, // 0: switchboard.v1.ChatMessage.cleared_at:type_name -> google.protobuf.Timestamp
-	13, // 1: switchboard.v1.ChatMessage.created_at:type_name -> google.protobuf.Timestamp
+	14, // 0: switchboard.v1.ChatMessage.cleared_at:type_name -> google.protobuf.Timestamp
+	14, // 1: switchboard.v1.ChatMessage.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: switchboard.v1.ListMessagesResponse.messages:type_name -> switchboard.v1.ChatMessage
 	3,  // 3: switchboard.v1.ListMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
-	13, // 4: switchboard.v1.SendMessageResponse.created_at:type_name -> google.protobuf.Timestamp
+	14, // 4: switchboard.v1.SendMessageResponse.created_at:type_name -> google.protobuf.Timestamp
 	8,  // 5: switchboard.v1.ListMentionsResponse.results:type_name -> switchboard.v1.Mention
 	11, // 6: switchboard.v1.StreamEventsResponse.event:type_name -> switchboard.v1.ChatEvent
-	13, // 7: switchboard.v1.ChatEvent.timestamp:type_name -> google.protobuf.Timestamp
+	14, // 7: switchboard.v1.ChatEvent.timestamp:type_name -> google.protobuf.Timestamp
 	0,  // 8: switchboard.v1.ChatEvent.message:type_name -> switchboard.v1.ChatMessage
-	12, // 9: switchboard.v1.ChatEvent.metadata:type_name -> switchboard.v1.WakeMetadata
-	1,  // 10: switchboard.v1.SharedChatService.ListMessages:input_type -> switchboard.v1.ListMessagesRequest
-	4,  // 11: switchboard.v1.SharedChatService.SendMessage:input_type -> switchboard.v1.SendMessageRequest
-	6,  // 12: switchboard.v1.SharedChatService.ListMentions:input_type -> switchboard.v1.ListMentionsRequest
-	9,  // 13: switchboard.v1.EventService.StreamEvents:input_type -> switchboard.v1.StreamEventsRequest
-	2,  // 14: switchboard.v1.SharedChatService.ListMessages:output_type -> switchboard.v1.ListMessagesResponse
-	5,  // 15: switchboard.v1.SharedChatService.SendMessage:output_type -> switchboard.v1.SendMessageResponse
-	7,  // 16: switchboard.v1.SharedChatService.ListMentions:output_type -> switchboard.v1.ListMentionsResponse
-	10, // 17: switchboard.v1.EventService.StreamEvents:output_type -> switchboard.v1.StreamEventsResponse
-	14, // [14:18] is the sub-list for method output_type
-	10, // [10:14] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	13, // 9: switchboard.v1.ChatEvent.metadata:type_name -> switchboard.v1.WakeMetadata
+	12, // 10: switchboard.v1.ChatEvent.item:type_name -> switchboard.v1.QueueItemBrief
+	1,  // 11: switchboard.v1.SharedChatService.ListMessages:input_type -> switchboard.v1.ListMessagesRequest
+	4,  // 12: switchboard.v1.SharedChatService.SendMessage:input_type -> switchboard.v1.SendMessageRequest
+	6,  // 13: switchboard.v1.SharedChatService.ListMentions:input_type -> switchboard.v1.ListMentionsRequest
+	9,  // 14: switchboard.v1.EventService.StreamEvents:input_type -> switchboard.v1.StreamEventsRequest
+	2,  // 15: switchboard.v1.SharedChatService.ListMessages:output_type -> switchboard.v1.ListMessagesResponse
+	5,  // 16: switchboard.v1.SharedChatService.SendMessage:output_type -> switchboard.v1.SendMessageResponse
+	7,  // 17: switchboard.v1.SharedChatService.ListMentions:output_type -> switchboard.v1.ListMentionsResponse
+	10, // 18: switchboard.v1.EventService.StreamEvents:output_type -> switchboard.v1.StreamEventsResponse
+	15, // [15:19] is the sub-list for method output_type
+	11, // [11:15] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_chat_proto_init() }
@@ -1073,13 +1183,14 @@ func file_switchboard_v1_chat_proto_init() {
 	file_switchboard_v1_chat_proto_msgTypes[8].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[10].OneofWrappers = []any{}
 	file_switchboard_v1_chat_proto_msgTypes[11].OneofWrappers = []any{}
+	file_switchboard_v1_chat_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_chat_proto_rawDesc), len(file_switchboard_v1_chat_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xd4!\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xa2\"\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -53,7 +53,11 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"federation\x12\n" +
 	"Federation\x12\x15\n" +
 	"\x03cos\x12\x0eChief of staff\x12\x10\n" +
-	"\x06system\x12\x06System\xb2\xf5\x186\n" +
+	"\x06system\x12\x06System\xb2\xf5\x18J\n" +
+	"\fqueue_change\x12\x12\n" +
+	"\acreated\x12\aCreated\x12\x12\n" +
+	"\aupdated\x12\aUpdated\x12\x12\n" +
+	"\adeleted\x12\aDeleted\xb2\xf5\x186\n" +
 	"\x0econfirm_action\x12\x12\n" +
 	"\aapprove\x12\aApprove\x12\x10\n" +
 	"\x06reject\x12\x06Reject\xb2\xf5\x18\xf1\x01\n" +

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/chat.proto.
  */
 export const file_switchboard_v1_chat: GenFile = /*@__PURE__*/
-  fileDesc("Chlzd2l0Y2hib2FyZC92MS9jaGF0LnByb3RvEg5zd2l0Y2hib2FyZC52MSKxAgoLQ2hhdE1lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEg8KB3VzZXJfaWQYBCABKAkSFQoIbWV0YWRhdGEYBSABKAlIAIgBARIzCgpjbGVhcmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhcKCnNhbmRib3hfaWQYByABKAlIAogBARIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgphZ2VudF9uYW1lGAkgASgJSAOIAQFCCwoJX21ldGFkYXRhQg0KC19jbGVhcmVkX2F0Qg0KC19zYW5kYm94X2lkQg0KC19hZ2VudF9uYW1lIn4KE0xpc3RNZXNzYWdlc1JlcXVlc3QSDQoFbGltaXQYASABKAUSGAoGY3Vyc29yGAIgASgJQgi6SAVyAxjoBxIWCgRyb2xlGAMgASgJQgi6SAVyAxjoBxImCg1tZXRhZGF0YV90eXBlGAQgAygJQg+6SAySAQkQMiIFcgMY6AcieQoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5zd2l0Y2hib2FyZC52MS5DaGF0TWVzc2FnZRIyCgpwYWdpbmF0aW9uGAIgASgLMh4uc3dpdGNoYm9hcmQudjEuQ2hhdFBhZ2luYXRpb24iUQoOQ2hhdFBhZ2luYXRpb24SDQoFbGltaXQYASABKAUSEwoGY3Vyc29yGAIgASgJSACIAQESEAoIaGFzX21vcmUYAyABKAhCCQoHX2N1cnNvciJWChJTZW5kTWVzc2FnZVJlcXVlc3QSHgoHY29udGVudBgBIAEoCUINukgGcgQYoI0G6PMYARIgCg1tZXRhZGF0YV9qc29uGAIgASgJQgm6SAZyBBigjQYimAEKE1NlbmRNZXNzYWdlUmVzcG9uc2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEhcKCmFnZW50X25hbWUYBCABKAlIAIgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfYWdlbnRfbmFtZSJWChNMaXN0TWVudGlvbnNSZXF1ZXN0EioKBHR5cGUYASABKAlCHLpIBXIDGOgH6PMYAbr1GAxtZW50aW9uX2tpbmQSEwoBcRgCIAEoCUIIukgFcgMY6AciQAoUTGlzdE1lbnRpb25zUmVzcG9uc2USKAoHcmVzdWx0cxgBIAMoCzIXLnN3aXRjaGJvYXJkLnYxLk1lbnRpb24ioQEKB01lbnRpb24SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgZhdmF0YXIYAyABKAlIAIgBARIVCghzdWJ0aXRsZRgEIAEoCUgBiAEBEgwKBHR5cGUYBSABKAkSGQoMbWVtYmVyX2NvdW50GAYgASgFSAKIAQFCCQoHX2F2YXRhckILCglfc3VidGl0bGVCDwoNX21lbWJlcl9jb3VudCI1ChNTdHJlYW1FdmVudHNSZXF1ZXN0Eh4KDWxhc3RfZXZlbnRfaWQYASABKAlCB7pIBHICGEAiWAoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoCaWQYASABKAlIAIgBARIoCgVldmVudBgCIAEoCzIZLnN3aXRjaGJvYXJkLnYxLkNoYXRFdmVudEIFCgNfaWQipwIKCUNoYXRFdmVudBIMCgR0eXBlGAEgASgJEhYKCWNsaWVudF9pZBgCIAEoCUgAiAEBEhcKCmFnZW50X25hbWUYAyABKAlIAYgBARIyCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLAoHbWVzc2FnZRgFIAEoCzIbLnN3aXRjaGJvYXJkLnYxLkNoYXRNZXNzYWdlEhMKBnJlYXNvbhgGIAEoCUgDiAEBEi4KCG1ldGFkYXRhGAcgASgLMhwuc3dpdGNoYm9hcmQudjEuV2FrZU1ldGFkYXRhQgwKCl9jbGllbnRfaWRCDQoLX2FnZW50X25hbWVCDAoKX3RpbWVzdGFtcEIJCgdfcmVhc29uIkYKDFdha2VNZXRhZGF0YRIVCg1xdWV1ZV9pdGVtX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhAKCHByaW9yaXR5GAMgASgJMsMDChFTaGFyZWRDaGF0U2VydmljZRKNAQoMTGlzdE1lc3NhZ2VzEiMuc3dpdGNoYm9hcmQudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlIjLa8xgKEgIBAhoEY2hhdILT5JMCHhIcL2FwaS92Mi9zaGFyZWQtY2hhdC9tZXNzYWdlcxKOAQoLU2VuZE1lc3NhZ2USIi5zd2l0Y2hib2FyZC52MS5TZW5kTWVzc2FnZVJlcXVlc3QaIy5zd2l0Y2hib2FyZC52MS5TZW5kTWVzc2FnZVJlc3BvbnNlIjba8xgKEgIBAhoEY2hhdODzGMkBgtPkkwIdOgEqIhgvYXBpL3YyL3NoYXJlZC1jaGF0L3NlbmQSjAEKDExpc3RNZW50aW9ucxIjLnN3aXRjaGJvYXJkLnYxLkxpc3RNZW50aW9uc1JlcXVlc3QaJC5zd2l0Y2hib2FyZC52MS5MaXN0TWVudGlvbnNSZXNwb25zZSIx2vMYChICAQIaBGNoYXSC0+STAh1iB3Jlc3VsdHMSEi9hcGkvY2hhdC9tZW50aW9uczJ7CgxFdmVudFNlcnZpY2USawoMU3RyZWFtRXZlbnRzEiMuc3dpdGNoYm9hcmQudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIg7a8xgKEgIBAhoEY2hhdDABQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("Chlzd2l0Y2hib2FyZC92MS9jaGF0LnByb3RvEg5zd2l0Y2hib2FyZC52MSKxAgoLQ2hhdE1lc3NhZ2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEg8KB3VzZXJfaWQYBCABKAkSFQoIbWV0YWRhdGEYBSABKAlIAIgBARIzCgpjbGVhcmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhcKCnNhbmRib3hfaWQYByABKAlIAogBARIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgphZ2VudF9uYW1lGAkgASgJSAOIAQFCCwoJX21ldGFkYXRhQg0KC19jbGVhcmVkX2F0Qg0KC19zYW5kYm94X2lkQg0KC19hZ2VudF9uYW1lIn4KE0xpc3RNZXNzYWdlc1JlcXVlc3QSDQoFbGltaXQYASABKAUSGAoGY3Vyc29yGAIgASgJQgi6SAVyAxjoBxIWCgRyb2xlGAMgASgJQgi6SAVyAxjoBxImCg1tZXRhZGF0YV90eXBlGAQgAygJQg+6SAySAQkQMiIFcgMY6AcieQoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5zd2l0Y2hib2FyZC52MS5DaGF0TWVzc2FnZRIyCgpwYWdpbmF0aW9uGAIgASgLMh4uc3dpdGNoYm9hcmQudjEuQ2hhdFBhZ2luYXRpb24iUQoOQ2hhdFBhZ2luYXRpb24SDQoFbGltaXQYASABKAUSEwoGY3Vyc29yGAIgASgJSACIAQESEAoIaGFzX21vcmUYAyABKAhCCQoHX2N1cnNvciJWChJTZW5kTWVzc2FnZVJlcXVlc3QSHgoHY29udGVudBgBIAEoCUINukgGcgQYoI0G6PMYARIgCg1tZXRhZGF0YV9qc29uGAIgASgJQgm6SAZyBBigjQYimAEKE1NlbmRNZXNzYWdlUmVzcG9uc2USCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRIPCgdjb250ZW50GAMgASgJEhcKCmFnZW50X25hbWUYBCABKAlIAIgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfYWdlbnRfbmFtZSJWChNMaXN0TWVudGlvbnNSZXF1ZXN0EioKBHR5cGUYASABKAlCHLpIBXIDGOgH6PMYAbr1GAxtZW50aW9uX2tpbmQSEwoBcRgCIAEoCUIIukgFcgMY6AciQAoUTGlzdE1lbnRpb25zUmVzcG9uc2USKAoHcmVzdWx0cxgBIAMoCzIXLnN3aXRjaGJvYXJkLnYxLk1lbnRpb24ioQEKB01lbnRpb24SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRITCgZhdmF0YXIYAyABKAlIAIgBARIVCghzdWJ0aXRsZRgEIAEoCUgBiAEBEgwKBHR5cGUYBSABKAkSGQoMbWVtYmVyX2NvdW50GAYgASgFSAKIAQFCCQoHX2F2YXRhckILCglfc3VidGl0bGVCDwoNX21lbWJlcl9jb3VudCI1ChNTdHJlYW1FdmVudHNSZXF1ZXN0Eh4KDWxhc3RfZXZlbnRfaWQYASABKAlCB7pIBHICGEAiWAoUU3RyZWFtRXZlbnRzUmVzcG9uc2USDwoCaWQYASABKAlIAIgBARIoCgVldmVudBgCIAEoCzIZLnN3aXRjaGJvYXJkLnYxLkNoYXRFdmVudEIFCgNfaWQihwMKCUNoYXRFdmVudBIMCgR0eXBlGAEgASgJEhYKCWNsaWVudF9pZBgCIAEoCUgAiAEBEhcKCmFnZW50X25hbWUYAyABKAlIAYgBARIyCgl0aW1lc3RhbXAYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLAoHbWVzc2FnZRgFIAEoCzIbLnN3aXRjaGJvYXJkLnYxLkNoYXRNZXNzYWdlEhMKBnJlYXNvbhgGIAEoCUgDiAEBEi4KCG1ldGFkYXRhGAcgASgLMhwuc3dpdGNoYm9hcmQudjEuV2FrZU1ldGFkYXRhEiUKBmNoYW5nZRgIIAEoCUIQuvUYDHF1ZXVlX2NoYW5nZUgEiAEBEiwKBGl0ZW0YCSABKAsyHi5zd2l0Y2hib2FyZC52MS5RdWV1ZUl0ZW1CcmllZkIMCgpfY2xpZW50X2lkQg0KC19hZ2VudF9uYW1lQgwKCl90aW1lc3RhbXBCCQoHX3JlYXNvbkIJCgdfY2hhbmdlIo0BCg5RdWV1ZUl0ZW1CcmllZhIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIgCgZzdGF0dXMYAyABKAlCELr1GAxxdWV1ZV9zdGF0dXMSHgoIcHJpb3JpdHkYBCABKAlCDLr1GAhwcmlvcml0eRITCgZzb3VyY2UYBSABKAlIAIgBAUIJCgdfc291cmNlIkYKDFdha2VNZXRhZGF0YRIVCg1xdWV1ZV9pdGVtX2lkGAEgASgJEg0KBXRpdGxlGAIgASgJEhAKCHByaW9yaXR5GAMgASgJMsMDChFTaGFyZWRDaGF0U2VydmljZRKNAQoMTGlzdE1lc3NhZ2VzEiMuc3dpdGNoYm9hcmQudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlIjLa8xgKEgIBAhoEY2hhdILT5JMCHhIcL2FwaS92Mi9zaGFyZWQtY2hhdC9tZXNzYWdlcxKOAQoLU2VuZE1lc3NhZ2USIi5zd2l0Y2hib2FyZC52MS5TZW5kTWVzc2FnZVJlcXVlc3QaIy5zd2l0Y2hib2FyZC52MS5TZW5kTWVzc2FnZVJlc3BvbnNlIjba8xgKEgIBAhoEY2hhdODzGMkBgtPkkwIdOgEqIhgvYXBpL3YyL3NoYXJlZC1jaGF0L3NlbmQSjAEKDExpc3RNZW50aW9ucxIjLnN3aXRjaGJvYXJkLnYxLkxpc3RNZW50aW9uc1JlcXVlc3QaJC5zd2l0Y2hib2FyZC52MS5MaXN0TWVudGlvbnNSZXNwb25zZSIx2vMYChICAQIaBGNoYXSC0+STAh1iB3Jlc3VsdHMSEi9hcGkvY2hhdC9tZW50aW9uczJ7CgxFdmVudFNlcnZpY2USawoMU3RyZWFtRXZlbnRzEiMuc3dpdGNoYm9hcmQudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBokLnN3aXRjaGJvYXJkLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIg7a8xgKEgIBAhoEY2hhdDABQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
 
 /**
  * ChatMessage is one message of the shared chat.
@@ -391,9 +391,11 @@ export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@_
  */
 export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
   /**
-   * connected, heartbeat, new_message, wake or error. error is the last
-   * event of an SSE stream whose credential lapsed (a Connect stream ends
-   * with the error itself instead).
+   * connected, heartbeat, new_message, wake, queue_updated or error. error
+   * is the last event of an SSE stream whose credential lapsed (a Connect
+   * stream ends with the error itself instead). queue_updated tells every
+   * subscriber of the account that a queue item was created, changed or
+   * deleted (agents may ignore it).
    *
    * @generated from field: string type = 1;
    */
@@ -437,6 +439,19 @@ export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
    * @generated from field: switchboard.v1.WakeMetadata metadata = 7;
    */
   metadata?: WakeMetadata | undefined;
+
+  /**
+   * queue_updated: what happened to the item, and the item as it is now (as
+   * it was, for deleted).
+   *
+   * @generated from field: optional string change = 8;
+   */
+  change?: string | undefined;
+
+  /**
+   * @generated from field: switchboard.v1.QueueItemBrief item = 9;
+   */
+  item?: QueueItemBrief | undefined;
 };
 
 /**
@@ -445,6 +460,47 @@ export type ChatEvent = Message<"switchboard.v1.ChatEvent"> & {
  */
 export const ChatEventSchema: GenMessage<ChatEvent> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_chat, 11);
+
+/**
+ * QueueItemBrief is what a live view of the queue needs of an item.
+ *
+ * @generated from message switchboard.v1.QueueItemBrief
+ */
+export type QueueItemBrief = Message<"switchboard.v1.QueueItemBrief"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string priority = 4;
+   */
+  priority: string;
+
+  /**
+   * Who asked for it, when known.
+   *
+   * @generated from field: optional string source = 5;
+   */
+  source?: string | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.QueueItemBrief.
+ * Use `create(QueueItemBriefSchema)` to create a new message.
+ */
+export const QueueItemBriefSchema: GenMessage<QueueItemBrief> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_chat, 12);
 
 /**
  * WakeMetadata names the urgent item that became ready.
@@ -473,7 +529,7 @@ export type WakeMetadata = Message<"switchboard.v1.WakeMetadata"> & {
  * Use `create(WakeMetadataSchema)` to create a new message.
  */
 export const WakeMetadataSchema: GenMessage<WakeMetadata> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_chat, 12);
+  messageDesc(file_switchboard_v1_chat, 13);
 
 /**
  * SharedChatService is the account's shared chat, written by the operator, the
