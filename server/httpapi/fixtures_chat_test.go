@@ -54,6 +54,14 @@ func chatFixtures() []fixture {
 			Type: "wake", Reason: proto.String("urgent_task"),
 			Metadata: &switchboardv1.WakeMetadata{QueueItemId: "ckq0item0000full", Title: "Call back", Priority: "urgent"},
 		}}),
+		single("StreamEventsResponse", "queue_updated", &switchboardv1.StreamEventsResponse{Id: proto.String("44"), Event: &switchboardv1.ChatEvent{
+			Type: "queue_updated", Change: proto.String("created"),
+			Item: &switchboardv1.QueueItemBrief{Id: "ckq0item0000full", Title: "Call back", Status: "pending_confirmation", Priority: "urgent", Source: proto.String("Scout")},
+		}}),
+		single("StreamEventsResponse", "queue_updated_no_source", &switchboardv1.StreamEventsResponse{Id: proto.String("45"), Event: &switchboardv1.ChatEvent{
+			Type: "queue_updated", Change: proto.String("deleted"),
+			Item: &switchboardv1.QueueItemBrief{Id: "ckq0item0000full", Title: "Call back", Status: "ready", Priority: "low"},
+		}}),
 		// ListMentions answers the bare array on REST (response_body "results").
 		{message: "ListMentionsResponse", variant: "person_and_team", msg: mentionsFixture(), restBody: mentionsFixture().GetResults(), restField: "results"},
 		{message: "ListMentionsResponse", variant: "none", msg: &switchboardv1.ListMentionsResponse{}, restBody: []*switchboardv1.Mention(nil), restField: "results"},
