@@ -12,7 +12,11 @@ import { chromium } from "playwright-core";
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, "..", "..");
 export const results = join(repo, "web", "test-results");
-export const shots = join(results, "screenshots");
+// Screenshots are test artifacts, or, for `npm run screenshots`, the pictures
+// the docs show (docs/screenshots).
+export const shots = process.env.SWITCHBOARD_SCREENSHOTS
+  ? resolve(process.env.SWITCHBOARD_SCREENSHOTS)
+  : join(results, "screenshots");
 
 // Generous deadlines: the machine is small and shared; nothing here is timed.
 export const deadline = 30_000;
@@ -196,7 +200,7 @@ export function prepareResults() {
   mkdirSync(shots, { recursive: true });
 }
 
-// shot saves a screenshot of the page as an artifact (not committed).
+// shot saves a screenshot of the page into shots.
 export async function shot(page, name) {
   const { width, height } = page.viewportSize();
   // Let the toast and any transition settle so the picture shows the view.
