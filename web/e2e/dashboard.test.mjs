@@ -321,6 +321,28 @@ test("Board: create a card with labels, due date, checklist and a contact; edit 
   assert.equal(made.launch.checklist.filter((c) => c.completed).length, 1);
 });
 
+test("the board's first screen shows the first column that holds cards, on a phone too", async () => {
+  // Cards only in a late column: the first screen must not be empty columns.
+  const res = await api("POST", "/api/v2/kanban", { title: "Ship the release notes", status: "completed" });
+  assert.equal(res.status, 201, res.text);
+  const p = await H.newPage(browser, server.base, narrow);
+  try {
+    await H.login(p);
+    await p.goto("/#/board");
+    const col = p.locator('section.column[data-status]');
+    await H.until(async () => (await p.locator('section.column .count:text-is("")').count()) === 0, "every column counted");
+    const counts = await col.evaluateAll((els) => els.map((e) => Number(e.querySelector(".count")?.textContent ?? "0")));
+    const first = counts.findIndex((n) => n > 0);
+    assert.ok(first > 0, `the first columns are empty here, so the view must scroll (counts ${counts})`);
+    await H.until(async () => {
+      const box = await col.nth(first).boundingBox();
+      return box !== null && box.x >= 0 && box.x < narrow.width / 2;
+    }, "the first column with cards is on screen");
+  } finally {
+    await p.context().close();
+  }
+});
+
 test("the pending-review badge: a completed task's card shows it on the Board and in Now", async () => {
   // The result reported in the chat test completed the urgent task: the
   // queue-to-board bridge added an unchecked review item to its card.

@@ -191,6 +191,8 @@ export function boardView(params: URLSearchParams): View {
     return col;
   });
 
+  const strip = h("div", { class: "columns" }, columns);
+
   const searchInput = h("input", {
     type: "search",
     name: "search",
@@ -223,9 +225,15 @@ export function boardView(params: URLSearchParams): View {
         h("button", { type: "button", onclick: () => openCardEditor({ status: "active" }) }, "New card"),
       ),
     ),
-    h("div", { class: "columns" }, columns),
+    strip,
   );
-  loadAll();
+  // The first view starts at the first column that holds cards, so a board
+  // whose work sits in later columns does not open on empty ones. Later
+  // refreshes leave the operator's scroll alone.
+  void Promise.all(cardStatuses.map(loadColumn)).then(() => {
+    const first = cardStatuses.findIndex((s) => (counts.get(s)?.textContent ?? "0") !== "0");
+    if (first > 0 && strip.scrollLeft === 0) strip.scrollLeft = columns[first].offsetLeft - columns[0].offsetLeft;
+  });
   const open = params.get("card");
   if (open) queueMicrotask(() => openCardEditor({ id: open }));
   const off = onRefresh("board", loadAll);
