@@ -74,6 +74,7 @@ func (l logLine) str(k string) string { s, _ := l[k].(string); return s }
 // URL with the log lines up to and including the one naming the dashboard.
 func startLogged(t *testing.T, cmd *exec.Cmd) (string, []logLine) {
 	t.Helper()
+	keepKeyOutOfTree(t, cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

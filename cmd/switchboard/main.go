@@ -4,15 +4,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -174,7 +178,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
 		"file holding the instance key that encrypts stored agent credentials: 32 random bytes in base64 or hex "+
-			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY)")
+			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY); without either, the first start "+
+			"generates "+generatedKeyName+" beside a SQLite database, or in the working directory with PostgreSQL")
 	// The keys come only from the environment or a file: a flag would show in ps.
 	o.llm.APIKey = env("SWITCHBOARD_LLM_API_KEY", "")
 	if err := fs.Parse(args); err != nil {
@@ -212,15 +217,7 @@ func secretKey(file, inline string) ([]byte, error) {
 	case file != "" && inline != "":
 		return nil, errors.New("set SWITCHBOARD_SECRET_KEY or --secret-key-file, not both")
 	case file != "":
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("secret key file: %w", err)
-		}
-		k, err := secrets.ParseKey(string(data))
-		if err != nil {
-			return nil, fmt.Errorf("secret key file %s: %w", file, err)
-		}
-		return k, nil
+		return readKeyFile(file)
 	case inline != "":
 		k, err := secrets.ParseKey(inline)
 		if err != nil {
@@ -230,6 +227,94 @@ func secretKey(file, inline string) ([]byte, error) {
 	}
 	return nil, nil
 }
+
+func readKeyFile(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("secret key file: %w", err)
+	}
+	k, err := secrets.ParseKey(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("secret key file %s: %w", file, err)
+	}
+	return k, nil
+}
+
+// generatedKeyName is the file the first start writes the instance key to
+// when none is configured (docs/decisions.md, "The instance key").
+const generatedKeyName = "switchboard.key"
+
+// generatedKeyPath is where that file lives: beside a SQLite database; with
+// PostgreSQL, which has no directory of its own here, the working directory.
+func generatedKeyPath(dsn string) string {
+	if f := db.SQLiteFile(dsn); f != "" {
+		return filepath.Join(filepath.Dir(f), generatedKeyName)
+	}
+	return generatedKeyName
+}
+
+// loadOrCreateKey reads the instance key from path or, when there is no such
+// file, writes 32 random bytes there (base64, mode 0600) and answers
+// created. The file appears whole or not at all: it is written aside and
+// linked into place, and a link never replaces a file, so of two first
+// starts at once both end up with the one key that won.
+func loadOrCreateKey(path string) (key []byte, created bool, err error) {
+	key, err = readKeyFile(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return key, false, err
+	}
+	key = make([]byte, secrets.KeySize)
+	// crypto/rand.Read never answers an error: it crashes the program instead.
+	_, _ = rand.Read(key)
+	// CreateTemp makes the file with mode 0600.
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".switchboard.key-*")
+	if err != nil {
+		return nil, false, fmt.Errorf("instance key: %w", err)
+	}
+	// The name is only a step on the way to path: linked or not, it goes.
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	_, err = tmp.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("instance key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		key, err = readKeyFile(path)
+		return key, false, err
+	} else if err != nil {
+		return nil, false, fmt.Errorf("instance key: %w", err)
+	}
+	return key, true, nil
+}
+
+// ensureKey gives o the generated instance key when none is configured, and
+// logs the file's path the time it is made (the key itself never).
+func ensureKey(o *options, logger *slog.Logger) error {
+	if o.secretKey != nil {
+		return nil
+	}
+	path, err := filepath.Abs(generatedKeyPath(o.dsn))
+	if err != nil {
+		return fmt.Errorf("instance key: %w", err)
+	}
+	key, created, err := loadOrCreateKey(path)
+	if err != nil {
+		return err
+	}
+	o.secretKey = key
+	if created {
+		logger.Warn(msgKeyCreated, "path", path)
+	}
+	return nil
+}
+
+const msgKeyCreated = "generated the instance key, which seals stored credentials: back this file up, " +
+	"without it they cannot be read (or set SWITCHBOARD_SECRET_KEY_FILE to keep it elsewhere)"
 
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
@@ -289,6 +374,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer database.Close()
+	if err := ensureKey(&o, logger); err != nil {
+		return err
+	}
 	if database.Dialect == dialect.Postgres {
 		database.SQL.SetMaxOpenConns(o.dbMaxConns)
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))

@@ -150,6 +150,7 @@ var serveArgs = []string{"serve", "--addr", "127.0.0.1:0", "--db-max-conns", "4"
 // it listens.
 func startCmd(t *testing.T, cmd *exec.Cmd) (string, *exec.Cmd) {
 	t.Helper()
+	keepKeyOutOfTree(t, cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +176,15 @@ func startCmd(t *testing.T, cmd *exec.Cmd) (string, *exec.Cmd) {
 		t.Fatal("the binary did not start listening within 60s")
 	}
 	return "", nil
+}
+
+// keepKeyOutOfTree runs cmd in a directory of the test's own: on PostgreSQL
+// the generated instance key is written to the working directory, which would
+// otherwise be this package's source directory.
+func keepKeyOutOfTree(t *testing.T, cmd *exec.Cmd) {
+	if cmd.Dir == "" {
+		cmd.Dir = t.TempDir()
+	}
 }
 
 // Issue acceptance: setup → login → create key → settings over REST, Connect
