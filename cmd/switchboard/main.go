@@ -2,16 +2,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -21,6 +26,7 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/jonboulle/clockwork"
 
+	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
@@ -35,10 +41,26 @@ import (
 var version = ""
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "switchboard:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// errUsage marks a command-line mistake whose explanation is already on
+// stderr (the flag package prints its own error before the usage), so that it
+// is not printed twice.
+var errUsage = errors.New("usage error")
+
+// exitCode is 0 for success and for a help request, 2 for a command-line
+// mistake (as the flag package's ExitOnError does), 1 for anything else,
+// which it prints.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
 	}
+	fmt.Fprintln(stderr, "switchboard:", err)
+	return 1
 }
 
 const usage = `usage: switchboard <command> [flags]
@@ -50,12 +72,12 @@ commands:
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
+		fmt.Fprint(stderr, "switchboard: no command given\n"+usage)
+		return errUsage
 	}
 	switch args[0] {
 	case "serve":
-		return serve(args[1:], stderr)
+		return serve(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "switchboard", versionString())
 		return nil
@@ -63,8 +85,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	fmt.Fprintf(stderr, "switchboard: unknown command %q\n%s", args[0], usage)
+	return errUsage
 }
 
 func versionString() string {
@@ -102,9 +124,19 @@ type options struct {
 	secretKey []byte
 }
 
-func parseServe(args []string, stderr io.Writer) (options, error) {
+// parseServe reads the serve flags. A help request prints the usage to
+// stdout and answers flag.ErrHelp; a flag the parser refuses prints its error
+// and the usage to stderr and answers an errUsage.
+func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The parser writes before it says whether it was asked for help, so its
+	// output waits here until the destination is known.
+	var out bytes.Buffer
+	fs.SetOutput(&out)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: switchboard serve [flags]\n\nEach flag has the environment twin named in its text.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
 	var o options
 	fs.StringVar(&o.addr, "addr", env("SWITCHBOARD_ADDR", "127.0.0.1:8080"), "listen address (SWITCHBOARD_ADDR)")
 	fs.StringVar(&o.dsn, "db", env("SWITCHBOARD_DB", "sqlite:./switchboard.db"), "database: sqlite:PATH or postgres://… (SWITCHBOARD_DB)")
@@ -146,11 +178,17 @@ func parseServe(args []string, stderr io.Writer) (options, error) {
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
 		"file holding the instance key that encrypts stored agent credentials: 32 random bytes in base64 or hex "+
-			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY)")
+			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY); without either, the first start "+
+			"generates "+generatedKeyName+" beside a SQLite database, or in the working directory with PostgreSQL")
 	// The keys come only from the environment or a file: a flag would show in ps.
 	o.llm.APIKey = env("SWITCHBOARD_LLM_API_KEY", "")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			_, _ = out.WriteTo(stdout)
+			return o, err
+		}
+		_, _ = out.WriteTo(stderr)
+		return o, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if o.reviewPolicy, err = store.ParsePolicy(*policy); err != nil {
 		return o, err
@@ -179,15 +217,7 @@ func secretKey(file, inline string) ([]byte, error) {
 	case file != "" && inline != "":
 		return nil, errors.New("set SWITCHBOARD_SECRET_KEY or --secret-key-file, not both")
 	case file != "":
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("secret key file: %w", err)
-		}
-		k, err := secrets.ParseKey(string(data))
-		if err != nil {
-			return nil, fmt.Errorf("secret key file %s: %w", file, err)
-		}
-		return k, nil
+		return readKeyFile(file)
 	case inline != "":
 		k, err := secrets.ParseKey(inline)
 		if err != nil {
@@ -197,6 +227,94 @@ func secretKey(file, inline string) ([]byte, error) {
 	}
 	return nil, nil
 }
+
+func readKeyFile(file string) ([]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("secret key file: %w", err)
+	}
+	k, err := secrets.ParseKey(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("secret key file %s: %w", file, err)
+	}
+	return k, nil
+}
+
+// generatedKeyName is the file the first start writes the instance key to
+// when none is configured (docs/decisions.md, "The instance key").
+const generatedKeyName = "switchboard.key"
+
+// generatedKeyPath is where that file lives: beside a SQLite database; with
+// PostgreSQL, which has no directory of its own here, the working directory.
+func generatedKeyPath(dsn string) string {
+	if f := db.SQLiteFile(dsn); f != "" {
+		return filepath.Join(filepath.Dir(f), generatedKeyName)
+	}
+	return generatedKeyName
+}
+
+// loadOrCreateKey reads the instance key from path or, when there is no such
+// file, writes 32 random bytes there (base64, mode 0600) and answers
+// created. The file appears whole or not at all: it is written aside and
+// linked into place, and a link never replaces a file, so of two first
+// starts at once both end up with the one key that won.
+func loadOrCreateKey(path string) (key []byte, created bool, err error) {
+	key, err = readKeyFile(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return key, false, err
+	}
+	key = make([]byte, secrets.KeySize)
+	// crypto/rand.Read never answers an error: it crashes the program instead.
+	_, _ = rand.Read(key)
+	// CreateTemp makes the file with mode 0600.
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".switchboard.key-*")
+	if err != nil {
+		return nil, false, fmt.Errorf("instance key: %w", err)
+	}
+	// The name is only a step on the way to path: linked or not, it goes.
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	_, err = tmp.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("instance key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		key, err = readKeyFile(path)
+		return key, false, err
+	} else if err != nil {
+		return nil, false, fmt.Errorf("instance key: %w", err)
+	}
+	return key, true, nil
+}
+
+// ensureKey gives o the generated instance key when none is configured, and
+// logs the file's path the time it is made (the key itself never).
+func ensureKey(o *options, logger *slog.Logger) error {
+	if o.secretKey != nil {
+		return nil
+	}
+	path, err := filepath.Abs(generatedKeyPath(o.dsn))
+	if err != nil {
+		return fmt.Errorf("instance key: %w", err)
+	}
+	key, created, err := loadOrCreateKey(path)
+	if err != nil {
+		return err
+	}
+	o.secretKey = key
+	if created {
+		logger.Warn(msgKeyCreated, "path", path)
+	}
+	return nil
+}
+
+const msgKeyCreated = "generated the instance key, which seals stored credentials: back this file up, " +
+	"without it they cannot be read (or set SWITCHBOARD_SECRET_KEY_FILE to keep it elsewhere)"
 
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
@@ -238,8 +356,8 @@ func newLogger(level string, w io.Writer) (*slog.Logger, error) {
 	return slog.New(httpapi.LogHandler{Handler: h}), nil
 }
 
-func serve(args []string, stderr io.Writer) error {
-	o, err := parseServe(args, stderr)
+func serve(args []string, stdout, stderr io.Writer) error {
+	o, err := parseServe(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -256,6 +374,9 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer database.Close()
+	if err := ensureKey(&o, logger); err != nil {
+		return err
+	}
 	if database.Dialect == dialect.Postgres {
 		database.SQL.SetMaxOpenConns(o.dbMaxConns)
 		database.SQL.SetMaxIdleConns(min(o.dbMaxConns, 10))
@@ -289,6 +410,9 @@ func serve(args []string, stderr io.Writer) error {
 	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString(),
 		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate,
 		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil)
+	if err := logDashboard(ctx, logger, database, dashboardURL(o.publicURL, ln.Addr())); err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -306,6 +430,45 @@ func serve(args []string, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// Messages of the start-up line that says where the dashboard is.
+const (
+	msgDashboard      = "open the dashboard"
+	msgDashboardFirst = "open the dashboard: no owner yet, the first visit creates the owner account"
+)
+
+// logDashboard logs one line with the dashboard's address and, while the
+// instance has no owner, that the first visit creates it (the login page
+// offers that only then).
+func logDashboard(ctx context.Context, logger *slog.Logger, d *db.DB, url string) error {
+	owned, err := d.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
+	if err != nil {
+		return fmt.Errorf("looking for the owner: %w", err)
+	}
+	msg := msgDashboard
+	if !owned {
+		msg = msgDashboardFirst
+	}
+	logger.Info(msg, "url", url)
+	return nil
+}
+
+// dashboardURL is where the operator opens the dashboard: the public URL when
+// one is set, else the listen address, where a wildcard host (every
+// interface) is reached as localhost.
+func dashboardURL(publicURL string, addr net.Addr) string {
+	if publicURL != "" {
+		return strings.TrimSuffix(publicURL, "/") + "/"
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
 // newHTTPServer serves HTTP/1.1 and cleartext HTTP/2 (h2c, for gRPC clients)

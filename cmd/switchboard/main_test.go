@@ -32,20 +32,20 @@ import (
 )
 
 func TestParseServeDefaultsAndEnv(t *testing.T) {
-	o, err := parseServe(nil, io.Discard)
+	o, err := parseServe(nil, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.addr != "127.0.0.1:8080" || o.dsn != "sqlite:./switchboard.db" || o.heartbeat != 30*time.Second || o.rateLimit != 120 || o.maxBody != 1<<20 || o.dbMaxConns != 20 {
 		t.Fatalf("defaults = %+v", o)
 	}
-	if _, err := parseServe([]string{"--db-max-conns", "0"}, io.Discard); err == nil {
+	if _, err := parseServe([]string{"--db-max-conns", "0"}, io.Discard, io.Discard); err == nil {
 		t.Fatal("--db-max-conns 0 accepted")
 	}
 	t.Setenv("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "7")
 	t.Setenv("SWITCHBOARD_HEARTBEAT", "1s")
 	t.Setenv("SWITCHBOARD_ADDR", "127.0.0.1:9999")
-	o, err = parseServe([]string{"--addr", "127.0.0.1:7777"}, io.Discard)
+	o, err = parseServe([]string{"--addr", "127.0.0.1:7777"}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 	}
 	t.Setenv("SWITCHBOARD_LLM_BASE_URL", "http://127.0.0.1:9/v1")
 	t.Setenv("SWITCHBOARD_LLM_API_KEY", "sk-test")
-	o, err = parseServe([]string{"--addr", "127.0.0.1:7777", "--llm-model", "m"}, io.Discard)
+	o, err = parseServe([]string{"--addr", "127.0.0.1:7777", "--llm-model", "m"}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,24 +70,24 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 		t.Fatal("private endpoints allowed by default")
 	}
 	t.Setenv("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS", "true")
-	if o, err = parseServe(nil, io.Discard); err != nil || !o.allowPrivate {
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || !o.allowPrivate {
 		t.Fatalf("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS=true: %v, %v", o.allowPrivate, err)
 	}
-	if o, err = parseServe([]string{"--allow-private-endpoints=false"}, io.Discard); err != nil || o.allowPrivate {
+	if o, err = parseServe([]string{"--allow-private-endpoints=false"}, io.Discard, io.Discard); err != nil || o.allowPrivate {
 		t.Fatalf("--allow-private-endpoints=false over the env: %v, %v", o.allowPrivate, err)
 	}
 	t.Setenv("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS", "sometimes")
-	if _, err := parseServe(nil, io.Discard); err == nil {
+	if _, err := parseServe(nil, io.Discard, io.Discard); err == nil {
 		t.Error("a non-boolean SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS was accepted")
 	}
 	t.Setenv("SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS", "")
 	for _, bad := range [][]string{{"--heartbeat", "soon"}, {"--rate-limit-per-minute", "0"}, {"extra"}} {
-		if _, err := parseServe(bad, io.Discard); err == nil {
+		if _, err := parseServe(bad, io.Discard, io.Discard); err == nil {
 			t.Errorf("parseServe(%v) accepted", bad)
 		}
 	}
 	t.Setenv("SWITCHBOARD_RATE_LIMIT_PER_MINUTE", "many")
-	if _, err := parseServe(nil, io.Discard); err == nil {
+	if _, err := parseServe(nil, io.Discard, io.Discard); err == nil {
 		t.Error("a non-numeric SWITCHBOARD_RATE_LIMIT_PER_MINUTE was accepted")
 	}
 }
@@ -150,6 +150,7 @@ var serveArgs = []string{"serve", "--addr", "127.0.0.1:0", "--db-max-conns", "4"
 // it listens.
 func startCmd(t *testing.T, cmd *exec.Cmd) (string, *exec.Cmd) {
 	t.Helper()
+	keepKeyOutOfTree(t, cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +176,15 @@ func startCmd(t *testing.T, cmd *exec.Cmd) (string, *exec.Cmd) {
 		t.Fatal("the binary did not start listening within 60s")
 	}
 	return "", nil
+}
+
+// keepKeyOutOfTree runs cmd in a directory of the test's own: on PostgreSQL
+// the generated instance key is written to the working directory, which would
+// otherwise be this package's source directory.
+func keepKeyOutOfTree(t *testing.T, cmd *exec.Cmd) {
+	if cmd.Dir == "" {
+		cmd.Dir = t.TempDir()
+	}
 }
 
 // Issue acceptance: setup → login → create key → settings over REST, Connect
@@ -312,48 +322,48 @@ func TestDebugAddrIsLoopbackOnly(t *testing.T) {
 // credentials comes from the environment or a file, never a flag value, and
 // errors never repeat it.
 func TestParseServeStoreOptions(t *testing.T) {
-	o, err := parseServe(nil, io.Discard)
+	o, err := parseServe(nil, io.Discard, io.Discard)
 	if err != nil || o.reviewPolicy != store.ZeroGate || o.secretKey != nil {
 		t.Fatalf("defaults: policy %q key %v err %v", o.reviewPolicy, o.secretKey != nil, err)
 	}
 	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "review")
-	if o, err = parseServe(nil, io.Discard); err != nil || o.reviewPolicy != store.Review {
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.reviewPolicy != store.Review {
 		t.Fatalf("SWITCHBOARD_REVIEW_POLICY=review: %q %v", o.reviewPolicy, err)
 	}
-	if o, err = parseServe([]string{"--review-policy", "zero-gate"}, io.Discard); err != nil || o.reviewPolicy != store.ZeroGate {
+	if o, err = parseServe([]string{"--review-policy", "zero-gate"}, io.Discard, io.Discard); err != nil || o.reviewPolicy != store.ZeroGate {
 		t.Fatalf("--review-policy over the env: %q %v", o.reviewPolicy, err)
 	}
-	if _, err := parseServe([]string{"--review-policy", "lenient"}, io.Discard); err == nil {
+	if _, err := parseServe([]string{"--review-policy", "lenient"}, io.Discard, io.Discard); err == nil {
 		t.Error("an unknown review policy was accepted")
 	}
 	// The store's callback and approve URLs (docs/decisions.md, "Store executions").
-	if o, err = parseServe([]string{"--public-url", "https://sb.example.com"}, io.Discard); err != nil || o.publicURL != "https://sb.example.com" {
+	if o, err = parseServe([]string{"--public-url", "https://sb.example.com"}, io.Discard, io.Discard); err != nil || o.publicURL != "https://sb.example.com" {
 		t.Fatalf("--public-url: %q %v", o.publicURL, err)
 	}
-	if _, err := parseServe([]string{"--public-url", "sb.example.com"}, io.Discard); err == nil {
+	if _, err := parseServe([]string{"--public-url", "sb.example.com"}, io.Discard, io.Discard); err == nil {
 		t.Error("a public URL without a scheme was accepted")
 	}
 	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "")
 
 	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // 32 bytes
 	t.Setenv("SWITCHBOARD_SECRET_KEY", key)
-	if o, err = parseServe(nil, io.Discard); err != nil || string(o.secretKey) != "0123456789abcdef0123456789abcdef" {
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || string(o.secretKey) != "0123456789abcdef0123456789abcdef" {
 		t.Fatalf("SWITCHBOARD_SECRET_KEY: %q %v", o.secretKey, err)
 	}
 	file := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(file, []byte(key+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := parseServe([]string{"--secret-key-file", file}, io.Discard); err == nil {
+	if _, err := parseServe([]string{"--secret-key-file", file}, io.Discard, io.Discard); err == nil {
 		t.Error("both a key file and SWITCHBOARD_SECRET_KEY were accepted")
 	}
 	t.Setenv("SWITCHBOARD_SECRET_KEY", "")
-	if o, err = parseServe([]string{"--secret-key-file", file}, io.Discard); err != nil || len(o.secretKey) != 32 {
+	if o, err = parseServe([]string{"--secret-key-file", file}, io.Discard, io.Discard); err != nil || len(o.secretKey) != 32 {
 		t.Fatalf("--secret-key-file: %v", err)
 	}
 	const short = "c2hvcnQga2V5"
 	t.Setenv("SWITCHBOARD_SECRET_KEY", short)
-	if _, err := parseServe(nil, io.Discard); err == nil || strings.Contains(err.Error(), short) {
+	if _, err := parseServe(nil, io.Discard, io.Discard); err == nil || strings.Contains(err.Error(), short) {
 		t.Errorf("a short key: %v", err)
 	}
 }

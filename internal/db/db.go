@@ -110,8 +110,7 @@ func migrate(ctx context.Context, client *ent.Client, sqlDB *sql.DB, dia string)
 func parse(dsn string) (driver, source, dia string, err error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
-		path := strings.TrimPrefix(dsn, "sqlite:")
-		path = strings.TrimPrefix(path, "//")
+		path := SQLiteFile(dsn)
 		if path == "" {
 			return "", "", "", fmt.Errorf("db: %q names no file", dsn)
 		}
@@ -120,6 +119,16 @@ func parse(dsn string) (driver, source, dia string, err error) {
 		return "pgx", dsn, dialect.Postgres, nil
 	}
 	return "", "", "", fmt.Errorf("db: unsupported --db %q: use sqlite:PATH or postgres://…", redact(dsn))
+}
+
+// SQLiteFile is the file a "sqlite:PATH" --db value names ("" for any other
+// value).
+func SQLiteFile(dsn string) string {
+	path, ok := strings.CutPrefix(dsn, "sqlite:")
+	if !ok {
+		return ""
+	}
+	return strings.TrimPrefix(path, "//")
 }
 
 // sqliteSource turns on what a server needs from SQLite: WAL so readers do not
