@@ -153,6 +153,15 @@ func (s *Service) Setup(ctx context.Context, req *switchboardv1.SetupRequest) (*
 	return &switchboardv1.SetupResponse{User: toProtoUser(u)}, nil
 }
 
+// GetSetup tells whether the owner account exists yet.
+func (s *Service) GetSetup(ctx context.Context, _ *switchboardv1.GetSetupRequest) (*switchboardv1.GetSetupResponse, error) {
+	exists, err := s.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.GetSetupResponse{OwnerExists: exists}, nil
+}
+
 // Signup creates a further account.
 func (s *Service) Signup(ctx context.Context, req *switchboardv1.SignupRequest) (*switchboardv1.SignupResponse, error) {
 	u, err := s.create(ctx, newAccount{req.GetUsername(), req.GetEmail(), req.GetPassword(), req.GetName(), user.RoleMember}, false)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-hq/switchboard/ent/user"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -256,4 +258,25 @@ func TestConcurrentSetupMakesOneOwner(t *testing.T) {
 	if created != 1 || userCount(t, s) != 1 {
 		t.Fatalf("created %d owners, %d users", created, userCount(t, s))
 	}
+}
+
+// The login page asks whether the owner exists before offering setup: false on
+// a new instance, true once setup has run, anonymously on both transports.
+func TestGetSetupSaysWhetherTheOwnerExists(t *testing.T) {
+	s := servertest.New(t)
+	rpc := switchboardv1connect.NewAccountServiceClient(s.HTTP, s.URL)
+	ask := func(want bool) {
+		t.Helper()
+		res := s.Anonymous().Do(http.MethodGet, "/api/setup", nil)
+		if res.Status != http.StatusOK || res.JSON(t)["ownerExists"] != want {
+			t.Fatalf("REST GET /api/setup: %d %s, want ownerExists %v", res.Status, res.Body, want)
+		}
+		got, err := rpc.GetSetup(context.Background(), &switchboardv1.GetSetupRequest{})
+		if err != nil || got.GetOwnerExists() != want {
+			t.Fatalf("Connect GetSetup = %v %v, want ownerExists %v", got, err, want)
+		}
+	}
+	ask(false)
+	s.SignUp("ann")
+	ask(true)
 }

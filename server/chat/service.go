@@ -155,8 +155,10 @@ func decodeCursor(c string) (time.Time, string, error) {
 	return time.Unix(0, n).UTC(), id, nil
 }
 
-// SendMessage stores a message as the assistant role, attributed to the
-// caller, and pushes it to the account's open streams.
+// SendMessage stores a message attributed to the caller and pushes it to the
+// account's open streams. A key's send has the assistant role; the operator's
+// own session (the dashboard) sends as the user (docs/decisions.md "Who asked,
+// who wrote, first run").
 func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessageRequest) (*switchboardv1.SendMessageResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
@@ -195,10 +197,14 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 	}
 	// Microseconds: what PostgreSQL keeps, so the answer equals the listing.
 	now := s.Now().UTC().Truncate(time.Microsecond)
+	role := "assistant"
+	if p.Via == auth.ViaSession {
+		role = "user"
+	}
 	var m *ent.ChatMessage
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
-		m, err = tx.ChatMessage.Create().SetUserID(p.UserID).SetRole("assistant").SetContent(content).
+		m, err = tx.ChatMessage.Create().SetUserID(p.UserID).SetRole(role).SetContent(content).
 			SetMetadata(meta).SetNillableMetadataType(metaType).SetAgentName(agent).SetCreatedAt(now).Save(ctx)
 		if err != nil {
 			return err

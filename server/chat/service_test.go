@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -83,7 +84,8 @@ func contents(body map[string]any) []string {
 }
 
 // Document 1, "Shared chat": send answers the flat {id, role, content,
-// agentName, createdAt}; role is always assistant, content trimmed; the list is
+// agentName, createdAt}; role is assistant for a key, user for the operator's
+// session, content trimmed; the list is
 // oldest first.
 func TestSendThenList(t *testing.T) {
 	e := setup(t)
@@ -119,9 +121,9 @@ func TestSendThenList(t *testing.T) {
 	if got.GetRole() != "assistant" || got.GetContent() != "third" || got.GetAgentName() != "Pilot" || got.GetId() == "" {
 		t.Fatalf("Connect send = %v", got)
 	}
-	// A dashboard session is the operator: attributed to the account's name.
+	// A dashboard session is the operator: role user, attributed to the account's name.
 	res = e.ann.Session.Do(http.MethodPost, "/api/v2/shared-chat/send", map[string]any{"content": "fourth"})
-	if res.Status != http.StatusCreated || res.JSON(t)["agentName"] != "Ann" {
+	if res.Status != http.StatusCreated || res.JSON(t)["agentName"] != "Ann" || res.JSON(t)["role"] != "user" {
 		t.Fatalf("send with a session: %d %s", res.Status, res.Body)
 	}
 
@@ -414,5 +416,34 @@ func decodeJSON(t *testing.T, r *http.Response, v any) {
 	defer r.Body.Close()
 	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
 		t.Fatalf("decode: %v", err)
+	}
+}
+
+// Who wrote a message: a key's send is the assistant, the operator's session
+// (the dashboard) is the user named by the account, on both transports and in
+// what the list and the stream give back.
+func TestOperatorSendsAsTheUser(t *testing.T) {
+	e := setup(t)
+	sess := switchboardv1connect.NewSharedChatServiceClient(&http.Client{Jar: e.ann.Jar}, e.s.URL)
+	mine, err := sess.SendMessage(e.ctx, &switchboardv1.SendMessageRequest{Content: "from the dashboard"})
+	if err != nil || mine.GetRole() != "user" || mine.GetAgentName() != "Ann" {
+		t.Fatalf("Connect session send = %v %v, want role user by Ann", mine, err)
+	}
+	theirs, err := e.rpc().SendMessage(e.ctx, &switchboardv1.SendMessageRequest{Content: "from the agent"})
+	if err != nil || theirs.GetRole() != "assistant" || theirs.GetAgentName() != "Scout" {
+		t.Fatalf("Connect key send = %v %v, want role assistant by Scout", theirs, err)
+	}
+	rest := e.ann.Session.Do(http.MethodPost, "/api/v2/shared-chat/send", map[string]any{"content": "typed in"})
+	if rest.Status != http.StatusCreated || rest.JSON(t)["role"] != "user" {
+		t.Fatalf("REST session send: %d %s", rest.Status, rest.Body)
+	}
+	got := map[string]string{}
+	for _, m := range e.list(t, "")["messages"].([]any) {
+		m := m.(map[string]any)
+		got[m["content"].(string)] = m["role"].(string) + " " + m["agentName"].(string)
+	}
+	want := map[string]string{"from the dashboard": "user Ann", "from the agent": "assistant Scout", "typed in": "user Ann"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("listed = %v, want %v", got, want)
 	}
 }

@@ -177,6 +177,9 @@ func coreFixtures() []fixture {
 		single("LoginResponse", "sparse", &switchboardv1.LoginResponse{User: sparseUser()}),
 		single("LogoutResponse", "full", &switchboardv1.LogoutResponse{}),
 
+		single("GetSetupResponse", "full", &switchboardv1.GetSetupResponse{OwnerExists: true}),
+		single("GetSetupResponse", "sparse", &switchboardv1.GetSetupResponse{}),
+
 		single("CheckUsernameResponse", "full", &switchboardv1.CheckUsernameResponse{
 			Available: false, Username: "admin", Reason: proto.String("reserved"),
 		}),

@@ -23,6 +23,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -161,6 +163,10 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 	if err := validMeta(req.Metadata); err != nil {
 		return nil, err
 	}
+	source, err := askedBy(ctx, p, req.Source)
+	if err != nil {
+		return nil, err
+	}
 	var out *ent.QueueItem
 	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
@@ -185,7 +191,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		}
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
 			Type: queueitem.Type(typ), Title: title, Description: req.Description,
-			Priority: queueitem.Priority(prio), Status: status, Source: req.Source, Metadata: req.GetMetadata(),
+			Priority: queueitem.Priority(prio), Status: status, Source: source, Metadata: req.GetMetadata(),
 			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
 			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn}
 		if err := insertItem(ctx, tx, it); err != nil {
@@ -208,6 +214,24 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		return nil, err
 	}
 	return &switchboardv1.CreateQueueItemResponse{Item: toProto(out)}, nil
+}
+
+// askedBy is who asked for a new item: the request's source when given and not
+// blank, else for a key the X-Agent-Name header or the key's label; the
+// operator's own session leaves it empty (docs/decisions.md "Who asked, who
+// wrote, first run").
+func askedBy(ctx context.Context, p *auth.Principal, given *string) (*string, error) {
+	if given != nil && strings.TrimSpace(*given) != "" {
+		return given, nil
+	}
+	if p.Via != auth.ViaKey {
+		return nil, nil
+	}
+	name, err := events.AgentName(httpapi.CallFrom(ctx).Header, p)
+	if err != nil || name == "" {
+		return nil, err
+	}
+	return &name, nil
 }
 
 // insertItem writes a new item's row as plain SQL (see insertCard for why);

@@ -113,7 +113,8 @@ func TestCreateDefaultsAndAutoApprove(t *testing.T) {
 	e := setup(t)
 	it := e.create(t, map[string]any{"title": "  Draft the brief  "})
 	for k, want := range map[string]any{"title": "Draft the brief", "type": "task", "priority": "medium",
-		"status": "pending_confirmation", "taskOrigin": "owner", "description": nil, "source": nil} {
+		"status": "pending_confirmation", "taskOrigin": "owner", "description": nil,
+		"source": "Scout"} { // who asked: the key's label (TestWhoAskedOverBothTransports)
 		if it[k] != want {
 			t.Errorf("%s = %v, want %v", k, it[k], want)
 		}

@@ -90,6 +90,7 @@ test("a fresh server: the login page creates the owner account and logs in", asy
   const p = await H.newPage(browser, fresh.base, wide);
   try {
     await p.goto("/");
+    await p.locator("main.login[data-setup='offered']").waitFor({ timeout: H.deadline });
     await p.getByText("First run? Create the owner account").click();
     await p.getByLabel("Username (2–30 of a–z, 0–9, _ . -)").fill("olive");
     await p.getByLabel("Name", { exact: true }).fill("Olive Owner");
@@ -103,16 +104,18 @@ test("a fresh server: the login page creates the owner account and logs in", asy
     assert.deepEqual(await p.locator("nav.tabs a").evaluateAll((as) => as.map((a) => a.dataset.tab)), [
       "now", "queue", "board", "contacts", "chat", "settings",
     ]);
-    // A second setup is refused with the server's reason.
+    // Once the owner exists the login page no longer offers to create one,
+    // after a log out or on a fresh load (the server refuses a second setup too).
     await p.getByRole("button", { name: "Log out" }).click();
-    await p.getByText("First run? Create the owner account").click();
-    await p.getByLabel("Username (2–30 of a–z, 0–9, _ . -)").fill("mallory");
-    await p.getByLabel("Name", { exact: true }).fill("Mallory");
-    await p.getByLabel("Email", { exact: true }).fill("mallory@example.com");
-    await p.getByLabel("Password (at least 8 characters)").fill("another passphrase");
-    await p.getByLabel("I accept the terms of use").check();
-    await p.getByRole("button", { name: "Create the owner account" }).click();
-    await p.locator("details .error[role='alert']").waitFor({ timeout: H.deadline });
+    await p.locator("main.login[data-setup='done']").waitFor({ timeout: H.deadline });
+    assert.equal(await p.getByText("First run? Create the owner account").count(), 0);
+    await p.reload();
+    await p.locator("main.login[data-setup='done']").waitFor({ timeout: H.deadline });
+    assert.equal(await p.getByText("First run? Create the owner account").count(), 0);
+    const again = await H.rest(fresh.base, "POST", "/api/setup", {
+      body: { username: "mallory", email: "mallory@example.com", password: "another passphrase", name: "Mallory", acceptedTerms: true },
+    });
+    assert.equal(again.status, 409, again.text);
     assert.deepEqual(await p.problems(), []);
   } finally {
     await p.context().close();
@@ -141,11 +144,16 @@ test("an item an agent posts over REST appears in Now without a reload, urgent f
   // brings the items: the stream's queue_updated events do (issue 12, "Live
   // queue").
   await page.clock.pauseAt(Date.now() + 1000);
-  made.high = await createItem("Book the venue", { priority: "high" });
+  made.high = await createItem("Book the venue", { priority: "high", source: "Calendar sync" });
   made.urgent = await createItem("Renew the TLS certificate", { priority: "urgent", description: "It expires on Friday" });
   assert.equal(made.urgent.status, "pending_confirmation");
   await H.until(async () => (await pendingList().count()) === 2, "both items listed in Now");
   assert.equal(await pendingList().first().getAttribute("data-id"), made.urgent.id, "the urgent item is on top");
+  // Who asked: the request's source, else (no X-Agent-Name either) the key's label.
+  assert.equal(made.high.source, "Calendar sync");
+  assert.equal(made.urgent.source, "e2e agent");
+  assert.equal(await item(made.high.id).locator(".item-source").textContent(), "From Calendar sync");
+  assert.equal(await item(made.urgent.id).locator(".item-source").textContent(), "From e2e agent");
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was not reloaded");
   // The Now tab's badge counts them.
   await H.until(async () => (await page.locator('a[data-tab="now"] .badge').textContent()) === "2", "badge shows 2");
@@ -166,6 +174,7 @@ test("an illegal move shows the server's reason; a legal one moves the item", as
   await page.goto("/#/queue");
   const row = item(made.high.id);
   await row.waitFor({ timeout: H.deadline });
+  assert.equal(await row.locator(".item-source").textContent(), "From Calendar sync");
   // pending_confirmation cannot go straight to in_progress (spec, guard 1).
   await row.getByLabel("Move to").selectOption("in_progress");
   await row.getByRole("button", { name: "Move" }).click();
@@ -203,7 +212,15 @@ test("a chat message posted over REST appears live; the agent-activity filter ke
   // The operator writes back.
   await page.getByLabel("Message", { exact: true }).fill("Thanks, Scout");
   await page.getByLabel("Message", { exact: true }).press("Enter");
-  await page.locator("article.msg", { hasText: "Thanks, Scout" }).waitFor({ timeout: H.deadline });
+  const mine = page.locator("article.msg", { hasText: "Thanks, Scout" });
+  await mine.waitFor({ timeout: H.deadline });
+  // The operator's own message is theirs: role user, shown with their name.
+  assert.equal(await mine.locator(".msg-author").textContent(), H.owner.name);
+  assert.match(await mine.getAttribute("class"), /\brole-user\b/);
+  const listed = await api("GET", "/api/v2/shared-chat/messages?limit=100");
+  const stored = listed.json.messages.find((m) => m.content === "Thanks, Scout");
+  assert.equal(stored.role, "user");
+  assert.equal(stored.agentName, H.owner.name);
 
   await page.getByLabel("Agent activity only").check();
   // The earlier move to in_progress wrote "Started: …" (agent_execution_started).

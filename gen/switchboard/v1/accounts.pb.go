@@ -238,6 +238,87 @@ func (x *SetupResponse) GetUser() *User {
 	return nil
 }
 
+type GetSetupRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSetupRequest) Reset() {
+	*x = GetSetupRequest{}
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSetupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSetupRequest) ProtoMessage() {}
+
+func (x *GetSetupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSetupRequest.ProtoReflect.Descriptor instead.
+func (*GetSetupRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{3}
+}
+
+type GetSetupResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True once the owner account exists; POST /api/setup then answers 409.
+	OwnerExists   bool `protobuf:"varint,1,opt,name=owner_exists,json=ownerExists,proto3" json:"owner_exists,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSetupResponse) Reset() {
+	*x = GetSetupResponse{}
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSetupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSetupResponse) ProtoMessage() {}
+
+func (x *GetSetupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSetupResponse.ProtoReflect.Descriptor instead.
+func (*GetSetupResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetSetupResponse) GetOwnerExists() bool {
+	if x != nil {
+		return x.OwnerExists
+	}
+	return false
+}
+
 type SignupRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
@@ -250,7 +331,7 @@ type SignupRequest struct {
 
 func (x *SignupRequest) Reset() {
 	*x = SignupRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[3]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +343,7 @@ func (x *SignupRequest) String() string {
 func (*SignupRequest) ProtoMessage() {}
 
 func (x *SignupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[3]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +356,7 @@ func (x *SignupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignupRequest.ProtoReflect.Descriptor instead.
 func (*SignupRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SignupRequest) GetUsername() string {
@@ -315,7 +396,7 @@ type SignupResponse struct {
 
 func (x *SignupResponse) Reset() {
 	*x = SignupResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[4]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -327,7 +408,7 @@ func (x *SignupResponse) String() string {
 func (*SignupResponse) ProtoMessage() {}
 
 func (x *SignupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[4]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -340,7 +421,7 @@ func (x *SignupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignupResponse.ProtoReflect.Descriptor instead.
 func (*SignupResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SignupResponse) GetUser() *User {
@@ -362,7 +443,7 @@ type LoginRequest struct {
 
 func (x *LoginRequest) Reset() {
 	*x = LoginRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[5]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -374,7 +455,7 @@ func (x *LoginRequest) String() string {
 func (*LoginRequest) ProtoMessage() {}
 
 func (x *LoginRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[5]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -387,7 +468,7 @@ func (x *LoginRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoginRequest.ProtoReflect.Descriptor instead.
 func (*LoginRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *LoginRequest) GetEmail() string {
@@ -420,7 +501,7 @@ type LoginResponse struct {
 
 func (x *LoginResponse) Reset() {
 	*x = LoginResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[6]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +513,7 @@ func (x *LoginResponse) String() string {
 func (*LoginResponse) ProtoMessage() {}
 
 func (x *LoginResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[6]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +526,7 @@ func (x *LoginResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoginResponse.ProtoReflect.Descriptor instead.
 func (*LoginResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *LoginResponse) GetUser() *User {
@@ -463,7 +544,7 @@ type LogoutRequest struct {
 
 func (x *LogoutRequest) Reset() {
 	*x = LogoutRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[7]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -475,7 +556,7 @@ func (x *LogoutRequest) String() string {
 func (*LogoutRequest) ProtoMessage() {}
 
 func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[7]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -488,7 +569,7 @@ func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutRequest.ProtoReflect.Descriptor instead.
 func (*LogoutRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{9}
 }
 
 type LogoutResponse struct {
@@ -499,7 +580,7 @@ type LogoutResponse struct {
 
 func (x *LogoutResponse) Reset() {
 	*x = LogoutResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[8]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -511,7 +592,7 @@ func (x *LogoutResponse) String() string {
 func (*LogoutResponse) ProtoMessage() {}
 
 func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[8]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -524,7 +605,7 @@ func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutResponse.ProtoReflect.Descriptor instead.
 func (*LogoutResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{8}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{10}
 }
 
 type CheckUsernameRequest struct {
@@ -536,7 +617,7 @@ type CheckUsernameRequest struct {
 
 func (x *CheckUsernameRequest) Reset() {
 	*x = CheckUsernameRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +629,7 @@ func (x *CheckUsernameRequest) String() string {
 func (*CheckUsernameRequest) ProtoMessage() {}
 
 func (x *CheckUsernameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[9]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +642,7 @@ func (x *CheckUsernameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckUsernameRequest.ProtoReflect.Descriptor instead.
 func (*CheckUsernameRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CheckUsernameRequest) GetUsername() string {
@@ -583,7 +664,7 @@ type CheckUsernameResponse struct {
 
 func (x *CheckUsernameResponse) Reset() {
 	*x = CheckUsernameResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -595,7 +676,7 @@ func (x *CheckUsernameResponse) String() string {
 func (*CheckUsernameResponse) ProtoMessage() {}
 
 func (x *CheckUsernameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[10]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -608,7 +689,7 @@ func (x *CheckUsernameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckUsernameResponse.ProtoReflect.Descriptor instead.
 func (*CheckUsernameResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CheckUsernameResponse) GetAvailable() bool {
@@ -642,7 +723,7 @@ type ResolveUsersRequest struct {
 
 func (x *ResolveUsersRequest) Reset() {
 	*x = ResolveUsersRequest{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -654,7 +735,7 @@ func (x *ResolveUsersRequest) String() string {
 func (*ResolveUsersRequest) ProtoMessage() {}
 
 func (x *ResolveUsersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[11]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -667,7 +748,7 @@ func (x *ResolveUsersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUsersRequest.ProtoReflect.Descriptor instead.
 func (*ResolveUsersRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{11}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ResolveUsersRequest) GetUsernames() string {
@@ -687,7 +768,7 @@ type ResolveUsersResponse struct {
 
 func (x *ResolveUsersResponse) Reset() {
 	*x = ResolveUsersResponse{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -699,7 +780,7 @@ func (x *ResolveUsersResponse) String() string {
 func (*ResolveUsersResponse) ProtoMessage() {}
 
 func (x *ResolveUsersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[12]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -712,7 +793,7 @@ func (x *ResolveUsersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveUsersResponse.ProtoReflect.Descriptor instead.
 func (*ResolveUsersResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ResolveUsersResponse) GetUsers() map[string]*ResolvedUser {
@@ -736,7 +817,7 @@ type ResolvedUser struct {
 
 func (x *ResolvedUser) Reset() {
 	*x = ResolvedUser{}
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +829,7 @@ func (x *ResolvedUser) String() string {
 func (*ResolvedUser) ProtoMessage() {}
 
 func (x *ResolvedUser) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_accounts_proto_msgTypes[13]
+	mi := &file_switchboard_v1_accounts_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +842,7 @@ func (x *ResolvedUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolvedUser.ProtoReflect.Descriptor instead.
 func (*ResolvedUser) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_accounts_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ResolvedUser) GetId() string {
@@ -821,7 +902,10 @@ const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\x04name\x18\x04 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x04name\x12+\n" +
 	"\x0eaccepted_terms\x18\x05 \x01(\bB\x04\xe8\xf3\x18\x01R\racceptedTerms\"9\n" +
 	"\rSetupResponse\x12(\n" +
-	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\xa9\x01\n" +
+	"\x04user\x18\x01 \x01(\v2\x14.switchboard.v1.UserR\x04user\"\x11\n" +
+	"\x0fGetSetupRequest\"5\n" +
+	"\x10GetSetupResponse\x12!\n" +
+	"\fowner_exists\x18\x01 \x01(\bR\vownerExists\"\xa9\x01\n" +
 	"\rSignupRequest\x12(\n" +
 	"\busername\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\busername\x12\"\n" +
 	"\x05email\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xfe\x01\xe8\xf3\x18\x01R\x05email\x12(\n" +
@@ -858,9 +942,11 @@ const file_switchboard_v1_accounts_proto_rawDesc = "" +
 	"\busername\x18\x03 \x01(\tR\busername\x12\x1b\n" +
 	"\x06avatar\x18\x04 \x01(\tH\x00R\x06avatar\x88\x01\x01\x12\x12\n" +
 	"\x04type\x18\x05 \x01(\tR\x04typeB\t\n" +
-	"\a_avatar2\xd1\x05\n" +
+	"\a_avatar2\xba\x06\n" +
 	"\x0eAccountService\x12l\n" +
 	"\x05Setup\x12\x1c.switchboard.v1.SetupRequest\x1a\x1d.switchboard.v1.SetupResponse\"&\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x0f:\x01*\"\n" +
+	"/api/setup\x12g\n" +
+	"\bGetSetup\x12\x1f.switchboard.v1.GetSetupRequest\x1a .switchboard.v1.GetSetupResponse\"\x18\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\f\x12\n" +
 	"/api/setup\x12p\n" +
 	"\x06Signup\x12\x1d.switchboard.v1.SignupRequest\x1a\x1e.switchboard.v1.SignupResponse\"'\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x10:\x01*\"\v/api/signup\x12l\n" +
 	"\x05Login\x12\x1c.switchboard.v1.LoginRequest\x1a\x1d.switchboard.v1.LoginResponse\"&\xda\xf3\x18\b\b\x01\"\x04auth\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/api/auth/login\x12k\n" +
@@ -880,46 +966,50 @@ func file_switchboard_v1_accounts_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_accounts_proto_rawDescData
 }
 
-var file_switchboard_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_switchboard_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_switchboard_v1_accounts_proto_goTypes = []any{
 	(*User)(nil),                  // 0: switchboard.v1.User
 	(*SetupRequest)(nil),          // 1: switchboard.v1.SetupRequest
 	(*SetupResponse)(nil),         // 2: switchboard.v1.SetupResponse
-	(*SignupRequest)(nil),         // 3: switchboard.v1.SignupRequest
-	(*SignupResponse)(nil),        // 4: switchboard.v1.SignupResponse
-	(*LoginRequest)(nil),          // 5: switchboard.v1.LoginRequest
-	(*LoginResponse)(nil),         // 6: switchboard.v1.LoginResponse
-	(*LogoutRequest)(nil),         // 7: switchboard.v1.LogoutRequest
-	(*LogoutResponse)(nil),        // 8: switchboard.v1.LogoutResponse
-	(*CheckUsernameRequest)(nil),  // 9: switchboard.v1.CheckUsernameRequest
-	(*CheckUsernameResponse)(nil), // 10: switchboard.v1.CheckUsernameResponse
-	(*ResolveUsersRequest)(nil),   // 11: switchboard.v1.ResolveUsersRequest
-	(*ResolveUsersResponse)(nil),  // 12: switchboard.v1.ResolveUsersResponse
-	(*ResolvedUser)(nil),          // 13: switchboard.v1.ResolvedUser
-	nil,                           // 14: switchboard.v1.ResolveUsersResponse.UsersEntry
-	(*timestamppb.Timestamp)(nil), // 15: google.protobuf.Timestamp
+	(*GetSetupRequest)(nil),       // 3: switchboard.v1.GetSetupRequest
+	(*GetSetupResponse)(nil),      // 4: switchboard.v1.GetSetupResponse
+	(*SignupRequest)(nil),         // 5: switchboard.v1.SignupRequest
+	(*SignupResponse)(nil),        // 6: switchboard.v1.SignupResponse
+	(*LoginRequest)(nil),          // 7: switchboard.v1.LoginRequest
+	(*LoginResponse)(nil),         // 8: switchboard.v1.LoginResponse
+	(*LogoutRequest)(nil),         // 9: switchboard.v1.LogoutRequest
+	(*LogoutResponse)(nil),        // 10: switchboard.v1.LogoutResponse
+	(*CheckUsernameRequest)(nil),  // 11: switchboard.v1.CheckUsernameRequest
+	(*CheckUsernameResponse)(nil), // 12: switchboard.v1.CheckUsernameResponse
+	(*ResolveUsersRequest)(nil),   // 13: switchboard.v1.ResolveUsersRequest
+	(*ResolveUsersResponse)(nil),  // 14: switchboard.v1.ResolveUsersResponse
+	(*ResolvedUser)(nil),          // 15: switchboard.v1.ResolvedUser
+	nil,                           // 16: switchboard.v1.ResolveUsersResponse.UsersEntry
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
 }
 var file_switchboard_v1_accounts_proto_depIdxs = []int32{
-	15, // 0: switchboard.v1.User.created_at:type_name -> google.protobuf.Timestamp
+	17, // 0: switchboard.v1.User.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: switchboard.v1.SetupResponse.user:type_name -> switchboard.v1.User
 	0,  // 2: switchboard.v1.SignupResponse.user:type_name -> switchboard.v1.User
 	0,  // 3: switchboard.v1.LoginResponse.user:type_name -> switchboard.v1.User
-	14, // 4: switchboard.v1.ResolveUsersResponse.users:type_name -> switchboard.v1.ResolveUsersResponse.UsersEntry
-	13, // 5: switchboard.v1.ResolveUsersResponse.UsersEntry.value:type_name -> switchboard.v1.ResolvedUser
+	16, // 4: switchboard.v1.ResolveUsersResponse.users:type_name -> switchboard.v1.ResolveUsersResponse.UsersEntry
+	15, // 5: switchboard.v1.ResolveUsersResponse.UsersEntry.value:type_name -> switchboard.v1.ResolvedUser
 	1,  // 6: switchboard.v1.AccountService.Setup:input_type -> switchboard.v1.SetupRequest
-	3,  // 7: switchboard.v1.AccountService.Signup:input_type -> switchboard.v1.SignupRequest
-	5,  // 8: switchboard.v1.AccountService.Login:input_type -> switchboard.v1.LoginRequest
-	7,  // 9: switchboard.v1.AccountService.Logout:input_type -> switchboard.v1.LogoutRequest
-	9,  // 10: switchboard.v1.AccountService.CheckUsername:input_type -> switchboard.v1.CheckUsernameRequest
-	11, // 11: switchboard.v1.AccountService.ResolveUsers:input_type -> switchboard.v1.ResolveUsersRequest
-	2,  // 12: switchboard.v1.AccountService.Setup:output_type -> switchboard.v1.SetupResponse
-	4,  // 13: switchboard.v1.AccountService.Signup:output_type -> switchboard.v1.SignupResponse
-	6,  // 14: switchboard.v1.AccountService.Login:output_type -> switchboard.v1.LoginResponse
-	8,  // 15: switchboard.v1.AccountService.Logout:output_type -> switchboard.v1.LogoutResponse
-	10, // 16: switchboard.v1.AccountService.CheckUsername:output_type -> switchboard.v1.CheckUsernameResponse
-	12, // 17: switchboard.v1.AccountService.ResolveUsers:output_type -> switchboard.v1.ResolveUsersResponse
-	12, // [12:18] is the sub-list for method output_type
-	6,  // [6:12] is the sub-list for method input_type
+	3,  // 7: switchboard.v1.AccountService.GetSetup:input_type -> switchboard.v1.GetSetupRequest
+	5,  // 8: switchboard.v1.AccountService.Signup:input_type -> switchboard.v1.SignupRequest
+	7,  // 9: switchboard.v1.AccountService.Login:input_type -> switchboard.v1.LoginRequest
+	9,  // 10: switchboard.v1.AccountService.Logout:input_type -> switchboard.v1.LogoutRequest
+	11, // 11: switchboard.v1.AccountService.CheckUsername:input_type -> switchboard.v1.CheckUsernameRequest
+	13, // 12: switchboard.v1.AccountService.ResolveUsers:input_type -> switchboard.v1.ResolveUsersRequest
+	2,  // 13: switchboard.v1.AccountService.Setup:output_type -> switchboard.v1.SetupResponse
+	4,  // 14: switchboard.v1.AccountService.GetSetup:output_type -> switchboard.v1.GetSetupResponse
+	6,  // 15: switchboard.v1.AccountService.Signup:output_type -> switchboard.v1.SignupResponse
+	8,  // 16: switchboard.v1.AccountService.Login:output_type -> switchboard.v1.LoginResponse
+	10, // 17: switchboard.v1.AccountService.Logout:output_type -> switchboard.v1.LogoutResponse
+	12, // 18: switchboard.v1.AccountService.CheckUsername:output_type -> switchboard.v1.CheckUsernameResponse
+	14, // 19: switchboard.v1.AccountService.ResolveUsers:output_type -> switchboard.v1.ResolveUsersResponse
+	13, // [13:20] is the sub-list for method output_type
+	6,  // [6:13] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -932,15 +1022,15 @@ func file_switchboard_v1_accounts_proto_init() {
 	}
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_accounts_proto_msgTypes[0].OneofWrappers = []any{}
-	file_switchboard_v1_accounts_proto_msgTypes[10].OneofWrappers = []any{}
-	file_switchboard_v1_accounts_proto_msgTypes[13].OneofWrappers = []any{}
+	file_switchboard_v1_accounts_proto_msgTypes[12].OneofWrappers = []any{}
+	file_switchboard_v1_accounts_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_accounts_proto_rawDesc), len(file_switchboard_v1_accounts_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

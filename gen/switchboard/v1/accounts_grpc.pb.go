@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	AccountService_Setup_FullMethodName         = "/switchboard.v1.AccountService/Setup"
+	AccountService_GetSetup_FullMethodName      = "/switchboard.v1.AccountService/GetSetup"
 	AccountService_Signup_FullMethodName        = "/switchboard.v1.AccountService/Signup"
 	AccountService_Login_FullMethodName         = "/switchboard.v1.AccountService/Login"
 	AccountService_Logout_FullMethodName        = "/switchboard.v1.AccountService/Logout"
@@ -35,6 +36,9 @@ const (
 type AccountServiceClient interface {
 	// Setup creates the instance owner; 409 once an owner exists.
 	Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error)
+	// GetSetup tells whether the instance has its owner, so the login page
+	// offers to create one only on a new instance.
+	GetSetup(ctx context.Context, in *GetSetupRequest, opts ...grpc.CallOption) (*GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(ctx context.Context, in *SignupRequest, opts ...grpc.CallOption) (*SignupResponse, error)
 	// Login checks a password and sets the session cookie.
@@ -59,6 +63,16 @@ func (c *accountServiceClient) Setup(ctx context.Context, in *SetupRequest, opts
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetupResponse)
 	err := c.cc.Invoke(ctx, AccountService_Setup_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *accountServiceClient) GetSetup(ctx context.Context, in *GetSetupRequest, opts ...grpc.CallOption) (*GetSetupResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSetupResponse)
+	err := c.cc.Invoke(ctx, AccountService_GetSetup_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +137,9 @@ func (c *accountServiceClient) ResolveUsers(ctx context.Context, in *ResolveUser
 type AccountServiceServer interface {
 	// Setup creates the instance owner; 409 once an owner exists.
 	Setup(context.Context, *SetupRequest) (*SetupResponse, error)
+	// GetSetup tells whether the instance has its owner, so the login page
+	// offers to create one only on a new instance.
+	GetSetup(context.Context, *GetSetupRequest) (*GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(context.Context, *SignupRequest) (*SignupResponse, error)
 	// Login checks a password and sets the session cookie.
@@ -144,6 +161,9 @@ type UnimplementedAccountServiceServer struct{}
 
 func (UnimplementedAccountServiceServer) Setup(context.Context, *SetupRequest) (*SetupResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Setup not implemented")
+}
+func (UnimplementedAccountServiceServer) GetSetup(context.Context, *GetSetupRequest) (*GetSetupResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSetup not implemented")
 }
 func (UnimplementedAccountServiceServer) Signup(context.Context, *SignupRequest) (*SignupResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Signup not implemented")
@@ -194,6 +214,24 @@ func _AccountService_Setup_Handler(srv interface{}, ctx context.Context, dec fun
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(AccountServiceServer).Setup(ctx, req.(*SetupRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AccountService_GetSetup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSetupRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccountServiceServer).GetSetup(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccountService_GetSetup_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccountServiceServer).GetSetup(ctx, req.(*GetSetupRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -298,6 +336,10 @@ var AccountService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Setup",
 			Handler:    _AccountService_Setup_Handler,
+		},
+		{
+			MethodName: "GetSetup",
+			Handler:    _AccountService_GetSetup_Handler,
 		},
 		{
 			MethodName: "Signup",

@@ -34,8 +34,9 @@ type SharedChatServiceClient interface {
 	// ListMessages pages the chat: each page is cut newest-first and returned
 	// oldest-first; pagination.cursor leads to older messages.
 	ListMessages(ctx context.Context, in *ListMessagesRequest, opts ...grpc.CallOption) (*ListMessagesResponse, error)
-	// SendMessage posts as the assistant role and pushes the message to every
-	// open subscriber of the account.
+	// SendMessage posts the message, with the assistant role when sent with an
+	// API key and the user role when sent with the operator's session, and
+	// pushes it to every open subscriber of the account.
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
 	// Mentions suggests what "@" and "/" can complete to in the chat input.
 	// The REST form is the bare array.
@@ -90,8 +91,9 @@ type SharedChatServiceServer interface {
 	// ListMessages pages the chat: each page is cut newest-first and returned
 	// oldest-first; pagination.cursor leads to older messages.
 	ListMessages(context.Context, *ListMessagesRequest) (*ListMessagesResponse, error)
-	// SendMessage posts as the assistant role and pushes the message to every
-	// open subscriber of the account.
+	// SendMessage posts the message, with the assistant role when sent with an
+	// API key and the user role when sent with the operator's session, and
+	// pushes it to every open subscriber of the account.
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
 	// Mentions suggests what "@" and "/" can complete to in the chat input.
 	// The REST form is the bare array.

@@ -1,5 +1,6 @@
 // The login page (session cookie; the browser never holds an API key), with
-// the first-run owner setup beside it so a fresh server needs no curl.
+// the first-run owner setup beside it while the instance has no owner, so a
+// fresh server needs no curl.
 import { api, errorText } from "../api";
 import { h, replace, uid } from "../dom";
 
@@ -54,7 +55,8 @@ export function loginView(notice: string, done: (u: LoggedIn) => void): HTMLElem
     submit,
   );
 
-  // First run: the owner account (POST /api/setup answers 409 once one exists).
+  // First run: the owner account (POST /api/setup answers 409 once one exists;
+  // GET /api/setup says whether one does).
   const su = {
     username: h("input", { name: "setup-username", autocomplete: "username", required: true, pattern: "[a-z0-9_.\\-]{2,30}" }),
     name: h("input", { name: "setup-name", autocomplete: "name", required: true }),
@@ -104,7 +106,17 @@ export function loginView(notice: string, done: (u: LoggedIn) => void): HTMLElem
     ),
   );
 
-  const page = h("main", { id: "main", class: "login", tabindex: -1 }, form, setup);
+  const page = h("main", { id: "main", class: "login", tabindex: -1 }, form);
+  // Setup is offered only while the instance has no owner; if the server
+  // cannot say, it is offered and POST /api/setup's 409 answers for it.
+  api.accounts
+    .getSetup({})
+    .then((res) => res.ownerExists)
+    .catch(() => false)
+    .then((ownerExists) => {
+      if (!ownerExists) page.append(setup);
+      page.dataset.setup = ownerExists ? "done" : "offered";
+    });
   queueMicrotask(() => who.focus());
   return page;
 }

@@ -159,7 +159,10 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
     h(
       "p",
       { class: "item-sub" },
-      who ? `From ${who} · ` : "",
+      // Who asked: the request's source, X-Agent-Name or the key's label
+      // (docs/decisions.md "Who asked, who wrote, first run").
+      who && h("span", { class: "item-source" }, `From ${who}`),
+      who ? " · " : "",
       timeOf(item.createdAt),
     ),
     actions,

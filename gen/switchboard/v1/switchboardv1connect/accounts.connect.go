@@ -35,6 +35,8 @@ const (
 const (
 	// AccountServiceSetupProcedure is the fully-qualified name of the AccountService's Setup RPC.
 	AccountServiceSetupProcedure = "/switchboard.v1.AccountService/Setup"
+	// AccountServiceGetSetupProcedure is the fully-qualified name of the AccountService's GetSetup RPC.
+	AccountServiceGetSetupProcedure = "/switchboard.v1.AccountService/GetSetup"
 	// AccountServiceSignupProcedure is the fully-qualified name of the AccountService's Signup RPC.
 	AccountServiceSignupProcedure = "/switchboard.v1.AccountService/Signup"
 	// AccountServiceLoginProcedure is the fully-qualified name of the AccountService's Login RPC.
@@ -53,6 +55,9 @@ const (
 type AccountServiceClient interface {
 	// Setup creates the instance owner; 409 once an owner exists.
 	Setup(context.Context, *v1.SetupRequest) (*v1.SetupResponse, error)
+	// GetSetup tells whether the instance has its owner, so the login page
+	// offers to create one only on a new instance.
+	GetSetup(context.Context, *v1.GetSetupRequest) (*v1.GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(context.Context, *v1.SignupRequest) (*v1.SignupResponse, error)
 	// Login checks a password and sets the session cookie.
@@ -80,6 +85,12 @@ func NewAccountServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			httpClient,
 			baseURL+AccountServiceSetupProcedure,
 			connect.WithSchema(accountServiceMethods.ByName("Setup")),
+			connect.WithClientOptions(opts...),
+		),
+		getSetup: connect.NewClient[v1.GetSetupRequest, v1.GetSetupResponse](
+			httpClient,
+			baseURL+AccountServiceGetSetupProcedure,
+			connect.WithSchema(accountServiceMethods.ByName("GetSetup")),
 			connect.WithClientOptions(opts...),
 		),
 		signup: connect.NewClient[v1.SignupRequest, v1.SignupResponse](
@@ -118,6 +129,7 @@ func NewAccountServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 // accountServiceClient implements AccountServiceClient.
 type accountServiceClient struct {
 	setup         *connect.Client[v1.SetupRequest, v1.SetupResponse]
+	getSetup      *connect.Client[v1.GetSetupRequest, v1.GetSetupResponse]
 	signup        *connect.Client[v1.SignupRequest, v1.SignupResponse]
 	login         *connect.Client[v1.LoginRequest, v1.LoginResponse]
 	logout        *connect.Client[v1.LogoutRequest, v1.LogoutResponse]
@@ -128,6 +140,15 @@ type accountServiceClient struct {
 // Setup calls switchboard.v1.AccountService.Setup.
 func (c *accountServiceClient) Setup(ctx context.Context, req *v1.SetupRequest) (*v1.SetupResponse, error) {
 	response, err := c.setup.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// GetSetup calls switchboard.v1.AccountService.GetSetup.
+func (c *accountServiceClient) GetSetup(ctx context.Context, req *v1.GetSetupRequest) (*v1.GetSetupResponse, error) {
+	response, err := c.getSetup.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -183,6 +204,9 @@ func (c *accountServiceClient) ResolveUsers(ctx context.Context, req *v1.Resolve
 type AccountServiceHandler interface {
 	// Setup creates the instance owner; 409 once an owner exists.
 	Setup(context.Context, *v1.SetupRequest) (*v1.SetupResponse, error)
+	// GetSetup tells whether the instance has its owner, so the login page
+	// offers to create one only on a new instance.
+	GetSetup(context.Context, *v1.GetSetupRequest) (*v1.GetSetupResponse, error)
 	// Signup creates a further account.
 	Signup(context.Context, *v1.SignupRequest) (*v1.SignupResponse, error)
 	// Login checks a password and sets the session cookie.
@@ -206,6 +230,12 @@ func NewAccountServiceHandler(svc AccountServiceHandler, opts ...connect.Handler
 		AccountServiceSetupProcedure,
 		svc.Setup,
 		connect.WithSchema(accountServiceMethods.ByName("Setup")),
+		connect.WithHandlerOptions(opts...),
+	)
+	accountServiceGetSetupHandler := connect.NewUnaryHandlerSimple(
+		AccountServiceGetSetupProcedure,
+		svc.GetSetup,
+		connect.WithSchema(accountServiceMethods.ByName("GetSetup")),
 		connect.WithHandlerOptions(opts...),
 	)
 	accountServiceSignupHandler := connect.NewUnaryHandlerSimple(
@@ -242,6 +272,8 @@ func NewAccountServiceHandler(svc AccountServiceHandler, opts ...connect.Handler
 		switch r.URL.Path {
 		case AccountServiceSetupProcedure:
 			accountServiceSetupHandler.ServeHTTP(w, r)
+		case AccountServiceGetSetupProcedure:
+			accountServiceGetSetupHandler.ServeHTTP(w, r)
 		case AccountServiceSignupProcedure:
 			accountServiceSignupHandler.ServeHTTP(w, r)
 		case AccountServiceLoginProcedure:
@@ -263,6 +295,10 @@ type UnimplementedAccountServiceHandler struct{}
 
 func (UnimplementedAccountServiceHandler) Setup(context.Context, *v1.SetupRequest) (*v1.SetupResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AccountService.Setup is not implemented"))
+}
+
+func (UnimplementedAccountServiceHandler) GetSetup(context.Context, *v1.GetSetupRequest) (*v1.GetSetupResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AccountService.GetSetup is not implemented"))
 }
 
 func (UnimplementedAccountServiceHandler) Signup(context.Context, *v1.SignupRequest) (*v1.SignupResponse, error) {

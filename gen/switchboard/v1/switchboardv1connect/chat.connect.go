@@ -54,8 +54,9 @@ type SharedChatServiceClient interface {
 	// ListMessages pages the chat: each page is cut newest-first and returned
 	// oldest-first; pagination.cursor leads to older messages.
 	ListMessages(context.Context, *v1.ListMessagesRequest) (*v1.ListMessagesResponse, error)
-	// SendMessage posts as the assistant role and pushes the message to every
-	// open subscriber of the account.
+	// SendMessage posts the message, with the assistant role when sent with an
+	// API key and the user role when sent with the operator's session, and
+	// pushes it to every open subscriber of the account.
 	SendMessage(context.Context, *v1.SendMessageRequest) (*v1.SendMessageResponse, error)
 	// Mentions suggests what "@" and "/" can complete to in the chat input.
 	// The REST form is the bare array.
@@ -133,8 +134,9 @@ type SharedChatServiceHandler interface {
 	// ListMessages pages the chat: each page is cut newest-first and returned
 	// oldest-first; pagination.cursor leads to older messages.
 	ListMessages(context.Context, *v1.ListMessagesRequest) (*v1.ListMessagesResponse, error)
-	// SendMessage posts as the assistant role and pushes the message to every
-	// open subscriber of the account.
+	// SendMessage posts the message, with the assistant role when sent with an
+	// API key and the user role when sent with the operator's session, and
+	// pushes it to every open subscriber of the account.
 	SendMessage(context.Context, *v1.SendMessageRequest) (*v1.SendMessageResponse, error)
 	// Mentions suggests what "@" and "/" can complete to in the chat input.
 	// The REST form is the bare array.

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/accounts.proto.
  */
 export const file_switchboard_v1_accounts: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9hY2NvdW50cy5wcm90bxIOc3dpdGNoYm9hcmQudjEirgEKBFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEbmFtZRgEIAEoCRIbCgRyb2xlGAUgASgJQg269RgJdXNlcl9yb2xlEhMKBmF2YXRhchgGIAEoCUgAiAEBEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19hdmF0YXIipQEKDFNldHVwUmVxdWVzdBIeCgh1c2VybmFtZRgBIAEoCUIMukgFcgMY9APo8xgBEhsKBWVtYWlsGAIgASgJQgy6SAVyAxj+AejzGAESHgoIcGFzc3dvcmQYAyABKAlCDLpIBXIDGOgH6PMYARIaCgRuYW1lGAQgASgJQgy6SAVyAxj0A+jzGAESHAoOYWNjZXB0ZWRfdGVybXMYBSABKAhCBOjzGAEiMwoNU2V0dXBSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciKIAQoNU2lnbnVwUmVxdWVzdBIeCgh1c2VybmFtZRgBIAEoCUIMukgFcgMY9APo8xgBEhsKBWVtYWlsGAIgASgJQgy6SAVyAxj+AejzGAESHgoIcGFzc3dvcmQYAyABKAlCDLpIBXIDGOgH6PMYARIaCgRuYW1lGAQgASgJQgy6SAVyAxj0A+jzGAEiNAoOU2lnbnVwUmVzcG9uc2USIgoEdXNlchgBIAEoCzIULnN3aXRjaGJvYXJkLnYxLlVzZXIiYwoMTG9naW5SZXF1ZXN0EhcKBWVtYWlsGAEgASgJQgi6SAVyAxj+ARIaCgh1c2VybmFtZRgCIAEoCUIIukgFcgMY9AMSHgoIcGFzc3dvcmQYAyABKAlCDLpIBXIDGOgH6PMYASIzCg1Mb2dpblJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5zd2l0Y2hib2FyZC52MS5Vc2VyIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiNgoUQ2hlY2tVc2VybmFtZVJlcXVlc3QSHgoIdXNlcm5hbWUYASABKAlCDLpIBXIDGPQD6PMYASJcChVDaGVja1VzZXJuYW1lUmVzcG9uc2USEQoJYXZhaWxhYmxlGAEgASgIEhAKCHVzZXJuYW1lGAIgASgJEhMKBnJlYXNvbhgDIAEoCUgAiAEBQgkKB19yZWFzb24iNgoTUmVzb2x2ZVVzZXJzUmVxdWVzdBIfCgl1c2VybmFtZXMYASABKAlCDLpIBXIDGPQD6PMYASKiAQoUUmVzb2x2ZVVzZXJzUmVzcG9uc2USPgoFdXNlcnMYASADKAsyLy5zd2l0Y2hib2FyZC52MS5SZXNvbHZlVXNlcnNSZXNwb25zZS5Vc2Vyc0VudHJ5GkoKClVzZXJzRW50cnkSCwoDa2V5GAEgASgJEisKBXZhbHVlGAIgASgLMhwuc3dpdGNoYm9hcmQudjEuUmVzb2x2ZWRVc2VyOgI4ASJoCgxSZXNvbHZlZFVzZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCgh1c2VybmFtZRgDIAEoCRITCgZhdmF0YXIYBCABKAlIAIgBARIMCgR0eXBlGAUgASgJQgkKB19hdmF0YXIy0QUKDkFjY291bnRTZXJ2aWNlEmwKBVNldHVwEhwuc3dpdGNoYm9hcmQudjEuU2V0dXBSZXF1ZXN0Gh0uc3dpdGNoYm9hcmQudjEuU2V0dXBSZXNwb25zZSIm2vMYCAgBIgRhdXRo4PMYyQGC0+STAg86ASoiCi9hcGkvc2V0dXAScAoGU2lnbnVwEh0uc3dpdGNoYm9hcmQudjEuU2lnbnVwUmVxdWVzdBoeLnN3aXRjaGJvYXJkLnYxLlNpZ251cFJlc3BvbnNlIifa8xgICAEiBGF1dGjg8xjJAYLT5JMCEDoBKiILL2FwaS9zaWdudXASbAoFTG9naW4SHC5zd2l0Y2hib2FyZC52MS5Mb2dpblJlcXVlc3QaHS5zd2l0Y2hib2FyZC52MS5Mb2dpblJlc3BvbnNlIiba8xgICAEiBGF1dGiC0+STAhQ6ASoiDy9hcGkvYXV0aC9sb2dpbhJrCgZMb2dvdXQSHS5zd2l0Y2hib2FyZC52MS5Mb2dvdXRSZXF1ZXN0Gh4uc3dpdGNoYm9hcmQudjEuTG9nb3V0UmVzcG9uc2UiItrzGAMSAQKC0+STAhU6ASoiEC9hcGkvYXV0aC9sb2dvdXQSfwoNQ2hlY2tVc2VybmFtZRIkLnN3aXRjaGJvYXJkLnYxLkNoZWNrVXNlcm5hbWVSZXF1ZXN0GiUuc3dpdGNoYm9hcmQudjEuQ2hlY2tVc2VybmFtZVJlc3BvbnNlIiHa8xgCCAGC0+STAhUSEy9hcGkvdXNlcm5hbWUvY2hlY2sSggEKDFJlc29sdmVVc2VycxIjLnN3aXRjaGJvYXJkLnYxLlJlc29sdmVVc2Vyc1JlcXVlc3QaJC5zd2l0Y2hib2FyZC52MS5SZXNvbHZlVXNlcnNSZXNwb25zZSIn2vMYAggBgtPkkwIbYgV1c2VycxISL2FwaS91c2Vycy9yZXNvbHZlQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("Ch1zd2l0Y2hib2FyZC92MS9hY2NvdW50cy5wcm90bxIOc3dpdGNoYm9hcmQudjEirgEKBFVzZXISCgoCaWQYASABKAkSEAoIdXNlcm5hbWUYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEbmFtZRgEIAEoCRIbCgRyb2xlGAUgASgJQg269RgJdXNlcl9yb2xlEhMKBmF2YXRhchgGIAEoCUgAiAEBEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgkKB19hdmF0YXIipQEKDFNldHVwUmVxdWVzdBIeCgh1c2VybmFtZRgBIAEoCUIMukgFcgMY9APo8xgBEhsKBWVtYWlsGAIgASgJQgy6SAVyAxj+AejzGAESHgoIcGFzc3dvcmQYAyABKAlCDLpIBXIDGOgH6PMYARIaCgRuYW1lGAQgASgJQgy6SAVyAxj0A+jzGAESHAoOYWNjZXB0ZWRfdGVybXMYBSABKAhCBOjzGAEiMwoNU2V0dXBSZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIRCg9HZXRTZXR1cFJlcXVlc3QiKAoQR2V0U2V0dXBSZXNwb25zZRIUCgxvd25lcl9leGlzdHMYASABKAgiiAEKDVNpZ251cFJlcXVlc3QSHgoIdXNlcm5hbWUYASABKAlCDLpIBXIDGPQD6PMYARIbCgVlbWFpbBgCIAEoCUIMukgFcgMY/gHo8xgBEh4KCHBhc3N3b3JkGAMgASgJQgy6SAVyAxjoB+jzGAESGgoEbmFtZRgEIAEoCUIMukgFcgMY9APo8xgBIjQKDlNpZ251cFJlc3BvbnNlEiIKBHVzZXIYASABKAsyFC5zd2l0Y2hib2FyZC52MS5Vc2VyImMKDExvZ2luUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMY/gESGgoIdXNlcm5hbWUYAiABKAlCCLpIBXIDGPQDEh4KCHBhc3N3b3JkGAMgASgJQgy6SAVyAxjoB+jzGAEiMwoNTG9naW5SZXNwb25zZRIiCgR1c2VyGAEgASgLMhQuc3dpdGNoYm9hcmQudjEuVXNlciIPCg1Mb2dvdXRSZXF1ZXN0IhAKDkxvZ291dFJlc3BvbnNlIjYKFENoZWNrVXNlcm5hbWVSZXF1ZXN0Eh4KCHVzZXJuYW1lGAEgASgJQgy6SAVyAxj0A+jzGAEiXAoVQ2hlY2tVc2VybmFtZVJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIQCgh1c2VybmFtZRgCIAEoCRITCgZyZWFzb24YAyABKAlIAIgBAUIJCgdfcmVhc29uIjYKE1Jlc29sdmVVc2Vyc1JlcXVlc3QSHwoJdXNlcm5hbWVzGAEgASgJQgy6SAVyAxj0A+jzGAEiogEKFFJlc29sdmVVc2Vyc1Jlc3BvbnNlEj4KBXVzZXJzGAEgAygLMi8uc3dpdGNoYm9hcmQudjEuUmVzb2x2ZVVzZXJzUmVzcG9uc2UuVXNlcnNFbnRyeRpKCgpVc2Vyc0VudHJ5EgsKA2tleRgBIAEoCRIrCgV2YWx1ZRgCIAEoCzIcLnN3aXRjaGJvYXJkLnYxLlJlc29sdmVkVXNlcjoCOAEiaAoMUmVzb2x2ZWRVc2VyEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSEwoGYXZhdGFyGAQgASgJSACIAQESDAoEdHlwZRgFIAEoCUIJCgdfYXZhdGFyMroGCg5BY2NvdW50U2VydmljZRJsCgVTZXR1cBIcLnN3aXRjaGJvYXJkLnYxLlNldHVwUmVxdWVzdBodLnN3aXRjaGJvYXJkLnYxLlNldHVwUmVzcG9uc2UiJtrzGAgIASIEYXV0aODzGMkBgtPkkwIPOgEqIgovYXBpL3NldHVwEmcKCEdldFNldHVwEh8uc3dpdGNoYm9hcmQudjEuR2V0U2V0dXBSZXF1ZXN0GiAuc3dpdGNoYm9hcmQudjEuR2V0U2V0dXBSZXNwb25zZSIY2vMYAggBgtPkkwIMEgovYXBpL3NldHVwEnAKBlNpZ251cBIdLnN3aXRjaGJvYXJkLnYxLlNpZ251cFJlcXVlc3QaHi5zd2l0Y2hib2FyZC52MS5TaWdudXBSZXNwb25zZSIn2vMYCAgBIgRhdXRo4PMYyQGC0+STAhA6ASoiCy9hcGkvc2lnbnVwEmwKBUxvZ2luEhwuc3dpdGNoYm9hcmQudjEuTG9naW5SZXF1ZXN0Gh0uc3dpdGNoYm9hcmQudjEuTG9naW5SZXNwb25zZSIm2vMYCAgBIgRhdXRogtPkkwIUOgEqIg8vYXBpL2F1dGgvbG9naW4SawoGTG9nb3V0Eh0uc3dpdGNoYm9hcmQudjEuTG9nb3V0UmVxdWVzdBoeLnN3aXRjaGJvYXJkLnYxLkxvZ291dFJlc3BvbnNlIiLa8xgDEgECgtPkkwIVOgEqIhAvYXBpL2F1dGgvbG9nb3V0En8KDUNoZWNrVXNlcm5hbWUSJC5zd2l0Y2hib2FyZC52MS5DaGVja1VzZXJuYW1lUmVxdWVzdBolLnN3aXRjaGJvYXJkLnYxLkNoZWNrVXNlcm5hbWVSZXNwb25zZSIh2vMYAggBgtPkkwIVEhMvYXBpL3VzZXJuYW1lL2NoZWNrEoIBCgxSZXNvbHZlVXNlcnMSIy5zd2l0Y2hib2FyZC52MS5SZXNvbHZlVXNlcnNSZXF1ZXN0GiQuc3dpdGNoYm9hcmQudjEuUmVzb2x2ZVVzZXJzUmVzcG9uc2UiJ9rzGAIIAYLT5JMCG2IFdXNlcnMSEi9hcGkvdXNlcnMvcmVzb2x2ZUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
 
 /**
  * User is an account as its owner sees it.
@@ -123,6 +123,38 @@ export const SetupResponseSchema: GenMessage<SetupResponse> = /*@__PURE__*/
   messageDesc(file_switchboard_v1_accounts, 2);
 
 /**
+ * @generated from message switchboard.v1.GetSetupRequest
+ */
+export type GetSetupRequest = Message<"switchboard.v1.GetSetupRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.GetSetupRequest.
+ * Use `create(GetSetupRequestSchema)` to create a new message.
+ */
+export const GetSetupRequestSchema: GenMessage<GetSetupRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_accounts, 3);
+
+/**
+ * @generated from message switchboard.v1.GetSetupResponse
+ */
+export type GetSetupResponse = Message<"switchboard.v1.GetSetupResponse"> & {
+  /**
+   * True once the owner account exists; POST /api/setup then answers 409.
+   *
+   * @generated from field: bool owner_exists = 1;
+   */
+  ownerExists: boolean;
+};
+
+/**
+ * Describes the message switchboard.v1.GetSetupResponse.
+ * Use `create(GetSetupResponseSchema)` to create a new message.
+ */
+export const GetSetupResponseSchema: GenMessage<GetSetupResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_accounts, 4);
+
+/**
  * @generated from message switchboard.v1.SignupRequest
  */
 export type SignupRequest = Message<"switchboard.v1.SignupRequest"> & {
@@ -152,7 +184,7 @@ export type SignupRequest = Message<"switchboard.v1.SignupRequest"> & {
  * Use `create(SignupRequestSchema)` to create a new message.
  */
 export const SignupRequestSchema: GenMessage<SignupRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 3);
+  messageDesc(file_switchboard_v1_accounts, 5);
 
 /**
  * @generated from message switchboard.v1.SignupResponse
@@ -169,7 +201,7 @@ export type SignupResponse = Message<"switchboard.v1.SignupResponse"> & {
  * Use `create(SignupResponseSchema)` to create a new message.
  */
 export const SignupResponseSchema: GenMessage<SignupResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 4);
+  messageDesc(file_switchboard_v1_accounts, 6);
 
 /**
  * @generated from message switchboard.v1.LoginRequest
@@ -198,7 +230,7 @@ export type LoginRequest = Message<"switchboard.v1.LoginRequest"> & {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 5);
+  messageDesc(file_switchboard_v1_accounts, 7);
 
 /**
  * @generated from message switchboard.v1.LoginResponse
@@ -215,7 +247,7 @@ export type LoginResponse = Message<"switchboard.v1.LoginResponse"> & {
  * Use `create(LoginResponseSchema)` to create a new message.
  */
 export const LoginResponseSchema: GenMessage<LoginResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 6);
+  messageDesc(file_switchboard_v1_accounts, 8);
 
 /**
  * @generated from message switchboard.v1.LogoutRequest
@@ -228,7 +260,7 @@ export type LogoutRequest = Message<"switchboard.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 7);
+  messageDesc(file_switchboard_v1_accounts, 9);
 
 /**
  * @generated from message switchboard.v1.LogoutResponse
@@ -241,7 +273,7 @@ export type LogoutResponse = Message<"switchboard.v1.LogoutResponse"> & {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 8);
+  messageDesc(file_switchboard_v1_accounts, 10);
 
 /**
  * @generated from message switchboard.v1.CheckUsernameRequest
@@ -258,7 +290,7 @@ export type CheckUsernameRequest = Message<"switchboard.v1.CheckUsernameRequest"
  * Use `create(CheckUsernameRequestSchema)` to create a new message.
  */
 export const CheckUsernameRequestSchema: GenMessage<CheckUsernameRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 9);
+  messageDesc(file_switchboard_v1_accounts, 11);
 
 /**
  * @generated from message switchboard.v1.CheckUsernameResponse
@@ -287,7 +319,7 @@ export type CheckUsernameResponse = Message<"switchboard.v1.CheckUsernameRespons
  * Use `create(CheckUsernameResponseSchema)` to create a new message.
  */
 export const CheckUsernameResponseSchema: GenMessage<CheckUsernameResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 10);
+  messageDesc(file_switchboard_v1_accounts, 12);
 
 /**
  * @generated from message switchboard.v1.ResolveUsersRequest
@@ -306,7 +338,7 @@ export type ResolveUsersRequest = Message<"switchboard.v1.ResolveUsersRequest"> 
  * Use `create(ResolveUsersRequestSchema)` to create a new message.
  */
 export const ResolveUsersRequestSchema: GenMessage<ResolveUsersRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 11);
+  messageDesc(file_switchboard_v1_accounts, 13);
 
 /**
  * @generated from message switchboard.v1.ResolveUsersResponse
@@ -325,7 +357,7 @@ export type ResolveUsersResponse = Message<"switchboard.v1.ResolveUsersResponse"
  * Use `create(ResolveUsersResponseSchema)` to create a new message.
  */
 export const ResolveUsersResponseSchema: GenMessage<ResolveUsersResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 12);
+  messageDesc(file_switchboard_v1_accounts, 14);
 
 /**
  * @generated from message switchboard.v1.ResolvedUser
@@ -364,7 +396,7 @@ export type ResolvedUser = Message<"switchboard.v1.ResolvedUser"> & {
  * Use `create(ResolvedUserSchema)` to create a new message.
  */
 export const ResolvedUserSchema: GenMessage<ResolvedUser> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_accounts, 13);
+  messageDesc(file_switchboard_v1_accounts, 15);
 
 /**
  * AccountService creates accounts and sessions.
@@ -381,6 +413,17 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof SetupRequestSchema;
     output: typeof SetupResponseSchema;
+  },
+  /**
+   * GetSetup tells whether the instance has its owner, so the login page
+   * offers to create one only on a new instance.
+   *
+   * @generated from rpc switchboard.v1.AccountService.GetSetup
+   */
+  getSetup: {
+    methodKind: "unary";
+    input: typeof GetSetupRequestSchema;
+    output: typeof GetSetupResponseSchema;
   },
   /**
    * Signup creates a further account.

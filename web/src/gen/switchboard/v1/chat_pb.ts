@@ -550,8 +550,9 @@ export const SharedChatService: GenService<{
     output: typeof ListMessagesResponseSchema;
   },
   /**
-   * SendMessage posts as the assistant role and pushes the message to every
-   * open subscriber of the account.
+   * SendMessage posts the message, with the assistant role when sent with an
+   * API key and the user role when sent with the operator's session, and
+   * pushes it to every open subscriber of the account.
    *
    * @generated from rpc switchboard.v1.SharedChatService.SendMessage
    */
