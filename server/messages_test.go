@@ -22,7 +22,7 @@ import (
 // wording, and resolver or network details (docs/decisions.md "Errors").
 var internals = []string{
 	"unexpected EOF", "strconv.", "parsing field", "invalid character", "proto:", "protojson",
-	"syntax error", "(line ", "unmarshal into", "dial tcp", "lookup ", "127.0.0.53", ":53",
+	"syntax error", "(line ", "unmarshal into", "dial tcp", "lookup ", "127.0.0.53",
 	"connect: connection refused", "no such host", "Post \"", "type mismatch",
 }
 
