@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -232,9 +234,11 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
 		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(bus.SSE()))))
 	// REST answers are gzipped when the client asks (Connect compresses its own).
-	mux.Handle("/api/", g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw))))
+	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
+	mux.Handle("/api/", api)
 
-	names := mountConnect(mux, g, keyed, services, connectOptions(cfg))
+	names := mountConnect(mux, g, keyed, services,
+		append(connectOptions(cfg), connect.WithInterceptors(g.RequiredPathFields())))
 	reflector := grpcreflect.NewStaticReflector(names...)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
@@ -253,7 +257,7 @@ func New(cfg Config) (*App, error) {
 		}
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
-	app.Handler = httpapi.Observe(cfg.Logger, mux)
+	app.Handler = httpapi.Observe(cfg.Logger, apiAsWritten(mux, api))
 	hooks := webhooks.Start(webhooks.Config{
 		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 	})
@@ -355,4 +359,28 @@ func serveDocs(w http.ResponseWriter, _ *http.Request) {
 	h.Set("Cache-Control", "public, max-age=300")
 	h.Set("Access-Control-Allow-Origin", "*")
 	_, _ = w.Write(openapi.JSON)
+}
+
+// apiAsWritten hands an API path that is not in clean form (an empty segment,
+// as in /api/v2/kanban//checklist/1) to the API as written, where the route's
+// rules refuse it with an error body, instead of ServeMux's bare 307 to the
+// cleaned path (docs/decisions.md "Errors").
+func apiAsWritten(mux *http.ServeMux, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && cleanPath(p) != p {
+			api.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath is the form ServeMux redirects to: path.Clean, keeping a
+// trailing slash.
+func cleanPath(p string) string {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }

@@ -8,13 +8,16 @@ package egress
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"code.dny.dev/ssrf"
@@ -139,4 +142,35 @@ func (p Policy) Client(timeout time.Duration) *http.Client {
 func Refused(err error) bool {
 	return errors.Is(err, ErrRefused) || errors.Is(err, ssrf.ErrProhibitedIP) ||
 		errors.Is(err, ssrf.ErrProhibitedNetwork) || errors.Is(err, ssrf.ErrProhibitedPort)
+}
+
+// Reason words why a call to a user-supplied URL got no answer, for the
+// client that configured it: no addresses, resolver or socket details
+// (docs/decisions.md "Errors"; the cause itself is for the log).
+func Reason(err error) string {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	var certErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	switch {
+	case Refused(err):
+		return "its address is not allowed (private, loopback and link-local addresses are refused)"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return "its host name does not resolve"
+	case errors.As(err, &dnsErr):
+		return "its host name could not be looked up"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection was refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection was closed before an answer"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "its network cannot be reached"
+	case errors.As(err, &certErr):
+		return "its TLS certificate is not valid"
+	case errors.As(err, &recErr):
+		return "it does not speak TLS"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "it did not answer in time"
+	}
+	return "the connection failed"
 }

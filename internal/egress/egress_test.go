@@ -2,9 +2,15 @@ package egress_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,5 +141,28 @@ func TestClientChecksEveryDial(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusFound {
 		t.Fatalf("status %d: the redirect was followed", res.StatusCode)
+	}
+}
+
+// Reason words a failed call without addresses or resolver details: the
+// requester sees it (docs/decisions.md "Errors", TestErrorMessagesTable).
+func TestReason(t *testing.T) {
+	dns := &url.Error{Op: "Post", URL: "http://agent.example/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "agent.example", Server: "127.0.0.53:53", IsNotFound: true}}}
+	refused := &url.Error{Op: "Post", URL: "http://127.0.0.1:9/", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{dns, "its host name does not resolve"},
+		{&net.DNSError{Err: "server misbehaving", Name: "agent.example", Server: "127.0.0.53:53"}, "its host name could not be looked up"},
+		{refused, "the connection was refused"},
+		{fmt.Errorf("dial: %w", egress.ErrRefused), "its address is not allowed (private, loopback and link-local addresses are refused)"},
+		{errors.New("something else at 10.0.0.1"), "the connection failed"},
+	} {
+		if got := egress.Reason(tc.err); got != tc.want {
+			t.Errorf("Reason(%v) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

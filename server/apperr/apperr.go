@@ -119,9 +119,17 @@ func Conflict(format string, args ...any) *Error { return newf(KindConflict, for
 // TooLarge reports a request body over its limit.
 func TooLarge(format string, args ...any) *Error { return newf(KindTooLarge, format, args...) }
 
-// RateLimited reports a caller over its limit.
+// RateLimited reports a caller over its limit, saying in words what
+// Retry-After says in digits.
 func RateLimited(retryAfter time.Duration) *Error {
-	return &Error{Kind: KindRateLimited, Message: "rate limit exceeded; retry later", RetryAfter: retryAfter}
+	return &Error{Kind: KindRateLimited, RetryAfter: retryAfter,
+		Message: fmt.Sprintf("rate limit exceeded: try again in %d seconds", RetryAfterSeconds(retryAfter))}
+}
+
+// RetryAfterSeconds is the Retry-After value of d: whole seconds, rounded up,
+// at least 1.
+func RetryAfterSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
 }
 
 // OneOf refuses a value outside an enumerated set (docs/decisions.md "Wire values":

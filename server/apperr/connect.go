@@ -22,7 +22,7 @@ func ToConnect(err error) *connect.Error {
 		}
 	}
 	if e.RetryAfter > 0 {
-		out.Meta().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+		out.Meta().Set("Retry-After", strconv.Itoa(RetryAfterSeconds(e.RetryAfter)))
 	}
 	return out
 }

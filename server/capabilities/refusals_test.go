@@ -168,7 +168,7 @@ func TestCreateRefusalsWriteNothing(t *testing.T) {
 		{"unknown body field", with("colour", "red"), "colour"},
 		{"install without id", map[string]any{}, "capabilityId is required"},
 		{"install with create fields", map[string]any{"capabilityId": "x", "name": "n"}, "needs action"},
-		{"malformed JSON", "{", "EOF"},
+		{"malformed JSON", "{", "body is not valid JSON: it ends early"},
 	}
 	before := f.counts(t)
 	for _, tc := range cases {
@@ -206,7 +206,7 @@ func TestCustomizeRefusalsWriteNothing(t *testing.T) {
 		{"not a number", map[string]any{"customizations": map[string]any{"recipient": "A", "count": "lots"}}, "must be a number"},
 		{"missing value", map[string]any{"customizations": map[string]any{"tone": "dry"}}, `no value for "recipient"`},
 		{"NUL value", map[string]any{"customizations": map[string]any{"recipient": "a\x00"}}, "NUL"},
-		{"value not a string", `{"customizations":{"recipient":5}}`, "invalid value for string"},
+		{"value not a string", `{"customizations":{"recipient":5}}`, "customizations.recipient must be a string"},
 		{"unknown body field", map[string]any{"customisations": map[string]any{}}, "customisations"},
 	}
 	for _, tc := range cases {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -68,14 +67,8 @@ func (p *dispatchProber) Probe(ctx context.Context, a *ent.StoreAgent, credentia
 	return v
 }
 
-// errText keeps a transport error short and free of our own addresses.
-func errText(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 {
-		s = s[i+2:]
-	}
-	return s
-}
+// errText says why the health check got no answer, in words only.
+func errText(err error) string { return egress.Reason(err) }
 
 // healthTimeout bounds the health check.
 const healthTimeout = 10 * time.Second

@@ -242,6 +242,9 @@ func (g *Gate) Gateway(next runtime.HandlerFunc) runtime.HandlerFunc {
 		}
 		ctx, err := g.Admit(w, r, p)
 		if err == nil {
+			err = emptyPathParam(p, params)
+		}
+		if err == nil {
 			err = checkPath(p, params)
 		}
 		if err != nil {

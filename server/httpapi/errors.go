@@ -54,10 +54,15 @@ func fromStatus(k apperr.Kind, msg string, cause error) *apperr.Error {
 	return &apperr.Error{Kind: k, Message: msg}
 }
 
+// cleanDecodeMessage is the last guard for the gateway's own refusals: the
+// decoders word theirs (input.JSONBodyError, input.QueryError), and protobuf's
+// wording never reaches a client (docs/decisions.md "Errors").
 func cleanDecodeMessage(msg string) string {
-	msg = strings.TrimPrefix(msg, "proto: ")
-	if strings.HasPrefix(msg, "syntax error") || strings.HasPrefix(msg, "(line") {
-		return "malformed JSON body: " + msg
+	switch {
+	case strings.HasPrefix(msg, "proto:"), strings.Contains(msg, "(line "):
+		return "body does not match the request"
+	case strings.HasPrefix(msg, "missing parameter "):
+		return strings.TrimPrefix(msg, "missing parameter ") + " is required"
 	}
 	return msg
 }
@@ -96,7 +101,7 @@ func WriteREST(w http.ResponseWriter, r *http.Request, err error) {
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")
 	if e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+		h.Set("Retry-After", strconv.Itoa(apperr.RetryAfterSeconds(e.RetryAfter)))
 	}
 	w.WriteHeader(e.HTTPStatus())
 	_, _ = w.Write(restErrorBody(e))

@@ -6,11 +6,10 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/input"
 )
 
@@ -26,11 +25,12 @@ func (q StrictQuery) Parse(msg proto.Message, values url.Values, filter *utiliti
 	md := msg.ProtoReflect().Descriptor()
 	for key := range values {
 		if !fieldPathExists(md, key) {
-			return status.Errorf(codes.InvalidArgument, "unknown query parameter %q", key)
+			// Not a gRPC status: the gateway words what Parse returns with %v.
+			return apperr.Invalid("unknown query parameter %q", key)
 		}
 	}
 	if err := q.DefaultQueryParser.Parse(msg, values, filter); err != nil {
-		return err
+		return input.QueryError(md, err)
 	}
 	// The query fills the request (with the path parameters): the contract's
 	// field rules apply to it whole (docs/decisions.md, "Input at the boundary").

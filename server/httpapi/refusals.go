@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // refusals words the decoders' refusal of a field's value where the documents
@@ -22,22 +24,21 @@ func WordRefusal(msg proto.Message, jsonField, text string) {
 	m.(map[string]string)[jsonField] = text
 }
 
-// worded replaces a decode error of m by the worded refusal, if any.
-func worded(m proto.Message, err error) error {
+// worded replaces a decode error of m (from the JSON body data) by the worded
+// refusal, if any, else by the house wording of input.JSONBodyError.
+func worded(m proto.Message, data []byte, err error) error {
 	if err == nil {
 		return nil
 	}
-	v, ok := refusals.Load(m.ProtoReflect().Descriptor().FullName())
-	if !ok {
-		return err
-	}
-	// protojson says "invalid value for <kind> field <jsonName>: <token>".
-	for field, text := range v.(map[string]string) {
-		if strings.Contains(err.Error(), " field "+field+": ") {
-			return refusal(text)
+	if v, ok := refusals.Load(m.ProtoReflect().Descriptor().FullName()); ok {
+		// protojson says "invalid value for <kind> field <jsonName>: <token>".
+		for field, text := range v.(map[string]string) {
+			if strings.Contains(err.Error(), " field "+field+": ") {
+				return refusal(text)
+			}
 		}
 	}
-	return err
+	return input.JSONBodyError(m.ProtoReflect().Descriptor(), data, err)
 }
 
 type refusal string

@@ -110,7 +110,7 @@ func compareStrings(a, c string) int {
 // a pointer to the field's (possibly nil) message pointer.
 func (RESTMarshaler) Unmarshal(data []byte, v any) error {
 	if m, ok := v.(proto.Message); ok {
-		return worded(m, restUnmarshal.Unmarshal(data, m))
+		return worded(m, data, restUnmarshal.Unmarshal(data, m))
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Pointer {
@@ -118,7 +118,7 @@ func (RESTMarshaler) Unmarshal(data []byte, v any) error {
 			rv.Elem().Set(reflect.New(rv.Elem().Type().Elem()))
 		}
 		if m, ok := rv.Elem().Interface().(proto.Message); ok {
-			return worded(m, restUnmarshal.Unmarshal(data, m))
+			return worded(m, data, restUnmarshal.Unmarshal(data, m))
 		}
 	}
 	return fmt.Errorf("rest json: cannot decode into %T", v)

@@ -140,7 +140,7 @@ func (RPCJSONCodec) Unmarshal(data []byte, v any) error {
 	if err := input.JSONError(data); err != nil {
 		return err
 	}
-	return worded(m, rpcUnmarshal.Unmarshal(data, m))
+	return worded(m, data, rpcUnmarshal.Unmarshal(data, m))
 }
 
 // IsBinary implements connect's stable-codec hint.

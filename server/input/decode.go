@@ -9,16 +9,18 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// BinaryError rewords a binary unmarshal failure of data into md that comes
-// from invalid UTF-8 in a string (protobuf-go's own error names no field) as
-// the refusal naming the field; other failures are returned as they are.
-func BinaryError(md protoreflect.MessageDescriptor, data []byte, err error) error {
+// BinaryError rewords a binary unmarshal failure of data into md: invalid
+// UTF-8 in a string (protobuf-go's own error names no field) as the refusal
+// naming the field, any other as a body that is not a protobuf message.
+func BinaryError(md protoreflect.MessageDescriptor, data []byte, _ error) error {
 	if path, ok := badWirePath(md, data, ""); ok {
 		return NotText(path)
 	}
-	return err
+	return apperr.Invalid("body is not a valid protobuf message")
 }
 
 // badWirePath finds the first string field holding invalid UTF-8 in the wire

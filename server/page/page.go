@@ -23,10 +23,10 @@ type Request struct {
 // cut to it, negative values are refused.
 func Parse(limit, offset int32) (Request, error) {
 	if limit < 0 {
-		return Request{}, apperr.Invalid("limit must not be negative")
+		return Request{}, apperr.Invalid("limit must not be negative: use 1 to %d, or 0 for the default of %d", MaxLimit, DefaultLimit)
 	}
 	if offset < 0 {
-		return Request{}, apperr.Invalid("offset must not be negative")
+		return Request{}, apperr.Invalid("offset must not be negative: use 0 or more")
 	}
 	l := int(limit)
 	switch {

@@ -195,7 +195,7 @@ func (d *Dispatcher) send(ctx context.Context, c Call, body []byte) (Result, err
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
-		return Result{}, fmt.Errorf("agent endpoint: %w", err)
+		return Result{}, fmt.Errorf("the agent's endpointUrl is not a valid URL: %w", err)
 	}
 	setHeaders(req.Header, c, body)
 	start := time.Now() //nolint:forbidigo // measures the network call's real duration, not business time
@@ -229,8 +229,19 @@ func (d *Dispatcher) callError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return fmt.Errorf("%w (%s)", ErrTimeout, d.timeout)
 	}
-	return fmt.Errorf("agent endpoint: %w", err)
+	return &UnreachableError{cause: err}
 }
+
+// UnreachableError is a call that got no answer. Its text is shown to the
+// requester (the execution's error), so it says why in words only
+// (egress.Reason); the cause, with addresses, is kept for errors.Is and logs.
+type UnreachableError struct{ cause error }
+
+func (e *UnreachableError) Error() string {
+	return "the agent could not be reached: " + egress.Reason(e.cause)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.cause }
 
 // Body is the request body for c's input format.
 func Body(c Call) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
@@ -187,7 +188,10 @@ func text(v any) string {
 func Conforms(res Result, err error) (bool, string) {
 	if err != nil {
 		var se *StatusError
+		var ue *UnreachableError
 		switch {
+		case errors.As(err, &ue):
+			return false, "the endpoint could not be reached: " + egress.Reason(ue.cause)
 		case Timeout(err):
 			return false, "the endpoint did not answer within 30 seconds; answer synchronously or with HTTP 202 and deliver the result to the callback"
 		case asStatus(err, &se):

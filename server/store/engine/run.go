@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -85,7 +86,13 @@ func (e *Engine) call(ex *ent.Execution, agent *ent.StoreAgent, approved bool) (
 		}
 		plain, err := e.Secrets.Open(*agent.AuthCredentialEncrypted, store.CredentialAAD(agent.ID))
 		if err != nil {
-			return c, fmt.Errorf("the agent's credential cannot be opened: %w", err)
+			// The requester sees this text (the execution's error): words, not
+			// the package's error (docs/decisions.md "Errors").
+			why := "the stored value is corrupt"
+			if errors.Is(err, secrets.ErrWrongKey) {
+				why = "it was sealed under a different instance key"
+			}
+			return c, fmt.Errorf("the agent's credential cannot be opened: %s", why)
 		}
 		c.Credential = string(plain)
 	}
