@@ -492,6 +492,132 @@ test("service:navigate-tab switches the view", async () => {
 });
 
 // A board with cards in its first columns, so the pictures show cards.
+// A store agent on loopback (outside the machine in real life): it answers
+// "Result for <message>", as the agents of the Go store tests do.
+async function loopbackAgent() {
+  const { createServer } = await import("node:http");
+  const got = [];
+  const srv = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      let message = "";
+      try {
+        message = JSON.parse(body).message ?? "";
+      } catch {
+        // Not JSON: answer for an empty message.
+      }
+      got.push(message);
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ output: `Result for ${message}` }));
+    });
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${srv.address().port}/`, got, close: () => new Promise((r) => srv.close(r)) };
+}
+
+// A real delivered execution: bob lists the loopback agent, ann (the
+// operator, through her agent's key) runs it, and its result reaches her
+// queue as a done item carrying the review widget.
+let scout;
+after(() => scout?.server.close());
+async function deliveredReview(input) {
+  if (!scout) {
+    const agentServer = await loopbackAgent();
+    const bob = { username: "bob", email: "bob@example.com", password: "correct horse battery", name: "Bob Builder" };
+    const signup = await H.rest(server.base, "POST", "/api/signup", { body: bob });
+    assert.equal(signup.status, 201, signup.text);
+    const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: bob.username, password: bob.password } });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
+    assert.equal(login.status, 200, login.text);
+    const key = await H.rest(server.base, "POST", "/api/v2/keys", { cookie, body: { label: "bob agent", scopes: ["store"] } });
+    assert.equal(key.status, 201, key.text);
+    const listing = await H.rest(server.base, "POST", "/api/marketplace", {
+      key: key.json.apiKey,
+      body: { name: "Research Scout", endpointUrl: agentServer.url, pricingModel: "free" },
+    });
+    assert.equal(listing.status, 201, listing.text);
+    scout = { id: listing.json.agent.id, server: agentServer };
+  }
+  const ran = await api("POST", `/api/marketplace/${scout.id}/execute`, { input });
+  assert.ok(ran.status === 200 || ran.status === 201, ran.text);
+  const executionId = ran.json.executionId;
+  const found = await H.until(async () => {
+    const res = await api("GET", "/api/v2/queue?limit=100");
+    const meta = (i) => (typeof i.metadata === "string" ? JSON.parse(i.metadata) : i.metadata ?? {});
+    return res.json.data.items.find((i) => meta(i).executionId === executionId && meta(i).widgets);
+  }, "the delivered item with its review widget");
+  return { executionId, item: found };
+}
+
+test("a delivered store result: confirm the review from the Queue widget, with a rating", async () => {
+  const { item: it, executionId } = await deliveredReview("Scout the battery market");
+  await page.goto("/#/queue");
+  const row = item(it.id);
+  const widget = row.locator("section.widget");
+  await widget.getByRole("heading", { name: "Review the result of Research Scout" }).waitFor({ timeout: H.deadline });
+  await widget.getByText("Confirm or deny within 48 hours").waitFor();
+  await widget.getByRole("button", { name: `Confirm: ${it.title}` }).click();
+  await widget.getByLabel("Rating (optional)").selectOption("5");
+  await widget.getByLabel("Feedback (optional)").fill("Three good sources");
+  await recordRefreshes();
+  await row.evaluate((el) => (el.dataset.beforeConfirm = "1"));
+  await widget.getByRole("button", { name: "Confirm result" }).click();
+  // The server's answer (the execution's review status), in the widget and the toast.
+  await widget.locator(".widget-done", { hasText: "Result confirmed." }).waitFor({ timeout: H.deadline });
+  await page.locator("#toast", { hasText: "Result confirmed." }).waitFor({ timeout: H.deadline });
+  // The refresh redraws the item: the decision stays, the buttons stay gone.
+  const redrawn = page.locator(`article.item[data-id="${it.id}"]:not([data-before-confirm])`);
+  await redrawn.locator(".widget-done", { hasText: "Result confirmed." }).waitFor({ timeout: H.deadline });
+  assert.equal(await widget.getByRole("button", { name: `Confirm: ${it.title}` }).count(), 0);
+  const seen = await page.evaluate(() => window.__refreshes);
+  assert.ok(seen.includes("queue") && seen.includes("now"), `refresh events: ${seen}`);
+  // Confirming twice is refused by the server, which says why.
+  const again = await api("POST", "/api/marketplace/lifecycle", { action: "confirm", executionId });
+  assert.ok(again.status >= 400, again.text);
+});
+
+test("a delivered store result: deny with a reason and a category requeues the task with the agent", async () => {
+  const earlier = scout?.server.got.length ?? 0;
+  const { item: it } = await deliveredReview("Scout the solar market");
+  const calls = scout.server.got.length;
+  assert.equal(calls, earlier + 1);
+  await page.goto("/#/queue");
+  const widget = item(it.id).locator("section.widget");
+  await widget.getByRole("button", { name: `Deny: ${it.title}` }).click();
+  // The reason is required: the form says so without calling the server.
+  await widget.getByRole("button", { name: "Deny and requeue" }).click();
+  await widget.getByRole("alert").filter({ hasText: "Say why the result is denied." }).waitFor({ timeout: H.deadline });
+  await widget.getByLabel("Why (required)").fill("Only one source, three were asked for");
+  await widget.getByLabel("Category").selectOption("incomplete");
+  await widget.getByRole("button", { name: "Deny and requeue" }).click();
+  await widget.locator(".widget-done", { hasText: "Result denied; the task is queued again with the agent." }).waitFor({ timeout: H.deadline });
+  await page.locator("#toast", { hasText: "queued again" }).waitFor({ timeout: H.deadline });
+  // The requeued execution runs: the agent is called with the same task again.
+  await H.until(() => scout.server.got.length > calls, "the requeued task reaches the agent");
+  assert.equal(scout.server.got.at(-1), "Scout the solar market");
+});
+
+test("widgets in metadata render on Now and in Chat; an unknown widget is read-only", async () => {
+  const widgets = [
+    { type: "info_card", title: "Flight options", subtitle: "Two fares found", items: [{ id: "a", label: "Morning fare", description: "07:10, 120 EUR", actions: ["book"] }] },
+  ];
+  const it = await createItem("Pick a flight", { metadata: JSON.stringify({ widgets }) });
+  await page.goto("/#/now");
+  const widget = item(it.id).locator("section.widget");
+  await widget.getByRole("heading", { name: "Flight options" }).waitFor({ timeout: H.deadline });
+  await widget.getByText("Two fares found").waitFor();
+  await widget.getByText("Morning fare").waitFor();
+  await widget.getByText("07:10, 120 EUR").waitFor();
+  assert.equal(await widget.getByRole("button").count(), 0, "an unknown widget offers no buttons");
+  // A chat message that carries the same widget shows it too.
+  const sent = await api("POST", "/api/v2/shared-chat/send", { content: "Fares for your trip", metadataJson: JSON.stringify({ widgets }) });
+  assert.equal(sent.status, 201, sent.text);
+  await page.goto("/#/chat");
+  const msg = page.locator(`article.msg[data-id="${sent.json.id}"]`);
+  await msg.locator("section.widget").getByRole("heading", { name: "Flight options" }).waitFor({ timeout: H.deadline });
+});
+
 let seeded = false;
 async function seedBoard() {
   if (seeded) return;

@@ -12,7 +12,7 @@ import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 
-const transport = createConnectTransport({
+export const transport = createConnectTransport({
   baseUrl: window.location.origin,
   // Binary protobuf: compact, and independent of the JSON renderings.
   useBinaryFormat: true,

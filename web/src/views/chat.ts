@@ -7,6 +7,7 @@ import { ChatMessageSchema, type ChatMessage } from "../gen/switchboard/v1/chat_
 import { agentActivityTypes, live, metadataOf } from "../live";
 import { announce, onRefresh } from "../refresh";
 import { Region, emptyState, label, reportUnauthenticated, timeOf, type View } from "../ui";
+import { widgetsEl } from "../widgets";
 
 const pageSize = 30;
 
@@ -35,6 +36,7 @@ function messageEl(m: ChatMessage): HTMLElement {
       h("span", { class: "msg-time" }, timeOf(m.createdAt)),
     ),
     h("p", { class: "msg-text" }, m.content),
+    widgetsEl(m.metadata, m.content.slice(0, 80)),
   );
 }
 

@@ -6,6 +6,7 @@ import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
 import { announce, queueChanged } from "../refresh";
 import { chip, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
 import { termLabel } from "../vocabulary";
+import { widgetsEl } from "../widgets";
 
 function summaryOf(item: QueueItem): string {
   // The prompt optimizer's short summary, when it wrote one (document 1, "QueueItem").
@@ -156,6 +157,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
       ),
     ),
     summary && h("p", { class: "item-summary" }, summary),
+    widgetsEl(item.metadata, item.title),
     h(
       "p",
       { class: "item-sub" },

@@ -1,0 +1,289 @@
+// Widgets an item or a chat message carries in its metadata JSON ("widgets",
+// each an AgentWidgetData of proto/switchboard/v1/store_execution.proto):
+// title, subtitle and items. The review widget of a delivered store execution
+// (confirm or deny, through StoreReviewService.StoreLifecycle) and the payment
+// prompt of a quote (approve or decline, through
+// StoreExecutionService.DecideStoreQuote) act through the API; any other
+// widget is shown read-only (docs/decisions.md, "Widgets").
+import { createClient } from "@connectrpc/connect";
+import { errorText, isUnauthenticated, transport } from "./api";
+import { h, replace, uid } from "./dom";
+import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
+import { StoreReviewService } from "./gen/switchboard/v1/store_review_pb";
+import { announce, queueChanged } from "./refresh";
+import { label, reportUnauthenticated, toast } from "./ui";
+import { termLabel, values } from "./vocabulary";
+
+const review = createClient(StoreReviewService, transport);
+const quotes = createClient(StoreExecutionService, transport);
+
+export type WidgetItem = { id: string; label: string; description?: string; actions: string[] };
+export type Widget = { type: string; title: string; subtitle?: string; layout?: string; items: WidgetItem[] };
+
+type Meta = Record<string, unknown>;
+
+// The decisions made on this page, by execution: the item's metadata keeps
+// its widget after the decision, so a redraw shows the decision instead of
+// offering the buttons again (a second decision would be refused anyway).
+const decided = new Map<string, string>();
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+function parseMeta(metadata: string | undefined): Meta {
+  if (!metadata) return {};
+  try {
+    const v = JSON.parse(metadata) as unknown;
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Meta) : {};
+  } catch {
+    return {};
+  }
+}
+
+// widgetsOf reads the well-formed widgets of a metadata JSON; anything else
+// in it is ignored rather than shown half.
+export function widgetsOf(meta: Meta): Widget[] {
+  if (!Array.isArray(meta.widgets)) return [];
+  const out: Widget[] = [];
+  for (const w of meta.widgets as unknown[]) {
+    if (!w || typeof w !== "object") continue;
+    const o = w as Meta;
+    const items: WidgetItem[] = [];
+    if (Array.isArray(o.items)) {
+      for (const it of o.items as unknown[]) {
+        if (!it || typeof it !== "object") continue;
+        const i = it as Meta;
+        items.push({
+          id: str(i.id),
+          label: str(i.label),
+          description: str(i.description) || undefined,
+          actions: Array.isArray(i.actions) ? (i.actions as unknown[]).filter((a): a is string => typeof a === "string") : [],
+        });
+      }
+    }
+    out.push({ type: str(o.type), title: str(o.title), subtitle: str(o.subtitle) || undefined, layout: str(o.layout) || undefined, items });
+  }
+  return out;
+}
+
+// The actions the dashboard performs itself: the review's and the quote's.
+const reviewActions = new Set(["confirm", "deny"]);
+const quoteActions = new Set(values("quote_action"));
+
+function kindOf(w: Widget, meta: Meta): "review" | "quote" | "" {
+  if (!str(meta.executionId)) return "";
+  const acts = w.items.flatMap((i) => i.actions);
+  if (w.type === "payment_prompt" && acts.some((a) => quoteActions.has(a))) return "quote";
+  if (acts.some((a) => reviewActions.has(a))) return "review";
+  return "";
+}
+
+// widgetsEl renders the widgets of a metadata JSON, or null when it has none.
+// subject names the item or message in accessible labels.
+export function widgetsEl(metadata: string | undefined, subject: string): HTMLElement | null {
+  const meta = parseMeta(metadata);
+  const ws = widgetsOf(meta);
+  if (ws.length === 0) return null;
+  return h("div", { class: "widgets" }, ws.map((w) => widgetEl(w, meta, subject)));
+}
+
+function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
+  const kind = kindOf(w, meta);
+  const executionId = str(meta.executionId);
+  const status = h("div", { class: "widget-status", role: "status" });
+  const problem = h("div", { class: "widget-problem" });
+  const form = h("div", { class: "widget-form" });
+  const showError = (e: unknown) => {
+    if (isUnauthenticated(e)) reportUnauthenticated();
+    replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+  };
+  const buttons: HTMLButtonElement[] = [];
+  const settle = (message: string) => {
+    // The decision is made: the buttons go, the server's answer stays.
+    for (const b of buttons) b.remove();
+    replace(form);
+    replace(problem);
+    replace(status, h("p", { class: "widget-done" }, message));
+  };
+  const done = (message: string) => {
+    decided.set(`${kind}:${executionId}`, message);
+    settle(message);
+    toast(message);
+  };
+
+  const confirmForm = () => {
+    const rid = uid("rating");
+    const fid = uid("feedback");
+    const rating = h(
+      "select",
+      { id: rid, name: "rating" },
+      h("option", { value: "" }, "No rating"),
+      [5, 4, 3, 2, 1].map((n) => h("option", { value: String(n) }, `${n} of 5`)),
+    );
+    const feedback = h("textarea", { id: fid, name: "feedback", rows: 2, maxlength: 2000 });
+    const send = h("button", { type: "submit" }, "Confirm result");
+    return h(
+      "form",
+      {
+        class: "widget-inline",
+        "aria-label": `Confirm the result: ${subject}`,
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          send.disabled = true;
+          replace(problem);
+          try {
+            const res = await review.storeLifecycle({
+              action: "confirm",
+              executionId,
+              rating: rating.value ? Number(rating.value) : undefined,
+              feedback: feedback.value.trim() || undefined,
+            });
+            const rs = res.execution?.reviewStatus;
+            done(`Result ${rs ? termLabel("review_status", rs).toLowerCase() : "confirmed"}.`);
+            announce(...queueChanged("done_today"));
+          } catch (err) {
+            showError(err);
+            send.disabled = false;
+          }
+        },
+      },
+      h("div", { class: "field" }, h("label", { for: rid }, "Rating (optional)"), rating),
+      h("div", { class: "field" }, h("label", { for: fid }, "Feedback (optional)"), feedback),
+      send,
+    );
+  };
+
+  const denyForm = () => {
+    const rid = uid("reason");
+    const cid = uid("category");
+    // Checked in onsubmit, so the refusal is said in the page's words.
+    const reason = h("textarea", { id: rid, name: "reason", rows: 2, "aria-required": "true", maxlength: 2000 });
+    const category = h(
+      "select",
+      { id: cid, name: "category" },
+      values("denial_category").map((c) => h("option", { value: c }, termLabel("denial_category", c))),
+    );
+    const send = h("button", { type: "submit", class: "danger" }, "Deny and requeue");
+    return h(
+      "form",
+      {
+        class: "widget-inline",
+        "aria-label": `Deny the result: ${subject}`,
+        onsubmit: async (e: Event) => {
+          e.preventDefault();
+          if (!reason.value.trim()) {
+            replace(problem, h("p", { class: "error", role: "alert" }, "Say why the result is denied."));
+            reason.focus();
+            return;
+          }
+          send.disabled = true;
+          replace(problem);
+          try {
+            const res = await review.storeLifecycle({
+              action: "deny",
+              executionId,
+              reason: reason.value.trim(),
+              category: category.value,
+            });
+            done(res.requeued ? "Result denied; the task is queued again with the agent." : "Result denied.");
+            announce(...queueChanged("in_progress"));
+          } catch (err) {
+            showError(err);
+            send.disabled = false;
+          }
+        },
+      },
+      h("div", { class: "field" }, h("label", { for: rid }, "Why (required)"), reason),
+      h("div", { class: "field" }, h("label", { for: cid }, "Category"), category),
+      send,
+    );
+  };
+
+  const decide = async (b: HTMLButtonElement, action: string) => {
+    b.disabled = true;
+    replace(problem);
+    try {
+      const res = await quotes.decideStoreQuote({ id: str(meta.agentId), executionId, action });
+      const st = res.execution?.status;
+      done(
+        `Quote ${action === "approve" ? "approved" : "declined"}${st ? `; the task is ${termLabel("execution_status", st).toLowerCase()}` : ""}.`,
+      );
+      announce(...queueChanged());
+    } catch (err) {
+      showError(err);
+      b.disabled = false;
+    }
+  };
+
+  const actionButton = (item: WidgetItem, action: string): HTMLButtonElement | null => {
+    if (kind === "review" && reviewActions.has(action)) {
+      const b = h(
+        "button",
+        {
+          type: "button",
+          class: action === "deny" ? "secondary" : undefined,
+          "aria-label": `${item.label || label(action)}: ${subject}`,
+          "aria-expanded": "false",
+          onclick: () => {
+            const open = b.getAttribute("aria-expanded") === "true";
+            for (const o of buttons) o.setAttribute("aria-expanded", "false");
+            if (open) {
+              replace(form);
+              return;
+            }
+            b.setAttribute("aria-expanded", "true");
+            const f = action === "confirm" ? confirmForm() : denyForm();
+            replace(form, f);
+            f.querySelector<HTMLElement>("select, textarea")?.focus();
+          },
+        },
+        item.label || label(action),
+      );
+      return b;
+    }
+    if (kind === "quote" && quoteActions.has(action)) {
+      const b: HTMLButtonElement = h(
+        "button",
+        {
+          type: "button",
+          class: action === "decline" ? "secondary" : undefined,
+          "aria-label": `${termLabel("quote_action", action)}: ${subject}`,
+          onclick: () => void decide(b, action),
+        },
+        termLabel("quote_action", action),
+      );
+      return b;
+    }
+    return null;
+  };
+
+  const items = w.items.map((item) => {
+    const acts = item.actions.map((a) => actionButton(item, a)).filter((b): b is HTMLButtonElement => b !== null);
+    buttons.push(...acts);
+    // The review items' descriptions are the API call, written for agents;
+    // the button says it to the operator.
+    const showDescription = item.description && !(kind === "review" && item.actions.some((a) => reviewActions.has(a)));
+    return h(
+      "li",
+      { class: "widget-item", "data-item": item.id },
+      acts.length === 0 || kind === "quote" ? h("span", { class: "widget-label" }, item.label) : null,
+      showDescription && h("span", { class: "widget-desc" }, item.description),
+      // Read-only: the actions an unknown widget offers are named, not offered.
+      acts.length === 0 && item.actions.length > 0 && h("span", { class: "widget-acts muted" }, item.actions.map(label).join(" · ")),
+      acts.length > 0 && h("span", { class: "widget-buttons" }, acts),
+    );
+  });
+
+  const earlier = kind ? decided.get(`${kind}:${executionId}`) : undefined;
+  if (earlier) settle(earlier);
+
+  return h(
+    "section",
+    { class: `widget widget-${w.type || "unknown"} layout-${w.layout || "vertical"}`, "data-type": w.type, "aria-label": w.title || "Widget" },
+    w.title && h("h4", { class: "widget-title" }, w.title),
+    w.subtitle && h("p", { class: "widget-subtitle" }, w.subtitle),
+    items.length > 0 && h("ul", { class: "widget-items" }, items),
+    form,
+    status,
+    problem,
+  );
+}
