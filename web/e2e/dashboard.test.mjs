@@ -593,6 +593,12 @@ test("a delivered store result: deny with a reason and a category requeues the t
   await widget.getByRole("button", { name: "Deny and requeue" }).click();
   await widget.locator(".widget-done", { hasText: "Result denied; the task is queued again with the agent." }).waitFor({ timeout: H.deadline });
   await page.locator("#toast", { hasText: "queued again" }).waitFor({ timeout: H.deadline });
+  // The server recorded the decision on the item: after a reload the widget
+  // shows it instead of the buttons.
+  await page.reload();
+  const after = item(it.id).locator("section.widget");
+  await after.locator(".widget-done", { hasText: "Result denied." }).waitFor({ timeout: H.deadline });
+  assert.equal(await after.getByRole("button", { name: `Deny: ${it.title}` }).count(), 0);
   // The requeued execution runs: the agent is called with the same task again.
   await H.until(() => scout.server.got.length > calls, "the requeued task reaches the agent");
   assert.equal(scout.server.got.at(-1), "Scout the solar market");

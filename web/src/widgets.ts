@@ -273,7 +273,12 @@ function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
     );
   });
 
-  const earlier = kind ? decided.get(`${kind}:${executionId}`) : undefined;
+  // A decision made here earlier, or one the server recorded on the item
+  // (reviewStatus), shows instead of the buttons.
+  const stored = kind === "review" ? str(meta.reviewStatus) : "";
+  const earlier =
+    (kind ? decided.get(`${kind}:${executionId}`) : undefined) ??
+    (stored ? `Result ${termLabel("review_status", stored).toLowerCase()}.` : undefined);
   if (earlier) settle(earlier);
 
   return h(

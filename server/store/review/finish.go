@@ -2,13 +2,16 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
@@ -110,4 +113,36 @@ func headline(input string) string {
 		return string(r[:79]) + "…"
 	}
 	return line
+}
+
+// markReviewed records the review's outcome in the metadata of the
+// requester's queue item that carries the review widget (reviewStatus:
+// confirmed or denied), so that whoever shows the widget later shows the
+// decision instead of the buttons.
+func markReviewed(ctx context.Context, tx *db.Tx, ex *ent.Execution, now time.Time) error {
+	items, err := tx.QueueItem.Query().
+		Where(queueitem.UserID(ex.UserID), queueitem.ExecutionID(ex.ID)).All(ctx)
+	if err != nil {
+		return apperr.Internal(fmt.Errorf("review: find the reviewed item: %w", err))
+	}
+	for _, it := range items {
+		meta := map[string]any{}
+		if it.Metadata != "" {
+			if err := json.Unmarshal([]byte(it.Metadata), &meta); err != nil {
+				continue // not ours to repair; the widget then stays as it was
+			}
+		}
+		if _, ok := meta["widgets"]; !ok {
+			continue
+		}
+		meta["reviewStatus"] = string(*ex.ReviewStatus)
+		raw, err := json.Marshal(meta)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if err := tx.QueueItem.UpdateOne(it).SetMetadata(string(raw)).SetUpdatedAt(now).Exec(ctx); err != nil {
+			return apperr.Internal(fmt.Errorf("review: mark the reviewed item: %w", err))
+		}
+	}
+	return nil
 }

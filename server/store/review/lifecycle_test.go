@@ -399,3 +399,38 @@ func TestDeliveryMessagesReachTheStream(t *testing.T) {
 		}
 	}
 }
+
+// The requester's item keeps the review widget; its metadata records the
+// decision (reviewStatus), so a view that shows the widget later shows the
+// decision, not the buttons: confirm, deny and the clock's confirm alike.
+func TestTheReviewedItemRecordsTheDecision(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	reviewStatus := func(exID string) any {
+		t.Helper()
+		var meta map[string]any
+		if err := json.Unmarshal([]byte(f.delivery(t, exID).Metadata), &meta); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := meta["widgets"]; !ok {
+			t.Fatalf("the item lost its widgets: %v", meta)
+		}
+		return meta["reviewStatus"]
+	}
+	confirmed, denied := f.paid(t, f.api), f.paid(t, f.api)
+	if got := reviewStatus(confirmed.ID); got != nil {
+		t.Fatalf("before any review: reviewStatus %v", got)
+	}
+	if res := f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "confirm", "executionId": confirmed.ID}); res.Status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", res.Status, res.Body)
+	}
+	if res := f.api.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": denied.ID, "reason": "Missing sources"}); res.Status != http.StatusOK {
+		t.Fatalf("deny: %d %s", res.Status, res.Body)
+	}
+	if got := reviewStatus(confirmed.ID); got != "confirmed" {
+		t.Errorf("confirmed item: reviewStatus %v", got)
+	}
+	if got := reviewStatus(denied.ID); got != "denied" {
+		t.Errorf("denied item: reviewStatus %v", got)
+	}
+}

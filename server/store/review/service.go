@@ -206,6 +206,9 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 			return nil, err
 		}
 	}
+	if err := markReviewed(ctx, tx, ex, now); err != nil {
+		return nil, err
+	}
 	return ex, s.reputations(ctx, tx, ex)
 }
 
@@ -249,6 +252,9 @@ func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleReq
 		}
 		if ex, err = tx.Execution.Get(ctx, ex.ID); err != nil {
 			return apperr.Internal(err)
+		}
+		if err := markReviewed(ctx, tx, ex, now); err != nil {
+			return err
 		}
 		if ex.PaymentHoldStatus == execution.PaymentHoldStatusHeld {
 			if ex, err = s.release(ctx, tx, ex); err != nil {
