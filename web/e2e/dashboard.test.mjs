@@ -4,6 +4,7 @@
 // earlier ones left (the approved item, the comms messages, the contacts).
 // Nothing is timed: every wait is for a condition, with a generous deadline.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 
 import * as H from "./harness.mjs";
@@ -100,9 +101,8 @@ test("a fresh server: the login page creates the owner account and logs in", asy
     await p.getByRole("button", { name: "Create the owner account" }).click();
     await p.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
     assert.equal(await p.locator(".who").textContent(), "Olive Owner");
-    // The store tab stays hidden until the store exists.
     assert.deepEqual(await p.locator("nav.tabs a").evaluateAll((as) => as.map((a) => a.dataset.tab)), [
-      "now", "queue", "board", "contacts", "chat", "settings",
+      "now", "queue", "board", "contacts", "chat", "store", "settings",
     ]);
     // Once the owner exists the login page no longer offers to create one,
     // after a log out or on a fresh load (the server refuses a second setup too).
@@ -491,6 +491,81 @@ test("service:navigate-tab switches the view", async () => {
   await page.getByRole("heading", { name: "Chat", level: 1 }).waitFor({ timeout: H.deadline });
 });
 
+// Issue 12, item 5: the Store tab. The listing's endpoint is an agent served
+// by this test process on loopback (the server runs with
+// --allow-private-endpoints); the json input format sends {executionId, task,
+// context, callbackUrl}, and it answers {output}, echoing the task.
+test("Store: browse and search, open a listing with its kit, install, run it with an input and see the result", async () => {
+  const seen = [];
+  const agentServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const task = JSON.parse(body);
+      seen.push({ task, executionId: req.headers["x-service-execution-id"] });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ output: `Summary of: ${task.task}` }));
+    });
+  });
+  await new Promise((done) => agentServer.listen(0, "127.0.0.1", done));
+  try {
+    const endpointUrl = `http://127.0.0.1:${agentServer.address().port}/run`;
+    const created = await api("POST", "/api/marketplace", {
+      name: "Echo Summariser", description: "Summarises whatever it is given.", category: "writing",
+      endpointUrl, pricingModel: "free", inputFormat: "json", authMethod: "none",
+      installGuide: "Ask it for a summary.", commands: [{ name: "/summarise", description: "Summarise a text", usage: "/summarise <text>" }],
+    });
+    assert.equal(created.status, 201, created.text);
+    const other = await api("POST", "/api/marketplace", {
+      name: "Chart Maker", description: "Draws charts.", category: "data", endpointUrl, pricingModel: "per_task", pricePerTask: 3, currency: "USD",
+    });
+    assert.equal(other.status, 201, other.text);
+    const id = created.json.agent.id;
+    made.listing = id;
+
+    await page.goto("/#/store");
+    await page.getByRole("heading", { name: "Store", level: 1 }).waitFor({ timeout: H.deadline });
+    const rows = page.locator(".store-row");
+    await H.until(async () => (await rows.count()) === 2, "two listings");
+    const echo = page.locator(`.store-row[data-id="${id}"]`);
+    assert.match(await echo.textContent(), /Summarises whatever it is given\./);
+    assert.match(await echo.textContent(), /Free/);
+    assert.match(await echo.textContent(), /No ratings yet/);
+    await page.getByLabel("Search", { exact: true }).fill("echo");
+    await H.until(async () => (await rows.count()) === 1, "search narrows to one");
+    await page.getByLabel("Search", { exact: true }).fill("");
+    await page.getByLabel("Pricing", { exact: true }).selectOption("paid");
+    await H.until(async () => (await rows.count()) === 1 && (await rows.first().textContent()).includes("Chart Maker"), "pricing filter");
+    await page.getByLabel("Pricing", { exact: true }).selectOption("");
+    await H.until(async () => (await rows.count()) === 2, "all again");
+
+    await page.getByRole("link", { name: "Echo Summariser" }).click();
+    const detail = page.locator(".store-detail");
+    await detail.waitFor({ timeout: H.deadline });
+    await detail.getByRole("heading", { name: "Integration kit" }).waitFor({ timeout: H.deadline });
+    assert.match(await detail.textContent(), /\/summarise <text>/);
+    await detail.getByText("Install the agent to run it.").waitFor();
+    await detail.getByRole("button", { name: "Install", exact: true }).click();
+    await detail.getByRole("button", { name: "Uninstall", exact: true }).waitFor({ timeout: H.deadline });
+    assert.equal((await api("GET", `/api/marketplace/${id}`)).json.agent.installed, true);
+
+    await detail.getByRole("button", { name: "Subscribe", exact: true }).click();
+    await detail.getByRole("button", { name: "Unsubscribe", exact: true }).waitFor({ timeout: H.deadline });
+
+    await detail.getByLabel("Task for the agent").fill("the quarterly report");
+    await detail.getByRole("button", { name: "Run", exact: true }).click();
+    const result = detail.getByRole("region", { name: "Result" });
+    await result.waitFor({ timeout: H.deadline });
+    await result.getByText("Summary of: the quarterly report").waitFor({ timeout: H.deadline });
+    assert.match(await result.textContent(), /Completed/);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].task.task, "the quarterly report");
+    assert.equal(seen[0].executionId, await result.getAttribute("data-execution-id"));
+  } finally {
+    agentServer.close();
+  }
+});
+
 // A board with cards in its first columns, so the pictures show cards.
 let seeded = false;
 async function seedBoard() {
@@ -525,6 +600,8 @@ for (const viewport of [wide, narrow]) {
         ["contacts", "/#/contacts", "Contacts"],
         ["contact-detail", `/#/contacts/${made["Dana Reyes"].id}`, "Contacts"],
         ["chat", "/#/chat", "Chat"],
+        ["store", "/#/store", "Store"],
+        ["store-detail", `/#/store/${made.listing}`, "Store"],
         ["settings", "/#/settings", "Settings"],
       ];
       for (const [name, url, heading] of views) {

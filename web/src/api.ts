@@ -11,6 +11,8 @@ import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
+import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
+import { StoreService } from "./gen/switchboard/v1/store_pb";
 
 const transport = createConnectTransport({
   baseUrl: window.location.origin,
@@ -33,6 +35,8 @@ export const api = {
   keys: createClient(KeyService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
+  store: createClient(StoreService, transport),
+  storeExecution: createClient(StoreExecutionService, transport),
 };
 
 // errorText is what the server said (its message, without the code prefix).
