@@ -566,6 +566,51 @@ test("Store: browse and search, open a listing with its kit, install, run it wit
   }
 });
 
+// Issue 12, item 5: capability packs in the Store tab. A second account
+// (signed up over REST) offers a one_time pack with an access password; the
+// operator installs it with the password (a wrong one is refused with the
+// server's reason), fills its editable fields, which resolve the prompt, and
+// uninstalls it.
+test("Store: a capability pack installs with its access password, and its fields customise its prompt", async () => {
+  const bob = { username: "bob", email: "bob@example.com", password: "another horse battery", name: "Bob Builder" };
+  const signup = await H.rest(server.base, "POST", "/api/signup", { body: bob });
+  assert.equal(signup.status, 201, signup.text);
+  const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: bob.username, password: bob.password } });
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
+  assert.ok(login.status === 200 && cookie, login.text);
+  const res = await H.rest(server.base, "POST", "/api/marketplace-capabilities", {
+    cookie,
+    body: {
+      action: "create", name: "Follow-up writer", description: "Writes polite follow-ups", category: "writing",
+      pricingModel: "one_time", price: 4.99, accessPassword: "letmein-please",
+      prompt: "Write a follow-up to {{recipient}} in a {{tone}} tone.",
+      editableFields: JSON.stringify([
+        { name: "recipient", label: "Recipient", type: "text", default: "" },
+        { name: "tone", label: "Tone", type: "text", default: "warm" },
+      ]),
+    },
+  });
+  assert.equal(res.status, 201, res.text);
+  const id = res.json.capability.capabilityId;
+  await page.goto("/#/store");
+  const pack = page.locator(`li.pack[data-id="${id}"]`);
+  await pack.waitFor({ timeout: H.deadline });
+  await pack.getByLabel("Access password").fill("not the password");
+  await pack.getByRole("button", { name: "Install pack" }).click();
+  await pack.getByRole("alert").getByText(/access password is not right/).waitFor({ timeout: H.deadline });
+  await pack.getByLabel("Access password").fill("letmein-please");
+  await pack.getByRole("button", { name: "Install pack" }).click();
+  await pack.getByLabel("Recipient").waitFor({ timeout: H.deadline });
+  assert.equal(await pack.getByLabel("Tone").inputValue(), "warm");
+  await pack.getByLabel("Recipient").fill("Grace");
+  await pack.getByRole("button", { name: "Save fields" }).click();
+  await pack.getByText("Write a follow-up to Grace in a warm tone.").waitFor({ timeout: H.deadline });
+  assert.equal((await api("GET", `/api/marketplace-capabilities/${id}`)).json.capability.customizations.recipient, "Grace");
+  await pack.getByRole("button", { name: "Uninstall pack" }).click();
+  await pack.getByLabel("Access password").waitFor({ timeout: H.deadline });
+  assert.equal((await api("GET", `/api/marketplace-capabilities/${id}`)).json.capability.installed, false);
+});
+
 // A board with cards in its first columns, so the pictures show cards.
 let seeded = false;
 async function seedBoard() {

@@ -5,6 +5,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 
 import { AccountService } from "./gen/switchboard/v1/accounts_pb";
+import { CapabilityService } from "./gen/switchboard/v1/capabilities_pb";
 import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
@@ -28,6 +29,7 @@ const transport = createConnectTransport({
 
 export const api = {
   accounts: createClient(AccountService, transport),
+  capabilities: createClient(CapabilityService, transport),
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),

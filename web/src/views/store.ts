@@ -2,13 +2,15 @@
 // listing's detail with its integration kit, install/uninstall and subscribe,
 // and running an installed agent with an input (StoreExecutionService): the
 // result, or a dynamic price's quote with Approve/Decline. "My listings" shows
-// the operator's own listings with their earnings and the store's fees.
+// the operator's own listings with their earnings and the store's fees;
+// capability packs follow the listings (packs.ts).
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid, type Child } from "../dom";
 import type { GetStoreAgentResponse, StoreAgent } from "../gen/switchboard/v1/store_pb";
 import type { ExecuteStoreAgentResponse } from "../gen/switchboard/v1/store_execution_pb";
 import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
+import { packsSection } from "./packs";
 
 const pageSize = 20;
 
@@ -375,6 +377,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
           h("div", { class: "field inline check" }, mineBox, h("label", { for: mineId }, "My listings")),
         ),
         list.el,
+        packsSection(),
       ),
       id &&
         h(
