@@ -566,6 +566,54 @@ test("Store: browse and search, open a listing with its kit, install, run it wit
   }
 });
 
+// Issue 12, item 5: a dynamic price. The loopback agent answers a
+// price_quote until the run is approved (quoteApproved in the body), then the
+// output; the listing's Run shows the quote with Approve and Decline.
+test("Store: a quoted run shows the quote; Approve runs the task and shows the result, Decline ends it", async () => {
+  const agentServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const task = JSON.parse(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(task.quoteApproved ? { output: `Report on ${task.task}` } : { price_quote: { amount: 12.5, currency: "USD", breakdown: "5 sources at 2.50" } }));
+    });
+  });
+  await new Promise((done) => agentServer.listen(0, "127.0.0.1", done));
+  try {
+    const created = await api("POST", "/api/marketplace", {
+      name: "Quoting Researcher", description: "Prices each task before doing it.", category: "research",
+      endpointUrl: `http://127.0.0.1:${agentServer.address().port}/run`, inputFormat: "json", authMethod: "none",
+      pricingModel: "dynamic", pricingConfig: { model: "dynamic", dynamicConfig: { estimateRange: [1, 20] } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.agent.id;
+    assert.equal((await api("POST", `/api/marketplace/${id}/install`)).status, 201);
+    await page.goto(`/#/store/${id}`);
+    const detail = page.locator(".store-detail");
+    await detail.waitFor({ timeout: H.deadline });
+    const result = detail.getByRole("region", { name: "Result" });
+
+    await detail.getByLabel("Task for the agent").fill("batteries");
+    await detail.getByRole("button", { name: "Run", exact: true }).click();
+    await result.getByText("5 sources at 2.50").waitFor({ timeout: H.deadline });
+    assert.match(await result.textContent(), /\$12\.50/);
+    await result.getByRole("button", { name: "Approve" }).click();
+    await result.getByText("Report on batteries").waitFor({ timeout: H.deadline });
+    assert.equal(await result.getByRole("button", { name: "Approve" }).count(), 0);
+
+    await detail.getByLabel("Task for the agent").fill("solar");
+    await detail.getByRole("button", { name: "Run", exact: true }).click();
+    await result.getByRole("button", { name: "Decline" }).waitFor({ timeout: H.deadline });
+    await result.getByRole("button", { name: "Decline" }).click();
+    // A declined quote ends the run as failed, with the server's reason.
+    await result.getByText("the requester declined the quoted price").waitFor({ timeout: H.deadline });
+    assert.equal(await result.getByRole("button", { name: "Decline" }).count(), 0);
+  } finally {
+    agentServer.close();
+  }
+});
+
 // Issue 12, item 5: capability packs in the Store tab. A second account
 // (signed up over REST) offers a one_time pack with an access password; the
 // operator installs it with the password (a wrong one is refused with the
