@@ -561,6 +561,14 @@ test("Store: browse and search, open a listing with its kit, install, run it wit
     assert.equal(seen.length, 1);
     assert.equal(seen[0].task.task, "the quarterly report");
     assert.equal(seen[0].executionId, await result.getAttribute("data-execution-id"));
+
+    // My listings: the operator's own, with the store's fees and earnings.
+    await page.getByLabel("My listings").check();
+    const earnings = page.getByRole("region", { name: "Earnings" });
+    await earnings.getByText(/The store keeps [\d.]+% of each paid task/).waitFor({ timeout: H.deadline });
+    await earnings.getByText("No paid tasks yet.").waitFor({ timeout: H.deadline });
+    await H.until(async () => (await rows.count()) === 2, "both own listings");
+    await page.getByLabel("My listings").uncheck();
   } finally {
     agentServer.close();
   }
