@@ -4,6 +4,7 @@
 // earlier ones left (the approved item, the comms messages, the contacts).
 // Nothing is timed: every wait is for a condition, with a generous deadline.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 
 import * as H from "./harness.mjs";
@@ -100,9 +101,8 @@ test("a fresh server: the login page creates the owner account and logs in", asy
     await p.getByRole("button", { name: "Create the owner account" }).click();
     await p.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
     assert.equal(await p.locator(".who").textContent(), "Olive Owner");
-    // The store tab stays hidden until the store exists.
     assert.deepEqual(await p.locator("nav.tabs a").evaluateAll((as) => as.map((a) => a.dataset.tab)), [
-      "now", "queue", "board", "contacts", "chat", "settings",
+      "now", "queue", "board", "contacts", "chat", "store", "settings",
     ]);
     // Once the owner exists the login page no longer offers to create one,
     // after a log out or on a fresh load (the server refuses a second setup too).
@@ -491,6 +491,182 @@ test("service:navigate-tab switches the view", async () => {
   await page.getByRole("heading", { name: "Chat", level: 1 }).waitFor({ timeout: H.deadline });
 });
 
+// Issue 12, item 5: the Store tab. The listing's endpoint is an agent served
+// by this test process on loopback (the server runs with
+// --allow-private-endpoints); the json input format sends {executionId, task,
+// context, callbackUrl}, and it answers {output}, echoing the task.
+test("Store: browse and search, open a listing with its kit, install, run it with an input and see the result", async () => {
+  const seen = [];
+  const agentServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const task = JSON.parse(body);
+      seen.push({ task, executionId: req.headers["x-service-execution-id"] });
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ output: `Summary of: ${task.task}` }));
+    });
+  });
+  await new Promise((done) => agentServer.listen(0, "127.0.0.1", done));
+  try {
+    const endpointUrl = `http://127.0.0.1:${agentServer.address().port}/run`;
+    const created = await api("POST", "/api/marketplace", {
+      name: "Echo Summariser", description: "Summarises whatever it is given.", category: "writing",
+      endpointUrl, pricingModel: "free", inputFormat: "json", authMethod: "none",
+      installGuide: "Ask it for a summary.", commands: [{ name: "/summarise", description: "Summarise a text", usage: "/summarise <text>" }],
+    });
+    assert.equal(created.status, 201, created.text);
+    const other = await api("POST", "/api/marketplace", {
+      name: "Chart Maker", description: "Draws charts.", category: "data", endpointUrl, pricingModel: "per_task", pricePerTask: 3, currency: "USD",
+    });
+    assert.equal(other.status, 201, other.text);
+    const id = created.json.agent.id;
+    made.listing = id;
+
+    await page.goto("/#/store");
+    await page.getByRole("heading", { name: "Store", level: 1 }).waitFor({ timeout: H.deadline });
+    const rows = page.locator(".store-row");
+    await H.until(async () => (await rows.count()) === 2, "two listings");
+    const echo = page.locator(`.store-row[data-id="${id}"]`);
+    assert.match(await echo.textContent(), /Summarises whatever it is given\./);
+    assert.match(await echo.textContent(), /Free/);
+    assert.match(await echo.textContent(), /No ratings yet/);
+    await page.getByLabel("Search", { exact: true }).fill("echo");
+    await H.until(async () => (await rows.count()) === 1, "search narrows to one");
+    await page.getByLabel("Search", { exact: true }).fill("");
+    await page.getByLabel("Pricing", { exact: true }).selectOption("paid");
+    await H.until(async () => (await rows.count()) === 1 && (await rows.first().textContent()).includes("Chart Maker"), "pricing filter");
+    await page.getByLabel("Pricing", { exact: true }).selectOption("");
+    await H.until(async () => (await rows.count()) === 2, "all again");
+
+    await page.getByRole("link", { name: "Echo Summariser" }).click();
+    const detail = page.locator(".store-detail");
+    await detail.waitFor({ timeout: H.deadline });
+    await detail.getByRole("heading", { name: "Integration kit" }).waitFor({ timeout: H.deadline });
+    assert.match(await detail.textContent(), /\/summarise <text>/);
+    await detail.getByText("Install the agent to run it.").waitFor();
+    await detail.getByRole("button", { name: "Install", exact: true }).click();
+    await detail.getByRole("button", { name: "Uninstall", exact: true }).waitFor({ timeout: H.deadline });
+    assert.equal((await api("GET", `/api/marketplace/${id}`)).json.agent.installed, true);
+
+    await detail.getByRole("button", { name: "Subscribe", exact: true }).click();
+    await detail.getByRole("button", { name: "Unsubscribe", exact: true }).waitFor({ timeout: H.deadline });
+
+    await detail.getByLabel("Task for the agent").fill("the quarterly report");
+    await detail.getByRole("button", { name: "Run", exact: true }).click();
+    const result = detail.getByRole("region", { name: "Result" });
+    await result.waitFor({ timeout: H.deadline });
+    await result.getByText("Summary of: the quarterly report").waitFor({ timeout: H.deadline });
+    assert.match(await result.textContent(), /Completed/);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].task.task, "the quarterly report");
+    assert.equal(seen[0].executionId, await result.getAttribute("data-execution-id"));
+
+    // My listings: the operator's own, with the store's fees and earnings.
+    await page.getByLabel("My listings").check();
+    const earnings = page.getByRole("region", { name: "Earnings" });
+    await earnings.getByText(/The store keeps [\d.]+% of each paid task/).waitFor({ timeout: H.deadline });
+    await earnings.getByText("No paid tasks yet.").waitFor({ timeout: H.deadline });
+    await H.until(async () => (await rows.count()) === 2, "both own listings");
+    await page.getByLabel("My listings").uncheck();
+  } finally {
+    agentServer.close();
+  }
+});
+
+// Issue 12, item 5: a dynamic price. The loopback agent answers a
+// price_quote until the run is approved (quoteApproved in the body), then the
+// output; the listing's Run shows the quote with Approve and Decline.
+test("Store: a quoted run shows the quote; Approve runs the task and shows the result, Decline ends it", async () => {
+  const agentServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const task = JSON.parse(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(task.quoteApproved ? { output: `Report on ${task.task}` } : { price_quote: { amount: 12.5, currency: "USD", breakdown: "5 sources at 2.50" } }));
+    });
+  });
+  await new Promise((done) => agentServer.listen(0, "127.0.0.1", done));
+  try {
+    const created = await api("POST", "/api/marketplace", {
+      name: "Quoting Researcher", description: "Prices each task before doing it.", category: "research",
+      endpointUrl: `http://127.0.0.1:${agentServer.address().port}/run`, inputFormat: "json", authMethod: "none",
+      pricingModel: "dynamic", pricingConfig: { model: "dynamic", dynamicConfig: { estimateRange: [1, 20] } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.agent.id;
+    assert.equal((await api("POST", `/api/marketplace/${id}/install`)).status, 201);
+    await page.goto(`/#/store/${id}`);
+    const detail = page.locator(".store-detail");
+    await detail.waitFor({ timeout: H.deadline });
+    const result = detail.getByRole("region", { name: "Result" });
+
+    await detail.getByLabel("Task for the agent").fill("batteries");
+    await detail.getByRole("button", { name: "Run", exact: true }).click();
+    await result.getByText("5 sources at 2.50").waitFor({ timeout: H.deadline });
+    assert.match(await result.textContent(), /\$12\.50/);
+    await result.getByRole("button", { name: "Approve" }).click();
+    await result.getByText("Report on batteries").waitFor({ timeout: H.deadline });
+    assert.equal(await result.getByRole("button", { name: "Approve" }).count(), 0);
+
+    await detail.getByLabel("Task for the agent").fill("solar");
+    await detail.getByRole("button", { name: "Run", exact: true }).click();
+    await result.getByRole("button", { name: "Decline" }).waitFor({ timeout: H.deadline });
+    await result.getByRole("button", { name: "Decline" }).click();
+    // A declined quote ends the run as failed, with the server's reason.
+    await result.getByText("the requester declined the quoted price").waitFor({ timeout: H.deadline });
+    assert.equal(await result.getByRole("button", { name: "Decline" }).count(), 0);
+  } finally {
+    agentServer.close();
+  }
+});
+
+// Issue 12, item 5: capability packs in the Store tab. A second account
+// (signed up over REST) offers a one_time pack with an access password; the
+// operator installs it with the password (a wrong one is refused with the
+// server's reason), fills its editable fields, which resolve the prompt, and
+// uninstalls it.
+test("Store: a capability pack installs with its access password, and its fields customise its prompt", async () => {
+  const bob = { username: "bob", email: "bob@example.com", password: "another horse battery", name: "Bob Builder" };
+  const signup = await H.rest(server.base, "POST", "/api/signup", { body: bob });
+  assert.equal(signup.status, 201, signup.text);
+  const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: bob.username, password: bob.password } });
+  const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
+  assert.ok(login.status === 200 && cookie, login.text);
+  const res = await H.rest(server.base, "POST", "/api/marketplace-capabilities", {
+    cookie,
+    body: {
+      action: "create", name: "Follow-up writer", description: "Writes polite follow-ups", category: "writing",
+      pricingModel: "one_time", price: 4.99, accessPassword: "letmein-please",
+      prompt: "Write a follow-up to {{recipient}} in a {{tone}} tone.",
+      editableFields: JSON.stringify([
+        { name: "recipient", label: "Recipient", type: "text", default: "" },
+        { name: "tone", label: "Tone", type: "text", default: "warm" },
+      ]),
+    },
+  });
+  assert.equal(res.status, 201, res.text);
+  const id = res.json.capability.capabilityId;
+  await page.goto("/#/store");
+  const pack = page.locator(`li.pack[data-id="${id}"]`);
+  await pack.waitFor({ timeout: H.deadline });
+  await pack.getByLabel("Access password").fill("not the password");
+  await pack.getByRole("button", { name: "Install pack" }).click();
+  await pack.getByRole("alert").getByText(/access password is not right/).waitFor({ timeout: H.deadline });
+  await pack.getByLabel("Access password").fill("letmein-please");
+  await pack.getByRole("button", { name: "Install pack" }).click();
+  await pack.getByLabel("Recipient").waitFor({ timeout: H.deadline });
+  assert.equal(await pack.getByLabel("Tone").inputValue(), "warm");
+  await pack.getByLabel("Recipient").fill("Grace");
+  await pack.getByRole("button", { name: "Save fields" }).click();
+  await pack.getByText("Write a follow-up to Grace in a warm tone.").waitFor({ timeout: H.deadline });
+  assert.equal((await api("GET", `/api/marketplace-capabilities/${id}`)).json.capability.customizations.recipient, "Grace");
+  await pack.getByRole("button", { name: "Uninstall pack" }).click();
+  await pack.getByLabel("Access password").waitFor({ timeout: H.deadline });
+  assert.equal((await api("GET", `/api/marketplace-capabilities/${id}`)).json.capability.installed, false);
+});
+
 // A board with cards in its first columns, so the pictures show cards.
 // A store agent on loopback (outside the machine in real life): it answers
 // "Result for <message>", as the agents of the Go store tests do.
@@ -657,6 +833,8 @@ for (const viewport of [wide, narrow]) {
         ["contacts", "/#/contacts", "Contacts"],
         ["contact-detail", `/#/contacts/${made["Dana Reyes"].id}`, "Contacts"],
         ["chat", "/#/chat", "Chat"],
+        ["store", "/#/store", "Store"],
+        ["store-detail", `/#/store/${made.listing}`, "Store"],
         ["settings", "/#/settings", "Settings"],
       ];
       for (const [name, url, heading] of views) {

@@ -74,6 +74,9 @@ export async function startServer() {
       "--allow-private-endpoints",
       // Info: the "switchboard listening" line names the port.
       "--log-level", "info",
+      // The store test's agent is a node:http server on loopback, which the
+      // outbound address guard refuses unless private endpoints are allowed.
+      "--allow-private-endpoints",
     ],
     { cwd: dir, stdio: ["ignore", "ignore", "pipe"] },
   );

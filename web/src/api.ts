@@ -5,12 +5,15 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 
 import { AccountService } from "./gen/switchboard/v1/accounts_pb";
+import { CapabilityService } from "./gen/switchboard/v1/capabilities_pb";
 import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
+import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
+import { StoreService } from "./gen/switchboard/v1/store_pb";
 
 export const transport = createConnectTransport({
   baseUrl: window.location.origin,
@@ -26,6 +29,7 @@ export const transport = createConnectTransport({
 
 export const api = {
   accounts: createClient(AccountService, transport),
+  capabilities: createClient(CapabilityService, transport),
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),
@@ -33,6 +37,8 @@ export const api = {
   keys: createClient(KeyService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
+  store: createClient(StoreService, transport),
+  storeExecution: createClient(StoreExecutionService, transport),
 };
 
 // errorText is what the server said (its message, without the code prefix).

@@ -15,16 +15,17 @@ import { loginView, type LoggedIn } from "./views/login";
 import { nowView } from "./views/now";
 import { queueView } from "./views/queue";
 import { settingsView } from "./views/settings";
+import { storeView } from "./views/store";
 
 const app = document.getElementById("app")!;
 
-// The store tab stays hidden until the store service exists (issue 6).
 const tabs = [
   { id: "now", title: "Now" },
   { id: "queue", title: "Queue" },
   { id: "board", title: "Board" },
   { id: "contacts", title: "Contacts" },
   { id: "chat", title: "Chat" },
+  { id: "store", title: "Store" },
   { id: "settings", title: "Settings" },
 ] as const;
 type TabId = (typeof tabs)[number]["id"];
@@ -210,6 +211,9 @@ function route(): void {
       break;
     case "chat":
       current = chatView(r.params);
+      break;
+    case "store":
+      current = storeView(r.params, r.id);
       break;
     case "settings":
       current = settingsView(who, () => void logout());
