@@ -692,7 +692,7 @@ async function loopbackAgent() {
   return { url: `http://127.0.0.1:${srv.address().port}/`, got, close: () => new Promise((r) => srv.close(r)) };
 }
 
-// A real delivered execution: bob lists the loopback agent, ann (the
+// A real delivered execution: dora lists the loopback agent, ann (the
 // operator, through her agent's key) runs it, and its result reaches her
 // queue as a done item carrying the review widget.
 let scout;
@@ -700,13 +700,13 @@ after(() => scout?.server.close());
 async function deliveredReview(input) {
   if (!scout) {
     const agentServer = await loopbackAgent();
-    const bob = { username: "bob", email: "bob@example.com", password: "correct horse battery", name: "Bob Builder" };
-    const signup = await H.rest(server.base, "POST", "/api/signup", { body: bob });
+    const dora = { username: "dora", email: "dora@example.com", password: "correct horse battery", name: "Dora Developer" };
+    const signup = await H.rest(server.base, "POST", "/api/signup", { body: dora });
     assert.equal(signup.status, 201, signup.text);
-    const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: bob.username, password: bob.password } });
+    const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: dora.username, password: dora.password } });
     const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
     assert.equal(login.status, 200, login.text);
-    const key = await H.rest(server.base, "POST", "/api/v2/keys", { cookie, body: { label: "bob agent", scopes: ["store"] } });
+    const key = await H.rest(server.base, "POST", "/api/v2/keys", { cookie, body: { label: "dora agent", scopes: ["store"] } });
     assert.equal(key.status, 201, key.text);
     const listing = await H.rest(server.base, "POST", "/api/marketplace", {
       key: key.json.apiKey,
