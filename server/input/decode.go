@@ -79,15 +79,34 @@ func JSONError(data []byte) error {
 	return NotText(path)
 }
 
-// badJSONPath walks the JSON tokens keeping the path, and answers the path of
-// the first key or string holding U+FFFD.
+// badJSONPath answers the path of the first key or string of data holding
+// U+FFFD.
 func badJSONPath(data []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	var path string
+	found := walkJSON(json.NewDecoder(bytes.NewReader(data)), func(tok json.Token, at string, key bool) bool {
+		v, _ := tok.(string)
+		if !strings.ContainsRune(v, utf8.RuneError) {
+			return false
+		}
+		path = at
+		if key {
+			path = joinKey(at, "key")
+		}
+		return true
+	})
+	return path, found
+}
+
+// walkJSON reads dec's tokens keeping the path of each, and calls visit for
+// every key (at is then the path of its object) and every value (a scalar,
+// or the opening of an object or array; at is its path) until visit answers
+// true. It answers whether visit stopped it.
+func walkJSON(dec *json.Decoder, visit func(tok json.Token, at string, key bool) bool) bool {
 	var stack []*frame
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return "", false
+			return false
 		}
 		top := last(stack)
 		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
@@ -98,8 +117,8 @@ func badJSONPath(data []byte) (string, bool) {
 		if top != nil && !top.array && !top.haveKey {
 			key, _ := tok.(string)
 			top.key, top.haveKey = key, true
-			if strings.ContainsRune(key, utf8.RuneError) {
-				return joinKey(top.prefix, "key"), true
+			if visit(tok, top.prefix, true) {
+				return true
 			}
 			continue
 		}
@@ -107,14 +126,12 @@ func badJSONPath(data []byte) (string, bool) {
 			top.index++
 		}
 		here := top.path()
-		switch v := tok.(type) {
-		case json.Delim:
-			stack = append(stack, &frame{array: v == '[', index: -1, prefix: here})
+		if visit(tok, here, false) {
+			return true
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, &frame{array: d == '[', index: -1, prefix: here})
 			continue
-		case string:
-			if strings.ContainsRune(v, utf8.RuneError) {
-				return here, true
-			}
 		}
 		endValue(top)
 	}

@@ -115,40 +115,21 @@ func offsetOf(data []byte, line, col string) int {
 func pathAt(data []byte, off int) (string, string) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", ""
-		}
+	var path, text string
+	walkJSON(dec, func(tok json.Token, at string, key bool) bool {
 		end := int(dec.InputOffset())
-		top := last(stack)
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			endValue(last(stack))
-			continue
+		if end <= off {
+			return false
 		}
-		if top != nil && !top.array && !top.haveKey {
-			key, _ := tok.(string)
-			top.key, top.haveKey = key, true
-			if end > off {
-				return joinKey(top.prefix, key), ""
-			}
-			continue
+		if key {
+			name, _ := tok.(string)
+			path = joinKey(at, name)
+		} else {
+			path, text = at, shorten(data[off:end])
 		}
-		if top != nil && top.array {
-			top.index++
-		}
-		here := top.path()
-		if end > off {
-			return here, shorten(data[off:end])
-		}
-		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, &frame{array: d == '[', index: -1, prefix: here})
-			continue
-		}
-		endValue(top)
-	}
+		return true
+	})
+	return path, text
 }
 
 func shorten(b []byte) string {
