@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -146,36 +145,12 @@ func startBinary(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
 // serveArgs start `switchboard serve` on a free loopback port.
 var serveArgs = []string{"serve", "--addr", "127.0.0.1:0", "--db-max-conns", "4"}
 
-// startCmd starts a server process and returns its base URL once it logs that
-// it listens.
+// startCmd starts a server process and returns its base URL once it is up
+// (it has logged where it listens and where the dashboard is).
 func startCmd(t *testing.T, cmd *exec.Cmd) (string, *exec.Cmd) {
 	t.Helper()
-	keepKeyOutOfTree(t, cmd)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "switchboard listening" {
-				addr <- line.Addr
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a, cmd
-	case <-time.After(60 * time.Second):
-		t.Fatal("the binary did not start listening within 60s")
-	}
-	return "", nil
+	base, _ := startLogged(t, cmd)
+	return base, cmd
 }
 
 // keepKeyOutOfTree runs cmd in a directory of the test's own: on PostgreSQL
