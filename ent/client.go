@@ -40,6 +40,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -103,6 +104,8 @@ type Client struct {
 	StoreInstall *StoreInstallClient
 	// StoreSubscription is the client for interacting with the StoreSubscription builders.
 	StoreSubscription *StoreSubscriptionClient
+	// StoreUnlock is the client for interacting with the StoreUnlock builders.
+	StoreUnlock *StoreUnlockClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
@@ -147,6 +150,7 @@ func (c *Client) init() {
 	c.StoreAgent = NewStoreAgentClient(c.config)
 	c.StoreInstall = NewStoreInstallClient(c.config)
 	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
+	c.StoreUnlock = NewStoreUnlockClient(c.config)
 	c.StreamEvent = NewStreamEventClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.UserReputation = NewUserReputationClient(c.config)
@@ -268,6 +272,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		StoreAgent:         NewStoreAgentClient(cfg),
 		StoreInstall:       NewStoreInstallClient(cfg),
 		StoreSubscription:  NewStoreSubscriptionClient(cfg),
+		StoreUnlock:        NewStoreUnlockClient(cfg),
 		StreamEvent:        NewStreamEventClient(cfg),
 		User:               NewUserClient(cfg),
 		UserReputation:     NewUserReputationClient(cfg),
@@ -316,6 +321,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		StoreAgent:         NewStoreAgentClient(cfg),
 		StoreInstall:       NewStoreInstallClient(cfg),
 		StoreSubscription:  NewStoreSubscriptionClient(cfg),
+		StoreUnlock:        NewStoreUnlockClient(cfg),
 		StreamEvent:        NewStreamEventClient(cfg),
 		User:               NewUserClient(cfg),
 		UserReputation:     NewUserReputationClient(cfg),
@@ -354,7 +360,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
 		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StreamEvent, c.User, c.UserReputation,
+		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
 		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
@@ -370,7 +376,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
 		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StreamEvent, c.User, c.UserReputation,
+		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
 		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
@@ -430,6 +436,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.StoreInstall.mutate(ctx, m)
 	case *StoreSubscriptionMutation:
 		return c.StoreSubscription.mutate(ctx, m)
+	case *StoreUnlockMutation:
+		return c.StoreUnlock.mutate(ctx, m)
 	case *StreamEventMutation:
 		return c.StreamEvent.mutate(ctx, m)
 	case *UserMutation:
@@ -4005,6 +4013,22 @@ func (c *StoreAgentClient) QuerySubscriptions(_m *StoreAgent) *StoreSubscription
 	return query
 }
 
+// QueryUnlocks queries the unlocks edge of a StoreAgent.
+func (c *StoreAgentClient) QueryUnlocks(_m *StoreAgent) *StoreUnlockQuery {
+	query := (&StoreUnlockClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, id),
+			sqlgraph.To(storeunlock.Table, storeunlock.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.UnlocksTable, storeagent.UnlocksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryShipGateRuns queries the ship_gate_runs edge of a StoreAgent.
 func (c *StoreAgentClient) QueryShipGateRuns(_m *StoreAgent) *ShipGateRunQuery {
 	query := (&ShipGateRunClient{config: c.config}).Query()
@@ -4389,6 +4413,171 @@ func (c *StoreSubscriptionClient) mutate(ctx context.Context, m *StoreSubscripti
 		return (&StoreSubscriptionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown StoreSubscription mutation op: %q", m.Op())
+	}
+}
+
+// StoreUnlockClient is a client for the StoreUnlock schema.
+type StoreUnlockClient struct {
+	config
+}
+
+// NewStoreUnlockClient returns a client for the StoreUnlock from the given config.
+func NewStoreUnlockClient(c config) *StoreUnlockClient {
+	return &StoreUnlockClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `storeunlock.Hooks(f(g(h())))`.
+func (c *StoreUnlockClient) Use(hooks ...Hook) {
+	c.hooks.StoreUnlock = append(c.hooks.StoreUnlock, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `storeunlock.Intercept(f(g(h())))`.
+func (c *StoreUnlockClient) Intercept(interceptors ...Interceptor) {
+	c.inters.StoreUnlock = append(c.inters.StoreUnlock, interceptors...)
+}
+
+// Create returns a builder for creating a StoreUnlock entity.
+func (c *StoreUnlockClient) Create() *StoreUnlockCreate {
+	mutation := newStoreUnlockMutation(c.config, OpCreate)
+	return &StoreUnlockCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of StoreUnlock entities.
+func (c *StoreUnlockClient) CreateBulk(builders ...*StoreUnlockCreate) *StoreUnlockCreateBulk {
+	return &StoreUnlockCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *StoreUnlockClient) MapCreateBulk(slice any, setFunc func(*StoreUnlockCreate, int)) *StoreUnlockCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &StoreUnlockCreateBulk{err: fmt.Errorf("calling to StoreUnlockClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*StoreUnlockCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &StoreUnlockCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for StoreUnlock.
+func (c *StoreUnlockClient) Update() *StoreUnlockUpdate {
+	mutation := newStoreUnlockMutation(c.config, OpUpdate)
+	return &StoreUnlockUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *StoreUnlockClient) UpdateOne(_m *StoreUnlock) *StoreUnlockUpdateOne {
+	mutation := newStoreUnlockMutation(c.config, OpUpdateOne, withStoreUnlock(_m))
+	return &StoreUnlockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *StoreUnlockClient) UpdateOneID(id string) *StoreUnlockUpdateOne {
+	mutation := newStoreUnlockMutation(c.config, OpUpdateOne, withStoreUnlockID(id))
+	return &StoreUnlockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for StoreUnlock.
+func (c *StoreUnlockClient) Delete() *StoreUnlockDelete {
+	mutation := newStoreUnlockMutation(c.config, OpDelete)
+	return &StoreUnlockDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *StoreUnlockClient) DeleteOne(_m *StoreUnlock) *StoreUnlockDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *StoreUnlockClient) DeleteOneID(id string) *StoreUnlockDeleteOne {
+	builder := c.Delete().Where(storeunlock.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &StoreUnlockDeleteOne{builder}
+}
+
+// Query returns a query builder for StoreUnlock.
+func (c *StoreUnlockClient) Query() *StoreUnlockQuery {
+	return &StoreUnlockQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeStoreUnlock},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a StoreUnlock entity by its id.
+func (c *StoreUnlockClient) Get(ctx context.Context, id string) (*StoreUnlock, error) {
+	return c.Query().Where(storeunlock.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *StoreUnlockClient) GetX(ctx context.Context, id string) *StoreUnlock {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a StoreUnlock.
+func (c *StoreUnlockClient) QueryUser(_m *StoreUnlock) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeunlock.Table, storeunlock.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, storeunlock.UserTable, storeunlock.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryStoreAgent queries the store_agent edge of a StoreUnlock.
+func (c *StoreUnlockClient) QueryStoreAgent(_m *StoreUnlock) *StoreAgentQuery {
+	query := (&StoreAgentClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeunlock.Table, storeunlock.FieldID, id),
+			sqlgraph.To(storeagent.Table, storeagent.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, storeunlock.StoreAgentTable, storeunlock.StoreAgentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *StoreUnlockClient) Hooks() []Hook {
+	return c.hooks.StoreUnlock
+}
+
+// Interceptors returns the client interceptors.
+func (c *StoreUnlockClient) Interceptors() []Interceptor {
+	return c.inters.StoreUnlock
+}
+
+func (c *StoreUnlockClient) mutate(ctx context.Context, m *StoreUnlockMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&StoreUnlockCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&StoreUnlockUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&StoreUnlockUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&StoreUnlockDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown StoreUnlock mutation op: %q", m.Op())
 	}
 }
 
@@ -4905,6 +5094,22 @@ func (c *UserClient) QueryStoreSubscriptions(_m *User) *StoreSubscriptionQuery {
 	return query
 }
 
+// QueryStoreUnlocks queries the store_unlocks edge of a User.
+func (c *UserClient) QueryStoreUnlocks(_m *User) *StoreUnlockQuery {
+	query := (&StoreUnlockClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(storeunlock.Table, storeunlock.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StoreUnlocksTable, user.StoreUnlocksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryMemoryEntries queries the memory_entries edge of a User.
 func (c *UserClient) QueryMemoryEntries(_m *User) *MemoryEntryQuery {
 	query := (&MemoryEntryClient{config: c.config}).Query()
@@ -5363,16 +5568,16 @@ type (
 		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
 		DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry, MemoryEntry,
 		PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
-		StoreInstall, StoreSubscription, StreamEvent, User, UserReputation,
-		WebhookDelivery []ent.Hook
+		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
+		UserReputation, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
 		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
 		DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry, MemoryEntry,
 		PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
-		StoreInstall, StoreSubscription, StreamEvent, User, UserReputation,
-		WebhookDelivery []ent.Interceptor
+		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
+		UserReputation, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -126,6 +127,7 @@ func checkColumn(t, c string) error {
 			storeagent.Table:         storeagent.ValidColumn,
 			storeinstall.Table:       storeinstall.ValidColumn,
 			storesubscription.Table:  storesubscription.ValidColumn,
+			storeunlock.Table:        storeunlock.ValidColumn,
 			streamevent.Table:        streamevent.ValidColumn,
 			user.Table:               user.ValidColumn,
 			userreputation.Table:     userreputation.ValidColumn,

@@ -38,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -79,6 +80,7 @@ const (
 	TypeStoreAgent         = "StoreAgent"
 	TypeStoreInstall       = "StoreInstall"
 	TypeStoreSubscription  = "StoreSubscription"
+	TypeStoreUnlock        = "StoreUnlock"
 	TypeStreamEvent        = "StreamEvent"
 	TypeUser               = "User"
 	TypeUserReputation     = "UserReputation"
@@ -28678,6 +28680,9 @@ type StoreAgentMutation struct {
 	subscriptions               map[string]struct{}
 	removedsubscriptions        map[string]struct{}
 	clearedsubscriptions        bool
+	unlocks                     map[string]struct{}
+	removedunlocks              map[string]struct{}
+	clearedunlocks              bool
 	ship_gate_runs              map[string]struct{}
 	removedship_gate_runs       map[string]struct{}
 	clearedship_gate_runs       bool
@@ -31237,6 +31242,60 @@ func (m *StoreAgentMutation) ResetSubscriptions() {
 	m.removedsubscriptions = nil
 }
 
+// AddUnlockIDs adds the "unlocks" edge to the StoreUnlock entity by ids.
+func (m *StoreAgentMutation) AddUnlockIDs(ids ...string) {
+	if m.unlocks == nil {
+		m.unlocks = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.unlocks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearUnlocks clears the "unlocks" edge to the StoreUnlock entity.
+func (m *StoreAgentMutation) ClearUnlocks() {
+	m.clearedunlocks = true
+}
+
+// UnlocksCleared reports if the "unlocks" edge to the StoreUnlock entity was cleared.
+func (m *StoreAgentMutation) UnlocksCleared() bool {
+	return m.clearedunlocks
+}
+
+// RemoveUnlockIDs removes the "unlocks" edge to the StoreUnlock entity by IDs.
+func (m *StoreAgentMutation) RemoveUnlockIDs(ids ...string) {
+	if m.removedunlocks == nil {
+		m.removedunlocks = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.unlocks, ids[i])
+		m.removedunlocks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedUnlocks returns the removed IDs of the "unlocks" edge to the StoreUnlock entity.
+func (m *StoreAgentMutation) RemovedUnlocksIDs() (ids []string) {
+	for id := range m.removedunlocks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// UnlocksIDs returns the "unlocks" edge IDs in the mutation.
+func (m *StoreAgentMutation) UnlocksIDs() (ids []string) {
+	for id := range m.unlocks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetUnlocks resets all changes to the "unlocks" edge.
+func (m *StoreAgentMutation) ResetUnlocks() {
+	m.unlocks = nil
+	m.clearedunlocks = false
+	m.removedunlocks = nil
+}
+
 // AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by ids.
 func (m *StoreAgentMutation) AddShipGateRunIDs(ids ...string) {
 	if m.ship_gate_runs == nil {
@@ -32523,7 +32582,7 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *StoreAgentMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.user != nil {
 		edges = append(edges, storeagent.EdgeUser)
 	}
@@ -32535,6 +32594,9 @@ func (m *StoreAgentMutation) AddedEdges() []string {
 	}
 	if m.subscriptions != nil {
 		edges = append(edges, storeagent.EdgeSubscriptions)
+	}
+	if m.unlocks != nil {
+		edges = append(edges, storeagent.EdgeUnlocks)
 	}
 	if m.ship_gate_runs != nil {
 		edges = append(edges, storeagent.EdgeShipGateRuns)
@@ -32571,6 +32633,12 @@ func (m *StoreAgentMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeUnlocks:
+		ids := make([]ent.Value, 0, len(m.unlocks))
+		for id := range m.unlocks {
+			ids = append(ids, id)
+		}
+		return ids
 	case storeagent.EdgeShipGateRuns:
 		ids := make([]ent.Value, 0, len(m.ship_gate_runs))
 		for id := range m.ship_gate_runs {
@@ -32589,7 +32657,7 @@ func (m *StoreAgentMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *StoreAgentMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.removedexecutions != nil {
 		edges = append(edges, storeagent.EdgeExecutions)
 	}
@@ -32598,6 +32666,9 @@ func (m *StoreAgentMutation) RemovedEdges() []string {
 	}
 	if m.removedsubscriptions != nil {
 		edges = append(edges, storeagent.EdgeSubscriptions)
+	}
+	if m.removedunlocks != nil {
+		edges = append(edges, storeagent.EdgeUnlocks)
 	}
 	if m.removedship_gate_runs != nil {
 		edges = append(edges, storeagent.EdgeShipGateRuns)
@@ -32630,6 +32701,12 @@ func (m *StoreAgentMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case storeagent.EdgeUnlocks:
+		ids := make([]ent.Value, 0, len(m.removedunlocks))
+		for id := range m.removedunlocks {
+			ids = append(ids, id)
+		}
+		return ids
 	case storeagent.EdgeShipGateRuns:
 		ids := make([]ent.Value, 0, len(m.removedship_gate_runs))
 		for id := range m.removedship_gate_runs {
@@ -32648,7 +32725,7 @@ func (m *StoreAgentMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *StoreAgentMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.cleareduser {
 		edges = append(edges, storeagent.EdgeUser)
 	}
@@ -32660,6 +32737,9 @@ func (m *StoreAgentMutation) ClearedEdges() []string {
 	}
 	if m.clearedsubscriptions {
 		edges = append(edges, storeagent.EdgeSubscriptions)
+	}
+	if m.clearedunlocks {
+		edges = append(edges, storeagent.EdgeUnlocks)
 	}
 	if m.clearedship_gate_runs {
 		edges = append(edges, storeagent.EdgeShipGateRuns)
@@ -32682,6 +32762,8 @@ func (m *StoreAgentMutation) EdgeCleared(name string) bool {
 		return m.clearedinstalls
 	case storeagent.EdgeSubscriptions:
 		return m.clearedsubscriptions
+	case storeagent.EdgeUnlocks:
+		return m.clearedunlocks
 	case storeagent.EdgeShipGateRuns:
 		return m.clearedship_gate_runs
 	case storeagent.EdgeQualitySignals:
@@ -32716,6 +32798,9 @@ func (m *StoreAgentMutation) ResetEdge(name string) error {
 		return nil
 	case storeagent.EdgeSubscriptions:
 		m.ResetSubscriptions()
+		return nil
+	case storeagent.EdgeUnlocks:
+		m.ResetUnlocks()
 		return nil
 	case storeagent.EdgeShipGateRuns:
 		m.ResetShipGateRuns()
@@ -33941,6 +34026,613 @@ func (m *StoreSubscriptionMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown StoreSubscription edge %s", name)
 }
 
+// StoreUnlockMutation represents an operation that mutates the StoreUnlock nodes in the graph.
+type StoreUnlockMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	clearedFields      map[string]struct{}
+	user               *string
+	cleareduser        bool
+	store_agent        *string
+	clearedstore_agent bool
+	done               bool
+	oldValue           func(context.Context) (*StoreUnlock, error)
+	predicates         []predicate.StoreUnlock
+}
+
+var _ ent.Mutation = (*StoreUnlockMutation)(nil)
+
+// storeunlockOption allows management of the mutation configuration using functional options.
+type storeunlockOption func(*StoreUnlockMutation)
+
+// newStoreUnlockMutation creates new mutation for the StoreUnlock entity.
+func newStoreUnlockMutation(c config, op Op, opts ...storeunlockOption) *StoreUnlockMutation {
+	m := &StoreUnlockMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeStoreUnlock,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withStoreUnlockID sets the ID field of the mutation.
+func withStoreUnlockID(id string) storeunlockOption {
+	return func(m *StoreUnlockMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *StoreUnlock
+		)
+		m.oldValue = func(ctx context.Context) (*StoreUnlock, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().StoreUnlock.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withStoreUnlock sets the old StoreUnlock of the mutation.
+func withStoreUnlock(node *StoreUnlock) storeunlockOption {
+	return func(m *StoreUnlockMutation) {
+		m.oldValue = func(context.Context) (*StoreUnlock, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m StoreUnlockMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m StoreUnlockMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of StoreUnlock entities.
+func (m *StoreUnlockMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *StoreUnlockMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *StoreUnlockMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().StoreUnlock.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *StoreUnlockMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *StoreUnlockMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the StoreUnlock entity.
+// If the StoreUnlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreUnlockMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *StoreUnlockMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *StoreUnlockMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *StoreUnlockMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the StoreUnlock entity.
+// If the StoreUnlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreUnlockMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *StoreUnlockMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *StoreUnlockMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *StoreUnlockMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the StoreUnlock entity.
+// If the StoreUnlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreUnlockMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *StoreUnlockMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetAgentID sets the "agent_id" field.
+func (m *StoreUnlockMutation) SetAgentID(s string) {
+	m.store_agent = &s
+}
+
+// AgentID returns the value of the "agent_id" field in the mutation.
+func (m *StoreUnlockMutation) AgentID() (r string, exists bool) {
+	v := m.store_agent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentID returns the old "agent_id" field's value of the StoreUnlock entity.
+// If the StoreUnlock object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreUnlockMutation) OldAgentID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentID: %w", err)
+	}
+	return oldValue.AgentID, nil
+}
+
+// ResetAgentID resets all changes to the "agent_id" field.
+func (m *StoreUnlockMutation) ResetAgentID() {
+	m.store_agent = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *StoreUnlockMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[storeunlock.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *StoreUnlockMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *StoreUnlockMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *StoreUnlockMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// SetStoreAgentID sets the "store_agent" edge to the StoreAgent entity by id.
+func (m *StoreUnlockMutation) SetStoreAgentID(id string) {
+	m.store_agent = &id
+}
+
+// ClearStoreAgent clears the "store_agent" edge to the StoreAgent entity.
+func (m *StoreUnlockMutation) ClearStoreAgent() {
+	m.clearedstore_agent = true
+	m.clearedFields[storeunlock.FieldAgentID] = struct{}{}
+}
+
+// StoreAgentCleared reports if the "store_agent" edge to the StoreAgent entity was cleared.
+func (m *StoreUnlockMutation) StoreAgentCleared() bool {
+	return m.clearedstore_agent
+}
+
+// StoreAgentID returns the "store_agent" edge ID in the mutation.
+func (m *StoreUnlockMutation) StoreAgentID() (id string, exists bool) {
+	if m.store_agent != nil {
+		return *m.store_agent, true
+	}
+	return
+}
+
+// StoreAgentIDs returns the "store_agent" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// StoreAgentID instead. It exists only for internal usage by the builders.
+func (m *StoreUnlockMutation) StoreAgentIDs() (ids []string) {
+	if id := m.store_agent; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetStoreAgent resets all changes to the "store_agent" edge.
+func (m *StoreUnlockMutation) ResetStoreAgent() {
+	m.store_agent = nil
+	m.clearedstore_agent = false
+}
+
+// Where appends a list predicates to the StoreUnlockMutation builder.
+func (m *StoreUnlockMutation) Where(ps ...predicate.StoreUnlock) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the StoreUnlockMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *StoreUnlockMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.StoreUnlock, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *StoreUnlockMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *StoreUnlockMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (StoreUnlock).
+func (m *StoreUnlockMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *StoreUnlockMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.created_at != nil {
+		fields = append(fields, storeunlock.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, storeunlock.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, storeunlock.FieldUserID)
+	}
+	if m.store_agent != nil {
+		fields = append(fields, storeunlock.FieldAgentID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *StoreUnlockMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case storeunlock.FieldCreatedAt:
+		return m.CreatedAt()
+	case storeunlock.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case storeunlock.FieldUserID:
+		return m.UserID()
+	case storeunlock.FieldAgentID:
+		return m.AgentID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *StoreUnlockMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case storeunlock.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case storeunlock.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case storeunlock.FieldUserID:
+		return m.OldUserID(ctx)
+	case storeunlock.FieldAgentID:
+		return m.OldAgentID(ctx)
+	}
+	return nil, fmt.Errorf("unknown StoreUnlock field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StoreUnlockMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case storeunlock.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case storeunlock.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case storeunlock.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case storeunlock.FieldAgentID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown StoreUnlock field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *StoreUnlockMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *StoreUnlockMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *StoreUnlockMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown StoreUnlock numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *StoreUnlockMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *StoreUnlockMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *StoreUnlockMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown StoreUnlock nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *StoreUnlockMutation) ResetField(name string) error {
+	switch name {
+	case storeunlock.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case storeunlock.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case storeunlock.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case storeunlock.FieldAgentID:
+		m.ResetAgentID()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreUnlock field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *StoreUnlockMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.user != nil {
+		edges = append(edges, storeunlock.EdgeUser)
+	}
+	if m.store_agent != nil {
+		edges = append(edges, storeunlock.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *StoreUnlockMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case storeunlock.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	case storeunlock.EdgeStoreAgent:
+		if id := m.store_agent; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *StoreUnlockMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *StoreUnlockMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *StoreUnlockMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.cleareduser {
+		edges = append(edges, storeunlock.EdgeUser)
+	}
+	if m.clearedstore_agent {
+		edges = append(edges, storeunlock.EdgeStoreAgent)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *StoreUnlockMutation) EdgeCleared(name string) bool {
+	switch name {
+	case storeunlock.EdgeUser:
+		return m.cleareduser
+	case storeunlock.EdgeStoreAgent:
+		return m.clearedstore_agent
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *StoreUnlockMutation) ClearEdge(name string) error {
+	switch name {
+	case storeunlock.EdgeUser:
+		m.ClearUser()
+		return nil
+	case storeunlock.EdgeStoreAgent:
+		m.ClearStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreUnlock unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *StoreUnlockMutation) ResetEdge(name string) error {
+	switch name {
+	case storeunlock.EdgeUser:
+		m.ResetUser()
+		return nil
+	case storeunlock.EdgeStoreAgent:
+		m.ResetStoreAgent()
+		return nil
+	}
+	return fmt.Errorf("unknown StoreUnlock edge %s", name)
+}
+
 // StreamEventMutation represents an operation that mutates the StreamEvent nodes in the graph.
 type StreamEventMutation struct {
 	config
@@ -34497,6 +35189,9 @@ type UserMutation struct {
 	store_subscriptions        map[string]struct{}
 	removedstore_subscriptions map[string]struct{}
 	clearedstore_subscriptions bool
+	store_unlocks              map[string]struct{}
+	removedstore_unlocks       map[string]struct{}
+	clearedstore_unlocks       bool
 	memory_entries             map[string]struct{}
 	removedmemory_entries      map[string]struct{}
 	clearedmemory_entries      bool
@@ -35779,6 +36474,60 @@ func (m *UserMutation) ResetStoreSubscriptions() {
 	m.removedstore_subscriptions = nil
 }
 
+// AddStoreUnlockIDs adds the "store_unlocks" edge to the StoreUnlock entity by ids.
+func (m *UserMutation) AddStoreUnlockIDs(ids ...string) {
+	if m.store_unlocks == nil {
+		m.store_unlocks = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.store_unlocks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearStoreUnlocks clears the "store_unlocks" edge to the StoreUnlock entity.
+func (m *UserMutation) ClearStoreUnlocks() {
+	m.clearedstore_unlocks = true
+}
+
+// StoreUnlocksCleared reports if the "store_unlocks" edge to the StoreUnlock entity was cleared.
+func (m *UserMutation) StoreUnlocksCleared() bool {
+	return m.clearedstore_unlocks
+}
+
+// RemoveStoreUnlockIDs removes the "store_unlocks" edge to the StoreUnlock entity by IDs.
+func (m *UserMutation) RemoveStoreUnlockIDs(ids ...string) {
+	if m.removedstore_unlocks == nil {
+		m.removedstore_unlocks = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.store_unlocks, ids[i])
+		m.removedstore_unlocks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedStoreUnlocks returns the removed IDs of the "store_unlocks" edge to the StoreUnlock entity.
+func (m *UserMutation) RemovedStoreUnlocksIDs() (ids []string) {
+	for id := range m.removedstore_unlocks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// StoreUnlocksIDs returns the "store_unlocks" edge IDs in the mutation.
+func (m *UserMutation) StoreUnlocksIDs() (ids []string) {
+	for id := range m.store_unlocks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetStoreUnlocks resets all changes to the "store_unlocks" edge.
+func (m *UserMutation) ResetStoreUnlocks() {
+	m.store_unlocks = nil
+	m.clearedstore_unlocks = false
+	m.removedstore_unlocks = nil
+}
+
 // AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by ids.
 func (m *UserMutation) AddMemoryEntryIDs(ids ...string) {
 	if m.memory_entries == nil {
@@ -36457,7 +37206,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 24)
+	edges := make([]string, 0, 25)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -36505,6 +37254,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.store_subscriptions != nil {
 		edges = append(edges, user.EdgeStoreSubscriptions)
+	}
+	if m.store_unlocks != nil {
+		edges = append(edges, user.EdgeStoreUnlocks)
 	}
 	if m.memory_entries != nil {
 		edges = append(edges, user.EdgeMemoryEntries)
@@ -36631,6 +37383,12 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeStoreUnlocks:
+		ids := make([]ent.Value, 0, len(m.store_unlocks))
+		for id := range m.store_unlocks {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgeMemoryEntries:
 		ids := make([]ent.Value, 0, len(m.memory_entries))
 		for id := range m.memory_entries {
@@ -36683,7 +37441,7 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 24)
+	edges := make([]string, 0, 25)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -36728,6 +37486,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedstore_subscriptions != nil {
 		edges = append(edges, user.EdgeStoreSubscriptions)
+	}
+	if m.removedstore_unlocks != nil {
+		edges = append(edges, user.EdgeStoreUnlocks)
 	}
 	if m.removedmemory_entries != nil {
 		edges = append(edges, user.EdgeMemoryEntries)
@@ -36847,6 +37608,12 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeStoreUnlocks:
+		ids := make([]ent.Value, 0, len(m.removedstore_unlocks))
+		for id := range m.removedstore_unlocks {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgeMemoryEntries:
 		ids := make([]ent.Value, 0, len(m.removedmemory_entries))
 		for id := range m.removedmemory_entries {
@@ -36895,7 +37662,7 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 24)
+	edges := make([]string, 0, 25)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -36943,6 +37710,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	}
 	if m.clearedstore_subscriptions {
 		edges = append(edges, user.EdgeStoreSubscriptions)
+	}
+	if m.clearedstore_unlocks {
+		edges = append(edges, user.EdgeStoreUnlocks)
 	}
 	if m.clearedmemory_entries {
 		edges = append(edges, user.EdgeMemoryEntries)
@@ -37007,6 +37777,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedstore_installs
 	case user.EdgeStoreSubscriptions:
 		return m.clearedstore_subscriptions
+	case user.EdgeStoreUnlocks:
+		return m.clearedstore_unlocks
 	case user.EdgeMemoryEntries:
 		return m.clearedmemory_entries
 	case user.EdgeCapabilityPacks:
@@ -37092,6 +37864,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeStoreSubscriptions:
 		m.ResetStoreSubscriptions()
+		return nil
+	case user.EdgeStoreUnlocks:
+		m.ResetStoreUnlocks()
 		return nil
 	case user.EdgeMemoryEntries:
 		m.ResetMemoryEntries()
@@ -38266,6 +39041,8 @@ type WebhookDeliveryMutation struct {
 	created_at      *time.Time
 	updated_at      *time.Time
 	event           *string
+	kind            *webhookdelivery.Kind
+	headers         *map[string]string
 	url             *string
 	payload         *string
 	status          *webhookdelivery.Status
@@ -38532,6 +39309,91 @@ func (m *WebhookDeliveryMutation) OldEvent(ctx context.Context) (v string, err e
 // ResetEvent resets all changes to the "event" field.
 func (m *WebhookDeliveryMutation) ResetEvent() {
 	m.event = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *WebhookDeliveryMutation) SetKind(w webhookdelivery.Kind) {
+	m.kind = &w
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *WebhookDeliveryMutation) Kind() (r webhookdelivery.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldKind(ctx context.Context) (v webhookdelivery.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *WebhookDeliveryMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetHeaders sets the "headers" field.
+func (m *WebhookDeliveryMutation) SetHeaders(value map[string]string) {
+	m.headers = &value
+}
+
+// Headers returns the value of the "headers" field in the mutation.
+func (m *WebhookDeliveryMutation) Headers() (r map[string]string, exists bool) {
+	v := m.headers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaders returns the old "headers" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldHeaders(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaders is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaders requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaders: %w", err)
+	}
+	return oldValue.Headers, nil
+}
+
+// ClearHeaders clears the value of the "headers" field.
+func (m *WebhookDeliveryMutation) ClearHeaders() {
+	m.headers = nil
+	m.clearedFields[webhookdelivery.FieldHeaders] = struct{}{}
+}
+
+// HeadersCleared returns if the "headers" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) HeadersCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldHeaders]
+	return ok
+}
+
+// ResetHeaders resets all changes to the "headers" field.
+func (m *WebhookDeliveryMutation) ResetHeaders() {
+	m.headers = nil
+	delete(m.clearedFields, webhookdelivery.FieldHeaders)
 }
 
 // SetURL sets the "url" field.
@@ -39061,7 +39923,7 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, webhookdelivery.FieldCreatedAt)
 	}
@@ -39073,6 +39935,12 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	}
 	if m.event != nil {
 		fields = append(fields, webhookdelivery.FieldEvent)
+	}
+	if m.kind != nil {
+		fields = append(fields, webhookdelivery.FieldKind)
+	}
+	if m.headers != nil {
+		fields = append(fields, webhookdelivery.FieldHeaders)
 	}
 	if m.url != nil {
 		fields = append(fields, webhookdelivery.FieldURL)
@@ -39120,6 +39988,10 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 		return m.UserID()
 	case webhookdelivery.FieldEvent:
 		return m.Event()
+	case webhookdelivery.FieldKind:
+		return m.Kind()
+	case webhookdelivery.FieldHeaders:
+		return m.Headers()
 	case webhookdelivery.FieldURL:
 		return m.URL()
 	case webhookdelivery.FieldPayload:
@@ -39157,6 +40029,10 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 		return m.OldUserID(ctx)
 	case webhookdelivery.FieldEvent:
 		return m.OldEvent(ctx)
+	case webhookdelivery.FieldKind:
+		return m.OldKind(ctx)
+	case webhookdelivery.FieldHeaders:
+		return m.OldHeaders(ctx)
 	case webhookdelivery.FieldURL:
 		return m.OldURL(ctx)
 	case webhookdelivery.FieldPayload:
@@ -39213,6 +40089,20 @@ func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetEvent(v)
+		return nil
+	case webhookdelivery.FieldKind:
+		v, ok := value.(webhookdelivery.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case webhookdelivery.FieldHeaders:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaders(v)
 		return nil
 	case webhookdelivery.FieldURL:
 		v, ok := value.(string)
@@ -39341,6 +40231,9 @@ func (m *WebhookDeliveryMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *WebhookDeliveryMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(webhookdelivery.FieldHeaders) {
+		fields = append(fields, webhookdelivery.FieldHeaders)
+	}
 	if m.FieldCleared(webhookdelivery.FieldClaimToken) {
 		fields = append(fields, webhookdelivery.FieldClaimToken)
 	}
@@ -39370,6 +40263,9 @@ func (m *WebhookDeliveryMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *WebhookDeliveryMutation) ClearField(name string) error {
 	switch name {
+	case webhookdelivery.FieldHeaders:
+		m.ClearHeaders()
+		return nil
 	case webhookdelivery.FieldClaimToken:
 		m.ClearClaimToken()
 		return nil
@@ -39404,6 +40300,12 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 		return nil
 	case webhookdelivery.FieldEvent:
 		m.ResetEvent()
+		return nil
+	case webhookdelivery.FieldKind:
+		m.ResetKind()
+		return nil
+	case webhookdelivery.FieldHeaders:
+		m.ResetHeaders()
 		return nil
 	case webhookdelivery.FieldURL:
 		m.ResetURL()

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -1022,6 +1023,31 @@ func init() {
 			return nil
 		}
 	}()
+	storeunlockMixin := schema.StoreUnlock{}.Mixin()
+	storeunlockMixinFields0 := storeunlockMixin[0].Fields()
+	_ = storeunlockMixinFields0
+	storeunlockFields := schema.StoreUnlock{}.Fields()
+	_ = storeunlockFields
+	// storeunlockDescID is the schema descriptor for id field.
+	storeunlockDescID := storeunlockMixinFields0[0].Descriptor()
+	// storeunlock.DefaultID holds the default value on creation for the id field.
+	storeunlock.DefaultID = storeunlockDescID.Default.(func() string)
+	// storeunlock.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	storeunlock.IDValidator = func() func(string) error {
+		validators := storeunlockDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	userMixin := schema.User{}.Mixin()
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
@@ -1144,7 +1170,7 @@ func init() {
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
 	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
-	webhookdeliveryDescAttempts := webhookdeliveryFields[5].Descriptor()
+	webhookdeliveryDescAttempts := webhookdeliveryFields[7].Descriptor()
 	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
 	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int32)
 	// webhookdeliveryDescID is the schema descriptor for id field.

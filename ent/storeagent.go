@@ -133,13 +133,15 @@ type StoreAgentEdges struct {
 	Installs []*StoreInstall `json:"installs,omitempty"`
 	// Subscriptions holds the value of the subscriptions edge.
 	Subscriptions []*StoreSubscription `json:"subscriptions,omitempty"`
+	// Unlocks holds the value of the unlocks edge.
+	Unlocks []*StoreUnlock `json:"unlocks,omitempty"`
 	// ShipGateRuns holds the value of the ship_gate_runs edge.
 	ShipGateRuns []*ShipGateRun `json:"ship_gate_runs,omitempty"`
 	// QualitySignals holds the value of the quality_signals edge.
 	QualitySignals []*AgentQualitySignal `json:"quality_signals,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [7]bool
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -180,10 +182,19 @@ func (e StoreAgentEdges) SubscriptionsOrErr() ([]*StoreSubscription, error) {
 	return nil, &NotLoadedError{edge: "subscriptions"}
 }
 
+// UnlocksOrErr returns the Unlocks value or an error if the edge
+// was not loaded in eager-loading.
+func (e StoreAgentEdges) UnlocksOrErr() ([]*StoreUnlock, error) {
+	if e.loadedTypes[4] {
+		return e.Unlocks, nil
+	}
+	return nil, &NotLoadedError{edge: "unlocks"}
+}
+
 // ShipGateRunsOrErr returns the ShipGateRuns value or an error if the edge
 // was not loaded in eager-loading.
 func (e StoreAgentEdges) ShipGateRunsOrErr() ([]*ShipGateRun, error) {
-	if e.loadedTypes[4] {
+	if e.loadedTypes[5] {
 		return e.ShipGateRuns, nil
 	}
 	return nil, &NotLoadedError{edge: "ship_gate_runs"}
@@ -192,7 +203,7 @@ func (e StoreAgentEdges) ShipGateRunsOrErr() ([]*ShipGateRun, error) {
 // QualitySignalsOrErr returns the QualitySignals value or an error if the edge
 // was not loaded in eager-loading.
 func (e StoreAgentEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
-	if e.loadedTypes[5] {
+	if e.loadedTypes[6] {
 		return e.QualitySignals, nil
 	}
 	return nil, &NotLoadedError{edge: "quality_signals"}
@@ -585,6 +596,11 @@ func (_m *StoreAgent) QueryInstalls() *StoreInstallQuery {
 // QuerySubscriptions queries the "subscriptions" edge of the StoreAgent entity.
 func (_m *StoreAgent) QuerySubscriptions() *StoreSubscriptionQuery {
 	return NewStoreAgentClient(_m.config).QuerySubscriptions(_m)
+}
+
+// QueryUnlocks queries the "unlocks" edge of the StoreAgent entity.
+func (_m *StoreAgent) QueryUnlocks() *StoreUnlockQuery {
+	return NewStoreAgentClient(_m.config).QueryUnlocks(_m)
 }
 
 // QueryShipGateRuns queries the "ship_gate_runs" edge of the StoreAgent entity.

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
@@ -679,6 +680,21 @@ func (_c *StoreAgentCreate) AddSubscriptions(v ...*StoreSubscription) *StoreAgen
 	return _c.AddSubscriptionIDs(ids...)
 }
 
+// AddUnlockIDs adds the "unlocks" edge to the StoreUnlock entity by IDs.
+func (_c *StoreAgentCreate) AddUnlockIDs(ids ...string) *StoreAgentCreate {
+	_c.mutation.AddUnlockIDs(ids...)
+	return _c
+}
+
+// AddUnlocks adds the "unlocks" edges to the StoreUnlock entity.
+func (_c *StoreAgentCreate) AddUnlocks(v ...*StoreUnlock) *StoreAgentCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddUnlockIDs(ids...)
+}
+
 // AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
 func (_c *StoreAgentCreate) AddShipGateRunIDs(ids ...string) *StoreAgentCreate {
 	_c.mutation.AddShipGateRunIDs(ids...)
@@ -1239,6 +1255,22 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.UnlocksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/user"
 )
 
@@ -34,6 +35,7 @@ type StoreAgentQuery struct {
 	withExecutions     *ExecutionQuery
 	withInstalls       *StoreInstallQuery
 	withSubscriptions  *StoreSubscriptionQuery
+	withUnlocks        *StoreUnlockQuery
 	withShipGateRuns   *ShipGateRunQuery
 	withQualitySignals *AgentQualitySignalQuery
 	modifiers          []func(*sql.Selector)
@@ -154,6 +156,28 @@ func (_q *StoreAgentQuery) QuerySubscriptions() *StoreSubscriptionQuery {
 			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
 			sqlgraph.To(storesubscription.Table, storesubscription.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.SubscriptionsTable, storeagent.SubscriptionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryUnlocks chains the current query on the "unlocks" edge.
+func (_q *StoreAgentQuery) QueryUnlocks() *StoreUnlockQuery {
+	query := (&StoreUnlockClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(storeagent.Table, storeagent.FieldID, selector),
+			sqlgraph.To(storeunlock.Table, storeunlock.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, storeagent.UnlocksTable, storeagent.UnlocksColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -401,6 +425,7 @@ func (_q *StoreAgentQuery) Clone() *StoreAgentQuery {
 		withExecutions:     _q.withExecutions.Clone(),
 		withInstalls:       _q.withInstalls.Clone(),
 		withSubscriptions:  _q.withSubscriptions.Clone(),
+		withUnlocks:        _q.withUnlocks.Clone(),
 		withShipGateRuns:   _q.withShipGateRuns.Clone(),
 		withQualitySignals: _q.withQualitySignals.Clone(),
 		// clone intermediate query.
@@ -450,6 +475,17 @@ func (_q *StoreAgentQuery) WithSubscriptions(opts ...func(*StoreSubscriptionQuer
 		opt(query)
 	}
 	_q.withSubscriptions = query
+	return _q
+}
+
+// WithUnlocks tells the query-builder to eager-load the nodes that are connected to
+// the "unlocks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *StoreAgentQuery) WithUnlocks(opts ...func(*StoreUnlockQuery)) *StoreAgentQuery {
+	query := (&StoreUnlockClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withUnlocks = query
 	return _q
 }
 
@@ -553,11 +589,12 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 	var (
 		nodes       = []*StoreAgent{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [7]bool{
 			_q.withUser != nil,
 			_q.withExecutions != nil,
 			_q.withInstalls != nil,
 			_q.withSubscriptions != nil,
+			_q.withUnlocks != nil,
 			_q.withShipGateRuns != nil,
 			_q.withQualitySignals != nil,
 		}
@@ -607,6 +644,13 @@ func (_q *StoreAgentQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*S
 		if err := _q.loadSubscriptions(ctx, query, nodes,
 			func(n *StoreAgent) { n.Edges.Subscriptions = []*StoreSubscription{} },
 			func(n *StoreAgent, e *StoreSubscription) { n.Edges.Subscriptions = append(n.Edges.Subscriptions, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withUnlocks; query != nil {
+		if err := _q.loadUnlocks(ctx, query, nodes,
+			func(n *StoreAgent) { n.Edges.Unlocks = []*StoreUnlock{} },
+			func(n *StoreAgent, e *StoreUnlock) { n.Edges.Unlocks = append(n.Edges.Unlocks, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -731,6 +775,36 @@ func (_q *StoreAgentQuery) loadSubscriptions(ctx context.Context, query *StoreSu
 	}
 	query.Where(predicate.StoreSubscription(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(storeagent.SubscriptionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.AgentID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *StoreAgentQuery) loadUnlocks(ctx context.Context, query *StoreUnlockQuery, nodes []*StoreAgent, init func(*StoreAgent), assign func(*StoreAgent, *StoreUnlock)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*StoreAgent)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(storeunlock.FieldAgentID)
+	}
+	query.Where(predicate.StoreUnlock(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(storeagent.UnlocksColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
@@ -896,6 +897,21 @@ func (_u *StoreAgentUpdate) AddSubscriptions(v ...*StoreSubscription) *StoreAgen
 	return _u.AddSubscriptionIDs(ids...)
 }
 
+// AddUnlockIDs adds the "unlocks" edge to the StoreUnlock entity by IDs.
+func (_u *StoreAgentUpdate) AddUnlockIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.AddUnlockIDs(ids...)
+	return _u
+}
+
+// AddUnlocks adds the "unlocks" edges to the StoreUnlock entity.
+func (_u *StoreAgentUpdate) AddUnlocks(v ...*StoreUnlock) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddUnlockIDs(ids...)
+}
+
 // AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
 func (_u *StoreAgentUpdate) AddShipGateRunIDs(ids ...string) *StoreAgentUpdate {
 	_u.mutation.AddShipGateRunIDs(ids...)
@@ -992,6 +1008,27 @@ func (_u *StoreAgentUpdate) RemoveSubscriptions(v ...*StoreSubscription) *StoreA
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveSubscriptionIDs(ids...)
+}
+
+// ClearUnlocks clears all "unlocks" edges to the StoreUnlock entity.
+func (_u *StoreAgentUpdate) ClearUnlocks() *StoreAgentUpdate {
+	_u.mutation.ClearUnlocks()
+	return _u
+}
+
+// RemoveUnlockIDs removes the "unlocks" edge to StoreUnlock entities by IDs.
+func (_u *StoreAgentUpdate) RemoveUnlockIDs(ids ...string) *StoreAgentUpdate {
+	_u.mutation.RemoveUnlockIDs(ids...)
+	return _u
+}
+
+// RemoveUnlocks removes "unlocks" edges to StoreUnlock entities.
+func (_u *StoreAgentUpdate) RemoveUnlocks(v ...*StoreUnlock) *StoreAgentUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveUnlockIDs(ids...)
 }
 
 // ClearShipGateRuns clears all "ship_gate_runs" edges to the ShipGateRun entity.
@@ -1497,6 +1534,51 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.UnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedUnlocksIDs(); len(nodes) > 0 && !_u.mutation.UnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.UnlocksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -2474,6 +2556,21 @@ func (_u *StoreAgentUpdateOne) AddSubscriptions(v ...*StoreSubscription) *StoreA
 	return _u.AddSubscriptionIDs(ids...)
 }
 
+// AddUnlockIDs adds the "unlocks" edge to the StoreUnlock entity by IDs.
+func (_u *StoreAgentUpdateOne) AddUnlockIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.AddUnlockIDs(ids...)
+	return _u
+}
+
+// AddUnlocks adds the "unlocks" edges to the StoreUnlock entity.
+func (_u *StoreAgentUpdateOne) AddUnlocks(v ...*StoreUnlock) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddUnlockIDs(ids...)
+}
+
 // AddShipGateRunIDs adds the "ship_gate_runs" edge to the ShipGateRun entity by IDs.
 func (_u *StoreAgentUpdateOne) AddShipGateRunIDs(ids ...string) *StoreAgentUpdateOne {
 	_u.mutation.AddShipGateRunIDs(ids...)
@@ -2570,6 +2667,27 @@ func (_u *StoreAgentUpdateOne) RemoveSubscriptions(v ...*StoreSubscription) *Sto
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveSubscriptionIDs(ids...)
+}
+
+// ClearUnlocks clears all "unlocks" edges to the StoreUnlock entity.
+func (_u *StoreAgentUpdateOne) ClearUnlocks() *StoreAgentUpdateOne {
+	_u.mutation.ClearUnlocks()
+	return _u
+}
+
+// RemoveUnlockIDs removes the "unlocks" edge to StoreUnlock entities by IDs.
+func (_u *StoreAgentUpdateOne) RemoveUnlockIDs(ids ...string) *StoreAgentUpdateOne {
+	_u.mutation.RemoveUnlockIDs(ids...)
+	return _u
+}
+
+// RemoveUnlocks removes "unlocks" edges to StoreUnlock entities.
+func (_u *StoreAgentUpdateOne) RemoveUnlocks(v ...*StoreUnlock) *StoreAgentUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveUnlockIDs(ids...)
 }
 
 // ClearShipGateRuns clears all "ship_gate_runs" edges to the ShipGateRun entity.
@@ -3105,6 +3223,51 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.UnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedUnlocksIDs(); len(nodes) > 0 && !_u.mutation.UnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.UnlocksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   storeagent.UnlocksTable,
+			Columns: []string{storeagent.UnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

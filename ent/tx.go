@@ -64,6 +64,8 @@ type Tx struct {
 	StoreInstall *StoreInstallClient
 	// StoreSubscription is the client for interacting with the StoreSubscription builders.
 	StoreSubscription *StoreSubscriptionClient
+	// StoreUnlock is the client for interacting with the StoreUnlock builders.
+	StoreUnlock *StoreUnlockClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
 	// User is the client for interacting with the User builders.
@@ -228,6 +230,7 @@ func (tx *Tx) init() {
 	tx.StoreAgent = NewStoreAgentClient(tx.config)
 	tx.StoreInstall = NewStoreInstallClient(tx.config)
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)
+	tx.StoreUnlock = NewStoreUnlockClient(tx.config)
 	tx.StreamEvent = NewStreamEventClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.UserReputation = NewUserReputationClient(tx.config)

@@ -75,6 +75,8 @@ type UserEdges struct {
 	StoreInstalls []*StoreInstall `json:"store_installs,omitempty"`
 	// StoreSubscriptions holds the value of the store_subscriptions edge.
 	StoreSubscriptions []*StoreSubscription `json:"store_subscriptions,omitempty"`
+	// StoreUnlocks holds the value of the store_unlocks edge.
+	StoreUnlocks []*StoreUnlock `json:"store_unlocks,omitempty"`
 	// MemoryEntries holds the value of the memory_entries edge.
 	MemoryEntries []*MemoryEntry `json:"memory_entries,omitempty"`
 	// CapabilityPacks holds the value of the capability_packs edge.
@@ -93,7 +95,7 @@ type UserEdges struct {
 	Documents []*Document `json:"documents,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [24]bool
+	loadedTypes [25]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -242,10 +244,19 @@ func (e UserEdges) StoreSubscriptionsOrErr() ([]*StoreSubscription, error) {
 	return nil, &NotLoadedError{edge: "store_subscriptions"}
 }
 
+// StoreUnlocksOrErr returns the StoreUnlocks value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) StoreUnlocksOrErr() ([]*StoreUnlock, error) {
+	if e.loadedTypes[16] {
+		return e.StoreUnlocks, nil
+	}
+	return nil, &NotLoadedError{edge: "store_unlocks"}
+}
+
 // MemoryEntriesOrErr returns the MemoryEntries value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
-	if e.loadedTypes[16] {
+	if e.loadedTypes[17] {
 		return e.MemoryEntries, nil
 	}
 	return nil, &NotLoadedError{edge: "memory_entries"}
@@ -254,7 +265,7 @@ func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
 // CapabilityPacksOrErr returns the CapabilityPacks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) CapabilityPacksOrErr() ([]*CapabilityPack, error) {
-	if e.loadedTypes[17] {
+	if e.loadedTypes[18] {
 		return e.CapabilityPacks, nil
 	}
 	return nil, &NotLoadedError{edge: "capability_packs"}
@@ -263,7 +274,7 @@ func (e UserEdges) CapabilityPacksOrErr() ([]*CapabilityPack, error) {
 // CapabilityInstallsOrErr returns the CapabilityInstalls value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) CapabilityInstallsOrErr() ([]*CapabilityInstall, error) {
-	if e.loadedTypes[18] {
+	if e.loadedTypes[19] {
 		return e.CapabilityInstalls, nil
 	}
 	return nil, &NotLoadedError{edge: "capability_installs"}
@@ -272,7 +283,7 @@ func (e UserEdges) CapabilityInstallsOrErr() ([]*CapabilityInstall, error) {
 // ConnectTokensOrErr returns the ConnectTokens value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
-	if e.loadedTypes[19] {
+	if e.loadedTypes[20] {
 		return e.ConnectTokens, nil
 	}
 	return nil, &NotLoadedError{edge: "connect_tokens"}
@@ -281,7 +292,7 @@ func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
 // DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
-	if e.loadedTypes[20] {
+	if e.loadedTypes[21] {
 		return e.DeveloperKeys, nil
 	}
 	return nil, &NotLoadedError{edge: "developer_keys"}
@@ -290,7 +301,7 @@ func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
 // QualitySignalsOrErr returns the QualitySignals value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
-	if e.loadedTypes[21] {
+	if e.loadedTypes[22] {
 		return e.QualitySignals, nil
 	}
 	return nil, &NotLoadedError{edge: "quality_signals"}
@@ -301,7 +312,7 @@ func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
 func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 	if e.Reputation != nil {
 		return e.Reputation, nil
-	} else if e.loadedTypes[22] {
+	} else if e.loadedTypes[23] {
 		return nil, &NotFoundError{label: userreputation.Label}
 	}
 	return nil, &NotLoadedError{edge: "reputation"}
@@ -310,7 +321,7 @@ func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 // DocumentsOrErr returns the Documents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
-	if e.loadedTypes[23] {
+	if e.loadedTypes[24] {
 		return e.Documents, nil
 	}
 	return nil, &NotLoadedError{edge: "documents"}
@@ -486,6 +497,11 @@ func (_m *User) QueryStoreInstalls() *StoreInstallQuery {
 // QueryStoreSubscriptions queries the "store_subscriptions" edge of the User entity.
 func (_m *User) QueryStoreSubscriptions() *StoreSubscriptionQuery {
 	return NewUserClient(_m.config).QueryStoreSubscriptions(_m)
+}
+
+// QueryStoreUnlocks queries the "store_unlocks" edge of the User entity.
+func (_m *User) QueryStoreUnlocks() *StoreUnlockQuery {
+	return NewUserClient(_m.config).QueryStoreUnlocks(_m)
 }
 
 // QueryMemoryEntries queries the "memory_entries" edge of the User entity.

@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -367,6 +368,21 @@ func (_c *UserCreate) AddStoreSubscriptions(v ...*StoreSubscription) *UserCreate
 		ids[i] = v[i].ID
 	}
 	return _c.AddStoreSubscriptionIDs(ids...)
+}
+
+// AddStoreUnlockIDs adds the "store_unlocks" edge to the StoreUnlock entity by IDs.
+func (_c *UserCreate) AddStoreUnlockIDs(ids ...string) *UserCreate {
+	_c.mutation.AddStoreUnlockIDs(ids...)
+	return _c
+}
+
+// AddStoreUnlocks adds the "store_unlocks" edges to the StoreUnlock entity.
+func (_c *UserCreate) AddStoreUnlocks(v ...*StoreUnlock) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddStoreUnlockIDs(ids...)
 }
 
 // AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by IDs.
@@ -903,6 +919,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.StoreUnlocksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -35,6 +35,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -64,6 +65,7 @@ type UserQuery struct {
 	withStreamEvents       *StreamEventQuery
 	withStoreInstalls      *StoreInstallQuery
 	withStoreSubscriptions *StoreSubscriptionQuery
+	withStoreUnlocks       *StoreUnlockQuery
 	withMemoryEntries      *MemoryEntryQuery
 	withCapabilityPacks    *CapabilityPackQuery
 	withCapabilityInstalls *CapabilityInstallQuery
@@ -461,6 +463,28 @@ func (_q *UserQuery) QueryStoreSubscriptions() *StoreSubscriptionQuery {
 	return query
 }
 
+// QueryStoreUnlocks chains the current query on the "store_unlocks" edge.
+func (_q *UserQuery) QueryStoreUnlocks() *StoreUnlockQuery {
+	query := (&StoreUnlockClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(storeunlock.Table, storeunlock.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.StoreUnlocksTable, user.StoreUnlocksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // QueryMemoryEntries chains the current query on the "memory_entries" edge.
 func (_q *UserQuery) QueryMemoryEntries() *MemoryEntryQuery {
 	query := (&MemoryEntryClient{config: _q.config}).Query()
@@ -845,6 +869,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withStreamEvents:       _q.withStreamEvents.Clone(),
 		withStoreInstalls:      _q.withStoreInstalls.Clone(),
 		withStoreSubscriptions: _q.withStoreSubscriptions.Clone(),
+		withStoreUnlocks:       _q.withStoreUnlocks.Clone(),
 		withMemoryEntries:      _q.withMemoryEntries.Clone(),
 		withCapabilityPacks:    _q.withCapabilityPacks.Clone(),
 		withCapabilityInstalls: _q.withCapabilityInstalls.Clone(),
@@ -1035,6 +1060,17 @@ func (_q *UserQuery) WithStoreSubscriptions(opts ...func(*StoreSubscriptionQuery
 	return _q
 }
 
+// WithStoreUnlocks tells the query-builder to eager-load the nodes that are connected to
+// the "store_unlocks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithStoreUnlocks(opts ...func(*StoreUnlockQuery)) *UserQuery {
+	query := (&StoreUnlockClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withStoreUnlocks = query
+	return _q
+}
+
 // WithMemoryEntries tells the query-builder to eager-load the nodes that are connected to
 // the "memory_entries" edge. The optional arguments are used to configure the query builder of the edge.
 func (_q *UserQuery) WithMemoryEntries(opts ...func(*MemoryEntryQuery)) *UserQuery {
@@ -1201,7 +1237,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [24]bool{
+		loadedTypes = [25]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1218,6 +1254,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withStreamEvents != nil,
 			_q.withStoreInstalls != nil,
 			_q.withStoreSubscriptions != nil,
+			_q.withStoreUnlocks != nil,
 			_q.withMemoryEntries != nil,
 			_q.withCapabilityPacks != nil,
 			_q.withCapabilityInstalls != nil,
@@ -1359,6 +1396,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			func(n *User, e *StoreSubscription) {
 				n.Edges.StoreSubscriptions = append(n.Edges.StoreSubscriptions, e)
 			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withStoreUnlocks; query != nil {
+		if err := _q.loadStoreUnlocks(ctx, query, nodes,
+			func(n *User) { n.Edges.StoreUnlocks = []*StoreUnlock{} },
+			func(n *User, e *StoreUnlock) { n.Edges.StoreUnlocks = append(n.Edges.StoreUnlocks, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -1884,6 +1928,36 @@ func (_q *UserQuery) loadStoreSubscriptions(ctx context.Context, query *StoreSub
 	}
 	query.Where(predicate.StoreSubscription(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.StoreSubscriptionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadStoreUnlocks(ctx context.Context, query *StoreUnlockQuery, nodes []*User, init func(*User), assign func(*User, *StoreUnlock)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(storeunlock.FieldUserID)
+	}
+	query.Where(predicate.StoreUnlock(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.StoreUnlocksColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -398,6 +399,21 @@ func (_u *UserUpdate) AddStoreSubscriptions(v ...*StoreSubscription) *UserUpdate
 		ids[i] = v[i].ID
 	}
 	return _u.AddStoreSubscriptionIDs(ids...)
+}
+
+// AddStoreUnlockIDs adds the "store_unlocks" edge to the StoreUnlock entity by IDs.
+func (_u *UserUpdate) AddStoreUnlockIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddStoreUnlockIDs(ids...)
+	return _u
+}
+
+// AddStoreUnlocks adds the "store_unlocks" edges to the StoreUnlock entity.
+func (_u *UserUpdate) AddStoreUnlocks(v ...*StoreUnlock) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStoreUnlockIDs(ids...)
 }
 
 // AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by IDs.
@@ -848,6 +864,27 @@ func (_u *UserUpdate) RemoveStoreSubscriptions(v ...*StoreSubscription) *UserUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveStoreSubscriptionIDs(ids...)
+}
+
+// ClearStoreUnlocks clears all "store_unlocks" edges to the StoreUnlock entity.
+func (_u *UserUpdate) ClearStoreUnlocks() *UserUpdate {
+	_u.mutation.ClearStoreUnlocks()
+	return _u
+}
+
+// RemoveStoreUnlockIDs removes the "store_unlocks" edge to StoreUnlock entities by IDs.
+func (_u *UserUpdate) RemoveStoreUnlockIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveStoreUnlockIDs(ids...)
+	return _u
+}
+
+// RemoveStoreUnlocks removes "store_unlocks" edges to StoreUnlock entities.
+func (_u *UserUpdate) RemoveStoreUnlocks(v ...*StoreUnlock) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStoreUnlockIDs(ids...)
 }
 
 // ClearMemoryEntries clears all "memory_entries" edges to the MemoryEntry entity.
@@ -1795,6 +1832,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.StoreUnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStoreUnlocksIDs(); len(nodes) > 0 && !_u.mutation.StoreUnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StoreUnlocksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _u.mutation.MemoryEntriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -2507,6 +2589,21 @@ func (_u *UserUpdateOne) AddStoreSubscriptions(v ...*StoreSubscription) *UserUpd
 	return _u.AddStoreSubscriptionIDs(ids...)
 }
 
+// AddStoreUnlockIDs adds the "store_unlocks" edge to the StoreUnlock entity by IDs.
+func (_u *UserUpdateOne) AddStoreUnlockIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddStoreUnlockIDs(ids...)
+	return _u
+}
+
+// AddStoreUnlocks adds the "store_unlocks" edges to the StoreUnlock entity.
+func (_u *UserUpdateOne) AddStoreUnlocks(v ...*StoreUnlock) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddStoreUnlockIDs(ids...)
+}
+
 // AddMemoryEntryIDs adds the "memory_entries" edge to the MemoryEntry entity by IDs.
 func (_u *UserUpdateOne) AddMemoryEntryIDs(ids ...string) *UserUpdateOne {
 	_u.mutation.AddMemoryEntryIDs(ids...)
@@ -2955,6 +3052,27 @@ func (_u *UserUpdateOne) RemoveStoreSubscriptions(v ...*StoreSubscription) *User
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveStoreSubscriptionIDs(ids...)
+}
+
+// ClearStoreUnlocks clears all "store_unlocks" edges to the StoreUnlock entity.
+func (_u *UserUpdateOne) ClearStoreUnlocks() *UserUpdateOne {
+	_u.mutation.ClearStoreUnlocks()
+	return _u
+}
+
+// RemoveStoreUnlockIDs removes the "store_unlocks" edge to StoreUnlock entities by IDs.
+func (_u *UserUpdateOne) RemoveStoreUnlockIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveStoreUnlockIDs(ids...)
+	return _u
+}
+
+// RemoveStoreUnlocks removes "store_unlocks" edges to StoreUnlock entities.
+func (_u *UserUpdateOne) RemoveStoreUnlocks(v ...*StoreUnlock) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveStoreUnlockIDs(ids...)
 }
 
 // ClearMemoryEntries clears all "memory_entries" edges to the MemoryEntry entity.
@@ -3925,6 +4043,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(storesubscription.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.StoreUnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedStoreUnlocksIDs(); len(nodes) > 0 && !_u.mutation.StoreUnlocksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.StoreUnlocksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.StoreUnlocksTable,
+			Columns: []string{user.StoreUnlocksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(storeunlock.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -26,6 +27,10 @@ type WebhookDelivery struct {
 	UserID string `json:"user_id,omitempty"`
 	// Event holds the value of the "event" field.
 	Event string `json:"event,omitempty"`
+	// Kind holds the value of the "kind" field.
+	Kind webhookdelivery.Kind `json:"kind,omitempty"`
+	// Headers holds the value of the "headers" field.
+	Headers map[string]string `json:"headers,omitempty"`
 	// URL holds the value of the "url" field.
 	URL string `json:"url,omitempty"`
 	// Payload holds the value of the "payload" field.
@@ -77,9 +82,11 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case webhookdelivery.FieldHeaders:
+			values[i] = new([]byte)
 		case webhookdelivery.FieldAttempts, webhookdelivery.FieldLastStatus:
 			values[i] = new(sql.NullInt64)
-		case webhookdelivery.FieldID, webhookdelivery.FieldUserID, webhookdelivery.FieldEvent, webhookdelivery.FieldURL, webhookdelivery.FieldPayload, webhookdelivery.FieldStatus, webhookdelivery.FieldClaimToken, webhookdelivery.FieldLastError:
+		case webhookdelivery.FieldID, webhookdelivery.FieldUserID, webhookdelivery.FieldEvent, webhookdelivery.FieldKind, webhookdelivery.FieldURL, webhookdelivery.FieldPayload, webhookdelivery.FieldStatus, webhookdelivery.FieldClaimToken, webhookdelivery.FieldLastError:
 			values[i] = new(sql.NullString)
 		case webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLastAttemptAt, webhookdelivery.FieldDeliveredAt:
 			values[i] = new(sql.NullTime)
@@ -127,6 +134,20 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field event", values[i])
 			} else if value.Valid {
 				_m.Event = value.String
+			}
+		case webhookdelivery.FieldKind:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field kind", values[i])
+			} else if value.Valid {
+				_m.Kind = webhookdelivery.Kind(value.String)
+			}
+		case webhookdelivery.FieldHeaders:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field headers", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Headers); err != nil {
+					return fmt.Errorf("unmarshal field headers: %w", err)
+				}
 			}
 		case webhookdelivery.FieldURL:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -244,6 +265,12 @@ func (_m *WebhookDelivery) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("event=")
 	builder.WriteString(_m.Event)
+	builder.WriteString(", ")
+	builder.WriteString("kind=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Kind))
+	builder.WriteString(", ")
+	builder.WriteString("headers=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Headers))
 	builder.WriteString(", ")
 	builder.WriteString("url=")
 	builder.WriteString(_m.URL)

@@ -48,6 +48,26 @@ func (_c *WebhookDeliveryCreate) SetEvent(v string) *WebhookDeliveryCreate {
 	return _c
 }
 
+// SetKind sets the "kind" field.
+func (_c *WebhookDeliveryCreate) SetKind(v webhookdelivery.Kind) *WebhookDeliveryCreate {
+	_c.mutation.SetKind(v)
+	return _c
+}
+
+// SetNillableKind sets the "kind" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableKind(v *webhookdelivery.Kind) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetKind(*v)
+	}
+	return _c
+}
+
+// SetHeaders sets the "headers" field.
+func (_c *WebhookDeliveryCreate) SetHeaders(v map[string]string) *WebhookDeliveryCreate {
+	_c.mutation.SetHeaders(v)
+	return _c
+}
+
 // SetURL sets the "url" field.
 func (_c *WebhookDeliveryCreate) SetURL(v string) *WebhookDeliveryCreate {
 	_c.mutation.SetURL(v)
@@ -218,6 +238,10 @@ func (_c *WebhookDeliveryCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *WebhookDeliveryCreate) defaults() {
+	if _, ok := _c.mutation.Kind(); !ok {
+		v := webhookdelivery.DefaultKind
+		_c.mutation.SetKind(v)
+	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := webhookdelivery.DefaultStatus
 		_c.mutation.SetStatus(v)
@@ -245,6 +269,14 @@ func (_c *WebhookDeliveryCreate) check() error {
 	}
 	if _, ok := _c.mutation.Event(); !ok {
 		return &ValidationError{Name: "event", err: errors.New(`ent: missing required field "WebhookDelivery.event"`)}
+	}
+	if _, ok := _c.mutation.Kind(); !ok {
+		return &ValidationError{Name: "kind", err: errors.New(`ent: missing required field "WebhookDelivery.kind"`)}
+	}
+	if v, ok := _c.mutation.Kind(); ok {
+		if err := webhookdelivery.KindValidator(v); err != nil {
+			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "WebhookDelivery.kind": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.URL(); !ok {
 		return &ValidationError{Name: "url", err: errors.New(`ent: missing required field "WebhookDelivery.url"`)}
@@ -321,6 +353,14 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 	if value, ok := _c.mutation.Event(); ok {
 		_spec.SetField(webhookdelivery.FieldEvent, field.TypeString, value)
 		_node.Event = value
+	}
+	if value, ok := _c.mutation.Kind(); ok {
+		_spec.SetField(webhookdelivery.FieldKind, field.TypeEnum, value)
+		_node.Kind = value
+	}
+	if value, ok := _c.mutation.Headers(); ok {
+		_spec.SetField(webhookdelivery.FieldHeaders, field.TypeJSON, value)
+		_node.Headers = value
 	}
 	if value, ok := _c.mutation.URL(); ok {
 		_spec.SetField(webhookdelivery.FieldURL, field.TypeString, value)
@@ -606,6 +646,12 @@ func (u *WebhookDeliveryUpsertOne) UpdateNewValues() *WebhookDeliveryUpsertOne {
 		}
 		if _, exists := u.create.mutation.Event(); exists {
 			s.SetIgnore(webhookdelivery.FieldEvent)
+		}
+		if _, exists := u.create.mutation.Kind(); exists {
+			s.SetIgnore(webhookdelivery.FieldKind)
+		}
+		if _, exists := u.create.mutation.Headers(); exists {
+			s.SetIgnore(webhookdelivery.FieldHeaders)
 		}
 		if _, exists := u.create.mutation.URL(); exists {
 			s.SetIgnore(webhookdelivery.FieldURL)
@@ -1010,6 +1056,12 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNewValues() *WebhookDeliveryUpsertBulk
 			}
 			if _, exists := b.mutation.Event(); exists {
 				s.SetIgnore(webhookdelivery.FieldEvent)
+			}
+			if _, exists := b.mutation.Kind(); exists {
+				s.SetIgnore(webhookdelivery.FieldKind)
+			}
+			if _, exists := b.mutation.Headers(); exists {
+				s.SetIgnore(webhookdelivery.FieldHeaders)
 			}
 			if _, exists := b.mutation.URL(); exists {
 				s.SetIgnore(webhookdelivery.FieldURL)

@@ -258,6 +258,9 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookdelivery.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if _u.mutation.HeadersCleared() {
+		_spec.ClearField(webhookdelivery.FieldHeaders, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhookdelivery.FieldStatus, field.TypeEnum, value)
 	}
@@ -582,6 +585,9 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookdelivery.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.HeadersCleared() {
+		_spec.ClearField(webhookdelivery.FieldHeaders, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhookdelivery.FieldStatus, field.TypeEnum, value)

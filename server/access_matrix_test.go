@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,6 +53,8 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.StoreService/RateStoreExecution":         {"id": "listing", "execution_id": "execution"},
 	"/switchboard.v1.StoreExecutionService/DecideStoreQuote":  {"id": "listing", "execution_id": "execution"},
 	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"id": "absent"},
+	// The queue item whose widget is answered.
+	"/switchboard.v1.WidgetService/RespondToWidget": {"item_id": "queue"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -64,6 +67,7 @@ var shared = map[string]string{
 	"/switchboard.v1.StoreService/UnsubscribeStoreAgent":      "the caller's own subscription",
 	"/switchboard.v1.StoreService/InstallStoreAgent":          "installing another's listing is the point",
 	"/switchboard.v1.StoreService/UninstallStoreAgent":        "the caller's own installation",
+	"/switchboard.v1.StoreService/UnlockStoreAgent":           "unlocking another's listing is the point",
 	"/switchboard.v1.DeveloperService/RunDeveloperAgentTest":  "authenticated by the agent's own token",
 	"/switchboard.v1.DeveloperService/ApproveStoreAgent":      "an instance admin decides on any listing",
 	"/switchboard.v1.DeveloperService/RejectStoreAgent":       "an instance admin decides on any listing",
@@ -85,6 +89,8 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.StoreService/RateStoreExecution":         {"rating": 5},
 	"/switchboard.v1.StoreExecutionService/DecideStoreQuote":  {"action": "approve"},
 	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"input": "hello"},
+	"/switchboard.v1.StoreService/UnlockStoreAgent":           {"accessPassword": "open-sesame-42"},
+	"/switchboard.v1.WidgetService/RespondToWidget":           {"widgetId": "0", "action": "approve"},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -222,7 +228,7 @@ func checkWrongScope(t *testing.T, s *servertest.Server, p *contract.Procedure, 
 		return
 	}
 	scope := "settings"
-	if p.Scope == scope {
+	if slices.Contains(p.Scopes, scope) {
 		scope = "queue"
 	}
 	res := s.WithKey(keys[scope]).Do(r.method, r.path, r.body)

@@ -53,6 +53,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/updates"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
+	"github.com/switchboard-hq/switchboard/server/widgets"
 	"github.com/switchboard-hq/switchboard/web"
 )
 
@@ -126,6 +127,7 @@ type services struct {
 	review   *review.Service
 	execs    *engine.Service
 	updates  *updates.Service
+	widgets  *widgets.Service
 }
 
 // App is the whole HTTP surface plus the background work behind it (event
@@ -201,6 +203,7 @@ func New(cfg Config) (*App, error) {
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}
+	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
 	svc.dev = &developer.Service{
 		DB: cfg.DB, Now: cfg.now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
 		// registerUrl is absolute when the instance knows its public address.

@@ -309,6 +309,18 @@ func (f StoreSubscriptionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StoreSubscriptionMutation", m)
 }
 
+// The StoreUnlockFunc type is an adapter to allow the use of ordinary
+// function as StoreUnlock mutator.
+type StoreUnlockFunc func(context.Context, *ent.StoreUnlockMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f StoreUnlockFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.StoreUnlockMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.StoreUnlockMutation", m)
+}
+
 // The StreamEventFunc type is an adapter to allow the use of ordinary
 // function as StreamEvent mutator.
 type StreamEventFunc func(context.Context, *ent.StreamEventMutation) (ent.Value, error)

@@ -1152,6 +1152,46 @@ var (
 			},
 		},
 	}
+	// StoreUnlocksColumns holds the columns for the "store_unlocks" table.
+	StoreUnlocksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "agent_id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// StoreUnlocksTable holds the schema information for the "store_unlocks" table.
+	StoreUnlocksTable = &schema.Table{
+		Name:       "store_unlocks",
+		Columns:    StoreUnlocksColumns,
+		PrimaryKey: []*schema.Column{StoreUnlocksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "store_unlocks_store_agents_unlocks",
+				Columns:    []*schema.Column{StoreUnlocksColumns[3]},
+				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "store_unlocks_users_store_unlocks",
+				Columns:    []*schema.Column{StoreUnlocksColumns[4]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "storeunlock_user_id_agent_id",
+				Unique:  true,
+				Columns: []*schema.Column{StoreUnlocksColumns[4], StoreUnlocksColumns[3]},
+			},
+			{
+				Name:    "storeunlock_agent_id",
+				Unique:  false,
+				Columns: []*schema.Column{StoreUnlocksColumns[3]},
+			},
+		},
+	}
 	// StreamEventsColumns holds the columns for the "stream_events" table.
 	StreamEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt64, Increment: true},
@@ -1237,6 +1277,8 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "event", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"push", "forward"}, Default: "push"},
+		{Name: "headers", Type: field.TypeJSON, Nullable: true},
 		{Name: "url", Type: field.TypeString},
 		{Name: "payload", Type: field.TypeString, Size: 2147483647},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "delivered", "retry_exhausted", "cancelled"}, Default: "pending"},
@@ -1257,7 +1299,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_deliveries_users_webhook_deliveries",
-				Columns:    []*schema.Column{WebhookDeliveriesColumns[14]},
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[16]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1266,12 +1308,12 @@ var (
 			{
 				Name:    "webhookdelivery_status_next_attempt_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[6], WebhookDeliveriesColumns[8]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[10]},
 			},
 			{
 				Name:    "webhookdelivery_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[14], WebhookDeliveriesColumns[1]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[16], WebhookDeliveriesColumns[1]},
 			},
 		},
 	}
@@ -1302,6 +1344,7 @@ var (
 		StoreAgentsTable,
 		StoreInstallsTable,
 		StoreSubscriptionsTable,
+		StoreUnlocksTable,
 		StreamEventsTable,
 		UsersTable,
 		UserReputationsTable,
@@ -1340,6 +1383,8 @@ func init() {
 	StoreInstallsTable.ForeignKeys[1].RefTable = UsersTable
 	StoreSubscriptionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreSubscriptionsTable.ForeignKeys[1].RefTable = UsersTable
+	StoreUnlocksTable.ForeignKeys[0].RefTable = StoreAgentsTable
+	StoreUnlocksTable.ForeignKeys[1].RefTable = UsersTable
 	StreamEventsTable.ForeignKeys[0].RefTable = UsersTable
 	UserReputationsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable

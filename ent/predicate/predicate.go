@@ -81,6 +81,9 @@ type StoreInstall func(*sql.Selector)
 // StoreSubscription is the predicate function for storesubscription builders.
 type StoreSubscription func(*sql.Selector)
 
+// StoreUnlock is the predicate function for storeunlock builders.
+type StoreUnlock func(*sql.Selector)
+
 // StreamEvent is the predicate function for streamevent builders.
 type StreamEvent func(*sql.Selector)
 

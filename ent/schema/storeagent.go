@@ -158,6 +158,8 @@ func (StoreAgent) Edges() []ent.Edge {
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("subscriptions", StoreSubscription.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("unlocks", StoreUnlock.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("ship_gate_runs", ShipGateRun.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("quality_signals", AgentQualitySignal.Type).

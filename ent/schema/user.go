@@ -46,6 +46,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("stream_events", StreamEvent.Type),
 		edge.To("store_installs", StoreInstall.Type),
 		edge.To("store_subscriptions", StoreSubscription.Type),
+		edge.To("store_unlocks", StoreUnlock.Type),
 		edge.To("memory_entries", MemoryEntry.Type),
 		edge.To("capability_packs", CapabilityPack.Type),
 		edge.To("capability_installs", CapabilityInstall.Type),

@@ -7,10 +7,13 @@ import (
 	"entgo.io/ent/schema/index"
 )
 
-// WebhookDelivery is one event on its way to one push-webhook target: the
-// durable outbox row written in the transaction of the change it reports, and
-// worked off by the dispatcher until it is delivered, runs out of retries, or
-// its target is removed.
+// WebhookDelivery is one event on its way to one target: the durable outbox
+// row written in the transaction of the change it reports, and worked off by
+// the dispatcher until it is delivered, runs out of retries, or its target is
+// removed. A push row goes to one of the account's push-webhook targets,
+// signed with its secret; a forward row goes to a URL the change itself
+// names (a widget response to the widget's widgetResponseUrl), unsigned,
+// with the row's own headers.
 type WebhookDelivery struct{ ent.Schema }
 
 // Mixin of the WebhookDelivery.
@@ -21,10 +24,17 @@ func (WebhookDelivery) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
 		field.String("event").Immutable(),
+		// push: a settings target (its secret signs each attempt); forward:
+		// the url as the change named it, sent with headers.
+		field.Enum("kind").Values("push", "forward").Default("push").Immutable(),
+		// Headers a forward row sends besides the standard ones (never a
+		// secret: rows are stored in plain text).
+		field.JSON("headers", map[string]string{}).Optional().Immutable(),
 		// The target, as configured when the event happened; the secret is read
 		// from the settings at each attempt, never copied here.
 		field.String("url").Immutable(),
-		// The exact body sent on every attempt: {event, occurredAt, data}.
+		// The exact body sent on every attempt: {event, occurredAt, data} for
+		// a push, the change's own body for a forward.
 		field.Text("payload").Immutable(),
 		field.Enum("status").Values("pending", "delivered", "retry_exhausted", "cancelled").Default("pending"),
 		// Attempts made (a deferral by an open breaker is not one).

@@ -120,6 +120,8 @@ const (
 	EdgeInstalls = "installs"
 	// EdgeSubscriptions holds the string denoting the subscriptions edge name in mutations.
 	EdgeSubscriptions = "subscriptions"
+	// EdgeUnlocks holds the string denoting the unlocks edge name in mutations.
+	EdgeUnlocks = "unlocks"
 	// EdgeShipGateRuns holds the string denoting the ship_gate_runs edge name in mutations.
 	EdgeShipGateRuns = "ship_gate_runs"
 	// EdgeQualitySignals holds the string denoting the quality_signals edge name in mutations.
@@ -154,6 +156,13 @@ const (
 	SubscriptionsInverseTable = "store_subscriptions"
 	// SubscriptionsColumn is the table column denoting the subscriptions relation/edge.
 	SubscriptionsColumn = "agent_id"
+	// UnlocksTable is the table that holds the unlocks relation/edge.
+	UnlocksTable = "store_unlocks"
+	// UnlocksInverseTable is the table name for the StoreUnlock entity.
+	// It exists in this package in order to avoid circular dependency with the "storeunlock" package.
+	UnlocksInverseTable = "store_unlocks"
+	// UnlocksColumn is the table column denoting the unlocks relation/edge.
+	UnlocksColumn = "agent_id"
 	// ShipGateRunsTable is the table that holds the ship_gate_runs relation/edge.
 	ShipGateRunsTable = "ship_gate_runs"
 	// ShipGateRunsInverseTable is the table name for the ShipGateRun entity.
@@ -659,6 +668,20 @@ func BySubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByUnlocksCount orders the results by unlocks count.
+func ByUnlocksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newUnlocksStep(), opts...)
+	}
+}
+
+// ByUnlocks orders the results by unlocks terms.
+func ByUnlocks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newUnlocksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByShipGateRunsCount orders the results by ship_gate_runs count.
 func ByShipGateRunsCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -712,6 +735,13 @@ func newSubscriptionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(SubscriptionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, SubscriptionsTable, SubscriptionsColumn),
+	)
+}
+func newUnlocksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(UnlocksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, UnlocksTable, UnlocksColumn),
 	)
 }
 func newShipGateRunsStep() *sqlgraph.Step {

@@ -2793,6 +2793,29 @@ func HasSubscriptionsWith(preds ...predicate.StoreSubscription) predicate.StoreA
 	})
 }
 
+// HasUnlocks applies the HasEdge predicate on the "unlocks" edge.
+func HasUnlocks() predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, UnlocksTable, UnlocksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasUnlocksWith applies the HasEdge predicate on the "unlocks" edge with a given conditions (other predicates).
+func HasUnlocksWith(preds ...predicate.StoreUnlock) predicate.StoreAgent {
+	return predicate.StoreAgent(func(s *sql.Selector) {
+		step := newUnlocksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasShipGateRuns applies the HasEdge predicate on the "ship_gate_runs" edge.
 func HasShipGateRuns() predicate.StoreAgent {
 	return predicate.StoreAgent(func(s *sql.Selector) {

@@ -62,6 +62,8 @@ const (
 	EdgeStoreInstalls = "store_installs"
 	// EdgeStoreSubscriptions holds the string denoting the store_subscriptions edge name in mutations.
 	EdgeStoreSubscriptions = "store_subscriptions"
+	// EdgeStoreUnlocks holds the string denoting the store_unlocks edge name in mutations.
+	EdgeStoreUnlocks = "store_unlocks"
 	// EdgeMemoryEntries holds the string denoting the memory_entries edge name in mutations.
 	EdgeMemoryEntries = "memory_entries"
 	// EdgeCapabilityPacks holds the string denoting the capability_packs edge name in mutations.
@@ -192,6 +194,13 @@ const (
 	StoreSubscriptionsInverseTable = "store_subscriptions"
 	// StoreSubscriptionsColumn is the table column denoting the store_subscriptions relation/edge.
 	StoreSubscriptionsColumn = "user_id"
+	// StoreUnlocksTable is the table that holds the store_unlocks relation/edge.
+	StoreUnlocksTable = "store_unlocks"
+	// StoreUnlocksInverseTable is the table name for the StoreUnlock entity.
+	// It exists in this package in order to avoid circular dependency with the "storeunlock" package.
+	StoreUnlocksInverseTable = "store_unlocks"
+	// StoreUnlocksColumn is the table column denoting the store_unlocks relation/edge.
+	StoreUnlocksColumn = "user_id"
 	// MemoryEntriesTable is the table that holds the memory_entries relation/edge.
 	MemoryEntriesTable = "memory_entries"
 	// MemoryEntriesInverseTable is the table name for the MemoryEntry entity.
@@ -577,6 +586,20 @@ func ByStoreSubscriptions(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOptio
 	}
 }
 
+// ByStoreUnlocksCount orders the results by store_unlocks count.
+func ByStoreUnlocksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newStoreUnlocksStep(), opts...)
+	}
+}
+
+// ByStoreUnlocks orders the results by store_unlocks terms.
+func ByStoreUnlocks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newStoreUnlocksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByMemoryEntriesCount orders the results by memory_entries count.
 func ByMemoryEntriesCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -791,6 +814,13 @@ func newStoreSubscriptionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(StoreSubscriptionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, StoreSubscriptionsTable, StoreSubscriptionsColumn),
+	)
+}
+func newStoreUnlocksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(StoreUnlocksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, StoreUnlocksTable, StoreUnlocksColumn),
 	)
 }
 func newMemoryEntriesStep() *sqlgraph.Step {

@@ -903,6 +903,29 @@ func HasStoreSubscriptionsWith(preds ...predicate.StoreSubscription) predicate.U
 	})
 }
 
+// HasStoreUnlocks applies the HasEdge predicate on the "store_unlocks" edge.
+func HasStoreUnlocks() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, StoreUnlocksTable, StoreUnlocksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasStoreUnlocksWith applies the HasEdge predicate on the "store_unlocks" edge with a given conditions (other predicates).
+func HasStoreUnlocksWith(preds ...predicate.StoreUnlock) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newStoreUnlocksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasMemoryEntries applies the HasEdge predicate on the "memory_entries" edge.
 func HasMemoryEntries() predicate.User {
 	return predicate.User(func(s *sql.Selector) {

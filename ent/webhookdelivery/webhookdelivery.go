@@ -22,6 +22,10 @@ const (
 	FieldUserID = "user_id"
 	// FieldEvent holds the string denoting the event field in the database.
 	FieldEvent = "event"
+	// FieldKind holds the string denoting the kind field in the database.
+	FieldKind = "kind"
+	// FieldHeaders holds the string denoting the headers field in the database.
+	FieldHeaders = "headers"
 	// FieldURL holds the string denoting the url field in the database.
 	FieldURL = "url"
 	// FieldPayload holds the string denoting the payload field in the database.
@@ -62,6 +66,8 @@ var Columns = []string{
 	FieldUpdatedAt,
 	FieldUserID,
 	FieldEvent,
+	FieldKind,
+	FieldHeaders,
 	FieldURL,
 	FieldPayload,
 	FieldStatus,
@@ -92,6 +98,32 @@ var (
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
+
+// Kind defines the type for the "kind" enum field.
+type Kind string
+
+// KindPush is the default value of the Kind enum.
+const DefaultKind = KindPush
+
+// Kind values.
+const (
+	KindPush    Kind = "push"
+	KindForward Kind = "forward"
+)
+
+func (k Kind) String() string {
+	return string(k)
+}
+
+// KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
+func KindValidator(k Kind) error {
+	switch k {
+	case KindPush, KindForward:
+		return nil
+	default:
+		return fmt.Errorf("webhookdelivery: invalid enum value for kind field: %q", k)
+	}
+}
 
 // Status defines the type for the "status" enum field.
 type Status string
@@ -147,6 +179,11 @@ func ByUserID(opts ...sql.OrderTermOption) OrderOption {
 // ByEvent orders the results by the event field.
 func ByEvent(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldEvent, opts...).ToFunc()
+}
+
+// ByKind orders the results by the kind field.
+func ByKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKind, opts...).ToFunc()
 }
 
 // ByURL orders the results by the url field.

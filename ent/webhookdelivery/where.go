@@ -340,6 +340,36 @@ func EventContainsFold(v string) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldEvent, v))
 }
 
+// KindEQ applies the EQ predicate on the "kind" field.
+func KindEQ(v Kind) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldKind, v))
+}
+
+// KindNEQ applies the NEQ predicate on the "kind" field.
+func KindNEQ(v Kind) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNEQ(FieldKind, v))
+}
+
+// KindIn applies the In predicate on the "kind" field.
+func KindIn(vs ...Kind) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIn(FieldKind, vs...))
+}
+
+// KindNotIn applies the NotIn predicate on the "kind" field.
+func KindNotIn(vs ...Kind) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotIn(FieldKind, vs...))
+}
+
+// HeadersIsNil applies the IsNil predicate on the "headers" field.
+func HeadersIsNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIsNull(FieldHeaders))
+}
+
+// HeadersNotNil applies the NotNil predicate on the "headers" field.
+func HeadersNotNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotNull(FieldHeaders))
+}
+
 // URLEQ applies the EQ predicate on the "url" field.
 func URLEQ(v string) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldURL, v))

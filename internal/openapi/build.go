@@ -214,7 +214,11 @@ func (b *builder) operation(r rpc, bd binding) error {
 	op.set("summary", humanize(string(r.desc.Name())))
 	if scope := r.access.GetScope(); scope != "" && slices.Contains(r.access.GetCredentials(), switchboardv1.Credential_CREDENTIAL_KEY) {
 		desc := strings.TrimSpace(op.str("description"))
-		op.set("description", strings.TrimSpace(desc+"\n\nAn API key needs the `"+scope+"` scope."))
+		need := "An API key needs the `" + scope + "` scope."
+		if also := r.access.GetAlsoScopes(); len(also) > 0 {
+			need = "An API key needs one of the scopes `" + strings.Join(append([]string{scope}, also...), "`, `") + "`."
+		}
+		op.set("description", strings.TrimSpace(desc+"\n\n"+need))
 	}
 
 	if err := markRequiredParameters(op, r.desc.Input()); err != nil {

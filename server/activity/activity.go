@@ -25,7 +25,7 @@ var categories = map[string]string{}
 
 func init() {
 	for cat, actions := range map[string][]string{
-		"queue":       {"queue_added", "queue_updated", "queue_status_changed", "queue_deleted", "queue_dispatched", "task_dispatched"},
+		"queue":       {"queue_added", "queue_updated", "queue_status_changed", "queue_deleted", "queue_dispatched", "task_dispatched", "widget_response"},
 		"board":       {"card_created", "card_updated", "card_moved", "card_deleted", "checklist_completed", "checklist_unchecked", "task_completed", "task_routed", "task_decomposed", "card_auto_completed", "capability_executed"},
 		"crm":         {"contact_added", "contact_updated", "contact_deleted"},
 		"calendar":    {"event_created", "event_updated", "event_deleted"},

@@ -42,7 +42,10 @@ type Procedure struct {
 	Public     bool
 	AcceptKey  bool
 	AcceptSess bool
+	// Scope is the area's key scope; Scopes is it and the rule's
+	// also_scopes, any one of which admits a key.
 	Scope      string
+	Scopes     []string
 	RateClass  string
 	RESTStatus int
 	Bindings   []Binding
@@ -116,6 +119,7 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 		Rule:       rule,
 		Public:     rule.GetPublic(),
 		Scope:      rule.GetScope(),
+		Scopes:     scopes(rule),
 		RateClass:  rule.GetRateClass(),
 		RESTStatus: int(proto.GetExtension(opts, switchboardv1.E_RestStatus).(int32)),
 	}
@@ -132,6 +136,9 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 	}
 	if p.AcceptKey && p.Scope == "" {
 		return fmt.Errorf("contract: %s accepts keys but names no scope", name)
+	}
+	if !p.AcceptKey && len(p.Scopes) > 0 {
+		return fmt.Errorf("contract: %s names scopes but accepts no key", name)
 	}
 	if p.RESTStatus == 0 {
 		p.RESTStatus = http.StatusOK
@@ -156,6 +163,21 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 	t.byName[name] = p
 	t.ordered = append(t.ordered, p)
 	return nil
+}
+
+// scopes lists the key scopes that admit a key: the rule's scope, then its
+// also_scopes; none when it names no scope.
+func scopes(rule *switchboardv1.AccessRule) []string {
+	if rule.GetScope() == "" && len(rule.GetAlsoScopes()) == 0 {
+		return nil
+	}
+	out := []string{rule.GetScope()}
+	for _, s := range rule.GetAlsoScopes() {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func binding(r *annotations.HttpRule) (Binding, error) {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,7 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedu
 		// A public procedure that also names credentials (the store
 		// lifecycle: its sweep needs none, its confirm does) admits everyone;
 		// the handler learns whom the credential rule admits, or why not.
-		principal, err := decide(r, &contract.Procedure{AcceptKey: p.AcceptKey, AcceptSess: p.AcceptSess, Scope: p.Scope}, creds)
+		principal, err := decide(r, &contract.Procedure{AcceptKey: p.AcceptKey, AcceptSess: p.AcceptSess, Scope: p.Scope, Scopes: p.Scopes}, creds)
 		if err != nil {
 			return auth.WithRefusal(ctx, err), nil
 		}
@@ -154,7 +155,10 @@ func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.
 		if !p.AcceptKey {
 			return nil, apperr.Forbidden("API keys cannot call this endpoint; it needs a dashboard session")
 		}
-		if !c.Key.HasScope(p.Scope) {
+		if !slices.ContainsFunc(p.Scopes, c.Key.HasScope) {
+			if len(p.Scopes) > 1 {
+				return nil, apperr.Forbidden("API key lacks a scope for this endpoint: it needs one of %q", p.Scopes)
+			}
 			return nil, apperr.Forbidden("API key lacks the %q scope", p.Scope)
 		}
 		return c.Key, nil

@@ -138,6 +138,9 @@ func sparseExecution() *switchboardv1.StoreExecution {
 // storeFixtures cover StoreService.
 func storeFixtures() []fixture {
 	return []fixture{
+		single("UnlockStoreAgentResponse", "full", &switchboardv1.UnlockStoreAgentResponse{
+			AgentId: "ckx3a0a1b0000qzrmstagent1", Slug: "research-scout", Unlocked: true, UnlockedAt: tsAgentChanged,
+		}),
 		single("ListStoreAgentsResponse", "full", &switchboardv1.ListStoreAgentsResponse{
 			Agents:     []*switchboardv1.StoreAgent{fullStoreAgent(), sparseStoreAgent()},
 			Pagination: &switchboardv1.Pagination{Total: 9, Limit: 2, Offset: 2, HasMore: true},

@@ -86,3 +86,29 @@ func TestConfirmMessages(t *testing.T) {
 		t.Errorf("done_today must lead nowhere")
 	}
 }
+
+// RULINGS "A2A" (terminal widget actions complete the item): the path to
+// done_today from every status, through the transition table only.
+func TestPathToDoneEveryStatus(t *testing.T) {
+	want := map[string][]string{
+		PendingConfirmation: {Ready, DoneToday},
+		Ready:               {DoneToday},
+		InProgress:          {DoneToday},
+		Blocked:             {Ready, DoneToday},
+		Later:               {Ready, DoneToday},
+		DoneToday:           nil,
+	}
+	for _, from := range Statuses {
+		got := PathToDone(from)
+		if !slices.Equal(got, want[from]) {
+			t.Errorf("PathToDone(%s) = %v, want %v", from, got, want[from])
+		}
+		at := from
+		for _, to := range got {
+			if err := CheckMove(at, to); err != nil {
+				t.Errorf("PathToDone(%s) takes an illegal step %s → %s", from, at, to)
+			}
+			at = to
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
@@ -335,6 +336,9 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 			return apperr.Internal(err)
 		}
 		if _, err := tx.StoreSubscription.Delete().Where(storesubscription.AgentID(row.ID)).Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		if _, err := tx.StoreUnlock.Delete().Where(storeunlock.AgentID(row.ID)).Exec(ctx); err != nil {
 			return apperr.Internal(err)
 		}
 		if _, err := tx.AgentQualitySignal.Delete().Where(agentqualitysignal.AgentID(row.ID)).Exec(ctx); err != nil {

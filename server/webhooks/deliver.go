@@ -65,7 +65,10 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
 	mine := d.db.WebhookDelivery.Update().
 		Where(webhookdelivery.ID(row.ID), webhookdelivery.ClaimToken(token), webhookdelivery.StatusEQ(webhookdelivery.StatusPending))
 
-	secret, found, err := d.secret(ctx, row)
+	secret, found := "", true // a forward has no settings target
+	if row.Kind == webhookdelivery.KindPush {
+		secret, found, err = d.secret(ctx, row)
+	}
 	switch {
 	case err != nil:
 		d.log.Error("webhooks: read target", "delivery", row.ID, "err", err)
@@ -145,9 +148,14 @@ func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string) (status int, 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Switchboard-Webhooks/1")
-	req.Header.Set(HeaderEvent, row.Event)
 	req.Header.Set(HeaderDelivery, row.ID)
-	req.Header.Set(HeaderSignature, Sign(secret, body))
+	if row.Kind == webhookdelivery.KindPush {
+		req.Header.Set(HeaderEvent, row.Event)
+		req.Header.Set(HeaderSignature, Sign(secret, body))
+	}
+	for k, v := range row.Headers {
+		req.Header.Set(k, v)
+	}
 	res, err := d.client.Do(req)
 	if err != nil {
 		return 0, describe(err)

@@ -37,6 +37,16 @@
 //   - relay.state_changed (EventRelayStateChanged): reserved for relays, which
 //     do not exist yet; nothing emits it.
 //
+// # Forwarding a body to a URL the change names
+//
+// EnqueueForward writes a "forward" row in the change's transaction: a body
+// for a URL that is not a settings target but part of the change (a widget
+// response goes to the item's widgetResponseUrl, server/widgets). It is sent
+// as is, unsigned, with the row's own headers (X-Service-Event:
+// widget_response) besides Content-Type, User-Agent and
+// X-Switchboard-Delivery, on the same retry schedule, breakers and address
+// guard as a push; no settings change cancels it.
+//
 // # Delivery
 //
 // POST url with the body {event, occurredAt, data} and the headers

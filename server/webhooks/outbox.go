@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/setting"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
@@ -119,4 +120,39 @@ func wakeAll() {
 	for d := range running.set {
 		d.Wake()
 	}
+}
+
+// Forward is one body on its way to a URL the change itself names (not a
+// push target of the settings): a widget response to its widgetResponseUrl,
+// later the federation's calls. It rides the same outbox, retry schedule,
+// breakers and address guard as a push, but is sent as is: Body unchanged,
+// no signature, Headers added to Content-Type, User-Agent and
+// X-Switchboard-Delivery.
+type Forward struct {
+	UserID string
+	// Event names the row (the dispatcher's logs, the row's event column);
+	// it is sent only if Headers say so.
+	Event   string
+	URL     string
+	Headers map[string]string
+	Body    []byte
+	At      time.Time
+}
+
+// EnqueueForward writes f's row inside tx, so it commits with the change
+// that caused it. The caller checks f.URL with the save-time address rule;
+// the dial-time guard refuses a private address again at each attempt.
+func EnqueueForward(ctx context.Context, tx *db.Tx, f Forward) error {
+	if f.UserID == "" || f.Event == "" || f.URL == "" || f.At.IsZero() {
+		return errors.New("webhooks: a forward needs an account, an event, a URL and a time")
+	}
+	at := f.At.UTC()
+	err := tx.WebhookDelivery.Create().SetUserID(f.UserID).SetEvent(f.Event).SetKind(webhookdelivery.KindForward).
+		SetURL(f.URL).SetHeaders(f.Headers).SetPayload(string(f.Body)).SetNextAttemptAt(at).
+		SetCreatedAt(at).SetUpdatedAt(at).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("webhooks: enqueue forward %s: %w", f.Event, err)
+	}
+	tx.AfterCommit(wakeAll)
+	return nil
 }

@@ -83,12 +83,15 @@ type AccessRule struct {
 	// Credentials accepted when not public.
 	Credentials []Credential `protobuf:"varint,2,rep,packed,name=credentials,proto3,enum=switchboard.v1.Credential" json:"credentials,omitempty"`
 	// The key scope the procedure belongs to (queue, chat, kanban, contacts,
-	// settings, mcp, a2a, store); empty when keys are not accepted.
+	// settings, mcp, a2a, store, network); empty when keys are not accepted.
 	Scope string `protobuf:"bytes,3,opt,name=scope,proto3" json:"scope,omitempty"`
 	// A stricter rate-limit class on top of the per-key limit: "auth" (10/min
 	// per client IP), "heavy" (20/min), "federation" (30/min per instance);
 	// empty for none.
-	RateClass     string `protobuf:"bytes,4,opt,name=rate_class,json=rateClass,proto3" json:"rate_class,omitempty"`
+	RateClass string `protobuf:"bytes,4,opt,name=rate_class,json=rateClass,proto3" json:"rate_class,omitempty"`
+	// Further key scopes that also admit a key, besides scope: a key with any
+	// one of them may call (widget responses: "network" or "a2a").
+	AlsoScopes    []string `protobuf:"bytes,5,rep,name=also_scopes,json=alsoScopes,proto3" json:"also_scopes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -149,6 +152,13 @@ func (x *AccessRule) GetRateClass() string {
 		return x.RateClass
 	}
 	return ""
+}
+
+func (x *AccessRule) GetAlsoScopes() []string {
+	if x != nil {
+		return x.AlsoScopes
+	}
+	return nil
 }
 
 // Vocabulary is one enumerated set of string values, declared once in
@@ -397,14 +407,16 @@ var File_switchboard_v1_options_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1cswitchboard/v1/options.proto\x12\x0eswitchboard.v1\x1a google/protobuf/descriptor.proto\"\x97\x01\n" +
+	"\x1cswitchboard/v1/options.proto\x12\x0eswitchboard.v1\x1a google/protobuf/descriptor.proto\"\xb8\x01\n" +
 	"\n" +
 	"AccessRule\x12\x16\n" +
 	"\x06public\x18\x01 \x01(\bR\x06public\x12<\n" +
 	"\vcredentials\x18\x02 \x03(\x0e2\x1a.switchboard.v1.CredentialR\vcredentials\x12\x14\n" +
 	"\x05scope\x18\x03 \x01(\tR\x05scope\x12\x1d\n" +
 	"\n" +
-	"rate_class\x18\x04 \x01(\tR\trateClass\"h\n" +
+	"rate_class\x18\x04 \x01(\tR\trateClass\x12\x1f\n" +
+	"\valso_scopes\x18\x05 \x03(\tR\n" +
+	"alsoScopes\"h\n" +
 	"\n" +
 	"Vocabulary\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +

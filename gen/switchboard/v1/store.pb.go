@@ -2545,6 +2545,132 @@ func (x *UninstallStoreAgentResponse) GetRemovedMemoryEntries() int32 {
 	return 0
 }
 
+type UnlockStoreAgentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing's id or slug.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The listing's access password.
+	AccessPassword string `protobuf:"bytes,2,opt,name=access_password,json=accessPassword,proto3" json:"access_password,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *UnlockStoreAgentRequest) Reset() {
+	*x = UnlockStoreAgentRequest{}
+	mi := &file_switchboard_v1_store_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnlockStoreAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnlockStoreAgentRequest) ProtoMessage() {}
+
+func (x *UnlockStoreAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnlockStoreAgentRequest.ProtoReflect.Descriptor instead.
+func (*UnlockStoreAgentRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *UnlockStoreAgentRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UnlockStoreAgentRequest) GetAccessPassword() string {
+	if x != nil {
+		return x.AccessPassword
+	}
+	return ""
+}
+
+type UnlockStoreAgentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing's id.
+	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The listing's slug.
+	Slug string `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	// Always true: a refused password is an error, never unlocked false.
+	Unlocked bool `protobuf:"varint,3,opt,name=unlocked,proto3" json:"unlocked,omitempty"`
+	// When the caller first unlocked the agent (unchanged by a repeat).
+	UnlockedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=unlocked_at,json=unlockedAt,proto3" json:"unlocked_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnlockStoreAgentResponse) Reset() {
+	*x = UnlockStoreAgentResponse{}
+	mi := &file_switchboard_v1_store_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnlockStoreAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnlockStoreAgentResponse) ProtoMessage() {}
+
+func (x *UnlockStoreAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnlockStoreAgentResponse.ProtoReflect.Descriptor instead.
+func (*UnlockStoreAgentResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *UnlockStoreAgentResponse) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *UnlockStoreAgentResponse) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *UnlockStoreAgentResponse) GetUnlocked() bool {
+	if x != nil {
+		return x.Unlocked
+	}
+	return false
+}
+
+func (x *UnlockStoreAgentResponse) GetUnlockedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UnlockedAt
+	}
+	return nil
+}
+
 type RateStoreExecutionRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Id          string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -2559,7 +2685,7 @@ type RateStoreExecutionRequest struct {
 
 func (x *RateStoreExecutionRequest) Reset() {
 	*x = RateStoreExecutionRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[29]
+	mi := &file_switchboard_v1_store_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2571,7 +2697,7 @@ func (x *RateStoreExecutionRequest) String() string {
 func (*RateStoreExecutionRequest) ProtoMessage() {}
 
 func (x *RateStoreExecutionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[29]
+	mi := &file_switchboard_v1_store_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2584,7 +2710,7 @@ func (x *RateStoreExecutionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateStoreExecutionRequest.ProtoReflect.Descriptor instead.
 func (*RateStoreExecutionRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{29}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RateStoreExecutionRequest) GetId() string {
@@ -2625,7 +2751,7 @@ type RateStoreExecutionResponse struct {
 
 func (x *RateStoreExecutionResponse) Reset() {
 	*x = RateStoreExecutionResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[30]
+	mi := &file_switchboard_v1_store_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2637,7 +2763,7 @@ func (x *RateStoreExecutionResponse) String() string {
 func (*RateStoreExecutionResponse) ProtoMessage() {}
 
 func (x *RateStoreExecutionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[30]
+	mi := &file_switchboard_v1_store_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2650,7 +2776,7 @@ func (x *RateStoreExecutionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateStoreExecutionResponse.ProtoReflect.Descriptor instead.
 func (*RateStoreExecutionResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{30}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RateStoreExecutionResponse) GetExecution() *StoreExecution {
@@ -2675,7 +2801,7 @@ type GetStoreEarningsRequest struct {
 
 func (x *GetStoreEarningsRequest) Reset() {
 	*x = GetStoreEarningsRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[31]
+	mi := &file_switchboard_v1_store_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2687,7 +2813,7 @@ func (x *GetStoreEarningsRequest) String() string {
 func (*GetStoreEarningsRequest) ProtoMessage() {}
 
 func (x *GetStoreEarningsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[31]
+	mi := &file_switchboard_v1_store_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2700,7 +2826,7 @@ func (x *GetStoreEarningsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreEarningsRequest.ProtoReflect.Descriptor instead.
 func (*GetStoreEarningsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{31}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{33}
 }
 
 type GetStoreEarningsResponse struct {
@@ -2715,7 +2841,7 @@ type GetStoreEarningsResponse struct {
 
 func (x *GetStoreEarningsResponse) Reset() {
 	*x = GetStoreEarningsResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[32]
+	mi := &file_switchboard_v1_store_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2727,7 +2853,7 @@ func (x *GetStoreEarningsResponse) String() string {
 func (*GetStoreEarningsResponse) ProtoMessage() {}
 
 func (x *GetStoreEarningsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[32]
+	mi := &file_switchboard_v1_store_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2740,7 +2866,7 @@ func (x *GetStoreEarningsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreEarningsResponse.ProtoReflect.Descriptor instead.
 func (*GetStoreEarningsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{32}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetStoreEarningsResponse) GetTotals() []*EarningsTotal {
@@ -2773,7 +2899,7 @@ type EarningsTotal struct {
 
 func (x *EarningsTotal) Reset() {
 	*x = EarningsTotal{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[33]
+	mi := &file_switchboard_v1_store_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2785,7 +2911,7 @@ func (x *EarningsTotal) String() string {
 func (*EarningsTotal) ProtoMessage() {}
 
 func (x *EarningsTotal) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[33]
+	mi := &file_switchboard_v1_store_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2798,7 +2924,7 @@ func (x *EarningsTotal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EarningsTotal.ProtoReflect.Descriptor instead.
 func (*EarningsTotal) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{33}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *EarningsTotal) GetCurrency() string {
@@ -2861,7 +2987,7 @@ type AgentEarnings struct {
 
 func (x *AgentEarnings) Reset() {
 	*x = AgentEarnings{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[34]
+	mi := &file_switchboard_v1_store_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2873,7 +2999,7 @@ func (x *AgentEarnings) String() string {
 func (*AgentEarnings) ProtoMessage() {}
 
 func (x *AgentEarnings) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[34]
+	mi := &file_switchboard_v1_store_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2886,7 +3012,7 @@ func (x *AgentEarnings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AgentEarnings.ProtoReflect.Descriptor instead.
 func (*AgentEarnings) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{34}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AgentEarnings) GetAgentId() string {
@@ -2960,7 +3086,7 @@ type GetStoreFeeInfoRequest struct {
 
 func (x *GetStoreFeeInfoRequest) Reset() {
 	*x = GetStoreFeeInfoRequest{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[35]
+	mi := &file_switchboard_v1_store_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2972,7 +3098,7 @@ func (x *GetStoreFeeInfoRequest) String() string {
 func (*GetStoreFeeInfoRequest) ProtoMessage() {}
 
 func (x *GetStoreFeeInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[35]
+	mi := &file_switchboard_v1_store_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2985,7 +3111,7 @@ func (x *GetStoreFeeInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreFeeInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetStoreFeeInfoRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{35}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{37}
 }
 
 // GetStoreFeeInfoResponse is the fee structure.
@@ -3008,7 +3134,7 @@ type GetStoreFeeInfoResponse struct {
 
 func (x *GetStoreFeeInfoResponse) Reset() {
 	*x = GetStoreFeeInfoResponse{}
-	mi := &file_switchboard_v1_store_proto_msgTypes[36]
+	mi := &file_switchboard_v1_store_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3020,7 +3146,7 @@ func (x *GetStoreFeeInfoResponse) String() string {
 func (*GetStoreFeeInfoResponse) ProtoMessage() {}
 
 func (x *GetStoreFeeInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_store_proto_msgTypes[36]
+	mi := &file_switchboard_v1_store_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3033,7 +3159,7 @@ func (x *GetStoreFeeInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreFeeInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetStoreFeeInfoResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{36}
+	return file_switchboard_v1_store_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetStoreFeeInfoResponse) GetStoreFeePercent() float64 {
@@ -3390,7 +3516,16 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\x85\x01\n" +
 	"\x1bUninstallStoreAgentResponse\x120\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x124\n" +
-	"\x16removed_memory_entries\x18\x02 \x01(\x05R\x14removedMemoryEntries\"\xbb\x01\n" +
+	"\x16removed_memory_entries\x18\x02 \x01(\x05R\x14removedMemoryEntries\"i\n" +
+	"\x17UnlockStoreAgentRequest\x12\x17\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x125\n" +
+	"\x0faccess_password\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x0eaccessPassword\"\xa2\x01\n" +
+	"\x18UnlockStoreAgentResponse\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x12\n" +
+	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x1a\n" +
+	"\bunlocked\x18\x03 \x01(\bR\bunlocked\x12;\n" +
+	"\vunlocked_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"unlockedAt\"\xbb\x01\n" +
 	"\x19RateStoreExecutionRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12.\n" +
 	"\fexecution_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\x12\x1c\n" +
@@ -3428,7 +3563,7 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x17developer_share_percent\x18\x03 \x01(\x01R\x15developerSharePercent\x12\x1a\n" +
 	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12.\n" +
 	"\x13review_window_hours\x18\x05 \x01(\x05R\x11reviewWindowHours\x12%\n" +
-	"\x0epricing_models\x18\x06 \x03(\tR\rpricingModels2\xef\x0e\n" +
+	"\x0epricing_models\x18\x06 \x03(\tR\rpricingModels2\x95\x10\n" +
 	"\fStoreService\x12\x8b\x01\n" +
 	"\x0fListStoreAgents\x12&.switchboard.v1.ListStoreAgentsRequest\x1a'.switchboard.v1.ListStoreAgentsResponse\"'\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x12\x12\x10/api/marketplace\x12\x9a\x01\n" +
 	"\x10CreateStoreAgent\x12'.switchboard.v1.CreateStoreAgentRequest\x1a(.switchboard.v1.CreateStoreAgentResponse\"3\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x19:\x05agent\"\x10/api/marketplace\x12\x8a\x01\n" +
@@ -3439,7 +3574,8 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x15UnsubscribeStoreAgent\x12,.switchboard.v1.UnsubscribeStoreAgentRequest\x1a-.switchboard.v1.UnsubscribeStoreAgentResponse\"6\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02!*\x1f/api/marketplace/{id}/subscribe\x12\xa3\x01\n" +
 	"\x11InstallStoreAgent\x12(.switchboard.v1.InstallStoreAgentRequest\x1a).switchboard.v1.InstallStoreAgentResponse\"9\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1f\"\x1d/api/marketplace/{id}/install\x12\xa4\x01\n" +
 	"\x13UninstallStoreAgent\x12*.switchboard.v1.UninstallStoreAgentRequest\x1a+.switchboard.v1.UninstallStoreAgentResponse\"4\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f*\x1d/api/marketplace/{id}/install\x12\xa1\x01\n" +
-	"\x12RateStoreExecution\x12).switchboard.v1.RateStoreExecutionRequest\x1a*.switchboard.v1.RateStoreExecutionResponse\"4\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/{id}/rate\x12\x97\x01\n" +
+	"\x12RateStoreExecution\x12).switchboard.v1.RateStoreExecutionRequest\x1a*.switchboard.v1.RateStoreExecutionResponse\"4\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/{id}/rate\x12\xa3\x01\n" +
+	"\x10UnlockStoreAgent\x12'.switchboard.v1.UnlockStoreAgentRequest\x1a(.switchboard.v1.UnlockStoreAgentResponse\"<\xda\xf3\x18\x11\x12\x02\x01\x02\x1a\x05store\"\x04auth\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/marketplace/{id}/unlock\x12\x97\x01\n" +
 	"\x10GetStoreEarnings\x12'.switchboard.v1.GetStoreEarningsRequest\x1a(.switchboard.v1.GetStoreEarningsResponse\"0\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/marketplace/earnings\x12\x8b\x01\n" +
 	"\x0fGetStoreFeeInfo\x12&.switchboard.v1.GetStoreFeeInfoRequest\x1a'.switchboard.v1.GetStoreFeeInfoResponse\"'\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/marketplace/fee-infoBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
@@ -3455,7 +3591,7 @@ func file_switchboard_v1_store_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_store_proto_rawDescData
 }
 
-var file_switchboard_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_switchboard_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_switchboard_v1_store_proto_goTypes = []any{
 	(*StoreAgent)(nil),                    // 0: switchboard.v1.StoreAgent
 	(*AgentCommand)(nil),                  // 1: switchboard.v1.AgentCommand
@@ -3486,37 +3622,39 @@ var file_switchboard_v1_store_proto_goTypes = []any{
 	(*InstallStoreAgentResponse)(nil),     // 26: switchboard.v1.InstallStoreAgentResponse
 	(*UninstallStoreAgentRequest)(nil),    // 27: switchboard.v1.UninstallStoreAgentRequest
 	(*UninstallStoreAgentResponse)(nil),   // 28: switchboard.v1.UninstallStoreAgentResponse
-	(*RateStoreExecutionRequest)(nil),     // 29: switchboard.v1.RateStoreExecutionRequest
-	(*RateStoreExecutionResponse)(nil),    // 30: switchboard.v1.RateStoreExecutionResponse
-	(*GetStoreEarningsRequest)(nil),       // 31: switchboard.v1.GetStoreEarningsRequest
-	(*GetStoreEarningsResponse)(nil),      // 32: switchboard.v1.GetStoreEarningsResponse
-	(*EarningsTotal)(nil),                 // 33: switchboard.v1.EarningsTotal
-	(*AgentEarnings)(nil),                 // 34: switchboard.v1.AgentEarnings
-	(*GetStoreFeeInfoRequest)(nil),        // 35: switchboard.v1.GetStoreFeeInfoRequest
-	(*GetStoreFeeInfoResponse)(nil),       // 36: switchboard.v1.GetStoreFeeInfoResponse
-	(*timestamppb.Timestamp)(nil),         // 37: google.protobuf.Timestamp
-	(*Pagination)(nil),                    // 38: switchboard.v1.Pagination
+	(*UnlockStoreAgentRequest)(nil),       // 29: switchboard.v1.UnlockStoreAgentRequest
+	(*UnlockStoreAgentResponse)(nil),      // 30: switchboard.v1.UnlockStoreAgentResponse
+	(*RateStoreExecutionRequest)(nil),     // 31: switchboard.v1.RateStoreExecutionRequest
+	(*RateStoreExecutionResponse)(nil),    // 32: switchboard.v1.RateStoreExecutionResponse
+	(*GetStoreEarningsRequest)(nil),       // 33: switchboard.v1.GetStoreEarningsRequest
+	(*GetStoreEarningsResponse)(nil),      // 34: switchboard.v1.GetStoreEarningsResponse
+	(*EarningsTotal)(nil),                 // 35: switchboard.v1.EarningsTotal
+	(*AgentEarnings)(nil),                 // 36: switchboard.v1.AgentEarnings
+	(*GetStoreFeeInfoRequest)(nil),        // 37: switchboard.v1.GetStoreFeeInfoRequest
+	(*GetStoreFeeInfoResponse)(nil),       // 38: switchboard.v1.GetStoreFeeInfoResponse
+	(*timestamppb.Timestamp)(nil),         // 39: google.protobuf.Timestamp
+	(*Pagination)(nil),                    // 40: switchboard.v1.Pagination
 }
 var file_switchboard_v1_store_proto_depIdxs = []int32{
 	2,  // 0: switchboard.v1.StoreAgent.pricing_config:type_name -> switchboard.v1.PricingConfig
 	1,  // 1: switchboard.v1.StoreAgent.commands:type_name -> switchboard.v1.AgentCommand
-	37, // 2: switchboard.v1.StoreAgent.created_at:type_name -> google.protobuf.Timestamp
-	37, // 3: switchboard.v1.StoreAgent.updated_at:type_name -> google.protobuf.Timestamp
+	39, // 2: switchboard.v1.StoreAgent.created_at:type_name -> google.protobuf.Timestamp
+	39, // 3: switchboard.v1.StoreAgent.updated_at:type_name -> google.protobuf.Timestamp
 	3,  // 4: switchboard.v1.PricingConfig.tiers:type_name -> switchboard.v1.PricingTier
 	4,  // 5: switchboard.v1.PricingConfig.dynamic_config:type_name -> switchboard.v1.DynamicPricing
 	2,  // 6: switchboard.v1.StoreAgentInput.pricing_config:type_name -> switchboard.v1.PricingConfig
 	1,  // 7: switchboard.v1.StoreAgentInput.commands:type_name -> switchboard.v1.AgentCommand
-	37, // 8: switchboard.v1.ChangelogEntry.created_at:type_name -> google.protobuf.Timestamp
-	37, // 9: switchboard.v1.StoreExecution.queued_at:type_name -> google.protobuf.Timestamp
-	37, // 10: switchboard.v1.StoreExecution.reviewed_at:type_name -> google.protobuf.Timestamp
-	37, // 11: switchboard.v1.StoreExecution.review_widget_shown_at:type_name -> google.protobuf.Timestamp
-	37, // 12: switchboard.v1.StoreExecution.hold_expires_at:type_name -> google.protobuf.Timestamp
+	39, // 8: switchboard.v1.ChangelogEntry.created_at:type_name -> google.protobuf.Timestamp
+	39, // 9: switchboard.v1.StoreExecution.queued_at:type_name -> google.protobuf.Timestamp
+	39, // 10: switchboard.v1.StoreExecution.reviewed_at:type_name -> google.protobuf.Timestamp
+	39, // 11: switchboard.v1.StoreExecution.review_widget_shown_at:type_name -> google.protobuf.Timestamp
+	39, // 12: switchboard.v1.StoreExecution.hold_expires_at:type_name -> google.protobuf.Timestamp
 	9,  // 13: switchboard.v1.StoreExecution.revenue:type_name -> switchboard.v1.StoreRevenue
-	37, // 14: switchboard.v1.StoreExecution.created_at:type_name -> google.protobuf.Timestamp
-	37, // 15: switchboard.v1.StoreExecution.finished_at:type_name -> google.protobuf.Timestamp
-	37, // 16: switchboard.v1.MemoryEntry.created_at:type_name -> google.protobuf.Timestamp
+	39, // 14: switchboard.v1.StoreExecution.created_at:type_name -> google.protobuf.Timestamp
+	39, // 15: switchboard.v1.StoreExecution.finished_at:type_name -> google.protobuf.Timestamp
+	39, // 16: switchboard.v1.MemoryEntry.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 17: switchboard.v1.ListStoreAgentsResponse.agents:type_name -> switchboard.v1.StoreAgent
-	38, // 18: switchboard.v1.ListStoreAgentsResponse.pagination:type_name -> switchboard.v1.Pagination
+	40, // 18: switchboard.v1.ListStoreAgentsResponse.pagination:type_name -> switchboard.v1.Pagination
 	5,  // 19: switchboard.v1.CreateStoreAgentRequest.agent:type_name -> switchboard.v1.StoreAgentInput
 	0,  // 20: switchboard.v1.CreateStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
 	0,  // 21: switchboard.v1.GetStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
@@ -3532,39 +3670,42 @@ var file_switchboard_v1_store_proto_depIdxs = []int32{
 	0,  // 31: switchboard.v1.InstallStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
 	10, // 32: switchboard.v1.InstallStoreAgentResponse.memory_entries:type_name -> switchboard.v1.MemoryEntry
 	0,  // 33: switchboard.v1.UninstallStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	8,  // 34: switchboard.v1.RateStoreExecutionResponse.execution:type_name -> switchboard.v1.StoreExecution
-	0,  // 35: switchboard.v1.RateStoreExecutionResponse.agent:type_name -> switchboard.v1.StoreAgent
-	33, // 36: switchboard.v1.GetStoreEarningsResponse.totals:type_name -> switchboard.v1.EarningsTotal
-	34, // 37: switchboard.v1.GetStoreEarningsResponse.agents:type_name -> switchboard.v1.AgentEarnings
-	11, // 38: switchboard.v1.StoreService.ListStoreAgents:input_type -> switchboard.v1.ListStoreAgentsRequest
-	13, // 39: switchboard.v1.StoreService.CreateStoreAgent:input_type -> switchboard.v1.CreateStoreAgentRequest
-	15, // 40: switchboard.v1.StoreService.GetStoreAgent:input_type -> switchboard.v1.GetStoreAgentRequest
-	17, // 41: switchboard.v1.StoreService.UpdateStoreAgent:input_type -> switchboard.v1.UpdateStoreAgentRequest
-	19, // 42: switchboard.v1.StoreService.DeleteStoreAgent:input_type -> switchboard.v1.DeleteStoreAgentRequest
-	21, // 43: switchboard.v1.StoreService.SubscribeStoreAgent:input_type -> switchboard.v1.SubscribeStoreAgentRequest
-	23, // 44: switchboard.v1.StoreService.UnsubscribeStoreAgent:input_type -> switchboard.v1.UnsubscribeStoreAgentRequest
-	25, // 45: switchboard.v1.StoreService.InstallStoreAgent:input_type -> switchboard.v1.InstallStoreAgentRequest
-	27, // 46: switchboard.v1.StoreService.UninstallStoreAgent:input_type -> switchboard.v1.UninstallStoreAgentRequest
-	29, // 47: switchboard.v1.StoreService.RateStoreExecution:input_type -> switchboard.v1.RateStoreExecutionRequest
-	31, // 48: switchboard.v1.StoreService.GetStoreEarnings:input_type -> switchboard.v1.GetStoreEarningsRequest
-	35, // 49: switchboard.v1.StoreService.GetStoreFeeInfo:input_type -> switchboard.v1.GetStoreFeeInfoRequest
-	12, // 50: switchboard.v1.StoreService.ListStoreAgents:output_type -> switchboard.v1.ListStoreAgentsResponse
-	14, // 51: switchboard.v1.StoreService.CreateStoreAgent:output_type -> switchboard.v1.CreateStoreAgentResponse
-	16, // 52: switchboard.v1.StoreService.GetStoreAgent:output_type -> switchboard.v1.GetStoreAgentResponse
-	18, // 53: switchboard.v1.StoreService.UpdateStoreAgent:output_type -> switchboard.v1.UpdateStoreAgentResponse
-	20, // 54: switchboard.v1.StoreService.DeleteStoreAgent:output_type -> switchboard.v1.DeleteStoreAgentResponse
-	22, // 55: switchboard.v1.StoreService.SubscribeStoreAgent:output_type -> switchboard.v1.SubscribeStoreAgentResponse
-	24, // 56: switchboard.v1.StoreService.UnsubscribeStoreAgent:output_type -> switchboard.v1.UnsubscribeStoreAgentResponse
-	26, // 57: switchboard.v1.StoreService.InstallStoreAgent:output_type -> switchboard.v1.InstallStoreAgentResponse
-	28, // 58: switchboard.v1.StoreService.UninstallStoreAgent:output_type -> switchboard.v1.UninstallStoreAgentResponse
-	30, // 59: switchboard.v1.StoreService.RateStoreExecution:output_type -> switchboard.v1.RateStoreExecutionResponse
-	32, // 60: switchboard.v1.StoreService.GetStoreEarnings:output_type -> switchboard.v1.GetStoreEarningsResponse
-	36, // 61: switchboard.v1.StoreService.GetStoreFeeInfo:output_type -> switchboard.v1.GetStoreFeeInfoResponse
-	50, // [50:62] is the sub-list for method output_type
-	38, // [38:50] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	39, // 34: switchboard.v1.UnlockStoreAgentResponse.unlocked_at:type_name -> google.protobuf.Timestamp
+	8,  // 35: switchboard.v1.RateStoreExecutionResponse.execution:type_name -> switchboard.v1.StoreExecution
+	0,  // 36: switchboard.v1.RateStoreExecutionResponse.agent:type_name -> switchboard.v1.StoreAgent
+	35, // 37: switchboard.v1.GetStoreEarningsResponse.totals:type_name -> switchboard.v1.EarningsTotal
+	36, // 38: switchboard.v1.GetStoreEarningsResponse.agents:type_name -> switchboard.v1.AgentEarnings
+	11, // 39: switchboard.v1.StoreService.ListStoreAgents:input_type -> switchboard.v1.ListStoreAgentsRequest
+	13, // 40: switchboard.v1.StoreService.CreateStoreAgent:input_type -> switchboard.v1.CreateStoreAgentRequest
+	15, // 41: switchboard.v1.StoreService.GetStoreAgent:input_type -> switchboard.v1.GetStoreAgentRequest
+	17, // 42: switchboard.v1.StoreService.UpdateStoreAgent:input_type -> switchboard.v1.UpdateStoreAgentRequest
+	19, // 43: switchboard.v1.StoreService.DeleteStoreAgent:input_type -> switchboard.v1.DeleteStoreAgentRequest
+	21, // 44: switchboard.v1.StoreService.SubscribeStoreAgent:input_type -> switchboard.v1.SubscribeStoreAgentRequest
+	23, // 45: switchboard.v1.StoreService.UnsubscribeStoreAgent:input_type -> switchboard.v1.UnsubscribeStoreAgentRequest
+	25, // 46: switchboard.v1.StoreService.InstallStoreAgent:input_type -> switchboard.v1.InstallStoreAgentRequest
+	27, // 47: switchboard.v1.StoreService.UninstallStoreAgent:input_type -> switchboard.v1.UninstallStoreAgentRequest
+	31, // 48: switchboard.v1.StoreService.RateStoreExecution:input_type -> switchboard.v1.RateStoreExecutionRequest
+	29, // 49: switchboard.v1.StoreService.UnlockStoreAgent:input_type -> switchboard.v1.UnlockStoreAgentRequest
+	33, // 50: switchboard.v1.StoreService.GetStoreEarnings:input_type -> switchboard.v1.GetStoreEarningsRequest
+	37, // 51: switchboard.v1.StoreService.GetStoreFeeInfo:input_type -> switchboard.v1.GetStoreFeeInfoRequest
+	12, // 52: switchboard.v1.StoreService.ListStoreAgents:output_type -> switchboard.v1.ListStoreAgentsResponse
+	14, // 53: switchboard.v1.StoreService.CreateStoreAgent:output_type -> switchboard.v1.CreateStoreAgentResponse
+	16, // 54: switchboard.v1.StoreService.GetStoreAgent:output_type -> switchboard.v1.GetStoreAgentResponse
+	18, // 55: switchboard.v1.StoreService.UpdateStoreAgent:output_type -> switchboard.v1.UpdateStoreAgentResponse
+	20, // 56: switchboard.v1.StoreService.DeleteStoreAgent:output_type -> switchboard.v1.DeleteStoreAgentResponse
+	22, // 57: switchboard.v1.StoreService.SubscribeStoreAgent:output_type -> switchboard.v1.SubscribeStoreAgentResponse
+	24, // 58: switchboard.v1.StoreService.UnsubscribeStoreAgent:output_type -> switchboard.v1.UnsubscribeStoreAgentResponse
+	26, // 59: switchboard.v1.StoreService.InstallStoreAgent:output_type -> switchboard.v1.InstallStoreAgentResponse
+	28, // 60: switchboard.v1.StoreService.UninstallStoreAgent:output_type -> switchboard.v1.UninstallStoreAgentResponse
+	32, // 61: switchboard.v1.StoreService.RateStoreExecution:output_type -> switchboard.v1.RateStoreExecutionResponse
+	30, // 62: switchboard.v1.StoreService.UnlockStoreAgent:output_type -> switchboard.v1.UnlockStoreAgentResponse
+	34, // 63: switchboard.v1.StoreService.GetStoreEarnings:output_type -> switchboard.v1.GetStoreEarningsResponse
+	38, // 64: switchboard.v1.StoreService.GetStoreFeeInfo:output_type -> switchboard.v1.GetStoreFeeInfoResponse
+	52, // [52:65] is the sub-list for method output_type
+	39, // [39:52] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_store_proto_init() }
@@ -3585,14 +3726,14 @@ func file_switchboard_v1_store_proto_init() {
 	file_switchboard_v1_store_proto_msgTypes[8].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[12].OneofWrappers = []any{}
 	file_switchboard_v1_store_proto_msgTypes[18].OneofWrappers = []any{}
-	file_switchboard_v1_store_proto_msgTypes[29].OneofWrappers = []any{}
+	file_switchboard_v1_store_proto_msgTypes[31].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_store_proto_rawDesc), len(file_switchboard_v1_store_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   37,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,7 @@ const (
 	StoreService_InstallStoreAgent_FullMethodName     = "/switchboard.v1.StoreService/InstallStoreAgent"
 	StoreService_UninstallStoreAgent_FullMethodName   = "/switchboard.v1.StoreService/UninstallStoreAgent"
 	StoreService_RateStoreExecution_FullMethodName    = "/switchboard.v1.StoreService/RateStoreExecution"
+	StoreService_UnlockStoreAgent_FullMethodName      = "/switchboard.v1.StoreService/UnlockStoreAgent"
 	StoreService_GetStoreEarnings_FullMethodName      = "/switchboard.v1.StoreService/GetStoreEarnings"
 	StoreService_GetStoreFeeInfo_FullMethodName       = "/switchboard.v1.StoreService/GetStoreFeeInfo"
 )
@@ -68,6 +69,12 @@ type StoreServiceClient interface {
 	// RateStoreExecution rates one of the caller's completed executions of the
 	// agent, 1 to 5 stars, and recalculates the agent's average.
 	RateStoreExecution(ctx context.Context, in *RateStoreExecutionRequest, opts ...grpc.CallOption) (*RateStoreExecutionResponse, error)
+	// UnlockStoreAgent checks a listing's access password and, when it
+	// matches, unlocks the agent for the caller: the caller's executions of it
+	// from then on are not charged (no payment hold, no revenue). The id is
+	// the listing's id or its slug. A wrong password is 403 and counts against
+	// the auth rate class, like a login; unlocking again answers the same.
+	UnlockStoreAgent(ctx context.Context, in *UnlockStoreAgentRequest, opts ...grpc.CallOption) (*UnlockStoreAgentResponse, error)
 	// GetStoreEarnings answers what the caller's listings earned. Declared
 	// after GetStoreAgent so that its literal path wins over {id}.
 	GetStoreEarnings(ctx context.Context, in *GetStoreEarningsRequest, opts ...grpc.CallOption) (*GetStoreEarningsResponse, error)
@@ -183,6 +190,16 @@ func (c *storeServiceClient) RateStoreExecution(ctx context.Context, in *RateSto
 	return out, nil
 }
 
+func (c *storeServiceClient) UnlockStoreAgent(ctx context.Context, in *UnlockStoreAgentRequest, opts ...grpc.CallOption) (*UnlockStoreAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnlockStoreAgentResponse)
+	err := c.cc.Invoke(ctx, StoreService_UnlockStoreAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *storeServiceClient) GetStoreEarnings(ctx context.Context, in *GetStoreEarningsRequest, opts ...grpc.CallOption) (*GetStoreEarningsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetStoreEarningsResponse)
@@ -238,6 +255,12 @@ type StoreServiceServer interface {
 	// RateStoreExecution rates one of the caller's completed executions of the
 	// agent, 1 to 5 stars, and recalculates the agent's average.
 	RateStoreExecution(context.Context, *RateStoreExecutionRequest) (*RateStoreExecutionResponse, error)
+	// UnlockStoreAgent checks a listing's access password and, when it
+	// matches, unlocks the agent for the caller: the caller's executions of it
+	// from then on are not charged (no payment hold, no revenue). The id is
+	// the listing's id or its slug. A wrong password is 403 and counts against
+	// the auth rate class, like a login; unlocking again answers the same.
+	UnlockStoreAgent(context.Context, *UnlockStoreAgentRequest) (*UnlockStoreAgentResponse, error)
 	// GetStoreEarnings answers what the caller's listings earned. Declared
 	// after GetStoreAgent so that its literal path wins over {id}.
 	GetStoreEarnings(context.Context, *GetStoreEarningsRequest) (*GetStoreEarningsResponse, error)
@@ -281,6 +304,9 @@ func (UnimplementedStoreServiceServer) UninstallStoreAgent(context.Context, *Uni
 }
 func (UnimplementedStoreServiceServer) RateStoreExecution(context.Context, *RateStoreExecutionRequest) (*RateStoreExecutionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RateStoreExecution not implemented")
+}
+func (UnimplementedStoreServiceServer) UnlockStoreAgent(context.Context, *UnlockStoreAgentRequest) (*UnlockStoreAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnlockStoreAgent not implemented")
 }
 func (UnimplementedStoreServiceServer) GetStoreEarnings(context.Context, *GetStoreEarningsRequest) (*GetStoreEarningsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetStoreEarnings not implemented")
@@ -488,6 +514,24 @@ func _StoreService_RateStoreExecution_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StoreService_UnlockStoreAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnlockStoreAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StoreServiceServer).UnlockStoreAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StoreService_UnlockStoreAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StoreServiceServer).UnlockStoreAgent(ctx, req.(*UnlockStoreAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _StoreService_GetStoreEarnings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetStoreEarningsRequest)
 	if err := dec(in); err != nil {
@@ -570,6 +614,10 @@ var StoreService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RateStoreExecution",
 			Handler:    _StoreService_RateStoreExecution_Handler,
+		},
+		{
+			MethodName: "UnlockStoreAgent",
+			Handler:    _StoreService_UnlockStoreAgent_Handler,
 		},
 		{
 			MethodName: "GetStoreEarnings",

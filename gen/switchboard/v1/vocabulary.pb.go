@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xa2\"\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xb6\"\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -89,7 +89,7 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\vconnections\x12\vConnections\x12\x0e\n" +
 	"\x05drive\x12\x05Drive\x12\x14\n" +
 	"\bsettings\x12\bSettings\x12\f\n" +
-	"\x04sync\x12\x04Sync\xb2\xf5\x18\x8e\x01\n" +
+	"\x04sync\x12\x04Sync\xb2\xf5\x18\xa2\x01\n" +
 	"\tkey_scope\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\f\n" +
 	"\x04chat\x12\x04Chat\x12\x0f\n" +
@@ -100,7 +100,8 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x03mcp\x12\x03MCP\x12\n" +
 	"\n" +
 	"\x03a2a\x12\x03A2A\x12\x0e\n" +
-	"\x05store\x12\x05Store\xb2\xf5\x18-\n" +
+	"\x05store\x12\x05Store\x12\x12\n" +
+	"\anetwork\x12\aNetwork\xb2\xf5\x18-\n" +
 	"\tuser_role\x12\x0e\n" +
 	"\x05admin\x12\x05Admin\x12\x10\n" +
 	"\x06member\x12\x06Member\xb2\xf5\x18n\n" +

@@ -48,7 +48,11 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 		isolation = execution.IsolationModeFullAccess
 	}
 	var method string
-	if charged(agent, own) {
+	pays, err := e.pays(ctx, e.DB.Client, agent, own, r.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if pays {
 		// Resolved before the transaction so a bad method writes nothing.
 		if method, err = e.Payments.Method(ctx, nil, r.UserID, r.PaymentMethodID); err != nil {
 			return nil, methodError(err)
@@ -147,11 +151,23 @@ func charged(agent *ent.StoreAgent, own bool) bool {
 	return !own && agent.PricingModel != "free" && agent.PricingModel != "dynamic" && agent.PricePerTask > 0
 }
 
+// pays reports whether userID's run of agent is charged at dispatch: charged,
+// and the requester has not unlocked the agent with its access password
+// (store.proto, UnlockStoreAgent). The unlock is read at dispatch, so a
+// queued execution dispatched after an unlock is not charged either.
+func (e *Engine) pays(ctx context.Context, c *ent.Client, agent *ent.StoreAgent, own bool, userID string) (bool, error) {
+	if !charged(agent, own) {
+		return false, nil
+	}
+	unlocked, err := store.Unlocked(ctx, c, userID, agent.ID)
+	return !unlocked, err
+}
+
 // holdAtDispatch authorizes a charged execution's price as it takes the
 // lock.
 func (e *Engine) holdAtDispatch(ctx context.Context, tx *db.Tx, agent *ent.StoreAgent, ex *ent.Execution) (*ent.Execution, error) {
-	if !charged(agent, ex.IsOwnAgent) {
-		return ex, nil
+	if pays, err := e.pays(ctx, tx.Client(), agent, ex.IsOwnAgent, ex.UserID); err != nil || !pays {
+		return ex, err
 	}
 	method := ""
 	if ex.PaymentMethodID != nil {

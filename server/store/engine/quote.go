@@ -62,6 +62,10 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 		if err != nil {
 			return apperr.Internal(err)
 		}
+		// An unlocked agent's quotes are not charged either.
+		if unlocked, err := store.Unlocked(ctx, tx.Client(), userID, agentID); err != nil || unlocked {
+			return err
+		}
 		cur := agent.Currency
 		if ex.QuoteCurrency != nil && *ex.QuoteCurrency != "" {
 			cur = *ex.QuoteCurrency

@@ -63,6 +63,9 @@ const (
 	// StoreServiceRateStoreExecutionProcedure is the fully-qualified name of the StoreService's
 	// RateStoreExecution RPC.
 	StoreServiceRateStoreExecutionProcedure = "/switchboard.v1.StoreService/RateStoreExecution"
+	// StoreServiceUnlockStoreAgentProcedure is the fully-qualified name of the StoreService's
+	// UnlockStoreAgent RPC.
+	StoreServiceUnlockStoreAgentProcedure = "/switchboard.v1.StoreService/UnlockStoreAgent"
 	// StoreServiceGetStoreEarningsProcedure is the fully-qualified name of the StoreService's
 	// GetStoreEarnings RPC.
 	StoreServiceGetStoreEarningsProcedure = "/switchboard.v1.StoreService/GetStoreEarnings"
@@ -99,6 +102,12 @@ type StoreServiceClient interface {
 	// RateStoreExecution rates one of the caller's completed executions of the
 	// agent, 1 to 5 stars, and recalculates the agent's average.
 	RateStoreExecution(context.Context, *v1.RateStoreExecutionRequest) (*v1.RateStoreExecutionResponse, error)
+	// UnlockStoreAgent checks a listing's access password and, when it
+	// matches, unlocks the agent for the caller: the caller's executions of it
+	// from then on are not charged (no payment hold, no revenue). The id is
+	// the listing's id or its slug. A wrong password is 403 and counts against
+	// the auth rate class, like a login; unlocking again answers the same.
+	UnlockStoreAgent(context.Context, *v1.UnlockStoreAgentRequest) (*v1.UnlockStoreAgentResponse, error)
 	// GetStoreEarnings answers what the caller's listings earned. Declared
 	// after GetStoreAgent so that its literal path wins over {id}.
 	GetStoreEarnings(context.Context, *v1.GetStoreEarningsRequest) (*v1.GetStoreEarningsResponse, error)
@@ -177,6 +186,12 @@ func NewStoreServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(storeServiceMethods.ByName("RateStoreExecution")),
 			connect.WithClientOptions(opts...),
 		),
+		unlockStoreAgent: connect.NewClient[v1.UnlockStoreAgentRequest, v1.UnlockStoreAgentResponse](
+			httpClient,
+			baseURL+StoreServiceUnlockStoreAgentProcedure,
+			connect.WithSchema(storeServiceMethods.ByName("UnlockStoreAgent")),
+			connect.WithClientOptions(opts...),
+		),
 		getStoreEarnings: connect.NewClient[v1.GetStoreEarningsRequest, v1.GetStoreEarningsResponse](
 			httpClient,
 			baseURL+StoreServiceGetStoreEarningsProcedure,
@@ -204,6 +219,7 @@ type storeServiceClient struct {
 	installStoreAgent     *connect.Client[v1.InstallStoreAgentRequest, v1.InstallStoreAgentResponse]
 	uninstallStoreAgent   *connect.Client[v1.UninstallStoreAgentRequest, v1.UninstallStoreAgentResponse]
 	rateStoreExecution    *connect.Client[v1.RateStoreExecutionRequest, v1.RateStoreExecutionResponse]
+	unlockStoreAgent      *connect.Client[v1.UnlockStoreAgentRequest, v1.UnlockStoreAgentResponse]
 	getStoreEarnings      *connect.Client[v1.GetStoreEarningsRequest, v1.GetStoreEarningsResponse]
 	getStoreFeeInfo       *connect.Client[v1.GetStoreFeeInfoRequest, v1.GetStoreFeeInfoResponse]
 }
@@ -298,6 +314,15 @@ func (c *storeServiceClient) RateStoreExecution(ctx context.Context, req *v1.Rat
 	return nil, err
 }
 
+// UnlockStoreAgent calls switchboard.v1.StoreService.UnlockStoreAgent.
+func (c *storeServiceClient) UnlockStoreAgent(ctx context.Context, req *v1.UnlockStoreAgentRequest) (*v1.UnlockStoreAgentResponse, error) {
+	response, err := c.unlockStoreAgent.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // GetStoreEarnings calls switchboard.v1.StoreService.GetStoreEarnings.
 func (c *storeServiceClient) GetStoreEarnings(ctx context.Context, req *v1.GetStoreEarningsRequest) (*v1.GetStoreEarningsResponse, error) {
 	response, err := c.getStoreEarnings.CallUnary(ctx, connect.NewRequest(req))
@@ -344,6 +369,12 @@ type StoreServiceHandler interface {
 	// RateStoreExecution rates one of the caller's completed executions of the
 	// agent, 1 to 5 stars, and recalculates the agent's average.
 	RateStoreExecution(context.Context, *v1.RateStoreExecutionRequest) (*v1.RateStoreExecutionResponse, error)
+	// UnlockStoreAgent checks a listing's access password and, when it
+	// matches, unlocks the agent for the caller: the caller's executions of it
+	// from then on are not charged (no payment hold, no revenue). The id is
+	// the listing's id or its slug. A wrong password is 403 and counts against
+	// the auth rate class, like a login; unlocking again answers the same.
+	UnlockStoreAgent(context.Context, *v1.UnlockStoreAgentRequest) (*v1.UnlockStoreAgentResponse, error)
 	// GetStoreEarnings answers what the caller's listings earned. Declared
 	// after GetStoreAgent so that its literal path wins over {id}.
 	GetStoreEarnings(context.Context, *v1.GetStoreEarningsRequest) (*v1.GetStoreEarningsResponse, error)
@@ -418,6 +449,12 @@ func NewStoreServiceHandler(svc StoreServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(storeServiceMethods.ByName("RateStoreExecution")),
 		connect.WithHandlerOptions(opts...),
 	)
+	storeServiceUnlockStoreAgentHandler := connect.NewUnaryHandlerSimple(
+		StoreServiceUnlockStoreAgentProcedure,
+		svc.UnlockStoreAgent,
+		connect.WithSchema(storeServiceMethods.ByName("UnlockStoreAgent")),
+		connect.WithHandlerOptions(opts...),
+	)
 	storeServiceGetStoreEarningsHandler := connect.NewUnaryHandlerSimple(
 		StoreServiceGetStoreEarningsProcedure,
 		svc.GetStoreEarnings,
@@ -452,6 +489,8 @@ func NewStoreServiceHandler(svc StoreServiceHandler, opts ...connect.HandlerOpti
 			storeServiceUninstallStoreAgentHandler.ServeHTTP(w, r)
 		case StoreServiceRateStoreExecutionProcedure:
 			storeServiceRateStoreExecutionHandler.ServeHTTP(w, r)
+		case StoreServiceUnlockStoreAgentProcedure:
+			storeServiceUnlockStoreAgentHandler.ServeHTTP(w, r)
 		case StoreServiceGetStoreEarningsProcedure:
 			storeServiceGetStoreEarningsHandler.ServeHTTP(w, r)
 		case StoreServiceGetStoreFeeInfoProcedure:
@@ -503,6 +542,10 @@ func (UnimplementedStoreServiceHandler) UninstallStoreAgent(context.Context, *v1
 
 func (UnimplementedStoreServiceHandler) RateStoreExecution(context.Context, *v1.RateStoreExecutionRequest) (*v1.RateStoreExecutionResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.StoreService.RateStoreExecution is not implemented"))
+}
+
+func (UnimplementedStoreServiceHandler) UnlockStoreAgent(context.Context, *v1.UnlockStoreAgentRequest) (*v1.UnlockStoreAgentResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.StoreService.UnlockStoreAgent is not implemented"))
 }
 
 func (UnimplementedStoreServiceHandler) GetStoreEarnings(context.Context, *v1.GetStoreEarningsRequest) (*v1.GetStoreEarningsResponse, error) {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/options.proto.
  */
 export const file_switchboard_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSJwCgpBY2Nlc3NSdWxlEg4KBnB1YmxpYxgBIAEoCBIvCgtjcmVkZW50aWFscxgCIAMoDjIaLnN3aXRjaGJvYXJkLnYxLkNyZWRlbnRpYWwSDQoFc2NvcGUYAyABKAkSEgoKcmF0ZV9jbGFzcxgEIAEoCSJRCgpWb2NhYnVsYXJ5EgwKBG5hbWUYASABKAkSIwoFdGVybXMYAiADKAsyFC5zd2l0Y2hib2FyZC52MS5UZXJtEhAKCGluY2x1ZGVzGAMgAygJIiQKBFRlcm0SDQoFdmFsdWUYASABKAkSDQoFbGFiZWwYAiABKAkqVAoKQ3JlZGVudGlhbBIaChZDUkVERU5USUFMX1VOU1BFQ0lGSUVEEAASEgoOQ1JFREVOVElBTF9LRVkQARIWChJDUkVERU5USUFMX1NFU1NJT04QAjpQChRyZXN0X251bGxfd2hlbl9lbXB0eRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuY4DIAEoCFIRcmVzdE51bGxXaGVuRW1wdHk6OwoIcmVxdWlyZWQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGL2OAyABKAhSCHJlcXVpcmVkOksKEHJlc3Rfb21pdF9hYnNlbnQSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuo4DIAEoCFIOcmVzdE9taXRBYnNlbnQ6VAoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCzIaLnN3aXRjaGJvYXJkLnYxLkFjY2Vzc1J1bGVSBmFjY2VzczpBCgtyZXN0X3N0YXR1cxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLyOAyABKAVSCnJlc3RTdGF0dXM6TwoSaWRlbXBvdGVuY3lfZXhlbXB0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYzI4DIAEoCVIRaWRlbXBvdGVuY3lFeGVtcHQ6XgoMdm9jYWJ1bGFyaWVzEhwuZ29vZ2xlLnByb3RvYnVmLkZpbGVPcHRpb25zGNaOAyADKAsyGi5zd2l0Y2hib2FyZC52MS5Wb2NhYnVsYXJ5Ugx2b2NhYnVsYXJpZXM6PwoKdm9jYWJ1bGFyeRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY144DIAEoCVIKdm9jYWJ1bGFyeUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSKFAQoKQWNjZXNzUnVsZRIOCgZwdWJsaWMYASABKAgSLwoLY3JlZGVudGlhbHMYAiADKA4yGi5zd2l0Y2hib2FyZC52MS5DcmVkZW50aWFsEg0KBXNjb3BlGAMgASgJEhIKCnJhdGVfY2xhc3MYBCABKAkSEwoLYWxzb19zY29wZXMYBSADKAkiUQoKVm9jYWJ1bGFyeRIMCgRuYW1lGAEgASgJEiMKBXRlcm1zGAIgAygLMhQuc3dpdGNoYm9hcmQudjEuVGVybRIQCghpbmNsdWRlcxgDIAMoCSIkCgRUZXJtEg0KBXZhbHVlGAEgASgJEg0KBWxhYmVsGAIgASgJKlQKCkNyZWRlbnRpYWwSGgoWQ1JFREVOVElBTF9VTlNQRUNJRklFRBAAEhIKDkNSRURFTlRJQUxfS0VZEAESFgoSQ1JFREVOVElBTF9TRVNTSU9OEAI6UAoUcmVzdF9udWxsX3doZW5fZW1wdHkSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLmOAyABKAhSEXJlc3ROdWxsV2hlbkVtcHR5OjsKCHJlcXVpcmVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi9jgMgASgIUghyZXF1aXJlZDpLChByZXN0X29taXRfYWJzZW50Eh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGLqOAyABKAhSDnJlc3RPbWl0QWJzZW50OlQKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLuOAyABKAsyGi5zd2l0Y2hib2FyZC52MS5BY2Nlc3NSdWxlUgZhY2Nlc3M6QQoLcmVzdF9zdGF0dXMSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi8jgMgASgFUgpyZXN0U3RhdHVzOk8KEmlkZW1wb3RlbmN5X2V4ZW1wdBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGMyOAyABKAlSEWlkZW1wb3RlbmN5RXhlbXB0Ol4KDHZvY2FidWxhcmllcxIcLmdvb2dsZS5wcm90b2J1Zi5GaWxlT3B0aW9ucxjWjgMgAygLMhouc3dpdGNoYm9hcmQudjEuVm9jYWJ1bGFyeVIMdm9jYWJ1bGFyaWVzOj8KCnZvY2FidWxhcnkSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNeOAyABKAlSCnZvY2FidWxhcnlCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * AccessRule is the one table of who may call a procedure: every RPC carries one,
@@ -37,7 +37,7 @@ export type AccessRule = Message<"switchboard.v1.AccessRule"> & {
 
   /**
    * The key scope the procedure belongs to (queue, chat, kanban, contacts,
-   * settings, mcp, a2a, store); empty when keys are not accepted.
+   * settings, mcp, a2a, store, network); empty when keys are not accepted.
    *
    * @generated from field: string scope = 3;
    */
@@ -51,6 +51,14 @@ export type AccessRule = Message<"switchboard.v1.AccessRule"> & {
    * @generated from field: string rate_class = 4;
    */
   rateClass: string;
+
+  /**
+   * Further key scopes that also admit a key, besides scope: a key with any
+   * one of them may call (widget responses: "network" or "a2a").
+   *
+   * @generated from field: repeated string also_scopes = 5;
+   */
+  alsoScopes: string[];
 };
 
 /**
