@@ -77,6 +77,7 @@ func fullStoreAgent() *switchboardv1.StoreAgent {
 		ExecutionCount:      128,
 		Installed:           true,
 		Subscribed:          true,
+		Unlocked:            true,
 		CreatedAt:           tsCreated,
 		UpdatedAt:           tsAgentChanged,
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -191,7 +192,7 @@ func statsOf(ctx context.Context, c *ent.Client, agentID string) (*switchboardv1
 	return out, nil
 }
 
-// viewsOf answers the caller's relations to each listing of a page in two
+// viewsOf answers the caller's relations to each listing of a page in three
 // queries.
 func viewsOf(ctx context.Context, c *ent.Client, userID string, rows []*ent.StoreAgent) (map[string]viewer, error) {
 	out := make(map[string]viewer, len(rows))
@@ -221,6 +222,16 @@ func viewsOf(ctx context.Context, c *ent.Client, userID string, rows []*ent.Stor
 	for _, id := range subs {
 		v := out[id]
 		v.subscribed = true
+		out[id] = v
+	}
+	unlocked, err := c.StoreUnlock.Query().Where(storeunlock.UserID(userID), storeunlock.AgentIDIn(ids...)).
+		Select(storeunlock.FieldAgentID).Strings(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	for _, id := range unlocked {
+		v := out[id]
+		v.unlocked = true
 		out[id] = v
 	}
 	return out, nil

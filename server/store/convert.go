@@ -14,10 +14,11 @@ import (
 )
 
 // viewer is who a listing is rendered for: the owner sees how the agent is
-// reached, everyone sees whether they installed or subscribed to it.
+// reached, everyone sees whether they installed, subscribed to or unlocked
+// it.
 type viewer struct {
-	userID                string
-	installed, subscribed bool
+	userID                          string
+	installed, subscribed, unlocked bool
 }
 
 // toAgent renders a listing for v. The credential is never rendered; only
@@ -62,6 +63,7 @@ func toAgent(a *ent.StoreAgent, v viewer) *switchboardv1.StoreAgent {
 		ExecutionCount:      int32(a.ExecutionCount),
 		Installed:           v.installed,
 		Subscribed:          v.subscribed,
+		Unlocked:            v.unlocked,
 		CreatedAt:           ts(a.CreatedAt),
 		UpdatedAt:           ts(a.UpdatedAt),
 	}

@@ -528,7 +528,8 @@ func visible(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreA
 	return row, v, nil
 }
 
-// relations answers whether userID installed and subscribed to agentID.
+// relations answers whether userID installed, subscribed to and unlocked
+// agentID.
 func relations(ctx context.Context, c *ent.Client, userID, agentID string) (viewer, error) {
 	v := viewer{userID: userID}
 	var err error
@@ -537,6 +538,9 @@ func relations(ctx context.Context, c *ent.Client, userID, agentID string) (view
 	}
 	if v.subscribed, err = c.StoreSubscription.Query().Where(storesubscription.UserID(userID), storesubscription.AgentID(agentID)).Exist(ctx); err != nil {
 		return v, apperr.Internal(err)
+	}
+	if v.unlocked, err = Unlocked(ctx, c, userID, agentID); err != nil {
+		return v, err
 	}
 	return v, nil
 }

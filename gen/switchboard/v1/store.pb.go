@@ -91,9 +91,12 @@ type StoreAgent struct {
 	// Whether the caller installed it.
 	Installed bool `protobuf:"varint,41,opt,name=installed,proto3" json:"installed,omitempty"`
 	// Whether the caller subscribed to it.
-	Subscribed    bool                   `protobuf:"varint,42,opt,name=subscribed,proto3" json:"subscribed,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,43,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,44,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Subscribed bool                   `protobuf:"varint,42,opt,name=subscribed,proto3" json:"subscribed,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,43,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,44,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Whether the caller unlocked it with its access password
+	// (UnlockStoreAgent): their executions of it are not charged.
+	Unlocked      bool `protobuf:"varint,45,opt,name=unlocked,proto3" json:"unlocked,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -434,6 +437,13 @@ func (x *StoreAgent) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *StoreAgent) GetUnlocked() bool {
+	if x != nil {
+		return x.Unlocked
+	}
+	return false
 }
 
 // AgentCommand is one command an agent documents.
@@ -3208,7 +3218,7 @@ var File_switchboard_v1_store_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xc1\x11\n" +
+	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xdd\x11\n" +
 	"\n" +
 	"StoreAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3263,7 +3273,8 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18+ \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18, \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\x0e\n" +
+	"updated_at\x18, \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1a\n" +
+	"\bunlocked\x18- \x01(\bR\bunlockedB\x0e\n" +
 	"\f_descriptionB\x0f\n" +
 	"\r_endpoint_urlB\x11\n" +
 	"\x0f_developer_nameB\v\n" +

@@ -54,6 +54,17 @@ func TestUnlockedCallerIsNotCharged(t *testing.T) {
 		t.Errorf("second unlock: %v (%d rows)", again, unlocks())
 	}
 
+	// The listing says so to the caller only, in the detail and in the store.
+	for c, want := range map[*servertest.Caller]bool{f.req: true, other: false} {
+		if got := c.Do(http.MethodGet, "/api/marketplace/"+id, nil).JSON(t)["agent"].(map[string]any)["unlocked"]; got != want {
+			t.Errorf("detail: unlocked = %v, want %v", got, want)
+		}
+		list := c.Do(http.MethodGet, "/api/marketplace", nil).JSON(t)["agents"].([]any)
+		if len(list) != 1 || list[0].(map[string]any)["unlocked"] != want {
+			t.Errorf("browse: %v, want unlocked %v", list, want)
+		}
+	}
+
 	status, out := f.execute(t, f.req, id, map[string]any{"input": "x"})
 	if status != 200 || out["status"] != "completed" || out["paymentHoldStatus"] != "none" || out["revenue"] != nil {
 		t.Fatalf("unlocked run: %d %v", status, out)
