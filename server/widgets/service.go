@@ -59,8 +59,10 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 	if err != nil {
 		return nil, err
 	}
-	r := Response{ItemID: req.GetItemId(), WidgetID: req.GetWidgetId(), WidgetItemID: req.WidgetItemId,
-		Action: req.GetAction(), Payload: payload}
+	r := Response{ItemID: req.GetItemId(), WidgetID: req.GetWidgetId(), Action: req.GetAction(), Payload: payload}
+	if req.GetWidgetItemId() != "" {
+		r.WidgetItemID = req.WidgetItemId
+	}
 	// Decided once before the transaction, so that the URL is checked (it
 	// resolves names) outside it, and again inside on the current row.
 	it, err := s.Queue.Load(ctx, s.DB.Client, p.UserID, r.ItemID)
