@@ -69,6 +69,7 @@ func (s *Server) CardHandler(base string) http.Handler {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		_ = enc.Encode(card)
 	})
 }
