@@ -340,4 +340,3 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 		t.Fatal("the MCP stream outlived its key by 10s")
 	}
 }
-

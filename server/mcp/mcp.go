@@ -89,9 +89,9 @@ type Server struct {
 
 // account is one account's SDK server and the store tools it holds now.
 type account struct {
-	server *sdk.Server
-	mu     sync.Mutex
-	store   map[string]*tool                   // marketplace_{slug} by tool name
+	server  *sdk.Server
+	mu      sync.Mutex
+	store   map[string]*tool                  // marketplace_{slug} by tool name
 	prompts map[string]*ent.CapabilityInstall // installed packs by prompt name
 }
 

@@ -178,9 +178,9 @@ func staticTools(s *Server) []*tool {
 		},
 		{
 			name: "mode_get", title: "Get the mode", readOnly: true,
-			description: "The mode the operator works in (cockpit) and the modes there are.",
-			calls:       []string{c.SettingsServiceGetSettingsProcedure},
-			input:       object(nil, nil),
+			description:  "The mode the operator works in (cockpit) and the modes there are.",
+			calls:        []string{c.SettingsServiceGetSettingsProcedure},
+			input:        object(nil, nil),
 			outputSchema: modeSchema,
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
 				set, err := call(ctx, sv.Settings.GetSettings, &switchboardv1.GetSettingsRequest{})
