@@ -340,3 +340,68 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 		t.Fatal("the MCP stream outlived its key by 10s")
 	}
 }
+
+// RULINGS "MCP": entity_resolve searches each requested surface that exists,
+// ranked by match quality; a surface without the key's scope, or not built
+// yet, answers []; another account's rows never appear.
+func TestEntityResolve(t *testing.T) {
+	srv := servertest.New(t)
+	ann := srv.SignUp("ann")
+	for _, name := range []string{"Adana Textiles", "Dana Reyes", "Bo Dana"} {
+		servertest.WantStatus(t, ann.Session.Do("POST", "/api/v2/contacts", map[string]any{"name": name}), http.StatusCreated)
+	}
+	servertest.WantStatus(t, ann.Session.Do("POST", "/api/v2/kanban", map[string]any{"title": "Dana renewal"}), http.StatusCreated)
+	bob := srv.SignUp("bob")
+	servertest.WantStatus(t, bob.Session.Do("POST", "/api/v2/contacts", map[string]any{"name": "Dana Bob's"}), http.StatusCreated)
+
+	resolve := func(key string) map[string][]map[string]any {
+		res := srv.WithKey(key).Do("POST", "/api/mcp", map[string]any{"method": "tools/call",
+			"params": map[string]any{"name": "entity_resolve", "arguments": map[string]any{"query": "dana"}}})
+		servertest.WantStatus(t, res, http.StatusOK)
+		var body struct {
+			IsError           bool `json:"isError"`
+			StructuredContent struct {
+				Results map[string][]map[string]any `json:"results"`
+			} `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(res.Body, &body); err != nil || body.IsError {
+			t.Fatalf("entity_resolve: %s", res.Body)
+		}
+		return body.StructuredContent.Results
+	}
+	all := resolve(ann.NewKey("all", "mcp", "contacts", "kanban"))
+	var labels []string
+	for _, m := range all["contacts"] {
+		labels = append(labels, m["label"].(string))
+	}
+	if strings.Join(labels, "|") != "Dana Reyes|Bo Dana|Adana Textiles" {
+		t.Fatalf("contacts ranked %v", labels)
+	}
+	if len(all["cards"]) != 1 || all["cards"][0]["label"] != "Dana renewal" || len(all["relays"]) != 0 {
+		t.Fatalf("cards %v, relays %v", all["cards"], all["relays"])
+	}
+	if some := resolve(ann.NewKey("contacts", "mcp", "contacts")); len(some["cards"]) != 0 || len(some["contacts"]) != 3 {
+		t.Fatalf("a key without kanban sees cards: %v", some)
+	}
+}
+
+// The SDK's DNS-rebinding protection stays on: a request reaching the
+// loopback listener with a Host that is not loopback is refused.
+func TestDNSRebindingRefused(t *testing.T) {
+	srv := servertest.New(t)
+	ann := srv.SignUp("ann")
+	req, _ := http.NewRequest("POST", srv.URL+"/api/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Host = "evil.example"
+	req.Header.Set("Authorization", "Bearer "+ann.NewKey("rebind", "mcp"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := srv.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Fatalf("Host evil.example: %d", res.StatusCode)
+	}
+}

@@ -222,6 +222,7 @@ func staticTools(s *Server) []*tool {
 				return call(ctx, sv.Review.GetStoreReputation, &switchboardv1.GetStoreReputationRequest{})
 			},
 		},
+		entityTool(s),
 		{
 			name: "marketplace_browse", title: "Browse the agent store", readOnly: true,
 			description: "Store agents by category, pricing and a search over names, descriptions and skills.",
