@@ -46,6 +46,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
+	"github.com/switchboard-hq/switchboard/server/mcp"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -219,6 +220,12 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 	})
 
+	door, err := newMCP(cfg, table, g, svc)
+	if err != nil {
+		app.Close()
+		return nil, err
+	}
+
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -236,6 +243,9 @@ func New(cfg Config) (*App, error) {
 	// access rule; outside the gateway (and gzip, which would hold events back).
 	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
 		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(bus.SSE()))))
+	// The MCP door: an API key with the mcp scope, each tool's scopes on top.
+	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, door)))
+	mux.Handle("GET "+mcp.CardPath, door.CardHandler(cfg.Executions.PublicURL))
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
@@ -386,4 +396,33 @@ func cleanPath(p string) string {
 		c += "/"
 	}
 	return c
+}
+
+// mcpAccess is the MCP door's rule (docs/decisions.md "MCP").
+var mcpAccess = &contract.Procedure{Name: "POST " + mcp.Path, AcceptKey: true, Scope: "mcp"}
+
+// newMCP builds the MCP door over the same services the API mounts, and
+// hooks it to the changes it must follow: installs (its tool and prompt
+// lists) and ended keys (its sessions).
+func newMCP(cfg Config, table *contract.Table, g *gate.Gate, svc services) (*mcp.Server, error) {
+	door, err := mcp.New(mcp.Config{
+		Services: mcp.Services{
+			Queue: svc.queue, Contacts: svc.contacts, Kanban: svc.kanban, Settings: svc.settings,
+			Activity: svc.activity, Chat: svc.chat, Store: svc.store, Review: svc.review,
+			Executions: svc.execs, Capabilities: svc.caps,
+		},
+		Table: table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+		Charge: g.Charge, Now: cfg.now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	svc.store.Installed = door.Changed
+	svc.caps.Installed = door.Changed
+	streams := svc.keys.Ended
+	svc.keys.Ended = func(creds ...auth.Credential) {
+		streams(creds...)
+		door.EndStreams(creds...)
+	}
+	return door, nil
 }

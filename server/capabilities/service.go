@@ -37,6 +37,16 @@ type Service struct {
 	Secrets *secretbox.Box
 	// Gate reads the handlers the smart-tasks list shows.
 	Gate *capgate.Resolver
+	// Installed, when set, is told after an account's installed packs
+	// changed (the MCP door refreshes that account's prompt list).
+	Installed func(ctx context.Context, userID string)
+}
+
+// installed tells Installed that userID's packs changed.
+func (s *Service) installed(ctx context.Context, userID string) {
+	if s.Installed != nil {
+		s.Installed(ctx, userID)
+	}
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }
@@ -51,13 +61,19 @@ func (s *Service) InstallOrCreateCapability(ctx context.Context, req *switchboar
 	if err != nil {
 		return nil, err
 	}
+	var out *switchboardv1.InstallOrCreateCapabilityResponse
 	switch req.GetAction() {
 	case "create":
-		return s.create(ctx, p.UserID, req)
+		out, err = s.create(ctx, p.UserID, req)
 	case "", "install":
-		return s.install(ctx, p.UserID, req)
+		out, err = s.install(ctx, p.UserID, req)
+	default:
+		return nil, apperr.Invalid("action %q is not one of create, install (or none for an install)", req.GetAction())
 	}
-	return nil, apperr.Invalid("action %q is not one of create, install (or none for an install)", req.GetAction())
+	if err == nil {
+		s.installed(ctx, p.UserID)
+	}
+	return out, err
 }
 
 func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.InstallOrCreateCapabilityRequest) (*switchboardv1.InstallOrCreateCapabilityResponse, error) {
@@ -289,6 +305,7 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 	if err != nil {
 		return nil, err
 	}
+	s.installed(ctx, p.UserID)
 	return &switchboardv1.UninstallCapabilityResponse{Capability: v}, nil
 }
 

@@ -117,8 +117,8 @@ func clientIP(r *http.Request) string {
 func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedure) (context.Context, error) {
 	ctx := r.Context()
 	creds := auth.CredentialsFrom(ctx)
-	if l, ok := g.classes[p.RateClass]; ok && l.OnLimit(w, r, p.RateClass+":"+clientIP(r)) {
-		return nil, apperr.RateLimited(window)
+	if err := g.Charge(w, r, p.RateClass); err != nil {
+		return nil, err
 	}
 	if p.Public && (p.AcceptKey || p.AcceptSess) {
 		// A public procedure that also names credentials (the store
@@ -138,6 +138,17 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedu
 		ctx = auth.WithPrincipal(ctx, principal)
 	}
 	return ctx, nil
+}
+
+// Charge counts one request of r's client against a rate class (none when
+// class is empty or unknown) and refuses it over the class's limit. Admit
+// charges a procedure's class; a protocol door charges the class of what the
+// body asks for (an MCP tool that runs a store agent is heavy).
+func (g *Gate) Charge(w http.ResponseWriter, r *http.Request, class string) error {
+	if l, ok := g.classes[class]; ok && l.OnLimit(w, r, class+":"+clientIP(r)) {
+		return apperr.RateLimited(window)
+	}
+	return nil
 }
 
 func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.Principal, error) {
@@ -217,11 +228,19 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 // rule, REST-shaped refusals. An unknown name is refused (fail closed).
 func (g *Gate) Procedure(name string, next http.Handler) http.Handler {
 	p, known := g.table.ByName(name)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !known {
+	if !known {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			httpapi.WriteREST(w, r, apperr.Forbidden("route %s %s has no access rule", r.Method, r.URL.Path))
-			return
-		}
+		})
+	}
+	return g.Endpoint(p, next)
+}
+
+// Endpoint admits a plain HTTP handler under an access rule of its own, for
+// the protocol doors that are not RPCs of the contract (MCP, A2A): same
+// credentials, scopes and rate classes, REST-shaped refusals.
+func (g *Gate) Endpoint(p *contract.Procedure, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, err := g.Admit(w, r, p)
 		if err != nil {
 			httpapi.WriteREST(w, r, err)

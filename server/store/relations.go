@@ -101,6 +101,7 @@ func (s *Service) InstallStoreAgent(ctx context.Context, req *switchboardv1.Inst
 	if err != nil {
 		return nil, err
 	}
+	s.installed(ctx, p.UserID)
 	return out, nil
 }
 
@@ -135,6 +136,7 @@ func (s *Service) UninstallStoreAgent(ctx context.Context, req *switchboardv1.Un
 	if err != nil {
 		return nil, err
 	}
+	s.installed(ctx, p.UserID)
 	return out, nil
 }
 

@@ -50,6 +50,16 @@ type Service struct {
 	Policy ReviewPolicy
 	// BcryptCost hashes access passwords; bcrypt.DefaultCost when zero.
 	BcryptCost int
+	// Installed, when set, is told after an account installed or
+	// uninstalled an agent (the MCP door refreshes that account's tools).
+	Installed func(ctx context.Context, userID string)
+}
+
+// installed tells Installed that userID's installed agents changed.
+func (s *Service) installed(ctx context.Context, userID string) {
+	if s.Installed != nil {
+		s.Installed(ctx, userID)
+	}
 }
 
 // maxChangelog is how many changes a listing keeps (the newest).

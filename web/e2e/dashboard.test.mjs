@@ -281,6 +281,29 @@ test("create an API key: its value is shown once, works, and is never shown agai
   assert.ok(!listed.text.includes(value), "the list never carries the key");
 });
 
+// Issue 13, item 9: Settings shows how an MCP and an A2A client connect; the
+// MCP config it shows works as written once the key is put in.
+test("Settings: connect an agent shows the MCP and A2A endpoints and a client config that works", async () => {
+  await page.goto("/#/settings");
+  const panel = page.getByRole("region", { name: "Connect an agent" });
+  await panel.waitFor({ timeout: H.deadline });
+  assert.match(await panel.textContent(), new RegExp(`${server.base}/api/a2a`));
+  const config = JSON.parse(await panel.getByLabel("MCP client config").textContent());
+  const endpoint = config.mcpServers.switchboard.url;
+  assert.equal(endpoint, `${server.base}/api/mcp`);
+  const key = await H.rest(server.base, "POST", "/api/v2/keys", { cookie: agent.cookie, body: { label: "mcp client", scopes: ["mcp", "queue"] } });
+  assert.equal(key.status, 201, key.text);
+  const res = await fetch(endpoint, {
+    method: "POST",
+    headers: { ...config.mcpServers.switchboard.headers, Authorization: `Bearer ${key.json.apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ method: "tools/list" }),
+  });
+  assert.equal(res.status, 200);
+  assert.ok((await res.json()).tools.some((t) => t.name === "queue_add"));
+  const card = await fetch(JSON.parse(await panel.getByLabel("A2A client config").textContent()).agentCard);
+  assert.equal(card.status, 200, "the agent card the config names is served");
+});
+
 test("Board: create a card with labels, due date, checklist and a contact; edit it; move it by control and by drag", async () => {
   for (const c of [
     { name: "Dana Reyes", company: "Acme", email: "dana@acme.example", tags: ["vip", "lead"] },

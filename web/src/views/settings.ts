@@ -1,5 +1,6 @@
-// Settings: the queue's auto-approve switch and the account's API keys
-// (create: the value is shown once; list; revoke).
+// Settings: the queue's auto-approve switch, the account's API keys
+// (create: the value is shown once; list; revoke) and how MCP and A2A clients
+// connect.
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
@@ -148,24 +149,7 @@ function apiKeys(): HTMLElement {
 
   const showOnce = (value: string, labelText: string) => {
     const out = h("output", { class: "secret", "aria-label": "The new API key" }, value);
-    const copy = h(
-      "button",
-      {
-        type: "button",
-        class: "secondary",
-        onclick: async () => {
-          try {
-            await navigator.clipboard.writeText(value);
-            copy.textContent = "Copied";
-          } catch {
-            // No clipboard permission: select the text for a manual copy.
-            getSelection()?.selectAllChildren(out);
-            copy.textContent = "Selected: press Ctrl+C";
-          }
-        },
-      },
-      "Copy",
-    );
+    const copy = copyButton(out, value, "Copy");
     const done = h(
       "button",
       {
@@ -235,6 +219,82 @@ function apiKeys(): HTMLElement {
   );
 }
 
+// copyButton copies value, or selects shown (where value is written) when
+// the page may not use the clipboard.
+function copyButton(shown: HTMLElement, value: string, label: string): HTMLButtonElement {
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          copy.textContent = "Copied";
+        } catch {
+          // No clipboard permission: select the text for a manual copy.
+          getSelection()?.selectAllChildren(shown);
+          copy.textContent = "Selected: press Ctrl+C";
+        }
+      },
+    },
+    label,
+  );
+  return copy;
+}
+
+// connectAgents says how an MCP client and an A2A client reach this
+// instance: the endpoints, the scopes their key needs, a client config.
+function connectAgents(): HTMLElement {
+  const origin = location.origin;
+  const block = (title: string, text: string) => {
+    const pre = h("pre", { class: "config", tabindex: "0", "aria-label": title }, text);
+    return h("div", { class: "config-block" }, pre, copyButton(pre, text, `Copy ${title.toLowerCase()}`));
+  };
+  const mcpConfig = JSON.stringify(
+    { mcpServers: { switchboard: { type: "http", url: `${origin}/api/mcp`, headers: { Authorization: "Bearer <your API key>" } } } },
+    null,
+    2,
+  );
+  const a2aConfig = JSON.stringify(
+    { agentCard: `${origin}/.well-known/agent-card.json`, url: `${origin}/api/a2a`, headers: { Authorization: "Bearer <your API key>" } },
+    null,
+    2,
+  );
+  return h(
+    "section",
+    { class: "panel connect", "aria-labelledby": "settings-connect" },
+    h("h2", { id: "settings-connect" }, "Connect an agent"),
+    h("h3", null, "MCP"),
+    h(
+      "p",
+      null,
+      "Streamable HTTP at ",
+      h("code", null, `${origin}/api/mcp`),
+      ". Give its key the ",
+      h("strong", null, "MCP"),
+      " scope and the scopes of what it may touch (Queue for queue_add, Store for the store's tools), or no scope for all. Server card: ",
+      h("code", null, `${origin}/.well-known/mcp/server-card.json`),
+      ".",
+    ),
+    block("MCP client config", mcpConfig),
+    h("h3", null, "A2A"),
+    h(
+      "p",
+      null,
+      "JSON-RPC at ",
+      h("code", null, `${origin}/api/a2a`),
+      " (v0.3, and v1.0 with the header A2A-Version: 1.0); its key needs the ",
+      h("strong", null, "A2A"),
+      " scope. Agent card: ",
+      h("code", null, `${origin}/.well-known/agent-card.json`),
+      ".",
+    ),
+    block("A2A client config", a2aConfig),
+    h("p", { class: "hint" }, "Items these agents add show where they came from: mcp:<key label> or a2a:<key label>."),
+  );
+}
+
 export function settingsView(account: { username: string; name: string } | null, logout: () => void): View {
   const el = h(
     "div",
@@ -242,6 +302,7 @@ export function settingsView(account: { username: string; name: string } | null,
     h("h1", null, "Settings"),
     autoApprove(),
     apiKeys(),
+    connectAgents(),
     h(
       "section",
       { class: "panel", "aria-labelledby": "settings-account" },

@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CardPath is where the server card is served (public).
+const CardPath = "/.well-known/mcp/server-card.json"
+
+// serverCard is the MCP server card: who this server is, where its
+// Streamable HTTP endpoint is, what it can do, and its static tools without
+// the store's two (docs/decisions.md "MCP").
+type serverCard struct {
+	Name         string         `json:"name"`
+	Title        string         `json:"title"`
+	Version      string         `json:"version"`
+	Description  string         `json:"description"`
+	Endpoint     cardEndpoint   `json:"endpoint"`
+	Auth         cardAuth       `json:"authentication"`
+	Capabilities map[string]any `json:"capabilities"`
+	Tools        []cardTool     `json:"tools"`
+	Resources    []string       `json:"resources"`
+}
+
+type cardEndpoint struct {
+	Transport string `json:"transport"`
+	URL       string `json:"url"`
+}
+
+type cardAuth struct {
+	Scheme string `json:"scheme"`
+	Header string `json:"header"`
+	Scope  string `json:"scope"`
+}
+
+type cardTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	InputSchema any    `json:"inputSchema"`
+}
+
+// CardHandler serves the server card. base is the instance's public
+// address; when empty the request's own host is used.
+func (s *Server) CardHandler(base string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		card := serverCard{
+			Name: "switchboard", Title: "Switchboard", Version: Version,
+			Description: "The operator's command center: task queue, board, contacts, settings and agent store, for AI agents.",
+			Endpoint:    cardEndpoint{Transport: "streamable-http", URL: origin(base, r) + Path},
+			Auth:        cardAuth{Scheme: "bearer", Header: "Authorization: Bearer <API key>", Scope: "mcp"},
+			Capabilities: map[string]any{
+				"tools":     map[string]bool{"listChanged": true},
+				"resources": map[string]bool{"listChanged": false},
+				"prompts":   map[string]bool{"listChanged": true},
+			},
+		}
+		for _, t := range s.CardTools() {
+			card.Tools = append(card.Tools, cardTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+		for _, res := range resources {
+			card.Resources = append(card.Resources, res.uri)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(card)
+	})
+}
+
+// CardTools are the static tools the cards list: all but the store's.
+func (s *Server) CardTools() []*sdk.Tool {
+	var out []*sdk.Tool
+	for _, t := range s.Tools() {
+		if !strings.HasPrefix(t.Name, storeToolPrefix) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// origin is base without a trailing slash, or the request's scheme and host.
+func origin(base string, r *http.Request) string {
+	if base != "" {
+		return strings.TrimRight(base, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}

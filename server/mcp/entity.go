@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"google.golang.org/protobuf/proto"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// surfaces are entity_resolve's, in document 2's order. Those whose system
+// does not exist yet answer [] (docs/decisions.md "MCP").
+var surfaces = []string{"contacts", "connections", "cards", "events", "emails", "relays", "team_members"}
+
+// match is one entity found: how well it matched, what it is, and the
+// row as the REST mirror renders it.
+type match struct {
+	Score float64         `json:"score"`
+	ID    string          `json:"id"`
+	Label string          `json:"label"`
+	Row   json.RawMessage `json:"row"`
+}
+
+type resolved struct {
+	Query   string             `json:"query"`
+	Results map[string][]match `json:"results"`
+}
+
+func resolvedSchema() *jsonschema.Schema {
+	results := map[string]*jsonschema.Schema{}
+	for _, s := range surfaces {
+		results[s] = &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{
+			Type: "object", Required: []string{"score", "id", "label", "row"},
+			Properties: map[string]*jsonschema.Schema{
+				"score": {Type: "number", Description: "1 exact, 0.8 prefix, 0.6 a word starts with it, 0.4 contains it, 0.2 matched another field"},
+				"id":    {Type: "string"}, "label": {Type: "string"},
+				"row": {Type: "object", Description: "the row as the REST API answers it"},
+			},
+		}}
+	}
+	return &jsonschema.Schema{Type: "object", Required: []string{"query", "results"}, Properties: map[string]*jsonschema.Schema{
+		"query":   {Type: "string"},
+		"results": {Type: "object", Properties: results},
+	}}
+}
+
+// score rates how label matches query (both folded): the ranking of
+// entity_resolve. A row the search found through another field (an email,
+// a description) still counts, lowest.
+func score(label, query string) float64 {
+	l, q := strings.ToLower(strings.TrimSpace(label)), strings.ToLower(strings.TrimSpace(query))
+	switch {
+	case l == q:
+		return 1
+	case strings.HasPrefix(l, q):
+		return 0.8
+	case slices.ContainsFunc(strings.Fields(l), func(w string) bool { return strings.HasPrefix(w, q) }):
+		return 0.6
+	case strings.Contains(l, q):
+		return 0.4
+	}
+	return 0.2
+}
+
+func entityTool(s *Server) *tool {
+	surfaceEnum := make([]any, len(surfaces))
+	for i, v := range surfaces {
+		surfaceEnum[i] = v
+	}
+	most := 1000
+	return &tool{
+		name: "entity_resolve", title: "Resolve an entity", readOnly: true,
+		description: "Finds what a name refers to across the operator's surfaces (contacts, cards, …), best match first. A surface the key has no scope for, or that does not exist yet, answers [].",
+		input: object([]string{"query"}, map[string]*jsonschema.Schema{
+			"query":    {Type: "string", MaxLength: &most, Description: "the name or words to resolve"},
+			"surfaces": {Type: "array", Items: &jsonschema.Schema{Type: "string", Enum: surfaceEnum}, Description: "where to look; all when absent"},
+			"limit":    limitArg("at most this many per surface", 50),
+		}),
+		outputSchema: resolvedSchema(),
+		run: func(ctx context.Context, p *auth.Principal, args json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				Query    string   `json:"query"`
+				Surfaces []string `json:"surfaces"`
+				Limit    int      `json:"limit"`
+			}](args)
+			if err != nil {
+				return nil, err
+			}
+			if strings.TrimSpace(a.Query) == "" {
+				return nil, apperr.Invalid("query must not be blank")
+			}
+			if len(a.Surfaces) == 0 {
+				a.Surfaces = surfaces
+			}
+			if a.Limit == 0 {
+				a.Limit = 50
+			}
+			out := resolved{Query: a.Query, Results: map[string][]match{}}
+			for _, surface := range surfaces {
+				out.Results[surface] = []match{}
+			}
+			may := func(procedure string) bool {
+				pr, ok := s.cfg.Table.ByName(procedure)
+				return ok && p.HasScope(pr.Scope)
+			}
+			for _, surface := range a.Surfaces {
+				var found []match
+				switch {
+				case surface == "contacts" && may(c.ContactServiceListContactsProcedure):
+					if found, err = s.resolveContacts(ctx, a.Query); err != nil {
+						return nil, err
+					}
+				case surface == "cards" && may(c.KanbanServiceListCardsProcedure):
+					res, err := call(ctx, s.cfg.Kanban.ListCards, &switchboardv1.ListCardsRequest{Search: a.Query, Limit: 100})
+					if err != nil {
+						return nil, err
+					}
+					for _, row := range res.GetCards() {
+						if found, err = appendMatch(found, row.GetId(), row.GetTitle(), a.Query, row); err != nil {
+							return nil, err
+						}
+					}
+				}
+				slices.SortStableFunc(found, func(x, y match) int { return cmp.Compare(y.Score, x.Score) })
+				if len(found) > a.Limit {
+					found = found[:a.Limit]
+				}
+				if found != nil {
+					out.Results[surface] = found
+				}
+			}
+			return out, nil
+		},
+	}
+}
+
+// appendMatch adds one found row, scored and rendered.
+func appendMatch(found []match, id, label, query string, row proto.Message) ([]match, error) {
+	b, err := render(row)
+	if err != nil {
+		return nil, err
+	}
+	return append(found, match{Score: score(label, query), ID: id, Label: label, Row: b}), nil
+}
+
+// contactPages bounds resolveContacts' scan: the contacts list's search is
+// case-sensitive, so the tool reads the list itself and matches without case.
+const contactPages = 10
+
+// resolveContacts finds contacts whose name, email or company contains query,
+// in any case, among the first contactPages pages of the list.
+func (s *Server) resolveContacts(ctx context.Context, query string) ([]match, error) {
+	q := strings.ToLower(strings.TrimSpace(query))
+	var found []match
+	for page := range int32(contactPages) {
+		res, err := call(ctx, s.cfg.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: 100, Offset: page * 100})
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range res.GetContacts() {
+			hay := strings.ToLower(row.GetName() + "\n" + row.GetEmail() + "\n" + row.GetCompany())
+			if !strings.Contains(hay, q) {
+				continue
+			}
+			if found, err = appendMatch(found, row.GetId(), row.GetName(), query, row); err != nil {
+				return nil, err
+			}
+		}
+		if len(res.GetContacts()) < 100 {
+			break
+		}
+	}
+	return found, nil
+}

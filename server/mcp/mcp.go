@@ -1,0 +1,399 @@
+// Package mcp is the Model Context Protocol door at /api/mcp, on the official
+// Go SDK: Streamable HTTP (POST, and GET for the server's own stream) plus
+// the documented bare bodies ({method, params} without jsonrpc, answered with
+// the bare result). Every tool calls the same service method as the API, with
+// the same validation, isolation, activity and events; a tool needs the
+// `mcp` scope (the gate) and the scopes of the procedures it calls.
+//
+// Each account has its own SDK server, because its tool list is its own (one
+// marketplace_{slug} tool per installed store agent): when an install changes
+// the list, the SDK tells that account's open sessions with
+// notifications/tools/list_changed.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+// Path is where the door is mounted.
+const Path = "/api/mcp"
+
+// Version is the server's version as the server card and initialize report
+// it (docs/decisions.md "MCP").
+const Version = "1.4.0"
+
+// Services are the service implementations the tools call: the same values
+// the API mounts.
+type Services struct {
+	Queue        switchboardv1connect.QueueServiceHandler
+	Contacts     switchboardv1connect.ContactServiceHandler
+	Kanban       switchboardv1connect.KanbanServiceHandler
+	Settings     switchboardv1connect.SettingsServiceHandler
+	Activity     switchboardv1connect.ActivityServiceHandler
+	Chat         switchboardv1connect.SharedChatServiceHandler
+	Store        switchboardv1connect.StoreServiceHandler
+	Review       switchboardv1connect.StoreReviewServiceHandler
+	Executions   switchboardv1connect.StoreExecutionServiceHandler
+	Capabilities switchboardv1connect.CapabilityServiceHandler
+}
+
+// Config is what the door needs.
+type Config struct {
+	Services
+	// Table gives the scopes and rate classes of the procedures tools call.
+	Table *contract.Table
+	// DB reads an account's installed store agents and packs.
+	DB     *ent.Client
+	Logger *slog.Logger
+	// BodyLimit caps a request body.
+	BodyLimit int64
+	// Charge counts a request against a rate class (the gate's Charge).
+	Charge func(w http.ResponseWriter, r *http.Request, class string) error
+	// Now is business time (the briefing's windows).
+	Now func() time.Time
+}
+
+// Server is the MCP door: an http.Handler for Path.
+type Server struct {
+	cfg      Config
+	tools    []*tool
+	byName   map[string]*tool
+	sessions *sdk.StreamableHTTPHandler
+	bare     *sdk.StreamableHTTPHandler
+
+	mu       sync.Mutex
+	accounts map[string]*account
+	briefed  map[string]time.Time // last briefing per account
+	keyOf    map[string]string    // session id → the key that opened it
+}
+
+// account is one account's SDK server and the store tools it holds now.
+type account struct {
+	server  *sdk.Server
+	mu      sync.Mutex
+	store   map[string]*tool                  // marketplace_{slug} by tool name
+	prompts map[string]*ent.CapabilityInstall // installed packs by prompt name
+}
+
+// New builds the door. Its sessions live until the client ends them or
+// Close is called.
+func New(cfg Config) (*Server, error) {
+	if cfg.Table == nil || cfg.DB == nil || cfg.Charge == nil || cfg.Now == nil {
+		return nil, errors.New("mcp: Config needs Table, DB, Charge and Now")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, accounts: map[string]*account{}, briefed: map[string]time.Time{}, keyOf: map[string]string{}}
+	s.tools = staticTools(s)
+	s.byName = map[string]*tool{}
+	for _, t := range s.tools {
+		if err := t.bind(cfg.Table); err != nil {
+			return nil, err
+		}
+		s.byName[t.name] = t
+	}
+	opts := &sdk.StreamableHTTPOptions{
+		Logger:              cfg.Logger,
+		MaxRequestBodyBytes: cfg.BodyLimit,
+		// The SDK's DNS-rebinding check (a loopback listener refuses a
+		// request whose Host is not loopback) stays on.
+	}
+	s.sessions = sdk.NewStreamableHTTPHandler(s.serverFor, opts)
+	bare := *opts
+	bare.Stateless, bare.JSONResponse = true, true
+	s.bare = sdk.NewStreamableHTTPHandler(s.serverFor, &bare)
+	return s, nil
+}
+
+// Tools is the static tool list (name, description, input schema), for the
+// server card and the A2A agent card.
+func (s *Server) Tools() []*sdk.Tool {
+	out := make([]*sdk.Tool, 0, len(s.tools))
+	for _, t := range s.tools {
+		out = append(out, t.sdkTool())
+	}
+	return out
+}
+
+// principalKey is where the admitted caller travels through the SDK, which
+// detaches a session's handlers from the HTTP request's context but hands
+// each call the token info of the request that carried it.
+const principalKey = "principal"
+
+// ServeHTTP serves Path. The gate has admitted the caller (an API key with
+// the mcp scope).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p, err := auth.RequirePrincipal(r.Context())
+	if err != nil {
+		httpapi.WriteREST(w, r, err)
+		return
+	}
+	if r.Method == http.MethodPost {
+		body, err := s.readBody(r)
+		if err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		if err := s.chargeCalls(w, r, body); err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		if isBare(body) {
+			s.serveBare(w, r, body)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	withCaller(p, s.sessions).ServeHTTP(&sessionWriter{ResponseWriter: w, opened: func(id string) {
+		s.mu.Lock()
+		s.keyOf[id] = p.KeyID
+		s.mu.Unlock()
+	}}, r)
+}
+
+// EndStreams closes the sessions opened with credentials that stopped
+// admitting their holder (a deleted or deactivated key), ending their streams.
+func (s *Server) EndStreams(creds ...auth.Credential) {
+	ended := map[string]bool{}
+	for _, c := range creds {
+		if c.KeyID != "" {
+			ended[c.KeyID] = true
+		}
+	}
+	s.mu.Lock()
+	servers := make([]*sdk.Server, 0, len(s.accounts))
+	for _, a := range s.accounts {
+		servers = append(servers, a.server)
+	}
+	closing := map[string]bool{}
+	for id, key := range s.keyOf {
+		if ended[key] {
+			closing[id] = true
+			delete(s.keyOf, id)
+		}
+	}
+	s.mu.Unlock()
+	if len(closing) == 0 {
+		return
+	}
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			if closing[ss.ID()] {
+				_ = ss.Close()
+			}
+		}
+	}
+}
+
+// sessionWriter notes the session id the SDK hands out with a new session.
+type sessionWriter struct {
+	http.ResponseWriter
+	opened func(id string)
+	seen   bool
+}
+
+func (w *sessionWriter) WriteHeader(code int) {
+	w.note()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionWriter) Write(b []byte) (int, error) {
+	w.note()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *sessionWriter) note() {
+	if !w.seen {
+		w.seen = true
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			w.opened(id)
+		}
+	}
+}
+
+// Flush keeps the SDK's event stream flowing through the wrapper.
+func (w *sessionWriter) Flush() {
+	w.note()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withCaller hands the admitted caller to the SDK as its token info. The SDK
+// binds a session to the TokenInfo's UserID (here the key), so no other key
+// can use a session id it learns.
+func withCaller(p *auth.Principal, next http.Handler) http.Handler {
+	info := &sdkauth.TokenInfo{UserID: p.KeyID, Scopes: p.Scopes, Extra: map[string]any{principalKey: p}}
+	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) {
+		return info, nil
+	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+}
+
+// readBody reads a POST body whole: the door checks it is text (valid
+// UTF-8; a NUL inside a JSON string is refused by the tools' own check) and
+// looks at which tools it calls before the SDK decodes it.
+func (s *Server) readBody(r *http.Request) ([]byte, error) {
+	limit := s.cfg.BodyLimit
+	if limit <= 0 {
+		limit = httpapi.DefaultBodyLimit
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, apperr.Invalid("the request body could not be read")
+	}
+	if int64(len(body)) > limit {
+		return nil, apperr.TooLarge("request body exceeds %d bytes", limit)
+	}
+	if !utf8.Valid(body) {
+		return nil, apperr.Invalid("body is not valid UTF-8 text")
+	}
+	return body, nil
+}
+
+// serverFor is the SDK server of the request's account.
+func (s *Server) serverFor(r *http.Request) *sdk.Server {
+	p, ok := auth.PrincipalFrom(r.Context())
+	if !ok {
+		return nil
+	}
+	a, err := s.account(r.Context(), p.UserID)
+	if err != nil {
+		s.cfg.Logger.ErrorContext(r.Context(), "mcp: load account tools", "err", err)
+		return nil
+	}
+	return a.server
+}
+
+func (s *Server) account(ctx context.Context, userID string) (*account, error) {
+	s.mu.Lock()
+	a, ok := s.accounts[userID]
+	s.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	// Built and filled outside the lock, published once complete; a
+	// concurrent first request may build one too, and the first published wins.
+	a = &account{store: map[string]*tool{}, prompts: map[string]*ent.CapabilityInstall{}}
+	a.server = sdk.NewServer(&sdk.Implementation{Name: "switchboard", Title: "Switchboard", Version: Version},
+		&sdk.ServerOptions{
+			Instructions: "Switchboard is the operator's command center: their task queue, board, contacts, " +
+				"settings and agent store. Items you add wait for the operator's approval.",
+			Logger: s.cfg.Logger,
+		})
+	for _, t := range s.tools {
+		sdk.AddTool(a.server, t.sdkTool(), t.handler(s))
+	}
+	addResources(s, a.server)
+	if err := s.syncAccount(ctx, a, userID); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.accounts[userID]; ok {
+		return prev, nil
+	}
+	s.accounts[userID] = a
+	return a, nil
+}
+
+// Changed is told that an account's installed store agents or packs changed
+// (an install or an uninstall); its open sessions learn of their new tool
+// and prompt lists.
+func (s *Server) Changed(ctx context.Context, userID string) {
+	s.mu.Lock()
+	a, ok := s.accounts[userID]
+	s.mu.Unlock()
+	if !ok {
+		return // no session has seen this account's list yet
+	}
+	if err := s.syncAccount(ctx, a, userID); err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "mcp: refresh account tools", "err", err)
+	}
+}
+
+// isBare reports whether a body is the documented bare form: a JSON object
+// without "jsonrpc".
+func isBare(body []byte) bool {
+	var probe struct {
+		JSONRPC *json.RawMessage `json:"jsonrpc"`
+		Method  *string          `json:"method"`
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return false
+	}
+	return json.Unmarshal(trimmed, &probe) == nil && probe.JSONRPC == nil
+}
+
+// chargeCalls applies the rate class of each tool a body calls: a store
+// agent's run is heavy, an unlock counts as a login attempt.
+func (s *Server) chargeCalls(w http.ResponseWriter, r *http.Request, body []byte) error {
+	for _, name := range calledTools(body) {
+		class := ""
+		if t, ok := s.byName[name]; ok {
+			class = t.class
+		} else if strings.HasPrefix(name, storeToolPrefix) {
+			class = "heavy"
+		}
+		if class == "" {
+			continue
+		}
+		if err := s.cfg.Charge(w, r, class); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// calledTools names the tool of each tools/call message in a body (a single
+// message or a batch), once per call.
+func calledTools(body []byte) []string {
+	type call struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	var one call
+	var many []call
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		if json.Unmarshal(trimmed, &many) != nil {
+			return nil
+		}
+	case json.Unmarshal(trimmed, &one) == nil:
+		many = []call{one}
+	}
+	var names []string
+	for _, c := range many {
+		if c.Method == "tools/call" && c.Params.Name != "" {
+			names = append(names, c.Params.Name)
+		}
+	}
+	return names
+}

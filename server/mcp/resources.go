@@ -1,0 +1,198 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+// resources are the four switchboard:// resources, each read as the tool
+// named beside it reads (same scopes, same answer).
+var resources = []struct{ uri, name, title, description, tool string }{
+	{"switchboard://briefing", "briefing", "Briefing", "What needs the operator now: approvals, urgent and running items, cards due within 48 hours, new chat.", "briefing_get"},
+	{"switchboard://queue", "queue", "Queue", "The operator's queue, urgent first.", "queue_list"},
+	{"switchboard://board", "board", "Board", "The operator's board cards.", "cards_list"},
+	{"switchboard://contacts", "contacts", "Contacts", "The operator's contacts.", "contacts_list"},
+}
+
+func addResources(s *Server, srv *sdk.Server) {
+	for _, r := range resources {
+		t := s.byName[r.tool]
+		uri := r.uri
+		srv.AddResource(&sdk.Resource{URI: r.uri, Name: r.name, Title: r.title, Description: r.description, MIMEType: "application/json"},
+			func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+				p, err := callerOf(req.Extra)
+				if err != nil {
+					return nil, err
+				}
+				for _, scope := range t.scopes {
+					if !p.HasScope(scope) {
+						return nil, fmt.Errorf("API key lacks the %q scope, which %s needs", scope, uri)
+					}
+				}
+				out, err := t.run(auth.WithPrincipal(ctx, p), p, nil)
+				if err != nil {
+					return nil, refusal(ctx, err)
+				}
+				b, err := render(out)
+				if err != nil {
+					return nil, refusal(ctx, err)
+				}
+				return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+			})
+	}
+}
+
+// briefing is briefing_get's answer: counts first, then the items, each as
+// the REST mirror renders it.
+type briefing struct {
+	GeneratedAt      time.Time         `json:"generatedAt"`
+	Counts           briefingCounts    `json:"counts"`
+	AwaitingApproval []json.RawMessage `json:"awaitingApproval"`
+	Urgent           []json.RawMessage `json:"urgent"`
+	InProgress       []json.RawMessage `json:"inProgress"`
+	CardsDueSoon     []json.RawMessage `json:"cardsDueSoon"`
+	NewChat          []json.RawMessage `json:"newChat"`
+}
+
+type briefingCounts struct {
+	AwaitingApproval int `json:"awaitingApproval"`
+	Urgent           int `json:"urgent"`
+	InProgress       int `json:"inProgress"`
+	CardsDueSoon     int `json:"cardsDueSoon"`
+	NewChat          int `json:"newChat"`
+}
+
+func briefingSchema() *jsonschema.Schema {
+	defs := map[string]*jsonschema.Schema{}
+	list := func(md protoreflect.MessageDescriptor) *jsonschema.Schema {
+		return &jsonschema.Schema{Type: "array", Items: messageRef(md, defs)}
+	}
+	item := (&switchboardv1.QueueItem{}).ProtoReflect().Descriptor()
+	count := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "integer"} }
+	s := &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"generatedAt": {Type: "string"},
+			"counts": {Type: "object", Properties: map[string]*jsonschema.Schema{
+				"awaitingApproval": count(), "urgent": count(), "inProgress": count(), "cardsDueSoon": count(), "newChat": count(),
+			}},
+			"awaitingApproval": list(item),
+			"urgent":           list(item),
+			"inProgress":       list(item),
+			"cardsDueSoon":     list((&switchboardv1.KanbanCard{}).ProtoReflect().Descriptor()),
+			"newChat":          list((&switchboardv1.ChatMessage{}).ProtoReflect().Descriptor()),
+		},
+	}
+	s.Defs = defs
+	return s
+}
+
+// briefingTool is briefing_get. Chat counts as new since the caller's
+// previous briefing from this process, at most the last 24 hours
+// (docs/decisions.md "MCP").
+func briefingTool(s *Server) *tool {
+	return &tool{
+		name: "briefing_get", title: "Get the briefing", readOnly: true,
+		description: "What needs the operator now: items awaiting approval, urgent and in-progress items, cards due within 48 hours and chat since the last briefing; counts first, then the items.",
+		calls: []string{c.QueueServiceListQueueItemsProcedure, c.KanbanServiceListCardsProcedure,
+			c.SharedChatServiceListMessagesProcedure},
+		input:        object(nil, nil),
+		outputSchema: briefingSchema(),
+		run: func(ctx context.Context, p *auth.Principal, _ json.RawMessage) (any, error) {
+			return s.briefing(ctx, p)
+		},
+	}
+}
+
+func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, error) {
+	sv := s.cfg.Services
+	now := s.cfg.Now()
+	b := &briefing{GeneratedAt: now}
+	items := func(status, priority string) ([]json.RawMessage, error) {
+		res, err := call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Status: status, Priority: priority, Limit: 100})
+		if err != nil {
+			return nil, err
+		}
+		return renderAll(res.GetData().GetItems(), nil)
+	}
+	var err error
+	if b.AwaitingApproval, err = items("pending_confirmation", ""); err != nil {
+		return nil, err
+	}
+	if b.InProgress, err = items("in_progress", ""); err != nil {
+		return nil, err
+	}
+	urgent, err := call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Priority: "urgent", Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	if b.Urgent, err = renderAll(urgent.GetData().GetItems(), func(it *switchboardv1.QueueItem) bool {
+		return it.GetStatus() != "done_today"
+	}); err != nil {
+		return nil, err
+	}
+	cards, err := call(ctx, sv.Kanban.ListCards, &switchboardv1.ListCardsRequest{Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	soon := now.Add(48 * time.Hour)
+	if b.CardsDueSoon, err = renderAll(cards.GetCards(), func(k *switchboardv1.KanbanCard) bool {
+		return k.DueDate != nil && !k.GetDueDate().AsTime().After(soon) && k.GetStatus() != "completed"
+	}); err != nil {
+		return nil, err
+	}
+	since := s.lastBriefing(p.UserID, now)
+	chat, err := call(ctx, sv.Chat.ListMessages, &switchboardv1.ListMessagesRequest{Limit: 50})
+	if err != nil {
+		return nil, err
+	}
+	if b.NewChat, err = renderAll(chat.GetMessages(), func(m *switchboardv1.ChatMessage) bool {
+		return m.GetCreatedAt().AsTime().After(since)
+	}); err != nil {
+		return nil, err
+	}
+	b.Counts = briefingCounts{len(b.AwaitingApproval), len(b.Urgent), len(b.InProgress), len(b.CardsDueSoon), len(b.NewChat)}
+	return b, nil
+}
+
+// lastBriefing records a briefing now and answers when the previous one
+// was, at most 24 hours back.
+func (s *Server) lastBriefing(userID string, now time.Time) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	since := now.Add(-24 * time.Hour)
+	if t, ok := s.briefed[userID]; ok && t.After(since) {
+		since = t
+	}
+	s.briefed[userID] = now
+	return since
+}
+
+// renderAll renders the messages keep keeps (all when nil), as the REST
+// mirror would, for answers that hold lists of them.
+func renderAll[M proto.Message](ms []M, keep func(M) bool) ([]json.RawMessage, error) {
+	out := []json.RawMessage{}
+	for _, m := range ms {
+		if keep != nil && !keep(m) {
+			continue
+		}
+		b, err := httpapi.AppendREST(nil, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}

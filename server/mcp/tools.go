@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/input"
+)
+
+// tool is one MCP tool over the services.
+type tool struct {
+	name, title, description string
+	// calls are the procedures the tool calls: it needs their scopes, and
+	// counts in the heaviest of their rate classes.
+	calls []string
+	input *jsonschema.Schema
+	// output is the message the tool answers (structuredContent is its REST
+	// rendering), or outputSchema for an answer of the door's own.
+	output       protoreflect.MessageDescriptor
+	outputSchema *jsonschema.Schema
+	readOnly     bool
+	run          func(ctx context.Context, p *auth.Principal, args json.RawMessage) (any, error)
+
+	scopes []string
+	class  string
+}
+
+// classWeight orders rate classes: a tool counts in its heaviest call's.
+var classWeight = map[string]int{"": 0, "federation": 1, "auth": 2, "heavy": 3}
+
+// bind reads the scopes and rate class of the tool's calls from the contract.
+func (t *tool) bind(table *contract.Table) error {
+	for _, name := range t.calls {
+		p, ok := table.ByName(name)
+		if !ok {
+			return fmt.Errorf("mcp: tool %s calls %s, which the contract does not have", t.name, name)
+		}
+		if p.Scope != "" && !slices.Contains(t.scopes, p.Scope) {
+			t.scopes = append(t.scopes, p.Scope)
+		}
+		if classWeight[p.RateClass] > classWeight[t.class] {
+			t.class = p.RateClass
+		}
+	}
+	return nil
+}
+
+func (t *tool) sdkTool() *sdk.Tool {
+	out := t.outputSchema
+	if t.output != nil {
+		out = outputSchema(t.output)
+	}
+	st := &sdk.Tool{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input, OutputSchema: out}
+	if t.readOnly {
+		st.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	}
+	return st
+}
+
+// handler runs the tool for the caller of the request that carries the call.
+// A refusal of the domain (an illegal move, an unknown id, a missing scope)
+// is an isError result with the reason, as the API would answer it.
+func (t *tool) handler(s *Server) sdk.ToolHandlerFor[json.RawMessage, json.RawMessage] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, json.RawMessage, error) {
+		p, err := callerOf(req.Extra)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, scope := range t.scopes {
+			if !p.HasScope(scope) {
+				return nil, nil, fmt.Errorf("API key lacks the %q scope, which %s needs", scope, t.name)
+			}
+		}
+		out, err := t.run(auth.WithPrincipal(ctx, p), p, args)
+		if err != nil {
+			return nil, nil, refusal(ctx, err)
+		}
+		b, err := render(out)
+		if err != nil {
+			return nil, nil, refusal(ctx, apperr.Internal(err))
+		}
+		return nil, b, nil
+	}
+}
+
+// callerOf is the principal the door handed the SDK with the request.
+func callerOf(extra *sdk.RequestExtra) (*auth.Principal, error) {
+	if extra != nil && extra.TokenInfo != nil {
+		if p, ok := extra.TokenInfo.Extra[principalKey].(*auth.Principal); ok {
+			return p, nil
+		}
+	}
+	return nil, errors.New("no caller: the request carried no API key")
+}
+
+// refusal is the text of an isError result: the API's message, never an
+// internal cause (which is logged instead).
+func refusal(ctx context.Context, err error) error {
+	return errors.New(httpapi.Report(ctx, err).Message)
+}
+
+// render is a tool's structuredContent: a message as the REST mirror writes
+// it, anything else as JSON.
+func render(out any) (json.RawMessage, error) {
+	if m, ok := out.(proto.Message); ok {
+		return httpapi.AppendREST(nil, m)
+	}
+	return json.Marshal(out)
+}
+
+// decode reads a tool's arguments (already checked against its input
+// schema by the SDK) into T.
+func decode[T any](args json.RawMessage) (T, error) {
+	var v T
+	if len(args) == 0 {
+		return v, nil
+	}
+	if err := json.Unmarshal(args, &v); err != nil {
+		return v, apperr.Invalid("arguments: %s", err)
+	}
+	return v, nil
+}
+
+// call checks a request as the API's boundary does (text, limits,
+// vocabularies) and runs the service method.
+func call[Req proto.Message, Resp any](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
+	if err := input.Check(req); err != nil {
+		var zero Resp
+		return zero, err
+	}
+	return fn(ctx, req)
+}
