@@ -831,7 +831,7 @@ test("Store: a delivered result waits in \"Waiting for your review\"; Confirm th
   const { executionId } = await deliveredReview("Scout the wind market");
   await page.goto("/#/store");
   const reviews = page.getByRole("region", { name: "Waiting for your review" });
-  const row = reviews.locator(`.review-row[data-execution-id="${executionId}"]`);
+  const row = reviews.locator(`.store-review-row[data-execution-id="${executionId}"]`);
   await row.waitFor({ timeout: H.deadline });
   assert.match(await row.textContent(), /Research Scout/);
   assert.match(await row.textContent(), /Result for Scout the wind market/);
@@ -846,7 +846,7 @@ test("Store: a delivered result waits in \"Waiting for your review\"; Confirm th
   await row.getByLabel("Feedback (optional)").fill("Good enough");
   await row.getByRole("button", { name: "Confirm result" }).click();
   await page.locator("#toast", { hasText: "Result confirmed." }).waitFor({ timeout: H.deadline });
-  await reviews.locator(`.review-row[data-execution-id="${executionId}"]`).waitFor({ state: "detached", timeout: H.deadline });
+  await reviews.locator(`.store-review-row[data-execution-id="${executionId}"]`).waitFor({ state: "detached", timeout: H.deadline });
   const listed = await api("GET", "/api/marketplace/executions?reviewStatus=confirmed");
   const done = listed.json.executions.find((x) => x.execution.executionId === executionId);
   assert.equal(done?.execution.rating, 4, listed.text);

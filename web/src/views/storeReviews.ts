@@ -50,8 +50,8 @@ function reviewRow(x: ListedStoreExecution, reviewed: () => void): HTMLElement {
   }
   return h(
     "li",
-    { class: "review-row", "data-execution-id": ex.executionId },
-    h("span", { class: "review-name" }, x.agentName),
+    { class: "store-review-row", "data-execution-id": ex.executionId },
+    h("span", { class: "store-review-name" }, x.agentName),
     h("p", { class: "review-input" }, headline(ex.input)),
     ex.output && h("pre", { class: "output" }, ex.output),
     h("div", { class: "review-sub muted" }, "Delivered ", timeOf(ex.finishedAt ?? ex.createdAt)),
@@ -75,7 +75,7 @@ export function reviewsSection(): HTMLElement {
       }
       if (res.executions.length === 0) return emptyState("Nothing waits for your review.");
       return [
-        h("ul", { class: "review-list" }, res.executions.map((x) => reviewRow(x, () => void load()))),
+        h("ul", { class: "store-review-list" }, res.executions.map((x) => reviewRow(x, () => void load()))),
         p &&
           pager({ offset: p.offset, limit: p.limit, total: p.total, hasMore: p.hasMore }, (o) => {
             offset = o;
