@@ -62,5 +62,15 @@ func storeExecutionFixtures() []fixture {
 		single("GetStoreCallbackResponse", "sparse", &switchboardv1.GetStoreCallbackResponse{
 			ExecutionId: "ckx3a0a1b0000qzrmsexec02", Status: "running",
 		}),
+		single("ListStoreExecutionsResponse", "full", &switchboardv1.ListStoreExecutionsResponse{
+			Executions: []*switchboardv1.ListedStoreExecution{
+				{Execution: fullExecution(), AgentName: "Research Scout"},
+				{Execution: sparseExecution(), AgentName: "Chart Maker"},
+			},
+			Pagination: &switchboardv1.Pagination{Total: 7, Limit: 2, Offset: 2, HasMore: true},
+		}),
+		single("ListStoreExecutionsResponse", "sparse", &switchboardv1.ListStoreExecutionsResponse{
+			Executions: []*switchboardv1.ListedStoreExecution{}, Pagination: &switchboardv1.Pagination{Limit: 50},
+		}),
 	}
 }

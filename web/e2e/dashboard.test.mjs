@@ -715,47 +715,86 @@ async function loopbackAgent() {
   return { url: `http://127.0.0.1:${srv.address().port}/`, got, close: () => new Promise((r) => srv.close(r)) };
 }
 
-// A real delivered execution: dora lists the loopback agent, ann (the
-// operator, through her agent's key) runs it, and its result reaches her
-// queue as a done item carrying the review widget.
+// dora is a second account (signed up over REST) with a store key; she
+// lists the loopback agent "Research Scout" (free) that the review tests run.
 let scout;
+let doraAccount;
 after(() => scout?.server.close());
-async function deliveredReview(input) {
-  if (!scout) {
-    const agentServer = await loopbackAgent();
-    const dora = { username: "dora", email: "dora@example.com", password: "correct horse battery", name: "Dora Developer" };
-    const signup = await H.rest(server.base, "POST", "/api/signup", { body: dora });
+async function dora() {
+  if (!doraAccount) {
+    const who = { username: "dora", email: "dora@example.com", password: "correct horse battery", name: "Dora Developer" };
+    const signup = await H.rest(server.base, "POST", "/api/signup", { body: who });
     assert.equal(signup.status, 201, signup.text);
-    const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: dora.username, password: dora.password } });
+    const login = await H.rest(server.base, "POST", "/api/auth/login", { body: { username: who.username, password: who.password } });
     const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
     assert.equal(login.status, 200, login.text);
     const key = await H.rest(server.base, "POST", "/api/v2/keys", { cookie, body: { label: "dora agent", scopes: ["store"] } });
     assert.equal(key.status, 201, key.text);
-    const listing = await H.rest(server.base, "POST", "/api/marketplace", {
-      key: key.json.apiKey,
-      body: { name: "Research Scout", endpointUrl: agentServer.url, pricingModel: "free" },
-    });
+    doraAccount = { key: key.json.apiKey, api: (method, path, body) => H.rest(server.base, method, path, { key: key.json.apiKey, body }) };
+  }
+  if (!scout) {
+    const agentServer = await loopbackAgent();
+    const listing = await doraAccount.api("POST", "/api/marketplace", { name: "Research Scout", endpointUrl: agentServer.url, pricingModel: "free" });
     assert.equal(listing.status, 201, listing.text);
     scout = { id: listing.json.agent.id, server: agentServer };
   }
-  const ran = await api("POST", `/api/marketplace/${scout.id}/execute`, { input });
-  assert.ok(ran.status === 200 || ran.status === 201, ran.text);
-  const executionId = ran.json.executionId;
-  const found = await H.until(async () => {
+  return doraAccount;
+}
+
+// The queue item that delivered an execution's result with its review widget.
+async function deliveredItem(executionId) {
+  return H.until(async () => {
     const res = await api("GET", "/api/v2/queue?limit=100");
     const meta = (i) => (typeof i.metadata === "string" ? JSON.parse(i.metadata) : i.metadata ?? {});
     return res.json.data.items.find((i) => meta(i).executionId === executionId && meta(i).widgets);
   }, "the delivered item with its review widget");
-  return { executionId, item: found };
 }
 
-test("a delivered store result: confirm the review from the Queue widget, with a rating", async () => {
-  const { item: it, executionId } = await deliveredReview("Scout the battery market");
-  await page.goto("/#/queue");
+// A real delivered execution over the API: ann (the operator, through her
+// agent's key) runs dora's Research Scout, and its result reaches her queue
+// as a done item carrying the review widget.
+async function deliveredReview(input) {
+  await dora();
+  const ran = await api("POST", `/api/marketplace/${scout.id}/execute`, { input });
+  assert.ok(ran.status === 200 || ran.status === 201, ran.text);
+  const executionId = ran.json.executionId;
+  return { executionId, item: await deliveredItem(executionId) };
+}
+
+// Issue 12, acceptance: one continuous flow in the browser. Dora lists a free
+// agent served on loopback; the operator finds it in the Store by search,
+// opens it, installs it, runs it with a task, sees the result, goes to the
+// Queue and confirms the review from the widget with a rating.
+test("browse → install → execute a loopback agent → confirm the review from the Queue widget, with a rating", async () => {
+  await dora();
+  await page.goto("/#/store");
+  await page.getByRole("heading", { name: "Store", level: 1 }).waitFor({ timeout: H.deadline });
+  await page.getByLabel("Search", { exact: true }).fill("scout");
+  // The listings' rows (the capability packs below are rows too).
+  const rows = page.locator(".store-row:not(.pack)");
+  await H.until(async () => (await rows.count()) === 1 && (await rows.first().getAttribute("data-id")) === scout.id, "search finds Research Scout");
+  await page.getByRole("link", { name: "Research Scout" }).click();
+  const detail = page.locator(".store-detail");
+  await detail.getByRole("heading", { name: "Research Scout" }).waitFor({ timeout: H.deadline });
+  await detail.getByRole("button", { name: "Install", exact: true }).click();
+  await detail.getByLabel("Task for the agent").fill("Scout the battery market");
+  await detail.getByRole("button", { name: "Run", exact: true }).click();
+  const result = detail.getByRole("region", { name: "Result" });
+  await result.getByText("Result for Scout the battery market").waitFor({ timeout: H.deadline });
+  assert.match(await result.textContent(), /Completed/);
+  const executionId = await result.getAttribute("data-execution-id");
+  assert.equal(scout.server.got.at(-1), "Scout the battery market");
+  const it = await deliveredItem(executionId);
+
+  await page.locator('nav.tabs a[data-tab="queue"]').click();
+  await page.getByRole("heading", { name: "Queue", level: 1 }).waitFor({ timeout: H.deadline });
   const row = item(it.id);
   const widget = row.locator("section.widget");
   await widget.getByRole("heading", { name: "Review the result of Research Scout" }).waitFor({ timeout: H.deadline });
   await widget.getByText("Confirm or deny within 48 hours").waitFor();
+  // A done item has no legal move: the Queue offers none (server/queue/rules.go).
+  assert.equal(it.status, "done_today");
+  assert.equal(await row.getByLabel("Move to").count(), 0, "a done item offers no move");
   await widget.getByRole("button", { name: `Confirm: ${it.title}` }).click();
   await widget.getByLabel("Rating (optional)").selectOption("5");
   await widget.getByLabel("Feedback (optional)").fill("Three good sources");
@@ -771,6 +810,11 @@ test("a delivered store result: confirm the review from the Queue widget, with a
   assert.equal(await widget.getByRole("button", { name: `Confirm: ${it.title}` }).count(), 0);
   const seen = await page.evaluate(() => window.__refreshes);
   assert.ok(seen.includes("queue") && seen.includes("now"), `refresh events: ${seen}`);
+  // The rating reached the execution and the listing.
+  const listed = await api("GET", `/api/marketplace/executions?agentId=${scout.id}&reviewStatus=confirmed`);
+  assert.equal(listed.status, 200, listed.text);
+  const mine = listed.json.executions.find((x) => x.execution.executionId === executionId);
+  assert.equal(mine?.execution.rating, 5, listed.text);
   // Confirming twice is refused by the server, which says why.
   const again = await api("POST", "/api/marketplace/lifecycle", { action: "confirm", executionId });
   assert.ok(again.status >= 400, again.text);
@@ -801,6 +845,137 @@ test("a delivered store result: deny with a reason and a category requeues the t
   // The requeued execution runs: the agent is called with the same task again.
   await H.until(() => scout.server.got.length > calls, "the requeued task reaches the agent");
   assert.equal(scout.server.got.at(-1), "Scout the solar market");
+});
+
+// Issue 12, item 5: the Store tab's "Waiting for your review" lists the
+// operator's delivered executions (ListStoreExecutions, pending_review) with
+// the Queue widget's confirm and deny forms; a decided one leaves the list.
+test("Store: a delivered result waits in \"Waiting for your review\"; Confirm there removes it from the list", async () => {
+  const { executionId } = await deliveredReview("Scout the wind market");
+  await page.goto("/#/store");
+  const reviews = page.getByRole("region", { name: "Waiting for your review" });
+  const row = reviews.locator(`.store-review-row[data-execution-id="${executionId}"]`);
+  await row.waitFor({ timeout: H.deadline });
+  assert.match(await row.textContent(), /Research Scout/);
+  assert.match(await row.textContent(), /Result for Scout the wind market/);
+  const subject = "Research Scout: Scout the wind market";
+  // Deny's reason is required here too: the same form as the widget's.
+  await row.getByRole("button", { name: `Deny: ${subject}` }).click();
+  await row.getByRole("button", { name: "Deny and requeue" }).click();
+  await row.getByRole("alert").filter({ hasText: "Say why the result is denied." }).waitFor({ timeout: H.deadline });
+  await row.getByRole("button", { name: `Confirm: ${subject}` }).click();
+  assert.equal(await row.getByRole("button", { name: "Deny and requeue" }).count(), 0, "one form at a time");
+  await row.getByLabel("Rating (optional)").selectOption("4");
+  await row.getByLabel("Feedback (optional)").fill("Good enough");
+  await row.getByRole("button", { name: "Confirm result" }).click();
+  await page.locator("#toast", { hasText: "Result confirmed." }).waitFor({ timeout: H.deadline });
+  await reviews.locator(`.store-review-row[data-execution-id="${executionId}"]`).waitFor({ state: "detached", timeout: H.deadline });
+  const listed = await api("GET", "/api/marketplace/executions?reviewStatus=confirmed");
+  const done = listed.json.executions.find((x) => x.execution.executionId === executionId);
+  assert.equal(done?.execution.rating, 4, listed.text);
+  assert.equal(done?.execution.feedback, "Good enough");
+});
+
+// Issue 12, item 5: earnings per listing. The operator offers a per_task
+// listing; dora runs it (the ledger's default method holds the price) and
+// confirms (the hold is captured); the Earnings region shows the listing's
+// row as GetStoreEarnings answers it.
+test("Store: My listings shows the earnings of each paid listing", async () => {
+  const d = await dora();
+  const agentServer = await loopbackAgent();
+  try {
+    const created = await api("POST", "/api/marketplace", {
+      name: "Paid Summariser", description: "Four dollars a summary.", category: "writing",
+      endpointUrl: agentServer.url, pricingModel: "per_task", pricePerTask: 4, currency: "USD",
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.agent.id;
+    const ran = await d.api("POST", `/api/marketplace/${id}/execute`, { input: "the annual report" });
+    assert.equal(ran.status, 200, ran.text);
+    assert.equal(ran.json.paymentHoldStatus, "held", ran.text);
+    const confirmed = await d.api("POST", "/api/marketplace/lifecycle", { action: "confirm", executionId: ran.json.executionId });
+    assert.equal(confirmed.status, 200, confirmed.text);
+    const earned = await api("GET", "/api/marketplace/earnings");
+    assert.equal(earned.status, 200, earned.text);
+    const want = earned.json.agents.find((a) => a.agentId === id);
+    assert.ok(want && want.paidExecutionCount === 1 && want.gross === 4, earned.text);
+
+    await page.goto("/#/store?mine=1");
+    const earnings = page.getByRole("region", { name: "Earnings" });
+    const row = earnings.locator(`table.earnings-agents tr[data-id="${id}"]`);
+    await row.waitFor({ timeout: H.deadline });
+    const cells = await row.locator("th, td").allTextContents();
+    const usd = (n) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(n);
+    assert.deepEqual(cells, ["Paid Summariser", "1", usd(want.gross), usd(want.platformFee), usd(want.developerPayout), usd(want.pendingPayout)]);
+    assert.equal(want.developerPayout + want.platformFee, 4);
+    await earnings.getByText(/earned from 1 paid task/).waitFor({ timeout: H.deadline });
+  } finally {
+    await agentServer.close();
+  }
+});
+
+// Issue 12, item 5: the payment prompt of a quote, stored in an item's or a
+// message's metadata (executionId, agentId, widgets: the execute answer's
+// widget), renders in Queue and Chat and acts through DecideStoreQuote. The
+// engine answers the widget to the caller and stores no item itself, so the
+// item and the message are made over REST around real quoted executions.
+test("a payment_prompt widget renders in Queue and Chat; Approve and Decline act through DecideStoreQuote", async () => {
+  const agentServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const task = JSON.parse(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(task.quoteApproved ? { output: `Priced report on ${task.task}` } : { price_quote: { amount: 7, currency: "USD", breakdown: "2 sources at 3.50" } }));
+    });
+  });
+  await new Promise((done) => agentServer.listen(0, "127.0.0.1", done));
+  try {
+    const created = await api("POST", "/api/marketplace", {
+      name: "Pricing Analyst", category: "research", endpointUrl: `http://127.0.0.1:${agentServer.address().port}/run`,
+      inputFormat: "json", authMethod: "none", pricingModel: "dynamic", pricingConfig: { model: "dynamic", dynamicConfig: { estimateRange: [1, 20] } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.agent.id;
+    const quoted = async (input) => {
+      const ran = await api("POST", `/api/marketplace/${id}/execute`, { input });
+      assert.equal(ran.status, 200, ran.text);
+      assert.equal(ran.json.pricingPhase, "quoted", ran.text);
+      assert.equal(ran.json.widget.type, "payment_prompt", ran.text);
+      return ran.json;
+    };
+    const status = async (executionId) =>
+      (await api("GET", `/api/marketplace/executions?agentId=${id}`)).json.executions.find((x) => x.execution.executionId === executionId)?.execution.status;
+
+    // Queue: Approve runs the task.
+    const first = await quoted("wind");
+    const it = await createItem("Approve the price of the wind report", {
+      metadata: JSON.stringify({ executionId: first.executionId, agentId: id, widgets: [first.widget] }),
+    });
+    await page.goto("/#/queue");
+    const widget = item(it.id).locator('section.widget[data-type="payment_prompt"]');
+    await widget.getByRole("heading", { name: first.widget.title }).waitFor({ timeout: H.deadline });
+    await widget.getByText("2 sources at 3.50").first().waitFor();
+    await widget.getByRole("button", { name: `Approve: ${it.title}` }).click();
+    await widget.locator(".widget-done", { hasText: "Quote approved; the task is completed." }).waitFor({ timeout: H.deadline });
+    assert.equal(await widget.getByRole("button", { name: `Decline: ${it.title}` }).count(), 0);
+    assert.equal(await status(first.executionId), "completed");
+
+    // Chat: Decline ends it, nothing charged.
+    const second = await quoted("tides");
+    const sent = await api("POST", "/api/v2/shared-chat/send", {
+      content: "The analyst quotes a price for the tides report",
+      metadataJson: JSON.stringify({ executionId: second.executionId, agentId: id, widgets: [second.widget] }),
+    });
+    assert.equal(sent.status, 201, sent.text);
+    await page.goto("/#/chat");
+    const inChat = page.locator(`article.msg[data-id="${sent.json.id}"] section.widget[data-type="payment_prompt"]`);
+    await inChat.getByRole("button", { name: "Decline: The analyst quotes a price for the tides report" }).click();
+    await inChat.locator(".widget-done", { hasText: "Quote declined" }).waitFor({ timeout: H.deadline });
+    assert.equal(await status(second.executionId), "failed");
+  } finally {
+    agentServer.close();
+  }
 });
 
 test("widgets in metadata render on Now and in Chat; an unknown widget is read-only", async () => {

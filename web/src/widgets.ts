@@ -86,31 +86,27 @@ export function widgetsEl(metadata: string | undefined, subject: string): HTMLEl
   return h("div", { class: "widgets" }, ws.map((w) => widgetEl(w, meta, subject)));
 }
 
-function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
-  const kind = kindOf(w, meta);
-  const executionId = str(meta.executionId);
-  const status = h("div", { class: "widget-status", role: "status" });
-  const problem = h("div", { class: "widget-problem" });
-  const form = h("div", { class: "widget-form" });
+export type ReviewAction = "confirm" | "deny";
+
+// ReviewHooks is where a review form reports: problem holds its refusals,
+// done receives the server's answer in words once the decision is made.
+export type ReviewHooks = { problem: HTMLElement; done: (message: string) => void };
+
+// reviewForm is the confirm (rating, feedback) or deny (reason, category)
+// form of a delivered store execution, acting through
+// StoreReviewService.StoreLifecycle. The Queue and Chat widgets and the Store
+// tab's "Waiting for your review" share it (docs/decisions.md "Widgets").
+export function reviewForm(action: ReviewAction, executionId: string, subject: string, hooks: ReviewHooks): HTMLFormElement {
+  const { problem } = hooks;
   const showError = (e: unknown) => {
     if (isUnauthenticated(e)) reportUnauthenticated();
     replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
   };
-  const buttons: HTMLButtonElement[] = [];
-  const settle = (message: string) => {
-    // The decision is made: the buttons go, the server's answer stays.
-    for (const b of buttons) b.remove();
-    replace(form);
-    replace(problem);
-    replace(status, h("p", { class: "widget-done" }, message));
-  };
   const done = (message: string) => {
-    decided.set(`${kind}:${executionId}`, message);
-    settle(message);
-    toast(message);
+    decided.set(`review:${executionId}`, message);
+    hooks.done(message);
   };
-
-  const confirmForm = () => {
+  if (action === "confirm") {
     const rid = uid("rating");
     const fid = uid("feedback");
     const rating = h(
@@ -150,52 +146,74 @@ function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
       h("div", { class: "field" }, h("label", { for: fid }, "Feedback (optional)"), feedback),
       send,
     );
-  };
-
-  const denyForm = () => {
-    const rid = uid("reason");
-    const cid = uid("category");
-    // Checked in onsubmit, so the refusal is said in the page's words.
-    const reason = h("textarea", { id: rid, name: "reason", rows: 2, "aria-required": "true", maxlength: 2000 });
-    const category = h(
-      "select",
-      { id: cid, name: "category" },
-      values("denial_category").map((c) => h("option", { value: c }, termLabel("denial_category", c))),
-    );
-    const send = h("button", { type: "submit", class: "danger" }, "Deny and requeue");
-    return h(
-      "form",
-      {
-        class: "widget-inline",
-        "aria-label": `Deny the result: ${subject}`,
-        onsubmit: async (e: Event) => {
-          e.preventDefault();
-          if (!reason.value.trim()) {
-            replace(problem, h("p", { class: "error", role: "alert" }, "Say why the result is denied."));
-            reason.focus();
-            return;
-          }
-          send.disabled = true;
-          replace(problem);
-          try {
-            const res = await review.storeLifecycle({
-              action: "deny",
-              executionId,
-              reason: reason.value.trim(),
-              category: category.value,
-            });
-            done(res.requeued ? "Result denied; the task is queued again with the agent." : "Result denied.");
-            announce(...queueChanged("in_progress"));
-          } catch (err) {
-            showError(err);
-            send.disabled = false;
-          }
-        },
+  }
+  const rid = uid("reason");
+  const cid = uid("category");
+  // Checked in onsubmit, so the refusal is said in the page's words.
+  const reason = h("textarea", { id: rid, name: "reason", rows: 2, "aria-required": "true", maxlength: 2000 });
+  const category = h(
+    "select",
+    { id: cid, name: "category" },
+    values("denial_category").map((c) => h("option", { value: c }, termLabel("denial_category", c))),
+  );
+  const send = h("button", { type: "submit", class: "danger" }, "Deny and requeue");
+  return h(
+    "form",
+    {
+      class: "widget-inline",
+      "aria-label": `Deny the result: ${subject}`,
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        if (!reason.value.trim()) {
+          replace(problem, h("p", { class: "error", role: "alert" }, "Say why the result is denied."));
+          reason.focus();
+          return;
+        }
+        send.disabled = true;
+        replace(problem);
+        try {
+          const res = await review.storeLifecycle({
+            action: "deny",
+            executionId,
+            reason: reason.value.trim(),
+            category: category.value,
+          });
+          done(res.requeued ? "Result denied; the task is queued again with the agent." : "Result denied.");
+          announce(...queueChanged("in_progress"));
+        } catch (err) {
+          showError(err);
+          send.disabled = false;
+        }
       },
-      h("div", { class: "field" }, h("label", { for: rid }, "Why (required)"), reason),
-      h("div", { class: "field" }, h("label", { for: cid }, "Category"), category),
-      send,
-    );
+    },
+    h("div", { class: "field" }, h("label", { for: rid }, "Why (required)"), reason),
+    h("div", { class: "field" }, h("label", { for: cid }, "Category"), category),
+    send,
+  );
+}
+
+function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
+  const kind = kindOf(w, meta);
+  const executionId = str(meta.executionId);
+  const status = h("div", { class: "widget-status", role: "status" });
+  const problem = h("div", { class: "widget-problem" });
+  const form = h("div", { class: "widget-form" });
+  const showError = (e: unknown) => {
+    if (isUnauthenticated(e)) reportUnauthenticated();
+    replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+  };
+  const buttons: HTMLButtonElement[] = [];
+  const settle = (message: string) => {
+    // The decision is made: the buttons go, the server's answer stays.
+    for (const b of buttons) b.remove();
+    replace(form);
+    replace(problem);
+    replace(status, h("p", { class: "widget-done" }, message));
+  };
+  const done = (message: string) => {
+    decided.set(`${kind}:${executionId}`, message);
+    settle(message);
+    toast(message);
   };
 
   const decide = async (b: HTMLButtonElement, action: string) => {
@@ -231,7 +249,7 @@ function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
               return;
             }
             b.setAttribute("aria-expanded", "true");
-            const f = action === "confirm" ? confirmForm() : denyForm();
+            const f = reviewForm(action as ReviewAction, executionId, subject, { problem, done });
             replace(form, f);
             f.querySelector<HTMLElement>("select, textarea")?.focus();
           },

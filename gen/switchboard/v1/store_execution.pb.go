@@ -911,11 +911,187 @@ func (x *GetStoreCallbackResponse) GetReceivedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type ListStoreExecutionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pending_review, confirmed or denied; absent: every execution.
+	ReviewStatus string `protobuf:"bytes,1,opt,name=review_status,json=reviewStatus,proto3" json:"review_status,omitempty"`
+	// Only the executions of this listing.
+	AgentId       string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	Limit         int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Offset        int32  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStoreExecutionsRequest) Reset() {
+	*x = ListStoreExecutionsRequest{}
+	mi := &file_switchboard_v1_store_execution_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStoreExecutionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStoreExecutionsRequest) ProtoMessage() {}
+
+func (x *ListStoreExecutionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_execution_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStoreExecutionsRequest.ProtoReflect.Descriptor instead.
+func (*ListStoreExecutionsRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_execution_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListStoreExecutionsRequest) GetReviewStatus() string {
+	if x != nil {
+		return x.ReviewStatus
+	}
+	return ""
+}
+
+func (x *ListStoreExecutionsRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *ListStoreExecutionsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListStoreExecutionsRequest) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+type ListStoreExecutionsResponse struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Executions    []*ListedStoreExecution `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	Pagination    *Pagination             `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListStoreExecutionsResponse) Reset() {
+	*x = ListStoreExecutionsResponse{}
+	mi := &file_switchboard_v1_store_execution_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListStoreExecutionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListStoreExecutionsResponse) ProtoMessage() {}
+
+func (x *ListStoreExecutionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_execution_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListStoreExecutionsResponse.ProtoReflect.Descriptor instead.
+func (*ListStoreExecutionsResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_execution_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListStoreExecutionsResponse) GetExecutions() []*ListedStoreExecution {
+	if x != nil {
+		return x.Executions
+	}
+	return nil
+}
+
+func (x *ListStoreExecutionsResponse) GetPagination() *Pagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
+// ListedStoreExecution is one of the caller's executions with the name of
+// the listing it ran.
+type ListedStoreExecution struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Execution     *StoreExecution        `protobuf:"bytes,1,opt,name=execution,proto3" json:"execution,omitempty"`
+	AgentName     string                 `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListedStoreExecution) Reset() {
+	*x = ListedStoreExecution{}
+	mi := &file_switchboard_v1_store_execution_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListedStoreExecution) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListedStoreExecution) ProtoMessage() {}
+
+func (x *ListedStoreExecution) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_store_execution_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListedStoreExecution.ProtoReflect.Descriptor instead.
+func (*ListedStoreExecution) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_store_execution_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListedStoreExecution) GetExecution() *StoreExecution {
+	if x != nil {
+		return x.Execution
+	}
+	return nil
+}
+
+func (x *ListedStoreExecution) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
 var File_switchboard_v1_store_execution_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\n" +
-	"$switchboard/v1/store_execution.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xf1\x04\n" +
+	"$switchboard/v1/store_execution.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xf1\x04\n" +
 	"\x18ExecuteStoreAgentRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12#\n" +
 	"\x05input\x18\x02 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\x05input\x128\n" +
@@ -1022,11 +1198,28 @@ const file_switchboard_v1_store_execution_proto_rawDesc = "" +
 	"\breceived\x18\x03 \x01(\bR\breceived\x12@\n" +
 	"\vreceived_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\n" +
 	"receivedAt\x88\x01\x01B\x0e\n" +
-	"\f_received_at2\xb1\x05\n" +
+	"\f_received_at\"\xae\x01\n" +
+	"\x1aListStoreExecutionsRequest\x12>\n" +
+	"\rreview_status\x18\x01 \x01(\tB\x19\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\rreview_statusR\freviewStatus\x12\"\n" +
+	"\bagent_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\aagentId\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06offset\x18\x04 \x01(\x05R\x06offset\"\x9f\x01\n" +
+	"\x1bListStoreExecutionsResponse\x12D\n" +
+	"\n" +
+	"executions\x18\x01 \x03(\v2$.switchboard.v1.ListedStoreExecutionR\n" +
+	"executions\x12:\n" +
+	"\n" +
+	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
+	"pagination\"s\n" +
+	"\x14ListedStoreExecution\x12<\n" +
+	"\texecution\x18\x01 \x01(\v2\x1e.switchboard.v1.StoreExecutionR\texecution\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x02 \x01(\tR\tagentName2\xd6\x06\n" +
 	"\x15StoreExecutionService\x12\xa8\x01\n" +
 	"\x11ExecuteStoreAgent\x12(.switchboard.v1.ExecuteStoreAgentRequest\x1a).switchboard.v1.ExecuteStoreAgentResponse\">\xda\xf3\x18\x12\x12\x02\x01\x02\x1a\x05store\"\x05heavy\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/marketplace/{id}/execute\x12\xb4\x01\n" +
 	"\x10DecideStoreQuote\x12'.switchboard.v1.DecideStoreQuoteRequest\x1a(.switchboard.v1.DecideStoreQuoteResponse\"M\xda\xf3\x18\x12\x12\x02\x01\x02\x1a\x05store\"\x05heavy\x82\xd3\xe4\x93\x021:\x01*\",/api/marketplace/{id}/execute/{execution_id}\x12\xa4\x01\n" +
-	"\x14DeliverStoreCallback\x12+.switchboard.v1.DeliverStoreCallbackRequest\x1a,.switchboard.v1.DeliverStoreCallbackResponse\"1\xda\xf3\x18\t\b\x01\"\x05heavy\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/marketplace/callback\x12\x8e\x01\n" +
+	"\x14DeliverStoreCallback\x12+.switchboard.v1.DeliverStoreCallbackRequest\x1a,.switchboard.v1.DeliverStoreCallbackResponse\"1\xda\xf3\x18\t\b\x01\"\x05heavy\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/marketplace/callback\x12\xa2\x01\n" +
+	"\x13ListStoreExecutions\x12*.switchboard.v1.ListStoreExecutionsRequest\x1a+.switchboard.v1.ListStoreExecutionsResponse\"2\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/marketplace/executions\x12\x8e\x01\n" +
 	"\x10GetStoreCallback\x12'.switchboard.v1.GetStoreCallbackRequest\x1a(.switchboard.v1.GetStoreCallbackResponse\"'\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/marketplace/callbackBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
@@ -1041,7 +1234,7 @@ func file_switchboard_v1_store_execution_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_store_execution_proto_rawDescData
 }
 
-var file_switchboard_v1_store_execution_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_switchboard_v1_store_execution_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_switchboard_v1_store_execution_proto_goTypes = []any{
 	(*ExecuteStoreAgentRequest)(nil),     // 0: switchboard.v1.ExecuteStoreAgentRequest
 	(*ExecuteStoreAgentResponse)(nil),    // 1: switchboard.v1.ExecuteStoreAgentResponse
@@ -1054,31 +1247,41 @@ var file_switchboard_v1_store_execution_proto_goTypes = []any{
 	(*DeliverStoreCallbackResponse)(nil), // 8: switchboard.v1.DeliverStoreCallbackResponse
 	(*GetStoreCallbackRequest)(nil),      // 9: switchboard.v1.GetStoreCallbackRequest
 	(*GetStoreCallbackResponse)(nil),     // 10: switchboard.v1.GetStoreCallbackResponse
-	(*StoreRevenue)(nil),                 // 11: switchboard.v1.StoreRevenue
-	(*timestamppb.Timestamp)(nil),        // 12: google.protobuf.Timestamp
+	(*ListStoreExecutionsRequest)(nil),   // 11: switchboard.v1.ListStoreExecutionsRequest
+	(*ListStoreExecutionsResponse)(nil),  // 12: switchboard.v1.ListStoreExecutionsResponse
+	(*ListedStoreExecution)(nil),         // 13: switchboard.v1.ListedStoreExecution
+	(*StoreRevenue)(nil),                 // 14: switchboard.v1.StoreRevenue
+	(*timestamppb.Timestamp)(nil),        // 15: google.protobuf.Timestamp
+	(*Pagination)(nil),                   // 16: switchboard.v1.Pagination
+	(*StoreExecution)(nil),               // 17: switchboard.v1.StoreExecution
 }
 var file_switchboard_v1_store_execution_proto_depIdxs = []int32{
-	11, // 0: switchboard.v1.ExecuteStoreAgentResponse.revenue:type_name -> switchboard.v1.StoreRevenue
-	12, // 1: switchboard.v1.ExecuteStoreAgentResponse.queued_at:type_name -> google.protobuf.Timestamp
+	14, // 0: switchboard.v1.ExecuteStoreAgentResponse.revenue:type_name -> switchboard.v1.StoreRevenue
+	15, // 1: switchboard.v1.ExecuteStoreAgentResponse.queued_at:type_name -> google.protobuf.Timestamp
 	2,  // 2: switchboard.v1.ExecuteStoreAgentResponse.quote:type_name -> switchboard.v1.StoreQuote
 	3,  // 3: switchboard.v1.ExecuteStoreAgentResponse.widget:type_name -> switchboard.v1.AgentWidgetData
 	4,  // 4: switchboard.v1.AgentWidgetData.items:type_name -> switchboard.v1.AgentWidgetItem
 	1,  // 5: switchboard.v1.DecideStoreQuoteResponse.execution:type_name -> switchboard.v1.ExecuteStoreAgentResponse
-	12, // 6: switchboard.v1.DeliverStoreCallbackResponse.received_at:type_name -> google.protobuf.Timestamp
-	12, // 7: switchboard.v1.GetStoreCallbackResponse.received_at:type_name -> google.protobuf.Timestamp
-	0,  // 8: switchboard.v1.StoreExecutionService.ExecuteStoreAgent:input_type -> switchboard.v1.ExecuteStoreAgentRequest
-	5,  // 9: switchboard.v1.StoreExecutionService.DecideStoreQuote:input_type -> switchboard.v1.DecideStoreQuoteRequest
-	7,  // 10: switchboard.v1.StoreExecutionService.DeliverStoreCallback:input_type -> switchboard.v1.DeliverStoreCallbackRequest
-	9,  // 11: switchboard.v1.StoreExecutionService.GetStoreCallback:input_type -> switchboard.v1.GetStoreCallbackRequest
-	1,  // 12: switchboard.v1.StoreExecutionService.ExecuteStoreAgent:output_type -> switchboard.v1.ExecuteStoreAgentResponse
-	6,  // 13: switchboard.v1.StoreExecutionService.DecideStoreQuote:output_type -> switchboard.v1.DecideStoreQuoteResponse
-	8,  // 14: switchboard.v1.StoreExecutionService.DeliverStoreCallback:output_type -> switchboard.v1.DeliverStoreCallbackResponse
-	10, // 15: switchboard.v1.StoreExecutionService.GetStoreCallback:output_type -> switchboard.v1.GetStoreCallbackResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	15, // 6: switchboard.v1.DeliverStoreCallbackResponse.received_at:type_name -> google.protobuf.Timestamp
+	15, // 7: switchboard.v1.GetStoreCallbackResponse.received_at:type_name -> google.protobuf.Timestamp
+	13, // 8: switchboard.v1.ListStoreExecutionsResponse.executions:type_name -> switchboard.v1.ListedStoreExecution
+	16, // 9: switchboard.v1.ListStoreExecutionsResponse.pagination:type_name -> switchboard.v1.Pagination
+	17, // 10: switchboard.v1.ListedStoreExecution.execution:type_name -> switchboard.v1.StoreExecution
+	0,  // 11: switchboard.v1.StoreExecutionService.ExecuteStoreAgent:input_type -> switchboard.v1.ExecuteStoreAgentRequest
+	5,  // 12: switchboard.v1.StoreExecutionService.DecideStoreQuote:input_type -> switchboard.v1.DecideStoreQuoteRequest
+	7,  // 13: switchboard.v1.StoreExecutionService.DeliverStoreCallback:input_type -> switchboard.v1.DeliverStoreCallbackRequest
+	11, // 14: switchboard.v1.StoreExecutionService.ListStoreExecutions:input_type -> switchboard.v1.ListStoreExecutionsRequest
+	9,  // 15: switchboard.v1.StoreExecutionService.GetStoreCallback:input_type -> switchboard.v1.GetStoreCallbackRequest
+	1,  // 16: switchboard.v1.StoreExecutionService.ExecuteStoreAgent:output_type -> switchboard.v1.ExecuteStoreAgentResponse
+	6,  // 17: switchboard.v1.StoreExecutionService.DecideStoreQuote:output_type -> switchboard.v1.DecideStoreQuoteResponse
+	8,  // 18: switchboard.v1.StoreExecutionService.DeliverStoreCallback:output_type -> switchboard.v1.DeliverStoreCallbackResponse
+	12, // 19: switchboard.v1.StoreExecutionService.ListStoreExecutions:output_type -> switchboard.v1.ListStoreExecutionsResponse
+	10, // 20: switchboard.v1.StoreExecutionService.GetStoreCallback:output_type -> switchboard.v1.GetStoreCallbackResponse
+	16, // [16:21] is the sub-list for method output_type
+	11, // [11:16] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_store_execution_proto_init() }
@@ -1086,6 +1289,7 @@ func file_switchboard_v1_store_execution_proto_init() {
 	if File_switchboard_v1_store_execution_proto != nil {
 		return
 	}
+	file_switchboard_v1_common_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_store_proto_init()
 	file_switchboard_v1_store_execution_proto_msgTypes[0].OneofWrappers = []any{}
@@ -1102,7 +1306,7 @@ func file_switchboard_v1_store_execution_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_store_execution_proto_rawDesc), len(file_switchboard_v1_store_execution_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

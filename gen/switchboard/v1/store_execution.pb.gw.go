@@ -168,6 +168,41 @@ func local_request_StoreExecutionService_DeliverStoreCallback_0(ctx context.Cont
 	return msg, metadata, err
 }
 
+var filter_StoreExecutionService_ListStoreExecutions_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_StoreExecutionService_ListStoreExecutions_0(ctx context.Context, marshaler runtime.Marshaler, client StoreExecutionServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListStoreExecutionsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_StoreExecutionService_ListStoreExecutions_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListStoreExecutions(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_StoreExecutionService_ListStoreExecutions_0(ctx context.Context, marshaler runtime.Marshaler, server StoreExecutionServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListStoreExecutionsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_StoreExecutionService_ListStoreExecutions_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListStoreExecutions(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_StoreExecutionService_GetStoreCallback_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
 func request_StoreExecutionService_GetStoreCallback_0(ctx context.Context, marshaler runtime.Marshaler, client StoreExecutionServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -268,6 +303,26 @@ func RegisterStoreExecutionServiceHandlerServer(ctx context.Context, mux *runtim
 			return
 		}
 		forward_StoreExecutionService_DeliverStoreCallback_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_StoreExecutionService_ListStoreExecutions_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.StoreExecutionService/ListStoreExecutions", runtime.WithHTTPPathPattern("/api/marketplace/executions"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_StoreExecutionService_ListStoreExecutions_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_StoreExecutionService_ListStoreExecutions_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	mux.Handle(http.MethodGet, pattern_StoreExecutionService_GetStoreCallback_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
@@ -380,6 +435,23 @@ func RegisterStoreExecutionServiceHandlerClient(ctx context.Context, mux *runtim
 		}
 		forward_StoreExecutionService_DeliverStoreCallback_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_StoreExecutionService_ListStoreExecutions_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.StoreExecutionService/ListStoreExecutions", runtime.WithHTTPPathPattern("/api/marketplace/executions"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_StoreExecutionService_ListStoreExecutions_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_StoreExecutionService_ListStoreExecutions_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_StoreExecutionService_GetStoreCallback_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -404,6 +476,7 @@ var (
 	pattern_StoreExecutionService_ExecuteStoreAgent_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "marketplace", "id", "execute"}, ""))
 	pattern_StoreExecutionService_DecideStoreQuote_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"api", "marketplace", "id", "execute", "execution_id"}, ""))
 	pattern_StoreExecutionService_DeliverStoreCallback_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "marketplace", "callback"}, ""))
+	pattern_StoreExecutionService_ListStoreExecutions_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "marketplace", "executions"}, ""))
 	pattern_StoreExecutionService_GetStoreCallback_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "marketplace", "callback"}, ""))
 )
 
@@ -411,5 +484,6 @@ var (
 	forward_StoreExecutionService_ExecuteStoreAgent_0    = runtime.ForwardResponseMessage
 	forward_StoreExecutionService_DecideStoreQuote_0     = runtime.ForwardResponseMessage
 	forward_StoreExecutionService_DeliverStoreCallback_0 = runtime.ForwardResponseMessage
+	forward_StoreExecutionService_ListStoreExecutions_0  = runtime.ForwardResponseMessage
 	forward_StoreExecutionService_GetStoreCallback_0     = runtime.ForwardResponseMessage
 )

@@ -22,6 +22,7 @@ const (
 	StoreExecutionService_ExecuteStoreAgent_FullMethodName    = "/switchboard.v1.StoreExecutionService/ExecuteStoreAgent"
 	StoreExecutionService_DecideStoreQuote_FullMethodName     = "/switchboard.v1.StoreExecutionService/DecideStoreQuote"
 	StoreExecutionService_DeliverStoreCallback_FullMethodName = "/switchboard.v1.StoreExecutionService/DeliverStoreCallback"
+	StoreExecutionService_ListStoreExecutions_FullMethodName  = "/switchboard.v1.StoreExecutionService/ListStoreExecutions"
 	StoreExecutionService_GetStoreCallback_FullMethodName     = "/switchboard.v1.StoreExecutionService/GetStoreCallback"
 )
 
@@ -42,6 +43,10 @@ type StoreExecutionServiceClient interface {
 	// DeliverStoreCallback is an agent delivering the result of a task it
 	// accepted; it proves itself with the execution's callback token.
 	DeliverStoreCallback(ctx context.Context, in *DeliverStoreCallbackRequest, opts ...grpc.CallOption) (*DeliverStoreCallbackResponse, error)
+	// ListStoreExecutions answers the caller's own executions as requester,
+	// across agents, newest first: what the dashboard's "Waiting for your
+	// review" lists (reviewStatus pending_review).
+	ListStoreExecutions(ctx context.Context, in *ListStoreExecutionsRequest, opts ...grpc.CallOption) (*ListStoreExecutionsResponse, error)
 	// GetStoreCallback answers whether an execution's callback was received.
 	GetStoreCallback(ctx context.Context, in *GetStoreCallbackRequest, opts ...grpc.CallOption) (*GetStoreCallbackResponse, error)
 }
@@ -84,6 +89,16 @@ func (c *storeExecutionServiceClient) DeliverStoreCallback(ctx context.Context, 
 	return out, nil
 }
 
+func (c *storeExecutionServiceClient) ListStoreExecutions(ctx context.Context, in *ListStoreExecutionsRequest, opts ...grpc.CallOption) (*ListStoreExecutionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListStoreExecutionsResponse)
+	err := c.cc.Invoke(ctx, StoreExecutionService_ListStoreExecutions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *storeExecutionServiceClient) GetStoreCallback(ctx context.Context, in *GetStoreCallbackRequest, opts ...grpc.CallOption) (*GetStoreCallbackResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetStoreCallbackResponse)
@@ -111,6 +126,10 @@ type StoreExecutionServiceServer interface {
 	// DeliverStoreCallback is an agent delivering the result of a task it
 	// accepted; it proves itself with the execution's callback token.
 	DeliverStoreCallback(context.Context, *DeliverStoreCallbackRequest) (*DeliverStoreCallbackResponse, error)
+	// ListStoreExecutions answers the caller's own executions as requester,
+	// across agents, newest first: what the dashboard's "Waiting for your
+	// review" lists (reviewStatus pending_review).
+	ListStoreExecutions(context.Context, *ListStoreExecutionsRequest) (*ListStoreExecutionsResponse, error)
 	// GetStoreCallback answers whether an execution's callback was received.
 	GetStoreCallback(context.Context, *GetStoreCallbackRequest) (*GetStoreCallbackResponse, error)
 }
@@ -130,6 +149,9 @@ func (UnimplementedStoreExecutionServiceServer) DecideStoreQuote(context.Context
 }
 func (UnimplementedStoreExecutionServiceServer) DeliverStoreCallback(context.Context, *DeliverStoreCallbackRequest) (*DeliverStoreCallbackResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeliverStoreCallback not implemented")
+}
+func (UnimplementedStoreExecutionServiceServer) ListStoreExecutions(context.Context, *ListStoreExecutionsRequest) (*ListStoreExecutionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListStoreExecutions not implemented")
 }
 func (UnimplementedStoreExecutionServiceServer) GetStoreCallback(context.Context, *GetStoreCallbackRequest) (*GetStoreCallbackResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetStoreCallback not implemented")
@@ -208,6 +230,24 @@ func _StoreExecutionService_DeliverStoreCallback_Handler(srv interface{}, ctx co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StoreExecutionService_ListStoreExecutions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListStoreExecutionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StoreExecutionServiceServer).ListStoreExecutions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StoreExecutionService_ListStoreExecutions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StoreExecutionServiceServer).ListStoreExecutions(ctx, req.(*ListStoreExecutionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _StoreExecutionService_GetStoreCallback_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetStoreCallbackRequest)
 	if err := dec(in); err != nil {
@@ -244,6 +284,10 @@ var StoreExecutionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeliverStoreCallback",
 			Handler:    _StoreExecutionService_DeliverStoreCallback_Handler,
+		},
+		{
+			MethodName: "ListStoreExecutions",
+			Handler:    _StoreExecutionService_ListStoreExecutions_Handler,
 		},
 		{
 			MethodName: "GetStoreCallback",

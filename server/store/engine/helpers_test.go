@@ -65,6 +65,7 @@ type fixture struct {
 	dev, req *servertest.Caller
 	reqID    string
 	devID    string
+	reqKey   string
 }
 
 func withExecutions(x server.ExecutionConfig) servertest.Option {
@@ -78,8 +79,9 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 		withExecutions(server.ExecutionConfig{CallTimeout: 2 * time.Second, BreakerOpenFor: 300 * time.Millisecond})}, opts...)
 	s := servertest.New(t, opts...)
 	dev, req := s.SignUp("dev"), s.SignUp("req")
-	return &fixture{s: s, dev: s.WithKey(dev.NewKey("dev", "store")), req: s.WithKey(req.NewKey("req", "store")),
-		devID: dev.ID, reqID: req.ID}
+	reqKey := req.NewKey("req", "store")
+	return &fixture{s: s, dev: s.WithKey(dev.NewKey("dev", "store")), req: s.WithKey(reqKey),
+		devID: dev.ID, reqID: req.ID, reqKey: reqKey}
 }
 
 // listing registers an agent of dev's calling url.

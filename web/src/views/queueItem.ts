@@ -21,6 +21,9 @@ function summaryOf(item: QueueItem): string {
   return item.description ?? "";
 }
 
+// The queue statuses an item never leaves (docs/decisions.md "Queue").
+const terminalStatuses = new Set(["done_today"]);
+
 export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElement {
   const problem = h("div", { class: "item-problem" });
   const showError = (e: unknown) => {
@@ -105,7 +108,10 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
   }
 
   let mover: HTMLElement | null = null;
-  if (opts.move) {
+  // A done item has no legal move (server/queue/rules.go: done_today's row of
+  // the transition table is empty), so it offers none; the other statuses
+  // offer every target and the server says why an illegal one is refused.
+  if (opts.move && !terminalStatuses.has(item.status)) {
     const id = uid("move");
     const select = h(
       "select",

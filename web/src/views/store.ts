@@ -11,6 +11,7 @@ import type { ExecuteStoreAgentResponse } from "../gen/switchboard/v1/store_exec
 import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
+import { reviewsSection } from "./storeReviews";
 
 const pageSize = 20;
 
@@ -259,6 +260,33 @@ async function earnings(): Promise<HTMLElement> {
             ),
           ),
         ),
+    earned.agents.length > 0 &&
+      h(
+        "table",
+        { class: "earnings-agents" },
+        h("caption", null, "By listing"),
+        h(
+          "thead",
+          null,
+          h("tr", null, ["Listing", "Paid tasks", "Gross", "Fees", "Earned", "Pending"].map((c) => h("th", { scope: "col" }, c))),
+        ),
+        h(
+          "tbody",
+          null,
+          earned.agents.map((a) =>
+            h(
+              "tr",
+              { "data-id": a.agentId },
+              h("th", { scope: "row" }, h("a", { href: `#/store/${encodeURIComponent(a.agentId)}?mine=1` }, a.name)),
+              h("td", null, String(a.paidExecutionCount)),
+              h("td", null, money(a.gross, a.currency)),
+              h("td", null, money(a.platformFee, a.currency)),
+              h("td", null, money(a.developerPayout, a.currency)),
+              h("td", null, money(a.pendingPayout, a.currency)),
+            ),
+          ),
+        ),
+      ),
   );
 }
 
@@ -361,6 +389,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
     { class: `view store${id ? " has-detail" : ""}` },
     h("div", { class: "view-head" }, h("h1", null, "Store")),
     earningsSlot,
+    reviewsSection(),
     h(
       "div",
       { class: "split" },

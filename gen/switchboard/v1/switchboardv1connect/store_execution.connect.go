@@ -42,6 +42,9 @@ const (
 	// StoreExecutionServiceDeliverStoreCallbackProcedure is the fully-qualified name of the
 	// StoreExecutionService's DeliverStoreCallback RPC.
 	StoreExecutionServiceDeliverStoreCallbackProcedure = "/switchboard.v1.StoreExecutionService/DeliverStoreCallback"
+	// StoreExecutionServiceListStoreExecutionsProcedure is the fully-qualified name of the
+	// StoreExecutionService's ListStoreExecutions RPC.
+	StoreExecutionServiceListStoreExecutionsProcedure = "/switchboard.v1.StoreExecutionService/ListStoreExecutions"
 	// StoreExecutionServiceGetStoreCallbackProcedure is the fully-qualified name of the
 	// StoreExecutionService's GetStoreCallback RPC.
 	StoreExecutionServiceGetStoreCallbackProcedure = "/switchboard.v1.StoreExecutionService/GetStoreCallback"
@@ -58,6 +61,10 @@ type StoreExecutionServiceClient interface {
 	// DeliverStoreCallback is an agent delivering the result of a task it
 	// accepted; it proves itself with the execution's callback token.
 	DeliverStoreCallback(context.Context, *v1.DeliverStoreCallbackRequest) (*v1.DeliverStoreCallbackResponse, error)
+	// ListStoreExecutions answers the caller's own executions as requester,
+	// across agents, newest first: what the dashboard's "Waiting for your
+	// review" lists (reviewStatus pending_review).
+	ListStoreExecutions(context.Context, *v1.ListStoreExecutionsRequest) (*v1.ListStoreExecutionsResponse, error)
 	// GetStoreCallback answers whether an execution's callback was received.
 	GetStoreCallback(context.Context, *v1.GetStoreCallbackRequest) (*v1.GetStoreCallbackResponse, error)
 }
@@ -91,6 +98,12 @@ func NewStoreExecutionServiceClient(httpClient connect.HTTPClient, baseURL strin
 			connect.WithSchema(storeExecutionServiceMethods.ByName("DeliverStoreCallback")),
 			connect.WithClientOptions(opts...),
 		),
+		listStoreExecutions: connect.NewClient[v1.ListStoreExecutionsRequest, v1.ListStoreExecutionsResponse](
+			httpClient,
+			baseURL+StoreExecutionServiceListStoreExecutionsProcedure,
+			connect.WithSchema(storeExecutionServiceMethods.ByName("ListStoreExecutions")),
+			connect.WithClientOptions(opts...),
+		),
 		getStoreCallback: connect.NewClient[v1.GetStoreCallbackRequest, v1.GetStoreCallbackResponse](
 			httpClient,
 			baseURL+StoreExecutionServiceGetStoreCallbackProcedure,
@@ -105,6 +118,7 @@ type storeExecutionServiceClient struct {
 	executeStoreAgent    *connect.Client[v1.ExecuteStoreAgentRequest, v1.ExecuteStoreAgentResponse]
 	decideStoreQuote     *connect.Client[v1.DecideStoreQuoteRequest, v1.DecideStoreQuoteResponse]
 	deliverStoreCallback *connect.Client[v1.DeliverStoreCallbackRequest, v1.DeliverStoreCallbackResponse]
+	listStoreExecutions  *connect.Client[v1.ListStoreExecutionsRequest, v1.ListStoreExecutionsResponse]
 	getStoreCallback     *connect.Client[v1.GetStoreCallbackRequest, v1.GetStoreCallbackResponse]
 }
 
@@ -135,6 +149,15 @@ func (c *storeExecutionServiceClient) DeliverStoreCallback(ctx context.Context, 
 	return nil, err
 }
 
+// ListStoreExecutions calls switchboard.v1.StoreExecutionService.ListStoreExecutions.
+func (c *storeExecutionServiceClient) ListStoreExecutions(ctx context.Context, req *v1.ListStoreExecutionsRequest) (*v1.ListStoreExecutionsResponse, error) {
+	response, err := c.listStoreExecutions.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // GetStoreCallback calls switchboard.v1.StoreExecutionService.GetStoreCallback.
 func (c *storeExecutionServiceClient) GetStoreCallback(ctx context.Context, req *v1.GetStoreCallbackRequest) (*v1.GetStoreCallbackResponse, error) {
 	response, err := c.getStoreCallback.CallUnary(ctx, connect.NewRequest(req))
@@ -156,6 +179,10 @@ type StoreExecutionServiceHandler interface {
 	// DeliverStoreCallback is an agent delivering the result of a task it
 	// accepted; it proves itself with the execution's callback token.
 	DeliverStoreCallback(context.Context, *v1.DeliverStoreCallbackRequest) (*v1.DeliverStoreCallbackResponse, error)
+	// ListStoreExecutions answers the caller's own executions as requester,
+	// across agents, newest first: what the dashboard's "Waiting for your
+	// review" lists (reviewStatus pending_review).
+	ListStoreExecutions(context.Context, *v1.ListStoreExecutionsRequest) (*v1.ListStoreExecutionsResponse, error)
 	// GetStoreCallback answers whether an execution's callback was received.
 	GetStoreCallback(context.Context, *v1.GetStoreCallbackRequest) (*v1.GetStoreCallbackResponse, error)
 }
@@ -185,6 +212,12 @@ func NewStoreExecutionServiceHandler(svc StoreExecutionServiceHandler, opts ...c
 		connect.WithSchema(storeExecutionServiceMethods.ByName("DeliverStoreCallback")),
 		connect.WithHandlerOptions(opts...),
 	)
+	storeExecutionServiceListStoreExecutionsHandler := connect.NewUnaryHandlerSimple(
+		StoreExecutionServiceListStoreExecutionsProcedure,
+		svc.ListStoreExecutions,
+		connect.WithSchema(storeExecutionServiceMethods.ByName("ListStoreExecutions")),
+		connect.WithHandlerOptions(opts...),
+	)
 	storeExecutionServiceGetStoreCallbackHandler := connect.NewUnaryHandlerSimple(
 		StoreExecutionServiceGetStoreCallbackProcedure,
 		svc.GetStoreCallback,
@@ -199,6 +232,8 @@ func NewStoreExecutionServiceHandler(svc StoreExecutionServiceHandler, opts ...c
 			storeExecutionServiceDecideStoreQuoteHandler.ServeHTTP(w, r)
 		case StoreExecutionServiceDeliverStoreCallbackProcedure:
 			storeExecutionServiceDeliverStoreCallbackHandler.ServeHTTP(w, r)
+		case StoreExecutionServiceListStoreExecutionsProcedure:
+			storeExecutionServiceListStoreExecutionsHandler.ServeHTTP(w, r)
 		case StoreExecutionServiceGetStoreCallbackProcedure:
 			storeExecutionServiceGetStoreCallbackHandler.ServeHTTP(w, r)
 		default:
@@ -220,6 +255,10 @@ func (UnimplementedStoreExecutionServiceHandler) DecideStoreQuote(context.Contex
 
 func (UnimplementedStoreExecutionServiceHandler) DeliverStoreCallback(context.Context, *v1.DeliverStoreCallbackRequest) (*v1.DeliverStoreCallbackResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.StoreExecutionService.DeliverStoreCallback is not implemented"))
+}
+
+func (UnimplementedStoreExecutionServiceHandler) ListStoreExecutions(context.Context, *v1.ListStoreExecutionsRequest) (*v1.ListStoreExecutionsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.StoreExecutionService.ListStoreExecutions is not implemented"))
 }
 
 func (UnimplementedStoreExecutionServiceHandler) GetStoreCallback(context.Context, *v1.GetStoreCallbackRequest) (*v1.GetStoreCallbackResponse, error) {
