@@ -399,7 +399,7 @@ func cleanPath(p string) string {
 }
 
 // mcpAccess is the MCP door's rule (docs/decisions.md "MCP").
-var mcpAccess = &contract.Procedure{Name: "POST " + mcp.Path, AcceptKey: true, Scope: "mcp"}
+var mcpAccess = contract.KeyRule(mcp.Path, "mcp", "")
 
 // newMCP builds the MCP door over the same services the API mounts, and
 // hooks it to the changes it must follow: installs (its tool and prompt

@@ -55,6 +55,12 @@ type Procedure struct {
 	IdempotencyNote string
 }
 
+// KeyRule is the access rule of a door that is not an RPC of the contract
+// (MCP, A2A): an API key with scope, in rate class (none when empty).
+func KeyRule(name, scope, rateClass string) *Procedure {
+	return &Procedure{Name: name, AcceptKey: true, Scope: scope, Scopes: []string{scope}, RateClass: rateClass}
+}
+
 // Table is every procedure of the contract, by name and by REST route.
 type Table struct {
 	ordered []*Procedure // files by path, then declaration order

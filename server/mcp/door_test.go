@@ -405,3 +405,45 @@ func TestDNSRebindingRefused(t *testing.T) {
 		t.Fatalf("Host evil.example: %d", res.StatusCode)
 	}
 }
+
+// RULINGS "MCP", issue 13 item 3: marketplace_unlock with the listing's
+// access password unlocks it for the caller, whose next run through the
+// agent's own tool takes no hold; a wrong password is an isError result and
+// writes nothing.
+func TestMarketplaceUnlock(t *testing.T) {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"output":"paid work"}`)
+	}))
+	t.Cleanup(agent.Close)
+	srv := servertest.New(t, servertest.WithPrivateEndpoints())
+	dora := srv.SignUp("dora")
+	listing := dora.Session.Do("POST", "/api/marketplace", map[string]any{"name": "Paid Scout", "endpointUrl": agent.URL,
+		"pricingModel": "per_task", "pricePerTask": 2.5, "currency": "EUR", "accessPassword": "open sesame please"})
+	servertest.WantStatus(t, listing, http.StatusCreated)
+	made := listing.JSON(t)["agent"].(map[string]any)
+	id, slug := made["id"].(string), made["slug"].(string)
+
+	ann := srv.SignUp("ann")
+	cs := connect(t, srv, ann.NewKey("buyer", "mcp", "store"), nil)
+	wrong := callTool(t, cs, "marketplace_unlock", map[string]any{"slug": slug, "accessPassword": "guess"})
+	if !wrong.IsError || !strings.Contains(text(wrong), "password") {
+		t.Fatalf("wrong password: isError=%v %q", wrong.IsError, text(wrong))
+	}
+	if n, _ := srv.DB.StoreUnlock.Query().Count(context.Background()); n != 0 {
+		t.Fatalf("a wrong password wrote %d unlocks", n)
+	}
+	right := callTool(t, cs, "marketplace_unlock", map[string]any{"slug": slug, "accessPassword": "open sesame please"})
+	if right.IsError || structured(t, right)["unlocked"] != true {
+		t.Fatalf("right password: %s", text(right))
+	}
+	servertest.WantStatus(t, ann.Session.Do("POST", "/api/marketplace/"+id+"/install", map[string]any{}), http.StatusCreated)
+	ran := callTool(t, cs, "marketplace_"+slug, map[string]any{"input": "the battery market"})
+	out := structured(t, ran)
+	if ran.IsError || out["paymentHoldStatus"] != "none" || out["revenue"] != nil {
+		t.Fatalf("the unlocked caller's run: %s", text(ran))
+	}
+	if n, _ := srv.DB.PaymentHold.Query().Count(context.Background()); n != 0 {
+		t.Fatalf("the unlocked run made %d holds", n)
+	}
+}

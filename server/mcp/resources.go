@@ -63,6 +63,7 @@ type briefing struct {
 	Urgent           []json.RawMessage `json:"urgent"`
 	InProgress       []json.RawMessage `json:"inProgress"`
 	CardsDueSoon     []json.RawMessage `json:"cardsDueSoon"`
+	PendingReviews   []json.RawMessage `json:"pendingReviews"`
 	NewChat          []json.RawMessage `json:"newChat"`
 }
 
@@ -71,6 +72,7 @@ type briefingCounts struct {
 	Urgent           int `json:"urgent"`
 	InProgress       int `json:"inProgress"`
 	CardsDueSoon     int `json:"cardsDueSoon"`
+	PendingReviews   int `json:"pendingReviews"`
 	NewChat          int `json:"newChat"`
 }
 
@@ -86,12 +88,14 @@ func briefingSchema() *jsonschema.Schema {
 		Properties: map[string]*jsonschema.Schema{
 			"generatedAt": {Type: "string"},
 			"counts": {Type: "object", Properties: map[string]*jsonschema.Schema{
-				"awaitingApproval": count(), "urgent": count(), "inProgress": count(), "cardsDueSoon": count(), "newChat": count(),
+				"awaitingApproval": count(), "urgent": count(), "inProgress": count(), "cardsDueSoon": count(),
+				"pendingReviews": count(), "newChat": count(),
 			}},
 			"awaitingApproval": list(item),
 			"urgent":           list(item),
 			"inProgress":       list(item),
 			"cardsDueSoon":     list((&switchboardv1.KanbanCard{}).ProtoReflect().Descriptor()),
+			"pendingReviews":   list((&switchboardv1.ListedStoreExecution{}).ProtoReflect().Descriptor()),
 			"newChat":          list((&switchboardv1.ChatMessage{}).ProtoReflect().Descriptor()),
 		},
 	}
@@ -105,7 +109,7 @@ func briefingSchema() *jsonschema.Schema {
 func briefingTool(s *Server) *tool {
 	return &tool{
 		name: "briefing_get", title: "Get the briefing", readOnly: true,
-		description: "What needs the operator now: items awaiting approval, urgent and in-progress items, cards due within 48 hours and chat since the last briefing; counts first, then the items.",
+		description: "What needs the operator now: items awaiting approval, urgent and in-progress items, cards due within 48 hours, store results waiting for review and chat since the last briefing; counts first, then the items.",
 		calls: []string{c.QueueServiceListQueueItemsProcedure, c.KanbanServiceListCardsProcedure,
 			c.SharedChatServiceListMessagesProcedure},
 		input:        object(nil, nil),
@@ -153,6 +157,18 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	}); err != nil {
 		return nil, err
 	}
+	// Store results waiting for the caller's review, when the key may read
+	// the store (the briefing itself needs queue, kanban and chat).
+	b.PendingReviews = []json.RawMessage{}
+	if p.HasScope("store") {
+		reviews, err := call(ctx, sv.Executions.ListStoreExecutions, &switchboardv1.ListStoreExecutionsRequest{ReviewStatus: "pending_review", Limit: 100})
+		if err != nil {
+			return nil, err
+		}
+		if b.PendingReviews, err = renderAll(reviews.GetExecutions(), nil); err != nil {
+			return nil, err
+		}
+	}
 	since := s.lastBriefing(p.UserID, now)
 	chat, err := call(ctx, sv.Chat.ListMessages, &switchboardv1.ListMessagesRequest{Limit: 50})
 	if err != nil {
@@ -163,7 +179,8 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	}); err != nil {
 		return nil, err
 	}
-	b.Counts = briefingCounts{len(b.AwaitingApproval), len(b.Urgent), len(b.InProgress), len(b.CardsDueSoon), len(b.NewChat)}
+	b.Counts = briefingCounts{len(b.AwaitingApproval), len(b.Urgent), len(b.InProgress), len(b.CardsDueSoon),
+		len(b.PendingReviews), len(b.NewChat)}
 	return b, nil
 }
 

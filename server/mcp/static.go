@@ -8,6 +8,7 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/input"
 )
@@ -248,6 +249,43 @@ func staticTools(s *Server) []*tool {
 					Category: a.Category, Pricing: a.Pricing, Search: a.Search, Limit: a.Limit,
 				})
 			},
+		},
+		unlockTool(sv),
+	}
+}
+
+// unlockTool is marketplace_unlock: the listing's access password unlocks
+// the agent for the caller (no hold, no charge on their runs of it). Each
+// call counts as a login attempt (the auth rate class).
+func unlockTool(sv Services) *tool {
+	unlock := &switchboardv1.UnlockStoreAgentRequest{}
+	return &tool{
+		name: "marketplace_unlock", title: "Unlock a store agent",
+		description: "Unlocks a store agent with the access password its developer shared: your runs of it are then not charged. A wrong password is refused.",
+		calls:       []string{c.StoreServiceUnlockStoreAgentProcedure},
+		input: object([]string{"accessPassword"}, map[string]*jsonschema.Schema{
+			"agentId":        arg(unlock, "id", "the listing's id (or give slug)"),
+			"slug":           arg(unlock, "id", "the listing's slug (or give agentId)"),
+			"accessPassword": arg(unlock, "accessPassword", "the password the developer shared"),
+		}),
+		output: (&switchboardv1.UnlockStoreAgentResponse{}).ProtoReflect().Descriptor(),
+		run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				AgentID        string `json:"agentId"`
+				Slug           string `json:"slug"`
+				AccessPassword string `json:"accessPassword"`
+			}](args)
+			if err != nil {
+				return nil, err
+			}
+			id := a.AgentID
+			if id == "" {
+				id = a.Slug
+			}
+			if id == "" {
+				return nil, apperr.Invalid("agentId or slug is required")
+			}
+			return call(ctx, sv.Store.UnlockStoreAgent, &switchboardv1.UnlockStoreAgentRequest{Id: id, AccessPassword: a.AccessPassword})
 		},
 	}
 }
