@@ -326,9 +326,9 @@ function widgetEl(w: Widget, meta: Meta, subject: string, itemId: string): HTMLE
 // type is shown read-only.
 const widgetTypes = new Set(values("widget_type"));
 
-// The actions that complete the item (server/widgets/rules.go Terminal): an
+// The actions that complete the item (vocabulary widget_terminal_action): an
 // answer with one of them settles the widget.
-const terminalActions = new Set(["approve", "decline", "submit"]);
+const terminalActions = new Set(values("widget_terminal_action"));
 
 type Recorded = { widgetId: string; widgetItemId?: string; action: string; respondedAt?: string };
 
