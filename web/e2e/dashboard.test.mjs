@@ -1066,6 +1066,7 @@ test("Queue widgets answer through RespondToWidget: a choice completes the item 
     await page.reload();
     await choice.locator(".widget-done", { hasText: "Answered: Submit (Evening fare)" }).waitFor({ timeout: H.deadline });
     assert.equal(await choice.getByRole("button").count(), 0);
+    await choice.getByText("Morning fare", { exact: true }).waitFor(); // the options stay named
     await list.locator(".widget-note", { hasText: "Recorded: Remind me (Tomorrow morning)" }).waitFor();
     assert.equal(await list.getByRole("button", { name: `Remind me Tomorrow morning: ${it.title}` }).count(), 1);
   } finally {

@@ -371,8 +371,15 @@ function answerableEl(w: Widget, meta: Meta, subject: string, itemId: string): H
   const notes = new Map<string, HTMLElement>();
   const widgetKey = `${itemId}:${w.key}`;
   const rowOf = (id: string | undefined) => (id ? w.items.find((i) => i.id === id) : undefined);
+  // A choice card's option buttons name the options: settled, they give way
+  // to the options' labels.
+  const options = new Map<HTMLButtonElement, string>();
   const settle = (message: string) => {
-    for (const b of buttons) b.remove();
+    for (const b of buttons) {
+      const option = options.get(b);
+      if (option) b.replaceWith(h("span", { class: "widget-label" }, option));
+      else b.remove();
+    }
     for (const n of notes.values()) replace(n);
     replace(problem);
     replace(status, h("p", { class: "widget-done" }, message));
@@ -431,6 +438,7 @@ function answerableEl(w: Widget, meta: Meta, subject: string, itemId: string): H
       return b;
     });
     buttons.push(...rowButtons);
+    if (choice && row.label) for (const b of rowButtons) options.set(b, row.label);
     const last = [...recorded].reverse().find((r) => r.widgetItemId === row.id && !terminalActions.has(r.action));
     const note = h(
       "span",
