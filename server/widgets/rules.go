@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// Terminal are the actions that complete the item (RULINGS "A2A").
-var Terminal = []string{"approve", "decline", "submit"}
+// Terminal are the actions that complete the item (RULINGS "A2A"), the
+// vocabulary widget_terminal_action.
+var Terminal = vocab.Values("widget_terminal_action")
 
 // Response is one answer to a widget, as the request gives it.
 type Response struct {

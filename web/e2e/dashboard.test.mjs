@@ -978,24 +978,145 @@ test("a payment_prompt widget renders in Queue and Chat; Approve and Decline act
   }
 });
 
-test("widgets in metadata render on Now and in Chat; an unknown widget is read-only", async () => {
+// The item's metadata as the REST mirror gives it (a JSON string).
+async function itemMeta(id) {
+  const res = await api("GET", `/api/v2/queue/${id}`);
+  assert.equal(res.status, 200, res.text);
+  const m = res.json.item.metadata;
+  return { status: res.json.item.status, meta: typeof m === "string" ? JSON.parse(m || "{}") : m ?? {} };
+}
+
+// A node:http server on loopback that keeps what it receives: the item's
+// widgetResponseUrl (the e2e server allows private endpoints).
+async function loopbackHook() {
+  const got = [];
+  const srv = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      got.push({ headers: req.headers, body: JSON.parse(body) });
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${srv.address().port}/widget-response`, got, close: () => new Promise((r) => srv.close(r)) };
+}
+
+// Issue 13, item 8b (RULINGS "A2A", widgets): the operator answers an
+// item's widgets in the Queue through WidgetService.RespondToWidget.
+test("Queue widgets answer through RespondToWidget: a choice completes the item and reaches the widgetResponseUrl; an action_list answer records without completing; an info_card without actions is read-only", async () => {
+  const hook = await loopbackHook();
+  try {
+    const widgets = [
+      { id: "fare", type: "choice_card", title: "Choose a fare", items: [
+        { id: "morning", label: "Morning fare", description: "07:10, 120 EUR", actions: ["submit"] },
+        { id: "evening", label: "Evening fare", description: "19:40, 95 EUR", actions: ["submit"] },
+      ] },
+      { type: "action_list", title: "Meanwhile", items: [{ id: "later", label: "Tomorrow morning", actions: ["remind_me", "decline"] }] },
+      { type: "info_card", title: "Baggage", items: [{ id: "bag", label: "One bag included" }] },
+    ];
+    const it = await createItem("Flight to Lisbon", { metadata: JSON.stringify({ widgets, widgetResponseUrl: hook.url }) });
+    await page.goto("/#/queue");
+    const choice = item(it.id).locator('section.widget[data-type="choice_card"]');
+    const list = item(it.id).locator('section.widget[data-type="action_list"]');
+    const info = item(it.id).locator('section.widget[data-type="info_card"]');
+    await choice.getByRole("heading", { name: "Choose a fare" }).waitFor({ timeout: H.deadline });
+
+    // An info_card whose rows have no actions offers nothing to press.
+    await info.getByText("One bag included").waitFor();
+    assert.equal(await info.getByRole("button").count(), 0, "an info_card without actions is read-only");
+
+    // action_list, non-terminal: recorded, the item stays open, the buttons stay.
+    await recordRefreshes();
+    await list.getByRole("button", { name: `Remind me Tomorrow morning: ${it.title}` }).click();
+    await list.locator(".widget-note", { hasText: "Recorded: Remind me (Tomorrow morning)" }).waitFor({ timeout: H.deadline });
+    let now = await itemMeta(it.id);
+    assert.notEqual(now.status, "done_today");
+    assert.equal(now.meta.widgetResponses.length, 1, JSON.stringify(now.meta));
+    assert.deepEqual(
+      { widgetId: now.meta.widgetResponses[0].widgetId, widgetItemId: now.meta.widgetResponses[0].widgetItemId, action: now.meta.widgetResponses[0].action },
+      { widgetId: "1", widgetItemId: "later", action: "remind_me" },
+    );
+    assert.ok(await page.evaluate(() => window.__refreshes.includes("queue") && window.__refreshes.includes("now")), "the queue refresh topics are announced");
+    assert.equal(await list.getByRole("button", { name: `Remind me Tomorrow morning: ${it.title}` }).count(), 1, "a non-terminal answer keeps the buttons");
+
+    // choice_card, terminal: the option completes the item.
+    await choice.getByRole("button", { name: `Evening fare: ${it.title}` }).click();
+    await choice.locator(".widget-done", { hasText: "Answered: Submit (Evening fare)" }).waitFor({ timeout: H.deadline });
+    assert.equal(await choice.getByRole("button").count(), 0, "a terminal answer replaces the buttons");
+    now = await itemMeta(it.id);
+    assert.equal(now.status, "done_today");
+    assert.equal(now.meta.widgetResponses.length, 2, JSON.stringify(now.meta));
+    assert.equal(now.meta.widgetResponses[1].widgetId, "fare");
+    assert.equal(now.meta.widgetResponses[1].widgetItemId, "evening");
+    assert.equal(now.meta.widgetResponses[1].action, "submit");
+
+    // Both answers reach the loopback widgetResponseUrl, marked as widget responses.
+    await H.until(() => hook.got.length >= 2, "both widget responses forwarded");
+    for (const f of hook.got) assert.equal(f.headers["x-service-event"], "widget_response");
+    const forwarded = hook.got.find((f) => f.body.widgetId === "fare");
+    assert.ok(forwarded, JSON.stringify(hook.got.map((f) => f.body)));
+    assert.equal(forwarded.body.itemId, it.id);
+    assert.equal(forwarded.body.widgetItemId, "evening");
+    assert.equal(forwarded.body.action, "submit");
+
+    // After a reload the recorded answers show: the terminal one instead of
+    // the choice's buttons, the non-terminal one beside the list's buttons.
+    await page.reload();
+    await choice.locator(".widget-done", { hasText: "Answered: Submit (Evening fare)" }).waitFor({ timeout: H.deadline });
+    assert.equal(await choice.getByRole("button").count(), 0);
+    await choice.getByText("Morning fare", { exact: true }).waitFor(); // the options stay named
+    await list.locator(".widget-note", { hasText: "Recorded: Remind me (Tomorrow morning)" }).waitFor();
+    assert.equal(await list.getByRole("button", { name: `Remind me Tomorrow morning: ${it.title}` }).count(), 1);
+  } finally {
+    await hook.close();
+  }
+});
+
+test("widgets in metadata render on Now and in Chat; an unknown widget, and a chat widget naming no item, are read-only", async () => {
   const widgets = [
     { type: "info_card", title: "Flight options", subtitle: "Two fares found", items: [{ id: "a", label: "Morning fare", description: "07:10, 120 EUR", actions: ["book"] }] },
+    { type: "route_map", title: "Route", items: [{ id: "r", label: "Via Zurich", actions: ["open_map"] }] },
   ];
   const it = await createItem("Pick a flight", { metadata: JSON.stringify({ widgets }) });
   await page.goto("/#/now");
-  const widget = item(it.id).locator("section.widget");
+  const widget = item(it.id).locator('section.widget[data-type="info_card"]');
   await widget.getByRole("heading", { name: "Flight options" }).waitFor({ timeout: H.deadline });
   await widget.getByText("Two fares found").waitFor();
   await widget.getByText("Morning fare").waitFor();
   await widget.getByText("07:10, 120 EUR").waitFor();
-  assert.equal(await widget.getByRole("button").count(), 0, "an unknown widget offers no buttons");
-  // A chat message that carries the same widget shows it too.
+  // A known type's row actions are buttons (answered in the Queue test above).
+  await widget.getByRole("button", { name: `Book Morning fare: ${it.title}` }).waitFor();
+  const unknown = item(it.id).locator('section.widget[data-type="route_map"]');
+  await unknown.getByText("Via Zurich").waitFor();
+  await unknown.getByText("Open map", { exact: true }).waitFor();
+  assert.equal(await unknown.getByRole("button").count(), 0, "an unknown widget type names its actions without offering them");
+
+  // A chat message that carries the widgets and names no item shows them read-only.
   const sent = await api("POST", "/api/v2/shared-chat/send", { content: "Fares for your trip", metadataJson: JSON.stringify({ widgets }) });
   assert.equal(sent.status, 201, sent.text);
+  // One that names the item answers for it: a payment_prompt without a store
+  // executionId goes through RespondToWidget, and Approve completes the item.
+  const prompt = { type: "payment_prompt", title: "Pay the fare", items: [{ id: "pay", label: "120 EUR", actions: ["approve", "decline"] }] };
+  const paid = await createItem("Pay for the flight", { metadata: JSON.stringify({ widgets: [prompt] }) });
+  const linked = await api("POST", "/api/v2/shared-chat/send", {
+    content: "The travel agent asks to pay the fare",
+    metadataJson: JSON.stringify({ itemId: paid.id, widgets: [prompt] }),
+  });
+  assert.equal(linked.status, 201, linked.text);
   await page.goto("/#/chat");
   const msg = page.locator(`article.msg[data-id="${sent.json.id}"]`);
-  await msg.locator("section.widget").getByRole("heading", { name: "Flight options" }).waitFor({ timeout: H.deadline });
+  await msg.locator("section.widget").first().getByRole("heading", { name: "Flight options" }).waitFor({ timeout: H.deadline });
+  assert.equal(await msg.getByRole("button").count(), 0, "a chat widget naming no item is read-only");
+  await msg.getByText("Book", { exact: true }).waitFor();
+  const inChat = page.locator(`article.msg[data-id="${linked.json.id}"] section.widget[data-type="payment_prompt"]`);
+  await inChat.getByRole("button", { name: "Approve 120 EUR: The travel agent asks to pay the fare" }).click();
+  await inChat.locator(".widget-done", { hasText: "Answered: Approve (120 EUR)" }).waitFor({ timeout: H.deadline });
+  const after = await itemMeta(paid.id);
+  assert.equal(after.status, "done_today");
+  assert.equal(after.meta.widgetResponses[0].action, "approve");
+  assert.equal(after.meta.widgetResponses[0].widgetId, "0");
 });
 
 let seeded = false;

@@ -3,22 +3,29 @@
 // title, subtitle and items. The review widget of a delivered store execution
 // (confirm or deny, through StoreReviewService.StoreLifecycle) and the payment
 // prompt of a quote (approve or decline, through
-// StoreExecutionService.DecideStoreQuote) act through the API; any other
-// widget is shown read-only (docs/decisions.md, "Widgets").
+// StoreExecutionService.DecideStoreQuote) act through the store; every other
+// widget of the four types answers through WidgetService.RespondToWidget
+// (proto/switchboard/v1/widgets.proto) when it belongs to a queue item; a
+// widget of another type, or in a chat message naming no item, is read-only
+// (docs/decisions.md, "Widgets in the dashboard").
 import { createClient } from "@connectrpc/connect";
 import { errorText, isUnauthenticated, transport } from "./api";
 import { h, replace, uid } from "./dom";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
 import { StoreReviewService } from "./gen/switchboard/v1/store_review_pb";
+import { WidgetService } from "./gen/switchboard/v1/widgets_pb";
 import { announce, queueChanged } from "./refresh";
 import { label, reportUnauthenticated, toast } from "./ui";
 import { termLabel, values } from "./vocabulary";
 
 const review = createClient(StoreReviewService, transport);
 const quotes = createClient(StoreExecutionService, transport);
+const responses = createClient(WidgetService, transport);
 
 export type WidgetItem = { id: string; label: string; description?: string; actions: string[] };
-export type Widget = { type: string; title: string; subtitle?: string; layout?: string; items: WidgetItem[] };
+// key is how RespondToWidget names the widget: its id, or its position in
+// metadata.widgets when it has none (server/widgets/rules.go).
+export type Widget = { key: string; type: string; title: string; subtitle?: string; layout?: string; items: WidgetItem[] };
 
 type Meta = Record<string, unknown>;
 
@@ -44,7 +51,7 @@ function parseMeta(metadata: string | undefined): Meta {
 export function widgetsOf(meta: Meta): Widget[] {
   if (!Array.isArray(meta.widgets)) return [];
   const out: Widget[] = [];
-  for (const w of meta.widgets as unknown[]) {
+  for (const [index, w] of (meta.widgets as unknown[]).entries()) {
     if (!w || typeof w !== "object") continue;
     const o = w as Meta;
     const items: WidgetItem[] = [];
@@ -60,7 +67,7 @@ export function widgetsOf(meta: Meta): Widget[] {
         });
       }
     }
-    out.push({ type: str(o.type), title: str(o.title), subtitle: str(o.subtitle) || undefined, layout: str(o.layout) || undefined, items });
+    out.push({ key: str(o.id) || String(index), type: str(o.type), title: str(o.title), subtitle: str(o.subtitle) || undefined, layout: str(o.layout) || undefined, items });
   }
   return out;
 }
@@ -78,12 +85,15 @@ function kindOf(w: Widget, meta: Meta): "review" | "quote" | "" {
 }
 
 // widgetsEl renders the widgets of a metadata JSON, or null when it has none.
-// subject names the item or message in accessible labels.
-export function widgetsEl(metadata: string | undefined, subject: string): HTMLElement | null {
+// subject names the item or message in accessible labels; itemId is the
+// queue item the widgets belong to (a chat message names it in its metadata,
+// "itemId", or its widgets are read-only).
+export function widgetsEl(metadata: string | undefined, subject: string, itemId?: string): HTMLElement | null {
   const meta = parseMeta(metadata);
   const ws = widgetsOf(meta);
   if (ws.length === 0) return null;
-  return h("div", { class: "widgets" }, ws.map((w) => widgetEl(w, meta, subject)));
+  const target = itemId ?? str(meta.itemId);
+  return h("div", { class: "widgets" }, ws.map((w) => widgetEl(w, meta, subject, target)));
 }
 
 export type ReviewAction = "confirm" | "deny";
@@ -192,8 +202,9 @@ export function reviewForm(action: ReviewAction, executionId: string, subject: s
   );
 }
 
-function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
+function widgetEl(w: Widget, meta: Meta, subject: string, itemId: string): HTMLElement {
   const kind = kindOf(w, meta);
+  if (!kind && itemId && widgetTypes.has(w.type)) return answerableEl(w, meta, subject, itemId);
   const executionId = str(meta.executionId);
   const status = h("div", { class: "widget-status", role: "status" });
   const problem = h("div", { class: "widget-problem" });
@@ -306,6 +317,155 @@ function widgetEl(w: Widget, meta: Meta, subject: string): HTMLElement {
     w.subtitle && h("p", { class: "widget-subtitle" }, w.subtitle),
     items.length > 0 && h("ul", { class: "widget-items" }, items),
     form,
+    status,
+    problem,
+  );
+}
+
+// The four widget types of AgentWidgetData (vocabulary widget_type); another
+// type is shown read-only.
+const widgetTypes = new Set(values("widget_type"));
+
+// The actions that complete the item (vocabulary widget_terminal_action): an
+// answer with one of them settles the widget.
+const terminalActions = new Set(values("widget_terminal_action"));
+
+type Recorded = { widgetId: string; widgetItemId?: string; action: string; respondedAt?: string };
+
+// recordedOf reads the responses the server recorded on the item
+// (metadata.widgetResponses) for one widget, oldest first.
+function recordedOf(meta: Meta, widgetId: string): Recorded[] {
+  if (!Array.isArray(meta.widgetResponses)) return [];
+  const out: Recorded[] = [];
+  for (const r of meta.widgetResponses as unknown[]) {
+    if (!r || typeof r !== "object") continue;
+    const o = r as Meta;
+    if (str(o.widgetId) !== widgetId || !str(o.action)) continue;
+    out.push({ widgetId, widgetItemId: str(o.widgetItemId) || undefined, action: str(o.action), respondedAt: str(o.respondedAt) || undefined });
+  }
+  return out;
+}
+
+const clock = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+function answerText(verb: string, action: string, row: WidgetItem | undefined, at?: string): string {
+  const d = at ? new Date(at) : undefined;
+  const when = d && !Number.isNaN(d.getTime()) ? ` on ${clock.format(d)}` : "";
+  return `${verb}: ${label(action)}${row?.label ? ` (${row.label})` : ""}${when}.`;
+}
+
+// What this page answered, by item and widget (settled, terminal) and by row
+// (the last non-terminal answer): a chat message's metadata does not record
+// responses, so its redraw reads them from here.
+const answered = new Map<string, string>();
+const lastNote = new Map<string, string>();
+
+// answerableEl renders a widget of a queue item whose rows' actions answer
+// through WidgetService.RespondToWidget. A terminal answer (recorded on the
+// item, or made here) replaces every row's buttons with the answer; a
+// non-terminal one is noted on its row, whose buttons stay.
+function answerableEl(w: Widget, meta: Meta, subject: string, itemId: string): HTMLElement {
+  const status = h("div", { class: "widget-status", role: "status" });
+  const problem = h("div", { class: "widget-problem" });
+  const buttons: HTMLButtonElement[] = [];
+  const notes = new Map<string, HTMLElement>();
+  const widgetKey = `${itemId}:${w.key}`;
+  const rowOf = (id: string | undefined) => (id ? w.items.find((i) => i.id === id) : undefined);
+  // A choice card's option buttons name the options: settled, they give way
+  // to the options' labels.
+  const options = new Map<HTMLButtonElement, string>();
+  const settle = (message: string) => {
+    for (const b of buttons) {
+      const option = options.get(b);
+      if (option) b.replaceWith(h("span", { class: "widget-label" }, option));
+      else b.remove();
+    }
+    for (const n of notes.values()) replace(n);
+    replace(problem);
+    replace(status, h("p", { class: "widget-done" }, message));
+  };
+
+  const respond = async (row: WidgetItem, action: string) => {
+    for (const o of buttons) o.disabled = true;
+    replace(problem);
+    try {
+      const res = await responses.respondToWidget({ itemId, widgetId: w.key, widgetItemId: row.id || undefined, action });
+      const terminal = res.completed || terminalActions.has(action);
+      const st = res.item?.status;
+      let message = answerText(terminal ? "Answered" : "Recorded", action, row);
+      if (res.completed) message += " The item is done.";
+      else if (terminal && st) message += ` The item is ${termLabel("queue_status", st).toLowerCase()}.`;
+      if (res.forwarded) message += " The answer is on its way to the agent.";
+      toast(message);
+      if (terminal) {
+        answered.set(widgetKey, message);
+        settle(message);
+      } else {
+        lastNote.set(`${widgetKey}:${row.id}`, message);
+        // The row keeps its buttons (the agent may ask again) and says the
+        // last answer.
+        const note = notes.get(row.id);
+        if (note) replace(note, message);
+        replace(status);
+        for (const o of buttons) o.disabled = false;
+      }
+      announce(...queueChanged(st));
+    } catch (err) {
+      if (isUnauthenticated(err)) reportUnauthenticated();
+      replace(problem, h("p", { class: "error", role: "alert" }, errorText(err)));
+      for (const o of buttons) o.disabled = false;
+    }
+  };
+
+  const recorded = recordedOf(meta, w.key);
+  const items = w.items.map((row) => {
+    // A choice card's option is a choice: with one action (or none, which
+    // the server takes as any) its button is the option itself, answering
+    // "submit" when it names no action.
+    const choice = w.type === "choice_card" && row.actions.length <= 1;
+    const acts = choice ? [row.actions[0] ?? "submit"] : row.actions;
+    const rowButtons = acts.map((action) => {
+      const b: HTMLButtonElement = h(
+        "button",
+        {
+          type: "button",
+          class: action === "decline" ? "secondary" : undefined,
+          "aria-label": `${choice ? row.label || label(action) : `${label(action)}${row.label ? ` ${row.label}` : ""}`}: ${subject}`,
+          onclick: () => void respond(row, action),
+        },
+        choice ? row.label || label(action) : label(action),
+      );
+      return b;
+    });
+    buttons.push(...rowButtons);
+    if (choice && row.label) for (const b of rowButtons) options.set(b, row.label);
+    const last = [...recorded].reverse().find((r) => r.widgetItemId === row.id && !terminalActions.has(r.action));
+    const note = h(
+      "span",
+      { class: "widget-note muted" },
+      lastNote.get(`${widgetKey}:${row.id}`) ?? (last ? answerText("Recorded", last.action, row, last.respondedAt) : ""),
+    );
+    notes.set(row.id, note);
+    return h(
+      "li",
+      { class: "widget-item", "data-item": row.id },
+      !choice && h("span", { class: "widget-label" }, row.label),
+      row.description && h("span", { class: "widget-desc" }, row.description),
+      rowButtons.length > 0 && h("span", { class: "widget-buttons" }, rowButtons),
+      note,
+    );
+  });
+
+  const final = [...recorded].reverse().find((r) => terminalActions.has(r.action));
+  const earlier = answered.get(widgetKey) ?? (final ? answerText("Answered", final.action, rowOf(final.widgetItemId), final.respondedAt) : undefined);
+  if (earlier) settle(earlier);
+
+  return h(
+    "section",
+    { class: `widget widget-${w.type} layout-${w.layout || "vertical"}`, "data-type": w.type, "data-widget": w.key, "aria-label": w.title || "Widget" },
+    w.title && h("h4", { class: "widget-title" }, w.title),
+    w.subtitle && h("p", { class: "widget-subtitle" }, w.subtitle),
+    items.length > 0 && h("ul", { class: "widget-items" }, items),
     status,
     problem,
   );

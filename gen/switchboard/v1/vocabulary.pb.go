@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xb6\"\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x8c#\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -186,7 +186,11 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\tinfo_card\x12\tInfo card\x12\x1a\n" +
 	"\vchoice_card\x12\vChoice card\x12\x1a\n" +
 	"\vaction_list\x12\vAction list\x12 \n" +
-	"\x0epayment_prompt\x12\x0ePayment prompt\xb2\xf5\x18\x9c\x01\n" +
+	"\x0epayment_prompt\x12\x0ePayment prompt\xb2\xf5\x18R\n" +
+	"\x16widget_terminal_action\x12\x12\n" +
+	"\aapprove\x12\aApprove\x12\x12\n" +
+	"\adecline\x12\aDecline\x12\x10\n" +
+	"\x06submit\x12\x06Submit\xb2\xf5\x18\x9c\x01\n" +
 	"\x0elisting_status\x12\x12\n" +
 	"\apending\x12\aPending\x12 \n" +
 	"\x0epending_review\x12\x0ePending review\x12\x10\n" +

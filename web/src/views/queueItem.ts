@@ -163,7 +163,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
       ),
     ),
     summary && h("p", { class: "item-summary" }, summary),
-    widgetsEl(item.metadata, item.title),
+    widgetsEl(item.metadata, item.title, item.id),
     h(
       "p",
       { class: "item-sub" },
