@@ -32,8 +32,8 @@ func mcpTargets(p *proc, key, session string) []*target {
 				"Accept", "application/json, text/event-stream", "Mcp-Session-Id", session,
 				"Mcp-Protocol-Version", mcpProtocol)},
 		{key: "g-bare", label: "(g) MCP bare {method, params}", proc: p, method: http.MethodPost, path: mcpPath,
-			want: http.StatusOK,
-			body: []byte(`{"method":"tools/call","params":{"name":"queue_list","arguments":{"limit":50}}}`),
+			want:   http.StatusOK,
+			body:   []byte(`{"method":"tools/call","params":{"name":"queue_list","arguments":{"limit":50}}}`),
 			header: headers("Authorization", "Bearer "+key, "Content-Type", "application/json")},
 	}
 }
