@@ -41,10 +41,11 @@ func mcpTargets(p *proc, key, session string) []*target {
 // mcpSession opens a session as a client does: initialize, then the
 // initialized notification; it returns the session id.
 func mcpSession(ctx context.Context, base, key string) (string, error) {
-	post := func(body, session string) (*http.Response, []byte, error) {
+	// post answers the status, the session id header and the body.
+	post := func(body, session string) (int, string, []byte, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+mcpPath, strings.NewReader(body))
 		if err != nil {
-			return nil, nil, err
+			return 0, "", nil, err
 		}
 		req.Header = headers("Authorization", "Bearer "+key, "Content-Type", "application/json",
 			"Accept", "application/json, text/event-stream")
@@ -54,26 +55,25 @@ func mcpSession(ctx context.Context, base, key string) (string, error) {
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return nil, nil, err
+			return 0, "", nil, err
 		}
 		defer res.Body.Close()
 		b, err := io.ReadAll(res.Body)
-		return res, b, err
+		return res.StatusCode, res.Header.Get("Mcp-Session-Id"), b, err
 	}
-	res, body, err := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+mcpProtocol+
+	status, session, body, err := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+mcpProtocol+
 		`","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`, "")
 	if err != nil {
 		return "", err
 	}
-	session := res.Header.Get("Mcp-Session-Id")
-	if res.StatusCode != http.StatusOK || session == "" {
-		return "", fmt.Errorf("mcp initialize: %d, session %q: %s", res.StatusCode, session, body)
+	if status != http.StatusOK || session == "" {
+		return "", fmt.Errorf("mcp initialize: %d, session %q: %s", status, session, body)
 	}
-	if res, body, err = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); err != nil {
+	if status, _, body, err = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); err != nil {
 		return "", err
 	}
-	if res.StatusCode != http.StatusAccepted {
-		return "", fmt.Errorf("mcp notifications/initialized: %d %s", res.StatusCode, body)
+	if status != http.StatusAccepted {
+		return "", fmt.Errorf("mcp notifications/initialized: %d %s", status, body)
 	}
 	return session, nil
 }
