@@ -17,21 +17,21 @@ const (
 	mcpProtocol = "2025-06-18"
 )
 
-// mcpTargets are (g) tools/call queue_list in a Streamable HTTP session (the
+// mcpTargets are (m) tools/call queue_list in a Streamable HTTP session (the
 // SDK answers each POST as a one-event stream, as real clients get it) and
-// (g) the documented bare body {method, params}, stateless, answered as JSON.
+// (m) the documented bare body {method, params}, stateless, answered as JSON.
 // Each session request carries its own JSON-RPC id.
 func mcpTargets(p *proc, key, session string) []*target {
 	call := func(n int64) []byte {
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"queue_list","arguments":{"limit":50}}}`, n)
 	}
 	return []*target{
-		{key: "g", label: "(g) MCP tools/call queue_list (session)", proc: p, method: http.MethodPost, path: mcpPath,
+		{key: "m", label: "(m) MCP tools/call queue_list (session)", proc: p, method: http.MethodPost, path: mcpPath,
 			want: http.StatusOK, bodyFn: call,
 			header: headers("Authorization", "Bearer "+key, "Content-Type", "application/json",
 				"Accept", "application/json, text/event-stream", "Mcp-Session-Id", session,
 				"Mcp-Protocol-Version", mcpProtocol)},
-		{key: "g-bare", label: "(g) MCP bare {method, params}", proc: p, method: http.MethodPost, path: mcpPath,
+		{key: "m-bare", label: "(m) MCP bare {method, params}", proc: p, method: http.MethodPost, path: mcpPath,
 			want:   http.StatusOK,
 			body:   []byte(`{"method":"tools/call","params":{"name":"queue_list","arguments":{"limit":50}}}`),
 			header: headers("Authorization", "Bearer "+key, "Content-Type", "application/json")},

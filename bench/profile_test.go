@@ -82,7 +82,7 @@ func BenchmarkListConnect(b *testing.B) {
 	}
 }
 
-// BenchmarkListMCP is variant (g), the bare body: queue_list through the MCP
+// BenchmarkListMCP is variant (m), the bare body: queue_list through the MCP
 // door (the same ListQueueItems call as BenchmarkListConnect).
 func BenchmarkListMCP(b *testing.B) {
 	f := newFixture(b, profileItems)

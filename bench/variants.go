@@ -156,7 +156,7 @@ func verify(ctx context.Context, c *http.Client, e *env, restBody []byte) error 
 	if len(restIDs) != 50 || !reflect.DeepEqual(restIDs, rpcIDs) {
 		return fmt.Errorf("connect lists %d items, REST %d, or in another order", len(rpcIDs), len(restIDs))
 	}
-	for _, k := range []string{"g", "g-bare"} {
+	for _, k := range []string{"m", "m-bare"} {
 		page, err := mcpPage(bodies[k])
 		if err != nil {
 			return err
