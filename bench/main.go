@@ -173,6 +173,11 @@ func prepare(ctx context.Context, ps *procs, dir string, cfg config) (*env, erro
 		return nil, err
 	}
 	e.lists = listTargets(e, key)
+	session, err := mcpSession(ctx, e.server.url, key)
+	if err != nil {
+		return nil, err
+	}
+	e.lists = append(e.lists, mcpTargets(e.server, key, session)...)
 	e.create = createTarget(e.server, key)
 	if err := verify(ctx, c, e, restBody); err != nil {
 		return nil, err

@@ -82,6 +82,17 @@ func BenchmarkListConnect(b *testing.B) {
 	}
 }
 
+// BenchmarkListMCP is variant (m), the bare body: queue_list through the MCP
+// door (the same ListQueueItems call as BenchmarkListConnect).
+func BenchmarkListMCP(b *testing.B) {
+	f := newFixture(b, profileItems)
+	c := f.s.WithKey(f.key)
+	body := `{"method":"tools/call","params":{"name":"queue_list","arguments":{"limit":50}}}`
+	for b.Loop() {
+		expect(b, c.Do(http.MethodPost, mcpPath, body), http.StatusOK)
+	}
+}
+
 // BenchmarkListRaw is variant (b) over the server's own *sql.DB.
 func BenchmarkListRaw(b *testing.B) {
 	f := newFixture(b, profileItems)

@@ -13,6 +13,7 @@ import (
 // Targets from issue 3, item 8.
 const (
 	listGoal   = 3.0  // (c) and (d) CPU per request at most this many times (b)
+	mcpGoal    = 1.5  // (m) CPU per request at most this many times (d), issue 13
 	createGoal = 3000 // create-item transactions per second
 )
 
@@ -95,6 +96,11 @@ func verdicts(w io.Writer, r *results, b time.Duration) {
 	for _, k := range []string{"c", "c+gz", "d", "d+gz"} {
 		ratio := float64(r.cpu[k].cpuPerReq()) / float64(b)
 		fmt.Fprintf(w, "- %-4s CPU/request %.2f× (b), target ≤ %.0f×: %s\n", k, ratio, listGoal, met(ratio <= listGoal))
+	}
+	d := r.cpu["d"].cpuPerReq()
+	for _, k := range []string{"m", "m-bare"} {
+		ratio := float64(r.cpu[k].cpuPerReq()) / float64(d)
+		fmt.Fprintf(w, "- %-6s CPU/request %.2f× (d) Connect JSON, target ≤ %.1f×: %s\n", k, ratio, mcpGoal, met(ratio <= mcpGoal))
 	}
 	rate := r.cpu["e"].rps()
 	fmt.Fprintf(w, "- e    %.0f creates/s over REST (HTTP client on the same cores), target ≥ %d/s: %s\n", rate, createGoal, met(rate >= createGoal))

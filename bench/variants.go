@@ -129,6 +129,10 @@ func verify(ctx context.Context, c *http.Client, e *env, restBody []byte) error 
 	e.probes = map[string]probeInfo{}
 	bodies := map[string][]byte{}
 	for _, t := range e.lists {
+		if t.bodyFn != nil { // a session call: probe with the body of its first request
+			t = &target{key: t.key, label: t.label, proc: t.proc, method: t.method, path: t.path,
+				body: t.bodyFn(-1), header: t.header, want: t.want}
+		}
 		body, info, err := probe(ctx, c, t)
 		if err != nil {
 			return err
@@ -151,6 +155,15 @@ func verify(ctx context.Context, c *http.Client, e *env, restBody []byte) error 
 	restIDs, rpcIDs := itemIDs(rest), itemIDs(rpc)
 	if len(restIDs) != 50 || !reflect.DeepEqual(restIDs, rpcIDs) {
 		return fmt.Errorf("connect lists %d items, REST %d, or in another order", len(rpcIDs), len(restIDs))
+	}
+	for _, k := range []string{"m", "m-bare"} {
+		page, err := mcpPage(bodies[k])
+		if err != nil {
+			return err
+		}
+		if ids := itemIDs(page); !reflect.DeepEqual(restIDs, ids) {
+			return fmt.Errorf("MCP %s lists %d items, REST %d, or in another order", k, len(ids), len(restIDs))
+		}
 	}
 	return nil
 }

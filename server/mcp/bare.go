@@ -82,7 +82,7 @@ func bareError(e *jsonrpc.Error) *apperr.Error {
 	switch {
 	case e.Code == jsonrpc.CodeMethodNotFound,
 		e.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(e.Message, "unknown tool"),
-		e.Code == sdk.CodeResourceNotFound && e.Message == "Resource not found":
+		e.Code == sdk.CodeResourceNotFound && e.Message == "Resource not found": //nolint:staticcheck // the SDK's not-found code, whichever one its MCPGODEBUG setting picks
 		return apperr.NotFound("%s", e.Message)
 	}
 	return apperr.Invalid("%s", e.Message)

@@ -283,7 +283,7 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 	srv := servertest.New(t)
 	ann := srv.SignUp("ann")
 	key := ann.NewKey("streamer", "mcp")
-	post := func(body, session string) *http.Response {
+	post := func(body, session string) (int, http.Header) {
 		req, _ := http.NewRequest("POST", srv.URL+"/api/mcp", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
@@ -298,12 +298,12 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 		}
 		_, _ = io.Copy(io.Discard, res.Body)
 		res.Body.Close()
-		return res
+		return res.StatusCode, res.Header
 	}
-	init := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "")
-	session := init.Header.Get("Mcp-Session-Id")
+	status, header := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "")
+	session := header.Get("Mcp-Session-Id")
 	if session == "" {
-		t.Fatalf("initialize gave no session id (%d)", init.StatusCode)
+		t.Fatalf("initialize gave no session id (%d)", status)
 	}
 	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session)
 
@@ -312,7 +312,7 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Mcp-Session-Id", session)
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	stream, err := (&http.Client{}).Do(req)
+	stream, err := (&http.Client{}).Do(req) //nolint:bodyclose // closed by the defer below; the reader goroutine drains it
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,190 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// tsStep is one line of testdata/ts-sdk-client.mjs.
+type tsStep struct {
+	Step string `json:"step"`
+	// initialize
+	Server struct {
+		Name, Version string
+	} `json:"server"`
+	Capabilities    map[string]any `json:"capabilities"`
+	SessionID       string         `json:"sessionId"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	// tools/list
+	Tools            []string `json:"tools"`
+	WithOutputSchema int      `json:"withOutputSchema"`
+	// tools/call
+	IsError    bool           `json:"isError"`
+	Structured map[string]any `json:"structured"`
+	Text       string         `json:"text"`
+	// resources/read
+	Contents []struct {
+		URI, MimeType, Text string
+	} `json:"contents"`
+	// prompts/get
+	Listed   []string `json:"listed"`
+	Messages []struct {
+		Role    string
+		Content struct{ Type, Text string }
+	} `json:"messages"`
+	// error
+	Message string `json:"message"`
+}
+
+// ensureNPM installs the npm packages pinned in dir (package-lock.json) when
+// node_modules lacks want, so that `go test ./...` on a fresh checkout needs
+// no step of its own. node and npm are required: the test fails without them.
+func ensureNPM(t *testing.T, dir, want string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is required for this test: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", want, "package.json")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		install := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		install.Dir = dir
+		if out, err := install.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+		}
+	}
+	return node
+}
+
+// RULINGS "MCP": the official TypeScript SDK client (pinned in
+// testdata/npm), over Streamable HTTP, initializes, lists the tools, adds an
+// item the API then lists, gets an illegal move back as isError with the
+// reason, reads switchboard://briefing and gets a capability pack's prompt.
+func TestTypeScriptSDKClient(t *testing.T) {
+	sdkDir, err := filepath.Abs(filepath.Join("testdata", "npm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := ensureNPM(t, sdkDir, filepath.Join("@modelcontextprotocol", "sdk"))
+
+	srv := servertest.New(t)
+	ann := srv.SignUp("ann")
+	key := ann.NewKey("ts client", "mcp", "queue", "kanban", "chat", "contacts", "store")
+	pack := ann.Session.Do("POST", "/api/marketplace-capabilities", map[string]any{
+		"action": "create", "name": "Follow-up writer", "description": "Writes polite follow-ups", "category": "writing",
+		"prompt":         "Write a follow-up to {{recipient}} in a {{tone}} tone.",
+		"editableFields": `[{"name":"recipient","label":"Recipient","type":"text","default":""},{"name":"tone","label":"Tone","type":"text","default":"warm"}]`,
+	})
+	servertest.WantStatus(t, pack, http.StatusCreated)
+	promptName := "pack_" + pack.JSON(t)["capability"].(map[string]any)["capabilityId"].(string)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "ts-sdk-client.mjs"), srv.URL, key, promptName)
+	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdkDir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	steps := map[string]tsStep{}
+	var order []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var s tsStep
+		if jerr := json.Unmarshal(sc.Bytes(), &s); jerr != nil {
+			t.Fatalf("node printed %q", sc.Text())
+		}
+		steps[s.Step] = s
+		order = append(order, s.Step)
+	}
+	if e, ok := steps["error"]; ok {
+		t.Fatalf("the TypeScript client failed after %v: %s\nstderr: %s", order, e.Message, stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("node: %v (steps %v)\nstderr: %s", err, order, stderr.String())
+	}
+	want := []string{"initialize", "tools/list", "queue_add", "queue_update", "resources/read", "prompts/get"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("steps %v, want %v", order, want)
+	}
+
+	init := steps["initialize"]
+	if init.Server.Name != "switchboard" || init.Server.Version != "1.4.0" || init.SessionID == "" || init.ProtocolVersion == "" {
+		t.Errorf("initialize: %+v", init)
+	}
+	for _, c := range []string{"tools", "resources", "prompts"} {
+		if _, ok := init.Capabilities[c]; !ok {
+			t.Errorf("initialize: no %s capability in %v", c, init.Capabilities)
+		}
+	}
+
+	listed := steps["tools/list"]
+	for _, name := range []string{"queue_list", "queue_add", "queue_update", "cards_list", "contacts_search", "briefing_get"} {
+		if !slices.Contains(listed.Tools, name) {
+			t.Errorf("tools/list lacks %s: %v", name, listed.Tools)
+		}
+	}
+	if listed.WithOutputSchema != len(listed.Tools) {
+		t.Errorf("%d of %d tools carry an output schema", listed.WithOutputSchema, len(listed.Tools))
+	}
+
+	added := steps["queue_add"]
+	item, _ := added.Structured["item"].(map[string]any)
+	if added.IsError || item["title"] != "From TypeScript" || item["source"] != "mcp:ts client" ||
+		item["status"] != "pending_confirmation" || !strings.Contains(added.Text, "From TypeScript") {
+		t.Fatalf("queue_add: %+v", added)
+	}
+	queue := srv.WithKey(key).Do("GET", "/api/v2/queue", nil)
+	servertest.WantStatus(t, queue, http.StatusOK)
+	items := queue.JSON(t)["data"].(map[string]any)["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["id"] != item["id"] || items[0].(map[string]any)["title"] != "From TypeScript" {
+		t.Fatalf("GET /api/v2/queue after queue_add: %s", queue.Body)
+	}
+
+	// pending_confirmation → done_today is not in the transition table.
+	moved := steps["queue_update"]
+	if !moved.IsError || !strings.Contains(moved.Text, "cannot move to done_today") {
+		t.Errorf("illegal move: %+v", moved)
+	}
+	after := srv.WithKey(key).Do("GET", "/api/v2/queue/"+item["id"].(string), nil).JSON(t)
+	if got := after["item"].(map[string]any)["status"]; got != "pending_confirmation" {
+		t.Errorf("a refused move changed the status to %v", got)
+	}
+
+	read := steps["resources/read"]
+	if len(read.Contents) != 1 || read.Contents[0].URI != "switchboard://briefing" || read.Contents[0].MimeType != "application/json" {
+		t.Fatalf("resources/read: %+v", read)
+	}
+	var brief struct {
+		Counts           map[string]int   `json:"counts"`
+		AwaitingApproval []map[string]any `json:"awaitingApproval"`
+	}
+	if err := json.Unmarshal([]byte(read.Contents[0].Text), &brief); err != nil {
+		t.Fatalf("briefing text: %v", err)
+	}
+	if brief.Counts["awaitingApproval"] != 1 || len(brief.AwaitingApproval) != 1 || brief.AwaitingApproval[0]["title"] != "From TypeScript" {
+		t.Errorf("briefing: %s", read.Contents[0].Text)
+	}
+
+	got := steps["prompts/get"]
+	if !slices.Contains(got.Listed, promptName) {
+		t.Errorf("prompts/list lacks %s: %v", promptName, got.Listed)
+	}
+	if len(got.Messages) != 1 || got.Messages[0].Content.Type != "text" ||
+		got.Messages[0].Content.Text != "Write a follow-up to Grace in a warm tone." {
+		t.Errorf("prompts/get: %+v", got.Messages)
+	}
+}
