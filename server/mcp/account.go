@@ -59,7 +59,7 @@ func (s *Server) syncAccount(ctx context.Context, a *account, userID string) err
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if _, ok := a.store[name]; !ok {
-			sdk.AddTool(a.server, want[name].sdkTool(), want[name].handler(s))
+			a.server.AddTool(want[name].sdkTool(), want[name].handler(s))
 		}
 	}
 	a.store = want

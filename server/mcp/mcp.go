@@ -305,7 +305,7 @@ func (s *Server) account(ctx context.Context, userID string) (*account, error) {
 			Logger: s.cfg.Logger,
 		})
 	for _, t := range s.tools {
-		sdk.AddTool(a.server, t.sdkTool(), t.handler(s))
+		a.server.AddTool(t.sdkTool(), t.handler(s))
 	}
 	addResources(s, a.server)
 	if err := s.syncAccount(ctx, a, userID); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,10 @@ type tool struct {
 
 	scopes []string
 	class  string
+
+	once       sync.Once
+	resolved   *jsonschema.Resolved
+	resolveErr error
 }
 
 // classWeight orders rate classes: a tool counts in its heaviest call's.
@@ -70,29 +75,68 @@ func (t *tool) sdkTool() *sdk.Tool {
 }
 
 // handler runs the tool for the caller of the request that carries the call.
-// A refusal of the domain (an illegal move, an unknown id, a missing scope)
-// is an isError result with the reason, as the API would answer it.
-func (t *tool) handler(s *Server) sdk.ToolHandlerFor[json.RawMessage, json.RawMessage] {
-	return func(ctx context.Context, req *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, json.RawMessage, error) {
+// Arguments are checked against the input schema here (the SDK's typed
+// tools would do it too, but they also check every answer against the
+// output schema, which cost more than the work itself: the answers are
+// rendered from the descriptors their schemas come from, and
+// TestOutputsMatchTheirSchemas holds them to it). A refusal of the domain (an
+// illegal move, an unknown id, a missing scope) is an isError result with the
+// reason, as the API would answer it.
+func (t *tool) handler(s *Server) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		p, err := callerOf(req.Extra)
 		if err != nil {
-			return nil, nil, err
+			return failed(err), nil
 		}
 		for _, scope := range t.scopes {
 			if !p.HasScope(scope) {
-				return nil, nil, fmt.Errorf("API key lacks the %q scope, which %s needs", scope, t.name)
+				return failed(fmt.Errorf("API key lacks the %q scope, which %s needs", scope, t.name)), nil
 			}
+		}
+		args, err := t.arguments(req.Params.Arguments)
+		if err != nil {
+			return failed(err), nil
 		}
 		out, err := t.run(auth.WithPrincipal(ctx, p), p, args)
 		if err != nil {
-			return nil, nil, refusal(ctx, err)
+			return failed(refusal(ctx, err)), nil
 		}
 		b, err := render(out)
 		if err != nil {
-			return nil, nil, refusal(ctx, apperr.Internal(err))
+			return failed(refusal(ctx, apperr.Internal(err))), nil
 		}
-		return nil, b, nil
+		// The text rendering is the same JSON, for clients that read only text.
+		return &sdk.CallToolResult{StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
 	}
+}
+
+// arguments checks a call's arguments against the tool's input schema and
+// fills in its defaults.
+func (t *tool) arguments(raw json.RawMessage) (json.RawMessage, error) {
+	t.once.Do(func() { t.resolved, t.resolveErr = t.input.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}) })
+	if t.resolveErr != nil {
+		return nil, apperr.Internal(t.resolveErr)
+	}
+	v := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("arguments must be a JSON object: %w", err)
+		}
+	}
+	if err := t.resolved.ApplyDefaults(&v); err != nil {
+		return nil, fmt.Errorf("validating \"arguments\": %w", err)
+	}
+	if err := t.resolved.Validate(v); err != nil {
+		return nil, fmt.Errorf("validating \"arguments\": %w", err)
+	}
+	return json.Marshal(v)
+}
+
+// failed is an isError result saying why.
+func failed(err error) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{}
+	res.SetError(err)
+	return res
 }
 
 // callerOf is the principal the door handed the SDK with the request.
