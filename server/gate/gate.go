@@ -116,8 +116,8 @@ func clientIP(r *http.Request) string {
 func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedure) (context.Context, error) {
 	ctx := r.Context()
 	creds := auth.CredentialsFrom(ctx)
-	if l, ok := g.classes[p.RateClass]; ok && l.OnLimit(w, r, p.RateClass+":"+clientIP(r)) {
-		return nil, apperr.RateLimited(window)
+	if err := g.Charge(w, r, p.RateClass); err != nil {
+		return nil, err
 	}
 	if p.Public && (p.AcceptKey || p.AcceptSess) {
 		// A public procedure that also names credentials (the store
@@ -213,8 +213,21 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 // rule, REST-shaped refusals. An unknown name is refused (fail closed).
 func (g *Gate) Procedure(name string, next http.Handler) http.Handler {
 	p, known := g.table.ByName(name)
+	if !known {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			httpapi.WriteREST(w, r, apperr.Forbidden("route %s %s has no access rule", r.Method, r.URL.Path))
+		})
+	}
+	return g.Endpoint(p, next)
+}
+
+// Endpoint admits a plain HTTP handler that is no procedure of the contract
+// (the MCP and A2A endpoints) under an inline rule: AcceptKey, AcceptSess,
+// Scope, Public and RateClass are read; the rest is ignored. Refusals are
+// REST-shaped. A nil rule refuses everything (fail closed).
+func (g *Gate) Endpoint(p *contract.Procedure, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !known {
+		if p == nil {
 			httpapi.WriteREST(w, r, apperr.Forbidden("route %s %s has no access rule", r.Method, r.URL.Path))
 			return
 		}
@@ -225,6 +238,17 @@ func (g *Gate) Procedure(name string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// Charge counts one request of the admitted caller against a rate class (a
+// handler that applies a class to some of its requests only, such as A2A
+// sends), answering the refusal when the class is spent. An unknown class
+// counts nothing.
+func (g *Gate) Charge(w http.ResponseWriter, r *http.Request, class string) error {
+	if l, ok := g.classes[class]; ok && l.OnLimit(w, r, class+":"+clientIP(r)) {
+		return apperr.RateLimited(window)
+	}
+	return nil
 }
 
 // Gateway is the grpc-gateway middleware: the procedure is the matched route. A
