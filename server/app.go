@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/a2a"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -233,6 +234,7 @@ func New(cfg Config) (*App, error) {
 	// access rule; outside the gateway (and gzip, which would hold events back).
 	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
 		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(bus.SSE()))))
+	mountA2A(mux, cfg, g, bus, svc.queue, egressPolicy)
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
@@ -383,4 +385,27 @@ func cleanPath(p string) string {
 		c += "/"
 	}
 	return c
+}
+
+// apiVersion is the API's version, as the OpenAPI document and the agent
+// card report it.
+const apiVersion = "2.0.0"
+
+// mcpToolNames names the MCP endpoint's tools for the agent card. A
+// placeholder until server/mcp exports its list: wire it here, once.
+func mcpToolNames() []string {
+	return []string{"queue_list", "queue_add", "queue_update", "contacts_list", "contacts_search", "cards_list",
+		"mode_get", "briefing_get", "activity_recent", "reputation_get", "entity_resolve",
+		"marketplace_browse", "marketplace_unlock"}
+}
+
+// mountA2A mounts the A2A endpoint behind the gate (its own rule: a key with
+// the a2a scope) and the public agent card; the queue tells it when an item
+// behind a task is removed. Streams outlive the server's write timeout, so
+// each write is bounded instead (Deadlines).
+func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *queue.Service, policy egress.Policy) {
+	svc := &a2a.Service{DB: cfg.DB, Now: cfg.now, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge, Logger: cfg.Logger}
+	q.Removed = svc.Removed
+	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, bus.Deadlines(svc)))))
+	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: mcpToolNames})
 }
