@@ -1,11 +1,11 @@
 package a2a_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -288,10 +288,35 @@ func TestRefusals(t *testing.T) {
 	if st := result(t, rpc(t, s, key, "tasks/get", map[string]any{"id": id}))["status"].(map[string]any)["state"]; st != "submitted" {
 		t.Errorf("the owner's task is %v", st)
 	}
-	_ = context.Background()
 }
 
 func withMeta(params map[string]any, meta map[string]any) map[string]any {
 	params["metadata"] = meta
 	return params
+}
+
+// RULINGS "Rate limits": A2A sends count in the heavy class; reads do not.
+func TestSendsCountInTheHeavyClass(t *testing.T) {
+	t.Parallel()
+	s, _, key := setup(t, servertest.WithLimits(gate.Limits{PerKey: 1000, Auth: 1000, Heavy: 2, Federation: 1000}))
+	send := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{
+		"message": map[string]any{"messageId": "m", "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "hello"}}}}}
+	var id string
+	for i := range 2 {
+		res := s.WithKey(key).Do(http.MethodPost, "/api/a2a", send)
+		servertest.WantStatus(t, res, http.StatusOK)
+		if i == 0 {
+			id = result(t, res.JSON(t))["id"].(string)
+		}
+	}
+	res := s.WithKey(key).Do(http.MethodPost, "/api/a2a", send)
+	servertest.WantError(t, res, http.StatusTooManyRequests)
+	if res.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	for range 3 {
+		if st := result(t, rpc(t, s, key, "tasks/get", map[string]any{"id": id}))["status"]; st == nil {
+			t.Fatal("get refused")
+		}
+	}
 }

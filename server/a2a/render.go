@@ -79,9 +79,9 @@ type legacyStatus struct {
 }
 
 type legacyMsgOut struct {
-	Role     string           `json:"role"`
-	Parts    []legacyPartOut  `json:"parts"`
-	Metadata map[string]any   `json:"metadata,omitempty"`
+	Role     string          `json:"role"`
+	Parts    []legacyPartOut `json:"parts"`
+	Metadata map[string]any  `json:"metadata,omitempty"`
 }
 
 type legacyPartOut struct {

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // The pure half: what a queue item's status means for its task, what a task
@@ -20,7 +22,7 @@ const maxTitle = 200
 var ArtifactTypes = []string{"text", "code", "document", "data", "contact_card", "calendar_invite", "email_draft"}
 
 // WidgetTypes are the widgets a task's metadata may carry.
-var WidgetTypes = []string{"choice_card", "action_list", "info_card", "payment_prompt"}
+var WidgetTypes = vocab.Values("widget_type")
 
 // Item statuses, as the queue's vocabulary names them.
 const (

@@ -10,6 +10,7 @@ package a2a
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -97,8 +98,8 @@ func (s *Service) Send(ctx context.Context, fam family, in *send) (*view, error)
 }
 
 func isNotFound(err error) bool {
-	e, ok := err.(*rpcError)
-	return ok && e.Code == codeTaskNotFound
+	var e *rpcError
+	return errors.As(err, &e) && e.Code == codeTaskNotFound
 }
 
 // create makes the item through the queue's own create, with the task record

@@ -30,7 +30,7 @@ func rawStream(t *testing.T, s *servertest.Server, key, method string, params an
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := http.DefaultClient.Do(req) //nolint:bodyclose // the reading goroutine closes it
 	if err != nil {
 		t.Fatal(err)
 	}
