@@ -127,6 +127,7 @@ type services struct {
 	review   *review.Service
 	execs    *engine.Service
 	updates  *updates.Service
+	handoff  *a2a.Handoff
 }
 
 // App is the whole HTTP surface plus the background work behind it (event
@@ -199,6 +200,7 @@ func New(cfg Config) (*App, error) {
 		review:   executions.Review,
 		execs:    &engine.Service{Engine: executions.Engine},
 		updates:  upd,
+		handoff:  &a2a.Handoff{DB: cfg.DB, Now: cfg.now},
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}

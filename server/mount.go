@@ -46,6 +46,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewStoreReviewServiceHandler, switchboardv1.RegisterStoreReviewServiceHandlerServer)(s.review, s.review),
 		serve(switchboardv1connect.NewStoreExecutionServiceHandler, switchboardv1.RegisterStoreExecutionServiceHandlerServer)(s.execs, s.execs),
 		serve(switchboardv1connect.NewUpdateServiceHandler, switchboardv1.RegisterUpdateServiceHandlerServer)(s.updates, s.updates),
+		serve(switchboardv1connect.NewHandoffServiceHandler, switchboardv1.RegisterHandoffServiceHandlerServer)(s.handoff, s.handoff),
 	}
 }
 
