@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -318,5 +319,35 @@ func TestSendsCountInTheHeavyClass(t *testing.T) {
 		if st := result(t, rpc(t, s, key, "tasks/get", map[string]any{"id": id}))["status"]; st == nil {
 			t.Fatal("get refused")
 		}
+	}
+}
+
+// Messages sent to one task at once all land in its history.
+func TestConcurrentResponds(t *testing.T) {
+	t.Parallel()
+	s, _, key := setup(t)
+	msg := func(text string) map[string]any {
+		return map[string]any{"role": "user", "parts": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	result(t, rpc(t, s, key, "tasks/send", map[string]any{"id": "t-1", "message": msg("Start")}))
+	const n = 6
+	done := make(chan map[string]any, n)
+	for i := range n {
+		go func() {
+			res := s.WithKey(key).Do(http.MethodPost, "/api/a2a", map[string]any{"jsonrpc": "2.0", "id": i, "method": "tasks/respond",
+				"params": map[string]any{"id": "t-1", "message": msg("more")}})
+			var m map[string]any
+			_ = json.Unmarshal(res.Body, &m)
+			done <- m
+		}()
+	}
+	for range n {
+		if ans := <-done; ans["result"] == nil {
+			t.Errorf("respond failed: %v", ans)
+		}
+	}
+	got := result(t, rpc(t, s, key, "tasks/get", map[string]any{"id": "t-1"}))
+	if h := len(got["history"].([]any)); h != n+1 {
+		t.Errorf("history has %d messages, want %d", h, n+1)
 	}
 }

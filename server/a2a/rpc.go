@@ -252,6 +252,9 @@ func (s *Service) toRPC(ctx context.Context, err error) *rpcError {
 	switch e.Kind {
 	case apperr.KindInvalid, apperr.KindIllegalMove, apperr.KindTooLarge:
 		return &rpcError{Code: codeBadParams, Message: "invalid params: " + e.Message}
+	case apperr.KindConflict:
+		// Two sends naming one new legacy task id at once: one wins.
+		return &rpcError{Code: codeBadParams, Message: "invalid params: the task already exists; send to it with tasks/respond"}
 	case apperr.KindNotFound:
 		return &rpcError{Code: codeTaskNotFound, Message: e.Message}
 	case apperr.KindUnauthenticated, apperr.KindForbidden:

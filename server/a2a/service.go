@@ -53,6 +53,9 @@ type Service struct {
 // maxID bounds a task id an agent names (the legacy tasks/send's own id).
 const maxID = 64
 
+// maxHistory bounds the messages a task keeps.
+const maxHistory = 200
+
 // errTaskNotFound is -32001; another account's task is not found either.
 func errTaskNotFound(id string) error {
 	return &rpcError{Code: codeTaskNotFound, Message: fmt.Sprintf("task %q not found", id)}
@@ -233,6 +236,10 @@ func (s *Service) checkResponseURL(ctx context.Context, raw string, card any) er
 // ready, in one unit of work.
 func (s *Service) respond(ctx context.Context, p *auth.Principal, rec *ent.A2ATask, msg *a2a.Message) (*view, error) {
 	err := s.Queue.Within(ctx, func(ctx context.Context, tx *db.Tx) error {
+		// Two messages to one task at once must both land in its history.
+		if err := tx.Serialize(ctx, "a2a-task:"+rec.ID); err != nil {
+			return apperr.Wrap(err)
+		}
 		cur, err := s.record(ctx, tx.Client(), p.UserID, rec.TaskID)
 		if err != nil {
 			return err
@@ -243,6 +250,9 @@ func (s *Service) respond(ctx context.Context, p *auth.Principal, rec *ent.A2ATa
 		var history []*a2a.Message
 		if err := json.Unmarshal([]byte(cur.History), &history); err != nil {
 			return apperr.Internal(err)
+		}
+		if len(history) >= maxHistory {
+			return badParams("task %q holds %d messages, the most it takes; start a new task", cur.TaskID, maxHistory)
 		}
 		msg.TaskID, msg.ContextID = a2a.TaskID(cur.TaskID), cur.ContextID
 		raw, err := json.Marshal(append(history, msg))
