@@ -32,7 +32,7 @@ func agentMessage(v *view) *a2a.Message {
 	if v.text == "" {
 		return nil
 	}
-	return &a2a.Message{ID: "status-" + v.rec.TaskID + "-" + v.at.UTC().Format("20060102T150405.000000000"),
+	return &a2a.Message{ID: "status-" + v.rec.TaskID + "-" + string(v.state) + "-" + v.queueStatus + "-" + v.at.UTC().Format("20060102T150405.000000000"),
 		Role: a2a.MessageRoleAgent, TaskID: a2a.TaskID(v.rec.TaskID), ContextID: v.rec.ContextID,
 		Parts: a2a.ContentParts{a2a.TextPart{Text: v.text}}}
 }
