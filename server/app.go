@@ -403,11 +403,10 @@ func mcpToolNames() []string {
 
 // mountA2A mounts the A2A endpoint behind the gate (its own rule: a key with
 // the a2a scope) and the public agent card; the queue tells it when an item
-// behind a task is removed. Streams outlive the server's write timeout, so
-// each write is bounded instead (Deadlines).
+// behind a task is removed.
 func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *queue.Service, policy egress.Policy) {
 	svc := &a2a.Service{DB: cfg.DB, Now: cfg.now, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge, Logger: cfg.Logger}
 	q.Removed = svc.Removed
-	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, bus.Deadlines(svc)))))
+	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: mcpToolNames})
 }

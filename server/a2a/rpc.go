@@ -198,43 +198,39 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // textOnly refuses a body that is not valid UTF-8 or holds a NUL in any
-// string (RULINGS "Input at the boundary"); the JSON decoder would turn bad
-// bytes into U+FFFD and keep a NUL.
+// string (RULINGS "Input at the boundary"): the JSON decoder would turn bad
+// bytes into U+FFFD and keep a NUL. A raw NUL byte is no valid JSON (the
+// decoder refuses it), so a NUL can only come as the escape \u0000, found
+// here without decoding the body twice.
 func textOnly(body []byte) error {
 	if err := input.JSONError(body); err != nil {
 		return err
 	}
-	var v any
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&v); err != nil {
-		return apperr.Invalid("the body is not JSON")
-	}
-	if path, bad := findNUL(v, "params"); bad {
-		return input.NotText(path)
+	if hasNULEscape(body) {
+		return input.NotText("a string in params")
 	}
 	return nil
 }
 
-func findNUL(v any, at string) (string, bool) {
-	switch v := v.(type) {
-	case string:
-		return at, !input.Text(v)
-	case []any:
-		for _, e := range v {
-			if p, bad := findNUL(e, at+"[]"); bad {
-				return p, true
-			}
+// hasNULEscape reports whether body holds the JSON escape \u0000: a
+// backslash-u-0000 whose backslash is not itself escaped (an odd run of
+// backslashes ends at it).
+func hasNULEscape(body []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(body[i:], []byte(`u0000`))
+		if j < 0 {
+			return false
 		}
-	case map[string]any:
-		for k, e := range v {
-			if !input.Text(k) {
-				return at, true
-			}
-			if p, bad := findNUL(e, at+"."+k); bad {
-				return p, true
-			}
+		at := i + j
+		run := 0
+		for k := at - 1; k >= 0 && body[k] == '\\'; k-- {
+			run++
 		}
+		if run%2 == 1 {
+			return true
+		}
+		i = at + 1
 	}
-	return "", false
 }
 
 // toRPC maps a refusal to its JSON-RPC error; unexpected failures are logged

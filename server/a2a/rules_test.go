@@ -76,3 +76,23 @@ func TestArtifactType(t *testing.T) {
 		t.Errorf("%d artifact types, want 7", len(ArtifactTypes))
 	}
 }
+
+// RULINGS "Input at the boundary": a NUL arrives in JSON only as the escape
+// \u0000; an escaped backslash before "u0000" is text.
+func TestHasNULEscape(t *testing.T) {
+	t.Parallel()
+	cases := map[string]bool{
+		`{"t":"a\u0000b"}`:   true,
+		`{"t":"a\\u0000b"}`:  false,
+		`{"t":"a\\\u0000b"}`: true,
+		`{"t":"u0000"}`:      false,
+		`{"t":"\u00001"}`:    true,
+		`{"t":"\u0001"}`:     false,
+		`{"u0000":"x"}`:      false,
+	}
+	for in, want := range cases {
+		if got := hasNULEscape([]byte(in)); got != want {
+			t.Errorf("hasNULEscape(%s) = %v, want %v", in, got, want)
+		}
+	}
+}

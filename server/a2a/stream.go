@@ -24,7 +24,16 @@ import (
 // errFinished ends a stream after its task's final state.
 var errFinished = errors.New("a2a: task finished")
 
+// stream serves a streaming method. A stream outlives the server's write
+// timeout, so the bus's Deadlines bounds each write instead (the unary
+// methods keep the server's timeouts and skip its cost).
 func (s *Service) stream(w http.ResponseWriter, r *http.Request, req request, m method) {
+	s.Bus.Deadlines(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.streamOpen(w, r, req, m)
+	})).ServeHTTP(w, r)
+}
+
+func (s *Service) streamOpen(w http.ResponseWriter, r *http.Request, req request, m method) {
 	ctx := r.Context()
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
