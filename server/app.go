@@ -405,7 +405,7 @@ func mcpToolNames() []string {
 // the a2a scope) and the public agent card; the queue tells it when an item
 // behind a task is removed.
 func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *queue.Service, policy egress.Policy) {
-	svc := &a2a.Service{DB: cfg.DB, Now: cfg.now, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge, Logger: cfg.Logger}
+	svc := &a2a.Service{DB: cfg.DB, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge}
 	q.Removed = svc.Removed
 	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: mcpToolNames})

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -39,7 +38,6 @@ import (
 // Service runs the A2A methods over the queue.
 type Service struct {
 	DB    *db.DB
-	Now   func() time.Time
 	Queue *queue.Service
 	Bus   *events.Bus
 	// Egress refuses widgetResponseUrl hosts that are private addresses.
@@ -47,7 +45,6 @@ type Service struct {
 	// Charge counts one request against a rate class (gate.Gate.Charge):
 	// sends count in the heavy class.
 	Charge func(w http.ResponseWriter, r *http.Request, class string) error
-	Logger *slog.Logger
 }
 
 // maxID bounds a task id an agent names (the legacy tasks/send's own id).

@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -167,4 +168,31 @@ func TestAgentCard(t *testing.T) {
 	if len(ifaces) != 2 || ifaces[0].(map[string]any)["protocolVersion"] != "1.0" || ifaces[0].(map[string]any)["url"] != s.URL+"/api/a2a" {
 		t.Errorf("supportedInterfaces %v", ifaces)
 	}
+}
+
+// An idle stream carries the bus's heartbeats as SSE comments, which A2A
+// clients skip (docs/decisions.md "A2A (issue 13)").
+func TestStreamKeepAlive(t *testing.T) {
+	t.Parallel()
+	s, _, key := setup(t, servertest.WithHeartbeat(50*time.Millisecond))
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"text","text":"Idle"}]}}}`
+	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/a2a", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		if sc.Text() == ": keep-alive" {
+			return
+		}
+	}
+	t.Fatalf("no keep-alive comment before the stream ended: %v", sc.Err())
 }
