@@ -182,5 +182,21 @@ func prepare(ctx context.Context, ps *procs, dir string, cfg config) (*env, erro
 	if err := verify(ctx, c, e, restBody); err != nil {
 		return nil, err
 	}
+	// The protocol reads join the rounds after the list's own checks.
+	protocols, err := protocolTargets(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyProtocols(ctx, c, protocols); err != nil {
+		return nil, err
+	}
+	for _, t := range protocols {
+		_, info, err := probe(ctx, c, t)
+		if err != nil {
+			return nil, err
+		}
+		e.probes[t.key] = info
+	}
+	e.lists = append(e.lists, protocols...)
 	return e, nil
 }

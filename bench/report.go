@@ -105,6 +105,7 @@ func verdicts(w io.Writer, r *results, b time.Duration) {
 	rate := r.cpu["e"].rps()
 	fmt.Fprintf(w, "- e    %.0f creates/s over REST (HTTP client on the same cores), target ≥ %d/s: %s\n", rate, createGoal, met(rate >= createGoal))
 	fmt.Fprintf(w, "- e-tx %.0f create transactions/s in-process, target ≥ %d/s: %s\n", r.tx.rate(), createGoal, met(r.tx.rate() >= createGoal))
+	protocolVerdict(w, r)
 }
 
 func met(ok bool) string {

@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -54,6 +55,8 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// A2ATask is the client for interacting with the A2ATask builders.
+	A2ATask *A2ATaskClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
@@ -125,6 +128,7 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.A2ATask = NewA2ATaskClient(c.config)
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.ActivityEntry = NewActivityEntryClient(c.config)
 	c.AgentQualitySignal = NewAgentQualitySignalClient(c.config)
@@ -247,6 +251,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	return &Tx{
 		ctx:                ctx,
 		config:             cfg,
+		A2ATask:            NewA2ATaskClient(cfg),
 		APIKey:             NewAPIKeyClient(cfg),
 		ActivityEntry:      NewActivityEntryClient(cfg),
 		AgentQualitySignal: NewAgentQualitySignalClient(cfg),
@@ -296,6 +301,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	return &Tx{
 		ctx:                ctx,
 		config:             cfg,
+		A2ATask:            NewA2ATaskClient(cfg),
 		APIKey:             NewAPIKeyClient(cfg),
 		ActivityEntry:      NewActivityEntryClient(cfg),
 		AgentQualitySignal: NewAgentQualitySignalClient(cfg),
@@ -332,7 +338,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		APIKey.
+//		A2ATask.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -355,7 +361,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
+		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
@@ -371,7 +377,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
+		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
@@ -386,6 +392,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *A2ATaskMutation:
+		return c.A2ATask.mutate(ctx, m)
 	case *APIKeyMutation:
 		return c.APIKey.mutate(ctx, m)
 	case *ActivityEntryMutation:
@@ -448,6 +456,155 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.WebhookDelivery.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// A2ATaskClient is a client for the A2ATask schema.
+type A2ATaskClient struct {
+	config
+}
+
+// NewA2ATaskClient returns a client for the A2ATask from the given config.
+func NewA2ATaskClient(c config) *A2ATaskClient {
+	return &A2ATaskClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `a2atask.Hooks(f(g(h())))`.
+func (c *A2ATaskClient) Use(hooks ...Hook) {
+	c.hooks.A2ATask = append(c.hooks.A2ATask, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `a2atask.Intercept(f(g(h())))`.
+func (c *A2ATaskClient) Intercept(interceptors ...Interceptor) {
+	c.inters.A2ATask = append(c.inters.A2ATask, interceptors...)
+}
+
+// Create returns a builder for creating a A2ATask entity.
+func (c *A2ATaskClient) Create() *A2ATaskCreate {
+	mutation := newA2ATaskMutation(c.config, OpCreate)
+	return &A2ATaskCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of A2ATask entities.
+func (c *A2ATaskClient) CreateBulk(builders ...*A2ATaskCreate) *A2ATaskCreateBulk {
+	return &A2ATaskCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *A2ATaskClient) MapCreateBulk(slice any, setFunc func(*A2ATaskCreate, int)) *A2ATaskCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &A2ATaskCreateBulk{err: fmt.Errorf("calling to A2ATaskClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*A2ATaskCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &A2ATaskCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for A2ATask.
+func (c *A2ATaskClient) Update() *A2ATaskUpdate {
+	mutation := newA2ATaskMutation(c.config, OpUpdate)
+	return &A2ATaskUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *A2ATaskClient) UpdateOne(_m *A2ATask) *A2ATaskUpdateOne {
+	mutation := newA2ATaskMutation(c.config, OpUpdateOne, withA2ATask(_m))
+	return &A2ATaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *A2ATaskClient) UpdateOneID(id string) *A2ATaskUpdateOne {
+	mutation := newA2ATaskMutation(c.config, OpUpdateOne, withA2ATaskID(id))
+	return &A2ATaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for A2ATask.
+func (c *A2ATaskClient) Delete() *A2ATaskDelete {
+	mutation := newA2ATaskMutation(c.config, OpDelete)
+	return &A2ATaskDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *A2ATaskClient) DeleteOne(_m *A2ATask) *A2ATaskDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *A2ATaskClient) DeleteOneID(id string) *A2ATaskDeleteOne {
+	builder := c.Delete().Where(a2atask.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &A2ATaskDeleteOne{builder}
+}
+
+// Query returns a query builder for A2ATask.
+func (c *A2ATaskClient) Query() *A2ATaskQuery {
+	return &A2ATaskQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeA2ATask},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a A2ATask entity by its id.
+func (c *A2ATaskClient) Get(ctx context.Context, id string) (*A2ATask, error) {
+	return c.Query().Where(a2atask.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *A2ATaskClient) GetX(ctx context.Context, id string) *A2ATask {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a A2ATask.
+func (c *A2ATaskClient) QueryUser(_m *A2ATask) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(a2atask.Table, a2atask.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, a2atask.UserTable, a2atask.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *A2ATaskClient) Hooks() []Hook {
+	return c.hooks.A2ATask
+}
+
+// Interceptors returns the client interceptors.
+func (c *A2ATaskClient) Interceptors() []Interceptor {
+	return c.inters.A2ATask
+}
+
+func (c *A2ATaskClient) mutate(ctx context.Context, m *A2ATaskMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&A2ATaskCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&A2ATaskUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&A2ATaskUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&A2ATaskDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown A2ATask mutation op: %q", m.Op())
 	}
 }
 
@@ -5238,6 +5395,22 @@ func (c *UserClient) QueryDocuments(_m *User) *DocumentQuery {
 	return query
 }
 
+// QueryA2aTasks queries the a2a_tasks edge of a User.
+func (c *UserClient) QueryA2aTasks(_m *User) *A2ATaskQuery {
+	query := (&A2ATaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(a2atask.Table, a2atask.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.A2aTasksTable, user.A2aTasksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -5564,18 +5737,18 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
-		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
-		DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry, MemoryEntry,
-		PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
+		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
+		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
+		Contact, DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry,
+		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
 		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
 		UserReputation, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall, CapabilityPack,
-		Card, CardContact, ChatMessage, ChecklistItem, ConnectToken, Contact,
-		DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry, MemoryEntry,
-		PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
+		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
+		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
+		Contact, DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry,
+		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
 		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
 		UserReputation, WebhookDelivery []ent.Interceptor
 	}

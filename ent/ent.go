@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -102,6 +103,7 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
+			a2atask.Table:            a2atask.ValidColumn,
 			apikey.Table:             apikey.ValidColumn,
 			activityentry.Table:      activityentry.ValidColumn,
 			agentqualitysignal.Table: agentqualitysignal.ValidColumn,

@@ -11,6 +11,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -55,6 +56,7 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
+	TypeA2ATask            = "A2ATask"
 	TypeAPIKey             = "APIKey"
 	TypeActivityEntry      = "ActivityEntry"
 	TypeAgentQualitySignal = "AgentQualitySignal"
@@ -86,6 +88,1046 @@ const (
 	TypeUserReputation     = "UserReputation"
 	TypeWebhookDelivery    = "WebhookDelivery"
 )
+
+// A2ATaskMutation represents an operation that mutates the A2ATask nodes in the graph.
+type A2ATaskMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	task_id       *string
+	context_id    *string
+	item_id       *string
+	protocol      *string
+	key_label     *string
+	history       *string
+	final_state   *string
+	final_message *string
+	artifacts     *string
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*A2ATask, error)
+	predicates    []predicate.A2ATask
+}
+
+var _ ent.Mutation = (*A2ATaskMutation)(nil)
+
+// a2ataskOption allows management of the mutation configuration using functional options.
+type a2ataskOption func(*A2ATaskMutation)
+
+// newA2ATaskMutation creates new mutation for the A2ATask entity.
+func newA2ATaskMutation(c config, op Op, opts ...a2ataskOption) *A2ATaskMutation {
+	m := &A2ATaskMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeA2ATask,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withA2ATaskID sets the ID field of the mutation.
+func withA2ATaskID(id string) a2ataskOption {
+	return func(m *A2ATaskMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *A2ATask
+		)
+		m.oldValue = func(ctx context.Context) (*A2ATask, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().A2ATask.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withA2ATask sets the old A2ATask of the mutation.
+func withA2ATask(node *A2ATask) a2ataskOption {
+	return func(m *A2ATaskMutation) {
+		m.oldValue = func(context.Context) (*A2ATask, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m A2ATaskMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m A2ATaskMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of A2ATask entities.
+func (m *A2ATaskMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *A2ATaskMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *A2ATaskMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().A2ATask.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *A2ATaskMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *A2ATaskMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *A2ATaskMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *A2ATaskMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *A2ATaskMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *A2ATaskMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *A2ATaskMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *A2ATaskMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *A2ATaskMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetTaskID sets the "task_id" field.
+func (m *A2ATaskMutation) SetTaskID(s string) {
+	m.task_id = &s
+}
+
+// TaskID returns the value of the "task_id" field in the mutation.
+func (m *A2ATaskMutation) TaskID() (r string, exists bool) {
+	v := m.task_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskID returns the old "task_id" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldTaskID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskID: %w", err)
+	}
+	return oldValue.TaskID, nil
+}
+
+// ResetTaskID resets all changes to the "task_id" field.
+func (m *A2ATaskMutation) ResetTaskID() {
+	m.task_id = nil
+}
+
+// SetContextID sets the "context_id" field.
+func (m *A2ATaskMutation) SetContextID(s string) {
+	m.context_id = &s
+}
+
+// ContextID returns the value of the "context_id" field in the mutation.
+func (m *A2ATaskMutation) ContextID() (r string, exists bool) {
+	v := m.context_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContextID returns the old "context_id" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldContextID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContextID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContextID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContextID: %w", err)
+	}
+	return oldValue.ContextID, nil
+}
+
+// ResetContextID resets all changes to the "context_id" field.
+func (m *A2ATaskMutation) ResetContextID() {
+	m.context_id = nil
+}
+
+// SetItemID sets the "item_id" field.
+func (m *A2ATaskMutation) SetItemID(s string) {
+	m.item_id = &s
+}
+
+// ItemID returns the value of the "item_id" field in the mutation.
+func (m *A2ATaskMutation) ItemID() (r string, exists bool) {
+	v := m.item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemID returns the old "item_id" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldItemID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemID: %w", err)
+	}
+	return oldValue.ItemID, nil
+}
+
+// ResetItemID resets all changes to the "item_id" field.
+func (m *A2ATaskMutation) ResetItemID() {
+	m.item_id = nil
+}
+
+// SetProtocol sets the "protocol" field.
+func (m *A2ATaskMutation) SetProtocol(s string) {
+	m.protocol = &s
+}
+
+// Protocol returns the value of the "protocol" field in the mutation.
+func (m *A2ATaskMutation) Protocol() (r string, exists bool) {
+	v := m.protocol
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProtocol returns the old "protocol" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldProtocol(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProtocol is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProtocol requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProtocol: %w", err)
+	}
+	return oldValue.Protocol, nil
+}
+
+// ResetProtocol resets all changes to the "protocol" field.
+func (m *A2ATaskMutation) ResetProtocol() {
+	m.protocol = nil
+}
+
+// SetKeyLabel sets the "key_label" field.
+func (m *A2ATaskMutation) SetKeyLabel(s string) {
+	m.key_label = &s
+}
+
+// KeyLabel returns the value of the "key_label" field in the mutation.
+func (m *A2ATaskMutation) KeyLabel() (r string, exists bool) {
+	v := m.key_label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKeyLabel returns the old "key_label" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldKeyLabel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKeyLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKeyLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKeyLabel: %w", err)
+	}
+	return oldValue.KeyLabel, nil
+}
+
+// ResetKeyLabel resets all changes to the "key_label" field.
+func (m *A2ATaskMutation) ResetKeyLabel() {
+	m.key_label = nil
+}
+
+// SetHistory sets the "history" field.
+func (m *A2ATaskMutation) SetHistory(s string) {
+	m.history = &s
+}
+
+// History returns the value of the "history" field in the mutation.
+func (m *A2ATaskMutation) History() (r string, exists bool) {
+	v := m.history
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHistory returns the old "history" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldHistory(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHistory is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHistory requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHistory: %w", err)
+	}
+	return oldValue.History, nil
+}
+
+// ResetHistory resets all changes to the "history" field.
+func (m *A2ATaskMutation) ResetHistory() {
+	m.history = nil
+}
+
+// SetFinalState sets the "final_state" field.
+func (m *A2ATaskMutation) SetFinalState(s string) {
+	m.final_state = &s
+}
+
+// FinalState returns the value of the "final_state" field in the mutation.
+func (m *A2ATaskMutation) FinalState() (r string, exists bool) {
+	v := m.final_state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinalState returns the old "final_state" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldFinalState(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinalState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinalState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinalState: %w", err)
+	}
+	return oldValue.FinalState, nil
+}
+
+// ClearFinalState clears the value of the "final_state" field.
+func (m *A2ATaskMutation) ClearFinalState() {
+	m.final_state = nil
+	m.clearedFields[a2atask.FieldFinalState] = struct{}{}
+}
+
+// FinalStateCleared returns if the "final_state" field was cleared in this mutation.
+func (m *A2ATaskMutation) FinalStateCleared() bool {
+	_, ok := m.clearedFields[a2atask.FieldFinalState]
+	return ok
+}
+
+// ResetFinalState resets all changes to the "final_state" field.
+func (m *A2ATaskMutation) ResetFinalState() {
+	m.final_state = nil
+	delete(m.clearedFields, a2atask.FieldFinalState)
+}
+
+// SetFinalMessage sets the "final_message" field.
+func (m *A2ATaskMutation) SetFinalMessage(s string) {
+	m.final_message = &s
+}
+
+// FinalMessage returns the value of the "final_message" field in the mutation.
+func (m *A2ATaskMutation) FinalMessage() (r string, exists bool) {
+	v := m.final_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinalMessage returns the old "final_message" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldFinalMessage(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinalMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinalMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinalMessage: %w", err)
+	}
+	return oldValue.FinalMessage, nil
+}
+
+// ClearFinalMessage clears the value of the "final_message" field.
+func (m *A2ATaskMutation) ClearFinalMessage() {
+	m.final_message = nil
+	m.clearedFields[a2atask.FieldFinalMessage] = struct{}{}
+}
+
+// FinalMessageCleared returns if the "final_message" field was cleared in this mutation.
+func (m *A2ATaskMutation) FinalMessageCleared() bool {
+	_, ok := m.clearedFields[a2atask.FieldFinalMessage]
+	return ok
+}
+
+// ResetFinalMessage resets all changes to the "final_message" field.
+func (m *A2ATaskMutation) ResetFinalMessage() {
+	m.final_message = nil
+	delete(m.clearedFields, a2atask.FieldFinalMessage)
+}
+
+// SetArtifacts sets the "artifacts" field.
+func (m *A2ATaskMutation) SetArtifacts(s string) {
+	m.artifacts = &s
+}
+
+// Artifacts returns the value of the "artifacts" field in the mutation.
+func (m *A2ATaskMutation) Artifacts() (r string, exists bool) {
+	v := m.artifacts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArtifacts returns the old "artifacts" field's value of the A2ATask entity.
+// If the A2ATask object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *A2ATaskMutation) OldArtifacts(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArtifacts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArtifacts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArtifacts: %w", err)
+	}
+	return oldValue.Artifacts, nil
+}
+
+// ClearArtifacts clears the value of the "artifacts" field.
+func (m *A2ATaskMutation) ClearArtifacts() {
+	m.artifacts = nil
+	m.clearedFields[a2atask.FieldArtifacts] = struct{}{}
+}
+
+// ArtifactsCleared returns if the "artifacts" field was cleared in this mutation.
+func (m *A2ATaskMutation) ArtifactsCleared() bool {
+	_, ok := m.clearedFields[a2atask.FieldArtifacts]
+	return ok
+}
+
+// ResetArtifacts resets all changes to the "artifacts" field.
+func (m *A2ATaskMutation) ResetArtifacts() {
+	m.artifacts = nil
+	delete(m.clearedFields, a2atask.FieldArtifacts)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *A2ATaskMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[a2atask.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *A2ATaskMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *A2ATaskMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *A2ATaskMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the A2ATaskMutation builder.
+func (m *A2ATaskMutation) Where(ps ...predicate.A2ATask) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the A2ATaskMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *A2ATaskMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.A2ATask, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *A2ATaskMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *A2ATaskMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (A2ATask).
+func (m *A2ATaskMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *A2ATaskMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, a2atask.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, a2atask.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, a2atask.FieldUserID)
+	}
+	if m.task_id != nil {
+		fields = append(fields, a2atask.FieldTaskID)
+	}
+	if m.context_id != nil {
+		fields = append(fields, a2atask.FieldContextID)
+	}
+	if m.item_id != nil {
+		fields = append(fields, a2atask.FieldItemID)
+	}
+	if m.protocol != nil {
+		fields = append(fields, a2atask.FieldProtocol)
+	}
+	if m.key_label != nil {
+		fields = append(fields, a2atask.FieldKeyLabel)
+	}
+	if m.history != nil {
+		fields = append(fields, a2atask.FieldHistory)
+	}
+	if m.final_state != nil {
+		fields = append(fields, a2atask.FieldFinalState)
+	}
+	if m.final_message != nil {
+		fields = append(fields, a2atask.FieldFinalMessage)
+	}
+	if m.artifacts != nil {
+		fields = append(fields, a2atask.FieldArtifacts)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *A2ATaskMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case a2atask.FieldCreatedAt:
+		return m.CreatedAt()
+	case a2atask.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case a2atask.FieldUserID:
+		return m.UserID()
+	case a2atask.FieldTaskID:
+		return m.TaskID()
+	case a2atask.FieldContextID:
+		return m.ContextID()
+	case a2atask.FieldItemID:
+		return m.ItemID()
+	case a2atask.FieldProtocol:
+		return m.Protocol()
+	case a2atask.FieldKeyLabel:
+		return m.KeyLabel()
+	case a2atask.FieldHistory:
+		return m.History()
+	case a2atask.FieldFinalState:
+		return m.FinalState()
+	case a2atask.FieldFinalMessage:
+		return m.FinalMessage()
+	case a2atask.FieldArtifacts:
+		return m.Artifacts()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *A2ATaskMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case a2atask.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case a2atask.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case a2atask.FieldUserID:
+		return m.OldUserID(ctx)
+	case a2atask.FieldTaskID:
+		return m.OldTaskID(ctx)
+	case a2atask.FieldContextID:
+		return m.OldContextID(ctx)
+	case a2atask.FieldItemID:
+		return m.OldItemID(ctx)
+	case a2atask.FieldProtocol:
+		return m.OldProtocol(ctx)
+	case a2atask.FieldKeyLabel:
+		return m.OldKeyLabel(ctx)
+	case a2atask.FieldHistory:
+		return m.OldHistory(ctx)
+	case a2atask.FieldFinalState:
+		return m.OldFinalState(ctx)
+	case a2atask.FieldFinalMessage:
+		return m.OldFinalMessage(ctx)
+	case a2atask.FieldArtifacts:
+		return m.OldArtifacts(ctx)
+	}
+	return nil, fmt.Errorf("unknown A2ATask field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *A2ATaskMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case a2atask.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case a2atask.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case a2atask.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case a2atask.FieldTaskID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskID(v)
+		return nil
+	case a2atask.FieldContextID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContextID(v)
+		return nil
+	case a2atask.FieldItemID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemID(v)
+		return nil
+	case a2atask.FieldProtocol:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProtocol(v)
+		return nil
+	case a2atask.FieldKeyLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKeyLabel(v)
+		return nil
+	case a2atask.FieldHistory:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHistory(v)
+		return nil
+	case a2atask.FieldFinalState:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinalState(v)
+		return nil
+	case a2atask.FieldFinalMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinalMessage(v)
+		return nil
+	case a2atask.FieldArtifacts:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetArtifacts(v)
+		return nil
+	}
+	return fmt.Errorf("unknown A2ATask field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *A2ATaskMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *A2ATaskMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *A2ATaskMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown A2ATask numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *A2ATaskMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(a2atask.FieldFinalState) {
+		fields = append(fields, a2atask.FieldFinalState)
+	}
+	if m.FieldCleared(a2atask.FieldFinalMessage) {
+		fields = append(fields, a2atask.FieldFinalMessage)
+	}
+	if m.FieldCleared(a2atask.FieldArtifacts) {
+		fields = append(fields, a2atask.FieldArtifacts)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *A2ATaskMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *A2ATaskMutation) ClearField(name string) error {
+	switch name {
+	case a2atask.FieldFinalState:
+		m.ClearFinalState()
+		return nil
+	case a2atask.FieldFinalMessage:
+		m.ClearFinalMessage()
+		return nil
+	case a2atask.FieldArtifacts:
+		m.ClearArtifacts()
+		return nil
+	}
+	return fmt.Errorf("unknown A2ATask nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *A2ATaskMutation) ResetField(name string) error {
+	switch name {
+	case a2atask.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case a2atask.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case a2atask.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case a2atask.FieldTaskID:
+		m.ResetTaskID()
+		return nil
+	case a2atask.FieldContextID:
+		m.ResetContextID()
+		return nil
+	case a2atask.FieldItemID:
+		m.ResetItemID()
+		return nil
+	case a2atask.FieldProtocol:
+		m.ResetProtocol()
+		return nil
+	case a2atask.FieldKeyLabel:
+		m.ResetKeyLabel()
+		return nil
+	case a2atask.FieldHistory:
+		m.ResetHistory()
+		return nil
+	case a2atask.FieldFinalState:
+		m.ResetFinalState()
+		return nil
+	case a2atask.FieldFinalMessage:
+		m.ResetFinalMessage()
+		return nil
+	case a2atask.FieldArtifacts:
+		m.ResetArtifacts()
+		return nil
+	}
+	return fmt.Errorf("unknown A2ATask field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *A2ATaskMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, a2atask.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *A2ATaskMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case a2atask.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *A2ATaskMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *A2ATaskMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *A2ATaskMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, a2atask.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *A2ATaskMutation) EdgeCleared(name string) bool {
+	switch name {
+	case a2atask.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *A2ATaskMutation) ClearEdge(name string) error {
+	switch name {
+	case a2atask.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown A2ATask unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *A2ATaskMutation) ResetEdge(name string) error {
+	switch name {
+	case a2atask.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown A2ATask edge %s", name)
+}
 
 // APIKeyMutation represents an operation that mutates the APIKey nodes in the graph.
 type APIKeyMutation struct {
@@ -35215,6 +36257,9 @@ type UserMutation struct {
 	documents                  map[string]struct{}
 	removeddocuments           map[string]struct{}
 	cleareddocuments           bool
+	a2a_tasks                  map[string]struct{}
+	removeda2a_tasks           map[string]struct{}
+	cleareda2a_tasks           bool
 	done                       bool
 	oldValue                   func(context.Context) (*User, error)
 	predicates                 []predicate.User
@@ -36945,6 +37990,60 @@ func (m *UserMutation) ResetDocuments() {
 	m.removeddocuments = nil
 }
 
+// AddA2aTaskIDs adds the "a2a_tasks" edge to the A2ATask entity by ids.
+func (m *UserMutation) AddA2aTaskIDs(ids ...string) {
+	if m.a2a_tasks == nil {
+		m.a2a_tasks = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.a2a_tasks[ids[i]] = struct{}{}
+	}
+}
+
+// ClearA2aTasks clears the "a2a_tasks" edge to the A2ATask entity.
+func (m *UserMutation) ClearA2aTasks() {
+	m.cleareda2a_tasks = true
+}
+
+// A2aTasksCleared reports if the "a2a_tasks" edge to the A2ATask entity was cleared.
+func (m *UserMutation) A2aTasksCleared() bool {
+	return m.cleareda2a_tasks
+}
+
+// RemoveA2aTaskIDs removes the "a2a_tasks" edge to the A2ATask entity by IDs.
+func (m *UserMutation) RemoveA2aTaskIDs(ids ...string) {
+	if m.removeda2a_tasks == nil {
+		m.removeda2a_tasks = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.a2a_tasks, ids[i])
+		m.removeda2a_tasks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedA2aTasks returns the removed IDs of the "a2a_tasks" edge to the A2ATask entity.
+func (m *UserMutation) RemovedA2aTasksIDs() (ids []string) {
+	for id := range m.removeda2a_tasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// A2aTasksIDs returns the "a2a_tasks" edge IDs in the mutation.
+func (m *UserMutation) A2aTasksIDs() (ids []string) {
+	for id := range m.a2a_tasks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetA2aTasks resets all changes to the "a2a_tasks" edge.
+func (m *UserMutation) ResetA2aTasks() {
+	m.a2a_tasks = nil
+	m.cleareda2a_tasks = false
+	m.removeda2a_tasks = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -37206,7 +38305,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 25)
+	edges := make([]string, 0, 26)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -37281,6 +38380,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.documents != nil {
 		edges = append(edges, user.EdgeDocuments)
+	}
+	if m.a2a_tasks != nil {
+		edges = append(edges, user.EdgeA2aTasks)
 	}
 	return edges
 }
@@ -37435,13 +38537,19 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeA2aTasks:
+		ids := make([]ent.Value, 0, len(m.a2a_tasks))
+		for id := range m.a2a_tasks {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 25)
+	edges := make([]string, 0, 26)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -37510,6 +38618,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removeddocuments != nil {
 		edges = append(edges, user.EdgeDocuments)
+	}
+	if m.removeda2a_tasks != nil {
+		edges = append(edges, user.EdgeA2aTasks)
 	}
 	return edges
 }
@@ -37656,13 +38767,19 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeA2aTasks:
+		ids := make([]ent.Value, 0, len(m.removeda2a_tasks))
+		for id := range m.removeda2a_tasks {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 25)
+	edges := make([]string, 0, 26)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -37738,6 +38855,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.cleareddocuments {
 		edges = append(edges, user.EdgeDocuments)
 	}
+	if m.cleareda2a_tasks {
+		edges = append(edges, user.EdgeA2aTasks)
+	}
 	return edges
 }
 
@@ -37795,6 +38915,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedreputation
 	case user.EdgeDocuments:
 		return m.cleareddocuments
+	case user.EdgeA2aTasks:
+		return m.cleareda2a_tasks
 	}
 	return false
 }
@@ -37891,6 +39013,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeDocuments:
 		m.ResetDocuments()
+		return nil
+	case user.EdgeA2aTasks:
+		m.ResetA2aTasks()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)

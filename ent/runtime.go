@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -40,6 +41,39 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	a2ataskMixin := schema.A2ATask{}.Mixin()
+	a2ataskMixinFields0 := a2ataskMixin[0].Fields()
+	_ = a2ataskMixinFields0
+	a2ataskFields := schema.A2ATask{}.Fields()
+	_ = a2ataskFields
+	// a2ataskDescTaskID is the schema descriptor for task_id field.
+	a2ataskDescTaskID := a2ataskFields[1].Descriptor()
+	// a2atask.TaskIDValidator is a validator for the "task_id" field. It is called by the builders before save.
+	a2atask.TaskIDValidator = a2ataskDescTaskID.Validators[0].(func(string) error)
+	// a2ataskDescContextID is the schema descriptor for context_id field.
+	a2ataskDescContextID := a2ataskFields[2].Descriptor()
+	// a2atask.ContextIDValidator is a validator for the "context_id" field. It is called by the builders before save.
+	a2atask.ContextIDValidator = a2ataskDescContextID.Validators[0].(func(string) error)
+	// a2ataskDescID is the schema descriptor for id field.
+	a2ataskDescID := a2ataskMixinFields0[0].Descriptor()
+	// a2atask.DefaultID holds the default value on creation for the id field.
+	a2atask.DefaultID = a2ataskDescID.Default.(func() string)
+	// a2atask.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	a2atask.IDValidator = func() func(string) error {
+		validators := a2ataskDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	apikeyMixin := schema.APIKey{}.Mixin()
 	apikeyMixinFields0 := apikeyMixin[0].Fields()
 	_ = apikeyMixinFields0

@@ -14,6 +14,8 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// A2ATask is the client for interacting with the A2ATask builders.
+	A2ATask *A2ATaskClient
 	// APIKey is the client for interacting with the APIKey builders.
 	APIKey *APIKeyClient
 	// ActivityEntry is the client for interacting with the ActivityEntry builders.
@@ -205,6 +207,7 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.A2ATask = NewA2ATaskClient(tx.config)
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
 	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
@@ -244,7 +247,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: APIKey.QueryXXX(), the query will be executed
+// applies a query, for example: A2ATask.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

@@ -93,9 +93,11 @@ type UserEdges struct {
 	Reputation *UserReputation `json:"reputation,omitempty"`
 	// Documents holds the value of the documents edge.
 	Documents []*Document `json:"documents,omitempty"`
+	// A2aTasks holds the value of the a2a_tasks edge.
+	A2aTasks []*A2ATask `json:"a2a_tasks,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [25]bool
+	loadedTypes [26]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -327,6 +329,15 @@ func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
 	return nil, &NotLoadedError{edge: "documents"}
 }
 
+// A2aTasksOrErr returns the A2aTasks value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
+	if e.loadedTypes[25] {
+		return e.A2aTasks, nil
+	}
+	return nil, &NotLoadedError{edge: "a2a_tasks"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -542,6 +553,11 @@ func (_m *User) QueryReputation() *UserReputationQuery {
 // QueryDocuments queries the "documents" edge of the User entity.
 func (_m *User) QueryDocuments() *DocumentQuery {
 	return NewUserClient(_m.config).QueryDocuments(_m)
+}
+
+// QueryA2aTasks queries the "a2a_tasks" edge of the User entity.
+func (_m *User) QueryA2aTasks() *A2ATaskQuery {
+	return NewUserClient(_m.config).QueryA2aTasks(_m)
 }
 
 // Update returns a builder for updating this User.

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -507,6 +508,21 @@ func (_c *UserCreate) AddDocuments(v ...*Document) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddDocumentIDs(ids...)
+}
+
+// AddA2aTaskIDs adds the "a2a_tasks" edge to the A2ATask entity by IDs.
+func (_c *UserCreate) AddA2aTaskIDs(ids ...string) *UserCreate {
+	_c.mutation.AddA2aTaskIDs(ids...)
+	return _c
+}
+
+// AddA2aTasks adds the "a2a_tasks" edges to the A2ATask entity.
+func (_c *UserCreate) AddA2aTasks(v ...*A2ATask) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddA2aTaskIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1063,6 +1079,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.A2aTasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -74,6 +75,7 @@ type UserQuery struct {
 	withQualitySignals     *AgentQualitySignalQuery
 	withReputation         *UserReputationQuery
 	withDocuments          *DocumentQuery
+	withA2aTasks           *A2ATaskQuery
 	modifiers              []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -661,6 +663,28 @@ func (_q *UserQuery) QueryDocuments() *DocumentQuery {
 	return query
 }
 
+// QueryA2aTasks chains the current query on the "a2a_tasks" edge.
+func (_q *UserQuery) QueryA2aTasks() *A2ATaskQuery {
+	query := (&A2ATaskClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(a2atask.Table, a2atask.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.A2aTasksTable, user.A2aTasksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -878,6 +902,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withQualitySignals:     _q.withQualitySignals.Clone(),
 		withReputation:         _q.withReputation.Clone(),
 		withDocuments:          _q.withDocuments.Clone(),
+		withA2aTasks:           _q.withA2aTasks.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -1159,6 +1184,17 @@ func (_q *UserQuery) WithDocuments(opts ...func(*DocumentQuery)) *UserQuery {
 	return _q
 }
 
+// WithA2aTasks tells the query-builder to eager-load the nodes that are connected to
+// the "a2a_tasks" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithA2aTasks(opts ...func(*A2ATaskQuery)) *UserQuery {
+	query := (&A2ATaskClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withA2aTasks = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1237,7 +1273,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [25]bool{
+		loadedTypes = [26]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1263,6 +1299,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withQualitySignals != nil,
 			_q.withReputation != nil,
 			_q.withDocuments != nil,
+			_q.withA2aTasks != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1460,6 +1497,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadDocuments(ctx, query, nodes,
 			func(n *User) { n.Edges.Documents = []*Document{} },
 			func(n *User, e *Document) { n.Edges.Documents = append(n.Edges.Documents, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withA2aTasks; query != nil {
+		if err := _q.loadA2aTasks(ctx, query, nodes,
+			func(n *User) { n.Edges.A2aTasks = []*A2ATask{} },
+			func(n *User, e *A2ATask) { n.Edges.A2aTasks = append(n.Edges.A2aTasks, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -2195,6 +2239,36 @@ func (_q *UserQuery) loadDocuments(ctx context.Context, query *DocumentQuery, no
 	}
 	query.Where(predicate.Document(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.DocumentsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadA2aTasks(ctx context.Context, query *A2ATaskQuery, nodes []*User, init func(*User), assign func(*User, *A2ATask)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(a2atask.FieldUserID)
+	}
+	query.Where(predicate.A2ATask(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.A2aTasksColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/switchboard-hq/switchboard/ent/a2atask"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
@@ -540,6 +541,21 @@ func (_u *UserUpdate) AddDocuments(v ...*Document) *UserUpdate {
 	return _u.AddDocumentIDs(ids...)
 }
 
+// AddA2aTaskIDs adds the "a2a_tasks" edge to the A2ATask entity by IDs.
+func (_u *UserUpdate) AddA2aTaskIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddA2aTaskIDs(ids...)
+	return _u
+}
+
+// AddA2aTasks adds the "a2a_tasks" edges to the A2ATask entity.
+func (_u *UserUpdate) AddA2aTasks(v ...*A2ATask) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddA2aTaskIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -1038,6 +1054,27 @@ func (_u *UserUpdate) RemoveDocuments(v ...*Document) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDocumentIDs(ids...)
+}
+
+// ClearA2aTasks clears all "a2a_tasks" edges to the A2ATask entity.
+func (_u *UserUpdate) ClearA2aTasks() *UserUpdate {
+	_u.mutation.ClearA2aTasks()
+	return _u
+}
+
+// RemoveA2aTaskIDs removes the "a2a_tasks" edge to A2ATask entities by IDs.
+func (_u *UserUpdate) RemoveA2aTaskIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveA2aTaskIDs(ids...)
+	return _u
+}
+
+// RemoveA2aTasks removes "a2a_tasks" edges to A2ATask entities.
+func (_u *UserUpdate) RemoveA2aTasks(v ...*A2ATask) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveA2aTaskIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -2221,6 +2258,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.A2aTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedA2aTasksIDs(); len(nodes) > 0 && !_u.mutation.A2aTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.A2aTasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -2728,6 +2810,21 @@ func (_u *UserUpdateOne) AddDocuments(v ...*Document) *UserUpdateOne {
 	return _u.AddDocumentIDs(ids...)
 }
 
+// AddA2aTaskIDs adds the "a2a_tasks" edge to the A2ATask entity by IDs.
+func (_u *UserUpdateOne) AddA2aTaskIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddA2aTaskIDs(ids...)
+	return _u
+}
+
+// AddA2aTasks adds the "a2a_tasks" edges to the A2ATask entity.
+func (_u *UserUpdateOne) AddA2aTasks(v ...*A2ATask) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddA2aTaskIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -3226,6 +3323,27 @@ func (_u *UserUpdateOne) RemoveDocuments(v ...*Document) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveDocumentIDs(ids...)
+}
+
+// ClearA2aTasks clears all "a2a_tasks" edges to the A2ATask entity.
+func (_u *UserUpdateOne) ClearA2aTasks() *UserUpdateOne {
+	_u.mutation.ClearA2aTasks()
+	return _u
+}
+
+// RemoveA2aTaskIDs removes the "a2a_tasks" edge to A2ATask entities by IDs.
+func (_u *UserUpdateOne) RemoveA2aTaskIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveA2aTaskIDs(ids...)
+	return _u
+}
+
+// RemoveA2aTasks removes "a2a_tasks" edges to A2ATask entities.
+func (_u *UserUpdateOne) RemoveA2aTasks(v ...*A2ATask) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveA2aTaskIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -4432,6 +4550,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(document.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.A2aTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedA2aTasksIDs(); len(nodes) > 0 && !_u.mutation.A2aTasksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.A2aTasksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.A2aTasksTable,
+			Columns: []string{user.A2aTasksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/a2a"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -129,6 +130,7 @@ type services struct {
 	execs    *engine.Service
 	updates  *updates.Service
 	widgets  *widgets.Service
+	handoff  *a2a.Handoff
 }
 
 // App is the whole HTTP surface plus the background work behind it (event
@@ -201,6 +203,7 @@ func New(cfg Config) (*App, error) {
 		review:   executions.Review,
 		execs:    &engine.Service{Engine: executions.Engine},
 		updates:  upd,
+		handoff:  &a2a.Handoff{DB: cfg.DB, Now: cfg.now},
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}
@@ -246,6 +249,7 @@ func New(cfg Config) (*App, error) {
 	// The MCP door: an API key with the mcp scope, each tool's scopes on top.
 	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, door)))
 	mux.Handle("GET "+mcp.CardPath, door.CardHandler(cfg.Executions.PublicURL))
+	mountA2A(mux, cfg, g, bus, svc.queue, egressPolicy, door)
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
@@ -425,4 +429,18 @@ func newMCP(cfg Config, table *contract.Table, g *gate.Gate, svc services) (*mcp
 		door.EndStreams(creds...)
 	}
 	return door, nil
+}
+
+// apiVersion is the API's version, as the OpenAPI document and the agent
+// card report it.
+const apiVersion = "2.0.0"
+
+// mountA2A mounts the A2A endpoint behind the gate (its own rule: a key with
+// the a2a scope) and the public agent card; the queue tells it when an item
+// behind a task is removed.
+func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *queue.Service, policy egress.Policy, door *mcp.Server) {
+	svc := &a2a.Service{DB: cfg.DB, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge}
+	q.Removed = svc.Removed
+	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc))))
+	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: door.ToolNames})
 }

@@ -47,6 +47,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewStoreExecutionServiceHandler, switchboardv1.RegisterStoreExecutionServiceHandlerServer)(s.execs, s.execs),
 		serve(switchboardv1connect.NewUpdateServiceHandler, switchboardv1.RegisterUpdateServiceHandlerServer)(s.updates, s.updates),
 		serve(switchboardv1connect.NewWidgetServiceHandler, switchboardv1.RegisterWidgetServiceHandlerServer)(s.widgets, s.widgets),
+		serve(switchboardv1connect.NewHandoffServiceHandler, switchboardv1.RegisterHandoffServiceHandlerServer)(s.handoff, s.handoff),
 	}
 }
 

@@ -9,6 +9,18 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 )
 
+// The A2ATaskFunc type is an adapter to allow the use of ordinary
+// function as A2ATask mutator.
+type A2ATaskFunc func(context.Context, *ent.A2ATaskMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f A2ATaskFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.A2ATaskMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.A2ATaskMutation", m)
+}
+
 // The APIKeyFunc type is an adapter to allow the use of ordinary
 // function as APIKey mutator.
 type APIKeyFunc func(context.Context, *ent.APIKeyMutation) (ent.Value, error)

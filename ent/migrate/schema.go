@@ -8,6 +8,48 @@ import (
 )
 
 var (
+	// A2aTasksColumns holds the columns for the "a2a_tasks" table.
+	A2aTasksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "task_id", Type: field.TypeString},
+		{Name: "context_id", Type: field.TypeString},
+		{Name: "item_id", Type: field.TypeString},
+		{Name: "protocol", Type: field.TypeString},
+		{Name: "key_label", Type: field.TypeString},
+		{Name: "history", Type: field.TypeString, Size: 2147483647},
+		{Name: "final_state", Type: field.TypeString, Nullable: true},
+		{Name: "final_message", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "artifacts", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// A2aTasksTable holds the schema information for the "a2a_tasks" table.
+	A2aTasksTable = &schema.Table{
+		Name:       "a2a_tasks",
+		Columns:    A2aTasksColumns,
+		PrimaryKey: []*schema.Column{A2aTasksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "a2a_tasks_users_a2a_tasks",
+				Columns:    []*schema.Column{A2aTasksColumns[12]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "a2atask_user_id_task_id",
+				Unique:  true,
+				Columns: []*schema.Column{A2aTasksColumns[12], A2aTasksColumns[3]},
+			},
+			{
+				Name:    "a2atask_item_id",
+				Unique:  false,
+				Columns: []*schema.Column{A2aTasksColumns[5]},
+			},
+		},
+	}
 	// APIKeysColumns holds the columns for the "api_keys" table.
 	APIKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1319,6 +1361,7 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		A2aTasksTable,
 		APIKeysTable,
 		ActivityEntriesTable,
 		AgentQualitySignalsTable,
@@ -1353,6 +1396,7 @@ var (
 )
 
 func init() {
+	A2aTasksTable.ForeignKeys[0].RefTable = UsersTable
 	APIKeysTable.ForeignKeys[0].RefTable = UsersTable
 	ActivityEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	AgentQualitySignalsTable.ForeignKeys[0].RefTable = StoreAgentsTable

@@ -6,6 +6,9 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// A2ATask is the predicate function for a2atask builders.
+type A2ATask func(*sql.Selector)
+
 // APIKey is the predicate function for apikey builders.
 type APIKey func(*sql.Selector)
 

@@ -55,5 +55,6 @@ func (User) Edges() []ent.Edge {
 		edge.To("quality_signals", AgentQualitySignal.Type),
 		edge.To("reputation", UserReputation.Type).Unique(),
 		edge.To("documents", Document.Type),
+		edge.To("a2a_tasks", A2ATask.Type),
 	}
 }

@@ -80,6 +80,8 @@ const (
 	EdgeReputation = "reputation"
 	// EdgeDocuments holds the string denoting the documents edge name in mutations.
 	EdgeDocuments = "documents"
+	// EdgeA2aTasks holds the string denoting the a2a_tasks edge name in mutations.
+	EdgeA2aTasks = "a2a_tasks"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -257,6 +259,13 @@ const (
 	DocumentsInverseTable = "documents"
 	// DocumentsColumn is the table column denoting the documents relation/edge.
 	DocumentsColumn = "user_id"
+	// A2aTasksTable is the table that holds the a2a_tasks relation/edge.
+	A2aTasksTable = "a2a_tasks"
+	// A2aTasksInverseTable is the table name for the A2ATask entity.
+	// It exists in this package in order to avoid circular dependency with the "a2atask" package.
+	A2aTasksInverseTable = "a2a_tasks"
+	// A2aTasksColumn is the table column denoting the a2a_tasks relation/edge.
+	A2aTasksColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -704,6 +713,20 @@ func ByDocuments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newDocumentsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByA2aTasksCount orders the results by a2a_tasks count.
+func ByA2aTasksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newA2aTasksStep(), opts...)
+	}
+}
+
+// ByA2aTasks orders the results by a2a_tasks terms.
+func ByA2aTasks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newA2aTasksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -877,5 +900,12 @@ func newDocumentsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(DocumentsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, DocumentsTable, DocumentsColumn),
+	)
+}
+func newA2aTasksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(A2aTasksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, A2aTasksTable, A2aTasksColumn),
 	)
 }

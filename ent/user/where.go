@@ -1110,6 +1110,29 @@ func HasDocumentsWith(preds ...predicate.Document) predicate.User {
 	})
 }
 
+// HasA2aTasks applies the HasEdge predicate on the "a2a_tasks" edge.
+func HasA2aTasks() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, A2aTasksTable, A2aTasksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasA2aTasksWith applies the HasEdge predicate on the "a2a_tasks" edge with a given conditions (other predicates).
+func HasA2aTasksWith(preds ...predicate.A2ATask) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newA2aTasksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.User) predicate.User {
 	return predicate.User(sql.AndPredicates(predicates...))

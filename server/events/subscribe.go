@@ -196,3 +196,12 @@ func (b *Bus) Pump(ctx context.Context, s *Subscription, last int64, send func(*
 		}
 	}
 }
+
+// SubscribeFor opens a subscription to p's account that starts now and lives
+// only as long as the credential that admitted p, for streams of other
+// protocols (A2A). Pump ends it with an error wrapping the refusal
+// (*apperr.Error) when that credential lapses.
+func (b *Bus) SubscribeFor(ctx context.Context, p *auth.Principal) (*Subscription, error) {
+	sub, _, err := b.subscribe(ctx, p.UserID, p.Credential(), -1)
+	return sub, err
+}

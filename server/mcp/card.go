@@ -96,3 +96,12 @@ func origin(base string, r *http.Request) string {
 	}
 	return scheme + "://" + r.Host
 }
+
+// ToolNames names the static tools, for the A2A agent card.
+func (s *Server) ToolNames() []string {
+	names := make([]string, 0, len(s.tools))
+	for _, t := range s.tools {
+		names = append(names, t.name)
+	}
+	return names
+}

@@ -112,4 +112,3 @@ func jsonEqual(a string, b []byte) bool {
 	yb, _ := json.Marshal(y)
 	return string(xb) == string(yb)
 }
-

@@ -41,6 +41,10 @@ type Service struct {
 	Now func() time.Time
 	// LLM rewrites edited items for agents; nil means none is configured.
 	LLM *llm.Client
+	// Removed, when set, runs in the unit of work that deletes an item (a
+	// delete, or the operator's reject when rejected is true), so records
+	// that outlive the item (A2A tasks) learn how it ended.
+	Removed func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, rejected bool) error
 }
 
 func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
@@ -139,6 +143,18 @@ func (s *Service) GetQueueItem(ctx context.Context, req *switchboardv1.GetQueueI
 // CreateQueueItem adds an item; the calling agent is its handler, so the
 // capability gate passes (docs/decisions.md "Queue").
 func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.CreateQueueItemRequest) (*switchboardv1.CreateQueueItemResponse, error) {
+	out, err := s.CreateWith(ctx, req, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.CreateQueueItemResponse{Item: toProto(out)}, nil
+}
+
+// CreateWith creates an item as CreateQueueItem does and, when then is not
+// nil, runs then in the same unit of work with the new item (an A2A task's
+// record is written with its item or not at all).
+func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueueItemRequest,
+	then func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error) (*ent.QueueItem, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -204,6 +220,11 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 		if it.Status == queueitem.StatusReady {
 			becameReady(tx, it)
 		}
+		if then != nil {
+			if err := then(ctx, tx, it); err != nil {
+				return err
+			}
+		}
 		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "queue_added", Actor: p.Actor(), CardID: cardID, CardIsNew: cardIsNew, At: now,
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
@@ -213,7 +234,7 @@ func (s *Service) CreateQueueItem(ctx context.Context, req *switchboardv1.Create
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.CreateQueueItemResponse{Item: toProto(out)}, nil
+	return out, nil
 }
 
 // askedBy is who asked for a new item: the request's source when given and not
@@ -416,6 +437,11 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, set 
 	}
 	if err := (bridge{tx, p.UserID, p.Actor(), s.Now().UTC()}).remove(ctx, it); err != nil {
 		return apperr.Wrap(err)
+	}
+	if s.Removed != nil {
+		if err := s.Removed(ctx, tx, it, onlyPending); err != nil {
+			return err
+		}
 	}
 	if err := s.changed(ctx, tx, set, it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err

@@ -1,0 +1,268 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/input"
+)
+
+// JSON-RPC 2.0 error codes (JSON-RPC and the A2A specification).
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeNoMethod       = -32601
+	codeBadParams      = -32602
+	codeInternal       = -32603
+	codeServer         = -32000 // the credential of a stream lapsed
+	codeTaskNotFound   = -32001
+	codeNotCancelable  = -32002
+)
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// VersionHeader selects the v1.0 method family.
+const VersionHeader = "A2A-Version"
+
+// method is one JSON-RPC method of a family.
+type method struct {
+	send   bool // counts in the heavy rate class
+	stream bool // answers Server-Sent Events
+	call   func(ctx context.Context, s *Service, params json.RawMessage) (any, error)
+	open   func(ctx context.Context, s *Service, params json.RawMessage) (*view, error)
+	fam    family
+}
+
+// methods are the families' methods by name; the v1.0 family answers only
+// under A2A-Version: 1.0, the others only without it.
+var (
+	methodsV1 = map[string]method{
+		"SendMessage":          {send: true, fam: v10, call: sendWith(decodeV1Send, v10, func(v *view, _ *int) any { return map[string]any{"task": taskV1(v, nil)} })},
+		"GetTask":              {fam: v10, call: queryWith(func(s *Service, ctx context.Context, id string) (*view, error) { return s.Get(ctx, id) }, func(v *view, n *int) any { return taskV1(v, n) })},
+		"CancelTask":           {fam: v10, call: queryWith(func(s *Service, ctx context.Context, id string) (*view, error) { return s.Cancel(ctx, id) }, func(v *view, n *int) any { return taskV1(v, n) })},
+		"SendStreamingMessage": {send: true, stream: true, fam: v10, open: openSend(decodeV1Send, v10)},
+		"SubscribeToTask":      {stream: true, fam: v10, open: openTask},
+	}
+	methodsOld = map[string]method{
+		"tasks/send":        {send: true, fam: legacy, call: sendWith(func(raw json.RawMessage) (*send, error) { return decodeLegacySend(raw, false) }, legacy, func(v *view, _ *int) any { return taskLegacy(v, nil) })},
+		"tasks/respond":     {send: true, fam: legacy, call: sendWith(func(raw json.RawMessage) (*send, error) { return decodeLegacySend(raw, true) }, legacy, func(v *view, _ *int) any { return taskLegacy(v, nil) })},
+		"tasks/get":         {fam: v03, call: getEither},
+		"message/send":      {send: true, fam: v03, call: sendWith(decodeV03Send, v03, func(v *view, _ *int) any { return taskV03(v, nil) })},
+		"tasks/cancel":      {fam: v03, call: queryWith(func(s *Service, ctx context.Context, id string) (*view, error) { return s.Cancel(ctx, id) }, func(v *view, n *int) any { return taskV03(v, n) })},
+		"message/stream":    {send: true, stream: true, fam: v03, open: openSend(decodeV03Send, v03)},
+		"tasks/resubscribe": {stream: true, fam: v03, open: openTask},
+	}
+)
+
+func sendWith(dec func(json.RawMessage) (*send, error), fam family, render func(*view, *int) any) func(context.Context, *Service, json.RawMessage) (any, error) {
+	return func(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+		in, err := dec(raw)
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.Send(ctx, fam, in)
+		if err != nil {
+			return nil, err
+		}
+		return render(v, nil), nil
+	}
+}
+
+func queryWith(run func(*Service, context.Context, string) (*view, error), render func(*view, *int) any) func(context.Context, *Service, json.RawMessage) (any, error) {
+	return func(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+		q, err := decodeQuery(raw)
+		if err != nil {
+			return nil, err
+		}
+		v, err := run(s, ctx, q.ID)
+		if err != nil {
+			return nil, err
+		}
+		return render(v, q.HistoryLength), nil
+	}
+}
+
+// getEither is tasks/get of both the legacy and the v0.3 family: a task a
+// legacy tasks/send created answers in the document's shape, any other in
+// v0.3's (docs/decisions.md "A2A (issue 13)").
+func getEither(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	q, err := decodeQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.Get(ctx, q.ID)
+	if err != nil {
+		return nil, err
+	}
+	if family(v.rec.Protocol) == legacy {
+		return taskLegacy(v, q.HistoryLength), nil
+	}
+	return taskV03(v, q.HistoryLength), nil
+}
+
+func openSend(dec func(json.RawMessage) (*send, error), fam family) func(context.Context, *Service, json.RawMessage) (*view, error) {
+	return func(ctx context.Context, s *Service, raw json.RawMessage) (*view, error) {
+		in, err := dec(raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.Send(ctx, fam, in)
+	}
+}
+
+func openTask(ctx context.Context, s *Service, raw json.RawMessage) (*view, error) {
+	q, err := decodeQuery(raw)
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, q.ID)
+}
+
+// ServeHTTP serves POST /api/a2a behind the gate (key, scope a2a).
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		httpapi.WriteREST(w, r, &apperr.Error{Kind: apperr.KindMethodNotAllowed,
+			Message: "method " + r.Method + " is not allowed on " + r.URL.Path + "; JSON-RPC calls are POSTs"})
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		httpapi.WriteREST(w, r, apperr.Invalid("could not read request body"))
+		return
+	}
+	var req request
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeRPC(w, nil, nil, &rpcError{Code: codeParse, Message: "parse error: the body is not a JSON-RPC request object"})
+		return
+	}
+	if req.JSONRPC != "2.0" || req.Method == "" {
+		writeRPC(w, req.ID, nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: jsonrpc must be "2.0" and method is required`})
+		return
+	}
+	if err := textOnly(body); err != nil {
+		writeRPC(w, req.ID, nil, &rpcError{Code: codeBadParams, Message: err.Error()})
+		return
+	}
+	table := methodsOld
+	if strings.TrimSpace(r.Header.Get(VersionHeader)) == "1.0" {
+		table = methodsV1
+	}
+	m, ok := table[req.Method]
+	if !ok {
+		writeRPC(w, req.ID, nil, &rpcError{Code: codeNoMethod, Message: "method not found: " + req.Method})
+		return
+	}
+	if m.send && s.Charge != nil {
+		if err := s.Charge(w, r, "heavy"); err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+	}
+	if m.stream {
+		s.stream(w, r, req, m)
+		return
+	}
+	res, err := m.call(r.Context(), s, req.Params)
+	if err != nil {
+		writeRPC(w, req.ID, nil, s.toRPC(r.Context(), err))
+		return
+	}
+	writeRPC(w, req.ID, res, nil)
+}
+
+// textOnly refuses a body that is not valid UTF-8 or holds a NUL in any
+// string (RULINGS "Input at the boundary"): the JSON decoder would turn bad
+// bytes into U+FFFD and keep a NUL. A raw NUL byte is no valid JSON (the
+// decoder refuses it), so a NUL can only come as the escape \u0000, found
+// here without decoding the body twice.
+func textOnly(body []byte) error {
+	if err := input.JSONError(body); err != nil {
+		return err
+	}
+	if hasNULEscape(body) {
+		return input.NotText("a string in params")
+	}
+	return nil
+}
+
+// hasNULEscape reports whether body holds the JSON escape \u0000: a
+// backslash-u-0000 whose backslash is not itself escaped (an odd run of
+// backslashes ends at it).
+func hasNULEscape(body []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(body[i:], []byte(`u0000`))
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		run := 0
+		for k := at - 1; k >= 0 && body[k] == '\\'; k-- {
+			run++
+		}
+		if run%2 == 1 {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+// toRPC maps a refusal to its JSON-RPC error; unexpected failures are logged
+// and answered -32603 without detail.
+func (s *Service) toRPC(ctx context.Context, err error) *rpcError {
+	var re *rpcError
+	if errors.As(err, &re) {
+		return re
+	}
+	var bp errParams
+	if errors.As(err, &bp) {
+		return &rpcError{Code: codeBadParams, Message: "invalid params: " + bp.reason}
+	}
+	e := httpapi.Report(ctx, err)
+	switch e.Kind {
+	case apperr.KindInvalid, apperr.KindIllegalMove, apperr.KindTooLarge:
+		return &rpcError{Code: codeBadParams, Message: "invalid params: " + e.Message}
+	case apperr.KindConflict:
+		// Two sends naming one new legacy task id at once: one wins.
+		return &rpcError{Code: codeBadParams, Message: "invalid params: the task already exists; send to it with tasks/respond"}
+	case apperr.KindNotFound:
+		return &rpcError{Code: codeTaskNotFound, Message: e.Message}
+	case apperr.KindUnauthenticated, apperr.KindForbidden:
+		return &rpcError{Code: codeServer, Message: e.Message}
+	}
+	return &rpcError{Code: codeInternal, Message: "internal error"}
+}
+
+func writeRPC(w http.ResponseWriter, id json.RawMessage, result any, e *rpcError) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(response{JSONRPC: "2.0", ID: id, Result: result, Error: e})
+}
