@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -48,19 +47,12 @@ func (s *Server) syncAccount(ctx context.Context, a *account, userID string) err
 		t := s.storeTool(in.Edges.StoreAgent)
 		want[t.name] = t
 	}
-	var gone []string
-	for name := range a.store {
-		if _, ok := want[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
+	gone, added := changes(a.store, want)
 	if len(gone) > 0 {
 		a.server.RemoveTools(gone...)
 	}
-	for _, name := range slices.Sorted(maps.Keys(want)) {
-		if _, ok := a.store[name]; !ok {
-			a.server.AddTool(want[name].sdkTool(), want[name].handler(s))
-		}
+	for _, name := range added {
+		a.server.AddTool(want[name].sdkTool(), want[name].handler(s))
 	}
 	a.store = want
 
@@ -70,23 +62,34 @@ func (s *Server) syncAccount(ctx context.Context, a *account, userID string) err
 			prompts[promptName(in.Edges.Capability)] = in
 		}
 	}
-	var goneP []string
-	for name := range a.prompts {
-		if _, ok := prompts[name]; !ok {
-			goneP = append(goneP, name)
-		}
+	gone, added = changes(a.prompts, prompts)
+	if len(gone) > 0 {
+		a.server.RemovePrompts(gone...)
 	}
-	if len(goneP) > 0 {
-		a.server.RemovePrompts(goneP...)
-	}
-	for _, name := range slices.Sorted(maps.Keys(prompts)) {
-		if _, ok := a.prompts[name]; !ok {
-			pack := prompts[name].Edges.Capability
-			a.server.AddPrompt(packPrompt(pack), s.packHandler(pack.ID))
-		}
+	for _, name := range added {
+		pack := prompts[name].Edges.Capability
+		a.server.AddPrompt(packPrompt(pack), s.packHandler(pack.ID))
 	}
 	a.prompts = prompts
 	return nil
+}
+
+// changes names what is in have and not in want (gone), and what is in want
+// and not in have (added), each sorted.
+func changes[V any](have, want map[string]V) (gone, added []string) {
+	for name := range have {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	for name := range want {
+		if _, ok := have[name]; !ok {
+			added = append(added, name)
+		}
+	}
+	slices.Sort(gone)
+	slices.Sort(added)
+	return gone, added
 }
 
 // storeTool is the tool of one installed store agent: it runs the execution
@@ -107,15 +110,11 @@ func (s *Server) storeTool(agent *ent.StoreAgent) *tool {
 		output: (&switchboardv1.ExecuteStoreAgentResponse{}).ProtoReflect().Descriptor(),
 	}
 	id := agent.ID
-	t.run = func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-		a, err := decode[struct {
-			Input string `json:"input"`
-		}](args)
-		if err != nil {
-			return nil, err
-		}
+	t.run = with(func(ctx context.Context, _ *auth.Principal, a struct {
+		Input string `json:"input"`
+	}) (any, error) {
 		return call(ctx, s.cfg.Executions.ExecuteStoreAgent, &switchboardv1.ExecuteStoreAgentRequest{Id: id, Input: a.Input})
-	}
+	})
 	if err := t.bind(s.cfg.Table); err != nil {
 		panic(err) // the procedure is the contract's own
 	}

@@ -85,15 +85,11 @@ func entityTool(s *Server) *tool {
 			"limit":    limitArg("at most this many per surface", 50),
 		}),
 		outputSchema: resolvedSchema(),
-		run: func(ctx context.Context, p *auth.Principal, args json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				Query    string   `json:"query"`
-				Surfaces []string `json:"surfaces"`
-				Limit    int      `json:"limit"`
-			}](args)
-			if err != nil {
-				return nil, err
-			}
+		run: with(func(ctx context.Context, p *auth.Principal, a struct {
+			Query    string   `json:"query"`
+			Surfaces []string `json:"surfaces"`
+			Limit    int      `json:"limit"`
+		}) (any, error) {
 			if strings.TrimSpace(a.Query) == "" {
 				return nil, apperr.Invalid("query must not be blank")
 			}
@@ -112,7 +108,10 @@ func entityTool(s *Server) *tool {
 				return ok && p.HasScope(pr.Scope)
 			}
 			for _, surface := range a.Surfaces {
-				var found []match
+				var (
+					found []match
+					err   error
+				)
 				switch {
 				case surface == "contacts" && may(c.ContactServiceListContactsProcedure):
 					if found, err = s.resolveContacts(ctx, a.Query); err != nil {
@@ -138,7 +137,7 @@ func entityTool(s *Server) *tool {
 				}
 			}
 			return out, nil
-		},
+		}),
 	}
 }
 

@@ -70,16 +70,12 @@ func staticTools(s *Server) []*tool {
 				"limit":  limitArg("at most this many items", 50),
 			}),
 			output: (&switchboardv1.ListQueueItemsResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Status string `json:"status"`
-					Limit  int32  `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+				Status string `json:"status"`
+				Limit  int32  `json:"limit"`
+			}) (any, error) {
 				return call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Status: a.Status, Limit: a.Limit})
-			},
+			}),
 		},
 		{
 			name: "queue_add", title: "Add a queue item",
@@ -91,20 +87,16 @@ func staticTools(s *Server) []*tool {
 				"priority":    arg(createQueue, "priority", "how urgent"),
 			}),
 			output: (&switchboardv1.CreateQueueItemResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, p *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Title       string  `json:"title"`
-					Description *string `json:"description"`
-					Priority    *string `json:"priority"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, p *auth.Principal, a struct {
+				Title       string  `json:"title"`
+				Description *string `json:"description"`
+				Priority    *string `json:"priority"`
+			}) (any, error) {
 				source := "mcp:" + p.KeyLabel
 				return call(ctx, sv.Queue.CreateQueueItem, &switchboardv1.CreateQueueItemRequest{
 					Title: a.Title, Description: a.Description, Priority: a.Priority, Source: &source,
 				})
-			},
+			}),
 		},
 		{
 			name: "queue_update", title: "Update a queue item",
@@ -129,15 +121,11 @@ func staticTools(s *Server) []*tool {
 				"limit": limitArg("at most this many contacts", 50),
 			}),
 			output: (&switchboardv1.ListContactsResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Limit int32 `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+				Limit int32 `json:"limit"`
+			}) (any, error) {
 				return call(ctx, sv.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: a.Limit})
-			},
+			}),
 		},
 		{
 			name: "contacts_search", title: "Search contacts", readOnly: true,
@@ -147,15 +135,11 @@ func staticTools(s *Server) []*tool {
 				"query": arg(listContact, "search", "the text to look for"),
 			}),
 			output: (&switchboardv1.ListContactsResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Query string `json:"query"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+				Query string `json:"query"`
+			}) (any, error) {
 				return call(ctx, sv.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Search: a.Query})
-			},
+			}),
 		},
 		{
 			name: "cards_list", title: "List board cards", readOnly: true,
@@ -166,16 +150,12 @@ func staticTools(s *Server) []*tool {
 				"limit": limitArg("at most this many cards", 50),
 			}),
 			output: (&switchboardv1.ListCardsResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Stage string `json:"stage"`
-					Limit int32  `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+				Stage string `json:"stage"`
+				Limit int32  `json:"limit"`
+			}) (any, error) {
 				return call(ctx, sv.Kanban.ListCards, &switchboardv1.ListCardsRequest{Status: a.Stage, Limit: a.Limit})
-			},
+			}),
 		},
 		{
 			name: "mode_get", title: "Get the mode", readOnly: true,
@@ -200,18 +180,14 @@ func staticTools(s *Server) []*tool {
 				"limit": limitArg("at most this many entries", 20),
 			}),
 			output: (&switchboardv1.ListActivityResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Limit int32 `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+				Limit int32 `json:"limit"`
+			}) (any, error) {
 				if a.Limit == 0 {
 					a.Limit = 20
 				}
 				return call(ctx, sv.Activity.ListActivity, &switchboardv1.ListActivityRequest{Limit: a.Limit})
-			},
+			}),
 		},
 		{
 			name: "reputation_get", title: "Get your reputation", readOnly: true,
@@ -235,20 +211,16 @@ func staticTools(s *Server) []*tool {
 				"limit":    limitArg("at most this many agents", 20),
 			}),
 			output: (&switchboardv1.ListStoreAgentsResponse{}).ProtoReflect().Descriptor(),
-			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Category string `json:"category"`
-					Pricing  string `json:"pricing"`
-					Search   string `json:"search"`
-					Limit    int32  `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
+			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+				Category string `json:"category"`
+				Pricing  string `json:"pricing"`
+				Search   string `json:"search"`
+				Limit    int32  `json:"limit"`
+			}) (any, error) {
 				return call(ctx, sv.Store.ListStoreAgents, &switchboardv1.ListStoreAgentsRequest{
 					Category: a.Category, Pricing: a.Pricing, Search: a.Search, Limit: a.Limit,
 				})
-			},
+			}),
 		},
 		unlockTool(sv),
 	}
@@ -269,15 +241,11 @@ func unlockTool(sv Services) *tool {
 			"accessPassword": arg(unlock, "accessPassword", "the password the developer shared"),
 		}),
 		output: (&switchboardv1.UnlockStoreAgentResponse{}).ProtoReflect().Descriptor(),
-		run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				AgentID        string `json:"agentId"`
-				Slug           string `json:"slug"`
-				AccessPassword string `json:"accessPassword"`
-			}](args)
-			if err != nil {
-				return nil, err
-			}
+		run: with(func(ctx context.Context, _ *auth.Principal, a struct {
+			AgentID        string `json:"agentId"`
+			Slug           string `json:"slug"`
+			AccessPassword string `json:"accessPassword"`
+		}) (any, error) {
 			id := a.AgentID
 			if id == "" {
 				id = a.Slug
@@ -286,7 +254,7 @@ func unlockTool(sv Services) *tool {
 				return nil, apperr.Invalid("agentId or slug is required")
 			}
 			return call(ctx, sv.Store.UnlockStoreAgent, &switchboardv1.UnlockStoreAgentRequest{Id: id, AccessPassword: a.AccessPassword})
-		},
+		}),
 	}
 }
 

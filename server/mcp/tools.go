@@ -186,3 +186,14 @@ func call[Req proto.Message, Resp any](ctx context.Context, fn func(context.Cont
 	}
 	return fn(ctx, req)
 }
+
+// with is a tool's run over its arguments decoded into A.
+func with[A any](fn func(ctx context.Context, p *auth.Principal, a A) (any, error)) func(context.Context, *auth.Principal, json.RawMessage) (any, error) {
+	return func(ctx context.Context, p *auth.Principal, args json.RawMessage) (any, error) {
+		a, err := decode[A](args)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, p, a)
+	}
+}
