@@ -42,6 +42,9 @@ const Path = "/api/mcp"
 // it (docs/decisions.md "MCP").
 const Version = "1.4.0"
 
+// SessionTimeout closes a session no request has used for this long.
+const SessionTimeout = 30 * time.Minute
+
 // Services are the service implementations the tools call: the same values
 // the API mounts.
 type Services struct {
@@ -116,6 +119,9 @@ func New(cfg Config) (*Server, error) {
 	opts := &sdk.StreamableHTTPOptions{
 		Logger:              cfg.Logger,
 		MaxRequestBodyBytes: cfg.BodyLimit,
+		// A client that goes away without ending its session does not
+		// leave it open for ever.
+		SessionTimeout: SessionTimeout,
 		// The SDK's DNS-rebinding check (a loopback listener refuses a
 		// request whose Host is not loopback) stays on.
 	}
@@ -166,10 +172,44 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	withCaller(p, s.sessions).ServeHTTP(&sessionWriter{ResponseWriter: w, opened: func(id string) {
-		s.mu.Lock()
-		s.keyOf[id] = p.KeyID
-		s.mu.Unlock()
+		s.noteSession(id, p.KeyID)
 	}}, r)
+}
+
+// noteSession records which key opened a session. Every so often it forgets
+// the sessions that have ended (closed by the client, or idle past
+// SessionTimeout), so the record stays the size of the live sessions.
+func (s *Server) noteSession(id, keyID string) {
+	s.mu.Lock()
+	s.keyOf[id] = keyID
+	prune := len(s.keyOf)%256 == 0
+	servers := s.serversLocked()
+	s.mu.Unlock()
+	if !prune {
+		return
+	}
+	live := map[string]bool{}
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			live[ss.ID()] = true
+		}
+	}
+	s.mu.Lock()
+	for sid := range s.keyOf {
+		if !live[sid] && sid != id {
+			delete(s.keyOf, sid)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// serversLocked is every account's SDK server; s.mu is held.
+func (s *Server) serversLocked() []*sdk.Server {
+	out := make([]*sdk.Server, 0, len(s.accounts))
+	for _, a := range s.accounts {
+		out = append(out, a.server)
+	}
+	return out
 }
 
 // EndStreams closes the sessions opened with credentials that stopped
@@ -182,10 +222,7 @@ func (s *Server) EndStreams(creds ...auth.Credential) {
 		}
 	}
 	s.mu.Lock()
-	servers := make([]*sdk.Server, 0, len(s.accounts))
-	for _, a := range s.accounts {
-		servers = append(servers, a.server)
-	}
+	servers := s.serversLocked()
 	closing := map[string]bool{}
 	for id, key := range s.keyOf {
 		if ended[key] {
