@@ -228,6 +228,7 @@ func New(cfg Config) (*App, error) {
 		app.Close()
 		return nil, err
 	}
+	app.closers = append(app.closers, door.Close)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

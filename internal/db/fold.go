@@ -50,3 +50,22 @@ func ContainsFolded(dia, needle string, cols ...string) func(*sql.Selector) {
 		s.Where(sql.Or(preds...))
 	}
 }
+
+// JSONContainsFolded is ContainsFolded over the text of a JSON column (a
+// list of strings, such as a listing's task types); on PostgreSQL the jsonb
+// column is read as its text.
+func JSONContainsFolded(dia, needle, col string) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		if needle == "" {
+			return
+		}
+		c := s.C(col)
+		if dia == dialect.Postgres {
+			c += "::text"
+		}
+		s.Where(sql.P(func(b *sql.Builder) {
+			FoldedPosition(b, dia, c, needle)
+			b.WriteString(" > 0")
+		}))
+	}
+}

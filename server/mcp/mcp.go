@@ -98,8 +98,8 @@ type account struct {
 	prompts map[string]*ent.CapabilityInstall // installed packs by prompt name
 }
 
-// New builds the door. Its sessions live until the client ends them or
-// Close is called.
+// New builds the door. A session lives until its client ends it, it idles
+// past SessionTimeout, its key stops admitting (EndStreams) or Close.
 func New(cfg Config) (*Server, error) {
 	if cfg.Table == nil || cfg.DB == nil || cfg.Charge == nil || cfg.Now == nil {
 		return nil, errors.New("mcp: Config needs Table, DB, Charge and Now")
@@ -210,6 +210,19 @@ func (s *Server) serversLocked() []*sdk.Server {
 		out = append(out, a.server)
 	}
 	return out
+}
+
+// Close closes every open session, ending their streams, so that a server
+// shutting down is not held by them.
+func (s *Server) Close() {
+	s.mu.Lock()
+	servers := s.serversLocked()
+	s.mu.Unlock()
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			_ = ss.Close()
+		}
+	}
 }
 
 // EndStreams closes the sessions opened with credentials that stopped

@@ -21,7 +21,7 @@ import (
 // named beside it reads (same scopes, same answer).
 var resources = []struct{ uri, name, title, description, tool string }{
 	{"switchboard://briefing", "briefing", "Briefing", "What needs the operator now: approvals, urgent and running items, cards due within 48 hours, new chat.", "briefing_get"},
-	{"switchboard://queue", "queue", "Queue", "The operator's queue, urgent first.", "queue_list"},
+	{"switchboard://queue", "queue", "Queue", "The operator's queue, newest first.", "queue_list"},
 	{"switchboard://board", "board", "Board", "The operator's board cards.", "cards_list"},
 	{"switchboard://contacts", "contacts", "Contacts", "The operator's contacts.", "contacts_list"},
 }

@@ -63,7 +63,7 @@ func staticTools(s *Server) []*tool {
 	return []*tool{
 		{
 			name: "queue_list", title: "List queue items", readOnly: true,
-			description: "The operator's queue, urgent first. Filter by any queue status; all when absent.",
+			description: "The operator's queue, newest first. Filter by any queue status; all when absent.",
 			calls:       []string{c.QueueServiceListQueueItemsProcedure},
 			input: object(nil, map[string]*jsonschema.Schema{
 				"status": arg(listQueue, "status", "only items in this status"),
@@ -129,7 +129,7 @@ func staticTools(s *Server) []*tool {
 		},
 		{
 			name: "contacts_search", title: "Search contacts", readOnly: true,
-			description: "Contacts whose name, email, company or notes contain the query.",
+			description: "Contacts whose name, email or company contains the query (as written: the contacts list's search is case-sensitive; entity_resolve is not).",
 			calls:       []string{c.ContactServiceListContactsProcedure},
 			input: object([]string{"query"}, map[string]*jsonschema.Schema{
 				"query": arg(listContact, "search", "the text to look for"),
@@ -202,7 +202,7 @@ func staticTools(s *Server) []*tool {
 		entityTool(s),
 		{
 			name: "marketplace_browse", title: "Browse the agent store", readOnly: true,
-			description: "Store agents by category, pricing and a search over names, descriptions and skills.",
+			description: "Store agents by category, pricing and a search over names, descriptions, developers and skills (the task types an agent takes).",
 			calls:       []string{c.StoreServiceListStoreAgentsProcedure},
 			input: object(nil, map[string]*jsonschema.Schema{
 				"category": arg(browse, "category", "only this category"),

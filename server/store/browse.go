@@ -96,8 +96,12 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 		if utf8.RuneCountInString(q) > maxSearch {
 			return nil, apperr.Invalid("search is longer than %d characters", maxSearch)
 		}
-		where = append(where, predicate.StoreAgent(db.ContainsFolded(s.DB.Dialect, db.FoldASCII(q),
-			storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)))
+		// The task types are the skills a search matches too (docs/decisions.md "MCP").
+		folded := db.FoldASCII(q)
+		where = append(where, storeagent.Or(
+			predicate.StoreAgent(db.ContainsFolded(s.DB.Dialect, folded,
+				storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)),
+			predicate.StoreAgent(db.JSONContainsFolded(s.DB.Dialect, folded, storeagent.FieldTaskTypes))))
 	}
 	total, err := s.DB.StoreAgent.Query().Where(where...).Aggregate(ent.Count()).Int(ctx)
 	if err != nil {

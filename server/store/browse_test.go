@@ -33,7 +33,8 @@ func TestBrowseFiltersAndSorts(t *testing.T) {
 	}
 	all := []listing{
 		{"ann", map[string]any{"name": "Alpha Writer", "slug": "alpha", "category": "writing", "description": "Drafts BLOG posts"}, 4.5, 2, 3},
-		{"bob", map[string]any{"name": "beta coder", "slug": "beta", "category": "coding", "pricingModel": "per_task", "pricePerTask": 5}, 3, 10, 7},
+		{"bob", map[string]any{"name": "beta coder", "slug": "beta", "category": "coding", "pricingModel": "per_task", "pricePerTask": 5,
+			"taskTypes": []string{"code_review", "Refactoring"}}, 3, 10, 7},
 		{"bob", map[string]any{"name": "Gamma Data", "slug": "gamma", "category": "data", "pricingModel": "per_task", "pricePerTask": 1, "developerName": "Blogsmith"}, 5, 1, 0},
 		{"ann", map[string]any{"name": "Delta Dynamic", "slug": "delta", "category": "data", "pricingModel": "dynamic",
 			"pricingConfig": map[string]any{"dynamicConfig": map[string]any{"estimateRange": []float64{1, 9}, "requiresApproval": true}}}, 0, 0, 1},
@@ -72,9 +73,13 @@ func TestBrowseFiltersAndSorts(t *testing.T) {
 		{"pricing=per_task", []string{"gamma", "beta"}},
 		{"pricing=paid", []string{"delta", "gamma", "beta"}},
 		{"pricing=free", []string{"alpha"}},
-		// search matches name, slug, description and developer name, ASCII case folded.
+		// search matches name, slug, description, developer name and task
+		// types, ASCII case folded.
 		{"search=BLOG", []string{"gamma", "alpha"}},
 		{"search=CODER", []string{"beta"}},
+		// and the task types (the skills an agent takes).
+		{"search=refactor", []string{"beta"}},
+		{"search=CODE_REVIEW", []string{"beta"}},
 		{"search=%25", nil},
 		{"category=data&pricing=per_task&search=gam", []string{"gamma"}},
 		{"limit=2&offset=1", []string{"gamma", "beta"}},

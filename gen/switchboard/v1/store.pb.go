@@ -1618,8 +1618,8 @@ type ListStoreAgentsRequest struct {
 	Category string `protobuf:"bytes,1,opt,name=category,proto3" json:"category,omitempty"`
 	// A pricing model, or paid (any model but free).
 	Pricing string `protobuf:"bytes,2,opt,name=pricing,proto3" json:"pricing,omitempty"`
-	// Substring of the name, slug, description or developer name; ASCII case
-	// is ignored.
+	// Substring of the name, slug, description, developer name or a task type
+	// (a skill); ASCII case is ignored.
 	Search string `protobuf:"bytes,3,opt,name=search,proto3" json:"search,omitempty"`
 	// newest (default), name, rating, popular, price_asc or price_desc.
 	Sort string `protobuf:"bytes,4,opt,name=sort,proto3" json:"sort,omitempty"`

@@ -1014,8 +1014,8 @@ export type ListStoreAgentsRequest = Message<"switchboard.v1.ListStoreAgentsRequ
   pricing: string;
 
   /**
-   * Substring of the name, slug, description or developer name; ASCII case
-   * is ignored.
+   * Substring of the name, slug, description, developer name or a task type
+   * (a skill); ASCII case is ignored.
    *
    * @generated from field: string search = 3;
    */
