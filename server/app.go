@@ -223,7 +223,7 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 	})
 
-	door, err := newMCP(cfg, table, g, svc)
+	door, err := newMCP(cfg, table, g, resolver, svc)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -409,7 +409,7 @@ var mcpAccess = contract.KeyRule(mcp.Path, "mcp", "")
 // newMCP builds the MCP door over the same services the API mounts, and
 // hooks it to the changes it must follow: installs (its tool and prompt
 // lists) and ended keys (its sessions).
-func newMCP(cfg Config, table *contract.Table, g *gate.Gate, svc services) (*mcp.Server, error) {
+func newMCP(cfg Config, table *contract.Table, g *gate.Gate, resolver *auth.Resolver, svc services) (*mcp.Server, error) {
 	door, err := mcp.New(mcp.Config{
 		Services: mcp.Services{
 			Queue: svc.queue, Contacts: svc.contacts, Kanban: svc.kanban, Settings: svc.settings,
@@ -417,7 +417,7 @@ func newMCP(cfg Config, table *contract.Table, g *gate.Gate, svc services) (*mcp
 			Executions: svc.execs, Capabilities: svc.caps,
 		},
 		Table: table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
-		Charge: g.Charge, Now: cfg.now,
+		Charge: g.Charge, Now: cfg.now, Lapsed: resolver.Lapsed, Heartbeat: cfg.Heartbeat,
 	})
 	if err != nil {
 		return nil, err

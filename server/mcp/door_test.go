@@ -277,12 +277,10 @@ func TestResourcesAndPackPrompts(t *testing.T) {
 	}
 }
 
-// RULINGS "Streams and credentials": deleting the key ends the session's
-// stream (the GET side of Streamable HTTP).
-func TestDeletedKeyEndsTheStream(t *testing.T) {
-	srv := servertest.New(t)
-	ann := srv.SignUp("ann")
-	key := ann.NewKey("streamer", "mcp")
+// openStream opens a session with key and its GET stream (the server's side
+// of Streamable HTTP), and answers a channel that is told when the stream ends.
+func openStream(t *testing.T, srv *servertest.Server, key string) <-chan error {
+	t.Helper()
 	post := func(body, session string) (int, http.Header) {
 		req, _ := http.NewRequest("POST", srv.URL+"/api/mcp", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
@@ -312,11 +310,11 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Mcp-Session-Id", session)
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	stream, err := (&http.Client{}).Do(req) //nolint:bodyclose // closed by the defer below; the reader goroutine drains it
+	stream, err := (&http.Client{Timeout: time.Minute}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stream.Body.Close()
+	t.Cleanup(func() { stream.Body.Close() })
 	if stream.StatusCode != http.StatusOK {
 		t.Fatalf("GET stream: %d", stream.StatusCode)
 	}
@@ -325,20 +323,56 @@ func TestDeletedKeyEndsTheStream(t *testing.T) {
 		_, err := io.Copy(io.Discard, bufio.NewReader(stream.Body))
 		ended <- err
 	}()
+	return ended
+}
 
-	keys := ann.Session.Do("GET", "/api/v2/keys", nil).JSON(t)
-	var id string
-	for _, k := range keys["keys"].([]any) {
-		if k.(map[string]any)["label"] == "streamer" {
-			id = k.(map[string]any)["id"].(string)
+func keyID(t *testing.T, acct *servertest.Account, label string) string {
+	t.Helper()
+	for _, k := range acct.Session.Do("GET", "/api/v2/keys", nil).JSON(t)["keys"].([]any) {
+		if k.(map[string]any)["label"] == label {
+			return k.(map[string]any)["id"].(string)
 		}
 	}
-	servertest.WantStatus(t, ann.Session.Do("DELETE", "/api/v2/keys/"+id, nil), http.StatusOK)
+	t.Fatalf("no key %q", label)
+	return ""
+}
+
+func waitEnded(t *testing.T, ended <-chan error, why string) {
+	t.Helper()
 	select {
 	case <-ended:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the MCP stream outlived its key by 10s")
+		t.Fatalf("the MCP stream outlived its key (%s) by 10s", why)
 	}
+}
+
+// RULINGS "Streams and credentials": deleting the key ends the session's
+// stream at once.
+func TestDeletedKeyEndsTheStream(t *testing.T) {
+	srv := servertest.New(t)
+	ann := srv.SignUp("ann")
+	ended := openStream(t, srv, ann.NewKey("streamer", "mcp"))
+	servertest.WantStatus(t, ann.Session.Do("DELETE", "/api/v2/keys/"+keyID(t, ann, "streamer"), nil), http.StatusOK)
+	waitEnded(t, ended, "deleted")
+}
+
+// RULINGS "Streams and credentials": a key that expires (or is deactivated
+// on another replica, which only the database knows) ends the stream within
+// one heartbeat.
+func TestExpiredKeyEndsTheStream(t *testing.T) {
+	srv := servertest.New(t, servertest.WithHeartbeat(200*time.Millisecond))
+	ann := srv.SignUp("ann")
+	ended := openStream(t, srv, ann.NewKey("expiring", "mcp"))
+	select {
+	case <-ended:
+		t.Fatal("the stream ended while its key was live")
+	case <-time.After(600 * time.Millisecond):
+	}
+	id := keyID(t, ann, "expiring")
+	if err := srv.DB.APIKey.UpdateOneID(id).SetExpiresAt(srv.Clock.Now().Add(-time.Minute)).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitEnded(t, ended, "expired")
 }
 
 // RULINGS "MCP": entity_resolve searches each requested surface that exists,
