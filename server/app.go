@@ -223,7 +223,7 @@ func New(cfg Config) (*App, error) {
 		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 	})
 
-	door, err := newMCP(cfg, table, g, resolver, svc)
+	door, err := newMCP(cfg, table, g, bus, svc)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -408,8 +408,8 @@ var mcpAccess = contract.KeyRule(mcp.Path, "mcp", "")
 
 // newMCP builds the MCP door over the same services the API mounts, and
 // hooks it to the changes it must follow: installs (its tool and prompt
-// lists) and ended keys (its sessions).
-func newMCP(cfg Config, table *contract.Table, g *gate.Gate, resolver *auth.Resolver, svc services) (*mcp.Server, error) {
+// lists) and ended or lapsed keys (its sessions).
+func newMCP(cfg Config, table *contract.Table, g *gate.Gate, bus *events.Bus, svc services) (*mcp.Server, error) {
 	door, err := mcp.New(mcp.Config{
 		Services: mcp.Services{
 			Queue: svc.queue, Contacts: svc.contacts, Kanban: svc.kanban, Settings: svc.settings,
@@ -417,7 +417,7 @@ func newMCP(cfg Config, table *contract.Table, g *gate.Gate, resolver *auth.Reso
 			Executions: svc.execs, Capabilities: svc.caps,
 		},
 		Table: table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
-		Charge: g.Charge, Now: cfg.now, Lapsed: resolver.Lapsed, Heartbeat: cfg.Heartbeat,
+		Charge: g.Charge, Now: cfg.now,
 	})
 	if err != nil {
 		return nil, err
@@ -429,6 +429,8 @@ func newMCP(cfg Config, table *contract.Table, g *gate.Gate, resolver *auth.Reso
 		streams(creds...)
 		door.EndStreams(creds...)
 	}
+	// Keys that expire, or end on another replica: the bus's heartbeat check.
+	bus.Watch(events.Watcher{Open: door.OpenCredentials, End: door.EndStreams})
 	return door, nil
 }
 

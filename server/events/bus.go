@@ -88,9 +88,10 @@ type Bus struct {
 	postgres bool
 	channel  string // PostgreSQL NOTIFY channel, per schema
 
-	mu     sync.Mutex
-	hubs   map[string]*hub // by account
-	closed bool
+	mu       sync.Mutex
+	hubs     map[string]*hub // by account
+	watchers []Watcher
+	closed   bool
 
 	beat atomic.Pointer[beat]
 

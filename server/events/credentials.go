@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -83,13 +84,41 @@ func (b *Bus) openCredentials() []auth.Credential {
 	return out
 }
 
-// sweep ends the streams whose credential lapsed since the last heartbeat.
-// One look-up per heartbeat for all streams, bounded by the period.
+// Watcher is another holder of open streams in this process (the MCP door's
+// sessions): every heartbeat the bus checks its credentials together with
+// its own streams' and tells it which have lapsed.
+type Watcher struct {
+	// Open lists the credentials of its open streams.
+	Open func() []auth.Credential
+	// End ends the streams of the lapsed credentials.
+	End func(creds ...auth.Credential)
+}
+
+// Watch adds w to the heartbeat's credential check.
+func (b *Bus) Watch(w Watcher) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.watchers = append(b.watchers, w)
+}
+
+// sweep ends the streams whose credential lapsed since the last heartbeat,
+// the bus's and its watchers'. One look-up per heartbeat for all of them,
+// bounded by the period.
 func (b *Bus) sweep(ctx context.Context) {
 	if b.cfg.Lapsed == nil {
 		return
 	}
 	creds := b.openCredentials()
+	b.mu.Lock()
+	watchers := slices.Clone(b.watchers)
+	b.mu.Unlock()
+	for _, w := range watchers {
+		for _, c := range w.Open() {
+			if !slices.Contains(creds, c) {
+				creds = append(creds, c)
+			}
+		}
+	}
 	if len(creds) == 0 {
 		return
 	}
@@ -103,4 +132,7 @@ func (b *Bus) sweep(ctx context.Context) {
 		return
 	}
 	b.EndStreams(gone...)
+	for _, w := range watchers {
+		w.End(gone...)
+	}
 }

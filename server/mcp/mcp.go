@@ -74,11 +74,6 @@ type Config struct {
 	Charge func(w http.ResponseWriter, r *http.Request, class string) error
 	// Now is business time (the briefing's windows).
 	Now func() time.Time
-	// Lapsed answers which credentials no longer admit their holder (keys
-	// expired, or deactivated on another replica); every Heartbeat the
-	// door closes the sessions of those keys. Nil: only EndStreams does.
-	Lapsed    func(ctx context.Context, creds []auth.Credential) ([]auth.Credential, error)
-	Heartbeat time.Duration
 }
 
 // Server is the MCP door: an http.Handler for Path.
@@ -89,7 +84,6 @@ type Server struct {
 	sessions *sdk.StreamableHTTPHandler
 	bare     *sdk.StreamableHTTPHandler
 
-	stop     context.CancelFunc
 	mu       sync.Mutex
 	accounts map[string]*account
 	briefed  map[string]time.Time // last briefing per account
@@ -135,48 +129,7 @@ func New(cfg Config) (*Server, error) {
 	bare := *opts
 	bare.Stateless, bare.JSONResponse = true, true
 	s.bare = sdk.NewStreamableHTTPHandler(s.serverFor, &bare)
-	ctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
-	if cfg.Lapsed != nil && cfg.Heartbeat > 0 {
-		go s.sweeps(ctx)
-	}
 	return s, nil
-}
-
-// sweeps closes, every heartbeat, the sessions whose key has lapsed.
-func (s *Server) sweeps(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Heartbeat) //nolint:forbidigo // how often open connections are checked (network time), as the event streams do
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		s.mu.Lock()
-		seen := map[string]bool{}
-		var creds []auth.Credential
-		for _, key := range s.keyOf {
-			if !seen[key] {
-				seen[key] = true
-				creds = append(creds, auth.Credential{KeyID: key})
-			}
-		}
-		s.mu.Unlock()
-		if len(creds) == 0 {
-			continue
-		}
-		check, cancel := context.WithTimeout(ctx, s.cfg.Heartbeat)
-		gone, err := s.cfg.Lapsed(check, creds)
-		cancel()
-		if err != nil {
-			if ctx.Err() == nil {
-				s.cfg.Logger.Warn("mcp: check session credentials", "err", err)
-			}
-			continue
-		}
-		s.EndStreams(gone...)
-	}
 }
 
 // Tools is the static tool list (name, description, input schema), for the
@@ -262,7 +215,6 @@ func (s *Server) serversLocked() []*sdk.Server {
 // Close closes every open session, ending their streams, so that a server
 // shutting down is not held by them.
 func (s *Server) Close() {
-	s.stop()
 	s.mu.Lock()
 	servers := s.serversLocked()
 	s.mu.Unlock()
@@ -271,6 +223,23 @@ func (s *Server) Close() {
 			_ = ss.Close()
 		}
 	}
+}
+
+// OpenCredentials lists, once each, the keys of the open sessions, for the
+// event bus's heartbeat check (a key that expires, or is deactivated on
+// another replica, is caught there; see EndStreams).
+func (s *Server) OpenCredentials() []auth.Credential {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[string]bool{}
+	var out []auth.Credential
+	for _, key := range s.keyOf {
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, auth.Credential{KeyID: key})
+		}
+	}
+	return out
 }
 
 // EndStreams closes the sessions opened with credentials that stopped
