@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,9 +30,9 @@ func protocolTargets(ctx context.Context, e *env) ([]*target, error) {
 		Error json.RawMessage `json:"error"`
 	}
 	c := &http.Client{Timeout: 30 * time.Second}
-	if err := postWithKey(ctx, c, e.server.url+"/api/a2a", auth, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send",
+	if err := postJSON(ctx, c, e.server.url+"/api/a2a", map[string]string{"Authorization": auth}, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send",
 		"params": map[string]any{"message": map[string]any{"messageId": "bench", "role": "user",
-			"parts": []any{map[string]any{"kind": "text", "text": "Bench task\nread back by tasks/get"}}}}}, &sent); err != nil {
+			"parts": []any{map[string]any{"kind": "text", "text": "Bench task\nread back by tasks/get"}}}}}, http.StatusOK, &sent); err != nil {
 		return nil, err
 	}
 	if sent.Result.ID == "" || sent.Result.Metadata.QueueItemID == "" {
@@ -66,32 +65,6 @@ func verifyProtocols(ctx context.Context, c *http.Client, ts []*target) error {
 		}
 	}
 	return nil
-}
-
-func postWithKey(ctx context.Context, c *http.Client, url, auth string, body, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", auth)
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST %s: %d %s", url, res.StatusCode, data)
-	}
-	return json.Unmarshal(data, out)
 }
 
 // protocolVerdict reports (g) against (h).

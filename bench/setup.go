@@ -62,19 +62,19 @@ func account(ctx context.Context, base string) (key, userID string, err error) {
 	var setup struct {
 		User struct{ ID string } `json:"user"`
 	}
-	if err := postJSON(ctx, c, base+"/api/setup", "", map[string]any{
+	if err := postJSON(ctx, c, base+"/api/setup", nil, map[string]any{
 		"username": "bench", "email": "bench@example.com", "password": benchPassword,
 		"name": "Bench", "acceptedTerms": true,
 	}, http.StatusCreated, &setup); err != nil {
 		return "", "", err
 	}
-	if err := postJSON(ctx, c, base+"/api/auth/login", base, map[string]any{
+	if err := postJSON(ctx, c, base+"/api/auth/login", map[string]string{"Origin": base}, map[string]any{
 		"username": "bench", "password": benchPassword,
 	}, http.StatusOK, nil); err != nil {
 		return "", "", err
 	}
 	var k struct{ APIKey string }
-	if err := postJSON(ctx, c, base+"/api/v2/keys", base, map[string]any{
+	if err := postJSON(ctx, c, base+"/api/v2/keys", map[string]string{"Origin": base}, map[string]any{
 		"label": "bench", "scopes": []string{},
 	}, http.StatusCreated, &k); err != nil {
 		return "", "", err
@@ -85,7 +85,9 @@ func account(ctx context.Context, base string) (key, userID string, err error) {
 	return k.APIKey, setup.User.ID, nil
 }
 
-func postJSON(ctx context.Context, c *http.Client, url, origin string, body any, want int, out any) error {
+// postJSON posts body as JSON with the given headers and decodes the answer
+// into out (unless nil) when its status is want.
+func postJSON(ctx context.Context, c *http.Client, url string, header map[string]string, body any, want int, out any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err
@@ -95,8 +97,8 @@ func postJSON(ctx context.Context, c *http.Client, url, origin string, body any,
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if origin != "" {
-		req.Header.Set("Origin", origin)
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	res, err := c.Do(req)
 	if err != nil {
