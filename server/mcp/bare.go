@@ -19,18 +19,14 @@ import (
 // a one-off (stateless) request and the envelope is taken off the answer: the
 // result alone, or the REST error body (400, or 404 for an unknown method,
 // tool or resource).
-func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, body []byte) {
-	var bare struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(body, &bare); err != nil || bare.Method == "" {
+func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) {
+	if bare.method == "" {
 		httpapi.WriteREST(w, r, apperr.Invalid(`body must be {"method": "...", "params": {...}} or a JSON-RPC 2.0 request`))
 		return
 	}
-	envelope := map[string]any{"jsonrpc": "2.0", "id": 1, "method": bare.Method}
-	if len(bare.Params) > 0 && !bytes.Equal(bytes.TrimSpace(bare.Params), []byte("null")) {
-		envelope["params"] = bare.Params
+	envelope := map[string]any{"jsonrpc": "2.0", "id": 1, "method": bare.method}
+	if len(bare.params) > 0 && !bytes.Equal(bytes.TrimSpace(bare.params), []byte("null")) {
+		envelope["params"] = bare.params
 	}
 	wrapped, err := json.Marshal(envelope)
 	if err != nil {
@@ -60,7 +56,7 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, body []byte) 
 		if strings.HasSuffix(msg, "unsupported") {
 			// The SDK refuses a method it does not know before JSON-RPC
 			// (TestBareBodies pins the wording this relies on).
-			httpapi.WriteREST(w, r, apperr.NotFound("unknown method %q", bare.Method))
+			httpapi.WriteREST(w, r, apperr.NotFound("unknown method %q", bare.method))
 			return
 		}
 		if msg == "" {

@@ -161,12 +161,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			httpapi.WriteREST(w, r, err)
 			return
 		}
-		if err := s.chargeCalls(w, r, body); err != nil {
+		msg := probe(body)
+		if err := s.chargeCalls(w, r, msg.calls); err != nil {
 			httpapi.WriteREST(w, r, err)
 			return
 		}
-		if isBare(body) {
-			s.serveBare(w, r, body)
+		if msg.bare {
+			s.serveBare(w, r, msg)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -402,24 +403,61 @@ func (s *Server) Changed(ctx context.Context, userID string) {
 	}
 }
 
-// isBare reports whether a body is the documented bare form: a JSON object
-// without "jsonrpc".
-func isBare(body []byte) bool {
-	var probe struct {
-		JSONRPC *json.RawMessage `json:"jsonrpc"`
-		Method  *string          `json:"method"`
-	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return false
-	}
-	return json.Unmarshal(trimmed, &probe) == nil && probe.JSONRPC == nil
+// probed is what the door reads of a POST body before the SDK decodes it.
+type probed struct {
+	// bare: a JSON object without "jsonrpc", the documented bare form.
+	bare   bool
+	method string
+	params json.RawMessage
+	// calls names the tool of each tools/call message (a single message or
+	// a batch), once per call.
+	calls []string
 }
 
-// chargeCalls applies the rate class of each tool a body calls: a store
-// agent's run is heavy, an unlock counts as a login attempt.
-func (s *Server) chargeCalls(w http.ResponseWriter, r *http.Request, body []byte) error {
-	for _, name := range calledTools(body) {
+// rpcMessage is the part of a JSON-RPC message the door reads.
+type rpcMessage struct {
+	JSONRPC *json.RawMessage `json:"jsonrpc"`
+	Method  string           `json:"method"`
+	Params  json.RawMessage  `json:"params"`
+}
+
+// probe reads a body once: whether it is bare, and which tools it calls. A
+// body that does not decode is left to the SDK, which answers its parse error.
+func probe(body []byte) probed {
+	trimmed := bytes.TrimSpace(body)
+	var msgs []rpcMessage
+	var out probed
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		if json.Unmarshal(trimmed, &msgs) != nil {
+			return out
+		}
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		var one rpcMessage
+		if json.Unmarshal(trimmed, &one) != nil {
+			return out
+		}
+		msgs = []rpcMessage{one}
+		out.bare, out.method, out.params = one.JSONRPC == nil, one.Method, one.Params
+	}
+	for _, m := range msgs {
+		if m.Method != "tools/call" {
+			continue
+		}
+		var p struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && p.Name != "" {
+			out.calls = append(out.calls, p.Name)
+		}
+	}
+	return out
+}
+
+// chargeCalls applies the rate class of each tool called: a store agent's
+// run is heavy, an unlock counts as a login attempt.
+func (s *Server) chargeCalls(w http.ResponseWriter, r *http.Request, calls []string) error {
+	for _, name := range calls {
 		class := ""
 		if t, ok := s.byName[name]; ok {
 			class = t.class
@@ -434,33 +472,4 @@ func (s *Server) chargeCalls(w http.ResponseWriter, r *http.Request, body []byte
 		}
 	}
 	return nil
-}
-
-// calledTools names the tool of each tools/call message in a body (a single
-// message or a batch), once per call.
-func calledTools(body []byte) []string {
-	type call struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	var one call
-	var many []call
-	trimmed := bytes.TrimSpace(body)
-	switch {
-	case len(trimmed) > 0 && trimmed[0] == '[':
-		if json.Unmarshal(trimmed, &many) != nil {
-			return nil
-		}
-	case json.Unmarshal(trimmed, &one) == nil:
-		many = []call{one}
-	}
-	var names []string
-	for _, c := range many {
-		if c.Method == "tools/call" && c.Params.Name != "" {
-			names = append(names, c.Params.Name)
-		}
-	}
-	return names
 }
