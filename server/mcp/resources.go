@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -36,10 +35,8 @@ func addResources(s *Server, srv *sdk.Server) {
 				if err != nil {
 					return nil, err
 				}
-				for _, scope := range t.scopes {
-					if !p.HasScope(scope) {
-						return nil, fmt.Errorf("API key lacks the %q scope, which %s needs", scope, uri)
-					}
+				if err := t.allows(p, uri); err != nil {
+					return nil, err
 				}
 				out, err := t.run(auth.WithPrincipal(ctx, p), p, nil)
 				if err != nil {

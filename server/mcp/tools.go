@@ -88,10 +88,8 @@ func (t *tool) handler(s *Server) sdk.ToolHandler {
 		if err != nil {
 			return failed(err), nil
 		}
-		for _, scope := range t.scopes {
-			if !p.HasScope(scope) {
-				return failed(fmt.Errorf("API key lacks the %q scope, which %s needs", scope, t.name)), nil
-			}
+		if err := t.allows(p, t.name); err != nil {
+			return failed(err), nil
 		}
 		args, err := t.arguments(req.Params.Arguments)
 		if err != nil {
@@ -108,6 +106,17 @@ func (t *tool) handler(s *Server) sdk.ToolHandler {
 		// The text rendering is the same JSON, for clients that read only text.
 		return &sdk.CallToolResult{StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
 	}
+}
+
+// allows refuses a caller whose key lacks one of the tool's scopes; what
+// names what was asked for (the tool, or the resource read through it).
+func (t *tool) allows(p *auth.Principal, what string) error {
+	for _, scope := range t.scopes {
+		if !p.HasScope(scope) {
+			return fmt.Errorf("API key lacks the %q scope, which %s needs", scope, what)
+		}
+	}
+	return nil
 }
 
 // arguments checks a call's arguments against the tool's input schema and
