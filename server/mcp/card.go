@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CardPath is where the server card is served (public).
@@ -46,6 +44,18 @@ type cardTool struct {
 // CardHandler serves the server card. base is the instance's public
 // address; when empty the request's own host is used.
 func (s *Server) CardHandler(base string) http.Handler {
+	// The static tools without the store's, and the resources: the same for
+	// every request.
+	var tools []cardTool
+	for _, t := range s.tools {
+		if !strings.HasPrefix(t.name, storeToolPrefix) {
+			tools = append(tools, cardTool{Name: t.name, Description: t.description, InputSchema: t.input})
+		}
+	}
+	var uris []string
+	for _, res := range resources {
+		uris = append(uris, res.uri)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		card := serverCard{
 			Name: "switchboard", Title: "Switchboard", Version: Version,
@@ -58,12 +68,7 @@ func (s *Server) CardHandler(base string) http.Handler {
 				"prompts":   map[string]bool{"listChanged": true},
 			},
 		}
-		for _, t := range s.CardTools() {
-			card.Tools = append(card.Tools, cardTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-		}
-		for _, res := range resources {
-			card.Resources = append(card.Resources, res.uri)
-		}
+		card.Tools, card.Resources = tools, uris
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -72,17 +77,6 @@ func (s *Server) CardHandler(base string) http.Handler {
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(card)
 	})
-}
-
-// CardTools are the static tools the cards list: all but the store's.
-func (s *Server) CardTools() []*sdk.Tool {
-	var out []*sdk.Tool
-	for _, t := range s.Tools() {
-		if !strings.HasPrefix(t.Name, storeToolPrefix) {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // origin is base without a trailing slash, or the request's scheme and host.

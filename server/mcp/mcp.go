@@ -132,16 +132,6 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Tools is the static tool list (name, description, input schema), for the
-// server card and the A2A agent card.
-func (s *Server) Tools() []*sdk.Tool {
-	out := make([]*sdk.Tool, 0, len(s.tools))
-	for _, t := range s.tools {
-		out = append(out, t.sdkTool())
-	}
-	return out
-}
-
 // principalKey is where the admitted caller travels through the SDK, which
 // detaches a session's handlers from the HTTP request's context but hands
 // each call the token info of the request that carried it.
