@@ -30,6 +30,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -85,6 +87,10 @@ type Client struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// FederationInstance is the client for interacting with the FederationInstance builders.
+	FederationInstance *FederationInstanceClient
+	// FederationMembership is the client for interacting with the FederationMembership builders.
+	FederationMembership *FederationMembershipClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
@@ -143,6 +149,8 @@ func (c *Client) init() {
 	c.DeveloperKey = NewDeveloperKeyClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
+	c.FederationInstance = NewFederationInstanceClient(c.config)
+	c.FederationMembership = NewFederationMembershipClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
@@ -249,39 +257,41 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:                ctx,
-		config:             cfg,
-		A2ATask:            NewA2ATaskClient(cfg),
-		APIKey:             NewAPIKeyClient(cfg),
-		ActivityEntry:      NewActivityEntryClient(cfg),
-		AgentQualitySignal: NewAgentQualitySignalClient(cfg),
-		CapabilityInstall:  NewCapabilityInstallClient(cfg),
-		CapabilityPack:     NewCapabilityPackClient(cfg),
-		Card:               NewCardClient(cfg),
-		CardContact:        NewCardContactClient(cfg),
-		ChatMessage:        NewChatMessageClient(cfg),
-		ChecklistItem:      NewChecklistItemClient(cfg),
-		ConnectToken:       NewConnectTokenClient(cfg),
-		Contact:            NewContactClient(cfg),
-		DeveloperKey:       NewDeveloperKeyClient(cfg),
-		Document:           NewDocumentClient(cfg),
-		Execution:          NewExecutionClient(cfg),
-		IdempotencyRecord:  NewIdempotencyRecordClient(cfg),
-		LedgerEntry:        NewLedgerEntryClient(cfg),
-		MemoryEntry:        NewMemoryEntryClient(cfg),
-		PaymentHold:        NewPaymentHoldClient(cfg),
-		QueueItem:          NewQueueItemClient(cfg),
-		Session:            NewSessionClient(cfg),
-		Setting:            NewSettingClient(cfg),
-		ShipGateRun:        NewShipGateRunClient(cfg),
-		StoreAgent:         NewStoreAgentClient(cfg),
-		StoreInstall:       NewStoreInstallClient(cfg),
-		StoreSubscription:  NewStoreSubscriptionClient(cfg),
-		StoreUnlock:        NewStoreUnlockClient(cfg),
-		StreamEvent:        NewStreamEventClient(cfg),
-		User:               NewUserClient(cfg),
-		UserReputation:     NewUserReputationClient(cfg),
-		WebhookDelivery:    NewWebhookDeliveryClient(cfg),
+		ctx:                  ctx,
+		config:               cfg,
+		A2ATask:              NewA2ATaskClient(cfg),
+		APIKey:               NewAPIKeyClient(cfg),
+		ActivityEntry:        NewActivityEntryClient(cfg),
+		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
+		CapabilityInstall:    NewCapabilityInstallClient(cfg),
+		CapabilityPack:       NewCapabilityPackClient(cfg),
+		Card:                 NewCardClient(cfg),
+		CardContact:          NewCardContactClient(cfg),
+		ChatMessage:          NewChatMessageClient(cfg),
+		ChecklistItem:        NewChecklistItemClient(cfg),
+		ConnectToken:         NewConnectTokenClient(cfg),
+		Contact:              NewContactClient(cfg),
+		DeveloperKey:         NewDeveloperKeyClient(cfg),
+		Document:             NewDocumentClient(cfg),
+		Execution:            NewExecutionClient(cfg),
+		FederationInstance:   NewFederationInstanceClient(cfg),
+		FederationMembership: NewFederationMembershipClient(cfg),
+		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
+		LedgerEntry:          NewLedgerEntryClient(cfg),
+		MemoryEntry:          NewMemoryEntryClient(cfg),
+		PaymentHold:          NewPaymentHoldClient(cfg),
+		QueueItem:            NewQueueItemClient(cfg),
+		Session:              NewSessionClient(cfg),
+		Setting:              NewSettingClient(cfg),
+		ShipGateRun:          NewShipGateRunClient(cfg),
+		StoreAgent:           NewStoreAgentClient(cfg),
+		StoreInstall:         NewStoreInstallClient(cfg),
+		StoreSubscription:    NewStoreSubscriptionClient(cfg),
+		StoreUnlock:          NewStoreUnlockClient(cfg),
+		StreamEvent:          NewStreamEventClient(cfg),
+		User:                 NewUserClient(cfg),
+		UserReputation:       NewUserReputationClient(cfg),
+		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -299,39 +309,41 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:                ctx,
-		config:             cfg,
-		A2ATask:            NewA2ATaskClient(cfg),
-		APIKey:             NewAPIKeyClient(cfg),
-		ActivityEntry:      NewActivityEntryClient(cfg),
-		AgentQualitySignal: NewAgentQualitySignalClient(cfg),
-		CapabilityInstall:  NewCapabilityInstallClient(cfg),
-		CapabilityPack:     NewCapabilityPackClient(cfg),
-		Card:               NewCardClient(cfg),
-		CardContact:        NewCardContactClient(cfg),
-		ChatMessage:        NewChatMessageClient(cfg),
-		ChecklistItem:      NewChecklistItemClient(cfg),
-		ConnectToken:       NewConnectTokenClient(cfg),
-		Contact:            NewContactClient(cfg),
-		DeveloperKey:       NewDeveloperKeyClient(cfg),
-		Document:           NewDocumentClient(cfg),
-		Execution:          NewExecutionClient(cfg),
-		IdempotencyRecord:  NewIdempotencyRecordClient(cfg),
-		LedgerEntry:        NewLedgerEntryClient(cfg),
-		MemoryEntry:        NewMemoryEntryClient(cfg),
-		PaymentHold:        NewPaymentHoldClient(cfg),
-		QueueItem:          NewQueueItemClient(cfg),
-		Session:            NewSessionClient(cfg),
-		Setting:            NewSettingClient(cfg),
-		ShipGateRun:        NewShipGateRunClient(cfg),
-		StoreAgent:         NewStoreAgentClient(cfg),
-		StoreInstall:       NewStoreInstallClient(cfg),
-		StoreSubscription:  NewStoreSubscriptionClient(cfg),
-		StoreUnlock:        NewStoreUnlockClient(cfg),
-		StreamEvent:        NewStreamEventClient(cfg),
-		User:               NewUserClient(cfg),
-		UserReputation:     NewUserReputationClient(cfg),
-		WebhookDelivery:    NewWebhookDeliveryClient(cfg),
+		ctx:                  ctx,
+		config:               cfg,
+		A2ATask:              NewA2ATaskClient(cfg),
+		APIKey:               NewAPIKeyClient(cfg),
+		ActivityEntry:        NewActivityEntryClient(cfg),
+		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
+		CapabilityInstall:    NewCapabilityInstallClient(cfg),
+		CapabilityPack:       NewCapabilityPackClient(cfg),
+		Card:                 NewCardClient(cfg),
+		CardContact:          NewCardContactClient(cfg),
+		ChatMessage:          NewChatMessageClient(cfg),
+		ChecklistItem:        NewChecklistItemClient(cfg),
+		ConnectToken:         NewConnectTokenClient(cfg),
+		Contact:              NewContactClient(cfg),
+		DeveloperKey:         NewDeveloperKeyClient(cfg),
+		Document:             NewDocumentClient(cfg),
+		Execution:            NewExecutionClient(cfg),
+		FederationInstance:   NewFederationInstanceClient(cfg),
+		FederationMembership: NewFederationMembershipClient(cfg),
+		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
+		LedgerEntry:          NewLedgerEntryClient(cfg),
+		MemoryEntry:          NewMemoryEntryClient(cfg),
+		PaymentHold:          NewPaymentHoldClient(cfg),
+		QueueItem:            NewQueueItemClient(cfg),
+		Session:              NewSessionClient(cfg),
+		Setting:              NewSettingClient(cfg),
+		ShipGateRun:          NewShipGateRunClient(cfg),
+		StoreAgent:           NewStoreAgentClient(cfg),
+		StoreInstall:         NewStoreInstallClient(cfg),
+		StoreSubscription:    NewStoreSubscriptionClient(cfg),
+		StoreUnlock:          NewStoreUnlockClient(cfg),
+		StreamEvent:          NewStreamEventClient(cfg),
+		User:                 NewUserClient(cfg),
+		UserReputation:       NewUserReputationClient(cfg),
+		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -364,10 +376,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
-		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
-		c.WebhookDelivery,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
+		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
+		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -380,10 +392,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
-		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
-		c.WebhookDelivery,
+		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
+		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
+		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -422,6 +434,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Document.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
+	case *FederationInstanceMutation:
+		return c.FederationInstance.mutate(ctx, m)
+	case *FederationMembershipMutation:
+		return c.FederationMembership.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
 	case *LedgerEntryMutation:
@@ -2851,6 +2867,272 @@ func (c *ExecutionClient) mutate(ctx context.Context, m *ExecutionMutation) (Val
 		return (&ExecutionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Execution mutation op: %q", m.Op())
+	}
+}
+
+// FederationInstanceClient is a client for the FederationInstance schema.
+type FederationInstanceClient struct {
+	config
+}
+
+// NewFederationInstanceClient returns a client for the FederationInstance from the given config.
+func NewFederationInstanceClient(c config) *FederationInstanceClient {
+	return &FederationInstanceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `federationinstance.Hooks(f(g(h())))`.
+func (c *FederationInstanceClient) Use(hooks ...Hook) {
+	c.hooks.FederationInstance = append(c.hooks.FederationInstance, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `federationinstance.Intercept(f(g(h())))`.
+func (c *FederationInstanceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FederationInstance = append(c.inters.FederationInstance, interceptors...)
+}
+
+// Create returns a builder for creating a FederationInstance entity.
+func (c *FederationInstanceClient) Create() *FederationInstanceCreate {
+	mutation := newFederationInstanceMutation(c.config, OpCreate)
+	return &FederationInstanceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FederationInstance entities.
+func (c *FederationInstanceClient) CreateBulk(builders ...*FederationInstanceCreate) *FederationInstanceCreateBulk {
+	return &FederationInstanceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FederationInstanceClient) MapCreateBulk(slice any, setFunc func(*FederationInstanceCreate, int)) *FederationInstanceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FederationInstanceCreateBulk{err: fmt.Errorf("calling to FederationInstanceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FederationInstanceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FederationInstanceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FederationInstance.
+func (c *FederationInstanceClient) Update() *FederationInstanceUpdate {
+	mutation := newFederationInstanceMutation(c.config, OpUpdate)
+	return &FederationInstanceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FederationInstanceClient) UpdateOne(_m *FederationInstance) *FederationInstanceUpdateOne {
+	mutation := newFederationInstanceMutation(c.config, OpUpdateOne, withFederationInstance(_m))
+	return &FederationInstanceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FederationInstanceClient) UpdateOneID(id string) *FederationInstanceUpdateOne {
+	mutation := newFederationInstanceMutation(c.config, OpUpdateOne, withFederationInstanceID(id))
+	return &FederationInstanceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FederationInstance.
+func (c *FederationInstanceClient) Delete() *FederationInstanceDelete {
+	mutation := newFederationInstanceMutation(c.config, OpDelete)
+	return &FederationInstanceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FederationInstanceClient) DeleteOne(_m *FederationInstance) *FederationInstanceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FederationInstanceClient) DeleteOneID(id string) *FederationInstanceDeleteOne {
+	builder := c.Delete().Where(federationinstance.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FederationInstanceDeleteOne{builder}
+}
+
+// Query returns a query builder for FederationInstance.
+func (c *FederationInstanceClient) Query() *FederationInstanceQuery {
+	return &FederationInstanceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFederationInstance},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FederationInstance entity by its id.
+func (c *FederationInstanceClient) Get(ctx context.Context, id string) (*FederationInstance, error) {
+	return c.Query().Where(federationinstance.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FederationInstanceClient) GetX(ctx context.Context, id string) *FederationInstance {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FederationInstanceClient) Hooks() []Hook {
+	return c.hooks.FederationInstance
+}
+
+// Interceptors returns the client interceptors.
+func (c *FederationInstanceClient) Interceptors() []Interceptor {
+	return c.inters.FederationInstance
+}
+
+func (c *FederationInstanceClient) mutate(ctx context.Context, m *FederationInstanceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FederationInstanceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FederationInstanceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FederationInstanceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FederationInstanceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FederationInstance mutation op: %q", m.Op())
+	}
+}
+
+// FederationMembershipClient is a client for the FederationMembership schema.
+type FederationMembershipClient struct {
+	config
+}
+
+// NewFederationMembershipClient returns a client for the FederationMembership from the given config.
+func NewFederationMembershipClient(c config) *FederationMembershipClient {
+	return &FederationMembershipClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `federationmembership.Hooks(f(g(h())))`.
+func (c *FederationMembershipClient) Use(hooks ...Hook) {
+	c.hooks.FederationMembership = append(c.hooks.FederationMembership, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `federationmembership.Intercept(f(g(h())))`.
+func (c *FederationMembershipClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FederationMembership = append(c.inters.FederationMembership, interceptors...)
+}
+
+// Create returns a builder for creating a FederationMembership entity.
+func (c *FederationMembershipClient) Create() *FederationMembershipCreate {
+	mutation := newFederationMembershipMutation(c.config, OpCreate)
+	return &FederationMembershipCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FederationMembership entities.
+func (c *FederationMembershipClient) CreateBulk(builders ...*FederationMembershipCreate) *FederationMembershipCreateBulk {
+	return &FederationMembershipCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FederationMembershipClient) MapCreateBulk(slice any, setFunc func(*FederationMembershipCreate, int)) *FederationMembershipCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FederationMembershipCreateBulk{err: fmt.Errorf("calling to FederationMembershipClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FederationMembershipCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FederationMembershipCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FederationMembership.
+func (c *FederationMembershipClient) Update() *FederationMembershipUpdate {
+	mutation := newFederationMembershipMutation(c.config, OpUpdate)
+	return &FederationMembershipUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FederationMembershipClient) UpdateOne(_m *FederationMembership) *FederationMembershipUpdateOne {
+	mutation := newFederationMembershipMutation(c.config, OpUpdateOne, withFederationMembership(_m))
+	return &FederationMembershipUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FederationMembershipClient) UpdateOneID(id string) *FederationMembershipUpdateOne {
+	mutation := newFederationMembershipMutation(c.config, OpUpdateOne, withFederationMembershipID(id))
+	return &FederationMembershipUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FederationMembership.
+func (c *FederationMembershipClient) Delete() *FederationMembershipDelete {
+	mutation := newFederationMembershipMutation(c.config, OpDelete)
+	return &FederationMembershipDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FederationMembershipClient) DeleteOne(_m *FederationMembership) *FederationMembershipDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FederationMembershipClient) DeleteOneID(id string) *FederationMembershipDeleteOne {
+	builder := c.Delete().Where(federationmembership.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FederationMembershipDeleteOne{builder}
+}
+
+// Query returns a query builder for FederationMembership.
+func (c *FederationMembershipClient) Query() *FederationMembershipQuery {
+	return &FederationMembershipQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFederationMembership},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FederationMembership entity by its id.
+func (c *FederationMembershipClient) Get(ctx context.Context, id string) (*FederationMembership, error) {
+	return c.Query().Where(federationmembership.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FederationMembershipClient) GetX(ctx context.Context, id string) *FederationMembership {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FederationMembershipClient) Hooks() []Hook {
+	return c.hooks.FederationMembership
+}
+
+// Interceptors returns the client interceptors.
+func (c *FederationMembershipClient) Interceptors() []Interceptor {
+	return c.inters.FederationMembership
+}
+
+func (c *FederationMembershipClient) mutate(ctx context.Context, m *FederationMembershipMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FederationMembershipCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FederationMembershipUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FederationMembershipUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FederationMembershipDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FederationMembership mutation op: %q", m.Op())
 	}
 }
 
@@ -5739,18 +6021,20 @@ type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
-		Contact, DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry,
-		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
-		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
-		UserReputation, WebhookDelivery []ent.Hook
+		Contact, DeveloperKey, Document, Execution, FederationInstance,
+		FederationMembership, IdempotencyRecord, LedgerEntry, MemoryEntry, PaymentHold,
+		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
-		Contact, DeveloperKey, Document, Execution, IdempotencyRecord, LedgerEntry,
-		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
-		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
-		UserReputation, WebhookDelivery []ent.Interceptor
+		Contact, DeveloperKey, Document, Execution, FederationInstance,
+		FederationMembership, IdempotencyRecord, LedgerEntry, MemoryEntry, PaymentHold,
+		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

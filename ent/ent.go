@@ -27,6 +27,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -103,37 +105,39 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			a2atask.Table:            a2atask.ValidColumn,
-			apikey.Table:             apikey.ValidColumn,
-			activityentry.Table:      activityentry.ValidColumn,
-			agentqualitysignal.Table: agentqualitysignal.ValidColumn,
-			capabilityinstall.Table:  capabilityinstall.ValidColumn,
-			capabilitypack.Table:     capabilitypack.ValidColumn,
-			card.Table:               card.ValidColumn,
-			cardcontact.Table:        cardcontact.ValidColumn,
-			chatmessage.Table:        chatmessage.ValidColumn,
-			checklistitem.Table:      checklistitem.ValidColumn,
-			connecttoken.Table:       connecttoken.ValidColumn,
-			contact.Table:            contact.ValidColumn,
-			developerkey.Table:       developerkey.ValidColumn,
-			document.Table:           document.ValidColumn,
-			execution.Table:          execution.ValidColumn,
-			idempotencyrecord.Table:  idempotencyrecord.ValidColumn,
-			ledgerentry.Table:        ledgerentry.ValidColumn,
-			memoryentry.Table:        memoryentry.ValidColumn,
-			paymenthold.Table:        paymenthold.ValidColumn,
-			queueitem.Table:          queueitem.ValidColumn,
-			session.Table:            session.ValidColumn,
-			setting.Table:            setting.ValidColumn,
-			shipgaterun.Table:        shipgaterun.ValidColumn,
-			storeagent.Table:         storeagent.ValidColumn,
-			storeinstall.Table:       storeinstall.ValidColumn,
-			storesubscription.Table:  storesubscription.ValidColumn,
-			storeunlock.Table:        storeunlock.ValidColumn,
-			streamevent.Table:        streamevent.ValidColumn,
-			user.Table:               user.ValidColumn,
-			userreputation.Table:     userreputation.ValidColumn,
-			webhookdelivery.Table:    webhookdelivery.ValidColumn,
+			a2atask.Table:              a2atask.ValidColumn,
+			apikey.Table:               apikey.ValidColumn,
+			activityentry.Table:        activityentry.ValidColumn,
+			agentqualitysignal.Table:   agentqualitysignal.ValidColumn,
+			capabilityinstall.Table:    capabilityinstall.ValidColumn,
+			capabilitypack.Table:       capabilitypack.ValidColumn,
+			card.Table:                 card.ValidColumn,
+			cardcontact.Table:          cardcontact.ValidColumn,
+			chatmessage.Table:          chatmessage.ValidColumn,
+			checklistitem.Table:        checklistitem.ValidColumn,
+			connecttoken.Table:         connecttoken.ValidColumn,
+			contact.Table:              contact.ValidColumn,
+			developerkey.Table:         developerkey.ValidColumn,
+			document.Table:             document.ValidColumn,
+			execution.Table:            execution.ValidColumn,
+			federationinstance.Table:   federationinstance.ValidColumn,
+			federationmembership.Table: federationmembership.ValidColumn,
+			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,
+			ledgerentry.Table:          ledgerentry.ValidColumn,
+			memoryentry.Table:          memoryentry.ValidColumn,
+			paymenthold.Table:          paymenthold.ValidColumn,
+			queueitem.Table:            queueitem.ValidColumn,
+			session.Table:              session.ValidColumn,
+			setting.Table:              setting.ValidColumn,
+			shipgaterun.Table:          shipgaterun.ValidColumn,
+			storeagent.Table:           storeagent.ValidColumn,
+			storeinstall.Table:         storeinstall.ValidColumn,
+			storesubscription.Table:    storesubscription.ValidColumn,
+			storeunlock.Table:          storeunlock.ValidColumn,
+			streamevent.Table:          streamevent.ValidColumn,
+			user.Table:                 user.ValidColumn,
+			userreputation.Table:       userreputation.ValidColumn,
+			webhookdelivery.Table:      webhookdelivery.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -26,6 +26,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -56,37 +58,39 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeA2ATask            = "A2ATask"
-	TypeAPIKey             = "APIKey"
-	TypeActivityEntry      = "ActivityEntry"
-	TypeAgentQualitySignal = "AgentQualitySignal"
-	TypeCapabilityInstall  = "CapabilityInstall"
-	TypeCapabilityPack     = "CapabilityPack"
-	TypeCard               = "Card"
-	TypeCardContact        = "CardContact"
-	TypeChatMessage        = "ChatMessage"
-	TypeChecklistItem      = "ChecklistItem"
-	TypeConnectToken       = "ConnectToken"
-	TypeContact            = "Contact"
-	TypeDeveloperKey       = "DeveloperKey"
-	TypeDocument           = "Document"
-	TypeExecution          = "Execution"
-	TypeIdempotencyRecord  = "IdempotencyRecord"
-	TypeLedgerEntry        = "LedgerEntry"
-	TypeMemoryEntry        = "MemoryEntry"
-	TypePaymentHold        = "PaymentHold"
-	TypeQueueItem          = "QueueItem"
-	TypeSession            = "Session"
-	TypeSetting            = "Setting"
-	TypeShipGateRun        = "ShipGateRun"
-	TypeStoreAgent         = "StoreAgent"
-	TypeStoreInstall       = "StoreInstall"
-	TypeStoreSubscription  = "StoreSubscription"
-	TypeStoreUnlock        = "StoreUnlock"
-	TypeStreamEvent        = "StreamEvent"
-	TypeUser               = "User"
-	TypeUserReputation     = "UserReputation"
-	TypeWebhookDelivery    = "WebhookDelivery"
+	TypeA2ATask              = "A2ATask"
+	TypeAPIKey               = "APIKey"
+	TypeActivityEntry        = "ActivityEntry"
+	TypeAgentQualitySignal   = "AgentQualitySignal"
+	TypeCapabilityInstall    = "CapabilityInstall"
+	TypeCapabilityPack       = "CapabilityPack"
+	TypeCard                 = "Card"
+	TypeCardContact          = "CardContact"
+	TypeChatMessage          = "ChatMessage"
+	TypeChecklistItem        = "ChecklistItem"
+	TypeConnectToken         = "ConnectToken"
+	TypeContact              = "Contact"
+	TypeDeveloperKey         = "DeveloperKey"
+	TypeDocument             = "Document"
+	TypeExecution            = "Execution"
+	TypeFederationInstance   = "FederationInstance"
+	TypeFederationMembership = "FederationMembership"
+	TypeIdempotencyRecord    = "IdempotencyRecord"
+	TypeLedgerEntry          = "LedgerEntry"
+	TypeMemoryEntry          = "MemoryEntry"
+	TypePaymentHold          = "PaymentHold"
+	TypeQueueItem            = "QueueItem"
+	TypeSession              = "Session"
+	TypeSetting              = "Setting"
+	TypeShipGateRun          = "ShipGateRun"
+	TypeStoreAgent           = "StoreAgent"
+	TypeStoreInstall         = "StoreInstall"
+	TypeStoreSubscription    = "StoreSubscription"
+	TypeStoreUnlock          = "StoreUnlock"
+	TypeStreamEvent          = "StreamEvent"
+	TypeUser                 = "User"
+	TypeUserReputation       = "UserReputation"
+	TypeWebhookDelivery      = "WebhookDelivery"
 )
 
 // A2ATaskMutation represents an operation that mutates the A2ATask nodes in the graph.
@@ -21307,6 +21311,2895 @@ func (m *ExecutionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Execution edge %s", name)
+}
+
+// FederationInstanceMutation represents an operation that mutates the FederationInstance nodes in the graph.
+type FederationInstanceMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *string
+	created_at          *time.Time
+	updated_at          *time.Time
+	name                *string
+	base_url            *string
+	api_key_hash        *string
+	api_key_sealed      *string
+	token_hash          *string
+	token_prefix        *string
+	deactivated_at      *time.Time
+	left_at             *time.Time
+	health              *federationinstance.Health
+	version             *string
+	user_count          *int
+	adduser_count       *int
+	agent_count         *int
+	addagent_count      *int
+	capabilities        *map[string]interface{}
+	store_participation *bool
+	last_heartbeat_at   *time.Time
+	registered_by       *string
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*FederationInstance, error)
+	predicates          []predicate.FederationInstance
+}
+
+var _ ent.Mutation = (*FederationInstanceMutation)(nil)
+
+// federationinstanceOption allows management of the mutation configuration using functional options.
+type federationinstanceOption func(*FederationInstanceMutation)
+
+// newFederationInstanceMutation creates new mutation for the FederationInstance entity.
+func newFederationInstanceMutation(c config, op Op, opts ...federationinstanceOption) *FederationInstanceMutation {
+	m := &FederationInstanceMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFederationInstance,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFederationInstanceID sets the ID field of the mutation.
+func withFederationInstanceID(id string) federationinstanceOption {
+	return func(m *FederationInstanceMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FederationInstance
+		)
+		m.oldValue = func(ctx context.Context) (*FederationInstance, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FederationInstance.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFederationInstance sets the old FederationInstance of the mutation.
+func withFederationInstance(node *FederationInstance) federationinstanceOption {
+	return func(m *FederationInstanceMutation) {
+		m.oldValue = func(context.Context) (*FederationInstance, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FederationInstanceMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FederationInstanceMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FederationInstance entities.
+func (m *FederationInstanceMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FederationInstanceMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FederationInstanceMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FederationInstance.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FederationInstanceMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FederationInstanceMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FederationInstanceMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FederationInstanceMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FederationInstanceMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FederationInstanceMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetName sets the "name" field.
+func (m *FederationInstanceMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *FederationInstanceMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *FederationInstanceMutation) ResetName() {
+	m.name = nil
+}
+
+// SetBaseURL sets the "base_url" field.
+func (m *FederationInstanceMutation) SetBaseURL(s string) {
+	m.base_url = &s
+}
+
+// BaseURL returns the value of the "base_url" field in the mutation.
+func (m *FederationInstanceMutation) BaseURL() (r string, exists bool) {
+	v := m.base_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBaseURL returns the old "base_url" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldBaseURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBaseURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBaseURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBaseURL: %w", err)
+	}
+	return oldValue.BaseURL, nil
+}
+
+// ResetBaseURL resets all changes to the "base_url" field.
+func (m *FederationInstanceMutation) ResetBaseURL() {
+	m.base_url = nil
+}
+
+// SetAPIKeyHash sets the "api_key_hash" field.
+func (m *FederationInstanceMutation) SetAPIKeyHash(s string) {
+	m.api_key_hash = &s
+}
+
+// APIKeyHash returns the value of the "api_key_hash" field in the mutation.
+func (m *FederationInstanceMutation) APIKeyHash() (r string, exists bool) {
+	v := m.api_key_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyHash returns the old "api_key_hash" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldAPIKeyHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyHash: %w", err)
+	}
+	return oldValue.APIKeyHash, nil
+}
+
+// ResetAPIKeyHash resets all changes to the "api_key_hash" field.
+func (m *FederationInstanceMutation) ResetAPIKeyHash() {
+	m.api_key_hash = nil
+}
+
+// SetAPIKeySealed sets the "api_key_sealed" field.
+func (m *FederationInstanceMutation) SetAPIKeySealed(s string) {
+	m.api_key_sealed = &s
+}
+
+// APIKeySealed returns the value of the "api_key_sealed" field in the mutation.
+func (m *FederationInstanceMutation) APIKeySealed() (r string, exists bool) {
+	v := m.api_key_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeySealed returns the old "api_key_sealed" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldAPIKeySealed(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeySealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeySealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeySealed: %w", err)
+	}
+	return oldValue.APIKeySealed, nil
+}
+
+// ResetAPIKeySealed resets all changes to the "api_key_sealed" field.
+func (m *FederationInstanceMutation) ResetAPIKeySealed() {
+	m.api_key_sealed = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *FederationInstanceMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *FederationInstanceMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *FederationInstanceMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// SetTokenPrefix sets the "token_prefix" field.
+func (m *FederationInstanceMutation) SetTokenPrefix(s string) {
+	m.token_prefix = &s
+}
+
+// TokenPrefix returns the value of the "token_prefix" field in the mutation.
+func (m *FederationInstanceMutation) TokenPrefix() (r string, exists bool) {
+	v := m.token_prefix
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenPrefix returns the old "token_prefix" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldTokenPrefix(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenPrefix is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenPrefix requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenPrefix: %w", err)
+	}
+	return oldValue.TokenPrefix, nil
+}
+
+// ResetTokenPrefix resets all changes to the "token_prefix" field.
+func (m *FederationInstanceMutation) ResetTokenPrefix() {
+	m.token_prefix = nil
+}
+
+// SetDeactivatedAt sets the "deactivated_at" field.
+func (m *FederationInstanceMutation) SetDeactivatedAt(t time.Time) {
+	m.deactivated_at = &t
+}
+
+// DeactivatedAt returns the value of the "deactivated_at" field in the mutation.
+func (m *FederationInstanceMutation) DeactivatedAt() (r time.Time, exists bool) {
+	v := m.deactivated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeactivatedAt returns the old "deactivated_at" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldDeactivatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeactivatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeactivatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeactivatedAt: %w", err)
+	}
+	return oldValue.DeactivatedAt, nil
+}
+
+// ClearDeactivatedAt clears the value of the "deactivated_at" field.
+func (m *FederationInstanceMutation) ClearDeactivatedAt() {
+	m.deactivated_at = nil
+	m.clearedFields[federationinstance.FieldDeactivatedAt] = struct{}{}
+}
+
+// DeactivatedAtCleared returns if the "deactivated_at" field was cleared in this mutation.
+func (m *FederationInstanceMutation) DeactivatedAtCleared() bool {
+	_, ok := m.clearedFields[federationinstance.FieldDeactivatedAt]
+	return ok
+}
+
+// ResetDeactivatedAt resets all changes to the "deactivated_at" field.
+func (m *FederationInstanceMutation) ResetDeactivatedAt() {
+	m.deactivated_at = nil
+	delete(m.clearedFields, federationinstance.FieldDeactivatedAt)
+}
+
+// SetLeftAt sets the "left_at" field.
+func (m *FederationInstanceMutation) SetLeftAt(t time.Time) {
+	m.left_at = &t
+}
+
+// LeftAt returns the value of the "left_at" field in the mutation.
+func (m *FederationInstanceMutation) LeftAt() (r time.Time, exists bool) {
+	v := m.left_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeftAt returns the old "left_at" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldLeftAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeftAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeftAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeftAt: %w", err)
+	}
+	return oldValue.LeftAt, nil
+}
+
+// ClearLeftAt clears the value of the "left_at" field.
+func (m *FederationInstanceMutation) ClearLeftAt() {
+	m.left_at = nil
+	m.clearedFields[federationinstance.FieldLeftAt] = struct{}{}
+}
+
+// LeftAtCleared returns if the "left_at" field was cleared in this mutation.
+func (m *FederationInstanceMutation) LeftAtCleared() bool {
+	_, ok := m.clearedFields[federationinstance.FieldLeftAt]
+	return ok
+}
+
+// ResetLeftAt resets all changes to the "left_at" field.
+func (m *FederationInstanceMutation) ResetLeftAt() {
+	m.left_at = nil
+	delete(m.clearedFields, federationinstance.FieldLeftAt)
+}
+
+// SetHealth sets the "health" field.
+func (m *FederationInstanceMutation) SetHealth(f federationinstance.Health) {
+	m.health = &f
+}
+
+// Health returns the value of the "health" field in the mutation.
+func (m *FederationInstanceMutation) Health() (r federationinstance.Health, exists bool) {
+	v := m.health
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHealth returns the old "health" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldHealth(ctx context.Context) (v federationinstance.Health, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHealth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHealth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHealth: %w", err)
+	}
+	return oldValue.Health, nil
+}
+
+// ResetHealth resets all changes to the "health" field.
+func (m *FederationInstanceMutation) ResetHealth() {
+	m.health = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *FederationInstanceMutation) SetVersion(s string) {
+	m.version = &s
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *FederationInstanceMutation) Version() (r string, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldVersion(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// ClearVersion clears the value of the "version" field.
+func (m *FederationInstanceMutation) ClearVersion() {
+	m.version = nil
+	m.clearedFields[federationinstance.FieldVersion] = struct{}{}
+}
+
+// VersionCleared returns if the "version" field was cleared in this mutation.
+func (m *FederationInstanceMutation) VersionCleared() bool {
+	_, ok := m.clearedFields[federationinstance.FieldVersion]
+	return ok
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *FederationInstanceMutation) ResetVersion() {
+	m.version = nil
+	delete(m.clearedFields, federationinstance.FieldVersion)
+}
+
+// SetUserCount sets the "user_count" field.
+func (m *FederationInstanceMutation) SetUserCount(i int) {
+	m.user_count = &i
+	m.adduser_count = nil
+}
+
+// UserCount returns the value of the "user_count" field in the mutation.
+func (m *FederationInstanceMutation) UserCount() (r int, exists bool) {
+	v := m.user_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserCount returns the old "user_count" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldUserCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserCount: %w", err)
+	}
+	return oldValue.UserCount, nil
+}
+
+// AddUserCount adds i to the "user_count" field.
+func (m *FederationInstanceMutation) AddUserCount(i int) {
+	if m.adduser_count != nil {
+		*m.adduser_count += i
+	} else {
+		m.adduser_count = &i
+	}
+}
+
+// AddedUserCount returns the value that was added to the "user_count" field in this mutation.
+func (m *FederationInstanceMutation) AddedUserCount() (r int, exists bool) {
+	v := m.adduser_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUserCount resets all changes to the "user_count" field.
+func (m *FederationInstanceMutation) ResetUserCount() {
+	m.user_count = nil
+	m.adduser_count = nil
+}
+
+// SetAgentCount sets the "agent_count" field.
+func (m *FederationInstanceMutation) SetAgentCount(i int) {
+	m.agent_count = &i
+	m.addagent_count = nil
+}
+
+// AgentCount returns the value of the "agent_count" field in the mutation.
+func (m *FederationInstanceMutation) AgentCount() (r int, exists bool) {
+	v := m.agent_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentCount returns the old "agent_count" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldAgentCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentCount: %w", err)
+	}
+	return oldValue.AgentCount, nil
+}
+
+// AddAgentCount adds i to the "agent_count" field.
+func (m *FederationInstanceMutation) AddAgentCount(i int) {
+	if m.addagent_count != nil {
+		*m.addagent_count += i
+	} else {
+		m.addagent_count = &i
+	}
+}
+
+// AddedAgentCount returns the value that was added to the "agent_count" field in this mutation.
+func (m *FederationInstanceMutation) AddedAgentCount() (r int, exists bool) {
+	v := m.addagent_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAgentCount resets all changes to the "agent_count" field.
+func (m *FederationInstanceMutation) ResetAgentCount() {
+	m.agent_count = nil
+	m.addagent_count = nil
+}
+
+// SetCapabilities sets the "capabilities" field.
+func (m *FederationInstanceMutation) SetCapabilities(value map[string]interface{}) {
+	m.capabilities = &value
+}
+
+// Capabilities returns the value of the "capabilities" field in the mutation.
+func (m *FederationInstanceMutation) Capabilities() (r map[string]interface{}, exists bool) {
+	v := m.capabilities
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCapabilities returns the old "capabilities" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldCapabilities(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCapabilities is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCapabilities requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCapabilities: %w", err)
+	}
+	return oldValue.Capabilities, nil
+}
+
+// ClearCapabilities clears the value of the "capabilities" field.
+func (m *FederationInstanceMutation) ClearCapabilities() {
+	m.capabilities = nil
+	m.clearedFields[federationinstance.FieldCapabilities] = struct{}{}
+}
+
+// CapabilitiesCleared returns if the "capabilities" field was cleared in this mutation.
+func (m *FederationInstanceMutation) CapabilitiesCleared() bool {
+	_, ok := m.clearedFields[federationinstance.FieldCapabilities]
+	return ok
+}
+
+// ResetCapabilities resets all changes to the "capabilities" field.
+func (m *FederationInstanceMutation) ResetCapabilities() {
+	m.capabilities = nil
+	delete(m.clearedFields, federationinstance.FieldCapabilities)
+}
+
+// SetStoreParticipation sets the "store_participation" field.
+func (m *FederationInstanceMutation) SetStoreParticipation(b bool) {
+	m.store_participation = &b
+}
+
+// StoreParticipation returns the value of the "store_participation" field in the mutation.
+func (m *FederationInstanceMutation) StoreParticipation() (r bool, exists bool) {
+	v := m.store_participation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoreParticipation returns the old "store_participation" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldStoreParticipation(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoreParticipation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoreParticipation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoreParticipation: %w", err)
+	}
+	return oldValue.StoreParticipation, nil
+}
+
+// ResetStoreParticipation resets all changes to the "store_participation" field.
+func (m *FederationInstanceMutation) ResetStoreParticipation() {
+	m.store_participation = nil
+}
+
+// SetLastHeartbeatAt sets the "last_heartbeat_at" field.
+func (m *FederationInstanceMutation) SetLastHeartbeatAt(t time.Time) {
+	m.last_heartbeat_at = &t
+}
+
+// LastHeartbeatAt returns the value of the "last_heartbeat_at" field in the mutation.
+func (m *FederationInstanceMutation) LastHeartbeatAt() (r time.Time, exists bool) {
+	v := m.last_heartbeat_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastHeartbeatAt returns the old "last_heartbeat_at" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldLastHeartbeatAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastHeartbeatAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastHeartbeatAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastHeartbeatAt: %w", err)
+	}
+	return oldValue.LastHeartbeatAt, nil
+}
+
+// ClearLastHeartbeatAt clears the value of the "last_heartbeat_at" field.
+func (m *FederationInstanceMutation) ClearLastHeartbeatAt() {
+	m.last_heartbeat_at = nil
+	m.clearedFields[federationinstance.FieldLastHeartbeatAt] = struct{}{}
+}
+
+// LastHeartbeatAtCleared returns if the "last_heartbeat_at" field was cleared in this mutation.
+func (m *FederationInstanceMutation) LastHeartbeatAtCleared() bool {
+	_, ok := m.clearedFields[federationinstance.FieldLastHeartbeatAt]
+	return ok
+}
+
+// ResetLastHeartbeatAt resets all changes to the "last_heartbeat_at" field.
+func (m *FederationInstanceMutation) ResetLastHeartbeatAt() {
+	m.last_heartbeat_at = nil
+	delete(m.clearedFields, federationinstance.FieldLastHeartbeatAt)
+}
+
+// SetRegisteredBy sets the "registered_by" field.
+func (m *FederationInstanceMutation) SetRegisteredBy(s string) {
+	m.registered_by = &s
+}
+
+// RegisteredBy returns the value of the "registered_by" field in the mutation.
+func (m *FederationInstanceMutation) RegisteredBy() (r string, exists bool) {
+	v := m.registered_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRegisteredBy returns the old "registered_by" field's value of the FederationInstance entity.
+// If the FederationInstance object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationInstanceMutation) OldRegisteredBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRegisteredBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRegisteredBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRegisteredBy: %w", err)
+	}
+	return oldValue.RegisteredBy, nil
+}
+
+// ResetRegisteredBy resets all changes to the "registered_by" field.
+func (m *FederationInstanceMutation) ResetRegisteredBy() {
+	m.registered_by = nil
+}
+
+// Where appends a list predicates to the FederationInstanceMutation builder.
+func (m *FederationInstanceMutation) Where(ps ...predicate.FederationInstance) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FederationInstanceMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FederationInstanceMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FederationInstance, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FederationInstanceMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FederationInstanceMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FederationInstance).
+func (m *FederationInstanceMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FederationInstanceMutation) Fields() []string {
+	fields := make([]string, 0, 18)
+	if m.created_at != nil {
+		fields = append(fields, federationinstance.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, federationinstance.FieldUpdatedAt)
+	}
+	if m.name != nil {
+		fields = append(fields, federationinstance.FieldName)
+	}
+	if m.base_url != nil {
+		fields = append(fields, federationinstance.FieldBaseURL)
+	}
+	if m.api_key_hash != nil {
+		fields = append(fields, federationinstance.FieldAPIKeyHash)
+	}
+	if m.api_key_sealed != nil {
+		fields = append(fields, federationinstance.FieldAPIKeySealed)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, federationinstance.FieldTokenHash)
+	}
+	if m.token_prefix != nil {
+		fields = append(fields, federationinstance.FieldTokenPrefix)
+	}
+	if m.deactivated_at != nil {
+		fields = append(fields, federationinstance.FieldDeactivatedAt)
+	}
+	if m.left_at != nil {
+		fields = append(fields, federationinstance.FieldLeftAt)
+	}
+	if m.health != nil {
+		fields = append(fields, federationinstance.FieldHealth)
+	}
+	if m.version != nil {
+		fields = append(fields, federationinstance.FieldVersion)
+	}
+	if m.user_count != nil {
+		fields = append(fields, federationinstance.FieldUserCount)
+	}
+	if m.agent_count != nil {
+		fields = append(fields, federationinstance.FieldAgentCount)
+	}
+	if m.capabilities != nil {
+		fields = append(fields, federationinstance.FieldCapabilities)
+	}
+	if m.store_participation != nil {
+		fields = append(fields, federationinstance.FieldStoreParticipation)
+	}
+	if m.last_heartbeat_at != nil {
+		fields = append(fields, federationinstance.FieldLastHeartbeatAt)
+	}
+	if m.registered_by != nil {
+		fields = append(fields, federationinstance.FieldRegisteredBy)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FederationInstanceMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case federationinstance.FieldCreatedAt:
+		return m.CreatedAt()
+	case federationinstance.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case federationinstance.FieldName:
+		return m.Name()
+	case federationinstance.FieldBaseURL:
+		return m.BaseURL()
+	case federationinstance.FieldAPIKeyHash:
+		return m.APIKeyHash()
+	case federationinstance.FieldAPIKeySealed:
+		return m.APIKeySealed()
+	case federationinstance.FieldTokenHash:
+		return m.TokenHash()
+	case federationinstance.FieldTokenPrefix:
+		return m.TokenPrefix()
+	case federationinstance.FieldDeactivatedAt:
+		return m.DeactivatedAt()
+	case federationinstance.FieldLeftAt:
+		return m.LeftAt()
+	case federationinstance.FieldHealth:
+		return m.Health()
+	case federationinstance.FieldVersion:
+		return m.Version()
+	case federationinstance.FieldUserCount:
+		return m.UserCount()
+	case federationinstance.FieldAgentCount:
+		return m.AgentCount()
+	case federationinstance.FieldCapabilities:
+		return m.Capabilities()
+	case federationinstance.FieldStoreParticipation:
+		return m.StoreParticipation()
+	case federationinstance.FieldLastHeartbeatAt:
+		return m.LastHeartbeatAt()
+	case federationinstance.FieldRegisteredBy:
+		return m.RegisteredBy()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FederationInstanceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case federationinstance.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case federationinstance.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case federationinstance.FieldName:
+		return m.OldName(ctx)
+	case federationinstance.FieldBaseURL:
+		return m.OldBaseURL(ctx)
+	case federationinstance.FieldAPIKeyHash:
+		return m.OldAPIKeyHash(ctx)
+	case federationinstance.FieldAPIKeySealed:
+		return m.OldAPIKeySealed(ctx)
+	case federationinstance.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case federationinstance.FieldTokenPrefix:
+		return m.OldTokenPrefix(ctx)
+	case federationinstance.FieldDeactivatedAt:
+		return m.OldDeactivatedAt(ctx)
+	case federationinstance.FieldLeftAt:
+		return m.OldLeftAt(ctx)
+	case federationinstance.FieldHealth:
+		return m.OldHealth(ctx)
+	case federationinstance.FieldVersion:
+		return m.OldVersion(ctx)
+	case federationinstance.FieldUserCount:
+		return m.OldUserCount(ctx)
+	case federationinstance.FieldAgentCount:
+		return m.OldAgentCount(ctx)
+	case federationinstance.FieldCapabilities:
+		return m.OldCapabilities(ctx)
+	case federationinstance.FieldStoreParticipation:
+		return m.OldStoreParticipation(ctx)
+	case federationinstance.FieldLastHeartbeatAt:
+		return m.OldLastHeartbeatAt(ctx)
+	case federationinstance.FieldRegisteredBy:
+		return m.OldRegisteredBy(ctx)
+	}
+	return nil, fmt.Errorf("unknown FederationInstance field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FederationInstanceMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case federationinstance.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case federationinstance.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case federationinstance.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case federationinstance.FieldBaseURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBaseURL(v)
+		return nil
+	case federationinstance.FieldAPIKeyHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyHash(v)
+		return nil
+	case federationinstance.FieldAPIKeySealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeySealed(v)
+		return nil
+	case federationinstance.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case federationinstance.FieldTokenPrefix:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenPrefix(v)
+		return nil
+	case federationinstance.FieldDeactivatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeactivatedAt(v)
+		return nil
+	case federationinstance.FieldLeftAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeftAt(v)
+		return nil
+	case federationinstance.FieldHealth:
+		v, ok := value.(federationinstance.Health)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHealth(v)
+		return nil
+	case federationinstance.FieldVersion:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
+	case federationinstance.FieldUserCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserCount(v)
+		return nil
+	case federationinstance.FieldAgentCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentCount(v)
+		return nil
+	case federationinstance.FieldCapabilities:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCapabilities(v)
+		return nil
+	case federationinstance.FieldStoreParticipation:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoreParticipation(v)
+		return nil
+	case federationinstance.FieldLastHeartbeatAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastHeartbeatAt(v)
+		return nil
+	case federationinstance.FieldRegisteredBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRegisteredBy(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FederationInstance field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FederationInstanceMutation) AddedFields() []string {
+	var fields []string
+	if m.adduser_count != nil {
+		fields = append(fields, federationinstance.FieldUserCount)
+	}
+	if m.addagent_count != nil {
+		fields = append(fields, federationinstance.FieldAgentCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FederationInstanceMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case federationinstance.FieldUserCount:
+		return m.AddedUserCount()
+	case federationinstance.FieldAgentCount:
+		return m.AddedAgentCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FederationInstanceMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case federationinstance.FieldUserCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUserCount(v)
+		return nil
+	case federationinstance.FieldAgentCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAgentCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FederationInstance numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FederationInstanceMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(federationinstance.FieldDeactivatedAt) {
+		fields = append(fields, federationinstance.FieldDeactivatedAt)
+	}
+	if m.FieldCleared(federationinstance.FieldLeftAt) {
+		fields = append(fields, federationinstance.FieldLeftAt)
+	}
+	if m.FieldCleared(federationinstance.FieldVersion) {
+		fields = append(fields, federationinstance.FieldVersion)
+	}
+	if m.FieldCleared(federationinstance.FieldCapabilities) {
+		fields = append(fields, federationinstance.FieldCapabilities)
+	}
+	if m.FieldCleared(federationinstance.FieldLastHeartbeatAt) {
+		fields = append(fields, federationinstance.FieldLastHeartbeatAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FederationInstanceMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FederationInstanceMutation) ClearField(name string) error {
+	switch name {
+	case federationinstance.FieldDeactivatedAt:
+		m.ClearDeactivatedAt()
+		return nil
+	case federationinstance.FieldLeftAt:
+		m.ClearLeftAt()
+		return nil
+	case federationinstance.FieldVersion:
+		m.ClearVersion()
+		return nil
+	case federationinstance.FieldCapabilities:
+		m.ClearCapabilities()
+		return nil
+	case federationinstance.FieldLastHeartbeatAt:
+		m.ClearLastHeartbeatAt()
+		return nil
+	}
+	return fmt.Errorf("unknown FederationInstance nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FederationInstanceMutation) ResetField(name string) error {
+	switch name {
+	case federationinstance.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case federationinstance.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case federationinstance.FieldName:
+		m.ResetName()
+		return nil
+	case federationinstance.FieldBaseURL:
+		m.ResetBaseURL()
+		return nil
+	case federationinstance.FieldAPIKeyHash:
+		m.ResetAPIKeyHash()
+		return nil
+	case federationinstance.FieldAPIKeySealed:
+		m.ResetAPIKeySealed()
+		return nil
+	case federationinstance.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case federationinstance.FieldTokenPrefix:
+		m.ResetTokenPrefix()
+		return nil
+	case federationinstance.FieldDeactivatedAt:
+		m.ResetDeactivatedAt()
+		return nil
+	case federationinstance.FieldLeftAt:
+		m.ResetLeftAt()
+		return nil
+	case federationinstance.FieldHealth:
+		m.ResetHealth()
+		return nil
+	case federationinstance.FieldVersion:
+		m.ResetVersion()
+		return nil
+	case federationinstance.FieldUserCount:
+		m.ResetUserCount()
+		return nil
+	case federationinstance.FieldAgentCount:
+		m.ResetAgentCount()
+		return nil
+	case federationinstance.FieldCapabilities:
+		m.ResetCapabilities()
+		return nil
+	case federationinstance.FieldStoreParticipation:
+		m.ResetStoreParticipation()
+		return nil
+	case federationinstance.FieldLastHeartbeatAt:
+		m.ResetLastHeartbeatAt()
+		return nil
+	case federationinstance.FieldRegisteredBy:
+		m.ResetRegisteredBy()
+		return nil
+	}
+	return fmt.Errorf("unknown FederationInstance field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FederationInstanceMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FederationInstanceMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FederationInstanceMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FederationInstanceMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FederationInstanceMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FederationInstanceMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FederationInstanceMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown FederationInstance unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FederationInstanceMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown FederationInstance edge %s", name)
+}
+
+// FederationMembershipMutation represents an operation that mutates the FederationMembership nodes in the graph.
+type FederationMembershipMutation struct {
+	config
+	op                     Op
+	typ                    string
+	id                     *string
+	created_at             *time.Time
+	updated_at             *time.Time
+	hub_url                *string
+	pending_api_key_sealed *string
+	pending_until          *time.Time
+	api_key_hash           *string
+	platform_token_sealed  *string
+	instance_id            *string
+	joined_at              *time.Time
+	store_participation    *bool
+	last_sync_at           *time.Time
+	last_heartbeat_at      *time.Time
+	last_heartbeat_ok      *bool
+	last_heartbeat_error   *string
+	network_instances      *int
+	addnetwork_instances   *int
+	network_users          *int
+	addnetwork_users       *int
+	network_agents         *int
+	addnetwork_agents      *int
+	clearedFields          map[string]struct{}
+	done                   bool
+	oldValue               func(context.Context) (*FederationMembership, error)
+	predicates             []predicate.FederationMembership
+}
+
+var _ ent.Mutation = (*FederationMembershipMutation)(nil)
+
+// federationmembershipOption allows management of the mutation configuration using functional options.
+type federationmembershipOption func(*FederationMembershipMutation)
+
+// newFederationMembershipMutation creates new mutation for the FederationMembership entity.
+func newFederationMembershipMutation(c config, op Op, opts ...federationmembershipOption) *FederationMembershipMutation {
+	m := &FederationMembershipMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFederationMembership,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFederationMembershipID sets the ID field of the mutation.
+func withFederationMembershipID(id string) federationmembershipOption {
+	return func(m *FederationMembershipMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FederationMembership
+		)
+		m.oldValue = func(ctx context.Context) (*FederationMembership, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FederationMembership.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFederationMembership sets the old FederationMembership of the mutation.
+func withFederationMembership(node *FederationMembership) federationmembershipOption {
+	return func(m *FederationMembershipMutation) {
+		m.oldValue = func(context.Context) (*FederationMembership, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FederationMembershipMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FederationMembershipMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FederationMembership entities.
+func (m *FederationMembershipMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FederationMembershipMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FederationMembershipMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FederationMembership.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FederationMembershipMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FederationMembershipMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FederationMembershipMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FederationMembershipMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FederationMembershipMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FederationMembershipMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetHubURL sets the "hub_url" field.
+func (m *FederationMembershipMutation) SetHubURL(s string) {
+	m.hub_url = &s
+}
+
+// HubURL returns the value of the "hub_url" field in the mutation.
+func (m *FederationMembershipMutation) HubURL() (r string, exists bool) {
+	v := m.hub_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubURL returns the old "hub_url" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldHubURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubURL: %w", err)
+	}
+	return oldValue.HubURL, nil
+}
+
+// ResetHubURL resets all changes to the "hub_url" field.
+func (m *FederationMembershipMutation) ResetHubURL() {
+	m.hub_url = nil
+}
+
+// SetPendingAPIKeySealed sets the "pending_api_key_sealed" field.
+func (m *FederationMembershipMutation) SetPendingAPIKeySealed(s string) {
+	m.pending_api_key_sealed = &s
+}
+
+// PendingAPIKeySealed returns the value of the "pending_api_key_sealed" field in the mutation.
+func (m *FederationMembershipMutation) PendingAPIKeySealed() (r string, exists bool) {
+	v := m.pending_api_key_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPendingAPIKeySealed returns the old "pending_api_key_sealed" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldPendingAPIKeySealed(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPendingAPIKeySealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPendingAPIKeySealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPendingAPIKeySealed: %w", err)
+	}
+	return oldValue.PendingAPIKeySealed, nil
+}
+
+// ClearPendingAPIKeySealed clears the value of the "pending_api_key_sealed" field.
+func (m *FederationMembershipMutation) ClearPendingAPIKeySealed() {
+	m.pending_api_key_sealed = nil
+	m.clearedFields[federationmembership.FieldPendingAPIKeySealed] = struct{}{}
+}
+
+// PendingAPIKeySealedCleared returns if the "pending_api_key_sealed" field was cleared in this mutation.
+func (m *FederationMembershipMutation) PendingAPIKeySealedCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldPendingAPIKeySealed]
+	return ok
+}
+
+// ResetPendingAPIKeySealed resets all changes to the "pending_api_key_sealed" field.
+func (m *FederationMembershipMutation) ResetPendingAPIKeySealed() {
+	m.pending_api_key_sealed = nil
+	delete(m.clearedFields, federationmembership.FieldPendingAPIKeySealed)
+}
+
+// SetPendingUntil sets the "pending_until" field.
+func (m *FederationMembershipMutation) SetPendingUntil(t time.Time) {
+	m.pending_until = &t
+}
+
+// PendingUntil returns the value of the "pending_until" field in the mutation.
+func (m *FederationMembershipMutation) PendingUntil() (r time.Time, exists bool) {
+	v := m.pending_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPendingUntil returns the old "pending_until" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldPendingUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPendingUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPendingUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPendingUntil: %w", err)
+	}
+	return oldValue.PendingUntil, nil
+}
+
+// ClearPendingUntil clears the value of the "pending_until" field.
+func (m *FederationMembershipMutation) ClearPendingUntil() {
+	m.pending_until = nil
+	m.clearedFields[federationmembership.FieldPendingUntil] = struct{}{}
+}
+
+// PendingUntilCleared returns if the "pending_until" field was cleared in this mutation.
+func (m *FederationMembershipMutation) PendingUntilCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldPendingUntil]
+	return ok
+}
+
+// ResetPendingUntil resets all changes to the "pending_until" field.
+func (m *FederationMembershipMutation) ResetPendingUntil() {
+	m.pending_until = nil
+	delete(m.clearedFields, federationmembership.FieldPendingUntil)
+}
+
+// SetAPIKeyHash sets the "api_key_hash" field.
+func (m *FederationMembershipMutation) SetAPIKeyHash(s string) {
+	m.api_key_hash = &s
+}
+
+// APIKeyHash returns the value of the "api_key_hash" field in the mutation.
+func (m *FederationMembershipMutation) APIKeyHash() (r string, exists bool) {
+	v := m.api_key_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIKeyHash returns the old "api_key_hash" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldAPIKeyHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIKeyHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIKeyHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIKeyHash: %w", err)
+	}
+	return oldValue.APIKeyHash, nil
+}
+
+// ClearAPIKeyHash clears the value of the "api_key_hash" field.
+func (m *FederationMembershipMutation) ClearAPIKeyHash() {
+	m.api_key_hash = nil
+	m.clearedFields[federationmembership.FieldAPIKeyHash] = struct{}{}
+}
+
+// APIKeyHashCleared returns if the "api_key_hash" field was cleared in this mutation.
+func (m *FederationMembershipMutation) APIKeyHashCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldAPIKeyHash]
+	return ok
+}
+
+// ResetAPIKeyHash resets all changes to the "api_key_hash" field.
+func (m *FederationMembershipMutation) ResetAPIKeyHash() {
+	m.api_key_hash = nil
+	delete(m.clearedFields, federationmembership.FieldAPIKeyHash)
+}
+
+// SetPlatformTokenSealed sets the "platform_token_sealed" field.
+func (m *FederationMembershipMutation) SetPlatformTokenSealed(s string) {
+	m.platform_token_sealed = &s
+}
+
+// PlatformTokenSealed returns the value of the "platform_token_sealed" field in the mutation.
+func (m *FederationMembershipMutation) PlatformTokenSealed() (r string, exists bool) {
+	v := m.platform_token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlatformTokenSealed returns the old "platform_token_sealed" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldPlatformTokenSealed(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlatformTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlatformTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlatformTokenSealed: %w", err)
+	}
+	return oldValue.PlatformTokenSealed, nil
+}
+
+// ClearPlatformTokenSealed clears the value of the "platform_token_sealed" field.
+func (m *FederationMembershipMutation) ClearPlatformTokenSealed() {
+	m.platform_token_sealed = nil
+	m.clearedFields[federationmembership.FieldPlatformTokenSealed] = struct{}{}
+}
+
+// PlatformTokenSealedCleared returns if the "platform_token_sealed" field was cleared in this mutation.
+func (m *FederationMembershipMutation) PlatformTokenSealedCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldPlatformTokenSealed]
+	return ok
+}
+
+// ResetPlatformTokenSealed resets all changes to the "platform_token_sealed" field.
+func (m *FederationMembershipMutation) ResetPlatformTokenSealed() {
+	m.platform_token_sealed = nil
+	delete(m.clearedFields, federationmembership.FieldPlatformTokenSealed)
+}
+
+// SetInstanceID sets the "instance_id" field.
+func (m *FederationMembershipMutation) SetInstanceID(s string) {
+	m.instance_id = &s
+}
+
+// InstanceID returns the value of the "instance_id" field in the mutation.
+func (m *FederationMembershipMutation) InstanceID() (r string, exists bool) {
+	v := m.instance_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstanceID returns the old "instance_id" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldInstanceID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstanceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstanceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstanceID: %w", err)
+	}
+	return oldValue.InstanceID, nil
+}
+
+// ClearInstanceID clears the value of the "instance_id" field.
+func (m *FederationMembershipMutation) ClearInstanceID() {
+	m.instance_id = nil
+	m.clearedFields[federationmembership.FieldInstanceID] = struct{}{}
+}
+
+// InstanceIDCleared returns if the "instance_id" field was cleared in this mutation.
+func (m *FederationMembershipMutation) InstanceIDCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldInstanceID]
+	return ok
+}
+
+// ResetInstanceID resets all changes to the "instance_id" field.
+func (m *FederationMembershipMutation) ResetInstanceID() {
+	m.instance_id = nil
+	delete(m.clearedFields, federationmembership.FieldInstanceID)
+}
+
+// SetJoinedAt sets the "joined_at" field.
+func (m *FederationMembershipMutation) SetJoinedAt(t time.Time) {
+	m.joined_at = &t
+}
+
+// JoinedAt returns the value of the "joined_at" field in the mutation.
+func (m *FederationMembershipMutation) JoinedAt() (r time.Time, exists bool) {
+	v := m.joined_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJoinedAt returns the old "joined_at" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldJoinedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJoinedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJoinedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJoinedAt: %w", err)
+	}
+	return oldValue.JoinedAt, nil
+}
+
+// ClearJoinedAt clears the value of the "joined_at" field.
+func (m *FederationMembershipMutation) ClearJoinedAt() {
+	m.joined_at = nil
+	m.clearedFields[federationmembership.FieldJoinedAt] = struct{}{}
+}
+
+// JoinedAtCleared returns if the "joined_at" field was cleared in this mutation.
+func (m *FederationMembershipMutation) JoinedAtCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldJoinedAt]
+	return ok
+}
+
+// ResetJoinedAt resets all changes to the "joined_at" field.
+func (m *FederationMembershipMutation) ResetJoinedAt() {
+	m.joined_at = nil
+	delete(m.clearedFields, federationmembership.FieldJoinedAt)
+}
+
+// SetStoreParticipation sets the "store_participation" field.
+func (m *FederationMembershipMutation) SetStoreParticipation(b bool) {
+	m.store_participation = &b
+}
+
+// StoreParticipation returns the value of the "store_participation" field in the mutation.
+func (m *FederationMembershipMutation) StoreParticipation() (r bool, exists bool) {
+	v := m.store_participation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoreParticipation returns the old "store_participation" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldStoreParticipation(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoreParticipation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoreParticipation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoreParticipation: %w", err)
+	}
+	return oldValue.StoreParticipation, nil
+}
+
+// ResetStoreParticipation resets all changes to the "store_participation" field.
+func (m *FederationMembershipMutation) ResetStoreParticipation() {
+	m.store_participation = nil
+}
+
+// SetLastSyncAt sets the "last_sync_at" field.
+func (m *FederationMembershipMutation) SetLastSyncAt(t time.Time) {
+	m.last_sync_at = &t
+}
+
+// LastSyncAt returns the value of the "last_sync_at" field in the mutation.
+func (m *FederationMembershipMutation) LastSyncAt() (r time.Time, exists bool) {
+	v := m.last_sync_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastSyncAt returns the old "last_sync_at" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldLastSyncAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastSyncAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastSyncAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastSyncAt: %w", err)
+	}
+	return oldValue.LastSyncAt, nil
+}
+
+// ClearLastSyncAt clears the value of the "last_sync_at" field.
+func (m *FederationMembershipMutation) ClearLastSyncAt() {
+	m.last_sync_at = nil
+	m.clearedFields[federationmembership.FieldLastSyncAt] = struct{}{}
+}
+
+// LastSyncAtCleared returns if the "last_sync_at" field was cleared in this mutation.
+func (m *FederationMembershipMutation) LastSyncAtCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldLastSyncAt]
+	return ok
+}
+
+// ResetLastSyncAt resets all changes to the "last_sync_at" field.
+func (m *FederationMembershipMutation) ResetLastSyncAt() {
+	m.last_sync_at = nil
+	delete(m.clearedFields, federationmembership.FieldLastSyncAt)
+}
+
+// SetLastHeartbeatAt sets the "last_heartbeat_at" field.
+func (m *FederationMembershipMutation) SetLastHeartbeatAt(t time.Time) {
+	m.last_heartbeat_at = &t
+}
+
+// LastHeartbeatAt returns the value of the "last_heartbeat_at" field in the mutation.
+func (m *FederationMembershipMutation) LastHeartbeatAt() (r time.Time, exists bool) {
+	v := m.last_heartbeat_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastHeartbeatAt returns the old "last_heartbeat_at" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldLastHeartbeatAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastHeartbeatAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastHeartbeatAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastHeartbeatAt: %w", err)
+	}
+	return oldValue.LastHeartbeatAt, nil
+}
+
+// ClearLastHeartbeatAt clears the value of the "last_heartbeat_at" field.
+func (m *FederationMembershipMutation) ClearLastHeartbeatAt() {
+	m.last_heartbeat_at = nil
+	m.clearedFields[federationmembership.FieldLastHeartbeatAt] = struct{}{}
+}
+
+// LastHeartbeatAtCleared returns if the "last_heartbeat_at" field was cleared in this mutation.
+func (m *FederationMembershipMutation) LastHeartbeatAtCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldLastHeartbeatAt]
+	return ok
+}
+
+// ResetLastHeartbeatAt resets all changes to the "last_heartbeat_at" field.
+func (m *FederationMembershipMutation) ResetLastHeartbeatAt() {
+	m.last_heartbeat_at = nil
+	delete(m.clearedFields, federationmembership.FieldLastHeartbeatAt)
+}
+
+// SetLastHeartbeatOk sets the "last_heartbeat_ok" field.
+func (m *FederationMembershipMutation) SetLastHeartbeatOk(b bool) {
+	m.last_heartbeat_ok = &b
+}
+
+// LastHeartbeatOk returns the value of the "last_heartbeat_ok" field in the mutation.
+func (m *FederationMembershipMutation) LastHeartbeatOk() (r bool, exists bool) {
+	v := m.last_heartbeat_ok
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastHeartbeatOk returns the old "last_heartbeat_ok" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldLastHeartbeatOk(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastHeartbeatOk is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastHeartbeatOk requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastHeartbeatOk: %w", err)
+	}
+	return oldValue.LastHeartbeatOk, nil
+}
+
+// ResetLastHeartbeatOk resets all changes to the "last_heartbeat_ok" field.
+func (m *FederationMembershipMutation) ResetLastHeartbeatOk() {
+	m.last_heartbeat_ok = nil
+}
+
+// SetLastHeartbeatError sets the "last_heartbeat_error" field.
+func (m *FederationMembershipMutation) SetLastHeartbeatError(s string) {
+	m.last_heartbeat_error = &s
+}
+
+// LastHeartbeatError returns the value of the "last_heartbeat_error" field in the mutation.
+func (m *FederationMembershipMutation) LastHeartbeatError() (r string, exists bool) {
+	v := m.last_heartbeat_error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastHeartbeatError returns the old "last_heartbeat_error" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldLastHeartbeatError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastHeartbeatError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastHeartbeatError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastHeartbeatError: %w", err)
+	}
+	return oldValue.LastHeartbeatError, nil
+}
+
+// ClearLastHeartbeatError clears the value of the "last_heartbeat_error" field.
+func (m *FederationMembershipMutation) ClearLastHeartbeatError() {
+	m.last_heartbeat_error = nil
+	m.clearedFields[federationmembership.FieldLastHeartbeatError] = struct{}{}
+}
+
+// LastHeartbeatErrorCleared returns if the "last_heartbeat_error" field was cleared in this mutation.
+func (m *FederationMembershipMutation) LastHeartbeatErrorCleared() bool {
+	_, ok := m.clearedFields[federationmembership.FieldLastHeartbeatError]
+	return ok
+}
+
+// ResetLastHeartbeatError resets all changes to the "last_heartbeat_error" field.
+func (m *FederationMembershipMutation) ResetLastHeartbeatError() {
+	m.last_heartbeat_error = nil
+	delete(m.clearedFields, federationmembership.FieldLastHeartbeatError)
+}
+
+// SetNetworkInstances sets the "network_instances" field.
+func (m *FederationMembershipMutation) SetNetworkInstances(i int) {
+	m.network_instances = &i
+	m.addnetwork_instances = nil
+}
+
+// NetworkInstances returns the value of the "network_instances" field in the mutation.
+func (m *FederationMembershipMutation) NetworkInstances() (r int, exists bool) {
+	v := m.network_instances
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNetworkInstances returns the old "network_instances" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldNetworkInstances(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNetworkInstances is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNetworkInstances requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNetworkInstances: %w", err)
+	}
+	return oldValue.NetworkInstances, nil
+}
+
+// AddNetworkInstances adds i to the "network_instances" field.
+func (m *FederationMembershipMutation) AddNetworkInstances(i int) {
+	if m.addnetwork_instances != nil {
+		*m.addnetwork_instances += i
+	} else {
+		m.addnetwork_instances = &i
+	}
+}
+
+// AddedNetworkInstances returns the value that was added to the "network_instances" field in this mutation.
+func (m *FederationMembershipMutation) AddedNetworkInstances() (r int, exists bool) {
+	v := m.addnetwork_instances
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetNetworkInstances resets all changes to the "network_instances" field.
+func (m *FederationMembershipMutation) ResetNetworkInstances() {
+	m.network_instances = nil
+	m.addnetwork_instances = nil
+}
+
+// SetNetworkUsers sets the "network_users" field.
+func (m *FederationMembershipMutation) SetNetworkUsers(i int) {
+	m.network_users = &i
+	m.addnetwork_users = nil
+}
+
+// NetworkUsers returns the value of the "network_users" field in the mutation.
+func (m *FederationMembershipMutation) NetworkUsers() (r int, exists bool) {
+	v := m.network_users
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNetworkUsers returns the old "network_users" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldNetworkUsers(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNetworkUsers is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNetworkUsers requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNetworkUsers: %w", err)
+	}
+	return oldValue.NetworkUsers, nil
+}
+
+// AddNetworkUsers adds i to the "network_users" field.
+func (m *FederationMembershipMutation) AddNetworkUsers(i int) {
+	if m.addnetwork_users != nil {
+		*m.addnetwork_users += i
+	} else {
+		m.addnetwork_users = &i
+	}
+}
+
+// AddedNetworkUsers returns the value that was added to the "network_users" field in this mutation.
+func (m *FederationMembershipMutation) AddedNetworkUsers() (r int, exists bool) {
+	v := m.addnetwork_users
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetNetworkUsers resets all changes to the "network_users" field.
+func (m *FederationMembershipMutation) ResetNetworkUsers() {
+	m.network_users = nil
+	m.addnetwork_users = nil
+}
+
+// SetNetworkAgents sets the "network_agents" field.
+func (m *FederationMembershipMutation) SetNetworkAgents(i int) {
+	m.network_agents = &i
+	m.addnetwork_agents = nil
+}
+
+// NetworkAgents returns the value of the "network_agents" field in the mutation.
+func (m *FederationMembershipMutation) NetworkAgents() (r int, exists bool) {
+	v := m.network_agents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNetworkAgents returns the old "network_agents" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldNetworkAgents(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNetworkAgents is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNetworkAgents requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNetworkAgents: %w", err)
+	}
+	return oldValue.NetworkAgents, nil
+}
+
+// AddNetworkAgents adds i to the "network_agents" field.
+func (m *FederationMembershipMutation) AddNetworkAgents(i int) {
+	if m.addnetwork_agents != nil {
+		*m.addnetwork_agents += i
+	} else {
+		m.addnetwork_agents = &i
+	}
+}
+
+// AddedNetworkAgents returns the value that was added to the "network_agents" field in this mutation.
+func (m *FederationMembershipMutation) AddedNetworkAgents() (r int, exists bool) {
+	v := m.addnetwork_agents
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetNetworkAgents resets all changes to the "network_agents" field.
+func (m *FederationMembershipMutation) ResetNetworkAgents() {
+	m.network_agents = nil
+	m.addnetwork_agents = nil
+}
+
+// Where appends a list predicates to the FederationMembershipMutation builder.
+func (m *FederationMembershipMutation) Where(ps ...predicate.FederationMembership) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FederationMembershipMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FederationMembershipMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FederationMembership, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FederationMembershipMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FederationMembershipMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FederationMembership).
+func (m *FederationMembershipMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FederationMembershipMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.created_at != nil {
+		fields = append(fields, federationmembership.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, federationmembership.FieldUpdatedAt)
+	}
+	if m.hub_url != nil {
+		fields = append(fields, federationmembership.FieldHubURL)
+	}
+	if m.pending_api_key_sealed != nil {
+		fields = append(fields, federationmembership.FieldPendingAPIKeySealed)
+	}
+	if m.pending_until != nil {
+		fields = append(fields, federationmembership.FieldPendingUntil)
+	}
+	if m.api_key_hash != nil {
+		fields = append(fields, federationmembership.FieldAPIKeyHash)
+	}
+	if m.platform_token_sealed != nil {
+		fields = append(fields, federationmembership.FieldPlatformTokenSealed)
+	}
+	if m.instance_id != nil {
+		fields = append(fields, federationmembership.FieldInstanceID)
+	}
+	if m.joined_at != nil {
+		fields = append(fields, federationmembership.FieldJoinedAt)
+	}
+	if m.store_participation != nil {
+		fields = append(fields, federationmembership.FieldStoreParticipation)
+	}
+	if m.last_sync_at != nil {
+		fields = append(fields, federationmembership.FieldLastSyncAt)
+	}
+	if m.last_heartbeat_at != nil {
+		fields = append(fields, federationmembership.FieldLastHeartbeatAt)
+	}
+	if m.last_heartbeat_ok != nil {
+		fields = append(fields, federationmembership.FieldLastHeartbeatOk)
+	}
+	if m.last_heartbeat_error != nil {
+		fields = append(fields, federationmembership.FieldLastHeartbeatError)
+	}
+	if m.network_instances != nil {
+		fields = append(fields, federationmembership.FieldNetworkInstances)
+	}
+	if m.network_users != nil {
+		fields = append(fields, federationmembership.FieldNetworkUsers)
+	}
+	if m.network_agents != nil {
+		fields = append(fields, federationmembership.FieldNetworkAgents)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FederationMembershipMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case federationmembership.FieldCreatedAt:
+		return m.CreatedAt()
+	case federationmembership.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case federationmembership.FieldHubURL:
+		return m.HubURL()
+	case federationmembership.FieldPendingAPIKeySealed:
+		return m.PendingAPIKeySealed()
+	case federationmembership.FieldPendingUntil:
+		return m.PendingUntil()
+	case federationmembership.FieldAPIKeyHash:
+		return m.APIKeyHash()
+	case federationmembership.FieldPlatformTokenSealed:
+		return m.PlatformTokenSealed()
+	case federationmembership.FieldInstanceID:
+		return m.InstanceID()
+	case federationmembership.FieldJoinedAt:
+		return m.JoinedAt()
+	case federationmembership.FieldStoreParticipation:
+		return m.StoreParticipation()
+	case federationmembership.FieldLastSyncAt:
+		return m.LastSyncAt()
+	case federationmembership.FieldLastHeartbeatAt:
+		return m.LastHeartbeatAt()
+	case federationmembership.FieldLastHeartbeatOk:
+		return m.LastHeartbeatOk()
+	case federationmembership.FieldLastHeartbeatError:
+		return m.LastHeartbeatError()
+	case federationmembership.FieldNetworkInstances:
+		return m.NetworkInstances()
+	case federationmembership.FieldNetworkUsers:
+		return m.NetworkUsers()
+	case federationmembership.FieldNetworkAgents:
+		return m.NetworkAgents()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FederationMembershipMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case federationmembership.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case federationmembership.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case federationmembership.FieldHubURL:
+		return m.OldHubURL(ctx)
+	case federationmembership.FieldPendingAPIKeySealed:
+		return m.OldPendingAPIKeySealed(ctx)
+	case federationmembership.FieldPendingUntil:
+		return m.OldPendingUntil(ctx)
+	case federationmembership.FieldAPIKeyHash:
+		return m.OldAPIKeyHash(ctx)
+	case federationmembership.FieldPlatformTokenSealed:
+		return m.OldPlatformTokenSealed(ctx)
+	case federationmembership.FieldInstanceID:
+		return m.OldInstanceID(ctx)
+	case federationmembership.FieldJoinedAt:
+		return m.OldJoinedAt(ctx)
+	case federationmembership.FieldStoreParticipation:
+		return m.OldStoreParticipation(ctx)
+	case federationmembership.FieldLastSyncAt:
+		return m.OldLastSyncAt(ctx)
+	case federationmembership.FieldLastHeartbeatAt:
+		return m.OldLastHeartbeatAt(ctx)
+	case federationmembership.FieldLastHeartbeatOk:
+		return m.OldLastHeartbeatOk(ctx)
+	case federationmembership.FieldLastHeartbeatError:
+		return m.OldLastHeartbeatError(ctx)
+	case federationmembership.FieldNetworkInstances:
+		return m.OldNetworkInstances(ctx)
+	case federationmembership.FieldNetworkUsers:
+		return m.OldNetworkUsers(ctx)
+	case federationmembership.FieldNetworkAgents:
+		return m.OldNetworkAgents(ctx)
+	}
+	return nil, fmt.Errorf("unknown FederationMembership field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FederationMembershipMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case federationmembership.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case federationmembership.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case federationmembership.FieldHubURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubURL(v)
+		return nil
+	case federationmembership.FieldPendingAPIKeySealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPendingAPIKeySealed(v)
+		return nil
+	case federationmembership.FieldPendingUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPendingUntil(v)
+		return nil
+	case federationmembership.FieldAPIKeyHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIKeyHash(v)
+		return nil
+	case federationmembership.FieldPlatformTokenSealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlatformTokenSealed(v)
+		return nil
+	case federationmembership.FieldInstanceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstanceID(v)
+		return nil
+	case federationmembership.FieldJoinedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJoinedAt(v)
+		return nil
+	case federationmembership.FieldStoreParticipation:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoreParticipation(v)
+		return nil
+	case federationmembership.FieldLastSyncAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastSyncAt(v)
+		return nil
+	case federationmembership.FieldLastHeartbeatAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastHeartbeatAt(v)
+		return nil
+	case federationmembership.FieldLastHeartbeatOk:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastHeartbeatOk(v)
+		return nil
+	case federationmembership.FieldLastHeartbeatError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastHeartbeatError(v)
+		return nil
+	case federationmembership.FieldNetworkInstances:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNetworkInstances(v)
+		return nil
+	case federationmembership.FieldNetworkUsers:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNetworkUsers(v)
+		return nil
+	case federationmembership.FieldNetworkAgents:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNetworkAgents(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FederationMembership field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FederationMembershipMutation) AddedFields() []string {
+	var fields []string
+	if m.addnetwork_instances != nil {
+		fields = append(fields, federationmembership.FieldNetworkInstances)
+	}
+	if m.addnetwork_users != nil {
+		fields = append(fields, federationmembership.FieldNetworkUsers)
+	}
+	if m.addnetwork_agents != nil {
+		fields = append(fields, federationmembership.FieldNetworkAgents)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FederationMembershipMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case federationmembership.FieldNetworkInstances:
+		return m.AddedNetworkInstances()
+	case federationmembership.FieldNetworkUsers:
+		return m.AddedNetworkUsers()
+	case federationmembership.FieldNetworkAgents:
+		return m.AddedNetworkAgents()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FederationMembershipMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case federationmembership.FieldNetworkInstances:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNetworkInstances(v)
+		return nil
+	case federationmembership.FieldNetworkUsers:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNetworkUsers(v)
+		return nil
+	case federationmembership.FieldNetworkAgents:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNetworkAgents(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FederationMembership numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FederationMembershipMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(federationmembership.FieldPendingAPIKeySealed) {
+		fields = append(fields, federationmembership.FieldPendingAPIKeySealed)
+	}
+	if m.FieldCleared(federationmembership.FieldPendingUntil) {
+		fields = append(fields, federationmembership.FieldPendingUntil)
+	}
+	if m.FieldCleared(federationmembership.FieldAPIKeyHash) {
+		fields = append(fields, federationmembership.FieldAPIKeyHash)
+	}
+	if m.FieldCleared(federationmembership.FieldPlatformTokenSealed) {
+		fields = append(fields, federationmembership.FieldPlatformTokenSealed)
+	}
+	if m.FieldCleared(federationmembership.FieldInstanceID) {
+		fields = append(fields, federationmembership.FieldInstanceID)
+	}
+	if m.FieldCleared(federationmembership.FieldJoinedAt) {
+		fields = append(fields, federationmembership.FieldJoinedAt)
+	}
+	if m.FieldCleared(federationmembership.FieldLastSyncAt) {
+		fields = append(fields, federationmembership.FieldLastSyncAt)
+	}
+	if m.FieldCleared(federationmembership.FieldLastHeartbeatAt) {
+		fields = append(fields, federationmembership.FieldLastHeartbeatAt)
+	}
+	if m.FieldCleared(federationmembership.FieldLastHeartbeatError) {
+		fields = append(fields, federationmembership.FieldLastHeartbeatError)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FederationMembershipMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FederationMembershipMutation) ClearField(name string) error {
+	switch name {
+	case federationmembership.FieldPendingAPIKeySealed:
+		m.ClearPendingAPIKeySealed()
+		return nil
+	case federationmembership.FieldPendingUntil:
+		m.ClearPendingUntil()
+		return nil
+	case federationmembership.FieldAPIKeyHash:
+		m.ClearAPIKeyHash()
+		return nil
+	case federationmembership.FieldPlatformTokenSealed:
+		m.ClearPlatformTokenSealed()
+		return nil
+	case federationmembership.FieldInstanceID:
+		m.ClearInstanceID()
+		return nil
+	case federationmembership.FieldJoinedAt:
+		m.ClearJoinedAt()
+		return nil
+	case federationmembership.FieldLastSyncAt:
+		m.ClearLastSyncAt()
+		return nil
+	case federationmembership.FieldLastHeartbeatAt:
+		m.ClearLastHeartbeatAt()
+		return nil
+	case federationmembership.FieldLastHeartbeatError:
+		m.ClearLastHeartbeatError()
+		return nil
+	}
+	return fmt.Errorf("unknown FederationMembership nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FederationMembershipMutation) ResetField(name string) error {
+	switch name {
+	case federationmembership.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case federationmembership.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case federationmembership.FieldHubURL:
+		m.ResetHubURL()
+		return nil
+	case federationmembership.FieldPendingAPIKeySealed:
+		m.ResetPendingAPIKeySealed()
+		return nil
+	case federationmembership.FieldPendingUntil:
+		m.ResetPendingUntil()
+		return nil
+	case federationmembership.FieldAPIKeyHash:
+		m.ResetAPIKeyHash()
+		return nil
+	case federationmembership.FieldPlatformTokenSealed:
+		m.ResetPlatformTokenSealed()
+		return nil
+	case federationmembership.FieldInstanceID:
+		m.ResetInstanceID()
+		return nil
+	case federationmembership.FieldJoinedAt:
+		m.ResetJoinedAt()
+		return nil
+	case federationmembership.FieldStoreParticipation:
+		m.ResetStoreParticipation()
+		return nil
+	case federationmembership.FieldLastSyncAt:
+		m.ResetLastSyncAt()
+		return nil
+	case federationmembership.FieldLastHeartbeatAt:
+		m.ResetLastHeartbeatAt()
+		return nil
+	case federationmembership.FieldLastHeartbeatOk:
+		m.ResetLastHeartbeatOk()
+		return nil
+	case federationmembership.FieldLastHeartbeatError:
+		m.ResetLastHeartbeatError()
+		return nil
+	case federationmembership.FieldNetworkInstances:
+		m.ResetNetworkInstances()
+		return nil
+	case federationmembership.FieldNetworkUsers:
+		m.ResetNetworkUsers()
+		return nil
+	case federationmembership.FieldNetworkAgents:
+		m.ResetNetworkAgents()
+		return nil
+	}
+	return fmt.Errorf("unknown FederationMembership field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FederationMembershipMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FederationMembershipMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FederationMembershipMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FederationMembershipMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FederationMembershipMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FederationMembershipMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FederationMembershipMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown FederationMembership unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FederationMembershipMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown FederationMembership edge %s", name)
 }
 
 // IdempotencyRecordMutation represents an operation that mutates the IdempotencyRecord nodes in the graph.

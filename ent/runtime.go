@@ -18,6 +18,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
@@ -575,6 +577,88 @@ func init() {
 	// execution.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	execution.IDValidator = func() func(string) error {
 		validators := executionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	federationinstanceMixin := schema.FederationInstance{}.Mixin()
+	federationinstanceMixinFields0 := federationinstanceMixin[0].Fields()
+	_ = federationinstanceMixinFields0
+	federationinstanceFields := schema.FederationInstance{}.Fields()
+	_ = federationinstanceFields
+	// federationinstanceDescUserCount is the schema descriptor for user_count field.
+	federationinstanceDescUserCount := federationinstanceFields[10].Descriptor()
+	// federationinstance.DefaultUserCount holds the default value on creation for the user_count field.
+	federationinstance.DefaultUserCount = federationinstanceDescUserCount.Default.(int)
+	// federationinstanceDescAgentCount is the schema descriptor for agent_count field.
+	federationinstanceDescAgentCount := federationinstanceFields[11].Descriptor()
+	// federationinstance.DefaultAgentCount holds the default value on creation for the agent_count field.
+	federationinstance.DefaultAgentCount = federationinstanceDescAgentCount.Default.(int)
+	// federationinstanceDescStoreParticipation is the schema descriptor for store_participation field.
+	federationinstanceDescStoreParticipation := federationinstanceFields[13].Descriptor()
+	// federationinstance.DefaultStoreParticipation holds the default value on creation for the store_participation field.
+	federationinstance.DefaultStoreParticipation = federationinstanceDescStoreParticipation.Default.(bool)
+	// federationinstanceDescID is the schema descriptor for id field.
+	federationinstanceDescID := federationinstanceMixinFields0[0].Descriptor()
+	// federationinstance.DefaultID holds the default value on creation for the id field.
+	federationinstance.DefaultID = federationinstanceDescID.Default.(func() string)
+	// federationinstance.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	federationinstance.IDValidator = func() func(string) error {
+		validators := federationinstanceDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	federationmembershipMixin := schema.FederationMembership{}.Mixin()
+	federationmembershipMixinFields0 := federationmembershipMixin[0].Fields()
+	_ = federationmembershipMixinFields0
+	federationmembershipFields := schema.FederationMembership{}.Fields()
+	_ = federationmembershipFields
+	// federationmembershipDescStoreParticipation is the schema descriptor for store_participation field.
+	federationmembershipDescStoreParticipation := federationmembershipFields[7].Descriptor()
+	// federationmembership.DefaultStoreParticipation holds the default value on creation for the store_participation field.
+	federationmembership.DefaultStoreParticipation = federationmembershipDescStoreParticipation.Default.(bool)
+	// federationmembershipDescLastHeartbeatOk is the schema descriptor for last_heartbeat_ok field.
+	federationmembershipDescLastHeartbeatOk := federationmembershipFields[10].Descriptor()
+	// federationmembership.DefaultLastHeartbeatOk holds the default value on creation for the last_heartbeat_ok field.
+	federationmembership.DefaultLastHeartbeatOk = federationmembershipDescLastHeartbeatOk.Default.(bool)
+	// federationmembershipDescNetworkInstances is the schema descriptor for network_instances field.
+	federationmembershipDescNetworkInstances := federationmembershipFields[12].Descriptor()
+	// federationmembership.DefaultNetworkInstances holds the default value on creation for the network_instances field.
+	federationmembership.DefaultNetworkInstances = federationmembershipDescNetworkInstances.Default.(int)
+	// federationmembershipDescNetworkUsers is the schema descriptor for network_users field.
+	federationmembershipDescNetworkUsers := federationmembershipFields[13].Descriptor()
+	// federationmembership.DefaultNetworkUsers holds the default value on creation for the network_users field.
+	federationmembership.DefaultNetworkUsers = federationmembershipDescNetworkUsers.Default.(int)
+	// federationmembershipDescNetworkAgents is the schema descriptor for network_agents field.
+	federationmembershipDescNetworkAgents := federationmembershipFields[14].Descriptor()
+	// federationmembership.DefaultNetworkAgents holds the default value on creation for the network_agents field.
+	federationmembership.DefaultNetworkAgents = federationmembershipDescNetworkAgents.Default.(int)
+	// federationmembershipDescID is the schema descriptor for id field.
+	federationmembershipDescID := federationmembershipMixinFields0[0].Descriptor()
+	// federationmembership.DefaultID holds the default value on creation for the id field.
+	federationmembership.DefaultID = federationmembershipDescID.Default.(func() string)
+	// federationmembership.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	federationmembership.IDValidator = func() func(string) error {
+		validators := federationmembershipDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

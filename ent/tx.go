@@ -44,6 +44,10 @@ type Tx struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// FederationInstance is the client for interacting with the FederationInstance builders.
+	FederationInstance *FederationInstanceClient
+	// FederationMembership is the client for interacting with the FederationMembership builders.
+	FederationMembership *FederationMembershipClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
@@ -222,6 +226,8 @@ func (tx *Tx) init() {
 	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.FederationInstance = NewFederationInstanceClient(tx.config)
+	tx.FederationMembership = NewFederationMembershipClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)

@@ -61,18 +61,20 @@ var rowOf = map[string]map[string]string{
 // design, with the reason; they are called with another account's row and must
 // not fail on the server's side.
 var shared = map[string]string{
-	"/switchboard.v1.CapabilityService/GetCapability":         "every account sees every pack",
-	"/switchboard.v1.StoreService/GetStoreAgent":              "an active listing is public in the store",
-	"/switchboard.v1.StoreService/SubscribeStoreAgent":        "subscribing to another's listing is the point",
-	"/switchboard.v1.StoreService/UnsubscribeStoreAgent":      "the caller's own subscription",
-	"/switchboard.v1.StoreService/InstallStoreAgent":          "installing another's listing is the point",
-	"/switchboard.v1.StoreService/UninstallStoreAgent":        "the caller's own installation",
-	"/switchboard.v1.StoreService/UnlockStoreAgent":           "unlocking another's listing is the point",
-	"/switchboard.v1.DeveloperService/RunDeveloperAgentTest":  "authenticated by the agent's own token",
-	"/switchboard.v1.DeveloperService/ApproveStoreAgent":      "an instance admin decides on any listing",
-	"/switchboard.v1.DeveloperService/RejectStoreAgent":       "an instance admin decides on any listing",
-	"/switchboard.v1.DeveloperService/DisableStoreAgent":      "an instance admin decides on any listing",
-	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": "executing another's listing is the point",
+	"/switchboard.v1.CapabilityService/GetCapability":                     "every account sees every pack",
+	"/switchboard.v1.StoreService/GetStoreAgent":                          "an active listing is public in the store",
+	"/switchboard.v1.StoreService/SubscribeStoreAgent":                    "subscribing to another's listing is the point",
+	"/switchboard.v1.StoreService/UnsubscribeStoreAgent":                  "the caller's own subscription",
+	"/switchboard.v1.StoreService/InstallStoreAgent":                      "installing another's listing is the point",
+	"/switchboard.v1.StoreService/UninstallStoreAgent":                    "the caller's own installation",
+	"/switchboard.v1.StoreService/UnlockStoreAgent":                       "unlocking another's listing is the point",
+	"/switchboard.v1.DeveloperService/RunDeveloperAgentTest":              "authenticated by the agent's own token",
+	"/switchboard.v1.DeveloperService/ApproveStoreAgent":                  "an instance admin decides on any listing",
+	"/switchboard.v1.DeveloperService/RejectStoreAgent":                   "an instance admin decides on any listing",
+	"/switchboard.v1.DeveloperService/DisableStoreAgent":                  "an instance admin decides on any listing",
+	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent":             "executing another's listing is the point",
+	"/switchboard.v1.FederationAdminService/DeactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
+	"/switchboard.v1.FederationAdminService/ReactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/a2a"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -41,6 +43,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
@@ -93,6 +96,20 @@ type Config struct {
 	// Executions tunes the store's execution engine (public URL for
 	// callbacks, call timeout, breaker interval, finish hook).
 	Executions ExecutionConfig
+	// Federation is this instance's role and the timings of its membership.
+	Federation FederationConfig
+}
+
+// FederationConfig is --role and the federation timings (flags, so tests
+// can make them short).
+type FederationConfig struct {
+	// Role is "standalone" (default) or "hub".
+	Role string
+	// HeartbeatInterval is how often a joined spoke sends a heartbeat.
+	HeartbeatInterval time.Duration
+	// StaleAfter is how long a hub waits for a heartbeat before listing a
+	// spoke as stale.
+	StaleAfter time.Duration
 }
 
 func (c *Config) defaults() {
@@ -131,6 +148,8 @@ type services struct {
 	updates  *updates.Service
 	widgets  *widgets.Service
 	handoff  *a2a.Handoff
+	hub      *federation.Hub
+	spoke    *federation.Spoke
 }
 
 // App is the whole HTTP surface plus the background work behind it (event
@@ -214,6 +233,9 @@ func New(cfg Config) (*App, error) {
 		BaseURL: cfg.Executions.PublicURL,
 	}
 	app.closers = append(app.closers, svc.dev.Close)
+	if err := newFederation(cfg, &svc, storeSvc.Secrets, egressPolicy); err != nil {
+		return nil, err
+	}
 	if err := requireClocks(svc); err != nil {
 		return nil, err
 	}
@@ -251,6 +273,7 @@ func New(cfg Config) (*App, error) {
 	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, door)))
 	mux.Handle("GET "+mcp.CardPath, door.CardHandler(cfg.Executions.PublicURL))
 	mountA2A(mux, cfg, g, bus, svc.queue, egressPolicy, door)
+	mux.Handle("GET "+federation.WellKnownPath, svc.spoke.WellKnown())
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
@@ -283,8 +306,29 @@ func New(cfg Config) (*App, error) {
 	// The engine and the review lifecycle, wired to each other by their owner.
 	executions.Start(context.Background())
 	app.closers = append(app.closers, executions.Close)
+	beats, stopBeats := context.WithCancel(context.Background())
+	go svc.spoke.Run(beats, cfg.Clock)
+	app.closers = append(app.closers, stopBeats)
 	app.Review, app.Engine = executions.Review, executions.Engine
 	return app, nil
+}
+
+// newFederation builds the hub and spoke sides of federation; only one of
+// them serves, by role.
+func newFederation(cfg Config, svc *services, box *secrets.Box, policy egress.Policy) error {
+	role := cfg.Federation.Role
+	if role == "" {
+		role = "standalone"
+	}
+	if !slices.Contains(vocab.Values("instance_role"), role) {
+		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
+	}
+	svc.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
+		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter})
+	svc.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
+		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
+		Interval: cfg.Federation.HeartbeatInterval})
+	return nil
 }
 
 // onlyGET answers other methods 405 like every known REST path.

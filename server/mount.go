@@ -48,6 +48,9 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewUpdateServiceHandler, switchboardv1.RegisterUpdateServiceHandlerServer)(s.updates, s.updates),
 		serve(switchboardv1connect.NewWidgetServiceHandler, switchboardv1.RegisterWidgetServiceHandlerServer)(s.widgets, s.widgets),
 		serve(switchboardv1connect.NewHandoffServiceHandler, switchboardv1.RegisterHandoffServiceHandlerServer)(s.handoff, s.handoff),
+		serve(switchboardv1connect.NewFederationHubServiceHandler, switchboardv1.RegisterFederationHubServiceHandlerServer)(s.hub, s.hub),
+		serve(switchboardv1connect.NewFederationAdminServiceHandler, switchboardv1.RegisterFederationAdminServiceHandlerServer)(s.hub, s.hub),
+		serve(switchboardv1connect.NewFederationServiceHandler, switchboardv1.RegisterFederationServiceHandlerServer)(s.spoke, s.spoke),
 	}
 }
 

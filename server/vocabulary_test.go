@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
@@ -183,6 +184,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"user_reputations.task_economy_role", "economy_role", entEnum(userreputation.TaskEconomyRoleValidator)},
 		{"agent_quality_signals.signal", "quality_signal", entEnum(agentqualitysignal.SignalValidator)},
 		{"connect_tokens.purpose", "token_purpose", entEnum(connecttoken.PurposeValidator)},
+		{"federation_instances.health", "instance_health", entEnum(federationinstance.HealthValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {

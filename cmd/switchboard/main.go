@@ -122,6 +122,8 @@ type options struct {
 	publicURL string
 	// secretKey seals stored secrets; nil when none is configured.
 	secretKey []byte
+	// federation is --role and the federation timings.
+	federation server.FederationConfig
 }
 
 // parseServe reads the serve flags. A help request prints the usage to
@@ -172,8 +174,22 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.BoolVar(&o.allowPrivate, "allow-private-endpoints", allowPrivate,
 		"let webhooks reach private, loopback and link-local addresses (SWITCHBOARD_ALLOW_PRIVATE_ENDPOINTS)")
-	policy := fs.String("review-policy", env("SWITCHBOARD_REVIEW_POLICY", string(store.ZeroGate)),
-		"store review policy: zero-gate or review (SWITCHBOARD_REVIEW_POLICY)")
+	policy := fs.String("review-policy", env("SWITCHBOARD_REVIEW_POLICY", ""),
+		"store review policy: zero-gate or review; review on a hub, zero-gate otherwise (SWITCHBOARD_REVIEW_POLICY)")
+	fs.StringVar(&o.federation.Role, "role", env("SWITCHBOARD_ROLE", "standalone"),
+		"standalone, or hub: serve the federation platform to the instances that join it (SWITCHBOARD_ROLE)")
+	beat, err := time.ParseDuration(env("SWITCHBOARD_HEARTBEAT_INTERVAL", "1h"))
+	if err != nil {
+		return o, fmt.Errorf("SWITCHBOARD_HEARTBEAT_INTERVAL: %w", err)
+	}
+	fs.DurationVar(&o.federation.HeartbeatInterval, "heartbeat-interval", beat,
+		"how often a joined instance sends its hub a heartbeat; 1h to 12h (SWITCHBOARD_HEARTBEAT_INTERVAL)")
+	stale, err := time.ParseDuration(env("SWITCHBOARD_STALE_AFTER", "24h"))
+	if err != nil {
+		return o, fmt.Errorf("SWITCHBOARD_STALE_AFTER: %w", err)
+	}
+	fs.DurationVar(&o.federation.StaleAfter, "stale-after", stale,
+		"on a hub, how long without a heartbeat before an instance is listed stale (SWITCHBOARD_STALE_AFTER)")
 	fs.StringVar(&o.publicURL, "public-url", env("SWITCHBOARD_PUBLIC_URL", ""),
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
@@ -190,6 +206,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		_, _ = out.WriteTo(stderr)
 		return o, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if *policy == "" {
+		*policy = string(store.ZeroGate)
+		if o.federation.Role == "hub" {
+			*policy = string(store.Review)
+		}
+	}
 	if o.reviewPolicy, err = store.ParsePolicy(*policy); err != nil {
 		return o, err
 	}
@@ -204,8 +226,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 {
-		return o, errors.New("limits and the heartbeat must be positive")
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
+		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 {
+		return o, errors.New("limits, the heartbeats and --stale-after must be positive")
+	}
+	if o.federation.Role != "standalone" && o.federation.Role != "hub" {
+		return o, fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role)
 	}
 	return o, nil
 }
@@ -387,6 +413,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
+		Federation: o.federation,
 	})
 	if err != nil {
 		return err
@@ -409,7 +436,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	logger.Info("switchboard listening", "addr", ln.Addr().String(), "db", db.Redact(o.dsn), "version", versionString(),
 		"llm", o.llm.BaseURL != "", "allow_private_endpoints", o.allowPrivate,
-		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil)
+		"review_policy", o.reviewPolicy, "secret_key", o.secretKey != nil, "role", o.federation.Role)
+	if o.federation.HeartbeatInterval < time.Hour || o.federation.HeartbeatInterval > 12*time.Hour {
+		// Accepted for tests; the documented range is what a hub expects.
+		logger.Warn("--heartbeat-interval is outside the documented 1h to 12h", "interval", o.federation.HeartbeatInterval)
+	}
 	if err := logDashboard(ctx, logger, database, dashboardURL(o.publicURL, ln.Addr())); err != nil {
 		return err
 	}

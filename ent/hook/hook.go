@@ -189,6 +189,30 @@ func (f ExecutionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExecutionMutation", m)
 }
 
+// The FederationInstanceFunc type is an adapter to allow the use of ordinary
+// function as FederationInstance mutator.
+type FederationInstanceFunc func(context.Context, *ent.FederationInstanceMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FederationInstanceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FederationInstanceMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FederationInstanceMutation", m)
+}
+
+// The FederationMembershipFunc type is an adapter to allow the use of ordinary
+// function as FederationMembership mutator.
+type FederationMembershipFunc func(context.Context, *ent.FederationMembershipMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FederationMembershipFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FederationMembershipMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FederationMembershipMutation", m)
+}
+
 // The IdempotencyRecordFunc type is an adapter to allow the use of ordinary
 // function as IdempotencyRecord mutator.
 type IdempotencyRecordFunc func(context.Context, *ent.IdempotencyRecordMutation) (ent.Value, error)

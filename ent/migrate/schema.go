@@ -725,6 +725,68 @@ var (
 			},
 		},
 	}
+	// FederationInstancesColumns holds the columns for the "federation_instances" table.
+	FederationInstancesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "base_url", Type: field.TypeString, Unique: true},
+		{Name: "api_key_hash", Type: field.TypeString},
+		{Name: "api_key_sealed", Type: field.TypeString},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "token_prefix", Type: field.TypeString},
+		{Name: "deactivated_at", Type: field.TypeTime, Nullable: true},
+		{Name: "left_at", Type: field.TypeTime, Nullable: true},
+		{Name: "health", Type: field.TypeEnum, Enums: []string{"healthy", "degraded", "maintenance"}, Default: "healthy"},
+		{Name: "version", Type: field.TypeString, Nullable: true},
+		{Name: "user_count", Type: field.TypeInt, Default: 0},
+		{Name: "agent_count", Type: field.TypeInt, Default: 0},
+		{Name: "capabilities", Type: field.TypeJSON, Nullable: true},
+		{Name: "store_participation", Type: field.TypeBool, Default: false},
+		{Name: "last_heartbeat_at", Type: field.TypeTime, Nullable: true},
+		{Name: "registered_by", Type: field.TypeString},
+	}
+	// FederationInstancesTable holds the schema information for the "federation_instances" table.
+	FederationInstancesTable = &schema.Table{
+		Name:       "federation_instances",
+		Columns:    FederationInstancesColumns,
+		PrimaryKey: []*schema.Column{FederationInstancesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "federationinstance_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{FederationInstancesColumns[1]},
+			},
+		},
+	}
+	// FederationMembershipsColumns holds the columns for the "federation_memberships" table.
+	FederationMembershipsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "hub_url", Type: field.TypeString},
+		{Name: "pending_api_key_sealed", Type: field.TypeString, Nullable: true},
+		{Name: "pending_until", Type: field.TypeTime, Nullable: true},
+		{Name: "api_key_hash", Type: field.TypeString, Nullable: true},
+		{Name: "platform_token_sealed", Type: field.TypeString, Nullable: true},
+		{Name: "instance_id", Type: field.TypeString, Nullable: true},
+		{Name: "joined_at", Type: field.TypeTime, Nullable: true},
+		{Name: "store_participation", Type: field.TypeBool, Default: false},
+		{Name: "last_sync_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_heartbeat_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_heartbeat_ok", Type: field.TypeBool, Default: false},
+		{Name: "last_heartbeat_error", Type: field.TypeString, Nullable: true},
+		{Name: "network_instances", Type: field.TypeInt, Default: 0},
+		{Name: "network_users", Type: field.TypeInt, Default: 0},
+		{Name: "network_agents", Type: field.TypeInt, Default: 0},
+	}
+	// FederationMembershipsTable holds the schema information for the "federation_memberships" table.
+	FederationMembershipsTable = &schema.Table{
+		Name:       "federation_memberships",
+		Columns:    FederationMembershipsColumns,
+		PrimaryKey: []*schema.Column{FederationMembershipsColumns[0]},
+	}
 	// IdempotencyRecordsColumns holds the columns for the "idempotency_records" table.
 	IdempotencyRecordsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1376,6 +1438,8 @@ var (
 		DeveloperKeysTable,
 		DocumentsTable,
 		ExecutionsTable,
+		FederationInstancesTable,
+		FederationMembershipsTable,
 		IdempotencyRecordsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,

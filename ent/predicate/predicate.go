@@ -51,6 +51,12 @@ type Document func(*sql.Selector)
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
 
+// FederationInstance is the predicate function for federationinstance builders.
+type FederationInstance func(*sql.Selector)
+
+// FederationMembership is the predicate function for federationmembership builders.
+type FederationMembership func(*sql.Selector)
+
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
 

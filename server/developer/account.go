@@ -64,6 +64,10 @@ func (s *Service) CreateConnectToken(ctx context.Context, req *switchboardv1.Cre
 	if !slices.Contains(purposes, purpose) {
 		return nil, apperr.OneOf("purpose", purpose, purposes)
 	}
+	// An instance token joins an instance to this one as its hub.
+	if purpose == "instance" && p.Role != "admin" {
+		return nil, apperr.Forbidden("only the admin may mint a connect token of purpose instance")
+	}
 	var out *switchboardv1.ConnectToken
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		token, row, err := s.issueConnectToken(ctx, tx, p.UserID, purpose)

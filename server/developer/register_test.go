@@ -139,15 +139,20 @@ func TestHealthCheck(t *testing.T) {
 // TestConnectTokenRules: document 2, "Developer self-registration" and
 // "Limits": tokens expire after 24 hours (injected clock), at most 10 are
 // active per account, instance-purpose tokens are refused for agents, and a
-// refusal writes nothing.
+// refusal writes nothing. RULINGS "Federation: instances and the platform":
+// only an admin mints a token of purpose instance.
 func TestConnectTokenRules(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	a := newFakeAgent(t, true)
 
-	instance := f.connectToken(t, f.dev, "instance")
+	res := f.dev.Session.Do(http.MethodPost, "/api/developer/connect-tokens", map[string]any{"purpose": "instance"})
+	if res.Status != http.StatusForbidden || !strings.Contains(string(res.Body), "admin") {
+		t.Fatalf("non-admin instance token: %d %s", res.Status, res.Body)
+	}
+	instance := f.connectToken(t, f.admin, "instance")
 	before := f.counts(t)
-	res := f.s.WithKey(instance).Do(http.MethodPost, "/api/developer/agents/register", agentBody("inst", a.URL))
+	res = f.s.WithKey(instance).Do(http.MethodPost, "/api/developer/agents/register", agentBody("inst", a.URL))
 	if res.Status != http.StatusForbidden || !strings.Contains(string(res.Body), "instances") {
 		t.Fatalf("instance token: %d %s", res.Status, res.Body)
 	}
@@ -175,8 +180,8 @@ func TestConnectTokenRules(t *testing.T) {
 	if after := f.counts(t); after != before {
 		t.Fatalf("refused token wrote: %+v → %+v", before, after)
 	}
-	// Signup's token counts toward the cap too: another account is unaffected.
-	if n, _ := f.s.DB.ConnectToken.Query().Where(connecttoken.UserID(f.admin.ID)).Count(context.Background()); n != 0 {
+	// The cap is per account: the admin's one instance token is untouched.
+	if n, _ := f.s.DB.ConnectToken.Query().Where(connecttoken.UserID(f.admin.ID)).Count(context.Background()); n != 1 {
 		t.Fatalf("admin tokens: %d", n)
 	}
 }

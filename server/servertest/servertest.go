@@ -92,6 +92,16 @@ func WithLLM(baseURL string) Option {
 // WithDB serves d instead of a fresh database (a fixture the test opened).
 func WithDB(d *db.DB) Option { return func(c *server.Config) { c.DB = d } }
 
+// selfURL stands for the test server's own address until it is known.
+const selfURL = "http://servertest.invalid"
+
+// WithSelfPublicURL makes the server's public URL its own loopback address
+// (an instance another test server calls back: federation).
+func WithSelfPublicURL() Option { return func(c *server.Config) { c.Executions.PublicURL = selfURL } }
+
+// WithRole runs the server as a hub ("hub") or standalone.
+func WithRole(role string) Option { return func(c *server.Config) { c.Federation.Role = role } }
+
 // New starts a server for the test and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -111,11 +121,17 @@ func New(t testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// Listening before the handler exists gives the address a public URL needs.
+	ts := httptest.NewUnstartedServer(nil)
+	if cfg.Executions.PublicURL == selfURL {
+		cfg.Executions.PublicURL = "http://" + ts.Listener.Addr().String()
+	}
 	h, err := server.New(cfg)
 	if err != nil {
+		ts.Close()
 		t.Fatalf("server.New: %v", err)
 	}
-	ts := httptest.NewUnstartedServer(h)
+	ts.Config.Handler = h
 	ts.Config.Protocols = new(http.Protocols)
 	ts.Config.Protocols.SetHTTP1(true)
 	ts.Config.Protocols.SetUnencryptedHTTP2(true)

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x8c#\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x81%\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -263,7 +263,22 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x05agent\x12\x05Agent\x12\x14\n" +
 	"\binstance\x12\bInstance\x12\n" +
 	"\n" +
-	"\x03any\x12\x03AnyZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x03any\x12\x03Any\xb2\xf5\x18W\n" +
+	"\x0finstance_health\x12\x12\n" +
+	"\ahealthy\x12\aHealthy\x12\x14\n" +
+	"\bdegraded\x12\bDegraded\x12\x1a\n" +
+	"\vmaintenance\x12\vMaintenance\xb2\xf5\x18]\n" +
+	"\x0finstance_status\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x0e\n" +
+	"\x05stale\x12\x05Stale\x12\x1a\n" +
+	"\vdeactivated\x12\vDeactivated\x12\f\n" +
+	"\x04left\x12\x04Left\xb2\xf5\x185\n" +
+	"\rinstance_role\x12\x18\n" +
+	"\n" +
+	"standalone\x12\n" +
+	"Standalone\x12\n" +
+	"\n" +
+	"\x03hub\x12\x03HubZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -1,0 +1,351 @@
+package federation
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/connecttoken"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// DefaultStaleAfter is how long a spoke may go without a heartbeat before
+// its hub lists it as stale.
+const DefaultStaleAfter = 24 * time.Hour
+
+// verifyTimeout bounds the hub's call to a spoke's verification endpoint
+// (network I/O, not business time).
+const verifyTimeout = 10 * time.Second
+
+// maxVerifyAnswer caps the verification answer the hub reads.
+const maxVerifyAnswer = 64 << 10
+
+// Hub serves FederationHubService and FederationAdminService. Every
+// procedure answers 404 unless the instance runs as a hub.
+type Hub struct {
+	DB      *db.DB
+	Now     func() time.Time
+	Secrets *secrets.Box
+	Egress  egress.Policy
+	// Serving is true with --role hub.
+	Serving bool
+	// StaleAfter is --stale-after; DefaultStaleAfter when zero.
+	StaleAfter time.Duration
+	client     *http.Client
+}
+
+// NewHub makes a Hub with its outbound client.
+func NewHub(h Hub) *Hub {
+	if h.StaleAfter <= 0 {
+		h.StaleAfter = DefaultStaleAfter
+	}
+	h.client = h.Egress.Client(verifyTimeout)
+	return &h
+}
+
+func (h *Hub) now() time.Time { return h.Now().UTC() }
+
+func (h *Hub) serving() error {
+	if !h.Serving {
+		return apperr.NotFound("this instance is not a hub (it runs with --role standalone)")
+	}
+	return nil
+}
+
+// Endpoints are the platform routes a registered spoke may call.
+var Endpoints = []*switchboardv1.FederationEndpoint{
+	{Method: http.MethodPost, Path: "/api/v2/federation/heartbeat"},
+	{Method: http.MethodPost, Path: "/api/v2/federation/rotate"},
+	{Method: http.MethodPost, Path: "/api/v2/federation/leave"},
+}
+
+// RegisterInstance verifies the spoke's address and records it.
+func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterInstanceRequest) (*switchboardv1.RegisterInstanceResponse, error) {
+	name := strings.TrimSpace(req.GetName())
+	switch {
+	case name == "":
+		return nil, apperr.Invalid("name is required")
+	case req.GetBaseUrl() == "":
+		return nil, apperr.Invalid("baseUrl is required")
+	case req.GetApiKey() == "":
+		return nil, apperr.Invalid("apiKey is required")
+	}
+	if err := h.serving(); err != nil {
+		return nil, err
+	}
+	tok, err := h.connectToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if h.Secrets == nil {
+		return nil, &apperr.Error{Kind: apperr.KindUnavailable,
+			Message: "this hub has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep a spoke's secret"}
+	}
+	base, err := h.baseURL(ctx, req.GetBaseUrl())
+	if err != nil {
+		return nil, err
+	}
+	secret := req.GetApiKey()
+	if !strings.HasPrefix(secret, InstanceKeyPrefix) || len(secret) < len(InstanceKeyPrefix)+32 {
+		return nil, apperr.Invalid("apiKey must be the instance's secret: %s followed by at least 32 characters", InstanceKeyPrefix)
+	}
+	secretHash := auth.HashToken(secret)
+	prior, err := h.DB.FederationInstance.Query().Where(federationinstance.BaseURL(base)).Only(ctx)
+	if err != nil && !ent.IsNotFound(err) {
+		return nil, apperr.Internal(err)
+	}
+	// An instance that left may come back with a new secret: verification
+	// proves the address again.
+	if prior != nil && prior.LeftAt == nil && !sameHash(prior.APIKeyHash, secretHash) {
+		return nil, apperr.Forbidden("%s is registered with another apiKey", base)
+	}
+	if prior != nil && prior.DeactivatedAt != nil {
+		return nil, apperr.Forbidden("%s was deactivated by this hub's admin", base)
+	}
+	// Nothing is recorded before the address proves it holds the secret.
+	if err := h.verify(ctx, base, secret); err != nil {
+		return nil, err
+	}
+	token, tokenHash := auth.NewToken(PlatformTokenPrefix)
+	var id string
+	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
+		now := h.now()
+		n, err := tx.ConnectToken.Update().Where(connecttoken.ID(tok.ID), connecttoken.UsedAtIsNil()).SetUsedAt(now).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if n == 0 {
+			return apperr.Forbidden("this connect token has been used")
+		}
+		id = ids.New()
+		if prior != nil {
+			id = prior.ID
+		}
+		sealed, err := h.Secrets.Seal([]byte(secret), secretAAD(id))
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if prior != nil {
+			return tx.FederationInstance.UpdateOneID(id).SetName(name).SetAPIKeySealed(string(sealed)).SetAPIKeyHash(secretHash).
+				SetTokenHash(tokenHash).SetTokenPrefix(token[:prefixShown]).ClearLeftAt().
+				SetNillableVersion(nonEmpty(req.GetVersion())).SetUserCount(int(req.GetUserCount())).
+				SetAgentCount(int(req.GetAgentCount())).SetCapabilities(req.GetCapabilities().AsMap()).
+				SetRegisteredBy(tok.UserID).Exec(ctx)
+		}
+		return tx.FederationInstance.Create().SetID(id).SetName(name).SetBaseURL(base).
+			SetAPIKeyHash(secretHash).SetAPIKeySealed(string(sealed)).SetTokenHash(tokenHash).
+			SetTokenPrefix(token[:prefixShown]).SetNillableVersion(nonEmpty(req.GetVersion())).
+			SetUserCount(int(req.GetUserCount())).SetAgentCount(int(req.GetAgentCount())).
+			SetCapabilities(req.GetCapabilities().AsMap()).SetRegisteredBy(tok.UserID).Exec(ctx)
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.RegisterInstanceResponse{InstanceId: id, PlatformToken: token, Endpoints: Endpoints}, nil
+}
+
+// secretAAD binds a spoke's sealed secret to its row.
+func secretAAD(id string) []byte { return []byte("federation_instances.api_key_sealed:" + id) }
+
+// connectToken finds the registration's connect token: of purpose instance,
+// unused, unexpired.
+func (h *Hub) connectToken(ctx context.Context) (*ent.ConnectToken, error) {
+	hash, err := bearerOf(auth.CredentialsFrom(ctx).Bearer, connectTokenPrefix, "register")
+	if err != nil {
+		return nil, err
+	}
+	tok, err := h.DB.ConnectToken.Query().Where(connecttoken.TokenHash(hash)).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return nil, apperr.Unauthenticated("invalid connect token")
+	case err != nil:
+		return nil, apperr.Internal(err)
+	case tok.Purpose != connecttoken.PurposeInstance:
+		return nil, apperr.Forbidden("this connect token is of purpose %s; registering an instance takes one of purpose instance, minted by the hub's admin", tok.Purpose)
+	case tok.UsedAt != nil:
+		return nil, apperr.Forbidden("this connect token has been used")
+	case !tok.ExpiresAt.After(h.now()):
+		return nil, apperr.Forbidden("this connect token has expired")
+	}
+	return tok, nil
+}
+
+// baseURL checks a spoke's address under the outbound address rule and
+// answers it without a trailing slash, query or fragment.
+func (h *Hub) baseURL(ctx context.Context, raw string) (string, error) {
+	u, err := egress.ParseURL(raw)
+	if err != nil {
+		return "", apperr.Invalid("baseUrl: %s", err)
+	}
+	if err := h.Egress.CheckURL(ctx, u); err != nil {
+		return "", apperr.Invalid("baseUrl: %s", egress.Reason(err))
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", apperr.Invalid("baseUrl must be an address without credentials, query or fragment")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// verify asks base to prove it holds secret: it must answer a fresh nonce
+// and the nonce's HMAC keyed by the secret.
+func (h *Hub) verify(ctx context.Context, base, secret string) error {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	nonce := hex.EncodeToString(b[:])
+	refuse := func(format string, args ...any) error {
+		return apperr.Invalid("baseUrl did not verify: %s", fmt.Sprintf(format, args...))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+WellKnownPath+"?nonce="+url.QueryEscape(nonce), nil)
+	if err != nil {
+		return refuse("%s", err)
+	}
+	res, err := h.client.Do(req)
+	if err != nil {
+		return refuse("%s", egress.Reason(err))
+	}
+	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode != http.StatusOK {
+		return refuse("%s answered %d", WellKnownPath, res.StatusCode)
+	}
+	var answer verification
+	if err := json.NewDecoder(io.LimitReader(res.Body, maxVerifyAnswer)).Decode(&answer); err != nil {
+		return refuse("%s did not answer JSON", WellKnownPath)
+	}
+	if answer.Nonce != nonce {
+		return refuse("the answer does not echo the nonce")
+	}
+	if !sameHash(answer.Signature, Sign(secret, nonce)) {
+		return refuse("the signature does not match the apiKey")
+	}
+	return nil
+}
+
+// caller finds the spoke presenting a platform token. A token that left is
+// 401; a deactivated instance is 401 too unless the route serves it anyway
+// (heartbeat, leave).
+func (h *Hub) caller(ctx context.Context, route string, deactivatedServed bool) (*ent.FederationInstance, error) {
+	if err := h.serving(); err != nil {
+		return nil, err
+	}
+	hash, err := bearerOf(auth.CredentialsFrom(ctx).Bearer, PlatformTokenPrefix, route)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := h.DB.FederationInstance.Query().Where(federationinstance.TokenHash(hash), federationinstance.LeftAtIsNil()).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return nil, apperr.Unauthenticated("invalid platform token")
+	case err != nil:
+		return nil, apperr.Internal(err)
+	case inst.DeactivatedAt != nil && !deactivatedServed:
+		return nil, apperr.Unauthenticated("this instance has been deactivated by the hub's admin")
+	}
+	return inst, nil
+}
+
+// Heartbeat records the spoke's stats and health.
+func (h *Hub) Heartbeat(ctx context.Context, req *switchboardv1.HeartbeatRequest) (*switchboardv1.HeartbeatResponse, error) {
+	inst, err := h.caller(ctx, "heartbeat", true)
+	if err != nil {
+		return nil, err
+	}
+	health := federationinstance.HealthHealthy
+	if req.GetStatus() != "" {
+		health = federationinstance.Health(req.GetStatus())
+	}
+	now := h.now()
+	err = h.DB.FederationInstance.UpdateOneID(inst.ID).SetHealth(health).SetLastHeartbeatAt(now).
+		SetNillableVersion(nonEmpty(req.GetVersion())).SetUserCount(int(req.GetUserCount())).
+		SetAgentCount(int(req.GetAgentCount())).Exec(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	stats, err := h.network(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.HeartbeatResponse{Ok: true, Network: stats, ServerTime: timestamppb.New(now)}, nil
+}
+
+// network counts the hub's network: its active instances, its own users
+// plus those the active instances report, and the listings of its store.
+func (h *Hub) network(ctx context.Context) (*switchboardv1.NetworkStats, error) {
+	active, err := h.DB.FederationInstance.Query().
+		Where(federationinstance.LeftAtIsNil(), federationinstance.DeactivatedAtIsNil()).
+		Select(federationinstance.FieldUserCount).Ints(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	users, err := h.DB.User.Query().Count(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	for _, n := range active {
+		users += n
+	}
+	agents, err := h.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive)).Count(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.NetworkStats{Instances: int32(len(active)), Users: int32(users), Agents: int32(agents)}, nil
+}
+
+// RotatePlatformToken issues the caller a new platform token.
+func (h *Hub) RotatePlatformToken(ctx context.Context, _ *switchboardv1.RotatePlatformTokenRequest) (*switchboardv1.RotatePlatformTokenResponse, error) {
+	inst, err := h.caller(ctx, "rotate", false)
+	if err != nil {
+		return nil, err
+	}
+	token, hash := auth.NewToken(PlatformTokenPrefix)
+	n, err := h.DB.FederationInstance.Update().
+		Where(federationinstance.ID(inst.ID), federationinstance.TokenHash(inst.TokenHash)).
+		SetTokenHash(hash).SetTokenPrefix(token[:prefixShown]).Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	if n == 0 { // a concurrent rotation won
+		return nil, apperr.Unauthenticated("invalid platform token")
+	}
+	return &switchboardv1.RotatePlatformTokenResponse{PlatformToken: token}, nil
+}
+
+// LeaveHub unregisters the caller; its row stays, marked left, for the
+// record, and its token stops working.
+func (h *Hub) LeaveHub(ctx context.Context, _ *switchboardv1.LeaveHubRequest) (*switchboardv1.LeaveHubResponse, error) {
+	inst, err := h.caller(ctx, "leave", true)
+	if err != nil {
+		return nil, err
+	}
+	// A fresh random hash: no token matches it.
+	_, unusable := auth.NewToken("")
+	err = h.DB.FederationInstance.UpdateOneID(inst.ID).SetLeftAt(h.now()).SetTokenHash(unusable).Exec(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.LeaveHubResponse{}, nil
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,355 @@
+package federation
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// DefaultHeartbeatInterval is the documented heartbeat period (1 to 12
+// hours; shorter periods are for tests).
+const DefaultHeartbeatInterval = time.Hour
+
+// hubTimeout bounds each call to the hub (network I/O). Registration waits
+// for the hub's own call back to this instance, so it has the longest wait.
+const hubTimeout = 30 * time.Second
+
+// pendingFor is how long a secret being registered answers verification.
+const pendingFor = 2 * time.Minute
+
+// Spoke serves FederationService: this instance's membership of a hub.
+type Spoke struct {
+	DB      *db.DB
+	Now     func() time.Time
+	Secrets *secrets.Box
+	Egress  egress.Policy
+	Logger  *slog.Logger
+	// Role is this instance's --role; a hub does not join another hub.
+	Role string
+	// PublicURL is this instance's address, which the hub verifies.
+	PublicURL string
+	// Version is the binary's version, reported to the hub.
+	Version string
+	// Interval is --heartbeat-interval; DefaultHeartbeatInterval when zero.
+	Interval time.Duration
+	client   *http.Client
+	// wake asks the heartbeat loop to send one now (after a join).
+	wake chan struct{}
+}
+
+// NewSpoke makes a Spoke with its outbound client.
+func NewSpoke(s Spoke) *Spoke {
+	if s.Interval <= 0 {
+		s.Interval = DefaultHeartbeatInterval
+	}
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	s.client = s.Egress.Client(hubTimeout)
+	s.wake = make(chan struct{}, 1)
+	return &s
+}
+
+func (s *Spoke) now() time.Time { return s.Now().UTC() }
+
+func (s *Spoke) admin(ctx context.Context) error {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return err
+	}
+	if p.Role != "admin" {
+		return apperr.Forbidden("only this instance's admin may manage its federation")
+	}
+	return nil
+}
+
+// hub is a typed client for the hub at base, presenting token.
+func (s *Spoke) hub(base string) switchboardv1connect.FederationHubServiceClient {
+	return switchboardv1connect.NewFederationHubServiceClient(s.client, base)
+}
+
+// withBearer is ctx for one call to the hub presenting token.
+func withBearer(ctx context.Context, token string) context.Context {
+	ctx, info := connect.NewClientContext(ctx)
+	info.RequestHeader().Set("Authorization", "Bearer "+token)
+	return ctx
+}
+
+// hubError turns a failed call to the hub into this instance's answer: the
+// hub's refusal is the admin's bad request (a 401 from the hub must not read
+// as the admin's own session ending); an unreachable hub is 503.
+func hubError(hubURL string, err error) error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		switch ce.Code() {
+		case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeUnknown, connect.CodeInternal:
+			return &apperr.Error{Kind: apperr.KindUnavailable, Cause: err,
+				Message: "the hub at " + hubURL + " could not be reached or failed: " + ce.Message()}
+		}
+		return apperr.Invalid("the hub refused: %s (%s)", ce.Message(), ce.Code())
+	}
+	return &apperr.Error{Kind: apperr.KindUnavailable, Cause: err, Message: "the hub at " + hubURL + " could not be reached"}
+}
+
+// membership is this instance's membership row, nil when there is none.
+func (s *Spoke) membership(ctx context.Context, c *ent.Client) (*ent.FederationMembership, error) {
+	m, err := c.FederationMembership.Query().Order(ent.Desc(federationmembership.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return m, err
+}
+
+// JoinHub registers this instance with the hub and sends the first heartbeat.
+func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) (*switchboardv1.JoinHubResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	if req.GetHubUrl() == "" || req.GetConnectToken() == "" {
+		return nil, apperr.Invalid("hubUrl and connectToken are required")
+	}
+	if s.Role == "hub" {
+		return nil, apperr.IllegalMove("a hub does not join another hub")
+	}
+	if s.Secrets == nil {
+		return nil, &apperr.Error{Kind: apperr.KindUnavailable,
+			Message: "this instance has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep its platform token"}
+	}
+	self, err := url.Parse(s.PublicURL)
+	if s.PublicURL == "" || err != nil || self.Host == "" {
+		return nil, apperr.IllegalMove("set --public-url (SWITCHBOARD_PUBLIC_URL) to this instance's address first: the hub calls it to verify the join")
+	}
+	u, err := egress.ParseURL(req.GetHubUrl())
+	if err != nil {
+		return nil, apperr.Invalid("hubUrl: %s", err)
+	}
+	if err := s.Egress.CheckURL(ctx, u); err != nil {
+		return nil, apperr.Invalid("hubUrl: %s", egress.Reason(err))
+	}
+	hubURL := strings.TrimRight(u.String(), "/")
+	name := strings.TrimSpace(req.GetName())
+	if name == "" {
+		name = self.Host
+	}
+	secret, secretHash := auth.NewToken(InstanceKeyPrefix)
+	var row *ent.FederationMembership
+	// The pending secret is committed before the call, so that whichever
+	// replica the hub's verification reaches can answer it.
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		prior, err := s.membership(ctx, tx.Client())
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		if prior != nil && prior.JoinedAt != nil {
+			return apperr.Conflict("this instance has joined %s; leave it first", prior.HubURL)
+		}
+		if _, err := tx.FederationMembership.Delete().Exec(ctx); err != nil {
+			return apperr.Internal(err)
+		}
+		id := ids.New()
+		sealed, err := s.Secrets.Seal([]byte(secret), pendingAAD(id))
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		row, err = tx.FederationMembership.Create().SetID(id).SetHubURL(hubURL).
+			SetPendingAPIKeySealed(string(sealed)).SetPendingUntil(s.now().Add(pendingFor)).Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	users, agents := s.counts(ctx)
+	res, err := s.hub(hubURL).RegisterInstance(withBearer(ctx, req.GetConnectToken()), &switchboardv1.RegisterInstanceRequest{
+		Name: name, BaseUrl: strings.TrimRight(s.PublicURL, "/"), ApiKey: secret, Version: s.Version,
+		UserCount: users, AgentCount: agents,
+	})
+	if err != nil {
+		_ = s.DB.FederationMembership.DeleteOneID(row.ID).Exec(context.WithoutCancel(ctx))
+		return nil, hubError(hubURL, err)
+	}
+	sealed, err := s.Secrets.Seal([]byte(res.GetPlatformToken()), tokenAAD(row.ID))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	row, err = s.DB.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.now()).
+		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(string(sealed)).SetAPIKeyHash(secretHash).
+		ClearPendingAPIKeySealed().ClearPendingUntil().SetStoreParticipation(req.GetStoreParticipation()).
+		Save(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	// The first heartbeat goes at join; its outcome is in the status.
+	if row, err = s.beat(ctx, row); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	s.kick()
+	return &switchboardv1.JoinHubResponse{Status: s.toStatus(row)}, nil
+}
+
+func pendingAAD(id string) []byte {
+	return []byte("federation_memberships.pending_api_key_sealed:" + id)
+}
+func tokenAAD(id string) []byte { return []byte("federation_memberships.platform_token_sealed:" + id) }
+
+// counts is what a heartbeat reports: this instance's users and its active
+// listings (zero when they cannot be counted: a heartbeat still goes).
+func (s *Spoke) counts(ctx context.Context) (users, agents int32) {
+	u, _ := s.DB.User.Query().Count(ctx)
+	a, _ := s.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive)).Count(ctx)
+	return int32(u), int32(a)
+}
+
+// token opens the membership's platform token.
+func (s *Spoke) token(m *ent.FederationMembership) (string, error) {
+	if m.PlatformTokenSealed == nil || s.Secrets == nil {
+		return "", errors.New("federation: no platform token")
+	}
+	b, err := s.Secrets.Open([]byte(*m.PlatformTokenSealed), tokenAAD(m.ID))
+	return string(b), err
+}
+
+// beat sends one heartbeat for m and records what came of it.
+func (s *Spoke) beat(ctx context.Context, m *ent.FederationMembership) (*ent.FederationMembership, error) {
+	token, err := s.token(m)
+	if err != nil {
+		return nil, err
+	}
+	users, agents := s.counts(ctx)
+	res, callErr := s.hub(m.HubURL).Heartbeat(withBearer(ctx, token), &switchboardv1.HeartbeatRequest{
+		Version: s.Version, UserCount: users, AgentCount: agents, Status: "healthy",
+	})
+	up := s.DB.FederationMembership.UpdateOneID(m.ID).SetLastHeartbeatAt(s.now()).SetLastHeartbeatOk(callErr == nil)
+	if callErr != nil {
+		s.Logger.Warn("federation: heartbeat failed", "hub", m.HubURL, "err", callErr)
+		up.SetLastHeartbeatError(apperr.From(hubError(m.HubURL, callErr)).Message)
+	} else {
+		n := res.GetNetwork()
+		up.ClearLastHeartbeatError().SetNetworkInstances(int(n.GetInstances())).
+			SetNetworkUsers(int(n.GetUsers())).SetNetworkAgents(int(n.GetAgents()))
+	}
+	return up.Save(context.WithoutCancel(ctx))
+}
+
+// GetFederationStatus answers this instance's role and membership.
+func (s *Spoke) GetFederationStatus(ctx context.Context, _ *switchboardv1.GetFederationStatusRequest) (*switchboardv1.GetFederationStatusResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.GetFederationStatusResponse{Status: s.toStatus(m)}, nil
+}
+
+// LeaveFederation tells the hub (best effort) and forgets the membership.
+func (s *Spoke) LeaveFederation(ctx context.Context, _ *switchboardv1.LeaveFederationRequest) (*switchboardv1.LeaveFederationResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	m, err := s.joined(ctx)
+	if err != nil {
+		return nil, err
+	}
+	told := false
+	if token, err := s.token(m); err == nil {
+		_, err = s.hub(m.HubURL).LeaveHub(withBearer(ctx, token), &switchboardv1.LeaveHubRequest{})
+		told = err == nil
+		if err != nil {
+			s.Logger.Warn("federation: the hub could not be told of the leave", "hub", m.HubURL, "err", err)
+		}
+	}
+	if err := s.DB.FederationMembership.DeleteOneID(m.ID).Exec(context.WithoutCancel(ctx)); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.LeaveFederationResponse{Status: s.toStatus(nil), HubTold: told}, nil
+}
+
+// RotateFederationToken asks the hub for a new platform token.
+func (s *Spoke) RotateFederationToken(ctx context.Context, _ *switchboardv1.RotateFederationTokenRequest) (*switchboardv1.RotateFederationTokenResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	m, err := s.joined(ctx)
+	if err != nil {
+		return nil, err
+	}
+	token, err := s.token(m)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	res, err := s.hub(m.HubURL).RotatePlatformToken(withBearer(ctx, token), &switchboardv1.RotatePlatformTokenRequest{})
+	if err != nil {
+		return nil, hubError(m.HubURL, err)
+	}
+	sealed, err := s.Secrets.Seal([]byte(res.GetPlatformToken()), tokenAAD(m.ID))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetPlatformTokenSealed(string(sealed)).Save(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.RotateFederationTokenResponse{Status: s.toStatus(m)}, nil
+}
+
+// joined is the membership of a joined instance; none is a failed
+// precondition.
+func (s *Spoke) joined(ctx context.Context) (*ent.FederationMembership, error) {
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if m == nil || m.JoinedAt == nil {
+		return nil, apperr.IllegalMove("this instance has not joined a hub")
+	}
+	return m, nil
+}
+
+func (s *Spoke) toStatus(m *ent.FederationMembership) *switchboardv1.FederationStatus {
+	role := s.Role
+	if role == "" {
+		role = "standalone"
+	}
+	out := &switchboardv1.FederationStatus{Role: role, HeartbeatIntervalSeconds: int32(s.Interval / time.Second)}
+	if m == nil || m.JoinedAt == nil {
+		return out
+	}
+	out.Joined = true
+	out.HubUrl = &m.HubURL
+	out.InstanceId = m.InstanceID
+	out.JoinedAt = timestamppb.New(*m.JoinedAt)
+	out.StoreParticipation = m.StoreParticipation
+	if m.LastSyncAt != nil {
+		out.LastSyncAt = timestamppb.New(*m.LastSyncAt)
+	}
+	if m.LastHeartbeatAt != nil {
+		hb := &switchboardv1.FederationHeartbeat{SentAt: timestamppb.New(*m.LastHeartbeatAt), Ok: m.LastHeartbeatOk,
+			Error: m.LastHeartbeatError}
+		if m.LastHeartbeatOk {
+			hb.Network = &switchboardv1.NetworkStats{Instances: int32(m.NetworkInstances),
+				Users: int32(m.NetworkUsers), Agents: int32(m.NetworkAgents)}
+		}
+		out.LastHeartbeat = hb
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package federation
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// The credential prefixes of federation (docs/decisions.md "Federation
+// (issue 14)"): each route takes one kind, and a token of another kind is 401.
+const (
+	// PlatformTokenPrefix marks the token a hub issues to a spoke.
+	PlatformTokenPrefix = "sbp_"
+	// InstanceKeyPrefix marks a spoke's own secret, which the hub presents.
+	InstanceKeyPrefix = "sbi_"
+	// PeerTokenPrefix marks an operator-network token between peers.
+	PeerTokenPrefix = "sbf_"
+	// connectTokenPrefix is the developer area's connect token (fct_…).
+	connectTokenPrefix = "fct_"
+)
+
+// prefixShown is how much of a platform token admins see.
+const prefixShown = 12
+
+// kinds names each prefix for refusals.
+var kinds = map[string]string{
+	PlatformTokenPrefix: "a platform token",
+	InstanceKeyPrefix:   "an instance secret",
+	PeerTokenPrefix:     "a peer federation token",
+	connectTokenPrefix:  "a connect token",
+	"sbk_":              "an API key",
+	"sbd_":              "a developer key",
+}
+
+// bearerOf checks that token is of the kind want and answers its hash; a
+// missing token or one of another kind is 401 naming both.
+func bearerOf(token, want, route string) (string, error) {
+	if token == "" {
+		return "", apperr.Unauthenticated("missing credential: %s takes \"Authorization: Bearer %s…\"", route, want)
+	}
+	if !strings.HasPrefix(token, want) {
+		got := "an unknown credential"
+		for p, name := range kinds {
+			if strings.HasPrefix(token, p) {
+				got = name
+			}
+		}
+		return "", apperr.Unauthenticated("%s takes %s (%s…), not %s", route, kinds[want], want, got)
+	}
+	return auth.HashToken(token), nil
+}
+
+// Sign is the verification answer for nonce: the lowercase hex HMAC-SHA256
+// of the nonce keyed by secret.
+func Sign(secret, nonce string) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(nonce))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// sameHash compares two hex hashes in constant time.
+func sameHash(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }

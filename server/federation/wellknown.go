@@ -1,0 +1,60 @@
+package federation
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+// WellKnownPath is where an instance proves it holds a secret it offered.
+const WellKnownPath = "/.well-known/switchboard-instance"
+
+// maxNonce caps the nonce an instance signs.
+const maxNonce = 200
+
+// verification is the answer of WellKnownPath.
+type verification struct {
+	Nonce     string `json:"nonce"`
+	Signature string `json:"signature"`
+}
+
+// WellKnown answers GET WellKnownPath?nonce=…: the nonce and its HMAC keyed
+// by the secret this instance is registering (404 when it is registering
+// none).
+func (s *Spoke) WellKnown() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nonce := r.URL.Query().Get("nonce")
+		if nonce == "" || len(nonce) > maxNonce {
+			httpapi.WriteREST(w, r, apperr.Invalid("nonce must be 1 to %d characters", maxNonce))
+			return
+		}
+		secret, err := s.pendingSecret(r.Context())
+		if err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = json.NewEncoder(w).Encode(verification{Nonce: nonce, Signature: Sign(secret, nonce)})
+	})
+}
+
+// pendingSecret is the secret being registered, if one is and has not
+// expired.
+func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
+	m, err := s.DB.FederationMembership.Query().
+		Where(federationmembership.PendingAPIKeySealedNotNil(), federationmembership.PendingUntilGT(s.now())).
+		First(ctx)
+	if err != nil || s.Secrets == nil {
+		return "", apperr.NotFound("this instance is not registering with a hub")
+	}
+	b, err := s.Secrets.Open([]byte(*m.PendingAPIKeySealed), pendingAAD(m.ID))
+	if err != nil {
+		return "", apperr.Internal(err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+)
+
+func init() { fixtureSets = append(fixtureSets, federationFixtures) }
+
+var (
+	tsJoined    = timestamppb.New(time.Date(2025, 6, 1, 8, 0, 0, 0, time.UTC))
+	tsHeartbeat = timestamppb.New(time.Date(2025, 6, 1, 9, 0, 0, 125_000_000, time.UTC))
+)
+
+// fullInstance is a spoke as its hub's admin sees it, every field set.
+func fullInstance() *switchboardv1.FederationInstance {
+	return &switchboardv1.FederationInstance{
+		Id: "ckx5f0a1b0000qzrminstanc1", Name: "Ada's \"lab\" instance", BaseUrl: "https://sb.ada.example",
+		Status: "active", Health: "degraded", Version: proto.String("2.0.0"), UserCount: 12, AgentCount: 3,
+		StoreParticipation: true, LastHeartbeatAt: tsHeartbeat, RegisteredAt: tsJoined, TokenPrefix: "sbp_abcdefgh",
+	}
+}
+
+// sparseInstance registered and never sent a heartbeat, now stale.
+func sparseInstance() *switchboardv1.FederationInstance {
+	return &switchboardv1.FederationInstance{
+		Id: "ckx5f0a1b0000qzrminstanc2", Name: "bare", BaseUrl: "http://10.0.0.7:8080",
+		Status: "stale", Health: "healthy", RegisteredAt: tsJoined, TokenPrefix: "sbp_zyxwvuts",
+	}
+}
+
+// joinedStatus is a spoke joined to its hub after a failed heartbeat, and
+// fullStatus one whose last heartbeat answered.
+func joinedStatus(ok bool) *switchboardv1.FederationStatus {
+	hb := &switchboardv1.FederationHeartbeat{SentAt: tsHeartbeat, Ok: ok}
+	if ok {
+		hb.Network = &switchboardv1.NetworkStats{Instances: 4, Users: 57, Agents: 19}
+	} else {
+		hb.Error = proto.String("the hub at https://hub.example could not be reached")
+	}
+	return &switchboardv1.FederationStatus{
+		Role: "standalone", Joined: true, HubUrl: proto.String("https://hub.example"),
+		InstanceId: proto.String("ckx5f0a1b0000qzrminstanc1"), JoinedAt: tsJoined, LastHeartbeat: hb,
+		StoreParticipation: ok, LastSyncAt: map[bool]*timestamppb.Timestamp{true: tsHeartbeat}[ok],
+		HeartbeatIntervalSeconds: 3600,
+	}
+}
+
+// federationFixtures cover the hub's platform answers, its admin's list and
+// the spoke's status.
+func federationFixtures() []fixture {
+	alone := &switchboardv1.FederationStatus{Role: "standalone", HeartbeatIntervalSeconds: 3600}
+	return []fixture{
+		single("RegisterInstanceResponse", "full", &switchboardv1.RegisterInstanceResponse{
+			InstanceId: "ckx5f0a1b0000qzrminstanc1", PlatformToken: "sbp_0123456789abcdefghijklmnopqrstuvwxyz0123456789abcd",
+			Endpoints: []*switchboardv1.FederationEndpoint{
+				{Method: "POST", Path: "/api/v2/federation/heartbeat"}, {Method: "POST", Path: "/api/v2/federation/rotate"},
+			},
+		}),
+		single("RegisterInstanceResponse", "sparse", &switchboardv1.RegisterInstanceResponse{
+			InstanceId: "ckx5f0a1b0000qzrminstanc2", PlatformToken: "sbp_x",
+		}),
+		single("HeartbeatResponse", "full", &switchboardv1.HeartbeatResponse{
+			Ok: true, Network: &switchboardv1.NetworkStats{Instances: 4, Users: 57, Agents: 19}, ServerTime: tsHeartbeat,
+		}),
+		single("HeartbeatResponse", "sparse", &switchboardv1.HeartbeatResponse{}),
+		single("RotatePlatformTokenResponse", "full", &switchboardv1.RotatePlatformTokenResponse{PlatformToken: "sbp_new"}),
+		single("LeaveHubResponse", "full", &switchboardv1.LeaveHubResponse{}),
+		single("JoinHubResponse", "full", &switchboardv1.JoinHubResponse{Status: joinedStatus(true)}),
+		single("JoinHubResponse", "heartbeat_failed", &switchboardv1.JoinHubResponse{Status: joinedStatus(false)}),
+		single("GetFederationStatusResponse", "full", &switchboardv1.GetFederationStatusResponse{Status: joinedStatus(true)}),
+		single("GetFederationStatusResponse", "sparse", &switchboardv1.GetFederationStatusResponse{Status: alone}),
+		single("LeaveFederationResponse", "full", &switchboardv1.LeaveFederationResponse{Status: alone, HubTold: true}),
+		single("LeaveFederationResponse", "sparse", &switchboardv1.LeaveFederationResponse{Status: alone}),
+		single("RotateFederationTokenResponse", "full", &switchboardv1.RotateFederationTokenResponse{Status: joinedStatus(true)}),
+		single("ListFederationInstancesResponse", "full", &switchboardv1.ListFederationInstancesResponse{
+			Instances: []*switchboardv1.FederationInstance{fullInstance(), sparseInstance()},
+		}),
+		single("ListFederationInstancesResponse", "sparse", &switchboardv1.ListFederationInstancesResponse{}),
+		single("DeactivateFederationInstanceResponse", "full", &switchboardv1.DeactivateFederationInstanceResponse{
+			Instance: func() *switchboardv1.FederationInstance { i := fullInstance(); i.Status = "deactivated"; return i }(),
+		}),
+		single("ReactivateFederationInstanceResponse", "full", &switchboardv1.ReactivateFederationInstanceResponse{Instance: sparseInstance()}),
+	}
+}
