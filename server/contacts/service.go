@@ -106,22 +106,20 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 	if err != nil {
 		return nil, err
 	}
-	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	d, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.ContactDetail, error) {
 		now := s.now()
 		create := tx.Contact.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now)
 		if err := e.apply(create.Mutation()); err != nil {
-			return apperr.Internal(err)
+			return nil, apperr.Internal(err)
 		}
 		c, err := create.Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return nil, apperr.Internal(err)
 		}
 		if err := s.record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
-			return err
+			return nil, err
 		}
-		d, err = detail(ctx, tx.Client(), p.UserID, c)
-		return err
+		return detail(ctx, tx.Client(), p.UserID, c)
 	})
 	if err != nil {
 		return nil, err
@@ -142,27 +140,25 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 	if err != nil {
 		return nil, err
 	}
-	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	d, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.ContactDetail, error) {
 		if _, err := find(ctx, tx.Client(), p.UserID, req.GetId()); err != nil {
-			return err
+			return nil, err
 		}
 		update := tx.Contact.UpdateOneID(req.GetId()).Where(contact.UserID(p.UserID)).SetUpdatedAt(s.now())
 		if err := e.apply(update.Mutation()); err != nil {
-			return apperr.Internal(err)
+			return nil, apperr.Internal(err)
 		}
 		c, err := update.Save(ctx)
 		if ent.IsNotFound(err) { // deleted since find
-			return apperr.NotFound("contact %q not found", req.GetId())
+			return nil, apperr.NotFound("contact %q not found", req.GetId())
 		} else if err != nil {
-			return apperr.Internal(err)
+			return nil, apperr.Internal(err)
 		}
 		if err := s.record(ctx, tx, p, "contact_updated", "Updated contact "+c.Name, c,
 			map[string]any{"fields": e.supplied}); err != nil {
-			return err
+			return nil, err
 		}
-		d, err = detail(ctx, tx.Client(), p.UserID, c)
-		return err
+		return detail(ctx, tx.Client(), p.UserID, c)
 	})
 	if err != nil {
 		return nil, err
@@ -177,31 +173,31 @@ func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteCo
 	if err != nil {
 		return nil, err
 	}
-	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	d, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.ContactDetail, error) {
 		c, err := find(ctx, tx.Client(), p.UserID, req.GetId())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if d, err = detail(ctx, tx.Client(), p.UserID, c); err != nil {
-			return err
+		d, err := detail(ctx, tx.Client(), p.UserID, c)
+		if err != nil {
+			return nil, err
 		}
 		// The foreign key cascades too; deleting the links here does not
 		// depend on the database enforcing it.
 		if _, err := tx.CardContact.Delete().Where(cardcontact.ContactID(c.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
+			return nil, apperr.Internal(err)
 		}
 		err = tx.Contact.DeleteOneID(c.ID).Where(contact.UserID(p.UserID)).Exec(ctx)
 		if ent.IsNotFound(err) { // deleted since find
-			return apperr.NotFound("contact %q not found", c.ID)
+			return nil, apperr.NotFound("contact %q not found", c.ID)
 		} else if err != nil {
-			return apperr.Internal(err)
+			return nil, apperr.Internal(err)
 		}
 		cardIDs := make([]string, 0, len(d.Cards))
 		for _, l := range d.Cards {
 			cardIDs = append(cardIDs, l.CardId)
 		}
-		return s.record(ctx, tx, p, "contact_deleted", "Deleted contact "+c.Name, c, map[string]any{"cardIds": cardIDs})
+		return d, s.record(ctx, tx, p, "contact_deleted", "Deleted contact "+c.Name, c, map[string]any{"cardIds": cardIDs})
 	})
 	if err != nil {
 		return nil, err
