@@ -199,6 +199,22 @@ func (d *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	return nil
 }
 
+// InTxValue is InTx for a transaction that answers a value: fn's value once
+// the transaction has committed, the zero value with any error.
+func InTxValue[T any](ctx context.Context, d *DB, fn func(*Tx) (T, error)) (T, error) {
+	var out T
+	err := d.InTx(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
 // Serialize takes a transaction-scoped lock named by key, for the rare
 // check-then-insert that no unique index can guard (such as "only one owner").
 // SQLite needs nothing: write transactions are IMMEDIATE, so they already queue.

@@ -37,6 +37,25 @@ func agentMessage(v *view) *a2a.Message {
 		Parts: a2a.ContentParts{a2a.TextPart{Text: v.text}}}
 }
 
+// wireStatus is a task's status as legacy and v1.0 both write it; only the
+// message's shape differs.
+type wireStatus[M any] struct {
+	State     string `json:"state"`
+	Message   *M     `json:"message,omitempty"`
+	Timestamp string `json:"timestamp"`
+}
+
+// statusOf is v's status in a family's shapes: its state's name and its agent
+// message written by msg.
+func statusOf[M any](v *view, state string, msg func(*a2a.Message) M) wireStatus[M] {
+	st := wireStatus[M]{State: state, Timestamp: v.at.UTC().Format(time.RFC3339Nano)}
+	if m := agentMessage(v); m != nil {
+		out := msg(m)
+		st.Message = &out
+	}
+	return st
+}
+
 // v0.3 ----------------------------------------------------------------------
 
 func taskV03(v *view, n *int) *a2a.Task {
@@ -64,18 +83,12 @@ func artifactV03(v *view, a *a2a.Artifact) *a2a.TaskArtifactUpdateEvent {
 // legacy (document 2) --------------------------------------------------------
 
 type legacyTask struct {
-	ID        string           `json:"id"`
-	SessionID string           `json:"sessionId"`
-	Status    legacyStatus     `json:"status"`
-	Artifacts []legacyArtifact `json:"artifacts"`
-	History   []legacyMsgOut   `json:"history"`
-	Metadata  map[string]any   `json:"metadata"`
-}
-
-type legacyStatus struct {
-	State     string        `json:"state"`
-	Message   *legacyMsgOut `json:"message,omitempty"`
-	Timestamp string        `json:"timestamp"`
+	ID        string                   `json:"id"`
+	SessionID string                   `json:"sessionId"`
+	Status    wireStatus[legacyMsgOut] `json:"status"`
+	Artifacts []legacyArtifact         `json:"artifacts"`
+	History   []legacyMsgOut           `json:"history"`
+	Metadata  map[string]any           `json:"metadata"`
 }
 
 type legacyMsgOut struct {
@@ -101,12 +114,8 @@ type legacyArtifact struct {
 
 func taskLegacy(v *view, n *int) *legacyTask {
 	t := &legacyTask{ID: v.rec.TaskID, SessionID: v.rec.ContextID, Metadata: metaOf(v),
-		Status:    legacyStatus{State: string(v.state), Timestamp: v.at.UTC().Format(time.RFC3339Nano)},
+		Status:    statusOf(v, string(v.state), legacyMessageOut),
 		Artifacts: []legacyArtifact{}, History: []legacyMsgOut{}}
-	if m := agentMessage(v); m != nil {
-		out := legacyMessageOut(m)
-		t.Status.Message = &out
-	}
 	for i, a := range v.artifacts {
 		t.Artifacts = append(t.Artifacts, legacyArtifact{Name: a.Name, Parts: legacyParts(a.Parts), Index: i, Metadata: a.Metadata})
 	}
@@ -149,18 +158,12 @@ func fileFields(p a2a.FilePart) map[string]any {
 // v1.0 -------------------------------------------------------------------------
 
 type v1Task struct {
-	ID        string         `json:"id"`
-	ContextID string         `json:"contextId"`
-	Status    v1Status       `json:"status"`
-	Artifacts []v1Artifact   `json:"artifacts,omitempty"`
-	History   []v1Message    `json:"history,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
-
-type v1Status struct {
-	State     string     `json:"state"`
-	Message   *v1Message `json:"message,omitempty"`
-	Timestamp string     `json:"timestamp"`
+	ID        string                `json:"id"`
+	ContextID string                `json:"contextId"`
+	Status    wireStatus[v1Message] `json:"status"`
+	Artifacts []v1Artifact          `json:"artifacts,omitempty"`
+	History   []v1Message           `json:"history,omitempty"`
+	Metadata  map[string]any        `json:"metadata,omitempty"`
 }
 
 type v1Artifact struct {
@@ -171,10 +174,10 @@ type v1Artifact struct {
 }
 
 type v1StatusUpdate struct {
-	TaskID    string         `json:"taskId"`
-	ContextID string         `json:"contextId"`
-	Status    v1Status       `json:"status"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
+	TaskID    string                `json:"taskId"`
+	ContextID string                `json:"contextId"`
+	Status    wireStatus[v1Message] `json:"status"`
+	Metadata  map[string]any        `json:"metadata,omitempty"`
 }
 
 type v1ArtifactUpdate struct {
@@ -196,13 +199,8 @@ func v1Role(r a2a.MessageRole) string {
 	return "ROLE_USER"
 }
 
-func statusV1(v *view) v1Status {
-	st := v1Status{State: v1State(v.state), Timestamp: v.at.UTC().Format(time.RFC3339Nano)}
-	if m := agentMessage(v); m != nil {
-		out := messageV1(m)
-		st.Message = &out
-	}
-	return st
+func statusV1(v *view) wireStatus[v1Message] {
+	return statusOf(v, v1State(v.state), messageV1)
 }
 
 func taskV1(v *view, n *int) *v1Task {

@@ -269,20 +269,17 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 	if err != nil {
 		return nil, err
 	}
-	pack, inst, err := s.activeInstall(ctx, p.UserID, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	values, err := checkCustomizations(pack.EditableFields, req.GetCustomizations())
-	if err != nil {
-		return nil, err
-	}
-	resolved, missing := Resolve(pack.Prompt, defaults(pack.EditableFields), values)
-	if len(missing) > 0 {
-		return nil, apperr.Invalid("no value for %s: give one in customizations (the field has no default)", joinQuoted(missing))
-	}
-	v, err := s.changeInstall(ctx, p.UserID, pack, inst, func(u *ent.CapabilityInstallUpdate) {
+	v, err := s.changeInstall(ctx, p.UserID, req.GetId(), func(pack *ent.CapabilityPack, u *ent.CapabilityInstallUpdate) error {
+		values, err := checkCustomizations(pack.EditableFields, req.GetCustomizations())
+		if err != nil {
+			return err
+		}
+		resolved, missing := Resolve(pack.Prompt, defaults(pack.EditableFields), values)
+		if len(missing) > 0 {
+			return apperr.Invalid("no value for %s: give one in customizations (the field has no default)", joinQuoted(missing))
+		}
 		u.SetCustomizations(values).SetResolvedPrompt(resolved)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -297,11 +294,10 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 	if err != nil {
 		return nil, err
 	}
-	pack, inst, err := s.activeInstall(ctx, p.UserID, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.changeInstall(ctx, p.UserID, pack, inst, func(u *ent.CapabilityInstallUpdate) { u.SetActive(false) })
+	v, err := s.changeInstall(ctx, p.UserID, req.GetId(), func(_ *ent.CapabilityPack, u *ent.CapabilityInstallUpdate) error {
+		u.SetActive(false)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -349,13 +345,21 @@ func (s *Service) activeInstall(ctx context.Context, userID, id string) (*ent.Ca
 	return pack, inst, nil
 }
 
-// changeInstall applies set to the caller's installation while it is still
-// active (a concurrent uninstall makes it 404) and answers the pack's view.
-func (s *Service) changeInstall(ctx context.Context, userID string, pack *ent.CapabilityPack, inst *ent.CapabilityInstall, set func(*ent.CapabilityInstallUpdate)) (*switchboardv1.CapabilityPack, error) {
-	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
+// changeInstall applies set to the caller's active installation of pack id
+// while it is still active (a concurrent uninstall makes it 404) and answers
+// the pack's view. set only checks and sets (no I/O: it runs in the
+// transaction); its error refuses the change and nothing is written.
+func (s *Service) changeInstall(ctx context.Context, userID, id string, set func(*ent.CapabilityPack, *ent.CapabilityInstallUpdate) error) (*switchboardv1.CapabilityPack, error) {
+	pack, inst, err := s.activeInstall(ctx, userID, id)
+	if err != nil {
+		return nil, err
+	}
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		u := tx.CapabilityInstall.Update().
 			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).SetUpdatedAt(s.now())
-		set(u)
+		if err := set(pack, u); err != nil {
+			return err
+		}
 		n, err := u.Save(ctx)
 		if err != nil {
 			return apperr.Wrap(err)

@@ -5,7 +5,6 @@ package contacts
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -15,7 +14,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
-	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -96,119 +94,6 @@ func (s *Service) GetContact(ctx context.Context, req *switchboardv1.GetContactR
 	return &switchboardv1.GetContactResponse{Contact: d}, nil
 }
 
-// CreateContact adds a contact.
-func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateContactRequest) (*switchboardv1.CreateContactResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e, err := parseInput(req.GetContact(), true)
-	if err != nil {
-		return nil, err
-	}
-	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		now := s.now()
-		create := tx.Contact.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now)
-		if err := e.apply(create.Mutation()); err != nil {
-			return apperr.Internal(err)
-		}
-		c, err := create.Save(ctx)
-		if err != nil {
-			return apperr.Internal(err)
-		}
-		if err := s.record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
-			return err
-		}
-		d, err = detail(ctx, tx.Client(), p.UserID, c)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &switchboardv1.CreateContactResponse{Contact: d}, nil
-}
-
-// UpdateContact changes the supplied fields.
-func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateContactRequest) (*switchboardv1.UpdateContactResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if req.GetId() == "" {
-		return nil, apperr.Invalid("id is required")
-	}
-	e, err := parseInput(req.GetContact(), false)
-	if err != nil {
-		return nil, err
-	}
-	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		if _, err := find(ctx, tx.Client(), p.UserID, req.GetId()); err != nil {
-			return err
-		}
-		update := tx.Contact.UpdateOneID(req.GetId()).Where(contact.UserID(p.UserID)).SetUpdatedAt(s.now())
-		if err := e.apply(update.Mutation()); err != nil {
-			return apperr.Internal(err)
-		}
-		c, err := update.Save(ctx)
-		if ent.IsNotFound(err) { // deleted since find
-			return apperr.NotFound("contact %q not found", req.GetId())
-		} else if err != nil {
-			return apperr.Internal(err)
-		}
-		if err := s.record(ctx, tx, p, "contact_updated", "Updated contact "+c.Name, c,
-			map[string]any{"fields": e.supplied}); err != nil {
-			return err
-		}
-		d, err = detail(ctx, tx.Client(), p.UserID, c)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &switchboardv1.UpdateContactResponse{Contact: d}, nil
-}
-
-// DeleteContact removes a contact and its card links, and answers the contact
-// as it was.
-func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteContactRequest) (*switchboardv1.DeleteContactResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var d *switchboardv1.ContactDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		c, err := find(ctx, tx.Client(), p.UserID, req.GetId())
-		if err != nil {
-			return err
-		}
-		if d, err = detail(ctx, tx.Client(), p.UserID, c); err != nil {
-			return err
-		}
-		// The foreign key cascades too; deleting the links here does not
-		// depend on the database enforcing it.
-		if _, err := tx.CardContact.Delete().Where(cardcontact.ContactID(c.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
-		}
-		err = tx.Contact.DeleteOneID(c.ID).Where(contact.UserID(p.UserID)).Exec(ctx)
-		if ent.IsNotFound(err) { // deleted since find
-			return apperr.NotFound("contact %q not found", c.ID)
-		} else if err != nil {
-			return apperr.Internal(err)
-		}
-		cardIDs := make([]string, 0, len(d.Cards))
-		for _, l := range d.Cards {
-			cardIDs = append(cardIDs, l.CardId)
-		}
-		return s.record(ctx, tx, p, "contact_deleted", "Deleted contact "+c.Name, c, map[string]any{"cardIds": cardIDs})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &switchboardv1.DeleteContactResponse{Contact: d}, nil
-}
-
 // find loads one of the caller's contacts; another account's id is not found.
 func find(ctx context.Context, c *ent.Client, userID, id string) (*ent.Contact, error) {
 	if id == "" {
@@ -267,19 +152,4 @@ func loadLinks(ctx context.Context, c *ent.Client, userID string, contacts ...*e
 		out[l.ContactID] = append(out[l.ContactID], l)
 	}
 	return out, nil
-}
-
-// record writes the activity entry of a contact action in tx.
-func (s *Service) record(ctx context.Context, tx *db.Tx, p *auth.Principal, action, summary string, c *ent.Contact, meta map[string]any) error {
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["contactId"] = c.ID
-	err := activity.Write(ctx, tx, activity.Entry{
-		UserID: p.UserID, Action: action, Actor: p.Actor(), Summary: summary, Metadata: meta, At: s.now(),
-	})
-	if err != nil {
-		return apperr.Internal(fmt.Errorf("contacts: %w", err))
-	}
-	return nil
 }

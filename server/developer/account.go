@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -130,9 +131,5 @@ func (s *Service) ListDeveloperKeys(ctx context.Context, _ *switchboardv1.ListDe
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	out := &switchboardv1.ListDeveloperKeysResponse{Keys: make([]*switchboardv1.DeveloperKey, 0, len(rows))}
-	for _, r := range rows {
-		out.Keys = append(out.Keys, toDeveloperKey(r))
-	}
-	return out, nil
+	return &switchboardv1.ListDeveloperKeysResponse{Keys: lists.Map(rows, toDeveloperKey)}, nil
 }

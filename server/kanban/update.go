@@ -2,7 +2,6 @@ package kanban
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,38 +15,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
-
-// UpdateCard changes the supplied fields and clears those named in
-// clearFields. A supplied checklist or contacts list replaces the card's; a
-// status change moves the card to the end of its new column unless an order is
-// supplied too.
-func (s *Service) UpdateCard(ctx context.Context, req *switchboardv1.UpdateCardRequest) (*switchboardv1.UpdateCardResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	in := req.GetCard()
-	if in == nil {
-		in = &switchboardv1.CardInput{}
-	}
-	cl, err := validateInput(in, false)
-	if err != nil {
-		return nil, err
-	}
-	var out *switchboardv1.KanbanCardDetail
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		var err error
-		out, err = s.updateCard(ctx, tx, p, req.GetId(), in, cl)
-		return err
-	})
-	if errors.Is(err, errNoChange) {
-		err = nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &switchboardv1.UpdateCardResponse{Card: out}, nil
-}
 
 // updateCard answers the card as updated, or the card as it was together with
 // errNoChange when the input matches it (clearing what is already empty

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -47,11 +48,7 @@ func (s *Service) ListKeys(ctx context.Context, _ *switchboardv1.ListKeysRequest
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	out := &switchboardv1.ListKeysResponse{Keys: make([]*switchboardv1.ApiKey, 0, len(ks))}
-	for _, k := range ks {
-		out.Keys = append(out.Keys, toProtoKey(k))
-	}
-	return out, nil
+	return &switchboardv1.ListKeysResponse{Keys: lists.Map(ks, toProtoKey)}, nil
 }
 
 func normaliseScopes(in []string) ([]string, error) {

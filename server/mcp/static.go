@@ -70,12 +70,7 @@ func staticTools(s *Server) []*tool {
 				"limit":  limitArg("at most this many items", 50),
 			}),
 			output: (&switchboardv1.ListQueueItemsResponse{}).ProtoReflect().Descriptor(),
-			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
-				Status string `json:"status"`
-				Limit  int32  `json:"limit"`
-			}) (any, error) {
-				return call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Status: a.Status, Limit: a.Limit})
-			}),
+			run:    direct(sv.Queue.ListQueueItems),
 		},
 		{
 			name: "queue_add", title: "Add a queue item",
@@ -87,15 +82,9 @@ func staticTools(s *Server) []*tool {
 				"priority":    arg(createQueue, "priority", "how urgent"),
 			}),
 			output: (&switchboardv1.CreateQueueItemResponse{}).ProtoReflect().Descriptor(),
-			run: with(func(ctx context.Context, p *auth.Principal, a struct {
-				Title       string  `json:"title"`
-				Description *string `json:"description"`
-				Priority    *string `json:"priority"`
-			}) (any, error) {
+			run: direct(sv.Queue.CreateQueueItem, func(p *auth.Principal, req *switchboardv1.CreateQueueItemRequest) {
 				source := "mcp:" + p.KeyLabel
-				return call(ctx, sv.Queue.CreateQueueItem, &switchboardv1.CreateQueueItemRequest{
-					Title: a.Title, Description: a.Description, Priority: a.Priority, Source: &source,
-				})
+				req.Source = &source
 			}),
 		},
 		{
@@ -121,11 +110,7 @@ func staticTools(s *Server) []*tool {
 				"limit": limitArg("at most this many contacts", 50),
 			}),
 			output: (&switchboardv1.ListContactsResponse{}).ProtoReflect().Descriptor(),
-			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
-				Limit int32 `json:"limit"`
-			}) (any, error) {
-				return call(ctx, sv.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: a.Limit})
-			}),
+			run:    direct(sv.Contacts.ListContacts),
 		},
 		{
 			name: "contacts_search", title: "Search contacts", readOnly: true,

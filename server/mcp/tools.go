@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -194,6 +195,26 @@ func call[Req proto.Message, Resp any](ctx context.Context, fn func(context.Cont
 		return zero, err
 	}
 	return fn(ctx, req)
+}
+
+// direct is the run of a tool whose arguments are fields of its request under
+// their API names: they are read straight into the request (protojson, as the
+// API reads it), set fills in what the caller decides (such as the source),
+// and fn is called.
+func direct[Req proto.Message, Resp any](fn func(context.Context, Req) (Resp, error), set ...func(*auth.Principal, Req)) func(context.Context, *auth.Principal, json.RawMessage) (any, error) {
+	return func(ctx context.Context, p *auth.Principal, args json.RawMessage) (any, error) {
+		var zero Req
+		req := zero.ProtoReflect().New().Interface().(Req)
+		if len(args) > 0 {
+			if err := protojson.Unmarshal(args, req); err != nil {
+				return nil, apperr.Invalid("arguments: %s", err)
+			}
+		}
+		for _, f := range set {
+			f(p, req)
+		}
+		return call(ctx, fn, req)
+	}
 }
 
 // with is a tool's run over its arguments decoded into A.
