@@ -71,11 +71,17 @@ type Revenue struct {
 	Currency        string
 }
 
-// Split divides gross at feePercent (raised to the floor), the fee rounded
-// half away from zero to the cent and the developer getting the rest, so the
-// two always add up to the gross: integer arithmetic throughout.
+// Split divides gross at feePercent (raised to the store's floor), the fee
+// rounded half away from zero to the cent and the developer getting the
+// rest, so the two always add up to the gross: integer arithmetic throughout.
 func Split(gross money.Cents, feePercent float64, currency string) Revenue {
-	feePercent = math.Max(feePercent, MinFeePercent)
+	return split(gross, feePercent, MinFeePercent, currency)
+}
+
+// split is Split with the floor given: the store's, or recruiting's for
+// ValidatePayment.
+func split(gross money.Cents, feePercent, floor float64, currency string) Revenue {
+	feePercent = math.Max(feePercent, floor)
 	fee := gross.Percent(feePercent)
 	return Revenue{Gross: gross, PlatformFee: fee, DeveloperPayout: gross - fee, FeePercent: feePercent, Currency: currency}
 }
