@@ -659,7 +659,7 @@ type FederationHeartbeat struct {
 	SentAt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
 	Ok     bool                   `protobuf:"varint,2,opt,name=ok,proto3" json:"ok,omitempty"`
 	// The hub's answer when ok.
-	Network *NetworkStats `protobuf:"bytes,3,opt,name=network,proto3" json:"network,omitempty"`
+	Network *NetworkStats `protobuf:"bytes,3,opt,name=network,proto3,oneof" json:"network,omitempty"`
 	// Why it failed, when it did.
 	Error         *string `protobuf:"bytes,4,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -733,9 +733,10 @@ type FederationStatus struct {
 	Joined bool    `protobuf:"varint,2,opt,name=joined,proto3" json:"joined,omitempty"`
 	HubUrl *string `protobuf:"bytes,3,opt,name=hub_url,json=hubUrl,proto3,oneof" json:"hub_url,omitempty"`
 	// This instance's id on its hub.
-	InstanceId         *string                `protobuf:"bytes,4,opt,name=instance_id,json=instanceId,proto3,oneof" json:"instance_id,omitempty"`
-	JoinedAt           *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=joined_at,json=joinedAt,proto3,oneof" json:"joined_at,omitempty"`
-	LastHeartbeat      *FederationHeartbeat   `protobuf:"bytes,6,opt,name=last_heartbeat,json=lastHeartbeat,proto3" json:"last_heartbeat,omitempty"`
+	InstanceId *string                `protobuf:"bytes,4,opt,name=instance_id,json=instanceId,proto3,oneof" json:"instance_id,omitempty"`
+	JoinedAt   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=joined_at,json=joinedAt,proto3,oneof" json:"joined_at,omitempty"`
+	// Absent before the first heartbeat.
+	LastHeartbeat      *FederationHeartbeat   `protobuf:"bytes,6,opt,name=last_heartbeat,json=lastHeartbeat,proto3,oneof" json:"last_heartbeat,omitempty"`
 	StoreParticipation bool                   `protobuf:"varint,7,opt,name=store_participation,json=storeParticipation,proto3" json:"store_participation,omitempty"`
 	LastSyncAt         *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_sync_at,json=lastSyncAt,proto3,oneof" json:"last_sync_at,omitempty"`
 	// The heartbeat period this instance uses, in seconds.
@@ -1571,30 +1572,33 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\rconnect_token\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\fconnectToken\x12/\n" +
 	"\x13store_participation\x18\x03 \x01(\bR\x12storeParticipation\x12!\n" +
 	"\x04name\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01H\x00R\x04name\x88\x01\x01B\a\n" +
-	"\x05_name\"\xb7\x01\n" +
+	"\x05_name\"\xc8\x01\n" +
 	"\x13FederationHeartbeat\x123\n" +
 	"\asent_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x12\x0e\n" +
-	"\x02ok\x18\x02 \x01(\bR\x02ok\x126\n" +
-	"\anetwork\x18\x03 \x01(\v2\x1c.switchboard.v1.NetworkStatsR\anetwork\x12\x19\n" +
-	"\x05error\x18\x04 \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
-	"\x06_error\"\x8c\x04\n" +
+	"\x02ok\x18\x02 \x01(\bR\x02ok\x12;\n" +
+	"\anetwork\x18\x03 \x01(\v2\x1c.switchboard.v1.NetworkStatsH\x00R\anetwork\x88\x01\x01\x12\x19\n" +
+	"\x05error\x18\x04 \x01(\tH\x01R\x05error\x88\x01\x01B\n" +
+	"\n" +
+	"\b_networkB\b\n" +
+	"\x06_error\"\xa4\x04\n" +
 	"\x10FederationStatus\x12%\n" +
 	"\x04role\x18\x01 \x01(\tB\x11\xba\xf5\x18\rinstance_roleR\x04role\x12\x16\n" +
 	"\x06joined\x18\x02 \x01(\bR\x06joined\x12\x1c\n" +
 	"\ahub_url\x18\x03 \x01(\tH\x00R\x06hubUrl\x88\x01\x01\x12$\n" +
 	"\vinstance_id\x18\x04 \x01(\tH\x01R\n" +
 	"instanceId\x88\x01\x01\x12<\n" +
-	"\tjoined_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampH\x02R\bjoinedAt\x88\x01\x01\x12J\n" +
-	"\x0elast_heartbeat\x18\x06 \x01(\v2#.switchboard.v1.FederationHeartbeatR\rlastHeartbeat\x12/\n" +
+	"\tjoined_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampH\x02R\bjoinedAt\x88\x01\x01\x12O\n" +
+	"\x0elast_heartbeat\x18\x06 \x01(\v2#.switchboard.v1.FederationHeartbeatH\x03R\rlastHeartbeat\x88\x01\x01\x12/\n" +
 	"\x13store_participation\x18\a \x01(\bR\x12storeParticipation\x12A\n" +
-	"\flast_sync_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x03R\n" +
+	"\flast_sync_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x04R\n" +
 	"lastSyncAt\x88\x01\x01\x12<\n" +
 	"\x1aheartbeat_interval_seconds\x18\t \x01(\x05R\x18heartbeatIntervalSecondsB\n" +
 	"\n" +
 	"\b_hub_urlB\x0e\n" +
 	"\f_instance_idB\f\n" +
 	"\n" +
-	"_joined_atB\x0f\n" +
+	"_joined_atB\x11\n" +
+	"\x0f_last_heartbeatB\x0f\n" +
 	"\r_last_sync_at\"K\n" +
 	"\x0fJoinHubResponse\x128\n" +
 	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"\x1c\n" +
