@@ -234,6 +234,7 @@ func New(cfg Config) (*App, error) {
 	}
 	app.closers = append(app.closers, svc.dev.Close)
 	if err := newFederation(cfg, &svc, storeSvc.Secrets, egressPolicy); err != nil {
+		app.Close()
 		return nil, err
 	}
 	if err := requireClocks(svc); err != nil {

@@ -139,19 +139,19 @@ func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterI
 		if prior != nil {
 			id = prior.ID
 		}
-		sealed, err := h.Secrets.Seal([]byte(secret), secretAAD(id))
+		sealed, err := seal(h.Secrets, secret, secretAAD(id))
 		if err != nil {
 			return apperr.Internal(err)
 		}
 		if prior != nil {
-			return tx.FederationInstance.UpdateOneID(id).SetName(name).SetAPIKeySealed(string(sealed)).SetAPIKeyHash(secretHash).
+			return tx.FederationInstance.UpdateOneID(id).SetName(name).SetAPIKeySealed(sealed).SetAPIKeyHash(secretHash).
 				SetTokenHash(tokenHash).SetTokenPrefix(token[:prefixShown]).ClearLeftAt().
 				SetNillableVersion(nonEmpty(req.GetVersion())).SetUserCount(int(req.GetUserCount())).
 				SetAgentCount(int(req.GetAgentCount())).SetCapabilities(req.GetCapabilities().AsMap()).
 				SetRegisteredBy(tok.UserID).Exec(ctx)
 		}
 		return tx.FederationInstance.Create().SetID(id).SetName(name).SetBaseURL(base).
-			SetAPIKeyHash(secretHash).SetAPIKeySealed(string(sealed)).SetTokenHash(tokenHash).
+			SetAPIKeyHash(secretHash).SetAPIKeySealed(sealed).SetTokenHash(tokenHash).
 			SetTokenPrefix(token[:prefixShown]).SetNillableVersion(nonEmpty(req.GetVersion())).
 			SetUserCount(int(req.GetUserCount())).SetAgentCount(int(req.GetAgentCount())).
 			SetCapabilities(req.GetCapabilities().AsMap()).SetRegisteredBy(tok.UserID).Exec(ctx)

@@ -166,12 +166,12 @@ func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 			return apperr.Internal(err)
 		}
 		id := ids.New()
-		sealed, err := s.Secrets.Seal([]byte(secret), pendingAAD(id))
+		sealed, err := seal(s.Secrets, secret, pendingAAD(id))
 		if err != nil {
 			return apperr.Internal(err)
 		}
 		row, err = tx.FederationMembership.Create().SetID(id).SetHubURL(hubURL).
-			SetPendingAPIKeySealed(string(sealed)).SetPendingUntil(s.now().Add(pendingFor)).Save(ctx)
+			SetPendingAPIKeySealed(sealed).SetPendingUntil(s.now().Add(pendingFor)).Save(ctx)
 		return err
 	})
 	if err != nil {
@@ -186,12 +186,12 @@ func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 		_ = s.DB.FederationMembership.DeleteOneID(row.ID).Exec(context.WithoutCancel(ctx))
 		return nil, hubError(hubURL, err)
 	}
-	sealed, err := s.Secrets.Seal([]byte(res.GetPlatformToken()), tokenAAD(row.ID))
+	sealed, err := seal(s.Secrets, res.GetPlatformToken(), tokenAAD(row.ID))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
 	row, err = s.DB.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.now()).
-		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(string(sealed)).SetAPIKeyHash(secretHash).
+		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(sealed).SetAPIKeyHash(secretHash).
 		ClearPendingAPIKeySealed().ClearPendingUntil().SetStoreParticipation(req.GetStoreParticipation()).
 		Save(context.WithoutCancel(ctx))
 	if err != nil {
@@ -223,8 +223,7 @@ func (s *Spoke) token(m *ent.FederationMembership) (string, error) {
 	if m.PlatformTokenSealed == nil || s.Secrets == nil {
 		return "", errors.New("federation: no platform token")
 	}
-	b, err := s.Secrets.Open([]byte(*m.PlatformTokenSealed), tokenAAD(m.ID))
-	return string(b), err
+	return unseal(s.Secrets, *m.PlatformTokenSealed, tokenAAD(m.ID))
 }
 
 // beat sends one heartbeat for m and records what came of it.
@@ -301,11 +300,11 @@ func (s *Spoke) RotateFederationToken(ctx context.Context, _ *switchboardv1.Rota
 	if err != nil {
 		return nil, hubError(m.HubURL, err)
 	}
-	sealed, err := s.Secrets.Seal([]byte(res.GetPlatformToken()), tokenAAD(m.ID))
+	sealed, err := seal(s.Secrets, res.GetPlatformToken(), tokenAAD(m.ID))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetPlatformTokenSealed(string(sealed)).Save(context.WithoutCancel(ctx))
+	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetPlatformTokenSealed(sealed).Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}

@@ -2,10 +2,12 @@ package federation
 
 import (
 	"crypto/hmac"
+	"encoding/base64"
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 
+	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -64,3 +66,23 @@ func Sign(secret, nonce string) string {
 
 // sameHash compares two hex hashes in constant time.
 func sameHash(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+
+// seal seals a secret for a text column: base64 of the sealed bytes (a
+// PostgreSQL text column takes only valid UTF-8).
+func seal(box *secrets.Box, secret string, aad []byte) (string, error) {
+	b, err := box.Seal([]byte(secret), aad)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// unseal opens what seal stored.
+func unseal(box *secrets.Box, stored string, aad []byte) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(stored)
+	if err != nil {
+		return "", secrets.ErrCorrupt
+	}
+	b, err = box.Open(b, aad)
+	return string(b), err
+}

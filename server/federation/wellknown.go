@@ -52,9 +52,9 @@ func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
 	if err != nil || s.Secrets == nil {
 		return "", apperr.NotFound("this instance is not registering with a hub")
 	}
-	b, err := s.Secrets.Open([]byte(*m.PendingAPIKeySealed), pendingAAD(m.ID))
+	secret, err := unseal(s.Secrets, *m.PendingAPIKeySealed, pendingAAD(m.ID))
 	if err != nil {
 		return "", apperr.Internal(err)
 	}
-	return string(b), nil
+	return secret, nil
 }
