@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // DefaultStaleAfter is how long a spoke may go without a heartbeat before
@@ -49,6 +50,8 @@ type Hub struct {
 	Serving bool
 	// StaleAfter is --stale-after; DefaultStaleAfter when zero.
 	StaleAfter time.Duration
+	// Policy is the store's review policy, which synced listings follow.
+	Policy store.ReviewPolicy
 	client     *http.Client
 }
 

@@ -192,10 +192,18 @@ func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 	}
 	row, err = s.DB.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.now()).
 		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(sealed).SetAPIKeyHash(secretHash).
-		ClearPendingAPIKeySealed().ClearPendingUntil().SetStoreParticipation(req.GetStoreParticipation()).
-		Save(context.WithoutCancel(ctx))
+		ClearPendingAPIKeySealed().ClearPendingUntil().Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
+	}
+	// Joined whatever comes next: a refused link leaves participation off,
+	// shown in the status, to enable again later.
+	if req.GetStoreParticipation() {
+		if linked, err := s.link(ctx, row, "enable"); err == nil {
+			row = linked
+		} else {
+			s.Logger.Warn("federation: store participation not enabled at join", "hub", hubURL, "err", err)
+		}
 	}
 	// The first heartbeat goes at join; its outcome is in the status.
 	if row, err = s.beat(ctx, row); err != nil {

@@ -84,6 +84,32 @@ func federationFixtures() []fixture {
 		single("DeactivateFederationInstanceResponse", "full", &switchboardv1.DeactivateFederationInstanceResponse{
 			Instance: func() *switchboardv1.FederationInstance { i := fullInstance(); i.Status = "deactivated"; return i }(),
 		}),
+		single("MarketplaceLinkResponse", "full", &switchboardv1.MarketplaceLinkResponse{StoreParticipation: true}),
+		single("MarketplaceLinkResponse", "sparse", &switchboardv1.MarketplaceLinkResponse{}),
+		single("SyncAgentsResponse", "full", &switchboardv1.SyncAgentsResponse{Results: syncResults()}),
+		single("SyncAgentsResponse", "sparse", &switchboardv1.SyncAgentsResponse{}),
+		single("ListSyncedAgentsResponse", "full", &switchboardv1.ListSyncedAgentsResponse{Agents: []*switchboardv1.SyncedAgent{
+			{RemoteId: "cmwxt94bh002mli7djqaibtbg", MarketplaceId: "ckx3a0a1b0000qzrmstagent1", Name: "Writer \"pro\"",
+				Slug: "writer", Status: "active", ExecutionCount: 7, Revenue: []*switchboardv1.SyncedAgentRevenue{
+					{Currency: "USD", Gross: 17.5, DeveloperPayout: 14.88, PlatformFee: 2.62},
+					{Currency: "EUR", Gross: 2.5, DeveloperPayout: 2.13, PlatformFee: 0.37},
+				}},
+			{RemoteId: "r2", MarketplaceId: "ckx3a0a1b0000qzrmstagent2", Name: "Coder", Slug: "coder", Status: "pending_review"},
+		}}),
+		single("ListSyncedAgentsResponse", "sparse", &switchboardv1.ListSyncedAgentsResponse{}),
+		single("LinkMarketplaceResponse", "full", &switchboardv1.LinkMarketplaceResponse{Status: joinedStatus(true)}),
+		single("SyncMarketplaceResponse", "full", &switchboardv1.SyncMarketplaceResponse{Results: syncResults(), Status: joinedStatus(true)}),
+		single("SyncMarketplaceResponse", "sparse", &switchboardv1.SyncMarketplaceResponse{Status: joinedStatus(false)}),
 		single("ReactivateFederationInstanceResponse", "full", &switchboardv1.ReactivateFederationInstanceResponse{Instance: sparseInstance()}),
+	}
+}
+
+// syncResults is one of each sync outcome.
+func syncResults() []*switchboardv1.SyncResult {
+	return []*switchboardv1.SyncResult{
+		{Id: "a1", Status: "created", MarketplaceId: proto.String("ckx3a0a1b0000qzrmstagent1")},
+		{Id: "a2", Status: "unchanged", MarketplaceId: proto.String("ckx3a0a1b0000qzrmstagent2")},
+		{Id: "a3", Status: "conflict", Error: proto.String("slug \"scout\" is taken on this hub")},
+		{Id: "a4", Status: "invalid", Error: proto.String("name is required")},
 	}
 }

@@ -183,3 +183,15 @@ func slugFrom(name string) string {
 	}
 	return s
 }
+
+// SyncedSlug is the slug of a listing synced from another instance: slug
+// as given, or derived from name when empty, checked as every slug is.
+func SyncedSlug(name, slug string) (string, error) {
+	if slug == "" {
+		slug = slugFrom(name)
+	}
+	return slug, checkSlug(slug)
+}
+
+// CheckVersion refuses anything but a full MAJOR.MINOR.PATCH version.
+func CheckVersion(v string) error { return checkVersion(v) }

@@ -1523,6 +1523,844 @@ func (x *ReactivateFederationInstanceResponse) GetInstance() *FederationInstance
 	return nil
 }
 
+type MarketplaceLinkRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// enable, disable or status.
+	Action        string `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarketplaceLinkRequest) Reset() {
+	*x = MarketplaceLinkRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarketplaceLinkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarketplaceLinkRequest) ProtoMessage() {}
+
+func (x *MarketplaceLinkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarketplaceLinkRequest.ProtoReflect.Descriptor instead.
+func (*MarketplaceLinkRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *MarketplaceLinkRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+type MarketplaceLinkResponse struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	StoreParticipation bool                   `protobuf:"varint,1,opt,name=store_participation,json=storeParticipation,proto3" json:"store_participation,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *MarketplaceLinkResponse) Reset() {
+	*x = MarketplaceLinkResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarketplaceLinkResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarketplaceLinkResponse) ProtoMessage() {}
+
+func (x *MarketplaceLinkResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarketplaceLinkResponse.ProtoReflect.Descriptor instead.
+func (*MarketplaceLinkResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *MarketplaceLinkResponse) GetStoreParticipation() bool {
+	if x != nil {
+		return x.StoreParticipation
+	}
+	return false
+}
+
+// FederationAgent is a listing as a spoke syncs it: its own id and the
+// public fields, never its endpoint or credentials.
+type FederationAgent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing's id on the spoke.
+	Id   string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Derived from the name when empty; unique on the hub.
+	Slug          string  `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
+	Description   *string `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	DeveloperName *string `protobuf:"bytes,5,opt,name=developer_name,json=developerName,proto3,oneof" json:"developer_name,omitempty"`
+	// research, coding, writing, analysis, operations, creative or general.
+	Category *string `protobuf:"bytes,6,opt,name=category,proto3,oneof" json:"category,omitempty"`
+	// free (default), per_task, tiered or dynamic.
+	PricingModel string  `protobuf:"bytes,7,opt,name=pricing_model,json=pricingModel,proto3" json:"pricing_model,omitempty"`
+	PricePerTask float64 `protobuf:"fixed64,8,opt,name=price_per_task,json=pricePerTask,proto3" json:"price_per_task,omitempty"`
+	// ISO 4217; USD when empty.
+	Currency  string   `protobuf:"bytes,9,opt,name=currency,proto3" json:"currency,omitempty"`
+	TaskTypes []string `protobuf:"bytes,10,rep,name=task_types,json=taskTypes,proto3" json:"task_types,omitempty"`
+	// MAJOR.MINOR.PATCH; 1.0.0 when empty.
+	Version string `protobuf:"bytes,11,opt,name=version,proto3" json:"version,omitempty"`
+	// available (default), unavailable or maintenance.
+	Availability        string   `protobuf:"bytes,12,opt,name=availability,proto3" json:"availability,omitempty"`
+	DeclaredWidgetTypes []string `protobuf:"bytes,13,rep,name=declared_widget_types,json=declaredWidgetTypes,proto3" json:"declared_widget_types,omitempty"`
+	SupportsA2A         bool     `protobuf:"varint,14,opt,name=supports_a2a,json=supportsA2A,proto3" json:"supports_a2a,omitempty"`
+	SupportsMcp         bool     `protobuf:"varint,15,opt,name=supports_mcp,json=supportsMCP,proto3" json:"supports_mcp,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *FederationAgent) Reset() {
+	*x = FederationAgent{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FederationAgent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FederationAgent) ProtoMessage() {}
+
+func (x *FederationAgent) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FederationAgent.ProtoReflect.Descriptor instead.
+func (*FederationAgent) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *FederationAgent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetDeveloperName() string {
+	if x != nil && x.DeveloperName != nil {
+		return *x.DeveloperName
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetCategory() string {
+	if x != nil && x.Category != nil {
+		return *x.Category
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetPricingModel() string {
+	if x != nil {
+		return x.PricingModel
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetPricePerTask() float64 {
+	if x != nil {
+		return x.PricePerTask
+	}
+	return 0
+}
+
+func (x *FederationAgent) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetTaskTypes() []string {
+	if x != nil {
+		return x.TaskTypes
+	}
+	return nil
+}
+
+func (x *FederationAgent) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetAvailability() string {
+	if x != nil {
+		return x.Availability
+	}
+	return ""
+}
+
+func (x *FederationAgent) GetDeclaredWidgetTypes() []string {
+	if x != nil {
+		return x.DeclaredWidgetTypes
+	}
+	return nil
+}
+
+func (x *FederationAgent) GetSupportsA2A() bool {
+	if x != nil {
+		return x.SupportsA2A
+	}
+	return false
+}
+
+func (x *FederationAgent) GetSupportsMcp() bool {
+	if x != nil {
+		return x.SupportsMcp
+	}
+	return false
+}
+
+type SyncAgentsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Agents        []*FederationAgent     `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncAgentsRequest) Reset() {
+	*x = SyncAgentsRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncAgentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncAgentsRequest) ProtoMessage() {}
+
+func (x *SyncAgentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncAgentsRequest.ProtoReflect.Descriptor instead.
+func (*SyncAgentsRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *SyncAgentsRequest) GetAgents() []*FederationAgent {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+// SyncResult is what a sync did with one agent.
+type SyncResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent's id on the spoke.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// created, updated, unchanged, conflict or invalid.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// The listing's id on the hub (absent for conflict and invalid).
+	MarketplaceId *string `protobuf:"bytes,3,opt,name=marketplace_id,json=marketplaceId,proto3,oneof" json:"marketplace_id,omitempty"`
+	// Why, for conflict and invalid.
+	Error         *string `protobuf:"bytes,4,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncResult) Reset() {
+	*x = SyncResult{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncResult) ProtoMessage() {}
+
+func (x *SyncResult) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncResult.ProtoReflect.Descriptor instead.
+func (*SyncResult) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *SyncResult) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SyncResult) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SyncResult) GetMarketplaceId() string {
+	if x != nil && x.MarketplaceId != nil {
+		return *x.MarketplaceId
+	}
+	return ""
+}
+
+func (x *SyncResult) GetError() string {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ""
+}
+
+type SyncAgentsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*SyncResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncAgentsResponse) Reset() {
+	*x = SyncAgentsResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncAgentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncAgentsResponse) ProtoMessage() {}
+
+func (x *SyncAgentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncAgentsResponse.ProtoReflect.Descriptor instead.
+func (*SyncAgentsResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *SyncAgentsResponse) GetResults() []*SyncResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type ListSyncedAgentsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSyncedAgentsRequest) Reset() {
+	*x = ListSyncedAgentsRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSyncedAgentsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSyncedAgentsRequest) ProtoMessage() {}
+
+func (x *ListSyncedAgentsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSyncedAgentsRequest.ProtoReflect.Descriptor instead.
+func (*ListSyncedAgentsRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{33}
+}
+
+// SyncedAgentRevenue is money a synced listing made on the hub.
+type SyncedAgentRevenue struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Currency        string                 `protobuf:"bytes,1,opt,name=currency,proto3" json:"currency,omitempty"`
+	Gross           float64                `protobuf:"fixed64,2,opt,name=gross,proto3" json:"gross,omitempty"`
+	DeveloperPayout float64                `protobuf:"fixed64,3,opt,name=developer_payout,json=developerPayout,proto3" json:"developer_payout,omitempty"`
+	PlatformFee     float64                `protobuf:"fixed64,4,opt,name=platform_fee,json=platformFee,proto3" json:"platform_fee,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SyncedAgentRevenue) Reset() {
+	*x = SyncedAgentRevenue{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncedAgentRevenue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncedAgentRevenue) ProtoMessage() {}
+
+func (x *SyncedAgentRevenue) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncedAgentRevenue.ProtoReflect.Descriptor instead.
+func (*SyncedAgentRevenue) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *SyncedAgentRevenue) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *SyncedAgentRevenue) GetGross() float64 {
+	if x != nil {
+		return x.Gross
+	}
+	return 0
+}
+
+func (x *SyncedAgentRevenue) GetDeveloperPayout() float64 {
+	if x != nil {
+		return x.DeveloperPayout
+	}
+	return 0
+}
+
+func (x *SyncedAgentRevenue) GetPlatformFee() float64 {
+	if x != nil {
+		return x.PlatformFee
+	}
+	return 0
+}
+
+// SyncedAgent is a synced listing as its spoke sees it on the hub.
+type SyncedAgent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing's id on the spoke.
+	RemoteId string `protobuf:"bytes,1,opt,name=remote_id,json=remoteId,proto3" json:"remote_id,omitempty"`
+	// Its id on the hub.
+	MarketplaceId string `protobuf:"bytes,2,opt,name=marketplace_id,json=marketplaceId,proto3" json:"marketplace_id,omitempty"`
+	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Slug          string `protobuf:"bytes,4,opt,name=slug,proto3" json:"slug,omitempty"`
+	// The hub's review status of it.
+	Status         string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	ExecutionCount int32  `protobuf:"varint,6,opt,name=execution_count,json=executionCount,proto3" json:"execution_count,omitempty"`
+	// Captured payments, per currency.
+	Revenue       []*SyncedAgentRevenue `protobuf:"bytes,7,rep,name=revenue,proto3" json:"revenue,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncedAgent) Reset() {
+	*x = SyncedAgent{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncedAgent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncedAgent) ProtoMessage() {}
+
+func (x *SyncedAgent) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncedAgent.ProtoReflect.Descriptor instead.
+func (*SyncedAgent) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *SyncedAgent) GetRemoteId() string {
+	if x != nil {
+		return x.RemoteId
+	}
+	return ""
+}
+
+func (x *SyncedAgent) GetMarketplaceId() string {
+	if x != nil {
+		return x.MarketplaceId
+	}
+	return ""
+}
+
+func (x *SyncedAgent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SyncedAgent) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *SyncedAgent) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SyncedAgent) GetExecutionCount() int32 {
+	if x != nil {
+		return x.ExecutionCount
+	}
+	return 0
+}
+
+func (x *SyncedAgent) GetRevenue() []*SyncedAgentRevenue {
+	if x != nil {
+		return x.Revenue
+	}
+	return nil
+}
+
+type ListSyncedAgentsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Agents        []*SyncedAgent         `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSyncedAgentsResponse) Reset() {
+	*x = ListSyncedAgentsResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSyncedAgentsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSyncedAgentsResponse) ProtoMessage() {}
+
+func (x *ListSyncedAgentsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSyncedAgentsResponse.ProtoReflect.Descriptor instead.
+func (*ListSyncedAgentsResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ListSyncedAgentsResponse) GetAgents() []*SyncedAgent {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+type LinkMarketplaceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// enable, disable or status.
+	Action        string `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LinkMarketplaceRequest) Reset() {
+	*x = LinkMarketplaceRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkMarketplaceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkMarketplaceRequest) ProtoMessage() {}
+
+func (x *LinkMarketplaceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkMarketplaceRequest.ProtoReflect.Descriptor instead.
+func (*LinkMarketplaceRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *LinkMarketplaceRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+type LinkMarketplaceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *FederationStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LinkMarketplaceResponse) Reset() {
+	*x = LinkMarketplaceResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkMarketplaceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkMarketplaceResponse) ProtoMessage() {}
+
+func (x *LinkMarketplaceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkMarketplaceResponse.ProtoReflect.Descriptor instead.
+func (*LinkMarketplaceResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *LinkMarketplaceResponse) GetStatus() *FederationStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+type SyncMarketplaceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncMarketplaceRequest) Reset() {
+	*x = SyncMarketplaceRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncMarketplaceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncMarketplaceRequest) ProtoMessage() {}
+
+func (x *SyncMarketplaceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncMarketplaceRequest.ProtoReflect.Descriptor instead.
+func (*SyncMarketplaceRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{39}
+}
+
+type SyncMarketplaceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*SyncResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	Status        *FederationStatus      `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncMarketplaceResponse) Reset() {
+	*x = SyncMarketplaceResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncMarketplaceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncMarketplaceResponse) ProtoMessage() {}
+
+func (x *SyncMarketplaceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncMarketplaceResponse.ProtoReflect.Descriptor instead.
+func (*SyncMarketplaceResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *SyncMarketplaceResponse) GetResults() []*SyncResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *SyncMarketplaceResponse) GetStatus() *FederationStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 var File_switchboard_v1_federation_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_federation_proto_rawDesc = "" +
@@ -1641,19 +2479,89 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"#ReactivateFederationInstanceRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"f\n" +
 	"$ReactivateFederationInstanceResponse\x12>\n" +
-	"\binstance\x18\x01 \x01(\v2\".switchboard.v1.FederationInstanceR\binstance2\xc5\x05\n" +
+	"\binstance\x18\x01 \x01(\v2\".switchboard.v1.FederationInstanceR\binstance\"X\n" +
+	"\x16MarketplaceLinkRequest\x12>\n" +
+	"\x06action\x18\x01 \x01(\tB&\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x17marketplace_link_actionR\x06action\"J\n" +
+	"\x17MarketplaceLinkResponse\x12/\n" +
+	"\x13store_participation\x18\x01 \x01(\bR\x12storeParticipation\"\xf9\x05\n" +
+	"\x0fFederationAgent\x12\x1b\n" +
+	"\x02id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x02id\x12 \n" +
+	"\x04name\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x04name\x12\x1b\n" +
+	"\x04slug\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04slug\x120\n" +
+	"\vdescription\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x124\n" +
+	"\x0edeveloper_name\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x01R\rdeveloperName\x88\x01\x01\x129\n" +
+	"\bcategory\x18\x06 \x01(\tB\x18\xbaH\x04r\x02\x18d\xba\xf5\x18\rsync_categoryH\x02R\bcategory\x88\x01\x01\x12B\n" +
+	"\rpricing_model\x18\a \x01(\tB\x1d\xbaH\x04r\x02\x18d\xba\xf5\x18\x12sync_pricing_modelR\fpricingModel\x12$\n" +
+	"\x0eprice_per_task\x18\b \x01(\x01R\fpricePerTask\x12#\n" +
+	"\bcurrency\x18\t \x01(\tB\a\xbaH\x04r\x02\x18\x03R\bcurrency\x12.\n" +
+	"\n" +
+	"task_types\x18\n" +
+	" \x03(\tB\x0f\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\aR\ttaskTypes\x12!\n" +
+	"\aversion\x18\v \x01(\tB\a\xbaH\x04r\x02\x18dR\aversion\x12;\n" +
+	"\favailability\x18\f \x01(\tB\x17\xbaH\x04r\x02\x18d\xba\xf5\x18\favailabilityR\favailability\x12R\n" +
+	"\x15declared_widget_types\x18\r \x03(\tB\x1e\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\a\xba\xf5\x18\vwidget_typeR\x13declaredWidgetTypes\x12!\n" +
+	"\fsupports_a2a\x18\x0e \x01(\bR\vsupportsA2A\x12!\n" +
+	"\fsupports_mcp\x18\x0f \x01(\bR\vsupportsMCPB\x0e\n" +
+	"\f_descriptionB\x11\n" +
+	"\x0f_developer_nameB\v\n" +
+	"\t_category\"W\n" +
+	"\x11SyncAgentsRequest\x12B\n" +
+	"\x06agents\x18\x01 \x03(\v2\x1f.switchboard.v1.FederationAgentB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\x06agents\"\xa9\x01\n" +
+	"\n" +
+	"SyncResult\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
+	"\x06status\x18\x02 \x01(\tB\x0f\xba\xf5\x18\vsync_resultR\x06status\x12*\n" +
+	"\x0emarketplace_id\x18\x03 \x01(\tH\x00R\rmarketplaceId\x88\x01\x01\x12\x19\n" +
+	"\x05error\x18\x04 \x01(\tH\x01R\x05error\x88\x01\x01B\x11\n" +
+	"\x0f_marketplace_idB\b\n" +
+	"\x06_error\"J\n" +
+	"\x12SyncAgentsResponse\x124\n" +
+	"\aresults\x18\x01 \x03(\v2\x1a.switchboard.v1.SyncResultR\aresults\"\x19\n" +
+	"\x17ListSyncedAgentsRequest\"\x94\x01\n" +
+	"\x12SyncedAgentRevenue\x12\x1a\n" +
+	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12\x14\n" +
+	"\x05gross\x18\x02 \x01(\x01R\x05gross\x12)\n" +
+	"\x10developer_payout\x18\x03 \x01(\x01R\x0fdeveloperPayout\x12!\n" +
+	"\fplatform_fee\x18\x04 \x01(\x01R\vplatformFee\"\x8c\x02\n" +
+	"\vSyncedAgent\x12\x1b\n" +
+	"\tremote_id\x18\x01 \x01(\tR\bremoteId\x12%\n" +
+	"\x0emarketplace_id\x18\x02 \x01(\tR\rmarketplaceId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
+	"\x04slug\x18\x04 \x01(\tR\x04slug\x12*\n" +
+	"\x06status\x18\x05 \x01(\tB\x12\xba\xf5\x18\x0elisting_statusR\x06status\x12'\n" +
+	"\x0fexecution_count\x18\x06 \x01(\x05R\x0eexecutionCount\x12<\n" +
+	"\arevenue\x18\a \x03(\v2\".switchboard.v1.SyncedAgentRevenueR\arevenue\"O\n" +
+	"\x18ListSyncedAgentsResponse\x123\n" +
+	"\x06agents\x18\x01 \x03(\v2\x1b.switchboard.v1.SyncedAgentR\x06agents\"X\n" +
+	"\x16LinkMarketplaceRequest\x12>\n" +
+	"\x06action\x18\x01 \x01(\tB&\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x17marketplace_link_actionR\x06action\"S\n" +
+	"\x17LinkMarketplaceResponse\x128\n" +
+	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"\x18\n" +
+	"\x16SyncMarketplaceRequest\"\x89\x01\n" +
+	"\x17SyncMarketplaceResponse\x124\n" +
+	"\aresults\x18\x01 \x03(\v2\x1a.switchboard.v1.SyncResultR\aresults\x128\n" +
+	"\x06status\x18\x02 \x01(\v2 .switchboard.v1.FederationStatusR\x06status2\x97\t\n" +
 	"\x14FederationHubService\x12\xc6\x01\n" +
 	"\x10RegisterInstance\x12'.switchboard.v1.RegisterInstanceRequest\x1a(.switchboard.v1.RegisterInstanceResponse\"_\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/v2/federation/register\x12\x8b\x01\n" +
 	"\tHeartbeat\x12 .switchboard.v1.HeartbeatRequest\x1a!.switchboard.v1.HeartbeatResponse\"9\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/v2/federation/heartbeat\x12\xce\x01\n" +
 	"\x13RotatePlatformToken\x12*.switchboard.v1.RotatePlatformTokenRequest\x1a+.switchboard.v1.RotatePlatformTokenResponse\"^\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/rotate\x12\x84\x01\n" +
+	"federation\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/rotate\x12\xa4\x01\n" +
+	"\x0fMarketplaceLink\x12&.switchboard.v1.MarketplaceLinkRequest\x1a'.switchboard.v1.MarketplaceLinkResponse\"@\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/federation/marketplace-link\x12\x8b\x01\n" +
+	"\n" +
+	"SyncAgents\x12!.switchboard.v1.SyncAgentsRequest\x1a\".switchboard.v1.SyncAgentsResponse\"6\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/agents\x12\x9a\x01\n" +
+	"\x10ListSyncedAgents\x12'.switchboard.v1.ListSyncedAgentsRequest\x1a(.switchboard.v1.ListSyncedAgentsResponse\"3\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/agents\x12\x84\x01\n" +
 	"\bLeaveHub\x12\x1f.switchboard.v1.LeaveHubRequest\x1a .switchboard.v1.LeaveHubResponse\"5\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/federation/leave2\xce\x04\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/federation/leave2\xf5\x06\n" +
 	"\x11FederationService\x12r\n" +
 	"\aJoinHub\x12\x1e.switchboard.v1.JoinHubRequest\x1a\x1f.switchboard.v1.JoinHubResponse\"&\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/federation/join\x12\x95\x01\n" +
 	"\x13GetFederationStatus\x12*.switchboard.v1.GetFederationStatusRequest\x1a+.switchboard.v1.GetFederationStatusResponse\"%\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x18\x12\x16/api/federation/status\x12\x8b\x01\n" +
-	"\x0fLeaveFederation\x12&.switchboard.v1.LeaveFederationRequest\x1a'.switchboard.v1.LeaveFederationResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/federation/leave\x12\x9e\x01\n" +
+	"\x0fLeaveFederation\x12&.switchboard.v1.LeaveFederationRequest\x1a'.switchboard.v1.LeaveFederationResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/federation/leave\x12\x96\x01\n" +
+	"\x0fLinkMarketplace\x12&.switchboard.v1.LinkMarketplaceRequest\x1a'.switchboard.v1.LinkMarketplaceResponse\"2\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02%:\x01*\" /api/federation/marketplace-link\x12\x8b\x01\n" +
+	"\x0fSyncMarketplace\x12&.switchboard.v1.SyncMarketplaceRequest\x1a'.switchboard.v1.SyncMarketplaceResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/marketplace/sync\x12\x9e\x01\n" +
 	"\x15RotateFederationToken\x12,.switchboard.v1.RotateFederationTokenRequest\x1a-.switchboard.v1.RotateFederationTokenResponse\"(\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/federation/rotate2\xe3\x04\n" +
 	"\x16FederationAdminService\x12\xaa\x01\n" +
 	"\x17ListFederationInstances\x12..switchboard.v1.ListFederationInstancesRequest\x1a/.switchboard.v1.ListFederationInstancesResponse\".\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02!\x12\x1f/api/admin/federation/instances\x12\xcc\x01\n" +
@@ -1672,7 +2580,7 @@ func file_switchboard_v1_federation_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_federation_proto_rawDescData
 }
 
-var file_switchboard_v1_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_switchboard_v1_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_switchboard_v1_federation_proto_goTypes = []any{
 	(*RegisterInstanceRequest)(nil),              // 0: switchboard.v1.RegisterInstanceRequest
 	(*FederationEndpoint)(nil),                   // 1: switchboard.v1.FederationEndpoint
@@ -1701,55 +2609,86 @@ var file_switchboard_v1_federation_proto_goTypes = []any{
 	(*DeactivateFederationInstanceResponse)(nil), // 24: switchboard.v1.DeactivateFederationInstanceResponse
 	(*ReactivateFederationInstanceRequest)(nil),  // 25: switchboard.v1.ReactivateFederationInstanceRequest
 	(*ReactivateFederationInstanceResponse)(nil), // 26: switchboard.v1.ReactivateFederationInstanceResponse
-	(*structpb.Struct)(nil),                      // 27: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),                // 28: google.protobuf.Timestamp
+	(*MarketplaceLinkRequest)(nil),               // 27: switchboard.v1.MarketplaceLinkRequest
+	(*MarketplaceLinkResponse)(nil),              // 28: switchboard.v1.MarketplaceLinkResponse
+	(*FederationAgent)(nil),                      // 29: switchboard.v1.FederationAgent
+	(*SyncAgentsRequest)(nil),                    // 30: switchboard.v1.SyncAgentsRequest
+	(*SyncResult)(nil),                           // 31: switchboard.v1.SyncResult
+	(*SyncAgentsResponse)(nil),                   // 32: switchboard.v1.SyncAgentsResponse
+	(*ListSyncedAgentsRequest)(nil),              // 33: switchboard.v1.ListSyncedAgentsRequest
+	(*SyncedAgentRevenue)(nil),                   // 34: switchboard.v1.SyncedAgentRevenue
+	(*SyncedAgent)(nil),                          // 35: switchboard.v1.SyncedAgent
+	(*ListSyncedAgentsResponse)(nil),             // 36: switchboard.v1.ListSyncedAgentsResponse
+	(*LinkMarketplaceRequest)(nil),               // 37: switchboard.v1.LinkMarketplaceRequest
+	(*LinkMarketplaceResponse)(nil),              // 38: switchboard.v1.LinkMarketplaceResponse
+	(*SyncMarketplaceRequest)(nil),               // 39: switchboard.v1.SyncMarketplaceRequest
+	(*SyncMarketplaceResponse)(nil),              // 40: switchboard.v1.SyncMarketplaceResponse
+	(*structpb.Struct)(nil),                      // 41: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),                // 42: google.protobuf.Timestamp
 }
 var file_switchboard_v1_federation_proto_depIdxs = []int32{
-	27, // 0: switchboard.v1.RegisterInstanceRequest.capabilities:type_name -> google.protobuf.Struct
+	41, // 0: switchboard.v1.RegisterInstanceRequest.capabilities:type_name -> google.protobuf.Struct
 	1,  // 1: switchboard.v1.RegisterInstanceResponse.endpoints:type_name -> switchboard.v1.FederationEndpoint
 	3,  // 2: switchboard.v1.HeartbeatResponse.network:type_name -> switchboard.v1.NetworkStats
-	28, // 3: switchboard.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	28, // 4: switchboard.v1.FederationHeartbeat.sent_at:type_name -> google.protobuf.Timestamp
+	42, // 3: switchboard.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	42, // 4: switchboard.v1.FederationHeartbeat.sent_at:type_name -> google.protobuf.Timestamp
 	3,  // 5: switchboard.v1.FederationHeartbeat.network:type_name -> switchboard.v1.NetworkStats
-	28, // 6: switchboard.v1.FederationStatus.joined_at:type_name -> google.protobuf.Timestamp
+	42, // 6: switchboard.v1.FederationStatus.joined_at:type_name -> google.protobuf.Timestamp
 	11, // 7: switchboard.v1.FederationStatus.last_heartbeat:type_name -> switchboard.v1.FederationHeartbeat
-	28, // 8: switchboard.v1.FederationStatus.last_sync_at:type_name -> google.protobuf.Timestamp
+	42, // 8: switchboard.v1.FederationStatus.last_sync_at:type_name -> google.protobuf.Timestamp
 	12, // 9: switchboard.v1.JoinHubResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 10: switchboard.v1.GetFederationStatusResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 11: switchboard.v1.LeaveFederationResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 12: switchboard.v1.RotateFederationTokenResponse.status:type_name -> switchboard.v1.FederationStatus
-	28, // 13: switchboard.v1.FederationInstance.last_heartbeat_at:type_name -> google.protobuf.Timestamp
-	28, // 14: switchboard.v1.FederationInstance.registered_at:type_name -> google.protobuf.Timestamp
+	42, // 13: switchboard.v1.FederationInstance.last_heartbeat_at:type_name -> google.protobuf.Timestamp
+	42, // 14: switchboard.v1.FederationInstance.registered_at:type_name -> google.protobuf.Timestamp
 	20, // 15: switchboard.v1.ListFederationInstancesResponse.instances:type_name -> switchboard.v1.FederationInstance
 	20, // 16: switchboard.v1.DeactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
 	20, // 17: switchboard.v1.ReactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
-	0,  // 18: switchboard.v1.FederationHubService.RegisterInstance:input_type -> switchboard.v1.RegisterInstanceRequest
-	4,  // 19: switchboard.v1.FederationHubService.Heartbeat:input_type -> switchboard.v1.HeartbeatRequest
-	6,  // 20: switchboard.v1.FederationHubService.RotatePlatformToken:input_type -> switchboard.v1.RotatePlatformTokenRequest
-	8,  // 21: switchboard.v1.FederationHubService.LeaveHub:input_type -> switchboard.v1.LeaveHubRequest
-	10, // 22: switchboard.v1.FederationService.JoinHub:input_type -> switchboard.v1.JoinHubRequest
-	14, // 23: switchboard.v1.FederationService.GetFederationStatus:input_type -> switchboard.v1.GetFederationStatusRequest
-	16, // 24: switchboard.v1.FederationService.LeaveFederation:input_type -> switchboard.v1.LeaveFederationRequest
-	18, // 25: switchboard.v1.FederationService.RotateFederationToken:input_type -> switchboard.v1.RotateFederationTokenRequest
-	21, // 26: switchboard.v1.FederationAdminService.ListFederationInstances:input_type -> switchboard.v1.ListFederationInstancesRequest
-	23, // 27: switchboard.v1.FederationAdminService.DeactivateFederationInstance:input_type -> switchboard.v1.DeactivateFederationInstanceRequest
-	25, // 28: switchboard.v1.FederationAdminService.ReactivateFederationInstance:input_type -> switchboard.v1.ReactivateFederationInstanceRequest
-	2,  // 29: switchboard.v1.FederationHubService.RegisterInstance:output_type -> switchboard.v1.RegisterInstanceResponse
-	5,  // 30: switchboard.v1.FederationHubService.Heartbeat:output_type -> switchboard.v1.HeartbeatResponse
-	7,  // 31: switchboard.v1.FederationHubService.RotatePlatformToken:output_type -> switchboard.v1.RotatePlatformTokenResponse
-	9,  // 32: switchboard.v1.FederationHubService.LeaveHub:output_type -> switchboard.v1.LeaveHubResponse
-	13, // 33: switchboard.v1.FederationService.JoinHub:output_type -> switchboard.v1.JoinHubResponse
-	15, // 34: switchboard.v1.FederationService.GetFederationStatus:output_type -> switchboard.v1.GetFederationStatusResponse
-	17, // 35: switchboard.v1.FederationService.LeaveFederation:output_type -> switchboard.v1.LeaveFederationResponse
-	19, // 36: switchboard.v1.FederationService.RotateFederationToken:output_type -> switchboard.v1.RotateFederationTokenResponse
-	22, // 37: switchboard.v1.FederationAdminService.ListFederationInstances:output_type -> switchboard.v1.ListFederationInstancesResponse
-	24, // 38: switchboard.v1.FederationAdminService.DeactivateFederationInstance:output_type -> switchboard.v1.DeactivateFederationInstanceResponse
-	26, // 39: switchboard.v1.FederationAdminService.ReactivateFederationInstance:output_type -> switchboard.v1.ReactivateFederationInstanceResponse
-	29, // [29:40] is the sub-list for method output_type
-	18, // [18:29] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	29, // 18: switchboard.v1.SyncAgentsRequest.agents:type_name -> switchboard.v1.FederationAgent
+	31, // 19: switchboard.v1.SyncAgentsResponse.results:type_name -> switchboard.v1.SyncResult
+	34, // 20: switchboard.v1.SyncedAgent.revenue:type_name -> switchboard.v1.SyncedAgentRevenue
+	35, // 21: switchboard.v1.ListSyncedAgentsResponse.agents:type_name -> switchboard.v1.SyncedAgent
+	12, // 22: switchboard.v1.LinkMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
+	31, // 23: switchboard.v1.SyncMarketplaceResponse.results:type_name -> switchboard.v1.SyncResult
+	12, // 24: switchboard.v1.SyncMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
+	0,  // 25: switchboard.v1.FederationHubService.RegisterInstance:input_type -> switchboard.v1.RegisterInstanceRequest
+	4,  // 26: switchboard.v1.FederationHubService.Heartbeat:input_type -> switchboard.v1.HeartbeatRequest
+	6,  // 27: switchboard.v1.FederationHubService.RotatePlatformToken:input_type -> switchboard.v1.RotatePlatformTokenRequest
+	27, // 28: switchboard.v1.FederationHubService.MarketplaceLink:input_type -> switchboard.v1.MarketplaceLinkRequest
+	30, // 29: switchboard.v1.FederationHubService.SyncAgents:input_type -> switchboard.v1.SyncAgentsRequest
+	33, // 30: switchboard.v1.FederationHubService.ListSyncedAgents:input_type -> switchboard.v1.ListSyncedAgentsRequest
+	8,  // 31: switchboard.v1.FederationHubService.LeaveHub:input_type -> switchboard.v1.LeaveHubRequest
+	10, // 32: switchboard.v1.FederationService.JoinHub:input_type -> switchboard.v1.JoinHubRequest
+	14, // 33: switchboard.v1.FederationService.GetFederationStatus:input_type -> switchboard.v1.GetFederationStatusRequest
+	16, // 34: switchboard.v1.FederationService.LeaveFederation:input_type -> switchboard.v1.LeaveFederationRequest
+	37, // 35: switchboard.v1.FederationService.LinkMarketplace:input_type -> switchboard.v1.LinkMarketplaceRequest
+	39, // 36: switchboard.v1.FederationService.SyncMarketplace:input_type -> switchboard.v1.SyncMarketplaceRequest
+	18, // 37: switchboard.v1.FederationService.RotateFederationToken:input_type -> switchboard.v1.RotateFederationTokenRequest
+	21, // 38: switchboard.v1.FederationAdminService.ListFederationInstances:input_type -> switchboard.v1.ListFederationInstancesRequest
+	23, // 39: switchboard.v1.FederationAdminService.DeactivateFederationInstance:input_type -> switchboard.v1.DeactivateFederationInstanceRequest
+	25, // 40: switchboard.v1.FederationAdminService.ReactivateFederationInstance:input_type -> switchboard.v1.ReactivateFederationInstanceRequest
+	2,  // 41: switchboard.v1.FederationHubService.RegisterInstance:output_type -> switchboard.v1.RegisterInstanceResponse
+	5,  // 42: switchboard.v1.FederationHubService.Heartbeat:output_type -> switchboard.v1.HeartbeatResponse
+	7,  // 43: switchboard.v1.FederationHubService.RotatePlatformToken:output_type -> switchboard.v1.RotatePlatformTokenResponse
+	28, // 44: switchboard.v1.FederationHubService.MarketplaceLink:output_type -> switchboard.v1.MarketplaceLinkResponse
+	32, // 45: switchboard.v1.FederationHubService.SyncAgents:output_type -> switchboard.v1.SyncAgentsResponse
+	36, // 46: switchboard.v1.FederationHubService.ListSyncedAgents:output_type -> switchboard.v1.ListSyncedAgentsResponse
+	9,  // 47: switchboard.v1.FederationHubService.LeaveHub:output_type -> switchboard.v1.LeaveHubResponse
+	13, // 48: switchboard.v1.FederationService.JoinHub:output_type -> switchboard.v1.JoinHubResponse
+	15, // 49: switchboard.v1.FederationService.GetFederationStatus:output_type -> switchboard.v1.GetFederationStatusResponse
+	17, // 50: switchboard.v1.FederationService.LeaveFederation:output_type -> switchboard.v1.LeaveFederationResponse
+	38, // 51: switchboard.v1.FederationService.LinkMarketplace:output_type -> switchboard.v1.LinkMarketplaceResponse
+	40, // 52: switchboard.v1.FederationService.SyncMarketplace:output_type -> switchboard.v1.SyncMarketplaceResponse
+	19, // 53: switchboard.v1.FederationService.RotateFederationToken:output_type -> switchboard.v1.RotateFederationTokenResponse
+	22, // 54: switchboard.v1.FederationAdminService.ListFederationInstances:output_type -> switchboard.v1.ListFederationInstancesResponse
+	24, // 55: switchboard.v1.FederationAdminService.DeactivateFederationInstance:output_type -> switchboard.v1.DeactivateFederationInstanceResponse
+	26, // 56: switchboard.v1.FederationAdminService.ReactivateFederationInstance:output_type -> switchboard.v1.ReactivateFederationInstanceResponse
+	41, // [41:57] is the sub-list for method output_type
+	25, // [25:41] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_federation_proto_init() }
@@ -1762,13 +2701,15 @@ func file_switchboard_v1_federation_proto_init() {
 	file_switchboard_v1_federation_proto_msgTypes[11].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[12].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[20].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[29].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[31].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_federation_proto_rawDesc), len(file_switchboard_v1_federation_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -22,6 +22,9 @@ const (
 	FederationHubService_RegisterInstance_FullMethodName    = "/switchboard.v1.FederationHubService/RegisterInstance"
 	FederationHubService_Heartbeat_FullMethodName           = "/switchboard.v1.FederationHubService/Heartbeat"
 	FederationHubService_RotatePlatformToken_FullMethodName = "/switchboard.v1.FederationHubService/RotatePlatformToken"
+	FederationHubService_MarketplaceLink_FullMethodName     = "/switchboard.v1.FederationHubService/MarketplaceLink"
+	FederationHubService_SyncAgents_FullMethodName          = "/switchboard.v1.FederationHubService/SyncAgents"
+	FederationHubService_ListSyncedAgents_FullMethodName    = "/switchboard.v1.FederationHubService/ListSyncedAgents"
 	FederationHubService_LeaveHub_FullMethodName            = "/switchboard.v1.FederationHubService/LeaveHub"
 )
 
@@ -47,6 +50,16 @@ type FederationHubServiceClient interface {
 	// RotatePlatformToken replaces the caller's platform token; the old one
 	// stops working at once.
 	RotatePlatformToken(ctx context.Context, in *RotatePlatformTokenRequest, opts ...grpc.CallOption) (*RotatePlatformTokenResponse, error)
+	// MarketplaceLink enables, disables or reports the caller's store
+	// participation; disabled, its agents leave browse but are kept.
+	MarketplaceLink(ctx context.Context, in *MarketplaceLinkRequest, opts ...grpc.CallOption) (*MarketplaceLinkResponse, error)
+	// SyncAgents creates or updates at most 50 of the caller's listings on
+	// this hub, answering one result per agent. It needs an active instance
+	// (401 otherwise) with store participation (403 otherwise).
+	SyncAgents(ctx context.Context, in *SyncAgentsRequest, opts ...grpc.CallOption) (*SyncAgentsResponse, error)
+	// ListSyncedAgents lists the caller's synced listings with their
+	// execution counts and revenue from this hub's ledger.
+	ListSyncedAgents(ctx context.Context, in *ListSyncedAgentsRequest, opts ...grpc.CallOption) (*ListSyncedAgentsResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(ctx context.Context, in *LeaveHubRequest, opts ...grpc.CallOption) (*LeaveHubResponse, error)
@@ -90,6 +103,36 @@ func (c *federationHubServiceClient) RotatePlatformToken(ctx context.Context, in
 	return out, nil
 }
 
+func (c *federationHubServiceClient) MarketplaceLink(ctx context.Context, in *MarketplaceLinkRequest, opts ...grpc.CallOption) (*MarketplaceLinkResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MarketplaceLinkResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_MarketplaceLink_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationHubServiceClient) SyncAgents(ctx context.Context, in *SyncAgentsRequest, opts ...grpc.CallOption) (*SyncAgentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SyncAgentsResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_SyncAgents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationHubServiceClient) ListSyncedAgents(ctx context.Context, in *ListSyncedAgentsRequest, opts ...grpc.CallOption) (*ListSyncedAgentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSyncedAgentsResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_ListSyncedAgents_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *federationHubServiceClient) LeaveHub(ctx context.Context, in *LeaveHubRequest, opts ...grpc.CallOption) (*LeaveHubResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LeaveHubResponse)
@@ -122,6 +165,16 @@ type FederationHubServiceServer interface {
 	// RotatePlatformToken replaces the caller's platform token; the old one
 	// stops working at once.
 	RotatePlatformToken(context.Context, *RotatePlatformTokenRequest) (*RotatePlatformTokenResponse, error)
+	// MarketplaceLink enables, disables or reports the caller's store
+	// participation; disabled, its agents leave browse but are kept.
+	MarketplaceLink(context.Context, *MarketplaceLinkRequest) (*MarketplaceLinkResponse, error)
+	// SyncAgents creates or updates at most 50 of the caller's listings on
+	// this hub, answering one result per agent. It needs an active instance
+	// (401 otherwise) with store participation (403 otherwise).
+	SyncAgents(context.Context, *SyncAgentsRequest) (*SyncAgentsResponse, error)
+	// ListSyncedAgents lists the caller's synced listings with their
+	// execution counts and revenue from this hub's ledger.
+	ListSyncedAgents(context.Context, *ListSyncedAgentsRequest) (*ListSyncedAgentsResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(context.Context, *LeaveHubRequest) (*LeaveHubResponse, error)
@@ -142,6 +195,15 @@ func (UnimplementedFederationHubServiceServer) Heartbeat(context.Context, *Heart
 }
 func (UnimplementedFederationHubServiceServer) RotatePlatformToken(context.Context, *RotatePlatformTokenRequest) (*RotatePlatformTokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotatePlatformToken not implemented")
+}
+func (UnimplementedFederationHubServiceServer) MarketplaceLink(context.Context, *MarketplaceLinkRequest) (*MarketplaceLinkResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MarketplaceLink not implemented")
+}
+func (UnimplementedFederationHubServiceServer) SyncAgents(context.Context, *SyncAgentsRequest) (*SyncAgentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncAgents not implemented")
+}
+func (UnimplementedFederationHubServiceServer) ListSyncedAgents(context.Context, *ListSyncedAgentsRequest) (*ListSyncedAgentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSyncedAgents not implemented")
 }
 func (UnimplementedFederationHubServiceServer) LeaveHub(context.Context, *LeaveHubRequest) (*LeaveHubResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LeaveHub not implemented")
@@ -220,6 +282,60 @@ func _FederationHubService_RotatePlatformToken_Handler(srv interface{}, ctx cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationHubService_MarketplaceLink_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MarketplaceLinkRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).MarketplaceLink(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_MarketplaceLink_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).MarketplaceLink(ctx, req.(*MarketplaceLinkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationHubService_SyncAgents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncAgentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).SyncAgents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_SyncAgents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).SyncAgents(ctx, req.(*SyncAgentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationHubService_ListSyncedAgents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSyncedAgentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).ListSyncedAgents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_ListSyncedAgents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).ListSyncedAgents(ctx, req.(*ListSyncedAgentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _FederationHubService_LeaveHub_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(LeaveHubRequest)
 	if err := dec(in); err != nil {
@@ -258,6 +374,18 @@ var FederationHubService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _FederationHubService_RotatePlatformToken_Handler,
 		},
 		{
+			MethodName: "MarketplaceLink",
+			Handler:    _FederationHubService_MarketplaceLink_Handler,
+		},
+		{
+			MethodName: "SyncAgents",
+			Handler:    _FederationHubService_SyncAgents_Handler,
+		},
+		{
+			MethodName: "ListSyncedAgents",
+			Handler:    _FederationHubService_ListSyncedAgents_Handler,
+		},
+		{
 			MethodName: "LeaveHub",
 			Handler:    _FederationHubService_LeaveHub_Handler,
 		},
@@ -270,6 +398,8 @@ const (
 	FederationService_JoinHub_FullMethodName               = "/switchboard.v1.FederationService/JoinHub"
 	FederationService_GetFederationStatus_FullMethodName   = "/switchboard.v1.FederationService/GetFederationStatus"
 	FederationService_LeaveFederation_FullMethodName       = "/switchboard.v1.FederationService/LeaveFederation"
+	FederationService_LinkMarketplace_FullMethodName       = "/switchboard.v1.FederationService/LinkMarketplace"
+	FederationService_SyncMarketplace_FullMethodName       = "/switchboard.v1.FederationService/SyncMarketplace"
 	FederationService_RotateFederationToken_FullMethodName = "/switchboard.v1.FederationService/RotateFederationToken"
 )
 
@@ -288,6 +418,13 @@ type FederationServiceClient interface {
 	// LeaveFederation tells the hub and forgets the platform token; the hub
 	// being unreachable does not keep the instance joined.
 	LeaveFederation(ctx context.Context, in *LeaveFederationRequest, opts ...grpc.CallOption) (*LeaveFederationResponse, error)
+	// LinkMarketplace sets this instance's store participation on its hub
+	// (enable, disable) or reads it (status).
+	LinkMarketplace(ctx context.Context, in *LinkMarketplaceRequest, opts ...grpc.CallOption) (*LinkMarketplaceResponse, error)
+	// SyncMarketplace pushes this instance's listings to its hub in calls of
+	// 50 (without endpoints or credentials, which stay here) and answers the
+	// results.
+	SyncMarketplace(ctx context.Context, in *SyncMarketplaceRequest, opts ...grpc.CallOption) (*SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(ctx context.Context, in *RotateFederationTokenRequest, opts ...grpc.CallOption) (*RotateFederationTokenResponse, error)
 }
@@ -330,6 +467,26 @@ func (c *federationServiceClient) LeaveFederation(ctx context.Context, in *Leave
 	return out, nil
 }
 
+func (c *federationServiceClient) LinkMarketplace(ctx context.Context, in *LinkMarketplaceRequest, opts ...grpc.CallOption) (*LinkMarketplaceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LinkMarketplaceResponse)
+	err := c.cc.Invoke(ctx, FederationService_LinkMarketplace_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationServiceClient) SyncMarketplace(ctx context.Context, in *SyncMarketplaceRequest, opts ...grpc.CallOption) (*SyncMarketplaceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SyncMarketplaceResponse)
+	err := c.cc.Invoke(ctx, FederationService_SyncMarketplace_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *federationServiceClient) RotateFederationToken(ctx context.Context, in *RotateFederationTokenRequest, opts ...grpc.CallOption) (*RotateFederationTokenResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RotateFederationTokenResponse)
@@ -355,6 +512,13 @@ type FederationServiceServer interface {
 	// LeaveFederation tells the hub and forgets the platform token; the hub
 	// being unreachable does not keep the instance joined.
 	LeaveFederation(context.Context, *LeaveFederationRequest) (*LeaveFederationResponse, error)
+	// LinkMarketplace sets this instance's store participation on its hub
+	// (enable, disable) or reads it (status).
+	LinkMarketplace(context.Context, *LinkMarketplaceRequest) (*LinkMarketplaceResponse, error)
+	// SyncMarketplace pushes this instance's listings to its hub in calls of
+	// 50 (without endpoints or credentials, which stay here) and answers the
+	// results.
+	SyncMarketplace(context.Context, *SyncMarketplaceRequest) (*SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(context.Context, *RotateFederationTokenRequest) (*RotateFederationTokenResponse, error)
 }
@@ -374,6 +538,12 @@ func (UnimplementedFederationServiceServer) GetFederationStatus(context.Context,
 }
 func (UnimplementedFederationServiceServer) LeaveFederation(context.Context, *LeaveFederationRequest) (*LeaveFederationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LeaveFederation not implemented")
+}
+func (UnimplementedFederationServiceServer) LinkMarketplace(context.Context, *LinkMarketplaceRequest) (*LinkMarketplaceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LinkMarketplace not implemented")
+}
+func (UnimplementedFederationServiceServer) SyncMarketplace(context.Context, *SyncMarketplaceRequest) (*SyncMarketplaceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncMarketplace not implemented")
 }
 func (UnimplementedFederationServiceServer) RotateFederationToken(context.Context, *RotateFederationTokenRequest) (*RotateFederationTokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotateFederationToken not implemented")
@@ -452,6 +622,42 @@ func _FederationService_LeaveFederation_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationService_LinkMarketplace_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LinkMarketplaceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationServiceServer).LinkMarketplace(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationService_LinkMarketplace_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationServiceServer).LinkMarketplace(ctx, req.(*LinkMarketplaceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationService_SyncMarketplace_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncMarketplaceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationServiceServer).SyncMarketplace(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationService_SyncMarketplace_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationServiceServer).SyncMarketplace(ctx, req.(*SyncMarketplaceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _FederationService_RotateFederationToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RotateFederationTokenRequest)
 	if err := dec(in); err != nil {
@@ -488,6 +694,14 @@ var FederationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "LeaveFederation",
 			Handler:    _FederationService_LeaveFederation_Handler,
+		},
+		{
+			MethodName: "LinkMarketplace",
+			Handler:    _FederationService_LinkMarketplace_Handler,
+		},
+		{
+			MethodName: "SyncMarketplace",
+			Handler:    _FederationService_SyncMarketplace_Handler,
 		},
 		{
 			MethodName: "RotateFederationToken",

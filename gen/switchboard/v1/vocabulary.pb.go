@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x81%\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xdd(\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -278,7 +278,32 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"standalone\x12\n" +
 	"Standalone\x12\n" +
 	"\n" +
-	"\x03hub\x12\x03HubZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x03hub\x12\x03Hub\xb2\xf5\x18\xa5\x01\n" +
+	"\rsync_category\x12\x14\n" +
+	"\bresearch\x12\bResearch\x12\x10\n" +
+	"\x06coding\x12\x06Coding\x12\x12\n" +
+	"\awriting\x12\aWriting\x12\x14\n" +
+	"\banalysis\x12\bAnalysis\x12\x18\n" +
+	"\n" +
+	"operations\x12\n" +
+	"Operations\x12\x14\n" +
+	"\bcreative\x12\bCreative\x12\x12\n" +
+	"\ageneral\x12\aGeneral\xb2\xf5\x18^\n" +
+	"\x12sync_pricing_model\x12\f\n" +
+	"\x04free\x12\x04Free\x12\x14\n" +
+	"\bper_task\x12\bPer task\x12\x10\n" +
+	"\x06tiered\x12\x06Tiered\x12\x12\n" +
+	"\adynamic\x12\aDynamic\xb2\xf5\x18w\n" +
+	"\vsync_result\x12\x12\n" +
+	"\acreated\x12\aCreated\x12\x12\n" +
+	"\aupdated\x12\aUpdated\x12\x16\n" +
+	"\tunchanged\x12\tUnchanged\x12\x14\n" +
+	"\bconflict\x12\bConflict\x12\x12\n" +
+	"\ainvalid\x12\aInvalid\xb2\xf5\x18Q\n" +
+	"\x17marketplace_link_action\x12\x10\n" +
+	"\x06enable\x12\x06Enable\x12\x12\n" +
+	"\adisable\x12\aDisable\x12\x10\n" +
+	"\x06status\x12\x06StatusZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -46,6 +46,15 @@ const (
 	// FederationHubServiceRotatePlatformTokenProcedure is the fully-qualified name of the
 	// FederationHubService's RotatePlatformToken RPC.
 	FederationHubServiceRotatePlatformTokenProcedure = "/switchboard.v1.FederationHubService/RotatePlatformToken"
+	// FederationHubServiceMarketplaceLinkProcedure is the fully-qualified name of the
+	// FederationHubService's MarketplaceLink RPC.
+	FederationHubServiceMarketplaceLinkProcedure = "/switchboard.v1.FederationHubService/MarketplaceLink"
+	// FederationHubServiceSyncAgentsProcedure is the fully-qualified name of the FederationHubService's
+	// SyncAgents RPC.
+	FederationHubServiceSyncAgentsProcedure = "/switchboard.v1.FederationHubService/SyncAgents"
+	// FederationHubServiceListSyncedAgentsProcedure is the fully-qualified name of the
+	// FederationHubService's ListSyncedAgents RPC.
+	FederationHubServiceListSyncedAgentsProcedure = "/switchboard.v1.FederationHubService/ListSyncedAgents"
 	// FederationHubServiceLeaveHubProcedure is the fully-qualified name of the FederationHubService's
 	// LeaveHub RPC.
 	FederationHubServiceLeaveHubProcedure = "/switchboard.v1.FederationHubService/LeaveHub"
@@ -58,6 +67,12 @@ const (
 	// FederationServiceLeaveFederationProcedure is the fully-qualified name of the FederationService's
 	// LeaveFederation RPC.
 	FederationServiceLeaveFederationProcedure = "/switchboard.v1.FederationService/LeaveFederation"
+	// FederationServiceLinkMarketplaceProcedure is the fully-qualified name of the FederationService's
+	// LinkMarketplace RPC.
+	FederationServiceLinkMarketplaceProcedure = "/switchboard.v1.FederationService/LinkMarketplace"
+	// FederationServiceSyncMarketplaceProcedure is the fully-qualified name of the FederationService's
+	// SyncMarketplace RPC.
+	FederationServiceSyncMarketplaceProcedure = "/switchboard.v1.FederationService/SyncMarketplace"
 	// FederationServiceRotateFederationTokenProcedure is the fully-qualified name of the
 	// FederationService's RotateFederationToken RPC.
 	FederationServiceRotateFederationTokenProcedure = "/switchboard.v1.FederationService/RotateFederationToken"
@@ -85,6 +100,16 @@ type FederationHubServiceClient interface {
 	// RotatePlatformToken replaces the caller's platform token; the old one
 	// stops working at once.
 	RotatePlatformToken(context.Context, *v1.RotatePlatformTokenRequest) (*v1.RotatePlatformTokenResponse, error)
+	// MarketplaceLink enables, disables or reports the caller's store
+	// participation; disabled, its agents leave browse but are kept.
+	MarketplaceLink(context.Context, *v1.MarketplaceLinkRequest) (*v1.MarketplaceLinkResponse, error)
+	// SyncAgents creates or updates at most 50 of the caller's listings on
+	// this hub, answering one result per agent. It needs an active instance
+	// (401 otherwise) with store participation (403 otherwise).
+	SyncAgents(context.Context, *v1.SyncAgentsRequest) (*v1.SyncAgentsResponse, error)
+	// ListSyncedAgents lists the caller's synced listings with their
+	// execution counts and revenue from this hub's ledger.
+	ListSyncedAgents(context.Context, *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(context.Context, *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error)
@@ -119,6 +144,24 @@ func NewFederationHubServiceClient(httpClient connect.HTTPClient, baseURL string
 			connect.WithSchema(federationHubServiceMethods.ByName("RotatePlatformToken")),
 			connect.WithClientOptions(opts...),
 		),
+		marketplaceLink: connect.NewClient[v1.MarketplaceLinkRequest, v1.MarketplaceLinkResponse](
+			httpClient,
+			baseURL+FederationHubServiceMarketplaceLinkProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("MarketplaceLink")),
+			connect.WithClientOptions(opts...),
+		),
+		syncAgents: connect.NewClient[v1.SyncAgentsRequest, v1.SyncAgentsResponse](
+			httpClient,
+			baseURL+FederationHubServiceSyncAgentsProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("SyncAgents")),
+			connect.WithClientOptions(opts...),
+		),
+		listSyncedAgents: connect.NewClient[v1.ListSyncedAgentsRequest, v1.ListSyncedAgentsResponse](
+			httpClient,
+			baseURL+FederationHubServiceListSyncedAgentsProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("ListSyncedAgents")),
+			connect.WithClientOptions(opts...),
+		),
 		leaveHub: connect.NewClient[v1.LeaveHubRequest, v1.LeaveHubResponse](
 			httpClient,
 			baseURL+FederationHubServiceLeaveHubProcedure,
@@ -133,6 +176,9 @@ type federationHubServiceClient struct {
 	registerInstance    *connect.Client[v1.RegisterInstanceRequest, v1.RegisterInstanceResponse]
 	heartbeat           *connect.Client[v1.HeartbeatRequest, v1.HeartbeatResponse]
 	rotatePlatformToken *connect.Client[v1.RotatePlatformTokenRequest, v1.RotatePlatformTokenResponse]
+	marketplaceLink     *connect.Client[v1.MarketplaceLinkRequest, v1.MarketplaceLinkResponse]
+	syncAgents          *connect.Client[v1.SyncAgentsRequest, v1.SyncAgentsResponse]
+	listSyncedAgents    *connect.Client[v1.ListSyncedAgentsRequest, v1.ListSyncedAgentsResponse]
 	leaveHub            *connect.Client[v1.LeaveHubRequest, v1.LeaveHubResponse]
 }
 
@@ -163,6 +209,33 @@ func (c *federationHubServiceClient) RotatePlatformToken(ctx context.Context, re
 	return nil, err
 }
 
+// MarketplaceLink calls switchboard.v1.FederationHubService.MarketplaceLink.
+func (c *federationHubServiceClient) MarketplaceLink(ctx context.Context, req *v1.MarketplaceLinkRequest) (*v1.MarketplaceLinkResponse, error) {
+	response, err := c.marketplaceLink.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// SyncAgents calls switchboard.v1.FederationHubService.SyncAgents.
+func (c *federationHubServiceClient) SyncAgents(ctx context.Context, req *v1.SyncAgentsRequest) (*v1.SyncAgentsResponse, error) {
+	response, err := c.syncAgents.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListSyncedAgents calls switchboard.v1.FederationHubService.ListSyncedAgents.
+func (c *federationHubServiceClient) ListSyncedAgents(ctx context.Context, req *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error) {
+	response, err := c.listSyncedAgents.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // LeaveHub calls switchboard.v1.FederationHubService.LeaveHub.
 func (c *federationHubServiceClient) LeaveHub(ctx context.Context, req *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error) {
 	response, err := c.leaveHub.CallUnary(ctx, connect.NewRequest(req))
@@ -186,6 +259,16 @@ type FederationHubServiceHandler interface {
 	// RotatePlatformToken replaces the caller's platform token; the old one
 	// stops working at once.
 	RotatePlatformToken(context.Context, *v1.RotatePlatformTokenRequest) (*v1.RotatePlatformTokenResponse, error)
+	// MarketplaceLink enables, disables or reports the caller's store
+	// participation; disabled, its agents leave browse but are kept.
+	MarketplaceLink(context.Context, *v1.MarketplaceLinkRequest) (*v1.MarketplaceLinkResponse, error)
+	// SyncAgents creates or updates at most 50 of the caller's listings on
+	// this hub, answering one result per agent. It needs an active instance
+	// (401 otherwise) with store participation (403 otherwise).
+	SyncAgents(context.Context, *v1.SyncAgentsRequest) (*v1.SyncAgentsResponse, error)
+	// ListSyncedAgents lists the caller's synced listings with their
+	// execution counts and revenue from this hub's ledger.
+	ListSyncedAgents(context.Context, *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(context.Context, *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error)
@@ -216,6 +299,24 @@ func NewFederationHubServiceHandler(svc FederationHubServiceHandler, opts ...con
 		connect.WithSchema(federationHubServiceMethods.ByName("RotatePlatformToken")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationHubServiceMarketplaceLinkHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceMarketplaceLinkProcedure,
+		svc.MarketplaceLink,
+		connect.WithSchema(federationHubServiceMethods.ByName("MarketplaceLink")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationHubServiceSyncAgentsHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceSyncAgentsProcedure,
+		svc.SyncAgents,
+		connect.WithSchema(federationHubServiceMethods.ByName("SyncAgents")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationHubServiceListSyncedAgentsHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceListSyncedAgentsProcedure,
+		svc.ListSyncedAgents,
+		connect.WithSchema(federationHubServiceMethods.ByName("ListSyncedAgents")),
+		connect.WithHandlerOptions(opts...),
+	)
 	federationHubServiceLeaveHubHandler := connect.NewUnaryHandlerSimple(
 		FederationHubServiceLeaveHubProcedure,
 		svc.LeaveHub,
@@ -230,6 +331,12 @@ func NewFederationHubServiceHandler(svc FederationHubServiceHandler, opts ...con
 			federationHubServiceHeartbeatHandler.ServeHTTP(w, r)
 		case FederationHubServiceRotatePlatformTokenProcedure:
 			federationHubServiceRotatePlatformTokenHandler.ServeHTTP(w, r)
+		case FederationHubServiceMarketplaceLinkProcedure:
+			federationHubServiceMarketplaceLinkHandler.ServeHTTP(w, r)
+		case FederationHubServiceSyncAgentsProcedure:
+			federationHubServiceSyncAgentsHandler.ServeHTTP(w, r)
+		case FederationHubServiceListSyncedAgentsProcedure:
+			federationHubServiceListSyncedAgentsHandler.ServeHTTP(w, r)
 		case FederationHubServiceLeaveHubProcedure:
 			federationHubServiceLeaveHubHandler.ServeHTTP(w, r)
 		default:
@@ -253,6 +360,18 @@ func (UnimplementedFederationHubServiceHandler) RotatePlatformToken(context.Cont
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.RotatePlatformToken is not implemented"))
 }
 
+func (UnimplementedFederationHubServiceHandler) MarketplaceLink(context.Context, *v1.MarketplaceLinkRequest) (*v1.MarketplaceLinkResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.MarketplaceLink is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) SyncAgents(context.Context, *v1.SyncAgentsRequest) (*v1.SyncAgentsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.SyncAgents is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) ListSyncedAgents(context.Context, *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.ListSyncedAgents is not implemented"))
+}
+
 func (UnimplementedFederationHubServiceHandler) LeaveHub(context.Context, *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.LeaveHub is not implemented"))
 }
@@ -267,6 +386,13 @@ type FederationServiceClient interface {
 	// LeaveFederation tells the hub and forgets the platform token; the hub
 	// being unreachable does not keep the instance joined.
 	LeaveFederation(context.Context, *v1.LeaveFederationRequest) (*v1.LeaveFederationResponse, error)
+	// LinkMarketplace sets this instance's store participation on its hub
+	// (enable, disable) or reads it (status).
+	LinkMarketplace(context.Context, *v1.LinkMarketplaceRequest) (*v1.LinkMarketplaceResponse, error)
+	// SyncMarketplace pushes this instance's listings to its hub in calls of
+	// 50 (without endpoints or credentials, which stay here) and answers the
+	// results.
+	SyncMarketplace(context.Context, *v1.SyncMarketplaceRequest) (*v1.SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(context.Context, *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error)
 }
@@ -300,6 +426,18 @@ func NewFederationServiceClient(httpClient connect.HTTPClient, baseURL string, o
 			connect.WithSchema(federationServiceMethods.ByName("LeaveFederation")),
 			connect.WithClientOptions(opts...),
 		),
+		linkMarketplace: connect.NewClient[v1.LinkMarketplaceRequest, v1.LinkMarketplaceResponse](
+			httpClient,
+			baseURL+FederationServiceLinkMarketplaceProcedure,
+			connect.WithSchema(federationServiceMethods.ByName("LinkMarketplace")),
+			connect.WithClientOptions(opts...),
+		),
+		syncMarketplace: connect.NewClient[v1.SyncMarketplaceRequest, v1.SyncMarketplaceResponse](
+			httpClient,
+			baseURL+FederationServiceSyncMarketplaceProcedure,
+			connect.WithSchema(federationServiceMethods.ByName("SyncMarketplace")),
+			connect.WithClientOptions(opts...),
+		),
 		rotateFederationToken: connect.NewClient[v1.RotateFederationTokenRequest, v1.RotateFederationTokenResponse](
 			httpClient,
 			baseURL+FederationServiceRotateFederationTokenProcedure,
@@ -314,6 +452,8 @@ type federationServiceClient struct {
 	joinHub               *connect.Client[v1.JoinHubRequest, v1.JoinHubResponse]
 	getFederationStatus   *connect.Client[v1.GetFederationStatusRequest, v1.GetFederationStatusResponse]
 	leaveFederation       *connect.Client[v1.LeaveFederationRequest, v1.LeaveFederationResponse]
+	linkMarketplace       *connect.Client[v1.LinkMarketplaceRequest, v1.LinkMarketplaceResponse]
+	syncMarketplace       *connect.Client[v1.SyncMarketplaceRequest, v1.SyncMarketplaceResponse]
 	rotateFederationToken *connect.Client[v1.RotateFederationTokenRequest, v1.RotateFederationTokenResponse]
 }
 
@@ -344,6 +484,24 @@ func (c *federationServiceClient) LeaveFederation(ctx context.Context, req *v1.L
 	return nil, err
 }
 
+// LinkMarketplace calls switchboard.v1.FederationService.LinkMarketplace.
+func (c *federationServiceClient) LinkMarketplace(ctx context.Context, req *v1.LinkMarketplaceRequest) (*v1.LinkMarketplaceResponse, error) {
+	response, err := c.linkMarketplace.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// SyncMarketplace calls switchboard.v1.FederationService.SyncMarketplace.
+func (c *federationServiceClient) SyncMarketplace(ctx context.Context, req *v1.SyncMarketplaceRequest) (*v1.SyncMarketplaceResponse, error) {
+	response, err := c.syncMarketplace.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // RotateFederationToken calls switchboard.v1.FederationService.RotateFederationToken.
 func (c *federationServiceClient) RotateFederationToken(ctx context.Context, req *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error) {
 	response, err := c.rotateFederationToken.CallUnary(ctx, connect.NewRequest(req))
@@ -363,6 +521,13 @@ type FederationServiceHandler interface {
 	// LeaveFederation tells the hub and forgets the platform token; the hub
 	// being unreachable does not keep the instance joined.
 	LeaveFederation(context.Context, *v1.LeaveFederationRequest) (*v1.LeaveFederationResponse, error)
+	// LinkMarketplace sets this instance's store participation on its hub
+	// (enable, disable) or reads it (status).
+	LinkMarketplace(context.Context, *v1.LinkMarketplaceRequest) (*v1.LinkMarketplaceResponse, error)
+	// SyncMarketplace pushes this instance's listings to its hub in calls of
+	// 50 (without endpoints or credentials, which stay here) and answers the
+	// results.
+	SyncMarketplace(context.Context, *v1.SyncMarketplaceRequest) (*v1.SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(context.Context, *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error)
 }
@@ -392,6 +557,18 @@ func NewFederationServiceHandler(svc FederationServiceHandler, opts ...connect.H
 		connect.WithSchema(federationServiceMethods.ByName("LeaveFederation")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationServiceLinkMarketplaceHandler := connect.NewUnaryHandlerSimple(
+		FederationServiceLinkMarketplaceProcedure,
+		svc.LinkMarketplace,
+		connect.WithSchema(federationServiceMethods.ByName("LinkMarketplace")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationServiceSyncMarketplaceHandler := connect.NewUnaryHandlerSimple(
+		FederationServiceSyncMarketplaceProcedure,
+		svc.SyncMarketplace,
+		connect.WithSchema(federationServiceMethods.ByName("SyncMarketplace")),
+		connect.WithHandlerOptions(opts...),
+	)
 	federationServiceRotateFederationTokenHandler := connect.NewUnaryHandlerSimple(
 		FederationServiceRotateFederationTokenProcedure,
 		svc.RotateFederationToken,
@@ -406,6 +583,10 @@ func NewFederationServiceHandler(svc FederationServiceHandler, opts ...connect.H
 			federationServiceGetFederationStatusHandler.ServeHTTP(w, r)
 		case FederationServiceLeaveFederationProcedure:
 			federationServiceLeaveFederationHandler.ServeHTTP(w, r)
+		case FederationServiceLinkMarketplaceProcedure:
+			federationServiceLinkMarketplaceHandler.ServeHTTP(w, r)
+		case FederationServiceSyncMarketplaceProcedure:
+			federationServiceSyncMarketplaceHandler.ServeHTTP(w, r)
 		case FederationServiceRotateFederationTokenProcedure:
 			federationServiceRotateFederationTokenHandler.ServeHTTP(w, r)
 		default:
@@ -427,6 +608,14 @@ func (UnimplementedFederationServiceHandler) GetFederationStatus(context.Context
 
 func (UnimplementedFederationServiceHandler) LeaveFederation(context.Context, *v1.LeaveFederationRequest) (*v1.LeaveFederationResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationService.LeaveFederation is not implemented"))
+}
+
+func (UnimplementedFederationServiceHandler) LinkMarketplace(context.Context, *v1.LinkMarketplaceRequest) (*v1.LinkMarketplaceResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationService.LinkMarketplace is not implemented"))
+}
+
+func (UnimplementedFederationServiceHandler) SyncMarketplace(context.Context, *v1.SyncMarketplaceRequest) (*v1.SyncMarketplaceResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationService.SyncMarketplace is not implemented"))
 }
 
 func (UnimplementedFederationServiceHandler) RotateFederationToken(context.Context, *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error) {

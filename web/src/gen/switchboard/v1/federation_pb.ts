@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/federation.proto.
  */
 export const file_switchboard_v1_federation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9zd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uLnByb3RvEg5zd2l0Y2hib2FyZC52MSL4AQoXUmVnaXN0ZXJJbnN0YW5jZVJlcXVlc3QSGgoEbmFtZRgBIAEoCUIMukgFcgMYyAHo8xgBEh4KCGJhc2VfdXJsGAIgASgJQgy6SAVyAxiAEOjzGAESHQoHYXBpX2tleRgDIAEoCUIMukgFcgMYyAHo8xgBEhgKB3ZlcnNpb24YBCABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgFIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgGIAEoBUIHukgEGgIoABItCgxjYXBhYmlsaXRpZXMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IjIKEkZlZGVyYXRpb25FbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSJ+ChhSZWdpc3Rlckluc3RhbmNlUmVzcG9uc2USEwoLaW5zdGFuY2VfaWQYASABKAkSFgoOcGxhdGZvcm1fdG9rZW4YAiABKAkSNQoJZW5kcG9pbnRzGAMgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkVuZHBvaW50IkAKDE5ldHdvcmtTdGF0cxIRCglpbnN0YW5jZXMYASABKAUSDQoFdXNlcnMYAiABKAUSDgoGYWdlbnRzGAMgASgFIpMBChBIZWFydGJlYXRSZXF1ZXN0EhgKB3ZlcnNpb24YASABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgCIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgDIAEoBUIHukgEGgIoABIqCgZzdGF0dXMYBCABKAlCGrpIBHICGGS69RgPaW5zdGFuY2VfaGVhbHRoIn8KEUhlYXJ0YmVhdFJlc3BvbnNlEgoKAm9rGAEgASgIEi0KB25ldHdvcmsYAiABKAsyHC5zd2l0Y2hib2FyZC52MS5OZXR3b3JrU3RhdHMSLwoLc2VydmVyX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhwKGlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXF1ZXN0IjUKG1JvdGF0ZVBsYXRmb3JtVG9rZW5SZXNwb25zZRIWCg5wbGF0Zm9ybV90b2tlbhgBIAEoCSIRCg9MZWF2ZUh1YlJlcXVlc3QiEgoQTGVhdmVIdWJSZXNwb25zZSKXAQoOSm9pbkh1YlJlcXVlc3QSHQoHaHViX3VybBgBIAEoCUIMukgFcgMYgBDo8xgBEiMKDWNvbm5lY3RfdG9rZW4YAiABKAlCDLpIBXIDGMgB6PMYARIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAMgASgIEhsKBG5hbWUYBCABKAlCCLpIBXIDGMgBSACIAQFCBwoFX25hbWUirAEKE0ZlZGVyYXRpb25IZWFydGJlYXQSKwoHc2VudF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCb2sYAiABKAgSMgoHbmV0d29yaxgDIAEoCzIcLnN3aXRjaGJvYXJkLnYxLk5ldHdvcmtTdGF0c0gAiAEBEhIKBWVycm9yGAQgASgJSAGIAQFCCgoIX25ldHdvcmtCCAoGX2Vycm9yIq8DChBGZWRlcmF0aW9uU3RhdHVzEh8KBHJvbGUYASABKAlCEbr1GA1pbnN0YW5jZV9yb2xlEg4KBmpvaW5lZBgCIAEoCBIUCgdodWJfdXJsGAMgASgJSACIAQESGAoLaW5zdGFuY2VfaWQYBCABKAlIAYgBARIyCglqb2luZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESQAoObGFzdF9oZWFydGJlYXQYBiABKAsyIy5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSGVhcnRiZWF0SAOIAQESGwoTc3RvcmVfcGFydGljaXBhdGlvbhgHIAEoCBI1CgxsYXN0X3N5bmNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESIgoaaGVhcnRiZWF0X2ludGVydmFsX3NlY29uZHMYCSABKAVCCgoIX2h1Yl91cmxCDgoMX2luc3RhbmNlX2lkQgwKCl9qb2luZWRfYXRCEQoPX2xhc3RfaGVhcnRiZWF0Qg8KDV9sYXN0X3N5bmNfYXQiQwoPSm9pbkh1YlJlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiHAoaR2V0RmVkZXJhdGlvblN0YXR1c1JlcXVlc3QiTwobR2V0RmVkZXJhdGlvblN0YXR1c1Jlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiGAoWTGVhdmVGZWRlcmF0aW9uUmVxdWVzdCJdChdMZWF2ZUZlZGVyYXRpb25SZXNwb25zZRIwCgZzdGF0dXMYASABKAsyIC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uU3RhdHVzEhAKCGh1Yl90b2xkGAIgASgIIh4KHFJvdGF0ZUZlZGVyYXRpb25Ub2tlblJlcXVlc3QiUQodUm90YXRlRmVkZXJhdGlvblRva2VuUmVzcG9uc2USMAoGc3RhdHVzGAEgASgLMiAuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvblN0YXR1cyKNAwoSRmVkZXJhdGlvbkluc3RhbmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYmFzZV91cmwYAyABKAkSIwoGc3RhdHVzGAQgASgJQhO69RgPaW5zdGFuY2Vfc3RhdHVzEiMKBmhlYWx0aBgFIAEoCUITuvUYD2luc3RhbmNlX2hlYWx0aBIUCgd2ZXJzaW9uGAYgASgJSACIAQESEgoKdXNlcl9jb3VudBgHIAEoBRITCgthZ2VudF9jb3VudBgIIAEoBRIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAkgASgIEjoKEWxhc3RfaGVhcnRiZWF0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjEKDXJlZ2lzdGVyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHRva2VuX3ByZWZpeBgMIAEoCUIKCghfdmVyc2lvbkIUChJfbGFzdF9oZWFydGJlYXRfYXQiIAoeTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXF1ZXN0IlgKH0xpc3RGZWRlcmF0aW9uSW5zdGFuY2VzUmVzcG9uc2USNQoJaW5zdGFuY2VzGAEgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkluc3RhbmNlIjoKI0RlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhhAIlwKJERlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXNwb25zZRI0CghpbnN0YW5jZRgBIAEoCzIiLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25JbnN0YW5jZSI6CiNSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIYQCJcCiRSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2USNAoIaW5zdGFuY2UYASABKAsyIi5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSW5zdGFuY2UyxQUKFEZlZGVyYXRpb25IdWJTZXJ2aWNlEsYBChBSZWdpc3Rlckluc3RhbmNlEicuc3dpdGNoYm9hcmQudjEuUmVnaXN0ZXJJbnN0YW5jZVJlcXVlc3QaKC5zd2l0Y2hib2FyZC52MS5SZWdpc3Rlckluc3RhbmNlUmVzcG9uc2UiX9rzGAgIASIEYXV0aODzGMkB4vQYJGl0cyBhbnN3ZXIgaG9sZHMgYSBzZWNyZXQgc2hvd24gb25jZYLT5JMCIDoBKiIbL2FwaS92Mi9mZWRlcmF0aW9uL3JlZ2lzdGVyEosBCglIZWFydGJlYXQSIC5zd2l0Y2hib2FyZC52MS5IZWFydGJlYXRSZXF1ZXN0GiEuc3dpdGNoYm9hcmQudjEuSGVhcnRiZWF0UmVzcG9uc2UiOdrzGA4IASIKZmVkZXJhdGlvboLT5JMCIToBKiIcL2FwaS92Mi9mZWRlcmF0aW9uL2hlYXJ0YmVhdBLOAQoTUm90YXRlUGxhdGZvcm1Ub2tlbhIqLnN3aXRjaGJvYXJkLnYxLlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXF1ZXN0Gisuc3dpdGNoYm9hcmQudjEuUm90YXRlUGxhdGZvcm1Ub2tlblJlc3BvbnNlIl7a8xgOCAEiCmZlZGVyYXRpb27i9BgkaXRzIGFuc3dlciBob2xkcyBhIHNlY3JldCBzaG93biBvbmNlgtPkkwIeOgEqIhkvYXBpL3YyL2ZlZGVyYXRpb24vcm90YXRlEoQBCghMZWF2ZUh1YhIfLnN3aXRjaGJvYXJkLnYxLkxlYXZlSHViUmVxdWVzdBogLnN3aXRjaGJvYXJkLnYxLkxlYXZlSHViUmVzcG9uc2UiNdrzGA4IASIKZmVkZXJhdGlvboLT5JMCHToBKiIYL2FwaS92Mi9mZWRlcmF0aW9uL2xlYXZlMs4EChFGZWRlcmF0aW9uU2VydmljZRJyCgdKb2luSHViEh4uc3dpdGNoYm9hcmQudjEuSm9pbkh1YlJlcXVlc3QaHy5zd2l0Y2hib2FyZC52MS5Kb2luSHViUmVzcG9uc2UiJtrzGAMSAQKC0+STAhk6ASoiFC9hcGkvZmVkZXJhdGlvbi9qb2luEpUBChNHZXRGZWRlcmF0aW9uU3RhdHVzEiouc3dpdGNoYm9hcmQudjEuR2V0RmVkZXJhdGlvblN0YXR1c1JlcXVlc3QaKy5zd2l0Y2hib2FyZC52MS5HZXRGZWRlcmF0aW9uU3RhdHVzUmVzcG9uc2UiJdrzGAMSAQKC0+STAhgSFi9hcGkvZmVkZXJhdGlvbi9zdGF0dXMSiwEKD0xlYXZlRmVkZXJhdGlvbhImLnN3aXRjaGJvYXJkLnYxLkxlYXZlRmVkZXJhdGlvblJlcXVlc3QaJy5zd2l0Y2hib2FyZC52MS5MZWF2ZUZlZGVyYXRpb25SZXNwb25zZSIn2vMYAxIBAoLT5JMCGjoBKiIVL2FwaS9mZWRlcmF0aW9uL2xlYXZlEp4BChVSb3RhdGVGZWRlcmF0aW9uVG9rZW4SLC5zd2l0Y2hib2FyZC52MS5Sb3RhdGVGZWRlcmF0aW9uVG9rZW5SZXF1ZXN0Gi0uc3dpdGNoYm9hcmQudjEuUm90YXRlRmVkZXJhdGlvblRva2VuUmVzcG9uc2UiKNrzGAMSAQKC0+STAhs6ASoiFi9hcGkvZmVkZXJhdGlvbi9yb3RhdGUy4wQKFkZlZGVyYXRpb25BZG1pblNlcnZpY2USqgEKF0xpc3RGZWRlcmF0aW9uSW5zdGFuY2VzEi4uc3dpdGNoYm9hcmQudjEuTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXF1ZXN0Gi8uc3dpdGNoYm9hcmQudjEuTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXNwb25zZSIu2vMYAxIBAoLT5JMCIRIfL2FwaS9hZG1pbi9mZWRlcmF0aW9uL2luc3RhbmNlcxLMAQocRGVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZRIzLnN3aXRjaGJvYXJkLnYxLkRlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0GjQuc3dpdGNoYm9hcmQudjEuRGVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlc3BvbnNlIkHa8xgDEgECgtPkkwI0OgEqIi8vYXBpL2FkbWluL2ZlZGVyYXRpb24vaW5zdGFuY2VzL3tpZH0vZGVhY3RpdmF0ZRLMAQocUmVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZRIzLnN3aXRjaGJvYXJkLnYxLlJlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0GjQuc3dpdGNoYm9hcmQudjEuUmVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlc3BvbnNlIkHa8xgDEgECgtPkkwI0OgEqIi8vYXBpL2FkbWluL2ZlZGVyYXRpb24vaW5zdGFuY2VzL3tpZH0vcmVhY3RpdmF0ZUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("Ch9zd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uLnByb3RvEg5zd2l0Y2hib2FyZC52MSL4AQoXUmVnaXN0ZXJJbnN0YW5jZVJlcXVlc3QSGgoEbmFtZRgBIAEoCUIMukgFcgMYyAHo8xgBEh4KCGJhc2VfdXJsGAIgASgJQgy6SAVyAxiAEOjzGAESHQoHYXBpX2tleRgDIAEoCUIMukgFcgMYyAHo8xgBEhgKB3ZlcnNpb24YBCABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgFIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgGIAEoBUIHukgEGgIoABItCgxjYXBhYmlsaXRpZXMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IjIKEkZlZGVyYXRpb25FbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSJ+ChhSZWdpc3Rlckluc3RhbmNlUmVzcG9uc2USEwoLaW5zdGFuY2VfaWQYASABKAkSFgoOcGxhdGZvcm1fdG9rZW4YAiABKAkSNQoJZW5kcG9pbnRzGAMgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkVuZHBvaW50IkAKDE5ldHdvcmtTdGF0cxIRCglpbnN0YW5jZXMYASABKAUSDQoFdXNlcnMYAiABKAUSDgoGYWdlbnRzGAMgASgFIpMBChBIZWFydGJlYXRSZXF1ZXN0EhgKB3ZlcnNpb24YASABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgCIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgDIAEoBUIHukgEGgIoABIqCgZzdGF0dXMYBCABKAlCGrpIBHICGGS69RgPaW5zdGFuY2VfaGVhbHRoIn8KEUhlYXJ0YmVhdFJlc3BvbnNlEgoKAm9rGAEgASgIEi0KB25ldHdvcmsYAiABKAsyHC5zd2l0Y2hib2FyZC52MS5OZXR3b3JrU3RhdHMSLwoLc2VydmVyX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhwKGlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXF1ZXN0IjUKG1JvdGF0ZVBsYXRmb3JtVG9rZW5SZXNwb25zZRIWCg5wbGF0Zm9ybV90b2tlbhgBIAEoCSIRCg9MZWF2ZUh1YlJlcXVlc3QiEgoQTGVhdmVIdWJSZXNwb25zZSKXAQoOSm9pbkh1YlJlcXVlc3QSHQoHaHViX3VybBgBIAEoCUIMukgFcgMYgBDo8xgBEiMKDWNvbm5lY3RfdG9rZW4YAiABKAlCDLpIBXIDGMgB6PMYARIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAMgASgIEhsKBG5hbWUYBCABKAlCCLpIBXIDGMgBSACIAQFCBwoFX25hbWUirAEKE0ZlZGVyYXRpb25IZWFydGJlYXQSKwoHc2VudF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCb2sYAiABKAgSMgoHbmV0d29yaxgDIAEoCzIcLnN3aXRjaGJvYXJkLnYxLk5ldHdvcmtTdGF0c0gAiAEBEhIKBWVycm9yGAQgASgJSAGIAQFCCgoIX25ldHdvcmtCCAoGX2Vycm9yIq8DChBGZWRlcmF0aW9uU3RhdHVzEh8KBHJvbGUYASABKAlCEbr1GA1pbnN0YW5jZV9yb2xlEg4KBmpvaW5lZBgCIAEoCBIUCgdodWJfdXJsGAMgASgJSACIAQESGAoLaW5zdGFuY2VfaWQYBCABKAlIAYgBARIyCglqb2luZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESQAoObGFzdF9oZWFydGJlYXQYBiABKAsyIy5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSGVhcnRiZWF0SAOIAQESGwoTc3RvcmVfcGFydGljaXBhdGlvbhgHIAEoCBI1CgxsYXN0X3N5bmNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESIgoaaGVhcnRiZWF0X2ludGVydmFsX3NlY29uZHMYCSABKAVCCgoIX2h1Yl91cmxCDgoMX2luc3RhbmNlX2lkQgwKCl9qb2luZWRfYXRCEQoPX2xhc3RfaGVhcnRiZWF0Qg8KDV9sYXN0X3N5bmNfYXQiQwoPSm9pbkh1YlJlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiHAoaR2V0RmVkZXJhdGlvblN0YXR1c1JlcXVlc3QiTwobR2V0RmVkZXJhdGlvblN0YXR1c1Jlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiGAoWTGVhdmVGZWRlcmF0aW9uUmVxdWVzdCJdChdMZWF2ZUZlZGVyYXRpb25SZXNwb25zZRIwCgZzdGF0dXMYASABKAsyIC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uU3RhdHVzEhAKCGh1Yl90b2xkGAIgASgIIh4KHFJvdGF0ZUZlZGVyYXRpb25Ub2tlblJlcXVlc3QiUQodUm90YXRlRmVkZXJhdGlvblRva2VuUmVzcG9uc2USMAoGc3RhdHVzGAEgASgLMiAuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvblN0YXR1cyKNAwoSRmVkZXJhdGlvbkluc3RhbmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYmFzZV91cmwYAyABKAkSIwoGc3RhdHVzGAQgASgJQhO69RgPaW5zdGFuY2Vfc3RhdHVzEiMKBmhlYWx0aBgFIAEoCUITuvUYD2luc3RhbmNlX2hlYWx0aBIUCgd2ZXJzaW9uGAYgASgJSACIAQESEgoKdXNlcl9jb3VudBgHIAEoBRITCgthZ2VudF9jb3VudBgIIAEoBRIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAkgASgIEjoKEWxhc3RfaGVhcnRiZWF0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjEKDXJlZ2lzdGVyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHRva2VuX3ByZWZpeBgMIAEoCUIKCghfdmVyc2lvbkIUChJfbGFzdF9oZWFydGJlYXRfYXQiIAoeTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXF1ZXN0IlgKH0xpc3RGZWRlcmF0aW9uSW5zdGFuY2VzUmVzcG9uc2USNQoJaW5zdGFuY2VzGAEgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkluc3RhbmNlIjoKI0RlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhhAIlwKJERlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXNwb25zZRI0CghpbnN0YW5jZRgBIAEoCzIiLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25JbnN0YW5jZSI6CiNSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIYQCJcCiRSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2USNAoIaW5zdGFuY2UYASABKAsyIi5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSW5zdGFuY2UiUAoWTWFya2V0cGxhY2VMaW5rUmVxdWVzdBI2CgZhY3Rpb24YASABKAlCJrpIBHICGGTo8xgBuvUYF21hcmtldHBsYWNlX2xpbmtfYWN0aW9uIjYKF01hcmtldHBsYWNlTGlua1Jlc3BvbnNlEhsKE3N0b3JlX3BhcnRpY2lwYXRpb24YASABKAgi5gQKD0ZlZGVyYXRpb25BZ2VudBIXCgJpZBgBIAEoCUILukgEcgIYQOjzGAESGgoEbmFtZRgCIAEoCUIMukgFcgMY9APo8xgBEhUKBHNsdWcYAyABKAlCB7pIBHICGEASIwoLZGVzY3JpcHRpb24YBCABKAlCCbpIBnIEGKCNBkgAiAEBEiUKDmRldmVsb3Blcl9uYW1lGAUgASgJQgi6SAVyAxj0A0gBiAEBEi8KCGNhdGVnb3J5GAYgASgJQhi6SARyAhhkuvUYDXN5bmNfY2F0ZWdvcnlIAogBARI0Cg1wcmljaW5nX21vZGVsGAcgASgJQh26SARyAhhkuvUYEnN5bmNfcHJpY2luZ19tb2RlbBIWCg5wcmljZV9wZXJfdGFzaxgIIAEoARIZCghjdXJyZW5jeRgJIAEoCUIHukgEcgIYAxIjCgp0YXNrX3R5cGVzGAogAygJQg+6SAySAQkQMiIFcgMY6AcSGAoHdmVyc2lvbhgLIAEoCUIHukgEcgIYZBItCgxhdmFpbGFiaWxpdHkYDCABKAlCF7pIBHICGGS69RgMYXZhaWxhYmlsaXR5Ej0KFWRlY2xhcmVkX3dpZGdldF90eXBlcxgNIAMoCUIeukgMkgEJEDIiBXIDGOgHuvUYC3dpZGdldF90eXBlEiEKDHN1cHBvcnRzX2EyYRgOIAEoCFILc3VwcG9ydHNBMkESIQoMc3VwcG9ydHNfbWNwGA8gASgIUgtzdXBwb3J0c01DUEIOCgxfZGVzY3JpcHRpb25CEQoPX2RldmVsb3Blcl9uYW1lQgsKCV9jYXRlZ29yeSJPChFTeW5jQWdlbnRzUmVxdWVzdBI6CgZhZ2VudHMYASADKAsyHy5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uQWdlbnRCCbpIBpIBAxDoByKHAQoKU3luY1Jlc3VsdBIKCgJpZBgBIAEoCRIfCgZzdGF0dXMYAiABKAlCD7r1GAtzeW5jX3Jlc3VsdBIbCg5tYXJrZXRwbGFjZV9pZBgDIAEoCUgAiAEBEhIKBWVycm9yGAQgASgJSAGIAQFCEQoPX21hcmtldHBsYWNlX2lkQggKBl9lcnJvciJBChJTeW5jQWdlbnRzUmVzcG9uc2USKwoHcmVzdWx0cxgBIAMoCzIaLnN3aXRjaGJvYXJkLnYxLlN5bmNSZXN1bHQiGQoXTGlzdFN5bmNlZEFnZW50c1JlcXVlc3QiZQoSU3luY2VkQWdlbnRSZXZlbnVlEhAKCGN1cnJlbmN5GAEgASgJEg0KBWdyb3NzGAIgASgBEhgKEGRldmVsb3Blcl9wYXlvdXQYAyABKAESFAoMcGxhdGZvcm1fZmVlGAQgASgBIsYBCgtTeW5jZWRBZ2VudBIRCglyZW1vdGVfaWQYASABKAkSFgoObWFya2V0cGxhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgRzbHVnGAQgASgJEiIKBnN0YXR1cxgFIAEoCUISuvUYDmxpc3Rpbmdfc3RhdHVzEhcKD2V4ZWN1dGlvbl9jb3VudBgGIAEoBRIzCgdyZXZlbnVlGAcgAygLMiIuc3dpdGNoYm9hcmQudjEuU3luY2VkQWdlbnRSZXZlbnVlIkcKGExpc3RTeW5jZWRBZ2VudHNSZXNwb25zZRIrCgZhZ2VudHMYASADKAsyGy5zd2l0Y2hib2FyZC52MS5TeW5jZWRBZ2VudCJQChZMaW5rTWFya2V0cGxhY2VSZXF1ZXN0EjYKBmFjdGlvbhgBIAEoCUImukgEcgIYZOjzGAG69RgXbWFya2V0cGxhY2VfbGlua19hY3Rpb24iSwoXTGlua01hcmtldHBsYWNlUmVzcG9uc2USMAoGc3RhdHVzGAEgASgLMiAuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvblN0YXR1cyIYChZTeW5jTWFya2V0cGxhY2VSZXF1ZXN0IngKF1N5bmNNYXJrZXRwbGFjZVJlc3BvbnNlEisKB3Jlc3VsdHMYASADKAsyGi5zd2l0Y2hib2FyZC52MS5TeW5jUmVzdWx0EjAKBnN0YXR1cxgCIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMylwkKFEZlZGVyYXRpb25IdWJTZXJ2aWNlEsYBChBSZWdpc3Rlckluc3RhbmNlEicuc3dpdGNoYm9hcmQudjEuUmVnaXN0ZXJJbnN0YW5jZVJlcXVlc3QaKC5zd2l0Y2hib2FyZC52MS5SZWdpc3Rlckluc3RhbmNlUmVzcG9uc2UiX9rzGAgIASIEYXV0aODzGMkB4vQYJGl0cyBhbnN3ZXIgaG9sZHMgYSBzZWNyZXQgc2hvd24gb25jZYLT5JMCIDoBKiIbL2FwaS92Mi9mZWRlcmF0aW9uL3JlZ2lzdGVyEosBCglIZWFydGJlYXQSIC5zd2l0Y2hib2FyZC52MS5IZWFydGJlYXRSZXF1ZXN0GiEuc3dpdGNoYm9hcmQudjEuSGVhcnRiZWF0UmVzcG9uc2UiOdrzGA4IASIKZmVkZXJhdGlvboLT5JMCIToBKiIcL2FwaS92Mi9mZWRlcmF0aW9uL2hlYXJ0YmVhdBLOAQoTUm90YXRlUGxhdGZvcm1Ub2tlbhIqLnN3aXRjaGJvYXJkLnYxLlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXF1ZXN0Gisuc3dpdGNoYm9hcmQudjEuUm90YXRlUGxhdGZvcm1Ub2tlblJlc3BvbnNlIl7a8xgOCAEiCmZlZGVyYXRpb27i9BgkaXRzIGFuc3dlciBob2xkcyBhIHNlY3JldCBzaG93biBvbmNlgtPkkwIeOgEqIhkvYXBpL3YyL2ZlZGVyYXRpb24vcm90YXRlEqQBCg9NYXJrZXRwbGFjZUxpbmsSJi5zd2l0Y2hib2FyZC52MS5NYXJrZXRwbGFjZUxpbmtSZXF1ZXN0Gicuc3dpdGNoYm9hcmQudjEuTWFya2V0cGxhY2VMaW5rUmVzcG9uc2UiQNrzGA4IASIKZmVkZXJhdGlvboLT5JMCKDoBKiIjL2FwaS92Mi9mZWRlcmF0aW9uL21hcmtldHBsYWNlLWxpbmsSiwEKClN5bmNBZ2VudHMSIS5zd2l0Y2hib2FyZC52MS5TeW5jQWdlbnRzUmVxdWVzdBoiLnN3aXRjaGJvYXJkLnYxLlN5bmNBZ2VudHNSZXNwb25zZSI22vMYDggBIgpmZWRlcmF0aW9ugtPkkwIeOgEqIhkvYXBpL3YyL2ZlZGVyYXRpb24vYWdlbnRzEpoBChBMaXN0U3luY2VkQWdlbnRzEicuc3dpdGNoYm9hcmQudjEuTGlzdFN5bmNlZEFnZW50c1JlcXVlc3QaKC5zd2l0Y2hib2FyZC52MS5MaXN0U3luY2VkQWdlbnRzUmVzcG9uc2UiM9rzGA4IASIKZmVkZXJhdGlvboLT5JMCGxIZL2FwaS92Mi9mZWRlcmF0aW9uL2FnZW50cxKEAQoITGVhdmVIdWISHy5zd2l0Y2hib2FyZC52MS5MZWF2ZUh1YlJlcXVlc3QaIC5zd2l0Y2hib2FyZC52MS5MZWF2ZUh1YlJlc3BvbnNlIjXa8xgOCAEiCmZlZGVyYXRpb26C0+STAh06ASoiGC9hcGkvdjIvZmVkZXJhdGlvbi9sZWF2ZTL1BgoRRmVkZXJhdGlvblNlcnZpY2UScgoHSm9pbkh1YhIeLnN3aXRjaGJvYXJkLnYxLkpvaW5IdWJSZXF1ZXN0Gh8uc3dpdGNoYm9hcmQudjEuSm9pbkh1YlJlc3BvbnNlIiba8xgDEgECgtPkkwIZOgEqIhQvYXBpL2ZlZGVyYXRpb24vam9pbhKVAQoTR2V0RmVkZXJhdGlvblN0YXR1cxIqLnN3aXRjaGJvYXJkLnYxLkdldEZlZGVyYXRpb25TdGF0dXNSZXF1ZXN0Gisuc3dpdGNoYm9hcmQudjEuR2V0RmVkZXJhdGlvblN0YXR1c1Jlc3BvbnNlIiXa8xgDEgECgtPkkwIYEhYvYXBpL2ZlZGVyYXRpb24vc3RhdHVzEosBCg9MZWF2ZUZlZGVyYXRpb24SJi5zd2l0Y2hib2FyZC52MS5MZWF2ZUZlZGVyYXRpb25SZXF1ZXN0Gicuc3dpdGNoYm9hcmQudjEuTGVhdmVGZWRlcmF0aW9uUmVzcG9uc2UiJ9rzGAMSAQKC0+STAho6ASoiFS9hcGkvZmVkZXJhdGlvbi9sZWF2ZRKWAQoPTGlua01hcmtldHBsYWNlEiYuc3dpdGNoYm9hcmQudjEuTGlua01hcmtldHBsYWNlUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLkxpbmtNYXJrZXRwbGFjZVJlc3BvbnNlIjLa8xgDEgECgtPkkwIlOgEqIiAvYXBpL2ZlZGVyYXRpb24vbWFya2V0cGxhY2UtbGluaxKLAQoPU3luY01hcmtldHBsYWNlEiYuc3dpdGNoYm9hcmQudjEuU3luY01hcmtldHBsYWNlUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLlN5bmNNYXJrZXRwbGFjZVJlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL21hcmtldHBsYWNlL3N5bmMSngEKFVJvdGF0ZUZlZGVyYXRpb25Ub2tlbhIsLnN3aXRjaGJvYXJkLnYxLlJvdGF0ZUZlZGVyYXRpb25Ub2tlblJlcXVlc3QaLS5zd2l0Y2hib2FyZC52MS5Sb3RhdGVGZWRlcmF0aW9uVG9rZW5SZXNwb25zZSIo2vMYAxIBAoLT5JMCGzoBKiIWL2FwaS9mZWRlcmF0aW9uL3JvdGF0ZTLjBAoWRmVkZXJhdGlvbkFkbWluU2VydmljZRKqAQoXTGlzdEZlZGVyYXRpb25JbnN0YW5jZXMSLi5zd2l0Y2hib2FyZC52MS5MaXN0RmVkZXJhdGlvbkluc3RhbmNlc1JlcXVlc3QaLy5zd2l0Y2hib2FyZC52MS5MaXN0RmVkZXJhdGlvbkluc3RhbmNlc1Jlc3BvbnNlIi7a8xgDEgECgtPkkwIhEh8vYXBpL2FkbWluL2ZlZGVyYXRpb24vaW5zdGFuY2VzEswBChxEZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlEjMuc3dpdGNoYm9hcmQudjEuRGVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlcXVlc3QaNC5zd2l0Y2hib2FyZC52MS5EZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2UiQdrzGAMSAQKC0+STAjQ6ASoiLy9hcGkvYWRtaW4vZmVkZXJhdGlvbi9pbnN0YW5jZXMve2lkfS9kZWFjdGl2YXRlEswBChxSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlEjMuc3dpdGNoYm9hcmQudjEuUmVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlcXVlc3QaNC5zd2l0Y2hib2FyZC52MS5SZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2UiQdrzGAMSAQKC0+STAjQ6ASoiLy9hcGkvYWRtaW4vZmVkZXJhdGlvbi9pbnN0YW5jZXMve2lkfS9yZWFjdGl2YXRlQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.RegisterInstanceRequest
@@ -716,6 +716,414 @@ export const ReactivateFederationInstanceResponseSchema: GenMessage<ReactivateFe
   messageDesc(file_switchboard_v1_federation, 26);
 
 /**
+ * @generated from message switchboard.v1.MarketplaceLinkRequest
+ */
+export type MarketplaceLinkRequest = Message<"switchboard.v1.MarketplaceLinkRequest"> & {
+  /**
+   * enable, disable or status.
+   *
+   * @generated from field: string action = 1;
+   */
+  action: string;
+};
+
+/**
+ * Describes the message switchboard.v1.MarketplaceLinkRequest.
+ * Use `create(MarketplaceLinkRequestSchema)` to create a new message.
+ */
+export const MarketplaceLinkRequestSchema: GenMessage<MarketplaceLinkRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 27);
+
+/**
+ * @generated from message switchboard.v1.MarketplaceLinkResponse
+ */
+export type MarketplaceLinkResponse = Message<"switchboard.v1.MarketplaceLinkResponse"> & {
+  /**
+   * @generated from field: bool store_participation = 1;
+   */
+  storeParticipation: boolean;
+};
+
+/**
+ * Describes the message switchboard.v1.MarketplaceLinkResponse.
+ * Use `create(MarketplaceLinkResponseSchema)` to create a new message.
+ */
+export const MarketplaceLinkResponseSchema: GenMessage<MarketplaceLinkResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 28);
+
+/**
+ * FederationAgent is a listing as a spoke syncs it: its own id and the
+ * public fields, never its endpoint or credentials.
+ *
+ * @generated from message switchboard.v1.FederationAgent
+ */
+export type FederationAgent = Message<"switchboard.v1.FederationAgent"> & {
+  /**
+   * The listing's id on the spoke.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Derived from the name when empty; unique on the hub.
+   *
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: optional string developer_name = 5;
+   */
+  developerName?: string | undefined;
+
+  /**
+   * research, coding, writing, analysis, operations, creative or general.
+   *
+   * @generated from field: optional string category = 6;
+   */
+  category?: string | undefined;
+
+  /**
+   * free (default), per_task, tiered or dynamic.
+   *
+   * @generated from field: string pricing_model = 7;
+   */
+  pricingModel: string;
+
+  /**
+   * @generated from field: double price_per_task = 8;
+   */
+  pricePerTask: number;
+
+  /**
+   * ISO 4217; USD when empty.
+   *
+   * @generated from field: string currency = 9;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: repeated string task_types = 10;
+   */
+  taskTypes: string[];
+
+  /**
+   * MAJOR.MINOR.PATCH; 1.0.0 when empty.
+   *
+   * @generated from field: string version = 11;
+   */
+  version: string;
+
+  /**
+   * available (default), unavailable or maintenance.
+   *
+   * @generated from field: string availability = 12;
+   */
+  availability: string;
+
+  /**
+   * @generated from field: repeated string declared_widget_types = 13;
+   */
+  declaredWidgetTypes: string[];
+
+  /**
+   * @generated from field: bool supports_a2a = 14 [json_name = "supportsA2A"];
+   */
+  supportsA2a: boolean;
+
+  /**
+   * @generated from field: bool supports_mcp = 15 [json_name = "supportsMCP"];
+   */
+  supportsMcp: boolean;
+};
+
+/**
+ * Describes the message switchboard.v1.FederationAgent.
+ * Use `create(FederationAgentSchema)` to create a new message.
+ */
+export const FederationAgentSchema: GenMessage<FederationAgent> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 29);
+
+/**
+ * @generated from message switchboard.v1.SyncAgentsRequest
+ */
+export type SyncAgentsRequest = Message<"switchboard.v1.SyncAgentsRequest"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.FederationAgent agents = 1;
+   */
+  agents: FederationAgent[];
+};
+
+/**
+ * Describes the message switchboard.v1.SyncAgentsRequest.
+ * Use `create(SyncAgentsRequestSchema)` to create a new message.
+ */
+export const SyncAgentsRequestSchema: GenMessage<SyncAgentsRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 30);
+
+/**
+ * SyncResult is what a sync did with one agent.
+ *
+ * @generated from message switchboard.v1.SyncResult
+ */
+export type SyncResult = Message<"switchboard.v1.SyncResult"> & {
+  /**
+   * The agent's id on the spoke.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * created, updated, unchanged, conflict or invalid.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * The listing's id on the hub (absent for conflict and invalid).
+   *
+   * @generated from field: optional string marketplace_id = 3;
+   */
+  marketplaceId?: string | undefined;
+
+  /**
+   * Why, for conflict and invalid.
+   *
+   * @generated from field: optional string error = 4;
+   */
+  error?: string | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.SyncResult.
+ * Use `create(SyncResultSchema)` to create a new message.
+ */
+export const SyncResultSchema: GenMessage<SyncResult> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 31);
+
+/**
+ * @generated from message switchboard.v1.SyncAgentsResponse
+ */
+export type SyncAgentsResponse = Message<"switchboard.v1.SyncAgentsResponse"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.SyncResult results = 1;
+   */
+  results: SyncResult[];
+};
+
+/**
+ * Describes the message switchboard.v1.SyncAgentsResponse.
+ * Use `create(SyncAgentsResponseSchema)` to create a new message.
+ */
+export const SyncAgentsResponseSchema: GenMessage<SyncAgentsResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 32);
+
+/**
+ * @generated from message switchboard.v1.ListSyncedAgentsRequest
+ */
+export type ListSyncedAgentsRequest = Message<"switchboard.v1.ListSyncedAgentsRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.ListSyncedAgentsRequest.
+ * Use `create(ListSyncedAgentsRequestSchema)` to create a new message.
+ */
+export const ListSyncedAgentsRequestSchema: GenMessage<ListSyncedAgentsRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 33);
+
+/**
+ * SyncedAgentRevenue is money a synced listing made on the hub.
+ *
+ * @generated from message switchboard.v1.SyncedAgentRevenue
+ */
+export type SyncedAgentRevenue = Message<"switchboard.v1.SyncedAgentRevenue"> & {
+  /**
+   * @generated from field: string currency = 1;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: double gross = 2;
+   */
+  gross: number;
+
+  /**
+   * @generated from field: double developer_payout = 3;
+   */
+  developerPayout: number;
+
+  /**
+   * @generated from field: double platform_fee = 4;
+   */
+  platformFee: number;
+};
+
+/**
+ * Describes the message switchboard.v1.SyncedAgentRevenue.
+ * Use `create(SyncedAgentRevenueSchema)` to create a new message.
+ */
+export const SyncedAgentRevenueSchema: GenMessage<SyncedAgentRevenue> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 34);
+
+/**
+ * SyncedAgent is a synced listing as its spoke sees it on the hub.
+ *
+ * @generated from message switchboard.v1.SyncedAgent
+ */
+export type SyncedAgent = Message<"switchboard.v1.SyncedAgent"> & {
+  /**
+   * The listing's id on the spoke.
+   *
+   * @generated from field: string remote_id = 1;
+   */
+  remoteId: string;
+
+  /**
+   * Its id on the hub.
+   *
+   * @generated from field: string marketplace_id = 2;
+   */
+  marketplaceId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string slug = 4;
+   */
+  slug: string;
+
+  /**
+   * The hub's review status of it.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * @generated from field: int32 execution_count = 6;
+   */
+  executionCount: number;
+
+  /**
+   * Captured payments, per currency.
+   *
+   * @generated from field: repeated switchboard.v1.SyncedAgentRevenue revenue = 7;
+   */
+  revenue: SyncedAgentRevenue[];
+};
+
+/**
+ * Describes the message switchboard.v1.SyncedAgent.
+ * Use `create(SyncedAgentSchema)` to create a new message.
+ */
+export const SyncedAgentSchema: GenMessage<SyncedAgent> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 35);
+
+/**
+ * @generated from message switchboard.v1.ListSyncedAgentsResponse
+ */
+export type ListSyncedAgentsResponse = Message<"switchboard.v1.ListSyncedAgentsResponse"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.SyncedAgent agents = 1;
+   */
+  agents: SyncedAgent[];
+};
+
+/**
+ * Describes the message switchboard.v1.ListSyncedAgentsResponse.
+ * Use `create(ListSyncedAgentsResponseSchema)` to create a new message.
+ */
+export const ListSyncedAgentsResponseSchema: GenMessage<ListSyncedAgentsResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 36);
+
+/**
+ * @generated from message switchboard.v1.LinkMarketplaceRequest
+ */
+export type LinkMarketplaceRequest = Message<"switchboard.v1.LinkMarketplaceRequest"> & {
+  /**
+   * enable, disable or status.
+   *
+   * @generated from field: string action = 1;
+   */
+  action: string;
+};
+
+/**
+ * Describes the message switchboard.v1.LinkMarketplaceRequest.
+ * Use `create(LinkMarketplaceRequestSchema)` to create a new message.
+ */
+export const LinkMarketplaceRequestSchema: GenMessage<LinkMarketplaceRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 37);
+
+/**
+ * @generated from message switchboard.v1.LinkMarketplaceResponse
+ */
+export type LinkMarketplaceResponse = Message<"switchboard.v1.LinkMarketplaceResponse"> & {
+  /**
+   * @generated from field: switchboard.v1.FederationStatus status = 1;
+   */
+  status?: FederationStatus | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.LinkMarketplaceResponse.
+ * Use `create(LinkMarketplaceResponseSchema)` to create a new message.
+ */
+export const LinkMarketplaceResponseSchema: GenMessage<LinkMarketplaceResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 38);
+
+/**
+ * @generated from message switchboard.v1.SyncMarketplaceRequest
+ */
+export type SyncMarketplaceRequest = Message<"switchboard.v1.SyncMarketplaceRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.SyncMarketplaceRequest.
+ * Use `create(SyncMarketplaceRequestSchema)` to create a new message.
+ */
+export const SyncMarketplaceRequestSchema: GenMessage<SyncMarketplaceRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 39);
+
+/**
+ * @generated from message switchboard.v1.SyncMarketplaceResponse
+ */
+export type SyncMarketplaceResponse = Message<"switchboard.v1.SyncMarketplaceResponse"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.SyncResult results = 1;
+   */
+  results: SyncResult[];
+
+  /**
+   * @generated from field: switchboard.v1.FederationStatus status = 2;
+   */
+  status?: FederationStatus | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.SyncMarketplaceResponse.
+ * Use `create(SyncMarketplaceResponseSchema)` to create a new message.
+ */
+export const SyncMarketplaceResponseSchema: GenMessage<SyncMarketplaceResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 40);
+
+/**
  * FederationHubService is the hub's platform endpoints that spokes call
  * (served only with --role hub; 404 elsewhere). Register takes a connect token
  * of purpose instance; every other procedure takes the platform token
@@ -760,6 +1168,40 @@ export const FederationHubService: GenService<{
     methodKind: "unary";
     input: typeof RotatePlatformTokenRequestSchema;
     output: typeof RotatePlatformTokenResponseSchema;
+  },
+  /**
+   * MarketplaceLink enables, disables or reports the caller's store
+   * participation; disabled, its agents leave browse but are kept.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.MarketplaceLink
+   */
+  marketplaceLink: {
+    methodKind: "unary";
+    input: typeof MarketplaceLinkRequestSchema;
+    output: typeof MarketplaceLinkResponseSchema;
+  },
+  /**
+   * SyncAgents creates or updates at most 50 of the caller's listings on
+   * this hub, answering one result per agent. It needs an active instance
+   * (401 otherwise) with store participation (403 otherwise).
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.SyncAgents
+   */
+  syncAgents: {
+    methodKind: "unary";
+    input: typeof SyncAgentsRequestSchema;
+    output: typeof SyncAgentsResponseSchema;
+  },
+  /**
+   * ListSyncedAgents lists the caller's synced listings with their
+   * execution counts and revenue from this hub's ledger.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.ListSyncedAgents
+   */
+  listSyncedAgents: {
+    methodKind: "unary";
+    input: typeof ListSyncedAgentsRequestSchema;
+    output: typeof ListSyncedAgentsResponseSchema;
   },
   /**
    * LeaveHub unregisters the caller: its platform token stops working and its
@@ -813,6 +1255,29 @@ export const FederationService: GenService<{
     methodKind: "unary";
     input: typeof LeaveFederationRequestSchema;
     output: typeof LeaveFederationResponseSchema;
+  },
+  /**
+   * LinkMarketplace sets this instance's store participation on its hub
+   * (enable, disable) or reads it (status).
+   *
+   * @generated from rpc switchboard.v1.FederationService.LinkMarketplace
+   */
+  linkMarketplace: {
+    methodKind: "unary";
+    input: typeof LinkMarketplaceRequestSchema;
+    output: typeof LinkMarketplaceResponseSchema;
+  },
+  /**
+   * SyncMarketplace pushes this instance's listings to its hub in calls of
+   * 50 (without endpoints or credentials, which stay here) and answers the
+   * results.
+   *
+   * @generated from rpc switchboard.v1.FederationService.SyncMarketplace
+   */
+  syncMarketplace: {
+    methodKind: "unary";
+    input: typeof SyncMarketplaceRequestSchema;
+    output: typeof SyncMarketplaceResponseSchema;
   },
   /**
    * RotateFederationToken asks the hub for a new platform token.

@@ -1,0 +1,123 @@
+package federation
+
+import (
+	"context"
+	"slices"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// LinkMarketplace asks the hub to enable or disable this instance's store
+// participation (or to report it) and records the hub's answer.
+func (s *Spoke) LinkMarketplace(ctx context.Context, req *switchboardv1.LinkMarketplaceRequest) (*switchboardv1.LinkMarketplaceResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	if req.GetAction() == "" {
+		return nil, apperr.Invalid("action is required: enable, disable or status")
+	}
+	m, err := s.joined(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if m, err = s.link(ctx, m, req.GetAction()); err != nil {
+		return nil, err
+	}
+	return &switchboardv1.LinkMarketplaceResponse{Status: s.toStatus(m)}, nil
+}
+
+// link calls the hub's marketplace-link and keeps its answer.
+func (s *Spoke) link(ctx context.Context, m *ent.FederationMembership, action string) (*ent.FederationMembership, error) {
+	token, err := s.token(m)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	res, err := s.hub(m.HubURL).MarketplaceLink(withBearer(ctx, token), &switchboardv1.MarketplaceLinkRequest{Action: action})
+	if err != nil {
+		return nil, hubError(m.HubURL, err)
+	}
+	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetStoreParticipation(res.GetStoreParticipation()).
+		Save(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return m, nil
+}
+
+// SyncMarketplace pushes this instance's own active listings (not those it
+// holds for others) to the hub, MaxSync per call, without their endpoints
+// or credentials.
+func (s *Spoke) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarketplaceRequest) (*switchboardv1.SyncMarketplaceResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	m, err := s.joined(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !m.StoreParticipation {
+		return nil, apperr.IllegalMove("store participation is off: enable it first (POST /api/federation/marketplace-link {\"action\": \"enable\"})")
+	}
+	token, err := s.token(m)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	rows, err := s.DB.StoreAgent.Query().
+		Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.SourceInstanceIDIsNil()).
+		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := &switchboardv1.SyncMarketplaceResponse{Results: []*switchboardv1.SyncResult{}}
+	var syncable []*ent.StoreAgent
+	for _, r := range rows {
+		if !slices.Contains(syncPricing, r.PricingModel) {
+			out.Results = append(out.Results, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
+				Error: ptr("pricing model " + r.PricingModel + " cannot be offered through a hub")})
+			continue
+		}
+		syncable = append(syncable, r)
+	}
+	for start := 0; start < len(syncable); start += MaxSync {
+		batch := syncable[start:min(start+MaxSync, len(syncable))]
+		agents := make([]*switchboardv1.FederationAgent, len(batch))
+		for i, r := range batch {
+			agents[i] = toFederationAgent(r)
+		}
+		res, err := s.hub(m.HubURL).SyncAgents(withBearer(ctx, token), &switchboardv1.SyncAgentsRequest{Agents: agents})
+		if err != nil {
+			return nil, hubError(m.HubURL, err)
+		}
+		out.Results = append(out.Results, res.GetResults()...)
+	}
+	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(s.now()).Save(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out.Status = s.toStatus(m)
+	return out, nil
+}
+
+// What a hub takes of a listing's category and pricing model.
+var (
+	syncCategories = vocab.Values("sync_category")
+	syncPricing    = vocab.Values("sync_pricing_model")
+)
+
+// toFederationAgent is what a listing shows its hub: public fields only.
+func toFederationAgent(r *ent.StoreAgent) *switchboardv1.FederationAgent {
+	a := &switchboardv1.FederationAgent{
+		Id: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description, DeveloperName: r.DeveloperName,
+		PricingModel: r.PricingModel, PricePerTask: r.PricePerTask.Float(), Currency: r.Currency,
+		TaskTypes: r.TaskTypes, Version: r.Version, Availability: string(r.Availability),
+		DeclaredWidgetTypes: r.DeclaredWidgetTypes, SupportsA2A: r.SupportsA2a, SupportsMcp: r.SupportsMcp,
+	}
+	if r.Category != nil && slices.Contains(syncCategories, *r.Category) {
+		a.Category = r.Category
+	}
+	return a
+}
