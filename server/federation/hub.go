@@ -52,7 +52,7 @@ type Hub struct {
 	StaleAfter time.Duration
 	// Policy is the store's review policy, which synced listings follow.
 	Policy store.ReviewPolicy
-	client     *http.Client
+	client *http.Client
 }
 
 // NewHub makes a Hub with its outbound client.
