@@ -32603,6 +32603,9 @@ type StoreAgentMutation struct {
 	addexecution_count          *int
 	self_config_token_hash      *string
 	source_instance_url         *string
+	hub_status                  *string
+	marketplace_id              *string
+	hub_decided_at              *time.Time
 	clearedFields               map[string]struct{}
 	user                        *string
 	cleareduser                 bool
@@ -34988,6 +34991,153 @@ func (m *StoreAgentMutation) ResetSourceInstanceURL() {
 	delete(m.clearedFields, storeagent.FieldSourceInstanceURL)
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (m *StoreAgentMutation) SetHubStatus(s string) {
+	m.hub_status = &s
+}
+
+// HubStatus returns the value of the "hub_status" field in the mutation.
+func (m *StoreAgentMutation) HubStatus() (r string, exists bool) {
+	v := m.hub_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubStatus returns the old "hub_status" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldHubStatus(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubStatus: %w", err)
+	}
+	return oldValue.HubStatus, nil
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (m *StoreAgentMutation) ClearHubStatus() {
+	m.hub_status = nil
+	m.clearedFields[storeagent.FieldHubStatus] = struct{}{}
+}
+
+// HubStatusCleared returns if the "hub_status" field was cleared in this mutation.
+func (m *StoreAgentMutation) HubStatusCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldHubStatus]
+	return ok
+}
+
+// ResetHubStatus resets all changes to the "hub_status" field.
+func (m *StoreAgentMutation) ResetHubStatus() {
+	m.hub_status = nil
+	delete(m.clearedFields, storeagent.FieldHubStatus)
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (m *StoreAgentMutation) SetMarketplaceID(s string) {
+	m.marketplace_id = &s
+}
+
+// MarketplaceID returns the value of the "marketplace_id" field in the mutation.
+func (m *StoreAgentMutation) MarketplaceID() (r string, exists bool) {
+	v := m.marketplace_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarketplaceID returns the old "marketplace_id" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldMarketplaceID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarketplaceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarketplaceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarketplaceID: %w", err)
+	}
+	return oldValue.MarketplaceID, nil
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (m *StoreAgentMutation) ClearMarketplaceID() {
+	m.marketplace_id = nil
+	m.clearedFields[storeagent.FieldMarketplaceID] = struct{}{}
+}
+
+// MarketplaceIDCleared returns if the "marketplace_id" field was cleared in this mutation.
+func (m *StoreAgentMutation) MarketplaceIDCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldMarketplaceID]
+	return ok
+}
+
+// ResetMarketplaceID resets all changes to the "marketplace_id" field.
+func (m *StoreAgentMutation) ResetMarketplaceID() {
+	m.marketplace_id = nil
+	delete(m.clearedFields, storeagent.FieldMarketplaceID)
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (m *StoreAgentMutation) SetHubDecidedAt(t time.Time) {
+	m.hub_decided_at = &t
+}
+
+// HubDecidedAt returns the value of the "hub_decided_at" field in the mutation.
+func (m *StoreAgentMutation) HubDecidedAt() (r time.Time, exists bool) {
+	v := m.hub_decided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubDecidedAt returns the old "hub_decided_at" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldHubDecidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubDecidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubDecidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubDecidedAt: %w", err)
+	}
+	return oldValue.HubDecidedAt, nil
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (m *StoreAgentMutation) ClearHubDecidedAt() {
+	m.hub_decided_at = nil
+	m.clearedFields[storeagent.FieldHubDecidedAt] = struct{}{}
+}
+
+// HubDecidedAtCleared returns if the "hub_decided_at" field was cleared in this mutation.
+func (m *StoreAgentMutation) HubDecidedAtCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldHubDecidedAt]
+	return ok
+}
+
+// ResetHubDecidedAt resets all changes to the "hub_decided_at" field.
+func (m *StoreAgentMutation) ResetHubDecidedAt() {
+	m.hub_decided_at = nil
+	delete(m.clearedFields, storeagent.FieldHubDecidedAt)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *StoreAgentMutation) ClearUser() {
 	m.cleareduser = true
@@ -35373,7 +35523,7 @@ func (m *StoreAgentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreAgentMutation) Fields() []string {
-	fields := make([]string, 0, 48)
+	fields := make([]string, 0, 51)
 	if m.created_at != nil {
 		fields = append(fields, storeagent.FieldCreatedAt)
 	}
@@ -35518,6 +35668,15 @@ func (m *StoreAgentMutation) Fields() []string {
 	if m.source_instance_url != nil {
 		fields = append(fields, storeagent.FieldSourceInstanceURL)
 	}
+	if m.hub_status != nil {
+		fields = append(fields, storeagent.FieldHubStatus)
+	}
+	if m.marketplace_id != nil {
+		fields = append(fields, storeagent.FieldMarketplaceID)
+	}
+	if m.hub_decided_at != nil {
+		fields = append(fields, storeagent.FieldHubDecidedAt)
+	}
 	return fields
 }
 
@@ -35622,6 +35781,12 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.SelfConfigTokenHash()
 	case storeagent.FieldSourceInstanceURL:
 		return m.SourceInstanceURL()
+	case storeagent.FieldHubStatus:
+		return m.HubStatus()
+	case storeagent.FieldMarketplaceID:
+		return m.MarketplaceID()
+	case storeagent.FieldHubDecidedAt:
+		return m.HubDecidedAt()
 	}
 	return nil, false
 }
@@ -35727,6 +35892,12 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldSelfConfigTokenHash(ctx)
 	case storeagent.FieldSourceInstanceURL:
 		return m.OldSourceInstanceURL(ctx)
+	case storeagent.FieldHubStatus:
+		return m.OldHubStatus(ctx)
+	case storeagent.FieldMarketplaceID:
+		return m.OldMarketplaceID(ctx)
+	case storeagent.FieldHubDecidedAt:
+		return m.OldHubDecidedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -36072,6 +36243,27 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSourceInstanceURL(v)
 		return nil
+	case storeagent.FieldHubStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubStatus(v)
+		return nil
+	case storeagent.FieldMarketplaceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarketplaceID(v)
+		return nil
+	case storeagent.FieldHubDecidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubDecidedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
 }
@@ -36279,6 +36471,15 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldSourceInstanceURL) {
 		fields = append(fields, storeagent.FieldSourceInstanceURL)
 	}
+	if m.FieldCleared(storeagent.FieldHubStatus) {
+		fields = append(fields, storeagent.FieldHubStatus)
+	}
+	if m.FieldCleared(storeagent.FieldMarketplaceID) {
+		fields = append(fields, storeagent.FieldMarketplaceID)
+	}
+	if m.FieldCleared(storeagent.FieldHubDecidedAt) {
+		fields = append(fields, storeagent.FieldHubDecidedAt)
+	}
 	return fields
 }
 
@@ -36358,6 +36559,15 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldSourceInstanceURL:
 		m.ClearSourceInstanceURL()
+		return nil
+	case storeagent.FieldHubStatus:
+		m.ClearHubStatus()
+		return nil
+	case storeagent.FieldMarketplaceID:
+		m.ClearMarketplaceID()
+		return nil
+	case storeagent.FieldHubDecidedAt:
+		m.ClearHubDecidedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent nullable field %s", name)
@@ -36510,6 +36720,15 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 		return nil
 	case storeagent.FieldSourceInstanceURL:
 		m.ResetSourceInstanceURL()
+		return nil
+	case storeagent.FieldHubStatus:
+		m.ResetHubStatus()
+		return nil
+	case storeagent.FieldMarketplaceID:
+		m.ResetMarketplaceID()
+		return nil
+	case storeagent.FieldHubDecidedAt:
+		m.ResetHubDecidedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown StoreAgent field %s", name)
@@ -43062,6 +43281,7 @@ type WebhookDeliveryMutation struct {
 	kind            *webhookdelivery.Kind
 	headers         *map[string]string
 	url             *string
+	instance_id     *string
 	payload         *string
 	status          *webhookdelivery.Status
 	attempts        *int32
@@ -43448,6 +43668,55 @@ func (m *WebhookDeliveryMutation) OldURL(ctx context.Context) (v string, err err
 // ResetURL resets all changes to the "url" field.
 func (m *WebhookDeliveryMutation) ResetURL() {
 	m.url = nil
+}
+
+// SetInstanceID sets the "instance_id" field.
+func (m *WebhookDeliveryMutation) SetInstanceID(s string) {
+	m.instance_id = &s
+}
+
+// InstanceID returns the value of the "instance_id" field in the mutation.
+func (m *WebhookDeliveryMutation) InstanceID() (r string, exists bool) {
+	v := m.instance_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstanceID returns the old "instance_id" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldInstanceID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstanceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstanceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstanceID: %w", err)
+	}
+	return oldValue.InstanceID, nil
+}
+
+// ClearInstanceID clears the value of the "instance_id" field.
+func (m *WebhookDeliveryMutation) ClearInstanceID() {
+	m.instance_id = nil
+	m.clearedFields[webhookdelivery.FieldInstanceID] = struct{}{}
+}
+
+// InstanceIDCleared returns if the "instance_id" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) InstanceIDCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldInstanceID]
+	return ok
+}
+
+// ResetInstanceID resets all changes to the "instance_id" field.
+func (m *WebhookDeliveryMutation) ResetInstanceID() {
+	m.instance_id = nil
+	delete(m.clearedFields, webhookdelivery.FieldInstanceID)
 }
 
 // SetPayload sets the "payload" field.
@@ -43941,7 +44210,7 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, webhookdelivery.FieldCreatedAt)
 	}
@@ -43962,6 +44231,9 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	}
 	if m.url != nil {
 		fields = append(fields, webhookdelivery.FieldURL)
+	}
+	if m.instance_id != nil {
+		fields = append(fields, webhookdelivery.FieldInstanceID)
 	}
 	if m.payload != nil {
 		fields = append(fields, webhookdelivery.FieldPayload)
@@ -44012,6 +44284,8 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 		return m.Headers()
 	case webhookdelivery.FieldURL:
 		return m.URL()
+	case webhookdelivery.FieldInstanceID:
+		return m.InstanceID()
 	case webhookdelivery.FieldPayload:
 		return m.Payload()
 	case webhookdelivery.FieldStatus:
@@ -44053,6 +44327,8 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 		return m.OldHeaders(ctx)
 	case webhookdelivery.FieldURL:
 		return m.OldURL(ctx)
+	case webhookdelivery.FieldInstanceID:
+		return m.OldInstanceID(ctx)
 	case webhookdelivery.FieldPayload:
 		return m.OldPayload(ctx)
 	case webhookdelivery.FieldStatus:
@@ -44128,6 +44404,13 @@ func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetURL(v)
+		return nil
+	case webhookdelivery.FieldInstanceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstanceID(v)
 		return nil
 	case webhookdelivery.FieldPayload:
 		v, ok := value.(string)
@@ -44252,6 +44535,9 @@ func (m *WebhookDeliveryMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookdelivery.FieldHeaders) {
 		fields = append(fields, webhookdelivery.FieldHeaders)
 	}
+	if m.FieldCleared(webhookdelivery.FieldInstanceID) {
+		fields = append(fields, webhookdelivery.FieldInstanceID)
+	}
 	if m.FieldCleared(webhookdelivery.FieldClaimToken) {
 		fields = append(fields, webhookdelivery.FieldClaimToken)
 	}
@@ -44283,6 +44569,9 @@ func (m *WebhookDeliveryMutation) ClearField(name string) error {
 	switch name {
 	case webhookdelivery.FieldHeaders:
 		m.ClearHeaders()
+		return nil
+	case webhookdelivery.FieldInstanceID:
+		m.ClearInstanceID()
 		return nil
 	case webhookdelivery.FieldClaimToken:
 		m.ClearClaimToken()
@@ -44327,6 +44616,9 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 		return nil
 	case webhookdelivery.FieldURL:
 		m.ResetURL()
+		return nil
+	case webhookdelivery.FieldInstanceID:
+		m.ResetInstanceID()
 		return nil
 	case webhookdelivery.FieldPayload:
 		m.ResetPayload()

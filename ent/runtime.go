@@ -1288,7 +1288,7 @@ func init() {
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
 	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
-	webhookdeliveryDescAttempts := webhookdeliveryFields[7].Descriptor()
+	webhookdeliveryDescAttempts := webhookdeliveryFields[8].Descriptor()
 	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
 	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int32)
 	// webhookdeliveryDescID is the schema descriptor for id field.

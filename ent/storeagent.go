@@ -117,6 +117,12 @@ type StoreAgent struct {
 	SelfConfigTokenHash *string `json:"-"`
 	// SourceInstanceURL holds the value of the "source_instance_url" field.
 	SourceInstanceURL *string `json:"source_instance_url,omitempty"`
+	// HubStatus holds the value of the "hub_status" field.
+	HubStatus *string `json:"hub_status,omitempty"`
+	// MarketplaceID holds the value of the "marketplace_id" field.
+	MarketplaceID *string `json:"marketplace_id,omitempty"`
+	// HubDecidedAt holds the value of the "hub_decided_at" field.
+	HubDecidedAt *time.Time `json:"hub_decided_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the StoreAgentQuery when eager-loading is set.
 	Edges        StoreAgentEdges `json:"edges"`
@@ -222,9 +228,9 @@ func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case storeagent.FieldPricePerTask, storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldQualitySignalCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
-		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL:
+		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL, storeagent.FieldHubStatus, storeagent.FieldMarketplaceID:
 			values[i] = new(sql.NullString)
-		case storeagent.FieldCreatedAt, storeagent.FieldUpdatedAt:
+		case storeagent.FieldCreatedAt, storeagent.FieldUpdatedAt, storeagent.FieldHubDecidedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -565,6 +571,27 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 				_m.SourceInstanceURL = new(string)
 				*_m.SourceInstanceURL = value.String
 			}
+		case storeagent.FieldHubStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field hub_status", values[i])
+			} else if value.Valid {
+				_m.HubStatus = new(string)
+				*_m.HubStatus = value.String
+			}
+		case storeagent.FieldMarketplaceID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field marketplace_id", values[i])
+			} else if value.Valid {
+				_m.MarketplaceID = new(string)
+				*_m.MarketplaceID = value.String
+			}
+		case storeagent.FieldHubDecidedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field hub_decided_at", values[i])
+			} else if value.Valid {
+				_m.HubDecidedAt = new(time.Time)
+				*_m.HubDecidedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -811,6 +838,21 @@ func (_m *StoreAgent) String() string {
 	if v := _m.SourceInstanceURL; v != nil {
 		builder.WriteString("source_instance_url=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.HubStatus; v != nil {
+		builder.WriteString("hub_status=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.MarketplaceID; v != nil {
+		builder.WriteString("marketplace_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.HubDecidedAt; v != nil {
+		builder.WriteString("hub_decided_at=")
+		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')
 	return builder.String()

@@ -616,6 +616,48 @@ func (_c *StoreAgentCreate) SetNillableSourceInstanceURL(v *string) *StoreAgentC
 	return _c
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (_c *StoreAgentCreate) SetHubStatus(v string) *StoreAgentCreate {
+	_c.mutation.SetHubStatus(v)
+	return _c
+}
+
+// SetNillableHubStatus sets the "hub_status" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableHubStatus(v *string) *StoreAgentCreate {
+	if v != nil {
+		_c.SetHubStatus(*v)
+	}
+	return _c
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (_c *StoreAgentCreate) SetMarketplaceID(v string) *StoreAgentCreate {
+	_c.mutation.SetMarketplaceID(v)
+	return _c
+}
+
+// SetNillableMarketplaceID sets the "marketplace_id" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableMarketplaceID(v *string) *StoreAgentCreate {
+	if v != nil {
+		_c.SetMarketplaceID(*v)
+	}
+	return _c
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (_c *StoreAgentCreate) SetHubDecidedAt(v time.Time) *StoreAgentCreate {
+	_c.mutation.SetHubDecidedAt(v)
+	return _c
+}
+
+// SetNillableHubDecidedAt sets the "hub_decided_at" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableHubDecidedAt(v *time.Time) *StoreAgentCreate {
+	if v != nil {
+		_c.SetHubDecidedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *StoreAgentCreate) SetID(v string) *StoreAgentCreate {
 	_c.mutation.SetID(v)
@@ -1196,6 +1238,18 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.SourceInstanceURL(); ok {
 		_spec.SetField(storeagent.FieldSourceInstanceURL, field.TypeString, value)
 		_node.SourceInstanceURL = &value
+	}
+	if value, ok := _c.mutation.HubStatus(); ok {
+		_spec.SetField(storeagent.FieldHubStatus, field.TypeString, value)
+		_node.HubStatus = &value
+	}
+	if value, ok := _c.mutation.MarketplaceID(); ok {
+		_spec.SetField(storeagent.FieldMarketplaceID, field.TypeString, value)
+		_node.MarketplaceID = &value
+	}
+	if value, ok := _c.mutation.HubDecidedAt(); ok {
+		_spec.SetField(storeagent.FieldHubDecidedAt, field.TypeTime, value)
+		_node.HubDecidedAt = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -2097,6 +2151,60 @@ func (u *StoreAgentUpsert) UpdateSourceInstanceURL() *StoreAgentUpsert {
 // ClearSourceInstanceURL clears the value of the "source_instance_url" field.
 func (u *StoreAgentUpsert) ClearSourceInstanceURL() *StoreAgentUpsert {
 	u.SetNull(storeagent.FieldSourceInstanceURL)
+	return u
+}
+
+// SetHubStatus sets the "hub_status" field.
+func (u *StoreAgentUpsert) SetHubStatus(v string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldHubStatus, v)
+	return u
+}
+
+// UpdateHubStatus sets the "hub_status" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateHubStatus() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldHubStatus)
+	return u
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (u *StoreAgentUpsert) ClearHubStatus() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldHubStatus)
+	return u
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (u *StoreAgentUpsert) SetMarketplaceID(v string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldMarketplaceID, v)
+	return u
+}
+
+// UpdateMarketplaceID sets the "marketplace_id" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateMarketplaceID() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldMarketplaceID)
+	return u
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (u *StoreAgentUpsert) ClearMarketplaceID() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldMarketplaceID)
+	return u
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (u *StoreAgentUpsert) SetHubDecidedAt(v time.Time) *StoreAgentUpsert {
+	u.Set(storeagent.FieldHubDecidedAt, v)
+	return u
+}
+
+// UpdateHubDecidedAt sets the "hub_decided_at" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateHubDecidedAt() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldHubDecidedAt)
+	return u
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (u *StoreAgentUpsert) ClearHubDecidedAt() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldHubDecidedAt)
 	return u
 }
 
@@ -3012,6 +3120,69 @@ func (u *StoreAgentUpsertOne) UpdateSourceInstanceURL() *StoreAgentUpsertOne {
 func (u *StoreAgentUpsertOne) ClearSourceInstanceURL() *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.ClearSourceInstanceURL()
+	})
+}
+
+// SetHubStatus sets the "hub_status" field.
+func (u *StoreAgentUpsertOne) SetHubStatus(v string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetHubStatus(v)
+	})
+}
+
+// UpdateHubStatus sets the "hub_status" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateHubStatus() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateHubStatus()
+	})
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (u *StoreAgentUpsertOne) ClearHubStatus() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearHubStatus()
+	})
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (u *StoreAgentUpsertOne) SetMarketplaceID(v string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetMarketplaceID(v)
+	})
+}
+
+// UpdateMarketplaceID sets the "marketplace_id" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateMarketplaceID() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateMarketplaceID()
+	})
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (u *StoreAgentUpsertOne) ClearMarketplaceID() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearMarketplaceID()
+	})
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (u *StoreAgentUpsertOne) SetHubDecidedAt(v time.Time) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetHubDecidedAt(v)
+	})
+}
+
+// UpdateHubDecidedAt sets the "hub_decided_at" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateHubDecidedAt() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateHubDecidedAt()
+	})
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (u *StoreAgentUpsertOne) ClearHubDecidedAt() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearHubDecidedAt()
 	})
 }
 
@@ -4094,6 +4265,69 @@ func (u *StoreAgentUpsertBulk) UpdateSourceInstanceURL() *StoreAgentUpsertBulk {
 func (u *StoreAgentUpsertBulk) ClearSourceInstanceURL() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.ClearSourceInstanceURL()
+	})
+}
+
+// SetHubStatus sets the "hub_status" field.
+func (u *StoreAgentUpsertBulk) SetHubStatus(v string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetHubStatus(v)
+	})
+}
+
+// UpdateHubStatus sets the "hub_status" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateHubStatus() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateHubStatus()
+	})
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (u *StoreAgentUpsertBulk) ClearHubStatus() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearHubStatus()
+	})
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (u *StoreAgentUpsertBulk) SetMarketplaceID(v string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetMarketplaceID(v)
+	})
+}
+
+// UpdateMarketplaceID sets the "marketplace_id" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateMarketplaceID() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateMarketplaceID()
+	})
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (u *StoreAgentUpsertBulk) ClearMarketplaceID() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearMarketplaceID()
+	})
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (u *StoreAgentUpsertBulk) SetHubDecidedAt(v time.Time) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetHubDecidedAt(v)
+	})
+}
+
+// UpdateHubDecidedAt sets the "hub_decided_at" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateHubDecidedAt() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateHubDecidedAt()
+	})
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (u *StoreAgentUpsertBulk) ClearHubDecidedAt() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearHubDecidedAt()
 	})
 }
 

@@ -852,6 +852,66 @@ func (_u *StoreAgentUpdate) ClearSourceInstanceURL() *StoreAgentUpdate {
 	return _u
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (_u *StoreAgentUpdate) SetHubStatus(v string) *StoreAgentUpdate {
+	_u.mutation.SetHubStatus(v)
+	return _u
+}
+
+// SetNillableHubStatus sets the "hub_status" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableHubStatus(v *string) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetHubStatus(*v)
+	}
+	return _u
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (_u *StoreAgentUpdate) ClearHubStatus() *StoreAgentUpdate {
+	_u.mutation.ClearHubStatus()
+	return _u
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (_u *StoreAgentUpdate) SetMarketplaceID(v string) *StoreAgentUpdate {
+	_u.mutation.SetMarketplaceID(v)
+	return _u
+}
+
+// SetNillableMarketplaceID sets the "marketplace_id" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableMarketplaceID(v *string) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetMarketplaceID(*v)
+	}
+	return _u
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (_u *StoreAgentUpdate) ClearMarketplaceID() *StoreAgentUpdate {
+	_u.mutation.ClearMarketplaceID()
+	return _u
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (_u *StoreAgentUpdate) SetHubDecidedAt(v time.Time) *StoreAgentUpdate {
+	_u.mutation.SetHubDecidedAt(v)
+	return _u
+}
+
+// SetNillableHubDecidedAt sets the "hub_decided_at" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableHubDecidedAt(v *time.Time) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetHubDecidedAt(*v)
+	}
+	return _u
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (_u *StoreAgentUpdate) ClearHubDecidedAt() *StoreAgentUpdate {
+	_u.mutation.ClearHubDecidedAt()
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdate) AddExecutionIDs(ids ...string) *StoreAgentUpdate {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -1405,6 +1465,24 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if _u.mutation.SourceInstanceURLCleared() {
 		_spec.ClearField(storeagent.FieldSourceInstanceURL, field.TypeString)
+	}
+	if value, ok := _u.mutation.HubStatus(); ok {
+		_spec.SetField(storeagent.FieldHubStatus, field.TypeString, value)
+	}
+	if _u.mutation.HubStatusCleared() {
+		_spec.ClearField(storeagent.FieldHubStatus, field.TypeString)
+	}
+	if value, ok := _u.mutation.MarketplaceID(); ok {
+		_spec.SetField(storeagent.FieldMarketplaceID, field.TypeString, value)
+	}
+	if _u.mutation.MarketplaceIDCleared() {
+		_spec.ClearField(storeagent.FieldMarketplaceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.HubDecidedAt(); ok {
+		_spec.SetField(storeagent.FieldHubDecidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.HubDecidedAtCleared() {
+		_spec.ClearField(storeagent.FieldHubDecidedAt, field.TypeTime)
 	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -2511,6 +2589,66 @@ func (_u *StoreAgentUpdateOne) ClearSourceInstanceURL() *StoreAgentUpdateOne {
 	return _u
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (_u *StoreAgentUpdateOne) SetHubStatus(v string) *StoreAgentUpdateOne {
+	_u.mutation.SetHubStatus(v)
+	return _u
+}
+
+// SetNillableHubStatus sets the "hub_status" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableHubStatus(v *string) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetHubStatus(*v)
+	}
+	return _u
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (_u *StoreAgentUpdateOne) ClearHubStatus() *StoreAgentUpdateOne {
+	_u.mutation.ClearHubStatus()
+	return _u
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (_u *StoreAgentUpdateOne) SetMarketplaceID(v string) *StoreAgentUpdateOne {
+	_u.mutation.SetMarketplaceID(v)
+	return _u
+}
+
+// SetNillableMarketplaceID sets the "marketplace_id" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableMarketplaceID(v *string) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetMarketplaceID(*v)
+	}
+	return _u
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (_u *StoreAgentUpdateOne) ClearMarketplaceID() *StoreAgentUpdateOne {
+	_u.mutation.ClearMarketplaceID()
+	return _u
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (_u *StoreAgentUpdateOne) SetHubDecidedAt(v time.Time) *StoreAgentUpdateOne {
+	_u.mutation.SetHubDecidedAt(v)
+	return _u
+}
+
+// SetNillableHubDecidedAt sets the "hub_decided_at" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableHubDecidedAt(v *time.Time) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetHubDecidedAt(*v)
+	}
+	return _u
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (_u *StoreAgentUpdateOne) ClearHubDecidedAt() *StoreAgentUpdateOne {
+	_u.mutation.ClearHubDecidedAt()
+	return _u
+}
+
 // AddExecutionIDs adds the "executions" edge to the Execution entity by IDs.
 func (_u *StoreAgentUpdateOne) AddExecutionIDs(ids ...string) *StoreAgentUpdateOne {
 	_u.mutation.AddExecutionIDs(ids...)
@@ -3094,6 +3232,24 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	}
 	if _u.mutation.SourceInstanceURLCleared() {
 		_spec.ClearField(storeagent.FieldSourceInstanceURL, field.TypeString)
+	}
+	if value, ok := _u.mutation.HubStatus(); ok {
+		_spec.SetField(storeagent.FieldHubStatus, field.TypeString, value)
+	}
+	if _u.mutation.HubStatusCleared() {
+		_spec.ClearField(storeagent.FieldHubStatus, field.TypeString)
+	}
+	if value, ok := _u.mutation.MarketplaceID(); ok {
+		_spec.SetField(storeagent.FieldMarketplaceID, field.TypeString, value)
+	}
+	if _u.mutation.MarketplaceIDCleared() {
+		_spec.ClearField(storeagent.FieldMarketplaceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.HubDecidedAt(); ok {
+		_spec.SetField(storeagent.FieldHubDecidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.HubDecidedAtCleared() {
+		_spec.ClearField(storeagent.FieldHubDecidedAt, field.TypeTime)
 	}
 	if _u.mutation.ExecutionsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -33,6 +33,8 @@ type WebhookDelivery struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// URL holds the value of the "url" field.
 	URL string `json:"url,omitempty"`
+	// InstanceID holds the value of the "instance_id" field.
+	InstanceID *string `json:"instance_id,omitempty"`
 	// Payload holds the value of the "payload" field.
 	Payload string `json:"payload,omitempty"`
 	// Status holds the value of the "status" field.
@@ -86,7 +88,7 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case webhookdelivery.FieldAttempts, webhookdelivery.FieldLastStatus:
 			values[i] = new(sql.NullInt64)
-		case webhookdelivery.FieldID, webhookdelivery.FieldUserID, webhookdelivery.FieldEvent, webhookdelivery.FieldKind, webhookdelivery.FieldURL, webhookdelivery.FieldPayload, webhookdelivery.FieldStatus, webhookdelivery.FieldClaimToken, webhookdelivery.FieldLastError:
+		case webhookdelivery.FieldID, webhookdelivery.FieldUserID, webhookdelivery.FieldEvent, webhookdelivery.FieldKind, webhookdelivery.FieldURL, webhookdelivery.FieldInstanceID, webhookdelivery.FieldPayload, webhookdelivery.FieldStatus, webhookdelivery.FieldClaimToken, webhookdelivery.FieldLastError:
 			values[i] = new(sql.NullString)
 		case webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldLastAttemptAt, webhookdelivery.FieldDeliveredAt:
 			values[i] = new(sql.NullTime)
@@ -154,6 +156,13 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field url", values[i])
 			} else if value.Valid {
 				_m.URL = value.String
+			}
+		case webhookdelivery.FieldInstanceID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field instance_id", values[i])
+			} else if value.Valid {
+				_m.InstanceID = new(string)
+				*_m.InstanceID = value.String
 			}
 		case webhookdelivery.FieldPayload:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -274,6 +283,11 @@ func (_m *WebhookDelivery) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("url=")
 	builder.WriteString(_m.URL)
+	builder.WriteString(", ")
+	if v := _m.InstanceID; v != nil {
+		builder.WriteString("instance_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("payload=")
 	builder.WriteString(_m.Payload)

@@ -74,6 +74,20 @@ func (_c *WebhookDeliveryCreate) SetURL(v string) *WebhookDeliveryCreate {
 	return _c
 }
 
+// SetInstanceID sets the "instance_id" field.
+func (_c *WebhookDeliveryCreate) SetInstanceID(v string) *WebhookDeliveryCreate {
+	_c.mutation.SetInstanceID(v)
+	return _c
+}
+
+// SetNillableInstanceID sets the "instance_id" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableInstanceID(v *string) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetInstanceID(*v)
+	}
+	return _c
+}
+
 // SetPayload sets the "payload" field.
 func (_c *WebhookDeliveryCreate) SetPayload(v string) *WebhookDeliveryCreate {
 	_c.mutation.SetPayload(v)
@@ -366,6 +380,10 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 		_spec.SetField(webhookdelivery.FieldURL, field.TypeString, value)
 		_node.URL = value
 	}
+	if value, ok := _c.mutation.InstanceID(); ok {
+		_spec.SetField(webhookdelivery.FieldInstanceID, field.TypeString, value)
+		_node.InstanceID = &value
+	}
 	if value, ok := _c.mutation.Payload(); ok {
 		_spec.SetField(webhookdelivery.FieldPayload, field.TypeString, value)
 		_node.Payload = value
@@ -655,6 +673,9 @@ func (u *WebhookDeliveryUpsertOne) UpdateNewValues() *WebhookDeliveryUpsertOne {
 		}
 		if _, exists := u.create.mutation.URL(); exists {
 			s.SetIgnore(webhookdelivery.FieldURL)
+		}
+		if _, exists := u.create.mutation.InstanceID(); exists {
+			s.SetIgnore(webhookdelivery.FieldInstanceID)
 		}
 		if _, exists := u.create.mutation.Payload(); exists {
 			s.SetIgnore(webhookdelivery.FieldPayload)
@@ -1065,6 +1086,9 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNewValues() *WebhookDeliveryUpsertBulk
 			}
 			if _, exists := b.mutation.URL(); exists {
 				s.SetIgnore(webhookdelivery.FieldURL)
+			}
+			if _, exists := b.mutation.InstanceID(); exists {
+				s.SetIgnore(webhookdelivery.FieldInstanceID)
 			}
 			if _, exists := b.mutation.Payload(); exists {
 				s.SetIgnore(webhookdelivery.FieldPayload)

@@ -261,6 +261,9 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.HeadersCleared() {
 		_spec.ClearField(webhookdelivery.FieldHeaders, field.TypeJSON)
 	}
+	if _u.mutation.InstanceIDCleared() {
+		_spec.ClearField(webhookdelivery.FieldInstanceID, field.TypeString)
+	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhookdelivery.FieldStatus, field.TypeEnum, value)
 	}
@@ -588,6 +591,9 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.HeadersCleared() {
 		_spec.ClearField(webhookdelivery.FieldHeaders, field.TypeJSON)
+	}
+	if _u.mutation.InstanceIDCleared() {
+		_spec.ClearField(webhookdelivery.FieldInstanceID, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(webhookdelivery.FieldStatus, field.TypeEnum, value)

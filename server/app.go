@@ -110,6 +110,9 @@ type FederationConfig struct {
 	// StaleAfter is how long a hub waits for a heartbeat before listing a
 	// spoke as stale.
 	StaleAfter time.Duration
+	// RetrySchedule is the outbox's delays between attempts of a federation
+	// delivery; the documented 30 s, 2 min, 8 min when empty.
+	RetrySchedule []time.Duration
 }
 
 func (c *Config) defaults() {
@@ -275,6 +278,7 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("GET "+mcp.CardPath, door.CardHandler(cfg.Executions.PublicURL))
 	mountA2A(mux, cfg, g, bus, svc.queue, egressPolicy, door)
 	mux.Handle("GET "+federation.WellKnownPath, svc.spoke.WellKnown())
+	mux.Handle("POST "+federation.WebhookPath, svc.spoke.Webhook())
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
@@ -302,6 +306,7 @@ func New(cfg Config) (*App, error) {
 	app.Handler = httpapi.Observe(cfg.Logger, apiAsWritten(mux, api))
 	hooks := webhooks.Start(webhooks.Config{
 		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
+		Credential: svc.hub.Credential, FederationRetries: cfg.Federation.RetrySchedule,
 	})
 	app.closers = append(app.closers, hooks.Close)
 	// The engine and the review lifecycle, wired to each other by their owner.
@@ -326,6 +331,8 @@ func newFederation(cfg Config, svc *services, box *secrets.Box, policy egress.Po
 	}
 	svc.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
 		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: svc.store.Policy})
+	// A decision on a synced listing reaches its spoke through the outbox.
+	svc.dev.Decided = svc.hub.EnqueueApproval
 	svc.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval})

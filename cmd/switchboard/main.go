@@ -190,6 +190,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.DurationVar(&o.federation.StaleAfter, "stale-after", stale,
 		"on a hub, how long without a heartbeat before an instance is listed stale (SWITCHBOARD_STALE_AFTER)")
+	retries := fs.String("federation-retry-schedule", env("SWITCHBOARD_FEDERATION_RETRY_SCHEDULE", "30s,2m,8m"),
+		"delays between attempts of an outbound federation delivery, comma-separated (SWITCHBOARD_FEDERATION_RETRY_SCHEDULE)")
 	fs.StringVar(&o.publicURL, "public-url", env("SWITCHBOARD_PUBLIC_URL", ""),
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
@@ -214,6 +216,13 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	if o.reviewPolicy, err = store.ParsePolicy(*policy); err != nil {
 		return o, err
+	}
+	for _, part := range strings.Split(*retries, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return o, fmt.Errorf("--federation-retry-schedule: %q is not a positive duration", part)
+		}
+		o.federation.RetrySchedule = append(o.federation.RetrySchedule, d)
 	}
 	if o.publicURL != "" {
 		if _, err := egress.ParseURL(o.publicURL); err != nil {

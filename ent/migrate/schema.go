@@ -1138,6 +1138,9 @@ var (
 		{Name: "execution_count", Type: field.TypeInt, Default: 0},
 		{Name: "self_config_token_hash", Type: field.TypeString, Unique: true, Nullable: true},
 		{Name: "source_instance_url", Type: field.TypeString, Nullable: true},
+		{Name: "hub_status", Type: field.TypeString, Nullable: true},
+		{Name: "marketplace_id", Type: field.TypeString, Nullable: true},
+		{Name: "hub_decided_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// StoreAgentsTable holds the schema information for the "store_agents" table.
@@ -1148,7 +1151,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[48]},
+				Columns:    []*schema.Column{StoreAgentsColumns[51]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1157,7 +1160,7 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[48], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[51], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",
@@ -1381,9 +1384,10 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "event", Type: field.TypeString},
-		{Name: "kind", Type: field.TypeEnum, Enums: []string{"push", "forward"}, Default: "push"},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"push", "forward", "federation"}, Default: "push"},
 		{Name: "headers", Type: field.TypeJSON, Nullable: true},
 		{Name: "url", Type: field.TypeString},
+		{Name: "instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "payload", Type: field.TypeString, Size: 2147483647},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "delivered", "retry_exhausted", "cancelled"}, Default: "pending"},
 		{Name: "attempts", Type: field.TypeInt32, Default: 0},
@@ -1403,7 +1407,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "webhook_deliveries_users_webhook_deliveries",
-				Columns:    []*schema.Column{WebhookDeliveriesColumns[16]},
+				Columns:    []*schema.Column{WebhookDeliveriesColumns[17]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1412,12 +1416,12 @@ var (
 			{
 				Name:    "webhookdelivery_status_next_attempt_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[10]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[9], WebhookDeliveriesColumns[11]},
 			},
 			{
 				Name:    "webhookdelivery_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookDeliveriesColumns[16], WebhookDeliveriesColumns[1]},
+				Columns: []*schema.Column{WebhookDeliveriesColumns[17], WebhookDeliveriesColumns[1]},
 			},
 		},
 	}

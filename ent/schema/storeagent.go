@@ -145,6 +145,12 @@ func (StoreAgent) Fields() []ent.Field {
 		// approval webhook goes.
 		field.String("self_config_token_hash").Optional().Nillable().Unique().Sensitive(),
 		field.String("source_instance_url").Optional().Nillable(),
+		// On a spoke: the hub's last decision on this listing (the approval
+		// webhook), its id there, and when the hub decided; an older
+		// decision arriving later is ignored.
+		field.String("hub_status").Optional().Nillable(),
+		field.String("marketplace_id").Optional().Nillable(),
+		field.Time("hub_decided_at").Optional().Nillable(),
 	}
 }
 

@@ -26,13 +26,16 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.String("event").Immutable(),
 		// push: a settings target (its secret signs each attempt); forward:
 		// the url as the change named it, sent with headers.
-		field.Enum("kind").Values("push", "forward").Default("push").Immutable(),
+		field.Enum("kind").Values("push", "forward", "federation").Default("push").Immutable(),
 		// Headers a forward row sends besides the standard ones (never a
 		// secret: rows are stored in plain text).
 		field.JSON("headers", map[string]string{}).Optional().Immutable(),
 		// The target, as configured when the event happened; the secret is read
 		// from the settings at each attempt, never copied here.
 		field.String("url").Immutable(),
+		// A federation row's instance: the credential it carries is that
+		// instance's, read when it is sent (never stored on the row).
+		field.String("instance_id").Optional().Nillable().Immutable(),
 		// The exact body sent on every attempt: {event, occurredAt, data} for
 		// a push, the change's own body for a forward.
 		field.Text("payload").Immutable(),

@@ -112,6 +112,12 @@ const (
 	FieldSelfConfigTokenHash = "self_config_token_hash"
 	// FieldSourceInstanceURL holds the string denoting the source_instance_url field in the database.
 	FieldSourceInstanceURL = "source_instance_url"
+	// FieldHubStatus holds the string denoting the hub_status field in the database.
+	FieldHubStatus = "hub_status"
+	// FieldMarketplaceID holds the string denoting the marketplace_id field in the database.
+	FieldMarketplaceID = "marketplace_id"
+	// FieldHubDecidedAt holds the string denoting the hub_decided_at field in the database.
+	FieldHubDecidedAt = "hub_decided_at"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeExecutions holds the string denoting the executions edge name in mutations.
@@ -230,6 +236,9 @@ var Columns = []string{
 	FieldExecutionCount,
 	FieldSelfConfigTokenHash,
 	FieldSourceInstanceURL,
+	FieldHubStatus,
+	FieldMarketplaceID,
+	FieldHubDecidedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -617,6 +626,21 @@ func BySelfConfigTokenHash(opts ...sql.OrderTermOption) OrderOption {
 // BySourceInstanceURL orders the results by the source_instance_url field.
 func BySourceInstanceURL(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSourceInstanceURL, opts...).ToFunc()
+}
+
+// ByHubStatus orders the results by the hub_status field.
+func ByHubStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHubStatus, opts...).ToFunc()
+}
+
+// ByMarketplaceID orders the results by the marketplace_id field.
+func ByMarketplaceID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMarketplaceID, opts...).ToFunc()
+}
+
+// ByHubDecidedAt orders the results by the hub_decided_at field.
+func ByHubDecidedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHubDecidedAt, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

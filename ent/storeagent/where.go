@@ -262,6 +262,21 @@ func SourceInstanceURL(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldSourceInstanceURL, v))
 }
 
+// HubStatus applies equality check predicate on the "hub_status" field. It's identical to HubStatusEQ.
+func HubStatus(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldHubStatus, v))
+}
+
+// MarketplaceID applies equality check predicate on the "marketplace_id" field. It's identical to MarketplaceIDEQ.
+func MarketplaceID(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldMarketplaceID, v))
+}
+
+// HubDecidedAt applies equality check predicate on the "hub_decided_at" field. It's identical to HubDecidedAtEQ.
+func HubDecidedAt(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldHubDecidedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldCreatedAt, v))
@@ -2699,6 +2714,206 @@ func SourceInstanceURLEqualFold(v string) predicate.StoreAgent {
 // SourceInstanceURLContainsFold applies the ContainsFold predicate on the "source_instance_url" field.
 func SourceInstanceURLContainsFold(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldContainsFold(FieldSourceInstanceURL, v))
+}
+
+// HubStatusEQ applies the EQ predicate on the "hub_status" field.
+func HubStatusEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldHubStatus, v))
+}
+
+// HubStatusNEQ applies the NEQ predicate on the "hub_status" field.
+func HubStatusNEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldHubStatus, v))
+}
+
+// HubStatusIn applies the In predicate on the "hub_status" field.
+func HubStatusIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldHubStatus, vs...))
+}
+
+// HubStatusNotIn applies the NotIn predicate on the "hub_status" field.
+func HubStatusNotIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldHubStatus, vs...))
+}
+
+// HubStatusGT applies the GT predicate on the "hub_status" field.
+func HubStatusGT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldHubStatus, v))
+}
+
+// HubStatusGTE applies the GTE predicate on the "hub_status" field.
+func HubStatusGTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldHubStatus, v))
+}
+
+// HubStatusLT applies the LT predicate on the "hub_status" field.
+func HubStatusLT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldHubStatus, v))
+}
+
+// HubStatusLTE applies the LTE predicate on the "hub_status" field.
+func HubStatusLTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldHubStatus, v))
+}
+
+// HubStatusContains applies the Contains predicate on the "hub_status" field.
+func HubStatusContains(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContains(FieldHubStatus, v))
+}
+
+// HubStatusHasPrefix applies the HasPrefix predicate on the "hub_status" field.
+func HubStatusHasPrefix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasPrefix(FieldHubStatus, v))
+}
+
+// HubStatusHasSuffix applies the HasSuffix predicate on the "hub_status" field.
+func HubStatusHasSuffix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasSuffix(FieldHubStatus, v))
+}
+
+// HubStatusIsNil applies the IsNil predicate on the "hub_status" field.
+func HubStatusIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldHubStatus))
+}
+
+// HubStatusNotNil applies the NotNil predicate on the "hub_status" field.
+func HubStatusNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldHubStatus))
+}
+
+// HubStatusEqualFold applies the EqualFold predicate on the "hub_status" field.
+func HubStatusEqualFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEqualFold(FieldHubStatus, v))
+}
+
+// HubStatusContainsFold applies the ContainsFold predicate on the "hub_status" field.
+func HubStatusContainsFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContainsFold(FieldHubStatus, v))
+}
+
+// MarketplaceIDEQ applies the EQ predicate on the "marketplace_id" field.
+func MarketplaceIDEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDNEQ applies the NEQ predicate on the "marketplace_id" field.
+func MarketplaceIDNEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDIn applies the In predicate on the "marketplace_id" field.
+func MarketplaceIDIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldMarketplaceID, vs...))
+}
+
+// MarketplaceIDNotIn applies the NotIn predicate on the "marketplace_id" field.
+func MarketplaceIDNotIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldMarketplaceID, vs...))
+}
+
+// MarketplaceIDGT applies the GT predicate on the "marketplace_id" field.
+func MarketplaceIDGT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDGTE applies the GTE predicate on the "marketplace_id" field.
+func MarketplaceIDGTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDLT applies the LT predicate on the "marketplace_id" field.
+func MarketplaceIDLT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDLTE applies the LTE predicate on the "marketplace_id" field.
+func MarketplaceIDLTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDContains applies the Contains predicate on the "marketplace_id" field.
+func MarketplaceIDContains(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContains(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDHasPrefix applies the HasPrefix predicate on the "marketplace_id" field.
+func MarketplaceIDHasPrefix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasPrefix(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDHasSuffix applies the HasSuffix predicate on the "marketplace_id" field.
+func MarketplaceIDHasSuffix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasSuffix(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDIsNil applies the IsNil predicate on the "marketplace_id" field.
+func MarketplaceIDIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldMarketplaceID))
+}
+
+// MarketplaceIDNotNil applies the NotNil predicate on the "marketplace_id" field.
+func MarketplaceIDNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldMarketplaceID))
+}
+
+// MarketplaceIDEqualFold applies the EqualFold predicate on the "marketplace_id" field.
+func MarketplaceIDEqualFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEqualFold(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDContainsFold applies the ContainsFold predicate on the "marketplace_id" field.
+func MarketplaceIDContainsFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContainsFold(FieldMarketplaceID, v))
+}
+
+// HubDecidedAtEQ applies the EQ predicate on the "hub_decided_at" field.
+func HubDecidedAtEQ(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtNEQ applies the NEQ predicate on the "hub_decided_at" field.
+func HubDecidedAtNEQ(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtIn applies the In predicate on the "hub_decided_at" field.
+func HubDecidedAtIn(vs ...time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldHubDecidedAt, vs...))
+}
+
+// HubDecidedAtNotIn applies the NotIn predicate on the "hub_decided_at" field.
+func HubDecidedAtNotIn(vs ...time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldHubDecidedAt, vs...))
+}
+
+// HubDecidedAtGT applies the GT predicate on the "hub_decided_at" field.
+func HubDecidedAtGT(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtGTE applies the GTE predicate on the "hub_decided_at" field.
+func HubDecidedAtGTE(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtLT applies the LT predicate on the "hub_decided_at" field.
+func HubDecidedAtLT(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtLTE applies the LTE predicate on the "hub_decided_at" field.
+func HubDecidedAtLTE(v time.Time) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtIsNil applies the IsNil predicate on the "hub_decided_at" field.
+func HubDecidedAtIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldHubDecidedAt))
+}
+
+// HubDecidedAtNotNil applies the NotNil predicate on the "hub_decided_at" field.
+func HubDecidedAtNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldHubDecidedAt))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

@@ -28,6 +28,8 @@ const (
 	FieldHeaders = "headers"
 	// FieldURL holds the string denoting the url field in the database.
 	FieldURL = "url"
+	// FieldInstanceID holds the string denoting the instance_id field in the database.
+	FieldInstanceID = "instance_id"
 	// FieldPayload holds the string denoting the payload field in the database.
 	FieldPayload = "payload"
 	// FieldStatus holds the string denoting the status field in the database.
@@ -69,6 +71,7 @@ var Columns = []string{
 	FieldKind,
 	FieldHeaders,
 	FieldURL,
+	FieldInstanceID,
 	FieldPayload,
 	FieldStatus,
 	FieldAttempts,
@@ -107,8 +110,9 @@ const DefaultKind = KindPush
 
 // Kind values.
 const (
-	KindPush    Kind = "push"
-	KindForward Kind = "forward"
+	KindPush       Kind = "push"
+	KindForward    Kind = "forward"
+	KindFederation Kind = "federation"
 )
 
 func (k Kind) String() string {
@@ -118,7 +122,7 @@ func (k Kind) String() string {
 // KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
 func KindValidator(k Kind) error {
 	switch k {
-	case KindPush, KindForward:
+	case KindPush, KindForward, KindFederation:
 		return nil
 	default:
 		return fmt.Errorf("webhookdelivery: invalid enum value for kind field: %q", k)
@@ -189,6 +193,11 @@ func ByKind(opts ...sql.OrderTermOption) OrderOption {
 // ByURL orders the results by the url field.
 func ByURL(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldURL, opts...).ToFunc()
+}
+
+// ByInstanceID orders the results by the instance_id field.
+func ByInstanceID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldInstanceID, opts...).ToFunc()
 }
 
 // ByPayload orders the results by the payload field.

@@ -96,6 +96,7 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		return nil, apperr.Invalid("id is required")
 	}
 	var row *ent.StoreAgent
+	handled := false
 	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, "store_agent:"+id); err != nil {
 			return apperr.Internal(err)
@@ -118,12 +119,19 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		if err != nil {
 			return apperr.Internal(err)
 		}
+		if s.Decided != nil {
+			if handled, err = s.Decided(ctx, tx, row, d.reason); err != nil {
+				return apperr.Internal(err)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.notify(row, d.reason)
+	if !handled {
+		s.notify(row, d.reason)
+	}
 	return row, nil
 }
 

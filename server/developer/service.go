@@ -12,10 +12,12 @@
 package developer
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/accounts"
@@ -36,6 +38,10 @@ type Service struct {
 	// BaseURL is this instance's public URL, for registerUrl; empty gives the
 	// path alone.
 	BaseURL string
+	// Decided runs in an admin decision's transaction; handled says it has
+	// told the listing's source instance (through the outbox), so the direct
+	// approval webhook is not sent.
+	Decided func(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, reason *string) (handled bool, err error)
 
 	proberOnce    sync.Once
 	defaultProber Prober

@@ -78,6 +78,8 @@ func fullStoreAgent() *switchboardv1.StoreAgent {
 		Installed:           true,
 		Subscribed:          true,
 		Unlocked:            true,
+		HubStatus:           proto.String("active"),
+		MarketplaceId:       proto.String("ckx9h0a1b0000qzrmhubagent1"),
 		CreatedAt:           tsCreated,
 		UpdatedAt:           tsAgentChanged,
 	}

@@ -66,6 +66,8 @@ func toAgent(a *ent.StoreAgent, v viewer) *switchboardv1.StoreAgent {
 		Unlocked:            v.unlocked,
 		CreatedAt:           ts(a.CreatedAt),
 		UpdatedAt:           ts(a.UpdatedAt),
+		HubStatus:           a.HubStatus,
+		MarketplaceId:       a.MarketplaceID,
 	}
 	if v.userID == a.UserID {
 		out.EndpointUrl = a.EndpointURL

@@ -66,8 +66,14 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
 		Where(webhookdelivery.ID(row.ID), webhookdelivery.ClaimToken(token), webhookdelivery.StatusEQ(webhookdelivery.StatusPending))
 
 	secret, found := "", true // a forward has no settings target
-	if row.Kind == webhookdelivery.KindPush {
+	var cred http.Header
+	gone := "target removed from settings"
+	switch row.Kind {
+	case webhookdelivery.KindPush:
 		secret, found, err = d.secret(ctx, row)
+	case webhookdelivery.KindFederation:
+		cred, found, err = d.federationCredential(ctx, row)
+		gone = "the instance is no longer registered"
 	}
 	switch {
 	case err != nil:
@@ -75,12 +81,11 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
 		d.save(ctx, row, mine.SetNextAttemptAt(now.Add(time.Second)).ClearClaimToken())
 		return
 	case !found:
-		d.save(ctx, row, mine.SetStatus(webhookdelivery.StatusCancelled).ClearClaimToken().
-			SetLastError("target removed from settings"))
+		d.save(ctx, row, mine.SetStatus(webhookdelivery.StatusCancelled).ClearClaimToken().SetLastError(gone))
 		return
 	}
 
-	status, sendErr := d.send(row, secret)
+	status, sendErr := d.send(row, secret, cred)
 	if sendErr != nil && d.ctx.Err() != nil {
 		// Closing: the attempt is abandoned and due again for whoever is next.
 		d.save(ctx, row, mine.SetNextAttemptAt(now).ClearClaimToken())
@@ -96,15 +101,19 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
 		upd = upd.ClearLastStatus()
 	}
 	host := hostOf(row.URL)
+	retries := Retries
+	if row.Kind == webhookdelivery.KindFederation {
+		retries = d.federationRetries
+	}
 	switch {
 	case ok:
 		upd = upd.SetStatus(webhookdelivery.StatusDelivered).SetDeliveredAt(d.now()).ClearLastError()
 		d.log.Info("webhook delivered", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "status", status)
-	case int(attempts) > len(Retries):
+	case int(attempts) > len(retries):
 		upd = upd.SetStatus(webhookdelivery.StatusRetryExhausted).SetLastError(sendErr.Error())
 		d.log.Warn("webhook retries exhausted", "delivery", row.ID, "event", row.Event, "host", host, "attempts", attempts, "err", sendErr)
 	default:
-		next := now.Add(Retries[attempts-1])
+		next := now.Add(retries[attempts-1])
 		upd = upd.SetNextAttemptAt(next).SetLastError(sendErr.Error())
 		d.log.Info("webhook attempt failed", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "next", next, "err", sendErr)
 	}
@@ -135,10 +144,25 @@ func (d *Dispatcher) secret(ctx context.Context, row *ent.WebhookDelivery) (secr
 	return "", false, nil
 }
 
+// federationCredential is the header a federation row carries, read now:
+// rotating the instance's secret does not strand queued rows.
+func (d *Dispatcher) federationCredential(ctx context.Context, row *ent.WebhookDelivery) (http.Header, bool, error) {
+	if d.credential == nil || row.InstanceID == nil {
+		return nil, false, nil
+	}
+	name, value, found, err := d.credential(ctx, *row.InstanceID)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	h := http.Header{}
+	h.Set(name, value)
+	return h, true, nil
+}
+
 // send POSTs the row's body; a nil error is a 2xx answer. The error text is
 // stored on the row, so it names the status or the failure, never the URL's
 // query or the secret.
-func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string) (status int, err error) {
+func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Header) (status int, err error) {
 	ctx, cancel := context.WithTimeout(d.ctx, Timeout)
 	defer cancel()
 	body := []byte(row.Payload)
@@ -155,6 +179,9 @@ func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string) (status int, 
 	}
 	for k, v := range row.Headers {
 		req.Header.Set(k, v)
+	}
+	for k, v := range cred {
+		req.Header[k] = v
 	}
 	res, err := d.client.Do(req)
 	if err != nil {

@@ -31,6 +31,13 @@ type Config struct {
 	Logger *slog.Logger
 	// Egress decides which addresses targets may resolve to.
 	Egress egress.Policy
+	// Credential answers the header a federation row carries for its
+	// instance when it is sent; found is false once the instance is gone
+	// (the row is then cancelled). Nil cancels every federation row.
+	Credential func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
+	// FederationRetries is the retry schedule of federation rows
+	// (--federation-retry-schedule); Retries when empty.
+	FederationRetries []time.Duration
 }
 
 // Dispatcher delivers due rows until it is closed.
@@ -49,6 +56,9 @@ type Dispatcher struct {
 
 	mu   sync.Mutex
 	busy map[string]bool // target URLs with a lane running
+
+	credential        func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
+	federationRetries []time.Duration
 }
 
 // Start starts a dispatcher; Close stops it.
@@ -66,6 +76,10 @@ func Start(cfg Config) *Dispatcher {
 		client: cfg.Egress.Client(Timeout), breakers: newBreakers(),
 		alarm: alarm.New(clock), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, busy: map[string]bool{},
+		credential: cfg.Credential, federationRetries: cfg.FederationRetries,
+	}
+	if len(d.federationRetries) == 0 {
+		d.federationRetries = Retries
 	}
 	running.Lock()
 	running.set[d] = struct{}{}

@@ -137,6 +137,10 @@ type Forward struct {
 	Headers map[string]string
 	Body    []byte
 	At      time.Time
+	// InstanceID makes the row a federation delivery: the dispatcher adds
+	// that instance's credential header when it sends (Config.Credential),
+	// on the federation retry schedule.
+	InstanceID string
 }
 
 // EnqueueForward writes f's row inside tx, so it commits with the change
@@ -147,7 +151,12 @@ func EnqueueForward(ctx context.Context, tx *db.Tx, f Forward) error {
 		return errors.New("webhooks: a forward needs an account, an event, a URL and a time")
 	}
 	at := f.At.UTC()
-	err := tx.WebhookDelivery.Create().SetUserID(f.UserID).SetEvent(f.Event).SetKind(webhookdelivery.KindForward).
+	kind := webhookdelivery.KindForward
+	var instance *string
+	if f.InstanceID != "" {
+		kind, instance = webhookdelivery.KindFederation, &f.InstanceID
+	}
+	err := tx.WebhookDelivery.Create().SetUserID(f.UserID).SetEvent(f.Event).SetKind(kind).SetNillableInstanceID(instance).
 		SetURL(f.URL).SetHeaders(f.Headers).SetPayload(string(f.Body)).SetNextAttemptAt(at).
 		SetCreatedAt(at).SetUpdatedAt(at).Exec(ctx)
 	if err != nil {

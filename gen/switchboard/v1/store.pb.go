@@ -96,7 +96,12 @@ type StoreAgent struct {
 	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,44,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// Whether the caller unlocked it with its access password
 	// (UnlockStoreAgent): their executions of it are not charged.
-	Unlocked      bool `protobuf:"varint,45,opt,name=unlocked,proto3" json:"unlocked,omitempty"`
+	Unlocked bool `protobuf:"varint,45,opt,name=unlocked,proto3" json:"unlocked,omitempty"`
+	// On an instance joined to a hub, the hub's decision on the synced
+	// listing (active, rejected or disabled) and its id there; absent before
+	// the first decision.
+	HubStatus     *string `protobuf:"bytes,46,opt,name=hub_status,json=hubStatus,proto3,oneof" json:"hub_status,omitempty"`
+	MarketplaceId *string `protobuf:"bytes,47,opt,name=marketplace_id,json=marketplaceId,proto3,oneof" json:"marketplace_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -444,6 +449,20 @@ func (x *StoreAgent) GetUnlocked() bool {
 		return x.Unlocked
 	}
 	return false
+}
+
+func (x *StoreAgent) GetHubStatus() string {
+	if x != nil && x.HubStatus != nil {
+		return *x.HubStatus
+	}
+	return ""
+}
+
+func (x *StoreAgent) GetMarketplaceId() string {
+	if x != nil && x.MarketplaceId != nil {
+		return *x.MarketplaceId
+	}
+	return ""
 }
 
 // AgentCommand is one command an agent documents.
@@ -3218,7 +3237,7 @@ var File_switchboard_v1_store_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xdd\x11\n" +
+	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xe3\x12\n" +
 	"\n" +
 	"StoreAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3274,7 +3293,10 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"created_at\x18+ \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18, \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1a\n" +
-	"\bunlocked\x18- \x01(\bR\bunlockedB\x0e\n" +
+	"\bunlocked\x18- \x01(\bR\bunlocked\x126\n" +
+	"\n" +
+	"hub_status\x18. \x01(\tB\x12\xba\xf5\x18\x0elisting_statusH\x10R\thubStatus\x88\x01\x01\x12*\n" +
+	"\x0emarketplace_id\x18/ \x01(\tH\x11R\rmarketplaceId\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\x0f\n" +
 	"\r_endpoint_urlB\x11\n" +
 	"\x0f_developer_nameB\v\n" +
@@ -3290,7 +3312,9 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x0e_output_schemaB\x11\n" +
 	"\x0f_usage_examplesB\x16\n" +
 	"\x14_context_preparationB\x12\n" +
-	"\x10_execution_notes\"\x9e\x01\n" +
+	"\x10_execution_notesB\r\n" +
+	"\v_hub_statusB\x11\n" +
+	"\x0f_marketplace_id\"\x9e\x01\n" +
 	"\fAgentCommand\x12\x1c\n" +
 	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x120\n" +
 	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x12$\n" +

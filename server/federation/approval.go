@@ -1,0 +1,78 @@
+package federation
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
+)
+
+// WebhookPath is where a spoke hears the hub's decisions on its listings.
+const WebhookPath = "/api/marketplace/webhook"
+
+// InstanceHeader carries the spoke's own secret on the hub's calls to it.
+const InstanceHeader = "X-Federation-Token"
+
+// EventAgentApproval names the approval webhook (its event and
+// X-Service-Event).
+const EventAgentApproval = "agent_approval"
+
+// Approval is the approval webhook's body.
+type Approval struct {
+	Event         string  `json:"event"`
+	AgentID       string  `json:"agentId"`
+	MarketplaceID string  `json:"marketplaceId"`
+	Name          string  `json:"name"`
+	Slug          string  `json:"slug"`
+	Status        string  `json:"status"`
+	Reason        *string `json:"reason"`
+	Timestamp     string  `json:"timestamp"`
+}
+
+// EnqueueApproval writes, in the decision's transaction, the approval
+// webhook of a decision on a synced listing for its spoke, through the
+// outbox (retries, breaker, the spoke's credential read at send time).
+// handled is false for a listing that was not synced from an instance.
+func (h *Hub) EnqueueApproval(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, reason *string) (handled bool, err error) {
+	if row.SourceInstanceID == nil {
+		return false, nil
+	}
+	inst, err := tx.FederationInstance.Get(ctx, *row.SourceInstanceID)
+	if ent.IsNotFound(err) || (err == nil && inst.LeftAt != nil) {
+		return true, nil // nobody to tell
+	}
+	if err != nil {
+		return true, err
+	}
+	now := h.now()
+	body, err := json.Marshal(Approval{Event: EventAgentApproval, AgentID: deref(row.RemoteID), MarketplaceID: row.ID,
+		Name: row.Name, Slug: row.Slug, Status: string(row.Status), Reason: reason, Timestamp: now.Format(time.RFC3339Nano)})
+	if err != nil {
+		return true, err
+	}
+	return true, webhooks.EnqueueForward(ctx, tx, webhooks.Forward{
+		UserID: row.UserID, Event: EventAgentApproval, URL: inst.BaseURL + WebhookPath,
+		Headers: map[string]string{"X-Service-Event": EventAgentApproval}, Body: body, At: now, InstanceID: inst.ID,
+	})
+}
+
+// Credential is the header the hub's outbox adds to a delivery for
+// instance id: its own secret, opened now. An instance that left or is gone
+// is not found.
+func (h *Hub) Credential(ctx context.Context, id string) (header, value string, found bool, err error) {
+	inst, err := h.DB.FederationInstance.Get(ctx, id)
+	if ent.IsNotFound(err) || (err == nil && inst.LeftAt != nil) {
+		return "", "", false, nil
+	}
+	if err != nil || h.Secrets == nil {
+		return "", "", false, err
+	}
+	secret, err := unseal(h.Secrets, inst.APIKeySealed, secretAAD(inst.ID))
+	if err != nil {
+		return "", "", false, err
+	}
+	return InstanceHeader, secret, true, nil
+}
