@@ -325,7 +325,7 @@ func newFederation(cfg Config, svc *services, box *secrets.Box, policy egress.Po
 		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
 	}
 	svc.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
-		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter})
+		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, PublicURL: cfg.Executions.PublicURL})
 	svc.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval})

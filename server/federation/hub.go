@@ -49,7 +49,10 @@ type Hub struct {
 	Serving bool
 	// StaleAfter is --stale-after; DefaultStaleAfter when zero.
 	StaleAfter time.Duration
-	client     *http.Client
+	// PublicURL is the hub's own address, which discover answers to a
+	// platform token; empty when unknown.
+	PublicURL string
+	client    *http.Client
 }
 
 // NewHub makes a Hub with its outbound client.

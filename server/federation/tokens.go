@@ -2,8 +2,8 @@ package federation
 
 import (
 	"crypto/hmac"
-	"encoding/base64"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"strings"
 
