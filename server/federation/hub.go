@@ -78,6 +78,9 @@ var Endpoints = []*switchboardv1.FederationEndpoint{
 	{Method: http.MethodPost, Path: "/api/v2/federation/heartbeat"},
 	{Method: http.MethodPost, Path: "/api/v2/federation/rotate"},
 	{Method: http.MethodPost, Path: "/api/v2/federation/leave"},
+	{Method: http.MethodPost, Path: "/api/v2/federation/validate-payment"},
+	{Method: http.MethodGet, Path: "/api/v2/prompt-groups"},
+	{Method: http.MethodGet, Path: "/api/v2/network/discover"},
 }
 
 // RegisterInstance verifies the spoke's address and records it.

@@ -52,7 +52,19 @@ func newPlatformNet(t *testing.T) *platformNet {
 	if res.Status != http.StatusCreated {
 		t.Fatalf("register: %d %s", res.Status, res.Body)
 	}
-	p.platform = res.JSON(t)["platformToken"].(string)
+	reg := res.JSON(t)
+	p.platform = reg["platformToken"].(string)
+	// The register answer lists the platform routes, these among them.
+	listed := map[string]bool{}
+	for _, e := range reg["endpoints"].([]any) {
+		e := e.(map[string]any)
+		listed[e["method"].(string)+" "+e["path"].(string)] = true
+	}
+	for _, want := range []string{"POST /api/v2/federation/validate-payment", "GET /api/v2/prompt-groups", "GET /api/v2/network/discover"} {
+		if !listed[want] {
+			t.Errorf("register endpoints lack %s: %v", want, reg["endpoints"])
+		}
+	}
 	p.wrong = map[string]string{
 		"peer token":      federation.PeerTokenPrefix + strings.Repeat("x", 52),
 		"instance secret": secret('a'),
