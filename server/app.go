@@ -330,7 +330,8 @@ func newFederation(cfg Config, svc *services, box *secrets.Box, policy egress.Po
 		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
 	}
 	svc.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
-		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: svc.store.Policy})
+		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: svc.store.Policy,
+		PublicURL: cfg.Executions.PublicURL})
 	// A decision on a synced listing reaches its spoke through the outbox.
 	svc.dev.Decided = svc.hub.EnqueueApproval
 	svc.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,

@@ -49,6 +49,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewWidgetServiceHandler, switchboardv1.RegisterWidgetServiceHandlerServer)(s.widgets, s.widgets),
 		serve(switchboardv1connect.NewHandoffServiceHandler, switchboardv1.RegisterHandoffServiceHandlerServer)(s.handoff, s.handoff),
 		serve(switchboardv1connect.NewFederationHubServiceHandler, switchboardv1.RegisterFederationHubServiceHandlerServer)(s.hub, s.hub),
+		serve(switchboardv1connect.NewFederationPlatformServiceHandler, switchboardv1.RegisterFederationPlatformServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationAdminServiceHandler, switchboardv1.RegisterFederationAdminServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationServiceHandler, switchboardv1.RegisterFederationServiceHandlerServer)(s.spoke, s.spoke),
 	}

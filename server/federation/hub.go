@@ -52,7 +52,10 @@ type Hub struct {
 	StaleAfter time.Duration
 	// Policy is the store's review policy, which synced listings follow.
 	Policy store.ReviewPolicy
-	client *http.Client
+	// PublicURL is the hub's own address, which discover answers to a
+	// platform token; empty when unknown.
+	PublicURL string
+	client    *http.Client
 }
 
 // NewHub makes a Hub with its outbound client.
@@ -78,6 +81,12 @@ var Endpoints = []*switchboardv1.FederationEndpoint{
 	{Method: http.MethodPost, Path: "/api/v2/federation/heartbeat"},
 	{Method: http.MethodPost, Path: "/api/v2/federation/rotate"},
 	{Method: http.MethodPost, Path: "/api/v2/federation/leave"},
+	{Method: http.MethodPost, Path: "/api/v2/federation/marketplace-link"},
+	{Method: http.MethodPost, Path: "/api/v2/federation/agents"},
+	{Method: http.MethodGet, Path: "/api/v2/federation/agents"},
+	{Method: http.MethodPost, Path: "/api/v2/federation/validate-payment"},
+	{Method: http.MethodGet, Path: "/api/v2/prompt-groups"},
+	{Method: http.MethodGet, Path: "/api/v2/network/discover"},
 }
 
 // RegisterInstance verifies the spoke's address and records it.

@@ -1,0 +1,283 @@
+package federation
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/promptgroups"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
+)
+
+// The discovery page (document 2, "Limits": default 50, max 200).
+const (
+	DiscoverDefaultLimit = 50
+	DiscoverMaxLimit     = 200
+)
+
+// DiscoverTypes are discover's `type` values; all is the default.
+var DiscoverTypes = []string{"profiles", "teams", "agents", "all"}
+
+// noTeams is discover's note while teams do not exist (docs/decisions.md
+// "Federation platform routes (issue 14)").
+const noTeams = "teams do not exist on this instance yet: the teams list is always empty"
+
+// ValidatePayment answers the fee check of a spoke's paid transaction
+// (RULINGS "Federation: instances and the platform", validate-payment).
+func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePaymentRequest) (*switchboardv1.ValidatePaymentResponse, error) {
+	// Required fields first, as RegisterInstance does: a body missing them is
+	// 400 on any instance.
+	switch {
+	case req.GetTransactionType() == "":
+		return nil, apperr.Invalid("transactionType is required")
+	case req.GrossAmount == nil:
+		return nil, apperr.Invalid("grossAmount is required")
+	case req.ProposedFeePercent == nil:
+		return nil, apperr.Invalid("proposedFeePercent is required")
+	}
+	if _, err := h.caller(ctx, "validate-payment", false); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct{ wire, v string }{
+		{"agentId", req.GetAgentId()}, {"executionId", req.GetExecutionId()}, {"contractId", req.GetContractId()},
+	} {
+		if err := text(f.wire, f.v); err != nil {
+			return nil, err
+		}
+	}
+	v, err := payments.ValidatePayment(req.GetTransactionType(), req.GetGrossAmount(), req.GetProposedFeePercent())
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.ValidatePaymentResponse{Valid: v.Valid, TransactionType: v.TransactionType,
+		GrossAmount: v.GrossAmount.Float(), ProposedFeePercent: v.ProposedFeePercent, FloorPercent: v.FloorPercent,
+		EnforcedFeePercent: v.EnforcedFeePercent, PlatformFee: v.PlatformFee.Float(),
+		DeveloperPayout: v.DeveloperPayout.Float(), Reason: v.Reason}, nil
+}
+
+// ListPromptGroups answers the static prompt groups. Dynamic modules are the
+// approved synced capabilities; capability sync does not exist yet, so the
+// list is empty (docs/decisions.md).
+func (h *Hub) ListPromptGroups(ctx context.Context, _ *switchboardv1.ListPromptGroupsRequest) (*switchboardv1.ListPromptGroupsResponse, error) {
+	if _, err := h.caller(ctx, "prompt-groups", false); err != nil {
+		return nil, err
+	}
+	return promptGroupsAnswer(promptgroups.BuildAnswer(nil)), nil
+}
+
+func promptGroupsAnswer(a promptgroups.Answer) *switchboardv1.ListPromptGroupsResponse {
+	out := &switchboardv1.ListPromptGroupsResponse{Version: a.Version, TotalGroups: int32(a.TotalGroups),
+		Groups: make([]*switchboardv1.PromptGroupInfo, len(a.Groups)),
+		Scoring: &switchboardv1.PromptGroupScoring{Description: a.Scoring.Description,
+			CaseInsensitive: a.Scoring.CaseInsensitive, LastTurns: int32(a.Scoring.LastTurns),
+			CharsPerToken: int32(a.Scoring.CharsPerToken), TokenEstimate: a.Scoring.TokenEstimate},
+		CapabilityModuleSpec: &switchboardv1.PromptModuleSpec{
+			Fields: make([]*switchboardv1.PromptModuleField, len(a.CapabilityModuleSpec.Fields))},
+		DynamicModules: make([]*switchboardv1.PromptModuleInfo, len(a.DynamicModules))}
+	for i, g := range a.Groups {
+		out.Groups[i] = &switchboardv1.PromptGroupInfo{Index: int32(g.Index), Name: g.Name,
+			AlwaysLoaded: g.AlwaysLoaded, SignalPatterns: g.SignalPatterns, Description: g.Description}
+	}
+	for i, f := range a.CapabilityModuleSpec.Fields {
+		out.CapabilityModuleSpec.Fields[i] = &switchboardv1.PromptModuleField{Name: f.Name, Type: f.Type,
+			Required: f.Required, Description: f.Description}
+	}
+	for i, m := range a.DynamicModules {
+		out.DynamicModules[i] = &switchboardv1.PromptModuleInfo{Name: m.Name, PromptGroup: m.PromptGroup,
+			SignalPatterns: m.SignalPatterns, TokenEstimate: int32(m.TokenEstimate), AlwaysLoad: m.AlwaysLoad}
+	}
+	return out
+}
+
+// DiscoverNetwork lists the hub's public profiles, teams and active
+// listings. limit and offset page each list on its own; totals count each
+// before paging. A platform token adds where each entry lives, its counts and
+// the network's numbers; any other presented token is 401.
+func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNetworkRequest) (*switchboardv1.DiscoverNetworkResponse, error) {
+	if err := h.serving(); err != nil {
+		return nil, err
+	}
+	rich := false
+	if auth.CredentialsFrom(ctx).Bearer != "" {
+		if _, err := h.caller(ctx, "discover", false); err != nil {
+			return nil, err
+		}
+		rich = true
+	}
+	kind := req.GetType()
+	if kind == "" {
+		kind = "all"
+	}
+	if err := apperr.OneOf("type", kind, DiscoverTypes); err != nil {
+		return nil, err
+	}
+	limit, offset := int(req.GetLimit()), int(req.GetOffset())
+	switch {
+	case limit < 0 || limit > DiscoverMaxLimit:
+		return nil, apperr.Invalid("limit must be from 1 to %d (0 or absent for %d)", DiscoverMaxLimit, DiscoverDefaultLimit)
+	case limit == 0:
+		limit = DiscoverDefaultLimit
+	}
+	if offset < 0 {
+		return nil, apperr.Invalid("offset must not be negative")
+	}
+	q := strings.TrimSpace(req.GetQ())
+	if err := text("q", q); err != nil {
+		return nil, err
+	}
+	folded := db.FoldASCII(q)
+	out := &switchboardv1.DiscoverNetworkResponse{Type: kind, Profiles: []*switchboardv1.DiscoverProfile{},
+		Teams: []*switchboardv1.DiscoverTeam{}, Agents: []*switchboardv1.DiscoverAgent{},
+		Totals: &switchboardv1.DiscoverTotals{}, Limit: int32(limit), Offset: int32(offset), Authenticated: rich}
+	if rich {
+		if h.PublicURL != "" {
+			out.InstanceUrl = proto.String(h.PublicURL)
+		}
+		stats, err := h.network(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Network = stats
+	}
+	if kind == "all" || kind == "profiles" {
+		if err := h.discoverProfiles(ctx, out, folded, limit, offset, rich); err != nil {
+			return nil, err
+		}
+	}
+	if kind == "all" || kind == "teams" {
+		out.Note = proto.String(noTeams)
+	}
+	if kind == "all" || kind == "agents" {
+		if err := h.discoverAgents(ctx, out, folded, limit, offset, rich); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// discoverProfiles pages the public profiles: every account, since profiles
+// are public by default and no visibility setting exists yet (document 2,
+// "Profiles … are public by default"). A profile shows its id, username,
+// name and avatar; never its email or role.
+func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
+	where := predicate.User(db.ContainsFolded(h.DB.Dialect, folded, user.FieldUsername, user.FieldName))
+	total, err := h.DB.User.Query().Where(where).Count(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	out.Totals.Profiles = int32(total)
+	if offset >= total {
+		return nil
+	}
+	rows, err := h.DB.User.Query().Where(where).Order(ent.Asc(user.FieldUsername), ent.Asc(user.FieldID)).
+		Offset(offset).Limit(limit).All(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	counts := map[string]int{}
+	if rich && len(rows) > 0 {
+		owners := make([]string, len(rows))
+		for i, r := range rows {
+			owners[i] = r.ID
+		}
+		var byOwner []struct {
+			UserID string `json:"user_id"`
+			Count  int    `json:"count"`
+		}
+		err := h.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.UserIDIn(owners...)).
+			GroupBy(storeagent.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &byOwner)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		for _, c := range byOwner {
+			counts[c.UserID] = c.Count
+		}
+	}
+	for _, r := range rows {
+		p := &switchboardv1.DiscoverProfile{Id: r.ID, Username: r.Username, Name: r.Name, Avatar: r.Avatar}
+		if rich {
+			p.Counts = &switchboardv1.DiscoverCounts{Agents: int32(counts[r.ID])}
+			if h.PublicURL != "" {
+				p.InstanceUrl = proto.String(h.PublicURL)
+			}
+		}
+		out.Profiles = append(out.Profiles, p)
+	}
+	return nil
+}
+
+// discoverAgents pages the active listings, newest first: the hub's own and
+// those synced from its spokes, with what browse shows of them.
+func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
+	where := []predicate.StoreAgent{storeagent.StatusEQ(storeagent.StatusActive)}
+	if folded != "" {
+		where = append(where, storeagent.Or(
+			predicate.StoreAgent(db.ContainsFolded(h.DB.Dialect, folded,
+				storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)),
+			predicate.StoreAgent(db.JSONContainsFolded(h.DB.Dialect, folded, storeagent.FieldTaskTypes))))
+	}
+	total, err := h.DB.StoreAgent.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	out.Totals.Agents = int32(total)
+	if offset >= total {
+		return nil
+	}
+	rows, err := h.DB.StoreAgent.Query().Where(where...).
+		Order(ent.Desc(storeagent.FieldCreatedAt), ent.Desc(storeagent.FieldID)).Offset(offset).Limit(limit).All(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	for _, r := range rows {
+		a := &switchboardv1.DiscoverAgent{Id: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description,
+			DeveloperName: r.DeveloperName, Category: r.Category, PricingModel: r.PricingModel,
+			PricePerTask: r.PricePerTask.Float(), Currency: r.Currency, TaskTypes: r.TaskTypes,
+			SupportsA2A: r.SupportsA2a, SupportsMcp: r.SupportsMcp, Version: r.Version,
+			Availability: string(r.Availability), RatingAvg: r.RatingAvg, RatingCount: int32(r.RatingCount),
+			Origin: "local", CreatedAt: timestamppb.New(r.CreatedAt)}
+		if a.TaskTypes == nil {
+			a.TaskTypes = []string{}
+		}
+		instance := h.PublicURL
+		if r.SourceInstanceID != nil {
+			a.Origin = "synced"
+			instance = ""
+			if r.SourceInstanceURL != nil {
+				instance = *r.SourceInstanceURL
+			}
+		}
+		if rich {
+			a.Counts = &switchboardv1.DiscoverCounts{Installs: int32(r.InstallCount),
+				Subscribers: int32(r.SubscriberCount), Executions: int32(r.ExecutionCount)}
+			if instance != "" {
+				a.InstanceUrl = proto.String(instance)
+			}
+		}
+		out.Agents = append(out.Agents, a)
+	}
+	return nil
+}
+
+// text refuses NUL and invalid UTF-8 in a field the service reads itself
+// (RULINGS "Input at the boundary").
+func text(wire, s string) error {
+	if !utf8.ValidString(s) {
+		return apperr.Invalid("%s must be valid UTF-8", wire)
+	}
+	if strings.ContainsRune(s, 0) {
+		return apperr.Invalid("%s must not contain NUL characters", wire)
+	}
+	return nil
+}
