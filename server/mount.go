@@ -51,6 +51,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewFederationHubServiceHandler, switchboardv1.RegisterFederationHubServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationAdminServiceHandler, switchboardv1.RegisterFederationAdminServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationServiceHandler, switchboardv1.RegisterFederationServiceHandlerServer)(s.spoke, s.spoke),
+		serve(switchboardv1connect.NewFederationAuditServiceHandler, switchboardv1.RegisterFederationAuditServiceHandlerServer)(s.audit, s.audit),
 	}
 }
 

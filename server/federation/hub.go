@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
 )
 
 // DefaultStaleAfter is how long a spoke may go without a heartbeat before
@@ -49,7 +50,9 @@ type Hub struct {
 	Serving bool
 	// StaleAfter is --stale-after; DefaultStaleAfter when zero.
 	StaleAfter time.Duration
-	client     *http.Client
+	// Audit records the hub's outbound calls (verification); optional.
+	Audit  *audit.Recorder
+	client *http.Client
 }
 
 // NewHub makes a Hub with its outbound client.
@@ -58,6 +61,9 @@ func NewHub(h Hub) *Hub {
 		h.StaleAfter = DefaultStaleAfter
 	}
 	h.client = h.Egress.Client(verifyTimeout)
+	if h.Audit != nil {
+		h.client.Transport = h.Audit.Transport(h.client.Transport)
+	}
 	return &h
 }
 
