@@ -371,3 +371,73 @@ func TestAuditOddRequests(t *testing.T) {
 	}
 	storedRowsClean(t, s.DB)
 }
+
+// TestAuditPagesAndTimes: RULINGS Audit ("pages 30 by default with the
+// filters of document 2"): the default page, the next one, and since/until
+// on the instance's clock.
+func TestAuditPagesAndTimes(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	admin := s.SignUp("owner")
+	call := func() {
+		if res := s.Anonymous().Do(http.MethodPost, "/api/v2/federation/leave", map[string]any{}); res.Status != http.StatusNotFound {
+			t.Fatalf("leave on a standalone: %d %s", res.Status, res.Body)
+		}
+	}
+	for range 20 {
+		call()
+	}
+	mid := s.Clock.Now().Add(time.Minute)
+	s.Clock.Advance(2 * time.Minute)
+	for range 12 {
+		call()
+	}
+	page := func(query string) (int, map[string]any) {
+		res := admin.Session.Do(http.MethodGet, "/api/admin/federation-audit?"+query, nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("%s: %d %s", query, res.Status, res.Body)
+		}
+		body := res.JSON(t)
+		entries, _ := body["entries"].([]any)
+		return len(entries), body["pagination"].(map[string]any)
+	}
+	if n, pg := page(""); n != 30 || pg["total"] != float64(32) || pg["hasMore"] != true || pg["limit"] != float64(30) {
+		t.Fatalf("first page: %d %v", n, pg)
+	}
+	if n, pg := page("offset=30"); n != 2 || pg["hasMore"] != false {
+		t.Fatalf("second page: %d %v", n, pg)
+	}
+	at := url.QueryEscape(mid.UTC().Format(time.RFC3339Nano))
+	if n, _ := page("since=" + at); n != 12 {
+		t.Fatalf("since: %d", n)
+	}
+	if n, _ := page("until=" + at + "&status=ok&direction=inbound&endpoint=" + url.QueryEscape("/api/v2/federation/leave")); n != 20 {
+		t.Fatalf("until: %d", n)
+	}
+	if res := admin.Session.Do(http.MethodGet, "/api/admin/federation-audit?status=asleep", nil); res.Status != http.StatusBadRequest {
+		t.Fatalf("unknown status: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestAuditOutboundFailed: an outbound call without an answer is a failed
+// row with status code 0 (docs/decisions.md "Federation audit").
+func TestAuditOutboundFailed(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t, servertest.WithSelfPublicURL(), servertest.WithPrivateEndpoints())
+	admin := s.SignUp("owner")
+	res := admin.Session.Do(http.MethodPost, "/api/federation/join",
+		map[string]any{"hubUrl": "http://127.0.0.1:1", "connectToken": "fct_0123456789abcdef0123456789abcdef"})
+	if res.Status != http.StatusServiceUnavailable {
+		t.Fatalf("join an unreachable hub: %d %s", res.Status, res.Body)
+	}
+	rows := auditRows(t, admin, "direction=outbound")
+	if len(rows) != 1 {
+		t.Fatalf("rows: %v", rows)
+	}
+	r := rows[0]
+	if r["status"] != "failed" || r["statusCode"] != float64(0) || r["targetInstanceName"] != "http://127.0.0.1:1" ||
+		r["endpoint"] != "/switchboard.v1.FederationHubService/RegisterInstance" || r["responsePreview"] == "" {
+		t.Fatalf("failed row: %v", r)
+	}
+	storedRowsClean(t, s.DB, "fct_0123456789abcdef0123456789abcdef")
+}
