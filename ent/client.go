@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
@@ -87,6 +88,8 @@ type Client struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// FederationAuditLog is the client for interacting with the FederationAuditLog builders.
+	FederationAuditLog *FederationAuditLogClient
 	// FederationInstance is the client for interacting with the FederationInstance builders.
 	FederationInstance *FederationInstanceClient
 	// FederationMembership is the client for interacting with the FederationMembership builders.
@@ -149,6 +152,7 @@ func (c *Client) init() {
 	c.DeveloperKey = NewDeveloperKeyClient(c.config)
 	c.Document = NewDocumentClient(c.config)
 	c.Execution = NewExecutionClient(c.config)
+	c.FederationAuditLog = NewFederationAuditLogClient(c.config)
 	c.FederationInstance = NewFederationInstanceClient(c.config)
 	c.FederationMembership = NewFederationMembershipClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
@@ -274,6 +278,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DeveloperKey:         NewDeveloperKeyClient(cfg),
 		Document:             NewDocumentClient(cfg),
 		Execution:            NewExecutionClient(cfg),
+		FederationAuditLog:   NewFederationAuditLogClient(cfg),
 		FederationInstance:   NewFederationInstanceClient(cfg),
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
@@ -326,6 +331,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DeveloperKey:         NewDeveloperKeyClient(cfg),
 		Document:             NewDocumentClient(cfg),
 		Execution:            NewExecutionClient(cfg),
+		FederationAuditLog:   NewFederationAuditLogClient(cfg),
 		FederationInstance:   NewFederationInstanceClient(cfg),
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
@@ -376,10 +382,11 @@ func (c *Client) Use(hooks ...Hook) {
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
-		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
-		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
+		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
+		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
+		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
+		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -392,10 +399,11 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.FederationInstance, c.FederationMembership, c.IdempotencyRecord,
-		c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem, c.Session, c.Setting,
-		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
+		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
+		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
+		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
+		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
+		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -434,6 +442,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Document.mutate(ctx, m)
 	case *ExecutionMutation:
 		return c.Execution.mutate(ctx, m)
+	case *FederationAuditLogMutation:
+		return c.FederationAuditLog.mutate(ctx, m)
 	case *FederationInstanceMutation:
 		return c.FederationInstance.mutate(ctx, m)
 	case *FederationMembershipMutation:
@@ -2867,6 +2877,139 @@ func (c *ExecutionClient) mutate(ctx context.Context, m *ExecutionMutation) (Val
 		return (&ExecutionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Execution mutation op: %q", m.Op())
+	}
+}
+
+// FederationAuditLogClient is a client for the FederationAuditLog schema.
+type FederationAuditLogClient struct {
+	config
+}
+
+// NewFederationAuditLogClient returns a client for the FederationAuditLog from the given config.
+func NewFederationAuditLogClient(c config) *FederationAuditLogClient {
+	return &FederationAuditLogClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `federationauditlog.Hooks(f(g(h())))`.
+func (c *FederationAuditLogClient) Use(hooks ...Hook) {
+	c.hooks.FederationAuditLog = append(c.hooks.FederationAuditLog, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `federationauditlog.Intercept(f(g(h())))`.
+func (c *FederationAuditLogClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FederationAuditLog = append(c.inters.FederationAuditLog, interceptors...)
+}
+
+// Create returns a builder for creating a FederationAuditLog entity.
+func (c *FederationAuditLogClient) Create() *FederationAuditLogCreate {
+	mutation := newFederationAuditLogMutation(c.config, OpCreate)
+	return &FederationAuditLogCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FederationAuditLog entities.
+func (c *FederationAuditLogClient) CreateBulk(builders ...*FederationAuditLogCreate) *FederationAuditLogCreateBulk {
+	return &FederationAuditLogCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FederationAuditLogClient) MapCreateBulk(slice any, setFunc func(*FederationAuditLogCreate, int)) *FederationAuditLogCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FederationAuditLogCreateBulk{err: fmt.Errorf("calling to FederationAuditLogClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FederationAuditLogCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FederationAuditLogCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FederationAuditLog.
+func (c *FederationAuditLogClient) Update() *FederationAuditLogUpdate {
+	mutation := newFederationAuditLogMutation(c.config, OpUpdate)
+	return &FederationAuditLogUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FederationAuditLogClient) UpdateOne(_m *FederationAuditLog) *FederationAuditLogUpdateOne {
+	mutation := newFederationAuditLogMutation(c.config, OpUpdateOne, withFederationAuditLog(_m))
+	return &FederationAuditLogUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FederationAuditLogClient) UpdateOneID(id string) *FederationAuditLogUpdateOne {
+	mutation := newFederationAuditLogMutation(c.config, OpUpdateOne, withFederationAuditLogID(id))
+	return &FederationAuditLogUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FederationAuditLog.
+func (c *FederationAuditLogClient) Delete() *FederationAuditLogDelete {
+	mutation := newFederationAuditLogMutation(c.config, OpDelete)
+	return &FederationAuditLogDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FederationAuditLogClient) DeleteOne(_m *FederationAuditLog) *FederationAuditLogDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FederationAuditLogClient) DeleteOneID(id string) *FederationAuditLogDeleteOne {
+	builder := c.Delete().Where(federationauditlog.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FederationAuditLogDeleteOne{builder}
+}
+
+// Query returns a query builder for FederationAuditLog.
+func (c *FederationAuditLogClient) Query() *FederationAuditLogQuery {
+	return &FederationAuditLogQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFederationAuditLog},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a FederationAuditLog entity by its id.
+func (c *FederationAuditLogClient) Get(ctx context.Context, id string) (*FederationAuditLog, error) {
+	return c.Query().Where(federationauditlog.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FederationAuditLogClient) GetX(ctx context.Context, id string) *FederationAuditLog {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FederationAuditLogClient) Hooks() []Hook {
+	return c.hooks.FederationAuditLog
+}
+
+// Interceptors returns the client interceptors.
+func (c *FederationAuditLogClient) Interceptors() []Interceptor {
+	return c.inters.FederationAuditLog
+}
+
+func (c *FederationAuditLogClient) mutate(ctx context.Context, m *FederationAuditLogMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FederationAuditLogCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FederationAuditLogUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FederationAuditLogUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FederationAuditLogDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FederationAuditLog mutation op: %q", m.Op())
 	}
 }
 
@@ -6021,20 +6164,20 @@ type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
-		Contact, DeveloperKey, Document, Execution, FederationInstance,
-		FederationMembership, IdempotencyRecord, LedgerEntry, MemoryEntry, PaymentHold,
-		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
-		WebhookDelivery []ent.Hook
+		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
+		FederationInstance, FederationMembership, IdempotencyRecord, LedgerEntry,
+		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
+		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
+		UserReputation, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
-		Contact, DeveloperKey, Document, Execution, FederationInstance,
-		FederationMembership, IdempotencyRecord, LedgerEntry, MemoryEntry, PaymentHold,
-		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
-		WebhookDelivery []ent.Interceptor
+		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
+		FederationInstance, FederationMembership, IdempotencyRecord, LedgerEntry,
+		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
+		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
+		UserReputation, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
@@ -120,6 +121,7 @@ func checkColumn(t, c string) error {
 			developerkey.Table:         developerkey.ValidColumn,
 			document.Table:             document.ValidColumn,
 			execution.Table:            execution.ValidColumn,
+			federationauditlog.Table:   federationauditlog.ValidColumn,
 			federationinstance.Table:   federationinstance.ValidColumn,
 			federationmembership.Table: federationmembership.ValidColumn,
 			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
@@ -73,6 +74,7 @@ const (
 	TypeDeveloperKey         = "DeveloperKey"
 	TypeDocument             = "Document"
 	TypeExecution            = "Execution"
+	TypeFederationAuditLog   = "FederationAuditLog"
 	TypeFederationInstance   = "FederationInstance"
 	TypeFederationMembership = "FederationMembership"
 	TypeIdempotencyRecord    = "IdempotencyRecord"
@@ -21311,6 +21313,1391 @@ func (m *ExecutionMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Execution edge %s", name)
+}
+
+// FederationAuditLogMutation represents an operation that mutates the FederationAuditLog nodes in the graph.
+type FederationAuditLogMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *string
+	created_at           *time.Time
+	updated_at           *time.Time
+	direction            *federationauditlog.Direction
+	endpoint             *string
+	source_instance_name *string
+	target_instance_name *string
+	status               *federationauditlog.Status
+	status_code          *int
+	addstatus_code       *int
+	duration_ms          *int64
+	addduration_ms       *int64
+	threat_level         *federationauditlog.ThreatLevel
+	threat_flags         *string
+	moderation_score     *float64
+	addmoderation_score  *float64
+	blocked              *bool
+	block_reason         *string
+	retry_count          *int
+	addretry_count       *int
+	caller_ip            *string
+	payload              *string
+	response_preview     *string
+	clearedFields        map[string]struct{}
+	done                 bool
+	oldValue             func(context.Context) (*FederationAuditLog, error)
+	predicates           []predicate.FederationAuditLog
+}
+
+var _ ent.Mutation = (*FederationAuditLogMutation)(nil)
+
+// federationauditlogOption allows management of the mutation configuration using functional options.
+type federationauditlogOption func(*FederationAuditLogMutation)
+
+// newFederationAuditLogMutation creates new mutation for the FederationAuditLog entity.
+func newFederationAuditLogMutation(c config, op Op, opts ...federationauditlogOption) *FederationAuditLogMutation {
+	m := &FederationAuditLogMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFederationAuditLog,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withFederationAuditLogID sets the ID field of the mutation.
+func withFederationAuditLogID(id string) federationauditlogOption {
+	return func(m *FederationAuditLogMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *FederationAuditLog
+		)
+		m.oldValue = func(ctx context.Context) (*FederationAuditLog, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().FederationAuditLog.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withFederationAuditLog sets the old FederationAuditLog of the mutation.
+func withFederationAuditLog(node *FederationAuditLog) federationauditlogOption {
+	return func(m *FederationAuditLogMutation) {
+		m.oldValue = func(context.Context) (*FederationAuditLog, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FederationAuditLogMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FederationAuditLogMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of FederationAuditLog entities.
+func (m *FederationAuditLogMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *FederationAuditLogMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *FederationAuditLogMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().FederationAuditLog.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *FederationAuditLogMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *FederationAuditLogMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *FederationAuditLogMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *FederationAuditLogMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *FederationAuditLogMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *FederationAuditLogMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetDirection sets the "direction" field.
+func (m *FederationAuditLogMutation) SetDirection(f federationauditlog.Direction) {
+	m.direction = &f
+}
+
+// Direction returns the value of the "direction" field in the mutation.
+func (m *FederationAuditLogMutation) Direction() (r federationauditlog.Direction, exists bool) {
+	v := m.direction
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDirection returns the old "direction" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldDirection(ctx context.Context) (v federationauditlog.Direction, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDirection is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDirection requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDirection: %w", err)
+	}
+	return oldValue.Direction, nil
+}
+
+// ResetDirection resets all changes to the "direction" field.
+func (m *FederationAuditLogMutation) ResetDirection() {
+	m.direction = nil
+}
+
+// SetEndpoint sets the "endpoint" field.
+func (m *FederationAuditLogMutation) SetEndpoint(s string) {
+	m.endpoint = &s
+}
+
+// Endpoint returns the value of the "endpoint" field in the mutation.
+func (m *FederationAuditLogMutation) Endpoint() (r string, exists bool) {
+	v := m.endpoint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEndpoint returns the old "endpoint" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldEndpoint(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEndpoint is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEndpoint requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEndpoint: %w", err)
+	}
+	return oldValue.Endpoint, nil
+}
+
+// ResetEndpoint resets all changes to the "endpoint" field.
+func (m *FederationAuditLogMutation) ResetEndpoint() {
+	m.endpoint = nil
+}
+
+// SetSourceInstanceName sets the "source_instance_name" field.
+func (m *FederationAuditLogMutation) SetSourceInstanceName(s string) {
+	m.source_instance_name = &s
+}
+
+// SourceInstanceName returns the value of the "source_instance_name" field in the mutation.
+func (m *FederationAuditLogMutation) SourceInstanceName() (r string, exists bool) {
+	v := m.source_instance_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceInstanceName returns the old "source_instance_name" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldSourceInstanceName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceInstanceName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceInstanceName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceInstanceName: %w", err)
+	}
+	return oldValue.SourceInstanceName, nil
+}
+
+// ResetSourceInstanceName resets all changes to the "source_instance_name" field.
+func (m *FederationAuditLogMutation) ResetSourceInstanceName() {
+	m.source_instance_name = nil
+}
+
+// SetTargetInstanceName sets the "target_instance_name" field.
+func (m *FederationAuditLogMutation) SetTargetInstanceName(s string) {
+	m.target_instance_name = &s
+}
+
+// TargetInstanceName returns the value of the "target_instance_name" field in the mutation.
+func (m *FederationAuditLogMutation) TargetInstanceName() (r string, exists bool) {
+	v := m.target_instance_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTargetInstanceName returns the old "target_instance_name" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldTargetInstanceName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTargetInstanceName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTargetInstanceName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTargetInstanceName: %w", err)
+	}
+	return oldValue.TargetInstanceName, nil
+}
+
+// ResetTargetInstanceName resets all changes to the "target_instance_name" field.
+func (m *FederationAuditLogMutation) ResetTargetInstanceName() {
+	m.target_instance_name = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *FederationAuditLogMutation) SetStatus(f federationauditlog.Status) {
+	m.status = &f
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *FederationAuditLogMutation) Status() (r federationauditlog.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldStatus(ctx context.Context) (v federationauditlog.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *FederationAuditLogMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetStatusCode sets the "status_code" field.
+func (m *FederationAuditLogMutation) SetStatusCode(i int) {
+	m.status_code = &i
+	m.addstatus_code = nil
+}
+
+// StatusCode returns the value of the "status_code" field in the mutation.
+func (m *FederationAuditLogMutation) StatusCode() (r int, exists bool) {
+	v := m.status_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusCode returns the old "status_code" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldStatusCode(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusCode: %w", err)
+	}
+	return oldValue.StatusCode, nil
+}
+
+// AddStatusCode adds i to the "status_code" field.
+func (m *FederationAuditLogMutation) AddStatusCode(i int) {
+	if m.addstatus_code != nil {
+		*m.addstatus_code += i
+	} else {
+		m.addstatus_code = &i
+	}
+}
+
+// AddedStatusCode returns the value that was added to the "status_code" field in this mutation.
+func (m *FederationAuditLogMutation) AddedStatusCode() (r int, exists bool) {
+	v := m.addstatus_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetStatusCode resets all changes to the "status_code" field.
+func (m *FederationAuditLogMutation) ResetStatusCode() {
+	m.status_code = nil
+	m.addstatus_code = nil
+}
+
+// SetDurationMs sets the "duration_ms" field.
+func (m *FederationAuditLogMutation) SetDurationMs(i int64) {
+	m.duration_ms = &i
+	m.addduration_ms = nil
+}
+
+// DurationMs returns the value of the "duration_ms" field in the mutation.
+func (m *FederationAuditLogMutation) DurationMs() (r int64, exists bool) {
+	v := m.duration_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationMs returns the old "duration_ms" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldDurationMs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationMs: %w", err)
+	}
+	return oldValue.DurationMs, nil
+}
+
+// AddDurationMs adds i to the "duration_ms" field.
+func (m *FederationAuditLogMutation) AddDurationMs(i int64) {
+	if m.addduration_ms != nil {
+		*m.addduration_ms += i
+	} else {
+		m.addduration_ms = &i
+	}
+}
+
+// AddedDurationMs returns the value that was added to the "duration_ms" field in this mutation.
+func (m *FederationAuditLogMutation) AddedDurationMs() (r int64, exists bool) {
+	v := m.addduration_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDurationMs resets all changes to the "duration_ms" field.
+func (m *FederationAuditLogMutation) ResetDurationMs() {
+	m.duration_ms = nil
+	m.addduration_ms = nil
+}
+
+// SetThreatLevel sets the "threat_level" field.
+func (m *FederationAuditLogMutation) SetThreatLevel(fl federationauditlog.ThreatLevel) {
+	m.threat_level = &fl
+}
+
+// ThreatLevel returns the value of the "threat_level" field in the mutation.
+func (m *FederationAuditLogMutation) ThreatLevel() (r federationauditlog.ThreatLevel, exists bool) {
+	v := m.threat_level
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreatLevel returns the old "threat_level" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldThreatLevel(ctx context.Context) (v federationauditlog.ThreatLevel, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreatLevel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreatLevel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreatLevel: %w", err)
+	}
+	return oldValue.ThreatLevel, nil
+}
+
+// ResetThreatLevel resets all changes to the "threat_level" field.
+func (m *FederationAuditLogMutation) ResetThreatLevel() {
+	m.threat_level = nil
+}
+
+// SetThreatFlags sets the "threat_flags" field.
+func (m *FederationAuditLogMutation) SetThreatFlags(s string) {
+	m.threat_flags = &s
+}
+
+// ThreatFlags returns the value of the "threat_flags" field in the mutation.
+func (m *FederationAuditLogMutation) ThreatFlags() (r string, exists bool) {
+	v := m.threat_flags
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreatFlags returns the old "threat_flags" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldThreatFlags(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreatFlags is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreatFlags requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreatFlags: %w", err)
+	}
+	return oldValue.ThreatFlags, nil
+}
+
+// ResetThreatFlags resets all changes to the "threat_flags" field.
+func (m *FederationAuditLogMutation) ResetThreatFlags() {
+	m.threat_flags = nil
+}
+
+// SetModerationScore sets the "moderation_score" field.
+func (m *FederationAuditLogMutation) SetModerationScore(f float64) {
+	m.moderation_score = &f
+	m.addmoderation_score = nil
+}
+
+// ModerationScore returns the value of the "moderation_score" field in the mutation.
+func (m *FederationAuditLogMutation) ModerationScore() (r float64, exists bool) {
+	v := m.moderation_score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModerationScore returns the old "moderation_score" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldModerationScore(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModerationScore is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModerationScore requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModerationScore: %w", err)
+	}
+	return oldValue.ModerationScore, nil
+}
+
+// AddModerationScore adds f to the "moderation_score" field.
+func (m *FederationAuditLogMutation) AddModerationScore(f float64) {
+	if m.addmoderation_score != nil {
+		*m.addmoderation_score += f
+	} else {
+		m.addmoderation_score = &f
+	}
+}
+
+// AddedModerationScore returns the value that was added to the "moderation_score" field in this mutation.
+func (m *FederationAuditLogMutation) AddedModerationScore() (r float64, exists bool) {
+	v := m.addmoderation_score
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetModerationScore resets all changes to the "moderation_score" field.
+func (m *FederationAuditLogMutation) ResetModerationScore() {
+	m.moderation_score = nil
+	m.addmoderation_score = nil
+}
+
+// SetBlocked sets the "blocked" field.
+func (m *FederationAuditLogMutation) SetBlocked(b bool) {
+	m.blocked = &b
+}
+
+// Blocked returns the value of the "blocked" field in the mutation.
+func (m *FederationAuditLogMutation) Blocked() (r bool, exists bool) {
+	v := m.blocked
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlocked returns the old "blocked" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldBlocked(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlocked is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlocked requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlocked: %w", err)
+	}
+	return oldValue.Blocked, nil
+}
+
+// ResetBlocked resets all changes to the "blocked" field.
+func (m *FederationAuditLogMutation) ResetBlocked() {
+	m.blocked = nil
+}
+
+// SetBlockReason sets the "block_reason" field.
+func (m *FederationAuditLogMutation) SetBlockReason(s string) {
+	m.block_reason = &s
+}
+
+// BlockReason returns the value of the "block_reason" field in the mutation.
+func (m *FederationAuditLogMutation) BlockReason() (r string, exists bool) {
+	v := m.block_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBlockReason returns the old "block_reason" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldBlockReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBlockReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBlockReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBlockReason: %w", err)
+	}
+	return oldValue.BlockReason, nil
+}
+
+// ResetBlockReason resets all changes to the "block_reason" field.
+func (m *FederationAuditLogMutation) ResetBlockReason() {
+	m.block_reason = nil
+}
+
+// SetRetryCount sets the "retry_count" field.
+func (m *FederationAuditLogMutation) SetRetryCount(i int) {
+	m.retry_count = &i
+	m.addretry_count = nil
+}
+
+// RetryCount returns the value of the "retry_count" field in the mutation.
+func (m *FederationAuditLogMutation) RetryCount() (r int, exists bool) {
+	v := m.retry_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetryCount returns the old "retry_count" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldRetryCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetryCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetryCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetryCount: %w", err)
+	}
+	return oldValue.RetryCount, nil
+}
+
+// AddRetryCount adds i to the "retry_count" field.
+func (m *FederationAuditLogMutation) AddRetryCount(i int) {
+	if m.addretry_count != nil {
+		*m.addretry_count += i
+	} else {
+		m.addretry_count = &i
+	}
+}
+
+// AddedRetryCount returns the value that was added to the "retry_count" field in this mutation.
+func (m *FederationAuditLogMutation) AddedRetryCount() (r int, exists bool) {
+	v := m.addretry_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRetryCount resets all changes to the "retry_count" field.
+func (m *FederationAuditLogMutation) ResetRetryCount() {
+	m.retry_count = nil
+	m.addretry_count = nil
+}
+
+// SetCallerIP sets the "caller_ip" field.
+func (m *FederationAuditLogMutation) SetCallerIP(s string) {
+	m.caller_ip = &s
+}
+
+// CallerIP returns the value of the "caller_ip" field in the mutation.
+func (m *FederationAuditLogMutation) CallerIP() (r string, exists bool) {
+	v := m.caller_ip
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallerIP returns the old "caller_ip" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldCallerIP(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallerIP is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallerIP requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallerIP: %w", err)
+	}
+	return oldValue.CallerIP, nil
+}
+
+// ResetCallerIP resets all changes to the "caller_ip" field.
+func (m *FederationAuditLogMutation) ResetCallerIP() {
+	m.caller_ip = nil
+}
+
+// SetPayload sets the "payload" field.
+func (m *FederationAuditLogMutation) SetPayload(s string) {
+	m.payload = &s
+}
+
+// Payload returns the value of the "payload" field in the mutation.
+func (m *FederationAuditLogMutation) Payload() (r string, exists bool) {
+	v := m.payload
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayload returns the old "payload" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldPayload(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayload is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayload requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayload: %w", err)
+	}
+	return oldValue.Payload, nil
+}
+
+// ResetPayload resets all changes to the "payload" field.
+func (m *FederationAuditLogMutation) ResetPayload() {
+	m.payload = nil
+}
+
+// SetResponsePreview sets the "response_preview" field.
+func (m *FederationAuditLogMutation) SetResponsePreview(s string) {
+	m.response_preview = &s
+}
+
+// ResponsePreview returns the value of the "response_preview" field in the mutation.
+func (m *FederationAuditLogMutation) ResponsePreview() (r string, exists bool) {
+	v := m.response_preview
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResponsePreview returns the old "response_preview" field's value of the FederationAuditLog entity.
+// If the FederationAuditLog object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationAuditLogMutation) OldResponsePreview(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResponsePreview is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResponsePreview requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResponsePreview: %w", err)
+	}
+	return oldValue.ResponsePreview, nil
+}
+
+// ResetResponsePreview resets all changes to the "response_preview" field.
+func (m *FederationAuditLogMutation) ResetResponsePreview() {
+	m.response_preview = nil
+}
+
+// Where appends a list predicates to the FederationAuditLogMutation builder.
+func (m *FederationAuditLogMutation) Where(ps ...predicate.FederationAuditLog) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FederationAuditLogMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FederationAuditLogMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FederationAuditLog, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FederationAuditLogMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FederationAuditLogMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FederationAuditLog).
+func (m *FederationAuditLogMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FederationAuditLogMutation) Fields() []string {
+	fields := make([]string, 0, 18)
+	if m.created_at != nil {
+		fields = append(fields, federationauditlog.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, federationauditlog.FieldUpdatedAt)
+	}
+	if m.direction != nil {
+		fields = append(fields, federationauditlog.FieldDirection)
+	}
+	if m.endpoint != nil {
+		fields = append(fields, federationauditlog.FieldEndpoint)
+	}
+	if m.source_instance_name != nil {
+		fields = append(fields, federationauditlog.FieldSourceInstanceName)
+	}
+	if m.target_instance_name != nil {
+		fields = append(fields, federationauditlog.FieldTargetInstanceName)
+	}
+	if m.status != nil {
+		fields = append(fields, federationauditlog.FieldStatus)
+	}
+	if m.status_code != nil {
+		fields = append(fields, federationauditlog.FieldStatusCode)
+	}
+	if m.duration_ms != nil {
+		fields = append(fields, federationauditlog.FieldDurationMs)
+	}
+	if m.threat_level != nil {
+		fields = append(fields, federationauditlog.FieldThreatLevel)
+	}
+	if m.threat_flags != nil {
+		fields = append(fields, federationauditlog.FieldThreatFlags)
+	}
+	if m.moderation_score != nil {
+		fields = append(fields, federationauditlog.FieldModerationScore)
+	}
+	if m.blocked != nil {
+		fields = append(fields, federationauditlog.FieldBlocked)
+	}
+	if m.block_reason != nil {
+		fields = append(fields, federationauditlog.FieldBlockReason)
+	}
+	if m.retry_count != nil {
+		fields = append(fields, federationauditlog.FieldRetryCount)
+	}
+	if m.caller_ip != nil {
+		fields = append(fields, federationauditlog.FieldCallerIP)
+	}
+	if m.payload != nil {
+		fields = append(fields, federationauditlog.FieldPayload)
+	}
+	if m.response_preview != nil {
+		fields = append(fields, federationauditlog.FieldResponsePreview)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FederationAuditLogMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case federationauditlog.FieldCreatedAt:
+		return m.CreatedAt()
+	case federationauditlog.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case federationauditlog.FieldDirection:
+		return m.Direction()
+	case federationauditlog.FieldEndpoint:
+		return m.Endpoint()
+	case federationauditlog.FieldSourceInstanceName:
+		return m.SourceInstanceName()
+	case federationauditlog.FieldTargetInstanceName:
+		return m.TargetInstanceName()
+	case federationauditlog.FieldStatus:
+		return m.Status()
+	case federationauditlog.FieldStatusCode:
+		return m.StatusCode()
+	case federationauditlog.FieldDurationMs:
+		return m.DurationMs()
+	case federationauditlog.FieldThreatLevel:
+		return m.ThreatLevel()
+	case federationauditlog.FieldThreatFlags:
+		return m.ThreatFlags()
+	case federationauditlog.FieldModerationScore:
+		return m.ModerationScore()
+	case federationauditlog.FieldBlocked:
+		return m.Blocked()
+	case federationauditlog.FieldBlockReason:
+		return m.BlockReason()
+	case federationauditlog.FieldRetryCount:
+		return m.RetryCount()
+	case federationauditlog.FieldCallerIP:
+		return m.CallerIP()
+	case federationauditlog.FieldPayload:
+		return m.Payload()
+	case federationauditlog.FieldResponsePreview:
+		return m.ResponsePreview()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FederationAuditLogMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case federationauditlog.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case federationauditlog.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case federationauditlog.FieldDirection:
+		return m.OldDirection(ctx)
+	case federationauditlog.FieldEndpoint:
+		return m.OldEndpoint(ctx)
+	case federationauditlog.FieldSourceInstanceName:
+		return m.OldSourceInstanceName(ctx)
+	case federationauditlog.FieldTargetInstanceName:
+		return m.OldTargetInstanceName(ctx)
+	case federationauditlog.FieldStatus:
+		return m.OldStatus(ctx)
+	case federationauditlog.FieldStatusCode:
+		return m.OldStatusCode(ctx)
+	case federationauditlog.FieldDurationMs:
+		return m.OldDurationMs(ctx)
+	case federationauditlog.FieldThreatLevel:
+		return m.OldThreatLevel(ctx)
+	case federationauditlog.FieldThreatFlags:
+		return m.OldThreatFlags(ctx)
+	case federationauditlog.FieldModerationScore:
+		return m.OldModerationScore(ctx)
+	case federationauditlog.FieldBlocked:
+		return m.OldBlocked(ctx)
+	case federationauditlog.FieldBlockReason:
+		return m.OldBlockReason(ctx)
+	case federationauditlog.FieldRetryCount:
+		return m.OldRetryCount(ctx)
+	case federationauditlog.FieldCallerIP:
+		return m.OldCallerIP(ctx)
+	case federationauditlog.FieldPayload:
+		return m.OldPayload(ctx)
+	case federationauditlog.FieldResponsePreview:
+		return m.OldResponsePreview(ctx)
+	}
+	return nil, fmt.Errorf("unknown FederationAuditLog field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FederationAuditLogMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case federationauditlog.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case federationauditlog.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case federationauditlog.FieldDirection:
+		v, ok := value.(federationauditlog.Direction)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDirection(v)
+		return nil
+	case federationauditlog.FieldEndpoint:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEndpoint(v)
+		return nil
+	case federationauditlog.FieldSourceInstanceName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceInstanceName(v)
+		return nil
+	case federationauditlog.FieldTargetInstanceName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTargetInstanceName(v)
+		return nil
+	case federationauditlog.FieldStatus:
+		v, ok := value.(federationauditlog.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case federationauditlog.FieldStatusCode:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusCode(v)
+		return nil
+	case federationauditlog.FieldDurationMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationMs(v)
+		return nil
+	case federationauditlog.FieldThreatLevel:
+		v, ok := value.(federationauditlog.ThreatLevel)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreatLevel(v)
+		return nil
+	case federationauditlog.FieldThreatFlags:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreatFlags(v)
+		return nil
+	case federationauditlog.FieldModerationScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModerationScore(v)
+		return nil
+	case federationauditlog.FieldBlocked:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlocked(v)
+		return nil
+	case federationauditlog.FieldBlockReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBlockReason(v)
+		return nil
+	case federationauditlog.FieldRetryCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetryCount(v)
+		return nil
+	case federationauditlog.FieldCallerIP:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallerIP(v)
+		return nil
+	case federationauditlog.FieldPayload:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayload(v)
+		return nil
+	case federationauditlog.FieldResponsePreview:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResponsePreview(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FederationAuditLog field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FederationAuditLogMutation) AddedFields() []string {
+	var fields []string
+	if m.addstatus_code != nil {
+		fields = append(fields, federationauditlog.FieldStatusCode)
+	}
+	if m.addduration_ms != nil {
+		fields = append(fields, federationauditlog.FieldDurationMs)
+	}
+	if m.addmoderation_score != nil {
+		fields = append(fields, federationauditlog.FieldModerationScore)
+	}
+	if m.addretry_count != nil {
+		fields = append(fields, federationauditlog.FieldRetryCount)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FederationAuditLogMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case federationauditlog.FieldStatusCode:
+		return m.AddedStatusCode()
+	case federationauditlog.FieldDurationMs:
+		return m.AddedDurationMs()
+	case federationauditlog.FieldModerationScore:
+		return m.AddedModerationScore()
+	case federationauditlog.FieldRetryCount:
+		return m.AddedRetryCount()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FederationAuditLogMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case federationauditlog.FieldStatusCode:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStatusCode(v)
+		return nil
+	case federationauditlog.FieldDurationMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationMs(v)
+		return nil
+	case federationauditlog.FieldModerationScore:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddModerationScore(v)
+		return nil
+	case federationauditlog.FieldRetryCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRetryCount(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FederationAuditLog numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FederationAuditLogMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FederationAuditLogMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FederationAuditLogMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown FederationAuditLog nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FederationAuditLogMutation) ResetField(name string) error {
+	switch name {
+	case federationauditlog.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case federationauditlog.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case federationauditlog.FieldDirection:
+		m.ResetDirection()
+		return nil
+	case federationauditlog.FieldEndpoint:
+		m.ResetEndpoint()
+		return nil
+	case federationauditlog.FieldSourceInstanceName:
+		m.ResetSourceInstanceName()
+		return nil
+	case federationauditlog.FieldTargetInstanceName:
+		m.ResetTargetInstanceName()
+		return nil
+	case federationauditlog.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case federationauditlog.FieldStatusCode:
+		m.ResetStatusCode()
+		return nil
+	case federationauditlog.FieldDurationMs:
+		m.ResetDurationMs()
+		return nil
+	case federationauditlog.FieldThreatLevel:
+		m.ResetThreatLevel()
+		return nil
+	case federationauditlog.FieldThreatFlags:
+		m.ResetThreatFlags()
+		return nil
+	case federationauditlog.FieldModerationScore:
+		m.ResetModerationScore()
+		return nil
+	case federationauditlog.FieldBlocked:
+		m.ResetBlocked()
+		return nil
+	case federationauditlog.FieldBlockReason:
+		m.ResetBlockReason()
+		return nil
+	case federationauditlog.FieldRetryCount:
+		m.ResetRetryCount()
+		return nil
+	case federationauditlog.FieldCallerIP:
+		m.ResetCallerIP()
+		return nil
+	case federationauditlog.FieldPayload:
+		m.ResetPayload()
+		return nil
+	case federationauditlog.FieldResponsePreview:
+		m.ResetResponsePreview()
+		return nil
+	}
+	return fmt.Errorf("unknown FederationAuditLog field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FederationAuditLogMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FederationAuditLogMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FederationAuditLogMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FederationAuditLogMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FederationAuditLogMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FederationAuditLogMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FederationAuditLogMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown FederationAuditLog unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FederationAuditLogMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown FederationAuditLog edge %s", name)
 }
 
 // FederationInstanceMutation represents an operation that mutates the FederationInstance nodes in the graph.

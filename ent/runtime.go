@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
@@ -577,6 +578,79 @@ func init() {
 	// execution.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	execution.IDValidator = func() func(string) error {
 		validators := executionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	federationauditlogMixin := schema.FederationAuditLog{}.Mixin()
+	federationauditlogMixinFields0 := federationauditlogMixin[0].Fields()
+	_ = federationauditlogMixinFields0
+	federationauditlogFields := schema.FederationAuditLog{}.Fields()
+	_ = federationauditlogFields
+	// federationauditlogDescSourceInstanceName is the schema descriptor for source_instance_name field.
+	federationauditlogDescSourceInstanceName := federationauditlogFields[2].Descriptor()
+	// federationauditlog.DefaultSourceInstanceName holds the default value on creation for the source_instance_name field.
+	federationauditlog.DefaultSourceInstanceName = federationauditlogDescSourceInstanceName.Default.(string)
+	// federationauditlogDescTargetInstanceName is the schema descriptor for target_instance_name field.
+	federationauditlogDescTargetInstanceName := federationauditlogFields[3].Descriptor()
+	// federationauditlog.DefaultTargetInstanceName holds the default value on creation for the target_instance_name field.
+	federationauditlog.DefaultTargetInstanceName = federationauditlogDescTargetInstanceName.Default.(string)
+	// federationauditlogDescStatusCode is the schema descriptor for status_code field.
+	federationauditlogDescStatusCode := federationauditlogFields[5].Descriptor()
+	// federationauditlog.DefaultStatusCode holds the default value on creation for the status_code field.
+	federationauditlog.DefaultStatusCode = federationauditlogDescStatusCode.Default.(int)
+	// federationauditlogDescDurationMs is the schema descriptor for duration_ms field.
+	federationauditlogDescDurationMs := federationauditlogFields[6].Descriptor()
+	// federationauditlog.DefaultDurationMs holds the default value on creation for the duration_ms field.
+	federationauditlog.DefaultDurationMs = federationauditlogDescDurationMs.Default.(int64)
+	// federationauditlogDescThreatFlags is the schema descriptor for threat_flags field.
+	federationauditlogDescThreatFlags := federationauditlogFields[8].Descriptor()
+	// federationauditlog.DefaultThreatFlags holds the default value on creation for the threat_flags field.
+	federationauditlog.DefaultThreatFlags = federationauditlogDescThreatFlags.Default.(string)
+	// federationauditlogDescModerationScore is the schema descriptor for moderation_score field.
+	federationauditlogDescModerationScore := federationauditlogFields[9].Descriptor()
+	// federationauditlog.DefaultModerationScore holds the default value on creation for the moderation_score field.
+	federationauditlog.DefaultModerationScore = federationauditlogDescModerationScore.Default.(float64)
+	// federationauditlogDescBlocked is the schema descriptor for blocked field.
+	federationauditlogDescBlocked := federationauditlogFields[10].Descriptor()
+	// federationauditlog.DefaultBlocked holds the default value on creation for the blocked field.
+	federationauditlog.DefaultBlocked = federationauditlogDescBlocked.Default.(bool)
+	// federationauditlogDescBlockReason is the schema descriptor for block_reason field.
+	federationauditlogDescBlockReason := federationauditlogFields[11].Descriptor()
+	// federationauditlog.DefaultBlockReason holds the default value on creation for the block_reason field.
+	federationauditlog.DefaultBlockReason = federationauditlogDescBlockReason.Default.(string)
+	// federationauditlogDescRetryCount is the schema descriptor for retry_count field.
+	federationauditlogDescRetryCount := federationauditlogFields[12].Descriptor()
+	// federationauditlog.DefaultRetryCount holds the default value on creation for the retry_count field.
+	federationauditlog.DefaultRetryCount = federationauditlogDescRetryCount.Default.(int)
+	// federationauditlogDescCallerIP is the schema descriptor for caller_ip field.
+	federationauditlogDescCallerIP := federationauditlogFields[13].Descriptor()
+	// federationauditlog.DefaultCallerIP holds the default value on creation for the caller_ip field.
+	federationauditlog.DefaultCallerIP = federationauditlogDescCallerIP.Default.(string)
+	// federationauditlogDescPayload is the schema descriptor for payload field.
+	federationauditlogDescPayload := federationauditlogFields[14].Descriptor()
+	// federationauditlog.DefaultPayload holds the default value on creation for the payload field.
+	federationauditlog.DefaultPayload = federationauditlogDescPayload.Default.(string)
+	// federationauditlogDescResponsePreview is the schema descriptor for response_preview field.
+	federationauditlogDescResponsePreview := federationauditlogFields[15].Descriptor()
+	// federationauditlog.DefaultResponsePreview holds the default value on creation for the response_preview field.
+	federationauditlog.DefaultResponsePreview = federationauditlogDescResponsePreview.Default.(string)
+	// federationauditlogDescID is the schema descriptor for id field.
+	federationauditlogDescID := federationauditlogMixinFields0[0].Descriptor()
+	// federationauditlog.DefaultID holds the default value on creation for the id field.
+	federationauditlog.DefaultID = federationauditlogDescID.Default.(func() string)
+	// federationauditlog.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	federationauditlog.IDValidator = func() func(string) error {
+		validators := federationauditlogDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -44,6 +44,8 @@ type Tx struct {
 	Document *DocumentClient
 	// Execution is the client for interacting with the Execution builders.
 	Execution *ExecutionClient
+	// FederationAuditLog is the client for interacting with the FederationAuditLog builders.
+	FederationAuditLog *FederationAuditLogClient
 	// FederationInstance is the client for interacting with the FederationInstance builders.
 	FederationInstance *FederationInstanceClient
 	// FederationMembership is the client for interacting with the FederationMembership builders.
@@ -226,6 +228,7 @@ func (tx *Tx) init() {
 	tx.DeveloperKey = NewDeveloperKeyClient(tx.config)
 	tx.Document = NewDocumentClient(tx.config)
 	tx.Execution = NewExecutionClient(tx.config)
+	tx.FederationAuditLog = NewFederationAuditLogClient(tx.config)
 	tx.FederationInstance = NewFederationInstanceClient(tx.config)
 	tx.FederationMembership = NewFederationMembershipClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)

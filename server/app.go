@@ -44,6 +44,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/developer"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
@@ -113,6 +114,9 @@ type FederationConfig struct {
 	// RetrySchedule is the outbox's delays between attempts of a federation
 	// delivery; the documented 30 s, 2 min, 8 min when empty.
 	RetrySchedule []time.Duration
+	// AuditRetention is how long federation audit rows are kept
+	// (--audit-retention); audit.DefaultRetention when zero.
+	AuditRetention time.Duration
 }
 
 func (c *Config) defaults() {
@@ -153,6 +157,9 @@ type services struct {
 	handoff  *a2a.Handoff
 	hub      *federation.Hub
 	spoke    *federation.Spoke
+	audit    *audit.Service
+	// recorder writes the federation audit log (inbound and outbound).
+	recorder *audit.Recorder
 }
 
 // App is the whole HTTP surface plus the background work behind it (event
@@ -303,7 +310,10 @@ func New(cfg Config) (*App, error) {
 		}
 		httpapi.WriteREST(w, r, notFound(r))
 	}))
-	app.Handler = httpapi.Observe(cfg.Logger, apiAsWritten(mux, api))
+	// The federation guard and audit log stand before every inbound federation
+	// route, whichever way the mux reaches it (paths are matched cleaned).
+	app.Handler = httpapi.Observe(cfg.Logger,
+		svc.recorder.Middleware(federation.InboundPaths, apiAsWritten(mux, api)))
 	hooks := webhooks.Start(webhooks.Config{
 		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
 		Credential: svc.hub.Credential, FederationRetries: cfg.Federation.RetrySchedule,
@@ -314,6 +324,7 @@ func New(cfg Config) (*App, error) {
 	app.closers = append(app.closers, executions.Close)
 	beats, stopBeats := context.WithCancel(context.Background())
 	go svc.spoke.Run(beats, cfg.Clock)
+	go svc.recorder.Run(beats, cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
 	app.Review, app.Engine = executions.Review, executions.Engine
 	return app, nil
@@ -329,14 +340,18 @@ func newFederation(cfg Config, svc *services, box *secrets.Box, policy egress.Po
 	if !slices.Contains(vocab.Values("instance_role"), role) {
 		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
 	}
+	svc.recorder = &audit.Recorder{DB: cfg.DB.Client, Now: cfg.now, Logger: cfg.Logger,
+		Self: cfg.Executions.PublicURL, Retention: cfg.Federation.AuditRetention}
+	svc.audit = &audit.Service{DB: cfg.DB.Client}
 	svc.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
 		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: svc.store.Policy,
-		PublicURL: cfg.Executions.PublicURL})
+		PublicURL: cfg.Executions.PublicURL, Audit: svc.recorder})
+	svc.recorder.Caller = svc.hub.CallerName
 	// A decision on a synced listing reaches its spoke through the outbox.
 	svc.dev.Decided = svc.hub.EnqueueApproval
 	svc.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
-		Interval: cfg.Federation.HeartbeatInterval})
+		Interval: cfg.Federation.HeartbeatInterval, Audit: svc.recorder})
 	return nil
 }
 

@@ -52,6 +52,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewFederationPlatformServiceHandler, switchboardv1.RegisterFederationPlatformServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationAdminServiceHandler, switchboardv1.RegisterFederationAdminServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationServiceHandler, switchboardv1.RegisterFederationServiceHandlerServer)(s.spoke, s.spoke),
+		serve(switchboardv1connect.NewFederationAuditServiceHandler, switchboardv1.RegisterFederationAuditServiceHandlerServer)(s.audit, s.audit),
 	}
 }
 

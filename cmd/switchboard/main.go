@@ -192,6 +192,12 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		"on a hub, how long without a heartbeat before an instance is listed stale (SWITCHBOARD_STALE_AFTER)")
 	retries := fs.String("federation-retry-schedule", env("SWITCHBOARD_FEDERATION_RETRY_SCHEDULE", "30s,2m,8m"),
 		"delays between attempts of an outbound federation delivery, comma-separated (SWITCHBOARD_FEDERATION_RETRY_SCHEDULE)")
+	retention, err := time.ParseDuration(env("SWITCHBOARD_AUDIT_RETENTION", "720h"))
+	if err != nil {
+		return o, fmt.Errorf("SWITCHBOARD_AUDIT_RETENTION: %w", err)
+	}
+	fs.DurationVar(&o.federation.AuditRetention, "audit-retention", retention,
+		"how long the federation audit log keeps its rows (SWITCHBOARD_AUDIT_RETENTION)")
 	fs.StringVar(&o.publicURL, "public-url", env("SWITCHBOARD_PUBLIC_URL", ""),
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
@@ -236,8 +242,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
-		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 {
-		return o, errors.New("limits, the heartbeats and --stale-after must be positive")
+		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
+		return o, errors.New("limits, the heartbeats, --stale-after and --audit-retention must be positive")
 	}
 	if o.federation.Role != "standalone" && o.federation.Role != "hub" {
 		return o, fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role)

@@ -189,6 +189,18 @@ func (f ExecutionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ExecutionMutation", m)
 }
 
+// The FederationAuditLogFunc type is an adapter to allow the use of ordinary
+// function as FederationAuditLog mutator.
+type FederationAuditLogFunc func(context.Context, *ent.FederationAuditLogMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FederationAuditLogFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FederationAuditLogMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FederationAuditLogMutation", m)
+}
+
 // The FederationInstanceFunc type is an adapter to allow the use of ordinary
 // function as FederationInstance mutator.
 type FederationInstanceFunc func(context.Context, *ent.FederationInstanceMutation) (ent.Value, error)

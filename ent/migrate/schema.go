@@ -725,6 +725,61 @@ var (
 			},
 		},
 	}
+	// FederationAuditLogsColumns holds the columns for the "federation_audit_logs" table.
+	FederationAuditLogsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "direction", Type: field.TypeEnum, Enums: []string{"inbound", "outbound"}},
+		{Name: "endpoint", Type: field.TypeString},
+		{Name: "source_instance_name", Type: field.TypeString, Default: ""},
+		{Name: "target_instance_name", Type: field.TypeString, Default: ""},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"ok", "flagged", "blocked", "failed", "retry_pending", "retry_success", "retry_exhausted"}},
+		{Name: "status_code", Type: field.TypeInt, Default: 0},
+		{Name: "duration_ms", Type: field.TypeInt64, Default: 0},
+		{Name: "threat_level", Type: field.TypeEnum, Enums: []string{"none", "low", "medium", "high", "critical"}, Default: "none"},
+		{Name: "threat_flags", Type: field.TypeString, Default: ""},
+		{Name: "moderation_score", Type: field.TypeFloat64, Default: 0},
+		{Name: "blocked", Type: field.TypeBool, Default: false},
+		{Name: "block_reason", Type: field.TypeString, Default: ""},
+		{Name: "retry_count", Type: field.TypeInt, Default: 0},
+		{Name: "caller_ip", Type: field.TypeString, Default: ""},
+		{Name: "payload", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "response_preview", Type: field.TypeString, Size: 2147483647, Default: ""},
+	}
+	// FederationAuditLogsTable holds the schema information for the "federation_audit_logs" table.
+	FederationAuditLogsTable = &schema.Table{
+		Name:       "federation_audit_logs",
+		Columns:    FederationAuditLogsColumns,
+		PrimaryKey: []*schema.Column{FederationAuditLogsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "federationauditlog_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{FederationAuditLogsColumns[1]},
+			},
+			{
+				Name:    "federationauditlog_direction_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{FederationAuditLogsColumns[3], FederationAuditLogsColumns[1]},
+			},
+			{
+				Name:    "federationauditlog_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{FederationAuditLogsColumns[7], FederationAuditLogsColumns[1]},
+			},
+			{
+				Name:    "federationauditlog_threat_level_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{FederationAuditLogsColumns[10], FederationAuditLogsColumns[1]},
+			},
+			{
+				Name:    "federationauditlog_endpoint_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{FederationAuditLogsColumns[4], FederationAuditLogsColumns[1]},
+			},
+		},
+	}
 	// FederationInstancesColumns holds the columns for the "federation_instances" table.
 	FederationInstancesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1442,6 +1497,7 @@ var (
 		DeveloperKeysTable,
 		DocumentsTable,
 		ExecutionsTable,
+		FederationAuditLogsTable,
 		FederationInstancesTable,
 		FederationMembershipsTable,
 		IdempotencyRecordsTable,

@@ -51,6 +51,9 @@ type Document func(*sql.Selector)
 // Execution is the predicate function for execution builders.
 type Execution func(*sql.Selector)
 
+// FederationAuditLog is the predicate function for federationauditlog builders.
+type FederationAuditLog func(*sql.Selector)
+
 // FederationInstance is the predicate function for federationinstance builders.
 type FederationInstance func(*sql.Selector)
 

@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -55,7 +56,9 @@ type Hub struct {
 	// PublicURL is the hub's own address, which discover answers to a
 	// platform token; empty when unknown.
 	PublicURL string
-	client    *http.Client
+	// Audit records the hub's outbound calls (verification); optional.
+	Audit  *audit.Recorder
+	client *http.Client
 }
 
 // NewHub makes a Hub with its outbound client.
@@ -64,6 +67,9 @@ func NewHub(h Hub) *Hub {
 		h.StaleAfter = DefaultStaleAfter
 	}
 	h.client = h.Egress.Client(verifyTimeout)
+	if h.Audit != nil {
+		h.client.Transport = h.Audit.Transport(h.client.Transport)
+	}
 	return &h
 }
 

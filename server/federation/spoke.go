@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
 )
 
 // DefaultHeartbeatInterval is the documented heartbeat period (1 to 12
@@ -51,7 +52,9 @@ type Spoke struct {
 	Version string
 	// Interval is --heartbeat-interval; DefaultHeartbeatInterval when zero.
 	Interval time.Duration
-	client   *http.Client
+	// Audit records the spoke's calls to its hub; optional.
+	Audit  *audit.Recorder
+	client *http.Client
 	// wake asks the heartbeat loop to send one now (after a join).
 	wake chan struct{}
 }
@@ -65,6 +68,9 @@ func NewSpoke(s Spoke) *Spoke {
 		s.Logger = slog.Default()
 	}
 	s.client = s.Egress.Client(hubTimeout)
+	if s.Audit != nil {
+		s.client.Transport = s.Audit.Transport(s.client.Transport)
+	}
 	s.wake = make(chan struct{}, 1)
 	return &s
 }

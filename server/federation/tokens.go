@@ -1,12 +1,14 @@
 package federation
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"strings"
 
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -85,4 +87,18 @@ func unseal(box *secrets.Box, stored string, aad []byte) (string, error) {
 	}
 	b, err = box.Open(b, aad)
 	return string(b), err
+}
+
+// CallerName names the registered instance whose platform token an
+// Authorization header presents, for the audit log; empty for anything else.
+func (h *Hub) CallerName(ctx context.Context, authorization string) string {
+	token, ok := strings.CutPrefix(authorization, "Bearer ")
+	if !h.Serving || !ok || !strings.HasPrefix(token, PlatformTokenPrefix) {
+		return ""
+	}
+	inst, err := h.DB.FederationInstance.Query().Where(federationinstance.TokenHash(auth.HashToken(token))).Only(ctx)
+	if err != nil {
+		return ""
+	}
+	return inst.Name
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
@@ -57,4 +58,14 @@ func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
 		return "", apperr.Internal(err)
 	}
 	return secret, nil
+}
+
+// InboundPaths are the inbound federation routes the guard and the audit log
+// stand before (RULINGS "Federation: instances and the platform", Guard): the
+// platform endpoints on both transports and verification. An entry ending in
+// "/" is a prefix. The operator network's peer routes join this list.
+var InboundPaths = []string{
+	"/api/v2/federation/",
+	"/" + switchboardv1connect.FederationHubServiceName + "/",
+	WellKnownPath,
 }

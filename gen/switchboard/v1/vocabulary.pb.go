@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xdd(\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x8b,\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -303,7 +303,29 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x17marketplace_link_action\x12\x10\n" +
 	"\x06enable\x12\x06Enable\x12\x12\n" +
 	"\adisable\x12\aDisable\x12\x10\n" +
-	"\x06status\x12\x06StatusZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x06status\x12\x06Status\xb2\xf5\x18@\n" +
+	"\x14federation_direction\x12\x12\n" +
+	"\ainbound\x12\aInbound\x12\x14\n" +
+	"\boutbound\x12\bOutbound\xb2\xf5\x18\xc5\x01\n" +
+	"\x17federation_audit_status\x12\b\n" +
+	"\x02ok\x12\x02OK\x12\x12\n" +
+	"\aflagged\x12\aFlagged\x12\x12\n" +
+	"\ablocked\x12\aBlocked\x12\x10\n" +
+	"\x06failed\x12\x06Failed\x12\x1e\n" +
+	"\rretry_pending\x12\rRetry pending\x12 \n" +
+	"\rretry_success\x12\x0fRetry succeeded\x12$\n" +
+	"\x0fretry_exhausted\x12\x11Retries exhausted\xb2\xf5\x18^\n" +
+	"\fthreat_level\x12\f\n" +
+	"\x04none\x12\x04None\x12\n" +
+	"\n" +
+	"\x03low\x12\x03Low\x12\x10\n" +
+	"\x06medium\x12\x06Medium\x12\f\n" +
+	"\x04high\x12\x04High\x12\x14\n" +
+	"\bcritical\x12\bCritical\xb2\xf5\x18:\n" +
+	"\x15federation_audit_view\x12\f\n" +
+	"\x04rows\x12\x04Rows\x12\x13\n" +
+	"\x05stats\x12\n" +
+	"StatisticsZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

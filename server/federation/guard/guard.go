@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // MaxBody is the largest body the guard lets through: "over 1 MB" means more
@@ -29,7 +31,8 @@ const (
 	LevelCritical
 )
 
-var levelNames = [...]string{"none", "low", "medium", "high", "critical"}
+// levelNames is the threat_level vocabulary, whose order is the levels'.
+var levelNames = vocab.Values("threat_level")
 
 // String is the wire value (`none` … `critical`).
 func (l Level) String() string {

@@ -1,0 +1,143 @@
+package audit
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/federation/guard"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+)
+
+// Inbound reports whether a request path is an inbound federation route of
+// paths: an entry ending in "/" is a prefix, any other an exact path. The
+// path is cleaned first, so "/api/v2//federation/x" cannot pass unguarded.
+func Inbound(paths []string, p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	for _, want := range paths {
+		if strings.HasSuffix(want, "/") && strings.HasPrefix(c, want) || c == want {
+			return true
+		}
+	}
+	return false
+}
+
+// Middleware guards and audits the inbound federation routes of paths and
+// passes every other request to next untouched. A guarded request's body is
+// read (at most guard.MaxBody+1 bytes) and inspected before next runs; a
+// blocked one is answered 403 with the reason and never reaches next. Every
+// guarded request writes one audit row.
+func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !Inbound(paths, req.URL.Path) {
+			next.ServeHTTP(w, req)
+			return
+		}
+		start := time.Now() //nolint:forbidigo // call latency is real time, not business time
+		e := Entry{Direction: "inbound", Endpoint: req.URL.Path, Target: r.Self, CallerIP: peerIP(req)}
+		if r.Caller != nil {
+			if a := req.Header.Get("Authorization"); a != "" {
+				e.Source = r.Caller(req.Context(), a)
+			}
+		}
+		raw, err := io.ReadAll(io.LimitReader(req.Body, guard.MaxBody+1))
+		if err != nil {
+			e.Status, e.StatusCode, e.Duration = "failed", http.StatusBadRequest, time.Since(start) //nolint:forbidigo // latency
+			r.Record(req.Context(), e)
+			httpapi.WriteREST(w, req, apperr.Invalid("the request body could not be read"))
+			return
+		}
+		v := guard.Inspect(raw, req.Header.Get("Content-Type"))
+		e.Verdict, e.Status, e.Payload = v, v.Outcome(), guard.Preview(raw, v)
+		if v.Blocked {
+			err := apperr.Forbidden("federation moderation blocked this request: %s", v.BlockReason)
+			rec := &capture{ResponseWriter: w}
+			httpapi.WriteREST(rec, req, err)
+			e.StatusCode, e.Response = rec.code(), guard.Preview(rec.buf.Bytes(), guard.Verdict{})
+			e.Duration = time.Since(start) //nolint:forbidigo // latency
+			r.Record(req.Context(), e)
+			return
+		}
+		req.Body = io.NopCloser(bytes.NewReader(raw))
+		rec := &capture{ResponseWriter: w}
+		next.ServeHTTP(rec, req)
+		e.StatusCode, e.Response = rec.code(), guard.Preview(rec.plain(), guard.Verdict{})
+		e.Duration = time.Since(start) //nolint:forbidigo // latency
+		r.Record(req.Context(), e)
+	})
+}
+
+// peerIP is the connection's address, like the gate's: forwarding headers
+// are not trusted.
+func peerIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// capture passes an answer through and keeps its status and first
+// captureLimit bytes.
+type capture struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (c *capture) WriteHeader(code int) {
+	if c.status == 0 {
+		c.status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *capture) Write(b []byte) (int, error) {
+	if c.status == 0 {
+		c.status = http.StatusOK
+	}
+	if room := captureLimit - c.buf.Len(); room > 0 {
+		c.buf.Write(b[:min(room, len(b))])
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+// Flush keeps streaming answers streaming.
+func (c *capture) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (c *capture) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+func (c *capture) code() int {
+	if c.status == 0 {
+		return http.StatusOK
+	}
+	return c.status
+}
+
+// plain is the captured answer, inflated when the REST layer gzipped it
+// (as much as the captured prefix holds).
+func (c *capture) plain() []byte {
+	if !strings.EqualFold(c.Header().Get("Content-Encoding"), "gzip") {
+		return c.buf.Bytes()
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(c.buf.Bytes()))
+	if err != nil {
+		return nil
+	}
+	out, _ := io.ReadAll(io.LimitReader(zr, 4*captureLimit)) // a cut stream ends early; keep what it gave
+	return out
+}
