@@ -26,15 +26,17 @@ func (e *Engine) Start(ctx context.Context) {
 		if err := e.resend(e.bg); err != nil && e.bg.Err() == nil {
 			e.log().Error("store executions: recovery", "err", err)
 		}
-		e.Sweep(e.bg)
-		t := e.Clock.NewTicker(every)
-		defer t.Stop()
+		// A timer armed after each sweep, not a ticker: a fake clock moved
+		// by years would otherwise fire (and re-arm) a ticker once per
+		// period inside Advance.
 		for {
+			e.Sweep(e.bg)
+			t := e.Clock.NewTimer(every)
 			select {
 			case <-e.bg.Done():
+				t.Stop()
 				return
 			case <-t.Chan():
-				e.Sweep(e.bg)
 			}
 		}
 	}()
