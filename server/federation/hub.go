@@ -276,6 +276,7 @@ func (h *Hub) caller(ctx context.Context, route string, deactivatedServed bool) 
 	case inst.DeactivatedAt != nil && !deactivatedServed:
 		return nil, apperr.Unauthenticated("this instance has been deactivated by the hub's admin")
 	}
+	audit.NameSource(ctx, inst.Name)
 	return inst, nil
 }
 

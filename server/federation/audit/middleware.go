@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -44,11 +45,6 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 		}
 		start := time.Now() //nolint:forbidigo // call latency is real time, not business time
 		e := Entry{Direction: "inbound", Endpoint: req.URL.Path, Target: r.Self, CallerIP: peerIP(req)}
-		if r.Caller != nil {
-			if a := req.Header.Get("Authorization"); a != "" {
-				e.Source = r.Caller(req.Context(), a)
-			}
-		}
 		raw, err := io.ReadAll(io.LimitReader(req.Body, guard.MaxBody+1))
 		if err != nil {
 			e.Status, e.StatusCode, e.Duration = "failed", http.StatusBadRequest, time.Since(start) //nolint:forbidigo // latency
@@ -59,6 +55,9 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 		v := guard.Inspect(raw, req.Header.Get("Content-Type"))
 		e.Verdict, e.Status, e.Payload = v, v.Outcome(), guard.Preview(raw, v)
 		if v.Blocked {
+			if a := req.Header.Get("Authorization"); a != "" && r.Caller != nil {
+				e.Source = r.Caller(req.Context(), a)
+			}
 			err := apperr.Forbidden("federation moderation blocked this request: %s", v.BlockReason)
 			rec := &capture{ResponseWriter: w}
 			httpapi.WriteREST(rec, req, err)
@@ -69,7 +68,7 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(raw))
 		rec := &capture{ResponseWriter: w}
-		next.ServeHTTP(rec, req)
+		next.ServeHTTP(rec, req.WithContext(context.WithValue(req.Context(), sourceKey{}, &e.Source)))
 		e.StatusCode, e.Response = rec.code(), guard.Preview(rec.plain(), guard.Verdict{})
 		e.Duration = time.Since(start) //nolint:forbidigo // latency
 		r.Record(req.Context(), e)

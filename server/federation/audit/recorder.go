@@ -41,8 +41,20 @@ type Recorder struct {
 	// Retention is --audit-retention; DefaultRetention when zero.
 	Retention time.Duration
 	// Caller names the calling instance of an inbound request when its
-	// credential identifies one (the hub's platform tokens); optional.
+	// credential identifies one (the hub's platform tokens); optional. It is
+	// asked only for blocked requests: a served one is named by its handler
+	// (NameSource), which finds the instance anyway.
 	Caller func(ctx context.Context, authorization string) string
+}
+
+type sourceKey struct{}
+
+// NameSource names the calling instance of the inbound request in ctx, for
+// its audit row; outside the middleware it does nothing.
+func NameSource(ctx context.Context, name string) {
+	if p, ok := ctx.Value(sourceKey{}).(*string); ok {
+		*p = name
+	}
 }
 
 // Entry is one call, before it is written.
