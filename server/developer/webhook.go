@@ -11,27 +11,11 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/server/federation"
 )
-
-// WebhookPath is where the source instance hears about decisions (document
-// 2, "Events", "Instance federation").
-const WebhookPath = "/api/marketplace/webhook"
 
 // webhookTimeout bounds one delivery.
 const webhookTimeout = 10 * time.Second
-
-// approvalEvent is the webhook body ({event,
-// agentId, marketplaceId, name, slug, status, reason, timestamp}).
-type approvalEvent struct {
-	Event         string  `json:"event"`
-	AgentID       string  `json:"agentId"`
-	MarketplaceID string  `json:"marketplaceId"`
-	Name          string  `json:"name"`
-	Slug          string  `json:"slug"`
-	Status        string  `json:"status"`
-	Reason        *string `json:"reason"`
-	Timestamp     string  `json:"timestamp"`
-}
 
 // notify fires the approval webhook for a committed decision when the source
 // instance is known: once, in the background, through the address rule. A
@@ -40,19 +24,12 @@ func (s *Service) notify(a *ent.StoreAgent, reason *string) {
 	if a.SourceInstanceURL == nil {
 		return
 	}
-	agentID := a.ID
-	if a.RemoteID != nil {
-		agentID = *a.RemoteID
-	}
-	body, err := json.Marshal(approvalEvent{
-		Event: "agent_approval", AgentID: agentID, MarketplaceID: a.ID, Name: a.Name, Slug: a.Slug,
-		Status: string(a.Status), Reason: reason, Timestamp: s.now().Format(time.RFC3339Nano),
-	})
+	body, err := json.Marshal(federation.ApprovalOf(a, reason, s.now()))
 	if err != nil {
 		s.logger().Error("approval webhook body", "agent_id", a.ID, "err", err)
 		return
 	}
-	url := strings.TrimRight(*a.SourceInstanceURL, "/") + WebhookPath
+	url := strings.TrimRight(*a.SourceInstanceURL, "/") + federation.WebhookPath
 	s.hooks.Add(1)
 	go func() {
 		defer s.hooks.Done()
@@ -70,7 +47,7 @@ func (s *Service) deliver(url string, body []byte) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Service-Event", "agent_approval")
+	req.Header.Set("X-Service-Event", federation.EventAgentApproval)
 	resp, err := s.Egress.Client(webhookTimeout).Do(req)
 	if err != nil {
 		return err

@@ -32,6 +32,17 @@ type Approval struct {
 	Timestamp     string  `json:"timestamp"`
 }
 
+// ApprovalOf is the approval webhook's body for a decision on row at: the
+// agent is named by its id on the source instance when it was synced.
+func ApprovalOf(row *ent.StoreAgent, reason *string, at time.Time) Approval {
+	agentID := row.ID
+	if row.RemoteID != nil {
+		agentID = *row.RemoteID
+	}
+	return Approval{Event: EventAgentApproval, AgentID: agentID, MarketplaceID: row.ID, Name: row.Name,
+		Slug: row.Slug, Status: string(row.Status), Reason: reason, Timestamp: at.Format(time.RFC3339Nano)}
+}
+
 // EnqueueApproval writes, in the decision's transaction, the approval
 // webhook of a decision on a synced listing for its spoke, through the
 // outbox (retries, breaker, the spoke's credential read at send time).
@@ -48,8 +59,7 @@ func (h *Hub) EnqueueApproval(ctx context.Context, tx *db.Tx, row *ent.StoreAgen
 		return true, err
 	}
 	now := h.now()
-	body, err := json.Marshal(Approval{Event: EventAgentApproval, AgentID: deref(row.RemoteID), MarketplaceID: row.ID,
-		Name: row.Name, Slug: row.Slug, Status: string(row.Status), Reason: reason, Timestamp: now.Format(time.RFC3339Nano)})
+	body, err := json.Marshal(ApprovalOf(row, reason, now))
 	if err != nil {
 		return true, err
 	}
