@@ -3,7 +3,6 @@ package federation
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -48,13 +47,6 @@ func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePa
 	}
 	if _, err := h.caller(ctx, "validate-payment", false); err != nil {
 		return nil, err
-	}
-	for _, f := range []struct{ wire, v string }{
-		{"agentId", req.GetAgentId()}, {"executionId", req.GetExecutionId()}, {"contractId", req.GetContractId()},
-	} {
-		if err := text(f.wire, f.v); err != nil {
-			return nil, err
-		}
 	}
 	v, err := payments.ValidatePayment(req.GetTransactionType(), req.GetGrossAmount(), req.GetProposedFeePercent())
 	if err != nil {
@@ -133,9 +125,6 @@ func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNe
 		return nil, apperr.Invalid("offset must not be negative")
 	}
 	q := strings.TrimSpace(req.GetQ())
-	if err := text("q", q); err != nil {
-		return nil, err
-	}
 	folded := db.FoldASCII(q)
 	out := &switchboardv1.DiscoverNetworkResponse{Type: kind, Profiles: []*switchboardv1.DiscoverProfile{},
 		Teams: []*switchboardv1.DiscoverTeam{}, Agents: []*switchboardv1.DiscoverAgent{},
@@ -270,14 +259,3 @@ func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNet
 	return nil
 }
 
-// text refuses NUL and invalid UTF-8 in a field the service reads itself
-// (RULINGS "Input at the boundary").
-func text(wire, s string) error {
-	if !utf8.ValidString(s) {
-		return apperr.Invalid("%s must be valid UTF-8", wire)
-	}
-	if strings.ContainsRune(s, 0) {
-		return apperr.Invalid("%s must not contain NUL characters", wire)
-	}
-	return nil
-}
