@@ -258,4 +258,3 @@ func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNet
 	}
 	return nil
 }
-
