@@ -58,6 +58,10 @@ type Execution struct {
 	SourceInstanceID *string `json:"source_instance_id,omitempty"`
 	// SourceInstanceName holds the value of the "source_instance_name" field.
 	SourceInstanceName *string `json:"source_instance_name,omitempty"`
+	// RemoteExecutionID holds the value of the "remote_execution_id" field.
+	RemoteExecutionID *string `json:"remote_execution_id,omitempty"`
+	// CallbackTokenSealed holds the value of the "callback_token_sealed" field.
+	CallbackTokenSealed *string `json:"-"`
 	// PaymentMethodID holds the value of the "payment_method_id" field.
 	PaymentMethodID *string `json:"payment_method_id,omitempty"`
 	// CallbackTokenHash holds the value of the "callback_token_hash" field.
@@ -170,7 +174,7 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldQuoteAmount, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee:
 			values[i] = new(sql.NullInt64)
-		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
+		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
 		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldCallbackReceivedAt, execution.FieldDispatchedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -312,6 +316,20 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.SourceInstanceName = new(string)
 				*_m.SourceInstanceName = value.String
+			}
+		case execution.FieldRemoteExecutionID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field remote_execution_id", values[i])
+			} else if value.Valid {
+				_m.RemoteExecutionID = new(string)
+				*_m.RemoteExecutionID = value.String
+			}
+		case execution.FieldCallbackTokenSealed:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field callback_token_sealed", values[i])
+			} else if value.Valid {
+				_m.CallbackTokenSealed = new(string)
+				*_m.CallbackTokenSealed = value.String
 			}
 		case execution.FieldPaymentMethodID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -637,6 +655,13 @@ func (_m *Execution) String() string {
 		builder.WriteString("source_instance_name=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	if v := _m.RemoteExecutionID; v != nil {
+		builder.WriteString("remote_execution_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("callback_token_sealed=<sensitive>")
 	builder.WriteString(", ")
 	if v := _m.PaymentMethodID; v != nil {
 		builder.WriteString("payment_method_id=")

@@ -223,6 +223,34 @@ func (_c *ExecutionCreate) SetNillableSourceInstanceName(v *string) *ExecutionCr
 	return _c
 }
 
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (_c *ExecutionCreate) SetRemoteExecutionID(v string) *ExecutionCreate {
+	_c.mutation.SetRemoteExecutionID(v)
+	return _c
+}
+
+// SetNillableRemoteExecutionID sets the "remote_execution_id" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableRemoteExecutionID(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetRemoteExecutionID(*v)
+	}
+	return _c
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (_c *ExecutionCreate) SetCallbackTokenSealed(v string) *ExecutionCreate {
+	_c.mutation.SetCallbackTokenSealed(v)
+	return _c
+}
+
+// SetNillableCallbackTokenSealed sets the "callback_token_sealed" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableCallbackTokenSealed(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetCallbackTokenSealed(*v)
+	}
+	return _c
+}
+
 // SetPaymentMethodID sets the "payment_method_id" field.
 func (_c *ExecutionCreate) SetPaymentMethodID(v string) *ExecutionCreate {
 	_c.mutation.SetPaymentMethodID(v)
@@ -918,6 +946,14 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		_spec.SetField(execution.FieldSourceInstanceName, field.TypeString, value)
 		_node.SourceInstanceName = &value
 	}
+	if value, ok := _c.mutation.RemoteExecutionID(); ok {
+		_spec.SetField(execution.FieldRemoteExecutionID, field.TypeString, value)
+		_node.RemoteExecutionID = &value
+	}
+	if value, ok := _c.mutation.CallbackTokenSealed(); ok {
+		_spec.SetField(execution.FieldCallbackTokenSealed, field.TypeString, value)
+		_node.CallbackTokenSealed = &value
+	}
 	if value, ok := _c.mutation.PaymentMethodID(); ok {
 		_spec.SetField(execution.FieldPaymentMethodID, field.TypeString, value)
 		_node.PaymentMethodID = &value
@@ -1361,6 +1397,42 @@ func (u *ExecutionUpsert) UpdateSourceInstanceName() *ExecutionUpsert {
 // ClearSourceInstanceName clears the value of the "source_instance_name" field.
 func (u *ExecutionUpsert) ClearSourceInstanceName() *ExecutionUpsert {
 	u.SetNull(execution.FieldSourceInstanceName)
+	return u
+}
+
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (u *ExecutionUpsert) SetRemoteExecutionID(v string) *ExecutionUpsert {
+	u.Set(execution.FieldRemoteExecutionID, v)
+	return u
+}
+
+// UpdateRemoteExecutionID sets the "remote_execution_id" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateRemoteExecutionID() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldRemoteExecutionID)
+	return u
+}
+
+// ClearRemoteExecutionID clears the value of the "remote_execution_id" field.
+func (u *ExecutionUpsert) ClearRemoteExecutionID() *ExecutionUpsert {
+	u.SetNull(execution.FieldRemoteExecutionID)
+	return u
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (u *ExecutionUpsert) SetCallbackTokenSealed(v string) *ExecutionUpsert {
+	u.Set(execution.FieldCallbackTokenSealed, v)
+	return u
+}
+
+// UpdateCallbackTokenSealed sets the "callback_token_sealed" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateCallbackTokenSealed() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldCallbackTokenSealed)
+	return u
+}
+
+// ClearCallbackTokenSealed clears the value of the "callback_token_sealed" field.
+func (u *ExecutionUpsert) ClearCallbackTokenSealed() *ExecutionUpsert {
+	u.SetNull(execution.FieldCallbackTokenSealed)
 	return u
 }
 
@@ -2292,6 +2364,48 @@ func (u *ExecutionUpsertOne) UpdateSourceInstanceName() *ExecutionUpsertOne {
 func (u *ExecutionUpsertOne) ClearSourceInstanceName() *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearSourceInstanceName()
+	})
+}
+
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (u *ExecutionUpsertOne) SetRemoteExecutionID(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetRemoteExecutionID(v)
+	})
+}
+
+// UpdateRemoteExecutionID sets the "remote_execution_id" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateRemoteExecutionID() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateRemoteExecutionID()
+	})
+}
+
+// ClearRemoteExecutionID clears the value of the "remote_execution_id" field.
+func (u *ExecutionUpsertOne) ClearRemoteExecutionID() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearRemoteExecutionID()
+	})
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (u *ExecutionUpsertOne) SetCallbackTokenSealed(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallbackTokenSealed(v)
+	})
+}
+
+// UpdateCallbackTokenSealed sets the "callback_token_sealed" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateCallbackTokenSealed() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallbackTokenSealed()
+	})
+}
+
+// ClearCallbackTokenSealed clears the value of the "callback_token_sealed" field.
+func (u *ExecutionUpsertOne) ClearCallbackTokenSealed() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallbackTokenSealed()
 	})
 }
 
@@ -3489,6 +3603,48 @@ func (u *ExecutionUpsertBulk) UpdateSourceInstanceName() *ExecutionUpsertBulk {
 func (u *ExecutionUpsertBulk) ClearSourceInstanceName() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearSourceInstanceName()
+	})
+}
+
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (u *ExecutionUpsertBulk) SetRemoteExecutionID(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetRemoteExecutionID(v)
+	})
+}
+
+// UpdateRemoteExecutionID sets the "remote_execution_id" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateRemoteExecutionID() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateRemoteExecutionID()
+	})
+}
+
+// ClearRemoteExecutionID clears the value of the "remote_execution_id" field.
+func (u *ExecutionUpsertBulk) ClearRemoteExecutionID() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearRemoteExecutionID()
+	})
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (u *ExecutionUpsertBulk) SetCallbackTokenSealed(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetCallbackTokenSealed(v)
+	})
+}
+
+// UpdateCallbackTokenSealed sets the "callback_token_sealed" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateCallbackTokenSealed() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateCallbackTokenSealed()
+	})
+}
+
+// ClearCallbackTokenSealed clears the value of the "callback_token_sealed" field.
+func (u *ExecutionUpsertBulk) ClearCallbackTokenSealed() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearCallbackTokenSealed()
 	})
 }
 

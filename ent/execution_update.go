@@ -293,6 +293,46 @@ func (_u *ExecutionUpdate) ClearSourceInstanceName() *ExecutionUpdate {
 	return _u
 }
 
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (_u *ExecutionUpdate) SetRemoteExecutionID(v string) *ExecutionUpdate {
+	_u.mutation.SetRemoteExecutionID(v)
+	return _u
+}
+
+// SetNillableRemoteExecutionID sets the "remote_execution_id" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableRemoteExecutionID(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetRemoteExecutionID(*v)
+	}
+	return _u
+}
+
+// ClearRemoteExecutionID clears the value of the "remote_execution_id" field.
+func (_u *ExecutionUpdate) ClearRemoteExecutionID() *ExecutionUpdate {
+	_u.mutation.ClearRemoteExecutionID()
+	return _u
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (_u *ExecutionUpdate) SetCallbackTokenSealed(v string) *ExecutionUpdate {
+	_u.mutation.SetCallbackTokenSealed(v)
+	return _u
+}
+
+// SetNillableCallbackTokenSealed sets the "callback_token_sealed" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableCallbackTokenSealed(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetCallbackTokenSealed(*v)
+	}
+	return _u
+}
+
+// ClearCallbackTokenSealed clears the value of the "callback_token_sealed" field.
+func (_u *ExecutionUpdate) ClearCallbackTokenSealed() *ExecutionUpdate {
+	_u.mutation.ClearCallbackTokenSealed()
+	return _u
+}
+
 // SetPaymentMethodID sets the "payment_method_id" field.
 func (_u *ExecutionUpdate) SetPaymentMethodID(v string) *ExecutionUpdate {
 	_u.mutation.SetPaymentMethodID(v)
@@ -1132,6 +1172,18 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.SourceInstanceNameCleared() {
 		_spec.ClearField(execution.FieldSourceInstanceName, field.TypeString)
 	}
+	if value, ok := _u.mutation.RemoteExecutionID(); ok {
+		_spec.SetField(execution.FieldRemoteExecutionID, field.TypeString, value)
+	}
+	if _u.mutation.RemoteExecutionIDCleared() {
+		_spec.ClearField(execution.FieldRemoteExecutionID, field.TypeString)
+	}
+	if value, ok := _u.mutation.CallbackTokenSealed(); ok {
+		_spec.SetField(execution.FieldCallbackTokenSealed, field.TypeString, value)
+	}
+	if _u.mutation.CallbackTokenSealedCleared() {
+		_spec.ClearField(execution.FieldCallbackTokenSealed, field.TypeString)
+	}
 	if value, ok := _u.mutation.PaymentMethodID(); ok {
 		_spec.SetField(execution.FieldPaymentMethodID, field.TypeString, value)
 	}
@@ -1619,6 +1671,46 @@ func (_u *ExecutionUpdateOne) SetNillableSourceInstanceName(v *string) *Executio
 // ClearSourceInstanceName clears the value of the "source_instance_name" field.
 func (_u *ExecutionUpdateOne) ClearSourceInstanceName() *ExecutionUpdateOne {
 	_u.mutation.ClearSourceInstanceName()
+	return _u
+}
+
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (_u *ExecutionUpdateOne) SetRemoteExecutionID(v string) *ExecutionUpdateOne {
+	_u.mutation.SetRemoteExecutionID(v)
+	return _u
+}
+
+// SetNillableRemoteExecutionID sets the "remote_execution_id" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableRemoteExecutionID(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetRemoteExecutionID(*v)
+	}
+	return _u
+}
+
+// ClearRemoteExecutionID clears the value of the "remote_execution_id" field.
+func (_u *ExecutionUpdateOne) ClearRemoteExecutionID() *ExecutionUpdateOne {
+	_u.mutation.ClearRemoteExecutionID()
+	return _u
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (_u *ExecutionUpdateOne) SetCallbackTokenSealed(v string) *ExecutionUpdateOne {
+	_u.mutation.SetCallbackTokenSealed(v)
+	return _u
+}
+
+// SetNillableCallbackTokenSealed sets the "callback_token_sealed" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableCallbackTokenSealed(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetCallbackTokenSealed(*v)
+	}
+	return _u
+}
+
+// ClearCallbackTokenSealed clears the value of the "callback_token_sealed" field.
+func (_u *ExecutionUpdateOne) ClearCallbackTokenSealed() *ExecutionUpdateOne {
+	_u.mutation.ClearCallbackTokenSealed()
 	return _u
 }
 
@@ -2490,6 +2582,18 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if _u.mutation.SourceInstanceNameCleared() {
 		_spec.ClearField(execution.FieldSourceInstanceName, field.TypeString)
+	}
+	if value, ok := _u.mutation.RemoteExecutionID(); ok {
+		_spec.SetField(execution.FieldRemoteExecutionID, field.TypeString, value)
+	}
+	if _u.mutation.RemoteExecutionIDCleared() {
+		_spec.ClearField(execution.FieldRemoteExecutionID, field.TypeString)
+	}
+	if value, ok := _u.mutation.CallbackTokenSealed(); ok {
+		_spec.SetField(execution.FieldCallbackTokenSealed, field.TypeString, value)
+	}
+	if _u.mutation.CallbackTokenSealedCleared() {
+		_spec.ClearField(execution.FieldCallbackTokenSealed, field.TypeString)
 	}
 	if value, ok := _u.mutation.PaymentMethodID(); ok {
 		_spec.SetField(execution.FieldPaymentMethodID, field.TypeString, value)

@@ -17253,6 +17253,8 @@ type ExecutionMutation struct {
 	callback_url           *string
 	source_instance_id     *string
 	source_instance_name   *string
+	remote_execution_id    *string
+	callback_token_sealed  *string
 	payment_method_id      *string
 	callback_token_hash    *string
 	callback_received_at   *time.Time
@@ -18191,6 +18193,104 @@ func (m *ExecutionMutation) SourceInstanceNameCleared() bool {
 func (m *ExecutionMutation) ResetSourceInstanceName() {
 	m.source_instance_name = nil
 	delete(m.clearedFields, execution.FieldSourceInstanceName)
+}
+
+// SetRemoteExecutionID sets the "remote_execution_id" field.
+func (m *ExecutionMutation) SetRemoteExecutionID(s string) {
+	m.remote_execution_id = &s
+}
+
+// RemoteExecutionID returns the value of the "remote_execution_id" field in the mutation.
+func (m *ExecutionMutation) RemoteExecutionID() (r string, exists bool) {
+	v := m.remote_execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRemoteExecutionID returns the old "remote_execution_id" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldRemoteExecutionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRemoteExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRemoteExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRemoteExecutionID: %w", err)
+	}
+	return oldValue.RemoteExecutionID, nil
+}
+
+// ClearRemoteExecutionID clears the value of the "remote_execution_id" field.
+func (m *ExecutionMutation) ClearRemoteExecutionID() {
+	m.remote_execution_id = nil
+	m.clearedFields[execution.FieldRemoteExecutionID] = struct{}{}
+}
+
+// RemoteExecutionIDCleared returns if the "remote_execution_id" field was cleared in this mutation.
+func (m *ExecutionMutation) RemoteExecutionIDCleared() bool {
+	_, ok := m.clearedFields[execution.FieldRemoteExecutionID]
+	return ok
+}
+
+// ResetRemoteExecutionID resets all changes to the "remote_execution_id" field.
+func (m *ExecutionMutation) ResetRemoteExecutionID() {
+	m.remote_execution_id = nil
+	delete(m.clearedFields, execution.FieldRemoteExecutionID)
+}
+
+// SetCallbackTokenSealed sets the "callback_token_sealed" field.
+func (m *ExecutionMutation) SetCallbackTokenSealed(s string) {
+	m.callback_token_sealed = &s
+}
+
+// CallbackTokenSealed returns the value of the "callback_token_sealed" field in the mutation.
+func (m *ExecutionMutation) CallbackTokenSealed() (r string, exists bool) {
+	v := m.callback_token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCallbackTokenSealed returns the old "callback_token_sealed" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldCallbackTokenSealed(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCallbackTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCallbackTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCallbackTokenSealed: %w", err)
+	}
+	return oldValue.CallbackTokenSealed, nil
+}
+
+// ClearCallbackTokenSealed clears the value of the "callback_token_sealed" field.
+func (m *ExecutionMutation) ClearCallbackTokenSealed() {
+	m.callback_token_sealed = nil
+	m.clearedFields[execution.FieldCallbackTokenSealed] = struct{}{}
+}
+
+// CallbackTokenSealedCleared returns if the "callback_token_sealed" field was cleared in this mutation.
+func (m *ExecutionMutation) CallbackTokenSealedCleared() bool {
+	_, ok := m.clearedFields[execution.FieldCallbackTokenSealed]
+	return ok
+}
+
+// ResetCallbackTokenSealed resets all changes to the "callback_token_sealed" field.
+func (m *ExecutionMutation) ResetCallbackTokenSealed() {
+	m.callback_token_sealed = nil
+	delete(m.clearedFields, execution.FieldCallbackTokenSealed)
 }
 
 // SetPaymentMethodID sets the "payment_method_id" field.
@@ -19961,7 +20061,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 48)
+	fields := make([]string, 0, 50)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -20015,6 +20115,12 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.source_instance_name != nil {
 		fields = append(fields, execution.FieldSourceInstanceName)
+	}
+	if m.remote_execution_id != nil {
+		fields = append(fields, execution.FieldRemoteExecutionID)
+	}
+	if m.callback_token_sealed != nil {
+		fields = append(fields, execution.FieldCallbackTokenSealed)
 	}
 	if m.payment_method_id != nil {
 		fields = append(fields, execution.FieldPaymentMethodID)
@@ -20150,6 +20256,10 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.SourceInstanceID()
 	case execution.FieldSourceInstanceName:
 		return m.SourceInstanceName()
+	case execution.FieldRemoteExecutionID:
+		return m.RemoteExecutionID()
+	case execution.FieldCallbackTokenSealed:
+		return m.CallbackTokenSealed()
 	case execution.FieldPaymentMethodID:
 		return m.PaymentMethodID()
 	case execution.FieldCallbackTokenHash:
@@ -20255,6 +20365,10 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldSourceInstanceID(ctx)
 	case execution.FieldSourceInstanceName:
 		return m.OldSourceInstanceName(ctx)
+	case execution.FieldRemoteExecutionID:
+		return m.OldRemoteExecutionID(ctx)
+	case execution.FieldCallbackTokenSealed:
+		return m.OldCallbackTokenSealed(ctx)
 	case execution.FieldPaymentMethodID:
 		return m.OldPaymentMethodID(ctx)
 	case execution.FieldCallbackTokenHash:
@@ -20449,6 +20563,20 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSourceInstanceName(v)
+		return nil
+	case execution.FieldRemoteExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRemoteExecutionID(v)
+		return nil
+	case execution.FieldCallbackTokenSealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCallbackTokenSealed(v)
 		return nil
 	case execution.FieldPaymentMethodID:
 		v, ok := value.(string)
@@ -20852,6 +20980,12 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	if m.FieldCleared(execution.FieldSourceInstanceName) {
 		fields = append(fields, execution.FieldSourceInstanceName)
 	}
+	if m.FieldCleared(execution.FieldRemoteExecutionID) {
+		fields = append(fields, execution.FieldRemoteExecutionID)
+	}
+	if m.FieldCleared(execution.FieldCallbackTokenSealed) {
+		fields = append(fields, execution.FieldCallbackTokenSealed)
+	}
 	if m.FieldCleared(execution.FieldPaymentMethodID) {
 		fields = append(fields, execution.FieldPaymentMethodID)
 	}
@@ -20979,6 +21113,12 @@ func (m *ExecutionMutation) ClearField(name string) error {
 		return nil
 	case execution.FieldSourceInstanceName:
 		m.ClearSourceInstanceName()
+		return nil
+	case execution.FieldRemoteExecutionID:
+		m.ClearRemoteExecutionID()
+		return nil
+	case execution.FieldCallbackTokenSealed:
+		m.ClearCallbackTokenSealed()
 		return nil
 	case execution.FieldPaymentMethodID:
 		m.ClearPaymentMethodID()
@@ -21128,6 +21268,12 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldSourceInstanceName:
 		m.ResetSourceInstanceName()
+		return nil
+	case execution.FieldRemoteExecutionID:
+		m.ResetRemoteExecutionID()
+		return nil
+	case execution.FieldCallbackTokenSealed:
+		m.ResetCallbackTokenSealed()
 		return nil
 	case execution.FieldPaymentMethodID:
 		m.ResetPaymentMethodID()

@@ -75,6 +75,7 @@ var shared = map[string]string{
 	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent":             "executing another's listing is the point",
 	"/switchboard.v1.FederationAdminService/DeactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
 	"/switchboard.v1.FederationAdminService/ReactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
+	"/switchboard.v1.FederationResultService/DeliverFederationResult":     "a spoke's platform token and the execution's own callback token, not an account (a standalone serves none)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.

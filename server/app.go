@@ -217,8 +217,14 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	executions := newLifecycle(cfg, egressPolicy, storeSvc)
+	fed, err := newFederation(cfg, storeSvc, egressPolicy)
+	if err != nil {
+		app.Close()
+		return nil, err
+	}
+	executions := newLifecycle(cfg, egressPolicy, storeSvc, fed)
 	svc := services{
+		hub: fed.hub, spoke: fed.spoke, audit: fed.audit, recorder: fed.recorder,
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.now, BcryptCost: cfg.BcryptCost, Ended: bus.EndStreams},
 		activity: &activity.Service{DB: cfg.DB.Client},
 		chat:     &chat.Service{DB: cfg.DB, Now: cfg.now},
@@ -243,10 +249,8 @@ func New(cfg Config) (*App, error) {
 		BaseURL: cfg.Executions.PublicURL,
 	}
 	app.closers = append(app.closers, svc.dev.Close)
-	if err := newFederation(cfg, &svc, storeSvc.Secrets, egressPolicy); err != nil {
-		app.Close()
-		return nil, err
-	}
+	// A decision on a synced listing reaches its spoke through the outbox.
+	svc.dev.Decided = svc.hub.EnqueueApproval
 	if err := requireClocks(svc); err != nil {
 		return nil, err
 	}
@@ -316,7 +320,7 @@ func New(cfg Config) (*App, error) {
 		svc.recorder.Middleware(federation.InboundPaths, apiAsWritten(mux, api)))
 	hooks := webhooks.Start(webhooks.Config{
 		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
-		Credential: svc.hub.Credential, FederationRetries: cfg.Federation.RetrySchedule,
+		Credential: fed.credential, FederationRetries: cfg.Federation.RetrySchedule,
 	})
 	app.closers = append(app.closers, hooks.Close)
 	// The engine and the review lifecycle, wired to each other by their owner.
@@ -330,29 +334,42 @@ func New(cfg Config) (*App, error) {
 	return app, nil
 }
 
-// newFederation builds the hub and spoke sides of federation; only one of
-// them serves, by role.
-func newFederation(cfg Config, svc *services, box *secrets.Box, policy egress.Policy) error {
+// federationParts are the two sides of federation, of which only one
+// serves, by role, and the audit log they share.
+type federationParts struct {
+	hub      *federation.Hub
+	spoke    *federation.Spoke
+	audit    *audit.Service
+	recorder *audit.Recorder
+	// credential is what the outbox adds to a federation delivery: a hub
+	// presents each spoke's secret, a spoke its platform token.
+	credential func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
+}
+
+// newFederation builds the hub and spoke sides of federation.
+func newFederation(cfg Config, st *store.Service, policy egress.Policy) (*federationParts, error) {
 	role := cfg.Federation.Role
 	if role == "" {
 		role = "standalone"
 	}
 	if !slices.Contains(vocab.Values("instance_role"), role) {
-		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
+		return nil, fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
 	}
-	svc.recorder = &audit.Recorder{DB: cfg.DB.Client, Now: cfg.now, Logger: cfg.Logger,
+	f := &federationParts{audit: &audit.Service{DB: cfg.DB.Client}}
+	f.recorder = &audit.Recorder{DB: cfg.DB.Client, Now: cfg.now, Logger: cfg.Logger,
 		Self: cfg.Executions.PublicURL, Retention: cfg.Federation.AuditRetention}
-	svc.audit = &audit.Service{DB: cfg.DB.Client}
-	svc.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
-		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: svc.store.Policy,
-		PublicURL: cfg.Executions.PublicURL, Audit: svc.recorder})
-	svc.recorder.Caller = svc.hub.CallerName
-	// A decision on a synced listing reaches its spoke through the outbox.
-	svc.dev.Decided = svc.hub.EnqueueApproval
-	svc.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: policy,
+	f.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
+		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: st.Policy,
+		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: f.recorder})
+	f.recorder.Caller = f.hub.CallerName
+	f.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
-		Interval: cfg.Federation.HeartbeatInterval, Audit: svc.recorder})
-	return nil
+		Interval: cfg.Federation.HeartbeatInterval, Audit: f.recorder})
+	f.credential = f.spoke.Credential
+	if role == "hub" {
+		f.credential = f.hub.Credential
+	}
+	return f, nil
 }
 
 // onlyGET answers other methods 405 like every known REST path.

@@ -30,12 +30,26 @@ type ExecutionConfig struct {
 
 // newLifecycle builds the store's execution engine and review lifecycle
 // beside the store service (sharing its instance key).
-func newLifecycle(cfg Config, policy egress.Policy, st *store.Service) *lifecycle.Owner {
+// A hub runs listings synced from its spokes by dispatching to them; a spoke
+// sends the results of its hub's dispatches back when they end. Both sides
+// get the engine here, so the hub takes results and the spoke executions.
+func newLifecycle(cfg Config, policy egress.Policy, st *store.Service, fed *federationParts) *lifecycle.Owner {
 	x := cfg.Executions
-	return lifecycle.New(lifecycle.Config{
+	finished := fed.spoke.Finished
+	if x.Finished != nil {
+		finished = func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+			if err := fed.spoke.Finished(ctx, tx, ex); err != nil {
+				return err
+			}
+			return x.Finished(ctx, tx, ex)
+		}
+	}
+	o := lifecycle.New(lifecycle.Config{
 		DB: cfg.DB, Now: cfg.now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
 		Secrets: st.Secrets, PublicURL: x.PublicURL,
 		CallTimeout: x.CallTimeout, BreakerOpenFor: x.BreakerOpenFor, SweepEvery: x.SweepEvery,
-		Finished: x.Finished,
+		Finished: finished, Remote: fed.hub,
 	})
+	fed.hub.Engine, fed.spoke.Engine = o.Engine, o.Engine
+	return o
 }

@@ -52,6 +52,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewFederationPlatformServiceHandler, switchboardv1.RegisterFederationPlatformServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationAdminServiceHandler, switchboardv1.RegisterFederationAdminServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationServiceHandler, switchboardv1.RegisterFederationServiceHandlerServer)(s.spoke, s.spoke),
+		serve(switchboardv1connect.NewFederationSpokeServiceHandler, switchboardv1.RegisterFederationSpokeServiceHandlerServer)(s.spoke, s.spoke),
+		serve(switchboardv1connect.NewFederationResultServiceHandler, switchboardv1.RegisterFederationResultServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationAuditServiceHandler, switchboardv1.RegisterFederationAuditServiceHandlerServer)(s.audit, s.audit),
 	}
 }

@@ -50,6 +50,10 @@ const (
 	FieldSourceInstanceID = "source_instance_id"
 	// FieldSourceInstanceName holds the string denoting the source_instance_name field in the database.
 	FieldSourceInstanceName = "source_instance_name"
+	// FieldRemoteExecutionID holds the string denoting the remote_execution_id field in the database.
+	FieldRemoteExecutionID = "remote_execution_id"
+	// FieldCallbackTokenSealed holds the string denoting the callback_token_sealed field in the database.
+	FieldCallbackTokenSealed = "callback_token_sealed"
 	// FieldPaymentMethodID holds the string denoting the payment_method_id field in the database.
 	FieldPaymentMethodID = "payment_method_id"
 	// FieldCallbackTokenHash holds the string denoting the callback_token_hash field in the database.
@@ -153,6 +157,8 @@ var Columns = []string{
 	FieldCallbackURL,
 	FieldSourceInstanceID,
 	FieldSourceInstanceName,
+	FieldRemoteExecutionID,
+	FieldCallbackTokenSealed,
 	FieldPaymentMethodID,
 	FieldCallbackTokenHash,
 	FieldCallbackReceivedAt,
@@ -436,6 +442,16 @@ func BySourceInstanceID(opts ...sql.OrderTermOption) OrderOption {
 // BySourceInstanceName orders the results by the source_instance_name field.
 func BySourceInstanceName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSourceInstanceName, opts...).ToFunc()
+}
+
+// ByRemoteExecutionID orders the results by the remote_execution_id field.
+func ByRemoteExecutionID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRemoteExecutionID, opts...).ToFunc()
+}
+
+// ByCallbackTokenSealed orders the results by the callback_token_sealed field.
+func ByCallbackTokenSealed(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCallbackTokenSealed, opts...).ToFunc()
 }
 
 // ByPaymentMethodID orders the results by the payment_method_id field.

@@ -136,6 +136,16 @@ func SourceInstanceName(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldSourceInstanceName, v))
 }
 
+// RemoteExecutionID applies equality check predicate on the "remote_execution_id" field. It's identical to RemoteExecutionIDEQ.
+func RemoteExecutionID(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldRemoteExecutionID, v))
+}
+
+// CallbackTokenSealed applies equality check predicate on the "callback_token_sealed" field. It's identical to CallbackTokenSealedEQ.
+func CallbackTokenSealed(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallbackTokenSealed, v))
+}
+
 // PaymentMethodID applies equality check predicate on the "payment_method_id" field. It's identical to PaymentMethodIDEQ.
 func PaymentMethodID(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldPaymentMethodID, v))
@@ -1208,6 +1218,156 @@ func SourceInstanceNameEqualFold(v string) predicate.Execution {
 // SourceInstanceNameContainsFold applies the ContainsFold predicate on the "source_instance_name" field.
 func SourceInstanceNameContainsFold(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldContainsFold(FieldSourceInstanceName, v))
+}
+
+// RemoteExecutionIDEQ applies the EQ predicate on the "remote_execution_id" field.
+func RemoteExecutionIDEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDNEQ applies the NEQ predicate on the "remote_execution_id" field.
+func RemoteExecutionIDNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDIn applies the In predicate on the "remote_execution_id" field.
+func RemoteExecutionIDIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldRemoteExecutionID, vs...))
+}
+
+// RemoteExecutionIDNotIn applies the NotIn predicate on the "remote_execution_id" field.
+func RemoteExecutionIDNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldRemoteExecutionID, vs...))
+}
+
+// RemoteExecutionIDGT applies the GT predicate on the "remote_execution_id" field.
+func RemoteExecutionIDGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDGTE applies the GTE predicate on the "remote_execution_id" field.
+func RemoteExecutionIDGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDLT applies the LT predicate on the "remote_execution_id" field.
+func RemoteExecutionIDLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDLTE applies the LTE predicate on the "remote_execution_id" field.
+func RemoteExecutionIDLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDContains applies the Contains predicate on the "remote_execution_id" field.
+func RemoteExecutionIDContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDHasPrefix applies the HasPrefix predicate on the "remote_execution_id" field.
+func RemoteExecutionIDHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDHasSuffix applies the HasSuffix predicate on the "remote_execution_id" field.
+func RemoteExecutionIDHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDIsNil applies the IsNil predicate on the "remote_execution_id" field.
+func RemoteExecutionIDIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldRemoteExecutionID))
+}
+
+// RemoteExecutionIDNotNil applies the NotNil predicate on the "remote_execution_id" field.
+func RemoteExecutionIDNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldRemoteExecutionID))
+}
+
+// RemoteExecutionIDEqualFold applies the EqualFold predicate on the "remote_execution_id" field.
+func RemoteExecutionIDEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldRemoteExecutionID, v))
+}
+
+// RemoteExecutionIDContainsFold applies the ContainsFold predicate on the "remote_execution_id" field.
+func RemoteExecutionIDContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldRemoteExecutionID, v))
+}
+
+// CallbackTokenSealedEQ applies the EQ predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedNEQ applies the NEQ predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedIn applies the In predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldCallbackTokenSealed, vs...))
+}
+
+// CallbackTokenSealedNotIn applies the NotIn predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldCallbackTokenSealed, vs...))
+}
+
+// CallbackTokenSealedGT applies the GT predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedGTE applies the GTE predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedLT applies the LT predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedLTE applies the LTE predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedContains applies the Contains predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedHasPrefix applies the HasPrefix predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedHasSuffix applies the HasSuffix predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedIsNil applies the IsNil predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldCallbackTokenSealed))
+}
+
+// CallbackTokenSealedNotNil applies the NotNil predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldCallbackTokenSealed))
+}
+
+// CallbackTokenSealedEqualFold applies the EqualFold predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldCallbackTokenSealed, v))
+}
+
+// CallbackTokenSealedContainsFold applies the ContainsFold predicate on the "callback_token_sealed" field.
+func CallbackTokenSealedContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldCallbackTokenSealed, v))
 }
 
 // PaymentMethodIDEQ applies the EQ predicate on the "payment_method_id" field.

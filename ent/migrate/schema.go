@@ -650,6 +650,8 @@ var (
 		{Name: "callback_url", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_name", Type: field.TypeString, Nullable: true},
+		{Name: "remote_execution_id", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "callback_token_sealed", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "payment_method_id", Type: field.TypeString, Nullable: true},
 		{Name: "callback_token_hash", Type: field.TypeString, Nullable: true},
 		{Name: "callback_received_at", Type: field.TypeTime, Nullable: true},
@@ -691,13 +693,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[47]},
+				Columns:    []*schema.Column{ExecutionsColumns[49]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[48]},
+				Columns:    []*schema.Column{ExecutionsColumns[50]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -706,22 +708,22 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[47], ExecutionsColumns[3], ExecutionsColumns[23]},
+				Columns: []*schema.Column{ExecutionsColumns[49], ExecutionsColumns[3], ExecutionsColumns[25]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[48], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[50], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[24]},
+				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[26]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[26], ExecutionsColumns[30]},
+				Columns: []*schema.Column{ExecutionsColumns[28], ExecutionsColumns[32]},
 			},
 		},
 	}

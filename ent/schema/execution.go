@@ -56,6 +56,11 @@ func (Execution) Fields() []ent.Field {
 		field.String("callback_url").Optional().Nillable(),
 		field.String("source_instance_id").Optional().Nillable(),
 		field.String("source_instance_name").Optional().Nillable(),
+		// On a spoke running a hub's dispatch: the hub's execution id and the
+		// hub's per-execution callback token, sealed with the instance key
+		// (base64) until the result is sent back.
+		field.String("remote_execution_id").Optional().Nillable().Unique(),
+		field.Text("callback_token_sealed").Optional().Nillable().Sensitive(),
 		// Kept for a queued execution so its payment hold can be made when it
 		// is dispatched later.
 		field.String("payment_method_id").Optional().Nillable(),

@@ -58,7 +58,15 @@ type Credentials struct {
 	// Bearer is the presented bearer token as sent, for public procedures
 	// that take other tokens than API keys (developer keys, connect tokens).
 	Bearer string
+	// FederationToken is the X-Federation-Token header as sent: the
+	// credential of calls between instances (a hub's call to its spoke, and
+	// the operator network's peers), which the federation services check.
+	FederationToken string
 }
+
+// FederationTokenHeader carries the credential of calls between instances
+// that are not a spoke's calls to its hub.
+const FederationTokenHeader = "X-Federation-Token"
 
 type credentialsKey struct{}
 type principalKey struct{}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -14,7 +15,7 @@ import (
 const WebhookPath = "/api/marketplace/webhook"
 
 // InstanceHeader carries the spoke's own secret on the hub's calls to it.
-const InstanceHeader = "X-Federation-Token"
+const InstanceHeader = auth.FederationTokenHeader
 
 // EventAgentApproval names the approval webhook (its event and
 // X-Service-Event).

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -27,6 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
 )
 
 // DefaultStaleAfter is how long a spoke may go without a heartbeat before
@@ -57,8 +59,13 @@ type Hub struct {
 	// platform token; empty when unknown.
 	PublicURL string
 	// Audit records the hub's outbound calls (verification); optional.
-	Audit  *audit.Recorder
-	client *http.Client
+	Audit *audit.Recorder
+	// Engine runs the store's executions; the spokes deliver their results
+	// to it.
+	Engine *engine.Engine
+	// ClientOptions are added to the typed client of each spoke (tracing).
+	ClientOptions []connect.ClientOption
+	client        *http.Client
 }
 
 // NewHub makes a Hub with its outbound client.

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
 )
 
 // DefaultHeartbeatInterval is the documented heartbeat period (1 to 12
@@ -53,7 +54,9 @@ type Spoke struct {
 	// Interval is --heartbeat-interval; DefaultHeartbeatInterval when zero.
 	Interval time.Duration
 	// Audit records the spoke's calls to its hub; optional.
-	Audit  *audit.Recorder
+	Audit *audit.Recorder
+	// Engine runs the executions the hub dispatches here.
+	Engine *engine.Engine
 	client *http.Client
 	// wake asks the heartbeat loop to send one now (after a join).
 	wake chan struct{}

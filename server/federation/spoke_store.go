@@ -115,6 +115,7 @@ func toFederationAgent(r *ent.StoreAgent) *switchboardv1.FederationAgent {
 		PricingModel: r.PricingModel, PricePerTask: r.PricePerTask.Float(), Currency: r.Currency,
 		TaskTypes: r.TaskTypes, Version: r.Version, Availability: string(r.Availability),
 		DeclaredWidgetTypes: r.DeclaredWidgetTypes, SupportsA2A: r.SupportsA2a, SupportsMcp: r.SupportsMcp,
+		ExecutionTimeout: int32(r.ExecutionTimeout),
 	}
 	if r.Category != nil && slices.Contains(syncCategories, *r.Category) {
 		a.Category = r.Category

@@ -81,6 +81,7 @@ type synced struct {
 	name, slug, pricing, currency, version, availability string
 	description, developer, category                     *string
 	price                                                money.Cents
+	timeout                                              int
 	taskTypes, widgets                                   []string
 	a2a, mcp                                             bool
 }
@@ -91,6 +92,10 @@ func parseSynced(a *switchboardv1.FederationAgent) (synced, error) {
 		version: a.GetVersion(), availability: a.GetAvailability(), description: a.Description,
 		developer: a.DeveloperName, category: a.Category, taskTypes: a.GetTaskTypes(),
 		widgets: a.GetDeclaredWidgetTypes(), a2a: a.GetSupportsA2A(), mcp: a.GetSupportsMcp(),
+		timeout: int(a.GetExecutionTimeout()),
+	}
+	if s.timeout == 0 {
+		s.timeout = store.DefaultExecutionTimeout
 	}
 	if a.GetId() == "" {
 		return s, apperr.Invalid("id is required")
@@ -142,7 +147,7 @@ func (s synced) same(row *ent.StoreAgent) bool {
 		row.Version == s.version && string(row.Availability) == s.availability && eq(row.Description, s.description) &&
 		eq(row.DeveloperName, s.developer) && eq(row.Category, s.category) && row.PricePerTask == s.price &&
 		slices.Equal(row.TaskTypes, s.taskTypes) && slices.Equal(row.DeclaredWidgetTypes, s.widgets) &&
-		row.SupportsA2a == s.a2a && row.SupportsMcp == s.mcp
+		row.SupportsA2a == s.a2a && row.SupportsMcp == s.mcp && row.ExecutionTimeout == s.timeout
 }
 
 func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *switchboardv1.FederationAgent, res *switchboardv1.SyncResult) {
@@ -176,7 +181,7 @@ func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *sw
 				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
 				SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
 				SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-				SetStatus(storeagent.Status(h.Policy.InitialStatus())).Save(ctx)
+				SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(h.Policy.InitialStatus())).Save(ctx)
 			if err != nil {
 				return err
 			}
@@ -189,7 +194,7 @@ func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *sw
 			SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
 			SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
 			SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-			SetStatus(storeagent.Status(status)).Exec(ctx)
+			SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(status)).Exec(ctx)
 		if err != nil {
 			return err
 		}

@@ -67,5 +67,9 @@ func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
 var InboundPaths = []string{
 	"/api/v2/federation/",
 	"/" + switchboardv1connect.FederationHubServiceName + "/",
+	"/" + switchboardv1connect.FederationPlatformServiceName + "/",
+	"/" + switchboardv1connect.FederationSpokeServiceName + "/",
+	"/" + switchboardv1connect.FederationResultServiceName + "/",
 	WellKnownPath,
+	WebhookPath,
 }

@@ -15,6 +15,10 @@ import (
 type input = switchboardv1.StoreAgentInput
 
 // Limits of a listing's fields.
+// DefaultExecutionTimeout is a listing's executionTimeout in seconds when
+// none is given.
+const DefaultExecutionTimeout = 1800
+
 const (
 	maxName        = 100
 	maxDescription = 5000
@@ -32,7 +36,7 @@ const (
 	maxPrice       = 1_000_000
 	minTimeout     = 30
 	maxTimeout     = 86_400
-	defaultTimeout = 1800
+	defaultTimeout = DefaultExecutionTimeout
 )
 
 // textField is one optional text field of StoreAgentInput: a supplied ""

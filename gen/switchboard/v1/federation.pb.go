@@ -1638,8 +1638,11 @@ type FederationAgent struct {
 	DeclaredWidgetTypes []string `protobuf:"bytes,13,rep,name=declared_widget_types,json=declaredWidgetTypes,proto3" json:"declared_widget_types,omitempty"`
 	SupportsA2A         bool     `protobuf:"varint,14,opt,name=supports_a2a,json=supportsA2A,proto3" json:"supports_a2a,omitempty"`
 	SupportsMcp         bool     `protobuf:"varint,15,opt,name=supports_mcp,json=supportsMCP,proto3" json:"supports_mcp,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Seconds the hub waits for a result before the execution times out;
+	// 1800 when 0.
+	ExecutionTimeout int32 `protobuf:"varint,16,opt,name=execution_timeout,json=executionTimeout,proto3" json:"execution_timeout,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *FederationAgent) Reset() {
@@ -1775,6 +1778,13 @@ func (x *FederationAgent) GetSupportsMcp() bool {
 		return x.SupportsMcp
 	}
 	return false
+}
+
+func (x *FederationAgent) GetExecutionTimeout() int32 {
+	if x != nil {
+		return x.ExecutionTimeout
+	}
+	return 0
 }
 
 type SyncAgentsRequest struct {
@@ -2483,7 +2493,7 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x16MarketplaceLinkRequest\x12>\n" +
 	"\x06action\x18\x01 \x01(\tB&\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x17marketplace_link_actionR\x06action\"J\n" +
 	"\x17MarketplaceLinkResponse\x12/\n" +
-	"\x13store_participation\x18\x01 \x01(\bR\x12storeParticipation\"\xf9\x05\n" +
+	"\x13store_participation\x18\x01 \x01(\bR\x12storeParticipation\"\xb3\x06\n" +
 	"\x0fFederationAgent\x12\x1b\n" +
 	"\x02id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x02id\x12 \n" +
 	"\x04name\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x04name\x12\x1b\n" +
@@ -2501,7 +2511,8 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\favailability\x18\f \x01(\tB\x17\xbaH\x04r\x02\x18d\xba\xf5\x18\favailabilityR\favailability\x12R\n" +
 	"\x15declared_widget_types\x18\r \x03(\tB\x1e\xbaH\f\x92\x01\t\x102\"\x05r\x03\x18\xe8\a\xba\xf5\x18\vwidget_typeR\x13declaredWidgetTypes\x12!\n" +
 	"\fsupports_a2a\x18\x0e \x01(\bR\vsupportsA2A\x12!\n" +
-	"\fsupports_mcp\x18\x0f \x01(\bR\vsupportsMCPB\x0e\n" +
+	"\fsupports_mcp\x18\x0f \x01(\bR\vsupportsMCP\x128\n" +
+	"\x11execution_timeout\x18\x10 \x01(\x05B\v\xbaH\b\x1a\x06\x18\x80\xa3\x05(\x00R\x10executionTimeoutB\x0e\n" +
 	"\f_descriptionB\x11\n" +
 	"\x0f_developer_nameB\v\n" +
 	"\t_category\"W\n" +

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x8b,\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xdd,\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -220,7 +220,12 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\atimeout\x12\tTimed out\xb2\xf5\x18;\n" +
 	"\x0fcallback_status\x12\x16\n" +
 	"\tcompleted\x12\tCompleted\x12\x10\n" +
-	"\x06failed\x12\x06Failed\xb2\xf5\x18H\n" +
+	"\x06failed\x12\x06Failed\xb2\xf5\x18N\n" +
+	"\x16federation_task_origin\x12\x1a\n" +
+	"\vmarketplace\x12\vMarketplace\x12\x18\n" +
+	"\n" +
+	"federation\x12\n" +
+	"Federation\xb2\xf5\x18H\n" +
 	"\x0eisolation_mode\x12\x1a\n" +
 	"\vfull_access\x12\vFull access\x12\x1a\n" +
 	"\voutput_only\x12\vOutput only\xb2\xf5\x18]\n" +

@@ -186,6 +186,24 @@ func (d *Dispatcher) Send(ctx context.Context, c Call) (Result, error) {
 	return d.breakers.get(c.URL).run(func() (Result, error) { return d.send(ctx, c, body) })
 }
 
+// Guarded runs fn, another kind of call to target (a hub's dispatch to a
+// spoke), through target's breaker, with the call timeout on its context:
+// a failing target fast-rejects every call to it like an agent's endpoint.
+func (d *Dispatcher) Guarded(ctx context.Context, target string, fn func(ctx context.Context) error) error {
+	_, err := d.breakers.get(target).run(func() (Result, error) {
+		ctx, cancel := context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+		if err := fn(ctx); err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return Result{}, fmt.Errorf("%w (%s)", ErrTimeout, d.timeout)
+			}
+			return Result{}, err
+		}
+		return Result{}, nil
+	})
+	return err
+}
+
 // State answers the breaker state of a target URL: closed, open or
 // half-open.
 func (d *Dispatcher) State(url string) string { return d.breakers.get(url).state() }

@@ -34,12 +34,16 @@
 //   - Capture(ctx, tx, ex) and Release(ctx, tx, ex) settle a hold (confirm,
 //     deny) with the payment provider in the caller's transaction.
 //
-// Federation (later): the spoke's POST /api/v2/federation/execute calls
-// Execute with Origin "federation" and CallbackURL set (isolation
-// output_only, caller recorded in caller_instance_url and source_instance_*),
-// and a Finished hook posts the result to callback_url after commit; the
-// hub side keeps locks, queue, holds and timers as here. Nothing in the
-// engine is specific to a marketplace caller beyond the Origin.
+// Federation: on a hub, a listing synced from a spoke (source_instance_id
+// set) is run by handing the execution to its spoke through Remote instead
+// of calling an endpoint; the spoke answers at once and delivers the result
+// later with the callback token, like an agent that answered "accepted".
+// The hub keeps the lock, queue, holds, review and timeout as for any
+// listing, and the call counts against the breaker of the spoke's address.
+// On the spoke, FederationSpokeService.Execute calls Execute with Origin
+// federation and Background set (isolation output_only, the hub's execution
+// id and callback token recorded), and a Finished hook sends the result to
+// the hub through the outbox.
 package engine
 
 import (
@@ -94,6 +98,9 @@ type Engine struct {
 	// (execute and requeue), running or queued; nil for none. The review
 	// lifecycle opens the requester's queue item there.
 	Created func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
+	// Remote runs the listings synced from other instances (a hub's
+	// spokes); nil where there are none.
+	Remote Remote
 	// SweepEvery is how often the timeout sweep runs on Clock; 1 s when
 	// zero.
 	SweepEvery time.Duration
@@ -118,11 +125,29 @@ type Request struct {
 	// Origin is decided when empty: owner for the listing's owner, else
 	// marketplace.
 	Origin string
-	// Federation callers (later) fill these.
+	// Federation callers fill these.
 	CallerInstanceURL  *string
 	SourceInstanceID   *string
 	SourceInstanceName *string
 	CallbackURL        *string
+	// A spoke running its hub's dispatch: the hub's execution id and its
+	// callback token, sealed.
+	RemoteExecutionID   *string
+	CallbackTokenSealed *string
+	// Background makes Execute answer as soon as the execution is made,
+	// running or queued, and call the agent in the background.
+	Background bool
+}
+
+// Remote hands executions of listings synced from another instance to that
+// instance.
+type Remote interface {
+	// Target is the address the calls for agent go to (its breaker's key),
+	// or an error saying why its instance takes no executions now.
+	Target(ctx context.Context, agent *ent.StoreAgent) (string, error)
+	// Send hands ex to the instance with the execution's callback token;
+	// refused is the instance's reason when it said no.
+	Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent, callbackToken string) (refused string, err error)
 }
 
 // Outcome is an execution as the engine left it, with its listing.

@@ -74,6 +74,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 			SetNillableRequesterName(r.RequesterName).SetNillableRequesterEmail(r.RequesterEmail).
 			SetNillableCallerInstanceURL(r.CallerInstanceURL).SetNillableSourceInstanceID(r.SourceInstanceID).
 			SetNillableSourceInstanceName(r.SourceInstanceName).SetNillableCallbackURL(r.CallbackURL).
+			SetNillableRemoteExecutionID(r.RemoteExecutionID).SetNillableCallbackTokenSealed(r.CallbackTokenSealed).
 			SetCreatedAt(now).SetUpdatedAt(now)
 		if r.TaskInputs != nil {
 			create.SetTaskInputs(r.TaskInputs)
@@ -109,6 +110,10 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 	if ex.Status == execution.StatusQueued {
 		return &Outcome{Execution: ex, Agent: agent}, nil
 	}
+	if r.Background {
+		e.sendAll([]string{ex.ID})
+		return &Outcome{Execution: ex, Agent: agent}, nil
+	}
 	return e.run(context.WithoutCancel(ctx), ex.ID, false)
 }
 
@@ -126,6 +131,15 @@ func (e *Engine) runnable(ctx context.Context, userID, agentID string) (*ent.Sto
 	}
 	if agent.Availability != storeagent.AvailabilityAvailable {
 		return nil, apperr.IllegalMove("agent %q is %s; it takes no executions until its owner makes it available", agent.Slug, agent.Availability)
+	}
+	if agent.SourceInstanceID != nil {
+		if e.Remote == nil {
+			return nil, apperr.IllegalMove("agent %q lives on another instance, which this one does not dispatch to", agent.Slug)
+		}
+		if _, err := e.Remote.Target(ctx, agent); err != nil {
+			return nil, apperr.IllegalMove("agent %q is unavailable: %s", agent.Slug, err)
+		}
+		return agent, nil
 	}
 	if agent.EndpointURL == nil || *agent.EndpointURL == "" {
 		return nil, apperr.IllegalMove("agent %q has no endpointUrl to call", agent.Slug)

@@ -30,6 +30,9 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		return nil, err
 	}
 	ex, agent := loaded.Execution, loaded.Agent
+	if agent.SourceInstanceID != nil {
+		return e.runRemote(ctx, ex, agent)
+	}
 	// An approved quote's real run, also when a restart sends it.
 	approved = approved || (ex.PricingPhase != nil && *ex.PricingPhase == PhaseApproved)
 	call, err := e.call(ex, agent, approved)
@@ -38,26 +41,16 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		// execution fails instead of waiting for its timeout.
 		return e.finish(ctx, id, execution.StatusFailed, nil, err.Error())
 	}
-	token := newCallbackToken()
+	token, sent, err := e.markDispatched(ctx, id)
+	if err != nil || !sent {
+		return e.ended(ctx, id, err)
+	}
 	call.CallbackToken = token
-	now := e.now()
-	n, err := e.DB.Execution.Update().Where(execution.ID(id), execution.StatusEQ(execution.StatusRunning)).
-		SetDispatchedAt(now).SetCallbackTokenHash(auth.HashToken(token)).SetUpdatedAt(now).Save(ctx)
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	if n == 0 {
-		return e.outcome(ctx, id) // finished meanwhile (timed out)
-	}
 	res, sendErr := e.Dispatch.Send(ctx, call)
 	elapsed := int(res.Elapsed.Milliseconds())
 	switch {
 	case sendErr != nil:
-		status := execution.StatusFailed
-		if dispatch.Timeout(sendErr) {
-			status = execution.StatusTimeout
-		}
-		return e.finishTimed(ctx, id, status, nil, sendErr.Error(), &elapsed)
+		return e.finishTimed(ctx, id, failure(sendErr), nil, sendErr.Error(), &elapsed)
 	case res.Kind == dispatch.KindAccepted:
 		return e.outcome(ctx, id)
 	case res.Kind == dispatch.KindQuote:
@@ -68,6 +61,69 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 	}
 	out := res.Output
 	return e.finishTimed(ctx, id, execution.StatusCompleted, &out, "", &elapsed)
+}
+
+// runRemote hands an execution of a synced listing to its instance, through
+// the breaker of the instance's address. An accepted execution stays running
+// until the instance delivers its result with the callback token, or the
+// timeout sweep ends it.
+func (e *Engine) runRemote(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent) (*Outcome, error) {
+	if e.Remote == nil {
+		return e.finish(ctx, ex.ID, execution.StatusFailed, nil, "the agent lives on another instance, which this one does not dispatch to")
+	}
+	target, err := e.Remote.Target(ctx, agent)
+	if err != nil {
+		return e.finish(ctx, ex.ID, execution.StatusFailed, nil, "the agent's instance takes no executions now: "+err.Error())
+	}
+	token, sent, err := e.markDispatched(ctx, ex.ID)
+	if err != nil || !sent {
+		return e.ended(ctx, ex.ID, err)
+	}
+	refused := ""
+	err = e.Dispatch.Guarded(ctx, target, func(ctx context.Context) error {
+		var err error
+		refused, err = e.Remote.Send(ctx, ex, agent, token)
+		return err
+	})
+	switch {
+	case err != nil:
+		return e.finish(ctx, ex.ID, failure(err), nil, "the agent's instance could not be reached: "+err.Error())
+	case refused != "":
+		return e.finish(ctx, ex.ID, execution.StatusFailed, nil, "the agent's instance refused the execution: "+refused)
+	}
+	return e.outcome(ctx, ex.ID)
+}
+
+// markDispatched records that a running execution is being sent, with the
+// hash of its new callback token; sent is false when it ended meanwhile
+// (timed out).
+func (e *Engine) markDispatched(ctx context.Context, id string) (token string, sent bool, err error) {
+	token = newCallbackToken()
+	now := e.now()
+	n, err := e.DB.Execution.Update().Where(execution.ID(id), execution.StatusEQ(execution.StatusRunning)).
+		SetDispatchedAt(now).SetCallbackTokenHash(auth.HashToken(token)).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return "", false, apperr.Internal(err)
+	}
+	return token, n == 1, nil
+}
+
+// ended answers an execution markDispatched did not send: err, or where it
+// stands.
+func (e *Engine) ended(ctx context.Context, id string, err error) (*Outcome, error) {
+	if err != nil {
+		return nil, err
+	}
+	return e.outcome(ctx, id)
+}
+
+// failure is the status a failed call leaves: timeout past the call's
+// limit, failed otherwise.
+func failure(err error) execution.Status {
+	if dispatch.Timeout(err) {
+		return execution.StatusTimeout
+	}
+	return execution.StatusFailed
 }
 
 // call builds the outbound request of ex.

@@ -50,6 +50,9 @@ type Config struct {
 	// Finished runs after the review lifecycle's delivery, inside the
 	// transaction that ends an execution; nil for none.
 	Finished Hook
+	// Remote runs the listings synced from other instances (a hub's
+	// spokes); nil for none.
+	Remote engine.Remote
 }
 
 // Owner holds the engine and the review lifecycle, wired to each other.
@@ -77,6 +80,7 @@ func New(cfg Config) *Owner {
 		Finished:   o.executionFinished,
 		Created:    o.executionCreated,
 		SweepEvery: cfg.SweepEvery,
+		Remote:     cfg.Remote,
 	}
 	o.Review = &review.Service{
 		DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger,

@@ -1,0 +1,211 @@
+package federation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
+)
+
+// EventResult names the outbox rows that carry a result back to the hub.
+const EventResult = "federation.result"
+
+// The spoke's side of hub-to-spoke execution: FederationSpokeService.
+
+// fromHub checks the credential of a call from this instance's hub: its own
+// secret in X-Federation-Token. Anything else is 401.
+func (s *Spoke) fromHub(ctx context.Context, route string) (*ent.FederationMembership, error) {
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	token := auth.CredentialsFrom(ctx).FederationToken
+	if m == nil || m.JoinedAt == nil || m.APIKeyHash == nil {
+		return nil, apperr.Unauthenticated("%s: this instance has not joined a hub", route)
+	}
+	hash, err := tokenOf(token, InstanceKeyPrefix, route)
+	if err != nil {
+		return nil, err
+	}
+	if !sameHash(hash, *m.APIKeyHash) {
+		return nil, apperr.Unauthenticated("%s: invalid %s", route, InstanceHeader)
+	}
+	return m, nil
+}
+
+// tokenOf checks that a token sent in X-Federation-Token is of the kind
+// want and answers its hash.
+func tokenOf(token, want, route string) (string, error) {
+	if !strings.HasPrefix(token, want) {
+		return "", apperr.Unauthenticated("%s takes %s (%s…) in %s", route, kinds[want], want, InstanceHeader)
+	}
+	return auth.HashToken(token), nil
+}
+
+// Execute takes an execution of one of this instance's listings from its
+// hub and runs it in the background: its own agent, through its own
+// dispatch, isolation output_only, no hold here (the hub holds). The same
+// hub execution id answers the execution it already made.
+func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationExecuteRequest) (*switchboardv1.FederationExecuteResponse, error) {
+	var missing []string
+	for name, v := range map[string]string{"executionId": req.GetExecutionId(), "listingId": req.GetListingId(),
+		"input": req.GetInput(), "callbackUrl": req.GetCallbackUrl(), "callbackToken": req.GetCallbackToken()} {
+		if strings.TrimSpace(v) == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, apperr.Invalid("required: %s", strings.Join(missing, ", "))
+	}
+	m, err := s.fromHub(ctx, "execute")
+	if err != nil {
+		return nil, err
+	}
+	if s.Engine == nil || s.Secrets == nil {
+		return refuse("this instance runs no store executions"), nil
+	}
+	want := m.HubURL + strings.Replace(ResultPath, "{id}", req.GetExecutionId(), 1)
+	if req.GetCallbackUrl() != want {
+		return nil, apperr.Invalid("callbackUrl must be %s: results go only to this instance's hub", want)
+	}
+	if prior, err := s.dispatched(ctx, req.GetExecutionId()); err != nil || prior != nil {
+		return prior, err
+	}
+	listing, err := s.DB.StoreAgent.Query().Where(storeagent.ID(req.GetListingId()), storeagent.SourceInstanceIDIsNil()).Only(ctx)
+	if ent.IsNotFound(err) {
+		return refuse(fmt.Sprintf("no listing %q on this instance", req.GetListingId())), nil
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	sealed, err := seal(s.Secrets, req.GetCallbackToken(), callbackAAD(req.GetExecutionId()))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	hubURL := m.HubURL
+	r := engine.Request{
+		AgentID: listing.ID, UserID: listing.UserID, Input: req.GetInput(), Origin: engine.OriginFederation,
+		CallerInstanceURL: &hubURL, CallbackURL: &want,
+		RemoteExecutionID: &req.ExecutionId, CallbackTokenSealed: &sealed, Background: true,
+	}
+	if who := req.GetRequester(); who != nil {
+		r.RequesterName = who.Name
+	}
+	if u := req.GetRequester().GetInstanceUrl(); u != "" && u != hubURL {
+		r.SourceInstanceName = &u
+	}
+	out, err := s.Engine.Execute(ctx, r)
+	if err != nil {
+		// The same execution sent twice at once: the unique id made one.
+		if prior, perr := s.dispatched(ctx, req.GetExecutionId()); perr != nil || prior != nil {
+			return prior, perr
+		}
+		if e := apperr.From(err); e.Kind != apperr.KindInternal {
+			return refuse(e.Message), nil
+		}
+		return nil, err
+	}
+	id := out.Execution.ID
+	return &switchboardv1.FederationExecuteResponse{Accepted: true, SpokeExecutionId: &id}, nil
+}
+
+// dispatched answers the execution already made for the hub's executionID,
+// nil when there is none.
+func (s *Spoke) dispatched(ctx context.Context, executionID string) (*switchboardv1.FederationExecuteResponse, error) {
+	ex, err := s.DB.Execution.Query().Where(execution.RemoteExecutionID(executionID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.FederationExecuteResponse{Accepted: true, SpokeExecutionId: &ex.ID}, nil
+}
+
+func refuse(reason string) *switchboardv1.FederationExecuteResponse {
+	return &switchboardv1.FederationExecuteResponse{Reason: &reason}
+}
+
+func callbackAAD(hubExecutionID string) []byte {
+	return []byte("executions.callback_token_sealed:" + hubExecutionID)
+}
+
+// Finished is the engine's hook on a spoke: an execution its hub dispatched
+// has ended, so its result goes back to the hub through the outbox (in this
+// transaction, on the federation retry schedule, with the platform token
+// added at each attempt). The callback token then lives only in that row.
+func (s *Spoke) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+	if ex.RemoteExecutionID == nil || ex.CallbackURL == nil || ex.CallbackTokenSealed == nil {
+		return nil
+	}
+	m, err := s.membership(ctx, tx.Client())
+	if err != nil {
+		return err
+	}
+	if m == nil || m.InstanceID == nil || s.Secrets == nil {
+		s.Logger.Warn("federation: a result for a hub this instance no longer belongs to is dropped", "execution", ex.ID)
+		return nil
+	}
+	token, err := unseal(s.Secrets, *ex.CallbackTokenSealed, callbackAAD(*ex.RemoteExecutionID))
+	if err != nil {
+		return fmt.Errorf("federation: callback token: %w", err)
+	}
+	res := &switchboardv1.DeliverFederationResultRequest{ExecutionId: *ex.RemoteExecutionID, CallbackToken: token,
+		Status: "completed", Output: ex.Output}
+	if ex.Status != execution.StatusCompleted {
+		res.Status, res.Output = "failed", nil
+		res.Error = ptr(fmt.Sprintf("the agent's execution ended %s", ex.Status))
+		if ex.FailureReason != nil {
+			res.Error = ptr(clipText(*ex.FailureReason, 2000))
+		}
+	}
+	body, err := protojson.Marshal(res)
+	if err != nil {
+		return err
+	}
+	err = webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: ex.UserID, Event: EventResult, URL: *ex.CallbackURL,
+		Body: body, At: s.now(), InstanceID: *m.InstanceID})
+	if err != nil {
+		return err
+	}
+	return tx.Execution.UpdateOneID(ex.ID).ClearCallbackTokenSealed().Exec(ctx)
+}
+
+// Credential is the header a spoke's outbox adds to a delivery for its hub
+// (instance id is this instance's id on the hub): the platform token, opened
+// now. A membership that ended is not found.
+func (s *Spoke) Credential(ctx context.Context, id string) (header, value string, found bool, err error) {
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil || m == nil || m.InstanceID == nil || *m.InstanceID != id || m.PlatformTokenSealed == nil {
+		return "", "", false, err
+	}
+	token, err := s.token(m)
+	if err != nil {
+		return "", "", false, err
+	}
+	return "Authorization", "Bearer " + token, true, nil
+}
+
+// clipText cuts s to n bytes at a rune boundary.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
