@@ -1,12 +1,13 @@
 // Settings: the queue's auto-approve switch, the account's API keys
-// (create: the value is shown once; list; revoke) and how MCP and A2A clients
-// connect.
+// (create: the value is shown once; list; revoke), how MCP and A2A clients
+// connect, and (for the admin) federation.
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
 import { announce } from "../refresh";
 import { Region, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel, values } from "../vocabulary";
+import { federationSection } from "./federation";
 
 const scopes = values("key_scope");
 const keyPageSize = 10;
@@ -303,6 +304,7 @@ export function settingsView(account: { username: string; name: string } | null,
     autoApprove(),
     apiKeys(),
     connectAgents(),
+    federationSection(),
     h(
       "section",
       { class: "panel", "aria-labelledby": "settings-account" },
