@@ -81,11 +81,16 @@ test("Settings → Federation on a standalone instance: join a hub with a connec
   assert.equal(before.Role, "Standalone");
   assert.equal(before.Membership, "Not joined to a hub");
 
-  const minted = await hubApi("POST", "/api/developer/connect-tokens", { purpose: "instance" });
-  assert.equal(minted.status, 201, minted.text);
+  // The hub's admin mints the instance token in the hub's own Settings.
+  await hubPage.goto("/#/settings");
+  await federation(hubPage).getByRole("button", { name: "Create an instance connect token" }).click();
+  const minted = federation(hubPage).locator('output[aria-label="The new instance connect token"]');
+  await minted.waitFor({ timeout: H.deadline });
+  const token = await minted.textContent();
+  assert.match(token, /^fct_/);
   const form = section.getByRole("form", { name: "Join a hub" });
   await form.getByLabel("Hub URL").fill(hub.base);
-  await form.getByLabel("Connect token").fill(minted.json.token.token);
+  await form.getByLabel("Connect token").fill(token);
   await form.getByLabel("Name on the hub (optional)").fill("Spoke A");
   assert.equal(await form.getByLabel("Take part in the hub's store").isChecked(), true);
   await form.getByRole("button", { name: "Join hub" }).click();
@@ -137,6 +142,8 @@ test("Rotate token: the hub holds a new token and the spoke stays joined", async
 });
 
 test("Settings → Federation on the hub lists the joined instance; deactivate asks first, then reactivate", async () => {
+  // Settings was open since the token was minted: a route change mounts it afresh.
+  await hubPage.goto("/#/now");
   await hubPage.goto("/#/settings");
   const section = federation(hubPage);
   await section.waitFor({ timeout: H.deadline });

@@ -236,3 +236,27 @@ export function facts(label: string, rows: [string, Child][]): HTMLElement {
     rows.filter(([, v]) => v !== null && v !== undefined && v !== false).map(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
   );
 }
+
+// copyButton copies value, or selects shown (where value is written) when
+// the page may not use the clipboard.
+export function copyButton(shown: HTMLElement, value: string, label: string): HTMLButtonElement {
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          copy.textContent = "Copied";
+        } catch {
+          // No clipboard permission: select the text for a manual copy.
+          getSelection()?.selectAllChildren(shown);
+          copy.textContent = "Selected: press Ctrl+C";
+        }
+      },
+    },
+    label,
+  );
+  return copy;
+}

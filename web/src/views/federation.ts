@@ -3,13 +3,13 @@
 // heartbeat and the hub's answer, store participation, last sync), the join
 // form (JoinHub) and, once joined, link or unlink the store, sync now (with
 // the result of each listing), rotate the platform token and leave. On a hub:
-// the instances that joined it (FederationAdminService) with deactivate and
-// reactivate. A member is answered permission denied, and the section says
+// a button minting an instance connect token (shown once) and the instances
+// that joined it (FederationAdminService) with deactivate and reactivate. A member is answered permission denied, and the section says
 // nothing at all.
 import { api, errorText, isForbidden, isUnauthenticated } from "../api";
 import { h, replace, uid, type Child } from "../dom";
 import type { FederationInstance, FederationStatus, SyncResult } from "../gen/switchboard/v1/federation_pb";
-import { Region, chip, confirmStep, emptyState, facts, reportUnauthenticated, timeOf, toast } from "../ui";
+import { Region, chip, confirmStep, copyButton, emptyState, facts, reportUnauthenticated, timeOf, toast } from "../ui";
 import { termLabel } from "../vocabulary";
 
 // act runs one action of the section: its button waits, the server's refusal
@@ -259,6 +259,37 @@ function instanceRow(i: FederationInstance, changed: (n: FederationInstance) => 
   );
 }
 
+// instanceToken mints a connect token of purpose instance, shown once, for
+// another instance's admin to join this hub with.
+function instanceToken(): HTMLElement {
+  const slot = h("div", { class: "created-slot" });
+  const problem = h("div", { class: "form-status" });
+  const mint: HTMLButtonElement = h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: () =>
+        void act(mint, problem, () => api.developer.createConnectToken({ purpose: "instance" }), (res) => {
+          const value = res.token?.token ?? "";
+          const out = h("output", { class: "secret", "aria-label": "The new instance connect token" }, value);
+          replace(
+            slot,
+            h(
+              "div",
+              { class: "once", role: "alert" },
+              h("p", null, "Give this token to the other instance's admin: it is shown only this once, registers one instance, and expires in 24 hours."),
+              h("div", { class: "secret-row" }, out, copyButton(out, value, "Copy")),
+              h("button", { type: "button", onclick: () => { replace(slot); mint.focus(); } }, "Done"),
+            ),
+          );
+        }),
+    },
+    "Create an instance connect token",
+  );
+  return h("div", { class: "instance-token" }, mint, problem, slot);
+}
+
 // hub is the section of a hub: the instances that joined it.
 function hub(s: FederationStatus): HTMLElement {
   const list = new Region("Instances");
@@ -269,7 +300,7 @@ function hub(s: FederationStatus): HTMLElement {
       return h("ul", { class: "key-list instance-list" }, res.instances.map((i) => instanceRow(i, () => void load())));
     });
   void load();
-  return h("div", { class: "federation-hub" }, statusFacts(s), h("h3", null, "Instances"), list.el);
+  return h("div", { class: "federation-hub" }, statusFacts(s), instanceToken(), h("h3", null, "Instances"), list.el);
 }
 
 // federationSection is Settings' Federation panel, or nothing for a member.

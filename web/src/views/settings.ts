@@ -5,7 +5,7 @@ import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
 import { announce } from "../refresh";
-import { Region, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
+import { Region, copyButton, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel, values } from "../vocabulary";
 import { federationSection } from "./federation";
 
@@ -218,30 +218,6 @@ function apiKeys(): HTMLElement {
     h("h3", null, "Your keys"),
     list.el,
   );
-}
-
-// copyButton copies value, or selects shown (where value is written) when
-// the page may not use the clipboard.
-function copyButton(shown: HTMLElement, value: string, label: string): HTMLButtonElement {
-  const copy = h(
-    "button",
-    {
-      type: "button",
-      class: "secondary",
-      onclick: async () => {
-        try {
-          await navigator.clipboard.writeText(value);
-          copy.textContent = "Copied";
-        } catch {
-          // No clipboard permission: select the text for a manual copy.
-          getSelection()?.selectAllChildren(shown);
-          copy.textContent = "Selected: press Ctrl+C";
-        }
-      },
-    },
-    label,
-  );
-  return copy;
 }
 
 // connectAgents says how an MCP client and an A2A client reach this
