@@ -5,11 +5,13 @@
 // The tests run in order and build on each other: join, sync, the hub's view
 // of its instance, the review queue, the audit log, leaving.
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 
 import * as H from "./harness.mjs";
 
 const wide = { width: 1280, height: 800 };
+const narrow = { width: 390, height: 844 };
 
 let hub;
 let spoke;
@@ -47,7 +49,19 @@ function factsOf(locator) {
 
 const federation = (page) => page.locator('section[aria-labelledby="settings-federation"]');
 
+// pictures saves the page at both sizes with target in sight (the docs'
+// screenshots with `npm run screenshots`).
+async function pictures(page, name, target) {
+  for (const size of [wide, narrow]) {
+    await page.setViewportSize(size);
+    await target.scrollIntoViewIfNeeded();
+    await H.shot(page, name);
+  }
+  await page.setViewportSize(wide);
+}
+
 before(async () => {
+  mkdirSync(H.shots, { recursive: true });
   hub = await H.startServer({ args: ["--role", "hub"] });
   const port = await H.freePort();
   spoke = await H.startServer({ port, args: ["--public-url", `http://127.0.0.1:${port}`] });
@@ -123,6 +137,7 @@ test("Sync now shows what the hub did with each listing; unlink and link the sto
     assert.match(await row(id).textContent(), new RegExp(`^${name} Created · on the hub \\S+`));
   }
   assert.notEqual((await factsOf(section.locator("dl.facts")))["Last sync"], "Never");
+  await pictures(spokePage, "settings-federation", section);
 
   await section.getByRole("button", { name: "Unlink store" }).click();
   await H.until(async () => (await factsOf(section.locator("dl.facts")))["Store participation"] === "Not linked", "unlinked");
@@ -147,7 +162,8 @@ test("Settings → Federation on the hub lists the joined instance; deactivate a
   await hubPage.goto("/#/settings");
   const section = federation(hubPage);
   await section.waitFor({ timeout: H.deadline });
-  assert.equal((await factsOf(section.locator("dl.facts"))).Role, "Hub");
+  // A hub joins no hub: its role is all its status says.
+  assert.deepEqual(await factsOf(section.locator("dl.facts")), { Role: "Hub" });
   const inst = await hubInstance();
   const row = section.locator(`li.instance-row[data-id="${inst.id}"]`);
   await row.waitFor({ timeout: H.deadline });
@@ -157,6 +173,7 @@ test("Settings → Federation on the hub lists the joined instance; deactivate a
   assert.match(text, /Active.*Healthy/);
   assert.match(text, new RegExp(`Last heartbeat .+ · ${inst.agentCount} agents? · ${inst.userCount} users? · Store: linked`));
   assert.ok(!/Last heartbeat never/.test(text), text);
+  await pictures(hubPage, "settings-federation-hub", section);
 
   await row.getByRole("button", { name: "Deactivate Spoke A" }).click();
   assert.equal(await hubInstance().then((i) => i.status), "active", "nothing happens before the confirmation");
@@ -190,6 +207,7 @@ test("Admin → Listings waiting for review: the spoke's synced agents wait ther
   const writer = await hubId("writer");
   const coder = await hubId("coder");
   const reader = await hubId("reader");
+  await pictures(hubPage, "admin-reviews", section);
 
   await bySlug("writer").getByRole("button", { name: "Approve Writer" }).click();
   await H.until(async () => (await rows.count()) === 3, "Writer left the queue");
@@ -274,6 +292,7 @@ test("Admin → Federation audit: pages of 30, filters, statistics that match th
   await H.until(async () => (await section.locator(`li.audit-row[data-id="${hostileRow.id}"]`).count()) === 1 &&
     (await rows.count()) === Math.min(30, filtered.json.pagination.total), "the filtered rows");
   for (const s of await rows.evaluateAll((els) => els.map((e) => e.dataset.status))) assert.equal(s, hostileRow.status);
+  await pictures(hubPage, "admin-audit", section.locator(`li.audit-row[data-id="${hostileRow.id}"]`));
 
   // The preview is text: the markup reads as its characters, nothing ran,
   // no element came of it.

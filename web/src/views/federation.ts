@@ -43,7 +43,7 @@ function heartbeatText(s: FederationStatus): Child {
 function statusFacts(s: FederationStatus): HTMLElement {
   return facts("Federation status", [
     ["Role", termLabel("instance_role", s.role)],
-    ["Membership", s.joined ? "Joined" : "Not joined to a hub"],
+    ["Membership", s.role === "hub" ? null : s.joined ? "Joined" : "Not joined to a hub"],
     ["Hub", s.joined && s.hubUrl ? h("code", null, s.hubUrl) : null],
     ["Instance id on the hub", s.joined && s.instanceId ? h("code", null, s.instanceId) : null],
     ["Joined", s.joined ? timeOf(s.joinedAt) : null],
