@@ -46,7 +46,8 @@ function preview(label: string, value: string): HTMLElement | null {
 }
 
 function entryRow(e: FederationAuditEntry): HTMLElement {
-  const who = [e.sourceInstanceName || "?", "→", e.targetInstanceName || "?"].join(" ");
+  // Inbound rows name their caller, outbound ones their target.
+  const who = e.direction === "outbound" ? `to ${e.targetInstanceName || "an unnamed instance"}` : `from ${e.sourceInstanceName || "an unidentified caller"}`;
   return h(
     "li",
     { class: "audit-row", "data-id": e.id, "data-status": e.status },
@@ -63,7 +64,7 @@ function entryRow(e: FederationAuditEntry): HTMLElement {
       { class: "key-sub" },
       timeOf(e.createdAt),
       ` · ${who} · HTTP ${e.statusCode || "none"} · ${e.durationMs} ms`,
-      e.callerIp ? ` · from ${e.callerIp}` : "",
+      e.callerIp ? ` · IP ${e.callerIp}` : "",
       e.retryCount ? ` · ${e.retryCount} retr${e.retryCount === 1 ? "y" : "ies"}` : "",
       e.moderationScore ? ` · moderation score ${e.moderationScore.toFixed(2)}` : "",
     ),
