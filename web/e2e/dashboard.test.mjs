@@ -101,8 +101,11 @@ test("a fresh server: the login page creates the owner account and logs in", asy
     await p.getByRole("button", { name: "Create the owner account" }).click();
     await p.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
     assert.equal(await p.locator(".who").textContent(), "Olive Owner");
+    // The owner is the instance's admin: the Admin tab shows once the server
+    // has said so.
+    await p.locator('nav.tabs a[data-tab="admin"]').waitFor({ state: "visible", timeout: H.deadline });
     assert.deepEqual(await p.locator("nav.tabs a").evaluateAll((as) => as.map((a) => a.dataset.tab)), [
-      "now", "queue", "board", "contacts", "chat", "store", "settings",
+      "now", "queue", "board", "contacts", "chat", "store", "settings", "admin",
     ]);
     // Once the owner exists the login page no longer offers to create one,
     // after a log out or on a fresh load (the server refuses a second setup too).

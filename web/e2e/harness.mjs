@@ -3,6 +3,7 @@
 // Chromium driven by playwright-core, and plain HTTP for the agent's REST calls.
 import { spawn, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -54,15 +55,26 @@ function binary() {
   return built.bin;
 }
 
-// startServer starts the binary on a free loopback port over a new SQLite file.
-export async function startServer() {
+// freePort answers a loopback port nothing listens on (for a server that must
+// know its own address before it starts, such as a spoke's --public-url).
+export async function freePort() {
+  const srv = createNetServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+// startServer starts the binary on a free loopback port (or port) over a new
+// SQLite file; args are added to the usual flags.
+export async function startServer({ args = [], port = 0 } = {}) {
   const bin = binary();
   const dir = mkdtempSync(join(tmpdir(), "switchboard-e2e-"));
   const child = spawn(
     bin,
     [
       "serve",
-      "--addr", "127.0.0.1:0",
+      "--addr", `127.0.0.1:${port}`,
       "--db", `sqlite:${join(dir, "switchboard.db")}`,
       "--heartbeat", "5s",
       // The suite logs in many times and calls far more than an operator
@@ -77,6 +89,7 @@ export async function startServer() {
       // The store test's agent is a node:http server on loopback, which the
       // outbound address guard refuses unless private endpoints are allowed.
       "--allow-private-endpoints",
+      ...args,
     ],
     { cwd: dir, stdio: ["ignore", "ignore", "pipe"] },
   );

@@ -8,6 +8,9 @@ import { AccountService } from "./gen/switchboard/v1/accounts_pb";
 import { CapabilityService } from "./gen/switchboard/v1/capabilities_pb";
 import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
+import { DeveloperService } from "./gen/switchboard/v1/developer_pb";
+import { FederationAdminService, FederationService } from "./gen/switchboard/v1/federation_pb";
+import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
@@ -33,6 +36,10 @@ export const api = {
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),
+  developer: createClient(DeveloperService, transport),
+  federation: createClient(FederationService, transport),
+  federationAdmin: createClient(FederationAdminService, transport),
+  federationAudit: createClient(FederationAuditService, transport),
   kanban: createClient(KanbanService, transport),
   keys: createClient(KeyService, transport),
   queue: createClient(QueueService, transport),
@@ -53,6 +60,10 @@ export function errorText(e: unknown): string {
 
 export function isUnauthenticated(e: unknown): boolean {
   return e instanceof ConnectError && e.code === Code.Unauthenticated;
+}
+
+export function isForbidden(e: unknown): boolean {
+  return e instanceof ConnectError && e.code === Code.PermissionDenied;
 }
 
 export function isAbort(e: unknown): boolean {

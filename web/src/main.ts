@@ -8,6 +8,7 @@ import { h, replace } from "./dom";
 import { live, metadataOf } from "./live";
 import { announce, navigateEvent, onRefresh } from "./refresh";
 import { errorBox, sessionEvents, type View } from "./ui";
+import { adminView } from "./views/admin";
 import { boardView } from "./views/board";
 import { chatView } from "./views/chat";
 import { contactsView } from "./views/contacts";
@@ -27,6 +28,7 @@ const tabs = [
   { id: "chat", title: "Chat" },
   { id: "store", title: "Store" },
   { id: "settings", title: "Settings" },
+  { id: "admin", title: "Admin" },
 ] as const;
 type TabId = (typeof tabs)[number]["id"];
 
@@ -98,7 +100,8 @@ function startShell(): void {
       tabs.map((t) => {
         const a = h("a", { href: `#/${t.id}`, "data-tab": t.id }, t.title, t.id === "now" ? badge : null);
         links.set(t.id, a);
-        return h("li", null, a);
+        // Admin shows once the server says the caller is the admin (below).
+        return h("li", { hidden: t.id === "admin" }, a);
       }),
     ),
   );
@@ -147,6 +150,15 @@ function startShell(): void {
     }
   };
   void refreshBadge();
+  // Only the admin may read the federation status: its answer tells whether
+  // the Admin tab is theirs.
+  api.federation.getFederationStatus({}).then(
+    () => {
+      const li = links.get("admin")?.parentElement;
+      if (li) li.hidden = false;
+    },
+    () => {},
+  );
   const offBadge = onRefresh("now", () => void refreshBadge());
   const badgeTimer = setInterval(() => void refreshBadge(), 60_000);
 
@@ -217,6 +229,9 @@ function route(): void {
       break;
     case "settings":
       current = settingsView(who, () => void logout());
+      break;
+    case "admin":
+      current = adminView();
       break;
   }
   replace(shell.main, current.el);

@@ -171,3 +171,92 @@ export function emptyState(text: string): HTMLElement {
 
 // A view mounts into the main element and cleans up its listeners on unmount.
 export type View = { el: HTMLElement; unmount(): void };
+
+// confirmStep is a button that asks before it acts: a first press shows
+// "yes" and "no" in its place; "yes" runs act, "no" puts the button back.
+export function confirmStep(
+  text: string,
+  question: { ask: string; yes: string; no: string },
+  act: () => Promise<void>,
+  attrs: Record<string, unknown> = {},
+): HTMLElement {
+  const slot = h("span", { class: "confirm-step" });
+  const ask: HTMLButtonElement = h(
+    "button",
+    {
+      type: "button",
+      class: "danger subtle",
+      ...attrs,
+      onclick: () => {
+        const yes: HTMLButtonElement = h(
+          "button",
+          {
+            type: "button",
+            class: "danger",
+            onclick: async () => {
+              yes.disabled = true;
+              no.disabled = true;
+              try {
+                await act();
+              } finally {
+                yes.disabled = false;
+                no.disabled = false;
+              }
+            },
+          },
+          question.yes,
+        );
+        const no: HTMLButtonElement = h(
+          "button",
+          {
+            type: "button",
+            class: "secondary",
+            onclick: () => {
+              replace(slot, ask);
+              ask.focus();
+            },
+          },
+          question.no,
+        );
+        replace(slot, h("span", { class: "confirm-question" }, question.ask), yes, no);
+        no.focus();
+      },
+    },
+    text,
+  );
+  slot.append(ask);
+  return slot;
+}
+
+// facts is a definition list of label and value pairs; a null value is left out.
+export function facts(label: string, rows: [string, Child][]): HTMLElement {
+  return h(
+    "dl",
+    { class: "facts", "aria-label": label },
+    rows.filter(([, v]) => v !== null && v !== undefined && v !== false).map(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
+  );
+}
+
+// copyButton copies value, or selects shown (where value is written) when
+// the page may not use the clipboard.
+export function copyButton(shown: HTMLElement, value: string, label: string): HTMLButtonElement {
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(value);
+          copy.textContent = "Copied";
+        } catch {
+          // No clipboard permission: select the text for a manual copy.
+          getSelection()?.selectAllChildren(shown);
+          copy.textContent = "Selected: press Ctrl+C";
+        }
+      },
+    },
+    label,
+  );
+  return copy;
+}

@@ -1,12 +1,13 @@
 // Settings: the queue's auto-approve switch, the account's API keys
-// (create: the value is shown once; list; revoke) and how MCP and A2A clients
-// connect.
+// (create: the value is shown once; list; revoke), how MCP and A2A clients
+// connect, and (for the admin) federation.
 import { api, errorText, isUnauthenticated } from "../api";
 import { h, replace, uid } from "../dom";
 import type { ApiKey } from "../gen/switchboard/v1/keys_pb";
 import { announce } from "../refresh";
-import { Region, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
+import { Region, copyButton, emptyState, pageOf, pager, reportUnauthenticated, timeOf, toast, type View } from "../ui";
 import { termLabel, values } from "../vocabulary";
+import { federationSection } from "./federation";
 
 const scopes = values("key_scope");
 const keyPageSize = 10;
@@ -219,30 +220,6 @@ function apiKeys(): HTMLElement {
   );
 }
 
-// copyButton copies value, or selects shown (where value is written) when
-// the page may not use the clipboard.
-function copyButton(shown: HTMLElement, value: string, label: string): HTMLButtonElement {
-  const copy = h(
-    "button",
-    {
-      type: "button",
-      class: "secondary",
-      onclick: async () => {
-        try {
-          await navigator.clipboard.writeText(value);
-          copy.textContent = "Copied";
-        } catch {
-          // No clipboard permission: select the text for a manual copy.
-          getSelection()?.selectAllChildren(shown);
-          copy.textContent = "Selected: press Ctrl+C";
-        }
-      },
-    },
-    label,
-  );
-  return copy;
-}
-
 // connectAgents says how an MCP client and an A2A client reach this
 // instance: the endpoints, the scopes their key needs, a client config.
 function connectAgents(): HTMLElement {
@@ -303,6 +280,7 @@ export function settingsView(account: { username: string; name: string } | null,
     autoApprove(),
     apiKeys(),
     connectAgents(),
+    federationSection(),
     h(
       "section",
       { class: "panel", "aria-labelledby": "settings-account" },
