@@ -374,10 +374,6 @@ func (_c *CapabilityPackCreate) defaults() {
 		v := capabilitypack.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
-	if _, ok := _c.mutation.SignalPatterns(); !ok {
-		v := capabilitypack.DefaultSignalPatterns
-		_c.mutation.SetSignalPatterns(v)
-	}
 	if _, ok := _c.mutation.TokenEstimate(); !ok {
 		v := capabilitypack.DefaultTokenEstimate
 		_c.mutation.SetTokenEstimate(v)
@@ -433,9 +429,6 @@ func (_c *CapabilityPackCreate) check() error {
 		if err := capabilitypack.StatusValidator(v); err != nil {
 			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.status": %w`, err)}
 		}
-	}
-	if _, ok := _c.mutation.SignalPatterns(); !ok {
-		return &ValidationError{Name: "signal_patterns", err: errors.New(`ent: missing required field "CapabilityPack.signal_patterns"`)}
 	}
 	if _, ok := _c.mutation.TokenEstimate(); !ok {
 		return &ValidationError{Name: "token_estimate", err: errors.New(`ent: missing required field "CapabilityPack.token_estimate"`)}
@@ -954,6 +947,12 @@ func (u *CapabilityPackUpsert) UpdateSignalPatterns() *CapabilityPackUpsert {
 	return u
 }
 
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (u *CapabilityPackUpsert) ClearSignalPatterns() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldSignalPatterns)
+	return u
+}
+
 // SetTokenEstimate sets the "token_estimate" field.
 func (u *CapabilityPackUpsert) SetTokenEstimate(v int) *CapabilityPackUpsert {
 	u.Set(capabilitypack.FieldTokenEstimate, v)
@@ -1378,6 +1377,13 @@ func (u *CapabilityPackUpsertOne) SetSignalPatterns(v []string) *CapabilityPackU
 func (u *CapabilityPackUpsertOne) UpdateSignalPatterns() *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdateSignalPatterns()
+	})
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (u *CapabilityPackUpsertOne) ClearSignalPatterns() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSignalPatterns()
 	})
 }
 
@@ -1977,6 +1983,13 @@ func (u *CapabilityPackUpsertBulk) SetSignalPatterns(v []string) *CapabilityPack
 func (u *CapabilityPackUpsertBulk) UpdateSignalPatterns() *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdateSignalPatterns()
+	})
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (u *CapabilityPackUpsertBulk) ClearSignalPatterns() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSignalPatterns()
 	})
 }
 

@@ -353,6 +353,12 @@ func (_u *CapabilityPackUpdate) AppendSignalPatterns(v []string) *CapabilityPack
 	return _u
 }
 
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (_u *CapabilityPackUpdate) ClearSignalPatterns() *CapabilityPackUpdate {
+	_u.mutation.ClearSignalPatterns()
+	return _u
+}
+
 // SetTokenEstimate sets the "token_estimate" field.
 func (_u *CapabilityPackUpdate) SetTokenEstimate(v int) *CapabilityPackUpdate {
 	_u.mutation.ResetTokenEstimate()
@@ -585,6 +591,9 @@ func (_u *CapabilityPackUpdate) sqlSave(ctx context.Context) (_node int, err err
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, capabilitypack.FieldSignalPatterns, value)
 		})
+	}
+	if _u.mutation.SignalPatternsCleared() {
+		_spec.ClearField(capabilitypack.FieldSignalPatterns, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.TokenEstimate(); ok {
 		_spec.SetField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)
@@ -981,6 +990,12 @@ func (_u *CapabilityPackUpdateOne) AppendSignalPatterns(v []string) *CapabilityP
 	return _u
 }
 
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (_u *CapabilityPackUpdateOne) ClearSignalPatterns() *CapabilityPackUpdateOne {
+	_u.mutation.ClearSignalPatterns()
+	return _u
+}
+
 // SetTokenEstimate sets the "token_estimate" field.
 func (_u *CapabilityPackUpdateOne) SetTokenEstimate(v int) *CapabilityPackUpdateOne {
 	_u.mutation.ResetTokenEstimate()
@@ -1243,6 +1258,9 @@ func (_u *CapabilityPackUpdateOne) sqlSave(ctx context.Context) (_node *Capabili
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, capabilitypack.FieldSignalPatterns, value)
 		})
+	}
+	if _u.mutation.SignalPatternsCleared() {
+		_spec.ClearField(capabilitypack.FieldSignalPatterns, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.TokenEstimate(); ok {
 		_spec.SetField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)

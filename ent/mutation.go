@@ -5551,10 +5551,24 @@ func (m *CapabilityPackMutation) AppendedSignalPatterns() ([]string, bool) {
 	return m.appendsignal_patterns, true
 }
 
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (m *CapabilityPackMutation) ClearSignalPatterns() {
+	m.signal_patterns = nil
+	m.appendsignal_patterns = nil
+	m.clearedFields[capabilitypack.FieldSignalPatterns] = struct{}{}
+}
+
+// SignalPatternsCleared returns if the "signal_patterns" field was cleared in this mutation.
+func (m *CapabilityPackMutation) SignalPatternsCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldSignalPatterns]
+	return ok
+}
+
 // ResetSignalPatterns resets all changes to the "signal_patterns" field.
 func (m *CapabilityPackMutation) ResetSignalPatterns() {
 	m.signal_patterns = nil
 	m.appendsignal_patterns = nil
+	delete(m.clearedFields, capabilitypack.FieldSignalPatterns)
 }
 
 // SetTokenEstimate sets the "token_estimate" field.
@@ -6200,6 +6214,9 @@ func (m *CapabilityPackMutation) ClearedFields() []string {
 	if m.FieldCleared(capabilitypack.FieldPromptGroup) {
 		fields = append(fields, capabilitypack.FieldPromptGroup)
 	}
+	if m.FieldCleared(capabilitypack.FieldSignalPatterns) {
+		fields = append(fields, capabilitypack.FieldSignalPatterns)
+	}
 	return fields
 }
 
@@ -6243,6 +6260,9 @@ func (m *CapabilityPackMutation) ClearField(name string) error {
 		return nil
 	case capabilitypack.FieldPromptGroup:
 		m.ClearPromptGroup()
+		return nil
+	case capabilitypack.FieldSignalPatterns:
+		m.ClearSignalPatterns()
 		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack nullable field %s", name)

@@ -248,10 +248,6 @@ func init() {
 	capabilitypackDescEditableFields := capabilitypackFields[10].Descriptor()
 	// capabilitypack.DefaultEditableFields holds the default value on creation for the editable_fields field.
 	capabilitypack.DefaultEditableFields = capabilitypackDescEditableFields.Default.([]schema.EditableField)
-	// capabilitypackDescSignalPatterns is the schema descriptor for signal_patterns field.
-	capabilitypackDescSignalPatterns := capabilitypackFields[18].Descriptor()
-	// capabilitypack.DefaultSignalPatterns holds the default value on creation for the signal_patterns field.
-	capabilitypack.DefaultSignalPatterns = capabilitypackDescSignalPatterns.Default.([]string)
 	// capabilitypackDescTokenEstimate is the schema descriptor for token_estimate field.
 	capabilitypackDescTokenEstimate := capabilitypackFields[19].Descriptor()
 	// capabilitypack.DefaultTokenEstimate holds the default value on creation for the token_estimate field.

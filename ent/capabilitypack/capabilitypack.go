@@ -133,8 +133,6 @@ var (
 	DefaultCurrency string
 	// DefaultEditableFields holds the default value on creation for the "editable_fields" field.
 	DefaultEditableFields []schema.EditableField
-	// DefaultSignalPatterns holds the default value on creation for the "signal_patterns" field.
-	DefaultSignalPatterns []string
 	// DefaultTokenEstimate holds the default value on creation for the "token_estimate" field.
 	DefaultTokenEstimate int
 	// DefaultAlwaysLoad holds the default value on creation for the "always_load" field.

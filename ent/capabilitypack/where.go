@@ -1371,6 +1371,16 @@ func PromptGroupContainsFold(v string) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldContainsFold(FieldPromptGroup, v))
 }
 
+// SignalPatternsIsNil applies the IsNil predicate on the "signal_patterns" field.
+func SignalPatternsIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldSignalPatterns))
+}
+
+// SignalPatternsNotNil applies the NotNil predicate on the "signal_patterns" field.
+func SignalPatternsNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldSignalPatterns))
+}
+
 // TokenEstimateEQ applies the EQ predicate on the "token_estimate" field.
 func TokenEstimateEQ(v int) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldTokenEstimate, v))

@@ -231,7 +231,7 @@ var (
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "remote_id", Type: field.TypeString, Nullable: true},
 		{Name: "prompt_group", Type: field.TypeString, Nullable: true},
-		{Name: "signal_patterns", Type: field.TypeJSON},
+		{Name: "signal_patterns", Type: field.TypeJSON, Nullable: true},
 		{Name: "token_estimate", Type: field.TypeInt, Default: 0},
 		{Name: "always_load", Type: field.TypeBool, Default: false},
 		{Name: "user_id", Type: field.TypeString, Size: 40},

@@ -60,7 +60,9 @@ func (CapabilityPack) Fields() []ent.Field {
 		// its case-insensitive signal patterns, its size and whether it loads
 		// without a match.
 		field.String("prompt_group").Optional().Nillable(),
-		field.Strings("signal_patterns").Default([]string{}),
+		// Nullable so that the column can be added to existing rows; read nil
+		// as none.
+		field.Strings("signal_patterns").Optional(),
 		field.Int("token_estimate").Default(0),
 		field.Bool("always_load").Default(false),
 	}

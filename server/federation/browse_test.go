@@ -21,6 +21,10 @@ func TestBrowseAndLink(t *testing.T) {
 	ctx := context.Background()
 	local := listing(t, l.hub, l.admin, map[string]any{"name": "Local One", "accessPassword": "open sesame 123",
 		"authMethod": "bearer", "authCredential": "tok-secret-value"})
+	// Under the review policy the hub's own listing waits too; approve it.
+	if err := l.hub.DB.StoreAgent.UpdateOneID(local).SetStatus(storeagent.StatusActive).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range []string{"s1", "s2"} {
 		res := l.a.Do(http.MethodPut, "/api/v2/federation/agents/"+id, map[string]any{"name": "Synced " + id})
 		if res.Status != http.StatusCreated {
@@ -91,7 +95,6 @@ func TestBrowseAndLink(t *testing.T) {
 	if got := slugs("/api/v2/federation/browse", "agents"); strings.Join(got, ",") != "from-b,synced-s1,local-one" {
 		t.Fatalf("browse after enable: %v", got)
 	}
-	_ = local
 }
 
 // TestMarketplaceReviews: RULINGS "Federation: instances and the platform"

@@ -369,6 +369,9 @@ func TestDeactivationCascade(t *testing.T) {
 	set("agent-x1", storeagent.StatusActive)
 	set("agent-x2", storeagent.StatusRejected)
 	local := listing(t, l.hub, l.admin, map[string]any{"name": "Local"})
+	if err := l.hub.DB.StoreAgent.UpdateOneID(local).SetStatus(storeagent.StatusActive).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
 	statuses := func() map[string]string {
 		out := map[string]string{}
 		rows, err := l.hub.DB.StoreAgent.Query().All(ctx)
