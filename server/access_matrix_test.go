@@ -75,6 +75,9 @@ var shared = map[string]string{
 	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent":             "executing another's listing is the point",
 	"/switchboard.v1.FederationAdminService/DeactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
 	"/switchboard.v1.FederationAdminService/ReactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
+	"/switchboard.v1.FederationHubService/PutSyncedAgent":                 "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
+	"/switchboard.v1.FederationHubService/GetSyncedAgent":                 "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
+	"/switchboard.v1.FederationHubService/DeleteSyncedAgent":              "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.

@@ -88,7 +88,6 @@ func review(kind, id, name string, slug *string, status string, instance, remote
 	return r
 }
 
-
 // nameInstances fills in the name of each synced item's instance.
 func (s *Service) nameInstances(ctx context.Context, items []*switchboardv1.MarketplaceReview) error {
 	var ids []string

@@ -2,6 +2,7 @@ package federation
 
 import (
 	"context"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -16,12 +17,17 @@ import (
 // on the spoke: one entry of SyncAgents, its refusals as errors (invalid 400,
 // a taken slug 409).
 func (h *Hub) PutSyncedAgent(ctx context.Context, req *switchboardv1.PutSyncedAgentRequest) (*switchboardv1.PutSyncedAgentResponse, error) {
+	// Required fields first, as RegisterInstance does: a body missing them
+	// is 400 on any instance.
+	switch {
+	case req.GetRemoteId() == "":
+		return nil, apperr.Invalid("remoteId is required")
+	case strings.TrimSpace(req.GetAgent().GetName()) == "":
+		return nil, apperr.Invalid("name is required")
+	}
 	inst, err := h.storeCaller(ctx, "agents")
 	if err != nil {
 		return nil, err
-	}
-	if req.GetRemoteId() == "" {
-		return nil, apperr.Invalid("remoteId is required")
 	}
 	a := &switchboardv1.FederationAgent{}
 	if req.GetAgent() != nil {
