@@ -8,6 +8,8 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 )
 
 // TestBrowseAndLink: RULINGS "Federation: instances and the platform":
@@ -159,5 +161,37 @@ func TestMarketplaceReviews(t *testing.T) {
 	other := l.hub.SignUp("member")
 	if res := other.Session.Do(http.MethodGet, "/api/admin/marketplace", nil); res.Status != http.StatusForbidden {
 		t.Fatalf("non-admin: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestNewRoutesAreAudited: RULINGS "Federation: instances and the platform"
+// (Guard, Audit): each new platform route, over REST and over Connect, writes
+// an inbound audit row.
+func TestNewRoutesAreAudited(t *testing.T) {
+	t.Parallel()
+	l := newLinkedNet(t)
+	l.a.Do(http.MethodPut, "/api/v2/federation/agents/r1", map[string]any{"name": "Audited"})
+	l.a.Do(http.MethodGet, "/api/v2/federation/agents/r1", nil)
+	l.a.Do(http.MethodDelete, "/api/v2/federation/agents/r1", nil)
+	l.a.Do(http.MethodPost, "/api/v2/federation/capabilities", map[string]any{"capabilities": []any{}})
+	l.a.Do(http.MethodGet, "/api/v2/federation/capabilities", nil)
+	l.hub.Anonymous().Do(http.MethodGet, "/api/v2/federation/browse", nil)
+	client := switchboardv1connect.NewFederationPlatformServiceClient(l.hub.HTTP, l.hub.URL)
+	if _, err := client.BrowseFederation(context.Background(), &switchboardv1.BrowseFederationRequest{}); err != nil {
+		t.Fatalf("browse over Connect: %v", err)
+	}
+	rows := auditRows(t, l.admin, "direction=inbound")
+	for _, endpoint := range []string{"/api/v2/federation/agents/r1", "/api/v2/federation/capabilities",
+		"/api/v2/federation/browse", switchboardv1connect.FederationPlatformServiceBrowseFederationProcedure} {
+		findRow(t, rows, "inbound", endpoint)
+	}
+	n := 0
+	for _, r := range rows {
+		if r["endpoint"] == "/api/v2/federation/agents/r1" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("rows of /api/v2/federation/agents/r1: %d, want 3 (PUT, GET, DELETE)", n)
 	}
 }
