@@ -2,7 +2,6 @@ package federation
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -93,63 +92,39 @@ func (h *Hub) syncCapability(ctx context.Context, inst *ent.FederationInstance, 
 		res.Status, res.Error = syncInvalid, ptr(apperr.From(err).Message)
 		return res, nil
 	}
-	taken := func() {
-		res.Status, res.Error = syncConflict, ptr(fmt.Sprintf("capability slug %q is taken on this hub", s.slug))
-	}
-	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
-		row, err := tx.CapabilityPack.Query().
-			Where(capabilitypack.SourceInstanceID(inst.ID), capabilitypack.RemoteID(c.GetId())).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		other, err := tx.CapabilityPack.Query().Where(capabilitypack.Slug(s.slug)).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		if other != nil && (row == nil || other.ID != row.ID) {
-			taken()
-			return nil
-		}
-		if row != nil && s.same(row) {
-			res.Status, res.MarketplaceId = syncUnchanged, &row.ID
-			return nil
-		}
-		if row == nil {
-			row, err = tx.CapabilityPack.Create().SetUserID(inst.RegisteredBy).SetSourceInstanceID(inst.ID).
+	var row *ent.CapabilityPack
+	return h.writeSynced(ctx, res, s.slug, syncWrite{
+		find: func(tx *db.Tx) (string, bool, error) {
+			var err error
+			if row, err = tx.CapabilityPack.Query().
+				Where(capabilitypack.SourceInstanceID(inst.ID), capabilitypack.RemoteID(c.GetId())).Only(ctx); err != nil {
+				return "", false, err
+			}
+			return row.ID, s.same(row), nil
+		},
+		slugOwner: func(tx *db.Tx) (string, error) {
+			return tx.CapabilityPack.Query().Where(capabilitypack.Slug(s.slug)).OnlyID(ctx)
+		},
+		create: func(tx *db.Tx, id string) error {
+			return tx.CapabilityPack.Create().SetID(id).SetUserID(inst.RegisteredBy).SetSourceInstanceID(inst.ID).
 				SetRemoteID(c.GetId()).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
 				SetNillableDescription(s.description).SetNillableCategory(s.category).
 				SetNillablePromptGroup(s.promptGroup).SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).
-				SetAlwaysLoad(s.always).SetStatus(capabilitypack.Status(h.Policy.InitialStatus())).Save(ctx)
-			if err != nil {
-				return err
-			}
-			res.Status, res.MarketplaceId = syncCreated, &row.ID
-			return nil
-		}
-		// A changed prompt is what the assistant runs: it is reviewed again
-		// like a listing's breaking change.
-		status := h.Policy.StatusAfterChange(string(row.Status), row.Prompt != s.prompt)
-		up := tx.CapabilityPack.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
-			SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).SetAlwaysLoad(s.always).
-			SetStatus(capabilitypack.Status(status))
-		setOrClear(s.description, up.SetDescription, up.ClearDescription)
-		setOrClear(s.category, up.SetCategory, up.ClearCategory)
-		setOrClear(s.promptGroup, up.SetPromptGroup, up.ClearPromptGroup)
-		if err := up.Exec(ctx); err != nil {
-			return err
-		}
-		res.Status, res.MarketplaceId = syncUpdated, &row.ID
-		return nil
+				SetAlwaysLoad(s.always).SetStatus(capabilitypack.Status(h.Policy.InitialStatus())).Exec(ctx)
+		},
+		update: func(tx *db.Tx) error {
+			// A changed prompt is what the assistant runs: it is reviewed
+			// again like a listing's breaking change.
+			status := h.Policy.StatusAfterChange(string(row.Status), row.Prompt != s.prompt)
+			up := tx.CapabilityPack.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
+				SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).SetAlwaysLoad(s.always).
+				SetStatus(capabilitypack.Status(status))
+			setOrClear(s.description, up.SetDescription, up.ClearDescription)
+			setOrClear(s.category, up.SetCategory, up.ClearCategory)
+			setOrClear(s.promptGroup, up.SetPromptGroup, up.ClearPromptGroup)
+			return up.Exec(ctx)
+		},
 	})
-	if ent.IsConstraintError(err) { // a concurrent sync took the slug
-		res.MarketplaceId = nil
-		taken()
-		return res, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 // setOrClear sets an optional field to v, or clears it when v is nil.

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -183,55 +184,92 @@ func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *sw
 		res.Status, res.Error = syncInvalid, ptr(apperr.From(err).Message)
 		return res, nil
 	}
-	taken := func() { res.Status, res.Error = syncConflict, ptr(fmt.Sprintf("slug %q is taken on this hub", s.slug)) }
-	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
-		row, err := tx.StoreAgent.Query().
-			Where(storeagent.SourceInstanceID(inst.ID), storeagent.RemoteID(a.GetId())).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		other, err := tx.StoreAgent.Query().Where(storeagent.Slug(s.slug)).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		if other != nil && (row == nil || other.ID != row.ID) {
-			taken()
-			return nil
-		}
-		if row != nil && s.same(row) {
-			res.Status, res.MarketplaceId = syncUnchanged, &row.ID
-			return nil
-		}
-		if row == nil {
-			row, err = tx.StoreAgent.Create().SetUserID(inst.RegisteredBy).SetSourceInstanceID(inst.ID).
+	var row *ent.StoreAgent
+	return h.writeSynced(ctx, res, s.slug, syncWrite{
+		find: func(tx *db.Tx) (string, bool, error) {
+			var err error
+			if row, err = tx.StoreAgent.Query().
+				Where(storeagent.SourceInstanceID(inst.ID), storeagent.RemoteID(a.GetId())).Only(ctx); err != nil {
+				return "", false, err
+			}
+			return row.ID, s.same(row), nil
+		},
+		slugOwner: func(tx *db.Tx) (string, error) {
+			return tx.StoreAgent.Query().Where(storeagent.Slug(s.slug)).OnlyID(ctx)
+		},
+		create: func(tx *db.Tx, id string) error {
+			return tx.StoreAgent.Create().SetID(id).SetUserID(inst.RegisteredBy).SetSourceInstanceID(inst.ID).
 				SetRemoteID(a.GetId()).SetSourceInstanceURL(inst.BaseURL).SetName(s.name).SetSlug(s.slug).
 				SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
 				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
 				SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
 				SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-				SetStatus(storeagent.Status(h.Policy.InitialStatus())).Save(ctx)
-			if err != nil {
-				return err
-			}
-			res.Status, res.MarketplaceId = syncCreated, &row.ID
-			return nil
-		}
-		status := h.Policy.StatusAfterChange(string(row.Status), row.PricingModel != s.pricing)
-		err = tx.StoreAgent.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).
-			SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
-			SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
-			SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
-			SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-			SetStatus(storeagent.Status(status)).Exec(ctx)
-		if err != nil {
+				SetStatus(storeagent.Status(h.Policy.InitialStatus())).Exec(ctx)
+		},
+		update: func(tx *db.Tx) error {
+			status := h.Policy.StatusAfterChange(string(row.Status), row.PricingModel != s.pricing)
+			return tx.StoreAgent.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).
+				SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
+				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
+				SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
+				SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
+				SetStatus(storeagent.Status(status)).Exec(ctx)
+		},
+	})
+}
+
+// syncWrite is one synced item's write, in the steps writeSynced runs in one
+// transaction.
+type syncWrite struct {
+	// find answers the caller's row of the item (not found when none) and
+	// whether it already holds the item.
+	find func(tx *db.Tx) (id string, same bool, err error)
+	// slugOwner answers the row holding the item's slug (not found when
+	// none).
+	slugOwner func(tx *db.Tx) (string, error)
+	// create stores the item as a new row of id.
+	create func(tx *db.Tx, id string) error
+	// update rewrites the row find found.
+	update func(tx *db.Tx) error
+}
+
+// writeSynced runs w for one item with slug and fills in res: conflict when
+// another row holds the slug (also when a concurrent sync takes it first),
+// else unchanged, created or updated with the row's id.
+func (h *Hub) writeSynced(ctx context.Context, res *switchboardv1.SyncResult, slug string, w syncWrite) (*switchboardv1.SyncResult, error) {
+	conflict := func() {
+		res.Status, res.Error, res.MarketplaceId = syncConflict, ptr(fmt.Sprintf("slug %q is taken on this hub", slug)), nil
+	}
+	err := h.DB.InTx(ctx, func(tx *db.Tx) error {
+		mine, same, err := w.find(tx)
+		if err != nil && !ent.IsNotFound(err) {
 			return err
 		}
-		res.Status, res.MarketplaceId = syncUpdated, &row.ID
+		owner, err := w.slugOwner(tx)
+		if err != nil && !ent.IsNotFound(err) {
+			return err
+		}
+		switch {
+		case owner != "" && owner != mine:
+			conflict()
+		case mine != "" && same:
+			res.Status, res.MarketplaceId = syncUnchanged, &mine
+		case mine == "":
+			id := ids.New()
+			if err := w.create(tx, id); err != nil {
+				return err
+			}
+			res.Status, res.MarketplaceId = syncCreated, &id
+		default:
+			if err := w.update(tx); err != nil {
+				return err
+			}
+			res.Status, res.MarketplaceId = syncUpdated, &mine
+		}
 		return nil
 	})
-	if ent.IsConstraintError(err) { // a concurrent sync took the slug
-		res.MarketplaceId = nil
-		taken()
+	if ent.IsConstraintError(err) {
+		conflict()
 		return res, nil
 	}
 	if err != nil {
