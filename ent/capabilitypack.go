@@ -49,6 +49,24 @@ type CapabilityPack struct {
 	EditableFields []schema.EditableField `json:"editable_fields,omitempty"`
 	// AccessPasswordSealed holds the value of the "access_password_sealed" field.
 	AccessPasswordSealed *[]byte `json:"-"`
+	// Status holds the value of the "status" field.
+	Status capabilitypack.Status `json:"status,omitempty"`
+	// StatusBeforeSuspend holds the value of the "status_before_suspend" field.
+	StatusBeforeSuspend *string `json:"status_before_suspend,omitempty"`
+	// Slug holds the value of the "slug" field.
+	Slug *string `json:"slug,omitempty"`
+	// SourceInstanceID holds the value of the "source_instance_id" field.
+	SourceInstanceID *string `json:"source_instance_id,omitempty"`
+	// RemoteID holds the value of the "remote_id" field.
+	RemoteID *string `json:"remote_id,omitempty"`
+	// PromptGroup holds the value of the "prompt_group" field.
+	PromptGroup *string `json:"prompt_group,omitempty"`
+	// SignalPatterns holds the value of the "signal_patterns" field.
+	SignalPatterns []string `json:"signal_patterns,omitempty"`
+	// TokenEstimate holds the value of the "token_estimate" field.
+	TokenEstimate int `json:"token_estimate,omitempty"`
+	// AlwaysLoad holds the value of the "always_load" field.
+	AlwaysLoad bool `json:"always_load,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CapabilityPackQuery when eager-loading is set.
 	Edges        CapabilityPackEdges `json:"edges"`
@@ -91,11 +109,13 @@ func (*CapabilityPack) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case capabilitypack.FieldEditableFields, capabilitypack.FieldAccessPasswordSealed:
+		case capabilitypack.FieldEditableFields, capabilitypack.FieldAccessPasswordSealed, capabilitypack.FieldSignalPatterns:
 			values[i] = new([]byte)
-		case capabilitypack.FieldPrice:
+		case capabilitypack.FieldAlwaysLoad:
+			values[i] = new(sql.NullBool)
+		case capabilitypack.FieldPrice, capabilitypack.FieldTokenEstimate:
 			values[i] = new(sql.NullInt64)
-		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt:
+		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt, capabilitypack.FieldStatus, capabilitypack.FieldStatusBeforeSuspend, capabilitypack.FieldSlug, capabilitypack.FieldSourceInstanceID, capabilitypack.FieldRemoteID, capabilitypack.FieldPromptGroup:
 			values[i] = new(sql.NullString)
 		case capabilitypack.FieldCreatedAt, capabilitypack.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -210,6 +230,67 @@ func (_m *CapabilityPack) assignValues(columns []string, values []any) error {
 			} else if value != nil {
 				_m.AccessPasswordSealed = value
 			}
+		case capabilitypack.FieldStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field status", values[i])
+			} else if value.Valid {
+				_m.Status = capabilitypack.Status(value.String)
+			}
+		case capabilitypack.FieldStatusBeforeSuspend:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field status_before_suspend", values[i])
+			} else if value.Valid {
+				_m.StatusBeforeSuspend = new(string)
+				*_m.StatusBeforeSuspend = value.String
+			}
+		case capabilitypack.FieldSlug:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field slug", values[i])
+			} else if value.Valid {
+				_m.Slug = new(string)
+				*_m.Slug = value.String
+			}
+		case capabilitypack.FieldSourceInstanceID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field source_instance_id", values[i])
+			} else if value.Valid {
+				_m.SourceInstanceID = new(string)
+				*_m.SourceInstanceID = value.String
+			}
+		case capabilitypack.FieldRemoteID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field remote_id", values[i])
+			} else if value.Valid {
+				_m.RemoteID = new(string)
+				*_m.RemoteID = value.String
+			}
+		case capabilitypack.FieldPromptGroup:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field prompt_group", values[i])
+			} else if value.Valid {
+				_m.PromptGroup = new(string)
+				*_m.PromptGroup = value.String
+			}
+		case capabilitypack.FieldSignalPatterns:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field signal_patterns", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.SignalPatterns); err != nil {
+					return fmt.Errorf("unmarshal field signal_patterns: %w", err)
+				}
+			}
+		case capabilitypack.FieldTokenEstimate:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field token_estimate", values[i])
+			} else if value.Valid {
+				_m.TokenEstimate = int(value.Int64)
+			}
+		case capabilitypack.FieldAlwaysLoad:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field always_load", values[i])
+			} else if value.Valid {
+				_m.AlwaysLoad = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -304,6 +385,43 @@ func (_m *CapabilityPack) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.EditableFields))
 	builder.WriteString(", ")
 	builder.WriteString("access_password_sealed=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("status=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString(", ")
+	if v := _m.StatusBeforeSuspend; v != nil {
+		builder.WriteString("status_before_suspend=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.Slug; v != nil {
+		builder.WriteString("slug=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.SourceInstanceID; v != nil {
+		builder.WriteString("source_instance_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.RemoteID; v != nil {
+		builder.WriteString("remote_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.PromptGroup; v != nil {
+		builder.WriteString("prompt_group=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("signal_patterns=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SignalPatterns))
+	builder.WriteString(", ")
+	builder.WriteString("token_estimate=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TokenEstimate))
+	builder.WriteString(", ")
+	builder.WriteString("always_load=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AlwaysLoad))
 	builder.WriteByte(')')
 	return builder.String()
 }

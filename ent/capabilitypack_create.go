@@ -167,6 +167,124 @@ func (_c *CapabilityPackCreate) SetAccessPasswordSealed(v []byte) *CapabilityPac
 	return _c
 }
 
+// SetStatus sets the "status" field.
+func (_c *CapabilityPackCreate) SetStatus(v capabilitypack.Status) *CapabilityPackCreate {
+	_c.mutation.SetStatus(v)
+	return _c
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableStatus(v *capabilitypack.Status) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetStatus(*v)
+	}
+	return _c
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (_c *CapabilityPackCreate) SetStatusBeforeSuspend(v string) *CapabilityPackCreate {
+	_c.mutation.SetStatusBeforeSuspend(v)
+	return _c
+}
+
+// SetNillableStatusBeforeSuspend sets the "status_before_suspend" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableStatusBeforeSuspend(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetStatusBeforeSuspend(*v)
+	}
+	return _c
+}
+
+// SetSlug sets the "slug" field.
+func (_c *CapabilityPackCreate) SetSlug(v string) *CapabilityPackCreate {
+	_c.mutation.SetSlug(v)
+	return _c
+}
+
+// SetNillableSlug sets the "slug" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableSlug(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetSlug(*v)
+	}
+	return _c
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (_c *CapabilityPackCreate) SetSourceInstanceID(v string) *CapabilityPackCreate {
+	_c.mutation.SetSourceInstanceID(v)
+	return _c
+}
+
+// SetNillableSourceInstanceID sets the "source_instance_id" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableSourceInstanceID(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetSourceInstanceID(*v)
+	}
+	return _c
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (_c *CapabilityPackCreate) SetRemoteID(v string) *CapabilityPackCreate {
+	_c.mutation.SetRemoteID(v)
+	return _c
+}
+
+// SetNillableRemoteID sets the "remote_id" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableRemoteID(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetRemoteID(*v)
+	}
+	return _c
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (_c *CapabilityPackCreate) SetPromptGroup(v string) *CapabilityPackCreate {
+	_c.mutation.SetPromptGroup(v)
+	return _c
+}
+
+// SetNillablePromptGroup sets the "prompt_group" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillablePromptGroup(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetPromptGroup(*v)
+	}
+	return _c
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (_c *CapabilityPackCreate) SetSignalPatterns(v []string) *CapabilityPackCreate {
+	_c.mutation.SetSignalPatterns(v)
+	return _c
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (_c *CapabilityPackCreate) SetTokenEstimate(v int) *CapabilityPackCreate {
+	_c.mutation.SetTokenEstimate(v)
+	return _c
+}
+
+// SetNillableTokenEstimate sets the "token_estimate" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableTokenEstimate(v *int) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetTokenEstimate(*v)
+	}
+	return _c
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (_c *CapabilityPackCreate) SetAlwaysLoad(v bool) *CapabilityPackCreate {
+	_c.mutation.SetAlwaysLoad(v)
+	return _c
+}
+
+// SetNillableAlwaysLoad sets the "always_load" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableAlwaysLoad(v *bool) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetAlwaysLoad(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CapabilityPackCreate) SetID(v string) *CapabilityPackCreate {
 	_c.mutation.SetID(v)
@@ -252,6 +370,18 @@ func (_c *CapabilityPackCreate) defaults() {
 		v := capabilitypack.DefaultEditableFields
 		_c.mutation.SetEditableFields(v)
 	}
+	if _, ok := _c.mutation.Status(); !ok {
+		v := capabilitypack.DefaultStatus
+		_c.mutation.SetStatus(v)
+	}
+	if _, ok := _c.mutation.TokenEstimate(); !ok {
+		v := capabilitypack.DefaultTokenEstimate
+		_c.mutation.SetTokenEstimate(v)
+	}
+	if _, ok := _c.mutation.AlwaysLoad(); !ok {
+		v := capabilitypack.DefaultAlwaysLoad
+		_c.mutation.SetAlwaysLoad(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := capabilitypack.DefaultID()
 		_c.mutation.SetID(v)
@@ -291,6 +421,20 @@ func (_c *CapabilityPackCreate) check() error {
 	}
 	if _, ok := _c.mutation.EditableFields(); !ok {
 		return &ValidationError{Name: "editable_fields", err: errors.New(`ent: missing required field "CapabilityPack.editable_fields"`)}
+	}
+	if _, ok := _c.mutation.Status(); !ok {
+		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "CapabilityPack.status"`)}
+	}
+	if v, ok := _c.mutation.Status(); ok {
+		if err := capabilitypack.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.status": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TokenEstimate(); !ok {
+		return &ValidationError{Name: "token_estimate", err: errors.New(`ent: missing required field "CapabilityPack.token_estimate"`)}
+	}
+	if _, ok := _c.mutation.AlwaysLoad(); !ok {
+		return &ValidationError{Name: "always_load", err: errors.New(`ent: missing required field "CapabilityPack.always_load"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := capabilitypack.IDValidator(v); err != nil {
@@ -387,6 +531,42 @@ func (_c *CapabilityPackCreate) createSpec() (*CapabilityPack, *sqlgraph.CreateS
 	if value, ok := _c.mutation.AccessPasswordSealed(); ok {
 		_spec.SetField(capabilitypack.FieldAccessPasswordSealed, field.TypeBytes, value)
 		_node.AccessPasswordSealed = &value
+	}
+	if value, ok := _c.mutation.Status(); ok {
+		_spec.SetField(capabilitypack.FieldStatus, field.TypeEnum, value)
+		_node.Status = value
+	}
+	if value, ok := _c.mutation.StatusBeforeSuspend(); ok {
+		_spec.SetField(capabilitypack.FieldStatusBeforeSuspend, field.TypeString, value)
+		_node.StatusBeforeSuspend = &value
+	}
+	if value, ok := _c.mutation.Slug(); ok {
+		_spec.SetField(capabilitypack.FieldSlug, field.TypeString, value)
+		_node.Slug = &value
+	}
+	if value, ok := _c.mutation.SourceInstanceID(); ok {
+		_spec.SetField(capabilitypack.FieldSourceInstanceID, field.TypeString, value)
+		_node.SourceInstanceID = &value
+	}
+	if value, ok := _c.mutation.RemoteID(); ok {
+		_spec.SetField(capabilitypack.FieldRemoteID, field.TypeString, value)
+		_node.RemoteID = &value
+	}
+	if value, ok := _c.mutation.PromptGroup(); ok {
+		_spec.SetField(capabilitypack.FieldPromptGroup, field.TypeString, value)
+		_node.PromptGroup = &value
+	}
+	if value, ok := _c.mutation.SignalPatterns(); ok {
+		_spec.SetField(capabilitypack.FieldSignalPatterns, field.TypeJSON, value)
+		_node.SignalPatterns = value
+	}
+	if value, ok := _c.mutation.TokenEstimate(); ok {
+		_spec.SetField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)
+		_node.TokenEstimate = value
+	}
+	if value, ok := _c.mutation.AlwaysLoad(); ok {
+		_spec.SetField(capabilitypack.FieldAlwaysLoad, field.TypeBool, value)
+		_node.AlwaysLoad = value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -653,6 +833,156 @@ func (u *CapabilityPackUpsert) ClearAccessPasswordSealed() *CapabilityPackUpsert
 	return u
 }
 
+// SetStatus sets the "status" field.
+func (u *CapabilityPackUpsert) SetStatus(v capabilitypack.Status) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldStatus, v)
+	return u
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateStatus() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldStatus)
+	return u
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (u *CapabilityPackUpsert) SetStatusBeforeSuspend(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldStatusBeforeSuspend, v)
+	return u
+}
+
+// UpdateStatusBeforeSuspend sets the "status_before_suspend" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateStatusBeforeSuspend() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldStatusBeforeSuspend)
+	return u
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (u *CapabilityPackUpsert) ClearStatusBeforeSuspend() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldStatusBeforeSuspend)
+	return u
+}
+
+// SetSlug sets the "slug" field.
+func (u *CapabilityPackUpsert) SetSlug(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldSlug, v)
+	return u
+}
+
+// UpdateSlug sets the "slug" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateSlug() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldSlug)
+	return u
+}
+
+// ClearSlug clears the value of the "slug" field.
+func (u *CapabilityPackUpsert) ClearSlug() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldSlug)
+	return u
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (u *CapabilityPackUpsert) SetSourceInstanceID(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldSourceInstanceID, v)
+	return u
+}
+
+// UpdateSourceInstanceID sets the "source_instance_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateSourceInstanceID() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldSourceInstanceID)
+	return u
+}
+
+// ClearSourceInstanceID clears the value of the "source_instance_id" field.
+func (u *CapabilityPackUpsert) ClearSourceInstanceID() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldSourceInstanceID)
+	return u
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (u *CapabilityPackUpsert) SetRemoteID(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldRemoteID, v)
+	return u
+}
+
+// UpdateRemoteID sets the "remote_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateRemoteID() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldRemoteID)
+	return u
+}
+
+// ClearRemoteID clears the value of the "remote_id" field.
+func (u *CapabilityPackUpsert) ClearRemoteID() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldRemoteID)
+	return u
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (u *CapabilityPackUpsert) SetPromptGroup(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldPromptGroup, v)
+	return u
+}
+
+// UpdatePromptGroup sets the "prompt_group" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdatePromptGroup() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldPromptGroup)
+	return u
+}
+
+// ClearPromptGroup clears the value of the "prompt_group" field.
+func (u *CapabilityPackUpsert) ClearPromptGroup() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldPromptGroup)
+	return u
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (u *CapabilityPackUpsert) SetSignalPatterns(v []string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldSignalPatterns, v)
+	return u
+}
+
+// UpdateSignalPatterns sets the "signal_patterns" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateSignalPatterns() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldSignalPatterns)
+	return u
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (u *CapabilityPackUpsert) ClearSignalPatterns() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldSignalPatterns)
+	return u
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (u *CapabilityPackUpsert) SetTokenEstimate(v int) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldTokenEstimate, v)
+	return u
+}
+
+// UpdateTokenEstimate sets the "token_estimate" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateTokenEstimate() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldTokenEstimate)
+	return u
+}
+
+// AddTokenEstimate adds v to the "token_estimate" field.
+func (u *CapabilityPackUpsert) AddTokenEstimate(v int) *CapabilityPackUpsert {
+	u.Add(capabilitypack.FieldTokenEstimate, v)
+	return u
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (u *CapabilityPackUpsert) SetAlwaysLoad(v bool) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldAlwaysLoad, v)
+	return u
+}
+
+// UpdateAlwaysLoad sets the "always_load" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateAlwaysLoad() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldAlwaysLoad)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -914,6 +1244,181 @@ func (u *CapabilityPackUpsertOne) UpdateAccessPasswordSealed() *CapabilityPackUp
 func (u *CapabilityPackUpsertOne) ClearAccessPasswordSealed() *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.ClearAccessPasswordSealed()
+	})
+}
+
+// SetStatus sets the "status" field.
+func (u *CapabilityPackUpsertOne) SetStatus(v capabilitypack.Status) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetStatus(v)
+	})
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateStatus() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateStatus()
+	})
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (u *CapabilityPackUpsertOne) SetStatusBeforeSuspend(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetStatusBeforeSuspend(v)
+	})
+}
+
+// UpdateStatusBeforeSuspend sets the "status_before_suspend" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateStatusBeforeSuspend() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateStatusBeforeSuspend()
+	})
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (u *CapabilityPackUpsertOne) ClearStatusBeforeSuspend() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearStatusBeforeSuspend()
+	})
+}
+
+// SetSlug sets the "slug" field.
+func (u *CapabilityPackUpsertOne) SetSlug(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetSlug(v)
+	})
+}
+
+// UpdateSlug sets the "slug" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateSlug() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateSlug()
+	})
+}
+
+// ClearSlug clears the value of the "slug" field.
+func (u *CapabilityPackUpsertOne) ClearSlug() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSlug()
+	})
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (u *CapabilityPackUpsertOne) SetSourceInstanceID(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetSourceInstanceID(v)
+	})
+}
+
+// UpdateSourceInstanceID sets the "source_instance_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateSourceInstanceID() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateSourceInstanceID()
+	})
+}
+
+// ClearSourceInstanceID clears the value of the "source_instance_id" field.
+func (u *CapabilityPackUpsertOne) ClearSourceInstanceID() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSourceInstanceID()
+	})
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (u *CapabilityPackUpsertOne) SetRemoteID(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetRemoteID(v)
+	})
+}
+
+// UpdateRemoteID sets the "remote_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateRemoteID() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateRemoteID()
+	})
+}
+
+// ClearRemoteID clears the value of the "remote_id" field.
+func (u *CapabilityPackUpsertOne) ClearRemoteID() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearRemoteID()
+	})
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (u *CapabilityPackUpsertOne) SetPromptGroup(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetPromptGroup(v)
+	})
+}
+
+// UpdatePromptGroup sets the "prompt_group" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdatePromptGroup() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdatePromptGroup()
+	})
+}
+
+// ClearPromptGroup clears the value of the "prompt_group" field.
+func (u *CapabilityPackUpsertOne) ClearPromptGroup() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearPromptGroup()
+	})
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (u *CapabilityPackUpsertOne) SetSignalPatterns(v []string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetSignalPatterns(v)
+	})
+}
+
+// UpdateSignalPatterns sets the "signal_patterns" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateSignalPatterns() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateSignalPatterns()
+	})
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (u *CapabilityPackUpsertOne) ClearSignalPatterns() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSignalPatterns()
+	})
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (u *CapabilityPackUpsertOne) SetTokenEstimate(v int) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetTokenEstimate(v)
+	})
+}
+
+// AddTokenEstimate adds v to the "token_estimate" field.
+func (u *CapabilityPackUpsertOne) AddTokenEstimate(v int) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.AddTokenEstimate(v)
+	})
+}
+
+// UpdateTokenEstimate sets the "token_estimate" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateTokenEstimate() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateTokenEstimate()
+	})
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (u *CapabilityPackUpsertOne) SetAlwaysLoad(v bool) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetAlwaysLoad(v)
+	})
+}
+
+// UpdateAlwaysLoad sets the "always_load" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateAlwaysLoad() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateAlwaysLoad()
 	})
 }
 
@@ -1345,6 +1850,181 @@ func (u *CapabilityPackUpsertBulk) UpdateAccessPasswordSealed() *CapabilityPackU
 func (u *CapabilityPackUpsertBulk) ClearAccessPasswordSealed() *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.ClearAccessPasswordSealed()
+	})
+}
+
+// SetStatus sets the "status" field.
+func (u *CapabilityPackUpsertBulk) SetStatus(v capabilitypack.Status) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetStatus(v)
+	})
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateStatus() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateStatus()
+	})
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (u *CapabilityPackUpsertBulk) SetStatusBeforeSuspend(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetStatusBeforeSuspend(v)
+	})
+}
+
+// UpdateStatusBeforeSuspend sets the "status_before_suspend" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateStatusBeforeSuspend() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateStatusBeforeSuspend()
+	})
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (u *CapabilityPackUpsertBulk) ClearStatusBeforeSuspend() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearStatusBeforeSuspend()
+	})
+}
+
+// SetSlug sets the "slug" field.
+func (u *CapabilityPackUpsertBulk) SetSlug(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetSlug(v)
+	})
+}
+
+// UpdateSlug sets the "slug" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateSlug() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateSlug()
+	})
+}
+
+// ClearSlug clears the value of the "slug" field.
+func (u *CapabilityPackUpsertBulk) ClearSlug() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSlug()
+	})
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (u *CapabilityPackUpsertBulk) SetSourceInstanceID(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetSourceInstanceID(v)
+	})
+}
+
+// UpdateSourceInstanceID sets the "source_instance_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateSourceInstanceID() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateSourceInstanceID()
+	})
+}
+
+// ClearSourceInstanceID clears the value of the "source_instance_id" field.
+func (u *CapabilityPackUpsertBulk) ClearSourceInstanceID() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSourceInstanceID()
+	})
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (u *CapabilityPackUpsertBulk) SetRemoteID(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetRemoteID(v)
+	})
+}
+
+// UpdateRemoteID sets the "remote_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateRemoteID() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateRemoteID()
+	})
+}
+
+// ClearRemoteID clears the value of the "remote_id" field.
+func (u *CapabilityPackUpsertBulk) ClearRemoteID() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearRemoteID()
+	})
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (u *CapabilityPackUpsertBulk) SetPromptGroup(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetPromptGroup(v)
+	})
+}
+
+// UpdatePromptGroup sets the "prompt_group" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdatePromptGroup() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdatePromptGroup()
+	})
+}
+
+// ClearPromptGroup clears the value of the "prompt_group" field.
+func (u *CapabilityPackUpsertBulk) ClearPromptGroup() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearPromptGroup()
+	})
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (u *CapabilityPackUpsertBulk) SetSignalPatterns(v []string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetSignalPatterns(v)
+	})
+}
+
+// UpdateSignalPatterns sets the "signal_patterns" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateSignalPatterns() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateSignalPatterns()
+	})
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (u *CapabilityPackUpsertBulk) ClearSignalPatterns() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearSignalPatterns()
+	})
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (u *CapabilityPackUpsertBulk) SetTokenEstimate(v int) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetTokenEstimate(v)
+	})
+}
+
+// AddTokenEstimate adds v to the "token_estimate" field.
+func (u *CapabilityPackUpsertBulk) AddTokenEstimate(v int) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.AddTokenEstimate(v)
+	})
+}
+
+// UpdateTokenEstimate sets the "token_estimate" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateTokenEstimate() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateTokenEstimate()
+	})
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (u *CapabilityPackUpsertBulk) SetAlwaysLoad(v bool) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetAlwaysLoad(v)
+	})
+}
+
+// UpdateAlwaysLoad sets the "always_load" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateAlwaysLoad() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateAlwaysLoad()
 	})
 }
 

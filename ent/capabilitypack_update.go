@@ -227,6 +227,173 @@ func (_u *CapabilityPackUpdate) ClearAccessPasswordSealed() *CapabilityPackUpdat
 	return _u
 }
 
+// SetStatus sets the "status" field.
+func (_u *CapabilityPackUpdate) SetStatus(v capabilitypack.Status) *CapabilityPackUpdate {
+	_u.mutation.SetStatus(v)
+	return _u
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableStatus(v *capabilitypack.Status) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (_u *CapabilityPackUpdate) SetStatusBeforeSuspend(v string) *CapabilityPackUpdate {
+	_u.mutation.SetStatusBeforeSuspend(v)
+	return _u
+}
+
+// SetNillableStatusBeforeSuspend sets the "status_before_suspend" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableStatusBeforeSuspend(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetStatusBeforeSuspend(*v)
+	}
+	return _u
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (_u *CapabilityPackUpdate) ClearStatusBeforeSuspend() *CapabilityPackUpdate {
+	_u.mutation.ClearStatusBeforeSuspend()
+	return _u
+}
+
+// SetSlug sets the "slug" field.
+func (_u *CapabilityPackUpdate) SetSlug(v string) *CapabilityPackUpdate {
+	_u.mutation.SetSlug(v)
+	return _u
+}
+
+// SetNillableSlug sets the "slug" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableSlug(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetSlug(*v)
+	}
+	return _u
+}
+
+// ClearSlug clears the value of the "slug" field.
+func (_u *CapabilityPackUpdate) ClearSlug() *CapabilityPackUpdate {
+	_u.mutation.ClearSlug()
+	return _u
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (_u *CapabilityPackUpdate) SetSourceInstanceID(v string) *CapabilityPackUpdate {
+	_u.mutation.SetSourceInstanceID(v)
+	return _u
+}
+
+// SetNillableSourceInstanceID sets the "source_instance_id" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableSourceInstanceID(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetSourceInstanceID(*v)
+	}
+	return _u
+}
+
+// ClearSourceInstanceID clears the value of the "source_instance_id" field.
+func (_u *CapabilityPackUpdate) ClearSourceInstanceID() *CapabilityPackUpdate {
+	_u.mutation.ClearSourceInstanceID()
+	return _u
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (_u *CapabilityPackUpdate) SetRemoteID(v string) *CapabilityPackUpdate {
+	_u.mutation.SetRemoteID(v)
+	return _u
+}
+
+// SetNillableRemoteID sets the "remote_id" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableRemoteID(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetRemoteID(*v)
+	}
+	return _u
+}
+
+// ClearRemoteID clears the value of the "remote_id" field.
+func (_u *CapabilityPackUpdate) ClearRemoteID() *CapabilityPackUpdate {
+	_u.mutation.ClearRemoteID()
+	return _u
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (_u *CapabilityPackUpdate) SetPromptGroup(v string) *CapabilityPackUpdate {
+	_u.mutation.SetPromptGroup(v)
+	return _u
+}
+
+// SetNillablePromptGroup sets the "prompt_group" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillablePromptGroup(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetPromptGroup(*v)
+	}
+	return _u
+}
+
+// ClearPromptGroup clears the value of the "prompt_group" field.
+func (_u *CapabilityPackUpdate) ClearPromptGroup() *CapabilityPackUpdate {
+	_u.mutation.ClearPromptGroup()
+	return _u
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (_u *CapabilityPackUpdate) SetSignalPatterns(v []string) *CapabilityPackUpdate {
+	_u.mutation.SetSignalPatterns(v)
+	return _u
+}
+
+// AppendSignalPatterns appends value to the "signal_patterns" field.
+func (_u *CapabilityPackUpdate) AppendSignalPatterns(v []string) *CapabilityPackUpdate {
+	_u.mutation.AppendSignalPatterns(v)
+	return _u
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (_u *CapabilityPackUpdate) ClearSignalPatterns() *CapabilityPackUpdate {
+	_u.mutation.ClearSignalPatterns()
+	return _u
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (_u *CapabilityPackUpdate) SetTokenEstimate(v int) *CapabilityPackUpdate {
+	_u.mutation.ResetTokenEstimate()
+	_u.mutation.SetTokenEstimate(v)
+	return _u
+}
+
+// SetNillableTokenEstimate sets the "token_estimate" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableTokenEstimate(v *int) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetTokenEstimate(*v)
+	}
+	return _u
+}
+
+// AddTokenEstimate adds value to the "token_estimate" field.
+func (_u *CapabilityPackUpdate) AddTokenEstimate(v int) *CapabilityPackUpdate {
+	_u.mutation.AddTokenEstimate(v)
+	return _u
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (_u *CapabilityPackUpdate) SetAlwaysLoad(v bool) *CapabilityPackUpdate {
+	_u.mutation.SetAlwaysLoad(v)
+	return _u
+}
+
+// SetNillableAlwaysLoad sets the "always_load" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableAlwaysLoad(v *bool) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetAlwaysLoad(*v)
+	}
+	return _u
+}
+
 // AddInstallIDs adds the "installs" edge to the CapabilityInstall entity by IDs.
 func (_u *CapabilityPackUpdate) AddInstallIDs(ids ...string) *CapabilityPackUpdate {
 	_u.mutation.AddInstallIDs(ids...)
@@ -300,6 +467,11 @@ func (_u *CapabilityPackUpdate) check() error {
 	if v, ok := _u.mutation.Name(); ok {
 		if err := capabilitypack.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.name": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Status(); ok {
+		if err := capabilitypack.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.status": %w`, err)}
 		}
 	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
@@ -378,6 +550,59 @@ func (_u *CapabilityPackUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if _u.mutation.AccessPasswordSealedCleared() {
 		_spec.ClearField(capabilitypack.FieldAccessPasswordSealed, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.Status(); ok {
+		_spec.SetField(capabilitypack.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.StatusBeforeSuspend(); ok {
+		_spec.SetField(capabilitypack.FieldStatusBeforeSuspend, field.TypeString, value)
+	}
+	if _u.mutation.StatusBeforeSuspendCleared() {
+		_spec.ClearField(capabilitypack.FieldStatusBeforeSuspend, field.TypeString)
+	}
+	if value, ok := _u.mutation.Slug(); ok {
+		_spec.SetField(capabilitypack.FieldSlug, field.TypeString, value)
+	}
+	if _u.mutation.SlugCleared() {
+		_spec.ClearField(capabilitypack.FieldSlug, field.TypeString)
+	}
+	if value, ok := _u.mutation.SourceInstanceID(); ok {
+		_spec.SetField(capabilitypack.FieldSourceInstanceID, field.TypeString, value)
+	}
+	if _u.mutation.SourceInstanceIDCleared() {
+		_spec.ClearField(capabilitypack.FieldSourceInstanceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.RemoteID(); ok {
+		_spec.SetField(capabilitypack.FieldRemoteID, field.TypeString, value)
+	}
+	if _u.mutation.RemoteIDCleared() {
+		_spec.ClearField(capabilitypack.FieldRemoteID, field.TypeString)
+	}
+	if value, ok := _u.mutation.PromptGroup(); ok {
+		_spec.SetField(capabilitypack.FieldPromptGroup, field.TypeString, value)
+	}
+	if _u.mutation.PromptGroupCleared() {
+		_spec.ClearField(capabilitypack.FieldPromptGroup, field.TypeString)
+	}
+	if value, ok := _u.mutation.SignalPatterns(); ok {
+		_spec.SetField(capabilitypack.FieldSignalPatterns, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedSignalPatterns(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, capabilitypack.FieldSignalPatterns, value)
+		})
+	}
+	if _u.mutation.SignalPatternsCleared() {
+		_spec.ClearField(capabilitypack.FieldSignalPatterns, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.TokenEstimate(); ok {
+		_spec.SetField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedTokenEstimate(); ok {
+		_spec.AddField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AlwaysLoad(); ok {
+		_spec.SetField(capabilitypack.FieldAlwaysLoad, field.TypeBool, value)
 	}
 	if _u.mutation.InstallsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -639,6 +864,173 @@ func (_u *CapabilityPackUpdateOne) ClearAccessPasswordSealed() *CapabilityPackUp
 	return _u
 }
 
+// SetStatus sets the "status" field.
+func (_u *CapabilityPackUpdateOne) SetStatus(v capabilitypack.Status) *CapabilityPackUpdateOne {
+	_u.mutation.SetStatus(v)
+	return _u
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableStatus(v *capabilitypack.Status) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (_u *CapabilityPackUpdateOne) SetStatusBeforeSuspend(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetStatusBeforeSuspend(v)
+	return _u
+}
+
+// SetNillableStatusBeforeSuspend sets the "status_before_suspend" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableStatusBeforeSuspend(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetStatusBeforeSuspend(*v)
+	}
+	return _u
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (_u *CapabilityPackUpdateOne) ClearStatusBeforeSuspend() *CapabilityPackUpdateOne {
+	_u.mutation.ClearStatusBeforeSuspend()
+	return _u
+}
+
+// SetSlug sets the "slug" field.
+func (_u *CapabilityPackUpdateOne) SetSlug(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetSlug(v)
+	return _u
+}
+
+// SetNillableSlug sets the "slug" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableSlug(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetSlug(*v)
+	}
+	return _u
+}
+
+// ClearSlug clears the value of the "slug" field.
+func (_u *CapabilityPackUpdateOne) ClearSlug() *CapabilityPackUpdateOne {
+	_u.mutation.ClearSlug()
+	return _u
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (_u *CapabilityPackUpdateOne) SetSourceInstanceID(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetSourceInstanceID(v)
+	return _u
+}
+
+// SetNillableSourceInstanceID sets the "source_instance_id" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableSourceInstanceID(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetSourceInstanceID(*v)
+	}
+	return _u
+}
+
+// ClearSourceInstanceID clears the value of the "source_instance_id" field.
+func (_u *CapabilityPackUpdateOne) ClearSourceInstanceID() *CapabilityPackUpdateOne {
+	_u.mutation.ClearSourceInstanceID()
+	return _u
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (_u *CapabilityPackUpdateOne) SetRemoteID(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetRemoteID(v)
+	return _u
+}
+
+// SetNillableRemoteID sets the "remote_id" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableRemoteID(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetRemoteID(*v)
+	}
+	return _u
+}
+
+// ClearRemoteID clears the value of the "remote_id" field.
+func (_u *CapabilityPackUpdateOne) ClearRemoteID() *CapabilityPackUpdateOne {
+	_u.mutation.ClearRemoteID()
+	return _u
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (_u *CapabilityPackUpdateOne) SetPromptGroup(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetPromptGroup(v)
+	return _u
+}
+
+// SetNillablePromptGroup sets the "prompt_group" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillablePromptGroup(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetPromptGroup(*v)
+	}
+	return _u
+}
+
+// ClearPromptGroup clears the value of the "prompt_group" field.
+func (_u *CapabilityPackUpdateOne) ClearPromptGroup() *CapabilityPackUpdateOne {
+	_u.mutation.ClearPromptGroup()
+	return _u
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (_u *CapabilityPackUpdateOne) SetSignalPatterns(v []string) *CapabilityPackUpdateOne {
+	_u.mutation.SetSignalPatterns(v)
+	return _u
+}
+
+// AppendSignalPatterns appends value to the "signal_patterns" field.
+func (_u *CapabilityPackUpdateOne) AppendSignalPatterns(v []string) *CapabilityPackUpdateOne {
+	_u.mutation.AppendSignalPatterns(v)
+	return _u
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (_u *CapabilityPackUpdateOne) ClearSignalPatterns() *CapabilityPackUpdateOne {
+	_u.mutation.ClearSignalPatterns()
+	return _u
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (_u *CapabilityPackUpdateOne) SetTokenEstimate(v int) *CapabilityPackUpdateOne {
+	_u.mutation.ResetTokenEstimate()
+	_u.mutation.SetTokenEstimate(v)
+	return _u
+}
+
+// SetNillableTokenEstimate sets the "token_estimate" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableTokenEstimate(v *int) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetTokenEstimate(*v)
+	}
+	return _u
+}
+
+// AddTokenEstimate adds value to the "token_estimate" field.
+func (_u *CapabilityPackUpdateOne) AddTokenEstimate(v int) *CapabilityPackUpdateOne {
+	_u.mutation.AddTokenEstimate(v)
+	return _u
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (_u *CapabilityPackUpdateOne) SetAlwaysLoad(v bool) *CapabilityPackUpdateOne {
+	_u.mutation.SetAlwaysLoad(v)
+	return _u
+}
+
+// SetNillableAlwaysLoad sets the "always_load" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableAlwaysLoad(v *bool) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetAlwaysLoad(*v)
+	}
+	return _u
+}
+
 // AddInstallIDs adds the "installs" edge to the CapabilityInstall entity by IDs.
 func (_u *CapabilityPackUpdateOne) AddInstallIDs(ids ...string) *CapabilityPackUpdateOne {
 	_u.mutation.AddInstallIDs(ids...)
@@ -725,6 +1117,11 @@ func (_u *CapabilityPackUpdateOne) check() error {
 	if v, ok := _u.mutation.Name(); ok {
 		if err := capabilitypack.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.name": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Status(); ok {
+		if err := capabilitypack.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.status": %w`, err)}
 		}
 	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
@@ -820,6 +1217,59 @@ func (_u *CapabilityPackUpdateOne) sqlSave(ctx context.Context) (_node *Capabili
 	}
 	if _u.mutation.AccessPasswordSealedCleared() {
 		_spec.ClearField(capabilitypack.FieldAccessPasswordSealed, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.Status(); ok {
+		_spec.SetField(capabilitypack.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.StatusBeforeSuspend(); ok {
+		_spec.SetField(capabilitypack.FieldStatusBeforeSuspend, field.TypeString, value)
+	}
+	if _u.mutation.StatusBeforeSuspendCleared() {
+		_spec.ClearField(capabilitypack.FieldStatusBeforeSuspend, field.TypeString)
+	}
+	if value, ok := _u.mutation.Slug(); ok {
+		_spec.SetField(capabilitypack.FieldSlug, field.TypeString, value)
+	}
+	if _u.mutation.SlugCleared() {
+		_spec.ClearField(capabilitypack.FieldSlug, field.TypeString)
+	}
+	if value, ok := _u.mutation.SourceInstanceID(); ok {
+		_spec.SetField(capabilitypack.FieldSourceInstanceID, field.TypeString, value)
+	}
+	if _u.mutation.SourceInstanceIDCleared() {
+		_spec.ClearField(capabilitypack.FieldSourceInstanceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.RemoteID(); ok {
+		_spec.SetField(capabilitypack.FieldRemoteID, field.TypeString, value)
+	}
+	if _u.mutation.RemoteIDCleared() {
+		_spec.ClearField(capabilitypack.FieldRemoteID, field.TypeString)
+	}
+	if value, ok := _u.mutation.PromptGroup(); ok {
+		_spec.SetField(capabilitypack.FieldPromptGroup, field.TypeString, value)
+	}
+	if _u.mutation.PromptGroupCleared() {
+		_spec.ClearField(capabilitypack.FieldPromptGroup, field.TypeString)
+	}
+	if value, ok := _u.mutation.SignalPatterns(); ok {
+		_spec.SetField(capabilitypack.FieldSignalPatterns, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedSignalPatterns(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, capabilitypack.FieldSignalPatterns, value)
+		})
+	}
+	if _u.mutation.SignalPatternsCleared() {
+		_spec.ClearField(capabilitypack.FieldSignalPatterns, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.TokenEstimate(); ok {
+		_spec.SetField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedTokenEstimate(); ok {
+		_spec.AddField(capabilitypack.FieldTokenEstimate, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AlwaysLoad(); ok {
+		_spec.SetField(capabilitypack.FieldAlwaysLoad, field.TypeBool, value)
 	}
 	if _u.mutation.InstallsCleared() {
 		edge := &sqlgraph.EdgeSpec{

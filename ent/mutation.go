@@ -4495,6 +4495,17 @@ type CapabilityPackMutation struct {
 	editable_fields        *[]schema.EditableField
 	appendeditable_fields  []schema.EditableField
 	access_password_sealed *[]byte
+	status                 *capabilitypack.Status
+	status_before_suspend  *string
+	slug                   *string
+	source_instance_id     *string
+	remote_id              *string
+	prompt_group           *string
+	signal_patterns        *[]string
+	appendsignal_patterns  []string
+	token_estimate         *int
+	addtoken_estimate      *int
+	always_load            *bool
 	clearedFields          map[string]struct{}
 	user                   *string
 	cleareduser            bool
@@ -5214,6 +5225,444 @@ func (m *CapabilityPackMutation) ResetAccessPasswordSealed() {
 	delete(m.clearedFields, capabilitypack.FieldAccessPasswordSealed)
 }
 
+// SetStatus sets the "status" field.
+func (m *CapabilityPackMutation) SetStatus(c capabilitypack.Status) {
+	m.status = &c
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *CapabilityPackMutation) Status() (r capabilitypack.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldStatus(ctx context.Context) (v capabilitypack.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *CapabilityPackMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (m *CapabilityPackMutation) SetStatusBeforeSuspend(s string) {
+	m.status_before_suspend = &s
+}
+
+// StatusBeforeSuspend returns the value of the "status_before_suspend" field in the mutation.
+func (m *CapabilityPackMutation) StatusBeforeSuspend() (r string, exists bool) {
+	v := m.status_before_suspend
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusBeforeSuspend returns the old "status_before_suspend" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldStatusBeforeSuspend(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusBeforeSuspend is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusBeforeSuspend requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusBeforeSuspend: %w", err)
+	}
+	return oldValue.StatusBeforeSuspend, nil
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (m *CapabilityPackMutation) ClearStatusBeforeSuspend() {
+	m.status_before_suspend = nil
+	m.clearedFields[capabilitypack.FieldStatusBeforeSuspend] = struct{}{}
+}
+
+// StatusBeforeSuspendCleared returns if the "status_before_suspend" field was cleared in this mutation.
+func (m *CapabilityPackMutation) StatusBeforeSuspendCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldStatusBeforeSuspend]
+	return ok
+}
+
+// ResetStatusBeforeSuspend resets all changes to the "status_before_suspend" field.
+func (m *CapabilityPackMutation) ResetStatusBeforeSuspend() {
+	m.status_before_suspend = nil
+	delete(m.clearedFields, capabilitypack.FieldStatusBeforeSuspend)
+}
+
+// SetSlug sets the "slug" field.
+func (m *CapabilityPackMutation) SetSlug(s string) {
+	m.slug = &s
+}
+
+// Slug returns the value of the "slug" field in the mutation.
+func (m *CapabilityPackMutation) Slug() (r string, exists bool) {
+	v := m.slug
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlug returns the old "slug" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldSlug(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlug is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlug requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlug: %w", err)
+	}
+	return oldValue.Slug, nil
+}
+
+// ClearSlug clears the value of the "slug" field.
+func (m *CapabilityPackMutation) ClearSlug() {
+	m.slug = nil
+	m.clearedFields[capabilitypack.FieldSlug] = struct{}{}
+}
+
+// SlugCleared returns if the "slug" field was cleared in this mutation.
+func (m *CapabilityPackMutation) SlugCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldSlug]
+	return ok
+}
+
+// ResetSlug resets all changes to the "slug" field.
+func (m *CapabilityPackMutation) ResetSlug() {
+	m.slug = nil
+	delete(m.clearedFields, capabilitypack.FieldSlug)
+}
+
+// SetSourceInstanceID sets the "source_instance_id" field.
+func (m *CapabilityPackMutation) SetSourceInstanceID(s string) {
+	m.source_instance_id = &s
+}
+
+// SourceInstanceID returns the value of the "source_instance_id" field in the mutation.
+func (m *CapabilityPackMutation) SourceInstanceID() (r string, exists bool) {
+	v := m.source_instance_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSourceInstanceID returns the old "source_instance_id" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldSourceInstanceID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSourceInstanceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSourceInstanceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSourceInstanceID: %w", err)
+	}
+	return oldValue.SourceInstanceID, nil
+}
+
+// ClearSourceInstanceID clears the value of the "source_instance_id" field.
+func (m *CapabilityPackMutation) ClearSourceInstanceID() {
+	m.source_instance_id = nil
+	m.clearedFields[capabilitypack.FieldSourceInstanceID] = struct{}{}
+}
+
+// SourceInstanceIDCleared returns if the "source_instance_id" field was cleared in this mutation.
+func (m *CapabilityPackMutation) SourceInstanceIDCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldSourceInstanceID]
+	return ok
+}
+
+// ResetSourceInstanceID resets all changes to the "source_instance_id" field.
+func (m *CapabilityPackMutation) ResetSourceInstanceID() {
+	m.source_instance_id = nil
+	delete(m.clearedFields, capabilitypack.FieldSourceInstanceID)
+}
+
+// SetRemoteID sets the "remote_id" field.
+func (m *CapabilityPackMutation) SetRemoteID(s string) {
+	m.remote_id = &s
+}
+
+// RemoteID returns the value of the "remote_id" field in the mutation.
+func (m *CapabilityPackMutation) RemoteID() (r string, exists bool) {
+	v := m.remote_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRemoteID returns the old "remote_id" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldRemoteID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRemoteID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRemoteID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRemoteID: %w", err)
+	}
+	return oldValue.RemoteID, nil
+}
+
+// ClearRemoteID clears the value of the "remote_id" field.
+func (m *CapabilityPackMutation) ClearRemoteID() {
+	m.remote_id = nil
+	m.clearedFields[capabilitypack.FieldRemoteID] = struct{}{}
+}
+
+// RemoteIDCleared returns if the "remote_id" field was cleared in this mutation.
+func (m *CapabilityPackMutation) RemoteIDCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldRemoteID]
+	return ok
+}
+
+// ResetRemoteID resets all changes to the "remote_id" field.
+func (m *CapabilityPackMutation) ResetRemoteID() {
+	m.remote_id = nil
+	delete(m.clearedFields, capabilitypack.FieldRemoteID)
+}
+
+// SetPromptGroup sets the "prompt_group" field.
+func (m *CapabilityPackMutation) SetPromptGroup(s string) {
+	m.prompt_group = &s
+}
+
+// PromptGroup returns the value of the "prompt_group" field in the mutation.
+func (m *CapabilityPackMutation) PromptGroup() (r string, exists bool) {
+	v := m.prompt_group
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPromptGroup returns the old "prompt_group" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldPromptGroup(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPromptGroup is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPromptGroup requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPromptGroup: %w", err)
+	}
+	return oldValue.PromptGroup, nil
+}
+
+// ClearPromptGroup clears the value of the "prompt_group" field.
+func (m *CapabilityPackMutation) ClearPromptGroup() {
+	m.prompt_group = nil
+	m.clearedFields[capabilitypack.FieldPromptGroup] = struct{}{}
+}
+
+// PromptGroupCleared returns if the "prompt_group" field was cleared in this mutation.
+func (m *CapabilityPackMutation) PromptGroupCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldPromptGroup]
+	return ok
+}
+
+// ResetPromptGroup resets all changes to the "prompt_group" field.
+func (m *CapabilityPackMutation) ResetPromptGroup() {
+	m.prompt_group = nil
+	delete(m.clearedFields, capabilitypack.FieldPromptGroup)
+}
+
+// SetSignalPatterns sets the "signal_patterns" field.
+func (m *CapabilityPackMutation) SetSignalPatterns(s []string) {
+	m.signal_patterns = &s
+	m.appendsignal_patterns = nil
+}
+
+// SignalPatterns returns the value of the "signal_patterns" field in the mutation.
+func (m *CapabilityPackMutation) SignalPatterns() (r []string, exists bool) {
+	v := m.signal_patterns
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignalPatterns returns the old "signal_patterns" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldSignalPatterns(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignalPatterns is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignalPatterns requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignalPatterns: %w", err)
+	}
+	return oldValue.SignalPatterns, nil
+}
+
+// AppendSignalPatterns adds s to the "signal_patterns" field.
+func (m *CapabilityPackMutation) AppendSignalPatterns(s []string) {
+	m.appendsignal_patterns = append(m.appendsignal_patterns, s...)
+}
+
+// AppendedSignalPatterns returns the list of values that were appended to the "signal_patterns" field in this mutation.
+func (m *CapabilityPackMutation) AppendedSignalPatterns() ([]string, bool) {
+	if len(m.appendsignal_patterns) == 0 {
+		return nil, false
+	}
+	return m.appendsignal_patterns, true
+}
+
+// ClearSignalPatterns clears the value of the "signal_patterns" field.
+func (m *CapabilityPackMutation) ClearSignalPatterns() {
+	m.signal_patterns = nil
+	m.appendsignal_patterns = nil
+	m.clearedFields[capabilitypack.FieldSignalPatterns] = struct{}{}
+}
+
+// SignalPatternsCleared returns if the "signal_patterns" field was cleared in this mutation.
+func (m *CapabilityPackMutation) SignalPatternsCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldSignalPatterns]
+	return ok
+}
+
+// ResetSignalPatterns resets all changes to the "signal_patterns" field.
+func (m *CapabilityPackMutation) ResetSignalPatterns() {
+	m.signal_patterns = nil
+	m.appendsignal_patterns = nil
+	delete(m.clearedFields, capabilitypack.FieldSignalPatterns)
+}
+
+// SetTokenEstimate sets the "token_estimate" field.
+func (m *CapabilityPackMutation) SetTokenEstimate(i int) {
+	m.token_estimate = &i
+	m.addtoken_estimate = nil
+}
+
+// TokenEstimate returns the value of the "token_estimate" field in the mutation.
+func (m *CapabilityPackMutation) TokenEstimate() (r int, exists bool) {
+	v := m.token_estimate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenEstimate returns the old "token_estimate" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldTokenEstimate(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenEstimate is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenEstimate requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenEstimate: %w", err)
+	}
+	return oldValue.TokenEstimate, nil
+}
+
+// AddTokenEstimate adds i to the "token_estimate" field.
+func (m *CapabilityPackMutation) AddTokenEstimate(i int) {
+	if m.addtoken_estimate != nil {
+		*m.addtoken_estimate += i
+	} else {
+		m.addtoken_estimate = &i
+	}
+}
+
+// AddedTokenEstimate returns the value that was added to the "token_estimate" field in this mutation.
+func (m *CapabilityPackMutation) AddedTokenEstimate() (r int, exists bool) {
+	v := m.addtoken_estimate
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTokenEstimate resets all changes to the "token_estimate" field.
+func (m *CapabilityPackMutation) ResetTokenEstimate() {
+	m.token_estimate = nil
+	m.addtoken_estimate = nil
+}
+
+// SetAlwaysLoad sets the "always_load" field.
+func (m *CapabilityPackMutation) SetAlwaysLoad(b bool) {
+	m.always_load = &b
+}
+
+// AlwaysLoad returns the value of the "always_load" field in the mutation.
+func (m *CapabilityPackMutation) AlwaysLoad() (r bool, exists bool) {
+	v := m.always_load
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAlwaysLoad returns the old "always_load" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldAlwaysLoad(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAlwaysLoad is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAlwaysLoad requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAlwaysLoad: %w", err)
+	}
+	return oldValue.AlwaysLoad, nil
+}
+
+// ResetAlwaysLoad resets all changes to the "always_load" field.
+func (m *CapabilityPackMutation) ResetAlwaysLoad() {
+	m.always_load = nil
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *CapabilityPackMutation) ClearUser() {
 	m.cleareduser = true
@@ -5329,7 +5778,7 @@ func (m *CapabilityPackMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CapabilityPackMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 23)
 	if m.created_at != nil {
 		fields = append(fields, capabilitypack.FieldCreatedAt)
 	}
@@ -5372,6 +5821,33 @@ func (m *CapabilityPackMutation) Fields() []string {
 	if m.access_password_sealed != nil {
 		fields = append(fields, capabilitypack.FieldAccessPasswordSealed)
 	}
+	if m.status != nil {
+		fields = append(fields, capabilitypack.FieldStatus)
+	}
+	if m.status_before_suspend != nil {
+		fields = append(fields, capabilitypack.FieldStatusBeforeSuspend)
+	}
+	if m.slug != nil {
+		fields = append(fields, capabilitypack.FieldSlug)
+	}
+	if m.source_instance_id != nil {
+		fields = append(fields, capabilitypack.FieldSourceInstanceID)
+	}
+	if m.remote_id != nil {
+		fields = append(fields, capabilitypack.FieldRemoteID)
+	}
+	if m.prompt_group != nil {
+		fields = append(fields, capabilitypack.FieldPromptGroup)
+	}
+	if m.signal_patterns != nil {
+		fields = append(fields, capabilitypack.FieldSignalPatterns)
+	}
+	if m.token_estimate != nil {
+		fields = append(fields, capabilitypack.FieldTokenEstimate)
+	}
+	if m.always_load != nil {
+		fields = append(fields, capabilitypack.FieldAlwaysLoad)
+	}
 	return fields
 }
 
@@ -5408,6 +5884,24 @@ func (m *CapabilityPackMutation) Field(name string) (ent.Value, bool) {
 		return m.EditableFields()
 	case capabilitypack.FieldAccessPasswordSealed:
 		return m.AccessPasswordSealed()
+	case capabilitypack.FieldStatus:
+		return m.Status()
+	case capabilitypack.FieldStatusBeforeSuspend:
+		return m.StatusBeforeSuspend()
+	case capabilitypack.FieldSlug:
+		return m.Slug()
+	case capabilitypack.FieldSourceInstanceID:
+		return m.SourceInstanceID()
+	case capabilitypack.FieldRemoteID:
+		return m.RemoteID()
+	case capabilitypack.FieldPromptGroup:
+		return m.PromptGroup()
+	case capabilitypack.FieldSignalPatterns:
+		return m.SignalPatterns()
+	case capabilitypack.FieldTokenEstimate:
+		return m.TokenEstimate()
+	case capabilitypack.FieldAlwaysLoad:
+		return m.AlwaysLoad()
 	}
 	return nil, false
 }
@@ -5445,6 +5939,24 @@ func (m *CapabilityPackMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldEditableFields(ctx)
 	case capabilitypack.FieldAccessPasswordSealed:
 		return m.OldAccessPasswordSealed(ctx)
+	case capabilitypack.FieldStatus:
+		return m.OldStatus(ctx)
+	case capabilitypack.FieldStatusBeforeSuspend:
+		return m.OldStatusBeforeSuspend(ctx)
+	case capabilitypack.FieldSlug:
+		return m.OldSlug(ctx)
+	case capabilitypack.FieldSourceInstanceID:
+		return m.OldSourceInstanceID(ctx)
+	case capabilitypack.FieldRemoteID:
+		return m.OldRemoteID(ctx)
+	case capabilitypack.FieldPromptGroup:
+		return m.OldPromptGroup(ctx)
+	case capabilitypack.FieldSignalPatterns:
+		return m.OldSignalPatterns(ctx)
+	case capabilitypack.FieldTokenEstimate:
+		return m.OldTokenEstimate(ctx)
+	case capabilitypack.FieldAlwaysLoad:
+		return m.OldAlwaysLoad(ctx)
 	}
 	return nil, fmt.Errorf("unknown CapabilityPack field %s", name)
 }
@@ -5552,6 +6064,69 @@ func (m *CapabilityPackMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAccessPasswordSealed(v)
 		return nil
+	case capabilitypack.FieldStatus:
+		v, ok := value.(capabilitypack.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case capabilitypack.FieldStatusBeforeSuspend:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusBeforeSuspend(v)
+		return nil
+	case capabilitypack.FieldSlug:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlug(v)
+		return nil
+	case capabilitypack.FieldSourceInstanceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSourceInstanceID(v)
+		return nil
+	case capabilitypack.FieldRemoteID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRemoteID(v)
+		return nil
+	case capabilitypack.FieldPromptGroup:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPromptGroup(v)
+		return nil
+	case capabilitypack.FieldSignalPatterns:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignalPatterns(v)
+		return nil
+	case capabilitypack.FieldTokenEstimate:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenEstimate(v)
+		return nil
+	case capabilitypack.FieldAlwaysLoad:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAlwaysLoad(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack field %s", name)
 }
@@ -5563,6 +6138,9 @@ func (m *CapabilityPackMutation) AddedFields() []string {
 	if m.addprice != nil {
 		fields = append(fields, capabilitypack.FieldPrice)
 	}
+	if m.addtoken_estimate != nil {
+		fields = append(fields, capabilitypack.FieldTokenEstimate)
+	}
 	return fields
 }
 
@@ -5573,6 +6151,8 @@ func (m *CapabilityPackMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case capabilitypack.FieldPrice:
 		return m.AddedPrice()
+	case capabilitypack.FieldTokenEstimate:
+		return m.AddedTokenEstimate()
 	}
 	return nil, false
 }
@@ -5588,6 +6168,13 @@ func (m *CapabilityPackMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddPrice(v)
+		return nil
+	case capabilitypack.FieldTokenEstimate:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTokenEstimate(v)
 		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack numeric field %s", name)
@@ -5611,6 +6198,24 @@ func (m *CapabilityPackMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(capabilitypack.FieldAccessPasswordSealed) {
 		fields = append(fields, capabilitypack.FieldAccessPasswordSealed)
+	}
+	if m.FieldCleared(capabilitypack.FieldStatusBeforeSuspend) {
+		fields = append(fields, capabilitypack.FieldStatusBeforeSuspend)
+	}
+	if m.FieldCleared(capabilitypack.FieldSlug) {
+		fields = append(fields, capabilitypack.FieldSlug)
+	}
+	if m.FieldCleared(capabilitypack.FieldSourceInstanceID) {
+		fields = append(fields, capabilitypack.FieldSourceInstanceID)
+	}
+	if m.FieldCleared(capabilitypack.FieldRemoteID) {
+		fields = append(fields, capabilitypack.FieldRemoteID)
+	}
+	if m.FieldCleared(capabilitypack.FieldPromptGroup) {
+		fields = append(fields, capabilitypack.FieldPromptGroup)
+	}
+	if m.FieldCleared(capabilitypack.FieldSignalPatterns) {
+		fields = append(fields, capabilitypack.FieldSignalPatterns)
 	}
 	return fields
 }
@@ -5640,6 +6245,24 @@ func (m *CapabilityPackMutation) ClearField(name string) error {
 		return nil
 	case capabilitypack.FieldAccessPasswordSealed:
 		m.ClearAccessPasswordSealed()
+		return nil
+	case capabilitypack.FieldStatusBeforeSuspend:
+		m.ClearStatusBeforeSuspend()
+		return nil
+	case capabilitypack.FieldSlug:
+		m.ClearSlug()
+		return nil
+	case capabilitypack.FieldSourceInstanceID:
+		m.ClearSourceInstanceID()
+		return nil
+	case capabilitypack.FieldRemoteID:
+		m.ClearRemoteID()
+		return nil
+	case capabilitypack.FieldPromptGroup:
+		m.ClearPromptGroup()
+		return nil
+	case capabilitypack.FieldSignalPatterns:
+		m.ClearSignalPatterns()
 		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack nullable field %s", name)
@@ -5690,6 +6313,33 @@ func (m *CapabilityPackMutation) ResetField(name string) error {
 		return nil
 	case capabilitypack.FieldAccessPasswordSealed:
 		m.ResetAccessPasswordSealed()
+		return nil
+	case capabilitypack.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case capabilitypack.FieldStatusBeforeSuspend:
+		m.ResetStatusBeforeSuspend()
+		return nil
+	case capabilitypack.FieldSlug:
+		m.ResetSlug()
+		return nil
+	case capabilitypack.FieldSourceInstanceID:
+		m.ResetSourceInstanceID()
+		return nil
+	case capabilitypack.FieldRemoteID:
+		m.ResetRemoteID()
+		return nil
+	case capabilitypack.FieldPromptGroup:
+		m.ResetPromptGroup()
+		return nil
+	case capabilitypack.FieldSignalPatterns:
+		m.ResetSignalPatterns()
+		return nil
+	case capabilitypack.FieldTokenEstimate:
+		m.ResetTokenEstimate()
+		return nil
+	case capabilitypack.FieldAlwaysLoad:
+		m.ResetAlwaysLoad()
 		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack field %s", name)
@@ -34118,6 +34768,7 @@ type StoreAgentMutation struct {
 	context_preparation         *string
 	execution_notes             *string
 	status                      *storeagent.Status
+	status_before_suspend       *string
 	remote_id                   *string
 	source_instance_id          *string
 	rating_avg                  *float64
@@ -35922,6 +36573,55 @@ func (m *StoreAgentMutation) ResetStatus() {
 	m.status = nil
 }
 
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (m *StoreAgentMutation) SetStatusBeforeSuspend(s string) {
+	m.status_before_suspend = &s
+}
+
+// StatusBeforeSuspend returns the value of the "status_before_suspend" field in the mutation.
+func (m *StoreAgentMutation) StatusBeforeSuspend() (r string, exists bool) {
+	v := m.status_before_suspend
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatusBeforeSuspend returns the old "status_before_suspend" field's value of the StoreAgent entity.
+// If the StoreAgent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreAgentMutation) OldStatusBeforeSuspend(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatusBeforeSuspend is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatusBeforeSuspend requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatusBeforeSuspend: %w", err)
+	}
+	return oldValue.StatusBeforeSuspend, nil
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (m *StoreAgentMutation) ClearStatusBeforeSuspend() {
+	m.status_before_suspend = nil
+	m.clearedFields[storeagent.FieldStatusBeforeSuspend] = struct{}{}
+}
+
+// StatusBeforeSuspendCleared returns if the "status_before_suspend" field was cleared in this mutation.
+func (m *StoreAgentMutation) StatusBeforeSuspendCleared() bool {
+	_, ok := m.clearedFields[storeagent.FieldStatusBeforeSuspend]
+	return ok
+}
+
+// ResetStatusBeforeSuspend resets all changes to the "status_before_suspend" field.
+func (m *StoreAgentMutation) ResetStatusBeforeSuspend() {
+	m.status_before_suspend = nil
+	delete(m.clearedFields, storeagent.FieldStatusBeforeSuspend)
+}
+
 // SetRemoteID sets the "remote_id" field.
 func (m *StoreAgentMutation) SetRemoteID(s string) {
 	m.remote_id = &s
@@ -37056,7 +37756,7 @@ func (m *StoreAgentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreAgentMutation) Fields() []string {
-	fields := make([]string, 0, 51)
+	fields := make([]string, 0, 52)
 	if m.created_at != nil {
 		fields = append(fields, storeagent.FieldCreatedAt)
 	}
@@ -37167,6 +37867,9 @@ func (m *StoreAgentMutation) Fields() []string {
 	}
 	if m.status != nil {
 		fields = append(fields, storeagent.FieldStatus)
+	}
+	if m.status_before_suspend != nil {
+		fields = append(fields, storeagent.FieldStatusBeforeSuspend)
 	}
 	if m.remote_id != nil {
 		fields = append(fields, storeagent.FieldRemoteID)
@@ -37292,6 +37995,8 @@ func (m *StoreAgentMutation) Field(name string) (ent.Value, bool) {
 		return m.ExecutionNotes()
 	case storeagent.FieldStatus:
 		return m.Status()
+	case storeagent.FieldStatusBeforeSuspend:
+		return m.StatusBeforeSuspend()
 	case storeagent.FieldRemoteID:
 		return m.RemoteID()
 	case storeagent.FieldSourceInstanceID:
@@ -37403,6 +38108,8 @@ func (m *StoreAgentMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldExecutionNotes(ctx)
 	case storeagent.FieldStatus:
 		return m.OldStatus(ctx)
+	case storeagent.FieldStatusBeforeSuspend:
+		return m.OldStatusBeforeSuspend(ctx)
 	case storeagent.FieldRemoteID:
 		return m.OldRemoteID(ctx)
 	case storeagent.FieldSourceInstanceID:
@@ -37699,6 +38406,13 @@ func (m *StoreAgentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetStatus(v)
 		return nil
+	case storeagent.FieldStatusBeforeSuspend:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatusBeforeSuspend(v)
+		return nil
 	case storeagent.FieldRemoteID:
 		v, ok := value.(string)
 		if !ok {
@@ -37989,6 +38703,9 @@ func (m *StoreAgentMutation) ClearedFields() []string {
 	if m.FieldCleared(storeagent.FieldExecutionNotes) {
 		fields = append(fields, storeagent.FieldExecutionNotes)
 	}
+	if m.FieldCleared(storeagent.FieldStatusBeforeSuspend) {
+		fields = append(fields, storeagent.FieldStatusBeforeSuspend)
+	}
 	if m.FieldCleared(storeagent.FieldRemoteID) {
 		fields = append(fields, storeagent.FieldRemoteID)
 	}
@@ -38077,6 +38794,9 @@ func (m *StoreAgentMutation) ClearField(name string) error {
 		return nil
 	case storeagent.FieldExecutionNotes:
 		m.ClearExecutionNotes()
+		return nil
+	case storeagent.FieldStatusBeforeSuspend:
+		m.ClearStatusBeforeSuspend()
 		return nil
 	case storeagent.FieldRemoteID:
 		m.ClearRemoteID()
@@ -38220,6 +38940,9 @@ func (m *StoreAgentMutation) ResetField(name string) error {
 		return nil
 	case storeagent.FieldStatus:
 		m.ResetStatus()
+		return nil
+	case storeagent.FieldStatusBeforeSuspend:
+		m.ResetStatusBeforeSuspend()
 		return nil
 	case storeagent.FieldRemoteID:
 		m.ResetRemoteID()

@@ -248,6 +248,14 @@ func init() {
 	capabilitypackDescEditableFields := capabilitypackFields[10].Descriptor()
 	// capabilitypack.DefaultEditableFields holds the default value on creation for the editable_fields field.
 	capabilitypack.DefaultEditableFields = capabilitypackDescEditableFields.Default.([]schema.EditableField)
+	// capabilitypackDescTokenEstimate is the schema descriptor for token_estimate field.
+	capabilitypackDescTokenEstimate := capabilitypackFields[19].Descriptor()
+	// capabilitypack.DefaultTokenEstimate holds the default value on creation for the token_estimate field.
+	capabilitypack.DefaultTokenEstimate = capabilitypackDescTokenEstimate.Default.(int)
+	// capabilitypackDescAlwaysLoad is the schema descriptor for always_load field.
+	capabilitypackDescAlwaysLoad := capabilitypackFields[20].Descriptor()
+	// capabilitypack.DefaultAlwaysLoad holds the default value on creation for the always_load field.
+	capabilitypack.DefaultAlwaysLoad = capabilitypackDescAlwaysLoad.Default.(bool)
 	// capabilitypackDescID is the schema descriptor for id field.
 	capabilitypackDescID := capabilitypackMixinFields0[0].Descriptor()
 	// capabilitypack.DefaultID holds the default value on creation for the id field.
@@ -1122,27 +1130,27 @@ func init() {
 	// storeagent.ExecutionTimeoutValidator is a validator for the "execution_timeout" field. It is called by the builders before save.
 	storeagent.ExecutionTimeoutValidator = storeagentDescExecutionTimeout.Validators[0].(func(int) error)
 	// storeagentDescRatingAvg is the schema descriptor for rating_avg field.
-	storeagentDescRatingAvg := storeagentFields[37].Descriptor()
+	storeagentDescRatingAvg := storeagentFields[38].Descriptor()
 	// storeagent.DefaultRatingAvg holds the default value on creation for the rating_avg field.
 	storeagent.DefaultRatingAvg = storeagentDescRatingAvg.Default.(float64)
 	// storeagentDescRatingCount is the schema descriptor for rating_count field.
-	storeagentDescRatingCount := storeagentFields[38].Descriptor()
+	storeagentDescRatingCount := storeagentFields[39].Descriptor()
 	// storeagent.DefaultRatingCount holds the default value on creation for the rating_count field.
 	storeagent.DefaultRatingCount = storeagentDescRatingCount.Default.(int)
 	// storeagentDescQualitySignalCount is the schema descriptor for quality_signal_count field.
-	storeagentDescQualitySignalCount := storeagentFields[40].Descriptor()
+	storeagentDescQualitySignalCount := storeagentFields[41].Descriptor()
 	// storeagent.DefaultQualitySignalCount holds the default value on creation for the quality_signal_count field.
 	storeagent.DefaultQualitySignalCount = storeagentDescQualitySignalCount.Default.(int)
 	// storeagentDescInstallCount is the schema descriptor for install_count field.
-	storeagentDescInstallCount := storeagentFields[41].Descriptor()
+	storeagentDescInstallCount := storeagentFields[42].Descriptor()
 	// storeagent.DefaultInstallCount holds the default value on creation for the install_count field.
 	storeagent.DefaultInstallCount = storeagentDescInstallCount.Default.(int)
 	// storeagentDescSubscriberCount is the schema descriptor for subscriber_count field.
-	storeagentDescSubscriberCount := storeagentFields[42].Descriptor()
+	storeagentDescSubscriberCount := storeagentFields[43].Descriptor()
 	// storeagent.DefaultSubscriberCount holds the default value on creation for the subscriber_count field.
 	storeagent.DefaultSubscriberCount = storeagentDescSubscriberCount.Default.(int)
 	// storeagentDescExecutionCount is the schema descriptor for execution_count field.
-	storeagentDescExecutionCount := storeagentFields[43].Descriptor()
+	storeagentDescExecutionCount := storeagentFields[44].Descriptor()
 	// storeagent.DefaultExecutionCount holds the default value on creation for the execution_count field.
 	storeagent.DefaultExecutionCount = storeagentDescExecutionCount.Default.(int)
 	// storeagentDescID is the schema descriptor for id field.

@@ -95,6 +95,8 @@ type StoreAgent struct {
 	ExecutionNotes *string `json:"execution_notes,omitempty"`
 	// Status holds the value of the "status" field.
 	Status storeagent.Status `json:"status,omitempty"`
+	// StatusBeforeSuspend holds the value of the "status_before_suspend" field.
+	StatusBeforeSuspend *string `json:"status_before_suspend,omitempty"`
 	// RemoteID holds the value of the "remote_id" field.
 	RemoteID *string `json:"remote_id,omitempty"`
 	// SourceInstanceID holds the value of the "source_instance_id" field.
@@ -228,7 +230,7 @@ func (*StoreAgent) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case storeagent.FieldPricePerTask, storeagent.FieldExecutionTimeout, storeagent.FieldRatingCount, storeagent.FieldQualitySignalCount, storeagent.FieldInstallCount, storeagent.FieldSubscriberCount, storeagent.FieldExecutionCount:
 			values[i] = new(sql.NullInt64)
-		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL, storeagent.FieldHubStatus, storeagent.FieldMarketplaceID:
+		case storeagent.FieldID, storeagent.FieldUserID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldEndpointURL, storeagent.FieldDeveloperName, storeagent.FieldCategory, storeagent.FieldPricingModel, storeagent.FieldCurrency, storeagent.FieldInstallGuide, storeagent.FieldContextInstructions, storeagent.FieldVersion, storeagent.FieldAccessPasswordHash, storeagent.FieldInputFormat, storeagent.FieldOutputFormat, storeagent.FieldAuthMethod, storeagent.FieldHealthCheckURL, storeagent.FieldAvailability, storeagent.FieldCurrentExecutionID, storeagent.FieldRequiredInputSchema, storeagent.FieldOutputSchema, storeagent.FieldUsageExamples, storeagent.FieldContextPreparation, storeagent.FieldExecutionNotes, storeagent.FieldStatus, storeagent.FieldStatusBeforeSuspend, storeagent.FieldRemoteID, storeagent.FieldSourceInstanceID, storeagent.FieldSelfConfigTokenHash, storeagent.FieldSourceInstanceURL, storeagent.FieldHubStatus, storeagent.FieldMarketplaceID:
 			values[i] = new(sql.NullString)
 		case storeagent.FieldCreatedAt, storeagent.FieldUpdatedAt, storeagent.FieldHubDecidedAt:
 			values[i] = new(sql.NullTime)
@@ -499,6 +501,13 @@ func (_m *StoreAgent) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field status", values[i])
 			} else if value.Valid {
 				_m.Status = storeagent.Status(value.String)
+			}
+		case storeagent.FieldStatusBeforeSuspend:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field status_before_suspend", values[i])
+			} else if value.Valid {
+				_m.StatusBeforeSuspend = new(string)
+				*_m.StatusBeforeSuspend = value.String
 			}
 		case storeagent.FieldRemoteID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -799,6 +808,11 @@ func (_m *StoreAgent) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString(", ")
+	if v := _m.StatusBeforeSuspend; v != nil {
+		builder.WriteString("status_before_suspend=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.RemoteID; v != nil {
 		builder.WriteString("remote_id=")

@@ -462,6 +462,20 @@ func (_c *StoreAgentCreate) SetNillableStatus(v *storeagent.Status) *StoreAgentC
 	return _c
 }
 
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (_c *StoreAgentCreate) SetStatusBeforeSuspend(v string) *StoreAgentCreate {
+	_c.mutation.SetStatusBeforeSuspend(v)
+	return _c
+}
+
+// SetNillableStatusBeforeSuspend sets the "status_before_suspend" field if the given value is not nil.
+func (_c *StoreAgentCreate) SetNillableStatusBeforeSuspend(v *string) *StoreAgentCreate {
+	if v != nil {
+		_c.SetStatusBeforeSuspend(*v)
+	}
+	return _c
+}
+
 // SetRemoteID sets the "remote_id" field.
 func (_c *StoreAgentCreate) SetRemoteID(v string) *StoreAgentCreate {
 	_c.mutation.SetRemoteID(v)
@@ -1194,6 +1208,10 @@ func (_c *StoreAgentCreate) createSpec() (*StoreAgent, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(storeagent.FieldStatus, field.TypeEnum, value)
 		_node.Status = value
+	}
+	if value, ok := _c.mutation.StatusBeforeSuspend(); ok {
+		_spec.SetField(storeagent.FieldStatusBeforeSuspend, field.TypeString, value)
+		_node.StatusBeforeSuspend = &value
 	}
 	if value, ok := _c.mutation.RemoteID(); ok {
 		_spec.SetField(storeagent.FieldRemoteID, field.TypeString, value)
@@ -1947,6 +1965,24 @@ func (u *StoreAgentUpsert) SetStatus(v storeagent.Status) *StoreAgentUpsert {
 // UpdateStatus sets the "status" field to the value that was provided on create.
 func (u *StoreAgentUpsert) UpdateStatus() *StoreAgentUpsert {
 	u.SetExcluded(storeagent.FieldStatus)
+	return u
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (u *StoreAgentUpsert) SetStatusBeforeSuspend(v string) *StoreAgentUpsert {
+	u.Set(storeagent.FieldStatusBeforeSuspend, v)
+	return u
+}
+
+// UpdateStatusBeforeSuspend sets the "status_before_suspend" field to the value that was provided on create.
+func (u *StoreAgentUpsert) UpdateStatusBeforeSuspend() *StoreAgentUpsert {
+	u.SetExcluded(storeagent.FieldStatusBeforeSuspend)
+	return u
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (u *StoreAgentUpsert) ClearStatusBeforeSuspend() *StoreAgentUpsert {
+	u.SetNull(storeagent.FieldStatusBeforeSuspend)
 	return u
 }
 
@@ -2882,6 +2918,27 @@ func (u *StoreAgentUpsertOne) SetStatus(v storeagent.Status) *StoreAgentUpsertOn
 func (u *StoreAgentUpsertOne) UpdateStatus() *StoreAgentUpsertOne {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateStatus()
+	})
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (u *StoreAgentUpsertOne) SetStatusBeforeSuspend(v string) *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetStatusBeforeSuspend(v)
+	})
+}
+
+// UpdateStatusBeforeSuspend sets the "status_before_suspend" field to the value that was provided on create.
+func (u *StoreAgentUpsertOne) UpdateStatusBeforeSuspend() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateStatusBeforeSuspend()
+	})
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (u *StoreAgentUpsertOne) ClearStatusBeforeSuspend() *StoreAgentUpsertOne {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearStatusBeforeSuspend()
 	})
 }
 
@@ -4027,6 +4084,27 @@ func (u *StoreAgentUpsertBulk) SetStatus(v storeagent.Status) *StoreAgentUpsertB
 func (u *StoreAgentUpsertBulk) UpdateStatus() *StoreAgentUpsertBulk {
 	return u.Update(func(s *StoreAgentUpsert) {
 		s.UpdateStatus()
+	})
+}
+
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (u *StoreAgentUpsertBulk) SetStatusBeforeSuspend(v string) *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.SetStatusBeforeSuspend(v)
+	})
+}
+
+// UpdateStatusBeforeSuspend sets the "status_before_suspend" field to the value that was provided on create.
+func (u *StoreAgentUpsertBulk) UpdateStatusBeforeSuspend() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.UpdateStatusBeforeSuspend()
+	})
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (u *StoreAgentUpsertBulk) ClearStatusBeforeSuspend() *StoreAgentUpsertBulk {
+	return u.Update(func(s *StoreAgentUpsert) {
+		s.ClearStatusBeforeSuspend()
 	})
 }
 

@@ -619,6 +619,26 @@ func (_u *StoreAgentUpdate) SetNillableStatus(v *storeagent.Status) *StoreAgentU
 	return _u
 }
 
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (_u *StoreAgentUpdate) SetStatusBeforeSuspend(v string) *StoreAgentUpdate {
+	_u.mutation.SetStatusBeforeSuspend(v)
+	return _u
+}
+
+// SetNillableStatusBeforeSuspend sets the "status_before_suspend" field if the given value is not nil.
+func (_u *StoreAgentUpdate) SetNillableStatusBeforeSuspend(v *string) *StoreAgentUpdate {
+	if v != nil {
+		_u.SetStatusBeforeSuspend(*v)
+	}
+	return _u
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (_u *StoreAgentUpdate) ClearStatusBeforeSuspend() *StoreAgentUpdate {
+	_u.mutation.ClearStatusBeforeSuspend()
+	return _u
+}
+
 // SetRemoteID sets the "remote_id" field.
 func (_u *StoreAgentUpdate) SetRemoteID(v string) *StoreAgentUpdate {
 	_u.mutation.SetRemoteID(v)
@@ -1396,6 +1416,12 @@ func (_u *StoreAgentUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(storeagent.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.StatusBeforeSuspend(); ok {
+		_spec.SetField(storeagent.FieldStatusBeforeSuspend, field.TypeString, value)
+	}
+	if _u.mutation.StatusBeforeSuspendCleared() {
+		_spec.ClearField(storeagent.FieldStatusBeforeSuspend, field.TypeString)
 	}
 	if value, ok := _u.mutation.RemoteID(); ok {
 		_spec.SetField(storeagent.FieldRemoteID, field.TypeString, value)
@@ -2356,6 +2382,26 @@ func (_u *StoreAgentUpdateOne) SetNillableStatus(v *storeagent.Status) *StoreAge
 	return _u
 }
 
+// SetStatusBeforeSuspend sets the "status_before_suspend" field.
+func (_u *StoreAgentUpdateOne) SetStatusBeforeSuspend(v string) *StoreAgentUpdateOne {
+	_u.mutation.SetStatusBeforeSuspend(v)
+	return _u
+}
+
+// SetNillableStatusBeforeSuspend sets the "status_before_suspend" field if the given value is not nil.
+func (_u *StoreAgentUpdateOne) SetNillableStatusBeforeSuspend(v *string) *StoreAgentUpdateOne {
+	if v != nil {
+		_u.SetStatusBeforeSuspend(*v)
+	}
+	return _u
+}
+
+// ClearStatusBeforeSuspend clears the value of the "status_before_suspend" field.
+func (_u *StoreAgentUpdateOne) ClearStatusBeforeSuspend() *StoreAgentUpdateOne {
+	_u.mutation.ClearStatusBeforeSuspend()
+	return _u
+}
+
 // SetRemoteID sets the "remote_id" field.
 func (_u *StoreAgentUpdateOne) SetRemoteID(v string) *StoreAgentUpdateOne {
 	_u.mutation.SetRemoteID(v)
@@ -3163,6 +3209,12 @@ func (_u *StoreAgentUpdateOne) sqlSave(ctx context.Context) (_node *StoreAgent, 
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(storeagent.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.StatusBeforeSuspend(); ok {
+		_spec.SetField(storeagent.FieldStatusBeforeSuspend, field.TypeString, value)
+	}
+	if _u.mutation.StatusBeforeSuspendCleared() {
+		_spec.ClearField(storeagent.FieldStatusBeforeSuspend, field.TypeString)
 	}
 	if value, ok := _u.mutation.RemoteID(); ok {
 		_spec.SetField(storeagent.FieldRemoteID, field.TypeString, value)

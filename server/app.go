@@ -442,14 +442,23 @@ func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, m
 }
 
 // restStatus answers a successful REST call with the status its RPC declares
-// (rest_status), such as 201 for creations.
+// (rest_status), such as 201 for creations, or, for an RPC whose status
+// depends on the outcome (rest_created_field), 201 when the answer's field
+// says it created something.
 func restStatus(table *contract.Table) func(context.Context, http.ResponseWriter, proto.Message) error {
-	return func(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	return func(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
 		name, ok := runtime.RPCMethod(ctx)
 		if !ok {
 			return nil
 		}
-		if p, ok := table.ByName(name); ok && p.RESTStatus != http.StatusOK {
+		p, ok := table.ByName(name)
+		switch {
+		case !ok:
+		case p.CreatedField != nil:
+			if m.ProtoReflect().Descriptor() == p.CreatedField.ContainingMessage() && m.ProtoReflect().Get(p.CreatedField).Bool() {
+				w.WriteHeader(http.StatusCreated)
+			}
+		case p.RESTStatus != http.StatusOK:
 			w.WriteHeader(p.RESTStatus)
 		}
 		return nil

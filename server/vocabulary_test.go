@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -181,6 +182,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"store_agents.auth_method", "auth_method", entEnum(storeagent.AuthMethodValidator)},
 		{"store_agents.availability", "availability", entEnum(storeagent.AvailabilityValidator)},
 		{"store_agents.status", "listing_status", entEnum(storeagent.StatusValidator)},
+		{"capability_packs.status", "listing_status", entEnum(capabilitypack.StatusValidator)},
 		{"users.role", "user_role", entEnum(user.RoleValidator)},
 		{"user_reputations.task_economy_role", "economy_role", entEnum(userreputation.TaskEconomyRoleValidator)},
 		{"agent_quality_signals.signal", "quality_signal", entEnum(agentqualitysignal.SignalValidator)},

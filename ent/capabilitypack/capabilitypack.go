@@ -3,6 +3,8 @@
 package capabilitypack
 
 import (
+	"fmt"
+
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -42,6 +44,24 @@ const (
 	FieldEditableFields = "editable_fields"
 	// FieldAccessPasswordSealed holds the string denoting the access_password_sealed field in the database.
 	FieldAccessPasswordSealed = "access_password_sealed"
+	// FieldStatus holds the string denoting the status field in the database.
+	FieldStatus = "status"
+	// FieldStatusBeforeSuspend holds the string denoting the status_before_suspend field in the database.
+	FieldStatusBeforeSuspend = "status_before_suspend"
+	// FieldSlug holds the string denoting the slug field in the database.
+	FieldSlug = "slug"
+	// FieldSourceInstanceID holds the string denoting the source_instance_id field in the database.
+	FieldSourceInstanceID = "source_instance_id"
+	// FieldRemoteID holds the string denoting the remote_id field in the database.
+	FieldRemoteID = "remote_id"
+	// FieldPromptGroup holds the string denoting the prompt_group field in the database.
+	FieldPromptGroup = "prompt_group"
+	// FieldSignalPatterns holds the string denoting the signal_patterns field in the database.
+	FieldSignalPatterns = "signal_patterns"
+	// FieldTokenEstimate holds the string denoting the token_estimate field in the database.
+	FieldTokenEstimate = "token_estimate"
+	// FieldAlwaysLoad holds the string denoting the always_load field in the database.
+	FieldAlwaysLoad = "always_load"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeInstalls holds the string denoting the installs edge name in mutations.
@@ -81,6 +101,15 @@ var Columns = []string{
 	FieldPrompt,
 	FieldEditableFields,
 	FieldAccessPasswordSealed,
+	FieldStatus,
+	FieldStatusBeforeSuspend,
+	FieldSlug,
+	FieldSourceInstanceID,
+	FieldRemoteID,
+	FieldPromptGroup,
+	FieldSignalPatterns,
+	FieldTokenEstimate,
+	FieldAlwaysLoad,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -104,11 +133,45 @@ var (
 	DefaultCurrency string
 	// DefaultEditableFields holds the default value on creation for the "editable_fields" field.
 	DefaultEditableFields []schema.EditableField
+	// DefaultTokenEstimate holds the default value on creation for the "token_estimate" field.
+	DefaultTokenEstimate int
+	// DefaultAlwaysLoad holds the default value on creation for the "always_load" field.
+	DefaultAlwaysLoad bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
+
+// Status defines the type for the "status" enum field.
+type Status string
+
+// StatusActive is the default value of the Status enum.
+const DefaultStatus = StatusActive
+
+// Status values.
+const (
+	StatusPending       Status = "pending"
+	StatusPendingReview Status = "pending_review"
+	StatusActive        Status = "active"
+	StatusRejected      Status = "rejected"
+	StatusDisabled      Status = "disabled"
+	StatusSuspended     Status = "suspended"
+)
+
+func (s Status) String() string {
+	return string(s)
+}
+
+// StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
+func StatusValidator(s Status) error {
+	switch s {
+	case StatusPending, StatusPendingReview, StatusActive, StatusRejected, StatusDisabled, StatusSuspended:
+		return nil
+	default:
+		return fmt.Errorf("capabilitypack: invalid enum value for status field: %q", s)
+	}
+}
 
 // OrderOption defines the ordering options for the CapabilityPack queries.
 type OrderOption func(*sql.Selector)
@@ -176,6 +239,46 @@ func ByCurrency(opts ...sql.OrderTermOption) OrderOption {
 // ByPrompt orders the results by the prompt field.
 func ByPrompt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrompt, opts...).ToFunc()
+}
+
+// ByStatus orders the results by the status field.
+func ByStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+}
+
+// ByStatusBeforeSuspend orders the results by the status_before_suspend field.
+func ByStatusBeforeSuspend(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatusBeforeSuspend, opts...).ToFunc()
+}
+
+// BySlug orders the results by the slug field.
+func BySlug(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSlug, opts...).ToFunc()
+}
+
+// BySourceInstanceID orders the results by the source_instance_id field.
+func BySourceInstanceID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSourceInstanceID, opts...).ToFunc()
+}
+
+// ByRemoteID orders the results by the remote_id field.
+func ByRemoteID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRemoteID, opts...).ToFunc()
+}
+
+// ByPromptGroup orders the results by the prompt_group field.
+func ByPromptGroup(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPromptGroup, opts...).ToFunc()
+}
+
+// ByTokenEstimate orders the results by the token_estimate field.
+func ByTokenEstimate(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTokenEstimate, opts...).ToFunc()
+}
+
+// ByAlwaysLoad orders the results by the always_load field.
+func ByAlwaysLoad(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAlwaysLoad, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

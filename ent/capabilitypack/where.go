@@ -132,6 +132,41 @@ func AccessPasswordSealed(v []byte) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldAccessPasswordSealed, v))
 }
 
+// StatusBeforeSuspend applies equality check predicate on the "status_before_suspend" field. It's identical to StatusBeforeSuspendEQ.
+func StatusBeforeSuspend(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldStatusBeforeSuspend, v))
+}
+
+// Slug applies equality check predicate on the "slug" field. It's identical to SlugEQ.
+func Slug(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldSlug, v))
+}
+
+// SourceInstanceID applies equality check predicate on the "source_instance_id" field. It's identical to SourceInstanceIDEQ.
+func SourceInstanceID(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldSourceInstanceID, v))
+}
+
+// RemoteID applies equality check predicate on the "remote_id" field. It's identical to RemoteIDEQ.
+func RemoteID(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldRemoteID, v))
+}
+
+// PromptGroup applies equality check predicate on the "prompt_group" field. It's identical to PromptGroupEQ.
+func PromptGroup(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldPromptGroup, v))
+}
+
+// TokenEstimate applies equality check predicate on the "token_estimate" field. It's identical to TokenEstimateEQ.
+func TokenEstimate(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldTokenEstimate, v))
+}
+
+// AlwaysLoad applies equality check predicate on the "always_load" field. It's identical to AlwaysLoadEQ.
+func AlwaysLoad(v bool) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldAlwaysLoad, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldCreatedAt, v))
@@ -939,6 +974,461 @@ func AccessPasswordSealedIsNil() predicate.CapabilityPack {
 // AccessPasswordSealedNotNil applies the NotNil predicate on the "access_password_sealed" field.
 func AccessPasswordSealedNotNil() predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldNotNull(FieldAccessPasswordSealed))
+}
+
+// StatusEQ applies the EQ predicate on the "status" field.
+func StatusEQ(v Status) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldStatus, v))
+}
+
+// StatusNEQ applies the NEQ predicate on the "status" field.
+func StatusNEQ(v Status) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldStatus, v))
+}
+
+// StatusIn applies the In predicate on the "status" field.
+func StatusIn(vs ...Status) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldStatus, vs...))
+}
+
+// StatusNotIn applies the NotIn predicate on the "status" field.
+func StatusNotIn(vs ...Status) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldStatus, vs...))
+}
+
+// StatusBeforeSuspendEQ applies the EQ predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendNEQ applies the NEQ predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendIn applies the In predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldStatusBeforeSuspend, vs...))
+}
+
+// StatusBeforeSuspendNotIn applies the NotIn predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldStatusBeforeSuspend, vs...))
+}
+
+// StatusBeforeSuspendGT applies the GT predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendGTE applies the GTE predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendLT applies the LT predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendLTE applies the LTE predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendContains applies the Contains predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendHasPrefix applies the HasPrefix predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendHasSuffix applies the HasSuffix predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendIsNil applies the IsNil predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldStatusBeforeSuspend))
+}
+
+// StatusBeforeSuspendNotNil applies the NotNil predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldStatusBeforeSuspend))
+}
+
+// StatusBeforeSuspendEqualFold applies the EqualFold predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendContainsFold applies the ContainsFold predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldStatusBeforeSuspend, v))
+}
+
+// SlugEQ applies the EQ predicate on the "slug" field.
+func SlugEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldSlug, v))
+}
+
+// SlugNEQ applies the NEQ predicate on the "slug" field.
+func SlugNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldSlug, v))
+}
+
+// SlugIn applies the In predicate on the "slug" field.
+func SlugIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldSlug, vs...))
+}
+
+// SlugNotIn applies the NotIn predicate on the "slug" field.
+func SlugNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldSlug, vs...))
+}
+
+// SlugGT applies the GT predicate on the "slug" field.
+func SlugGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldSlug, v))
+}
+
+// SlugGTE applies the GTE predicate on the "slug" field.
+func SlugGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldSlug, v))
+}
+
+// SlugLT applies the LT predicate on the "slug" field.
+func SlugLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldSlug, v))
+}
+
+// SlugLTE applies the LTE predicate on the "slug" field.
+func SlugLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldSlug, v))
+}
+
+// SlugContains applies the Contains predicate on the "slug" field.
+func SlugContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldSlug, v))
+}
+
+// SlugHasPrefix applies the HasPrefix predicate on the "slug" field.
+func SlugHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldSlug, v))
+}
+
+// SlugHasSuffix applies the HasSuffix predicate on the "slug" field.
+func SlugHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldSlug, v))
+}
+
+// SlugIsNil applies the IsNil predicate on the "slug" field.
+func SlugIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldSlug))
+}
+
+// SlugNotNil applies the NotNil predicate on the "slug" field.
+func SlugNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldSlug))
+}
+
+// SlugEqualFold applies the EqualFold predicate on the "slug" field.
+func SlugEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldSlug, v))
+}
+
+// SlugContainsFold applies the ContainsFold predicate on the "slug" field.
+func SlugContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldSlug, v))
+}
+
+// SourceInstanceIDEQ applies the EQ predicate on the "source_instance_id" field.
+func SourceInstanceIDEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDNEQ applies the NEQ predicate on the "source_instance_id" field.
+func SourceInstanceIDNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDIn applies the In predicate on the "source_instance_id" field.
+func SourceInstanceIDIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldSourceInstanceID, vs...))
+}
+
+// SourceInstanceIDNotIn applies the NotIn predicate on the "source_instance_id" field.
+func SourceInstanceIDNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldSourceInstanceID, vs...))
+}
+
+// SourceInstanceIDGT applies the GT predicate on the "source_instance_id" field.
+func SourceInstanceIDGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDGTE applies the GTE predicate on the "source_instance_id" field.
+func SourceInstanceIDGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDLT applies the LT predicate on the "source_instance_id" field.
+func SourceInstanceIDLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDLTE applies the LTE predicate on the "source_instance_id" field.
+func SourceInstanceIDLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDContains applies the Contains predicate on the "source_instance_id" field.
+func SourceInstanceIDContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDHasPrefix applies the HasPrefix predicate on the "source_instance_id" field.
+func SourceInstanceIDHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDHasSuffix applies the HasSuffix predicate on the "source_instance_id" field.
+func SourceInstanceIDHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDIsNil applies the IsNil predicate on the "source_instance_id" field.
+func SourceInstanceIDIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldSourceInstanceID))
+}
+
+// SourceInstanceIDNotNil applies the NotNil predicate on the "source_instance_id" field.
+func SourceInstanceIDNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldSourceInstanceID))
+}
+
+// SourceInstanceIDEqualFold applies the EqualFold predicate on the "source_instance_id" field.
+func SourceInstanceIDEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldSourceInstanceID, v))
+}
+
+// SourceInstanceIDContainsFold applies the ContainsFold predicate on the "source_instance_id" field.
+func SourceInstanceIDContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldSourceInstanceID, v))
+}
+
+// RemoteIDEQ applies the EQ predicate on the "remote_id" field.
+func RemoteIDEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldRemoteID, v))
+}
+
+// RemoteIDNEQ applies the NEQ predicate on the "remote_id" field.
+func RemoteIDNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldRemoteID, v))
+}
+
+// RemoteIDIn applies the In predicate on the "remote_id" field.
+func RemoteIDIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldRemoteID, vs...))
+}
+
+// RemoteIDNotIn applies the NotIn predicate on the "remote_id" field.
+func RemoteIDNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldRemoteID, vs...))
+}
+
+// RemoteIDGT applies the GT predicate on the "remote_id" field.
+func RemoteIDGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldRemoteID, v))
+}
+
+// RemoteIDGTE applies the GTE predicate on the "remote_id" field.
+func RemoteIDGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldRemoteID, v))
+}
+
+// RemoteIDLT applies the LT predicate on the "remote_id" field.
+func RemoteIDLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldRemoteID, v))
+}
+
+// RemoteIDLTE applies the LTE predicate on the "remote_id" field.
+func RemoteIDLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldRemoteID, v))
+}
+
+// RemoteIDContains applies the Contains predicate on the "remote_id" field.
+func RemoteIDContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldRemoteID, v))
+}
+
+// RemoteIDHasPrefix applies the HasPrefix predicate on the "remote_id" field.
+func RemoteIDHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldRemoteID, v))
+}
+
+// RemoteIDHasSuffix applies the HasSuffix predicate on the "remote_id" field.
+func RemoteIDHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldRemoteID, v))
+}
+
+// RemoteIDIsNil applies the IsNil predicate on the "remote_id" field.
+func RemoteIDIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldRemoteID))
+}
+
+// RemoteIDNotNil applies the NotNil predicate on the "remote_id" field.
+func RemoteIDNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldRemoteID))
+}
+
+// RemoteIDEqualFold applies the EqualFold predicate on the "remote_id" field.
+func RemoteIDEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldRemoteID, v))
+}
+
+// RemoteIDContainsFold applies the ContainsFold predicate on the "remote_id" field.
+func RemoteIDContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldRemoteID, v))
+}
+
+// PromptGroupEQ applies the EQ predicate on the "prompt_group" field.
+func PromptGroupEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldPromptGroup, v))
+}
+
+// PromptGroupNEQ applies the NEQ predicate on the "prompt_group" field.
+func PromptGroupNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldPromptGroup, v))
+}
+
+// PromptGroupIn applies the In predicate on the "prompt_group" field.
+func PromptGroupIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldPromptGroup, vs...))
+}
+
+// PromptGroupNotIn applies the NotIn predicate on the "prompt_group" field.
+func PromptGroupNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldPromptGroup, vs...))
+}
+
+// PromptGroupGT applies the GT predicate on the "prompt_group" field.
+func PromptGroupGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldPromptGroup, v))
+}
+
+// PromptGroupGTE applies the GTE predicate on the "prompt_group" field.
+func PromptGroupGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldPromptGroup, v))
+}
+
+// PromptGroupLT applies the LT predicate on the "prompt_group" field.
+func PromptGroupLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldPromptGroup, v))
+}
+
+// PromptGroupLTE applies the LTE predicate on the "prompt_group" field.
+func PromptGroupLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldPromptGroup, v))
+}
+
+// PromptGroupContains applies the Contains predicate on the "prompt_group" field.
+func PromptGroupContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldPromptGroup, v))
+}
+
+// PromptGroupHasPrefix applies the HasPrefix predicate on the "prompt_group" field.
+func PromptGroupHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldPromptGroup, v))
+}
+
+// PromptGroupHasSuffix applies the HasSuffix predicate on the "prompt_group" field.
+func PromptGroupHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldPromptGroup, v))
+}
+
+// PromptGroupIsNil applies the IsNil predicate on the "prompt_group" field.
+func PromptGroupIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldPromptGroup))
+}
+
+// PromptGroupNotNil applies the NotNil predicate on the "prompt_group" field.
+func PromptGroupNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldPromptGroup))
+}
+
+// PromptGroupEqualFold applies the EqualFold predicate on the "prompt_group" field.
+func PromptGroupEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldPromptGroup, v))
+}
+
+// PromptGroupContainsFold applies the ContainsFold predicate on the "prompt_group" field.
+func PromptGroupContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldPromptGroup, v))
+}
+
+// SignalPatternsIsNil applies the IsNil predicate on the "signal_patterns" field.
+func SignalPatternsIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldSignalPatterns))
+}
+
+// SignalPatternsNotNil applies the NotNil predicate on the "signal_patterns" field.
+func SignalPatternsNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldSignalPatterns))
+}
+
+// TokenEstimateEQ applies the EQ predicate on the "token_estimate" field.
+func TokenEstimateEQ(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldTokenEstimate, v))
+}
+
+// TokenEstimateNEQ applies the NEQ predicate on the "token_estimate" field.
+func TokenEstimateNEQ(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldTokenEstimate, v))
+}
+
+// TokenEstimateIn applies the In predicate on the "token_estimate" field.
+func TokenEstimateIn(vs ...int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldTokenEstimate, vs...))
+}
+
+// TokenEstimateNotIn applies the NotIn predicate on the "token_estimate" field.
+func TokenEstimateNotIn(vs ...int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldTokenEstimate, vs...))
+}
+
+// TokenEstimateGT applies the GT predicate on the "token_estimate" field.
+func TokenEstimateGT(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldTokenEstimate, v))
+}
+
+// TokenEstimateGTE applies the GTE predicate on the "token_estimate" field.
+func TokenEstimateGTE(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldTokenEstimate, v))
+}
+
+// TokenEstimateLT applies the LT predicate on the "token_estimate" field.
+func TokenEstimateLT(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldTokenEstimate, v))
+}
+
+// TokenEstimateLTE applies the LTE predicate on the "token_estimate" field.
+func TokenEstimateLTE(v int) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldTokenEstimate, v))
+}
+
+// AlwaysLoadEQ applies the EQ predicate on the "always_load" field.
+func AlwaysLoadEQ(v bool) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldAlwaysLoad, v))
+}
+
+// AlwaysLoadNEQ applies the NEQ predicate on the "always_load" field.
+func AlwaysLoadNEQ(v bool) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldAlwaysLoad, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

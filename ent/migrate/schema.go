@@ -225,6 +225,15 @@ var (
 		{Name: "prompt", Type: field.TypeString, Size: 2147483647},
 		{Name: "editable_fields", Type: field.TypeJSON},
 		{Name: "access_password_sealed", Type: field.TypeBytes, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "pending_review", "active", "rejected", "disabled", "suspended"}, Default: "active"},
+		{Name: "status_before_suspend", Type: field.TypeString, Nullable: true},
+		{Name: "slug", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
+		{Name: "remote_id", Type: field.TypeString, Nullable: true},
+		{Name: "prompt_group", Type: field.TypeString, Nullable: true},
+		{Name: "signal_patterns", Type: field.TypeJSON, Nullable: true},
+		{Name: "token_estimate", Type: field.TypeInt, Default: 0},
+		{Name: "always_load", Type: field.TypeBool, Default: false},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// CapabilityPacksTable holds the schema information for the "capability_packs" table.
@@ -235,7 +244,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "capability_packs_users_capability_packs",
-				Columns:    []*schema.Column{CapabilityPacksColumns[14]},
+				Columns:    []*schema.Column{CapabilityPacksColumns[23]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -245,6 +254,16 @@ var (
 				Name:    "capabilitypack_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{CapabilityPacksColumns[1]},
+			},
+			{
+				Name:    "capabilitypack_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{CapabilityPacksColumns[14], CapabilityPacksColumns[1]},
+			},
+			{
+				Name:    "capabilitypack_source_instance_id_remote_id",
+				Unique:  true,
+				Columns: []*schema.Column{CapabilityPacksColumns[17], CapabilityPacksColumns[18]},
 			},
 		},
 	}
@@ -1184,6 +1203,7 @@ var (
 		{Name: "context_preparation", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "execution_notes", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "pending_review", "active", "rejected", "disabled", "suspended"}, Default: "active"},
+		{Name: "status_before_suspend", Type: field.TypeString, Nullable: true},
 		{Name: "remote_id", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "rating_avg", Type: field.TypeFloat64, Default: 0},
@@ -1208,7 +1228,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "store_agents_users_store_agents",
-				Columns:    []*schema.Column{StoreAgentsColumns[51]},
+				Columns:    []*schema.Column{StoreAgentsColumns[52]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1217,7 +1237,7 @@ var (
 			{
 				Name:    "storeagent_user_id_status",
 				Unique:  false,
-				Columns: []*schema.Column{StoreAgentsColumns[51], StoreAgentsColumns[36]},
+				Columns: []*schema.Column{StoreAgentsColumns[52], StoreAgentsColumns[36]},
 			},
 			{
 				Name:    "storeagent_status_category",
@@ -1232,7 +1252,7 @@ var (
 			{
 				Name:    "storeagent_source_instance_id_remote_id",
 				Unique:  true,
-				Columns: []*schema.Column{StoreAgentsColumns[38], StoreAgentsColumns[37]},
+				Columns: []*schema.Column{StoreAgentsColumns[39], StoreAgentsColumns[38]},
 			},
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // EditableField is one variable of a capability pack's prompt template.
@@ -45,6 +46,25 @@ func (CapabilityPack) Fields() []ent.Field {
 		// Sealed with the instance key (the pack id as associated data), so
 		// the owner can be shown the value; Sensitive keeps it out of String().
 		field.Bytes("access_password_sealed").Optional().Nillable().Sensitive(),
+
+		// Capability sync (document 2, "Instance federation"): a pack synced
+		// from a spoke keeps that instance's id for it in remote_id, has a
+		// slug unique among packs that have one, and waits in the hub's review
+		// like a synced listing. Local packs are active and have no slug.
+		field.Enum("status").Values(vocab.Values("listing_status")...).Default("active"),
+		field.String("status_before_suspend").Optional().Nillable(),
+		field.String("slug").Optional().Nillable().Unique(),
+		field.String("source_instance_id").Optional().Nillable(),
+		field.String("remote_id").Optional().Nillable(),
+		// The dynamic module fields: the static prompt group it extends,
+		// its case-insensitive signal patterns, its size and whether it loads
+		// without a match.
+		field.String("prompt_group").Optional().Nillable(),
+		// Nullable so that the column can be added to existing rows; read nil
+		// as none.
+		field.Strings("signal_patterns").Optional(),
+		field.Int("token_estimate").Default(0),
+		field.Bool("always_load").Default(false),
 	}
 }
 
@@ -58,5 +78,9 @@ func (CapabilityPack) Edges() []ent.Edge {
 
 // Indexes of the CapabilityPack.
 func (CapabilityPack) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("created_at")}
+	return []ent.Index{
+		index.Fields("created_at"),
+		index.Fields("status", "created_at"),
+		index.Fields("source_instance_id", "remote_id").Unique(),
+	}
 }

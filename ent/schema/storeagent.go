@@ -124,6 +124,9 @@ func (StoreAgent) Fields() []ent.Field {
 		// `suspended` is the cascade of a deactivated instance; reactivating the
 		// instance puts its suspended agents back to active.
 		field.Enum("status").Values(vocab.Values("listing_status")...).Default("active"),
+		// The status a suspension (the instance's deactivation) replaced,
+		// restored on reactivation; nil when not suspended that way.
+		field.String("status_before_suspend").Optional().Nillable(),
 		// The agent's id on the instance it was synced from.
 		field.String("remote_id").Optional().Nillable(),
 		field.String("source_instance_id").Optional().Nillable(),

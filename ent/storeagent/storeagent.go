@@ -90,6 +90,8 @@ const (
 	FieldExecutionNotes = "execution_notes"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
+	// FieldStatusBeforeSuspend holds the string denoting the status_before_suspend field in the database.
+	FieldStatusBeforeSuspend = "status_before_suspend"
 	// FieldRemoteID holds the string denoting the remote_id field in the database.
 	FieldRemoteID = "remote_id"
 	// FieldSourceInstanceID holds the string denoting the source_instance_id field in the database.
@@ -225,6 +227,7 @@ var Columns = []string{
 	FieldContextPreparation,
 	FieldExecutionNotes,
 	FieldStatus,
+	FieldStatusBeforeSuspend,
 	FieldRemoteID,
 	FieldSourceInstanceID,
 	FieldRatingAvg,
@@ -571,6 +574,11 @@ func ByExecutionNotes(opts ...sql.OrderTermOption) OrderOption {
 // ByStatus orders the results by the status field.
 func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+}
+
+// ByStatusBeforeSuspend orders the results by the status_before_suspend field.
+func ByStatusBeforeSuspend(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatusBeforeSuspend, opts...).ToFunc()
 }
 
 // ByRemoteID orders the results by the remote_id field.

@@ -207,6 +207,11 @@ func ExecutionNotes(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldExecutionNotes, v))
 }
 
+// StatusBeforeSuspend applies equality check predicate on the "status_before_suspend" field. It's identical to StatusBeforeSuspendEQ.
+func StatusBeforeSuspend(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldStatusBeforeSuspend, v))
+}
+
 // RemoteID applies equality check predicate on the "remote_id" field. It's identical to RemoteIDEQ.
 func RemoteID(v string) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldEQ(FieldRemoteID, v))
@@ -2124,6 +2129,81 @@ func StatusIn(vs ...Status) predicate.StoreAgent {
 // StatusNotIn applies the NotIn predicate on the "status" field.
 func StatusNotIn(vs ...Status) predicate.StoreAgent {
 	return predicate.StoreAgent(sql.FieldNotIn(FieldStatus, vs...))
+}
+
+// StatusBeforeSuspendEQ applies the EQ predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEQ(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendNEQ applies the NEQ predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendNEQ(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNEQ(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendIn applies the In predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIn(FieldStatusBeforeSuspend, vs...))
+}
+
+// StatusBeforeSuspendNotIn applies the NotIn predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendNotIn(vs ...string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotIn(FieldStatusBeforeSuspend, vs...))
+}
+
+// StatusBeforeSuspendGT applies the GT predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendGT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGT(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendGTE applies the GTE predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendGTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldGTE(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendLT applies the LT predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendLT(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLT(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendLTE applies the LTE predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendLTE(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldLTE(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendContains applies the Contains predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendContains(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContains(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendHasPrefix applies the HasPrefix predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendHasPrefix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasPrefix(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendHasSuffix applies the HasSuffix predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendHasSuffix(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldHasSuffix(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendIsNil applies the IsNil predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendIsNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldIsNull(FieldStatusBeforeSuspend))
+}
+
+// StatusBeforeSuspendNotNil applies the NotNil predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendNotNil() predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldNotNull(FieldStatusBeforeSuspend))
+}
+
+// StatusBeforeSuspendEqualFold applies the EqualFold predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendEqualFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldEqualFold(FieldStatusBeforeSuspend, v))
+}
+
+// StatusBeforeSuspendContainsFold applies the ContainsFold predicate on the "status_before_suspend" field.
+func StatusBeforeSuspendContainsFold(v string) predicate.StoreAgent {
+	return predicate.StoreAgent(sql.FieldContainsFold(FieldStatusBeforeSuspend, v))
 }
 
 // RemoteIDEQ applies the EQ predicate on the "remote_id" field.

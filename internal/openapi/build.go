@@ -238,6 +238,14 @@ func (b *builder) operation(r rpc, bd binding) error {
 		responses.rename("200", strconv.Itoa(r.status))
 		success.set("description", http.StatusText(r.status))
 	}
+	if r.created != nil {
+		success.set("description", fmt.Sprintf("OK (%s false)", r.created.JSONName()))
+		created := obj("description", fmt.Sprintf("Created (%s true)", r.created.JSONName()))
+		if content := success.child("content"); content != nil {
+			created.set("content", content)
+		}
+		responses.set("201", created)
+	}
 
 	if r.keyed {
 		addIdempotency(op, success)

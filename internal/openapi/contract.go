@@ -27,9 +27,11 @@ type contract struct {
 
 // rpc is one method with at least one HTTP binding.
 type rpc struct {
-	desc     protoreflect.MethodDescriptor
-	access   *switchboardv1.AccessRule
-	status   int // HTTP status of a success, 200 unless rest_status says otherwise
+	desc   protoreflect.MethodDescriptor
+	access *switchboardv1.AccessRule
+	status int // HTTP status of a success, 200 unless rest_status says otherwise
+	// created is the answer's field that makes a success 201 (rest_created_field).
+	created  protoreflect.FieldDescriptor
 	bindings []binding
 	// keyed: the procedure takes the Idempotency-Key header.
 	keyed bool
@@ -62,7 +64,7 @@ func loadContract(files *protoregistry.Files) (*contract, error) {
 		if len(p.Bindings) == 0 {
 			continue
 		}
-		r := rpc{desc: p.Descriptor, access: p.Rule, status: p.RESTStatus,
+		r := rpc{desc: p.Descriptor, access: p.Rule, status: p.RESTStatus, created: p.CreatedField,
 			keyed: p.Idempotency == srvcontract.IdempotencyKeyed}
 		for i, b := range p.Bindings {
 			path, err := openAPIPath(p.Descriptor.Input(), b.Template)

@@ -43,15 +43,24 @@ func ValidateModule(m Module) error {
 		return errors.New("prompt is required")
 	case m.TokenEstimate < 0:
 		return errors.New("tokenEstimate must not be negative")
-	case len(m.SignalPatterns) > MaxModulePatterns:
-		return fmt.Errorf("signalPatterns has more than %d patterns", MaxModulePatterns)
 	case len(m.SignalPatterns) == 0 && !m.AlwaysLoad:
 		return errors.New("signalPatterns is required unless alwaysLoad is true")
 	}
 	if !slices.ContainsFunc(groups(), func(g Group) bool { return g.Name == m.PromptGroup }) {
 		return fmt.Errorf("promptGroup %q is not one of the %d groups", m.PromptGroup, len(groups()))
 	}
-	for i, p := range m.SignalPatterns {
+	return ValidatePatterns(m.SignalPatterns)
+}
+
+// ValidatePatterns checks signal patterns as ValidateModule does: at most
+// MaxModulePatterns of at most MaxPatternLen characters each, compiling
+// under (?i) and not matching the empty string; the error names the first
+// pattern at fault.
+func ValidatePatterns(patterns []string) error {
+	if len(patterns) > MaxModulePatterns {
+		return fmt.Errorf("signalPatterns has more than %d patterns", MaxModulePatterns)
+	}
+	for i, p := range patterns {
 		if utf8.RuneCountInString(p) > MaxPatternLen {
 			return fmt.Errorf("signalPatterns[%d] is longer than %d characters", i, MaxPatternLen)
 		}

@@ -29,7 +29,9 @@ func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListC
 	if err != nil {
 		return nil, err
 	}
-	var where []predicate.CapabilityPack
+	// Synced packs waiting for review (or suspended) are not in the
+	// catalogue; local packs are always active.
+	where := []predicate.CapabilityPack{capabilitypack.StatusEQ(capabilitypack.StatusActive)}
 	if c := strings.TrimSpace(req.GetCategory()); c != "" {
 		if err := checkText("category", c, maxCategory); err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
@@ -146,6 +147,9 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 	pack, err := s.pack(ctx, req.GetCapabilityId())
 	if err != nil {
 		return nil, err
+	}
+	if pack.Status != capabilitypack.StatusActive { // a synced pack not approved (or suspended)
+		return nil, apperr.NotFound("capability %q not found", pack.ID)
 	}
 	prev, err := s.installOf(ctx, userID, pack.ID)
 	if err != nil {

@@ -48,7 +48,11 @@ type Procedure struct {
 	Scopes     []string
 	RateClass  string
 	RESTStatus int
-	Bindings   []Binding
+	// CreatedField is the response's bool field that makes a REST answer
+	// 201 when true and 200 when false (rest_created_field); nil when the
+	// status does not depend on the outcome.
+	CreatedField protoreflect.FieldDescriptor
+	Bindings     []Binding
 	// Idempotency is how the procedure treats the Idempotency-Key header;
 	// IdempotencyNote says why when it refuses it.
 	Idempotency     Idempotency
@@ -151,6 +155,16 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 	}
 	if p.RESTStatus < 200 || p.RESTStatus > 299 {
 		return fmt.Errorf("contract: %s: rest_status %d is not a success status", name, p.RESTStatus)
+	}
+	if f := proto.GetExtension(opts, switchboardv1.E_RestCreatedField).(string); f != "" {
+		fd := md.Output().Fields().ByName(protoreflect.Name(f))
+		if fd == nil || fd.Kind() != protoreflect.BoolKind || fd.Cardinality() == protoreflect.Repeated {
+			return fmt.Errorf("contract: %s: rest_created_field %q is not a bool field of %s", name, f, md.Output().FullName())
+		}
+		if p.RESTStatus != http.StatusOK {
+			return fmt.Errorf("contract: %s: rest_created_field and rest_status exclude each other", name)
+		}
+		p.CreatedField = fd
 	}
 	if hr, ok := proto.GetExtension(opts, annotations.E_Http).(*annotations.HttpRule); ok && hr != nil {
 		for _, r := range append([]*annotations.HttpRule{hr}, hr.GetAdditionalBindings()...) {

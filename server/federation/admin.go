@@ -6,8 +6,12 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -76,17 +80,55 @@ func (h *Hub) setDeactivated(ctx context.Context, id string, off bool) (*switchb
 	if off == (row.DeactivatedAt != nil) {
 		return h.toProto(row), nil
 	}
-	up := h.DB.FederationInstance.UpdateOneID(id)
-	if off {
-		up.SetDeactivatedAt(h.now())
-	} else {
-		up.ClearDeactivatedAt()
-	}
-	row, err = up.Save(ctx)
+	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
+		up := tx.FederationInstance.UpdateOneID(id)
+		if off {
+			up.SetDeactivatedAt(h.now())
+		} else {
+			up.ClearDeactivatedAt()
+		}
+		if row, err = up.Save(ctx); err != nil {
+			return err
+		}
+		return cascade(ctx, tx, id, off)
+	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
 	return h.toProto(row), nil
+}
+
+// cascade suspends every agent and capability synced from instance,
+// remembering each one's status (off), or puts each suspended one back to the
+// status it had (on). Rows suspended otherwise (no remembered status) stay
+// suspended, and an admin's later decision on a suspended row stands.
+func cascade(ctx context.Context, tx *db.Tx, instance string, off bool) error {
+	suspended := string(storeagent.StatusSuspended)
+	for _, st := range vocab.Values("listing_status") {
+		if st == suspended {
+			continue
+		}
+		var err error
+		if off {
+			err = tx.StoreAgent.Update().Where(storeagent.SourceInstanceID(instance), storeagent.StatusEQ(storeagent.Status(st))).
+				SetStatus(storeagent.StatusSuspended).SetStatusBeforeSuspend(st).Exec(ctx)
+			if err == nil {
+				err = tx.CapabilityPack.Update().Where(capabilitypack.SourceInstanceID(instance), capabilitypack.StatusEQ(capabilitypack.Status(st))).
+					SetStatus(capabilitypack.StatusSuspended).SetStatusBeforeSuspend(st).Exec(ctx)
+			}
+		} else {
+			err = tx.StoreAgent.Update().Where(storeagent.SourceInstanceID(instance), storeagent.StatusEQ(storeagent.StatusSuspended),
+				storeagent.StatusBeforeSuspend(st)).SetStatus(storeagent.Status(st)).ClearStatusBeforeSuspend().Exec(ctx)
+			if err == nil {
+				err = tx.CapabilityPack.Update().Where(capabilitypack.SourceInstanceID(instance), capabilitypack.StatusEQ(capabilitypack.StatusSuspended),
+					capabilitypack.StatusBeforeSuspend(st)).SetStatus(capabilitypack.Status(st)).ClearStatusBeforeSuspend().Exec(ctx)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // status is where an instance stands: left and deactivated as recorded,

@@ -8,6 +8,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -16,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/promptgroups"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
@@ -58,14 +61,25 @@ func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePa
 		DeveloperPayout: v.DeveloperPayout.Float(), Reason: v.Reason}, nil
 }
 
-// ListPromptGroups answers the static prompt groups. Dynamic modules are the
-// approved synced capabilities; capability sync does not exist yet, so the
-// list is empty (docs/decisions.md).
+// ListPromptGroups answers the static prompt groups and the dynamic
+// modules: the approved (active) synced capabilities with a promptGroup,
+// oldest first.
 func (h *Hub) ListPromptGroups(ctx context.Context, _ *switchboardv1.ListPromptGroupsRequest) (*switchboardv1.ListPromptGroupsResponse, error) {
 	if _, err := h.caller(ctx, "prompt-groups", false); err != nil {
 		return nil, err
 	}
-	return promptGroupsAnswer(promptgroups.BuildAnswer(nil)), nil
+	rows, err := h.DB.CapabilityPack.Query().Where(capabilitypack.StatusEQ(capabilitypack.StatusActive),
+		capabilitypack.SourceInstanceIDNotNil(), capabilitypack.PromptGroupNotNil()).
+		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	modules := make([]promptgroups.Module, len(rows))
+	for i, r := range rows {
+		modules[i] = promptgroups.Module{Name: r.Name, PromptGroup: *r.PromptGroup, SignalPatterns: r.SignalPatterns,
+			TokenEstimate: r.TokenEstimate, AlwaysLoad: r.AlwaysLoad, Prompt: r.Prompt}
+	}
+	return promptGroupsAnswer(promptgroups.BuildAnswer(modules)), nil
 }
 
 func promptGroupsAnswer(a promptgroups.Answer) *switchboardv1.ListPromptGroupsResponse {
@@ -209,7 +223,29 @@ func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverN
 // discoverAgents pages the active listings, newest first: the hub's own and
 // those synced from its spokes, with what browse shows of them.
 func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
+	agents, total, err := h.storeListings(ctx, folded, limit, offset, rich)
+	if err != nil {
+		return err
+	}
+	out.Totals.Agents, out.Agents = int32(total), agents
+	return nil
+}
+
+// storeListings pages the hub's active store, newest first: its own listings
+// and those synced from spokes that take part in the store (an instance whose
+// participation is off, or that left, is hidden without its listings being
+// touched). Only the public half of each listing is answered; rich adds where
+// each lives and its counts.
+func (h *Hub) storeListings(ctx context.Context, folded string, limit, offset int, rich bool) ([]*switchboardv1.DiscoverAgent, int, error) {
+	hidden, err := h.DB.FederationInstance.Query().Where(federationinstance.Or(
+		federationinstance.StoreParticipation(false), federationinstance.LeftAtNotNil())).IDs(ctx)
+	if err != nil {
+		return nil, 0, apperr.Internal(err)
+	}
 	where := []predicate.StoreAgent{storeagent.StatusEQ(storeagent.StatusActive)}
+	if len(hidden) > 0 {
+		where = append(where, storeagent.Or(storeagent.SourceInstanceIDIsNil(), storeagent.SourceInstanceIDNotIn(hidden...)))
+	}
 	if folded != "" {
 		where = append(where, storeagent.Or(
 			predicate.StoreAgent(db.ContainsFolded(h.DB.Dialect, folded,
@@ -218,16 +254,16 @@ func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNet
 	}
 	total, err := h.DB.StoreAgent.Query().Where(where...).Count(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return nil, 0, apperr.Internal(err)
 	}
-	out.Totals.Agents = int32(total)
+	out := []*switchboardv1.DiscoverAgent{}
 	if offset >= total {
-		return nil
+		return out, total, nil
 	}
 	rows, err := h.DB.StoreAgent.Query().Where(where...).
 		Order(ent.Desc(storeagent.FieldCreatedAt), ent.Desc(storeagent.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return nil, 0, apperr.Internal(err)
 	}
 	for _, r := range rows {
 		a := &switchboardv1.DiscoverAgent{Id: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description,
@@ -242,10 +278,7 @@ func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNet
 		instance := h.PublicURL
 		if r.SourceInstanceID != nil {
 			a.Origin = "synced"
-			instance = ""
-			if r.SourceInstanceURL != nil {
-				instance = *r.SourceInstanceURL
-			}
+			instance = deref(r.SourceInstanceURL)
 		}
 		if rich {
 			a.Counts = &switchboardv1.DiscoverCounts{Installs: int32(r.InstallCount),
@@ -254,7 +287,24 @@ func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNet
 				a.InstanceUrl = proto.String(instance)
 			}
 		}
-		out.Agents = append(out.Agents, a)
+		out = append(out, a)
 	}
-	return nil
+	return out, total, nil
+}
+
+// BrowseFederation is the hub's active store for anyone: no credential is
+// read, so the answer is the same with or without one.
+func (h *Hub) BrowseFederation(ctx context.Context, req *switchboardv1.BrowseFederationRequest) (*switchboardv1.BrowseFederationResponse, error) {
+	if err := h.serving(); err != nil {
+		return nil, err
+	}
+	pg, err := page.Parse(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	agents, total, err := h.storeListings(ctx, db.FoldASCII(strings.TrimSpace(req.GetQ())), pg.Limit, pg.Offset, false)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.BrowseFederationResponse{Agents: agents, Pagination: pg.Of(total, len(agents))}, nil
 }

@@ -60,7 +60,9 @@ func newPlatformNet(t *testing.T) *platformNet {
 		e := e.(map[string]any)
 		listed[e["method"].(string)+" "+e["path"].(string)] = true
 	}
-	for _, want := range []string{"POST /api/v2/federation/validate-payment", "GET /api/v2/prompt-groups", "GET /api/v2/network/discover"} {
+	for _, want := range []string{"POST /api/v2/federation/validate-payment", "GET /api/v2/prompt-groups", "GET /api/v2/network/discover",
+		"PUT /api/v2/federation/agents/{remoteId}", "DELETE /api/v2/federation/agents/{remoteId}",
+		"POST /api/v2/federation/capabilities", "GET /api/v2/federation/browse"} {
 		if !listed[want] {
 			t.Errorf("register endpoints lack %s: %v", want, reg["endpoints"])
 		}

@@ -4,14 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -61,20 +64,47 @@ func (h *Hub) SyncAgents(ctx context.Context, req *switchboardv1.SyncAgentsReque
 	if n := len(req.GetAgents()); n > MaxSync {
 		return nil, apperr.Invalid("at most %d agents per call, got %d", MaxSync, n)
 	}
-	out := &switchboardv1.SyncAgentsResponse{Results: make([]*switchboardv1.SyncResult, 0, len(req.GetAgents()))}
-	seen := map[string]bool{}
-	for _, a := range req.GetAgents() {
-		res := &switchboardv1.SyncResult{Id: a.GetId()}
-		if seen[a.GetId()] {
-			res.Status, res.Error = "invalid", ptr("id appears twice in this call")
-		} else {
-			seen[a.GetId()] = true
-			h.syncAgent(ctx, inst, a, res)
-		}
-		out.Results = append(out.Results, res)
-	}
-	return out, nil
+	return &switchboardv1.SyncAgentsResponse{Results: syncEach(ctx, req.GetAgents(),
+		func(a *switchboardv1.FederationAgent) (*switchboardv1.SyncResult, error) {
+			return h.syncAgent(ctx, inst, a)
+		})}, nil
 }
+
+// syncEach applies each item of a sync call on its own, answering one result
+// per item: an id seen earlier in the call is invalid, and an item that could
+// not be stored is invalid without saying more.
+func syncEach[T interface{ GetId() string }](ctx context.Context, items []T,
+	apply func(T) (*switchboardv1.SyncResult, error)) []*switchboardv1.SyncResult {
+	out := make([]*switchboardv1.SyncResult, 0, len(items))
+	seen := map[string]bool{}
+	for _, it := range items {
+		res := &switchboardv1.SyncResult{Id: it.GetId(), Status: syncInvalid}
+		switch {
+		case seen[it.GetId()]:
+			res.Error = ptr("id appears twice in this call")
+		default:
+			seen[it.GetId()] = true
+			got, err := apply(it)
+			if err != nil {
+				slog.ErrorContext(ctx, "federation sync: storing an item failed", "id", it.GetId(), "err", err)
+				res.Error = ptr("could not be stored")
+			} else {
+				res = got
+			}
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// The sync result statuses (the sync_result vocabulary).
+const (
+	syncCreated   = "created"
+	syncUpdated   = "updated"
+	syncUnchanged = "unchanged"
+	syncConflict  = "conflict"
+	syncInvalid   = "invalid"
+)
 
 // synced is a synced agent's listing fields as the hub stores them.
 type synced struct {
@@ -142,7 +172,7 @@ func parseSynced(a *switchboardv1.FederationAgent) (synced, error) {
 
 // same reports whether row already holds s.
 func (s synced) same(row *ent.StoreAgent) bool {
-	eq := func(a, b *string) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+	eq := equalPtr
 	return row.Name == s.name && row.Slug == s.slug && row.PricingModel == s.pricing && row.Currency == s.currency &&
 		row.Version == s.version && string(row.Availability) == s.availability && eq(row.Description, s.description) &&
 		eq(row.DeveloperName, s.developer) && eq(row.Category, s.category) && row.PricePerTask == s.price &&
@@ -150,64 +180,107 @@ func (s synced) same(row *ent.StoreAgent) bool {
 		row.SupportsA2a == s.a2a && row.SupportsMcp == s.mcp && row.ExecutionTimeout == s.timeout
 }
 
-func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *switchboardv1.FederationAgent, res *switchboardv1.SyncResult) {
+// syncAgent creates or updates one synced agent; err is a storage failure,
+// every refusal is in the result.
+func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *switchboardv1.FederationAgent) (*switchboardv1.SyncResult, error) {
+	res := &switchboardv1.SyncResult{Id: a.GetId()}
 	s, err := parseSynced(a)
 	if err != nil {
-		res.Status, res.Error = "invalid", ptr(apperr.From(err).Message)
-		return
+		res.Status, res.Error = syncInvalid, ptr(apperr.From(err).Message)
+		return res, nil
 	}
-	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
-		row, err := tx.StoreAgent.Query().
-			Where(storeagent.SourceInstanceID(inst.ID), storeagent.RemoteID(a.GetId())).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		taken, err := tx.StoreAgent.Query().Where(storeagent.Slug(s.slug)).Only(ctx)
-		if err != nil && !ent.IsNotFound(err) {
-			return err
-		}
-		if taken != nil && (row == nil || taken.ID != row.ID) {
-			res.Status, res.Error = "conflict", ptr(fmt.Sprintf("slug %q is taken on this hub", s.slug))
-			return nil
-		}
-		if row != nil && s.same(row) {
-			res.Status, res.MarketplaceId = "unchanged", &row.ID
-			return nil
-		}
-		if row == nil {
-			row, err = tx.StoreAgent.Create().SetUserID(inst.RegisteredBy).SetSourceInstanceID(inst.ID).
+	var row *ent.StoreAgent
+	return h.writeSynced(ctx, res, s.slug, syncWrite{
+		find: func(tx *db.Tx) (string, bool, error) {
+			var err error
+			if row, err = tx.StoreAgent.Query().
+				Where(storeagent.SourceInstanceID(inst.ID), storeagent.RemoteID(a.GetId())).Only(ctx); err != nil {
+				return "", false, err
+			}
+			return row.ID, s.same(row), nil
+		},
+		slugOwner: func(tx *db.Tx) (string, error) {
+			return tx.StoreAgent.Query().Where(storeagent.Slug(s.slug)).OnlyID(ctx)
+		},
+		create: func(tx *db.Tx, id string) error {
+			return tx.StoreAgent.Create().SetID(id).SetUserID(inst.RegisteredBy).SetSourceInstanceID(inst.ID).
 				SetRemoteID(a.GetId()).SetSourceInstanceURL(inst.BaseURL).SetName(s.name).SetSlug(s.slug).
 				SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
 				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
 				SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
 				SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-				SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(h.Policy.InitialStatus())).Save(ctx)
-			if err != nil {
-				return err
-			}
-			res.Status, res.MarketplaceId = "created", &row.ID
-			return nil
-		}
-		status := h.Policy.StatusAfterChange(string(row.Status), row.PricingModel != s.pricing)
-		err = tx.StoreAgent.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).
-			SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
-			SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
-			SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
-			SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-			SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(status)).Exec(ctx)
-		if err != nil {
+				SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(h.Policy.InitialStatus())).Exec(ctx)
+		},
+		update: func(tx *db.Tx) error {
+			status := h.Policy.StatusAfterChange(string(row.Status), row.PricingModel != s.pricing)
+			return tx.StoreAgent.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).
+				SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
+				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
+				SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
+				SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
+				SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(status)).Exec(ctx)
+		},
+	})
+}
+
+// syncWrite is one synced item's write, in the steps writeSynced runs in one
+// transaction.
+type syncWrite struct {
+	// find answers the caller's row of the item (not found when none) and
+	// whether it already holds the item.
+	find func(tx *db.Tx) (id string, same bool, err error)
+	// slugOwner answers the row holding the item's slug (not found when
+	// none).
+	slugOwner func(tx *db.Tx) (string, error)
+	// create stores the item as a new row of id.
+	create func(tx *db.Tx, id string) error
+	// update rewrites the row find found.
+	update func(tx *db.Tx) error
+}
+
+// writeSynced runs w for one item with slug and fills in res: conflict when
+// another row holds the slug (also when a concurrent sync takes it first),
+// else unchanged, created or updated with the row's id.
+func (h *Hub) writeSynced(ctx context.Context, res *switchboardv1.SyncResult, slug string, w syncWrite) (*switchboardv1.SyncResult, error) {
+	conflict := func() {
+		res.Status, res.Error, res.MarketplaceId = syncConflict, ptr(fmt.Sprintf("slug %q is taken on this hub", slug)), nil
+	}
+	err := h.DB.InTx(ctx, func(tx *db.Tx) error {
+		mine, same, err := w.find(tx)
+		if err != nil && !ent.IsNotFound(err) {
 			return err
 		}
-		res.Status, res.MarketplaceId = "updated", &row.ID
+		owner, err := w.slugOwner(tx)
+		if err != nil && !ent.IsNotFound(err) {
+			return err
+		}
+		switch {
+		case owner != "" && owner != mine:
+			conflict()
+		case mine != "" && same:
+			res.Status, res.MarketplaceId = syncUnchanged, &mine
+		case mine == "":
+			id := ids.New()
+			if err := w.create(tx, id); err != nil {
+				return err
+			}
+			res.Status, res.MarketplaceId = syncCreated, &id
+		default:
+			if err := w.update(tx); err != nil {
+				return err
+			}
+			res.Status, res.MarketplaceId = syncUpdated, &mine
+		}
 		return nil
 	})
-	if ent.IsConstraintError(err) { // a concurrent sync took the slug
-		res.Status, res.Error, res.MarketplaceId = "conflict", ptr(fmt.Sprintf("slug %q is taken on this hub", s.slug)), nil
-		return
+	if ent.IsConstraintError(err) {
+		conflict()
+		return res, nil
 	}
 	if err != nil {
-		res.Status, res.Error, res.MarketplaceId = "invalid", ptr("could not be stored"), nil
+		return nil, err
 	}
+	return res, nil
 }
 
 // ListSyncedAgents answers the caller's synced listings with their
@@ -217,10 +290,32 @@ func (h *Hub) ListSyncedAgents(ctx context.Context, _ *switchboardv1.ListSyncedA
 	if err != nil {
 		return nil, err
 	}
-	rows, err := h.DB.StoreAgent.Query().Where(storeagent.SourceInstanceID(inst.ID)).
+	agents, err := h.syncedAgents(ctx, h.DB.Client, inst.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.ListSyncedAgentsResponse{Agents: agents}, nil
+}
+
+// syncedAgents answers instance's synced listings (those with remoteIDs
+// when given, else all of them), oldest first, with their execution counts
+// and captured revenue per currency.
+func (h *Hub) syncedAgents(ctx context.Context, c *ent.Client, instance string, remoteIDs ...string) ([]*switchboardv1.SyncedAgent, error) {
+	where := []predicate.StoreAgent{storeagent.SourceInstanceID(instance), storeagent.RemoteIDNotNil()}
+	if len(remoteIDs) > 0 {
+		where = append(where, storeagent.RemoteIDIn(remoteIDs...))
+	}
+	rows, err := c.StoreAgent.Query().Where(where...).
 		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
+	}
+	if len(rows) == 0 {
+		return []*switchboardv1.SyncedAgent{}, nil
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
 	}
 	var sums []struct {
 		AgentID  string         `json:"agent_id"`
@@ -229,8 +324,8 @@ func (h *Hub) ListSyncedAgents(ctx context.Context, _ *switchboardv1.ListSyncedA
 		Payout   sql.NullInt64  `json:"payout"`
 		Fee      sql.NullInt64  `json:"fee"`
 	}
-	err = h.DB.Execution.Query().
-		Where(execution.HasStoreAgentWith(storeagent.SourceInstanceID(inst.ID)), execution.GrossNotNil(),
+	err = c.Execution.Query().
+		Where(execution.AgentIDIn(ids...), execution.GrossNotNil(),
 			execution.PaymentHoldStatusEQ(execution.PaymentHoldStatusCaptured)).
 		GroupBy(execution.FieldAgentID, execution.FieldCurrency).
 		Aggregate(ent.As(ent.Sum(execution.FieldGross), "gross"), ent.As(ent.Sum(execution.FieldDeveloperPayout), "payout"),
@@ -245,9 +340,9 @@ func (h *Hub) ListSyncedAgents(ctx context.Context, _ *switchboardv1.ListSyncedA
 			Gross: money.Cents(r.Gross.Int64).Float(), DeveloperPayout: money.Cents(r.Payout.Int64).Float(),
 			PlatformFee: money.Cents(r.Fee.Int64).Float()})
 	}
-	out := &switchboardv1.ListSyncedAgentsResponse{Agents: make([]*switchboardv1.SyncedAgent, len(rows))}
+	out := make([]*switchboardv1.SyncedAgent, len(rows))
 	for i, r := range rows {
-		out.Agents[i] = &switchboardv1.SyncedAgent{RemoteId: deref(r.RemoteID), MarketplaceId: r.ID, Name: r.Name,
+		out[i] = &switchboardv1.SyncedAgent{RemoteId: deref(r.RemoteID), MarketplaceId: r.ID, Name: r.Name,
 			Slug: r.Slug, Status: string(r.Status), ExecutionCount: int32(r.ExecutionCount), Revenue: revenue[r.ID]}
 	}
 	return out, nil

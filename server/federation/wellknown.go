@@ -67,7 +67,10 @@ func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
 var InboundPaths = []string{
 	"/api/v2/federation/",
 	"/" + switchboardv1connect.FederationHubServiceName + "/",
-	"/" + switchboardv1connect.FederationPlatformServiceName + "/",
+	// The platform service's procedures whose REST routes are under
+	// /api/v2/federation/ (discover and prompt-groups are not).
+	switchboardv1connect.FederationPlatformServiceValidatePaymentProcedure,
+	switchboardv1connect.FederationPlatformServiceBrowseFederationProcedure,
 	"/" + switchboardv1connect.FederationSpokeServiceName + "/",
 	"/" + switchboardv1connect.FederationResultServiceName + "/",
 	WellKnownPath,

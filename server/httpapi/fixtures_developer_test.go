@@ -100,6 +100,18 @@ func developerFixtures() []fixture {
 		single("RunDeveloperAgentTestResponse", "sparse", &switchboardv1.RunDeveloperAgentTestResponse{
 			EndpointProbe: &switchboardv1.EndpointProbe{Conforms: true}, ShipGateRun: sparseShipGateRun()}),
 		single("ApproveStoreAgentResponse", "full", &switchboardv1.ApproveStoreAgentResponse{Agent: ownSparseStoreAgent()}),
+		single("ListMarketplaceReviewsResponse", "full", &switchboardv1.ListMarketplaceReviewsResponse{
+			Items: []*switchboardv1.MarketplaceReview{
+				{Kind: "agent", Id: "ckx3a0a1b0000qzrmstagent1", Name: "Writer \"pro\"", Slug: proto.String("writer"),
+					Status: "pending_review", Origin: "synced", InstanceId: proto.String("ckx5f0a1b0000qzrminstanc1"),
+					InstanceName: proto.String("Ada's lab"), RemoteId: proto.String("cmwxt94bh002mli7djqaibtbg"),
+					CreatedAt: tsTokenExpires, UpdatedAt: tsTokenExpires},
+				{Kind: "capability", Id: "ckx3a0a1b0000qzrmcapabil1", Name: "CRM notes", Status: "pending_review",
+					Origin: "local", CreatedAt: tsTokenExpires, UpdatedAt: tsTokenExpires},
+			},
+			Pagination: &switchboardv1.Pagination{Total: 2, Limit: 50}}),
+		single("ListMarketplaceReviewsResponse", "sparse", &switchboardv1.ListMarketplaceReviewsResponse{
+			Pagination: &switchboardv1.Pagination{Limit: 50}}),
 		single("RejectStoreAgentResponse", "full", &switchboardv1.RejectStoreAgentResponse{Agent: func() *switchboardv1.StoreAgent {
 			a := ownSparseStoreAgent()
 			a.Status = "rejected"

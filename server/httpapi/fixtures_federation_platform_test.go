@@ -29,6 +29,16 @@ func federationPlatformFixtures() []fixture {
 		TaskTypes: []string{}, Version: "1.0.0", Availability: "maintenance", Origin: "local", CreatedAt: created,
 	}
 	return []fixture{
+		single("BrowseFederationResponse", "full", &switchboardv1.BrowseFederationResponse{
+			Agents: []*switchboardv1.DiscoverAgent{
+				func() *switchboardv1.DiscoverAgent {
+					a := proto.CloneOf(fullAgent)
+					a.InstanceUrl, a.Counts = nil, nil
+					return a
+				}(), sparseAgent},
+			Pagination: &switchboardv1.Pagination{Total: 3, Limit: 2, HasMore: true}}),
+		single("BrowseFederationResponse", "sparse", &switchboardv1.BrowseFederationResponse{
+			Pagination: &switchboardv1.Pagination{Limit: 50}}),
 		single("ValidatePaymentResponse", "full", &switchboardv1.ValidatePaymentResponse{
 			Valid: true, TransactionType: "marketplace", GrossAmount: 19.99, ProposedFeePercent: 20, FloorPercent: 15,
 			EnforcedFeePercent: 20, PlatformFee: 4, DeveloperPayout: 15.99,

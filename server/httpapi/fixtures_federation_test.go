@@ -101,7 +101,37 @@ func federationFixtures() []fixture {
 		single("SyncMarketplaceResponse", "full", &switchboardv1.SyncMarketplaceResponse{Results: syncResults(), Status: joinedStatus(true)}),
 		single("SyncMarketplaceResponse", "sparse", &switchboardv1.SyncMarketplaceResponse{Status: joinedStatus(false)}),
 		single("ReactivateFederationInstanceResponse", "full", &switchboardv1.ReactivateFederationInstanceResponse{Instance: sparseInstance()}),
+		single("PutSyncedAgentResponse", "created", &switchboardv1.PutSyncedAgentResponse{Agent: sparseSyncedAgent(), Created: true}),
+		single("PutSyncedAgentResponse", "updated", &switchboardv1.PutSyncedAgentResponse{Agent: fullSyncedAgent()}),
+		single("GetSyncedAgentResponse", "full", &switchboardv1.GetSyncedAgentResponse{Agent: fullSyncedAgent()}),
+		single("GetSyncedAgentResponse", "sparse", &switchboardv1.GetSyncedAgentResponse{Agent: sparseSyncedAgent()}),
+		single("DeleteSyncedAgentResponse", "full", &switchboardv1.DeleteSyncedAgentResponse{Agent: fullSyncedAgent(), KeptExecutions: 7}),
+		single("DeleteSyncedAgentResponse", "sparse", &switchboardv1.DeleteSyncedAgentResponse{Agent: sparseSyncedAgent()}),
+		single("SyncCapabilitiesResponse", "full", &switchboardv1.SyncCapabilitiesResponse{Results: syncResults()}),
+		single("SyncCapabilitiesResponse", "sparse", &switchboardv1.SyncCapabilitiesResponse{}),
+		single("ListSyncedCapabilitiesResponse", "full", &switchboardv1.ListSyncedCapabilitiesResponse{
+			Capabilities: []*switchboardv1.SyncedCapability{
+				{RemoteId: "cap-1", MarketplaceId: "ckx3a0a1b0000qzrmcapabil1", Name: "CRM \"notes\"", Slug: "crm-notes",
+					Status: "pending_review", PromptGroup: proto.String("contacts"), SignalPatterns: []string{`\bcrm\b`, "notes?"},
+					TokenEstimate: 120, AlwaysLoad: true},
+				{RemoteId: "cap-2", MarketplaceId: "ckx3a0a1b0000qzrmcapabil2", Name: "Plain", Slug: "plain", Status: "suspended",
+					SignalPatterns: []string{}},
+			}}),
+		single("ListSyncedCapabilitiesResponse", "sparse", &switchboardv1.ListSyncedCapabilitiesResponse{}),
 	}
+}
+
+// fullSyncedAgent is a synced listing with executions and revenue.
+func fullSyncedAgent() *switchboardv1.SyncedAgent {
+	return &switchboardv1.SyncedAgent{RemoteId: "cmwxt94bh002mli7djqaibtbg", MarketplaceId: "ckx3a0a1b0000qzrmstagent1",
+		Name: "Writer \"pro\"", Slug: "writer", Status: "active", ExecutionCount: 7,
+		Revenue: []*switchboardv1.SyncedAgentRevenue{{Currency: "USD", Gross: 17.5, DeveloperPayout: 14.88, PlatformFee: 2.62}}}
+}
+
+// sparseSyncedAgent was just synced: waiting for review, never run.
+func sparseSyncedAgent() *switchboardv1.SyncedAgent {
+	return &switchboardv1.SyncedAgent{RemoteId: "r2", MarketplaceId: "ckx3a0a1b0000qzrmstagent2", Name: "Coder",
+		Slug: "coder", Status: "pending_review"}
 }
 
 // syncResults is one of each sync outcome.

@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -324,35 +325,14 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 		if err != nil {
 			return err
 		}
-		busy, err := tx.Execution.Query().Where(execution.AgentID(row.ID), execution.Or(
-			execution.StatusIn(execution.StatusQueued, execution.StatusRunning),
-			execution.PaymentHoldStatusEQ(execution.PaymentHoldStatusHeld))).Exist(ctx)
-		if err != nil {
-			return apperr.Internal(err)
-		}
-		if busy || row.CurrentExecutionID != nil {
-			return apperr.Conflict("agent %q has executions in flight (running, queued or holding a payment); "+
-				"set its availability to unavailable and delete it once they finish", row.Slug)
+		if err := inFlight(ctx, tx, row); err != nil {
+			return err
 		}
 		if out, err = s.render(ctx, tx.Client(), p.UserID, row); err != nil {
 			return err
 		}
-		// The foreign keys cascade too; deleting here does not depend on the
-		// database enforcing them, and the memory entries have no foreign key.
-		if _, err := tx.MemoryEntry.Delete().Where(memoryentry.Source(MemorySource), memoryentry.SourceID(row.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
-		}
-		if _, err := tx.StoreInstall.Delete().Where(storeinstall.AgentID(row.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
-		}
-		if _, err := tx.StoreSubscription.Delete().Where(storesubscription.AgentID(row.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
-		}
-		if _, err := tx.StoreUnlock.Delete().Where(storeunlock.AgentID(row.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
-		}
-		if _, err := tx.AgentQualitySignal.Delete().Where(agentqualitysignal.AgentID(row.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
+		if err := removeRelations(ctx, tx, row.ID); err != nil {
+			return err
 		}
 		if _, err := tx.Execution.Delete().Where(execution.AgentID(row.ID)).Exec(ctx); err != nil {
 			return apperr.Internal(err)
@@ -370,6 +350,79 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 	}
 	return &switchboardv1.DeleteStoreAgentResponse{Agent: out}, nil
 }
+
+// inFlight refuses to remove a listing with work in flight (a running or
+// queued execution, or a payment held): that work would be lost.
+func inFlight(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) error {
+	busy, err := tx.Execution.Query().Where(execution.AgentID(row.ID), execution.Or(
+		execution.StatusIn(execution.StatusQueued, execution.StatusRunning),
+		execution.PaymentHoldStatusEQ(execution.PaymentHoldStatusHeld))).Exist(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if busy || row.CurrentExecutionID != nil {
+		return apperr.Conflict("agent %q has executions in flight (running, queued or holding a payment); "+
+			"set its availability to unavailable and delete it once they finish", row.Slug)
+	}
+	return nil
+}
+
+// removeRelations deletes what hangs on a listing besides its executions:
+// installs with their memory entries, subscriptions, unlocks and quality
+// signals. The foreign keys cascade too; deleting here does not depend on
+// the database enforcing them, and the memory entries have no foreign key.
+func removeRelations(ctx context.Context, tx *db.Tx, agentID string) error {
+	if _, err := tx.MemoryEntry.Delete().Where(memoryentry.Source(MemorySource), memoryentry.SourceID(agentID)).Exec(ctx); err != nil {
+		return apperr.Internal(err)
+	}
+	if _, err := tx.StoreInstall.Delete().Where(storeinstall.AgentID(agentID)).Exec(ctx); err != nil {
+		return apperr.Internal(err)
+	}
+	if _, err := tx.StoreSubscription.Delete().Where(storesubscription.AgentID(agentID)).Exec(ctx); err != nil {
+		return apperr.Internal(err)
+	}
+	if _, err := tx.StoreUnlock.Delete().Where(storeunlock.AgentID(agentID)).Exec(ctx); err != nil {
+		return apperr.Internal(err)
+	}
+	if _, err := tx.AgentQualitySignal.Delete().Where(agentqualitysignal.AgentID(agentID)).Exec(ctx); err != nil {
+		return apperr.Internal(err)
+	}
+	return nil
+}
+
+// RemoveSynced removes a synced listing for its instance (DELETE
+// /api/v2/federation/agents/{remoteId}) in tx: refused with 409 while work is
+// in flight; otherwise its installs, subscriptions, unlocks and signals go.
+// Its finished executions (and the ledger entries of their payments) are
+// never deleted: a listing without any is deleted, one with some is kept as
+// a disabled row unlinked from the instance (no remote id, its slug freed),
+// so they keep pointing at it (docs/decisions.md "Federation platform
+// routes (issue 14)"). It answers how many executions were kept.
+func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent) (kept int, err error) {
+	if err := d.Serialize(ctx, tx, lockKey(row.ID)); err != nil {
+		return 0, apperr.Internal(err)
+	}
+	if err := inFlight(ctx, tx, row); err != nil {
+		return 0, err
+	}
+	if err := removeRelations(ctx, tx, row.ID); err != nil {
+		return 0, err
+	}
+	if kept, err = tx.Execution.Query().Where(execution.AgentID(row.ID)).Count(ctx); err != nil {
+		return 0, apperr.Internal(err)
+	}
+	if kept == 0 {
+		return 0, apperr.Wrap(tx.StoreAgent.DeleteOneID(row.ID).Exec(ctx))
+	}
+	err = tx.StoreAgent.UpdateOneID(row.ID).SetStatus(storeagent.StatusDisabled).ClearStatusBeforeSuspend().
+		ClearRemoteID().SetSlug(RemovedSlug(row.ID)).SetAvailability(storeagent.AvailabilityUnavailable).
+		SetInstallCount(0).SetSubscriberCount(0).Exec(ctx)
+	return kept, apperr.Wrap(err)
+}
+
+// RemovedSlug is the slug a removed synced listing kept for its executions
+// takes, freeing its own.
+func RemovedSlug(id string) string { return "removed-" + strings.ToLower(id) }
 
 // checkURLs applies the address rule to the supplied URLs (docs/decisions.md "Store,
 // federation, MCP, A2A"): a clear 400 at save time. It resolves names, so it

@@ -1876,11 +1876,253 @@ func (x *DisableStoreAgentResponse) GetAgent() *StoreAgent {
 	return nil
 }
 
+type ListMarketplaceReviewsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pending, pending_review (default), active, rejected, disabled or
+	// suspended.
+	Status        string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Limit         int32  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Offset        int32  `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMarketplaceReviewsRequest) Reset() {
+	*x = ListMarketplaceReviewsRequest{}
+	mi := &file_switchboard_v1_developer_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMarketplaceReviewsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMarketplaceReviewsRequest) ProtoMessage() {}
+
+func (x *ListMarketplaceReviewsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_developer_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMarketplaceReviewsRequest.ProtoReflect.Descriptor instead.
+func (*ListMarketplaceReviewsRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_developer_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListMarketplaceReviewsRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ListMarketplaceReviewsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListMarketplaceReviewsRequest) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+// MarketplaceReview is one listing or capability in the review list.
+type MarketplaceReview struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// agent or capability.
+	Kind   string  `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Id     string  `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Name   string  `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Slug   *string `protobuf:"bytes,4,opt,name=slug,proto3,oneof" json:"slug,omitempty"`
+	Status string  `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	// local (this instance's own) or synced (from a spoke).
+	Origin string `protobuf:"bytes,6,opt,name=origin,proto3" json:"origin,omitempty"`
+	// Synced only: the spoke it came from and its id there.
+	InstanceId    *string                `protobuf:"bytes,7,opt,name=instance_id,json=instanceId,proto3,oneof" json:"instance_id,omitempty"`
+	InstanceName  *string                `protobuf:"bytes,8,opt,name=instance_name,json=instanceName,proto3,oneof" json:"instance_name,omitempty"`
+	RemoteId      *string                `protobuf:"bytes,9,opt,name=remote_id,json=remoteId,proto3,oneof" json:"remote_id,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarketplaceReview) Reset() {
+	*x = MarketplaceReview{}
+	mi := &file_switchboard_v1_developer_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarketplaceReview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarketplaceReview) ProtoMessage() {}
+
+func (x *MarketplaceReview) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_developer_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarketplaceReview.ProtoReflect.Descriptor instead.
+func (*MarketplaceReview) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_developer_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *MarketplaceReview) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetSlug() string {
+	if x != nil && x.Slug != nil {
+		return *x.Slug
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetInstanceId() string {
+	if x != nil && x.InstanceId != nil {
+		return *x.InstanceId
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetInstanceName() string {
+	if x != nil && x.InstanceName != nil {
+		return *x.InstanceName
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetRemoteId() string {
+	if x != nil && x.RemoteId != nil {
+		return *x.RemoteId
+	}
+	return ""
+}
+
+func (x *MarketplaceReview) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *MarketplaceReview) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+type ListMarketplaceReviewsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Items         []*MarketplaceReview   `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	Pagination    *Pagination            `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMarketplaceReviewsResponse) Reset() {
+	*x = ListMarketplaceReviewsResponse{}
+	mi := &file_switchboard_v1_developer_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMarketplaceReviewsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMarketplaceReviewsResponse) ProtoMessage() {}
+
+func (x *ListMarketplaceReviewsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_developer_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMarketplaceReviewsResponse.ProtoReflect.Descriptor instead.
+func (*ListMarketplaceReviewsResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_developer_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ListMarketplaceReviewsResponse) GetItems() []*MarketplaceReview {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *ListMarketplaceReviewsResponse) GetPagination() *Pagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
 var File_switchboard_v1_developer_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\n" +
-	"\x1eswitchboard/v1/developer.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dswitchboard/v1/accounts.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xcb\x01\n" +
+	"\x1eswitchboard/v1/developer.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dswitchboard/v1/accounts.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\"\xcb\x01\n" +
 	"\x16DeveloperSignupRequest\x121\n" +
 	"\rcontact_email\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xfe\x01\xe8\xf3\x18\x01R\fcontactEmail\x12(\n" +
 	"\bpassword\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\bpassword\x12(\n" +
@@ -2042,7 +2284,37 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\x06reason\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\x06reason\x88\x01\x01B\t\n" +
 	"\a_reason\"M\n" +
 	"\x19DisableStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent2\xb3\r\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"\x80\x01\n" +
+	"\x1dListMarketplaceReviewsRequest\x121\n" +
+	"\x06status\x18\x01 \x01(\tB\x19\xbaH\x04r\x02\x18d\xba\xf5\x18\x0elisting_statusR\x06status\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x05R\x06offset\"\xee\x03\n" +
+	"\x11MarketplaceReview\x12#\n" +
+	"\x04kind\x18\x01 \x01(\tB\x0f\xba\xf5\x18\vreview_kindR\x04kind\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x17\n" +
+	"\x04slug\x18\x04 \x01(\tH\x00R\x04slug\x88\x01\x01\x12*\n" +
+	"\x06status\x18\x05 \x01(\tB\x12\xba\xf5\x18\x0elisting_statusR\x06status\x12*\n" +
+	"\x06origin\x18\x06 \x01(\tB\x12\xba\xf5\x18\x0elisting_originR\x06origin\x12$\n" +
+	"\vinstance_id\x18\a \x01(\tH\x01R\n" +
+	"instanceId\x88\x01\x01\x12(\n" +
+	"\rinstance_name\x18\b \x01(\tH\x02R\finstanceName\x88\x01\x01\x12 \n" +
+	"\tremote_id\x18\t \x01(\tH\x03R\bremoteId\x88\x01\x01\x129\n" +
+	"\n" +
+	"created_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\a\n" +
+	"\x05_slugB\x0e\n" +
+	"\f_instance_idB\x10\n" +
+	"\x0e_instance_nameB\f\n" +
+	"\n" +
+	"_remote_id\"\x95\x01\n" +
+	"\x1eListMarketplaceReviewsResponse\x127\n" +
+	"\x05items\x18\x01 \x03(\v2!.switchboard.v1.MarketplaceReviewR\x05items\x12:\n" +
+	"\n" +
+	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
+	"pagination2\xd4\x0e\n" +
 	"\x10DeveloperService\x12\x95\x01\n" +
 	"\x0fDeveloperSignup\x12&.switchboard.v1.DeveloperSignupRequest\x1a'.switchboard.v1.DeveloperSignupResponse\"1\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/developer/signup\x12\xbf\x01\n" +
 	"\x12CreateDeveloperKey\x12).switchboard.v1.CreateDeveloperKeyRequest\x1a*.switchboard.v1.CreateDeveloperKeyResponse\"R\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/developer/keys\x12\x8c\x01\n" +
@@ -2052,7 +2324,8 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\x14UpdateDeveloperAgent\x12+.switchboard.v1.UpdateDeveloperAgentRequest\x1a,.switchboard.v1.UpdateDeveloperAgentResponse\"3\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02':\x05agent2\x1e/api/developer/agents/register\x12\xaa\x01\n" +
 	"\x15RunDeveloperAgentTest\x12,.switchboard.v1.RunDeveloperAgentTestRequest\x1a-.switchboard.v1.RunDeveloperAgentTestResponse\"4\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02(:\x01*\"#/api/developer/agents/{id}/test-run\x12\x9f\x01\n" +
 	"\x11ApproveStoreAgent\x12(.switchboard.v1.ApproveStoreAgentRequest\x1a).switchboard.v1.ApproveStoreAgentResponse\"5\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02(:\x01*\"#/api/admin/marketplace/{id}/approve\x12\x9b\x01\n" +
-	"\x10RejectStoreAgent\x12'.switchboard.v1.RejectStoreAgentRequest\x1a(.switchboard.v1.RejectStoreAgentResponse\"4\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02':\x01*\"\"/api/admin/marketplace/{id}/reject\x12\x9f\x01\n" +
+	"\x10RejectStoreAgent\x12'.switchboard.v1.RejectStoreAgentRequest\x1a(.switchboard.v1.RejectStoreAgentResponse\"4\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02':\x01*\"\"/api/admin/marketplace/{id}/reject\x12\x9e\x01\n" +
+	"\x16ListMarketplaceReviews\x12-.switchboard.v1.ListMarketplaceReviewsRequest\x1a..switchboard.v1.ListMarketplaceReviewsResponse\"%\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x18\x12\x16/api/admin/marketplace\x12\x9f\x01\n" +
 	"\x11DisableStoreAgent\x12(.switchboard.v1.DisableStoreAgentRequest\x1a).switchboard.v1.DisableStoreAgentResponse\"5\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02(:\x01*\"#/api/admin/marketplace/{id}/disableBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
@@ -2067,7 +2340,7 @@ func file_switchboard_v1_developer_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_developer_proto_rawDescData
 }
 
-var file_switchboard_v1_developer_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_switchboard_v1_developer_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_switchboard_v1_developer_proto_goTypes = []any{
 	(*DeveloperSignupRequest)(nil),         // 0: switchboard.v1.DeveloperSignupRequest
 	(*DeveloperSignupResponse)(nil),        // 1: switchboard.v1.DeveloperSignupResponse
@@ -2098,63 +2371,73 @@ var file_switchboard_v1_developer_proto_goTypes = []any{
 	(*RejectStoreAgentResponse)(nil),       // 26: switchboard.v1.RejectStoreAgentResponse
 	(*DisableStoreAgentRequest)(nil),       // 27: switchboard.v1.DisableStoreAgentRequest
 	(*DisableStoreAgentResponse)(nil),      // 28: switchboard.v1.DisableStoreAgentResponse
-	(*User)(nil),                           // 29: switchboard.v1.User
-	(*timestamppb.Timestamp)(nil),          // 30: google.protobuf.Timestamp
-	(*StoreAgent)(nil),                     // 31: switchboard.v1.StoreAgent
-	(*ChangelogEntry)(nil),                 // 32: switchboard.v1.ChangelogEntry
+	(*ListMarketplaceReviewsRequest)(nil),  // 29: switchboard.v1.ListMarketplaceReviewsRequest
+	(*MarketplaceReview)(nil),              // 30: switchboard.v1.MarketplaceReview
+	(*ListMarketplaceReviewsResponse)(nil), // 31: switchboard.v1.ListMarketplaceReviewsResponse
+	(*User)(nil),                           // 32: switchboard.v1.User
+	(*timestamppb.Timestamp)(nil),          // 33: google.protobuf.Timestamp
+	(*StoreAgent)(nil),                     // 34: switchboard.v1.StoreAgent
+	(*ChangelogEntry)(nil),                 // 35: switchboard.v1.ChangelogEntry
+	(*Pagination)(nil),                     // 36: switchboard.v1.Pagination
 }
 var file_switchboard_v1_developer_proto_depIdxs = []int32{
-	29, // 0: switchboard.v1.DeveloperSignupResponse.account:type_name -> switchboard.v1.User
+	32, // 0: switchboard.v1.DeveloperSignupResponse.account:type_name -> switchboard.v1.User
 	2,  // 1: switchboard.v1.DeveloperSignupResponse.agent_token:type_name -> switchboard.v1.ConnectToken
-	30, // 2: switchboard.v1.ConnectToken.expires_at:type_name -> google.protobuf.Timestamp
+	33, // 2: switchboard.v1.ConnectToken.expires_at:type_name -> google.protobuf.Timestamp
 	2,  // 3: switchboard.v1.CreateConnectTokenResponse.token:type_name -> switchboard.v1.ConnectToken
-	30, // 4: switchboard.v1.DeveloperKey.created_at:type_name -> google.protobuf.Timestamp
-	30, // 5: switchboard.v1.DeveloperKey.last_used_at:type_name -> google.protobuf.Timestamp
+	33, // 4: switchboard.v1.DeveloperKey.created_at:type_name -> google.protobuf.Timestamp
+	33, // 5: switchboard.v1.DeveloperKey.last_used_at:type_name -> google.protobuf.Timestamp
 	5,  // 6: switchboard.v1.CreateDeveloperKeyResponse.key:type_name -> switchboard.v1.DeveloperKey
 	5,  // 7: switchboard.v1.ListDeveloperKeysResponse.keys:type_name -> switchboard.v1.DeveloperKey
-	30, // 8: switchboard.v1.ShipGateRun.created_at:type_name -> google.protobuf.Timestamp
+	33, // 8: switchboard.v1.ShipGateRun.created_at:type_name -> google.protobuf.Timestamp
 	15, // 9: switchboard.v1.WidgetRecommendations.widget_opportunities:type_name -> switchboard.v1.WidgetOpportunity
 	10, // 10: switchboard.v1.RegisterDeveloperAgentRequest.agent:type_name -> switchboard.v1.DeveloperAgentInput
-	31, // 11: switchboard.v1.RegisterDeveloperAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	34, // 11: switchboard.v1.RegisterDeveloperAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
 	11, // 12: switchboard.v1.RegisterDeveloperAgentResponse.endpoint_probe:type_name -> switchboard.v1.EndpointProbe
 	12, // 13: switchboard.v1.RegisterDeveloperAgentResponse.health_check:type_name -> switchboard.v1.HealthCheck
 	13, // 14: switchboard.v1.RegisterDeveloperAgentResponse.ship_gate_run:type_name -> switchboard.v1.ShipGateRun
 	14, // 15: switchboard.v1.RegisterDeveloperAgentResponse.widget_analysis:type_name -> switchboard.v1.WidgetAnalysis
 	16, // 16: switchboard.v1.RegisterDeveloperAgentResponse.widget_recommendations:type_name -> switchboard.v1.WidgetRecommendations
 	10, // 17: switchboard.v1.UpdateDeveloperAgentRequest.agent:type_name -> switchboard.v1.DeveloperAgentInput
-	31, // 18: switchboard.v1.UpdateDeveloperAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	32, // 19: switchboard.v1.UpdateDeveloperAgentResponse.change:type_name -> switchboard.v1.ChangelogEntry
+	34, // 18: switchboard.v1.UpdateDeveloperAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	35, // 19: switchboard.v1.UpdateDeveloperAgentResponse.change:type_name -> switchboard.v1.ChangelogEntry
 	16, // 20: switchboard.v1.UpdateDeveloperAgentResponse.widget_recommendations:type_name -> switchboard.v1.WidgetRecommendations
 	11, // 21: switchboard.v1.RunDeveloperAgentTestResponse.endpoint_probe:type_name -> switchboard.v1.EndpointProbe
 	13, // 22: switchboard.v1.RunDeveloperAgentTestResponse.ship_gate_run:type_name -> switchboard.v1.ShipGateRun
-	31, // 23: switchboard.v1.ApproveStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	31, // 24: switchboard.v1.RejectStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	31, // 25: switchboard.v1.DisableStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	0,  // 26: switchboard.v1.DeveloperService.DeveloperSignup:input_type -> switchboard.v1.DeveloperSignupRequest
-	6,  // 27: switchboard.v1.DeveloperService.CreateDeveloperKey:input_type -> switchboard.v1.CreateDeveloperKeyRequest
-	8,  // 28: switchboard.v1.DeveloperService.ListDeveloperKeys:input_type -> switchboard.v1.ListDeveloperKeysRequest
-	3,  // 29: switchboard.v1.DeveloperService.CreateConnectToken:input_type -> switchboard.v1.CreateConnectTokenRequest
-	17, // 30: switchboard.v1.DeveloperService.RegisterDeveloperAgent:input_type -> switchboard.v1.RegisterDeveloperAgentRequest
-	19, // 31: switchboard.v1.DeveloperService.UpdateDeveloperAgent:input_type -> switchboard.v1.UpdateDeveloperAgentRequest
-	21, // 32: switchboard.v1.DeveloperService.RunDeveloperAgentTest:input_type -> switchboard.v1.RunDeveloperAgentTestRequest
-	23, // 33: switchboard.v1.DeveloperService.ApproveStoreAgent:input_type -> switchboard.v1.ApproveStoreAgentRequest
-	25, // 34: switchboard.v1.DeveloperService.RejectStoreAgent:input_type -> switchboard.v1.RejectStoreAgentRequest
-	27, // 35: switchboard.v1.DeveloperService.DisableStoreAgent:input_type -> switchboard.v1.DisableStoreAgentRequest
-	1,  // 36: switchboard.v1.DeveloperService.DeveloperSignup:output_type -> switchboard.v1.DeveloperSignupResponse
-	7,  // 37: switchboard.v1.DeveloperService.CreateDeveloperKey:output_type -> switchboard.v1.CreateDeveloperKeyResponse
-	9,  // 38: switchboard.v1.DeveloperService.ListDeveloperKeys:output_type -> switchboard.v1.ListDeveloperKeysResponse
-	4,  // 39: switchboard.v1.DeveloperService.CreateConnectToken:output_type -> switchboard.v1.CreateConnectTokenResponse
-	18, // 40: switchboard.v1.DeveloperService.RegisterDeveloperAgent:output_type -> switchboard.v1.RegisterDeveloperAgentResponse
-	20, // 41: switchboard.v1.DeveloperService.UpdateDeveloperAgent:output_type -> switchboard.v1.UpdateDeveloperAgentResponse
-	22, // 42: switchboard.v1.DeveloperService.RunDeveloperAgentTest:output_type -> switchboard.v1.RunDeveloperAgentTestResponse
-	24, // 43: switchboard.v1.DeveloperService.ApproveStoreAgent:output_type -> switchboard.v1.ApproveStoreAgentResponse
-	26, // 44: switchboard.v1.DeveloperService.RejectStoreAgent:output_type -> switchboard.v1.RejectStoreAgentResponse
-	28, // 45: switchboard.v1.DeveloperService.DisableStoreAgent:output_type -> switchboard.v1.DisableStoreAgentResponse
-	36, // [36:46] is the sub-list for method output_type
-	26, // [26:36] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	34, // 23: switchboard.v1.ApproveStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	34, // 24: switchboard.v1.RejectStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	34, // 25: switchboard.v1.DisableStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	33, // 26: switchboard.v1.MarketplaceReview.created_at:type_name -> google.protobuf.Timestamp
+	33, // 27: switchboard.v1.MarketplaceReview.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 28: switchboard.v1.ListMarketplaceReviewsResponse.items:type_name -> switchboard.v1.MarketplaceReview
+	36, // 29: switchboard.v1.ListMarketplaceReviewsResponse.pagination:type_name -> switchboard.v1.Pagination
+	0,  // 30: switchboard.v1.DeveloperService.DeveloperSignup:input_type -> switchboard.v1.DeveloperSignupRequest
+	6,  // 31: switchboard.v1.DeveloperService.CreateDeveloperKey:input_type -> switchboard.v1.CreateDeveloperKeyRequest
+	8,  // 32: switchboard.v1.DeveloperService.ListDeveloperKeys:input_type -> switchboard.v1.ListDeveloperKeysRequest
+	3,  // 33: switchboard.v1.DeveloperService.CreateConnectToken:input_type -> switchboard.v1.CreateConnectTokenRequest
+	17, // 34: switchboard.v1.DeveloperService.RegisterDeveloperAgent:input_type -> switchboard.v1.RegisterDeveloperAgentRequest
+	19, // 35: switchboard.v1.DeveloperService.UpdateDeveloperAgent:input_type -> switchboard.v1.UpdateDeveloperAgentRequest
+	21, // 36: switchboard.v1.DeveloperService.RunDeveloperAgentTest:input_type -> switchboard.v1.RunDeveloperAgentTestRequest
+	23, // 37: switchboard.v1.DeveloperService.ApproveStoreAgent:input_type -> switchboard.v1.ApproveStoreAgentRequest
+	25, // 38: switchboard.v1.DeveloperService.RejectStoreAgent:input_type -> switchboard.v1.RejectStoreAgentRequest
+	29, // 39: switchboard.v1.DeveloperService.ListMarketplaceReviews:input_type -> switchboard.v1.ListMarketplaceReviewsRequest
+	27, // 40: switchboard.v1.DeveloperService.DisableStoreAgent:input_type -> switchboard.v1.DisableStoreAgentRequest
+	1,  // 41: switchboard.v1.DeveloperService.DeveloperSignup:output_type -> switchboard.v1.DeveloperSignupResponse
+	7,  // 42: switchboard.v1.DeveloperService.CreateDeveloperKey:output_type -> switchboard.v1.CreateDeveloperKeyResponse
+	9,  // 43: switchboard.v1.DeveloperService.ListDeveloperKeys:output_type -> switchboard.v1.ListDeveloperKeysResponse
+	4,  // 44: switchboard.v1.DeveloperService.CreateConnectToken:output_type -> switchboard.v1.CreateConnectTokenResponse
+	18, // 45: switchboard.v1.DeveloperService.RegisterDeveloperAgent:output_type -> switchboard.v1.RegisterDeveloperAgentResponse
+	20, // 46: switchboard.v1.DeveloperService.UpdateDeveloperAgent:output_type -> switchboard.v1.UpdateDeveloperAgentResponse
+	22, // 47: switchboard.v1.DeveloperService.RunDeveloperAgentTest:output_type -> switchboard.v1.RunDeveloperAgentTestResponse
+	24, // 48: switchboard.v1.DeveloperService.ApproveStoreAgent:output_type -> switchboard.v1.ApproveStoreAgentResponse
+	26, // 49: switchboard.v1.DeveloperService.RejectStoreAgent:output_type -> switchboard.v1.RejectStoreAgentResponse
+	31, // 50: switchboard.v1.DeveloperService.ListMarketplaceReviews:output_type -> switchboard.v1.ListMarketplaceReviewsResponse
+	28, // 51: switchboard.v1.DeveloperService.DisableStoreAgent:output_type -> switchboard.v1.DisableStoreAgentResponse
+	41, // [41:52] is the sub-list for method output_type
+	30, // [30:41] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_developer_proto_init() }
@@ -2163,6 +2446,7 @@ func file_switchboard_v1_developer_proto_init() {
 		return
 	}
 	file_switchboard_v1_accounts_proto_init()
+	file_switchboard_v1_common_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_store_proto_init()
 	file_switchboard_v1_developer_proto_msgTypes[5].OneofWrappers = []any{}
@@ -2172,13 +2456,14 @@ func file_switchboard_v1_developer_proto_init() {
 	file_switchboard_v1_developer_proto_msgTypes[13].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[25].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[27].OneofWrappers = []any{}
+	file_switchboard_v1_developer_proto_msgTypes[30].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_developer_proto_rawDesc), len(file_switchboard_v1_developer_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

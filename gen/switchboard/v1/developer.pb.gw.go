@@ -326,6 +326,41 @@ func local_request_DeveloperService_RejectStoreAgent_0(ctx context.Context, mars
 	return msg, metadata, err
 }
 
+var filter_DeveloperService_ListMarketplaceReviews_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_DeveloperService_ListMarketplaceReviews_0(ctx context.Context, marshaler runtime.Marshaler, client DeveloperServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListMarketplaceReviewsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_DeveloperService_ListMarketplaceReviews_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListMarketplaceReviews(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_DeveloperService_ListMarketplaceReviews_0(ctx context.Context, marshaler runtime.Marshaler, server DeveloperServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListMarketplaceReviewsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_DeveloperService_ListMarketplaceReviews_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListMarketplaceReviews(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_DeveloperService_DisableStoreAgent_0(ctx context.Context, marshaler runtime.Marshaler, client DeveloperServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq DisableStoreAgentRequest
@@ -557,6 +592,26 @@ func RegisterDeveloperServiceHandlerServer(ctx context.Context, mux *runtime.Ser
 		}
 		forward_DeveloperService_RejectStoreAgent_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_DeveloperService_ListMarketplaceReviews_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.DeveloperService/ListMarketplaceReviews", runtime.WithHTTPPathPattern("/api/admin/marketplace"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_DeveloperService_ListMarketplaceReviews_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_DeveloperService_ListMarketplaceReviews_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_DeveloperService_DisableStoreAgent_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -770,6 +825,23 @@ func RegisterDeveloperServiceHandlerClient(ctx context.Context, mux *runtime.Ser
 		}
 		forward_DeveloperService_RejectStoreAgent_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_DeveloperService_ListMarketplaceReviews_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.DeveloperService/ListMarketplaceReviews", runtime.WithHTTPPathPattern("/api/admin/marketplace"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_DeveloperService_ListMarketplaceReviews_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_DeveloperService_ListMarketplaceReviews_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_DeveloperService_DisableStoreAgent_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -800,6 +872,7 @@ var (
 	pattern_DeveloperService_RunDeveloperAgentTest_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "developer", "agents", "id", "test-run"}, ""))
 	pattern_DeveloperService_ApproveStoreAgent_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "admin", "marketplace", "id", "approve"}, ""))
 	pattern_DeveloperService_RejectStoreAgent_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "admin", "marketplace", "id", "reject"}, ""))
+	pattern_DeveloperService_ListMarketplaceReviews_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "admin", "marketplace"}, ""))
 	pattern_DeveloperService_DisableStoreAgent_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "admin", "marketplace", "id", "disable"}, ""))
 )
 
@@ -813,5 +886,6 @@ var (
 	forward_DeveloperService_RunDeveloperAgentTest_0  = runtime.ForwardResponseMessage
 	forward_DeveloperService_ApproveStoreAgent_0      = runtime.ForwardResponseMessage
 	forward_DeveloperService_RejectStoreAgent_0       = runtime.ForwardResponseMessage
+	forward_DeveloperService_ListMarketplaceReviews_0 = runtime.ForwardResponseMessage
 	forward_DeveloperService_DisableStoreAgent_0      = runtime.ForwardResponseMessage
 )

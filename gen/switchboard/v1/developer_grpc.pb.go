@@ -28,6 +28,7 @@ const (
 	DeveloperService_RunDeveloperAgentTest_FullMethodName  = "/switchboard.v1.DeveloperService/RunDeveloperAgentTest"
 	DeveloperService_ApproveStoreAgent_FullMethodName      = "/switchboard.v1.DeveloperService/ApproveStoreAgent"
 	DeveloperService_RejectStoreAgent_FullMethodName       = "/switchboard.v1.DeveloperService/RejectStoreAgent"
+	DeveloperService_ListMarketplaceReviews_FullMethodName = "/switchboard.v1.DeveloperService/ListMarketplaceReviews"
 	DeveloperService_DisableStoreAgent_FullMethodName      = "/switchboard.v1.DeveloperService/DisableStoreAgent"
 )
 
@@ -70,6 +71,10 @@ type DeveloperServiceClient interface {
 	ApproveStoreAgent(ctx context.Context, in *ApproveStoreAgentRequest, opts ...grpc.CallOption) (*ApproveStoreAgentResponse, error)
 	// RejectStoreAgent refuses a pending agent.
 	RejectStoreAgent(ctx context.Context, in *RejectStoreAgentRequest, opts ...grpc.CallOption) (*RejectStoreAgentResponse, error)
+	// ListMarketplaceReviews lists the listings and capabilities in one review
+	// status (pending_review when absent), local and synced, oldest first, each
+	// with its origin (admin session).
+	ListMarketplaceReviews(ctx context.Context, in *ListMarketplaceReviewsRequest, opts ...grpc.CallOption) (*ListMarketplaceReviewsResponse, error)
 	// DisableStoreAgent takes an agent off the store.
 	DisableStoreAgent(ctx context.Context, in *DisableStoreAgentRequest, opts ...grpc.CallOption) (*DisableStoreAgentResponse, error)
 }
@@ -172,6 +177,16 @@ func (c *developerServiceClient) RejectStoreAgent(ctx context.Context, in *Rejec
 	return out, nil
 }
 
+func (c *developerServiceClient) ListMarketplaceReviews(ctx context.Context, in *ListMarketplaceReviewsRequest, opts ...grpc.CallOption) (*ListMarketplaceReviewsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMarketplaceReviewsResponse)
+	err := c.cc.Invoke(ctx, DeveloperService_ListMarketplaceReviews_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *developerServiceClient) DisableStoreAgent(ctx context.Context, in *DisableStoreAgentRequest, opts ...grpc.CallOption) (*DisableStoreAgentResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DisableStoreAgentResponse)
@@ -221,6 +236,10 @@ type DeveloperServiceServer interface {
 	ApproveStoreAgent(context.Context, *ApproveStoreAgentRequest) (*ApproveStoreAgentResponse, error)
 	// RejectStoreAgent refuses a pending agent.
 	RejectStoreAgent(context.Context, *RejectStoreAgentRequest) (*RejectStoreAgentResponse, error)
+	// ListMarketplaceReviews lists the listings and capabilities in one review
+	// status (pending_review when absent), local and synced, oldest first, each
+	// with its origin (admin session).
+	ListMarketplaceReviews(context.Context, *ListMarketplaceReviewsRequest) (*ListMarketplaceReviewsResponse, error)
 	// DisableStoreAgent takes an agent off the store.
 	DisableStoreAgent(context.Context, *DisableStoreAgentRequest) (*DisableStoreAgentResponse, error)
 }
@@ -258,6 +277,9 @@ func (UnimplementedDeveloperServiceServer) ApproveStoreAgent(context.Context, *A
 }
 func (UnimplementedDeveloperServiceServer) RejectStoreAgent(context.Context, *RejectStoreAgentRequest) (*RejectStoreAgentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RejectStoreAgent not implemented")
+}
+func (UnimplementedDeveloperServiceServer) ListMarketplaceReviews(context.Context, *ListMarketplaceReviewsRequest) (*ListMarketplaceReviewsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMarketplaceReviews not implemented")
 }
 func (UnimplementedDeveloperServiceServer) DisableStoreAgent(context.Context, *DisableStoreAgentRequest) (*DisableStoreAgentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DisableStoreAgent not implemented")
@@ -444,6 +466,24 @@ func _DeveloperService_RejectStoreAgent_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DeveloperService_ListMarketplaceReviews_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMarketplaceReviewsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeveloperServiceServer).ListMarketplaceReviews(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DeveloperService_ListMarketplaceReviews_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeveloperServiceServer).ListMarketplaceReviews(ctx, req.(*ListMarketplaceReviewsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _DeveloperService_DisableStoreAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DisableStoreAgentRequest)
 	if err := dec(in); err != nil {
@@ -504,6 +544,10 @@ var DeveloperService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RejectStoreAgent",
 			Handler:    _DeveloperService_RejectStoreAgent_Handler,
+		},
+		{
+			MethodName: "ListMarketplaceReviews",
+			Handler:    _DeveloperService_ListMarketplaceReviews_Handler,
 		},
 		{
 			MethodName: "DisableStoreAgent",

@@ -2371,6 +2371,703 @@ func (x *SyncMarketplaceResponse) GetStatus() *FederationStatus {
 	return nil
 }
 
+type PutSyncedAgentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing's id on the spoke; the body's id, when given, must match.
+	RemoteId      string           `protobuf:"bytes,1,opt,name=remote_id,json=remoteId,proto3" json:"remote_id,omitempty"`
+	Agent         *FederationAgent `protobuf:"bytes,2,opt,name=agent,proto3" json:"agent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutSyncedAgentRequest) Reset() {
+	*x = PutSyncedAgentRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutSyncedAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutSyncedAgentRequest) ProtoMessage() {}
+
+func (x *PutSyncedAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutSyncedAgentRequest.ProtoReflect.Descriptor instead.
+func (*PutSyncedAgentRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *PutSyncedAgentRequest) GetRemoteId() string {
+	if x != nil {
+		return x.RemoteId
+	}
+	return ""
+}
+
+func (x *PutSyncedAgentRequest) GetAgent() *FederationAgent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
+type PutSyncedAgentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Agent *SyncedAgent           `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// True when this call created the listing (REST 201), false when it
+	// updated or left it (200).
+	Created       bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutSyncedAgentResponse) Reset() {
+	*x = PutSyncedAgentResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutSyncedAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutSyncedAgentResponse) ProtoMessage() {}
+
+func (x *PutSyncedAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutSyncedAgentResponse.ProtoReflect.Descriptor instead.
+func (*PutSyncedAgentResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *PutSyncedAgentResponse) GetAgent() *SyncedAgent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
+func (x *PutSyncedAgentResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
+type GetSyncedAgentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RemoteId      string                 `protobuf:"bytes,1,opt,name=remote_id,json=remoteId,proto3" json:"remote_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSyncedAgentRequest) Reset() {
+	*x = GetSyncedAgentRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSyncedAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSyncedAgentRequest) ProtoMessage() {}
+
+func (x *GetSyncedAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSyncedAgentRequest.ProtoReflect.Descriptor instead.
+func (*GetSyncedAgentRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *GetSyncedAgentRequest) GetRemoteId() string {
+	if x != nil {
+		return x.RemoteId
+	}
+	return ""
+}
+
+type GetSyncedAgentResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Agent         *SyncedAgent           `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSyncedAgentResponse) Reset() {
+	*x = GetSyncedAgentResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSyncedAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSyncedAgentResponse) ProtoMessage() {}
+
+func (x *GetSyncedAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSyncedAgentResponse.ProtoReflect.Descriptor instead.
+func (*GetSyncedAgentResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *GetSyncedAgentResponse) GetAgent() *SyncedAgent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
+type DeleteSyncedAgentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	RemoteId      string                 `protobuf:"bytes,1,opt,name=remote_id,json=remoteId,proto3" json:"remote_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSyncedAgentRequest) Reset() {
+	*x = DeleteSyncedAgentRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSyncedAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSyncedAgentRequest) ProtoMessage() {}
+
+func (x *DeleteSyncedAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSyncedAgentRequest.ProtoReflect.Descriptor instead.
+func (*DeleteSyncedAgentRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *DeleteSyncedAgentRequest) GetRemoteId() string {
+	if x != nil {
+		return x.RemoteId
+	}
+	return ""
+}
+
+type DeleteSyncedAgentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing as it was before removal.
+	Agent *SyncedAgent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// Finished executions kept on the hub, unlinked from the spoke.
+	KeptExecutions int32 `protobuf:"varint,2,opt,name=kept_executions,json=keptExecutions,proto3" json:"kept_executions,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteSyncedAgentResponse) Reset() {
+	*x = DeleteSyncedAgentResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSyncedAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSyncedAgentResponse) ProtoMessage() {}
+
+func (x *DeleteSyncedAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSyncedAgentResponse.ProtoReflect.Descriptor instead.
+func (*DeleteSyncedAgentResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *DeleteSyncedAgentResponse) GetAgent() *SyncedAgent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
+func (x *DeleteSyncedAgentResponse) GetKeptExecutions() int32 {
+	if x != nil {
+		return x.KeptExecutions
+	}
+	return 0
+}
+
+// FederationCapability is a capability as a spoke syncs it: a prompt
+// template, optionally a dynamic module of a prompt group.
+type FederationCapability struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The capability's id on the spoke.
+	Id   string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Derived from the name when empty; unique among the hub's synced
+	// capabilities.
+	Slug        string  `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
+	Description *string `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	Prompt      string  `protobuf:"bytes,5,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	Category    *string `protobuf:"bytes,6,opt,name=category,proto3,oneof" json:"category,omitempty"`
+	// One of the 17 static prompt groups; absent for a plain capability.
+	PromptGroup *string `protobuf:"bytes,7,opt,name=prompt_group,json=promptGroup,proto3,oneof" json:"prompt_group,omitempty"`
+	// Case-insensitive RE2 patterns; required with a promptGroup unless
+	// alwaysLoad.
+	SignalPatterns []string `protobuf:"bytes,8,rep,name=signal_patterns,json=signalPatterns,proto3" json:"signal_patterns,omitempty"`
+	TokenEstimate  int32    `protobuf:"varint,9,opt,name=token_estimate,json=tokenEstimate,proto3" json:"token_estimate,omitempty"`
+	AlwaysLoad     bool     `protobuf:"varint,10,opt,name=always_load,json=alwaysLoad,proto3" json:"always_load,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FederationCapability) Reset() {
+	*x = FederationCapability{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FederationCapability) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FederationCapability) ProtoMessage() {}
+
+func (x *FederationCapability) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FederationCapability.ProtoReflect.Descriptor instead.
+func (*FederationCapability) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *FederationCapability) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetPrompt() string {
+	if x != nil {
+		return x.Prompt
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetCategory() string {
+	if x != nil && x.Category != nil {
+		return *x.Category
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetPromptGroup() string {
+	if x != nil && x.PromptGroup != nil {
+		return *x.PromptGroup
+	}
+	return ""
+}
+
+func (x *FederationCapability) GetSignalPatterns() []string {
+	if x != nil {
+		return x.SignalPatterns
+	}
+	return nil
+}
+
+func (x *FederationCapability) GetTokenEstimate() int32 {
+	if x != nil {
+		return x.TokenEstimate
+	}
+	return 0
+}
+
+func (x *FederationCapability) GetAlwaysLoad() bool {
+	if x != nil {
+		return x.AlwaysLoad
+	}
+	return false
+}
+
+type SyncCapabilitiesRequest struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Capabilities  []*FederationCapability `protobuf:"bytes,1,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncCapabilitiesRequest) Reset() {
+	*x = SyncCapabilitiesRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncCapabilitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncCapabilitiesRequest) ProtoMessage() {}
+
+func (x *SyncCapabilitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncCapabilitiesRequest.ProtoReflect.Descriptor instead.
+func (*SyncCapabilitiesRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *SyncCapabilitiesRequest) GetCapabilities() []*FederationCapability {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
+type SyncCapabilitiesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*SyncResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncCapabilitiesResponse) Reset() {
+	*x = SyncCapabilitiesResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncCapabilitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncCapabilitiesResponse) ProtoMessage() {}
+
+func (x *SyncCapabilitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncCapabilitiesResponse.ProtoReflect.Descriptor instead.
+func (*SyncCapabilitiesResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *SyncCapabilitiesResponse) GetResults() []*SyncResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+type ListSyncedCapabilitiesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSyncedCapabilitiesRequest) Reset() {
+	*x = ListSyncedCapabilitiesRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSyncedCapabilitiesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSyncedCapabilitiesRequest) ProtoMessage() {}
+
+func (x *ListSyncedCapabilitiesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSyncedCapabilitiesRequest.ProtoReflect.Descriptor instead.
+func (*ListSyncedCapabilitiesRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{50}
+}
+
+// SyncedCapability is a synced capability as its spoke sees it on the hub.
+type SyncedCapability struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The capability's id on the spoke.
+	RemoteId string `protobuf:"bytes,1,opt,name=remote_id,json=remoteId,proto3" json:"remote_id,omitempty"`
+	// Its id on the hub.
+	MarketplaceId string `protobuf:"bytes,2,opt,name=marketplace_id,json=marketplaceId,proto3" json:"marketplace_id,omitempty"`
+	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Slug          string `protobuf:"bytes,4,opt,name=slug,proto3" json:"slug,omitempty"`
+	// The hub's review status of it.
+	Status         string   `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	PromptGroup    *string  `protobuf:"bytes,6,opt,name=prompt_group,json=promptGroup,proto3,oneof" json:"prompt_group,omitempty"`
+	SignalPatterns []string `protobuf:"bytes,7,rep,name=signal_patterns,json=signalPatterns,proto3" json:"signal_patterns,omitempty"`
+	TokenEstimate  int32    `protobuf:"varint,8,opt,name=token_estimate,json=tokenEstimate,proto3" json:"token_estimate,omitempty"`
+	AlwaysLoad     bool     `protobuf:"varint,9,opt,name=always_load,json=alwaysLoad,proto3" json:"always_load,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SyncedCapability) Reset() {
+	*x = SyncedCapability{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncedCapability) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncedCapability) ProtoMessage() {}
+
+func (x *SyncedCapability) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncedCapability.ProtoReflect.Descriptor instead.
+func (*SyncedCapability) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *SyncedCapability) GetRemoteId() string {
+	if x != nil {
+		return x.RemoteId
+	}
+	return ""
+}
+
+func (x *SyncedCapability) GetMarketplaceId() string {
+	if x != nil {
+		return x.MarketplaceId
+	}
+	return ""
+}
+
+func (x *SyncedCapability) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SyncedCapability) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *SyncedCapability) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SyncedCapability) GetPromptGroup() string {
+	if x != nil && x.PromptGroup != nil {
+		return *x.PromptGroup
+	}
+	return ""
+}
+
+func (x *SyncedCapability) GetSignalPatterns() []string {
+	if x != nil {
+		return x.SignalPatterns
+	}
+	return nil
+}
+
+func (x *SyncedCapability) GetTokenEstimate() int32 {
+	if x != nil {
+		return x.TokenEstimate
+	}
+	return 0
+}
+
+func (x *SyncedCapability) GetAlwaysLoad() bool {
+	if x != nil {
+		return x.AlwaysLoad
+	}
+	return false
+}
+
+type ListSyncedCapabilitiesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Capabilities  []*SyncedCapability    `protobuf:"bytes,1,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSyncedCapabilitiesResponse) Reset() {
+	*x = ListSyncedCapabilitiesResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSyncedCapabilitiesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSyncedCapabilitiesResponse) ProtoMessage() {}
+
+func (x *ListSyncedCapabilitiesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSyncedCapabilitiesResponse.ProtoReflect.Descriptor instead.
+func (*ListSyncedCapabilitiesResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ListSyncedCapabilitiesResponse) GetCapabilities() []*SyncedCapability {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
 var File_switchboard_v1_federation_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_federation_proto_rawDesc = "" +
@@ -2551,7 +3248,57 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x16SyncMarketplaceRequest\"\x89\x01\n" +
 	"\x17SyncMarketplaceResponse\x124\n" +
 	"\aresults\x18\x01 \x03(\v2\x1a.switchboard.v1.SyncResultR\aresults\x128\n" +
-	"\x06status\x18\x02 \x01(\v2 .switchboard.v1.FederationStatusR\x06status2\x97\t\n" +
+	"\x06status\x18\x02 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"x\n" +
+	"\x15PutSyncedAgentRequest\x12(\n" +
+	"\tremote_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\bremoteId\x125\n" +
+	"\x05agent\x18\x02 \x01(\v2\x1f.switchboard.v1.FederationAgentR\x05agent\"e\n" +
+	"\x16PutSyncedAgentResponse\x121\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1b.switchboard.v1.SyncedAgentR\x05agent\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated\"=\n" +
+	"\x15GetSyncedAgentRequest\x12$\n" +
+	"\tremote_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\bremoteId\"K\n" +
+	"\x16GetSyncedAgentResponse\x121\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1b.switchboard.v1.SyncedAgentR\x05agent\"@\n" +
+	"\x18DeleteSyncedAgentRequest\x12$\n" +
+	"\tremote_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\bremoteId\"w\n" +
+	"\x19DeleteSyncedAgentResponse\x121\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1b.switchboard.v1.SyncedAgentR\x05agent\x12'\n" +
+	"\x0fkept_executions\x18\x02 \x01(\x05R\x0ekeptExecutions\"\xe1\x03\n" +
+	"\x14FederationCapability\x12\x1b\n" +
+	"\x02id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x02id\x12 \n" +
+	"\x04name\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x04name\x12\x1b\n" +
+	"\x04slug\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\x04slug\x120\n" +
+	"\vdescription\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x12%\n" +
+	"\x06prompt\x18\x05 \x01(\tB\r\xbaH\x06r\x04\x18\xa0\x8d\x06\xe8\xf3\x18\x01R\x06prompt\x12)\n" +
+	"\bcategory\x18\x06 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x01R\bcategory\x88\x01\x01\x120\n" +
+	"\fprompt_group\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x02R\vpromptGroup\x88\x01\x01\x128\n" +
+	"\x0fsignal_patterns\x18\b \x03(\tB\x0f\xbaH\f\x92\x01\t\x10\x14\"\x05r\x03\x18\xe8\aR\x0esignalPatterns\x12.\n" +
+	"\x0etoken_estimate\x18\t \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\rtokenEstimate\x12\x1f\n" +
+	"\valways_load\x18\n" +
+	" \x01(\bR\n" +
+	"alwaysLoadB\x0e\n" +
+	"\f_descriptionB\v\n" +
+	"\t_categoryB\x0f\n" +
+	"\r_prompt_group\"n\n" +
+	"\x17SyncCapabilitiesRequest\x12S\n" +
+	"\fcapabilities\x18\x01 \x03(\v2$.switchboard.v1.FederationCapabilityB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\fcapabilities\"P\n" +
+	"\x18SyncCapabilitiesResponse\x124\n" +
+	"\aresults\x18\x01 \x03(\v2\x1a.switchboard.v1.SyncResultR\aresults\"\x1f\n" +
+	"\x1dListSyncedCapabilitiesRequest\"\xd4\x02\n" +
+	"\x10SyncedCapability\x12\x1b\n" +
+	"\tremote_id\x18\x01 \x01(\tR\bremoteId\x12%\n" +
+	"\x0emarketplace_id\x18\x02 \x01(\tR\rmarketplaceId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
+	"\x04slug\x18\x04 \x01(\tR\x04slug\x12*\n" +
+	"\x06status\x18\x05 \x01(\tB\x12\xba\xf5\x18\x0elisting_statusR\x06status\x12&\n" +
+	"\fprompt_group\x18\x06 \x01(\tH\x00R\vpromptGroup\x88\x01\x01\x12'\n" +
+	"\x0fsignal_patterns\x18\a \x03(\tR\x0esignalPatterns\x12%\n" +
+	"\x0etoken_estimate\x18\b \x01(\x05R\rtokenEstimate\x12\x1f\n" +
+	"\valways_load\x18\t \x01(\bR\n" +
+	"alwaysLoadB\x0f\n" +
+	"\r_prompt_group\"f\n" +
+	"\x1eListSyncedCapabilitiesResponse\x12D\n" +
+	"\fcapabilities\x18\x01 \x03(\v2 .switchboard.v1.SyncedCapabilityR\fcapabilities2\xf6\x0f\n" +
 	"\x14FederationHubService\x12\xc6\x01\n" +
 	"\x10RegisterInstance\x12'.switchboard.v1.RegisterInstanceRequest\x1a(.switchboard.v1.RegisterInstanceResponse\"_\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/v2/federation/register\x12\x8b\x01\n" +
 	"\tHeartbeat\x12 .switchboard.v1.HeartbeatRequest\x1a!.switchboard.v1.HeartbeatResponse\"9\xda\xf3\x18\x0e\b\x01\"\n" +
@@ -2564,7 +3311,17 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"SyncAgents\x12!.switchboard.v1.SyncAgentsRequest\x1a\".switchboard.v1.SyncAgentsResponse\"6\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/agents\x12\x9a\x01\n" +
 	"\x10ListSyncedAgents\x12'.switchboard.v1.ListSyncedAgentsRequest\x1a(.switchboard.v1.ListSyncedAgentsResponse\"3\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/agents\x12\x84\x01\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/agents\x12\xb2\x01\n" +
+	"\x0ePutSyncedAgent\x12%.switchboard.v1.PutSyncedAgentRequest\x1a&.switchboard.v1.PutSyncedAgentResponse\"Q\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\xf2\xf3\x18\acreated\x82\xd3\xe4\x93\x02.:\x05agent\x1a%/api/v2/federation/agents/{remote_id}\x12\xa0\x01\n" +
+	"\x0eGetSyncedAgent\x12%.switchboard.v1.GetSyncedAgentRequest\x1a&.switchboard.v1.GetSyncedAgentResponse\"?\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02'\x12%/api/v2/federation/agents/{remote_id}\x12\xa9\x01\n" +
+	"\x11DeleteSyncedAgent\x12(.switchboard.v1.DeleteSyncedAgentRequest\x1a).switchboard.v1.DeleteSyncedAgentResponse\"?\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02'*%/api/v2/federation/agents/{remote_id}\x12\xa3\x01\n" +
+	"\x10SyncCapabilities\x12'.switchboard.v1.SyncCapabilitiesRequest\x1a(.switchboard.v1.SyncCapabilitiesResponse\"<\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v2/federation/capabilities\x12\xb2\x01\n" +
+	"\x16ListSyncedCapabilities\x12-.switchboard.v1.ListSyncedCapabilitiesRequest\x1a..switchboard.v1.ListSyncedCapabilitiesResponse\"9\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02!\x12\x1f/api/v2/federation/capabilities\x12\x84\x01\n" +
 	"\bLeaveHub\x12\x1f.switchboard.v1.LeaveHubRequest\x1a .switchboard.v1.LeaveHubResponse\"5\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/federation/leave2\xf5\x06\n" +
 	"\x11FederationService\x12r\n" +
@@ -2591,7 +3348,7 @@ func file_switchboard_v1_federation_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_federation_proto_rawDescData
 }
 
-var file_switchboard_v1_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_switchboard_v1_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_switchboard_v1_federation_proto_goTypes = []any{
 	(*RegisterInstanceRequest)(nil),              // 0: switchboard.v1.RegisterInstanceRequest
 	(*FederationEndpoint)(nil),                   // 1: switchboard.v1.FederationEndpoint
@@ -2634,25 +3391,37 @@ var file_switchboard_v1_federation_proto_goTypes = []any{
 	(*LinkMarketplaceResponse)(nil),              // 38: switchboard.v1.LinkMarketplaceResponse
 	(*SyncMarketplaceRequest)(nil),               // 39: switchboard.v1.SyncMarketplaceRequest
 	(*SyncMarketplaceResponse)(nil),              // 40: switchboard.v1.SyncMarketplaceResponse
-	(*structpb.Struct)(nil),                      // 41: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),                // 42: google.protobuf.Timestamp
+	(*PutSyncedAgentRequest)(nil),                // 41: switchboard.v1.PutSyncedAgentRequest
+	(*PutSyncedAgentResponse)(nil),               // 42: switchboard.v1.PutSyncedAgentResponse
+	(*GetSyncedAgentRequest)(nil),                // 43: switchboard.v1.GetSyncedAgentRequest
+	(*GetSyncedAgentResponse)(nil),               // 44: switchboard.v1.GetSyncedAgentResponse
+	(*DeleteSyncedAgentRequest)(nil),             // 45: switchboard.v1.DeleteSyncedAgentRequest
+	(*DeleteSyncedAgentResponse)(nil),            // 46: switchboard.v1.DeleteSyncedAgentResponse
+	(*FederationCapability)(nil),                 // 47: switchboard.v1.FederationCapability
+	(*SyncCapabilitiesRequest)(nil),              // 48: switchboard.v1.SyncCapabilitiesRequest
+	(*SyncCapabilitiesResponse)(nil),             // 49: switchboard.v1.SyncCapabilitiesResponse
+	(*ListSyncedCapabilitiesRequest)(nil),        // 50: switchboard.v1.ListSyncedCapabilitiesRequest
+	(*SyncedCapability)(nil),                     // 51: switchboard.v1.SyncedCapability
+	(*ListSyncedCapabilitiesResponse)(nil),       // 52: switchboard.v1.ListSyncedCapabilitiesResponse
+	(*structpb.Struct)(nil),                      // 53: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),                // 54: google.protobuf.Timestamp
 }
 var file_switchboard_v1_federation_proto_depIdxs = []int32{
-	41, // 0: switchboard.v1.RegisterInstanceRequest.capabilities:type_name -> google.protobuf.Struct
+	53, // 0: switchboard.v1.RegisterInstanceRequest.capabilities:type_name -> google.protobuf.Struct
 	1,  // 1: switchboard.v1.RegisterInstanceResponse.endpoints:type_name -> switchboard.v1.FederationEndpoint
 	3,  // 2: switchboard.v1.HeartbeatResponse.network:type_name -> switchboard.v1.NetworkStats
-	42, // 3: switchboard.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	42, // 4: switchboard.v1.FederationHeartbeat.sent_at:type_name -> google.protobuf.Timestamp
+	54, // 3: switchboard.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	54, // 4: switchboard.v1.FederationHeartbeat.sent_at:type_name -> google.protobuf.Timestamp
 	3,  // 5: switchboard.v1.FederationHeartbeat.network:type_name -> switchboard.v1.NetworkStats
-	42, // 6: switchboard.v1.FederationStatus.joined_at:type_name -> google.protobuf.Timestamp
+	54, // 6: switchboard.v1.FederationStatus.joined_at:type_name -> google.protobuf.Timestamp
 	11, // 7: switchboard.v1.FederationStatus.last_heartbeat:type_name -> switchboard.v1.FederationHeartbeat
-	42, // 8: switchboard.v1.FederationStatus.last_sync_at:type_name -> google.protobuf.Timestamp
+	54, // 8: switchboard.v1.FederationStatus.last_sync_at:type_name -> google.protobuf.Timestamp
 	12, // 9: switchboard.v1.JoinHubResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 10: switchboard.v1.GetFederationStatusResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 11: switchboard.v1.LeaveFederationResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 12: switchboard.v1.RotateFederationTokenResponse.status:type_name -> switchboard.v1.FederationStatus
-	42, // 13: switchboard.v1.FederationInstance.last_heartbeat_at:type_name -> google.protobuf.Timestamp
-	42, // 14: switchboard.v1.FederationInstance.registered_at:type_name -> google.protobuf.Timestamp
+	54, // 13: switchboard.v1.FederationInstance.last_heartbeat_at:type_name -> google.protobuf.Timestamp
+	54, // 14: switchboard.v1.FederationInstance.registered_at:type_name -> google.protobuf.Timestamp
 	20, // 15: switchboard.v1.ListFederationInstancesResponse.instances:type_name -> switchboard.v1.FederationInstance
 	20, // 16: switchboard.v1.DeactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
 	20, // 17: switchboard.v1.ReactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
@@ -2663,43 +3432,60 @@ var file_switchboard_v1_federation_proto_depIdxs = []int32{
 	12, // 22: switchboard.v1.LinkMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
 	31, // 23: switchboard.v1.SyncMarketplaceResponse.results:type_name -> switchboard.v1.SyncResult
 	12, // 24: switchboard.v1.SyncMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
-	0,  // 25: switchboard.v1.FederationHubService.RegisterInstance:input_type -> switchboard.v1.RegisterInstanceRequest
-	4,  // 26: switchboard.v1.FederationHubService.Heartbeat:input_type -> switchboard.v1.HeartbeatRequest
-	6,  // 27: switchboard.v1.FederationHubService.RotatePlatformToken:input_type -> switchboard.v1.RotatePlatformTokenRequest
-	27, // 28: switchboard.v1.FederationHubService.MarketplaceLink:input_type -> switchboard.v1.MarketplaceLinkRequest
-	30, // 29: switchboard.v1.FederationHubService.SyncAgents:input_type -> switchboard.v1.SyncAgentsRequest
-	33, // 30: switchboard.v1.FederationHubService.ListSyncedAgents:input_type -> switchboard.v1.ListSyncedAgentsRequest
-	8,  // 31: switchboard.v1.FederationHubService.LeaveHub:input_type -> switchboard.v1.LeaveHubRequest
-	10, // 32: switchboard.v1.FederationService.JoinHub:input_type -> switchboard.v1.JoinHubRequest
-	14, // 33: switchboard.v1.FederationService.GetFederationStatus:input_type -> switchboard.v1.GetFederationStatusRequest
-	16, // 34: switchboard.v1.FederationService.LeaveFederation:input_type -> switchboard.v1.LeaveFederationRequest
-	37, // 35: switchboard.v1.FederationService.LinkMarketplace:input_type -> switchboard.v1.LinkMarketplaceRequest
-	39, // 36: switchboard.v1.FederationService.SyncMarketplace:input_type -> switchboard.v1.SyncMarketplaceRequest
-	18, // 37: switchboard.v1.FederationService.RotateFederationToken:input_type -> switchboard.v1.RotateFederationTokenRequest
-	21, // 38: switchboard.v1.FederationAdminService.ListFederationInstances:input_type -> switchboard.v1.ListFederationInstancesRequest
-	23, // 39: switchboard.v1.FederationAdminService.DeactivateFederationInstance:input_type -> switchboard.v1.DeactivateFederationInstanceRequest
-	25, // 40: switchboard.v1.FederationAdminService.ReactivateFederationInstance:input_type -> switchboard.v1.ReactivateFederationInstanceRequest
-	2,  // 41: switchboard.v1.FederationHubService.RegisterInstance:output_type -> switchboard.v1.RegisterInstanceResponse
-	5,  // 42: switchboard.v1.FederationHubService.Heartbeat:output_type -> switchboard.v1.HeartbeatResponse
-	7,  // 43: switchboard.v1.FederationHubService.RotatePlatformToken:output_type -> switchboard.v1.RotatePlatformTokenResponse
-	28, // 44: switchboard.v1.FederationHubService.MarketplaceLink:output_type -> switchboard.v1.MarketplaceLinkResponse
-	32, // 45: switchboard.v1.FederationHubService.SyncAgents:output_type -> switchboard.v1.SyncAgentsResponse
-	36, // 46: switchboard.v1.FederationHubService.ListSyncedAgents:output_type -> switchboard.v1.ListSyncedAgentsResponse
-	9,  // 47: switchboard.v1.FederationHubService.LeaveHub:output_type -> switchboard.v1.LeaveHubResponse
-	13, // 48: switchboard.v1.FederationService.JoinHub:output_type -> switchboard.v1.JoinHubResponse
-	15, // 49: switchboard.v1.FederationService.GetFederationStatus:output_type -> switchboard.v1.GetFederationStatusResponse
-	17, // 50: switchboard.v1.FederationService.LeaveFederation:output_type -> switchboard.v1.LeaveFederationResponse
-	38, // 51: switchboard.v1.FederationService.LinkMarketplace:output_type -> switchboard.v1.LinkMarketplaceResponse
-	40, // 52: switchboard.v1.FederationService.SyncMarketplace:output_type -> switchboard.v1.SyncMarketplaceResponse
-	19, // 53: switchboard.v1.FederationService.RotateFederationToken:output_type -> switchboard.v1.RotateFederationTokenResponse
-	22, // 54: switchboard.v1.FederationAdminService.ListFederationInstances:output_type -> switchboard.v1.ListFederationInstancesResponse
-	24, // 55: switchboard.v1.FederationAdminService.DeactivateFederationInstance:output_type -> switchboard.v1.DeactivateFederationInstanceResponse
-	26, // 56: switchboard.v1.FederationAdminService.ReactivateFederationInstance:output_type -> switchboard.v1.ReactivateFederationInstanceResponse
-	41, // [41:57] is the sub-list for method output_type
-	25, // [25:41] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	29, // 25: switchboard.v1.PutSyncedAgentRequest.agent:type_name -> switchboard.v1.FederationAgent
+	35, // 26: switchboard.v1.PutSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
+	35, // 27: switchboard.v1.GetSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
+	35, // 28: switchboard.v1.DeleteSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
+	47, // 29: switchboard.v1.SyncCapabilitiesRequest.capabilities:type_name -> switchboard.v1.FederationCapability
+	31, // 30: switchboard.v1.SyncCapabilitiesResponse.results:type_name -> switchboard.v1.SyncResult
+	51, // 31: switchboard.v1.ListSyncedCapabilitiesResponse.capabilities:type_name -> switchboard.v1.SyncedCapability
+	0,  // 32: switchboard.v1.FederationHubService.RegisterInstance:input_type -> switchboard.v1.RegisterInstanceRequest
+	4,  // 33: switchboard.v1.FederationHubService.Heartbeat:input_type -> switchboard.v1.HeartbeatRequest
+	6,  // 34: switchboard.v1.FederationHubService.RotatePlatformToken:input_type -> switchboard.v1.RotatePlatformTokenRequest
+	27, // 35: switchboard.v1.FederationHubService.MarketplaceLink:input_type -> switchboard.v1.MarketplaceLinkRequest
+	30, // 36: switchboard.v1.FederationHubService.SyncAgents:input_type -> switchboard.v1.SyncAgentsRequest
+	33, // 37: switchboard.v1.FederationHubService.ListSyncedAgents:input_type -> switchboard.v1.ListSyncedAgentsRequest
+	41, // 38: switchboard.v1.FederationHubService.PutSyncedAgent:input_type -> switchboard.v1.PutSyncedAgentRequest
+	43, // 39: switchboard.v1.FederationHubService.GetSyncedAgent:input_type -> switchboard.v1.GetSyncedAgentRequest
+	45, // 40: switchboard.v1.FederationHubService.DeleteSyncedAgent:input_type -> switchboard.v1.DeleteSyncedAgentRequest
+	48, // 41: switchboard.v1.FederationHubService.SyncCapabilities:input_type -> switchboard.v1.SyncCapabilitiesRequest
+	50, // 42: switchboard.v1.FederationHubService.ListSyncedCapabilities:input_type -> switchboard.v1.ListSyncedCapabilitiesRequest
+	8,  // 43: switchboard.v1.FederationHubService.LeaveHub:input_type -> switchboard.v1.LeaveHubRequest
+	10, // 44: switchboard.v1.FederationService.JoinHub:input_type -> switchboard.v1.JoinHubRequest
+	14, // 45: switchboard.v1.FederationService.GetFederationStatus:input_type -> switchboard.v1.GetFederationStatusRequest
+	16, // 46: switchboard.v1.FederationService.LeaveFederation:input_type -> switchboard.v1.LeaveFederationRequest
+	37, // 47: switchboard.v1.FederationService.LinkMarketplace:input_type -> switchboard.v1.LinkMarketplaceRequest
+	39, // 48: switchboard.v1.FederationService.SyncMarketplace:input_type -> switchboard.v1.SyncMarketplaceRequest
+	18, // 49: switchboard.v1.FederationService.RotateFederationToken:input_type -> switchboard.v1.RotateFederationTokenRequest
+	21, // 50: switchboard.v1.FederationAdminService.ListFederationInstances:input_type -> switchboard.v1.ListFederationInstancesRequest
+	23, // 51: switchboard.v1.FederationAdminService.DeactivateFederationInstance:input_type -> switchboard.v1.DeactivateFederationInstanceRequest
+	25, // 52: switchboard.v1.FederationAdminService.ReactivateFederationInstance:input_type -> switchboard.v1.ReactivateFederationInstanceRequest
+	2,  // 53: switchboard.v1.FederationHubService.RegisterInstance:output_type -> switchboard.v1.RegisterInstanceResponse
+	5,  // 54: switchboard.v1.FederationHubService.Heartbeat:output_type -> switchboard.v1.HeartbeatResponse
+	7,  // 55: switchboard.v1.FederationHubService.RotatePlatformToken:output_type -> switchboard.v1.RotatePlatformTokenResponse
+	28, // 56: switchboard.v1.FederationHubService.MarketplaceLink:output_type -> switchboard.v1.MarketplaceLinkResponse
+	32, // 57: switchboard.v1.FederationHubService.SyncAgents:output_type -> switchboard.v1.SyncAgentsResponse
+	36, // 58: switchboard.v1.FederationHubService.ListSyncedAgents:output_type -> switchboard.v1.ListSyncedAgentsResponse
+	42, // 59: switchboard.v1.FederationHubService.PutSyncedAgent:output_type -> switchboard.v1.PutSyncedAgentResponse
+	44, // 60: switchboard.v1.FederationHubService.GetSyncedAgent:output_type -> switchboard.v1.GetSyncedAgentResponse
+	46, // 61: switchboard.v1.FederationHubService.DeleteSyncedAgent:output_type -> switchboard.v1.DeleteSyncedAgentResponse
+	49, // 62: switchboard.v1.FederationHubService.SyncCapabilities:output_type -> switchboard.v1.SyncCapabilitiesResponse
+	52, // 63: switchboard.v1.FederationHubService.ListSyncedCapabilities:output_type -> switchboard.v1.ListSyncedCapabilitiesResponse
+	9,  // 64: switchboard.v1.FederationHubService.LeaveHub:output_type -> switchboard.v1.LeaveHubResponse
+	13, // 65: switchboard.v1.FederationService.JoinHub:output_type -> switchboard.v1.JoinHubResponse
+	15, // 66: switchboard.v1.FederationService.GetFederationStatus:output_type -> switchboard.v1.GetFederationStatusResponse
+	17, // 67: switchboard.v1.FederationService.LeaveFederation:output_type -> switchboard.v1.LeaveFederationResponse
+	38, // 68: switchboard.v1.FederationService.LinkMarketplace:output_type -> switchboard.v1.LinkMarketplaceResponse
+	40, // 69: switchboard.v1.FederationService.SyncMarketplace:output_type -> switchboard.v1.SyncMarketplaceResponse
+	19, // 70: switchboard.v1.FederationService.RotateFederationToken:output_type -> switchboard.v1.RotateFederationTokenResponse
+	22, // 71: switchboard.v1.FederationAdminService.ListFederationInstances:output_type -> switchboard.v1.ListFederationInstancesResponse
+	24, // 72: switchboard.v1.FederationAdminService.DeactivateFederationInstance:output_type -> switchboard.v1.DeactivateFederationInstanceResponse
+	26, // 73: switchboard.v1.FederationAdminService.ReactivateFederationInstance:output_type -> switchboard.v1.ReactivateFederationInstanceResponse
+	53, // [53:74] is the sub-list for method output_type
+	32, // [32:53] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_federation_proto_init() }
@@ -2714,13 +3500,15 @@ func file_switchboard_v1_federation_proto_init() {
 	file_switchboard_v1_federation_proto_msgTypes[20].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[29].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[31].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[47].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[51].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_federation_proto_rawDesc), len(file_switchboard_v1_federation_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   41,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

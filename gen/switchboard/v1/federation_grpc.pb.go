@@ -19,13 +19,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FederationHubService_RegisterInstance_FullMethodName    = "/switchboard.v1.FederationHubService/RegisterInstance"
-	FederationHubService_Heartbeat_FullMethodName           = "/switchboard.v1.FederationHubService/Heartbeat"
-	FederationHubService_RotatePlatformToken_FullMethodName = "/switchboard.v1.FederationHubService/RotatePlatformToken"
-	FederationHubService_MarketplaceLink_FullMethodName     = "/switchboard.v1.FederationHubService/MarketplaceLink"
-	FederationHubService_SyncAgents_FullMethodName          = "/switchboard.v1.FederationHubService/SyncAgents"
-	FederationHubService_ListSyncedAgents_FullMethodName    = "/switchboard.v1.FederationHubService/ListSyncedAgents"
-	FederationHubService_LeaveHub_FullMethodName            = "/switchboard.v1.FederationHubService/LeaveHub"
+	FederationHubService_RegisterInstance_FullMethodName       = "/switchboard.v1.FederationHubService/RegisterInstance"
+	FederationHubService_Heartbeat_FullMethodName              = "/switchboard.v1.FederationHubService/Heartbeat"
+	FederationHubService_RotatePlatformToken_FullMethodName    = "/switchboard.v1.FederationHubService/RotatePlatformToken"
+	FederationHubService_MarketplaceLink_FullMethodName        = "/switchboard.v1.FederationHubService/MarketplaceLink"
+	FederationHubService_SyncAgents_FullMethodName             = "/switchboard.v1.FederationHubService/SyncAgents"
+	FederationHubService_ListSyncedAgents_FullMethodName       = "/switchboard.v1.FederationHubService/ListSyncedAgents"
+	FederationHubService_PutSyncedAgent_FullMethodName         = "/switchboard.v1.FederationHubService/PutSyncedAgent"
+	FederationHubService_GetSyncedAgent_FullMethodName         = "/switchboard.v1.FederationHubService/GetSyncedAgent"
+	FederationHubService_DeleteSyncedAgent_FullMethodName      = "/switchboard.v1.FederationHubService/DeleteSyncedAgent"
+	FederationHubService_SyncCapabilities_FullMethodName       = "/switchboard.v1.FederationHubService/SyncCapabilities"
+	FederationHubService_ListSyncedCapabilities_FullMethodName = "/switchboard.v1.FederationHubService/ListSyncedCapabilities"
+	FederationHubService_LeaveHub_FullMethodName               = "/switchboard.v1.FederationHubService/LeaveHub"
 )
 
 // FederationHubServiceClient is the client API for FederationHubService service.
@@ -60,6 +65,24 @@ type FederationHubServiceClient interface {
 	// ListSyncedAgents lists the caller's synced listings with their
 	// execution counts and revenue from this hub's ledger.
 	ListSyncedAgents(ctx context.Context, in *ListSyncedAgentsRequest, opts ...grpc.CallOption) (*ListSyncedAgentsResponse, error)
+	// PutSyncedAgent creates (201) or updates (200) one of the caller's
+	// listings by its id on the spoke, as one entry of SyncAgents would; a slug
+	// taken on the hub is 409, a refused field 400.
+	PutSyncedAgent(ctx context.Context, in *PutSyncedAgentRequest, opts ...grpc.CallOption) (*PutSyncedAgentResponse, error)
+	// GetSyncedAgent answers one of the caller's synced listings with its
+	// execution count and revenue; another instance's id is 404.
+	GetSyncedAgent(ctx context.Context, in *GetSyncedAgentRequest, opts ...grpc.CallOption) (*GetSyncedAgentResponse, error)
+	// DeleteSyncedAgent removes one of the caller's synced listings and its
+	// subscriptions; its finished executions and ledger entries are kept. 409
+	// while an execution of it is running or queued or holds a payment.
+	DeleteSyncedAgent(ctx context.Context, in *DeleteSyncedAgentRequest, opts ...grpc.CallOption) (*DeleteSyncedAgentResponse, error)
+	// SyncCapabilities creates or updates at most 50 of the caller's
+	// capabilities on this hub, answering one result per capability; the same
+	// preconditions as SyncAgents.
+	SyncCapabilities(ctx context.Context, in *SyncCapabilitiesRequest, opts ...grpc.CallOption) (*SyncCapabilitiesResponse, error)
+	// ListSyncedCapabilities lists the caller's synced capabilities with the
+	// hub's review status of each.
+	ListSyncedCapabilities(ctx context.Context, in *ListSyncedCapabilitiesRequest, opts ...grpc.CallOption) (*ListSyncedCapabilitiesResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(ctx context.Context, in *LeaveHubRequest, opts ...grpc.CallOption) (*LeaveHubResponse, error)
@@ -133,6 +156,56 @@ func (c *federationHubServiceClient) ListSyncedAgents(ctx context.Context, in *L
 	return out, nil
 }
 
+func (c *federationHubServiceClient) PutSyncedAgent(ctx context.Context, in *PutSyncedAgentRequest, opts ...grpc.CallOption) (*PutSyncedAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PutSyncedAgentResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_PutSyncedAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationHubServiceClient) GetSyncedAgent(ctx context.Context, in *GetSyncedAgentRequest, opts ...grpc.CallOption) (*GetSyncedAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSyncedAgentResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_GetSyncedAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationHubServiceClient) DeleteSyncedAgent(ctx context.Context, in *DeleteSyncedAgentRequest, opts ...grpc.CallOption) (*DeleteSyncedAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteSyncedAgentResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_DeleteSyncedAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationHubServiceClient) SyncCapabilities(ctx context.Context, in *SyncCapabilitiesRequest, opts ...grpc.CallOption) (*SyncCapabilitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SyncCapabilitiesResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_SyncCapabilities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationHubServiceClient) ListSyncedCapabilities(ctx context.Context, in *ListSyncedCapabilitiesRequest, opts ...grpc.CallOption) (*ListSyncedCapabilitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSyncedCapabilitiesResponse)
+	err := c.cc.Invoke(ctx, FederationHubService_ListSyncedCapabilities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *federationHubServiceClient) LeaveHub(ctx context.Context, in *LeaveHubRequest, opts ...grpc.CallOption) (*LeaveHubResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(LeaveHubResponse)
@@ -175,6 +248,24 @@ type FederationHubServiceServer interface {
 	// ListSyncedAgents lists the caller's synced listings with their
 	// execution counts and revenue from this hub's ledger.
 	ListSyncedAgents(context.Context, *ListSyncedAgentsRequest) (*ListSyncedAgentsResponse, error)
+	// PutSyncedAgent creates (201) or updates (200) one of the caller's
+	// listings by its id on the spoke, as one entry of SyncAgents would; a slug
+	// taken on the hub is 409, a refused field 400.
+	PutSyncedAgent(context.Context, *PutSyncedAgentRequest) (*PutSyncedAgentResponse, error)
+	// GetSyncedAgent answers one of the caller's synced listings with its
+	// execution count and revenue; another instance's id is 404.
+	GetSyncedAgent(context.Context, *GetSyncedAgentRequest) (*GetSyncedAgentResponse, error)
+	// DeleteSyncedAgent removes one of the caller's synced listings and its
+	// subscriptions; its finished executions and ledger entries are kept. 409
+	// while an execution of it is running or queued or holds a payment.
+	DeleteSyncedAgent(context.Context, *DeleteSyncedAgentRequest) (*DeleteSyncedAgentResponse, error)
+	// SyncCapabilities creates or updates at most 50 of the caller's
+	// capabilities on this hub, answering one result per capability; the same
+	// preconditions as SyncAgents.
+	SyncCapabilities(context.Context, *SyncCapabilitiesRequest) (*SyncCapabilitiesResponse, error)
+	// ListSyncedCapabilities lists the caller's synced capabilities with the
+	// hub's review status of each.
+	ListSyncedCapabilities(context.Context, *ListSyncedCapabilitiesRequest) (*ListSyncedCapabilitiesResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(context.Context, *LeaveHubRequest) (*LeaveHubResponse, error)
@@ -204,6 +295,21 @@ func (UnimplementedFederationHubServiceServer) SyncAgents(context.Context, *Sync
 }
 func (UnimplementedFederationHubServiceServer) ListSyncedAgents(context.Context, *ListSyncedAgentsRequest) (*ListSyncedAgentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListSyncedAgents not implemented")
+}
+func (UnimplementedFederationHubServiceServer) PutSyncedAgent(context.Context, *PutSyncedAgentRequest) (*PutSyncedAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PutSyncedAgent not implemented")
+}
+func (UnimplementedFederationHubServiceServer) GetSyncedAgent(context.Context, *GetSyncedAgentRequest) (*GetSyncedAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSyncedAgent not implemented")
+}
+func (UnimplementedFederationHubServiceServer) DeleteSyncedAgent(context.Context, *DeleteSyncedAgentRequest) (*DeleteSyncedAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteSyncedAgent not implemented")
+}
+func (UnimplementedFederationHubServiceServer) SyncCapabilities(context.Context, *SyncCapabilitiesRequest) (*SyncCapabilitiesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncCapabilities not implemented")
+}
+func (UnimplementedFederationHubServiceServer) ListSyncedCapabilities(context.Context, *ListSyncedCapabilitiesRequest) (*ListSyncedCapabilitiesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSyncedCapabilities not implemented")
 }
 func (UnimplementedFederationHubServiceServer) LeaveHub(context.Context, *LeaveHubRequest) (*LeaveHubResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LeaveHub not implemented")
@@ -336,6 +442,96 @@ func _FederationHubService_ListSyncedAgents_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationHubService_PutSyncedAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PutSyncedAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).PutSyncedAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_PutSyncedAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).PutSyncedAgent(ctx, req.(*PutSyncedAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationHubService_GetSyncedAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSyncedAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).GetSyncedAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_GetSyncedAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).GetSyncedAgent(ctx, req.(*GetSyncedAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationHubService_DeleteSyncedAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteSyncedAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).DeleteSyncedAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_DeleteSyncedAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).DeleteSyncedAgent(ctx, req.(*DeleteSyncedAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationHubService_SyncCapabilities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncCapabilitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).SyncCapabilities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_SyncCapabilities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).SyncCapabilities(ctx, req.(*SyncCapabilitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _FederationHubService_ListSyncedCapabilities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSyncedCapabilitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationHubServiceServer).ListSyncedCapabilities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationHubService_ListSyncedCapabilities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationHubServiceServer).ListSyncedCapabilities(ctx, req.(*ListSyncedCapabilitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _FederationHubService_LeaveHub_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(LeaveHubRequest)
 	if err := dec(in); err != nil {
@@ -384,6 +580,26 @@ var FederationHubService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListSyncedAgents",
 			Handler:    _FederationHubService_ListSyncedAgents_Handler,
+		},
+		{
+			MethodName: "PutSyncedAgent",
+			Handler:    _FederationHubService_PutSyncedAgent_Handler,
+		},
+		{
+			MethodName: "GetSyncedAgent",
+			Handler:    _FederationHubService_GetSyncedAgent_Handler,
+		},
+		{
+			MethodName: "DeleteSyncedAgent",
+			Handler:    _FederationHubService_DeleteSyncedAgent_Handler,
+		},
+		{
+			MethodName: "SyncCapabilities",
+			Handler:    _FederationHubService_SyncCapabilities_Handler,
+		},
+		{
+			MethodName: "ListSyncedCapabilities",
+			Handler:    _FederationHubService_ListSyncedCapabilities_Handler,
 		},
 		{
 			MethodName: "LeaveHub",

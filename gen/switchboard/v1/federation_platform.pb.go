@@ -1380,11 +1380,125 @@ func (x *DiscoverNetworkResponse) GetNote() string {
 	return ""
 }
 
+type BrowseFederationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Substring of the name, slug, description, developer or task types; ASCII
+	// case is ignored.
+	Q             string `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
+	Limit         int32  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Offset        int32  `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrowseFederationRequest) Reset() {
+	*x = BrowseFederationRequest{}
+	mi := &file_switchboard_v1_federation_platform_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrowseFederationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrowseFederationRequest) ProtoMessage() {}
+
+func (x *BrowseFederationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_platform_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrowseFederationRequest.ProtoReflect.Descriptor instead.
+func (*BrowseFederationRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_platform_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *BrowseFederationRequest) GetQ() string {
+	if x != nil {
+		return x.Q
+	}
+	return ""
+}
+
+func (x *BrowseFederationRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *BrowseFederationRequest) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+type BrowseFederationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Agents        []*DiscoverAgent       `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	Pagination    *Pagination            `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrowseFederationResponse) Reset() {
+	*x = BrowseFederationResponse{}
+	mi := &file_switchboard_v1_federation_platform_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrowseFederationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrowseFederationResponse) ProtoMessage() {}
+
+func (x *BrowseFederationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_platform_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrowseFederationResponse.ProtoReflect.Descriptor instead.
+func (*BrowseFederationResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_platform_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *BrowseFederationResponse) GetAgents() []*DiscoverAgent {
+	if x != nil {
+		return x.Agents
+	}
+	return nil
+}
+
+func (x *BrowseFederationResponse) GetPagination() *Pagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
 var File_switchboard_v1_federation_platform_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_federation_platform_proto_rawDesc = "" +
 	"\n" +
-	"(switchboard/v1/federation_platform.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fswitchboard/v1/federation.proto\x1a\x1cswitchboard/v1/options.proto\"\xdf\x02\n" +
+	"(switchboard/v1/federation_platform.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1fswitchboard/v1/federation.proto\x1a\x1cswitchboard/v1/options.proto\"\xdf\x02\n" +
 	"\x16ValidatePaymentRequest\x126\n" +
 	"\x10transaction_type\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01R\x0ftransactionType\x12,\n" +
 	"\fgross_amount\x18\x02 \x01(\x01B\x04\xe8\xf3\x18\x01H\x00R\vgrossAmount\x88\x01\x01\x12;\n" +
@@ -1520,12 +1634,23 @@ const file_switchboard_v1_federation_platform_proto_rawDesc = "" +
 	"\r_instance_urlB\n" +
 	"\n" +
 	"\b_networkB\a\n" +
-	"\x05_note2\xf4\x03\n" +
+	"\x05_note\"_\n" +
+	"\x17BrowseFederationRequest\x12\x16\n" +
+	"\x01q\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x01q\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x05R\x06offset\"\x8d\x01\n" +
+	"\x18BrowseFederationResponse\x125\n" +
+	"\x06agents\x18\x01 \x03(\v2\x1d.switchboard.v1.DiscoverAgentR\x06agents\x12:\n" +
+	"\n" +
+	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
+	"pagination2\x91\x05\n" +
 	"\x19FederationPlatformService\x12\xa4\x01\n" +
 	"\x0fValidatePayment\x12&.switchboard.v1.ValidatePaymentRequest\x1a'.switchboard.v1.ValidatePaymentResponse\"@\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/federation/validate-payment\x12\x96\x01\n" +
 	"\x10ListPromptGroups\x12'.switchboard.v1.ListPromptGroupsRequest\x1a(.switchboard.v1.ListPromptGroupsResponse\"/\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v2/prompt-groups\x12\x96\x01\n" +
+	"federation\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v2/prompt-groups\x12\x9a\x01\n" +
+	"\x10BrowseFederation\x12'.switchboard.v1.BrowseFederationRequest\x1a(.switchboard.v1.BrowseFederationResponse\"3\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/browse\x12\x96\x01\n" +
 	"\x0fDiscoverNetwork\x12&.switchboard.v1.DiscoverNetworkRequest\x1a'.switchboard.v1.DiscoverNetworkResponse\"2\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/network/discoverBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
@@ -1541,7 +1666,7 @@ func file_switchboard_v1_federation_platform_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_federation_platform_proto_rawDescData
 }
 
-var file_switchboard_v1_federation_platform_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_switchboard_v1_federation_platform_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_switchboard_v1_federation_platform_proto_goTypes = []any{
 	(*ValidatePaymentRequest)(nil),   // 0: switchboard.v1.ValidatePaymentRequest
 	(*ValidatePaymentResponse)(nil),  // 1: switchboard.v1.ValidatePaymentResponse
@@ -1559,8 +1684,11 @@ var file_switchboard_v1_federation_platform_proto_goTypes = []any{
 	(*DiscoverAgent)(nil),            // 13: switchboard.v1.DiscoverAgent
 	(*DiscoverTotals)(nil),           // 14: switchboard.v1.DiscoverTotals
 	(*DiscoverNetworkResponse)(nil),  // 15: switchboard.v1.DiscoverNetworkResponse
-	(*timestamppb.Timestamp)(nil),    // 16: google.protobuf.Timestamp
-	(*NetworkStats)(nil),             // 17: switchboard.v1.NetworkStats
+	(*BrowseFederationRequest)(nil),  // 16: switchboard.v1.BrowseFederationRequest
+	(*BrowseFederationResponse)(nil), // 17: switchboard.v1.BrowseFederationResponse
+	(*timestamppb.Timestamp)(nil),    // 18: google.protobuf.Timestamp
+	(*NetworkStats)(nil),             // 19: switchboard.v1.NetworkStats
+	(*Pagination)(nil),               // 20: switchboard.v1.Pagination
 }
 var file_switchboard_v1_federation_platform_proto_depIdxs = []int32{
 	5,  // 0: switchboard.v1.PromptModuleSpec.fields:type_name -> switchboard.v1.PromptModuleField
@@ -1569,24 +1697,28 @@ var file_switchboard_v1_federation_platform_proto_depIdxs = []int32{
 	6,  // 3: switchboard.v1.ListPromptGroupsResponse.capability_module_spec:type_name -> switchboard.v1.PromptModuleSpec
 	7,  // 4: switchboard.v1.ListPromptGroupsResponse.dynamic_modules:type_name -> switchboard.v1.PromptModuleInfo
 	10, // 5: switchboard.v1.DiscoverProfile.counts:type_name -> switchboard.v1.DiscoverCounts
-	16, // 6: switchboard.v1.DiscoverAgent.created_at:type_name -> google.protobuf.Timestamp
+	18, // 6: switchboard.v1.DiscoverAgent.created_at:type_name -> google.protobuf.Timestamp
 	10, // 7: switchboard.v1.DiscoverAgent.counts:type_name -> switchboard.v1.DiscoverCounts
 	11, // 8: switchboard.v1.DiscoverNetworkResponse.profiles:type_name -> switchboard.v1.DiscoverProfile
 	12, // 9: switchboard.v1.DiscoverNetworkResponse.teams:type_name -> switchboard.v1.DiscoverTeam
 	13, // 10: switchboard.v1.DiscoverNetworkResponse.agents:type_name -> switchboard.v1.DiscoverAgent
 	14, // 11: switchboard.v1.DiscoverNetworkResponse.totals:type_name -> switchboard.v1.DiscoverTotals
-	17, // 12: switchboard.v1.DiscoverNetworkResponse.network:type_name -> switchboard.v1.NetworkStats
-	0,  // 13: switchboard.v1.FederationPlatformService.ValidatePayment:input_type -> switchboard.v1.ValidatePaymentRequest
-	2,  // 14: switchboard.v1.FederationPlatformService.ListPromptGroups:input_type -> switchboard.v1.ListPromptGroupsRequest
-	9,  // 15: switchboard.v1.FederationPlatformService.DiscoverNetwork:input_type -> switchboard.v1.DiscoverNetworkRequest
-	1,  // 16: switchboard.v1.FederationPlatformService.ValidatePayment:output_type -> switchboard.v1.ValidatePaymentResponse
-	8,  // 17: switchboard.v1.FederationPlatformService.ListPromptGroups:output_type -> switchboard.v1.ListPromptGroupsResponse
-	15, // 18: switchboard.v1.FederationPlatformService.DiscoverNetwork:output_type -> switchboard.v1.DiscoverNetworkResponse
-	16, // [16:19] is the sub-list for method output_type
-	13, // [13:16] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	19, // 12: switchboard.v1.DiscoverNetworkResponse.network:type_name -> switchboard.v1.NetworkStats
+	13, // 13: switchboard.v1.BrowseFederationResponse.agents:type_name -> switchboard.v1.DiscoverAgent
+	20, // 14: switchboard.v1.BrowseFederationResponse.pagination:type_name -> switchboard.v1.Pagination
+	0,  // 15: switchboard.v1.FederationPlatformService.ValidatePayment:input_type -> switchboard.v1.ValidatePaymentRequest
+	2,  // 16: switchboard.v1.FederationPlatformService.ListPromptGroups:input_type -> switchboard.v1.ListPromptGroupsRequest
+	16, // 17: switchboard.v1.FederationPlatformService.BrowseFederation:input_type -> switchboard.v1.BrowseFederationRequest
+	9,  // 18: switchboard.v1.FederationPlatformService.DiscoverNetwork:input_type -> switchboard.v1.DiscoverNetworkRequest
+	1,  // 19: switchboard.v1.FederationPlatformService.ValidatePayment:output_type -> switchboard.v1.ValidatePaymentResponse
+	8,  // 20: switchboard.v1.FederationPlatformService.ListPromptGroups:output_type -> switchboard.v1.ListPromptGroupsResponse
+	17, // 21: switchboard.v1.FederationPlatformService.BrowseFederation:output_type -> switchboard.v1.BrowseFederationResponse
+	15, // 22: switchboard.v1.FederationPlatformService.DiscoverNetwork:output_type -> switchboard.v1.DiscoverNetworkResponse
+	19, // [19:23] is the sub-list for method output_type
+	15, // [15:19] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_federation_platform_proto_init() }
@@ -1594,6 +1726,7 @@ func file_switchboard_v1_federation_platform_proto_init() {
 	if File_switchboard_v1_federation_platform_proto != nil {
 		return
 	}
+	file_switchboard_v1_common_proto_init()
 	file_switchboard_v1_federation_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_federation_platform_proto_msgTypes[0].OneofWrappers = []any{}
@@ -1607,7 +1740,7 @@ func file_switchboard_v1_federation_platform_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_federation_platform_proto_rawDesc), len(file_switchboard_v1_federation_platform_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

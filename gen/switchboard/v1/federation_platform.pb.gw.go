@@ -83,6 +83,41 @@ func local_request_FederationPlatformService_ListPromptGroups_0(ctx context.Cont
 	return msg, metadata, err
 }
 
+var filter_FederationPlatformService_BrowseFederation_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_FederationPlatformService_BrowseFederation_0(ctx context.Context, marshaler runtime.Marshaler, client FederationPlatformServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq BrowseFederationRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_FederationPlatformService_BrowseFederation_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.BrowseFederation(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_FederationPlatformService_BrowseFederation_0(ctx context.Context, marshaler runtime.Marshaler, server FederationPlatformServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq BrowseFederationRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_FederationPlatformService_BrowseFederation_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.BrowseFederation(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_FederationPlatformService_DiscoverNetwork_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
 func request_FederationPlatformService_DiscoverNetwork_0(ctx context.Context, marshaler runtime.Marshaler, client FederationPlatformServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -163,6 +198,26 @@ func RegisterFederationPlatformServiceHandlerServer(ctx context.Context, mux *ru
 			return
 		}
 		forward_FederationPlatformService_ListPromptGroups_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_FederationPlatformService_BrowseFederation_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.FederationPlatformService/BrowseFederation", runtime.WithHTTPPathPattern("/api/v2/federation/browse"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_FederationPlatformService_BrowseFederation_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationPlatformService_BrowseFederation_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	mux.Handle(http.MethodGet, pattern_FederationPlatformService_DiscoverNetwork_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
@@ -258,6 +313,23 @@ func RegisterFederationPlatformServiceHandlerClient(ctx context.Context, mux *ru
 		}
 		forward_FederationPlatformService_ListPromptGroups_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_FederationPlatformService_BrowseFederation_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.FederationPlatformService/BrowseFederation", runtime.WithHTTPPathPattern("/api/v2/federation/browse"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_FederationPlatformService_BrowseFederation_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationPlatformService_BrowseFederation_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_FederationPlatformService_DiscoverNetwork_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -281,11 +353,13 @@ func RegisterFederationPlatformServiceHandlerClient(ctx context.Context, mux *ru
 var (
 	pattern_FederationPlatformService_ValidatePayment_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v2", "federation", "validate-payment"}, ""))
 	pattern_FederationPlatformService_ListPromptGroups_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v2", "prompt-groups"}, ""))
+	pattern_FederationPlatformService_BrowseFederation_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v2", "federation", "browse"}, ""))
 	pattern_FederationPlatformService_DiscoverNetwork_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v2", "network", "discover"}, ""))
 )
 
 var (
 	forward_FederationPlatformService_ValidatePayment_0  = runtime.ForwardResponseMessage
 	forward_FederationPlatformService_ListPromptGroups_0 = runtime.ForwardResponseMessage
+	forward_FederationPlatformService_BrowseFederation_0 = runtime.ForwardResponseMessage
 	forward_FederationPlatformService_DiscoverNetwork_0  = runtime.ForwardResponseMessage
 )

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	FederationPlatformService_ValidatePayment_FullMethodName  = "/switchboard.v1.FederationPlatformService/ValidatePayment"
 	FederationPlatformService_ListPromptGroups_FullMethodName = "/switchboard.v1.FederationPlatformService/ListPromptGroups"
+	FederationPlatformService_BrowseFederation_FullMethodName = "/switchboard.v1.FederationPlatformService/BrowseFederation"
 	FederationPlatformService_DiscoverNetwork_FullMethodName  = "/switchboard.v1.FederationPlatformService/DiscoverNetwork"
 )
 
@@ -44,6 +45,10 @@ type FederationPlatformServiceClient interface {
 	// modules (approved synced capabilities; none until capability sync
 	// exists).
 	ListPromptGroups(ctx context.Context, in *ListPromptGroupsRequest, opts ...grpc.CallOption) (*ListPromptGroupsResponse, error)
+	// BrowseFederation is the hub's active store, public: its own and its
+	// spokes' listings (without endpoints, credentials or passwords), newest
+	// first, paged; an instance whose store participation is off is hidden.
+	BrowseFederation(ctx context.Context, in *BrowseFederationRequest, opts ...grpc.CallOption) (*BrowseFederationResponse, error)
 	// DiscoverNetwork lists the hub's public profiles, teams and active store
 	// listings, each list paged by limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
@@ -73,6 +78,16 @@ func (c *federationPlatformServiceClient) ListPromptGroups(ctx context.Context, 
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListPromptGroupsResponse)
 	err := c.cc.Invoke(ctx, FederationPlatformService_ListPromptGroups_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationPlatformServiceClient) BrowseFederation(ctx context.Context, in *BrowseFederationRequest, opts ...grpc.CallOption) (*BrowseFederationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BrowseFederationResponse)
+	err := c.cc.Invoke(ctx, FederationPlatformService_BrowseFederation_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +124,10 @@ type FederationPlatformServiceServer interface {
 	// modules (approved synced capabilities; none until capability sync
 	// exists).
 	ListPromptGroups(context.Context, *ListPromptGroupsRequest) (*ListPromptGroupsResponse, error)
+	// BrowseFederation is the hub's active store, public: its own and its
+	// spokes' listings (without endpoints, credentials or passwords), newest
+	// first, paged; an instance whose store participation is off is hidden.
+	BrowseFederation(context.Context, *BrowseFederationRequest) (*BrowseFederationResponse, error)
 	// DiscoverNetwork lists the hub's public profiles, teams and active store
 	// listings, each list paged by limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
@@ -128,6 +147,9 @@ func (UnimplementedFederationPlatformServiceServer) ValidatePayment(context.Cont
 }
 func (UnimplementedFederationPlatformServiceServer) ListPromptGroups(context.Context, *ListPromptGroupsRequest) (*ListPromptGroupsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListPromptGroups not implemented")
+}
+func (UnimplementedFederationPlatformServiceServer) BrowseFederation(context.Context, *BrowseFederationRequest) (*BrowseFederationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BrowseFederation not implemented")
 }
 func (UnimplementedFederationPlatformServiceServer) DiscoverNetwork(context.Context, *DiscoverNetworkRequest) (*DiscoverNetworkResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DiscoverNetwork not implemented")
@@ -188,6 +210,24 @@ func _FederationPlatformService_ListPromptGroups_Handler(srv interface{}, ctx co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationPlatformService_BrowseFederation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BrowseFederationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationPlatformServiceServer).BrowseFederation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationPlatformService_BrowseFederation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationPlatformServiceServer).BrowseFederation(ctx, req.(*BrowseFederationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _FederationPlatformService_DiscoverNetwork_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DiscoverNetworkRequest)
 	if err := dec(in); err != nil {
@@ -220,6 +260,10 @@ var FederationPlatformService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListPromptGroups",
 			Handler:    _FederationPlatformService_ListPromptGroups_Handler,
+		},
+		{
+			MethodName: "BrowseFederation",
+			Handler:    _FederationPlatformService_BrowseFederation_Handler,
 		},
 		{
 			MethodName: "DiscoverNetwork",

@@ -325,6 +325,14 @@ var file_switchboard_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
 		ExtensionType: (*string)(nil),
+		Field:         51006,
+		Name:          "switchboard.v1.rest_created_field",
+		Tag:           "bytes,51006,opt,name=rest_created_field",
+		Filename:      "switchboard/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*string)(nil),
 		Field:         51020,
 		Name:          "switchboard.v1.idempotency_exempt",
 		Tag:           "bytes,51020,opt,name=idempotency_exempt",
@@ -365,7 +373,7 @@ var (
 	// non-empty value outside it is refused with 400; every list item is checked.
 	//
 	// optional string vocabulary = 51031;
-	E_Vocabulary = &file_switchboard_v1_options_proto_extTypes[7]
+	E_Vocabulary = &file_switchboard_v1_options_proto_extTypes[8]
 )
 
 // Extension fields to descriptorpb.MessageOptions.
@@ -386,13 +394,18 @@ var (
 	//
 	// optional int32 rest_status = 51004;
 	E_RestStatus = &file_switchboard_v1_options_proto_extTypes[4]
+	// The response's bool field that decides the REST status when the outcome
+	// does: 201 when it is true, 200 when false (rest_status stays unset).
+	//
+	// optional string rest_created_field = 51006;
+	E_RestCreatedField = &file_switchboard_v1_options_proto_extTypes[5]
 	// Why a procedure that changes something refuses the Idempotency-Key header
 	// (docs/decisions.md, "Idempotency"): set on the few whose answer holds a
 	// secret shown once, which must not be stored to be answered again. Every
 	// other changing procedure takes the header.
 	//
 	// optional string idempotency_exempt = 51020;
-	E_IdempotencyExempt = &file_switchboard_v1_options_proto_extTypes[5]
+	E_IdempotencyExempt = &file_switchboard_v1_options_proto_extTypes[6]
 )
 
 // Extension fields to descriptorpb.FileOptions.
@@ -400,7 +413,7 @@ var (
 	// The vocabularies a file declares.
 	//
 	// repeated switchboard.v1.Vocabulary vocabularies = 51030;
-	E_Vocabularies = &file_switchboard_v1_options_proto_extTypes[6]
+	E_Vocabularies = &file_switchboard_v1_options_proto_extTypes[7]
 )
 
 var File_switchboard_v1_options_proto protoreflect.FileDescriptor
@@ -435,7 +448,8 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\x10rest_omit_absent\x12\x1f.google.protobuf.MessageOptions\x18\xba\x8e\x03 \x01(\bR\x0erestOmitAbsent:T\n" +
 	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\xbb\x8e\x03 \x01(\v2\x1a.switchboard.v1.AccessRuleR\x06access:A\n" +
 	"\vrest_status\x12\x1e.google.protobuf.MethodOptions\x18\xbc\x8e\x03 \x01(\x05R\n" +
-	"restStatus:O\n" +
+	"restStatus:N\n" +
+	"\x12rest_created_field\x12\x1e.google.protobuf.MethodOptions\x18\xbe\x8e\x03 \x01(\tR\x10restCreatedField:O\n" +
 	"\x12idempotency_exempt\x12\x1e.google.protobuf.MethodOptions\x18̎\x03 \x01(\tR\x11idempotencyExempt:^\n" +
 	"\fvocabularies\x12\x1c.google.protobuf.FileOptions\x18֎\x03 \x03(\v2\x1a.switchboard.v1.VocabularyR\fvocabularies:?\n" +
 	"\n" +
@@ -474,15 +488,16 @@ var file_switchboard_v1_options_proto_depIdxs = []int32{
 	5,  // 4: switchboard.v1.rest_omit_absent:extendee -> google.protobuf.MessageOptions
 	6,  // 5: switchboard.v1.access:extendee -> google.protobuf.MethodOptions
 	6,  // 6: switchboard.v1.rest_status:extendee -> google.protobuf.MethodOptions
-	6,  // 7: switchboard.v1.idempotency_exempt:extendee -> google.protobuf.MethodOptions
-	7,  // 8: switchboard.v1.vocabularies:extendee -> google.protobuf.FileOptions
-	4,  // 9: switchboard.v1.vocabulary:extendee -> google.protobuf.FieldOptions
-	1,  // 10: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
-	2,  // 11: switchboard.v1.vocabularies:type_name -> switchboard.v1.Vocabulary
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	10, // [10:12] is the sub-list for extension type_name
-	2,  // [2:10] is the sub-list for extension extendee
+	6,  // 7: switchboard.v1.rest_created_field:extendee -> google.protobuf.MethodOptions
+	6,  // 8: switchboard.v1.idempotency_exempt:extendee -> google.protobuf.MethodOptions
+	7,  // 9: switchboard.v1.vocabularies:extendee -> google.protobuf.FileOptions
+	4,  // 10: switchboard.v1.vocabulary:extendee -> google.protobuf.FieldOptions
+	1,  // 11: switchboard.v1.access:type_name -> switchboard.v1.AccessRule
+	2,  // 12: switchboard.v1.vocabularies:type_name -> switchboard.v1.Vocabulary
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	11, // [11:13] is the sub-list for extension type_name
+	2,  // [2:11] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
 }
 
@@ -498,7 +513,7 @@ func file_switchboard_v1_options_proto_init() {
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_options_proto_rawDesc), len(file_switchboard_v1_options_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   3,
-			NumExtensions: 8,
+			NumExtensions: 9,
 			NumServices:   0,
 		},
 		GoTypes:           file_switchboard_v1_options_proto_goTypes,

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xdd,\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xce-\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -304,7 +304,15 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\aupdated\x12\aUpdated\x12\x16\n" +
 	"\tunchanged\x12\tUnchanged\x12\x14\n" +
 	"\bconflict\x12\bConflict\x12\x12\n" +
-	"\ainvalid\x12\aInvalid\xb2\xf5\x18Q\n" +
+	"\ainvalid\x12\aInvalid\xb2\xf5\x187\n" +
+	"\vreview_kind\x12\x0e\n" +
+	"\x05agent\x12\x05Agent\x12\x18\n" +
+	"\n" +
+	"capability\x12\n" +
+	"Capability\xb2\xf5\x182\n" +
+	"\x0elisting_origin\x12\x0e\n" +
+	"\x05local\x12\x05Local\x12\x10\n" +
+	"\x06synced\x12\x06Synced\xb2\xf5\x18Q\n" +
 	"\x17marketplace_link_action\x12\x10\n" +
 	"\x06enable\x12\x06Enable\x12\x12\n" +
 	"\adisable\x12\aDisable\x12\x10\n" +

@@ -60,6 +60,9 @@ const (
 	// DeveloperServiceRejectStoreAgentProcedure is the fully-qualified name of the DeveloperService's
 	// RejectStoreAgent RPC.
 	DeveloperServiceRejectStoreAgentProcedure = "/switchboard.v1.DeveloperService/RejectStoreAgent"
+	// DeveloperServiceListMarketplaceReviewsProcedure is the fully-qualified name of the
+	// DeveloperService's ListMarketplaceReviews RPC.
+	DeveloperServiceListMarketplaceReviewsProcedure = "/switchboard.v1.DeveloperService/ListMarketplaceReviews"
 	// DeveloperServiceDisableStoreAgentProcedure is the fully-qualified name of the DeveloperService's
 	// DisableStoreAgent RPC.
 	DeveloperServiceDisableStoreAgentProcedure = "/switchboard.v1.DeveloperService/DisableStoreAgent"
@@ -93,6 +96,10 @@ type DeveloperServiceClient interface {
 	ApproveStoreAgent(context.Context, *v1.ApproveStoreAgentRequest) (*v1.ApproveStoreAgentResponse, error)
 	// RejectStoreAgent refuses a pending agent.
 	RejectStoreAgent(context.Context, *v1.RejectStoreAgentRequest) (*v1.RejectStoreAgentResponse, error)
+	// ListMarketplaceReviews lists the listings and capabilities in one review
+	// status (pending_review when absent), local and synced, oldest first, each
+	// with its origin (admin session).
+	ListMarketplaceReviews(context.Context, *v1.ListMarketplaceReviewsRequest) (*v1.ListMarketplaceReviewsResponse, error)
 	// DisableStoreAgent takes an agent off the store.
 	DisableStoreAgent(context.Context, *v1.DisableStoreAgentRequest) (*v1.DisableStoreAgentResponse, error)
 }
@@ -162,6 +169,12 @@ func NewDeveloperServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(developerServiceMethods.ByName("RejectStoreAgent")),
 			connect.WithClientOptions(opts...),
 		),
+		listMarketplaceReviews: connect.NewClient[v1.ListMarketplaceReviewsRequest, v1.ListMarketplaceReviewsResponse](
+			httpClient,
+			baseURL+DeveloperServiceListMarketplaceReviewsProcedure,
+			connect.WithSchema(developerServiceMethods.ByName("ListMarketplaceReviews")),
+			connect.WithClientOptions(opts...),
+		),
 		disableStoreAgent: connect.NewClient[v1.DisableStoreAgentRequest, v1.DisableStoreAgentResponse](
 			httpClient,
 			baseURL+DeveloperServiceDisableStoreAgentProcedure,
@@ -182,6 +195,7 @@ type developerServiceClient struct {
 	runDeveloperAgentTest  *connect.Client[v1.RunDeveloperAgentTestRequest, v1.RunDeveloperAgentTestResponse]
 	approveStoreAgent      *connect.Client[v1.ApproveStoreAgentRequest, v1.ApproveStoreAgentResponse]
 	rejectStoreAgent       *connect.Client[v1.RejectStoreAgentRequest, v1.RejectStoreAgentResponse]
+	listMarketplaceReviews *connect.Client[v1.ListMarketplaceReviewsRequest, v1.ListMarketplaceReviewsResponse]
 	disableStoreAgent      *connect.Client[v1.DisableStoreAgentRequest, v1.DisableStoreAgentResponse]
 }
 
@@ -266,6 +280,15 @@ func (c *developerServiceClient) RejectStoreAgent(ctx context.Context, req *v1.R
 	return nil, err
 }
 
+// ListMarketplaceReviews calls switchboard.v1.DeveloperService.ListMarketplaceReviews.
+func (c *developerServiceClient) ListMarketplaceReviews(ctx context.Context, req *v1.ListMarketplaceReviewsRequest) (*v1.ListMarketplaceReviewsResponse, error) {
+	response, err := c.listMarketplaceReviews.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // DisableStoreAgent calls switchboard.v1.DeveloperService.DisableStoreAgent.
 func (c *developerServiceClient) DisableStoreAgent(ctx context.Context, req *v1.DisableStoreAgentRequest) (*v1.DisableStoreAgentResponse, error) {
 	response, err := c.disableStoreAgent.CallUnary(ctx, connect.NewRequest(req))
@@ -303,6 +326,10 @@ type DeveloperServiceHandler interface {
 	ApproveStoreAgent(context.Context, *v1.ApproveStoreAgentRequest) (*v1.ApproveStoreAgentResponse, error)
 	// RejectStoreAgent refuses a pending agent.
 	RejectStoreAgent(context.Context, *v1.RejectStoreAgentRequest) (*v1.RejectStoreAgentResponse, error)
+	// ListMarketplaceReviews lists the listings and capabilities in one review
+	// status (pending_review when absent), local and synced, oldest first, each
+	// with its origin (admin session).
+	ListMarketplaceReviews(context.Context, *v1.ListMarketplaceReviewsRequest) (*v1.ListMarketplaceReviewsResponse, error)
 	// DisableStoreAgent takes an agent off the store.
 	DisableStoreAgent(context.Context, *v1.DisableStoreAgentRequest) (*v1.DisableStoreAgentResponse, error)
 }
@@ -368,6 +395,12 @@ func NewDeveloperServiceHandler(svc DeveloperServiceHandler, opts ...connect.Han
 		connect.WithSchema(developerServiceMethods.ByName("RejectStoreAgent")),
 		connect.WithHandlerOptions(opts...),
 	)
+	developerServiceListMarketplaceReviewsHandler := connect.NewUnaryHandlerSimple(
+		DeveloperServiceListMarketplaceReviewsProcedure,
+		svc.ListMarketplaceReviews,
+		connect.WithSchema(developerServiceMethods.ByName("ListMarketplaceReviews")),
+		connect.WithHandlerOptions(opts...),
+	)
 	developerServiceDisableStoreAgentHandler := connect.NewUnaryHandlerSimple(
 		DeveloperServiceDisableStoreAgentProcedure,
 		svc.DisableStoreAgent,
@@ -394,6 +427,8 @@ func NewDeveloperServiceHandler(svc DeveloperServiceHandler, opts ...connect.Han
 			developerServiceApproveStoreAgentHandler.ServeHTTP(w, r)
 		case DeveloperServiceRejectStoreAgentProcedure:
 			developerServiceRejectStoreAgentHandler.ServeHTTP(w, r)
+		case DeveloperServiceListMarketplaceReviewsProcedure:
+			developerServiceListMarketplaceReviewsHandler.ServeHTTP(w, r)
 		case DeveloperServiceDisableStoreAgentProcedure:
 			developerServiceDisableStoreAgentHandler.ServeHTTP(w, r)
 		default:
@@ -439,6 +474,10 @@ func (UnimplementedDeveloperServiceHandler) ApproveStoreAgent(context.Context, *
 
 func (UnimplementedDeveloperServiceHandler) RejectStoreAgent(context.Context, *v1.RejectStoreAgentRequest) (*v1.RejectStoreAgentResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.DeveloperService.RejectStoreAgent is not implemented"))
+}
+
+func (UnimplementedDeveloperServiceHandler) ListMarketplaceReviews(context.Context, *v1.ListMarketplaceReviewsRequest) (*v1.ListMarketplaceReviewsResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.DeveloperService.ListMarketplaceReviews is not implemented"))
 }
 
 func (UnimplementedDeveloperServiceHandler) DisableStoreAgent(context.Context, *v1.DisableStoreAgentRequest) (*v1.DisableStoreAgentResponse, error) {

@@ -55,6 +55,21 @@ const (
 	// FederationHubServiceListSyncedAgentsProcedure is the fully-qualified name of the
 	// FederationHubService's ListSyncedAgents RPC.
 	FederationHubServiceListSyncedAgentsProcedure = "/switchboard.v1.FederationHubService/ListSyncedAgents"
+	// FederationHubServicePutSyncedAgentProcedure is the fully-qualified name of the
+	// FederationHubService's PutSyncedAgent RPC.
+	FederationHubServicePutSyncedAgentProcedure = "/switchboard.v1.FederationHubService/PutSyncedAgent"
+	// FederationHubServiceGetSyncedAgentProcedure is the fully-qualified name of the
+	// FederationHubService's GetSyncedAgent RPC.
+	FederationHubServiceGetSyncedAgentProcedure = "/switchboard.v1.FederationHubService/GetSyncedAgent"
+	// FederationHubServiceDeleteSyncedAgentProcedure is the fully-qualified name of the
+	// FederationHubService's DeleteSyncedAgent RPC.
+	FederationHubServiceDeleteSyncedAgentProcedure = "/switchboard.v1.FederationHubService/DeleteSyncedAgent"
+	// FederationHubServiceSyncCapabilitiesProcedure is the fully-qualified name of the
+	// FederationHubService's SyncCapabilities RPC.
+	FederationHubServiceSyncCapabilitiesProcedure = "/switchboard.v1.FederationHubService/SyncCapabilities"
+	// FederationHubServiceListSyncedCapabilitiesProcedure is the fully-qualified name of the
+	// FederationHubService's ListSyncedCapabilities RPC.
+	FederationHubServiceListSyncedCapabilitiesProcedure = "/switchboard.v1.FederationHubService/ListSyncedCapabilities"
 	// FederationHubServiceLeaveHubProcedure is the fully-qualified name of the FederationHubService's
 	// LeaveHub RPC.
 	FederationHubServiceLeaveHubProcedure = "/switchboard.v1.FederationHubService/LeaveHub"
@@ -110,6 +125,24 @@ type FederationHubServiceClient interface {
 	// ListSyncedAgents lists the caller's synced listings with their
 	// execution counts and revenue from this hub's ledger.
 	ListSyncedAgents(context.Context, *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error)
+	// PutSyncedAgent creates (201) or updates (200) one of the caller's
+	// listings by its id on the spoke, as one entry of SyncAgents would; a slug
+	// taken on the hub is 409, a refused field 400.
+	PutSyncedAgent(context.Context, *v1.PutSyncedAgentRequest) (*v1.PutSyncedAgentResponse, error)
+	// GetSyncedAgent answers one of the caller's synced listings with its
+	// execution count and revenue; another instance's id is 404.
+	GetSyncedAgent(context.Context, *v1.GetSyncedAgentRequest) (*v1.GetSyncedAgentResponse, error)
+	// DeleteSyncedAgent removes one of the caller's synced listings and its
+	// subscriptions; its finished executions and ledger entries are kept. 409
+	// while an execution of it is running or queued or holds a payment.
+	DeleteSyncedAgent(context.Context, *v1.DeleteSyncedAgentRequest) (*v1.DeleteSyncedAgentResponse, error)
+	// SyncCapabilities creates or updates at most 50 of the caller's
+	// capabilities on this hub, answering one result per capability; the same
+	// preconditions as SyncAgents.
+	SyncCapabilities(context.Context, *v1.SyncCapabilitiesRequest) (*v1.SyncCapabilitiesResponse, error)
+	// ListSyncedCapabilities lists the caller's synced capabilities with the
+	// hub's review status of each.
+	ListSyncedCapabilities(context.Context, *v1.ListSyncedCapabilitiesRequest) (*v1.ListSyncedCapabilitiesResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(context.Context, *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error)
@@ -162,6 +195,36 @@ func NewFederationHubServiceClient(httpClient connect.HTTPClient, baseURL string
 			connect.WithSchema(federationHubServiceMethods.ByName("ListSyncedAgents")),
 			connect.WithClientOptions(opts...),
 		),
+		putSyncedAgent: connect.NewClient[v1.PutSyncedAgentRequest, v1.PutSyncedAgentResponse](
+			httpClient,
+			baseURL+FederationHubServicePutSyncedAgentProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("PutSyncedAgent")),
+			connect.WithClientOptions(opts...),
+		),
+		getSyncedAgent: connect.NewClient[v1.GetSyncedAgentRequest, v1.GetSyncedAgentResponse](
+			httpClient,
+			baseURL+FederationHubServiceGetSyncedAgentProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("GetSyncedAgent")),
+			connect.WithClientOptions(opts...),
+		),
+		deleteSyncedAgent: connect.NewClient[v1.DeleteSyncedAgentRequest, v1.DeleteSyncedAgentResponse](
+			httpClient,
+			baseURL+FederationHubServiceDeleteSyncedAgentProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("DeleteSyncedAgent")),
+			connect.WithClientOptions(opts...),
+		),
+		syncCapabilities: connect.NewClient[v1.SyncCapabilitiesRequest, v1.SyncCapabilitiesResponse](
+			httpClient,
+			baseURL+FederationHubServiceSyncCapabilitiesProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("SyncCapabilities")),
+			connect.WithClientOptions(opts...),
+		),
+		listSyncedCapabilities: connect.NewClient[v1.ListSyncedCapabilitiesRequest, v1.ListSyncedCapabilitiesResponse](
+			httpClient,
+			baseURL+FederationHubServiceListSyncedCapabilitiesProcedure,
+			connect.WithSchema(federationHubServiceMethods.ByName("ListSyncedCapabilities")),
+			connect.WithClientOptions(opts...),
+		),
 		leaveHub: connect.NewClient[v1.LeaveHubRequest, v1.LeaveHubResponse](
 			httpClient,
 			baseURL+FederationHubServiceLeaveHubProcedure,
@@ -173,13 +236,18 @@ func NewFederationHubServiceClient(httpClient connect.HTTPClient, baseURL string
 
 // federationHubServiceClient implements FederationHubServiceClient.
 type federationHubServiceClient struct {
-	registerInstance    *connect.Client[v1.RegisterInstanceRequest, v1.RegisterInstanceResponse]
-	heartbeat           *connect.Client[v1.HeartbeatRequest, v1.HeartbeatResponse]
-	rotatePlatformToken *connect.Client[v1.RotatePlatformTokenRequest, v1.RotatePlatformTokenResponse]
-	marketplaceLink     *connect.Client[v1.MarketplaceLinkRequest, v1.MarketplaceLinkResponse]
-	syncAgents          *connect.Client[v1.SyncAgentsRequest, v1.SyncAgentsResponse]
-	listSyncedAgents    *connect.Client[v1.ListSyncedAgentsRequest, v1.ListSyncedAgentsResponse]
-	leaveHub            *connect.Client[v1.LeaveHubRequest, v1.LeaveHubResponse]
+	registerInstance       *connect.Client[v1.RegisterInstanceRequest, v1.RegisterInstanceResponse]
+	heartbeat              *connect.Client[v1.HeartbeatRequest, v1.HeartbeatResponse]
+	rotatePlatformToken    *connect.Client[v1.RotatePlatformTokenRequest, v1.RotatePlatformTokenResponse]
+	marketplaceLink        *connect.Client[v1.MarketplaceLinkRequest, v1.MarketplaceLinkResponse]
+	syncAgents             *connect.Client[v1.SyncAgentsRequest, v1.SyncAgentsResponse]
+	listSyncedAgents       *connect.Client[v1.ListSyncedAgentsRequest, v1.ListSyncedAgentsResponse]
+	putSyncedAgent         *connect.Client[v1.PutSyncedAgentRequest, v1.PutSyncedAgentResponse]
+	getSyncedAgent         *connect.Client[v1.GetSyncedAgentRequest, v1.GetSyncedAgentResponse]
+	deleteSyncedAgent      *connect.Client[v1.DeleteSyncedAgentRequest, v1.DeleteSyncedAgentResponse]
+	syncCapabilities       *connect.Client[v1.SyncCapabilitiesRequest, v1.SyncCapabilitiesResponse]
+	listSyncedCapabilities *connect.Client[v1.ListSyncedCapabilitiesRequest, v1.ListSyncedCapabilitiesResponse]
+	leaveHub               *connect.Client[v1.LeaveHubRequest, v1.LeaveHubResponse]
 }
 
 // RegisterInstance calls switchboard.v1.FederationHubService.RegisterInstance.
@@ -236,6 +304,51 @@ func (c *federationHubServiceClient) ListSyncedAgents(ctx context.Context, req *
 	return nil, err
 }
 
+// PutSyncedAgent calls switchboard.v1.FederationHubService.PutSyncedAgent.
+func (c *federationHubServiceClient) PutSyncedAgent(ctx context.Context, req *v1.PutSyncedAgentRequest) (*v1.PutSyncedAgentResponse, error) {
+	response, err := c.putSyncedAgent.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// GetSyncedAgent calls switchboard.v1.FederationHubService.GetSyncedAgent.
+func (c *federationHubServiceClient) GetSyncedAgent(ctx context.Context, req *v1.GetSyncedAgentRequest) (*v1.GetSyncedAgentResponse, error) {
+	response, err := c.getSyncedAgent.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// DeleteSyncedAgent calls switchboard.v1.FederationHubService.DeleteSyncedAgent.
+func (c *federationHubServiceClient) DeleteSyncedAgent(ctx context.Context, req *v1.DeleteSyncedAgentRequest) (*v1.DeleteSyncedAgentResponse, error) {
+	response, err := c.deleteSyncedAgent.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// SyncCapabilities calls switchboard.v1.FederationHubService.SyncCapabilities.
+func (c *federationHubServiceClient) SyncCapabilities(ctx context.Context, req *v1.SyncCapabilitiesRequest) (*v1.SyncCapabilitiesResponse, error) {
+	response, err := c.syncCapabilities.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListSyncedCapabilities calls switchboard.v1.FederationHubService.ListSyncedCapabilities.
+func (c *federationHubServiceClient) ListSyncedCapabilities(ctx context.Context, req *v1.ListSyncedCapabilitiesRequest) (*v1.ListSyncedCapabilitiesResponse, error) {
+	response, err := c.listSyncedCapabilities.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // LeaveHub calls switchboard.v1.FederationHubService.LeaveHub.
 func (c *federationHubServiceClient) LeaveHub(ctx context.Context, req *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error) {
 	response, err := c.leaveHub.CallUnary(ctx, connect.NewRequest(req))
@@ -269,6 +382,24 @@ type FederationHubServiceHandler interface {
 	// ListSyncedAgents lists the caller's synced listings with their
 	// execution counts and revenue from this hub's ledger.
 	ListSyncedAgents(context.Context, *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error)
+	// PutSyncedAgent creates (201) or updates (200) one of the caller's
+	// listings by its id on the spoke, as one entry of SyncAgents would; a slug
+	// taken on the hub is 409, a refused field 400.
+	PutSyncedAgent(context.Context, *v1.PutSyncedAgentRequest) (*v1.PutSyncedAgentResponse, error)
+	// GetSyncedAgent answers one of the caller's synced listings with its
+	// execution count and revenue; another instance's id is 404.
+	GetSyncedAgent(context.Context, *v1.GetSyncedAgentRequest) (*v1.GetSyncedAgentResponse, error)
+	// DeleteSyncedAgent removes one of the caller's synced listings and its
+	// subscriptions; its finished executions and ledger entries are kept. 409
+	// while an execution of it is running or queued or holds a payment.
+	DeleteSyncedAgent(context.Context, *v1.DeleteSyncedAgentRequest) (*v1.DeleteSyncedAgentResponse, error)
+	// SyncCapabilities creates or updates at most 50 of the caller's
+	// capabilities on this hub, answering one result per capability; the same
+	// preconditions as SyncAgents.
+	SyncCapabilities(context.Context, *v1.SyncCapabilitiesRequest) (*v1.SyncCapabilitiesResponse, error)
+	// ListSyncedCapabilities lists the caller's synced capabilities with the
+	// hub's review status of each.
+	ListSyncedCapabilities(context.Context, *v1.ListSyncedCapabilitiesRequest) (*v1.ListSyncedCapabilitiesResponse, error)
 	// LeaveHub unregisters the caller: its platform token stops working and its
 	// row is kept, deactivated, for the audit trail.
 	LeaveHub(context.Context, *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error)
@@ -317,6 +448,36 @@ func NewFederationHubServiceHandler(svc FederationHubServiceHandler, opts ...con
 		connect.WithSchema(federationHubServiceMethods.ByName("ListSyncedAgents")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationHubServicePutSyncedAgentHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServicePutSyncedAgentProcedure,
+		svc.PutSyncedAgent,
+		connect.WithSchema(federationHubServiceMethods.ByName("PutSyncedAgent")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationHubServiceGetSyncedAgentHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceGetSyncedAgentProcedure,
+		svc.GetSyncedAgent,
+		connect.WithSchema(federationHubServiceMethods.ByName("GetSyncedAgent")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationHubServiceDeleteSyncedAgentHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceDeleteSyncedAgentProcedure,
+		svc.DeleteSyncedAgent,
+		connect.WithSchema(federationHubServiceMethods.ByName("DeleteSyncedAgent")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationHubServiceSyncCapabilitiesHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceSyncCapabilitiesProcedure,
+		svc.SyncCapabilities,
+		connect.WithSchema(federationHubServiceMethods.ByName("SyncCapabilities")),
+		connect.WithHandlerOptions(opts...),
+	)
+	federationHubServiceListSyncedCapabilitiesHandler := connect.NewUnaryHandlerSimple(
+		FederationHubServiceListSyncedCapabilitiesProcedure,
+		svc.ListSyncedCapabilities,
+		connect.WithSchema(federationHubServiceMethods.ByName("ListSyncedCapabilities")),
+		connect.WithHandlerOptions(opts...),
+	)
 	federationHubServiceLeaveHubHandler := connect.NewUnaryHandlerSimple(
 		FederationHubServiceLeaveHubProcedure,
 		svc.LeaveHub,
@@ -337,6 +498,16 @@ func NewFederationHubServiceHandler(svc FederationHubServiceHandler, opts ...con
 			federationHubServiceSyncAgentsHandler.ServeHTTP(w, r)
 		case FederationHubServiceListSyncedAgentsProcedure:
 			federationHubServiceListSyncedAgentsHandler.ServeHTTP(w, r)
+		case FederationHubServicePutSyncedAgentProcedure:
+			federationHubServicePutSyncedAgentHandler.ServeHTTP(w, r)
+		case FederationHubServiceGetSyncedAgentProcedure:
+			federationHubServiceGetSyncedAgentHandler.ServeHTTP(w, r)
+		case FederationHubServiceDeleteSyncedAgentProcedure:
+			federationHubServiceDeleteSyncedAgentHandler.ServeHTTP(w, r)
+		case FederationHubServiceSyncCapabilitiesProcedure:
+			federationHubServiceSyncCapabilitiesHandler.ServeHTTP(w, r)
+		case FederationHubServiceListSyncedCapabilitiesProcedure:
+			federationHubServiceListSyncedCapabilitiesHandler.ServeHTTP(w, r)
 		case FederationHubServiceLeaveHubProcedure:
 			federationHubServiceLeaveHubHandler.ServeHTTP(w, r)
 		default:
@@ -370,6 +541,26 @@ func (UnimplementedFederationHubServiceHandler) SyncAgents(context.Context, *v1.
 
 func (UnimplementedFederationHubServiceHandler) ListSyncedAgents(context.Context, *v1.ListSyncedAgentsRequest) (*v1.ListSyncedAgentsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.ListSyncedAgents is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) PutSyncedAgent(context.Context, *v1.PutSyncedAgentRequest) (*v1.PutSyncedAgentResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.PutSyncedAgent is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) GetSyncedAgent(context.Context, *v1.GetSyncedAgentRequest) (*v1.GetSyncedAgentResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.GetSyncedAgent is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) DeleteSyncedAgent(context.Context, *v1.DeleteSyncedAgentRequest) (*v1.DeleteSyncedAgentResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.DeleteSyncedAgent is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) SyncCapabilities(context.Context, *v1.SyncCapabilitiesRequest) (*v1.SyncCapabilitiesResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.SyncCapabilities is not implemented"))
+}
+
+func (UnimplementedFederationHubServiceHandler) ListSyncedCapabilities(context.Context, *v1.ListSyncedCapabilitiesRequest) (*v1.ListSyncedCapabilitiesResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationHubService.ListSyncedCapabilities is not implemented"))
 }
 
 func (UnimplementedFederationHubServiceHandler) LeaveHub(context.Context, *v1.LeaveHubRequest) (*v1.LeaveHubResponse, error) {

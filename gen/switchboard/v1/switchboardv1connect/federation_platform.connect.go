@@ -40,6 +40,9 @@ const (
 	// FederationPlatformServiceListPromptGroupsProcedure is the fully-qualified name of the
 	// FederationPlatformService's ListPromptGroups RPC.
 	FederationPlatformServiceListPromptGroupsProcedure = "/switchboard.v1.FederationPlatformService/ListPromptGroups"
+	// FederationPlatformServiceBrowseFederationProcedure is the fully-qualified name of the
+	// FederationPlatformService's BrowseFederation RPC.
+	FederationPlatformServiceBrowseFederationProcedure = "/switchboard.v1.FederationPlatformService/BrowseFederation"
 	// FederationPlatformServiceDiscoverNetworkProcedure is the fully-qualified name of the
 	// FederationPlatformService's DiscoverNetwork RPC.
 	FederationPlatformServiceDiscoverNetworkProcedure = "/switchboard.v1.FederationPlatformService/DiscoverNetwork"
@@ -57,6 +60,10 @@ type FederationPlatformServiceClient interface {
 	// modules (approved synced capabilities; none until capability sync
 	// exists).
 	ListPromptGroups(context.Context, *v1.ListPromptGroupsRequest) (*v1.ListPromptGroupsResponse, error)
+	// BrowseFederation is the hub's active store, public: its own and its
+	// spokes' listings (without endpoints, credentials or passwords), newest
+	// first, paged; an instance whose store participation is off is hidden.
+	BrowseFederation(context.Context, *v1.BrowseFederationRequest) (*v1.BrowseFederationResponse, error)
 	// DiscoverNetwork lists the hub's public profiles, teams and active store
 	// listings, each list paged by limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
@@ -87,6 +94,12 @@ func NewFederationPlatformServiceClient(httpClient connect.HTTPClient, baseURL s
 			connect.WithSchema(federationPlatformServiceMethods.ByName("ListPromptGroups")),
 			connect.WithClientOptions(opts...),
 		),
+		browseFederation: connect.NewClient[v1.BrowseFederationRequest, v1.BrowseFederationResponse](
+			httpClient,
+			baseURL+FederationPlatformServiceBrowseFederationProcedure,
+			connect.WithSchema(federationPlatformServiceMethods.ByName("BrowseFederation")),
+			connect.WithClientOptions(opts...),
+		),
 		discoverNetwork: connect.NewClient[v1.DiscoverNetworkRequest, v1.DiscoverNetworkResponse](
 			httpClient,
 			baseURL+FederationPlatformServiceDiscoverNetworkProcedure,
@@ -100,6 +113,7 @@ func NewFederationPlatformServiceClient(httpClient connect.HTTPClient, baseURL s
 type federationPlatformServiceClient struct {
 	validatePayment  *connect.Client[v1.ValidatePaymentRequest, v1.ValidatePaymentResponse]
 	listPromptGroups *connect.Client[v1.ListPromptGroupsRequest, v1.ListPromptGroupsResponse]
+	browseFederation *connect.Client[v1.BrowseFederationRequest, v1.BrowseFederationResponse]
 	discoverNetwork  *connect.Client[v1.DiscoverNetworkRequest, v1.DiscoverNetworkResponse]
 }
 
@@ -115,6 +129,15 @@ func (c *federationPlatformServiceClient) ValidatePayment(ctx context.Context, r
 // ListPromptGroups calls switchboard.v1.FederationPlatformService.ListPromptGroups.
 func (c *federationPlatformServiceClient) ListPromptGroups(ctx context.Context, req *v1.ListPromptGroupsRequest) (*v1.ListPromptGroupsResponse, error) {
 	response, err := c.listPromptGroups.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// BrowseFederation calls switchboard.v1.FederationPlatformService.BrowseFederation.
+func (c *federationPlatformServiceClient) BrowseFederation(ctx context.Context, req *v1.BrowseFederationRequest) (*v1.BrowseFederationResponse, error) {
+	response, err := c.browseFederation.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -142,6 +165,10 @@ type FederationPlatformServiceHandler interface {
 	// modules (approved synced capabilities; none until capability sync
 	// exists).
 	ListPromptGroups(context.Context, *v1.ListPromptGroupsRequest) (*v1.ListPromptGroupsResponse, error)
+	// BrowseFederation is the hub's active store, public: its own and its
+	// spokes' listings (without endpoints, credentials or passwords), newest
+	// first, paged; an instance whose store participation is off is hidden.
+	BrowseFederation(context.Context, *v1.BrowseFederationRequest) (*v1.BrowseFederationResponse, error)
 	// DiscoverNetwork lists the hub's public profiles, teams and active store
 	// listings, each list paged by limit and offset. With a valid platform
 	// token the answer adds the instance URL of each entry, per-entry counts
@@ -168,6 +195,12 @@ func NewFederationPlatformServiceHandler(svc FederationPlatformServiceHandler, o
 		connect.WithSchema(federationPlatformServiceMethods.ByName("ListPromptGroups")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationPlatformServiceBrowseFederationHandler := connect.NewUnaryHandlerSimple(
+		FederationPlatformServiceBrowseFederationProcedure,
+		svc.BrowseFederation,
+		connect.WithSchema(federationPlatformServiceMethods.ByName("BrowseFederation")),
+		connect.WithHandlerOptions(opts...),
+	)
 	federationPlatformServiceDiscoverNetworkHandler := connect.NewUnaryHandlerSimple(
 		FederationPlatformServiceDiscoverNetworkProcedure,
 		svc.DiscoverNetwork,
@@ -180,6 +213,8 @@ func NewFederationPlatformServiceHandler(svc FederationPlatformServiceHandler, o
 			federationPlatformServiceValidatePaymentHandler.ServeHTTP(w, r)
 		case FederationPlatformServiceListPromptGroupsProcedure:
 			federationPlatformServiceListPromptGroupsHandler.ServeHTTP(w, r)
+		case FederationPlatformServiceBrowseFederationProcedure:
+			federationPlatformServiceBrowseFederationHandler.ServeHTTP(w, r)
 		case FederationPlatformServiceDiscoverNetworkProcedure:
 			federationPlatformServiceDiscoverNetworkHandler.ServeHTTP(w, r)
 		default:
@@ -197,6 +232,10 @@ func (UnimplementedFederationPlatformServiceHandler) ValidatePayment(context.Con
 
 func (UnimplementedFederationPlatformServiceHandler) ListPromptGroups(context.Context, *v1.ListPromptGroupsRequest) (*v1.ListPromptGroupsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationPlatformService.ListPromptGroups is not implemented"))
+}
+
+func (UnimplementedFederationPlatformServiceHandler) BrowseFederation(context.Context, *v1.BrowseFederationRequest) (*v1.BrowseFederationResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationPlatformService.BrowseFederation is not implemented"))
 }
 
 func (UnimplementedFederationPlatformServiceHandler) DiscoverNetwork(context.Context, *v1.DiscoverNetworkRequest) (*v1.DiscoverNetworkResponse, error) {

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/federation.proto.
  */
 export const file_switchboard_v1_federation: GenFile = /*@__PURE__*/
-  fileDesc("Ch9zd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uLnByb3RvEg5zd2l0Y2hib2FyZC52MSL4AQoXUmVnaXN0ZXJJbnN0YW5jZVJlcXVlc3QSGgoEbmFtZRgBIAEoCUIMukgFcgMYyAHo8xgBEh4KCGJhc2VfdXJsGAIgASgJQgy6SAVyAxiAEOjzGAESHQoHYXBpX2tleRgDIAEoCUIMukgFcgMYyAHo8xgBEhgKB3ZlcnNpb24YBCABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgFIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgGIAEoBUIHukgEGgIoABItCgxjYXBhYmlsaXRpZXMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IjIKEkZlZGVyYXRpb25FbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSJ+ChhSZWdpc3Rlckluc3RhbmNlUmVzcG9uc2USEwoLaW5zdGFuY2VfaWQYASABKAkSFgoOcGxhdGZvcm1fdG9rZW4YAiABKAkSNQoJZW5kcG9pbnRzGAMgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkVuZHBvaW50IkAKDE5ldHdvcmtTdGF0cxIRCglpbnN0YW5jZXMYASABKAUSDQoFdXNlcnMYAiABKAUSDgoGYWdlbnRzGAMgASgFIpMBChBIZWFydGJlYXRSZXF1ZXN0EhgKB3ZlcnNpb24YASABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgCIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgDIAEoBUIHukgEGgIoABIqCgZzdGF0dXMYBCABKAlCGrpIBHICGGS69RgPaW5zdGFuY2VfaGVhbHRoIn8KEUhlYXJ0YmVhdFJlc3BvbnNlEgoKAm9rGAEgASgIEi0KB25ldHdvcmsYAiABKAsyHC5zd2l0Y2hib2FyZC52MS5OZXR3b3JrU3RhdHMSLwoLc2VydmVyX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhwKGlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXF1ZXN0IjUKG1JvdGF0ZVBsYXRmb3JtVG9rZW5SZXNwb25zZRIWCg5wbGF0Zm9ybV90b2tlbhgBIAEoCSIRCg9MZWF2ZUh1YlJlcXVlc3QiEgoQTGVhdmVIdWJSZXNwb25zZSKXAQoOSm9pbkh1YlJlcXVlc3QSHQoHaHViX3VybBgBIAEoCUIMukgFcgMYgBDo8xgBEiMKDWNvbm5lY3RfdG9rZW4YAiABKAlCDLpIBXIDGMgB6PMYARIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAMgASgIEhsKBG5hbWUYBCABKAlCCLpIBXIDGMgBSACIAQFCBwoFX25hbWUirAEKE0ZlZGVyYXRpb25IZWFydGJlYXQSKwoHc2VudF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCb2sYAiABKAgSMgoHbmV0d29yaxgDIAEoCzIcLnN3aXRjaGJvYXJkLnYxLk5ldHdvcmtTdGF0c0gAiAEBEhIKBWVycm9yGAQgASgJSAGIAQFCCgoIX25ldHdvcmtCCAoGX2Vycm9yIq8DChBGZWRlcmF0aW9uU3RhdHVzEh8KBHJvbGUYASABKAlCEbr1GA1pbnN0YW5jZV9yb2xlEg4KBmpvaW5lZBgCIAEoCBIUCgdodWJfdXJsGAMgASgJSACIAQESGAoLaW5zdGFuY2VfaWQYBCABKAlIAYgBARIyCglqb2luZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESQAoObGFzdF9oZWFydGJlYXQYBiABKAsyIy5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSGVhcnRiZWF0SAOIAQESGwoTc3RvcmVfcGFydGljaXBhdGlvbhgHIAEoCBI1CgxsYXN0X3N5bmNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESIgoaaGVhcnRiZWF0X2ludGVydmFsX3NlY29uZHMYCSABKAVCCgoIX2h1Yl91cmxCDgoMX2luc3RhbmNlX2lkQgwKCl9qb2luZWRfYXRCEQoPX2xhc3RfaGVhcnRiZWF0Qg8KDV9sYXN0X3N5bmNfYXQiQwoPSm9pbkh1YlJlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiHAoaR2V0RmVkZXJhdGlvblN0YXR1c1JlcXVlc3QiTwobR2V0RmVkZXJhdGlvblN0YXR1c1Jlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiGAoWTGVhdmVGZWRlcmF0aW9uUmVxdWVzdCJdChdMZWF2ZUZlZGVyYXRpb25SZXNwb25zZRIwCgZzdGF0dXMYASABKAsyIC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uU3RhdHVzEhAKCGh1Yl90b2xkGAIgASgIIh4KHFJvdGF0ZUZlZGVyYXRpb25Ub2tlblJlcXVlc3QiUQodUm90YXRlRmVkZXJhdGlvblRva2VuUmVzcG9uc2USMAoGc3RhdHVzGAEgASgLMiAuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvblN0YXR1cyKNAwoSRmVkZXJhdGlvbkluc3RhbmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYmFzZV91cmwYAyABKAkSIwoGc3RhdHVzGAQgASgJQhO69RgPaW5zdGFuY2Vfc3RhdHVzEiMKBmhlYWx0aBgFIAEoCUITuvUYD2luc3RhbmNlX2hlYWx0aBIUCgd2ZXJzaW9uGAYgASgJSACIAQESEgoKdXNlcl9jb3VudBgHIAEoBRITCgthZ2VudF9jb3VudBgIIAEoBRIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAkgASgIEjoKEWxhc3RfaGVhcnRiZWF0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjEKDXJlZ2lzdGVyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHRva2VuX3ByZWZpeBgMIAEoCUIKCghfdmVyc2lvbkIUChJfbGFzdF9oZWFydGJlYXRfYXQiIAoeTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXF1ZXN0IlgKH0xpc3RGZWRlcmF0aW9uSW5zdGFuY2VzUmVzcG9uc2USNQoJaW5zdGFuY2VzGAEgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkluc3RhbmNlIjoKI0RlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhhAIlwKJERlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXNwb25zZRI0CghpbnN0YW5jZRgBIAEoCzIiLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25JbnN0YW5jZSI6CiNSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIYQCJcCiRSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2USNAoIaW5zdGFuY2UYASABKAsyIi5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSW5zdGFuY2UiUAoWTWFya2V0cGxhY2VMaW5rUmVxdWVzdBI2CgZhY3Rpb24YASABKAlCJrpIBHICGGTo8xgBuvUYF21hcmtldHBsYWNlX2xpbmtfYWN0aW9uIjYKF01hcmtldHBsYWNlTGlua1Jlc3BvbnNlEhsKE3N0b3JlX3BhcnRpY2lwYXRpb24YASABKAgijgUKD0ZlZGVyYXRpb25BZ2VudBIXCgJpZBgBIAEoCUILukgEcgIYQOjzGAESGgoEbmFtZRgCIAEoCUIMukgFcgMY9APo8xgBEhUKBHNsdWcYAyABKAlCB7pIBHICGEASIwoLZGVzY3JpcHRpb24YBCABKAlCCbpIBnIEGKCNBkgAiAEBEiUKDmRldmVsb3Blcl9uYW1lGAUgASgJQgi6SAVyAxj0A0gBiAEBEi8KCGNhdGVnb3J5GAYgASgJQhi6SARyAhhkuvUYDXN5bmNfY2F0ZWdvcnlIAogBARI0Cg1wcmljaW5nX21vZGVsGAcgASgJQh26SARyAhhkuvUYEnN5bmNfcHJpY2luZ19tb2RlbBIWCg5wcmljZV9wZXJfdGFzaxgIIAEoARIZCghjdXJyZW5jeRgJIAEoCUIHukgEcgIYAxIjCgp0YXNrX3R5cGVzGAogAygJQg+6SAySAQkQMiIFcgMY6AcSGAoHdmVyc2lvbhgLIAEoCUIHukgEcgIYZBItCgxhdmFpbGFiaWxpdHkYDCABKAlCF7pIBHICGGS69RgMYXZhaWxhYmlsaXR5Ej0KFWRlY2xhcmVkX3dpZGdldF90eXBlcxgNIAMoCUIeukgMkgEJEDIiBXIDGOgHuvUYC3dpZGdldF90eXBlEiEKDHN1cHBvcnRzX2EyYRgOIAEoCFILc3VwcG9ydHNBMkESIQoMc3VwcG9ydHNfbWNwGA8gASgIUgtzdXBwb3J0c01DUBImChFleGVjdXRpb25fdGltZW91dBgQIAEoBUILukgIGgYYgKMFKABCDgoMX2Rlc2NyaXB0aW9uQhEKD19kZXZlbG9wZXJfbmFtZUILCglfY2F0ZWdvcnkiTwoRU3luY0FnZW50c1JlcXVlc3QSOgoGYWdlbnRzGAEgAygLMh8uc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkFnZW50Qgm6SAaSAQMQ6AcihwEKClN5bmNSZXN1bHQSCgoCaWQYASABKAkSHwoGc3RhdHVzGAIgASgJQg+69RgLc3luY19yZXN1bHQSGwoObWFya2V0cGxhY2VfaWQYAyABKAlIAIgBARISCgVlcnJvchgEIAEoCUgBiAEBQhEKD19tYXJrZXRwbGFjZV9pZEIICgZfZXJyb3IiQQoSU3luY0FnZW50c1Jlc3BvbnNlEisKB3Jlc3VsdHMYASADKAsyGi5zd2l0Y2hib2FyZC52MS5TeW5jUmVzdWx0IhkKF0xpc3RTeW5jZWRBZ2VudHNSZXF1ZXN0ImUKElN5bmNlZEFnZW50UmV2ZW51ZRIQCghjdXJyZW5jeRgBIAEoCRINCgVncm9zcxgCIAEoARIYChBkZXZlbG9wZXJfcGF5b3V0GAMgASgBEhQKDHBsYXRmb3JtX2ZlZRgEIAEoASLGAQoLU3luY2VkQWdlbnQSEQoJcmVtb3RlX2lkGAEgASgJEhYKDm1hcmtldHBsYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEc2x1ZxgEIAEoCRIiCgZzdGF0dXMYBSABKAlCErr1GA5saXN0aW5nX3N0YXR1cxIXCg9leGVjdXRpb25fY291bnQYBiABKAUSMwoHcmV2ZW51ZRgHIAMoCzIiLnN3aXRjaGJvYXJkLnYxLlN5bmNlZEFnZW50UmV2ZW51ZSJHChhMaXN0U3luY2VkQWdlbnRzUmVzcG9uc2USKwoGYWdlbnRzGAEgAygLMhsuc3dpdGNoYm9hcmQudjEuU3luY2VkQWdlbnQiUAoWTGlua01hcmtldHBsYWNlUmVxdWVzdBI2CgZhY3Rpb24YASABKAlCJrpIBHICGGTo8xgBuvUYF21hcmtldHBsYWNlX2xpbmtfYWN0aW9uIksKF0xpbmtNYXJrZXRwbGFjZVJlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiGAoWU3luY01hcmtldHBsYWNlUmVxdWVzdCJ4ChdTeW5jTWFya2V0cGxhY2VSZXNwb25zZRIrCgdyZXN1bHRzGAEgAygLMhouc3dpdGNoYm9hcmQudjEuU3luY1Jlc3VsdBIwCgZzdGF0dXMYAiABKAsyIC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uU3RhdHVzMpcJChRGZWRlcmF0aW9uSHViU2VydmljZRLGAQoQUmVnaXN0ZXJJbnN0YW5jZRInLnN3aXRjaGJvYXJkLnYxLlJlZ2lzdGVySW5zdGFuY2VSZXF1ZXN0Giguc3dpdGNoYm9hcmQudjEuUmVnaXN0ZXJJbnN0YW5jZVJlc3BvbnNlIl/a8xgICAEiBGF1dGjg8xjJAeL0GCRpdHMgYW5zd2VyIGhvbGRzIGEgc2VjcmV0IHNob3duIG9uY2WC0+STAiA6ASoiGy9hcGkvdjIvZmVkZXJhdGlvbi9yZWdpc3RlchKLAQoJSGVhcnRiZWF0EiAuc3dpdGNoYm9hcmQudjEuSGVhcnRiZWF0UmVxdWVzdBohLnN3aXRjaGJvYXJkLnYxLkhlYXJ0YmVhdFJlc3BvbnNlIjna8xgOCAEiCmZlZGVyYXRpb26C0+STAiE6ASoiHC9hcGkvdjIvZmVkZXJhdGlvbi9oZWFydGJlYXQSzgEKE1JvdGF0ZVBsYXRmb3JtVG9rZW4SKi5zd2l0Y2hib2FyZC52MS5Sb3RhdGVQbGF0Zm9ybVRva2VuUmVxdWVzdBorLnN3aXRjaGJvYXJkLnYxLlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXNwb25zZSJe2vMYDggBIgpmZWRlcmF0aW9u4vQYJGl0cyBhbnN3ZXIgaG9sZHMgYSBzZWNyZXQgc2hvd24gb25jZYLT5JMCHjoBKiIZL2FwaS92Mi9mZWRlcmF0aW9uL3JvdGF0ZRKkAQoPTWFya2V0cGxhY2VMaW5rEiYuc3dpdGNoYm9hcmQudjEuTWFya2V0cGxhY2VMaW5rUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLk1hcmtldHBsYWNlTGlua1Jlc3BvbnNlIkDa8xgOCAEiCmZlZGVyYXRpb26C0+STAig6ASoiIy9hcGkvdjIvZmVkZXJhdGlvbi9tYXJrZXRwbGFjZS1saW5rEosBCgpTeW5jQWdlbnRzEiEuc3dpdGNoYm9hcmQudjEuU3luY0FnZW50c1JlcXVlc3QaIi5zd2l0Y2hib2FyZC52MS5TeW5jQWdlbnRzUmVzcG9uc2UiNtrzGA4IASIKZmVkZXJhdGlvboLT5JMCHjoBKiIZL2FwaS92Mi9mZWRlcmF0aW9uL2FnZW50cxKaAQoQTGlzdFN5bmNlZEFnZW50cxInLnN3aXRjaGJvYXJkLnYxLkxpc3RTeW5jZWRBZ2VudHNSZXF1ZXN0Giguc3dpdGNoYm9hcmQudjEuTGlzdFN5bmNlZEFnZW50c1Jlc3BvbnNlIjPa8xgOCAEiCmZlZGVyYXRpb26C0+STAhsSGS9hcGkvdjIvZmVkZXJhdGlvbi9hZ2VudHMShAEKCExlYXZlSHViEh8uc3dpdGNoYm9hcmQudjEuTGVhdmVIdWJSZXF1ZXN0GiAuc3dpdGNoYm9hcmQudjEuTGVhdmVIdWJSZXNwb25zZSI12vMYDggBIgpmZWRlcmF0aW9ugtPkkwIdOgEqIhgvYXBpL3YyL2ZlZGVyYXRpb24vbGVhdmUy9QYKEUZlZGVyYXRpb25TZXJ2aWNlEnIKB0pvaW5IdWISHi5zd2l0Y2hib2FyZC52MS5Kb2luSHViUmVxdWVzdBofLnN3aXRjaGJvYXJkLnYxLkpvaW5IdWJSZXNwb25zZSIm2vMYAxIBAoLT5JMCGToBKiIUL2FwaS9mZWRlcmF0aW9uL2pvaW4SlQEKE0dldEZlZGVyYXRpb25TdGF0dXMSKi5zd2l0Y2hib2FyZC52MS5HZXRGZWRlcmF0aW9uU3RhdHVzUmVxdWVzdBorLnN3aXRjaGJvYXJkLnYxLkdldEZlZGVyYXRpb25TdGF0dXNSZXNwb25zZSIl2vMYAxIBAoLT5JMCGBIWL2FwaS9mZWRlcmF0aW9uL3N0YXR1cxKLAQoPTGVhdmVGZWRlcmF0aW9uEiYuc3dpdGNoYm9hcmQudjEuTGVhdmVGZWRlcmF0aW9uUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLkxlYXZlRmVkZXJhdGlvblJlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL2ZlZGVyYXRpb24vbGVhdmUSlgEKD0xpbmtNYXJrZXRwbGFjZRImLnN3aXRjaGJvYXJkLnYxLkxpbmtNYXJrZXRwbGFjZVJlcXVlc3QaJy5zd2l0Y2hib2FyZC52MS5MaW5rTWFya2V0cGxhY2VSZXNwb25zZSIy2vMYAxIBAoLT5JMCJToBKiIgL2FwaS9mZWRlcmF0aW9uL21hcmtldHBsYWNlLWxpbmsSiwEKD1N5bmNNYXJrZXRwbGFjZRImLnN3aXRjaGJvYXJkLnYxLlN5bmNNYXJrZXRwbGFjZVJlcXVlc3QaJy5zd2l0Y2hib2FyZC52MS5TeW5jTWFya2V0cGxhY2VSZXNwb25zZSIn2vMYAxIBAoLT5JMCGjoBKiIVL2FwaS9tYXJrZXRwbGFjZS9zeW5jEp4BChVSb3RhdGVGZWRlcmF0aW9uVG9rZW4SLC5zd2l0Y2hib2FyZC52MS5Sb3RhdGVGZWRlcmF0aW9uVG9rZW5SZXF1ZXN0Gi0uc3dpdGNoYm9hcmQudjEuUm90YXRlRmVkZXJhdGlvblRva2VuUmVzcG9uc2UiKNrzGAMSAQKC0+STAhs6ASoiFi9hcGkvZmVkZXJhdGlvbi9yb3RhdGUy4wQKFkZlZGVyYXRpb25BZG1pblNlcnZpY2USqgEKF0xpc3RGZWRlcmF0aW9uSW5zdGFuY2VzEi4uc3dpdGNoYm9hcmQudjEuTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXF1ZXN0Gi8uc3dpdGNoYm9hcmQudjEuTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXNwb25zZSIu2vMYAxIBAoLT5JMCIRIfL2FwaS9hZG1pbi9mZWRlcmF0aW9uL2luc3RhbmNlcxLMAQocRGVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZRIzLnN3aXRjaGJvYXJkLnYxLkRlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0GjQuc3dpdGNoYm9hcmQudjEuRGVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlc3BvbnNlIkHa8xgDEgECgtPkkwI0OgEqIi8vYXBpL2FkbWluL2ZlZGVyYXRpb24vaW5zdGFuY2VzL3tpZH0vZGVhY3RpdmF0ZRLMAQocUmVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZRIzLnN3aXRjaGJvYXJkLnYxLlJlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0GjQuc3dpdGNoYm9hcmQudjEuUmVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlc3BvbnNlIkHa8xgDEgECgtPkkwI0OgEqIi8vYXBpL2FkbWluL2ZlZGVyYXRpb24vaW5zdGFuY2VzL3tpZH0vcmVhY3RpdmF0ZUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("Ch9zd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uLnByb3RvEg5zd2l0Y2hib2FyZC52MSL4AQoXUmVnaXN0ZXJJbnN0YW5jZVJlcXVlc3QSGgoEbmFtZRgBIAEoCUIMukgFcgMYyAHo8xgBEh4KCGJhc2VfdXJsGAIgASgJQgy6SAVyAxiAEOjzGAESHQoHYXBpX2tleRgDIAEoCUIMukgFcgMYyAHo8xgBEhgKB3ZlcnNpb24YBCABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgFIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgGIAEoBUIHukgEGgIoABItCgxjYXBhYmlsaXRpZXMYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IjIKEkZlZGVyYXRpb25FbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSJ+ChhSZWdpc3Rlckluc3RhbmNlUmVzcG9uc2USEwoLaW5zdGFuY2VfaWQYASABKAkSFgoOcGxhdGZvcm1fdG9rZW4YAiABKAkSNQoJZW5kcG9pbnRzGAMgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkVuZHBvaW50IkAKDE5ldHdvcmtTdGF0cxIRCglpbnN0YW5jZXMYASABKAUSDQoFdXNlcnMYAiABKAUSDgoGYWdlbnRzGAMgASgFIpMBChBIZWFydGJlYXRSZXF1ZXN0EhgKB3ZlcnNpb24YASABKAlCB7pIBHICGGQSGwoKdXNlcl9jb3VudBgCIAEoBUIHukgEGgIoABIcCgthZ2VudF9jb3VudBgDIAEoBUIHukgEGgIoABIqCgZzdGF0dXMYBCABKAlCGrpIBHICGGS69RgPaW5zdGFuY2VfaGVhbHRoIn8KEUhlYXJ0YmVhdFJlc3BvbnNlEgoKAm9rGAEgASgIEi0KB25ldHdvcmsYAiABKAsyHC5zd2l0Y2hib2FyZC52MS5OZXR3b3JrU3RhdHMSLwoLc2VydmVyX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhwKGlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXF1ZXN0IjUKG1JvdGF0ZVBsYXRmb3JtVG9rZW5SZXNwb25zZRIWCg5wbGF0Zm9ybV90b2tlbhgBIAEoCSIRCg9MZWF2ZUh1YlJlcXVlc3QiEgoQTGVhdmVIdWJSZXNwb25zZSKXAQoOSm9pbkh1YlJlcXVlc3QSHQoHaHViX3VybBgBIAEoCUIMukgFcgMYgBDo8xgBEiMKDWNvbm5lY3RfdG9rZW4YAiABKAlCDLpIBXIDGMgB6PMYARIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAMgASgIEhsKBG5hbWUYBCABKAlCCLpIBXIDGMgBSACIAQFCBwoFX25hbWUirAEKE0ZlZGVyYXRpb25IZWFydGJlYXQSKwoHc2VudF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCgoCb2sYAiABKAgSMgoHbmV0d29yaxgDIAEoCzIcLnN3aXRjaGJvYXJkLnYxLk5ldHdvcmtTdGF0c0gAiAEBEhIKBWVycm9yGAQgASgJSAGIAQFCCgoIX25ldHdvcmtCCAoGX2Vycm9yIq8DChBGZWRlcmF0aW9uU3RhdHVzEh8KBHJvbGUYASABKAlCEbr1GA1pbnN0YW5jZV9yb2xlEg4KBmpvaW5lZBgCIAEoCBIUCgdodWJfdXJsGAMgASgJSACIAQESGAoLaW5zdGFuY2VfaWQYBCABKAlIAYgBARIyCglqb2luZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESQAoObGFzdF9oZWFydGJlYXQYBiABKAsyIy5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSGVhcnRiZWF0SAOIAQESGwoTc3RvcmVfcGFydGljaXBhdGlvbhgHIAEoCBI1CgxsYXN0X3N5bmNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESIgoaaGVhcnRiZWF0X2ludGVydmFsX3NlY29uZHMYCSABKAVCCgoIX2h1Yl91cmxCDgoMX2luc3RhbmNlX2lkQgwKCl9qb2luZWRfYXRCEQoPX2xhc3RfaGVhcnRiZWF0Qg8KDV9sYXN0X3N5bmNfYXQiQwoPSm9pbkh1YlJlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiHAoaR2V0RmVkZXJhdGlvblN0YXR1c1JlcXVlc3QiTwobR2V0RmVkZXJhdGlvblN0YXR1c1Jlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiGAoWTGVhdmVGZWRlcmF0aW9uUmVxdWVzdCJdChdMZWF2ZUZlZGVyYXRpb25SZXNwb25zZRIwCgZzdGF0dXMYASABKAsyIC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uU3RhdHVzEhAKCGh1Yl90b2xkGAIgASgIIh4KHFJvdGF0ZUZlZGVyYXRpb25Ub2tlblJlcXVlc3QiUQodUm90YXRlRmVkZXJhdGlvblRva2VuUmVzcG9uc2USMAoGc3RhdHVzGAEgASgLMiAuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvblN0YXR1cyKNAwoSRmVkZXJhdGlvbkluc3RhbmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIYmFzZV91cmwYAyABKAkSIwoGc3RhdHVzGAQgASgJQhO69RgPaW5zdGFuY2Vfc3RhdHVzEiMKBmhlYWx0aBgFIAEoCUITuvUYD2luc3RhbmNlX2hlYWx0aBIUCgd2ZXJzaW9uGAYgASgJSACIAQESEgoKdXNlcl9jb3VudBgHIAEoBRITCgthZ2VudF9jb3VudBgIIAEoBRIbChNzdG9yZV9wYXJ0aWNpcGF0aW9uGAkgASgIEjoKEWxhc3RfaGVhcnRiZWF0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjEKDXJlZ2lzdGVyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHRva2VuX3ByZWZpeBgMIAEoCUIKCghfdmVyc2lvbkIUChJfbGFzdF9oZWFydGJlYXRfYXQiIAoeTGlzdEZlZGVyYXRpb25JbnN0YW5jZXNSZXF1ZXN0IlgKH0xpc3RGZWRlcmF0aW9uSW5zdGFuY2VzUmVzcG9uc2USNQoJaW5zdGFuY2VzGAEgAygLMiIuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkluc3RhbmNlIjoKI0RlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXF1ZXN0EhMKAmlkGAEgASgJQge6SARyAhhAIlwKJERlYWN0aXZhdGVGZWRlcmF0aW9uSW5zdGFuY2VSZXNwb25zZRI0CghpbnN0YW5jZRgBIAEoCzIiLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25JbnN0YW5jZSI6CiNSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVxdWVzdBITCgJpZBgBIAEoCUIHukgEcgIYQCJcCiRSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2USNAoIaW5zdGFuY2UYASABKAsyIi5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uSW5zdGFuY2UiUAoWTWFya2V0cGxhY2VMaW5rUmVxdWVzdBI2CgZhY3Rpb24YASABKAlCJrpIBHICGGTo8xgBuvUYF21hcmtldHBsYWNlX2xpbmtfYWN0aW9uIjYKF01hcmtldHBsYWNlTGlua1Jlc3BvbnNlEhsKE3N0b3JlX3BhcnRpY2lwYXRpb24YASABKAgijgUKD0ZlZGVyYXRpb25BZ2VudBIXCgJpZBgBIAEoCUILukgEcgIYQOjzGAESGgoEbmFtZRgCIAEoCUIMukgFcgMY9APo8xgBEhUKBHNsdWcYAyABKAlCB7pIBHICGEASIwoLZGVzY3JpcHRpb24YBCABKAlCCbpIBnIEGKCNBkgAiAEBEiUKDmRldmVsb3Blcl9uYW1lGAUgASgJQgi6SAVyAxj0A0gBiAEBEi8KCGNhdGVnb3J5GAYgASgJQhi6SARyAhhkuvUYDXN5bmNfY2F0ZWdvcnlIAogBARI0Cg1wcmljaW5nX21vZGVsGAcgASgJQh26SARyAhhkuvUYEnN5bmNfcHJpY2luZ19tb2RlbBIWCg5wcmljZV9wZXJfdGFzaxgIIAEoARIZCghjdXJyZW5jeRgJIAEoCUIHukgEcgIYAxIjCgp0YXNrX3R5cGVzGAogAygJQg+6SAySAQkQMiIFcgMY6AcSGAoHdmVyc2lvbhgLIAEoCUIHukgEcgIYZBItCgxhdmFpbGFiaWxpdHkYDCABKAlCF7pIBHICGGS69RgMYXZhaWxhYmlsaXR5Ej0KFWRlY2xhcmVkX3dpZGdldF90eXBlcxgNIAMoCUIeukgMkgEJEDIiBXIDGOgHuvUYC3dpZGdldF90eXBlEiEKDHN1cHBvcnRzX2EyYRgOIAEoCFILc3VwcG9ydHNBMkESIQoMc3VwcG9ydHNfbWNwGA8gASgIUgtzdXBwb3J0c01DUBImChFleGVjdXRpb25fdGltZW91dBgQIAEoBUILukgIGgYYgKMFKABCDgoMX2Rlc2NyaXB0aW9uQhEKD19kZXZlbG9wZXJfbmFtZUILCglfY2F0ZWdvcnkiTwoRU3luY0FnZW50c1JlcXVlc3QSOgoGYWdlbnRzGAEgAygLMh8uc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkFnZW50Qgm6SAaSAQMQ6AcihwEKClN5bmNSZXN1bHQSCgoCaWQYASABKAkSHwoGc3RhdHVzGAIgASgJQg+69RgLc3luY19yZXN1bHQSGwoObWFya2V0cGxhY2VfaWQYAyABKAlIAIgBARISCgVlcnJvchgEIAEoCUgBiAEBQhEKD19tYXJrZXRwbGFjZV9pZEIICgZfZXJyb3IiQQoSU3luY0FnZW50c1Jlc3BvbnNlEisKB3Jlc3VsdHMYASADKAsyGi5zd2l0Y2hib2FyZC52MS5TeW5jUmVzdWx0IhkKF0xpc3RTeW5jZWRBZ2VudHNSZXF1ZXN0ImUKElN5bmNlZEFnZW50UmV2ZW51ZRIQCghjdXJyZW5jeRgBIAEoCRINCgVncm9zcxgCIAEoARIYChBkZXZlbG9wZXJfcGF5b3V0GAMgASgBEhQKDHBsYXRmb3JtX2ZlZRgEIAEoASLGAQoLU3luY2VkQWdlbnQSEQoJcmVtb3RlX2lkGAEgASgJEhYKDm1hcmtldHBsYWNlX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEc2x1ZxgEIAEoCRIiCgZzdGF0dXMYBSABKAlCErr1GA5saXN0aW5nX3N0YXR1cxIXCg9leGVjdXRpb25fY291bnQYBiABKAUSMwoHcmV2ZW51ZRgHIAMoCzIiLnN3aXRjaGJvYXJkLnYxLlN5bmNlZEFnZW50UmV2ZW51ZSJHChhMaXN0U3luY2VkQWdlbnRzUmVzcG9uc2USKwoGYWdlbnRzGAEgAygLMhsuc3dpdGNoYm9hcmQudjEuU3luY2VkQWdlbnQiUAoWTGlua01hcmtldHBsYWNlUmVxdWVzdBI2CgZhY3Rpb24YASABKAlCJrpIBHICGGTo8xgBuvUYF21hcmtldHBsYWNlX2xpbmtfYWN0aW9uIksKF0xpbmtNYXJrZXRwbGFjZVJlc3BvbnNlEjAKBnN0YXR1cxgBIAEoCzIgLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25TdGF0dXMiGAoWU3luY01hcmtldHBsYWNlUmVxdWVzdCJ4ChdTeW5jTWFya2V0cGxhY2VSZXNwb25zZRIrCgdyZXN1bHRzGAEgAygLMhouc3dpdGNoYm9hcmQudjEuU3luY1Jlc3VsdBIwCgZzdGF0dXMYAiABKAsyIC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uU3RhdHVzImcKFVB1dFN5bmNlZEFnZW50UmVxdWVzdBIeCglyZW1vdGVfaWQYASABKAlCC7pIBHICGEDo8xgBEi4KBWFnZW50GAIgASgLMh8uc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkFnZW50IlUKFlB1dFN5bmNlZEFnZW50UmVzcG9uc2USKgoFYWdlbnQYASABKAsyGy5zd2l0Y2hib2FyZC52MS5TeW5jZWRBZ2VudBIPCgdjcmVhdGVkGAIgASgIIjMKFUdldFN5bmNlZEFnZW50UmVxdWVzdBIaCglyZW1vdGVfaWQYASABKAlCB7pIBHICGEAiRAoWR2V0U3luY2VkQWdlbnRSZXNwb25zZRIqCgVhZ2VudBgBIAEoCzIbLnN3aXRjaGJvYXJkLnYxLlN5bmNlZEFnZW50IjYKGERlbGV0ZVN5bmNlZEFnZW50UmVxdWVzdBIaCglyZW1vdGVfaWQYASABKAlCB7pIBHICGEAiYAoZRGVsZXRlU3luY2VkQWdlbnRSZXNwb25zZRIqCgVhZ2VudBgBIAEoCzIbLnN3aXRjaGJvYXJkLnYxLlN5bmNlZEFnZW50EhcKD2tlcHRfZXhlY3V0aW9ucxgCIAEoBSL6AgoURmVkZXJhdGlvbkNhcGFiaWxpdHkSFwoCaWQYASABKAlCC7pIBHICGEDo8xgBEhoKBG5hbWUYAiABKAlCDLpIBXIDGPQD6PMYARIVCgRzbHVnGAMgASgJQge6SARyAhhAEiMKC2Rlc2NyaXB0aW9uGAQgASgJQgm6SAZyBBigjQZIAIgBARIdCgZwcm9tcHQYBSABKAlCDbpIBnIEGKCNBujzGAESHwoIY2F0ZWdvcnkYBiABKAlCCLpIBXIDGPQDSAGIAQESIwoMcHJvbXB0X2dyb3VwGAcgASgJQgi6SAVyAxj0A0gCiAEBEigKD3NpZ25hbF9wYXR0ZXJucxgIIAMoCUIPukgMkgEJEBQiBXIDGOgHEh8KDnRva2VuX2VzdGltYXRlGAkgASgFQge6SAQaAigAEhMKC2Fsd2F5c19sb2FkGAogASgIQg4KDF9kZXNjcmlwdGlvbkILCglfY2F0ZWdvcnlCDwoNX3Byb21wdF9ncm91cCJgChdTeW5jQ2FwYWJpbGl0aWVzUmVxdWVzdBJFCgxjYXBhYmlsaXRpZXMYASADKAsyJC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uQ2FwYWJpbGl0eUIJukgGkgEDEOgHIkcKGFN5bmNDYXBhYmlsaXRpZXNSZXNwb25zZRIrCgdyZXN1bHRzGAEgAygLMhouc3dpdGNoYm9hcmQudjEuU3luY1Jlc3VsdCIfCh1MaXN0U3luY2VkQ2FwYWJpbGl0aWVzUmVxdWVzdCLvAQoQU3luY2VkQ2FwYWJpbGl0eRIRCglyZW1vdGVfaWQYASABKAkSFgoObWFya2V0cGxhY2VfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgRzbHVnGAQgASgJEiIKBnN0YXR1cxgFIAEoCUISuvUYDmxpc3Rpbmdfc3RhdHVzEhkKDHByb21wdF9ncm91cBgGIAEoCUgAiAEBEhcKD3NpZ25hbF9wYXR0ZXJucxgHIAMoCRIWCg50b2tlbl9lc3RpbWF0ZRgIIAEoBRITCgthbHdheXNfbG9hZBgJIAEoCEIPCg1fcHJvbXB0X2dyb3VwIlgKHkxpc3RTeW5jZWRDYXBhYmlsaXRpZXNSZXNwb25zZRI2CgxjYXBhYmlsaXRpZXMYASADKAsyIC5zd2l0Y2hib2FyZC52MS5TeW5jZWRDYXBhYmlsaXR5MvYPChRGZWRlcmF0aW9uSHViU2VydmljZRLGAQoQUmVnaXN0ZXJJbnN0YW5jZRInLnN3aXRjaGJvYXJkLnYxLlJlZ2lzdGVySW5zdGFuY2VSZXF1ZXN0Giguc3dpdGNoYm9hcmQudjEuUmVnaXN0ZXJJbnN0YW5jZVJlc3BvbnNlIl/a8xgICAEiBGF1dGjg8xjJAeL0GCRpdHMgYW5zd2VyIGhvbGRzIGEgc2VjcmV0IHNob3duIG9uY2WC0+STAiA6ASoiGy9hcGkvdjIvZmVkZXJhdGlvbi9yZWdpc3RlchKLAQoJSGVhcnRiZWF0EiAuc3dpdGNoYm9hcmQudjEuSGVhcnRiZWF0UmVxdWVzdBohLnN3aXRjaGJvYXJkLnYxLkhlYXJ0YmVhdFJlc3BvbnNlIjna8xgOCAEiCmZlZGVyYXRpb26C0+STAiE6ASoiHC9hcGkvdjIvZmVkZXJhdGlvbi9oZWFydGJlYXQSzgEKE1JvdGF0ZVBsYXRmb3JtVG9rZW4SKi5zd2l0Y2hib2FyZC52MS5Sb3RhdGVQbGF0Zm9ybVRva2VuUmVxdWVzdBorLnN3aXRjaGJvYXJkLnYxLlJvdGF0ZVBsYXRmb3JtVG9rZW5SZXNwb25zZSJe2vMYDggBIgpmZWRlcmF0aW9u4vQYJGl0cyBhbnN3ZXIgaG9sZHMgYSBzZWNyZXQgc2hvd24gb25jZYLT5JMCHjoBKiIZL2FwaS92Mi9mZWRlcmF0aW9uL3JvdGF0ZRKkAQoPTWFya2V0cGxhY2VMaW5rEiYuc3dpdGNoYm9hcmQudjEuTWFya2V0cGxhY2VMaW5rUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLk1hcmtldHBsYWNlTGlua1Jlc3BvbnNlIkDa8xgOCAEiCmZlZGVyYXRpb26C0+STAig6ASoiIy9hcGkvdjIvZmVkZXJhdGlvbi9tYXJrZXRwbGFjZS1saW5rEosBCgpTeW5jQWdlbnRzEiEuc3dpdGNoYm9hcmQudjEuU3luY0FnZW50c1JlcXVlc3QaIi5zd2l0Y2hib2FyZC52MS5TeW5jQWdlbnRzUmVzcG9uc2UiNtrzGA4IASIKZmVkZXJhdGlvboLT5JMCHjoBKiIZL2FwaS92Mi9mZWRlcmF0aW9uL2FnZW50cxKaAQoQTGlzdFN5bmNlZEFnZW50cxInLnN3aXRjaGJvYXJkLnYxLkxpc3RTeW5jZWRBZ2VudHNSZXF1ZXN0Giguc3dpdGNoYm9hcmQudjEuTGlzdFN5bmNlZEFnZW50c1Jlc3BvbnNlIjPa8xgOCAEiCmZlZGVyYXRpb26C0+STAhsSGS9hcGkvdjIvZmVkZXJhdGlvbi9hZ2VudHMSsgEKDlB1dFN5bmNlZEFnZW50EiUuc3dpdGNoYm9hcmQudjEuUHV0U3luY2VkQWdlbnRSZXF1ZXN0GiYuc3dpdGNoYm9hcmQudjEuUHV0U3luY2VkQWdlbnRSZXNwb25zZSJR2vMYDggBIgpmZWRlcmF0aW9u8vMYB2NyZWF0ZWSC0+STAi46BWFnZW50GiUvYXBpL3YyL2ZlZGVyYXRpb24vYWdlbnRzL3tyZW1vdGVfaWR9EqABCg5HZXRTeW5jZWRBZ2VudBIlLnN3aXRjaGJvYXJkLnYxLkdldFN5bmNlZEFnZW50UmVxdWVzdBomLnN3aXRjaGJvYXJkLnYxLkdldFN5bmNlZEFnZW50UmVzcG9uc2UiP9rzGA4IASIKZmVkZXJhdGlvboLT5JMCJxIlL2FwaS92Mi9mZWRlcmF0aW9uL2FnZW50cy97cmVtb3RlX2lkfRKpAQoRRGVsZXRlU3luY2VkQWdlbnQSKC5zd2l0Y2hib2FyZC52MS5EZWxldGVTeW5jZWRBZ2VudFJlcXVlc3QaKS5zd2l0Y2hib2FyZC52MS5EZWxldGVTeW5jZWRBZ2VudFJlc3BvbnNlIj/a8xgOCAEiCmZlZGVyYXRpb26C0+STAicqJS9hcGkvdjIvZmVkZXJhdGlvbi9hZ2VudHMve3JlbW90ZV9pZH0SowEKEFN5bmNDYXBhYmlsaXRpZXMSJy5zd2l0Y2hib2FyZC52MS5TeW5jQ2FwYWJpbGl0aWVzUmVxdWVzdBooLnN3aXRjaGJvYXJkLnYxLlN5bmNDYXBhYmlsaXRpZXNSZXNwb25zZSI82vMYDggBIgpmZWRlcmF0aW9ugtPkkwIkOgEqIh8vYXBpL3YyL2ZlZGVyYXRpb24vY2FwYWJpbGl0aWVzErIBChZMaXN0U3luY2VkQ2FwYWJpbGl0aWVzEi0uc3dpdGNoYm9hcmQudjEuTGlzdFN5bmNlZENhcGFiaWxpdGllc1JlcXVlc3QaLi5zd2l0Y2hib2FyZC52MS5MaXN0U3luY2VkQ2FwYWJpbGl0aWVzUmVzcG9uc2UiOdrzGA4IASIKZmVkZXJhdGlvboLT5JMCIRIfL2FwaS92Mi9mZWRlcmF0aW9uL2NhcGFiaWxpdGllcxKEAQoITGVhdmVIdWISHy5zd2l0Y2hib2FyZC52MS5MZWF2ZUh1YlJlcXVlc3QaIC5zd2l0Y2hib2FyZC52MS5MZWF2ZUh1YlJlc3BvbnNlIjXa8xgOCAEiCmZlZGVyYXRpb26C0+STAh06ASoiGC9hcGkvdjIvZmVkZXJhdGlvbi9sZWF2ZTL1BgoRRmVkZXJhdGlvblNlcnZpY2UScgoHSm9pbkh1YhIeLnN3aXRjaGJvYXJkLnYxLkpvaW5IdWJSZXF1ZXN0Gh8uc3dpdGNoYm9hcmQudjEuSm9pbkh1YlJlc3BvbnNlIiba8xgDEgECgtPkkwIZOgEqIhQvYXBpL2ZlZGVyYXRpb24vam9pbhKVAQoTR2V0RmVkZXJhdGlvblN0YXR1cxIqLnN3aXRjaGJvYXJkLnYxLkdldEZlZGVyYXRpb25TdGF0dXNSZXF1ZXN0Gisuc3dpdGNoYm9hcmQudjEuR2V0RmVkZXJhdGlvblN0YXR1c1Jlc3BvbnNlIiXa8xgDEgECgtPkkwIYEhYvYXBpL2ZlZGVyYXRpb24vc3RhdHVzEosBCg9MZWF2ZUZlZGVyYXRpb24SJi5zd2l0Y2hib2FyZC52MS5MZWF2ZUZlZGVyYXRpb25SZXF1ZXN0Gicuc3dpdGNoYm9hcmQudjEuTGVhdmVGZWRlcmF0aW9uUmVzcG9uc2UiJ9rzGAMSAQKC0+STAho6ASoiFS9hcGkvZmVkZXJhdGlvbi9sZWF2ZRKWAQoPTGlua01hcmtldHBsYWNlEiYuc3dpdGNoYm9hcmQudjEuTGlua01hcmtldHBsYWNlUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLkxpbmtNYXJrZXRwbGFjZVJlc3BvbnNlIjLa8xgDEgECgtPkkwIlOgEqIiAvYXBpL2ZlZGVyYXRpb24vbWFya2V0cGxhY2UtbGluaxKLAQoPU3luY01hcmtldHBsYWNlEiYuc3dpdGNoYm9hcmQudjEuU3luY01hcmtldHBsYWNlUmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLlN5bmNNYXJrZXRwbGFjZVJlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL21hcmtldHBsYWNlL3N5bmMSngEKFVJvdGF0ZUZlZGVyYXRpb25Ub2tlbhIsLnN3aXRjaGJvYXJkLnYxLlJvdGF0ZUZlZGVyYXRpb25Ub2tlblJlcXVlc3QaLS5zd2l0Y2hib2FyZC52MS5Sb3RhdGVGZWRlcmF0aW9uVG9rZW5SZXNwb25zZSIo2vMYAxIBAoLT5JMCGzoBKiIWL2FwaS9mZWRlcmF0aW9uL3JvdGF0ZTLjBAoWRmVkZXJhdGlvbkFkbWluU2VydmljZRKqAQoXTGlzdEZlZGVyYXRpb25JbnN0YW5jZXMSLi5zd2l0Y2hib2FyZC52MS5MaXN0RmVkZXJhdGlvbkluc3RhbmNlc1JlcXVlc3QaLy5zd2l0Y2hib2FyZC52MS5MaXN0RmVkZXJhdGlvbkluc3RhbmNlc1Jlc3BvbnNlIi7a8xgDEgECgtPkkwIhEh8vYXBpL2FkbWluL2ZlZGVyYXRpb24vaW5zdGFuY2VzEswBChxEZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlEjMuc3dpdGNoYm9hcmQudjEuRGVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlcXVlc3QaNC5zd2l0Y2hib2FyZC52MS5EZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2UiQdrzGAMSAQKC0+STAjQ6ASoiLy9hcGkvYWRtaW4vZmVkZXJhdGlvbi9pbnN0YW5jZXMve2lkfS9kZWFjdGl2YXRlEswBChxSZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlEjMuc3dpdGNoYm9hcmQudjEuUmVhY3RpdmF0ZUZlZGVyYXRpb25JbnN0YW5jZVJlcXVlc3QaNC5zd2l0Y2hib2FyZC52MS5SZWFjdGl2YXRlRmVkZXJhdGlvbkluc3RhbmNlUmVzcG9uc2UiQdrzGAMSAQKC0+STAjQ6ASoiLy9hcGkvYWRtaW4vZmVkZXJhdGlvbi9pbnN0YW5jZXMve2lkfS9yZWFjdGl2YXRlQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.RegisterInstanceRequest
@@ -1132,6 +1132,336 @@ export const SyncMarketplaceResponseSchema: GenMessage<SyncMarketplaceResponse> 
   messageDesc(file_switchboard_v1_federation, 40);
 
 /**
+ * @generated from message switchboard.v1.PutSyncedAgentRequest
+ */
+export type PutSyncedAgentRequest = Message<"switchboard.v1.PutSyncedAgentRequest"> & {
+  /**
+   * The listing's id on the spoke; the body's id, when given, must match.
+   *
+   * @generated from field: string remote_id = 1;
+   */
+  remoteId: string;
+
+  /**
+   * @generated from field: switchboard.v1.FederationAgent agent = 2;
+   */
+  agent?: FederationAgent | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.PutSyncedAgentRequest.
+ * Use `create(PutSyncedAgentRequestSchema)` to create a new message.
+ */
+export const PutSyncedAgentRequestSchema: GenMessage<PutSyncedAgentRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 41);
+
+/**
+ * @generated from message switchboard.v1.PutSyncedAgentResponse
+ */
+export type PutSyncedAgentResponse = Message<"switchboard.v1.PutSyncedAgentResponse"> & {
+  /**
+   * @generated from field: switchboard.v1.SyncedAgent agent = 1;
+   */
+  agent?: SyncedAgent | undefined;
+
+  /**
+   * True when this call created the listing (REST 201), false when it
+   * updated or left it (200).
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message switchboard.v1.PutSyncedAgentResponse.
+ * Use `create(PutSyncedAgentResponseSchema)` to create a new message.
+ */
+export const PutSyncedAgentResponseSchema: GenMessage<PutSyncedAgentResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 42);
+
+/**
+ * @generated from message switchboard.v1.GetSyncedAgentRequest
+ */
+export type GetSyncedAgentRequest = Message<"switchboard.v1.GetSyncedAgentRequest"> & {
+  /**
+   * @generated from field: string remote_id = 1;
+   */
+  remoteId: string;
+};
+
+/**
+ * Describes the message switchboard.v1.GetSyncedAgentRequest.
+ * Use `create(GetSyncedAgentRequestSchema)` to create a new message.
+ */
+export const GetSyncedAgentRequestSchema: GenMessage<GetSyncedAgentRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 43);
+
+/**
+ * @generated from message switchboard.v1.GetSyncedAgentResponse
+ */
+export type GetSyncedAgentResponse = Message<"switchboard.v1.GetSyncedAgentResponse"> & {
+  /**
+   * @generated from field: switchboard.v1.SyncedAgent agent = 1;
+   */
+  agent?: SyncedAgent | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.GetSyncedAgentResponse.
+ * Use `create(GetSyncedAgentResponseSchema)` to create a new message.
+ */
+export const GetSyncedAgentResponseSchema: GenMessage<GetSyncedAgentResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 44);
+
+/**
+ * @generated from message switchboard.v1.DeleteSyncedAgentRequest
+ */
+export type DeleteSyncedAgentRequest = Message<"switchboard.v1.DeleteSyncedAgentRequest"> & {
+  /**
+   * @generated from field: string remote_id = 1;
+   */
+  remoteId: string;
+};
+
+/**
+ * Describes the message switchboard.v1.DeleteSyncedAgentRequest.
+ * Use `create(DeleteSyncedAgentRequestSchema)` to create a new message.
+ */
+export const DeleteSyncedAgentRequestSchema: GenMessage<DeleteSyncedAgentRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 45);
+
+/**
+ * @generated from message switchboard.v1.DeleteSyncedAgentResponse
+ */
+export type DeleteSyncedAgentResponse = Message<"switchboard.v1.DeleteSyncedAgentResponse"> & {
+  /**
+   * The listing as it was before removal.
+   *
+   * @generated from field: switchboard.v1.SyncedAgent agent = 1;
+   */
+  agent?: SyncedAgent | undefined;
+
+  /**
+   * Finished executions kept on the hub, unlinked from the spoke.
+   *
+   * @generated from field: int32 kept_executions = 2;
+   */
+  keptExecutions: number;
+};
+
+/**
+ * Describes the message switchboard.v1.DeleteSyncedAgentResponse.
+ * Use `create(DeleteSyncedAgentResponseSchema)` to create a new message.
+ */
+export const DeleteSyncedAgentResponseSchema: GenMessage<DeleteSyncedAgentResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 46);
+
+/**
+ * FederationCapability is a capability as a spoke syncs it: a prompt
+ * template, optionally a dynamic module of a prompt group.
+ *
+ * @generated from message switchboard.v1.FederationCapability
+ */
+export type FederationCapability = Message<"switchboard.v1.FederationCapability"> & {
+  /**
+   * The capability's id on the spoke.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Derived from the name when empty; unique among the hub's synced
+   * capabilities.
+   *
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: string prompt = 5;
+   */
+  prompt: string;
+
+  /**
+   * @generated from field: optional string category = 6;
+   */
+  category?: string | undefined;
+
+  /**
+   * One of the 17 static prompt groups; absent for a plain capability.
+   *
+   * @generated from field: optional string prompt_group = 7;
+   */
+  promptGroup?: string | undefined;
+
+  /**
+   * Case-insensitive RE2 patterns; required with a promptGroup unless
+   * alwaysLoad.
+   *
+   * @generated from field: repeated string signal_patterns = 8;
+   */
+  signalPatterns: string[];
+
+  /**
+   * @generated from field: int32 token_estimate = 9;
+   */
+  tokenEstimate: number;
+
+  /**
+   * @generated from field: bool always_load = 10;
+   */
+  alwaysLoad: boolean;
+};
+
+/**
+ * Describes the message switchboard.v1.FederationCapability.
+ * Use `create(FederationCapabilitySchema)` to create a new message.
+ */
+export const FederationCapabilitySchema: GenMessage<FederationCapability> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 47);
+
+/**
+ * @generated from message switchboard.v1.SyncCapabilitiesRequest
+ */
+export type SyncCapabilitiesRequest = Message<"switchboard.v1.SyncCapabilitiesRequest"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.FederationCapability capabilities = 1;
+   */
+  capabilities: FederationCapability[];
+};
+
+/**
+ * Describes the message switchboard.v1.SyncCapabilitiesRequest.
+ * Use `create(SyncCapabilitiesRequestSchema)` to create a new message.
+ */
+export const SyncCapabilitiesRequestSchema: GenMessage<SyncCapabilitiesRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 48);
+
+/**
+ * @generated from message switchboard.v1.SyncCapabilitiesResponse
+ */
+export type SyncCapabilitiesResponse = Message<"switchboard.v1.SyncCapabilitiesResponse"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.SyncResult results = 1;
+   */
+  results: SyncResult[];
+};
+
+/**
+ * Describes the message switchboard.v1.SyncCapabilitiesResponse.
+ * Use `create(SyncCapabilitiesResponseSchema)` to create a new message.
+ */
+export const SyncCapabilitiesResponseSchema: GenMessage<SyncCapabilitiesResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 49);
+
+/**
+ * @generated from message switchboard.v1.ListSyncedCapabilitiesRequest
+ */
+export type ListSyncedCapabilitiesRequest = Message<"switchboard.v1.ListSyncedCapabilitiesRequest"> & {
+};
+
+/**
+ * Describes the message switchboard.v1.ListSyncedCapabilitiesRequest.
+ * Use `create(ListSyncedCapabilitiesRequestSchema)` to create a new message.
+ */
+export const ListSyncedCapabilitiesRequestSchema: GenMessage<ListSyncedCapabilitiesRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 50);
+
+/**
+ * SyncedCapability is a synced capability as its spoke sees it on the hub.
+ *
+ * @generated from message switchboard.v1.SyncedCapability
+ */
+export type SyncedCapability = Message<"switchboard.v1.SyncedCapability"> & {
+  /**
+   * The capability's id on the spoke.
+   *
+   * @generated from field: string remote_id = 1;
+   */
+  remoteId: string;
+
+  /**
+   * Its id on the hub.
+   *
+   * @generated from field: string marketplace_id = 2;
+   */
+  marketplaceId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string slug = 4;
+   */
+  slug: string;
+
+  /**
+   * The hub's review status of it.
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * @generated from field: optional string prompt_group = 6;
+   */
+  promptGroup?: string | undefined;
+
+  /**
+   * @generated from field: repeated string signal_patterns = 7;
+   */
+  signalPatterns: string[];
+
+  /**
+   * @generated from field: int32 token_estimate = 8;
+   */
+  tokenEstimate: number;
+
+  /**
+   * @generated from field: bool always_load = 9;
+   */
+  alwaysLoad: boolean;
+};
+
+/**
+ * Describes the message switchboard.v1.SyncedCapability.
+ * Use `create(SyncedCapabilitySchema)` to create a new message.
+ */
+export const SyncedCapabilitySchema: GenMessage<SyncedCapability> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 51);
+
+/**
+ * @generated from message switchboard.v1.ListSyncedCapabilitiesResponse
+ */
+export type ListSyncedCapabilitiesResponse = Message<"switchboard.v1.ListSyncedCapabilitiesResponse"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.SyncedCapability capabilities = 1;
+   */
+  capabilities: SyncedCapability[];
+};
+
+/**
+ * Describes the message switchboard.v1.ListSyncedCapabilitiesResponse.
+ * Use `create(ListSyncedCapabilitiesResponseSchema)` to create a new message.
+ */
+export const ListSyncedCapabilitiesResponseSchema: GenMessage<ListSyncedCapabilitiesResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation, 52);
+
+/**
  * FederationHubService is the hub's platform endpoints that spokes call
  * (served only with --role hub; 404 elsewhere). Register takes a connect token
  * of purpose instance; every other procedure takes the platform token
@@ -1210,6 +1540,64 @@ export const FederationHubService: GenService<{
     methodKind: "unary";
     input: typeof ListSyncedAgentsRequestSchema;
     output: typeof ListSyncedAgentsResponseSchema;
+  },
+  /**
+   * PutSyncedAgent creates (201) or updates (200) one of the caller's
+   * listings by its id on the spoke, as one entry of SyncAgents would; a slug
+   * taken on the hub is 409, a refused field 400.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.PutSyncedAgent
+   */
+  putSyncedAgent: {
+    methodKind: "unary";
+    input: typeof PutSyncedAgentRequestSchema;
+    output: typeof PutSyncedAgentResponseSchema;
+  },
+  /**
+   * GetSyncedAgent answers one of the caller's synced listings with its
+   * execution count and revenue; another instance's id is 404.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.GetSyncedAgent
+   */
+  getSyncedAgent: {
+    methodKind: "unary";
+    input: typeof GetSyncedAgentRequestSchema;
+    output: typeof GetSyncedAgentResponseSchema;
+  },
+  /**
+   * DeleteSyncedAgent removes one of the caller's synced listings and its
+   * subscriptions; its finished executions and ledger entries are kept. 409
+   * while an execution of it is running or queued or holds a payment.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.DeleteSyncedAgent
+   */
+  deleteSyncedAgent: {
+    methodKind: "unary";
+    input: typeof DeleteSyncedAgentRequestSchema;
+    output: typeof DeleteSyncedAgentResponseSchema;
+  },
+  /**
+   * SyncCapabilities creates or updates at most 50 of the caller's
+   * capabilities on this hub, answering one result per capability; the same
+   * preconditions as SyncAgents.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.SyncCapabilities
+   */
+  syncCapabilities: {
+    methodKind: "unary";
+    input: typeof SyncCapabilitiesRequestSchema;
+    output: typeof SyncCapabilitiesResponseSchema;
+  },
+  /**
+   * ListSyncedCapabilities lists the caller's synced capabilities with the
+   * hub's review status of each.
+   *
+   * @generated from rpc switchboard.v1.FederationHubService.ListSyncedCapabilities
+   */
+  listSyncedCapabilities: {
+    methodKind: "unary";
+    input: typeof ListSyncedCapabilitiesRequestSchema;
+    output: typeof ListSyncedCapabilitiesResponseSchema;
   },
   /**
    * LeaveHub unregisters the caller: its platform token stops working and its

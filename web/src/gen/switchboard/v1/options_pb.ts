@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/options.proto.
  */
 export const file_switchboard_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSKFAQoKQWNjZXNzUnVsZRIOCgZwdWJsaWMYASABKAgSLwoLY3JlZGVudGlhbHMYAiADKA4yGi5zd2l0Y2hib2FyZC52MS5DcmVkZW50aWFsEg0KBXNjb3BlGAMgASgJEhIKCnJhdGVfY2xhc3MYBCABKAkSEwoLYWxzb19zY29wZXMYBSADKAkiUQoKVm9jYWJ1bGFyeRIMCgRuYW1lGAEgASgJEiMKBXRlcm1zGAIgAygLMhQuc3dpdGNoYm9hcmQudjEuVGVybRIQCghpbmNsdWRlcxgDIAMoCSIkCgRUZXJtEg0KBXZhbHVlGAEgASgJEg0KBWxhYmVsGAIgASgJKlQKCkNyZWRlbnRpYWwSGgoWQ1JFREVOVElBTF9VTlNQRUNJRklFRBAAEhIKDkNSRURFTlRJQUxfS0VZEAESFgoSQ1JFREVOVElBTF9TRVNTSU9OEAI6UAoUcmVzdF9udWxsX3doZW5fZW1wdHkSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLmOAyABKAhSEXJlc3ROdWxsV2hlbkVtcHR5OjsKCHJlcXVpcmVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi9jgMgASgIUghyZXF1aXJlZDpLChByZXN0X29taXRfYWJzZW50Eh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGLqOAyABKAhSDnJlc3RPbWl0QWJzZW50OlQKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLuOAyABKAsyGi5zd2l0Y2hib2FyZC52MS5BY2Nlc3NSdWxlUgZhY2Nlc3M6QQoLcmVzdF9zdGF0dXMSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi8jgMgASgFUgpyZXN0U3RhdHVzOk8KEmlkZW1wb3RlbmN5X2V4ZW1wdBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGMyOAyABKAlSEWlkZW1wb3RlbmN5RXhlbXB0Ol4KDHZvY2FidWxhcmllcxIcLmdvb2dsZS5wcm90b2J1Zi5GaWxlT3B0aW9ucxjWjgMgAygLMhouc3dpdGNoYm9hcmQudjEuVm9jYWJ1bGFyeVIMdm9jYWJ1bGFyaWVzOj8KCnZvY2FidWxhcnkSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGNeOAyABKAlSCnZvY2FidWxhcnlCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSKFAQoKQWNjZXNzUnVsZRIOCgZwdWJsaWMYASABKAgSLwoLY3JlZGVudGlhbHMYAiADKA4yGi5zd2l0Y2hib2FyZC52MS5DcmVkZW50aWFsEg0KBXNjb3BlGAMgASgJEhIKCnJhdGVfY2xhc3MYBCABKAkSEwoLYWxzb19zY29wZXMYBSADKAkiUQoKVm9jYWJ1bGFyeRIMCgRuYW1lGAEgASgJEiMKBXRlcm1zGAIgAygLMhQuc3dpdGNoYm9hcmQudjEuVGVybRIQCghpbmNsdWRlcxgDIAMoCSIkCgRUZXJtEg0KBXZhbHVlGAEgASgJEg0KBWxhYmVsGAIgASgJKlQKCkNyZWRlbnRpYWwSGgoWQ1JFREVOVElBTF9VTlNQRUNJRklFRBAAEhIKDkNSRURFTlRJQUxfS0VZEAESFgoSQ1JFREVOVElBTF9TRVNTSU9OEAI6UAoUcmVzdF9udWxsX3doZW5fZW1wdHkSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLmOAyABKAhSEXJlc3ROdWxsV2hlbkVtcHR5OjsKCHJlcXVpcmVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi9jgMgASgIUghyZXF1aXJlZDpLChByZXN0X29taXRfYWJzZW50Eh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGLqOAyABKAhSDnJlc3RPbWl0QWJzZW50OlQKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLuOAyABKAsyGi5zd2l0Y2hib2FyZC52MS5BY2Nlc3NSdWxlUgZhY2Nlc3M6QQoLcmVzdF9zdGF0dXMSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi8jgMgASgFUgpyZXN0U3RhdHVzOk4KEnJlc3RfY3JlYXRlZF9maWVsZBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL6OAyABKAlSEHJlc3RDcmVhdGVkRmllbGQ6TwoSaWRlbXBvdGVuY3lfZXhlbXB0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYzI4DIAEoCVIRaWRlbXBvdGVuY3lFeGVtcHQ6XgoMdm9jYWJ1bGFyaWVzEhwuZ29vZ2xlLnByb3RvYnVmLkZpbGVPcHRpb25zGNaOAyADKAsyGi5zd2l0Y2hib2FyZC52MS5Wb2NhYnVsYXJ5Ugx2b2NhYnVsYXJpZXM6PwoKdm9jYWJ1bGFyeRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY144DIAEoCVIKdm9jYWJ1bGFyeUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * AccessRule is the one table of who may call a procedure: every RPC carries one,
@@ -206,6 +206,15 @@ export const rest_status: GenExtension<MethodOptions, number> = /*@__PURE__*/
   extDesc(file_switchboard_v1_options, 4);
 
 /**
+ * The response's bool field that decides the REST status when the outcome
+ * does: 201 when it is true, 200 when false (rest_status stays unset).
+ *
+ * @generated from extension: string rest_created_field = 51006;
+ */
+export const rest_created_field: GenExtension<MethodOptions, string> = /*@__PURE__*/
+  extDesc(file_switchboard_v1_options, 5);
+
+/**
  * Why a procedure that changes something refuses the Idempotency-Key header
  * (docs/decisions.md, "Idempotency"): set on the few whose answer holds a
  * secret shown once, which must not be stored to be answered again. Every
@@ -214,7 +223,7 @@ export const rest_status: GenExtension<MethodOptions, number> = /*@__PURE__*/
  * @generated from extension: string idempotency_exempt = 51020;
  */
 export const idempotency_exempt: GenExtension<MethodOptions, string> = /*@__PURE__*/
-  extDesc(file_switchboard_v1_options, 5);
+  extDesc(file_switchboard_v1_options, 6);
 
 /**
  * The vocabularies a file declares.
@@ -222,7 +231,7 @@ export const idempotency_exempt: GenExtension<MethodOptions, string> = /*@__PURE
  * @generated from extension: repeated switchboard.v1.Vocabulary vocabularies = 51030;
  */
 export const vocabularies: GenExtension<FileOptions, Vocabulary[]> = /*@__PURE__*/
-  extDesc(file_switchboard_v1_options, 6);
+  extDesc(file_switchboard_v1_options, 7);
 
 /**
  * The vocabulary a string field's values come from. On a request, a
@@ -231,5 +240,5 @@ export const vocabularies: GenExtension<FileOptions, Vocabulary[]> = /*@__PURE__
  * @generated from extension: string vocabulary = 51031;
  */
 export const vocabulary: GenExtension<FieldOptions, string> = /*@__PURE__*/
-  extDesc(file_switchboard_v1_options, 7);
+  extDesc(file_switchboard_v1_options, 8);
 
