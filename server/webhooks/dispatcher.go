@@ -155,14 +155,7 @@ func (d *Dispatcher) pass() time.Time {
 		}
 		return now.Add(time.Second) // try again shortly
 	}
-	byURL := map[string][]*ent.WebhookDelivery{}
-	var order []string
-	for _, row := range due {
-		if _, ok := byURL[row.URL]; !ok {
-			order = append(order, row.URL)
-		}
-		byURL[row.URL] = append(byURL[row.URL], row)
-	}
+	byURL, order := byTarget(due)
 	d.mu.Lock()
 	for _, url := range order {
 		if d.busy[url] || len(d.busy) >= maxLanes {
@@ -187,6 +180,20 @@ func (d *Dispatcher) pass() time.Time {
 		return now.Add(time.Second)
 	}
 	return next.NextAttemptAt
+}
+
+// byTarget groups rows by URL, keeping their order, and lists the URLs in
+// the order their first row came.
+func byTarget(rows []*ent.WebhookDelivery) (map[string][]*ent.WebhookDelivery, []string) {
+	byURL := map[string][]*ent.WebhookDelivery{}
+	var order []string
+	for _, row := range rows {
+		if _, ok := byURL[row.URL]; !ok {
+			order = append(order, row.URL)
+		}
+		byURL[row.URL] = append(byURL[row.URL], row)
+	}
+	return byURL, order
 }
 
 // lane delivers one target's due rows in order, then wakes the loop.

@@ -54,14 +54,7 @@ func (d *Dispatcher) Retry(ctx context.Context) (Processed, error) {
 	if err != nil {
 		return Processed{}, err
 	}
-	byURL := map[string][]*ent.WebhookDelivery{}
-	var order []string
-	for _, row := range rows {
-		if _, ok := byURL[row.URL]; !ok {
-			order = append(order, row.URL)
-		}
-		byURL[row.URL] = append(byURL[row.URL], row)
-	}
+	byURL, order := byTarget(rows)
 	var (
 		mu   sync.Mutex
 		out  Processed
