@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/servertest"
@@ -418,5 +419,30 @@ func TestFederationRateLimitPerInstance(t *testing.T) {
 	}
 	if res := c.Do(http.MethodGet, "/api/v2/prompt-groups", nil); res.Status != http.StatusTooManyRequests {
 		t.Fatalf("C's 6th call with a limit of 5: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestFederationRateLimitOnASpoke: on a spoke, a request presenting its
+// hub's X-Federation-Token (this instance's own secret) is counted as the
+// hub, not by address: the hub's 4th call with a limit of 3 is 429 while an
+// anonymous call from the same address is still counted on its own. (The
+// route is a hub's, so the spoke answers 404 once admitted.)
+func TestFederationRateLimitOnASpoke(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t, servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 3}))
+	s.DB.FederationMembership.Create().SetHubURL("https://hub.example").SetAPIKeyHash(auth.HashToken(secret('h'))).
+		SetJoinedAt(s.Clock.Now()).SetInstanceID("inst-1").ExecX(context.Background())
+	hub := s.Anonymous()
+	hub.Header().Set(federation.InstanceHeader, secret('h'))
+	for i := range 3 {
+		if res := hub.Do(http.MethodGet, "/api/v2/prompt-groups", nil); res.Status != http.StatusNotFound {
+			t.Fatalf("the hub's call %d: %d %s", i+1, res.Status, res.Body)
+		}
+	}
+	if res := hub.Do(http.MethodGet, "/api/v2/prompt-groups", nil); res.Status != http.StatusTooManyRequests {
+		t.Fatalf("the hub's 4th call: %d %s", res.Status, res.Body)
+	}
+	if res := s.Anonymous().Do(http.MethodGet, "/api/v2/prompt-groups", nil); res.Status != http.StatusNotFound {
+		t.Fatalf("an anonymous call from the same address: %d %s", res.Status, res.Body)
 	}
 }
