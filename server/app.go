@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-hq/switchboard/gen/openapi"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
@@ -255,6 +256,8 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	g := gate.New(table, resolver, cfg.Limits)
+	// The federation class counts per calling instance, not per address.
+	g.CountFederationBy(federation.CallerInstance(svc.hub, svc.spoke))
 	// After the gate on both transports: a key belongs to the admitted credential.
 	keyed := idempotency.New(idempotency.Config{
 		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
@@ -320,9 +323,11 @@ func New(cfg Config) (*App, error) {
 		svc.recorder.Middleware(federation.InboundPaths, apiAsWritten(mux, api)))
 	hooks := webhooks.Start(webhooks.Config{
 		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
-		Credential: fed.credential, FederationRetries: cfg.Federation.RetrySchedule,
+		Credential: fed.credential, FederationRetries: cfg.Federation.RetrySchedule, Audit: svc.recorder,
 	})
 	app.closers = append(app.closers, hooks.Close)
+	// Set before the handler serves: process_retries runs on this dispatcher.
+	svc.audit.Retry = processRetries(hooks)
 	// The engine and the review lifecycle, wired to each other by their owner.
 	executions.Start(context.Background())
 	app.closers = append(app.closers, executions.Close)
@@ -355,7 +360,7 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy) (*federa
 	if !slices.Contains(vocab.Values("instance_role"), role) {
 		return nil, fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
 	}
-	f := &federationParts{audit: &audit.Service{DB: cfg.DB.Client}}
+	f := &federationParts{audit: &audit.Service{DB: cfg.DB.Client, Hub: role == "hub"}}
 	f.recorder = &audit.Recorder{DB: cfg.DB.Client, Now: cfg.now, Logger: cfg.Logger,
 		Self: cfg.Executions.PublicURL, Retention: cfg.Federation.AuditRetention}
 	f.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
@@ -370,6 +375,20 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy) (*federa
 		f.credential = f.hub.Credential
 	}
 	return f, nil
+}
+
+// processRetries is the admin's process_retries on the dispatcher, counted.
+func processRetries(d *webhooks.Dispatcher) func(context.Context) (*switchboardv1.RunFederationAuditActionResponse, error) {
+	return func(ctx context.Context) (*switchboardv1.RunFederationAuditActionResponse, error) {
+		p, err := d.Retry(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &switchboardv1.RunFederationAuditActionResponse{
+			Processed: int32(p.Sent()), Delivered: int32(p.Delivered), RetryPending: int32(p.RetryPending),
+			RetryExhausted: int32(p.RetryExhausted), Deferred: int32(p.Deferred), Cancelled: int32(p.Cancelled),
+		}, nil
+	}
 }
 
 // onlyGET answers other methods 405 like every known REST path.

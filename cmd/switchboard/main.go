@@ -112,12 +112,14 @@ type options struct {
 	logLevel      string
 	rateLimit     int
 	authRateLimit int
-	maxBody       int64
-	llm           llm.Config
-	debugAddr     string
-	allowPrivate  bool
-	dbMaxConns    int
-	reviewPolicy  store.ReviewPolicy
+	// fedRateLimit is the federation class: requests per minute per calling instance.
+	fedRateLimit int
+	maxBody      int64
+	llm          llm.Config
+	debugAddr    string
+	allowPrivate bool
+	dbMaxConns   int
+	reviewPolicy store.ReviewPolicy
 	// publicURL is the instance's address as store agents reach it.
 	publicURL string
 	// secretKey seals stored secrets; nil when none is configured.
@@ -156,6 +158,11 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	fs.IntVar(&o.authRateLimit, "auth-rate-limit-per-minute", o.authRateLimit, "login/signup/setup requests per minute per client IP (SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE)")
+	if o.fedRateLimit, err = envInt("SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE", 30); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.fedRateLimit, "federation-rate-limit-per-minute", o.fedRateLimit,
+		"federation platform requests per minute per calling instance; per client IP without an instance credential (SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE)")
 	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
 	if err != nil {
 		return o, err
@@ -241,7 +248,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
 		return o, errors.New("limits, the heartbeats, --stale-after and --audit-retention must be positive")
 	}
@@ -424,7 +431,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	handler, err := server.New(server.Config{
 		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
-		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit},
+		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit},
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},

@@ -91,6 +91,31 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 	}
 }
 
+// TestFederationRateLimitFlag: issue 14 item 9: the federation class is 30
+// a minute by default, SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE sets it,
+// --federation-rate-limit-per-minute wins over the environment, and it must
+// be a positive number.
+func TestFederationRateLimitFlag(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.fedRateLimit != 30 {
+		t.Fatalf("default: %d %v", o.fedRateLimit, err)
+	}
+	t.Setenv("SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE", "45")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.fedRateLimit != 45 {
+		t.Fatalf("env: %d %v", o.fedRateLimit, err)
+	}
+	if o, err = parseServe([]string{"--federation-rate-limit-per-minute", "7"}, io.Discard, io.Discard); err != nil || o.fedRateLimit != 7 {
+		t.Fatalf("flag over env: %d %v", o.fedRateLimit, err)
+	}
+	if _, err := parseServe([]string{"--federation-rate-limit-per-minute", "0"}, io.Discard, io.Discard); err == nil {
+		t.Error("a limit of 0 accepted")
+	}
+	t.Setenv("SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE", "lots")
+	if _, err := parseServe(nil, io.Discard, io.Discard); err == nil {
+		t.Error("a non-numeric SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE was accepted")
+	}
+}
+
 func TestVersionCommand(t *testing.T) {
 	var out bytes.Buffer
 	if err := run([]string{"version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "switchboard ") {

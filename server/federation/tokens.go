@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -92,13 +93,22 @@ func unseal(box *secrets.Box, stored string, aad []byte) (string, error) {
 // CallerName names the registered instance whose platform token an
 // Authorization header presents, for the audit log; empty for anything else.
 func (h *Hub) CallerName(ctx context.Context, authorization string) string {
+	if inst := h.platformCaller(ctx, authorization); inst != nil {
+		return inst.Name
+	}
+	return ""
+}
+
+// platformCaller is the registered instance whose platform token an
+// Authorization header presents; nil for anything else.
+func (h *Hub) platformCaller(ctx context.Context, authorization string) *ent.FederationInstance {
 	token, ok := strings.CutPrefix(authorization, "Bearer ")
 	if !h.Serving || !ok || !strings.HasPrefix(token, PlatformTokenPrefix) {
-		return ""
+		return nil
 	}
 	inst, err := h.DB.FederationInstance.Query().Where(federationinstance.TokenHash(auth.HashToken(token))).Only(ctx)
 	if err != nil {
-		return ""
+		return nil
 	}
-	return inst.Name
+	return inst
 }

@@ -29,7 +29,7 @@ type Limits struct {
 	PerKey     int // 120: every API request, per key (or session user, or client IP)
 	Auth       int // 10: login, signup, setup, per client IP
 	Heavy      int // 20: store executions, A2A sends, per client IP
-	Federation int // 30: per instance
+	Federation int // 30: per calling instance (per client IP without one)
 }
 
 func (l Limits) withDefaults() Limits {
@@ -50,7 +50,20 @@ type Gate struct {
 	resolver *auth.Resolver
 	general  *httprate.RateLimiter
 	classes  map[string]*httprate.RateLimiter
+	// instance names the calling instance for the federation class.
+	instance CallerInstance
 }
+
+// CallerInstance names the instance a federation request comes from (the
+// instance of a hub's platform token, the hub of a spoke's
+// X-Federation-Token); "" when the request presents no credential this
+// instance knows.
+type CallerInstance func(ctx context.Context, r *http.Request) string
+
+// CountFederationBy makes the federation class count per calling instance,
+// as named by f; a request that names none (an anonymous call of a public
+// route such as discover) is counted per client IP. Call it before serving.
+func (g *Gate) CountFederationBy(f CallerInstance) { g.instance = f }
 
 // New makes a Gate.
 func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
@@ -145,10 +158,21 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedu
 // charges a procedure's class; a protocol door charges the class of what the
 // body asks for (an MCP tool that runs a store agent is heavy).
 func (g *Gate) Charge(w http.ResponseWriter, r *http.Request, class string) error {
-	if l, ok := g.classes[class]; ok && l.OnLimit(w, r, class+":"+clientIP(r)) {
+	if l, ok := g.classes[class]; ok && l.OnLimit(w, r, g.client(r, class)) {
 		return apperr.RateLimited(window)
 	}
 	return nil
+}
+
+// client is whom a class counts r against: the calling instance for the
+// federation class when it names one, else the client IP.
+func (g *Gate) client(r *http.Request, class string) string {
+	if class == "federation" && g.instance != nil {
+		if id := g.instance(r.Context(), r); id != "" {
+			return "federation:instance:" + id
+		}
+	}
+	return class + ":" + clientIP(r)
 }
 
 func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.Principal, error) {

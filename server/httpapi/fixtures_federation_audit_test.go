@@ -8,7 +8,7 @@ func init() { fixtureSets = append(fixtureSets, federationAuditFixtures) }
 
 // federationAuditFixtures cover the audit list's two views: a page of rows
 // (a flagged inbound call with every field set, a failed outbound one bare)
-// and the statistics.
+// and the statistics; the outbox action's counts.
 func federationAuditFixtures() []fixture {
 	flagged := &switchboardv1.FederationAuditEntry{
 		Id: "ckx5f0a1b0000qzrmaudit0001", Direction: "inbound", Endpoint: "/api/v2/federation/heartbeat",
@@ -55,6 +55,12 @@ func federationAuditFixtures() []fixture {
 		}),
 		single("ListFederationAuditResponse", "stats_empty", &switchboardv1.ListFederationAuditResponse{
 			Stats: &switchboardv1.FederationAuditStats{},
+		}),
+		single("RunFederationAuditActionResponse", "process_retries", &switchboardv1.RunFederationAuditActionResponse{
+			Action: "process_retries", Processed: 3, Delivered: 2, RetryExhausted: 1, Deferred: 1,
+		}),
+		single("RunFederationAuditActionResponse", "nothing_due", &switchboardv1.RunFederationAuditActionResponse{
+			Action: "process_retries",
 		}),
 	}
 }

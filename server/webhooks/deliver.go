@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
 )
 
 // Headers of every delivery.
@@ -34,33 +36,64 @@ func Sign(secret string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// attempt works one due row: defer it while the target's breaker is open,
-// otherwise claim it, send it and record the outcome under the claim.
-func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
+// outcome is what one attempt did with its row.
+type outcome int
+
+const (
+	skipped        outcome = iota // claimed elsewhere, no longer due, or put back
+	deferred                      // its target's breaker is open
+	cancelled                     // its target is gone
+	delivered                     // sent and answered 2xx
+	retryPending                  // failed; another attempt is scheduled
+	retryExhausted                // failed its last attempt
+)
+
+// claimable is the claim's condition: due, or, forced (Retry), not held by
+// a live claim.
+func claimable(now time.Time, force bool) predicate.WebhookDelivery {
+	due := webhookdelivery.NextAttemptAtLTE(now)
+	if !force {
+		return due
+	}
+	return webhookdelivery.Or(due, webhookdelivery.ClaimTokenIsNil())
+}
+
+// attempt works one row: defer it while the target's breaker is open,
+// otherwise claim it, send it and record the outcome under the claim. A
+// forced attempt takes a pending row before its time.
+func (d *Dispatcher) attempt(row *ent.WebhookDelivery, force bool) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	now := d.now()
 	if ok, until := d.breakers.allow(row.URL, now); !ok {
 		// Deferred, not attempted: only if nobody has claimed it meanwhile.
-		_, err := d.db.WebhookDelivery.Update().
-			Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
-				webhookdelivery.NextAttemptAtLTE(now)).
+		n, err := d.db.WebhookDelivery.Update().
+			Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending), claimable(now, force)).
 			SetNextAttemptAt(until).SetUpdatedAt(now).Save(ctx)
-		if err != nil {
-			d.log.Error("webhooks: defer delivery", "delivery", row.ID, "err", err)
+		if err != nil || n != 1 {
+			if err != nil {
+				d.log.Error("webhooks: defer delivery", "delivery", row.ID, "err", err)
+			}
+			return skipped
 		}
-		return
+		return deferred
 	}
 	token := ids.New()
 	n, err := d.db.WebhookDelivery.Update().
-		Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
-			webhookdelivery.NextAttemptAtLTE(now)).
+		Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending), claimable(now, force)).
 		SetNextAttemptAt(now.Add(Lease)).SetClaimToken(token).SetUpdatedAt(now).Save(ctx)
 	if err != nil || n != 1 {
 		if err != nil {
 			d.log.Error("webhooks: claim delivery", "delivery", row.ID, "err", err)
 		}
-		return // another dispatcher has it, or it is no longer due
+		return skipped // another dispatcher has it, or it is no longer due
+	}
+	if force {
+		// Read before it was claimed: another attempt may have come between.
+		if row, err = d.db.WebhookDelivery.Get(ctx, row.ID); err != nil {
+			d.log.Error("webhooks: read claimed delivery", "delivery", row.ID, "err", err)
+			return skipped // due again when the claim's lease ends
+		}
 	}
 	mine := d.db.WebhookDelivery.Update().
 		Where(webhookdelivery.ID(row.ID), webhookdelivery.ClaimToken(token), webhookdelivery.StatusEQ(webhookdelivery.StatusPending))
@@ -79,17 +112,21 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
 	case err != nil:
 		d.log.Error("webhooks: read target", "delivery", row.ID, "err", err)
 		d.save(ctx, row, mine.SetNextAttemptAt(now.Add(time.Second)).ClearClaimToken())
-		return
+		return skipped
 	case !found:
 		d.save(ctx, row, mine.SetStatus(webhookdelivery.StatusCancelled).ClearClaimToken().SetLastError(gone))
-		return
+		return cancelled
 	}
 
-	status, sendErr := d.send(row, secret, cred)
+	retries := Retries
+	if row.Kind == webhookdelivery.KindFederation {
+		retries = d.federationRetries
+	}
+	status, sendErr := d.send(row, secret, cred, len(retries))
 	if sendErr != nil && d.ctx.Err() != nil {
 		// Closing: the attempt is abandoned and due again for whoever is next.
 		d.save(ctx, row, mine.SetNextAttemptAt(now).ClearClaimToken())
-		return
+		return skipped
 	}
 	ok := sendErr == nil
 	d.breakers.record(row.URL, ok, d.now())
@@ -101,23 +138,21 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery) {
 		upd = upd.ClearLastStatus()
 	}
 	host := hostOf(row.URL)
-	retries := Retries
-	if row.Kind == webhookdelivery.KindFederation {
-		retries = d.federationRetries
-	}
+	var out outcome
 	switch {
 	case ok:
-		upd = upd.SetStatus(webhookdelivery.StatusDelivered).SetDeliveredAt(d.now()).ClearLastError()
+		out, upd = delivered, upd.SetStatus(webhookdelivery.StatusDelivered).SetDeliveredAt(d.now()).ClearLastError()
 		d.log.Info("webhook delivered", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "status", status)
 	case int(attempts) > len(retries):
-		upd = upd.SetStatus(webhookdelivery.StatusRetryExhausted).SetLastError(sendErr.Error())
+		out, upd = retryExhausted, upd.SetStatus(webhookdelivery.StatusRetryExhausted).SetLastError(sendErr.Error())
 		d.log.Warn("webhook retries exhausted", "delivery", row.ID, "event", row.Event, "host", host, "attempts", attempts, "err", sendErr)
 	default:
 		next := now.Add(retries[attempts-1])
-		upd = upd.SetNextAttemptAt(next).SetLastError(sendErr.Error())
+		out, upd = retryPending, upd.SetNextAttemptAt(next).SetLastError(sendErr.Error())
 		d.log.Info("webhook attempt failed", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "next", next, "err", sendErr)
 	}
 	d.save(ctx, row, upd)
+	return out
 }
 
 func (d *Dispatcher) save(ctx context.Context, row *ent.WebhookDelivery, upd *ent.WebhookDeliveryUpdate) {
@@ -161,10 +196,16 @@ func (d *Dispatcher) federationCredential(ctx context.Context, row *ent.WebhookD
 
 // send POSTs the row's body; a nil error is a 2xx answer. The error text is
 // stored on the row, so it names the status or the failure, never the URL's
-// query or the secret.
-func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Header) (status int, err error) {
+// query or the secret. A federation row goes through the audited client,
+// told which attempt this is of a schedule of retries.
+func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Header, retries int) (status int, err error) {
 	ctx, cancel := context.WithTimeout(d.ctx, Timeout)
 	defer cancel()
+	client := d.client
+	if row.Kind == webhookdelivery.KindFederation {
+		client = d.federation
+		ctx = audit.WithAttempt(ctx, audit.Attempt{Retry: int(row.Attempts), Last: int(row.Attempts) >= retries})
+	}
 	body := []byte(row.Payload)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, row.URL, bytes.NewReader(body))
 	if err != nil {
@@ -183,7 +224,7 @@ func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Hea
 	for k, v := range cred {
 		req.Header[k] = v
 	}
-	res, err := d.client.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		return 0, describe(err)
 	}

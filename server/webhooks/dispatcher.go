@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
 )
 
 // maxLanes bounds how many targets one dispatcher delivers to at once; each
@@ -38,15 +39,20 @@ type Config struct {
 	// FederationRetries is the retry schedule of federation rows
 	// (--federation-retry-schedule); Retries when empty.
 	FederationRetries []time.Duration
+	// Audit records every attempt of a federation row as an outbound
+	// FederationAuditLog row (its transport); nil records none.
+	Audit *audit.Recorder
 }
 
 // Dispatcher delivers due rows until it is closed.
 type Dispatcher struct {
-	db       *ent.Client
-	now      func() time.Time
-	log      *slog.Logger
-	client   *http.Client
-	breakers *breakers
+	db     *ent.Client
+	now    func() time.Time
+	log    *slog.Logger
+	client *http.Client
+	// federation sends federation rows: client's rules, audited.
+	federation *http.Client
+	breakers   *breakers
 
 	alarm  *alarm.Alarm
 	done   chan struct{}
@@ -54,8 +60,10 @@ type Dispatcher struct {
 	cancel context.CancelFunc
 	lanes  sync.WaitGroup
 
-	mu   sync.Mutex
-	busy map[string]bool // target URLs with a lane running
+	mu     sync.Mutex
+	busy   map[string]bool // target URLs with a lane running
+	idle   *sync.Cond      // signalled (on mu) when a lane ends
+	closed bool
 
 	credential        func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
 	federationRetries []time.Duration
@@ -77,6 +85,12 @@ func Start(cfg Config) *Dispatcher {
 		alarm: alarm.New(clock), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, busy: map[string]bool{},
 		credential: cfg.Credential, federationRetries: cfg.FederationRetries,
+	}
+	d.idle = sync.NewCond(&d.mu)
+	d.federation = d.client
+	if cfg.Audit != nil {
+		d.federation = &http.Client{Timeout: d.client.Timeout, CheckRedirect: d.client.CheckRedirect,
+			Transport: cfg.Audit.Transport(d.client.Transport)}
 	}
 	if len(d.federationRetries) == 0 {
 		d.federationRetries = Retries
@@ -101,6 +115,10 @@ func (d *Dispatcher) Close() {
 	if !d.alarm.Stop() {
 		return // closed already
 	}
+	d.mu.Lock()
+	d.closed = true // no new lanes from Retry
+	d.idle.Broadcast()
+	d.mu.Unlock()
 	d.cancel()
 	<-d.done
 	d.lanes.Wait()
@@ -137,14 +155,7 @@ func (d *Dispatcher) pass() time.Time {
 		}
 		return now.Add(time.Second) // try again shortly
 	}
-	byURL := map[string][]*ent.WebhookDelivery{}
-	var order []string
-	for _, row := range due {
-		if _, ok := byURL[row.URL]; !ok {
-			order = append(order, row.URL)
-		}
-		byURL[row.URL] = append(byURL[row.URL], row)
-	}
+	byURL, order := byTarget(due)
 	d.mu.Lock()
 	for _, url := range order {
 		if d.busy[url] || len(d.busy) >= maxLanes {
@@ -171,19 +182,37 @@ func (d *Dispatcher) pass() time.Time {
 	return next.NextAttemptAt
 }
 
+// byTarget groups rows by URL, keeping their order, and lists the URLs in
+// the order their first row came.
+func byTarget(rows []*ent.WebhookDelivery) (map[string][]*ent.WebhookDelivery, []string) {
+	byURL := map[string][]*ent.WebhookDelivery{}
+	var order []string
+	for _, row := range rows {
+		if _, ok := byURL[row.URL]; !ok {
+			order = append(order, row.URL)
+		}
+		byURL[row.URL] = append(byURL[row.URL], row)
+	}
+	return byURL, order
+}
+
 // lane delivers one target's due rows in order, then wakes the loop.
 func (d *Dispatcher) lane(url string, rows []*ent.WebhookDelivery) {
-	defer func() {
-		d.mu.Lock()
-		delete(d.busy, url)
-		d.mu.Unlock()
-		d.lanes.Done()
-		d.Wake()
-	}()
+	defer d.release(url)
 	for _, row := range rows {
 		if d.ctx.Err() != nil {
 			return
 		}
-		d.attempt(row)
+		d.attempt(row, false)
 	}
+}
+
+// release ends url's lane and wakes the loop and whoever waits for the lane.
+func (d *Dispatcher) release(url string) {
+	d.mu.Lock()
+	delete(d.busy, url)
+	d.idle.Broadcast()
+	d.mu.Unlock()
+	d.lanes.Done()
+	d.Wake()
 }

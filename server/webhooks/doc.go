@@ -47,6 +47,17 @@
 // X-Switchboard-Delivery, on the same retry schedule, breakers and address
 // guard as a push; no settings change cancels it.
 //
+// # Federation rows
+//
+// A Forward with InstanceID is a federation delivery (the hub's approval
+// webhook to a spoke): the instance's credential header is added at each
+// attempt (Config.Credential), its retries follow Config.FederationRetries
+// (--federation-retry-schedule), and every attempt goes through the audit
+// transport (Config.Audit), which writes one outbound FederationAuditLog row
+// with the retry count and state (retry_pending, retry_exhausted,
+// retry_success). Retry is the hub admin's process_retries: it attempts the
+// federation rows waiting for a retry now and answers what became of them.
+//
 // # Delivery
 //
 // POST url with the body {event, occurredAt, data} and the headers

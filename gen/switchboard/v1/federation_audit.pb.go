@@ -24,6 +24,150 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type RunFederationAuditActionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// process_retries.
+	Action        string `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunFederationAuditActionRequest) Reset() {
+	*x = RunFederationAuditActionRequest{}
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunFederationAuditActionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunFederationAuditActionRequest) ProtoMessage() {}
+
+func (x *RunFederationAuditActionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunFederationAuditActionRequest.ProtoReflect.Descriptor instead.
+func (*RunFederationAuditActionRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RunFederationAuditActionRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+// RunFederationAuditActionResponse counts what process_retries did with the
+// deliveries it took.
+type RunFederationAuditActionResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Action string                 `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	// Deliveries sent now (delivered + retry_pending + retry_exhausted).
+	Processed int32 `protobuf:"varint,2,opt,name=processed,proto3" json:"processed,omitempty"`
+	Delivered int32 `protobuf:"varint,3,opt,name=delivered,proto3" json:"delivered,omitempty"`
+	// Failed again; another retry is scheduled.
+	RetryPending int32 `protobuf:"varint,4,opt,name=retry_pending,json=retryPending,proto3" json:"retry_pending,omitempty"`
+	// Failed their last retry.
+	RetryExhausted int32 `protobuf:"varint,5,opt,name=retry_exhausted,json=retryExhausted,proto3" json:"retry_exhausted,omitempty"`
+	// Not sent: their target's breaker is open; due again when it half-opens.
+	Deferred int32 `protobuf:"varint,6,opt,name=deferred,proto3" json:"deferred,omitempty"`
+	// Not sent: their instance is gone.
+	Cancelled     int32 `protobuf:"varint,7,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunFederationAuditActionResponse) Reset() {
+	*x = RunFederationAuditActionResponse{}
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunFederationAuditActionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunFederationAuditActionResponse) ProtoMessage() {}
+
+func (x *RunFederationAuditActionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunFederationAuditActionResponse.ProtoReflect.Descriptor instead.
+func (*RunFederationAuditActionResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RunFederationAuditActionResponse) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *RunFederationAuditActionResponse) GetProcessed() int32 {
+	if x != nil {
+		return x.Processed
+	}
+	return 0
+}
+
+func (x *RunFederationAuditActionResponse) GetDelivered() int32 {
+	if x != nil {
+		return x.Delivered
+	}
+	return 0
+}
+
+func (x *RunFederationAuditActionResponse) GetRetryPending() int32 {
+	if x != nil {
+		return x.RetryPending
+	}
+	return 0
+}
+
+func (x *RunFederationAuditActionResponse) GetRetryExhausted() int32 {
+	if x != nil {
+		return x.RetryExhausted
+	}
+	return 0
+}
+
+func (x *RunFederationAuditActionResponse) GetDeferred() int32 {
+	if x != nil {
+		return x.Deferred
+	}
+	return 0
+}
+
+func (x *RunFederationAuditActionResponse) GetCancelled() int32 {
+	if x != nil {
+		return x.Cancelled
+	}
+	return 0
+}
+
 type ListFederationAuditRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// rows (default) or stats.
@@ -45,7 +189,7 @@ type ListFederationAuditRequest struct {
 
 func (x *ListFederationAuditRequest) Reset() {
 	*x = ListFederationAuditRequest{}
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[0]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -57,7 +201,7 @@ func (x *ListFederationAuditRequest) String() string {
 func (*ListFederationAuditRequest) ProtoMessage() {}
 
 func (x *ListFederationAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[0]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -70,7 +214,7 @@ func (x *ListFederationAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFederationAuditRequest.ProtoReflect.Descriptor instead.
 func (*ListFederationAuditRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{0}
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ListFederationAuditRequest) GetView() string {
@@ -150,7 +294,7 @@ type ListFederationAuditResponse struct {
 
 func (x *ListFederationAuditResponse) Reset() {
 	*x = ListFederationAuditResponse{}
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[1]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -162,7 +306,7 @@ func (x *ListFederationAuditResponse) String() string {
 func (*ListFederationAuditResponse) ProtoMessage() {}
 
 func (x *ListFederationAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[1]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -175,7 +319,7 @@ func (x *ListFederationAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFederationAuditResponse.ProtoReflect.Descriptor instead.
 func (*ListFederationAuditResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{1}
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListFederationAuditResponse) GetEntries() []*FederationAuditEntry {
@@ -231,7 +375,7 @@ type FederationAuditEntry struct {
 
 func (x *FederationAuditEntry) Reset() {
 	*x = FederationAuditEntry{}
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[2]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -243,7 +387,7 @@ func (x *FederationAuditEntry) String() string {
 func (*FederationAuditEntry) ProtoMessage() {}
 
 func (x *FederationAuditEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[2]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -256,7 +400,7 @@ func (x *FederationAuditEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FederationAuditEntry.ProtoReflect.Descriptor instead.
 func (*FederationAuditEntry) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{2}
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *FederationAuditEntry) GetId() string {
@@ -396,7 +540,7 @@ type FederationAuditCount struct {
 
 func (x *FederationAuditCount) Reset() {
 	*x = FederationAuditCount{}
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[3]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -408,7 +552,7 @@ func (x *FederationAuditCount) String() string {
 func (*FederationAuditCount) ProtoMessage() {}
 
 func (x *FederationAuditCount) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[3]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -421,7 +565,7 @@ func (x *FederationAuditCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FederationAuditCount.ProtoReflect.Descriptor instead.
 func (*FederationAuditCount) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FederationAuditCount) GetValue() string {
@@ -454,7 +598,7 @@ type FederationAuditStats struct {
 
 func (x *FederationAuditStats) Reset() {
 	*x = FederationAuditStats{}
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[4]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +610,7 @@ func (x *FederationAuditStats) String() string {
 func (*FederationAuditStats) ProtoMessage() {}
 
 func (x *FederationAuditStats) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[4]
+	mi := &file_switchboard_v1_federation_audit_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +623,7 @@ func (x *FederationAuditStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FederationAuditStats.ProtoReflect.Descriptor instead.
 func (*FederationAuditStats) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_federation_audit_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *FederationAuditStats) GetTotal() int32 {
@@ -528,7 +672,17 @@ var File_switchboard_v1_federation_audit_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_federation_audit_proto_rawDesc = "" +
 	"\n" +
-	"%switchboard/v1/federation_audit.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xc1\x03\n" +
+	"%switchboard/v1/federation_audit.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"a\n" +
+	"\x1fRunFederationAuditActionRequest\x12>\n" +
+	"\x06action\x18\x01 \x01(\tB&\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x17federation_audit_actionR\x06action\"\x9b\x02\n" +
+	" RunFederationAuditActionResponse\x123\n" +
+	"\x06action\x18\x01 \x01(\tB\x1b\xba\xf5\x18\x17federation_audit_actionR\x06action\x12\x1c\n" +
+	"\tprocessed\x18\x02 \x01(\x05R\tprocessed\x12\x1c\n" +
+	"\tdelivered\x18\x03 \x01(\x05R\tdelivered\x12#\n" +
+	"\rretry_pending\x18\x04 \x01(\x05R\fretryPending\x12'\n" +
+	"\x0fretry_exhausted\x18\x05 \x01(\x05R\x0eretryExhausted\x12\x1a\n" +
+	"\bdeferred\x18\x06 \x01(\x05R\bdeferred\x12\x1c\n" +
+	"\tcancelled\x18\a \x01(\x05R\tcancelled\"\xc1\x03\n" +
 	"\x1aListFederationAuditRequest\x124\n" +
 	"\x04view\x18\x01 \x01(\tB \xbaH\x04r\x02\x18d\xba\xf5\x18\x15federation_audit_viewR\x04view\x12=\n" +
 	"\tdirection\x18\x02 \x01(\tB\x1f\xbaH\x04r\x02\x18d\xba\xf5\x18\x14federation_directionR\tdirection\x12:\n" +
@@ -581,9 +735,10 @@ const file_switchboard_v1_federation_audit_proto_rawDesc = "" +
 	"\vby_endpoint\x18\x04 \x03(\v2$.switchboard.v1.FederationAuditCountR\n" +
 	"byEndpoint\x12&\n" +
 	"\x0fp50_duration_ms\x18\x05 \x01(\x03R\rp50DurationMs\x12&\n" +
-	"\x0fp95_duration_ms\x18\x06 \x01(\x03R\rp95DurationMs2\xb5\x01\n" +
+	"\x0fp95_duration_ms\x18\x06 \x01(\x03R\rp95DurationMs2\xe4\x02\n" +
 	"\x16FederationAuditService\x12\x9a\x01\n" +
-	"\x13ListFederationAudit\x12*.switchboard.v1.ListFederationAuditRequest\x1a+.switchboard.v1.ListFederationAuditResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/admin/federation-auditBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x13ListFederationAudit\x12*.switchboard.v1.ListFederationAuditRequest\x1a+.switchboard.v1.ListFederationAuditResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/admin/federation-audit\x12\xac\x01\n" +
+	"\x18RunFederationAuditAction\x12/.switchboard.v1.RunFederationAuditActionRequest\x1a0.switchboard.v1.RunFederationAuditActionResponse\"-\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/admin/federation-auditBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_federation_audit_proto_rawDescOnce sync.Once
@@ -597,30 +752,34 @@ func file_switchboard_v1_federation_audit_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_federation_audit_proto_rawDescData
 }
 
-var file_switchboard_v1_federation_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_switchboard_v1_federation_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_switchboard_v1_federation_audit_proto_goTypes = []any{
-	(*ListFederationAuditRequest)(nil),  // 0: switchboard.v1.ListFederationAuditRequest
-	(*ListFederationAuditResponse)(nil), // 1: switchboard.v1.ListFederationAuditResponse
-	(*FederationAuditEntry)(nil),        // 2: switchboard.v1.FederationAuditEntry
-	(*FederationAuditCount)(nil),        // 3: switchboard.v1.FederationAuditCount
-	(*FederationAuditStats)(nil),        // 4: switchboard.v1.FederationAuditStats
-	(*timestamppb.Timestamp)(nil),       // 5: google.protobuf.Timestamp
-	(*Pagination)(nil),                  // 6: switchboard.v1.Pagination
+	(*RunFederationAuditActionRequest)(nil),  // 0: switchboard.v1.RunFederationAuditActionRequest
+	(*RunFederationAuditActionResponse)(nil), // 1: switchboard.v1.RunFederationAuditActionResponse
+	(*ListFederationAuditRequest)(nil),       // 2: switchboard.v1.ListFederationAuditRequest
+	(*ListFederationAuditResponse)(nil),      // 3: switchboard.v1.ListFederationAuditResponse
+	(*FederationAuditEntry)(nil),             // 4: switchboard.v1.FederationAuditEntry
+	(*FederationAuditCount)(nil),             // 5: switchboard.v1.FederationAuditCount
+	(*FederationAuditStats)(nil),             // 6: switchboard.v1.FederationAuditStats
+	(*timestamppb.Timestamp)(nil),            // 7: google.protobuf.Timestamp
+	(*Pagination)(nil),                       // 8: switchboard.v1.Pagination
 }
 var file_switchboard_v1_federation_audit_proto_depIdxs = []int32{
-	5,  // 0: switchboard.v1.ListFederationAuditRequest.since:type_name -> google.protobuf.Timestamp
-	5,  // 1: switchboard.v1.ListFederationAuditRequest.until:type_name -> google.protobuf.Timestamp
-	2,  // 2: switchboard.v1.ListFederationAuditResponse.entries:type_name -> switchboard.v1.FederationAuditEntry
-	6,  // 3: switchboard.v1.ListFederationAuditResponse.pagination:type_name -> switchboard.v1.Pagination
-	4,  // 4: switchboard.v1.ListFederationAuditResponse.stats:type_name -> switchboard.v1.FederationAuditStats
-	5,  // 5: switchboard.v1.FederationAuditEntry.created_at:type_name -> google.protobuf.Timestamp
-	3,  // 6: switchboard.v1.FederationAuditStats.by_status:type_name -> switchboard.v1.FederationAuditCount
-	3,  // 7: switchboard.v1.FederationAuditStats.by_threat_level:type_name -> switchboard.v1.FederationAuditCount
-	3,  // 8: switchboard.v1.FederationAuditStats.by_endpoint:type_name -> switchboard.v1.FederationAuditCount
-	0,  // 9: switchboard.v1.FederationAuditService.ListFederationAudit:input_type -> switchboard.v1.ListFederationAuditRequest
-	1,  // 10: switchboard.v1.FederationAuditService.ListFederationAudit:output_type -> switchboard.v1.ListFederationAuditResponse
-	10, // [10:11] is the sub-list for method output_type
-	9,  // [9:10] is the sub-list for method input_type
+	7,  // 0: switchboard.v1.ListFederationAuditRequest.since:type_name -> google.protobuf.Timestamp
+	7,  // 1: switchboard.v1.ListFederationAuditRequest.until:type_name -> google.protobuf.Timestamp
+	4,  // 2: switchboard.v1.ListFederationAuditResponse.entries:type_name -> switchboard.v1.FederationAuditEntry
+	8,  // 3: switchboard.v1.ListFederationAuditResponse.pagination:type_name -> switchboard.v1.Pagination
+	6,  // 4: switchboard.v1.ListFederationAuditResponse.stats:type_name -> switchboard.v1.FederationAuditStats
+	7,  // 5: switchboard.v1.FederationAuditEntry.created_at:type_name -> google.protobuf.Timestamp
+	5,  // 6: switchboard.v1.FederationAuditStats.by_status:type_name -> switchboard.v1.FederationAuditCount
+	5,  // 7: switchboard.v1.FederationAuditStats.by_threat_level:type_name -> switchboard.v1.FederationAuditCount
+	5,  // 8: switchboard.v1.FederationAuditStats.by_endpoint:type_name -> switchboard.v1.FederationAuditCount
+	2,  // 9: switchboard.v1.FederationAuditService.ListFederationAudit:input_type -> switchboard.v1.ListFederationAuditRequest
+	0,  // 10: switchboard.v1.FederationAuditService.RunFederationAuditAction:input_type -> switchboard.v1.RunFederationAuditActionRequest
+	3,  // 11: switchboard.v1.FederationAuditService.ListFederationAudit:output_type -> switchboard.v1.ListFederationAuditResponse
+	1,  // 12: switchboard.v1.FederationAuditService.RunFederationAuditAction:output_type -> switchboard.v1.RunFederationAuditActionResponse
+	11, // [11:13] is the sub-list for method output_type
+	9,  // [9:11] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -633,14 +792,14 @@ func file_switchboard_v1_federation_audit_proto_init() {
 	}
 	file_switchboard_v1_common_proto_init()
 	file_switchboard_v1_options_proto_init()
-	file_switchboard_v1_federation_audit_proto_msgTypes[1].OneofWrappers = []any{}
+	file_switchboard_v1_federation_audit_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_federation_audit_proto_rawDesc), len(file_switchboard_v1_federation_audit_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -70,6 +70,33 @@ func local_request_FederationAuditService_ListFederationAudit_0(ctx context.Cont
 	return msg, metadata, err
 }
 
+func request_FederationAuditService_RunFederationAuditAction_0(ctx context.Context, marshaler runtime.Marshaler, client FederationAuditServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq RunFederationAuditActionRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.RunFederationAuditAction(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_FederationAuditService_RunFederationAuditAction_0(ctx context.Context, marshaler runtime.Marshaler, server FederationAuditServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq RunFederationAuditActionRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.RunFederationAuditAction(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterFederationAuditServiceHandlerServer registers the http handlers for service FederationAuditService to "mux".
 // UnaryRPC     :call FederationAuditServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -95,6 +122,26 @@ func RegisterFederationAuditServiceHandlerServer(ctx context.Context, mux *runti
 			return
 		}
 		forward_FederationAuditService_ListFederationAudit_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_FederationAuditService_RunFederationAuditAction_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.FederationAuditService/RunFederationAuditAction", runtime.WithHTTPPathPattern("/api/admin/federation-audit"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_FederationAuditService_RunFederationAuditAction_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationAuditService_RunFederationAuditAction_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -153,13 +200,32 @@ func RegisterFederationAuditServiceHandlerClient(ctx context.Context, mux *runti
 		}
 		forward_FederationAuditService_ListFederationAudit_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_FederationAuditService_RunFederationAuditAction_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.FederationAuditService/RunFederationAuditAction", runtime.WithHTTPPathPattern("/api/admin/federation-audit"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_FederationAuditService_RunFederationAuditAction_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationAuditService_RunFederationAuditAction_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
-	pattern_FederationAuditService_ListFederationAudit_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "admin", "federation-audit"}, ""))
+	pattern_FederationAuditService_ListFederationAudit_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "admin", "federation-audit"}, ""))
+	pattern_FederationAuditService_RunFederationAuditAction_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "admin", "federation-audit"}, ""))
 )
 
 var (
-	forward_FederationAuditService_ListFederationAudit_0 = runtime.ForwardResponseMessage
+	forward_FederationAuditService_ListFederationAudit_0      = runtime.ForwardResponseMessage
+	forward_FederationAuditService_RunFederationAuditAction_0 = runtime.ForwardResponseMessage
 )

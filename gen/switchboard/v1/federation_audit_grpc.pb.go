@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FederationAuditService_ListFederationAudit_FullMethodName = "/switchboard.v1.FederationAuditService/ListFederationAudit"
+	FederationAuditService_ListFederationAudit_FullMethodName      = "/switchboard.v1.FederationAuditService/ListFederationAudit"
+	FederationAuditService_RunFederationAuditAction_FullMethodName = "/switchboard.v1.FederationAuditService/RunFederationAuditAction"
 )
 
 // FederationAuditServiceClient is the client API for FederationAuditService service.
@@ -27,13 +28,18 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // FederationAuditService is this instance's log of its federation calls,
-// inbound and outbound (admin session; hubs and spokes alike). POST
-// {action: process_retries} arrives with the federation outbox.
+// inbound and outbound (admin session; hubs and spokes alike), and the
+// admin's actions on the federation outbox (hub).
 type FederationAuditServiceClient interface {
 	// ListFederationAudit answers a page of rows, newest first (30 by default),
 	// or with view=stats the counts and durations of every row the filters
 	// match.
 	ListFederationAudit(ctx context.Context, in *ListFederationAuditRequest, opts ...grpc.CallOption) (*ListFederationAuditResponse, error)
+	// RunFederationAuditAction runs an admin action on the federation outbox
+	// (hub only; 404 elsewhere). process_retries attempts now every federation
+	// delivery waiting for a retry (or due), on the caller's request, and
+	// answers what became of them; a target whose breaker is open is deferred.
+	RunFederationAuditAction(ctx context.Context, in *RunFederationAuditActionRequest, opts ...grpc.CallOption) (*RunFederationAuditActionResponse, error)
 }
 
 type federationAuditServiceClient struct {
@@ -54,18 +60,33 @@ func (c *federationAuditServiceClient) ListFederationAudit(ctx context.Context, 
 	return out, nil
 }
 
+func (c *federationAuditServiceClient) RunFederationAuditAction(ctx context.Context, in *RunFederationAuditActionRequest, opts ...grpc.CallOption) (*RunFederationAuditActionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunFederationAuditActionResponse)
+	err := c.cc.Invoke(ctx, FederationAuditService_RunFederationAuditAction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FederationAuditServiceServer is the server API for FederationAuditService service.
 // All implementations should embed UnimplementedFederationAuditServiceServer
 // for forward compatibility.
 //
 // FederationAuditService is this instance's log of its federation calls,
-// inbound and outbound (admin session; hubs and spokes alike). POST
-// {action: process_retries} arrives with the federation outbox.
+// inbound and outbound (admin session; hubs and spokes alike), and the
+// admin's actions on the federation outbox (hub).
 type FederationAuditServiceServer interface {
 	// ListFederationAudit answers a page of rows, newest first (30 by default),
 	// or with view=stats the counts and durations of every row the filters
 	// match.
 	ListFederationAudit(context.Context, *ListFederationAuditRequest) (*ListFederationAuditResponse, error)
+	// RunFederationAuditAction runs an admin action on the federation outbox
+	// (hub only; 404 elsewhere). process_retries attempts now every federation
+	// delivery waiting for a retry (or due), on the caller's request, and
+	// answers what became of them; a target whose breaker is open is deferred.
+	RunFederationAuditAction(context.Context, *RunFederationAuditActionRequest) (*RunFederationAuditActionResponse, error)
 }
 
 // UnimplementedFederationAuditServiceServer should be embedded to have
@@ -77,6 +98,9 @@ type UnimplementedFederationAuditServiceServer struct{}
 
 func (UnimplementedFederationAuditServiceServer) ListFederationAudit(context.Context, *ListFederationAuditRequest) (*ListFederationAuditResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListFederationAudit not implemented")
+}
+func (UnimplementedFederationAuditServiceServer) RunFederationAuditAction(context.Context, *RunFederationAuditActionRequest) (*RunFederationAuditActionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunFederationAuditAction not implemented")
 }
 func (UnimplementedFederationAuditServiceServer) testEmbeddedByValue() {}
 
@@ -116,6 +140,24 @@ func _FederationAuditService_ListFederationAudit_Handler(srv interface{}, ctx co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationAuditService_RunFederationAuditAction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunFederationAuditActionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationAuditServiceServer).RunFederationAuditAction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationAuditService_RunFederationAuditAction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationAuditServiceServer).RunFederationAuditAction(ctx, req.(*RunFederationAuditActionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FederationAuditService_ServiceDesc is the grpc.ServiceDesc for FederationAuditService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -126,6 +168,10 @@ var FederationAuditService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListFederationAudit",
 			Handler:    _FederationAuditService_ListFederationAudit_Handler,
+		},
+		{
+			MethodName: "RunFederationAuditAction",
+			Handler:    _FederationAuditService_RunFederationAuditAction_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xce-\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x8f.\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -338,7 +338,9 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x15federation_audit_view\x12\f\n" +
 	"\x04rows\x12\x04Rows\x12\x13\n" +
 	"\x05stats\x12\n" +
-	"StatisticsZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"Statistics\xb2\xf5\x18=\n" +
+	"\x17federation_audit_action\x12\"\n" +
+	"\x0fprocess_retries\x12\x0fProcess retriesZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -68,6 +68,9 @@ type Entry struct {
 	Duration   time.Duration
 	Verdict    guard.Verdict
 	CallerIP   string
+	// RetryCount is how many attempts of an outbox delivery came before
+	// this one (0 for any other call).
+	RetryCount int
 	Payload    string // already a preview
 	Response   string // already a preview
 }
@@ -89,6 +92,7 @@ func (r *Recorder) Record(ctx context.Context, e Entry) {
 		SetModerationScore(v.Score).
 		SetBlocked(v.Blocked).
 		SetBlockReason(text(v.BlockReason)).
+		SetRetryCount(e.RetryCount).
 		SetCallerIP(text(e.CallerIP)).
 		SetPayload(text(e.Payload)).
 		SetResponsePreview(text(e.Response)).

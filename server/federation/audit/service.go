@@ -25,17 +25,50 @@ const DefaultLimit = 30
 // Service serves FederationAuditService to this instance's admin.
 type Service struct {
 	DB *ent.Client
+	// Hub is true with --role hub: the outbox actions are a hub's.
+	Hub bool
+	// Retry is process_retries: the outbox attempts now the federation
+	// deliveries waiting for a retry and answers the counts (action unset).
+	Retry func(ctx context.Context) (*switchboardv1.RunFederationAuditActionResponse, error)
+}
+
+// admin refuses everyone but this instance's admin.
+func admin(ctx context.Context) error {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return err
+	}
+	if p.Role != "admin" {
+		return apperr.Forbidden("only this instance's admin may read its federation audit log or act on its outbox")
+	}
+	return nil
+}
+
+// RunFederationAuditAction runs an admin action on the federation outbox:
+// process_retries (hub only).
+func (s *Service) RunFederationAuditAction(ctx context.Context, req *switchboardv1.RunFederationAuditActionRequest) (*switchboardv1.RunFederationAuditActionResponse, error) {
+	if err := admin(ctx); err != nil {
+		return nil, err
+	}
+	if err := apperr.OneOf("action", req.GetAction(), vocab.Values("federation_audit_action")); err != nil {
+		return nil, err
+	}
+	if !s.Hub || s.Retry == nil {
+		return nil, apperr.NotFound("this instance is not a hub (it runs with --role standalone): %s is a hub's action", req.GetAction())
+	}
+	out, err := s.Retry(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out.Action = req.GetAction()
+	return out, nil
 }
 
 // ListFederationAudit answers a page of rows, newest first, or (view=stats)
 // the counts and duration percentiles of every row the filters match.
 func (s *Service) ListFederationAudit(ctx context.Context, req *switchboardv1.ListFederationAuditRequest) (*switchboardv1.ListFederationAuditResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
+	if err := admin(ctx); err != nil {
 		return nil, err
-	}
-	if p.Role != "admin" {
-		return nil, apperr.Forbidden("only this instance's admin may read its federation audit log")
 	}
 	view := req.GetView()
 	if view == "" {

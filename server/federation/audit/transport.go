@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"time"
@@ -11,7 +12,8 @@ import (
 
 // Transport wraps base (http.DefaultTransport when nil) so that every call
 // writes one outbound audit row: the path, the target's address, the status
-// code or failed, the duration and redacted previews. Headers are never
+// code or failed, the duration and redacted previews; an outbox delivery's
+// attempt (WithAttempt) has its retry state and count. Headers are never
 // recorded, so the Authorization and X-Federation-Token credentials stay out
 // of the log.
 func (r *Recorder) Transport(base http.RoundTripper) http.RoundTripper {
@@ -19,6 +21,45 @@ func (r *Recorder) Transport(base http.RoundTripper) http.RoundTripper {
 		base = http.DefaultTransport
 	}
 	return &transport{rec: r, base: base}
+}
+
+// Attempt is one attempt of an outbox delivery, as the outbox tells the
+// transport through the request's context (WithAttempt): its row then has
+// the retry states of document 2 ("Outbound delivery retry") instead of ok
+// and failed, and the retry count.
+type Attempt struct {
+	// Retry is how many attempts came before this one.
+	Retry int
+	// Last is true when a failure of this attempt exhausts the schedule.
+	Last bool
+}
+
+type attemptKey struct{}
+
+// WithAttempt marks the calls made with ctx as attempt a of a delivery.
+func WithAttempt(ctx context.Context, a Attempt) context.Context {
+	return context.WithValue(ctx, attemptKey{}, a)
+}
+
+// status is the row's status for a call that answered code (0: no answer).
+// A delivery's attempt succeeds only with a 2xx answer, as the outbox
+// counts it: a failure is retry_pending, or retry_exhausted on the last
+// attempt; a success after a failure is retry_success.
+func status(ctx context.Context, code int) string {
+	a, delivery := ctx.Value(attemptKey{}).(Attempt)
+	switch {
+	case !delivery && code > 0 && code < http.StatusBadRequest:
+		return "ok"
+	case !delivery:
+		return "failed"
+	case code >= 200 && code <= 299 && a.Retry > 0:
+		return "retry_success"
+	case code >= 200 && code <= 299:
+		return "ok"
+	case a.Last:
+		return "retry_exhausted"
+	}
+	return "retry_pending"
 }
 
 type transport struct {
@@ -30,6 +71,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now() //nolint:forbidigo // call latency is real time, not business time
 	e := Entry{Direction: "outbound", Endpoint: req.URL.Path, Source: t.rec.Self,
 		Target: req.URL.Scheme + "://" + req.URL.Host}
+	if a, ok := req.Context().Value(attemptKey{}).(Attempt); ok {
+		e.RetryCount = a.Retry
+	}
 	if req.Body != nil && req.Body != http.NoBody {
 		// Our own request: read a preview's worth and hand the rest on.
 		head, err := io.ReadAll(io.LimitReader(req.Body, captureLimit))
@@ -43,16 +87,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res, err := t.base.RoundTrip(req)
 	e.Duration = time.Since(start) //nolint:forbidigo // latency
 	if err != nil {
-		e.Status, e.Response = "failed", guard.Preview([]byte(err.Error()), guard.Verdict{})
+		e.Status, e.Response = status(req.Context(), 0), guard.Preview([]byte(err.Error()), guard.Verdict{})
 		t.rec.Record(req.Context(), e)
 		return nil, err
 	}
 	head, rerr := io.ReadAll(io.LimitReader(res.Body, captureLimit))
 	res.Body = readCloser{io.MultiReader(bytes.NewReader(head), errReader{rerr}, res.Body), res.Body}
-	e.StatusCode, e.Response, e.Status = res.StatusCode, guard.Preview(head, guard.Verdict{}), "ok"
-	if res.StatusCode >= http.StatusBadRequest {
-		e.Status = "failed"
-	}
+	e.StatusCode, e.Response, e.Status = res.StatusCode, guard.Preview(head, guard.Verdict{}), status(req.Context(), res.StatusCode)
 	t.rec.Record(req.Context(), e)
 	return res, nil
 }

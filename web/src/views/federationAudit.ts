@@ -14,7 +14,7 @@ import type {
   ListFederationAuditRequestSchema,
 } from "../gen/switchboard/v1/federation_audit_pb";
 import { Region, chip, emptyState, facts, pager, timeOf } from "../ui";
-import { terms } from "../vocabulary";
+import { terms, values } from "../vocabulary";
 
 export const auditPageSize = 30;
 
@@ -109,7 +109,8 @@ function statsView(s: FederationAuditStats): HTMLElement {
 export function federationAuditSection(): HTMLElement {
   const region = new Region("Federation audit");
   let offset = 0;
-  let view: "rows" | "stats" = "rows";
+  // One of the vocabulary federation_audit_view.
+  let view = "rows";
   let filters: Filters = { direction: "", status: "", threatLevel: "", endpoint: "", since: "", until: "" };
 
   const request = (): MessageInitShape<typeof ListFederationAuditRequestSchema> => ({
@@ -174,7 +175,7 @@ export function federationAuditSection(): HTMLElement {
     h("div", { class: "audit-filter-buttons" }, h("button", { type: "submit" }, "Apply filters")),
   );
 
-  const viewButtons = (["rows", "stats"] as const).map((v) =>
+  const viewButtons = values("federation_audit_view").map((v) =>
     h(
       "button",
       {

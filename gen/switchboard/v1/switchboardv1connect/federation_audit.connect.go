@@ -36,6 +36,9 @@ const (
 	// FederationAuditServiceListFederationAuditProcedure is the fully-qualified name of the
 	// FederationAuditService's ListFederationAudit RPC.
 	FederationAuditServiceListFederationAuditProcedure = "/switchboard.v1.FederationAuditService/ListFederationAudit"
+	// FederationAuditServiceRunFederationAuditActionProcedure is the fully-qualified name of the
+	// FederationAuditService's RunFederationAuditAction RPC.
+	FederationAuditServiceRunFederationAuditActionProcedure = "/switchboard.v1.FederationAuditService/RunFederationAuditAction"
 )
 
 // FederationAuditServiceClient is a client for the switchboard.v1.FederationAuditService service.
@@ -44,6 +47,11 @@ type FederationAuditServiceClient interface {
 	// or with view=stats the counts and durations of every row the filters
 	// match.
 	ListFederationAudit(context.Context, *v1.ListFederationAuditRequest) (*v1.ListFederationAuditResponse, error)
+	// RunFederationAuditAction runs an admin action on the federation outbox
+	// (hub only; 404 elsewhere). process_retries attempts now every federation
+	// delivery waiting for a retry (or due), on the caller's request, and
+	// answers what became of them; a target whose breaker is open is deferred.
+	RunFederationAuditAction(context.Context, *v1.RunFederationAuditActionRequest) (*v1.RunFederationAuditActionResponse, error)
 }
 
 // NewFederationAuditServiceClient constructs a client for the switchboard.v1.FederationAuditService
@@ -63,17 +71,33 @@ func NewFederationAuditServiceClient(httpClient connect.HTTPClient, baseURL stri
 			connect.WithSchema(federationAuditServiceMethods.ByName("ListFederationAudit")),
 			connect.WithClientOptions(opts...),
 		),
+		runFederationAuditAction: connect.NewClient[v1.RunFederationAuditActionRequest, v1.RunFederationAuditActionResponse](
+			httpClient,
+			baseURL+FederationAuditServiceRunFederationAuditActionProcedure,
+			connect.WithSchema(federationAuditServiceMethods.ByName("RunFederationAuditAction")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // federationAuditServiceClient implements FederationAuditServiceClient.
 type federationAuditServiceClient struct {
-	listFederationAudit *connect.Client[v1.ListFederationAuditRequest, v1.ListFederationAuditResponse]
+	listFederationAudit      *connect.Client[v1.ListFederationAuditRequest, v1.ListFederationAuditResponse]
+	runFederationAuditAction *connect.Client[v1.RunFederationAuditActionRequest, v1.RunFederationAuditActionResponse]
 }
 
 // ListFederationAudit calls switchboard.v1.FederationAuditService.ListFederationAudit.
 func (c *federationAuditServiceClient) ListFederationAudit(ctx context.Context, req *v1.ListFederationAuditRequest) (*v1.ListFederationAuditResponse, error) {
 	response, err := c.listFederationAudit.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// RunFederationAuditAction calls switchboard.v1.FederationAuditService.RunFederationAuditAction.
+func (c *federationAuditServiceClient) RunFederationAuditAction(ctx context.Context, req *v1.RunFederationAuditActionRequest) (*v1.RunFederationAuditActionResponse, error) {
+	response, err := c.runFederationAuditAction.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -87,6 +111,11 @@ type FederationAuditServiceHandler interface {
 	// or with view=stats the counts and durations of every row the filters
 	// match.
 	ListFederationAudit(context.Context, *v1.ListFederationAuditRequest) (*v1.ListFederationAuditResponse, error)
+	// RunFederationAuditAction runs an admin action on the federation outbox
+	// (hub only; 404 elsewhere). process_retries attempts now every federation
+	// delivery waiting for a retry (or due), on the caller's request, and
+	// answers what became of them; a target whose breaker is open is deferred.
+	RunFederationAuditAction(context.Context, *v1.RunFederationAuditActionRequest) (*v1.RunFederationAuditActionResponse, error)
 }
 
 // NewFederationAuditServiceHandler builds an HTTP handler from the service implementation. It
@@ -102,10 +131,18 @@ func NewFederationAuditServiceHandler(svc FederationAuditServiceHandler, opts ..
 		connect.WithSchema(federationAuditServiceMethods.ByName("ListFederationAudit")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationAuditServiceRunFederationAuditActionHandler := connect.NewUnaryHandlerSimple(
+		FederationAuditServiceRunFederationAuditActionProcedure,
+		svc.RunFederationAuditAction,
+		connect.WithSchema(federationAuditServiceMethods.ByName("RunFederationAuditAction")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.FederationAuditService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case FederationAuditServiceListFederationAuditProcedure:
 			federationAuditServiceListFederationAuditHandler.ServeHTTP(w, r)
+		case FederationAuditServiceRunFederationAuditActionProcedure:
+			federationAuditServiceRunFederationAuditActionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -117,4 +154,8 @@ type UnimplementedFederationAuditServiceHandler struct{}
 
 func (UnimplementedFederationAuditServiceHandler) ListFederationAudit(context.Context, *v1.ListFederationAuditRequest) (*v1.ListFederationAuditResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationAuditService.ListFederationAudit is not implemented"))
+}
+
+func (UnimplementedFederationAuditServiceHandler) RunFederationAuditAction(context.Context, *v1.RunFederationAuditActionRequest) (*v1.RunFederationAuditActionResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationAuditService.RunFederationAuditAction is not implemented"))
 }

@@ -17,7 +17,86 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/federation_audit.proto.
  */
 export const file_switchboard_v1_federation_audit: GenFile = /*@__PURE__*/
-  fileDesc("CiVzd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uX2F1ZGl0LnByb3RvEg5zd2l0Y2hib2FyZC52MSL0AgoaTGlzdEZlZGVyYXRpb25BdWRpdFJlcXVlc3QSLgoEdmlldxgBIAEoCUIgukgEcgIYZLr1GBVmZWRlcmF0aW9uX2F1ZGl0X3ZpZXcSMgoJZGlyZWN0aW9uGAIgASgJQh+6SARyAhhkuvUYFGZlZGVyYXRpb25fZGlyZWN0aW9uEjIKBnN0YXR1cxgDIAEoCUIiukgEcgIYZLr1GBdmZWRlcmF0aW9uX2F1ZGl0X3N0YXR1cxItCgx0aHJlYXRfbGV2ZWwYBCABKAlCF7pIBHICGGS69RgMdGhyZWF0X2xldmVsEhoKCGVuZHBvaW50GAUgASgJQgi6SAVyAxiAEBIpCgVzaW5jZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAggASgFEg4KBm9mZnNldBgJIAEoBSLcAQobTGlzdEZlZGVyYXRpb25BdWRpdFJlc3BvbnNlEjUKB2VudHJpZXMYASADKAsyJC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uQXVkaXRFbnRyeRIzCgpwYWdpbmF0aW9uGAIgASgLMhouc3dpdGNoYm9hcmQudjEuUGFnaW5hdGlvbkgAiAEBEjgKBXN0YXRzGAMgASgLMiQuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkF1ZGl0U3RhdHNIAYgBAUINCgtfcGFnaW5hdGlvbkIICgZfc3RhdHMi9gMKFEZlZGVyYXRpb25BdWRpdEVudHJ5EgoKAmlkGAEgASgJEisKCWRpcmVjdGlvbhgCIAEoCUIYuvUYFGZlZGVyYXRpb25fZGlyZWN0aW9uEhAKCGVuZHBvaW50GAMgASgJEhwKFHNvdXJjZV9pbnN0YW5jZV9uYW1lGAQgASgJEhwKFHRhcmdldF9pbnN0YW5jZV9uYW1lGAUgASgJEisKBnN0YXR1cxgGIAEoCUIbuvUYF2ZlZGVyYXRpb25fYXVkaXRfc3RhdHVzEhMKC3N0YXR1c19jb2RlGAcgASgFEhMKC2R1cmF0aW9uX21zGAggASgDEiYKDHRocmVhdF9sZXZlbBgJIAEoCUIQuvUYDHRocmVhdF9sZXZlbBIUCgx0aHJlYXRfZmxhZ3MYCiABKAkSGAoQbW9kZXJhdGlvbl9zY29yZRgLIAEoARIPCgdibG9ja2VkGAwgASgIEhQKDGJsb2NrX3JlYXNvbhgNIAEoCRITCgtyZXRyeV9jb3VudBgOIAEoBRIRCgljYWxsZXJfaXAYDyABKAkSDwoHcGF5bG9hZBgQIAEoCRIYChByZXNwb25zZV9wcmV2aWV3GBEgASgJEi4KCmNyZWF0ZWRfYXQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjQKFEZlZGVyYXRpb25BdWRpdENvdW50Eg0KBXZhbHVlGAEgASgJEg0KBWNvdW50GAIgASgFIooCChRGZWRlcmF0aW9uQXVkaXRTdGF0cxINCgV0b3RhbBgBIAEoBRI3CglieV9zdGF0dXMYAiADKAsyJC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uQXVkaXRDb3VudBI9Cg9ieV90aHJlYXRfbGV2ZWwYAyADKAsyJC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uQXVkaXRDb3VudBI5CgtieV9lbmRwb2ludBgEIAMoCzIkLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25BdWRpdENvdW50EhcKD3A1MF9kdXJhdGlvbl9tcxgFIAEoAxIXCg9wOTVfZHVyYXRpb25fbXMYBiABKAMytQEKFkZlZGVyYXRpb25BdWRpdFNlcnZpY2USmgEKE0xpc3RGZWRlcmF0aW9uQXVkaXQSKi5zd2l0Y2hib2FyZC52MS5MaXN0RmVkZXJhdGlvbkF1ZGl0UmVxdWVzdBorLnN3aXRjaGJvYXJkLnYxLkxpc3RGZWRlcmF0aW9uQXVkaXRSZXNwb25zZSIq2vMYAxIBAoLT5JMCHRIbL2FwaS9hZG1pbi9mZWRlcmF0aW9uLWF1ZGl0QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_common, file_switchboard_v1_options]);
+  fileDesc("CiVzd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uX2F1ZGl0LnByb3RvEg5zd2l0Y2hib2FyZC52MSJZCh9SdW5GZWRlcmF0aW9uQXVkaXRBY3Rpb25SZXF1ZXN0EjYKBmFjdGlvbhgBIAEoCUImukgEcgIYZOjzGAG69RgXZmVkZXJhdGlvbl9hdWRpdF9hY3Rpb24iygEKIFJ1bkZlZGVyYXRpb25BdWRpdEFjdGlvblJlc3BvbnNlEisKBmFjdGlvbhgBIAEoCUIbuvUYF2ZlZGVyYXRpb25fYXVkaXRfYWN0aW9uEhEKCXByb2Nlc3NlZBgCIAEoBRIRCglkZWxpdmVyZWQYAyABKAUSFQoNcmV0cnlfcGVuZGluZxgEIAEoBRIXCg9yZXRyeV9leGhhdXN0ZWQYBSABKAUSEAoIZGVmZXJyZWQYBiABKAUSEQoJY2FuY2VsbGVkGAcgASgFIvQCChpMaXN0RmVkZXJhdGlvbkF1ZGl0UmVxdWVzdBIuCgR2aWV3GAEgASgJQiC6SARyAhhkuvUYFWZlZGVyYXRpb25fYXVkaXRfdmlldxIyCglkaXJlY3Rpb24YAiABKAlCH7pIBHICGGS69RgUZmVkZXJhdGlvbl9kaXJlY3Rpb24SMgoGc3RhdHVzGAMgASgJQiK6SARyAhhkuvUYF2ZlZGVyYXRpb25fYXVkaXRfc3RhdHVzEi0KDHRocmVhdF9sZXZlbBgEIAEoCUIXukgEcgIYZLr1GAx0aHJlYXRfbGV2ZWwSGgoIZW5kcG9pbnQYBSABKAlCCLpIBXIDGIAQEikKBXNpbmNlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYCCABKAUSDgoGb2Zmc2V0GAkgASgFItwBChtMaXN0RmVkZXJhdGlvbkF1ZGl0UmVzcG9uc2USNQoHZW50cmllcxgBIAMoCzIkLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25BdWRpdEVudHJ5EjMKCnBhZ2luYXRpb24YAiABKAsyGi5zd2l0Y2hib2FyZC52MS5QYWdpbmF0aW9uSACIAQESOAoFc3RhdHMYAyABKAsyJC5zd2l0Y2hib2FyZC52MS5GZWRlcmF0aW9uQXVkaXRTdGF0c0gBiAEBQg0KC19wYWdpbmF0aW9uQggKBl9zdGF0cyL2AwoURmVkZXJhdGlvbkF1ZGl0RW50cnkSCgoCaWQYASABKAkSKwoJZGlyZWN0aW9uGAIgASgJQhi69RgUZmVkZXJhdGlvbl9kaXJlY3Rpb24SEAoIZW5kcG9pbnQYAyABKAkSHAoUc291cmNlX2luc3RhbmNlX25hbWUYBCABKAkSHAoUdGFyZ2V0X2luc3RhbmNlX25hbWUYBSABKAkSKwoGc3RhdHVzGAYgASgJQhu69RgXZmVkZXJhdGlvbl9hdWRpdF9zdGF0dXMSEwoLc3RhdHVzX2NvZGUYByABKAUSEwoLZHVyYXRpb25fbXMYCCABKAMSJgoMdGhyZWF0X2xldmVsGAkgASgJQhC69RgMdGhyZWF0X2xldmVsEhQKDHRocmVhdF9mbGFncxgKIAEoCRIYChBtb2RlcmF0aW9uX3Njb3JlGAsgASgBEg8KB2Jsb2NrZWQYDCABKAgSFAoMYmxvY2tfcmVhc29uGA0gASgJEhMKC3JldHJ5X2NvdW50GA4gASgFEhEKCWNhbGxlcl9pcBgPIAEoCRIPCgdwYXlsb2FkGBAgASgJEhgKEHJlc3BvbnNlX3ByZXZpZXcYESABKAkSLgoKY3JlYXRlZF9hdBgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNAoURmVkZXJhdGlvbkF1ZGl0Q291bnQSDQoFdmFsdWUYASABKAkSDQoFY291bnQYAiABKAUiigIKFEZlZGVyYXRpb25BdWRpdFN0YXRzEg0KBXRvdGFsGAEgASgFEjcKCWJ5X3N0YXR1cxgCIAMoCzIkLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25BdWRpdENvdW50Ej0KD2J5X3RocmVhdF9sZXZlbBgDIAMoCzIkLnN3aXRjaGJvYXJkLnYxLkZlZGVyYXRpb25BdWRpdENvdW50EjkKC2J5X2VuZHBvaW50GAQgAygLMiQuc3dpdGNoYm9hcmQudjEuRmVkZXJhdGlvbkF1ZGl0Q291bnQSFwoPcDUwX2R1cmF0aW9uX21zGAUgASgDEhcKD3A5NV9kdXJhdGlvbl9tcxgGIAEoAzLkAgoWRmVkZXJhdGlvbkF1ZGl0U2VydmljZRKaAQoTTGlzdEZlZGVyYXRpb25BdWRpdBIqLnN3aXRjaGJvYXJkLnYxLkxpc3RGZWRlcmF0aW9uQXVkaXRSZXF1ZXN0Gisuc3dpdGNoYm9hcmQudjEuTGlzdEZlZGVyYXRpb25BdWRpdFJlc3BvbnNlIira8xgDEgECgtPkkwIdEhsvYXBpL2FkbWluL2ZlZGVyYXRpb24tYXVkaXQSrAEKGFJ1bkZlZGVyYXRpb25BdWRpdEFjdGlvbhIvLnN3aXRjaGJvYXJkLnYxLlJ1bkZlZGVyYXRpb25BdWRpdEFjdGlvblJlcXVlc3QaMC5zd2l0Y2hib2FyZC52MS5SdW5GZWRlcmF0aW9uQXVkaXRBY3Rpb25SZXNwb25zZSIt2vMYAxIBAoLT5JMCIDoBKiIbL2FwaS9hZG1pbi9mZWRlcmF0aW9uLWF1ZGl0QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_common, file_switchboard_v1_options]);
+
+/**
+ * @generated from message switchboard.v1.RunFederationAuditActionRequest
+ */
+export type RunFederationAuditActionRequest = Message<"switchboard.v1.RunFederationAuditActionRequest"> & {
+  /**
+   * process_retries.
+   *
+   * @generated from field: string action = 1;
+   */
+  action: string;
+};
+
+/**
+ * Describes the message switchboard.v1.RunFederationAuditActionRequest.
+ * Use `create(RunFederationAuditActionRequestSchema)` to create a new message.
+ */
+export const RunFederationAuditActionRequestSchema: GenMessage<RunFederationAuditActionRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation_audit, 0);
+
+/**
+ * RunFederationAuditActionResponse counts what process_retries did with the
+ * deliveries it took.
+ *
+ * @generated from message switchboard.v1.RunFederationAuditActionResponse
+ */
+export type RunFederationAuditActionResponse = Message<"switchboard.v1.RunFederationAuditActionResponse"> & {
+  /**
+   * @generated from field: string action = 1;
+   */
+  action: string;
+
+  /**
+   * Deliveries sent now (delivered + retry_pending + retry_exhausted).
+   *
+   * @generated from field: int32 processed = 2;
+   */
+  processed: number;
+
+  /**
+   * @generated from field: int32 delivered = 3;
+   */
+  delivered: number;
+
+  /**
+   * Failed again; another retry is scheduled.
+   *
+   * @generated from field: int32 retry_pending = 4;
+   */
+  retryPending: number;
+
+  /**
+   * Failed their last retry.
+   *
+   * @generated from field: int32 retry_exhausted = 5;
+   */
+  retryExhausted: number;
+
+  /**
+   * Not sent: their target's breaker is open; due again when it half-opens.
+   *
+   * @generated from field: int32 deferred = 6;
+   */
+  deferred: number;
+
+  /**
+   * Not sent: their instance is gone.
+   *
+   * @generated from field: int32 cancelled = 7;
+   */
+  cancelled: number;
+};
+
+/**
+ * Describes the message switchboard.v1.RunFederationAuditActionResponse.
+ * Use `create(RunFederationAuditActionResponseSchema)` to create a new message.
+ */
+export const RunFederationAuditActionResponseSchema: GenMessage<RunFederationAuditActionResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation_audit, 1);
 
 /**
  * @generated from message switchboard.v1.ListFederationAuditRequest
@@ -82,7 +161,7 @@ export type ListFederationAuditRequest = Message<"switchboard.v1.ListFederationA
  * Use `create(ListFederationAuditRequestSchema)` to create a new message.
  */
 export const ListFederationAuditRequestSchema: GenMessage<ListFederationAuditRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_audit, 0);
+  messageDesc(file_switchboard_v1_federation_audit, 2);
 
 /**
  * @generated from message switchboard.v1.ListFederationAuditResponse
@@ -115,7 +194,7 @@ export type ListFederationAuditResponse = Message<"switchboard.v1.ListFederation
  * Use `create(ListFederationAuditResponseSchema)` to create a new message.
  */
 export const ListFederationAuditResponseSchema: GenMessage<ListFederationAuditResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_audit, 1);
+  messageDesc(file_switchboard_v1_federation_audit, 3);
 
 /**
  * FederationAuditEntry is one federation call (document 2,
@@ -227,7 +306,7 @@ export type FederationAuditEntry = Message<"switchboard.v1.FederationAuditEntry"
  * Use `create(FederationAuditEntrySchema)` to create a new message.
  */
 export const FederationAuditEntrySchema: GenMessage<FederationAuditEntry> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_audit, 2);
+  messageDesc(file_switchboard_v1_federation_audit, 4);
 
 /**
  * FederationAuditCount is how many rows hold one value.
@@ -251,7 +330,7 @@ export type FederationAuditCount = Message<"switchboard.v1.FederationAuditCount"
  * Use `create(FederationAuditCountSchema)` to create a new message.
  */
 export const FederationAuditCountSchema: GenMessage<FederationAuditCount> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_audit, 3);
+  messageDesc(file_switchboard_v1_federation_audit, 5);
 
 /**
  * @generated from message switchboard.v1.FederationAuditStats
@@ -297,12 +376,12 @@ export type FederationAuditStats = Message<"switchboard.v1.FederationAuditStats"
  * Use `create(FederationAuditStatsSchema)` to create a new message.
  */
 export const FederationAuditStatsSchema: GenMessage<FederationAuditStats> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_audit, 4);
+  messageDesc(file_switchboard_v1_federation_audit, 6);
 
 /**
  * FederationAuditService is this instance's log of its federation calls,
- * inbound and outbound (admin session; hubs and spokes alike). POST
- * {action: process_retries} arrives with the federation outbox.
+ * inbound and outbound (admin session; hubs and spokes alike), and the
+ * admin's actions on the federation outbox (hub).
  *
  * @generated from service switchboard.v1.FederationAuditService
  */
@@ -318,6 +397,19 @@ export const FederationAuditService: GenService<{
     methodKind: "unary";
     input: typeof ListFederationAuditRequestSchema;
     output: typeof ListFederationAuditResponseSchema;
+  },
+  /**
+   * RunFederationAuditAction runs an admin action on the federation outbox
+   * (hub only; 404 elsewhere). process_retries attempts now every federation
+   * delivery waiting for a retry (or due), on the caller's request, and
+   * answers what became of them; a target whose breaker is open is deferred.
+   *
+   * @generated from rpc switchboard.v1.FederationAuditService.RunFederationAuditAction
+   */
+  runFederationAuditAction: {
+    methodKind: "unary";
+    input: typeof RunFederationAuditActionRequestSchema;
+    output: typeof RunFederationAuditActionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchboard_v1_federation_audit, 0);
