@@ -1,0 +1,358 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// instance is one switchboard process of the federation test, on a port
+// chosen before it starts (its --public-url must name it), with its own
+// database and working directory (its instance key), and its owner's
+// session and API key.
+type instance struct {
+	name, base string
+	args       []string
+	dir        string
+	cmd        *exec.Cmd
+	owner      *client // session
+	key        *client // API key, every scope
+}
+
+// freePort is a loopback port nobody listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// federationArgs are the short timings of the federation test: every one is
+// a flag (RULINGS "Federation: instances and the platform").
+var federationArgs = []string{"--allow-private-endpoints", "--heartbeat-interval", "1s",
+	"--federation-retry-schedule", "1s,2s,3s", "--federation-rate-limit-per-minute", "1000",
+	"--rate-limit-per-minute", "10000", "--heavy-rate-limit-per-minute", "1000"}
+
+func startInstance(t *testing.T, bin, name string, extra ...string) *instance {
+	t.Helper()
+	port := freePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	in := &instance{name: name, dir: t.TempDir(), args: slices.Concat([]string{"serve",
+		"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--public-url", base, "--db", dbtest.DSN(t), "--db-max-conns", "4"},
+		federationArgs, extra)}
+	in.start(t, bin)
+	in.owner = newClient(t, in.base)
+	if code, body := in.owner.do(http.MethodPost, "/api/setup", `{"username":"owner","email":"owner@`+name+`.example","password":"`+servertest.Password+`","name":"Owner `+name+`","acceptedTerms":true}`); code != http.StatusCreated {
+		t.Fatalf("%s setup: %d %v", name, code, body)
+	}
+	if code, _ := in.owner.do(http.MethodPost, "/api/auth/login", `{"username":"owner","password":"`+servertest.Password+`"}`); code != http.StatusOK {
+		t.Fatalf("%s login: %d", name, code)
+	}
+	code, body := in.owner.do(http.MethodPost, "/api/v2/keys", `{"label":"e2e","scopes":[]}`)
+	in.key = newClient(t, in.base)
+	in.key.key, _ = body["apiKey"].(string)
+	if code != http.StatusCreated || in.key.key == "" {
+		t.Fatalf("%s key: %d %v", name, code, body)
+	}
+	return in
+}
+
+// start runs (or runs again, same database, port and key) the process.
+func (in *instance) start(t *testing.T, bin string) {
+	t.Helper()
+	cmd := exec.Command(bin, in.args...)
+	cmd.Dir = in.dir
+	in.base, in.cmd = startCmd(t, cmd)
+}
+
+func (in *instance) stop(t *testing.T) {
+	t.Helper()
+	_ = in.cmd.Process.Kill()
+	_ = in.cmd.Wait()
+}
+
+// must calls c and fails the test unless the status is want.
+func must(t *testing.T, c *client, want int, method, path, body string) map[string]any {
+	t.Helper()
+	code, out := c.do(method, path, body)
+	if code != want {
+		t.Fatalf("%s %s %s: %d %v", method, c.base, path, code, out)
+	}
+	return out
+}
+
+// within polls cond every 50 ms for up to limit.
+func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// e2eAgent is the agents' side (outside the machine: loopback HTTP): it
+// answers after delay, counting calls and the most it ran at once.
+type e2eAgent struct {
+	*httptest.Server
+	delay           atomic.Int64 // nanoseconds
+	calls, now, top atomic.Int32
+}
+
+func newE2EAgent(t *testing.T) *e2eAgent {
+	a := &e2eAgent{}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		a.calls.Add(1)
+		n := a.now.Add(1)
+		for {
+			top := a.top.Load()
+			if n <= top || a.top.CompareAndSwap(top, n) {
+				break
+			}
+		}
+		select {
+		case <-time.After(time.Duration(a.delay.Load())):
+		case <-r.Context().Done():
+		}
+		a.now.Add(-1)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"output": "done by " + r.Header.Get("X-Service-Execution-Id")})
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func listingOn(t *testing.T, in *instance, body string) string {
+	t.Helper()
+	return must(t, in.key, http.StatusCreated, http.MethodPost, "/api/marketplace", body)["agent"].(map[string]any)["id"].(string)
+}
+
+func joinHub(t *testing.T, hub, spoke *instance) {
+	t.Helper()
+	tok := must(t, hub.owner, http.StatusCreated, http.MethodPost, "/api/developer/connect-tokens", `{"purpose":"instance"}`)
+	token := tok["token"].(map[string]any)["token"].(string)
+	must(t, spoke.owner, http.StatusOK, http.MethodPost, "/api/federation/join",
+		`{"hubUrl":"`+hub.base+`","connectToken":"`+token+`","storeParticipation":true,"name":"`+spoke.name+`"}`)
+}
+
+func syncStore(t *testing.T, spoke *instance) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, r := range must(t, spoke.owner, http.StatusOK, http.MethodPost, "/api/marketplace/sync", `{}`)["results"].([]any) {
+		m := r.(map[string]any)
+		out[m["id"].(string)] = m
+	}
+	return out
+}
+
+func hubInstance(t *testing.T, hub *instance, name string) map[string]any {
+	t.Helper()
+	for _, i := range must(t, hub.owner, http.StatusOK, http.MethodGet, "/api/admin/federation/instances", "")["instances"].([]any) {
+		if m := i.(map[string]any); m["name"] == name {
+			return m
+		}
+	}
+	t.Fatalf("no instance %s on the hub", name)
+	return nil
+}
+
+// executionOn reads one of the caller's executions of agentID by id.
+func executionOn(t *testing.T, c *client, agentID, id string) map[string]any {
+	t.Helper()
+	for _, e := range must(t, c, http.StatusOK, http.MethodGet, "/api/marketplace/executions?agentId="+agentID+"&limit=100", "")["executions"].([]any) {
+		if ex := e.(map[string]any)["execution"].(map[string]any); ex["executionId"] == id || ex["id"] == id {
+			return ex
+		}
+	}
+	return nil
+}
+
+func auditRows(t *testing.T, in *instance, query string) []any {
+	t.Helper()
+	return must(t, in.owner, http.StatusOK, http.MethodGet, "/api/admin/federation-audit?"+query, "")["entries"].([]any)
+}
+
+// TestThreeInstanceFederation: issue 14's three-process acceptance on
+// loopback: a hub and two spokes, each its own process and database (on
+// the PostgreSQL leg, each its own PostgreSQL database). RULINGS
+// "Federation: instances and the platform"; document 2 "Instance
+// federation", "Execution contract", "Circuit breaker states",
+// "Outbound delivery retry", "FederationAuditLog".
+func TestThreeInstanceFederation(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	hub := startInstance(t, bin, "hub", "--role", "hub", "--review-policy", "review")
+	a := startInstance(t, bin, "a")
+	b := startInstance(t, bin, "b")
+	agent := newE2EAgent(t)
+
+	// A joins: the hub verified A's address before answering.
+	joinHub(t, hub, a)
+	if rows := auditRows(t, hub, "direction=outbound&endpoint=/.well-known/switchboard-instance"); len(rows) == 0 {
+		t.Fatal("the hub's verification call is not in its audit log")
+	}
+	if rows := auditRows(t, a, "direction=inbound&endpoint=/.well-known/switchboard-instance"); len(rows) == 0 {
+		t.Fatal("the verification is not in A's audit log")
+	}
+	// Heartbeats arrive on their (short) interval.
+	first := hubInstance(t, hub, "a")["lastHeartbeatAt"]
+	within(t, 15*time.Second, "a later heartbeat from A", func() bool {
+		return hubInstance(t, hub, "a")["lastHeartbeatAt"] != first
+	})
+
+	// B takes the slug "scout" first; A's scout is then a conflict.
+	joinHub(t, hub, b)
+	bScout := listingOn(t, b, `{"name":"Scout","slug":"scout","endpointUrl":"`+agent.URL+`"}`)
+	if got := syncStore(t, b); got[bScout]["status"] != "created" {
+		t.Fatalf("B's sync: %v", got)
+	}
+	writer := listingOn(t, a, `{"name":"Writer","endpointUrl":"`+agent.URL+`"}`)
+	coder := listingOn(t, a, `{"name":"Coder","endpointUrl":"`+agent.URL+`"}`)
+	scout := listingOn(t, a, `{"name":"A Scout","slug":"scout","endpointUrl":"`+agent.URL+`"}`)
+	got := syncStore(t, a)
+	if got[writer]["status"] != "created" || got[coder]["status"] != "created" || got[scout]["status"] != "conflict" {
+		t.Fatalf("A's sync: %v", got)
+	}
+	hubWriter, hubCoder := got[writer]["marketplaceId"].(string), got[coder]["marketplaceId"].(string)
+
+	// The hub admin approves two agents; the webhooks reach A.
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/marketplace/"+hubWriter+"/approve", `{}`)
+	within(t, 15*time.Second, "the writer's approval on A", func() bool {
+		ag := must(t, a.key, http.StatusOK, http.MethodGet, "/api/marketplace/"+writer, "")["agent"].(map[string]any)
+		return ag["hubStatus"] == "active" && ag["marketplaceId"] == hubWriter
+	})
+	// A is down when the coder is approved: the webhook is retried on the
+	// short schedule and delivered once A is back.
+	a.stop(t)
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/marketplace/"+hubCoder+"/approve", `{}`)
+	time.Sleep(1500 * time.Millisecond) // the first attempt fails
+	a.start(t, bin)
+	within(t, 20*time.Second, "the coder's approval on A after its restart", func() bool {
+		ag := must(t, a.key, http.StatusOK, http.MethodGet, "/api/marketplace/"+coder, "")["agent"].(map[string]any)
+		return ag["hubStatus"] == "active"
+	})
+	if rows := auditRows(t, hub, "direction=outbound&status=retry_pending"); len(rows) == 0 {
+		t.Fatal("the failed webhook attempt is not in the hub's audit log as retry_pending")
+	}
+
+	// A hub user executes A's writer: the hub dispatches to A, A calls its
+	// agent, the result returns through the callback and the review window
+	// opens on the hub.
+	// An account per phase: executes count in the heavy rate class (20 a
+	// minute per account).
+	newBuyer := func(name string) *client {
+		c := newClient(t, hub.base)
+		must(t, c, http.StatusCreated, http.MethodPost, "/api/signup",
+			`{"username":"`+name+`","email":"`+name+`@hub.example","password":"`+servertest.Password+`","name":"Buyer"}`)
+		must(t, c, http.StatusOK, http.MethodPost, "/api/auth/login", `{"username":"`+name+`","password":"`+servertest.Password+`"}`)
+		k := newClient(t, hub.base)
+		k.key, _ = must(t, c, http.StatusCreated, http.MethodPost, "/api/v2/keys", `{"label":"buy","scopes":[]}`)["apiKey"].(string)
+		return k
+	}
+	buyer := newBuyer("buyer")
+	ex := must(t, buyer, http.StatusOK, http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", `{"input":"Draft the launch note."}`)
+	id := ex["executionId"].(string)
+	within(t, 20*time.Second, "the dispatched execution's result on the hub", func() bool {
+		e := executionOn(t, buyer, hubWriter, id)
+		return e != nil && e["status"] == "completed"
+	})
+	if e := executionOn(t, buyer, hubWriter, id); e["reviewStatus"] != "pending_review" ||
+		!strings.Contains(fmt.Sprint(e["output"]), "done by") {
+		t.Fatalf("the hub's execution: %v", e)
+	}
+
+	// 20 concurrent executes: one runs at a time, the rest queue FIFO, all
+	// complete.
+	agent.delay.Store(int64(40 * time.Millisecond))
+	before := agent.calls.Load()
+	buyer = newBuyer("many")
+	var wg sync.WaitGroup
+	ids, fails := make([]string, 20), make([]string, 20)
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out := buyer.do(http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", fmt.Sprintf(`{"input":"Task %d"}`, i))
+			if code == http.StatusOK {
+				ids[i], _ = out["executionId"].(string)
+			} else {
+				fails[i] = fmt.Sprint(code, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, x := range ids {
+		if x == "" {
+			t.Fatalf("concurrent execute %d failed: %s", i, fails[i])
+		}
+	}
+	within(t, 60*time.Second, "20 queued executions completed", func() bool {
+		done := 0
+		for _, e := range must(t, buyer, http.StatusOK, http.MethodGet, "/api/marketplace/executions?agentId="+hubWriter+"&limit=100", "")["executions"].([]any) {
+			if e.(map[string]any)["execution"].(map[string]any)["status"] == "completed" {
+				done++
+			}
+		}
+		return done == 20
+	})
+	if calls, top := agent.calls.Load()-before, agent.top.Load(); calls != 20 || top != 1 {
+		t.Fatalf("the agent saw %d calls, at most %d at once; want 20 and 1", calls, top)
+	}
+
+	// A deactivated: its agents are suspended; reactivated: restored.
+	aID := hubInstance(t, hub, "a")["id"].(string)
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/federation/instances/"+aID+"/deactivate", `{}`)
+	if st := must(t, hub.owner, http.StatusOK, http.MethodGet, "/api/marketplace/"+hubWriter, "")["agent"].(map[string]any)["status"]; st != "suspended" {
+		t.Fatalf("after deactivation: %v", st)
+	}
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/federation/instances/"+aID+"/reactivate", `{}`)
+	if st := must(t, hub.owner, http.StatusOK, http.MethodGet, "/api/marketplace/"+hubWriter, "")["agent"].(map[string]any)["status"]; st != "active" {
+		t.Fatalf("after reactivation: %v", st)
+	}
+
+	// A stops: each execute fails as unreachable, and after 5 failures the
+	// breaker opens and the next fails without a call.
+	a.stop(t)
+	buyer = newBuyer("late")
+	for i := range 6 {
+		out := must(t, buyer, http.StatusOK, http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", `{"input":"While A is down"}`)
+		if open := strings.Contains(fmt.Sprint(out["error"]), "open"); out["status"] != "failed" || open != (i == 5) {
+			t.Fatalf("execute %d with A down: %v", i, out)
+		}
+	}
+
+	// Every call between the instances is in the audit logs, previews at
+	// most 500 characters and no token in them.
+	for _, in := range []*instance{hub, b} {
+		rows := auditRows(t, in, "limit=100")
+		if len(rows) == 0 {
+			t.Fatalf("%s: no audit rows", in.name)
+		}
+		for _, r := range rows {
+			m := r.(map[string]any)
+			p := fmt.Sprint(m["payload"])
+			if len([]rune(p)) > 500 || strings.Contains(p, "sbp_") && !strings.Contains(p, "sbp_…") {
+				t.Fatalf("%s audit row: %v", in.name, m)
+			}
+		}
+	}
+}
