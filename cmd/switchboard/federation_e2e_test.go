@@ -225,7 +225,8 @@ func TestThreeInstanceFederation(t *testing.T) {
 	if got := syncStore(t, b); got[bScout]["status"] != "created" {
 		t.Fatalf("B's sync: %v", got)
 	}
-	writer := listingOn(t, a, `{"name":"Writer","endpointUrl":"`+agent.URL+`"}`)
+	// The writer's executionTimeout is the shortest a listing takes (30 s).
+	writer := listingOn(t, a, `{"name":"Writer","executionTimeout":30,"endpointUrl":"`+agent.URL+`"}`)
 	coder := listingOn(t, a, `{"name":"Coder","endpointUrl":"`+agent.URL+`"}`)
 	scout := listingOn(t, a, `{"name":"A Scout","slug":"scout","endpointUrl":"`+agent.URL+`"}`)
 	got := syncStore(t, a)
@@ -329,16 +330,26 @@ func TestThreeInstanceFederation(t *testing.T) {
 		t.Fatalf("after reactivation: %v", st)
 	}
 
-	// A stops: each execute fails as unreachable, and after 5 failures the
-	// breaker opens and the next fails without a call.
+	// A stops mid-execution: the hub's execution times out after the
+	// listing's executionTimeout. Meanwhile each execute of another of A's
+	// agents fails as unreachable, and after 5 failures the breaker opens
+	// and the next fails without a call.
+	agent.delay.Store(int64(time.Minute))
+	slow := must(t, buyer, http.StatusOK, http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", `{"input":"A long one"}`)
+	slowID, slowBy := slow["executionId"].(string), buyer
+	within(t, 10*time.Second, "A's agent called", func() bool { return agent.now.Load() == 1 })
 	a.stop(t)
 	buyer = newBuyer("late")
 	for i := range 6 {
-		out := must(t, buyer, http.StatusOK, http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", `{"input":"While A is down"}`)
+		out := must(t, buyer, http.StatusOK, http.MethodPost, "/api/marketplace/"+hubCoder+"/execute", `{"input":"While A is down"}`)
 		if open := strings.Contains(fmt.Sprint(out["error"]), "open"); out["status"] != "failed" || open != (i == 5) {
 			t.Fatalf("execute %d with A down: %v", i, out)
 		}
 	}
+	within(t, 45*time.Second, "the execution A never finished times out on the hub", func() bool {
+		e := executionOn(t, slowBy, hubWriter, slowID)
+		return e != nil && e["status"] == "timeout"
+	})
 
 	// Every call between the instances is in the audit logs, previews at
 	// most 500 characters and no token in them.
