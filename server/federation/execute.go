@@ -90,6 +90,11 @@ func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationExecut
 	} else if err != nil {
 		return nil, apperr.Internal(err)
 	}
+	if listing.Status != storeagent.StatusActive {
+		// The engine lets an owner run their own listing in any status; the
+		// hub's dispatch is not the owner's own run.
+		return refuse(fmt.Sprintf("listing %q is %s on this instance", listing.Slug, listing.Status)), nil
+	}
 	sealed, err := seal(s.Secrets, req.GetCallbackToken(), callbackAAD(req.GetExecutionId()))
 	if err != nil {
 		return nil, apperr.Internal(err)

@@ -443,6 +443,16 @@ func TestSpokeExecuteRefusals(t *testing.T) {
 	if res.Status != http.StatusOK || res.JSON(t)["accepted"] != false || !strings.Contains(string(res.Body), "no listing") {
 		t.Fatalf("unknown listing: %d %s", res.Status, res.Body)
 	}
+	res = n.spoke.WithKey(n.spokeAdmin.NewKey("store", "store")).Do(http.MethodPost, "/api/marketplace",
+		map[string]any{"name": "Off", "endpointUrl": agent.URL})
+	off := res.JSON(t)["agent"].(map[string]any)["id"].(string)
+	if res := n.spokeAdmin.Session.Do(http.MethodPost, "/api/admin/marketplace/"+off+"/disable", map[string]any{}); res.Status != http.StatusOK {
+		t.Fatalf("disable: %d %s", res.Status, res.Body)
+	}
+	res = as(body("hub-1", off, callback("hub-1")))
+	if res.Status != http.StatusOK || res.JSON(t)["accepted"] != false || !strings.Contains(string(res.Body), "disabled") {
+		t.Fatalf("a listing disabled on the spoke: %d %s", res.Status, res.Body)
+	}
 	if k := n.spoke.DB.Execution.Query().CountX(ctx); k != 0 {
 		t.Fatalf("refusals made %d executions", k)
 	}
