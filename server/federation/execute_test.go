@@ -439,6 +439,15 @@ func TestSpokeExecuteRefusals(t *testing.T) {
 	if res := as(body("hub-1", listingID, callback("hub-2"))); res.Status != http.StatusBadRequest {
 		t.Fatalf("another execution's callback: %d %s", res.Status, res.Body)
 	}
+	// Bad text in the body, sent as raw bytes (a Go string would be
+	// repaired by the JSON encoder).
+	for name, input := range map[string]string{"NUL": `a\u0000b`, "invalid UTF-8": "a\xffb", "over-long": strings.Repeat("x", 100_001)} {
+		raw := `{"executionId":"hub-bad","listingId":"` + listingID + `","input":"` + input + `","callbackUrl":"` +
+			callback("hub-bad") + `","callbackToken":"` + strings.Repeat("c", 64) + `"}`
+		if res := anon.Do(http.MethodPost, "/api/v2/federation/execute", raw, federation.InstanceHeader, string(secret)); res.Status != http.StatusBadRequest {
+			t.Errorf("%s input: %d %s", name, res.Status, res.Body)
+		}
+	}
 	res = as(body("hub-1", "no-such-listing", callback("hub-1")))
 	if res.Status != http.StatusOK || res.JSON(t)["accepted"] != false || !strings.Contains(string(res.Body), "no listing") {
 		t.Fatalf("unknown listing: %d %s", res.Status, res.Body)
