@@ -343,6 +343,18 @@ func TestParseServeStoreOptions(t *testing.T) {
 	if _, err := parseServe([]string{"--public-url", "sb.example.com"}, io.Discard, io.Discard); err == nil {
 		t.Error("a public URL without a scheme was accepted")
 	}
+	// Tracing (docs/decisions.md, "Federation: tracing (issue 14)").
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.otlpEndpoint != "" {
+		t.Fatalf("--otlp-endpoint default: %q %v", o.otlpEndpoint, err)
+	}
+	t.Setenv("SWITCHBOARD_OTLP_ENDPOINT", "http://collector:4318")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.otlpEndpoint != "http://collector:4318" {
+		t.Fatalf("SWITCHBOARD_OTLP_ENDPOINT: %q %v", o.otlpEndpoint, err)
+	}
+	if _, err := parseServe([]string{"--otlp-endpoint", "collector:4318"}, io.Discard, io.Discard); err == nil {
+		t.Error("an OTLP endpoint without a scheme was accepted")
+	}
+	t.Setenv("SWITCHBOARD_OTLP_ENDPOINT", "")
 	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "")
 
 	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // 32 bytes
