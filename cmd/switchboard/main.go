@@ -114,6 +114,9 @@ type options struct {
 	authRateLimit int
 	// fedRateLimit is the federation class: requests per minute per calling instance.
 	fedRateLimit int
+	// heavyRateLimit is the heavy class: store executions and A2A sends per
+	// minute per client IP.
+	heavyRateLimit int
 	maxBody      int64
 	llm          llm.Config
 	debugAddr    string
@@ -165,6 +168,11 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.IntVar(&o.fedRateLimit, "federation-rate-limit-per-minute", o.fedRateLimit,
 		"federation platform requests per minute per calling instance; per client IP without an instance credential (SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE)")
+	if o.heavyRateLimit, err = envInt("SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE", 20); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.heavyRateLimit, "heavy-rate-limit-per-minute", o.heavyRateLimit,
+		"store executions and A2A sends per minute per client IP (SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE)")
 	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
 	if err != nil {
 		return o, err
@@ -257,7 +265,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
 		return o, errors.New("limits, the heartbeats, --stale-after and --audit-retention must be positive")
 	}
@@ -440,7 +448,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	handler, err := server.New(server.Config{
 		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
-		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit},
+		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit},
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},

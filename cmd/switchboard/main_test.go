@@ -95,6 +95,27 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 // a minute by default, SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE sets it,
 // --federation-rate-limit-per-minute wins over the environment, and it must
 // be a positive number.
+// TestHeavyRateLimitFlag: the heavy class (store executions, A2A sends) is
+// 20 a minute per client IP by default; SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE
+// and --heavy-rate-limit-per-minute set it (the dispatch benchmark raises
+// it), and it must be positive.
+func TestHeavyRateLimitFlag(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.heavyRateLimit != 20 {
+		t.Fatalf("default: %d %v", o.heavyRateLimit, err)
+	}
+	t.Setenv("SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE", "45")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.heavyRateLimit != 45 {
+		t.Fatalf("env: %d %v", o.heavyRateLimit, err)
+	}
+	if o, err = parseServe([]string{"--heavy-rate-limit-per-minute", "7"}, io.Discard, io.Discard); err != nil || o.heavyRateLimit != 7 {
+		t.Fatalf("flag over env: %d %v", o.heavyRateLimit, err)
+	}
+	if _, err := parseServe([]string{"--heavy-rate-limit-per-minute", "0"}, io.Discard, io.Discard); err == nil {
+		t.Error("a limit of 0 accepted")
+	}
+}
+
 func TestFederationRateLimitFlag(t *testing.T) {
 	o, err := parseServe(nil, io.Discard, io.Discard)
 	if err != nil || o.fedRateLimit != 30 {
