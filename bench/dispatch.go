@@ -37,6 +37,7 @@ type dispatchConfig struct {
 	each   time.Duration
 	rounds int
 	agents int
+	otlp   bool // both instances export their spans to a receiver here
 }
 
 func dispatchMain(args []string) error {
@@ -45,6 +46,7 @@ func dispatchMain(args []string) error {
 	fs.DurationVar(&cfg.each, "dispatch", 3*time.Second, "length of one variant's batch in a round")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "interleaved rounds of (r) and (l)")
 	fs.IntVar(&cfg.agents, "agents", 4, "listings (and concurrent requesters) per variant; each runs one execution at a time")
+	fs.BoolVar(&cfg.otlp, "otlp", false, "run both instances with --otlp-endpoint (a receiver in this process that discards the spans)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -71,7 +73,16 @@ func dispatchMain(args []string) error {
 		_, _ = w.Write([]byte(`{"output":"done"}`))
 	}))
 	defer agent.Close()
-	net, err := startNetwork(ctx, ps, bin, dir, agent.URL, cfg.agents)
+	var tracing []string
+	if cfg.otlp {
+		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/x-protobuf")
+		}))
+		defer receiver.Close()
+		tracing = []string{"--otlp-endpoint", receiver.URL}
+	}
+	net, err := startNetwork(ctx, ps, bin, dir, agent.URL, cfg.agents, tracing)
 	if err != nil {
 		return err
 	}
@@ -111,14 +122,14 @@ type fedNetwork struct {
 	hubDB         *sql.DB  // the hub's file, read by this process to see results land
 }
 
-func startNetwork(ctx context.Context, ps *procs, bin, dir, agentURL string, agents int) (*fedNetwork, error) {
+func startNetwork(ctx context.Context, ps *procs, bin, dir, agentURL string, agents int, extra []string) (*fedNetwork, error) {
 	n := &fedNetwork{}
 	var err error
 	hubFile := filepath.Join(dir, "hub", "hub.db")
-	if n.hub, err = startInstance(ctx, ps, bin, hubFile, "--role", "hub", "--review-policy", "zero-gate"); err != nil {
+	if n.hub, err = startInstance(ctx, ps, bin, hubFile, append([]string{"--role", "hub", "--review-policy", "zero-gate"}, extra...)...); err != nil {
 		return nil, err
 	}
-	if n.spoke, err = startInstance(ctx, ps, bin, filepath.Join(dir, "spoke", "spoke.db")); err != nil {
+	if n.spoke, err = startInstance(ctx, ps, bin, filepath.Join(dir, "spoke", "spoke.db"), extra...); err != nil {
 		return nil, err
 	}
 	hubOwner, err := signUp(ctx, n.hub.url, "owner", true)
@@ -318,8 +329,13 @@ func (n *fedNetwork) executeOnce(ctx context.Context, listing string) error {
 
 func dispatchReport(w io.Writer, cfg dispatchConfig, remote, local dispatchTally, elapsed time.Duration) {
 	fmt.Fprintf(w, "#### Dispatch run of %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "- command: `go run ./bench dispatch -dispatch %s -rounds %d -agents %d` (%s wall clock, build included)\n",
-		cfg.each, cfg.rounds, cfg.agents, elapsed.Round(time.Second))
+	otlp, tracing := "", "off (no --otlp-endpoint)"
+	if cfg.otlp {
+		otlp, tracing = " -otlp", "on: both instances export to a loopback OTLP/HTTP receiver"
+	}
+	fmt.Fprintf(w, "- command: `go run ./bench dispatch -dispatch %s -rounds %d -agents %d%s` (%s wall clock, build included)\n",
+		cfg.each, cfg.rounds, cfg.agents, otlp, elapsed.Round(time.Second))
+	fmt.Fprintf(w, "- tracing %s\n", tracing)
 	fmt.Fprintf(w, "- machine: %d cores (nproc), %s, SQLite files, hub and spoke in separate processes\n", runtime.NumCPU(), cpuModel())
 	fmt.Fprintf(w, "- CPU = utime+stime of each process from /proc/PID/stat (tick %s), over all rounds\n\n", clockTick)
 	fmt.Fprintln(w, "| variant | executions | per s | hub CPU µs/execution | × (l) | spoke CPU µs/execution |")

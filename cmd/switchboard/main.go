@@ -117,12 +117,12 @@ type options struct {
 	// heavyRateLimit is the heavy class: store executions and A2A sends per
 	// minute per client IP.
 	heavyRateLimit int
-	maxBody      int64
-	llm          llm.Config
-	debugAddr    string
-	allowPrivate bool
-	dbMaxConns   int
-	reviewPolicy store.ReviewPolicy
+	maxBody        int64
+	llm            llm.Config
+	debugAddr      string
+	allowPrivate   bool
+	dbMaxConns     int
+	reviewPolicy   store.ReviewPolicy
 	// publicURL is the instance's address as store agents reach it.
 	publicURL string
 	// otlpEndpoint is where traces go; "" for none.
