@@ -124,7 +124,7 @@ func (e *Engine) sendAllIn(from context.Context, ids []string) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		ctx = e.traced(from, ctx)
+		ctx = traced(from, ctx)
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()

@@ -19,15 +19,13 @@ const (
 	SpanRemote = "store.execution.remote"
 )
 
-var noopTracer = noop.NewTracerProvider().Tracer("")
-
-// span starts one of the engine's spans on ctx (a no-op without a Tracer).
+// span starts one of the engine's spans on ctx; without a Tracer (tracing
+// off) it is a no-op that allocates nothing.
 func (e *Engine) span(ctx context.Context, name, executionID, agentID string) (context.Context, trace.Span) {
-	t := e.Tracer
-	if t == nil {
-		t = noopTracer
+	if e.Tracer == nil {
+		return ctx, noop.Span{}
 	}
-	return t.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal),
+	return e.Tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("switchboard.execution.id", executionID),
 			attribute.String("switchboard.store_agent.id", agentID)))
 }
@@ -40,10 +38,10 @@ func endSpan(s trace.Span, err error) {
 	s.End()
 }
 
-// traced is the engine's background context carrying the trace of ctx (an
-// execution made in a traced request, such as a spoke's execute from its
-// hub, is run in that trace).
-func (e *Engine) traced(ctx context.Context, bg context.Context) context.Context {
+// traced is the engine's background context bg carrying the trace of ctx
+// (an execution made in a traced request, such as a spoke's execute from
+// its hub, is run in that trace).
+func traced(ctx, bg context.Context) context.Context {
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		return trace.ContextWithSpanContext(bg, sc)
 	}
