@@ -100,6 +100,8 @@ type Config struct {
 	Executions ExecutionConfig
 	// Federation is this instance's role and the timings of its membership.
 	Federation FederationConfig
+	// Tracing is --otlp-endpoint; off when its endpoint is empty.
+	Tracing TracingConfig
 }
 
 // FederationConfig is --role and the federation timings (flags, so tests
@@ -174,6 +176,7 @@ type App struct {
 	Review *review.Service
 	// Engine runs store executions (hooks for the review lifecycle).
 	Engine  *engine.Engine
+	tracing *tracing
 	mu      sync.Mutex
 	closers []func()
 }
@@ -213,17 +216,26 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	app := &App{Events: bus, closers: []func(){bus.Close}}
+	if app.tracing, err = newTracing(cfg); err != nil {
+		app.Close()
+		return nil, err
+	}
+	if app.tracing != nil {
+		// First in, so last out: the spans of everything else are flushed.
+		app.closers = append([]func(){app.tracing.shutdown}, app.closers...)
+	}
 	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
 	storeSvc, err := newStore(cfg, egressPolicy)
 	if err != nil {
 		return nil, err
 	}
-	fed, err := newFederation(cfg, storeSvc, egressPolicy)
+	fed, err := newFederation(cfg, storeSvc, egressPolicy, app.tracing)
 	if err != nil {
 		app.Close()
 		return nil, err
 	}
 	executions := newLifecycle(cfg, egressPolicy, storeSvc, fed)
+	executions.Engine.Tracer = app.tracing.tracer()
 	svc := services{
 		hub: fed.hub, spoke: fed.spoke, audit: fed.audit, recorder: fed.recorder,
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.now, BcryptCost: cfg.BcryptCost, Ended: bus.EndStreams},
@@ -298,7 +310,7 @@ func New(cfg Config) (*App, error) {
 	mux.Handle("/api/", api)
 
 	names := mountConnect(mux, g, keyed, services,
-		append(connectOptions(cfg), connect.WithInterceptors(g.RequiredPathFields())))
+		append(connectOptions(cfg, app.tracing), connect.WithInterceptors(g.RequiredPathFields())))
 	reflector := grpcreflect.NewStaticReflector(names...)
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
@@ -352,7 +364,7 @@ type federationParts struct {
 }
 
 // newFederation builds the hub and spoke sides of federation.
-func newFederation(cfg Config, st *store.Service, policy egress.Policy) (*federationParts, error) {
+func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *tracing) (*federationParts, error) {
 	role := cfg.Federation.Role
 	if role == "" {
 		role = "standalone"
@@ -365,7 +377,7 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy) (*federa
 		Self: cfg.Executions.PublicURL, Retention: cfg.Federation.AuditRetention}
 	f.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
 		Serving: role == "hub", StaleAfter: cfg.Federation.StaleAfter, Policy: st.Policy,
-		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: f.recorder})
+		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: f.recorder, ClientOptions: tr.clientOptions()})
 	f.recorder.Caller = f.hub.CallerName
 	f.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
@@ -422,13 +434,15 @@ func newStore(cfg Config, policy egress.Policy) (*store.Service, error) {
 	return svc, nil
 }
 
-func connectOptions(cfg Config) []connect.HandlerOption {
-	opts := []connect.HandlerOption{
+func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
+	// Tracing outermost: its spans see the mapped errors' codes.
+	opts := tr.handlerOptions()
+	opts = append(opts,
 		// Errors outermost, so the input check's refusals are mapped too.
 		connect.WithInterceptors(httpapi.ConnectErrors(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
 		connect.WithCodec(httpapi.RPCProtoCodec{}),
-	}
+	)
 	for _, c := range httpapi.RPCJSONCodecs() {
 		opts = append(opts, connect.WithCodec(c))
 	}

@@ -125,6 +125,8 @@ type options struct {
 	reviewPolicy   store.ReviewPolicy
 	// publicURL is the instance's address as store agents reach it.
 	publicURL string
+	// otlpEndpoint is where traces go; "" for none.
+	otlpEndpoint string
 	// secretKey seals stored secrets; nil when none is configured.
 	secretKey []byte
 	// federation is --role and the federation timings.
@@ -215,6 +217,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		"how long the federation audit log keeps its rows (SWITCHBOARD_AUDIT_RETENTION)")
 	fs.StringVar(&o.publicURL, "public-url", env("SWITCHBOARD_PUBLIC_URL", ""),
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
+	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", env("SWITCHBOARD_OTLP_ENDPOINT", ""),
+		"base URL of an OTLP/HTTP trace receiver, e.g. http://localhost:4318 (spans go to its /v1/traces); empty for no tracing (SWITCHBOARD_OTLP_ENDPOINT)")
 	keyFile := fs.String("secret-key-file", env("SWITCHBOARD_SECRET_KEY_FILE", ""),
 		"file holding the instance key that encrypts stored agent credentials: 32 random bytes in base64 or hex "+
 			"(SWITCHBOARD_SECRET_KEY_FILE; or the key itself in SWITCHBOARD_SECRET_KEY); without either, the first start "+
@@ -248,6 +252,11 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if o.publicURL != "" {
 		if _, err := egress.ParseURL(o.publicURL); err != nil {
 			return o, fmt.Errorf("--public-url: %w", err)
+		}
+	}
+	if o.otlpEndpoint != "" {
+		if _, err := server.OTLPTracesURL(o.otlpEndpoint); err != nil {
+			return o, err
 		}
 	}
 	if o.secretKey, err = secretKey(*keyFile, env("SWITCHBOARD_SECRET_KEY", "")); err != nil {
@@ -443,7 +452,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
-		Federation: o.federation,
+		Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint},
 	})
 	if err != nil {
 		return err

@@ -95,6 +95,27 @@ func TestParseServeDefaultsAndEnv(t *testing.T) {
 // a minute by default, SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE sets it,
 // --federation-rate-limit-per-minute wins over the environment, and it must
 // be a positive number.
+// TestHeavyRateLimitFlag: the heavy class (store executions, A2A sends) is
+// 20 a minute per client IP by default; SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE
+// and --heavy-rate-limit-per-minute set it (the dispatch benchmark raises
+// it), and it must be positive.
+func TestHeavyRateLimitFlag(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.heavyRateLimit != 20 {
+		t.Fatalf("default: %d %v", o.heavyRateLimit, err)
+	}
+	t.Setenv("SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE", "45")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.heavyRateLimit != 45 {
+		t.Fatalf("env: %d %v", o.heavyRateLimit, err)
+	}
+	if o, err = parseServe([]string{"--heavy-rate-limit-per-minute", "7"}, io.Discard, io.Discard); err != nil || o.heavyRateLimit != 7 {
+		t.Fatalf("flag over env: %d %v", o.heavyRateLimit, err)
+	}
+	if _, err := parseServe([]string{"--heavy-rate-limit-per-minute", "0"}, io.Discard, io.Discard); err == nil {
+		t.Error("a limit of 0 accepted")
+	}
+}
+
 func TestFederationRateLimitFlag(t *testing.T) {
 	o, err := parseServe(nil, io.Discard, io.Discard)
 	if err != nil || o.fedRateLimit != 30 {
@@ -343,6 +364,18 @@ func TestParseServeStoreOptions(t *testing.T) {
 	if _, err := parseServe([]string{"--public-url", "sb.example.com"}, io.Discard, io.Discard); err == nil {
 		t.Error("a public URL without a scheme was accepted")
 	}
+	// Tracing (docs/decisions.md, "Federation: tracing (issue 14)").
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.otlpEndpoint != "" {
+		t.Fatalf("--otlp-endpoint default: %q %v", o.otlpEndpoint, err)
+	}
+	t.Setenv("SWITCHBOARD_OTLP_ENDPOINT", "http://collector:4318")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.otlpEndpoint != "http://collector:4318" {
+		t.Fatalf("SWITCHBOARD_OTLP_ENDPOINT: %q %v", o.otlpEndpoint, err)
+	}
+	if _, err := parseServe([]string{"--otlp-endpoint", "collector:4318"}, io.Discard, io.Discard); err == nil {
+		t.Error("an OTLP endpoint without a scheme was accepted")
+	}
+	t.Setenv("SWITCHBOARD_OTLP_ENDPOINT", "")
 	t.Setenv("SWITCHBOARD_REVIEW_POLICY", "")
 
 	const key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // 32 bytes

@@ -77,12 +77,13 @@ func shortExecutions() servertest.Option {
 	}
 }
 
-func newExecNet(t *testing.T, answer func(w http.ResponseWriter), listing map[string]any) *execNet {
+func newExecNet(t *testing.T, answer func(w http.ResponseWriter), listing map[string]any, extra ...servertest.Option) *execNet {
 	t.Helper()
 	n := &network{
-		hub: servertest.New(t, servertest.WithRole("hub"), servertest.WithSelfPublicURL(), servertest.WithPrivateEndpoints(),
-			servertest.WithReviewPolicy(store.Review), shortExecutions()),
-		spoke: servertest.New(t, servertest.WithSelfPublicURL(), servertest.WithPrivateEndpoints(), shortExecutions()),
+		hub: servertest.New(t, append([]servertest.Option{servertest.WithRole("hub"), servertest.WithSelfPublicURL(),
+			servertest.WithPrivateEndpoints(), servertest.WithReviewPolicy(store.Review), shortExecutions()}, extra...)...),
+		spoke: servertest.New(t, append([]servertest.Option{servertest.WithSelfPublicURL(), servertest.WithPrivateEndpoints(),
+			shortExecutions()}, extra...)...),
 	}
 	n.hubAdmin, n.spokeAdmin = n.hub.SignUp("owner"), n.spoke.SignUp("owner")
 	x := &execNet{network: n, agent: newSpokeAgent(t, answer)}

@@ -102,6 +102,14 @@ func WithSelfPublicURL() Option { return func(c *server.Config) { c.Executions.P
 // WithRole runs the server as a hub ("hub") or standalone.
 func WithRole(role string) Option { return func(c *server.Config) { c.Federation.Role = role } }
 
+// WithTracing exports the server's spans to the OTLP/HTTP receiver at
+// endpoint, in batches of at most 20 ms (tests wait for them).
+func WithTracing(endpoint string) Option {
+	return func(c *server.Config) {
+		c.Tracing = server.TracingConfig{OTLPEndpoint: endpoint, BatchTimeout: 20 * time.Millisecond}
+	}
+}
+
 // New starts a server for the test and stops it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()

@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -104,6 +105,9 @@ type Engine struct {
 	// SweepEvery is how often the timeout sweep runs on Clock; 1 s when
 	// zero.
 	SweepEvery time.Duration
+	// Tracer starts the spans of dispatches (to an agent, to a spoke); a
+	// no-op one when nil (tracing off).
+	Tracer trace.Tracer
 
 	mu       sync.Mutex
 	inflight map[string]bool

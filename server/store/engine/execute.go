@@ -111,7 +111,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 		return &Outcome{Execution: ex, Agent: agent}, nil
 	}
 	if r.Background {
-		e.sendAll([]string{ex.ID})
+		e.sendAllIn(ctx, []string{ex.ID})
 		return &Outcome{Execution: ex, Agent: agent}, nil
 	}
 	return e.run(context.WithoutCancel(ctx), ex.ID, false)

@@ -114,11 +114,17 @@ func (e *Engine) promoteFree(ctx context.Context) error {
 // sendAll sends executions in the background, on the engine's context (so
 // Stop waits for them).
 func (e *Engine) sendAll(ids []string) {
+	e.sendAllIn(context.Background(), ids)
+}
+
+// sendAllIn is sendAll in the trace of from, if it has one.
+func (e *Engine) sendAllIn(from context.Context, ids []string) {
 	for _, id := range ids {
 		ctx := e.bg
 		if ctx == nil {
 			ctx = context.Background()
 		}
+		ctx = traced(from, ctx)
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()

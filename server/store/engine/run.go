@@ -46,7 +46,9 @@ func (e *Engine) run(ctx context.Context, id string, approved bool) (*Outcome, e
 		return e.ended(ctx, id, err)
 	}
 	call.CallbackToken = token
-	res, sendErr := e.Dispatch.Send(ctx, call)
+	sctx, span := e.span(ctx, SpanDispatch, id, agent.ID)
+	res, sendErr := e.Dispatch.Send(sctx, call)
+	endSpan(span, sendErr)
 	elapsed := int(res.Elapsed.Milliseconds())
 	switch {
 	case sendErr != nil:
@@ -80,11 +82,13 @@ func (e *Engine) runRemote(ctx context.Context, ex *ent.Execution, agent *ent.St
 		return e.ended(ctx, ex.ID, err)
 	}
 	refused := ""
-	err = e.Dispatch.Guarded(ctx, target, func(ctx context.Context) error {
+	sctx, span := e.span(ctx, SpanRemote, ex.ID, agent.ID)
+	err = e.Dispatch.Guarded(sctx, target, func(ctx context.Context) error {
 		var err error
 		refused, err = e.Remote.Send(ctx, ex, agent, token)
 		return err
 	})
+	endSpan(span, err)
 	switch {
 	case err != nil:
 		return e.finish(ctx, ex.ID, failure(err), nil, "the agent's instance could not be reached: "+err.Error())
