@@ -142,7 +142,7 @@ func (s *Spoke) syncCapabilities(ctx context.Context, m *ent.FederationMembershi
 	var syncable []*switchboardv1.FederationCapability
 	for _, r := range rows {
 		switch {
-		case r.AccessPasswordSealed != nil:
+		case r.AccessPasswordSealed != nil && len(*r.AccessPasswordSealed) > 0: // NULL reads as empty
 			out = append(out, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
 				Error: ptr("a capability behind an access password cannot be offered through a hub")})
 		case r.PricingModel != "free" || r.Price != 0:
