@@ -169,7 +169,12 @@ func TestCapabilityWebhookOnTheSpoke(t *testing.T) {
 		body map[string]any
 		want int
 	}{
-		{"agentId instead", func() map[string]any { d := decision("active", t1); delete(d, "capabilityId"); d["agentId"] = id; return d }(), http.StatusBadRequest},
+		{"agentId instead", func() map[string]any {
+			d := decision("active", t1)
+			delete(d, "capabilityId")
+			d["agentId"] = id
+			return d
+		}(), http.StatusBadRequest},
 		{"both ids", func() map[string]any { d := decision("active", t1); d["agentId"] = id; return d }(), http.StatusBadRequest},
 		{"unknown event", func() map[string]any { d := decision("active", t1); d["event"] = "pack_approval"; return d }(), http.StatusBadRequest},
 		{"unknown pack", func() map[string]any { d := decision("active", t1); d["capabilityId"] = "nope"; return d }(), http.StatusNotFound},
