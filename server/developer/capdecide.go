@@ -53,12 +53,12 @@ func (s *Service) decidePack(ctx context.Context, id string, d decision) (*switc
 			return apperr.Internal(err)
 		}
 		cur, err := tx.CapabilityPack.Get(ctx, id)
-		if ent.IsNotFound(err) {
+		switch {
+		case ent.IsNotFound(err):
 			return apperr.NotFound("capability %q not found", id)
-		} else if err != nil {
+		case err != nil:
 			return apperr.Internal(err)
-		}
-		if !slices.Contains(d.from, string(cur.Status)) {
+		case !slices.Contains(d.from, string(cur.Status)):
 			return apperr.IllegalMove("capability %q is %s; it cannot become %s", cur.Name, cur.Status, d.to)
 		}
 		row, err = tx.CapabilityPack.UpdateOneID(id).SetStatus(capabilitypack.Status(d.to)).SetUpdatedAt(s.now()).Save(ctx)

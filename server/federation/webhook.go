@@ -118,51 +118,64 @@ func (s *Spoke) webhook(r *http.Request) (bool, error) {
 	return applied, err
 }
 
-// applyAgent records the hub's decision on one of this instance's own
-// listings, unless an as new one was applied.
-func (s *Spoke) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
-	if err := s.DB.Serialize(ctx, tx, "store_agent:"+ev.AgentID); err != nil {
-		return false, apperr.Internal(err)
-	}
-	row, err := tx.StoreAgent.Query().Where(storeagent.ID(ev.AgentID), storeagent.SourceInstanceIDIsNil()).Only(ctx)
-	if ent.IsNotFound(err) {
-		return false, apperr.NotFound("no listing %q on this instance", ev.AgentID)
-	} else if err != nil {
-		return false, apperr.Internal(err)
-	}
-	if row.HubDecidedAt != nil && !at.After(*row.HubDecidedAt) {
-		return false, nil // an older (or replayed) decision
-	}
-	err = tx.StoreAgent.UpdateOneID(row.ID).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
-		SetHubDecidedAt(at).Exec(ctx)
-	if err != nil {
-		return false, apperr.Internal(err)
-	}
-	return true, s.tellOwner(ctx, tx, row.UserID, "listing", row.ID, row.Name, ev)
+// ownRow is what a decision needs of this instance's own listing or pack.
+type ownRow struct {
+	id, userID, name string
+	decidedAt        *time.Time
 }
 
-// applyCapability is applyAgent for one of this instance's own capability
-// packs.
-func (s *Spoke) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
-	if err := s.DB.Serialize(ctx, tx, "capability_pack:"+ev.CapabilityID); err != nil {
+// applyDecision records the hub's decision on one of this instance's own
+// listings or packs (kind), under its lock, unless one as new was applied,
+// and tells its owner.
+func (s *Spoke) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev Approval, at time.Time,
+	load func() (ownRow, error), record func(id string) error) (bool, error) {
+	if err := s.DB.Serialize(ctx, tx, lockKey); err != nil {
 		return false, apperr.Internal(err)
 	}
-	row, err := tx.CapabilityPack.Query().
-		Where(capabilitypack.ID(ev.CapabilityID), capabilitypack.SourceInstanceIDIsNil()).Only(ctx)
+	row, err := load()
 	if ent.IsNotFound(err) {
-		return false, apperr.NotFound("no capability %q on this instance", ev.CapabilityID)
+		return false, apperr.NotFound("no %s %q on this instance", kind, id)
 	} else if err != nil {
 		return false, apperr.Internal(err)
 	}
-	if row.HubDecidedAt != nil && !at.After(*row.HubDecidedAt) {
+	if row.decidedAt != nil && !at.After(*row.decidedAt) {
 		return false, nil // an older (or replayed) decision
 	}
-	err = tx.CapabilityPack.UpdateOneID(row.ID).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
-		SetHubDecidedAt(at).Exec(ctx)
-	if err != nil {
+	if err := record(row.id); err != nil {
 		return false, apperr.Internal(err)
 	}
-	return true, s.tellOwner(ctx, tx, row.UserID, "capability", row.ID, row.Name, ev)
+	return true, s.tellOwner(ctx, tx, row.userID, kind, row.id, row.name, ev)
+}
+
+func (s *Spoke) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+	return s.applyDecision(ctx, tx, "listing", "store_agent:"+ev.AgentID, ev.AgentID, ev, at,
+		func() (ownRow, error) {
+			r, err := tx.StoreAgent.Query().Where(storeagent.ID(ev.AgentID), storeagent.SourceInstanceIDIsNil()).Only(ctx)
+			if err != nil {
+				return ownRow{}, err
+			}
+			return ownRow{id: r.ID, userID: r.UserID, name: r.Name, decidedAt: r.HubDecidedAt}, nil
+		},
+		func(id string) error {
+			return tx.StoreAgent.UpdateOneID(id).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
+				SetHubDecidedAt(at).Exec(ctx)
+		})
+}
+
+func (s *Spoke) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+	return s.applyDecision(ctx, tx, "capability", "capability_pack:"+ev.CapabilityID, ev.CapabilityID, ev, at,
+		func() (ownRow, error) {
+			r, err := tx.CapabilityPack.Query().
+				Where(capabilitypack.ID(ev.CapabilityID), capabilitypack.SourceInstanceIDIsNil()).Only(ctx)
+			if err != nil {
+				return ownRow{}, err
+			}
+			return ownRow{id: r.ID, userID: r.UserID, name: r.Name, decidedAt: r.HubDecidedAt}, nil
+		},
+		func(id string) error {
+			return tx.CapabilityPack.UpdateOneID(id).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
+				SetHubDecidedAt(at).Exec(ctx)
+		})
 }
 
 // tellOwner writes the decision on the owner's listing or capability
