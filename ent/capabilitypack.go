@@ -67,6 +67,12 @@ type CapabilityPack struct {
 	TokenEstimate int `json:"token_estimate,omitempty"`
 	// AlwaysLoad holds the value of the "always_load" field.
 	AlwaysLoad bool `json:"always_load,omitempty"`
+	// HubStatus holds the value of the "hub_status" field.
+	HubStatus *string `json:"hub_status,omitempty"`
+	// MarketplaceID holds the value of the "marketplace_id" field.
+	MarketplaceID *string `json:"marketplace_id,omitempty"`
+	// HubDecidedAt holds the value of the "hub_decided_at" field.
+	HubDecidedAt *time.Time `json:"hub_decided_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the CapabilityPackQuery when eager-loading is set.
 	Edges        CapabilityPackEdges `json:"edges"`
@@ -115,9 +121,9 @@ func (*CapabilityPack) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case capabilitypack.FieldPrice, capabilitypack.FieldTokenEstimate:
 			values[i] = new(sql.NullInt64)
-		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt, capabilitypack.FieldStatus, capabilitypack.FieldStatusBeforeSuspend, capabilitypack.FieldSlug, capabilitypack.FieldSourceInstanceID, capabilitypack.FieldRemoteID, capabilitypack.FieldPromptGroup:
+		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt, capabilitypack.FieldStatus, capabilitypack.FieldStatusBeforeSuspend, capabilitypack.FieldSlug, capabilitypack.FieldSourceInstanceID, capabilitypack.FieldRemoteID, capabilitypack.FieldPromptGroup, capabilitypack.FieldHubStatus, capabilitypack.FieldMarketplaceID:
 			values[i] = new(sql.NullString)
-		case capabilitypack.FieldCreatedAt, capabilitypack.FieldUpdatedAt:
+		case capabilitypack.FieldCreatedAt, capabilitypack.FieldUpdatedAt, capabilitypack.FieldHubDecidedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -291,6 +297,27 @@ func (_m *CapabilityPack) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.AlwaysLoad = value.Bool
 			}
+		case capabilitypack.FieldHubStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field hub_status", values[i])
+			} else if value.Valid {
+				_m.HubStatus = new(string)
+				*_m.HubStatus = value.String
+			}
+		case capabilitypack.FieldMarketplaceID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field marketplace_id", values[i])
+			} else if value.Valid {
+				_m.MarketplaceID = new(string)
+				*_m.MarketplaceID = value.String
+			}
+		case capabilitypack.FieldHubDecidedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field hub_decided_at", values[i])
+			} else if value.Valid {
+				_m.HubDecidedAt = new(time.Time)
+				*_m.HubDecidedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -422,6 +449,21 @@ func (_m *CapabilityPack) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("always_load=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AlwaysLoad))
+	builder.WriteString(", ")
+	if v := _m.HubStatus; v != nil {
+		builder.WriteString("hub_status=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.MarketplaceID; v != nil {
+		builder.WriteString("marketplace_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.HubDecidedAt; v != nil {
+		builder.WriteString("hub_decided_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -285,6 +285,48 @@ func (_c *CapabilityPackCreate) SetNillableAlwaysLoad(v *bool) *CapabilityPackCr
 	return _c
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (_c *CapabilityPackCreate) SetHubStatus(v string) *CapabilityPackCreate {
+	_c.mutation.SetHubStatus(v)
+	return _c
+}
+
+// SetNillableHubStatus sets the "hub_status" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableHubStatus(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetHubStatus(*v)
+	}
+	return _c
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (_c *CapabilityPackCreate) SetMarketplaceID(v string) *CapabilityPackCreate {
+	_c.mutation.SetMarketplaceID(v)
+	return _c
+}
+
+// SetNillableMarketplaceID sets the "marketplace_id" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableMarketplaceID(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetMarketplaceID(*v)
+	}
+	return _c
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (_c *CapabilityPackCreate) SetHubDecidedAt(v time.Time) *CapabilityPackCreate {
+	_c.mutation.SetHubDecidedAt(v)
+	return _c
+}
+
+// SetNillableHubDecidedAt sets the "hub_decided_at" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableHubDecidedAt(v *time.Time) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetHubDecidedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *CapabilityPackCreate) SetID(v string) *CapabilityPackCreate {
 	_c.mutation.SetID(v)
@@ -567,6 +609,18 @@ func (_c *CapabilityPackCreate) createSpec() (*CapabilityPack, *sqlgraph.CreateS
 	if value, ok := _c.mutation.AlwaysLoad(); ok {
 		_spec.SetField(capabilitypack.FieldAlwaysLoad, field.TypeBool, value)
 		_node.AlwaysLoad = value
+	}
+	if value, ok := _c.mutation.HubStatus(); ok {
+		_spec.SetField(capabilitypack.FieldHubStatus, field.TypeString, value)
+		_node.HubStatus = &value
+	}
+	if value, ok := _c.mutation.MarketplaceID(); ok {
+		_spec.SetField(capabilitypack.FieldMarketplaceID, field.TypeString, value)
+		_node.MarketplaceID = &value
+	}
+	if value, ok := _c.mutation.HubDecidedAt(); ok {
+		_spec.SetField(capabilitypack.FieldHubDecidedAt, field.TypeTime, value)
+		_node.HubDecidedAt = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -980,6 +1034,60 @@ func (u *CapabilityPackUpsert) SetAlwaysLoad(v bool) *CapabilityPackUpsert {
 // UpdateAlwaysLoad sets the "always_load" field to the value that was provided on create.
 func (u *CapabilityPackUpsert) UpdateAlwaysLoad() *CapabilityPackUpsert {
 	u.SetExcluded(capabilitypack.FieldAlwaysLoad)
+	return u
+}
+
+// SetHubStatus sets the "hub_status" field.
+func (u *CapabilityPackUpsert) SetHubStatus(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldHubStatus, v)
+	return u
+}
+
+// UpdateHubStatus sets the "hub_status" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateHubStatus() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldHubStatus)
+	return u
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (u *CapabilityPackUpsert) ClearHubStatus() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldHubStatus)
+	return u
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (u *CapabilityPackUpsert) SetMarketplaceID(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldMarketplaceID, v)
+	return u
+}
+
+// UpdateMarketplaceID sets the "marketplace_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateMarketplaceID() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldMarketplaceID)
+	return u
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (u *CapabilityPackUpsert) ClearMarketplaceID() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldMarketplaceID)
+	return u
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (u *CapabilityPackUpsert) SetHubDecidedAt(v time.Time) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldHubDecidedAt, v)
+	return u
+}
+
+// UpdateHubDecidedAt sets the "hub_decided_at" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateHubDecidedAt() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldHubDecidedAt)
+	return u
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (u *CapabilityPackUpsert) ClearHubDecidedAt() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldHubDecidedAt)
 	return u
 }
 
@@ -1419,6 +1527,69 @@ func (u *CapabilityPackUpsertOne) SetAlwaysLoad(v bool) *CapabilityPackUpsertOne
 func (u *CapabilityPackUpsertOne) UpdateAlwaysLoad() *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdateAlwaysLoad()
+	})
+}
+
+// SetHubStatus sets the "hub_status" field.
+func (u *CapabilityPackUpsertOne) SetHubStatus(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetHubStatus(v)
+	})
+}
+
+// UpdateHubStatus sets the "hub_status" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateHubStatus() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateHubStatus()
+	})
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (u *CapabilityPackUpsertOne) ClearHubStatus() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearHubStatus()
+	})
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (u *CapabilityPackUpsertOne) SetMarketplaceID(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetMarketplaceID(v)
+	})
+}
+
+// UpdateMarketplaceID sets the "marketplace_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateMarketplaceID() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateMarketplaceID()
+	})
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (u *CapabilityPackUpsertOne) ClearMarketplaceID() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearMarketplaceID()
+	})
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (u *CapabilityPackUpsertOne) SetHubDecidedAt(v time.Time) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetHubDecidedAt(v)
+	})
+}
+
+// UpdateHubDecidedAt sets the "hub_decided_at" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateHubDecidedAt() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateHubDecidedAt()
+	})
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (u *CapabilityPackUpsertOne) ClearHubDecidedAt() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearHubDecidedAt()
 	})
 }
 
@@ -2025,6 +2196,69 @@ func (u *CapabilityPackUpsertBulk) SetAlwaysLoad(v bool) *CapabilityPackUpsertBu
 func (u *CapabilityPackUpsertBulk) UpdateAlwaysLoad() *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdateAlwaysLoad()
+	})
+}
+
+// SetHubStatus sets the "hub_status" field.
+func (u *CapabilityPackUpsertBulk) SetHubStatus(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetHubStatus(v)
+	})
+}
+
+// UpdateHubStatus sets the "hub_status" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateHubStatus() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateHubStatus()
+	})
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (u *CapabilityPackUpsertBulk) ClearHubStatus() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearHubStatus()
+	})
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (u *CapabilityPackUpsertBulk) SetMarketplaceID(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetMarketplaceID(v)
+	})
+}
+
+// UpdateMarketplaceID sets the "marketplace_id" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateMarketplaceID() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateMarketplaceID()
+	})
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (u *CapabilityPackUpsertBulk) ClearMarketplaceID() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearMarketplaceID()
+	})
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (u *CapabilityPackUpsertBulk) SetHubDecidedAt(v time.Time) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetHubDecidedAt(v)
+	})
+}
+
+// UpdateHubDecidedAt sets the "hub_decided_at" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateHubDecidedAt() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateHubDecidedAt()
+	})
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (u *CapabilityPackUpsertBulk) ClearHubDecidedAt() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearHubDecidedAt()
 	})
 }
 

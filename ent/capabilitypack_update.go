@@ -394,6 +394,66 @@ func (_u *CapabilityPackUpdate) SetNillableAlwaysLoad(v *bool) *CapabilityPackUp
 	return _u
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (_u *CapabilityPackUpdate) SetHubStatus(v string) *CapabilityPackUpdate {
+	_u.mutation.SetHubStatus(v)
+	return _u
+}
+
+// SetNillableHubStatus sets the "hub_status" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableHubStatus(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetHubStatus(*v)
+	}
+	return _u
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (_u *CapabilityPackUpdate) ClearHubStatus() *CapabilityPackUpdate {
+	_u.mutation.ClearHubStatus()
+	return _u
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (_u *CapabilityPackUpdate) SetMarketplaceID(v string) *CapabilityPackUpdate {
+	_u.mutation.SetMarketplaceID(v)
+	return _u
+}
+
+// SetNillableMarketplaceID sets the "marketplace_id" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableMarketplaceID(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetMarketplaceID(*v)
+	}
+	return _u
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (_u *CapabilityPackUpdate) ClearMarketplaceID() *CapabilityPackUpdate {
+	_u.mutation.ClearMarketplaceID()
+	return _u
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (_u *CapabilityPackUpdate) SetHubDecidedAt(v time.Time) *CapabilityPackUpdate {
+	_u.mutation.SetHubDecidedAt(v)
+	return _u
+}
+
+// SetNillableHubDecidedAt sets the "hub_decided_at" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableHubDecidedAt(v *time.Time) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetHubDecidedAt(*v)
+	}
+	return _u
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (_u *CapabilityPackUpdate) ClearHubDecidedAt() *CapabilityPackUpdate {
+	_u.mutation.ClearHubDecidedAt()
+	return _u
+}
+
 // AddInstallIDs adds the "installs" edge to the CapabilityInstall entity by IDs.
 func (_u *CapabilityPackUpdate) AddInstallIDs(ids ...string) *CapabilityPackUpdate {
 	_u.mutation.AddInstallIDs(ids...)
@@ -603,6 +663,24 @@ func (_u *CapabilityPackUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.AlwaysLoad(); ok {
 		_spec.SetField(capabilitypack.FieldAlwaysLoad, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.HubStatus(); ok {
+		_spec.SetField(capabilitypack.FieldHubStatus, field.TypeString, value)
+	}
+	if _u.mutation.HubStatusCleared() {
+		_spec.ClearField(capabilitypack.FieldHubStatus, field.TypeString)
+	}
+	if value, ok := _u.mutation.MarketplaceID(); ok {
+		_spec.SetField(capabilitypack.FieldMarketplaceID, field.TypeString, value)
+	}
+	if _u.mutation.MarketplaceIDCleared() {
+		_spec.ClearField(capabilitypack.FieldMarketplaceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.HubDecidedAt(); ok {
+		_spec.SetField(capabilitypack.FieldHubDecidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.HubDecidedAtCleared() {
+		_spec.ClearField(capabilitypack.FieldHubDecidedAt, field.TypeTime)
 	}
 	if _u.mutation.InstallsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1031,6 +1109,66 @@ func (_u *CapabilityPackUpdateOne) SetNillableAlwaysLoad(v *bool) *CapabilityPac
 	return _u
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (_u *CapabilityPackUpdateOne) SetHubStatus(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetHubStatus(v)
+	return _u
+}
+
+// SetNillableHubStatus sets the "hub_status" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableHubStatus(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetHubStatus(*v)
+	}
+	return _u
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (_u *CapabilityPackUpdateOne) ClearHubStatus() *CapabilityPackUpdateOne {
+	_u.mutation.ClearHubStatus()
+	return _u
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (_u *CapabilityPackUpdateOne) SetMarketplaceID(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetMarketplaceID(v)
+	return _u
+}
+
+// SetNillableMarketplaceID sets the "marketplace_id" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableMarketplaceID(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetMarketplaceID(*v)
+	}
+	return _u
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (_u *CapabilityPackUpdateOne) ClearMarketplaceID() *CapabilityPackUpdateOne {
+	_u.mutation.ClearMarketplaceID()
+	return _u
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (_u *CapabilityPackUpdateOne) SetHubDecidedAt(v time.Time) *CapabilityPackUpdateOne {
+	_u.mutation.SetHubDecidedAt(v)
+	return _u
+}
+
+// SetNillableHubDecidedAt sets the "hub_decided_at" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableHubDecidedAt(v *time.Time) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetHubDecidedAt(*v)
+	}
+	return _u
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (_u *CapabilityPackUpdateOne) ClearHubDecidedAt() *CapabilityPackUpdateOne {
+	_u.mutation.ClearHubDecidedAt()
+	return _u
+}
+
 // AddInstallIDs adds the "installs" edge to the CapabilityInstall entity by IDs.
 func (_u *CapabilityPackUpdateOne) AddInstallIDs(ids ...string) *CapabilityPackUpdateOne {
 	_u.mutation.AddInstallIDs(ids...)
@@ -1270,6 +1408,24 @@ func (_u *CapabilityPackUpdateOne) sqlSave(ctx context.Context) (_node *Capabili
 	}
 	if value, ok := _u.mutation.AlwaysLoad(); ok {
 		_spec.SetField(capabilitypack.FieldAlwaysLoad, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.HubStatus(); ok {
+		_spec.SetField(capabilitypack.FieldHubStatus, field.TypeString, value)
+	}
+	if _u.mutation.HubStatusCleared() {
+		_spec.ClearField(capabilitypack.FieldHubStatus, field.TypeString)
+	}
+	if value, ok := _u.mutation.MarketplaceID(); ok {
+		_spec.SetField(capabilitypack.FieldMarketplaceID, field.TypeString, value)
+	}
+	if _u.mutation.MarketplaceIDCleared() {
+		_spec.ClearField(capabilitypack.FieldMarketplaceID, field.TypeString)
+	}
+	if value, ok := _u.mutation.HubDecidedAt(); ok {
+		_spec.SetField(capabilitypack.FieldHubDecidedAt, field.TypeTime, value)
+	}
+	if _u.mutation.HubDecidedAtCleared() {
+		_spec.ClearField(capabilitypack.FieldHubDecidedAt, field.TypeTime)
 	}
 	if _u.mutation.InstallsCleared() {
 		edge := &sqlgraph.EdgeSpec{

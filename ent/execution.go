@@ -122,6 +122,10 @@ type Execution struct {
 	PlatformFee *money.Cents `json:"platform_fee,omitempty"`
 	// FeePercent holds the value of the "fee_percent" field.
 	FeePercent *float64 `json:"fee_percent,omitempty"`
+	// HubFeeValidated holds the value of the "hub_fee_validated" field.
+	HubFeeValidated *bool `json:"hub_fee_validated,omitempty"`
+	// HubEnforcedFeePercent holds the value of the "hub_enforced_fee_percent" field.
+	HubEnforcedFeePercent *float64 `json:"hub_enforced_fee_percent,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ExecutionQuery when eager-loading is set.
 	Edges        ExecutionEdges `json:"edges"`
@@ -168,9 +172,9 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case execution.FieldTaskInputs:
 			values[i] = new([]byte)
-		case execution.FieldIsOwnAgent:
+		case execution.FieldIsOwnAgent, execution.FieldHubFeeValidated:
 			values[i] = new(sql.NullBool)
-		case execution.FieldFeePercent:
+		case execution.FieldFeePercent, execution.FieldHubEnforcedFeePercent:
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldQuoteAmount, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee:
 			values[i] = new(sql.NullInt64)
@@ -540,6 +544,20 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 				_m.FeePercent = new(float64)
 				*_m.FeePercent = value.Float64
 			}
+		case execution.FieldHubFeeValidated:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field hub_fee_validated", values[i])
+			} else if value.Valid {
+				_m.HubFeeValidated = new(bool)
+				*_m.HubFeeValidated = value.Bool
+			}
+		case execution.FieldHubEnforcedFeePercent:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field hub_enforced_fee_percent", values[i])
+			} else if value.Valid {
+				_m.HubEnforcedFeePercent = new(float64)
+				*_m.HubEnforcedFeePercent = value.Float64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -805,6 +823,16 @@ func (_m *Execution) String() string {
 	builder.WriteString(", ")
 	if v := _m.FeePercent; v != nil {
 		builder.WriteString("fee_percent=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.HubFeeValidated; v != nil {
+		builder.WriteString("hub_fee_validated=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.HubEnforcedFeePercent; v != nil {
+		builder.WriteString("hub_enforced_fee_percent=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')

@@ -671,6 +671,34 @@ func (_c *ExecutionCreate) SetNillableFeePercent(v *float64) *ExecutionCreate {
 	return _c
 }
 
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (_c *ExecutionCreate) SetHubFeeValidated(v bool) *ExecutionCreate {
+	_c.mutation.SetHubFeeValidated(v)
+	return _c
+}
+
+// SetNillableHubFeeValidated sets the "hub_fee_validated" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableHubFeeValidated(v *bool) *ExecutionCreate {
+	if v != nil {
+		_c.SetHubFeeValidated(*v)
+	}
+	return _c
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (_c *ExecutionCreate) SetHubEnforcedFeePercent(v float64) *ExecutionCreate {
+	_c.mutation.SetHubEnforcedFeePercent(v)
+	return _c
+}
+
+// SetNillableHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableHubEnforcedFeePercent(v *float64) *ExecutionCreate {
+	if v != nil {
+		_c.SetHubEnforcedFeePercent(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *ExecutionCreate) SetID(v string) *ExecutionCreate {
 	_c.mutation.SetID(v)
@@ -1073,6 +1101,14 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FeePercent(); ok {
 		_spec.SetField(execution.FieldFeePercent, field.TypeFloat64, value)
 		_node.FeePercent = &value
+	}
+	if value, ok := _c.mutation.HubFeeValidated(); ok {
+		_spec.SetField(execution.FieldHubFeeValidated, field.TypeBool, value)
+		_node.HubFeeValidated = &value
+	}
+	if value, ok := _c.mutation.HubEnforcedFeePercent(); ok {
+		_spec.SetField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64, value)
+		_node.HubEnforcedFeePercent = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -2027,6 +2063,48 @@ func (u *ExecutionUpsert) AddFeePercent(v float64) *ExecutionUpsert {
 // ClearFeePercent clears the value of the "fee_percent" field.
 func (u *ExecutionUpsert) ClearFeePercent() *ExecutionUpsert {
 	u.SetNull(execution.FieldFeePercent)
+	return u
+}
+
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (u *ExecutionUpsert) SetHubFeeValidated(v bool) *ExecutionUpsert {
+	u.Set(execution.FieldHubFeeValidated, v)
+	return u
+}
+
+// UpdateHubFeeValidated sets the "hub_fee_validated" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateHubFeeValidated() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldHubFeeValidated)
+	return u
+}
+
+// ClearHubFeeValidated clears the value of the "hub_fee_validated" field.
+func (u *ExecutionUpsert) ClearHubFeeValidated() *ExecutionUpsert {
+	u.SetNull(execution.FieldHubFeeValidated)
+	return u
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsert) SetHubEnforcedFeePercent(v float64) *ExecutionUpsert {
+	u.Set(execution.FieldHubEnforcedFeePercent, v)
+	return u
+}
+
+// UpdateHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateHubEnforcedFeePercent() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldHubEnforcedFeePercent)
+	return u
+}
+
+// AddHubEnforcedFeePercent adds v to the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsert) AddHubEnforcedFeePercent(v float64) *ExecutionUpsert {
+	u.Add(execution.FieldHubEnforcedFeePercent, v)
+	return u
+}
+
+// ClearHubEnforcedFeePercent clears the value of the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsert) ClearHubEnforcedFeePercent() *ExecutionUpsert {
+	u.SetNull(execution.FieldHubEnforcedFeePercent)
 	return u
 }
 
@@ -3099,6 +3177,55 @@ func (u *ExecutionUpsertOne) UpdateFeePercent() *ExecutionUpsertOne {
 func (u *ExecutionUpsertOne) ClearFeePercent() *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearFeePercent()
+	})
+}
+
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (u *ExecutionUpsertOne) SetHubFeeValidated(v bool) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetHubFeeValidated(v)
+	})
+}
+
+// UpdateHubFeeValidated sets the "hub_fee_validated" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateHubFeeValidated() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateHubFeeValidated()
+	})
+}
+
+// ClearHubFeeValidated clears the value of the "hub_fee_validated" field.
+func (u *ExecutionUpsertOne) ClearHubFeeValidated() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearHubFeeValidated()
+	})
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsertOne) SetHubEnforcedFeePercent(v float64) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetHubEnforcedFeePercent(v)
+	})
+}
+
+// AddHubEnforcedFeePercent adds v to the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsertOne) AddHubEnforcedFeePercent(v float64) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.AddHubEnforcedFeePercent(v)
+	})
+}
+
+// UpdateHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateHubEnforcedFeePercent() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateHubEnforcedFeePercent()
+	})
+}
+
+// ClearHubEnforcedFeePercent clears the value of the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsertOne) ClearHubEnforcedFeePercent() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearHubEnforcedFeePercent()
 	})
 }
 
@@ -4338,6 +4465,55 @@ func (u *ExecutionUpsertBulk) UpdateFeePercent() *ExecutionUpsertBulk {
 func (u *ExecutionUpsertBulk) ClearFeePercent() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearFeePercent()
+	})
+}
+
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (u *ExecutionUpsertBulk) SetHubFeeValidated(v bool) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetHubFeeValidated(v)
+	})
+}
+
+// UpdateHubFeeValidated sets the "hub_fee_validated" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateHubFeeValidated() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateHubFeeValidated()
+	})
+}
+
+// ClearHubFeeValidated clears the value of the "hub_fee_validated" field.
+func (u *ExecutionUpsertBulk) ClearHubFeeValidated() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearHubFeeValidated()
+	})
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsertBulk) SetHubEnforcedFeePercent(v float64) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetHubEnforcedFeePercent(v)
+	})
+}
+
+// AddHubEnforcedFeePercent adds v to the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsertBulk) AddHubEnforcedFeePercent(v float64) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.AddHubEnforcedFeePercent(v)
+	})
+}
+
+// UpdateHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateHubEnforcedFeePercent() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateHubEnforcedFeePercent()
+	})
+}
+
+// ClearHubEnforcedFeePercent clears the value of the "hub_enforced_fee_percent" field.
+func (u *ExecutionUpsertBulk) ClearHubEnforcedFeePercent() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearHubEnforcedFeePercent()
 	})
 }
 

@@ -997,6 +997,53 @@ func (_u *ExecutionUpdate) ClearFeePercent() *ExecutionUpdate {
 	return _u
 }
 
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (_u *ExecutionUpdate) SetHubFeeValidated(v bool) *ExecutionUpdate {
+	_u.mutation.SetHubFeeValidated(v)
+	return _u
+}
+
+// SetNillableHubFeeValidated sets the "hub_fee_validated" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableHubFeeValidated(v *bool) *ExecutionUpdate {
+	if v != nil {
+		_u.SetHubFeeValidated(*v)
+	}
+	return _u
+}
+
+// ClearHubFeeValidated clears the value of the "hub_fee_validated" field.
+func (_u *ExecutionUpdate) ClearHubFeeValidated() *ExecutionUpdate {
+	_u.mutation.ClearHubFeeValidated()
+	return _u
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (_u *ExecutionUpdate) SetHubEnforcedFeePercent(v float64) *ExecutionUpdate {
+	_u.mutation.ResetHubEnforcedFeePercent()
+	_u.mutation.SetHubEnforcedFeePercent(v)
+	return _u
+}
+
+// SetNillableHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableHubEnforcedFeePercent(v *float64) *ExecutionUpdate {
+	if v != nil {
+		_u.SetHubEnforcedFeePercent(*v)
+	}
+	return _u
+}
+
+// AddHubEnforcedFeePercent adds value to the "hub_enforced_fee_percent" field.
+func (_u *ExecutionUpdate) AddHubEnforcedFeePercent(v float64) *ExecutionUpdate {
+	_u.mutation.AddHubEnforcedFeePercent(v)
+	return _u
+}
+
+// ClearHubEnforcedFeePercent clears the value of the "hub_enforced_fee_percent" field.
+func (_u *ExecutionUpdate) ClearHubEnforcedFeePercent() *ExecutionUpdate {
+	_u.mutation.ClearHubEnforcedFeePercent()
+	return _u
+}
+
 // Mutation returns the ExecutionMutation object of the builder.
 func (_u *ExecutionUpdate) Mutation() *ExecutionMutation {
 	return _u.mutation
@@ -1390,6 +1437,21 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.FeePercentCleared() {
 		_spec.ClearField(execution.FieldFeePercent, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.HubFeeValidated(); ok {
+		_spec.SetField(execution.FieldHubFeeValidated, field.TypeBool, value)
+	}
+	if _u.mutation.HubFeeValidatedCleared() {
+		_spec.ClearField(execution.FieldHubFeeValidated, field.TypeBool)
+	}
+	if value, ok := _u.mutation.HubEnforcedFeePercent(); ok {
+		_spec.SetField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedHubEnforcedFeePercent(); ok {
+		_spec.AddField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64, value)
+	}
+	if _u.mutation.HubEnforcedFeePercentCleared() {
+		_spec.ClearField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -2378,6 +2440,53 @@ func (_u *ExecutionUpdateOne) ClearFeePercent() *ExecutionUpdateOne {
 	return _u
 }
 
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (_u *ExecutionUpdateOne) SetHubFeeValidated(v bool) *ExecutionUpdateOne {
+	_u.mutation.SetHubFeeValidated(v)
+	return _u
+}
+
+// SetNillableHubFeeValidated sets the "hub_fee_validated" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableHubFeeValidated(v *bool) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetHubFeeValidated(*v)
+	}
+	return _u
+}
+
+// ClearHubFeeValidated clears the value of the "hub_fee_validated" field.
+func (_u *ExecutionUpdateOne) ClearHubFeeValidated() *ExecutionUpdateOne {
+	_u.mutation.ClearHubFeeValidated()
+	return _u
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (_u *ExecutionUpdateOne) SetHubEnforcedFeePercent(v float64) *ExecutionUpdateOne {
+	_u.mutation.ResetHubEnforcedFeePercent()
+	_u.mutation.SetHubEnforcedFeePercent(v)
+	return _u
+}
+
+// SetNillableHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableHubEnforcedFeePercent(v *float64) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetHubEnforcedFeePercent(*v)
+	}
+	return _u
+}
+
+// AddHubEnforcedFeePercent adds value to the "hub_enforced_fee_percent" field.
+func (_u *ExecutionUpdateOne) AddHubEnforcedFeePercent(v float64) *ExecutionUpdateOne {
+	_u.mutation.AddHubEnforcedFeePercent(v)
+	return _u
+}
+
+// ClearHubEnforcedFeePercent clears the value of the "hub_enforced_fee_percent" field.
+func (_u *ExecutionUpdateOne) ClearHubEnforcedFeePercent() *ExecutionUpdateOne {
+	_u.mutation.ClearHubEnforcedFeePercent()
+	return _u
+}
+
 // Mutation returns the ExecutionMutation object of the builder.
 func (_u *ExecutionUpdateOne) Mutation() *ExecutionMutation {
 	return _u.mutation
@@ -2801,6 +2910,21 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if _u.mutation.FeePercentCleared() {
 		_spec.ClearField(execution.FieldFeePercent, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.HubFeeValidated(); ok {
+		_spec.SetField(execution.FieldHubFeeValidated, field.TypeBool, value)
+	}
+	if _u.mutation.HubFeeValidatedCleared() {
+		_spec.ClearField(execution.FieldHubFeeValidated, field.TypeBool)
+	}
+	if value, ok := _u.mutation.HubEnforcedFeePercent(); ok {
+		_spec.SetField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedHubEnforcedFeePercent(); ok {
+		_spec.AddField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64, value)
+	}
+	if _u.mutation.HubEnforcedFeePercentCleared() {
+		_spec.ClearField(execution.FieldHubEnforcedFeePercent, field.TypeFloat64)
 	}
 	_node = &Execution{config: _u.config}
 	_spec.Assign = _node.assignValues

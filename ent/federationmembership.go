@@ -51,7 +51,9 @@ type FederationMembership struct {
 	NetworkUsers int `json:"network_users,omitempty"`
 	// NetworkAgents holds the value of the "network_agents" field.
 	NetworkAgents int `json:"network_agents,omitempty"`
-	selectValues  sql.SelectValues
+	// Health holds the value of the "health" field.
+	Health       federationmembership.Health `json:"health,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -63,7 +65,7 @@ func (*FederationMembership) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case federationmembership.FieldNetworkInstances, federationmembership.FieldNetworkUsers, federationmembership.FieldNetworkAgents:
 			values[i] = new(sql.NullInt64)
-		case federationmembership.FieldID, federationmembership.FieldHubURL, federationmembership.FieldPendingAPIKeySealed, federationmembership.FieldAPIKeyHash, federationmembership.FieldPlatformTokenSealed, federationmembership.FieldInstanceID, federationmembership.FieldLastHeartbeatError:
+		case federationmembership.FieldID, federationmembership.FieldHubURL, federationmembership.FieldPendingAPIKeySealed, federationmembership.FieldAPIKeyHash, federationmembership.FieldPlatformTokenSealed, federationmembership.FieldInstanceID, federationmembership.FieldLastHeartbeatError, federationmembership.FieldHealth:
 			values[i] = new(sql.NullString)
 		case federationmembership.FieldCreatedAt, federationmembership.FieldUpdatedAt, federationmembership.FieldPendingUntil, federationmembership.FieldJoinedAt, federationmembership.FieldLastSyncAt, federationmembership.FieldLastHeartbeatAt:
 			values[i] = new(sql.NullTime)
@@ -199,6 +201,12 @@ func (_m *FederationMembership) assignValues(columns []string, values []any) err
 			} else if value.Valid {
 				_m.NetworkAgents = int(value.Int64)
 			}
+		case federationmembership.FieldHealth:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field health", values[i])
+			} else if value.Valid {
+				_m.Health = federationmembership.Health(value.String)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -294,6 +302,9 @@ func (_m *FederationMembership) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("network_agents=")
 	builder.WriteString(fmt.Sprintf("%v", _m.NetworkAgents))
+	builder.WriteString(", ")
+	builder.WriteString("health=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Health))
 	builder.WriteByte(')')
 	return builder.String()
 }

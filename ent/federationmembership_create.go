@@ -237,6 +237,20 @@ func (_c *FederationMembershipCreate) SetNillableNetworkAgents(v *int) *Federati
 	return _c
 }
 
+// SetHealth sets the "health" field.
+func (_c *FederationMembershipCreate) SetHealth(v federationmembership.Health) *FederationMembershipCreate {
+	_c.mutation.SetHealth(v)
+	return _c
+}
+
+// SetNillableHealth sets the "health" field if the given value is not nil.
+func (_c *FederationMembershipCreate) SetNillableHealth(v *federationmembership.Health) *FederationMembershipCreate {
+	if v != nil {
+		_c.SetHealth(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *FederationMembershipCreate) SetID(v string) *FederationMembershipCreate {
 	_c.mutation.SetID(v)
@@ -306,6 +320,10 @@ func (_c *FederationMembershipCreate) defaults() {
 		v := federationmembership.DefaultNetworkAgents
 		_c.mutation.SetNetworkAgents(v)
 	}
+	if _, ok := _c.mutation.Health(); !ok {
+		v := federationmembership.DefaultHealth
+		_c.mutation.SetHealth(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := federationmembership.DefaultID()
 		_c.mutation.SetID(v)
@@ -337,6 +355,14 @@ func (_c *FederationMembershipCreate) check() error {
 	}
 	if _, ok := _c.mutation.NetworkAgents(); !ok {
 		return &ValidationError{Name: "network_agents", err: errors.New(`ent: missing required field "FederationMembership.network_agents"`)}
+	}
+	if _, ok := _c.mutation.Health(); !ok {
+		return &ValidationError{Name: "health", err: errors.New(`ent: missing required field "FederationMembership.health"`)}
+	}
+	if v, ok := _c.mutation.Health(); ok {
+		if err := federationmembership.HealthValidator(v); err != nil {
+			return &ValidationError{Name: "health", err: fmt.Errorf(`ent: validator failed for field "FederationMembership.health": %w`, err)}
+		}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := federationmembership.IDValidator(v); err != nil {
@@ -446,6 +472,10 @@ func (_c *FederationMembershipCreate) createSpec() (*FederationMembership, *sqlg
 	if value, ok := _c.mutation.NetworkAgents(); ok {
 		_spec.SetField(federationmembership.FieldNetworkAgents, field.TypeInt, value)
 		_node.NetworkAgents = value
+	}
+	if value, ok := _c.mutation.Health(); ok {
+		_spec.SetField(federationmembership.FieldHealth, field.TypeEnum, value)
+		_node.Health = value
 	}
 	return _node, _spec
 }
@@ -760,6 +790,18 @@ func (u *FederationMembershipUpsert) UpdateNetworkAgents() *FederationMembership
 // AddNetworkAgents adds v to the "network_agents" field.
 func (u *FederationMembershipUpsert) AddNetworkAgents(v int) *FederationMembershipUpsert {
 	u.Add(federationmembership.FieldNetworkAgents, v)
+	return u
+}
+
+// SetHealth sets the "health" field.
+func (u *FederationMembershipUpsert) SetHealth(v federationmembership.Health) *FederationMembershipUpsert {
+	u.Set(federationmembership.FieldHealth, v)
+	return u
+}
+
+// UpdateHealth sets the "health" field to the value that was provided on create.
+func (u *FederationMembershipUpsert) UpdateHealth() *FederationMembershipUpsert {
+	u.SetExcluded(federationmembership.FieldHealth)
 	return u
 }
 
@@ -1119,6 +1161,20 @@ func (u *FederationMembershipUpsertOne) AddNetworkAgents(v int) *FederationMembe
 func (u *FederationMembershipUpsertOne) UpdateNetworkAgents() *FederationMembershipUpsertOne {
 	return u.Update(func(s *FederationMembershipUpsert) {
 		s.UpdateNetworkAgents()
+	})
+}
+
+// SetHealth sets the "health" field.
+func (u *FederationMembershipUpsertOne) SetHealth(v federationmembership.Health) *FederationMembershipUpsertOne {
+	return u.Update(func(s *FederationMembershipUpsert) {
+		s.SetHealth(v)
+	})
+}
+
+// UpdateHealth sets the "health" field to the value that was provided on create.
+func (u *FederationMembershipUpsertOne) UpdateHealth() *FederationMembershipUpsertOne {
+	return u.Update(func(s *FederationMembershipUpsert) {
+		s.UpdateHealth()
 	})
 }
 
@@ -1645,6 +1701,20 @@ func (u *FederationMembershipUpsertBulk) AddNetworkAgents(v int) *FederationMemb
 func (u *FederationMembershipUpsertBulk) UpdateNetworkAgents() *FederationMembershipUpsertBulk {
 	return u.Update(func(s *FederationMembershipUpsert) {
 		s.UpdateNetworkAgents()
+	})
+}
+
+// SetHealth sets the "health" field.
+func (u *FederationMembershipUpsertBulk) SetHealth(v federationmembership.Health) *FederationMembershipUpsertBulk {
+	return u.Update(func(s *FederationMembershipUpsert) {
+		s.SetHealth(v)
+	})
+}
+
+// UpdateHealth sets the "health" field to the value that was provided on create.
+func (u *FederationMembershipUpsertBulk) UpdateHealth() *FederationMembershipUpsertBulk {
+	return u.Update(func(s *FederationMembershipUpsert) {
+		s.UpdateHealth()
 	})
 }
 

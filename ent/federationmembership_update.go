@@ -327,6 +327,20 @@ func (_u *FederationMembershipUpdate) AddNetworkAgents(v int) *FederationMembers
 	return _u
 }
 
+// SetHealth sets the "health" field.
+func (_u *FederationMembershipUpdate) SetHealth(v federationmembership.Health) *FederationMembershipUpdate {
+	_u.mutation.SetHealth(v)
+	return _u
+}
+
+// SetNillableHealth sets the "health" field if the given value is not nil.
+func (_u *FederationMembershipUpdate) SetNillableHealth(v *federationmembership.Health) *FederationMembershipUpdate {
+	if v != nil {
+		_u.SetHealth(*v)
+	}
+	return _u
+}
+
 // Mutation returns the FederationMembershipMutation object of the builder.
 func (_u *FederationMembershipUpdate) Mutation() *FederationMembershipMutation {
 	return _u.mutation
@@ -359,7 +373,20 @@ func (_u *FederationMembershipUpdate) ExecX(ctx context.Context) {
 	}
 }
 
+// check runs all checks and user-defined validators on the builder.
+func (_u *FederationMembershipUpdate) check() error {
+	if v, ok := _u.mutation.Health(); ok {
+		if err := federationmembership.HealthValidator(v); err != nil {
+			return &ValidationError{Name: "health", err: fmt.Errorf(`ent: validator failed for field "FederationMembership.health": %w`, err)}
+		}
+	}
+	return nil
+}
+
 func (_u *FederationMembershipUpdate) sqlSave(ctx context.Context) (_node int, err error) {
+	if err := _u.check(); err != nil {
+		return _node, err
+	}
 	_spec := sqlgraph.NewUpdateSpec(federationmembership.Table, federationmembership.Columns, sqlgraph.NewFieldSpec(federationmembership.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
 		_spec.Predicate = func(selector *sql.Selector) {
@@ -451,6 +478,9 @@ func (_u *FederationMembershipUpdate) sqlSave(ctx context.Context) (_node int, e
 	}
 	if value, ok := _u.mutation.AddedNetworkAgents(); ok {
 		_spec.AddField(federationmembership.FieldNetworkAgents, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Health(); ok {
+		_spec.SetField(federationmembership.FieldHealth, field.TypeEnum, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -771,6 +801,20 @@ func (_u *FederationMembershipUpdateOne) AddNetworkAgents(v int) *FederationMemb
 	return _u
 }
 
+// SetHealth sets the "health" field.
+func (_u *FederationMembershipUpdateOne) SetHealth(v federationmembership.Health) *FederationMembershipUpdateOne {
+	_u.mutation.SetHealth(v)
+	return _u
+}
+
+// SetNillableHealth sets the "health" field if the given value is not nil.
+func (_u *FederationMembershipUpdateOne) SetNillableHealth(v *federationmembership.Health) *FederationMembershipUpdateOne {
+	if v != nil {
+		_u.SetHealth(*v)
+	}
+	return _u
+}
+
 // Mutation returns the FederationMembershipMutation object of the builder.
 func (_u *FederationMembershipUpdateOne) Mutation() *FederationMembershipMutation {
 	return _u.mutation
@@ -816,7 +860,20 @@ func (_u *FederationMembershipUpdateOne) ExecX(ctx context.Context) {
 	}
 }
 
+// check runs all checks and user-defined validators on the builder.
+func (_u *FederationMembershipUpdateOne) check() error {
+	if v, ok := _u.mutation.Health(); ok {
+		if err := federationmembership.HealthValidator(v); err != nil {
+			return &ValidationError{Name: "health", err: fmt.Errorf(`ent: validator failed for field "FederationMembership.health": %w`, err)}
+		}
+	}
+	return nil
+}
+
 func (_u *FederationMembershipUpdateOne) sqlSave(ctx context.Context) (_node *FederationMembership, err error) {
+	if err := _u.check(); err != nil {
+		return _node, err
+	}
 	_spec := sqlgraph.NewUpdateSpec(federationmembership.Table, federationmembership.Columns, sqlgraph.NewFieldSpec(federationmembership.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
 	if !ok {
@@ -925,6 +982,9 @@ func (_u *FederationMembershipUpdateOne) sqlSave(ctx context.Context) (_node *Fe
 	}
 	if value, ok := _u.mutation.AddedNetworkAgents(); ok {
 		_spec.AddField(federationmembership.FieldNetworkAgents, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Health(); ok {
+		_spec.SetField(federationmembership.FieldHealth, field.TypeEnum, value)
 	}
 	_node = &FederationMembership{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -4506,6 +4506,9 @@ type CapabilityPackMutation struct {
 	token_estimate         *int
 	addtoken_estimate      *int
 	always_load            *bool
+	hub_status             *string
+	marketplace_id         *string
+	hub_decided_at         *time.Time
 	clearedFields          map[string]struct{}
 	user                   *string
 	cleareduser            bool
@@ -5663,6 +5666,153 @@ func (m *CapabilityPackMutation) ResetAlwaysLoad() {
 	m.always_load = nil
 }
 
+// SetHubStatus sets the "hub_status" field.
+func (m *CapabilityPackMutation) SetHubStatus(s string) {
+	m.hub_status = &s
+}
+
+// HubStatus returns the value of the "hub_status" field in the mutation.
+func (m *CapabilityPackMutation) HubStatus() (r string, exists bool) {
+	v := m.hub_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubStatus returns the old "hub_status" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldHubStatus(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubStatus: %w", err)
+	}
+	return oldValue.HubStatus, nil
+}
+
+// ClearHubStatus clears the value of the "hub_status" field.
+func (m *CapabilityPackMutation) ClearHubStatus() {
+	m.hub_status = nil
+	m.clearedFields[capabilitypack.FieldHubStatus] = struct{}{}
+}
+
+// HubStatusCleared returns if the "hub_status" field was cleared in this mutation.
+func (m *CapabilityPackMutation) HubStatusCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldHubStatus]
+	return ok
+}
+
+// ResetHubStatus resets all changes to the "hub_status" field.
+func (m *CapabilityPackMutation) ResetHubStatus() {
+	m.hub_status = nil
+	delete(m.clearedFields, capabilitypack.FieldHubStatus)
+}
+
+// SetMarketplaceID sets the "marketplace_id" field.
+func (m *CapabilityPackMutation) SetMarketplaceID(s string) {
+	m.marketplace_id = &s
+}
+
+// MarketplaceID returns the value of the "marketplace_id" field in the mutation.
+func (m *CapabilityPackMutation) MarketplaceID() (r string, exists bool) {
+	v := m.marketplace_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarketplaceID returns the old "marketplace_id" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldMarketplaceID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarketplaceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarketplaceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarketplaceID: %w", err)
+	}
+	return oldValue.MarketplaceID, nil
+}
+
+// ClearMarketplaceID clears the value of the "marketplace_id" field.
+func (m *CapabilityPackMutation) ClearMarketplaceID() {
+	m.marketplace_id = nil
+	m.clearedFields[capabilitypack.FieldMarketplaceID] = struct{}{}
+}
+
+// MarketplaceIDCleared returns if the "marketplace_id" field was cleared in this mutation.
+func (m *CapabilityPackMutation) MarketplaceIDCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldMarketplaceID]
+	return ok
+}
+
+// ResetMarketplaceID resets all changes to the "marketplace_id" field.
+func (m *CapabilityPackMutation) ResetMarketplaceID() {
+	m.marketplace_id = nil
+	delete(m.clearedFields, capabilitypack.FieldMarketplaceID)
+}
+
+// SetHubDecidedAt sets the "hub_decided_at" field.
+func (m *CapabilityPackMutation) SetHubDecidedAt(t time.Time) {
+	m.hub_decided_at = &t
+}
+
+// HubDecidedAt returns the value of the "hub_decided_at" field in the mutation.
+func (m *CapabilityPackMutation) HubDecidedAt() (r time.Time, exists bool) {
+	v := m.hub_decided_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubDecidedAt returns the old "hub_decided_at" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldHubDecidedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubDecidedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubDecidedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubDecidedAt: %w", err)
+	}
+	return oldValue.HubDecidedAt, nil
+}
+
+// ClearHubDecidedAt clears the value of the "hub_decided_at" field.
+func (m *CapabilityPackMutation) ClearHubDecidedAt() {
+	m.hub_decided_at = nil
+	m.clearedFields[capabilitypack.FieldHubDecidedAt] = struct{}{}
+}
+
+// HubDecidedAtCleared returns if the "hub_decided_at" field was cleared in this mutation.
+func (m *CapabilityPackMutation) HubDecidedAtCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldHubDecidedAt]
+	return ok
+}
+
+// ResetHubDecidedAt resets all changes to the "hub_decided_at" field.
+func (m *CapabilityPackMutation) ResetHubDecidedAt() {
+	m.hub_decided_at = nil
+	delete(m.clearedFields, capabilitypack.FieldHubDecidedAt)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *CapabilityPackMutation) ClearUser() {
 	m.cleareduser = true
@@ -5778,7 +5928,7 @@ func (m *CapabilityPackMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CapabilityPackMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+	fields := make([]string, 0, 26)
 	if m.created_at != nil {
 		fields = append(fields, capabilitypack.FieldCreatedAt)
 	}
@@ -5848,6 +5998,15 @@ func (m *CapabilityPackMutation) Fields() []string {
 	if m.always_load != nil {
 		fields = append(fields, capabilitypack.FieldAlwaysLoad)
 	}
+	if m.hub_status != nil {
+		fields = append(fields, capabilitypack.FieldHubStatus)
+	}
+	if m.marketplace_id != nil {
+		fields = append(fields, capabilitypack.FieldMarketplaceID)
+	}
+	if m.hub_decided_at != nil {
+		fields = append(fields, capabilitypack.FieldHubDecidedAt)
+	}
 	return fields
 }
 
@@ -5902,6 +6061,12 @@ func (m *CapabilityPackMutation) Field(name string) (ent.Value, bool) {
 		return m.TokenEstimate()
 	case capabilitypack.FieldAlwaysLoad:
 		return m.AlwaysLoad()
+	case capabilitypack.FieldHubStatus:
+		return m.HubStatus()
+	case capabilitypack.FieldMarketplaceID:
+		return m.MarketplaceID()
+	case capabilitypack.FieldHubDecidedAt:
+		return m.HubDecidedAt()
 	}
 	return nil, false
 }
@@ -5957,6 +6122,12 @@ func (m *CapabilityPackMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldTokenEstimate(ctx)
 	case capabilitypack.FieldAlwaysLoad:
 		return m.OldAlwaysLoad(ctx)
+	case capabilitypack.FieldHubStatus:
+		return m.OldHubStatus(ctx)
+	case capabilitypack.FieldMarketplaceID:
+		return m.OldMarketplaceID(ctx)
+	case capabilitypack.FieldHubDecidedAt:
+		return m.OldHubDecidedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown CapabilityPack field %s", name)
 }
@@ -6127,6 +6298,27 @@ func (m *CapabilityPackMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAlwaysLoad(v)
 		return nil
+	case capabilitypack.FieldHubStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubStatus(v)
+		return nil
+	case capabilitypack.FieldMarketplaceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarketplaceID(v)
+		return nil
+	case capabilitypack.FieldHubDecidedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubDecidedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack field %s", name)
 }
@@ -6217,6 +6409,15 @@ func (m *CapabilityPackMutation) ClearedFields() []string {
 	if m.FieldCleared(capabilitypack.FieldSignalPatterns) {
 		fields = append(fields, capabilitypack.FieldSignalPatterns)
 	}
+	if m.FieldCleared(capabilitypack.FieldHubStatus) {
+		fields = append(fields, capabilitypack.FieldHubStatus)
+	}
+	if m.FieldCleared(capabilitypack.FieldMarketplaceID) {
+		fields = append(fields, capabilitypack.FieldMarketplaceID)
+	}
+	if m.FieldCleared(capabilitypack.FieldHubDecidedAt) {
+		fields = append(fields, capabilitypack.FieldHubDecidedAt)
+	}
 	return fields
 }
 
@@ -6263,6 +6464,15 @@ func (m *CapabilityPackMutation) ClearField(name string) error {
 		return nil
 	case capabilitypack.FieldSignalPatterns:
 		m.ClearSignalPatterns()
+		return nil
+	case capabilitypack.FieldHubStatus:
+		m.ClearHubStatus()
+		return nil
+	case capabilitypack.FieldMarketplaceID:
+		m.ClearMarketplaceID()
+		return nil
+	case capabilitypack.FieldHubDecidedAt:
+		m.ClearHubDecidedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack nullable field %s", name)
@@ -6340,6 +6550,15 @@ func (m *CapabilityPackMutation) ResetField(name string) error {
 		return nil
 	case capabilitypack.FieldAlwaysLoad:
 		m.ResetAlwaysLoad()
+		return nil
+	case capabilitypack.FieldHubStatus:
+		m.ResetHubStatus()
+		return nil
+	case capabilitypack.FieldMarketplaceID:
+		m.ResetMarketplaceID()
+		return nil
+	case capabilitypack.FieldHubDecidedAt:
+		m.ResetHubDecidedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown CapabilityPack field %s", name)
@@ -17883,76 +18102,79 @@ func (m *DocumentMutation) ResetEdge(name string) error {
 // ExecutionMutation represents an operation that mutates the Execution nodes in the graph.
 type ExecutionMutation struct {
 	config
-	op                     Op
-	typ                    string
-	id                     *string
-	created_at             *time.Time
-	updated_at             *time.Time
-	status                 *execution.Status
-	input                  *string
-	output                 *string
-	response_time_ms       *int
-	addresponse_time_ms    *int
-	is_own_agent           *bool
-	task_origin            *execution.TaskOrigin
-	isolation_mode         *execution.IsolationMode
-	task_inputs            **schema.TaskInputs
-	caller_instance_url    *string
-	requester_email        *string
-	requester_name         *string
-	callback_url           *string
-	source_instance_id     *string
-	source_instance_name   *string
-	remote_execution_id    *string
-	callback_token_sealed  *string
-	payment_method_id      *string
-	callback_token_hash    *string
-	callback_received_at   *time.Time
-	dispatched_at          *time.Time
-	failure_reason         *string
-	queue_position         *int
-	addqueue_position      *int
-	queued_at              *time.Time
-	started_at             *time.Time
-	finished_at            *time.Time
-	review_status          *execution.ReviewStatus
-	denial_reason          *string
-	denial_category        *string
-	reviewed_at            *time.Time
-	review_widget_shown_at *time.Time
-	payment_hold_status    *execution.PaymentHoldStatus
-	hold_expires_at        *time.Time
-	pricing_phase          *string
-	quote_amount           *money.Cents
-	addquote_amount        *money.Cents
-	quote_currency         *string
-	quote_breakdown        *string
-	relevance              *int
-	addrelevance           *int
-	coherence              *int
-	addcoherence           *int
-	completeness           *int
-	addcompleteness        *int
-	rating                 *int
-	addrating              *int
-	feedback               *string
-	currency               *string
-	gross                  *money.Cents
-	addgross               *money.Cents
-	developer_payout       *money.Cents
-	adddeveloper_payout    *money.Cents
-	platform_fee           *money.Cents
-	addplatform_fee        *money.Cents
-	fee_percent            *float64
-	addfee_percent         *float64
-	clearedFields          map[string]struct{}
-	user                   *string
-	cleareduser            bool
-	store_agent            *string
-	clearedstore_agent     bool
-	done                   bool
-	oldValue               func(context.Context) (*Execution, error)
-	predicates             []predicate.Execution
+	op                          Op
+	typ                         string
+	id                          *string
+	created_at                  *time.Time
+	updated_at                  *time.Time
+	status                      *execution.Status
+	input                       *string
+	output                      *string
+	response_time_ms            *int
+	addresponse_time_ms         *int
+	is_own_agent                *bool
+	task_origin                 *execution.TaskOrigin
+	isolation_mode              *execution.IsolationMode
+	task_inputs                 **schema.TaskInputs
+	caller_instance_url         *string
+	requester_email             *string
+	requester_name              *string
+	callback_url                *string
+	source_instance_id          *string
+	source_instance_name        *string
+	remote_execution_id         *string
+	callback_token_sealed       *string
+	payment_method_id           *string
+	callback_token_hash         *string
+	callback_received_at        *time.Time
+	dispatched_at               *time.Time
+	failure_reason              *string
+	queue_position              *int
+	addqueue_position           *int
+	queued_at                   *time.Time
+	started_at                  *time.Time
+	finished_at                 *time.Time
+	review_status               *execution.ReviewStatus
+	denial_reason               *string
+	denial_category             *string
+	reviewed_at                 *time.Time
+	review_widget_shown_at      *time.Time
+	payment_hold_status         *execution.PaymentHoldStatus
+	hold_expires_at             *time.Time
+	pricing_phase               *string
+	quote_amount                *money.Cents
+	addquote_amount             *money.Cents
+	quote_currency              *string
+	quote_breakdown             *string
+	relevance                   *int
+	addrelevance                *int
+	coherence                   *int
+	addcoherence                *int
+	completeness                *int
+	addcompleteness             *int
+	rating                      *int
+	addrating                   *int
+	feedback                    *string
+	currency                    *string
+	gross                       *money.Cents
+	addgross                    *money.Cents
+	developer_payout            *money.Cents
+	adddeveloper_payout         *money.Cents
+	platform_fee                *money.Cents
+	addplatform_fee             *money.Cents
+	fee_percent                 *float64
+	addfee_percent              *float64
+	hub_fee_validated           *bool
+	hub_enforced_fee_percent    *float64
+	addhub_enforced_fee_percent *float64
+	clearedFields               map[string]struct{}
+	user                        *string
+	cleareduser                 bool
+	store_agent                 *string
+	clearedstore_agent          bool
+	done                        bool
+	oldValue                    func(context.Context) (*Execution, error)
+	predicates                  []predicate.Execution
 }
 
 var _ ent.Mutation = (*ExecutionMutation)(nil)
@@ -20610,6 +20832,125 @@ func (m *ExecutionMutation) ResetFeePercent() {
 	delete(m.clearedFields, execution.FieldFeePercent)
 }
 
+// SetHubFeeValidated sets the "hub_fee_validated" field.
+func (m *ExecutionMutation) SetHubFeeValidated(b bool) {
+	m.hub_fee_validated = &b
+}
+
+// HubFeeValidated returns the value of the "hub_fee_validated" field in the mutation.
+func (m *ExecutionMutation) HubFeeValidated() (r bool, exists bool) {
+	v := m.hub_fee_validated
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubFeeValidated returns the old "hub_fee_validated" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldHubFeeValidated(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubFeeValidated is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubFeeValidated requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubFeeValidated: %w", err)
+	}
+	return oldValue.HubFeeValidated, nil
+}
+
+// ClearHubFeeValidated clears the value of the "hub_fee_validated" field.
+func (m *ExecutionMutation) ClearHubFeeValidated() {
+	m.hub_fee_validated = nil
+	m.clearedFields[execution.FieldHubFeeValidated] = struct{}{}
+}
+
+// HubFeeValidatedCleared returns if the "hub_fee_validated" field was cleared in this mutation.
+func (m *ExecutionMutation) HubFeeValidatedCleared() bool {
+	_, ok := m.clearedFields[execution.FieldHubFeeValidated]
+	return ok
+}
+
+// ResetHubFeeValidated resets all changes to the "hub_fee_validated" field.
+func (m *ExecutionMutation) ResetHubFeeValidated() {
+	m.hub_fee_validated = nil
+	delete(m.clearedFields, execution.FieldHubFeeValidated)
+}
+
+// SetHubEnforcedFeePercent sets the "hub_enforced_fee_percent" field.
+func (m *ExecutionMutation) SetHubEnforcedFeePercent(f float64) {
+	m.hub_enforced_fee_percent = &f
+	m.addhub_enforced_fee_percent = nil
+}
+
+// HubEnforcedFeePercent returns the value of the "hub_enforced_fee_percent" field in the mutation.
+func (m *ExecutionMutation) HubEnforcedFeePercent() (r float64, exists bool) {
+	v := m.hub_enforced_fee_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHubEnforcedFeePercent returns the old "hub_enforced_fee_percent" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldHubEnforcedFeePercent(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHubEnforcedFeePercent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHubEnforcedFeePercent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHubEnforcedFeePercent: %w", err)
+	}
+	return oldValue.HubEnforcedFeePercent, nil
+}
+
+// AddHubEnforcedFeePercent adds f to the "hub_enforced_fee_percent" field.
+func (m *ExecutionMutation) AddHubEnforcedFeePercent(f float64) {
+	if m.addhub_enforced_fee_percent != nil {
+		*m.addhub_enforced_fee_percent += f
+	} else {
+		m.addhub_enforced_fee_percent = &f
+	}
+}
+
+// AddedHubEnforcedFeePercent returns the value that was added to the "hub_enforced_fee_percent" field in this mutation.
+func (m *ExecutionMutation) AddedHubEnforcedFeePercent() (r float64, exists bool) {
+	v := m.addhub_enforced_fee_percent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearHubEnforcedFeePercent clears the value of the "hub_enforced_fee_percent" field.
+func (m *ExecutionMutation) ClearHubEnforcedFeePercent() {
+	m.hub_enforced_fee_percent = nil
+	m.addhub_enforced_fee_percent = nil
+	m.clearedFields[execution.FieldHubEnforcedFeePercent] = struct{}{}
+}
+
+// HubEnforcedFeePercentCleared returns if the "hub_enforced_fee_percent" field was cleared in this mutation.
+func (m *ExecutionMutation) HubEnforcedFeePercentCleared() bool {
+	_, ok := m.clearedFields[execution.FieldHubEnforcedFeePercent]
+	return ok
+}
+
+// ResetHubEnforcedFeePercent resets all changes to the "hub_enforced_fee_percent" field.
+func (m *ExecutionMutation) ResetHubEnforcedFeePercent() {
+	m.hub_enforced_fee_percent = nil
+	m.addhub_enforced_fee_percent = nil
+	delete(m.clearedFields, execution.FieldHubEnforcedFeePercent)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *ExecutionMutation) ClearUser() {
 	m.cleareduser = true
@@ -20711,7 +21052,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 50)
+	fields := make([]string, 0, 52)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -20862,6 +21203,12 @@ func (m *ExecutionMutation) Fields() []string {
 	if m.fee_percent != nil {
 		fields = append(fields, execution.FieldFeePercent)
 	}
+	if m.hub_fee_validated != nil {
+		fields = append(fields, execution.FieldHubFeeValidated)
+	}
+	if m.hub_enforced_fee_percent != nil {
+		fields = append(fields, execution.FieldHubEnforcedFeePercent)
+	}
 	return fields
 }
 
@@ -20970,6 +21317,10 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.PlatformFee()
 	case execution.FieldFeePercent:
 		return m.FeePercent()
+	case execution.FieldHubFeeValidated:
+		return m.HubFeeValidated()
+	case execution.FieldHubEnforcedFeePercent:
+		return m.HubEnforcedFeePercent()
 	}
 	return nil, false
 }
@@ -21079,6 +21430,10 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldPlatformFee(ctx)
 	case execution.FieldFeePercent:
 		return m.OldFeePercent(ctx)
+	case execution.FieldHubFeeValidated:
+		return m.OldHubFeeValidated(ctx)
+	case execution.FieldHubEnforcedFeePercent:
+		return m.OldHubEnforcedFeePercent(ctx)
 	}
 	return nil, fmt.Errorf("unknown Execution field %s", name)
 }
@@ -21438,6 +21793,20 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFeePercent(v)
 		return nil
+	case execution.FieldHubFeeValidated:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubFeeValidated(v)
+		return nil
+	case execution.FieldHubEnforcedFeePercent:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHubEnforcedFeePercent(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Execution field %s", name)
 }
@@ -21479,6 +21848,9 @@ func (m *ExecutionMutation) AddedFields() []string {
 	if m.addfee_percent != nil {
 		fields = append(fields, execution.FieldFeePercent)
 	}
+	if m.addhub_enforced_fee_percent != nil {
+		fields = append(fields, execution.FieldHubEnforcedFeePercent)
+	}
 	return fields
 }
 
@@ -21509,6 +21881,8 @@ func (m *ExecutionMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedPlatformFee()
 	case execution.FieldFeePercent:
 		return m.AddedFeePercent()
+	case execution.FieldHubEnforcedFeePercent:
+		return m.AddedHubEnforcedFeePercent()
 	}
 	return nil, false
 }
@@ -21594,6 +21968,13 @@ func (m *ExecutionMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddFeePercent(v)
+		return nil
+	case execution.FieldHubEnforcedFeePercent:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHubEnforcedFeePercent(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Execution numeric field %s", name)
@@ -21722,6 +22103,12 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(execution.FieldFeePercent) {
 		fields = append(fields, execution.FieldFeePercent)
+	}
+	if m.FieldCleared(execution.FieldHubFeeValidated) {
+		fields = append(fields, execution.FieldHubFeeValidated)
+	}
+	if m.FieldCleared(execution.FieldHubEnforcedFeePercent) {
+		fields = append(fields, execution.FieldHubEnforcedFeePercent)
 	}
 	return fields
 }
@@ -21856,6 +22243,12 @@ func (m *ExecutionMutation) ClearField(name string) error {
 		return nil
 	case execution.FieldFeePercent:
 		m.ClearFeePercent()
+		return nil
+	case execution.FieldHubFeeValidated:
+		m.ClearHubFeeValidated()
+		return nil
+	case execution.FieldHubEnforcedFeePercent:
+		m.ClearHubEnforcedFeePercent()
 		return nil
 	}
 	return fmt.Errorf("unknown Execution nullable field %s", name)
@@ -22014,6 +22407,12 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldFeePercent:
 		m.ResetFeePercent()
+		return nil
+	case execution.FieldHubFeeValidated:
+		m.ResetHubFeeValidated()
+		return nil
+	case execution.FieldHubEnforcedFeePercent:
+		m.ResetHubEnforcedFeePercent()
 		return nil
 	}
 	return fmt.Errorf("unknown Execution field %s", name)
@@ -24939,6 +25338,7 @@ type FederationMembershipMutation struct {
 	addnetwork_users       *int
 	network_agents         *int
 	addnetwork_agents      *int
+	health                 *federationmembership.Health
 	clearedFields          map[string]struct{}
 	done                   bool
 	oldValue               func(context.Context) (*FederationMembership, error)
@@ -25838,6 +26238,42 @@ func (m *FederationMembershipMutation) ResetNetworkAgents() {
 	m.addnetwork_agents = nil
 }
 
+// SetHealth sets the "health" field.
+func (m *FederationMembershipMutation) SetHealth(f federationmembership.Health) {
+	m.health = &f
+}
+
+// Health returns the value of the "health" field in the mutation.
+func (m *FederationMembershipMutation) Health() (r federationmembership.Health, exists bool) {
+	v := m.health
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHealth returns the old "health" field's value of the FederationMembership entity.
+// If the FederationMembership object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FederationMembershipMutation) OldHealth(ctx context.Context) (v federationmembership.Health, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHealth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHealth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHealth: %w", err)
+	}
+	return oldValue.Health, nil
+}
+
+// ResetHealth resets all changes to the "health" field.
+func (m *FederationMembershipMutation) ResetHealth() {
+	m.health = nil
+}
+
 // Where appends a list predicates to the FederationMembershipMutation builder.
 func (m *FederationMembershipMutation) Where(ps ...predicate.FederationMembership) {
 	m.predicates = append(m.predicates, ps...)
@@ -25872,7 +26308,7 @@ func (m *FederationMembershipMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FederationMembershipMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 18)
 	if m.created_at != nil {
 		fields = append(fields, federationmembership.FieldCreatedAt)
 	}
@@ -25924,6 +26360,9 @@ func (m *FederationMembershipMutation) Fields() []string {
 	if m.network_agents != nil {
 		fields = append(fields, federationmembership.FieldNetworkAgents)
 	}
+	if m.health != nil {
+		fields = append(fields, federationmembership.FieldHealth)
+	}
 	return fields
 }
 
@@ -25966,6 +26405,8 @@ func (m *FederationMembershipMutation) Field(name string) (ent.Value, bool) {
 		return m.NetworkUsers()
 	case federationmembership.FieldNetworkAgents:
 		return m.NetworkAgents()
+	case federationmembership.FieldHealth:
+		return m.Health()
 	}
 	return nil, false
 }
@@ -26009,6 +26450,8 @@ func (m *FederationMembershipMutation) OldField(ctx context.Context, name string
 		return m.OldNetworkUsers(ctx)
 	case federationmembership.FieldNetworkAgents:
 		return m.OldNetworkAgents(ctx)
+	case federationmembership.FieldHealth:
+		return m.OldHealth(ctx)
 	}
 	return nil, fmt.Errorf("unknown FederationMembership field %s", name)
 }
@@ -26136,6 +26579,13 @@ func (m *FederationMembershipMutation) SetField(name string, value ent.Value) er
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetNetworkAgents(v)
+		return nil
+	case federationmembership.FieldHealth:
+		v, ok := value.(federationmembership.Health)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHealth(v)
 		return nil
 	}
 	return fmt.Errorf("unknown FederationMembership field %s", name)
@@ -26332,6 +26782,9 @@ func (m *FederationMembershipMutation) ResetField(name string) error {
 		return nil
 	case federationmembership.FieldNetworkAgents:
 		m.ResetNetworkAgents()
+		return nil
+	case federationmembership.FieldHealth:
+		m.ResetHealth()
 		return nil
 	}
 	return fmt.Errorf("unknown FederationMembership field %s", name)

@@ -264,6 +264,7 @@ func New(cfg Config) (*App, error) {
 	app.closers = append(app.closers, svc.dev.Close)
 	// A decision on a synced listing reaches its spoke through the outbox.
 	svc.dev.Decided = svc.hub.EnqueueApproval
+	svc.dev.CapabilityDecided = svc.hub.EnqueueCapabilityApproval
 	if err := requireClocks(svc); err != nil {
 		return nil, err
 	}

@@ -51,5 +51,8 @@ func newLifecycle(cfg Config, policy egress.Policy, st *store.Service, fed *fede
 		Finished: finished, Remote: fed.hub,
 	})
 	fed.hub.Engine, fed.spoke.Engine = o.Engine, o.Engine
+	// A joined spoke asks its hub's validate-payment before settling its
+	// own listings' payments.
+	o.Review.FeeCheck = fed.spoke.CheckFee
 	return o
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
@@ -188,6 +189,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"agent_quality_signals.signal", "quality_signal", entEnum(agentqualitysignal.SignalValidator)},
 		{"connect_tokens.purpose", "token_purpose", entEnum(connecttoken.PurposeValidator)},
 		{"federation_instances.health", "instance_health", entEnum(federationinstance.HealthValidator)},
+		{"federation_memberships.health", "instance_health", entEnum(federationmembership.HealthValidator)},
 		{"federation_audit_logs.direction", "federation_direction", entEnum(federationauditlog.DirectionValidator)},
 		{"federation_audit_logs.status", "federation_audit_status", entEnum(federationauditlog.StatusValidator)},
 		{"federation_audit_logs.threat_level", "threat_level", entEnum(federationauditlog.ThreatLevelValidator)},

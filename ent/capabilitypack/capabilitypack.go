@@ -62,6 +62,12 @@ const (
 	FieldTokenEstimate = "token_estimate"
 	// FieldAlwaysLoad holds the string denoting the always_load field in the database.
 	FieldAlwaysLoad = "always_load"
+	// FieldHubStatus holds the string denoting the hub_status field in the database.
+	FieldHubStatus = "hub_status"
+	// FieldMarketplaceID holds the string denoting the marketplace_id field in the database.
+	FieldMarketplaceID = "marketplace_id"
+	// FieldHubDecidedAt holds the string denoting the hub_decided_at field in the database.
+	FieldHubDecidedAt = "hub_decided_at"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeInstalls holds the string denoting the installs edge name in mutations.
@@ -110,6 +116,9 @@ var Columns = []string{
 	FieldSignalPatterns,
 	FieldTokenEstimate,
 	FieldAlwaysLoad,
+	FieldHubStatus,
+	FieldMarketplaceID,
+	FieldHubDecidedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -279,6 +288,21 @@ func ByTokenEstimate(opts ...sql.OrderTermOption) OrderOption {
 // ByAlwaysLoad orders the results by the always_load field.
 func ByAlwaysLoad(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAlwaysLoad, opts...).ToFunc()
+}
+
+// ByHubStatus orders the results by the hub_status field.
+func ByHubStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHubStatus, opts...).ToFunc()
+}
+
+// ByMarketplaceID orders the results by the marketplace_id field.
+func ByMarketplaceID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMarketplaceID, opts...).ToFunc()
+}
+
+// ByHubDecidedAt orders the results by the hub_decided_at field.
+func ByHubDecidedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHubDecidedAt, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

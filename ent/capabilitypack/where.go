@@ -167,6 +167,21 @@ func AlwaysLoad(v bool) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldAlwaysLoad, v))
 }
 
+// HubStatus applies equality check predicate on the "hub_status" field. It's identical to HubStatusEQ.
+func HubStatus(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldHubStatus, v))
+}
+
+// MarketplaceID applies equality check predicate on the "marketplace_id" field. It's identical to MarketplaceIDEQ.
+func MarketplaceID(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldMarketplaceID, v))
+}
+
+// HubDecidedAt applies equality check predicate on the "hub_decided_at" field. It's identical to HubDecidedAtEQ.
+func HubDecidedAt(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldHubDecidedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldCreatedAt, v))
@@ -1429,6 +1444,206 @@ func AlwaysLoadEQ(v bool) predicate.CapabilityPack {
 // AlwaysLoadNEQ applies the NEQ predicate on the "always_load" field.
 func AlwaysLoadNEQ(v bool) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldNEQ(FieldAlwaysLoad, v))
+}
+
+// HubStatusEQ applies the EQ predicate on the "hub_status" field.
+func HubStatusEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldHubStatus, v))
+}
+
+// HubStatusNEQ applies the NEQ predicate on the "hub_status" field.
+func HubStatusNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldHubStatus, v))
+}
+
+// HubStatusIn applies the In predicate on the "hub_status" field.
+func HubStatusIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldHubStatus, vs...))
+}
+
+// HubStatusNotIn applies the NotIn predicate on the "hub_status" field.
+func HubStatusNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldHubStatus, vs...))
+}
+
+// HubStatusGT applies the GT predicate on the "hub_status" field.
+func HubStatusGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldHubStatus, v))
+}
+
+// HubStatusGTE applies the GTE predicate on the "hub_status" field.
+func HubStatusGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldHubStatus, v))
+}
+
+// HubStatusLT applies the LT predicate on the "hub_status" field.
+func HubStatusLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldHubStatus, v))
+}
+
+// HubStatusLTE applies the LTE predicate on the "hub_status" field.
+func HubStatusLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldHubStatus, v))
+}
+
+// HubStatusContains applies the Contains predicate on the "hub_status" field.
+func HubStatusContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldHubStatus, v))
+}
+
+// HubStatusHasPrefix applies the HasPrefix predicate on the "hub_status" field.
+func HubStatusHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldHubStatus, v))
+}
+
+// HubStatusHasSuffix applies the HasSuffix predicate on the "hub_status" field.
+func HubStatusHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldHubStatus, v))
+}
+
+// HubStatusIsNil applies the IsNil predicate on the "hub_status" field.
+func HubStatusIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldHubStatus))
+}
+
+// HubStatusNotNil applies the NotNil predicate on the "hub_status" field.
+func HubStatusNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldHubStatus))
+}
+
+// HubStatusEqualFold applies the EqualFold predicate on the "hub_status" field.
+func HubStatusEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldHubStatus, v))
+}
+
+// HubStatusContainsFold applies the ContainsFold predicate on the "hub_status" field.
+func HubStatusContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldHubStatus, v))
+}
+
+// MarketplaceIDEQ applies the EQ predicate on the "marketplace_id" field.
+func MarketplaceIDEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDNEQ applies the NEQ predicate on the "marketplace_id" field.
+func MarketplaceIDNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDIn applies the In predicate on the "marketplace_id" field.
+func MarketplaceIDIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldMarketplaceID, vs...))
+}
+
+// MarketplaceIDNotIn applies the NotIn predicate on the "marketplace_id" field.
+func MarketplaceIDNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldMarketplaceID, vs...))
+}
+
+// MarketplaceIDGT applies the GT predicate on the "marketplace_id" field.
+func MarketplaceIDGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDGTE applies the GTE predicate on the "marketplace_id" field.
+func MarketplaceIDGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDLT applies the LT predicate on the "marketplace_id" field.
+func MarketplaceIDLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDLTE applies the LTE predicate on the "marketplace_id" field.
+func MarketplaceIDLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDContains applies the Contains predicate on the "marketplace_id" field.
+func MarketplaceIDContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDHasPrefix applies the HasPrefix predicate on the "marketplace_id" field.
+func MarketplaceIDHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDHasSuffix applies the HasSuffix predicate on the "marketplace_id" field.
+func MarketplaceIDHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDIsNil applies the IsNil predicate on the "marketplace_id" field.
+func MarketplaceIDIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldMarketplaceID))
+}
+
+// MarketplaceIDNotNil applies the NotNil predicate on the "marketplace_id" field.
+func MarketplaceIDNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldMarketplaceID))
+}
+
+// MarketplaceIDEqualFold applies the EqualFold predicate on the "marketplace_id" field.
+func MarketplaceIDEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldMarketplaceID, v))
+}
+
+// MarketplaceIDContainsFold applies the ContainsFold predicate on the "marketplace_id" field.
+func MarketplaceIDContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldMarketplaceID, v))
+}
+
+// HubDecidedAtEQ applies the EQ predicate on the "hub_decided_at" field.
+func HubDecidedAtEQ(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtNEQ applies the NEQ predicate on the "hub_decided_at" field.
+func HubDecidedAtNEQ(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtIn applies the In predicate on the "hub_decided_at" field.
+func HubDecidedAtIn(vs ...time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldHubDecidedAt, vs...))
+}
+
+// HubDecidedAtNotIn applies the NotIn predicate on the "hub_decided_at" field.
+func HubDecidedAtNotIn(vs ...time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldHubDecidedAt, vs...))
+}
+
+// HubDecidedAtGT applies the GT predicate on the "hub_decided_at" field.
+func HubDecidedAtGT(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtGTE applies the GTE predicate on the "hub_decided_at" field.
+func HubDecidedAtGTE(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtLT applies the LT predicate on the "hub_decided_at" field.
+func HubDecidedAtLT(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtLTE applies the LTE predicate on the "hub_decided_at" field.
+func HubDecidedAtLTE(v time.Time) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldHubDecidedAt, v))
+}
+
+// HubDecidedAtIsNil applies the IsNil predicate on the "hub_decided_at" field.
+func HubDecidedAtIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldHubDecidedAt))
+}
+
+// HubDecidedAtNotNil applies the NotNil predicate on the "hub_decided_at" field.
+func HubDecidedAtNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldHubDecidedAt))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

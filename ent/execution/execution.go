@@ -114,6 +114,10 @@ const (
 	FieldPlatformFee = "platform_fee"
 	// FieldFeePercent holds the string denoting the fee_percent field in the database.
 	FieldFeePercent = "fee_percent"
+	// FieldHubFeeValidated holds the string denoting the hub_fee_validated field in the database.
+	FieldHubFeeValidated = "hub_fee_validated"
+	// FieldHubEnforcedFeePercent holds the string denoting the hub_enforced_fee_percent field in the database.
+	FieldHubEnforcedFeePercent = "hub_enforced_fee_percent"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeStoreAgent holds the string denoting the store_agent edge name in mutations.
@@ -189,6 +193,8 @@ var Columns = []string{
 	FieldDeveloperPayout,
 	FieldPlatformFee,
 	FieldFeePercent,
+	FieldHubFeeValidated,
+	FieldHubEnforcedFeePercent,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -602,6 +608,16 @@ func ByPlatformFee(opts ...sql.OrderTermOption) OrderOption {
 // ByFeePercent orders the results by the fee_percent field.
 func ByFeePercent(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFeePercent, opts...).ToFunc()
+}
+
+// ByHubFeeValidated orders the results by the hub_fee_validated field.
+func ByHubFeeValidated(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHubFeeValidated, opts...).ToFunc()
+}
+
+// ByHubEnforcedFeePercent orders the results by the hub_enforced_fee_percent field.
+func ByHubEnforcedFeePercent(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHubEnforcedFeePercent, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

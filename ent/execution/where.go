@@ -290,6 +290,16 @@ func FeePercent(v float64) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldFeePercent, v))
 }
 
+// HubFeeValidated applies equality check predicate on the "hub_fee_validated" field. It's identical to HubFeeValidatedEQ.
+func HubFeeValidated(v bool) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldHubFeeValidated, v))
+}
+
+// HubEnforcedFeePercent applies equality check predicate on the "hub_enforced_fee_percent" field. It's identical to HubEnforcedFeePercentEQ.
+func HubEnforcedFeePercent(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldHubEnforcedFeePercent, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldCreatedAt, v))
@@ -3124,6 +3134,76 @@ func FeePercentIsNil() predicate.Execution {
 // FeePercentNotNil applies the NotNil predicate on the "fee_percent" field.
 func FeePercentNotNil() predicate.Execution {
 	return predicate.Execution(sql.FieldNotNull(FieldFeePercent))
+}
+
+// HubFeeValidatedEQ applies the EQ predicate on the "hub_fee_validated" field.
+func HubFeeValidatedEQ(v bool) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldHubFeeValidated, v))
+}
+
+// HubFeeValidatedNEQ applies the NEQ predicate on the "hub_fee_validated" field.
+func HubFeeValidatedNEQ(v bool) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldHubFeeValidated, v))
+}
+
+// HubFeeValidatedIsNil applies the IsNil predicate on the "hub_fee_validated" field.
+func HubFeeValidatedIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldHubFeeValidated))
+}
+
+// HubFeeValidatedNotNil applies the NotNil predicate on the "hub_fee_validated" field.
+func HubFeeValidatedNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldHubFeeValidated))
+}
+
+// HubEnforcedFeePercentEQ applies the EQ predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentEQ(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldHubEnforcedFeePercent, v))
+}
+
+// HubEnforcedFeePercentNEQ applies the NEQ predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentNEQ(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldHubEnforcedFeePercent, v))
+}
+
+// HubEnforcedFeePercentIn applies the In predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentIn(vs ...float64) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldHubEnforcedFeePercent, vs...))
+}
+
+// HubEnforcedFeePercentNotIn applies the NotIn predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentNotIn(vs ...float64) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldHubEnforcedFeePercent, vs...))
+}
+
+// HubEnforcedFeePercentGT applies the GT predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentGT(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldHubEnforcedFeePercent, v))
+}
+
+// HubEnforcedFeePercentGTE applies the GTE predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentGTE(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldHubEnforcedFeePercent, v))
+}
+
+// HubEnforcedFeePercentLT applies the LT predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentLT(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldHubEnforcedFeePercent, v))
+}
+
+// HubEnforcedFeePercentLTE applies the LTE predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentLTE(v float64) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldHubEnforcedFeePercent, v))
+}
+
+// HubEnforcedFeePercentIsNil applies the IsNil predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldHubEnforcedFeePercent))
+}
+
+// HubEnforcedFeePercentNotNil applies the NotNil predicate on the "hub_enforced_fee_percent" field.
+func HubEnforcedFeePercentNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldHubEnforcedFeePercent))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

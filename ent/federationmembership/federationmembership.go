@@ -3,6 +3,8 @@
 package federationmembership
 
 import (
+	"fmt"
+
 	"entgo.io/ent/dialect/sql"
 )
 
@@ -45,6 +47,8 @@ const (
 	FieldNetworkUsers = "network_users"
 	// FieldNetworkAgents holds the string denoting the network_agents field in the database.
 	FieldNetworkAgents = "network_agents"
+	// FieldHealth holds the string denoting the health field in the database.
+	FieldHealth = "health"
 	// Table holds the table name of the federationmembership in the database.
 	Table = "federation_memberships"
 )
@@ -69,6 +73,7 @@ var Columns = []string{
 	FieldNetworkInstances,
 	FieldNetworkUsers,
 	FieldNetworkAgents,
+	FieldHealth,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -97,6 +102,33 @@ var (
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
+
+// Health defines the type for the "health" enum field.
+type Health string
+
+// HealthHealthy is the default value of the Health enum.
+const DefaultHealth = HealthHealthy
+
+// Health values.
+const (
+	HealthHealthy     Health = "healthy"
+	HealthDegraded    Health = "degraded"
+	HealthMaintenance Health = "maintenance"
+)
+
+func (h Health) String() string {
+	return string(h)
+}
+
+// HealthValidator is a validator for the "health" field enum values. It is called by the builders before save.
+func HealthValidator(h Health) error {
+	switch h {
+	case HealthHealthy, HealthDegraded, HealthMaintenance:
+		return nil
+	default:
+		return fmt.Errorf("federationmembership: invalid enum value for health field: %q", h)
+	}
+}
 
 // OrderOption defines the ordering options for the FederationMembership queries.
 type OrderOption func(*sql.Selector)
@@ -189,4 +221,9 @@ func ByNetworkUsers(opts ...sql.OrderTermOption) OrderOption {
 // ByNetworkAgents orders the results by the network_agents field.
 func ByNetworkAgents(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldNetworkAgents, opts...).ToFunc()
+}
+
+// ByHealth orders the results by the health field.
+func ByHealth(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHealth, opts...).ToFunc()
 }

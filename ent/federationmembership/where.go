@@ -1009,6 +1009,26 @@ func NetworkAgentsLTE(v int) predicate.FederationMembership {
 	return predicate.FederationMembership(sql.FieldLTE(FieldNetworkAgents, v))
 }
 
+// HealthEQ applies the EQ predicate on the "health" field.
+func HealthEQ(v Health) predicate.FederationMembership {
+	return predicate.FederationMembership(sql.FieldEQ(FieldHealth, v))
+}
+
+// HealthNEQ applies the NEQ predicate on the "health" field.
+func HealthNEQ(v Health) predicate.FederationMembership {
+	return predicate.FederationMembership(sql.FieldNEQ(FieldHealth, v))
+}
+
+// HealthIn applies the In predicate on the "health" field.
+func HealthIn(vs ...Health) predicate.FederationMembership {
+	return predicate.FederationMembership(sql.FieldIn(FieldHealth, vs...))
+}
+
+// HealthNotIn applies the NotIn predicate on the "health" field.
+func HealthNotIn(vs ...Health) predicate.FederationMembership {
+	return predicate.FederationMembership(sql.FieldNotIn(FieldHealth, vs...))
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.FederationMembership) predicate.FederationMembership {
 	return predicate.FederationMembership(sql.AndPredicates(predicates...))

@@ -234,6 +234,9 @@ var (
 		{Name: "signal_patterns", Type: field.TypeJSON, Nullable: true},
 		{Name: "token_estimate", Type: field.TypeInt, Default: 0},
 		{Name: "always_load", Type: field.TypeBool, Default: false},
+		{Name: "hub_status", Type: field.TypeString, Nullable: true},
+		{Name: "marketplace_id", Type: field.TypeString, Nullable: true},
+		{Name: "hub_decided_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// CapabilityPacksTable holds the schema information for the "capability_packs" table.
@@ -244,7 +247,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "capability_packs_users_capability_packs",
-				Columns:    []*schema.Column{CapabilityPacksColumns[23]},
+				Columns:    []*schema.Column{CapabilityPacksColumns[26]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -701,6 +704,8 @@ var (
 		{Name: "developer_payout", Type: field.TypeInt64, Nullable: true},
 		{Name: "platform_fee", Type: field.TypeInt64, Nullable: true},
 		{Name: "fee_percent", Type: field.TypeFloat64, Nullable: true},
+		{Name: "hub_fee_validated", Type: field.TypeBool, Nullable: true},
+		{Name: "hub_enforced_fee_percent", Type: field.TypeFloat64, Nullable: true},
 		{Name: "agent_id", Type: field.TypeString, Size: 40},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
@@ -712,13 +717,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[49]},
+				Columns:    []*schema.Column{ExecutionsColumns[51]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[50]},
+				Columns:    []*schema.Column{ExecutionsColumns[52]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -727,12 +732,12 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[49], ExecutionsColumns[3], ExecutionsColumns[25]},
+				Columns: []*schema.Column{ExecutionsColumns[51], ExecutionsColumns[3], ExecutionsColumns[25]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[50], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[52], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
@@ -856,6 +861,7 @@ var (
 		{Name: "network_instances", Type: field.TypeInt, Default: 0},
 		{Name: "network_users", Type: field.TypeInt, Default: 0},
 		{Name: "network_agents", Type: field.TypeInt, Default: 0},
+		{Name: "health", Type: field.TypeEnum, Enums: []string{"healthy", "degraded", "maintenance"}, Default: "healthy"},
 	}
 	// FederationMembershipsTable holds the schema information for the "federation_memberships" table.
 	FederationMembershipsTable = &schema.Table{

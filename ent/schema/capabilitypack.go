@@ -65,6 +65,12 @@ func (CapabilityPack) Fields() []ent.Field {
 		field.Strings("signal_patterns").Optional(),
 		field.Int("token_estimate").Default(0),
 		field.Bool("always_load").Default(false),
+		// On a spoke, the hub's last decision on this instance's own pack
+		// (the capability_approval webhook): its status there, its id
+		// there and the decision's time, which orders decisions.
+		field.String("hub_status").Optional().Nillable(),
+		field.String("marketplace_id").Optional().Nillable(),
+		field.Time("hub_decided_at").Optional().Nillable(),
 	}
 }
 

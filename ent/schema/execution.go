@@ -115,6 +115,14 @@ func (Execution) Fields() []ent.Field {
 		field.Int64("developer_payout").GoType(money.Cents(0)).Optional().Nillable(),
 		field.Int64("platform_fee").GoType(money.Cents(0)).Optional().Nillable(),
 		field.Float("fee_percent").Optional().Nillable(),
+		// On a joined spoke, the hub's validate-payment answer at the
+		// settlement of a paid execution of its own listing: validated is
+		// whether the hub accepted the fee (false too when it could not be
+		// reached: the local fee was kept), enforced the fee percent the hub
+		// answered (absent when unreachable). Both absent on a standalone or
+		// a hub, which do not ask.
+		field.Bool("hub_fee_validated").Optional().Nillable(),
+		field.Float("hub_enforced_fee_percent").Optional().Nillable(),
 	}
 }
 

@@ -3,6 +3,8 @@ package schema
 import (
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // FederationMembership is this instance's membership of a hub: one row at
@@ -37,5 +39,8 @@ func (FederationMembership) Fields() []ent.Field {
 		field.Int("network_instances").Default(0),
 		field.Int("network_users").Default(0),
 		field.Int("network_agents").Default(0),
+		// The health this instance announces in its heartbeats, set by its
+		// admin (maintenance stops the hub's dispatch here).
+		field.Enum("health").Values(vocab.Values("instance_health")...).Default("healthy"),
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // admin answers the caller when it is an admin session (admin
@@ -52,35 +51,35 @@ func checkReason(r *string) error {
 // ship-gate agent needs a persisted passing run after its last breaking
 // change; even an admin cannot bypass it.
 func (s *Service) ApproveStoreAgent(ctx context.Context, req *switchboardv1.ApproveStoreAgentRequest) (*switchboardv1.ApproveStoreAgentResponse, error) {
-	row, err := s.decide(ctx, req.GetId(), decision{
+	row, pack, err := s.decideAny(ctx, req.GetId(), decision{
 		to: statusActive, from: []string{statusPending, "pending_review", statusRejected, statusDisabled}, gated: true,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.ApproveStoreAgentResponse{Agent: store.OwnerView(row)}, nil
+	return &switchboardv1.ApproveStoreAgentResponse{Agent: ownerView(row), Capability: pack}, nil
 }
 
 // RejectStoreAgent refuses a waiting agent.
 func (s *Service) RejectStoreAgent(ctx context.Context, req *switchboardv1.RejectStoreAgentRequest) (*switchboardv1.RejectStoreAgentResponse, error) {
-	row, err := s.decide(ctx, req.GetId(), decision{
+	row, pack, err := s.decideAny(ctx, req.GetId(), decision{
 		to: statusRejected, from: []string{statusPending, "pending_review"}, reason: req.Reason,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.RejectStoreAgentResponse{Agent: store.OwnerView(row)}, nil
+	return &switchboardv1.RejectStoreAgentResponse{Agent: ownerView(row), Capability: pack}, nil
 }
 
 // DisableStoreAgent takes an agent off the store, whatever its status.
 func (s *Service) DisableStoreAgent(ctx context.Context, req *switchboardv1.DisableStoreAgentRequest) (*switchboardv1.DisableStoreAgentResponse, error) {
-	row, err := s.decide(ctx, req.GetId(), decision{
+	row, pack, err := s.decideAny(ctx, req.GetId(), decision{
 		to: statusDisabled, from: []string{statusPending, "pending_review", statusActive, statusRejected, "suspended"}, reason: req.Reason,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.DisableStoreAgentResponse{Agent: store.OwnerView(row)}, nil
+	return &switchboardv1.DisableStoreAgentResponse{Agent: ownerView(row), Capability: pack}, nil
 }
 
 // decide moves the listing's status under its lock, then fires the approval

@@ -42,6 +42,9 @@ type Service struct {
 	// told the listing's source instance (through the outbox), so the direct
 	// approval webhook is not sent.
 	Decided func(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, reason *string) (handled bool, err error)
+	// CapabilityDecided runs in an admin decision's transaction on a
+	// capability pack: a synced pack's decision goes to its spoke.
+	CapabilityDecided func(ctx context.Context, tx *db.Tx, row *ent.CapabilityPack, reason *string) error
 
 	proberOnce    sync.Once
 	defaultProber Prober

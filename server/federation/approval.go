@@ -21,10 +21,17 @@ const InstanceHeader = auth.FederationTokenHeader
 // X-Service-Event).
 const EventAgentApproval = "agent_approval"
 
-// Approval is the approval webhook's body.
+// EventCapabilityApproval names the approval webhook of a capability pack:
+// the same body with capabilityId in place of agentId
+// (docs/decisions.md "Federation platform routes (issue 14)").
+const EventCapabilityApproval = "capability_approval"
+
+// Approval is the approval webhook's body: agentId for agent_approval,
+// capabilityId for capability_approval.
 type Approval struct {
 	Event         string  `json:"event"`
-	AgentID       string  `json:"agentId"`
+	AgentID       string  `json:"agentId,omitempty"`
+	CapabilityID  string  `json:"capabilityId,omitempty"`
 	MarketplaceID string  `json:"marketplaceId"`
 	Name          string  `json:"name"`
 	Slug          string  `json:"slug"`
@@ -44,6 +51,14 @@ func ApprovalOf(row *ent.StoreAgent, reason *string, at time.Time) Approval {
 		Slug: row.Slug, Status: string(row.Status), Reason: reason, Timestamp: at.Format(time.RFC3339Nano)}
 }
 
+// CapabilityApprovalOf is the webhook's body for a decision on a synced
+// capability pack, named by its id on its spoke.
+func CapabilityApprovalOf(row *ent.CapabilityPack, reason *string, at time.Time) Approval {
+	return Approval{Event: EventCapabilityApproval, CapabilityID: deref(row.RemoteID), MarketplaceID: row.ID,
+		Name: row.Name, Slug: deref(row.Slug), Status: string(row.Status), Reason: reason,
+		Timestamp: at.Format(time.RFC3339Nano)}
+}
+
 // EnqueueApproval writes, in the decision's transaction, the approval
 // webhook of a decision on a synced listing for its spoke, through the
 // outbox (retries, breaker, the spoke's credential read at send time).
@@ -52,21 +67,34 @@ func (h *Hub) EnqueueApproval(ctx context.Context, tx *db.Tx, row *ent.StoreAgen
 	if row.SourceInstanceID == nil {
 		return false, nil
 	}
-	inst, err := tx.FederationInstance.Get(ctx, *row.SourceInstanceID)
+	return true, h.enqueueDecision(ctx, tx, *row.SourceInstanceID, row.UserID, ApprovalOf(row, reason, h.now()))
+}
+
+// EnqueueCapabilityApproval is EnqueueApproval for a capability pack; a
+// local pack has nobody to tell.
+func (h *Hub) EnqueueCapabilityApproval(ctx context.Context, tx *db.Tx, row *ent.CapabilityPack, reason *string) error {
+	if row.SourceInstanceID == nil || row.RemoteID == nil {
+		return nil
+	}
+	return h.enqueueDecision(ctx, tx, *row.SourceInstanceID, row.UserID, CapabilityApprovalOf(row, reason, h.now()))
+}
+
+// enqueueDecision puts ev in the outbox for instance id, unless it left.
+func (h *Hub) enqueueDecision(ctx context.Context, tx *db.Tx, instanceID, userID string, ev Approval) error {
+	inst, err := tx.FederationInstance.Get(ctx, instanceID)
 	if ent.IsNotFound(err) || (err == nil && inst.LeftAt != nil) {
-		return true, nil // nobody to tell
+		return nil // nobody to tell
 	}
 	if err != nil {
-		return true, err
+		return err
 	}
-	now := h.now()
-	body, err := json.Marshal(ApprovalOf(row, reason, now))
+	body, err := json.Marshal(ev)
 	if err != nil {
-		return true, err
+		return err
 	}
-	return true, webhooks.EnqueueForward(ctx, tx, webhooks.Forward{
-		UserID: row.UserID, Event: EventAgentApproval, URL: inst.BaseURL + WebhookPath,
-		Headers: map[string]string{"X-Service-Event": EventAgentApproval}, Body: body, At: now, InstanceID: inst.ID,
+	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{
+		UserID: userID, Event: ev.Event, URL: inst.BaseURL + WebhookPath,
+		Headers: map[string]string{"X-Service-Event": ev.Event}, Body: body, At: h.now(), InstanceID: inst.ID,
 	})
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
@@ -251,7 +252,7 @@ func (s *Spoke) beat(ctx context.Context, m *ent.FederationMembership) (*ent.Fed
 	}
 	users, agents := s.counts(ctx)
 	res, callErr := s.hub(m.HubURL).Heartbeat(withBearer(ctx, token), &switchboardv1.HeartbeatRequest{
-		Version: s.Version, UserCount: users, AgentCount: agents, Status: "healthy",
+		Version: s.Version, UserCount: users, AgentCount: agents, Status: string(m.Health),
 	})
 	up := s.DB.FederationMembership.UpdateOneID(m.ID).SetLastHeartbeatAt(s.now()).SetLastHeartbeatOk(callErr == nil)
 	if callErr != nil {
@@ -328,6 +329,34 @@ func (s *Spoke) RotateFederationToken(ctx context.Context, _ *switchboardv1.Rota
 	return &switchboardv1.RotateFederationTokenResponse{Status: s.toStatus(m)}, nil
 }
 
+// SetFederationHealth stores the health this instance announces and sends
+// it to the hub at once; the heartbeat's outcome is in the status (a hub
+// that cannot be reached hears it at the next heartbeat).
+func (s *Spoke) SetFederationHealth(ctx context.Context, req *switchboardv1.SetFederationHealthRequest) (*switchboardv1.SetFederationHealthResponse, error) {
+	if err := s.admin(ctx); err != nil {
+		return nil, err
+	}
+	if req.GetStatus() == "" {
+		return nil, apperr.Invalid("status is required: one of %s", strings.Join(vocab.Values("instance_health"), ", "))
+	}
+	if err := apperr.OneOf("status", req.GetStatus(), vocab.Values("instance_health")); err != nil {
+		return nil, err
+	}
+	m, err := s.joined(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetHealth(federationmembership.Health(req.GetStatus())).
+		Save(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if m, err = s.beat(ctx, m); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.SetFederationHealthResponse{Status: s.toStatus(m)}, nil
+}
+
 // joined is the membership of a joined instance; none is a failed
 // precondition.
 func (s *Spoke) joined(ctx context.Context) (*ent.FederationMembership, error) {
@@ -355,6 +384,7 @@ func (s *Spoke) toStatus(m *ent.FederationMembership) *switchboardv1.FederationS
 	out.InstanceId = m.InstanceID
 	out.JoinedAt = timestamppb.New(*m.JoinedAt)
 	out.StoreParticipation = m.StoreParticipation
+	out.Health = ptr(string(m.Health))
 	if m.LastSyncAt != nil {
 		out.LastSyncAt = timestamppb.New(*m.LastSyncAt)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -94,6 +95,9 @@ func (s *Spoke) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarket
 		}
 		out.Results = append(out.Results, res.GetResults()...)
 	}
+	if out.CapabilityResults, err = s.syncCapabilities(ctx, m, token); err != nil {
+		return nil, err
+	}
 	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(s.now()).Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -121,4 +125,48 @@ func toFederationAgent(r *ent.StoreAgent) *switchboardv1.FederationAgent {
 		a.Category = r.Category
 	}
 	return a
+}
+
+// syncCapabilities pushes this instance's own active capability packs to
+// the hub, MaxSync per call. A paid pack or one behind an access password
+// is not offered: the hub's capabilities carry neither a price nor a
+// password (docs/decisions.md "Federation platform routes (issue 14)").
+func (s *Spoke) syncCapabilities(ctx context.Context, m *ent.FederationMembership, token string) ([]*switchboardv1.SyncResult, error) {
+	rows, err := s.DB.CapabilityPack.Query().
+		Where(capabilitypack.StatusEQ(capabilitypack.StatusActive), capabilitypack.SourceInstanceIDIsNil()).
+		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	out := []*switchboardv1.SyncResult{}
+	var syncable []*switchboardv1.FederationCapability
+	for _, r := range rows {
+		switch {
+		case r.AccessPasswordSealed != nil && len(*r.AccessPasswordSealed) > 0: // NULL reads as empty
+			out = append(out, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
+				Error: ptr("a capability behind an access password cannot be offered through a hub")})
+		case r.PricingModel != "free" || r.Price != 0:
+			out = append(out, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
+				Error: ptr("a paid capability cannot be offered through a hub")})
+		default:
+			syncable = append(syncable, toFederationCapability(r))
+		}
+	}
+	for start := 0; start < len(syncable); start += MaxSync {
+		batch := syncable[start:min(start+MaxSync, len(syncable))]
+		res, err := s.hub(m.HubURL).SyncCapabilities(withBearer(ctx, token), &switchboardv1.SyncCapabilitiesRequest{Capabilities: batch})
+		if err != nil {
+			return nil, hubError(m.HubURL, err)
+		}
+		out = append(out, res.GetResults()...)
+	}
+	return out, nil
+}
+
+// toFederationCapability is what a pack shows its hub: its prompt and its
+// dynamic module fields, never its installs or password.
+func toFederationCapability(r *ent.CapabilityPack) *switchboardv1.FederationCapability {
+	return &switchboardv1.FederationCapability{Id: r.ID, Name: r.Name, Slug: deref(r.Slug), Description: r.Description,
+		Prompt: r.Prompt, Category: r.Category, PromptGroup: r.PromptGroup, SignalPatterns: r.SignalPatterns,
+		TokenEstimate: int32(r.TokenEstimate), AlwaysLoad: r.AlwaysLoad}
 }

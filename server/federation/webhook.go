@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -75,8 +76,19 @@ func (s *Spoke) webhook(r *http.Request) (bool, error) {
 	if err := dec.Decode(&ev); err != nil {
 		return false, apperr.Invalid("the body must be the approval JSON: %s", err)
 	}
+	if ev.Event != EventAgentApproval && ev.Event != EventCapabilityApproval {
+		return false, apperr.Invalid("event must be %s or %s", EventAgentApproval, EventCapabilityApproval)
+	}
+	idField, id, other := "agentId", ev.AgentID, ev.CapabilityID
+	if ev.Event == EventCapabilityApproval {
+		idField, id, other = "capabilityId", ev.CapabilityID, ev.AgentID
+	}
+	if other != "" {
+		return false, apperr.Invalid("%s takes %s alone (agentId for %s, capabilityId for %s)", ev.Event, idField,
+			EventAgentApproval, EventCapabilityApproval)
+	}
 	var missing []string
-	for name, v := range map[string]string{"event": ev.Event, "agentId": ev.AgentID, "marketplaceId": ev.MarketplaceID,
+	for name, v := range map[string]string{idField: id, "marketplaceId": ev.MarketplaceID,
 		"status": ev.Status, "timestamp": ev.Timestamp} {
 		if v == "" {
 			missing = append(missing, name)
@@ -85,9 +97,6 @@ func (s *Spoke) webhook(r *http.Request) (bool, error) {
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return false, apperr.Invalid("missing fields: %s", strings.Join(missing, ", "))
-	}
-	if ev.Event != EventAgentApproval {
-		return false, apperr.Invalid("event must be %s", EventAgentApproval)
 	}
 	if !slices.Contains(decisions, ev.Status) {
 		return false, apperr.OneOf("status", ev.Status, decisions)
@@ -98,43 +107,96 @@ func (s *Spoke) webhook(r *http.Request) (bool, error) {
 	}
 	applied := false
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		if err := s.DB.Serialize(ctx, tx, "store_agent:"+ev.AgentID); err != nil {
-			return apperr.Internal(err)
+		var err error
+		if ev.Event == EventCapabilityApproval {
+			applied, err = s.applyCapability(ctx, tx, ev, at)
+		} else {
+			applied, err = s.applyAgent(ctx, tx, ev, at)
 		}
-		row, err := tx.StoreAgent.Query().Where(storeagent.ID(ev.AgentID), storeagent.SourceInstanceIDIsNil()).Only(ctx)
-		if ent.IsNotFound(err) {
-			return apperr.NotFound("no listing %q on this instance", ev.AgentID)
-		} else if err != nil {
-			return apperr.Internal(err)
-		}
-		if row.HubDecidedAt != nil && !at.After(*row.HubDecidedAt) {
-			return nil // an older (or replayed) decision
-		}
-		err = tx.StoreAgent.UpdateOneID(row.ID).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
-			SetHubDecidedAt(at).Exec(ctx)
-		if err != nil {
-			return apperr.Internal(err)
-		}
-		applied = true
-		return s.tellOwner(ctx, tx, row, ev)
+		return err
 	})
 	return applied, err
 }
 
-// tellOwner writes the decision into the owner's comms.
-func (s *Spoke) tellOwner(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, ev Approval) error {
+// ownRow is what a decision needs of this instance's own listing or pack.
+type ownRow struct {
+	id, userID, name string
+	decidedAt        *time.Time
+}
+
+// applyDecision records the hub's decision on one of this instance's own
+// listings or packs (kind), under its lock, unless one as new was applied,
+// and tells its owner.
+func (s *Spoke) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev Approval, at time.Time,
+	load func() (ownRow, error), record func(id string) error) (bool, error) {
+	if err := s.DB.Serialize(ctx, tx, lockKey); err != nil {
+		return false, apperr.Internal(err)
+	}
+	row, err := load()
+	if ent.IsNotFound(err) {
+		return false, apperr.NotFound("no %s %q on this instance", kind, id)
+	} else if err != nil {
+		return false, apperr.Internal(err)
+	}
+	if row.decidedAt != nil && !at.After(*row.decidedAt) {
+		return false, nil // an older (or replayed) decision
+	}
+	if err := record(row.id); err != nil {
+		return false, apperr.Internal(err)
+	}
+	return true, s.tellOwner(ctx, tx, row.userID, kind, row.id, row.name, ev)
+}
+
+func (s *Spoke) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+	return s.applyDecision(ctx, tx, "listing", "store_agent:"+ev.AgentID, ev.AgentID, ev, at,
+		func() (ownRow, error) {
+			r, err := tx.StoreAgent.Query().Where(storeagent.ID(ev.AgentID), storeagent.SourceInstanceIDIsNil()).Only(ctx)
+			if err != nil {
+				return ownRow{}, err
+			}
+			return ownRow{id: r.ID, userID: r.UserID, name: r.Name, decidedAt: r.HubDecidedAt}, nil
+		},
+		func(id string) error {
+			return tx.StoreAgent.UpdateOneID(id).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
+				SetHubDecidedAt(at).Exec(ctx)
+		})
+}
+
+func (s *Spoke) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+	return s.applyDecision(ctx, tx, "capability", "capability_pack:"+ev.CapabilityID, ev.CapabilityID, ev, at,
+		func() (ownRow, error) {
+			r, err := tx.CapabilityPack.Query().
+				Where(capabilitypack.ID(ev.CapabilityID), capabilitypack.SourceInstanceIDIsNil()).Only(ctx)
+			if err != nil {
+				return ownRow{}, err
+			}
+			return ownRow{id: r.ID, userID: r.UserID, name: r.Name, decidedAt: r.HubDecidedAt}, nil
+		},
+		func(id string) error {
+			return tx.CapabilityPack.UpdateOneID(id).SetHubStatus(ev.Status).SetMarketplaceID(ev.MarketplaceID).
+				SetHubDecidedAt(at).Exec(ctx)
+		})
+}
+
+// tellOwner writes the decision on the owner's listing or capability
+// (kind) into the owner's comms.
+func (s *Spoke) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name string, ev Approval) error {
 	assistant := "assistant"
-	if st, err := tx.Setting.Query().Where(setting.UserID(row.UserID)).Only(ctx); err == nil && st.AssistantName != "" {
+	if st, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err == nil && st.AssistantName != "" {
 		assistant = st.AssistantName
 	}
 	verb := map[string]string{"active": "approved", "rejected": "rejected", "disabled": "disabled"}[ev.Status]
-	text := fmt.Sprintf("The hub %s your listing %q.", verb, row.Name)
+	text := fmt.Sprintf("The hub %s your %s %q.", verb, kind, name)
 	if ev.Reason != nil && *ev.Reason != "" {
 		text += " Reason: " + *ev.Reason
 	}
-	m, err := comms.Post(ctx, tx, s.now(), row.UserID, text, assistant, map[string]any{
-		"type": TypeHubDecision, "agentId": row.ID, "marketplaceId": ev.MarketplaceID, "status": ev.Status,
-	})
+	meta := map[string]any{"type": TypeHubDecision, "marketplaceId": ev.MarketplaceID, "status": ev.Status}
+	if kind == "capability" {
+		meta["capabilityId"] = id
+	} else {
+		meta["agentId"] = id
+	}
+	m, err := comms.Post(ctx, tx, s.now(), userID, text, assistant, meta)
 	if err != nil {
 		return apperr.Internal(err)
 	}

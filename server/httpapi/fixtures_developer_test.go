@@ -100,6 +100,11 @@ func developerFixtures() []fixture {
 		single("RunDeveloperAgentTestResponse", "sparse", &switchboardv1.RunDeveloperAgentTestResponse{
 			EndpointProbe: &switchboardv1.EndpointProbe{Conforms: true}, ShipGateRun: sparseShipGateRun()}),
 		single("ApproveStoreAgentResponse", "full", &switchboardv1.ApproveStoreAgentResponse{Agent: ownSparseStoreAgent()}),
+		single("ApproveStoreAgentResponse", "capability", &switchboardv1.ApproveStoreAgentResponse{
+			Capability: &switchboardv1.MarketplaceReview{Kind: "capability", Id: "ckx3a0a1b0000qzrmcapabil1", Name: "CRM notes",
+				Slug: proto.String("crm-notes"), Status: "active", Origin: "synced", InstanceId: proto.String("ckx5f0a1b0000qzrminstanc1"),
+				InstanceName: proto.String("Ada's lab"), RemoteId: proto.String("cmwxt94bh002mli7djqaibtbh"),
+				CreatedAt: tsTokenExpires, UpdatedAt: tsTokenExpires}}),
 		single("ListMarketplaceReviewsResponse", "full", &switchboardv1.ListMarketplaceReviewsResponse{
 			Items: []*switchboardv1.MarketplaceReview{
 				{Kind: "agent", Id: "ckx3a0a1b0000qzrmstagent1", Name: "Writer \"pro\"", Slug: proto.String("writer"),

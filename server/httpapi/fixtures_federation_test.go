@@ -46,7 +46,7 @@ func joinedStatus(ok bool) *switchboardv1.FederationStatus {
 		Role: "standalone", Joined: true, HubUrl: proto.String("https://hub.example"),
 		InstanceId: proto.String("ckx5f0a1b0000qzrminstanc1"), JoinedAt: tsJoined, LastHeartbeat: hb,
 		StoreParticipation: ok, LastSyncAt: map[bool]*timestamppb.Timestamp{true: tsHeartbeat}[ok],
-		HeartbeatIntervalSeconds: 3600,
+		HeartbeatIntervalSeconds: 3600, Health: proto.String(map[bool]string{true: "healthy", false: "maintenance"}[ok]),
 	}
 }
 
@@ -77,6 +77,8 @@ func federationFixtures() []fixture {
 		single("LeaveFederationResponse", "full", &switchboardv1.LeaveFederationResponse{Status: alone, HubTold: true}),
 		single("LeaveFederationResponse", "sparse", &switchboardv1.LeaveFederationResponse{Status: alone}),
 		single("RotateFederationTokenResponse", "full", &switchboardv1.RotateFederationTokenResponse{Status: joinedStatus(true)}),
+		single("SetFederationHealthResponse", "full", &switchboardv1.SetFederationHealthResponse{Status: joinedStatus(true)}),
+		single("SetFederationHealthResponse", "maintenance_unheard", &switchboardv1.SetFederationHealthResponse{Status: joinedStatus(false)}),
 		single("ListFederationInstancesResponse", "full", &switchboardv1.ListFederationInstancesResponse{
 			Instances: []*switchboardv1.FederationInstance{fullInstance(), sparseInstance()},
 		}),
@@ -98,7 +100,11 @@ func federationFixtures() []fixture {
 		}}),
 		single("ListSyncedAgentsResponse", "sparse", &switchboardv1.ListSyncedAgentsResponse{}),
 		single("LinkMarketplaceResponse", "full", &switchboardv1.LinkMarketplaceResponse{Status: joinedStatus(true)}),
-		single("SyncMarketplaceResponse", "full", &switchboardv1.SyncMarketplaceResponse{Results: syncResults(), Status: joinedStatus(true)}),
+		single("SyncMarketplaceResponse", "full", &switchboardv1.SyncMarketplaceResponse{Results: syncResults(), Status: joinedStatus(true),
+			CapabilityResults: []*switchboardv1.SyncResult{
+				{Id: "c1", Status: "created", MarketplaceId: proto.String("ckx3a0a1b0000qzrmcapabil1")},
+				{Id: "c2", Status: "invalid", Error: proto.String("a paid capability cannot be offered through a hub")},
+			}}),
 		single("SyncMarketplaceResponse", "sparse", &switchboardv1.SyncMarketplaceResponse{Status: joinedStatus(false)}),
 		single("ReactivateFederationInstanceResponse", "full", &switchboardv1.ReactivateFederationInstanceResponse{Instance: sparseInstance()}),
 		single("PutSyncedAgentResponse", "created", &switchboardv1.PutSyncedAgentResponse{Agent: sparseSyncedAgent(), Created: true}),

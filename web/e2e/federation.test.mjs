@@ -156,6 +156,22 @@ test("Rotate token: the hub holds a new token and the spoke stays joined", async
   assert.equal((await spokeApi("GET", "/api/federation/status")).json.status.joined, true);
 });
 
+test("Announce health: maintenance reaches the hub at once, then healthy again", async () => {
+  const section = federation(spokePage);
+  const form = section.getByRole("form", { name: "Announce health" });
+  assert.equal(await form.getByLabel("Health announced to the hub").inputValue(), "healthy");
+  await form.getByLabel("Health announced to the hub").selectOption("maintenance");
+  await form.getByRole("button", { name: "Announce" }).click();
+  await H.until(async () => (await factsOf(section.locator("dl.facts")))["Announced health"] === "Maintenance", "maintenance shown");
+  assert.equal((await hubInstance()).health, "maintenance");
+  assert.equal((await spokeApi("GET", "/api/federation/status")).json.status.health, "maintenance");
+  await form.getByLabel("Health announced to the hub").selectOption("healthy");
+  await form.getByRole("button", { name: "Announce" }).click();
+  await H.until(async () => (await hubInstance()).health === "healthy", "healthy on the hub");
+  assert.equal((await factsOf(section.locator("dl.facts")))["Announced health"], "Healthy");
+  assert.deepEqual(await spokePage.problems(), []);
+});
+
 test("Settings → Federation on the hub lists the joined instance; deactivate asks first, then reactivate", async () => {
   // Settings was open since the token was minted: a route change mounts it afresh.
   await hubPage.goto("/#/now");

@@ -1641,8 +1641,11 @@ func (x *ApproveStoreAgentRequest) GetId() string {
 }
 
 type ApproveStoreAgentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Agent         *StoreAgent            `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing decided on; absent when the id names a capability pack.
+	Agent *StoreAgent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The capability pack decided on, when the id names one.
+	Capability    *MarketplaceReview `protobuf:"bytes,2,opt,name=capability,proto3,oneof" json:"capability,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1680,6 +1683,13 @@ func (*ApproveStoreAgentResponse) Descriptor() ([]byte, []int) {
 func (x *ApproveStoreAgentResponse) GetAgent() *StoreAgent {
 	if x != nil {
 		return x.Agent
+	}
+	return nil
+}
+
+func (x *ApproveStoreAgentResponse) GetCapability() *MarketplaceReview {
+	if x != nil {
+		return x.Capability
 	}
 	return nil
 }
@@ -1737,8 +1747,11 @@ func (x *RejectStoreAgentRequest) GetReason() string {
 }
 
 type RejectStoreAgentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Agent         *StoreAgent            `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing decided on; absent when the id names a capability pack.
+	Agent *StoreAgent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The capability pack decided on, when the id names one.
+	Capability    *MarketplaceReview `protobuf:"bytes,2,opt,name=capability,proto3,oneof" json:"capability,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1776,6 +1789,13 @@ func (*RejectStoreAgentResponse) Descriptor() ([]byte, []int) {
 func (x *RejectStoreAgentResponse) GetAgent() *StoreAgent {
 	if x != nil {
 		return x.Agent
+	}
+	return nil
+}
+
+func (x *RejectStoreAgentResponse) GetCapability() *MarketplaceReview {
+	if x != nil {
+		return x.Capability
 	}
 	return nil
 }
@@ -1833,8 +1853,11 @@ func (x *DisableStoreAgentRequest) GetReason() string {
 }
 
 type DisableStoreAgentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Agent         *StoreAgent            `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The listing decided on; absent when the id names a capability pack.
+	Agent *StoreAgent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The capability pack decided on, when the id names one.
+	Capability    *MarketplaceReview `protobuf:"bytes,2,opt,name=capability,proto3,oneof" json:"capability,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1872,6 +1895,13 @@ func (*DisableStoreAgentResponse) Descriptor() ([]byte, []int) {
 func (x *DisableStoreAgentResponse) GetAgent() *StoreAgent {
 	if x != nil {
 		return x.Agent
+	}
+	return nil
+}
+
+func (x *DisableStoreAgentResponse) GetCapability() *MarketplaceReview {
+	if x != nil {
+		return x.Capability
 	}
 	return nil
 }
@@ -2270,21 +2300,33 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\x0eendpoint_probe\x18\x01 \x01(\v2\x1d.switchboard.v1.EndpointProbeR\rendpointProbe\x12?\n" +
 	"\rship_gate_run\x18\x02 \x01(\v2\x1b.switchboard.v1.ShipGateRunR\vshipGateRun\"3\n" +
 	"\x18ApproveStoreAgentRequest\x12\x17\n" +
-	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"M\n" +
+	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"\xa4\x01\n" +
 	"\x19ApproveStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"e\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x12F\n" +
+	"\n" +
+	"capability\x18\x02 \x01(\v2!.switchboard.v1.MarketplaceReviewH\x00R\n" +
+	"capability\x88\x01\x01B\r\n" +
+	"\v_capability\"e\n" +
 	"\x17RejectStoreAgentRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12&\n" +
 	"\x06reason\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\x06reason\x88\x01\x01B\t\n" +
-	"\a_reason\"L\n" +
+	"\a_reason\"\xa3\x01\n" +
 	"\x18RejectStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"f\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x12F\n" +
+	"\n" +
+	"capability\x18\x02 \x01(\v2!.switchboard.v1.MarketplaceReviewH\x00R\n" +
+	"capability\x88\x01\x01B\r\n" +
+	"\v_capability\"f\n" +
 	"\x18DisableStoreAgentRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\x12&\n" +
 	"\x06reason\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\x06reason\x88\x01\x01B\t\n" +
-	"\a_reason\"M\n" +
+	"\a_reason\"\xa4\x01\n" +
 	"\x19DisableStoreAgentResponse\x120\n" +
-	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\"\x80\x01\n" +
+	"\x05agent\x18\x01 \x01(\v2\x1a.switchboard.v1.StoreAgentR\x05agent\x12F\n" +
+	"\n" +
+	"capability\x18\x02 \x01(\v2!.switchboard.v1.MarketplaceReviewH\x00R\n" +
+	"capability\x88\x01\x01B\r\n" +
+	"\v_capability\"\x80\x01\n" +
 	"\x1dListMarketplaceReviewsRequest\x121\n" +
 	"\x06status\x18\x01 \x01(\tB\x19\xbaH\x04r\x02\x18d\xba\xf5\x18\x0elisting_statusR\x06status\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x16\n" +
@@ -2405,39 +2447,42 @@ var file_switchboard_v1_developer_proto_depIdxs = []int32{
 	11, // 21: switchboard.v1.RunDeveloperAgentTestResponse.endpoint_probe:type_name -> switchboard.v1.EndpointProbe
 	13, // 22: switchboard.v1.RunDeveloperAgentTestResponse.ship_gate_run:type_name -> switchboard.v1.ShipGateRun
 	34, // 23: switchboard.v1.ApproveStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	34, // 24: switchboard.v1.RejectStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	34, // 25: switchboard.v1.DisableStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
-	33, // 26: switchboard.v1.MarketplaceReview.created_at:type_name -> google.protobuf.Timestamp
-	33, // 27: switchboard.v1.MarketplaceReview.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 28: switchboard.v1.ListMarketplaceReviewsResponse.items:type_name -> switchboard.v1.MarketplaceReview
-	36, // 29: switchboard.v1.ListMarketplaceReviewsResponse.pagination:type_name -> switchboard.v1.Pagination
-	0,  // 30: switchboard.v1.DeveloperService.DeveloperSignup:input_type -> switchboard.v1.DeveloperSignupRequest
-	6,  // 31: switchboard.v1.DeveloperService.CreateDeveloperKey:input_type -> switchboard.v1.CreateDeveloperKeyRequest
-	8,  // 32: switchboard.v1.DeveloperService.ListDeveloperKeys:input_type -> switchboard.v1.ListDeveloperKeysRequest
-	3,  // 33: switchboard.v1.DeveloperService.CreateConnectToken:input_type -> switchboard.v1.CreateConnectTokenRequest
-	17, // 34: switchboard.v1.DeveloperService.RegisterDeveloperAgent:input_type -> switchboard.v1.RegisterDeveloperAgentRequest
-	19, // 35: switchboard.v1.DeveloperService.UpdateDeveloperAgent:input_type -> switchboard.v1.UpdateDeveloperAgentRequest
-	21, // 36: switchboard.v1.DeveloperService.RunDeveloperAgentTest:input_type -> switchboard.v1.RunDeveloperAgentTestRequest
-	23, // 37: switchboard.v1.DeveloperService.ApproveStoreAgent:input_type -> switchboard.v1.ApproveStoreAgentRequest
-	25, // 38: switchboard.v1.DeveloperService.RejectStoreAgent:input_type -> switchboard.v1.RejectStoreAgentRequest
-	29, // 39: switchboard.v1.DeveloperService.ListMarketplaceReviews:input_type -> switchboard.v1.ListMarketplaceReviewsRequest
-	27, // 40: switchboard.v1.DeveloperService.DisableStoreAgent:input_type -> switchboard.v1.DisableStoreAgentRequest
-	1,  // 41: switchboard.v1.DeveloperService.DeveloperSignup:output_type -> switchboard.v1.DeveloperSignupResponse
-	7,  // 42: switchboard.v1.DeveloperService.CreateDeveloperKey:output_type -> switchboard.v1.CreateDeveloperKeyResponse
-	9,  // 43: switchboard.v1.DeveloperService.ListDeveloperKeys:output_type -> switchboard.v1.ListDeveloperKeysResponse
-	4,  // 44: switchboard.v1.DeveloperService.CreateConnectToken:output_type -> switchboard.v1.CreateConnectTokenResponse
-	18, // 45: switchboard.v1.DeveloperService.RegisterDeveloperAgent:output_type -> switchboard.v1.RegisterDeveloperAgentResponse
-	20, // 46: switchboard.v1.DeveloperService.UpdateDeveloperAgent:output_type -> switchboard.v1.UpdateDeveloperAgentResponse
-	22, // 47: switchboard.v1.DeveloperService.RunDeveloperAgentTest:output_type -> switchboard.v1.RunDeveloperAgentTestResponse
-	24, // 48: switchboard.v1.DeveloperService.ApproveStoreAgent:output_type -> switchboard.v1.ApproveStoreAgentResponse
-	26, // 49: switchboard.v1.DeveloperService.RejectStoreAgent:output_type -> switchboard.v1.RejectStoreAgentResponse
-	31, // 50: switchboard.v1.DeveloperService.ListMarketplaceReviews:output_type -> switchboard.v1.ListMarketplaceReviewsResponse
-	28, // 51: switchboard.v1.DeveloperService.DisableStoreAgent:output_type -> switchboard.v1.DisableStoreAgentResponse
-	41, // [41:52] is the sub-list for method output_type
-	30, // [30:41] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	30, // 24: switchboard.v1.ApproveStoreAgentResponse.capability:type_name -> switchboard.v1.MarketplaceReview
+	34, // 25: switchboard.v1.RejectStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	30, // 26: switchboard.v1.RejectStoreAgentResponse.capability:type_name -> switchboard.v1.MarketplaceReview
+	34, // 27: switchboard.v1.DisableStoreAgentResponse.agent:type_name -> switchboard.v1.StoreAgent
+	30, // 28: switchboard.v1.DisableStoreAgentResponse.capability:type_name -> switchboard.v1.MarketplaceReview
+	33, // 29: switchboard.v1.MarketplaceReview.created_at:type_name -> google.protobuf.Timestamp
+	33, // 30: switchboard.v1.MarketplaceReview.updated_at:type_name -> google.protobuf.Timestamp
+	30, // 31: switchboard.v1.ListMarketplaceReviewsResponse.items:type_name -> switchboard.v1.MarketplaceReview
+	36, // 32: switchboard.v1.ListMarketplaceReviewsResponse.pagination:type_name -> switchboard.v1.Pagination
+	0,  // 33: switchboard.v1.DeveloperService.DeveloperSignup:input_type -> switchboard.v1.DeveloperSignupRequest
+	6,  // 34: switchboard.v1.DeveloperService.CreateDeveloperKey:input_type -> switchboard.v1.CreateDeveloperKeyRequest
+	8,  // 35: switchboard.v1.DeveloperService.ListDeveloperKeys:input_type -> switchboard.v1.ListDeveloperKeysRequest
+	3,  // 36: switchboard.v1.DeveloperService.CreateConnectToken:input_type -> switchboard.v1.CreateConnectTokenRequest
+	17, // 37: switchboard.v1.DeveloperService.RegisterDeveloperAgent:input_type -> switchboard.v1.RegisterDeveloperAgentRequest
+	19, // 38: switchboard.v1.DeveloperService.UpdateDeveloperAgent:input_type -> switchboard.v1.UpdateDeveloperAgentRequest
+	21, // 39: switchboard.v1.DeveloperService.RunDeveloperAgentTest:input_type -> switchboard.v1.RunDeveloperAgentTestRequest
+	23, // 40: switchboard.v1.DeveloperService.ApproveStoreAgent:input_type -> switchboard.v1.ApproveStoreAgentRequest
+	25, // 41: switchboard.v1.DeveloperService.RejectStoreAgent:input_type -> switchboard.v1.RejectStoreAgentRequest
+	29, // 42: switchboard.v1.DeveloperService.ListMarketplaceReviews:input_type -> switchboard.v1.ListMarketplaceReviewsRequest
+	27, // 43: switchboard.v1.DeveloperService.DisableStoreAgent:input_type -> switchboard.v1.DisableStoreAgentRequest
+	1,  // 44: switchboard.v1.DeveloperService.DeveloperSignup:output_type -> switchboard.v1.DeveloperSignupResponse
+	7,  // 45: switchboard.v1.DeveloperService.CreateDeveloperKey:output_type -> switchboard.v1.CreateDeveloperKeyResponse
+	9,  // 46: switchboard.v1.DeveloperService.ListDeveloperKeys:output_type -> switchboard.v1.ListDeveloperKeysResponse
+	4,  // 47: switchboard.v1.DeveloperService.CreateConnectToken:output_type -> switchboard.v1.CreateConnectTokenResponse
+	18, // 48: switchboard.v1.DeveloperService.RegisterDeveloperAgent:output_type -> switchboard.v1.RegisterDeveloperAgentResponse
+	20, // 49: switchboard.v1.DeveloperService.UpdateDeveloperAgent:output_type -> switchboard.v1.UpdateDeveloperAgentResponse
+	22, // 50: switchboard.v1.DeveloperService.RunDeveloperAgentTest:output_type -> switchboard.v1.RunDeveloperAgentTestResponse
+	24, // 51: switchboard.v1.DeveloperService.ApproveStoreAgent:output_type -> switchboard.v1.ApproveStoreAgentResponse
+	26, // 52: switchboard.v1.DeveloperService.RejectStoreAgent:output_type -> switchboard.v1.RejectStoreAgentResponse
+	31, // 53: switchboard.v1.DeveloperService.ListMarketplaceReviews:output_type -> switchboard.v1.ListMarketplaceReviewsResponse
+	28, // 54: switchboard.v1.DeveloperService.DisableStoreAgent:output_type -> switchboard.v1.DisableStoreAgentResponse
+	44, // [44:55] is the sub-list for method output_type
+	33, // [33:44] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_developer_proto_init() }
@@ -2454,8 +2499,11 @@ func file_switchboard_v1_developer_proto_init() {
 	file_switchboard_v1_developer_proto_msgTypes[11].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[12].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[13].OneofWrappers = []any{}
+	file_switchboard_v1_developer_proto_msgTypes[24].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[25].OneofWrappers = []any{}
+	file_switchboard_v1_developer_proto_msgTypes[26].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[27].OneofWrappers = []any{}
+	file_switchboard_v1_developer_proto_msgTypes[28].OneofWrappers = []any{}
 	file_switchboard_v1_developer_proto_msgTypes[30].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

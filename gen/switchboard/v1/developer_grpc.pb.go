@@ -68,14 +68,15 @@ type DeveloperServiceClient interface {
 	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(ctx context.Context, in *RunDeveloperAgentTestRequest, opts ...grpc.CallOption) (*RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
+	// An id naming a capability pack approves the pack.
 	ApproveStoreAgent(ctx context.Context, in *ApproveStoreAgentRequest, opts ...grpc.CallOption) (*ApproveStoreAgentResponse, error)
-	// RejectStoreAgent refuses a pending agent.
+	// RejectStoreAgent refuses a pending agent (or capability pack).
 	RejectStoreAgent(ctx context.Context, in *RejectStoreAgentRequest, opts ...grpc.CallOption) (*RejectStoreAgentResponse, error)
 	// ListMarketplaceReviews lists the listings and capabilities in one review
 	// status (pending_review when absent), local and synced, oldest first, each
 	// with its origin (admin session).
 	ListMarketplaceReviews(ctx context.Context, in *ListMarketplaceReviewsRequest, opts ...grpc.CallOption) (*ListMarketplaceReviewsResponse, error)
-	// DisableStoreAgent takes an agent off the store.
+	// DisableStoreAgent takes an agent (or capability pack) off the store.
 	DisableStoreAgent(ctx context.Context, in *DisableStoreAgentRequest, opts ...grpc.CallOption) (*DisableStoreAgentResponse, error)
 }
 
@@ -233,14 +234,15 @@ type DeveloperServiceServer interface {
 	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(context.Context, *RunDeveloperAgentTestRequest) (*RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
+	// An id naming a capability pack approves the pack.
 	ApproveStoreAgent(context.Context, *ApproveStoreAgentRequest) (*ApproveStoreAgentResponse, error)
-	// RejectStoreAgent refuses a pending agent.
+	// RejectStoreAgent refuses a pending agent (or capability pack).
 	RejectStoreAgent(context.Context, *RejectStoreAgentRequest) (*RejectStoreAgentResponse, error)
 	// ListMarketplaceReviews lists the listings and capabilities in one review
 	// status (pending_review when absent), local and synced, oldest first, each
 	// with its origin (admin session).
 	ListMarketplaceReviews(context.Context, *ListMarketplaceReviewsRequest) (*ListMarketplaceReviewsResponse, error)
-	// DisableStoreAgent takes an agent off the store.
+	// DisableStoreAgent takes an agent (or capability pack) off the store.
 	DisableStoreAgent(context.Context, *DisableStoreAgentRequest) (*DisableStoreAgentResponse, error)
 }
 

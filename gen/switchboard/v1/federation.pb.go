@@ -741,8 +741,11 @@ type FederationStatus struct {
 	LastSyncAt         *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_sync_at,json=lastSyncAt,proto3,oneof" json:"last_sync_at,omitempty"`
 	// The heartbeat period this instance uses, in seconds.
 	HeartbeatIntervalSeconds int32 `protobuf:"varint,9,opt,name=heartbeat_interval_seconds,json=heartbeatIntervalSeconds,proto3" json:"heartbeat_interval_seconds,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// The health this instance announces in its heartbeats (healthy until its
+	// admin says otherwise); absent when not joined.
+	Health        *string `protobuf:"bytes,10,opt,name=health,proto3,oneof" json:"health,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FederationStatus) Reset() {
@@ -836,6 +839,13 @@ func (x *FederationStatus) GetHeartbeatIntervalSeconds() int32 {
 		return x.HeartbeatIntervalSeconds
 	}
 	return 0
+}
+
+func (x *FederationStatus) GetHealth() string {
+	if x != nil && x.Health != nil {
+		return *x.Health
+	}
+	return ""
 }
 
 type JoinHubResponse struct {
@@ -1051,6 +1061,95 @@ func (x *LeaveFederationResponse) GetHubTold() bool {
 	return false
 }
 
+type SetFederationHealthRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// healthy, degraded or maintenance.
+	Status        string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetFederationHealthRequest) Reset() {
+	*x = SetFederationHealthRequest{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetFederationHealthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetFederationHealthRequest) ProtoMessage() {}
+
+func (x *SetFederationHealthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetFederationHealthRequest.ProtoReflect.Descriptor instead.
+func (*SetFederationHealthRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SetFederationHealthRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+type SetFederationHealthResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *FederationStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetFederationHealthResponse) Reset() {
+	*x = SetFederationHealthResponse{}
+	mi := &file_switchboard_v1_federation_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetFederationHealthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetFederationHealthResponse) ProtoMessage() {}
+
+func (x *SetFederationHealthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetFederationHealthResponse.ProtoReflect.Descriptor instead.
+func (*SetFederationHealthResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SetFederationHealthResponse) GetStatus() *FederationStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 type RotateFederationTokenRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1059,7 +1158,7 @@ type RotateFederationTokenRequest struct {
 
 func (x *RotateFederationTokenRequest) Reset() {
 	*x = RotateFederationTokenRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[18]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1170,7 @@ func (x *RotateFederationTokenRequest) String() string {
 func (*RotateFederationTokenRequest) ProtoMessage() {}
 
 func (x *RotateFederationTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[18]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1183,7 @@ func (x *RotateFederationTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateFederationTokenRequest.ProtoReflect.Descriptor instead.
 func (*RotateFederationTokenRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{18}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{20}
 }
 
 type RotateFederationTokenResponse struct {
@@ -1096,7 +1195,7 @@ type RotateFederationTokenResponse struct {
 
 func (x *RotateFederationTokenResponse) Reset() {
 	*x = RotateFederationTokenResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[19]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1207,7 @@ func (x *RotateFederationTokenResponse) String() string {
 func (*RotateFederationTokenResponse) ProtoMessage() {}
 
 func (x *RotateFederationTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[19]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1220,7 @@ func (x *RotateFederationTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateFederationTokenResponse.ProtoReflect.Descriptor instead.
 func (*RotateFederationTokenResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{19}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RotateFederationTokenResponse) GetStatus() *FederationStatus {
@@ -1155,7 +1254,7 @@ type FederationInstance struct {
 
 func (x *FederationInstance) Reset() {
 	*x = FederationInstance{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[20]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1266,7 @@ func (x *FederationInstance) String() string {
 func (*FederationInstance) ProtoMessage() {}
 
 func (x *FederationInstance) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[20]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1279,7 @@ func (x *FederationInstance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FederationInstance.ProtoReflect.Descriptor instead.
 func (*FederationInstance) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{20}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *FederationInstance) GetId() string {
@@ -1275,7 +1374,7 @@ type ListFederationInstancesRequest struct {
 
 func (x *ListFederationInstancesRequest) Reset() {
 	*x = ListFederationInstancesRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[21]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1287,7 +1386,7 @@ func (x *ListFederationInstancesRequest) String() string {
 func (*ListFederationInstancesRequest) ProtoMessage() {}
 
 func (x *ListFederationInstancesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[21]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1300,7 +1399,7 @@ func (x *ListFederationInstancesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFederationInstancesRequest.ProtoReflect.Descriptor instead.
 func (*ListFederationInstancesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{21}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{23}
 }
 
 type ListFederationInstancesResponse struct {
@@ -1312,7 +1411,7 @@ type ListFederationInstancesResponse struct {
 
 func (x *ListFederationInstancesResponse) Reset() {
 	*x = ListFederationInstancesResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[22]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1423,7 @@ func (x *ListFederationInstancesResponse) String() string {
 func (*ListFederationInstancesResponse) ProtoMessage() {}
 
 func (x *ListFederationInstancesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[22]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1436,7 @@ func (x *ListFederationInstancesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFederationInstancesResponse.ProtoReflect.Descriptor instead.
 func (*ListFederationInstancesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{22}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListFederationInstancesResponse) GetInstances() []*FederationInstance {
@@ -1356,7 +1455,7 @@ type DeactivateFederationInstanceRequest struct {
 
 func (x *DeactivateFederationInstanceRequest) Reset() {
 	*x = DeactivateFederationInstanceRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[23]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1467,7 @@ func (x *DeactivateFederationInstanceRequest) String() string {
 func (*DeactivateFederationInstanceRequest) ProtoMessage() {}
 
 func (x *DeactivateFederationInstanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[23]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1480,7 @@ func (x *DeactivateFederationInstanceRequest) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use DeactivateFederationInstanceRequest.ProtoReflect.Descriptor instead.
 func (*DeactivateFederationInstanceRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{23}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeactivateFederationInstanceRequest) GetId() string {
@@ -1400,7 +1499,7 @@ type DeactivateFederationInstanceResponse struct {
 
 func (x *DeactivateFederationInstanceResponse) Reset() {
 	*x = DeactivateFederationInstanceResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[24]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1511,7 @@ func (x *DeactivateFederationInstanceResponse) String() string {
 func (*DeactivateFederationInstanceResponse) ProtoMessage() {}
 
 func (x *DeactivateFederationInstanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[24]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1524,7 @@ func (x *DeactivateFederationInstanceResponse) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use DeactivateFederationInstanceResponse.ProtoReflect.Descriptor instead.
 func (*DeactivateFederationInstanceResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{24}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeactivateFederationInstanceResponse) GetInstance() *FederationInstance {
@@ -1444,7 +1543,7 @@ type ReactivateFederationInstanceRequest struct {
 
 func (x *ReactivateFederationInstanceRequest) Reset() {
 	*x = ReactivateFederationInstanceRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[25]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +1555,7 @@ func (x *ReactivateFederationInstanceRequest) String() string {
 func (*ReactivateFederationInstanceRequest) ProtoMessage() {}
 
 func (x *ReactivateFederationInstanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[25]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +1568,7 @@ func (x *ReactivateFederationInstanceRequest) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ReactivateFederationInstanceRequest.ProtoReflect.Descriptor instead.
 func (*ReactivateFederationInstanceRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{25}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ReactivateFederationInstanceRequest) GetId() string {
@@ -1488,7 +1587,7 @@ type ReactivateFederationInstanceResponse struct {
 
 func (x *ReactivateFederationInstanceResponse) Reset() {
 	*x = ReactivateFederationInstanceResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[26]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1599,7 @@ func (x *ReactivateFederationInstanceResponse) String() string {
 func (*ReactivateFederationInstanceResponse) ProtoMessage() {}
 
 func (x *ReactivateFederationInstanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[26]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1612,7 @@ func (x *ReactivateFederationInstanceResponse) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use ReactivateFederationInstanceResponse.ProtoReflect.Descriptor instead.
 func (*ReactivateFederationInstanceResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{26}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReactivateFederationInstanceResponse) GetInstance() *FederationInstance {
@@ -1533,7 +1632,7 @@ type MarketplaceLinkRequest struct {
 
 func (x *MarketplaceLinkRequest) Reset() {
 	*x = MarketplaceLinkRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[27]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1545,7 +1644,7 @@ func (x *MarketplaceLinkRequest) String() string {
 func (*MarketplaceLinkRequest) ProtoMessage() {}
 
 func (x *MarketplaceLinkRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[27]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1558,7 +1657,7 @@ func (x *MarketplaceLinkRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarketplaceLinkRequest.ProtoReflect.Descriptor instead.
 func (*MarketplaceLinkRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{27}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MarketplaceLinkRequest) GetAction() string {
@@ -1577,7 +1676,7 @@ type MarketplaceLinkResponse struct {
 
 func (x *MarketplaceLinkResponse) Reset() {
 	*x = MarketplaceLinkResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[28]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1589,7 +1688,7 @@ func (x *MarketplaceLinkResponse) String() string {
 func (*MarketplaceLinkResponse) ProtoMessage() {}
 
 func (x *MarketplaceLinkResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[28]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1602,7 +1701,7 @@ func (x *MarketplaceLinkResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarketplaceLinkResponse.ProtoReflect.Descriptor instead.
 func (*MarketplaceLinkResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{28}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MarketplaceLinkResponse) GetStoreParticipation() bool {
@@ -1647,7 +1746,7 @@ type FederationAgent struct {
 
 func (x *FederationAgent) Reset() {
 	*x = FederationAgent{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[29]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1659,7 +1758,7 @@ func (x *FederationAgent) String() string {
 func (*FederationAgent) ProtoMessage() {}
 
 func (x *FederationAgent) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[29]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1672,7 +1771,7 @@ func (x *FederationAgent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FederationAgent.ProtoReflect.Descriptor instead.
 func (*FederationAgent) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{29}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *FederationAgent) GetId() string {
@@ -1796,7 +1895,7 @@ type SyncAgentsRequest struct {
 
 func (x *SyncAgentsRequest) Reset() {
 	*x = SyncAgentsRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[30]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1808,7 +1907,7 @@ func (x *SyncAgentsRequest) String() string {
 func (*SyncAgentsRequest) ProtoMessage() {}
 
 func (x *SyncAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[30]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1821,7 +1920,7 @@ func (x *SyncAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncAgentsRequest.ProtoReflect.Descriptor instead.
 func (*SyncAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{30}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SyncAgentsRequest) GetAgents() []*FederationAgent {
@@ -1848,7 +1947,7 @@ type SyncResult struct {
 
 func (x *SyncResult) Reset() {
 	*x = SyncResult{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[31]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1860,7 +1959,7 @@ func (x *SyncResult) String() string {
 func (*SyncResult) ProtoMessage() {}
 
 func (x *SyncResult) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[31]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1873,7 +1972,7 @@ func (x *SyncResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncResult.ProtoReflect.Descriptor instead.
 func (*SyncResult) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{31}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SyncResult) GetId() string {
@@ -1913,7 +2012,7 @@ type SyncAgentsResponse struct {
 
 func (x *SyncAgentsResponse) Reset() {
 	*x = SyncAgentsResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[32]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1925,7 +2024,7 @@ func (x *SyncAgentsResponse) String() string {
 func (*SyncAgentsResponse) ProtoMessage() {}
 
 func (x *SyncAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[32]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1938,7 +2037,7 @@ func (x *SyncAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncAgentsResponse.ProtoReflect.Descriptor instead.
 func (*SyncAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{32}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SyncAgentsResponse) GetResults() []*SyncResult {
@@ -1956,7 +2055,7 @@ type ListSyncedAgentsRequest struct {
 
 func (x *ListSyncedAgentsRequest) Reset() {
 	*x = ListSyncedAgentsRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[33]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1968,7 +2067,7 @@ func (x *ListSyncedAgentsRequest) String() string {
 func (*ListSyncedAgentsRequest) ProtoMessage() {}
 
 func (x *ListSyncedAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[33]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1981,7 +2080,7 @@ func (x *ListSyncedAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSyncedAgentsRequest.ProtoReflect.Descriptor instead.
 func (*ListSyncedAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{33}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{35}
 }
 
 // SyncedAgentRevenue is money a synced listing made on the hub.
@@ -1997,7 +2096,7 @@ type SyncedAgentRevenue struct {
 
 func (x *SyncedAgentRevenue) Reset() {
 	*x = SyncedAgentRevenue{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[34]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2108,7 @@ func (x *SyncedAgentRevenue) String() string {
 func (*SyncedAgentRevenue) ProtoMessage() {}
 
 func (x *SyncedAgentRevenue) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[34]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2121,7 @@ func (x *SyncedAgentRevenue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncedAgentRevenue.ProtoReflect.Descriptor instead.
 func (*SyncedAgentRevenue) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{34}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SyncedAgentRevenue) GetCurrency() string {
@@ -2073,7 +2172,7 @@ type SyncedAgent struct {
 
 func (x *SyncedAgent) Reset() {
 	*x = SyncedAgent{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[35]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2085,7 +2184,7 @@ func (x *SyncedAgent) String() string {
 func (*SyncedAgent) ProtoMessage() {}
 
 func (x *SyncedAgent) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[35]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2098,7 +2197,7 @@ func (x *SyncedAgent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncedAgent.ProtoReflect.Descriptor instead.
 func (*SyncedAgent) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{35}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SyncedAgent) GetRemoteId() string {
@@ -2159,7 +2258,7 @@ type ListSyncedAgentsResponse struct {
 
 func (x *ListSyncedAgentsResponse) Reset() {
 	*x = ListSyncedAgentsResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[36]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2171,7 +2270,7 @@ func (x *ListSyncedAgentsResponse) String() string {
 func (*ListSyncedAgentsResponse) ProtoMessage() {}
 
 func (x *ListSyncedAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[36]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2184,7 +2283,7 @@ func (x *ListSyncedAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSyncedAgentsResponse.ProtoReflect.Descriptor instead.
 func (*ListSyncedAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{36}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListSyncedAgentsResponse) GetAgents() []*SyncedAgent {
@@ -2204,7 +2303,7 @@ type LinkMarketplaceRequest struct {
 
 func (x *LinkMarketplaceRequest) Reset() {
 	*x = LinkMarketplaceRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[37]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2216,7 +2315,7 @@ func (x *LinkMarketplaceRequest) String() string {
 func (*LinkMarketplaceRequest) ProtoMessage() {}
 
 func (x *LinkMarketplaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[37]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2229,7 +2328,7 @@ func (x *LinkMarketplaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkMarketplaceRequest.ProtoReflect.Descriptor instead.
 func (*LinkMarketplaceRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{37}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *LinkMarketplaceRequest) GetAction() string {
@@ -2248,7 +2347,7 @@ type LinkMarketplaceResponse struct {
 
 func (x *LinkMarketplaceResponse) Reset() {
 	*x = LinkMarketplaceResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[38]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2260,7 +2359,7 @@ func (x *LinkMarketplaceResponse) String() string {
 func (*LinkMarketplaceResponse) ProtoMessage() {}
 
 func (x *LinkMarketplaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[38]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2273,7 +2372,7 @@ func (x *LinkMarketplaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkMarketplaceResponse.ProtoReflect.Descriptor instead.
 func (*LinkMarketplaceResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{38}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *LinkMarketplaceResponse) GetStatus() *FederationStatus {
@@ -2291,7 +2390,7 @@ type SyncMarketplaceRequest struct {
 
 func (x *SyncMarketplaceRequest) Reset() {
 	*x = SyncMarketplaceRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[39]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2303,7 +2402,7 @@ func (x *SyncMarketplaceRequest) String() string {
 func (*SyncMarketplaceRequest) ProtoMessage() {}
 
 func (x *SyncMarketplaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[39]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2316,20 +2415,23 @@ func (x *SyncMarketplaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncMarketplaceRequest.ProtoReflect.Descriptor instead.
 func (*SyncMarketplaceRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{39}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{41}
 }
 
 type SyncMarketplaceResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Results       []*SyncResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
-	Status        *FederationStatus      `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Results []*SyncResult          `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	Status  *FederationStatus      `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// One per capability pack of this instance's own (active ones only),
+	// pushed to POST /api/v2/federation/capabilities.
+	CapabilityResults []*SyncResult `protobuf:"bytes,3,rep,name=capability_results,json=capabilityResults,proto3" json:"capability_results,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *SyncMarketplaceResponse) Reset() {
 	*x = SyncMarketplaceResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[40]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2443,7 @@ func (x *SyncMarketplaceResponse) String() string {
 func (*SyncMarketplaceResponse) ProtoMessage() {}
 
 func (x *SyncMarketplaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[40]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2456,7 @@ func (x *SyncMarketplaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncMarketplaceResponse.ProtoReflect.Descriptor instead.
 func (*SyncMarketplaceResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{40}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SyncMarketplaceResponse) GetResults() []*SyncResult {
@@ -2371,6 +2473,13 @@ func (x *SyncMarketplaceResponse) GetStatus() *FederationStatus {
 	return nil
 }
 
+func (x *SyncMarketplaceResponse) GetCapabilityResults() []*SyncResult {
+	if x != nil {
+		return x.CapabilityResults
+	}
+	return nil
+}
+
 type PutSyncedAgentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The listing's id on the spoke; the body's id, when given, must match.
@@ -2382,7 +2491,7 @@ type PutSyncedAgentRequest struct {
 
 func (x *PutSyncedAgentRequest) Reset() {
 	*x = PutSyncedAgentRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[41]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2394,7 +2503,7 @@ func (x *PutSyncedAgentRequest) String() string {
 func (*PutSyncedAgentRequest) ProtoMessage() {}
 
 func (x *PutSyncedAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[41]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2407,7 +2516,7 @@ func (x *PutSyncedAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutSyncedAgentRequest.ProtoReflect.Descriptor instead.
 func (*PutSyncedAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{41}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PutSyncedAgentRequest) GetRemoteId() string {
@@ -2436,7 +2545,7 @@ type PutSyncedAgentResponse struct {
 
 func (x *PutSyncedAgentResponse) Reset() {
 	*x = PutSyncedAgentResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[42]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2448,7 +2557,7 @@ func (x *PutSyncedAgentResponse) String() string {
 func (*PutSyncedAgentResponse) ProtoMessage() {}
 
 func (x *PutSyncedAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[42]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2461,7 +2570,7 @@ func (x *PutSyncedAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutSyncedAgentResponse.ProtoReflect.Descriptor instead.
 func (*PutSyncedAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{42}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PutSyncedAgentResponse) GetAgent() *SyncedAgent {
@@ -2487,7 +2596,7 @@ type GetSyncedAgentRequest struct {
 
 func (x *GetSyncedAgentRequest) Reset() {
 	*x = GetSyncedAgentRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[43]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2499,7 +2608,7 @@ func (x *GetSyncedAgentRequest) String() string {
 func (*GetSyncedAgentRequest) ProtoMessage() {}
 
 func (x *GetSyncedAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[43]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2512,7 +2621,7 @@ func (x *GetSyncedAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSyncedAgentRequest.ProtoReflect.Descriptor instead.
 func (*GetSyncedAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{43}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *GetSyncedAgentRequest) GetRemoteId() string {
@@ -2531,7 +2640,7 @@ type GetSyncedAgentResponse struct {
 
 func (x *GetSyncedAgentResponse) Reset() {
 	*x = GetSyncedAgentResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[44]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2543,7 +2652,7 @@ func (x *GetSyncedAgentResponse) String() string {
 func (*GetSyncedAgentResponse) ProtoMessage() {}
 
 func (x *GetSyncedAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[44]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2556,7 +2665,7 @@ func (x *GetSyncedAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSyncedAgentResponse.ProtoReflect.Descriptor instead.
 func (*GetSyncedAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{44}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetSyncedAgentResponse) GetAgent() *SyncedAgent {
@@ -2575,7 +2684,7 @@ type DeleteSyncedAgentRequest struct {
 
 func (x *DeleteSyncedAgentRequest) Reset() {
 	*x = DeleteSyncedAgentRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[45]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2587,7 +2696,7 @@ func (x *DeleteSyncedAgentRequest) String() string {
 func (*DeleteSyncedAgentRequest) ProtoMessage() {}
 
 func (x *DeleteSyncedAgentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[45]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2600,7 +2709,7 @@ func (x *DeleteSyncedAgentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSyncedAgentRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSyncedAgentRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{45}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DeleteSyncedAgentRequest) GetRemoteId() string {
@@ -2622,7 +2731,7 @@ type DeleteSyncedAgentResponse struct {
 
 func (x *DeleteSyncedAgentResponse) Reset() {
 	*x = DeleteSyncedAgentResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[46]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2634,7 +2743,7 @@ func (x *DeleteSyncedAgentResponse) String() string {
 func (*DeleteSyncedAgentResponse) ProtoMessage() {}
 
 func (x *DeleteSyncedAgentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[46]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2647,7 +2756,7 @@ func (x *DeleteSyncedAgentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSyncedAgentResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSyncedAgentResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{46}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DeleteSyncedAgentResponse) GetAgent() *SyncedAgent {
@@ -2690,7 +2799,7 @@ type FederationCapability struct {
 
 func (x *FederationCapability) Reset() {
 	*x = FederationCapability{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[47]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +2811,7 @@ func (x *FederationCapability) String() string {
 func (*FederationCapability) ProtoMessage() {}
 
 func (x *FederationCapability) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[47]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +2824,7 @@ func (x *FederationCapability) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FederationCapability.ProtoReflect.Descriptor instead.
 func (*FederationCapability) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{47}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FederationCapability) GetId() string {
@@ -2797,7 +2906,7 @@ type SyncCapabilitiesRequest struct {
 
 func (x *SyncCapabilitiesRequest) Reset() {
 	*x = SyncCapabilitiesRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[48]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2809,7 +2918,7 @@ func (x *SyncCapabilitiesRequest) String() string {
 func (*SyncCapabilitiesRequest) ProtoMessage() {}
 
 func (x *SyncCapabilitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[48]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2822,7 +2931,7 @@ func (x *SyncCapabilitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncCapabilitiesRequest.ProtoReflect.Descriptor instead.
 func (*SyncCapabilitiesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{48}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SyncCapabilitiesRequest) GetCapabilities() []*FederationCapability {
@@ -2841,7 +2950,7 @@ type SyncCapabilitiesResponse struct {
 
 func (x *SyncCapabilitiesResponse) Reset() {
 	*x = SyncCapabilitiesResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[49]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2853,7 +2962,7 @@ func (x *SyncCapabilitiesResponse) String() string {
 func (*SyncCapabilitiesResponse) ProtoMessage() {}
 
 func (x *SyncCapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[49]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2866,7 +2975,7 @@ func (x *SyncCapabilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncCapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*SyncCapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{49}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *SyncCapabilitiesResponse) GetResults() []*SyncResult {
@@ -2884,7 +2993,7 @@ type ListSyncedCapabilitiesRequest struct {
 
 func (x *ListSyncedCapabilitiesRequest) Reset() {
 	*x = ListSyncedCapabilitiesRequest{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[50]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2896,7 +3005,7 @@ func (x *ListSyncedCapabilitiesRequest) String() string {
 func (*ListSyncedCapabilitiesRequest) ProtoMessage() {}
 
 func (x *ListSyncedCapabilitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[50]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2909,7 +3018,7 @@ func (x *ListSyncedCapabilitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSyncedCapabilitiesRequest.ProtoReflect.Descriptor instead.
 func (*ListSyncedCapabilitiesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{50}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{52}
 }
 
 // SyncedCapability is a synced capability as its spoke sees it on the hub.
@@ -2933,7 +3042,7 @@ type SyncedCapability struct {
 
 func (x *SyncedCapability) Reset() {
 	*x = SyncedCapability{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[51]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2945,7 +3054,7 @@ func (x *SyncedCapability) String() string {
 func (*SyncedCapability) ProtoMessage() {}
 
 func (x *SyncedCapability) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[51]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2958,7 +3067,7 @@ func (x *SyncedCapability) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncedCapability.ProtoReflect.Descriptor instead.
 func (*SyncedCapability) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{51}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SyncedCapability) GetRemoteId() string {
@@ -3033,7 +3142,7 @@ type ListSyncedCapabilitiesResponse struct {
 
 func (x *ListSyncedCapabilitiesResponse) Reset() {
 	*x = ListSyncedCapabilitiesResponse{}
-	mi := &file_switchboard_v1_federation_proto_msgTypes[52]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3045,7 +3154,7 @@ func (x *ListSyncedCapabilitiesResponse) String() string {
 func (*ListSyncedCapabilitiesResponse) ProtoMessage() {}
 
 func (x *ListSyncedCapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_proto_msgTypes[52]
+	mi := &file_switchboard_v1_federation_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3058,7 +3167,7 @@ func (x *ListSyncedCapabilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSyncedCapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*ListSyncedCapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{52}
+	return file_switchboard_v1_federation_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ListSyncedCapabilitiesResponse) GetCapabilities() []*SyncedCapability {
@@ -3125,7 +3234,7 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\tH\x01R\x05error\x88\x01\x01B\n" +
 	"\n" +
 	"\b_networkB\b\n" +
-	"\x06_error\"\xa4\x04\n" +
+	"\x06_error\"\xe1\x04\n" +
 	"\x10FederationStatus\x12%\n" +
 	"\x04role\x18\x01 \x01(\tB\x11\xba\xf5\x18\rinstance_roleR\x04role\x12\x16\n" +
 	"\x06joined\x18\x02 \x01(\bR\x06joined\x12\x1c\n" +
@@ -3137,14 +3246,17 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x13store_participation\x18\a \x01(\bR\x12storeParticipation\x12A\n" +
 	"\flast_sync_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x04R\n" +
 	"lastSyncAt\x88\x01\x01\x12<\n" +
-	"\x1aheartbeat_interval_seconds\x18\t \x01(\x05R\x18heartbeatIntervalSecondsB\n" +
+	"\x1aheartbeat_interval_seconds\x18\t \x01(\x05R\x18heartbeatIntervalSeconds\x120\n" +
+	"\x06health\x18\n" +
+	" \x01(\tB\x13\xba\xf5\x18\x0finstance_healthH\x05R\x06health\x88\x01\x01B\n" +
 	"\n" +
 	"\b_hub_urlB\x0e\n" +
 	"\f_instance_idB\f\n" +
 	"\n" +
 	"_joined_atB\x11\n" +
 	"\x0f_last_heartbeatB\x0f\n" +
-	"\r_last_sync_at\"K\n" +
+	"\r_last_sync_atB\t\n" +
+	"\a_health\"K\n" +
 	"\x0fJoinHubResponse\x128\n" +
 	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"\x1c\n" +
 	"\x1aGetFederationStatusRequest\"W\n" +
@@ -3153,7 +3265,11 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x16LeaveFederationRequest\"n\n" +
 	"\x17LeaveFederationResponse\x128\n" +
 	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\x12\x19\n" +
-	"\bhub_told\x18\x02 \x01(\bR\ahubTold\"\x1e\n" +
+	"\bhub_told\x18\x02 \x01(\bR\ahubTold\"T\n" +
+	"\x1aSetFederationHealthRequest\x126\n" +
+	"\x06status\x18\x01 \x01(\tB\x1e\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x0finstance_healthR\x06status\"W\n" +
+	"\x1bSetFederationHealthResponse\x128\n" +
+	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"\x1e\n" +
 	"\x1cRotateFederationTokenRequest\"Y\n" +
 	"\x1dRotateFederationTokenResponse\x128\n" +
 	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"\x90\x04\n" +
@@ -3245,10 +3361,11 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x06action\x18\x01 \x01(\tB&\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x17marketplace_link_actionR\x06action\"S\n" +
 	"\x17LinkMarketplaceResponse\x128\n" +
 	"\x06status\x18\x01 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"\x18\n" +
-	"\x16SyncMarketplaceRequest\"\x89\x01\n" +
+	"\x16SyncMarketplaceRequest\"\xd4\x01\n" +
 	"\x17SyncMarketplaceResponse\x124\n" +
 	"\aresults\x18\x01 \x03(\v2\x1a.switchboard.v1.SyncResultR\aresults\x128\n" +
-	"\x06status\x18\x02 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\"x\n" +
+	"\x06status\x18\x02 \x01(\v2 .switchboard.v1.FederationStatusR\x06status\x12I\n" +
+	"\x12capability_results\x18\x03 \x03(\v2\x1a.switchboard.v1.SyncResultR\x11capabilityResults\"x\n" +
 	"\x15PutSyncedAgentRequest\x12(\n" +
 	"\tremote_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\bremoteId\x125\n" +
 	"\x05agent\x18\x02 \x01(\v2\x1f.switchboard.v1.FederationAgentR\x05agent\"e\n" +
@@ -3323,14 +3440,15 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x16ListSyncedCapabilities\x12-.switchboard.v1.ListSyncedCapabilitiesRequest\x1a..switchboard.v1.ListSyncedCapabilitiesResponse\"9\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02!\x12\x1f/api/v2/federation/capabilities\x12\x84\x01\n" +
 	"\bLeaveHub\x12\x1f.switchboard.v1.LeaveHubRequest\x1a .switchboard.v1.LeaveHubResponse\"5\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/federation/leave2\xf5\x06\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/federation/leave2\x90\b\n" +
 	"\x11FederationService\x12r\n" +
 	"\aJoinHub\x12\x1e.switchboard.v1.JoinHubRequest\x1a\x1f.switchboard.v1.JoinHubResponse\"&\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/federation/join\x12\x95\x01\n" +
 	"\x13GetFederationStatus\x12*.switchboard.v1.GetFederationStatusRequest\x1a+.switchboard.v1.GetFederationStatusResponse\"%\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x18\x12\x16/api/federation/status\x12\x8b\x01\n" +
 	"\x0fLeaveFederation\x12&.switchboard.v1.LeaveFederationRequest\x1a'.switchboard.v1.LeaveFederationResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/federation/leave\x12\x96\x01\n" +
 	"\x0fLinkMarketplace\x12&.switchboard.v1.LinkMarketplaceRequest\x1a'.switchboard.v1.LinkMarketplaceResponse\"2\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02%:\x01*\" /api/federation/marketplace-link\x12\x8b\x01\n" +
 	"\x0fSyncMarketplace\x12&.switchboard.v1.SyncMarketplaceRequest\x1a'.switchboard.v1.SyncMarketplaceResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/marketplace/sync\x12\x9e\x01\n" +
-	"\x15RotateFederationToken\x12,.switchboard.v1.RotateFederationTokenRequest\x1a-.switchboard.v1.RotateFederationTokenResponse\"(\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/federation/rotate2\xe3\x04\n" +
+	"\x15RotateFederationToken\x12,.switchboard.v1.RotateFederationTokenRequest\x1a-.switchboard.v1.RotateFederationTokenResponse\"(\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/federation/rotate\x12\x98\x01\n" +
+	"\x13SetFederationHealth\x12*.switchboard.v1.SetFederationHealthRequest\x1a+.switchboard.v1.SetFederationHealthResponse\"(\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/federation/health2\xe3\x04\n" +
 	"\x16FederationAdminService\x12\xaa\x01\n" +
 	"\x17ListFederationInstances\x12..switchboard.v1.ListFederationInstancesRequest\x1a/.switchboard.v1.ListFederationInstancesResponse\".\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02!\x12\x1f/api/admin/federation/instances\x12\xcc\x01\n" +
 	"\x1cDeactivateFederationInstance\x123.switchboard.v1.DeactivateFederationInstanceRequest\x1a4.switchboard.v1.DeactivateFederationInstanceResponse\"A\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x024:\x01*\"//api/admin/federation/instances/{id}/deactivate\x12\xcc\x01\n" +
@@ -3348,7 +3466,7 @@ func file_switchboard_v1_federation_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_federation_proto_rawDescData
 }
 
-var file_switchboard_v1_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
+var file_switchboard_v1_federation_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_switchboard_v1_federation_proto_goTypes = []any{
 	(*RegisterInstanceRequest)(nil),              // 0: switchboard.v1.RegisterInstanceRequest
 	(*FederationEndpoint)(nil),                   // 1: switchboard.v1.FederationEndpoint
@@ -3368,124 +3486,130 @@ var file_switchboard_v1_federation_proto_goTypes = []any{
 	(*GetFederationStatusResponse)(nil),          // 15: switchboard.v1.GetFederationStatusResponse
 	(*LeaveFederationRequest)(nil),               // 16: switchboard.v1.LeaveFederationRequest
 	(*LeaveFederationResponse)(nil),              // 17: switchboard.v1.LeaveFederationResponse
-	(*RotateFederationTokenRequest)(nil),         // 18: switchboard.v1.RotateFederationTokenRequest
-	(*RotateFederationTokenResponse)(nil),        // 19: switchboard.v1.RotateFederationTokenResponse
-	(*FederationInstance)(nil),                   // 20: switchboard.v1.FederationInstance
-	(*ListFederationInstancesRequest)(nil),       // 21: switchboard.v1.ListFederationInstancesRequest
-	(*ListFederationInstancesResponse)(nil),      // 22: switchboard.v1.ListFederationInstancesResponse
-	(*DeactivateFederationInstanceRequest)(nil),  // 23: switchboard.v1.DeactivateFederationInstanceRequest
-	(*DeactivateFederationInstanceResponse)(nil), // 24: switchboard.v1.DeactivateFederationInstanceResponse
-	(*ReactivateFederationInstanceRequest)(nil),  // 25: switchboard.v1.ReactivateFederationInstanceRequest
-	(*ReactivateFederationInstanceResponse)(nil), // 26: switchboard.v1.ReactivateFederationInstanceResponse
-	(*MarketplaceLinkRequest)(nil),               // 27: switchboard.v1.MarketplaceLinkRequest
-	(*MarketplaceLinkResponse)(nil),              // 28: switchboard.v1.MarketplaceLinkResponse
-	(*FederationAgent)(nil),                      // 29: switchboard.v1.FederationAgent
-	(*SyncAgentsRequest)(nil),                    // 30: switchboard.v1.SyncAgentsRequest
-	(*SyncResult)(nil),                           // 31: switchboard.v1.SyncResult
-	(*SyncAgentsResponse)(nil),                   // 32: switchboard.v1.SyncAgentsResponse
-	(*ListSyncedAgentsRequest)(nil),              // 33: switchboard.v1.ListSyncedAgentsRequest
-	(*SyncedAgentRevenue)(nil),                   // 34: switchboard.v1.SyncedAgentRevenue
-	(*SyncedAgent)(nil),                          // 35: switchboard.v1.SyncedAgent
-	(*ListSyncedAgentsResponse)(nil),             // 36: switchboard.v1.ListSyncedAgentsResponse
-	(*LinkMarketplaceRequest)(nil),               // 37: switchboard.v1.LinkMarketplaceRequest
-	(*LinkMarketplaceResponse)(nil),              // 38: switchboard.v1.LinkMarketplaceResponse
-	(*SyncMarketplaceRequest)(nil),               // 39: switchboard.v1.SyncMarketplaceRequest
-	(*SyncMarketplaceResponse)(nil),              // 40: switchboard.v1.SyncMarketplaceResponse
-	(*PutSyncedAgentRequest)(nil),                // 41: switchboard.v1.PutSyncedAgentRequest
-	(*PutSyncedAgentResponse)(nil),               // 42: switchboard.v1.PutSyncedAgentResponse
-	(*GetSyncedAgentRequest)(nil),                // 43: switchboard.v1.GetSyncedAgentRequest
-	(*GetSyncedAgentResponse)(nil),               // 44: switchboard.v1.GetSyncedAgentResponse
-	(*DeleteSyncedAgentRequest)(nil),             // 45: switchboard.v1.DeleteSyncedAgentRequest
-	(*DeleteSyncedAgentResponse)(nil),            // 46: switchboard.v1.DeleteSyncedAgentResponse
-	(*FederationCapability)(nil),                 // 47: switchboard.v1.FederationCapability
-	(*SyncCapabilitiesRequest)(nil),              // 48: switchboard.v1.SyncCapabilitiesRequest
-	(*SyncCapabilitiesResponse)(nil),             // 49: switchboard.v1.SyncCapabilitiesResponse
-	(*ListSyncedCapabilitiesRequest)(nil),        // 50: switchboard.v1.ListSyncedCapabilitiesRequest
-	(*SyncedCapability)(nil),                     // 51: switchboard.v1.SyncedCapability
-	(*ListSyncedCapabilitiesResponse)(nil),       // 52: switchboard.v1.ListSyncedCapabilitiesResponse
-	(*structpb.Struct)(nil),                      // 53: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),                // 54: google.protobuf.Timestamp
+	(*SetFederationHealthRequest)(nil),           // 18: switchboard.v1.SetFederationHealthRequest
+	(*SetFederationHealthResponse)(nil),          // 19: switchboard.v1.SetFederationHealthResponse
+	(*RotateFederationTokenRequest)(nil),         // 20: switchboard.v1.RotateFederationTokenRequest
+	(*RotateFederationTokenResponse)(nil),        // 21: switchboard.v1.RotateFederationTokenResponse
+	(*FederationInstance)(nil),                   // 22: switchboard.v1.FederationInstance
+	(*ListFederationInstancesRequest)(nil),       // 23: switchboard.v1.ListFederationInstancesRequest
+	(*ListFederationInstancesResponse)(nil),      // 24: switchboard.v1.ListFederationInstancesResponse
+	(*DeactivateFederationInstanceRequest)(nil),  // 25: switchboard.v1.DeactivateFederationInstanceRequest
+	(*DeactivateFederationInstanceResponse)(nil), // 26: switchboard.v1.DeactivateFederationInstanceResponse
+	(*ReactivateFederationInstanceRequest)(nil),  // 27: switchboard.v1.ReactivateFederationInstanceRequest
+	(*ReactivateFederationInstanceResponse)(nil), // 28: switchboard.v1.ReactivateFederationInstanceResponse
+	(*MarketplaceLinkRequest)(nil),               // 29: switchboard.v1.MarketplaceLinkRequest
+	(*MarketplaceLinkResponse)(nil),              // 30: switchboard.v1.MarketplaceLinkResponse
+	(*FederationAgent)(nil),                      // 31: switchboard.v1.FederationAgent
+	(*SyncAgentsRequest)(nil),                    // 32: switchboard.v1.SyncAgentsRequest
+	(*SyncResult)(nil),                           // 33: switchboard.v1.SyncResult
+	(*SyncAgentsResponse)(nil),                   // 34: switchboard.v1.SyncAgentsResponse
+	(*ListSyncedAgentsRequest)(nil),              // 35: switchboard.v1.ListSyncedAgentsRequest
+	(*SyncedAgentRevenue)(nil),                   // 36: switchboard.v1.SyncedAgentRevenue
+	(*SyncedAgent)(nil),                          // 37: switchboard.v1.SyncedAgent
+	(*ListSyncedAgentsResponse)(nil),             // 38: switchboard.v1.ListSyncedAgentsResponse
+	(*LinkMarketplaceRequest)(nil),               // 39: switchboard.v1.LinkMarketplaceRequest
+	(*LinkMarketplaceResponse)(nil),              // 40: switchboard.v1.LinkMarketplaceResponse
+	(*SyncMarketplaceRequest)(nil),               // 41: switchboard.v1.SyncMarketplaceRequest
+	(*SyncMarketplaceResponse)(nil),              // 42: switchboard.v1.SyncMarketplaceResponse
+	(*PutSyncedAgentRequest)(nil),                // 43: switchboard.v1.PutSyncedAgentRequest
+	(*PutSyncedAgentResponse)(nil),               // 44: switchboard.v1.PutSyncedAgentResponse
+	(*GetSyncedAgentRequest)(nil),                // 45: switchboard.v1.GetSyncedAgentRequest
+	(*GetSyncedAgentResponse)(nil),               // 46: switchboard.v1.GetSyncedAgentResponse
+	(*DeleteSyncedAgentRequest)(nil),             // 47: switchboard.v1.DeleteSyncedAgentRequest
+	(*DeleteSyncedAgentResponse)(nil),            // 48: switchboard.v1.DeleteSyncedAgentResponse
+	(*FederationCapability)(nil),                 // 49: switchboard.v1.FederationCapability
+	(*SyncCapabilitiesRequest)(nil),              // 50: switchboard.v1.SyncCapabilitiesRequest
+	(*SyncCapabilitiesResponse)(nil),             // 51: switchboard.v1.SyncCapabilitiesResponse
+	(*ListSyncedCapabilitiesRequest)(nil),        // 52: switchboard.v1.ListSyncedCapabilitiesRequest
+	(*SyncedCapability)(nil),                     // 53: switchboard.v1.SyncedCapability
+	(*ListSyncedCapabilitiesResponse)(nil),       // 54: switchboard.v1.ListSyncedCapabilitiesResponse
+	(*structpb.Struct)(nil),                      // 55: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),                // 56: google.protobuf.Timestamp
 }
 var file_switchboard_v1_federation_proto_depIdxs = []int32{
-	53, // 0: switchboard.v1.RegisterInstanceRequest.capabilities:type_name -> google.protobuf.Struct
+	55, // 0: switchboard.v1.RegisterInstanceRequest.capabilities:type_name -> google.protobuf.Struct
 	1,  // 1: switchboard.v1.RegisterInstanceResponse.endpoints:type_name -> switchboard.v1.FederationEndpoint
 	3,  // 2: switchboard.v1.HeartbeatResponse.network:type_name -> switchboard.v1.NetworkStats
-	54, // 3: switchboard.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
-	54, // 4: switchboard.v1.FederationHeartbeat.sent_at:type_name -> google.protobuf.Timestamp
+	56, // 3: switchboard.v1.HeartbeatResponse.server_time:type_name -> google.protobuf.Timestamp
+	56, // 4: switchboard.v1.FederationHeartbeat.sent_at:type_name -> google.protobuf.Timestamp
 	3,  // 5: switchboard.v1.FederationHeartbeat.network:type_name -> switchboard.v1.NetworkStats
-	54, // 6: switchboard.v1.FederationStatus.joined_at:type_name -> google.protobuf.Timestamp
+	56, // 6: switchboard.v1.FederationStatus.joined_at:type_name -> google.protobuf.Timestamp
 	11, // 7: switchboard.v1.FederationStatus.last_heartbeat:type_name -> switchboard.v1.FederationHeartbeat
-	54, // 8: switchboard.v1.FederationStatus.last_sync_at:type_name -> google.protobuf.Timestamp
+	56, // 8: switchboard.v1.FederationStatus.last_sync_at:type_name -> google.protobuf.Timestamp
 	12, // 9: switchboard.v1.JoinHubResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 10: switchboard.v1.GetFederationStatusResponse.status:type_name -> switchboard.v1.FederationStatus
 	12, // 11: switchboard.v1.LeaveFederationResponse.status:type_name -> switchboard.v1.FederationStatus
-	12, // 12: switchboard.v1.RotateFederationTokenResponse.status:type_name -> switchboard.v1.FederationStatus
-	54, // 13: switchboard.v1.FederationInstance.last_heartbeat_at:type_name -> google.protobuf.Timestamp
-	54, // 14: switchboard.v1.FederationInstance.registered_at:type_name -> google.protobuf.Timestamp
-	20, // 15: switchboard.v1.ListFederationInstancesResponse.instances:type_name -> switchboard.v1.FederationInstance
-	20, // 16: switchboard.v1.DeactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
-	20, // 17: switchboard.v1.ReactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
-	29, // 18: switchboard.v1.SyncAgentsRequest.agents:type_name -> switchboard.v1.FederationAgent
-	31, // 19: switchboard.v1.SyncAgentsResponse.results:type_name -> switchboard.v1.SyncResult
-	34, // 20: switchboard.v1.SyncedAgent.revenue:type_name -> switchboard.v1.SyncedAgentRevenue
-	35, // 21: switchboard.v1.ListSyncedAgentsResponse.agents:type_name -> switchboard.v1.SyncedAgent
-	12, // 22: switchboard.v1.LinkMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
-	31, // 23: switchboard.v1.SyncMarketplaceResponse.results:type_name -> switchboard.v1.SyncResult
-	12, // 24: switchboard.v1.SyncMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
-	29, // 25: switchboard.v1.PutSyncedAgentRequest.agent:type_name -> switchboard.v1.FederationAgent
-	35, // 26: switchboard.v1.PutSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
-	35, // 27: switchboard.v1.GetSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
-	35, // 28: switchboard.v1.DeleteSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
-	47, // 29: switchboard.v1.SyncCapabilitiesRequest.capabilities:type_name -> switchboard.v1.FederationCapability
-	31, // 30: switchboard.v1.SyncCapabilitiesResponse.results:type_name -> switchboard.v1.SyncResult
-	51, // 31: switchboard.v1.ListSyncedCapabilitiesResponse.capabilities:type_name -> switchboard.v1.SyncedCapability
-	0,  // 32: switchboard.v1.FederationHubService.RegisterInstance:input_type -> switchboard.v1.RegisterInstanceRequest
-	4,  // 33: switchboard.v1.FederationHubService.Heartbeat:input_type -> switchboard.v1.HeartbeatRequest
-	6,  // 34: switchboard.v1.FederationHubService.RotatePlatformToken:input_type -> switchboard.v1.RotatePlatformTokenRequest
-	27, // 35: switchboard.v1.FederationHubService.MarketplaceLink:input_type -> switchboard.v1.MarketplaceLinkRequest
-	30, // 36: switchboard.v1.FederationHubService.SyncAgents:input_type -> switchboard.v1.SyncAgentsRequest
-	33, // 37: switchboard.v1.FederationHubService.ListSyncedAgents:input_type -> switchboard.v1.ListSyncedAgentsRequest
-	41, // 38: switchboard.v1.FederationHubService.PutSyncedAgent:input_type -> switchboard.v1.PutSyncedAgentRequest
-	43, // 39: switchboard.v1.FederationHubService.GetSyncedAgent:input_type -> switchboard.v1.GetSyncedAgentRequest
-	45, // 40: switchboard.v1.FederationHubService.DeleteSyncedAgent:input_type -> switchboard.v1.DeleteSyncedAgentRequest
-	48, // 41: switchboard.v1.FederationHubService.SyncCapabilities:input_type -> switchboard.v1.SyncCapabilitiesRequest
-	50, // 42: switchboard.v1.FederationHubService.ListSyncedCapabilities:input_type -> switchboard.v1.ListSyncedCapabilitiesRequest
-	8,  // 43: switchboard.v1.FederationHubService.LeaveHub:input_type -> switchboard.v1.LeaveHubRequest
-	10, // 44: switchboard.v1.FederationService.JoinHub:input_type -> switchboard.v1.JoinHubRequest
-	14, // 45: switchboard.v1.FederationService.GetFederationStatus:input_type -> switchboard.v1.GetFederationStatusRequest
-	16, // 46: switchboard.v1.FederationService.LeaveFederation:input_type -> switchboard.v1.LeaveFederationRequest
-	37, // 47: switchboard.v1.FederationService.LinkMarketplace:input_type -> switchboard.v1.LinkMarketplaceRequest
-	39, // 48: switchboard.v1.FederationService.SyncMarketplace:input_type -> switchboard.v1.SyncMarketplaceRequest
-	18, // 49: switchboard.v1.FederationService.RotateFederationToken:input_type -> switchboard.v1.RotateFederationTokenRequest
-	21, // 50: switchboard.v1.FederationAdminService.ListFederationInstances:input_type -> switchboard.v1.ListFederationInstancesRequest
-	23, // 51: switchboard.v1.FederationAdminService.DeactivateFederationInstance:input_type -> switchboard.v1.DeactivateFederationInstanceRequest
-	25, // 52: switchboard.v1.FederationAdminService.ReactivateFederationInstance:input_type -> switchboard.v1.ReactivateFederationInstanceRequest
-	2,  // 53: switchboard.v1.FederationHubService.RegisterInstance:output_type -> switchboard.v1.RegisterInstanceResponse
-	5,  // 54: switchboard.v1.FederationHubService.Heartbeat:output_type -> switchboard.v1.HeartbeatResponse
-	7,  // 55: switchboard.v1.FederationHubService.RotatePlatformToken:output_type -> switchboard.v1.RotatePlatformTokenResponse
-	28, // 56: switchboard.v1.FederationHubService.MarketplaceLink:output_type -> switchboard.v1.MarketplaceLinkResponse
-	32, // 57: switchboard.v1.FederationHubService.SyncAgents:output_type -> switchboard.v1.SyncAgentsResponse
-	36, // 58: switchboard.v1.FederationHubService.ListSyncedAgents:output_type -> switchboard.v1.ListSyncedAgentsResponse
-	42, // 59: switchboard.v1.FederationHubService.PutSyncedAgent:output_type -> switchboard.v1.PutSyncedAgentResponse
-	44, // 60: switchboard.v1.FederationHubService.GetSyncedAgent:output_type -> switchboard.v1.GetSyncedAgentResponse
-	46, // 61: switchboard.v1.FederationHubService.DeleteSyncedAgent:output_type -> switchboard.v1.DeleteSyncedAgentResponse
-	49, // 62: switchboard.v1.FederationHubService.SyncCapabilities:output_type -> switchboard.v1.SyncCapabilitiesResponse
-	52, // 63: switchboard.v1.FederationHubService.ListSyncedCapabilities:output_type -> switchboard.v1.ListSyncedCapabilitiesResponse
-	9,  // 64: switchboard.v1.FederationHubService.LeaveHub:output_type -> switchboard.v1.LeaveHubResponse
-	13, // 65: switchboard.v1.FederationService.JoinHub:output_type -> switchboard.v1.JoinHubResponse
-	15, // 66: switchboard.v1.FederationService.GetFederationStatus:output_type -> switchboard.v1.GetFederationStatusResponse
-	17, // 67: switchboard.v1.FederationService.LeaveFederation:output_type -> switchboard.v1.LeaveFederationResponse
-	38, // 68: switchboard.v1.FederationService.LinkMarketplace:output_type -> switchboard.v1.LinkMarketplaceResponse
-	40, // 69: switchboard.v1.FederationService.SyncMarketplace:output_type -> switchboard.v1.SyncMarketplaceResponse
-	19, // 70: switchboard.v1.FederationService.RotateFederationToken:output_type -> switchboard.v1.RotateFederationTokenResponse
-	22, // 71: switchboard.v1.FederationAdminService.ListFederationInstances:output_type -> switchboard.v1.ListFederationInstancesResponse
-	24, // 72: switchboard.v1.FederationAdminService.DeactivateFederationInstance:output_type -> switchboard.v1.DeactivateFederationInstanceResponse
-	26, // 73: switchboard.v1.FederationAdminService.ReactivateFederationInstance:output_type -> switchboard.v1.ReactivateFederationInstanceResponse
-	53, // [53:74] is the sub-list for method output_type
-	32, // [32:53] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	12, // 12: switchboard.v1.SetFederationHealthResponse.status:type_name -> switchboard.v1.FederationStatus
+	12, // 13: switchboard.v1.RotateFederationTokenResponse.status:type_name -> switchboard.v1.FederationStatus
+	56, // 14: switchboard.v1.FederationInstance.last_heartbeat_at:type_name -> google.protobuf.Timestamp
+	56, // 15: switchboard.v1.FederationInstance.registered_at:type_name -> google.protobuf.Timestamp
+	22, // 16: switchboard.v1.ListFederationInstancesResponse.instances:type_name -> switchboard.v1.FederationInstance
+	22, // 17: switchboard.v1.DeactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
+	22, // 18: switchboard.v1.ReactivateFederationInstanceResponse.instance:type_name -> switchboard.v1.FederationInstance
+	31, // 19: switchboard.v1.SyncAgentsRequest.agents:type_name -> switchboard.v1.FederationAgent
+	33, // 20: switchboard.v1.SyncAgentsResponse.results:type_name -> switchboard.v1.SyncResult
+	36, // 21: switchboard.v1.SyncedAgent.revenue:type_name -> switchboard.v1.SyncedAgentRevenue
+	37, // 22: switchboard.v1.ListSyncedAgentsResponse.agents:type_name -> switchboard.v1.SyncedAgent
+	12, // 23: switchboard.v1.LinkMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
+	33, // 24: switchboard.v1.SyncMarketplaceResponse.results:type_name -> switchboard.v1.SyncResult
+	12, // 25: switchboard.v1.SyncMarketplaceResponse.status:type_name -> switchboard.v1.FederationStatus
+	33, // 26: switchboard.v1.SyncMarketplaceResponse.capability_results:type_name -> switchboard.v1.SyncResult
+	31, // 27: switchboard.v1.PutSyncedAgentRequest.agent:type_name -> switchboard.v1.FederationAgent
+	37, // 28: switchboard.v1.PutSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
+	37, // 29: switchboard.v1.GetSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
+	37, // 30: switchboard.v1.DeleteSyncedAgentResponse.agent:type_name -> switchboard.v1.SyncedAgent
+	49, // 31: switchboard.v1.SyncCapabilitiesRequest.capabilities:type_name -> switchboard.v1.FederationCapability
+	33, // 32: switchboard.v1.SyncCapabilitiesResponse.results:type_name -> switchboard.v1.SyncResult
+	53, // 33: switchboard.v1.ListSyncedCapabilitiesResponse.capabilities:type_name -> switchboard.v1.SyncedCapability
+	0,  // 34: switchboard.v1.FederationHubService.RegisterInstance:input_type -> switchboard.v1.RegisterInstanceRequest
+	4,  // 35: switchboard.v1.FederationHubService.Heartbeat:input_type -> switchboard.v1.HeartbeatRequest
+	6,  // 36: switchboard.v1.FederationHubService.RotatePlatformToken:input_type -> switchboard.v1.RotatePlatformTokenRequest
+	29, // 37: switchboard.v1.FederationHubService.MarketplaceLink:input_type -> switchboard.v1.MarketplaceLinkRequest
+	32, // 38: switchboard.v1.FederationHubService.SyncAgents:input_type -> switchboard.v1.SyncAgentsRequest
+	35, // 39: switchboard.v1.FederationHubService.ListSyncedAgents:input_type -> switchboard.v1.ListSyncedAgentsRequest
+	43, // 40: switchboard.v1.FederationHubService.PutSyncedAgent:input_type -> switchboard.v1.PutSyncedAgentRequest
+	45, // 41: switchboard.v1.FederationHubService.GetSyncedAgent:input_type -> switchboard.v1.GetSyncedAgentRequest
+	47, // 42: switchboard.v1.FederationHubService.DeleteSyncedAgent:input_type -> switchboard.v1.DeleteSyncedAgentRequest
+	50, // 43: switchboard.v1.FederationHubService.SyncCapabilities:input_type -> switchboard.v1.SyncCapabilitiesRequest
+	52, // 44: switchboard.v1.FederationHubService.ListSyncedCapabilities:input_type -> switchboard.v1.ListSyncedCapabilitiesRequest
+	8,  // 45: switchboard.v1.FederationHubService.LeaveHub:input_type -> switchboard.v1.LeaveHubRequest
+	10, // 46: switchboard.v1.FederationService.JoinHub:input_type -> switchboard.v1.JoinHubRequest
+	14, // 47: switchboard.v1.FederationService.GetFederationStatus:input_type -> switchboard.v1.GetFederationStatusRequest
+	16, // 48: switchboard.v1.FederationService.LeaveFederation:input_type -> switchboard.v1.LeaveFederationRequest
+	39, // 49: switchboard.v1.FederationService.LinkMarketplace:input_type -> switchboard.v1.LinkMarketplaceRequest
+	41, // 50: switchboard.v1.FederationService.SyncMarketplace:input_type -> switchboard.v1.SyncMarketplaceRequest
+	20, // 51: switchboard.v1.FederationService.RotateFederationToken:input_type -> switchboard.v1.RotateFederationTokenRequest
+	18, // 52: switchboard.v1.FederationService.SetFederationHealth:input_type -> switchboard.v1.SetFederationHealthRequest
+	23, // 53: switchboard.v1.FederationAdminService.ListFederationInstances:input_type -> switchboard.v1.ListFederationInstancesRequest
+	25, // 54: switchboard.v1.FederationAdminService.DeactivateFederationInstance:input_type -> switchboard.v1.DeactivateFederationInstanceRequest
+	27, // 55: switchboard.v1.FederationAdminService.ReactivateFederationInstance:input_type -> switchboard.v1.ReactivateFederationInstanceRequest
+	2,  // 56: switchboard.v1.FederationHubService.RegisterInstance:output_type -> switchboard.v1.RegisterInstanceResponse
+	5,  // 57: switchboard.v1.FederationHubService.Heartbeat:output_type -> switchboard.v1.HeartbeatResponse
+	7,  // 58: switchboard.v1.FederationHubService.RotatePlatformToken:output_type -> switchboard.v1.RotatePlatformTokenResponse
+	30, // 59: switchboard.v1.FederationHubService.MarketplaceLink:output_type -> switchboard.v1.MarketplaceLinkResponse
+	34, // 60: switchboard.v1.FederationHubService.SyncAgents:output_type -> switchboard.v1.SyncAgentsResponse
+	38, // 61: switchboard.v1.FederationHubService.ListSyncedAgents:output_type -> switchboard.v1.ListSyncedAgentsResponse
+	44, // 62: switchboard.v1.FederationHubService.PutSyncedAgent:output_type -> switchboard.v1.PutSyncedAgentResponse
+	46, // 63: switchboard.v1.FederationHubService.GetSyncedAgent:output_type -> switchboard.v1.GetSyncedAgentResponse
+	48, // 64: switchboard.v1.FederationHubService.DeleteSyncedAgent:output_type -> switchboard.v1.DeleteSyncedAgentResponse
+	51, // 65: switchboard.v1.FederationHubService.SyncCapabilities:output_type -> switchboard.v1.SyncCapabilitiesResponse
+	54, // 66: switchboard.v1.FederationHubService.ListSyncedCapabilities:output_type -> switchboard.v1.ListSyncedCapabilitiesResponse
+	9,  // 67: switchboard.v1.FederationHubService.LeaveHub:output_type -> switchboard.v1.LeaveHubResponse
+	13, // 68: switchboard.v1.FederationService.JoinHub:output_type -> switchboard.v1.JoinHubResponse
+	15, // 69: switchboard.v1.FederationService.GetFederationStatus:output_type -> switchboard.v1.GetFederationStatusResponse
+	17, // 70: switchboard.v1.FederationService.LeaveFederation:output_type -> switchboard.v1.LeaveFederationResponse
+	40, // 71: switchboard.v1.FederationService.LinkMarketplace:output_type -> switchboard.v1.LinkMarketplaceResponse
+	42, // 72: switchboard.v1.FederationService.SyncMarketplace:output_type -> switchboard.v1.SyncMarketplaceResponse
+	21, // 73: switchboard.v1.FederationService.RotateFederationToken:output_type -> switchboard.v1.RotateFederationTokenResponse
+	19, // 74: switchboard.v1.FederationService.SetFederationHealth:output_type -> switchboard.v1.SetFederationHealthResponse
+	24, // 75: switchboard.v1.FederationAdminService.ListFederationInstances:output_type -> switchboard.v1.ListFederationInstancesResponse
+	26, // 76: switchboard.v1.FederationAdminService.DeactivateFederationInstance:output_type -> switchboard.v1.DeactivateFederationInstanceResponse
+	28, // 77: switchboard.v1.FederationAdminService.ReactivateFederationInstance:output_type -> switchboard.v1.ReactivateFederationInstanceResponse
+	56, // [56:78] is the sub-list for method output_type
+	34, // [34:56] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_federation_proto_init() }
@@ -3497,18 +3621,18 @@ func file_switchboard_v1_federation_proto_init() {
 	file_switchboard_v1_federation_proto_msgTypes[10].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[11].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[12].OneofWrappers = []any{}
-	file_switchboard_v1_federation_proto_msgTypes[20].OneofWrappers = []any{}
-	file_switchboard_v1_federation_proto_msgTypes[29].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[22].OneofWrappers = []any{}
 	file_switchboard_v1_federation_proto_msgTypes[31].OneofWrappers = []any{}
-	file_switchboard_v1_federation_proto_msgTypes[47].OneofWrappers = []any{}
-	file_switchboard_v1_federation_proto_msgTypes[51].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[33].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[49].OneofWrappers = []any{}
+	file_switchboard_v1_federation_proto_msgTypes[53].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_federation_proto_rawDesc), len(file_switchboard_v1_federation_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   53,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

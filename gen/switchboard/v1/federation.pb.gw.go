@@ -545,6 +545,33 @@ func local_request_FederationService_RotateFederationToken_0(ctx context.Context
 	return msg, metadata, err
 }
 
+func request_FederationService_SetFederationHealth_0(ctx context.Context, marshaler runtime.Marshaler, client FederationServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SetFederationHealthRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.SetFederationHealth(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_FederationService_SetFederationHealth_0(ctx context.Context, marshaler runtime.Marshaler, server FederationServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SetFederationHealthRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.SetFederationHealth(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_FederationAdminService_ListFederationInstances_0(ctx context.Context, marshaler runtime.Marshaler, client FederationAdminServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq ListFederationInstancesRequest
@@ -1032,6 +1059,26 @@ func RegisterFederationServiceHandlerServer(ctx context.Context, mux *runtime.Se
 		}
 		forward_FederationService_RotateFederationToken_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_FederationService_SetFederationHealth_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.FederationService/SetFederationHealth", runtime.WithHTTPPathPattern("/api/federation/health"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_FederationService_SetFederationHealth_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationService_SetFederationHealth_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 
 	return nil
 }
@@ -1517,6 +1564,23 @@ func RegisterFederationServiceHandlerClient(ctx context.Context, mux *runtime.Se
 		}
 		forward_FederationService_RotateFederationToken_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_FederationService_SetFederationHealth_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.FederationService/SetFederationHealth", runtime.WithHTTPPathPattern("/api/federation/health"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_FederationService_SetFederationHealth_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationService_SetFederationHealth_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -1527,6 +1591,7 @@ var (
 	pattern_FederationService_LinkMarketplace_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "marketplace-link"}, ""))
 	pattern_FederationService_SyncMarketplace_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "marketplace", "sync"}, ""))
 	pattern_FederationService_RotateFederationToken_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "rotate"}, ""))
+	pattern_FederationService_SetFederationHealth_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "health"}, ""))
 )
 
 var (
@@ -1536,6 +1601,7 @@ var (
 	forward_FederationService_LinkMarketplace_0       = runtime.ForwardResponseMessage
 	forward_FederationService_SyncMarketplace_0       = runtime.ForwardResponseMessage
 	forward_FederationService_RotateFederationToken_0 = runtime.ForwardResponseMessage
+	forward_FederationService_SetFederationHealth_0   = runtime.ForwardResponseMessage
 )
 
 // RegisterFederationAdminServiceHandlerFromEndpoint is same as RegisterFederationAdminServiceHandler but

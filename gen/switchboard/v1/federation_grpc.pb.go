@@ -617,6 +617,7 @@ const (
 	FederationService_LinkMarketplace_FullMethodName       = "/switchboard.v1.FederationService/LinkMarketplace"
 	FederationService_SyncMarketplace_FullMethodName       = "/switchboard.v1.FederationService/SyncMarketplace"
 	FederationService_RotateFederationToken_FullMethodName = "/switchboard.v1.FederationService/RotateFederationToken"
+	FederationService_SetFederationHealth_FullMethodName   = "/switchboard.v1.FederationService/SetFederationHealth"
 )
 
 // FederationServiceClient is the client API for FederationService service.
@@ -643,6 +644,10 @@ type FederationServiceClient interface {
 	SyncMarketplace(ctx context.Context, in *SyncMarketplaceRequest, opts ...grpc.CallOption) (*SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(ctx context.Context, in *RotateFederationTokenRequest, opts ...grpc.CallOption) (*RotateFederationTokenResponse, error)
+	// SetFederationHealth announces this instance's health to its hub
+	// (healthy, degraded or maintenance; maintenance stops the hub's dispatch
+	// here): stored on the membership and sent at once in a heartbeat.
+	SetFederationHealth(ctx context.Context, in *SetFederationHealthRequest, opts ...grpc.CallOption) (*SetFederationHealthResponse, error)
 }
 
 type federationServiceClient struct {
@@ -713,6 +718,16 @@ func (c *federationServiceClient) RotateFederationToken(ctx context.Context, in 
 	return out, nil
 }
 
+func (c *federationServiceClient) SetFederationHealth(ctx context.Context, in *SetFederationHealthRequest, opts ...grpc.CallOption) (*SetFederationHealthResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetFederationHealthResponse)
+	err := c.cc.Invoke(ctx, FederationService_SetFederationHealth_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FederationServiceServer is the server API for FederationService service.
 // All implementations should embed UnimplementedFederationServiceServer
 // for forward compatibility.
@@ -737,6 +752,10 @@ type FederationServiceServer interface {
 	SyncMarketplace(context.Context, *SyncMarketplaceRequest) (*SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(context.Context, *RotateFederationTokenRequest) (*RotateFederationTokenResponse, error)
+	// SetFederationHealth announces this instance's health to its hub
+	// (healthy, degraded or maintenance; maintenance stops the hub's dispatch
+	// here): stored on the membership and sent at once in a heartbeat.
+	SetFederationHealth(context.Context, *SetFederationHealthRequest) (*SetFederationHealthResponse, error)
 }
 
 // UnimplementedFederationServiceServer should be embedded to have
@@ -763,6 +782,9 @@ func (UnimplementedFederationServiceServer) SyncMarketplace(context.Context, *Sy
 }
 func (UnimplementedFederationServiceServer) RotateFederationToken(context.Context, *RotateFederationTokenRequest) (*RotateFederationTokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotateFederationToken not implemented")
+}
+func (UnimplementedFederationServiceServer) SetFederationHealth(context.Context, *SetFederationHealthRequest) (*SetFederationHealthResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetFederationHealth not implemented")
 }
 func (UnimplementedFederationServiceServer) testEmbeddedByValue() {}
 
@@ -892,6 +914,24 @@ func _FederationService_RotateFederationToken_Handler(srv interface{}, ctx conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationService_SetFederationHealth_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetFederationHealthRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationServiceServer).SetFederationHealth(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationService_SetFederationHealth_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationServiceServer).SetFederationHealth(ctx, req.(*SetFederationHealthRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FederationService_ServiceDesc is the grpc.ServiceDesc for FederationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -922,6 +962,10 @@ var FederationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RotateFederationToken",
 			Handler:    _FederationService_RotateFederationToken_Handler,
+		},
+		{
+			MethodName: "SetFederationHealth",
+			Handler:    _FederationService_SetFederationHealth_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -139,3 +139,13 @@ func settle(ctx context.Context, tx *db.Tx, ex *ent.Execution, now time.Time, to
 
 // ErrNotHeld marks a capture or release of a payment that is not held.
 var ErrNotHeld = errors.New("payment not held")
+
+// HubCheck is a joined spoke's validate-payment answer at the settlement of
+// a paid execution of its own listing: Validated whether the hub accepted
+// the fee (false too when the hub could not be reached, and then the local
+// fee is kept), EnforcedFeePercent the hub's enforced fee (nil when it
+// could not be reached).
+type HubCheck struct {
+	Validated          bool
+	EnforcedFeePercent *float64
+}

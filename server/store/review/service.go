@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
 // Payments moves an execution's payment hold (the engine's provider).
@@ -40,6 +41,10 @@ type Service struct {
 	// Timer auto-confirms open reviews when their window ends; Finished
 	// tells it about new ones. Nil: only the sweep confirms them.
 	Timer *Timer
+	// FeeCheck asks, outside the settlement's transaction, whether a held
+	// payment's fee holds (a joined spoke asks its hub); its answer is
+	// recorded with the capture. Nil, or a nil answer: nothing is asked.
+	FeeCheck func(ctx context.Context, ex *ent.Execution) *payments.HubCheck
 }
 
 // maxText bounds feedback and denial reasons, in characters.
@@ -75,6 +80,8 @@ type confirmation struct {
 	rating   *int32
 	feedback *string
 	quality  *switchboardv1.ExecutionQuality
+	// fee is the hub's fee check for a held payment, when one was asked.
+	fee *payments.HubCheck
 }
 
 func parseConfirm(req *switchboardv1.StoreLifecycleRequest) (confirmation, error) {
@@ -127,6 +134,12 @@ func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycle
 		return nil, err
 	}
 	out := &switchboardv1.StoreLifecycleResponse{Action: "confirm"}
+	// The fee check calls out, so it comes before the transaction; a held
+	// payment stays held until the capture in it.
+	if ex, err := s.DB.Client.Execution.Query().Where(execution.ID(req.GetExecutionId()), execution.UserID(p.UserID)).
+		Only(ctx); err == nil {
+		c.fee = s.checkFee(ctx, ex)
+	}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
 		if err != nil {
@@ -199,6 +212,13 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 	if ex.PaymentHoldStatus == execution.PaymentHoldStatusHeld {
 		if ex, err = s.capture(ctx, tx, ex); err != nil {
 			return nil, err
+		}
+		if f := c.fee; f != nil {
+			ex, err = tx.Execution.UpdateOneID(ex.ID).SetHubFeeValidated(f.Validated).
+				SetNillableHubEnforcedFeePercent(f.EnforcedFeePercent).Save(ctx)
+			if err != nil {
+				return nil, apperr.Internal(err)
+			}
 		}
 	}
 	if c.rating != nil {
@@ -282,6 +302,15 @@ func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleReq
 		}
 	}
 	return out, nil
+}
+
+// checkFee asks FeeCheck about ex's held payment; nil when nothing is
+// asked.
+func (s *Service) checkFee(ctx context.Context, ex *ent.Execution) *payments.HubCheck {
+	if s.FeeCheck == nil || ex.PaymentHoldStatus != execution.PaymentHoldStatusHeld {
+		return nil
+	}
+	return s.FeeCheck(ctx, ex)
 }
 
 func (s *Service) capture(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.Execution, error) {

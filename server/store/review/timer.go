@@ -47,8 +47,9 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 		var failed error
 		progress := false
 		for _, ex := range due {
+			c := confirmation{fee: s.checkFee(ctx, ex)}
 			err := s.DB.InTx(ctx, func(tx *db.Tx) error {
-				_, err := s.confirmTx(ctx, tx, ex, confirmation{})
+				_, err := s.confirmTx(ctx, tx, ex, c)
 				return err
 			})
 			var ae *apperr.Error

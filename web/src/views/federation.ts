@@ -2,7 +2,8 @@
 // membership (FederationService.GetFederationStatus: hub, joined at, the last
 // heartbeat and the hub's answer, store participation, last sync), the join
 // form (JoinHub) and, once joined, link or unlink the store, sync now (with
-// the result of each listing), rotate the platform token and leave. On a hub:
+// the result of each listing and capability), announce its health
+// (SetFederationHealth), rotate the platform token and leave. On a hub:
 // a button minting an instance connect token (shown once) and the instances
 // that joined it (FederationAdminService) with deactivate and reactivate. A member is answered permission denied, and the section says
 // nothing at all.
@@ -10,7 +11,7 @@ import { api, errorText, isForbidden, isUnauthenticated } from "../api";
 import { h, replace, uid, type Child } from "../dom";
 import type { FederationInstance, FederationStatus, SyncResult } from "../gen/switchboard/v1/federation_pb";
 import { Region, chip, confirmStep, copyButton, emptyState, facts, reportUnauthenticated, timeOf, toast } from "../ui";
-import { termLabel } from "../vocabulary";
+import { termLabel, terms } from "../vocabulary";
 
 // act runs one action of the section: its button waits, the server's refusal
 // shows in problem, and success hands the answer to done.
@@ -49,6 +50,7 @@ function statusFacts(s: FederationStatus): HTMLElement {
     ["Joined", s.joined ? timeOf(s.joinedAt) : null],
     ["Last heartbeat", s.joined ? heartbeatText(s) : null],
     ["Heartbeat every", s.joined && s.heartbeatIntervalSeconds ? interval(s.heartbeatIntervalSeconds) : null],
+    ["Announced health", s.joined && s.health ? termLabel("instance_health", s.health) : null],
     ["Store participation", s.joined ? (s.storeParticipation ? "Linked: this instance's listings go to the hub's store" : "Not linked") : null],
     ["Last sync", s.joined ? (s.lastSyncAt ? timeOf(s.lastSyncAt) : "Never") : null],
   ]);
@@ -62,13 +64,21 @@ function interval(seconds: number): string {
 
 // syncResults names each listing a sync carried (the results name the
 // listings by their id here) and what the hub did with it.
-async function syncResults(results: SyncResult[]): Promise<HTMLElement> {
+async function syncResults(results: SyncResult[], label = "Sync results"): Promise<HTMLElement> {
   const names = new Map<string, string>();
   try {
-    for (let offset = 0; offset < 1000; offset += 100) {
-      const res = await api.store.listStoreAgents({ mine: true, limit: 100, offset });
-      for (const a of res.agents) names.set(a.id, a.name);
-      if (!res.pagination?.hasMore) break;
+    if (label === "Sync results") {
+      for (let offset = 0; offset < 1000; offset += 100) {
+        const res = await api.store.listStoreAgents({ mine: true, limit: 100, offset });
+        for (const a of res.agents) names.set(a.id, a.name);
+        if (!res.pagination?.hasMore) break;
+      }
+    } else {
+      for (let offset = 0; offset < 1000; offset += 100) {
+        const res = await api.capabilities.listCapabilities({ limit: 100, offset });
+        for (const c of res.capabilities) names.set(c.capabilityId, c.name);
+        if (!res.pagination?.hasMore) break;
+      }
     }
   } catch {
     // The names are a help; the ids say the same.
@@ -76,7 +86,7 @@ async function syncResults(results: SyncResult[]): Promise<HTMLElement> {
   if (results.length === 0) return emptyState("No listing to sync: this instance has none.");
   return h(
     "ul",
-    { class: "sync-results", "aria-label": "Sync results" },
+    { class: "sync-results", "aria-label": label },
     results.map((r) =>
       h(
         "li",
@@ -134,6 +144,38 @@ function joinForm(show: (s: FederationStatus) => void): HTMLElement {
   );
 }
 
+// healthForm announces this instance's health to its hub (maintenance stops
+// the hub's dispatch here); the heartbeat goes at once.
+function healthForm(s: FederationStatus, problem: HTMLElement, show: (n: FederationStatus) => void): HTMLElement {
+  const id = uid("health");
+  const select = h(
+    "select",
+    { id, name: "health" },
+    terms("instance_health").map((t) => h("option", { value: t.value, selected: t.value === (s.health ?? "healthy") }, t.label)),
+  );
+  const submit = h("button", { type: "submit", class: "secondary" }, "Announce");
+  return h(
+    "form",
+    {
+      class: "federation-health",
+      "aria-label": "Announce health",
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        void act(submit, problem, () => api.federation.setFederationHealth({ status: select.value }), (res) => {
+          toast(`The hub was told: ${termLabel("instance_health", res.status?.health ?? select.value)}`);
+          if (res.status) show(res.status);
+        });
+      },
+    },
+    h("label", { for: id }, "Health announced to the hub"),
+    " ",
+    select,
+    " ",
+    submit,
+    h("p", { class: "hint" }, "Maintenance stops the hub from sending executions here until this instance is healthy again."),
+  );
+}
+
 // spoke is the section of an instance that may join a hub.
 function spoke(first: FederationStatus): HTMLElement {
   const el = h("div", { class: "federation-spoke" });
@@ -163,9 +205,11 @@ function spoke(first: FederationStatus): HTMLElement {
         type: "button",
         onclick: () =>
           void act(sync, problem, () => api.federation.syncMarketplace({}), async (res) => {
-            toast(`Synced ${res.results.length} listing${res.results.length === 1 ? "" : "s"}`);
+            const caps = res.capabilityResults;
+            toast(`Synced ${res.results.length} listing${res.results.length === 1 ? "" : "s"} and ${caps.length} capabilit${caps.length === 1 ? "y" : "ies"}`);
             const list = await syncResults(res.results);
-            if (res.status) show(res.status, [h("h3", null, "Last sync"), list]);
+            const capList = caps.length ? [h("h3", null, "Capabilities"), await syncResults(caps, "Capability sync results")] : [];
+            if (res.status) show(res.status, [h("h3", null, "Last sync"), list, ...capList]);
           }),
       },
       "Sync now",
@@ -193,7 +237,7 @@ function spoke(first: FederationStatus): HTMLElement {
         }),
     );
     replace(results, extra);
-    replace(el, statusFacts(s), h("div", { class: "federation-actions" }, link, sync, rotate, leave), problem, results);
+    replace(el, statusFacts(s), h("div", { class: "federation-actions" }, link, sync, rotate, leave), healthForm(s, problem, (n) => show(n)), problem, results);
   };
   show(first);
   return el;

@@ -93,14 +93,15 @@ type DeveloperServiceClient interface {
 	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(context.Context, *v1.RunDeveloperAgentTestRequest) (*v1.RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
+	// An id naming a capability pack approves the pack.
 	ApproveStoreAgent(context.Context, *v1.ApproveStoreAgentRequest) (*v1.ApproveStoreAgentResponse, error)
-	// RejectStoreAgent refuses a pending agent.
+	// RejectStoreAgent refuses a pending agent (or capability pack).
 	RejectStoreAgent(context.Context, *v1.RejectStoreAgentRequest) (*v1.RejectStoreAgentResponse, error)
 	// ListMarketplaceReviews lists the listings and capabilities in one review
 	// status (pending_review when absent), local and synced, oldest first, each
 	// with its origin (admin session).
 	ListMarketplaceReviews(context.Context, *v1.ListMarketplaceReviewsRequest) (*v1.ListMarketplaceReviewsResponse, error)
-	// DisableStoreAgent takes an agent off the store.
+	// DisableStoreAgent takes an agent (or capability pack) off the store.
 	DisableStoreAgent(context.Context, *v1.DisableStoreAgentRequest) (*v1.DisableStoreAgentResponse, error)
 }
 
@@ -323,14 +324,15 @@ type DeveloperServiceHandler interface {
 	// agent's self-config token (sbc_…) as a bearer.
 	RunDeveloperAgentTest(context.Context, *v1.RunDeveloperAgentTestRequest) (*v1.RunDeveloperAgentTestResponse, error)
 	// ApproveStoreAgent lists a pending agent; only with a passing ship-gate run.
+	// An id naming a capability pack approves the pack.
 	ApproveStoreAgent(context.Context, *v1.ApproveStoreAgentRequest) (*v1.ApproveStoreAgentResponse, error)
-	// RejectStoreAgent refuses a pending agent.
+	// RejectStoreAgent refuses a pending agent (or capability pack).
 	RejectStoreAgent(context.Context, *v1.RejectStoreAgentRequest) (*v1.RejectStoreAgentResponse, error)
 	// ListMarketplaceReviews lists the listings and capabilities in one review
 	// status (pending_review when absent), local and synced, oldest first, each
 	// with its origin (admin session).
 	ListMarketplaceReviews(context.Context, *v1.ListMarketplaceReviewsRequest) (*v1.ListMarketplaceReviewsResponse, error)
-	// DisableStoreAgent takes an agent off the store.
+	// DisableStoreAgent takes an agent (or capability pack) off the store.
 	DisableStoreAgent(context.Context, *v1.DisableStoreAgentRequest) (*v1.DisableStoreAgentResponse, error)
 }
 

@@ -91,6 +91,9 @@ const (
 	// FederationServiceRotateFederationTokenProcedure is the fully-qualified name of the
 	// FederationService's RotateFederationToken RPC.
 	FederationServiceRotateFederationTokenProcedure = "/switchboard.v1.FederationService/RotateFederationToken"
+	// FederationServiceSetFederationHealthProcedure is the fully-qualified name of the
+	// FederationService's SetFederationHealth RPC.
+	FederationServiceSetFederationHealthProcedure = "/switchboard.v1.FederationService/SetFederationHealth"
 	// FederationAdminServiceListFederationInstancesProcedure is the fully-qualified name of the
 	// FederationAdminService's ListFederationInstances RPC.
 	FederationAdminServiceListFederationInstancesProcedure = "/switchboard.v1.FederationAdminService/ListFederationInstances"
@@ -586,6 +589,10 @@ type FederationServiceClient interface {
 	SyncMarketplace(context.Context, *v1.SyncMarketplaceRequest) (*v1.SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(context.Context, *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error)
+	// SetFederationHealth announces this instance's health to its hub
+	// (healthy, degraded or maintenance; maintenance stops the hub's dispatch
+	// here): stored on the membership and sent at once in a heartbeat.
+	SetFederationHealth(context.Context, *v1.SetFederationHealthRequest) (*v1.SetFederationHealthResponse, error)
 }
 
 // NewFederationServiceClient constructs a client for the switchboard.v1.FederationService service.
@@ -635,6 +642,12 @@ func NewFederationServiceClient(httpClient connect.HTTPClient, baseURL string, o
 			connect.WithSchema(federationServiceMethods.ByName("RotateFederationToken")),
 			connect.WithClientOptions(opts...),
 		),
+		setFederationHealth: connect.NewClient[v1.SetFederationHealthRequest, v1.SetFederationHealthResponse](
+			httpClient,
+			baseURL+FederationServiceSetFederationHealthProcedure,
+			connect.WithSchema(federationServiceMethods.ByName("SetFederationHealth")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -646,6 +659,7 @@ type federationServiceClient struct {
 	linkMarketplace       *connect.Client[v1.LinkMarketplaceRequest, v1.LinkMarketplaceResponse]
 	syncMarketplace       *connect.Client[v1.SyncMarketplaceRequest, v1.SyncMarketplaceResponse]
 	rotateFederationToken *connect.Client[v1.RotateFederationTokenRequest, v1.RotateFederationTokenResponse]
+	setFederationHealth   *connect.Client[v1.SetFederationHealthRequest, v1.SetFederationHealthResponse]
 }
 
 // JoinHub calls switchboard.v1.FederationService.JoinHub.
@@ -702,6 +716,15 @@ func (c *federationServiceClient) RotateFederationToken(ctx context.Context, req
 	return nil, err
 }
 
+// SetFederationHealth calls switchboard.v1.FederationService.SetFederationHealth.
+func (c *federationServiceClient) SetFederationHealth(ctx context.Context, req *v1.SetFederationHealthRequest) (*v1.SetFederationHealthResponse, error) {
+	response, err := c.setFederationHealth.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // FederationServiceHandler is an implementation of the switchboard.v1.FederationService service.
 type FederationServiceHandler interface {
 	// JoinHub registers this instance with a hub using a connect token the
@@ -721,6 +744,10 @@ type FederationServiceHandler interface {
 	SyncMarketplace(context.Context, *v1.SyncMarketplaceRequest) (*v1.SyncMarketplaceResponse, error)
 	// RotateFederationToken asks the hub for a new platform token.
 	RotateFederationToken(context.Context, *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error)
+	// SetFederationHealth announces this instance's health to its hub
+	// (healthy, degraded or maintenance; maintenance stops the hub's dispatch
+	// here): stored on the membership and sent at once in a heartbeat.
+	SetFederationHealth(context.Context, *v1.SetFederationHealthRequest) (*v1.SetFederationHealthResponse, error)
 }
 
 // NewFederationServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -766,6 +793,12 @@ func NewFederationServiceHandler(svc FederationServiceHandler, opts ...connect.H
 		connect.WithSchema(federationServiceMethods.ByName("RotateFederationToken")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationServiceSetFederationHealthHandler := connect.NewUnaryHandlerSimple(
+		FederationServiceSetFederationHealthProcedure,
+		svc.SetFederationHealth,
+		connect.WithSchema(federationServiceMethods.ByName("SetFederationHealth")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.FederationService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case FederationServiceJoinHubProcedure:
@@ -780,6 +813,8 @@ func NewFederationServiceHandler(svc FederationServiceHandler, opts ...connect.H
 			federationServiceSyncMarketplaceHandler.ServeHTTP(w, r)
 		case FederationServiceRotateFederationTokenProcedure:
 			federationServiceRotateFederationTokenHandler.ServeHTTP(w, r)
+		case FederationServiceSetFederationHealthProcedure:
+			federationServiceSetFederationHealthHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -811,6 +846,10 @@ func (UnimplementedFederationServiceHandler) SyncMarketplace(context.Context, *v
 
 func (UnimplementedFederationServiceHandler) RotateFederationToken(context.Context, *v1.RotateFederationTokenRequest) (*v1.RotateFederationTokenResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationService.RotateFederationToken is not implemented"))
+}
+
+func (UnimplementedFederationServiceHandler) SetFederationHealth(context.Context, *v1.SetFederationHealthRequest) (*v1.SetFederationHealthResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationService.SetFederationHealth is not implemented"))
 }
 
 // FederationAdminServiceClient is a client for the switchboard.v1.FederationAdminService service.
