@@ -16,6 +16,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -156,8 +157,9 @@ func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.Deli
 		return nil, apperr.Invalid("executionId is required")
 	case req.GetRequester().GetUserId() == "":
 		return nil, apperr.Invalid("requester.userId is required")
-	case req.GetStatus() != "completed" && req.GetStatus() != "failed":
-		return nil, apperr.OneOf("status", req.GetStatus(), []string{"completed", "failed"})
+	}
+	if err := apperr.OneOf("status", req.GetStatus(), vocab.Values("callback_status")); err != nil {
+		return nil, err
 	}
 	m, err := s.fromHub(ctx, "deliveries")
 	if err != nil {
