@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
@@ -17,6 +19,22 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
+
+// spokeSecret opens the spoke's secret the hub keeps sealed under hubKey,
+// to call the spoke as its hub does.
+func spokeSecret(t *testing.T, hubKey []byte, inst *ent.FederationInstance) []byte {
+	t.Helper()
+	box, err := secrets.New(hubKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, _ := base64.StdEncoding.DecodeString(inst.APIKeySealed)
+	secret, err := box.Open(sealed, []byte("federation_instances.api_key_sealed:"+inst.ID))
+	if err != nil {
+		t.Fatalf("open the spoke's secret: %v", err)
+	}
+	return secret
+}
 
 // hubListing is a listing of a hub user's loopback agent, approved by the
 // hub's admin; it answers the hub's id.
@@ -254,15 +272,7 @@ func TestGlobalStoreRefusals(t *testing.T) {
 	}
 	// The spoke's deliveries route: the spoke's own secret only.
 	inst := n.hub.DB.FederationInstance.Query().OnlyX(ctx)
-	box, err := secrets.New(hubKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed, _ := base64.StdEncoding.DecodeString(inst.APIKeySealed)
-	secret, err := box.Open(sealed, []byte("federation_instances.api_key_sealed:"+inst.ID))
-	if err != nil {
-		t.Fatalf("open the spoke's secret: %v", err)
-	}
+	secret := spokeSecret(t, hubKey, inst)
 	delivery := func(userID string) map[string]any {
 		return map[string]any{"executionId": "hub-exec-1", "listingId": hubID, "listingName": "Summariser",
 			"status": "completed", "output": "Done.", "requester": map[string]any{"userId": userID, "name": "Reader"}}
@@ -305,5 +315,15 @@ func TestGlobalStoreRefusals(t *testing.T) {
 	it := n.spoke.DB.QueueItem.Query().OnlyX(ctx)
 	if it.UserID != reader.ID || it.Status != queueitem.StatusDoneToday || it.Result == nil || *it.Result != "Done." {
 		t.Fatalf("delivered item: %+v", it)
+	}
+	// The hub unreachable: global is 503, all the local store with a note.
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	n.spoke.DB.FederationMembership.Update().SetHubURL(dead.URL).ExecX(ctx)
+	if res := rc.Do(http.MethodGet, "/api/marketplace?scope=global", nil); res.Status != http.StatusServiceUnavailable {
+		t.Fatalf("global, hub down: %d %s", res.Status, res.Body)
+	}
+	if _, _, note := browse(t, rc, "?scope=all"); note == nil || !strings.Contains(note.(string), "could not be reached") {
+		t.Fatalf("all, hub down: note %v", note)
 	}
 }
