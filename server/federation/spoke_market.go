@@ -101,8 +101,11 @@ func (s *Spoke) ExecuteGlobal(ctx context.Context, userID, id, input string) (*s
 		}
 		return nil, hubError(m.HubURL, err)
 	}
-	err = s.DB.InTx(context.WithoutCancel(ctx), func(tx *db.Tx) error {
-		_, err := s.track(ctx, tx, globalDelivery{userID: u.ID, executionID: res.GetExecutionId(),
+	// The hub has made the execution: its item is opened even if the caller
+	// has gone.
+	bg := context.WithoutCancel(ctx)
+	err = s.DB.InTx(bg, func(tx *db.Tx) error {
+		_, err := s.track(bg, tx, globalDelivery{userID: u.ID, executionID: res.GetExecutionId(),
 			listingID: res.GetListingId(), listingName: res.GetListingName(), input: input, hubURL: m.HubURL})
 		return err
 	})
