@@ -58,6 +58,8 @@ type Execution struct {
 	SourceInstanceID *string `json:"source_instance_id,omitempty"`
 	// SourceInstanceName holds the value of the "source_instance_name" field.
 	SourceInstanceName *string `json:"source_instance_name,omitempty"`
+	// RequesterUserID holds the value of the "requester_user_id" field.
+	RequesterUserID *string `json:"requester_user_id,omitempty"`
 	// RemoteExecutionID holds the value of the "remote_execution_id" field.
 	RemoteExecutionID *string `json:"remote_execution_id,omitempty"`
 	// CallbackTokenSealed holds the value of the "callback_token_sealed" field.
@@ -178,7 +180,7 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldQuoteAmount, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee:
 			values[i] = new(sql.NullInt64)
-		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
+		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRequesterUserID, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
 		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldCallbackReceivedAt, execution.FieldDispatchedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -320,6 +322,13 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.SourceInstanceName = new(string)
 				*_m.SourceInstanceName = value.String
+			}
+		case execution.FieldRequesterUserID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field requester_user_id", values[i])
+			} else if value.Valid {
+				_m.RequesterUserID = new(string)
+				*_m.RequesterUserID = value.String
 			}
 		case execution.FieldRemoteExecutionID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -671,6 +680,11 @@ func (_m *Execution) String() string {
 	builder.WriteString(", ")
 	if v := _m.SourceInstanceName; v != nil {
 		builder.WriteString("source_instance_name=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.RequesterUserID; v != nil {
+		builder.WriteString("requester_user_id=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

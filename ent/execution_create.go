@@ -223,6 +223,20 @@ func (_c *ExecutionCreate) SetNillableSourceInstanceName(v *string) *ExecutionCr
 	return _c
 }
 
+// SetRequesterUserID sets the "requester_user_id" field.
+func (_c *ExecutionCreate) SetRequesterUserID(v string) *ExecutionCreate {
+	_c.mutation.SetRequesterUserID(v)
+	return _c
+}
+
+// SetNillableRequesterUserID sets the "requester_user_id" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableRequesterUserID(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetRequesterUserID(*v)
+	}
+	return _c
+}
+
 // SetRemoteExecutionID sets the "remote_execution_id" field.
 func (_c *ExecutionCreate) SetRemoteExecutionID(v string) *ExecutionCreate {
 	_c.mutation.SetRemoteExecutionID(v)
@@ -974,6 +988,10 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		_spec.SetField(execution.FieldSourceInstanceName, field.TypeString, value)
 		_node.SourceInstanceName = &value
 	}
+	if value, ok := _c.mutation.RequesterUserID(); ok {
+		_spec.SetField(execution.FieldRequesterUserID, field.TypeString, value)
+		_node.RequesterUserID = &value
+	}
 	if value, ok := _c.mutation.RemoteExecutionID(); ok {
 		_spec.SetField(execution.FieldRemoteExecutionID, field.TypeString, value)
 		_node.RemoteExecutionID = &value
@@ -1433,6 +1451,24 @@ func (u *ExecutionUpsert) UpdateSourceInstanceName() *ExecutionUpsert {
 // ClearSourceInstanceName clears the value of the "source_instance_name" field.
 func (u *ExecutionUpsert) ClearSourceInstanceName() *ExecutionUpsert {
 	u.SetNull(execution.FieldSourceInstanceName)
+	return u
+}
+
+// SetRequesterUserID sets the "requester_user_id" field.
+func (u *ExecutionUpsert) SetRequesterUserID(v string) *ExecutionUpsert {
+	u.Set(execution.FieldRequesterUserID, v)
+	return u
+}
+
+// UpdateRequesterUserID sets the "requester_user_id" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateRequesterUserID() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldRequesterUserID)
+	return u
+}
+
+// ClearRequesterUserID clears the value of the "requester_user_id" field.
+func (u *ExecutionUpsert) ClearRequesterUserID() *ExecutionUpsert {
+	u.SetNull(execution.FieldRequesterUserID)
 	return u
 }
 
@@ -2442,6 +2478,27 @@ func (u *ExecutionUpsertOne) UpdateSourceInstanceName() *ExecutionUpsertOne {
 func (u *ExecutionUpsertOne) ClearSourceInstanceName() *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearSourceInstanceName()
+	})
+}
+
+// SetRequesterUserID sets the "requester_user_id" field.
+func (u *ExecutionUpsertOne) SetRequesterUserID(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetRequesterUserID(v)
+	})
+}
+
+// UpdateRequesterUserID sets the "requester_user_id" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateRequesterUserID() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateRequesterUserID()
+	})
+}
+
+// ClearRequesterUserID clears the value of the "requester_user_id" field.
+func (u *ExecutionUpsertOne) ClearRequesterUserID() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearRequesterUserID()
 	})
 }
 
@@ -3730,6 +3787,27 @@ func (u *ExecutionUpsertBulk) UpdateSourceInstanceName() *ExecutionUpsertBulk {
 func (u *ExecutionUpsertBulk) ClearSourceInstanceName() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.ClearSourceInstanceName()
+	})
+}
+
+// SetRequesterUserID sets the "requester_user_id" field.
+func (u *ExecutionUpsertBulk) SetRequesterUserID(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetRequesterUserID(v)
+	})
+}
+
+// UpdateRequesterUserID sets the "requester_user_id" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateRequesterUserID() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateRequesterUserID()
+	})
+}
+
+// ClearRequesterUserID clears the value of the "requester_user_id" field.
+func (u *ExecutionUpsertBulk) ClearRequesterUserID() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearRequesterUserID()
 	})
 }
 

@@ -293,6 +293,26 @@ func (_u *ExecutionUpdate) ClearSourceInstanceName() *ExecutionUpdate {
 	return _u
 }
 
+// SetRequesterUserID sets the "requester_user_id" field.
+func (_u *ExecutionUpdate) SetRequesterUserID(v string) *ExecutionUpdate {
+	_u.mutation.SetRequesterUserID(v)
+	return _u
+}
+
+// SetNillableRequesterUserID sets the "requester_user_id" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableRequesterUserID(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetRequesterUserID(*v)
+	}
+	return _u
+}
+
+// ClearRequesterUserID clears the value of the "requester_user_id" field.
+func (_u *ExecutionUpdate) ClearRequesterUserID() *ExecutionUpdate {
+	_u.mutation.ClearRequesterUserID()
+	return _u
+}
+
 // SetRemoteExecutionID sets the "remote_execution_id" field.
 func (_u *ExecutionUpdate) SetRemoteExecutionID(v string) *ExecutionUpdate {
 	_u.mutation.SetRemoteExecutionID(v)
@@ -1219,6 +1239,12 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.SourceInstanceNameCleared() {
 		_spec.ClearField(execution.FieldSourceInstanceName, field.TypeString)
 	}
+	if value, ok := _u.mutation.RequesterUserID(); ok {
+		_spec.SetField(execution.FieldRequesterUserID, field.TypeString, value)
+	}
+	if _u.mutation.RequesterUserIDCleared() {
+		_spec.ClearField(execution.FieldRequesterUserID, field.TypeString)
+	}
 	if value, ok := _u.mutation.RemoteExecutionID(); ok {
 		_spec.SetField(execution.FieldRemoteExecutionID, field.TypeString, value)
 	}
@@ -1733,6 +1759,26 @@ func (_u *ExecutionUpdateOne) SetNillableSourceInstanceName(v *string) *Executio
 // ClearSourceInstanceName clears the value of the "source_instance_name" field.
 func (_u *ExecutionUpdateOne) ClearSourceInstanceName() *ExecutionUpdateOne {
 	_u.mutation.ClearSourceInstanceName()
+	return _u
+}
+
+// SetRequesterUserID sets the "requester_user_id" field.
+func (_u *ExecutionUpdateOne) SetRequesterUserID(v string) *ExecutionUpdateOne {
+	_u.mutation.SetRequesterUserID(v)
+	return _u
+}
+
+// SetNillableRequesterUserID sets the "requester_user_id" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableRequesterUserID(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetRequesterUserID(*v)
+	}
+	return _u
+}
+
+// ClearRequesterUserID clears the value of the "requester_user_id" field.
+func (_u *ExecutionUpdateOne) ClearRequesterUserID() *ExecutionUpdateOne {
+	_u.mutation.ClearRequesterUserID()
 	return _u
 }
 
@@ -2691,6 +2737,12 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if _u.mutation.SourceInstanceNameCleared() {
 		_spec.ClearField(execution.FieldSourceInstanceName, field.TypeString)
+	}
+	if value, ok := _u.mutation.RequesterUserID(); ok {
+		_spec.SetField(execution.FieldRequesterUserID, field.TypeString, value)
+	}
+	if _u.mutation.RequesterUserIDCleared() {
+		_spec.ClearField(execution.FieldRequesterUserID, field.TypeString)
 	}
 	if value, ok := _u.mutation.RemoteExecutionID(); ok {
 		_spec.SetField(execution.FieldRemoteExecutionID, field.TypeString, value)

@@ -18122,6 +18122,7 @@ type ExecutionMutation struct {
 	callback_url                *string
 	source_instance_id          *string
 	source_instance_name        *string
+	requester_user_id           *string
 	remote_execution_id         *string
 	callback_token_sealed       *string
 	payment_method_id           *string
@@ -19065,6 +19066,55 @@ func (m *ExecutionMutation) SourceInstanceNameCleared() bool {
 func (m *ExecutionMutation) ResetSourceInstanceName() {
 	m.source_instance_name = nil
 	delete(m.clearedFields, execution.FieldSourceInstanceName)
+}
+
+// SetRequesterUserID sets the "requester_user_id" field.
+func (m *ExecutionMutation) SetRequesterUserID(s string) {
+	m.requester_user_id = &s
+}
+
+// RequesterUserID returns the value of the "requester_user_id" field in the mutation.
+func (m *ExecutionMutation) RequesterUserID() (r string, exists bool) {
+	v := m.requester_user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequesterUserID returns the old "requester_user_id" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldRequesterUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequesterUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequesterUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequesterUserID: %w", err)
+	}
+	return oldValue.RequesterUserID, nil
+}
+
+// ClearRequesterUserID clears the value of the "requester_user_id" field.
+func (m *ExecutionMutation) ClearRequesterUserID() {
+	m.requester_user_id = nil
+	m.clearedFields[execution.FieldRequesterUserID] = struct{}{}
+}
+
+// RequesterUserIDCleared returns if the "requester_user_id" field was cleared in this mutation.
+func (m *ExecutionMutation) RequesterUserIDCleared() bool {
+	_, ok := m.clearedFields[execution.FieldRequesterUserID]
+	return ok
+}
+
+// ResetRequesterUserID resets all changes to the "requester_user_id" field.
+func (m *ExecutionMutation) ResetRequesterUserID() {
+	m.requester_user_id = nil
+	delete(m.clearedFields, execution.FieldRequesterUserID)
 }
 
 // SetRemoteExecutionID sets the "remote_execution_id" field.
@@ -21052,7 +21102,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 52)
+	fields := make([]string, 0, 53)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -21106,6 +21156,9 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.source_instance_name != nil {
 		fields = append(fields, execution.FieldSourceInstanceName)
+	}
+	if m.requester_user_id != nil {
+		fields = append(fields, execution.FieldRequesterUserID)
 	}
 	if m.remote_execution_id != nil {
 		fields = append(fields, execution.FieldRemoteExecutionID)
@@ -21253,6 +21306,8 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.SourceInstanceID()
 	case execution.FieldSourceInstanceName:
 		return m.SourceInstanceName()
+	case execution.FieldRequesterUserID:
+		return m.RequesterUserID()
 	case execution.FieldRemoteExecutionID:
 		return m.RemoteExecutionID()
 	case execution.FieldCallbackTokenSealed:
@@ -21366,6 +21421,8 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldSourceInstanceID(ctx)
 	case execution.FieldSourceInstanceName:
 		return m.OldSourceInstanceName(ctx)
+	case execution.FieldRequesterUserID:
+		return m.OldRequesterUserID(ctx)
 	case execution.FieldRemoteExecutionID:
 		return m.OldRemoteExecutionID(ctx)
 	case execution.FieldCallbackTokenSealed:
@@ -21568,6 +21625,13 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSourceInstanceName(v)
+		return nil
+	case execution.FieldRequesterUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequesterUserID(v)
 		return nil
 	case execution.FieldRemoteExecutionID:
 		v, ok := value.(string)
@@ -22011,6 +22075,9 @@ func (m *ExecutionMutation) ClearedFields() []string {
 	if m.FieldCleared(execution.FieldSourceInstanceName) {
 		fields = append(fields, execution.FieldSourceInstanceName)
 	}
+	if m.FieldCleared(execution.FieldRequesterUserID) {
+		fields = append(fields, execution.FieldRequesterUserID)
+	}
 	if m.FieldCleared(execution.FieldRemoteExecutionID) {
 		fields = append(fields, execution.FieldRemoteExecutionID)
 	}
@@ -22150,6 +22217,9 @@ func (m *ExecutionMutation) ClearField(name string) error {
 		return nil
 	case execution.FieldSourceInstanceName:
 		m.ClearSourceInstanceName()
+		return nil
+	case execution.FieldRequesterUserID:
+		m.ClearRequesterUserID()
 		return nil
 	case execution.FieldRemoteExecutionID:
 		m.ClearRemoteExecutionID()
@@ -22311,6 +22381,9 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldSourceInstanceName:
 		m.ResetSourceInstanceName()
+		return nil
+	case execution.FieldRequesterUserID:
+		m.ResetRequesterUserID()
 		return nil
 	case execution.FieldRemoteExecutionID:
 		m.ResetRemoteExecutionID()

@@ -564,19 +564,19 @@ func init() {
 	// execution.DefaultIsOwnAgent holds the default value on creation for the is_own_agent field.
 	execution.DefaultIsOwnAgent = executionDescIsOwnAgent.Default.(bool)
 	// executionDescRelevance is the schema descriptor for relevance field.
-	executionDescRelevance := executionFields[38].Descriptor()
+	executionDescRelevance := executionFields[39].Descriptor()
 	// execution.RelevanceValidator is a validator for the "relevance" field. It is called by the builders before save.
 	execution.RelevanceValidator = executionDescRelevance.Validators[0].(func(int) error)
 	// executionDescCoherence is the schema descriptor for coherence field.
-	executionDescCoherence := executionFields[39].Descriptor()
+	executionDescCoherence := executionFields[40].Descriptor()
 	// execution.CoherenceValidator is a validator for the "coherence" field. It is called by the builders before save.
 	execution.CoherenceValidator = executionDescCoherence.Validators[0].(func(int) error)
 	// executionDescCompleteness is the schema descriptor for completeness field.
-	executionDescCompleteness := executionFields[40].Descriptor()
+	executionDescCompleteness := executionFields[41].Descriptor()
 	// execution.CompletenessValidator is a validator for the "completeness" field. It is called by the builders before save.
 	execution.CompletenessValidator = executionDescCompleteness.Validators[0].(func(int) error)
 	// executionDescRating is the schema descriptor for rating field.
-	executionDescRating := executionFields[41].Descriptor()
+	executionDescRating := executionFields[42].Descriptor()
 	// execution.RatingValidator is a validator for the "rating" field. It is called by the builders before save.
 	execution.RatingValidator = executionDescRating.Validators[0].(func(int) error)
 	// executionDescID is the schema descriptor for id field.

@@ -249,7 +249,7 @@ func New(cfg Config) (*App, error) {
 		settings: &settings.Service{DB: cfg.DB, Now: cfg.now, Egress: egressPolicy},
 		store:    storeSvc,
 		review:   executions.Review,
-		execs:    &engine.Service{Engine: executions.Engine},
+		execs:    &engine.Service{Engine: executions.Engine, Global: fed.global()},
 		updates:  upd,
 		handoff:  &a2a.Handoff{DB: cfg.DB, Now: cfg.now},
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
@@ -387,7 +387,22 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 	if role == "hub" {
 		f.credential = f.hub.Credential
 	}
+	// The store reaches the hub's store through the spoke side; a hub's own
+	// store is the global store.
+	st.Hub = role == "hub"
+	if !st.Hub {
+		st.Global = f.spoke
+	}
 	return f, nil
+}
+
+// global runs the hub's listings for the store's execute on an instance
+// that is not a hub; nil on a hub.
+func (f *federationParts) global() func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+	if f.hub.Serving {
+		return nil
+	}
+	return f.spoke.ExecuteGlobal
 }
 
 // processRetries is the admin's process_retries on the dispatcher, counted.

@@ -35,14 +35,19 @@ type ExecutionConfig struct {
 // get the engine here, so the hub takes results and the spoke executions.
 func newLifecycle(cfg Config, policy egress.Policy, st *store.Service, fed *federationParts) *lifecycle.Owner {
 	x := cfg.Executions
-	finished := fed.spoke.Finished
+	// A spoke returns its hub's dispatches; a hub delivers its spokes' users'
+	// global executions; then the configured hook.
+	hooks := []lifecycle.Hook{fed.spoke.Finished, fed.hub.Finished}
 	if x.Finished != nil {
-		finished = func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-			if err := fed.spoke.Finished(ctx, tx, ex); err != nil {
+		hooks = append(hooks, x.Finished)
+	}
+	finished := func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+		for _, h := range hooks {
+			if err := h(ctx, tx, ex); err != nil {
 				return err
 			}
-			return x.Finished(ctx, tx, ex)
 		}
+		return nil
 	}
 	o := lifecycle.New(lifecycle.Config{
 		DB: cfg.DB, Now: cfg.now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,

@@ -54,6 +54,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewFederationServiceHandler, switchboardv1.RegisterFederationServiceHandlerServer)(s.spoke, s.spoke),
 		serve(switchboardv1connect.NewFederationSpokeServiceHandler, switchboardv1.RegisterFederationSpokeServiceHandlerServer)(s.spoke, s.spoke),
 		serve(switchboardv1connect.NewFederationResultServiceHandler, switchboardv1.RegisterFederationResultServiceHandlerServer)(s.hub, s.hub),
+		serve(switchboardv1connect.NewFederationMarketServiceHandler, switchboardv1.RegisterFederationMarketServiceHandlerServer)(s.hub, s.hub),
+		serve(switchboardv1connect.NewFederationDeliveryServiceHandler, switchboardv1.RegisterFederationDeliveryServiceHandlerServer)(s.spoke, s.spoke),
 		serve(switchboardv1connect.NewFederationAuditServiceHandler, switchboardv1.RegisterFederationAuditServiceHandlerServer)(s.audit, s.audit),
 	}
 }

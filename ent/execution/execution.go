@@ -50,6 +50,8 @@ const (
 	FieldSourceInstanceID = "source_instance_id"
 	// FieldSourceInstanceName holds the string denoting the source_instance_name field in the database.
 	FieldSourceInstanceName = "source_instance_name"
+	// FieldRequesterUserID holds the string denoting the requester_user_id field in the database.
+	FieldRequesterUserID = "requester_user_id"
 	// FieldRemoteExecutionID holds the string denoting the remote_execution_id field in the database.
 	FieldRemoteExecutionID = "remote_execution_id"
 	// FieldCallbackTokenSealed holds the string denoting the callback_token_sealed field in the database.
@@ -161,6 +163,7 @@ var Columns = []string{
 	FieldCallbackURL,
 	FieldSourceInstanceID,
 	FieldSourceInstanceName,
+	FieldRequesterUserID,
 	FieldRemoteExecutionID,
 	FieldCallbackTokenSealed,
 	FieldPaymentMethodID,
@@ -448,6 +451,11 @@ func BySourceInstanceID(opts ...sql.OrderTermOption) OrderOption {
 // BySourceInstanceName orders the results by the source_instance_name field.
 func BySourceInstanceName(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSourceInstanceName, opts...).ToFunc()
+}
+
+// ByRequesterUserID orders the results by the requester_user_id field.
+func ByRequesterUserID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequesterUserID, opts...).ToFunc()
 }
 
 // ByRemoteExecutionID orders the results by the remote_execution_id field.

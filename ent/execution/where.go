@@ -136,6 +136,11 @@ func SourceInstanceName(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldSourceInstanceName, v))
 }
 
+// RequesterUserID applies equality check predicate on the "requester_user_id" field. It's identical to RequesterUserIDEQ.
+func RequesterUserID(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldRequesterUserID, v))
+}
+
 // RemoteExecutionID applies equality check predicate on the "remote_execution_id" field. It's identical to RemoteExecutionIDEQ.
 func RemoteExecutionID(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldRemoteExecutionID, v))
@@ -1228,6 +1233,81 @@ func SourceInstanceNameEqualFold(v string) predicate.Execution {
 // SourceInstanceNameContainsFold applies the ContainsFold predicate on the "source_instance_name" field.
 func SourceInstanceNameContainsFold(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldContainsFold(FieldSourceInstanceName, v))
+}
+
+// RequesterUserIDEQ applies the EQ predicate on the "requester_user_id" field.
+func RequesterUserIDEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDNEQ applies the NEQ predicate on the "requester_user_id" field.
+func RequesterUserIDNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDIn applies the In predicate on the "requester_user_id" field.
+func RequesterUserIDIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldRequesterUserID, vs...))
+}
+
+// RequesterUserIDNotIn applies the NotIn predicate on the "requester_user_id" field.
+func RequesterUserIDNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldRequesterUserID, vs...))
+}
+
+// RequesterUserIDGT applies the GT predicate on the "requester_user_id" field.
+func RequesterUserIDGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDGTE applies the GTE predicate on the "requester_user_id" field.
+func RequesterUserIDGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDLT applies the LT predicate on the "requester_user_id" field.
+func RequesterUserIDLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDLTE applies the LTE predicate on the "requester_user_id" field.
+func RequesterUserIDLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDContains applies the Contains predicate on the "requester_user_id" field.
+func RequesterUserIDContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDHasPrefix applies the HasPrefix predicate on the "requester_user_id" field.
+func RequesterUserIDHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDHasSuffix applies the HasSuffix predicate on the "requester_user_id" field.
+func RequesterUserIDHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDIsNil applies the IsNil predicate on the "requester_user_id" field.
+func RequesterUserIDIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldRequesterUserID))
+}
+
+// RequesterUserIDNotNil applies the NotNil predicate on the "requester_user_id" field.
+func RequesterUserIDNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldRequesterUserID))
+}
+
+// RequesterUserIDEqualFold applies the EqualFold predicate on the "requester_user_id" field.
+func RequesterUserIDEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldRequesterUserID, v))
+}
+
+// RequesterUserIDContainsFold applies the ContainsFold predicate on the "requester_user_id" field.
+func RequesterUserIDContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldRequesterUserID, v))
 }
 
 // RemoteExecutionIDEQ applies the EQ predicate on the "remote_execution_id" field.

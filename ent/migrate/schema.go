@@ -672,6 +672,7 @@ var (
 		{Name: "callback_url", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_id", Type: field.TypeString, Nullable: true},
 		{Name: "source_instance_name", Type: field.TypeString, Nullable: true},
+		{Name: "requester_user_id", Type: field.TypeString, Nullable: true},
 		{Name: "remote_execution_id", Type: field.TypeString, Unique: true, Nullable: true},
 		{Name: "callback_token_sealed", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "payment_method_id", Type: field.TypeString, Nullable: true},
@@ -717,13 +718,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[51]},
+				Columns:    []*schema.Column{ExecutionsColumns[52]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[52]},
+				Columns:    []*schema.Column{ExecutionsColumns[53]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -732,22 +733,22 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[51], ExecutionsColumns[3], ExecutionsColumns[25]},
+				Columns: []*schema.Column{ExecutionsColumns[52], ExecutionsColumns[3], ExecutionsColumns[26]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[52], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[53], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[26]},
+				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[27]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[28], ExecutionsColumns[32]},
+				Columns: []*schema.Column{ExecutionsColumns[29], ExecutionsColumns[33]},
 			},
 		},
 	}

@@ -56,6 +56,9 @@ func (Execution) Fields() []ent.Field {
 		field.String("callback_url").Optional().Nillable(),
 		field.String("source_instance_id").Optional().Nillable(),
 		field.String("source_instance_name").Optional().Nillable(),
+		// On a hub running a global listing for a spoke's user: that user's id
+		// on the spoke, whose queue the result is delivered to.
+		field.String("requester_user_id").Optional().Nillable(),
 		// On a spoke running a hub's dispatch: the hub's execution id and the
 		// hub's per-execution callback token, sealed with the instance key
 		// (base64) until the result is sent back.

@@ -3,7 +3,6 @@ package federation_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -405,15 +404,7 @@ func TestSpokeExecuteRefusals(t *testing.T) {
 	n.join(t)
 	ctx := context.Background()
 	inst := n.hub.DB.FederationInstance.Query().OnlyX(ctx)
-	box, err := secrets.New(hubKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed, _ := base64.StdEncoding.DecodeString(inst.APIKeySealed)
-	secret, err := box.Open(sealed, []byte("federation_instances.api_key_sealed:"+inst.ID))
-	if err != nil {
-		t.Fatalf("open the spoke's secret: %v", err)
-	}
+	secret := spokeSecret(t, hubKey, inst)
 	body := func(execID, listing, callback string) map[string]any {
 		return map[string]any{"executionId": execID, "listingId": listing, "input": "Do it.",
 			"callbackUrl": callback, "callbackToken": strings.Repeat("c", 64), "taskOrigin": "marketplace"}

@@ -174,7 +174,8 @@ func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNe
 // "Profiles … are public by default"). A profile shows its id, username,
 // name and avatar; never its email or role.
 func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
-	where := predicate.User(db.ContainsFolded(h.DB.Dialect, folded, user.FieldUsername, user.FieldName))
+	where := user.And(predicate.User(db.ContainsFolded(h.DB.Dialect, folded, user.FieldUsername, user.FieldName)),
+		user.Not(user.EmailHasSuffix("@"+instanceAccountDomain))) // the spokes' accounts are not people
 	total, err := h.DB.User.Query().Where(where).Count(ctx)
 	if err != nil {
 		return apperr.Internal(err)

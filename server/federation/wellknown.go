@@ -73,6 +73,8 @@ var InboundPaths = []string{
 	switchboardv1connect.FederationPlatformServiceBrowseFederationProcedure,
 	"/" + switchboardv1connect.FederationSpokeServiceName + "/",
 	"/" + switchboardv1connect.FederationResultServiceName + "/",
+	"/" + switchboardv1connect.FederationMarketServiceName + "/",
+	"/" + switchboardv1connect.FederationDeliveryServiceName + "/",
 	WellKnownPath,
 	WebhookPath,
 }

@@ -8,8 +8,10 @@ import (
 
 func init() { fixtureSets = append(fixtureSets, federationExecutionFixtures) }
 
-// federationExecutionFixtures cover hub-to-spoke execution: the spoke's
-// answer to Execute and the hub's answer to a delivered result.
+// federationExecutionFixtures cover hub-to-spoke execution (the spoke's
+// answer to Execute and the hub's answer to a delivered result) and the
+// global store (the hub's answer to a spoke's execute and the spoke's to a
+// delivery).
 func federationExecutionFixtures() []fixture {
 	return []fixture{
 		single("FederationExecuteResponse", "accepted", &switchboardv1.FederationExecuteResponse{
@@ -18,5 +20,13 @@ func federationExecutionFixtures() []fixture {
 			Reason: proto.String("no listing \"ckx5f0a1b0000qzrmagentaa9\" on this instance")}),
 		single("DeliverFederationResultResponse", "received", &switchboardv1.DeliverFederationResultResponse{
 			Received: true, Status: "completed"}),
+		single("ExecuteGlobalListingResponse", "queued", &switchboardv1.ExecuteGlobalListingResponse{
+			ExecutionId: "ckx5f0a1b0000qzrmexechub1", ListingId: "ckx5f0a1b0000qzrmagentaa9", ListingName: "Summariser",
+			Status: "queued", QueuePosition: proto.Int32(2), PaymentHoldStatus: "none"}),
+		single("ExecuteGlobalListingResponse", "running", &switchboardv1.ExecuteGlobalListingResponse{
+			ExecutionId: "ckx5f0a1b0000qzrmexechub2", ListingId: "ckx5f0a1b0000qzrmagentaa9", ListingName: "Summariser",
+			Status: "running", PaymentHoldStatus: "held"}),
+		single("DeliverGlobalResultResponse", "received", &switchboardv1.DeliverGlobalResultResponse{
+			Received: true, QueueItemId: "ckx5f0a1b0000qzrmqueueit1"}),
 	}
 }

@@ -145,10 +145,14 @@ func storeFixtures() []fixture {
 			AgentId: "ckx3a0a1b0000qzrmstagent1", Slug: "research-scout", Unlocked: true, UnlockedAt: tsAgentChanged,
 		}),
 		single("ListStoreAgentsResponse", "full", &switchboardv1.ListStoreAgentsResponse{
-			Agents:     []*switchboardv1.StoreAgent{fullStoreAgent(), sparseStoreAgent()},
+			Agents: func() []*switchboardv1.StoreAgent {
+				local, global := fullStoreAgent(), sparseStoreAgent()
+				local.Origin, global.Origin = proto.String("local"), proto.String("global")
+				return []*switchboardv1.StoreAgent{local, global}
+			}(),
 			Pagination: &switchboardv1.Pagination{Total: 9, Limit: 2, Offset: 2, HasMore: true},
-			Scope:      "global",
-			Note:       proto.String("no platform store is linked to this instance: showing this instance's store only"),
+			Scope:      "all",
+			Note:       proto.String("the hub could not be reached: showing this instance's store only"),
 		}),
 		single("ListStoreAgentsResponse", "sparse", &switchboardv1.ListStoreAgentsResponse{
 			Agents: []*switchboardv1.StoreAgent{}, Pagination: &switchboardv1.Pagination{Limit: 50}, Scope: "local",

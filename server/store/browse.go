@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	stdsql "database/sql"
+	"errors"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -35,9 +36,31 @@ var (
 	Pricings = vocab.Values("pricing_filter")
 )
 
-// noPlatform explains why global and all answer the local store (docs/decisions.md
-// "Store, federation, MCP, A2A": until federation lands).
-const noPlatform = "no platform store is linked to this instance: showing this instance's store only"
+// Notes of a browse narrower than its scope (docs/decisions.md "Federation:
+// the global store (issue 14)").
+const (
+	notJoined    = "this instance has not joined a hub: the global store is empty here"
+	hubUnreached = "the hub could not be reached: showing this instance's store only"
+	globalFilter = "category and pricing filter the hub's listings page by page, and the hub orders them newest first"
+)
+
+// Origins of a listing in a browse.
+const (
+	OriginLocal  = "local"
+	OriginGlobal = "global"
+)
+
+// ErrNotJoined is what Global answers on an instance that has not joined a
+// hub.
+var ErrNotJoined = errors.New("store: this instance has not joined a hub")
+
+// Global is the hub's store as a joined instance reaches it (its spoke
+// side of federation).
+type Global interface {
+	// BrowseGlobal pages the hub's store, search matched by the hub; each
+	// listing is marked global. ErrNotJoined when there is no hub.
+	BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error)
+}
 
 // maxSearch is the longest search, in characters.
 const maxSearch = 100
@@ -58,6 +81,9 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 	scope := req.GetScope()
 	if scope == "" {
 		scope = "local" // a standalone (self-hosted) instance's default
+		if s.Hub {
+			scope = "all"
+		}
 	}
 	if err := apperr.OneOf("scope", scope, Scopes); err != nil {
 		return nil, err
@@ -103,32 +129,110 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 				storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)),
 			predicate.StoreAgent(db.JSONContainsFolded(s.DB.Dialect, folded, storeagent.FieldTaskTypes))))
 	}
-	total, err := s.DB.StoreAgent.Query().Where(where...).Aggregate(ent.Count()).Int(ctx)
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	var rows []*ent.StoreAgent
-	if pg.Offset < total {
-		rows, err = s.DB.StoreAgent.Query().Where(where...).Order(order(s.DB.Dialect, sort)).
-			Offset(pg.Offset).Limit(pg.Limit).All(ctx)
+	// A hub's store is the global store: every scope reads it. Elsewhere
+	// local is this instance's, global the hub's, all both, local first.
+	if s.Hub || scope == "local" || req.GetMine() {
+		rows, total, err := s.localPage(ctx, p.UserID, where, sort, pg.Offset, pg.Limit)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
+		return &switchboardv1.ListStoreAgentsResponse{Agents: rows, Pagination: pg.Of(total, len(rows)), Scope: scope}, nil
 	}
-	views, err := viewsOf(ctx, s.DB.Client, p.UserID, rows)
-	if err != nil {
+	out := &switchboardv1.ListStoreAgentsResponse{Agents: []*switchboardv1.StoreAgent{}, Scope: scope}
+	localTotal, offset, limit := 0, pg.Offset, pg.Limit
+	if scope == "all" {
+		rows, total, err := s.localPage(ctx, p.UserID, where, sort, offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		out.Agents, localTotal = rows, total
+		offset, limit = max(0, offset-total), limit-len(rows)
+	}
+	global, globalTotal, err := s.globalPage(ctx, strings.TrimSpace(req.GetSearch()), offset, limit)
+	switch {
+	case errors.Is(err, ErrNotJoined):
+		out.Note = proto.String(notJoined)
+	case err != nil && scope == "all":
+		out.Note = proto.String(hubUnreached)
+	case err != nil:
 		return nil, err
 	}
-	out := &switchboardv1.ListStoreAgentsResponse{
-		Agents: make([]*switchboardv1.StoreAgent, 0, len(rows)), Pagination: pg.Of(total, len(rows)), Scope: scope,
+	if req.GetCategory() != "" || req.GetPricing() != "" {
+		global = filterGlobal(global, req.GetCategory(), req.GetPricing())
+		if out.Note == nil && err == nil {
+			out.Note = proto.String(globalFilter)
+		}
 	}
-	if scope != "local" {
-		out.Note = proto.String(noPlatform)
-	}
-	for _, r := range rows {
-		out.Agents = append(out.Agents, toAgent(r, views[r.ID]))
-	}
+	out.Agents = append(out.Agents, global...)
+	out.Pagination = pg.Of(localTotal+globalTotal, len(out.Agents))
 	return out, nil
+}
+
+// localPage pages this instance's listings, each marked by its origin: local,
+// or global on a hub for a listing synced from a spoke.
+func (s *Service) localPage(ctx context.Context, userID string, where []predicate.StoreAgent, sort string, offset, limit int) ([]*switchboardv1.StoreAgent, int, error) {
+	total, err := s.DB.StoreAgent.Query().Where(where...).Aggregate(ent.Count()).Int(ctx)
+	if err != nil {
+		return nil, 0, apperr.Internal(err)
+	}
+	var rows []*ent.StoreAgent
+	if offset < total && limit > 0 {
+		rows, err = s.DB.StoreAgent.Query().Where(where...).Order(order(s.DB.Dialect, sort)).
+			Offset(offset).Limit(limit).All(ctx)
+		if err != nil {
+			return nil, 0, apperr.Internal(err)
+		}
+	}
+	views, err := viewsOf(ctx, s.DB.Client, userID, rows)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]*switchboardv1.StoreAgent, 0, len(rows))
+	for _, r := range rows {
+		a := toAgent(r, views[r.ID])
+		a.Origin = proto.String(OriginLocal)
+		if r.SourceInstanceID != nil {
+			a.Origin = proto.String(OriginGlobal)
+		}
+		out = append(out, a)
+	}
+	return out, total, nil
+}
+
+// globalPage pages the hub's store. A page with no room left still asks the
+// hub for one listing, to learn its total.
+func (s *Service) globalPage(ctx context.Context, search string, offset, limit int) ([]*switchboardv1.StoreAgent, int, error) {
+	if s.Global == nil {
+		return nil, 0, ErrNotJoined
+	}
+	rows, total, err := s.Global.BrowseGlobal(ctx, search, max(limit, 1), offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(rows) > limit {
+		rows = rows[:limit]
+	}
+	return rows, total, nil
+}
+
+// filterGlobal keeps the hub's listings of category and pricing (as the
+// local filters read them).
+func filterGlobal(rows []*switchboardv1.StoreAgent, category, pricing string) []*switchboardv1.StoreAgent {
+	out := rows[:0]
+	for _, a := range rows {
+		if category != "" && a.GetCategory() != category {
+			continue
+		}
+		switch {
+		case pricing == "":
+		case pricing == "paid" && a.GetPricingModel() == "free":
+			continue
+		case pricing != "paid" && a.GetPricingModel() != pricing:
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // GetStoreAgent answers a listing with its stats, changelog and the caller's

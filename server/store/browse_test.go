@@ -125,25 +125,31 @@ func TestBrowseFiltersAndSorts(t *testing.T) {
 	}
 }
 
-// RULINGS "Store, federation, MCP, A2A": scope=global answers the local
-// store plus a note that no platform is linked; so does all (decision).
+// RULINGS "Federation: instances and the platform": on an instance that has
+// not joined a hub, scope=global is empty and all is the local store, each
+// with a note (docs/decisions.md "Federation: the global store (issue 14)").
 func TestBrowseScopes(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.create(t, f.api, map[string]any{"name": "Local one"})
-	for _, scope := range []string{"global", "all"} {
+	// Not joined to a hub: global is empty, all is the local store, each with
+	// a note; every listing is marked local.
+	for scope, n := range map[string]int{"global": 0, "all": 1} {
 		list := f.api.Do(http.MethodGet, "/api/marketplace?scope="+scope, nil).JSON(t)
-		if list["scope"] != scope || list["note"] == nil || len(list["agents"].([]any)) != 1 {
+		if list["scope"] != scope || list["note"] == nil || len(list["agents"].([]any)) != n {
 			t.Fatalf("scope=%s: %v", scope, list)
+		}
+		if n == 1 && list["agents"].([]any)[0].(map[string]any)["origin"] != "local" {
+			t.Fatalf("scope=%s origin: %v", scope, list)
 		}
 	}
 	c := f.client("connect+json", f.annKey)
 	res, err := c.ListStoreAgents(context.Background(), &switchboardv1.ListStoreAgentsRequest{Scope: "global", Search: "local"})
-	if err != nil || res.Note == nil || len(res.GetAgents()) != 1 || res.GetPagination().GetTotal() != 1 {
+	if err != nil || res.Note == nil || len(res.GetAgents()) != 0 || res.GetPagination().GetTotal() != 0 {
 		t.Fatalf("connect global: %v %v", res, err)
 	}
 	res, err = c.ListStoreAgents(context.Background(), &switchboardv1.ListStoreAgentsRequest{})
-	if err != nil || res.GetScope() != "local" || res.Note != nil {
+	if err != nil || res.GetScope() != "local" || res.Note != nil || res.GetAgents()[0].GetOrigin() != "local" {
 		t.Fatalf("connect default scope: %v %v", res, err)
 	}
 }

@@ -54,6 +54,12 @@ type Service struct {
 	// Installed, when set, is told after an account installed or
 	// uninstalled an agent (the MCP door refreshes that account's tools).
 	Installed func(ctx context.Context, userID string)
+	// Hub is true with --role hub: the store is the global store, and a
+	// browse's scope defaults to all.
+	Hub bool
+	// Global is the hub's store of a joined instance (global and all
+	// scopes); nil answers those as an instance that has not joined.
+	Global Global
 }
 
 // installed tells Installed that userID's installed agents changed.

@@ -102,6 +102,10 @@ type StoreAgent struct {
 	// the first decision.
 	HubStatus     *string `protobuf:"bytes,46,opt,name=hub_status,json=hubStatus,proto3,oneof" json:"hub_status,omitempty"`
 	MarketplaceId *string `protobuf:"bytes,47,opt,name=marketplace_id,json=marketplaceId,proto3,oneof" json:"marketplace_id,omitempty"`
+	// In a store browse (GET /api/marketplace), where the listing lives:
+	// local (this instance's store) or global (the hub's store, executed
+	// through this instance with the id shown); absent elsewhere.
+	Origin        *string `protobuf:"bytes,48,opt,name=origin,proto3,oneof" json:"origin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -461,6 +465,13 @@ func (x *StoreAgent) GetHubStatus() string {
 func (x *StoreAgent) GetMarketplaceId() string {
 	if x != nil && x.MarketplaceId != nil {
 		return *x.MarketplaceId
+	}
+	return ""
+}
+
+func (x *StoreAgent) GetOrigin() string {
+	if x != nil && x.Origin != nil {
+		return *x.Origin
 	}
 	return ""
 }
@@ -1642,8 +1653,10 @@ type ListStoreAgentsRequest struct {
 	Search string `protobuf:"bytes,3,opt,name=search,proto3" json:"search,omitempty"`
 	// newest (default), name, rating, popular, price_asc or price_desc.
 	Sort string `protobuf:"bytes,4,opt,name=sort,proto3" json:"sort,omitempty"`
-	// local (default), global or all. Until a platform is linked, global and
-	// all answer the local store with a note.
+	// local, global or all (local by default, all on a hub). On an instance
+	// joined to a hub, global is the hub's store and all is both, local first;
+	// an instance that has not joined answers global empty and all as local,
+	// with a note.
 	Scope string `protobuf:"bytes,5,opt,name=scope,proto3" json:"scope,omitempty"`
 	// Only the caller's own listings, in every status.
 	Mine          bool  `protobuf:"varint,6,opt,name=mine,proto3" json:"mine,omitempty"`
@@ -3237,7 +3250,7 @@ var File_switchboard_v1_store_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\n" +
-	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xe3\x12\n" +
+	"\x1aswitchboard/v1/store.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x9d\x13\n" +
 	"\n" +
 	"StoreAgent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
@@ -3296,7 +3309,8 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\bunlocked\x18- \x01(\bR\bunlocked\x126\n" +
 	"\n" +
 	"hub_status\x18. \x01(\tB\x12\xba\xf5\x18\x0elisting_statusH\x10R\thubStatus\x88\x01\x01\x12*\n" +
-	"\x0emarketplace_id\x18/ \x01(\tH\x11R\rmarketplaceId\x88\x01\x01B\x0e\n" +
+	"\x0emarketplace_id\x18/ \x01(\tH\x11R\rmarketplaceId\x88\x01\x01\x12-\n" +
+	"\x06origin\x180 \x01(\tB\x10\xba\xf5\x18\fstore_originH\x12R\x06origin\x88\x01\x01B\x0e\n" +
 	"\f_descriptionB\x0f\n" +
 	"\r_endpoint_urlB\x11\n" +
 	"\x0f_developer_nameB\v\n" +
@@ -3314,7 +3328,8 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x14_context_preparationB\x12\n" +
 	"\x10_execution_notesB\r\n" +
 	"\v_hub_statusB\x11\n" +
-	"\x0f_marketplace_id\"\x9e\x01\n" +
+	"\x0f_marketplace_idB\t\n" +
+	"\a_origin\"\x9e\x01\n" +
 	"\fAgentCommand\x12\x1c\n" +
 	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\x120\n" +
 	"\vdescription\x18\x02 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\vdescription\x88\x01\x01\x12$\n" +

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x8f.\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xd0.\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -211,7 +211,10 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x05local\x12\rThis instance\x12\x15\n" +
 	"\x06global\x12\vThe network\x12\x11\n" +
 	"\x03all\x12\n" +
-	"Everywhere\xb2\xf5\x18x\n" +
+	"Everywhere\xb2\xf5\x18=\n" +
+	"\fstore_origin\x12\x16\n" +
+	"\x05local\x12\rThis instance\x12\x15\n" +
+	"\x06global\x12\vThe network\xb2\xf5\x18x\n" +
 	"\x10execution_status\x12\x10\n" +
 	"\x06queued\x12\x06Queued\x12\x12\n" +
 	"\arunning\x12\aRunning\x12\x16\n" +

@@ -134,6 +134,9 @@ type Request struct {
 	SourceInstanceID   *string
 	SourceInstanceName *string
 	CallbackURL        *string
+	// A hub running a global listing for a spoke's user: that user's id on
+	// the spoke, where the result is delivered.
+	RequesterUserID *string
 	// A spoke running its hub's dispatch: the hub's execution id and its
 	// callback token, sealed.
 	RemoteExecutionID   *string

@@ -74,6 +74,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 			SetNillableRequesterName(r.RequesterName).SetNillableRequesterEmail(r.RequesterEmail).
 			SetNillableCallerInstanceURL(r.CallerInstanceURL).SetNillableSourceInstanceID(r.SourceInstanceID).
 			SetNillableSourceInstanceName(r.SourceInstanceName).SetNillableCallbackURL(r.CallbackURL).
+			SetNillableRequesterUserID(r.RequesterUserID).
 			SetNillableRemoteExecutionID(r.RemoteExecutionID).SetNillableCallbackTokenSealed(r.CallbackTokenSealed).
 			SetCreatedAt(now).SetUpdatedAt(now)
 		if r.TaskInputs != nil {

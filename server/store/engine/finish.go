@@ -182,6 +182,7 @@ func (e *Engine) Requeue(ctx context.Context, tx *db.Tx, denied *ent.Execution) 
 		SetNillableRequesterName(denied.RequesterName).SetNillableRequesterEmail(denied.RequesterEmail).
 		SetNillableCallerInstanceURL(denied.CallerInstanceURL).SetNillableSourceInstanceID(denied.SourceInstanceID).
 		SetNillableSourceInstanceName(denied.SourceInstanceName).SetNillableCallbackURL(denied.CallbackURL).
+		SetNillableRequesterUserID(denied.RequesterUserID).
 		SetNillablePaymentMethodID(denied.PaymentMethodID).
 		SetStatus(execution.StatusQueued).SetQueuedAt(now).SetQueuePosition(pos + 1).SetCreatedAt(now).SetUpdatedAt(now)
 	if denied.TaskInputs != nil {

@@ -15,7 +15,12 @@ import (
 
 // Service is StoreExecutionService over the engine: it reads the caller and
 // the request, and renders the outcome.
-type Service struct{ Engine *Engine }
+type Service struct {
+	Engine *Engine
+	// Global runs a listing of the hub's store (an id this instance does not
+	// have) through the hub, on an instance that may join one; nil for none.
+	Global func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error)
+}
 
 // ExecuteStoreAgent runs a listing for the caller.
 func (s *Service) ExecuteStoreAgent(ctx context.Context, req *switchboardv1.ExecuteStoreAgentRequest) (*switchboardv1.ExecuteStoreAgentResponse, error) {
@@ -45,6 +50,11 @@ func (s *Service) ExecuteStoreAgent(ctx context.Context, req *switchboardv1.Exec
 	}
 	out, err := s.Engine.Execute(ctx, r)
 	if err != nil {
+		// An id this instance does not know may be the hub's (the id a
+		// browse shows under scope=global).
+		if s.Global != nil && apperr.From(err).Kind == apperr.KindNotFound {
+			return s.Global(ctx, p.UserID, req.GetId(), req.GetInput())
+		}
 		return nil, err
 	}
 	return s.Engine.Render(out), nil

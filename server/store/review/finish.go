@@ -22,6 +22,9 @@ import (
 // window at once (reviewWidgetShownAt is the delivery); a failure or timeout
 // as a blocked queue item. Own-agent and non-marketplace runs are left alone.
 func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+	if global(ex) {
+		return s.openGlobal(ctx, tx, ex)
+	}
 	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
 		return nil
 	}
@@ -66,6 +69,32 @@ func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) er
 		return fmt.Errorf("review: queue delivery: %w", err)
 	}
 	if s.Timer != nil {
+		tx.AfterCommit(s.Timer.Wake)
+	}
+	return nil
+}
+
+// global reports whether ex is a hub's run of a global listing for a
+// spoke's user (task origin federation, the spoke's user recorded).
+func global(ex *ent.Execution) bool {
+	return !ex.IsOwnAgent && ex.TaskOrigin == execution.TaskOriginFederation && ex.RequesterUserID != nil
+}
+
+// openGlobal opens the hub's review window of a completed global execution
+// (docs/decisions.md "Federation: the global store (issue 14)"): the result
+// goes to the requester's queue on their spoke, not to a queue here, and the
+// window confirms it (capturing its hold) when it closes.
+func (s *Service) openGlobal(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+	if ex.Status != execution.StatusCompleted {
+		return nil
+	}
+	now := s.now()
+	n, err := tx.Execution.Update().Where(execution.ID(ex.ID), execution.ReviewStatusIsNil()).
+		SetReviewStatus(execution.ReviewStatusPendingReview).SetReviewWidgetShownAt(now).SetUpdatedAt(now).Save(ctx)
+	if err != nil {
+		return fmt.Errorf("review: open review: %w", err)
+	}
+	if n > 0 && s.Timer != nil {
 		tx.AfterCommit(s.Timer.Wake)
 	}
 	return nil

@@ -1,4 +1,6 @@
-// Store: browse and search the listings (StoreService, local scope), a
+// Store: browse and search the listings (StoreService; the scope choice reads
+// this instance's store, the hub's global store, or both, and a global
+// listing runs through this instance with its result in the queue), a
 // listing's detail with its integration kit, install/uninstall and subscribe,
 // and running an installed agent with an input (StoreExecutionService): the
 // result, or a dynamic price's quote with Approve/Decline. "My listings" shows
@@ -47,14 +49,19 @@ function rating(a: StoreAgent): HTMLElement {
 }
 
 function listingRow(a: StoreAgent, selected: boolean): HTMLElement {
+  // A global listing lives in the hub's store: it has no detail here, and
+  // runs through this instance from its row.
+  const global = a.origin === "global";
   return h(
     "li",
-    { class: "store-row", "data-id": a.id },
-    h(
-      "a",
-      { href: `#/store/${encodeURIComponent(a.id)}`, "data-focus-key": `listing-${a.id}`, "aria-current": selected ? "true" : undefined },
-      h("span", { class: "store-name" }, a.name),
-    ),
+    { class: "store-row", "data-id": a.id, "data-origin": a.origin },
+    global
+      ? h("span", { class: "store-name" }, a.name)
+      : h(
+          "a",
+          { href: `#/store/${encodeURIComponent(a.id)}`, "data-focus-key": `listing-${a.id}`, "aria-current": selected ? "true" : undefined },
+          h("span", { class: "store-name" }, a.name),
+        ),
     a.description && h("p", { class: "store-desc" }, a.description),
     h(
       "div",
@@ -65,7 +72,9 @@ function listingRow(a: StoreAgent, selected: boolean): HTMLElement {
       a.installed && h("span", { class: "chip installed" }, "Installed"),
       a.subscribed && h("span", { class: "chip subscribed" }, "Subscribed"),
       a.status !== "active" && chip("listing-status", "listing_status", a.status),
+      a.origin && chip("store-origin", "store_origin", a.origin),
     ),
+    global && h("details", { class: "store-run" }, h("summary", null, `Run ${a.name}`), executeForm(a)),
   );
 }
 
@@ -133,6 +142,7 @@ function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: 
     x.error && h("p", { class: "error" }, x.error),
     x.queuePosition !== undefined && h("p", { class: "muted" }, `Queued, position ${x.queuePosition}.`),
     x.status === "running" && !quote && h("p", { class: "muted" }, "The agent took the task and will answer later."),
+    x.taskOrigin === "federation" && h("p", { class: "muted" }, "It runs on the hub; the result arrives in your queue."),
     x.responseTimeMs !== undefined && h("p", { class: "muted" }, `Answered in ${x.responseTimeMs} ms.`),
     quote,
     status,
@@ -295,6 +305,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
   let category = params.get("category") ?? "";
   let pricing = params.get("pricing") ?? "";
   let sort = params.get("sort") ?? "newest";
+  let scope = params.get("scope") ?? "";
   let mine = params.get("mine") === "1";
   let offset = 0;
   const list = new Region("Listings");
@@ -303,7 +314,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
 
   const load = () =>
     list.load(async () => {
-      const res = await api.store.listStoreAgents({ search, category, pricing, sort, scope: "local", mine, limit: pageSize, offset });
+      const res = await api.store.listStoreAgents({ search, category, pricing, sort, scope, mine, limit: pageSize, offset });
       const p = res.pagination;
       if (res.agents.length === 0 && offset > 0) {
         offset = 0;
@@ -350,6 +361,12 @@ export function storeView(params: URLSearchParams, id?: string): View {
     options([["", "Any"], ["paid", "Paid"], ...terms("pricing_model").map((t): [string, string] => [t.value, t.label])], pricing),
   );
   const sortSelect = h("select", { name: "sort" }, options(sorts, sort));
+  // Empty is the instance's default (local, or all on a hub).
+  const scopeSelect = h(
+    "select",
+    { name: "scope" },
+    options([["", "Default"], ...terms("store_scope").map((t): [string, string] => [t.value, t.label])], scope),
+  );
   const mineId = uid("mine");
   const mineBox = h("input", { type: "checkbox", id: mineId, name: "mine", checked: mine });
 
@@ -361,10 +378,11 @@ export function storeView(params: URLSearchParams, id?: string): View {
       category = categorySelect.value;
       pricing = pricingSelect.value;
       sort = sortSelect.value;
+      scope = scopeSelect.value;
       mine = mineBox.checked;
       offset = 0;
       const q = new URLSearchParams(
-        Object.entries({ search, category, pricing, sort: sort === "newest" ? "" : sort, mine: mine ? "1" : "" }).filter(([, v]) => v),
+        Object.entries({ search, category, pricing, sort: sort === "newest" ? "" : sort, scope, mine: mine ? "1" : "" }).filter(([, v]) => v),
       );
       history.replaceState(null, "", `#/store${id ? `/${encodeURIComponent(id)}` : ""}${q.size ? `?${q}` : ""}`);
       showEarnings();
@@ -372,7 +390,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
     }, delay);
   };
   searchInput.addEventListener("input", () => apply(300));
-  for (const s of [categorySelect, pricingSelect, sortSelect, mineBox]) s.addEventListener("change", () => apply(0));
+  for (const s of [categorySelect, pricingSelect, sortSelect, scopeSelect, mineBox]) s.addEventListener("change", () => apply(0));
 
   const earningsSlot = h("div");
   const showEarnings = () => {
@@ -403,6 +421,7 @@ export function storeView(params: URLSearchParams, id?: string): View {
           field("Category", categorySelect),
           field("Pricing", pricingSelect),
           field("Sort", sortSelect),
+          field("Store", scopeSelect),
           h("div", { class: "field inline check" }, mineBox, h("label", { for: mineId }, "My listings")),
         ),
         list.el,

@@ -1,0 +1,193 @@
+package federation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/review"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
+)
+
+// The hub's side of the global store for spoke users
+// (FederationMarketService; docs/decisions.md "Federation: the global store
+// (issue 14)").
+
+// DeliveriesPath is where a spoke takes the results of the global
+// executions its users asked for.
+const DeliveriesPath = "/api/v2/federation/deliveries"
+
+// EventGlobalDelivery names the outbox rows that carry a global execution's
+// result to the spoke whose user asked.
+const EventGlobalDelivery = "federation.delivery"
+
+// instanceAccountDomain is the email domain of the hub's per-instance
+// accounts (a reserved name: no mail goes there).
+const instanceAccountDomain = "instances.federation.invalid"
+
+// ExecuteGlobalListing runs one of the hub's active listings for a user of
+// the calling spoke: an execution of the spoke's account on the hub, task
+// origin federation, the spoke as its source instance. A listing that is not
+// in the store the spoke browses (inactive, hidden, unknown) is 404.
+func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.ExecuteGlobalListingRequest) (*switchboardv1.ExecuteGlobalListingResponse, error) {
+	switch {
+	case req.GetListingId() == "":
+		return nil, apperr.Invalid("listingId is required")
+	case strings.TrimSpace(req.GetInput()) == "":
+		return nil, apperr.Invalid("input is required (the task text)")
+	case req.GetRequester().GetUserId() == "":
+		return nil, apperr.Invalid("requester.userId is required")
+	}
+	inst, err := h.caller(ctx, "marketplace/execute", false)
+	if err != nil {
+		return nil, err
+	}
+	if h.Engine == nil {
+		return nil, apperr.Internal(fmt.Errorf("federation: the hub has no execution engine"))
+	}
+	listing, err := h.globalListing(ctx, req.GetListingId())
+	if err != nil {
+		return nil, err
+	}
+	account, err := h.instanceAccount(ctx, inst)
+	if err != nil {
+		return nil, err
+	}
+	r := engine.Request{AgentID: listing.ID, UserID: account, Input: req.GetInput(), Origin: engine.OriginFederation,
+		CallerInstanceURL: &inst.BaseURL, SourceInstanceID: &inst.ID, SourceInstanceName: &inst.Name,
+		RequesterUserID: &req.Requester.UserId, Background: true}
+	if name := strings.TrimSpace(req.GetRequester().GetName()); name != "" {
+		r.RequesterName = &name
+	}
+	out, err := h.Engine.Execute(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	ex := out.Execution
+	res := &switchboardv1.ExecuteGlobalListingResponse{ExecutionId: ex.ID, ListingId: listing.ID,
+		ListingName: listing.Name, Status: string(ex.Status), PaymentHoldStatus: string(ex.PaymentHoldStatus)}
+	if ex.QueuePosition != nil && ex.Status == execution.StatusQueued {
+		p := int32(*ex.QueuePosition)
+		res.QueuePosition = &p
+	}
+	return res, nil
+}
+
+// globalListing is an active listing of the hub's store as browse shows it:
+// the hub's own or synced from an instance that takes part in the store.
+func (h *Hub) globalListing(ctx context.Context, id string) (*ent.StoreAgent, error) {
+	notFound := apperr.NotFound("store agent %q not found in the hub's store", id)
+	row, err := h.DB.StoreAgent.Query().Where(storeagent.ID(id), storeagent.StatusEQ(storeagent.StatusActive)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFound
+	} else if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if row.SourceInstanceID == nil {
+		return row, nil
+	}
+	shown, err := h.DB.FederationInstance.Query().Where(federationinstance.ID(*row.SourceInstanceID),
+		federationinstance.StoreParticipation(true), federationinstance.LeftAtIsNil()).Exist(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if !shown {
+		return nil, notFound
+	}
+	return row, nil
+}
+
+// instanceAccount is the hub account that a spoke's users' global
+// executions belong to, made at the first: holds are made against it, so
+// what a spoke's users spend is the spoke's on the hub's ledger. It cannot
+// log in (no password) and is not listed by discover.
+func (h *Hub) instanceAccount(ctx context.Context, inst *ent.FederationInstance) (string, error) {
+	email := "instance-" + strings.ToLower(inst.ID) + "@" + instanceAccountDomain
+	if id, err := h.DB.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
+		return id, nil
+	} else if !ent.IsNotFound(err) {
+		return "", apperr.Internal(err)
+	}
+	username := "inst_" + strings.ToLower(inst.ID)
+	if len(username) > 30 {
+		username = username[:30]
+	}
+	name := inst.Name
+	if r := []rune(name); len(r) > 200 {
+		name = string(r[:200])
+	}
+	var id string
+	err := h.DB.InTx(ctx, func(tx *db.Tx) error {
+		if err := h.DB.Serialize(ctx, tx, "instance-account:"+inst.ID); err != nil {
+			return apperr.Internal(err)
+		}
+		if got, err := tx.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
+			id = got
+			return nil
+		}
+		u, err := tx.User.Create().SetUsername(username).SetEmail(email).SetName(name).
+			SetPasswordHash("!").SetRole(user.RoleMember).Save(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		id = u.ID
+		return tx.Setting.Create().SetUserID(u.ID).Exec(ctx)
+	})
+	return id, apperr.Wrap(err)
+}
+
+// Finished is the engine's hook on a hub: a global execution a spoke's user
+// asked for has ended, so its result goes to that spoke's deliveries route
+// through the outbox (in this transaction, on the federation retry
+// schedule, with the spoke's secret added at each attempt). The review
+// lifecycle has opened the hub's review window already when it completed.
+func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+	if ex.TaskOrigin != execution.TaskOriginFederation || ex.RequesterUserID == nil || ex.SourceInstanceID == nil {
+		return nil
+	}
+	inst, err := tx.FederationInstance.Get(ctx, *ex.SourceInstanceID)
+	if ent.IsNotFound(err) || (err == nil && inst.LeftAt != nil) {
+		return nil // nobody to deliver to
+	} else if err != nil {
+		return err
+	}
+	cur, err := tx.Execution.Query().Where(execution.ID(ex.ID)).WithStoreAgent().Only(ctx)
+	if err != nil {
+		return err
+	}
+	res := &switchboardv1.DeliverGlobalResultRequest{ExecutionId: ex.ID, ListingId: cur.AgentID,
+		Status: "completed", Output: cur.Output,
+		Requester: &switchboardv1.GlobalRequester{UserId: *ex.RequesterUserID, Name: deref(ex.RequesterName)}}
+	if a := cur.Edges.StoreAgent; a != nil {
+		res.ListingName = a.Name
+	}
+	if cur.Status == execution.StatusCompleted {
+		if cur.ReviewWidgetShownAt != nil {
+			res.ReviewDueAt = timestamppb.New(review.Due(*cur.ReviewWidgetShownAt))
+		}
+	} else {
+		res.Status, res.Output = "failed", nil
+		res.Error = ptr(fmt.Sprintf("the agent's execution ended %s", cur.Status))
+		if cur.FailureReason != nil {
+			res.Error = ptr(clipText(*cur.FailureReason, 2000))
+		}
+	}
+	body, err := protojson.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: ex.UserID, Event: EventGlobalDelivery,
+		URL: inst.BaseURL + DeliveriesPath, Body: body, At: h.now(), InstanceID: inst.ID})
+}

@@ -1,0 +1,216 @@
+package federation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/store"
+)
+
+// The spoke's side of the global store: its users browse the hub's store
+// and run its listings through this instance (docs/decisions.md
+// "Federation: the global store (issue 14)").
+
+// BrowseGlobal pages the hub's public store (GET /api/v2/federation/browse)
+// through this instance's audited client. store.ErrNotJoined when this
+// instance has not joined a hub.
+func (s *Spoke) BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error) {
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil {
+		return nil, 0, apperr.Internal(err)
+	}
+	if m == nil || m.JoinedAt == nil {
+		return nil, 0, store.ErrNotJoined
+	}
+	client := switchboardv1connect.NewFederationPlatformServiceClient(s.client, m.HubURL)
+	res, err := client.BrowseFederation(ctx, &switchboardv1.BrowseFederationRequest{Q: search,
+		Limit: int32(limit), Offset: int32(offset)})
+	if err != nil {
+		return nil, 0, hubError(m.HubURL, err)
+	}
+	out := make([]*switchboardv1.StoreAgent, 0, len(res.GetAgents()))
+	for _, a := range res.GetAgents() {
+		out = append(out, fromDiscoverAgent(a))
+	}
+	return out, int(res.GetPagination().GetTotal()), nil
+}
+
+// fromDiscoverAgent is a hub listing as this instance's store shows it:
+// the public half, active, marked global; its id is the hub's.
+func fromDiscoverAgent(a *switchboardv1.DiscoverAgent) *switchboardv1.StoreAgent {
+	tt := a.GetTaskTypes()
+	if tt == nil {
+		tt = []string{}
+	}
+	return &switchboardv1.StoreAgent{Id: a.GetId(), Name: a.GetName(), Slug: a.GetSlug(),
+		Description: a.Description, DeveloperName: a.DeveloperName, Category: a.Category,
+		PricingModel: a.GetPricingModel(), PricePerTask: a.GetPricePerTask(), Currency: a.GetCurrency(),
+		TaskTypes: tt, SupportsA2A: a.GetSupportsA2A(), SupportsMcp: a.GetSupportsMcp(), Version: a.GetVersion(),
+		Availability: a.GetAvailability(), RatingAvg: a.GetRatingAvg(), RatingCount: a.GetRatingCount(),
+		Status: "active", CreatedAt: a.GetCreatedAt(), UpdatedAt: a.GetCreatedAt(),
+		Commands: []*switchboardv1.AgentCommand{}, DeclaredWidgetTypes: []string{},
+		Origin: proto.String(store.OriginGlobal)}
+}
+
+// ExecuteGlobal runs the hub's listing id for userID through the hub
+// (POST /api/v2/federation/marketplace/execute with the platform token) and
+// opens the requester's queue item here, which the hub's delivery
+// completes. An instance that has not joined a hub, and an id the hub does
+// not know, are 404.
+func (s *Spoke) ExecuteGlobal(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if m == nil || m.JoinedAt == nil {
+		return nil, apperr.NotFound("store agent %q not found (this instance has not joined a hub, so it has no global store)", id)
+	}
+	if strings.TrimSpace(input) == "" {
+		return nil, apperr.Invalid("input is required (the task text)")
+	}
+	u, err := s.DB.User.Get(ctx, userID)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	token, err := s.token(m)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	client := switchboardv1connect.NewFederationMarketServiceClient(s.client, m.HubURL)
+	res, err := client.ExecuteGlobalListing(withBearer(ctx, token), &switchboardv1.ExecuteGlobalListingRequest{
+		ListingId: id, Input: input, Requester: &switchboardv1.GlobalRequester{UserId: u.ID, Name: u.Name}})
+	if err != nil {
+		var ce *connect.Error
+		if errors.As(err, &ce) && ce.Code() == connect.CodeNotFound {
+			return nil, apperr.NotFound("store agent %q not found", id)
+		}
+		return nil, hubError(m.HubURL, err)
+	}
+	// The hub has made the execution: its item is opened even if the caller
+	// has gone.
+	bg := context.WithoutCancel(ctx)
+	err = s.DB.InTx(bg, func(tx *db.Tx) error {
+		_, err := s.track(bg, tx, globalDelivery{userID: u.ID, executionID: res.GetExecutionId(),
+			listingID: res.GetListingId(), listingName: res.GetListingName(), input: input, hubURL: m.HubURL})
+		return err
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	out := &switchboardv1.ExecuteStoreAgentResponse{ExecutionId: res.GetExecutionId(), AgentId: res.GetListingId(),
+		Status: res.GetStatus(), TaskOrigin: "federation", IsolationMode: "output_only",
+		PaymentHoldStatus: res.GetPaymentHoldStatus(), QueuePosition: res.QueuePosition}
+	return out, nil
+}
+
+// globalDelivery is a global execution as the requester's queue shows it.
+type globalDelivery struct {
+	userID, executionID, listingID, listingName, input, hubURL string
+}
+
+func (g globalDelivery) delivery(s *Spoke) queue.Delivery {
+	name := g.listingName
+	if name == "" {
+		name = g.listingID
+	}
+	return queue.Delivery{UserID: g.userID, ExecutionID: g.executionID, AgentName: name,
+		Title: fmt.Sprintf("%s: %s", name, firstLine(g.input)), Description: g.input, At: s.now(),
+		Metadata: map[string]any{"executionId": g.executionID, "agentId": g.listingID, "agentName": name,
+			"taskOrigin": "marketplace", "origin": store.OriginGlobal, "hubUrl": g.hubURL}}
+}
+
+// track opens the requester's item of a global execution unless it exists
+// (the hub's delivery may come first), serialized on the execution.
+func (s *Spoke) track(ctx context.Context, tx *db.Tx, g globalDelivery) (*ent.QueueItem, error) {
+	if err := s.DB.Serialize(ctx, tx, "global-execution:"+g.executionID); err != nil {
+		return nil, apperr.Internal(err)
+	}
+	it, err := tx.QueueItem.Query().Where(queueitem.UserID(g.userID), queueitem.ExecutionID(g.executionID)).First(ctx)
+	if err == nil {
+		return it, nil
+	} else if !ent.IsNotFound(err) {
+		return nil, apperr.Internal(err)
+	}
+	return queue.Track(ctx, tx, g.delivery(s))
+}
+
+// DeliverGlobalResult puts the result of a global execution in its
+// requester's queue: done_today with the output (the hub's review window
+// named in the metadata), or blocked with the reason. Only this instance's
+// hub may call it, with this instance's secret; a requester who is not a
+// user here is 404; a delivery repeated after it landed changes nothing.
+func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.DeliverGlobalResultRequest) (*switchboardv1.DeliverGlobalResultResponse, error) {
+	switch {
+	case req.GetExecutionId() == "":
+		return nil, apperr.Invalid("executionId is required")
+	case req.GetRequester().GetUserId() == "":
+		return nil, apperr.Invalid("requester.userId is required")
+	}
+	if err := apperr.OneOf("status", req.GetStatus(), vocab.Values("callback_status")); err != nil {
+		return nil, err
+	}
+	m, err := s.fromHub(ctx, "deliveries")
+	if err != nil {
+		return nil, err
+	}
+	userID := req.GetRequester().GetUserId()
+	if ok, err := s.DB.User.Query().Where(user.ID(userID)).Exist(ctx); err != nil {
+		return nil, apperr.Internal(err)
+	} else if !ok {
+		return nil, apperr.NotFound("requester %q is not a user of this instance", userID)
+	}
+	g := globalDelivery{userID: userID, executionID: req.GetExecutionId(), listingID: req.GetListingId(),
+		listingName: req.GetListingName(), hubURL: m.HubURL}
+	var itemID string
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		it, err := s.track(ctx, tx, g)
+		if err != nil {
+			return err
+		}
+		itemID = it.ID
+		if it.CompletedAt != nil {
+			return nil // delivered already
+		}
+		d := g.delivery(s)
+		d.Description = deref(it.Description)
+		d.Completed = req.GetStatus() == "completed"
+		d.Result = fmt.Sprintf("The agent did not deliver (%s).", req.GetError())
+		d.Metadata = map[string]any{"hubStatus": req.GetStatus()}
+		if d.Completed {
+			d.Result = req.GetOutput()
+			if due := req.GetReviewDueAt(); due != nil {
+				d.Metadata["reviewDueAt"] = due.AsTime().UTC().Format(time.RFC3339Nano)
+			}
+		}
+		_, err = queue.Deliver(ctx, tx, d)
+		return err
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.DeliverGlobalResultResponse{Received: true, QueueItemId: itemID}, nil
+}
+
+// firstLine is the first line of a task, cut to 80 characters.
+func firstLine(input string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(input), "\n")
+	if r := []rune(line); len(r) > 80 {
+		return string(r[:79]) + "…"
+	}
+	return line
+}
