@@ -229,14 +229,33 @@ func TestThreeInstanceFederation(t *testing.T) {
 	writer := listingOn(t, a, `{"name":"Writer","executionTimeout":30,"endpointUrl":"`+agent.URL+`"}`)
 	coder := listingOn(t, a, `{"name":"Coder","endpointUrl":"`+agent.URL+`"}`)
 	scout := listingOn(t, a, `{"name":"A Scout","slug":"scout","endpointUrl":"`+agent.URL+`"}`)
-	got := syncStore(t, a)
-	if got[writer]["status"] != "created" || got[coder]["status"] != "created" || got[scout]["status"] != "conflict" {
-		t.Fatalf("A's sync: %v", got)
+	capability := func(body string) string {
+		code, out := a.owner.do(http.MethodPost, "/api/marketplace-capabilities", body)
+		if code != http.StatusCreated && code != http.StatusOK {
+			t.Fatalf("capability on A: %d %v", code, out)
+		}
+		return out["capability"].(map[string]any)["capabilityId"].(string)
 	}
+	notes := capability(`{"action":"create","name":"Meeting Notes","prompt":"Summarise the meeting."}`)
+	brief := capability(`{"action":"create","name":"Morning Brief","prompt":"Brief me on the day."}`)
+	res := must(t, a.owner, http.StatusOK, http.MethodPost, "/api/marketplace/sync", `{}`)
+	got := map[string]map[string]any{}
+	for _, key := range []string{"results", "capabilityResults"} {
+		for _, r := range res[key].([]any) {
+			m := r.(map[string]any)
+			got[m["id"].(string)] = m
+		}
+	}
+	if got[writer]["status"] != "created" || got[coder]["status"] != "created" || got[scout]["status"] != "conflict" ||
+		got[notes]["status"] != "created" || got[brief]["status"] != "created" {
+		t.Fatalf("A's sync: %v", res)
+	}
+	hubNotes := got[notes]["marketplaceId"].(string)
 	hubWriter, hubCoder := got[writer]["marketplaceId"].(string), got[coder]["marketplaceId"].(string)
 
 	// The hub admin approves two agents; the webhooks reach A.
 	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/marketplace/"+hubWriter+"/approve", `{}`)
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/marketplace/"+hubNotes+"/approve", `{}`)
 	within(t, 15*time.Second, "the writer's approval on A", func() bool {
 		ag := must(t, a.key, http.StatusOK, http.MethodGet, "/api/marketplace/"+writer, "")["agent"].(map[string]any)
 		return ag["hubStatus"] == "active" && ag["marketplaceId"] == hubWriter
@@ -319,15 +338,80 @@ func TestThreeInstanceFederation(t *testing.T) {
 		t.Fatalf("the agent saw %d calls, at most %d at once; want 20 and 1", calls, top)
 	}
 
-	// A deactivated: its agents are suspended; reactivated: restored.
+	// The decisions reached A: three webhooks (two agents, a capability)
+	// delivered, as the hub's audit log says.
+	within(t, 15*time.Second, "three delivered approval webhooks", func() bool {
+		ok := 0
+		for _, r := range auditRows(t, hub, "direction=outbound&endpoint=/api/marketplace/webhook&limit=100") {
+			if st := r.(map[string]any)["status"]; st == "ok" || st == "retry_success" {
+				ok++
+			}
+		}
+		return ok == 3
+	})
+
+	// A hub user and a B user browse the global store; the B user runs A's
+	// writer through B and finds the delivery in their queue on B.
+	globalHas := func(c *client, query, id, origin string) bool {
+		for _, l := range must(t, c, http.StatusOK, http.MethodGet, "/api/marketplace?"+query+"&limit=100", "")["agents"].([]any) {
+			if m := l.(map[string]any); m["id"] == id && m["origin"] == origin {
+				return true
+			}
+		}
+		return false
+	}
+	if !globalHas(buyer, "scope=global", hubWriter, "global") || !globalHas(buyer, "scope=all", hubWriter, "global") {
+		t.Fatal("the hub user does not see A's writer in the global store")
+	}
+	if !globalHas(b.key, "scope=global", hubWriter, "global") || !globalHas(b.key, "scope=all", bScout, "local") ||
+		!globalHas(b.key, "scope=all", hubWriter, "global") {
+		t.Fatal("B's user does not see the global store merged with B's own")
+	}
+	viaB := must(t, b.key, http.StatusOK, http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", `{"input":"From B: draft it."}`)
+	viaBID := viaB["executionId"].(string)
+	within(t, 20*time.Second, "the delivery in the B user's queue", func() bool {
+		for _, it := range must(t, b.key, http.StatusOK, http.MethodGet, "/api/v2/queue", "")["data"].(map[string]any)["items"].([]any) {
+			if m := it.(map[string]any); m["executionId"] == viaBID && m["status"] == "done_today" {
+				return true
+			}
+		}
+		return false
+	})
+
+	// A announces maintenance: the hub stops dispatching to it; healthy
+	// again: it dispatches.
+	must(t, a.owner, http.StatusOK, http.MethodPost, "/api/federation/health", `{"status":"maintenance"}`)
+	within(t, 10*time.Second, "A in maintenance on the hub", func() bool {
+		return hubInstance(t, hub, "a")["health"] == "maintenance"
+	})
+	if code, out := buyer.do(http.MethodPost, "/api/marketplace/"+hubWriter+"/execute", `{"input":"During maintenance"}`); code != http.StatusBadRequest ||
+		!strings.Contains(fmt.Sprint(out["error"]), "maintenance") {
+		t.Fatalf("execute during maintenance: %d %v", code, out)
+	}
+	must(t, a.owner, http.StatusOK, http.MethodPost, "/api/federation/health", `{"status":"healthy"}`)
+	within(t, 10*time.Second, "A healthy on the hub", func() bool {
+		return hubInstance(t, hub, "a")["health"] == "healthy"
+	})
+
+	// A deactivated: its agents and capabilities are suspended; reactivated:
+	// each is back to its own status.
+	suspended := func() int {
+		return len(must(t, hub.owner, http.StatusOK, http.MethodGet, "/api/admin/marketplace?status=suspended", "")["items"].([]any))
+	}
 	aID := hubInstance(t, hub, "a")["id"].(string)
 	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/federation/instances/"+aID+"/deactivate", `{}`)
 	if st := must(t, hub.owner, http.StatusOK, http.MethodGet, "/api/marketplace/"+hubWriter, "")["agent"].(map[string]any)["status"]; st != "suspended" {
 		t.Fatalf("after deactivation: %v", st)
 	}
+	if k := suspended(); k != 4 { // two agents, two capabilities (the conflict never synced)
+		t.Fatalf("%d suspended after deactivation, want 4", k)
+	}
 	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/federation/instances/"+aID+"/reactivate", `{}`)
 	if st := must(t, hub.owner, http.StatusOK, http.MethodGet, "/api/marketplace/"+hubWriter, "")["agent"].(map[string]any)["status"]; st != "active" {
 		t.Fatalf("after reactivation: %v", st)
+	}
+	if k := suspended(); k != 0 {
+		t.Fatalf("%d still suspended after reactivation", k)
 	}
 
 	// A stops mid-execution: the hub's execution times out after the
