@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/server/servertest"
@@ -200,8 +203,10 @@ func auditRows(t *testing.T, in *instance, query string) []any {
 func TestThreeInstanceFederation(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	hub := startInstance(t, bin, "hub", "--role", "hub", "--review-policy", "review")
-	a := startInstance(t, bin, "a")
+	// The hub and A export their spans to one loopback OTLP/HTTP receiver.
+	rcv := servertest.NewOTLPReceiver(t)
+	hub := startInstance(t, bin, "hub", "--role", "hub", "--review-policy", "review", "--otlp-endpoint", rcv.URL)
+	a := startInstance(t, bin, "a", "--otlp-endpoint", rcv.URL)
 	b := startInstance(t, bin, "b")
 	agent := newE2EAgent(t)
 
@@ -298,6 +303,21 @@ func TestThreeInstanceFederation(t *testing.T) {
 	if e := executionOn(t, buyer, hubWriter, id); e["reviewStatus"] != "pending_review" ||
 		!strings.Contains(fmt.Sprint(e["output"]), "done by") {
 		t.Fatalf("the hub's execution: %v", e)
+	}
+
+	// The hub's call to A and A's handling of it are one trace across the
+	// two processes.
+	const execute = "switchboard.v1.FederationSpokeService/Execute"
+	var hubSpan, aSpan *servertest.ReceivedSpan
+	within(t, 20*time.Second, "the dispatch's spans at the receiver", func() bool {
+		hubSpan = rcv.Find(hub.base, execute, tracepb.Span_SPAN_KIND_CLIENT)
+		aSpan = rcv.Find(a.base, execute, tracepb.Span_SPAN_KIND_SERVER)
+		return hubSpan != nil && aSpan != nil
+	})
+	if len(hubSpan.Span.GetTraceId()) != 16 || !bytes.Equal(hubSpan.Span.GetTraceId(), aSpan.Span.GetTraceId()) ||
+		!bytes.Equal(aSpan.Span.GetParentSpanId(), hubSpan.Span.GetSpanId()) {
+		t.Fatalf("not one trace: hub %x/%x, A %x parent %x", hubSpan.Span.GetTraceId(), hubSpan.Span.GetSpanId(),
+			aSpan.Span.GetTraceId(), aSpan.Span.GetParentSpanId())
 	}
 
 	// 20 concurrent executes: one runs at a time, the rest queue FIFO, all

@@ -139,7 +139,9 @@ func TestHubDispatchesToSpoke(t *testing.T) {
 	}, nil)
 	got := x.execute(t, "Draft a note to the team.")
 	id := got["executionId"].(string)
-	if got["status"] != "running" {
+	// Running, or already completed when the spoke's result came back
+	// before the hub answered.
+	if got["status"] != "running" && got["status"] != "completed" {
 		t.Fatalf("execute answer: %v", got)
 	}
 	eventually(t, "the result on the hub", func() bool {
