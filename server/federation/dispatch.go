@@ -87,7 +87,7 @@ func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent
 	}
 	ctx, info := connect.NewClientContext(ctx)
 	info.RequestHeader().Set(InstanceHeader, secret)
-	res, err := h.spokeClient(inst.BaseURL).Execute(ctx, &switchboardv1.FederationExecuteRequest{
+	res, err := h.spokeClient(inst.BaseURL).Execute(ctx, &switchboardv1.FederationSpokeServiceExecuteRequest{
 		ExecutionId: ex.ID, ListingId: *agent.RemoteID, Input: ex.Input, Requester: requester,
 		TaskOrigin: origin, TimeoutSeconds: int32(agent.ExecutionTimeout),
 		CallbackUrl:   h.PublicURL + strings.Replace(ResultPath, "{id}", ex.ID, 1),

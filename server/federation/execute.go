@@ -58,7 +58,7 @@ func tokenOf(token, want, route string) (string, error) {
 // hub and runs it in the background: its own agent, through its own
 // dispatch, isolation output_only, no hold here (the hub holds). The same
 // hub execution id answers the execution it already made.
-func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationExecuteRequest) (*switchboardv1.FederationExecuteResponse, error) {
+func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 	var missing []string
 	for name, v := range map[string]string{"executionId": req.GetExecutionId(), "listingId": req.GetListingId(),
 		"input": req.GetInput(), "callbackUrl": req.GetCallbackUrl(), "callbackToken": req.GetCallbackToken()} {
@@ -123,23 +123,23 @@ func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationExecut
 		return nil, err
 	}
 	id := out.Execution.ID
-	return &switchboardv1.FederationExecuteResponse{Accepted: true, SpokeExecutionId: &id}, nil
+	return &switchboardv1.FederationSpokeServiceExecuteResponse{Accepted: true, SpokeExecutionId: &id}, nil
 }
 
 // dispatched answers the execution already made for the hub's executionID,
 // nil when there is none.
-func (s *Spoke) dispatched(ctx context.Context, executionID string) (*switchboardv1.FederationExecuteResponse, error) {
+func (s *Spoke) dispatched(ctx context.Context, executionID string) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 	ex, err := s.DB.Execution.Query().Where(execution.RemoteExecutionID(executionID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
 	} else if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	return &switchboardv1.FederationExecuteResponse{Accepted: true, SpokeExecutionId: &ex.ID}, nil
+	return &switchboardv1.FederationSpokeServiceExecuteResponse{Accepted: true, SpokeExecutionId: &ex.ID}, nil
 }
 
-func refuse(reason string) *switchboardv1.FederationExecuteResponse {
-	return &switchboardv1.FederationExecuteResponse{Reason: &reason}
+func refuse(reason string) *switchboardv1.FederationSpokeServiceExecuteResponse {
+	return &switchboardv1.FederationSpokeServiceExecuteResponse{Reason: &reason}
 }
 
 func callbackAAD(hubExecutionID string) []byte {

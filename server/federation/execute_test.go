@@ -196,22 +196,22 @@ type connectSpoke struct {
 	secret   string
 	platform *servertest.Caller // the hub, with this spoke's platform token
 	mu       sync.Mutex
-	got      []*switchboardv1.FederationExecuteRequest
+	got      []*switchboardv1.FederationSpokeServiceExecuteRequest
 	headers  []http.Header
-	answer   func(*switchboardv1.FederationExecuteRequest) (*switchboardv1.FederationExecuteResponse, error)
+	answer   func(*switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error)
 }
 
-func (c *connectSpoke) Execute(_ context.Context, req *switchboardv1.FederationExecuteRequest) (*switchboardv1.FederationExecuteResponse, error) {
+func (c *connectSpoke) Execute(_ context.Context, req *switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 	c.mu.Lock()
 	c.got = append(c.got, req)
 	c.mu.Unlock()
 	return c.answer(req)
 }
 
-func (c *connectSpoke) sent() []*switchboardv1.FederationExecuteRequest {
+func (c *connectSpoke) sent() []*switchboardv1.FederationSpokeServiceExecuteRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]*switchboardv1.FederationExecuteRequest(nil), c.got...)
+	return append([]*switchboardv1.FederationSpokeServiceExecuteRequest(nil), c.got...)
 }
 
 // newConnectSpoke registers a connect spoke with n's hub, links its store
@@ -219,9 +219,9 @@ func (c *connectSpoke) sent() []*switchboardv1.FederationExecuteRequest {
 func newConnectSpoke(t *testing.T, n *network, key byte, remoteID string) (*connectSpoke, string) {
 	t.Helper()
 	c := &connectSpoke{secret: secret(key)}
-	c.answer = func(req *switchboardv1.FederationExecuteRequest) (*switchboardv1.FederationExecuteResponse, error) {
+	c.answer = func(req *switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 		id := "spoke-" + req.GetExecutionId()
-		return &switchboardv1.FederationExecuteResponse{Accepted: true, SpokeExecutionId: &id}, nil
+		return &switchboardv1.FederationSpokeServiceExecuteResponse{Accepted: true, SpokeExecutionId: &id}, nil
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc(federation.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
@@ -329,9 +329,9 @@ func TestHubSideOfDispatch(t *testing.T) {
 	}
 
 	// A refusal fails the execution with the spoke's reason.
-	spokeA.answer = func(*switchboardv1.FederationExecuteRequest) (*switchboardv1.FederationExecuteResponse, error) {
+	spokeA.answer = func(*switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 		reason := "the agent is being rebuilt"
-		return &switchboardv1.FederationExecuteResponse{Reason: &reason}, nil
+		return &switchboardv1.FederationSpokeServiceExecuteResponse{Reason: &reason}, nil
 	}
 	res = buy.Do(http.MethodPost, "/api/marketplace/"+agentA+"/execute", map[string]any{"input": "Again."})
 	if res.Status != http.StatusOK || res.JSON(t)["status"] != "failed" ||

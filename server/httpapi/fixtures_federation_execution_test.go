@@ -14,9 +14,9 @@ func init() { fixtureSets = append(fixtureSets, federationExecutionFixtures) }
 // delivery).
 func federationExecutionFixtures() []fixture {
 	return []fixture{
-		single("FederationExecuteResponse", "accepted", &switchboardv1.FederationExecuteResponse{
+		single("FederationSpokeServiceExecuteResponse", "accepted", &switchboardv1.FederationSpokeServiceExecuteResponse{
 			Accepted: true, SpokeExecutionId: proto.String("ckx5f0a1b0000qzrmexecaa01")}),
-		single("FederationExecuteResponse", "refused", &switchboardv1.FederationExecuteResponse{
+		single("FederationSpokeServiceExecuteResponse", "refused", &switchboardv1.FederationSpokeServiceExecuteResponse{
 			Reason: proto.String("no listing \"ckx5f0a1b0000qzrmagentaa9\" on this instance")}),
 		single("DeliverFederationResultResponse", "received", &switchboardv1.DeliverFederationResultResponse{
 			Received: true, Status: "completed"}),

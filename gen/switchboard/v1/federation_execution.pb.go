@@ -80,7 +80,7 @@ func (x *FederationRequester) GetInstanceUrl() string {
 	return ""
 }
 
-type FederationExecuteRequest struct {
+type FederationSpokeServiceExecuteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The hub's execution id; the result is delivered under it.
 	ExecutionId string `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
@@ -102,20 +102,20 @@ type FederationExecuteRequest struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *FederationExecuteRequest) Reset() {
-	*x = FederationExecuteRequest{}
+func (x *FederationSpokeServiceExecuteRequest) Reset() {
+	*x = FederationSpokeServiceExecuteRequest{}
 	mi := &file_switchboard_v1_federation_execution_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *FederationExecuteRequest) String() string {
+func (x *FederationSpokeServiceExecuteRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*FederationExecuteRequest) ProtoMessage() {}
+func (*FederationSpokeServiceExecuteRequest) ProtoMessage() {}
 
-func (x *FederationExecuteRequest) ProtoReflect() protoreflect.Message {
+func (x *FederationSpokeServiceExecuteRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_switchboard_v1_federation_execution_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -127,68 +127,68 @@ func (x *FederationExecuteRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use FederationExecuteRequest.ProtoReflect.Descriptor instead.
-func (*FederationExecuteRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use FederationSpokeServiceExecuteRequest.ProtoReflect.Descriptor instead.
+func (*FederationSpokeServiceExecuteRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_federation_execution_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *FederationExecuteRequest) GetExecutionId() string {
+func (x *FederationSpokeServiceExecuteRequest) GetExecutionId() string {
 	if x != nil {
 		return x.ExecutionId
 	}
 	return ""
 }
 
-func (x *FederationExecuteRequest) GetListingId() string {
+func (x *FederationSpokeServiceExecuteRequest) GetListingId() string {
 	if x != nil {
 		return x.ListingId
 	}
 	return ""
 }
 
-func (x *FederationExecuteRequest) GetInput() string {
+func (x *FederationSpokeServiceExecuteRequest) GetInput() string {
 	if x != nil {
 		return x.Input
 	}
 	return ""
 }
 
-func (x *FederationExecuteRequest) GetRequester() *FederationRequester {
+func (x *FederationSpokeServiceExecuteRequest) GetRequester() *FederationRequester {
 	if x != nil {
 		return x.Requester
 	}
 	return nil
 }
 
-func (x *FederationExecuteRequest) GetTaskOrigin() string {
+func (x *FederationSpokeServiceExecuteRequest) GetTaskOrigin() string {
 	if x != nil {
 		return x.TaskOrigin
 	}
 	return ""
 }
 
-func (x *FederationExecuteRequest) GetTimeoutSeconds() int32 {
+func (x *FederationSpokeServiceExecuteRequest) GetTimeoutSeconds() int32 {
 	if x != nil {
 		return x.TimeoutSeconds
 	}
 	return 0
 }
 
-func (x *FederationExecuteRequest) GetCallbackUrl() string {
+func (x *FederationSpokeServiceExecuteRequest) GetCallbackUrl() string {
 	if x != nil {
 		return x.CallbackUrl
 	}
 	return ""
 }
 
-func (x *FederationExecuteRequest) GetCallbackToken() string {
+func (x *FederationSpokeServiceExecuteRequest) GetCallbackToken() string {
 	if x != nil {
 		return x.CallbackToken
 	}
 	return ""
 }
 
-type FederationExecuteResponse struct {
+type FederationSpokeServiceExecuteResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// True when the spoke took the execution; its result follows through the
 	// callback.
@@ -201,20 +201,20 @@ type FederationExecuteResponse struct {
 	sizeCache        protoimpl.SizeCache
 }
 
-func (x *FederationExecuteResponse) Reset() {
-	*x = FederationExecuteResponse{}
+func (x *FederationSpokeServiceExecuteResponse) Reset() {
+	*x = FederationSpokeServiceExecuteResponse{}
 	mi := &file_switchboard_v1_federation_execution_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *FederationExecuteResponse) String() string {
+func (x *FederationSpokeServiceExecuteResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*FederationExecuteResponse) ProtoMessage() {}
+func (*FederationSpokeServiceExecuteResponse) ProtoMessage() {}
 
-func (x *FederationExecuteResponse) ProtoReflect() protoreflect.Message {
+func (x *FederationSpokeServiceExecuteResponse) ProtoReflect() protoreflect.Message {
 	mi := &file_switchboard_v1_federation_execution_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -226,26 +226,26 @@ func (x *FederationExecuteResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use FederationExecuteResponse.ProtoReflect.Descriptor instead.
-func (*FederationExecuteResponse) Descriptor() ([]byte, []int) {
+// Deprecated: Use FederationSpokeServiceExecuteResponse.ProtoReflect.Descriptor instead.
+func (*FederationSpokeServiceExecuteResponse) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_federation_execution_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *FederationExecuteResponse) GetAccepted() bool {
+func (x *FederationSpokeServiceExecuteResponse) GetAccepted() bool {
 	if x != nil {
 		return x.Accepted
 	}
 	return false
 }
 
-func (x *FederationExecuteResponse) GetReason() string {
+func (x *FederationSpokeServiceExecuteResponse) GetReason() string {
 	if x != nil && x.Reason != nil {
 		return *x.Reason
 	}
 	return ""
 }
 
-func (x *FederationExecuteResponse) GetSpokeExecutionId() string {
+func (x *FederationSpokeServiceExecuteResponse) GetSpokeExecutionId() string {
 	if x != nil && x.SpokeExecutionId != nil {
 		return *x.SpokeExecutionId
 	}
@@ -393,8 +393,8 @@ const file_switchboard_v1_federation_execution_proto_rawDesc = "" +
 	"\x13FederationRequester\x12!\n" +
 	"\x04name\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01H\x00R\x04name\x88\x01\x01\x12+\n" +
 	"\finstance_url\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x10R\vinstanceUrlB\a\n" +
-	"\x05_name\"\xbe\x03\n" +
-	"\x18FederationExecuteRequest\x12.\n" +
+	"\x05_name\"\xca\x03\n" +
+	"$FederationSpokeServiceExecuteRequest\x12.\n" +
 	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\x12*\n" +
 	"\n" +
 	"listing_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\tlistingId\x12#\n" +
@@ -404,8 +404,8 @@ const file_switchboard_v1_federation_execution_proto_rawDesc = "" +
 	"taskOrigin\x124\n" +
 	"\x0ftimeout_seconds\x18\x06 \x01(\x05B\v\xbaH\b\x1a\x06\x18\x80\xa3\x05(\x00R\x0etimeoutSeconds\x12/\n" +
 	"\fcallback_url\x18\a \x01(\tB\f\xbaH\x05r\x03\x18\x80\x10\xe8\xf3\x18\x01R\vcallbackUrl\x123\n" +
-	"\x0ecallback_token\x18\b \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\rcallbackToken\"\xa9\x01\n" +
-	"\x19FederationExecuteResponse\x12\x1a\n" +
+	"\x0ecallback_token\x18\b \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\rcallbackToken\"\xb5\x01\n" +
+	"%FederationSpokeServiceExecuteResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x1b\n" +
 	"\x06reason\x18\x02 \x01(\tH\x00R\x06reason\x88\x01\x01\x121\n" +
 	"\x12spoke_execution_id\x18\x03 \x01(\tH\x01R\x10spokeExecutionId\x88\x01\x01B\t\n" +
@@ -421,9 +421,9 @@ const file_switchboard_v1_federation_execution_proto_rawDesc = "" +
 	"\x06_error\"U\n" +
 	"\x1fDeliverFederationResultResponse\x12\x1a\n" +
 	"\breceived\x18\x01 \x01(\bR\breceived\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status2\xfd\x01\n" +
-	"\x16FederationSpokeService\x12\xe2\x01\n" +
-	"\aExecute\x12(.switchboard.v1.FederationExecuteRequest\x1a).switchboard.v1.FederationExecuteResponse\"\x81\x01\xda\xf3\x18\x0e\b\x01\"\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status2\x95\x02\n" +
+	"\x16FederationSpokeService\x12\xfa\x01\n" +
+	"\aExecute\x124.switchboard.v1.FederationSpokeServiceExecuteRequest\x1a5.switchboard.v1.FederationSpokeServiceExecuteResponse\"\x81\x01\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\xe2\xf4\x18Fthe hub's execution id makes a repeated call answer the same execution\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v2/federation/execute2\x8c\x02\n" +
 	"\x17FederationResultService\x12\xf0\x01\n" +
 	"\x17DeliverFederationResult\x12..switchboard.v1.DeliverFederationResultRequest\x1a/.switchboard.v1.DeliverFederationResultResponse\"t\xda\xf3\x18\x0e\b\x01\"\n" +
@@ -443,17 +443,17 @@ func file_switchboard_v1_federation_execution_proto_rawDescGZIP() []byte {
 
 var file_switchboard_v1_federation_execution_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_switchboard_v1_federation_execution_proto_goTypes = []any{
-	(*FederationRequester)(nil),             // 0: switchboard.v1.FederationRequester
-	(*FederationExecuteRequest)(nil),        // 1: switchboard.v1.FederationExecuteRequest
-	(*FederationExecuteResponse)(nil),       // 2: switchboard.v1.FederationExecuteResponse
-	(*DeliverFederationResultRequest)(nil),  // 3: switchboard.v1.DeliverFederationResultRequest
-	(*DeliverFederationResultResponse)(nil), // 4: switchboard.v1.DeliverFederationResultResponse
+	(*FederationRequester)(nil),                   // 0: switchboard.v1.FederationRequester
+	(*FederationSpokeServiceExecuteRequest)(nil),  // 1: switchboard.v1.FederationSpokeServiceExecuteRequest
+	(*FederationSpokeServiceExecuteResponse)(nil), // 2: switchboard.v1.FederationSpokeServiceExecuteResponse
+	(*DeliverFederationResultRequest)(nil),        // 3: switchboard.v1.DeliverFederationResultRequest
+	(*DeliverFederationResultResponse)(nil),       // 4: switchboard.v1.DeliverFederationResultResponse
 }
 var file_switchboard_v1_federation_execution_proto_depIdxs = []int32{
-	0, // 0: switchboard.v1.FederationExecuteRequest.requester:type_name -> switchboard.v1.FederationRequester
-	1, // 1: switchboard.v1.FederationSpokeService.Execute:input_type -> switchboard.v1.FederationExecuteRequest
+	0, // 0: switchboard.v1.FederationSpokeServiceExecuteRequest.requester:type_name -> switchboard.v1.FederationRequester
+	1, // 1: switchboard.v1.FederationSpokeService.Execute:input_type -> switchboard.v1.FederationSpokeServiceExecuteRequest
 	3, // 2: switchboard.v1.FederationResultService.DeliverFederationResult:input_type -> switchboard.v1.DeliverFederationResultRequest
-	2, // 3: switchboard.v1.FederationSpokeService.Execute:output_type -> switchboard.v1.FederationExecuteResponse
+	2, // 3: switchboard.v1.FederationSpokeService.Execute:output_type -> switchboard.v1.FederationSpokeServiceExecuteResponse
 	4, // 4: switchboard.v1.FederationResultService.DeliverFederationResult:output_type -> switchboard.v1.DeliverFederationResultResponse
 	3, // [3:5] is the sub-list for method output_type
 	1, // [1:3] is the sub-list for method input_type

@@ -37,7 +37,7 @@ var (
 
 func request_FederationSpokeService_Execute_0(ctx context.Context, marshaler runtime.Marshaler, client FederationSpokeServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq FederationExecuteRequest
+		protoReq FederationSpokeServiceExecuteRequest
 		metadata runtime.ServerMetadata
 	)
 	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
@@ -52,7 +52,7 @@ func request_FederationSpokeService_Execute_0(ctx context.Context, marshaler run
 
 func local_request_FederationSpokeService_Execute_0(ctx context.Context, marshaler runtime.Marshaler, server FederationSpokeServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
-		protoReq FederationExecuteRequest
+		protoReq FederationSpokeServiceExecuteRequest
 		metadata runtime.ServerMetadata
 	)
 	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {

@@ -37,7 +37,7 @@ const (
 type FederationSpokeServiceClient interface {
 	// Execute accepts or refuses (with the reason) one execution. It answers
 	// at once; the result follows through the callback.
-	Execute(ctx context.Context, in *FederationExecuteRequest, opts ...grpc.CallOption) (*FederationExecuteResponse, error)
+	Execute(ctx context.Context, in *FederationSpokeServiceExecuteRequest, opts ...grpc.CallOption) (*FederationSpokeServiceExecuteResponse, error)
 }
 
 type federationSpokeServiceClient struct {
@@ -48,9 +48,9 @@ func NewFederationSpokeServiceClient(cc grpc.ClientConnInterface) FederationSpok
 	return &federationSpokeServiceClient{cc}
 }
 
-func (c *federationSpokeServiceClient) Execute(ctx context.Context, in *FederationExecuteRequest, opts ...grpc.CallOption) (*FederationExecuteResponse, error) {
+func (c *federationSpokeServiceClient) Execute(ctx context.Context, in *FederationSpokeServiceExecuteRequest, opts ...grpc.CallOption) (*FederationSpokeServiceExecuteResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(FederationExecuteResponse)
+	out := new(FederationSpokeServiceExecuteResponse)
 	err := c.cc.Invoke(ctx, FederationSpokeService_Execute_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (c *federationSpokeServiceClient) Execute(ctx context.Context, in *Federati
 type FederationSpokeServiceServer interface {
 	// Execute accepts or refuses (with the reason) one execution. It answers
 	// at once; the result follows through the callback.
-	Execute(context.Context, *FederationExecuteRequest) (*FederationExecuteResponse, error)
+	Execute(context.Context, *FederationSpokeServiceExecuteRequest) (*FederationSpokeServiceExecuteResponse, error)
 }
 
 // UnimplementedFederationSpokeServiceServer should be embedded to have
@@ -83,7 +83,7 @@ type FederationSpokeServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedFederationSpokeServiceServer struct{}
 
-func (UnimplementedFederationSpokeServiceServer) Execute(context.Context, *FederationExecuteRequest) (*FederationExecuteResponse, error) {
+func (UnimplementedFederationSpokeServiceServer) Execute(context.Context, *FederationSpokeServiceExecuteRequest) (*FederationSpokeServiceExecuteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Execute not implemented")
 }
 func (UnimplementedFederationSpokeServiceServer) testEmbeddedByValue() {}
@@ -107,7 +107,7 @@ func RegisterFederationSpokeServiceServer(s grpc.ServiceRegistrar, srv Federatio
 }
 
 func _FederationSpokeService_Execute_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(FederationExecuteRequest)
+	in := new(FederationSpokeServiceExecuteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func _FederationSpokeService_Execute_Handler(srv interface{}, ctx context.Contex
 		FullMethod: FederationSpokeService_Execute_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(FederationSpokeServiceServer).Execute(ctx, req.(*FederationExecuteRequest))
+		return srv.(FederationSpokeServiceServer).Execute(ctx, req.(*FederationSpokeServiceExecuteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }

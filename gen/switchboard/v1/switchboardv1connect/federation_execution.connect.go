@@ -47,7 +47,7 @@ const (
 type FederationSpokeServiceClient interface {
 	// Execute accepts or refuses (with the reason) one execution. It answers
 	// at once; the result follows through the callback.
-	Execute(context.Context, *v1.FederationExecuteRequest) (*v1.FederationExecuteResponse, error)
+	Execute(context.Context, *v1.FederationSpokeServiceExecuteRequest) (*v1.FederationSpokeServiceExecuteResponse, error)
 }
 
 // NewFederationSpokeServiceClient constructs a client for the switchboard.v1.FederationSpokeService
@@ -61,7 +61,7 @@ func NewFederationSpokeServiceClient(httpClient connect.HTTPClient, baseURL stri
 	baseURL = strings.TrimRight(baseURL, "/")
 	federationSpokeServiceMethods := v1.File_switchboard_v1_federation_execution_proto.Services().ByName("FederationSpokeService").Methods()
 	return &federationSpokeServiceClient{
-		execute: connect.NewClient[v1.FederationExecuteRequest, v1.FederationExecuteResponse](
+		execute: connect.NewClient[v1.FederationSpokeServiceExecuteRequest, v1.FederationSpokeServiceExecuteResponse](
 			httpClient,
 			baseURL+FederationSpokeServiceExecuteProcedure,
 			connect.WithSchema(federationSpokeServiceMethods.ByName("Execute")),
@@ -72,11 +72,11 @@ func NewFederationSpokeServiceClient(httpClient connect.HTTPClient, baseURL stri
 
 // federationSpokeServiceClient implements FederationSpokeServiceClient.
 type federationSpokeServiceClient struct {
-	execute *connect.Client[v1.FederationExecuteRequest, v1.FederationExecuteResponse]
+	execute *connect.Client[v1.FederationSpokeServiceExecuteRequest, v1.FederationSpokeServiceExecuteResponse]
 }
 
 // Execute calls switchboard.v1.FederationSpokeService.Execute.
-func (c *federationSpokeServiceClient) Execute(ctx context.Context, req *v1.FederationExecuteRequest) (*v1.FederationExecuteResponse, error) {
+func (c *federationSpokeServiceClient) Execute(ctx context.Context, req *v1.FederationSpokeServiceExecuteRequest) (*v1.FederationSpokeServiceExecuteResponse, error) {
 	response, err := c.execute.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
@@ -89,7 +89,7 @@ func (c *federationSpokeServiceClient) Execute(ctx context.Context, req *v1.Fede
 type FederationSpokeServiceHandler interface {
 	// Execute accepts or refuses (with the reason) one execution. It answers
 	// at once; the result follows through the callback.
-	Execute(context.Context, *v1.FederationExecuteRequest) (*v1.FederationExecuteResponse, error)
+	Execute(context.Context, *v1.FederationSpokeServiceExecuteRequest) (*v1.FederationSpokeServiceExecuteResponse, error)
 }
 
 // NewFederationSpokeServiceHandler builds an HTTP handler from the service implementation. It
@@ -118,7 +118,7 @@ func NewFederationSpokeServiceHandler(svc FederationSpokeServiceHandler, opts ..
 // UnimplementedFederationSpokeServiceHandler returns CodeUnimplemented from all methods.
 type UnimplementedFederationSpokeServiceHandler struct{}
 
-func (UnimplementedFederationSpokeServiceHandler) Execute(context.Context, *v1.FederationExecuteRequest) (*v1.FederationExecuteResponse, error) {
+func (UnimplementedFederationSpokeServiceHandler) Execute(context.Context, *v1.FederationSpokeServiceExecuteRequest) (*v1.FederationSpokeServiceExecuteResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationSpokeService.Execute is not implemented"))
 }
 
