@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -27,20 +28,30 @@ const EventResult = "federation.result"
 // fromHub checks the credential of a call from this instance's hub: its own
 // secret in X-Federation-Token. Anything else is 401.
 func (s *Spoke) fromHub(ctx context.Context, route string) (*ent.FederationMembership, error) {
-	m, err := s.membership(ctx, s.DB.Client)
+	token := auth.CredentialsFrom(ctx).FederationToken
+	if _, err := tokenOf(token, InstanceKeyPrefix, route); err != nil {
+		return nil, err
+	}
+	m, err := s.ownSecret(ctx, token)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	token := auth.CredentialsFrom(ctx).FederationToken
-	if m == nil || m.JoinedAt == nil || m.APIKeyHash == nil {
-		return nil, apperr.Unauthenticated("%s: this instance has not joined a hub", route)
+	if m == nil {
+		return nil, apperr.Unauthenticated("%s: invalid %s: it takes this instance's secret, which only the hub it joined holds", route, InstanceHeader)
 	}
-	hash, err := tokenOf(token, InstanceKeyPrefix, route)
-	if err != nil {
+	return m, nil
+}
+
+// ownSecret answers this instance's membership when token is its own secret
+// (sbi_…, which only its hub holds), nil when it is not (or there is no
+// membership).
+func (s *Spoke) ownSecret(ctx context.Context, token string) (*ent.FederationMembership, error) {
+	if !strings.HasPrefix(token, InstanceKeyPrefix) {
+		return nil, nil
+	}
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil || m == nil || m.APIKeyHash == nil || !sameHash(auth.HashToken(token), *m.APIKeyHash) {
 		return nil, err
-	}
-	if !sameHash(hash, *m.APIKeyHash) {
-		return nil, apperr.Unauthenticated("%s: invalid %s", route, InstanceHeader)
 	}
 	return m, nil
 }
@@ -169,11 +180,7 @@ func (s *Spoke) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) erro
 	res := &switchboardv1.DeliverFederationResultRequest{ExecutionId: *ex.RemoteExecutionID, CallbackToken: token,
 		Status: "completed", Output: ex.Output}
 	if ex.Status != execution.StatusCompleted {
-		res.Status, res.Output = "failed", nil
-		res.Error = ptr(fmt.Sprintf("the agent's execution ended %s", ex.Status))
-		if ex.FailureReason != nil {
-			res.Error = ptr(clipText(*ex.FailureReason, 2000))
-		}
+		res.Status, res.Output, res.Error = "failed", nil, failureText(ex)
 	}
 	body, err := protojson.Marshal(res)
 	if err != nil {
@@ -202,15 +209,23 @@ func (s *Spoke) Credential(ctx context.Context, id string) (header, value string
 	return "Authorization", "Bearer " + token, true, nil
 }
 
+// failureText is what a result sent between instances says of an execution
+// that did not complete: its failure reason (at most the 2000 bytes the
+// result messages take), or how it ended.
+func failureText(ex *ent.Execution) *string {
+	if ex.FailureReason != nil {
+		return ptr(clipText(*ex.FailureReason, 2000))
+	}
+	return ptr(fmt.Sprintf("the agent's execution ended %s", ex.Status))
+}
+
 // clipText cuts s to n bytes at a rune boundary.
 func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

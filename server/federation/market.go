@@ -178,11 +178,7 @@ func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error 
 			res.ReviewDueAt = timestamppb.New(review.Due(*cur.ReviewWidgetShownAt))
 		}
 	} else {
-		res.Status, res.Output = "failed", nil
-		res.Error = ptr(fmt.Sprintf("the agent's execution ended %s", cur.Status))
-		if cur.FailureReason != nil {
-			res.Error = ptr(clipText(*cur.FailureReason, 2000))
-		}
+		res.Status, res.Output, res.Error = "failed", nil, failureText(cur)
 	}
 	body, err := protojson.Marshal(res)
 	if err != nil {

@@ -3,9 +3,6 @@ package federation
 import (
 	"context"
 	"net/http"
-	"strings"
-
-	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
 // CallerInstance names the instance a federation request comes from, for
@@ -19,12 +16,8 @@ func CallerInstance(h *Hub, s *Spoke) func(ctx context.Context, r *http.Request)
 		if inst := h.platformCaller(ctx, r.Header.Get("Authorization")); inst != nil {
 			return "instance:" + inst.ID
 		}
-		token := r.Header.Get(InstanceHeader)
-		if !strings.HasPrefix(token, InstanceKeyPrefix) {
-			return ""
-		}
-		m, err := s.membership(ctx, s.DB.Client)
-		if err != nil || m == nil || m.APIKeyHash == nil || !sameHash(auth.HashToken(token), *m.APIKeyHash) {
+		m, err := s.ownSecret(ctx, r.Header.Get(InstanceHeader))
+		if err != nil || m == nil {
 			return ""
 		}
 		return "hub:" + m.ID
