@@ -44,8 +44,10 @@ export async function until(fn, message, timeout = deadline) {
 
 let built;
 
-// binary builds the switchboard binary from this checkout once per run.
+// binary builds the switchboard binary from this checkout once per run, or
+// takes the one .ci/run built for all its steps (CI_SWITCHBOARD_BINARY).
 function binary() {
+  if (process.env.CI_SWITCHBOARD_BINARY) return process.env.CI_SWITCHBOARD_BINARY;
   if (!built) {
     const dir = mkdtempSync(join(tmpdir(), "switchboard-e2e-bin-"));
     built = { dir, bin: join(dir, "switchboard") };
