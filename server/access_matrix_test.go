@@ -76,6 +76,7 @@ var shared = map[string]string{
 	"/switchboard.v1.FederationAdminService/DeactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
 	"/switchboard.v1.FederationAdminService/ReactivateFederationInstance": "a hub admin manages every instance (and a standalone serves none)",
 	"/switchboard.v1.FederationResultService/DeliverFederationResult":     "a spoke's platform token and the execution's own callback token, not an account (a standalone serves none)",
+	"/switchboard.v1.FederationMarketService/ReviewGlobalExecution":       "a platform token reviews its own instance's users' global executions; another instance's or requester's is 404 (TestSpokeConfirmsGlobalExecution)",
 	"/switchboard.v1.FederationHubService/PutSyncedAgent":                 "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
 	"/switchboard.v1.FederationHubService/GetSyncedAgent":                 "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
 	"/switchboard.v1.FederationHubService/DeleteSyncedAgent":              "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",

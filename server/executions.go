@@ -56,6 +56,12 @@ func newLifecycle(cfg Config, policy egress.Policy, st *store.Service, fed *fede
 		Finished: finished, Remote: fed.hub,
 	})
 	fed.hub.Engine, fed.spoke.Engine = o.Engine, o.Engine
+	// A hub reviews its spokes' users' global executions with the review
+	// lifecycle; elsewhere, a review of a global execution goes to the hub.
+	fed.hub.Review = o.Review
+	if !fed.hub.Serving {
+		o.Review.Global = fed.spoke.ReviewGlobal
+	}
 	// A joined spoke asks its hub's validate-payment before settling its
 	// own listings' payments.
 	o.Review.FeeCheck = fed.spoke.CheckFee

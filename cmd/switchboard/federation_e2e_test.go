@@ -397,6 +397,17 @@ func TestThreeInstanceFederation(t *testing.T) {
 		}
 		return false
 	})
+	// The B user confirms it through B: B forwards the review to the hub,
+	// which confirms its execution and answers.
+	reviewed := must(t, b.key, http.StatusOK, http.MethodPost, "/api/marketplace/lifecycle",
+		`{"action":"confirm","executionId":"`+viaBID+`","rating":5}`)
+	if e := reviewed["execution"].(map[string]any); reviewed["action"] != "confirm" || e["executionId"] != viaBID ||
+		e["reviewStatus"] != "confirmed" || e["rating"] != 5.0 {
+		t.Fatalf("the B user's confirm: %v", reviewed)
+	}
+	if code, out := b.key.do(http.MethodPost, "/api/marketplace/lifecycle", `{"action":"confirm","executionId":"`+viaBID+`"}`); code != http.StatusBadRequest {
+		t.Fatalf("a second confirm through B: %d %v", code, out)
+	}
 
 	// A announces maintenance: the hub stops dispatching to it; healthy
 	// again: it dispatches.

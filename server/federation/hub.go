@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 )
 
 // DefaultStaleAfter is how long a spoke may go without a heartbeat before
@@ -63,6 +64,9 @@ type Hub struct {
 	// Engine runs the store's executions; the spokes deliver their results
 	// to it.
 	Engine *engine.Engine
+	// Review is the store's review lifecycle: a spoke's user confirms or
+	// denies a global execution through it.
+	Review *review.Service
 	// ClientOptions are added to the typed client of each spoke (tracing).
 	ClientOptions []connect.ClientOption
 	client        *http.Client

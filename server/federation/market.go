@@ -85,6 +85,63 @@ func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.Execu
 	return res, nil
 }
 
+// ReviewGlobalExecution confirms or denies a global execution waiting in the
+// hub's review window, for the spoke user who asked for it: the review
+// lifecycle's own confirm or deny for the calling instance's account, with
+// its validation and answer. An execution that user did not ask for through
+// the calling instance is 404.
+func (h *Hub) ReviewGlobalExecution(ctx context.Context, req *switchboardv1.ReviewGlobalExecutionRequest) (*switchboardv1.ReviewGlobalExecutionResponse, error) {
+	switch {
+	case req.GetExecutionId() == "":
+		return nil, apperr.Invalid("executionId is required")
+	case req.GetRequester().GetUserId() == "":
+		return nil, apperr.Invalid("requester.userId is required")
+	case req.GetAction() != "confirm" && req.GetAction() != "deny":
+		return nil, apperr.Invalid("action must be confirm or deny, not %q", req.GetAction())
+	}
+	inst, err := h.caller(ctx, "marketplace/review", false)
+	if err != nil {
+		return nil, err
+	}
+	if h.Review == nil {
+		return nil, apperr.Internal(fmt.Errorf("federation: the hub has no review lifecycle"))
+	}
+	account, err := h.requestedBy(ctx, inst, req.GetExecutionId(), req.GetRequester().GetUserId())
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.Review.Decide(ctx, account, &switchboardv1.StoreLifecycleRequest{Action: req.GetAction(),
+		ExecutionId: req.GetExecutionId(), Rating: req.Rating, Feedback: req.Feedback, Reason: req.GetReason(),
+		Category: req.Category, Quality: req.Quality})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.ReviewGlobalExecutionResponse{Action: out.GetAction(), Execution: out.GetExecution(),
+		Requeued: out.Requeued, Quality: out.Quality}, nil
+}
+
+// requestedBy answers the account of inst on the hub when execution id is a
+// global execution that inst's user userID asked for; not found otherwise
+// (another instance's, another user's, or the hub's own).
+func (h *Hub) requestedBy(ctx context.Context, inst *ent.FederationInstance, id, userID string) (string, error) {
+	notFound := apperr.NotFound("execution %q not found", id)
+	account, err := h.DB.User.Query().Where(user.Email(instanceAccountEmail(inst))).OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return "", notFound // the instance never ran a global execution
+	} else if err != nil {
+		return "", apperr.Internal(err)
+	}
+	ok, err := h.DB.Execution.Query().Where(execution.ID(id), execution.UserID(account),
+		execution.SourceInstanceID(inst.ID), execution.RequesterUserID(userID)).Exist(ctx)
+	if err != nil {
+		return "", apperr.Internal(err)
+	}
+	if !ok {
+		return "", notFound
+	}
+	return account, nil
+}
+
 // globalListing is an active listing of the hub's store as browse shows it:
 // the hub's own or synced from an instance that takes part in the store.
 func (h *Hub) globalListing(ctx context.Context, id string) (*ent.StoreAgent, error) {
@@ -114,7 +171,7 @@ func (h *Hub) globalListing(ctx context.Context, id string) (*ent.StoreAgent, er
 // what a spoke's users spend is the spoke's on the hub's ledger. It cannot
 // log in (no password) and is not listed by discover.
 func (h *Hub) instanceAccount(ctx context.Context, inst *ent.FederationInstance) (string, error) {
-	email := "instance-" + strings.ToLower(inst.ID) + "@" + instanceAccountDomain
+	email := instanceAccountEmail(inst)
 	if id, err := h.DB.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
 		return id, nil
 	} else if !ent.IsNotFound(err) {
@@ -146,6 +203,11 @@ func (h *Hub) instanceAccount(ctx context.Context, inst *ent.FederationInstance)
 		return tx.Setting.Create().SetUserID(u.ID).Exec(ctx)
 	})
 	return id, apperr.Wrap(err)
+}
+
+// instanceAccountEmail is the email of inst's account on the hub.
+func instanceAccountEmail(inst *ent.FederationInstance) string {
+	return "instance-" + strings.ToLower(inst.ID) + "@" + instanceAccountDomain
 }
 
 // Finished is the engine's hook on a hub: a global execution a spoke's user

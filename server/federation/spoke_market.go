@@ -2,6 +2,7 @@ package federation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -213,4 +214,137 @@ func firstLine(input string) string {
 		return string(r[:79]) + "…"
 	}
 	return line
+}
+
+// ReviewGlobal confirms or denies, through the hub, one of userID's global
+// executions (their queue item with that execution id and origin global)
+// and answers what the hub answered; the item records the decision, and a
+// denial's requeued execution gets its own item, which the hub's delivery
+// completes (docs/decisions.md "Federation: the global store (issue 14)").
+// An id of none of userID's global items is not found.
+func (s *Spoke) ReviewGlobal(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+	id := req.GetExecutionId()
+	it, err := s.globalItem(ctx, s.DB.Client, userID, id)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.membership(ctx, s.DB.Client)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if m == nil || m.JoinedAt == nil {
+		return nil, apperr.NotFound("execution %q not found (this instance is no longer joined to a hub)", id)
+	}
+	token, err := s.token(m)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	client := switchboardv1connect.NewFederationMarketServiceClient(s.client, m.HubURL)
+	res, err := client.ReviewGlobalExecution(withBearer(ctx, token), &switchboardv1.ReviewGlobalExecutionRequest{
+		ExecutionId: id, Requester: &switchboardv1.GlobalRequester{UserId: userID}, Action: req.GetAction(),
+		Rating: req.Rating, Feedback: req.Feedback, Reason: req.GetReason(), Category: req.Category, Quality: req.Quality})
+	if err != nil {
+		return nil, reviewError(id, m.HubURL, err)
+	}
+	// The hub has decided: the item records it even if the caller has gone.
+	bg := context.WithoutCancel(ctx)
+	if err := s.DB.InTx(bg, func(tx *db.Tx) error { return s.recordReview(bg, tx, it, m.HubURL, res) }); err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.StoreLifecycleResponse{Action: res.GetAction(), Execution: res.GetExecution(),
+		Requeued: res.Requeued, Quality: res.Quality}, nil
+}
+
+// globalItem is userID's queue item of the global execution id; not found
+// when there is none.
+func (s *Spoke) globalItem(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
+	items, err := c.QueueItem.Query().Where(queueitem.UserID(userID), queueitem.ExecutionID(id)).
+		Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	for _, it := range items {
+		if meta := itemMeta(it); meta["origin"] == store.OriginGlobal {
+			return it, nil
+		}
+	}
+	return nil, apperr.NotFound("execution %q not found", id)
+}
+
+// reviewError is the spoke's answer for the hub's refusal of a review: the
+// hub's 400 and 404 are the caller's; anything else is hubError's.
+func reviewError(id, hubURL string, err error) error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		switch ce.Code() {
+		case connect.CodeNotFound:
+			return apperr.NotFound("execution %q not found", id)
+		case connect.CodeInvalidArgument:
+			return apperr.Invalid("%s", ce.Message())
+		case connect.CodeFailedPrecondition:
+			return apperr.IllegalMove("%s", ce.Message())
+		}
+	}
+	return hubError(hubURL, err)
+}
+
+// recordReview writes the hub's decision into the reviewed item's metadata
+// (reviewStatus, and requeuedAs after a denial) and opens the item of the
+// requeued execution, as a local denial's requeue opens one.
+func (s *Spoke) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, hubURL string, res *switchboardv1.ReviewGlobalExecutionResponse) error {
+	if err := s.DB.Serialize(ctx, tx, "global-execution:"+deref(it.ExecutionID)); err != nil {
+		return apperr.Internal(err)
+	}
+	it, err := tx.QueueItem.Get(ctx, it.ID)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	meta := itemMeta(it)
+	set := map[string]any{"reviewStatus": res.GetExecution().GetReviewStatus()}
+	again := res.GetRequeued()
+	if again != nil {
+		set["requeuedAs"] = again.GetExecutionId()
+	}
+	if err := s.mergeMeta(ctx, tx, it, set); err != nil {
+		return err
+	}
+	if again == nil {
+		return nil
+	}
+	name, _ := meta["agentName"].(string)
+	listing, _ := meta["agentId"].(string)
+	next, err := s.track(ctx, tx, globalDelivery{userID: it.UserID, executionID: again.GetExecutionId(),
+		listingID: listing, listingName: name, input: deref(it.Description), hubURL: hubURL})
+	if err != nil {
+		return err
+	}
+	return s.mergeMeta(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)})
+}
+
+// itemMeta is an item's metadata object (empty when it has none or it does
+// not parse).
+func itemMeta(it *ent.QueueItem) map[string]any {
+	meta := map[string]any{}
+	if it.Metadata != "" {
+		if err := json.Unmarshal([]byte(it.Metadata), &meta); err != nil || meta == nil {
+			return map[string]any{}
+		}
+	}
+	return meta
+}
+
+// mergeMeta sets keys of an item's metadata, keeping the others.
+func (s *Spoke) mergeMeta(ctx context.Context, tx *db.Tx, it *ent.QueueItem, set map[string]any) error {
+	meta := itemMeta(it)
+	for k, v := range set {
+		meta[k] = v
+	}
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if err := tx.QueueItem.UpdateOneID(it.ID).SetMetadata(string(raw)).SetUpdatedAt(s.now()).Exec(ctx); err != nil {
+		return apperr.Internal(err)
+	}
+	return nil
 }

@@ -230,6 +230,189 @@ func (x *ExecuteGlobalListingResponse) GetPaymentHoldStatus() string {
 	return ""
 }
 
+type ReviewGlobalExecutionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The hub's execution id, as ExecuteGlobalListing answered it.
+	ExecutionId string `protobuf:"bytes,1,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
+	// The spoke user who asked for the execution and now reviews it.
+	Requester *GlobalRequester `protobuf:"bytes,2,opt,name=requester,proto3" json:"requester,omitempty"`
+	// confirm or deny.
+	Action string `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	// confirm: 1 to 5 stars.
+	Rating *int32 `protobuf:"varint,4,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
+	// confirm: at most 2000 characters.
+	Feedback *string `protobuf:"bytes,5,opt,name=feedback,proto3,oneof" json:"feedback,omitempty"`
+	// deny: why, at most 2000 characters; required.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// deny: quality, incomplete, incorrect, off_topic, late or other.
+	Category *string `protobuf:"bytes,7,opt,name=category,proto3,oneof" json:"category,omitempty"`
+	// confirm: the requester's quality scores of the result, each optional.
+	Quality       *ExecutionQuality `protobuf:"bytes,8,opt,name=quality,proto3,oneof" json:"quality,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGlobalExecutionRequest) Reset() {
+	*x = ReviewGlobalExecutionRequest{}
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGlobalExecutionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGlobalExecutionRequest) ProtoMessage() {}
+
+func (x *ReviewGlobalExecutionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGlobalExecutionRequest.ProtoReflect.Descriptor instead.
+func (*ReviewGlobalExecutionRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_market_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ReviewGlobalExecutionRequest) GetExecutionId() string {
+	if x != nil {
+		return x.ExecutionId
+	}
+	return ""
+}
+
+func (x *ReviewGlobalExecutionRequest) GetRequester() *GlobalRequester {
+	if x != nil {
+		return x.Requester
+	}
+	return nil
+}
+
+func (x *ReviewGlobalExecutionRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *ReviewGlobalExecutionRequest) GetRating() int32 {
+	if x != nil && x.Rating != nil {
+		return *x.Rating
+	}
+	return 0
+}
+
+func (x *ReviewGlobalExecutionRequest) GetFeedback() string {
+	if x != nil && x.Feedback != nil {
+		return *x.Feedback
+	}
+	return ""
+}
+
+func (x *ReviewGlobalExecutionRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ReviewGlobalExecutionRequest) GetCategory() string {
+	if x != nil && x.Category != nil {
+		return *x.Category
+	}
+	return ""
+}
+
+func (x *ReviewGlobalExecutionRequest) GetQuality() *ExecutionQuality {
+	if x != nil {
+		return x.Quality
+	}
+	return nil
+}
+
+// ReviewGlobalExecutionResponse is the answer of the hub's review lifecycle,
+// as POST /api/marketplace/lifecycle answers a confirm or deny.
+type ReviewGlobalExecutionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// confirm or deny.
+	Action string `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	// The reviewed execution on the hub.
+	Execution *StoreExecution `protobuf:"bytes,2,opt,name=execution,proto3" json:"execution,omitempty"`
+	// deny: the hub's new execution of the same task, queued at the back of
+	// the listing's queue; its result is delivered as the first one was.
+	Requeued *StoreExecution `protobuf:"bytes,3,opt,name=requeued,proto3,oneof" json:"requeued,omitempty"`
+	// confirm: the execution's quality scores as stored.
+	Quality       *ExecutionQuality `protobuf:"bytes,4,opt,name=quality,proto3,oneof" json:"quality,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReviewGlobalExecutionResponse) Reset() {
+	*x = ReviewGlobalExecutionResponse{}
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReviewGlobalExecutionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReviewGlobalExecutionResponse) ProtoMessage() {}
+
+func (x *ReviewGlobalExecutionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReviewGlobalExecutionResponse.ProtoReflect.Descriptor instead.
+func (*ReviewGlobalExecutionResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_federation_market_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ReviewGlobalExecutionResponse) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *ReviewGlobalExecutionResponse) GetExecution() *StoreExecution {
+	if x != nil {
+		return x.Execution
+	}
+	return nil
+}
+
+func (x *ReviewGlobalExecutionResponse) GetRequeued() *StoreExecution {
+	if x != nil {
+		return x.Requeued
+	}
+	return nil
+}
+
+func (x *ReviewGlobalExecutionResponse) GetQuality() *ExecutionQuality {
+	if x != nil {
+		return x.Quality
+	}
+	return nil
+}
+
 type DeliverGlobalResultRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The hub's execution id, as ExecuteGlobalListing answered it.
@@ -255,7 +438,7 @@ type DeliverGlobalResultRequest struct {
 
 func (x *DeliverGlobalResultRequest) Reset() {
 	*x = DeliverGlobalResultRequest{}
-	mi := &file_switchboard_v1_federation_market_proto_msgTypes[3]
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +450,7 @@ func (x *DeliverGlobalResultRequest) String() string {
 func (*DeliverGlobalResultRequest) ProtoMessage() {}
 
 func (x *DeliverGlobalResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_market_proto_msgTypes[3]
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +463,7 @@ func (x *DeliverGlobalResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverGlobalResultRequest.ProtoReflect.Descriptor instead.
 func (*DeliverGlobalResultRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_market_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_federation_market_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DeliverGlobalResultRequest) GetExecutionId() string {
@@ -350,7 +533,7 @@ type DeliverGlobalResultResponse struct {
 
 func (x *DeliverGlobalResultResponse) Reset() {
 	*x = DeliverGlobalResultResponse{}
-	mi := &file_switchboard_v1_federation_market_proto_msgTypes[4]
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -362,7 +545,7 @@ func (x *DeliverGlobalResultResponse) String() string {
 func (*DeliverGlobalResultResponse) ProtoMessage() {}
 
 func (x *DeliverGlobalResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_federation_market_proto_msgTypes[4]
+	mi := &file_switchboard_v1_federation_market_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -375,7 +558,7 @@ func (x *DeliverGlobalResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliverGlobalResultResponse.ProtoReflect.Descriptor instead.
 func (*DeliverGlobalResultResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_federation_market_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_federation_market_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DeliverGlobalResultResponse) GetReceived() bool {
@@ -396,7 +579,7 @@ var File_switchboard_v1_federation_market_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_federation_market_proto_rawDesc = "" +
 	"\n" +
-	"&switchboard/v1/federation_market.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\"U\n" +
+	"&switchboard/v1/federation_market.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/store.proto\x1a!switchboard/v1/store_review.proto\"U\n" +
 	"\x0fGlobalRequester\x12$\n" +
 	"\auser_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x06userId\x12\x1c\n" +
 	"\x04name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04name\"\xad\x01\n" +
@@ -413,7 +596,29 @@ const file_switchboard_v1_federation_market_proto_rawDesc = "" +
 	"\x06status\x18\x04 \x01(\tB\x14\xba\xf5\x18\x10execution_statusR\x06status\x12*\n" +
 	"\x0equeue_position\x18\x05 \x01(\x05H\x00R\rqueuePosition\x88\x01\x01\x12G\n" +
 	"\x13payment_hold_status\x18\x06 \x01(\tB\x17\xba\xf5\x18\x13payment_hold_statusR\x11paymentHoldStatusB\x11\n" +
-	"\x0f_queue_position\"\xcd\x03\n" +
+	"\x0f_queue_position\"\xc7\x03\n" +
+	"\x1cReviewGlobalExecutionRequest\x12*\n" +
+	"\fexecution_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\vexecutionId\x12=\n" +
+	"\trequester\x18\x02 \x01(\v2\x1f.switchboard.v1.GlobalRequesterR\trequester\x12 \n" +
+	"\x06action\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x06action\x12\x1b\n" +
+	"\x06rating\x18\x04 \x01(\x05H\x00R\x06rating\x88\x01\x01\x12*\n" +
+	"\bfeedback\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x01R\bfeedback\x88\x01\x01\x12!\n" +
+	"\x06reason\x18\x06 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\x06reason\x12<\n" +
+	"\bcategory\x18\a \x01(\tB\x1b\xbaH\x05r\x03\x18\xe8\a\xba\xf5\x18\x0fdenial_categoryH\x02R\bcategory\x88\x01\x01\x12?\n" +
+	"\aquality\x18\b \x01(\v2 .switchboard.v1.ExecutionQualityH\x03R\aquality\x88\x01\x01B\t\n" +
+	"\a_ratingB\v\n" +
+	"\t_feedbackB\v\n" +
+	"\t_categoryB\n" +
+	"\n" +
+	"\b_quality\"\xa6\x02\n" +
+	"\x1dReviewGlobalExecutionResponse\x12,\n" +
+	"\x06action\x18\x01 \x01(\tB\x14\xba\xf5\x18\x10lifecycle_actionR\x06action\x12<\n" +
+	"\texecution\x18\x02 \x01(\v2\x1e.switchboard.v1.StoreExecutionR\texecution\x12?\n" +
+	"\brequeued\x18\x03 \x01(\v2\x1e.switchboard.v1.StoreExecutionH\x00R\brequeued\x88\x01\x01\x12?\n" +
+	"\aquality\x18\x04 \x01(\v2 .switchboard.v1.ExecutionQualityH\x01R\aquality\x88\x01\x01B\v\n" +
+	"\t_requeuedB\n" +
+	"\n" +
+	"\b_quality\"\xcd\x03\n" +
 	"\x1aDeliverGlobalResultRequest\x12.\n" +
 	"\fexecution_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionId\x12&\n" +
 	"\n" +
@@ -429,10 +634,12 @@ const file_switchboard_v1_federation_market_proto_rawDesc = "" +
 	"\x0e_review_due_at\"]\n" +
 	"\x1bDeliverGlobalResultResponse\x12\x1a\n" +
 	"\breceived\x18\x01 \x01(\bR\breceived\x12\"\n" +
-	"\rqueue_item_id\x18\x02 \x01(\tR\vqueueItemId2\xbb\x02\n" +
+	"\rqueue_item_id\x18\x02 \x01(\tR\vqueueItemId2\xdb\x04\n" +
 	"\x17FederationMarketService\x12\x9f\x02\n" +
 	"\x14ExecuteGlobalListing\x12+.switchboard.v1.ExecuteGlobalListingRequest\x1a,.switchboard.v1.ExecuteGlobalListingResponse\"\xab\x01\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18dthe spoke retries nothing: a repeated call is a new execution, as POST /api/marketplace/{id}/execute\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v2/federation/marketplace/execute2\xa0\x02\n" +
+	"federation\xe2\xf4\x18dthe spoke retries nothing: a repeated call is a new execution, as POST /api/marketplace/{id}/execute\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v2/federation/marketplace/execute\x12\x9d\x02\n" +
+	"\x15ReviewGlobalExecution\x12,.switchboard.v1.ReviewGlobalExecutionRequest\x1a-.switchboard.v1.ReviewGlobalExecutionResponse\"\xa6\x01\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\xe2\xf4\x18Fa repeated review is refused: the execution no longer waits for review\x82\xd3\xe4\x93\x02D:\x01*\"?/api/v2/federation/marketplace/executions/{execution_id}/review2\xa0\x02\n" +
 	"\x19FederationDeliveryService\x12\x82\x02\n" +
 	"\x13DeliverGlobalResult\x12*.switchboard.v1.DeliverGlobalResultRequest\x1a+.switchboard.v1.DeliverGlobalResultResponse\"\x91\x01\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\xe2\xf4\x18Sa repeated delivery of the same execution answers the same item and changes nothing\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v2/federation/deliveriesBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
@@ -449,28 +656,39 @@ func file_switchboard_v1_federation_market_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_federation_market_proto_rawDescData
 }
 
-var file_switchboard_v1_federation_market_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_switchboard_v1_federation_market_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_switchboard_v1_federation_market_proto_goTypes = []any{
-	(*GlobalRequester)(nil),              // 0: switchboard.v1.GlobalRequester
-	(*ExecuteGlobalListingRequest)(nil),  // 1: switchboard.v1.ExecuteGlobalListingRequest
-	(*ExecuteGlobalListingResponse)(nil), // 2: switchboard.v1.ExecuteGlobalListingResponse
-	(*DeliverGlobalResultRequest)(nil),   // 3: switchboard.v1.DeliverGlobalResultRequest
-	(*DeliverGlobalResultResponse)(nil),  // 4: switchboard.v1.DeliverGlobalResultResponse
-	(*timestamppb.Timestamp)(nil),        // 5: google.protobuf.Timestamp
+	(*GlobalRequester)(nil),               // 0: switchboard.v1.GlobalRequester
+	(*ExecuteGlobalListingRequest)(nil),   // 1: switchboard.v1.ExecuteGlobalListingRequest
+	(*ExecuteGlobalListingResponse)(nil),  // 2: switchboard.v1.ExecuteGlobalListingResponse
+	(*ReviewGlobalExecutionRequest)(nil),  // 3: switchboard.v1.ReviewGlobalExecutionRequest
+	(*ReviewGlobalExecutionResponse)(nil), // 4: switchboard.v1.ReviewGlobalExecutionResponse
+	(*DeliverGlobalResultRequest)(nil),    // 5: switchboard.v1.DeliverGlobalResultRequest
+	(*DeliverGlobalResultResponse)(nil),   // 6: switchboard.v1.DeliverGlobalResultResponse
+	(*ExecutionQuality)(nil),              // 7: switchboard.v1.ExecutionQuality
+	(*StoreExecution)(nil),                // 8: switchboard.v1.StoreExecution
+	(*timestamppb.Timestamp)(nil),         // 9: google.protobuf.Timestamp
 }
 var file_switchboard_v1_federation_market_proto_depIdxs = []int32{
-	0, // 0: switchboard.v1.ExecuteGlobalListingRequest.requester:type_name -> switchboard.v1.GlobalRequester
-	5, // 1: switchboard.v1.DeliverGlobalResultRequest.review_due_at:type_name -> google.protobuf.Timestamp
-	0, // 2: switchboard.v1.DeliverGlobalResultRequest.requester:type_name -> switchboard.v1.GlobalRequester
-	1, // 3: switchboard.v1.FederationMarketService.ExecuteGlobalListing:input_type -> switchboard.v1.ExecuteGlobalListingRequest
-	3, // 4: switchboard.v1.FederationDeliveryService.DeliverGlobalResult:input_type -> switchboard.v1.DeliverGlobalResultRequest
-	2, // 5: switchboard.v1.FederationMarketService.ExecuteGlobalListing:output_type -> switchboard.v1.ExecuteGlobalListingResponse
-	4, // 6: switchboard.v1.FederationDeliveryService.DeliverGlobalResult:output_type -> switchboard.v1.DeliverGlobalResultResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0,  // 0: switchboard.v1.ExecuteGlobalListingRequest.requester:type_name -> switchboard.v1.GlobalRequester
+	0,  // 1: switchboard.v1.ReviewGlobalExecutionRequest.requester:type_name -> switchboard.v1.GlobalRequester
+	7,  // 2: switchboard.v1.ReviewGlobalExecutionRequest.quality:type_name -> switchboard.v1.ExecutionQuality
+	8,  // 3: switchboard.v1.ReviewGlobalExecutionResponse.execution:type_name -> switchboard.v1.StoreExecution
+	8,  // 4: switchboard.v1.ReviewGlobalExecutionResponse.requeued:type_name -> switchboard.v1.StoreExecution
+	7,  // 5: switchboard.v1.ReviewGlobalExecutionResponse.quality:type_name -> switchboard.v1.ExecutionQuality
+	9,  // 6: switchboard.v1.DeliverGlobalResultRequest.review_due_at:type_name -> google.protobuf.Timestamp
+	0,  // 7: switchboard.v1.DeliverGlobalResultRequest.requester:type_name -> switchboard.v1.GlobalRequester
+	1,  // 8: switchboard.v1.FederationMarketService.ExecuteGlobalListing:input_type -> switchboard.v1.ExecuteGlobalListingRequest
+	3,  // 9: switchboard.v1.FederationMarketService.ReviewGlobalExecution:input_type -> switchboard.v1.ReviewGlobalExecutionRequest
+	5,  // 10: switchboard.v1.FederationDeliveryService.DeliverGlobalResult:input_type -> switchboard.v1.DeliverGlobalResultRequest
+	2,  // 11: switchboard.v1.FederationMarketService.ExecuteGlobalListing:output_type -> switchboard.v1.ExecuteGlobalListingResponse
+	4,  // 12: switchboard.v1.FederationMarketService.ReviewGlobalExecution:output_type -> switchboard.v1.ReviewGlobalExecutionResponse
+	6,  // 13: switchboard.v1.FederationDeliveryService.DeliverGlobalResult:output_type -> switchboard.v1.DeliverGlobalResultResponse
+	11, // [11:14] is the sub-list for method output_type
+	8,  // [8:11] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_federation_market_proto_init() }
@@ -479,15 +697,19 @@ func file_switchboard_v1_federation_market_proto_init() {
 		return
 	}
 	file_switchboard_v1_options_proto_init()
+	file_switchboard_v1_store_proto_init()
+	file_switchboard_v1_store_review_proto_init()
 	file_switchboard_v1_federation_market_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_federation_market_proto_msgTypes[3].OneofWrappers = []any{}
+	file_switchboard_v1_federation_market_proto_msgTypes[4].OneofWrappers = []any{}
+	file_switchboard_v1_federation_market_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_federation_market_proto_rawDesc), len(file_switchboard_v1_federation_market_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -62,6 +62,51 @@ func local_request_FederationMarketService_ExecuteGlobalListing_0(ctx context.Co
 	return msg, metadata, err
 }
 
+func request_FederationMarketService_ReviewGlobalExecution_0(ctx context.Context, marshaler runtime.Marshaler, client FederationMarketServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ReviewGlobalExecutionRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["execution_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "execution_id")
+	}
+	protoReq.ExecutionId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "execution_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ReviewGlobalExecution(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_FederationMarketService_ReviewGlobalExecution_0(ctx context.Context, marshaler runtime.Marshaler, server FederationMarketServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ReviewGlobalExecutionRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["execution_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "execution_id")
+	}
+	protoReq.ExecutionId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "execution_id", err)
+	}
+	msg, err := server.ReviewGlobalExecution(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_FederationDeliveryService_DeliverGlobalResult_0(ctx context.Context, marshaler runtime.Marshaler, client FederationDeliveryServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq DeliverGlobalResultRequest
@@ -114,6 +159,26 @@ func RegisterFederationMarketServiceHandlerServer(ctx context.Context, mux *runt
 			return
 		}
 		forward_FederationMarketService_ExecuteGlobalListing_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_FederationMarketService_ReviewGlobalExecution_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.FederationMarketService/ReviewGlobalExecution", runtime.WithHTTPPathPattern("/api/v2/federation/marketplace/executions/{execution_id}/review"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_FederationMarketService_ReviewGlobalExecution_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationMarketService_ReviewGlobalExecution_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -202,15 +267,34 @@ func RegisterFederationMarketServiceHandlerClient(ctx context.Context, mux *runt
 		}
 		forward_FederationMarketService_ExecuteGlobalListing_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_FederationMarketService_ReviewGlobalExecution_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.FederationMarketService/ReviewGlobalExecution", runtime.WithHTTPPathPattern("/api/v2/federation/marketplace/executions/{execution_id}/review"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_FederationMarketService_ReviewGlobalExecution_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_FederationMarketService_ReviewGlobalExecution_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
-	pattern_FederationMarketService_ExecuteGlobalListing_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"api", "v2", "federation", "marketplace", "execute"}, ""))
+	pattern_FederationMarketService_ExecuteGlobalListing_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"api", "v2", "federation", "marketplace", "execute"}, ""))
+	pattern_FederationMarketService_ReviewGlobalExecution_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 1, 0, 4, 1, 5, 5, 2, 6}, []string{"api", "v2", "federation", "marketplace", "executions", "execution_id", "review"}, ""))
 )
 
 var (
-	forward_FederationMarketService_ExecuteGlobalListing_0 = runtime.ForwardResponseMessage
+	forward_FederationMarketService_ExecuteGlobalListing_0  = runtime.ForwardResponseMessage
+	forward_FederationMarketService_ReviewGlobalExecution_0 = runtime.ForwardResponseMessage
 )
 
 // RegisterFederationDeliveryServiceHandlerFromEndpoint is same as RegisterFederationDeliveryServiceHandler but

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FederationMarketService_ExecuteGlobalListing_FullMethodName = "/switchboard.v1.FederationMarketService/ExecuteGlobalListing"
+	FederationMarketService_ExecuteGlobalListing_FullMethodName  = "/switchboard.v1.FederationMarketService/ExecuteGlobalListing"
+	FederationMarketService_ReviewGlobalExecution_FullMethodName = "/switchboard.v1.FederationMarketService/ReviewGlobalExecution"
 )
 
 // FederationMarketServiceClient is the client API for FederationMarketService service.
@@ -37,6 +38,12 @@ type FederationMarketServiceClient interface {
 	// ExecuteGlobalListing makes the execution and answers at once (running
 	// or queued); the result follows through the delivery.
 	ExecuteGlobalListing(ctx context.Context, in *ExecuteGlobalListingRequest, opts ...grpc.CallOption) (*ExecuteGlobalListingResponse, error)
+	// ReviewGlobalExecution confirms or denies, for the spoke user who asked,
+	// a global execution waiting in the hub's review window: the review
+	// lifecycle's own confirm or deny for the spoke's account on the hub
+	// (POST /api/marketplace/lifecycle's validation and answers). An execution
+	// not asked for through the calling instance by that user is 404.
+	ReviewGlobalExecution(ctx context.Context, in *ReviewGlobalExecutionRequest, opts ...grpc.CallOption) (*ReviewGlobalExecutionResponse, error)
 }
 
 type federationMarketServiceClient struct {
@@ -51,6 +58,16 @@ func (c *federationMarketServiceClient) ExecuteGlobalListing(ctx context.Context
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ExecuteGlobalListingResponse)
 	err := c.cc.Invoke(ctx, FederationMarketService_ExecuteGlobalListing_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *federationMarketServiceClient) ReviewGlobalExecution(ctx context.Context, in *ReviewGlobalExecutionRequest, opts ...grpc.CallOption) (*ReviewGlobalExecutionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReviewGlobalExecutionResponse)
+	err := c.cc.Invoke(ctx, FederationMarketService_ReviewGlobalExecution_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +89,12 @@ type FederationMarketServiceServer interface {
 	// ExecuteGlobalListing makes the execution and answers at once (running
 	// or queued); the result follows through the delivery.
 	ExecuteGlobalListing(context.Context, *ExecuteGlobalListingRequest) (*ExecuteGlobalListingResponse, error)
+	// ReviewGlobalExecution confirms or denies, for the spoke user who asked,
+	// a global execution waiting in the hub's review window: the review
+	// lifecycle's own confirm or deny for the spoke's account on the hub
+	// (POST /api/marketplace/lifecycle's validation and answers). An execution
+	// not asked for through the calling instance by that user is 404.
+	ReviewGlobalExecution(context.Context, *ReviewGlobalExecutionRequest) (*ReviewGlobalExecutionResponse, error)
 }
 
 // UnimplementedFederationMarketServiceServer should be embedded to have
@@ -83,6 +106,9 @@ type UnimplementedFederationMarketServiceServer struct{}
 
 func (UnimplementedFederationMarketServiceServer) ExecuteGlobalListing(context.Context, *ExecuteGlobalListingRequest) (*ExecuteGlobalListingResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExecuteGlobalListing not implemented")
+}
+func (UnimplementedFederationMarketServiceServer) ReviewGlobalExecution(context.Context, *ReviewGlobalExecutionRequest) (*ReviewGlobalExecutionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReviewGlobalExecution not implemented")
 }
 func (UnimplementedFederationMarketServiceServer) testEmbeddedByValue() {}
 
@@ -122,6 +148,24 @@ func _FederationMarketService_ExecuteGlobalListing_Handler(srv interface{}, ctx 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FederationMarketService_ReviewGlobalExecution_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReviewGlobalExecutionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FederationMarketServiceServer).ReviewGlobalExecution(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FederationMarketService_ReviewGlobalExecution_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FederationMarketServiceServer).ReviewGlobalExecution(ctx, req.(*ReviewGlobalExecutionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FederationMarketService_ServiceDesc is the grpc.ServiceDesc for FederationMarketService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -132,6 +176,10 @@ var FederationMarketService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ExecuteGlobalListing",
 			Handler:    _FederationMarketService_ExecuteGlobalListing_Handler,
+		},
+		{
+			MethodName: "ReviewGlobalExecution",
+			Handler:    _FederationMarketService_ReviewGlobalExecution_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -45,6 +45,11 @@ type Service struct {
 	// payment's fee holds (a joined spoke asks its hub); its answer is
 	// recorded with the capture. Nil, or a nil answer: nothing is asked.
 	FeeCheck func(ctx context.Context, ex *ent.Execution) *payments.HubCheck
+	// Global reviews, through the hub, one of the caller's global executions
+	// (an execution id this instance does not have) on an instance that may
+	// join one; nil for none. It answers not found for an id that is not the
+	// caller's.
+	Global func(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error)
 }
 
 // maxText bounds feedback and denial reasons, in characters.
@@ -55,10 +60,19 @@ func (s *Service) now() time.Time { return s.Now().UTC() }
 // StoreLifecycle dispatches on the action.
 func (s *Service) StoreLifecycle(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
 	switch req.GetAction() {
-	case "confirm":
-		return s.confirm(ctx, req)
-	case "deny":
-		return s.deny(ctx, req)
+	case "confirm", "deny":
+		p, err := auth.RequirePrincipal(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.Decide(ctx, p.UserID, req)
+		// An execution this instance does not have may be one the caller ran
+		// from the hub's store (docs/decisions.md "Federation: the global
+		// store (issue 14)"); the local refusal answers otherwise.
+		if err != nil && s.Global != nil && apperr.From(err).Kind == apperr.KindNotFound {
+			return s.Global(ctx, p.UserID, req)
+		}
+		return out, err
 	case "sweep":
 		if req.GetExecutionId() != "" || req.Rating != nil || req.Feedback != nil || req.GetReason() != "" ||
 			req.Category != nil || req.Quality != nil {
@@ -73,6 +87,20 @@ func (s *Service) StoreLifecycle(ctx context.Context, req *switchboardv1.StoreLi
 		return nil, apperr.Invalid("action is required: confirm, deny or sweep")
 	}
 	return nil, apperr.Invalid("action must be confirm, deny or sweep, not %q", req.GetAction())
+}
+
+// Decide confirms or denies userID's execution in review, as the
+// lifecycle's confirm and deny do for the caller: the hub reviews a global
+// execution with it for the spoke's account. Only this instance's
+// executions; another account's is not found.
+func (s *Service) Decide(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+	switch req.GetAction() {
+	case "confirm":
+		return s.confirm(ctx, userID, req)
+	case "deny":
+		return s.deny(ctx, userID, req)
+	}
+	return nil, apperr.Invalid("action must be confirm or deny, not %q", req.GetAction())
 }
 
 // confirmation is what a confirm writes besides the status.
@@ -121,11 +149,7 @@ func text(name, v string) error {
 	return nil
 }
 
-func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (s *Service) confirm(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
 	if req.GetExecutionId() == "" {
 		return nil, apperr.Invalid("executionId is required")
 	}
@@ -136,12 +160,12 @@ func (s *Service) confirm(ctx context.Context, req *switchboardv1.StoreLifecycle
 	out := &switchboardv1.StoreLifecycleResponse{Action: "confirm"}
 	// The fee check calls out, so it comes before the transaction; a held
 	// payment stays held until the capture in it.
-	if ex, err := s.DB.Client.Execution.Query().Where(execution.ID(req.GetExecutionId()), execution.UserID(p.UserID)).
+	if ex, err := s.DB.Client.Execution.Query().Where(execution.ID(req.GetExecutionId()), execution.UserID(userID)).
 		Only(ctx); err == nil {
 		c.fee = s.checkFee(ctx, ex)
 	}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
+		ex, err := s.inReview(ctx, tx, userID, req.GetExecutionId())
 		if err != nil {
 			return err
 		}
@@ -232,11 +256,7 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 	return ex, s.reputations(ctx, tx, ex)
 }
 
-func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (s *Service) deny(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
 	if req.GetExecutionId() == "" {
 		return nil, apperr.Invalid("executionId is required")
 	}
@@ -256,8 +276,8 @@ func (s *Service) deny(ctx context.Context, req *switchboardv1.StoreLifecycleReq
 		}
 	}
 	out := &switchboardv1.StoreLifecycleResponse{Action: "deny"}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		ex, err := s.inReview(ctx, tx, p.UserID, req.GetExecutionId())
+	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
+		ex, err := s.inReview(ctx, tx, userID, req.GetExecutionId())
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,9 @@ const (
 	// FederationMarketServiceExecuteGlobalListingProcedure is the fully-qualified name of the
 	// FederationMarketService's ExecuteGlobalListing RPC.
 	FederationMarketServiceExecuteGlobalListingProcedure = "/switchboard.v1.FederationMarketService/ExecuteGlobalListing"
+	// FederationMarketServiceReviewGlobalExecutionProcedure is the fully-qualified name of the
+	// FederationMarketService's ReviewGlobalExecution RPC.
+	FederationMarketServiceReviewGlobalExecutionProcedure = "/switchboard.v1.FederationMarketService/ReviewGlobalExecution"
 	// FederationDeliveryServiceDeliverGlobalResultProcedure is the fully-qualified name of the
 	// FederationDeliveryService's DeliverGlobalResult RPC.
 	FederationDeliveryServiceDeliverGlobalResultProcedure = "/switchboard.v1.FederationDeliveryService/DeliverGlobalResult"
@@ -49,6 +52,12 @@ type FederationMarketServiceClient interface {
 	// ExecuteGlobalListing makes the execution and answers at once (running
 	// or queued); the result follows through the delivery.
 	ExecuteGlobalListing(context.Context, *v1.ExecuteGlobalListingRequest) (*v1.ExecuteGlobalListingResponse, error)
+	// ReviewGlobalExecution confirms or denies, for the spoke user who asked,
+	// a global execution waiting in the hub's review window: the review
+	// lifecycle's own confirm or deny for the spoke's account on the hub
+	// (POST /api/marketplace/lifecycle's validation and answers). An execution
+	// not asked for through the calling instance by that user is 404.
+	ReviewGlobalExecution(context.Context, *v1.ReviewGlobalExecutionRequest) (*v1.ReviewGlobalExecutionResponse, error)
 }
 
 // NewFederationMarketServiceClient constructs a client for the
@@ -68,17 +77,33 @@ func NewFederationMarketServiceClient(httpClient connect.HTTPClient, baseURL str
 			connect.WithSchema(federationMarketServiceMethods.ByName("ExecuteGlobalListing")),
 			connect.WithClientOptions(opts...),
 		),
+		reviewGlobalExecution: connect.NewClient[v1.ReviewGlobalExecutionRequest, v1.ReviewGlobalExecutionResponse](
+			httpClient,
+			baseURL+FederationMarketServiceReviewGlobalExecutionProcedure,
+			connect.WithSchema(federationMarketServiceMethods.ByName("ReviewGlobalExecution")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // federationMarketServiceClient implements FederationMarketServiceClient.
 type federationMarketServiceClient struct {
-	executeGlobalListing *connect.Client[v1.ExecuteGlobalListingRequest, v1.ExecuteGlobalListingResponse]
+	executeGlobalListing  *connect.Client[v1.ExecuteGlobalListingRequest, v1.ExecuteGlobalListingResponse]
+	reviewGlobalExecution *connect.Client[v1.ReviewGlobalExecutionRequest, v1.ReviewGlobalExecutionResponse]
 }
 
 // ExecuteGlobalListing calls switchboard.v1.FederationMarketService.ExecuteGlobalListing.
 func (c *federationMarketServiceClient) ExecuteGlobalListing(ctx context.Context, req *v1.ExecuteGlobalListingRequest) (*v1.ExecuteGlobalListingResponse, error) {
 	response, err := c.executeGlobalListing.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ReviewGlobalExecution calls switchboard.v1.FederationMarketService.ReviewGlobalExecution.
+func (c *federationMarketServiceClient) ReviewGlobalExecution(ctx context.Context, req *v1.ReviewGlobalExecutionRequest) (*v1.ReviewGlobalExecutionResponse, error) {
+	response, err := c.reviewGlobalExecution.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -91,6 +116,12 @@ type FederationMarketServiceHandler interface {
 	// ExecuteGlobalListing makes the execution and answers at once (running
 	// or queued); the result follows through the delivery.
 	ExecuteGlobalListing(context.Context, *v1.ExecuteGlobalListingRequest) (*v1.ExecuteGlobalListingResponse, error)
+	// ReviewGlobalExecution confirms or denies, for the spoke user who asked,
+	// a global execution waiting in the hub's review window: the review
+	// lifecycle's own confirm or deny for the spoke's account on the hub
+	// (POST /api/marketplace/lifecycle's validation and answers). An execution
+	// not asked for through the calling instance by that user is 404.
+	ReviewGlobalExecution(context.Context, *v1.ReviewGlobalExecutionRequest) (*v1.ReviewGlobalExecutionResponse, error)
 }
 
 // NewFederationMarketServiceHandler builds an HTTP handler from the service implementation. It
@@ -106,10 +137,18 @@ func NewFederationMarketServiceHandler(svc FederationMarketServiceHandler, opts 
 		connect.WithSchema(federationMarketServiceMethods.ByName("ExecuteGlobalListing")),
 		connect.WithHandlerOptions(opts...),
 	)
+	federationMarketServiceReviewGlobalExecutionHandler := connect.NewUnaryHandlerSimple(
+		FederationMarketServiceReviewGlobalExecutionProcedure,
+		svc.ReviewGlobalExecution,
+		connect.WithSchema(federationMarketServiceMethods.ByName("ReviewGlobalExecution")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.FederationMarketService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case FederationMarketServiceExecuteGlobalListingProcedure:
 			federationMarketServiceExecuteGlobalListingHandler.ServeHTTP(w, r)
+		case FederationMarketServiceReviewGlobalExecutionProcedure:
+			federationMarketServiceReviewGlobalExecutionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -121,6 +160,10 @@ type UnimplementedFederationMarketServiceHandler struct{}
 
 func (UnimplementedFederationMarketServiceHandler) ExecuteGlobalListing(context.Context, *v1.ExecuteGlobalListingRequest) (*v1.ExecuteGlobalListingResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationMarketService.ExecuteGlobalListing is not implemented"))
+}
+
+func (UnimplementedFederationMarketServiceHandler) ReviewGlobalExecution(context.Context, *v1.ReviewGlobalExecutionRequest) (*v1.ReviewGlobalExecutionResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.FederationMarketService.ReviewGlobalExecution is not implemented"))
 }
 
 // FederationDeliveryServiceClient is a client for the switchboard.v1.FederationDeliveryService

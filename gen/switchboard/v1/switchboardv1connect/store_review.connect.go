@@ -50,6 +50,9 @@ type StoreReviewServiceClient interface {
 	// review (a key with the store scope or a session), or sweeps overdue
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
+	// On an instance joined to a hub, confirm and deny of one of the caller's
+	// global executions (run from the hub's store) go to the hub
+	// (FederationMarketService.ReviewGlobalExecution) and answer its answer.
 	StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error)
 	// GetStoreReputation answers the caller's reputation in the task economy,
 	// recalculated after every review the caller takes part in.
@@ -131,6 +134,9 @@ type StoreReviewServiceHandler interface {
 	// review (a key with the store scope or a session), or sweeps overdue
 	// reviews (no credentials: a cron calls it). The procedure is public so the
 	// sweep needs none; confirm and deny check the credentials themselves.
+	// On an instance joined to a hub, confirm and deny of one of the caller's
+	// global executions (run from the hub's store) go to the hub
+	// (FederationMarketService.ReviewGlobalExecution) and answer its answer.
 	StoreLifecycle(context.Context, *v1.StoreLifecycleRequest) (*v1.StoreLifecycleResponse, error)
 	// GetStoreReputation answers the caller's reputation in the task economy,
 	// recalculated after every review the caller takes part in.

@@ -9,13 +9,17 @@ import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_switchboard_v1_options } from "./options_pb";
+import type { StoreExecution } from "./store_pb";
+import { file_switchboard_v1_store } from "./store_pb";
+import type { ExecutionQuality } from "./store_review_pb";
+import { file_switchboard_v1_store_review } from "./store_review_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file switchboard/v1/federation_market.proto.
  */
 export const file_switchboard_v1_federation_market: GenFile = /*@__PURE__*/
-  fileDesc("CiZzd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uX21hcmtldC5wcm90bxIOc3dpdGNoYm9hcmQudjEiRwoPR2xvYmFsUmVxdWVzdGVyEhwKB3VzZXJfaWQYASABKAlCC7pIBHICGEDo8xgBEhYKBG5hbWUYAiABKAlCCLpIBXIDGPQDIpABChtFeGVjdXRlR2xvYmFsTGlzdGluZ1JlcXVlc3QSHwoKbGlzdGluZ19pZBgBIAEoCUILukgEcgIYQOjzGAESHAoFaW5wdXQYAiABKAlCDbpIBnIEGKCNBujzGAESMgoJcmVxdWVzdGVyGAMgASgLMh8uc3dpdGNoYm9hcmQudjEuR2xvYmFsUmVxdWVzdGVyIuoBChxFeGVjdXRlR2xvYmFsTGlzdGluZ1Jlc3BvbnNlEhQKDGV4ZWN1dGlvbl9pZBgBIAEoCRISCgpsaXN0aW5nX2lkGAIgASgJEhQKDGxpc3RpbmdfbmFtZRgDIAEoCRIkCgZzdGF0dXMYBCABKAlCFLr1GBBleGVjdXRpb25fc3RhdHVzEhsKDnF1ZXVlX3Bvc2l0aW9uGAUgASgFSACIAQESNAoTcGF5bWVudF9ob2xkX3N0YXR1cxgGIAEoCUIXuvUYE3BheW1lbnRfaG9sZF9zdGF0dXNCEQoPX3F1ZXVlX3Bvc2l0aW9uIvkCChpEZWxpdmVyR2xvYmFsUmVzdWx0UmVxdWVzdBIhCgxleGVjdXRpb25faWQYASABKAlCC7pIBHICGEDo8xgBEhsKCmxpc3RpbmdfaWQYAiABKAlCB7pIBHICGEASHgoMbGlzdGluZ19uYW1lGAMgASgJQgi6SAVyAxj0AxIqCgZzdGF0dXMYBCABKAlCGrpIBHICGGS69RgPY2FsbGJhY2tfc3RhdHVzEh4KBm91dHB1dBgFIAEoCUIJukgGcgQYgIBASACIAQESHAoFZXJyb3IYBiABKAlCCLpIBXIDGNAPSAGIAQESNgoNcmV2aWV3X2R1ZV9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIyCglyZXF1ZXN0ZXIYCCABKAsyHy5zd2l0Y2hib2FyZC52MS5HbG9iYWxSZXF1ZXN0ZXJCCQoHX291dHB1dEIICgZfZXJyb3JCEAoOX3Jldmlld19kdWVfYXQiRgobRGVsaXZlckdsb2JhbFJlc3VsdFJlc3BvbnNlEhAKCHJlY2VpdmVkGAEgASgIEhUKDXF1ZXVlX2l0ZW1faWQYAiABKAkyuwIKF0ZlZGVyYXRpb25NYXJrZXRTZXJ2aWNlEp8CChRFeGVjdXRlR2xvYmFsTGlzdGluZxIrLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVHbG9iYWxMaXN0aW5nUmVxdWVzdBosLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVHbG9iYWxMaXN0aW5nUmVzcG9uc2UiqwHa8xgOCAEiCmZlZGVyYXRpb27i9BhkdGhlIHNwb2tlIHJldHJpZXMgbm90aGluZzogYSByZXBlYXRlZCBjYWxsIGlzIGEgbmV3IGV4ZWN1dGlvbiwgYXMgUE9TVCAvYXBpL21hcmtldHBsYWNlL3tpZH0vZXhlY3V0ZYLT5JMCKzoBKiImL2FwaS92Mi9mZWRlcmF0aW9uL21hcmtldHBsYWNlL2V4ZWN1dGUyoAIKGUZlZGVyYXRpb25EZWxpdmVyeVNlcnZpY2USggIKE0RlbGl2ZXJHbG9iYWxSZXN1bHQSKi5zd2l0Y2hib2FyZC52MS5EZWxpdmVyR2xvYmFsUmVzdWx0UmVxdWVzdBorLnN3aXRjaGJvYXJkLnYxLkRlbGl2ZXJHbG9iYWxSZXN1bHRSZXNwb25zZSKRAdrzGA4IASIKZmVkZXJhdGlvbuL0GFNhIHJlcGVhdGVkIGRlbGl2ZXJ5IG9mIHRoZSBzYW1lIGV4ZWN1dGlvbiBhbnN3ZXJzIHRoZSBzYW1lIGl0ZW0gYW5kIGNoYW5nZXMgbm90aGluZ4LT5JMCIjoBKiIdL2FwaS92Mi9mZWRlcmF0aW9uL2RlbGl2ZXJpZXNCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options]);
+  fileDesc("CiZzd2l0Y2hib2FyZC92MS9mZWRlcmF0aW9uX21hcmtldC5wcm90bxIOc3dpdGNoYm9hcmQudjEiRwoPR2xvYmFsUmVxdWVzdGVyEhwKB3VzZXJfaWQYASABKAlCC7pIBHICGEDo8xgBEhYKBG5hbWUYAiABKAlCCLpIBXIDGPQDIpABChtFeGVjdXRlR2xvYmFsTGlzdGluZ1JlcXVlc3QSHwoKbGlzdGluZ19pZBgBIAEoCUILukgEcgIYQOjzGAESHAoFaW5wdXQYAiABKAlCDbpIBnIEGKCNBujzGAESMgoJcmVxdWVzdGVyGAMgASgLMh8uc3dpdGNoYm9hcmQudjEuR2xvYmFsUmVxdWVzdGVyIuoBChxFeGVjdXRlR2xvYmFsTGlzdGluZ1Jlc3BvbnNlEhQKDGV4ZWN1dGlvbl9pZBgBIAEoCRISCgpsaXN0aW5nX2lkGAIgASgJEhQKDGxpc3RpbmdfbmFtZRgDIAEoCRIkCgZzdGF0dXMYBCABKAlCFLr1GBBleGVjdXRpb25fc3RhdHVzEhsKDnF1ZXVlX3Bvc2l0aW9uGAUgASgFSACIAQESNAoTcGF5bWVudF9ob2xkX3N0YXR1cxgGIAEoCUIXuvUYE3BheW1lbnRfaG9sZF9zdGF0dXNCEQoPX3F1ZXVlX3Bvc2l0aW9uIvoCChxSZXZpZXdHbG9iYWxFeGVjdXRpb25SZXF1ZXN0Eh0KDGV4ZWN1dGlvbl9pZBgBIAEoCUIHukgEcgIYQBIyCglyZXF1ZXN0ZXIYAiABKAsyHy5zd2l0Y2hib2FyZC52MS5HbG9iYWxSZXF1ZXN0ZXISGAoGYWN0aW9uGAMgASgJQgi6SAVyAxjoBxITCgZyYXRpbmcYBCABKAVIAIgBARIgCghmZWVkYmFjaxgFIAEoCUIJukgGcgQYoI0GSAGIAQESGQoGcmVhc29uGAYgASgJQgm6SAZyBBigjQYSMgoIY2F0ZWdvcnkYByABKAlCG7pIBXIDGOgHuvUYD2RlbmlhbF9jYXRlZ29yeUgCiAEBEjYKB3F1YWxpdHkYCCABKAsyIC5zd2l0Y2hib2FyZC52MS5FeGVjdXRpb25RdWFsaXR5SAOIAQFCCQoHX3JhdGluZ0ILCglfZmVlZGJhY2tCCwoJX2NhdGVnb3J5QgoKCF9xdWFsaXR5IoACCh1SZXZpZXdHbG9iYWxFeGVjdXRpb25SZXNwb25zZRIkCgZhY3Rpb24YASABKAlCFLr1GBBsaWZlY3ljbGVfYWN0aW9uEjEKCWV4ZWN1dGlvbhgCIAEoCzIeLnN3aXRjaGJvYXJkLnYxLlN0b3JlRXhlY3V0aW9uEjUKCHJlcXVldWVkGAMgASgLMh4uc3dpdGNoYm9hcmQudjEuU3RvcmVFeGVjdXRpb25IAIgBARI2CgdxdWFsaXR5GAQgASgLMiAuc3dpdGNoYm9hcmQudjEuRXhlY3V0aW9uUXVhbGl0eUgBiAEBQgsKCV9yZXF1ZXVlZEIKCghfcXVhbGl0eSL5AgoaRGVsaXZlckdsb2JhbFJlc3VsdFJlcXVlc3QSIQoMZXhlY3V0aW9uX2lkGAEgASgJQgu6SARyAhhA6PMYARIbCgpsaXN0aW5nX2lkGAIgASgJQge6SARyAhhAEh4KDGxpc3RpbmdfbmFtZRgDIAEoCUIIukgFcgMY9AMSKgoGc3RhdHVzGAQgASgJQhq6SARyAhhkuvUYD2NhbGxiYWNrX3N0YXR1cxIeCgZvdXRwdXQYBSABKAlCCbpIBnIEGICAQEgAiAEBEhwKBWVycm9yGAYgASgJQgi6SAVyAxjQD0gBiAEBEjYKDXJldmlld19kdWVfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESMgoJcmVxdWVzdGVyGAggASgLMh8uc3dpdGNoYm9hcmQudjEuR2xvYmFsUmVxdWVzdGVyQgkKB19vdXRwdXRCCAoGX2Vycm9yQhAKDl9yZXZpZXdfZHVlX2F0IkYKG0RlbGl2ZXJHbG9iYWxSZXN1bHRSZXNwb25zZRIQCghyZWNlaXZlZBgBIAEoCBIVCg1xdWV1ZV9pdGVtX2lkGAIgASgJMtsEChdGZWRlcmF0aW9uTWFya2V0U2VydmljZRKfAgoURXhlY3V0ZUdsb2JhbExpc3RpbmcSKy5zd2l0Y2hib2FyZC52MS5FeGVjdXRlR2xvYmFsTGlzdGluZ1JlcXVlc3QaLC5zd2l0Y2hib2FyZC52MS5FeGVjdXRlR2xvYmFsTGlzdGluZ1Jlc3BvbnNlIqsB2vMYDggBIgpmZWRlcmF0aW9u4vQYZHRoZSBzcG9rZSByZXRyaWVzIG5vdGhpbmc6IGEgcmVwZWF0ZWQgY2FsbCBpcyBhIG5ldyBleGVjdXRpb24sIGFzIFBPU1QgL2FwaS9tYXJrZXRwbGFjZS97aWR9L2V4ZWN1dGWC0+STAis6ASoiJi9hcGkvdjIvZmVkZXJhdGlvbi9tYXJrZXRwbGFjZS9leGVjdXRlEp0CChVSZXZpZXdHbG9iYWxFeGVjdXRpb24SLC5zd2l0Y2hib2FyZC52MS5SZXZpZXdHbG9iYWxFeGVjdXRpb25SZXF1ZXN0Gi0uc3dpdGNoYm9hcmQudjEuUmV2aWV3R2xvYmFsRXhlY3V0aW9uUmVzcG9uc2UipgHa8xgOCAEiCmZlZGVyYXRpb27i9BhGYSByZXBlYXRlZCByZXZpZXcgaXMgcmVmdXNlZDogdGhlIGV4ZWN1dGlvbiBubyBsb25nZXIgd2FpdHMgZm9yIHJldmlld4LT5JMCRDoBKiI/L2FwaS92Mi9mZWRlcmF0aW9uL21hcmtldHBsYWNlL2V4ZWN1dGlvbnMve2V4ZWN1dGlvbl9pZH0vcmV2aWV3MqACChlGZWRlcmF0aW9uRGVsaXZlcnlTZXJ2aWNlEoICChNEZWxpdmVyR2xvYmFsUmVzdWx0Eiouc3dpdGNoYm9hcmQudjEuRGVsaXZlckdsb2JhbFJlc3VsdFJlcXVlc3QaKy5zd2l0Y2hib2FyZC52MS5EZWxpdmVyR2xvYmFsUmVzdWx0UmVzcG9uc2UikQHa8xgOCAEiCmZlZGVyYXRpb27i9BhTYSByZXBlYXRlZCBkZWxpdmVyeSBvZiB0aGUgc2FtZSBleGVjdXRpb24gYW5zd2VycyB0aGUgc2FtZSBpdGVtIGFuZCBjaGFuZ2VzIG5vdGhpbmeC0+STAiI6ASoiHS9hcGkvdjIvZmVkZXJhdGlvbi9kZWxpdmVyaWVzQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options, file_switchboard_v1_store, file_switchboard_v1_store_review]);
 
 /**
  * GlobalRequester is the spoke user who asked.
@@ -129,6 +133,118 @@ export const ExecuteGlobalListingResponseSchema: GenMessage<ExecuteGlobalListing
   messageDesc(file_switchboard_v1_federation_market, 2);
 
 /**
+ * @generated from message switchboard.v1.ReviewGlobalExecutionRequest
+ */
+export type ReviewGlobalExecutionRequest = Message<"switchboard.v1.ReviewGlobalExecutionRequest"> & {
+  /**
+   * The hub's execution id, as ExecuteGlobalListing answered it.
+   *
+   * @generated from field: string execution_id = 1;
+   */
+  executionId: string;
+
+  /**
+   * The spoke user who asked for the execution and now reviews it.
+   *
+   * @generated from field: switchboard.v1.GlobalRequester requester = 2;
+   */
+  requester?: GlobalRequester | undefined;
+
+  /**
+   * confirm or deny.
+   *
+   * @generated from field: string action = 3;
+   */
+  action: string;
+
+  /**
+   * confirm: 1 to 5 stars.
+   *
+   * @generated from field: optional int32 rating = 4;
+   */
+  rating?: number | undefined;
+
+  /**
+   * confirm: at most 2000 characters.
+   *
+   * @generated from field: optional string feedback = 5;
+   */
+  feedback?: string | undefined;
+
+  /**
+   * deny: why, at most 2000 characters; required.
+   *
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * deny: quality, incomplete, incorrect, off_topic, late or other.
+   *
+   * @generated from field: optional string category = 7;
+   */
+  category?: string | undefined;
+
+  /**
+   * confirm: the requester's quality scores of the result, each optional.
+   *
+   * @generated from field: optional switchboard.v1.ExecutionQuality quality = 8;
+   */
+  quality?: ExecutionQuality | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.ReviewGlobalExecutionRequest.
+ * Use `create(ReviewGlobalExecutionRequestSchema)` to create a new message.
+ */
+export const ReviewGlobalExecutionRequestSchema: GenMessage<ReviewGlobalExecutionRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation_market, 3);
+
+/**
+ * ReviewGlobalExecutionResponse is the answer of the hub's review lifecycle,
+ * as POST /api/marketplace/lifecycle answers a confirm or deny.
+ *
+ * @generated from message switchboard.v1.ReviewGlobalExecutionResponse
+ */
+export type ReviewGlobalExecutionResponse = Message<"switchboard.v1.ReviewGlobalExecutionResponse"> & {
+  /**
+   * confirm or deny.
+   *
+   * @generated from field: string action = 1;
+   */
+  action: string;
+
+  /**
+   * The reviewed execution on the hub.
+   *
+   * @generated from field: switchboard.v1.StoreExecution execution = 2;
+   */
+  execution?: StoreExecution | undefined;
+
+  /**
+   * deny: the hub's new execution of the same task, queued at the back of
+   * the listing's queue; its result is delivered as the first one was.
+   *
+   * @generated from field: optional switchboard.v1.StoreExecution requeued = 3;
+   */
+  requeued?: StoreExecution | undefined;
+
+  /**
+   * confirm: the execution's quality scores as stored.
+   *
+   * @generated from field: optional switchboard.v1.ExecutionQuality quality = 4;
+   */
+  quality?: ExecutionQuality | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.ReviewGlobalExecutionResponse.
+ * Use `create(ReviewGlobalExecutionResponseSchema)` to create a new message.
+ */
+export const ReviewGlobalExecutionResponseSchema: GenMessage<ReviewGlobalExecutionResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_federation_market, 4);
+
+/**
  * @generated from message switchboard.v1.DeliverGlobalResultRequest
  */
 export type DeliverGlobalResultRequest = Message<"switchboard.v1.DeliverGlobalResultRequest"> & {
@@ -194,7 +310,7 @@ export type DeliverGlobalResultRequest = Message<"switchboard.v1.DeliverGlobalRe
  * Use `create(DeliverGlobalResultRequestSchema)` to create a new message.
  */
 export const DeliverGlobalResultRequestSchema: GenMessage<DeliverGlobalResultRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_market, 3);
+  messageDesc(file_switchboard_v1_federation_market, 5);
 
 /**
  * @generated from message switchboard.v1.DeliverGlobalResultResponse
@@ -218,7 +334,7 @@ export type DeliverGlobalResultResponse = Message<"switchboard.v1.DeliverGlobalR
  * Use `create(DeliverGlobalResultResponseSchema)` to create a new message.
  */
 export const DeliverGlobalResultResponseSchema: GenMessage<DeliverGlobalResultResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_federation_market, 4);
+  messageDesc(file_switchboard_v1_federation_market, 6);
 
 /**
  * FederationMarketService is served by hubs: a spoke runs a listing of the
@@ -242,6 +358,20 @@ export const FederationMarketService: GenService<{
     methodKind: "unary";
     input: typeof ExecuteGlobalListingRequestSchema;
     output: typeof ExecuteGlobalListingResponseSchema;
+  },
+  /**
+   * ReviewGlobalExecution confirms or denies, for the spoke user who asked,
+   * a global execution waiting in the hub's review window: the review
+   * lifecycle's own confirm or deny for the spoke's account on the hub
+   * (POST /api/marketplace/lifecycle's validation and answers). An execution
+   * not asked for through the calling instance by that user is 404.
+   *
+   * @generated from rpc switchboard.v1.FederationMarketService.ReviewGlobalExecution
+   */
+  reviewGlobalExecution: {
+    methodKind: "unary";
+    input: typeof ReviewGlobalExecutionRequestSchema;
+    output: typeof ReviewGlobalExecutionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchboard_v1_federation_market, 0);

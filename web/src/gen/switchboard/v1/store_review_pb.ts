@@ -394,6 +394,9 @@ export const StoreReviewService: GenService<{
    * review (a key with the store scope or a session), or sweeps overdue
    * reviews (no credentials: a cron calls it). The procedure is public so the
    * sweep needs none; confirm and deny check the credentials themselves.
+   * On an instance joined to a hub, confirm and deny of one of the caller's
+   * global executions (run from the hub's store) go to the hub
+   * (FederationMarketService.ReviewGlobalExecution) and answer its answer.
    *
    * @generated from rpc switchboard.v1.StoreReviewService.StoreLifecycle
    */
