@@ -357,6 +357,7 @@ func TestThreeInstanceFederation(t *testing.T) {
 	if calls, top := agent.calls.Load()-before, agent.top.Load(); calls != 20 || top != 1 {
 		t.Fatalf("the agent saw %d calls, at most %d at once; want 20 and 1", calls, top)
 	}
+	assertFIFO(t, must(t, buyer, http.StatusOK, http.MethodGet, "/api/marketplace/executions?agentId="+hubWriter+"&limit=100", "")["executions"].([]any))
 
 	// The decisions reached A: three webhooks (two agents, a capability)
 	// delivered, as the hub's audit log says.
@@ -479,6 +480,51 @@ func TestThreeInstanceFederation(t *testing.T) {
 			if len([]rune(p)) > 500 || strings.Contains(p, "sbp_") && !strings.Contains(p, "sbp_…") {
 				t.Fatalf("%s audit row: %v", in.name, m)
 			}
+		}
+	}
+}
+
+// assertFIFO checks that executions run one at a time finished in the order
+// they queued in: by queuedAt, then queue position, then id, as the hub's
+// queue takes them (an execution that ran at once has no queuedAt and comes
+// first).
+func assertFIFO(t *testing.T, listed []any) {
+	t.Helper()
+	type run struct {
+		id               string
+		queued, finished time.Time
+		pos              float64
+	}
+	at := func(e map[string]any, field string) time.Time {
+		v, _ := e[field].(string)
+		if v == "" {
+			return time.Time{}
+		}
+		ts, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			t.Fatalf("%s %q: %v", field, v, err)
+		}
+		return ts
+	}
+	runs := make([]run, 0, len(listed))
+	for _, l := range listed {
+		e := l.(map[string]any)["execution"].(map[string]any)
+		pos, _ := e["queuePosition"].(float64)
+		runs = append(runs, run{id: e["executionId"].(string), queued: at(e, "queuedAt"), finished: at(e, "finishedAt"), pos: pos})
+	}
+	slices.SortFunc(runs, func(a, b run) int {
+		if c := a.queued.Compare(b.queued); c != 0 {
+			return c
+		}
+		if a.pos != b.pos {
+			return int(a.pos - b.pos)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	for i := 1; i < len(runs); i++ {
+		if runs[i].finished.IsZero() || runs[i].finished.Before(runs[i-1].finished) {
+			t.Fatalf("not FIFO: %s (queued %v) finished %v, before %s (queued %v) finished %v", runs[i].id,
+				runs[i].queued, runs[i].finished, runs[i-1].id, runs[i-1].queued, runs[i-1].finished)
 		}
 	}
 }
