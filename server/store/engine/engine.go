@@ -160,7 +160,7 @@ type Remote interface {
 // Outcome is an execution as the engine left it, with its listing.
 type Outcome struct {
 	Execution *ent.Execution
-	Agent     *ent.StoreAgent
+	Agent     *ent.StoreAgent // nil once the execution is unlinked (its listing removed)
 }
 
 func (e *Engine) now() time.Time { return e.Clock.Now().UTC() }
