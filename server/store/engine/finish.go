@@ -173,14 +173,18 @@ func renumber(ctx context.Context, tx *db.Tx, agentID string) error {
 // at the back of its agent's queue (a deny queues a new
 // execution, no priority boost). It runs in the caller's transaction; call
 // Kick with the agent id after commit so a free lock takes it at once. An
-// unlinked execution (its listing removed) is not queued again: it answers
-// nil.
+// unlinked execution (its listing removed, docs/decisions.md "Federation
+// platform routes (issue 14)") is not queued again: it answers nil.
 func (e *Engine) Requeue(ctx context.Context, tx *db.Tx, denied *ent.Execution) (*ent.Execution, error) {
 	agentID := store.AgentOf(denied)
 	if agentID == "" {
 		return nil, nil
 	}
 	if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
+		return nil, err
+	}
+	// The listing may have been removed while the lock was awaited.
+	if ok, err := tx.StoreAgent.Query().Where(storeagent.ID(agentID)).Exist(ctx); err != nil || !ok {
 		return nil, err
 	}
 	pos, err := tx.Execution.Query().Where(execution.AgentID(agentID), execution.StatusEQ(execution.StatusQueued)).Count(ctx)
