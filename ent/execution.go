@@ -29,7 +29,11 @@ type Execution struct {
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// AgentID holds the value of the "agent_id" field.
-	AgentID string `json:"agent_id,omitempty"`
+	AgentID *string `json:"agent_id,omitempty"`
+	// AgentName holds the value of the "agent_name" field.
+	AgentName *string `json:"agent_name,omitempty"`
+	// AgentOwnerID holds the value of the "agent_owner_id" field.
+	AgentOwnerID *string `json:"agent_owner_id,omitempty"`
 	// Status holds the value of the "status" field.
 	Status execution.Status `json:"status,omitempty"`
 	// Input holds the value of the "input" field.
@@ -180,7 +184,7 @@ func (*Execution) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case execution.FieldResponseTimeMs, execution.FieldQueuePosition, execution.FieldQuoteAmount, execution.FieldRelevance, execution.FieldCoherence, execution.FieldCompleteness, execution.FieldRating, execution.FieldGross, execution.FieldDeveloperPayout, execution.FieldPlatformFee:
 			values[i] = new(sql.NullInt64)
-		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRequesterUserID, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
+		case execution.FieldID, execution.FieldUserID, execution.FieldAgentID, execution.FieldAgentName, execution.FieldAgentOwnerID, execution.FieldStatus, execution.FieldInput, execution.FieldOutput, execution.FieldTaskOrigin, execution.FieldIsolationMode, execution.FieldCallerInstanceURL, execution.FieldRequesterEmail, execution.FieldRequesterName, execution.FieldCallbackURL, execution.FieldSourceInstanceID, execution.FieldSourceInstanceName, execution.FieldRequesterUserID, execution.FieldRemoteExecutionID, execution.FieldCallbackTokenSealed, execution.FieldPaymentMethodID, execution.FieldCallbackTokenHash, execution.FieldFailureReason, execution.FieldReviewStatus, execution.FieldDenialReason, execution.FieldDenialCategory, execution.FieldPaymentHoldStatus, execution.FieldPricingPhase, execution.FieldQuoteCurrency, execution.FieldQuoteBreakdown, execution.FieldFeedback, execution.FieldCurrency:
 			values[i] = new(sql.NullString)
 		case execution.FieldCreatedAt, execution.FieldUpdatedAt, execution.FieldCallbackReceivedAt, execution.FieldDispatchedAt, execution.FieldQueuedAt, execution.FieldStartedAt, execution.FieldFinishedAt, execution.FieldReviewedAt, execution.FieldReviewWidgetShownAt, execution.FieldHoldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -227,7 +231,22 @@ func (_m *Execution) assignValues(columns []string, values []any) error {
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field agent_id", values[i])
 			} else if value.Valid {
-				_m.AgentID = value.String
+				_m.AgentID = new(string)
+				*_m.AgentID = value.String
+			}
+		case execution.FieldAgentName:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field agent_name", values[i])
+			} else if value.Valid {
+				_m.AgentName = new(string)
+				*_m.AgentName = value.String
+			}
+		case execution.FieldAgentOwnerID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field agent_owner_id", values[i])
+			} else if value.Valid {
+				_m.AgentOwnerID = new(string)
+				*_m.AgentOwnerID = value.String
 			}
 		case execution.FieldStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -622,8 +641,20 @@ func (_m *Execution) String() string {
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)
 	builder.WriteString(", ")
-	builder.WriteString("agent_id=")
-	builder.WriteString(_m.AgentID)
+	if v := _m.AgentID; v != nil {
+		builder.WriteString("agent_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AgentName; v != nil {
+		builder.WriteString("agent_name=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AgentOwnerID; v != nil {
+		builder.WriteString("agent_owner_id=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("status=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Status))

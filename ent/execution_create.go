@@ -51,6 +51,42 @@ func (_c *ExecutionCreate) SetAgentID(v string) *ExecutionCreate {
 	return _c
 }
 
+// SetNillableAgentID sets the "agent_id" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableAgentID(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetAgentID(*v)
+	}
+	return _c
+}
+
+// SetAgentName sets the "agent_name" field.
+func (_c *ExecutionCreate) SetAgentName(v string) *ExecutionCreate {
+	_c.mutation.SetAgentName(v)
+	return _c
+}
+
+// SetNillableAgentName sets the "agent_name" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableAgentName(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetAgentName(*v)
+	}
+	return _c
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (_c *ExecutionCreate) SetAgentOwnerID(v string) *ExecutionCreate {
+	_c.mutation.SetAgentOwnerID(v)
+	return _c
+}
+
+// SetNillableAgentOwnerID sets the "agent_owner_id" field if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableAgentOwnerID(v *string) *ExecutionCreate {
+	if v != nil {
+		_c.SetAgentOwnerID(*v)
+	}
+	return _c
+}
+
 // SetStatus sets the "status" field.
 func (_c *ExecutionCreate) SetStatus(v execution.Status) *ExecutionCreate {
 	_c.mutation.SetStatus(v)
@@ -738,6 +774,14 @@ func (_c *ExecutionCreate) SetStoreAgentID(id string) *ExecutionCreate {
 	return _c
 }
 
+// SetNillableStoreAgentID sets the "store_agent" edge to the StoreAgent entity by ID if the given value is not nil.
+func (_c *ExecutionCreate) SetNillableStoreAgentID(id *string) *ExecutionCreate {
+	if id != nil {
+		_c = _c.SetStoreAgentID(*id)
+	}
+	return _c
+}
+
 // SetStoreAgent sets the "store_agent" edge to the StoreAgent entity.
 func (_c *ExecutionCreate) SetStoreAgent(v *StoreAgent) *ExecutionCreate {
 	return _c.SetStoreAgentID(v.ID)
@@ -811,9 +855,6 @@ func (_c *ExecutionCreate) check() error {
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "Execution.user_id"`)}
 	}
-	if _, ok := _c.mutation.AgentID(); !ok {
-		return &ValidationError{Name: "agent_id", err: errors.New(`ent: missing required field "Execution.agent_id"`)}
-	}
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "Execution.status"`)}
 	}
@@ -885,9 +926,6 @@ func (_c *ExecutionCreate) check() error {
 	if len(_c.mutation.UserIDs()) == 0 {
 		return &ValidationError{Name: "user", err: errors.New(`ent: missing required edge "Execution.user"`)}
 	}
-	if len(_c.mutation.StoreAgentIDs()) == 0 {
-		return &ValidationError{Name: "store_agent", err: errors.New(`ent: missing required edge "Execution.store_agent"`)}
-	}
 	return nil
 }
 
@@ -931,6 +969,14 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(execution.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.AgentName(); ok {
+		_spec.SetField(execution.FieldAgentName, field.TypeString, value)
+		_node.AgentName = &value
+	}
+	if value, ok := _c.mutation.AgentOwnerID(); ok {
+		_spec.SetField(execution.FieldAgentOwnerID, field.TypeString, value)
+		_node.AgentOwnerID = &value
 	}
 	if value, ok := _c.mutation.Status(); ok {
 		_spec.SetField(execution.FieldStatus, field.TypeEnum, value)
@@ -1159,7 +1205,7 @@ func (_c *ExecutionCreate) createSpec() (*Execution, *sqlgraph.CreateSpec) {
 		for _, k := range nodes {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
-		_node.AgentID = nodes[0]
+		_node.AgentID = &nodes[0]
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec
@@ -1223,6 +1269,42 @@ func (u *ExecutionUpsert) SetUpdatedAt(v time.Time) *ExecutionUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *ExecutionUpsert) UpdateUpdatedAt() *ExecutionUpsert {
 	u.SetExcluded(execution.FieldUpdatedAt)
+	return u
+}
+
+// SetAgentName sets the "agent_name" field.
+func (u *ExecutionUpsert) SetAgentName(v string) *ExecutionUpsert {
+	u.Set(execution.FieldAgentName, v)
+	return u
+}
+
+// UpdateAgentName sets the "agent_name" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateAgentName() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldAgentName)
+	return u
+}
+
+// ClearAgentName clears the value of the "agent_name" field.
+func (u *ExecutionUpsert) ClearAgentName() *ExecutionUpsert {
+	u.SetNull(execution.FieldAgentName)
+	return u
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (u *ExecutionUpsert) SetAgentOwnerID(v string) *ExecutionUpsert {
+	u.Set(execution.FieldAgentOwnerID, v)
+	return u
+}
+
+// UpdateAgentOwnerID sets the "agent_owner_id" field to the value that was provided on create.
+func (u *ExecutionUpsert) UpdateAgentOwnerID() *ExecutionUpsert {
+	u.SetExcluded(execution.FieldAgentOwnerID)
+	return u
+}
+
+// ClearAgentOwnerID clears the value of the "agent_owner_id" field.
+func (u *ExecutionUpsert) ClearAgentOwnerID() *ExecutionUpsert {
+	u.SetNull(execution.FieldAgentOwnerID)
 	return u
 }
 
@@ -2212,6 +2294,48 @@ func (u *ExecutionUpsertOne) SetUpdatedAt(v time.Time) *ExecutionUpsertOne {
 func (u *ExecutionUpsertOne) UpdateUpdatedAt() *ExecutionUpsertOne {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetAgentName sets the "agent_name" field.
+func (u *ExecutionUpsertOne) SetAgentName(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetAgentName(v)
+	})
+}
+
+// UpdateAgentName sets the "agent_name" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateAgentName() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateAgentName()
+	})
+}
+
+// ClearAgentName clears the value of the "agent_name" field.
+func (u *ExecutionUpsertOne) ClearAgentName() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearAgentName()
+	})
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (u *ExecutionUpsertOne) SetAgentOwnerID(v string) *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetAgentOwnerID(v)
+	})
+}
+
+// UpdateAgentOwnerID sets the "agent_owner_id" field to the value that was provided on create.
+func (u *ExecutionUpsertOne) UpdateAgentOwnerID() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateAgentOwnerID()
+	})
+}
+
+// ClearAgentOwnerID clears the value of the "agent_owner_id" field.
+func (u *ExecutionUpsertOne) ClearAgentOwnerID() *ExecutionUpsertOne {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearAgentOwnerID()
 	})
 }
 
@@ -3521,6 +3645,48 @@ func (u *ExecutionUpsertBulk) SetUpdatedAt(v time.Time) *ExecutionUpsertBulk {
 func (u *ExecutionUpsertBulk) UpdateUpdatedAt() *ExecutionUpsertBulk {
 	return u.Update(func(s *ExecutionUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetAgentName sets the "agent_name" field.
+func (u *ExecutionUpsertBulk) SetAgentName(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetAgentName(v)
+	})
+}
+
+// UpdateAgentName sets the "agent_name" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateAgentName() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateAgentName()
+	})
+}
+
+// ClearAgentName clears the value of the "agent_name" field.
+func (u *ExecutionUpsertBulk) ClearAgentName() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearAgentName()
+	})
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (u *ExecutionUpsertBulk) SetAgentOwnerID(v string) *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.SetAgentOwnerID(v)
+	})
+}
+
+// UpdateAgentOwnerID sets the "agent_owner_id" field to the value that was provided on create.
+func (u *ExecutionUpsertBulk) UpdateAgentOwnerID() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.UpdateAgentOwnerID()
+	})
+}
+
+// ClearAgentOwnerID clears the value of the "agent_owner_id" field.
+func (u *ExecutionUpsertBulk) ClearAgentOwnerID() *ExecutionUpsertBulk {
+	return u.Update(func(s *ExecutionUpsert) {
+		s.ClearAgentOwnerID()
 	})
 }
 

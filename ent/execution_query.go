@@ -482,7 +482,10 @@ func (_q *ExecutionQuery) loadStoreAgent(ctx context.Context, query *StoreAgentQ
 	ids := make([]string, 0, len(nodes))
 	nodeids := make(map[string][]*Execution)
 	for i := range nodes {
-		fk := nodes[i].AgentID
+		if nodes[i].AgentID == nil {
+			continue
+		}
+		fk := *nodes[i].AgentID
 		if _, ok := nodeids[fk]; !ok {
 			ids = append(ids, fk)
 		}

@@ -44,6 +44,46 @@ func (_u *ExecutionUpdate) SetNillableUpdatedAt(v *time.Time) *ExecutionUpdate {
 	return _u
 }
 
+// SetAgentName sets the "agent_name" field.
+func (_u *ExecutionUpdate) SetAgentName(v string) *ExecutionUpdate {
+	_u.mutation.SetAgentName(v)
+	return _u
+}
+
+// SetNillableAgentName sets the "agent_name" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableAgentName(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetAgentName(*v)
+	}
+	return _u
+}
+
+// ClearAgentName clears the value of the "agent_name" field.
+func (_u *ExecutionUpdate) ClearAgentName() *ExecutionUpdate {
+	_u.mutation.ClearAgentName()
+	return _u
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (_u *ExecutionUpdate) SetAgentOwnerID(v string) *ExecutionUpdate {
+	_u.mutation.SetAgentOwnerID(v)
+	return _u
+}
+
+// SetNillableAgentOwnerID sets the "agent_owner_id" field if the given value is not nil.
+func (_u *ExecutionUpdate) SetNillableAgentOwnerID(v *string) *ExecutionUpdate {
+	if v != nil {
+		_u.SetAgentOwnerID(*v)
+	}
+	return _u
+}
+
+// ClearAgentOwnerID clears the value of the "agent_owner_id" field.
+func (_u *ExecutionUpdate) ClearAgentOwnerID() *ExecutionUpdate {
+	_u.mutation.ClearAgentOwnerID()
+	return _u
+}
+
 // SetStatus sets the "status" field.
 func (_u *ExecutionUpdate) SetStatus(v execution.Status) *ExecutionUpdate {
 	_u.mutation.SetStatus(v)
@@ -1146,9 +1186,6 @@ func (_u *ExecutionUpdate) check() error {
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Execution.user"`)
 	}
-	if _u.mutation.StoreAgentCleared() && len(_u.mutation.StoreAgentIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "Execution.store_agent"`)
-	}
 	return nil
 }
 
@@ -1166,6 +1203,18 @@ func (_u *ExecutionUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(execution.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.AgentName(); ok {
+		_spec.SetField(execution.FieldAgentName, field.TypeString, value)
+	}
+	if _u.mutation.AgentNameCleared() {
+		_spec.ClearField(execution.FieldAgentName, field.TypeString)
+	}
+	if value, ok := _u.mutation.AgentOwnerID(); ok {
+		_spec.SetField(execution.FieldAgentOwnerID, field.TypeString, value)
+	}
+	if _u.mutation.AgentOwnerIDCleared() {
+		_spec.ClearField(execution.FieldAgentOwnerID, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(execution.FieldStatus, field.TypeEnum, value)
@@ -1510,6 +1559,46 @@ func (_u *ExecutionUpdateOne) SetNillableUpdatedAt(v *time.Time) *ExecutionUpdat
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetAgentName sets the "agent_name" field.
+func (_u *ExecutionUpdateOne) SetAgentName(v string) *ExecutionUpdateOne {
+	_u.mutation.SetAgentName(v)
+	return _u
+}
+
+// SetNillableAgentName sets the "agent_name" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableAgentName(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetAgentName(*v)
+	}
+	return _u
+}
+
+// ClearAgentName clears the value of the "agent_name" field.
+func (_u *ExecutionUpdateOne) ClearAgentName() *ExecutionUpdateOne {
+	_u.mutation.ClearAgentName()
+	return _u
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (_u *ExecutionUpdateOne) SetAgentOwnerID(v string) *ExecutionUpdateOne {
+	_u.mutation.SetAgentOwnerID(v)
+	return _u
+}
+
+// SetNillableAgentOwnerID sets the "agent_owner_id" field if the given value is not nil.
+func (_u *ExecutionUpdateOne) SetNillableAgentOwnerID(v *string) *ExecutionUpdateOne {
+	if v != nil {
+		_u.SetAgentOwnerID(*v)
+	}
+	return _u
+}
+
+// ClearAgentOwnerID clears the value of the "agent_owner_id" field.
+func (_u *ExecutionUpdateOne) ClearAgentOwnerID() *ExecutionUpdateOne {
+	_u.mutation.ClearAgentOwnerID()
 	return _u
 }
 
@@ -2628,9 +2717,6 @@ func (_u *ExecutionUpdateOne) check() error {
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Execution.user"`)
 	}
-	if _u.mutation.StoreAgentCleared() && len(_u.mutation.StoreAgentIDs()) > 0 {
-		return errors.New(`ent: clearing a required unique edge "Execution.store_agent"`)
-	}
 	return nil
 }
 
@@ -2665,6 +2751,18 @@ func (_u *ExecutionUpdateOne) sqlSave(ctx context.Context) (_node *Execution, er
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(execution.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.AgentName(); ok {
+		_spec.SetField(execution.FieldAgentName, field.TypeString, value)
+	}
+	if _u.mutation.AgentNameCleared() {
+		_spec.ClearField(execution.FieldAgentName, field.TypeString)
+	}
+	if value, ok := _u.mutation.AgentOwnerID(); ok {
+		_spec.SetField(execution.FieldAgentOwnerID, field.TypeString, value)
+	}
+	if _u.mutation.AgentOwnerIDCleared() {
+		_spec.ClearField(execution.FieldAgentOwnerID, field.TypeString)
 	}
 	if value, ok := _u.mutation.Status(); ok {
 		_spec.SetField(execution.FieldStatus, field.TypeEnum, value)

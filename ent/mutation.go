@@ -18107,6 +18107,8 @@ type ExecutionMutation struct {
 	id                          *string
 	created_at                  *time.Time
 	updated_at                  *time.Time
+	agent_name                  *string
+	agent_owner_id              *string
 	status                      *execution.Status
 	input                       *string
 	output                      *string
@@ -18407,7 +18409,7 @@ func (m *ExecutionMutation) AgentID() (r string, exists bool) {
 // OldAgentID returns the old "agent_id" field's value of the Execution entity.
 // If the Execution object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ExecutionMutation) OldAgentID(ctx context.Context) (v string, err error) {
+func (m *ExecutionMutation) OldAgentID(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAgentID is only allowed on UpdateOne operations")
 	}
@@ -18421,9 +18423,120 @@ func (m *ExecutionMutation) OldAgentID(ctx context.Context) (v string, err error
 	return oldValue.AgentID, nil
 }
 
+// ClearAgentID clears the value of the "agent_id" field.
+func (m *ExecutionMutation) ClearAgentID() {
+	m.store_agent = nil
+	m.clearedFields[execution.FieldAgentID] = struct{}{}
+}
+
+// AgentIDCleared returns if the "agent_id" field was cleared in this mutation.
+func (m *ExecutionMutation) AgentIDCleared() bool {
+	_, ok := m.clearedFields[execution.FieldAgentID]
+	return ok
+}
+
 // ResetAgentID resets all changes to the "agent_id" field.
 func (m *ExecutionMutation) ResetAgentID() {
 	m.store_agent = nil
+	delete(m.clearedFields, execution.FieldAgentID)
+}
+
+// SetAgentName sets the "agent_name" field.
+func (m *ExecutionMutation) SetAgentName(s string) {
+	m.agent_name = &s
+}
+
+// AgentName returns the value of the "agent_name" field in the mutation.
+func (m *ExecutionMutation) AgentName() (r string, exists bool) {
+	v := m.agent_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentName returns the old "agent_name" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldAgentName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentName: %w", err)
+	}
+	return oldValue.AgentName, nil
+}
+
+// ClearAgentName clears the value of the "agent_name" field.
+func (m *ExecutionMutation) ClearAgentName() {
+	m.agent_name = nil
+	m.clearedFields[execution.FieldAgentName] = struct{}{}
+}
+
+// AgentNameCleared returns if the "agent_name" field was cleared in this mutation.
+func (m *ExecutionMutation) AgentNameCleared() bool {
+	_, ok := m.clearedFields[execution.FieldAgentName]
+	return ok
+}
+
+// ResetAgentName resets all changes to the "agent_name" field.
+func (m *ExecutionMutation) ResetAgentName() {
+	m.agent_name = nil
+	delete(m.clearedFields, execution.FieldAgentName)
+}
+
+// SetAgentOwnerID sets the "agent_owner_id" field.
+func (m *ExecutionMutation) SetAgentOwnerID(s string) {
+	m.agent_owner_id = &s
+}
+
+// AgentOwnerID returns the value of the "agent_owner_id" field in the mutation.
+func (m *ExecutionMutation) AgentOwnerID() (r string, exists bool) {
+	v := m.agent_owner_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAgentOwnerID returns the old "agent_owner_id" field's value of the Execution entity.
+// If the Execution object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ExecutionMutation) OldAgentOwnerID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAgentOwnerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAgentOwnerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAgentOwnerID: %w", err)
+	}
+	return oldValue.AgentOwnerID, nil
+}
+
+// ClearAgentOwnerID clears the value of the "agent_owner_id" field.
+func (m *ExecutionMutation) ClearAgentOwnerID() {
+	m.agent_owner_id = nil
+	m.clearedFields[execution.FieldAgentOwnerID] = struct{}{}
+}
+
+// AgentOwnerIDCleared returns if the "agent_owner_id" field was cleared in this mutation.
+func (m *ExecutionMutation) AgentOwnerIDCleared() bool {
+	_, ok := m.clearedFields[execution.FieldAgentOwnerID]
+	return ok
+}
+
+// ResetAgentOwnerID resets all changes to the "agent_owner_id" field.
+func (m *ExecutionMutation) ResetAgentOwnerID() {
+	m.agent_owner_id = nil
+	delete(m.clearedFields, execution.FieldAgentOwnerID)
 }
 
 // SetStatus sets the "status" field.
@@ -21041,7 +21154,7 @@ func (m *ExecutionMutation) ClearStoreAgent() {
 
 // StoreAgentCleared reports if the "store_agent" edge to the StoreAgent entity was cleared.
 func (m *ExecutionMutation) StoreAgentCleared() bool {
-	return m.clearedstore_agent
+	return m.AgentIDCleared() || m.clearedstore_agent
 }
 
 // StoreAgentID returns the "store_agent" edge ID in the mutation.
@@ -21102,7 +21215,7 @@ func (m *ExecutionMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ExecutionMutation) Fields() []string {
-	fields := make([]string, 0, 53)
+	fields := make([]string, 0, 55)
 	if m.created_at != nil {
 		fields = append(fields, execution.FieldCreatedAt)
 	}
@@ -21114,6 +21227,12 @@ func (m *ExecutionMutation) Fields() []string {
 	}
 	if m.store_agent != nil {
 		fields = append(fields, execution.FieldAgentID)
+	}
+	if m.agent_name != nil {
+		fields = append(fields, execution.FieldAgentName)
+	}
+	if m.agent_owner_id != nil {
+		fields = append(fields, execution.FieldAgentOwnerID)
 	}
 	if m.status != nil {
 		fields = append(fields, execution.FieldStatus)
@@ -21278,6 +21397,10 @@ func (m *ExecutionMutation) Field(name string) (ent.Value, bool) {
 		return m.UserID()
 	case execution.FieldAgentID:
 		return m.AgentID()
+	case execution.FieldAgentName:
+		return m.AgentName()
+	case execution.FieldAgentOwnerID:
+		return m.AgentOwnerID()
 	case execution.FieldStatus:
 		return m.Status()
 	case execution.FieldInput:
@@ -21393,6 +21516,10 @@ func (m *ExecutionMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldUserID(ctx)
 	case execution.FieldAgentID:
 		return m.OldAgentID(ctx)
+	case execution.FieldAgentName:
+		return m.OldAgentName(ctx)
+	case execution.FieldAgentOwnerID:
+		return m.OldAgentOwnerID(ctx)
 	case execution.FieldStatus:
 		return m.OldStatus(ctx)
 	case execution.FieldInput:
@@ -21527,6 +21654,20 @@ func (m *ExecutionMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAgentID(v)
+		return nil
+	case execution.FieldAgentName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentName(v)
+		return nil
+	case execution.FieldAgentOwnerID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAgentOwnerID(v)
 		return nil
 	case execution.FieldStatus:
 		v, ok := value.(execution.Status)
@@ -22048,6 +22189,15 @@ func (m *ExecutionMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ExecutionMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(execution.FieldAgentID) {
+		fields = append(fields, execution.FieldAgentID)
+	}
+	if m.FieldCleared(execution.FieldAgentName) {
+		fields = append(fields, execution.FieldAgentName)
+	}
+	if m.FieldCleared(execution.FieldAgentOwnerID) {
+		fields = append(fields, execution.FieldAgentOwnerID)
+	}
 	if m.FieldCleared(execution.FieldOutput) {
 		fields = append(fields, execution.FieldOutput)
 	}
@@ -22191,6 +22341,15 @@ func (m *ExecutionMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ExecutionMutation) ClearField(name string) error {
 	switch name {
+	case execution.FieldAgentID:
+		m.ClearAgentID()
+		return nil
+	case execution.FieldAgentName:
+		m.ClearAgentName()
+		return nil
+	case execution.FieldAgentOwnerID:
+		m.ClearAgentOwnerID()
+		return nil
 	case execution.FieldOutput:
 		m.ClearOutput()
 		return nil
@@ -22339,6 +22498,12 @@ func (m *ExecutionMutation) ResetField(name string) error {
 		return nil
 	case execution.FieldAgentID:
 		m.ResetAgentID()
+		return nil
+	case execution.FieldAgentName:
+		m.ResetAgentName()
+		return nil
+	case execution.FieldAgentOwnerID:
+		m.ResetAgentOwnerID()
 		return nil
 	case execution.FieldStatus:
 		m.ResetStatus()

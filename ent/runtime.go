@@ -560,23 +560,23 @@ func init() {
 	executionFields := schema.Execution{}.Fields()
 	_ = executionFields
 	// executionDescIsOwnAgent is the schema descriptor for is_own_agent field.
-	executionDescIsOwnAgent := executionFields[6].Descriptor()
+	executionDescIsOwnAgent := executionFields[8].Descriptor()
 	// execution.DefaultIsOwnAgent holds the default value on creation for the is_own_agent field.
 	execution.DefaultIsOwnAgent = executionDescIsOwnAgent.Default.(bool)
 	// executionDescRelevance is the schema descriptor for relevance field.
-	executionDescRelevance := executionFields[39].Descriptor()
+	executionDescRelevance := executionFields[41].Descriptor()
 	// execution.RelevanceValidator is a validator for the "relevance" field. It is called by the builders before save.
 	execution.RelevanceValidator = executionDescRelevance.Validators[0].(func(int) error)
 	// executionDescCoherence is the schema descriptor for coherence field.
-	executionDescCoherence := executionFields[40].Descriptor()
+	executionDescCoherence := executionFields[42].Descriptor()
 	// execution.CoherenceValidator is a validator for the "coherence" field. It is called by the builders before save.
 	execution.CoherenceValidator = executionDescCoherence.Validators[0].(func(int) error)
 	// executionDescCompleteness is the schema descriptor for completeness field.
-	executionDescCompleteness := executionFields[41].Descriptor()
+	executionDescCompleteness := executionFields[43].Descriptor()
 	// execution.CompletenessValidator is a validator for the "completeness" field. It is called by the builders before save.
 	execution.CompletenessValidator = executionDescCompleteness.Validators[0].(func(int) error)
 	// executionDescRating is the schema descriptor for rating field.
-	executionDescRating := executionFields[42].Descriptor()
+	executionDescRating := executionFields[44].Descriptor()
 	// execution.RatingValidator is a validator for the "rating" field. It is called by the builders before save.
 	execution.RatingValidator = executionDescRating.Validators[0].(func(int) error)
 	// executionDescID is the schema descriptor for id field.

@@ -722,9 +722,12 @@ func (_q *StoreAgentQuery) loadExecutions(ctx context.Context, query *ExecutionQ
 	}
 	for _, n := range neighbors {
 		fk := n.AgentID
-		node, ok := nodeids[fk]
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "agent_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
 		if !ok {
-			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, fk, n.ID)
+			return fmt.Errorf(`unexpected referenced foreign-key "agent_id" returned %v for node %v`, *fk, n.ID)
 		}
 		assign(node, n)
 	}

@@ -22,6 +22,10 @@ const (
 	FieldUserID = "user_id"
 	// FieldAgentID holds the string denoting the agent_id field in the database.
 	FieldAgentID = "agent_id"
+	// FieldAgentName holds the string denoting the agent_name field in the database.
+	FieldAgentName = "agent_name"
+	// FieldAgentOwnerID holds the string denoting the agent_owner_id field in the database.
+	FieldAgentOwnerID = "agent_owner_id"
 	// FieldStatus holds the string denoting the status field in the database.
 	FieldStatus = "status"
 	// FieldInput holds the string denoting the input field in the database.
@@ -149,6 +153,8 @@ var Columns = []string{
 	FieldUpdatedAt,
 	FieldUserID,
 	FieldAgentID,
+	FieldAgentName,
+	FieldAgentOwnerID,
 	FieldStatus,
 	FieldInput,
 	FieldOutput,
@@ -386,6 +392,16 @@ func ByUserID(opts ...sql.OrderTermOption) OrderOption {
 // ByAgentID orders the results by the agent_id field.
 func ByAgentID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAgentID, opts...).ToFunc()
+}
+
+// ByAgentName orders the results by the agent_name field.
+func ByAgentName(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAgentName, opts...).ToFunc()
+}
+
+// ByAgentOwnerID orders the results by the agent_owner_id field.
+func ByAgentOwnerID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAgentOwnerID, opts...).ToFunc()
 }
 
 // ByStatus orders the results by the status field.

@@ -86,6 +86,16 @@ func AgentID(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldAgentID, v))
 }
 
+// AgentName applies equality check predicate on the "agent_name" field. It's identical to AgentNameEQ.
+func AgentName(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldAgentName, v))
+}
+
+// AgentOwnerID applies equality check predicate on the "agent_owner_id" field. It's identical to AgentOwnerIDEQ.
+func AgentOwnerID(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldAgentOwnerID, v))
+}
+
 // Input applies equality check predicate on the "input" field. It's identical to InputEQ.
 func Input(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEQ(FieldInput, v))
@@ -505,6 +515,16 @@ func AgentIDHasSuffix(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldHasSuffix(FieldAgentID, v))
 }
 
+// AgentIDIsNil applies the IsNil predicate on the "agent_id" field.
+func AgentIDIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldAgentID))
+}
+
+// AgentIDNotNil applies the NotNil predicate on the "agent_id" field.
+func AgentIDNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldAgentID))
+}
+
 // AgentIDEqualFold applies the EqualFold predicate on the "agent_id" field.
 func AgentIDEqualFold(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldEqualFold(FieldAgentID, v))
@@ -513,6 +533,156 @@ func AgentIDEqualFold(v string) predicate.Execution {
 // AgentIDContainsFold applies the ContainsFold predicate on the "agent_id" field.
 func AgentIDContainsFold(v string) predicate.Execution {
 	return predicate.Execution(sql.FieldContainsFold(FieldAgentID, v))
+}
+
+// AgentNameEQ applies the EQ predicate on the "agent_name" field.
+func AgentNameEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldAgentName, v))
+}
+
+// AgentNameNEQ applies the NEQ predicate on the "agent_name" field.
+func AgentNameNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldAgentName, v))
+}
+
+// AgentNameIn applies the In predicate on the "agent_name" field.
+func AgentNameIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldAgentName, vs...))
+}
+
+// AgentNameNotIn applies the NotIn predicate on the "agent_name" field.
+func AgentNameNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldAgentName, vs...))
+}
+
+// AgentNameGT applies the GT predicate on the "agent_name" field.
+func AgentNameGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldAgentName, v))
+}
+
+// AgentNameGTE applies the GTE predicate on the "agent_name" field.
+func AgentNameGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldAgentName, v))
+}
+
+// AgentNameLT applies the LT predicate on the "agent_name" field.
+func AgentNameLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldAgentName, v))
+}
+
+// AgentNameLTE applies the LTE predicate on the "agent_name" field.
+func AgentNameLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldAgentName, v))
+}
+
+// AgentNameContains applies the Contains predicate on the "agent_name" field.
+func AgentNameContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldAgentName, v))
+}
+
+// AgentNameHasPrefix applies the HasPrefix predicate on the "agent_name" field.
+func AgentNameHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldAgentName, v))
+}
+
+// AgentNameHasSuffix applies the HasSuffix predicate on the "agent_name" field.
+func AgentNameHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldAgentName, v))
+}
+
+// AgentNameIsNil applies the IsNil predicate on the "agent_name" field.
+func AgentNameIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldAgentName))
+}
+
+// AgentNameNotNil applies the NotNil predicate on the "agent_name" field.
+func AgentNameNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldAgentName))
+}
+
+// AgentNameEqualFold applies the EqualFold predicate on the "agent_name" field.
+func AgentNameEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldAgentName, v))
+}
+
+// AgentNameContainsFold applies the ContainsFold predicate on the "agent_name" field.
+func AgentNameContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldAgentName, v))
+}
+
+// AgentOwnerIDEQ applies the EQ predicate on the "agent_owner_id" field.
+func AgentOwnerIDEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEQ(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDNEQ applies the NEQ predicate on the "agent_owner_id" field.
+func AgentOwnerIDNEQ(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldNEQ(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDIn applies the In predicate on the "agent_owner_id" field.
+func AgentOwnerIDIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldIn(FieldAgentOwnerID, vs...))
+}
+
+// AgentOwnerIDNotIn applies the NotIn predicate on the "agent_owner_id" field.
+func AgentOwnerIDNotIn(vs ...string) predicate.Execution {
+	return predicate.Execution(sql.FieldNotIn(FieldAgentOwnerID, vs...))
+}
+
+// AgentOwnerIDGT applies the GT predicate on the "agent_owner_id" field.
+func AgentOwnerIDGT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGT(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDGTE applies the GTE predicate on the "agent_owner_id" field.
+func AgentOwnerIDGTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldGTE(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDLT applies the LT predicate on the "agent_owner_id" field.
+func AgentOwnerIDLT(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLT(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDLTE applies the LTE predicate on the "agent_owner_id" field.
+func AgentOwnerIDLTE(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldLTE(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDContains applies the Contains predicate on the "agent_owner_id" field.
+func AgentOwnerIDContains(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContains(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDHasPrefix applies the HasPrefix predicate on the "agent_owner_id" field.
+func AgentOwnerIDHasPrefix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasPrefix(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDHasSuffix applies the HasSuffix predicate on the "agent_owner_id" field.
+func AgentOwnerIDHasSuffix(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldHasSuffix(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDIsNil applies the IsNil predicate on the "agent_owner_id" field.
+func AgentOwnerIDIsNil() predicate.Execution {
+	return predicate.Execution(sql.FieldIsNull(FieldAgentOwnerID))
+}
+
+// AgentOwnerIDNotNil applies the NotNil predicate on the "agent_owner_id" field.
+func AgentOwnerIDNotNil() predicate.Execution {
+	return predicate.Execution(sql.FieldNotNull(FieldAgentOwnerID))
+}
+
+// AgentOwnerIDEqualFold applies the EqualFold predicate on the "agent_owner_id" field.
+func AgentOwnerIDEqualFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldEqualFold(FieldAgentOwnerID, v))
+}
+
+// AgentOwnerIDContainsFold applies the ContainsFold predicate on the "agent_owner_id" field.
+func AgentOwnerIDContainsFold(v string) predicate.Execution {
+	return predicate.Execution(sql.FieldContainsFold(FieldAgentOwnerID, v))
 }
 
 // StatusEQ applies the EQ predicate on the "status" field.

@@ -658,6 +658,8 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "agent_name", Type: field.TypeString, Nullable: true},
+		{Name: "agent_owner_id", Type: field.TypeString, Nullable: true},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "running", "completed", "failed", "timeout"}},
 		{Name: "input", Type: field.TypeString, Size: 2147483647},
 		{Name: "output", Type: field.TypeString, Nullable: true, Size: 2147483647},
@@ -707,7 +709,7 @@ var (
 		{Name: "fee_percent", Type: field.TypeFloat64, Nullable: true},
 		{Name: "hub_fee_validated", Type: field.TypeBool, Nullable: true},
 		{Name: "hub_enforced_fee_percent", Type: field.TypeFloat64, Nullable: true},
-		{Name: "agent_id", Type: field.TypeString, Size: 40},
+		{Name: "agent_id", Type: field.TypeString, Nullable: true, Size: 40},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
 	// ExecutionsTable holds the schema information for the "executions" table.
@@ -718,13 +720,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "executions_store_agents_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[52]},
+				Columns:    []*schema.Column{ExecutionsColumns[54]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
-				OnDelete:   schema.Cascade,
+				OnDelete:   schema.SetNull,
 			},
 			{
 				Symbol:     "executions_users_executions",
-				Columns:    []*schema.Column{ExecutionsColumns[53]},
+				Columns:    []*schema.Column{ExecutionsColumns[55]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -733,22 +735,22 @@ var (
 			{
 				Name:    "execution_agent_id_status_queued_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[52], ExecutionsColumns[3], ExecutionsColumns[26]},
+				Columns: []*schema.Column{ExecutionsColumns[54], ExecutionsColumns[5], ExecutionsColumns[28]},
 			},
 			{
 				Name:    "execution_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[53], ExecutionsColumns[1]},
+				Columns: []*schema.Column{ExecutionsColumns[55], ExecutionsColumns[1]},
 			},
 			{
 				Name:    "execution_status_started_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[3], ExecutionsColumns[27]},
+				Columns: []*schema.Column{ExecutionsColumns[5], ExecutionsColumns[29]},
 			},
 			{
 				Name:    "execution_review_status_review_widget_shown_at",
 				Unique:  false,
-				Columns: []*schema.Column{ExecutionsColumns[29], ExecutionsColumns[33]},
+				Columns: []*schema.Column{ExecutionsColumns[31], ExecutionsColumns[35]},
 			},
 		},
 	}

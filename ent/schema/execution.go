@@ -33,7 +33,15 @@ func (Execution) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}
 func (Execution) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
-		field.String("agent_id").Immutable(),
+		// The listing run; NULL once the listing is removed: its finished
+		// executions stay, unlinked (docs/decisions.md "Federation platform
+		// routes (issue 14)"), with agent_name kept for their readers.
+		field.String("agent_id").Optional().Nillable().Immutable(),
+		// The listing's name and owner when it was removed, set as agent_id
+		// is cleared (for the requester's list and the owner's earnings);
+		// absent while the execution is linked.
+		field.String("agent_name").Optional().Nillable(),
+		field.String("agent_owner_id").Optional().Nillable(),
 		// No default: a new execution is running or queued depending on the
 		// agent's lock, and the code that takes the lock must say which.
 		field.Enum("status").Values(vocab.Values("execution_status")...),
@@ -133,7 +141,7 @@ func (Execution) Fields() []ent.Field {
 func (Execution) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("user", User.Type).Ref("executions").Field("user_id").Unique().Required().Immutable(),
-		edge.From("store_agent", StoreAgent.Type).Ref("executions").Field("agent_id").Unique().Required().Immutable(),
+		edge.From("store_agent", StoreAgent.Type).Ref("executions").Field("agent_id").Unique().Immutable(),
 	}
 }
 

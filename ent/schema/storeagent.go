@@ -161,8 +161,10 @@ func (StoreAgent) Fields() []ent.Field {
 func (StoreAgent) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("user", User.Type).Ref("store_agents").Field("user_id").Unique().Required().Immutable(),
+		// Removing a listing unlinks its executions, never deletes them
+		// (docs/decisions.md "Federation platform routes (issue 14)").
 		edge.To("executions", Execution.Type).
-			Annotations(entsql.OnDelete(entsql.Cascade)),
+			Annotations(entsql.OnDelete(entsql.SetNull)),
 		edge.To("installs", StoreInstall.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("subscriptions", StoreSubscription.Type).

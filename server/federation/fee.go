@@ -18,12 +18,12 @@ const feeTimeout = 5 * time.Second
 // CheckFee asks the hub's validate-payment, before a paid execution of one
 // of this instance's own listings is settled, whether its fee holds (the
 // review's FeeCheck). nil when nothing is asked: a standalone or a hub, an
-// instance not joined, an unpaid execution or a listing held for another
+// instance not joined, an unpaid or unlinked execution or a listing held for another
 // instance. A hub that cannot be reached (or refuses the call) gives a
 // check that is not validated, and the local fee stands
 // (docs/decisions.md "Federation platform routes (issue 14)").
 func (s *Spoke) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCheck {
-	if s.Role == "hub" || ex.Gross == nil || ex.FeePercent == nil {
+	if s.Role == "hub" || ex.Gross == nil || ex.FeePercent == nil || ex.AgentID == nil {
 		return nil
 	}
 	m, err := s.membership(ctx, s.DB.Client)
@@ -33,7 +33,7 @@ func (s *Spoke) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCh
 		}
 		return nil
 	}
-	own, err := s.DB.StoreAgent.Query().Where(storeagent.ID(ex.AgentID), storeagent.SourceInstanceIDIsNil()).Exist(ctx)
+	own, err := s.DB.StoreAgent.Query().Where(storeagent.ID(*ex.AgentID), storeagent.SourceInstanceIDIsNil()).Exist(ctx)
 	if err != nil || !own {
 		return nil
 	}
@@ -47,7 +47,7 @@ func (s *Spoke) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCh
 	gross := ex.Gross.Float()
 	res, err := switchboardv1connect.NewFederationPlatformServiceClient(s.client, m.HubURL).ValidatePayment(
 		withBearer(cctx, token), &switchboardv1.ValidatePaymentRequest{TransactionType: payments.TransactionMarketplace,
-			GrossAmount: &gross, ProposedFeePercent: ex.FeePercent, AgentId: ex.AgentID, ExecutionId: ex.ID})
+			GrossAmount: &gross, ProposedFeePercent: ex.FeePercent, AgentId: *ex.AgentID, ExecutionId: ex.ID})
 	if err != nil {
 		s.Logger.Warn("federation: the hub's fee check failed; settling with the local fee", "execution", ex.ID,
 			"hub", m.HubURL, "err", err)

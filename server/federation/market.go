@@ -229,7 +229,7 @@ func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error 
 	if err != nil {
 		return err
 	}
-	res := &switchboardv1.DeliverGlobalResultRequest{ExecutionId: ex.ID, ListingId: cur.AgentID,
+	res := &switchboardv1.DeliverGlobalResultRequest{ExecutionId: ex.ID, ListingId: deref(cur.AgentID),
 		Status: "completed", Output: cur.Output,
 		Requester: &switchboardv1.GlobalRequester{UserId: *ex.RequesterUserID, Name: deref(ex.RequesterName)}}
 	if a := cur.Edges.StoreAgent; a != nil {

@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
+	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -88,8 +90,8 @@ func (l *linkedNet) execution(t *testing.T, agent string, status execution.Statu
 // with the sync rules (409 on a taken slug, 400 on a refused field); GET
 // answers it with its counts and revenue; another instance's remote id is
 // 404; DELETE is 409 while an execution runs, queues or holds money, and
-// otherwise removes the listing and its subscriptions and keeps its finished
-// executions.
+// otherwise removes the listing and its subscriptions and unlinks its
+// finished executions (agent id cleared, its name kept).
 func TestSyncedAgentByRemoteID(t *testing.T) {
 	t.Parallel()
 	l := newLinkedNet(t)
@@ -164,8 +166,8 @@ func TestSyncedAgentByRemoteID(t *testing.T) {
 		}
 	}
 
-	// Finished: a completed, captured execution and a failed one are kept;
-	// the subscription goes; the listing leaves the instance's view.
+	// Finished: a completed, captured execution and a failed one are
+	// unlinked; the subscription and the listing go.
 	done := l.execution(t, id, execution.StatusCompleted, execution.PaymentHoldStatusCaptured)
 	l.execution(t, id, execution.StatusFailed, execution.PaymentHoldStatusReleased)
 	if _, err := l.hub.DB.StoreSubscription.Create().SetUserID(l.admin.ID).SetAgentID(id).Save(context.Background()); err != nil {
@@ -180,12 +182,15 @@ func TestSyncedAgentByRemoteID(t *testing.T) {
 	if n, _ := l.hub.DB.StoreSubscription.Query().Where(storesubscription.AgentID(id)).Count(ctx); n != 0 {
 		t.Fatalf("subscriptions left: %d", n)
 	}
-	if ex, err := l.hub.DB.Execution.Get(ctx, done); err != nil || ex.AgentID != id {
+	if ex, err := l.hub.DB.Execution.Get(ctx, done); err != nil || ex.AgentID != nil || ex.AgentName == nil ||
+		*ex.AgentName != "Writer Pro" || ex.AgentOwnerID == nil || *ex.AgentOwnerID != l.admin.ID {
 		t.Fatalf("finished execution: %v %v", ex, err)
 	}
-	row, err := l.hub.DB.StoreAgent.Get(ctx, id)
-	if err != nil || row.Status != storeagent.StatusDisabled || row.RemoteID != nil || row.Slug != store.RemovedSlug(id) {
-		t.Fatalf("kept row: %+v %v", row, err)
+	if n, _ := l.hub.DB.Execution.Query().Where(execution.AgentIDIsNil()).Count(ctx); n != 2 {
+		t.Fatalf("unlinked executions: %d", n)
+	}
+	if n, err := l.hub.DB.StoreAgent.Query().Where(storeagent.ID(id)).Count(ctx); err != nil || n != 0 {
+		t.Fatalf("the listing's row is left: %d %v", n, err)
 	}
 	if res := l.a.Do(http.MethodGet, "/api/v2/federation/agents/w1", nil); res.Status != http.StatusNotFound {
 		t.Fatalf("get after delete: %d %s", res.Status, res.Body)
@@ -193,8 +198,11 @@ func TestSyncedAgentByRemoteID(t *testing.T) {
 	if list := l.a.Do(http.MethodGet, "/api/v2/federation/agents", nil).JSON(t)["agents"].([]any); len(list) != 0 {
 		t.Fatalf("list after delete: %v", list)
 	}
-	// The slug is free again: a new sync of w1 is a new listing.
-	if res := l.a.Do(http.MethodPut, "/api/v2/federation/agents/w1", map[string]any{"name": "Writer Pro", "slug": "writer"}); res.Status != http.StatusCreated {
+	// The slug is free again: a new sync of w1 is a new listing, and the
+	// unlinked executions are not its.
+	res = l.a.Do(http.MethodPut, "/api/v2/federation/agents/w1", map[string]any{"name": "Writer Pro", "slug": "writer"})
+	if res.Status != http.StatusCreated || res.JSON(t)["agent"].(map[string]any)["marketplaceId"] == id ||
+		res.JSON(t)["agent"].(map[string]any)["executionCount"] != float64(0) {
 		t.Fatalf("re-create: %d %s", res.Status, res.Body)
 	}
 	// Without executions the row itself goes.
@@ -428,5 +436,110 @@ func TestDeactivationCascade(t *testing.T) {
 	rows, err := l.hub.DB.StoreAgent.Query().Where(storeagent.StatusBeforeSuspendNotNil()).Count(ctx)
 	if err != nil || rows != 0 {
 		t.Fatalf("remembered statuses left: %d %v", rows, err)
+	}
+}
+
+// TestRemovedListingKeepsHistory: RULINGS "Federation: instances and the
+// platform": removing a synced listing unlinks, never deletes, its finished
+// executions and ledger entries. The requester still lists them under the
+// listing's name, the owner's earnings still count the captured payment,
+// and a review still open on a free one can be given (a deny queues no new
+// run: there is no listing to run).
+func TestRemovedListingKeepsHistory(t *testing.T) {
+	t.Parallel()
+	l := newLinkedNet(t)
+	ctx := context.Background()
+	res := l.a.Do(http.MethodPut, "/api/v2/federation/agents/w1", map[string]any{"name": "Writer", "pricingModel": "per_task", "pricePerTask": 2.5})
+	if res.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", res.Status, res.Body)
+	}
+	id := res.JSON(t)["agent"].(map[string]any)["marketplaceId"].(string)
+	buyer := l.hub.SignUp("buyer")
+	paid, err := l.hub.DB.Execution.Create().SetUserID(buyer.ID).SetStoreAgentID(id).SetStatus(execution.StatusCompleted).
+		SetInput("paid task").SetPaymentHoldStatus(execution.PaymentHoldStatusCaptured).SetReviewStatus(execution.ReviewStatusConfirmed).
+		SetCurrency("USD").SetGross(250).SetDeveloperPayout(212).SetPlatformFee(38).SetFeePercent(15).Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold, err := l.hub.DB.PaymentHold.Create().SetExecutionID(paid.ID).SetPayerID(buyer.ID).SetPayeeID(l.admin.ID).
+		SetPaymentMethodID("pm").SetAmount(250).SetCurrency("USD").SetDeveloperPayout(212).SetPlatformFee(38).
+		SetFeePercent(15).SetStatus("captured").SetExpiresAt(time.Now().Add(time.Hour)).Save(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []struct {
+		kind, account string
+		amount        int64
+	}{{"authorize", buyer.ID, -250}, {"capture_developer", l.admin.ID, 212}, {"capture_platform", "platform", 38}} {
+		if err := l.hub.DB.LedgerEntry.Create().SetHoldID(hold.ID).SetExecutionID(paid.ID).SetKind(e.kind).SetAccount(e.account).
+			SetAmount(money.Cents(e.amount)).SetCurrency("USD").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	review := func(input string) string {
+		ex, err := l.hub.DB.Execution.Create().SetUserID(buyer.ID).SetStoreAgentID(id).SetStatus(execution.StatusCompleted).
+			SetInput(input).SetReviewStatus(execution.ReviewStatusPendingReview).SetReviewWidgetShownAt(time.Now()).Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex.ID
+	}
+	confirm, deny := review("free task"), review("free task, denied")
+
+	res = l.a.Do(http.MethodDelete, "/api/v2/federation/agents/w1", nil)
+	if res.Status != http.StatusOK || res.JSON(t)["keptExecutions"] != float64(3) {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	if res := l.a.Do(http.MethodGet, "/api/v2/federation/agents/w1", nil); res.Status != http.StatusNotFound {
+		t.Fatalf("get after delete: %d %s", res.Status, res.Body)
+	}
+	if n, err := l.hub.DB.LedgerEntry.Query().Count(ctx); err != nil || n != 3 {
+		t.Fatalf("ledger entries: %d %v", n, err)
+	}
+	if h, err := l.hub.DB.PaymentHold.Get(ctx, hold.ID); err != nil || h.ExecutionID != paid.ID {
+		t.Fatalf("payment hold: %+v %v", h, err)
+	}
+
+	// The requester's list: all three, the listing's name kept, no agent id.
+	list := buyer.Session.Do(http.MethodGet, "/api/marketplace/executions", nil)
+	if list.Status != http.StatusOK {
+		t.Fatalf("executions: %d %s", list.Status, list.Body)
+	}
+	rows := list.JSON(t)["executions"].([]any)
+	if len(rows) != 3 {
+		t.Fatalf("executions: %s", list.Body)
+	}
+	for _, r := range rows {
+		row := r.(map[string]any)
+		if ex := row["execution"].(map[string]any); row["agentName"] != "Writer" || ex["agentId"] != nil && ex["agentId"] != "" {
+			t.Fatalf("unlinked execution listed as %v", row)
+		}
+	}
+	// The owner's earnings: the captured payment under the listing's name.
+	earn := l.admin.Session.Do(http.MethodGet, "/api/marketplace/earnings", nil)
+	if earn.Status != http.StatusOK {
+		t.Fatalf("earnings: %d %s", earn.Status, earn.Body)
+	}
+	got := earn.JSON(t)
+	agents, totals := got["agents"].([]any), got["totals"].([]any)
+	if len(agents) != 1 || len(totals) != 1 {
+		t.Fatalf("earnings: %s", earn.Body)
+	}
+	if a := agents[0].(map[string]any); a["name"] != "Writer" || a["developerPayout"] != 2.12 || a["paidExecutionCount"] != float64(1) ||
+		a["agentId"] != nil && a["agentId"] != "" || totals[0].(map[string]any)["gross"] != 2.5 {
+		t.Fatalf("earnings: %s", earn.Body)
+	}
+
+	// An open review of an unlinked execution can still be given.
+	res = buyer.Session.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "confirm", "executionId": confirm, "rating": 4})
+	if res.Status != http.StatusOK || res.JSON(t)["execution"].(map[string]any)["reviewStatus"] != "confirmed" {
+		t.Fatalf("confirm: %d %s", res.Status, res.Body)
+	}
+	res = buyer.Session.Do(http.MethodPost, "/api/marketplace/lifecycle", map[string]any{"action": "deny", "executionId": deny, "reason": "Off topic"})
+	if res.Status != http.StatusOK || res.JSON(t)["execution"].(map[string]any)["reviewStatus"] != "denied" || res.JSON(t)["requeued"] != nil {
+		t.Fatalf("deny: %d %s", res.Status, res.Body)
+	}
+	if n, _ := l.hub.DB.Execution.Query().Count(ctx); n != 3 {
+		t.Fatalf("executions after the reviews: %d", n)
 	}
 }

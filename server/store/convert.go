@@ -128,7 +128,7 @@ func toChangelog(entries []schema.ChangelogEntry) []*switchboardv1.ChangelogEntr
 func toExecution(e *ent.Execution) *switchboardv1.StoreExecution {
 	out := &switchboardv1.StoreExecution{
 		ExecutionId:         e.ID,
-		AgentId:             e.AgentID,
+		AgentId:             derefString(e.AgentID, ""),
 		Status:              string(e.Status),
 		Input:               e.Input,
 		Output:              e.Output,

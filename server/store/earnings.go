@@ -43,14 +43,17 @@ func (s *Service) GetStoreFeeInfo(context.Context, *switchboardv1.GetStoreFeeInf
 // GetStoreEarnings sums the paid executions of the caller's listings:
 // captured payments are earned, held ones pending; released ones earned
 // nothing. Sums are per currency (an execution without one is in its
-// listing's).
+// listing's). Executions unlinked from a removed listing still count, listed
+// under its name without an agent id (docs/decisions.md "Federation
+// platform routes (issue 14)").
 func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStoreEarningsRequest) (*switchboardv1.GetStoreEarningsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var rows []struct {
-		AgentID  string         `json:"agent_id"`
+		AgentID  sql.NullString `json:"agent_id"`
+		Name     sql.NullString `json:"agent_name"`
 		Currency sql.NullString `json:"currency"`
 		Hold     string         `json:"payment_hold_status"`
 		Count    int            `json:"count"`
@@ -59,9 +62,10 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		Fee      sql.NullInt64  `json:"fee"`
 	}
 	err = s.DB.Execution.Query().
-		Where(execution.HasStoreAgentWith(storeagent.UserID(p.UserID)), execution.GrossNotNil(),
+		Where(execution.Or(execution.HasStoreAgentWith(storeagent.UserID(p.UserID)), execution.AgentOwnerID(p.UserID)),
+			execution.GrossNotNil(),
 			execution.PaymentHoldStatusIn(execution.PaymentHoldStatusCaptured, execution.PaymentHoldStatusHeld)).
-		GroupBy(execution.FieldAgentID, execution.FieldCurrency, execution.FieldPaymentHoldStatus).
+		GroupBy(execution.FieldAgentID, execution.FieldAgentName, execution.FieldCurrency, execution.FieldPaymentHoldStatus).
 		Aggregate(ent.Count(), ent.As(ent.Sum(execution.FieldGross), "gross"),
 			ent.As(ent.Sum(execution.FieldDeveloperPayout), "payout"), ent.As(ent.Sum(execution.FieldPlatformFee), "fee")).
 		Scan(ctx, &rows)
@@ -72,7 +76,9 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 	if len(rows) > 0 {
 		ids := make([]string, 0, len(rows))
 		for _, r := range rows {
-			ids = append(ids, r.AgentID)
+			if r.AgentID.Valid {
+				ids = append(ids, r.AgentID.String)
+			}
 		}
 		list, err := s.DB.StoreAgent.Query().Where(storeagent.IDIn(ids...), storeagent.UserID(p.UserID)).
 			Select(storeagent.FieldID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldCurrency).All(ctx)
@@ -87,7 +93,11 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 	per := map[key]*earned{}
 	totals := map[string]*earned{}
 	for _, r := range rows {
-		a := agents[r.AgentID]
+		a := agents[r.AgentID.String]
+		if !r.AgentID.Valid {
+			// Unlinked: the removed listing's name stands for it.
+			a = &ent.StoreAgent{Name: r.Name.String, Currency: FeeCurrency}
+		}
 		if a == nil {
 			continue
 		}
@@ -95,7 +105,7 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		if r.Currency.Valid && r.Currency.String != "" {
 			cur = r.Currency.String
 		}
-		k := key{a.ID, cur}
+		k := key{a.ID + "\x00" + a.Name, cur}
 		if per[k] == nil {
 			per[k] = &earned{agent: a, currency: cur}
 		}

@@ -14,7 +14,6 @@ package store
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -398,13 +397,13 @@ func removeRelations(ctx context.Context, tx *db.Tx, agentID string) error {
 
 // RemoveSynced removes a synced listing for its instance (DELETE
 // /api/v2/federation/agents/{remoteId}) in tx: refused with 409 while work is
-// in flight; otherwise its installs, subscriptions, unlocks and signals go.
-// Its finished executions (and the ledger entries of their payments) are
-// never deleted: a listing without any is deleted, one with some is kept as
-// a disabled row unlinked from the instance (no remote id, its slug freed),
-// so they keep pointing at it (docs/decisions.md "Federation platform
-// routes (issue 14)"). It answers how many executions were kept.
-func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent) (kept int, err error) {
+// in flight; otherwise its installs, subscriptions, unlocks and signals go,
+// and so does the row. Its finished executions (and the ledger entries of
+// their payments) are never deleted but unlinked: each keeps the listing's
+// name and owner (agent_name, agent_owner_id) and the database clears its
+// agent_id (ON DELETE SET NULL; docs/decisions.md "Federation platform routes (issue 14)"). It
+// answers how many executions were unlinked.
+func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent) (unlinked int, err error) {
 	if err := d.Serialize(ctx, tx, lockKey(row.ID)); err != nil {
 		return 0, apperr.Internal(err)
 	}
@@ -414,21 +413,20 @@ func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent)
 	if err := removeRelations(ctx, tx, row.ID); err != nil {
 		return 0, err
 	}
-	if kept, err = tx.Execution.Query().Where(execution.AgentID(row.ID)).Count(ctx); err != nil {
+	if unlinked, err = tx.Execution.Update().Where(execution.AgentID(row.ID)).SetAgentName(row.Name).SetAgentOwnerID(row.UserID).Save(ctx); err != nil {
 		return 0, apperr.Internal(err)
 	}
-	if kept == 0 {
-		return 0, apperr.Wrap(tx.StoreAgent.DeleteOneID(row.ID).Exec(ctx))
-	}
-	err = tx.StoreAgent.UpdateOneID(row.ID).SetStatus(storeagent.StatusDisabled).ClearStatusBeforeSuspend().
-		ClearRemoteID().SetSlug(RemovedSlug(row.ID)).SetAvailability(storeagent.AvailabilityUnavailable).
-		SetInstallCount(0).SetSubscriberCount(0).Exec(ctx)
-	return kept, apperr.Wrap(err)
+	return unlinked, apperr.Wrap(tx.StoreAgent.DeleteOneID(row.ID).Exec(ctx))
 }
 
-// RemovedSlug is the slug a removed synced listing kept for its executions
-// takes, freeing its own.
-func RemovedSlug(id string) string { return "removed-" + strings.ToLower(id) }
+// AgentOf answers the listing ex ran, "" once ex is unlinked (its listing
+// removed; docs/decisions.md "Federation platform routes (issue 14)").
+func AgentOf(ex *ent.Execution) string {
+	if ex.AgentID == nil {
+		return ""
+	}
+	return *ex.AgentID
+}
 
 // checkURLs applies the address rule to the supplied URLs (docs/decisions.md "Store,
 // federation, MCP, A2A"): a clear 400 at save time. It resolves names, so it

@@ -29,8 +29,9 @@
 //     there; queue integration hooks there too). An error rolls the finish
 //     back; the execution stays running and the sweep retries.
 //   - Requeue(ctx, tx, denied) makes a new execution for the same requester
-//     and input at the back of the queue (the review's deny); call Kick
-//     after the transaction commits so a free lock picks it up at once.
+//     and input at the back of the queue (the review's deny), none for an
+//     execution unlinked from its removed listing; call Kick after the
+//     transaction commits so a free lock picks it up at once.
 //   - Capture(ctx, tx, ex) and Release(ctx, tx, ex) settle a hold (confirm,
 //     deny) with the payment provider in the caller's transaction.
 //
@@ -160,7 +161,7 @@ type Remote interface {
 // Outcome is an execution as the engine left it, with its listing.
 type Outcome struct {
 	Execution *ent.Execution
-	Agent     *ent.StoreAgent
+	Agent     *ent.StoreAgent // nil once the execution is unlinked (its listing removed)
 }
 
 func (e *Engine) now() time.Time { return e.Clock.Now().UTC() }

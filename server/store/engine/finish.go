@@ -44,7 +44,12 @@ func (e *Engine) end(ctx context.Context, tx *db.Tx, id string, status execution
 	if err != nil {
 		return nil, err
 	}
-	if err := e.DB.Serialize(ctx, tx, store.LockKey(ex.AgentID)); err != nil {
+	agentID := store.AgentOf(ex)
+	if agentID == "" {
+		// Unlinked: its listing was removed, which is refused while it runs.
+		return nil, errNotRunning
+	}
+	if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
 		return nil, err
 	}
 	now := e.now()
@@ -78,7 +83,7 @@ func (e *Engine) end(ctx context.Context, tx *db.Tx, id string, status execution
 			return nil, err
 		}
 	}
-	if err := tx.StoreAgent.UpdateOneID(ex.AgentID).AddExecutionCount(1).Exec(ctx); err != nil {
+	if err := tx.StoreAgent.UpdateOneID(agentID).AddExecutionCount(1).Exec(ctx); err != nil {
 		return nil, err
 	}
 	if e.Finished != nil {
@@ -86,11 +91,11 @@ func (e *Engine) end(ctx context.Context, tx *db.Tx, id string, status execution
 			return nil, err
 		}
 	}
-	if _, err := tx.StoreAgent.Update().Where(storeagent.ID(ex.AgentID), storeagent.CurrentExecutionID(id)).
+	if _, err := tx.StoreAgent.Update().Where(storeagent.ID(agentID), storeagent.CurrentExecutionID(id)).
 		ClearCurrentExecutionID().Save(ctx); err != nil {
 		return nil, err
 	}
-	return e.promote(ctx, tx, ex.AgentID)
+	return e.promote(ctx, tx, agentID)
 }
 
 // promote locks the oldest queued execution of a free agent, holds its
@@ -167,17 +172,27 @@ func renumber(ctx context.Context, tx *db.Tx, agentID string) error {
 // Requeue makes a new execution for the same requester and input as denied,
 // at the back of its agent's queue (a deny queues a new
 // execution, no priority boost). It runs in the caller's transaction; call
-// Kick with the agent id after commit so a free lock takes it at once.
+// Kick with the agent id after commit so a free lock takes it at once. An
+// unlinked execution (its listing removed, docs/decisions.md "Federation
+// platform routes (issue 14)") is not queued again: it answers nil.
 func (e *Engine) Requeue(ctx context.Context, tx *db.Tx, denied *ent.Execution) (*ent.Execution, error) {
-	if err := e.DB.Serialize(ctx, tx, store.LockKey(denied.AgentID)); err != nil {
+	agentID := store.AgentOf(denied)
+	if agentID == "" {
+		return nil, nil
+	}
+	if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
 		return nil, err
 	}
-	pos, err := tx.Execution.Query().Where(execution.AgentID(denied.AgentID), execution.StatusEQ(execution.StatusQueued)).Count(ctx)
+	// The listing may have been removed while the lock was awaited.
+	if ok, err := tx.StoreAgent.Query().Where(storeagent.ID(agentID)).Exist(ctx); err != nil || !ok {
+		return nil, err
+	}
+	pos, err := tx.Execution.Query().Where(execution.AgentID(agentID), execution.StatusEQ(execution.StatusQueued)).Count(ctx)
 	if err != nil {
 		return nil, err
 	}
 	now := e.now()
-	c := tx.Execution.Create().SetUserID(denied.UserID).SetAgentID(denied.AgentID).SetInput(denied.Input).
+	c := tx.Execution.Create().SetUserID(denied.UserID).SetAgentID(agentID).SetInput(denied.Input).
 		SetIsOwnAgent(denied.IsOwnAgent).SetTaskOrigin(denied.TaskOrigin).SetIsolationMode(denied.IsolationMode).
 		SetNillableRequesterName(denied.RequesterName).SetNillableRequesterEmail(denied.RequesterEmail).
 		SetNillableCallerInstanceURL(denied.CallerInstanceURL).SetNillableSourceInstanceID(denied.SourceInstanceID).

@@ -53,6 +53,8 @@ func (s *Service) ListStoreExecutions(ctx context.Context, req *switchboardv1.Li
 		name := ""
 		if a := r.Edges.StoreAgent; a != nil {
 			name = a.Name
+		} else if r.AgentName != nil { // unlinked: the removed listing's name
+			name = *r.AgentName
 		}
 		out.Executions = append(out.Executions, &switchboardv1.ListedStoreExecution{Execution: store.ExecutionProto(r), AgentName: name})
 	}

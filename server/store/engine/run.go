@@ -194,7 +194,10 @@ func (e *Engine) outcome(ctx context.Context, id string) (*Outcome, error) {
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	agent, err := e.DB.StoreAgent.Get(ctx, ex.AgentID)
+	if ex.AgentID == nil {
+		return &Outcome{Execution: ex}, nil // unlinked: its listing was removed
+	}
+	agent, err := e.DB.StoreAgent.Get(ctx, *ex.AgentID)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // Service is StoreExecutionService over the engine: it reads the caller and
@@ -102,7 +103,7 @@ func (s *Service) GetStoreCallback(ctx context.Context, req *switchboardv1.GetSt
 func (e *Engine) Render(o *Outcome) *switchboardv1.ExecuteStoreAgentResponse {
 	ex := o.Execution
 	out := &switchboardv1.ExecuteStoreAgentResponse{
-		ExecutionId: ex.ID, AgentId: ex.AgentID, Status: string(ex.Status), Output: ex.Output,
+		ExecutionId: ex.ID, AgentId: store.AgentOf(ex), Status: string(ex.Status), Output: ex.Output,
 		IsOwnAgent: ex.IsOwnAgent, TaskOrigin: string(ex.TaskOrigin), IsolationMode: string(ex.IsolationMode),
 		PaymentHoldStatus: string(ex.PaymentHoldStatus), PricingPhase: ex.PricingPhase, Error: ex.FailureReason,
 	}
@@ -122,9 +123,9 @@ func (e *Engine) Render(o *Outcome) *switchboardv1.ExecuteStoreAgentResponse {
 			out.Revenue.Currency = *ex.Currency
 		}
 	}
-	if ex.PricingPhase != nil && *ex.PricingPhase == PhaseQuoted && ex.QuoteAmount != nil {
+	if ex.PricingPhase != nil && *ex.PricingPhase == PhaseQuoted && ex.QuoteAmount != nil && ex.AgentID != nil {
 		q := &switchboardv1.StoreQuote{Amount: ex.QuoteAmount.Float(), ApproveUrl: e.PublicURL + "/api/marketplace/" +
-			url.PathEscape(ex.AgentID) + "/execute/" + url.PathEscape(ex.ID)}
+			url.PathEscape(*ex.AgentID) + "/execute/" + url.PathEscape(ex.ID)}
 		if ex.QuoteCurrency != nil {
 			q.Currency = *ex.QuoteCurrency
 		}

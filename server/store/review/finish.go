@@ -32,7 +32,7 @@ func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) er
 	if !completed && ex.Status != execution.StatusFailed && ex.Status != execution.StatusTimeout {
 		return nil
 	}
-	agent, err := tx.StoreAgent.Get(ctx, ex.AgentID)
+	agent, err := listing(ctx, tx, ex)
 	if err != nil {
 		return fmt.Errorf("review: delivery: %w", err)
 	}
@@ -107,7 +107,7 @@ func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) err
 	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
 		return nil
 	}
-	agent, err := tx.StoreAgent.Get(ctx, ex.AgentID)
+	agent, err := listing(ctx, tx, ex)
 	if err != nil {
 		return fmt.Errorf("review: tracking: %w", err)
 	}
@@ -174,4 +174,14 @@ func markReviewed(ctx context.Context, tx *db.Tx, ex *ent.Execution, now time.Ti
 		}
 	}
 	return nil
+}
+
+// listing is the listing ex ran. The engine's hooks run while it exists (a
+// listing is removed only without work in flight), so an unlinked execution
+// here is an error, not a crash.
+func listing(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*ent.StoreAgent, error) {
+	if ex.AgentID == nil {
+		return nil, fmt.Errorf("execution %s is unlinked from its removed listing", ex.ID)
+	}
+	return tx.StoreAgent.Get(ctx, *ex.AgentID)
 }

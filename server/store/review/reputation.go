@@ -14,13 +14,17 @@ import (
 
 // reputations recalculates the reputation of both parties to a reviewed
 // execution: its requester and its agent's owner (recalculated
-// after every review).
+// after every review). An unlinked execution (its listing removed) has no
+// owner any more, and counts for neither owner: only its requester's is.
 func (s *Service) reputations(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-	owner, err := tx.StoreAgent.Query().Where(storeagent.ID(ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
-	if err != nil {
-		return apperr.Internal(err)
+	users := []string{ex.UserID}
+	if ex.AgentID != nil {
+		owner, err := tx.StoreAgent.Query().Where(storeagent.ID(*ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
+		if err != nil {
+			return apperr.Internal(err)
+		}
+		users = append(users, owner)
 	}
-	users := []string{ex.UserID, owner}
 	slices.Sort(users) // one lock order for every transaction
 	for _, u := range slices.Compact(users) {
 		if err := s.recalculate(ctx, tx, u); err != nil {

@@ -245,8 +245,8 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 			}
 		}
 	}
-	if c.rating != nil {
-		if err := store.Rerate(ctx, s.DB, tx, ex.AgentID); err != nil {
+	if c.rating != nil && ex.AgentID != nil { // an unlinked execution's listing is gone
+		if err := store.Rerate(ctx, s.DB, tx, *ex.AgentID); err != nil {
 			return nil, err
 		}
 	}
@@ -306,7 +306,9 @@ func (s *Service) deny(ctx context.Context, userID string, req *switchboardv1.St
 			if err != nil {
 				return err
 			}
-			out.Requeued = store.ExecutionProto(again)
+			if again != nil { // nil: unlinked, its listing removed, so nothing reruns
+				out.Requeued = store.ExecutionProto(again)
+			}
 		}
 		out.Execution = store.ExecutionProto(ex)
 		return s.reputations(ctx, tx, ex)

@@ -287,7 +287,12 @@ async function earnings(): Promise<HTMLElement> {
             h(
               "tr",
               { "data-id": a.agentId },
-              h("th", { scope: "row" }, h("a", { href: `#/store/${encodeURIComponent(a.agentId)}?mine=1` }, a.name)),
+              // A removed listing's earnings come without an agent id: its name alone.
+              h(
+                "th",
+                { scope: "row" },
+                a.agentId ? h("a", { href: `#/store/${encodeURIComponent(a.agentId)}?mine=1` }, a.name) : a.name,
+              ),
               h("td", null, String(a.paidExecutionCount)),
               h("td", null, money(a.gross, a.currency)),
               h("td", null, money(a.platformFee, a.currency)),
