@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,9 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -28,6 +32,7 @@ import (
 // session and API key.
 type instance struct {
 	name, base string
+	dsn        string // its database, which the test reads only to replay a delivery
 	args       []string
 	dir        string
 	cmd        *exec.Cmd
@@ -56,9 +61,9 @@ func startInstance(t *testing.T, bin, name string, extra ...string) *instance {
 	t.Helper()
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	in := &instance{name: name, dir: t.TempDir(), args: slices.Concat([]string{"serve",
-		"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--public-url", base, "--db", dbtest.DSN(t), "--db-max-conns", "4"},
-		federationArgs, extra)}
+	in := &instance{name: name, dir: t.TempDir(), dsn: dbtest.DSN(t)}
+	in.args = slices.Concat([]string{"serve", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--public-url", base,
+		"--db", in.dsn, "--db-max-conns", "4"}, federationArgs, extra)
 	in.start(t, bin)
 	in.owner = newClient(t, in.base)
 	if code, body := in.owner.do(http.MethodPost, "/api/setup", `{"username":"owner","email":"owner@`+name+`.example","password":"`+servertest.Password+`","name":"Owner `+name+`","acceptedTerms":true}`); code != http.StatusCreated {
@@ -467,6 +472,26 @@ func TestThreeInstanceFederation(t *testing.T) {
 		return e != nil && e["status"] == "timeout"
 	})
 
+	// A replayed older decision is ignored: A is back, the hub disables the
+	// coder and A records it; then the coder's earlier approval is put back
+	// in the hub's outbox and sent again (the admin's process_retries): A
+	// takes it (200) and keeps the newer decision.
+	a.start(t, bin)
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/marketplace/"+hubCoder+"/disable", `{"reason":"Replaced"}`)
+	coderOnA := func() string {
+		return fmt.Sprint(must(t, a.key, http.StatusOK, http.MethodGet, "/api/marketplace/"+coder, "")["agent"].(map[string]any)["hubStatus"])
+	}
+	within(t, 20*time.Second, "the coder's disabling on A", func() bool { return coderOnA() == "disabled" })
+	replayed := replayDelivery(t, hub, `"marketplaceId":"`+hubCoder+`"`, `"status":"active"`)
+	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/federation-audit", `{"action":"process_retries"}`)
+	within(t, 20*time.Second, "the replayed approval delivered again", func() bool {
+		row := deliveryOn(t, hub, replayed)
+		return row.Status == webhookdelivery.StatusDelivered && row.LastStatus != nil && *row.LastStatus == http.StatusOK
+	})
+	if st := coderOnA(); st != "disabled" {
+		t.Fatalf("A applied the replayed older approval: the coder is %q on A", st)
+	}
+
 	// Every call between the instances is in the audit logs, previews at
 	// most 500 characters and no token in them.
 	for _, in := range []*instance{hub, b} {
@@ -527,4 +552,49 @@ func assertFIFO(t *testing.T, listed []any) {
 				runs[i].queued, runs[i].finished, runs[i-1].id, runs[i-1].queued, runs[i-1].finished)
 		}
 	}
+}
+
+// replayDelivery puts back in in's outbox, due now, the one delivered
+// federation webhook whose payload holds every part, as if it had never
+// been sent, and answers its id.
+func replayDelivery(t *testing.T, in *instance, parts ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	d, err := db.OpenMigrated(ctx, in.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.SetClock(time.Now) // the test stamps its own change
+	q := d.WebhookDelivery.Query().Where(webhookdelivery.KindEQ(webhookdelivery.KindFederation),
+		webhookdelivery.StatusEQ(webhookdelivery.StatusDelivered))
+	for _, p := range parts {
+		q = q.Where(webhookdelivery.PayloadContains(p))
+	}
+	row, err := q.Only(ctx)
+	if err != nil {
+		t.Fatalf("the delivery to replay (%v): %v", parts, err)
+	}
+	err = d.WebhookDelivery.UpdateOne(row).SetStatus(webhookdelivery.StatusPending).
+		SetNextAttemptAt(row.CreatedAt).ClearDeliveredAt().ClearLastStatus().Exec(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row.ID
+}
+
+// deliveryOn reads one outbox row of in.
+func deliveryOn(t *testing.T, in *instance, id string) *ent.WebhookDelivery {
+	t.Helper()
+	ctx := context.Background()
+	d, err := db.OpenMigrated(ctx, in.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	row, err := d.WebhookDelivery.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row
 }
