@@ -46,6 +46,9 @@ export function chatView(params: URLSearchParams): View {
   let cursor: string | undefined;
   let hasMore = false;
   let generation = 0;
+  // Messages the stream brought while a first page was loading: the page's
+  // answer may predate them, and it replaces what is shown.
+  let arrived: ChatMessage[] | undefined;
   const region = new Region("Messages");
   const log = h("div", { class: "msg-log", role: "log", "aria-live": "polite", "aria-label": "Chat messages", tabindex: 0 });
   const olderStatus = h("div", { class: "older" });
@@ -104,11 +107,14 @@ export function chatView(params: URLSearchParams): View {
     let stick = false;
     await region.load(async () => {
       const gen = reset ? ++generation : generation;
+      if (reset) arrived = [];
       const res = await api.chat.listMessages(query());
       if (gen !== generation) return log;
       stick = reset || nearBottom();
       if (reset) {
         messages = [];
+        merge(arrived ?? []);
+        arrived = undefined;
         cursor = res.pagination?.cursor;
         hasMore = !!res.pagination?.hasMore && !!cursor;
       }
@@ -123,6 +129,7 @@ export function chatView(params: URLSearchParams): View {
   const onMessage = (e: Event) => {
     const m = (e as CustomEvent<ChatMessage>).detail;
     if (!passes(m) || messages.some((x) => x.id === m.id)) return;
+    arrived?.push(m);
     const stick = nearBottom();
     merge([m]);
     render(stick);
