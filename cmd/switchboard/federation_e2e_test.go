@@ -560,12 +560,8 @@ func assertFIFO(t *testing.T, listed []any) {
 func replayDelivery(t *testing.T, in *instance, parts ...string) string {
 	t.Helper()
 	ctx := context.Background()
-	d, err := db.OpenMigrated(ctx, in.dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDB(t, in)
 	defer d.Close()
-	d.SetClock(time.Now) // the test stamps its own change
 	q := d.WebhookDelivery.Query().Where(webhookdelivery.KindEQ(webhookdelivery.KindFederation),
 		webhookdelivery.StatusEQ(webhookdelivery.StatusDelivered))
 	for _, p := range parts {
@@ -586,15 +582,23 @@ func replayDelivery(t *testing.T, in *instance, parts ...string) string {
 // deliveryOn reads one outbox row of in.
 func deliveryOn(t *testing.T, in *instance, id string) *ent.WebhookDelivery {
 	t.Helper()
-	ctx := context.Background()
-	d, err := db.OpenMigrated(ctx, in.dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDB(t, in)
 	defer d.Close()
-	row, err := d.WebhookDelivery.Get(ctx, id)
+	row, err := d.WebhookDelivery.Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return row
+}
+
+// openDB opens in's database beside its process; the test's own changes
+// are stamped by the wall clock.
+func openDB(t *testing.T, in *instance) *db.DB {
+	t.Helper()
+	d, err := db.OpenMigrated(context.Background(), in.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetClock(time.Now)
+	return d
 }

@@ -2,7 +2,6 @@ package federation
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -264,7 +263,7 @@ func (s *Spoke) globalItem(ctx context.Context, c *ent.Client, userID, id string
 		return nil, apperr.Internal(err)
 	}
 	for _, it := range items {
-		if meta := itemMeta(it); meta["origin"] == store.OriginGlobal {
+		if meta := queue.Meta(it); meta["origin"] == store.OriginGlobal {
 			return it, nil
 		}
 	}
@@ -299,14 +298,14 @@ func (s *Spoke) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, 
 	if err != nil {
 		return apperr.Internal(err)
 	}
-	meta := itemMeta(it)
+	meta := queue.Meta(it)
 	set := map[string]any{"reviewStatus": res.GetExecution().GetReviewStatus()}
 	again := res.GetRequeued()
 	if again != nil {
 		set["requeuedAs"] = again.GetExecutionId()
 	}
-	if err := s.mergeMeta(ctx, tx, it, set); err != nil {
-		return err
+	if err := queue.Annotate(ctx, tx, it, set, s.now()); err != nil {
+		return apperr.Internal(err)
 	}
 	if again == nil {
 		return nil
@@ -318,33 +317,5 @@ func (s *Spoke) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, 
 	if err != nil {
 		return err
 	}
-	return s.mergeMeta(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)})
-}
-
-// itemMeta is an item's metadata object (empty when it has none or it does
-// not parse).
-func itemMeta(it *ent.QueueItem) map[string]any {
-	meta := map[string]any{}
-	if it.Metadata != "" {
-		if err := json.Unmarshal([]byte(it.Metadata), &meta); err != nil || meta == nil {
-			return map[string]any{}
-		}
-	}
-	return meta
-}
-
-// mergeMeta sets keys of an item's metadata, keeping the others.
-func (s *Spoke) mergeMeta(ctx context.Context, tx *db.Tx, it *ent.QueueItem, set map[string]any) error {
-	meta := itemMeta(it)
-	for k, v := range set {
-		meta[k] = v
-	}
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	if err := tx.QueueItem.UpdateOneID(it.ID).SetMetadata(string(raw)).SetUpdatedAt(s.now()).Exec(ctx); err != nil {
-		return apperr.Internal(err)
-	}
-	return nil
+	return apperr.Wrap(queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)}, s.now()))
 }

@@ -107,14 +107,7 @@ func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error)
 	if !d.Completed {
 		status, ev = queueitem.StatusBlocked, EventFailed
 	}
-	meta := parseMeta(it.Metadata)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	for k, v := range d.Metadata {
-		meta[k] = v
-	}
-	encoded, err := encodeMeta(meta)
+	encoded, err := withMeta(it.Metadata, d.Metadata)
 	if err != nil {
 		return nil, err
 	}
@@ -183,3 +176,26 @@ func cutTitle(t string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Meta is a store execution's item's metadata object (empty when it has none).
+func Meta(it *ent.QueueItem) map[string]any { return parseMeta(it.Metadata) }
+
+// Annotate sets keys of a store execution's item's metadata in tx, keeping
+// the others: a later fact about the execution, such as its requester's
+// review.
+func Annotate(ctx context.Context, tx *db.Tx, it *ent.QueueItem, set map[string]any, at time.Time) error {
+	encoded, err := withMeta(it.Metadata, set)
+	if err != nil {
+		return err
+	}
+	return tx.QueueItem.UpdateOneID(it.ID).SetMetadata(encoded).SetUpdatedAt(at.UTC()).Exec(ctx)
+}
+
+// withMeta is raw metadata with set's keys put over it.
+func withMeta(raw string, set map[string]any) (string, error) {
+	meta := parseMeta(raw)
+	for k, v := range set {
+		meta[k] = v
+	}
+	return encodeMeta(meta)
+}
