@@ -31,17 +31,23 @@ func TestBreakerStates(t *testing.T) {
 		_, _ = w.Write([]byte(`{"output":"ok"}`))
 	}))
 	defer srv.Close()
-	const open = 200 * time.Millisecond
-	d := New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: open}})
+	// The fast-reject phase runs on a breaker open for a minute, so a slow
+	// machine cannot half-open it between two statements; the half-open phase
+	// below runs on a short one.
+	d := New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: time.Minute}})
 	c := Call{URL: srv.URL + "/a", ExecutionID: "ex1", Input: "hi"}
 	other := Call{URL: srv.URL + "/b", ExecutionID: "ex2", Input: "hi"}
 	failing.Store(true)
-	for i := range 5 {
-		var se *StatusError
-		if _, err := d.Send(t.Context(), c); !errors.As(err, &se) || se.Code != 500 {
-			t.Fatalf("failure %d: %v", i+1, err)
+	failFive := func(d *Dispatcher) {
+		t.Helper()
+		for i := range 5 {
+			var se *StatusError
+			if _, err := d.Send(t.Context(), c); !errors.As(err, &se) || se.Code != 500 {
+				t.Fatalf("failure %d: %v", i+1, err)
+			}
 		}
 	}
+	failFive(d)
 	if got := d.State(c.URL); got != "open" {
 		t.Fatalf("after 5 failures: %s", got)
 	}
@@ -52,6 +58,9 @@ func TestBreakerStates(t *testing.T) {
 	if d.State(other.URL) != "closed" {
 		t.Errorf("another URL's breaker: %s", d.State(other.URL))
 	}
+	const open = time.Second
+	d = New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: open}})
+	failFive(d)
 	// Half-open after the interval; a failed probe reopens.
 	time.Sleep(open + 50*time.Millisecond)
 	if got := d.State(c.URL); got != "half-open" {

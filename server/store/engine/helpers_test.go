@@ -76,7 +76,7 @@ func withExecutions(x server.ExecutionConfig) servertest.Option {
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
 	opts = append([]servertest.Option{servertest.WithPrivateEndpoints(),
-		withExecutions(server.ExecutionConfig{CallTimeout: 2 * time.Second, BreakerOpenFor: 300 * time.Millisecond})}, opts...)
+		withExecutions(server.ExecutionConfig{CallTimeout: 2 * time.Second, BreakerOpenFor: time.Minute})}, opts...)
 	s := servertest.New(t, opts...)
 	dev, req := s.SignUp("dev"), s.SignUp("req")
 	reqKey := req.NewKey("req", "store")
