@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xd0.\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xfb8\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -343,7 +343,64 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x05stats\x12\n" +
 	"Statistics\xb2\xf5\x18=\n" +
 	"\x17federation_audit_action\x12\"\n" +
-	"\x0fprocess_retries\x12\x0fProcess retriesZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x0fprocess_retries\x12\x0fProcess retries\xb2\xf5\x18T\n" +
+	"\n" +
+	"relay_type\x12\x12\n" +
+	"\arequest\x12\aRequest\x12\x14\n" +
+	"\bresponse\x12\bResponse\x12\x1c\n" +
+	"\fnotification\x12\fNotification\xb2\xf5\x18\xd0\x01\n" +
+	"\frelay_intent\x12\x1b\n" +
+	"\bget_info\x12\x0fGet information\x12\x1c\n" +
+	"\vassign_task\x12\rAssign a task\x12$\n" +
+	"\x10request_approval\x12\x10Request approval\x12\x1f\n" +
+	"\fshare_update\x12\x0fShare an update\x12\x14\n" +
+	"\bschedule\x12\bSchedule\x12\x16\n" +
+	"\tintroduce\x12\tIntroduce\x12\x10\n" +
+	"\x06custom\x12\x06Custom\xb2\xf5\x18N\n" +
+	"\x0erelay_priority\x12\n" +
+	"\n" +
+	"\x03low\x12\x03Low\x12\x10\n" +
+	"\x06normal\x12\x06Normal\x12\f\n" +
+	"\x04high\x12\x04High\x12\x10\n" +
+	"\x06urgent\x12\x06Urgent\xb2\xf5\x18}\n" +
+	"\vrelay_state\x12\x16\n" +
+	"\tdelivered\x12\tDelivered\x12\x14\n" +
+	"\baccepted\x12\bAccepted\x12\x12\n" +
+	"\ablocked\x12\aBlocked\x12\x16\n" +
+	"\tcompleted\x12\tCompleted\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18v\n" +
+	"\x13relay_filter_reason\x12\x1b\n" +
+	"\ftopic-filter\x12\vMuted topic\x12\x1a\n" +
+	"\vquiet-hours\x12\vQuiet hours\x12&\n" +
+	"\x10ambient-disabled\x12\x12Ambient relays off\xb2\xf5\x18\xc5\x03\n" +
+	"\x11notification_type\x12\x1e\n" +
+	"\rtask_assigned\x12\rTask assigned\x12\x12\n" +
+	"\amention\x12\aMention\x12 \n" +
+	"\x0erelay_received\x12\x0eRelay received\x12\"\n" +
+	"\x0fapproval_needed\x12\x0fApproval needed\x12,\n" +
+	"\x14deadline_approaching\x12\x14Deadline approaching\x12\x1c\n" +
+	"\fagent_update\x12\fAgent update\x12\x1a\n" +
+	"\vteam_invite\x12\vTeam invite\x12 \n" +
+	"\x0eproject_update\x12\x0eProject update\x12$\n" +
+	"\x10capability_alert\x12\x10Capability alert\x12\x1e\n" +
+	"\rsystem_notice\x12\rSystem notice\x12$\n" +
+	"\x10payment_received\x12\x10Payment received\x12\x1e\n" +
+	"\rgoal_progress\x12\rGoal progress\x12 \n" +
+	"\x0eproject_invite\x12\x0eProject invite\xb2\xf5\x18L\n" +
+	"\x14route_candidate_kind\x12\x18\n" +
+	"\n" +
+	"connection\x12\n" +
+	"Connection\x12\x1a\n" +
+	"\vstore_agent\x12\vStore agent\xb2\xf5\x18N\n" +
+	"\x0eroute_strategy\x12\x10\n" +
+	"\x06direct\x12\x06Direct\x12\x12\n" +
+	"\aauction\x12\aAuction\x12\x16\n" +
+	"\tbroadcast\x12\tBroadcast\xb2\xf5\x18A\n" +
+	"\x11serendipity_party\x12\x12\n" +
+	"\acontact\x12\aContact\x12\x18\n" +
+	"\n" +
+	"connection\x12\n" +
+	"ConnectionZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -1,0 +1,138 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// The relay's enumerated sets, declared once in
+// proto/switchboard/v1/vocabulary.proto and read from the descriptors.
+var (
+	// Types is relay_type: request, response, notification.
+	Types = vocab.Get("relay_type")
+	// Intents is relay_intent.
+	Intents = vocab.Get("relay_intent")
+	// Priorities is relay_priority: the sender's words (normal, not medium).
+	Priorities = vocab.Get("relay_priority")
+	// States is relay_state, in lifecycle order.
+	States = vocab.Get("relay_state")
+	// FilterReasons is relay_filter_reason.
+	FilterReasons = vocab.Get("relay_filter_reason")
+	// NotificationTypes is notification_type: document 2's twelve and
+	// project_invite; another type is refused (400).
+	NotificationTypes = vocab.Get("notification_type")
+	// CandidateKinds is route_candidate_kind.
+	CandidateKinds = vocab.Get("route_candidate_kind")
+	// Strategies is route_strategy.
+	Strategies = vocab.Get("route_strategy")
+	// Parties is serendipity_party.
+	Parties = vocab.Get("serendipity_party")
+)
+
+// The single values the rules name; TestConstantsAreVocabulary checks each
+// against its vocabulary.
+const (
+	TypeRequest      = "request"
+	TypeResponse     = "response"
+	TypeNotification = "notification"
+
+	IntentGetInfo         = "get_info"
+	IntentAssignTask      = "assign_task"
+	IntentRequestApproval = "request_approval"
+	IntentShareUpdate     = "share_update"
+	IntentSchedule        = "schedule"
+	IntentIntroduce       = "introduce"
+	IntentCustom          = "custom"
+
+	PriorityNormal = "normal"
+
+	ReasonTopicFilter     = "topic-filter"
+	ReasonQuietHours      = "quiet-hours"
+	ReasonAmbientDisabled = "ambient-disabled"
+
+	KindConnection = "connection"
+	KindStoreAgent = "store_agent"
+
+	StrategyDirect    = "direct"
+	StrategyAuction   = "auction"
+	StrategyBroadcast = "broadcast"
+
+	PartyContact    = "contact"
+	PartyConnection = "connection"
+)
+
+// The trust levels of a connection (RULINGS: untrusted, known by default,
+// trusted; set by their owner only). Plain constants on purpose: the
+// vocabulary trust_level belongs to the connections slice of issue 15, which
+// declares it in vocabulary.proto; these name its values for the trust factor.
+const (
+	TrustUntrusted = "untrusted"
+	TrustKnown     = "known"
+	TrustTrusted   = "trusted"
+)
+
+// ambientIntents are the intents that make a relay ambient whatever its
+// type (RULINGS: notification, or intents share_update, introduce).
+var ambientIntents = []string{IntentShareUpdate, IntentIntroduce}
+
+// Kind is how the recipient takes a relay.
+type Kind uint8
+
+// The kinds of relay.
+const (
+	// KindRequest becomes a pending_confirmation item in the recipient's queue.
+	KindRequest Kind = iota + 1
+	// KindAmbient passes the recipient's preferences and becomes a comms message.
+	KindAmbient
+	// KindReply is a response relay: it joins its thread as a comms message.
+	KindReply
+)
+
+// Classify answers how the recipient takes a relay of this type and intent.
+// Ambient wins over request: a request-typed relay with intent share_update
+// is an update, not work to approve. A response is a reply whatever its
+// intent. An empty type is a request (the schema makes every field optional,
+// and a relay that asks for nothing in particular is most safely put in front
+// of the operator for approval). Unknown values are refused, naming the field.
+func Classify(relayType, intent string) (Kind, error) {
+	if relayType != "" && !Types.Has(relayType) {
+		return 0, oneOf("type", relayType, Types)
+	}
+	if intent != "" && !Intents.Has(intent) {
+		return 0, oneOf("intent", intent, Intents)
+	}
+	switch {
+	case relayType == TypeResponse:
+		return KindReply, nil
+	case relayType == TypeNotification || slices.Contains(ambientIntents, intent):
+		return KindAmbient, nil
+	}
+	return KindRequest, nil
+}
+
+// QueuePriority maps a relay's priority to the queue's (RULINGS: normal is
+// medium; low, high and urgent are the same words). Empty is normal, so
+// medium. Another value is refused naming the field.
+func QueuePriority(p string) (string, error) {
+	switch {
+	case p == "" || p == PriorityNormal:
+		return "medium", nil
+	case Priorities.Has(p):
+		return p, nil
+	}
+	return "", oneOf("priority", p, Priorities)
+}
+
+// CheckNotificationType refuses a type outside notification_type.
+func CheckNotificationType(t string) error {
+	if NotificationTypes.Has(t) {
+		return nil
+	}
+	return oneOf("type", t, NotificationTypes)
+}
+
+func oneOf(field, value string, s *vocab.Set) error {
+	return apperr.OneOf(field, value, s.Values)
+}
