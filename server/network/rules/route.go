@@ -209,7 +209,7 @@ func capacity(c Candidate) float64 {
 // agent has no trust level; the operator chose to install it, which is
 // worth known's 0.5 and no more.
 func trust(c Candidate) float64 {
-	if c.Kind == KindStoreAgent {
+	if c.Kind == CandidateStoreAgent {
 		return Neutral
 	}
 	switch c.TrustLevel {

@@ -12,7 +12,7 @@ import (
 // its factors.
 func TestRouteFactors(t *testing.T) {
 	t.Parallel()
-	known := Candidate{ID: "c", Name: "C", Kind: KindConnection, TrustLevel: TrustKnown}
+	known := Candidate{ID: "c", Name: "C", Kind: CandidateConnection, TrustLevel: TrustKnown}
 	with := func(f func(*Candidate)) Candidate { c := known; f(&c); return c }
 	cases := []struct {
 		name   string
@@ -42,7 +42,7 @@ func TestRouteFactors(t *testing.T) {
 		{"trust: empty is the default, known", Task{}, with(func(c *Candidate) { c.TrustLevel = "" }), trustF, 0.5},
 		{"trust: trusted", Task{}, with(func(c *Candidate) { c.TrustLevel = TrustTrusted }), trustF, 1},
 		{"trust: an unknown level fails closed", Task{}, with(func(c *Candidate) { c.TrustLevel = "friend" }), trustF, 0},
-		{"trust: a store agent is neutral", Task{}, with(func(c *Candidate) { c.Kind, c.TrustLevel = KindStoreAgent, TrustTrusted }), trustF, Neutral},
+		{"trust: a store agent is neutral", Task{}, with(func(c *Candidate) { c.Kind, c.TrustLevel = CandidateStoreAgent, TrustTrusted }), trustF, Neutral},
 		// reputation: average rating / 5
 		{"reputation: 4.5", Task{}, with(func(c *Candidate) { c.AverageRating, c.Ratings = 4.5, 2 }), reputationF, 0.9},
 		{"reputation: no ratings is neutral", Task{}, with(func(c *Candidate) { c.AverageRating = 5 }), reputationF, Neutral},
@@ -154,7 +154,7 @@ func TestRouteTaskExactEdges(t *testing.T) {
 	task := Task{Skills: []string{"go"}, TaskType: "review"}
 	// skill 1 (30) + completion 1 (20) + capacity 1 (15) + known 0.5 (5) = 0.70;
 	// rated 0, ack time 72 h and another task type add nothing.
-	seventy := Candidate{ID: "b", Name: "B", Kind: KindConnection, TrustLevel: TrustKnown,
+	seventy := Candidate{ID: "b", Name: "B", Kind: CandidateConnection, TrustLevel: TrustKnown,
 		Skills: []string{"go"}, CompletedRelays: 4, AckedRelays: 4, MedianAckHours: 72,
 		MaxConcurrent: 2, Ratings: 1, TaskTypes: []string{"legal"}}
 	// the same with no capacity left: 0.55, a lead of exactly 0.15.
@@ -164,7 +164,7 @@ func TestRouteTaskExactEdges(t *testing.T) {
 	fiftySix := fiftyFive
 	fiftySix.ID, fiftySix.Name, fiftySix.MedianAckHours = "d", "D", 57.6
 	// skill 1 (30) + known 0.5 (5) + latency 1 (5) = 0.40 exactly.
-	forty := Candidate{ID: "e", Name: "E", Kind: KindConnection, TrustLevel: TrustKnown,
+	forty := Candidate{ID: "e", Name: "E", Kind: CandidateConnection, TrustLevel: TrustKnown,
 		Skills: []string{"go"}, AckedRelays: 3, MaxConcurrent: 1, OpenRelays: 1, Ratings: 2}
 	below := forty
 	below.ID, below.Name, below.TrustLevel = "f", "F", TrustUntrusted // 0.35
@@ -206,7 +206,7 @@ func TestRouteTaskExactEdges(t *testing.T) {
 func TestRouteOrderAndLimit(t *testing.T) {
 	t.Parallel()
 	mk := func(id string, trust string) Candidate {
-		return Candidate{ID: id, Name: strings.ToUpper(id), Kind: KindConnection, TrustLevel: trust}
+		return Candidate{ID: id, Name: strings.ToUpper(id), Kind: CandidateConnection, TrustLevel: trust}
 	}
 	in := []Candidate{mk("g", TrustKnown), mk("b", TrustKnown), mk("t", TrustTrusted), mk("a", TrustKnown),
 		mk("u", TrustUntrusted), mk("c", TrustKnown), mk("f", TrustKnown)}
@@ -236,12 +236,12 @@ func TestRouteOrderAndLimit(t *testing.T) {
 // bad one below.
 func TestRouteNeutralValues(t *testing.T) {
 	t.Parallel()
-	unknown := Candidate{ID: "n", Name: "New", Kind: KindConnection}
-	good := Candidate{ID: "g", Name: "Good", Kind: KindConnection, CompletedRelays: 9, AckedRelays: 10,
+	unknown := Candidate{ID: "n", Name: "New", Kind: CandidateConnection}
+	good := Candidate{ID: "g", Name: "Good", Kind: CandidateConnection, CompletedRelays: 9, AckedRelays: 10,
 		MedianAckHours: 2, AverageRating: 4.8, Ratings: 5}
-	bad := Candidate{ID: "b", Name: "Bad", Kind: KindConnection, CompletedRelays: 1, AckedRelays: 10,
+	bad := Candidate{ID: "b", Name: "Bad", Kind: CandidateConnection, CompletedRelays: 1, AckedRelays: 10,
 		MedianAckHours: 60, AverageRating: 1.5, Ratings: 4}
-	agent := Candidate{ID: "s", Name: "Agent", Kind: KindStoreAgent}
+	agent := Candidate{ID: "s", Name: "Agent", Kind: CandidateStoreAgent}
 	// A task naming no skills, type or category: nothing to compare either.
 	r := RouteTask(Task{}, []Candidate{bad, unknown, good, agent})
 	want := Factors{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5}

@@ -207,7 +207,7 @@ func TestConstantsAreVocabulary(t *testing.T) {
 		Priorities:                {PriorityNormal},
 		States:                    {StateDelivered, StateAccepted, StateBlocked, StateCompleted, StateDeclined},
 		FilterReasons:             {ReasonTopicFilter, ReasonQuietHours, ReasonAmbientDisabled},
-		CandidateKinds:            {KindConnection, KindStoreAgent},
+		CandidateKinds:            {CandidateConnection, CandidateStoreAgent},
 		Strategies:                {StrategyDirect, StrategyAuction, StrategyBroadcast},
 		Parties:                   {PartyContact, PartyConnection},
 		vocab.Get("queue_status"): {queuePending, queueReady, queueInProgress, queueDoneToday, queueBlocked, queueLater},
@@ -230,20 +230,20 @@ func TestClassify(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		typ, intent string
-		want        Kind
+		want        Handling
 	}{
-		{TypeRequest, IntentAssignTask, KindRequest},
-		{TypeRequest, IntentRequestApproval, KindRequest},
-		{TypeRequest, IntentSchedule, KindRequest},
-		{TypeRequest, IntentGetInfo, KindRequest},
-		{TypeRequest, IntentCustom, KindRequest},
-		{TypeRequest, IntentShareUpdate, KindAmbient},
-		{TypeRequest, IntentIntroduce, KindAmbient},
-		{TypeNotification, IntentAssignTask, KindAmbient},
-		{TypeNotification, "", KindAmbient},
-		{TypeResponse, IntentShareUpdate, KindReply},
-		{"", IntentIntroduce, KindAmbient},
-		{"", "", KindRequest},
+		{TypeRequest, IntentAssignTask, AsItem},
+		{TypeRequest, IntentRequestApproval, AsItem},
+		{TypeRequest, IntentSchedule, AsItem},
+		{TypeRequest, IntentGetInfo, AsItem},
+		{TypeRequest, IntentCustom, AsItem},
+		{TypeRequest, IntentShareUpdate, AsAmbient},
+		{TypeRequest, IntentIntroduce, AsAmbient},
+		{TypeNotification, IntentAssignTask, AsAmbient},
+		{TypeNotification, "", AsAmbient},
+		{TypeResponse, IntentShareUpdate, AsReply},
+		{"", IntentIntroduce, AsAmbient},
+		{"", "", AsItem},
 	}
 	for _, c := range cases {
 		if got, err := Classify(c.typ, c.intent); err != nil || got != c.want {

@@ -52,8 +52,8 @@ const (
 	ReasonQuietHours      = "quiet-hours"
 	ReasonAmbientDisabled = "ambient-disabled"
 
-	KindConnection = "connection"
-	KindStoreAgent = "store_agent"
+	CandidateConnection = "connection"
+	CandidateStoreAgent = "store_agent"
 
 	StrategyDirect    = "direct"
 	StrategyAuction   = "auction"
@@ -77,17 +77,17 @@ const (
 // type (RULINGS: notification, or intents share_update, introduce).
 var ambientIntents = []string{IntentShareUpdate, IntentIntroduce}
 
-// Kind is how the recipient takes a relay.
-type Kind uint8
+// Handling is how the recipient takes a relay.
+type Handling uint8
 
-// The kinds of relay.
+// The handlings of a relay.
 const (
-	// KindRequest becomes a pending_confirmation item in the recipient's queue.
-	KindRequest Kind = iota + 1
-	// KindAmbient passes the recipient's preferences and becomes a comms message.
-	KindAmbient
-	// KindReply is a response relay: it joins its thread as a comms message.
-	KindReply
+	// AsItem becomes a pending_confirmation item in the recipient's queue.
+	AsItem Handling = iota + 1
+	// AsAmbient passes the recipient's preferences and becomes a comms message.
+	AsAmbient
+	// AsReply is a response relay: it joins its thread as a comms message.
+	AsReply
 )
 
 // Classify answers how the recipient takes a relay of this type and intent.
@@ -96,7 +96,7 @@ const (
 // intent. An empty type is a request (the schema makes every field optional,
 // and a relay that asks for nothing in particular is most safely put in front
 // of the operator for approval). Unknown values are refused, naming the field.
-func Classify(relayType, intent string) (Kind, error) {
+func Classify(relayType, intent string) (Handling, error) {
 	if relayType != "" && !Types.Has(relayType) {
 		return 0, oneOf("type", relayType, Types)
 	}
@@ -105,11 +105,11 @@ func Classify(relayType, intent string) (Kind, error) {
 	}
 	switch {
 	case relayType == TypeResponse:
-		return KindReply, nil
+		return AsReply, nil
 	case relayType == TypeNotification || slices.Contains(ambientIntents, intent):
-		return KindAmbient, nil
+		return AsAmbient, nil
 	}
-	return KindRequest, nil
+	return AsItem, nil
 }
 
 // QueuePriority maps a relay's priority to the queue's (RULINGS: normal is
