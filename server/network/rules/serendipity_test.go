@@ -112,3 +112,27 @@ func TestSerendipityOrderAndLimit(t *testing.T) {
 		t.Errorf("reason = %q", got[0].Reason)
 	}
 }
+
+// Keywords holds its promises on any text: lowercase, once each, no stop
+// words, no single characters or bare numbers, no leading + or #.
+func FuzzKeywords(f *testing.F) {
+	for _, s := range []string{"Build the Payments API", "C++ / C# #go", "Ünïcode ÇAFÉ 42 x", "\x00\xff++##", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		seen := map[string]bool{}
+		for _, k := range Keywords(s, s) {
+			switch {
+			case seen[k]:
+				t.Errorf("%q twice", k)
+			case k != strings.ToLower(k):
+				t.Errorf("%q is not lowercase", k)
+			case stopWords[k] || len([]rune(k)) < 2 || isNumber(k):
+				t.Errorf("%q should have been dropped", k)
+			case strings.HasPrefix(k, "+") || strings.HasPrefix(k, "#"):
+				t.Errorf("%q starts with + or #", k)
+			}
+			seen[k] = true
+		}
+	})
+}

@@ -269,7 +269,7 @@ func TestQueuePriority(t *testing.T) {
 		}
 	}
 	for _, p := range vocab.Values("relay_priority") {
-		if _, err := QueuePriority(p); err != nil {
+		if q, err := QueuePriority(p); err != nil || !vocab.Get("priority").Has(q) {
 			t.Errorf("relay priority %s does not map: %v", p, err)
 		}
 	}
