@@ -24,11 +24,16 @@ import (
 // fromPeer finds the connection whose issued token the call presents in
 // X-Federation-Token. A missing token, another kind (a platform token, an
 // API key) or an unknown one is 401; a connection whose origin has left a
-// non-empty allowlist is 403.
-func (s *Service) fromPeer(ctx context.Context, route string) (*ent.NetworkConnection, error) {
+// non-empty allowlist is 403. body is the request's own refusal (a missing
+// field), answered after the switch and before the credential, as
+// federation's routes do.
+func (s *Service) fromPeer(ctx context.Context, route string, body error) (*ent.NetworkConnection, error) {
 	w, err := s.on(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if body != nil {
+		return nil, body
 	}
 	hash, err := federation.HeaderToken(auth.CredentialsFrom(ctx).FederationToken, federation.PeerTokenPrefix, route)
 	if err != nil {
@@ -202,7 +207,7 @@ func (s *Service) autoAccept(ctx context.Context, userID string) (bool, error) {
 // ConfirmConnection takes the peer's acceptance of a request this instance
 // sent: the call presents this side's token, the body the peer's.
 func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.ConfirmConnectionRequest) (*switchboardv1.ConfirmConnectionResponse, error) {
-	row, err := s.fromPeer(ctx, "connect/accept")
+	row, err := s.fromPeer(ctx, "connect/accept", tokenField(req.GetFederationToken(), "connectionId", req.GetConnectionId()))
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +216,6 @@ func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.Conf
 	}
 	if row.Status == networkconnection.StatusDeclined {
 		return nil, apperr.IllegalMove("connection %s was declined", row.ID)
-	}
-	if !strings.HasPrefix(req.GetFederationToken(), federation.PeerTokenPrefix) {
-		return nil, apperr.Invalid("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
 	}
 	if err := s.needSecrets(); err != nil {
 		return nil, err
@@ -245,7 +247,7 @@ func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.Conf
 
 // DropConnection is the peer's removal: the connection goes here too.
 func (s *Service) DropConnection(ctx context.Context, _ *switchboardv1.DropConnectionRequest) (*switchboardv1.DropConnectionResponse, error) {
-	row, err := s.fromPeer(ctx, "connections/remove")
+	row, err := s.fromPeer(ctx, "connections/remove", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -264,12 +266,9 @@ func (s *Service) DropConnection(ctx context.Context, _ *switchboardv1.DropConne
 // ReplacePeerToken is the peer's rotation: its new token replaces the one
 // this side presents.
 func (s *Service) ReplacePeerToken(ctx context.Context, req *switchboardv1.ReplacePeerTokenRequest) (*switchboardv1.ReplacePeerTokenResponse, error) {
-	row, err := s.fromPeer(ctx, "connections/rotate")
+	row, err := s.fromPeer(ctx, "connections/rotate", tokenField(req.GetFederationToken()))
 	if err != nil {
 		return nil, err
-	}
-	if !strings.HasPrefix(req.GetFederationToken(), federation.PeerTokenPrefix) {
-		return nil, apperr.Invalid("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
 	}
 	if err := s.needSecrets(); err != nil {
 		return nil, err
@@ -282,4 +281,21 @@ func (s *Service) ReplacePeerToken(ctx context.Context, req *switchboardv1.Repla
 		return nil, apperr.Wrap(err)
 	}
 	return &switchboardv1.ReplacePeerTokenResponse{}, nil
+}
+
+// tokenField checks a body's federationToken (a peer token, sbf_…) and the
+// other required fields given as name, value pairs.
+func tokenField(token string, others ...string) error {
+	for i := 0; i+1 < len(others); i += 2 {
+		if strings.TrimSpace(others[i+1]) == "" {
+			return apperr.Invalid("%s is required", others[i])
+		}
+	}
+	if token == "" {
+		return apperr.Invalid("federationToken is required")
+	}
+	if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
+		return apperr.Invalid("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
+	}
+	return nil
 }
