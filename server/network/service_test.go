@@ -68,14 +68,14 @@ func TestNetworkSettingsAndPreferences(t *testing.T) {
 		t.Fatalf("replaced: %v", got)
 	}
 	for name, bad := range map[string]map[string]any{
-		"hour 24":        {"quietHours": map[string]any{"start": "24:00", "end": "07:00"}},
-		"no end":         {"quietHours": map[string]any{"start": "22:00"}},
-		"unknown zone":   {"quietHours": map[string]any{"start": "22:00", "end": "07:00", "timeZone": "Mars/Olympus"}},
-		"zero relays":    {"maxOpenRelays": 0},
-		"blank topic":    {"mutedTopics": []string{" "}},
-		"too many":       {"mutedTopics": strings.Split(strings.Repeat("t,", 51), ",")},
-		"over-long":      {"mutedTopics": []string{strings.Repeat("x", 101)}},
-		"unknown field":  {"autoAccept": true, "surprise": 1},
+		"hour 24":       {"quietHours": map[string]any{"start": "24:00", "end": "07:00"}},
+		"no end":        {"quietHours": map[string]any{"start": "22:00"}},
+		"unknown zone":  {"quietHours": map[string]any{"start": "22:00", "end": "07:00", "timeZone": "Mars/Olympus"}},
+		"zero relays":   {"maxOpenRelays": 0},
+		"blank topic":   {"mutedTopics": []string{" "}},
+		"too many":      {"mutedTopics": strings.Split(strings.Repeat("t,", 51), ",")},
+		"over-long":     {"mutedTopics": []string{strings.Repeat("x", 101)}},
+		"unknown field": {"autoAccept": true, "surprise": 1},
 	} {
 		res := member.Session.Do(http.MethodPut, "/api/federation/preferences", bad)
 		if res.Status != http.StatusBadRequest {

@@ -80,7 +80,9 @@ func Origin(raw string) (string, error) {
 
 type originError struct{}
 
-func (originError) Error() string { return "an instance address is an origin: scheme://host[:port], no path or query" }
+func (originError) Error() string {
+	return "an instance address is an origin: scheme://host[:port], no path or query"
+}
 
 var errOrigin = originError{}
 

@@ -105,7 +105,9 @@ func WithRole(role string) Option { return func(c *server.Config) { c.Federation
 
 // WithNetwork sets the operator network's flags (--federation,
 // --federation-allowlist, --federation-allow-private).
-func WithNetwork(c network.Config) Option { return func(cfg *server.Config) { cfg.Federation.Network = c } }
+func WithNetwork(c network.Config) Option {
+	return func(cfg *server.Config) { cfg.Federation.Network = c }
+}
 
 // WithTracing exports the server's spans to the OTLP/HTTP receiver at
 // endpoint, in batches of at most 20 ms (tests wait for them).
