@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -26,7 +27,7 @@ type instance struct {
 	user *servertest.Account
 }
 
-func newInstance(t *testing.T, user string, c network.Config) *instance {
+func newInstance(t *testing.T, user string, c network.Config, opts ...servertest.Option) *instance {
 	t.Helper()
 	key := make([]byte, secrets.KeySize)
 	_, _ = rand.Read(key)
@@ -35,7 +36,8 @@ func newInstance(t *testing.T, user string, c network.Config) *instance {
 		t.Fatal(err)
 	}
 	c.AllowPrivate = true
-	s := servertest.New(t, servertest.WithSelfPublicURL(), servertest.WithSecretKey(key), servertest.WithNetwork(c))
+	s := servertest.New(t, append([]servertest.Option{servertest.WithSelfPublicURL(), servertest.WithSecretKey(key),
+		servertest.WithNetwork(c)}, opts...)...)
 	return &instance{Server: s, box: box, user: s.SignUp(user)}
 }
 
@@ -360,4 +362,25 @@ func TestUnverifiedHandshakeRecordsNothing(t *testing.T) {
 	if len(a.connections(t))+len(b.connections(t)) != 0 {
 		t.Fatal("a refused request left rows")
 	}
+}
+
+// TestFederationRateClassPerConnection: RULINGS "Rate limits" (the
+// federation class counts per calling instance): a peer's calls count
+// against its connection's own budget, apart from the client address's.
+func TestFederationRateClassPerConnection(t *testing.T) {
+	t.Parallel()
+	a := newInstance(t, "alice", on())
+	b := newInstance(t, "bob", on(), servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 4}))
+	res := connect(t, a, b, "bob@example.com") // B's address budget: 1
+	servertest.WantStatus(t, res, http.StatusCreated)
+	servertest.WantStatus(t, b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+b.only(t).ID+"/accept", map[string]any{}), http.StatusOK)
+	tokenB, tokenA := a.peerToken(t, a.only(t)), b.peerToken(t, b.only(t))
+	for i := range 4 {
+		if res := rotateAt(b, tokenB, tokenA); res.Status != http.StatusOK {
+			t.Fatalf("call %d of the connection's 4: %d %s", i+1, res.Status, res.Body)
+		}
+	}
+	servertest.WantError(t, rotateAt(b, tokenB, tokenA), http.StatusTooManyRequests)
+	// The address's own budget is not spent by the connection's calls.
+	servertest.WantError(t, rotateAt(b, "sbf_unknown", tokenA), http.StatusUnauthorized)
 }
