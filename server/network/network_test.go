@@ -275,6 +275,21 @@ func TestAutoAcceptAllowlist(t *testing.T) {
 	tokenC, tokenA := a.peerToken(t, a.only(t)), c.peerToken(t, c.only(t))
 	servertest.WantStatus(t, rotateAt(c, tokenC, tokenA), http.StatusOK)
 	servertest.WantStatus(t, rotateAt(a, tokenA, tokenC), http.StatusOK)
+	// The tokens crossed in the handshake's body and answer; the audit
+	// rows on both sides keep neither.
+	for _, in := range []*instance{a, c} {
+		rows, err := in.DB.FederationAuditLog.Query().All(context.Background())
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("audit rows: %d %v", len(rows), err)
+		}
+		for _, r := range rows {
+			for _, tok := range []string{tokenA, tokenC} {
+				if strings.Contains(r.Payload, tok[4:]) || strings.Contains(r.ResponsePreview, tok[4:]) {
+					t.Fatalf("audit row %s %s keeps a token: %q %q", r.Direction, r.Endpoint, r.Payload, r.ResponsePreview)
+				}
+			}
+		}
+	}
 
 	// B is not on C's allowlist: 403 there, and B's operator hears it.
 	servertest.WantError(t, connect(t, b, c, "carol@example.com"), http.StatusForbidden)
