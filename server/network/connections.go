@@ -111,7 +111,9 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 		if prior == nil {
 			_ = s.DB.NetworkConnection.DeleteOneID(row.ID).Exec(cleanup)
 		} else {
-			_ = s.DB.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().Exec(cleanup)
+			// The peer kept the token it had: it stays the one this side checks.
+			_ = s.DB.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
+				SetNillableTokenHash(prior.TokenHash).Exec(cleanup)
 		}
 		return nil, peerError(origin, err)
 	}

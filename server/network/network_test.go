@@ -323,6 +323,21 @@ func TestAutoAcceptAllowlist(t *testing.T) {
 	// Dan's pending request asked again reaches C, which refuses it.
 	servertest.WantError(t, dan.Session.Do(http.MethodPost, "/api/federation/connect",
 		map[string]any{"peerInstanceUrl": c.URL, "peerUserEmail": "carol@example.com"}), http.StatusForbidden)
+	// The refused repeat left Dan's first token the one A checks: once C is
+	// back on, Carol's acceptance reaches A with it.
+	servertest.WantStatus(t, c.user.Session.Do(http.MethodPut, "/api/admin/federation/settings",
+		map[string]any{"enabled": true, "allowlist": []string{a.URL}}), http.StatusOK)
+	var fromDan string
+	for _, row := range c.connections(t) {
+		if row.PeerUserEmail == "dan@example.com" {
+			fromDan = row.ID
+		}
+	}
+	servertest.WantStatus(t, c.user.Session.Do(http.MethodPost, "/api/federation/connections/"+fromDan+"/accept", map[string]any{}), http.StatusOK)
+	res = dan.Session.Do(http.MethodGet, "/api/federation/connections?status=active", nil)
+	if list := res.JSON(t)["connections"].([]any); len(list) != 1 {
+		t.Fatalf("Dan's active connections: %s", res.Body)
+	}
 }
 
 // TestUnverifiedHandshakeRecordsNothing: RULINGS "The operator network"
