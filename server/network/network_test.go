@@ -93,7 +93,7 @@ func (in *instance) audited(t *testing.T, dir federationauditlog.Direction, endp
 	return n
 }
 
-func connect(t *testing.T, from *instance, to *instance, email string) *servertest.Response {
+func connectTo(t *testing.T, from *instance, to *instance, email string) *servertest.Response {
 	t.Helper()
 	return from.user.Session.Do(http.MethodPost, "/api/federation/connect",
 		map[string]any{"peerInstanceUrl": to.URL, "peerUserEmail": email, "message": "let us work together"})
@@ -127,7 +127,7 @@ func TestConnectAcceptRotateRemove(t *testing.T) {
 	t.Parallel()
 	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
 
-	res := connect(t, a, b, "Bob@example.com")
+	res := connectTo(t, a, b, "Bob@example.com")
 	servertest.WantStatus(t, res, http.StatusCreated)
 	c := object(t, res, "connection")
 	if c["status"] != "pending" || c["direction"] != "outbound" || c["trustLevel"] != "known" ||
@@ -153,7 +153,7 @@ func TestConnectAcceptRotateRemove(t *testing.T) {
 		t.Fatalf("verification after the answer: %d %s", r.Status, r.Body)
 	}
 	// A repeat answers the same connection on both sides.
-	res = connect(t, a, b, "bob@example.com")
+	res = connectTo(t, a, b, "bob@example.com")
 	servertest.WantStatus(t, res, http.StatusOK)
 	if got := object(t, res, "connection")["id"]; got != id || len(b.connections(t)) != 1 {
 		t.Fatalf("repeat: %v, B has %d", got, len(b.connections(t)))
@@ -263,7 +263,7 @@ func TestAutoAcceptAllowlist(t *testing.T) {
 	c := newInstance(t, "carol", cfg)
 	servertest.WantStatus(t, c.user.Session.Do(http.MethodPut, "/api/federation/preferences", map[string]any{"autoAccept": true}), http.StatusOK)
 
-	res := connect(t, a, c, "carol@example.com")
+	res := connectTo(t, a, c, "carol@example.com")
 	servertest.WantStatus(t, res, http.StatusCreated)
 	if got := object(t, res, "connection"); got["status"] != "active" || got["acceptedAt"] == nil {
 		t.Fatalf("auto-accepted: %v", got)
@@ -292,7 +292,7 @@ func TestAutoAcceptAllowlist(t *testing.T) {
 	}
 
 	// B is not on C's allowlist: 403 there, and B's operator hears it.
-	servertest.WantError(t, connect(t, b, c, "carol@example.com"), http.StatusForbidden)
+	servertest.WantError(t, connectTo(t, b, c, "carol@example.com"), http.StatusForbidden)
 	if len(b.connections(t)) != 0 || len(c.connections(t)) != 1 {
 		t.Fatal("a refused request left rows")
 	}
@@ -306,7 +306,7 @@ func TestAutoAcceptAllowlist(t *testing.T) {
 	}
 	// Auto-accept under an empty allowlist does not apply.
 	servertest.WantStatus(t, b.user.Session.Do(http.MethodPut, "/api/federation/preferences", map[string]any{"autoAccept": true}), http.StatusOK)
-	res = connect(t, a, b, "bob@example.com")
+	res = connectTo(t, a, b, "bob@example.com")
 	servertest.WantStatus(t, res, http.StatusCreated)
 	if got := object(t, res, "connection")["status"]; got != "pending" {
 		t.Fatalf("auto-accept without an allowlist: %v", got)
@@ -388,7 +388,7 @@ func TestUnverifiedHandshakeRecordsNothing(t *testing.T) {
 	bad["federationToken"] = "sbp_platform"
 	servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", bad), http.StatusUnauthorized)
 	// A's operator asking for an unknown user hears 404 and keeps nothing.
-	servertest.WantError(t, connect(t, a, b, "nobody@example.com"), http.StatusNotFound)
+	servertest.WantError(t, connectTo(t, a, b, "nobody@example.com"), http.StatusNotFound)
 	if len(a.connections(t))+len(b.connections(t)) != 0 {
 		t.Fatal("a refused request left rows")
 	}
@@ -401,7 +401,7 @@ func TestFederationRateClassPerConnection(t *testing.T) {
 	t.Parallel()
 	a := newInstance(t, "alice", on())
 	b := newInstance(t, "bob", on(), servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 4}))
-	res := connect(t, a, b, "bob@example.com") // B's address budget: 1
+	res := connectTo(t, a, b, "bob@example.com") // B's address budget: 1
 	servertest.WantStatus(t, res, http.StatusCreated)
 	servertest.WantStatus(t, b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+b.only(t).ID+"/accept", map[string]any{}), http.StatusOK)
 	tokenB, tokenA := a.peerToken(t, a.only(t)), b.peerToken(t, b.only(t))
