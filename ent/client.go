@@ -36,6 +36,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -100,6 +103,12 @@ type Client struct {
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// NetworkConnection is the client for interacting with the NetworkConnection builders.
+	NetworkConnection *NetworkConnectionClient
+	// NetworkPreference is the client for interacting with the NetworkPreference builders.
+	NetworkPreference *NetworkPreferenceClient
+	// NetworkSetting is the client for interacting with the NetworkSetting builders.
+	NetworkSetting *NetworkSettingClient
 	// PaymentHold is the client for interacting with the PaymentHold builders.
 	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
@@ -158,6 +167,9 @@ func (c *Client) init() {
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
+	c.NetworkConnection = NewNetworkConnectionClient(c.config)
+	c.NetworkPreference = NewNetworkPreferenceClient(c.config)
+	c.NetworkSetting = NewNetworkSettingClient(c.config)
 	c.PaymentHold = NewPaymentHoldClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Session = NewSessionClient(c.config)
@@ -284,6 +296,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
+		NetworkConnection:    NewNetworkConnectionClient(cfg),
+		NetworkPreference:    NewNetworkPreferenceClient(cfg),
+		NetworkSetting:       NewNetworkSettingClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Session:              NewSessionClient(cfg),
@@ -337,6 +352,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
+		NetworkConnection:    NewNetworkConnectionClient(cfg),
+		NetworkPreference:    NewNetworkPreferenceClient(cfg),
+		NetworkSetting:       NewNetworkSettingClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Session:              NewSessionClient(cfg),
@@ -383,10 +401,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
-		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
-		c.WebhookDelivery,
+		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
+		c.NetworkPreference, c.NetworkSetting, c.PaymentHold, c.QueueItem, c.Session,
+		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -400,10 +418,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.PaymentHold, c.QueueItem,
-		c.Session, c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall,
-		c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation,
-		c.WebhookDelivery,
+		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
+		c.NetworkPreference, c.NetworkSetting, c.PaymentHold, c.QueueItem, c.Session,
+		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -454,6 +472,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
 		return c.MemoryEntry.mutate(ctx, m)
+	case *NetworkConnectionMutation:
+		return c.NetworkConnection.mutate(ctx, m)
+	case *NetworkPreferenceMutation:
+		return c.NetworkPreference.mutate(ctx, m)
+	case *NetworkSettingMutation:
+		return c.NetworkSetting.mutate(ctx, m)
 	case *PaymentHoldMutation:
 		return c.PaymentHold.mutate(ctx, m)
 	case *QueueItemMutation:
@@ -3694,6 +3718,437 @@ func (c *MemoryEntryClient) mutate(ctx context.Context, m *MemoryEntryMutation) 
 	}
 }
 
+// NetworkConnectionClient is a client for the NetworkConnection schema.
+type NetworkConnectionClient struct {
+	config
+}
+
+// NewNetworkConnectionClient returns a client for the NetworkConnection from the given config.
+func NewNetworkConnectionClient(c config) *NetworkConnectionClient {
+	return &NetworkConnectionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `networkconnection.Hooks(f(g(h())))`.
+func (c *NetworkConnectionClient) Use(hooks ...Hook) {
+	c.hooks.NetworkConnection = append(c.hooks.NetworkConnection, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `networkconnection.Intercept(f(g(h())))`.
+func (c *NetworkConnectionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.NetworkConnection = append(c.inters.NetworkConnection, interceptors...)
+}
+
+// Create returns a builder for creating a NetworkConnection entity.
+func (c *NetworkConnectionClient) Create() *NetworkConnectionCreate {
+	mutation := newNetworkConnectionMutation(c.config, OpCreate)
+	return &NetworkConnectionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of NetworkConnection entities.
+func (c *NetworkConnectionClient) CreateBulk(builders ...*NetworkConnectionCreate) *NetworkConnectionCreateBulk {
+	return &NetworkConnectionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NetworkConnectionClient) MapCreateBulk(slice any, setFunc func(*NetworkConnectionCreate, int)) *NetworkConnectionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NetworkConnectionCreateBulk{err: fmt.Errorf("calling to NetworkConnectionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NetworkConnectionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NetworkConnectionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for NetworkConnection.
+func (c *NetworkConnectionClient) Update() *NetworkConnectionUpdate {
+	mutation := newNetworkConnectionMutation(c.config, OpUpdate)
+	return &NetworkConnectionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NetworkConnectionClient) UpdateOne(_m *NetworkConnection) *NetworkConnectionUpdateOne {
+	mutation := newNetworkConnectionMutation(c.config, OpUpdateOne, withNetworkConnection(_m))
+	return &NetworkConnectionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NetworkConnectionClient) UpdateOneID(id string) *NetworkConnectionUpdateOne {
+	mutation := newNetworkConnectionMutation(c.config, OpUpdateOne, withNetworkConnectionID(id))
+	return &NetworkConnectionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for NetworkConnection.
+func (c *NetworkConnectionClient) Delete() *NetworkConnectionDelete {
+	mutation := newNetworkConnectionMutation(c.config, OpDelete)
+	return &NetworkConnectionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NetworkConnectionClient) DeleteOne(_m *NetworkConnection) *NetworkConnectionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NetworkConnectionClient) DeleteOneID(id string) *NetworkConnectionDeleteOne {
+	builder := c.Delete().Where(networkconnection.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NetworkConnectionDeleteOne{builder}
+}
+
+// Query returns a query builder for NetworkConnection.
+func (c *NetworkConnectionClient) Query() *NetworkConnectionQuery {
+	return &NetworkConnectionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNetworkConnection},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a NetworkConnection entity by its id.
+func (c *NetworkConnectionClient) Get(ctx context.Context, id string) (*NetworkConnection, error) {
+	return c.Query().Where(networkconnection.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NetworkConnectionClient) GetX(ctx context.Context, id string) *NetworkConnection {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a NetworkConnection.
+func (c *NetworkConnectionClient) QueryUser(_m *NetworkConnection) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(networkconnection.Table, networkconnection.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, networkconnection.UserTable, networkconnection.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *NetworkConnectionClient) Hooks() []Hook {
+	return c.hooks.NetworkConnection
+}
+
+// Interceptors returns the client interceptors.
+func (c *NetworkConnectionClient) Interceptors() []Interceptor {
+	return c.inters.NetworkConnection
+}
+
+func (c *NetworkConnectionClient) mutate(ctx context.Context, m *NetworkConnectionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NetworkConnectionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NetworkConnectionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NetworkConnectionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NetworkConnectionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown NetworkConnection mutation op: %q", m.Op())
+	}
+}
+
+// NetworkPreferenceClient is a client for the NetworkPreference schema.
+type NetworkPreferenceClient struct {
+	config
+}
+
+// NewNetworkPreferenceClient returns a client for the NetworkPreference from the given config.
+func NewNetworkPreferenceClient(c config) *NetworkPreferenceClient {
+	return &NetworkPreferenceClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `networkpreference.Hooks(f(g(h())))`.
+func (c *NetworkPreferenceClient) Use(hooks ...Hook) {
+	c.hooks.NetworkPreference = append(c.hooks.NetworkPreference, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `networkpreference.Intercept(f(g(h())))`.
+func (c *NetworkPreferenceClient) Intercept(interceptors ...Interceptor) {
+	c.inters.NetworkPreference = append(c.inters.NetworkPreference, interceptors...)
+}
+
+// Create returns a builder for creating a NetworkPreference entity.
+func (c *NetworkPreferenceClient) Create() *NetworkPreferenceCreate {
+	mutation := newNetworkPreferenceMutation(c.config, OpCreate)
+	return &NetworkPreferenceCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of NetworkPreference entities.
+func (c *NetworkPreferenceClient) CreateBulk(builders ...*NetworkPreferenceCreate) *NetworkPreferenceCreateBulk {
+	return &NetworkPreferenceCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NetworkPreferenceClient) MapCreateBulk(slice any, setFunc func(*NetworkPreferenceCreate, int)) *NetworkPreferenceCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NetworkPreferenceCreateBulk{err: fmt.Errorf("calling to NetworkPreferenceClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NetworkPreferenceCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NetworkPreferenceCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for NetworkPreference.
+func (c *NetworkPreferenceClient) Update() *NetworkPreferenceUpdate {
+	mutation := newNetworkPreferenceMutation(c.config, OpUpdate)
+	return &NetworkPreferenceUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NetworkPreferenceClient) UpdateOne(_m *NetworkPreference) *NetworkPreferenceUpdateOne {
+	mutation := newNetworkPreferenceMutation(c.config, OpUpdateOne, withNetworkPreference(_m))
+	return &NetworkPreferenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NetworkPreferenceClient) UpdateOneID(id string) *NetworkPreferenceUpdateOne {
+	mutation := newNetworkPreferenceMutation(c.config, OpUpdateOne, withNetworkPreferenceID(id))
+	return &NetworkPreferenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for NetworkPreference.
+func (c *NetworkPreferenceClient) Delete() *NetworkPreferenceDelete {
+	mutation := newNetworkPreferenceMutation(c.config, OpDelete)
+	return &NetworkPreferenceDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NetworkPreferenceClient) DeleteOne(_m *NetworkPreference) *NetworkPreferenceDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NetworkPreferenceClient) DeleteOneID(id string) *NetworkPreferenceDeleteOne {
+	builder := c.Delete().Where(networkpreference.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NetworkPreferenceDeleteOne{builder}
+}
+
+// Query returns a query builder for NetworkPreference.
+func (c *NetworkPreferenceClient) Query() *NetworkPreferenceQuery {
+	return &NetworkPreferenceQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNetworkPreference},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a NetworkPreference entity by its id.
+func (c *NetworkPreferenceClient) Get(ctx context.Context, id string) (*NetworkPreference, error) {
+	return c.Query().Where(networkpreference.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NetworkPreferenceClient) GetX(ctx context.Context, id string) *NetworkPreference {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a NetworkPreference.
+func (c *NetworkPreferenceClient) QueryUser(_m *NetworkPreference) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(networkpreference.Table, networkpreference.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, networkpreference.UserTable, networkpreference.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *NetworkPreferenceClient) Hooks() []Hook {
+	return c.hooks.NetworkPreference
+}
+
+// Interceptors returns the client interceptors.
+func (c *NetworkPreferenceClient) Interceptors() []Interceptor {
+	return c.inters.NetworkPreference
+}
+
+func (c *NetworkPreferenceClient) mutate(ctx context.Context, m *NetworkPreferenceMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NetworkPreferenceCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NetworkPreferenceUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NetworkPreferenceUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NetworkPreferenceDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown NetworkPreference mutation op: %q", m.Op())
+	}
+}
+
+// NetworkSettingClient is a client for the NetworkSetting schema.
+type NetworkSettingClient struct {
+	config
+}
+
+// NewNetworkSettingClient returns a client for the NetworkSetting from the given config.
+func NewNetworkSettingClient(c config) *NetworkSettingClient {
+	return &NetworkSettingClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `networksetting.Hooks(f(g(h())))`.
+func (c *NetworkSettingClient) Use(hooks ...Hook) {
+	c.hooks.NetworkSetting = append(c.hooks.NetworkSetting, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `networksetting.Intercept(f(g(h())))`.
+func (c *NetworkSettingClient) Intercept(interceptors ...Interceptor) {
+	c.inters.NetworkSetting = append(c.inters.NetworkSetting, interceptors...)
+}
+
+// Create returns a builder for creating a NetworkSetting entity.
+func (c *NetworkSettingClient) Create() *NetworkSettingCreate {
+	mutation := newNetworkSettingMutation(c.config, OpCreate)
+	return &NetworkSettingCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of NetworkSetting entities.
+func (c *NetworkSettingClient) CreateBulk(builders ...*NetworkSettingCreate) *NetworkSettingCreateBulk {
+	return &NetworkSettingCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NetworkSettingClient) MapCreateBulk(slice any, setFunc func(*NetworkSettingCreate, int)) *NetworkSettingCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NetworkSettingCreateBulk{err: fmt.Errorf("calling to NetworkSettingClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NetworkSettingCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NetworkSettingCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for NetworkSetting.
+func (c *NetworkSettingClient) Update() *NetworkSettingUpdate {
+	mutation := newNetworkSettingMutation(c.config, OpUpdate)
+	return &NetworkSettingUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NetworkSettingClient) UpdateOne(_m *NetworkSetting) *NetworkSettingUpdateOne {
+	mutation := newNetworkSettingMutation(c.config, OpUpdateOne, withNetworkSetting(_m))
+	return &NetworkSettingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NetworkSettingClient) UpdateOneID(id string) *NetworkSettingUpdateOne {
+	mutation := newNetworkSettingMutation(c.config, OpUpdateOne, withNetworkSettingID(id))
+	return &NetworkSettingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for NetworkSetting.
+func (c *NetworkSettingClient) Delete() *NetworkSettingDelete {
+	mutation := newNetworkSettingMutation(c.config, OpDelete)
+	return &NetworkSettingDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NetworkSettingClient) DeleteOne(_m *NetworkSetting) *NetworkSettingDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NetworkSettingClient) DeleteOneID(id string) *NetworkSettingDeleteOne {
+	builder := c.Delete().Where(networksetting.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NetworkSettingDeleteOne{builder}
+}
+
+// Query returns a query builder for NetworkSetting.
+func (c *NetworkSettingClient) Query() *NetworkSettingQuery {
+	return &NetworkSettingQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNetworkSetting},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a NetworkSetting entity by its id.
+func (c *NetworkSettingClient) Get(ctx context.Context, id string) (*NetworkSetting, error) {
+	return c.Query().Where(networksetting.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NetworkSettingClient) GetX(ctx context.Context, id string) *NetworkSetting {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *NetworkSettingClient) Hooks() []Hook {
+	return c.hooks.NetworkSetting
+}
+
+// Interceptors returns the client interceptors.
+func (c *NetworkSettingClient) Interceptors() []Interceptor {
+	return c.inters.NetworkSetting
+}
+
+func (c *NetworkSettingClient) mutate(ctx context.Context, m *NetworkSettingMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NetworkSettingCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NetworkSettingUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NetworkSettingUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NetworkSettingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown NetworkSetting mutation op: %q", m.Op())
+	}
+}
+
 // PaymentHoldClient is a client for the PaymentHold schema.
 type PaymentHoldClient struct {
 	config
@@ -5756,6 +6211,38 @@ func (c *UserClient) QueryConnectTokens(_m *User) *ConnectTokenQuery {
 	return query
 }
 
+// QueryNetworkConnections queries the network_connections edge of a User.
+func (c *UserClient) QueryNetworkConnections(_m *User) *NetworkConnectionQuery {
+	query := (&NetworkConnectionClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(networkconnection.Table, networkconnection.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.NetworkConnectionsTable, user.NetworkConnectionsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryNetworkPreference queries the network_preference edge of a User.
+func (c *UserClient) QueryNetworkPreference(_m *User) *NetworkPreferenceQuery {
+	query := (&NetworkPreferenceClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(networkpreference.Table, networkpreference.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.NetworkPreferenceTable, user.NetworkPreferenceColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryDeveloperKeys queries the developer_keys edge of a User.
 func (c *UserClient) QueryDeveloperKeys(_m *User) *DeveloperKeyQuery {
 	query := (&DeveloperKeyClient{config: c.config}).Query()
@@ -6166,18 +6653,20 @@ type (
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
 		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
 		FederationInstance, FederationMembership, IdempotencyRecord, LedgerEntry,
-		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
-		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
-		UserReputation, WebhookDelivery []ent.Hook
+		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting, PaymentHold,
+		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
 		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
 		FederationInstance, FederationMembership, IdempotencyRecord, LedgerEntry,
-		MemoryEntry, PaymentHold, QueueItem, Session, Setting, ShipGateRun, StoreAgent,
-		StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
-		UserReputation, WebhookDelivery []ent.Interceptor
+		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting, PaymentHold,
+		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

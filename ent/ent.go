@@ -33,6 +33,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -127,6 +130,9 @@ func checkColumn(t, c string) error {
 			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,
 			ledgerentry.Table:          ledgerentry.ValidColumn,
 			memoryentry.Table:          memoryentry.ValidColumn,
+			networkconnection.Table:    networkconnection.ValidColumn,
+			networkpreference.Table:    networkpreference.ValidColumn,
+			networksetting.Table:       networksetting.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
 			session.Table:              session.ValidColumn,

@@ -32,6 +32,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
@@ -80,6 +83,9 @@ const (
 	TypeIdempotencyRecord    = "IdempotencyRecord"
 	TypeLedgerEntry          = "LedgerEntry"
 	TypeMemoryEntry          = "MemoryEntry"
+	TypeNetworkConnection    = "NetworkConnection"
+	TypeNetworkPreference    = "NetworkPreference"
+	TypeNetworkSetting       = "NetworkSetting"
 	TypePaymentHold          = "PaymentHold"
 	TypeQueueItem            = "QueueItem"
 	TypeSession              = "Session"
@@ -29714,6 +29720,2929 @@ func (m *MemoryEntryMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown MemoryEntry edge %s", name)
 }
 
+// NetworkConnectionMutation represents an operation that mutates the NetworkConnection nodes in the graph.
+type NetworkConnectionMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *string
+	created_at           *time.Time
+	updated_at           *time.Time
+	peer_instance_url    *string
+	peer_instance_name   *string
+	peer_user_email      *string
+	peer_user_name       *string
+	peer_connection_id   *string
+	status               *networkconnection.Status
+	direction            *networkconnection.Direction
+	trust_level          *networkconnection.TrustLevel
+	message              *string
+	token_hash           *string
+	peer_token_sealed    *string
+	pending_token_sealed *string
+	pending_until        *time.Time
+	accepted_at          *time.Time
+	clearedFields        map[string]struct{}
+	user                 *string
+	cleareduser          bool
+	done                 bool
+	oldValue             func(context.Context) (*NetworkConnection, error)
+	predicates           []predicate.NetworkConnection
+}
+
+var _ ent.Mutation = (*NetworkConnectionMutation)(nil)
+
+// networkconnectionOption allows management of the mutation configuration using functional options.
+type networkconnectionOption func(*NetworkConnectionMutation)
+
+// newNetworkConnectionMutation creates new mutation for the NetworkConnection entity.
+func newNetworkConnectionMutation(c config, op Op, opts ...networkconnectionOption) *NetworkConnectionMutation {
+	m := &NetworkConnectionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNetworkConnection,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNetworkConnectionID sets the ID field of the mutation.
+func withNetworkConnectionID(id string) networkconnectionOption {
+	return func(m *NetworkConnectionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *NetworkConnection
+		)
+		m.oldValue = func(ctx context.Context) (*NetworkConnection, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().NetworkConnection.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNetworkConnection sets the old NetworkConnection of the mutation.
+func withNetworkConnection(node *NetworkConnection) networkconnectionOption {
+	return func(m *NetworkConnectionMutation) {
+		m.oldValue = func(context.Context) (*NetworkConnection, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NetworkConnectionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NetworkConnectionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of NetworkConnection entities.
+func (m *NetworkConnectionMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NetworkConnectionMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NetworkConnectionMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().NetworkConnection.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NetworkConnectionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NetworkConnectionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NetworkConnectionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NetworkConnectionMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NetworkConnectionMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NetworkConnectionMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *NetworkConnectionMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *NetworkConnectionMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *NetworkConnectionMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetPeerInstanceURL sets the "peer_instance_url" field.
+func (m *NetworkConnectionMutation) SetPeerInstanceURL(s string) {
+	m.peer_instance_url = &s
+}
+
+// PeerInstanceURL returns the value of the "peer_instance_url" field in the mutation.
+func (m *NetworkConnectionMutation) PeerInstanceURL() (r string, exists bool) {
+	v := m.peer_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerInstanceURL returns the old "peer_instance_url" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPeerInstanceURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerInstanceURL: %w", err)
+	}
+	return oldValue.PeerInstanceURL, nil
+}
+
+// ResetPeerInstanceURL resets all changes to the "peer_instance_url" field.
+func (m *NetworkConnectionMutation) ResetPeerInstanceURL() {
+	m.peer_instance_url = nil
+}
+
+// SetPeerInstanceName sets the "peer_instance_name" field.
+func (m *NetworkConnectionMutation) SetPeerInstanceName(s string) {
+	m.peer_instance_name = &s
+}
+
+// PeerInstanceName returns the value of the "peer_instance_name" field in the mutation.
+func (m *NetworkConnectionMutation) PeerInstanceName() (r string, exists bool) {
+	v := m.peer_instance_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerInstanceName returns the old "peer_instance_name" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPeerInstanceName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerInstanceName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerInstanceName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerInstanceName: %w", err)
+	}
+	return oldValue.PeerInstanceName, nil
+}
+
+// ResetPeerInstanceName resets all changes to the "peer_instance_name" field.
+func (m *NetworkConnectionMutation) ResetPeerInstanceName() {
+	m.peer_instance_name = nil
+}
+
+// SetPeerUserEmail sets the "peer_user_email" field.
+func (m *NetworkConnectionMutation) SetPeerUserEmail(s string) {
+	m.peer_user_email = &s
+}
+
+// PeerUserEmail returns the value of the "peer_user_email" field in the mutation.
+func (m *NetworkConnectionMutation) PeerUserEmail() (r string, exists bool) {
+	v := m.peer_user_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerUserEmail returns the old "peer_user_email" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPeerUserEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerUserEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerUserEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerUserEmail: %w", err)
+	}
+	return oldValue.PeerUserEmail, nil
+}
+
+// ResetPeerUserEmail resets all changes to the "peer_user_email" field.
+func (m *NetworkConnectionMutation) ResetPeerUserEmail() {
+	m.peer_user_email = nil
+}
+
+// SetPeerUserName sets the "peer_user_name" field.
+func (m *NetworkConnectionMutation) SetPeerUserName(s string) {
+	m.peer_user_name = &s
+}
+
+// PeerUserName returns the value of the "peer_user_name" field in the mutation.
+func (m *NetworkConnectionMutation) PeerUserName() (r string, exists bool) {
+	v := m.peer_user_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerUserName returns the old "peer_user_name" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPeerUserName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerUserName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerUserName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerUserName: %w", err)
+	}
+	return oldValue.PeerUserName, nil
+}
+
+// ResetPeerUserName resets all changes to the "peer_user_name" field.
+func (m *NetworkConnectionMutation) ResetPeerUserName() {
+	m.peer_user_name = nil
+}
+
+// SetPeerConnectionID sets the "peer_connection_id" field.
+func (m *NetworkConnectionMutation) SetPeerConnectionID(s string) {
+	m.peer_connection_id = &s
+}
+
+// PeerConnectionID returns the value of the "peer_connection_id" field in the mutation.
+func (m *NetworkConnectionMutation) PeerConnectionID() (r string, exists bool) {
+	v := m.peer_connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerConnectionID returns the old "peer_connection_id" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPeerConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerConnectionID: %w", err)
+	}
+	return oldValue.PeerConnectionID, nil
+}
+
+// ClearPeerConnectionID clears the value of the "peer_connection_id" field.
+func (m *NetworkConnectionMutation) ClearPeerConnectionID() {
+	m.peer_connection_id = nil
+	m.clearedFields[networkconnection.FieldPeerConnectionID] = struct{}{}
+}
+
+// PeerConnectionIDCleared returns if the "peer_connection_id" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) PeerConnectionIDCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldPeerConnectionID]
+	return ok
+}
+
+// ResetPeerConnectionID resets all changes to the "peer_connection_id" field.
+func (m *NetworkConnectionMutation) ResetPeerConnectionID() {
+	m.peer_connection_id = nil
+	delete(m.clearedFields, networkconnection.FieldPeerConnectionID)
+}
+
+// SetStatus sets the "status" field.
+func (m *NetworkConnectionMutation) SetStatus(n networkconnection.Status) {
+	m.status = &n
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *NetworkConnectionMutation) Status() (r networkconnection.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldStatus(ctx context.Context) (v networkconnection.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *NetworkConnectionMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetDirection sets the "direction" field.
+func (m *NetworkConnectionMutation) SetDirection(n networkconnection.Direction) {
+	m.direction = &n
+}
+
+// Direction returns the value of the "direction" field in the mutation.
+func (m *NetworkConnectionMutation) Direction() (r networkconnection.Direction, exists bool) {
+	v := m.direction
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDirection returns the old "direction" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldDirection(ctx context.Context) (v networkconnection.Direction, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDirection is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDirection requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDirection: %w", err)
+	}
+	return oldValue.Direction, nil
+}
+
+// ResetDirection resets all changes to the "direction" field.
+func (m *NetworkConnectionMutation) ResetDirection() {
+	m.direction = nil
+}
+
+// SetTrustLevel sets the "trust_level" field.
+func (m *NetworkConnectionMutation) SetTrustLevel(nl networkconnection.TrustLevel) {
+	m.trust_level = &nl
+}
+
+// TrustLevel returns the value of the "trust_level" field in the mutation.
+func (m *NetworkConnectionMutation) TrustLevel() (r networkconnection.TrustLevel, exists bool) {
+	v := m.trust_level
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrustLevel returns the old "trust_level" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldTrustLevel(ctx context.Context) (v networkconnection.TrustLevel, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrustLevel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrustLevel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrustLevel: %w", err)
+	}
+	return oldValue.TrustLevel, nil
+}
+
+// ResetTrustLevel resets all changes to the "trust_level" field.
+func (m *NetworkConnectionMutation) ResetTrustLevel() {
+	m.trust_level = nil
+}
+
+// SetMessage sets the "message" field.
+func (m *NetworkConnectionMutation) SetMessage(s string) {
+	m.message = &s
+}
+
+// Message returns the value of the "message" field in the mutation.
+func (m *NetworkConnectionMutation) Message() (r string, exists bool) {
+	v := m.message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMessage returns the old "message" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldMessage(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMessage: %w", err)
+	}
+	return oldValue.Message, nil
+}
+
+// ClearMessage clears the value of the "message" field.
+func (m *NetworkConnectionMutation) ClearMessage() {
+	m.message = nil
+	m.clearedFields[networkconnection.FieldMessage] = struct{}{}
+}
+
+// MessageCleared returns if the "message" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) MessageCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldMessage]
+	return ok
+}
+
+// ResetMessage resets all changes to the "message" field.
+func (m *NetworkConnectionMutation) ResetMessage() {
+	m.message = nil
+	delete(m.clearedFields, networkconnection.FieldMessage)
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *NetworkConnectionMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *NetworkConnectionMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldTokenHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ClearTokenHash clears the value of the "token_hash" field.
+func (m *NetworkConnectionMutation) ClearTokenHash() {
+	m.token_hash = nil
+	m.clearedFields[networkconnection.FieldTokenHash] = struct{}{}
+}
+
+// TokenHashCleared returns if the "token_hash" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) TokenHashCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldTokenHash]
+	return ok
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *NetworkConnectionMutation) ResetTokenHash() {
+	m.token_hash = nil
+	delete(m.clearedFields, networkconnection.FieldTokenHash)
+}
+
+// SetPeerTokenSealed sets the "peer_token_sealed" field.
+func (m *NetworkConnectionMutation) SetPeerTokenSealed(s string) {
+	m.peer_token_sealed = &s
+}
+
+// PeerTokenSealed returns the value of the "peer_token_sealed" field in the mutation.
+func (m *NetworkConnectionMutation) PeerTokenSealed() (r string, exists bool) {
+	v := m.peer_token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerTokenSealed returns the old "peer_token_sealed" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPeerTokenSealed(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerTokenSealed: %w", err)
+	}
+	return oldValue.PeerTokenSealed, nil
+}
+
+// ClearPeerTokenSealed clears the value of the "peer_token_sealed" field.
+func (m *NetworkConnectionMutation) ClearPeerTokenSealed() {
+	m.peer_token_sealed = nil
+	m.clearedFields[networkconnection.FieldPeerTokenSealed] = struct{}{}
+}
+
+// PeerTokenSealedCleared returns if the "peer_token_sealed" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) PeerTokenSealedCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldPeerTokenSealed]
+	return ok
+}
+
+// ResetPeerTokenSealed resets all changes to the "peer_token_sealed" field.
+func (m *NetworkConnectionMutation) ResetPeerTokenSealed() {
+	m.peer_token_sealed = nil
+	delete(m.clearedFields, networkconnection.FieldPeerTokenSealed)
+}
+
+// SetPendingTokenSealed sets the "pending_token_sealed" field.
+func (m *NetworkConnectionMutation) SetPendingTokenSealed(s string) {
+	m.pending_token_sealed = &s
+}
+
+// PendingTokenSealed returns the value of the "pending_token_sealed" field in the mutation.
+func (m *NetworkConnectionMutation) PendingTokenSealed() (r string, exists bool) {
+	v := m.pending_token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPendingTokenSealed returns the old "pending_token_sealed" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPendingTokenSealed(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPendingTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPendingTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPendingTokenSealed: %w", err)
+	}
+	return oldValue.PendingTokenSealed, nil
+}
+
+// ClearPendingTokenSealed clears the value of the "pending_token_sealed" field.
+func (m *NetworkConnectionMutation) ClearPendingTokenSealed() {
+	m.pending_token_sealed = nil
+	m.clearedFields[networkconnection.FieldPendingTokenSealed] = struct{}{}
+}
+
+// PendingTokenSealedCleared returns if the "pending_token_sealed" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) PendingTokenSealedCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldPendingTokenSealed]
+	return ok
+}
+
+// ResetPendingTokenSealed resets all changes to the "pending_token_sealed" field.
+func (m *NetworkConnectionMutation) ResetPendingTokenSealed() {
+	m.pending_token_sealed = nil
+	delete(m.clearedFields, networkconnection.FieldPendingTokenSealed)
+}
+
+// SetPendingUntil sets the "pending_until" field.
+func (m *NetworkConnectionMutation) SetPendingUntil(t time.Time) {
+	m.pending_until = &t
+}
+
+// PendingUntil returns the value of the "pending_until" field in the mutation.
+func (m *NetworkConnectionMutation) PendingUntil() (r time.Time, exists bool) {
+	v := m.pending_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPendingUntil returns the old "pending_until" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldPendingUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPendingUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPendingUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPendingUntil: %w", err)
+	}
+	return oldValue.PendingUntil, nil
+}
+
+// ClearPendingUntil clears the value of the "pending_until" field.
+func (m *NetworkConnectionMutation) ClearPendingUntil() {
+	m.pending_until = nil
+	m.clearedFields[networkconnection.FieldPendingUntil] = struct{}{}
+}
+
+// PendingUntilCleared returns if the "pending_until" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) PendingUntilCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldPendingUntil]
+	return ok
+}
+
+// ResetPendingUntil resets all changes to the "pending_until" field.
+func (m *NetworkConnectionMutation) ResetPendingUntil() {
+	m.pending_until = nil
+	delete(m.clearedFields, networkconnection.FieldPendingUntil)
+}
+
+// SetAcceptedAt sets the "accepted_at" field.
+func (m *NetworkConnectionMutation) SetAcceptedAt(t time.Time) {
+	m.accepted_at = &t
+}
+
+// AcceptedAt returns the value of the "accepted_at" field in the mutation.
+func (m *NetworkConnectionMutation) AcceptedAt() (r time.Time, exists bool) {
+	v := m.accepted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAcceptedAt returns the old "accepted_at" field's value of the NetworkConnection entity.
+// If the NetworkConnection object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkConnectionMutation) OldAcceptedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAcceptedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAcceptedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAcceptedAt: %w", err)
+	}
+	return oldValue.AcceptedAt, nil
+}
+
+// ClearAcceptedAt clears the value of the "accepted_at" field.
+func (m *NetworkConnectionMutation) ClearAcceptedAt() {
+	m.accepted_at = nil
+	m.clearedFields[networkconnection.FieldAcceptedAt] = struct{}{}
+}
+
+// AcceptedAtCleared returns if the "accepted_at" field was cleared in this mutation.
+func (m *NetworkConnectionMutation) AcceptedAtCleared() bool {
+	_, ok := m.clearedFields[networkconnection.FieldAcceptedAt]
+	return ok
+}
+
+// ResetAcceptedAt resets all changes to the "accepted_at" field.
+func (m *NetworkConnectionMutation) ResetAcceptedAt() {
+	m.accepted_at = nil
+	delete(m.clearedFields, networkconnection.FieldAcceptedAt)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *NetworkConnectionMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[networkconnection.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *NetworkConnectionMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *NetworkConnectionMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *NetworkConnectionMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the NetworkConnectionMutation builder.
+func (m *NetworkConnectionMutation) Where(ps ...predicate.NetworkConnection) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NetworkConnectionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NetworkConnectionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.NetworkConnection, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NetworkConnectionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NetworkConnectionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (NetworkConnection).
+func (m *NetworkConnectionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NetworkConnectionMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.created_at != nil {
+		fields = append(fields, networkconnection.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, networkconnection.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, networkconnection.FieldUserID)
+	}
+	if m.peer_instance_url != nil {
+		fields = append(fields, networkconnection.FieldPeerInstanceURL)
+	}
+	if m.peer_instance_name != nil {
+		fields = append(fields, networkconnection.FieldPeerInstanceName)
+	}
+	if m.peer_user_email != nil {
+		fields = append(fields, networkconnection.FieldPeerUserEmail)
+	}
+	if m.peer_user_name != nil {
+		fields = append(fields, networkconnection.FieldPeerUserName)
+	}
+	if m.peer_connection_id != nil {
+		fields = append(fields, networkconnection.FieldPeerConnectionID)
+	}
+	if m.status != nil {
+		fields = append(fields, networkconnection.FieldStatus)
+	}
+	if m.direction != nil {
+		fields = append(fields, networkconnection.FieldDirection)
+	}
+	if m.trust_level != nil {
+		fields = append(fields, networkconnection.FieldTrustLevel)
+	}
+	if m.message != nil {
+		fields = append(fields, networkconnection.FieldMessage)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, networkconnection.FieldTokenHash)
+	}
+	if m.peer_token_sealed != nil {
+		fields = append(fields, networkconnection.FieldPeerTokenSealed)
+	}
+	if m.pending_token_sealed != nil {
+		fields = append(fields, networkconnection.FieldPendingTokenSealed)
+	}
+	if m.pending_until != nil {
+		fields = append(fields, networkconnection.FieldPendingUntil)
+	}
+	if m.accepted_at != nil {
+		fields = append(fields, networkconnection.FieldAcceptedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NetworkConnectionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case networkconnection.FieldCreatedAt:
+		return m.CreatedAt()
+	case networkconnection.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case networkconnection.FieldUserID:
+		return m.UserID()
+	case networkconnection.FieldPeerInstanceURL:
+		return m.PeerInstanceURL()
+	case networkconnection.FieldPeerInstanceName:
+		return m.PeerInstanceName()
+	case networkconnection.FieldPeerUserEmail:
+		return m.PeerUserEmail()
+	case networkconnection.FieldPeerUserName:
+		return m.PeerUserName()
+	case networkconnection.FieldPeerConnectionID:
+		return m.PeerConnectionID()
+	case networkconnection.FieldStatus:
+		return m.Status()
+	case networkconnection.FieldDirection:
+		return m.Direction()
+	case networkconnection.FieldTrustLevel:
+		return m.TrustLevel()
+	case networkconnection.FieldMessage:
+		return m.Message()
+	case networkconnection.FieldTokenHash:
+		return m.TokenHash()
+	case networkconnection.FieldPeerTokenSealed:
+		return m.PeerTokenSealed()
+	case networkconnection.FieldPendingTokenSealed:
+		return m.PendingTokenSealed()
+	case networkconnection.FieldPendingUntil:
+		return m.PendingUntil()
+	case networkconnection.FieldAcceptedAt:
+		return m.AcceptedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NetworkConnectionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case networkconnection.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case networkconnection.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case networkconnection.FieldUserID:
+		return m.OldUserID(ctx)
+	case networkconnection.FieldPeerInstanceURL:
+		return m.OldPeerInstanceURL(ctx)
+	case networkconnection.FieldPeerInstanceName:
+		return m.OldPeerInstanceName(ctx)
+	case networkconnection.FieldPeerUserEmail:
+		return m.OldPeerUserEmail(ctx)
+	case networkconnection.FieldPeerUserName:
+		return m.OldPeerUserName(ctx)
+	case networkconnection.FieldPeerConnectionID:
+		return m.OldPeerConnectionID(ctx)
+	case networkconnection.FieldStatus:
+		return m.OldStatus(ctx)
+	case networkconnection.FieldDirection:
+		return m.OldDirection(ctx)
+	case networkconnection.FieldTrustLevel:
+		return m.OldTrustLevel(ctx)
+	case networkconnection.FieldMessage:
+		return m.OldMessage(ctx)
+	case networkconnection.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	case networkconnection.FieldPeerTokenSealed:
+		return m.OldPeerTokenSealed(ctx)
+	case networkconnection.FieldPendingTokenSealed:
+		return m.OldPendingTokenSealed(ctx)
+	case networkconnection.FieldPendingUntil:
+		return m.OldPendingUntil(ctx)
+	case networkconnection.FieldAcceptedAt:
+		return m.OldAcceptedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown NetworkConnection field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NetworkConnectionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case networkconnection.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case networkconnection.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case networkconnection.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case networkconnection.FieldPeerInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerInstanceURL(v)
+		return nil
+	case networkconnection.FieldPeerInstanceName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerInstanceName(v)
+		return nil
+	case networkconnection.FieldPeerUserEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerUserEmail(v)
+		return nil
+	case networkconnection.FieldPeerUserName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerUserName(v)
+		return nil
+	case networkconnection.FieldPeerConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerConnectionID(v)
+		return nil
+	case networkconnection.FieldStatus:
+		v, ok := value.(networkconnection.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case networkconnection.FieldDirection:
+		v, ok := value.(networkconnection.Direction)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDirection(v)
+		return nil
+	case networkconnection.FieldTrustLevel:
+		v, ok := value.(networkconnection.TrustLevel)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrustLevel(v)
+		return nil
+	case networkconnection.FieldMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMessage(v)
+		return nil
+	case networkconnection.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	case networkconnection.FieldPeerTokenSealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerTokenSealed(v)
+		return nil
+	case networkconnection.FieldPendingTokenSealed:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPendingTokenSealed(v)
+		return nil
+	case networkconnection.FieldPendingUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPendingUntil(v)
+		return nil
+	case networkconnection.FieldAcceptedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAcceptedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkConnection field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NetworkConnectionMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NetworkConnectionMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NetworkConnectionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown NetworkConnection numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NetworkConnectionMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(networkconnection.FieldPeerConnectionID) {
+		fields = append(fields, networkconnection.FieldPeerConnectionID)
+	}
+	if m.FieldCleared(networkconnection.FieldMessage) {
+		fields = append(fields, networkconnection.FieldMessage)
+	}
+	if m.FieldCleared(networkconnection.FieldTokenHash) {
+		fields = append(fields, networkconnection.FieldTokenHash)
+	}
+	if m.FieldCleared(networkconnection.FieldPeerTokenSealed) {
+		fields = append(fields, networkconnection.FieldPeerTokenSealed)
+	}
+	if m.FieldCleared(networkconnection.FieldPendingTokenSealed) {
+		fields = append(fields, networkconnection.FieldPendingTokenSealed)
+	}
+	if m.FieldCleared(networkconnection.FieldPendingUntil) {
+		fields = append(fields, networkconnection.FieldPendingUntil)
+	}
+	if m.FieldCleared(networkconnection.FieldAcceptedAt) {
+		fields = append(fields, networkconnection.FieldAcceptedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NetworkConnectionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NetworkConnectionMutation) ClearField(name string) error {
+	switch name {
+	case networkconnection.FieldPeerConnectionID:
+		m.ClearPeerConnectionID()
+		return nil
+	case networkconnection.FieldMessage:
+		m.ClearMessage()
+		return nil
+	case networkconnection.FieldTokenHash:
+		m.ClearTokenHash()
+		return nil
+	case networkconnection.FieldPeerTokenSealed:
+		m.ClearPeerTokenSealed()
+		return nil
+	case networkconnection.FieldPendingTokenSealed:
+		m.ClearPendingTokenSealed()
+		return nil
+	case networkconnection.FieldPendingUntil:
+		m.ClearPendingUntil()
+		return nil
+	case networkconnection.FieldAcceptedAt:
+		m.ClearAcceptedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkConnection nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NetworkConnectionMutation) ResetField(name string) error {
+	switch name {
+	case networkconnection.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case networkconnection.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case networkconnection.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case networkconnection.FieldPeerInstanceURL:
+		m.ResetPeerInstanceURL()
+		return nil
+	case networkconnection.FieldPeerInstanceName:
+		m.ResetPeerInstanceName()
+		return nil
+	case networkconnection.FieldPeerUserEmail:
+		m.ResetPeerUserEmail()
+		return nil
+	case networkconnection.FieldPeerUserName:
+		m.ResetPeerUserName()
+		return nil
+	case networkconnection.FieldPeerConnectionID:
+		m.ResetPeerConnectionID()
+		return nil
+	case networkconnection.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case networkconnection.FieldDirection:
+		m.ResetDirection()
+		return nil
+	case networkconnection.FieldTrustLevel:
+		m.ResetTrustLevel()
+		return nil
+	case networkconnection.FieldMessage:
+		m.ResetMessage()
+		return nil
+	case networkconnection.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	case networkconnection.FieldPeerTokenSealed:
+		m.ResetPeerTokenSealed()
+		return nil
+	case networkconnection.FieldPendingTokenSealed:
+		m.ResetPendingTokenSealed()
+		return nil
+	case networkconnection.FieldPendingUntil:
+		m.ResetPendingUntil()
+		return nil
+	case networkconnection.FieldAcceptedAt:
+		m.ResetAcceptedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkConnection field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NetworkConnectionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, networkconnection.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NetworkConnectionMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case networkconnection.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NetworkConnectionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NetworkConnectionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NetworkConnectionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, networkconnection.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NetworkConnectionMutation) EdgeCleared(name string) bool {
+	switch name {
+	case networkconnection.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NetworkConnectionMutation) ClearEdge(name string) error {
+	switch name {
+	case networkconnection.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkConnection unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NetworkConnectionMutation) ResetEdge(name string) error {
+	switch name {
+	case networkconnection.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkConnection edge %s", name)
+}
+
+// NetworkPreferenceMutation represents an operation that mutates the NetworkPreference nodes in the graph.
+type NetworkPreferenceMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	auto_accept        *bool
+	muted_topics       *[]string
+	appendmuted_topics []string
+	quiet_start        *string
+	quiet_end          *string
+	quiet_time_zone    *string
+	ambient_enabled    *bool
+	max_open_relays    *int
+	addmax_open_relays *int
+	clearedFields      map[string]struct{}
+	user               *string
+	cleareduser        bool
+	done               bool
+	oldValue           func(context.Context) (*NetworkPreference, error)
+	predicates         []predicate.NetworkPreference
+}
+
+var _ ent.Mutation = (*NetworkPreferenceMutation)(nil)
+
+// networkpreferenceOption allows management of the mutation configuration using functional options.
+type networkpreferenceOption func(*NetworkPreferenceMutation)
+
+// newNetworkPreferenceMutation creates new mutation for the NetworkPreference entity.
+func newNetworkPreferenceMutation(c config, op Op, opts ...networkpreferenceOption) *NetworkPreferenceMutation {
+	m := &NetworkPreferenceMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNetworkPreference,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNetworkPreferenceID sets the ID field of the mutation.
+func withNetworkPreferenceID(id string) networkpreferenceOption {
+	return func(m *NetworkPreferenceMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *NetworkPreference
+		)
+		m.oldValue = func(ctx context.Context) (*NetworkPreference, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().NetworkPreference.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNetworkPreference sets the old NetworkPreference of the mutation.
+func withNetworkPreference(node *NetworkPreference) networkpreferenceOption {
+	return func(m *NetworkPreferenceMutation) {
+		m.oldValue = func(context.Context) (*NetworkPreference, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NetworkPreferenceMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NetworkPreferenceMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of NetworkPreference entities.
+func (m *NetworkPreferenceMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NetworkPreferenceMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NetworkPreferenceMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().NetworkPreference.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NetworkPreferenceMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NetworkPreferenceMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NetworkPreferenceMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NetworkPreferenceMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NetworkPreferenceMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NetworkPreferenceMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *NetworkPreferenceMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *NetworkPreferenceMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *NetworkPreferenceMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetAutoAccept sets the "auto_accept" field.
+func (m *NetworkPreferenceMutation) SetAutoAccept(b bool) {
+	m.auto_accept = &b
+}
+
+// AutoAccept returns the value of the "auto_accept" field in the mutation.
+func (m *NetworkPreferenceMutation) AutoAccept() (r bool, exists bool) {
+	v := m.auto_accept
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAutoAccept returns the old "auto_accept" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldAutoAccept(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAutoAccept is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAutoAccept requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAutoAccept: %w", err)
+	}
+	return oldValue.AutoAccept, nil
+}
+
+// ResetAutoAccept resets all changes to the "auto_accept" field.
+func (m *NetworkPreferenceMutation) ResetAutoAccept() {
+	m.auto_accept = nil
+}
+
+// SetMutedTopics sets the "muted_topics" field.
+func (m *NetworkPreferenceMutation) SetMutedTopics(s []string) {
+	m.muted_topics = &s
+	m.appendmuted_topics = nil
+}
+
+// MutedTopics returns the value of the "muted_topics" field in the mutation.
+func (m *NetworkPreferenceMutation) MutedTopics() (r []string, exists bool) {
+	v := m.muted_topics
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMutedTopics returns the old "muted_topics" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldMutedTopics(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMutedTopics is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMutedTopics requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMutedTopics: %w", err)
+	}
+	return oldValue.MutedTopics, nil
+}
+
+// AppendMutedTopics adds s to the "muted_topics" field.
+func (m *NetworkPreferenceMutation) AppendMutedTopics(s []string) {
+	m.appendmuted_topics = append(m.appendmuted_topics, s...)
+}
+
+// AppendedMutedTopics returns the list of values that were appended to the "muted_topics" field in this mutation.
+func (m *NetworkPreferenceMutation) AppendedMutedTopics() ([]string, bool) {
+	if len(m.appendmuted_topics) == 0 {
+		return nil, false
+	}
+	return m.appendmuted_topics, true
+}
+
+// ClearMutedTopics clears the value of the "muted_topics" field.
+func (m *NetworkPreferenceMutation) ClearMutedTopics() {
+	m.muted_topics = nil
+	m.appendmuted_topics = nil
+	m.clearedFields[networkpreference.FieldMutedTopics] = struct{}{}
+}
+
+// MutedTopicsCleared returns if the "muted_topics" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) MutedTopicsCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldMutedTopics]
+	return ok
+}
+
+// ResetMutedTopics resets all changes to the "muted_topics" field.
+func (m *NetworkPreferenceMutation) ResetMutedTopics() {
+	m.muted_topics = nil
+	m.appendmuted_topics = nil
+	delete(m.clearedFields, networkpreference.FieldMutedTopics)
+}
+
+// SetQuietStart sets the "quiet_start" field.
+func (m *NetworkPreferenceMutation) SetQuietStart(s string) {
+	m.quiet_start = &s
+}
+
+// QuietStart returns the value of the "quiet_start" field in the mutation.
+func (m *NetworkPreferenceMutation) QuietStart() (r string, exists bool) {
+	v := m.quiet_start
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuietStart returns the old "quiet_start" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldQuietStart(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuietStart is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuietStart requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuietStart: %w", err)
+	}
+	return oldValue.QuietStart, nil
+}
+
+// ClearQuietStart clears the value of the "quiet_start" field.
+func (m *NetworkPreferenceMutation) ClearQuietStart() {
+	m.quiet_start = nil
+	m.clearedFields[networkpreference.FieldQuietStart] = struct{}{}
+}
+
+// QuietStartCleared returns if the "quiet_start" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) QuietStartCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldQuietStart]
+	return ok
+}
+
+// ResetQuietStart resets all changes to the "quiet_start" field.
+func (m *NetworkPreferenceMutation) ResetQuietStart() {
+	m.quiet_start = nil
+	delete(m.clearedFields, networkpreference.FieldQuietStart)
+}
+
+// SetQuietEnd sets the "quiet_end" field.
+func (m *NetworkPreferenceMutation) SetQuietEnd(s string) {
+	m.quiet_end = &s
+}
+
+// QuietEnd returns the value of the "quiet_end" field in the mutation.
+func (m *NetworkPreferenceMutation) QuietEnd() (r string, exists bool) {
+	v := m.quiet_end
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuietEnd returns the old "quiet_end" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldQuietEnd(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuietEnd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuietEnd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuietEnd: %w", err)
+	}
+	return oldValue.QuietEnd, nil
+}
+
+// ClearQuietEnd clears the value of the "quiet_end" field.
+func (m *NetworkPreferenceMutation) ClearQuietEnd() {
+	m.quiet_end = nil
+	m.clearedFields[networkpreference.FieldQuietEnd] = struct{}{}
+}
+
+// QuietEndCleared returns if the "quiet_end" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) QuietEndCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldQuietEnd]
+	return ok
+}
+
+// ResetQuietEnd resets all changes to the "quiet_end" field.
+func (m *NetworkPreferenceMutation) ResetQuietEnd() {
+	m.quiet_end = nil
+	delete(m.clearedFields, networkpreference.FieldQuietEnd)
+}
+
+// SetQuietTimeZone sets the "quiet_time_zone" field.
+func (m *NetworkPreferenceMutation) SetQuietTimeZone(s string) {
+	m.quiet_time_zone = &s
+}
+
+// QuietTimeZone returns the value of the "quiet_time_zone" field in the mutation.
+func (m *NetworkPreferenceMutation) QuietTimeZone() (r string, exists bool) {
+	v := m.quiet_time_zone
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuietTimeZone returns the old "quiet_time_zone" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldQuietTimeZone(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuietTimeZone is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuietTimeZone requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuietTimeZone: %w", err)
+	}
+	return oldValue.QuietTimeZone, nil
+}
+
+// ClearQuietTimeZone clears the value of the "quiet_time_zone" field.
+func (m *NetworkPreferenceMutation) ClearQuietTimeZone() {
+	m.quiet_time_zone = nil
+	m.clearedFields[networkpreference.FieldQuietTimeZone] = struct{}{}
+}
+
+// QuietTimeZoneCleared returns if the "quiet_time_zone" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) QuietTimeZoneCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldQuietTimeZone]
+	return ok
+}
+
+// ResetQuietTimeZone resets all changes to the "quiet_time_zone" field.
+func (m *NetworkPreferenceMutation) ResetQuietTimeZone() {
+	m.quiet_time_zone = nil
+	delete(m.clearedFields, networkpreference.FieldQuietTimeZone)
+}
+
+// SetAmbientEnabled sets the "ambient_enabled" field.
+func (m *NetworkPreferenceMutation) SetAmbientEnabled(b bool) {
+	m.ambient_enabled = &b
+}
+
+// AmbientEnabled returns the value of the "ambient_enabled" field in the mutation.
+func (m *NetworkPreferenceMutation) AmbientEnabled() (r bool, exists bool) {
+	v := m.ambient_enabled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAmbientEnabled returns the old "ambient_enabled" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldAmbientEnabled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAmbientEnabled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAmbientEnabled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAmbientEnabled: %w", err)
+	}
+	return oldValue.AmbientEnabled, nil
+}
+
+// ResetAmbientEnabled resets all changes to the "ambient_enabled" field.
+func (m *NetworkPreferenceMutation) ResetAmbientEnabled() {
+	m.ambient_enabled = nil
+}
+
+// SetMaxOpenRelays sets the "max_open_relays" field.
+func (m *NetworkPreferenceMutation) SetMaxOpenRelays(i int) {
+	m.max_open_relays = &i
+	m.addmax_open_relays = nil
+}
+
+// MaxOpenRelays returns the value of the "max_open_relays" field in the mutation.
+func (m *NetworkPreferenceMutation) MaxOpenRelays() (r int, exists bool) {
+	v := m.max_open_relays
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxOpenRelays returns the old "max_open_relays" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldMaxOpenRelays(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxOpenRelays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxOpenRelays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxOpenRelays: %w", err)
+	}
+	return oldValue.MaxOpenRelays, nil
+}
+
+// AddMaxOpenRelays adds i to the "max_open_relays" field.
+func (m *NetworkPreferenceMutation) AddMaxOpenRelays(i int) {
+	if m.addmax_open_relays != nil {
+		*m.addmax_open_relays += i
+	} else {
+		m.addmax_open_relays = &i
+	}
+}
+
+// AddedMaxOpenRelays returns the value that was added to the "max_open_relays" field in this mutation.
+func (m *NetworkPreferenceMutation) AddedMaxOpenRelays() (r int, exists bool) {
+	v := m.addmax_open_relays
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxOpenRelays resets all changes to the "max_open_relays" field.
+func (m *NetworkPreferenceMutation) ResetMaxOpenRelays() {
+	m.max_open_relays = nil
+	m.addmax_open_relays = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *NetworkPreferenceMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[networkpreference.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *NetworkPreferenceMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *NetworkPreferenceMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *NetworkPreferenceMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the NetworkPreferenceMutation builder.
+func (m *NetworkPreferenceMutation) Where(ps ...predicate.NetworkPreference) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NetworkPreferenceMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NetworkPreferenceMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.NetworkPreference, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NetworkPreferenceMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NetworkPreferenceMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (NetworkPreference).
+func (m *NetworkPreferenceMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NetworkPreferenceMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, networkpreference.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, networkpreference.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, networkpreference.FieldUserID)
+	}
+	if m.auto_accept != nil {
+		fields = append(fields, networkpreference.FieldAutoAccept)
+	}
+	if m.muted_topics != nil {
+		fields = append(fields, networkpreference.FieldMutedTopics)
+	}
+	if m.quiet_start != nil {
+		fields = append(fields, networkpreference.FieldQuietStart)
+	}
+	if m.quiet_end != nil {
+		fields = append(fields, networkpreference.FieldQuietEnd)
+	}
+	if m.quiet_time_zone != nil {
+		fields = append(fields, networkpreference.FieldQuietTimeZone)
+	}
+	if m.ambient_enabled != nil {
+		fields = append(fields, networkpreference.FieldAmbientEnabled)
+	}
+	if m.max_open_relays != nil {
+		fields = append(fields, networkpreference.FieldMaxOpenRelays)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NetworkPreferenceMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case networkpreference.FieldCreatedAt:
+		return m.CreatedAt()
+	case networkpreference.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case networkpreference.FieldUserID:
+		return m.UserID()
+	case networkpreference.FieldAutoAccept:
+		return m.AutoAccept()
+	case networkpreference.FieldMutedTopics:
+		return m.MutedTopics()
+	case networkpreference.FieldQuietStart:
+		return m.QuietStart()
+	case networkpreference.FieldQuietEnd:
+		return m.QuietEnd()
+	case networkpreference.FieldQuietTimeZone:
+		return m.QuietTimeZone()
+	case networkpreference.FieldAmbientEnabled:
+		return m.AmbientEnabled()
+	case networkpreference.FieldMaxOpenRelays:
+		return m.MaxOpenRelays()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NetworkPreferenceMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case networkpreference.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case networkpreference.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case networkpreference.FieldUserID:
+		return m.OldUserID(ctx)
+	case networkpreference.FieldAutoAccept:
+		return m.OldAutoAccept(ctx)
+	case networkpreference.FieldMutedTopics:
+		return m.OldMutedTopics(ctx)
+	case networkpreference.FieldQuietStart:
+		return m.OldQuietStart(ctx)
+	case networkpreference.FieldQuietEnd:
+		return m.OldQuietEnd(ctx)
+	case networkpreference.FieldQuietTimeZone:
+		return m.OldQuietTimeZone(ctx)
+	case networkpreference.FieldAmbientEnabled:
+		return m.OldAmbientEnabled(ctx)
+	case networkpreference.FieldMaxOpenRelays:
+		return m.OldMaxOpenRelays(ctx)
+	}
+	return nil, fmt.Errorf("unknown NetworkPreference field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NetworkPreferenceMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case networkpreference.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case networkpreference.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case networkpreference.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case networkpreference.FieldAutoAccept:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAutoAccept(v)
+		return nil
+	case networkpreference.FieldMutedTopics:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMutedTopics(v)
+		return nil
+	case networkpreference.FieldQuietStart:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuietStart(v)
+		return nil
+	case networkpreference.FieldQuietEnd:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuietEnd(v)
+		return nil
+	case networkpreference.FieldQuietTimeZone:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuietTimeZone(v)
+		return nil
+	case networkpreference.FieldAmbientEnabled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAmbientEnabled(v)
+		return nil
+	case networkpreference.FieldMaxOpenRelays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxOpenRelays(v)
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkPreference field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NetworkPreferenceMutation) AddedFields() []string {
+	var fields []string
+	if m.addmax_open_relays != nil {
+		fields = append(fields, networkpreference.FieldMaxOpenRelays)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NetworkPreferenceMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case networkpreference.FieldMaxOpenRelays:
+		return m.AddedMaxOpenRelays()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NetworkPreferenceMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case networkpreference.FieldMaxOpenRelays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxOpenRelays(v)
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkPreference numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NetworkPreferenceMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(networkpreference.FieldMutedTopics) {
+		fields = append(fields, networkpreference.FieldMutedTopics)
+	}
+	if m.FieldCleared(networkpreference.FieldQuietStart) {
+		fields = append(fields, networkpreference.FieldQuietStart)
+	}
+	if m.FieldCleared(networkpreference.FieldQuietEnd) {
+		fields = append(fields, networkpreference.FieldQuietEnd)
+	}
+	if m.FieldCleared(networkpreference.FieldQuietTimeZone) {
+		fields = append(fields, networkpreference.FieldQuietTimeZone)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NetworkPreferenceMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NetworkPreferenceMutation) ClearField(name string) error {
+	switch name {
+	case networkpreference.FieldMutedTopics:
+		m.ClearMutedTopics()
+		return nil
+	case networkpreference.FieldQuietStart:
+		m.ClearQuietStart()
+		return nil
+	case networkpreference.FieldQuietEnd:
+		m.ClearQuietEnd()
+		return nil
+	case networkpreference.FieldQuietTimeZone:
+		m.ClearQuietTimeZone()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkPreference nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NetworkPreferenceMutation) ResetField(name string) error {
+	switch name {
+	case networkpreference.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case networkpreference.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case networkpreference.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case networkpreference.FieldAutoAccept:
+		m.ResetAutoAccept()
+		return nil
+	case networkpreference.FieldMutedTopics:
+		m.ResetMutedTopics()
+		return nil
+	case networkpreference.FieldQuietStart:
+		m.ResetQuietStart()
+		return nil
+	case networkpreference.FieldQuietEnd:
+		m.ResetQuietEnd()
+		return nil
+	case networkpreference.FieldQuietTimeZone:
+		m.ResetQuietTimeZone()
+		return nil
+	case networkpreference.FieldAmbientEnabled:
+		m.ResetAmbientEnabled()
+		return nil
+	case networkpreference.FieldMaxOpenRelays:
+		m.ResetMaxOpenRelays()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkPreference field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NetworkPreferenceMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, networkpreference.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NetworkPreferenceMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case networkpreference.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NetworkPreferenceMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NetworkPreferenceMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NetworkPreferenceMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, networkpreference.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NetworkPreferenceMutation) EdgeCleared(name string) bool {
+	switch name {
+	case networkpreference.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NetworkPreferenceMutation) ClearEdge(name string) error {
+	switch name {
+	case networkpreference.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkPreference unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NetworkPreferenceMutation) ResetEdge(name string) error {
+	switch name {
+	case networkpreference.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkPreference edge %s", name)
+}
+
+// NetworkSettingMutation represents an operation that mutates the NetworkSetting nodes in the graph.
+type NetworkSettingMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	enabled         *bool
+	allowlist       *[]string
+	appendallowlist []string
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*NetworkSetting, error)
+	predicates      []predicate.NetworkSetting
+}
+
+var _ ent.Mutation = (*NetworkSettingMutation)(nil)
+
+// networksettingOption allows management of the mutation configuration using functional options.
+type networksettingOption func(*NetworkSettingMutation)
+
+// newNetworkSettingMutation creates new mutation for the NetworkSetting entity.
+func newNetworkSettingMutation(c config, op Op, opts ...networksettingOption) *NetworkSettingMutation {
+	m := &NetworkSettingMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNetworkSetting,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNetworkSettingID sets the ID field of the mutation.
+func withNetworkSettingID(id string) networksettingOption {
+	return func(m *NetworkSettingMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *NetworkSetting
+		)
+		m.oldValue = func(ctx context.Context) (*NetworkSetting, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().NetworkSetting.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNetworkSetting sets the old NetworkSetting of the mutation.
+func withNetworkSetting(node *NetworkSetting) networksettingOption {
+	return func(m *NetworkSettingMutation) {
+		m.oldValue = func(context.Context) (*NetworkSetting, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NetworkSettingMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NetworkSettingMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of NetworkSetting entities.
+func (m *NetworkSettingMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NetworkSettingMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NetworkSettingMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().NetworkSetting.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NetworkSettingMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NetworkSettingMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the NetworkSetting entity.
+// If the NetworkSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkSettingMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NetworkSettingMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NetworkSettingMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NetworkSettingMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the NetworkSetting entity.
+// If the NetworkSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkSettingMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NetworkSettingMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetEnabled sets the "enabled" field.
+func (m *NetworkSettingMutation) SetEnabled(b bool) {
+	m.enabled = &b
+}
+
+// Enabled returns the value of the "enabled" field in the mutation.
+func (m *NetworkSettingMutation) Enabled() (r bool, exists bool) {
+	v := m.enabled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEnabled returns the old "enabled" field's value of the NetworkSetting entity.
+// If the NetworkSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkSettingMutation) OldEnabled(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEnabled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEnabled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEnabled: %w", err)
+	}
+	return oldValue.Enabled, nil
+}
+
+// ResetEnabled resets all changes to the "enabled" field.
+func (m *NetworkSettingMutation) ResetEnabled() {
+	m.enabled = nil
+}
+
+// SetAllowlist sets the "allowlist" field.
+func (m *NetworkSettingMutation) SetAllowlist(s []string) {
+	m.allowlist = &s
+	m.appendallowlist = nil
+}
+
+// Allowlist returns the value of the "allowlist" field in the mutation.
+func (m *NetworkSettingMutation) Allowlist() (r []string, exists bool) {
+	v := m.allowlist
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowlist returns the old "allowlist" field's value of the NetworkSetting entity.
+// If the NetworkSetting object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkSettingMutation) OldAllowlist(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowlist is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowlist requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowlist: %w", err)
+	}
+	return oldValue.Allowlist, nil
+}
+
+// AppendAllowlist adds s to the "allowlist" field.
+func (m *NetworkSettingMutation) AppendAllowlist(s []string) {
+	m.appendallowlist = append(m.appendallowlist, s...)
+}
+
+// AppendedAllowlist returns the list of values that were appended to the "allowlist" field in this mutation.
+func (m *NetworkSettingMutation) AppendedAllowlist() ([]string, bool) {
+	if len(m.appendallowlist) == 0 {
+		return nil, false
+	}
+	return m.appendallowlist, true
+}
+
+// ClearAllowlist clears the value of the "allowlist" field.
+func (m *NetworkSettingMutation) ClearAllowlist() {
+	m.allowlist = nil
+	m.appendallowlist = nil
+	m.clearedFields[networksetting.FieldAllowlist] = struct{}{}
+}
+
+// AllowlistCleared returns if the "allowlist" field was cleared in this mutation.
+func (m *NetworkSettingMutation) AllowlistCleared() bool {
+	_, ok := m.clearedFields[networksetting.FieldAllowlist]
+	return ok
+}
+
+// ResetAllowlist resets all changes to the "allowlist" field.
+func (m *NetworkSettingMutation) ResetAllowlist() {
+	m.allowlist = nil
+	m.appendallowlist = nil
+	delete(m.clearedFields, networksetting.FieldAllowlist)
+}
+
+// Where appends a list predicates to the NetworkSettingMutation builder.
+func (m *NetworkSettingMutation) Where(ps ...predicate.NetworkSetting) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NetworkSettingMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NetworkSettingMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.NetworkSetting, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NetworkSettingMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NetworkSettingMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (NetworkSetting).
+func (m *NetworkSettingMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NetworkSettingMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.created_at != nil {
+		fields = append(fields, networksetting.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, networksetting.FieldUpdatedAt)
+	}
+	if m.enabled != nil {
+		fields = append(fields, networksetting.FieldEnabled)
+	}
+	if m.allowlist != nil {
+		fields = append(fields, networksetting.FieldAllowlist)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NetworkSettingMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case networksetting.FieldCreatedAt:
+		return m.CreatedAt()
+	case networksetting.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case networksetting.FieldEnabled:
+		return m.Enabled()
+	case networksetting.FieldAllowlist:
+		return m.Allowlist()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NetworkSettingMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case networksetting.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case networksetting.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case networksetting.FieldEnabled:
+		return m.OldEnabled(ctx)
+	case networksetting.FieldAllowlist:
+		return m.OldAllowlist(ctx)
+	}
+	return nil, fmt.Errorf("unknown NetworkSetting field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NetworkSettingMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case networksetting.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case networksetting.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case networksetting.FieldEnabled:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEnabled(v)
+		return nil
+	case networksetting.FieldAllowlist:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowlist(v)
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkSetting field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NetworkSettingMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NetworkSettingMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NetworkSettingMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown NetworkSetting numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NetworkSettingMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(networksetting.FieldAllowlist) {
+		fields = append(fields, networksetting.FieldAllowlist)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NetworkSettingMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NetworkSettingMutation) ClearField(name string) error {
+	switch name {
+	case networksetting.FieldAllowlist:
+		m.ClearAllowlist()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkSetting nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NetworkSettingMutation) ResetField(name string) error {
+	switch name {
+	case networksetting.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case networksetting.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case networksetting.FieldEnabled:
+		m.ResetEnabled()
+		return nil
+	case networksetting.FieldAllowlist:
+		m.ResetAllowlist()
+		return nil
+	}
+	return fmt.Errorf("unknown NetworkSetting field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NetworkSettingMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NetworkSettingMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NetworkSettingMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NetworkSettingMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NetworkSettingMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NetworkSettingMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NetworkSettingMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown NetworkSetting unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NetworkSettingMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown NetworkSetting edge %s", name)
+}
+
 // PaymentHoldMutation represents an operation that mutates the PaymentHold nodes in the graph.
 type PaymentHoldMutation struct {
 	config
@@ -42305,6 +45234,11 @@ type UserMutation struct {
 	connect_tokens             map[string]struct{}
 	removedconnect_tokens      map[string]struct{}
 	clearedconnect_tokens      bool
+	network_connections        map[string]struct{}
+	removednetwork_connections map[string]struct{}
+	clearednetwork_connections bool
+	network_preference         *string
+	clearednetwork_preference  bool
 	developer_keys             map[string]struct{}
 	removeddeveloper_keys      map[string]struct{}
 	cleareddeveloper_keys      bool
@@ -43848,6 +46782,99 @@ func (m *UserMutation) ResetConnectTokens() {
 	m.removedconnect_tokens = nil
 }
 
+// AddNetworkConnectionIDs adds the "network_connections" edge to the NetworkConnection entity by ids.
+func (m *UserMutation) AddNetworkConnectionIDs(ids ...string) {
+	if m.network_connections == nil {
+		m.network_connections = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.network_connections[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNetworkConnections clears the "network_connections" edge to the NetworkConnection entity.
+func (m *UserMutation) ClearNetworkConnections() {
+	m.clearednetwork_connections = true
+}
+
+// NetworkConnectionsCleared reports if the "network_connections" edge to the NetworkConnection entity was cleared.
+func (m *UserMutation) NetworkConnectionsCleared() bool {
+	return m.clearednetwork_connections
+}
+
+// RemoveNetworkConnectionIDs removes the "network_connections" edge to the NetworkConnection entity by IDs.
+func (m *UserMutation) RemoveNetworkConnectionIDs(ids ...string) {
+	if m.removednetwork_connections == nil {
+		m.removednetwork_connections = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.network_connections, ids[i])
+		m.removednetwork_connections[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNetworkConnections returns the removed IDs of the "network_connections" edge to the NetworkConnection entity.
+func (m *UserMutation) RemovedNetworkConnectionsIDs() (ids []string) {
+	for id := range m.removednetwork_connections {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NetworkConnectionsIDs returns the "network_connections" edge IDs in the mutation.
+func (m *UserMutation) NetworkConnectionsIDs() (ids []string) {
+	for id := range m.network_connections {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNetworkConnections resets all changes to the "network_connections" edge.
+func (m *UserMutation) ResetNetworkConnections() {
+	m.network_connections = nil
+	m.clearednetwork_connections = false
+	m.removednetwork_connections = nil
+}
+
+// SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by id.
+func (m *UserMutation) SetNetworkPreferenceID(id string) {
+	m.network_preference = &id
+}
+
+// ClearNetworkPreference clears the "network_preference" edge to the NetworkPreference entity.
+func (m *UserMutation) ClearNetworkPreference() {
+	m.clearednetwork_preference = true
+}
+
+// NetworkPreferenceCleared reports if the "network_preference" edge to the NetworkPreference entity was cleared.
+func (m *UserMutation) NetworkPreferenceCleared() bool {
+	return m.clearednetwork_preference
+}
+
+// NetworkPreferenceID returns the "network_preference" edge ID in the mutation.
+func (m *UserMutation) NetworkPreferenceID() (id string, exists bool) {
+	if m.network_preference != nil {
+		return *m.network_preference, true
+	}
+	return
+}
+
+// NetworkPreferenceIDs returns the "network_preference" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// NetworkPreferenceID instead. It exists only for internal usage by the builders.
+func (m *UserMutation) NetworkPreferenceIDs() (ids []string) {
+	if id := m.network_preference; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetNetworkPreference resets all changes to the "network_preference" edge.
+func (m *UserMutation) ResetNetworkPreference() {
+	m.network_preference = nil
+	m.clearednetwork_preference = false
+}
+
 // AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by ids.
 func (m *UserMutation) AddDeveloperKeyIDs(ids ...string) {
 	if m.developer_keys == nil {
@@ -44364,7 +47391,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 26)
+	edges := make([]string, 0, 28)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -44427,6 +47454,12 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.connect_tokens != nil {
 		edges = append(edges, user.EdgeConnectTokens)
+	}
+	if m.network_connections != nil {
+		edges = append(edges, user.EdgeNetworkConnections)
+	}
+	if m.network_preference != nil {
+		edges = append(edges, user.EdgeNetworkPreference)
 	}
 	if m.developer_keys != nil {
 		edges = append(edges, user.EdgeDeveloperKeys)
@@ -44574,6 +47607,16 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeNetworkConnections:
+		ids := make([]ent.Value, 0, len(m.network_connections))
+		for id := range m.network_connections {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeNetworkPreference:
+		if id := m.network_preference; id != nil {
+			return []ent.Value{*id}
+		}
 	case user.EdgeDeveloperKeys:
 		ids := make([]ent.Value, 0, len(m.developer_keys))
 		for id := range m.developer_keys {
@@ -44608,7 +47651,7 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 26)
+	edges := make([]string, 0, 28)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -44668,6 +47711,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedconnect_tokens != nil {
 		edges = append(edges, user.EdgeConnectTokens)
+	}
+	if m.removednetwork_connections != nil {
+		edges = append(edges, user.EdgeNetworkConnections)
 	}
 	if m.removeddeveloper_keys != nil {
 		edges = append(edges, user.EdgeDeveloperKeys)
@@ -44808,6 +47854,12 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeNetworkConnections:
+		ids := make([]ent.Value, 0, len(m.removednetwork_connections))
+		for id := range m.removednetwork_connections {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgeDeveloperKeys:
 		ids := make([]ent.Value, 0, len(m.removeddeveloper_keys))
 		for id := range m.removeddeveloper_keys {
@@ -44838,7 +47890,7 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 26)
+	edges := make([]string, 0, 28)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -44901,6 +47953,12 @@ func (m *UserMutation) ClearedEdges() []string {
 	}
 	if m.clearedconnect_tokens {
 		edges = append(edges, user.EdgeConnectTokens)
+	}
+	if m.clearednetwork_connections {
+		edges = append(edges, user.EdgeNetworkConnections)
+	}
+	if m.clearednetwork_preference {
+		edges = append(edges, user.EdgeNetworkPreference)
 	}
 	if m.cleareddeveloper_keys {
 		edges = append(edges, user.EdgeDeveloperKeys)
@@ -44966,6 +48024,10 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedcapability_installs
 	case user.EdgeConnectTokens:
 		return m.clearedconnect_tokens
+	case user.EdgeNetworkConnections:
+		return m.clearednetwork_connections
+	case user.EdgeNetworkPreference:
+		return m.clearednetwork_preference
 	case user.EdgeDeveloperKeys:
 		return m.cleareddeveloper_keys
 	case user.EdgeQualitySignals:
@@ -44986,6 +48048,9 @@ func (m *UserMutation) ClearEdge(name string) error {
 	switch name {
 	case user.EdgeSettings:
 		m.ClearSettings()
+		return nil
+	case user.EdgeNetworkPreference:
+		m.ClearNetworkPreference()
 		return nil
 	case user.EdgeReputation:
 		m.ClearReputation()
@@ -45060,6 +48125,12 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeConnectTokens:
 		m.ResetConnectTokens()
+		return nil
+	case user.EdgeNetworkConnections:
+		m.ResetNetworkConnections()
+		return nil
+	case user.EdgeNetworkPreference:
+		m.ResetNetworkPreference()
 		return nil
 	case user.EdgeDeveloperKeys:
 		m.ResetDeveloperKeys()

@@ -24,6 +24,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
@@ -904,6 +907,105 @@ func init() {
 	// memoryentry.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	memoryentry.IDValidator = func() func(string) error {
 		validators := memoryentryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	networkconnectionMixin := schema.NetworkConnection{}.Mixin()
+	networkconnectionMixinFields0 := networkconnectionMixin[0].Fields()
+	_ = networkconnectionMixinFields0
+	networkconnectionFields := schema.NetworkConnection{}.Fields()
+	_ = networkconnectionFields
+	// networkconnectionDescPeerInstanceName is the schema descriptor for peer_instance_name field.
+	networkconnectionDescPeerInstanceName := networkconnectionFields[2].Descriptor()
+	// networkconnection.DefaultPeerInstanceName holds the default value on creation for the peer_instance_name field.
+	networkconnection.DefaultPeerInstanceName = networkconnectionDescPeerInstanceName.Default.(string)
+	// networkconnectionDescPeerUserName is the schema descriptor for peer_user_name field.
+	networkconnectionDescPeerUserName := networkconnectionFields[4].Descriptor()
+	// networkconnection.DefaultPeerUserName holds the default value on creation for the peer_user_name field.
+	networkconnection.DefaultPeerUserName = networkconnectionDescPeerUserName.Default.(string)
+	// networkconnectionDescID is the schema descriptor for id field.
+	networkconnectionDescID := networkconnectionMixinFields0[0].Descriptor()
+	// networkconnection.DefaultID holds the default value on creation for the id field.
+	networkconnection.DefaultID = networkconnectionDescID.Default.(func() string)
+	// networkconnection.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	networkconnection.IDValidator = func() func(string) error {
+		validators := networkconnectionDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	networkpreferenceMixin := schema.NetworkPreference{}.Mixin()
+	networkpreferenceMixinFields0 := networkpreferenceMixin[0].Fields()
+	_ = networkpreferenceMixinFields0
+	networkpreferenceFields := schema.NetworkPreference{}.Fields()
+	_ = networkpreferenceFields
+	// networkpreferenceDescAutoAccept is the schema descriptor for auto_accept field.
+	networkpreferenceDescAutoAccept := networkpreferenceFields[1].Descriptor()
+	// networkpreference.DefaultAutoAccept holds the default value on creation for the auto_accept field.
+	networkpreference.DefaultAutoAccept = networkpreferenceDescAutoAccept.Default.(bool)
+	// networkpreferenceDescAmbientEnabled is the schema descriptor for ambient_enabled field.
+	networkpreferenceDescAmbientEnabled := networkpreferenceFields[6].Descriptor()
+	// networkpreference.DefaultAmbientEnabled holds the default value on creation for the ambient_enabled field.
+	networkpreference.DefaultAmbientEnabled = networkpreferenceDescAmbientEnabled.Default.(bool)
+	// networkpreferenceDescMaxOpenRelays is the schema descriptor for max_open_relays field.
+	networkpreferenceDescMaxOpenRelays := networkpreferenceFields[7].Descriptor()
+	// networkpreference.DefaultMaxOpenRelays holds the default value on creation for the max_open_relays field.
+	networkpreference.DefaultMaxOpenRelays = networkpreferenceDescMaxOpenRelays.Default.(int)
+	// networkpreferenceDescID is the schema descriptor for id field.
+	networkpreferenceDescID := networkpreferenceMixinFields0[0].Descriptor()
+	// networkpreference.DefaultID holds the default value on creation for the id field.
+	networkpreference.DefaultID = networkpreferenceDescID.Default.(func() string)
+	// networkpreference.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	networkpreference.IDValidator = func() func(string) error {
+		validators := networkpreferenceDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	networksettingMixin := schema.NetworkSetting{}.Mixin()
+	networksettingMixinFields0 := networksettingMixin[0].Fields()
+	_ = networksettingMixinFields0
+	networksettingFields := schema.NetworkSetting{}.Fields()
+	_ = networksettingFields
+	// networksettingDescEnabled is the schema descriptor for enabled field.
+	networksettingDescEnabled := networksettingFields[0].Descriptor()
+	// networksetting.DefaultEnabled holds the default value on creation for the enabled field.
+	networksetting.DefaultEnabled = networksettingDescEnabled.Default.(bool)
+	// networksettingDescID is the schema descriptor for id field.
+	networksettingDescID := networksettingMixinFields0[0].Descriptor()
+	// networksetting.DefaultID holds the default value on creation for the id field.
+	networksetting.DefaultID = networksettingDescID.Default.(func() string)
+	// networksetting.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	networksetting.IDValidator = func() func(string) error {
+		validators := networksettingDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

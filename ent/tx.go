@@ -56,6 +56,12 @@ type Tx struct {
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
 	MemoryEntry *MemoryEntryClient
+	// NetworkConnection is the client for interacting with the NetworkConnection builders.
+	NetworkConnection *NetworkConnectionClient
+	// NetworkPreference is the client for interacting with the NetworkPreference builders.
+	NetworkPreference *NetworkPreferenceClient
+	// NetworkSetting is the client for interacting with the NetworkSetting builders.
+	NetworkSetting *NetworkSettingClient
 	// PaymentHold is the client for interacting with the PaymentHold builders.
 	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
@@ -234,6 +240,9 @@ func (tx *Tx) init() {
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
+	tx.NetworkConnection = NewNetworkConnectionClient(tx.config)
+	tx.NetworkPreference = NewNetworkPreferenceClient(tx.config)
+	tx.NetworkSetting = NewNetworkSettingClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)

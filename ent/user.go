@@ -9,6 +9,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -85,6 +86,10 @@ type UserEdges struct {
 	CapabilityInstalls []*CapabilityInstall `json:"capability_installs,omitempty"`
 	// ConnectTokens holds the value of the connect_tokens edge.
 	ConnectTokens []*ConnectToken `json:"connect_tokens,omitempty"`
+	// NetworkConnections holds the value of the network_connections edge.
+	NetworkConnections []*NetworkConnection `json:"network_connections,omitempty"`
+	// NetworkPreference holds the value of the network_preference edge.
+	NetworkPreference *NetworkPreference `json:"network_preference,omitempty"`
 	// DeveloperKeys holds the value of the developer_keys edge.
 	DeveloperKeys []*DeveloperKey `json:"developer_keys,omitempty"`
 	// QualitySignals holds the value of the quality_signals edge.
@@ -97,7 +102,7 @@ type UserEdges struct {
 	A2aTasks []*A2ATask `json:"a2a_tasks,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [26]bool
+	loadedTypes [28]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -291,10 +296,30 @@ func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
 	return nil, &NotLoadedError{edge: "connect_tokens"}
 }
 
+// NetworkConnectionsOrErr returns the NetworkConnections value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) NetworkConnectionsOrErr() ([]*NetworkConnection, error) {
+	if e.loadedTypes[21] {
+		return e.NetworkConnections, nil
+	}
+	return nil, &NotLoadedError{edge: "network_connections"}
+}
+
+// NetworkPreferenceOrErr returns the NetworkPreference value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
+	if e.NetworkPreference != nil {
+		return e.NetworkPreference, nil
+	} else if e.loadedTypes[22] {
+		return nil, &NotFoundError{label: networkpreference.Label}
+	}
+	return nil, &NotLoadedError{edge: "network_preference"}
+}
+
 // DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
-	if e.loadedTypes[21] {
+	if e.loadedTypes[23] {
 		return e.DeveloperKeys, nil
 	}
 	return nil, &NotLoadedError{edge: "developer_keys"}
@@ -303,7 +328,7 @@ func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
 // QualitySignalsOrErr returns the QualitySignals value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
-	if e.loadedTypes[22] {
+	if e.loadedTypes[24] {
 		return e.QualitySignals, nil
 	}
 	return nil, &NotLoadedError{edge: "quality_signals"}
@@ -314,7 +339,7 @@ func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
 func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 	if e.Reputation != nil {
 		return e.Reputation, nil
-	} else if e.loadedTypes[23] {
+	} else if e.loadedTypes[25] {
 		return nil, &NotFoundError{label: userreputation.Label}
 	}
 	return nil, &NotLoadedError{edge: "reputation"}
@@ -323,7 +348,7 @@ func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 // DocumentsOrErr returns the Documents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
-	if e.loadedTypes[24] {
+	if e.loadedTypes[26] {
 		return e.Documents, nil
 	}
 	return nil, &NotLoadedError{edge: "documents"}
@@ -332,7 +357,7 @@ func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
 // A2aTasksOrErr returns the A2aTasks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
-	if e.loadedTypes[25] {
+	if e.loadedTypes[27] {
 		return e.A2aTasks, nil
 	}
 	return nil, &NotLoadedError{edge: "a2a_tasks"}
@@ -533,6 +558,16 @@ func (_m *User) QueryCapabilityInstalls() *CapabilityInstallQuery {
 // QueryConnectTokens queries the "connect_tokens" edge of the User entity.
 func (_m *User) QueryConnectTokens() *ConnectTokenQuery {
 	return NewUserClient(_m.config).QueryConnectTokens(_m)
+}
+
+// QueryNetworkConnections queries the "network_connections" edge of the User entity.
+func (_m *User) QueryNetworkConnections() *NetworkConnectionQuery {
+	return NewUserClient(_m.config).QueryNetworkConnections(_m)
+}
+
+// QueryNetworkPreference queries the "network_preference" edge of the User entity.
+func (_m *User) QueryNetworkPreference() *NetworkPreferenceQuery {
+	return NewUserClient(_m.config).QueryNetworkPreference(_m)
 }
 
 // QueryDeveloperKeys queries the "developer_keys" edge of the User entity.

@@ -28,6 +28,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -444,6 +446,40 @@ func (_c *UserCreate) AddConnectTokens(v ...*ConnectToken) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddConnectTokenIDs(ids...)
+}
+
+// AddNetworkConnectionIDs adds the "network_connections" edge to the NetworkConnection entity by IDs.
+func (_c *UserCreate) AddNetworkConnectionIDs(ids ...string) *UserCreate {
+	_c.mutation.AddNetworkConnectionIDs(ids...)
+	return _c
+}
+
+// AddNetworkConnections adds the "network_connections" edges to the NetworkConnection entity.
+func (_c *UserCreate) AddNetworkConnections(v ...*NetworkConnection) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddNetworkConnectionIDs(ids...)
+}
+
+// SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID.
+func (_c *UserCreate) SetNetworkPreferenceID(id string) *UserCreate {
+	_c.mutation.SetNetworkPreferenceID(id)
+	return _c
+}
+
+// SetNillableNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID if the given value is not nil.
+func (_c *UserCreate) SetNillableNetworkPreferenceID(id *string) *UserCreate {
+	if id != nil {
+		_c = _c.SetNetworkPreferenceID(*id)
+	}
+	return _c
+}
+
+// SetNetworkPreference sets the "network_preference" edge to the NetworkPreference entity.
+func (_c *UserCreate) SetNetworkPreference(v *NetworkPreference) *UserCreate {
+	return _c.SetNetworkPreferenceID(v.ID)
 }
 
 // AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by IDs.
@@ -1015,6 +1051,38 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.NetworkConnectionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.NetworkPreferenceIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.NetworkPreferenceTable,
+			Columns: []string{user.NetworkPreferenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkpreference.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

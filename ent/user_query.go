@@ -29,6 +29,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -71,6 +73,8 @@ type UserQuery struct {
 	withCapabilityPacks    *CapabilityPackQuery
 	withCapabilityInstalls *CapabilityInstallQuery
 	withConnectTokens      *ConnectTokenQuery
+	withNetworkConnections *NetworkConnectionQuery
+	withNetworkPreference  *NetworkPreferenceQuery
 	withDeveloperKeys      *DeveloperKeyQuery
 	withQualitySignals     *AgentQualitySignalQuery
 	withReputation         *UserReputationQuery
@@ -575,6 +579,50 @@ func (_q *UserQuery) QueryConnectTokens() *ConnectTokenQuery {
 	return query
 }
 
+// QueryNetworkConnections chains the current query on the "network_connections" edge.
+func (_q *UserQuery) QueryNetworkConnections() *NetworkConnectionQuery {
+	query := (&NetworkConnectionClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(networkconnection.Table, networkconnection.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.NetworkConnectionsTable, user.NetworkConnectionsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryNetworkPreference chains the current query on the "network_preference" edge.
+func (_q *UserQuery) QueryNetworkPreference() *NetworkPreferenceQuery {
+	query := (&NetworkPreferenceClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(networkpreference.Table, networkpreference.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.NetworkPreferenceTable, user.NetworkPreferenceColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // QueryDeveloperKeys chains the current query on the "developer_keys" edge.
 func (_q *UserQuery) QueryDeveloperKeys() *DeveloperKeyQuery {
 	query := (&DeveloperKeyClient{config: _q.config}).Query()
@@ -898,6 +946,8 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withCapabilityPacks:    _q.withCapabilityPacks.Clone(),
 		withCapabilityInstalls: _q.withCapabilityInstalls.Clone(),
 		withConnectTokens:      _q.withConnectTokens.Clone(),
+		withNetworkConnections: _q.withNetworkConnections.Clone(),
+		withNetworkPreference:  _q.withNetworkPreference.Clone(),
 		withDeveloperKeys:      _q.withDeveloperKeys.Clone(),
 		withQualitySignals:     _q.withQualitySignals.Clone(),
 		withReputation:         _q.withReputation.Clone(),
@@ -1140,6 +1190,28 @@ func (_q *UserQuery) WithConnectTokens(opts ...func(*ConnectTokenQuery)) *UserQu
 	return _q
 }
 
+// WithNetworkConnections tells the query-builder to eager-load the nodes that are connected to
+// the "network_connections" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNetworkConnections(opts ...func(*NetworkConnectionQuery)) *UserQuery {
+	query := (&NetworkConnectionClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withNetworkConnections = query
+	return _q
+}
+
+// WithNetworkPreference tells the query-builder to eager-load the nodes that are connected to
+// the "network_preference" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNetworkPreference(opts ...func(*NetworkPreferenceQuery)) *UserQuery {
+	query := (&NetworkPreferenceClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withNetworkPreference = query
+	return _q
+}
+
 // WithDeveloperKeys tells the query-builder to eager-load the nodes that are connected to
 // the "developer_keys" edge. The optional arguments are used to configure the query builder of the edge.
 func (_q *UserQuery) WithDeveloperKeys(opts ...func(*DeveloperKeyQuery)) *UserQuery {
@@ -1273,7 +1345,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [26]bool{
+		loadedTypes = [28]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1295,6 +1367,8 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withCapabilityPacks != nil,
 			_q.withCapabilityInstalls != nil,
 			_q.withConnectTokens != nil,
+			_q.withNetworkConnections != nil,
+			_q.withNetworkPreference != nil,
 			_q.withDeveloperKeys != nil,
 			_q.withQualitySignals != nil,
 			_q.withReputation != nil,
@@ -1470,6 +1544,21 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadConnectTokens(ctx, query, nodes,
 			func(n *User) { n.Edges.ConnectTokens = []*ConnectToken{} },
 			func(n *User, e *ConnectToken) { n.Edges.ConnectTokens = append(n.Edges.ConnectTokens, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withNetworkConnections; query != nil {
+		if err := _q.loadNetworkConnections(ctx, query, nodes,
+			func(n *User) { n.Edges.NetworkConnections = []*NetworkConnection{} },
+			func(n *User, e *NetworkConnection) {
+				n.Edges.NetworkConnections = append(n.Edges.NetworkConnections, e)
+			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withNetworkPreference; query != nil {
+		if err := _q.loadNetworkPreference(ctx, query, nodes, nil,
+			func(n *User, e *NetworkPreference) { n.Edges.NetworkPreference = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -2122,6 +2211,63 @@ func (_q *UserQuery) loadConnectTokens(ctx context.Context, query *ConnectTokenQ
 	}
 	query.Where(predicate.ConnectToken(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.ConnectTokensColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadNetworkConnections(ctx context.Context, query *NetworkConnectionQuery, nodes []*User, init func(*User), assign func(*User, *NetworkConnection)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(networkconnection.FieldUserID)
+	}
+	query.Where(predicate.NetworkConnection(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.NetworkConnectionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadNetworkPreference(ctx context.Context, query *NetworkPreferenceQuery, nodes []*User, init func(*User), assign func(*User, *NetworkPreference)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(networkpreference.FieldUserID)
+	}
+	query.Where(predicate.NetworkPreference(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.NetworkPreferenceColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

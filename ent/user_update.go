@@ -27,6 +27,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -475,6 +477,40 @@ func (_u *UserUpdate) AddConnectTokens(v ...*ConnectToken) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddConnectTokenIDs(ids...)
+}
+
+// AddNetworkConnectionIDs adds the "network_connections" edge to the NetworkConnection entity by IDs.
+func (_u *UserUpdate) AddNetworkConnectionIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddNetworkConnectionIDs(ids...)
+	return _u
+}
+
+// AddNetworkConnections adds the "network_connections" edges to the NetworkConnection entity.
+func (_u *UserUpdate) AddNetworkConnections(v ...*NetworkConnection) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddNetworkConnectionIDs(ids...)
+}
+
+// SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID.
+func (_u *UserUpdate) SetNetworkPreferenceID(id string) *UserUpdate {
+	_u.mutation.SetNetworkPreferenceID(id)
+	return _u
+}
+
+// SetNillableNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID if the given value is not nil.
+func (_u *UserUpdate) SetNillableNetworkPreferenceID(id *string) *UserUpdate {
+	if id != nil {
+		_u = _u.SetNetworkPreferenceID(*id)
+	}
+	return _u
+}
+
+// SetNetworkPreference sets the "network_preference" edge to the NetworkPreference entity.
+func (_u *UserUpdate) SetNetworkPreference(v *NetworkPreference) *UserUpdate {
+	return _u.SetNetworkPreferenceID(v.ID)
 }
 
 // AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by IDs.
@@ -985,6 +1021,33 @@ func (_u *UserUpdate) RemoveConnectTokens(v ...*ConnectToken) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveConnectTokenIDs(ids...)
+}
+
+// ClearNetworkConnections clears all "network_connections" edges to the NetworkConnection entity.
+func (_u *UserUpdate) ClearNetworkConnections() *UserUpdate {
+	_u.mutation.ClearNetworkConnections()
+	return _u
+}
+
+// RemoveNetworkConnectionIDs removes the "network_connections" edge to NetworkConnection entities by IDs.
+func (_u *UserUpdate) RemoveNetworkConnectionIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveNetworkConnectionIDs(ids...)
+	return _u
+}
+
+// RemoveNetworkConnections removes "network_connections" edges to NetworkConnection entities.
+func (_u *UserUpdate) RemoveNetworkConnections(v ...*NetworkConnection) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveNetworkConnectionIDs(ids...)
+}
+
+// ClearNetworkPreference clears the "network_preference" edge to the NetworkPreference entity.
+func (_u *UserUpdate) ClearNetworkPreference() *UserUpdate {
+	_u.mutation.ClearNetworkPreference()
+	return _u
 }
 
 // ClearDeveloperKeys clears all "developer_keys" edges to the DeveloperKey entity.
@@ -2094,6 +2157,80 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.NetworkConnectionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedNetworkConnectionsIDs(); len(nodes) > 0 && !_u.mutation.NetworkConnectionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NetworkConnectionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.NetworkPreferenceCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.NetworkPreferenceTable,
+			Columns: []string{user.NetworkPreferenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkpreference.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NetworkPreferenceIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.NetworkPreferenceTable,
+			Columns: []string{user.NetworkPreferenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkpreference.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _u.mutation.DeveloperKeysCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -2746,6 +2883,40 @@ func (_u *UserUpdateOne) AddConnectTokens(v ...*ConnectToken) *UserUpdateOne {
 	return _u.AddConnectTokenIDs(ids...)
 }
 
+// AddNetworkConnectionIDs adds the "network_connections" edge to the NetworkConnection entity by IDs.
+func (_u *UserUpdateOne) AddNetworkConnectionIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddNetworkConnectionIDs(ids...)
+	return _u
+}
+
+// AddNetworkConnections adds the "network_connections" edges to the NetworkConnection entity.
+func (_u *UserUpdateOne) AddNetworkConnections(v ...*NetworkConnection) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddNetworkConnectionIDs(ids...)
+}
+
+// SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID.
+func (_u *UserUpdateOne) SetNetworkPreferenceID(id string) *UserUpdateOne {
+	_u.mutation.SetNetworkPreferenceID(id)
+	return _u
+}
+
+// SetNillableNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableNetworkPreferenceID(id *string) *UserUpdateOne {
+	if id != nil {
+		_u = _u.SetNetworkPreferenceID(*id)
+	}
+	return _u
+}
+
+// SetNetworkPreference sets the "network_preference" edge to the NetworkPreference entity.
+func (_u *UserUpdateOne) SetNetworkPreference(v *NetworkPreference) *UserUpdateOne {
+	return _u.SetNetworkPreferenceID(v.ID)
+}
+
 // AddDeveloperKeyIDs adds the "developer_keys" edge to the DeveloperKey entity by IDs.
 func (_u *UserUpdateOne) AddDeveloperKeyIDs(ids ...string) *UserUpdateOne {
 	_u.mutation.AddDeveloperKeyIDs(ids...)
@@ -3254,6 +3425,33 @@ func (_u *UserUpdateOne) RemoveConnectTokens(v ...*ConnectToken) *UserUpdateOne 
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveConnectTokenIDs(ids...)
+}
+
+// ClearNetworkConnections clears all "network_connections" edges to the NetworkConnection entity.
+func (_u *UserUpdateOne) ClearNetworkConnections() *UserUpdateOne {
+	_u.mutation.ClearNetworkConnections()
+	return _u
+}
+
+// RemoveNetworkConnectionIDs removes the "network_connections" edge to NetworkConnection entities by IDs.
+func (_u *UserUpdateOne) RemoveNetworkConnectionIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveNetworkConnectionIDs(ids...)
+	return _u
+}
+
+// RemoveNetworkConnections removes "network_connections" edges to NetworkConnection entities.
+func (_u *UserUpdateOne) RemoveNetworkConnections(v ...*NetworkConnection) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveNetworkConnectionIDs(ids...)
+}
+
+// ClearNetworkPreference clears the "network_preference" edge to the NetworkPreference entity.
+func (_u *UserUpdateOne) ClearNetworkPreference() *UserUpdateOne {
+	_u.mutation.ClearNetworkPreference()
+	return _u
 }
 
 // ClearDeveloperKeys clears all "developer_keys" edges to the DeveloperKey entity.
@@ -4386,6 +4584,80 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(connecttoken.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.NetworkConnectionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedNetworkConnectionsIDs(); len(nodes) > 0 && !_u.mutation.NetworkConnectionsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NetworkConnectionsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NetworkConnectionsTable,
+			Columns: []string{user.NetworkConnectionsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.NetworkPreferenceCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.NetworkPreferenceTable,
+			Columns: []string{user.NetworkPreferenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkpreference.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NetworkPreferenceIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.NetworkPreferenceTable,
+			Columns: []string{user.NetworkPreferenceColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(networkpreference.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -10,6 +10,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/ids"
@@ -55,6 +56,12 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"id": "absent"},
 	// The queue item whose widget is answered.
 	"/switchboard.v1.WidgetService/RespondToWidget": {"item_id": "queue"},
+	// An operator-network connection is its local user's alone.
+	"/switchboard.v1.NetworkService/AcceptConnection":  {"id": "connection"},
+	"/switchboard.v1.NetworkService/DeclineConnection": {"id": "connection"},
+	"/switchboard.v1.NetworkService/RemoveConnection":  {"id": "connection"},
+	"/switchboard.v1.NetworkService/UpdateConnection":  {"id": "connection"},
+	"/switchboard.v1.NetworkService/RotateConnection":  {"id": "connection"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -98,6 +105,7 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.StoreExecutionService/ExecuteStoreAgent": {"input": "hello"},
 	"/switchboard.v1.StoreService/UnlockStoreAgent":           {"accessPassword": "open-sesame-42"},
 	"/switchboard.v1.WidgetService/RespondToWidget":           {"widgetId": "0", "action": "approve"},
+	"/switchboard.v1.NetworkService/UpdateConnection":         {"trustLevel": "trusted"},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -303,6 +311,14 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 	}), "capability")["capabilityId"].(string)
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
+	// A request from a peer, as the handshake records it (the handshake
+	// itself needs a second instance: server/network's tests).
+	conn, err := s.DB.NetworkConnection.Create().SetUserID(a.ID).SetPeerInstanceURL("https://peer.example").
+		SetPeerUserEmail("pat@peer.example").SetDirection(networkconnection.DirectionInbound).Save(context.Background())
+	if err != nil {
+		t.Fatalf("connection: %v", err)
+	}
+	rows["connection"] = conn.ID
 	for kind, id := range rows {
 		if id == "" {
 			t.Fatalf("no %s row made", kind)

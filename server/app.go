@@ -53,6 +53,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/mcp"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -120,6 +121,9 @@ type FederationConfig struct {
 	// AuditRetention is how long federation audit rows are kept
 	// (--audit-retention); audit.DefaultRetention when zero.
 	AuditRetention time.Duration
+	// Network is the operator network's switch (--federation,
+	// --federation-allowlist, --federation-allow-private).
+	Network network.Config
 }
 
 func (c *Config) defaults() {
@@ -161,6 +165,7 @@ type services struct {
 	hub      *federation.Hub
 	spoke    *federation.Spoke
 	audit    *audit.Service
+	network  *network.Service
 	// recorder writes the federation audit log (inbound and outbound).
 	recorder *audit.Recorder
 }
@@ -237,7 +242,7 @@ func New(cfg Config) (*App, error) {
 	executions := newLifecycle(cfg, egressPolicy, storeSvc, fed)
 	executions.Engine.Tracer = app.tracing.tracer()
 	svc := services{
-		hub: fed.hub, spoke: fed.spoke, audit: fed.audit, recorder: fed.recorder,
+		hub: fed.hub, spoke: fed.spoke, audit: fed.audit, recorder: fed.recorder, network: fed.network,
 		accounts: &accounts.Service{DB: cfg.DB, Now: cfg.now, BcryptCost: cfg.BcryptCost, Ended: bus.EndStreams},
 		activity: &activity.Service{DB: cfg.DB.Client},
 		chat:     &chat.Service{DB: cfg.DB, Now: cfg.now},
@@ -270,7 +275,7 @@ func New(cfg Config) (*App, error) {
 	}
 	g := gate.New(table, resolver, cfg.Limits)
 	// The federation class counts per calling instance, not per address.
-	g.CountFederationBy(federation.CallerInstance(svc.hub, svc.spoke))
+	g.CountFederationBy(federationCaller(federation.CallerInstance(svc.hub, svc.spoke), svc.network.CallerConnection))
 	// After the gate on both transports: a key belongs to the admitted credential.
 	keyed := idempotency.New(idempotency.Config{
 		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
@@ -304,7 +309,8 @@ func New(cfg Config) (*App, error) {
 	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, door)))
 	mux.Handle("GET "+mcp.CardPath, door.CardHandler(cfg.Executions.PublicURL))
 	mountA2A(mux, cfg, g, bus, svc.queue, egressPolicy, door)
-	mux.Handle("GET "+federation.WellKnownPath, svc.spoke.WellKnown())
+	// The operator network's check (?connectionId=) before the spoke's.
+	mux.Handle("GET "+federation.WellKnownPath, svc.network.WellKnown(svc.spoke.WellKnown()))
 	mux.Handle("POST "+federation.WebhookPath, svc.spoke.Webhook())
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
@@ -359,6 +365,8 @@ type federationParts struct {
 	spoke    *federation.Spoke
 	audit    *audit.Service
 	recorder *audit.Recorder
+	// network is the operator network's connections.
+	network *network.Service
 	// credential is what the outbox adds to a federation delivery: a hub
 	// presents each spoke's secret, a spoke its platform token.
 	credential func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
@@ -383,6 +391,8 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 	f.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval, Audit: f.recorder})
+	f.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Logger: cfg.Logger,
+		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions()})
 	f.credential = f.spoke.Credential
 	if role == "hub" {
 		f.credential = f.hub.Credential
@@ -589,4 +599,16 @@ func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *
 	q.Removed = svc.Removed
 	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: door.ToolNames})
+}
+
+// federationCaller names the caller the federation rate class counts: the
+// calling instance (platform token, a hub's secret), else the operator
+// network's connection; empty falls back to the client address.
+func federationCaller(instance, connection func(context.Context, *http.Request) string) func(context.Context, *http.Request) string {
+	return func(ctx context.Context, r *http.Request) string {
+		if k := instance(ctx, r); k != "" {
+			return k
+		}
+		return connection(ctx, r)
+	}
 }

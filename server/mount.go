@@ -57,6 +57,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewFederationMarketServiceHandler, switchboardv1.RegisterFederationMarketServiceHandlerServer)(s.hub, s.hub),
 		serve(switchboardv1connect.NewFederationDeliveryServiceHandler, switchboardv1.RegisterFederationDeliveryServiceHandlerServer)(s.spoke, s.spoke),
 		serve(switchboardv1connect.NewFederationAuditServiceHandler, switchboardv1.RegisterFederationAuditServiceHandlerServer)(s.audit, s.audit),
+		serve(switchboardv1connect.NewNetworkServiceHandler, switchboardv1.RegisterNetworkServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewNetworkPeerServiceHandler, switchboardv1.RegisterNetworkPeerServiceHandlerServer)(s.network, s.network),
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -294,7 +295,8 @@ func TestUnknownRoutes(t *testing.T) {
 // Fields the contract marks (switchboard.v1.required) are enforced: every
 // procedure that has one refuses an empty request with 400.
 func TestRequiredFieldsAreEnforced(t *testing.T) {
-	s := servertest.New(t)
+	// The operator network on: while off its peer routes answer 403 first.
+	s := servertest.New(t, servertest.WithNetwork(network.Config{Enabled: true}))
 	ann := s.SignUp("ann")
 	key := s.WithKey(ann.NewKey("all scopes"))
 	checked := 0

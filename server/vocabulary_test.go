@@ -35,6 +35,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -196,6 +197,9 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"federation_audit_logs.direction", "federation_direction", entEnum(federationauditlog.DirectionValidator)},
 		{"federation_audit_logs.status", "federation_audit_status", entEnum(federationauditlog.StatusValidator)},
 		{"federation_audit_logs.threat_level", "threat_level", entEnum(federationauditlog.ThreatLevelValidator)},
+		{"network_connections.status", "connection_status", entEnum(networkconnection.StatusValidator)},
+		{"network_connections.direction", "federation_direction", entEnum(networkconnection.DirectionValidator)},
+		{"network_connections.trust_level", "trust_level", entEnum(networkconnection.TrustLevelValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {

@@ -34,6 +34,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -215,6 +216,18 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.DurationVar(&o.federation.AuditRetention, "audit-retention", retention,
 		"how long the federation audit log keeps its rows (SWITCHBOARD_AUDIT_RETENTION)")
+	if o.federation.Network.Enabled, err = envBool("SWITCHBOARD_FEDERATION"); err != nil {
+		return o, err
+	}
+	fs.BoolVar(&o.federation.Network.Enabled, "federation", o.federation.Network.Enabled,
+		"serve the operator network (connections between users on different instances); the admin's federation settings start from it (SWITCHBOARD_FEDERATION)")
+	allowlist := fs.String("federation-allowlist", env("SWITCHBOARD_FEDERATION_ALLOWLIST", ""),
+		"comma-separated origins the operator network admits, e.g. https://a.example,https://b.example; empty admits any (SWITCHBOARD_FEDERATION_ALLOWLIST)")
+	if o.federation.Network.AllowPrivate, err = envBool("SWITCHBOARD_FEDERATION_ALLOW_PRIVATE"); err != nil {
+		return o, err
+	}
+	fs.BoolVar(&o.federation.Network.AllowPrivate, "federation-allow-private", o.federation.Network.AllowPrivate,
+		"let operator-network peers be plain http and private or loopback addresses (SWITCHBOARD_FEDERATION_ALLOW_PRIVATE)")
 	fs.StringVar(&o.publicURL, "public-url", env("SWITCHBOARD_PUBLIC_URL", ""),
 		"the instance's address as store agents reach it, for their callback URL and quote approve URLs, e.g. https://sb.example.com (SWITCHBOARD_PUBLIC_URL)")
 	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", env("SWITCHBOARD_OTLP_ENDPOINT", ""),
@@ -248,6 +261,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 			return o, fmt.Errorf("--federation-retry-schedule: %q is not a positive duration", part)
 		}
 		o.federation.RetrySchedule = append(o.federation.RetrySchedule, d)
+	}
+	if o.federation.Network.Allowlist, err = network.Allowlist(strings.Split(*allowlist, ",")); err != nil {
+		return o, fmt.Errorf("--federation-allowlist: %w", err)
 	}
 	if o.publicURL != "" {
 		if _, err := egress.ParseURL(o.publicURL); err != nil {

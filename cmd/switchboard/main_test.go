@@ -405,3 +405,27 @@ func TestParseServeStoreOptions(t *testing.T) {
 		t.Errorf("a short key: %v", err)
 	}
 }
+
+// TestNetworkFlags: RULINGS "The operator network" (the switch): off by
+// default, the allowlist read as origins, env twins, flags over env.
+func TestNetworkFlags(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.federation.Network.Enabled || o.federation.Network.AllowPrivate || len(o.federation.Network.Allowlist) != 0 {
+		t.Fatalf("defaults: %+v %v", o.federation.Network, err)
+	}
+	t.Setenv("SWITCHBOARD_FEDERATION", "true")
+	t.Setenv("SWITCHBOARD_FEDERATION_ALLOWLIST", "https://A.example/, https://b.example:8443")
+	t.Setenv("SWITCHBOARD_FEDERATION_ALLOW_PRIVATE", "true")
+	o, err = parseServe(nil, io.Discard, io.Discard)
+	if err != nil || !o.federation.Network.Enabled || !o.federation.Network.AllowPrivate ||
+		!slices.Equal(o.federation.Network.Allowlist, []string{"https://a.example", "https://b.example:8443"}) {
+		t.Fatalf("from the environment: %+v %v", o.federation.Network, err)
+	}
+	o, err = parseServe([]string{"--federation=false", "--federation-allowlist", ""}, io.Discard, io.Discard)
+	if err != nil || o.federation.Network.Enabled || len(o.federation.Network.Allowlist) != 0 {
+		t.Fatalf("flags over env: %+v %v", o.federation.Network, err)
+	}
+	if _, err := parseServe([]string{"--federation-allowlist", "https://a.example/path"}, io.Discard, io.Discard); err == nil {
+		t.Error("an allowlist entry with a path was accepted")
+	}
+}

@@ -261,6 +261,42 @@ func (f MemoryEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.MemoryEntryMutation", m)
 }
 
+// The NetworkConnectionFunc type is an adapter to allow the use of ordinary
+// function as NetworkConnection mutator.
+type NetworkConnectionFunc func(context.Context, *ent.NetworkConnectionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f NetworkConnectionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.NetworkConnectionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NetworkConnectionMutation", m)
+}
+
+// The NetworkPreferenceFunc type is an adapter to allow the use of ordinary
+// function as NetworkPreference mutator.
+type NetworkPreferenceFunc func(context.Context, *ent.NetworkPreferenceMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f NetworkPreferenceFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.NetworkPreferenceMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NetworkPreferenceMutation", m)
+}
+
+// The NetworkSettingFunc type is an adapter to allow the use of ordinary
+// function as NetworkSetting mutator.
+type NetworkSettingFunc func(context.Context, *ent.NetworkSettingMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f NetworkSettingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.NetworkSettingMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NetworkSettingMutation", m)
+}
+
 // The PaymentHoldFunc type is an adapter to allow the use of ordinary
 // function as PaymentHold mutator.
 type PaymentHoldFunc func(context.Context, *ent.PaymentHoldMutation) (ent.Value, error)

@@ -976,6 +976,102 @@ var (
 			},
 		},
 	}
+	// NetworkConnectionsColumns holds the columns for the "network_connections" table.
+	NetworkConnectionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "peer_instance_url", Type: field.TypeString},
+		{Name: "peer_instance_name", Type: field.TypeString, Default: ""},
+		{Name: "peer_user_email", Type: field.TypeString},
+		{Name: "peer_user_name", Type: field.TypeString, Default: ""},
+		{Name: "peer_connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "active", "declined"}, Default: "pending"},
+		{Name: "direction", Type: field.TypeEnum, Enums: []string{"inbound", "outbound"}},
+		{Name: "trust_level", Type: field.TypeEnum, Enums: []string{"untrusted", "known", "trusted"}, Default: "known"},
+		{Name: "message", Type: field.TypeString, Nullable: true},
+		{Name: "token_hash", Type: field.TypeString, Nullable: true},
+		{Name: "peer_token_sealed", Type: field.TypeString, Nullable: true},
+		{Name: "pending_token_sealed", Type: field.TypeString, Nullable: true},
+		{Name: "pending_until", Type: field.TypeTime, Nullable: true},
+		{Name: "accepted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// NetworkConnectionsTable holds the schema information for the "network_connections" table.
+	NetworkConnectionsTable = &schema.Table{
+		Name:       "network_connections",
+		Columns:    NetworkConnectionsColumns,
+		PrimaryKey: []*schema.Column{NetworkConnectionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "network_connections_users_network_connections",
+				Columns:    []*schema.Column{NetworkConnectionsColumns[17]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "networkconnection_user_id_peer_instance_url_peer_user_email",
+				Unique:  true,
+				Columns: []*schema.Column{NetworkConnectionsColumns[17], NetworkConnectionsColumns[3], NetworkConnectionsColumns[5]},
+			},
+			{
+				Name:    "networkconnection_token_hash",
+				Unique:  true,
+				Columns: []*schema.Column{NetworkConnectionsColumns[12]},
+			},
+		},
+	}
+	// NetworkPreferencesColumns holds the columns for the "network_preferences" table.
+	NetworkPreferencesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "auto_accept", Type: field.TypeBool, Default: false},
+		{Name: "muted_topics", Type: field.TypeJSON, Nullable: true},
+		{Name: "quiet_start", Type: field.TypeString, Nullable: true},
+		{Name: "quiet_end", Type: field.TypeString, Nullable: true},
+		{Name: "quiet_time_zone", Type: field.TypeString, Nullable: true},
+		{Name: "ambient_enabled", Type: field.TypeBool, Default: true},
+		{Name: "max_open_relays", Type: field.TypeInt, Default: 50},
+		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
+	}
+	// NetworkPreferencesTable holds the schema information for the "network_preferences" table.
+	NetworkPreferencesTable = &schema.Table{
+		Name:       "network_preferences",
+		Columns:    NetworkPreferencesColumns,
+		PrimaryKey: []*schema.Column{NetworkPreferencesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "network_preferences_users_network_preference",
+				Columns:    []*schema.Column{NetworkPreferencesColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "networkpreference_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{NetworkPreferencesColumns[10]},
+			},
+		},
+	}
+	// NetworkSettingsColumns holds the columns for the "network_settings" table.
+	NetworkSettingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "enabled", Type: field.TypeBool, Default: false},
+		{Name: "allowlist", Type: field.TypeJSON, Nullable: true},
+	}
+	// NetworkSettingsTable holds the schema information for the "network_settings" table.
+	NetworkSettingsTable = &schema.Table{
+		Name:       "network_settings",
+		Columns:    NetworkSettingsColumns,
+		PrimaryKey: []*schema.Column{NetworkSettingsColumns[0]},
+	}
 	// PaymentHoldsColumns holds the columns for the "payment_holds" table.
 	PaymentHoldsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1534,6 +1630,9 @@ var (
 		IdempotencyRecordsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,
+		NetworkConnectionsTable,
+		NetworkPreferencesTable,
+		NetworkSettingsTable,
 		PaymentHoldsTable,
 		QueueItemsTable,
 		SessionsTable,
@@ -1573,6 +1672,8 @@ func init() {
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
+	NetworkConnectionsTable.ForeignKeys[0].RefTable = UsersTable
+	NetworkPreferencesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable

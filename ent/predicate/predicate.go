@@ -69,6 +69,15 @@ type LedgerEntry func(*sql.Selector)
 // MemoryEntry is the predicate function for memoryentry builders.
 type MemoryEntry func(*sql.Selector)
 
+// NetworkConnection is the predicate function for networkconnection builders.
+type NetworkConnection func(*sql.Selector)
+
+// NetworkPreference is the predicate function for networkpreference builders.
+type NetworkPreference func(*sql.Selector)
+
+// NetworkSetting is the predicate function for networksetting builders.
+type NetworkSetting func(*sql.Selector)
+
 // PaymentHold is the predicate function for paymenthold builders.
 type PaymentHold func(*sql.Selector)
 

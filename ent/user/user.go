@@ -72,6 +72,10 @@ const (
 	EdgeCapabilityInstalls = "capability_installs"
 	// EdgeConnectTokens holds the string denoting the connect_tokens edge name in mutations.
 	EdgeConnectTokens = "connect_tokens"
+	// EdgeNetworkConnections holds the string denoting the network_connections edge name in mutations.
+	EdgeNetworkConnections = "network_connections"
+	// EdgeNetworkPreference holds the string denoting the network_preference edge name in mutations.
+	EdgeNetworkPreference = "network_preference"
 	// EdgeDeveloperKeys holds the string denoting the developer_keys edge name in mutations.
 	EdgeDeveloperKeys = "developer_keys"
 	// EdgeQualitySignals holds the string denoting the quality_signals edge name in mutations.
@@ -231,6 +235,20 @@ const (
 	ConnectTokensInverseTable = "connect_tokens"
 	// ConnectTokensColumn is the table column denoting the connect_tokens relation/edge.
 	ConnectTokensColumn = "user_id"
+	// NetworkConnectionsTable is the table that holds the network_connections relation/edge.
+	NetworkConnectionsTable = "network_connections"
+	// NetworkConnectionsInverseTable is the table name for the NetworkConnection entity.
+	// It exists in this package in order to avoid circular dependency with the "networkconnection" package.
+	NetworkConnectionsInverseTable = "network_connections"
+	// NetworkConnectionsColumn is the table column denoting the network_connections relation/edge.
+	NetworkConnectionsColumn = "user_id"
+	// NetworkPreferenceTable is the table that holds the network_preference relation/edge.
+	NetworkPreferenceTable = "network_preferences"
+	// NetworkPreferenceInverseTable is the table name for the NetworkPreference entity.
+	// It exists in this package in order to avoid circular dependency with the "networkpreference" package.
+	NetworkPreferenceInverseTable = "network_preferences"
+	// NetworkPreferenceColumn is the table column denoting the network_preference relation/edge.
+	NetworkPreferenceColumn = "user_id"
 	// DeveloperKeysTable is the table that holds the developer_keys relation/edge.
 	DeveloperKeysTable = "developer_keys"
 	// DeveloperKeysInverseTable is the table name for the DeveloperKey entity.
@@ -665,6 +683,27 @@ func ByConnectTokens(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByNetworkConnectionsCount orders the results by network_connections count.
+func ByNetworkConnectionsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newNetworkConnectionsStep(), opts...)
+	}
+}
+
+// ByNetworkConnections orders the results by network_connections terms.
+func ByNetworkConnections(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newNetworkConnectionsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByNetworkPreferenceField orders the results by network_preference field.
+func ByNetworkPreferenceField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newNetworkPreferenceStep(), sql.OrderByField(field, opts...))
+	}
+}
+
 // ByDeveloperKeysCount orders the results by developer_keys count.
 func ByDeveloperKeysCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -872,6 +911,20 @@ func newConnectTokensStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ConnectTokensInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ConnectTokensTable, ConnectTokensColumn),
+	)
+}
+func newNetworkConnectionsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(NetworkConnectionsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, NetworkConnectionsTable, NetworkConnectionsColumn),
+	)
+}
+func newNetworkPreferenceStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(NetworkPreferenceInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, NetworkPreferenceTable, NetworkPreferenceColumn),
 	)
 }
 func newDeveloperKeysStep() *sqlgraph.Step {

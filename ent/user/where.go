@@ -1018,6 +1018,52 @@ func HasConnectTokensWith(preds ...predicate.ConnectToken) predicate.User {
 	})
 }
 
+// HasNetworkConnections applies the HasEdge predicate on the "network_connections" edge.
+func HasNetworkConnections() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, NetworkConnectionsTable, NetworkConnectionsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasNetworkConnectionsWith applies the HasEdge predicate on the "network_connections" edge with a given conditions (other predicates).
+func HasNetworkConnectionsWith(preds ...predicate.NetworkConnection) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newNetworkConnectionsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasNetworkPreference applies the HasEdge predicate on the "network_preference" edge.
+func HasNetworkPreference() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, NetworkPreferenceTable, NetworkPreferenceColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasNetworkPreferenceWith applies the HasEdge predicate on the "network_preference" edge with a given conditions (other predicates).
+func HasNetworkPreferenceWith(preds ...predicate.NetworkPreference) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newNetworkPreferenceStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasDeveloperKeys applies the HasEdge predicate on the "developer_keys" edge.
 func HasDeveloperKeys() predicate.User {
 	return predicate.User(func(s *sql.Selector) {

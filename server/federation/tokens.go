@@ -112,3 +112,34 @@ func (h *Hub) platformCaller(ctx context.Context, authorization string) *ent.Fed
 	}
 	return inst
 }
+
+// HeaderToken checks a token sent in X-Federation-Token for route: a
+// missing token or one of another kind than want is 401. It answers the
+// token's hash (the operator network's peer routes look connections up by
+// it).
+func HeaderToken(token, want, route string) (string, error) {
+	if token == "" {
+		return "", apperr.Unauthenticated("missing credential: %s takes %s: %s…", route, InstanceHeader, want)
+	}
+	if !strings.HasPrefix(token, want) {
+		got := "an unknown credential"
+		for p, name := range kinds {
+			if strings.HasPrefix(token, p) {
+				got = name
+			}
+		}
+		return "", apperr.Unauthenticated("%s takes %s (%s…) in %s, not %s", route, kinds[want], want, InstanceHeader, got)
+	}
+	return auth.HashToken(token), nil
+}
+
+// SealSecret seals a secret for a text column, bound to aad (as federation
+// seals its own).
+func SealSecret(box *secrets.Box, secret string, aad []byte) (string, error) {
+	return seal(box, secret, aad)
+}
+
+// OpenSecret opens what SealSecret stored.
+func OpenSecret(box *secrets.Box, stored string, aad []byte) (string, error) {
+	return unseal(box, stored, aad)
+}

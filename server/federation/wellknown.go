@@ -62,8 +62,9 @@ func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
 
 // InboundPaths are the inbound federation routes the guard and the audit log
 // stand before (RULINGS "Federation: instances and the platform", Guard): the
-// platform endpoints on both transports and verification. An entry ending in
-// "/" is a prefix. The operator network's peer routes join this list.
+// platform endpoints on both transports, verification and the operator
+// network's peer routes. An entry ending in "/" is a prefix; "METHOD /path"
+// holds for that method only (audit.Inbound).
 var InboundPaths = []string{
 	"/api/v2/federation/",
 	"/" + switchboardv1connect.FederationHubServiceName + "/",
@@ -77,4 +78,12 @@ var InboundPaths = []string{
 	"/" + switchboardv1connect.FederationDeliveryServiceName + "/",
 	WellKnownPath,
 	WebhookPath,
+	// The operator network's peer routes (server/network): the handshake
+	// (POST only: GET /api/v2/connections is the operator's key route), the
+	// acceptance, removal and rotation, and their Connect paths.
+	"POST /api/v2/connections",
+	"/api/federation/connect/accept",
+	"/api/federation/connections/remove",
+	"/api/federation/connections/rotate",
+	"/" + switchboardv1connect.NetworkPeerServiceName + "/",
 }

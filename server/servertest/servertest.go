@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -101,6 +102,12 @@ func WithSelfPublicURL() Option { return func(c *server.Config) { c.Executions.P
 
 // WithRole runs the server as a hub ("hub") or standalone.
 func WithRole(role string) Option { return func(c *server.Config) { c.Federation.Role = role } }
+
+// WithNetwork sets the operator network's flags (--federation,
+// --federation-allowlist, --federation-allow-private).
+func WithNetwork(c network.Config) Option {
+	return func(cfg *server.Config) { cfg.Federation.Network = c }
+}
 
 // WithTracing exports the server's spans to the OTLP/HTTP receiver at
 // endpoint, in batches of at most 20 ms (tests wait for them).

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xfb8\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe4:\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -322,7 +322,20 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x06status\x12\x06Status\xb2\xf5\x18@\n" +
 	"\x14federation_direction\x12\x12\n" +
 	"\ainbound\x12\aInbound\x12\x14\n" +
-	"\boutbound\x12\bOutbound\xb2\xf5\x18\xc5\x01\n" +
+	"\boutbound\x12\bOutbound\xb2\xf5\x18O\n" +
+	"\x11connection_status\x12\x12\n" +
+	"\apending\x12\aPending\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18E\n" +
+	"\x11connection_filter\x12\x12\n" +
+	"\apending\x12\aPending\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\n" +
+	"\n" +
+	"\x03all\x12\x03All\xb2\xf5\x18I\n" +
+	"\vtrust_level\x12\x16\n" +
+	"\tuntrusted\x12\tUntrusted\x12\x0e\n" +
+	"\x05known\x12\x05Known\x12\x12\n" +
+	"\atrusted\x12\aTrusted\xb2\xf5\x18\xc5\x01\n" +
 	"\x17federation_audit_status\x12\b\n" +
 	"\x02ok\x12\x02OK\x12\x12\n" +
 	"\aflagged\x12\aFlagged\x12\x12\n" +

@@ -17,14 +17,21 @@ import (
 )
 
 // Inbound reports whether a request path is an inbound federation route of
-// paths: an entry ending in "/" is a prefix, any other an exact path. The
+// paths: an entry ending in "/" is a prefix, any other an exact path; an
+// entry "METHOD /path" holds only for that method. The
 // path is cleaned first, so "/api/v2//federation/x" cannot pass unguarded.
-func Inbound(paths []string, p string) bool {
+func Inbound(paths []string, method, p string) bool {
 	c := path.Clean(p)
 	if strings.HasSuffix(p, "/") && c != "/" {
 		c += "/"
 	}
 	for _, want := range paths {
+		if m, rest, ok := strings.Cut(want, " "); ok {
+			if m != method {
+				continue
+			}
+			want = rest
+		}
 		if strings.HasSuffix(want, "/") && strings.HasPrefix(c, want) || c == want {
 			return true
 		}
@@ -39,7 +46,7 @@ func Inbound(paths []string, p string) bool {
 // guarded request writes one audit row.
 func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if !Inbound(paths, req.URL.Path) {
+		if !Inbound(paths, req.Method, req.URL.Path) {
 			next.ServeHTTP(w, req)
 			return
 		}

@@ -64,9 +64,8 @@ const (
 )
 
 // The trust levels of a connection (RULINGS: untrusted, known by default,
-// trusted; set by their owner only). Plain constants on purpose: the
-// vocabulary trust_level belongs to the connections slice of issue 15, which
-// declares it in vocabulary.proto; these name its values for the trust factor.
+// trusted; set by their owner only): the values of the vocabulary
+// trust_level, named for the trust factor (TestTrustLevelsAreTheVocabulary).
 const (
 	TrustUntrusted = "untrusted"
 	TrustKnown     = "known"

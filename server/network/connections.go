@@ -1,0 +1,402 @@
+package network
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/lists"
+	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation"
+)
+
+// The operator's side of connections: NetworkService.
+
+// written records one of the network's activity entries for the local user.
+func (s *Service) written(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, action, summary string) error {
+	return activity.Write(ctx, tx, activity.Entry{
+		UserID: c.UserID, Action: action, Actor: "Switchboard", At: s.now(),
+		Summary:  summary + " " + Peer(c.PeerUserEmail, c.PeerInstanceURL),
+		Metadata: map[string]any{"connectionId": c.ID, "peerInstanceUrl": c.PeerInstanceURL},
+	})
+}
+
+// CreateConnection asks a user on another instance to connect.
+func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.CreateConnectionRequest) (*switchboardv1.CreateConnectionResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.on(ctx)
+	if err != nil {
+		return nil, err
+	}
+	email := strings.ToLower(strings.TrimSpace(req.GetPeerUserEmail()))
+	if strings.TrimSpace(req.GetPeerInstanceUrl()) == "" || email == "" {
+		return nil, apperr.Invalid("peerInstanceUrl and peerUserEmail are required")
+	}
+	if !validEmail(email) {
+		return nil, apperr.Invalid("peerUserEmail %q is not an email address", req.GetPeerUserEmail())
+	}
+	origin, err := s.peerOrigin(ctx, "peerInstanceUrl", req.GetPeerInstanceUrl())
+	if err != nil {
+		return nil, err
+	}
+	if err := admit(w, origin); err != nil {
+		return nil, err
+	}
+	self, err := s.selfOrigin()
+	if err != nil {
+		return nil, err
+	}
+	if origin == self {
+		return nil, apperr.Invalid("peerInstanceUrl is this instance: connections join users on different instances")
+	}
+	if err := s.needSecrets(); err != nil {
+		return nil, err
+	}
+	me, err := s.DB.User.Get(ctx, p.UserID)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	prior, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
+		networkconnection.PeerInstanceURL(origin), networkconnection.PeerUserEmail(email)).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		prior = nil
+	case err != nil:
+		return nil, apperr.Internal(err)
+	case prior.Status == networkconnection.StatusActive:
+		return &switchboardv1.CreateConnectionResponse{Connection: toProto(prior)}, nil
+	case prior.Direction == networkconnection.DirectionInbound:
+		return nil, apperr.Conflict("%s has already asked to connect (connection %s): accept or decline it", Peer(email, origin), prior.ID)
+	}
+	token, hash := auth.NewToken(federation.PeerTokenPrefix)
+	// The issued token is committed before the call, so that whichever
+	// replica the peer's verification reaches can answer it.
+	row, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+		id := ids.New()
+		if prior != nil {
+			id = prior.ID
+		}
+		sealed, err := federation.SealSecret(s.Secrets, token, pendingAAD(id))
+		if err != nil {
+			return nil, err
+		}
+		until := s.now().Add(pendingFor)
+		if prior != nil {
+			return tx.NetworkConnection.UpdateOneID(prior.ID).SetTokenHash(hash).SetPendingTokenSealed(sealed).SetPendingUntil(until).
+				SetNillableMessage(optional(req.GetMessage())).Save(ctx)
+		}
+		return tx.NetworkConnection.Create().SetID(id).SetUserID(p.UserID).SetPeerInstanceURL(origin).
+			SetPeerUserEmail(email).SetDirection(networkconnection.DirectionOutbound).
+			SetNillableMessage(optional(req.GetMessage())).SetTokenHash(hash).
+			SetPendingTokenSealed(sealed).SetPendingUntil(until).Save(ctx)
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	res, err := s.peer(origin).ReceiveConnection(ctx, &switchboardv1.ReceiveConnectionRequest{
+		FromInstanceUrl: self, FromUserEmail: me.Email, FromUserName: me.Name, FromInstanceName: s.instanceName(),
+		ToUserEmail: email, FederationToken: token, ConnectionId: row.ID, Message: req.GetMessage(),
+	})
+	if err != nil {
+		cleanup := context.WithoutCancel(ctx)
+		if prior == nil {
+			_ = s.DB.NetworkConnection.DeleteOneID(row.ID).Exec(cleanup)
+		} else {
+			// The peer kept the token it had: it stays the one this side checks.
+			_ = s.DB.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
+				SetNillableTokenHash(prior.TokenHash).Exec(cleanup)
+		}
+		return nil, peerError(origin, err)
+	}
+	row, err = db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+		return s.answered(ctx, tx, row, res, prior == nil)
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.CreateConnectionResponse{Connection: toProto(row), Created: prior == nil}, nil
+}
+
+// answered records the peer's answer to a request: its id and names, and,
+// when it accepted at once, its token.
+func (s *Service) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConnection,
+	res *switchboardv1.ReceiveConnectionResponse, created bool) (*ent.NetworkConnection, error) {
+	up := tx.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
+		SetPeerConnectionID(res.GetConnectionId()).SetPeerUserName(res.GetUserName()).
+		SetPeerInstanceName(res.GetInstanceName())
+	accepted := false
+	switch res.GetStatus() {
+	case string(networkconnection.StatusActive):
+		token := res.GetFederationToken()
+		if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
+			return nil, apperr.Invalid("the peer accepted without a federation token")
+		}
+		sealed, err := federation.SealSecret(s.Secrets, token, peerAAD(row.ID))
+		if err != nil {
+			return nil, err
+		}
+		up.SetStatus(networkconnection.StatusActive).SetPeerTokenSealed(sealed)
+		if row.AcceptedAt == nil {
+			up.SetAcceptedAt(s.now())
+			accepted = true
+		}
+	case string(networkconnection.StatusDeclined):
+		up.SetStatus(networkconnection.StatusDeclined)
+	}
+	row, err := up.Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		if err := s.written(ctx, tx, row, "connection_created", "Asked to connect with"); err != nil {
+			return nil, err
+		}
+	}
+	if accepted {
+		if err := s.written(ctx, tx, row, "connection_accepted", "Connected with"); err != nil {
+			return nil, err
+		}
+	}
+	return row, nil
+}
+
+// ListConnections lists the caller's connections by status, newest first.
+func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListConnectionsRequest) (*switchboardv1.ListConnectionsResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID))
+	switch req.GetStatus() {
+	case "pending":
+		q.Where(networkconnection.StatusEQ(networkconnection.StatusPending))
+	case "active":
+		q.Where(networkconnection.StatusEQ(networkconnection.StatusActive))
+	}
+	rows, err := q.Order(ent.Desc(networkconnection.FieldCreatedAt), ent.Desc(networkconnection.FieldID)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.ListConnectionsResponse{Connections: lists.Map(rows, toProto)}, nil
+}
+
+// ListActiveConnections lists the key's account's active connections.
+func (s *Service) ListActiveConnections(ctx context.Context, _ *switchboardv1.ListActiveConnectionsRequest) (*switchboardv1.ListActiveConnectionsResponse, error) {
+	res, err := s.ListConnections(ctx, &switchboardv1.ListConnectionsRequest{Status: "active"})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.ListActiveConnectionsResponse{Connections: res.GetConnections()}, nil
+}
+
+// AcceptConnection accepts a pending request from a peer.
+func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.AcceptConnectionRequest) (*switchboardv1.AcceptConnectionResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	if row.Direction != networkconnection.DirectionInbound || row.Status != networkconnection.StatusPending {
+		return nil, apperr.IllegalMove("only a pending request from a peer can be accepted; this one is %s %s", row.Direction, row.Status)
+	}
+	w, err := s.on(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := admit(w, row.PeerInstanceURL); err != nil {
+		return nil, err
+	}
+	theirs, err := s.peerToken(row)
+	if err != nil {
+		return nil, err
+	}
+	token, hash := auth.NewToken(federation.PeerTokenPrefix)
+	_, err = s.peer(row.PeerInstanceURL).ConfirmConnection(withToken(ctx, theirs), &switchboardv1.ConfirmConnectionRequest{
+		ConnectionId: deref(row.PeerConnectionID), FederationToken: token, PeerConnectionId: row.ID,
+	})
+	if err != nil {
+		return nil, peerError(row.PeerInstanceURL, err)
+	}
+	row, err = db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+		row, err := tx.NetworkConnection.UpdateOneID(row.ID).SetStatus(networkconnection.StatusActive).
+			SetTokenHash(hash).SetAcceptedAt(s.now()).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return row, s.written(ctx, tx, row, "connection_accepted", "Connected with")
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.AcceptConnectionResponse{Connection: toProto(row)}, nil
+}
+
+// DeclineConnection declines a pending request from a peer. The peer is
+// not told; its request stays pending there until its operator removes it,
+// or asks again and hears "declined".
+func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.DeclineConnectionRequest) (*switchboardv1.DeclineConnectionResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	if row.Direction != networkconnection.DirectionInbound || row.Status != networkconnection.StatusPending {
+		return nil, apperr.IllegalMove("only a pending request from a peer can be declined; this one is %s %s", row.Direction, row.Status)
+	}
+	row, err = row.Update().SetStatus(networkconnection.StatusDeclined).Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.DeclineConnectionResponse{Connection: toProto(row)}, nil
+}
+
+// RemoveConnection removes a connection here and tells the peer when this
+// side holds a token of the peer's to tell it with. An unreachable peer does
+// not keep the connection: it is removed here anyway (peerTold false).
+func (s *Service) RemoveConnection(ctx context.Context, req *switchboardv1.RemoveConnectionRequest) (*switchboardv1.RemoveConnectionResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	told := false
+	if row.PeerTokenSealed != nil {
+		theirs, err := s.peerToken(row)
+		if err != nil {
+			return nil, err
+		}
+		_, err = s.peer(row.PeerInstanceURL).DropConnection(withToken(ctx, theirs), &switchboardv1.DropConnectionRequest{})
+		if err != nil {
+			s.Logger.WarnContext(ctx, "network: the peer was not told of a removal", "connection", row.ID,
+				"peer", row.PeerInstanceURL, "error", err)
+		}
+		told = err == nil
+	}
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		if err := tx.NetworkConnection.DeleteOneID(row.ID).Exec(ctx); err != nil {
+			return err
+		}
+		return s.written(ctx, tx, row, "connection_removed", "Removed the connection with")
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.RemoveConnectionResponse{PeerTold: told}, nil
+}
+
+// UpdateConnection sets a connection's trust level; only its owner reaches
+// it (another account's id is 404).
+func (s *Service) UpdateConnection(ctx context.Context, req *switchboardv1.UpdateConnectionRequest) (*switchboardv1.UpdateConnectionResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetTrustLevel() == "" {
+		return nil, apperr.Invalid("trustLevel is required")
+	}
+	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	row, err = row.Update().SetTrustLevel(networkconnection.TrustLevel(req.GetTrustLevel())).Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.UpdateConnectionResponse{Connection: toProto(row)}, nil
+}
+
+// RotateConnection issues a new token for an active connection and hands it
+// to the peer first: if the peer cannot be told, nothing changes (503).
+func (s *Service) RotateConnection(ctx context.Context, req *switchboardv1.RotateConnectionRequest) (*switchboardv1.RotateConnectionResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	if row.Status != networkconnection.StatusActive {
+		return nil, apperr.IllegalMove("only an active connection's token can be rotated; this one is %s", row.Status)
+	}
+	if _, err := s.on(ctx); err != nil {
+		return nil, err
+	}
+	theirs, err := s.peerToken(row)
+	if err != nil {
+		return nil, err
+	}
+	token, hash := auth.NewToken(federation.PeerTokenPrefix)
+	_, err = s.peer(row.PeerInstanceURL).ReplacePeerToken(withToken(ctx, theirs), &switchboardv1.ReplacePeerTokenRequest{FederationToken: token})
+	if err != nil {
+		return nil, peerError(row.PeerInstanceURL, err)
+	}
+	row, err = row.Update().SetTokenHash(hash).Save(ctx)
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.RotateConnectionResponse{Connection: toProto(row)}, nil
+}
+
+// peerToken opens the token the peer issued, which this side presents.
+func (s *Service) peerToken(row *ent.NetworkConnection) (string, error) {
+	if err := s.needSecrets(); err != nil {
+		return "", err
+	}
+	if row.PeerTokenSealed == nil {
+		return "", apperr.IllegalMove("this side holds no token of the peer's for connection %s", row.ID)
+	}
+	token, err := federation.OpenSecret(s.Secrets, *row.PeerTokenSealed, peerAAD(row.ID))
+	if err != nil {
+		return "", apperr.Internal(err)
+	}
+	return token, nil
+}
+
+// instanceName is this instance's name as peers show it: its host.
+func (s *Service) instanceName() string {
+	self, err := s.selfOrigin()
+	if err != nil {
+		return ""
+	}
+	_, host, _ := strings.Cut(self, "://")
+	return host
+}
+
+// validEmail is a light check: one @ with text on both sides, no spaces.
+func validEmail(e string) bool {
+	local, domain, ok := strings.Cut(e, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(e, " \t\r\n") && !strings.Contains(domain, "@")
+}
+
+func optional(s string) *string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

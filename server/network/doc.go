@@ -1,0 +1,13 @@
+// Package network is the operator network's connections (RULINGS "The
+// operator network: connections and relays"): a user here joined to a user on
+// another instance, without a hub. It owns the admin's switch (--federation,
+// the origin allowlist), the handshake (the requester issues a federation
+// token, sbf_…, and the recipient verifies the requester's origin through
+// /.well-known/switchboard-instance before recording anything), accept,
+// decline, removal and rotation told to the peer, trust levels, and the relay
+// preferences relays read later. NetworkService is the operator's side
+// (session; the key's list of active connections); NetworkPeerService is what
+// peers call with the token this side issued. Tokens follow federation's
+// rules (server/federation tokens.go): the issued one is stored hashed, the
+// peer's sealed with the instance key.
+package network

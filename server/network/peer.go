@@ -1,0 +1,301 @@
+package network
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation"
+)
+
+// The peers' side: NetworkPeerService. Every procedure answers 403 while
+// the operator network is off, before reading anything else.
+
+// fromPeer finds the connection whose issued token the call presents in
+// X-Federation-Token. A missing token, another kind (a platform token, an
+// API key) or an unknown one is 401; a connection whose origin has left a
+// non-empty allowlist is 403. body is the request's own refusal (a missing
+// field), answered after the switch and before the credential, as
+// federation's routes do.
+func (s *Service) fromPeer(ctx context.Context, route string, body error) (*ent.NetworkConnection, error) {
+	w, err := s.on(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		return nil, body
+	}
+	hash, err := federation.HeaderToken(auth.CredentialsFrom(ctx).FederationToken, federation.PeerTokenPrefix, route)
+	if err != nil {
+		return nil, err
+	}
+	row, err := s.DB.NetworkConnection.Query().Where(networkconnection.TokenHash(hash)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.Unauthenticated("%s: invalid federation token", route)
+	}
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if err := admit(w, row.PeerInstanceURL); err != nil {
+		return nil, err
+	}
+	return row, nil
+}
+
+// CallerConnection names the connection whose token a request presents, for
+// the federation rate class (counted per connection); empty for anything
+// else.
+func (s *Service) CallerConnection(ctx context.Context, r *http.Request) string {
+	token := r.Header.Get(auth.FederationTokenHeader)
+	if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
+		return ""
+	}
+	row, err := s.DB.NetworkConnection.Query().Where(networkconnection.TokenHash(auth.HashToken(token))).Only(ctx)
+	if err != nil {
+		return ""
+	}
+	return "connection:" + row.ID
+}
+
+// ReceiveConnection takes a request from a user on another instance: 403
+// while off or for an origin outside the allowlist, 404 for an unknown user;
+// then the requester's origin is verified before anything is recorded.
+func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.ReceiveConnectionRequest) (*switchboardv1.ReceiveConnectionResponse, error) {
+	w, err := s.on(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for name, v := range map[string]string{"fromInstanceUrl": req.GetFromInstanceUrl(), "fromUserEmail": req.GetFromUserEmail(),
+		"toUserEmail": req.GetToUserEmail(), "federationToken": req.GetFederationToken(), "connectionId": req.GetConnectionId()} {
+		if strings.TrimSpace(v) == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, apperr.Invalid("required: %s", strings.Join(missing, ", "))
+	}
+	from := strings.ToLower(strings.TrimSpace(req.GetFromUserEmail()))
+	if !validEmail(from) {
+		return nil, apperr.Invalid("fromUserEmail %q is not an email address", req.GetFromUserEmail())
+	}
+	origin, err := s.peerOrigin(ctx, "fromInstanceUrl", req.GetFromInstanceUrl())
+	if err != nil {
+		return nil, err
+	}
+	if err := admit(w, origin); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(req.GetFederationToken(), federation.PeerTokenPrefix) {
+		return nil, apperr.Unauthenticated("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
+	}
+	if err := s.needSecrets(); err != nil {
+		return nil, err
+	}
+	to, err := s.DB.User.Query().Where(user.EmailEqualFold(strings.TrimSpace(req.GetToUserEmail()))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("no user %q on this instance", req.GetToUserEmail())
+	}
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if err := s.verify(ctx, origin, req.GetFederationToken(), req.GetConnectionId()); err != nil {
+		return nil, err
+	}
+	auto, err := s.autoAccept(ctx, to.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &switchboardv1.ReceiveConnectionResponse{UserName: to.Name, InstanceName: s.instanceName()}
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		row, token, err := s.record(ctx, tx, to, origin, from, req, auto && w.listed(origin))
+		if err != nil {
+			return err
+		}
+		res.ConnectionId, res.Status = row.ID, string(row.Status)
+		if token != "" {
+			res.FederationToken = &token
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return res, nil
+}
+
+// record writes a verified request: a repeat answers the same connection
+// (with the newly verified token of the requester; an active one issues this
+// side's token again, since the requester has lost it); a new one is pending,
+// or active at once when accept is true. It answers this side's token when
+// the connection is active.
+func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, origin, from string,
+	req *switchboardv1.ReceiveConnectionRequest, accept bool) (*ent.NetworkConnection, string, error) {
+	prior, err := tx.NetworkConnection.Query().Where(networkconnection.UserID(to.ID),
+		networkconnection.PeerInstanceURL(origin), networkconnection.PeerUserEmail(from)).Only(ctx)
+	if err != nil && !ent.IsNotFound(err) {
+		return nil, "", err
+	}
+	id := ids.New()
+	if prior != nil {
+		id = prior.ID
+	}
+	sealed, err := federation.SealSecret(s.Secrets, req.GetFederationToken(), peerAAD(id))
+	if err != nil {
+		return nil, "", err
+	}
+	if prior != nil {
+		up := tx.NetworkConnection.UpdateOneID(id).SetPeerTokenSealed(sealed).SetPeerConnectionID(req.GetConnectionId()).
+			SetPeerUserName(req.GetFromUserName()).SetPeerInstanceName(req.GetFromInstanceName())
+		var token string
+		if prior.Status == networkconnection.StatusActive {
+			var hash string
+			token, hash = auth.NewToken(federation.PeerTokenPrefix)
+			up.SetTokenHash(hash)
+		}
+		row, err := up.Save(ctx)
+		return row, token, err
+	}
+	create := tx.NetworkConnection.Create().SetID(id).SetUserID(to.ID).SetPeerInstanceURL(origin).
+		SetPeerUserEmail(from).SetPeerUserName(req.GetFromUserName()).SetPeerInstanceName(req.GetFromInstanceName()).
+		SetPeerConnectionID(req.GetConnectionId()).SetDirection(networkconnection.DirectionInbound).
+		SetNillableMessage(optional(req.GetMessage())).SetPeerTokenSealed(sealed)
+	var token string
+	if accept {
+		var hash string
+		token, hash = auth.NewToken(federation.PeerTokenPrefix)
+		create.SetStatus(networkconnection.StatusActive).SetTokenHash(hash).SetAcceptedAt(s.now())
+	}
+	row, err := create.Save(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.written(ctx, tx, row, "connection_created", "Connection request from"); err != nil {
+		return nil, "", err
+	}
+	if accept {
+		if err := s.written(ctx, tx, row, "connection_accepted", "Connected with"); err != nil {
+			return nil, "", err
+		}
+	}
+	return row, token, nil
+}
+
+// autoAccept is the user's auto-accept preference.
+func (s *Service) autoAccept(ctx context.Context, userID string) (bool, error) {
+	pref, err := s.DB.NetworkPreference.Query().Where(networkpreference.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, apperr.Internal(err)
+	}
+	return pref.AutoAccept, nil
+}
+
+// ConfirmConnection takes the peer's acceptance of a request this instance
+// sent: the call presents this side's token, the body the peer's.
+func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.ConfirmConnectionRequest) (*switchboardv1.ConfirmConnectionResponse, error) {
+	row, err := s.fromPeer(ctx, "connect/accept", tokenField(req.GetFederationToken(), "connectionId", req.GetConnectionId()))
+	if err != nil {
+		return nil, err
+	}
+	if req.GetConnectionId() != row.ID || row.Direction != networkconnection.DirectionOutbound {
+		return nil, apperr.NotFound("no connection request %q from this instance holds that token", req.GetConnectionId())
+	}
+	if row.Status == networkconnection.StatusDeclined {
+		return nil, apperr.IllegalMove("connection %s was declined", row.ID)
+	}
+	if err := s.needSecrets(); err != nil {
+		return nil, err
+	}
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		sealed, err := federation.SealSecret(s.Secrets, req.GetFederationToken(), peerAAD(row.ID))
+		if err != nil {
+			return err
+		}
+		up := tx.NetworkConnection.UpdateOneID(row.ID).SetStatus(networkconnection.StatusActive).
+			SetPeerTokenSealed(sealed).ClearPendingTokenSealed().ClearPendingUntil()
+		if req.GetPeerConnectionId() != "" {
+			up.SetPeerConnectionID(req.GetPeerConnectionId())
+		}
+		if row.AcceptedAt == nil {
+			up.SetAcceptedAt(s.now())
+		}
+		saved, err := up.Save(ctx)
+		if err != nil || row.Status == networkconnection.StatusActive {
+			return err
+		}
+		return s.written(ctx, tx, saved, "connection_accepted", "Connected with")
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.ConfirmConnectionResponse{Status: string(networkconnection.StatusActive)}, nil
+}
+
+// DropConnection is the peer's removal: the connection goes here too.
+func (s *Service) DropConnection(ctx context.Context, _ *switchboardv1.DropConnectionRequest) (*switchboardv1.DropConnectionResponse, error) {
+	row, err := s.fromPeer(ctx, "connections/remove", nil)
+	if err != nil {
+		return nil, err
+	}
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		if err := tx.NetworkConnection.DeleteOneID(row.ID).Exec(ctx); err != nil {
+			return err
+		}
+		return s.written(ctx, tx, row, "connection_removed", "The connection was removed by")
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.DropConnectionResponse{}, nil
+}
+
+// ReplacePeerToken is the peer's rotation: its new token replaces the one
+// this side presents.
+func (s *Service) ReplacePeerToken(ctx context.Context, req *switchboardv1.ReplacePeerTokenRequest) (*switchboardv1.ReplacePeerTokenResponse, error) {
+	row, err := s.fromPeer(ctx, "connections/rotate", tokenField(req.GetFederationToken()))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.needSecrets(); err != nil {
+		return nil, err
+	}
+	sealed, err := federation.SealSecret(s.Secrets, req.GetFederationToken(), peerAAD(row.ID))
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	if err := s.DB.NetworkConnection.UpdateOneID(row.ID).SetPeerTokenSealed(sealed).Exec(ctx); err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.ReplacePeerTokenResponse{}, nil
+}
+
+// tokenField checks a body's federationToken (a peer token, sbf_…) and the
+// other required fields given as name, value pairs.
+func tokenField(token string, others ...string) error {
+	for i := 0; i+1 < len(others); i += 2 {
+		if strings.TrimSpace(others[i+1]) == "" {
+			return apperr.Invalid("%s is required", others[i])
+		}
+	}
+	if token == "" {
+		return apperr.Invalid("federationToken is required")
+	}
+	if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
+		return apperr.Invalid("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package network
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
+)
+
+var (
+	_ switchboardv1connect.NetworkServiceHandler     = (*Service)(nil)
+	_ switchboardv1connect.NetworkPeerServiceHandler = (*Service)(nil)
+)
+
+// peerTimeout bounds each call to a peer. A request waits for the peer's
+// own verification call back to this instance.
+const peerTimeout = 20 * time.Second
+
+// pendingFor is how long an issued token answers the peer's verification.
+const pendingFor = 2 * time.Minute
+
+// Config is the flags' part of the operator network.
+type Config struct {
+	// Enabled is --federation: the switch's initial value.
+	Enabled bool
+	// Allowlist is --federation-allowlist: the initial admitted origins.
+	Allowlist []string
+	// AllowPrivate is --federation-allow-private: peers may be plain http
+	// and private or loopback addresses.
+	AllowPrivate bool
+}
+
+// Service serves NetworkService and NetworkPeerService.
+type Service struct {
+	DB      *db.DB
+	Now     func() time.Time
+	Secrets *secrets.Box
+	Logger  *slog.Logger
+	// PublicURL is this instance's address, which peers verify.
+	PublicURL string
+	Config    Config
+	// Audit records the calls to peers; optional.
+	Audit *audit.Recorder
+	// ClientOptions are the outbound Connect client's (tracing).
+	ClientOptions []connect.ClientOption
+	egress        egress.Policy
+	client        *http.Client
+}
+
+// New makes a Service with its outbound client under the peers' address
+// rule.
+func New(s Service) *Service {
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	s.egress = egress.Policy{AllowPrivate: s.Config.AllowPrivate}
+	s.client = s.egress.Client(peerTimeout)
+	if s.Audit != nil {
+		s.client.Transport = s.Audit.Transport(s.client.Transport)
+	}
+	return &s
+}
+
+func (s *Service) now() time.Time { return s.Now().UTC() }
+
+// peer is a typed client for the instance at origin.
+func (s *Service) peer(origin string) switchboardv1connect.NetworkPeerServiceClient {
+	return switchboardv1connect.NewNetworkPeerServiceClient(s.client, origin, s.ClientOptions...)
+}
+
+// withToken is ctx for one call to a peer presenting token.
+func withToken(ctx context.Context, token string) context.Context {
+	ctx, info := connect.NewClientContext(ctx)
+	if token != "" {
+		info.RequestHeader().Set(auth.FederationTokenHeader, token)
+	}
+	return ctx
+}
+
+// peerError turns a failed call to a peer into this instance's answer. The
+// peer's refusal keeps its kind (403, 404) except 401, which must not read
+// as the operator's own session ending; an unreachable peer is 503.
+func peerError(origin string, err error) error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		msg := "the peer at " + origin + " refused: " + ce.Message()
+		switch ce.Code() {
+		case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeUnknown, connect.CodeInternal:
+			return &apperr.Error{Kind: apperr.KindUnavailable, Cause: err,
+				Message: "the peer at " + origin + " could not be reached or failed: " + ce.Message()}
+		case connect.CodePermissionDenied, connect.CodeUnauthenticated:
+			return &apperr.Error{Kind: apperr.KindForbidden, Message: msg, Cause: err}
+		case connect.CodeNotFound:
+			return &apperr.Error{Kind: apperr.KindNotFound, Message: msg, Cause: err}
+		}
+		return &apperr.Error{Kind: apperr.KindInvalid, Message: msg, Cause: err}
+	}
+	return &apperr.Error{Kind: apperr.KindUnavailable, Cause: err, Message: "the peer at " + origin + " could not be reached: " + egress.Reason(err)}
+}
+
+// selfOrigin is this instance's origin as peers verify it.
+func (s *Service) selfOrigin() (string, error) {
+	u, err := url.Parse(s.PublicURL)
+	if s.PublicURL == "" || err != nil || u.Host == "" {
+		return "", apperr.IllegalMove("set --public-url (SWITCHBOARD_PUBLIC_URL) to this instance's address first: the peer calls it to verify the request")
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+}
+
+// owned is the caller's connection id; another account's is 404.
+func (s *Service) owned(ctx context.Context, c *ent.Client, userID, id string) (*ent.NetworkConnection, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, apperr.Invalid("id is required")
+	}
+	row, err := c.NetworkConnection.Query().
+		Where(networkconnection.ID(id), networkconnection.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apperr.NotFound("no connection %q", id)
+	}
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return row, nil
+}
+
+// needSecrets refuses what needs the instance key without one.
+func (s *Service) needSecrets() error {
+	if s.Secrets == nil {
+		return &apperr.Error{Kind: apperr.KindUnavailable,
+			Message: "this instance has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep federation tokens"}
+	}
+	return nil
+}
+
+// AAD binds each sealed token to its row and its role.
+func peerAAD(id string) []byte    { return []byte("network-peer-token:" + id) }
+func pendingAAD(id string) []byte { return []byte("network-pending-token:" + id) }
