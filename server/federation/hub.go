@@ -2,13 +2,7 @@ package federation
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -40,8 +34,6 @@ const DefaultStaleAfter = 24 * time.Hour
 // (network I/O, not business time).
 const verifyTimeout = 10 * time.Second
 
-// maxVerifyAnswer caps the verification answer the hub reads.
-const maxVerifyAnswer = 64 << 10
 
 // Hub serves FederationHubService and FederationAdminService. Every
 // procedure answers 404 unless the instance runs as a hub.
@@ -242,35 +234,7 @@ func (h *Hub) baseURL(ctx context.Context, raw string) (string, error) {
 // verify asks base to prove it holds secret: it must answer a fresh nonce
 // and the nonce's HMAC keyed by the secret.
 func (h *Hub) verify(ctx context.Context, base, secret string) error {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	nonce := hex.EncodeToString(b[:])
-	refuse := func(format string, args ...any) error {
-		return apperr.Invalid("baseUrl did not verify: %s", fmt.Sprintf(format, args...))
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+WellKnownPath+"?nonce="+url.QueryEscape(nonce), nil)
-	if err != nil {
-		return refuse("%s", err)
-	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		return refuse("%s", egress.Reason(err))
-	}
-	defer func() { _ = res.Body.Close() }()
-	if res.StatusCode != http.StatusOK {
-		return refuse("%s answered %d", WellKnownPath, res.StatusCode)
-	}
-	var answer verification
-	if err := json.NewDecoder(io.LimitReader(res.Body, maxVerifyAnswer)).Decode(&answer); err != nil {
-		return refuse("%s did not answer JSON", WellKnownPath)
-	}
-	if answer.Nonce != nonce {
-		return refuse("the answer does not echo the nonce")
-	}
-	if !sameHash(answer.Signature, Sign(secret, nonce)) {
-		return refuse("the signature does not match the apiKey")
-	}
-	return nil
+	return Verify(ctx, h.client, base, nil, secret, "baseUrl", "apiKey")
 }
 
 // caller finds the spoke presenting a platform token. A token that left is

@@ -2,11 +2,17 @@ package federation
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
@@ -28,20 +34,71 @@ type verification struct {
 // none).
 func (s *Spoke) WellKnown() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		nonce := r.URL.Query().Get("nonce")
-		if nonce == "" || len(nonce) > maxNonce {
-			httpapi.WriteREST(w, r, apperr.Invalid("nonce must be 1 to %d characters", maxNonce))
-			return
-		}
-		secret, err := s.pendingSecret(r.Context())
-		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		_ = json.NewEncoder(w).Encode(verification{Nonce: nonce, Signature: Sign(secret, nonce)})
+		AnswerVerification(w, r, s.pendingSecret)
 	})
+}
+
+// AnswerVerification writes the answer of WellKnownPath: the request's nonce
+// and its HMAC keyed by the secret being proven, which secret finds (its
+// error is the answer when it has none).
+func AnswerVerification(w http.ResponseWriter, r *http.Request, secret func(context.Context) (string, error)) {
+	nonce := r.URL.Query().Get("nonce")
+	if nonce == "" || len(nonce) > maxNonce {
+		httpapi.WriteREST(w, r, apperr.Invalid("nonce must be 1 to %d characters", maxNonce))
+		return
+	}
+	key, err := secret(r.Context())
+	if err != nil {
+		httpapi.WriteREST(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(verification{Nonce: nonce, Signature: Sign(key, nonce)})
+}
+
+// maxVerifyAnswer caps the verification answer Verify reads.
+const maxVerifyAnswer = 64 << 10
+
+// Verify checks that the instance at base holds secret: GET
+// base+WellKnownPath?nonce=… (and the query's other values) must echo a fresh
+// nonce and sign it with secret. A failure is 400 "field did not verify: …",
+// naming secretName when the signature is wrong.
+func Verify(ctx context.Context, client *http.Client, base string, query url.Values, secret, field, secretName string) error {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	nonce := hex.EncodeToString(b[:])
+	refuse := func(format string, args ...any) error {
+		return apperr.Invalid("%s did not verify: %s", field, fmt.Sprintf(format, args...))
+	}
+	q := url.Values{}
+	for k, v := range query {
+		q[k] = v
+	}
+	q.Set("nonce", nonce)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+WellKnownPath+"?"+q.Encode(), nil)
+	if err != nil {
+		return refuse("%s", err)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return refuse("%s", egress.Reason(err))
+	}
+	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode != http.StatusOK {
+		return refuse("%s answered %d", WellKnownPath, res.StatusCode)
+	}
+	var answer verification
+	if err := json.NewDecoder(io.LimitReader(res.Body, maxVerifyAnswer)).Decode(&answer); err != nil {
+		return refuse("%s did not answer JSON", WellKnownPath)
+	}
+	if answer.Nonce != nonce {
+		return refuse("the answer does not echo the nonce")
+	}
+	if !sameHash(answer.Signature, Sign(secret, nonce)) {
+		return refuse("the signature does not match the %s", secretName)
+	}
+	return nil
 }
 
 // pendingSecret is the secret being registered, if one is and has not
