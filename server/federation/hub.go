@@ -34,7 +34,6 @@ const DefaultStaleAfter = 24 * time.Hour
 // (network I/O, not business time).
 const verifyTimeout = 10 * time.Second
 
-
 // Hub serves FederationHubService and FederationAdminService. Every
 // procedure answers 404 unless the instance runs as a hub.
 type Hub struct {
