@@ -200,11 +200,7 @@ func (s *Service) ListActiveConnections(ctx context.Context, _ *switchboardv1.Li
 
 // AcceptConnection accepts a pending request from a peer.
 func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.AcceptConnectionRequest) (*switchboardv1.AcceptConnectionResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	row, err := s.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -247,11 +243,7 @@ func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.Accep
 // not told; its request stays pending there until its operator removes it,
 // or asks again and hears "declined".
 func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.DeclineConnectionRequest) (*switchboardv1.DeclineConnectionResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	row, err := s.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -269,11 +261,7 @@ func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.Decl
 // side holds a token of the peer's to tell it with. An unreachable peer does
 // not keep the connection: it is removed here anyway (peerTold false).
 func (s *Service) RemoveConnection(ctx context.Context, req *switchboardv1.RemoveConnectionRequest) (*switchboardv1.RemoveConnectionResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	row, err := s.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -305,14 +293,10 @@ func (s *Service) RemoveConnection(ctx context.Context, req *switchboardv1.Remov
 // UpdateConnection sets a connection's trust level; only its owner reaches
 // it (another account's id is 404).
 func (s *Service) UpdateConnection(ctx context.Context, req *switchboardv1.UpdateConnectionRequest) (*switchboardv1.UpdateConnectionResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if req.GetTrustLevel() == "" {
 		return nil, apperr.Invalid("trustLevel is required")
 	}
-	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	row, err := s.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -326,11 +310,7 @@ func (s *Service) UpdateConnection(ctx context.Context, req *switchboardv1.Updat
 // RotateConnection issues a new token for an active connection and hands it
 // to the peer first: if the peer cannot be told, nothing changes (503).
 func (s *Service) RotateConnection(ctx context.Context, req *switchboardv1.RotateConnectionRequest) (*switchboardv1.RotateConnectionResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return nil, err
-	}
-	row, err := s.owned(ctx, s.DB.Client, p.UserID, req.GetId())
+	row, err := s.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}

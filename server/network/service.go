@@ -122,13 +122,17 @@ func (s *Service) selfOrigin() (string, error) {
 	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
-// owned is the caller's connection id; another account's is 404.
-func (s *Service) owned(ctx context.Context, c *ent.Client, userID, id string) (*ent.NetworkConnection, error) {
+// owned is the signed-in caller's connection id; another account's is 404.
+func (s *Service) owned(ctx context.Context, id string) (*ent.NetworkConnection, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(id) == "" {
 		return nil, apperr.Invalid("id is required")
 	}
-	row, err := c.NetworkConnection.Query().
-		Where(networkconnection.ID(id), networkconnection.UserID(userID)).Only(ctx)
+	row, err := s.DB.NetworkConnection.Query().
+		Where(networkconnection.ID(id), networkconnection.UserID(p.UserID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("no connection %q", id)
 	}
