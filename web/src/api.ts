@@ -13,6 +13,7 @@ import { FederationAdminService, FederationService } from "./gen/switchboard/v1/
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
+import { NetworkService } from "./gen/switchboard/v1/network_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
@@ -42,6 +43,7 @@ export const api = {
   federationAudit: createClient(FederationAuditService, transport),
   kanban: createClient(KanbanService, transport),
   keys: createClient(KeyService, transport),
+  network: createClient(NetworkService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
   store: createClient(StoreService, transport),

@@ -13,6 +13,7 @@ import { boardView } from "./views/board";
 import { chatView } from "./views/chat";
 import { contactsView } from "./views/contacts";
 import { loginView, type LoggedIn } from "./views/login";
+import { networkView } from "./views/network";
 import { nowView } from "./views/now";
 import { queueView } from "./views/queue";
 import { settingsView } from "./views/settings";
@@ -27,6 +28,7 @@ const tabs = [
   { id: "contacts", title: "Contacts" },
   { id: "chat", title: "Chat" },
   { id: "store", title: "Store" },
+  { id: "network", title: "Network" },
   { id: "settings", title: "Settings" },
   { id: "admin", title: "Admin" },
 ] as const;
@@ -226,6 +228,9 @@ function route(): void {
       break;
     case "store":
       current = storeView(r.params, r.id);
+      break;
+    case "network":
+      current = networkView();
       break;
     case "settings":
       current = settingsView(who, () => void logout());
