@@ -452,5 +452,5 @@ func tsStringLists(t *testing.T, root string) []stringList {
 // check above holds again for it.
 var networkRulesOnly = []string{
 	"relay_type", "relay_intent", "relay_priority", "relay_state", "relay_filter_reason",
-	"notification_type", "route_candidate_kind", "route_strategy", "serendipity_party",
+	"route_candidate_kind", "route_strategy", "serendipity_party",
 }
