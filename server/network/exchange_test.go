@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -286,6 +287,11 @@ func TestPatternsPublishedAndLearned(t *testing.T) {
 	t.Parallel()
 	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
 	aID, bID := connected(t, a, b)
+	// Fetched on connect: B, accepting, learned A's (none published yet).
+	if got := list(t, b.user.Session.Do(http.MethodGet, "/api/federation/peer-patterns", nil), "peers"); len(got) != 1 ||
+		got[0]["connectionId"] != bID || len(got[0]["patterns"].(map[string]any)["skills"].([]any)) != 0 {
+		t.Fatalf("B learned on accept: %v", got)
+	}
 	patterns := map[string]any{"taskTypes": []string{"research", "review"}, "skills": []string{"Go", "SQL", "go"},
 		"maxConcurrent": 3, "typicalTurnaroundHours": 24}
 	res := b.user.Session.Do(http.MethodPost, "/api/federation/patterns", patterns)
@@ -340,6 +346,31 @@ func TestPatternsPublishedAndLearned(t *testing.T) {
 	// Off: the peer's read is 403.
 	servertest.WantStatus(t, a.user.Session.Do(http.MethodPut, "/api/admin/federation/settings", map[string]any{"enabled": false}), http.StatusOK)
 	servertest.WantError(t, a.Anonymous().Do(http.MethodGet, "/api/federation/patterns", nil, "X-Federation-Token", tokenFor(t, b, bID)), http.StatusForbidden)
+}
+
+// TestPatternsRefreshDaily: RULINGS "The operator network" (each side keeps
+// its peers' patterns, fetched on connect and daily): the requester, which
+// did not fetch on connect, learns them on the loop's next pass (hourly on
+// the injected clock), and learns a change once its copy is a day old.
+func TestPatternsRefreshDaily(t *testing.T) {
+	t.Parallel()
+	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
+	servertest.WantStatus(t, b.user.Session.Do(http.MethodPost, "/api/federation/patterns", map[string]any{"skills": []string{"go"}}), http.StatusOK)
+	connected(t, a, b)
+	// skills answers A's kept copy of B's skills once the loop has written
+	// one matching want; each try moves A's clock on by step, so the loop
+	// wakes whether or not it was already waiting when the test began.
+	learned := func(want string, step time.Duration) {
+		t.Helper()
+		servertest.WaitFor(t, "A to learn "+want, func() bool {
+			a.Clock.Advance(step)
+			got := list(t, a.user.Session.Do(http.MethodGet, "/api/federation/peer-patterns", nil), "peers")
+			return len(got) == 1 && fmt.Sprint(got[0]["patterns"].(map[string]any)["skills"]) == want
+		})
+	}
+	learned("[go]", time.Hour)
+	servertest.WantStatus(t, b.user.Session.Do(http.MethodPost, "/api/federation/patterns", map[string]any{"skills": []string{"rust"}}), http.StatusOK)
+	learned("[rust]", 25*time.Hour)
 }
 
 // TestJobsPostedMatchedAndClosed: RULINGS "The operator network" (Jobs,

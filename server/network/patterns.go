@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -115,6 +116,83 @@ func (s *Service) RefreshPeerPatterns(ctx context.Context, req *switchboardv1.Re
 		return nil, err
 	}
 	return &switchboardv1.RefreshPeerPatternsResponse{Peer: peerPatternsProto(row, kept)}, nil
+}
+
+// The refresh of what this side keeps: the loop looks every patternsEvery
+// and fetches the patterns of each active connection it has none of, or
+// whose kept ones are patternsStale old (RULINGS: fetched on connect and
+// daily).
+const (
+	patternsEvery = time.Hour
+	patternsStale = 24 * time.Hour
+)
+
+// RunPatterns refreshes the kept patterns once now and then every
+// patternsEvery on clock, until ctx ends.
+func (s *Service) RunPatterns(ctx context.Context, clock clockwork.Clock) {
+	for {
+		s.RefreshStalePatterns(ctx)
+		timer := clock.NewTimer(patternsEvery)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.Chan():
+		}
+	}
+}
+
+// RefreshStalePatterns fetches the patterns of every active connection
+// whose kept ones are missing or stale, one peer after the other, and
+// answers how many it refreshed. Nothing runs while the network is off; a
+// peer that fails is logged and tried again on the next pass.
+func (s *Service) RefreshStalePatterns(ctx context.Context) int {
+	w, err := s.on(ctx)
+	if err != nil || s.Secrets == nil {
+		return 0
+	}
+	conns, err := s.DB.NetworkConnection.Query().Where(networkconnection.StatusEQ(networkconnection.StatusActive),
+		networkconnection.PeerTokenSealedNotNil()).All(ctx)
+	if err != nil {
+		s.Logger.WarnContext(ctx, "network: the patterns refresh could not list connections", "error", err)
+		return 0
+	}
+	kept, err := s.DB.PeerPattern.Query().All(ctx)
+	if err != nil {
+		s.Logger.WarnContext(ctx, "network: the patterns refresh could not read kept patterns", "error", err)
+		return 0
+	}
+	fetched := map[string]time.Time{}
+	for _, k := range kept {
+		fetched[k.ConnectionID] = k.FetchedAt
+	}
+	n := 0
+	for _, c := range conns {
+		if at, ok := fetched[c.ID]; ok && s.now().Sub(at) < patternsStale {
+			continue
+		}
+		if admit(w, c.PeerInstanceURL) != nil {
+			continue
+		}
+		if s.learnQuietly(ctx, c) {
+			n++
+		}
+	}
+	return n
+}
+
+// learnQuietly fetches and keeps a connection's patterns, logging a
+// failure: the caller's own work does not depend on it.
+func (s *Service) learnQuietly(ctx context.Context, c *ent.NetworkConnection) bool {
+	token, err := s.peerToken(c)
+	if err == nil {
+		_, err = s.learnPatterns(ctx, c, token)
+	}
+	if err != nil && ctx.Err() == nil {
+		s.Logger.WarnContext(ctx, "network: a peer's patterns were not fetched", "connection", c.ID,
+			"peer", c.PeerInstanceURL, "error", err)
+	}
+	return err == nil
 }
 
 // learnPatterns reads the peer's patterns and keeps them for the connection.
