@@ -34,7 +34,7 @@ type Notification struct {
 	Body  string                 `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
 	// The sender's object (project_invite: {projectId, inviteId, role}).
 	Metadata *structpb.Struct `protobuf:"bytes,5,opt,name=metadata,proto3" json:"metadata,omitempty"`
-	// The connection it came through; absent once the connection is removed.
+	// The connection it came through (kept after the connection is removed).
 	ConnectionId  *string `protobuf:"bytes,6,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
 	FromUserName  string  `protobuf:"bytes,7,opt,name=from_user_name,json=fromUserName,proto3" json:"from_user_name,omitempty"`
 	FromUserEmail string  `protobuf:"bytes,8,opt,name=from_user_email,json=fromUserEmail,proto3" json:"from_user_email,omitempty"`

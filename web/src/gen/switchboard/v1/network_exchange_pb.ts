@@ -53,7 +53,7 @@ export type Notification = Message<"switchboard.v1.Notification"> & {
   metadata?: JsonObject | undefined;
 
   /**
-   * The connection it came through; absent once the connection is removed.
+   * The connection it came through (kept after the connection is removed).
    *
    * @generated from field: optional string connection_id = 6;
    */
