@@ -34,12 +34,16 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
+	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -52,6 +56,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 
 	stdsql "database/sql"
 )
@@ -99,6 +104,8 @@ type Client struct {
 	FederationMembership *FederationMembershipClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// Job is the client for interacting with the Job builders.
+	Job *JobClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -109,8 +116,14 @@ type Client struct {
 	NetworkPreference *NetworkPreferenceClient
 	// NetworkSetting is the client for interacting with the NetworkSetting builders.
 	NetworkSetting *NetworkSettingClient
+	// Notification is the client for interacting with the Notification builders.
+	Notification *NotificationClient
 	// PaymentHold is the client for interacting with the PaymentHold builders.
 	PaymentHold *PaymentHoldClient
+	// PeerPattern is the client for interacting with the PeerPattern builders.
+	PeerPattern *PeerPatternClient
+	// ProviderCapability is the client for interacting with the ProviderCapability builders.
+	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -135,6 +148,8 @@ type Client struct {
 	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
+	// WorkPattern is the client for interacting with the WorkPattern builders.
+	WorkPattern *WorkPatternClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -165,12 +180,16 @@ func (c *Client) init() {
 	c.FederationInstance = NewFederationInstanceClient(c.config)
 	c.FederationMembership = NewFederationMembershipClient(c.config)
 	c.IdempotencyRecord = NewIdempotencyRecordClient(c.config)
+	c.Job = NewJobClient(c.config)
 	c.LedgerEntry = NewLedgerEntryClient(c.config)
 	c.MemoryEntry = NewMemoryEntryClient(c.config)
 	c.NetworkConnection = NewNetworkConnectionClient(c.config)
 	c.NetworkPreference = NewNetworkPreferenceClient(c.config)
 	c.NetworkSetting = NewNetworkSettingClient(c.config)
+	c.Notification = NewNotificationClient(c.config)
 	c.PaymentHold = NewPaymentHoldClient(c.config)
+	c.PeerPattern = NewPeerPatternClient(c.config)
+	c.ProviderCapability = NewProviderCapabilityClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
@@ -183,6 +202,7 @@ func (c *Client) init() {
 	c.User = NewUserClient(c.config)
 	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
+	c.WorkPattern = NewWorkPatternClient(c.config)
 }
 
 type (
@@ -294,12 +314,16 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FederationInstance:   NewFederationInstanceClient(cfg),
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
+		Job:                  NewJobClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
 		NetworkConnection:    NewNetworkConnectionClient(cfg),
 		NetworkPreference:    NewNetworkPreferenceClient(cfg),
 		NetworkSetting:       NewNetworkSettingClient(cfg),
+		Notification:         NewNotificationClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
+		PeerPattern:          NewPeerPatternClient(cfg),
+		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
@@ -312,6 +336,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
+		WorkPattern:          NewWorkPatternClient(cfg),
 	}, nil
 }
 
@@ -350,12 +375,16 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FederationInstance:   NewFederationInstanceClient(cfg),
 		FederationMembership: NewFederationMembershipClient(cfg),
 		IdempotencyRecord:    NewIdempotencyRecordClient(cfg),
+		Job:                  NewJobClient(cfg),
 		LedgerEntry:          NewLedgerEntryClient(cfg),
 		MemoryEntry:          NewMemoryEntryClient(cfg),
 		NetworkConnection:    NewNetworkConnectionClient(cfg),
 		NetworkPreference:    NewNetworkPreferenceClient(cfg),
 		NetworkSetting:       NewNetworkSettingClient(cfg),
+		Notification:         NewNotificationClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
+		PeerPattern:          NewPeerPatternClient(cfg),
+		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
@@ -368,6 +397,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
+		WorkPattern:          NewWorkPatternClient(cfg),
 	}, nil
 }
 
@@ -401,10 +431,12 @@ func (c *Client) Use(hooks ...Hook) {
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
-		c.NetworkPreference, c.NetworkSetting, c.PaymentHold, c.QueueItem, c.Session,
-		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.IdempotencyRecord, c.Job, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
+		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
+		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Session, c.Setting,
+		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
 		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -418,10 +450,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
 		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
 		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
-		c.NetworkPreference, c.NetworkSetting, c.PaymentHold, c.QueueItem, c.Session,
-		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.IdempotencyRecord, c.Job, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
+		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
+		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Session, c.Setting,
+		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
 		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -468,6 +502,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FederationMembership.mutate(ctx, m)
 	case *IdempotencyRecordMutation:
 		return c.IdempotencyRecord.mutate(ctx, m)
+	case *JobMutation:
+		return c.Job.mutate(ctx, m)
 	case *LedgerEntryMutation:
 		return c.LedgerEntry.mutate(ctx, m)
 	case *MemoryEntryMutation:
@@ -478,8 +514,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.NetworkPreference.mutate(ctx, m)
 	case *NetworkSettingMutation:
 		return c.NetworkSetting.mutate(ctx, m)
+	case *NotificationMutation:
+		return c.Notification.mutate(ctx, m)
 	case *PaymentHoldMutation:
 		return c.PaymentHold.mutate(ctx, m)
+	case *PeerPatternMutation:
+		return c.PeerPattern.mutate(ctx, m)
+	case *ProviderCapabilityMutation:
+		return c.ProviderCapability.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
 	case *SessionMutation:
@@ -504,6 +546,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.UserReputation.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
+	case *WorkPatternMutation:
+		return c.WorkPattern.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -3436,6 +3480,155 @@ func (c *IdempotencyRecordClient) mutate(ctx context.Context, m *IdempotencyReco
 	}
 }
 
+// JobClient is a client for the Job schema.
+type JobClient struct {
+	config
+}
+
+// NewJobClient returns a client for the Job from the given config.
+func NewJobClient(c config) *JobClient {
+	return &JobClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `job.Hooks(f(g(h())))`.
+func (c *JobClient) Use(hooks ...Hook) {
+	c.hooks.Job = append(c.hooks.Job, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `job.Intercept(f(g(h())))`.
+func (c *JobClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Job = append(c.inters.Job, interceptors...)
+}
+
+// Create returns a builder for creating a Job entity.
+func (c *JobClient) Create() *JobCreate {
+	mutation := newJobMutation(c.config, OpCreate)
+	return &JobCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Job entities.
+func (c *JobClient) CreateBulk(builders ...*JobCreate) *JobCreateBulk {
+	return &JobCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *JobClient) MapCreateBulk(slice any, setFunc func(*JobCreate, int)) *JobCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &JobCreateBulk{err: fmt.Errorf("calling to JobClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*JobCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &JobCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Job.
+func (c *JobClient) Update() *JobUpdate {
+	mutation := newJobMutation(c.config, OpUpdate)
+	return &JobUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *JobClient) UpdateOne(_m *Job) *JobUpdateOne {
+	mutation := newJobMutation(c.config, OpUpdateOne, withJob(_m))
+	return &JobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *JobClient) UpdateOneID(id string) *JobUpdateOne {
+	mutation := newJobMutation(c.config, OpUpdateOne, withJobID(id))
+	return &JobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Job.
+func (c *JobClient) Delete() *JobDelete {
+	mutation := newJobMutation(c.config, OpDelete)
+	return &JobDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *JobClient) DeleteOne(_m *Job) *JobDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *JobClient) DeleteOneID(id string) *JobDeleteOne {
+	builder := c.Delete().Where(job.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &JobDeleteOne{builder}
+}
+
+// Query returns a query builder for Job.
+func (c *JobClient) Query() *JobQuery {
+	return &JobQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeJob},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Job entity by its id.
+func (c *JobClient) Get(ctx context.Context, id string) (*Job, error) {
+	return c.Query().Where(job.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *JobClient) GetX(ctx context.Context, id string) *Job {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a Job.
+func (c *JobClient) QueryUser(_m *Job) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(job.Table, job.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, job.UserTable, job.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *JobClient) Hooks() []Hook {
+	return c.hooks.Job
+}
+
+// Interceptors returns the client interceptors.
+func (c *JobClient) Interceptors() []Interceptor {
+	return c.inters.Job
+}
+
+func (c *JobClient) mutate(ctx context.Context, m *JobMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&JobCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&JobUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&JobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&JobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Job mutation op: %q", m.Op())
+	}
+}
+
 // LedgerEntryClient is a client for the LedgerEntry schema.
 type LedgerEntryClient struct {
 	config
@@ -4149,6 +4342,155 @@ func (c *NetworkSettingClient) mutate(ctx context.Context, m *NetworkSettingMuta
 	}
 }
 
+// NotificationClient is a client for the Notification schema.
+type NotificationClient struct {
+	config
+}
+
+// NewNotificationClient returns a client for the Notification from the given config.
+func NewNotificationClient(c config) *NotificationClient {
+	return &NotificationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `notification.Hooks(f(g(h())))`.
+func (c *NotificationClient) Use(hooks ...Hook) {
+	c.hooks.Notification = append(c.hooks.Notification, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `notification.Intercept(f(g(h())))`.
+func (c *NotificationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Notification = append(c.inters.Notification, interceptors...)
+}
+
+// Create returns a builder for creating a Notification entity.
+func (c *NotificationClient) Create() *NotificationCreate {
+	mutation := newNotificationMutation(c.config, OpCreate)
+	return &NotificationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Notification entities.
+func (c *NotificationClient) CreateBulk(builders ...*NotificationCreate) *NotificationCreateBulk {
+	return &NotificationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *NotificationClient) MapCreateBulk(slice any, setFunc func(*NotificationCreate, int)) *NotificationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &NotificationCreateBulk{err: fmt.Errorf("calling to NotificationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*NotificationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &NotificationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Notification.
+func (c *NotificationClient) Update() *NotificationUpdate {
+	mutation := newNotificationMutation(c.config, OpUpdate)
+	return &NotificationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *NotificationClient) UpdateOne(_m *Notification) *NotificationUpdateOne {
+	mutation := newNotificationMutation(c.config, OpUpdateOne, withNotification(_m))
+	return &NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *NotificationClient) UpdateOneID(id string) *NotificationUpdateOne {
+	mutation := newNotificationMutation(c.config, OpUpdateOne, withNotificationID(id))
+	return &NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Notification.
+func (c *NotificationClient) Delete() *NotificationDelete {
+	mutation := newNotificationMutation(c.config, OpDelete)
+	return &NotificationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *NotificationClient) DeleteOne(_m *Notification) *NotificationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *NotificationClient) DeleteOneID(id string) *NotificationDeleteOne {
+	builder := c.Delete().Where(notification.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &NotificationDeleteOne{builder}
+}
+
+// Query returns a query builder for Notification.
+func (c *NotificationClient) Query() *NotificationQuery {
+	return &NotificationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeNotification},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Notification entity by its id.
+func (c *NotificationClient) Get(ctx context.Context, id string) (*Notification, error) {
+	return c.Query().Where(notification.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *NotificationClient) GetX(ctx context.Context, id string) *Notification {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a Notification.
+func (c *NotificationClient) QueryUser(_m *Notification) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(notification.Table, notification.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, notification.UserTable, notification.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *NotificationClient) Hooks() []Hook {
+	return c.hooks.Notification
+}
+
+// Interceptors returns the client interceptors.
+func (c *NotificationClient) Interceptors() []Interceptor {
+	return c.inters.Notification
+}
+
+func (c *NotificationClient) mutate(ctx context.Context, m *NotificationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&NotificationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&NotificationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&NotificationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&NotificationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Notification mutation op: %q", m.Op())
+	}
+}
+
 // PaymentHoldClient is a client for the PaymentHold schema.
 type PaymentHoldClient struct {
 	config
@@ -4279,6 +4621,304 @@ func (c *PaymentHoldClient) mutate(ctx context.Context, m *PaymentHoldMutation) 
 		return (&PaymentHoldDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown PaymentHold mutation op: %q", m.Op())
+	}
+}
+
+// PeerPatternClient is a client for the PeerPattern schema.
+type PeerPatternClient struct {
+	config
+}
+
+// NewPeerPatternClient returns a client for the PeerPattern from the given config.
+func NewPeerPatternClient(c config) *PeerPatternClient {
+	return &PeerPatternClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `peerpattern.Hooks(f(g(h())))`.
+func (c *PeerPatternClient) Use(hooks ...Hook) {
+	c.hooks.PeerPattern = append(c.hooks.PeerPattern, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `peerpattern.Intercept(f(g(h())))`.
+func (c *PeerPatternClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PeerPattern = append(c.inters.PeerPattern, interceptors...)
+}
+
+// Create returns a builder for creating a PeerPattern entity.
+func (c *PeerPatternClient) Create() *PeerPatternCreate {
+	mutation := newPeerPatternMutation(c.config, OpCreate)
+	return &PeerPatternCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PeerPattern entities.
+func (c *PeerPatternClient) CreateBulk(builders ...*PeerPatternCreate) *PeerPatternCreateBulk {
+	return &PeerPatternCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PeerPatternClient) MapCreateBulk(slice any, setFunc func(*PeerPatternCreate, int)) *PeerPatternCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PeerPatternCreateBulk{err: fmt.Errorf("calling to PeerPatternClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PeerPatternCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PeerPatternCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PeerPattern.
+func (c *PeerPatternClient) Update() *PeerPatternUpdate {
+	mutation := newPeerPatternMutation(c.config, OpUpdate)
+	return &PeerPatternUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PeerPatternClient) UpdateOne(_m *PeerPattern) *PeerPatternUpdateOne {
+	mutation := newPeerPatternMutation(c.config, OpUpdateOne, withPeerPattern(_m))
+	return &PeerPatternUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PeerPatternClient) UpdateOneID(id string) *PeerPatternUpdateOne {
+	mutation := newPeerPatternMutation(c.config, OpUpdateOne, withPeerPatternID(id))
+	return &PeerPatternUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PeerPattern.
+func (c *PeerPatternClient) Delete() *PeerPatternDelete {
+	mutation := newPeerPatternMutation(c.config, OpDelete)
+	return &PeerPatternDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PeerPatternClient) DeleteOne(_m *PeerPattern) *PeerPatternDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PeerPatternClient) DeleteOneID(id string) *PeerPatternDeleteOne {
+	builder := c.Delete().Where(peerpattern.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PeerPatternDeleteOne{builder}
+}
+
+// Query returns a query builder for PeerPattern.
+func (c *PeerPatternClient) Query() *PeerPatternQuery {
+	return &PeerPatternQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePeerPattern},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PeerPattern entity by its id.
+func (c *PeerPatternClient) Get(ctx context.Context, id string) (*PeerPattern, error) {
+	return c.Query().Where(peerpattern.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PeerPatternClient) GetX(ctx context.Context, id string) *PeerPattern {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a PeerPattern.
+func (c *PeerPatternClient) QueryUser(_m *PeerPattern) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(peerpattern.Table, peerpattern.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, peerpattern.UserTable, peerpattern.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PeerPatternClient) Hooks() []Hook {
+	return c.hooks.PeerPattern
+}
+
+// Interceptors returns the client interceptors.
+func (c *PeerPatternClient) Interceptors() []Interceptor {
+	return c.inters.PeerPattern
+}
+
+func (c *PeerPatternClient) mutate(ctx context.Context, m *PeerPatternMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PeerPatternCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PeerPatternUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PeerPatternUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PeerPatternDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PeerPattern mutation op: %q", m.Op())
+	}
+}
+
+// ProviderCapabilityClient is a client for the ProviderCapability schema.
+type ProviderCapabilityClient struct {
+	config
+}
+
+// NewProviderCapabilityClient returns a client for the ProviderCapability from the given config.
+func NewProviderCapabilityClient(c config) *ProviderCapabilityClient {
+	return &ProviderCapabilityClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `providercapability.Hooks(f(g(h())))`.
+func (c *ProviderCapabilityClient) Use(hooks ...Hook) {
+	c.hooks.ProviderCapability = append(c.hooks.ProviderCapability, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `providercapability.Intercept(f(g(h())))`.
+func (c *ProviderCapabilityClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProviderCapability = append(c.inters.ProviderCapability, interceptors...)
+}
+
+// Create returns a builder for creating a ProviderCapability entity.
+func (c *ProviderCapabilityClient) Create() *ProviderCapabilityCreate {
+	mutation := newProviderCapabilityMutation(c.config, OpCreate)
+	return &ProviderCapabilityCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProviderCapability entities.
+func (c *ProviderCapabilityClient) CreateBulk(builders ...*ProviderCapabilityCreate) *ProviderCapabilityCreateBulk {
+	return &ProviderCapabilityCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProviderCapabilityClient) MapCreateBulk(slice any, setFunc func(*ProviderCapabilityCreate, int)) *ProviderCapabilityCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProviderCapabilityCreateBulk{err: fmt.Errorf("calling to ProviderCapabilityClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProviderCapabilityCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProviderCapabilityCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProviderCapability.
+func (c *ProviderCapabilityClient) Update() *ProviderCapabilityUpdate {
+	mutation := newProviderCapabilityMutation(c.config, OpUpdate)
+	return &ProviderCapabilityUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProviderCapabilityClient) UpdateOne(_m *ProviderCapability) *ProviderCapabilityUpdateOne {
+	mutation := newProviderCapabilityMutation(c.config, OpUpdateOne, withProviderCapability(_m))
+	return &ProviderCapabilityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProviderCapabilityClient) UpdateOneID(id string) *ProviderCapabilityUpdateOne {
+	mutation := newProviderCapabilityMutation(c.config, OpUpdateOne, withProviderCapabilityID(id))
+	return &ProviderCapabilityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProviderCapability.
+func (c *ProviderCapabilityClient) Delete() *ProviderCapabilityDelete {
+	mutation := newProviderCapabilityMutation(c.config, OpDelete)
+	return &ProviderCapabilityDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProviderCapabilityClient) DeleteOne(_m *ProviderCapability) *ProviderCapabilityDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProviderCapabilityClient) DeleteOneID(id string) *ProviderCapabilityDeleteOne {
+	builder := c.Delete().Where(providercapability.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProviderCapabilityDeleteOne{builder}
+}
+
+// Query returns a query builder for ProviderCapability.
+func (c *ProviderCapabilityClient) Query() *ProviderCapabilityQuery {
+	return &ProviderCapabilityQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProviderCapability},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProviderCapability entity by its id.
+func (c *ProviderCapabilityClient) Get(ctx context.Context, id string) (*ProviderCapability, error) {
+	return c.Query().Where(providercapability.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProviderCapabilityClient) GetX(ctx context.Context, id string) *ProviderCapability {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a ProviderCapability.
+func (c *ProviderCapabilityClient) QueryUser(_m *ProviderCapability) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(providercapability.Table, providercapability.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, providercapability.UserTable, providercapability.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProviderCapabilityClient) Hooks() []Hook {
+	return c.hooks.ProviderCapability
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProviderCapabilityClient) Interceptors() []Interceptor {
+	return c.inters.ProviderCapability
+}
+
+func (c *ProviderCapabilityClient) mutate(ctx context.Context, m *ProviderCapabilityMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProviderCapabilityCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProviderCapabilityUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProviderCapabilityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProviderCapabilityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProviderCapability mutation op: %q", m.Op())
 	}
 }
 
@@ -6323,6 +6963,86 @@ func (c *UserClient) QueryA2aTasks(_m *User) *A2ATaskQuery {
 	return query
 }
 
+// QueryNotifications queries the notifications edge of a User.
+func (c *UserClient) QueryNotifications(_m *User) *NotificationQuery {
+	query := (&NotificationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(notification.Table, notification.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.NotificationsTable, user.NotificationsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWorkPattern queries the work_pattern edge of a User.
+func (c *UserClient) QueryWorkPattern(_m *User) *WorkPatternQuery {
+	query := (&WorkPatternClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(workpattern.Table, workpattern.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.WorkPatternTable, user.WorkPatternColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPeerPatterns queries the peer_patterns edge of a User.
+func (c *UserClient) QueryPeerPatterns(_m *User) *PeerPatternQuery {
+	query := (&PeerPatternClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(peerpattern.Table, peerpattern.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.PeerPatternsTable, user.PeerPatternsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryJobs queries the jobs edge of a User.
+func (c *UserClient) QueryJobs(_m *User) *JobQuery {
+	query := (&JobClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(job.Table, job.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.JobsTable, user.JobsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryProviderCapabilities queries the provider_capabilities edge of a User.
+func (c *UserClient) QueryProviderCapabilities(_m *User) *ProviderCapabilityQuery {
+	query := (&ProviderCapabilityClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(providercapability.Table, providercapability.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.ProviderCapabilitiesTable, user.ProviderCapabilitiesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
 	return c.hooks.User
@@ -6646,27 +7366,177 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 	}
 }
 
+// WorkPatternClient is a client for the WorkPattern schema.
+type WorkPatternClient struct {
+	config
+}
+
+// NewWorkPatternClient returns a client for the WorkPattern from the given config.
+func NewWorkPatternClient(c config) *WorkPatternClient {
+	return &WorkPatternClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `workpattern.Hooks(f(g(h())))`.
+func (c *WorkPatternClient) Use(hooks ...Hook) {
+	c.hooks.WorkPattern = append(c.hooks.WorkPattern, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `workpattern.Intercept(f(g(h())))`.
+func (c *WorkPatternClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WorkPattern = append(c.inters.WorkPattern, interceptors...)
+}
+
+// Create returns a builder for creating a WorkPattern entity.
+func (c *WorkPatternClient) Create() *WorkPatternCreate {
+	mutation := newWorkPatternMutation(c.config, OpCreate)
+	return &WorkPatternCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WorkPattern entities.
+func (c *WorkPatternClient) CreateBulk(builders ...*WorkPatternCreate) *WorkPatternCreateBulk {
+	return &WorkPatternCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WorkPatternClient) MapCreateBulk(slice any, setFunc func(*WorkPatternCreate, int)) *WorkPatternCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WorkPatternCreateBulk{err: fmt.Errorf("calling to WorkPatternClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WorkPatternCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WorkPatternCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WorkPattern.
+func (c *WorkPatternClient) Update() *WorkPatternUpdate {
+	mutation := newWorkPatternMutation(c.config, OpUpdate)
+	return &WorkPatternUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WorkPatternClient) UpdateOne(_m *WorkPattern) *WorkPatternUpdateOne {
+	mutation := newWorkPatternMutation(c.config, OpUpdateOne, withWorkPattern(_m))
+	return &WorkPatternUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WorkPatternClient) UpdateOneID(id string) *WorkPatternUpdateOne {
+	mutation := newWorkPatternMutation(c.config, OpUpdateOne, withWorkPatternID(id))
+	return &WorkPatternUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WorkPattern.
+func (c *WorkPatternClient) Delete() *WorkPatternDelete {
+	mutation := newWorkPatternMutation(c.config, OpDelete)
+	return &WorkPatternDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WorkPatternClient) DeleteOne(_m *WorkPattern) *WorkPatternDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WorkPatternClient) DeleteOneID(id string) *WorkPatternDeleteOne {
+	builder := c.Delete().Where(workpattern.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WorkPatternDeleteOne{builder}
+}
+
+// Query returns a query builder for WorkPattern.
+func (c *WorkPatternClient) Query() *WorkPatternQuery {
+	return &WorkPatternQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWorkPattern},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WorkPattern entity by its id.
+func (c *WorkPatternClient) Get(ctx context.Context, id string) (*WorkPattern, error) {
+	return c.Query().Where(workpattern.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WorkPatternClient) GetX(ctx context.Context, id string) *WorkPattern {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a WorkPattern.
+func (c *WorkPatternClient) QueryUser(_m *WorkPattern) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(workpattern.Table, workpattern.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, workpattern.UserTable, workpattern.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WorkPatternClient) Hooks() []Hook {
+	return c.hooks.WorkPattern
+}
+
+// Interceptors returns the client interceptors.
+func (c *WorkPatternClient) Interceptors() []Interceptor {
+	return c.inters.WorkPattern
+}
+
+func (c *WorkPatternClient) mutate(ctx context.Context, m *WorkPatternMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WorkPatternCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WorkPatternUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WorkPatternUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WorkPatternDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WorkPattern mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
 		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
-		FederationInstance, FederationMembership, IdempotencyRecord, LedgerEntry,
-		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting, PaymentHold,
-		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
-		WebhookDelivery []ent.Hook
+		FederationInstance, FederationMembership, IdempotencyRecord, Job, LedgerEntry,
+		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
+		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Session,
+		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
 		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
 		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
-		FederationInstance, FederationMembership, IdempotencyRecord, LedgerEntry,
-		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting, PaymentHold,
-		QueueItem, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
-		StoreSubscription, StoreUnlock, StreamEvent, User, UserReputation,
-		WebhookDelivery []ent.Interceptor
+		FederationInstance, FederationMembership, IdempotencyRecord, Job, LedgerEntry,
+		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
+		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Session,
+		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, User, UserReputation, WebhookDelivery,
+		WorkPattern []ent.Interceptor
 	}
 )
 

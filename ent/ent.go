@@ -31,12 +31,16 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
+	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -49,6 +53,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -128,12 +133,16 @@ func checkColumn(t, c string) error {
 			federationinstance.Table:   federationinstance.ValidColumn,
 			federationmembership.Table: federationmembership.ValidColumn,
 			idempotencyrecord.Table:    idempotencyrecord.ValidColumn,
+			job.Table:                  job.ValidColumn,
 			ledgerentry.Table:          ledgerentry.ValidColumn,
 			memoryentry.Table:          memoryentry.ValidColumn,
 			networkconnection.Table:    networkconnection.ValidColumn,
 			networkpreference.Table:    networkpreference.ValidColumn,
 			networksetting.Table:       networksetting.ValidColumn,
+			notification.Table:         notification.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
+			peerpattern.Table:          peerpattern.ValidColumn,
+			providercapability.Table:   providercapability.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
@@ -146,6 +155,7 @@ func checkColumn(t, c string) error {
 			user.Table:                 user.ValidColumn,
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,
+			workpattern.Table:          workpattern.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

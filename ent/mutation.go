@@ -30,13 +30,17 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
+	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -50,6 +54,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
@@ -81,12 +86,16 @@ const (
 	TypeFederationInstance   = "FederationInstance"
 	TypeFederationMembership = "FederationMembership"
 	TypeIdempotencyRecord    = "IdempotencyRecord"
+	TypeJob                  = "Job"
 	TypeLedgerEntry          = "LedgerEntry"
 	TypeMemoryEntry          = "MemoryEntry"
 	TypeNetworkConnection    = "NetworkConnection"
 	TypeNetworkPreference    = "NetworkPreference"
 	TypeNetworkSetting       = "NetworkSetting"
+	TypeNotification         = "Notification"
 	TypePaymentHold          = "PaymentHold"
+	TypePeerPattern          = "PeerPattern"
+	TypeProviderCapability   = "ProviderCapability"
 	TypeQueueItem            = "QueueItem"
 	TypeSession              = "Session"
 	TypeSetting              = "Setting"
@@ -99,6 +108,7 @@ const (
 	TypeUser                 = "User"
 	TypeUserReputation       = "UserReputation"
 	TypeWebhookDelivery      = "WebhookDelivery"
+	TypeWorkPattern          = "WorkPattern"
 )
 
 // A2ATaskMutation represents an operation that mutates the A2ATask nodes in the graph.
@@ -28120,6 +28130,1628 @@ func (m *IdempotencyRecordMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotencyRecord edge %s", name)
 }
 
+// JobMutation represents an operation that mutates the Job nodes in the graph.
+type JobMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *string
+	created_at            *time.Time
+	updated_at            *time.Time
+	origin                *job.Origin
+	title                 *string
+	description           *string
+	task_type             *job.TaskType
+	urgency               *job.Urgency
+	compensation          *string
+	required_skills       *[]string
+	appendrequired_skills []string
+	estimated_hours       *float64
+	addestimated_hours    *float64
+	status                *job.Status
+	shared_with           *[]string
+	appendshared_with     []string
+	connection_id         *string
+	peer_job_id           *string
+	from_user_email       *string
+	from_user_name        *string
+	from_instance_url     *string
+	closed_at             *time.Time
+	clearedFields         map[string]struct{}
+	user                  *string
+	cleareduser           bool
+	done                  bool
+	oldValue              func(context.Context) (*Job, error)
+	predicates            []predicate.Job
+}
+
+var _ ent.Mutation = (*JobMutation)(nil)
+
+// jobOption allows management of the mutation configuration using functional options.
+type jobOption func(*JobMutation)
+
+// newJobMutation creates new mutation for the Job entity.
+func newJobMutation(c config, op Op, opts ...jobOption) *JobMutation {
+	m := &JobMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeJob,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withJobID sets the ID field of the mutation.
+func withJobID(id string) jobOption {
+	return func(m *JobMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Job
+		)
+		m.oldValue = func(ctx context.Context) (*Job, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Job.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withJob sets the old Job of the mutation.
+func withJob(node *Job) jobOption {
+	return func(m *JobMutation) {
+		m.oldValue = func(context.Context) (*Job, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m JobMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m JobMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Job entities.
+func (m *JobMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *JobMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *JobMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Job.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *JobMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *JobMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *JobMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *JobMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *JobMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *JobMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *JobMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *JobMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *JobMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetOrigin sets the "origin" field.
+func (m *JobMutation) SetOrigin(j job.Origin) {
+	m.origin = &j
+}
+
+// Origin returns the value of the "origin" field in the mutation.
+func (m *JobMutation) Origin() (r job.Origin, exists bool) {
+	v := m.origin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrigin returns the old "origin" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldOrigin(ctx context.Context) (v job.Origin, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrigin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrigin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrigin: %w", err)
+	}
+	return oldValue.Origin, nil
+}
+
+// ResetOrigin resets all changes to the "origin" field.
+func (m *JobMutation) ResetOrigin() {
+	m.origin = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *JobMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *JobMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *JobMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *JobMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *JobMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *JobMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetTaskType sets the "task_type" field.
+func (m *JobMutation) SetTaskType(jt job.TaskType) {
+	m.task_type = &jt
+}
+
+// TaskType returns the value of the "task_type" field in the mutation.
+func (m *JobMutation) TaskType() (r job.TaskType, exists bool) {
+	v := m.task_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskType returns the old "task_type" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldTaskType(ctx context.Context) (v job.TaskType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskType: %w", err)
+	}
+	return oldValue.TaskType, nil
+}
+
+// ResetTaskType resets all changes to the "task_type" field.
+func (m *JobMutation) ResetTaskType() {
+	m.task_type = nil
+}
+
+// SetUrgency sets the "urgency" field.
+func (m *JobMutation) SetUrgency(j job.Urgency) {
+	m.urgency = &j
+}
+
+// Urgency returns the value of the "urgency" field in the mutation.
+func (m *JobMutation) Urgency() (r job.Urgency, exists bool) {
+	v := m.urgency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUrgency returns the old "urgency" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldUrgency(ctx context.Context) (v job.Urgency, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUrgency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUrgency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUrgency: %w", err)
+	}
+	return oldValue.Urgency, nil
+}
+
+// ResetUrgency resets all changes to the "urgency" field.
+func (m *JobMutation) ResetUrgency() {
+	m.urgency = nil
+}
+
+// SetCompensation sets the "compensation" field.
+func (m *JobMutation) SetCompensation(s string) {
+	m.compensation = &s
+}
+
+// Compensation returns the value of the "compensation" field in the mutation.
+func (m *JobMutation) Compensation() (r string, exists bool) {
+	v := m.compensation
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompensation returns the old "compensation" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldCompensation(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompensation is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompensation requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompensation: %w", err)
+	}
+	return oldValue.Compensation, nil
+}
+
+// ClearCompensation clears the value of the "compensation" field.
+func (m *JobMutation) ClearCompensation() {
+	m.compensation = nil
+	m.clearedFields[job.FieldCompensation] = struct{}{}
+}
+
+// CompensationCleared returns if the "compensation" field was cleared in this mutation.
+func (m *JobMutation) CompensationCleared() bool {
+	_, ok := m.clearedFields[job.FieldCompensation]
+	return ok
+}
+
+// ResetCompensation resets all changes to the "compensation" field.
+func (m *JobMutation) ResetCompensation() {
+	m.compensation = nil
+	delete(m.clearedFields, job.FieldCompensation)
+}
+
+// SetRequiredSkills sets the "required_skills" field.
+func (m *JobMutation) SetRequiredSkills(s []string) {
+	m.required_skills = &s
+	m.appendrequired_skills = nil
+}
+
+// RequiredSkills returns the value of the "required_skills" field in the mutation.
+func (m *JobMutation) RequiredSkills() (r []string, exists bool) {
+	v := m.required_skills
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequiredSkills returns the old "required_skills" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldRequiredSkills(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequiredSkills is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequiredSkills requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequiredSkills: %w", err)
+	}
+	return oldValue.RequiredSkills, nil
+}
+
+// AppendRequiredSkills adds s to the "required_skills" field.
+func (m *JobMutation) AppendRequiredSkills(s []string) {
+	m.appendrequired_skills = append(m.appendrequired_skills, s...)
+}
+
+// AppendedRequiredSkills returns the list of values that were appended to the "required_skills" field in this mutation.
+func (m *JobMutation) AppendedRequiredSkills() ([]string, bool) {
+	if len(m.appendrequired_skills) == 0 {
+		return nil, false
+	}
+	return m.appendrequired_skills, true
+}
+
+// ClearRequiredSkills clears the value of the "required_skills" field.
+func (m *JobMutation) ClearRequiredSkills() {
+	m.required_skills = nil
+	m.appendrequired_skills = nil
+	m.clearedFields[job.FieldRequiredSkills] = struct{}{}
+}
+
+// RequiredSkillsCleared returns if the "required_skills" field was cleared in this mutation.
+func (m *JobMutation) RequiredSkillsCleared() bool {
+	_, ok := m.clearedFields[job.FieldRequiredSkills]
+	return ok
+}
+
+// ResetRequiredSkills resets all changes to the "required_skills" field.
+func (m *JobMutation) ResetRequiredSkills() {
+	m.required_skills = nil
+	m.appendrequired_skills = nil
+	delete(m.clearedFields, job.FieldRequiredSkills)
+}
+
+// SetEstimatedHours sets the "estimated_hours" field.
+func (m *JobMutation) SetEstimatedHours(f float64) {
+	m.estimated_hours = &f
+	m.addestimated_hours = nil
+}
+
+// EstimatedHours returns the value of the "estimated_hours" field in the mutation.
+func (m *JobMutation) EstimatedHours() (r float64, exists bool) {
+	v := m.estimated_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEstimatedHours returns the old "estimated_hours" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldEstimatedHours(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEstimatedHours is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEstimatedHours requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEstimatedHours: %w", err)
+	}
+	return oldValue.EstimatedHours, nil
+}
+
+// AddEstimatedHours adds f to the "estimated_hours" field.
+func (m *JobMutation) AddEstimatedHours(f float64) {
+	if m.addestimated_hours != nil {
+		*m.addestimated_hours += f
+	} else {
+		m.addestimated_hours = &f
+	}
+}
+
+// AddedEstimatedHours returns the value that was added to the "estimated_hours" field in this mutation.
+func (m *JobMutation) AddedEstimatedHours() (r float64, exists bool) {
+	v := m.addestimated_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearEstimatedHours clears the value of the "estimated_hours" field.
+func (m *JobMutation) ClearEstimatedHours() {
+	m.estimated_hours = nil
+	m.addestimated_hours = nil
+	m.clearedFields[job.FieldEstimatedHours] = struct{}{}
+}
+
+// EstimatedHoursCleared returns if the "estimated_hours" field was cleared in this mutation.
+func (m *JobMutation) EstimatedHoursCleared() bool {
+	_, ok := m.clearedFields[job.FieldEstimatedHours]
+	return ok
+}
+
+// ResetEstimatedHours resets all changes to the "estimated_hours" field.
+func (m *JobMutation) ResetEstimatedHours() {
+	m.estimated_hours = nil
+	m.addestimated_hours = nil
+	delete(m.clearedFields, job.FieldEstimatedHours)
+}
+
+// SetStatus sets the "status" field.
+func (m *JobMutation) SetStatus(j job.Status) {
+	m.status = &j
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *JobMutation) Status() (r job.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldStatus(ctx context.Context) (v job.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *JobMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetSharedWith sets the "shared_with" field.
+func (m *JobMutation) SetSharedWith(s []string) {
+	m.shared_with = &s
+	m.appendshared_with = nil
+}
+
+// SharedWith returns the value of the "shared_with" field in the mutation.
+func (m *JobMutation) SharedWith() (r []string, exists bool) {
+	v := m.shared_with
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSharedWith returns the old "shared_with" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldSharedWith(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSharedWith is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSharedWith requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSharedWith: %w", err)
+	}
+	return oldValue.SharedWith, nil
+}
+
+// AppendSharedWith adds s to the "shared_with" field.
+func (m *JobMutation) AppendSharedWith(s []string) {
+	m.appendshared_with = append(m.appendshared_with, s...)
+}
+
+// AppendedSharedWith returns the list of values that were appended to the "shared_with" field in this mutation.
+func (m *JobMutation) AppendedSharedWith() ([]string, bool) {
+	if len(m.appendshared_with) == 0 {
+		return nil, false
+	}
+	return m.appendshared_with, true
+}
+
+// ClearSharedWith clears the value of the "shared_with" field.
+func (m *JobMutation) ClearSharedWith() {
+	m.shared_with = nil
+	m.appendshared_with = nil
+	m.clearedFields[job.FieldSharedWith] = struct{}{}
+}
+
+// SharedWithCleared returns if the "shared_with" field was cleared in this mutation.
+func (m *JobMutation) SharedWithCleared() bool {
+	_, ok := m.clearedFields[job.FieldSharedWith]
+	return ok
+}
+
+// ResetSharedWith resets all changes to the "shared_with" field.
+func (m *JobMutation) ResetSharedWith() {
+	m.shared_with = nil
+	m.appendshared_with = nil
+	delete(m.clearedFields, job.FieldSharedWith)
+}
+
+// SetConnectionID sets the "connection_id" field.
+func (m *JobMutation) SetConnectionID(s string) {
+	m.connection_id = &s
+}
+
+// ConnectionID returns the value of the "connection_id" field in the mutation.
+func (m *JobMutation) ConnectionID() (r string, exists bool) {
+	v := m.connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConnectionID returns the old "connection_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConnectionID: %w", err)
+	}
+	return oldValue.ConnectionID, nil
+}
+
+// ClearConnectionID clears the value of the "connection_id" field.
+func (m *JobMutation) ClearConnectionID() {
+	m.connection_id = nil
+	m.clearedFields[job.FieldConnectionID] = struct{}{}
+}
+
+// ConnectionIDCleared returns if the "connection_id" field was cleared in this mutation.
+func (m *JobMutation) ConnectionIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldConnectionID]
+	return ok
+}
+
+// ResetConnectionID resets all changes to the "connection_id" field.
+func (m *JobMutation) ResetConnectionID() {
+	m.connection_id = nil
+	delete(m.clearedFields, job.FieldConnectionID)
+}
+
+// SetPeerJobID sets the "peer_job_id" field.
+func (m *JobMutation) SetPeerJobID(s string) {
+	m.peer_job_id = &s
+}
+
+// PeerJobID returns the value of the "peer_job_id" field in the mutation.
+func (m *JobMutation) PeerJobID() (r string, exists bool) {
+	v := m.peer_job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPeerJobID returns the old "peer_job_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPeerJobID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPeerJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPeerJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPeerJobID: %w", err)
+	}
+	return oldValue.PeerJobID, nil
+}
+
+// ClearPeerJobID clears the value of the "peer_job_id" field.
+func (m *JobMutation) ClearPeerJobID() {
+	m.peer_job_id = nil
+	m.clearedFields[job.FieldPeerJobID] = struct{}{}
+}
+
+// PeerJobIDCleared returns if the "peer_job_id" field was cleared in this mutation.
+func (m *JobMutation) PeerJobIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldPeerJobID]
+	return ok
+}
+
+// ResetPeerJobID resets all changes to the "peer_job_id" field.
+func (m *JobMutation) ResetPeerJobID() {
+	m.peer_job_id = nil
+	delete(m.clearedFields, job.FieldPeerJobID)
+}
+
+// SetFromUserEmail sets the "from_user_email" field.
+func (m *JobMutation) SetFromUserEmail(s string) {
+	m.from_user_email = &s
+}
+
+// FromUserEmail returns the value of the "from_user_email" field in the mutation.
+func (m *JobMutation) FromUserEmail() (r string, exists bool) {
+	v := m.from_user_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromUserEmail returns the old "from_user_email" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldFromUserEmail(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromUserEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromUserEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromUserEmail: %w", err)
+	}
+	return oldValue.FromUserEmail, nil
+}
+
+// ClearFromUserEmail clears the value of the "from_user_email" field.
+func (m *JobMutation) ClearFromUserEmail() {
+	m.from_user_email = nil
+	m.clearedFields[job.FieldFromUserEmail] = struct{}{}
+}
+
+// FromUserEmailCleared returns if the "from_user_email" field was cleared in this mutation.
+func (m *JobMutation) FromUserEmailCleared() bool {
+	_, ok := m.clearedFields[job.FieldFromUserEmail]
+	return ok
+}
+
+// ResetFromUserEmail resets all changes to the "from_user_email" field.
+func (m *JobMutation) ResetFromUserEmail() {
+	m.from_user_email = nil
+	delete(m.clearedFields, job.FieldFromUserEmail)
+}
+
+// SetFromUserName sets the "from_user_name" field.
+func (m *JobMutation) SetFromUserName(s string) {
+	m.from_user_name = &s
+}
+
+// FromUserName returns the value of the "from_user_name" field in the mutation.
+func (m *JobMutation) FromUserName() (r string, exists bool) {
+	v := m.from_user_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromUserName returns the old "from_user_name" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldFromUserName(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromUserName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromUserName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromUserName: %w", err)
+	}
+	return oldValue.FromUserName, nil
+}
+
+// ClearFromUserName clears the value of the "from_user_name" field.
+func (m *JobMutation) ClearFromUserName() {
+	m.from_user_name = nil
+	m.clearedFields[job.FieldFromUserName] = struct{}{}
+}
+
+// FromUserNameCleared returns if the "from_user_name" field was cleared in this mutation.
+func (m *JobMutation) FromUserNameCleared() bool {
+	_, ok := m.clearedFields[job.FieldFromUserName]
+	return ok
+}
+
+// ResetFromUserName resets all changes to the "from_user_name" field.
+func (m *JobMutation) ResetFromUserName() {
+	m.from_user_name = nil
+	delete(m.clearedFields, job.FieldFromUserName)
+}
+
+// SetFromInstanceURL sets the "from_instance_url" field.
+func (m *JobMutation) SetFromInstanceURL(s string) {
+	m.from_instance_url = &s
+}
+
+// FromInstanceURL returns the value of the "from_instance_url" field in the mutation.
+func (m *JobMutation) FromInstanceURL() (r string, exists bool) {
+	v := m.from_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromInstanceURL returns the old "from_instance_url" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldFromInstanceURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromInstanceURL: %w", err)
+	}
+	return oldValue.FromInstanceURL, nil
+}
+
+// ClearFromInstanceURL clears the value of the "from_instance_url" field.
+func (m *JobMutation) ClearFromInstanceURL() {
+	m.from_instance_url = nil
+	m.clearedFields[job.FieldFromInstanceURL] = struct{}{}
+}
+
+// FromInstanceURLCleared returns if the "from_instance_url" field was cleared in this mutation.
+func (m *JobMutation) FromInstanceURLCleared() bool {
+	_, ok := m.clearedFields[job.FieldFromInstanceURL]
+	return ok
+}
+
+// ResetFromInstanceURL resets all changes to the "from_instance_url" field.
+func (m *JobMutation) ResetFromInstanceURL() {
+	m.from_instance_url = nil
+	delete(m.clearedFields, job.FieldFromInstanceURL)
+}
+
+// SetClosedAt sets the "closed_at" field.
+func (m *JobMutation) SetClosedAt(t time.Time) {
+	m.closed_at = &t
+}
+
+// ClosedAt returns the value of the "closed_at" field in the mutation.
+func (m *JobMutation) ClosedAt() (r time.Time, exists bool) {
+	v := m.closed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClosedAt returns the old "closed_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldClosedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClosedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClosedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClosedAt: %w", err)
+	}
+	return oldValue.ClosedAt, nil
+}
+
+// ClearClosedAt clears the value of the "closed_at" field.
+func (m *JobMutation) ClearClosedAt() {
+	m.closed_at = nil
+	m.clearedFields[job.FieldClosedAt] = struct{}{}
+}
+
+// ClosedAtCleared returns if the "closed_at" field was cleared in this mutation.
+func (m *JobMutation) ClosedAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldClosedAt]
+	return ok
+}
+
+// ResetClosedAt resets all changes to the "closed_at" field.
+func (m *JobMutation) ResetClosedAt() {
+	m.closed_at = nil
+	delete(m.clearedFields, job.FieldClosedAt)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *JobMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[job.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *JobMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *JobMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *JobMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the JobMutation builder.
+func (m *JobMutation) Where(ps ...predicate.Job) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the JobMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *JobMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Job, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *JobMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *JobMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Job).
+func (m *JobMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *JobMutation) Fields() []string {
+	fields := make([]string, 0, 19)
+	if m.created_at != nil {
+		fields = append(fields, job.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, job.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, job.FieldUserID)
+	}
+	if m.origin != nil {
+		fields = append(fields, job.FieldOrigin)
+	}
+	if m.title != nil {
+		fields = append(fields, job.FieldTitle)
+	}
+	if m.description != nil {
+		fields = append(fields, job.FieldDescription)
+	}
+	if m.task_type != nil {
+		fields = append(fields, job.FieldTaskType)
+	}
+	if m.urgency != nil {
+		fields = append(fields, job.FieldUrgency)
+	}
+	if m.compensation != nil {
+		fields = append(fields, job.FieldCompensation)
+	}
+	if m.required_skills != nil {
+		fields = append(fields, job.FieldRequiredSkills)
+	}
+	if m.estimated_hours != nil {
+		fields = append(fields, job.FieldEstimatedHours)
+	}
+	if m.status != nil {
+		fields = append(fields, job.FieldStatus)
+	}
+	if m.shared_with != nil {
+		fields = append(fields, job.FieldSharedWith)
+	}
+	if m.connection_id != nil {
+		fields = append(fields, job.FieldConnectionID)
+	}
+	if m.peer_job_id != nil {
+		fields = append(fields, job.FieldPeerJobID)
+	}
+	if m.from_user_email != nil {
+		fields = append(fields, job.FieldFromUserEmail)
+	}
+	if m.from_user_name != nil {
+		fields = append(fields, job.FieldFromUserName)
+	}
+	if m.from_instance_url != nil {
+		fields = append(fields, job.FieldFromInstanceURL)
+	}
+	if m.closed_at != nil {
+		fields = append(fields, job.FieldClosedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *JobMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case job.FieldCreatedAt:
+		return m.CreatedAt()
+	case job.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case job.FieldUserID:
+		return m.UserID()
+	case job.FieldOrigin:
+		return m.Origin()
+	case job.FieldTitle:
+		return m.Title()
+	case job.FieldDescription:
+		return m.Description()
+	case job.FieldTaskType:
+		return m.TaskType()
+	case job.FieldUrgency:
+		return m.Urgency()
+	case job.FieldCompensation:
+		return m.Compensation()
+	case job.FieldRequiredSkills:
+		return m.RequiredSkills()
+	case job.FieldEstimatedHours:
+		return m.EstimatedHours()
+	case job.FieldStatus:
+		return m.Status()
+	case job.FieldSharedWith:
+		return m.SharedWith()
+	case job.FieldConnectionID:
+		return m.ConnectionID()
+	case job.FieldPeerJobID:
+		return m.PeerJobID()
+	case job.FieldFromUserEmail:
+		return m.FromUserEmail()
+	case job.FieldFromUserName:
+		return m.FromUserName()
+	case job.FieldFromInstanceURL:
+		return m.FromInstanceURL()
+	case job.FieldClosedAt:
+		return m.ClosedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case job.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case job.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case job.FieldUserID:
+		return m.OldUserID(ctx)
+	case job.FieldOrigin:
+		return m.OldOrigin(ctx)
+	case job.FieldTitle:
+		return m.OldTitle(ctx)
+	case job.FieldDescription:
+		return m.OldDescription(ctx)
+	case job.FieldTaskType:
+		return m.OldTaskType(ctx)
+	case job.FieldUrgency:
+		return m.OldUrgency(ctx)
+	case job.FieldCompensation:
+		return m.OldCompensation(ctx)
+	case job.FieldRequiredSkills:
+		return m.OldRequiredSkills(ctx)
+	case job.FieldEstimatedHours:
+		return m.OldEstimatedHours(ctx)
+	case job.FieldStatus:
+		return m.OldStatus(ctx)
+	case job.FieldSharedWith:
+		return m.OldSharedWith(ctx)
+	case job.FieldConnectionID:
+		return m.OldConnectionID(ctx)
+	case job.FieldPeerJobID:
+		return m.OldPeerJobID(ctx)
+	case job.FieldFromUserEmail:
+		return m.OldFromUserEmail(ctx)
+	case job.FieldFromUserName:
+		return m.OldFromUserName(ctx)
+	case job.FieldFromInstanceURL:
+		return m.OldFromInstanceURL(ctx)
+	case job.FieldClosedAt:
+		return m.OldClosedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Job field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case job.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case job.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case job.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case job.FieldOrigin:
+		v, ok := value.(job.Origin)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrigin(v)
+		return nil
+	case job.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case job.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case job.FieldTaskType:
+		v, ok := value.(job.TaskType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskType(v)
+		return nil
+	case job.FieldUrgency:
+		v, ok := value.(job.Urgency)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUrgency(v)
+		return nil
+	case job.FieldCompensation:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompensation(v)
+		return nil
+	case job.FieldRequiredSkills:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequiredSkills(v)
+		return nil
+	case job.FieldEstimatedHours:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEstimatedHours(v)
+		return nil
+	case job.FieldStatus:
+		v, ok := value.(job.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case job.FieldSharedWith:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSharedWith(v)
+		return nil
+	case job.FieldConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConnectionID(v)
+		return nil
+	case job.FieldPeerJobID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPeerJobID(v)
+		return nil
+	case job.FieldFromUserEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromUserEmail(v)
+		return nil
+	case job.FieldFromUserName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromUserName(v)
+		return nil
+	case job.FieldFromInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromInstanceURL(v)
+		return nil
+	case job.FieldClosedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClosedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Job field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *JobMutation) AddedFields() []string {
+	var fields []string
+	if m.addestimated_hours != nil {
+		fields = append(fields, job.FieldEstimatedHours)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case job.FieldEstimatedHours:
+		return m.AddedEstimatedHours()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case job.FieldEstimatedHours:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEstimatedHours(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Job numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *JobMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(job.FieldCompensation) {
+		fields = append(fields, job.FieldCompensation)
+	}
+	if m.FieldCleared(job.FieldRequiredSkills) {
+		fields = append(fields, job.FieldRequiredSkills)
+	}
+	if m.FieldCleared(job.FieldEstimatedHours) {
+		fields = append(fields, job.FieldEstimatedHours)
+	}
+	if m.FieldCleared(job.FieldSharedWith) {
+		fields = append(fields, job.FieldSharedWith)
+	}
+	if m.FieldCleared(job.FieldConnectionID) {
+		fields = append(fields, job.FieldConnectionID)
+	}
+	if m.FieldCleared(job.FieldPeerJobID) {
+		fields = append(fields, job.FieldPeerJobID)
+	}
+	if m.FieldCleared(job.FieldFromUserEmail) {
+		fields = append(fields, job.FieldFromUserEmail)
+	}
+	if m.FieldCleared(job.FieldFromUserName) {
+		fields = append(fields, job.FieldFromUserName)
+	}
+	if m.FieldCleared(job.FieldFromInstanceURL) {
+		fields = append(fields, job.FieldFromInstanceURL)
+	}
+	if m.FieldCleared(job.FieldClosedAt) {
+		fields = append(fields, job.FieldClosedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *JobMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *JobMutation) ClearField(name string) error {
+	switch name {
+	case job.FieldCompensation:
+		m.ClearCompensation()
+		return nil
+	case job.FieldRequiredSkills:
+		m.ClearRequiredSkills()
+		return nil
+	case job.FieldEstimatedHours:
+		m.ClearEstimatedHours()
+		return nil
+	case job.FieldSharedWith:
+		m.ClearSharedWith()
+		return nil
+	case job.FieldConnectionID:
+		m.ClearConnectionID()
+		return nil
+	case job.FieldPeerJobID:
+		m.ClearPeerJobID()
+		return nil
+	case job.FieldFromUserEmail:
+		m.ClearFromUserEmail()
+		return nil
+	case job.FieldFromUserName:
+		m.ClearFromUserName()
+		return nil
+	case job.FieldFromInstanceURL:
+		m.ClearFromInstanceURL()
+		return nil
+	case job.FieldClosedAt:
+		m.ClearClosedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Job nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *JobMutation) ResetField(name string) error {
+	switch name {
+	case job.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case job.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case job.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case job.FieldOrigin:
+		m.ResetOrigin()
+		return nil
+	case job.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case job.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case job.FieldTaskType:
+		m.ResetTaskType()
+		return nil
+	case job.FieldUrgency:
+		m.ResetUrgency()
+		return nil
+	case job.FieldCompensation:
+		m.ResetCompensation()
+		return nil
+	case job.FieldRequiredSkills:
+		m.ResetRequiredSkills()
+		return nil
+	case job.FieldEstimatedHours:
+		m.ResetEstimatedHours()
+		return nil
+	case job.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case job.FieldSharedWith:
+		m.ResetSharedWith()
+		return nil
+	case job.FieldConnectionID:
+		m.ResetConnectionID()
+		return nil
+	case job.FieldPeerJobID:
+		m.ResetPeerJobID()
+		return nil
+	case job.FieldFromUserEmail:
+		m.ResetFromUserEmail()
+		return nil
+	case job.FieldFromUserName:
+		m.ResetFromUserName()
+		return nil
+	case job.FieldFromInstanceURL:
+		m.ResetFromInstanceURL()
+		return nil
+	case job.FieldClosedAt:
+		m.ResetClosedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Job field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *JobMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, job.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *JobMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case job.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *JobMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *JobMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *JobMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, job.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *JobMutation) EdgeCleared(name string) bool {
+	switch name {
+	case job.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *JobMutation) ClearEdge(name string) error {
+	switch name {
+	case job.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Job unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *JobMutation) ResetEdge(name string) error {
+	switch name {
+	case job.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Job edge %s", name)
+}
+
 // LedgerEntryMutation represents an operation that mutates the LedgerEntry nodes in the graph.
 type LedgerEntryMutation struct {
 	config
@@ -32643,6 +34275,1027 @@ func (m *NetworkSettingMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown NetworkSetting edge %s", name)
 }
 
+// NotificationMutation represents an operation that mutates the Notification nodes in the graph.
+type NotificationMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *string
+	created_at        *time.Time
+	updated_at        *time.Time
+	connection_id     *string
+	_type             *notification.Type
+	title             *string
+	body              *string
+	metadata          *string
+	from_user_name    *string
+	from_user_email   *string
+	from_instance_url *string
+	read_at           *time.Time
+	clearedFields     map[string]struct{}
+	user              *string
+	cleareduser       bool
+	done              bool
+	oldValue          func(context.Context) (*Notification, error)
+	predicates        []predicate.Notification
+}
+
+var _ ent.Mutation = (*NotificationMutation)(nil)
+
+// notificationOption allows management of the mutation configuration using functional options.
+type notificationOption func(*NotificationMutation)
+
+// newNotificationMutation creates new mutation for the Notification entity.
+func newNotificationMutation(c config, op Op, opts ...notificationOption) *NotificationMutation {
+	m := &NotificationMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeNotification,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withNotificationID sets the ID field of the mutation.
+func withNotificationID(id string) notificationOption {
+	return func(m *NotificationMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Notification
+		)
+		m.oldValue = func(ctx context.Context) (*Notification, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Notification.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withNotification sets the old Notification of the mutation.
+func withNotification(node *Notification) notificationOption {
+	return func(m *NotificationMutation) {
+		m.oldValue = func(context.Context) (*Notification, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m NotificationMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m NotificationMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Notification entities.
+func (m *NotificationMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *NotificationMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *NotificationMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Notification.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *NotificationMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *NotificationMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *NotificationMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *NotificationMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *NotificationMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *NotificationMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *NotificationMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *NotificationMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *NotificationMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetConnectionID sets the "connection_id" field.
+func (m *NotificationMutation) SetConnectionID(s string) {
+	m.connection_id = &s
+}
+
+// ConnectionID returns the value of the "connection_id" field in the mutation.
+func (m *NotificationMutation) ConnectionID() (r string, exists bool) {
+	v := m.connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConnectionID returns the old "connection_id" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldConnectionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConnectionID: %w", err)
+	}
+	return oldValue.ConnectionID, nil
+}
+
+// ClearConnectionID clears the value of the "connection_id" field.
+func (m *NotificationMutation) ClearConnectionID() {
+	m.connection_id = nil
+	m.clearedFields[notification.FieldConnectionID] = struct{}{}
+}
+
+// ConnectionIDCleared returns if the "connection_id" field was cleared in this mutation.
+func (m *NotificationMutation) ConnectionIDCleared() bool {
+	_, ok := m.clearedFields[notification.FieldConnectionID]
+	return ok
+}
+
+// ResetConnectionID resets all changes to the "connection_id" field.
+func (m *NotificationMutation) ResetConnectionID() {
+	m.connection_id = nil
+	delete(m.clearedFields, notification.FieldConnectionID)
+}
+
+// SetType sets the "type" field.
+func (m *NotificationMutation) SetType(n notification.Type) {
+	m._type = &n
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *NotificationMutation) GetType() (r notification.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldType(ctx context.Context) (v notification.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *NotificationMutation) ResetType() {
+	m._type = nil
+}
+
+// SetTitle sets the "title" field.
+func (m *NotificationMutation) SetTitle(s string) {
+	m.title = &s
+}
+
+// Title returns the value of the "title" field in the mutation.
+func (m *NotificationMutation) Title() (r string, exists bool) {
+	v := m.title
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTitle returns the old "title" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldTitle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTitle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTitle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTitle: %w", err)
+	}
+	return oldValue.Title, nil
+}
+
+// ResetTitle resets all changes to the "title" field.
+func (m *NotificationMutation) ResetTitle() {
+	m.title = nil
+}
+
+// SetBody sets the "body" field.
+func (m *NotificationMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *NotificationMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *NotificationMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetMetadata sets the "metadata" field.
+func (m *NotificationMutation) SetMetadata(s string) {
+	m.metadata = &s
+}
+
+// Metadata returns the value of the "metadata" field in the mutation.
+func (m *NotificationMutation) Metadata() (r string, exists bool) {
+	v := m.metadata
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetadata returns the old "metadata" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldMetadata(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetadata is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetadata requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetadata: %w", err)
+	}
+	return oldValue.Metadata, nil
+}
+
+// ResetMetadata resets all changes to the "metadata" field.
+func (m *NotificationMutation) ResetMetadata() {
+	m.metadata = nil
+}
+
+// SetFromUserName sets the "from_user_name" field.
+func (m *NotificationMutation) SetFromUserName(s string) {
+	m.from_user_name = &s
+}
+
+// FromUserName returns the value of the "from_user_name" field in the mutation.
+func (m *NotificationMutation) FromUserName() (r string, exists bool) {
+	v := m.from_user_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromUserName returns the old "from_user_name" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldFromUserName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromUserName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromUserName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromUserName: %w", err)
+	}
+	return oldValue.FromUserName, nil
+}
+
+// ResetFromUserName resets all changes to the "from_user_name" field.
+func (m *NotificationMutation) ResetFromUserName() {
+	m.from_user_name = nil
+}
+
+// SetFromUserEmail sets the "from_user_email" field.
+func (m *NotificationMutation) SetFromUserEmail(s string) {
+	m.from_user_email = &s
+}
+
+// FromUserEmail returns the value of the "from_user_email" field in the mutation.
+func (m *NotificationMutation) FromUserEmail() (r string, exists bool) {
+	v := m.from_user_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromUserEmail returns the old "from_user_email" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldFromUserEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromUserEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromUserEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromUserEmail: %w", err)
+	}
+	return oldValue.FromUserEmail, nil
+}
+
+// ResetFromUserEmail resets all changes to the "from_user_email" field.
+func (m *NotificationMutation) ResetFromUserEmail() {
+	m.from_user_email = nil
+}
+
+// SetFromInstanceURL sets the "from_instance_url" field.
+func (m *NotificationMutation) SetFromInstanceURL(s string) {
+	m.from_instance_url = &s
+}
+
+// FromInstanceURL returns the value of the "from_instance_url" field in the mutation.
+func (m *NotificationMutation) FromInstanceURL() (r string, exists bool) {
+	v := m.from_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromInstanceURL returns the old "from_instance_url" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldFromInstanceURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromInstanceURL: %w", err)
+	}
+	return oldValue.FromInstanceURL, nil
+}
+
+// ResetFromInstanceURL resets all changes to the "from_instance_url" field.
+func (m *NotificationMutation) ResetFromInstanceURL() {
+	m.from_instance_url = nil
+}
+
+// SetReadAt sets the "read_at" field.
+func (m *NotificationMutation) SetReadAt(t time.Time) {
+	m.read_at = &t
+}
+
+// ReadAt returns the value of the "read_at" field in the mutation.
+func (m *NotificationMutation) ReadAt() (r time.Time, exists bool) {
+	v := m.read_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReadAt returns the old "read_at" field's value of the Notification entity.
+// If the Notification object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NotificationMutation) OldReadAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReadAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReadAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReadAt: %w", err)
+	}
+	return oldValue.ReadAt, nil
+}
+
+// ClearReadAt clears the value of the "read_at" field.
+func (m *NotificationMutation) ClearReadAt() {
+	m.read_at = nil
+	m.clearedFields[notification.FieldReadAt] = struct{}{}
+}
+
+// ReadAtCleared returns if the "read_at" field was cleared in this mutation.
+func (m *NotificationMutation) ReadAtCleared() bool {
+	_, ok := m.clearedFields[notification.FieldReadAt]
+	return ok
+}
+
+// ResetReadAt resets all changes to the "read_at" field.
+func (m *NotificationMutation) ResetReadAt() {
+	m.read_at = nil
+	delete(m.clearedFields, notification.FieldReadAt)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *NotificationMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[notification.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *NotificationMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *NotificationMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *NotificationMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the NotificationMutation builder.
+func (m *NotificationMutation) Where(ps ...predicate.Notification) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the NotificationMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *NotificationMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Notification, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *NotificationMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *NotificationMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Notification).
+func (m *NotificationMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *NotificationMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, notification.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, notification.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, notification.FieldUserID)
+	}
+	if m.connection_id != nil {
+		fields = append(fields, notification.FieldConnectionID)
+	}
+	if m._type != nil {
+		fields = append(fields, notification.FieldType)
+	}
+	if m.title != nil {
+		fields = append(fields, notification.FieldTitle)
+	}
+	if m.body != nil {
+		fields = append(fields, notification.FieldBody)
+	}
+	if m.metadata != nil {
+		fields = append(fields, notification.FieldMetadata)
+	}
+	if m.from_user_name != nil {
+		fields = append(fields, notification.FieldFromUserName)
+	}
+	if m.from_user_email != nil {
+		fields = append(fields, notification.FieldFromUserEmail)
+	}
+	if m.from_instance_url != nil {
+		fields = append(fields, notification.FieldFromInstanceURL)
+	}
+	if m.read_at != nil {
+		fields = append(fields, notification.FieldReadAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *NotificationMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case notification.FieldCreatedAt:
+		return m.CreatedAt()
+	case notification.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case notification.FieldUserID:
+		return m.UserID()
+	case notification.FieldConnectionID:
+		return m.ConnectionID()
+	case notification.FieldType:
+		return m.GetType()
+	case notification.FieldTitle:
+		return m.Title()
+	case notification.FieldBody:
+		return m.Body()
+	case notification.FieldMetadata:
+		return m.Metadata()
+	case notification.FieldFromUserName:
+		return m.FromUserName()
+	case notification.FieldFromUserEmail:
+		return m.FromUserEmail()
+	case notification.FieldFromInstanceURL:
+		return m.FromInstanceURL()
+	case notification.FieldReadAt:
+		return m.ReadAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *NotificationMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case notification.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case notification.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case notification.FieldUserID:
+		return m.OldUserID(ctx)
+	case notification.FieldConnectionID:
+		return m.OldConnectionID(ctx)
+	case notification.FieldType:
+		return m.OldType(ctx)
+	case notification.FieldTitle:
+		return m.OldTitle(ctx)
+	case notification.FieldBody:
+		return m.OldBody(ctx)
+	case notification.FieldMetadata:
+		return m.OldMetadata(ctx)
+	case notification.FieldFromUserName:
+		return m.OldFromUserName(ctx)
+	case notification.FieldFromUserEmail:
+		return m.OldFromUserEmail(ctx)
+	case notification.FieldFromInstanceURL:
+		return m.OldFromInstanceURL(ctx)
+	case notification.FieldReadAt:
+		return m.OldReadAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Notification field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NotificationMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case notification.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case notification.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case notification.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case notification.FieldConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConnectionID(v)
+		return nil
+	case notification.FieldType:
+		v, ok := value.(notification.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case notification.FieldTitle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTitle(v)
+		return nil
+	case notification.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case notification.FieldMetadata:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMetadata(v)
+		return nil
+	case notification.FieldFromUserName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromUserName(v)
+		return nil
+	case notification.FieldFromUserEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromUserEmail(v)
+		return nil
+	case notification.FieldFromInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromInstanceURL(v)
+		return nil
+	case notification.FieldReadAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReadAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Notification field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *NotificationMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *NotificationMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *NotificationMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Notification numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *NotificationMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(notification.FieldConnectionID) {
+		fields = append(fields, notification.FieldConnectionID)
+	}
+	if m.FieldCleared(notification.FieldReadAt) {
+		fields = append(fields, notification.FieldReadAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *NotificationMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *NotificationMutation) ClearField(name string) error {
+	switch name {
+	case notification.FieldConnectionID:
+		m.ClearConnectionID()
+		return nil
+	case notification.FieldReadAt:
+		m.ClearReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *NotificationMutation) ResetField(name string) error {
+	switch name {
+	case notification.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case notification.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case notification.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case notification.FieldConnectionID:
+		m.ResetConnectionID()
+		return nil
+	case notification.FieldType:
+		m.ResetType()
+		return nil
+	case notification.FieldTitle:
+		m.ResetTitle()
+		return nil
+	case notification.FieldBody:
+		m.ResetBody()
+		return nil
+	case notification.FieldMetadata:
+		m.ResetMetadata()
+		return nil
+	case notification.FieldFromUserName:
+		m.ResetFromUserName()
+		return nil
+	case notification.FieldFromUserEmail:
+		m.ResetFromUserEmail()
+		return nil
+	case notification.FieldFromInstanceURL:
+		m.ResetFromInstanceURL()
+		return nil
+	case notification.FieldReadAt:
+		m.ResetReadAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *NotificationMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, notification.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *NotificationMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case notification.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *NotificationMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *NotificationMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *NotificationMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, notification.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *NotificationMutation) EdgeCleared(name string) bool {
+	switch name {
+	case notification.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *NotificationMutation) ClearEdge(name string) error {
+	switch name {
+	case notification.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *NotificationMutation) ResetEdge(name string) error {
+	switch name {
+	case notification.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Notification edge %s", name)
+}
+
 // PaymentHoldMutation represents an operation that mutates the PaymentHold nodes in the graph.
 type PaymentHoldMutation struct {
 	config
@@ -33832,6 +36485,2425 @@ func (m *PaymentHoldMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *PaymentHoldMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown PaymentHold edge %s", name)
+}
+
+// PeerPatternMutation represents an operation that mutates the PeerPattern nodes in the graph.
+type PeerPatternMutation struct {
+	config
+	op                          Op
+	typ                         string
+	id                          *string
+	created_at                  *time.Time
+	updated_at                  *time.Time
+	connection_id               *string
+	task_types                  *[]string
+	appendtask_types            []string
+	skills                      *[]string
+	appendskills                []string
+	max_concurrent              *int
+	addmax_concurrent           *int
+	typical_turnaround_hours    *float64
+	addtypical_turnaround_hours *float64
+	published_at                *time.Time
+	fetched_at                  *time.Time
+	clearedFields               map[string]struct{}
+	user                        *string
+	cleareduser                 bool
+	done                        bool
+	oldValue                    func(context.Context) (*PeerPattern, error)
+	predicates                  []predicate.PeerPattern
+}
+
+var _ ent.Mutation = (*PeerPatternMutation)(nil)
+
+// peerpatternOption allows management of the mutation configuration using functional options.
+type peerpatternOption func(*PeerPatternMutation)
+
+// newPeerPatternMutation creates new mutation for the PeerPattern entity.
+func newPeerPatternMutation(c config, op Op, opts ...peerpatternOption) *PeerPatternMutation {
+	m := &PeerPatternMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePeerPattern,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPeerPatternID sets the ID field of the mutation.
+func withPeerPatternID(id string) peerpatternOption {
+	return func(m *PeerPatternMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PeerPattern
+		)
+		m.oldValue = func(ctx context.Context) (*PeerPattern, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PeerPattern.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPeerPattern sets the old PeerPattern of the mutation.
+func withPeerPattern(node *PeerPattern) peerpatternOption {
+	return func(m *PeerPatternMutation) {
+		m.oldValue = func(context.Context) (*PeerPattern, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PeerPatternMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PeerPatternMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of PeerPattern entities.
+func (m *PeerPatternMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PeerPatternMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PeerPatternMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PeerPattern.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PeerPatternMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PeerPatternMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PeerPatternMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PeerPatternMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PeerPatternMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PeerPatternMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *PeerPatternMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *PeerPatternMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *PeerPatternMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetConnectionID sets the "connection_id" field.
+func (m *PeerPatternMutation) SetConnectionID(s string) {
+	m.connection_id = &s
+}
+
+// ConnectionID returns the value of the "connection_id" field in the mutation.
+func (m *PeerPatternMutation) ConnectionID() (r string, exists bool) {
+	v := m.connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConnectionID returns the old "connection_id" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldConnectionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConnectionID: %w", err)
+	}
+	return oldValue.ConnectionID, nil
+}
+
+// ResetConnectionID resets all changes to the "connection_id" field.
+func (m *PeerPatternMutation) ResetConnectionID() {
+	m.connection_id = nil
+}
+
+// SetTaskTypes sets the "task_types" field.
+func (m *PeerPatternMutation) SetTaskTypes(s []string) {
+	m.task_types = &s
+	m.appendtask_types = nil
+}
+
+// TaskTypes returns the value of the "task_types" field in the mutation.
+func (m *PeerPatternMutation) TaskTypes() (r []string, exists bool) {
+	v := m.task_types
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskTypes returns the old "task_types" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldTaskTypes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskTypes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskTypes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskTypes: %w", err)
+	}
+	return oldValue.TaskTypes, nil
+}
+
+// AppendTaskTypes adds s to the "task_types" field.
+func (m *PeerPatternMutation) AppendTaskTypes(s []string) {
+	m.appendtask_types = append(m.appendtask_types, s...)
+}
+
+// AppendedTaskTypes returns the list of values that were appended to the "task_types" field in this mutation.
+func (m *PeerPatternMutation) AppendedTaskTypes() ([]string, bool) {
+	if len(m.appendtask_types) == 0 {
+		return nil, false
+	}
+	return m.appendtask_types, true
+}
+
+// ClearTaskTypes clears the value of the "task_types" field.
+func (m *PeerPatternMutation) ClearTaskTypes() {
+	m.task_types = nil
+	m.appendtask_types = nil
+	m.clearedFields[peerpattern.FieldTaskTypes] = struct{}{}
+}
+
+// TaskTypesCleared returns if the "task_types" field was cleared in this mutation.
+func (m *PeerPatternMutation) TaskTypesCleared() bool {
+	_, ok := m.clearedFields[peerpattern.FieldTaskTypes]
+	return ok
+}
+
+// ResetTaskTypes resets all changes to the "task_types" field.
+func (m *PeerPatternMutation) ResetTaskTypes() {
+	m.task_types = nil
+	m.appendtask_types = nil
+	delete(m.clearedFields, peerpattern.FieldTaskTypes)
+}
+
+// SetSkills sets the "skills" field.
+func (m *PeerPatternMutation) SetSkills(s []string) {
+	m.skills = &s
+	m.appendskills = nil
+}
+
+// Skills returns the value of the "skills" field in the mutation.
+func (m *PeerPatternMutation) Skills() (r []string, exists bool) {
+	v := m.skills
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSkills returns the old "skills" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldSkills(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSkills is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSkills requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSkills: %w", err)
+	}
+	return oldValue.Skills, nil
+}
+
+// AppendSkills adds s to the "skills" field.
+func (m *PeerPatternMutation) AppendSkills(s []string) {
+	m.appendskills = append(m.appendskills, s...)
+}
+
+// AppendedSkills returns the list of values that were appended to the "skills" field in this mutation.
+func (m *PeerPatternMutation) AppendedSkills() ([]string, bool) {
+	if len(m.appendskills) == 0 {
+		return nil, false
+	}
+	return m.appendskills, true
+}
+
+// ClearSkills clears the value of the "skills" field.
+func (m *PeerPatternMutation) ClearSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	m.clearedFields[peerpattern.FieldSkills] = struct{}{}
+}
+
+// SkillsCleared returns if the "skills" field was cleared in this mutation.
+func (m *PeerPatternMutation) SkillsCleared() bool {
+	_, ok := m.clearedFields[peerpattern.FieldSkills]
+	return ok
+}
+
+// ResetSkills resets all changes to the "skills" field.
+func (m *PeerPatternMutation) ResetSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	delete(m.clearedFields, peerpattern.FieldSkills)
+}
+
+// SetMaxConcurrent sets the "max_concurrent" field.
+func (m *PeerPatternMutation) SetMaxConcurrent(i int) {
+	m.max_concurrent = &i
+	m.addmax_concurrent = nil
+}
+
+// MaxConcurrent returns the value of the "max_concurrent" field in the mutation.
+func (m *PeerPatternMutation) MaxConcurrent() (r int, exists bool) {
+	v := m.max_concurrent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxConcurrent returns the old "max_concurrent" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldMaxConcurrent(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxConcurrent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxConcurrent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxConcurrent: %w", err)
+	}
+	return oldValue.MaxConcurrent, nil
+}
+
+// AddMaxConcurrent adds i to the "max_concurrent" field.
+func (m *PeerPatternMutation) AddMaxConcurrent(i int) {
+	if m.addmax_concurrent != nil {
+		*m.addmax_concurrent += i
+	} else {
+		m.addmax_concurrent = &i
+	}
+}
+
+// AddedMaxConcurrent returns the value that was added to the "max_concurrent" field in this mutation.
+func (m *PeerPatternMutation) AddedMaxConcurrent() (r int, exists bool) {
+	v := m.addmax_concurrent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxConcurrent resets all changes to the "max_concurrent" field.
+func (m *PeerPatternMutation) ResetMaxConcurrent() {
+	m.max_concurrent = nil
+	m.addmax_concurrent = nil
+}
+
+// SetTypicalTurnaroundHours sets the "typical_turnaround_hours" field.
+func (m *PeerPatternMutation) SetTypicalTurnaroundHours(f float64) {
+	m.typical_turnaround_hours = &f
+	m.addtypical_turnaround_hours = nil
+}
+
+// TypicalTurnaroundHours returns the value of the "typical_turnaround_hours" field in the mutation.
+func (m *PeerPatternMutation) TypicalTurnaroundHours() (r float64, exists bool) {
+	v := m.typical_turnaround_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTypicalTurnaroundHours returns the old "typical_turnaround_hours" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldTypicalTurnaroundHours(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTypicalTurnaroundHours is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTypicalTurnaroundHours requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTypicalTurnaroundHours: %w", err)
+	}
+	return oldValue.TypicalTurnaroundHours, nil
+}
+
+// AddTypicalTurnaroundHours adds f to the "typical_turnaround_hours" field.
+func (m *PeerPatternMutation) AddTypicalTurnaroundHours(f float64) {
+	if m.addtypical_turnaround_hours != nil {
+		*m.addtypical_turnaround_hours += f
+	} else {
+		m.addtypical_turnaround_hours = &f
+	}
+}
+
+// AddedTypicalTurnaroundHours returns the value that was added to the "typical_turnaround_hours" field in this mutation.
+func (m *PeerPatternMutation) AddedTypicalTurnaroundHours() (r float64, exists bool) {
+	v := m.addtypical_turnaround_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTypicalTurnaroundHours resets all changes to the "typical_turnaround_hours" field.
+func (m *PeerPatternMutation) ResetTypicalTurnaroundHours() {
+	m.typical_turnaround_hours = nil
+	m.addtypical_turnaround_hours = nil
+}
+
+// SetPublishedAt sets the "published_at" field.
+func (m *PeerPatternMutation) SetPublishedAt(t time.Time) {
+	m.published_at = &t
+}
+
+// PublishedAt returns the value of the "published_at" field in the mutation.
+func (m *PeerPatternMutation) PublishedAt() (r time.Time, exists bool) {
+	v := m.published_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublishedAt returns the old "published_at" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldPublishedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublishedAt: %w", err)
+	}
+	return oldValue.PublishedAt, nil
+}
+
+// ClearPublishedAt clears the value of the "published_at" field.
+func (m *PeerPatternMutation) ClearPublishedAt() {
+	m.published_at = nil
+	m.clearedFields[peerpattern.FieldPublishedAt] = struct{}{}
+}
+
+// PublishedAtCleared returns if the "published_at" field was cleared in this mutation.
+func (m *PeerPatternMutation) PublishedAtCleared() bool {
+	_, ok := m.clearedFields[peerpattern.FieldPublishedAt]
+	return ok
+}
+
+// ResetPublishedAt resets all changes to the "published_at" field.
+func (m *PeerPatternMutation) ResetPublishedAt() {
+	m.published_at = nil
+	delete(m.clearedFields, peerpattern.FieldPublishedAt)
+}
+
+// SetFetchedAt sets the "fetched_at" field.
+func (m *PeerPatternMutation) SetFetchedAt(t time.Time) {
+	m.fetched_at = &t
+}
+
+// FetchedAt returns the value of the "fetched_at" field in the mutation.
+func (m *PeerPatternMutation) FetchedAt() (r time.Time, exists bool) {
+	v := m.fetched_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFetchedAt returns the old "fetched_at" field's value of the PeerPattern entity.
+// If the PeerPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PeerPatternMutation) OldFetchedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFetchedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFetchedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFetchedAt: %w", err)
+	}
+	return oldValue.FetchedAt, nil
+}
+
+// ResetFetchedAt resets all changes to the "fetched_at" field.
+func (m *PeerPatternMutation) ResetFetchedAt() {
+	m.fetched_at = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *PeerPatternMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[peerpattern.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *PeerPatternMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *PeerPatternMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *PeerPatternMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the PeerPatternMutation builder.
+func (m *PeerPatternMutation) Where(ps ...predicate.PeerPattern) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PeerPatternMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PeerPatternMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PeerPattern, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PeerPatternMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PeerPatternMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PeerPattern).
+func (m *PeerPatternMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PeerPatternMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, peerpattern.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, peerpattern.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, peerpattern.FieldUserID)
+	}
+	if m.connection_id != nil {
+		fields = append(fields, peerpattern.FieldConnectionID)
+	}
+	if m.task_types != nil {
+		fields = append(fields, peerpattern.FieldTaskTypes)
+	}
+	if m.skills != nil {
+		fields = append(fields, peerpattern.FieldSkills)
+	}
+	if m.max_concurrent != nil {
+		fields = append(fields, peerpattern.FieldMaxConcurrent)
+	}
+	if m.typical_turnaround_hours != nil {
+		fields = append(fields, peerpattern.FieldTypicalTurnaroundHours)
+	}
+	if m.published_at != nil {
+		fields = append(fields, peerpattern.FieldPublishedAt)
+	}
+	if m.fetched_at != nil {
+		fields = append(fields, peerpattern.FieldFetchedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PeerPatternMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case peerpattern.FieldCreatedAt:
+		return m.CreatedAt()
+	case peerpattern.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case peerpattern.FieldUserID:
+		return m.UserID()
+	case peerpattern.FieldConnectionID:
+		return m.ConnectionID()
+	case peerpattern.FieldTaskTypes:
+		return m.TaskTypes()
+	case peerpattern.FieldSkills:
+		return m.Skills()
+	case peerpattern.FieldMaxConcurrent:
+		return m.MaxConcurrent()
+	case peerpattern.FieldTypicalTurnaroundHours:
+		return m.TypicalTurnaroundHours()
+	case peerpattern.FieldPublishedAt:
+		return m.PublishedAt()
+	case peerpattern.FieldFetchedAt:
+		return m.FetchedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PeerPatternMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case peerpattern.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case peerpattern.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case peerpattern.FieldUserID:
+		return m.OldUserID(ctx)
+	case peerpattern.FieldConnectionID:
+		return m.OldConnectionID(ctx)
+	case peerpattern.FieldTaskTypes:
+		return m.OldTaskTypes(ctx)
+	case peerpattern.FieldSkills:
+		return m.OldSkills(ctx)
+	case peerpattern.FieldMaxConcurrent:
+		return m.OldMaxConcurrent(ctx)
+	case peerpattern.FieldTypicalTurnaroundHours:
+		return m.OldTypicalTurnaroundHours(ctx)
+	case peerpattern.FieldPublishedAt:
+		return m.OldPublishedAt(ctx)
+	case peerpattern.FieldFetchedAt:
+		return m.OldFetchedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown PeerPattern field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PeerPatternMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case peerpattern.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case peerpattern.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case peerpattern.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case peerpattern.FieldConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConnectionID(v)
+		return nil
+	case peerpattern.FieldTaskTypes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskTypes(v)
+		return nil
+	case peerpattern.FieldSkills:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSkills(v)
+		return nil
+	case peerpattern.FieldMaxConcurrent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxConcurrent(v)
+		return nil
+	case peerpattern.FieldTypicalTurnaroundHours:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTypicalTurnaroundHours(v)
+		return nil
+	case peerpattern.FieldPublishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublishedAt(v)
+		return nil
+	case peerpattern.FieldFetchedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFetchedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PeerPattern field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PeerPatternMutation) AddedFields() []string {
+	var fields []string
+	if m.addmax_concurrent != nil {
+		fields = append(fields, peerpattern.FieldMaxConcurrent)
+	}
+	if m.addtypical_turnaround_hours != nil {
+		fields = append(fields, peerpattern.FieldTypicalTurnaroundHours)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PeerPatternMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case peerpattern.FieldMaxConcurrent:
+		return m.AddedMaxConcurrent()
+	case peerpattern.FieldTypicalTurnaroundHours:
+		return m.AddedTypicalTurnaroundHours()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PeerPatternMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case peerpattern.FieldMaxConcurrent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxConcurrent(v)
+		return nil
+	case peerpattern.FieldTypicalTurnaroundHours:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTypicalTurnaroundHours(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PeerPattern numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PeerPatternMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(peerpattern.FieldTaskTypes) {
+		fields = append(fields, peerpattern.FieldTaskTypes)
+	}
+	if m.FieldCleared(peerpattern.FieldSkills) {
+		fields = append(fields, peerpattern.FieldSkills)
+	}
+	if m.FieldCleared(peerpattern.FieldPublishedAt) {
+		fields = append(fields, peerpattern.FieldPublishedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PeerPatternMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PeerPatternMutation) ClearField(name string) error {
+	switch name {
+	case peerpattern.FieldTaskTypes:
+		m.ClearTaskTypes()
+		return nil
+	case peerpattern.FieldSkills:
+		m.ClearSkills()
+		return nil
+	case peerpattern.FieldPublishedAt:
+		m.ClearPublishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PeerPattern nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PeerPatternMutation) ResetField(name string) error {
+	switch name {
+	case peerpattern.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case peerpattern.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case peerpattern.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case peerpattern.FieldConnectionID:
+		m.ResetConnectionID()
+		return nil
+	case peerpattern.FieldTaskTypes:
+		m.ResetTaskTypes()
+		return nil
+	case peerpattern.FieldSkills:
+		m.ResetSkills()
+		return nil
+	case peerpattern.FieldMaxConcurrent:
+		m.ResetMaxConcurrent()
+		return nil
+	case peerpattern.FieldTypicalTurnaroundHours:
+		m.ResetTypicalTurnaroundHours()
+		return nil
+	case peerpattern.FieldPublishedAt:
+		m.ResetPublishedAt()
+		return nil
+	case peerpattern.FieldFetchedAt:
+		m.ResetFetchedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown PeerPattern field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PeerPatternMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, peerpattern.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PeerPatternMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case peerpattern.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PeerPatternMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PeerPatternMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PeerPatternMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, peerpattern.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PeerPatternMutation) EdgeCleared(name string) bool {
+	switch name {
+	case peerpattern.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PeerPatternMutation) ClearEdge(name string) error {
+	switch name {
+	case peerpattern.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown PeerPattern unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PeerPatternMutation) ResetEdge(name string) error {
+	switch name {
+	case peerpattern.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown PeerPattern edge %s", name)
+}
+
+// ProviderCapabilityMutation represents an operation that mutates the ProviderCapability nodes in the graph.
+type ProviderCapabilityMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *string
+	created_at         *time.Time
+	updated_at         *time.Time
+	task_type          *providercapability.TaskType
+	skills             *[]string
+	appendskills       []string
+	description        *string
+	pricing_model      *providercapability.PricingModel
+	price              *float64
+	addprice           *float64
+	currency           *string
+	unit               *string
+	turnaround_days    *int
+	addturnaround_days *int
+	max_concurrent     *int
+	addmax_concurrent  *int
+	sample_work_url    *string
+	requirements       *string
+	clearedFields      map[string]struct{}
+	user               *string
+	cleareduser        bool
+	done               bool
+	oldValue           func(context.Context) (*ProviderCapability, error)
+	predicates         []predicate.ProviderCapability
+}
+
+var _ ent.Mutation = (*ProviderCapabilityMutation)(nil)
+
+// providercapabilityOption allows management of the mutation configuration using functional options.
+type providercapabilityOption func(*ProviderCapabilityMutation)
+
+// newProviderCapabilityMutation creates new mutation for the ProviderCapability entity.
+func newProviderCapabilityMutation(c config, op Op, opts ...providercapabilityOption) *ProviderCapabilityMutation {
+	m := &ProviderCapabilityMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProviderCapability,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProviderCapabilityID sets the ID field of the mutation.
+func withProviderCapabilityID(id string) providercapabilityOption {
+	return func(m *ProviderCapabilityMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProviderCapability
+		)
+		m.oldValue = func(ctx context.Context) (*ProviderCapability, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProviderCapability.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProviderCapability sets the old ProviderCapability of the mutation.
+func withProviderCapability(node *ProviderCapability) providercapabilityOption {
+	return func(m *ProviderCapabilityMutation) {
+		m.oldValue = func(context.Context) (*ProviderCapability, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProviderCapabilityMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProviderCapabilityMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ProviderCapability entities.
+func (m *ProviderCapabilityMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProviderCapabilityMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProviderCapabilityMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProviderCapability.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ProviderCapabilityMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ProviderCapabilityMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ProviderCapabilityMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ProviderCapabilityMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ProviderCapabilityMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ProviderCapabilityMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *ProviderCapabilityMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *ProviderCapabilityMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *ProviderCapabilityMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetTaskType sets the "task_type" field.
+func (m *ProviderCapabilityMutation) SetTaskType(pt providercapability.TaskType) {
+	m.task_type = &pt
+}
+
+// TaskType returns the value of the "task_type" field in the mutation.
+func (m *ProviderCapabilityMutation) TaskType() (r providercapability.TaskType, exists bool) {
+	v := m.task_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskType returns the old "task_type" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldTaskType(ctx context.Context) (v providercapability.TaskType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskType: %w", err)
+	}
+	return oldValue.TaskType, nil
+}
+
+// ResetTaskType resets all changes to the "task_type" field.
+func (m *ProviderCapabilityMutation) ResetTaskType() {
+	m.task_type = nil
+}
+
+// SetSkills sets the "skills" field.
+func (m *ProviderCapabilityMutation) SetSkills(s []string) {
+	m.skills = &s
+	m.appendskills = nil
+}
+
+// Skills returns the value of the "skills" field in the mutation.
+func (m *ProviderCapabilityMutation) Skills() (r []string, exists bool) {
+	v := m.skills
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSkills returns the old "skills" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldSkills(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSkills is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSkills requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSkills: %w", err)
+	}
+	return oldValue.Skills, nil
+}
+
+// AppendSkills adds s to the "skills" field.
+func (m *ProviderCapabilityMutation) AppendSkills(s []string) {
+	m.appendskills = append(m.appendskills, s...)
+}
+
+// AppendedSkills returns the list of values that were appended to the "skills" field in this mutation.
+func (m *ProviderCapabilityMutation) AppendedSkills() ([]string, bool) {
+	if len(m.appendskills) == 0 {
+		return nil, false
+	}
+	return m.appendskills, true
+}
+
+// ClearSkills clears the value of the "skills" field.
+func (m *ProviderCapabilityMutation) ClearSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	m.clearedFields[providercapability.FieldSkills] = struct{}{}
+}
+
+// SkillsCleared returns if the "skills" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) SkillsCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldSkills]
+	return ok
+}
+
+// ResetSkills resets all changes to the "skills" field.
+func (m *ProviderCapabilityMutation) ResetSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	delete(m.clearedFields, providercapability.FieldSkills)
+}
+
+// SetDescription sets the "description" field.
+func (m *ProviderCapabilityMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *ProviderCapabilityMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *ProviderCapabilityMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetPricingModel sets the "pricing_model" field.
+func (m *ProviderCapabilityMutation) SetPricingModel(pm providercapability.PricingModel) {
+	m.pricing_model = &pm
+}
+
+// PricingModel returns the value of the "pricing_model" field in the mutation.
+func (m *ProviderCapabilityMutation) PricingModel() (r providercapability.PricingModel, exists bool) {
+	v := m.pricing_model
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPricingModel returns the old "pricing_model" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldPricingModel(ctx context.Context) (v *providercapability.PricingModel, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPricingModel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPricingModel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPricingModel: %w", err)
+	}
+	return oldValue.PricingModel, nil
+}
+
+// ClearPricingModel clears the value of the "pricing_model" field.
+func (m *ProviderCapabilityMutation) ClearPricingModel() {
+	m.pricing_model = nil
+	m.clearedFields[providercapability.FieldPricingModel] = struct{}{}
+}
+
+// PricingModelCleared returns if the "pricing_model" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) PricingModelCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldPricingModel]
+	return ok
+}
+
+// ResetPricingModel resets all changes to the "pricing_model" field.
+func (m *ProviderCapabilityMutation) ResetPricingModel() {
+	m.pricing_model = nil
+	delete(m.clearedFields, providercapability.FieldPricingModel)
+}
+
+// SetPrice sets the "price" field.
+func (m *ProviderCapabilityMutation) SetPrice(f float64) {
+	m.price = &f
+	m.addprice = nil
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *ProviderCapabilityMutation) Price() (r float64, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldPrice(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// AddPrice adds f to the "price" field.
+func (m *ProviderCapabilityMutation) AddPrice(f float64) {
+	if m.addprice != nil {
+		*m.addprice += f
+	} else {
+		m.addprice = &f
+	}
+}
+
+// AddedPrice returns the value that was added to the "price" field in this mutation.
+func (m *ProviderCapabilityMutation) AddedPrice() (r float64, exists bool) {
+	v := m.addprice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPrice clears the value of the "price" field.
+func (m *ProviderCapabilityMutation) ClearPrice() {
+	m.price = nil
+	m.addprice = nil
+	m.clearedFields[providercapability.FieldPrice] = struct{}{}
+}
+
+// PriceCleared returns if the "price" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) PriceCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldPrice]
+	return ok
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *ProviderCapabilityMutation) ResetPrice() {
+	m.price = nil
+	m.addprice = nil
+	delete(m.clearedFields, providercapability.FieldPrice)
+}
+
+// SetCurrency sets the "currency" field.
+func (m *ProviderCapabilityMutation) SetCurrency(s string) {
+	m.currency = &s
+}
+
+// Currency returns the value of the "currency" field in the mutation.
+func (m *ProviderCapabilityMutation) Currency() (r string, exists bool) {
+	v := m.currency
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCurrency returns the old "currency" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldCurrency(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCurrency is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCurrency requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCurrency: %w", err)
+	}
+	return oldValue.Currency, nil
+}
+
+// ClearCurrency clears the value of the "currency" field.
+func (m *ProviderCapabilityMutation) ClearCurrency() {
+	m.currency = nil
+	m.clearedFields[providercapability.FieldCurrency] = struct{}{}
+}
+
+// CurrencyCleared returns if the "currency" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) CurrencyCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldCurrency]
+	return ok
+}
+
+// ResetCurrency resets all changes to the "currency" field.
+func (m *ProviderCapabilityMutation) ResetCurrency() {
+	m.currency = nil
+	delete(m.clearedFields, providercapability.FieldCurrency)
+}
+
+// SetUnit sets the "unit" field.
+func (m *ProviderCapabilityMutation) SetUnit(s string) {
+	m.unit = &s
+}
+
+// Unit returns the value of the "unit" field in the mutation.
+func (m *ProviderCapabilityMutation) Unit() (r string, exists bool) {
+	v := m.unit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUnit returns the old "unit" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldUnit(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUnit is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUnit requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUnit: %w", err)
+	}
+	return oldValue.Unit, nil
+}
+
+// ClearUnit clears the value of the "unit" field.
+func (m *ProviderCapabilityMutation) ClearUnit() {
+	m.unit = nil
+	m.clearedFields[providercapability.FieldUnit] = struct{}{}
+}
+
+// UnitCleared returns if the "unit" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) UnitCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldUnit]
+	return ok
+}
+
+// ResetUnit resets all changes to the "unit" field.
+func (m *ProviderCapabilityMutation) ResetUnit() {
+	m.unit = nil
+	delete(m.clearedFields, providercapability.FieldUnit)
+}
+
+// SetTurnaroundDays sets the "turnaround_days" field.
+func (m *ProviderCapabilityMutation) SetTurnaroundDays(i int) {
+	m.turnaround_days = &i
+	m.addturnaround_days = nil
+}
+
+// TurnaroundDays returns the value of the "turnaround_days" field in the mutation.
+func (m *ProviderCapabilityMutation) TurnaroundDays() (r int, exists bool) {
+	v := m.turnaround_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTurnaroundDays returns the old "turnaround_days" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldTurnaroundDays(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTurnaroundDays is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTurnaroundDays requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTurnaroundDays: %w", err)
+	}
+	return oldValue.TurnaroundDays, nil
+}
+
+// AddTurnaroundDays adds i to the "turnaround_days" field.
+func (m *ProviderCapabilityMutation) AddTurnaroundDays(i int) {
+	if m.addturnaround_days != nil {
+		*m.addturnaround_days += i
+	} else {
+		m.addturnaround_days = &i
+	}
+}
+
+// AddedTurnaroundDays returns the value that was added to the "turnaround_days" field in this mutation.
+func (m *ProviderCapabilityMutation) AddedTurnaroundDays() (r int, exists bool) {
+	v := m.addturnaround_days
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearTurnaroundDays clears the value of the "turnaround_days" field.
+func (m *ProviderCapabilityMutation) ClearTurnaroundDays() {
+	m.turnaround_days = nil
+	m.addturnaround_days = nil
+	m.clearedFields[providercapability.FieldTurnaroundDays] = struct{}{}
+}
+
+// TurnaroundDaysCleared returns if the "turnaround_days" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) TurnaroundDaysCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldTurnaroundDays]
+	return ok
+}
+
+// ResetTurnaroundDays resets all changes to the "turnaround_days" field.
+func (m *ProviderCapabilityMutation) ResetTurnaroundDays() {
+	m.turnaround_days = nil
+	m.addturnaround_days = nil
+	delete(m.clearedFields, providercapability.FieldTurnaroundDays)
+}
+
+// SetMaxConcurrent sets the "max_concurrent" field.
+func (m *ProviderCapabilityMutation) SetMaxConcurrent(i int) {
+	m.max_concurrent = &i
+	m.addmax_concurrent = nil
+}
+
+// MaxConcurrent returns the value of the "max_concurrent" field in the mutation.
+func (m *ProviderCapabilityMutation) MaxConcurrent() (r int, exists bool) {
+	v := m.max_concurrent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxConcurrent returns the old "max_concurrent" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldMaxConcurrent(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxConcurrent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxConcurrent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxConcurrent: %w", err)
+	}
+	return oldValue.MaxConcurrent, nil
+}
+
+// AddMaxConcurrent adds i to the "max_concurrent" field.
+func (m *ProviderCapabilityMutation) AddMaxConcurrent(i int) {
+	if m.addmax_concurrent != nil {
+		*m.addmax_concurrent += i
+	} else {
+		m.addmax_concurrent = &i
+	}
+}
+
+// AddedMaxConcurrent returns the value that was added to the "max_concurrent" field in this mutation.
+func (m *ProviderCapabilityMutation) AddedMaxConcurrent() (r int, exists bool) {
+	v := m.addmax_concurrent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMaxConcurrent clears the value of the "max_concurrent" field.
+func (m *ProviderCapabilityMutation) ClearMaxConcurrent() {
+	m.max_concurrent = nil
+	m.addmax_concurrent = nil
+	m.clearedFields[providercapability.FieldMaxConcurrent] = struct{}{}
+}
+
+// MaxConcurrentCleared returns if the "max_concurrent" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) MaxConcurrentCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldMaxConcurrent]
+	return ok
+}
+
+// ResetMaxConcurrent resets all changes to the "max_concurrent" field.
+func (m *ProviderCapabilityMutation) ResetMaxConcurrent() {
+	m.max_concurrent = nil
+	m.addmax_concurrent = nil
+	delete(m.clearedFields, providercapability.FieldMaxConcurrent)
+}
+
+// SetSampleWorkURL sets the "sample_work_url" field.
+func (m *ProviderCapabilityMutation) SetSampleWorkURL(s string) {
+	m.sample_work_url = &s
+}
+
+// SampleWorkURL returns the value of the "sample_work_url" field in the mutation.
+func (m *ProviderCapabilityMutation) SampleWorkURL() (r string, exists bool) {
+	v := m.sample_work_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSampleWorkURL returns the old "sample_work_url" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldSampleWorkURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSampleWorkURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSampleWorkURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSampleWorkURL: %w", err)
+	}
+	return oldValue.SampleWorkURL, nil
+}
+
+// ClearSampleWorkURL clears the value of the "sample_work_url" field.
+func (m *ProviderCapabilityMutation) ClearSampleWorkURL() {
+	m.sample_work_url = nil
+	m.clearedFields[providercapability.FieldSampleWorkURL] = struct{}{}
+}
+
+// SampleWorkURLCleared returns if the "sample_work_url" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) SampleWorkURLCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldSampleWorkURL]
+	return ok
+}
+
+// ResetSampleWorkURL resets all changes to the "sample_work_url" field.
+func (m *ProviderCapabilityMutation) ResetSampleWorkURL() {
+	m.sample_work_url = nil
+	delete(m.clearedFields, providercapability.FieldSampleWorkURL)
+}
+
+// SetRequirements sets the "requirements" field.
+func (m *ProviderCapabilityMutation) SetRequirements(s string) {
+	m.requirements = &s
+}
+
+// Requirements returns the value of the "requirements" field in the mutation.
+func (m *ProviderCapabilityMutation) Requirements() (r string, exists bool) {
+	v := m.requirements
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequirements returns the old "requirements" field's value of the ProviderCapability entity.
+// If the ProviderCapability object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProviderCapabilityMutation) OldRequirements(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequirements is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequirements requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequirements: %w", err)
+	}
+	return oldValue.Requirements, nil
+}
+
+// ClearRequirements clears the value of the "requirements" field.
+func (m *ProviderCapabilityMutation) ClearRequirements() {
+	m.requirements = nil
+	m.clearedFields[providercapability.FieldRequirements] = struct{}{}
+}
+
+// RequirementsCleared returns if the "requirements" field was cleared in this mutation.
+func (m *ProviderCapabilityMutation) RequirementsCleared() bool {
+	_, ok := m.clearedFields[providercapability.FieldRequirements]
+	return ok
+}
+
+// ResetRequirements resets all changes to the "requirements" field.
+func (m *ProviderCapabilityMutation) ResetRequirements() {
+	m.requirements = nil
+	delete(m.clearedFields, providercapability.FieldRequirements)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *ProviderCapabilityMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[providercapability.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *ProviderCapabilityMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *ProviderCapabilityMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *ProviderCapabilityMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the ProviderCapabilityMutation builder.
+func (m *ProviderCapabilityMutation) Where(ps ...predicate.ProviderCapability) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProviderCapabilityMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProviderCapabilityMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProviderCapability, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProviderCapabilityMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProviderCapabilityMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProviderCapability).
+func (m *ProviderCapabilityMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProviderCapabilityMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.created_at != nil {
+		fields = append(fields, providercapability.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, providercapability.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, providercapability.FieldUserID)
+	}
+	if m.task_type != nil {
+		fields = append(fields, providercapability.FieldTaskType)
+	}
+	if m.skills != nil {
+		fields = append(fields, providercapability.FieldSkills)
+	}
+	if m.description != nil {
+		fields = append(fields, providercapability.FieldDescription)
+	}
+	if m.pricing_model != nil {
+		fields = append(fields, providercapability.FieldPricingModel)
+	}
+	if m.price != nil {
+		fields = append(fields, providercapability.FieldPrice)
+	}
+	if m.currency != nil {
+		fields = append(fields, providercapability.FieldCurrency)
+	}
+	if m.unit != nil {
+		fields = append(fields, providercapability.FieldUnit)
+	}
+	if m.turnaround_days != nil {
+		fields = append(fields, providercapability.FieldTurnaroundDays)
+	}
+	if m.max_concurrent != nil {
+		fields = append(fields, providercapability.FieldMaxConcurrent)
+	}
+	if m.sample_work_url != nil {
+		fields = append(fields, providercapability.FieldSampleWorkURL)
+	}
+	if m.requirements != nil {
+		fields = append(fields, providercapability.FieldRequirements)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProviderCapabilityMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case providercapability.FieldCreatedAt:
+		return m.CreatedAt()
+	case providercapability.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case providercapability.FieldUserID:
+		return m.UserID()
+	case providercapability.FieldTaskType:
+		return m.TaskType()
+	case providercapability.FieldSkills:
+		return m.Skills()
+	case providercapability.FieldDescription:
+		return m.Description()
+	case providercapability.FieldPricingModel:
+		return m.PricingModel()
+	case providercapability.FieldPrice:
+		return m.Price()
+	case providercapability.FieldCurrency:
+		return m.Currency()
+	case providercapability.FieldUnit:
+		return m.Unit()
+	case providercapability.FieldTurnaroundDays:
+		return m.TurnaroundDays()
+	case providercapability.FieldMaxConcurrent:
+		return m.MaxConcurrent()
+	case providercapability.FieldSampleWorkURL:
+		return m.SampleWorkURL()
+	case providercapability.FieldRequirements:
+		return m.Requirements()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProviderCapabilityMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case providercapability.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case providercapability.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case providercapability.FieldUserID:
+		return m.OldUserID(ctx)
+	case providercapability.FieldTaskType:
+		return m.OldTaskType(ctx)
+	case providercapability.FieldSkills:
+		return m.OldSkills(ctx)
+	case providercapability.FieldDescription:
+		return m.OldDescription(ctx)
+	case providercapability.FieldPricingModel:
+		return m.OldPricingModel(ctx)
+	case providercapability.FieldPrice:
+		return m.OldPrice(ctx)
+	case providercapability.FieldCurrency:
+		return m.OldCurrency(ctx)
+	case providercapability.FieldUnit:
+		return m.OldUnit(ctx)
+	case providercapability.FieldTurnaroundDays:
+		return m.OldTurnaroundDays(ctx)
+	case providercapability.FieldMaxConcurrent:
+		return m.OldMaxConcurrent(ctx)
+	case providercapability.FieldSampleWorkURL:
+		return m.OldSampleWorkURL(ctx)
+	case providercapability.FieldRequirements:
+		return m.OldRequirements(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProviderCapability field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProviderCapabilityMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case providercapability.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case providercapability.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case providercapability.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case providercapability.FieldTaskType:
+		v, ok := value.(providercapability.TaskType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskType(v)
+		return nil
+	case providercapability.FieldSkills:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSkills(v)
+		return nil
+	case providercapability.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case providercapability.FieldPricingModel:
+		v, ok := value.(providercapability.PricingModel)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPricingModel(v)
+		return nil
+	case providercapability.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case providercapability.FieldCurrency:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCurrency(v)
+		return nil
+	case providercapability.FieldUnit:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUnit(v)
+		return nil
+	case providercapability.FieldTurnaroundDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTurnaroundDays(v)
+		return nil
+	case providercapability.FieldMaxConcurrent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxConcurrent(v)
+		return nil
+	case providercapability.FieldSampleWorkURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSampleWorkURL(v)
+		return nil
+	case providercapability.FieldRequirements:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequirements(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProviderCapability field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProviderCapabilityMutation) AddedFields() []string {
+	var fields []string
+	if m.addprice != nil {
+		fields = append(fields, providercapability.FieldPrice)
+	}
+	if m.addturnaround_days != nil {
+		fields = append(fields, providercapability.FieldTurnaroundDays)
+	}
+	if m.addmax_concurrent != nil {
+		fields = append(fields, providercapability.FieldMaxConcurrent)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProviderCapabilityMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case providercapability.FieldPrice:
+		return m.AddedPrice()
+	case providercapability.FieldTurnaroundDays:
+		return m.AddedTurnaroundDays()
+	case providercapability.FieldMaxConcurrent:
+		return m.AddedMaxConcurrent()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProviderCapabilityMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case providercapability.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrice(v)
+		return nil
+	case providercapability.FieldTurnaroundDays:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTurnaroundDays(v)
+		return nil
+	case providercapability.FieldMaxConcurrent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxConcurrent(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProviderCapability numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProviderCapabilityMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(providercapability.FieldSkills) {
+		fields = append(fields, providercapability.FieldSkills)
+	}
+	if m.FieldCleared(providercapability.FieldPricingModel) {
+		fields = append(fields, providercapability.FieldPricingModel)
+	}
+	if m.FieldCleared(providercapability.FieldPrice) {
+		fields = append(fields, providercapability.FieldPrice)
+	}
+	if m.FieldCleared(providercapability.FieldCurrency) {
+		fields = append(fields, providercapability.FieldCurrency)
+	}
+	if m.FieldCleared(providercapability.FieldUnit) {
+		fields = append(fields, providercapability.FieldUnit)
+	}
+	if m.FieldCleared(providercapability.FieldTurnaroundDays) {
+		fields = append(fields, providercapability.FieldTurnaroundDays)
+	}
+	if m.FieldCleared(providercapability.FieldMaxConcurrent) {
+		fields = append(fields, providercapability.FieldMaxConcurrent)
+	}
+	if m.FieldCleared(providercapability.FieldSampleWorkURL) {
+		fields = append(fields, providercapability.FieldSampleWorkURL)
+	}
+	if m.FieldCleared(providercapability.FieldRequirements) {
+		fields = append(fields, providercapability.FieldRequirements)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProviderCapabilityMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProviderCapabilityMutation) ClearField(name string) error {
+	switch name {
+	case providercapability.FieldSkills:
+		m.ClearSkills()
+		return nil
+	case providercapability.FieldPricingModel:
+		m.ClearPricingModel()
+		return nil
+	case providercapability.FieldPrice:
+		m.ClearPrice()
+		return nil
+	case providercapability.FieldCurrency:
+		m.ClearCurrency()
+		return nil
+	case providercapability.FieldUnit:
+		m.ClearUnit()
+		return nil
+	case providercapability.FieldTurnaroundDays:
+		m.ClearTurnaroundDays()
+		return nil
+	case providercapability.FieldMaxConcurrent:
+		m.ClearMaxConcurrent()
+		return nil
+	case providercapability.FieldSampleWorkURL:
+		m.ClearSampleWorkURL()
+		return nil
+	case providercapability.FieldRequirements:
+		m.ClearRequirements()
+		return nil
+	}
+	return fmt.Errorf("unknown ProviderCapability nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProviderCapabilityMutation) ResetField(name string) error {
+	switch name {
+	case providercapability.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case providercapability.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case providercapability.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case providercapability.FieldTaskType:
+		m.ResetTaskType()
+		return nil
+	case providercapability.FieldSkills:
+		m.ResetSkills()
+		return nil
+	case providercapability.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case providercapability.FieldPricingModel:
+		m.ResetPricingModel()
+		return nil
+	case providercapability.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case providercapability.FieldCurrency:
+		m.ResetCurrency()
+		return nil
+	case providercapability.FieldUnit:
+		m.ResetUnit()
+		return nil
+	case providercapability.FieldTurnaroundDays:
+		m.ResetTurnaroundDays()
+		return nil
+	case providercapability.FieldMaxConcurrent:
+		m.ResetMaxConcurrent()
+		return nil
+	case providercapability.FieldSampleWorkURL:
+		m.ResetSampleWorkURL()
+		return nil
+	case providercapability.FieldRequirements:
+		m.ResetRequirements()
+		return nil
+	}
+	return fmt.Errorf("unknown ProviderCapability field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProviderCapabilityMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, providercapability.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProviderCapabilityMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case providercapability.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProviderCapabilityMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProviderCapabilityMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProviderCapabilityMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, providercapability.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProviderCapabilityMutation) EdgeCleared(name string) bool {
+	switch name {
+	case providercapability.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProviderCapabilityMutation) ClearEdge(name string) error {
+	switch name {
+	case providercapability.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown ProviderCapability unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProviderCapabilityMutation) ResetEdge(name string) error {
+	switch name {
+	case providercapability.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown ProviderCapability edge %s", name)
 }
 
 // QueueItemMutation represents an operation that mutates the QueueItem nodes in the graph.
@@ -45160,102 +50232,116 @@ func (m *StreamEventMutation) ResetEdge(name string) error {
 // UserMutation represents an operation that mutates the User nodes in the graph.
 type UserMutation struct {
 	config
-	op                         Op
-	typ                        string
-	id                         *string
-	created_at                 *time.Time
-	updated_at                 *time.Time
-	username                   *string
-	email                      *string
-	name                       *string
-	password_hash              *string
-	role                       *user.Role
-	avatar                     *string
-	clearedFields              map[string]struct{}
-	sessions                   map[string]struct{}
-	removedsessions            map[string]struct{}
-	clearedsessions            bool
-	api_keys                   map[string]struct{}
-	removedapi_keys            map[string]struct{}
-	clearedapi_keys            bool
-	settings                   *string
-	clearedsettings            bool
-	queue_items                map[string]struct{}
-	removedqueue_items         map[string]struct{}
-	clearedqueue_items         bool
-	cards                      map[string]struct{}
-	removedcards               map[string]struct{}
-	clearedcards               bool
-	checklist_items            map[string]struct{}
-	removedchecklist_items     map[string]struct{}
-	clearedchecklist_items     bool
-	contacts                   map[string]struct{}
-	removedcontacts            map[string]struct{}
-	clearedcontacts            bool
-	card_contacts              map[string]struct{}
-	removedcard_contacts       map[string]struct{}
-	clearedcard_contacts       bool
-	chat_messages              map[string]struct{}
-	removedchat_messages       map[string]struct{}
-	clearedchat_messages       bool
-	activity_entries           map[string]struct{}
-	removedactivity_entries    map[string]struct{}
-	clearedactivity_entries    bool
-	store_agents               map[string]struct{}
-	removedstore_agents        map[string]struct{}
-	clearedstore_agents        bool
-	executions                 map[string]struct{}
-	removedexecutions          map[string]struct{}
-	clearedexecutions          bool
-	webhook_deliveries         map[string]struct{}
-	removedwebhook_deliveries  map[string]struct{}
-	clearedwebhook_deliveries  bool
-	stream_events              map[int64]struct{}
-	removedstream_events       map[int64]struct{}
-	clearedstream_events       bool
-	store_installs             map[string]struct{}
-	removedstore_installs      map[string]struct{}
-	clearedstore_installs      bool
-	store_subscriptions        map[string]struct{}
-	removedstore_subscriptions map[string]struct{}
-	clearedstore_subscriptions bool
-	store_unlocks              map[string]struct{}
-	removedstore_unlocks       map[string]struct{}
-	clearedstore_unlocks       bool
-	memory_entries             map[string]struct{}
-	removedmemory_entries      map[string]struct{}
-	clearedmemory_entries      bool
-	capability_packs           map[string]struct{}
-	removedcapability_packs    map[string]struct{}
-	clearedcapability_packs    bool
-	capability_installs        map[string]struct{}
-	removedcapability_installs map[string]struct{}
-	clearedcapability_installs bool
-	connect_tokens             map[string]struct{}
-	removedconnect_tokens      map[string]struct{}
-	clearedconnect_tokens      bool
-	network_connections        map[string]struct{}
-	removednetwork_connections map[string]struct{}
-	clearednetwork_connections bool
-	network_preference         *string
-	clearednetwork_preference  bool
-	developer_keys             map[string]struct{}
-	removeddeveloper_keys      map[string]struct{}
-	cleareddeveloper_keys      bool
-	quality_signals            map[string]struct{}
-	removedquality_signals     map[string]struct{}
-	clearedquality_signals     bool
-	reputation                 *string
-	clearedreputation          bool
-	documents                  map[string]struct{}
-	removeddocuments           map[string]struct{}
-	cleareddocuments           bool
-	a2a_tasks                  map[string]struct{}
-	removeda2a_tasks           map[string]struct{}
-	cleareda2a_tasks           bool
-	done                       bool
-	oldValue                   func(context.Context) (*User, error)
-	predicates                 []predicate.User
+	op                           Op
+	typ                          string
+	id                           *string
+	created_at                   *time.Time
+	updated_at                   *time.Time
+	username                     *string
+	email                        *string
+	name                         *string
+	password_hash                *string
+	role                         *user.Role
+	avatar                       *string
+	clearedFields                map[string]struct{}
+	sessions                     map[string]struct{}
+	removedsessions              map[string]struct{}
+	clearedsessions              bool
+	api_keys                     map[string]struct{}
+	removedapi_keys              map[string]struct{}
+	clearedapi_keys              bool
+	settings                     *string
+	clearedsettings              bool
+	queue_items                  map[string]struct{}
+	removedqueue_items           map[string]struct{}
+	clearedqueue_items           bool
+	cards                        map[string]struct{}
+	removedcards                 map[string]struct{}
+	clearedcards                 bool
+	checklist_items              map[string]struct{}
+	removedchecklist_items       map[string]struct{}
+	clearedchecklist_items       bool
+	contacts                     map[string]struct{}
+	removedcontacts              map[string]struct{}
+	clearedcontacts              bool
+	card_contacts                map[string]struct{}
+	removedcard_contacts         map[string]struct{}
+	clearedcard_contacts         bool
+	chat_messages                map[string]struct{}
+	removedchat_messages         map[string]struct{}
+	clearedchat_messages         bool
+	activity_entries             map[string]struct{}
+	removedactivity_entries      map[string]struct{}
+	clearedactivity_entries      bool
+	store_agents                 map[string]struct{}
+	removedstore_agents          map[string]struct{}
+	clearedstore_agents          bool
+	executions                   map[string]struct{}
+	removedexecutions            map[string]struct{}
+	clearedexecutions            bool
+	webhook_deliveries           map[string]struct{}
+	removedwebhook_deliveries    map[string]struct{}
+	clearedwebhook_deliveries    bool
+	stream_events                map[int64]struct{}
+	removedstream_events         map[int64]struct{}
+	clearedstream_events         bool
+	store_installs               map[string]struct{}
+	removedstore_installs        map[string]struct{}
+	clearedstore_installs        bool
+	store_subscriptions          map[string]struct{}
+	removedstore_subscriptions   map[string]struct{}
+	clearedstore_subscriptions   bool
+	store_unlocks                map[string]struct{}
+	removedstore_unlocks         map[string]struct{}
+	clearedstore_unlocks         bool
+	memory_entries               map[string]struct{}
+	removedmemory_entries        map[string]struct{}
+	clearedmemory_entries        bool
+	capability_packs             map[string]struct{}
+	removedcapability_packs      map[string]struct{}
+	clearedcapability_packs      bool
+	capability_installs          map[string]struct{}
+	removedcapability_installs   map[string]struct{}
+	clearedcapability_installs   bool
+	connect_tokens               map[string]struct{}
+	removedconnect_tokens        map[string]struct{}
+	clearedconnect_tokens        bool
+	network_connections          map[string]struct{}
+	removednetwork_connections   map[string]struct{}
+	clearednetwork_connections   bool
+	network_preference           *string
+	clearednetwork_preference    bool
+	developer_keys               map[string]struct{}
+	removeddeveloper_keys        map[string]struct{}
+	cleareddeveloper_keys        bool
+	quality_signals              map[string]struct{}
+	removedquality_signals       map[string]struct{}
+	clearedquality_signals       bool
+	reputation                   *string
+	clearedreputation            bool
+	documents                    map[string]struct{}
+	removeddocuments             map[string]struct{}
+	cleareddocuments             bool
+	a2a_tasks                    map[string]struct{}
+	removeda2a_tasks             map[string]struct{}
+	cleareda2a_tasks             bool
+	notifications                map[string]struct{}
+	removednotifications         map[string]struct{}
+	clearednotifications         bool
+	work_pattern                 *string
+	clearedwork_pattern          bool
+	peer_patterns                map[string]struct{}
+	removedpeer_patterns         map[string]struct{}
+	clearedpeer_patterns         bool
+	jobs                         map[string]struct{}
+	removedjobs                  map[string]struct{}
+	clearedjobs                  bool
+	provider_capabilities        map[string]struct{}
+	removedprovider_capabilities map[string]struct{}
+	clearedprovider_capabilities bool
+	done                         bool
+	oldValue                     func(context.Context) (*User, error)
+	predicates                   []predicate.User
 }
 
 var _ ent.Mutation = (*UserMutation)(nil)
@@ -47130,6 +52216,261 @@ func (m *UserMutation) ResetA2aTasks() {
 	m.removeda2a_tasks = nil
 }
 
+// AddNotificationIDs adds the "notifications" edge to the Notification entity by ids.
+func (m *UserMutation) AddNotificationIDs(ids ...string) {
+	if m.notifications == nil {
+		m.notifications = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.notifications[ids[i]] = struct{}{}
+	}
+}
+
+// ClearNotifications clears the "notifications" edge to the Notification entity.
+func (m *UserMutation) ClearNotifications() {
+	m.clearednotifications = true
+}
+
+// NotificationsCleared reports if the "notifications" edge to the Notification entity was cleared.
+func (m *UserMutation) NotificationsCleared() bool {
+	return m.clearednotifications
+}
+
+// RemoveNotificationIDs removes the "notifications" edge to the Notification entity by IDs.
+func (m *UserMutation) RemoveNotificationIDs(ids ...string) {
+	if m.removednotifications == nil {
+		m.removednotifications = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.notifications, ids[i])
+		m.removednotifications[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedNotifications returns the removed IDs of the "notifications" edge to the Notification entity.
+func (m *UserMutation) RemovedNotificationsIDs() (ids []string) {
+	for id := range m.removednotifications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// NotificationsIDs returns the "notifications" edge IDs in the mutation.
+func (m *UserMutation) NotificationsIDs() (ids []string) {
+	for id := range m.notifications {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetNotifications resets all changes to the "notifications" edge.
+func (m *UserMutation) ResetNotifications() {
+	m.notifications = nil
+	m.clearednotifications = false
+	m.removednotifications = nil
+}
+
+// SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by id.
+func (m *UserMutation) SetWorkPatternID(id string) {
+	m.work_pattern = &id
+}
+
+// ClearWorkPattern clears the "work_pattern" edge to the WorkPattern entity.
+func (m *UserMutation) ClearWorkPattern() {
+	m.clearedwork_pattern = true
+}
+
+// WorkPatternCleared reports if the "work_pattern" edge to the WorkPattern entity was cleared.
+func (m *UserMutation) WorkPatternCleared() bool {
+	return m.clearedwork_pattern
+}
+
+// WorkPatternID returns the "work_pattern" edge ID in the mutation.
+func (m *UserMutation) WorkPatternID() (id string, exists bool) {
+	if m.work_pattern != nil {
+		return *m.work_pattern, true
+	}
+	return
+}
+
+// WorkPatternIDs returns the "work_pattern" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// WorkPatternID instead. It exists only for internal usage by the builders.
+func (m *UserMutation) WorkPatternIDs() (ids []string) {
+	if id := m.work_pattern; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetWorkPattern resets all changes to the "work_pattern" edge.
+func (m *UserMutation) ResetWorkPattern() {
+	m.work_pattern = nil
+	m.clearedwork_pattern = false
+}
+
+// AddPeerPatternIDs adds the "peer_patterns" edge to the PeerPattern entity by ids.
+func (m *UserMutation) AddPeerPatternIDs(ids ...string) {
+	if m.peer_patterns == nil {
+		m.peer_patterns = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.peer_patterns[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPeerPatterns clears the "peer_patterns" edge to the PeerPattern entity.
+func (m *UserMutation) ClearPeerPatterns() {
+	m.clearedpeer_patterns = true
+}
+
+// PeerPatternsCleared reports if the "peer_patterns" edge to the PeerPattern entity was cleared.
+func (m *UserMutation) PeerPatternsCleared() bool {
+	return m.clearedpeer_patterns
+}
+
+// RemovePeerPatternIDs removes the "peer_patterns" edge to the PeerPattern entity by IDs.
+func (m *UserMutation) RemovePeerPatternIDs(ids ...string) {
+	if m.removedpeer_patterns == nil {
+		m.removedpeer_patterns = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.peer_patterns, ids[i])
+		m.removedpeer_patterns[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPeerPatterns returns the removed IDs of the "peer_patterns" edge to the PeerPattern entity.
+func (m *UserMutation) RemovedPeerPatternsIDs() (ids []string) {
+	for id := range m.removedpeer_patterns {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PeerPatternsIDs returns the "peer_patterns" edge IDs in the mutation.
+func (m *UserMutation) PeerPatternsIDs() (ids []string) {
+	for id := range m.peer_patterns {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPeerPatterns resets all changes to the "peer_patterns" edge.
+func (m *UserMutation) ResetPeerPatterns() {
+	m.peer_patterns = nil
+	m.clearedpeer_patterns = false
+	m.removedpeer_patterns = nil
+}
+
+// AddJobIDs adds the "jobs" edge to the Job entity by ids.
+func (m *UserMutation) AddJobIDs(ids ...string) {
+	if m.jobs == nil {
+		m.jobs = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.jobs[ids[i]] = struct{}{}
+	}
+}
+
+// ClearJobs clears the "jobs" edge to the Job entity.
+func (m *UserMutation) ClearJobs() {
+	m.clearedjobs = true
+}
+
+// JobsCleared reports if the "jobs" edge to the Job entity was cleared.
+func (m *UserMutation) JobsCleared() bool {
+	return m.clearedjobs
+}
+
+// RemoveJobIDs removes the "jobs" edge to the Job entity by IDs.
+func (m *UserMutation) RemoveJobIDs(ids ...string) {
+	if m.removedjobs == nil {
+		m.removedjobs = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.jobs, ids[i])
+		m.removedjobs[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedJobs returns the removed IDs of the "jobs" edge to the Job entity.
+func (m *UserMutation) RemovedJobsIDs() (ids []string) {
+	for id := range m.removedjobs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// JobsIDs returns the "jobs" edge IDs in the mutation.
+func (m *UserMutation) JobsIDs() (ids []string) {
+	for id := range m.jobs {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetJobs resets all changes to the "jobs" edge.
+func (m *UserMutation) ResetJobs() {
+	m.jobs = nil
+	m.clearedjobs = false
+	m.removedjobs = nil
+}
+
+// AddProviderCapabilityIDs adds the "provider_capabilities" edge to the ProviderCapability entity by ids.
+func (m *UserMutation) AddProviderCapabilityIDs(ids ...string) {
+	if m.provider_capabilities == nil {
+		m.provider_capabilities = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.provider_capabilities[ids[i]] = struct{}{}
+	}
+}
+
+// ClearProviderCapabilities clears the "provider_capabilities" edge to the ProviderCapability entity.
+func (m *UserMutation) ClearProviderCapabilities() {
+	m.clearedprovider_capabilities = true
+}
+
+// ProviderCapabilitiesCleared reports if the "provider_capabilities" edge to the ProviderCapability entity was cleared.
+func (m *UserMutation) ProviderCapabilitiesCleared() bool {
+	return m.clearedprovider_capabilities
+}
+
+// RemoveProviderCapabilityIDs removes the "provider_capabilities" edge to the ProviderCapability entity by IDs.
+func (m *UserMutation) RemoveProviderCapabilityIDs(ids ...string) {
+	if m.removedprovider_capabilities == nil {
+		m.removedprovider_capabilities = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.provider_capabilities, ids[i])
+		m.removedprovider_capabilities[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedProviderCapabilities returns the removed IDs of the "provider_capabilities" edge to the ProviderCapability entity.
+func (m *UserMutation) RemovedProviderCapabilitiesIDs() (ids []string) {
+	for id := range m.removedprovider_capabilities {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ProviderCapabilitiesIDs returns the "provider_capabilities" edge IDs in the mutation.
+func (m *UserMutation) ProviderCapabilitiesIDs() (ids []string) {
+	for id := range m.provider_capabilities {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetProviderCapabilities resets all changes to the "provider_capabilities" edge.
+func (m *UserMutation) ResetProviderCapabilities() {
+	m.provider_capabilities = nil
+	m.clearedprovider_capabilities = false
+	m.removedprovider_capabilities = nil
+}
+
 // Where appends a list predicates to the UserMutation builder.
 func (m *UserMutation) Where(ps ...predicate.User) {
 	m.predicates = append(m.predicates, ps...)
@@ -47391,7 +52732,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 28)
+	edges := make([]string, 0, 33)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -47475,6 +52816,21 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.a2a_tasks != nil {
 		edges = append(edges, user.EdgeA2aTasks)
+	}
+	if m.notifications != nil {
+		edges = append(edges, user.EdgeNotifications)
+	}
+	if m.work_pattern != nil {
+		edges = append(edges, user.EdgeWorkPattern)
+	}
+	if m.peer_patterns != nil {
+		edges = append(edges, user.EdgePeerPatterns)
+	}
+	if m.jobs != nil {
+		edges = append(edges, user.EdgeJobs)
+	}
+	if m.provider_capabilities != nil {
+		edges = append(edges, user.EdgeProviderCapabilities)
 	}
 	return edges
 }
@@ -47645,13 +53001,41 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeNotifications:
+		ids := make([]ent.Value, 0, len(m.notifications))
+		for id := range m.notifications {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeWorkPattern:
+		if id := m.work_pattern; id != nil {
+			return []ent.Value{*id}
+		}
+	case user.EdgePeerPatterns:
+		ids := make([]ent.Value, 0, len(m.peer_patterns))
+		for id := range m.peer_patterns {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeJobs:
+		ids := make([]ent.Value, 0, len(m.jobs))
+		for id := range m.jobs {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeProviderCapabilities:
+		ids := make([]ent.Value, 0, len(m.provider_capabilities))
+		for id := range m.provider_capabilities {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 28)
+	edges := make([]string, 0, 33)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -47726,6 +53110,18 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removeda2a_tasks != nil {
 		edges = append(edges, user.EdgeA2aTasks)
+	}
+	if m.removednotifications != nil {
+		edges = append(edges, user.EdgeNotifications)
+	}
+	if m.removedpeer_patterns != nil {
+		edges = append(edges, user.EdgePeerPatterns)
+	}
+	if m.removedjobs != nil {
+		edges = append(edges, user.EdgeJobs)
+	}
+	if m.removedprovider_capabilities != nil {
+		edges = append(edges, user.EdgeProviderCapabilities)
 	}
 	return edges
 }
@@ -47884,13 +53280,37 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeNotifications:
+		ids := make([]ent.Value, 0, len(m.removednotifications))
+		for id := range m.removednotifications {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgePeerPatterns:
+		ids := make([]ent.Value, 0, len(m.removedpeer_patterns))
+		for id := range m.removedpeer_patterns {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeJobs:
+		ids := make([]ent.Value, 0, len(m.removedjobs))
+		for id := range m.removedjobs {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeProviderCapabilities:
+		ids := make([]ent.Value, 0, len(m.removedprovider_capabilities))
+		for id := range m.removedprovider_capabilities {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 28)
+	edges := make([]string, 0, 33)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -47975,6 +53395,21 @@ func (m *UserMutation) ClearedEdges() []string {
 	if m.cleareda2a_tasks {
 		edges = append(edges, user.EdgeA2aTasks)
 	}
+	if m.clearednotifications {
+		edges = append(edges, user.EdgeNotifications)
+	}
+	if m.clearedwork_pattern {
+		edges = append(edges, user.EdgeWorkPattern)
+	}
+	if m.clearedpeer_patterns {
+		edges = append(edges, user.EdgePeerPatterns)
+	}
+	if m.clearedjobs {
+		edges = append(edges, user.EdgeJobs)
+	}
+	if m.clearedprovider_capabilities {
+		edges = append(edges, user.EdgeProviderCapabilities)
+	}
 	return edges
 }
 
@@ -48038,6 +53473,16 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.cleareddocuments
 	case user.EdgeA2aTasks:
 		return m.cleareda2a_tasks
+	case user.EdgeNotifications:
+		return m.clearednotifications
+	case user.EdgeWorkPattern:
+		return m.clearedwork_pattern
+	case user.EdgePeerPatterns:
+		return m.clearedpeer_patterns
+	case user.EdgeJobs:
+		return m.clearedjobs
+	case user.EdgeProviderCapabilities:
+		return m.clearedprovider_capabilities
 	}
 	return false
 }
@@ -48054,6 +53499,9 @@ func (m *UserMutation) ClearEdge(name string) error {
 		return nil
 	case user.EdgeReputation:
 		m.ClearReputation()
+		return nil
+	case user.EdgeWorkPattern:
+		m.ClearWorkPattern()
 		return nil
 	}
 	return fmt.Errorf("unknown User unique edge %s", name)
@@ -48146,6 +53594,21 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeA2aTasks:
 		m.ResetA2aTasks()
+		return nil
+	case user.EdgeNotifications:
+		m.ResetNotifications()
+		return nil
+	case user.EdgeWorkPattern:
+		m.ResetWorkPattern()
+		return nil
+	case user.EdgePeerPatterns:
+		m.ResetPeerPatterns()
+		return nil
+	case user.EdgeJobs:
+		m.ResetJobs()
+		return nil
+	case user.EdgeProviderCapabilities:
+		m.ResetProviderCapabilities()
 		return nil
 	}
 	return fmt.Errorf("unknown User edge %s", name)
@@ -50741,4 +56204,858 @@ func (m *WebhookDeliveryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery edge %s", name)
+}
+
+// WorkPatternMutation represents an operation that mutates the WorkPattern nodes in the graph.
+type WorkPatternMutation struct {
+	config
+	op                          Op
+	typ                         string
+	id                          *string
+	created_at                  *time.Time
+	updated_at                  *time.Time
+	task_types                  *[]string
+	appendtask_types            []string
+	skills                      *[]string
+	appendskills                []string
+	max_concurrent              *int
+	addmax_concurrent           *int
+	typical_turnaround_hours    *float64
+	addtypical_turnaround_hours *float64
+	clearedFields               map[string]struct{}
+	user                        *string
+	cleareduser                 bool
+	done                        bool
+	oldValue                    func(context.Context) (*WorkPattern, error)
+	predicates                  []predicate.WorkPattern
+}
+
+var _ ent.Mutation = (*WorkPatternMutation)(nil)
+
+// workpatternOption allows management of the mutation configuration using functional options.
+type workpatternOption func(*WorkPatternMutation)
+
+// newWorkPatternMutation creates new mutation for the WorkPattern entity.
+func newWorkPatternMutation(c config, op Op, opts ...workpatternOption) *WorkPatternMutation {
+	m := &WorkPatternMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWorkPattern,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWorkPatternID sets the ID field of the mutation.
+func withWorkPatternID(id string) workpatternOption {
+	return func(m *WorkPatternMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WorkPattern
+		)
+		m.oldValue = func(ctx context.Context) (*WorkPattern, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WorkPattern.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWorkPattern sets the old WorkPattern of the mutation.
+func withWorkPattern(node *WorkPattern) workpatternOption {
+	return func(m *WorkPatternMutation) {
+		m.oldValue = func(context.Context) (*WorkPattern, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WorkPatternMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WorkPatternMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of WorkPattern entities.
+func (m *WorkPatternMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WorkPatternMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WorkPatternMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WorkPattern.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *WorkPatternMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *WorkPatternMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *WorkPatternMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *WorkPatternMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *WorkPatternMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *WorkPatternMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *WorkPatternMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *WorkPatternMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *WorkPatternMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetTaskTypes sets the "task_types" field.
+func (m *WorkPatternMutation) SetTaskTypes(s []string) {
+	m.task_types = &s
+	m.appendtask_types = nil
+}
+
+// TaskTypes returns the value of the "task_types" field in the mutation.
+func (m *WorkPatternMutation) TaskTypes() (r []string, exists bool) {
+	v := m.task_types
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskTypes returns the old "task_types" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldTaskTypes(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskTypes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskTypes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskTypes: %w", err)
+	}
+	return oldValue.TaskTypes, nil
+}
+
+// AppendTaskTypes adds s to the "task_types" field.
+func (m *WorkPatternMutation) AppendTaskTypes(s []string) {
+	m.appendtask_types = append(m.appendtask_types, s...)
+}
+
+// AppendedTaskTypes returns the list of values that were appended to the "task_types" field in this mutation.
+func (m *WorkPatternMutation) AppendedTaskTypes() ([]string, bool) {
+	if len(m.appendtask_types) == 0 {
+		return nil, false
+	}
+	return m.appendtask_types, true
+}
+
+// ClearTaskTypes clears the value of the "task_types" field.
+func (m *WorkPatternMutation) ClearTaskTypes() {
+	m.task_types = nil
+	m.appendtask_types = nil
+	m.clearedFields[workpattern.FieldTaskTypes] = struct{}{}
+}
+
+// TaskTypesCleared returns if the "task_types" field was cleared in this mutation.
+func (m *WorkPatternMutation) TaskTypesCleared() bool {
+	_, ok := m.clearedFields[workpattern.FieldTaskTypes]
+	return ok
+}
+
+// ResetTaskTypes resets all changes to the "task_types" field.
+func (m *WorkPatternMutation) ResetTaskTypes() {
+	m.task_types = nil
+	m.appendtask_types = nil
+	delete(m.clearedFields, workpattern.FieldTaskTypes)
+}
+
+// SetSkills sets the "skills" field.
+func (m *WorkPatternMutation) SetSkills(s []string) {
+	m.skills = &s
+	m.appendskills = nil
+}
+
+// Skills returns the value of the "skills" field in the mutation.
+func (m *WorkPatternMutation) Skills() (r []string, exists bool) {
+	v := m.skills
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSkills returns the old "skills" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldSkills(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSkills is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSkills requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSkills: %w", err)
+	}
+	return oldValue.Skills, nil
+}
+
+// AppendSkills adds s to the "skills" field.
+func (m *WorkPatternMutation) AppendSkills(s []string) {
+	m.appendskills = append(m.appendskills, s...)
+}
+
+// AppendedSkills returns the list of values that were appended to the "skills" field in this mutation.
+func (m *WorkPatternMutation) AppendedSkills() ([]string, bool) {
+	if len(m.appendskills) == 0 {
+		return nil, false
+	}
+	return m.appendskills, true
+}
+
+// ClearSkills clears the value of the "skills" field.
+func (m *WorkPatternMutation) ClearSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	m.clearedFields[workpattern.FieldSkills] = struct{}{}
+}
+
+// SkillsCleared returns if the "skills" field was cleared in this mutation.
+func (m *WorkPatternMutation) SkillsCleared() bool {
+	_, ok := m.clearedFields[workpattern.FieldSkills]
+	return ok
+}
+
+// ResetSkills resets all changes to the "skills" field.
+func (m *WorkPatternMutation) ResetSkills() {
+	m.skills = nil
+	m.appendskills = nil
+	delete(m.clearedFields, workpattern.FieldSkills)
+}
+
+// SetMaxConcurrent sets the "max_concurrent" field.
+func (m *WorkPatternMutation) SetMaxConcurrent(i int) {
+	m.max_concurrent = &i
+	m.addmax_concurrent = nil
+}
+
+// MaxConcurrent returns the value of the "max_concurrent" field in the mutation.
+func (m *WorkPatternMutation) MaxConcurrent() (r int, exists bool) {
+	v := m.max_concurrent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxConcurrent returns the old "max_concurrent" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldMaxConcurrent(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxConcurrent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxConcurrent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxConcurrent: %w", err)
+	}
+	return oldValue.MaxConcurrent, nil
+}
+
+// AddMaxConcurrent adds i to the "max_concurrent" field.
+func (m *WorkPatternMutation) AddMaxConcurrent(i int) {
+	if m.addmax_concurrent != nil {
+		*m.addmax_concurrent += i
+	} else {
+		m.addmax_concurrent = &i
+	}
+}
+
+// AddedMaxConcurrent returns the value that was added to the "max_concurrent" field in this mutation.
+func (m *WorkPatternMutation) AddedMaxConcurrent() (r int, exists bool) {
+	v := m.addmax_concurrent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxConcurrent resets all changes to the "max_concurrent" field.
+func (m *WorkPatternMutation) ResetMaxConcurrent() {
+	m.max_concurrent = nil
+	m.addmax_concurrent = nil
+}
+
+// SetTypicalTurnaroundHours sets the "typical_turnaround_hours" field.
+func (m *WorkPatternMutation) SetTypicalTurnaroundHours(f float64) {
+	m.typical_turnaround_hours = &f
+	m.addtypical_turnaround_hours = nil
+}
+
+// TypicalTurnaroundHours returns the value of the "typical_turnaround_hours" field in the mutation.
+func (m *WorkPatternMutation) TypicalTurnaroundHours() (r float64, exists bool) {
+	v := m.typical_turnaround_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTypicalTurnaroundHours returns the old "typical_turnaround_hours" field's value of the WorkPattern entity.
+// If the WorkPattern object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkPatternMutation) OldTypicalTurnaroundHours(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTypicalTurnaroundHours is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTypicalTurnaroundHours requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTypicalTurnaroundHours: %w", err)
+	}
+	return oldValue.TypicalTurnaroundHours, nil
+}
+
+// AddTypicalTurnaroundHours adds f to the "typical_turnaround_hours" field.
+func (m *WorkPatternMutation) AddTypicalTurnaroundHours(f float64) {
+	if m.addtypical_turnaround_hours != nil {
+		*m.addtypical_turnaround_hours += f
+	} else {
+		m.addtypical_turnaround_hours = &f
+	}
+}
+
+// AddedTypicalTurnaroundHours returns the value that was added to the "typical_turnaround_hours" field in this mutation.
+func (m *WorkPatternMutation) AddedTypicalTurnaroundHours() (r float64, exists bool) {
+	v := m.addtypical_turnaround_hours
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTypicalTurnaroundHours resets all changes to the "typical_turnaround_hours" field.
+func (m *WorkPatternMutation) ResetTypicalTurnaroundHours() {
+	m.typical_turnaround_hours = nil
+	m.addtypical_turnaround_hours = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *WorkPatternMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[workpattern.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *WorkPatternMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *WorkPatternMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *WorkPatternMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the WorkPatternMutation builder.
+func (m *WorkPatternMutation) Where(ps ...predicate.WorkPattern) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WorkPatternMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WorkPatternMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WorkPattern, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WorkPatternMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WorkPatternMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WorkPattern).
+func (m *WorkPatternMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WorkPatternMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, workpattern.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, workpattern.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, workpattern.FieldUserID)
+	}
+	if m.task_types != nil {
+		fields = append(fields, workpattern.FieldTaskTypes)
+	}
+	if m.skills != nil {
+		fields = append(fields, workpattern.FieldSkills)
+	}
+	if m.max_concurrent != nil {
+		fields = append(fields, workpattern.FieldMaxConcurrent)
+	}
+	if m.typical_turnaround_hours != nil {
+		fields = append(fields, workpattern.FieldTypicalTurnaroundHours)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WorkPatternMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case workpattern.FieldCreatedAt:
+		return m.CreatedAt()
+	case workpattern.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case workpattern.FieldUserID:
+		return m.UserID()
+	case workpattern.FieldTaskTypes:
+		return m.TaskTypes()
+	case workpattern.FieldSkills:
+		return m.Skills()
+	case workpattern.FieldMaxConcurrent:
+		return m.MaxConcurrent()
+	case workpattern.FieldTypicalTurnaroundHours:
+		return m.TypicalTurnaroundHours()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WorkPatternMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case workpattern.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case workpattern.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case workpattern.FieldUserID:
+		return m.OldUserID(ctx)
+	case workpattern.FieldTaskTypes:
+		return m.OldTaskTypes(ctx)
+	case workpattern.FieldSkills:
+		return m.OldSkills(ctx)
+	case workpattern.FieldMaxConcurrent:
+		return m.OldMaxConcurrent(ctx)
+	case workpattern.FieldTypicalTurnaroundHours:
+		return m.OldTypicalTurnaroundHours(ctx)
+	}
+	return nil, fmt.Errorf("unknown WorkPattern field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WorkPatternMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case workpattern.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case workpattern.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case workpattern.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case workpattern.FieldTaskTypes:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskTypes(v)
+		return nil
+	case workpattern.FieldSkills:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSkills(v)
+		return nil
+	case workpattern.FieldMaxConcurrent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxConcurrent(v)
+		return nil
+	case workpattern.FieldTypicalTurnaroundHours:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTypicalTurnaroundHours(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WorkPattern field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WorkPatternMutation) AddedFields() []string {
+	var fields []string
+	if m.addmax_concurrent != nil {
+		fields = append(fields, workpattern.FieldMaxConcurrent)
+	}
+	if m.addtypical_turnaround_hours != nil {
+		fields = append(fields, workpattern.FieldTypicalTurnaroundHours)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WorkPatternMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case workpattern.FieldMaxConcurrent:
+		return m.AddedMaxConcurrent()
+	case workpattern.FieldTypicalTurnaroundHours:
+		return m.AddedTypicalTurnaroundHours()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WorkPatternMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case workpattern.FieldMaxConcurrent:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxConcurrent(v)
+		return nil
+	case workpattern.FieldTypicalTurnaroundHours:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTypicalTurnaroundHours(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WorkPattern numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WorkPatternMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(workpattern.FieldTaskTypes) {
+		fields = append(fields, workpattern.FieldTaskTypes)
+	}
+	if m.FieldCleared(workpattern.FieldSkills) {
+		fields = append(fields, workpattern.FieldSkills)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WorkPatternMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WorkPatternMutation) ClearField(name string) error {
+	switch name {
+	case workpattern.FieldTaskTypes:
+		m.ClearTaskTypes()
+		return nil
+	case workpattern.FieldSkills:
+		m.ClearSkills()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkPattern nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WorkPatternMutation) ResetField(name string) error {
+	switch name {
+	case workpattern.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case workpattern.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case workpattern.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case workpattern.FieldTaskTypes:
+		m.ResetTaskTypes()
+		return nil
+	case workpattern.FieldSkills:
+		m.ResetSkills()
+		return nil
+	case workpattern.FieldMaxConcurrent:
+		m.ResetMaxConcurrent()
+		return nil
+	case workpattern.FieldTypicalTurnaroundHours:
+		m.ResetTypicalTurnaroundHours()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkPattern field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WorkPatternMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, workpattern.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WorkPatternMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case workpattern.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WorkPatternMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WorkPatternMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WorkPatternMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, workpattern.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WorkPatternMutation) EdgeCleared(name string) bool {
+	switch name {
+	case workpattern.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WorkPatternMutation) ClearEdge(name string) error {
+	switch name {
+	case workpattern.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkPattern unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WorkPatternMutation) ResetEdge(name string) error {
+	switch name {
+	case workpattern.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkPattern edge %s", name)
 }

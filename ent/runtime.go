@@ -22,12 +22,16 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/idempotencyrecord"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/ledgerentry"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
+	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
@@ -40,6 +44,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
 
@@ -850,6 +855,31 @@ func init() {
 			return nil
 		}
 	}()
+	jobMixin := schema.Job{}.Mixin()
+	jobMixinFields0 := jobMixin[0].Fields()
+	_ = jobMixinFields0
+	jobFields := schema.Job{}.Fields()
+	_ = jobFields
+	// jobDescID is the schema descriptor for id field.
+	jobDescID := jobMixinFields0[0].Descriptor()
+	// job.DefaultID holds the default value on creation for the id field.
+	job.DefaultID = jobDescID.Default.(func() string)
+	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	job.IDValidator = func() func(string) error {
+		validators := jobDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	ledgerentryMixin := schema.LedgerEntry{}.Mixin()
 	ledgerentryMixinFields0 := ledgerentryMixin[0].Fields()
 	_ = ledgerentryMixinFields0
@@ -1019,6 +1049,43 @@ func init() {
 			return nil
 		}
 	}()
+	notificationMixin := schema.Notification{}.Mixin()
+	notificationMixinFields0 := notificationMixin[0].Fields()
+	_ = notificationMixinFields0
+	notificationFields := schema.Notification{}.Fields()
+	_ = notificationFields
+	// notificationDescBody is the schema descriptor for body field.
+	notificationDescBody := notificationFields[4].Descriptor()
+	// notification.DefaultBody holds the default value on creation for the body field.
+	notification.DefaultBody = notificationDescBody.Default.(string)
+	// notificationDescMetadata is the schema descriptor for metadata field.
+	notificationDescMetadata := notificationFields[5].Descriptor()
+	// notification.DefaultMetadata holds the default value on creation for the metadata field.
+	notification.DefaultMetadata = notificationDescMetadata.Default.(string)
+	// notificationDescFromUserName is the schema descriptor for from_user_name field.
+	notificationDescFromUserName := notificationFields[6].Descriptor()
+	// notification.DefaultFromUserName holds the default value on creation for the from_user_name field.
+	notification.DefaultFromUserName = notificationDescFromUserName.Default.(string)
+	// notificationDescID is the schema descriptor for id field.
+	notificationDescID := notificationMixinFields0[0].Descriptor()
+	// notification.DefaultID holds the default value on creation for the id field.
+	notification.DefaultID = notificationDescID.Default.(func() string)
+	// notification.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	notification.IDValidator = func() func(string) error {
+		validators := notificationDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	paymentholdMixin := schema.PaymentHold{}.Mixin()
 	paymentholdMixinFields0 := paymentholdMixin[0].Fields()
 	_ = paymentholdMixinFields0
@@ -1031,6 +1098,68 @@ func init() {
 	// paymenthold.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	paymenthold.IDValidator = func() func(string) error {
 		validators := paymentholdDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	peerpatternMixin := schema.PeerPattern{}.Mixin()
+	peerpatternMixinFields0 := peerpatternMixin[0].Fields()
+	_ = peerpatternMixinFields0
+	peerpatternFields := schema.PeerPattern{}.Fields()
+	_ = peerpatternFields
+	// peerpatternDescMaxConcurrent is the schema descriptor for max_concurrent field.
+	peerpatternDescMaxConcurrent := peerpatternFields[4].Descriptor()
+	// peerpattern.DefaultMaxConcurrent holds the default value on creation for the max_concurrent field.
+	peerpattern.DefaultMaxConcurrent = peerpatternDescMaxConcurrent.Default.(int)
+	// peerpatternDescTypicalTurnaroundHours is the schema descriptor for typical_turnaround_hours field.
+	peerpatternDescTypicalTurnaroundHours := peerpatternFields[5].Descriptor()
+	// peerpattern.DefaultTypicalTurnaroundHours holds the default value on creation for the typical_turnaround_hours field.
+	peerpattern.DefaultTypicalTurnaroundHours = peerpatternDescTypicalTurnaroundHours.Default.(float64)
+	// peerpatternDescID is the schema descriptor for id field.
+	peerpatternDescID := peerpatternMixinFields0[0].Descriptor()
+	// peerpattern.DefaultID holds the default value on creation for the id field.
+	peerpattern.DefaultID = peerpatternDescID.Default.(func() string)
+	// peerpattern.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	peerpattern.IDValidator = func() func(string) error {
+		validators := peerpatternDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	providercapabilityMixin := schema.ProviderCapability{}.Mixin()
+	providercapabilityMixinFields0 := providercapabilityMixin[0].Fields()
+	_ = providercapabilityMixinFields0
+	providercapabilityFields := schema.ProviderCapability{}.Fields()
+	_ = providercapabilityFields
+	// providercapabilityDescDescription is the schema descriptor for description field.
+	providercapabilityDescDescription := providercapabilityFields[3].Descriptor()
+	// providercapability.DefaultDescription holds the default value on creation for the description field.
+	providercapability.DefaultDescription = providercapabilityDescDescription.Default.(string)
+	// providercapabilityDescID is the schema descriptor for id field.
+	providercapabilityDescID := providercapabilityMixinFields0[0].Descriptor()
+	// providercapability.DefaultID holds the default value on creation for the id field.
+	providercapability.DefaultID = providercapabilityDescID.Default.(func() string)
+	// providercapability.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	providercapability.IDValidator = func() func(string) error {
+		validators := providercapabilityDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),
@@ -1482,6 +1611,39 @@ func init() {
 	// webhookdelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	webhookdelivery.IDValidator = func() func(string) error {
 		validators := webhookdeliveryDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	workpatternMixin := schema.WorkPattern{}.Mixin()
+	workpatternMixinFields0 := workpatternMixin[0].Fields()
+	_ = workpatternMixinFields0
+	workpatternFields := schema.WorkPattern{}.Fields()
+	_ = workpatternFields
+	// workpatternDescMaxConcurrent is the schema descriptor for max_concurrent field.
+	workpatternDescMaxConcurrent := workpatternFields[3].Descriptor()
+	// workpattern.DefaultMaxConcurrent holds the default value on creation for the max_concurrent field.
+	workpattern.DefaultMaxConcurrent = workpatternDescMaxConcurrent.Default.(int)
+	// workpatternDescTypicalTurnaroundHours is the schema descriptor for typical_turnaround_hours field.
+	workpatternDescTypicalTurnaroundHours := workpatternFields[4].Descriptor()
+	// workpattern.DefaultTypicalTurnaroundHours holds the default value on creation for the typical_turnaround_hours field.
+	workpattern.DefaultTypicalTurnaroundHours = workpatternDescTypicalTurnaroundHours.Default.(float64)
+	// workpatternDescID is the schema descriptor for id field.
+	workpatternDescID := workpatternMixinFields0[0].Descriptor()
+	// workpattern.DefaultID holds the default value on creation for the id field.
+	workpattern.DefaultID = workpatternDescID.Default.(func() string)
+	// workpattern.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	workpattern.IDValidator = func() func(string) error {
+		validators := workpatternDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

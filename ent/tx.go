@@ -52,6 +52,8 @@ type Tx struct {
 	FederationMembership *FederationMembershipClient
 	// IdempotencyRecord is the client for interacting with the IdempotencyRecord builders.
 	IdempotencyRecord *IdempotencyRecordClient
+	// Job is the client for interacting with the Job builders.
+	Job *JobClient
 	// LedgerEntry is the client for interacting with the LedgerEntry builders.
 	LedgerEntry *LedgerEntryClient
 	// MemoryEntry is the client for interacting with the MemoryEntry builders.
@@ -62,8 +64,14 @@ type Tx struct {
 	NetworkPreference *NetworkPreferenceClient
 	// NetworkSetting is the client for interacting with the NetworkSetting builders.
 	NetworkSetting *NetworkSettingClient
+	// Notification is the client for interacting with the Notification builders.
+	Notification *NotificationClient
 	// PaymentHold is the client for interacting with the PaymentHold builders.
 	PaymentHold *PaymentHoldClient
+	// PeerPattern is the client for interacting with the PeerPattern builders.
+	PeerPattern *PeerPatternClient
+	// ProviderCapability is the client for interacting with the ProviderCapability builders.
+	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
 	// Session is the client for interacting with the Session builders.
@@ -88,6 +96,8 @@ type Tx struct {
 	UserReputation *UserReputationClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
+	// WorkPattern is the client for interacting with the WorkPattern builders.
+	WorkPattern *WorkPatternClient
 
 	// lazily loaded.
 	client     *Client
@@ -238,12 +248,16 @@ func (tx *Tx) init() {
 	tx.FederationInstance = NewFederationInstanceClient(tx.config)
 	tx.FederationMembership = NewFederationMembershipClient(tx.config)
 	tx.IdempotencyRecord = NewIdempotencyRecordClient(tx.config)
+	tx.Job = NewJobClient(tx.config)
 	tx.LedgerEntry = NewLedgerEntryClient(tx.config)
 	tx.MemoryEntry = NewMemoryEntryClient(tx.config)
 	tx.NetworkConnection = NewNetworkConnectionClient(tx.config)
 	tx.NetworkPreference = NewNetworkPreferenceClient(tx.config)
 	tx.NetworkSetting = NewNetworkSettingClient(tx.config)
+	tx.Notification = NewNotificationClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)
+	tx.PeerPattern = NewPeerPatternClient(tx.config)
+	tx.ProviderCapability = NewProviderCapabilityClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
@@ -256,6 +270,7 @@ func (tx *Tx) init() {
 	tx.User = NewUserClient(tx.config)
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
+	tx.WorkPattern = NewWorkPatternClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

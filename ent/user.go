@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
 // User is the model entity for the User schema.
@@ -100,9 +101,19 @@ type UserEdges struct {
 	Documents []*Document `json:"documents,omitempty"`
 	// A2aTasks holds the value of the a2a_tasks edge.
 	A2aTasks []*A2ATask `json:"a2a_tasks,omitempty"`
+	// Notifications holds the value of the notifications edge.
+	Notifications []*Notification `json:"notifications,omitempty"`
+	// WorkPattern holds the value of the work_pattern edge.
+	WorkPattern *WorkPattern `json:"work_pattern,omitempty"`
+	// PeerPatterns holds the value of the peer_patterns edge.
+	PeerPatterns []*PeerPattern `json:"peer_patterns,omitempty"`
+	// Jobs holds the value of the jobs edge.
+	Jobs []*Job `json:"jobs,omitempty"`
+	// ProviderCapabilities holds the value of the provider_capabilities edge.
+	ProviderCapabilities []*ProviderCapability `json:"provider_capabilities,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [28]bool
+	loadedTypes [33]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -363,6 +374,53 @@ func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
 	return nil, &NotLoadedError{edge: "a2a_tasks"}
 }
 
+// NotificationsOrErr returns the Notifications value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) NotificationsOrErr() ([]*Notification, error) {
+	if e.loadedTypes[28] {
+		return e.Notifications, nil
+	}
+	return nil, &NotLoadedError{edge: "notifications"}
+}
+
+// WorkPatternOrErr returns the WorkPattern value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
+	if e.WorkPattern != nil {
+		return e.WorkPattern, nil
+	} else if e.loadedTypes[29] {
+		return nil, &NotFoundError{label: workpattern.Label}
+	}
+	return nil, &NotLoadedError{edge: "work_pattern"}
+}
+
+// PeerPatternsOrErr returns the PeerPatterns value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
+	if e.loadedTypes[30] {
+		return e.PeerPatterns, nil
+	}
+	return nil, &NotLoadedError{edge: "peer_patterns"}
+}
+
+// JobsOrErr returns the Jobs value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) JobsOrErr() ([]*Job, error) {
+	if e.loadedTypes[31] {
+		return e.Jobs, nil
+	}
+	return nil, &NotLoadedError{edge: "jobs"}
+}
+
+// ProviderCapabilitiesOrErr returns the ProviderCapabilities value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
+	if e.loadedTypes[32] {
+		return e.ProviderCapabilities, nil
+	}
+	return nil, &NotLoadedError{edge: "provider_capabilities"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
@@ -593,6 +651,31 @@ func (_m *User) QueryDocuments() *DocumentQuery {
 // QueryA2aTasks queries the "a2a_tasks" edge of the User entity.
 func (_m *User) QueryA2aTasks() *A2ATaskQuery {
 	return NewUserClient(_m.config).QueryA2aTasks(_m)
+}
+
+// QueryNotifications queries the "notifications" edge of the User entity.
+func (_m *User) QueryNotifications() *NotificationQuery {
+	return NewUserClient(_m.config).QueryNotifications(_m)
+}
+
+// QueryWorkPattern queries the "work_pattern" edge of the User entity.
+func (_m *User) QueryWorkPattern() *WorkPatternQuery {
+	return NewUserClient(_m.config).QueryWorkPattern(_m)
+}
+
+// QueryPeerPatterns queries the "peer_patterns" edge of the User entity.
+func (_m *User) QueryPeerPatterns() *PeerPatternQuery {
+	return NewUserClient(_m.config).QueryPeerPatterns(_m)
+}
+
+// QueryJobs queries the "jobs" edge of the User entity.
+func (_m *User) QueryJobs() *JobQuery {
+	return NewUserClient(_m.config).QueryJobs(_m)
+}
+
+// QueryProviderCapabilities queries the "provider_capabilities" edge of the User entity.
+func (_m *User) QueryProviderCapabilities() *ProviderCapabilityQuery {
+	return NewUserClient(_m.config).QueryProviderCapabilities(_m)
 }
 
 // Update returns a builder for updating this User.

@@ -27,9 +27,13 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -41,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
 // UserCreate is the builder for creating a User entity.
@@ -559,6 +564,85 @@ func (_c *UserCreate) AddA2aTasks(v ...*A2ATask) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddA2aTaskIDs(ids...)
+}
+
+// AddNotificationIDs adds the "notifications" edge to the Notification entity by IDs.
+func (_c *UserCreate) AddNotificationIDs(ids ...string) *UserCreate {
+	_c.mutation.AddNotificationIDs(ids...)
+	return _c
+}
+
+// AddNotifications adds the "notifications" edges to the Notification entity.
+func (_c *UserCreate) AddNotifications(v ...*Notification) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddNotificationIDs(ids...)
+}
+
+// SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID.
+func (_c *UserCreate) SetWorkPatternID(id string) *UserCreate {
+	_c.mutation.SetWorkPatternID(id)
+	return _c
+}
+
+// SetNillableWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID if the given value is not nil.
+func (_c *UserCreate) SetNillableWorkPatternID(id *string) *UserCreate {
+	if id != nil {
+		_c = _c.SetWorkPatternID(*id)
+	}
+	return _c
+}
+
+// SetWorkPattern sets the "work_pattern" edge to the WorkPattern entity.
+func (_c *UserCreate) SetWorkPattern(v *WorkPattern) *UserCreate {
+	return _c.SetWorkPatternID(v.ID)
+}
+
+// AddPeerPatternIDs adds the "peer_patterns" edge to the PeerPattern entity by IDs.
+func (_c *UserCreate) AddPeerPatternIDs(ids ...string) *UserCreate {
+	_c.mutation.AddPeerPatternIDs(ids...)
+	return _c
+}
+
+// AddPeerPatterns adds the "peer_patterns" edges to the PeerPattern entity.
+func (_c *UserCreate) AddPeerPatterns(v ...*PeerPattern) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddPeerPatternIDs(ids...)
+}
+
+// AddJobIDs adds the "jobs" edge to the Job entity by IDs.
+func (_c *UserCreate) AddJobIDs(ids ...string) *UserCreate {
+	_c.mutation.AddJobIDs(ids...)
+	return _c
+}
+
+// AddJobs adds the "jobs" edges to the Job entity.
+func (_c *UserCreate) AddJobs(v ...*Job) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddJobIDs(ids...)
+}
+
+// AddProviderCapabilityIDs adds the "provider_capabilities" edge to the ProviderCapability entity by IDs.
+func (_c *UserCreate) AddProviderCapabilityIDs(ids ...string) *UserCreate {
+	_c.mutation.AddProviderCapabilityIDs(ids...)
+	return _c
+}
+
+// AddProviderCapabilities adds the "provider_capabilities" edges to the ProviderCapability entity.
+func (_c *UserCreate) AddProviderCapabilities(v ...*ProviderCapability) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddProviderCapabilityIDs(ids...)
 }
 
 // Mutation returns the UserMutation object of the builder.
@@ -1163,6 +1247,86 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.NotificationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.WorkPatternIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.WorkPatternTable,
+			Columns: []string{user.WorkPatternColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PeerPatternsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.JobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.ProviderCapabilitiesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

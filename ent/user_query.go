@@ -28,10 +28,14 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -43,44 +47,50 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
 // UserQuery is the builder for querying User entities.
 type UserQuery struct {
 	config
-	ctx                    *QueryContext
-	order                  []user.OrderOption
-	inters                 []Interceptor
-	predicates             []predicate.User
-	withSessions           *SessionQuery
-	withAPIKeys            *APIKeyQuery
-	withSettings           *SettingQuery
-	withQueueItems         *QueueItemQuery
-	withCards              *CardQuery
-	withChecklistItems     *ChecklistItemQuery
-	withContacts           *ContactQuery
-	withCardContacts       *CardContactQuery
-	withChatMessages       *ChatMessageQuery
-	withActivityEntries    *ActivityEntryQuery
-	withStoreAgents        *StoreAgentQuery
-	withExecutions         *ExecutionQuery
-	withWebhookDeliveries  *WebhookDeliveryQuery
-	withStreamEvents       *StreamEventQuery
-	withStoreInstalls      *StoreInstallQuery
-	withStoreSubscriptions *StoreSubscriptionQuery
-	withStoreUnlocks       *StoreUnlockQuery
-	withMemoryEntries      *MemoryEntryQuery
-	withCapabilityPacks    *CapabilityPackQuery
-	withCapabilityInstalls *CapabilityInstallQuery
-	withConnectTokens      *ConnectTokenQuery
-	withNetworkConnections *NetworkConnectionQuery
-	withNetworkPreference  *NetworkPreferenceQuery
-	withDeveloperKeys      *DeveloperKeyQuery
-	withQualitySignals     *AgentQualitySignalQuery
-	withReputation         *UserReputationQuery
-	withDocuments          *DocumentQuery
-	withA2aTasks           *A2ATaskQuery
-	modifiers              []func(*sql.Selector)
+	ctx                      *QueryContext
+	order                    []user.OrderOption
+	inters                   []Interceptor
+	predicates               []predicate.User
+	withSessions             *SessionQuery
+	withAPIKeys              *APIKeyQuery
+	withSettings             *SettingQuery
+	withQueueItems           *QueueItemQuery
+	withCards                *CardQuery
+	withChecklistItems       *ChecklistItemQuery
+	withContacts             *ContactQuery
+	withCardContacts         *CardContactQuery
+	withChatMessages         *ChatMessageQuery
+	withActivityEntries      *ActivityEntryQuery
+	withStoreAgents          *StoreAgentQuery
+	withExecutions           *ExecutionQuery
+	withWebhookDeliveries    *WebhookDeliveryQuery
+	withStreamEvents         *StreamEventQuery
+	withStoreInstalls        *StoreInstallQuery
+	withStoreSubscriptions   *StoreSubscriptionQuery
+	withStoreUnlocks         *StoreUnlockQuery
+	withMemoryEntries        *MemoryEntryQuery
+	withCapabilityPacks      *CapabilityPackQuery
+	withCapabilityInstalls   *CapabilityInstallQuery
+	withConnectTokens        *ConnectTokenQuery
+	withNetworkConnections   *NetworkConnectionQuery
+	withNetworkPreference    *NetworkPreferenceQuery
+	withDeveloperKeys        *DeveloperKeyQuery
+	withQualitySignals       *AgentQualitySignalQuery
+	withReputation           *UserReputationQuery
+	withDocuments            *DocumentQuery
+	withA2aTasks             *A2ATaskQuery
+	withNotifications        *NotificationQuery
+	withWorkPattern          *WorkPatternQuery
+	withPeerPatterns         *PeerPatternQuery
+	withJobs                 *JobQuery
+	withProviderCapabilities *ProviderCapabilityQuery
+	modifiers                []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -733,6 +743,116 @@ func (_q *UserQuery) QueryA2aTasks() *A2ATaskQuery {
 	return query
 }
 
+// QueryNotifications chains the current query on the "notifications" edge.
+func (_q *UserQuery) QueryNotifications() *NotificationQuery {
+	query := (&NotificationClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(notification.Table, notification.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.NotificationsTable, user.NotificationsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryWorkPattern chains the current query on the "work_pattern" edge.
+func (_q *UserQuery) QueryWorkPattern() *WorkPatternQuery {
+	query := (&WorkPatternClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(workpattern.Table, workpattern.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, user.WorkPatternTable, user.WorkPatternColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPeerPatterns chains the current query on the "peer_patterns" edge.
+func (_q *UserQuery) QueryPeerPatterns() *PeerPatternQuery {
+	query := (&PeerPatternClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(peerpattern.Table, peerpattern.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.PeerPatternsTable, user.PeerPatternsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryJobs chains the current query on the "jobs" edge.
+func (_q *UserQuery) QueryJobs() *JobQuery {
+	query := (&JobClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(job.Table, job.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.JobsTable, user.JobsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryProviderCapabilities chains the current query on the "provider_capabilities" edge.
+func (_q *UserQuery) QueryProviderCapabilities() *ProviderCapabilityQuery {
+	query := (&ProviderCapabilityClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(providercapability.Table, providercapability.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.ProviderCapabilitiesTable, user.ProviderCapabilitiesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // First returns the first User entity from the query.
 // Returns a *NotFoundError when no User was found.
 func (_q *UserQuery) First(ctx context.Context) (*User, error) {
@@ -920,39 +1040,44 @@ func (_q *UserQuery) Clone() *UserQuery {
 		return nil
 	}
 	return &UserQuery{
-		config:                 _q.config,
-		ctx:                    _q.ctx.Clone(),
-		order:                  append([]user.OrderOption{}, _q.order...),
-		inters:                 append([]Interceptor{}, _q.inters...),
-		predicates:             append([]predicate.User{}, _q.predicates...),
-		withSessions:           _q.withSessions.Clone(),
-		withAPIKeys:            _q.withAPIKeys.Clone(),
-		withSettings:           _q.withSettings.Clone(),
-		withQueueItems:         _q.withQueueItems.Clone(),
-		withCards:              _q.withCards.Clone(),
-		withChecklistItems:     _q.withChecklistItems.Clone(),
-		withContacts:           _q.withContacts.Clone(),
-		withCardContacts:       _q.withCardContacts.Clone(),
-		withChatMessages:       _q.withChatMessages.Clone(),
-		withActivityEntries:    _q.withActivityEntries.Clone(),
-		withStoreAgents:        _q.withStoreAgents.Clone(),
-		withExecutions:         _q.withExecutions.Clone(),
-		withWebhookDeliveries:  _q.withWebhookDeliveries.Clone(),
-		withStreamEvents:       _q.withStreamEvents.Clone(),
-		withStoreInstalls:      _q.withStoreInstalls.Clone(),
-		withStoreSubscriptions: _q.withStoreSubscriptions.Clone(),
-		withStoreUnlocks:       _q.withStoreUnlocks.Clone(),
-		withMemoryEntries:      _q.withMemoryEntries.Clone(),
-		withCapabilityPacks:    _q.withCapabilityPacks.Clone(),
-		withCapabilityInstalls: _q.withCapabilityInstalls.Clone(),
-		withConnectTokens:      _q.withConnectTokens.Clone(),
-		withNetworkConnections: _q.withNetworkConnections.Clone(),
-		withNetworkPreference:  _q.withNetworkPreference.Clone(),
-		withDeveloperKeys:      _q.withDeveloperKeys.Clone(),
-		withQualitySignals:     _q.withQualitySignals.Clone(),
-		withReputation:         _q.withReputation.Clone(),
-		withDocuments:          _q.withDocuments.Clone(),
-		withA2aTasks:           _q.withA2aTasks.Clone(),
+		config:                   _q.config,
+		ctx:                      _q.ctx.Clone(),
+		order:                    append([]user.OrderOption{}, _q.order...),
+		inters:                   append([]Interceptor{}, _q.inters...),
+		predicates:               append([]predicate.User{}, _q.predicates...),
+		withSessions:             _q.withSessions.Clone(),
+		withAPIKeys:              _q.withAPIKeys.Clone(),
+		withSettings:             _q.withSettings.Clone(),
+		withQueueItems:           _q.withQueueItems.Clone(),
+		withCards:                _q.withCards.Clone(),
+		withChecklistItems:       _q.withChecklistItems.Clone(),
+		withContacts:             _q.withContacts.Clone(),
+		withCardContacts:         _q.withCardContacts.Clone(),
+		withChatMessages:         _q.withChatMessages.Clone(),
+		withActivityEntries:      _q.withActivityEntries.Clone(),
+		withStoreAgents:          _q.withStoreAgents.Clone(),
+		withExecutions:           _q.withExecutions.Clone(),
+		withWebhookDeliveries:    _q.withWebhookDeliveries.Clone(),
+		withStreamEvents:         _q.withStreamEvents.Clone(),
+		withStoreInstalls:        _q.withStoreInstalls.Clone(),
+		withStoreSubscriptions:   _q.withStoreSubscriptions.Clone(),
+		withStoreUnlocks:         _q.withStoreUnlocks.Clone(),
+		withMemoryEntries:        _q.withMemoryEntries.Clone(),
+		withCapabilityPacks:      _q.withCapabilityPacks.Clone(),
+		withCapabilityInstalls:   _q.withCapabilityInstalls.Clone(),
+		withConnectTokens:        _q.withConnectTokens.Clone(),
+		withNetworkConnections:   _q.withNetworkConnections.Clone(),
+		withNetworkPreference:    _q.withNetworkPreference.Clone(),
+		withDeveloperKeys:        _q.withDeveloperKeys.Clone(),
+		withQualitySignals:       _q.withQualitySignals.Clone(),
+		withReputation:           _q.withReputation.Clone(),
+		withDocuments:            _q.withDocuments.Clone(),
+		withA2aTasks:             _q.withA2aTasks.Clone(),
+		withNotifications:        _q.withNotifications.Clone(),
+		withWorkPattern:          _q.withWorkPattern.Clone(),
+		withPeerPatterns:         _q.withPeerPatterns.Clone(),
+		withJobs:                 _q.withJobs.Clone(),
+		withProviderCapabilities: _q.withProviderCapabilities.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -1267,6 +1392,61 @@ func (_q *UserQuery) WithA2aTasks(opts ...func(*A2ATaskQuery)) *UserQuery {
 	return _q
 }
 
+// WithNotifications tells the query-builder to eager-load the nodes that are connected to
+// the "notifications" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithNotifications(opts ...func(*NotificationQuery)) *UserQuery {
+	query := (&NotificationClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withNotifications = query
+	return _q
+}
+
+// WithWorkPattern tells the query-builder to eager-load the nodes that are connected to
+// the "work_pattern" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithWorkPattern(opts ...func(*WorkPatternQuery)) *UserQuery {
+	query := (&WorkPatternClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withWorkPattern = query
+	return _q
+}
+
+// WithPeerPatterns tells the query-builder to eager-load the nodes that are connected to
+// the "peer_patterns" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithPeerPatterns(opts ...func(*PeerPatternQuery)) *UserQuery {
+	query := (&PeerPatternClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPeerPatterns = query
+	return _q
+}
+
+// WithJobs tells the query-builder to eager-load the nodes that are connected to
+// the "jobs" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithJobs(opts ...func(*JobQuery)) *UserQuery {
+	query := (&JobClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withJobs = query
+	return _q
+}
+
+// WithProviderCapabilities tells the query-builder to eager-load the nodes that are connected to
+// the "provider_capabilities" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithProviderCapabilities(opts ...func(*ProviderCapabilityQuery)) *UserQuery {
+	query := (&ProviderCapabilityClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withProviderCapabilities = query
+	return _q
+}
+
 // GroupBy is used to group vertices by one or more fields/columns.
 // It is often used with aggregate functions, like: count, max, mean, min, sum.
 //
@@ -1345,7 +1525,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [28]bool{
+		loadedTypes = [33]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1374,6 +1554,11 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withReputation != nil,
 			_q.withDocuments != nil,
 			_q.withA2aTasks != nil,
+			_q.withNotifications != nil,
+			_q.withWorkPattern != nil,
+			_q.withPeerPatterns != nil,
+			_q.withJobs != nil,
+			_q.withProviderCapabilities != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -1593,6 +1778,42 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadA2aTasks(ctx, query, nodes,
 			func(n *User) { n.Edges.A2aTasks = []*A2ATask{} },
 			func(n *User, e *A2ATask) { n.Edges.A2aTasks = append(n.Edges.A2aTasks, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withNotifications; query != nil {
+		if err := _q.loadNotifications(ctx, query, nodes,
+			func(n *User) { n.Edges.Notifications = []*Notification{} },
+			func(n *User, e *Notification) { n.Edges.Notifications = append(n.Edges.Notifications, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withWorkPattern; query != nil {
+		if err := _q.loadWorkPattern(ctx, query, nodes, nil,
+			func(n *User, e *WorkPattern) { n.Edges.WorkPattern = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withPeerPatterns; query != nil {
+		if err := _q.loadPeerPatterns(ctx, query, nodes,
+			func(n *User) { n.Edges.PeerPatterns = []*PeerPattern{} },
+			func(n *User, e *PeerPattern) { n.Edges.PeerPatterns = append(n.Edges.PeerPatterns, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withJobs; query != nil {
+		if err := _q.loadJobs(ctx, query, nodes,
+			func(n *User) { n.Edges.Jobs = []*Job{} },
+			func(n *User, e *Job) { n.Edges.Jobs = append(n.Edges.Jobs, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withProviderCapabilities; query != nil {
+		if err := _q.loadProviderCapabilities(ctx, query, nodes,
+			func(n *User) { n.Edges.ProviderCapabilities = []*ProviderCapability{} },
+			func(n *User, e *ProviderCapability) {
+				n.Edges.ProviderCapabilities = append(n.Edges.ProviderCapabilities, e)
+			}); err != nil {
 			return nil, err
 		}
 	}
@@ -2415,6 +2636,153 @@ func (_q *UserQuery) loadA2aTasks(ctx context.Context, query *A2ATaskQuery, node
 	}
 	query.Where(predicate.A2ATask(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.A2aTasksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadNotifications(ctx context.Context, query *NotificationQuery, nodes []*User, init func(*User), assign func(*User, *Notification)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(notification.FieldUserID)
+	}
+	query.Where(predicate.Notification(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.NotificationsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadWorkPattern(ctx context.Context, query *WorkPatternQuery, nodes []*User, init func(*User), assign func(*User, *WorkPattern)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(workpattern.FieldUserID)
+	}
+	query.Where(predicate.WorkPattern(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.WorkPatternColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadPeerPatterns(ctx context.Context, query *PeerPatternQuery, nodes []*User, init func(*User), assign func(*User, *PeerPattern)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(peerpattern.FieldUserID)
+	}
+	query.Where(predicate.PeerPattern(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.PeerPatternsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadJobs(ctx context.Context, query *JobQuery, nodes []*User, init func(*User), assign func(*User, *Job)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(job.FieldUserID)
+	}
+	query.Where(predicate.Job(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.JobsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadProviderCapabilities(ctx context.Context, query *ProviderCapabilityQuery, nodes []*User, init func(*User), assign func(*User, *ProviderCapability)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(providercapability.FieldUserID)
+	}
+	query.Where(predicate.ProviderCapability(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.ProviderCapabilitiesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

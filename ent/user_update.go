@@ -26,10 +26,14 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
 	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -41,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/ent/workpattern"
 )
 
 // UserUpdate is the builder for updating User entities.
@@ -592,6 +597,85 @@ func (_u *UserUpdate) AddA2aTasks(v ...*A2ATask) *UserUpdate {
 	return _u.AddA2aTaskIDs(ids...)
 }
 
+// AddNotificationIDs adds the "notifications" edge to the Notification entity by IDs.
+func (_u *UserUpdate) AddNotificationIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddNotificationIDs(ids...)
+	return _u
+}
+
+// AddNotifications adds the "notifications" edges to the Notification entity.
+func (_u *UserUpdate) AddNotifications(v ...*Notification) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddNotificationIDs(ids...)
+}
+
+// SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID.
+func (_u *UserUpdate) SetWorkPatternID(id string) *UserUpdate {
+	_u.mutation.SetWorkPatternID(id)
+	return _u
+}
+
+// SetNillableWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID if the given value is not nil.
+func (_u *UserUpdate) SetNillableWorkPatternID(id *string) *UserUpdate {
+	if id != nil {
+		_u = _u.SetWorkPatternID(*id)
+	}
+	return _u
+}
+
+// SetWorkPattern sets the "work_pattern" edge to the WorkPattern entity.
+func (_u *UserUpdate) SetWorkPattern(v *WorkPattern) *UserUpdate {
+	return _u.SetWorkPatternID(v.ID)
+}
+
+// AddPeerPatternIDs adds the "peer_patterns" edge to the PeerPattern entity by IDs.
+func (_u *UserUpdate) AddPeerPatternIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddPeerPatternIDs(ids...)
+	return _u
+}
+
+// AddPeerPatterns adds the "peer_patterns" edges to the PeerPattern entity.
+func (_u *UserUpdate) AddPeerPatterns(v ...*PeerPattern) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPeerPatternIDs(ids...)
+}
+
+// AddJobIDs adds the "jobs" edge to the Job entity by IDs.
+func (_u *UserUpdate) AddJobIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddJobIDs(ids...)
+	return _u
+}
+
+// AddJobs adds the "jobs" edges to the Job entity.
+func (_u *UserUpdate) AddJobs(v ...*Job) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddJobIDs(ids...)
+}
+
+// AddProviderCapabilityIDs adds the "provider_capabilities" edge to the ProviderCapability entity by IDs.
+func (_u *UserUpdate) AddProviderCapabilityIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddProviderCapabilityIDs(ids...)
+	return _u
+}
+
+// AddProviderCapabilities adds the "provider_capabilities" edges to the ProviderCapability entity.
+func (_u *UserUpdate) AddProviderCapabilities(v ...*ProviderCapability) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddProviderCapabilityIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdate) Mutation() *UserMutation {
 	return _u.mutation
@@ -1138,6 +1222,96 @@ func (_u *UserUpdate) RemoveA2aTasks(v ...*A2ATask) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveA2aTaskIDs(ids...)
+}
+
+// ClearNotifications clears all "notifications" edges to the Notification entity.
+func (_u *UserUpdate) ClearNotifications() *UserUpdate {
+	_u.mutation.ClearNotifications()
+	return _u
+}
+
+// RemoveNotificationIDs removes the "notifications" edge to Notification entities by IDs.
+func (_u *UserUpdate) RemoveNotificationIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveNotificationIDs(ids...)
+	return _u
+}
+
+// RemoveNotifications removes "notifications" edges to Notification entities.
+func (_u *UserUpdate) RemoveNotifications(v ...*Notification) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveNotificationIDs(ids...)
+}
+
+// ClearWorkPattern clears the "work_pattern" edge to the WorkPattern entity.
+func (_u *UserUpdate) ClearWorkPattern() *UserUpdate {
+	_u.mutation.ClearWorkPattern()
+	return _u
+}
+
+// ClearPeerPatterns clears all "peer_patterns" edges to the PeerPattern entity.
+func (_u *UserUpdate) ClearPeerPatterns() *UserUpdate {
+	_u.mutation.ClearPeerPatterns()
+	return _u
+}
+
+// RemovePeerPatternIDs removes the "peer_patterns" edge to PeerPattern entities by IDs.
+func (_u *UserUpdate) RemovePeerPatternIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemovePeerPatternIDs(ids...)
+	return _u
+}
+
+// RemovePeerPatterns removes "peer_patterns" edges to PeerPattern entities.
+func (_u *UserUpdate) RemovePeerPatterns(v ...*PeerPattern) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePeerPatternIDs(ids...)
+}
+
+// ClearJobs clears all "jobs" edges to the Job entity.
+func (_u *UserUpdate) ClearJobs() *UserUpdate {
+	_u.mutation.ClearJobs()
+	return _u
+}
+
+// RemoveJobIDs removes the "jobs" edge to Job entities by IDs.
+func (_u *UserUpdate) RemoveJobIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveJobIDs(ids...)
+	return _u
+}
+
+// RemoveJobs removes "jobs" edges to Job entities.
+func (_u *UserUpdate) RemoveJobs(v ...*Job) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveJobIDs(ids...)
+}
+
+// ClearProviderCapabilities clears all "provider_capabilities" edges to the ProviderCapability entity.
+func (_u *UserUpdate) ClearProviderCapabilities() *UserUpdate {
+	_u.mutation.ClearProviderCapabilities()
+	return _u
+}
+
+// RemoveProviderCapabilityIDs removes the "provider_capabilities" edge to ProviderCapability entities by IDs.
+func (_u *UserUpdate) RemoveProviderCapabilityIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveProviderCapabilityIDs(ids...)
+	return _u
+}
+
+// RemoveProviderCapabilities removes "provider_capabilities" edges to ProviderCapability entities.
+func (_u *UserUpdate) RemoveProviderCapabilities(v ...*ProviderCapability) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveProviderCapabilityIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -2440,6 +2614,215 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.NotificationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedNotificationsIDs(); len(nodes) > 0 && !_u.mutation.NotificationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NotificationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WorkPatternCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.WorkPatternTable,
+			Columns: []string{user.WorkPatternColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workpattern.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WorkPatternIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.WorkPatternTable,
+			Columns: []string{user.WorkPatternColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PeerPatternsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPeerPatternsIDs(); len(nodes) > 0 && !_u.mutation.PeerPatternsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PeerPatternsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.JobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedJobsIDs(); len(nodes) > 0 && !_u.mutation.JobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.JobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ProviderCapabilitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedProviderCapabilitiesIDs(); len(nodes) > 0 && !_u.mutation.ProviderCapabilitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ProviderCapabilitiesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{user.Label}
@@ -2996,6 +3379,85 @@ func (_u *UserUpdateOne) AddA2aTasks(v ...*A2ATask) *UserUpdateOne {
 	return _u.AddA2aTaskIDs(ids...)
 }
 
+// AddNotificationIDs adds the "notifications" edge to the Notification entity by IDs.
+func (_u *UserUpdateOne) AddNotificationIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddNotificationIDs(ids...)
+	return _u
+}
+
+// AddNotifications adds the "notifications" edges to the Notification entity.
+func (_u *UserUpdateOne) AddNotifications(v ...*Notification) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddNotificationIDs(ids...)
+}
+
+// SetWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID.
+func (_u *UserUpdateOne) SetWorkPatternID(id string) *UserUpdateOne {
+	_u.mutation.SetWorkPatternID(id)
+	return _u
+}
+
+// SetNillableWorkPatternID sets the "work_pattern" edge to the WorkPattern entity by ID if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableWorkPatternID(id *string) *UserUpdateOne {
+	if id != nil {
+		_u = _u.SetWorkPatternID(*id)
+	}
+	return _u
+}
+
+// SetWorkPattern sets the "work_pattern" edge to the WorkPattern entity.
+func (_u *UserUpdateOne) SetWorkPattern(v *WorkPattern) *UserUpdateOne {
+	return _u.SetWorkPatternID(v.ID)
+}
+
+// AddPeerPatternIDs adds the "peer_patterns" edge to the PeerPattern entity by IDs.
+func (_u *UserUpdateOne) AddPeerPatternIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddPeerPatternIDs(ids...)
+	return _u
+}
+
+// AddPeerPatterns adds the "peer_patterns" edges to the PeerPattern entity.
+func (_u *UserUpdateOne) AddPeerPatterns(v ...*PeerPattern) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPeerPatternIDs(ids...)
+}
+
+// AddJobIDs adds the "jobs" edge to the Job entity by IDs.
+func (_u *UserUpdateOne) AddJobIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddJobIDs(ids...)
+	return _u
+}
+
+// AddJobs adds the "jobs" edges to the Job entity.
+func (_u *UserUpdateOne) AddJobs(v ...*Job) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddJobIDs(ids...)
+}
+
+// AddProviderCapabilityIDs adds the "provider_capabilities" edge to the ProviderCapability entity by IDs.
+func (_u *UserUpdateOne) AddProviderCapabilityIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddProviderCapabilityIDs(ids...)
+	return _u
+}
+
+// AddProviderCapabilities adds the "provider_capabilities" edges to the ProviderCapability entity.
+func (_u *UserUpdateOne) AddProviderCapabilities(v ...*ProviderCapability) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddProviderCapabilityIDs(ids...)
+}
+
 // Mutation returns the UserMutation object of the builder.
 func (_u *UserUpdateOne) Mutation() *UserMutation {
 	return _u.mutation
@@ -3542,6 +4004,96 @@ func (_u *UserUpdateOne) RemoveA2aTasks(v ...*A2ATask) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveA2aTaskIDs(ids...)
+}
+
+// ClearNotifications clears all "notifications" edges to the Notification entity.
+func (_u *UserUpdateOne) ClearNotifications() *UserUpdateOne {
+	_u.mutation.ClearNotifications()
+	return _u
+}
+
+// RemoveNotificationIDs removes the "notifications" edge to Notification entities by IDs.
+func (_u *UserUpdateOne) RemoveNotificationIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveNotificationIDs(ids...)
+	return _u
+}
+
+// RemoveNotifications removes "notifications" edges to Notification entities.
+func (_u *UserUpdateOne) RemoveNotifications(v ...*Notification) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveNotificationIDs(ids...)
+}
+
+// ClearWorkPattern clears the "work_pattern" edge to the WorkPattern entity.
+func (_u *UserUpdateOne) ClearWorkPattern() *UserUpdateOne {
+	_u.mutation.ClearWorkPattern()
+	return _u
+}
+
+// ClearPeerPatterns clears all "peer_patterns" edges to the PeerPattern entity.
+func (_u *UserUpdateOne) ClearPeerPatterns() *UserUpdateOne {
+	_u.mutation.ClearPeerPatterns()
+	return _u
+}
+
+// RemovePeerPatternIDs removes the "peer_patterns" edge to PeerPattern entities by IDs.
+func (_u *UserUpdateOne) RemovePeerPatternIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemovePeerPatternIDs(ids...)
+	return _u
+}
+
+// RemovePeerPatterns removes "peer_patterns" edges to PeerPattern entities.
+func (_u *UserUpdateOne) RemovePeerPatterns(v ...*PeerPattern) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePeerPatternIDs(ids...)
+}
+
+// ClearJobs clears all "jobs" edges to the Job entity.
+func (_u *UserUpdateOne) ClearJobs() *UserUpdateOne {
+	_u.mutation.ClearJobs()
+	return _u
+}
+
+// RemoveJobIDs removes the "jobs" edge to Job entities by IDs.
+func (_u *UserUpdateOne) RemoveJobIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveJobIDs(ids...)
+	return _u
+}
+
+// RemoveJobs removes "jobs" edges to Job entities.
+func (_u *UserUpdateOne) RemoveJobs(v ...*Job) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveJobIDs(ids...)
+}
+
+// ClearProviderCapabilities clears all "provider_capabilities" edges to the ProviderCapability entity.
+func (_u *UserUpdateOne) ClearProviderCapabilities() *UserUpdateOne {
+	_u.mutation.ClearProviderCapabilities()
+	return _u
+}
+
+// RemoveProviderCapabilityIDs removes the "provider_capabilities" edge to ProviderCapability entities by IDs.
+func (_u *UserUpdateOne) RemoveProviderCapabilityIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveProviderCapabilityIDs(ids...)
+	return _u
+}
+
+// RemoveProviderCapabilities removes "provider_capabilities" edges to ProviderCapability entities.
+func (_u *UserUpdateOne) RemoveProviderCapabilities(v ...*ProviderCapability) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveProviderCapabilityIDs(ids...)
 }
 
 // Where appends a list predicates to the UserUpdate builder.
@@ -4867,6 +5419,215 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(a2atask.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.NotificationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedNotificationsIDs(); len(nodes) > 0 && !_u.mutation.NotificationsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.NotificationsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.NotificationsTable,
+			Columns: []string{user.NotificationsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(notification.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WorkPatternCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.WorkPatternTable,
+			Columns: []string{user.WorkPatternColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workpattern.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WorkPatternIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   user.WorkPatternTable,
+			Columns: []string{user.WorkPatternColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PeerPatternsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPeerPatternsIDs(); len(nodes) > 0 && !_u.mutation.PeerPatternsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PeerPatternsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.PeerPatternsTable,
+			Columns: []string{user.PeerPatternsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(peerpattern.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.JobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedJobsIDs(); len(nodes) > 0 && !_u.mutation.JobsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.JobsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.JobsTable,
+			Columns: []string{user.JobsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(job.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.ProviderCapabilitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedProviderCapabilitiesIDs(); len(nodes) > 0 && !_u.mutation.ProviderCapabilitiesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.ProviderCapabilitiesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.ProviderCapabilitiesTable,
+			Columns: []string{user.ProviderCapabilitiesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(providercapability.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

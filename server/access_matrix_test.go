@@ -62,6 +62,13 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.NetworkService/RemoveConnection":  {"id": "connection"},
 	"/switchboard.v1.NetworkService/UpdateConnection":  {"id": "connection"},
 	"/switchboard.v1.NetworkService/RotateConnection":  {"id": "connection"},
+	// What connections exchange: the caller's own notifications, jobs,
+	// provider capabilities and connections.
+	"/switchboard.v1.NetworkExchangeService/SendNotification":         {"connection_id": "connection"},
+	"/switchboard.v1.NetworkExchangeService/ReadNotification":         {"id": "notification"},
+	"/switchboard.v1.NetworkExchangeService/RefreshPeerPatterns":      {"id": "connection"},
+	"/switchboard.v1.NetworkExchangeService/CloseJob":                 {"id": "job"},
+	"/switchboard.v1.NetworkExchangeService/RemoveProviderCapability": {"id": "provider_capability"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -106,6 +113,7 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.StoreService/UnlockStoreAgent":           {"accessPassword": "open-sesame-42"},
 	"/switchboard.v1.WidgetService/RespondToWidget":           {"widgetId": "0", "action": "approve"},
 	"/switchboard.v1.NetworkService/UpdateConnection":         {"trustLevel": "trusted"},
+	"/switchboard.v1.NetworkExchangeService/SendNotification": {"type": "mention", "title": "Hello"},
 }
 
 var pathVariable = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -319,6 +327,24 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 		t.Fatalf("connection: %v", err)
 	}
 	rows["connection"] = conn.ID
+	// The exchange's rows, as a peer's calls and the routes write them.
+	ctx := context.Background()
+	note, err := s.DB.Notification.Create().SetUserID(a.ID).SetType("mention").SetTitle("Hi").
+		SetFromUserEmail("pat@peer.example").SetFromInstanceURL("https://peer.example").Save(ctx)
+	if err != nil {
+		t.Fatalf("notification: %v", err)
+	}
+	rows["notification"] = note.ID
+	job, err := s.DB.Job.Create().SetUserID(a.ID).SetOrigin("posted").SetTitle("Bob's job").SetDescription("d").Save(ctx)
+	if err != nil {
+		t.Fatalf("job: %v", err)
+	}
+	rows["job"] = job.ID
+	offer, err := s.DB.ProviderCapability.Create().SetUserID(a.ID).SetTaskType("review").Save(ctx)
+	if err != nil {
+		t.Fatalf("provider capability: %v", err)
+	}
+	rows["provider_capability"] = offer.ID
 	for kind, id := range rows {
 		if id == "" {
 			t.Fatalf("no %s row made", kind)

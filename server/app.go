@@ -353,6 +353,7 @@ func New(cfg Config) (*App, error) {
 	beats, stopBeats := context.WithCancel(context.Background())
 	go svc.spoke.Run(beats, cfg.Clock)
 	go svc.recorder.Run(beats, cfg.Clock)
+	go svc.network.RunPatterns(beats, cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
 	app.Review, app.Engine = executions.Review, executions.Engine
 	return app, nil

@@ -34,8 +34,11 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
+	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -200,6 +203,13 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"network_connections.status", "connection_status", entEnum(networkconnection.StatusValidator)},
 		{"network_connections.direction", "federation_direction", entEnum(networkconnection.DirectionValidator)},
 		{"network_connections.trust_level", "trust_level", entEnum(networkconnection.TrustLevelValidator)},
+		{"notifications.type", "notification_type", entEnum(notification.TypeValidator)},
+		{"jobs.origin", "job_origin", entEnum(job.OriginValidator)},
+		{"jobs.task_type", "job_task_type", entEnum(job.TaskTypeValidator)},
+		{"jobs.urgency", "job_urgency", entEnum(job.UrgencyValidator)},
+		{"jobs.status", "job_status", entEnum(job.StatusValidator)},
+		{"provider_capabilities.task_type", "job_task_type", entEnum(providercapability.TaskTypeValidator)},
+		{"provider_capabilities.pricing_model", "capability_pricing_model", entEnum(providercapability.PricingModelValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {
@@ -452,5 +462,5 @@ func tsStringLists(t *testing.T, root string) []stringList {
 // check above holds again for it.
 var networkRulesOnly = []string{
 	"relay_type", "relay_intent", "relay_priority", "relay_state", "relay_filter_reason",
-	"notification_type", "route_candidate_kind", "route_strategy", "serendipity_party",
+	"route_candidate_kind", "route_strategy", "serendipity_party",
 }

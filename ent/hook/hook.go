@@ -237,6 +237,18 @@ func (f IdempotencyRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyRecordMutation", m)
 }
 
+// The JobFunc type is an adapter to allow the use of ordinary
+// function as Job mutator.
+type JobFunc func(context.Context, *ent.JobMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f JobFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.JobMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobMutation", m)
+}
+
 // The LedgerEntryFunc type is an adapter to allow the use of ordinary
 // function as LedgerEntry mutator.
 type LedgerEntryFunc func(context.Context, *ent.LedgerEntryMutation) (ent.Value, error)
@@ -297,6 +309,18 @@ func (f NetworkSettingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NetworkSettingMutation", m)
 }
 
+// The NotificationFunc type is an adapter to allow the use of ordinary
+// function as Notification mutator.
+type NotificationFunc func(context.Context, *ent.NotificationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f NotificationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.NotificationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NotificationMutation", m)
+}
+
 // The PaymentHoldFunc type is an adapter to allow the use of ordinary
 // function as PaymentHold mutator.
 type PaymentHoldFunc func(context.Context, *ent.PaymentHoldMutation) (ent.Value, error)
@@ -307,6 +331,30 @@ func (f PaymentHoldFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PaymentHoldMutation", m)
+}
+
+// The PeerPatternFunc type is an adapter to allow the use of ordinary
+// function as PeerPattern mutator.
+type PeerPatternFunc func(context.Context, *ent.PeerPatternMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PeerPatternFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PeerPatternMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PeerPatternMutation", m)
+}
+
+// The ProviderCapabilityFunc type is an adapter to allow the use of ordinary
+// function as ProviderCapability mutator.
+type ProviderCapabilityFunc func(context.Context, *ent.ProviderCapabilityMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProviderCapabilityFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProviderCapabilityMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProviderCapabilityMutation", m)
 }
 
 // The QueueItemFunc type is an adapter to allow the use of ordinary
@@ -451,6 +499,18 @@ func (f WebhookDeliveryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Va
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WebhookDeliveryMutation", m)
+}
+
+// The WorkPatternFunc type is an adapter to allow the use of ordinary
+// function as WorkPattern mutator.
+type WorkPatternFunc func(context.Context, *ent.WorkPatternMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f WorkPatternFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.WorkPatternMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WorkPatternMutation", m)
 }
 
 // Condition is a hook condition function.

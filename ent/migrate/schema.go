@@ -907,6 +907,55 @@ var (
 			},
 		},
 	}
+	// JobsColumns holds the columns for the "jobs" table.
+	JobsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "origin", Type: field.TypeEnum, Enums: []string{"posted", "received"}},
+		{Name: "title", Type: field.TypeString, Size: 2147483647},
+		{Name: "description", Type: field.TypeString, Size: 2147483647},
+		{Name: "task_type", Type: field.TypeEnum, Enums: []string{"research", "review", "introductions", "technical", "creative", "strategy", "operations", "mentoring", "sales", "legal", "finance", "hr", "translation", "custom"}, Default: "custom"},
+		{Name: "urgency", Type: field.TypeEnum, Enums: []string{"low", "medium", "high", "critical"}, Default: "medium"},
+		{Name: "compensation", Type: field.TypeString, Nullable: true},
+		{Name: "required_skills", Type: field.TypeJSON, Nullable: true},
+		{Name: "estimated_hours", Type: field.TypeFloat64, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"open", "closed"}, Default: "open"},
+		{Name: "shared_with", Type: field.TypeJSON, Nullable: true},
+		{Name: "connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "peer_job_id", Type: field.TypeString, Nullable: true},
+		{Name: "from_user_email", Type: field.TypeString, Nullable: true},
+		{Name: "from_user_name", Type: field.TypeString, Nullable: true},
+		{Name: "from_instance_url", Type: field.TypeString, Nullable: true},
+		{Name: "closed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// JobsTable holds the schema information for the "jobs" table.
+	JobsTable = &schema.Table{
+		Name:       "jobs",
+		Columns:    JobsColumns,
+		PrimaryKey: []*schema.Column{JobsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "jobs_users_jobs",
+				Columns:    []*schema.Column{JobsColumns[19]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "job_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[19], JobsColumns[1]},
+			},
+			{
+				Name:    "job_connection_id_peer_job_id",
+				Unique:  true,
+				Columns: []*schema.Column{JobsColumns[13], JobsColumns[14]},
+			},
+		},
+	}
 	// LedgerEntriesColumns holds the columns for the "ledger_entries" table.
 	LedgerEntriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1072,6 +1121,43 @@ var (
 		Columns:    NetworkSettingsColumns,
 		PrimaryKey: []*schema.Column{NetworkSettingsColumns[0]},
 	}
+	// NotificationsColumns holds the columns for the "notifications" table.
+	NotificationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching", "agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received", "goal_progress", "project_invite"}},
+		{Name: "title", Type: field.TypeString, Size: 2147483647},
+		{Name: "body", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "metadata", Type: field.TypeString, Size: 2147483647, Default: "{}"},
+		{Name: "from_user_name", Type: field.TypeString, Default: ""},
+		{Name: "from_user_email", Type: field.TypeString},
+		{Name: "from_instance_url", Type: field.TypeString},
+		{Name: "read_at", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// NotificationsTable holds the schema information for the "notifications" table.
+	NotificationsTable = &schema.Table{
+		Name:       "notifications",
+		Columns:    NotificationsColumns,
+		PrimaryKey: []*schema.Column{NotificationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "notifications_users_notifications",
+				Columns:    []*schema.Column{NotificationsColumns[12]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "notification_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{NotificationsColumns[12], NotificationsColumns[1]},
+			},
+		},
+	}
 	// PaymentHoldsColumns holds the columns for the "payment_holds" table.
 	PaymentHoldsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1105,6 +1191,73 @@ var (
 				Name:    "paymenthold_status_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{PaymentHoldsColumns[12], PaymentHoldsColumns[13]},
+			},
+		},
+	}
+	// PeerPatternsColumns holds the columns for the "peer_patterns" table.
+	PeerPatternsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "connection_id", Type: field.TypeString},
+		{Name: "task_types", Type: field.TypeJSON, Nullable: true},
+		{Name: "skills", Type: field.TypeJSON, Nullable: true},
+		{Name: "max_concurrent", Type: field.TypeInt, Default: 0},
+		{Name: "typical_turnaround_hours", Type: field.TypeFloat64, Default: 0},
+		{Name: "published_at", Type: field.TypeTime, Nullable: true},
+		{Name: "fetched_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// PeerPatternsTable holds the schema information for the "peer_patterns" table.
+	PeerPatternsTable = &schema.Table{
+		Name:       "peer_patterns",
+		Columns:    PeerPatternsColumns,
+		PrimaryKey: []*schema.Column{PeerPatternsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "peer_patterns_users_peer_patterns",
+				Columns:    []*schema.Column{PeerPatternsColumns[10]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "peerpattern_connection_id",
+				Unique:  true,
+				Columns: []*schema.Column{PeerPatternsColumns[3]},
+			},
+		},
+	}
+	// ProviderCapabilitiesColumns holds the columns for the "provider_capabilities" table.
+	ProviderCapabilitiesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "task_type", Type: field.TypeEnum, Enums: []string{"research", "review", "introductions", "technical", "creative", "strategy", "operations", "mentoring", "sales", "legal", "finance", "hr", "translation", "custom"}},
+		{Name: "skills", Type: field.TypeJSON, Nullable: true},
+		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "pricing_model", Type: field.TypeEnum, Nullable: true, Enums: []string{"flat", "hourly", "per_unit", "custom"}},
+		{Name: "price", Type: field.TypeFloat64, Nullable: true},
+		{Name: "currency", Type: field.TypeString, Nullable: true},
+		{Name: "unit", Type: field.TypeString, Nullable: true},
+		{Name: "turnaround_days", Type: field.TypeInt, Nullable: true},
+		{Name: "max_concurrent", Type: field.TypeInt, Nullable: true},
+		{Name: "sample_work_url", Type: field.TypeString, Nullable: true},
+		{Name: "requirements", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// ProviderCapabilitiesTable holds the schema information for the "provider_capabilities" table.
+	ProviderCapabilitiesTable = &schema.Table{
+		Name:       "provider_capabilities",
+		Columns:    ProviderCapabilitiesColumns,
+		PrimaryKey: []*schema.Column{ProviderCapabilitiesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "provider_capabilities_users_provider_capabilities",
+				Columns:    []*schema.Column{ProviderCapabilitiesColumns[14]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
 			},
 		},
 	}
@@ -1607,6 +1760,38 @@ var (
 			},
 		},
 	}
+	// WorkPatternsColumns holds the columns for the "work_patterns" table.
+	WorkPatternsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "task_types", Type: field.TypeJSON, Nullable: true},
+		{Name: "skills", Type: field.TypeJSON, Nullable: true},
+		{Name: "max_concurrent", Type: field.TypeInt, Default: 0},
+		{Name: "typical_turnaround_hours", Type: field.TypeFloat64, Default: 0},
+		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
+	}
+	// WorkPatternsTable holds the schema information for the "work_patterns" table.
+	WorkPatternsTable = &schema.Table{
+		Name:       "work_patterns",
+		Columns:    WorkPatternsColumns,
+		PrimaryKey: []*schema.Column{WorkPatternsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "work_patterns_users_work_pattern",
+				Columns:    []*schema.Column{WorkPatternsColumns[7]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "workpattern_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{WorkPatternsColumns[7]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		A2aTasksTable,
@@ -1628,12 +1813,16 @@ var (
 		FederationInstancesTable,
 		FederationMembershipsTable,
 		IdempotencyRecordsTable,
+		JobsTable,
 		LedgerEntriesTable,
 		MemoryEntriesTable,
 		NetworkConnectionsTable,
 		NetworkPreferencesTable,
 		NetworkSettingsTable,
+		NotificationsTable,
 		PaymentHoldsTable,
+		PeerPatternsTable,
+		ProviderCapabilitiesTable,
 		QueueItemsTable,
 		SessionsTable,
 		SettingsTable,
@@ -1646,6 +1835,7 @@ var (
 		UsersTable,
 		UserReputationsTable,
 		WebhookDeliveriesTable,
+		WorkPatternsTable,
 	}
 )
 
@@ -1671,9 +1861,13 @@ func init() {
 	DocumentsTable.ForeignKeys[0].RefTable = UsersTable
 	ExecutionsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	ExecutionsTable.ForeignKeys[1].RefTable = UsersTable
+	JobsTable.ForeignKeys[0].RefTable = UsersTable
 	MemoryEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	NetworkConnectionsTable.ForeignKeys[0].RefTable = UsersTable
 	NetworkPreferencesTable.ForeignKeys[0].RefTable = UsersTable
+	NotificationsTable.ForeignKeys[0].RefTable = UsersTable
+	PeerPatternsTable.ForeignKeys[0].RefTable = UsersTable
+	ProviderCapabilitiesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
@@ -1688,4 +1882,5 @@ func init() {
 	StreamEventsTable.ForeignKeys[0].RefTable = UsersTable
 	UserReputationsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
+	WorkPatternsTable.ForeignKeys[0].RefTable = UsersTable
 }

@@ -63,6 +63,9 @@ type FederationMembership func(*sql.Selector)
 // IdempotencyRecord is the predicate function for idempotencyrecord builders.
 type IdempotencyRecord func(*sql.Selector)
 
+// Job is the predicate function for job builders.
+type Job func(*sql.Selector)
+
 // LedgerEntry is the predicate function for ledgerentry builders.
 type LedgerEntry func(*sql.Selector)
 
@@ -78,8 +81,17 @@ type NetworkPreference func(*sql.Selector)
 // NetworkSetting is the predicate function for networksetting builders.
 type NetworkSetting func(*sql.Selector)
 
+// Notification is the predicate function for notification builders.
+type Notification func(*sql.Selector)
+
 // PaymentHold is the predicate function for paymenthold builders.
 type PaymentHold func(*sql.Selector)
+
+// PeerPattern is the predicate function for peerpattern builders.
+type PeerPattern func(*sql.Selector)
+
+// ProviderCapability is the predicate function for providercapability builders.
+type ProviderCapability func(*sql.Selector)
 
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)
@@ -116,3 +128,6 @@ type UserReputation func(*sql.Selector)
 
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)
+
+// WorkPattern is the predicate function for workpattern builders.
+type WorkPattern func(*sql.Selector)

@@ -58,5 +58,10 @@ func (User) Edges() []ent.Edge {
 		edge.To("reputation", UserReputation.Type).Unique(),
 		edge.To("documents", Document.Type),
 		edge.To("a2a_tasks", A2ATask.Type),
+		edge.To("notifications", Notification.Type),
+		edge.To("work_pattern", WorkPattern.Type).Unique(),
+		edge.To("peer_patterns", PeerPattern.Type),
+		edge.To("jobs", Job.Type),
+		edge.To("provider_capabilities", ProviderCapability.Type),
 	}
 }

@@ -86,6 +86,16 @@ const (
 	EdgeDocuments = "documents"
 	// EdgeA2aTasks holds the string denoting the a2a_tasks edge name in mutations.
 	EdgeA2aTasks = "a2a_tasks"
+	// EdgeNotifications holds the string denoting the notifications edge name in mutations.
+	EdgeNotifications = "notifications"
+	// EdgeWorkPattern holds the string denoting the work_pattern edge name in mutations.
+	EdgeWorkPattern = "work_pattern"
+	// EdgePeerPatterns holds the string denoting the peer_patterns edge name in mutations.
+	EdgePeerPatterns = "peer_patterns"
+	// EdgeJobs holds the string denoting the jobs edge name in mutations.
+	EdgeJobs = "jobs"
+	// EdgeProviderCapabilities holds the string denoting the provider_capabilities edge name in mutations.
+	EdgeProviderCapabilities = "provider_capabilities"
 	// Table holds the table name of the user in the database.
 	Table = "users"
 	// SessionsTable is the table that holds the sessions relation/edge.
@@ -284,6 +294,41 @@ const (
 	A2aTasksInverseTable = "a2a_tasks"
 	// A2aTasksColumn is the table column denoting the a2a_tasks relation/edge.
 	A2aTasksColumn = "user_id"
+	// NotificationsTable is the table that holds the notifications relation/edge.
+	NotificationsTable = "notifications"
+	// NotificationsInverseTable is the table name for the Notification entity.
+	// It exists in this package in order to avoid circular dependency with the "notification" package.
+	NotificationsInverseTable = "notifications"
+	// NotificationsColumn is the table column denoting the notifications relation/edge.
+	NotificationsColumn = "user_id"
+	// WorkPatternTable is the table that holds the work_pattern relation/edge.
+	WorkPatternTable = "work_patterns"
+	// WorkPatternInverseTable is the table name for the WorkPattern entity.
+	// It exists in this package in order to avoid circular dependency with the "workpattern" package.
+	WorkPatternInverseTable = "work_patterns"
+	// WorkPatternColumn is the table column denoting the work_pattern relation/edge.
+	WorkPatternColumn = "user_id"
+	// PeerPatternsTable is the table that holds the peer_patterns relation/edge.
+	PeerPatternsTable = "peer_patterns"
+	// PeerPatternsInverseTable is the table name for the PeerPattern entity.
+	// It exists in this package in order to avoid circular dependency with the "peerpattern" package.
+	PeerPatternsInverseTable = "peer_patterns"
+	// PeerPatternsColumn is the table column denoting the peer_patterns relation/edge.
+	PeerPatternsColumn = "user_id"
+	// JobsTable is the table that holds the jobs relation/edge.
+	JobsTable = "jobs"
+	// JobsInverseTable is the table name for the Job entity.
+	// It exists in this package in order to avoid circular dependency with the "job" package.
+	JobsInverseTable = "jobs"
+	// JobsColumn is the table column denoting the jobs relation/edge.
+	JobsColumn = "user_id"
+	// ProviderCapabilitiesTable is the table that holds the provider_capabilities relation/edge.
+	ProviderCapabilitiesTable = "provider_capabilities"
+	// ProviderCapabilitiesInverseTable is the table name for the ProviderCapability entity.
+	// It exists in this package in order to avoid circular dependency with the "providercapability" package.
+	ProviderCapabilitiesInverseTable = "provider_capabilities"
+	// ProviderCapabilitiesColumn is the table column denoting the provider_capabilities relation/edge.
+	ProviderCapabilitiesColumn = "user_id"
 )
 
 // Columns holds all SQL columns for user fields.
@@ -766,6 +811,69 @@ func ByA2aTasks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newA2aTasksStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByNotificationsCount orders the results by notifications count.
+func ByNotificationsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newNotificationsStep(), opts...)
+	}
+}
+
+// ByNotifications orders the results by notifications terms.
+func ByNotifications(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newNotificationsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByWorkPatternField orders the results by work_pattern field.
+func ByWorkPatternField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newWorkPatternStep(), sql.OrderByField(field, opts...))
+	}
+}
+
+// ByPeerPatternsCount orders the results by peer_patterns count.
+func ByPeerPatternsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newPeerPatternsStep(), opts...)
+	}
+}
+
+// ByPeerPatterns orders the results by peer_patterns terms.
+func ByPeerPatterns(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPeerPatternsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByJobsCount orders the results by jobs count.
+func ByJobsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newJobsStep(), opts...)
+	}
+}
+
+// ByJobs orders the results by jobs terms.
+func ByJobs(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newJobsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByProviderCapabilitiesCount orders the results by provider_capabilities count.
+func ByProviderCapabilitiesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newProviderCapabilitiesStep(), opts...)
+	}
+}
+
+// ByProviderCapabilities orders the results by provider_capabilities terms.
+func ByProviderCapabilities(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newProviderCapabilitiesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newSessionsStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -960,5 +1068,40 @@ func newA2aTasksStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(A2aTasksInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, A2aTasksTable, A2aTasksColumn),
+	)
+}
+func newNotificationsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(NotificationsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, NotificationsTable, NotificationsColumn),
+	)
+}
+func newWorkPatternStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(WorkPatternInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, WorkPatternTable, WorkPatternColumn),
+	)
+}
+func newPeerPatternsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PeerPatternsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, PeerPatternsTable, PeerPatternsColumn),
+	)
+}
+func newJobsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(JobsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, JobsTable, JobsColumn),
+	)
+}
+func newProviderCapabilitiesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(ProviderCapabilitiesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, ProviderCapabilitiesTable, ProviderCapabilitiesColumn),
 	)
 }

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -19,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/network"
 )
 
 // MentionTypes are the values of ListMentions' type (chat.proto).
@@ -149,9 +151,10 @@ func top(found []ranked) []*switchboardv1.Mention {
 	return out
 }
 
-// people are the instance's other accounts and the caller's own contacts.
-// Each source answers its own first MentionLimit in the final order, so the
-// merged first MentionLimit is exact.
+// people are the instance's other accounts, the caller's own contacts and
+// the peer users of the caller's active connections (RULINGS "Mentions
+// sources"). Each source answers its own first MentionLimit in the final
+// order, so the merged first MentionLimit is exact.
 func (s *Service) people(ctx context.Context, m matcher, userID string) ([]ranked, error) {
 	users, err := s.DB.User.Query().
 		Where(user.IDNEQ(userID), m.where(user.FieldName, user.FieldUsername)).
@@ -171,7 +174,16 @@ func (s *Service) people(ctx context.Context, m matcher, userID string) ([]ranke
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ranked, 0, len(users)+len(contacts))
+	peers, err := s.DB.NetworkConnection.Query().
+		Where(networkconnection.UserID(userID), networkconnection.StatusEQ(networkconnection.StatusActive),
+			m.where(networkconnection.FieldPeerUserName, networkconnection.FieldPeerUserEmail)).
+		Order(m.order(networkconnection.FieldPeerUserName, networkconnection.FieldID, networkconnection.FieldPeerUserName)).
+		Limit(MentionLimit).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ranked, 0, len(users)+len(contacts)+len(peers))
 	for _, u := range users {
 		out = append(out, ranked{tier(m.needle, u.Name, u.Username), &switchboardv1.Mention{
 			Id: u.ID, Name: u.Name, Avatar: u.Avatar, Subtitle: ptr("@" + u.Username), Type: "person",
@@ -180,6 +192,14 @@ func (s *Service) people(ctx context.Context, m matcher, userID string) ([]ranke
 	for _, c := range contacts {
 		out = append(out, ranked{tier(m.needle, c.Name), &switchboardv1.Mention{
 			Id: c.ID, Name: c.Name, Subtitle: firstSet(c.Company, c.Email), Type: "person",
+		}})
+	}
+	// A connection's peer: its id is the connection's, its subtitle the
+	// peer as user@host.
+	for _, c := range peers {
+		name := cmp.Or(c.PeerUserName, c.PeerUserEmail)
+		out = append(out, ranked{tier(m.needle, name), &switchboardv1.Mention{
+			Id: c.ID, Name: name, Subtitle: ptr(network.Peer(c.PeerUserEmail, c.PeerInstanceURL)), Type: "person",
 		}})
 	}
 	return out, nil

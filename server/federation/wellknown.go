@@ -143,4 +143,15 @@ var InboundPaths = []string{
 	"/api/federation/connections/remove",
 	"/api/federation/connections/rotate",
 	"/" + switchboardv1connect.NetworkPeerServiceName + "/",
+	// What connections exchange besides relays: notifications, mentions and
+	// jobs (each path's one method there: GET /api/federation/mentions, POST
+	// /api/federation/notifications, GET and POST /api/federation/jobs), and
+	// the patterns a peer reads on the operator's own path, audited only when
+	// the call presents a federation token (audit.Inbound, "PEER ").
+	"/api/federation/notifications",
+	"/api/federation/mentions",
+	"/api/federation/jobs",
+	"/" + switchboardv1connect.NetworkExchangePeerServiceName + "/",
+	"PEER /api/federation/patterns",
+	"PEER " + switchboardv1connect.NetworkExchangeServiceGetPatternsProcedure,
 }

@@ -236,6 +236,9 @@ func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.Accep
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
+	// Learn the new peer's patterns now (RULINGS: fetched on connect); the
+	// requester learns this side's on its next refresh pass.
+	s.learnQuietly(ctx, row)
 	return &switchboardv1.AcceptConnectionResponse{Connection: toProto(row)}, nil
 }
 

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe4:\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc3?\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -413,7 +413,43 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\acontact\x12\aContact\x12\x18\n" +
 	"\n" +
 	"connection\x12\n" +
-	"ConnectionZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"Connection\xb2\xf5\x18\xb9\x02\n" +
+	"\rjob_task_type\x12\x14\n" +
+	"\bresearch\x12\bResearch\x12\x10\n" +
+	"\x06review\x12\x06Review\x12\x1e\n" +
+	"\rintroductions\x12\rIntroductions\x12\x16\n" +
+	"\ttechnical\x12\tTechnical\x12\x14\n" +
+	"\bcreative\x12\bCreative\x12\x14\n" +
+	"\bstrategy\x12\bStrategy\x12\x18\n" +
+	"\n" +
+	"operations\x12\n" +
+	"Operations\x12\x16\n" +
+	"\tmentoring\x12\tMentoring\x12\x0e\n" +
+	"\x05sales\x12\x05Sales\x12\x0e\n" +
+	"\x05legal\x12\x05Legal\x12\x12\n" +
+	"\afinance\x12\aFinance\x12\b\n" +
+	"\x02hr\x12\x02HR\x12\x1a\n" +
+	"\vtranslation\x12\vTranslation\x12\x10\n" +
+	"\x06custom\x12\x06Custom\xb2\xf5\x18O\n" +
+	"\vjob_urgency\x12\n" +
+	"\n" +
+	"\x03low\x12\x03Low\x12\x10\n" +
+	"\x06medium\x12\x06Medium\x12\f\n" +
+	"\x04high\x12\x04High\x12\x14\n" +
+	"\bcritical\x12\bCritical\xb2\xf5\x18,\n" +
+	"\n" +
+	"job_status\x12\f\n" +
+	"\x04open\x12\x04Open\x12\x10\n" +
+	"\x06closed\x12\x06Closed\xb2\xf5\x184\n" +
+	"\n" +
+	"job_origin\x12\x10\n" +
+	"\x06posted\x12\x06Posted\x12\x14\n" +
+	"\breceived\x12\bReceived\xb2\xf5\x18b\n" +
+	"\x18capability_pricing_model\x12\f\n" +
+	"\x04flat\x12\x04Flat\x12\x10\n" +
+	"\x06hourly\x12\x06Hourly\x12\x14\n" +
+	"\bper_unit\x12\bPer unit\x12\x10\n" +
+	"\x06custom\x12\x06CustomZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -12,22 +12,25 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/guard"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // Inbound reports whether a request path is an inbound federation route of
 // paths: an entry ending in "/" is a prefix, any other an exact path; an
-// entry "METHOD /path" holds only for that method. The
-// path is cleaned first, so "/api/v2//federation/x" cannot pass unguarded.
-func Inbound(paths []string, method, p string) bool {
+// entry "METHOD /path" holds only for that method, and "PEER /path" only for
+// a call presenting a peer's federation token (peer: a path the operator
+// reads too). The path is cleaned first, so "/api/v2//federation/x" cannot
+// pass unguarded.
+func Inbound(paths []string, method, p string, peer bool) bool {
 	c := path.Clean(p)
 	if strings.HasSuffix(p, "/") && c != "/" {
 		c += "/"
 	}
 	for _, want := range paths {
 		if m, rest, ok := strings.Cut(want, " "); ok {
-			if m != method {
+			if m != method && (m != "PEER" || !peer) {
 				continue
 			}
 			want = rest
@@ -46,7 +49,7 @@ func Inbound(paths []string, method, p string) bool {
 // guarded request writes one audit row.
 func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if !Inbound(paths, req.Method, req.URL.Path) {
+		if !Inbound(paths, req.Method, req.URL.Path, req.Header.Get(auth.FederationTokenHeader) != "") {
 			next.ServeHTTP(w, req)
 			return
 		}
