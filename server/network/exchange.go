@@ -41,8 +41,8 @@ func (s *Service) fromActivePeer(ctx context.Context, route string, body error) 
 
 // activeOwned is the caller's active connection id (another account's is
 // 404) with the peer's token to present, after the switch.
-func (s *Service) activeOwned(ctx context.Context, userID, id string) (*ent.NetworkConnection, string, error) {
-	row, err := s.owned(ctx, s.DB.Client, userID, id)
+func (s *Service) activeOwned(ctx context.Context, id string) (*ent.NetworkConnection, string, error) {
+	row, err := s.owned(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}

@@ -84,7 +84,7 @@ func (s *Service) SendNotification(ctx context.Context, req *switchboardv1.SendN
 	if _, err := metadataJSON(req.GetMetadata()); err != nil {
 		return nil, err
 	}
-	row, token, err := s.activeOwned(ctx, p.UserID, req.GetConnectionId())
+	row, token, err := s.activeOwned(ctx, req.GetConnectionId())
 	if err != nil {
 		return nil, err
 	}
