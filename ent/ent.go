@@ -38,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networksetting"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -135,6 +136,7 @@ func checkColumn(t, c string) error {
 			networksetting.Table:       networksetting.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
+			relay.Table:                relay.ValidColumn,
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
 			shipgaterun.Table:          shipgaterun.ValidColumn,

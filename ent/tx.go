@@ -66,6 +66,8 @@ type Tx struct {
 	PaymentHold *PaymentHoldClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
+	// Relay is the client for interacting with the Relay builders.
+	Relay *RelayClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -245,6 +247,7 @@ func (tx *Tx) init() {
 	tx.NetworkSetting = NewNetworkSettingClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
+	tx.Relay = NewRelayClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.ShipGateRun = NewShipGateRunClient(tx.config)

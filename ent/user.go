@@ -88,6 +88,8 @@ type UserEdges struct {
 	ConnectTokens []*ConnectToken `json:"connect_tokens,omitempty"`
 	// NetworkConnections holds the value of the network_connections edge.
 	NetworkConnections []*NetworkConnection `json:"network_connections,omitempty"`
+	// Relays holds the value of the relays edge.
+	Relays []*Relay `json:"relays,omitempty"`
 	// NetworkPreference holds the value of the network_preference edge.
 	NetworkPreference *NetworkPreference `json:"network_preference,omitempty"`
 	// DeveloperKeys holds the value of the developer_keys edge.
@@ -102,7 +104,7 @@ type UserEdges struct {
 	A2aTasks []*A2ATask `json:"a2a_tasks,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [28]bool
+	loadedTypes [29]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -305,12 +307,21 @@ func (e UserEdges) NetworkConnectionsOrErr() ([]*NetworkConnection, error) {
 	return nil, &NotLoadedError{edge: "network_connections"}
 }
 
+// RelaysOrErr returns the Relays value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) RelaysOrErr() ([]*Relay, error) {
+	if e.loadedTypes[22] {
+		return e.Relays, nil
+	}
+	return nil, &NotLoadedError{edge: "relays"}
+}
+
 // NetworkPreferenceOrErr returns the NetworkPreference value or an error if the edge
 // was not loaded in eager-loading, or loaded but was not found.
 func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
 	if e.NetworkPreference != nil {
 		return e.NetworkPreference, nil
-	} else if e.loadedTypes[22] {
+	} else if e.loadedTypes[23] {
 		return nil, &NotFoundError{label: networkpreference.Label}
 	}
 	return nil, &NotLoadedError{edge: "network_preference"}
@@ -319,7 +330,7 @@ func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
 // DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
-	if e.loadedTypes[23] {
+	if e.loadedTypes[24] {
 		return e.DeveloperKeys, nil
 	}
 	return nil, &NotLoadedError{edge: "developer_keys"}
@@ -328,7 +339,7 @@ func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
 // QualitySignalsOrErr returns the QualitySignals value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
-	if e.loadedTypes[24] {
+	if e.loadedTypes[25] {
 		return e.QualitySignals, nil
 	}
 	return nil, &NotLoadedError{edge: "quality_signals"}
@@ -339,7 +350,7 @@ func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
 func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 	if e.Reputation != nil {
 		return e.Reputation, nil
-	} else if e.loadedTypes[25] {
+	} else if e.loadedTypes[26] {
 		return nil, &NotFoundError{label: userreputation.Label}
 	}
 	return nil, &NotLoadedError{edge: "reputation"}
@@ -348,7 +359,7 @@ func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 // DocumentsOrErr returns the Documents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
-	if e.loadedTypes[26] {
+	if e.loadedTypes[27] {
 		return e.Documents, nil
 	}
 	return nil, &NotLoadedError{edge: "documents"}
@@ -357,7 +368,7 @@ func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
 // A2aTasksOrErr returns the A2aTasks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
-	if e.loadedTypes[27] {
+	if e.loadedTypes[28] {
 		return e.A2aTasks, nil
 	}
 	return nil, &NotLoadedError{edge: "a2a_tasks"}
@@ -563,6 +574,11 @@ func (_m *User) QueryConnectTokens() *ConnectTokenQuery {
 // QueryNetworkConnections queries the "network_connections" edge of the User entity.
 func (_m *User) QueryNetworkConnections() *NetworkConnectionQuery {
 	return NewUserClient(_m.config).QueryNetworkConnections(_m)
+}
+
+// QueryRelays queries the "relays" edge of the User entity.
+func (_m *User) QueryRelays() *RelayQuery {
+	return NewUserClient(_m.config).QueryRelays(_m)
 }
 
 // QueryNetworkPreference queries the "network_preference" edge of the User entity.

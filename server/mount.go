@@ -59,6 +59,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewFederationAuditServiceHandler, switchboardv1.RegisterFederationAuditServiceHandlerServer)(s.audit, s.audit),
 		serve(switchboardv1connect.NewNetworkServiceHandler, switchboardv1.RegisterNetworkServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkPeerServiceHandler, switchboardv1.RegisterNetworkPeerServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewNetworkRelayServiceHandler, switchboardv1.RegisterNetworkRelayServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewNetworkRelayPeerServiceHandler, switchboardv1.RegisterNetworkRelayPeerServiceHandlerServer)(s.network, s.network),
 	}
 }
 

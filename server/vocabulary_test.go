@@ -36,6 +36,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -200,6 +201,11 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"network_connections.status", "connection_status", entEnum(networkconnection.StatusValidator)},
 		{"network_connections.direction", "federation_direction", entEnum(networkconnection.DirectionValidator)},
 		{"network_connections.trust_level", "trust_level", entEnum(networkconnection.TrustLevelValidator)},
+		{"relays.direction", "federation_direction", entEnum(relay.DirectionValidator)},
+		{"relays.type", "relay_type", entEnum(relay.TypeValidator)},
+		{"relays.intent", "relay_intent", entEnum(relay.IntentValidator)},
+		{"relays.priority", "relay_priority", entEnum(relay.PriorityValidator)},
+		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {
@@ -451,6 +457,5 @@ func tsStringLists(t *testing.T, root string) []stringList {
 // them; each slice that adds a field naming one removes it from here, so the
 // check above holds again for it.
 var networkRulesOnly = []string{
-	"relay_type", "relay_intent", "relay_priority", "relay_state", "relay_filter_reason",
 	"notification_type", "route_candidate_kind", "route_strategy", "serendipity_party",
 }

@@ -86,4 +86,9 @@ var InboundPaths = []string{
 	"/api/federation/connections/remove",
 	"/api/federation/connections/rotate",
 	"/" + switchboardv1connect.NetworkPeerServiceName + "/",
+	// Relays and their acks (one handler at both relay paths).
+	"POST /api/v2/relay",
+	"POST /api/federation/relay",
+	"/api/federation/relay-ack",
+	"/" + switchboardv1connect.NetworkRelayPeerServiceName + "/",
 }
