@@ -88,7 +88,8 @@ type ackBody struct {
 // the ack for the sender to the outbox. A connection removed meanwhile has
 // no one to tell.
 func (s *Service) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, state string, result, reason *string) error {
-	now := s.now()
+	// Microseconds, what PostgreSQL keeps: the sender orders acks by it.
+	now := s.now().Truncate(time.Microsecond)
 	if err := rules.Next(string(r.State), state); err != nil {
 		return err
 	}
@@ -162,6 +163,7 @@ func (s *Service) AckRelay(ctx context.Context, req *switchboardv1.AckRelayReque
 	if req.GetOccurredAt() != nil {
 		at = req.GetOccurredAt().AsTime().UTC()
 	}
+	at = at.Truncate(time.Microsecond)
 	res := &switchboardv1.AckRelayResponse{}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		r, err := tx.Relay.Query().Where(relay.ConnectionID(c.ID), relay.DirectionEQ(relay.DirectionOutbound),
