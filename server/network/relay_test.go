@@ -53,7 +53,7 @@ func (p *relayPair) send(t *testing.T, body map[string]any) *servertest.Response
 }
 
 // direct is a relay posted straight to B's peer route with A's token.
-func (p *relayPair) direct(path string, body map[string]any) *servertest.Response {
+func (p *relayPair) direct(path string, body any) *servertest.Response {
 	return p.b.Anonymous().Do(http.MethodPost, path, body, "X-Federation-Token", p.tokenAtB)
 }
 
