@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/ids"
@@ -62,6 +63,10 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.NetworkService/RemoveConnection":  {"id": "connection"},
 	"/switchboard.v1.NetworkService/UpdateConnection":  {"id": "connection"},
 	"/switchboard.v1.NetworkService/RotateConnection":  {"id": "connection"},
+	// A relay, sent or received, is its local user's alone.
+	"/switchboard.v1.NetworkRelayService/GetRelay":     {"id": "relay"},
+	"/switchboard.v1.NetworkRelayService/ReleaseRelay": {"id": "relay"},
+	"/switchboard.v1.NetworkRelayService/DiscardRelay": {"id": "relay"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -319,6 +324,13 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 		t.Fatalf("connection: %v", err)
 	}
 	rows["connection"] = conn.ID
+	// A quarantined relay from that peer (relays need two instances too).
+	rel, err := s.DB.Relay.Create().SetUserID(a.ID).SetConnectionID(conn.ID).SetRelayID("peer-relay-1").
+		SetDirection(relay.DirectionInbound).SetType(relay.TypeRequest).SetQuarantined(true).Save(context.Background())
+	if err != nil {
+		t.Fatalf("relay: %v", err)
+	}
+	rows["relay"] = rel.ID
 	for kind, id := range rows {
 		if id == "" {
 			t.Fatalf("no %s row made", kind)
