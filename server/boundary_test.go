@@ -40,7 +40,7 @@ type boundary struct {
 func newBoundary(t *testing.T) *boundary {
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
-	key := ann.NewKey("all", "queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store")
+	key := ann.NewKey("all", "queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store", "network")
 	var procs []*contract.Procedure
 	for _, p := range contract.MustLoad().All() {
 		if p.Descriptor.IsStreamingServer() || p.Descriptor.IsStreamingClient() {
