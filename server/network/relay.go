@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
+	widgetsvc "github.com/switchboard-hq/switchboard/server/widgets"
 )
 
 // relayPeer is a typed client for the relay routes of the instance at origin.
@@ -313,7 +314,7 @@ func itemMeta(c *ent.NetworkConnection, in *inbound) (string, error) {
 		widgets = append(widgets, list...)
 	}
 	if in.intent == rules.IntentRequestApproval {
-		widgets = append(widgets, map[string]any{"id": "relay-approval", "type": "choice_card", "title": in.subject,
+		widgets = append(widgets, map[string]any{"id": widgetsvc.RelayApproval, "type": "choice_card", "title": in.subject,
 			"items": []any{map[string]any{"id": "decision", "label": in.subject, "actions": approvalActions()}}})
 	}
 	if len(widgets) > 0 {

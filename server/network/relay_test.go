@@ -302,3 +302,38 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestRelayApprovalWidget: RULINGS "The operator network" (request_approval
+// items carry an approve/decline widget whose response acks the relay) and
+// the widget-response route of issue 9, which now takes a relayId: approve
+// completes the relay at the sender, decline declines another.
+func TestRelayApprovalWidget(t *testing.T) {
+	t.Parallel()
+	p := newRelayPair(t)
+	ids := make([]string, 2)
+	for i := range ids {
+		res := p.send(t, map[string]any{"subject": "Sign the contract", "intent": "request_approval"})
+		servertest.WantStatus(t, res, http.StatusOK)
+		ids[i] = object(t, res, "relay")["id"].(string)
+	}
+	rows, err := p.b.DB.Relay.Query().Order(ent.Asc(relay.FieldCreatedAt)).All(context.Background())
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("B's relays: %v %v", rows, err)
+	}
+	answerWidget := func(relayID, action string) {
+		t.Helper()
+		servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPost, "/api/relays/widget-response", map[string]any{
+			"relayId": relayID, "widgetId": "relay-approval", "widgetItemId": "decision", "action": action}), http.StatusOK)
+	}
+	answerWidget(rows[0].ID, "approve")
+	p.waitState(t, ids[0], "completed")
+	answerWidget(rows[1].ID, "decline")
+	p.waitState(t, ids[1], "declined")
+	if n := len(items(t, p.b)); n != 1 {
+		t.Fatalf("B's items after approve and decline: %d, want the approved one", n)
+	}
+	// Another account's relay is 404 at the widget route.
+	carol := p.b.SignUp("carol")
+	servertest.WantError(t, carol.Session.Do(http.MethodPost, "/api/relays/widget-response", map[string]any{
+		"relayId": rows[0].ID, "widgetId": "relay-approval", "action": "approve"}), http.StatusNotFound)
+}
