@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/server/gate"
@@ -245,6 +246,21 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	other := items(t, p.b)[1]
 	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/queue/confirm", map[string]any{"id": other.ID, "action": "reject"}), http.StatusOK)
 	p.waitState(t, second, "declined")
+
+	// RULINGS "Federation" (audit): every call between the two is audited on
+	// both sides: the relays (Connect, from A's send), the duplicate (REST)
+	// and the acks (the outbox's attempts, REST).
+	if in, out := p.b.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"),
+		p.a.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"); in != 2 || out != 2 {
+		t.Fatalf("relays audited: B inbound %d, A outbound %d", in, out)
+	}
+	if n := p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay"); n != 1 {
+		t.Fatalf("the duplicate audited: %d", n)
+	}
+	servertest.WaitFor(t, "the acks audited on both sides", func() bool {
+		return p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay-ack") == 6 &&
+			p.b.audited(t, federationauditlog.DirectionOutbound, "/api/federation/relay-ack") == 5
+	})
 
 	// B's own copies follow the queue.
 	rows, err := p.b.DB.Relay.Query().Where(relay.DirectionEQ(relay.DirectionInbound)).Order(ent.Asc(relay.FieldCreatedAt)).All(context.Background())
