@@ -59,10 +59,16 @@ func (s *Service) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRe
 		return nil, err
 	}
 	var res *switchboardv1.ReceiveRelayResponse
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	take := func(tx *db.Tx) error {
 		res, err = s.receive(ctx, tx, c, to, in)
 		return err
-	})
+	}
+	err = s.DB.InTx(ctx, take)
+	if ent.IsConstraintError(err) {
+		// The same relay arrived twice at once and the other copy won: this
+		// one is its duplicate.
+		err = s.DB.InTx(ctx, take)
+	}
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
