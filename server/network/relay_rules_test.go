@@ -144,6 +144,11 @@ func TestQuarantineAndOpenLimit(t *testing.T) {
 		servertest.WantStatus(t, p.direct("/api/v2/relay", map[string]any{"relayId": fmt.Sprintf("open-%d", i), "subject": "Task"}), http.StatusOK)
 	}
 	servertest.WantError(t, p.direct("/api/v2/relay", map[string]any{"relayId": "open-50", "subject": "Task"}), http.StatusTooManyRequests)
+	// Sent by A's operator, the peer's 429 stays a 429.
+	servertest.WantError(t, p.send(t, map[string]any{"subject": "One more"}), http.StatusTooManyRequests)
+	if n, _ := p.a.DB.Relay.Query().Count(context.Background()); n != 2 {
+		t.Fatalf("A recorded a refused relay: %d", n)
+	}
 	if n := len(items(t, p.b)); n != 50 {
 		t.Fatalf("B's items: %d", n)
 	}

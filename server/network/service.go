@@ -111,6 +111,9 @@ func peerError(origin string, err error) error {
 			return &apperr.Error{Kind: apperr.KindForbidden, Message: msg, Cause: err}
 		case connect.CodeNotFound:
 			return &apperr.Error{Kind: apperr.KindNotFound, Message: msg, Cause: err}
+		case connect.CodeResourceExhausted:
+			// The peer's limit (maxOpenRelays, its rate classes) stays a 429.
+			return &apperr.Error{Kind: apperr.KindRateLimited, RetryAfter: time.Minute, Message: msg, Cause: err}
 		}
 		return &apperr.Error{Kind: apperr.KindInvalid, Message: msg, Cause: err}
 	}
