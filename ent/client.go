@@ -45,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -126,6 +127,8 @@ type Client struct {
 	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
+	// Relay is the client for interacting with the Relay builders.
+	Relay *RelayClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -191,6 +194,7 @@ func (c *Client) init() {
 	c.PeerPattern = NewPeerPatternClient(c.config)
 	c.ProviderCapability = NewProviderCapabilityClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
+	c.Relay = NewRelayClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.ShipGateRun = NewShipGateRunClient(c.config)
@@ -325,6 +329,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PeerPattern:          NewPeerPatternClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
+		Relay:                NewRelayClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
@@ -386,6 +391,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PeerPattern:          NewPeerPatternClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
+		Relay:                NewRelayClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
@@ -433,8 +439,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
 		c.IdempotencyRecord, c.Job, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
 		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
-		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Session, c.Setting,
-		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Relay, c.Session,
+		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
 		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 		c.WorkPattern,
 	} {
@@ -452,8 +458,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
 		c.IdempotencyRecord, c.Job, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
 		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
-		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Session, c.Setting,
-		c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
+		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Relay, c.Session,
+		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
 		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
 		c.WorkPattern,
 	} {
@@ -524,6 +530,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProviderCapability.mutate(ctx, m)
 	case *QueueItemMutation:
 		return c.QueueItem.mutate(ctx, m)
+	case *RelayMutation:
+		return c.Relay.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *SettingMutation:
@@ -5071,6 +5079,155 @@ func (c *QueueItemClient) mutate(ctx context.Context, m *QueueItemMutation) (Val
 	}
 }
 
+// RelayClient is a client for the Relay schema.
+type RelayClient struct {
+	config
+}
+
+// NewRelayClient returns a client for the Relay from the given config.
+func NewRelayClient(c config) *RelayClient {
+	return &RelayClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `relay.Hooks(f(g(h())))`.
+func (c *RelayClient) Use(hooks ...Hook) {
+	c.hooks.Relay = append(c.hooks.Relay, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `relay.Intercept(f(g(h())))`.
+func (c *RelayClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Relay = append(c.inters.Relay, interceptors...)
+}
+
+// Create returns a builder for creating a Relay entity.
+func (c *RelayClient) Create() *RelayCreate {
+	mutation := newRelayMutation(c.config, OpCreate)
+	return &RelayCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Relay entities.
+func (c *RelayClient) CreateBulk(builders ...*RelayCreate) *RelayCreateBulk {
+	return &RelayCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RelayClient) MapCreateBulk(slice any, setFunc func(*RelayCreate, int)) *RelayCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RelayCreateBulk{err: fmt.Errorf("calling to RelayClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RelayCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RelayCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Relay.
+func (c *RelayClient) Update() *RelayUpdate {
+	mutation := newRelayMutation(c.config, OpUpdate)
+	return &RelayUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RelayClient) UpdateOne(_m *Relay) *RelayUpdateOne {
+	mutation := newRelayMutation(c.config, OpUpdateOne, withRelay(_m))
+	return &RelayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RelayClient) UpdateOneID(id string) *RelayUpdateOne {
+	mutation := newRelayMutation(c.config, OpUpdateOne, withRelayID(id))
+	return &RelayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Relay.
+func (c *RelayClient) Delete() *RelayDelete {
+	mutation := newRelayMutation(c.config, OpDelete)
+	return &RelayDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RelayClient) DeleteOne(_m *Relay) *RelayDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RelayClient) DeleteOneID(id string) *RelayDeleteOne {
+	builder := c.Delete().Where(relay.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RelayDeleteOne{builder}
+}
+
+// Query returns a query builder for Relay.
+func (c *RelayClient) Query() *RelayQuery {
+	return &RelayQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRelay},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Relay entity by its id.
+func (c *RelayClient) Get(ctx context.Context, id string) (*Relay, error) {
+	return c.Query().Where(relay.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RelayClient) GetX(ctx context.Context, id string) *Relay {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a Relay.
+func (c *RelayClient) QueryUser(_m *Relay) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(relay.Table, relay.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, relay.UserTable, relay.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *RelayClient) Hooks() []Hook {
+	return c.hooks.Relay
+}
+
+// Interceptors returns the client interceptors.
+func (c *RelayClient) Interceptors() []Interceptor {
+	return c.inters.Relay
+}
+
+func (c *RelayClient) mutate(ctx context.Context, m *RelayMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RelayCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RelayUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RelayUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RelayDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Relay mutation op: %q", m.Op())
+	}
+}
+
 // SessionClient is a client for the Session schema.
 type SessionClient struct {
 	config
@@ -6867,6 +7024,22 @@ func (c *UserClient) QueryNetworkConnections(_m *User) *NetworkConnectionQuery {
 	return query
 }
 
+// QueryRelays queries the relays edge of a User.
+func (c *UserClient) QueryRelays(_m *User) *RelayQuery {
+	query := (&RelayClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(relay.Table, relay.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.RelaysTable, user.RelaysColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryNetworkPreference queries the network_preference edge of a User.
 func (c *UserClient) QueryNetworkPreference(_m *User) *NetworkPreferenceQuery {
 	query := (&NetworkPreferenceClient{config: c.config}).Query()
@@ -7523,9 +7696,10 @@ type (
 		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
 		FederationInstance, FederationMembership, IdempotencyRecord, Job, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
-		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Session,
-		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Relay,
+		Session, Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription,
+		StoreUnlock, StreamEvent, User, UserReputation, WebhookDelivery,
+		WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
@@ -7533,9 +7707,9 @@ type (
 		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
 		FederationInstance, FederationMembership, IdempotencyRecord, Job, LedgerEntry,
 		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
-		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Session,
-		Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, User, UserReputation, WebhookDelivery,
+		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Relay,
+		Session, Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription,
+		StoreUnlock, StreamEvent, User, UserReputation, WebhookDelivery,
 		WorkPattern []ent.Interceptor
 	}
 )

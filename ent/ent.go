@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -144,6 +145,7 @@ func checkColumn(t, c string) error {
 			peerpattern.Table:          peerpattern.ValidColumn,
 			providercapability.Table:   providercapability.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
+			relay.Table:                relay.ValidColumn,
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
 			shipgaterun.Table:          shipgaterun.ValidColumn,

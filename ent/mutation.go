@@ -42,6 +42,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -97,6 +98,7 @@ const (
 	TypePeerPattern          = "PeerPattern"
 	TypeProviderCapability   = "ProviderCapability"
 	TypeQueueItem            = "QueueItem"
+	TypeRelay                = "Relay"
 	TypeSession              = "Session"
 	TypeSetting              = "Setting"
 	TypeShipGateRun          = "ShipGateRun"
@@ -41097,6 +41099,1881 @@ func (m *QueueItemMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown QueueItem edge %s", name)
 }
 
+// RelayMutation represents an operation that mutates the Relay nodes in the graph.
+type RelayMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *string
+	created_at      *time.Time
+	updated_at      *time.Time
+	connection_id   *string
+	relay_id        *string
+	direction       *relay.Direction
+	_type           *relay.Type
+	intent          *relay.Intent
+	subject         *string
+	payload         *string
+	priority        *relay.Priority
+	from_user_email *string
+	from_user_name  *string
+	thread_id       *string
+	parent_relay_id *string
+	card_id         *string
+	state           *relay.State
+	state_at        *time.Time
+	result          *string
+	reason          *string
+	item_id         *string
+	quarantined     *bool
+	filtered_reason *string
+	digest_pending  *bool
+	digest_due      *time.Time
+	clearedFields   map[string]struct{}
+	user            *string
+	cleareduser     bool
+	done            bool
+	oldValue        func(context.Context) (*Relay, error)
+	predicates      []predicate.Relay
+}
+
+var _ ent.Mutation = (*RelayMutation)(nil)
+
+// relayOption allows management of the mutation configuration using functional options.
+type relayOption func(*RelayMutation)
+
+// newRelayMutation creates new mutation for the Relay entity.
+func newRelayMutation(c config, op Op, opts ...relayOption) *RelayMutation {
+	m := &RelayMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRelay,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRelayID sets the ID field of the mutation.
+func withRelayID(id string) relayOption {
+	return func(m *RelayMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Relay
+		)
+		m.oldValue = func(ctx context.Context) (*Relay, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Relay.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRelay sets the old Relay of the mutation.
+func withRelay(node *Relay) relayOption {
+	return func(m *RelayMutation) {
+		m.oldValue = func(context.Context) (*Relay, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RelayMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RelayMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Relay entities.
+func (m *RelayMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RelayMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RelayMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Relay.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *RelayMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *RelayMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *RelayMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *RelayMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *RelayMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *RelayMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *RelayMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *RelayMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *RelayMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetConnectionID sets the "connection_id" field.
+func (m *RelayMutation) SetConnectionID(s string) {
+	m.connection_id = &s
+}
+
+// ConnectionID returns the value of the "connection_id" field in the mutation.
+func (m *RelayMutation) ConnectionID() (r string, exists bool) {
+	v := m.connection_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConnectionID returns the old "connection_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldConnectionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConnectionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConnectionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConnectionID: %w", err)
+	}
+	return oldValue.ConnectionID, nil
+}
+
+// ResetConnectionID resets all changes to the "connection_id" field.
+func (m *RelayMutation) ResetConnectionID() {
+	m.connection_id = nil
+}
+
+// SetRelayID sets the "relay_id" field.
+func (m *RelayMutation) SetRelayID(s string) {
+	m.relay_id = &s
+}
+
+// RelayID returns the value of the "relay_id" field in the mutation.
+func (m *RelayMutation) RelayID() (r string, exists bool) {
+	v := m.relay_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRelayID returns the old "relay_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldRelayID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRelayID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRelayID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRelayID: %w", err)
+	}
+	return oldValue.RelayID, nil
+}
+
+// ResetRelayID resets all changes to the "relay_id" field.
+func (m *RelayMutation) ResetRelayID() {
+	m.relay_id = nil
+}
+
+// SetDirection sets the "direction" field.
+func (m *RelayMutation) SetDirection(r relay.Direction) {
+	m.direction = &r
+}
+
+// Direction returns the value of the "direction" field in the mutation.
+func (m *RelayMutation) Direction() (r relay.Direction, exists bool) {
+	v := m.direction
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDirection returns the old "direction" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldDirection(ctx context.Context) (v relay.Direction, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDirection is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDirection requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDirection: %w", err)
+	}
+	return oldValue.Direction, nil
+}
+
+// ResetDirection resets all changes to the "direction" field.
+func (m *RelayMutation) ResetDirection() {
+	m.direction = nil
+}
+
+// SetType sets the "type" field.
+func (m *RelayMutation) SetType(r relay.Type) {
+	m._type = &r
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *RelayMutation) GetType() (r relay.Type, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldType(ctx context.Context) (v relay.Type, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *RelayMutation) ResetType() {
+	m._type = nil
+}
+
+// SetIntent sets the "intent" field.
+func (m *RelayMutation) SetIntent(r relay.Intent) {
+	m.intent = &r
+}
+
+// Intent returns the value of the "intent" field in the mutation.
+func (m *RelayMutation) Intent() (r relay.Intent, exists bool) {
+	v := m.intent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIntent returns the old "intent" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldIntent(ctx context.Context) (v *relay.Intent, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIntent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIntent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIntent: %w", err)
+	}
+	return oldValue.Intent, nil
+}
+
+// ClearIntent clears the value of the "intent" field.
+func (m *RelayMutation) ClearIntent() {
+	m.intent = nil
+	m.clearedFields[relay.FieldIntent] = struct{}{}
+}
+
+// IntentCleared returns if the "intent" field was cleared in this mutation.
+func (m *RelayMutation) IntentCleared() bool {
+	_, ok := m.clearedFields[relay.FieldIntent]
+	return ok
+}
+
+// ResetIntent resets all changes to the "intent" field.
+func (m *RelayMutation) ResetIntent() {
+	m.intent = nil
+	delete(m.clearedFields, relay.FieldIntent)
+}
+
+// SetSubject sets the "subject" field.
+func (m *RelayMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *RelayMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *RelayMutation) ResetSubject() {
+	m.subject = nil
+}
+
+// SetPayload sets the "payload" field.
+func (m *RelayMutation) SetPayload(s string) {
+	m.payload = &s
+}
+
+// Payload returns the value of the "payload" field in the mutation.
+func (m *RelayMutation) Payload() (r string, exists bool) {
+	v := m.payload
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPayload returns the old "payload" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldPayload(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPayload is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPayload requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPayload: %w", err)
+	}
+	return oldValue.Payload, nil
+}
+
+// ResetPayload resets all changes to the "payload" field.
+func (m *RelayMutation) ResetPayload() {
+	m.payload = nil
+}
+
+// SetPriority sets the "priority" field.
+func (m *RelayMutation) SetPriority(r relay.Priority) {
+	m.priority = &r
+}
+
+// Priority returns the value of the "priority" field in the mutation.
+func (m *RelayMutation) Priority() (r relay.Priority, exists bool) {
+	v := m.priority
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriority returns the old "priority" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldPriority(ctx context.Context) (v relay.Priority, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriority is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriority requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriority: %w", err)
+	}
+	return oldValue.Priority, nil
+}
+
+// ResetPriority resets all changes to the "priority" field.
+func (m *RelayMutation) ResetPriority() {
+	m.priority = nil
+}
+
+// SetFromUserEmail sets the "from_user_email" field.
+func (m *RelayMutation) SetFromUserEmail(s string) {
+	m.from_user_email = &s
+}
+
+// FromUserEmail returns the value of the "from_user_email" field in the mutation.
+func (m *RelayMutation) FromUserEmail() (r string, exists bool) {
+	v := m.from_user_email
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromUserEmail returns the old "from_user_email" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldFromUserEmail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromUserEmail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromUserEmail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromUserEmail: %w", err)
+	}
+	return oldValue.FromUserEmail, nil
+}
+
+// ResetFromUserEmail resets all changes to the "from_user_email" field.
+func (m *RelayMutation) ResetFromUserEmail() {
+	m.from_user_email = nil
+}
+
+// SetFromUserName sets the "from_user_name" field.
+func (m *RelayMutation) SetFromUserName(s string) {
+	m.from_user_name = &s
+}
+
+// FromUserName returns the value of the "from_user_name" field in the mutation.
+func (m *RelayMutation) FromUserName() (r string, exists bool) {
+	v := m.from_user_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromUserName returns the old "from_user_name" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldFromUserName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromUserName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromUserName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromUserName: %w", err)
+	}
+	return oldValue.FromUserName, nil
+}
+
+// ResetFromUserName resets all changes to the "from_user_name" field.
+func (m *RelayMutation) ResetFromUserName() {
+	m.from_user_name = nil
+}
+
+// SetThreadID sets the "thread_id" field.
+func (m *RelayMutation) SetThreadID(s string) {
+	m.thread_id = &s
+}
+
+// ThreadID returns the value of the "thread_id" field in the mutation.
+func (m *RelayMutation) ThreadID() (r string, exists bool) {
+	v := m.thread_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThreadID returns the old "thread_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldThreadID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThreadID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThreadID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThreadID: %w", err)
+	}
+	return oldValue.ThreadID, nil
+}
+
+// ClearThreadID clears the value of the "thread_id" field.
+func (m *RelayMutation) ClearThreadID() {
+	m.thread_id = nil
+	m.clearedFields[relay.FieldThreadID] = struct{}{}
+}
+
+// ThreadIDCleared returns if the "thread_id" field was cleared in this mutation.
+func (m *RelayMutation) ThreadIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldThreadID]
+	return ok
+}
+
+// ResetThreadID resets all changes to the "thread_id" field.
+func (m *RelayMutation) ResetThreadID() {
+	m.thread_id = nil
+	delete(m.clearedFields, relay.FieldThreadID)
+}
+
+// SetParentRelayID sets the "parent_relay_id" field.
+func (m *RelayMutation) SetParentRelayID(s string) {
+	m.parent_relay_id = &s
+}
+
+// ParentRelayID returns the value of the "parent_relay_id" field in the mutation.
+func (m *RelayMutation) ParentRelayID() (r string, exists bool) {
+	v := m.parent_relay_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldParentRelayID returns the old "parent_relay_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldParentRelayID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldParentRelayID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldParentRelayID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldParentRelayID: %w", err)
+	}
+	return oldValue.ParentRelayID, nil
+}
+
+// ClearParentRelayID clears the value of the "parent_relay_id" field.
+func (m *RelayMutation) ClearParentRelayID() {
+	m.parent_relay_id = nil
+	m.clearedFields[relay.FieldParentRelayID] = struct{}{}
+}
+
+// ParentRelayIDCleared returns if the "parent_relay_id" field was cleared in this mutation.
+func (m *RelayMutation) ParentRelayIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldParentRelayID]
+	return ok
+}
+
+// ResetParentRelayID resets all changes to the "parent_relay_id" field.
+func (m *RelayMutation) ResetParentRelayID() {
+	m.parent_relay_id = nil
+	delete(m.clearedFields, relay.FieldParentRelayID)
+}
+
+// SetCardID sets the "card_id" field.
+func (m *RelayMutation) SetCardID(s string) {
+	m.card_id = &s
+}
+
+// CardID returns the value of the "card_id" field in the mutation.
+func (m *RelayMutation) CardID() (r string, exists bool) {
+	v := m.card_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCardID returns the old "card_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldCardID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCardID: %w", err)
+	}
+	return oldValue.CardID, nil
+}
+
+// ClearCardID clears the value of the "card_id" field.
+func (m *RelayMutation) ClearCardID() {
+	m.card_id = nil
+	m.clearedFields[relay.FieldCardID] = struct{}{}
+}
+
+// CardIDCleared returns if the "card_id" field was cleared in this mutation.
+func (m *RelayMutation) CardIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldCardID]
+	return ok
+}
+
+// ResetCardID resets all changes to the "card_id" field.
+func (m *RelayMutation) ResetCardID() {
+	m.card_id = nil
+	delete(m.clearedFields, relay.FieldCardID)
+}
+
+// SetState sets the "state" field.
+func (m *RelayMutation) SetState(r relay.State) {
+	m.state = &r
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *RelayMutation) State() (r relay.State, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldState(ctx context.Context) (v relay.State, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *RelayMutation) ResetState() {
+	m.state = nil
+}
+
+// SetStateAt sets the "state_at" field.
+func (m *RelayMutation) SetStateAt(t time.Time) {
+	m.state_at = &t
+}
+
+// StateAt returns the value of the "state_at" field in the mutation.
+func (m *RelayMutation) StateAt() (r time.Time, exists bool) {
+	v := m.state_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStateAt returns the old "state_at" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldStateAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStateAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStateAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStateAt: %w", err)
+	}
+	return oldValue.StateAt, nil
+}
+
+// ClearStateAt clears the value of the "state_at" field.
+func (m *RelayMutation) ClearStateAt() {
+	m.state_at = nil
+	m.clearedFields[relay.FieldStateAt] = struct{}{}
+}
+
+// StateAtCleared returns if the "state_at" field was cleared in this mutation.
+func (m *RelayMutation) StateAtCleared() bool {
+	_, ok := m.clearedFields[relay.FieldStateAt]
+	return ok
+}
+
+// ResetStateAt resets all changes to the "state_at" field.
+func (m *RelayMutation) ResetStateAt() {
+	m.state_at = nil
+	delete(m.clearedFields, relay.FieldStateAt)
+}
+
+// SetResult sets the "result" field.
+func (m *RelayMutation) SetResult(s string) {
+	m.result = &s
+}
+
+// Result returns the value of the "result" field in the mutation.
+func (m *RelayMutation) Result() (r string, exists bool) {
+	v := m.result
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResult returns the old "result" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldResult(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResult is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResult requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResult: %w", err)
+	}
+	return oldValue.Result, nil
+}
+
+// ClearResult clears the value of the "result" field.
+func (m *RelayMutation) ClearResult() {
+	m.result = nil
+	m.clearedFields[relay.FieldResult] = struct{}{}
+}
+
+// ResultCleared returns if the "result" field was cleared in this mutation.
+func (m *RelayMutation) ResultCleared() bool {
+	_, ok := m.clearedFields[relay.FieldResult]
+	return ok
+}
+
+// ResetResult resets all changes to the "result" field.
+func (m *RelayMutation) ResetResult() {
+	m.result = nil
+	delete(m.clearedFields, relay.FieldResult)
+}
+
+// SetReason sets the "reason" field.
+func (m *RelayMutation) SetReason(s string) {
+	m.reason = &s
+}
+
+// Reason returns the value of the "reason" field in the mutation.
+func (m *RelayMutation) Reason() (r string, exists bool) {
+	v := m.reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReason returns the old "reason" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReason: %w", err)
+	}
+	return oldValue.Reason, nil
+}
+
+// ClearReason clears the value of the "reason" field.
+func (m *RelayMutation) ClearReason() {
+	m.reason = nil
+	m.clearedFields[relay.FieldReason] = struct{}{}
+}
+
+// ReasonCleared returns if the "reason" field was cleared in this mutation.
+func (m *RelayMutation) ReasonCleared() bool {
+	_, ok := m.clearedFields[relay.FieldReason]
+	return ok
+}
+
+// ResetReason resets all changes to the "reason" field.
+func (m *RelayMutation) ResetReason() {
+	m.reason = nil
+	delete(m.clearedFields, relay.FieldReason)
+}
+
+// SetItemID sets the "item_id" field.
+func (m *RelayMutation) SetItemID(s string) {
+	m.item_id = &s
+}
+
+// ItemID returns the value of the "item_id" field in the mutation.
+func (m *RelayMutation) ItemID() (r string, exists bool) {
+	v := m.item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemID returns the old "item_id" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldItemID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemID: %w", err)
+	}
+	return oldValue.ItemID, nil
+}
+
+// ClearItemID clears the value of the "item_id" field.
+func (m *RelayMutation) ClearItemID() {
+	m.item_id = nil
+	m.clearedFields[relay.FieldItemID] = struct{}{}
+}
+
+// ItemIDCleared returns if the "item_id" field was cleared in this mutation.
+func (m *RelayMutation) ItemIDCleared() bool {
+	_, ok := m.clearedFields[relay.FieldItemID]
+	return ok
+}
+
+// ResetItemID resets all changes to the "item_id" field.
+func (m *RelayMutation) ResetItemID() {
+	m.item_id = nil
+	delete(m.clearedFields, relay.FieldItemID)
+}
+
+// SetQuarantined sets the "quarantined" field.
+func (m *RelayMutation) SetQuarantined(b bool) {
+	m.quarantined = &b
+}
+
+// Quarantined returns the value of the "quarantined" field in the mutation.
+func (m *RelayMutation) Quarantined() (r bool, exists bool) {
+	v := m.quarantined
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuarantined returns the old "quarantined" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldQuarantined(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuarantined is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuarantined requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuarantined: %w", err)
+	}
+	return oldValue.Quarantined, nil
+}
+
+// ResetQuarantined resets all changes to the "quarantined" field.
+func (m *RelayMutation) ResetQuarantined() {
+	m.quarantined = nil
+}
+
+// SetFilteredReason sets the "filtered_reason" field.
+func (m *RelayMutation) SetFilteredReason(s string) {
+	m.filtered_reason = &s
+}
+
+// FilteredReason returns the value of the "filtered_reason" field in the mutation.
+func (m *RelayMutation) FilteredReason() (r string, exists bool) {
+	v := m.filtered_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilteredReason returns the old "filtered_reason" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldFilteredReason(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilteredReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilteredReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilteredReason: %w", err)
+	}
+	return oldValue.FilteredReason, nil
+}
+
+// ClearFilteredReason clears the value of the "filtered_reason" field.
+func (m *RelayMutation) ClearFilteredReason() {
+	m.filtered_reason = nil
+	m.clearedFields[relay.FieldFilteredReason] = struct{}{}
+}
+
+// FilteredReasonCleared returns if the "filtered_reason" field was cleared in this mutation.
+func (m *RelayMutation) FilteredReasonCleared() bool {
+	_, ok := m.clearedFields[relay.FieldFilteredReason]
+	return ok
+}
+
+// ResetFilteredReason resets all changes to the "filtered_reason" field.
+func (m *RelayMutation) ResetFilteredReason() {
+	m.filtered_reason = nil
+	delete(m.clearedFields, relay.FieldFilteredReason)
+}
+
+// SetDigestPending sets the "digest_pending" field.
+func (m *RelayMutation) SetDigestPending(b bool) {
+	m.digest_pending = &b
+}
+
+// DigestPending returns the value of the "digest_pending" field in the mutation.
+func (m *RelayMutation) DigestPending() (r bool, exists bool) {
+	v := m.digest_pending
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDigestPending returns the old "digest_pending" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldDigestPending(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDigestPending is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDigestPending requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDigestPending: %w", err)
+	}
+	return oldValue.DigestPending, nil
+}
+
+// ResetDigestPending resets all changes to the "digest_pending" field.
+func (m *RelayMutation) ResetDigestPending() {
+	m.digest_pending = nil
+}
+
+// SetDigestDue sets the "digest_due" field.
+func (m *RelayMutation) SetDigestDue(t time.Time) {
+	m.digest_due = &t
+}
+
+// DigestDue returns the value of the "digest_due" field in the mutation.
+func (m *RelayMutation) DigestDue() (r time.Time, exists bool) {
+	v := m.digest_due
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDigestDue returns the old "digest_due" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldDigestDue(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDigestDue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDigestDue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDigestDue: %w", err)
+	}
+	return oldValue.DigestDue, nil
+}
+
+// ClearDigestDue clears the value of the "digest_due" field.
+func (m *RelayMutation) ClearDigestDue() {
+	m.digest_due = nil
+	m.clearedFields[relay.FieldDigestDue] = struct{}{}
+}
+
+// DigestDueCleared returns if the "digest_due" field was cleared in this mutation.
+func (m *RelayMutation) DigestDueCleared() bool {
+	_, ok := m.clearedFields[relay.FieldDigestDue]
+	return ok
+}
+
+// ResetDigestDue resets all changes to the "digest_due" field.
+func (m *RelayMutation) ResetDigestDue() {
+	m.digest_due = nil
+	delete(m.clearedFields, relay.FieldDigestDue)
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *RelayMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[relay.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *RelayMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *RelayMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *RelayMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the RelayMutation builder.
+func (m *RelayMutation) Where(ps ...predicate.Relay) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RelayMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RelayMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Relay, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RelayMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RelayMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Relay).
+func (m *RelayMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RelayMutation) Fields() []string {
+	fields := make([]string, 0, 25)
+	if m.created_at != nil {
+		fields = append(fields, relay.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, relay.FieldUpdatedAt)
+	}
+	if m.user != nil {
+		fields = append(fields, relay.FieldUserID)
+	}
+	if m.connection_id != nil {
+		fields = append(fields, relay.FieldConnectionID)
+	}
+	if m.relay_id != nil {
+		fields = append(fields, relay.FieldRelayID)
+	}
+	if m.direction != nil {
+		fields = append(fields, relay.FieldDirection)
+	}
+	if m._type != nil {
+		fields = append(fields, relay.FieldType)
+	}
+	if m.intent != nil {
+		fields = append(fields, relay.FieldIntent)
+	}
+	if m.subject != nil {
+		fields = append(fields, relay.FieldSubject)
+	}
+	if m.payload != nil {
+		fields = append(fields, relay.FieldPayload)
+	}
+	if m.priority != nil {
+		fields = append(fields, relay.FieldPriority)
+	}
+	if m.from_user_email != nil {
+		fields = append(fields, relay.FieldFromUserEmail)
+	}
+	if m.from_user_name != nil {
+		fields = append(fields, relay.FieldFromUserName)
+	}
+	if m.thread_id != nil {
+		fields = append(fields, relay.FieldThreadID)
+	}
+	if m.parent_relay_id != nil {
+		fields = append(fields, relay.FieldParentRelayID)
+	}
+	if m.card_id != nil {
+		fields = append(fields, relay.FieldCardID)
+	}
+	if m.state != nil {
+		fields = append(fields, relay.FieldState)
+	}
+	if m.state_at != nil {
+		fields = append(fields, relay.FieldStateAt)
+	}
+	if m.result != nil {
+		fields = append(fields, relay.FieldResult)
+	}
+	if m.reason != nil {
+		fields = append(fields, relay.FieldReason)
+	}
+	if m.item_id != nil {
+		fields = append(fields, relay.FieldItemID)
+	}
+	if m.quarantined != nil {
+		fields = append(fields, relay.FieldQuarantined)
+	}
+	if m.filtered_reason != nil {
+		fields = append(fields, relay.FieldFilteredReason)
+	}
+	if m.digest_pending != nil {
+		fields = append(fields, relay.FieldDigestPending)
+	}
+	if m.digest_due != nil {
+		fields = append(fields, relay.FieldDigestDue)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RelayMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case relay.FieldCreatedAt:
+		return m.CreatedAt()
+	case relay.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case relay.FieldUserID:
+		return m.UserID()
+	case relay.FieldConnectionID:
+		return m.ConnectionID()
+	case relay.FieldRelayID:
+		return m.RelayID()
+	case relay.FieldDirection:
+		return m.Direction()
+	case relay.FieldType:
+		return m.GetType()
+	case relay.FieldIntent:
+		return m.Intent()
+	case relay.FieldSubject:
+		return m.Subject()
+	case relay.FieldPayload:
+		return m.Payload()
+	case relay.FieldPriority:
+		return m.Priority()
+	case relay.FieldFromUserEmail:
+		return m.FromUserEmail()
+	case relay.FieldFromUserName:
+		return m.FromUserName()
+	case relay.FieldThreadID:
+		return m.ThreadID()
+	case relay.FieldParentRelayID:
+		return m.ParentRelayID()
+	case relay.FieldCardID:
+		return m.CardID()
+	case relay.FieldState:
+		return m.State()
+	case relay.FieldStateAt:
+		return m.StateAt()
+	case relay.FieldResult:
+		return m.Result()
+	case relay.FieldReason:
+		return m.Reason()
+	case relay.FieldItemID:
+		return m.ItemID()
+	case relay.FieldQuarantined:
+		return m.Quarantined()
+	case relay.FieldFilteredReason:
+		return m.FilteredReason()
+	case relay.FieldDigestPending:
+		return m.DigestPending()
+	case relay.FieldDigestDue:
+		return m.DigestDue()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RelayMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case relay.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case relay.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case relay.FieldUserID:
+		return m.OldUserID(ctx)
+	case relay.FieldConnectionID:
+		return m.OldConnectionID(ctx)
+	case relay.FieldRelayID:
+		return m.OldRelayID(ctx)
+	case relay.FieldDirection:
+		return m.OldDirection(ctx)
+	case relay.FieldType:
+		return m.OldType(ctx)
+	case relay.FieldIntent:
+		return m.OldIntent(ctx)
+	case relay.FieldSubject:
+		return m.OldSubject(ctx)
+	case relay.FieldPayload:
+		return m.OldPayload(ctx)
+	case relay.FieldPriority:
+		return m.OldPriority(ctx)
+	case relay.FieldFromUserEmail:
+		return m.OldFromUserEmail(ctx)
+	case relay.FieldFromUserName:
+		return m.OldFromUserName(ctx)
+	case relay.FieldThreadID:
+		return m.OldThreadID(ctx)
+	case relay.FieldParentRelayID:
+		return m.OldParentRelayID(ctx)
+	case relay.FieldCardID:
+		return m.OldCardID(ctx)
+	case relay.FieldState:
+		return m.OldState(ctx)
+	case relay.FieldStateAt:
+		return m.OldStateAt(ctx)
+	case relay.FieldResult:
+		return m.OldResult(ctx)
+	case relay.FieldReason:
+		return m.OldReason(ctx)
+	case relay.FieldItemID:
+		return m.OldItemID(ctx)
+	case relay.FieldQuarantined:
+		return m.OldQuarantined(ctx)
+	case relay.FieldFilteredReason:
+		return m.OldFilteredReason(ctx)
+	case relay.FieldDigestPending:
+		return m.OldDigestPending(ctx)
+	case relay.FieldDigestDue:
+		return m.OldDigestDue(ctx)
+	}
+	return nil, fmt.Errorf("unknown Relay field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RelayMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case relay.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case relay.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case relay.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case relay.FieldConnectionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConnectionID(v)
+		return nil
+	case relay.FieldRelayID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRelayID(v)
+		return nil
+	case relay.FieldDirection:
+		v, ok := value.(relay.Direction)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDirection(v)
+		return nil
+	case relay.FieldType:
+		v, ok := value.(relay.Type)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case relay.FieldIntent:
+		v, ok := value.(relay.Intent)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIntent(v)
+		return nil
+	case relay.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
+		return nil
+	case relay.FieldPayload:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPayload(v)
+		return nil
+	case relay.FieldPriority:
+		v, ok := value.(relay.Priority)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriority(v)
+		return nil
+	case relay.FieldFromUserEmail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromUserEmail(v)
+		return nil
+	case relay.FieldFromUserName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromUserName(v)
+		return nil
+	case relay.FieldThreadID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThreadID(v)
+		return nil
+	case relay.FieldParentRelayID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetParentRelayID(v)
+		return nil
+	case relay.FieldCardID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCardID(v)
+		return nil
+	case relay.FieldState:
+		v, ok := value.(relay.State)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case relay.FieldStateAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStateAt(v)
+		return nil
+	case relay.FieldResult:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResult(v)
+		return nil
+	case relay.FieldReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReason(v)
+		return nil
+	case relay.FieldItemID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemID(v)
+		return nil
+	case relay.FieldQuarantined:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuarantined(v)
+		return nil
+	case relay.FieldFilteredReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilteredReason(v)
+		return nil
+	case relay.FieldDigestPending:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDigestPending(v)
+		return nil
+	case relay.FieldDigestDue:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDigestDue(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Relay field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RelayMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RelayMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RelayMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown Relay numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RelayMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(relay.FieldIntent) {
+		fields = append(fields, relay.FieldIntent)
+	}
+	if m.FieldCleared(relay.FieldThreadID) {
+		fields = append(fields, relay.FieldThreadID)
+	}
+	if m.FieldCleared(relay.FieldParentRelayID) {
+		fields = append(fields, relay.FieldParentRelayID)
+	}
+	if m.FieldCleared(relay.FieldCardID) {
+		fields = append(fields, relay.FieldCardID)
+	}
+	if m.FieldCleared(relay.FieldStateAt) {
+		fields = append(fields, relay.FieldStateAt)
+	}
+	if m.FieldCleared(relay.FieldResult) {
+		fields = append(fields, relay.FieldResult)
+	}
+	if m.FieldCleared(relay.FieldReason) {
+		fields = append(fields, relay.FieldReason)
+	}
+	if m.FieldCleared(relay.FieldItemID) {
+		fields = append(fields, relay.FieldItemID)
+	}
+	if m.FieldCleared(relay.FieldFilteredReason) {
+		fields = append(fields, relay.FieldFilteredReason)
+	}
+	if m.FieldCleared(relay.FieldDigestDue) {
+		fields = append(fields, relay.FieldDigestDue)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RelayMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RelayMutation) ClearField(name string) error {
+	switch name {
+	case relay.FieldIntent:
+		m.ClearIntent()
+		return nil
+	case relay.FieldThreadID:
+		m.ClearThreadID()
+		return nil
+	case relay.FieldParentRelayID:
+		m.ClearParentRelayID()
+		return nil
+	case relay.FieldCardID:
+		m.ClearCardID()
+		return nil
+	case relay.FieldStateAt:
+		m.ClearStateAt()
+		return nil
+	case relay.FieldResult:
+		m.ClearResult()
+		return nil
+	case relay.FieldReason:
+		m.ClearReason()
+		return nil
+	case relay.FieldItemID:
+		m.ClearItemID()
+		return nil
+	case relay.FieldFilteredReason:
+		m.ClearFilteredReason()
+		return nil
+	case relay.FieldDigestDue:
+		m.ClearDigestDue()
+		return nil
+	}
+	return fmt.Errorf("unknown Relay nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RelayMutation) ResetField(name string) error {
+	switch name {
+	case relay.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case relay.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case relay.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case relay.FieldConnectionID:
+		m.ResetConnectionID()
+		return nil
+	case relay.FieldRelayID:
+		m.ResetRelayID()
+		return nil
+	case relay.FieldDirection:
+		m.ResetDirection()
+		return nil
+	case relay.FieldType:
+		m.ResetType()
+		return nil
+	case relay.FieldIntent:
+		m.ResetIntent()
+		return nil
+	case relay.FieldSubject:
+		m.ResetSubject()
+		return nil
+	case relay.FieldPayload:
+		m.ResetPayload()
+		return nil
+	case relay.FieldPriority:
+		m.ResetPriority()
+		return nil
+	case relay.FieldFromUserEmail:
+		m.ResetFromUserEmail()
+		return nil
+	case relay.FieldFromUserName:
+		m.ResetFromUserName()
+		return nil
+	case relay.FieldThreadID:
+		m.ResetThreadID()
+		return nil
+	case relay.FieldParentRelayID:
+		m.ResetParentRelayID()
+		return nil
+	case relay.FieldCardID:
+		m.ResetCardID()
+		return nil
+	case relay.FieldState:
+		m.ResetState()
+		return nil
+	case relay.FieldStateAt:
+		m.ResetStateAt()
+		return nil
+	case relay.FieldResult:
+		m.ResetResult()
+		return nil
+	case relay.FieldReason:
+		m.ResetReason()
+		return nil
+	case relay.FieldItemID:
+		m.ResetItemID()
+		return nil
+	case relay.FieldQuarantined:
+		m.ResetQuarantined()
+		return nil
+	case relay.FieldFilteredReason:
+		m.ResetFilteredReason()
+		return nil
+	case relay.FieldDigestPending:
+		m.ResetDigestPending()
+		return nil
+	case relay.FieldDigestDue:
+		m.ResetDigestDue()
+		return nil
+	}
+	return fmt.Errorf("unknown Relay field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RelayMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, relay.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RelayMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case relay.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RelayMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RelayMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RelayMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, relay.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RelayMutation) EdgeCleared(name string) bool {
+	switch name {
+	case relay.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RelayMutation) ClearEdge(name string) error {
+	switch name {
+	case relay.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Relay unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RelayMutation) ResetEdge(name string) error {
+	switch name {
+	case relay.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown Relay edge %s", name)
+}
+
 // SessionMutation represents an operation that mutates the Session nodes in the graph.
 type SessionMutation struct {
 	config
@@ -50309,6 +52186,9 @@ type UserMutation struct {
 	network_connections          map[string]struct{}
 	removednetwork_connections   map[string]struct{}
 	clearednetwork_connections   bool
+	relays                       map[string]struct{}
+	removedrelays                map[string]struct{}
+	clearedrelays                bool
 	network_preference           *string
 	clearednetwork_preference    bool
 	developer_keys               map[string]struct{}
@@ -51922,6 +53802,60 @@ func (m *UserMutation) ResetNetworkConnections() {
 	m.removednetwork_connections = nil
 }
 
+// AddRelayIDs adds the "relays" edge to the Relay entity by ids.
+func (m *UserMutation) AddRelayIDs(ids ...string) {
+	if m.relays == nil {
+		m.relays = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.relays[ids[i]] = struct{}{}
+	}
+}
+
+// ClearRelays clears the "relays" edge to the Relay entity.
+func (m *UserMutation) ClearRelays() {
+	m.clearedrelays = true
+}
+
+// RelaysCleared reports if the "relays" edge to the Relay entity was cleared.
+func (m *UserMutation) RelaysCleared() bool {
+	return m.clearedrelays
+}
+
+// RemoveRelayIDs removes the "relays" edge to the Relay entity by IDs.
+func (m *UserMutation) RemoveRelayIDs(ids ...string) {
+	if m.removedrelays == nil {
+		m.removedrelays = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.relays, ids[i])
+		m.removedrelays[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedRelays returns the removed IDs of the "relays" edge to the Relay entity.
+func (m *UserMutation) RemovedRelaysIDs() (ids []string) {
+	for id := range m.removedrelays {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// RelaysIDs returns the "relays" edge IDs in the mutation.
+func (m *UserMutation) RelaysIDs() (ids []string) {
+	for id := range m.relays {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetRelays resets all changes to the "relays" edge.
+func (m *UserMutation) ResetRelays() {
+	m.relays = nil
+	m.clearedrelays = false
+	m.removedrelays = nil
+}
+
 // SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by id.
 func (m *UserMutation) SetNetworkPreferenceID(id string) {
 	m.network_preference = &id
@@ -52732,7 +54666,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 33)
+	edges := make([]string, 0, 34)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -52798,6 +54732,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.network_connections != nil {
 		edges = append(edges, user.EdgeNetworkConnections)
+	}
+	if m.relays != nil {
+		edges = append(edges, user.EdgeRelays)
 	}
 	if m.network_preference != nil {
 		edges = append(edges, user.EdgeNetworkPreference)
@@ -52969,6 +54906,12 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeRelays:
+		ids := make([]ent.Value, 0, len(m.relays))
+		for id := range m.relays {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgeNetworkPreference:
 		if id := m.network_preference; id != nil {
 			return []ent.Value{*id}
@@ -53035,7 +54978,7 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 33)
+	edges := make([]string, 0, 34)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -53098,6 +55041,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removednetwork_connections != nil {
 		edges = append(edges, user.EdgeNetworkConnections)
+	}
+	if m.removedrelays != nil {
+		edges = append(edges, user.EdgeRelays)
 	}
 	if m.removeddeveloper_keys != nil {
 		edges = append(edges, user.EdgeDeveloperKeys)
@@ -53256,6 +55202,12 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case user.EdgeRelays:
+		ids := make([]ent.Value, 0, len(m.removedrelays))
+		for id := range m.removedrelays {
+			ids = append(ids, id)
+		}
+		return ids
 	case user.EdgeDeveloperKeys:
 		ids := make([]ent.Value, 0, len(m.removeddeveloper_keys))
 		for id := range m.removeddeveloper_keys {
@@ -53310,7 +55262,7 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 33)
+	edges := make([]string, 0, 34)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -53376,6 +55328,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	}
 	if m.clearednetwork_connections {
 		edges = append(edges, user.EdgeNetworkConnections)
+	}
+	if m.clearedrelays {
+		edges = append(edges, user.EdgeRelays)
 	}
 	if m.clearednetwork_preference {
 		edges = append(edges, user.EdgeNetworkPreference)
@@ -53461,6 +55416,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedconnect_tokens
 	case user.EdgeNetworkConnections:
 		return m.clearednetwork_connections
+	case user.EdgeRelays:
+		return m.clearedrelays
 	case user.EdgeNetworkPreference:
 		return m.clearednetwork_preference
 	case user.EdgeDeveloperKeys:
@@ -53576,6 +55533,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeNetworkConnections:
 		m.ResetNetworkConnections()
+		return nil
+	case user.EdgeRelays:
+		m.ResetRelays()
 		return nil
 	case user.EdgeNetworkPreference:
 		m.ResetNetworkPreference()

@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -1189,6 +1190,55 @@ func init() {
 	// queueitem.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	queueitem.IDValidator = func() func(string) error {
 		validators := queueitemDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	relayMixin := schema.Relay{}.Mixin()
+	relayMixinFields0 := relayMixin[0].Fields()
+	_ = relayMixinFields0
+	relayFields := schema.Relay{}.Fields()
+	_ = relayFields
+	// relayDescSubject is the schema descriptor for subject field.
+	relayDescSubject := relayFields[6].Descriptor()
+	// relay.DefaultSubject holds the default value on creation for the subject field.
+	relay.DefaultSubject = relayDescSubject.Default.(string)
+	// relayDescPayload is the schema descriptor for payload field.
+	relayDescPayload := relayFields[7].Descriptor()
+	// relay.DefaultPayload holds the default value on creation for the payload field.
+	relay.DefaultPayload = relayDescPayload.Default.(string)
+	// relayDescFromUserEmail is the schema descriptor for from_user_email field.
+	relayDescFromUserEmail := relayFields[9].Descriptor()
+	// relay.DefaultFromUserEmail holds the default value on creation for the from_user_email field.
+	relay.DefaultFromUserEmail = relayDescFromUserEmail.Default.(string)
+	// relayDescFromUserName is the schema descriptor for from_user_name field.
+	relayDescFromUserName := relayFields[10].Descriptor()
+	// relay.DefaultFromUserName holds the default value on creation for the from_user_name field.
+	relay.DefaultFromUserName = relayDescFromUserName.Default.(string)
+	// relayDescQuarantined is the schema descriptor for quarantined field.
+	relayDescQuarantined := relayFields[19].Descriptor()
+	// relay.DefaultQuarantined holds the default value on creation for the quarantined field.
+	relay.DefaultQuarantined = relayDescQuarantined.Default.(bool)
+	// relayDescDigestPending is the schema descriptor for digest_pending field.
+	relayDescDigestPending := relayFields[21].Descriptor()
+	// relay.DefaultDigestPending holds the default value on creation for the digest_pending field.
+	relay.DefaultDigestPending = relayDescDigestPending.Default.(bool)
+	// relayDescID is the schema descriptor for id field.
+	relayDescID := relayMixinFields0[0].Descriptor()
+	// relay.DefaultID holds the default value on creation for the id field.
+	relay.DefaultID = relayDescID.Default.(func() string)
+	// relay.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	relay.IDValidator = func() func(string) error {
+		validators := relayDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -74,6 +74,8 @@ type Tx struct {
 	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
 	QueueItem *QueueItemClient
+	// Relay is the client for interacting with the Relay builders.
+	Relay *RelayClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -259,6 +261,7 @@ func (tx *Tx) init() {
 	tx.PeerPattern = NewPeerPatternClient(tx.config)
 	tx.ProviderCapability = NewProviderCapabilityClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
+	tx.Relay = NewRelayClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.ShipGateRun = NewShipGateRunClient(tx.config)

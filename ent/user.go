@@ -89,6 +89,8 @@ type UserEdges struct {
 	ConnectTokens []*ConnectToken `json:"connect_tokens,omitempty"`
 	// NetworkConnections holds the value of the network_connections edge.
 	NetworkConnections []*NetworkConnection `json:"network_connections,omitempty"`
+	// Relays holds the value of the relays edge.
+	Relays []*Relay `json:"relays,omitempty"`
 	// NetworkPreference holds the value of the network_preference edge.
 	NetworkPreference *NetworkPreference `json:"network_preference,omitempty"`
 	// DeveloperKeys holds the value of the developer_keys edge.
@@ -113,7 +115,7 @@ type UserEdges struct {
 	ProviderCapabilities []*ProviderCapability `json:"provider_capabilities,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [33]bool
+	loadedTypes [34]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -316,12 +318,21 @@ func (e UserEdges) NetworkConnectionsOrErr() ([]*NetworkConnection, error) {
 	return nil, &NotLoadedError{edge: "network_connections"}
 }
 
+// RelaysOrErr returns the Relays value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) RelaysOrErr() ([]*Relay, error) {
+	if e.loadedTypes[22] {
+		return e.Relays, nil
+	}
+	return nil, &NotLoadedError{edge: "relays"}
+}
+
 // NetworkPreferenceOrErr returns the NetworkPreference value or an error if the edge
 // was not loaded in eager-loading, or loaded but was not found.
 func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
 	if e.NetworkPreference != nil {
 		return e.NetworkPreference, nil
-	} else if e.loadedTypes[22] {
+	} else if e.loadedTypes[23] {
 		return nil, &NotFoundError{label: networkpreference.Label}
 	}
 	return nil, &NotLoadedError{edge: "network_preference"}
@@ -330,7 +341,7 @@ func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
 // DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
-	if e.loadedTypes[23] {
+	if e.loadedTypes[24] {
 		return e.DeveloperKeys, nil
 	}
 	return nil, &NotLoadedError{edge: "developer_keys"}
@@ -339,7 +350,7 @@ func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
 // QualitySignalsOrErr returns the QualitySignals value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
-	if e.loadedTypes[24] {
+	if e.loadedTypes[25] {
 		return e.QualitySignals, nil
 	}
 	return nil, &NotLoadedError{edge: "quality_signals"}
@@ -350,7 +361,7 @@ func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
 func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 	if e.Reputation != nil {
 		return e.Reputation, nil
-	} else if e.loadedTypes[25] {
+	} else if e.loadedTypes[26] {
 		return nil, &NotFoundError{label: userreputation.Label}
 	}
 	return nil, &NotLoadedError{edge: "reputation"}
@@ -359,7 +370,7 @@ func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 // DocumentsOrErr returns the Documents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
-	if e.loadedTypes[26] {
+	if e.loadedTypes[27] {
 		return e.Documents, nil
 	}
 	return nil, &NotLoadedError{edge: "documents"}
@@ -368,7 +379,7 @@ func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
 // A2aTasksOrErr returns the A2aTasks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
-	if e.loadedTypes[27] {
+	if e.loadedTypes[28] {
 		return e.A2aTasks, nil
 	}
 	return nil, &NotLoadedError{edge: "a2a_tasks"}
@@ -377,7 +388,7 @@ func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
 // NotificationsOrErr returns the Notifications value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) NotificationsOrErr() ([]*Notification, error) {
-	if e.loadedTypes[28] {
+	if e.loadedTypes[29] {
 		return e.Notifications, nil
 	}
 	return nil, &NotLoadedError{edge: "notifications"}
@@ -388,7 +399,7 @@ func (e UserEdges) NotificationsOrErr() ([]*Notification, error) {
 func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
 	if e.WorkPattern != nil {
 		return e.WorkPattern, nil
-	} else if e.loadedTypes[29] {
+	} else if e.loadedTypes[30] {
 		return nil, &NotFoundError{label: workpattern.Label}
 	}
 	return nil, &NotLoadedError{edge: "work_pattern"}
@@ -397,7 +408,7 @@ func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
 // PeerPatternsOrErr returns the PeerPatterns value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
-	if e.loadedTypes[30] {
+	if e.loadedTypes[31] {
 		return e.PeerPatterns, nil
 	}
 	return nil, &NotLoadedError{edge: "peer_patterns"}
@@ -406,7 +417,7 @@ func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
 // JobsOrErr returns the Jobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) JobsOrErr() ([]*Job, error) {
-	if e.loadedTypes[31] {
+	if e.loadedTypes[32] {
 		return e.Jobs, nil
 	}
 	return nil, &NotLoadedError{edge: "jobs"}
@@ -415,7 +426,7 @@ func (e UserEdges) JobsOrErr() ([]*Job, error) {
 // ProviderCapabilitiesOrErr returns the ProviderCapabilities value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
-	if e.loadedTypes[32] {
+	if e.loadedTypes[33] {
 		return e.ProviderCapabilities, nil
 	}
 	return nil, &NotLoadedError{edge: "provider_capabilities"}
@@ -621,6 +632,11 @@ func (_m *User) QueryConnectTokens() *ConnectTokenQuery {
 // QueryNetworkConnections queries the "network_connections" edge of the User entity.
 func (_m *User) QueryNetworkConnections() *NetworkConnectionQuery {
 	return NewUserClient(_m.config).QueryNetworkConnections(_m)
+}
+
+// QueryRelays queries the "relays" edge of the User entity.
+func (_m *User) QueryRelays() *RelayQuery {
+	return NewUserClient(_m.config).QueryRelays(_m)
 }
 
 // QueryNetworkPreference queries the "network_preference" edge of the User entity.

@@ -35,6 +35,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
@@ -466,6 +467,21 @@ func (_c *UserCreate) AddNetworkConnections(v ...*NetworkConnection) *UserCreate
 		ids[i] = v[i].ID
 	}
 	return _c.AddNetworkConnectionIDs(ids...)
+}
+
+// AddRelayIDs adds the "relays" edge to the Relay entity by IDs.
+func (_c *UserCreate) AddRelayIDs(ids ...string) *UserCreate {
+	_c.mutation.AddRelayIDs(ids...)
+	return _c
+}
+
+// AddRelays adds the "relays" edges to the Relay entity.
+func (_c *UserCreate) AddRelays(v ...*Relay) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddRelayIDs(ids...)
 }
 
 // SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID.
@@ -1151,6 +1167,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.RelaysIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

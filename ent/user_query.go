@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
@@ -79,6 +80,7 @@ type UserQuery struct {
 	withCapabilityInstalls   *CapabilityInstallQuery
 	withConnectTokens        *ConnectTokenQuery
 	withNetworkConnections   *NetworkConnectionQuery
+	withRelays               *RelayQuery
 	withNetworkPreference    *NetworkPreferenceQuery
 	withDeveloperKeys        *DeveloperKeyQuery
 	withQualitySignals       *AgentQualitySignalQuery
@@ -611,6 +613,28 @@ func (_q *UserQuery) QueryNetworkConnections() *NetworkConnectionQuery {
 	return query
 }
 
+// QueryRelays chains the current query on the "relays" edge.
+func (_q *UserQuery) QueryRelays() *RelayQuery {
+	query := (&RelayClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(relay.Table, relay.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.RelaysTable, user.RelaysColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
 // QueryNetworkPreference chains the current query on the "network_preference" edge.
 func (_q *UserQuery) QueryNetworkPreference() *NetworkPreferenceQuery {
 	query := (&NetworkPreferenceClient{config: _q.config}).Query()
@@ -1067,6 +1091,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withCapabilityInstalls:   _q.withCapabilityInstalls.Clone(),
 		withConnectTokens:        _q.withConnectTokens.Clone(),
 		withNetworkConnections:   _q.withNetworkConnections.Clone(),
+		withRelays:               _q.withRelays.Clone(),
 		withNetworkPreference:    _q.withNetworkPreference.Clone(),
 		withDeveloperKeys:        _q.withDeveloperKeys.Clone(),
 		withQualitySignals:       _q.withQualitySignals.Clone(),
@@ -1326,6 +1351,17 @@ func (_q *UserQuery) WithNetworkConnections(opts ...func(*NetworkConnectionQuery
 	return _q
 }
 
+// WithRelays tells the query-builder to eager-load the nodes that are connected to
+// the "relays" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithRelays(opts ...func(*RelayQuery)) *UserQuery {
+	query := (&RelayClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withRelays = query
+	return _q
+}
+
 // WithNetworkPreference tells the query-builder to eager-load the nodes that are connected to
 // the "network_preference" edge. The optional arguments are used to configure the query builder of the edge.
 func (_q *UserQuery) WithNetworkPreference(opts ...func(*NetworkPreferenceQuery)) *UserQuery {
@@ -1525,7 +1561,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [33]bool{
+		loadedTypes = [34]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1548,6 +1584,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withCapabilityInstalls != nil,
 			_q.withConnectTokens != nil,
 			_q.withNetworkConnections != nil,
+			_q.withRelays != nil,
 			_q.withNetworkPreference != nil,
 			_q.withDeveloperKeys != nil,
 			_q.withQualitySignals != nil,
@@ -1738,6 +1775,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			func(n *User, e *NetworkConnection) {
 				n.Edges.NetworkConnections = append(n.Edges.NetworkConnections, e)
 			}); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withRelays; query != nil {
+		if err := _q.loadRelays(ctx, query, nodes,
+			func(n *User) { n.Edges.Relays = []*Relay{} },
+			func(n *User, e *Relay) { n.Edges.Relays = append(n.Edges.Relays, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -2462,6 +2506,36 @@ func (_q *UserQuery) loadNetworkConnections(ctx context.Context, query *NetworkC
 	}
 	query.Where(predicate.NetworkConnection(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.NetworkConnectionsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadRelays(ctx context.Context, query *RelayQuery, nodes []*User, init func(*User), assign func(*User, *Relay)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(relay.FieldUserID)
+	}
+	query.Where(predicate.Relay(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.RelaysColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

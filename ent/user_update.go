@@ -35,6 +35,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
@@ -497,6 +498,21 @@ func (_u *UserUpdate) AddNetworkConnections(v ...*NetworkConnection) *UserUpdate
 		ids[i] = v[i].ID
 	}
 	return _u.AddNetworkConnectionIDs(ids...)
+}
+
+// AddRelayIDs adds the "relays" edge to the Relay entity by IDs.
+func (_u *UserUpdate) AddRelayIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddRelayIDs(ids...)
+	return _u
+}
+
+// AddRelays adds the "relays" edges to the Relay entity.
+func (_u *UserUpdate) AddRelays(v ...*Relay) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddRelayIDs(ids...)
 }
 
 // SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID.
@@ -1126,6 +1142,27 @@ func (_u *UserUpdate) RemoveNetworkConnections(v ...*NetworkConnection) *UserUpd
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveNetworkConnectionIDs(ids...)
+}
+
+// ClearRelays clears all "relays" edges to the Relay entity.
+func (_u *UserUpdate) ClearRelays() *UserUpdate {
+	_u.mutation.ClearRelays()
+	return _u
+}
+
+// RemoveRelayIDs removes the "relays" edge to Relay entities by IDs.
+func (_u *UserUpdate) RemoveRelayIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveRelayIDs(ids...)
+	return _u
+}
+
+// RemoveRelays removes "relays" edges to Relay entities.
+func (_u *UserUpdate) RemoveRelays(v ...*Relay) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveRelayIDs(ids...)
 }
 
 // ClearNetworkPreference clears the "network_preference" edge to the NetworkPreference entity.
@@ -2376,6 +2413,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.RelaysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedRelaysIDs(); len(nodes) > 0 && !_u.mutation.RelaysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RelaysIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _u.mutation.NetworkPreferenceCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2O,
@@ -3281,6 +3363,21 @@ func (_u *UserUpdateOne) AddNetworkConnections(v ...*NetworkConnection) *UserUpd
 	return _u.AddNetworkConnectionIDs(ids...)
 }
 
+// AddRelayIDs adds the "relays" edge to the Relay entity by IDs.
+func (_u *UserUpdateOne) AddRelayIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddRelayIDs(ids...)
+	return _u
+}
+
+// AddRelays adds the "relays" edges to the Relay entity.
+func (_u *UserUpdateOne) AddRelays(v ...*Relay) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddRelayIDs(ids...)
+}
+
 // SetNetworkPreferenceID sets the "network_preference" edge to the NetworkPreference entity by ID.
 func (_u *UserUpdateOne) SetNetworkPreferenceID(id string) *UserUpdateOne {
 	_u.mutation.SetNetworkPreferenceID(id)
@@ -3908,6 +4005,27 @@ func (_u *UserUpdateOne) RemoveNetworkConnections(v ...*NetworkConnection) *User
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveNetworkConnectionIDs(ids...)
+}
+
+// ClearRelays clears all "relays" edges to the Relay entity.
+func (_u *UserUpdateOne) ClearRelays() *UserUpdateOne {
+	_u.mutation.ClearRelays()
+	return _u
+}
+
+// RemoveRelayIDs removes the "relays" edge to Relay entities by IDs.
+func (_u *UserUpdateOne) RemoveRelayIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveRelayIDs(ids...)
+	return _u
+}
+
+// RemoveRelays removes "relays" edges to Relay entities.
+func (_u *UserUpdateOne) RemoveRelays(v ...*Relay) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveRelayIDs(ids...)
 }
 
 // ClearNetworkPreference clears the "network_preference" edge to the NetworkPreference entity.
@@ -5181,6 +5299,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(networkconnection.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.RelaysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedRelaysIDs(); len(nodes) > 0 && !_u.mutation.RelaysCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RelaysIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.RelaysTable,
+			Columns: []string{user.RelaysColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(relay.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/ids"
@@ -69,6 +70,10 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.NetworkExchangeService/RefreshPeerPatterns":      {"id": "connection"},
 	"/switchboard.v1.NetworkExchangeService/CloseJob":                 {"id": "job"},
 	"/switchboard.v1.NetworkExchangeService/RemoveProviderCapability": {"id": "provider_capability"},
+	// A relay, sent or received, is its local user's alone.
+	"/switchboard.v1.NetworkRelayService/GetRelay":     {"id": "relay"},
+	"/switchboard.v1.NetworkRelayService/ReleaseRelay": {"id": "relay"},
+	"/switchboard.v1.NetworkRelayService/DiscardRelay": {"id": "relay"},
 }
 
 // shared lists the RPCs whose path names a row that other accounts may use by
@@ -345,6 +350,13 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 		t.Fatalf("provider capability: %v", err)
 	}
 	rows["provider_capability"] = offer.ID
+	// A quarantined relay from that peer (relays need two instances too).
+	rel, err := s.DB.Relay.Create().SetUserID(a.ID).SetConnectionID(conn.ID).SetRelayID("peer-relay-1").
+		SetDirection(relay.DirectionInbound).SetType(relay.TypeRequest).SetQuarantined(true).Save(context.Background())
+	if err != nil {
+		t.Fatalf("relay: %v", err)
+	}
+	rows["relay"] = rel.ID
 	for kind, id := range rows {
 		if id == "" {
 			t.Fatalf("no %s row made", kind)

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/gen/openapi"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
@@ -260,6 +261,10 @@ func New(cfg Config) (*App, error) {
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
 			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
 	}
+	// A request relay becomes a queue item; the item's moves go back to the
+	// relay's sender (server/network).
+	svc.network.Queue = svc.queue
+	svc.queue.Moved, svc.queue.Removed = svc.network.ItemMoved, svc.network.ItemRemoved
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
 	svc.dev = &developer.Service{
 		DB: cfg.DB, Now: cfg.now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
@@ -394,9 +399,16 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 		Interval: cfg.Federation.HeartbeatInterval, Audit: f.recorder})
 	f.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Logger: cfg.Logger,
 		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions()})
-	f.credential = f.spoke.Credential
+	instances := f.spoke.Credential
 	if role == "hub" {
-		f.credential = f.hub.Credential
+		instances = f.hub.Credential
+	}
+	// The operator network's acks carry the connection's peer token.
+	f.credential = func(ctx context.Context, id string) (string, string, bool, error) {
+		if network.Owns(id) {
+			return f.network.Credential(ctx, id)
+		}
+		return instances(ctx, id)
 	}
 	// The store reaches the hub's store through the spoke side; a hub's own
 	// store is the global store.
@@ -597,7 +609,18 @@ const apiVersion = "2.0.0"
 // behind a task is removed.
 func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *queue.Service, policy egress.Policy, door *mcp.Server) {
 	svc := &a2a.Service{DB: cfg.DB, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge}
-	q.Removed = svc.Removed
+	// Both records that outlive an item learn how it ended: an A2A task and
+	// a received relay (its sender is told through the outbox).
+	relays := q.Removed
+	q.Removed = func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, rejected bool) error {
+		if err := svc.Removed(ctx, tx, it, rejected); err != nil {
+			return err
+		}
+		if relays == nil {
+			return nil
+		}
+		return relays(ctx, tx, it, rejected)
+	}
 	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: door.ToolNames})
 }

@@ -61,6 +61,8 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewNetworkPeerServiceHandler, switchboardv1.RegisterNetworkPeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkExchangeServiceHandler, switchboardv1.RegisterNetworkExchangeServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkExchangePeerServiceHandler, switchboardv1.RegisterNetworkExchangePeerServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewNetworkRelayServiceHandler, switchboardv1.RegisterNetworkRelayServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewNetworkRelayPeerServiceHandler, switchboardv1.RegisterNetworkRelayPeerServiceHandlerServer)(s.network, s.network),
 	}
 }
 

@@ -40,6 +40,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
@@ -210,6 +211,11 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"jobs.status", "job_status", entEnum(job.StatusValidator)},
 		{"provider_capabilities.task_type", "job_task_type", entEnum(providercapability.TaskTypeValidator)},
 		{"provider_capabilities.pricing_model", "capability_pricing_model", entEnum(providercapability.PricingModelValidator)},
+		{"relays.direction", "federation_direction", entEnum(relay.DirectionValidator)},
+		{"relays.type", "relay_type", entEnum(relay.TypeValidator)},
+		{"relays.intent", "relay_intent", entEnum(relay.IntentValidator)},
+		{"relays.priority", "relay_priority", entEnum(relay.PriorityValidator)},
+		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {
@@ -461,6 +467,5 @@ func tsStringLists(t *testing.T, root string) []stringList {
 // them; each slice that adds a field naming one removes it from here, so the
 // check above holds again for it.
 var networkRulesOnly = []string{
-	"relay_type", "relay_intent", "relay_priority", "relay_state", "relay_filter_reason",
 	"route_candidate_kind", "route_strategy", "serendipity_party",
 }

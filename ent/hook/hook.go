@@ -369,6 +369,18 @@ func (f QueueItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.QueueItemMutation", m)
 }
 
+// The RelayFunc type is an adapter to allow the use of ordinary
+// function as Relay mutator.
+type RelayFunc func(context.Context, *ent.RelayMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RelayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RelayMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RelayMutation", m)
+}
+
 // The SessionFunc type is an adapter to allow the use of ordinary
 // function as Session mutator.
 type SessionFunc func(context.Context, *ent.SessionMutation) (ent.Value, error)

@@ -1333,6 +1333,76 @@ var (
 			},
 		},
 	}
+	// RelaysColumns holds the columns for the "relays" table.
+	RelaysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "connection_id", Type: field.TypeString},
+		{Name: "relay_id", Type: field.TypeString},
+		{Name: "direction", Type: field.TypeEnum, Enums: []string{"inbound", "outbound"}},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"request", "response", "notification"}},
+		{Name: "intent", Type: field.TypeEnum, Nullable: true, Enums: []string{"get_info", "assign_task", "request_approval", "share_update", "schedule", "introduce", "custom"}},
+		{Name: "subject", Type: field.TypeString, Default: ""},
+		{Name: "payload", Type: field.TypeString, Size: 2147483647, Default: "{}"},
+		{Name: "priority", Type: field.TypeEnum, Enums: []string{"low", "normal", "high", "urgent"}, Default: "normal"},
+		{Name: "from_user_email", Type: field.TypeString, Default: ""},
+		{Name: "from_user_name", Type: field.TypeString, Default: ""},
+		{Name: "thread_id", Type: field.TypeString, Nullable: true},
+		{Name: "parent_relay_id", Type: field.TypeString, Nullable: true},
+		{Name: "card_id", Type: field.TypeString, Nullable: true},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"delivered", "accepted", "blocked", "completed", "declined"}, Default: "delivered"},
+		{Name: "state_at", Type: field.TypeTime, Nullable: true},
+		{Name: "result", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "item_id", Type: field.TypeString, Nullable: true},
+		{Name: "quarantined", Type: field.TypeBool, Default: false},
+		{Name: "filtered_reason", Type: field.TypeString, Nullable: true},
+		{Name: "digest_pending", Type: field.TypeBool, Default: false},
+		{Name: "digest_due", Type: field.TypeTime, Nullable: true},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// RelaysTable holds the schema information for the "relays" table.
+	RelaysTable = &schema.Table{
+		Name:       "relays",
+		Columns:    RelaysColumns,
+		PrimaryKey: []*schema.Column{RelaysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "relays_users_relays",
+				Columns:    []*schema.Column{RelaysColumns[25]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "relay_connection_id_direction_relay_id",
+				Unique:  true,
+				Columns: []*schema.Column{RelaysColumns[3], RelaysColumns[5], RelaysColumns[4]},
+			},
+			{
+				Name:    "relay_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{RelaysColumns[25], RelaysColumns[1]},
+			},
+			{
+				Name:    "relay_user_id_thread_id",
+				Unique:  false,
+				Columns: []*schema.Column{RelaysColumns[25], RelaysColumns[13]},
+			},
+			{
+				Name:    "relay_item_id",
+				Unique:  false,
+				Columns: []*schema.Column{RelaysColumns[20]},
+			},
+			{
+				Name:    "relay_user_id_digest_pending",
+				Unique:  false,
+				Columns: []*schema.Column{RelaysColumns[25], RelaysColumns[23]},
+			},
+		},
+	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1824,6 +1894,7 @@ var (
 		PeerPatternsTable,
 		ProviderCapabilitiesTable,
 		QueueItemsTable,
+		RelaysTable,
 		SessionsTable,
 		SettingsTable,
 		ShipGateRunsTable,
@@ -1869,6 +1940,7 @@ func init() {
 	PeerPatternsTable.ForeignKeys[0].RefTable = UsersTable
 	ProviderCapabilitiesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
+	RelaysTable.ForeignKeys[0].RefTable = UsersTable
 	SessionsTable.ForeignKeys[0].RefTable = UsersTable
 	SettingsTable.ForeignKeys[0].RefTable = UsersTable
 	ShipGateRunsTable.ForeignKeys[0].RefTable = StoreAgentsTable

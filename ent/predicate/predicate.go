@@ -96,6 +96,9 @@ type ProviderCapability func(*sql.Selector)
 // QueueItem is the predicate function for queueitem builders.
 type QueueItem func(*sql.Selector)
 
+// Relay is the predicate function for relay builders.
+type Relay func(*sql.Selector)
+
 // Session is the predicate function for session builders.
 type Session func(*sql.Selector)
 

@@ -52,6 +52,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("capability_installs", CapabilityInstall.Type),
 		edge.To("connect_tokens", ConnectToken.Type),
 		edge.To("network_connections", NetworkConnection.Type),
+		edge.To("relays", Relay.Type),
 		edge.To("network_preference", NetworkPreference.Type).Unique(),
 		edge.To("developer_keys", DeveloperKey.Type),
 		edge.To("quality_signals", AgentQualitySignal.Type),

@@ -74,6 +74,8 @@ const (
 	EdgeConnectTokens = "connect_tokens"
 	// EdgeNetworkConnections holds the string denoting the network_connections edge name in mutations.
 	EdgeNetworkConnections = "network_connections"
+	// EdgeRelays holds the string denoting the relays edge name in mutations.
+	EdgeRelays = "relays"
 	// EdgeNetworkPreference holds the string denoting the network_preference edge name in mutations.
 	EdgeNetworkPreference = "network_preference"
 	// EdgeDeveloperKeys holds the string denoting the developer_keys edge name in mutations.
@@ -252,6 +254,13 @@ const (
 	NetworkConnectionsInverseTable = "network_connections"
 	// NetworkConnectionsColumn is the table column denoting the network_connections relation/edge.
 	NetworkConnectionsColumn = "user_id"
+	// RelaysTable is the table that holds the relays relation/edge.
+	RelaysTable = "relays"
+	// RelaysInverseTable is the table name for the Relay entity.
+	// It exists in this package in order to avoid circular dependency with the "relay" package.
+	RelaysInverseTable = "relays"
+	// RelaysColumn is the table column denoting the relays relation/edge.
+	RelaysColumn = "user_id"
 	// NetworkPreferenceTable is the table that holds the network_preference relation/edge.
 	NetworkPreferenceTable = "network_preferences"
 	// NetworkPreferenceInverseTable is the table name for the NetworkPreference entity.
@@ -742,6 +751,20 @@ func ByNetworkConnections(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOptio
 	}
 }
 
+// ByRelaysCount orders the results by relays count.
+func ByRelaysCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newRelaysStep(), opts...)
+	}
+}
+
+// ByRelays orders the results by relays terms.
+func ByRelays(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newRelaysStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByNetworkPreferenceField orders the results by network_preference field.
 func ByNetworkPreferenceField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -1026,6 +1049,13 @@ func newNetworkConnectionsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(NetworkConnectionsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, NetworkConnectionsTable, NetworkConnectionsColumn),
+	)
+}
+func newRelaysStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(RelaysInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, RelaysTable, RelaysColumn),
 	)
 }
 func newNetworkPreferenceStep() *sqlgraph.Step {

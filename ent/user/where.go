@@ -1041,6 +1041,29 @@ func HasNetworkConnectionsWith(preds ...predicate.NetworkConnection) predicate.U
 	})
 }
 
+// HasRelays applies the HasEdge predicate on the "relays" edge.
+func HasRelays() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, RelaysTable, RelaysColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasRelaysWith applies the HasEdge predicate on the "relays" edge with a given conditions (other predicates).
+func HasRelaysWith(preds ...predicate.Relay) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newRelaysStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasNetworkPreference applies the HasEdge predicate on the "network_preference" edge.
 func HasNetworkPreference() predicate.User {
 	return predicate.User(func(s *sql.Selector) {

@@ -154,4 +154,9 @@ var InboundPaths = []string{
 	"/" + switchboardv1connect.NetworkExchangePeerServiceName + "/",
 	"PEER /api/federation/patterns",
 	"PEER " + switchboardv1connect.NetworkExchangeServiceGetPatternsProcedure,
+	// Relays and their acks (one handler at both relay paths).
+	"POST /api/v2/relay",
+	"POST /api/federation/relay",
+	"/api/federation/relay-ack",
+	"/" + switchboardv1connect.NetworkRelayPeerServiceName + "/",
 }

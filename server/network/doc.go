@@ -10,4 +10,11 @@
 // peers call with the token this side issued. Tokens follow federation's
 // rules (server/federation tokens.go): the issued one is stored hashed, the
 // peer's sealed with the instance key.
+//
+// Relays (issue 15 points 2–3) ride the connections: NetworkRelayService is
+// the operator's (send, list, get, release or discard a quarantined one),
+// NetworkRelayPeerService the peers' (the relay itself, idempotent on the
+// sender's relay id, and the relay-ack). A request relay becomes a pending
+// queue item; its moves come back through the queue's hooks and go to the
+// sender as acks through the outbox, in the move's own transaction.
 package network

@@ -20,11 +20,13 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
+	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
 var (
-	_ switchboardv1connect.NetworkServiceHandler     = (*Service)(nil)
-	_ switchboardv1connect.NetworkPeerServiceHandler = (*Service)(nil)
+	_ switchboardv1connect.NetworkServiceHandler      = (*Service)(nil)
+	_ switchboardv1connect.NetworkRelayServiceHandler = (*Service)(nil)
+	_ switchboardv1connect.NetworkPeerServiceHandler  = (*Service)(nil)
 )
 
 // peerTimeout bounds each call to a peer. A request waits for the peer's
@@ -56,6 +58,8 @@ type Service struct {
 	Config    Config
 	// Audit records the calls to peers; optional.
 	Audit *audit.Recorder
+	// Queue makes the items request relays become (with their cards).
+	Queue *queue.Service
 	// ClientOptions are the outbound Connect client's (tracing).
 	ClientOptions []connect.ClientOption
 	egress        egress.Policy
@@ -107,6 +111,9 @@ func peerError(origin string, err error) error {
 			return &apperr.Error{Kind: apperr.KindForbidden, Message: msg, Cause: err}
 		case connect.CodeNotFound:
 			return &apperr.Error{Kind: apperr.KindNotFound, Message: msg, Cause: err}
+		case connect.CodeResourceExhausted:
+			// The peer's limit (maxOpenRelays, its rate classes) stays a 429.
+			return &apperr.Error{Kind: apperr.KindRateLimited, RetryAfter: time.Minute, Message: msg, Cause: err}
 		}
 		return &apperr.Error{Kind: apperr.KindInvalid, Message: msg, Cause: err}
 	}

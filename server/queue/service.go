@@ -45,6 +45,11 @@ type Service struct {
 	// delete, or the operator's reject when rejected is true), so records
 	// that outlive the item (A2A tasks) learn how it ended.
 	Removed func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, rejected bool) error
+	// Moved, when set, runs in the unit of work of every status change, after
+	// the item's row is written (from is the status it left), so records that
+	// follow an item (a relay's state, told to its sender through the
+	// outbox) change with it or not at all.
+	Moved func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error
 }
 
 func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
@@ -185,6 +190,60 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 	}
 	var out *ent.QueueItem
 	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
+		out, err = s.insert(ctx, tx, p, draftOf{req: req, title: title, typ: typ, prio: prio, source: source}, then)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Foreign is who asked for an item from another instance (a relay of the
+// operator network): the item waits for confirmation whatever the
+// auto-approve setting (RULINGS: auto-approve never applies to another
+// person's request), its taskOrigin is federation, and the requester and
+// source instance are set.
+type Foreign struct {
+	RequesterEmail, RequesterName, SourceInstanceName string
+}
+
+// CreateForeign creates p's item from another instance's request in tx, as
+// CreateWith does, with the item's own rules, board card, events and
+// activity; then runs in the same unit of work.
+func (s *Service) CreateForeign(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchboardv1.CreateQueueItemRequest, f Foreign,
+	then func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error) (*ent.QueueItem, error) {
+	title, err := cleanTitle(req.GetTitle())
+	if err != nil {
+		return nil, err
+	}
+	prio := "medium"
+	if req.Priority != nil {
+		prio = req.GetPriority()
+	}
+	if err := apperr.OneOf("priority", prio, Priorities); err != nil {
+		return nil, err
+	}
+	if err := validMeta(req.Metadata); err != nil {
+		return nil, err
+	}
+	return s.insert(ctx, tx, p, draftOf{req: req, title: title, typ: "task", prio: prio, source: req.Source, foreign: &f}, then)
+}
+
+// draftOf is a checked request to create an item.
+type draftOf struct {
+	req              *switchboardv1.CreateQueueItemRequest
+	title, typ, prio string
+	source           *string
+	foreign          *Foreign
+}
+
+// insert writes a checked new item with its side effects in tx.
+func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d draftOf,
+	then func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error) (*ent.QueueItem, error) {
+	req, title, typ, prio, source := d.req, d.title, d.typ, d.prio, d.source
+	var out *ent.QueueItem
+	err := func() error {
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
@@ -194,7 +253,7 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 			return apperr.Wrap(err)
 		}
 		status := queueitem.StatusPendingConfirmation
-		if row.QueueAutoApprove {
+		if row.QueueAutoApprove && d.foreign == nil {
 			status = queueitem.StatusReady
 		}
 		// The board first, so the item is inserted once, already linked.
@@ -210,6 +269,10 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 			Priority: queueitem.Priority(prio), Status: status, Source: source, Metadata: req.GetMetadata(),
 			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
 			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn}
+		if f := d.foreign; f != nil {
+			it.TaskOrigin = queueitem.TaskOriginFederation
+			it.RequesterEmail, it.RequesterName, it.SourceInstanceName = &f.RequesterEmail, &f.RequesterName, &f.SourceInstanceName
+		}
 		if err := insertItem(ctx, tx, it); err != nil {
 			return apperr.Wrap(err)
 		}
@@ -230,7 +293,7 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 			Summary:  fmt.Sprintf("Queued %q (%s)", it.Title, it.Status),
 			Metadata: map[string]any{"queueItemId": it.ID, "status": string(it.Status)},
 		}))
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}
@@ -258,10 +321,11 @@ func askedBy(ctx context.Context, p *auth.Principal, given *string) (*string, er
 // insertItem writes a new item's row as plain SQL (see insertCard for why);
 // it sets exactly the columns ent's create would.
 func insertItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on, requester_email, requester_name, source_instance_name)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 		it.ID, it.CreatedAt, it.UpdatedAt, it.UserID, string(it.Type), it.Title, it.Description, string(it.Priority),
-		string(it.Status), it.Source, it.Metadata, string(it.TaskOrigin), it.ProjectID, it.CardID, it.ParentTaskID, it.DependsOn)
+		string(it.Status), it.Source, it.Metadata, string(it.TaskOrigin), it.ProjectID, it.CardID, it.ParentTaskID, it.DependsOn,
+		it.RequesterEmail, it.RequesterName, it.SourceInstanceName)
 	return err
 }
 

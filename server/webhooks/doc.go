@@ -34,8 +34,10 @@
 //     deletion).
 //   - settings.mode_switched (EventModeSwitched): a settings PATCH that supplies
 //     mode, although the mode is always cockpit. Data is ModeSwitched: {mode}.
-//   - relay.state_changed (EventRelayStateChanged): reserved for relays, which
-//     do not exist yet; nothing emits it.
+//   - relay.state_changed (EventRelayStateChanged): a relay the account sent
+//     changed state on the recipient (an applied relay-ack), emitted by
+//     server/network. Data: {relayId, connectionId, state, result, reason,
+//     subject}.
 //
 // # Forwarding a body to a URL the change names
 //

@@ -6,7 +6,7 @@ import "time"
 const (
 	EventQueueUpdated      = "queue.updated"
 	EventModeSwitched      = "settings.mode_switched"
-	EventRelayStateChanged = "relay.state_changed" // no relays yet: nothing emits it
+	EventRelayStateChanged = "relay.state_changed" // server/network, when a sent relay's ack applies
 )
 
 // ServicePush is the settings service name of a push-webhook target.

@@ -129,3 +129,19 @@ func texts(v any) []string {
 	}
 	return out
 }
+
+// RelayApproval is the id of the approve/decline widget a request_approval
+// relay's item carries (server/network).
+const RelayApproval = "relay-approval"
+
+// declineAction is the relay-approval widget's refusal.
+const declineAction = "decline"
+
+// DeclinesRelay reports whether r declines the relay the item came with:
+// decline on its relay-approval widget. The item is then removed, not
+// completed, so the sender hears declined; approve completes it as any
+// terminal action does.
+func DeclinesRelay(meta map[string]any, r Response) bool {
+	_, fromRelay := meta["relayId"].(string)
+	return fromRelay && r.WidgetID == RelayApproval && r.Action == declineAction
+}

@@ -15,6 +15,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
@@ -47,10 +49,17 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 		return nil, err
 	}
 	if req.RelayId != nil {
-		return nil, apperr.NotFound("relay %q not found: relays do not exist on this instance yet; answer a queue item's widget with itemId", req.GetRelayId())
+		itemID, err := s.relayItem(ctx, p.UserID, req.GetRelayId())
+		if err != nil {
+			return nil, err
+		}
+		if req.GetItemId() != "" && req.GetItemId() != itemID {
+			return nil, apperr.Invalid("itemId %q is not the queue item of relay %q", req.GetItemId(), req.GetRelayId())
+		}
+		req.ItemId = itemID
 	}
 	if req.GetItemId() == "" {
-		return nil, apperr.Invalid("itemId is required (the queue item carrying the widget)")
+		return nil, apperr.Invalid("itemId or relayId is required (the queue item carrying the widget, or the relay it came with)")
 	}
 	if req.GetWidgetId() == "" || req.GetAction() == "" {
 		return nil, apperr.Invalid("widgetId and action are required")
@@ -95,12 +104,19 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 			return apperr.Internal(err)
 		}
 		summary := fmt.Sprintf("Answered %q on %q", r.Action, it.Title)
+		declines := DeclinesRelay(again.Metadata, r)
 		it, err = s.Queue.Annotate(ctx, tx, p, it, queue.Annotation{
-			Metadata: string(meta), Action: Event, Summary: summary, Complete: again.Complete,
+			Metadata: string(meta), Action: Event, Summary: summary, Complete: again.Complete && !declines,
 			Details: map[string]any{"queueItemId": it.ID, "widgetId": r.WidgetID, "action": r.Action, "terminal": again.Complete},
 		})
 		if err != nil {
 			return err
+		}
+		if declines {
+			// The relay's sender hears declined (the queue's Removed hook).
+			if err := s.Queue.RemoveIn(ctx, tx, p, it, "Declined %q"); err != nil {
+				return err
+			}
 		}
 		if again.ForwardURL != "" {
 			body, err := ForwardBody(again.Record)
@@ -127,6 +143,20 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 	out.Response = &switchboardv1.WidgetResponse{ItemId: r.ItemID, WidgetId: r.WidgetID, WidgetItemId: r.WidgetItemID,
 		Action: r.Action, Payload: string(raw), RespondedAt: timestamppb.New(r.At)}
 	return out, nil
+}
+
+// relayItem is the queue item a relay the caller received became; another
+// account's relay, or one that made no item, is 404.
+func (s *Service) relayItem(ctx context.Context, userID, id string) (string, error) {
+	r, err := s.DB.Relay.Query().Where(relay.ID(id), relay.UserID(userID), relay.DirectionEQ(relay.DirectionInbound),
+		relay.ItemIDNotNil()).Only(ctx)
+	if ent.IsNotFound(err) {
+		return "", apperr.NotFound("relay %q not found, or it made no queue item", id)
+	}
+	if err != nil {
+		return "", apperr.Wrap(err)
+	}
+	return *r.ItemID, nil
 }
 
 // checkURL applies the save-time address rule to the item's

@@ -148,7 +148,7 @@ func TestWidgetResponseCompletesAndForwards(t *testing.T) {
 }
 
 // The refusals: another account's item and an unknown widget or row are 404,
-// a relay id is 404 (relays do not exist yet), an action the row does not
+// an unknown relay id is 404, an action the row does not
 // list and a payload that is not an object are 400; none writes anything. A
 // key with only the queue scope is 403; network and a2a keys and a session
 // are admitted.

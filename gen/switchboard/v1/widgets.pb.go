@@ -26,7 +26,8 @@ const (
 
 type RespondToWidgetRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The relay the widget came with; relays do not exist yet (refused).
+	// The received relay the widget came with (instead of, or matching,
+	// itemId).
 	RelayId *string `protobuf:"bytes,1,opt,name=relay_id,json=relayId,proto3,oneof" json:"relay_id,omitempty"`
 	// The queue item carrying the widget.
 	ItemId string `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`

@@ -45,8 +45,9 @@ type WidgetServiceClient interface {
 	// actions approve, decline and submit complete the item. When the item's
 	// metadata names a widgetResponseUrl, the response is forwarded there
 	// (header X-Service-Event: widget_response) through the outbound address
-	// guard, on the webhook retry schedule. Only itemId is supported: relays
-	// do not exist yet, so a relayId is refused.
+	// guard, on the webhook retry schedule. A relayId names the item a
+	// received relay became (its moves go back to the sender); decline on a
+	// request_approval relay's approve/decline widget declines the relay.
 	RespondToWidget(context.Context, *v1.RespondToWidgetRequest) (*v1.RespondToWidgetResponse, error)
 }
 
@@ -91,8 +92,9 @@ type WidgetServiceHandler interface {
 	// actions approve, decline and submit complete the item. When the item's
 	// metadata names a widgetResponseUrl, the response is forwarded there
 	// (header X-Service-Event: widget_response) through the outbound address
-	// guard, on the webhook retry schedule. Only itemId is supported: relays
-	// do not exist yet, so a relayId is refused.
+	// guard, on the webhook retry schedule. A relayId names the item a
+	// received relay became (its moves go back to the sender); decline on a
+	// request_approval relay's approve/decline widget declines the relay.
 	RespondToWidget(context.Context, *v1.RespondToWidgetRequest) (*v1.RespondToWidgetResponse, error)
 }
 

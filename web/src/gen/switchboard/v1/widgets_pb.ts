@@ -24,7 +24,8 @@ export const file_switchboard_v1_widgets: GenFile = /*@__PURE__*/
  */
 export type RespondToWidgetRequest = Message<"switchboard.v1.RespondToWidgetRequest"> & {
   /**
-   * The relay the widget came with; relays do not exist yet (refused).
+   * The received relay the widget came with (instead of, or matching,
+   * itemId).
    *
    * @generated from field: optional string relay_id = 1;
    */
@@ -174,8 +175,9 @@ export const WidgetService: GenService<{
    * actions approve, decline and submit complete the item. When the item's
    * metadata names a widgetResponseUrl, the response is forwarded there
    * (header X-Service-Event: widget_response) through the outbound address
-   * guard, on the webhook retry schedule. Only itemId is supported: relays
-   * do not exist yet, so a relayId is refused.
+   * guard, on the webhook retry schedule. A relayId names the item a
+   * received relay became (its moves go back to the sender); decline on a
+   * request_approval relay's approve/decline widget declines the relay.
    *
    * @generated from rpc switchboard.v1.WidgetService.RespondToWidget
    */
