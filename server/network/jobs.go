@@ -149,19 +149,11 @@ func (s *Service) ListJobs(ctx context.Context, req *switchboardv1.ListJobsReque
 // CloseJob closes one of the caller's posted jobs and tells the connections
 // it was shared with; a received job is the poster's to close (400).
 func (s *Service) CloseJob(ctx context.Context, req *switchboardv1.CloseJobRequest) (*switchboardv1.CloseJobResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
+	row, err := callerRow(ctx, "job", req.GetId(), func(userID string) (*ent.Job, error) {
+		return s.DB.Job.Query().Where(job.ID(req.GetId()), job.UserID(userID)).Only(ctx)
+	})
 	if err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(req.GetId()) == "" {
-		return nil, apperr.Invalid("id is required")
-	}
-	row, err := s.DB.Job.Query().Where(job.ID(req.GetId()), job.UserID(p.UserID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("no job %q", req.GetId())
-	}
-	if err != nil {
-		return nil, apperr.Internal(err)
 	}
 	if row.Origin != job.OriginPosted {
 		return nil, apperr.IllegalMove("job %s was received from a connection: only its poster closes it", row.ID)
@@ -174,7 +166,7 @@ func (s *Service) CloseJob(ctx context.Context, req *switchboardv1.CloseJobReque
 		return nil, apperr.Wrap(err)
 	}
 	if w, err := s.on(ctx); err == nil && len(row.SharedWith) > 0 {
-		targets, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
+		targets, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(row.UserID),
 			networkconnection.StatusEQ(networkconnection.StatusActive), networkconnection.IDIn(row.SharedWith...)).All(ctx)
 		if err == nil {
 			s.publish(ctx, w, row, targets)

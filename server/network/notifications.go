@@ -139,19 +139,11 @@ func (s *Service) ListNotifications(ctx context.Context, req *switchboardv1.List
 // ReadNotification marks one of the caller's notifications read; another
 // account's id is 404.
 func (s *Service) ReadNotification(ctx context.Context, req *switchboardv1.ReadNotificationRequest) (*switchboardv1.ReadNotificationResponse, error) {
-	p, err := auth.RequirePrincipal(ctx)
+	n, err := callerRow(ctx, "notification", req.GetId(), func(userID string) (*ent.Notification, error) {
+		return s.DB.Notification.Query().Where(notification.ID(req.GetId()), notification.UserID(userID)).Only(ctx)
+	})
 	if err != nil {
 		return nil, err
-	}
-	if strings.TrimSpace(req.GetId()) == "" {
-		return nil, apperr.Invalid("id is required")
-	}
-	n, err := s.DB.Notification.Query().Where(notification.ID(req.GetId()), notification.UserID(p.UserID)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("no notification %q", req.GetId())
-	}
-	if err != nil {
-		return nil, apperr.Internal(err)
 	}
 	if n.ReadAt == nil {
 		if n, err = n.Update().SetReadAt(s.now()).Save(ctx); err != nil {

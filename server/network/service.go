@@ -131,20 +131,29 @@ func (s *Service) selfOrigin() (string, error) {
 
 // owned is the signed-in caller's connection id; another account's is 404.
 func (s *Service) owned(ctx context.Context, id string) (*ent.NetworkConnection, error) {
+	return callerRow(ctx, "connection", id, func(userID string) (*ent.NetworkConnection, error) {
+		return s.DB.NetworkConnection.Query().Where(networkconnection.ID(id), networkconnection.UserID(userID)).Only(ctx)
+	})
+}
+
+// callerRow finds one of the signed-in caller's rows by id with find, whose
+// query is scoped to the caller's user id: 400 without an id, 404 when find
+// finds none (another account's id included).
+func callerRow[T any](ctx context.Context, what, id string, find func(userID string) (T, error)) (T, error) {
+	var none T
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	if strings.TrimSpace(id) == "" {
-		return nil, apperr.Invalid("id is required")
+		return none, apperr.Invalid("id is required")
 	}
-	row, err := s.DB.NetworkConnection.Query().
-		Where(networkconnection.ID(id), networkconnection.UserID(p.UserID)).Only(ctx)
+	row, err := find(p.UserID)
 	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("no connection %q", id)
+		return none, apperr.NotFound("no %s %q", what, id)
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return none, apperr.Internal(err)
 	}
 	return row, nil
 }
