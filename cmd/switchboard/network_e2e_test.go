@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 // networkArgs switch the operator network on for loopback peers (RULINGS
@@ -16,8 +17,9 @@ var networkArgs = []string{"--federation", "--federation-allow-private"}
 // processes, each with its own database (issue 15's three-instance test,
 // connections): A asks B, B's request is pending until B accepts, then both
 // are active; C auto-accepts A, whose origin is on C's allowlist, so A↔C is
-// active at once; a handshake whose fromInstanceUrl cannot sign the nonce
-// records nothing.
+// active at once; a task relay from A lands pending in B's queue and B's
+// approval comes back to A as the relay's state; a handshake whose
+// fromInstanceUrl cannot sign the nonce records nothing.
 func TestThreeInstanceNetwork(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
@@ -60,6 +62,33 @@ func TestThreeInstanceNetwork(t *testing.T) {
 	if got := connections(t, a, "active"); len(got) != 2 {
 		t.Fatalf("A's active connections: %v", got)
 	}
+
+	// A sends B a task relay: it lands in B's queue pending B's
+	// confirmation with A as the requester; B approves it, and the relay-ack
+	// goes back through B's outbox, so A's relay becomes accepted.
+	toBID := connections(t, a, "active")
+	var connB string
+	for _, c := range toBID {
+		if c["peerInstanceUrl"] == b.base {
+			connB = c["id"].(string)
+		}
+	}
+	sent := must(t, a.key, http.StatusOK, http.MethodPost, "/api/federation/relays",
+		`{"connectionId":"`+connB+`","type":"request","intent":"assign_task","subject":"Review the Q3 plan","priority":"normal","payload":{"pages":2}}`)
+	if answer := sent["answer"].(map[string]any); answer["task"] != true || answer["cardId"] == nil {
+		t.Fatalf("the relay's answer: %v", sent)
+	}
+	relayID := sent["relay"].(map[string]any)["id"].(string)
+	items := must(t, b.key, http.StatusOK, http.MethodGet, "/api/v2/queue?status=pending_confirmation", "")["data"].(map[string]any)["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["title"] != "Review the Q3 plan" {
+		t.Fatalf("B's pending items: %v", items)
+	}
+	item := items[0].(map[string]any)
+	must(t, b.key, http.StatusOK, http.MethodPost, "/api/v2/queue/"+item["id"].(string)+"/confirm", `{"action":"approve"}`)
+	within(t, 20*time.Second, "A's relay accepted", func() bool {
+		got := must(t, a.key, http.StatusOK, http.MethodGet, "/api/federation/relays/"+relayID, "")["relay"].(map[string]any)
+		return got["state"] == "accepted"
+	})
 
 	// A caller that cannot sign the nonce with the token it offers: 400 on
 	// B, and B records nothing.
