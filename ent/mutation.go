@@ -41126,6 +41126,10 @@ type RelayMutation struct {
 	reason          *string
 	item_id         *string
 	quarantined     *bool
+	rating          *int
+	addrating       *int
+	rating_feedback *string
+	rated_at        *time.Time
 	filtered_reason *string
 	digest_pending  *bool
 	digest_due      *time.Time
@@ -42137,6 +42141,174 @@ func (m *RelayMutation) ResetQuarantined() {
 	m.quarantined = nil
 }
 
+// SetRating sets the "rating" field.
+func (m *RelayMutation) SetRating(i int) {
+	m.rating = &i
+	m.addrating = nil
+}
+
+// Rating returns the value of the "rating" field in the mutation.
+func (m *RelayMutation) Rating() (r int, exists bool) {
+	v := m.rating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRating returns the old "rating" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldRating(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRating is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRating requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRating: %w", err)
+	}
+	return oldValue.Rating, nil
+}
+
+// AddRating adds i to the "rating" field.
+func (m *RelayMutation) AddRating(i int) {
+	if m.addrating != nil {
+		*m.addrating += i
+	} else {
+		m.addrating = &i
+	}
+}
+
+// AddedRating returns the value that was added to the "rating" field in this mutation.
+func (m *RelayMutation) AddedRating() (r int, exists bool) {
+	v := m.addrating
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearRating clears the value of the "rating" field.
+func (m *RelayMutation) ClearRating() {
+	m.rating = nil
+	m.addrating = nil
+	m.clearedFields[relay.FieldRating] = struct{}{}
+}
+
+// RatingCleared returns if the "rating" field was cleared in this mutation.
+func (m *RelayMutation) RatingCleared() bool {
+	_, ok := m.clearedFields[relay.FieldRating]
+	return ok
+}
+
+// ResetRating resets all changes to the "rating" field.
+func (m *RelayMutation) ResetRating() {
+	m.rating = nil
+	m.addrating = nil
+	delete(m.clearedFields, relay.FieldRating)
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (m *RelayMutation) SetRatingFeedback(s string) {
+	m.rating_feedback = &s
+}
+
+// RatingFeedback returns the value of the "rating_feedback" field in the mutation.
+func (m *RelayMutation) RatingFeedback() (r string, exists bool) {
+	v := m.rating_feedback
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRatingFeedback returns the old "rating_feedback" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldRatingFeedback(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRatingFeedback is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRatingFeedback requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRatingFeedback: %w", err)
+	}
+	return oldValue.RatingFeedback, nil
+}
+
+// ClearRatingFeedback clears the value of the "rating_feedback" field.
+func (m *RelayMutation) ClearRatingFeedback() {
+	m.rating_feedback = nil
+	m.clearedFields[relay.FieldRatingFeedback] = struct{}{}
+}
+
+// RatingFeedbackCleared returns if the "rating_feedback" field was cleared in this mutation.
+func (m *RelayMutation) RatingFeedbackCleared() bool {
+	_, ok := m.clearedFields[relay.FieldRatingFeedback]
+	return ok
+}
+
+// ResetRatingFeedback resets all changes to the "rating_feedback" field.
+func (m *RelayMutation) ResetRatingFeedback() {
+	m.rating_feedback = nil
+	delete(m.clearedFields, relay.FieldRatingFeedback)
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (m *RelayMutation) SetRatedAt(t time.Time) {
+	m.rated_at = &t
+}
+
+// RatedAt returns the value of the "rated_at" field in the mutation.
+func (m *RelayMutation) RatedAt() (r time.Time, exists bool) {
+	v := m.rated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRatedAt returns the old "rated_at" field's value of the Relay entity.
+// If the Relay object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RelayMutation) OldRatedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRatedAt: %w", err)
+	}
+	return oldValue.RatedAt, nil
+}
+
+// ClearRatedAt clears the value of the "rated_at" field.
+func (m *RelayMutation) ClearRatedAt() {
+	m.rated_at = nil
+	m.clearedFields[relay.FieldRatedAt] = struct{}{}
+}
+
+// RatedAtCleared returns if the "rated_at" field was cleared in this mutation.
+func (m *RelayMutation) RatedAtCleared() bool {
+	_, ok := m.clearedFields[relay.FieldRatedAt]
+	return ok
+}
+
+// ResetRatedAt resets all changes to the "rated_at" field.
+func (m *RelayMutation) ResetRatedAt() {
+	m.rated_at = nil
+	delete(m.clearedFields, relay.FieldRatedAt)
+}
+
 // SetFilteredReason sets the "filtered_reason" field.
 func (m *RelayMutation) SetFilteredReason(s string) {
 	m.filtered_reason = &s
@@ -42332,7 +42504,7 @@ func (m *RelayMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RelayMutation) Fields() []string {
-	fields := make([]string, 0, 25)
+	fields := make([]string, 0, 28)
 	if m.created_at != nil {
 		fields = append(fields, relay.FieldCreatedAt)
 	}
@@ -42399,6 +42571,15 @@ func (m *RelayMutation) Fields() []string {
 	if m.quarantined != nil {
 		fields = append(fields, relay.FieldQuarantined)
 	}
+	if m.rating != nil {
+		fields = append(fields, relay.FieldRating)
+	}
+	if m.rating_feedback != nil {
+		fields = append(fields, relay.FieldRatingFeedback)
+	}
+	if m.rated_at != nil {
+		fields = append(fields, relay.FieldRatedAt)
+	}
 	if m.filtered_reason != nil {
 		fields = append(fields, relay.FieldFilteredReason)
 	}
@@ -42460,6 +42641,12 @@ func (m *RelayMutation) Field(name string) (ent.Value, bool) {
 		return m.ItemID()
 	case relay.FieldQuarantined:
 		return m.Quarantined()
+	case relay.FieldRating:
+		return m.Rating()
+	case relay.FieldRatingFeedback:
+		return m.RatingFeedback()
+	case relay.FieldRatedAt:
+		return m.RatedAt()
 	case relay.FieldFilteredReason:
 		return m.FilteredReason()
 	case relay.FieldDigestPending:
@@ -42519,6 +42706,12 @@ func (m *RelayMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldItemID(ctx)
 	case relay.FieldQuarantined:
 		return m.OldQuarantined(ctx)
+	case relay.FieldRating:
+		return m.OldRating(ctx)
+	case relay.FieldRatingFeedback:
+		return m.OldRatingFeedback(ctx)
+	case relay.FieldRatedAt:
+		return m.OldRatedAt(ctx)
 	case relay.FieldFilteredReason:
 		return m.OldFilteredReason(ctx)
 	case relay.FieldDigestPending:
@@ -42688,6 +42881,27 @@ func (m *RelayMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetQuarantined(v)
 		return nil
+	case relay.FieldRating:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRating(v)
+		return nil
+	case relay.FieldRatingFeedback:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRatingFeedback(v)
+		return nil
+	case relay.FieldRatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRatedAt(v)
+		return nil
 	case relay.FieldFilteredReason:
 		v, ok := value.(string)
 		if !ok {
@@ -42716,13 +42930,21 @@ func (m *RelayMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *RelayMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addrating != nil {
+		fields = append(fields, relay.FieldRating)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *RelayMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case relay.FieldRating:
+		return m.AddedRating()
+	}
 	return nil, false
 }
 
@@ -42731,6 +42953,13 @@ func (m *RelayMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *RelayMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case relay.FieldRating:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRating(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Relay numeric field %s", name)
 }
@@ -42762,6 +42991,15 @@ func (m *RelayMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(relay.FieldItemID) {
 		fields = append(fields, relay.FieldItemID)
+	}
+	if m.FieldCleared(relay.FieldRating) {
+		fields = append(fields, relay.FieldRating)
+	}
+	if m.FieldCleared(relay.FieldRatingFeedback) {
+		fields = append(fields, relay.FieldRatingFeedback)
+	}
+	if m.FieldCleared(relay.FieldRatedAt) {
+		fields = append(fields, relay.FieldRatedAt)
 	}
 	if m.FieldCleared(relay.FieldFilteredReason) {
 		fields = append(fields, relay.FieldFilteredReason)
@@ -42806,6 +43044,15 @@ func (m *RelayMutation) ClearField(name string) error {
 		return nil
 	case relay.FieldItemID:
 		m.ClearItemID()
+		return nil
+	case relay.FieldRating:
+		m.ClearRating()
+		return nil
+	case relay.FieldRatingFeedback:
+		m.ClearRatingFeedback()
+		return nil
+	case relay.FieldRatedAt:
+		m.ClearRatedAt()
 		return nil
 	case relay.FieldFilteredReason:
 		m.ClearFilteredReason()
@@ -42886,6 +43133,15 @@ func (m *RelayMutation) ResetField(name string) error {
 		return nil
 	case relay.FieldQuarantined:
 		m.ResetQuarantined()
+		return nil
+	case relay.FieldRating:
+		m.ResetRating()
+		return nil
+	case relay.FieldRatingFeedback:
+		m.ResetRatingFeedback()
+		return nil
+	case relay.FieldRatedAt:
+		m.ResetRatedAt()
 		return nil
 	case relay.FieldFilteredReason:
 		m.ResetFilteredReason()

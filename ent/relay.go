@@ -62,6 +62,12 @@ type Relay struct {
 	ItemID *string `json:"item_id,omitempty"`
 	// Quarantined holds the value of the "quarantined" field.
 	Quarantined bool `json:"quarantined,omitempty"`
+	// Rating holds the value of the "rating" field.
+	Rating *int `json:"rating,omitempty"`
+	// RatingFeedback holds the value of the "rating_feedback" field.
+	RatingFeedback *string `json:"rating_feedback,omitempty"`
+	// RatedAt holds the value of the "rated_at" field.
+	RatedAt *time.Time `json:"rated_at,omitempty"`
 	// FilteredReason holds the value of the "filtered_reason" field.
 	FilteredReason *string `json:"filtered_reason,omitempty"`
 	// DigestPending holds the value of the "digest_pending" field.
@@ -101,9 +107,11 @@ func (*Relay) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case relay.FieldQuarantined, relay.FieldDigestPending:
 			values[i] = new(sql.NullBool)
-		case relay.FieldID, relay.FieldUserID, relay.FieldConnectionID, relay.FieldRelayID, relay.FieldDirection, relay.FieldType, relay.FieldIntent, relay.FieldSubject, relay.FieldPayload, relay.FieldPriority, relay.FieldFromUserEmail, relay.FieldFromUserName, relay.FieldThreadID, relay.FieldParentRelayID, relay.FieldCardID, relay.FieldState, relay.FieldResult, relay.FieldReason, relay.FieldItemID, relay.FieldFilteredReason:
+		case relay.FieldRating:
+			values[i] = new(sql.NullInt64)
+		case relay.FieldID, relay.FieldUserID, relay.FieldConnectionID, relay.FieldRelayID, relay.FieldDirection, relay.FieldType, relay.FieldIntent, relay.FieldSubject, relay.FieldPayload, relay.FieldPriority, relay.FieldFromUserEmail, relay.FieldFromUserName, relay.FieldThreadID, relay.FieldParentRelayID, relay.FieldCardID, relay.FieldState, relay.FieldResult, relay.FieldReason, relay.FieldItemID, relay.FieldRatingFeedback, relay.FieldFilteredReason:
 			values[i] = new(sql.NullString)
-		case relay.FieldCreatedAt, relay.FieldUpdatedAt, relay.FieldStateAt, relay.FieldDigestDue:
+		case relay.FieldCreatedAt, relay.FieldUpdatedAt, relay.FieldStateAt, relay.FieldRatedAt, relay.FieldDigestDue:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -266,6 +274,27 @@ func (_m *Relay) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Quarantined = value.Bool
 			}
+		case relay.FieldRating:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field rating", values[i])
+			} else if value.Valid {
+				_m.Rating = new(int)
+				*_m.Rating = int(value.Int64)
+			}
+		case relay.FieldRatingFeedback:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field rating_feedback", values[i])
+			} else if value.Valid {
+				_m.RatingFeedback = new(string)
+				*_m.RatingFeedback = value.String
+			}
+		case relay.FieldRatedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field rated_at", values[i])
+			} else if value.Valid {
+				_m.RatedAt = new(time.Time)
+				*_m.RatedAt = value.Time
+			}
 		case relay.FieldFilteredReason:
 			if value, ok := values[i].(*sql.NullString); !ok {
 				return fmt.Errorf("unexpected type %T for field filtered_reason", values[i])
@@ -408,6 +437,21 @@ func (_m *Relay) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("quarantined=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Quarantined))
+	builder.WriteString(", ")
+	if v := _m.Rating; v != nil {
+		builder.WriteString("rating=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RatingFeedback; v != nil {
+		builder.WriteString("rating_feedback=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.RatedAt; v != nil {
+		builder.WriteString("rated_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteString(", ")
 	if v := _m.FilteredReason; v != nil {
 		builder.WriteString("filtered_reason=")

@@ -276,6 +276,48 @@ func (_c *RelayCreate) SetNillableQuarantined(v *bool) *RelayCreate {
 	return _c
 }
 
+// SetRating sets the "rating" field.
+func (_c *RelayCreate) SetRating(v int) *RelayCreate {
+	_c.mutation.SetRating(v)
+	return _c
+}
+
+// SetNillableRating sets the "rating" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableRating(v *int) *RelayCreate {
+	if v != nil {
+		_c.SetRating(*v)
+	}
+	return _c
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (_c *RelayCreate) SetRatingFeedback(v string) *RelayCreate {
+	_c.mutation.SetRatingFeedback(v)
+	return _c
+}
+
+// SetNillableRatingFeedback sets the "rating_feedback" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableRatingFeedback(v *string) *RelayCreate {
+	if v != nil {
+		_c.SetRatingFeedback(*v)
+	}
+	return _c
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (_c *RelayCreate) SetRatedAt(v time.Time) *RelayCreate {
+	_c.mutation.SetRatedAt(v)
+	return _c
+}
+
+// SetNillableRatedAt sets the "rated_at" field if the given value is not nil.
+func (_c *RelayCreate) SetNillableRatedAt(v *time.Time) *RelayCreate {
+	if v != nil {
+		_c.SetRatedAt(*v)
+	}
+	return _c
+}
+
 // SetFilteredReason sets the "filtered_reason" field.
 func (_c *RelayCreate) SetFilteredReason(v string) *RelayCreate {
 	_c.mutation.SetFilteredReason(v)
@@ -610,6 +652,18 @@ func (_c *RelayCreate) createSpec() (*Relay, *sqlgraph.CreateSpec) {
 		_spec.SetField(relay.FieldQuarantined, field.TypeBool, value)
 		_node.Quarantined = value
 	}
+	if value, ok := _c.mutation.Rating(); ok {
+		_spec.SetField(relay.FieldRating, field.TypeInt, value)
+		_node.Rating = &value
+	}
+	if value, ok := _c.mutation.RatingFeedback(); ok {
+		_spec.SetField(relay.FieldRatingFeedback, field.TypeString, value)
+		_node.RatingFeedback = &value
+	}
+	if value, ok := _c.mutation.RatedAt(); ok {
+		_spec.SetField(relay.FieldRatedAt, field.TypeTime, value)
+		_node.RatedAt = &value
+	}
 	if value, ok := _c.mutation.FilteredReason(); ok {
 		_spec.SetField(relay.FieldFilteredReason, field.TypeString, value)
 		_node.FilteredReason = &value
@@ -910,6 +964,66 @@ func (u *RelayUpsert) SetQuarantined(v bool) *RelayUpsert {
 // UpdateQuarantined sets the "quarantined" field to the value that was provided on create.
 func (u *RelayUpsert) UpdateQuarantined() *RelayUpsert {
 	u.SetExcluded(relay.FieldQuarantined)
+	return u
+}
+
+// SetRating sets the "rating" field.
+func (u *RelayUpsert) SetRating(v int) *RelayUpsert {
+	u.Set(relay.FieldRating, v)
+	return u
+}
+
+// UpdateRating sets the "rating" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateRating() *RelayUpsert {
+	u.SetExcluded(relay.FieldRating)
+	return u
+}
+
+// AddRating adds v to the "rating" field.
+func (u *RelayUpsert) AddRating(v int) *RelayUpsert {
+	u.Add(relay.FieldRating, v)
+	return u
+}
+
+// ClearRating clears the value of the "rating" field.
+func (u *RelayUpsert) ClearRating() *RelayUpsert {
+	u.SetNull(relay.FieldRating)
+	return u
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (u *RelayUpsert) SetRatingFeedback(v string) *RelayUpsert {
+	u.Set(relay.FieldRatingFeedback, v)
+	return u
+}
+
+// UpdateRatingFeedback sets the "rating_feedback" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateRatingFeedback() *RelayUpsert {
+	u.SetExcluded(relay.FieldRatingFeedback)
+	return u
+}
+
+// ClearRatingFeedback clears the value of the "rating_feedback" field.
+func (u *RelayUpsert) ClearRatingFeedback() *RelayUpsert {
+	u.SetNull(relay.FieldRatingFeedback)
+	return u
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (u *RelayUpsert) SetRatedAt(v time.Time) *RelayUpsert {
+	u.Set(relay.FieldRatedAt, v)
+	return u
+}
+
+// UpdateRatedAt sets the "rated_at" field to the value that was provided on create.
+func (u *RelayUpsert) UpdateRatedAt() *RelayUpsert {
+	u.SetExcluded(relay.FieldRatedAt)
+	return u
+}
+
+// ClearRatedAt clears the value of the "rated_at" field.
+func (u *RelayUpsert) ClearRatedAt() *RelayUpsert {
+	u.SetNull(relay.FieldRatedAt)
 	return u
 }
 
@@ -1286,6 +1400,76 @@ func (u *RelayUpsertOne) SetQuarantined(v bool) *RelayUpsertOne {
 func (u *RelayUpsertOne) UpdateQuarantined() *RelayUpsertOne {
 	return u.Update(func(s *RelayUpsert) {
 		s.UpdateQuarantined()
+	})
+}
+
+// SetRating sets the "rating" field.
+func (u *RelayUpsertOne) SetRating(v int) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetRating(v)
+	})
+}
+
+// AddRating adds v to the "rating" field.
+func (u *RelayUpsertOne) AddRating(v int) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.AddRating(v)
+	})
+}
+
+// UpdateRating sets the "rating" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateRating() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateRating()
+	})
+}
+
+// ClearRating clears the value of the "rating" field.
+func (u *RelayUpsertOne) ClearRating() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearRating()
+	})
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (u *RelayUpsertOne) SetRatingFeedback(v string) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetRatingFeedback(v)
+	})
+}
+
+// UpdateRatingFeedback sets the "rating_feedback" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateRatingFeedback() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateRatingFeedback()
+	})
+}
+
+// ClearRatingFeedback clears the value of the "rating_feedback" field.
+func (u *RelayUpsertOne) ClearRatingFeedback() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearRatingFeedback()
+	})
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (u *RelayUpsertOne) SetRatedAt(v time.Time) *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetRatedAt(v)
+	})
+}
+
+// UpdateRatedAt sets the "rated_at" field to the value that was provided on create.
+func (u *RelayUpsertOne) UpdateRatedAt() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateRatedAt()
+	})
+}
+
+// ClearRatedAt clears the value of the "rated_at" field.
+func (u *RelayUpsertOne) ClearRatedAt() *RelayUpsertOne {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearRatedAt()
 	})
 }
 
@@ -1837,6 +2021,76 @@ func (u *RelayUpsertBulk) SetQuarantined(v bool) *RelayUpsertBulk {
 func (u *RelayUpsertBulk) UpdateQuarantined() *RelayUpsertBulk {
 	return u.Update(func(s *RelayUpsert) {
 		s.UpdateQuarantined()
+	})
+}
+
+// SetRating sets the "rating" field.
+func (u *RelayUpsertBulk) SetRating(v int) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetRating(v)
+	})
+}
+
+// AddRating adds v to the "rating" field.
+func (u *RelayUpsertBulk) AddRating(v int) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.AddRating(v)
+	})
+}
+
+// UpdateRating sets the "rating" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateRating() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateRating()
+	})
+}
+
+// ClearRating clears the value of the "rating" field.
+func (u *RelayUpsertBulk) ClearRating() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearRating()
+	})
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (u *RelayUpsertBulk) SetRatingFeedback(v string) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetRatingFeedback(v)
+	})
+}
+
+// UpdateRatingFeedback sets the "rating_feedback" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateRatingFeedback() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateRatingFeedback()
+	})
+}
+
+// ClearRatingFeedback clears the value of the "rating_feedback" field.
+func (u *RelayUpsertBulk) ClearRatingFeedback() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearRatingFeedback()
+	})
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (u *RelayUpsertBulk) SetRatedAt(v time.Time) *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.SetRatedAt(v)
+	})
+}
+
+// UpdateRatedAt sets the "rated_at" field to the value that was provided on create.
+func (u *RelayUpsertBulk) UpdateRatedAt() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.UpdateRatedAt()
+	})
+}
+
+// ClearRatedAt clears the value of the "rated_at" field.
+func (u *RelayUpsertBulk) ClearRatedAt() *RelayUpsertBulk {
+	return u.Update(func(s *RelayUpsert) {
+		s.ClearRatedAt()
 	})
 }
 

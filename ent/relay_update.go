@@ -280,6 +280,73 @@ func (_u *RelayUpdate) SetNillableQuarantined(v *bool) *RelayUpdate {
 	return _u
 }
 
+// SetRating sets the "rating" field.
+func (_u *RelayUpdate) SetRating(v int) *RelayUpdate {
+	_u.mutation.ResetRating()
+	_u.mutation.SetRating(v)
+	return _u
+}
+
+// SetNillableRating sets the "rating" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableRating(v *int) *RelayUpdate {
+	if v != nil {
+		_u.SetRating(*v)
+	}
+	return _u
+}
+
+// AddRating adds value to the "rating" field.
+func (_u *RelayUpdate) AddRating(v int) *RelayUpdate {
+	_u.mutation.AddRating(v)
+	return _u
+}
+
+// ClearRating clears the value of the "rating" field.
+func (_u *RelayUpdate) ClearRating() *RelayUpdate {
+	_u.mutation.ClearRating()
+	return _u
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (_u *RelayUpdate) SetRatingFeedback(v string) *RelayUpdate {
+	_u.mutation.SetRatingFeedback(v)
+	return _u
+}
+
+// SetNillableRatingFeedback sets the "rating_feedback" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableRatingFeedback(v *string) *RelayUpdate {
+	if v != nil {
+		_u.SetRatingFeedback(*v)
+	}
+	return _u
+}
+
+// ClearRatingFeedback clears the value of the "rating_feedback" field.
+func (_u *RelayUpdate) ClearRatingFeedback() *RelayUpdate {
+	_u.mutation.ClearRatingFeedback()
+	return _u
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (_u *RelayUpdate) SetRatedAt(v time.Time) *RelayUpdate {
+	_u.mutation.SetRatedAt(v)
+	return _u
+}
+
+// SetNillableRatedAt sets the "rated_at" field if the given value is not nil.
+func (_u *RelayUpdate) SetNillableRatedAt(v *time.Time) *RelayUpdate {
+	if v != nil {
+		_u.SetRatedAt(*v)
+	}
+	return _u
+}
+
+// ClearRatedAt clears the value of the "rated_at" field.
+func (_u *RelayUpdate) ClearRatedAt() *RelayUpdate {
+	_u.mutation.ClearRatedAt()
+	return _u
+}
+
 // SetFilteredReason sets the "filtered_reason" field.
 func (_u *RelayUpdate) SetFilteredReason(v string) *RelayUpdate {
 	_u.mutation.SetFilteredReason(v)
@@ -464,6 +531,27 @@ func (_u *RelayUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Quarantined(); ok {
 		_spec.SetField(relay.FieldQuarantined, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Rating(); ok {
+		_spec.SetField(relay.FieldRating, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRating(); ok {
+		_spec.AddField(relay.FieldRating, field.TypeInt, value)
+	}
+	if _u.mutation.RatingCleared() {
+		_spec.ClearField(relay.FieldRating, field.TypeInt)
+	}
+	if value, ok := _u.mutation.RatingFeedback(); ok {
+		_spec.SetField(relay.FieldRatingFeedback, field.TypeString, value)
+	}
+	if _u.mutation.RatingFeedbackCleared() {
+		_spec.ClearField(relay.FieldRatingFeedback, field.TypeString)
+	}
+	if value, ok := _u.mutation.RatedAt(); ok {
+		_spec.SetField(relay.FieldRatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RatedAtCleared() {
+		_spec.ClearField(relay.FieldRatedAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.FilteredReason(); ok {
 		_spec.SetField(relay.FieldFilteredReason, field.TypeString, value)
@@ -752,6 +840,73 @@ func (_u *RelayUpdateOne) SetNillableQuarantined(v *bool) *RelayUpdateOne {
 	return _u
 }
 
+// SetRating sets the "rating" field.
+func (_u *RelayUpdateOne) SetRating(v int) *RelayUpdateOne {
+	_u.mutation.ResetRating()
+	_u.mutation.SetRating(v)
+	return _u
+}
+
+// SetNillableRating sets the "rating" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableRating(v *int) *RelayUpdateOne {
+	if v != nil {
+		_u.SetRating(*v)
+	}
+	return _u
+}
+
+// AddRating adds value to the "rating" field.
+func (_u *RelayUpdateOne) AddRating(v int) *RelayUpdateOne {
+	_u.mutation.AddRating(v)
+	return _u
+}
+
+// ClearRating clears the value of the "rating" field.
+func (_u *RelayUpdateOne) ClearRating() *RelayUpdateOne {
+	_u.mutation.ClearRating()
+	return _u
+}
+
+// SetRatingFeedback sets the "rating_feedback" field.
+func (_u *RelayUpdateOne) SetRatingFeedback(v string) *RelayUpdateOne {
+	_u.mutation.SetRatingFeedback(v)
+	return _u
+}
+
+// SetNillableRatingFeedback sets the "rating_feedback" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableRatingFeedback(v *string) *RelayUpdateOne {
+	if v != nil {
+		_u.SetRatingFeedback(*v)
+	}
+	return _u
+}
+
+// ClearRatingFeedback clears the value of the "rating_feedback" field.
+func (_u *RelayUpdateOne) ClearRatingFeedback() *RelayUpdateOne {
+	_u.mutation.ClearRatingFeedback()
+	return _u
+}
+
+// SetRatedAt sets the "rated_at" field.
+func (_u *RelayUpdateOne) SetRatedAt(v time.Time) *RelayUpdateOne {
+	_u.mutation.SetRatedAt(v)
+	return _u
+}
+
+// SetNillableRatedAt sets the "rated_at" field if the given value is not nil.
+func (_u *RelayUpdateOne) SetNillableRatedAt(v *time.Time) *RelayUpdateOne {
+	if v != nil {
+		_u.SetRatedAt(*v)
+	}
+	return _u
+}
+
+// ClearRatedAt clears the value of the "rated_at" field.
+func (_u *RelayUpdateOne) ClearRatedAt() *RelayUpdateOne {
+	_u.mutation.ClearRatedAt()
+	return _u
+}
+
 // SetFilteredReason sets the "filtered_reason" field.
 func (_u *RelayUpdateOne) SetFilteredReason(v string) *RelayUpdateOne {
 	_u.mutation.SetFilteredReason(v)
@@ -966,6 +1121,27 @@ func (_u *RelayUpdateOne) sqlSave(ctx context.Context) (_node *Relay, err error)
 	}
 	if value, ok := _u.mutation.Quarantined(); ok {
 		_spec.SetField(relay.FieldQuarantined, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Rating(); ok {
+		_spec.SetField(relay.FieldRating, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRating(); ok {
+		_spec.AddField(relay.FieldRating, field.TypeInt, value)
+	}
+	if _u.mutation.RatingCleared() {
+		_spec.ClearField(relay.FieldRating, field.TypeInt)
+	}
+	if value, ok := _u.mutation.RatingFeedback(); ok {
+		_spec.SetField(relay.FieldRatingFeedback, field.TypeString, value)
+	}
+	if _u.mutation.RatingFeedbackCleared() {
+		_spec.ClearField(relay.FieldRatingFeedback, field.TypeString)
+	}
+	if value, ok := _u.mutation.RatedAt(); ok {
+		_spec.SetField(relay.FieldRatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RatedAtCleared() {
+		_spec.ClearField(relay.FieldRatedAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.FilteredReason(); ok {
 		_spec.SetField(relay.FieldFilteredReason, field.TypeString, value)

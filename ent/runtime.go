@@ -1229,7 +1229,7 @@ func init() {
 	// relay.DefaultQuarantined holds the default value on creation for the quarantined field.
 	relay.DefaultQuarantined = relayDescQuarantined.Default.(bool)
 	// relayDescDigestPending is the schema descriptor for digest_pending field.
-	relayDescDigestPending := relayFields[21].Descriptor()
+	relayDescDigestPending := relayFields[24].Descriptor()
 	// relay.DefaultDigestPending holds the default value on creation for the digest_pending field.
 	relay.DefaultDigestPending = relayDescDigestPending.Default.(bool)
 	// relayDescID is the schema descriptor for id field.

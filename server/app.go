@@ -291,6 +291,8 @@ func New(cfg Config) (*App, error) {
 		app.Close()
 		return nil, err
 	}
+	// A trusted peer's mode_get is the door's own tool (POST /api/federation/mcp).
+	svc.network.Tools = door.RunAs
 	app.closers = append(app.closers, door.Close)
 
 	mux := http.NewServeMux()

@@ -1357,6 +1357,9 @@ var (
 		{Name: "reason", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "item_id", Type: field.TypeString, Nullable: true},
 		{Name: "quarantined", Type: field.TypeBool, Default: false},
+		{Name: "rating", Type: field.TypeInt, Nullable: true},
+		{Name: "rating_feedback", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "rated_at", Type: field.TypeTime, Nullable: true},
 		{Name: "filtered_reason", Type: field.TypeString, Nullable: true},
 		{Name: "digest_pending", Type: field.TypeBool, Default: false},
 		{Name: "digest_due", Type: field.TypeTime, Nullable: true},
@@ -1370,7 +1373,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "relays_users_relays",
-				Columns:    []*schema.Column{RelaysColumns[25]},
+				Columns:    []*schema.Column{RelaysColumns[28]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1384,12 +1387,12 @@ var (
 			{
 				Name:    "relay_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RelaysColumns[25], RelaysColumns[1]},
+				Columns: []*schema.Column{RelaysColumns[28], RelaysColumns[1]},
 			},
 			{
 				Name:    "relay_user_id_thread_id",
 				Unique:  false,
-				Columns: []*schema.Column{RelaysColumns[25], RelaysColumns[13]},
+				Columns: []*schema.Column{RelaysColumns[28], RelaysColumns[13]},
 			},
 			{
 				Name:    "relay_item_id",
@@ -1399,7 +1402,7 @@ var (
 			{
 				Name:    "relay_user_id_digest_pending",
 				Unique:  false,
-				Columns: []*schema.Column{RelaysColumns[25], RelaysColumns[23]},
+				Columns: []*schema.Column{RelaysColumns[28], RelaysColumns[26]},
 			},
 		},
 	}

@@ -58,6 +58,12 @@ const (
 	FieldItemID = "item_id"
 	// FieldQuarantined holds the string denoting the quarantined field in the database.
 	FieldQuarantined = "quarantined"
+	// FieldRating holds the string denoting the rating field in the database.
+	FieldRating = "rating"
+	// FieldRatingFeedback holds the string denoting the rating_feedback field in the database.
+	FieldRatingFeedback = "rating_feedback"
+	// FieldRatedAt holds the string denoting the rated_at field in the database.
+	FieldRatedAt = "rated_at"
 	// FieldFilteredReason holds the string denoting the filtered_reason field in the database.
 	FieldFilteredReason = "filtered_reason"
 	// FieldDigestPending holds the string denoting the digest_pending field in the database.
@@ -102,6 +108,9 @@ var Columns = []string{
 	FieldReason,
 	FieldItemID,
 	FieldQuarantined,
+	FieldRating,
+	FieldRatingFeedback,
+	FieldRatedAt,
 	FieldFilteredReason,
 	FieldDigestPending,
 	FieldDigestDue,
@@ -384,6 +393,21 @@ func ByItemID(opts ...sql.OrderTermOption) OrderOption {
 // ByQuarantined orders the results by the quarantined field.
 func ByQuarantined(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldQuarantined, opts...).ToFunc()
+}
+
+// ByRating orders the results by the rating field.
+func ByRating(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRating, opts...).ToFunc()
+}
+
+// ByRatingFeedback orders the results by the rating_feedback field.
+func ByRatingFeedback(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRatingFeedback, opts...).ToFunc()
+}
+
+// ByRatedAt orders the results by the rated_at field.
+func ByRatedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRatedAt, opts...).ToFunc()
 }
 
 // ByFilteredReason orders the results by the filtered_reason field.

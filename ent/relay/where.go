@@ -150,6 +150,21 @@ func Quarantined(v bool) predicate.Relay {
 	return predicate.Relay(sql.FieldEQ(FieldQuarantined, v))
 }
 
+// Rating applies equality check predicate on the "rating" field. It's identical to RatingEQ.
+func Rating(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldRating, v))
+}
+
+// RatingFeedback applies equality check predicate on the "rating_feedback" field. It's identical to RatingFeedbackEQ.
+func RatingFeedback(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldRatingFeedback, v))
+}
+
+// RatedAt applies equality check predicate on the "rated_at" field. It's identical to RatedAtEQ.
+func RatedAt(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldRatedAt, v))
+}
+
 // FilteredReason applies equality check predicate on the "filtered_reason" field. It's identical to FilteredReasonEQ.
 func FilteredReason(v string) predicate.Relay {
 	return predicate.Relay(sql.FieldEQ(FieldFilteredReason, v))
@@ -1318,6 +1333,181 @@ func QuarantinedEQ(v bool) predicate.Relay {
 // QuarantinedNEQ applies the NEQ predicate on the "quarantined" field.
 func QuarantinedNEQ(v bool) predicate.Relay {
 	return predicate.Relay(sql.FieldNEQ(FieldQuarantined, v))
+}
+
+// RatingEQ applies the EQ predicate on the "rating" field.
+func RatingEQ(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldRating, v))
+}
+
+// RatingNEQ applies the NEQ predicate on the "rating" field.
+func RatingNEQ(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldRating, v))
+}
+
+// RatingIn applies the In predicate on the "rating" field.
+func RatingIn(vs ...int) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldRating, vs...))
+}
+
+// RatingNotIn applies the NotIn predicate on the "rating" field.
+func RatingNotIn(vs ...int) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldRating, vs...))
+}
+
+// RatingGT applies the GT predicate on the "rating" field.
+func RatingGT(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldRating, v))
+}
+
+// RatingGTE applies the GTE predicate on the "rating" field.
+func RatingGTE(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldRating, v))
+}
+
+// RatingLT applies the LT predicate on the "rating" field.
+func RatingLT(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldRating, v))
+}
+
+// RatingLTE applies the LTE predicate on the "rating" field.
+func RatingLTE(v int) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldRating, v))
+}
+
+// RatingIsNil applies the IsNil predicate on the "rating" field.
+func RatingIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldRating))
+}
+
+// RatingNotNil applies the NotNil predicate on the "rating" field.
+func RatingNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldRating))
+}
+
+// RatingFeedbackEQ applies the EQ predicate on the "rating_feedback" field.
+func RatingFeedbackEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackNEQ applies the NEQ predicate on the "rating_feedback" field.
+func RatingFeedbackNEQ(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackIn applies the In predicate on the "rating_feedback" field.
+func RatingFeedbackIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldRatingFeedback, vs...))
+}
+
+// RatingFeedbackNotIn applies the NotIn predicate on the "rating_feedback" field.
+func RatingFeedbackNotIn(vs ...string) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldRatingFeedback, vs...))
+}
+
+// RatingFeedbackGT applies the GT predicate on the "rating_feedback" field.
+func RatingFeedbackGT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackGTE applies the GTE predicate on the "rating_feedback" field.
+func RatingFeedbackGTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackLT applies the LT predicate on the "rating_feedback" field.
+func RatingFeedbackLT(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackLTE applies the LTE predicate on the "rating_feedback" field.
+func RatingFeedbackLTE(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackContains applies the Contains predicate on the "rating_feedback" field.
+func RatingFeedbackContains(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContains(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackHasPrefix applies the HasPrefix predicate on the "rating_feedback" field.
+func RatingFeedbackHasPrefix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasPrefix(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackHasSuffix applies the HasSuffix predicate on the "rating_feedback" field.
+func RatingFeedbackHasSuffix(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldHasSuffix(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackIsNil applies the IsNil predicate on the "rating_feedback" field.
+func RatingFeedbackIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldRatingFeedback))
+}
+
+// RatingFeedbackNotNil applies the NotNil predicate on the "rating_feedback" field.
+func RatingFeedbackNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldRatingFeedback))
+}
+
+// RatingFeedbackEqualFold applies the EqualFold predicate on the "rating_feedback" field.
+func RatingFeedbackEqualFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldEqualFold(FieldRatingFeedback, v))
+}
+
+// RatingFeedbackContainsFold applies the ContainsFold predicate on the "rating_feedback" field.
+func RatingFeedbackContainsFold(v string) predicate.Relay {
+	return predicate.Relay(sql.FieldContainsFold(FieldRatingFeedback, v))
+}
+
+// RatedAtEQ applies the EQ predicate on the "rated_at" field.
+func RatedAtEQ(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldEQ(FieldRatedAt, v))
+}
+
+// RatedAtNEQ applies the NEQ predicate on the "rated_at" field.
+func RatedAtNEQ(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldNEQ(FieldRatedAt, v))
+}
+
+// RatedAtIn applies the In predicate on the "rated_at" field.
+func RatedAtIn(vs ...time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldIn(FieldRatedAt, vs...))
+}
+
+// RatedAtNotIn applies the NotIn predicate on the "rated_at" field.
+func RatedAtNotIn(vs ...time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldNotIn(FieldRatedAt, vs...))
+}
+
+// RatedAtGT applies the GT predicate on the "rated_at" field.
+func RatedAtGT(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldGT(FieldRatedAt, v))
+}
+
+// RatedAtGTE applies the GTE predicate on the "rated_at" field.
+func RatedAtGTE(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldGTE(FieldRatedAt, v))
+}
+
+// RatedAtLT applies the LT predicate on the "rated_at" field.
+func RatedAtLT(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldLT(FieldRatedAt, v))
+}
+
+// RatedAtLTE applies the LTE predicate on the "rated_at" field.
+func RatedAtLTE(v time.Time) predicate.Relay {
+	return predicate.Relay(sql.FieldLTE(FieldRatedAt, v))
+}
+
+// RatedAtIsNil applies the IsNil predicate on the "rated_at" field.
+func RatedAtIsNil() predicate.Relay {
+	return predicate.Relay(sql.FieldIsNull(FieldRatedAt))
+}
+
+// RatedAtNotNil applies the NotNil predicate on the "rated_at" field.
+func RatedAtNotNil() predicate.Relay {
+	return predicate.Relay(sql.FieldNotNull(FieldRatedAt))
 }
 
 // FilteredReasonEQ applies the EQ predicate on the "filtered_reason" field.

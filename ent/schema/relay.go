@@ -51,6 +51,11 @@ func (Relay) Fields() []ent.Field {
 		// The queue item a received request became.
 		field.String("item_id").Optional().Nillable(),
 		field.Bool("quarantined").Default(false),
+		// The sender's rating of a completed inbound relay, once (RULINGS
+		// "The operator network": POST /api/federation/reputation).
+		field.Int("rating").Optional().Nillable(),
+		field.Text("rating_feedback").Optional().Nillable(),
+		field.Time("rated_at").Optional().Nillable(),
 		// relay_filter_reason (topic-filter, quiet-hours, ambient-disabled).
 		field.String("filtered_reason").Optional().Nillable(),
 		// Kept during quiet hours; delivered in the digest once they end.

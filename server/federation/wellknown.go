@@ -159,4 +159,9 @@ var InboundPaths = []string{
 	"POST /api/federation/relay",
 	"/api/federation/relay-ack",
 	"/" + switchboardv1connect.NetworkRelayPeerServiceName + "/",
+	// Reputation, entity search and the trust-gated tool call.
+	"/api/federation/reputation",
+	"/api/federation/entity-search",
+	"/api/federation/mcp",
+	"/" + switchboardv1connect.NetworkSharePeerServiceName + "/",
 }

@@ -243,6 +243,13 @@ func (s *Service) ListSharedJobs(ctx context.Context, _ *switchboardv1.ListShare
 	if err != nil {
 		return nil, err
 	}
+	return s.sharedJobs(ctx, row)
+}
+
+// sharedJobs are the local user's open posted jobs shared with the
+// connection, newest first (ListSharedJobs, and job_browse for a trusted
+// peer).
+func (s *Service) sharedJobs(ctx context.Context, row *ent.NetworkConnection) (*switchboardv1.ListSharedJobsResponse, error) {
 	rows, err := s.DB.Job.Query().Where(job.UserID(row.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {

@@ -60,6 +60,9 @@ type Service struct {
 	Audit *audit.Recorder
 	// Queue makes the items request relays become (with their cards).
 	Queue *queue.Service
+	// Tools runs the MCP door's tools for a trusted peer's mode_get
+	// (CallSharedTool); set once the door is built.
+	Tools ToolRunner
 	// ClientOptions are the outbound Connect client's (tracing).
 	ClientOptions []connect.ClientOption
 	egress        egress.Policy

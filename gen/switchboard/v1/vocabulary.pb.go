@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc3?\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x95@\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -381,7 +381,11 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\baccepted\x12\bAccepted\x12\x12\n" +
 	"\ablocked\x12\aBlocked\x12\x16\n" +
 	"\tcompleted\x12\tCompleted\x12\x14\n" +
-	"\bdeclined\x12\bDeclined\xb2\xf5\x18v\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18N\n" +
+	"\x12shared_entity_kind\x12\x12\n" +
+	"\aprofile\x12\aProfile\x12\f\n" +
+	"\x04card\x12\x04Card\x12\x16\n" +
+	"\x06thread\x12\fRelay thread\xb2\xf5\x18v\n" +
 	"\x13relay_filter_reason\x12\x1b\n" +
 	"\ftopic-filter\x12\vMuted topic\x12\x1a\n" +
 	"\vquiet-hours\x12\vQuiet hours\x12&\n" +
