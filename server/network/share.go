@@ -13,8 +13,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 var _ switchboardv1connect.NetworkSharePeerServiceHandler = (*Service)(nil)
