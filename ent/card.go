@@ -90,6 +90,12 @@ type Card struct {
 	DifferenceID *string `json:"difference_id,omitempty"`
 	// UnifiedThreadID holds the value of the "unified_thread_id" field.
 	UnifiedThreadID *string `json:"unified_thread_id,omitempty"`
+	// ExternalCardID holds the value of the "external_card_id" field.
+	ExternalCardID *string `json:"external_card_id,omitempty"`
+	// ExternalInstanceURL holds the value of the "external_instance_url" field.
+	ExternalInstanceURL *string `json:"external_instance_url,omitempty"`
+	// ChangeLog holds the value of the "change_log" field.
+	ChangeLog string `json:"change_log,omitempty"`
 	// PaymentHoldID holds the value of the "payment_hold_id" field.
 	PaymentHoldID *string `json:"payment_hold_id,omitempty"`
 	// PaymentStatus holds the value of the "payment_status" field.
@@ -179,7 +185,7 @@ func (*Card) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case card.FieldOrder, card.FieldReminderOffsetMinutes, card.FieldProjectPrice, card.FieldPriorityScore:
 			values[i] = new(sql.NullInt64)
-		case card.FieldID, card.FieldUserID, card.FieldTitle, card.FieldDescription, card.FieldStatus, card.FieldPriority, card.FieldAssignee, card.FieldSummary, card.FieldBrief, card.FieldAssigneeUserID, card.FieldAssigneeAgentID, card.FieldAssignedByID, card.FieldProjectID, card.FieldWorkspaceID, card.FieldOriginCardID, card.FieldOriginUserID, card.FieldSourceRelayID, card.FieldSharedProjectID, card.FieldTemplateID, card.FieldCounterpartyUserID, card.FieldProjectRole, card.FieldParentCardID, card.FieldParentChecklistItemID, card.FieldCardRole, card.FieldRollupCardID, card.FieldProjectTaskKey, card.FieldSourceRunID, card.FieldSourceChannel, card.FieldDifferenceID, card.FieldUnifiedThreadID, card.FieldPaymentHoldID, card.FieldPaymentStatus, card.FieldProjectPriceCurrency, card.FieldCompletionSuggestedBy, card.FieldCardType, card.FieldCoverColor, card.FieldCoverImageURL:
+		case card.FieldID, card.FieldUserID, card.FieldTitle, card.FieldDescription, card.FieldStatus, card.FieldPriority, card.FieldAssignee, card.FieldSummary, card.FieldBrief, card.FieldAssigneeUserID, card.FieldAssigneeAgentID, card.FieldAssignedByID, card.FieldProjectID, card.FieldWorkspaceID, card.FieldOriginCardID, card.FieldOriginUserID, card.FieldSourceRelayID, card.FieldSharedProjectID, card.FieldTemplateID, card.FieldCounterpartyUserID, card.FieldProjectRole, card.FieldParentCardID, card.FieldParentChecklistItemID, card.FieldCardRole, card.FieldRollupCardID, card.FieldProjectTaskKey, card.FieldSourceRunID, card.FieldSourceChannel, card.FieldDifferenceID, card.FieldUnifiedThreadID, card.FieldExternalCardID, card.FieldExternalInstanceURL, card.FieldChangeLog, card.FieldPaymentHoldID, card.FieldPaymentStatus, card.FieldProjectPriceCurrency, card.FieldCompletionSuggestedBy, card.FieldCardType, card.FieldCoverColor, card.FieldCoverImageURL:
 			values[i] = new(sql.NullString)
 		case card.FieldCreatedAt, card.FieldUpdatedAt, card.FieldDueDate, card.FieldReminderFiredAt, card.FieldCompletionSuggestedAt, card.FieldSettledAt, card.FieldStartDate, card.FieldLastActivityAt:
 			values[i] = new(sql.NullTime)
@@ -440,6 +446,26 @@ func (_m *Card) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.UnifiedThreadID = new(string)
 				*_m.UnifiedThreadID = value.String
+			}
+		case card.FieldExternalCardID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field external_card_id", values[i])
+			} else if value.Valid {
+				_m.ExternalCardID = new(string)
+				*_m.ExternalCardID = value.String
+			}
+		case card.FieldExternalInstanceURL:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field external_instance_url", values[i])
+			} else if value.Valid {
+				_m.ExternalInstanceURL = new(string)
+				*_m.ExternalInstanceURL = value.String
+			}
+		case card.FieldChangeLog:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field change_log", values[i])
+			} else if value.Valid {
+				_m.ChangeLog = value.String
 			}
 		case card.FieldPaymentHoldID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -754,6 +780,19 @@ func (_m *Card) String() string {
 		builder.WriteString("unified_thread_id=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	if v := _m.ExternalCardID; v != nil {
+		builder.WriteString("external_card_id=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ExternalInstanceURL; v != nil {
+		builder.WriteString("external_instance_url=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("change_log=")
+	builder.WriteString(_m.ChangeLog)
 	builder.WriteString(", ")
 	if v := _m.PaymentHoldID; v != nil {
 		builder.WriteString("payment_hold_id=")

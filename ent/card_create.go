@@ -485,6 +485,48 @@ func (_c *CardCreate) SetNillableUnifiedThreadID(v *string) *CardCreate {
 	return _c
 }
 
+// SetExternalCardID sets the "external_card_id" field.
+func (_c *CardCreate) SetExternalCardID(v string) *CardCreate {
+	_c.mutation.SetExternalCardID(v)
+	return _c
+}
+
+// SetNillableExternalCardID sets the "external_card_id" field if the given value is not nil.
+func (_c *CardCreate) SetNillableExternalCardID(v *string) *CardCreate {
+	if v != nil {
+		_c.SetExternalCardID(*v)
+	}
+	return _c
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (_c *CardCreate) SetExternalInstanceURL(v string) *CardCreate {
+	_c.mutation.SetExternalInstanceURL(v)
+	return _c
+}
+
+// SetNillableExternalInstanceURL sets the "external_instance_url" field if the given value is not nil.
+func (_c *CardCreate) SetNillableExternalInstanceURL(v *string) *CardCreate {
+	if v != nil {
+		_c.SetExternalInstanceURL(*v)
+	}
+	return _c
+}
+
+// SetChangeLog sets the "change_log" field.
+func (_c *CardCreate) SetChangeLog(v string) *CardCreate {
+	_c.mutation.SetChangeLog(v)
+	return _c
+}
+
+// SetNillableChangeLog sets the "change_log" field if the given value is not nil.
+func (_c *CardCreate) SetNillableChangeLog(v *string) *CardCreate {
+	if v != nil {
+		_c.SetChangeLog(*v)
+	}
+	return _c
+}
+
 // SetPaymentHoldID sets the "payment_hold_id" field.
 func (_c *CardCreate) SetPaymentHoldID(v string) *CardCreate {
 	_c.mutation.SetPaymentHoldID(v)
@@ -787,6 +829,10 @@ func (_c *CardCreate) defaults() {
 		v := card.DefaultOrder
 		_c.mutation.SetOrder(v)
 	}
+	if _, ok := _c.mutation.ChangeLog(); !ok {
+		v := card.DefaultChangeLog
+		_c.mutation.SetChangeLog(v)
+	}
 	if _, ok := _c.mutation.ProjectPriceCurrency(); !ok {
 		v := card.DefaultProjectPriceCurrency
 		_c.mutation.SetProjectPriceCurrency(v)
@@ -850,6 +896,9 @@ func (_c *CardCreate) check() error {
 	}
 	if _, ok := _c.mutation.Order(); !ok {
 		return &ValidationError{Name: "order", err: errors.New(`ent: missing required field "Card.order"`)}
+	}
+	if _, ok := _c.mutation.ChangeLog(); !ok {
+		return &ValidationError{Name: "change_log", err: errors.New(`ent: missing required field "Card.change_log"`)}
 	}
 	if _, ok := _c.mutation.ProjectPriceCurrency(); !ok {
 		return &ValidationError{Name: "project_price_currency", err: errors.New(`ent: missing required field "Card.project_price_currency"`)}
@@ -1039,6 +1088,18 @@ func (_c *CardCreate) createSpec() (*Card, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UnifiedThreadID(); ok {
 		_spec.SetField(card.FieldUnifiedThreadID, field.TypeString, value)
 		_node.UnifiedThreadID = &value
+	}
+	if value, ok := _c.mutation.ExternalCardID(); ok {
+		_spec.SetField(card.FieldExternalCardID, field.TypeString, value)
+		_node.ExternalCardID = &value
+	}
+	if value, ok := _c.mutation.ExternalInstanceURL(); ok {
+		_spec.SetField(card.FieldExternalInstanceURL, field.TypeString, value)
+		_node.ExternalInstanceURL = &value
+	}
+	if value, ok := _c.mutation.ChangeLog(); ok {
+		_spec.SetField(card.FieldChangeLog, field.TypeString, value)
+		_node.ChangeLog = value
 	}
 	if value, ok := _c.mutation.PaymentHoldID(); ok {
 		_spec.SetField(card.FieldPaymentHoldID, field.TypeString, value)
@@ -1768,6 +1829,54 @@ func (u *CardUpsert) UpdateUnifiedThreadID() *CardUpsert {
 // ClearUnifiedThreadID clears the value of the "unified_thread_id" field.
 func (u *CardUpsert) ClearUnifiedThreadID() *CardUpsert {
 	u.SetNull(card.FieldUnifiedThreadID)
+	return u
+}
+
+// SetExternalCardID sets the "external_card_id" field.
+func (u *CardUpsert) SetExternalCardID(v string) *CardUpsert {
+	u.Set(card.FieldExternalCardID, v)
+	return u
+}
+
+// UpdateExternalCardID sets the "external_card_id" field to the value that was provided on create.
+func (u *CardUpsert) UpdateExternalCardID() *CardUpsert {
+	u.SetExcluded(card.FieldExternalCardID)
+	return u
+}
+
+// ClearExternalCardID clears the value of the "external_card_id" field.
+func (u *CardUpsert) ClearExternalCardID() *CardUpsert {
+	u.SetNull(card.FieldExternalCardID)
+	return u
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (u *CardUpsert) SetExternalInstanceURL(v string) *CardUpsert {
+	u.Set(card.FieldExternalInstanceURL, v)
+	return u
+}
+
+// UpdateExternalInstanceURL sets the "external_instance_url" field to the value that was provided on create.
+func (u *CardUpsert) UpdateExternalInstanceURL() *CardUpsert {
+	u.SetExcluded(card.FieldExternalInstanceURL)
+	return u
+}
+
+// ClearExternalInstanceURL clears the value of the "external_instance_url" field.
+func (u *CardUpsert) ClearExternalInstanceURL() *CardUpsert {
+	u.SetNull(card.FieldExternalInstanceURL)
+	return u
+}
+
+// SetChangeLog sets the "change_log" field.
+func (u *CardUpsert) SetChangeLog(v string) *CardUpsert {
+	u.Set(card.FieldChangeLog, v)
+	return u
+}
+
+// UpdateChangeLog sets the "change_log" field to the value that was provided on create.
+func (u *CardUpsert) UpdateChangeLog() *CardUpsert {
+	u.SetExcluded(card.FieldChangeLog)
 	return u
 }
 
@@ -2751,6 +2860,62 @@ func (u *CardUpsertOne) UpdateUnifiedThreadID() *CardUpsertOne {
 func (u *CardUpsertOne) ClearUnifiedThreadID() *CardUpsertOne {
 	return u.Update(func(s *CardUpsert) {
 		s.ClearUnifiedThreadID()
+	})
+}
+
+// SetExternalCardID sets the "external_card_id" field.
+func (u *CardUpsertOne) SetExternalCardID(v string) *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.SetExternalCardID(v)
+	})
+}
+
+// UpdateExternalCardID sets the "external_card_id" field to the value that was provided on create.
+func (u *CardUpsertOne) UpdateExternalCardID() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateExternalCardID()
+	})
+}
+
+// ClearExternalCardID clears the value of the "external_card_id" field.
+func (u *CardUpsertOne) ClearExternalCardID() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.ClearExternalCardID()
+	})
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (u *CardUpsertOne) SetExternalInstanceURL(v string) *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.SetExternalInstanceURL(v)
+	})
+}
+
+// UpdateExternalInstanceURL sets the "external_instance_url" field to the value that was provided on create.
+func (u *CardUpsertOne) UpdateExternalInstanceURL() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateExternalInstanceURL()
+	})
+}
+
+// ClearExternalInstanceURL clears the value of the "external_instance_url" field.
+func (u *CardUpsertOne) ClearExternalInstanceURL() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.ClearExternalInstanceURL()
+	})
+}
+
+// SetChangeLog sets the "change_log" field.
+func (u *CardUpsertOne) SetChangeLog(v string) *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.SetChangeLog(v)
+	})
+}
+
+// UpdateChangeLog sets the "change_log" field to the value that was provided on create.
+func (u *CardUpsertOne) UpdateChangeLog() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateChangeLog()
 	})
 }
 
@@ -3945,6 +4110,62 @@ func (u *CardUpsertBulk) UpdateUnifiedThreadID() *CardUpsertBulk {
 func (u *CardUpsertBulk) ClearUnifiedThreadID() *CardUpsertBulk {
 	return u.Update(func(s *CardUpsert) {
 		s.ClearUnifiedThreadID()
+	})
+}
+
+// SetExternalCardID sets the "external_card_id" field.
+func (u *CardUpsertBulk) SetExternalCardID(v string) *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.SetExternalCardID(v)
+	})
+}
+
+// UpdateExternalCardID sets the "external_card_id" field to the value that was provided on create.
+func (u *CardUpsertBulk) UpdateExternalCardID() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateExternalCardID()
+	})
+}
+
+// ClearExternalCardID clears the value of the "external_card_id" field.
+func (u *CardUpsertBulk) ClearExternalCardID() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.ClearExternalCardID()
+	})
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (u *CardUpsertBulk) SetExternalInstanceURL(v string) *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.SetExternalInstanceURL(v)
+	})
+}
+
+// UpdateExternalInstanceURL sets the "external_instance_url" field to the value that was provided on create.
+func (u *CardUpsertBulk) UpdateExternalInstanceURL() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateExternalInstanceURL()
+	})
+}
+
+// ClearExternalInstanceURL clears the value of the "external_instance_url" field.
+func (u *CardUpsertBulk) ClearExternalInstanceURL() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.ClearExternalInstanceURL()
+	})
+}
+
+// SetChangeLog sets the "change_log" field.
+func (u *CardUpsertBulk) SetChangeLog(v string) *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.SetChangeLog(v)
+	})
+}
+
+// UpdateChangeLog sets the "change_log" field to the value that was provided on create.
+func (u *CardUpsertBulk) UpdateChangeLog() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateChangeLog()
 	})
 }
 

@@ -670,6 +670,60 @@ func (_u *CardUpdate) ClearUnifiedThreadID() *CardUpdate {
 	return _u
 }
 
+// SetExternalCardID sets the "external_card_id" field.
+func (_u *CardUpdate) SetExternalCardID(v string) *CardUpdate {
+	_u.mutation.SetExternalCardID(v)
+	return _u
+}
+
+// SetNillableExternalCardID sets the "external_card_id" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableExternalCardID(v *string) *CardUpdate {
+	if v != nil {
+		_u.SetExternalCardID(*v)
+	}
+	return _u
+}
+
+// ClearExternalCardID clears the value of the "external_card_id" field.
+func (_u *CardUpdate) ClearExternalCardID() *CardUpdate {
+	_u.mutation.ClearExternalCardID()
+	return _u
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (_u *CardUpdate) SetExternalInstanceURL(v string) *CardUpdate {
+	_u.mutation.SetExternalInstanceURL(v)
+	return _u
+}
+
+// SetNillableExternalInstanceURL sets the "external_instance_url" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableExternalInstanceURL(v *string) *CardUpdate {
+	if v != nil {
+		_u.SetExternalInstanceURL(*v)
+	}
+	return _u
+}
+
+// ClearExternalInstanceURL clears the value of the "external_instance_url" field.
+func (_u *CardUpdate) ClearExternalInstanceURL() *CardUpdate {
+	_u.mutation.ClearExternalInstanceURL()
+	return _u
+}
+
+// SetChangeLog sets the "change_log" field.
+func (_u *CardUpdate) SetChangeLog(v string) *CardUpdate {
+	_u.mutation.SetChangeLog(v)
+	return _u
+}
+
+// SetNillableChangeLog sets the "change_log" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableChangeLog(v *string) *CardUpdate {
+	if v != nil {
+		_u.SetChangeLog(*v)
+	}
+	return _u
+}
+
 // SetPaymentHoldID sets the "payment_hold_id" field.
 func (_u *CardUpdate) SetPaymentHoldID(v string) *CardUpdate {
 	_u.mutation.SetPaymentHoldID(v)
@@ -1293,6 +1347,21 @@ func (_u *CardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.UnifiedThreadIDCleared() {
 		_spec.ClearField(card.FieldUnifiedThreadID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExternalCardID(); ok {
+		_spec.SetField(card.FieldExternalCardID, field.TypeString, value)
+	}
+	if _u.mutation.ExternalCardIDCleared() {
+		_spec.ClearField(card.FieldExternalCardID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExternalInstanceURL(); ok {
+		_spec.SetField(card.FieldExternalInstanceURL, field.TypeString, value)
+	}
+	if _u.mutation.ExternalInstanceURLCleared() {
+		_spec.ClearField(card.FieldExternalInstanceURL, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeLog(); ok {
+		_spec.SetField(card.FieldChangeLog, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.PaymentHoldID(); ok {
 		_spec.SetField(card.FieldPaymentHoldID, field.TypeString, value)
@@ -2134,6 +2203,60 @@ func (_u *CardUpdateOne) ClearUnifiedThreadID() *CardUpdateOne {
 	return _u
 }
 
+// SetExternalCardID sets the "external_card_id" field.
+func (_u *CardUpdateOne) SetExternalCardID(v string) *CardUpdateOne {
+	_u.mutation.SetExternalCardID(v)
+	return _u
+}
+
+// SetNillableExternalCardID sets the "external_card_id" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableExternalCardID(v *string) *CardUpdateOne {
+	if v != nil {
+		_u.SetExternalCardID(*v)
+	}
+	return _u
+}
+
+// ClearExternalCardID clears the value of the "external_card_id" field.
+func (_u *CardUpdateOne) ClearExternalCardID() *CardUpdateOne {
+	_u.mutation.ClearExternalCardID()
+	return _u
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (_u *CardUpdateOne) SetExternalInstanceURL(v string) *CardUpdateOne {
+	_u.mutation.SetExternalInstanceURL(v)
+	return _u
+}
+
+// SetNillableExternalInstanceURL sets the "external_instance_url" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableExternalInstanceURL(v *string) *CardUpdateOne {
+	if v != nil {
+		_u.SetExternalInstanceURL(*v)
+	}
+	return _u
+}
+
+// ClearExternalInstanceURL clears the value of the "external_instance_url" field.
+func (_u *CardUpdateOne) ClearExternalInstanceURL() *CardUpdateOne {
+	_u.mutation.ClearExternalInstanceURL()
+	return _u
+}
+
+// SetChangeLog sets the "change_log" field.
+func (_u *CardUpdateOne) SetChangeLog(v string) *CardUpdateOne {
+	_u.mutation.SetChangeLog(v)
+	return _u
+}
+
+// SetNillableChangeLog sets the "change_log" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableChangeLog(v *string) *CardUpdateOne {
+	if v != nil {
+		_u.SetChangeLog(*v)
+	}
+	return _u
+}
+
 // SetPaymentHoldID sets the "payment_hold_id" field.
 func (_u *CardUpdateOne) SetPaymentHoldID(v string) *CardUpdateOne {
 	_u.mutation.SetPaymentHoldID(v)
@@ -2787,6 +2910,21 @@ func (_u *CardUpdateOne) sqlSave(ctx context.Context) (_node *Card, err error) {
 	}
 	if _u.mutation.UnifiedThreadIDCleared() {
 		_spec.ClearField(card.FieldUnifiedThreadID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExternalCardID(); ok {
+		_spec.SetField(card.FieldExternalCardID, field.TypeString, value)
+	}
+	if _u.mutation.ExternalCardIDCleared() {
+		_spec.ClearField(card.FieldExternalCardID, field.TypeString)
+	}
+	if value, ok := _u.mutation.ExternalInstanceURL(); ok {
+		_spec.SetField(card.FieldExternalInstanceURL, field.TypeString, value)
+	}
+	if _u.mutation.ExternalInstanceURLCleared() {
+		_spec.ClearField(card.FieldExternalInstanceURL, field.TypeString)
+	}
+	if value, ok := _u.mutation.ChangeLog(); ok {
+		_spec.SetField(card.FieldChangeLog, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.PaymentHoldID(); ok {
 		_spec.SetField(card.FieldPaymentHoldID, field.TypeString, value)

@@ -6726,6 +6726,9 @@ type CardMutation struct {
 	source_channel             *string
 	difference_id              *string
 	unified_thread_id          *string
+	external_card_id           *string
+	external_instance_url      *string
+	change_log                 *string
 	payment_hold_id            *string
 	payment_status             *string
 	project_price              *money.Cents
@@ -8514,6 +8517,140 @@ func (m *CardMutation) ResetUnifiedThreadID() {
 	delete(m.clearedFields, card.FieldUnifiedThreadID)
 }
 
+// SetExternalCardID sets the "external_card_id" field.
+func (m *CardMutation) SetExternalCardID(s string) {
+	m.external_card_id = &s
+}
+
+// ExternalCardID returns the value of the "external_card_id" field in the mutation.
+func (m *CardMutation) ExternalCardID() (r string, exists bool) {
+	v := m.external_card_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalCardID returns the old "external_card_id" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldExternalCardID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalCardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalCardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalCardID: %w", err)
+	}
+	return oldValue.ExternalCardID, nil
+}
+
+// ClearExternalCardID clears the value of the "external_card_id" field.
+func (m *CardMutation) ClearExternalCardID() {
+	m.external_card_id = nil
+	m.clearedFields[card.FieldExternalCardID] = struct{}{}
+}
+
+// ExternalCardIDCleared returns if the "external_card_id" field was cleared in this mutation.
+func (m *CardMutation) ExternalCardIDCleared() bool {
+	_, ok := m.clearedFields[card.FieldExternalCardID]
+	return ok
+}
+
+// ResetExternalCardID resets all changes to the "external_card_id" field.
+func (m *CardMutation) ResetExternalCardID() {
+	m.external_card_id = nil
+	delete(m.clearedFields, card.FieldExternalCardID)
+}
+
+// SetExternalInstanceURL sets the "external_instance_url" field.
+func (m *CardMutation) SetExternalInstanceURL(s string) {
+	m.external_instance_url = &s
+}
+
+// ExternalInstanceURL returns the value of the "external_instance_url" field in the mutation.
+func (m *CardMutation) ExternalInstanceURL() (r string, exists bool) {
+	v := m.external_instance_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalInstanceURL returns the old "external_instance_url" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldExternalInstanceURL(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalInstanceURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalInstanceURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalInstanceURL: %w", err)
+	}
+	return oldValue.ExternalInstanceURL, nil
+}
+
+// ClearExternalInstanceURL clears the value of the "external_instance_url" field.
+func (m *CardMutation) ClearExternalInstanceURL() {
+	m.external_instance_url = nil
+	m.clearedFields[card.FieldExternalInstanceURL] = struct{}{}
+}
+
+// ExternalInstanceURLCleared returns if the "external_instance_url" field was cleared in this mutation.
+func (m *CardMutation) ExternalInstanceURLCleared() bool {
+	_, ok := m.clearedFields[card.FieldExternalInstanceURL]
+	return ok
+}
+
+// ResetExternalInstanceURL resets all changes to the "external_instance_url" field.
+func (m *CardMutation) ResetExternalInstanceURL() {
+	m.external_instance_url = nil
+	delete(m.clearedFields, card.FieldExternalInstanceURL)
+}
+
+// SetChangeLog sets the "change_log" field.
+func (m *CardMutation) SetChangeLog(s string) {
+	m.change_log = &s
+}
+
+// ChangeLog returns the value of the "change_log" field in the mutation.
+func (m *CardMutation) ChangeLog() (r string, exists bool) {
+	v := m.change_log
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldChangeLog returns the old "change_log" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldChangeLog(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldChangeLog is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldChangeLog requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldChangeLog: %w", err)
+	}
+	return oldValue.ChangeLog, nil
+}
+
+// ResetChangeLog resets all changes to the "change_log" field.
+func (m *CardMutation) ResetChangeLog() {
+	m.change_log = nil
+}
+
 // SetPaymentHoldID sets the "payment_hold_id" field.
 func (m *CardMutation) SetPaymentHoldID(s string) {
 	m.payment_hold_id = &s
@@ -9436,7 +9573,7 @@ func (m *CardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CardMutation) Fields() []string {
-	fields := make([]string, 0, 50)
+	fields := make([]string, 0, 53)
 	if m.created_at != nil {
 		fields = append(fields, card.FieldCreatedAt)
 	}
@@ -9541,6 +9678,15 @@ func (m *CardMutation) Fields() []string {
 	}
 	if m.unified_thread_id != nil {
 		fields = append(fields, card.FieldUnifiedThreadID)
+	}
+	if m.external_card_id != nil {
+		fields = append(fields, card.FieldExternalCardID)
+	}
+	if m.external_instance_url != nil {
+		fields = append(fields, card.FieldExternalInstanceURL)
+	}
+	if m.change_log != nil {
+		fields = append(fields, card.FieldChangeLog)
 	}
 	if m.payment_hold_id != nil {
 		fields = append(fields, card.FieldPaymentHoldID)
@@ -9665,6 +9811,12 @@ func (m *CardMutation) Field(name string) (ent.Value, bool) {
 		return m.DifferenceID()
 	case card.FieldUnifiedThreadID:
 		return m.UnifiedThreadID()
+	case card.FieldExternalCardID:
+		return m.ExternalCardID()
+	case card.FieldExternalInstanceURL:
+		return m.ExternalInstanceURL()
+	case card.FieldChangeLog:
+		return m.ChangeLog()
 	case card.FieldPaymentHoldID:
 		return m.PaymentHoldID()
 	case card.FieldPaymentStatus:
@@ -9774,6 +9926,12 @@ func (m *CardMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldDifferenceID(ctx)
 	case card.FieldUnifiedThreadID:
 		return m.OldUnifiedThreadID(ctx)
+	case card.FieldExternalCardID:
+		return m.OldExternalCardID(ctx)
+	case card.FieldExternalInstanceURL:
+		return m.OldExternalInstanceURL(ctx)
+	case card.FieldChangeLog:
+		return m.OldChangeLog(ctx)
 	case card.FieldPaymentHoldID:
 		return m.OldPaymentHoldID(ctx)
 	case card.FieldPaymentStatus:
@@ -10058,6 +10216,27 @@ func (m *CardMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetUnifiedThreadID(v)
 		return nil
+	case card.FieldExternalCardID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalCardID(v)
+		return nil
+	case card.FieldExternalInstanceURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalInstanceURL(v)
+		return nil
+	case card.FieldChangeLog:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetChangeLog(v)
+		return nil
 	case card.FieldPaymentHoldID:
 		v, ok := value.(string)
 		if !ok {
@@ -10325,6 +10504,12 @@ func (m *CardMutation) ClearedFields() []string {
 	if m.FieldCleared(card.FieldUnifiedThreadID) {
 		fields = append(fields, card.FieldUnifiedThreadID)
 	}
+	if m.FieldCleared(card.FieldExternalCardID) {
+		fields = append(fields, card.FieldExternalCardID)
+	}
+	if m.FieldCleared(card.FieldExternalInstanceURL) {
+		fields = append(fields, card.FieldExternalInstanceURL)
+	}
 	if m.FieldCleared(card.FieldPaymentHoldID) {
 		fields = append(fields, card.FieldPaymentHoldID)
 	}
@@ -10455,6 +10640,12 @@ func (m *CardMutation) ClearField(name string) error {
 		return nil
 	case card.FieldUnifiedThreadID:
 		m.ClearUnifiedThreadID()
+		return nil
+	case card.FieldExternalCardID:
+		m.ClearExternalCardID()
+		return nil
+	case card.FieldExternalInstanceURL:
+		m.ClearExternalInstanceURL()
 		return nil
 	case card.FieldPaymentHoldID:
 		m.ClearPaymentHoldID()
@@ -10604,6 +10795,15 @@ func (m *CardMutation) ResetField(name string) error {
 		return nil
 	case card.FieldUnifiedThreadID:
 		m.ResetUnifiedThreadID()
+		return nil
+	case card.FieldExternalCardID:
+		m.ResetExternalCardID()
+		return nil
+	case card.FieldExternalInstanceURL:
+		m.ResetExternalInstanceURL()
+		return nil
+	case card.FieldChangeLog:
+		m.ResetChangeLog()
 		return nil
 	case card.FieldPaymentHoldID:
 		m.ResetPaymentHoldID()

@@ -298,16 +298,20 @@ func init() {
 	cardDescOrder := cardFields[7].Descriptor()
 	// card.DefaultOrder holds the default value on creation for the order field.
 	card.DefaultOrder = cardDescOrder.Default.(int)
+	// cardDescChangeLog is the schema descriptor for change_log field.
+	cardDescChangeLog := cardFields[35].Descriptor()
+	// card.DefaultChangeLog holds the default value on creation for the change_log field.
+	card.DefaultChangeLog = cardDescChangeLog.Default.(string)
 	// cardDescProjectPriceCurrency is the schema descriptor for project_price_currency field.
-	cardDescProjectPriceCurrency := cardFields[36].Descriptor()
+	cardDescProjectPriceCurrency := cardFields[39].Descriptor()
 	// card.DefaultProjectPriceCurrency holds the default value on creation for the project_price_currency field.
 	card.DefaultProjectPriceCurrency = cardDescProjectPriceCurrency.Default.(string)
 	// cardDescLabels is the schema descriptor for labels field.
-	cardDescLabels := cardFields[41].Descriptor()
+	cardDescLabels := cardFields[44].Descriptor()
 	// card.DefaultLabels holds the default value on creation for the labels field.
 	card.DefaultLabels = cardDescLabels.Default.([]string)
 	// cardDescIsArchived is the schema descriptor for is_archived field.
-	cardDescIsArchived := cardFields[47].Descriptor()
+	cardDescIsArchived := cardFields[50].Descriptor()
 	// card.DefaultIsArchived holds the default value on creation for the is_archived field.
 	card.DefaultIsArchived = cardDescIsArchived.Default.(bool)
 	// cardDescID is the schema descriptor for id field.

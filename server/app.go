@@ -265,6 +265,8 @@ func New(cfg Config) (*App, error) {
 	// relay's sender (server/network).
 	svc.network.Queue = svc.queue
 	svc.queue.Moved, svc.queue.Removed = svc.network.ItemMoved, svc.network.ItemRemoved
+	// A linked card's status and priority go to the peer's instance.
+	svc.kanban.Changed = svc.network.CardChanged
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
 	svc.dev = &developer.Service{
 		DB: cfg.DB, Now: cfg.now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,

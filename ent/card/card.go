@@ -84,6 +84,12 @@ const (
 	FieldDifferenceID = "difference_id"
 	// FieldUnifiedThreadID holds the string denoting the unified_thread_id field in the database.
 	FieldUnifiedThreadID = "unified_thread_id"
+	// FieldExternalCardID holds the string denoting the external_card_id field in the database.
+	FieldExternalCardID = "external_card_id"
+	// FieldExternalInstanceURL holds the string denoting the external_instance_url field in the database.
+	FieldExternalInstanceURL = "external_instance_url"
+	// FieldChangeLog holds the string denoting the change_log field in the database.
+	FieldChangeLog = "change_log"
 	// FieldPaymentHoldID holds the string denoting the payment_hold_id field in the database.
 	FieldPaymentHoldID = "payment_hold_id"
 	// FieldPaymentStatus holds the string denoting the payment_status field in the database.
@@ -183,6 +189,9 @@ var Columns = []string{
 	FieldSourceChannel,
 	FieldDifferenceID,
 	FieldUnifiedThreadID,
+	FieldExternalCardID,
+	FieldExternalInstanceURL,
+	FieldChangeLog,
 	FieldPaymentHoldID,
 	FieldPaymentStatus,
 	FieldProjectPrice,
@@ -215,6 +224,8 @@ var (
 	TitleValidator func(string) error
 	// DefaultOrder holds the default value on creation for the "order" field.
 	DefaultOrder int
+	// DefaultChangeLog holds the default value on creation for the "change_log" field.
+	DefaultChangeLog string
 	// DefaultProjectPriceCurrency holds the default value on creation for the "project_price_currency" field.
 	DefaultProjectPriceCurrency string
 	// DefaultLabels holds the default value on creation for the "labels" field.
@@ -496,6 +507,21 @@ func ByDifferenceID(opts ...sql.OrderTermOption) OrderOption {
 // ByUnifiedThreadID orders the results by the unified_thread_id field.
 func ByUnifiedThreadID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUnifiedThreadID, opts...).ToFunc()
+}
+
+// ByExternalCardID orders the results by the external_card_id field.
+func ByExternalCardID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExternalCardID, opts...).ToFunc()
+}
+
+// ByExternalInstanceURL orders the results by the external_instance_url field.
+func ByExternalInstanceURL(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExternalInstanceURL, opts...).ToFunc()
+}
+
+// ByChangeLog orders the results by the change_log field.
+func ByChangeLog(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldChangeLog, opts...).ToFunc()
 }
 
 // ByPaymentHoldID orders the results by the payment_hold_id field.

@@ -226,6 +226,21 @@ func UnifiedThreadID(v string) predicate.Card {
 	return predicate.Card(sql.FieldEQ(FieldUnifiedThreadID, v))
 }
 
+// ExternalCardID applies equality check predicate on the "external_card_id" field. It's identical to ExternalCardIDEQ.
+func ExternalCardID(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldExternalCardID, v))
+}
+
+// ExternalInstanceURL applies equality check predicate on the "external_instance_url" field. It's identical to ExternalInstanceURLEQ.
+func ExternalInstanceURL(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldExternalInstanceURL, v))
+}
+
+// ChangeLog applies equality check predicate on the "change_log" field. It's identical to ChangeLogEQ.
+func ChangeLog(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldChangeLog, v))
+}
+
 // PaymentHoldID applies equality check predicate on the "payment_hold_id" field. It's identical to PaymentHoldIDEQ.
 func PaymentHoldID(v string) predicate.Card {
 	return predicate.Card(sql.FieldEQ(FieldPaymentHoldID, v))
@@ -2555,6 +2570,221 @@ func UnifiedThreadIDEqualFold(v string) predicate.Card {
 // UnifiedThreadIDContainsFold applies the ContainsFold predicate on the "unified_thread_id" field.
 func UnifiedThreadIDContainsFold(v string) predicate.Card {
 	return predicate.Card(sql.FieldContainsFold(FieldUnifiedThreadID, v))
+}
+
+// ExternalCardIDEQ applies the EQ predicate on the "external_card_id" field.
+func ExternalCardIDEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldExternalCardID, v))
+}
+
+// ExternalCardIDNEQ applies the NEQ predicate on the "external_card_id" field.
+func ExternalCardIDNEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldExternalCardID, v))
+}
+
+// ExternalCardIDIn applies the In predicate on the "external_card_id" field.
+func ExternalCardIDIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldExternalCardID, vs...))
+}
+
+// ExternalCardIDNotIn applies the NotIn predicate on the "external_card_id" field.
+func ExternalCardIDNotIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldExternalCardID, vs...))
+}
+
+// ExternalCardIDGT applies the GT predicate on the "external_card_id" field.
+func ExternalCardIDGT(v string) predicate.Card {
+	return predicate.Card(sql.FieldGT(FieldExternalCardID, v))
+}
+
+// ExternalCardIDGTE applies the GTE predicate on the "external_card_id" field.
+func ExternalCardIDGTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldGTE(FieldExternalCardID, v))
+}
+
+// ExternalCardIDLT applies the LT predicate on the "external_card_id" field.
+func ExternalCardIDLT(v string) predicate.Card {
+	return predicate.Card(sql.FieldLT(FieldExternalCardID, v))
+}
+
+// ExternalCardIDLTE applies the LTE predicate on the "external_card_id" field.
+func ExternalCardIDLTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldLTE(FieldExternalCardID, v))
+}
+
+// ExternalCardIDContains applies the Contains predicate on the "external_card_id" field.
+func ExternalCardIDContains(v string) predicate.Card {
+	return predicate.Card(sql.FieldContains(FieldExternalCardID, v))
+}
+
+// ExternalCardIDHasPrefix applies the HasPrefix predicate on the "external_card_id" field.
+func ExternalCardIDHasPrefix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasPrefix(FieldExternalCardID, v))
+}
+
+// ExternalCardIDHasSuffix applies the HasSuffix predicate on the "external_card_id" field.
+func ExternalCardIDHasSuffix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasSuffix(FieldExternalCardID, v))
+}
+
+// ExternalCardIDIsNil applies the IsNil predicate on the "external_card_id" field.
+func ExternalCardIDIsNil() predicate.Card {
+	return predicate.Card(sql.FieldIsNull(FieldExternalCardID))
+}
+
+// ExternalCardIDNotNil applies the NotNil predicate on the "external_card_id" field.
+func ExternalCardIDNotNil() predicate.Card {
+	return predicate.Card(sql.FieldNotNull(FieldExternalCardID))
+}
+
+// ExternalCardIDEqualFold applies the EqualFold predicate on the "external_card_id" field.
+func ExternalCardIDEqualFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldEqualFold(FieldExternalCardID, v))
+}
+
+// ExternalCardIDContainsFold applies the ContainsFold predicate on the "external_card_id" field.
+func ExternalCardIDContainsFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldContainsFold(FieldExternalCardID, v))
+}
+
+// ExternalInstanceURLEQ applies the EQ predicate on the "external_instance_url" field.
+func ExternalInstanceURLEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLNEQ applies the NEQ predicate on the "external_instance_url" field.
+func ExternalInstanceURLNEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLIn applies the In predicate on the "external_instance_url" field.
+func ExternalInstanceURLIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldExternalInstanceURL, vs...))
+}
+
+// ExternalInstanceURLNotIn applies the NotIn predicate on the "external_instance_url" field.
+func ExternalInstanceURLNotIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldExternalInstanceURL, vs...))
+}
+
+// ExternalInstanceURLGT applies the GT predicate on the "external_instance_url" field.
+func ExternalInstanceURLGT(v string) predicate.Card {
+	return predicate.Card(sql.FieldGT(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLGTE applies the GTE predicate on the "external_instance_url" field.
+func ExternalInstanceURLGTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldGTE(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLLT applies the LT predicate on the "external_instance_url" field.
+func ExternalInstanceURLLT(v string) predicate.Card {
+	return predicate.Card(sql.FieldLT(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLLTE applies the LTE predicate on the "external_instance_url" field.
+func ExternalInstanceURLLTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldLTE(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLContains applies the Contains predicate on the "external_instance_url" field.
+func ExternalInstanceURLContains(v string) predicate.Card {
+	return predicate.Card(sql.FieldContains(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLHasPrefix applies the HasPrefix predicate on the "external_instance_url" field.
+func ExternalInstanceURLHasPrefix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasPrefix(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLHasSuffix applies the HasSuffix predicate on the "external_instance_url" field.
+func ExternalInstanceURLHasSuffix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasSuffix(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLIsNil applies the IsNil predicate on the "external_instance_url" field.
+func ExternalInstanceURLIsNil() predicate.Card {
+	return predicate.Card(sql.FieldIsNull(FieldExternalInstanceURL))
+}
+
+// ExternalInstanceURLNotNil applies the NotNil predicate on the "external_instance_url" field.
+func ExternalInstanceURLNotNil() predicate.Card {
+	return predicate.Card(sql.FieldNotNull(FieldExternalInstanceURL))
+}
+
+// ExternalInstanceURLEqualFold applies the EqualFold predicate on the "external_instance_url" field.
+func ExternalInstanceURLEqualFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldEqualFold(FieldExternalInstanceURL, v))
+}
+
+// ExternalInstanceURLContainsFold applies the ContainsFold predicate on the "external_instance_url" field.
+func ExternalInstanceURLContainsFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldContainsFold(FieldExternalInstanceURL, v))
+}
+
+// ChangeLogEQ applies the EQ predicate on the "change_log" field.
+func ChangeLogEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldChangeLog, v))
+}
+
+// ChangeLogNEQ applies the NEQ predicate on the "change_log" field.
+func ChangeLogNEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldChangeLog, v))
+}
+
+// ChangeLogIn applies the In predicate on the "change_log" field.
+func ChangeLogIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldChangeLog, vs...))
+}
+
+// ChangeLogNotIn applies the NotIn predicate on the "change_log" field.
+func ChangeLogNotIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldChangeLog, vs...))
+}
+
+// ChangeLogGT applies the GT predicate on the "change_log" field.
+func ChangeLogGT(v string) predicate.Card {
+	return predicate.Card(sql.FieldGT(FieldChangeLog, v))
+}
+
+// ChangeLogGTE applies the GTE predicate on the "change_log" field.
+func ChangeLogGTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldGTE(FieldChangeLog, v))
+}
+
+// ChangeLogLT applies the LT predicate on the "change_log" field.
+func ChangeLogLT(v string) predicate.Card {
+	return predicate.Card(sql.FieldLT(FieldChangeLog, v))
+}
+
+// ChangeLogLTE applies the LTE predicate on the "change_log" field.
+func ChangeLogLTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldLTE(FieldChangeLog, v))
+}
+
+// ChangeLogContains applies the Contains predicate on the "change_log" field.
+func ChangeLogContains(v string) predicate.Card {
+	return predicate.Card(sql.FieldContains(FieldChangeLog, v))
+}
+
+// ChangeLogHasPrefix applies the HasPrefix predicate on the "change_log" field.
+func ChangeLogHasPrefix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasPrefix(FieldChangeLog, v))
+}
+
+// ChangeLogHasSuffix applies the HasSuffix predicate on the "change_log" field.
+func ChangeLogHasSuffix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasSuffix(FieldChangeLog, v))
+}
+
+// ChangeLogEqualFold applies the EqualFold predicate on the "change_log" field.
+func ChangeLogEqualFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldEqualFold(FieldChangeLog, v))
+}
+
+// ChangeLogContainsFold applies the ContainsFold predicate on the "change_log" field.
+func ChangeLogContainsFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldContainsFold(FieldChangeLog, v))
 }
 
 // PaymentHoldIDEQ applies the EQ predicate on the "payment_hold_id" field.

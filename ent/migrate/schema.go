@@ -307,6 +307,9 @@ var (
 		{Name: "source_channel", Type: field.TypeString, Nullable: true},
 		{Name: "difference_id", Type: field.TypeString, Nullable: true},
 		{Name: "unified_thread_id", Type: field.TypeString, Nullable: true},
+		{Name: "external_card_id", Type: field.TypeString, Nullable: true},
+		{Name: "external_instance_url", Type: field.TypeString, Nullable: true},
+		{Name: "change_log", Type: field.TypeString, Size: 2147483647, Default: "[]"},
 		{Name: "payment_hold_id", Type: field.TypeString, Nullable: true},
 		{Name: "payment_status", Type: field.TypeString, Nullable: true},
 		{Name: "project_price", Type: field.TypeInt64, Nullable: true},
@@ -332,7 +335,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "cards_users_cards",
-				Columns:    []*schema.Column{CardsColumns[50]},
+				Columns:    []*schema.Column{CardsColumns[53]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -341,17 +344,17 @@ var (
 			{
 				Name:    "card_user_id_status_order",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[50], CardsColumns[5], CardsColumns[9]},
+				Columns: []*schema.Column{CardsColumns[53], CardsColumns[5], CardsColumns[9]},
 			},
 			{
 				Name:    "card_user_id_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[50], CardsColumns[2]},
+				Columns: []*schema.Column{CardsColumns[53], CardsColumns[2]},
 			},
 			{
 				Name:    "card_user_id_project_id_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[50], CardsColumns[17], CardsColumns[2]},
+				Columns: []*schema.Column{CardsColumns[53], CardsColumns[17], CardsColumns[2]},
 			},
 			{
 				Name:    "card_origin_card_id",

@@ -63,6 +63,12 @@ func (Card) Fields() []ent.Field {
 		field.String("source_channel").Optional().Nillable(),
 		field.String("difference_id").Optional().Nillable(),
 		field.String("unified_thread_id").Optional().Nillable(),
+		// The peer's card this one is linked to across instances (RULINGS
+		// "The operator network": Card links), and the peer's news of it: a
+		// JSON array of at most 20 CardChange entries, oldest first.
+		field.String("external_card_id").Optional().Nillable(),
+		field.String("external_instance_url").Optional().Nillable(),
+		field.Text("change_log").Default("[]"),
 
 		// Payment and completion.
 		field.String("payment_hold_id").Optional().Nillable(),

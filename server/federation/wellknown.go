@@ -159,9 +159,10 @@ var InboundPaths = []string{
 	"POST /api/federation/relay",
 	"/api/federation/relay-ack",
 	"/" + switchboardv1connect.NetworkRelayPeerServiceName + "/",
-	// Reputation, entity search and the trust-gated tool call.
+	// Reputation, entity search, the trust-gated tool call and card links.
 	"/api/federation/reputation",
 	"/api/federation/entity-search",
 	"/api/federation/mcp",
+	"/api/federation/card-status",
 	"/" + switchboardv1connect.NetworkSharePeerServiceName + "/",
 }

@@ -23,6 +23,7 @@ func networkShareFixtures() []fixture {
 		}}),
 		single("SearchSharedEntitiesResponse", "empty", &switchboardv1.SearchSharedEntitiesResponse{}),
 		single("CallSharedToolResponse", "mode", &switchboardv1.CallSharedToolResponse{Tool: "mode_get", Result: mode}),
+		single("ReceiveCardStatusResponse", "one", &switchboardv1.ReceiveCardStatusResponse{Entries: 1}),
 		single("CallSharedToolResponse", "bare", &switchboardv1.CallSharedToolResponse{Tool: "job_browse"}),
 	}
 }

@@ -1,9 +1,11 @@
 package kanban
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -142,7 +144,27 @@ func toCardFields(c *ent.Card) *switchboardv1.KanbanCard {
 		IsArchived: c.IsArchived,
 
 		PendingReview: PendingReview(items(c.Edges.ChecklistItems)),
+
+		ExternalCardId: nz(c.ExternalCardID), ExternalInstanceUrl: nz(c.ExternalInstanceURL), ChangeLog: ChangeLog(c),
 	}
+}
+
+// ChangeLog is a linked card's change log as the peer sent it, oldest first
+// (RULINGS "The operator network": Card links); a log that does not read is
+// empty.
+func ChangeLog(c *ent.Card) []*switchboardv1.CardChange {
+	out := []*switchboardv1.CardChange{}
+	var raw []json.RawMessage
+	if json.Unmarshal([]byte(c.ChangeLog), &raw) != nil {
+		return out
+	}
+	for _, r := range raw {
+		e := &switchboardv1.CardChange{}
+		if protojson.Unmarshal(r, e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func toChecklistItem(it *ent.ChecklistItem) *switchboardv1.ChecklistItem {

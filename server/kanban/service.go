@@ -30,6 +30,10 @@ import (
 type Service struct {
 	DB  *db.DB
 	Now func() time.Time
+	// Changed runs in an update's transaction when a card's status or
+	// priority changed (the operator network sends it to a linked card's
+	// instance); optional.
+	Changed func(ctx context.Context, tx *db.Tx, before, after *ent.Card) error
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }

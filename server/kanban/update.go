@@ -96,6 +96,11 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 		}
 		return d, errNoChange
 	}
+	if s.Changed != nil && (before.Status != after.Status || before.Priority != after.Priority) {
+		if err := s.Changed(ctx, tx, before, after); err != nil {
+			return nil, err
+		}
+	}
 	log := cardLog{tx: tx, p: p, card: after, now: now}
 	if moved {
 		if err := log.moved(ctx, string(before.Status), string(after.Status)); err != nil {

@@ -119,6 +119,11 @@ func (s *Service) recordSent(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if out.GetIntent() != "" {
 		create.SetIntent(relay.Intent(out.GetIntent()))
 	}
+	if out.GetCardId() != "" && ans.CardId != nil {
+		if err := linkCard(ctx, tx, p.UserID, optional(out.GetCardId()), ans.CardId, c); err != nil {
+			return nil, err
+		}
+	}
 	if ans.GetFiltered() {
 		create.SetFilteredReason(ans.GetReason())
 	}

@@ -273,8 +273,10 @@ func (s *Service) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnec
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}
 	return s.Queue.CreateForeign(ctx, tx, p, req, queue.Foreign{RequesterEmail: c.PeerUserEmail, RequesterName: in.fromName,
 		SourceInstanceName: instanceNameOf(c)}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
-		_, err := create.SetItemID(it.ID).Save(ctx)
-		return err
+		if _, err := create.SetItemID(it.ID).Save(ctx); err != nil {
+			return err
+		}
+		return linkCard(ctx, tx, to.ID, it.CardID, in.cardID, c)
 	})
 }
 

@@ -85,6 +85,12 @@ type KanbanCard struct {
 	IsArchived     bool                   `protobuf:"varint,52,opt,name=is_archived,json=isArchived,proto3" json:"is_archived,omitempty"`
 	// True while the card has an unchecked queue_review checklist item (the pending-review badge).
 	PendingReview bool `protobuf:"varint,53,opt,name=pending_review,json=pendingReview,proto3" json:"pending_review,omitempty"`
+	// The peer's card this one is linked to across instances, and where.
+	ExternalCardId      *string `protobuf:"bytes,54,opt,name=external_card_id,json=externalCardId,proto3,oneof" json:"external_card_id,omitempty"`
+	ExternalInstanceUrl *string `protobuf:"bytes,55,opt,name=external_instance_url,json=externalInstanceUrl,proto3,oneof" json:"external_instance_url,omitempty"`
+	// The linked card's status and priority changes as the peer sent them,
+	// oldest first, at most 20.
+	ChangeLog     []*CardChange `protobuf:"bytes,56,rep,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -490,6 +496,27 @@ func (x *KanbanCard) GetPendingReview() bool {
 	return false
 }
 
+func (x *KanbanCard) GetExternalCardId() string {
+	if x != nil && x.ExternalCardId != nil {
+		return *x.ExternalCardId
+	}
+	return ""
+}
+
+func (x *KanbanCard) GetExternalInstanceUrl() string {
+	if x != nil && x.ExternalInstanceUrl != nil {
+		return *x.ExternalInstanceUrl
+	}
+	return ""
+}
+
+func (x *KanbanCard) GetChangeLog() []*CardChange {
+	if x != nil {
+		return x.ChangeLog
+	}
+	return nil
+}
+
 // KanbanCardDetail is a card as the detail shows it (contacts carry seven
 // fields). Its fields are KanbanCard's, number for number.
 type KanbanCardDetail struct {
@@ -552,6 +579,12 @@ type KanbanCardDetail struct {
 	IsArchived     bool                   `protobuf:"varint,52,opt,name=is_archived,json=isArchived,proto3" json:"is_archived,omitempty"`
 	// True while the card has an unchecked queue_review checklist item (the pending-review badge).
 	PendingReview bool `protobuf:"varint,53,opt,name=pending_review,json=pendingReview,proto3" json:"pending_review,omitempty"`
+	// The peer's card this one is linked to across instances, and where.
+	ExternalCardId      *string `protobuf:"bytes,54,opt,name=external_card_id,json=externalCardId,proto3,oneof" json:"external_card_id,omitempty"`
+	ExternalInstanceUrl *string `protobuf:"bytes,55,opt,name=external_instance_url,json=externalInstanceUrl,proto3,oneof" json:"external_instance_url,omitempty"`
+	// The linked card's status and priority changes as the peer sent them,
+	// oldest first, at most 20.
+	ChangeLog     []*CardChange `protobuf:"bytes,56,rep,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -957,6 +990,116 @@ func (x *KanbanCardDetail) GetPendingReview() bool {
 	return false
 }
 
+func (x *KanbanCardDetail) GetExternalCardId() string {
+	if x != nil && x.ExternalCardId != nil {
+		return *x.ExternalCardId
+	}
+	return ""
+}
+
+func (x *KanbanCardDetail) GetExternalInstanceUrl() string {
+	if x != nil && x.ExternalInstanceUrl != nil {
+		return *x.ExternalInstanceUrl
+	}
+	return ""
+}
+
+func (x *KanbanCardDetail) GetChangeLog() []*CardChange {
+	if x != nil {
+		return x.ChangeLog
+	}
+	return nil
+}
+
+// CardChange is one status or priority change of a linked card on the
+// peer's instance (RULINGS "The operator network": Card links).
+type CardChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The peer's card.
+	ExternalCardId string `protobuf:"bytes,1,opt,name=external_card_id,json=externalCardId,proto3" json:"external_card_id,omitempty"`
+	NewStatus      string `protobuf:"bytes,2,opt,name=new_status,json=newStatus,proto3" json:"new_status,omitempty"`
+	NewPriority    string `protobuf:"bytes,3,opt,name=new_priority,json=newPriority,proto3" json:"new_priority,omitempty"`
+	// The peer's words for the change.
+	ChangeLog string `protobuf:"bytes,4,opt,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
+	// The peer, as user@host.
+	From          string                 `protobuf:"bytes,5,opt,name=from,proto3" json:"from,omitempty"`
+	ReceivedAt    *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CardChange) Reset() {
+	*x = CardChange{}
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CardChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CardChange) ProtoMessage() {}
+
+func (x *CardChange) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CardChange.ProtoReflect.Descriptor instead.
+func (*CardChange) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CardChange) GetExternalCardId() string {
+	if x != nil {
+		return x.ExternalCardId
+	}
+	return ""
+}
+
+func (x *CardChange) GetNewStatus() string {
+	if x != nil {
+		return x.NewStatus
+	}
+	return ""
+}
+
+func (x *CardChange) GetNewPriority() string {
+	if x != nil {
+		return x.NewPriority
+	}
+	return ""
+}
+
+func (x *CardChange) GetChangeLog() string {
+	if x != nil {
+		return x.ChangeLog
+	}
+	return ""
+}
+
+func (x *CardChange) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *CardChange) GetReceivedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReceivedAt
+	}
+	return nil
+}
+
 // ChecklistItem is one row of a card's checklist.
 type ChecklistItem struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -987,7 +1130,7 @@ type ChecklistItem struct {
 
 func (x *ChecklistItem) Reset() {
 	*x = ChecklistItem{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[2]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -999,7 +1142,7 @@ func (x *ChecklistItem) String() string {
 func (*ChecklistItem) ProtoMessage() {}
 
 func (x *ChecklistItem) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[2]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1012,7 +1155,7 @@ func (x *ChecklistItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChecklistItem.ProtoReflect.Descriptor instead.
 func (*ChecklistItem) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{2}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ChecklistItem) GetId() string {
@@ -1158,7 +1301,7 @@ type CardContact struct {
 
 func (x *CardContact) Reset() {
 	*x = CardContact{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[3]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1313,7 @@ func (x *CardContact) String() string {
 func (*CardContact) ProtoMessage() {}
 
 func (x *CardContact) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[3]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1326,7 @@ func (x *CardContact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CardContact.ProtoReflect.Descriptor instead.
 func (*CardContact) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CardContact) GetId() string {
@@ -1259,7 +1402,7 @@ type CardContactDetail struct {
 
 func (x *CardContactDetail) Reset() {
 	*x = CardContactDetail{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[4]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1271,7 +1414,7 @@ func (x *CardContactDetail) String() string {
 func (*CardContactDetail) ProtoMessage() {}
 
 func (x *CardContactDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[4]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1284,7 +1427,7 @@ func (x *CardContactDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CardContactDetail.ProtoReflect.Descriptor instead.
 func (*CardContactDetail) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CardContactDetail) GetId() string {
@@ -1356,7 +1499,7 @@ type ContactPreview struct {
 
 func (x *ContactPreview) Reset() {
 	*x = ContactPreview{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[5]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1511,7 @@ func (x *ContactPreview) String() string {
 func (*ContactPreview) ProtoMessage() {}
 
 func (x *ContactPreview) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[5]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1524,7 @@ func (x *ContactPreview) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactPreview.ProtoReflect.Descriptor instead.
 func (*ContactPreview) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ContactPreview) GetId() string {
@@ -1428,7 +1571,7 @@ type ContactProfile struct {
 
 func (x *ContactProfile) Reset() {
 	*x = ContactProfile{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[6]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1440,7 +1583,7 @@ func (x *ContactProfile) String() string {
 func (*ContactProfile) ProtoMessage() {}
 
 func (x *ContactProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[6]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1453,7 +1596,7 @@ func (x *ContactProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContactProfile.ProtoReflect.Descriptor instead.
 func (*ContactProfile) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ContactProfile) GetId() string {
@@ -1564,7 +1707,7 @@ type CardInput struct {
 
 func (x *CardInput) Reset() {
 	*x = CardInput{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[7]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1719,7 @@ func (x *CardInput) String() string {
 func (*CardInput) ProtoMessage() {}
 
 func (x *CardInput) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[7]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1732,7 @@ func (x *CardInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CardInput.ProtoReflect.Descriptor instead.
 func (*CardInput) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CardInput) GetTitle() string {
@@ -1822,7 +1965,7 @@ type ChecklistItemInput struct {
 
 func (x *ChecklistItemInput) Reset() {
 	*x = ChecklistItemInput{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[8]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1834,7 +1977,7 @@ func (x *ChecklistItemInput) String() string {
 func (*ChecklistItemInput) ProtoMessage() {}
 
 func (x *ChecklistItemInput) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[8]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1847,7 +1990,7 @@ func (x *ChecklistItemInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChecklistItemInput.ProtoReflect.Descriptor instead.
 func (*ChecklistItemInput) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{8}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ChecklistItemInput) GetId() string {
@@ -1891,7 +2034,7 @@ type CardContactInput struct {
 
 func (x *CardContactInput) Reset() {
 	*x = CardContactInput{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[9]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1903,7 +2046,7 @@ func (x *CardContactInput) String() string {
 func (*CardContactInput) ProtoMessage() {}
 
 func (x *CardContactInput) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[9]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1916,7 +2059,7 @@ func (x *CardContactInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CardContactInput.ProtoReflect.Descriptor instead.
 func (*CardContactInput) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{9}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CardContactInput) GetContactId() string {
@@ -1962,7 +2105,7 @@ type ListCardsRequest struct {
 
 func (x *ListCardsRequest) Reset() {
 	*x = ListCardsRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[10]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1974,7 +2117,7 @@ func (x *ListCardsRequest) String() string {
 func (*ListCardsRequest) ProtoMessage() {}
 
 func (x *ListCardsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[10]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1987,7 +2130,7 @@ func (x *ListCardsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardsRequest.ProtoReflect.Descriptor instead.
 func (*ListCardsRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{10}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListCardsRequest) GetStatus() string {
@@ -2042,7 +2185,7 @@ type ListCardsResponse struct {
 
 func (x *ListCardsResponse) Reset() {
 	*x = ListCardsResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[11]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2054,7 +2197,7 @@ func (x *ListCardsResponse) String() string {
 func (*ListCardsResponse) ProtoMessage() {}
 
 func (x *ListCardsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[11]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2067,7 +2210,7 @@ func (x *ListCardsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardsResponse.ProtoReflect.Descriptor instead.
 func (*ListCardsResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{11}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListCardsResponse) GetCards() []*KanbanCard {
@@ -2093,7 +2236,7 @@ type GetCardRequest struct {
 
 func (x *GetCardRequest) Reset() {
 	*x = GetCardRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[12]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2105,7 +2248,7 @@ func (x *GetCardRequest) String() string {
 func (*GetCardRequest) ProtoMessage() {}
 
 func (x *GetCardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[12]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2118,7 +2261,7 @@ func (x *GetCardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCardRequest.ProtoReflect.Descriptor instead.
 func (*GetCardRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{12}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetCardRequest) GetId() string {
@@ -2137,7 +2280,7 @@ type GetCardResponse struct {
 
 func (x *GetCardResponse) Reset() {
 	*x = GetCardResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[13]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2149,7 +2292,7 @@ func (x *GetCardResponse) String() string {
 func (*GetCardResponse) ProtoMessage() {}
 
 func (x *GetCardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[13]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2162,7 +2305,7 @@ func (x *GetCardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCardResponse.ProtoReflect.Descriptor instead.
 func (*GetCardResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{13}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetCardResponse) GetCard() *KanbanCardDetail {
@@ -2181,7 +2324,7 @@ type CreateCardRequest struct {
 
 func (x *CreateCardRequest) Reset() {
 	*x = CreateCardRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[14]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2193,7 +2336,7 @@ func (x *CreateCardRequest) String() string {
 func (*CreateCardRequest) ProtoMessage() {}
 
 func (x *CreateCardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[14]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2206,7 +2349,7 @@ func (x *CreateCardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCardRequest.ProtoReflect.Descriptor instead.
 func (*CreateCardRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{14}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateCardRequest) GetCard() *CardInput {
@@ -2225,7 +2368,7 @@ type CreateCardResponse struct {
 
 func (x *CreateCardResponse) Reset() {
 	*x = CreateCardResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[15]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2380,7 @@ func (x *CreateCardResponse) String() string {
 func (*CreateCardResponse) ProtoMessage() {}
 
 func (x *CreateCardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[15]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2393,7 @@ func (x *CreateCardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCardResponse.ProtoReflect.Descriptor instead.
 func (*CreateCardResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{15}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateCardResponse) GetCard() *KanbanCardDetail {
@@ -2270,7 +2413,7 @@ type UpdateCardRequest struct {
 
 func (x *UpdateCardRequest) Reset() {
 	*x = UpdateCardRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[16]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2282,7 +2425,7 @@ func (x *UpdateCardRequest) String() string {
 func (*UpdateCardRequest) ProtoMessage() {}
 
 func (x *UpdateCardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[16]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2295,7 +2438,7 @@ func (x *UpdateCardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCardRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCardRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{16}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UpdateCardRequest) GetId() string {
@@ -2321,7 +2464,7 @@ type UpdateCardResponse struct {
 
 func (x *UpdateCardResponse) Reset() {
 	*x = UpdateCardResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[17]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2333,7 +2476,7 @@ func (x *UpdateCardResponse) String() string {
 func (*UpdateCardResponse) ProtoMessage() {}
 
 func (x *UpdateCardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[17]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2346,7 +2489,7 @@ func (x *UpdateCardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCardResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCardResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{17}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UpdateCardResponse) GetCard() *KanbanCardDetail {
@@ -2365,7 +2508,7 @@ type DeleteCardRequest struct {
 
 func (x *DeleteCardRequest) Reset() {
 	*x = DeleteCardRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[18]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2377,7 +2520,7 @@ func (x *DeleteCardRequest) String() string {
 func (*DeleteCardRequest) ProtoMessage() {}
 
 func (x *DeleteCardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[18]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2390,7 +2533,7 @@ func (x *DeleteCardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCardRequest.ProtoReflect.Descriptor instead.
 func (*DeleteCardRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{18}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteCardRequest) GetId() string {
@@ -2410,7 +2553,7 @@ type DeleteCardResponse struct {
 
 func (x *DeleteCardResponse) Reset() {
 	*x = DeleteCardResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[19]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2422,7 +2565,7 @@ func (x *DeleteCardResponse) String() string {
 func (*DeleteCardResponse) ProtoMessage() {}
 
 func (x *DeleteCardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[19]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2435,7 +2578,7 @@ func (x *DeleteCardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCardResponse.ProtoReflect.Descriptor instead.
 func (*DeleteCardResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{19}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeleteCardResponse) GetCard() *KanbanCardDetail {
@@ -2458,7 +2601,7 @@ type UpdateChecklistItemRequest struct {
 
 func (x *UpdateChecklistItemRequest) Reset() {
 	*x = UpdateChecklistItemRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[20]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2470,7 +2613,7 @@ func (x *UpdateChecklistItemRequest) String() string {
 func (*UpdateChecklistItemRequest) ProtoMessage() {}
 
 func (x *UpdateChecklistItemRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[20]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2483,7 +2626,7 @@ func (x *UpdateChecklistItemRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChecklistItemRequest.ProtoReflect.Descriptor instead.
 func (*UpdateChecklistItemRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{20}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdateChecklistItemRequest) GetCardId() string {
@@ -2533,7 +2676,7 @@ type UpdateChecklistItemResponse struct {
 
 func (x *UpdateChecklistItemResponse) Reset() {
 	*x = UpdateChecklistItemResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[21]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +2688,7 @@ func (x *UpdateChecklistItemResponse) String() string {
 func (*UpdateChecklistItemResponse) ProtoMessage() {}
 
 func (x *UpdateChecklistItemResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[21]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2701,7 @@ func (x *UpdateChecklistItemResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChecklistItemResponse.ProtoReflect.Descriptor instead.
 func (*UpdateChecklistItemResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{21}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpdateChecklistItemResponse) GetItem() *ChecklistItem {
@@ -2588,7 +2731,7 @@ type ListCardActivityRequest struct {
 
 func (x *ListCardActivityRequest) Reset() {
 	*x = ListCardActivityRequest{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[22]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2600,7 +2743,7 @@ func (x *ListCardActivityRequest) String() string {
 func (*ListCardActivityRequest) ProtoMessage() {}
 
 func (x *ListCardActivityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[22]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2613,7 +2756,7 @@ func (x *ListCardActivityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardActivityRequest.ProtoReflect.Descriptor instead.
 func (*ListCardActivityRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{22}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListCardActivityRequest) GetId() string {
@@ -2649,7 +2792,7 @@ type ListCardActivityResponse struct {
 
 func (x *ListCardActivityResponse) Reset() {
 	*x = ListCardActivityResponse{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[23]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2661,7 +2804,7 @@ func (x *ListCardActivityResponse) String() string {
 func (*ListCardActivityResponse) ProtoMessage() {}
 
 func (x *ListCardActivityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[23]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2674,7 +2817,7 @@ func (x *ListCardActivityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardActivityResponse.ProtoReflect.Descriptor instead.
 func (*ListCardActivityResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{23}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListCardActivityResponse) GetSuccess() bool {
@@ -2715,7 +2858,7 @@ type ActivityEntry struct {
 
 func (x *ActivityEntry) Reset() {
 	*x = ActivityEntry{}
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[24]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2727,7 +2870,7 @@ func (x *ActivityEntry) String() string {
 func (*ActivityEntry) ProtoMessage() {}
 
 func (x *ActivityEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_kanban_proto_msgTypes[24]
+	mi := &file_switchboard_v1_kanban_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2740,7 +2883,7 @@ func (x *ActivityEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityEntry.ProtoReflect.Descriptor instead.
 func (*ActivityEntry) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{24}
+	return file_switchboard_v1_kanban_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ActivityEntry) GetId() string {
@@ -2803,7 +2946,7 @@ var File_switchboard_v1_kanban_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\n" +
-	"\x1bswitchboard/v1/kanban.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xfb\x18\n" +
+	"\x1bswitchboard/v1/kanban.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xcd\x1a\n" +
 	"\n" +
 	"KanbanCard\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
@@ -2868,7 +3011,11 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10last_activity_at\x183 \x01(\v2\x1a.google.protobuf.TimestampH'R\x0elastActivityAt\x88\x01\x01\x12\x1f\n" +
 	"\vis_archived\x184 \x01(\bR\n" +
 	"isArchived\x12%\n" +
-	"\x0epending_review\x185 \x01(\bR\rpendingReviewB\x0e\n" +
+	"\x0epending_review\x185 \x01(\bR\rpendingReview\x12-\n" +
+	"\x10external_card_id\x186 \x01(\tH(R\x0eexternalCardId\x88\x01\x01\x127\n" +
+	"\x15external_instance_url\x187 \x01(\tH)R\x13externalInstanceUrl\x88\x01\x01\x129\n" +
+	"\n" +
+	"change_log\x188 \x03(\v2\x1a.switchboard.v1.CardChangeR\tchangeLogB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_due_dateB\n" +
 	"\n" +
@@ -2912,7 +3059,9 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10_cover_image_urlB\x11\n" +
 	"\x0f_priority_scoreB\r\n" +
 	"\v_start_dateB\x13\n" +
-	"\x11_last_activity_at\"\x87\x19\n" +
+	"\x11_last_activity_atB\x13\n" +
+	"\x11_external_card_idB\x18\n" +
+	"\x16_external_instance_url\"\xd9\x1a\n" +
 	"\x10KanbanCardDetail\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12%\n" +
@@ -2976,7 +3125,11 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10last_activity_at\x183 \x01(\v2\x1a.google.protobuf.TimestampH'R\x0elastActivityAt\x88\x01\x01\x12\x1f\n" +
 	"\vis_archived\x184 \x01(\bR\n" +
 	"isArchived\x12%\n" +
-	"\x0epending_review\x185 \x01(\bR\rpendingReviewB\x0e\n" +
+	"\x0epending_review\x185 \x01(\bR\rpendingReview\x12-\n" +
+	"\x10external_card_id\x186 \x01(\tH(R\x0eexternalCardId\x88\x01\x01\x127\n" +
+	"\x15external_instance_url\x187 \x01(\tH)R\x13externalInstanceUrl\x88\x01\x01\x129\n" +
+	"\n" +
+	"change_log\x188 \x03(\v2\x1a.switchboard.v1.CardChangeR\tchangeLogB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_due_dateB\n" +
 	"\n" +
@@ -3020,7 +3173,20 @@ const file_switchboard_v1_kanban_proto_rawDesc = "" +
 	"\x10_cover_image_urlB\x11\n" +
 	"\x0f_priority_scoreB\r\n" +
 	"\v_start_dateB\x13\n" +
-	"\x11_last_activity_at\"\xdf\x06\n" +
+	"\x11_last_activity_atB\x13\n" +
+	"\x11_external_card_idB\x18\n" +
+	"\x16_external_instance_url\"\xe8\x01\n" +
+	"\n" +
+	"CardChange\x12(\n" +
+	"\x10external_card_id\x18\x01 \x01(\tR\x0eexternalCardId\x12\x1d\n" +
+	"\n" +
+	"new_status\x18\x02 \x01(\tR\tnewStatus\x12!\n" +
+	"\fnew_priority\x18\x03 \x01(\tR\vnewPriority\x12\x1d\n" +
+	"\n" +
+	"change_log\x18\x04 \x01(\tR\tchangeLog\x12\x12\n" +
+	"\x04from\x18\x05 \x01(\tR\x04from\x12;\n" +
+	"\vreceived_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"receivedAt\"\xdf\x06\n" +
 	"\rChecklistItem\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -3276,98 +3442,102 @@ func file_switchboard_v1_kanban_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_kanban_proto_rawDescData
 }
 
-var file_switchboard_v1_kanban_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_switchboard_v1_kanban_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_switchboard_v1_kanban_proto_goTypes = []any{
 	(*KanbanCard)(nil),                  // 0: switchboard.v1.KanbanCard
 	(*KanbanCardDetail)(nil),            // 1: switchboard.v1.KanbanCardDetail
-	(*ChecklistItem)(nil),               // 2: switchboard.v1.ChecklistItem
-	(*CardContact)(nil),                 // 3: switchboard.v1.CardContact
-	(*CardContactDetail)(nil),           // 4: switchboard.v1.CardContactDetail
-	(*ContactPreview)(nil),              // 5: switchboard.v1.ContactPreview
-	(*ContactProfile)(nil),              // 6: switchboard.v1.ContactProfile
-	(*CardInput)(nil),                   // 7: switchboard.v1.CardInput
-	(*ChecklistItemInput)(nil),          // 8: switchboard.v1.ChecklistItemInput
-	(*CardContactInput)(nil),            // 9: switchboard.v1.CardContactInput
-	(*ListCardsRequest)(nil),            // 10: switchboard.v1.ListCardsRequest
-	(*ListCardsResponse)(nil),           // 11: switchboard.v1.ListCardsResponse
-	(*GetCardRequest)(nil),              // 12: switchboard.v1.GetCardRequest
-	(*GetCardResponse)(nil),             // 13: switchboard.v1.GetCardResponse
-	(*CreateCardRequest)(nil),           // 14: switchboard.v1.CreateCardRequest
-	(*CreateCardResponse)(nil),          // 15: switchboard.v1.CreateCardResponse
-	(*UpdateCardRequest)(nil),           // 16: switchboard.v1.UpdateCardRequest
-	(*UpdateCardResponse)(nil),          // 17: switchboard.v1.UpdateCardResponse
-	(*DeleteCardRequest)(nil),           // 18: switchboard.v1.DeleteCardRequest
-	(*DeleteCardResponse)(nil),          // 19: switchboard.v1.DeleteCardResponse
-	(*UpdateChecklistItemRequest)(nil),  // 20: switchboard.v1.UpdateChecklistItemRequest
-	(*UpdateChecklistItemResponse)(nil), // 21: switchboard.v1.UpdateChecklistItemResponse
-	(*ListCardActivityRequest)(nil),     // 22: switchboard.v1.ListCardActivityRequest
-	(*ListCardActivityResponse)(nil),    // 23: switchboard.v1.ListCardActivityResponse
-	(*ActivityEntry)(nil),               // 24: switchboard.v1.ActivityEntry
-	(*timestamppb.Timestamp)(nil),       // 25: google.protobuf.Timestamp
-	(*Pagination)(nil),                  // 26: switchboard.v1.Pagination
+	(*CardChange)(nil),                  // 2: switchboard.v1.CardChange
+	(*ChecklistItem)(nil),               // 3: switchboard.v1.ChecklistItem
+	(*CardContact)(nil),                 // 4: switchboard.v1.CardContact
+	(*CardContactDetail)(nil),           // 5: switchboard.v1.CardContactDetail
+	(*ContactPreview)(nil),              // 6: switchboard.v1.ContactPreview
+	(*ContactProfile)(nil),              // 7: switchboard.v1.ContactProfile
+	(*CardInput)(nil),                   // 8: switchboard.v1.CardInput
+	(*ChecklistItemInput)(nil),          // 9: switchboard.v1.ChecklistItemInput
+	(*CardContactInput)(nil),            // 10: switchboard.v1.CardContactInput
+	(*ListCardsRequest)(nil),            // 11: switchboard.v1.ListCardsRequest
+	(*ListCardsResponse)(nil),           // 12: switchboard.v1.ListCardsResponse
+	(*GetCardRequest)(nil),              // 13: switchboard.v1.GetCardRequest
+	(*GetCardResponse)(nil),             // 14: switchboard.v1.GetCardResponse
+	(*CreateCardRequest)(nil),           // 15: switchboard.v1.CreateCardRequest
+	(*CreateCardResponse)(nil),          // 16: switchboard.v1.CreateCardResponse
+	(*UpdateCardRequest)(nil),           // 17: switchboard.v1.UpdateCardRequest
+	(*UpdateCardResponse)(nil),          // 18: switchboard.v1.UpdateCardResponse
+	(*DeleteCardRequest)(nil),           // 19: switchboard.v1.DeleteCardRequest
+	(*DeleteCardResponse)(nil),          // 20: switchboard.v1.DeleteCardResponse
+	(*UpdateChecklistItemRequest)(nil),  // 21: switchboard.v1.UpdateChecklistItemRequest
+	(*UpdateChecklistItemResponse)(nil), // 22: switchboard.v1.UpdateChecklistItemResponse
+	(*ListCardActivityRequest)(nil),     // 23: switchboard.v1.ListCardActivityRequest
+	(*ListCardActivityResponse)(nil),    // 24: switchboard.v1.ListCardActivityResponse
+	(*ActivityEntry)(nil),               // 25: switchboard.v1.ActivityEntry
+	(*timestamppb.Timestamp)(nil),       // 26: google.protobuf.Timestamp
+	(*Pagination)(nil),                  // 27: switchboard.v1.Pagination
 }
 var file_switchboard_v1_kanban_proto_depIdxs = []int32{
-	25, // 0: switchboard.v1.KanbanCard.due_date:type_name -> google.protobuf.Timestamp
-	2,  // 1: switchboard.v1.KanbanCard.checklist:type_name -> switchboard.v1.ChecklistItem
-	3,  // 2: switchboard.v1.KanbanCard.contacts:type_name -> switchboard.v1.CardContact
-	25, // 3: switchboard.v1.KanbanCard.created_at:type_name -> google.protobuf.Timestamp
-	25, // 4: switchboard.v1.KanbanCard.updated_at:type_name -> google.protobuf.Timestamp
-	25, // 5: switchboard.v1.KanbanCard.reminder_fired_at:type_name -> google.protobuf.Timestamp
-	25, // 6: switchboard.v1.KanbanCard.completion_suggested_at:type_name -> google.protobuf.Timestamp
-	25, // 7: switchboard.v1.KanbanCard.settled_at:type_name -> google.protobuf.Timestamp
-	25, // 8: switchboard.v1.KanbanCard.start_date:type_name -> google.protobuf.Timestamp
-	25, // 9: switchboard.v1.KanbanCard.last_activity_at:type_name -> google.protobuf.Timestamp
-	25, // 10: switchboard.v1.KanbanCardDetail.due_date:type_name -> google.protobuf.Timestamp
-	2,  // 11: switchboard.v1.KanbanCardDetail.checklist:type_name -> switchboard.v1.ChecklistItem
-	4,  // 12: switchboard.v1.KanbanCardDetail.contacts:type_name -> switchboard.v1.CardContactDetail
-	25, // 13: switchboard.v1.KanbanCardDetail.created_at:type_name -> google.protobuf.Timestamp
-	25, // 14: switchboard.v1.KanbanCardDetail.updated_at:type_name -> google.protobuf.Timestamp
-	25, // 15: switchboard.v1.KanbanCardDetail.reminder_fired_at:type_name -> google.protobuf.Timestamp
-	25, // 16: switchboard.v1.KanbanCardDetail.completion_suggested_at:type_name -> google.protobuf.Timestamp
-	25, // 17: switchboard.v1.KanbanCardDetail.settled_at:type_name -> google.protobuf.Timestamp
-	25, // 18: switchboard.v1.KanbanCardDetail.start_date:type_name -> google.protobuf.Timestamp
-	25, // 19: switchboard.v1.KanbanCardDetail.last_activity_at:type_name -> google.protobuf.Timestamp
-	25, // 20: switchboard.v1.ChecklistItem.due_date:type_name -> google.protobuf.Timestamp
-	25, // 21: switchboard.v1.ChecklistItem.created_at:type_name -> google.protobuf.Timestamp
-	25, // 22: switchboard.v1.ChecklistItem.updated_at:type_name -> google.protobuf.Timestamp
-	25, // 23: switchboard.v1.CardContact.created_at:type_name -> google.protobuf.Timestamp
-	5,  // 24: switchboard.v1.CardContact.contact:type_name -> switchboard.v1.ContactPreview
-	25, // 25: switchboard.v1.CardContactDetail.created_at:type_name -> google.protobuf.Timestamp
-	6,  // 26: switchboard.v1.CardContactDetail.contact:type_name -> switchboard.v1.ContactProfile
-	25, // 27: switchboard.v1.CardInput.due_date:type_name -> google.protobuf.Timestamp
-	25, // 28: switchboard.v1.CardInput.start_date:type_name -> google.protobuf.Timestamp
-	8,  // 29: switchboard.v1.CardInput.checklist:type_name -> switchboard.v1.ChecklistItemInput
-	9,  // 30: switchboard.v1.CardInput.contacts:type_name -> switchboard.v1.CardContactInput
-	0,  // 31: switchboard.v1.ListCardsResponse.cards:type_name -> switchboard.v1.KanbanCard
-	26, // 32: switchboard.v1.ListCardsResponse.pagination:type_name -> switchboard.v1.Pagination
-	1,  // 33: switchboard.v1.GetCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
-	7,  // 34: switchboard.v1.CreateCardRequest.card:type_name -> switchboard.v1.CardInput
-	1,  // 35: switchboard.v1.CreateCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
-	7,  // 36: switchboard.v1.UpdateCardRequest.card:type_name -> switchboard.v1.CardInput
-	1,  // 37: switchboard.v1.UpdateCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
-	1,  // 38: switchboard.v1.DeleteCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
-	2,  // 39: switchboard.v1.UpdateChecklistItemResponse.item:type_name -> switchboard.v1.ChecklistItem
-	24, // 40: switchboard.v1.ListCardActivityResponse.data:type_name -> switchboard.v1.ActivityEntry
-	25, // 41: switchboard.v1.ActivityEntry.created_at:type_name -> google.protobuf.Timestamp
-	10, // 42: switchboard.v1.KanbanService.ListCards:input_type -> switchboard.v1.ListCardsRequest
-	12, // 43: switchboard.v1.KanbanService.GetCard:input_type -> switchboard.v1.GetCardRequest
-	14, // 44: switchboard.v1.KanbanService.CreateCard:input_type -> switchboard.v1.CreateCardRequest
-	16, // 45: switchboard.v1.KanbanService.UpdateCard:input_type -> switchboard.v1.UpdateCardRequest
-	18, // 46: switchboard.v1.KanbanService.DeleteCard:input_type -> switchboard.v1.DeleteCardRequest
-	20, // 47: switchboard.v1.KanbanService.UpdateChecklistItem:input_type -> switchboard.v1.UpdateChecklistItemRequest
-	22, // 48: switchboard.v1.KanbanService.ListCardActivity:input_type -> switchboard.v1.ListCardActivityRequest
-	11, // 49: switchboard.v1.KanbanService.ListCards:output_type -> switchboard.v1.ListCardsResponse
-	13, // 50: switchboard.v1.KanbanService.GetCard:output_type -> switchboard.v1.GetCardResponse
-	15, // 51: switchboard.v1.KanbanService.CreateCard:output_type -> switchboard.v1.CreateCardResponse
-	17, // 52: switchboard.v1.KanbanService.UpdateCard:output_type -> switchboard.v1.UpdateCardResponse
-	19, // 53: switchboard.v1.KanbanService.DeleteCard:output_type -> switchboard.v1.DeleteCardResponse
-	21, // 54: switchboard.v1.KanbanService.UpdateChecklistItem:output_type -> switchboard.v1.UpdateChecklistItemResponse
-	23, // 55: switchboard.v1.KanbanService.ListCardActivity:output_type -> switchboard.v1.ListCardActivityResponse
-	49, // [49:56] is the sub-list for method output_type
-	42, // [42:49] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	26, // 0: switchboard.v1.KanbanCard.due_date:type_name -> google.protobuf.Timestamp
+	3,  // 1: switchboard.v1.KanbanCard.checklist:type_name -> switchboard.v1.ChecklistItem
+	4,  // 2: switchboard.v1.KanbanCard.contacts:type_name -> switchboard.v1.CardContact
+	26, // 3: switchboard.v1.KanbanCard.created_at:type_name -> google.protobuf.Timestamp
+	26, // 4: switchboard.v1.KanbanCard.updated_at:type_name -> google.protobuf.Timestamp
+	26, // 5: switchboard.v1.KanbanCard.reminder_fired_at:type_name -> google.protobuf.Timestamp
+	26, // 6: switchboard.v1.KanbanCard.completion_suggested_at:type_name -> google.protobuf.Timestamp
+	26, // 7: switchboard.v1.KanbanCard.settled_at:type_name -> google.protobuf.Timestamp
+	26, // 8: switchboard.v1.KanbanCard.start_date:type_name -> google.protobuf.Timestamp
+	26, // 9: switchboard.v1.KanbanCard.last_activity_at:type_name -> google.protobuf.Timestamp
+	2,  // 10: switchboard.v1.KanbanCard.change_log:type_name -> switchboard.v1.CardChange
+	26, // 11: switchboard.v1.KanbanCardDetail.due_date:type_name -> google.protobuf.Timestamp
+	3,  // 12: switchboard.v1.KanbanCardDetail.checklist:type_name -> switchboard.v1.ChecklistItem
+	5,  // 13: switchboard.v1.KanbanCardDetail.contacts:type_name -> switchboard.v1.CardContactDetail
+	26, // 14: switchboard.v1.KanbanCardDetail.created_at:type_name -> google.protobuf.Timestamp
+	26, // 15: switchboard.v1.KanbanCardDetail.updated_at:type_name -> google.protobuf.Timestamp
+	26, // 16: switchboard.v1.KanbanCardDetail.reminder_fired_at:type_name -> google.protobuf.Timestamp
+	26, // 17: switchboard.v1.KanbanCardDetail.completion_suggested_at:type_name -> google.protobuf.Timestamp
+	26, // 18: switchboard.v1.KanbanCardDetail.settled_at:type_name -> google.protobuf.Timestamp
+	26, // 19: switchboard.v1.KanbanCardDetail.start_date:type_name -> google.protobuf.Timestamp
+	26, // 20: switchboard.v1.KanbanCardDetail.last_activity_at:type_name -> google.protobuf.Timestamp
+	2,  // 21: switchboard.v1.KanbanCardDetail.change_log:type_name -> switchboard.v1.CardChange
+	26, // 22: switchboard.v1.CardChange.received_at:type_name -> google.protobuf.Timestamp
+	26, // 23: switchboard.v1.ChecklistItem.due_date:type_name -> google.protobuf.Timestamp
+	26, // 24: switchboard.v1.ChecklistItem.created_at:type_name -> google.protobuf.Timestamp
+	26, // 25: switchboard.v1.ChecklistItem.updated_at:type_name -> google.protobuf.Timestamp
+	26, // 26: switchboard.v1.CardContact.created_at:type_name -> google.protobuf.Timestamp
+	6,  // 27: switchboard.v1.CardContact.contact:type_name -> switchboard.v1.ContactPreview
+	26, // 28: switchboard.v1.CardContactDetail.created_at:type_name -> google.protobuf.Timestamp
+	7,  // 29: switchboard.v1.CardContactDetail.contact:type_name -> switchboard.v1.ContactProfile
+	26, // 30: switchboard.v1.CardInput.due_date:type_name -> google.protobuf.Timestamp
+	26, // 31: switchboard.v1.CardInput.start_date:type_name -> google.protobuf.Timestamp
+	9,  // 32: switchboard.v1.CardInput.checklist:type_name -> switchboard.v1.ChecklistItemInput
+	10, // 33: switchboard.v1.CardInput.contacts:type_name -> switchboard.v1.CardContactInput
+	0,  // 34: switchboard.v1.ListCardsResponse.cards:type_name -> switchboard.v1.KanbanCard
+	27, // 35: switchboard.v1.ListCardsResponse.pagination:type_name -> switchboard.v1.Pagination
+	1,  // 36: switchboard.v1.GetCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
+	8,  // 37: switchboard.v1.CreateCardRequest.card:type_name -> switchboard.v1.CardInput
+	1,  // 38: switchboard.v1.CreateCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
+	8,  // 39: switchboard.v1.UpdateCardRequest.card:type_name -> switchboard.v1.CardInput
+	1,  // 40: switchboard.v1.UpdateCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
+	1,  // 41: switchboard.v1.DeleteCardResponse.card:type_name -> switchboard.v1.KanbanCardDetail
+	3,  // 42: switchboard.v1.UpdateChecklistItemResponse.item:type_name -> switchboard.v1.ChecklistItem
+	25, // 43: switchboard.v1.ListCardActivityResponse.data:type_name -> switchboard.v1.ActivityEntry
+	26, // 44: switchboard.v1.ActivityEntry.created_at:type_name -> google.protobuf.Timestamp
+	11, // 45: switchboard.v1.KanbanService.ListCards:input_type -> switchboard.v1.ListCardsRequest
+	13, // 46: switchboard.v1.KanbanService.GetCard:input_type -> switchboard.v1.GetCardRequest
+	15, // 47: switchboard.v1.KanbanService.CreateCard:input_type -> switchboard.v1.CreateCardRequest
+	17, // 48: switchboard.v1.KanbanService.UpdateCard:input_type -> switchboard.v1.UpdateCardRequest
+	19, // 49: switchboard.v1.KanbanService.DeleteCard:input_type -> switchboard.v1.DeleteCardRequest
+	21, // 50: switchboard.v1.KanbanService.UpdateChecklistItem:input_type -> switchboard.v1.UpdateChecklistItemRequest
+	23, // 51: switchboard.v1.KanbanService.ListCardActivity:input_type -> switchboard.v1.ListCardActivityRequest
+	12, // 52: switchboard.v1.KanbanService.ListCards:output_type -> switchboard.v1.ListCardsResponse
+	14, // 53: switchboard.v1.KanbanService.GetCard:output_type -> switchboard.v1.GetCardResponse
+	16, // 54: switchboard.v1.KanbanService.CreateCard:output_type -> switchboard.v1.CreateCardResponse
+	18, // 55: switchboard.v1.KanbanService.UpdateCard:output_type -> switchboard.v1.UpdateCardResponse
+	20, // 56: switchboard.v1.KanbanService.DeleteCard:output_type -> switchboard.v1.DeleteCardResponse
+	22, // 57: switchboard.v1.KanbanService.UpdateChecklistItem:output_type -> switchboard.v1.UpdateChecklistItemResponse
+	24, // 58: switchboard.v1.KanbanService.ListCardActivity:output_type -> switchboard.v1.ListCardActivityResponse
+	52, // [52:59] is the sub-list for method output_type
+	45, // [45:52] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_kanban_proto_init() }
@@ -3379,7 +3549,6 @@ func file_switchboard_v1_kanban_proto_init() {
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_kanban_proto_msgTypes[0].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[1].OneofWrappers = []any{}
-	file_switchboard_v1_kanban_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[3].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[4].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[5].OneofWrappers = []any{}
@@ -3387,16 +3556,17 @@ func file_switchboard_v1_kanban_proto_init() {
 	file_switchboard_v1_kanban_proto_msgTypes[7].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[8].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[9].OneofWrappers = []any{}
-	file_switchboard_v1_kanban_proto_msgTypes[20].OneofWrappers = []any{}
-	file_switchboard_v1_kanban_proto_msgTypes[23].OneofWrappers = []any{}
+	file_switchboard_v1_kanban_proto_msgTypes[10].OneofWrappers = []any{}
+	file_switchboard_v1_kanban_proto_msgTypes[21].OneofWrappers = []any{}
 	file_switchboard_v1_kanban_proto_msgTypes[24].OneofWrappers = []any{}
+	file_switchboard_v1_kanban_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_kanban_proto_rawDesc), len(file_switchboard_v1_kanban_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

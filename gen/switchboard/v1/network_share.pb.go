@@ -24,6 +24,129 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ReceiveCardStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sender's card (required; checked by the handler after the token).
+	CardId string `protobuf:"bytes,1,opt,name=card_id,json=cardId,proto3" json:"card_id,omitempty"`
+	// The card here it is linked to (required, as card_id).
+	ExternalCardId string `protobuf:"bytes,2,opt,name=external_card_id,json=externalCardId,proto3" json:"external_card_id,omitempty"`
+	NewStatus      string `protobuf:"bytes,3,opt,name=new_status,json=newStatus,proto3" json:"new_status,omitempty"`
+	NewPriority    string `protobuf:"bytes,4,opt,name=new_priority,json=newPriority,proto3" json:"new_priority,omitempty"`
+	ChangeLog      string `protobuf:"bytes,5,opt,name=change_log,json=changeLog,proto3" json:"change_log,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ReceiveCardStatusRequest) Reset() {
+	*x = ReceiveCardStatusRequest{}
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiveCardStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiveCardStatusRequest) ProtoMessage() {}
+
+func (x *ReceiveCardStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiveCardStatusRequest.ProtoReflect.Descriptor instead.
+func (*ReceiveCardStatusRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ReceiveCardStatusRequest) GetCardId() string {
+	if x != nil {
+		return x.CardId
+	}
+	return ""
+}
+
+func (x *ReceiveCardStatusRequest) GetExternalCardId() string {
+	if x != nil {
+		return x.ExternalCardId
+	}
+	return ""
+}
+
+func (x *ReceiveCardStatusRequest) GetNewStatus() string {
+	if x != nil {
+		return x.NewStatus
+	}
+	return ""
+}
+
+func (x *ReceiveCardStatusRequest) GetNewPriority() string {
+	if x != nil {
+		return x.NewPriority
+	}
+	return ""
+}
+
+func (x *ReceiveCardStatusRequest) GetChangeLog() string {
+	if x != nil {
+		return x.ChangeLog
+	}
+	return ""
+}
+
+type ReceiveCardStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Entries in the card's change log after this one.
+	Entries       int32 `protobuf:"varint,1,opt,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReceiveCardStatusResponse) Reset() {
+	*x = ReceiveCardStatusResponse{}
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiveCardStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiveCardStatusResponse) ProtoMessage() {}
+
+func (x *ReceiveCardStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiveCardStatusResponse.ProtoReflect.Descriptor instead.
+func (*ReceiveCardStatusResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ReceiveCardStatusResponse) GetEntries() int32 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
 type RateRelayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The relay id the caller sent it under.
@@ -36,7 +159,7 @@ type RateRelayRequest struct {
 
 func (x *RateRelayRequest) Reset() {
 	*x = RateRelayRequest{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[0]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -48,7 +171,7 @@ func (x *RateRelayRequest) String() string {
 func (*RateRelayRequest) ProtoMessage() {}
 
 func (x *RateRelayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[0]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -61,7 +184,7 @@ func (x *RateRelayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateRelayRequest.ProtoReflect.Descriptor instead.
 func (*RateRelayRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{0}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RateRelayRequest) GetRelayId() string {
@@ -98,7 +221,7 @@ type NetworkReputation struct {
 
 func (x *NetworkReputation) Reset() {
 	*x = NetworkReputation{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[1]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +233,7 @@ func (x *NetworkReputation) String() string {
 func (*NetworkReputation) ProtoMessage() {}
 
 func (x *NetworkReputation) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[1]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -123,7 +246,7 @@ func (x *NetworkReputation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetworkReputation.ProtoReflect.Descriptor instead.
 func (*NetworkReputation) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{1}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *NetworkReputation) GetAverage() float64 {
@@ -152,7 +275,7 @@ type RateRelayResponse struct {
 
 func (x *RateRelayResponse) Reset() {
 	*x = RateRelayResponse{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[2]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -164,7 +287,7 @@ func (x *RateRelayResponse) String() string {
 func (*RateRelayResponse) ProtoMessage() {}
 
 func (x *RateRelayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[2]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -177,7 +300,7 @@ func (x *RateRelayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateRelayResponse.ProtoReflect.Descriptor instead.
 func (*RateRelayResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{2}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RateRelayResponse) GetRelayId() string {
@@ -212,7 +335,7 @@ type SearchSharedEntitiesRequest struct {
 
 func (x *SearchSharedEntitiesRequest) Reset() {
 	*x = SearchSharedEntitiesRequest{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[3]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -224,7 +347,7 @@ func (x *SearchSharedEntitiesRequest) String() string {
 func (*SearchSharedEntitiesRequest) ProtoMessage() {}
 
 func (x *SearchSharedEntitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[3]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -237,7 +360,7 @@ func (x *SearchSharedEntitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchSharedEntitiesRequest.ProtoReflect.Descriptor instead.
 func (*SearchSharedEntitiesRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{3}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SearchSharedEntitiesRequest) GetQ() string {
@@ -261,7 +384,7 @@ type SharedEntity struct {
 
 func (x *SharedEntity) Reset() {
 	*x = SharedEntity{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[4]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +396,7 @@ func (x *SharedEntity) String() string {
 func (*SharedEntity) ProtoMessage() {}
 
 func (x *SharedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[4]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +409,7 @@ func (x *SharedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedEntity.ProtoReflect.Descriptor instead.
 func (*SharedEntity) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{4}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SharedEntity) GetKind() string {
@@ -326,7 +449,7 @@ type SearchSharedEntitiesResponse struct {
 
 func (x *SearchSharedEntitiesResponse) Reset() {
 	*x = SearchSharedEntitiesResponse{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[5]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -338,7 +461,7 @@ func (x *SearchSharedEntitiesResponse) String() string {
 func (*SearchSharedEntitiesResponse) ProtoMessage() {}
 
 func (x *SearchSharedEntitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[5]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -351,7 +474,7 @@ func (x *SearchSharedEntitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchSharedEntitiesResponse.ProtoReflect.Descriptor instead.
 func (*SearchSharedEntitiesResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{5}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SearchSharedEntitiesResponse) GetResults() []*SharedEntity {
@@ -371,7 +494,7 @@ type CallSharedToolRequest struct {
 
 func (x *CallSharedToolRequest) Reset() {
 	*x = CallSharedToolRequest{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[6]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -383,7 +506,7 @@ func (x *CallSharedToolRequest) String() string {
 func (*CallSharedToolRequest) ProtoMessage() {}
 
 func (x *CallSharedToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[6]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -396,7 +519,7 @@ func (x *CallSharedToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallSharedToolRequest.ProtoReflect.Descriptor instead.
 func (*CallSharedToolRequest) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{6}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CallSharedToolRequest) GetTool() string {
@@ -424,7 +547,7 @@ type CallSharedToolResponse struct {
 
 func (x *CallSharedToolResponse) Reset() {
 	*x = CallSharedToolResponse{}
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[7]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +559,7 @@ func (x *CallSharedToolResponse) String() string {
 func (*CallSharedToolResponse) ProtoMessage() {}
 
 func (x *CallSharedToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_switchboard_v1_network_share_proto_msgTypes[7]
+	mi := &file_switchboard_v1_network_share_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +572,7 @@ func (x *CallSharedToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallSharedToolResponse.ProtoReflect.Descriptor instead.
 func (*CallSharedToolResponse) Descriptor() ([]byte, []int) {
-	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{7}
+	return file_switchboard_v1_network_share_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CallSharedToolResponse) GetTool() string {
@@ -470,7 +593,17 @@ var File_switchboard_v1_network_share_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_network_share_proto_rawDesc = "" +
 	"\n" +
-	"\"switchboard/v1/network_share.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1cswitchboard/v1/options.proto\"\x81\x01\n" +
+	"\"switchboard/v1/network_share.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1cswitchboard/v1/options.proto\"\xec\x01\n" +
+	"\x18ReceiveCardStatusRequest\x12 \n" +
+	"\acard_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18dR\x06cardId\x121\n" +
+	"\x10external_card_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18dR\x0eexternalCardId\x12&\n" +
+	"\n" +
+	"new_status\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x182R\tnewStatus\x12*\n" +
+	"\fnew_priority\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x182R\vnewPriority\x12'\n" +
+	"\n" +
+	"change_log\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\tchangeLog\"5\n" +
+	"\x19ReceiveCardStatusResponse\x12\x18\n" +
+	"\aentries\x18\x01 \x01(\x05R\aentries\"\x81\x01\n" +
 	"\x10RateRelayRequest\x12$\n" +
 	"\brelay_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18dR\arelayId\x12!\n" +
 	"\x06rating\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\x05(\x01R\x06rating\x12$\n" +
@@ -498,14 +631,16 @@ const file_switchboard_v1_network_share_proto_rawDesc = "" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"]\n" +
 	"\x16CallSharedToolResponse\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06result2\xe6\x03\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06result2\x8b\x05\n" +
 	"\x17NetworkSharePeerService\x12\x89\x01\n" +
 	"\tRateRelay\x12 .switchboard.v1.RateRelayRequest\x1a!.switchboard.v1.RateRelayResponse\"7\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/federation/reputation\x12\xaa\x01\n" +
 	"\x14SearchSharedEntities\x12+.switchboard.v1.SearchSharedEntitiesRequest\x1a,.switchboard.v1.SearchSharedEntitiesResponse\"7\xda\xf3\x18\x0e\b\x01\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/federation/entity-search\x12\x91\x01\n" +
 	"\x0eCallSharedTool\x12%.switchboard.v1.CallSharedToolRequest\x1a&.switchboard.v1.CallSharedToolResponse\"0\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/federation/mcpBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"federation\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/federation/mcp\x12\xa2\x01\n" +
+	"\x11ReceiveCardStatus\x12(.switchboard.v1.ReceiveCardStatusRequest\x1a).switchboard.v1.ReceiveCardStatusResponse\"8\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/federation/card-statusBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_network_share_proto_rawDescOnce sync.Once
@@ -519,34 +654,38 @@ func file_switchboard_v1_network_share_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_network_share_proto_rawDescData
 }
 
-var file_switchboard_v1_network_share_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_switchboard_v1_network_share_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_switchboard_v1_network_share_proto_goTypes = []any{
-	(*RateRelayRequest)(nil),             // 0: switchboard.v1.RateRelayRequest
-	(*NetworkReputation)(nil),            // 1: switchboard.v1.NetworkReputation
-	(*RateRelayResponse)(nil),            // 2: switchboard.v1.RateRelayResponse
-	(*SearchSharedEntitiesRequest)(nil),  // 3: switchboard.v1.SearchSharedEntitiesRequest
-	(*SharedEntity)(nil),                 // 4: switchboard.v1.SharedEntity
-	(*SearchSharedEntitiesResponse)(nil), // 5: switchboard.v1.SearchSharedEntitiesResponse
-	(*CallSharedToolRequest)(nil),        // 6: switchboard.v1.CallSharedToolRequest
-	(*CallSharedToolResponse)(nil),       // 7: switchboard.v1.CallSharedToolResponse
-	(*structpb.Struct)(nil),              // 8: google.protobuf.Struct
+	(*ReceiveCardStatusRequest)(nil),     // 0: switchboard.v1.ReceiveCardStatusRequest
+	(*ReceiveCardStatusResponse)(nil),    // 1: switchboard.v1.ReceiveCardStatusResponse
+	(*RateRelayRequest)(nil),             // 2: switchboard.v1.RateRelayRequest
+	(*NetworkReputation)(nil),            // 3: switchboard.v1.NetworkReputation
+	(*RateRelayResponse)(nil),            // 4: switchboard.v1.RateRelayResponse
+	(*SearchSharedEntitiesRequest)(nil),  // 5: switchboard.v1.SearchSharedEntitiesRequest
+	(*SharedEntity)(nil),                 // 6: switchboard.v1.SharedEntity
+	(*SearchSharedEntitiesResponse)(nil), // 7: switchboard.v1.SearchSharedEntitiesResponse
+	(*CallSharedToolRequest)(nil),        // 8: switchboard.v1.CallSharedToolRequest
+	(*CallSharedToolResponse)(nil),       // 9: switchboard.v1.CallSharedToolResponse
+	(*structpb.Struct)(nil),              // 10: google.protobuf.Struct
 }
 var file_switchboard_v1_network_share_proto_depIdxs = []int32{
-	1, // 0: switchboard.v1.RateRelayResponse.reputation:type_name -> switchboard.v1.NetworkReputation
-	4, // 1: switchboard.v1.SearchSharedEntitiesResponse.results:type_name -> switchboard.v1.SharedEntity
-	8, // 2: switchboard.v1.CallSharedToolRequest.arguments:type_name -> google.protobuf.Struct
-	8, // 3: switchboard.v1.CallSharedToolResponse.result:type_name -> google.protobuf.Struct
-	0, // 4: switchboard.v1.NetworkSharePeerService.RateRelay:input_type -> switchboard.v1.RateRelayRequest
-	3, // 5: switchboard.v1.NetworkSharePeerService.SearchSharedEntities:input_type -> switchboard.v1.SearchSharedEntitiesRequest
-	6, // 6: switchboard.v1.NetworkSharePeerService.CallSharedTool:input_type -> switchboard.v1.CallSharedToolRequest
-	2, // 7: switchboard.v1.NetworkSharePeerService.RateRelay:output_type -> switchboard.v1.RateRelayResponse
-	5, // 8: switchboard.v1.NetworkSharePeerService.SearchSharedEntities:output_type -> switchboard.v1.SearchSharedEntitiesResponse
-	7, // 9: switchboard.v1.NetworkSharePeerService.CallSharedTool:output_type -> switchboard.v1.CallSharedToolResponse
-	7, // [7:10] is the sub-list for method output_type
-	4, // [4:7] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	3,  // 0: switchboard.v1.RateRelayResponse.reputation:type_name -> switchboard.v1.NetworkReputation
+	6,  // 1: switchboard.v1.SearchSharedEntitiesResponse.results:type_name -> switchboard.v1.SharedEntity
+	10, // 2: switchboard.v1.CallSharedToolRequest.arguments:type_name -> google.protobuf.Struct
+	10, // 3: switchboard.v1.CallSharedToolResponse.result:type_name -> google.protobuf.Struct
+	2,  // 4: switchboard.v1.NetworkSharePeerService.RateRelay:input_type -> switchboard.v1.RateRelayRequest
+	5,  // 5: switchboard.v1.NetworkSharePeerService.SearchSharedEntities:input_type -> switchboard.v1.SearchSharedEntitiesRequest
+	8,  // 6: switchboard.v1.NetworkSharePeerService.CallSharedTool:input_type -> switchboard.v1.CallSharedToolRequest
+	0,  // 7: switchboard.v1.NetworkSharePeerService.ReceiveCardStatus:input_type -> switchboard.v1.ReceiveCardStatusRequest
+	4,  // 8: switchboard.v1.NetworkSharePeerService.RateRelay:output_type -> switchboard.v1.RateRelayResponse
+	7,  // 9: switchboard.v1.NetworkSharePeerService.SearchSharedEntities:output_type -> switchboard.v1.SearchSharedEntitiesResponse
+	9,  // 10: switchboard.v1.NetworkSharePeerService.CallSharedTool:output_type -> switchboard.v1.CallSharedToolResponse
+	1,  // 11: switchboard.v1.NetworkSharePeerService.ReceiveCardStatus:output_type -> switchboard.v1.ReceiveCardStatusResponse
+	8,  // [8:12] is the sub-list for method output_type
+	4,  // [4:8] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_network_share_proto_init() }
@@ -561,7 +700,7 @@ func file_switchboard_v1_network_share_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_network_share_proto_rawDesc), len(file_switchboard_v1_network_share_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

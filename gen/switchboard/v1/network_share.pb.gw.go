@@ -124,6 +124,33 @@ func local_request_NetworkSharePeerService_CallSharedTool_0(ctx context.Context,
 	return msg, metadata, err
 }
 
+func request_NetworkSharePeerService_ReceiveCardStatus_0(ctx context.Context, marshaler runtime.Marshaler, client NetworkSharePeerServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ReceiveCardStatusRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ReceiveCardStatus(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_NetworkSharePeerService_ReceiveCardStatus_0(ctx context.Context, marshaler runtime.Marshaler, server NetworkSharePeerServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ReceiveCardStatusRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ReceiveCardStatus(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterNetworkSharePeerServiceHandlerServer registers the http handlers for service NetworkSharePeerService to "mux".
 // UnaryRPC     :call NetworkSharePeerServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -189,6 +216,26 @@ func RegisterNetworkSharePeerServiceHandlerServer(ctx context.Context, mux *runt
 			return
 		}
 		forward_NetworkSharePeerService_CallSharedTool_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_NetworkSharePeerService_ReceiveCardStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.NetworkSharePeerService/ReceiveCardStatus", runtime.WithHTTPPathPattern("/api/federation/card-status"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_NetworkSharePeerService_ReceiveCardStatus_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_NetworkSharePeerService_ReceiveCardStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -281,6 +328,23 @@ func RegisterNetworkSharePeerServiceHandlerClient(ctx context.Context, mux *runt
 		}
 		forward_NetworkSharePeerService_CallSharedTool_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_NetworkSharePeerService_ReceiveCardStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.NetworkSharePeerService/ReceiveCardStatus", runtime.WithHTTPPathPattern("/api/federation/card-status"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_NetworkSharePeerService_ReceiveCardStatus_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_NetworkSharePeerService_ReceiveCardStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -288,10 +352,12 @@ var (
 	pattern_NetworkSharePeerService_RateRelay_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "reputation"}, ""))
 	pattern_NetworkSharePeerService_SearchSharedEntities_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "entity-search"}, ""))
 	pattern_NetworkSharePeerService_CallSharedTool_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "mcp"}, ""))
+	pattern_NetworkSharePeerService_ReceiveCardStatus_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "federation", "card-status"}, ""))
 )
 
 var (
 	forward_NetworkSharePeerService_RateRelay_0            = runtime.ForwardResponseMessage
 	forward_NetworkSharePeerService_SearchSharedEntities_0 = runtime.ForwardResponseMessage
 	forward_NetworkSharePeerService_CallSharedTool_0       = runtime.ForwardResponseMessage
+	forward_NetworkSharePeerService_ReceiveCardStatus_0    = runtime.ForwardResponseMessage
 )

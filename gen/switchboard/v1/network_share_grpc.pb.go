@@ -22,6 +22,7 @@ const (
 	NetworkSharePeerService_RateRelay_FullMethodName            = "/switchboard.v1.NetworkSharePeerService/RateRelay"
 	NetworkSharePeerService_SearchSharedEntities_FullMethodName = "/switchboard.v1.NetworkSharePeerService/SearchSharedEntities"
 	NetworkSharePeerService_CallSharedTool_FullMethodName       = "/switchboard.v1.NetworkSharePeerService/CallSharedTool"
+	NetworkSharePeerService_ReceiveCardStatus_FullMethodName    = "/switchboard.v1.NetworkSharePeerService/ReceiveCardStatus"
 )
 
 // NetworkSharePeerServiceClient is the client API for NetworkSharePeerService service.
@@ -46,6 +47,10 @@ type NetworkSharePeerServiceClient interface {
 	// CallSharedTool runs one allowlisted tool for a trusted connection (403
 	// for another trust level or another tool).
 	CallSharedTool(ctx context.Context, in *CallSharedToolRequest, opts ...grpc.CallOption) (*CallSharedToolResponse, error)
+	// ReceiveCardStatus takes the peer's status and priority change of a card
+	// linked to one here: it is added to the linked card's change log (at most
+	// 20 entries), nothing else changes.
+	ReceiveCardStatus(ctx context.Context, in *ReceiveCardStatusRequest, opts ...grpc.CallOption) (*ReceiveCardStatusResponse, error)
 }
 
 type networkSharePeerServiceClient struct {
@@ -86,6 +91,16 @@ func (c *networkSharePeerServiceClient) CallSharedTool(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *networkSharePeerServiceClient) ReceiveCardStatus(ctx context.Context, in *ReceiveCardStatusRequest, opts ...grpc.CallOption) (*ReceiveCardStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReceiveCardStatusResponse)
+	err := c.cc.Invoke(ctx, NetworkSharePeerService_ReceiveCardStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NetworkSharePeerServiceServer is the server API for NetworkSharePeerService service.
 // All implementations should embed UnimplementedNetworkSharePeerServiceServer
 // for forward compatibility.
@@ -108,6 +123,10 @@ type NetworkSharePeerServiceServer interface {
 	// CallSharedTool runs one allowlisted tool for a trusted connection (403
 	// for another trust level or another tool).
 	CallSharedTool(context.Context, *CallSharedToolRequest) (*CallSharedToolResponse, error)
+	// ReceiveCardStatus takes the peer's status and priority change of a card
+	// linked to one here: it is added to the linked card's change log (at most
+	// 20 entries), nothing else changes.
+	ReceiveCardStatus(context.Context, *ReceiveCardStatusRequest) (*ReceiveCardStatusResponse, error)
 }
 
 // UnimplementedNetworkSharePeerServiceServer should be embedded to have
@@ -125,6 +144,9 @@ func (UnimplementedNetworkSharePeerServiceServer) SearchSharedEntities(context.C
 }
 func (UnimplementedNetworkSharePeerServiceServer) CallSharedTool(context.Context, *CallSharedToolRequest) (*CallSharedToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallSharedTool not implemented")
+}
+func (UnimplementedNetworkSharePeerServiceServer) ReceiveCardStatus(context.Context, *ReceiveCardStatusRequest) (*ReceiveCardStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReceiveCardStatus not implemented")
 }
 func (UnimplementedNetworkSharePeerServiceServer) testEmbeddedByValue() {}
 
@@ -200,6 +222,24 @@ func _NetworkSharePeerService_CallSharedTool_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _NetworkSharePeerService_ReceiveCardStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReceiveCardStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(NetworkSharePeerServiceServer).ReceiveCardStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: NetworkSharePeerService_ReceiveCardStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(NetworkSharePeerServiceServer).ReceiveCardStatus(ctx, req.(*ReceiveCardStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // NetworkSharePeerService_ServiceDesc is the grpc.ServiceDesc for NetworkSharePeerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -218,6 +258,10 @@ var NetworkSharePeerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CallSharedTool",
 			Handler:    _NetworkSharePeerService_CallSharedTool_Handler,
+		},
+		{
+			MethodName: "ReceiveCardStatus",
+			Handler:    _NetworkSharePeerService_ReceiveCardStatus_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

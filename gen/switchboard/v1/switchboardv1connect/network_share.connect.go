@@ -42,6 +42,9 @@ const (
 	// NetworkSharePeerServiceCallSharedToolProcedure is the fully-qualified name of the
 	// NetworkSharePeerService's CallSharedTool RPC.
 	NetworkSharePeerServiceCallSharedToolProcedure = "/switchboard.v1.NetworkSharePeerService/CallSharedTool"
+	// NetworkSharePeerServiceReceiveCardStatusProcedure is the fully-qualified name of the
+	// NetworkSharePeerService's ReceiveCardStatus RPC.
+	NetworkSharePeerServiceReceiveCardStatusProcedure = "/switchboard.v1.NetworkSharePeerService/ReceiveCardStatus"
 )
 
 // NetworkSharePeerServiceClient is a client for the switchboard.v1.NetworkSharePeerService service.
@@ -56,6 +59,10 @@ type NetworkSharePeerServiceClient interface {
 	// CallSharedTool runs one allowlisted tool for a trusted connection (403
 	// for another trust level or another tool).
 	CallSharedTool(context.Context, *v1.CallSharedToolRequest) (*v1.CallSharedToolResponse, error)
+	// ReceiveCardStatus takes the peer's status and priority change of a card
+	// linked to one here: it is added to the linked card's change log (at most
+	// 20 entries), nothing else changes.
+	ReceiveCardStatus(context.Context, *v1.ReceiveCardStatusRequest) (*v1.ReceiveCardStatusResponse, error)
 }
 
 // NewNetworkSharePeerServiceClient constructs a client for the
@@ -87,6 +94,12 @@ func NewNetworkSharePeerServiceClient(httpClient connect.HTTPClient, baseURL str
 			connect.WithSchema(networkSharePeerServiceMethods.ByName("CallSharedTool")),
 			connect.WithClientOptions(opts...),
 		),
+		receiveCardStatus: connect.NewClient[v1.ReceiveCardStatusRequest, v1.ReceiveCardStatusResponse](
+			httpClient,
+			baseURL+NetworkSharePeerServiceReceiveCardStatusProcedure,
+			connect.WithSchema(networkSharePeerServiceMethods.ByName("ReceiveCardStatus")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -95,6 +108,7 @@ type networkSharePeerServiceClient struct {
 	rateRelay            *connect.Client[v1.RateRelayRequest, v1.RateRelayResponse]
 	searchSharedEntities *connect.Client[v1.SearchSharedEntitiesRequest, v1.SearchSharedEntitiesResponse]
 	callSharedTool       *connect.Client[v1.CallSharedToolRequest, v1.CallSharedToolResponse]
+	receiveCardStatus    *connect.Client[v1.ReceiveCardStatusRequest, v1.ReceiveCardStatusResponse]
 }
 
 // RateRelay calls switchboard.v1.NetworkSharePeerService.RateRelay.
@@ -124,6 +138,15 @@ func (c *networkSharePeerServiceClient) CallSharedTool(ctx context.Context, req 
 	return nil, err
 }
 
+// ReceiveCardStatus calls switchboard.v1.NetworkSharePeerService.ReceiveCardStatus.
+func (c *networkSharePeerServiceClient) ReceiveCardStatus(ctx context.Context, req *v1.ReceiveCardStatusRequest) (*v1.ReceiveCardStatusResponse, error) {
+	response, err := c.receiveCardStatus.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // NetworkSharePeerServiceHandler is an implementation of the switchboard.v1.NetworkSharePeerService
 // service.
 type NetworkSharePeerServiceHandler interface {
@@ -137,6 +160,10 @@ type NetworkSharePeerServiceHandler interface {
 	// CallSharedTool runs one allowlisted tool for a trusted connection (403
 	// for another trust level or another tool).
 	CallSharedTool(context.Context, *v1.CallSharedToolRequest) (*v1.CallSharedToolResponse, error)
+	// ReceiveCardStatus takes the peer's status and priority change of a card
+	// linked to one here: it is added to the linked card's change log (at most
+	// 20 entries), nothing else changes.
+	ReceiveCardStatus(context.Context, *v1.ReceiveCardStatusRequest) (*v1.ReceiveCardStatusResponse, error)
 }
 
 // NewNetworkSharePeerServiceHandler builds an HTTP handler from the service implementation. It
@@ -164,6 +191,12 @@ func NewNetworkSharePeerServiceHandler(svc NetworkSharePeerServiceHandler, opts 
 		connect.WithSchema(networkSharePeerServiceMethods.ByName("CallSharedTool")),
 		connect.WithHandlerOptions(opts...),
 	)
+	networkSharePeerServiceReceiveCardStatusHandler := connect.NewUnaryHandlerSimple(
+		NetworkSharePeerServiceReceiveCardStatusProcedure,
+		svc.ReceiveCardStatus,
+		connect.WithSchema(networkSharePeerServiceMethods.ByName("ReceiveCardStatus")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.NetworkSharePeerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case NetworkSharePeerServiceRateRelayProcedure:
@@ -172,6 +205,8 @@ func NewNetworkSharePeerServiceHandler(svc NetworkSharePeerServiceHandler, opts 
 			networkSharePeerServiceSearchSharedEntitiesHandler.ServeHTTP(w, r)
 		case NetworkSharePeerServiceCallSharedToolProcedure:
 			networkSharePeerServiceCallSharedToolHandler.ServeHTTP(w, r)
+		case NetworkSharePeerServiceReceiveCardStatusProcedure:
+			networkSharePeerServiceReceiveCardStatusHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -191,4 +226,8 @@ func (UnimplementedNetworkSharePeerServiceHandler) SearchSharedEntities(context.
 
 func (UnimplementedNetworkSharePeerServiceHandler) CallSharedTool(context.Context, *v1.CallSharedToolRequest) (*v1.CallSharedToolResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.NetworkSharePeerService.CallSharedTool is not implemented"))
+}
+
+func (UnimplementedNetworkSharePeerServiceHandler) ReceiveCardStatus(context.Context, *v1.ReceiveCardStatusRequest) (*v1.ReceiveCardStatusResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.NetworkSharePeerService.ReceiveCardStatus is not implemented"))
 }

@@ -14,7 +14,67 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/network_share.proto.
  */
 export const file_switchboard_v1_network_share: GenFile = /*@__PURE__*/
-  fileDesc("CiJzd2l0Y2hib2FyZC92MS9uZXR3b3JrX3NoYXJlLnByb3RvEg5zd2l0Y2hib2FyZC52MSJmChBSYXRlUmVsYXlSZXF1ZXN0EhsKCHJlbGF5X2lkGAEgASgJQgm6SAZyBBABGGQSGQoGcmF0aW5nGAIgASgFQgm6SAYaBBgFKAESGgoIZmVlZGJhY2sYAyABKAlCCLpIBXIDGNAPIjMKEU5ldHdvcmtSZXB1dGF0aW9uEg8KB2F2ZXJhZ2UYASABKAESDQoFY291bnQYAiABKAUibAoRUmF0ZVJlbGF5UmVzcG9uc2USEAoIcmVsYXlfaWQYASABKAkSDgoGcmF0aW5nGAIgASgFEjUKCnJlcHV0YXRpb24YAyABKAsyIS5zd2l0Y2hib2FyZC52MS5OZXR3b3JrUmVwdXRhdGlvbiIyChtTZWFyY2hTaGFyZWRFbnRpdGllc1JlcXVlc3QSEwoBcRgBIAEoCUIIukgFcgMYyAEiXwoMU2hhcmVkRW50aXR5EiQKBGtpbmQYASABKAlCFrr1GBJzaGFyZWRfZW50aXR5X2tpbmQSCgoCaWQYAiABKAkSDQoFdGl0bGUYAyABKAkSDgoGc3RhdHVzGAQgASgJIk0KHFNlYXJjaFNoYXJlZEVudGl0aWVzUmVzcG9uc2USLQoHcmVzdWx0cxgBIAMoCzIcLnN3aXRjaGJvYXJkLnYxLlNoYXJlZEVudGl0eSJcChVDYWxsU2hhcmVkVG9vbFJlcXVlc3QSFwoEdG9vbBgBIAEoCUIJukgGcgQQARhkEioKCWFyZ3VtZW50cxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiTwoWQ2FsbFNoYXJlZFRvb2xSZXNwb25zZRIMCgR0b29sGAEgASgJEicKBnJlc3VsdBgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Qy5gMKF05ldHdvcmtTaGFyZVBlZXJTZXJ2aWNlEokBCglSYXRlUmVsYXkSIC5zd2l0Y2hib2FyZC52MS5SYXRlUmVsYXlSZXF1ZXN0GiEuc3dpdGNoYm9hcmQudjEuUmF0ZVJlbGF5UmVzcG9uc2UiN9rzGA4IASIKZmVkZXJhdGlvboLT5JMCHzoBKiIaL2FwaS9mZWRlcmF0aW9uL3JlcHV0YXRpb24SqgEKFFNlYXJjaFNoYXJlZEVudGl0aWVzEisuc3dpdGNoYm9hcmQudjEuU2VhcmNoU2hhcmVkRW50aXRpZXNSZXF1ZXN0Giwuc3dpdGNoYm9hcmQudjEuU2VhcmNoU2hhcmVkRW50aXRpZXNSZXNwb25zZSI32vMYDggBIgpmZWRlcmF0aW9ugtPkkwIfEh0vYXBpL2ZlZGVyYXRpb24vZW50aXR5LXNlYXJjaBKRAQoOQ2FsbFNoYXJlZFRvb2wSJS5zd2l0Y2hib2FyZC52MS5DYWxsU2hhcmVkVG9vbFJlcXVlc3QaJi5zd2l0Y2hib2FyZC52MS5DYWxsU2hhcmVkVG9vbFJlc3BvbnNlIjDa8xgOCAEiCmZlZGVyYXRpb26C0+STAhg6ASoiEy9hcGkvZmVkZXJhdGlvbi9tY3BCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_switchboard_v1_options]);
+  fileDesc("CiJzd2l0Y2hib2FyZC92MS9uZXR3b3JrX3NoYXJlLnByb3RvEg5zd2l0Y2hib2FyZC52MSKxAQoYUmVjZWl2ZUNhcmRTdGF0dXNSZXF1ZXN0EhgKB2NhcmRfaWQYASABKAlCB7pIBHICGGQSIQoQZXh0ZXJuYWxfY2FyZF9pZBgCIAEoCUIHukgEcgIYZBIbCgpuZXdfc3RhdHVzGAMgASgJQge6SARyAhgyEh0KDG5ld19wcmlvcml0eRgEIAEoCUIHukgEcgIYMhIcCgpjaGFuZ2VfbG9nGAUgASgJQgi6SAVyAxjQDyIsChlSZWNlaXZlQ2FyZFN0YXR1c1Jlc3BvbnNlEg8KB2VudHJpZXMYASABKAUiZgoQUmF0ZVJlbGF5UmVxdWVzdBIbCghyZWxheV9pZBgBIAEoCUIJukgGcgQQARhkEhkKBnJhdGluZxgCIAEoBUIJukgGGgQYBSgBEhoKCGZlZWRiYWNrGAMgASgJQgi6SAVyAxjQDyIzChFOZXR3b3JrUmVwdXRhdGlvbhIPCgdhdmVyYWdlGAEgASgBEg0KBWNvdW50GAIgASgFImwKEVJhdGVSZWxheVJlc3BvbnNlEhAKCHJlbGF5X2lkGAEgASgJEg4KBnJhdGluZxgCIAEoBRI1CgpyZXB1dGF0aW9uGAMgASgLMiEuc3dpdGNoYm9hcmQudjEuTmV0d29ya1JlcHV0YXRpb24iMgobU2VhcmNoU2hhcmVkRW50aXRpZXNSZXF1ZXN0EhMKAXEYASABKAlCCLpIBXIDGMgBIl8KDFNoYXJlZEVudGl0eRIkCgRraW5kGAEgASgJQha69RgSc2hhcmVkX2VudGl0eV9raW5kEgoKAmlkGAIgASgJEg0KBXRpdGxlGAMgASgJEg4KBnN0YXR1cxgEIAEoCSJNChxTZWFyY2hTaGFyZWRFbnRpdGllc1Jlc3BvbnNlEi0KB3Jlc3VsdHMYASADKAsyHC5zd2l0Y2hib2FyZC52MS5TaGFyZWRFbnRpdHkiXAoVQ2FsbFNoYXJlZFRvb2xSZXF1ZXN0EhcKBHRvb2wYASABKAlCCbpIBnIEEAEYZBIqCglhcmd1bWVudHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ik8KFkNhbGxTaGFyZWRUb29sUmVzcG9uc2USDAoEdG9vbBgBIAEoCRInCgZyZXN1bHQYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0MosFChdOZXR3b3JrU2hhcmVQZWVyU2VydmljZRKJAQoJUmF0ZVJlbGF5EiAuc3dpdGNoYm9hcmQudjEuUmF0ZVJlbGF5UmVxdWVzdBohLnN3aXRjaGJvYXJkLnYxLlJhdGVSZWxheVJlc3BvbnNlIjfa8xgOCAEiCmZlZGVyYXRpb26C0+STAh86ASoiGi9hcGkvZmVkZXJhdGlvbi9yZXB1dGF0aW9uEqoBChRTZWFyY2hTaGFyZWRFbnRpdGllcxIrLnN3aXRjaGJvYXJkLnYxLlNlYXJjaFNoYXJlZEVudGl0aWVzUmVxdWVzdBosLnN3aXRjaGJvYXJkLnYxLlNlYXJjaFNoYXJlZEVudGl0aWVzUmVzcG9uc2UiN9rzGA4IASIKZmVkZXJhdGlvboLT5JMCHxIdL2FwaS9mZWRlcmF0aW9uL2VudGl0eS1zZWFyY2gSkQEKDkNhbGxTaGFyZWRUb29sEiUuc3dpdGNoYm9hcmQudjEuQ2FsbFNoYXJlZFRvb2xSZXF1ZXN0GiYuc3dpdGNoYm9hcmQudjEuQ2FsbFNoYXJlZFRvb2xSZXNwb25zZSIw2vMYDggBIgpmZWRlcmF0aW9ugtPkkwIYOgEqIhMvYXBpL2ZlZGVyYXRpb24vbWNwEqIBChFSZWNlaXZlQ2FyZFN0YXR1cxIoLnN3aXRjaGJvYXJkLnYxLlJlY2VpdmVDYXJkU3RhdHVzUmVxdWVzdBopLnN3aXRjaGJvYXJkLnYxLlJlY2VpdmVDYXJkU3RhdHVzUmVzcG9uc2UiONrzGA4IASIKZmVkZXJhdGlvboLT5JMCIDoBKiIbL2FwaS9mZWRlcmF0aW9uL2NhcmQtc3RhdHVzQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_switchboard_v1_options]);
+
+/**
+ * @generated from message switchboard.v1.ReceiveCardStatusRequest
+ */
+export type ReceiveCardStatusRequest = Message<"switchboard.v1.ReceiveCardStatusRequest"> & {
+  /**
+   * The sender's card (required; checked by the handler after the token).
+   *
+   * @generated from field: string card_id = 1;
+   */
+  cardId: string;
+
+  /**
+   * The card here it is linked to (required, as card_id).
+   *
+   * @generated from field: string external_card_id = 2;
+   */
+  externalCardId: string;
+
+  /**
+   * @generated from field: string new_status = 3;
+   */
+  newStatus: string;
+
+  /**
+   * @generated from field: string new_priority = 4;
+   */
+  newPriority: string;
+
+  /**
+   * @generated from field: string change_log = 5;
+   */
+  changeLog: string;
+};
+
+/**
+ * Describes the message switchboard.v1.ReceiveCardStatusRequest.
+ * Use `create(ReceiveCardStatusRequestSchema)` to create a new message.
+ */
+export const ReceiveCardStatusRequestSchema: GenMessage<ReceiveCardStatusRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_network_share, 0);
+
+/**
+ * @generated from message switchboard.v1.ReceiveCardStatusResponse
+ */
+export type ReceiveCardStatusResponse = Message<"switchboard.v1.ReceiveCardStatusResponse"> & {
+  /**
+   * Entries in the card's change log after this one.
+   *
+   * @generated from field: int32 entries = 1;
+   */
+  entries: number;
+};
+
+/**
+ * Describes the message switchboard.v1.ReceiveCardStatusResponse.
+ * Use `create(ReceiveCardStatusResponseSchema)` to create a new message.
+ */
+export const ReceiveCardStatusResponseSchema: GenMessage<ReceiveCardStatusResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_network_share, 1);
 
 /**
  * @generated from message switchboard.v1.RateRelayRequest
@@ -43,7 +103,7 @@ export type RateRelayRequest = Message<"switchboard.v1.RateRelayRequest"> & {
  * Use `create(RateRelayRequestSchema)` to create a new message.
  */
 export const RateRelayRequestSchema: GenMessage<RateRelayRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 0);
+  messageDesc(file_switchboard_v1_network_share, 2);
 
 /**
  * NetworkReputation is an operator's standing with the network: the
@@ -70,7 +130,7 @@ export type NetworkReputation = Message<"switchboard.v1.NetworkReputation"> & {
  * Use `create(NetworkReputationSchema)` to create a new message.
  */
 export const NetworkReputationSchema: GenMessage<NetworkReputation> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 1);
+  messageDesc(file_switchboard_v1_network_share, 3);
 
 /**
  * @generated from message switchboard.v1.RateRelayResponse
@@ -99,7 +159,7 @@ export type RateRelayResponse = Message<"switchboard.v1.RateRelayResponse"> & {
  * Use `create(RateRelayResponseSchema)` to create a new message.
  */
 export const RateRelayResponseSchema: GenMessage<RateRelayResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 2);
+  messageDesc(file_switchboard_v1_network_share, 4);
 
 /**
  * @generated from message switchboard.v1.SearchSharedEntitiesRequest
@@ -119,7 +179,7 @@ export type SearchSharedEntitiesRequest = Message<"switchboard.v1.SearchSharedEn
  * Use `create(SearchSharedEntitiesRequestSchema)` to create a new message.
  */
 export const SearchSharedEntitiesRequestSchema: GenMessage<SearchSharedEntitiesRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 3);
+  messageDesc(file_switchboard_v1_network_share, 5);
 
 /**
  * SharedEntity is one thing shared with a connection.
@@ -155,7 +215,7 @@ export type SharedEntity = Message<"switchboard.v1.SharedEntity"> & {
  * Use `create(SharedEntitySchema)` to create a new message.
  */
 export const SharedEntitySchema: GenMessage<SharedEntity> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 4);
+  messageDesc(file_switchboard_v1_network_share, 6);
 
 /**
  * @generated from message switchboard.v1.SearchSharedEntitiesResponse
@@ -172,7 +232,7 @@ export type SearchSharedEntitiesResponse = Message<"switchboard.v1.SearchSharedE
  * Use `create(SearchSharedEntitiesResponseSchema)` to create a new message.
  */
 export const SearchSharedEntitiesResponseSchema: GenMessage<SearchSharedEntitiesResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 5);
+  messageDesc(file_switchboard_v1_network_share, 7);
 
 /**
  * @generated from message switchboard.v1.CallSharedToolRequest
@@ -194,7 +254,7 @@ export type CallSharedToolRequest = Message<"switchboard.v1.CallSharedToolReques
  * Use `create(CallSharedToolRequestSchema)` to create a new message.
  */
 export const CallSharedToolRequestSchema: GenMessage<CallSharedToolRequest> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 6);
+  messageDesc(file_switchboard_v1_network_share, 8);
 
 /**
  * @generated from message switchboard.v1.CallSharedToolResponse
@@ -218,7 +278,7 @@ export type CallSharedToolResponse = Message<"switchboard.v1.CallSharedToolRespo
  * Use `create(CallSharedToolResponseSchema)` to create a new message.
  */
 export const CallSharedToolResponseSchema: GenMessage<CallSharedToolResponse> = /*@__PURE__*/
-  messageDesc(file_switchboard_v1_network_share, 7);
+  messageDesc(file_switchboard_v1_network_share, 9);
 
 /**
  * NetworkSharePeerService is what a connection's peer reads and rates here
@@ -265,6 +325,18 @@ export const NetworkSharePeerService: GenService<{
     methodKind: "unary";
     input: typeof CallSharedToolRequestSchema;
     output: typeof CallSharedToolResponseSchema;
+  },
+  /**
+   * ReceiveCardStatus takes the peer's status and priority change of a card
+   * linked to one here: it is added to the linked card's change log (at most
+   * 20 entries), nothing else changes.
+   *
+   * @generated from rpc switchboard.v1.NetworkSharePeerService.ReceiveCardStatus
+   */
+  receiveCardStatus: {
+    methodKind: "unary";
+    input: typeof ReceiveCardStatusRequestSchema;
+    output: typeof ReceiveCardStatusResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchboard_v1_network_share, 0);

@@ -1,0 +1,158 @@
+package network
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
+)
+
+// CardStatusPath is the peer route a linked card's change is sent to.
+const CardStatusPath = "/api/federation/card-status"
+
+// EventCardStatus names the outbox rows that carry card-status updates.
+const EventCardStatus = "card.status"
+
+// ChangeLogLimit is how many entries a linked card's change log keeps
+// (RULINGS "The operator network": Card links, at most 20).
+const ChangeLogLimit = 20
+
+// linkCard links the local user's card to the peer's (RULINGS "The
+// operator network": Card links): a card sent as a relay, or one a
+// request relay became. No local card, or none of the user's: nothing.
+func linkCard(ctx context.Context, tx *db.Tx, userID string, local, external *string, c *ent.NetworkConnection) error {
+	if local == nil || *local == "" {
+		return nil
+	}
+	_, err := tx.Card.Update().Where(card.ID(*local), card.UserID(userID)).
+		SetNillableExternalCardID(external).SetExternalInstanceURL(c.PeerInstanceURL).Save(ctx)
+	return apperr.Wrap(err)
+}
+
+type cardStatusBody struct {
+	CardID         string `json:"cardId"`
+	ExternalCardID string `json:"externalCardId"`
+	NewStatus      string `json:"newStatus"`
+	NewPriority    string `json:"newPriority"`
+	ChangeLog      string `json:"changeLog"`
+}
+
+// CardChanged is the board's hook (kanban.Service.Changed), in the card
+// change's transaction: a card linked to a peer's card sends its new status
+// and priority to the peer's instance through the outbox, the connection's
+// peer token as the row's credential. A card linked to no active
+// connection sends nothing.
+func (s *Service) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.Card) error {
+	if after.ExternalCardID == nil || after.ExternalInstanceURL == nil {
+		return nil
+	}
+	c, err := tx.NetworkConnection.Query().Where(networkconnection.UserID(after.UserID),
+		networkconnection.PeerInstanceURL(*after.ExternalInstanceURL), networkconnection.StatusEQ(networkconnection.StatusActive)).
+		Order(ent.Asc(networkconnection.FieldCreatedAt)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return apperr.Wrap(err)
+	}
+	log := "priority " + string(before.Priority) + " → " + string(after.Priority)
+	if before.Status != after.Status {
+		log = "status " + string(before.Status) + " → " + string(after.Status)
+		if before.Priority != after.Priority {
+			log += ", priority " + string(before.Priority) + " → " + string(after.Priority)
+		}
+	}
+	body, err := json.Marshal(cardStatusBody{CardID: after.ID, ExternalCardID: *after.ExternalCardID,
+		NewStatus: string(after.Status), NewPriority: string(after.Priority), ChangeLog: after.Title + ": " + log})
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	return apperr.Wrap(webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: after.UserID, Event: EventCardStatus,
+		URL: c.PeerInstanceURL + CardStatusPath, Body: body, At: s.now(), InstanceID: ackInstance + c.ID}))
+}
+
+// ReceiveCardStatus adds the peer's change of a linked card to the local
+// card's change log, silently (no activity, no notification; the card's own
+// status and priority stay): at most ChangeLogLimit entries, the oldest
+// dropped. The card must be the connection's user's and linked to the
+// sender's card on the sender's instance (else 404).
+func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.ReceiveCardStatusRequest) (*switchboardv1.ReceiveCardStatusResponse, error) {
+	var body error
+	if strings.TrimSpace(req.GetCardId()) == "" || strings.TrimSpace(req.GetExternalCardId()) == "" {
+		body = apperr.Invalid("cardId and externalCardId are required")
+	}
+	c, err := s.fromActivePeer(ctx, "card-status", body)
+	if err != nil {
+		return nil, err
+	}
+	n, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (int, error) {
+		k, err := tx.Card.Query().Where(card.ID(req.GetExternalCardId()), card.UserID(c.UserID),
+			card.ExternalInstanceURL(c.PeerInstanceURL), card.ExternalCardID(req.GetCardId())).Only(ctx)
+		if ent.IsNotFound(err) {
+			return 0, apperr.NotFound("no card %q here is linked to your card %q", req.GetExternalCardId(), req.GetCardId())
+		}
+		if err != nil {
+			return 0, err
+		}
+		entries := kanban.ChangeLog(k)
+		entries = append(entries, &switchboardv1.CardChange{ExternalCardId: req.GetCardId(), NewStatus: req.GetNewStatus(),
+			NewPriority: req.GetNewPriority(), ChangeLog: req.GetChangeLog(), From: Peer(c.PeerUserEmail, c.PeerInstanceURL),
+			ReceivedAt: timestamppb.New(s.now().Truncate(time.Microsecond))})
+		if len(entries) > ChangeLogLimit {
+			entries = entries[len(entries)-ChangeLogLimit:]
+		}
+		raw := make([]json.RawMessage, len(entries))
+		for i, e := range entries {
+			if raw[i], err = protojson.Marshal(e); err != nil {
+				return 0, err
+			}
+		}
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return 0, err
+		}
+		// Written straight to the row: the board's update (and its hook)
+		// would send it back.
+		return len(entries), tx.Card.UpdateOne(k).SetChangeLog(string(b)).Exec(ctx)
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err)
+	}
+	return &switchboardv1.ReceiveCardStatusResponse{Entries: int32(n)}, nil
+}
+
+// CardDigest is what the user's linked cards heard from peers since a time,
+// newest card first: the digest the assistant or the briefing shows.
+func (s *Service) CardDigest(ctx context.Context, userID string, since time.Time) ([]*switchboardv1.KanbanCard, error) {
+	cards, err := s.DB.Card.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
+		Order(ent.Desc(card.FieldUpdatedAt)).All(ctx)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	var out []*switchboardv1.KanbanCard
+	for _, k := range cards {
+		var fresh []*switchboardv1.CardChange
+		for _, e := range kanban.ChangeLog(k) {
+			if e.GetReceivedAt().AsTime().After(since) {
+				fresh = append(fresh, e)
+			}
+		}
+		if len(fresh) > 0 {
+			out = append(out, &switchboardv1.KanbanCard{Id: k.ID, Title: k.Title, Status: string(k.Status),
+				Priority: string(k.Priority), ChangeLog: fresh})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,90 @@
+package network_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+func (in *instance) card(t *testing.T, id string) map[string]any {
+	t.Helper()
+	res := in.user.Session.Do(http.MethodGet, "/api/v2/kanban/"+id, nil)
+	return object(t, res, "card")
+}
+
+// TestCardLinkStatusReachesPeer: RULINGS "The operator network" (Card links
+// across instances: a card sent as a relay is linked to the card the relay
+// became; status and priority changes on either side go to the other as a
+// card-status update through the outbox and accumulate silently in the
+// receiving card's change log, at most 20 entries).
+func TestCardLinkStatusReachesPeer(t *testing.T) {
+	t.Parallel()
+	p := newRelayPair(t)
+	servertest.WantStatus(t, p.a.user.Session.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Linked plan", "status": "leads"}), http.StatusCreated)
+	k, err := p.a.DB.Card.Query().Where(card.Title("Linked plan")).Only(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.send(t, map[string]any{"subject": "Linked plan", "intent": "assign_task", "type": "request", "cardId": k.ID})
+	servertest.WantStatus(t, res, http.StatusOK)
+	bCard := object(t, res, "answer")["cardId"].(string)
+	if got := p.a.card(t, k.ID); got["externalCardId"] != bCard || got["externalInstanceUrl"] != p.b.URL || len(got["changeLog"].([]any)) != 0 {
+		t.Fatalf("A's card: %v", got)
+	}
+	if got := p.b.card(t, bCard); got["externalCardId"] != k.ID || got["externalInstanceUrl"] != p.a.URL {
+		t.Fatalf("B's card: %v", got)
+	}
+
+	// B moves its card and raises its priority: A's card hears it, and
+	// only its change log changes.
+	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPut, "/api/v2/kanban/"+bCard,
+		map[string]any{"status": "proposal", "priority": "high"}), http.StatusOK)
+	var log []any
+	servertest.WaitFor(t, "B's change in A's change log", func() bool {
+		log = p.a.card(t, k.ID)["changeLog"].([]any)
+		return len(log) == 1
+	})
+	if e := log[0].(map[string]any); e["newStatus"] != "proposal" || e["newPriority"] != "high" || e["externalCardId"] != bCard ||
+		e["from"] != "bob@"+host(p.b.URL) || e["changeLog"] == "" {
+		t.Fatalf("entry: %v", e)
+	}
+	if got := p.a.card(t, k.ID); got["status"] != "leads" {
+		t.Fatalf("A's card moved: %v", got["status"])
+	}
+	// A's change goes the other way.
+	servertest.WantStatus(t, p.a.user.Session.Do(http.MethodPut, "/api/v2/kanban/"+k.ID, map[string]any{"priority": "low"}), http.StatusOK)
+	servertest.WaitFor(t, "A's change in B's change log", func() bool {
+		return len(p.b.card(t, bCard)["changeLog"].([]any)) == 1
+	})
+
+	// 21 more from B: 20 kept, the oldest dropped.
+	post := func(body map[string]any) *servertest.Response {
+		return p.a.Anonymous().Do(http.MethodPost, "/api/federation/card-status", body, "X-Federation-Token", p.tokenAtA)
+	}
+	for i := range 21 {
+		servertest.WantStatus(t, post(map[string]any{"cardId": bCard, "externalCardId": k.ID, "newStatus": "active",
+			"newPriority": "high", "changeLog": fmt.Sprintf("step %d", i)}), http.StatusOK)
+	}
+	log = p.a.card(t, k.ID)["changeLog"].([]any)
+	if len(log) != 20 || log[0].(map[string]any)["changeLog"] != "step 1" || log[19].(map[string]any)["changeLog"] != "step 20" {
+		t.Fatalf("change log of %d: first %v", len(log), log[0])
+	}
+	// A card not linked to the sender's, and a bad body, write nothing.
+	servertest.WantError(t, post(map[string]any{"cardId": "other", "externalCardId": k.ID, "changeLog": "x"}), http.StatusNotFound)
+	servertest.WantError(t, post(map[string]any{"cardId": bCard, "externalCardId": k.ID, "changeLog": "a\x00b"}), http.StatusBadRequest)
+	servertest.WantError(t, post(map[string]any{"externalCardId": k.ID, "changeLog": "x"}), http.StatusBadRequest)
+	servertest.WantError(t, post(map[string]any{"cardId": bCard, "externalCardId": k.ID, "changeLog": string(make([]byte, 2001))}), http.StatusBadRequest)
+	servertest.WantError(t, p.a.Anonymous().Do(http.MethodPost, "/api/federation/card-status", map[string]any{"cardId": bCard, "externalCardId": k.ID}), http.StatusUnauthorized)
+	if got := p.a.card(t, k.ID)["changeLog"].([]any); got[19].(map[string]any)["changeLog"] != "step 20" {
+		t.Fatalf("a refused update was written: %v", got[19])
+	}
+	// RULINGS "Federation" (audit): the outbox's update and the direct ones.
+	if n := p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/card-status"); n < 27 {
+		t.Fatalf("audited card-status calls: %d", n)
+	}
+}
