@@ -98,6 +98,10 @@ func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Rece
 		return nil, err
 	}
 	n, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (int, error) {
+		// Two updates at once each append: the log is read under a lock.
+		if err := tx.Serialize(ctx, "card-change-log:"+req.GetExternalCardId()); err != nil {
+			return 0, err
+		}
 		k, err := tx.Card.Query().Where(card.ID(req.GetExternalCardId()), card.UserID(c.UserID),
 			card.ExternalInstanceURL(c.PeerInstanceURL), card.ExternalCardID(req.GetCardId())).Only(ctx)
 		if ent.IsNotFound(err) {
