@@ -63,6 +63,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewNetworkExchangePeerServiceHandler, switchboardv1.RegisterNetworkExchangePeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkRelayServiceHandler, switchboardv1.RegisterNetworkRelayServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkRelayPeerServiceHandler, switchboardv1.RegisterNetworkRelayPeerServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewNetworkRouteServiceHandler, switchboardv1.RegisterNetworkRouteServiceHandlerServer)(s.network, s.network),
 	}
 }
 
