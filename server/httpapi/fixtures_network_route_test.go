@@ -32,7 +32,7 @@ func routeFixtures() []fixture {
 		ConnectionId: ptr("ckx5f0a1b0000qzrmconn00001"), From: ptr("bob@b.example:8443"), CreatedAt: tsJoined}
 	return []fixture{
 		single("RouteTaskResponse", "direct", &switchboardv1.RouteTaskResponse{Strategy: "direct",
-			Reason: "bob@b.example:8443 scores 0.82 and leads the next by 0.41: send it to them directly",
+			Reason:     "bob@b.example:8443 scores 0.82 and leads the next by 0.41: send it to them directly",
 			Candidates: []*switchboardv1.RouteCandidate{conn, agent}}),
 		single("RouteTaskResponse", "nobody", &switchboardv1.RouteTaskResponse{Strategy: "broadcast",
 			Reason: "no candidates: no active connection or installed store agent to route to"}),
