@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -42,6 +43,9 @@ func (s *Service) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskReq
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(req.GetTaskDescription()) == "" {
+		return nil, apperr.Invalid("taskDescription is required")
 	}
 	cands, err := s.candidates(ctx, p.UserID)
 	if err != nil {
@@ -148,7 +152,9 @@ func (st *relayStats) add(r *ent.Relay) {
 		st.completed++
 	}
 	if r.StateAt != nil {
-		st.ackHours = append(st.ackHours, r.StateAt.Sub(r.CreatedAt).Hours())
+		// The ack's time is the peer's clock truncated to microseconds: never
+		// before the sending.
+		st.ackHours = append(st.ackHours, max(0, r.StateAt.Sub(r.CreatedAt).Hours()))
 	} else {
 		st.ackHours = append(st.ackHours, 0)
 	}

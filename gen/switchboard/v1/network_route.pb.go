@@ -1119,10 +1119,9 @@ var File_switchboard_v1_network_route_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_network_route_proto_rawDesc = "" +
 	"\n" +
-	"\"switchboard/v1/network_route.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/network.proto\x1a%switchboard/v1/network_exchange.proto\x1a\"switchboard/v1/network_relay.proto\x1a\x1cswitchboard/v1/options.proto\"\xc9\x01\n" +
-	"\x10RouteTaskRequest\x125\n" +
-	"\x10task_description\x18\x01 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x01\x18\xa0\x1fR\x0ftaskDescription\x12$\n" +
+	"\"switchboard/v1/network_route.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/network.proto\x1a%switchboard/v1/network_exchange.proto\x1a\"switchboard/v1/network_relay.proto\x1a\x1cswitchboard/v1/options.proto\"\xcb\x01\n" +
+	"\x10RouteTaskRequest\x127\n" +
+	"\x10task_description\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xa0\x1f\xe8\xf3\x18\x01R\x0ftaskDescription\x12$\n" +
 	"\ttask_type\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18dR\btaskType\x12&\n" +
 	"\x06skills\x18\x03 \x03(\tB\x0e\xbaH\v\x92\x01\b\x102\"\x04r\x02\x18dR\x06skills\x120\n" +
 	"\x0emax_candidates\x18\x04 \x01(\x05B\t\xbaH\x06\x1a\x04\x182(\x00R\rmaxCandidates\"\xef\x01\n" +
