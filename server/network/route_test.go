@@ -126,3 +126,31 @@ func TestGraphAndBriefing(t *testing.T) {
 		t.Fatalf("C's briefing: %s", res.Body)
 	}
 }
+
+// RULINGS "serendipity_matches": a contact and a connection whose tags and
+// learned skills share a keyword of the operator's active card are paired,
+// with the card named in the reason; another account sees no pair.
+func TestSerendipityPairsContactAndConnection(t *testing.T) {
+	t.Parallel()
+	r := newRouteTrio(t)
+	servertest.WantStatus(t, r.a.user.Session.Do(http.MethodPost, "/api/v2/contacts", map[string]any{
+		"name": "Dana", "tags": []string{"review"}}), http.StatusCreated)
+	servertest.WantStatus(t, r.a.user.Session.Do(http.MethodPost, "/api/v2/kanban", map[string]any{
+		"title": "Code review backlog"}), http.StatusCreated)
+	res := r.a.user.Session.Do(http.MethodGet, "/api/federation/serendipity", nil)
+	servertest.WantStatus(t, res, http.StatusOK)
+	ms := res.JSON(t)["matches"].([]any)
+	if len(ms) != 1 {
+		t.Fatalf("matches: %s", res.Body)
+	}
+	m := ms[0].(map[string]any)
+	parties := fmt.Sprintln(m["a"].(map[string]any)["party"], m["b"].(map[string]any)["party"])
+	if fmt.Sprint(m["shared"]) != "[review]" || (parties != "contact connection\n" && parties != "connection contact\n") ||
+		len(m["cardIds"].([]any)) != 1 {
+		t.Fatalf("match: %v", m)
+	}
+	res = r.a.SignUp("eve").Session.Do(http.MethodGet, "/api/federation/serendipity", nil)
+	if got := res.JSON(t)["matches"].([]any); len(got) != 0 {
+		t.Fatalf("eve's matches: %s", res.Body)
+	}
+}
