@@ -32957,6 +32957,7 @@ type NetworkPreferenceMutation struct {
 	ambient_enabled    *bool
 	max_open_relays    *int
 	addmax_open_relays *int
+	briefed_at         *time.Time
 	clearedFields      map[string]struct{}
 	user               *string
 	cleareduser        bool
@@ -33517,6 +33518,55 @@ func (m *NetworkPreferenceMutation) ResetMaxOpenRelays() {
 	m.addmax_open_relays = nil
 }
 
+// SetBriefedAt sets the "briefed_at" field.
+func (m *NetworkPreferenceMutation) SetBriefedAt(t time.Time) {
+	m.briefed_at = &t
+}
+
+// BriefedAt returns the value of the "briefed_at" field in the mutation.
+func (m *NetworkPreferenceMutation) BriefedAt() (r time.Time, exists bool) {
+	v := m.briefed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBriefedAt returns the old "briefed_at" field's value of the NetworkPreference entity.
+// If the NetworkPreference object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *NetworkPreferenceMutation) OldBriefedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBriefedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBriefedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBriefedAt: %w", err)
+	}
+	return oldValue.BriefedAt, nil
+}
+
+// ClearBriefedAt clears the value of the "briefed_at" field.
+func (m *NetworkPreferenceMutation) ClearBriefedAt() {
+	m.briefed_at = nil
+	m.clearedFields[networkpreference.FieldBriefedAt] = struct{}{}
+}
+
+// BriefedAtCleared returns if the "briefed_at" field was cleared in this mutation.
+func (m *NetworkPreferenceMutation) BriefedAtCleared() bool {
+	_, ok := m.clearedFields[networkpreference.FieldBriefedAt]
+	return ok
+}
+
+// ResetBriefedAt resets all changes to the "briefed_at" field.
+func (m *NetworkPreferenceMutation) ResetBriefedAt() {
+	m.briefed_at = nil
+	delete(m.clearedFields, networkpreference.FieldBriefedAt)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *NetworkPreferenceMutation) ClearUser() {
 	m.cleareduser = true
@@ -33578,7 +33628,7 @@ func (m *NetworkPreferenceMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *NetworkPreferenceMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, networkpreference.FieldCreatedAt)
 	}
@@ -33609,6 +33659,9 @@ func (m *NetworkPreferenceMutation) Fields() []string {
 	if m.max_open_relays != nil {
 		fields = append(fields, networkpreference.FieldMaxOpenRelays)
 	}
+	if m.briefed_at != nil {
+		fields = append(fields, networkpreference.FieldBriefedAt)
+	}
 	return fields
 }
 
@@ -33637,6 +33690,8 @@ func (m *NetworkPreferenceMutation) Field(name string) (ent.Value, bool) {
 		return m.AmbientEnabled()
 	case networkpreference.FieldMaxOpenRelays:
 		return m.MaxOpenRelays()
+	case networkpreference.FieldBriefedAt:
+		return m.BriefedAt()
 	}
 	return nil, false
 }
@@ -33666,6 +33721,8 @@ func (m *NetworkPreferenceMutation) OldField(ctx context.Context, name string) (
 		return m.OldAmbientEnabled(ctx)
 	case networkpreference.FieldMaxOpenRelays:
 		return m.OldMaxOpenRelays(ctx)
+	case networkpreference.FieldBriefedAt:
+		return m.OldBriefedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown NetworkPreference field %s", name)
 }
@@ -33745,6 +33802,13 @@ func (m *NetworkPreferenceMutation) SetField(name string, value ent.Value) error
 		}
 		m.SetMaxOpenRelays(v)
 		return nil
+	case networkpreference.FieldBriefedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBriefedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown NetworkPreference field %s", name)
 }
@@ -33802,6 +33866,9 @@ func (m *NetworkPreferenceMutation) ClearedFields() []string {
 	if m.FieldCleared(networkpreference.FieldQuietTimeZone) {
 		fields = append(fields, networkpreference.FieldQuietTimeZone)
 	}
+	if m.FieldCleared(networkpreference.FieldBriefedAt) {
+		fields = append(fields, networkpreference.FieldBriefedAt)
+	}
 	return fields
 }
 
@@ -33827,6 +33894,9 @@ func (m *NetworkPreferenceMutation) ClearField(name string) error {
 		return nil
 	case networkpreference.FieldQuietTimeZone:
 		m.ClearQuietTimeZone()
+		return nil
+	case networkpreference.FieldBriefedAt:
+		m.ClearBriefedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown NetworkPreference nullable field %s", name)
@@ -33865,6 +33935,9 @@ func (m *NetworkPreferenceMutation) ResetField(name string) error {
 		return nil
 	case networkpreference.FieldMaxOpenRelays:
 		m.ResetMaxOpenRelays()
+		return nil
+	case networkpreference.FieldBriefedAt:
+		m.ResetBriefedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown NetworkPreference field %s", name)

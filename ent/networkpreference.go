@@ -39,6 +39,8 @@ type NetworkPreference struct {
 	AmbientEnabled bool `json:"ambient_enabled,omitempty"`
 	// MaxOpenRelays holds the value of the "max_open_relays" field.
 	MaxOpenRelays int `json:"max_open_relays,omitempty"`
+	// BriefedAt holds the value of the "briefed_at" field.
+	BriefedAt *time.Time `json:"briefed_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the NetworkPreferenceQuery when eager-loading is set.
 	Edges        NetworkPreferenceEdges `json:"edges"`
@@ -78,7 +80,7 @@ func (*NetworkPreference) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case networkpreference.FieldID, networkpreference.FieldUserID, networkpreference.FieldQuietStart, networkpreference.FieldQuietEnd, networkpreference.FieldQuietTimeZone:
 			values[i] = new(sql.NullString)
-		case networkpreference.FieldCreatedAt, networkpreference.FieldUpdatedAt:
+		case networkpreference.FieldCreatedAt, networkpreference.FieldUpdatedAt, networkpreference.FieldBriefedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -166,6 +168,13 @@ func (_m *NetworkPreference) assignValues(columns []string, values []any) error 
 			} else if value.Valid {
 				_m.MaxOpenRelays = int(value.Int64)
 			}
+		case networkpreference.FieldBriefedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field briefed_at", values[i])
+			} else if value.Valid {
+				_m.BriefedAt = new(time.Time)
+				*_m.BriefedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -242,6 +251,11 @@ func (_m *NetworkPreference) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("max_open_relays=")
 	builder.WriteString(fmt.Sprintf("%v", _m.MaxOpenRelays))
+	builder.WriteString(", ")
+	if v := _m.BriefedAt; v != nil {
+		builder.WriteString("briefed_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

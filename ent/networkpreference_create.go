@@ -132,6 +132,20 @@ func (_c *NetworkPreferenceCreate) SetNillableMaxOpenRelays(v *int) *NetworkPref
 	return _c
 }
 
+// SetBriefedAt sets the "briefed_at" field.
+func (_c *NetworkPreferenceCreate) SetBriefedAt(v time.Time) *NetworkPreferenceCreate {
+	_c.mutation.SetBriefedAt(v)
+	return _c
+}
+
+// SetNillableBriefedAt sets the "briefed_at" field if the given value is not nil.
+func (_c *NetworkPreferenceCreate) SetNillableBriefedAt(v *time.Time) *NetworkPreferenceCreate {
+	if v != nil {
+		_c.SetBriefedAt(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *NetworkPreferenceCreate) SetID(v string) *NetworkPreferenceCreate {
 	_c.mutation.SetID(v)
@@ -303,6 +317,10 @@ func (_c *NetworkPreferenceCreate) createSpec() (*NetworkPreference, *sqlgraph.C
 	if value, ok := _c.mutation.MaxOpenRelays(); ok {
 		_spec.SetField(networkpreference.FieldMaxOpenRelays, field.TypeInt, value)
 		_node.MaxOpenRelays = value
+	}
+	if value, ok := _c.mutation.BriefedAt(); ok {
+		_spec.SetField(networkpreference.FieldBriefedAt, field.TypeTime, value)
+		_node.BriefedAt = &value
 	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -496,6 +514,24 @@ func (u *NetworkPreferenceUpsert) UpdateMaxOpenRelays() *NetworkPreferenceUpsert
 // AddMaxOpenRelays adds v to the "max_open_relays" field.
 func (u *NetworkPreferenceUpsert) AddMaxOpenRelays(v int) *NetworkPreferenceUpsert {
 	u.Add(networkpreference.FieldMaxOpenRelays, v)
+	return u
+}
+
+// SetBriefedAt sets the "briefed_at" field.
+func (u *NetworkPreferenceUpsert) SetBriefedAt(v time.Time) *NetworkPreferenceUpsert {
+	u.Set(networkpreference.FieldBriefedAt, v)
+	return u
+}
+
+// UpdateBriefedAt sets the "briefed_at" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsert) UpdateBriefedAt() *NetworkPreferenceUpsert {
+	u.SetExcluded(networkpreference.FieldBriefedAt)
+	return u
+}
+
+// ClearBriefedAt clears the value of the "briefed_at" field.
+func (u *NetworkPreferenceUpsert) ClearBriefedAt() *NetworkPreferenceUpsert {
+	u.SetNull(networkpreference.FieldBriefedAt)
 	return u
 }
 
@@ -697,6 +733,27 @@ func (u *NetworkPreferenceUpsertOne) AddMaxOpenRelays(v int) *NetworkPreferenceU
 func (u *NetworkPreferenceUpsertOne) UpdateMaxOpenRelays() *NetworkPreferenceUpsertOne {
 	return u.Update(func(s *NetworkPreferenceUpsert) {
 		s.UpdateMaxOpenRelays()
+	})
+}
+
+// SetBriefedAt sets the "briefed_at" field.
+func (u *NetworkPreferenceUpsertOne) SetBriefedAt(v time.Time) *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.SetBriefedAt(v)
+	})
+}
+
+// UpdateBriefedAt sets the "briefed_at" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsertOne) UpdateBriefedAt() *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.UpdateBriefedAt()
+	})
+}
+
+// ClearBriefedAt clears the value of the "briefed_at" field.
+func (u *NetworkPreferenceUpsertOne) ClearBriefedAt() *NetworkPreferenceUpsertOne {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.ClearBriefedAt()
 	})
 }
 
@@ -1065,6 +1122,27 @@ func (u *NetworkPreferenceUpsertBulk) AddMaxOpenRelays(v int) *NetworkPreference
 func (u *NetworkPreferenceUpsertBulk) UpdateMaxOpenRelays() *NetworkPreferenceUpsertBulk {
 	return u.Update(func(s *NetworkPreferenceUpsert) {
 		s.UpdateMaxOpenRelays()
+	})
+}
+
+// SetBriefedAt sets the "briefed_at" field.
+func (u *NetworkPreferenceUpsertBulk) SetBriefedAt(v time.Time) *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.SetBriefedAt(v)
+	})
+}
+
+// UpdateBriefedAt sets the "briefed_at" field to the value that was provided on create.
+func (u *NetworkPreferenceUpsertBulk) UpdateBriefedAt() *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.UpdateBriefedAt()
+	})
+}
+
+// ClearBriefedAt clears the value of the "briefed_at" field.
+func (u *NetworkPreferenceUpsertBulk) ClearBriefedAt() *NetworkPreferenceUpsertBulk {
+	return u.Update(func(s *NetworkPreferenceUpsert) {
+		s.ClearBriefedAt()
 	})
 }
 

@@ -170,6 +170,26 @@ func (_u *NetworkPreferenceUpdate) AddMaxOpenRelays(v int) *NetworkPreferenceUpd
 	return _u
 }
 
+// SetBriefedAt sets the "briefed_at" field.
+func (_u *NetworkPreferenceUpdate) SetBriefedAt(v time.Time) *NetworkPreferenceUpdate {
+	_u.mutation.SetBriefedAt(v)
+	return _u
+}
+
+// SetNillableBriefedAt sets the "briefed_at" field if the given value is not nil.
+func (_u *NetworkPreferenceUpdate) SetNillableBriefedAt(v *time.Time) *NetworkPreferenceUpdate {
+	if v != nil {
+		_u.SetBriefedAt(*v)
+	}
+	return _u
+}
+
+// ClearBriefedAt clears the value of the "briefed_at" field.
+func (_u *NetworkPreferenceUpdate) ClearBriefedAt() *NetworkPreferenceUpdate {
+	_u.mutation.ClearBriefedAt()
+	return _u
+}
+
 // Mutation returns the NetworkPreferenceMutation object of the builder.
 func (_u *NetworkPreferenceUpdate) Mutation() *NetworkPreferenceMutation {
 	return _u.mutation
@@ -265,6 +285,12 @@ func (_u *NetworkPreferenceUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.AddedMaxOpenRelays(); ok {
 		_spec.AddField(networkpreference.FieldMaxOpenRelays, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.BriefedAt(); ok {
+		_spec.SetField(networkpreference.FieldBriefedAt, field.TypeTime, value)
+	}
+	if _u.mutation.BriefedAtCleared() {
+		_spec.ClearField(networkpreference.FieldBriefedAt, field.TypeTime)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -427,6 +453,26 @@ func (_u *NetworkPreferenceUpdateOne) AddMaxOpenRelays(v int) *NetworkPreference
 	return _u
 }
 
+// SetBriefedAt sets the "briefed_at" field.
+func (_u *NetworkPreferenceUpdateOne) SetBriefedAt(v time.Time) *NetworkPreferenceUpdateOne {
+	_u.mutation.SetBriefedAt(v)
+	return _u
+}
+
+// SetNillableBriefedAt sets the "briefed_at" field if the given value is not nil.
+func (_u *NetworkPreferenceUpdateOne) SetNillableBriefedAt(v *time.Time) *NetworkPreferenceUpdateOne {
+	if v != nil {
+		_u.SetBriefedAt(*v)
+	}
+	return _u
+}
+
+// ClearBriefedAt clears the value of the "briefed_at" field.
+func (_u *NetworkPreferenceUpdateOne) ClearBriefedAt() *NetworkPreferenceUpdateOne {
+	_u.mutation.ClearBriefedAt()
+	return _u
+}
+
 // Mutation returns the NetworkPreferenceMutation object of the builder.
 func (_u *NetworkPreferenceUpdateOne) Mutation() *NetworkPreferenceMutation {
 	return _u.mutation
@@ -552,6 +598,12 @@ func (_u *NetworkPreferenceUpdateOne) sqlSave(ctx context.Context) (_node *Netwo
 	}
 	if value, ok := _u.mutation.AddedMaxOpenRelays(); ok {
 		_spec.AddField(networkpreference.FieldMaxOpenRelays, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.BriefedAt(); ok {
+		_spec.SetField(networkpreference.FieldBriefedAt, field.TypeTime, value)
+	}
+	if _u.mutation.BriefedAtCleared() {
+		_spec.ClearField(networkpreference.FieldBriefedAt, field.TypeTime)
 	}
 	_node = &NetworkPreference{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -584,7 +584,7 @@ func newMCP(cfg Config, table *contract.Table, g *gate.Gate, bus *events.Bus, sv
 		Services: mcp.Services{
 			Queue: svc.queue, Contacts: svc.contacts, Kanban: svc.kanban, Settings: svc.settings,
 			Activity: svc.activity, Chat: svc.chat, Store: svc.store, Review: svc.review,
-			Executions: svc.execs, Capabilities: svc.caps,
+			Executions: svc.execs, Capabilities: svc.caps, Network: svc.network,
 		},
 		Table: table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 		Charge: g.Charge, Now: cfg.now,

@@ -1087,6 +1087,7 @@ var (
 		{Name: "quiet_time_zone", Type: field.TypeString, Nullable: true},
 		{Name: "ambient_enabled", Type: field.TypeBool, Default: true},
 		{Name: "max_open_relays", Type: field.TypeInt, Default: 50},
+		{Name: "briefed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "user_id", Type: field.TypeString, Unique: true, Size: 40},
 	}
 	// NetworkPreferencesTable holds the schema information for the "network_preferences" table.
@@ -1097,7 +1098,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "network_preferences_users_network_preference",
-				Columns:    []*schema.Column{NetworkPreferencesColumns[10]},
+				Columns:    []*schema.Column{NetworkPreferencesColumns[11]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1106,7 +1107,7 @@ var (
 			{
 				Name:    "networkpreference_user_id",
 				Unique:  true,
-				Columns: []*schema.Column{NetworkPreferencesColumns[10]},
+				Columns: []*schema.Column{NetworkPreferencesColumns[11]},
 			},
 		},
 	}

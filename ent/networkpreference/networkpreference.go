@@ -32,6 +32,8 @@ const (
 	FieldAmbientEnabled = "ambient_enabled"
 	// FieldMaxOpenRelays holds the string denoting the max_open_relays field in the database.
 	FieldMaxOpenRelays = "max_open_relays"
+	// FieldBriefedAt holds the string denoting the briefed_at field in the database.
+	FieldBriefedAt = "briefed_at"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// Table holds the table name of the networkpreference in the database.
@@ -58,6 +60,7 @@ var Columns = []string{
 	FieldQuietTimeZone,
 	FieldAmbientEnabled,
 	FieldMaxOpenRelays,
+	FieldBriefedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -134,6 +137,11 @@ func ByAmbientEnabled(opts ...sql.OrderTermOption) OrderOption {
 // ByMaxOpenRelays orders the results by the max_open_relays field.
 func ByMaxOpenRelays(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldMaxOpenRelays, opts...).ToFunc()
+}
+
+// ByBriefedAt orders the results by the briefed_at field.
+func ByBriefedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBriefedAt, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

@@ -110,6 +110,11 @@ func MaxOpenRelays(v int) predicate.NetworkPreference {
 	return predicate.NetworkPreference(sql.FieldEQ(FieldMaxOpenRelays, v))
 }
 
+// BriefedAt applies equality check predicate on the "briefed_at" field. It's identical to BriefedAtEQ.
+func BriefedAt(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldEQ(FieldBriefedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.NetworkPreference {
 	return predicate.NetworkPreference(sql.FieldEQ(FieldCreatedAt, v))
@@ -548,6 +553,56 @@ func MaxOpenRelaysLT(v int) predicate.NetworkPreference {
 // MaxOpenRelaysLTE applies the LTE predicate on the "max_open_relays" field.
 func MaxOpenRelaysLTE(v int) predicate.NetworkPreference {
 	return predicate.NetworkPreference(sql.FieldLTE(FieldMaxOpenRelays, v))
+}
+
+// BriefedAtEQ applies the EQ predicate on the "briefed_at" field.
+func BriefedAtEQ(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldEQ(FieldBriefedAt, v))
+}
+
+// BriefedAtNEQ applies the NEQ predicate on the "briefed_at" field.
+func BriefedAtNEQ(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNEQ(FieldBriefedAt, v))
+}
+
+// BriefedAtIn applies the In predicate on the "briefed_at" field.
+func BriefedAtIn(vs ...time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldIn(FieldBriefedAt, vs...))
+}
+
+// BriefedAtNotIn applies the NotIn predicate on the "briefed_at" field.
+func BriefedAtNotIn(vs ...time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNotIn(FieldBriefedAt, vs...))
+}
+
+// BriefedAtGT applies the GT predicate on the "briefed_at" field.
+func BriefedAtGT(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldGT(FieldBriefedAt, v))
+}
+
+// BriefedAtGTE applies the GTE predicate on the "briefed_at" field.
+func BriefedAtGTE(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldGTE(FieldBriefedAt, v))
+}
+
+// BriefedAtLT applies the LT predicate on the "briefed_at" field.
+func BriefedAtLT(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldLT(FieldBriefedAt, v))
+}
+
+// BriefedAtLTE applies the LTE predicate on the "briefed_at" field.
+func BriefedAtLTE(v time.Time) predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldLTE(FieldBriefedAt, v))
+}
+
+// BriefedAtIsNil applies the IsNil predicate on the "briefed_at" field.
+func BriefedAtIsNil() predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldIsNull(FieldBriefedAt))
+}
+
+// BriefedAtNotNil applies the NotNil predicate on the "briefed_at" field.
+func BriefedAtNotNil() predicate.NetworkPreference {
+	return predicate.NetworkPreference(sql.FieldNotNull(FieldBriefedAt))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

@@ -28,6 +28,8 @@ func (NetworkPreference) Fields() []ent.Field {
 		field.String("quiet_time_zone").Optional().Nillable(),
 		field.Bool("ambient_enabled").Default(true),
 		field.Int("max_open_relays").Default(50),
+		// When the operator last read the network briefing (its "since").
+		field.Time("briefed_at").Optional().Nillable(),
 	}
 }
 

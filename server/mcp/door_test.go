@@ -126,6 +126,10 @@ func TestServerCard(t *testing.T) {
 	if card["version"] != "1.4.0" || card["endpoint"].(map[string]any)["url"] != srv.URL+"/api/mcp" {
 		t.Fatalf("server card: %s", res.Body)
 	}
+	// The 22 static tools without the store's two: 20.
+	if n := len(card["tools"].([]any)); n != 20 {
+		t.Errorf("the server card lists %d tools, want 20", n)
+	}
 	for _, tl := range card["tools"].([]any) {
 		if name := tl.(map[string]any)["name"].(string); strings.HasPrefix(name, "marketplace_") {
 			t.Errorf("the server card lists %s", name)

@@ -58,6 +58,7 @@ type Services struct {
 	Review       switchboardv1connect.StoreReviewServiceHandler
 	Executions   switchboardv1connect.StoreExecutionServiceHandler
 	Capabilities switchboardv1connect.CapabilityServiceHandler
+	Network      Network
 }
 
 // Config is what the door needs.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/switchboard-hq/switchboard/server/network/networktest"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -24,7 +25,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		_, _ = io.WriteString(w, `{"output":"done"}`)
 	}))
 	t.Cleanup(agent.Close)
-	srv := servertest.New(t, servertest.WithPrivateEndpoints())
+	srv := servertest.New(t, networktest.Options()...)
 	dora := srv.SignUp("dora")
 	listing := dora.Session.Do("POST", "/api/marketplace", map[string]any{"name": "Schema Scout", "endpointUrl": agent.URL,
 		"pricingModel": "per_task", "pricePerTask": 1, "currency": "USD", "accessPassword": "a long password"})
@@ -37,7 +38,13 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	servertest.WantStatus(t, ann.Session.Do("POST", "/api/v2/kanban", map[string]any{"title": "Dana renewal", "dueDate": "2026-01-01T00:00:00Z"}), http.StatusCreated)
 	servertest.WantStatus(t, ann.Session.Do("POST", "/api/v2/shared-chat/send", map[string]any{"content": "hello"}), http.StatusCreated)
 	servertest.WantStatus(t, ann.Session.Do("POST", "/api/marketplace/"+id+"/install", map[string]any{}), http.StatusCreated)
-	cs := connect(t, srv, ann.NewKey("all", "mcp", "queue", "kanban", "chat", "contacts", "settings", "store"), nil)
+	// ann is connected to bob on a second instance, with a relay sent.
+	peer := servertest.New(t, networktest.Options()...)
+	connID, _ := networktest.Connect(t, srv, ann, peer, peer.SignUp("bob"))
+	sent := ann.Session.Do("POST", "/api/federation/relays", map[string]any{"connectionId": connID, "subject": "Hello"})
+	servertest.WantStatus(t, sent, http.StatusOK)
+	threadID := sent.JSON(t)["relay"].(map[string]any)["threadId"].(string)
+	cs := connect(t, srv, ann.NewKey("all", "mcp", "queue", "kanban", "chat", "contacts", "settings", "store", "network"), nil)
 	added := structured(t, callTool(t, cs, "queue_add", map[string]any{"title": "Urgent thing", "priority": "urgent", "description": "x"}))
 	itemID := added["item"].(map[string]any)["id"].(string)
 
@@ -56,6 +63,15 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		"marketplace_browse":  {},
 		"marketplace_unlock":  {"agentId": id, "accessPassword": "a long password"},
 		"marketplace_" + slug: {"input": "go"},
+		"job_post":            {"title": "Go review", "description": "Review a service", "requiredSkills": []string{"go"}},
+		"job_browse":          {},
+		"job_match":           {},
+		"relay_thread_list":   {"threadId": threadID},
+		"relay_threads":       {},
+		"serendipity_matches": {},
+		"route_task":          {"taskDescription": "Review my Go code"},
+		"network_briefing":    {},
+		"relay_send":          {"connectionId": connID, "subject": "Again", "threadId": threadID},
 	}
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {

@@ -60,7 +60,7 @@ func staticTools(s *Server) []*tool {
 		listContact = &switchboardv1.ListContactsRequest{}
 		browse      = &switchboardv1.ListStoreAgentsRequest{}
 	)
-	return []*tool{
+	tools := []*tool{
 		{
 			name: "queue_list", title: "List queue items", readOnly: true,
 			description: "The operator's queue, newest first. Filter by any queue status; all when absent.",
@@ -209,6 +209,33 @@ func staticTools(s *Server) []*tool {
 		},
 		unlockTool(sv),
 	}
+	return inOrder(append(tools, networkTools(sv)...))
+}
+
+// staticOrder is document 2's table, then the store's two (RULINGS "MCP":
+// 22 static tools; the server card lists the first 20).
+var staticOrder = []string{
+	"queue_list", "queue_add", "queue_update", "contacts_list", "contacts_search", "cards_list", "mode_get",
+	"briefing_get", "activity_recent", "job_post", "job_browse", "job_match", "reputation_get", "relay_thread_list",
+	"relay_threads", "entity_resolve", "serendipity_matches", "route_task", "network_briefing", "relay_send",
+	"marketplace_browse", "marketplace_unlock",
+}
+
+// inOrder answers the tools in staticOrder; a tool it does not name is a
+// programming error.
+func inOrder(ts []*tool) []*tool {
+	out := make([]*tool, 0, len(ts))
+	for _, name := range staticOrder {
+		for _, t := range ts {
+			if t.name == name {
+				out = append(out, t)
+			}
+		}
+	}
+	if len(out) != len(ts) {
+		panic("mcp: a static tool is missing from staticOrder")
+	}
+	return out
 }
 
 // unlockTool is marketplace_unlock: the listing's access password unlocks

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/server/network/networktest"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -74,12 +75,6 @@ func ensureNPM(t *testing.T, dir, want string) string {
 // item the API then lists, gets an illegal move back as isError with the
 // reason, reads switchboard://briefing and gets a capability pack's prompt.
 func TestTypeScriptSDKClient(t *testing.T) {
-	sdkDir, err := filepath.Abs(filepath.Join("testdata", "npm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := ensureNPM(t, sdkDir, filepath.Join("@modelcontextprotocol", "sdk"))
-
 	srv := servertest.New(t)
 	ann := srv.SignUp("ann")
 	key := ann.NewKey("ts client", "mcp", "queue", "kanban", "chat", "contacts", "store")
@@ -91,31 +86,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	servertest.WantStatus(t, pack, http.StatusCreated)
 	promptName := "pack_" + pack.JSON(t)["capability"].(map[string]any)["capabilityId"].(string)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "ts-sdk-client.mjs"), srv.URL, key, promptName)
-	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdkDir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	steps := map[string]tsStep{}
-	var order []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		var s tsStep
-		if jerr := json.Unmarshal(sc.Bytes(), &s); jerr != nil {
-			t.Fatalf("node printed %q", sc.Text())
-		}
-		steps[s.Step] = s
-		order = append(order, s.Step)
-	}
-	if e, ok := steps["error"]; ok {
-		t.Fatalf("the TypeScript client failed after %v: %s\nstderr: %s", order, e.Message, stderr.String())
-	}
-	if err != nil {
-		t.Fatalf("node: %v (steps %v)\nstderr: %s", err, order, stderr.String())
-	}
+	steps, order := runTS(t, "ts-sdk-client.mjs", srv.URL, key, promptName)
 	want := []string{"initialize", "tools/list", "queue_add", "queue_update", "resources/read", "prompts/get"}
 	if !slices.Equal(order, want) {
 		t.Fatalf("steps %v, want %v", order, want)
@@ -186,5 +157,80 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if len(got.Messages) != 1 || got.Messages[0].Content.Type != "text" ||
 		got.Messages[0].Content.Text != "Write a follow-up to Grace in a warm tone." {
 		t.Errorf("prompts/get: %+v", got.Messages)
+	}
+}
+
+// runTS runs a script of testdata with the pinned TypeScript SDK and
+// answers its steps by name and their order.
+func runTS(t *testing.T, script string, args ...string) (map[string]tsStep, []string) {
+	t.Helper()
+	sdkDir, err := filepath.Abs(filepath.Join("testdata", "npm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := ensureNPM(t, sdkDir, filepath.Join("@modelcontextprotocol", "sdk"))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdkDir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	steps := map[string]tsStep{}
+	var order []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var s tsStep
+		if jerr := json.Unmarshal(sc.Bytes(), &s); jerr != nil {
+			t.Fatalf("node printed %q", sc.Text())
+		}
+		steps[s.Step] = s
+		order = append(order, s.Step)
+	}
+	if e, ok := steps["error"]; ok {
+		t.Fatalf("the TypeScript client failed after %v: %s\nstderr: %s", order, e.Message, stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("node: %v (steps %v)\nstderr: %s", err, order, stderr.String())
+	}
+	return steps, order
+}
+
+// RULINGS "MCP" and "The operator network" (relays): the official
+// TypeScript SDK client calls relay_send against A and the relay lands at B
+// as a pending queue item; relay_threads then lists the thread as active.
+func TestTypeScriptSDKClientRelay(t *testing.T) {
+	t.Parallel()
+	a, b := servertest.New(t, networktest.Options()...), servertest.New(t, networktest.Options()...)
+	ann, bob := a.SignUp("ann"), b.SignUp("bob")
+	connID, _ := networktest.Connect(t, a, ann, b, bob)
+	steps, order := runTS(t, "ts-sdk-relay.mjs", a.URL, ann.NewKey("ts relay", "mcp", "network"), connID)
+	if want := []string{"relay_send", "relay_threads"}; !slices.Equal(order, want) {
+		t.Fatalf("steps %v, want %v", order, want)
+	}
+	sent := steps["relay_send"]
+	list, _ := sent.Structured["sent"].([]any)
+	if sent.IsError || len(list) != 1 {
+		t.Fatalf("relay_send: %+v", sent)
+	}
+	relay := list[0].(map[string]any)["relay"].(map[string]any)
+	answer := list[0].(map[string]any)["answer"].(map[string]any)
+	if relay["connectionId"] != connID || relay["subject"] != "From TypeScript" || answer["task"] != true {
+		t.Fatalf("relay_send answered %v", list[0])
+	}
+	// At B: the relay, and the queue item it became, pending bob's confirmation.
+	got := bob.Session.Do(http.MethodGet, "/api/federation/relays", nil).JSON(t)["relays"].([]any)
+	if len(got) != 1 || got[0].(map[string]any)["relayId"] != relay["id"] || got[0].(map[string]any)["direction"] != "inbound" {
+		t.Fatalf("B's relays: %v", got)
+	}
+	items := bob.Session.Do(http.MethodGet, "/api/v2/queue", nil).JSON(t)["data"].(map[string]any)["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["title"] != "From TypeScript" || items[0].(map[string]any)["status"] != "pending_confirmation" {
+		t.Fatalf("B's queue: %v", items)
+	}
+	threads, _ := steps["relay_threads"].Structured["threads"].([]any)
+	if steps["relay_threads"].IsError || len(threads) != 1 || threads[0].(map[string]any)["threadId"] != relay["threadId"] ||
+		threads[0].(map[string]any)["status"] != "active" {
+		t.Fatalf("relay_threads: %+v", steps["relay_threads"])
 	}
 }

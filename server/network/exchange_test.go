@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/server/network/networktest"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -28,17 +29,7 @@ const (
 // side's id of the connection.
 func connected(t *testing.T, from, to *instance) (fromID, toID string) {
 	t.Helper()
-	res := connectTo(t, from, to, to.user.Email)
-	servertest.WantStatus(t, res, http.StatusCreated)
-	fromID = object(t, res, "connection")["id"].(string)
-	res = to.user.Session.Do(http.MethodGet, "/api/federation/connections?status=pending", nil)
-	for _, c := range res.JSON(t)["connections"].([]any) {
-		if c := c.(map[string]any); c["peerInstanceUrl"] == from.URL {
-			toID = c["id"].(string)
-		}
-	}
-	servertest.WantStatus(t, to.user.Session.Do(http.MethodPost, "/api/federation/connections/"+toID+"/accept", map[string]any{}), http.StatusOK)
-	return fromID, toID
+	return networktest.Connect(t, from.Server, from.user, to.Server, to.user)
 }
 
 // tokenFor is the token from presents at to for their connection.

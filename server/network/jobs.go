@@ -135,6 +135,9 @@ func (s *Service) ListJobs(ctx context.Context, req *switchboardv1.ListJobsReque
 	if req.GetStatus() != "" {
 		q.Where(job.StatusEQ(job.Status(req.GetStatus())))
 	}
+	if req.GetTaskType() != "" {
+		q.Where(job.TaskTypeEQ(job.TaskType(req.GetTaskType())))
+	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

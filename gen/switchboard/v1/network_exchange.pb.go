@@ -1690,9 +1690,11 @@ type ListJobsRequest struct {
 	// posted or received; empty for both.
 	Origin string `protobuf:"bytes,1,opt,name=origin,proto3" json:"origin,omitempty"`
 	// open or closed; empty for both.
-	Status        string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	Limit         int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
-	Offset        int32  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	Limit  int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Offset int32  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	// Only jobs of this task type; empty for all (job_browse's taskType).
+	TaskType      string `protobuf:"bytes,5,opt,name=task_type,json=taskType,proto3" json:"task_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1753,6 +1755,13 @@ func (x *ListJobsRequest) GetOffset() int32 {
 		return x.Offset
 	}
 	return 0
+}
+
+func (x *ListJobsRequest) GetTaskType() string {
+	if x != nil {
+		return x.TaskType
+	}
+	return ""
 }
 
 type ListJobsResponse struct {
@@ -2970,14 +2979,15 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x03job\x18\x01 \x01(\v2\x13.switchboard.v1.JobR\x03job\x12;\n" +
 	"\n" +
 	"deliveries\x18\x02 \x03(\v2\x1b.switchboard.v1.JobDeliveryR\n" +
-	"deliveries\"\x9d\x01\n" +
+	"deliveries\"\xd4\x01\n" +
 	"\x0fListJobsRequest\x12-\n" +
 	"\x06origin\x18\x01 \x01(\tB\x15\xbaH\x04r\x02\x18d\xba\xf5\x18\n" +
 	"job_originR\x06origin\x12-\n" +
 	"\x06status\x18\x02 \x01(\tB\x15\xbaH\x04r\x02\x18d\xba\xf5\x18\n" +
 	"job_statusR\x06status\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x16\n" +
-	"\x06offset\x18\x04 \x01(\x05R\x06offset\"w\n" +
+	"\x06offset\x18\x04 \x01(\x05R\x06offset\x125\n" +
+	"\ttask_type\x18\x05 \x01(\tB\x18\xbaH\x04r\x02\x18d\xba\xf5\x18\rjob_task_typeR\btaskType\"w\n" +
 	"\x10ListJobsResponse\x12'\n" +
 	"\x04jobs\x18\x01 \x03(\v2\x13.switchboard.v1.JobR\x04jobs\x12:\n" +
 	"\n" +

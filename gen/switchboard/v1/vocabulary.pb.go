@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x95@\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc7@\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -412,7 +412,10 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x0eroute_strategy\x12\x10\n" +
 	"\x06direct\x12\x06Direct\x12\x12\n" +
 	"\aauction\x12\aAuction\x12\x16\n" +
-	"\tbroadcast\x12\tBroadcast\xb2\xf5\x18A\n" +
+	"\tbroadcast\x12\tBroadcast\xb2\xf5\x18.\n" +
+	"\x11network_node_kind\x12\v\n" +
+	"\x04self\x12\x03You\x12\f\n" +
+	"\x04peer\x12\x04Peer\xb2\xf5\x18A\n" +
 	"\x11serendipity_party\x12\x12\n" +
 	"\acontact\x12\aContact\x12\x18\n" +
 	"\n" +
