@@ -175,24 +175,20 @@ func median(xs []float64) float64 {
 // RecordRoute writes task_routed: the operator used a route (relay_send
 // naming the strategy it follows) to send subject to these relays.
 func (s *Service) RecordRoute(ctx context.Context, strategy, subject string, relays []*switchboardv1.Relay) error {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return err
-	}
-	ids, conns := make([]string, 0, len(relays)), make([]string, 0, len(relays))
-	for _, r := range relays {
-		ids, conns = append(ids, r.GetId()), append(conns, r.GetConnectionId())
-	}
-	return apperr.Wrap(s.DB.InTx(ctx, func(tx *db.Tx) error {
-		return activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "task_routed", Actor: p.Actor(),
-			At: s.now(), Summary: fmt.Sprintf("Routed %q (%s) to %d", subject, strategy, len(relays)),
-			Metadata: map[string]any{"strategy": strategy, "relayIds": ids, "connectionIds": conns}})
-	}))
+	return s.recordSend(ctx, "task_routed", fmt.Sprintf("Routed %q (%s) to %d", subject, strategy, len(relays)),
+		map[string]any{"strategy": strategy}, relays)
 }
 
 // RecordBroadcast writes relay_broadcast for one relay_send to several
 // connections.
 func (s *Service) RecordBroadcast(ctx context.Context, subject string, relays []*switchboardv1.Relay) error {
+	return s.recordSend(ctx, "relay_broadcast", fmt.Sprintf("Sent %q to %d connections", subject, len(relays)),
+		map[string]any{}, relays)
+}
+
+// recordSend writes the caller's activity entry for relays sent together,
+// naming them and their connections in metadata beside what it holds.
+func (s *Service) recordSend(ctx context.Context, action, summary string, metadata map[string]any, relays []*switchboardv1.Relay) error {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return err
@@ -201,10 +197,10 @@ func (s *Service) RecordBroadcast(ctx context.Context, subject string, relays []
 	for _, r := range relays {
 		ids, conns = append(ids, r.GetId()), append(conns, r.GetConnectionId())
 	}
+	metadata["relayIds"], metadata["connectionIds"] = ids, conns
 	return apperr.Wrap(s.DB.InTx(ctx, func(tx *db.Tx) error {
-		return activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "relay_broadcast", Actor: p.Actor(),
-			At: s.now(), Summary: fmt.Sprintf("Sent %q to %d connections", subject, len(relays)),
-			Metadata: map[string]any{"relayIds": ids, "connectionIds": conns}})
+		return activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: action, Actor: p.Actor(),
+			At: s.now(), Summary: summary, Metadata: metadata})
 	}))
 }
 
