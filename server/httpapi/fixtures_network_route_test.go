@@ -43,9 +43,14 @@ func routeFixtures() []fixture {
 		single("GetNetworkGraphResponse", "alone", &switchboardv1.GetNetworkGraphResponse{
 			Nodes: []*switchboardv1.NetworkNode{{Id: "self", Kind: "self", Name: "Alice", Host: "a.example"}}}),
 		single("GetNetworkBriefingResponse", "full", &switchboardv1.GetNetworkBriefingResponse{
-			Counts:          &switchboardv1.NetworkBriefingCounts{PendingRequests: 1, AwaitingPeers: 1, StateChanges: 1, JobsReceived: 1},
+			Counts: &switchboardv1.NetworkBriefingCounts{PendingRequests: 1, AwaitingPeers: 1, StateChanges: 1, JobsReceived: 1,
+				LinkedCardChanges: 1},
 			PendingRequests: []*switchboardv1.NetworkConnection{pending}, AwaitingPeers: []*switchboardv1.Relay{relay},
-			StateChanges: []*switchboardv1.Relay{relay}, JobsReceived: []*switchboardv1.Job{job}, Since: tsJoined}),
+			StateChanges: []*switchboardv1.Relay{relay}, JobsReceived: []*switchboardv1.Job{job}, Since: tsJoined,
+			LinkedCardChanges: []*switchboardv1.KanbanCard{{Id: "ckx5f0a1b0000qzrmcard00001", Title: "Navy renewal", Status: "leads",
+				Priority: "medium", ChangeLog: []*switchboardv1.CardChange{{ExternalCardId: "ckx5f0a1b0000qzrmcardpeer01",
+					NewStatus: "proposal", NewPriority: "high", ChangeLog: "Navy renewal: status leads → proposal",
+					From: "bob@b.example", ReceivedAt: tsHeartbeat}}}}}),
 		single("GetNetworkBriefingResponse", "first", &switchboardv1.GetNetworkBriefingResponse{Counts: &switchboardv1.NetworkBriefingCounts{}}),
 		single("ListSerendipityMatchesResponse", "one", &switchboardv1.ListSerendipityMatchesResponse{Matches: []*switchboardv1.SerendipityMatch{{
 			A:      &switchboardv1.SerendipityPerson{Id: "ckx5f0a1b0000qzrmcont00001", Name: "Dana", Party: "contact"},

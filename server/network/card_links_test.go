@@ -56,6 +56,25 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 	if got := p.a.card(t, k.ID); got["status"] != "leads" {
 		t.Fatalf("A's card moved: %v", got["status"])
 	}
+	// A's next briefing shows the change as a digest, once: the briefing
+	// after it has nothing new.
+	briefing := func() map[string]any {
+		res := p.a.user.Session.Do(http.MethodGet, "/api/federation/briefing", nil)
+		servertest.WantStatus(t, res, http.StatusOK)
+		return res.JSON(t)
+	}
+	b := briefing()
+	digest := b["linkedCardChanges"].([]any)
+	if n := b["counts"].(map[string]any)["linkedCardChanges"]; n != float64(1) || len(digest) != 1 {
+		t.Fatalf("A's briefing digest: %v", b)
+	}
+	if d := digest[0].(map[string]any); d["id"] != k.ID || len(d["changeLog"].([]any)) != 1 ||
+		d["changeLog"].([]any)[0].(map[string]any)["newStatus"] != "proposal" {
+		t.Fatalf("digest entry: %v", d)
+	}
+	if b := briefing(); len(b["linkedCardChanges"].([]any)) != 0 {
+		t.Fatalf("the next briefing repeats the digest: %v", b["linkedCardChanges"])
+	}
 	// A's change goes the other way.
 	servertest.WantStatus(t, p.a.user.Session.Do(http.MethodPut, "/api/v2/kanban/"+k.ID, map[string]any{"priority": "low"}), http.StatusOK)
 	servertest.WaitFor(t, "A's change in B's change log", func() bool {

@@ -301,7 +301,15 @@ func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNe
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	out := &switchboardv1.GetNetworkBriefingResponse{PendingRequests: lists.Map(pending, toProto),
+	var changedSince time.Time
+	if since != nil {
+		changedSince = *since
+	}
+	cards, err := s.CardDigest(ctx, p.UserID, changedSince)
+	if err != nil {
+		return nil, err
+	}
+	out := &switchboardv1.GetNetworkBriefingResponse{PendingRequests: lists.Map(pending, toProto), LinkedCardChanges: cards,
 		AwaitingYou: []*switchboardv1.Relay{}, AwaitingPeers: []*switchboardv1.Relay{}, StateChanges: []*switchboardv1.Relay{},
 		Quarantined: []*switchboardv1.Relay{}, JobsReceived: lists.Map(jobs, jobProto)}
 	if since != nil {
@@ -324,7 +332,7 @@ func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNe
 	}
 	out.Counts = &switchboardv1.NetworkBriefingCounts{PendingRequests: count(out.PendingRequests),
 		AwaitingYou: count(out.AwaitingYou), AwaitingPeers: count(out.AwaitingPeers), StateChanges: count(out.StateChanges),
-		Quarantined: count(out.Quarantined), JobsReceived: count(out.JobsReceived)}
+		Quarantined: count(out.Quarantined), JobsReceived: count(out.JobsReceived), LinkedCardChanges: count(cards)}
 	if pref == nil {
 		err = s.DB.NetworkPreference.Create().SetUserID(p.UserID).SetBriefedAt(now).Exec(ctx)
 	} else {

@@ -685,15 +685,16 @@ func (*GetNetworkBriefingRequest) Descriptor() ([]byte, []int) {
 
 // NetworkBriefingCounts are the briefing's counts, given first.
 type NetworkBriefingCounts struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	PendingRequests int32                  `protobuf:"varint,1,opt,name=pending_requests,json=pendingRequests,proto3" json:"pending_requests,omitempty"`
-	AwaitingYou     int32                  `protobuf:"varint,2,opt,name=awaiting_you,json=awaitingYou,proto3" json:"awaiting_you,omitempty"`
-	AwaitingPeers   int32                  `protobuf:"varint,3,opt,name=awaiting_peers,json=awaitingPeers,proto3" json:"awaiting_peers,omitempty"`
-	StateChanges    int32                  `protobuf:"varint,4,opt,name=state_changes,json=stateChanges,proto3" json:"state_changes,omitempty"`
-	Quarantined     int32                  `protobuf:"varint,5,opt,name=quarantined,proto3" json:"quarantined,omitempty"`
-	JobsReceived    int32                  `protobuf:"varint,6,opt,name=jobs_received,json=jobsReceived,proto3" json:"jobs_received,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	PendingRequests   int32                  `protobuf:"varint,1,opt,name=pending_requests,json=pendingRequests,proto3" json:"pending_requests,omitempty"`
+	AwaitingYou       int32                  `protobuf:"varint,2,opt,name=awaiting_you,json=awaitingYou,proto3" json:"awaiting_you,omitempty"`
+	AwaitingPeers     int32                  `protobuf:"varint,3,opt,name=awaiting_peers,json=awaitingPeers,proto3" json:"awaiting_peers,omitempty"`
+	StateChanges      int32                  `protobuf:"varint,4,opt,name=state_changes,json=stateChanges,proto3" json:"state_changes,omitempty"`
+	Quarantined       int32                  `protobuf:"varint,5,opt,name=quarantined,proto3" json:"quarantined,omitempty"`
+	JobsReceived      int32                  `protobuf:"varint,6,opt,name=jobs_received,json=jobsReceived,proto3" json:"jobs_received,omitempty"`
+	LinkedCardChanges int32                  `protobuf:"varint,7,opt,name=linked_card_changes,json=linkedCardChanges,proto3" json:"linked_card_changes,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *NetworkBriefingCounts) Reset() {
@@ -768,6 +769,13 @@ func (x *NetworkBriefingCounts) GetJobsReceived() int32 {
 	return 0
 }
 
+func (x *NetworkBriefingCounts) GetLinkedCardChanges() int32 {
+	if x != nil {
+		return x.LinkedCardChanges
+	}
+	return 0
+}
+
 type GetNetworkBriefingResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Counts *NetworkBriefingCounts `protobuf:"bytes,1,opt,name=counts,proto3" json:"counts,omitempty"`
@@ -783,9 +791,13 @@ type GetNetworkBriefingResponse struct {
 	// Open jobs received from connections.
 	JobsReceived []*Job `protobuf:"bytes,7,rep,name=jobs_received,json=jobsReceived,proto3" json:"jobs_received,omitempty"`
 	// The last briefing's time; absent on the first.
-	Since         *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=since,proto3,oneof" json:"since,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Since *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=since,proto3,oneof" json:"since,omitempty"`
+	// The operator's cards linked to peers' cards whose peers changed them
+	// since the last briefing: each card's id, title, status and priority
+	// with only those change-log entries (a digest, not the whole card).
+	LinkedCardChanges []*KanbanCard `protobuf:"bytes,9,rep,name=linked_card_changes,json=linkedCardChanges,proto3" json:"linked_card_changes,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *GetNetworkBriefingResponse) Reset() {
@@ -870,6 +882,13 @@ func (x *GetNetworkBriefingResponse) GetJobsReceived() []*Job {
 func (x *GetNetworkBriefingResponse) GetSince() *timestamppb.Timestamp {
 	if x != nil {
 		return x.Since
+	}
+	return nil
+}
+
+func (x *GetNetworkBriefingResponse) GetLinkedCardChanges() []*KanbanCard {
+	if x != nil {
+		return x.LinkedCardChanges
 	}
 	return nil
 }
@@ -1119,7 +1138,7 @@ var File_switchboard_v1_network_route_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_network_route_proto_rawDesc = "" +
 	"\n" +
-	"\"switchboard/v1/network_route.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/network.proto\x1a%switchboard/v1/network_exchange.proto\x1a\"switchboard/v1/network_relay.proto\x1a\x1cswitchboard/v1/options.proto\"\xcb\x01\n" +
+	"\"switchboard/v1/network_route.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/kanban.proto\x1a\x1cswitchboard/v1/network.proto\x1a%switchboard/v1/network_exchange.proto\x1a\"switchboard/v1/network_relay.proto\x1a\x1cswitchboard/v1/options.proto\"\xcb\x01\n" +
 	"\x10RouteTaskRequest\x127\n" +
 	"\x10task_description\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xa0\x1f\xe8\xf3\x18\x01R\x0ftaskDescription\x12$\n" +
 	"\ttask_type\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18dR\btaskType\x12&\n" +
@@ -1182,14 +1201,15 @@ const file_switchboard_v1_network_route_proto_rawDesc = "" +
 	"\x17GetNetworkGraphResponse\x121\n" +
 	"\x05nodes\x18\x01 \x03(\v2\x1b.switchboard.v1.NetworkNodeR\x05nodes\x121\n" +
 	"\x05edges\x18\x02 \x03(\v2\x1b.switchboard.v1.NetworkEdgeR\x05edges\"\x1b\n" +
-	"\x19GetNetworkBriefingRequest\"\xf8\x01\n" +
+	"\x19GetNetworkBriefingRequest\"\xa8\x02\n" +
 	"\x15NetworkBriefingCounts\x12)\n" +
 	"\x10pending_requests\x18\x01 \x01(\x05R\x0fpendingRequests\x12!\n" +
 	"\fawaiting_you\x18\x02 \x01(\x05R\vawaitingYou\x12%\n" +
 	"\x0eawaiting_peers\x18\x03 \x01(\x05R\rawaitingPeers\x12#\n" +
 	"\rstate_changes\x18\x04 \x01(\x05R\fstateChanges\x12 \n" +
 	"\vquarantined\x18\x05 \x01(\x05R\vquarantined\x12#\n" +
-	"\rjobs_received\x18\x06 \x01(\x05R\fjobsReceived\"\x91\x04\n" +
+	"\rjobs_received\x18\x06 \x01(\x05R\fjobsReceived\x12.\n" +
+	"\x13linked_card_changes\x18\a \x01(\x05R\x11linkedCardChanges\"\xdd\x04\n" +
 	"\x1aGetNetworkBriefingResponse\x12=\n" +
 	"\x06counts\x18\x01 \x01(\v2%.switchboard.v1.NetworkBriefingCountsR\x06counts\x12L\n" +
 	"\x10pending_requests\x18\x02 \x03(\v2!.switchboard.v1.NetworkConnectionR\x0fpendingRequests\x128\n" +
@@ -1198,7 +1218,8 @@ const file_switchboard_v1_network_route_proto_rawDesc = "" +
 	"\rstate_changes\x18\x05 \x03(\v2\x15.switchboard.v1.RelayR\fstateChanges\x127\n" +
 	"\vquarantined\x18\x06 \x03(\v2\x15.switchboard.v1.RelayR\vquarantined\x128\n" +
 	"\rjobs_received\x18\a \x03(\v2\x13.switchboard.v1.JobR\fjobsReceived\x125\n" +
-	"\x05since\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x05since\x88\x01\x01B\b\n" +
+	"\x05since\x18\b \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x05since\x88\x01\x01\x12J\n" +
+	"\x13linked_card_changes\x18\t \x03(\v2\x1a.switchboard.v1.KanbanCardR\x11linkedCardChangesB\b\n" +
 	"\x06_since\"K\n" +
 	"\x1dListSerendipityMatchesRequest\x12*\n" +
 	"\vmax_results\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x182(\x00R\n" +
@@ -1256,6 +1277,7 @@ var file_switchboard_v1_network_route_proto_goTypes = []any{
 	(*NetworkConnection)(nil),              // 16: switchboard.v1.NetworkConnection
 	(*Relay)(nil),                          // 17: switchboard.v1.Relay
 	(*Job)(nil),                            // 18: switchboard.v1.Job
+	(*KanbanCard)(nil),                     // 19: switchboard.v1.KanbanCard
 }
 var file_switchboard_v1_network_route_proto_depIdxs = []int32{
 	1,  // 0: switchboard.v1.RouteCandidate.factors:type_name -> switchboard.v1.RouteFactors
@@ -1271,22 +1293,23 @@ var file_switchboard_v1_network_route_proto_depIdxs = []int32{
 	17, // 10: switchboard.v1.GetNetworkBriefingResponse.quarantined:type_name -> switchboard.v1.Relay
 	18, // 11: switchboard.v1.GetNetworkBriefingResponse.jobs_received:type_name -> switchboard.v1.Job
 	15, // 12: switchboard.v1.GetNetworkBriefingResponse.since:type_name -> google.protobuf.Timestamp
-	12, // 13: switchboard.v1.SerendipityMatch.a:type_name -> switchboard.v1.SerendipityPerson
-	12, // 14: switchboard.v1.SerendipityMatch.b:type_name -> switchboard.v1.SerendipityPerson
-	13, // 15: switchboard.v1.ListSerendipityMatchesResponse.matches:type_name -> switchboard.v1.SerendipityMatch
-	0,  // 16: switchboard.v1.NetworkRouteService.RouteTask:input_type -> switchboard.v1.RouteTaskRequest
-	4,  // 17: switchboard.v1.NetworkRouteService.GetNetworkGraph:input_type -> switchboard.v1.GetNetworkGraphRequest
-	8,  // 18: switchboard.v1.NetworkRouteService.GetNetworkBriefing:input_type -> switchboard.v1.GetNetworkBriefingRequest
-	11, // 19: switchboard.v1.NetworkRouteService.ListSerendipityMatches:input_type -> switchboard.v1.ListSerendipityMatchesRequest
-	3,  // 20: switchboard.v1.NetworkRouteService.RouteTask:output_type -> switchboard.v1.RouteTaskResponse
-	7,  // 21: switchboard.v1.NetworkRouteService.GetNetworkGraph:output_type -> switchboard.v1.GetNetworkGraphResponse
-	10, // 22: switchboard.v1.NetworkRouteService.GetNetworkBriefing:output_type -> switchboard.v1.GetNetworkBriefingResponse
-	14, // 23: switchboard.v1.NetworkRouteService.ListSerendipityMatches:output_type -> switchboard.v1.ListSerendipityMatchesResponse
-	20, // [20:24] is the sub-list for method output_type
-	16, // [16:20] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	19, // 13: switchboard.v1.GetNetworkBriefingResponse.linked_card_changes:type_name -> switchboard.v1.KanbanCard
+	12, // 14: switchboard.v1.SerendipityMatch.a:type_name -> switchboard.v1.SerendipityPerson
+	12, // 15: switchboard.v1.SerendipityMatch.b:type_name -> switchboard.v1.SerendipityPerson
+	13, // 16: switchboard.v1.ListSerendipityMatchesResponse.matches:type_name -> switchboard.v1.SerendipityMatch
+	0,  // 17: switchboard.v1.NetworkRouteService.RouteTask:input_type -> switchboard.v1.RouteTaskRequest
+	4,  // 18: switchboard.v1.NetworkRouteService.GetNetworkGraph:input_type -> switchboard.v1.GetNetworkGraphRequest
+	8,  // 19: switchboard.v1.NetworkRouteService.GetNetworkBriefing:input_type -> switchboard.v1.GetNetworkBriefingRequest
+	11, // 20: switchboard.v1.NetworkRouteService.ListSerendipityMatches:input_type -> switchboard.v1.ListSerendipityMatchesRequest
+	3,  // 21: switchboard.v1.NetworkRouteService.RouteTask:output_type -> switchboard.v1.RouteTaskResponse
+	7,  // 22: switchboard.v1.NetworkRouteService.GetNetworkGraph:output_type -> switchboard.v1.GetNetworkGraphResponse
+	10, // 23: switchboard.v1.NetworkRouteService.GetNetworkBriefing:output_type -> switchboard.v1.GetNetworkBriefingResponse
+	14, // 24: switchboard.v1.NetworkRouteService.ListSerendipityMatches:output_type -> switchboard.v1.ListSerendipityMatchesResponse
+	21, // [21:25] is the sub-list for method output_type
+	17, // [17:21] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_network_route_proto_init() }
@@ -1294,6 +1317,7 @@ func file_switchboard_v1_network_route_proto_init() {
 	if File_switchboard_v1_network_route_proto != nil {
 		return
 	}
+	file_switchboard_v1_kanban_proto_init()
 	file_switchboard_v1_network_proto_init()
 	file_switchboard_v1_network_exchange_proto_init()
 	file_switchboard_v1_network_relay_proto_init()
