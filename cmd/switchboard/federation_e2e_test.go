@@ -210,7 +210,11 @@ func TestThreeInstanceFederation(t *testing.T) {
 	bin := buildBinary(t)
 	// The hub and A export their spans to one loopback OTLP/HTTP receiver.
 	rcv := servertest.NewOTLPReceiver(t)
-	hub := startInstance(t, bin, "hub", "--role", "hub", "--review-policy", "review", "--otlp-endpoint", rcv.URL)
+	// The hub retries its webhooks for longer than A takes to restart on a
+	// loaded machine (A is down when one is due); the others keep the
+	// shortest schedule.
+	hub := startInstance(t, bin, "hub", "--role", "hub", "--review-policy", "review", "--otlp-endpoint", rcv.URL,
+		"--federation-retry-schedule", "1s,2s,3s,5s,10s,20s")
 	a := startInstance(t, bin, "a", "--otlp-endpoint", rcv.URL)
 	b := startInstance(t, bin, "b")
 	agent := newE2EAgent(t)
@@ -276,7 +280,7 @@ func TestThreeInstanceFederation(t *testing.T) {
 	must(t, hub.owner, http.StatusOK, http.MethodPost, "/api/admin/marketplace/"+hubCoder+"/approve", `{}`)
 	time.Sleep(1500 * time.Millisecond) // the first attempt fails
 	a.start(t, bin)
-	within(t, 20*time.Second, "the coder's approval on A after its restart", func() bool {
+	within(t, 30*time.Second, "the coder's approval on A after its restart", func() bool {
 		ag := must(t, a.key, http.StatusOK, http.MethodGet, "/api/marketplace/"+coder, "")["agent"].(map[string]any)
 		return ag["hubStatus"] == "active"
 	})

@@ -1,11 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hq/switchboard/ent/activityentry"
+	"github.com/switchboard-hq/switchboard/ent/chatmessage"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // networkArgs switch the operator network on for loopback peers (RULINGS
@@ -13,18 +23,20 @@ import (
 // --federation-allow-private admits http:// and private addresses).
 var networkArgs = []string{"--federation", "--federation-allow-private"}
 
-// TestThreeInstanceNetwork: the operator network's handshake between three
-// processes, each with its own database (issue 15's three-instance test,
-// connections): A asks B, B's request is pending until B accepts, then both
-// are active; C auto-accepts A, whose origin is on C's allowlist, so A↔C is
-// active at once; a task relay from A lands pending in B's queue and B's
-// approval comes back to A as the relay's state; a handshake whose
-// fromInstanceUrl cannot sign the nonce records nothing.
+// TestThreeInstanceNetwork: the operator network between three processes,
+// each with its own database (issue 15's three-instance test): A asks B,
+// B's request is pending until B accepts, then both are active; C
+// auto-accepts A, whose origin is on C's allowlist, so A↔C is active at
+// once; a task relay from A goes through its whole life at B and back
+// (relayLifecycle); a handshake whose fromInstanceUrl cannot sign the nonce
+// records nothing.
 func TestThreeInstanceNetwork(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
 	a := startInstance(t, bin, "a", networkArgs...)
-	b := startInstance(t, bin, "b", networkArgs...)
+	// B retries its acks for longer than A takes to restart (A is down
+	// when one is due).
+	b := startInstance(t, bin, "b", append([]string{"--federation-retry-schedule", "1s,2s,3s,5s,10s,20s"}, networkArgs...)...)
 	c := startInstance(t, bin, "c", append([]string{"--federation-allowlist", a.base}, networkArgs...)...)
 	must(t, c.owner, http.StatusOK, http.MethodPut, "/api/federation/preferences", `{"autoAccept":true}`)
 
@@ -63,32 +75,7 @@ func TestThreeInstanceNetwork(t *testing.T) {
 		t.Fatalf("A's active connections: %v", got)
 	}
 
-	// A sends B a task relay: it lands in B's queue pending B's
-	// confirmation with A as the requester; B approves it, and the relay-ack
-	// goes back through B's outbox, so A's relay becomes accepted.
-	toBID := connections(t, a, "active")
-	var connB string
-	for _, c := range toBID {
-		if c["peerInstanceUrl"] == b.base {
-			connB = c["id"].(string)
-		}
-	}
-	sent := must(t, a.key, http.StatusOK, http.MethodPost, "/api/federation/relays",
-		`{"connectionId":"`+connB+`","type":"request","intent":"assign_task","subject":"Review the Q3 plan","priority":"normal","payload":{"pages":2}}`)
-	if answer := sent["answer"].(map[string]any); answer["task"] != true || answer["cardId"] == nil {
-		t.Fatalf("the relay's answer: %v", sent)
-	}
-	relayID := sent["relay"].(map[string]any)["id"].(string)
-	items := must(t, b.key, http.StatusOK, http.MethodGet, "/api/v2/queue?status=pending_confirmation", "")["data"].(map[string]any)["items"].([]any)
-	if len(items) != 1 || items[0].(map[string]any)["title"] != "Review the Q3 plan" {
-		t.Fatalf("B's pending items: %v", items)
-	}
-	item := items[0].(map[string]any)
-	must(t, b.key, http.StatusOK, http.MethodPost, "/api/v2/queue/"+item["id"].(string)+"/confirm", `{"action":"approve"}`)
-	within(t, 20*time.Second, "A's relay accepted", func() bool {
-		got := must(t, a.key, http.StatusOK, http.MethodGet, "/api/federation/relays/"+relayID, "")["relay"].(map[string]any)
-		return got["state"] == "accepted"
-	})
+	relayLifecycle(t, bin, a, b, connectionTo(t, a, b.base))
 
 	// A caller that cannot sign the nonce with the token it offers: 400 on
 	// B, and B records nothing.
@@ -114,4 +101,192 @@ func connections(t *testing.T, in *instance, status string) []map[string]any {
 		out = append(out, c.(map[string]any))
 	}
 	return out
+}
+
+// connectionTo is from's active connection with the instance at base.
+func connectionTo(t *testing.T, from *instance, base string) string {
+	t.Helper()
+	for _, c := range connections(t, from, "active") {
+		if c["peerInstanceUrl"] == base {
+			return c["id"].(string)
+		}
+	}
+	t.Fatalf("%s has no active connection with %s", from.name, base)
+	return ""
+}
+
+// relayLifecycle: issue 15's relay acceptance across processes (RULINGS
+// "The operator network: connections and relays", Relays and Relay state;
+// document 2 "Events", relay-ack and relay.state_changed). A task relay
+// from A, sent with A's card, lands pending in B's queue even with B's
+// auto-approve on, with A as the requester and a card linked to A's; B
+// approves, blocks (with a reason) and unblocks it, and A's relay follows;
+// A is down when B completes it, B's outbox retries on its short schedule
+// and A shows completed with the result once it is back; each change is a
+// comms message, a relay_responded entry and a signed relay.state_changed
+// push on A; a replayed older ack changes nothing; B's card move reaches
+// A's card's change log and A's next briefing; a rejected relay is
+// declined.
+func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string) {
+	t.Helper()
+	pushes := receiveSignedPushes(t, a)
+	must(t, b.key, http.StatusOK, http.MethodPatch, "/api/v2/settings", `{"queueAutoApprove":true}`)
+	aCard := must(t, a.key, http.StatusCreated, http.MethodPost, "/api/v2/kanban", `{"title":"Q3 plan","status":"leads"}`)["card"].(map[string]any)["id"].(string)
+
+	sent := must(t, a.key, http.StatusOK, http.MethodPost, "/api/federation/relays",
+		`{"connectionId":"`+connB+`","type":"request","intent":"assign_task","subject":"Review the Q3 plan","priority":"normal","cardId":"`+aCard+`","payload":{"description":"Two pages"}}`)
+	answer := sent["answer"].(map[string]any)
+	if answer["task"] != true || answer["cardId"] == nil {
+		t.Fatalf("the relay's answer: %v", sent)
+	}
+	relayID := sent["relay"].(map[string]any)["id"].(string)
+	items := must(t, b.key, http.StatusOK, http.MethodGet, "/api/v2/queue?status=pending_confirmation", "")["data"].(map[string]any)["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("B's pending items: %v", items)
+	}
+	item := items[0].(map[string]any)
+	if item["title"] != "Review the Q3 plan" || item["requesterEmail"] != "owner@a.example" || item["cardId"] != answer["cardId"] {
+		t.Fatalf("B's item: %v", item)
+	}
+	itemPath := "/api/v2/queue/" + item["id"].(string)
+	state := func(want string) map[string]any {
+		t.Helper()
+		var got map[string]any
+		within(t, 30*time.Second, "A's relay "+want, func() bool {
+			got = must(t, a.key, http.StatusOK, http.MethodGet, "/api/federation/relays/"+relayID, "")["relay"].(map[string]any)
+			return got["state"] == want
+		})
+		return got
+	}
+
+	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/confirm", `{"action":"approve"}`)
+	state("accepted")
+	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/result", `{"result":"waiting on legal","status":"blocked"}`)
+	if got := state("blocked"); got["reason"] != "waiting on legal" {
+		t.Fatalf("blocked: %v", got)
+	}
+	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/status", `{"status":"ready"}`)
+	state("accepted")
+
+	// A is down when B's completed ack is due.
+	a.stop(t)
+	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/result", `{"result":"Reviewed: ship it"}`)
+	time.Sleep(1500 * time.Millisecond) // the first attempt fails
+	a.start(t, bin)
+	if got := state("completed"); got["result"] != "Reviewed: ship it" {
+		t.Fatalf("completed: %v", got)
+	}
+	within(t, 15*time.Second, "four signed relay.state_changed pushes on A", func() bool {
+		return len(pushes.states()) == 4
+	})
+	if got := strings.Join(pushes.states(), ","); got != "accepted,blocked,accepted,completed" {
+		t.Fatalf("A's pushes: %s", got)
+	}
+	responded, messages := relayTrail(t, a)
+	if responded != 4 || messages != 4 {
+		t.Fatalf("A's relay_responded entries %d and comms messages %d, want 4 each", responded, messages)
+	}
+
+	// B's outbox sends its blocked ack again (put back due; B's next
+	// outbox row, its card move below, wakes the dispatcher): A applies
+	// nothing.
+	replayed := replayDelivery(t, b, relayID, `"state":"blocked"`)
+
+	// B moves its card: A's linked card hears it, and A's next briefing
+	// shows it as a digest.
+	must(t, b.key, http.StatusOK, http.MethodPut, "/api/v2/kanban/"+answer["cardId"].(string), `{"status":"proposal"}`)
+	within(t, 15*time.Second, "B's card move in A's change log", func() bool {
+		log, _ := must(t, a.key, http.StatusOK, http.MethodGet, "/api/v2/kanban/"+aCard, "")["card"].(map[string]any)["changeLog"].([]any)
+		return len(log) == 1
+	})
+	briefing := must(t, a.owner, http.StatusOK, http.MethodGet, "/api/federation/briefing", "")
+	digest, _ := briefing["linkedCardChanges"].([]any)
+	if len(digest) != 1 || digest[0].(map[string]any)["id"] != aCard {
+		t.Fatalf("A's briefing digest: %v", briefing["linkedCardChanges"])
+	}
+
+	within(t, 15*time.Second, "the replayed ack delivered again", func() bool {
+		row := deliveryOn(t, b, replayed)
+		return row.Status == webhookdelivery.StatusDelivered && row.LastStatus != nil && *row.LastStatus == http.StatusOK
+	})
+	if got := must(t, a.key, http.StatusOK, http.MethodGet, "/api/federation/relays/"+relayID, "")["relay"].(map[string]any); got["state"] != "completed" {
+		t.Fatalf("after the replayed ack: %v", got)
+	}
+	if responded, _ := relayTrail(t, a); responded != 4 {
+		t.Fatalf("the replayed ack was applied: %d relay_responded entries", responded)
+	}
+
+	// B rejects another: declined at A.
+	sent = must(t, a.key, http.StatusOK, http.MethodPost, "/api/federation/relays",
+		`{"connectionId":"`+connB+`","type":"request","intent":"get_info","subject":"Also this"}`)
+	relayID = sent["relay"].(map[string]any)["id"].(string)
+	items = must(t, b.key, http.StatusOK, http.MethodGet, "/api/v2/queue?status=pending_confirmation", "")["data"].(map[string]any)["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("B's pending items: %v", items)
+	}
+	must(t, b.key, http.StatusOK, http.MethodPost, "/api/v2/queue/"+items[0].(map[string]any)["id"].(string)+"/confirm", `{"action":"reject"}`)
+	state("declined")
+}
+
+// relayTrail counts what relay acks left in A's database: relay_responded
+// activity and relay_state_changed comms messages.
+func relayTrail(t *testing.T, a *instance) (responded, messages int) {
+	t.Helper()
+	d := openDB(t, a)
+	defer d.Close()
+	ctx := context.Background()
+	responded, err := d.ActivityEntry.Query().Where(activityentry.Action("relay_responded")).Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages, err = d.ChatMessage.Query().Where(chatmessage.MetadataType("relay_state_changed")).Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return responded, messages
+}
+
+// signedPushes is a push-webhook receiver (outside the instance: loopback
+// HTTP) that checks every signature.
+type signedPushes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (p *signedPushes) states() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.got)
+}
+
+func receiveSignedPushes(t *testing.T, in *instance) *signedPushes {
+	t.Helper()
+	const secret = "an-e2e-push-secret"
+	p := &signedPushes{}
+	recv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.Header.Get(webhooks.HeaderSignature) != webhooks.Sign(secret, body) {
+			t.Errorf("bad signature on %s", body)
+		}
+		var push struct {
+			Event string `json:"event"`
+			Data  struct {
+				State string `json:"state"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &push); err != nil {
+			t.Errorf("push %s: %v", body, err)
+		}
+		if push.Event == "relay.state_changed" {
+			p.mu.Lock()
+			p.got = append(p.got, push.Data.State)
+			p.mu.Unlock()
+		}
+	}))
+	recv.Config.ReadHeaderTimeout = 10 * time.Second
+	recv.Start()
+	t.Cleanup(recv.Close)
+	must(t, in.key, http.StatusOK, http.MethodPatch, "/api/v2/settings",
+		`{"serviceKeys":[{"service":"webhook_push","url":"`+recv.URL+`","secret":"`+secret+`"}]}`)
+	return p
 }
