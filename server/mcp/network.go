@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -214,20 +213,31 @@ var sentSchema = &jsonschema.Schema{
 			Type: "object", Required: []string{"relay", "answer"},
 			Properties: map[string]*jsonschema.Schema{"relay": objectSchema, "answer": objectSchema},
 		}},
+		"failed": {Type: "array", Description: "the connections of a broadcast whose peer refused the relay, each with why",
+			Items: &jsonschema.Schema{Type: "object", Required: []string{"connectionId", "error"},
+				Properties: map[string]*jsonschema.Schema{"connectionId": {Type: "string"}, "error": {Type: "string"}}}},
 		"strategy": {Type: "string", Description: "the route followed, when one was"},
 	},
 }
 
 type sentAnswer struct {
 	Sent     []json.RawMessage `json:"sent"`
+	Failed   []sendFailure     `json:"failed,omitempty"`
 	Strategy string            `json:"strategy,omitempty"`
+}
+
+// sendFailure is one connection of a broadcast whose send was refused.
+type sendFailure struct {
+	ConnectionID string `json:"connectionId"`
+	Error        string `json:"error"`
 }
 
 // sendRelays is relay_send: every request is checked before the first is
 // sent (a bad argument or connection sends nothing); then one relay per
 // connection. Several connections write relay_broadcast, a strategy
-// task_routed. A peer that refuses stops the sends after it, and the
-// refusal says which were sent.
+// task_routed. A broadcast goes on past a peer that refuses (down, full,
+// removed): the answer lists it under failed, and only a broadcast that no
+// peer took is an error.
 func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, error) {
 	a, err := decode[struct {
 		ConnectionID  string          `json:"connectionId"`
@@ -291,14 +301,18 @@ func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, erro
 	}
 	out := sentAnswer{Strategy: a.Strategy}
 	var sent []*switchboardv1.Relay
+	var first error
 	for _, req := range reqs {
 		res, err := n.SendRelay(ctx, req)
 		if err != nil {
-			if len(sent) == 0 {
+			if len(reqs) == 1 || ctx.Err() != nil {
 				return nil, err
 			}
-			return nil, fmt.Errorf("sent to %d of %d connections, then %s: %w", len(sent), len(reqs), req.GetConnectionId(),
-				apperr.Wrap(err))
+			if first == nil {
+				first = err
+			}
+			out.Failed = append(out.Failed, sendFailure{ConnectionID: req.GetConnectionId(), Error: err.Error()})
+			continue
 		}
 		b, err := httpapi.AppendREST(nil, res)
 		if err != nil {
@@ -307,7 +321,16 @@ func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, erro
 		out.Sent = append(out.Sent, b)
 		sent = append(sent, res.GetRelay())
 	}
-	if len(sent) > 1 {
+	if len(sent) == 0 {
+		// The first refusal's kind, every refusal's reason.
+		reasons := make([]string, len(out.Failed))
+		for i, f := range out.Failed {
+			reasons[i] = f.ConnectionID + ": " + f.Error
+		}
+		return nil, &apperr.Error{Kind: apperr.From(first).Kind,
+			Message: "no connection took the broadcast (" + strings.Join(reasons, "; ") + ")"}
+	}
+	if len(reqs) > 1 {
 		if err := n.RecordBroadcast(ctx, a.Subject, sent); err != nil {
 			return nil, err
 		}

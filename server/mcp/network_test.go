@@ -107,6 +107,49 @@ func TestNetworkToolsBroadcastAndRoute(t *testing.T) {
 	}
 }
 
+// RULINGS "relay_send" (a broadcast is one relay to each connection): a
+// peer that refuses (C's network is off, 403) does not stop the broadcast;
+// B still gets its relay, the answer lists C under failed with the reason,
+// and relay_broadcast is written for the send. A broadcast no peer takes is
+// an error result, and writes nothing.
+func TestBroadcastGoesOnPastARefusal(t *testing.T) {
+	t.Parallel()
+	r := newTrio(t)
+	cs := connect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
+	off := func(acc *servertest.Account) {
+		servertest.WantStatus(t, acc.Session.Do(http.MethodPut, "/api/admin/federation/settings", map[string]any{"enabled": false}), http.StatusOK)
+	}
+	off(r.carol)
+
+	sent := callTool(t, cs, "relay_send", map[string]any{"connectionIds": []string{r.toC, r.toB}, "subject": "Who can take this?"})
+	if sent.IsError {
+		t.Fatalf("relay_send: %s", text(sent))
+	}
+	got := structured(t, sent)
+	failed, _ := got["failed"].([]any)
+	if n := len(got["sent"].([]any)); n != 1 || len(failed) != 1 {
+		t.Fatalf("relay_send answered %v", got)
+	}
+	if f := failed[0].(map[string]any); f["connectionId"] != r.toC || !strings.Contains(f["error"].(string), "off") {
+		t.Fatalf("the refusal: %v", f)
+	}
+	if got := relaysAt(t, r.bob); len(got) != 1 {
+		t.Fatalf("B received %v", got)
+	}
+	if n := activityCount(t, r.ann, "relay_broadcast"); n != 1 {
+		t.Fatalf("relay_broadcast %d, want 1", n)
+	}
+
+	off(r.bob)
+	none := callTool(t, cs, "relay_send", map[string]any{"connectionIds": []string{r.toB, r.toC}, "subject": "Anyone?"})
+	if !none.IsError || !strings.Contains(text(none), "no connection took") {
+		t.Fatalf("a broadcast nobody took: %s", text(none))
+	}
+	if n := activityCount(t, r.ann, "relay_broadcast"); n != 1 {
+		t.Fatalf("a broadcast nobody took wrote relay_broadcast (%d)", n)
+	}
+}
+
 // RULINGS "Accounts, keys, sessions" and "Input at the boundary": another
 // account's connection or thread is not found; bad arguments, NUL and
 // invalid UTF-8 are refused; nothing is sent or written.
