@@ -4,17 +4,19 @@
 // SQLite file and knowing its own address (--public-url, which the peer
 // verifies), their dashboards' Network views driven by Chromium. The tests
 // run in order: A asks, B accepts, B sets the trust level and its relay
-// preferences; A sends B a relay from its form and sees B's approval as the
-// thread's state; B quarantines A (untrusted), then releases one held relay
+// preferences; A sends B a relay from its form and its thread follows B's
+// queue (accepted, blocked with the reason, completed with the result); B quarantines A (untrusted), then releases one held relay
 // and discards another; a notification from A shows on B's Now and is marked
 // read; a job A posts reaches B and matches B's declared capability; A
 // removes the connection and B hears of it.
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 
 import * as H from "./harness.mjs";
 
 const wide = { width: 1280, height: 800 };
+const narrow = { width: 390, height: 844 };
 
 let a;
 let b;
@@ -37,7 +39,21 @@ async function peerServer() {
   return H.startServer({ port, args: ["--public-url", `http://127.0.0.1:${port}`, "--federation", "--federation-allow-private"] });
 }
 
+// pictures saves the page at both sizes with target in sight, and finds no
+// sideways scrolling at either.
+async function pictures(page, name, target) {
+  for (const size of [wide, narrow]) {
+    await page.setViewportSize(size);
+    await target.scrollIntoViewIfNeeded();
+    await H.shot(page, name);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${name} at ${size.width}px scrolls sideways by ${overflow}px`);
+  }
+  await page.setViewportSize(wide);
+}
+
 before(async () => {
+  mkdirSync(H.shots, { recursive: true });
   [a, b] = await Promise.all([peerServer(), peerServer()]);
   [aOwner, bOwner] = await Promise.all([H.setupOwner(a.base), H.setupOwner(b.base)]);
   browser = await H.launch();
@@ -146,7 +162,7 @@ test("A sends B a relay from its Network view, and B's view shows it inbound", a
   assert.equal(await bPage.getByRole("list", { name: "Held for your review" }).count(), 0);
 });
 
-test("B approves the relay in its queue, and A's thread shows it accepted", async () => {
+test("B approves, blocks and completes the relay in its queue, and A's thread follows", async () => {
   const [sent] = await relaysOf(a, aOwner);
   const pending = await H.rest(b.base, "GET", "/api/v2/queue?status=pending_confirmation", { key: bOwner.key });
   assert.equal(pending.status, 200, pending.text);
@@ -161,6 +177,26 @@ test("B approves the relay in its queue, and A's thread shows it accepted", asyn
   await rowOnA.waitFor({ timeout: H.deadline });
   assert.equal(await rowOnA.getAttribute("data-state"), "accepted");
   assert.equal(await rowOnA.locator(".chip.relay-accepted").textContent(), "Accepted");
+
+  // B's work is blocked, then done: A's thread shows the reason, then the result.
+  const report = (body) => H.rest(b.base, "POST", `/api/v2/queue/${item.id}/result`, { key: bOwner.key, body });
+  const blocked = await report({ result: "Waiting on finance", status: "blocked" });
+  assert.equal(blocked.status, 200, blocked.text);
+  await H.until(async () => (await relaysOf(a, aOwner))[0].state === "blocked", "A's relay is blocked");
+  await aPage.reload();
+  await relayRow(aPage, sent.id).locator(".relay-reason").waitFor({ timeout: H.deadline });
+  assert.equal(await relayRow(aPage, sent.id).locator(".relay-reason").textContent(), "Blocked: Waiting on finance");
+  assert.equal(await relayRow(aPage, sent.id).locator(".chip.relay-blocked").textContent(), "Blocked");
+  const ready = await H.rest(b.base, "POST", `/api/v2/queue/${item.id}/status`, { key: bOwner.key, body: { status: "ready" } });
+  assert.equal(ready.status, 200, ready.text);
+  const done = await report({ result: "Approved with two comments." });
+  assert.equal(done.status, 200, done.text);
+  await H.until(async () => (await relaysOf(a, aOwner))[0].state === "completed", "A's relay is completed");
+  await aPage.reload();
+  await relayRow(aPage, sent.id).locator(".relay-result").waitFor({ timeout: H.deadline });
+  assert.equal(await relayRow(aPage, sent.id).getAttribute("data-state"), "completed");
+  assert.equal(await relayRow(aPage, sent.id).locator(".relay-result").textContent(), "Result: Approved with two comments.");
+  await pictures(aPage, "network-relays", aPage.getByRole("list", { name: "Relay threads" }));
 });
 
 test("B distrusts A: A's relays wait in B's review, one released, one discarded", async () => {
@@ -184,6 +220,7 @@ test("B distrusts A: A's relays wait in B's review, one released, one discarded"
   const held = bPage.getByRole("list", { name: "Held for your review" });
   await held.getByText("Get information: Who owns the budget?").waitFor({ timeout: H.deadline });
   assert.equal(await held.locator("li").count(), 2);
+  await pictures(bPage, "network-held", held);
   // Nothing is in B's queue for them until B releases one.
   const before = await H.rest(b.base, "GET", "/api/v2/queue?status=pending_confirmation", { key: bOwner.key });
   assert.equal(before.json.data.items.filter((it) => it.title === "Who owns the budget?").length, 0);
@@ -221,6 +258,7 @@ test("a notification A sends shows on B's Now view, and B marks it read", async 
   await list.getByText("Please review the deck").waitFor({ timeout: H.deadline });
   assert.match(await list.locator("li.unread").textContent(), /Task assigned.*Unread.*Slides 4 to 9\./s);
   assert.equal(await bPage.getByRole("heading", { name: /^From your network/ }).isVisible(), true);
+  await pictures(bPage, "now-notifications", list);
   await list.getByRole("button", { name: "Mark read: Please review the deck" }).click();
   await H.until(async () => (await list.locator("li.read").count()) === 1, "B's notification shows read");
   assert.equal(await list.getByRole("button", { name: /^Mark read/ }).count(), 0);
@@ -266,6 +304,7 @@ test("a job A posts from its view reaches B, and B's declared capability matches
   await matches.getByText("Size the EU market").waitFor({ timeout: H.deadline });
   // 0.7 × one of two skills + 0.3 for the task type (network_exchange.proto, JobMatch).
   assert.match(await matches.locator("li").first().textContent(), /65% fit.*Your kind of work · your skills: market sizing/s);
+  await pictures(bPage, "network-jobs", matches);
 
   // A closes its job; B's copy closes too, and it no longer matches.
   await mine.getByRole("button", { name: "Close: Size the EU market" }).click();
