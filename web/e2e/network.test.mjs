@@ -5,7 +5,8 @@
 // verifies), their dashboards' Network views driven by Chromium. The tests
 // run in order: A asks, B accepts, B sets the trust level and its relay
 // preferences; A sends B a relay from its form and its thread follows B's
-// queue (accepted, blocked with the reason, completed with the result); B quarantines A (untrusted), then releases one held relay
+// queue (accepted, blocked with the reason, completed with the result) and
+// holds B's reply; B quarantines A (untrusted), then releases one held relay
 // and discards another; a notification from A shows on B's Now and is marked
 // read; a job A posts reaches B and matches B's declared capability; A
 // removes the connection and B hears of it.
@@ -162,7 +163,7 @@ test("A sends B a relay from its Network view, and B's view shows it inbound", a
   assert.equal(await bPage.getByRole("list", { name: "Held for your review" }).count(), 0);
 });
 
-test("B approves, blocks and completes the relay in its queue, and A's thread follows", async () => {
+test("B approves, blocks and completes the relay in its queue, and replies; A's thread follows", async () => {
   const [sent] = await relaysOf(a, aOwner);
   const pending = await H.rest(b.base, "GET", "/api/v2/queue?status=pending_confirmation", { key: bOwner.key });
   assert.equal(pending.status, 200, pending.text);
@@ -196,6 +197,23 @@ test("B approves, blocks and completes the relay in its queue, and A's thread fo
   await relayRow(aPage, sent.id).locator(".relay-result").waitFor({ timeout: H.deadline });
   assert.equal(await relayRow(aPage, sent.id).getAttribute("data-state"), "completed");
   assert.equal(await relayRow(aPage, sent.id).locator(".relay-result").textContent(), "Result: Approved with two comments.");
+
+  // B answers in the thread from its view: A's thread holds the response.
+  await bPage.reload();
+  await bPage.getByRole("button", { name: "Reply: Review the Q3 plan" }).click();
+  const form = bPage.getByRole("form", { name: "Send a relay" });
+  assert.equal(await form.getByLabel("Type", { exact: true }).inputValue(), "response");
+  assert.equal(await form.getByLabel("Subject", { exact: true }).inputValue(), "Re: Review the Q3 plan");
+  await form.getByLabel("Message to them (optional)").fill("Done: see my two comments.");
+  await form.getByRole("button", { name: "Send relay" }).click();
+  await H.until(async () => /added to the thread/.test(await form.getByRole("status").textContent()), "B reads that the reply joined the thread");
+  await aPage.reload();
+  const thread = aPage.locator(`li.relay-thread[data-thread-id="${sent.id}"]`);
+  await thread.locator('li.relay[data-direction="inbound"]').waitFor({ timeout: H.deadline });
+  assert.deepEqual(await thread.locator("li.relay").evaluateAll((rows) => rows.map((r) => r.dataset.direction)), ["outbound", "inbound"]);
+  // The thread reads as its request's state, not the reply's.
+  assert.equal(await thread.locator("h4 .chip").textContent(), "Completed");
+  assert.match(await thread.locator('li.relay[data-direction="inbound"]').textContent(), /Re: Review the Q3 plan.*Response.*Done: see my two comments\./s);
   await pictures(aPage, "network-relays", aPage.getByRole("list", { name: "Relay threads" }));
 });
 

@@ -229,7 +229,7 @@ function preferencesSection(): HTMLElement {
 }
 
 export function networkView(): View {
-  const relays = relaysSection();
+  const relays = relaysSection((r) => send.replyTo(r));
   const send = sendForm(relays.reload);
   const jobs = jobsPanel();
   // A connection accepted or removed changes who relays and jobs can go to.

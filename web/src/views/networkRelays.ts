@@ -15,7 +15,7 @@ function peerOf(c: NetworkConnection): string {
 
 // answerText is the peer's answer to a relay in words: one sentence for each
 // variant of ReceiveRelayResponse.
-export function answerText(a: ReceiveRelayResponse | undefined): string {
+export function answerText(a: ReceiveRelayResponse | undefined, type: string): string {
   if (!a) return "Sent.";
   let s: string;
   if (a.duplicate) s = "Already delivered: they had this relay.";
@@ -23,6 +23,7 @@ export function answerText(a: ReceiveRelayResponse | undefined): string {
   else if (a.filtered) s = `Delivered, but held back by their preferences (${termLabel("relay_filter_reason", a.reason ?? "").toLowerCase()}).`;
   else if (a.task) s = "Delivered: it waits in their queue for their confirmation.";
   else if (a.ambient) s = "Delivered as an update.";
+  else if (type === "response") s = "Delivered: added to the thread.";
   else s = "Delivered.";
   if (a.fallback) s += " Their user is gone: it went to their instance's owner.";
   return s;
@@ -75,15 +76,25 @@ function threads(relays: Relay[]): Relay[][] {
   return [...by.values()].map((list) => list.slice().reverse());
 }
 
-function threadItem(list: Relay[]): HTMLElement {
+function threadItem(list: Relay[], reply: (r: Relay) => void): HTMLElement {
   const first = list[0];
   const last = list[list.length - 1];
+  // The thread's state is its latest request's: responses stay delivered.
+  const lead = list.filter((r) => r.type !== "response").pop() ?? last;
   const id = uid("thread");
+  // A reply answers the thread's latest relay, through its connection (a
+  // removed connection takes no replies).
   return h(
     "li",
     { class: "relay-thread", "data-thread-id": first.threadId ?? first.id, "aria-labelledby": id },
-    h("h4", { id }, first.subject, h("span", { class: "muted" }, ` · with ${first.peer || "a removed connection"}`), " ", chip("relay", "relay_state", last.state)),
+    h("h4", { id }, first.subject, h("span", { class: "muted" }, ` · with ${first.peer || "a removed connection"}`), " ", chip("relay", "relay_state", lead.state)),
     h("ul", { class: "relay-list", "aria-label": `Relays in ${first.subject}` }, list.map(relayRow)),
+    last.peer &&
+      h(
+        "div",
+        { class: "widget-buttons" },
+        h("button", { type: "button", class: "secondary", "aria-label": `Reply: ${first.subject}`, onclick: () => reply(last) }, "Reply"),
+      ),
   );
 }
 
@@ -123,7 +134,7 @@ function quarantineRow(r: Relay, changed: () => void): HTMLElement {
 }
 
 // relaysSection lists the held relays and the threads; reload reads both again.
-export function relaysSection(): { el: HTMLElement; reload: () => void } {
+export function relaysSection(reply: (r: Relay) => void): { el: HTMLElement; reload: () => void } {
   const region = new Region("Relays");
   const load = (): Promise<void> =>
     region.load(async () => {
@@ -138,7 +149,7 @@ export function relaysSection(): { el: HTMLElement; reload: () => void } {
         h("h3", null, "Threads"),
         relays.length === 0
           ? emptyState("No relays yet: send one above.")
-          : h("ul", { class: "network-list relay-threads", "aria-label": "Relay threads" }, threads(relays).map(threadItem)),
+          : h("ul", { class: "network-list relay-threads", "aria-label": "Relay threads" }, threads(relays).map((t) => threadItem(t, reply))),
       ];
     });
   void load();
@@ -155,8 +166,8 @@ function select(id: string, name: string, vocabulary: string, chosen: string, bl
 }
 
 // sendForm sends a relay to one of the active connections; sent runs after
-// the peer answered.
-export function sendForm(sent: () => void): { el: HTMLElement; reload: () => void } {
+// the peer answered. replyTo turns it into a response in a relay's thread.
+export function sendForm(sent: () => void): { el: HTMLElement; reload: () => void; replyTo: (r: Relay) => void } {
   const ids = { to: uid("relay-to"), type: uid("relay-type"), intent: uid("relay-intent"), subject: uid("relay-subject"), priority: uid("relay-priority"), message: uid("relay-message") };
   const to = h("select", { id: ids.to, name: "connectionId", required: true });
   const type = select(ids.type, "type", "relay_type", "request");
@@ -167,6 +178,29 @@ export function sendForm(sent: () => void): { el: HTMLElement; reload: () => voi
   const status = h("p", { class: "form-status", role: "status" });
   const problem = h("div", { class: "form-status" });
   const submit = h("button", { type: "submit" }, "Send relay");
+  // The thread a reply joins, and the relay it answers.
+  let thread: { threadId: string; parentRelayId: string } | undefined;
+  const replying = h("div", { class: "relay-replying", hidden: true });
+  const stopReplying = () => {
+    thread = undefined;
+    replying.hidden = true;
+    replace(replying);
+  };
+  const replyTo = (r: Relay) => {
+    thread = { threadId: r.threadId || r.relayId, parentRelayId: r.relayId };
+    to.value = r.connectionId;
+    type.value = "response";
+    intent.value = "";
+    if (!subject.value) subject.value = r.subject.startsWith("Re: ") ? r.subject : `Re: ${r.subject}`;
+    replace(
+      replying,
+      h("span", null, `Replying in the thread "${r.subject}" with ${r.peer}. `),
+      h("button", { type: "button", class: "secondary", onclick: stopReplying }, "Send a new relay instead"),
+    );
+    replying.hidden = false;
+    subject.scrollIntoView({ block: "center" });
+    subject.focus();
+  };
   const fill = async (): Promise<void> => {
     const { connections } = await api.network.listConnections({ status: "active" });
     const before = to.value;
@@ -204,18 +238,26 @@ export function sendForm(sent: () => void): { el: HTMLElement; reload: () => voi
               subject: subject.value.trim(),
               priority: priority.value,
               payload: text ? { message: text } : undefined,
+              threadId: thread?.threadId,
+              parentRelayId: thread?.parentRelayId,
             });
-            const words = answerText(res.answer);
+            const words = answerText(res.answer, type.value);
             replace(status, words);
             toast(words);
           },
           () => {
             subject.value = message.value = "";
+            if (thread) {
+              stopReplying();
+              type.value = "request";
+              intent.value = "assign_task";
+            }
             sent();
           },
         );
       },
     },
+    replying,
     h("label", { for: ids.to }, "To"),
     to,
     h(
@@ -233,5 +275,5 @@ export function sendForm(sent: () => void): { el: HTMLElement; reload: () => voi
     status,
     problem,
   );
-  return { el, reload };
+  return { el, reload, replyTo };
 }
