@@ -4,13 +4,20 @@
 // SQLite file and knowing its own address (--public-url, which the peer
 // verifies), their dashboards' Network views driven by Chromium. The tests
 // run in order: A asks, B accepts, B sets the trust level and its relay
-// preferences, A removes the connection and B hears of it.
+// preferences; A sends B a relay from its form and its thread follows B's
+// queue (accepted, blocked with the reason, completed with the result) and
+// holds B's reply; B quarantines A (untrusted), then releases one held relay
+// and discards another; a notification from A shows on B's Now and is marked
+// read; a job A posts reaches B and matches B's declared capability; A
+// removes the connection and B hears of it.
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 
 import * as H from "./harness.mjs";
 
 const wide = { width: 1280, height: 800 };
+const narrow = { width: 390, height: 844 };
 
 let a;
 let b;
@@ -33,7 +40,21 @@ async function peerServer() {
   return H.startServer({ port, args: ["--public-url", `http://127.0.0.1:${port}`, "--federation", "--federation-allow-private"] });
 }
 
+// pictures saves the page at both sizes with target in sight, and finds no
+// sideways scrolling at either.
+async function pictures(page, name, target) {
+  for (const size of [wide, narrow]) {
+    await page.setViewportSize(size);
+    await target.scrollIntoViewIfNeeded();
+    await H.shot(page, name);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${name} at ${size.width}px scrolls sideways by ${overflow}px`);
+  }
+  await page.setViewportSize(wide);
+}
+
 before(async () => {
+  mkdirSync(H.shots, { recursive: true });
   [a, b] = await Promise.all([peerServer(), peerServer()]);
   [aOwner, bOwner] = await Promise.all([H.setupOwner(a.base), H.setupOwner(b.base)]);
   browser = await H.launch();
@@ -100,6 +121,227 @@ test("B sets the trust level and its relay preferences", async () => {
   await prefs.getByRole("button", { name: "Save preferences" }).click();
   await prefs.getByRole("alert").waitFor({ timeout: H.deadline });
   assert.match(await prefs.getByRole("alert").textContent(), /timeZone/);
+});
+
+async function relaysOf(srv, who) {
+  const res = await on(srv, who)("GET", "/api/federation/relays");
+  assert.equal(res.status, 200, res.text);
+  return res.json.relays ?? [];
+}
+
+const relayRow = (page, id) => page.locator(`li.relay[data-relay-id="${id}"]`);
+
+test("A sends B a relay from its Network view, and B's view shows it inbound", async () => {
+  await aPage.reload();
+  const form = aPage.getByRole("form", { name: "Send a relay" });
+  const to = form.getByLabel("To", { exact: true });
+  await H.until(async () => (await to.inputValue()) !== "", "A's form offers the active connection");
+  assert.equal(await to.locator("option:checked").textContent(), `${H.owner.name} (${H.owner.username}@${new URL(b.base).host})`);
+  await form.getByLabel("Type", { exact: true }).selectOption("request");
+  await form.getByLabel("Intent", { exact: true }).selectOption("assign_task");
+  await form.getByLabel("Priority", { exact: true }).selectOption("high");
+  await form.getByLabel("Subject", { exact: true }).fill("Review the Q3 plan");
+  await form.getByLabel("Message to them (optional)").fill("Two pages, by Friday.");
+  await form.getByRole("button", { name: "Send relay" }).click();
+  await H.until(async () => /waits in their queue/.test(await form.getByRole("status").textContent()), "A reads B's answer in words");
+
+  const [sent] = await relaysOf(a, aOwner);
+  assert.equal(sent.subject, "Review the Q3 plan");
+  assert.equal(sent.priority, "high");
+  assert.equal(sent.state, "delivered");
+  const threads = aPage.getByRole("list", { name: "Relay threads" });
+  await relayRow(threads, sent.id).waitFor({ timeout: H.deadline });
+  assert.equal(await relayRow(threads, sent.id).getAttribute("data-direction"), "outbound");
+  assert.match(await relayRow(threads, sent.id).textContent(), /Assign a task: Review the Q3 plan.*Delivered/);
+
+  await bPage.reload();
+  const inbound = bPage.locator('li.relay[data-direction="inbound"]');
+  await inbound.first().waitFor({ timeout: H.deadline });
+  assert.equal(await inbound.count(), 1);
+  assert.match(await inbound.textContent(), /Review the Q3 plan/);
+  assert.match(await inbound.textContent(), /Two pages, by Friday\./);
+  assert.equal(await bPage.getByRole("list", { name: "Held for your review" }).count(), 0);
+});
+
+test("B approves, blocks and completes the relay in its queue, and replies; A's thread follows", async () => {
+  const [sent] = await relaysOf(a, aOwner);
+  const pending = await H.rest(b.base, "GET", "/api/v2/queue?status=pending_confirmation", { key: bOwner.key });
+  assert.equal(pending.status, 200, pending.text);
+  const item = pending.json.data.items.find((it) => it.title === "Review the Q3 plan");
+  assert.ok(item, pending.text);
+  const ok = await H.rest(b.base, "POST", `/api/v2/queue/${item.id}/confirm`, { key: bOwner.key, body: { action: "approve" } });
+  assert.equal(ok.status, 200, ok.text);
+  // The news travels through B's outbox; then A's page, loaded again, says so.
+  await H.until(async () => (await relaysOf(a, aOwner))[0].state === "accepted", "A's relay is accepted");
+  await aPage.reload();
+  const rowOnA = relayRow(aPage, sent.id);
+  await rowOnA.waitFor({ timeout: H.deadline });
+  assert.equal(await rowOnA.getAttribute("data-state"), "accepted");
+  assert.equal(await rowOnA.locator(".chip.relay-accepted").textContent(), "Accepted");
+
+  // B's work is blocked, then done: A's thread shows the reason, then the result.
+  const report = (body) => H.rest(b.base, "POST", `/api/v2/queue/${item.id}/result`, { key: bOwner.key, body });
+  const blocked = await report({ result: "Waiting on finance", status: "blocked" });
+  assert.equal(blocked.status, 200, blocked.text);
+  await H.until(async () => (await relaysOf(a, aOwner))[0].state === "blocked", "A's relay is blocked");
+  await aPage.reload();
+  await relayRow(aPage, sent.id).locator(".relay-reason").waitFor({ timeout: H.deadline });
+  assert.equal(await relayRow(aPage, sent.id).locator(".relay-reason").textContent(), "Blocked: Waiting on finance");
+  assert.equal(await relayRow(aPage, sent.id).locator(".chip.relay-blocked").textContent(), "Blocked");
+  const ready = await H.rest(b.base, "POST", `/api/v2/queue/${item.id}/status`, { key: bOwner.key, body: { status: "ready" } });
+  assert.equal(ready.status, 200, ready.text);
+  const done = await report({ result: "Approved with two comments." });
+  assert.equal(done.status, 200, done.text);
+  await H.until(async () => (await relaysOf(a, aOwner))[0].state === "completed", "A's relay is completed");
+  await aPage.reload();
+  await relayRow(aPage, sent.id).locator(".relay-result").waitFor({ timeout: H.deadline });
+  assert.equal(await relayRow(aPage, sent.id).getAttribute("data-state"), "completed");
+  assert.equal(await relayRow(aPage, sent.id).locator(".relay-result").textContent(), "Result: Approved with two comments.");
+
+  // B answers in the thread from its view: A's thread holds the response.
+  await bPage.reload();
+  await bPage.getByRole("button", { name: "Reply: Review the Q3 plan" }).click();
+  const form = bPage.getByRole("form", { name: "Send a relay" });
+  assert.equal(await form.getByLabel("Type", { exact: true }).inputValue(), "response");
+  assert.equal(await form.getByLabel("Subject", { exact: true }).inputValue(), "Re: Review the Q3 plan");
+  await form.getByLabel("Message to them (optional)").fill("Done: see my two comments.");
+  await form.getByRole("button", { name: "Send relay" }).click();
+  await H.until(async () => /added to the thread/.test(await form.getByRole("status").textContent()), "B reads that the reply joined the thread");
+  await aPage.reload();
+  const thread = aPage.locator(`li.relay-thread[data-thread-id="${sent.id}"]`);
+  await thread.locator('li.relay[data-direction="inbound"]').waitFor({ timeout: H.deadline });
+  assert.deepEqual(await thread.locator("li.relay").evaluateAll((rows) => rows.map((r) => r.dataset.direction)), ["outbound", "inbound"]);
+  // The thread reads as its request's state, not the reply's.
+  assert.equal(await thread.locator("h4 .chip").textContent(), "Completed");
+  assert.match(await thread.locator('li.relay[data-direction="inbound"]').textContent(), /Re: Review the Q3 plan.*Response.*Done: see my two comments\./s);
+  await pictures(aPage, "network-relays", aPage.getByRole("list", { name: "Relay threads" }));
+});
+
+test("B distrusts A: A's relays wait in B's review, one released, one discarded", async () => {
+  const connection = bPage.locator('li.network-connection[data-status="active"]');
+  await connection.getByLabel("Trust").selectOption("untrusted");
+  await H.until(async () => (await connectionsOf(b, bOwner))[0].trustLevel === "untrusted", "B's trust level is saved");
+
+  // From A's form: the answer says the relay is held.
+  const form = aPage.getByRole("form", { name: "Send a relay" });
+  await form.getByLabel("Intent", { exact: true }).selectOption("get_info");
+  await form.getByLabel("Subject", { exact: true }).fill("Who owns the budget?");
+  await form.getByRole("button", { name: "Send relay" }).click();
+  await H.until(async () => /Held for their review/.test(await form.getByRole("status").textContent()), "A reads that B holds the relay");
+  // And one more through the API, to be discarded.
+  const [conn] = await connectionsOf(a, aOwner);
+  const spam = await on(a, aOwner)("POST", "/api/federation/relays", { connectionId: conn.id, type: "request", intent: "custom", subject: "A limited offer" });
+  assert.equal(spam.status, 200, spam.text);
+  assert.equal(spam.json.answer.quarantined, true, spam.text);
+
+  await bPage.reload();
+  const held = bPage.getByRole("list", { name: "Held for your review" });
+  await held.getByText("Get information: Who owns the budget?").waitFor({ timeout: H.deadline });
+  assert.equal(await held.locator("li").count(), 2);
+  await pictures(bPage, "network-held", held);
+  // Nothing is in B's queue for them until B releases one.
+  const before = await H.rest(b.base, "GET", "/api/v2/queue?status=pending_confirmation", { key: bOwner.key });
+  assert.equal(before.json.data.items.filter((it) => it.title === "Who owns the budget?").length, 0);
+
+  await held.getByRole("button", { name: "Release: Who owns the budget?" }).click();
+  await H.until(async () => (await held.locator("li").count()) === 1, "the released relay leaves the held list");
+  const after = await H.rest(b.base, "GET", "/api/v2/queue?status=pending_confirmation", { key: bOwner.key });
+  assert.equal(after.json.data.items.filter((it) => it.title === "Who owns the budget?").length, 1, after.text);
+  const released = (await relaysOf(b, bOwner)).find((r) => r.subject === "Who owns the budget?");
+  assert.equal(released.quarantined, false);
+
+  await held.getByRole("button", { name: "Discard: A limited offer" }).click();
+  await bPage.getByText("Nothing is held for your review.").waitFor({ timeout: H.deadline });
+  // A hears the discarded relay was declined (through B's outbox).
+  await H.until(async () => (await relaysOf(a, aOwner)).find((r) => r.subject === "A limited offer")?.state === "declined", "A's relay is declined");
+  await aPage.reload();
+  const declined = (await relaysOf(a, aOwner)).find((r) => r.subject === "A limited offer");
+  await relayRow(aPage, declined.id).waitFor({ timeout: H.deadline });
+  assert.equal(await relayRow(aPage, declined.id).getAttribute("data-state"), "declined");
+  assert.match(await relayRow(aPage, declined.id).textContent(), /discarded from quarantine/);
+});
+
+test("a notification A sends shows on B's Now view, and B marks it read", async () => {
+  const [conn] = await connectionsOf(a, aOwner);
+  const sent = await on(a, aOwner)("POST", "/api/federation/notify", {
+    connectionId: conn.id,
+    type: "task_assigned",
+    title: "Please review the deck",
+    body: "Slides 4 to 9.",
+  });
+  assert.equal(sent.status, 200, sent.text);
+
+  await bPage.goto("/#/now");
+  const list = bPage.getByRole("list", { name: "Notifications" });
+  await list.getByText("Please review the deck").waitFor({ timeout: H.deadline });
+  assert.match(await list.locator("li.unread").textContent(), /Task assigned.*Unread.*Slides 4 to 9\./s);
+  assert.equal(await bPage.getByRole("heading", { name: /^From your network/ }).isVisible(), true);
+  await pictures(bPage, "now-notifications", list);
+  await list.getByRole("button", { name: "Mark read: Please review the deck" }).click();
+  await H.until(async () => (await list.locator("li.read").count()) === 1, "B's notification shows read");
+  assert.equal(await list.getByRole("button", { name: /^Mark read/ }).count(), 0);
+  const res = await on(b, bOwner)("GET", "/api/notifications");
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.unreadCount ?? 0, 0, res.text);
+  assert.ok(res.json.notifications[0].readAt, res.text);
+
+  // A received none: its Now view has no network panel at all.
+  await aPage.goto("/#/now");
+  await aPage.getByRole("heading", { name: "Now", level: 1 }).waitFor({ timeout: H.deadline });
+  await H.until(async () => (await aPage.locator('[aria-busy="true"], .loading').count()) === 0, "A's Now loaded");
+  assert.equal(await aPage.getByRole("heading", { name: /^From your network/ }).count(), 0);
+});
+
+test("a job A posts from its view reaches B, and B's declared capability matches it", async () => {
+  await aPage.goto("/#/network");
+  const post = aPage.getByRole("form", { name: "Post a job" });
+  await post.getByLabel("Job title").fill("Size the EU market");
+  await post.getByLabel("What is to be done").fill("A one-page estimate for SaaS scheduling tools.");
+  await post.getByLabel("Kind of work").selectOption("research");
+  await post.getByLabel("Urgency").selectOption("high");
+  await post.getByLabel("Skills needed (comma-separated)").fill("market sizing, saas");
+  await post.getByRole("button", { name: "Post the job" }).click();
+  await H.until(async () => /shared with 1 of 1 connection/.test(await post.getByRole("status").textContent()), "A's job reached B");
+  const mine = aPage.getByRole("list", { name: "Jobs you posted" });
+  await mine.getByText("Size the EU market").waitFor({ timeout: H.deadline });
+
+  await bPage.goto("/#/network");
+  const received = bPage.getByRole("list", { name: "Jobs from your connections" });
+  await received.getByText("Size the EU market").waitFor({ timeout: H.deadline });
+  assert.equal(await received.locator("li.job").getAttribute("data-status"), "open");
+  await bPage.getByText("No open job from your connections fits your capabilities.").waitFor({ timeout: H.deadline });
+
+  const declare = bPage.getByRole("form", { name: "Declare a capability" });
+  await declare.getByLabel("Kind of work you offer").selectOption("research");
+  await declare.getByLabel("Your skills (comma-separated)").fill("market sizing");
+  await declare.getByLabel("Description (optional)").fill("Quick market estimates");
+  await declare.getByRole("button", { name: "Declare the capability" }).click();
+  const caps = bPage.getByRole("list", { name: "Your capabilities" });
+  await caps.getByText("Research: market sizing").waitFor({ timeout: H.deadline });
+  const matches = bPage.getByRole("list", { name: "Matching jobs" });
+  await matches.getByText("Size the EU market").waitFor({ timeout: H.deadline });
+  // 0.7 × one of two skills + 0.3 for the task type (network_exchange.proto, JobMatch).
+  assert.match(await matches.locator("li").first().textContent(), /65% fit.*Your kind of work · your skills: market sizing/s);
+  await pictures(bPage, "network-jobs", matches);
+
+  // A closes its job; B's copy closes too, and it no longer matches.
+  await mine.getByRole("button", { name: "Close: Size the EU market" }).click();
+  await mine.getByRole("button", { name: "Close the job" }).click();
+  await H.until(async () => (await mine.locator('li.job[data-status="closed"]').count()) === 1, "A's job shows closed");
+  await H.until(async () => {
+    const res = await on(b, bOwner)("GET", "/api/federation/jobs-board?origin=received");
+    return res.json?.jobs?.[0]?.status === "closed";
+  }, "B's copy of the job is closed");
+  await bPage.getByRole("button", { name: "Match again" }).click();
+  await bPage.getByText("No open job from your connections fits your capabilities.").waitFor({ timeout: H.deadline });
+  assert.equal(await bPage.locator('li.job[data-origin="received"][data-status="closed"]').count(), 1);
+
+  // B removes its capability.
+  await caps.getByRole("button", { name: "Remove capability: Research: market sizing" }).click();
+  await caps.getByRole("button", { name: "Remove", exact: true }).click();
+  await bPage.getByText("You have declared no capabilities.").waitFor({ timeout: H.deadline });
+  const left = await on(b, bOwner)("GET", "/api/economy/capabilities");
+  assert.deepEqual(left.json.capabilities ?? [], [], left.text);
 });
 
 test("A removes the connection, and B hears of it", async () => {

@@ -13,7 +13,9 @@ import { FederationAdminService, FederationService } from "./gen/switchboard/v1/
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
 import { KeyService } from "./gen/switchboard/v1/keys_pb";
+import { NetworkExchangeService } from "./gen/switchboard/v1/network_exchange_pb";
 import { NetworkService } from "./gen/switchboard/v1/network_pb";
+import { NetworkRelayService } from "./gen/switchboard/v1/network_relay_pb";
 import { QueueService } from "./gen/switchboard/v1/queue_pb";
 import { SettingsService } from "./gen/switchboard/v1/settings_pb";
 import { StoreExecutionService } from "./gen/switchboard/v1/store_execution_pb";
@@ -44,6 +46,8 @@ export const api = {
   kanban: createClient(KanbanService, transport),
   keys: createClient(KeyService, transport),
   network: createClient(NetworkService, transport),
+  networkExchange: createClient(NetworkExchangeService, transport),
+  networkRelay: createClient(NetworkRelayService, transport),
   queue: createClient(QueueService, transport),
   settings: createClient(SettingsService, transport),
   store: createClient(StoreService, transport),
@@ -66,6 +70,12 @@ export function isUnauthenticated(e: unknown): boolean {
 
 export function isForbidden(e: unknown): boolean {
   return e instanceof ConnectError && e.code === Code.PermissionDenied;
+}
+
+// isNetworkOff is the refusal of a network call while the admin has the
+// operator network off (or the caller may not use it).
+export function isNetworkOff(e: unknown): boolean {
+  return e instanceof ConnectError && (e.code === Code.PermissionDenied || e.code === Code.FailedPrecondition);
 }
 
 export function isAbort(e: unknown): boolean {

@@ -54,6 +54,22 @@ export class Region {
   }
 }
 
+// act runs one action: its button waits, a refusal shows in problem, and
+// done runs on success.
+export async function act(button: HTMLButtonElement | null, problem: HTMLElement, call: () => Promise<unknown>, done: () => void): Promise<void> {
+  if (button) button.disabled = true;
+  replace(problem);
+  try {
+    await call();
+    done();
+  } catch (e) {
+    if (isUnauthenticated(e)) reportUnauthenticated();
+    replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
 export function errorBox(e: unknown, retry?: () => void): HTMLElement {
   return h(
     "div",

@@ -4,29 +4,16 @@
 // the active connections: the trust level that decides how their relays are
 // taken, a new token, removal (told to the peer). The relay preferences
 // (auto-accept, muted topics, quiet hours, ambient relays, the open-relay
-// limit) are saved as one form. While the admin has the network off, the
+// limit) are saved as one form. Relays (networkRelays.ts) and the job board
+// with the operator's capabilities (networkJobs.ts) follow. While the admin has the network off, the
 // server refuses the requests, and the view says so in their words.
-import { api, errorText, isUnauthenticated } from "../api";
-import { h, replace, uid } from "../dom";
+import { api } from "../api";
+import { h, uid } from "../dom";
 import type { NetworkConnection, NetworkPreferences } from "../gen/switchboard/v1/network_pb";
-import { Region, chip, confirmStep, emptyState, reportUnauthenticated, timeOf, toast, type View } from "../ui";
+import { Region, act, chip, confirmStep, emptyState, timeOf, toast, type View } from "../ui";
 import { termLabel, terms } from "../vocabulary";
-
-// act runs one action: its button waits, a refusal shows in problem, and
-// done runs on success.
-async function act(button: HTMLButtonElement | null, problem: HTMLElement, call: () => Promise<unknown>, done: () => void): Promise<void> {
-  if (button) button.disabled = true;
-  replace(problem);
-  try {
-    await call();
-    done();
-  } catch (e) {
-    if (isUnauthenticated(e)) reportUnauthenticated();
-    replace(problem, h("p", { class: "error", role: "alert" }, errorText(e)));
-  } finally {
-    if (button) button.disabled = false;
-  }
-}
+import { jobsPanel } from "./networkJobs";
+import { relaysSection, sendForm } from "./networkRelays";
 
 function who(c: NetworkConnection): string {
   return c.peerUserName ? `${c.peerUserName} (${c.peer})` : c.peer;
@@ -152,10 +139,11 @@ function connectionRow(c: NetworkConnection, changed: () => void): HTMLElement {
   );
 }
 
-function connectionsSection(): { el: HTMLElement; reload: () => void } {
+function connectionsSection(changed: () => void): { el: HTMLElement; reload: () => void } {
   const region = new Region("Connections");
   const load = (): Promise<void> =>
     region.load(async () => {
+      changed();
       const res = await api.network.listConnections({ status: "all" });
       const requests = res.connections.filter((c) => c.status === "pending" && c.direction === "inbound");
       const rest = res.connections.filter((c) => !(c.status === "pending" && c.direction === "inbound"));
@@ -241,7 +229,11 @@ function preferencesSection(): HTMLElement {
 }
 
 export function networkView(): View {
-  const connections = connectionsSection();
+  const relays = relaysSection((r) => send.replyTo(r));
+  const send = sendForm(relays.reload);
+  const jobs = jobsPanel();
+  // A connection accepted or removed changes who relays and jobs can go to.
+  const connections = connectionsSection(send.reload);
   const el = h(
     "div",
     { class: "view network" },
@@ -253,6 +245,14 @@ export function networkView(): View {
       connectForm(connections.reload),
     ),
     h("section", { class: "panel", "aria-labelledby": "network-connections" }, h("h2", { id: "network-connections" }, "Connections"), connections.el),
+    h(
+      "section",
+      { class: "panel", "aria-labelledby": "network-send" },
+      h("h2", { id: "network-send" }, "Send a relay"),
+      send.el,
+    ),
+    h("section", { class: "panel", "aria-labelledby": "network-relays" }, h("h2", { id: "network-relays" }, "Relays"), relays.el),
+    h("section", { class: "panel", "aria-labelledby": "network-jobs" }, h("h2", { id: "network-jobs" }, "Jobs and capabilities"), jobs.el),
     h("section", { class: "panel", "aria-labelledby": "network-preferences" }, h("h2", { id: "network-preferences" }, "Relay preferences"), preferencesSection()),
   );
   return { el, unmount: () => {} };

@@ -1,12 +1,16 @@
 // Now: what waits for the operator. Items pending confirmation (urgent first,
 // then high, medium, low; newest first within each) with Approve / Reject, and
-// the cards whose queue work waits for review (the pending-review badge).
-import { api } from "../api";
-import { h } from "../dom";
+// the cards whose queue work waits for review (the pending-review badge), and
+// the notifications people on other instances sent (unread first, each with
+// "Mark read"), shown only while there are any.
+import { api, isNetworkOff } from "../api";
+import { h, replace } from "../dom";
+import type { Notification } from "../gen/switchboard/v1/network_exchange_pb";
 import type { KanbanCard } from "../gen/switchboard/v1/kanban_pb";
 import type { QueueItem } from "../gen/switchboard/v1/queue_pb";
 import { onRefresh } from "../refresh";
-import { Region, chip, emptyState, pageOf, pager, priorities, type Page, type View } from "../ui";
+import { Region, act, chip, emptyState, pageOf, pager, priorities, timeOf, toast, type Page, type View } from "../ui";
+import { termLabel } from "../vocabulary";
 import { queueItemRow } from "./queueItem";
 
 const pageSize = 10;
@@ -55,6 +59,83 @@ async function pendingReviewCards(): Promise<{ cards: KanbanCard[]; capped: bool
     offset += 100;
   }
   return { cards, capped: true };
+}
+
+function notificationRow(n: Notification, changed: () => void): HTMLElement {
+  const problem = h("div", { class: "widget-problem" });
+  const read: HTMLButtonElement | null = n.readAt
+    ? null
+    : h(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          "aria-label": `Mark read: ${n.title}`,
+          onclick: () =>
+            void act(read, problem, () => api.networkExchange.readNotification({ id: n.id }), () => {
+              toast(`Marked "${n.title}" read.`);
+              changed();
+            }),
+        },
+        "Mark read",
+      );
+  return h(
+    "li",
+    { class: n.readAt ? "notification read" : "notification unread", "data-notification-id": n.id },
+    h("span", { class: "notification-title" }, n.title),
+    " ",
+    h("span", { class: `chip notification-${n.type}` }, termLabel("notification_type", n.type)),
+    n.readAt ? null : [" ", h("span", { class: "chip notification-new" }, "Unread")],
+    h("div", { class: "muted" }, `From ${n.fromUserName || n.from}`, n.fromUserName && n.from ? ` (${n.from})` : "", " · ", timeOf(n.createdAt)),
+    n.body && h("p", { class: "notification-body" }, n.body),
+    read && h("div", { class: "widget-buttons" }, read),
+    problem,
+  );
+}
+
+// notificationsPanel is the Now view's "From your network": the unread
+// notifications (up to 20) and then the last few read ones. The panel stays
+// hidden while there are none, and when the server refuses the list (the
+// operator network is off, or not the caller's): Now never shows a network
+// error.
+function notificationsPanel(): { el: HTMLElement; load: () => Promise<void> } {
+  const count = h("span", { class: "badge", hidden: true });
+  const body = h("div", { class: "region", "aria-label": "Notifications" });
+  const el = h(
+    "section",
+    { class: "panel", "aria-labelledby": "now-notifications", hidden: true },
+    h("h2", { id: "now-notifications" }, "From your network ", count),
+    body,
+  );
+  let seq = 0;
+  const load = async (): Promise<void> => {
+    const my = ++seq;
+    try {
+      const [unread, recent] = await Promise.all([
+        api.networkExchange.listNotifications({ unread: true, limit: 20 }),
+        api.networkExchange.listNotifications({ limit: 5 }),
+      ]);
+      if (my !== seq) return;
+      const read = recent.notifications.filter((n) => n.readAt);
+      const all = [...unread.notifications, ...read];
+      el.hidden = all.length === 0;
+      count.hidden = unread.unreadCount === 0;
+      count.textContent = String(unread.unreadCount);
+      count.setAttribute("aria-label", `${unread.unreadCount} unread`);
+      replace(body, h("ul", { class: "notification-list", "aria-label": "Notifications" }, all.map((n) => notificationRow(n, () => void load()))));
+    } catch (e) {
+      if (my !== seq) return;
+      // The network off (or not this caller's) is no news for Now; anything
+      // else is said quietly, in place of the list.
+      if (isNetworkOff(e)) {
+        el.hidden = true;
+        return;
+      }
+      el.hidden = false;
+      replace(body, h("p", { class: "muted" }, "Notifications from your network could not be read just now."));
+    }
+  };
+  return { el, load };
 }
 
 export function nowView(): View {
@@ -120,9 +201,12 @@ export function nowView(): View {
       ];
     });
 
+  const notifications = notificationsPanel();
+
   const refresh = () => {
     void loadPending();
     void loadReview();
+    void notifications.load();
   };
 
   const el = h(
@@ -141,6 +225,7 @@ export function nowView(): View {
       h("h2", { id: "now-review" }, "Pending review ", reviewCount),
       review.el,
     ),
+    notifications.el,
   );
   refresh();
   const off = onRefresh("now", refresh);
