@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
@@ -119,13 +120,60 @@ func (s *Service) candidates(ctx context.Context, userID string) ([]rules.Candid
 	if err != nil {
 		return nil, err
 	}
+	runs, err := s.agentRuns(ctx, userID, agents)
+	if err != nil {
+		return nil, err
+	}
 	for _, a := range agents {
 		cand := rules.Candidate{ID: a.ID, Name: a.Name, Kind: rules.CandidateStoreAgent, Skills: a.TaskTypes,
-			TaskTypes: a.TaskTypes, AverageRating: a.RatingAvg, Ratings: a.RatingCount}
+			TaskTypes: a.TaskTypes, AverageRating: a.RatingAvg, Ratings: a.RatingCount, MaxConcurrent: 1}
 		if a.Category != nil {
 			cand.Categories = []string{*a.Category}
 		}
+		if a.CurrentExecutionID != nil {
+			cand.OpenRelays = 1
+		}
+		if st := runs[a.ID]; st != nil {
+			cand.CompletedRelays, cand.AckedRelays = st.completed, len(st.ackHours)
+			cand.MedianAckHours = median(st.ackHours)
+		}
 		out = append(out, cand)
+	}
+	return out, nil
+}
+
+// agentRunsConsidered bounds the executions read per route: an agent's
+// recent record is the one that predicts the next run.
+const agentRunsConsidered = 500
+
+// agentRuns is the user's record with each store agent, read as a
+// connection's relays are: a finished execution is an acked one (completed,
+// or failed and timed out), timed from its creation to its finish; an agent
+// runs one execution at a time, so one running fills its capacity.
+func (s *Service) agentRuns(ctx context.Context, userID string, agents []*ent.StoreAgent) (map[string]*relayStats, error) {
+	if len(agents) == 0 {
+		return nil, nil
+	}
+	agentIDs := make([]string, len(agents))
+	for i, a := range agents {
+		agentIDs[i] = a.ID
+	}
+	rows, err := s.DB.Execution.Query().Where(execution.UserID(userID), execution.AgentIDIn(agentIDs...),
+		execution.FinishedAtNotNil()).Order(ent.Desc(execution.FieldFinishedAt)).Limit(agentRunsConsidered).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*relayStats{}
+	for _, e := range rows {
+		st := out[*e.AgentID]
+		if st == nil {
+			st = &relayStats{}
+			out[*e.AgentID] = st
+		}
+		if e.Status == execution.StatusCompleted {
+			st.completed++
+		}
+		st.ackHours = append(st.ackHours, max(0, e.FinishedAt.Sub(e.CreatedAt).Hours()))
 	}
 	return out, nil
 }

@@ -2,7 +2,10 @@ package network_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,5 +155,64 @@ func TestSerendipityPairsContactAndConnection(t *testing.T) {
 	res = r.a.SignUp("eve").Session.Do(http.MethodGet, "/api/federation/serendipity", nil)
 	if got := res.JSON(t)["matches"].([]any); len(got) != 0 {
 		t.Fatalf("eve's matches: %s", res.Body)
+	}
+}
+
+// RULINGS "route_task" (candidates include the operator's installed store
+// agents): an agent's factors come from the operator's own record with it,
+// read as a connection's relays are: two completed runs of three finished
+// give a completion rate of 2/3; an agent runs one execution at a time, so
+// its capacity is 1 while idle. Another account's runs do not count.
+func TestRouteCountsStoreAgentRecord(t *testing.T) {
+	t.Parallel()
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), "fail") {
+			http.Error(w, "the agent broke", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"output":"reviewed"}`))
+	}))
+	t.Cleanup(agent.Close)
+	a := newInstance(t, "alice", on(), servertest.WithPrivateEndpoints())
+	dev := a.SignUp("dora")
+	res := dev.Session.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Go Reviewer", "endpointUrl": agent.URL,
+		"pricingModel": "free", "taskTypes": []string{"review"}})
+	servertest.WantStatus(t, res, http.StatusCreated)
+	id := object(t, res, "agent")["id"].(string)
+	eve := a.SignUp("eve")
+	for _, acc := range []*servertest.Account{a.user, eve} {
+		servertest.WantStatus(t, acc.Session.Do(http.MethodPost, "/api/marketplace/"+id+"/install", map[string]any{}), http.StatusCreated)
+	}
+	for _, input := range []string{"review a", "review b", "please fail"} {
+		a.user.Session.Do(http.MethodPost, "/api/marketplace/"+id+"/execute", map[string]any{"input": input})
+	}
+	eve.Session.Do(http.MethodPost, "/api/marketplace/"+id+"/execute", map[string]any{"input": "fail for eve"})
+
+	route := func(acc *servertest.Account) map[string]any {
+		res := acc.Session.Do(http.MethodGet, "/api/federation/routing?taskDescription=Review+my+Go+code&taskType=review", nil)
+		servertest.WantStatus(t, res, http.StatusOK)
+		cands := res.JSON(t)["candidates"].([]any)
+		if len(cands) != 1 {
+			t.Fatalf("candidates: %s", res.Body)
+		}
+		return cands[0].(map[string]any)
+	}
+	var got map[string]any
+	servertest.WaitFor(t, "alice's three runs finished", func() bool {
+		got = route(a.user)
+		return got["ackedRelays"] == float64(3)
+	})
+	f := got["factors"].(map[string]any)
+	if got["kind"] != "store_agent" || got["completedRelays"] != float64(2) || got["maxConcurrent"] != float64(1) ||
+		fmt.Sprintf("%.4f", f["completionRate"]) != "0.6667" || f["capacity"] != float64(1) || f["latency"].(float64) <= 0.99 {
+		t.Fatalf("alice's agent candidate: %v", got)
+	}
+	servertest.WaitFor(t, "eve's run finished", func() bool {
+		return route(eve)["ackedRelays"] == float64(1)
+	})
+	if got := route(eve); got["completedRelays"] != nil && got["completedRelays"] != float64(0) {
+		t.Fatalf("eve's record holds alice's runs: %v", got)
 	}
 }

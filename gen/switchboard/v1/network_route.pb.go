@@ -189,22 +189,26 @@ func (x *RouteFactors) GetDomainProximity() float64 {
 // RouteCandidate is one ranked candidate: a connection (id is the
 // connection's) or a store agent (id is the listing's).
 type RouteCandidate struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Id              string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Kind            string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Name            string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Score           float64                `protobuf:"fixed64,4,opt,name=score,proto3" json:"score,omitempty"`
-	Factors         *RouteFactors          `protobuf:"bytes,5,opt,name=factors,proto3" json:"factors,omitempty"`
-	Skills          []string               `protobuf:"bytes,6,rep,name=skills,proto3" json:"skills,omitempty"`
-	TaskTypes       []string               `protobuf:"bytes,7,rep,name=task_types,json=taskTypes,proto3" json:"task_types,omitempty"`
-	CompletedRelays int32                  `protobuf:"varint,8,opt,name=completed_relays,json=completedRelays,proto3" json:"completed_relays,omitempty"`
-	AckedRelays     int32                  `protobuf:"varint,9,opt,name=acked_relays,json=ackedRelays,proto3" json:"acked_relays,omitempty"`
-	OpenRelays      int32                  `protobuf:"varint,10,opt,name=open_relays,json=openRelays,proto3" json:"open_relays,omitempty"`
-	MedianAckHours  float64                `protobuf:"fixed64,11,opt,name=median_ack_hours,json=medianAckHours,proto3" json:"median_ack_hours,omitempty"`
-	MaxConcurrent   int32                  `protobuf:"varint,12,opt,name=max_concurrent,json=maxConcurrent,proto3" json:"max_concurrent,omitempty"`
-	TrustLevel      *string                `protobuf:"bytes,13,opt,name=trust_level,json=trustLevel,proto3,oneof" json:"trust_level,omitempty"`
-	AverageRating   float64                `protobuf:"fixed64,14,opt,name=average_rating,json=averageRating,proto3" json:"average_rating,omitempty"`
-	Ratings         int32                  `protobuf:"varint,15,opt,name=ratings,proto3" json:"ratings,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Kind      string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name      string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Score     float64                `protobuf:"fixed64,4,opt,name=score,proto3" json:"score,omitempty"`
+	Factors   *RouteFactors          `protobuf:"bytes,5,opt,name=factors,proto3" json:"factors,omitempty"`
+	Skills    []string               `protobuf:"bytes,6,rep,name=skills,proto3" json:"skills,omitempty"`
+	TaskTypes []string               `protobuf:"bytes,7,rep,name=task_types,json=taskTypes,proto3" json:"task_types,omitempty"`
+	// A connection's record is the requests sent to it; a store agent's is
+	// the operator's executions of it: completed ones, finished ones (acked),
+	// the one running (open, of max_concurrent 1) and the median hours from
+	// creation to finish.
+	CompletedRelays int32   `protobuf:"varint,8,opt,name=completed_relays,json=completedRelays,proto3" json:"completed_relays,omitempty"`
+	AckedRelays     int32   `protobuf:"varint,9,opt,name=acked_relays,json=ackedRelays,proto3" json:"acked_relays,omitempty"`
+	OpenRelays      int32   `protobuf:"varint,10,opt,name=open_relays,json=openRelays,proto3" json:"open_relays,omitempty"`
+	MedianAckHours  float64 `protobuf:"fixed64,11,opt,name=median_ack_hours,json=medianAckHours,proto3" json:"median_ack_hours,omitempty"`
+	MaxConcurrent   int32   `protobuf:"varint,12,opt,name=max_concurrent,json=maxConcurrent,proto3" json:"max_concurrent,omitempty"`
+	TrustLevel      *string `protobuf:"bytes,13,opt,name=trust_level,json=trustLevel,proto3,oneof" json:"trust_level,omitempty"`
+	AverageRating   float64 `protobuf:"fixed64,14,opt,name=average_rating,json=averageRating,proto3" json:"average_rating,omitempty"`
+	Ratings         int32   `protobuf:"varint,15,opt,name=ratings,proto3" json:"ratings,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }

@@ -151,6 +151,11 @@ export type RouteCandidate = Message<"switchboard.v1.RouteCandidate"> & {
   taskTypes: string[];
 
   /**
+   * A connection's record is the requests sent to it; a store agent's is
+   * the operator's executions of it: completed ones, finished ones (acked),
+   * the one running (open, of max_concurrent 1) and the median hours from
+   * creation to finish.
+   *
    * @generated from field: int32 completed_relays = 8;
    */
   completedRelays: number;
