@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -193,10 +194,23 @@ func TestRelayRefusals(t *testing.T) {
 	carol := p.a.SignUp("carol")
 	servertest.WantError(t, carol.Session.Do(http.MethodGet, "/api/federation/relays/"+id, nil), http.StatusNotFound)
 
-	// Federation off at B: 403.
-	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPut, "/api/admin/federation/settings", map[string]any{"enabled": false}), http.StatusOK)
+	before, _ := p.b.DB.Relay.Query().Count(context.Background())
+	// A platform token (a hub's or spoke's, not a connection's): 401.
+	servertest.WantError(t, p.b.Anonymous().Do(http.MethodPost, "/api/v2/relay", map[string]any{"relayId": "r2", "subject": "x"},
+		"X-Federation-Token", federation.PlatformTokenPrefix+strings.Repeat("p", 40)), http.StatusUnauthorized)
+	// Federation off at B: 403. A's origin not on B's allowlist: 403.
+	settings := func(body map[string]any) {
+		servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPut, "/api/admin/federation/settings", body), http.StatusOK)
+	}
+	settings(map[string]any{"enabled": false})
 	servertest.WantError(t, p.direct("/api/v2/relay", map[string]any{"relayId": "r2", "subject": "x"}), http.StatusForbidden)
-	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPut, "/api/admin/federation/settings", map[string]any{"enabled": true}), http.StatusOK)
+	settings(map[string]any{"enabled": true, "allowlist": []string{"https://elsewhere.example"}})
+	servertest.WantError(t, p.direct("/api/v2/relay", map[string]any{"relayId": "r2", "subject": "x"}), http.StatusForbidden)
+	settings(map[string]any{"enabled": true})
+	if after, _ := p.b.DB.Relay.Query().Count(context.Background()); after != before || len(items(t, p.b)) != before {
+		t.Fatalf("relays refused by the switch, the allowlist and a platform token were written: %d relays, %d items, was %d",
+			after, len(items(t, p.b)), before)
+	}
 
 	// B removes the connection (A is told): A's next relay is 404.
 	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodDelete, "/api/federation/connections/"+p.connB, nil), http.StatusOK)
