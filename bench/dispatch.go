@@ -33,9 +33,33 @@ import (
 	"time"
 )
 
-type dispatchConfig struct {
+// interleaved is what the two-variant subcommands (dispatch, relay) share:
+// a batch's length and the rounds of (r) and (l).
+type interleaved struct {
 	each   time.Duration
 	rounds int
+}
+
+// flags registers -name (the batch's length) and -rounds.
+func (c *interleaved) flags(fs *flag.FlagSet, name string) {
+	fs.DurationVar(&c.each, name, 3*time.Second, "length of one variant's batch in a round")
+	fs.IntVar(&c.rounds, "rounds", 3, "interleaved rounds of (r) and (l)")
+}
+
+// parse parses args and checks the ranges, the flag concurrency points to
+// among them.
+func (c *interleaved) parse(fs *flag.FlagSet, args []string, concurrency *int) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.each <= 0 || c.rounds < 1 || *concurrency < 1 {
+		return errors.New("flags out of range")
+	}
+	return nil
+}
+
+type dispatchConfig struct {
+	interleaved
 	agents int
 	otlp   bool // both instances export their spans to a receiver here
 }
@@ -43,30 +67,21 @@ type dispatchConfig struct {
 func dispatchMain(args []string) error {
 	fs := flag.NewFlagSet("dispatch", flag.ContinueOnError)
 	var cfg dispatchConfig
-	fs.DurationVar(&cfg.each, "dispatch", 3*time.Second, "length of one variant's batch in a round")
-	fs.IntVar(&cfg.rounds, "rounds", 3, "interleaved rounds of (r) and (l)")
+	cfg.flags(fs, "dispatch")
 	fs.IntVar(&cfg.agents, "agents", 4, "listings (and concurrent requesters) per variant; each runs one execution at a time")
 	fs.BoolVar(&cfg.otlp, "otlp", false, "run both instances with --otlp-endpoint (a receiver in this process that discards the spans)")
-	if err := fs.Parse(args); err != nil {
+	if err := cfg.parse(fs, args, &cfg.agents); err != nil {
 		return err
-	}
-	if cfg.each <= 0 || cfg.rounds < 1 || cfg.agents < 1 {
-		return errors.New("flags out of range")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	began := time.Now()
-	dir, err := os.MkdirTemp("", "switchboard-bench-dispatch-")
+	sc, err := newScratch(ctx, "dispatch")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	ps := &procs{}
-	defer ps.killAll()
-	bin, err := buildServer(ctx, dir)
-	if err != nil {
-		return err
-	}
+	defer sc.done()
+	ps, dir, bin := sc.ps, sc.dir, sc.bin
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -226,7 +241,11 @@ func signUp(ctx context.Context, base, username string, first bool) (*session, e
 }
 
 func (s *session) post(ctx context.Context, path string, body any, want int, out any) error {
-	return postJSON(ctx, s.c, s.base+path, map[string]string{"Origin": s.base}, body, want, out)
+	return s.do(ctx, http.MethodPost, path, body, want, out)
+}
+
+func (s *session) do(ctx context.Context, method, path string, body any, want int, out any) error {
+	return requestJSON(ctx, s.c, method, s.base+path, map[string]string{"Origin": s.base}, body, want, out)
 }
 
 // listing makes a store listing of the agent at url, answering its id.

@@ -36,6 +36,33 @@ func buildServer(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
+// scratch is a subcommand's temp dir with the server built into it, and the
+// subprocesses it starts.
+type scratch struct {
+	dir, bin string
+	ps       *procs
+}
+
+// newScratch makes the dir and builds the server; done undoes both.
+func newScratch(ctx context.Context, name string) (*scratch, error) {
+	dir, err := os.MkdirTemp("", "switchboard-bench-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	s := &scratch{dir: dir, ps: &procs{}}
+	if s.bin, err = buildServer(ctx, dir); err != nil {
+		s.done()
+		return nil, err
+	}
+	return s, nil
+}
+
+// done kills the subprocesses, then removes the dir.
+func (s *scratch) done() {
+	s.ps.killAll()
+	_ = os.RemoveAll(s.dir)
+}
+
 // startServer runs the real binary on a fresh database (dsn: a new SQLite file
 // or a new PostgreSQL schema) with limits raised out of the way; log level
 // warn keeps request logging off the CPU figures.
@@ -88,15 +115,26 @@ func account(ctx context.Context, base string) (key, userID string, err error) {
 // postJSON posts body as JSON with the given headers and decodes the answer
 // into out (unless nil) when its status is want.
 func postJSON(ctx context.Context, c *http.Client, url string, header map[string]string, body any, want int, out any) error {
-	b, err := json.Marshal(body)
+	return requestJSON(ctx, c, http.MethodPost, url, header, body, want, out)
+}
+
+// requestJSON is postJSON with another method; a nil body sends none.
+func requestJSON(ctx context.Context, c *http.Client, method, url string, header map[string]string, body any, want int, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Content-Type", "application/json")
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
@@ -110,7 +148,7 @@ func postJSON(ctx context.Context, c *http.Client, url string, header map[string
 		return err
 	}
 	if res.StatusCode != want {
-		return fmt.Errorf("POST %s: %d %s", url, res.StatusCode, data)
+		return fmt.Errorf("%s %s: %d %s", method, url, res.StatusCode, data)
 	}
 	if out == nil {
 		return nil

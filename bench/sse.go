@@ -77,18 +77,12 @@ func sseMain(args []string) error {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "switchboard-bench-sse-")
+	sc, err := newScratch(ctx, "sse")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	ps := &procs{}
-	defer ps.killAll()
-
-	bin, err := buildServer(ctx, dir)
-	if err != nil {
-		return err
-	}
+	defer sc.done()
+	ps, dir, bin := sc.ps, sc.dir, sc.bin
 	addr, err := freeAddr()
 	if err != nil {
 		return err
