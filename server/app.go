@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/assistant"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/capgate"
@@ -167,6 +168,8 @@ type services struct {
 	spoke    *federation.Spoke
 	audit    *audit.Service
 	network  *network.Service
+	// assistant runs the assistant's action tags.
+	assistant *assistant.Executor
 	// recorder writes the federation audit log (inbound and outbound).
 	recorder *audit.Recorder
 }
@@ -181,10 +184,12 @@ type App struct {
 	// Review is the store's review lifecycle (the engine's Finished hook).
 	Review *review.Service
 	// Engine runs store executions (hooks for the review lifecycle).
-	Engine  *engine.Engine
-	tracing *tracing
-	mu      sync.Mutex
-	closers []func()
+	Engine *engine.Engine
+	// Assistant runs the assistant's action tags.
+	Assistant *assistant.Executor
+	tracing   *tracing
+	mu        sync.Mutex
+	closers   []func()
 }
 
 // Close stops the background work, last started first, and ends the open
@@ -268,6 +273,9 @@ func New(cfg Config) (*App, error) {
 	// A linked card's status and priority go to the peer's instance.
 	svc.kanban.Changed = svc.network.CardChanged
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
+	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store},
+		&capgate.Resolver{DB: cfg.DB.Client})
+	svc.chat.Available = svc.assistant.Commands
 	svc.dev = &developer.Service{
 		DB: cfg.DB, Now: cfg.now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
 		// registerUrl is absolute when the instance knows its public address.
@@ -364,7 +372,7 @@ func New(cfg Config) (*App, error) {
 	go svc.recorder.Run(beats, cfg.Clock)
 	go svc.network.RunPatterns(beats, cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
-	app.Review, app.Engine = executions.Review, executions.Engine
+	app.Review, app.Engine, app.Assistant = executions.Review, executions.Engine, svc.assistant
 	return app, nil
 }
 

@@ -65,6 +65,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewNetworkRelayPeerServiceHandler, switchboardv1.RegisterNetworkRelayPeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkSharePeerServiceHandler, switchboardv1.RegisterNetworkSharePeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkRouteServiceHandler, switchboardv1.RegisterNetworkRouteServiceHandlerServer)(s.network, s.network),
+		serve(switchboardv1connect.NewAssistantServiceHandler, switchboardv1.RegisterAssistantServiceHandlerServer)(s.assistant, s.assistant),
 	}
 }
 

@@ -36,9 +36,9 @@ const (
 // Command is one action tag an operator can type after "/" in the chat.
 type Command struct{ Name, Description string }
 
-// Commands is the action-tag list (docs/decisions.md "Shared chat and
-// events"): the queue's action tags used from chat, then the store's,
-// decompose_task once.
+// Commands is every documented action tag (docs/decisions.md "Shared chat
+// and events"): the queue's action tags used from chat, then the store's,
+// decompose_task once. The mention list offers those the instance runs.
 var Commands = []Command{
 	{"dispatch_queue", "Add a task to the queue (title, type)"},
 	{"queue_capability_action", "Act on a capability for a queued task (capabilityType, action)"},
@@ -98,7 +98,7 @@ func (s *Service) ListMentions(ctx context.Context, req *switchboardv1.ListMenti
 	case "agents":
 		found, err = s.agents(ctx, m, p.UserID)
 	case "commands":
-		found = commands(m)
+		found = commands(m, s.commandList())
 	}
 	// teams and channels: none exist until teams land.
 	if err != nil {
@@ -227,10 +227,18 @@ func (s *Service) agents(ctx context.Context, m matcher, userID string) ([]ranke
 	return out, nil
 }
 
+// commandList is the action tags the mention list offers.
+func (s *Service) commandList() []Command {
+	if s.Available == nil {
+		return Commands
+	}
+	return s.Available()
+}
+
 // commands matches the action-tag list by name and description.
-func commands(m matcher) []ranked {
+func commands(m matcher, list []Command) []ranked {
 	var out []ranked
-	for _, c := range Commands {
+	for _, c := range list {
 		if !strings.Contains(c.Name, m.needle) && !strings.Contains(db.FoldASCII(c.Description), m.needle) {
 			continue
 		}

@@ -43,6 +43,10 @@ func init() { httpapi.WordRefusal(&switchboardv1.SendMessageRequest{}, "content"
 type Service struct {
 	DB  *db.DB
 	Now func() time.Time
+	// Available is the action tags this instance runs (the assistant's
+	// executor): the mention list's commands. Nil lists every documented
+	// tag.
+	Available func() []Command
 }
 
 // ListMessages pages the chat: each page is cut newest-first and answered

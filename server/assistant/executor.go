@@ -1,0 +1,212 @@
+// Package assistant is the operator's assistant: its action tags, run
+// through the same services as the API (docs/decisions.md "The assistant
+// (issue 16)"). tags parses them out of a reply; Executor runs them.
+package assistant
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/assistant/tags"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/capgate"
+	"github.com/switchboard-hq/switchboard/server/chat"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/input"
+)
+
+// Services are the API's own services the tags call.
+type Services struct {
+	Queue    switchboardv1connect.QueueServiceHandler
+	Kanban   switchboardv1connect.KanbanServiceHandler
+	Settings switchboardv1connect.SettingsServiceHandler
+	Store    switchboardv1connect.StoreServiceHandler
+}
+
+// Inventory reads an account's handlers for the capability gate.
+type Inventory interface {
+	Inventory(ctx context.Context, userID string) (capgate.Inventory, error)
+}
+
+// Executor runs action tags. It is the AssistantService too.
+type Executor struct {
+	Services
+	Gate  Inventory
+	specs map[string]*spec
+	order []string
+}
+
+// New builds the executor with every tag whose system exists.
+func New(sv Services, gate Inventory) *Executor {
+	e := &Executor{Services: sv, Gate: gate, specs: map[string]*spec{}}
+	for _, s := range e.tagSpecs() {
+		e.specs[s.name] = s
+		e.order = append(e.order, s.name)
+	}
+	return e
+}
+
+// spec is one tag: its name, what it does (the mention list's words),
+// whether it needs confirmation after outside text, and its run.
+type spec struct {
+	name, description string
+	// risky says whether this call deletes, spends money or reaches outside
+	// the instance: such a tag, in a reply whose prompt held outside text,
+	// waits for the operator's confirmation.
+	risky func(ctx context.Context, p *auth.Principal, body json.RawMessage) (bool, error)
+	run   func(ctx context.Context, p *auth.Principal, body json.RawMessage) (proto.Message, error)
+}
+
+// always is the risk of a tag that is risky whatever its body.
+func always(context.Context, *auth.Principal, json.RawMessage) (bool, error) { return true, nil }
+
+// Commands are the available tags, in order, as the mention list offers
+// them.
+func (e *Executor) Commands() []chat.Command {
+	out := make([]chat.Command, len(e.order))
+	for i, name := range e.order {
+		out[i] = chat.Command{Name: name, Description: e.specs[name].description}
+	}
+	return out
+}
+
+// errNotAvailable is a documented tag whose system does not exist here yet.
+func errNotAvailable(name string) error {
+	return &apperr.Error{Kind: apperr.KindUnimplemented, Message: name + " is not available on this instance"}
+}
+
+// Run runs a reply's tags in order, each through its service in its own
+// transaction: a failing tag does not undo the earlier ones and does not
+// stop the later ones. With outside set (the reply's prompt held text from
+// outside the operator), a risky tag is not run and comes back waiting for
+// confirmation. The caller is the principal in ctx, as for the API.
+func (e *Executor) Run(ctx context.Context, found []tags.Tag, outside bool) []*switchboardv1.ExecutedTag {
+	out := make([]*switchboardv1.ExecutedTag, 0, len(found))
+	p, err := auth.RequirePrincipal(ctx)
+	for _, t := range found {
+		switch {
+		case err != nil:
+			out = append(out, failed(ctx, t.Name, err))
+		case t.Err != nil:
+			out = append(out, failed(ctx, t.Name, apperr.Invalid("%s", t.Err)))
+		default:
+			out = append(out, e.one(ctx, p, t.Name, t.Body, outside))
+		}
+	}
+	return out
+}
+
+func (e *Executor) one(ctx context.Context, p *auth.Principal, name string, body json.RawMessage, outside bool) *switchboardv1.ExecutedTag {
+	s, ok := e.specs[name]
+	if !ok {
+		return failed(ctx, name, e.unknown(name))
+	}
+	if outside && s.risky != nil {
+		risky, err := s.risky(ctx, p, body)
+		if err != nil {
+			return failed(ctx, name, err)
+		}
+		if risky {
+			b := &structpb.Struct{}
+			if err := b.UnmarshalJSON(body); err != nil {
+				return failed(ctx, name, apperr.Invalid("%s: the body must be a JSON object", name))
+			}
+			return &switchboardv1.ExecutedTag{Tag: name, NeedsConfirmation: true, Body: b}
+		}
+	}
+	res, err := s.run(ctx, p, body)
+	if err != nil {
+		return failed(ctx, name, err)
+	}
+	r, err := asStruct(res)
+	if err != nil {
+		return failed(ctx, name, apperr.Internal(err))
+	}
+	return &switchboardv1.ExecutedTag{Tag: name, Ok: true, Result: r}
+}
+
+// unknown tells a documented tag not built yet from a name no document has.
+func (e *Executor) unknown(name string) error {
+	if slices.Contains(Documented, name) {
+		return errNotAvailable(name)
+	}
+	return apperr.Invalid("%s is not an action tag", name)
+}
+
+// failed is a tag's failure in the words the API would answer it; an
+// internal cause is logged by the API's reporter, never shown.
+func failed(ctx context.Context, name string, err error) *switchboardv1.ExecutedTag {
+	msg := httpapi.Report(ctx, err).Message
+	return &switchboardv1.ExecutedTag{Tag: name, Error: &msg}
+}
+
+// ExecuteTag runs one tag for the operator, who is the one approving: no
+// confirmation is asked. A refusal is the service's own error.
+func (e *Executor) ExecuteTag(ctx context.Context, req *switchboardv1.ExecuteTagRequest) (*switchboardv1.ExecuteTagResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := e.specs[req.GetTag()]
+	if !ok {
+		return nil, e.unknown(req.GetTag())
+	}
+	body := []byte("{}")
+	if req.GetBody() != nil {
+		if body, err = req.GetBody().MarshalJSON(); err != nil {
+			return nil, apperr.Invalid("body: %s", err)
+		}
+	}
+	res, err := s.run(ctx, p, body)
+	if err != nil {
+		return nil, err
+	}
+	r, err := asStruct(res)
+	if err != nil {
+		return nil, apperr.Internal(err)
+	}
+	return &switchboardv1.ExecuteTagResponse{Tag: &switchboardv1.ExecutedTag{Tag: s.name, Ok: true, Result: r}}, nil
+}
+
+// asStruct is a service's answer as the REST mirror renders it.
+func asStruct(m proto.Message) (*structpb.Struct, error) {
+	raw, err := httpapi.AppendREST(nil, m)
+	if err != nil {
+		return nil, err
+	}
+	s := &structpb.Struct{}
+	return s, s.UnmarshalJSON(raw)
+}
+
+// call checks req as both transports do and calls the service.
+func call[Req proto.Message, Resp proto.Message](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (proto.Message, error) {
+	if err := input.Check(req); err != nil {
+		return nil, err
+	}
+	return fn(ctx, req)
+}
+
+// decode reads a tag's body strictly: an unknown key is refused, naming it,
+// so a misspelt key is not silently dropped.
+func decode[T any](name string, body json.RawMessage) (T, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return v, apperr.Invalid("%s: the body is not valid JSON", name)
+		}
+		return v, apperr.Invalid("%s: %s", name, err.Error())
+	}
+	return v, nil
+}
