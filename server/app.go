@@ -91,8 +91,14 @@ type Config struct {
 	// StreamWriteTimeout bounds each write to an event stream
 	// (events.DefaultWriteTimeout when zero).
 	StreamWriteTimeout time.Duration
-	// LLM is the configured language model, nil when there is none.
+	// LLM is the configured language model, nil when there is none. Its
+	// chat, transcription and image models travel with it (--llm-model,
+	// --llm-transcription-model, --llm-image-model).
 	LLM *llm.Client
+	// ContextTokens is the assistant's prompt budget (--llm-context-tokens),
+	// known with or without a provider (the admin's prompt view assembles
+	// without one); llm.DefaultContextTokens when zero.
+	ContextTokens int
 	// SecretKey is the instance key that seals stored secrets (store agent
 	// credentials); without one, listings that need a credential are refused.
 	SecretKey []byte
@@ -134,6 +140,9 @@ func (c *Config) defaults() {
 	}
 	if c.BodyLimit <= 0 {
 		c.BodyLimit = httpapi.DefaultBodyLimit
+	}
+	if c.ContextTokens <= 0 {
+		c.ContextTokens = llm.DefaultContextTokens
 	}
 	if c.BcryptCost == 0 {
 		c.BcryptCost = bcrypt.DefaultCost

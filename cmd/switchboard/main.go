@@ -180,7 +180,16 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.Int64Var(&o.maxBody, "max-body-bytes", int64(maxBody), "request body limit in bytes (SWITCHBOARD_MAX_BODY_BYTES)")
 	fs.StringVar(&o.llm.BaseURL, "llm-base-url", env("SWITCHBOARD_LLM_BASE_URL", ""), "OpenAI-compatible provider, e.g. https://host/v1; empty for none (SWITCHBOARD_LLM_BASE_URL)")
-	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "model name for the provider (SWITCHBOARD_LLM_MODEL)")
+	fs.StringVar(&o.llm.Model, "llm-model", env("SWITCHBOARD_LLM_MODEL", ""), "chat model name for the provider (SWITCHBOARD_LLM_MODEL)")
+	fs.StringVar(&o.llm.TranscriptionModel, "llm-transcription-model", env("SWITCHBOARD_LLM_TRANSCRIPTION_MODEL", ""),
+		"audio transcription model for voice messages; empty: voice is not available (SWITCHBOARD_LLM_TRANSCRIPTION_MODEL)")
+	fs.StringVar(&o.llm.ImageModel, "llm-image-model", env("SWITCHBOARD_LLM_IMAGE_MODEL", ""),
+		"image generation model; empty: the assistant cannot draw (SWITCHBOARD_LLM_IMAGE_MODEL)")
+	if o.llm.ContextTokens, err = envInt("SWITCHBOARD_LLM_CONTEXT_TOKENS", llm.DefaultContextTokens); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.llm.ContextTokens, "llm-context-tokens", o.llm.ContextTokens,
+		"the assistant's prompt budget in tokens, estimated at 4 characters each (SWITCHBOARD_LLM_CONTEXT_TOKENS)")
 	if o.dbMaxConns, err = envInt("SWITCHBOARD_DB_MAX_CONNS", 20); err != nil {
 		return o, err
 	}
@@ -265,6 +274,11 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if o.federation.Network.Allowlist, err = network.Allowlist(strings.Split(*allowlist, ",")); err != nil {
 		return o, fmt.Errorf("--federation-allowlist: %w", err)
 	}
+	if o.llm.BaseURL != "" {
+		if _, err := egress.ParseURL(o.llm.BaseURL); err != nil {
+			return o, fmt.Errorf("--llm-base-url: %w", err)
+		}
+	}
 	if o.publicURL != "" {
 		if _, err := egress.ParseURL(o.publicURL); err != nil {
 			return o, fmt.Errorf("--public-url: %w", err)
@@ -281,9 +295,9 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 ||
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
-		return o, errors.New("limits, the heartbeats, --stale-after and --audit-retention must be positive")
+		return o, errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive")
 	}
 	if o.federation.Role != "standalone" && o.federation.Role != "hub" {
 		return o, fmt.Errorf("--role must be standalone or hub, not %q", o.federation.Role)
@@ -465,7 +479,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	handler, err := server.New(server.Config{
 		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
 		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit},
-		LLM:    llm.New(o.llm), AllowPrivateEndpoints: o.allowPrivate,
+		LLM:    llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
 		Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint},

@@ -26,6 +26,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
+	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -113,6 +114,50 @@ func TestHeavyRateLimitFlag(t *testing.T) {
 	}
 	if _, err := parseServe([]string{"--heavy-rate-limit-per-minute", "0"}, io.Discard, io.Discard); err == nil {
 		t.Error("a limit of 0 accepted")
+	}
+}
+
+// TestLLMFlags: RULINGS "The assistant": a model each for chat,
+// transcription and images and the prompt budget (default 8,000), each with
+// its environment twin, flags over the environment; the key only from the
+// environment; the provider's URL checked at start-up.
+func TestLLMFlags(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.llm.ContextTokens != 8000 || o.llm.TranscriptionModel != "" || o.llm.ImageModel != "" {
+		t.Fatalf("defaults: %+v %v", o.llm, err)
+	}
+	t.Setenv("SWITCHBOARD_LLM_BASE_URL", "https://llm.example/v1")
+	t.Setenv("SWITCHBOARD_LLM_API_KEY", "sk-env")
+	t.Setenv("SWITCHBOARD_LLM_MODEL", "chat-env")
+	t.Setenv("SWITCHBOARD_LLM_TRANSCRIPTION_MODEL", "stt-env")
+	t.Setenv("SWITCHBOARD_LLM_IMAGE_MODEL", "img-env")
+	t.Setenv("SWITCHBOARD_LLM_CONTEXT_TOKENS", "16000")
+	o, err = parseServe(nil, io.Discard, io.Discard)
+	want := llm.Config{BaseURL: "https://llm.example/v1", APIKey: "sk-env", Model: "chat-env",
+		TranscriptionModel: "stt-env", ImageModel: "img-env", ContextTokens: 16000}
+	if err != nil || o.llm != want {
+		t.Fatalf("env: %+v %v", o.llm, err)
+	}
+	o, err = parseServe([]string{"--llm-base-url", "http://127.0.0.1:11434/v1", "--llm-model", "chat-flag",
+		"--llm-transcription-model", "stt-flag", "--llm-image-model", "img-flag", "--llm-context-tokens", "4000"}, io.Discard, io.Discard)
+	want = llm.Config{BaseURL: "http://127.0.0.1:11434/v1", APIKey: "sk-env", Model: "chat-flag",
+		TranscriptionModel: "stt-flag", ImageModel: "img-flag", ContextTokens: 4000}
+	if err != nil || o.llm != want {
+		t.Fatalf("flags over env: %+v %v", o.llm, err)
+	}
+	for _, bad := range [][]string{
+		{"--llm-context-tokens", "0"}, {"--llm-context-tokens", "many"}, {"--llm-api-key", "sk-flag"},
+		{"--llm-base-url", "llm.example/v1"}, {"--llm-base-url", "https://user:sk-x@llm.example/v1"},
+	} {
+		if _, err := parseServe(bad, io.Discard, io.Discard); err == nil {
+			t.Errorf("parseServe(%v) accepted", bad)
+		} else if strings.Contains(err.Error(), "sk-x") {
+			t.Errorf("parseServe(%v): the error %q quotes the key", bad, err)
+		}
+	}
+	t.Setenv("SWITCHBOARD_LLM_CONTEXT_TOKENS", "lots")
+	if _, err := parseServe(nil, io.Discard, io.Discard); err == nil {
+		t.Error("a non-numeric SWITCHBOARD_LLM_CONTEXT_TOKENS was accepted")
 	}
 }
 

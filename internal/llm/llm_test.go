@@ -3,9 +3,12 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/switchboard-hq/switchboard/internal/llm/llmtest"
 )
 
 func TestCompleteJSONSpeaksTheWireFormat(t *testing.T) {
@@ -53,5 +56,25 @@ func TestCompleteJSONFailures(t *testing.T) {
 	}
 	if New(Config{}) != nil {
 		t.Fatal("an empty config must mean no client")
+	}
+}
+
+// The fake's JSON chat answer is the optimizer's wire format too, and a
+// refused connection aside nothing is retried there.
+func TestCompleteJSONAgainstTheFake(t *testing.T) {
+	p := llmtest.New(t)
+	p.Chat(llmtest.Reply{Tokens: []string{`{"answer":`, `42}`}}, llmtest.Reply{Status: 503}, llmtest.Reply{Tokens: []string{`{"answer":1}`}})
+	c := newClient(p, Timeouts{})
+	var out struct{ Answer int }
+	if err := c.CompleteJSON(context.Background(), "sys", "usr", &out); err != nil || out.Answer != 42 {
+		t.Fatalf("out = %+v, err = %v", out, err)
+	}
+	body := p.Requests()[0].JSON
+	if body["temperature"] != float64(0) || body["stream"] != nil || body["response_format"].(map[string]any)["type"] != "json_object" {
+		t.Fatalf("body = %v", body)
+	}
+	var se *StatusError
+	if err := c.CompleteJSON(context.Background(), "sys", "usr", &out); !errors.As(err, &se) || se.Status != 503 || len(p.Requests()) != 2 {
+		t.Fatalf("err = %v, %d requests", err, len(p.Requests()))
 	}
 }

@@ -85,9 +85,13 @@ func WithReviewPolicy(p store.ReviewPolicy) Option {
 	return func(c *server.Config) { c.ReviewPolicy = p }
 }
 
-// WithLLM points the server at an OpenAI-compatible provider (a fake on loopback).
+// WithLLM points the server at an OpenAI-compatible provider (a fake on
+// loopback, such as llmtest's), with a chat, a transcription and an image
+// model.
 func WithLLM(baseURL string) Option {
-	return func(c *server.Config) { c.LLM = llm.New(llm.Config{BaseURL: baseURL, Model: "test-model"}) }
+	return func(c *server.Config) {
+		c.LLM = llm.New(llm.Config{BaseURL: baseURL, Model: "test-model", TranscriptionModel: "test-stt", ImageModel: "test-image"})
+	}
 }
 
 // WithDB serves d instead of a fresh database (a fixture the test opened).
