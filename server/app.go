@@ -278,13 +278,21 @@ func New(cfg Config) (*App, error) {
 	// A request relay becomes a queue item; the item's moves go back to the
 	// relay's sender (server/network).
 	svc.network.Queue = svc.queue
-	svc.queue.Moved, svc.queue.Removed = svc.network.ItemMoved, svc.network.ItemRemoved
+	svc.queue.Removed = svc.network.ItemRemoved
 	// A linked card's status and priority go to the peer's instance.
 	svc.kanban.Changed = svc.network.CardChanged
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
-	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store},
-		&capgate.Resolver{DB: cfg.DB.Client})
+	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store,
+		Executions: svc.execs}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
 	svc.chat.Available = svc.assistant.Commands
+	// An approved item for a store agent runs it when it moves to
+	// in_progress; a relay's item reports its moves to the sender.
+	svc.queue.Moved = func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
+		if err := svc.network.ItemMoved(ctx, tx, it, from); err != nil {
+			return err
+		}
+		return svc.assistant.ItemMoved(ctx, tx, it, from)
+	}
 	svc.dev = &developer.Service{
 		DB: cfg.DB, Now: cfg.now, Accounts: svc.accounts, Store: storeSvc, Egress: egressPolicy, Logger: cfg.Logger,
 		// registerUrl is absolute when the instance knows its public address.
@@ -382,6 +390,9 @@ func New(cfg Config) (*App, error) {
 	go svc.network.RunPatterns(beats, cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
 	app.Review, app.Engine, app.Assistant = executions.Review, executions.Engine, svc.assistant
+	// Closed before the lifecycle (closers run last first): an item's agent
+	// run in flight ends while the engine can still finish it.
+	app.closers = append(app.closers, svc.assistant.Close)
 	return app, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
@@ -26,10 +27,11 @@ import (
 
 // Services are the API's own services the tags call.
 type Services struct {
-	Queue    switchboardv1connect.QueueServiceHandler
-	Kanban   switchboardv1connect.KanbanServiceHandler
-	Settings switchboardv1connect.SettingsServiceHandler
-	Store    switchboardv1connect.StoreServiceHandler
+	Queue      switchboardv1connect.QueueServiceHandler
+	Kanban     switchboardv1connect.KanbanServiceHandler
+	Settings   switchboardv1connect.SettingsServiceHandler
+	Store      switchboardv1connect.StoreServiceHandler
+	Executions switchboardv1connect.StoreExecutionServiceHandler
 }
 
 // Inventory reads an account's handlers for the capability gate.
@@ -40,14 +42,18 @@ type Inventory interface {
 // Executor runs action tags. It is the AssistantService too.
 type Executor struct {
 	Services
-	Gate  Inventory
-	specs map[string]*spec
-	order []string
+	Gate   Inventory
+	Logger *slog.Logger
+	specs  map[string]*spec
+	order  []string
+	runs   runs
 }
 
-// New builds the executor with every tag whose system exists.
-func New(sv Services, gate Inventory) *Executor {
-	e := &Executor{Services: sv, Gate: gate, specs: map[string]*spec{}}
+// New builds the executor with every tag whose system exists. Close stops
+// the store-agent runs it started.
+func New(sv Services, gate Inventory, logger *slog.Logger) *Executor {
+	e := &Executor{Services: sv, Gate: gate, Logger: logger, specs: map[string]*spec{}}
+	e.runs.ctx, e.runs.cancel = context.WithCancel(context.Background())
 	for _, s := range e.tagSpecs() {
 		e.specs[s.name] = s
 		e.order = append(e.order, s.name)

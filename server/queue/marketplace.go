@@ -199,3 +199,36 @@ func withMeta(raw string, set map[string]any) (string, error) {
 	}
 	return encodeMeta(meta)
 }
+
+// itemKey marks a context as running the store execution of an item that
+// already exists.
+type itemKey struct{}
+
+// ForItem is ctx for running a store execution on behalf of the user's
+// existing item (an approved item for a store agent, moved to in_progress):
+// the execution's tracking links that item instead of opening another, and
+// its delivery completes it.
+func ForItem(ctx context.Context, itemID string) context.Context {
+	return context.WithValue(ctx, itemKey{}, itemID)
+}
+
+// ItemFor is the item ForItem named, if any.
+func ItemFor(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(itemKey{}).(string)
+	return id, ok && id != ""
+}
+
+// Link makes the user's item the one a store execution reports on, in tx:
+// its executionId, and metadata merged over the item's. Another account's
+// item, or one already running an execution, is not found.
+func Link(ctx context.Context, tx *db.Tx, userID, itemID, executionID string, meta map[string]any, at time.Time) error {
+	it, err := tx.QueueItem.Query().Where(queueitem.ID(itemID), queueitem.UserID(userID), queueitem.ExecutionIDIsNil()).Only(ctx)
+	if err != nil {
+		return err
+	}
+	encoded, err := withMeta(it.Metadata, meta)
+	if err != nil {
+		return err
+	}
+	return tx.QueueItem.UpdateOneID(it.ID).SetExecutionID(executionID).SetMetadata(encoded).SetUpdatedAt(at.UTC()).Exec(ctx)
+}

@@ -103,6 +103,8 @@ func (s *Service) openGlobal(ctx context.Context, tx *db.Tx, ex *ent.Execution) 
 // Created is the engine's hook in the transaction that makes an execution:
 // a marketplace execution of another account's agent opens its requester's
 // queue item (in_progress, task origin marketplace), which Finished completes.
+// An execution run for an existing item (queue.ForItem) links that item
+// instead.
 func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
 		return nil
@@ -112,6 +114,12 @@ func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) err
 		return fmt.Errorf("review: tracking: %w", err)
 	}
 	meta := map[string]any{"executionId": ex.ID, "agentId": agent.ID, "agentName": agent.Name, "taskOrigin": "marketplace"}
+	if id, ok := queue.ItemFor(ctx); ok {
+		if err := queue.Link(ctx, tx, ex.UserID, id, ex.ID, meta, s.now()); err != nil {
+			return fmt.Errorf("review: linking item %s: %w", id, err)
+		}
+		return nil
+	}
 	if _, err := queue.Track(ctx, tx, queue.Delivery{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
 		Title: fmt.Sprintf("%s: %s", agent.Name, headline(ex.Input)), Description: ex.Input, Metadata: meta, At: s.now()}); err != nil {
 		return fmt.Errorf("review: tracking: %w", err)
