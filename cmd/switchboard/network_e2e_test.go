@@ -35,8 +35,9 @@ func TestThreeInstanceNetwork(t *testing.T) {
 	bin := buildBinary(t)
 	a := startInstance(t, bin, "a", networkArgs...)
 	// B retries its acks for longer than A takes to restart (A is down
-	// when one is due).
-	b := startInstance(t, bin, "b", append([]string{"--federation-retry-schedule", "1s,2s,3s,5s,10s,20s"}, networkArgs...)...)
+	// when one is due), in four attempts: a fifth failure would open the
+	// target's breaker for a minute.
+	b := startInstance(t, bin, "b", append([]string{"--federation-retry-schedule", "2s,8s,30s"}, networkArgs...)...)
 	c := startInstance(t, bin, "c", append([]string{"--federation-allowlist", a.base}, networkArgs...)...)
 	must(t, c.owner, http.StatusOK, http.MethodPut, "/api/federation/preferences", `{"autoAccept":true}`)
 
@@ -152,7 +153,7 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string) {
 	state := func(want string) map[string]any {
 		t.Helper()
 		var got map[string]any
-		within(t, 30*time.Second, "A's relay "+want, func() bool {
+		within(t, 60*time.Second, "A's relay "+want, func() bool {
 			got = must(t, a.key, http.StatusOK, http.MethodGet, "/api/federation/relays/"+relayID, "")["relay"].(map[string]any)
 			return got["state"] == want
 		})
