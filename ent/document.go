@@ -28,6 +28,12 @@ type Document struct {
 	Title string `json:"title,omitempty"`
 	// Content holds the value of the "content" field.
 	Content string `json:"content,omitempty"`
+	// MimeType holds the value of the "mime_type" field.
+	MimeType string `json:"mime_type,omitempty"`
+	// Size holds the value of the "size" field.
+	Size *int `json:"size,omitempty"`
+	// Data holds the value of the "data" field.
+	Data *[]byte `json:"data,omitempty"`
 	// Source holds the value of the "source" field.
 	Source string `json:"source,omitempty"`
 	// SharedBy holds the value of the "shared_by" field.
@@ -65,7 +71,11 @@ func (*Document) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case document.FieldID, document.FieldUserID, document.FieldTitle, document.FieldContent, document.FieldSource, document.FieldSharedBy, document.FieldExecutionID:
+		case document.FieldData:
+			values[i] = new([]byte)
+		case document.FieldSize:
+			values[i] = new(sql.NullInt64)
+		case document.FieldID, document.FieldUserID, document.FieldTitle, document.FieldContent, document.FieldMimeType, document.FieldSource, document.FieldSharedBy, document.FieldExecutionID:
 			values[i] = new(sql.NullString)
 		case document.FieldCreatedAt, document.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -119,6 +129,25 @@ func (_m *Document) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field content", values[i])
 			} else if value.Valid {
 				_m.Content = value.String
+			}
+		case document.FieldMimeType:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field mime_type", values[i])
+			} else if value.Valid {
+				_m.MimeType = value.String
+			}
+		case document.FieldSize:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field size", values[i])
+			} else if value.Valid {
+				_m.Size = new(int)
+				*_m.Size = int(value.Int64)
+			}
+		case document.FieldData:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field data", values[i])
+			} else if value != nil {
+				_m.Data = value
 			}
 		case document.FieldSource:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -195,6 +224,19 @@ func (_m *Document) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("content=")
 	builder.WriteString(_m.Content)
+	builder.WriteString(", ")
+	builder.WriteString("mime_type=")
+	builder.WriteString(_m.MimeType)
+	builder.WriteString(", ")
+	if v := _m.Size; v != nil {
+		builder.WriteString("size=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.Data; v != nil {
+		builder.WriteString("data=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("source=")
 	builder.WriteString(_m.Source)

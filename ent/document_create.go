@@ -54,6 +54,40 @@ func (_c *DocumentCreate) SetContent(v string) *DocumentCreate {
 	return _c
 }
 
+// SetMimeType sets the "mime_type" field.
+func (_c *DocumentCreate) SetMimeType(v string) *DocumentCreate {
+	_c.mutation.SetMimeType(v)
+	return _c
+}
+
+// SetNillableMimeType sets the "mime_type" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableMimeType(v *string) *DocumentCreate {
+	if v != nil {
+		_c.SetMimeType(*v)
+	}
+	return _c
+}
+
+// SetSize sets the "size" field.
+func (_c *DocumentCreate) SetSize(v int) *DocumentCreate {
+	_c.mutation.SetSize(v)
+	return _c
+}
+
+// SetNillableSize sets the "size" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableSize(v *int) *DocumentCreate {
+	if v != nil {
+		_c.SetSize(*v)
+	}
+	return _c
+}
+
+// SetData sets the "data" field.
+func (_c *DocumentCreate) SetData(v []byte) *DocumentCreate {
+	_c.mutation.SetData(v)
+	return _c
+}
+
 // SetSource sets the "source" field.
 func (_c *DocumentCreate) SetSource(v string) *DocumentCreate {
 	_c.mutation.SetSource(v)
@@ -142,6 +176,10 @@ func (_c *DocumentCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *DocumentCreate) defaults() {
+	if _, ok := _c.mutation.MimeType(); !ok {
+		v := document.DefaultMimeType
+		_c.mutation.SetMimeType(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := document.DefaultID()
 		_c.mutation.SetID(v)
@@ -169,6 +207,9 @@ func (_c *DocumentCreate) check() error {
 	}
 	if _, ok := _c.mutation.Content(); !ok {
 		return &ValidationError{Name: "content", err: errors.New(`ent: missing required field "Document.content"`)}
+	}
+	if _, ok := _c.mutation.MimeType(); !ok {
+		return &ValidationError{Name: "mime_type", err: errors.New(`ent: missing required field "Document.mime_type"`)}
 	}
 	if _, ok := _c.mutation.Source(); !ok {
 		return &ValidationError{Name: "source", err: errors.New(`ent: missing required field "Document.source"`)}
@@ -237,6 +278,18 @@ func (_c *DocumentCreate) createSpec() (*Document, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Content(); ok {
 		_spec.SetField(document.FieldContent, field.TypeString, value)
 		_node.Content = value
+	}
+	if value, ok := _c.mutation.MimeType(); ok {
+		_spec.SetField(document.FieldMimeType, field.TypeString, value)
+		_node.MimeType = value
+	}
+	if value, ok := _c.mutation.Size(); ok {
+		_spec.SetField(document.FieldSize, field.TypeInt, value)
+		_node.Size = &value
+	}
+	if value, ok := _c.mutation.Data(); ok {
+		_spec.SetField(document.FieldData, field.TypeBytes, value)
+		_node.Data = &value
 	}
 	if value, ok := _c.mutation.Source(); ok {
 		_spec.SetField(document.FieldSource, field.TypeString, value)
@@ -352,6 +405,60 @@ func (u *DocumentUpsert) SetContent(v string) *DocumentUpsert {
 // UpdateContent sets the "content" field to the value that was provided on create.
 func (u *DocumentUpsert) UpdateContent() *DocumentUpsert {
 	u.SetExcluded(document.FieldContent)
+	return u
+}
+
+// SetMimeType sets the "mime_type" field.
+func (u *DocumentUpsert) SetMimeType(v string) *DocumentUpsert {
+	u.Set(document.FieldMimeType, v)
+	return u
+}
+
+// UpdateMimeType sets the "mime_type" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateMimeType() *DocumentUpsert {
+	u.SetExcluded(document.FieldMimeType)
+	return u
+}
+
+// SetSize sets the "size" field.
+func (u *DocumentUpsert) SetSize(v int) *DocumentUpsert {
+	u.Set(document.FieldSize, v)
+	return u
+}
+
+// UpdateSize sets the "size" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateSize() *DocumentUpsert {
+	u.SetExcluded(document.FieldSize)
+	return u
+}
+
+// AddSize adds v to the "size" field.
+func (u *DocumentUpsert) AddSize(v int) *DocumentUpsert {
+	u.Add(document.FieldSize, v)
+	return u
+}
+
+// ClearSize clears the value of the "size" field.
+func (u *DocumentUpsert) ClearSize() *DocumentUpsert {
+	u.SetNull(document.FieldSize)
+	return u
+}
+
+// SetData sets the "data" field.
+func (u *DocumentUpsert) SetData(v []byte) *DocumentUpsert {
+	u.Set(document.FieldData, v)
+	return u
+}
+
+// UpdateData sets the "data" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateData() *DocumentUpsert {
+	u.SetExcluded(document.FieldData)
+	return u
+}
+
+// ClearData clears the value of the "data" field.
+func (u *DocumentUpsert) ClearData() *DocumentUpsert {
+	u.SetNull(document.FieldData)
 	return u
 }
 
@@ -496,6 +603,69 @@ func (u *DocumentUpsertOne) SetContent(v string) *DocumentUpsertOne {
 func (u *DocumentUpsertOne) UpdateContent() *DocumentUpsertOne {
 	return u.Update(func(s *DocumentUpsert) {
 		s.UpdateContent()
+	})
+}
+
+// SetMimeType sets the "mime_type" field.
+func (u *DocumentUpsertOne) SetMimeType(v string) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetMimeType(v)
+	})
+}
+
+// UpdateMimeType sets the "mime_type" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateMimeType() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateMimeType()
+	})
+}
+
+// SetSize sets the "size" field.
+func (u *DocumentUpsertOne) SetSize(v int) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetSize(v)
+	})
+}
+
+// AddSize adds v to the "size" field.
+func (u *DocumentUpsertOne) AddSize(v int) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.AddSize(v)
+	})
+}
+
+// UpdateSize sets the "size" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateSize() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateSize()
+	})
+}
+
+// ClearSize clears the value of the "size" field.
+func (u *DocumentUpsertOne) ClearSize() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearSize()
+	})
+}
+
+// SetData sets the "data" field.
+func (u *DocumentUpsertOne) SetData(v []byte) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetData(v)
+	})
+}
+
+// UpdateData sets the "data" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateData() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateData()
+	})
+}
+
+// ClearData clears the value of the "data" field.
+func (u *DocumentUpsertOne) ClearData() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearData()
 	})
 }
 
@@ -815,6 +985,69 @@ func (u *DocumentUpsertBulk) SetContent(v string) *DocumentUpsertBulk {
 func (u *DocumentUpsertBulk) UpdateContent() *DocumentUpsertBulk {
 	return u.Update(func(s *DocumentUpsert) {
 		s.UpdateContent()
+	})
+}
+
+// SetMimeType sets the "mime_type" field.
+func (u *DocumentUpsertBulk) SetMimeType(v string) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetMimeType(v)
+	})
+}
+
+// UpdateMimeType sets the "mime_type" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateMimeType() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateMimeType()
+	})
+}
+
+// SetSize sets the "size" field.
+func (u *DocumentUpsertBulk) SetSize(v int) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetSize(v)
+	})
+}
+
+// AddSize adds v to the "size" field.
+func (u *DocumentUpsertBulk) AddSize(v int) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.AddSize(v)
+	})
+}
+
+// UpdateSize sets the "size" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateSize() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateSize()
+	})
+}
+
+// ClearSize clears the value of the "size" field.
+func (u *DocumentUpsertBulk) ClearSize() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearSize()
+	})
+}
+
+// SetData sets the "data" field.
+func (u *DocumentUpsertBulk) SetData(v []byte) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetData(v)
+	})
+}
+
+// UpdateData sets the "data" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateData() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateData()
+	})
+}
+
+// ClearData clears the value of the "data" field.
+func (u *DocumentUpsertBulk) ClearData() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearData()
 	})
 }
 

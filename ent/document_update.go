@@ -70,6 +70,59 @@ func (_u *DocumentUpdate) SetNillableContent(v *string) *DocumentUpdate {
 	return _u
 }
 
+// SetMimeType sets the "mime_type" field.
+func (_u *DocumentUpdate) SetMimeType(v string) *DocumentUpdate {
+	_u.mutation.SetMimeType(v)
+	return _u
+}
+
+// SetNillableMimeType sets the "mime_type" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableMimeType(v *string) *DocumentUpdate {
+	if v != nil {
+		_u.SetMimeType(*v)
+	}
+	return _u
+}
+
+// SetSize sets the "size" field.
+func (_u *DocumentUpdate) SetSize(v int) *DocumentUpdate {
+	_u.mutation.ResetSize()
+	_u.mutation.SetSize(v)
+	return _u
+}
+
+// SetNillableSize sets the "size" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableSize(v *int) *DocumentUpdate {
+	if v != nil {
+		_u.SetSize(*v)
+	}
+	return _u
+}
+
+// AddSize adds value to the "size" field.
+func (_u *DocumentUpdate) AddSize(v int) *DocumentUpdate {
+	_u.mutation.AddSize(v)
+	return _u
+}
+
+// ClearSize clears the value of the "size" field.
+func (_u *DocumentUpdate) ClearSize() *DocumentUpdate {
+	_u.mutation.ClearSize()
+	return _u
+}
+
+// SetData sets the "data" field.
+func (_u *DocumentUpdate) SetData(v []byte) *DocumentUpdate {
+	_u.mutation.SetData(v)
+	return _u
+}
+
+// ClearData clears the value of the "data" field.
+func (_u *DocumentUpdate) ClearData() *DocumentUpdate {
+	_u.mutation.ClearData()
+	return _u
+}
+
 // SetSource sets the "source" field.
 func (_u *DocumentUpdate) SetSource(v string) *DocumentUpdate {
 	_u.mutation.SetSource(v)
@@ -195,6 +248,24 @@ func (_u *DocumentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Content(); ok {
 		_spec.SetField(document.FieldContent, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.MimeType(); ok {
+		_spec.SetField(document.FieldMimeType, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Size(); ok {
+		_spec.SetField(document.FieldSize, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSize(); ok {
+		_spec.AddField(document.FieldSize, field.TypeInt, value)
+	}
+	if _u.mutation.SizeCleared() {
+		_spec.ClearField(document.FieldSize, field.TypeInt)
+	}
+	if value, ok := _u.mutation.Data(); ok {
+		_spec.SetField(document.FieldData, field.TypeBytes, value)
+	}
+	if _u.mutation.DataCleared() {
+		_spec.ClearField(document.FieldData, field.TypeBytes)
+	}
 	if value, ok := _u.mutation.Source(); ok {
 		_spec.SetField(document.FieldSource, field.TypeString, value)
 	}
@@ -269,6 +340,59 @@ func (_u *DocumentUpdateOne) SetNillableContent(v *string) *DocumentUpdateOne {
 	if v != nil {
 		_u.SetContent(*v)
 	}
+	return _u
+}
+
+// SetMimeType sets the "mime_type" field.
+func (_u *DocumentUpdateOne) SetMimeType(v string) *DocumentUpdateOne {
+	_u.mutation.SetMimeType(v)
+	return _u
+}
+
+// SetNillableMimeType sets the "mime_type" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableMimeType(v *string) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetMimeType(*v)
+	}
+	return _u
+}
+
+// SetSize sets the "size" field.
+func (_u *DocumentUpdateOne) SetSize(v int) *DocumentUpdateOne {
+	_u.mutation.ResetSize()
+	_u.mutation.SetSize(v)
+	return _u
+}
+
+// SetNillableSize sets the "size" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableSize(v *int) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetSize(*v)
+	}
+	return _u
+}
+
+// AddSize adds value to the "size" field.
+func (_u *DocumentUpdateOne) AddSize(v int) *DocumentUpdateOne {
+	_u.mutation.AddSize(v)
+	return _u
+}
+
+// ClearSize clears the value of the "size" field.
+func (_u *DocumentUpdateOne) ClearSize() *DocumentUpdateOne {
+	_u.mutation.ClearSize()
+	return _u
+}
+
+// SetData sets the "data" field.
+func (_u *DocumentUpdateOne) SetData(v []byte) *DocumentUpdateOne {
+	_u.mutation.SetData(v)
+	return _u
+}
+
+// ClearData clears the value of the "data" field.
+func (_u *DocumentUpdateOne) ClearData() *DocumentUpdateOne {
+	_u.mutation.ClearData()
 	return _u
 }
 
@@ -426,6 +550,24 @@ func (_u *DocumentUpdateOne) sqlSave(ctx context.Context) (_node *Document, err 
 	}
 	if value, ok := _u.mutation.Content(); ok {
 		_spec.SetField(document.FieldContent, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.MimeType(); ok {
+		_spec.SetField(document.FieldMimeType, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Size(); ok {
+		_spec.SetField(document.FieldSize, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSize(); ok {
+		_spec.AddField(document.FieldSize, field.TypeInt, value)
+	}
+	if _u.mutation.SizeCleared() {
+		_spec.ClearField(document.FieldSize, field.TypeInt)
+	}
+	if value, ok := _u.mutation.Data(); ok {
+		_spec.SetField(document.FieldData, field.TypeBytes, value)
+	}
+	if _u.mutation.DataCleared() {
+		_spec.ClearField(document.FieldData, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.Source(); ok {
 		_spec.SetField(document.FieldSource, field.TypeString, value)

@@ -17522,6 +17522,10 @@ type DocumentMutation struct {
 	updated_at    *time.Time
 	title         *string
 	content       *string
+	mime_type     *string
+	size          *int
+	addsize       *int
+	data          *[]byte
 	source        *string
 	shared_by     *string
 	execution_id  *string
@@ -17817,6 +17821,161 @@ func (m *DocumentMutation) ResetContent() {
 	m.content = nil
 }
 
+// SetMimeType sets the "mime_type" field.
+func (m *DocumentMutation) SetMimeType(s string) {
+	m.mime_type = &s
+}
+
+// MimeType returns the value of the "mime_type" field in the mutation.
+func (m *DocumentMutation) MimeType() (r string, exists bool) {
+	v := m.mime_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMimeType returns the old "mime_type" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldMimeType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMimeType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMimeType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMimeType: %w", err)
+	}
+	return oldValue.MimeType, nil
+}
+
+// ResetMimeType resets all changes to the "mime_type" field.
+func (m *DocumentMutation) ResetMimeType() {
+	m.mime_type = nil
+}
+
+// SetSize sets the "size" field.
+func (m *DocumentMutation) SetSize(i int) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *DocumentMutation) Size() (r int, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldSize(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *DocumentMutation) AddSize(i int) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *DocumentMutation) AddedSize() (r int, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSize clears the value of the "size" field.
+func (m *DocumentMutation) ClearSize() {
+	m.size = nil
+	m.addsize = nil
+	m.clearedFields[document.FieldSize] = struct{}{}
+}
+
+// SizeCleared returns if the "size" field was cleared in this mutation.
+func (m *DocumentMutation) SizeCleared() bool {
+	_, ok := m.clearedFields[document.FieldSize]
+	return ok
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *DocumentMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+	delete(m.clearedFields, document.FieldSize)
+}
+
+// SetData sets the "data" field.
+func (m *DocumentMutation) SetData(b []byte) {
+	m.data = &b
+}
+
+// Data returns the value of the "data" field in the mutation.
+func (m *DocumentMutation) Data() (r []byte, exists bool) {
+	v := m.data
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldData returns the old "data" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldData(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldData is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldData requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldData: %w", err)
+	}
+	return oldValue.Data, nil
+}
+
+// ClearData clears the value of the "data" field.
+func (m *DocumentMutation) ClearData() {
+	m.data = nil
+	m.clearedFields[document.FieldData] = struct{}{}
+}
+
+// DataCleared returns if the "data" field was cleared in this mutation.
+func (m *DocumentMutation) DataCleared() bool {
+	_, ok := m.clearedFields[document.FieldData]
+	return ok
+}
+
+// ResetData resets all changes to the "data" field.
+func (m *DocumentMutation) ResetData() {
+	m.data = nil
+	delete(m.clearedFields, document.FieldData)
+}
+
 // SetSource sets the "source" field.
 func (m *DocumentMutation) SetSource(s string) {
 	m.source = &s
@@ -18012,7 +18171,7 @@ func (m *DocumentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DocumentMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, document.FieldCreatedAt)
 	}
@@ -18027,6 +18186,15 @@ func (m *DocumentMutation) Fields() []string {
 	}
 	if m.content != nil {
 		fields = append(fields, document.FieldContent)
+	}
+	if m.mime_type != nil {
+		fields = append(fields, document.FieldMimeType)
+	}
+	if m.size != nil {
+		fields = append(fields, document.FieldSize)
+	}
+	if m.data != nil {
+		fields = append(fields, document.FieldData)
 	}
 	if m.source != nil {
 		fields = append(fields, document.FieldSource)
@@ -18055,6 +18223,12 @@ func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
 		return m.Title()
 	case document.FieldContent:
 		return m.Content()
+	case document.FieldMimeType:
+		return m.MimeType()
+	case document.FieldSize:
+		return m.Size()
+	case document.FieldData:
+		return m.Data()
 	case document.FieldSource:
 		return m.Source()
 	case document.FieldSharedBy:
@@ -18080,6 +18254,12 @@ func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldTitle(ctx)
 	case document.FieldContent:
 		return m.OldContent(ctx)
+	case document.FieldMimeType:
+		return m.OldMimeType(ctx)
+	case document.FieldSize:
+		return m.OldSize(ctx)
+	case document.FieldData:
+		return m.OldData(ctx)
 	case document.FieldSource:
 		return m.OldSource(ctx)
 	case document.FieldSharedBy:
@@ -18130,6 +18310,27 @@ func (m *DocumentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetContent(v)
 		return nil
+	case document.FieldMimeType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMimeType(v)
+		return nil
+	case document.FieldSize:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case document.FieldData:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetData(v)
+		return nil
 	case document.FieldSource:
 		v, ok := value.(string)
 		if !ok {
@@ -18158,13 +18359,21 @@ func (m *DocumentMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *DocumentMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addsize != nil {
+		fields = append(fields, document.FieldSize)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *DocumentMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case document.FieldSize:
+		return m.AddedSize()
+	}
 	return nil, false
 }
 
@@ -18173,6 +18382,13 @@ func (m *DocumentMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *DocumentMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case document.FieldSize:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Document numeric field %s", name)
 }
@@ -18181,6 +18397,12 @@ func (m *DocumentMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *DocumentMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(document.FieldSize) {
+		fields = append(fields, document.FieldSize)
+	}
+	if m.FieldCleared(document.FieldData) {
+		fields = append(fields, document.FieldData)
+	}
 	if m.FieldCleared(document.FieldSharedBy) {
 		fields = append(fields, document.FieldSharedBy)
 	}
@@ -18201,6 +18423,12 @@ func (m *DocumentMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *DocumentMutation) ClearField(name string) error {
 	switch name {
+	case document.FieldSize:
+		m.ClearSize()
+		return nil
+	case document.FieldData:
+		m.ClearData()
+		return nil
 	case document.FieldSharedBy:
 		m.ClearSharedBy()
 		return nil
@@ -18229,6 +18457,15 @@ func (m *DocumentMutation) ResetField(name string) error {
 		return nil
 	case document.FieldContent:
 		m.ResetContent()
+		return nil
+	case document.FieldMimeType:
+		m.ResetMimeType()
+		return nil
+	case document.FieldSize:
+		m.ResetSize()
+		return nil
+	case document.FieldData:
+		m.ResetData()
 		return nil
 	case document.FieldSource:
 		m.ResetSource()

@@ -543,8 +543,12 @@ func init() {
 	documentDescTitle := documentFields[1].Descriptor()
 	// document.TitleValidator is a validator for the "title" field. It is called by the builders before save.
 	document.TitleValidator = documentDescTitle.Validators[0].(func(string) error)
+	// documentDescMimeType is the schema descriptor for mime_type field.
+	documentDescMimeType := documentFields[3].Descriptor()
+	// document.DefaultMimeType holds the default value on creation for the mime_type field.
+	document.DefaultMimeType = documentDescMimeType.Default.(string)
 	// documentDescSource is the schema descriptor for source field.
-	documentDescSource := documentFields[3].Descriptor()
+	documentDescSource := documentFields[6].Descriptor()
 	// document.SourceValidator is a validator for the "source" field. It is called by the builders before save.
 	document.SourceValidator = documentDescSource.Validators[0].(func(string) error)
 	// documentDescID is the schema descriptor for id field.

@@ -45,6 +45,11 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.ContactService/UpdateContact":       {"id": "contact"},
 	"/switchboard.v1.ContactService/DeleteContact":       {"id": "contact"},
 	"/switchboard.v1.KeyService/DeleteKey":               {"id": "key"},
+	// A document is its account's alone (the raw and multipart routes beside
+	// these: TestDocumentPlainRoutes).
+	"/switchboard.v1.DocumentService/UpdateDocument":     {"id": "document"},
+	"/switchboard.v1.DocumentService/DeleteDocument":     {"id": "document"},
+	"/switchboard.v1.DocumentService/GetDocumentContent": {"id": "document"},
 	// A pack is seen by every account; its installation is the caller's own.
 	"/switchboard.v1.CapabilityService/CustomizeCapability": {"id": "capability"},
 	"/switchboard.v1.CapabilityService/UninstallCapability": {"id": "capability"},
@@ -118,6 +123,8 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.StoreService/UnlockStoreAgent":           {"accessPassword": "open-sesame-42"},
 	"/switchboard.v1.WidgetService/RespondToWidget":           {"widgetId": "0", "action": "approve"},
 	"/switchboard.v1.NetworkService/UpdateConnection":         {"trustLevel": "trusted"},
+	"/switchboard.v1.DocumentService/CreateDocument":          {"title": "Notes", "content": "text"},
+	"/switchboard.v1.DocumentService/UpdateDocument":          {"title": "Renamed"},
 	"/switchboard.v1.NetworkExchangeService/SendNotification": {"type": "mention", "title": "Hello"},
 }
 
@@ -322,6 +329,7 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 	rows["capability"], _ = created(c.Do(http.MethodPost, "/api/marketplace-capabilities", map[string]any{
 		"action": "create", "name": "Bob's pack", "prompt": "Write to {{recipient}}", "editableFields": `[{"name":"recipient"}]`,
 	}), "capability")["capabilityId"].(string)
+	rows["document"], _ = created(a.Session.Do(http.MethodPost, "/api/documents", map[string]any{"title": "Bob's notes", "content": "private"}), "document")["id"].(string)
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)
 	// A request from a peer, as the handshake records it (the handshake
@@ -404,5 +412,44 @@ func TestAccessMatrixStreams(t *testing.T) {
 				t.Errorf("%s, with key %v: %v, want %v", name, tc.key != "", err, tc.want)
 			}
 		}
+	}
+}
+
+// The document routes that are not RPCs (server/app.go mountDocuments),
+// admitted as their twins: anonymous 401, any API key 403, another
+// account's document 404.
+func TestDocumentPlainRoutes(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t)
+	ann, bob := s.SignUp("ann"), s.SignUp("bob")
+	rows := map[string]string{}
+	res := bob.Session.Do(http.MethodPost, "/api/documents", map[string]any{"title": "Bob's", "content": "private"})
+	rows["document"], _ = res.JSON(t)["document"].(map[string]any)["id"].(string)
+	raw := "/api/documents/" + rows["document"] + "/raw"
+	form := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nhello\r\n--b--\r\n"
+	multipart := []string{"Content-Type", "multipart/form-data; boundary=b"}
+	for _, tc := range []struct {
+		name   string
+		caller *servertest.Caller
+		want   int
+	}{
+		{"anonymous", s.Anonymous(), http.StatusUnauthorized},
+		{"API key", s.WithKey(ann.NewKey("agent")), http.StatusForbidden},
+	} {
+		if res := tc.caller.Do(http.MethodGet, raw, nil); res.Status != tc.want {
+			t.Errorf("raw, %s: %d %s, want %d", tc.name, res.Status, res.Body, tc.want)
+		}
+		if res := tc.caller.Do(http.MethodPost, "/api/documents", form, multipart...); res.Status != tc.want {
+			t.Errorf("upload, %s: %d %s, want %d", tc.name, res.Status, res.Body, tc.want)
+		}
+	}
+	if res := ann.Session.Do(http.MethodGet, raw, nil); res.Status != http.StatusNotFound {
+		t.Errorf("raw of another account's document: %d %s, want 404", res.Status, res.Body)
+	}
+	if res := bob.Session.Do(http.MethodGet, raw, nil); res.Status != http.StatusOK || string(res.Body) != "private" {
+		t.Errorf("raw of one's own document: %d %s", res.Status, res.Body)
+	}
+	if res := ann.Session.Do(http.MethodPost, "/api/documents", form, multipart...); res.Status != http.StatusCreated {
+		t.Errorf("upload with a session: %d %s", res.Status, res.Body)
 	}
 }

@@ -45,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/contacts"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/developer"
+	"github.com/switchboard-hq/switchboard/server/documents"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
@@ -161,6 +162,7 @@ type services struct {
 	caps     *capabilities.Service
 	chat     *chat.Service
 	contacts *contacts.Service
+	docs     *documents.Service
 	events   *events.Service
 	kanban   *kanban.Service
 	keys     *keys.Service
@@ -262,6 +264,7 @@ func New(cfg Config) (*App, error) {
 		activity: &activity.Service{DB: cfg.DB.Client},
 		chat:     &chat.Service{DB: cfg.DB, Now: cfg.now},
 		contacts: &contacts.Service{DB: cfg.DB, Now: cfg.now},
+		docs:     &documents.Service{DB: cfg.DB, Now: cfg.now},
 		events:   &events.Service{Bus: bus},
 		kanban:   &kanban.Service{DB: cfg.DB, Now: cfg.now},
 		keys:     &keys.Service{DB: cfg.DB.Client, Now: cfg.now, Changed: resolver.Forget, Ended: bus.EndStreams},
@@ -349,6 +352,7 @@ func New(cfg Config) (*App, error) {
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
+	mountDocuments(mux, g, svc.docs, api)
 
 	names := mountConnect(mux, g, keyed, services,
 		append(connectOptions(cfg, app.tracing), connect.WithInterceptors(g.RequiredPathFields())))
@@ -655,6 +659,19 @@ func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *
 	}
 	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: door.ToolNames})
+}
+
+// mountDocuments mounts the two document routes that are not RPCs, each
+// admitted as its procedure's twin (session, CSRF, the per-key limit): the
+// multipart upload under CreateDocument with its own body limit above the
+// server's (the JSON create goes on to the gateway), and the raw bytes under
+// GetDocumentContent.
+func mountDocuments(mux *http.ServeMux, g *gate.Gate, docs *documents.Service, api http.Handler) {
+	upload := g.Identify(g.Procedure(switchboardv1connect.DocumentServiceCreateDocumentProcedure,
+		httpapi.LimitBody(documents.UploadBodyLimit, docs.Upload())))
+	mux.Handle("POST /api/documents", documents.Multipart(upload, api))
+	mux.Handle("GET /api/documents/{id}/raw", g.Identify(g.Procedure(
+		switchboardv1connect.DocumentServiceGetDocumentContentProcedure, docs.Raw())))
 }
 
 // federationCaller names the caller the federation rate class counts: the

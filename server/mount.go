@@ -33,6 +33,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewActivityServiceHandler, switchboardv1.RegisterActivityServiceHandlerServer)(s.activity, s.activity),
 		serve(switchboardv1connect.NewSharedChatServiceHandler, switchboardv1.RegisterSharedChatServiceHandlerServer)(s.chat, s.chat),
 		serve(switchboardv1connect.NewContactServiceHandler, switchboardv1.RegisterContactServiceHandlerServer)(s.contacts, s.contacts),
+		serve(switchboardv1connect.NewDocumentServiceHandler, switchboardv1.RegisterDocumentServiceHandlerServer)(s.docs, s.docs),
 		// A stream lives past the server's write timeout: Deadlines bounds each
 		// write instead. Its REST twin is the SSE handler New mounts itself.
 		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, s.events.Bus.Deadlines),

@@ -22,6 +22,12 @@ const (
 	FieldTitle = "title"
 	// FieldContent holds the string denoting the content field in the database.
 	FieldContent = "content"
+	// FieldMimeType holds the string denoting the mime_type field in the database.
+	FieldMimeType = "mime_type"
+	// FieldSize holds the string denoting the size field in the database.
+	FieldSize = "size"
+	// FieldData holds the string denoting the data field in the database.
+	FieldData = "data"
 	// FieldSource holds the string denoting the source field in the database.
 	FieldSource = "source"
 	// FieldSharedBy holds the string denoting the shared_by field in the database.
@@ -49,6 +55,9 @@ var Columns = []string{
 	FieldUserID,
 	FieldTitle,
 	FieldContent,
+	FieldMimeType,
+	FieldSize,
+	FieldData,
 	FieldSource,
 	FieldSharedBy,
 	FieldExecutionID,
@@ -67,6 +76,8 @@ func ValidColumn(column string) bool {
 var (
 	// TitleValidator is a validator for the "title" field. It is called by the builders before save.
 	TitleValidator func(string) error
+	// DefaultMimeType holds the default value on creation for the "mime_type" field.
+	DefaultMimeType string
 	// SourceValidator is a validator for the "source" field. It is called by the builders before save.
 	SourceValidator func(string) error
 	// DefaultID holds the default value on creation for the "id" field.
@@ -106,6 +117,16 @@ func ByTitle(opts ...sql.OrderTermOption) OrderOption {
 // ByContent orders the results by the content field.
 func ByContent(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldContent, opts...).ToFunc()
+}
+
+// ByMimeType orders the results by the mime_type field.
+func ByMimeType(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMimeType, opts...).ToFunc()
+}
+
+// BySize orders the results by the size field.
+func BySize(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSize, opts...).ToFunc()
 }
 
 // BySource orders the results by the source field.

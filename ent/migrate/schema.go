@@ -625,6 +625,9 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "title", Type: field.TypeString},
 		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "mime_type", Type: field.TypeString, Default: "text/plain"},
+		{Name: "size", Type: field.TypeInt, Nullable: true},
+		{Name: "data", Type: field.TypeBytes, Nullable: true},
 		{Name: "source", Type: field.TypeString},
 		{Name: "shared_by", Type: field.TypeString, Nullable: true},
 		{Name: "execution_id", Type: field.TypeString, Nullable: true},
@@ -638,7 +641,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "documents_users_documents",
-				Columns:    []*schema.Column{DocumentsColumns[8]},
+				Columns:    []*schema.Column{DocumentsColumns[11]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -647,12 +650,12 @@ var (
 			{
 				Name:    "document_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[8], DocumentsColumns[1]},
+				Columns: []*schema.Column{DocumentsColumns[11], DocumentsColumns[1]},
 			},
 			{
 				Name:    "document_execution_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[7]},
+				Columns: []*schema.Column{DocumentsColumns[10]},
 			},
 		},
 	}

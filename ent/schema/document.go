@@ -20,7 +20,16 @@ func (Document) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
 		field.String("title").NotEmpty(),
+		// A text document's text (text/plain, text/markdown, application/json,
+		// text/csv); empty for a binary one, whose bytes are in data.
 		field.Text("content"),
+		// The media type without parameters; a store delivery is text/plain.
+		field.String("mime_type").Default("text/plain"),
+		// Bytes stored (a text document's UTF-8 length); nil on deliveries
+		// written before it was recorded.
+		field.Int("size").Optional().Nillable(),
+		// A binary document's bytes, as uploaded; nil for text.
+		field.Bytes("data").Optional().Nillable(),
 		// local, google_drive or marketplace.
 		field.String("source").NotEmpty(),
 		// Who shared it, for a shared document (a store agent's name).

@@ -47,7 +47,7 @@ func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) er
 		}
 		result = output
 		doc, err := tx.Document.Create().SetUserID(ex.UserID).SetTitle(title).SetContent(output).
-			SetSource("marketplace").SetSharedBy(agent.Name).SetExecutionID(ex.ID).
+			SetMimeType("text/plain").SetSize(len(output)).SetSource("marketplace").SetSharedBy(agent.Name).SetExecutionID(ex.ID).
 			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if err != nil {
 			return fmt.Errorf("review: shared document: %w", err)
