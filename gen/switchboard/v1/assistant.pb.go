@@ -84,7 +84,7 @@ type ExecutedTag struct {
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
 	Ok    bool                   `protobuf:"varint,2,opt,name=ok,proto3" json:"ok,omitempty"`
 	// What the tag changed or found, as the API answers it.
-	Result *structpb.Struct `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	Result *structpb.Struct `protobuf:"bytes,3,opt,name=result,proto3,oneof" json:"result,omitempty"`
 	// Why it failed, when it did.
 	Error *string `protobuf:"bytes,4,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	// The tag was not run: it waits for the operator's confirmation (a
@@ -92,7 +92,7 @@ type ExecutedTag struct {
 	// from outside the operator). The widget's approval is ExecuteTag with
 	// this tag and body.
 	NeedsConfirmation bool             `protobuf:"varint,5,opt,name=needs_confirmation,json=needsConfirmation,proto3" json:"needs_confirmation,omitempty"`
-	Body              *structpb.Struct `protobuf:"bytes,6,opt,name=body,proto3" json:"body,omitempty"`
+	Body              *structpb.Struct `protobuf:"bytes,6,opt,name=body,proto3,oneof" json:"body,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -220,15 +220,17 @@ const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1cswitchboard/v1/options.proto\"_\n" +
 	"\x11ExecuteTagRequest\x12\x1d\n" +
 	"\x03tag\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x03tag\x12+\n" +
-	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\"\xe1\x01\n" +
+	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\"\xff\x01\n" +
 	"\vExecutedTag\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
-	"\x02ok\x18\x02 \x01(\bR\x02ok\x12/\n" +
-	"\x06result\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06result\x12\x19\n" +
-	"\x05error\x18\x04 \x01(\tH\x00R\x05error\x88\x01\x01\x12-\n" +
-	"\x12needs_confirmation\x18\x05 \x01(\bR\x11needsConfirmation\x12+\n" +
-	"\x04body\x18\x06 \x01(\v2\x17.google.protobuf.StructR\x04bodyB\b\n" +
-	"\x06_error\"C\n" +
+	"\x02ok\x18\x02 \x01(\bR\x02ok\x124\n" +
+	"\x06result\x18\x03 \x01(\v2\x17.google.protobuf.StructH\x00R\x06result\x88\x01\x01\x12\x19\n" +
+	"\x05error\x18\x04 \x01(\tH\x01R\x05error\x88\x01\x01\x12-\n" +
+	"\x12needs_confirmation\x18\x05 \x01(\bR\x11needsConfirmation\x120\n" +
+	"\x04body\x18\x06 \x01(\v2\x17.google.protobuf.StructH\x02R\x04body\x88\x01\x01B\t\n" +
+	"\a_resultB\b\n" +
+	"\x06_errorB\a\n" +
+	"\x05_body\"C\n" +
 	"\x12ExecuteTagResponse\x12-\n" +
 	"\x03tag\x18\x01 \x01(\v2\x1b.switchboard.v1.ExecutedTagR\x03tag2\x90\x01\n" +
 	"\x10AssistantService\x12|\n" +

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/assistant.proto.
  */
 export const file_switchboard_v1_assistant: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zd2l0Y2hib2FyZC92MS9hc3Npc3RhbnQucHJvdG8SDnN3aXRjaGJvYXJkLnYxIlQKEUV4ZWN1dGVUYWdSZXF1ZXN0EhgKA3RhZxgBIAEoCUILukgEcgIYQOjzGAESJQoEYm9keRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QisAEKC0V4ZWN1dGVkVGFnEgsKA3RhZxgBIAEoCRIKCgJvaxgCIAEoCBInCgZyZXN1bHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKBWVycm9yGAQgASgJSACIAQESGgoSbmVlZHNfY29uZmlybWF0aW9uGAUgASgIEiUKBGJvZHkYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QggKBl9lcnJvciI+ChJFeGVjdXRlVGFnUmVzcG9uc2USKAoDdGFnGAEgASgLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWcykAEKEEFzc2lzdGFudFNlcnZpY2USfAoKRXhlY3V0ZVRhZxIhLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVUYWdSZXF1ZXN0GiIuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZVRhZ1Jlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL2NoYXQvZXhlY3V0ZS10YWdCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_switchboard_v1_options]);
+  fileDesc("Ch5zd2l0Y2hib2FyZC92MS9hc3Npc3RhbnQucHJvdG8SDnN3aXRjaGJvYXJkLnYxIlQKEUV4ZWN1dGVUYWdSZXF1ZXN0EhgKA3RhZxgBIAEoCUILukgEcgIYQOjzGAESJQoEYm9keRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QizgEKC0V4ZWN1dGVkVGFnEgsKA3RhZxgBIAEoCRIKCgJvaxgCIAEoCBIsCgZyZXN1bHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SACIAQESEgoFZXJyb3IYBCABKAlIAYgBARIaChJuZWVkc19jb25maXJtYXRpb24YBSABKAgSKgoEYm9keRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAogBAUIJCgdfcmVzdWx0QggKBl9lcnJvckIHCgVfYm9keSI+ChJFeGVjdXRlVGFnUmVzcG9uc2USKAoDdGFnGAEgASgLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWcykAEKEEFzc2lzdGFudFNlcnZpY2USfAoKRXhlY3V0ZVRhZxIhLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVUYWdSZXF1ZXN0GiIuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZVRhZ1Jlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL2NoYXQvZXhlY3V0ZS10YWdCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.ExecuteTagRequest
@@ -61,7 +61,7 @@ export type ExecutedTag = Message<"switchboard.v1.ExecutedTag"> & {
   /**
    * What the tag changed or found, as the API answers it.
    *
-   * @generated from field: google.protobuf.Struct result = 3;
+   * @generated from field: optional google.protobuf.Struct result = 3;
    */
   result?: JsonObject | undefined;
 
@@ -83,7 +83,7 @@ export type ExecutedTag = Message<"switchboard.v1.ExecutedTag"> & {
   needsConfirmation: boolean;
 
   /**
-   * @generated from field: google.protobuf.Struct body = 6;
+   * @generated from field: optional google.protobuf.Struct body = 6;
    */
   body?: JsonObject | undefined;
 };
