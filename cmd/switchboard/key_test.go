@@ -35,14 +35,17 @@ func newClient(t *testing.T, base string) *client {
 }
 
 // do answers the status and the decoded JSON body; session calls carry a
-// same-origin Origin, key calls the bearer.
-func (c *client) do(method, path, body string) (int, map[string]any) {
+// same-origin Origin, key calls the bearer; hdr adds name, value pairs.
+func (c *client) do(method, path, body string, hdr ...string) (int, map[string]any) {
 	c.t.Helper()
 	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", c.base)
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := c.web.Do(req)
 	if err != nil {

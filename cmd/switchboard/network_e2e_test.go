@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +19,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -33,7 +39,15 @@ var networkArgs = []string{"--federation", "--federation-allow-private"}
 func TestThreeInstanceNetwork(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
-	a := startInstance(t, bin, "a", networkArgs...)
+	// A's instance key is the test's, so the test can present A's token as
+	// A does (the duplicate relay below).
+	aKey := make([]byte, secrets.KeySize)
+	_, _ = rand.Read(aKey)
+	keyFile := filepath.Join(t.TempDir(), "a.key")
+	if err := os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(aKey)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startInstance(t, bin, "a", append([]string{"--secret-key-file", keyFile}, networkArgs...)...)
 	// B retries its acks for longer than A takes to restart (A is down
 	// when one is due), in four attempts: a fifth failure would open the
 	// target's breaker for a minute.
@@ -76,7 +90,7 @@ func TestThreeInstanceNetwork(t *testing.T) {
 		t.Fatalf("A's active connections: %v", got)
 	}
 
-	relayLifecycle(t, bin, a, b, connectionTo(t, a, b.base))
+	relayLifecycle(t, bin, a, b, connectionTo(t, a, b.base), aKey)
 
 	// A caller that cannot sign the nonce with the token it offers: 400 on
 	// B, and B records nothing.
@@ -128,7 +142,7 @@ func connectionTo(t *testing.T, from *instance, base string) string {
 // push on A; a replayed older ack changes nothing; B's card move reaches
 // A's card's change log and A's next briefing; a rejected relay is
 // declined.
-func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string) {
+func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey []byte) {
 	t.Helper()
 	pushes := receiveSignedPushes(t, a)
 	must(t, b.key, http.StatusOK, http.MethodPatch, "/api/v2/settings", `{"queueAutoApprove":true}`)
@@ -148,6 +162,16 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string) {
 	item := items[0].(map[string]any)
 	if item["title"] != "Review the Q3 plan" || item["requesterEmail"] != "owner@a.example" || item["cardId"] != answer["cardId"] {
 		t.Fatalf("B's item: %v", item)
+	}
+	// The same relay again, as A's retry would send it (A's token to B):
+	// duplicate, and no second item.
+	code, dup := newClient(t, b.base).do(http.MethodPost, "/api/federation/relay",
+		`{"relayId":"`+relayID+`","subject":"Review the Q3 plan"}`, "X-Federation-Token", peerToken(t, a, connB, aKey))
+	if code != http.StatusOK || dup["duplicate"] != true || dup["relayId"] != relayID || dup["task"] != nil {
+		t.Fatalf("the same relay again: %d %v", code, dup)
+	}
+	if again := must(t, b.key, http.StatusOK, http.MethodGet, "/api/v2/queue?status=pending_confirmation", "")["data"].(map[string]any)["items"].([]any); len(again) != 1 {
+		t.Fatalf("B's pending items after the duplicate: %v", again)
 	}
 	itemPath := "/api/v2/queue/" + item["id"].(string)
 	state := func(want string) map[string]any {
@@ -290,4 +314,26 @@ func receiveSignedPushes(t *testing.T, in *instance) *signedPushes {
 	must(t, in.key, http.StatusOK, http.MethodPatch, "/api/v2/settings",
 		`{"serviceKeys":[{"service":"webhook_push","url":"`+recv.URL+`","secret":"`+secret+`"}]}`)
 	return p
+}
+
+// peerToken is the federation token A presents on connection id, unsealed
+// from A's database with A's instance key (bound to the connection as
+// server/network seals it).
+func peerToken(t *testing.T, a *instance, id string, key []byte) string {
+	t.Helper()
+	d := openDB(t, a)
+	defer d.Close()
+	row, err := d.NetworkConnection.Get(context.Background(), id)
+	if err != nil || row.PeerTokenSealed == nil {
+		t.Fatalf("A's connection %s: %v", id, err)
+	}
+	box, err := secrets.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := federation.OpenSecret(box, *row.PeerTokenSealed, []byte("network-peer-token:"+id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
 }
