@@ -129,15 +129,24 @@ func (e *Executor) one(ctx context.Context, p *auth.Principal, name string, body
 			return &switchboardv1.ExecutedTag{Tag: name, NeedsConfirmation: true, Body: b}
 		}
 	}
-	res, err := s.run(ctx, p, body)
+	done, err := s.execute(ctx, p, body)
 	if err != nil {
 		return failed(ctx, name, err)
 	}
+	return done
+}
+
+// execute runs the tag and renders its answer.
+func (s *spec) execute(ctx context.Context, p *auth.Principal, body json.RawMessage) (*switchboardv1.ExecutedTag, error) {
+	res, err := s.run(ctx, p, body)
+	if err != nil {
+		return nil, err
+	}
 	r, err := asStruct(res)
 	if err != nil {
-		return failed(ctx, name, apperr.Internal(err))
+		return nil, apperr.Internal(err)
 	}
-	return &switchboardv1.ExecutedTag{Tag: name, Ok: true, Result: r}
+	return &switchboardv1.ExecutedTag{Tag: s.name, Ok: true, Result: r}, nil
 }
 
 // unknown tells a documented tag not built yet from a name no document has.
@@ -172,15 +181,11 @@ func (e *Executor) ExecuteTag(ctx context.Context, req *switchboardv1.ExecuteTag
 			return nil, apperr.Invalid("body: %s", err)
 		}
 	}
-	res, err := s.run(ctx, p, body)
+	done, err := s.execute(ctx, p, body)
 	if err != nil {
 		return nil, err
 	}
-	r, err := asStruct(res)
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
-	return &switchboardv1.ExecuteTagResponse{Tag: &switchboardv1.ExecutedTag{Tag: s.name, Ok: true, Result: r}}, nil
+	return &switchboardv1.ExecuteTagResponse{Tag: done}, nil
 }
 
 // asStruct is a service's answer as the REST mirror renders it.
@@ -193,12 +198,10 @@ func asStruct(m proto.Message) (*structpb.Struct, error) {
 	return s, s.UnmarshalJSON(raw)
 }
 
-// call checks req as both transports do and calls the service.
+// call is input.Call answering the message as a proto.Message, the
+// answer every tag gives.
 func call[Req proto.Message, Resp proto.Message](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (proto.Message, error) {
-	if err := input.Check(req); err != nil {
-		return nil, err
-	}
-	return fn(ctx, req)
+	return input.Call(ctx, fn, req)
 }
 
 // decode reads a tag's body strictly: an unknown key is refused, naming it,

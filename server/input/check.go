@@ -1,6 +1,7 @@
 package input
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,4 +68,15 @@ func Text(s string) bool {
 // NotText is the refusal of a value that is not text, naming where it was.
 func NotText(name string) error {
 	return apperr.Invalid("%s must be valid UTF-8 without NUL characters", name)
+}
+
+// Call checks req as both transports do and calls the service method: how
+// the doors that call services directly (MCP tools, the assistant's action
+// tags) pass the same boundary as the API.
+func Call[Req proto.Message, Resp any](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
+	if err := Check(req); err != nil {
+		var zero Resp
+		return zero, err
+	}
+	return fn(ctx, req)
 }

@@ -17,6 +17,7 @@ import (
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // storeToolPrefix names the tool of an installed store agent:
@@ -113,7 +114,7 @@ func (s *Server) storeTool(agent *ent.StoreAgent) *tool {
 	t.run = with(func(ctx context.Context, _ *auth.Principal, a struct {
 		Input string `json:"input"`
 	}) (any, error) {
-		return call(ctx, s.cfg.Executions.ExecuteStoreAgent, &switchboardv1.ExecuteStoreAgentRequest{Id: id, Input: a.Input})
+		return input.Call(ctx, s.cfg.Executions.ExecuteStoreAgent, &switchboardv1.ExecuteStoreAgentRequest{Id: id, Input: a.Input})
 	})
 	if err := t.bind(s.cfg.Table); err != nil {
 		panic(err) // the procedure is the contract's own

@@ -14,6 +14,7 @@ import (
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // surfaces are entity_resolve's, in document 2's order. Those whose system
@@ -118,7 +119,7 @@ func entityTool(s *Server) *tool {
 						return nil, err
 					}
 				case surface == "cards" && may(c.KanbanServiceListCardsProcedure):
-					res, err := call(ctx, s.cfg.Kanban.ListCards, &switchboardv1.ListCardsRequest{Search: a.Query, Limit: 100})
+					res, err := input.Call(ctx, s.cfg.Kanban.ListCards, &switchboardv1.ListCardsRequest{Search: a.Query, Limit: 100})
 					if err != nil {
 						return nil, err
 					}
@@ -160,7 +161,7 @@ func (s *Server) resolveContacts(ctx context.Context, query string) ([]match, er
 	q := strings.ToLower(strings.TrimSpace(query))
 	var found []match
 	for page := range int32(contactPages) {
-		res, err := call(ctx, s.cfg.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: 100, Offset: page * 100})
+		res, err := input.Call(ctx, s.cfg.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: 100, Offset: page * 100})
 		if err != nil {
 			return nil, err
 		}

@@ -83,7 +83,7 @@ func networkTools(sv Services) []*tool {
 				TaskType string `json:"taskType"`
 				Limit    int32  `json:"limit"`
 			}) (any, error) {
-				return call(ctx, n.ListJobs, &switchboardv1.ListJobsRequest{Status: "open", TaskType: a.TaskType, Limit: a.Limit})
+				return input.Call(ctx, n.ListJobs, &switchboardv1.ListJobsRequest{Status: "open", TaskType: a.TaskType, Limit: a.Limit})
 			}),
 		},
 		{
@@ -93,7 +93,7 @@ func networkTools(sv Services) []*tool {
 			input:       object(nil, nil),
 			output:      (&switchboardv1.MatchJobsResponse{}).ProtoReflect().Descriptor(),
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
-				return call(ctx, n.MatchJobs, &switchboardv1.MatchJobsRequest{})
+				return input.Call(ctx, n.MatchJobs, &switchboardv1.MatchJobsRequest{})
 			},
 		},
 		{
@@ -112,7 +112,7 @@ func networkTools(sv Services) []*tool {
 				if strings.TrimSpace(a.ThreadID) == "" {
 					return nil, apperr.Invalid("threadId is required")
 				}
-				res, err := call(ctx, n.ListRelays, &switchboardv1.ListRelaysRequest{ThreadId: a.ThreadID})
+				res, err := input.Call(ctx, n.ListRelays, &switchboardv1.ListRelaysRequest{ThreadId: a.ThreadID})
 				if err != nil {
 					return nil, err
 				}
@@ -135,7 +135,7 @@ func networkTools(sv Services) []*tool {
 			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
 				MaxResults int32 `json:"maxResults"`
 			}) (any, error) {
-				return call(ctx, n.ListSerendipityMatches, &switchboardv1.ListSerendipityMatchesRequest{MaxResults: min(a.MaxResults, 50)})
+				return input.Call(ctx, n.ListSerendipityMatches, &switchboardv1.ListSerendipityMatchesRequest{MaxResults: min(a.MaxResults, 50)})
 			}),
 		},
 		{
@@ -155,7 +155,7 @@ func networkTools(sv Services) []*tool {
 				TaskType        string   `json:"taskType"`
 				MaxCandidates   int32    `json:"maxCandidates"`
 			}) (any, error) {
-				return call(ctx, n.RouteTask, &switchboardv1.RouteTaskRequest{TaskDescription: a.TaskDescription,
+				return input.Call(ctx, n.RouteTask, &switchboardv1.RouteTaskRequest{TaskDescription: a.TaskDescription,
 					Skills: a.TaskSkills, TaskType: a.TaskType, MaxCandidates: min(a.MaxCandidates, 50)})
 			}),
 		},
@@ -166,7 +166,7 @@ func networkTools(sv Services) []*tool {
 			input:       object(nil, nil),
 			output:      (&switchboardv1.GetNetworkBriefingResponse{}).ProtoReflect().Descriptor(),
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
-				return call(ctx, n.GetNetworkBriefing, &switchboardv1.GetNetworkBriefingRequest{})
+				return input.Call(ctx, n.GetNetworkBriefing, &switchboardv1.GetNetworkBriefingRequest{})
 			},
 		},
 		{
@@ -389,7 +389,7 @@ func threadsTool(n Network) *tool {
 			Status string `json:"status"`
 			Limit  int    `json:"limit"`
 		}) (any, error) {
-			res, err := call(ctx, n.ListRelays, &switchboardv1.ListRelaysRequest{})
+			res, err := input.Call(ctx, n.ListRelays, &switchboardv1.ListRelaysRequest{})
 			if err != nil {
 				return nil, err
 			}

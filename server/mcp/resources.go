@@ -14,6 +14,7 @@ import (
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/input"
 )
 
 // resources are the four switchboard:// resources, each read as the tool
@@ -122,7 +123,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	now := s.cfg.Now()
 	b := &briefing{GeneratedAt: now}
 	items := func(status, priority string) ([]json.RawMessage, error) {
-		res, err := call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Status: status, Priority: priority, Limit: 100})
+		res, err := input.Call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Status: status, Priority: priority, Limit: 100})
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +136,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	if b.InProgress, err = items("in_progress", ""); err != nil {
 		return nil, err
 	}
-	urgent, err := call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Priority: "urgent", Limit: 100})
+	urgent, err := input.Call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Priority: "urgent", Limit: 100})
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	}); err != nil {
 		return nil, err
 	}
-	cards, err := call(ctx, sv.Kanban.ListCards, &switchboardv1.ListCardsRequest{Limit: 100})
+	cards, err := input.Call(ctx, sv.Kanban.ListCards, &switchboardv1.ListCardsRequest{Limit: 100})
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +159,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	// the store (the briefing itself needs queue, kanban and chat).
 	b.PendingReviews = []json.RawMessage{}
 	if p.HasScope("store") {
-		reviews, err := call(ctx, sv.Executions.ListStoreExecutions, &switchboardv1.ListStoreExecutionsRequest{ReviewStatus: "pending_review", Limit: 100})
+		reviews, err := input.Call(ctx, sv.Executions.ListStoreExecutions, &switchboardv1.ListStoreExecutionsRequest{ReviewStatus: "pending_review", Limit: 100})
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +168,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 		}
 	}
 	since := s.lastBriefing(p.UserID, now)
-	chat, err := call(ctx, sv.Chat.ListMessages, &switchboardv1.ListMessagesRequest{Limit: 50})
+	chat, err := input.Call(ctx, sv.Chat.ListMessages, &switchboardv1.ListMessagesRequest{Limit: 50})
 	if err != nil {
 		return nil, err
 	}

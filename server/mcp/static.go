@@ -123,7 +123,7 @@ func staticTools(s *Server) []*tool {
 			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
 				Query string `json:"query"`
 			}) (any, error) {
-				return call(ctx, sv.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Search: a.Query})
+				return input.Call(ctx, sv.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Search: a.Query})
 			}),
 		},
 		{
@@ -139,7 +139,7 @@ func staticTools(s *Server) []*tool {
 				Stage string `json:"stage"`
 				Limit int32  `json:"limit"`
 			}) (any, error) {
-				return call(ctx, sv.Kanban.ListCards, &switchboardv1.ListCardsRequest{Status: a.Stage, Limit: a.Limit})
+				return input.Call(ctx, sv.Kanban.ListCards, &switchboardv1.ListCardsRequest{Status: a.Stage, Limit: a.Limit})
 			}),
 		},
 		{
@@ -149,7 +149,7 @@ func staticTools(s *Server) []*tool {
 			input:        object(nil, nil),
 			outputSchema: modeSchema,
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
-				set, err := call(ctx, sv.Settings.GetSettings, &switchboardv1.GetSettingsRequest{})
+				set, err := input.Call(ctx, sv.Settings.GetSettings, &switchboardv1.GetSettingsRequest{})
 				if err != nil {
 					return nil, err
 				}
@@ -171,7 +171,7 @@ func staticTools(s *Server) []*tool {
 				if a.Limit == 0 {
 					a.Limit = 20
 				}
-				return call(ctx, sv.Activity.ListActivity, &switchboardv1.ListActivityRequest{Limit: a.Limit})
+				return input.Call(ctx, sv.Activity.ListActivity, &switchboardv1.ListActivityRequest{Limit: a.Limit})
 			}),
 		},
 		{
@@ -181,7 +181,7 @@ func staticTools(s *Server) []*tool {
 			input:       object(nil, nil),
 			output:      (&switchboardv1.GetStoreReputationResponse{}).ProtoReflect().Descriptor(),
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
-				return call(ctx, sv.Review.GetStoreReputation, &switchboardv1.GetStoreReputationRequest{})
+				return input.Call(ctx, sv.Review.GetStoreReputation, &switchboardv1.GetStoreReputationRequest{})
 			},
 		},
 		entityTool(s),
@@ -202,7 +202,7 @@ func staticTools(s *Server) []*tool {
 				Search   string `json:"search"`
 				Limit    int32  `json:"limit"`
 			}) (any, error) {
-				return call(ctx, sv.Store.ListStoreAgents, &switchboardv1.ListStoreAgentsRequest{
+				return input.Call(ctx, sv.Store.ListStoreAgents, &switchboardv1.ListStoreAgentsRequest{
 					Category: a.Category, Pricing: a.Pricing, Search: a.Search, Limit: a.Limit,
 				})
 			}),
@@ -265,7 +265,7 @@ func unlockTool(sv Services) *tool {
 			if id == "" {
 				return nil, apperr.Invalid("agentId or slug is required")
 			}
-			return call(ctx, sv.Store.UnlockStoreAgent, &switchboardv1.UnlockStoreAgentRequest{Id: id, AccessPassword: a.AccessPassword})
+			return input.Call(ctx, sv.Store.UnlockStoreAgent, &switchboardv1.UnlockStoreAgentRequest{Id: id, AccessPassword: a.AccessPassword})
 		}),
 	}
 }
@@ -288,14 +288,14 @@ func updateQueue(ctx context.Context, sv Services, args json.RawMessage) (any, e
 		return nil, err
 	}
 	if a.Status != nil {
-		if _, err := call(ctx, sv.Queue.UpdateQueueItemStatus, &switchboardv1.UpdateQueueItemStatusRequest{Id: a.ID, Status: *a.Status}); err != nil {
+		if _, err := input.Call(ctx, sv.Queue.UpdateQueueItemStatus, &switchboardv1.UpdateQueueItemStatusRequest{Id: a.ID, Status: *a.Status}); err != nil {
 			return nil, err
 		}
 	}
 	if a.Priority != nil || a.Description != nil {
-		if _, err := call(ctx, sv.Queue.UpdateQueueItem, edit); err != nil {
+		if _, err := input.Call(ctx, sv.Queue.UpdateQueueItem, edit); err != nil {
 			return nil, err
 		}
 	}
-	return call(ctx, sv.Queue.GetQueueItem, &switchboardv1.GetQueueItemRequest{Id: a.ID})
+	return input.Call(ctx, sv.Queue.GetQueueItem, &switchboardv1.GetQueueItemRequest{Id: a.ID})
 }

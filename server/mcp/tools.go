@@ -187,16 +187,6 @@ func decode[T any](args json.RawMessage) (T, error) {
 	return v, nil
 }
 
-// call checks a request as the API's boundary does (text, limits,
-// vocabularies) and runs the service method.
-func call[Req proto.Message, Resp any](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
-	if err := input.Check(req); err != nil {
-		var zero Resp
-		return zero, err
-	}
-	return fn(ctx, req)
-}
-
 // direct is the run of a tool whose arguments are fields of its request under
 // their API names: they are read straight into the request (protojson, as the
 // API reads it), set fills in what the caller decides (such as the source),
@@ -213,7 +203,7 @@ func direct[Req proto.Message, Resp any](fn func(context.Context, Req) (Resp, er
 		for _, f := range set {
 			f(p, req)
 		}
-		return call(ctx, fn, req)
+		return input.Call(ctx, fn, req)
 	}
 }
 
