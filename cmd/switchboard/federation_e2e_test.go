@@ -105,12 +105,16 @@ func must(t *testing.T, c *client, want int, method, path, body string) map[stri
 	return out
 }
 
-// within polls cond every 50 ms for up to limit.
-func within(t *testing.T, limit time.Duration, what string, cond func() bool) {
+// within polls cond every 50 ms for up to limit; seen, when given, says
+// what was there instead.
+func within(t *testing.T, limit time.Duration, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
+			if len(seen) > 0 {
+				t.Fatalf("%s: not within %s (seen: %s)", what, limit, seen[0]())
+			}
 			t.Fatalf("%s: not within %s", what, limit)
 		}
 		time.Sleep(50 * time.Millisecond)

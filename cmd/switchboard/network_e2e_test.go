@@ -193,6 +193,13 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey
 	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/status", `{"status":"ready"}`)
 	state("accepted")
 
+	// A's own pushes so far are out before it is killed: a push A had
+	// claimed when it died waits out its claim's lease (webhooks.Lease, five
+	// minutes), which is A's outbox and not what this part is about.
+	within(t, 15*time.Second, "three signed relay.state_changed pushes on A", func() bool {
+		return len(pushes.states()) == 3
+	}, func() string { return strings.Join(pushes.states(), ",") })
+
 	// A is down when B's completed ack is due.
 	a.stop(t)
 	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/result", `{"result":"Reviewed: ship it"}`)
@@ -203,7 +210,7 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey
 	}
 	within(t, 15*time.Second, "four signed relay.state_changed pushes on A", func() bool {
 		return len(pushes.states()) == 4
-	})
+	}, func() string { return strings.Join(pushes.states(), ",") })
 	if got := strings.Join(pushes.states(), ","); got != "accepted,blocked,accepted,completed" {
 		t.Fatalf("A's pushes: %s", got)
 	}
