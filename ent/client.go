@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -75,6 +76,8 @@ type Client struct {
 	ActivityEntry *ActivityEntryClient
 	// AgentQualitySignal is the client for interacting with the AgentQualitySignal builders.
 	AgentQualitySignal *AgentQualitySignalClient
+	// AssistantMessage is the client for interacting with the AssistantMessage builders.
+	AssistantMessage *AssistantMessageClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -168,6 +171,7 @@ func (c *Client) init() {
 	c.APIKey = NewAPIKeyClient(c.config)
 	c.ActivityEntry = NewActivityEntryClient(c.config)
 	c.AgentQualitySignal = NewAgentQualitySignalClient(c.config)
+	c.AssistantMessage = NewAssistantMessageClient(c.config)
 	c.CapabilityInstall = NewCapabilityInstallClient(c.config)
 	c.CapabilityPack = NewCapabilityPackClient(c.config)
 	c.Card = NewCardClient(c.config)
@@ -303,6 +307,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIKey:               NewAPIKeyClient(cfg),
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
+		AssistantMessage:     NewAssistantMessageClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
@@ -365,6 +370,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIKey:               NewAPIKeyClient(cfg),
 		ActivityEntry:        NewActivityEntryClient(cfg),
 		AgentQualitySignal:   NewAgentQualitySignalClient(cfg),
+		AssistantMessage:     NewAssistantMessageClient(cfg),
 		CapabilityInstall:    NewCapabilityInstallClient(cfg),
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
@@ -433,16 +439,16 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
-		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
-		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.Job, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
-		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
-		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Relay, c.Session,
-		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
-		c.WorkPattern,
+		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
+		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage,
+		c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey, c.Document,
+		c.Execution, c.FederationAuditLog, c.FederationInstance,
+		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
+		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
+		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
+		c.QueueItem, c.Relay, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User,
+		c.UserReputation, c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -452,16 +458,16 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.CapabilityInstall,
-		c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage, c.ChecklistItem,
-		c.ConnectToken, c.Contact, c.DeveloperKey, c.Document, c.Execution,
-		c.FederationAuditLog, c.FederationInstance, c.FederationMembership,
-		c.IdempotencyRecord, c.Job, c.LedgerEntry, c.MemoryEntry, c.NetworkConnection,
-		c.NetworkPreference, c.NetworkSetting, c.Notification, c.PaymentHold,
-		c.PeerPattern, c.ProviderCapability, c.QueueItem, c.Relay, c.Session,
-		c.Setting, c.ShipGateRun, c.StoreAgent, c.StoreInstall, c.StoreSubscription,
-		c.StoreUnlock, c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery,
-		c.WorkPattern,
+		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
+		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage,
+		c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey, c.Document,
+		c.Execution, c.FederationAuditLog, c.FederationInstance,
+		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
+		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
+		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
+		c.QueueItem, c.Relay, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User,
+		c.UserReputation, c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -478,6 +484,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ActivityEntry.mutate(ctx, m)
 	case *AgentQualitySignalMutation:
 		return c.AgentQualitySignal.mutate(ctx, m)
+	case *AssistantMessageMutation:
+		return c.AssistantMessage.mutate(ctx, m)
 	case *CapabilityInstallMutation:
 		return c.CapabilityInstall.mutate(ctx, m)
 	case *CapabilityPackMutation:
@@ -1170,6 +1178,155 @@ func (c *AgentQualitySignalClient) mutate(ctx context.Context, m *AgentQualitySi
 		return (&AgentQualitySignalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AgentQualitySignal mutation op: %q", m.Op())
+	}
+}
+
+// AssistantMessageClient is a client for the AssistantMessage schema.
+type AssistantMessageClient struct {
+	config
+}
+
+// NewAssistantMessageClient returns a client for the AssistantMessage from the given config.
+func NewAssistantMessageClient(c config) *AssistantMessageClient {
+	return &AssistantMessageClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `assistantmessage.Hooks(f(g(h())))`.
+func (c *AssistantMessageClient) Use(hooks ...Hook) {
+	c.hooks.AssistantMessage = append(c.hooks.AssistantMessage, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `assistantmessage.Intercept(f(g(h())))`.
+func (c *AssistantMessageClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AssistantMessage = append(c.inters.AssistantMessage, interceptors...)
+}
+
+// Create returns a builder for creating a AssistantMessage entity.
+func (c *AssistantMessageClient) Create() *AssistantMessageCreate {
+	mutation := newAssistantMessageMutation(c.config, OpCreate)
+	return &AssistantMessageCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AssistantMessage entities.
+func (c *AssistantMessageClient) CreateBulk(builders ...*AssistantMessageCreate) *AssistantMessageCreateBulk {
+	return &AssistantMessageCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AssistantMessageClient) MapCreateBulk(slice any, setFunc func(*AssistantMessageCreate, int)) *AssistantMessageCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AssistantMessageCreateBulk{err: fmt.Errorf("calling to AssistantMessageClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AssistantMessageCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AssistantMessageCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AssistantMessage.
+func (c *AssistantMessageClient) Update() *AssistantMessageUpdate {
+	mutation := newAssistantMessageMutation(c.config, OpUpdate)
+	return &AssistantMessageUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AssistantMessageClient) UpdateOne(_m *AssistantMessage) *AssistantMessageUpdateOne {
+	mutation := newAssistantMessageMutation(c.config, OpUpdateOne, withAssistantMessage(_m))
+	return &AssistantMessageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AssistantMessageClient) UpdateOneID(id string) *AssistantMessageUpdateOne {
+	mutation := newAssistantMessageMutation(c.config, OpUpdateOne, withAssistantMessageID(id))
+	return &AssistantMessageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AssistantMessage.
+func (c *AssistantMessageClient) Delete() *AssistantMessageDelete {
+	mutation := newAssistantMessageMutation(c.config, OpDelete)
+	return &AssistantMessageDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AssistantMessageClient) DeleteOne(_m *AssistantMessage) *AssistantMessageDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AssistantMessageClient) DeleteOneID(id string) *AssistantMessageDeleteOne {
+	builder := c.Delete().Where(assistantmessage.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AssistantMessageDeleteOne{builder}
+}
+
+// Query returns a query builder for AssistantMessage.
+func (c *AssistantMessageClient) Query() *AssistantMessageQuery {
+	return &AssistantMessageQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAssistantMessage},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AssistantMessage entity by its id.
+func (c *AssistantMessageClient) Get(ctx context.Context, id string) (*AssistantMessage, error) {
+	return c.Query().Where(assistantmessage.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AssistantMessageClient) GetX(ctx context.Context, id string) *AssistantMessage {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryUser queries the user edge of a AssistantMessage.
+func (c *AssistantMessageClient) QueryUser(_m *AssistantMessage) *UserQuery {
+	query := (&UserClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(assistantmessage.Table, assistantmessage.FieldID, id),
+			sqlgraph.To(user.Table, user.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, assistantmessage.UserTable, assistantmessage.UserColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *AssistantMessageClient) Hooks() []Hook {
+	return c.hooks.AssistantMessage
+}
+
+// Interceptors returns the client interceptors.
+func (c *AssistantMessageClient) Interceptors() []Interceptor {
+	return c.inters.AssistantMessage
+}
+
+func (c *AssistantMessageClient) mutate(ctx context.Context, m *AssistantMessageMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AssistantMessageCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AssistantMessageUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AssistantMessageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AssistantMessageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AssistantMessage mutation op: %q", m.Op())
 	}
 }
 
@@ -6816,6 +6973,22 @@ func (c *UserClient) QueryChatMessages(_m *User) *ChatMessageQuery {
 	return query
 }
 
+// QueryAssistantMessages queries the assistant_messages edge of a User.
+func (c *UserClient) QueryAssistantMessages(_m *User) *AssistantMessageQuery {
+	query := (&AssistantMessageClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, id),
+			sqlgraph.To(assistantmessage.Table, assistantmessage.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.AssistantMessagesTable, user.AssistantMessagesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // QueryActivityEntries queries the activity_entries edge of a User.
 func (c *UserClient) QueryActivityEntries(_m *User) *ActivityEntryQuery {
 	query := (&ActivityEntryClient{config: c.config}).Query()
@@ -7691,26 +7864,26 @@ func (c *WorkPatternClient) mutate(ctx context.Context, m *WorkPatternMutation) 
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
-		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
-		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
-		FederationInstance, FederationMembership, IdempotencyRecord, Job, LedgerEntry,
-		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
-		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Relay,
-		Session, Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription,
-		StoreUnlock, StreamEvent, User, UserReputation, WebhookDelivery,
-		WorkPattern []ent.Hook
+		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
+		CapabilityInstall, CapabilityPack, Card, CardContact, ChatMessage,
+		ChecklistItem, ConnectToken, Contact, DeveloperKey, Document, Execution,
+		FederationAuditLog, FederationInstance, FederationMembership,
+		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
+		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
+		ProviderCapability, QueueItem, Relay, Session, Setting, ShipGateRun,
+		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
+		UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
-		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, CapabilityInstall,
-		CapabilityPack, Card, CardContact, ChatMessage, ChecklistItem, ConnectToken,
-		Contact, DeveloperKey, Document, Execution, FederationAuditLog,
-		FederationInstance, FederationMembership, IdempotencyRecord, Job, LedgerEntry,
-		MemoryEntry, NetworkConnection, NetworkPreference, NetworkSetting,
-		Notification, PaymentHold, PeerPattern, ProviderCapability, QueueItem, Relay,
-		Session, Setting, ShipGateRun, StoreAgent, StoreInstall, StoreSubscription,
-		StoreUnlock, StreamEvent, User, UserReputation, WebhookDelivery,
-		WorkPattern []ent.Interceptor
+		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
+		CapabilityInstall, CapabilityPack, Card, CardContact, ChatMessage,
+		ChecklistItem, ConnectToken, Contact, DeveloperKey, Document, Execution,
+		FederationAuditLog, FederationInstance, FederationMembership,
+		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
+		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
+		ProviderCapability, QueueItem, Relay, Session, Setting, ShipGateRun,
+		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
+		UserReputation, WebhookDelivery, WorkPattern []ent.Interceptor
 	}
 )
 

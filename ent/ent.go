@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -119,6 +120,7 @@ func checkColumn(t, c string) error {
 			apikey.Table:               apikey.ValidColumn,
 			activityentry.Table:        activityentry.ValidColumn,
 			agentqualitysignal.Table:   agentqualitysignal.ValidColumn,
+			assistantmessage.Table:     assistantmessage.ValidColumn,
 			capabilityinstall.Table:    capabilityinstall.ValidColumn,
 			capabilitypack.Table:       capabilitypack.ValidColumn,
 			card.Table:                 card.ValidColumn,

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -72,6 +73,7 @@ const (
 	TypeAPIKey               = "APIKey"
 	TypeActivityEntry        = "ActivityEntry"
 	TypeAgentQualitySignal   = "AgentQualitySignal"
+	TypeAssistantMessage     = "AssistantMessage"
 	TypeCapabilityInstall    = "CapabilityInstall"
 	TypeCapabilityPack       = "CapabilityPack"
 	TypeCard                 = "Card"
@@ -3712,6 +3714,630 @@ func (m *AgentQualitySignalMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown AgentQualitySignal edge %s", name)
+}
+
+// AssistantMessageMutation represents an operation that mutates the AssistantMessage nodes in the graph.
+type AssistantMessageMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	role          *assistantmessage.Role
+	content       *string
+	tags          *string
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	user          *string
+	cleareduser   bool
+	done          bool
+	oldValue      func(context.Context) (*AssistantMessage, error)
+	predicates    []predicate.AssistantMessage
+}
+
+var _ ent.Mutation = (*AssistantMessageMutation)(nil)
+
+// assistantmessageOption allows management of the mutation configuration using functional options.
+type assistantmessageOption func(*AssistantMessageMutation)
+
+// newAssistantMessageMutation creates new mutation for the AssistantMessage entity.
+func newAssistantMessageMutation(c config, op Op, opts ...assistantmessageOption) *AssistantMessageMutation {
+	m := &AssistantMessageMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAssistantMessage,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAssistantMessageID sets the ID field of the mutation.
+func withAssistantMessageID(id string) assistantmessageOption {
+	return func(m *AssistantMessageMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AssistantMessage
+		)
+		m.oldValue = func(ctx context.Context) (*AssistantMessage, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AssistantMessage.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAssistantMessage sets the old AssistantMessage of the mutation.
+func withAssistantMessage(node *AssistantMessage) assistantmessageOption {
+	return func(m *AssistantMessageMutation) {
+		m.oldValue = func(context.Context) (*AssistantMessage, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AssistantMessageMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AssistantMessageMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of AssistantMessage entities.
+func (m *AssistantMessageMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AssistantMessageMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AssistantMessageMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AssistantMessage.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *AssistantMessageMutation) SetUserID(s string) {
+	m.user = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *AssistantMessageMutation) UserID() (r string, exists bool) {
+	v := m.user
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the AssistantMessage entity.
+// If the AssistantMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AssistantMessageMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *AssistantMessageMutation) ResetUserID() {
+	m.user = nil
+}
+
+// SetRole sets the "role" field.
+func (m *AssistantMessageMutation) SetRole(a assistantmessage.Role) {
+	m.role = &a
+}
+
+// Role returns the value of the "role" field in the mutation.
+func (m *AssistantMessageMutation) Role() (r assistantmessage.Role, exists bool) {
+	v := m.role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRole returns the old "role" field's value of the AssistantMessage entity.
+// If the AssistantMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AssistantMessageMutation) OldRole(ctx context.Context) (v assistantmessage.Role, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRole: %w", err)
+	}
+	return oldValue.Role, nil
+}
+
+// ResetRole resets all changes to the "role" field.
+func (m *AssistantMessageMutation) ResetRole() {
+	m.role = nil
+}
+
+// SetContent sets the "content" field.
+func (m *AssistantMessageMutation) SetContent(s string) {
+	m.content = &s
+}
+
+// Content returns the value of the "content" field in the mutation.
+func (m *AssistantMessageMutation) Content() (r string, exists bool) {
+	v := m.content
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldContent returns the old "content" field's value of the AssistantMessage entity.
+// If the AssistantMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AssistantMessageMutation) OldContent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldContent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldContent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldContent: %w", err)
+	}
+	return oldValue.Content, nil
+}
+
+// ResetContent resets all changes to the "content" field.
+func (m *AssistantMessageMutation) ResetContent() {
+	m.content = nil
+}
+
+// SetTags sets the "tags" field.
+func (m *AssistantMessageMutation) SetTags(s string) {
+	m.tags = &s
+}
+
+// Tags returns the value of the "tags" field in the mutation.
+func (m *AssistantMessageMutation) Tags() (r string, exists bool) {
+	v := m.tags
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTags returns the old "tags" field's value of the AssistantMessage entity.
+// If the AssistantMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AssistantMessageMutation) OldTags(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTags is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTags requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTags: %w", err)
+	}
+	return oldValue.Tags, nil
+}
+
+// ClearTags clears the value of the "tags" field.
+func (m *AssistantMessageMutation) ClearTags() {
+	m.tags = nil
+	m.clearedFields[assistantmessage.FieldTags] = struct{}{}
+}
+
+// TagsCleared returns if the "tags" field was cleared in this mutation.
+func (m *AssistantMessageMutation) TagsCleared() bool {
+	_, ok := m.clearedFields[assistantmessage.FieldTags]
+	return ok
+}
+
+// ResetTags resets all changes to the "tags" field.
+func (m *AssistantMessageMutation) ResetTags() {
+	m.tags = nil
+	delete(m.clearedFields, assistantmessage.FieldTags)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AssistantMessageMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AssistantMessageMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AssistantMessage entity.
+// If the AssistantMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AssistantMessageMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AssistantMessageMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearUser clears the "user" edge to the User entity.
+func (m *AssistantMessageMutation) ClearUser() {
+	m.cleareduser = true
+	m.clearedFields[assistantmessage.FieldUserID] = struct{}{}
+}
+
+// UserCleared reports if the "user" edge to the User entity was cleared.
+func (m *AssistantMessageMutation) UserCleared() bool {
+	return m.cleareduser
+}
+
+// UserIDs returns the "user" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// UserID instead. It exists only for internal usage by the builders.
+func (m *AssistantMessageMutation) UserIDs() (ids []string) {
+	if id := m.user; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetUser resets all changes to the "user" edge.
+func (m *AssistantMessageMutation) ResetUser() {
+	m.user = nil
+	m.cleareduser = false
+}
+
+// Where appends a list predicates to the AssistantMessageMutation builder.
+func (m *AssistantMessageMutation) Where(ps ...predicate.AssistantMessage) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AssistantMessageMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AssistantMessageMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AssistantMessage, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AssistantMessageMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AssistantMessageMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AssistantMessage).
+func (m *AssistantMessageMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AssistantMessageMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.user != nil {
+		fields = append(fields, assistantmessage.FieldUserID)
+	}
+	if m.role != nil {
+		fields = append(fields, assistantmessage.FieldRole)
+	}
+	if m.content != nil {
+		fields = append(fields, assistantmessage.FieldContent)
+	}
+	if m.tags != nil {
+		fields = append(fields, assistantmessage.FieldTags)
+	}
+	if m.created_at != nil {
+		fields = append(fields, assistantmessage.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AssistantMessageMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case assistantmessage.FieldUserID:
+		return m.UserID()
+	case assistantmessage.FieldRole:
+		return m.Role()
+	case assistantmessage.FieldContent:
+		return m.Content()
+	case assistantmessage.FieldTags:
+		return m.Tags()
+	case assistantmessage.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AssistantMessageMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case assistantmessage.FieldUserID:
+		return m.OldUserID(ctx)
+	case assistantmessage.FieldRole:
+		return m.OldRole(ctx)
+	case assistantmessage.FieldContent:
+		return m.OldContent(ctx)
+	case assistantmessage.FieldTags:
+		return m.OldTags(ctx)
+	case assistantmessage.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown AssistantMessage field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AssistantMessageMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case assistantmessage.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case assistantmessage.FieldRole:
+		v, ok := value.(assistantmessage.Role)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRole(v)
+		return nil
+	case assistantmessage.FieldContent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetContent(v)
+		return nil
+	case assistantmessage.FieldTags:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTags(v)
+		return nil
+	case assistantmessage.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AssistantMessage field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AssistantMessageMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AssistantMessageMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AssistantMessageMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown AssistantMessage numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AssistantMessageMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(assistantmessage.FieldTags) {
+		fields = append(fields, assistantmessage.FieldTags)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AssistantMessageMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AssistantMessageMutation) ClearField(name string) error {
+	switch name {
+	case assistantmessage.FieldTags:
+		m.ClearTags()
+		return nil
+	}
+	return fmt.Errorf("unknown AssistantMessage nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AssistantMessageMutation) ResetField(name string) error {
+	switch name {
+	case assistantmessage.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case assistantmessage.FieldRole:
+		m.ResetRole()
+		return nil
+	case assistantmessage.FieldContent:
+		m.ResetContent()
+		return nil
+	case assistantmessage.FieldTags:
+		m.ResetTags()
+		return nil
+	case assistantmessage.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown AssistantMessage field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AssistantMessageMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.user != nil {
+		edges = append(edges, assistantmessage.EdgeUser)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AssistantMessageMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case assistantmessage.EdgeUser:
+		if id := m.user; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AssistantMessageMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AssistantMessageMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AssistantMessageMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleareduser {
+		edges = append(edges, assistantmessage.EdgeUser)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AssistantMessageMutation) EdgeCleared(name string) bool {
+	switch name {
+	case assistantmessage.EdgeUser:
+		return m.cleareduser
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AssistantMessageMutation) ClearEdge(name string) error {
+	switch name {
+	case assistantmessage.EdgeUser:
+		m.ClearUser()
+		return nil
+	}
+	return fmt.Errorf("unknown AssistantMessage unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AssistantMessageMutation) ResetEdge(name string) error {
+	switch name {
+	case assistantmessage.EdgeUser:
+		m.ResetUser()
+		return nil
+	}
+	return fmt.Errorf("unknown AssistantMessage edge %s", name)
 }
 
 // CapabilityInstallMutation represents an operation that mutates the CapabilityInstall nodes in the graph.
@@ -52913,6 +53539,9 @@ type UserMutation struct {
 	chat_messages                map[string]struct{}
 	removedchat_messages         map[string]struct{}
 	clearedchat_messages         bool
+	assistant_messages           map[string]struct{}
+	removedassistant_messages    map[string]struct{}
+	clearedassistant_messages    bool
 	activity_entries             map[string]struct{}
 	removedactivity_entries      map[string]struct{}
 	clearedactivity_entries      bool
@@ -53864,6 +54493,60 @@ func (m *UserMutation) ResetChatMessages() {
 	m.chat_messages = nil
 	m.clearedchat_messages = false
 	m.removedchat_messages = nil
+}
+
+// AddAssistantMessageIDs adds the "assistant_messages" edge to the AssistantMessage entity by ids.
+func (m *UserMutation) AddAssistantMessageIDs(ids ...string) {
+	if m.assistant_messages == nil {
+		m.assistant_messages = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.assistant_messages[ids[i]] = struct{}{}
+	}
+}
+
+// ClearAssistantMessages clears the "assistant_messages" edge to the AssistantMessage entity.
+func (m *UserMutation) ClearAssistantMessages() {
+	m.clearedassistant_messages = true
+}
+
+// AssistantMessagesCleared reports if the "assistant_messages" edge to the AssistantMessage entity was cleared.
+func (m *UserMutation) AssistantMessagesCleared() bool {
+	return m.clearedassistant_messages
+}
+
+// RemoveAssistantMessageIDs removes the "assistant_messages" edge to the AssistantMessage entity by IDs.
+func (m *UserMutation) RemoveAssistantMessageIDs(ids ...string) {
+	if m.removedassistant_messages == nil {
+		m.removedassistant_messages = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.assistant_messages, ids[i])
+		m.removedassistant_messages[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedAssistantMessages returns the removed IDs of the "assistant_messages" edge to the AssistantMessage entity.
+func (m *UserMutation) RemovedAssistantMessagesIDs() (ids []string) {
+	for id := range m.removedassistant_messages {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// AssistantMessagesIDs returns the "assistant_messages" edge IDs in the mutation.
+func (m *UserMutation) AssistantMessagesIDs() (ids []string) {
+	for id := range m.assistant_messages {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetAssistantMessages resets all changes to the "assistant_messages" edge.
+func (m *UserMutation) ResetAssistantMessages() {
+	m.assistant_messages = nil
+	m.clearedassistant_messages = false
+	m.removedassistant_messages = nil
 }
 
 // AddActivityEntryIDs adds the "activity_entries" edge to the ActivityEntry entity by ids.
@@ -55432,7 +56115,7 @@ func (m *UserMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *UserMutation) AddedEdges() []string {
-	edges := make([]string, 0, 34)
+	edges := make([]string, 0, 35)
 	if m.sessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -55459,6 +56142,9 @@ func (m *UserMutation) AddedEdges() []string {
 	}
 	if m.chat_messages != nil {
 		edges = append(edges, user.EdgeChatMessages)
+	}
+	if m.assistant_messages != nil {
+		edges = append(edges, user.EdgeAssistantMessages)
 	}
 	if m.activity_entries != nil {
 		edges = append(edges, user.EdgeActivityEntries)
@@ -55591,6 +56277,12 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 	case user.EdgeChatMessages:
 		ids := make([]ent.Value, 0, len(m.chat_messages))
 		for id := range m.chat_messages {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeAssistantMessages:
+		ids := make([]ent.Value, 0, len(m.assistant_messages))
+		for id := range m.assistant_messages {
 			ids = append(ids, id)
 		}
 		return ids
@@ -55744,7 +56436,7 @@ func (m *UserMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *UserMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 34)
+	edges := make([]string, 0, 35)
 	if m.removedsessions != nil {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -55768,6 +56460,9 @@ func (m *UserMutation) RemovedEdges() []string {
 	}
 	if m.removedchat_messages != nil {
 		edges = append(edges, user.EdgeChatMessages)
+	}
+	if m.removedassistant_messages != nil {
+		edges = append(edges, user.EdgeAssistantMessages)
 	}
 	if m.removedactivity_entries != nil {
 		edges = append(edges, user.EdgeActivityEntries)
@@ -55887,6 +56582,12 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 	case user.EdgeChatMessages:
 		ids := make([]ent.Value, 0, len(m.removedchat_messages))
 		for id := range m.removedchat_messages {
+			ids = append(ids, id)
+		}
+		return ids
+	case user.EdgeAssistantMessages:
+		ids := make([]ent.Value, 0, len(m.removedassistant_messages))
+		for id := range m.removedassistant_messages {
 			ids = append(ids, id)
 		}
 		return ids
@@ -56028,7 +56729,7 @@ func (m *UserMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *UserMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 34)
+	edges := make([]string, 0, 35)
 	if m.clearedsessions {
 		edges = append(edges, user.EdgeSessions)
 	}
@@ -56055,6 +56756,9 @@ func (m *UserMutation) ClearedEdges() []string {
 	}
 	if m.clearedchat_messages {
 		edges = append(edges, user.EdgeChatMessages)
+	}
+	if m.clearedassistant_messages {
+		edges = append(edges, user.EdgeAssistantMessages)
 	}
 	if m.clearedactivity_entries {
 		edges = append(edges, user.EdgeActivityEntries)
@@ -56156,6 +56860,8 @@ func (m *UserMutation) EdgeCleared(name string) bool {
 		return m.clearedcard_contacts
 	case user.EdgeChatMessages:
 		return m.clearedchat_messages
+	case user.EdgeAssistantMessages:
+		return m.clearedassistant_messages
 	case user.EdgeActivityEntries:
 		return m.clearedactivity_entries
 	case user.EdgeStoreAgents:
@@ -56260,6 +56966,9 @@ func (m *UserMutation) ResetEdge(name string) error {
 		return nil
 	case user.EdgeChatMessages:
 		m.ResetChatMessages()
+		return nil
+	case user.EdgeAssistantMessages:
+		m.ResetAssistantMessages()
 		return nil
 	case user.EdgeActivityEntries:
 		m.ResetActivityEntries()

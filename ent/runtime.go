@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -186,6 +187,31 @@ func init() {
 	// agentqualitysignal.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	agentqualitysignal.IDValidator = func() func(string) error {
 		validators := agentqualitysignalDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	assistantmessageMixin := schema.AssistantMessage{}.Mixin()
+	assistantmessageMixinFields0 := assistantmessageMixin[0].Fields()
+	_ = assistantmessageMixinFields0
+	assistantmessageFields := schema.AssistantMessage{}.Fields()
+	_ = assistantmessageFields
+	// assistantmessageDescID is the schema descriptor for id field.
+	assistantmessageDescID := assistantmessageMixinFields0[0].Descriptor()
+	// assistantmessage.DefaultID holds the default value on creation for the id field.
+	assistantmessage.DefaultID = assistantmessageDescID.Default.(func() string)
+	// assistantmessage.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	assistantmessage.IDValidator = func() func(string) error {
+		validators := assistantmessageDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -22,6 +22,8 @@ type Tx struct {
 	ActivityEntry *ActivityEntryClient
 	// AgentQualitySignal is the client for interacting with the AgentQualitySignal builders.
 	AgentQualitySignal *AgentQualitySignalClient
+	// AssistantMessage is the client for interacting with the AssistantMessage builders.
+	AssistantMessage *AssistantMessageClient
 	// CapabilityInstall is the client for interacting with the CapabilityInstall builders.
 	CapabilityInstall *CapabilityInstallClient
 	// CapabilityPack is the client for interacting with the CapabilityPack builders.
@@ -235,6 +237,7 @@ func (tx *Tx) init() {
 	tx.APIKey = NewAPIKeyClient(tx.config)
 	tx.ActivityEntry = NewActivityEntryClient(tx.config)
 	tx.AgentQualitySignal = NewAgentQualitySignalClient(tx.config)
+	tx.AssistantMessage = NewAssistantMessageClient(tx.config)
 	tx.CapabilityInstall = NewCapabilityInstallClient(tx.config)
 	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
 	tx.Card = NewCardClient(tx.config)

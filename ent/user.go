@@ -63,6 +63,8 @@ type UserEdges struct {
 	CardContacts []*CardContact `json:"card_contacts,omitempty"`
 	// ChatMessages holds the value of the chat_messages edge.
 	ChatMessages []*ChatMessage `json:"chat_messages,omitempty"`
+	// AssistantMessages holds the value of the assistant_messages edge.
+	AssistantMessages []*AssistantMessage `json:"assistant_messages,omitempty"`
 	// ActivityEntries holds the value of the activity_entries edge.
 	ActivityEntries []*ActivityEntry `json:"activity_entries,omitempty"`
 	// StoreAgents holds the value of the store_agents edge.
@@ -115,7 +117,7 @@ type UserEdges struct {
 	ProviderCapabilities []*ProviderCapability `json:"provider_capabilities,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [34]bool
+	loadedTypes [35]bool
 }
 
 // SessionsOrErr returns the Sessions value or an error if the edge
@@ -201,10 +203,19 @@ func (e UserEdges) ChatMessagesOrErr() ([]*ChatMessage, error) {
 	return nil, &NotLoadedError{edge: "chat_messages"}
 }
 
+// AssistantMessagesOrErr returns the AssistantMessages value or an error if the edge
+// was not loaded in eager-loading.
+func (e UserEdges) AssistantMessagesOrErr() ([]*AssistantMessage, error) {
+	if e.loadedTypes[9] {
+		return e.AssistantMessages, nil
+	}
+	return nil, &NotLoadedError{edge: "assistant_messages"}
+}
+
 // ActivityEntriesOrErr returns the ActivityEntries value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ActivityEntriesOrErr() ([]*ActivityEntry, error) {
-	if e.loadedTypes[9] {
+	if e.loadedTypes[10] {
 		return e.ActivityEntries, nil
 	}
 	return nil, &NotLoadedError{edge: "activity_entries"}
@@ -213,7 +224,7 @@ func (e UserEdges) ActivityEntriesOrErr() ([]*ActivityEntry, error) {
 // StoreAgentsOrErr returns the StoreAgents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) StoreAgentsOrErr() ([]*StoreAgent, error) {
-	if e.loadedTypes[10] {
+	if e.loadedTypes[11] {
 		return e.StoreAgents, nil
 	}
 	return nil, &NotLoadedError{edge: "store_agents"}
@@ -222,7 +233,7 @@ func (e UserEdges) StoreAgentsOrErr() ([]*StoreAgent, error) {
 // ExecutionsOrErr returns the Executions value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ExecutionsOrErr() ([]*Execution, error) {
-	if e.loadedTypes[11] {
+	if e.loadedTypes[12] {
 		return e.Executions, nil
 	}
 	return nil, &NotLoadedError{edge: "executions"}
@@ -231,7 +242,7 @@ func (e UserEdges) ExecutionsOrErr() ([]*Execution, error) {
 // WebhookDeliveriesOrErr returns the WebhookDeliveries value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) WebhookDeliveriesOrErr() ([]*WebhookDelivery, error) {
-	if e.loadedTypes[12] {
+	if e.loadedTypes[13] {
 		return e.WebhookDeliveries, nil
 	}
 	return nil, &NotLoadedError{edge: "webhook_deliveries"}
@@ -240,7 +251,7 @@ func (e UserEdges) WebhookDeliveriesOrErr() ([]*WebhookDelivery, error) {
 // StreamEventsOrErr returns the StreamEvents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) StreamEventsOrErr() ([]*StreamEvent, error) {
-	if e.loadedTypes[13] {
+	if e.loadedTypes[14] {
 		return e.StreamEvents, nil
 	}
 	return nil, &NotLoadedError{edge: "stream_events"}
@@ -249,7 +260,7 @@ func (e UserEdges) StreamEventsOrErr() ([]*StreamEvent, error) {
 // StoreInstallsOrErr returns the StoreInstalls value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) StoreInstallsOrErr() ([]*StoreInstall, error) {
-	if e.loadedTypes[14] {
+	if e.loadedTypes[15] {
 		return e.StoreInstalls, nil
 	}
 	return nil, &NotLoadedError{edge: "store_installs"}
@@ -258,7 +269,7 @@ func (e UserEdges) StoreInstallsOrErr() ([]*StoreInstall, error) {
 // StoreSubscriptionsOrErr returns the StoreSubscriptions value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) StoreSubscriptionsOrErr() ([]*StoreSubscription, error) {
-	if e.loadedTypes[15] {
+	if e.loadedTypes[16] {
 		return e.StoreSubscriptions, nil
 	}
 	return nil, &NotLoadedError{edge: "store_subscriptions"}
@@ -267,7 +278,7 @@ func (e UserEdges) StoreSubscriptionsOrErr() ([]*StoreSubscription, error) {
 // StoreUnlocksOrErr returns the StoreUnlocks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) StoreUnlocksOrErr() ([]*StoreUnlock, error) {
-	if e.loadedTypes[16] {
+	if e.loadedTypes[17] {
 		return e.StoreUnlocks, nil
 	}
 	return nil, &NotLoadedError{edge: "store_unlocks"}
@@ -276,7 +287,7 @@ func (e UserEdges) StoreUnlocksOrErr() ([]*StoreUnlock, error) {
 // MemoryEntriesOrErr returns the MemoryEntries value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
-	if e.loadedTypes[17] {
+	if e.loadedTypes[18] {
 		return e.MemoryEntries, nil
 	}
 	return nil, &NotLoadedError{edge: "memory_entries"}
@@ -285,7 +296,7 @@ func (e UserEdges) MemoryEntriesOrErr() ([]*MemoryEntry, error) {
 // CapabilityPacksOrErr returns the CapabilityPacks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) CapabilityPacksOrErr() ([]*CapabilityPack, error) {
-	if e.loadedTypes[18] {
+	if e.loadedTypes[19] {
 		return e.CapabilityPacks, nil
 	}
 	return nil, &NotLoadedError{edge: "capability_packs"}
@@ -294,7 +305,7 @@ func (e UserEdges) CapabilityPacksOrErr() ([]*CapabilityPack, error) {
 // CapabilityInstallsOrErr returns the CapabilityInstalls value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) CapabilityInstallsOrErr() ([]*CapabilityInstall, error) {
-	if e.loadedTypes[19] {
+	if e.loadedTypes[20] {
 		return e.CapabilityInstalls, nil
 	}
 	return nil, &NotLoadedError{edge: "capability_installs"}
@@ -303,7 +314,7 @@ func (e UserEdges) CapabilityInstallsOrErr() ([]*CapabilityInstall, error) {
 // ConnectTokensOrErr returns the ConnectTokens value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
-	if e.loadedTypes[20] {
+	if e.loadedTypes[21] {
 		return e.ConnectTokens, nil
 	}
 	return nil, &NotLoadedError{edge: "connect_tokens"}
@@ -312,7 +323,7 @@ func (e UserEdges) ConnectTokensOrErr() ([]*ConnectToken, error) {
 // NetworkConnectionsOrErr returns the NetworkConnections value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) NetworkConnectionsOrErr() ([]*NetworkConnection, error) {
-	if e.loadedTypes[21] {
+	if e.loadedTypes[22] {
 		return e.NetworkConnections, nil
 	}
 	return nil, &NotLoadedError{edge: "network_connections"}
@@ -321,7 +332,7 @@ func (e UserEdges) NetworkConnectionsOrErr() ([]*NetworkConnection, error) {
 // RelaysOrErr returns the Relays value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) RelaysOrErr() ([]*Relay, error) {
-	if e.loadedTypes[22] {
+	if e.loadedTypes[23] {
 		return e.Relays, nil
 	}
 	return nil, &NotLoadedError{edge: "relays"}
@@ -332,7 +343,7 @@ func (e UserEdges) RelaysOrErr() ([]*Relay, error) {
 func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
 	if e.NetworkPreference != nil {
 		return e.NetworkPreference, nil
-	} else if e.loadedTypes[23] {
+	} else if e.loadedTypes[24] {
 		return nil, &NotFoundError{label: networkpreference.Label}
 	}
 	return nil, &NotLoadedError{edge: "network_preference"}
@@ -341,7 +352,7 @@ func (e UserEdges) NetworkPreferenceOrErr() (*NetworkPreference, error) {
 // DeveloperKeysOrErr returns the DeveloperKeys value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
-	if e.loadedTypes[24] {
+	if e.loadedTypes[25] {
 		return e.DeveloperKeys, nil
 	}
 	return nil, &NotLoadedError{edge: "developer_keys"}
@@ -350,7 +361,7 @@ func (e UserEdges) DeveloperKeysOrErr() ([]*DeveloperKey, error) {
 // QualitySignalsOrErr returns the QualitySignals value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
-	if e.loadedTypes[25] {
+	if e.loadedTypes[26] {
 		return e.QualitySignals, nil
 	}
 	return nil, &NotLoadedError{edge: "quality_signals"}
@@ -361,7 +372,7 @@ func (e UserEdges) QualitySignalsOrErr() ([]*AgentQualitySignal, error) {
 func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 	if e.Reputation != nil {
 		return e.Reputation, nil
-	} else if e.loadedTypes[26] {
+	} else if e.loadedTypes[27] {
 		return nil, &NotFoundError{label: userreputation.Label}
 	}
 	return nil, &NotLoadedError{edge: "reputation"}
@@ -370,7 +381,7 @@ func (e UserEdges) ReputationOrErr() (*UserReputation, error) {
 // DocumentsOrErr returns the Documents value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
-	if e.loadedTypes[27] {
+	if e.loadedTypes[28] {
 		return e.Documents, nil
 	}
 	return nil, &NotLoadedError{edge: "documents"}
@@ -379,7 +390,7 @@ func (e UserEdges) DocumentsOrErr() ([]*Document, error) {
 // A2aTasksOrErr returns the A2aTasks value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
-	if e.loadedTypes[28] {
+	if e.loadedTypes[29] {
 		return e.A2aTasks, nil
 	}
 	return nil, &NotLoadedError{edge: "a2a_tasks"}
@@ -388,7 +399,7 @@ func (e UserEdges) A2aTasksOrErr() ([]*A2ATask, error) {
 // NotificationsOrErr returns the Notifications value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) NotificationsOrErr() ([]*Notification, error) {
-	if e.loadedTypes[29] {
+	if e.loadedTypes[30] {
 		return e.Notifications, nil
 	}
 	return nil, &NotLoadedError{edge: "notifications"}
@@ -399,7 +410,7 @@ func (e UserEdges) NotificationsOrErr() ([]*Notification, error) {
 func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
 	if e.WorkPattern != nil {
 		return e.WorkPattern, nil
-	} else if e.loadedTypes[30] {
+	} else if e.loadedTypes[31] {
 		return nil, &NotFoundError{label: workpattern.Label}
 	}
 	return nil, &NotLoadedError{edge: "work_pattern"}
@@ -408,7 +419,7 @@ func (e UserEdges) WorkPatternOrErr() (*WorkPattern, error) {
 // PeerPatternsOrErr returns the PeerPatterns value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
-	if e.loadedTypes[31] {
+	if e.loadedTypes[32] {
 		return e.PeerPatterns, nil
 	}
 	return nil, &NotLoadedError{edge: "peer_patterns"}
@@ -417,7 +428,7 @@ func (e UserEdges) PeerPatternsOrErr() ([]*PeerPattern, error) {
 // JobsOrErr returns the Jobs value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) JobsOrErr() ([]*Job, error) {
-	if e.loadedTypes[32] {
+	if e.loadedTypes[33] {
 		return e.Jobs, nil
 	}
 	return nil, &NotLoadedError{edge: "jobs"}
@@ -426,7 +437,7 @@ func (e UserEdges) JobsOrErr() ([]*Job, error) {
 // ProviderCapabilitiesOrErr returns the ProviderCapabilities value or an error if the edge
 // was not loaded in eager-loading.
 func (e UserEdges) ProviderCapabilitiesOrErr() ([]*ProviderCapability, error) {
-	if e.loadedTypes[33] {
+	if e.loadedTypes[34] {
 		return e.ProviderCapabilities, nil
 	}
 	return nil, &NotLoadedError{edge: "provider_capabilities"}
@@ -567,6 +578,11 @@ func (_m *User) QueryCardContacts() *CardContactQuery {
 // QueryChatMessages queries the "chat_messages" edge of the User entity.
 func (_m *User) QueryChatMessages() *ChatMessageQuery {
 	return NewUserClient(_m.config).QueryChatMessages(_m)
+}
+
+// QueryAssistantMessages queries the "assistant_messages" edge of the User entity.
+func (_m *User) QueryAssistantMessages() *AssistantMessageQuery {
+	return NewUserClient(_m.config).QueryAssistantMessages(_m)
 }
 
 // QueryActivityEntries queries the "activity_entries" edge of the User entity.

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -272,6 +273,21 @@ func (_c *UserCreate) AddChatMessages(v ...*ChatMessage) *UserCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddChatMessageIDs(ids...)
+}
+
+// AddAssistantMessageIDs adds the "assistant_messages" edge to the AssistantMessage entity by IDs.
+func (_c *UserCreate) AddAssistantMessageIDs(ids ...string) *UserCreate {
+	_c.mutation.AddAssistantMessageIDs(ids...)
+	return _c
+}
+
+// AddAssistantMessages adds the "assistant_messages" edges to the AssistantMessage entity.
+func (_c *UserCreate) AddAssistantMessages(v ...*AssistantMessage) *UserCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddAssistantMessageIDs(ids...)
 }
 
 // AddActivityEntryIDs adds the "activity_entries" edge to the ActivityEntry entity by IDs.
@@ -959,6 +975,22 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(chatmessage.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.AssistantMessagesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -67,6 +68,7 @@ type UserQuery struct {
 	withContacts             *ContactQuery
 	withCardContacts         *CardContactQuery
 	withChatMessages         *ChatMessageQuery
+	withAssistantMessages    *AssistantMessageQuery
 	withActivityEntries      *ActivityEntryQuery
 	withStoreAgents          *StoreAgentQuery
 	withExecutions           *ExecutionQuery
@@ -320,6 +322,28 @@ func (_q *UserQuery) QueryChatMessages() *ChatMessageQuery {
 			sqlgraph.From(user.Table, user.FieldID, selector),
 			sqlgraph.To(chatmessage.Table, chatmessage.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, user.ChatMessagesTable, user.ChatMessagesColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAssistantMessages chains the current query on the "assistant_messages" edge.
+func (_q *UserQuery) QueryAssistantMessages() *AssistantMessageQuery {
+	query := (&AssistantMessageClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(user.Table, user.FieldID, selector),
+			sqlgraph.To(assistantmessage.Table, assistantmessage.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, user.AssistantMessagesTable, user.AssistantMessagesColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -1078,6 +1102,7 @@ func (_q *UserQuery) Clone() *UserQuery {
 		withContacts:             _q.withContacts.Clone(),
 		withCardContacts:         _q.withCardContacts.Clone(),
 		withChatMessages:         _q.withChatMessages.Clone(),
+		withAssistantMessages:    _q.withAssistantMessages.Clone(),
 		withActivityEntries:      _q.withActivityEntries.Clone(),
 		withStoreAgents:          _q.withStoreAgents.Clone(),
 		withExecutions:           _q.withExecutions.Clone(),
@@ -1205,6 +1230,17 @@ func (_q *UserQuery) WithChatMessages(opts ...func(*ChatMessageQuery)) *UserQuer
 		opt(query)
 	}
 	_q.withChatMessages = query
+	return _q
+}
+
+// WithAssistantMessages tells the query-builder to eager-load the nodes that are connected to
+// the "assistant_messages" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *UserQuery) WithAssistantMessages(opts ...func(*AssistantMessageQuery)) *UserQuery {
+	query := (&AssistantMessageClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAssistantMessages = query
 	return _q
 }
 
@@ -1561,7 +1597,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 	var (
 		nodes       = []*User{}
 		_spec       = _q.querySpec()
-		loadedTypes = [34]bool{
+		loadedTypes = [35]bool{
 			_q.withSessions != nil,
 			_q.withAPIKeys != nil,
 			_q.withSettings != nil,
@@ -1571,6 +1607,7 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 			_q.withContacts != nil,
 			_q.withCardContacts != nil,
 			_q.withChatMessages != nil,
+			_q.withAssistantMessages != nil,
 			_q.withActivityEntries != nil,
 			_q.withStoreAgents != nil,
 			_q.withExecutions != nil,
@@ -1678,6 +1715,13 @@ func (_q *UserQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*User, e
 		if err := _q.loadChatMessages(ctx, query, nodes,
 			func(n *User) { n.Edges.ChatMessages = []*ChatMessage{} },
 			func(n *User, e *ChatMessage) { n.Edges.ChatMessages = append(n.Edges.ChatMessages, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withAssistantMessages; query != nil {
+		if err := _q.loadAssistantMessages(ctx, query, nodes,
+			func(n *User) { n.Edges.AssistantMessages = []*AssistantMessage{} },
+			func(n *User, e *AssistantMessage) { n.Edges.AssistantMessages = append(n.Edges.AssistantMessages, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -2116,6 +2160,36 @@ func (_q *UserQuery) loadChatMessages(ctx context.Context, query *ChatMessageQue
 	}
 	query.Where(predicate.ChatMessage(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(user.ChatMessagesColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.UserID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "user_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *UserQuery) loadAssistantMessages(ctx context.Context, query *AssistantMessageQuery, nodes []*User, init func(*User), assign func(*User, *AssistantMessage)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*User)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(assistantmessage.FieldUserID)
+	}
+	query.Where(predicate.AssistantMessage(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(user.AssistantMessagesColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -303,6 +304,21 @@ func (_u *UserUpdate) AddChatMessages(v ...*ChatMessage) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddChatMessageIDs(ids...)
+}
+
+// AddAssistantMessageIDs adds the "assistant_messages" edge to the AssistantMessage entity by IDs.
+func (_u *UserUpdate) AddAssistantMessageIDs(ids ...string) *UserUpdate {
+	_u.mutation.AddAssistantMessageIDs(ids...)
+	return _u
+}
+
+// AddAssistantMessages adds the "assistant_messages" edges to the AssistantMessage entity.
+func (_u *UserUpdate) AddAssistantMessages(v ...*AssistantMessage) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAssistantMessageIDs(ids...)
 }
 
 // AddActivityEntryIDs adds the "activity_entries" edge to the ActivityEntry entity by IDs.
@@ -869,6 +885,27 @@ func (_u *UserUpdate) RemoveChatMessages(v ...*ChatMessage) *UserUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveChatMessageIDs(ids...)
+}
+
+// ClearAssistantMessages clears all "assistant_messages" edges to the AssistantMessage entity.
+func (_u *UserUpdate) ClearAssistantMessages() *UserUpdate {
+	_u.mutation.ClearAssistantMessages()
+	return _u
+}
+
+// RemoveAssistantMessageIDs removes the "assistant_messages" edge to AssistantMessage entities by IDs.
+func (_u *UserUpdate) RemoveAssistantMessageIDs(ids ...string) *UserUpdate {
+	_u.mutation.RemoveAssistantMessageIDs(ids...)
+	return _u
+}
+
+// RemoveAssistantMessages removes "assistant_messages" edges to AssistantMessage entities.
+func (_u *UserUpdate) RemoveAssistantMessages(v ...*AssistantMessage) *UserUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAssistantMessageIDs(ids...)
 }
 
 // ClearActivityEntries clears all "activity_entries" edges to the ActivityEntry entity.
@@ -1821,6 +1858,51 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(chatmessage.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AssistantMessagesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAssistantMessagesIDs(); len(nodes) > 0 && !_u.mutation.AssistantMessagesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AssistantMessagesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -3168,6 +3250,21 @@ func (_u *UserUpdateOne) AddChatMessages(v ...*ChatMessage) *UserUpdateOne {
 	return _u.AddChatMessageIDs(ids...)
 }
 
+// AddAssistantMessageIDs adds the "assistant_messages" edge to the AssistantMessage entity by IDs.
+func (_u *UserUpdateOne) AddAssistantMessageIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.AddAssistantMessageIDs(ids...)
+	return _u
+}
+
+// AddAssistantMessages adds the "assistant_messages" edges to the AssistantMessage entity.
+func (_u *UserUpdateOne) AddAssistantMessages(v ...*AssistantMessage) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddAssistantMessageIDs(ids...)
+}
+
 // AddActivityEntryIDs adds the "activity_entries" edge to the ActivityEntry entity by IDs.
 func (_u *UserUpdateOne) AddActivityEntryIDs(ids ...string) *UserUpdateOne {
 	_u.mutation.AddActivityEntryIDs(ids...)
@@ -3732,6 +3829,27 @@ func (_u *UserUpdateOne) RemoveChatMessages(v ...*ChatMessage) *UserUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveChatMessageIDs(ids...)
+}
+
+// ClearAssistantMessages clears all "assistant_messages" edges to the AssistantMessage entity.
+func (_u *UserUpdateOne) ClearAssistantMessages() *UserUpdateOne {
+	_u.mutation.ClearAssistantMessages()
+	return _u
+}
+
+// RemoveAssistantMessageIDs removes the "assistant_messages" edge to AssistantMessage entities by IDs.
+func (_u *UserUpdateOne) RemoveAssistantMessageIDs(ids ...string) *UserUpdateOne {
+	_u.mutation.RemoveAssistantMessageIDs(ids...)
+	return _u
+}
+
+// RemoveAssistantMessages removes "assistant_messages" edges to AssistantMessage entities.
+func (_u *UserUpdateOne) RemoveAssistantMessages(v ...*AssistantMessage) *UserUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveAssistantMessageIDs(ids...)
 }
 
 // ClearActivityEntries clears all "activity_entries" edges to the ActivityEntry entity.
@@ -4714,6 +4832,51 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(chatmessage.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.AssistantMessagesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedAssistantMessagesIDs(); len(nodes) > 0 && !_u.mutation.AssistantMessagesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.AssistantMessagesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   user.AssistantMessagesTable,
+			Columns: []string{user.AssistantMessagesColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(assistantmessage.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

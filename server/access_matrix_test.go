@@ -374,7 +374,8 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 }
 
 // The streaming procedures over the Connect protocols: anonymous is
-// unauthenticated, a key of another scope permission denied.
+// unauthenticated; a key of another scope (StreamEvents) or any key
+// (SendChat, session only) permission denied.
 func TestAccessMatrixStreams(t *testing.T) {
 	t.Parallel()
 	s := servertest.New(t)
@@ -385,31 +386,57 @@ func TestAccessMatrixStreams(t *testing.T) {
 			streams++
 		}
 	}
-	if streams != 1 {
-		t.Fatalf("the contract has %d streaming RPCs; this test knows EventService.StreamEvents only: add the new one", streams)
+	if streams != 2 {
+		t.Fatalf("the contract has %d streaming RPCs; this test knows EventService.StreamEvents and AssistantChatService.SendChat only: add the new one", streams)
 	}
+	type opener func(hc *http.Client, opts []connect.ClientOption) error
+	drain := func(err error, receive func() bool, end func() error) error {
+		if err != nil {
+			return err
+		}
+		for receive() {
+		}
+		return end()
+	}
+	openers := map[string]opener{
+		"StreamEvents": func(hc *http.Client, opts []connect.ClientOption) error {
+			st, err := switchboardv1connect.NewEventServiceClient(hc, s.URL, opts...).StreamEvents(context.Background(), &switchboardv1.StreamEventsRequest{})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return drain(nil, st.Receive, st.Err)
+		},
+		"SendChat": func(hc *http.Client, opts []connect.ClientOption) error {
+			st, err := switchboardv1connect.NewAssistantChatServiceClient(hc, s.URL, opts...).SendChat(context.Background(), &switchboardv1.SendChatRequest{Message: "hi"})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return drain(nil, st.Receive, st.Err)
+		},
+	}
+	keys := scopedKeys(a)
+	keys["default"] = a.NewKey("default scopes")
 	for name, opts := range servertest.Protocols() {
-		for _, tc := range []struct {
-			key  string
-			want connect.Code
-		}{
-			{"", connect.CodeUnauthenticated},
-			{scopedKeys(a)["settings"], connect.CodePermissionDenied},
-		} {
-			opts := opts
-			if tc.key != "" {
-				opts = append(opts, connect.WithInterceptors(servertest.BearerInterceptor(tc.key)))
-			}
-			client := switchboardv1connect.NewEventServiceClient(s.Client(name), s.URL, opts...)
-			stream, err := client.StreamEvents(context.Background(), &switchboardv1.StreamEventsRequest{})
-			if err == nil {
-				for stream.Receive() {
+		for rpc, open := range openers {
+			for _, tc := range []struct {
+				key  string
+				want connect.Code
+			}{
+				{"", connect.CodeUnauthenticated},
+				{keys["settings"], connect.CodePermissionDenied},
+			} {
+				if rpc == "SendChat" && tc.key == keys["settings"] {
+					tc.key = keys["default"] // session only: no key at all
 				}
-				err = stream.Err()
-				stream.Close()
-			}
-			if connect.CodeOf(err) != tc.want {
-				t.Errorf("%s, with key %v: %v, want %v", name, tc.key != "", err, tc.want)
+				opts := opts
+				if tc.key != "" {
+					opts = append(opts, connect.WithInterceptors(servertest.BearerInterceptor(tc.key)))
+				}
+				if err := open(s.Client(name), opts); connect.CodeOf(err) != tc.want {
+					t.Errorf("%s %s, with key %v: %v, want %v", name, rpc, tc.key != "", err, tc.want)
+				}
 			}
 		}
 	}

@@ -181,6 +181,8 @@ type services struct {
 	network  *network.Service
 	// assistant runs the assistant's action tags.
 	assistant *assistant.Executor
+	// conversation is the operator's chat with the assistant (and its tags).
+	conversation *assistant.Service
 	// recorder writes the federation audit log (inbound and outbound).
 	recorder *audit.Recorder
 }
@@ -288,6 +290,8 @@ func New(cfg Config) (*App, error) {
 	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store,
 		Executions: svc.execs}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
 	svc.chat.Available = svc.assistant.Commands
+	svc.conversation = &assistant.Service{Executor: svc.assistant, DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM,
+		Streams: llm.NewLimiter(llm.StreamsPerAccount)}
 	// An approved item for a store agent runs it when it moves to
 	// in_progress; a relay's item reports its moves to the sender.
 	svc.queue.Moved = func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
@@ -353,6 +357,10 @@ func New(cfg Config) (*App, error) {
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
 	mountDocuments(mux, g, svc.docs, api)
+	// The assistant's reply as Server-Sent Events, under SendChat's rule; a
+	// stream lives past the server's write timeout (each write is bounded).
+	mux.Handle("POST /api/chat/send", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
+		httpapi.LimitBody(cfg.BodyLimit, bus.Deadlines(svc.conversation.SSE())))))
 
 	names := mountConnect(mux, g, keyed, services,
 		append(connectOptions(cfg, app.tracing), connect.WithInterceptors(g.RequiredPathFields())))

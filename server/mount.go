@@ -66,7 +66,9 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewNetworkRelayPeerServiceHandler, switchboardv1.RegisterNetworkRelayPeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkSharePeerServiceHandler, switchboardv1.RegisterNetworkSharePeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkRouteServiceHandler, switchboardv1.RegisterNetworkRouteServiceHandlerServer)(s.network, s.network),
-		serve(switchboardv1connect.NewAssistantServiceHandler, switchboardv1.RegisterAssistantServiceHandlerServer)(s.assistant, s.assistant),
+		serve(switchboardv1connect.NewAssistantServiceHandler, switchboardv1.RegisterAssistantServiceHandlerServer)(s.conversation, s.conversation),
+		// Its REST twin is the SSE handler New mounts (POST /api/chat/send).
+		connectOnly(switchboardv1connect.AssistantChatServiceHandler(s.conversation), switchboardv1connect.NewAssistantChatServiceHandler, s.events.Bus.Deadlines),
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
+	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
@@ -216,6 +217,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"relays.intent", "relay_intent", entEnum(relay.IntentValidator)},
 		{"relays.priority", "relay_priority", entEnum(relay.PriorityValidator)},
 		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
+		{"assistant_messages.role", "assistant_role", entEnum(assistantmessage.RoleValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {

@@ -57,6 +57,18 @@ func (f AgentQualitySignalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AgentQualitySignalMutation", m)
 }
 
+// The AssistantMessageFunc type is an adapter to allow the use of ordinary
+// function as AssistantMessage mutator.
+type AssistantMessageFunc func(context.Context, *ent.AssistantMessageMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f AssistantMessageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.AssistantMessageMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AssistantMessageMutation", m)
+}
+
 // The CapabilityInstallFunc type is an adapter to allow the use of ordinary
 // function as CapabilityInstall mutator.
 type CapabilityInstallFunc func(context.Context, *ent.CapabilityInstallMutation) (ent.Value, error)

@@ -166,6 +166,36 @@ var (
 			},
 		},
 	}
+	// AssistantMessagesColumns holds the columns for the "assistant_messages" table.
+	AssistantMessagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"user", "assistant"}},
+		{Name: "content", Type: field.TypeString, Size: 2147483647},
+		{Name: "tags", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Size: 40},
+	}
+	// AssistantMessagesTable holds the schema information for the "assistant_messages" table.
+	AssistantMessagesTable = &schema.Table{
+		Name:       "assistant_messages",
+		Columns:    AssistantMessagesColumns,
+		PrimaryKey: []*schema.Column{AssistantMessagesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "assistant_messages_users_assistant_messages",
+				Columns:    []*schema.Column{AssistantMessagesColumns[5]},
+				RefColumns: []*schema.Column{UsersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "assistantmessage_user_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AssistantMessagesColumns[5], AssistantMessagesColumns[4]},
+			},
+		},
+	}
 	// CapabilityInstallsColumns holds the columns for the "capability_installs" table.
 	CapabilityInstallsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1878,6 +1908,7 @@ var (
 		APIKeysTable,
 		ActivityEntriesTable,
 		AgentQualitySignalsTable,
+		AssistantMessagesTable,
 		CapabilityInstallsTable,
 		CapabilityPacksTable,
 		CardsTable,
@@ -1926,6 +1957,7 @@ func init() {
 	ActivityEntriesTable.ForeignKeys[0].RefTable = UsersTable
 	AgentQualitySignalsTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	AgentQualitySignalsTable.ForeignKeys[1].RefTable = UsersTable
+	AssistantMessagesTable.ForeignKeys[0].RefTable = UsersTable
 	CapabilityInstallsTable.ForeignKeys[0].RefTable = CapabilityPacksTable
 	CapabilityInstallsTable.ForeignKeys[1].RefTable = UsersTable
 	CapabilityPacksTable.ForeignKeys[0].RefTable = UsersTable

@@ -18,6 +18,9 @@ type ActivityEntry func(*sql.Selector)
 // AgentQualitySignal is the predicate function for agentqualitysignal builders.
 type AgentQualitySignal func(*sql.Selector)
 
+// AssistantMessage is the predicate function for assistantmessage builders.
+type AssistantMessage func(*sql.Selector)
+
 // CapabilityInstall is the predicate function for capabilityinstall builders.
 type CapabilityInstall func(*sql.Selector)
 

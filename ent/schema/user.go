@@ -39,6 +39,7 @@ func (User) Edges() []ent.Edge {
 		edge.To("contacts", Contact.Type),
 		edge.To("card_contacts", CardContact.Type),
 		edge.To("chat_messages", ChatMessage.Type),
+		edge.To("assistant_messages", AssistantMessage.Type),
 		edge.To("activity_entries", ActivityEntry.Type),
 		edge.To("store_agents", StoreAgent.Type),
 		edge.To("executions", Execution.Type),

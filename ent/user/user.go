@@ -48,6 +48,8 @@ const (
 	EdgeCardContacts = "card_contacts"
 	// EdgeChatMessages holds the string denoting the chat_messages edge name in mutations.
 	EdgeChatMessages = "chat_messages"
+	// EdgeAssistantMessages holds the string denoting the assistant_messages edge name in mutations.
+	EdgeAssistantMessages = "assistant_messages"
 	// EdgeActivityEntries holds the string denoting the activity_entries edge name in mutations.
 	EdgeActivityEntries = "activity_entries"
 	// EdgeStoreAgents holds the string denoting the store_agents edge name in mutations.
@@ -163,6 +165,13 @@ const (
 	ChatMessagesInverseTable = "chat_messages"
 	// ChatMessagesColumn is the table column denoting the chat_messages relation/edge.
 	ChatMessagesColumn = "user_id"
+	// AssistantMessagesTable is the table that holds the assistant_messages relation/edge.
+	AssistantMessagesTable = "assistant_messages"
+	// AssistantMessagesInverseTable is the table name for the AssistantMessage entity.
+	// It exists in this package in order to avoid circular dependency with the "assistantmessage" package.
+	AssistantMessagesInverseTable = "assistant_messages"
+	// AssistantMessagesColumn is the table column denoting the assistant_messages relation/edge.
+	AssistantMessagesColumn = "user_id"
 	// ActivityEntriesTable is the table that holds the activity_entries relation/edge.
 	ActivityEntriesTable = "activity_entries"
 	// ActivityEntriesInverseTable is the table name for the ActivityEntry entity.
@@ -569,6 +578,20 @@ func ByChatMessages(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	}
 }
 
+// ByAssistantMessagesCount orders the results by assistant_messages count.
+func ByAssistantMessagesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAssistantMessagesStep(), opts...)
+	}
+}
+
+// ByAssistantMessages orders the results by assistant_messages terms.
+func ByAssistantMessages(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAssistantMessagesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByActivityEntriesCount orders the results by activity_entries count.
 func ByActivityEntriesCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -958,6 +981,13 @@ func newChatMessagesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(ChatMessagesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, ChatMessagesTable, ChatMessagesColumn),
+	)
+}
+func newAssistantMessagesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AssistantMessagesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, AssistantMessagesTable, AssistantMessagesColumn),
 	)
 }
 func newActivityEntriesStep() *sqlgraph.Step {

@@ -742,6 +742,29 @@ func HasChatMessagesWith(preds ...predicate.ChatMessage) predicate.User {
 	})
 }
 
+// HasAssistantMessages applies the HasEdge predicate on the "assistant_messages" edge.
+func HasAssistantMessages() predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, AssistantMessagesTable, AssistantMessagesColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAssistantMessagesWith applies the HasEdge predicate on the "assistant_messages" edge with a given conditions (other predicates).
+func HasAssistantMessagesWith(preds ...predicate.AssistantMessage) predicate.User {
+	return predicate.User(func(s *sql.Selector) {
+		step := newAssistantMessagesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasActivityEntries applies the HasEdge predicate on the "activity_entries" edge.
 func HasActivityEntries() predicate.User {
 	return predicate.User(func(s *sql.Selector) {

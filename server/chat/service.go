@@ -5,10 +5,8 @@ package chat
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +73,7 @@ func (s *Service) ListMessages(ctx context.Context, req *switchboardv1.ListMessa
 		where = append(where, chatmessage.MetadataTypeIn(types...))
 	}
 	if req.GetCursor() != "" {
-		at, id, err := decodeCursor(req.GetCursor())
+		at, id, err := page.DecodeCursor(req.GetCursor())
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +94,8 @@ func (s *Service) ListMessages(ctx context.Context, req *switchboardv1.ListMessa
 	if len(rows) > pg.Limit {
 		rows = rows[:pg.Limit]
 		pagination.HasMore = true
-		pagination.Cursor = proto.String(encodeCursor(rows[len(rows)-1]))
+		last := rows[len(rows)-1]
+		pagination.Cursor = proto.String(page.EncodeCursor(last.CreatedAt, last.ID))
 	}
 	slices.Reverse(rows)
 	out := make([]*switchboardv1.ChatMessage, 0, len(rows))
@@ -134,29 +133,6 @@ func plain(field, v string) error {
 		return apperr.Invalid("%s must not contain NUL characters", field)
 	}
 	return nil
-}
-
-// A cursor is the (createdAt, id) of the oldest message of the page, opaque
-// to clients: base64url of "<unix nanoseconds>.<id>".
-func encodeCursor(m *ent.ChatMessage) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(m.CreatedAt.UnixNano(), 10) + "." + m.ID))
-}
-
-func decodeCursor(c string) (time.Time, string, error) {
-	bad := apperr.Invalid("cursor %q is not a cursor this list gave out", c)
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return time.Time{}, "", bad
-	}
-	nanos, id, ok := strings.Cut(string(raw), ".")
-	if !ok || id == "" || len(id) > 40 || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r > '~' }) {
-		return time.Time{}, "", bad
-	}
-	n, err := strconv.ParseInt(nanos, 10, 64)
-	if err != nil || n < 0 {
-		return time.Time{}, "", bad
-	}
-	return time.Unix(0, n).UTC(), id, nil
 }
 
 // SendMessage stores a message attributed to the caller and pushes it to the

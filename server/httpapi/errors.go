@@ -170,14 +170,30 @@ func GatewayRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marsh
 }
 
 // ConnectErrors is the Connect interceptor that maps every handler error once.
-func ConnectErrors() connect.Interceptor {
-	return connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
-		return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-			res, err := next(ctx, req)
-			if err != nil {
-				return nil, apperr.ToConnect(Report(ctx, err))
-			}
-			return res, nil
+func ConnectErrors() connect.Interceptor { return errorMapper{} }
+
+type errorMapper struct{}
+
+func (errorMapper) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		res, err := next(ctx, req)
+		if err != nil {
+			return nil, apperr.ToConnect(Report(ctx, err))
 		}
-	})
+		return res, nil
+	}
+}
+
+func (errorMapper) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+// WrapStreamingHandler maps the error a stream ends with, as for unary calls.
+func (errorMapper) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		if err := next(ctx, conn); err != nil {
+			return apperr.ToConnect(Report(ctx, err))
+		}
+		return nil
+	}
 }

@@ -4,6 +4,11 @@
 package page
 
 import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -47,4 +52,29 @@ func (r Request) Of(total, returned int) *switchboardv1.Pagination {
 		Offset:  int32(r.Offset),
 		HasMore: r.Offset+returned < total,
 	}
+}
+
+// EncodeCursor is the opaque cursor of a row in (created at, id) order, for
+// lists paged from the newest back (the shared chat, the assistant's
+// conversation): base64url of "<unix nanoseconds>.<id>".
+func EncodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixNano(), 10) + "." + id))
+}
+
+// DecodeCursor reads a cursor EncodeCursor gave out; anything else is 400.
+func DecodeCursor(c string) (time.Time, string, error) {
+	bad := apperr.Invalid("cursor %q is not a cursor this list gave out", c)
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	nanos, id, ok := strings.Cut(string(raw), ".")
+	if !ok || id == "" || len(id) > 40 || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return time.Time{}, "", bad
+	}
+	n, err := strconv.ParseInt(nanos, 10, 64)
+	if err != nil || n < 0 {
+		return time.Time{}, "", bad
+	}
+	return time.Unix(0, n).UTC(), id, nil
 }

@@ -45,8 +45,21 @@ const StreamTimeout = 20 * time.Second
 // extra header pairs. The stream is closed when the test ends.
 func (c *Caller) Stream(path string, hdr ...string) *SSEStream {
 	c.s.t.Helper()
+	return c.open(http.MethodGet, path, nil, hdr...)
+}
+
+// StreamPost sends body (JSON) to path and reads the answer as an event
+// stream (POST /api/chat/send). A refusal before the stream is in
+// Response, with Body still to read.
+func (c *Caller) StreamPost(path, body string, hdr ...string) *SSEStream {
+	c.s.t.Helper()
+	return c.open(http.MethodPost, path, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, hdr...)...)
+}
+
+func (c *Caller) open(method, path string, body io.Reader, hdr ...string) *SSEStream {
+	c.s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.s.URL+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, c.s.URL+path, body)
 	if err != nil {
 		cancel()
 		c.s.t.Fatalf("new request: %v", err)
@@ -63,7 +76,7 @@ func (c *Caller) Stream(path string, hdr ...string) *SSEStream {
 	res, err := client.Do(req)
 	if err != nil {
 		cancel()
-		c.s.t.Fatalf("GET %s: %v", path, err)
+		c.s.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	// Hanging up, early by Close or at the test's end, ends the request and
 	// closes the body.

@@ -12,6 +12,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -213,11 +214,478 @@ func (x *ExecuteTagResponse) GetTag() *ExecutedTag {
 	return nil
 }
 
+type SendChatRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the operator says.
+	Message       string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendChatRequest) Reset() {
+	*x = SendChatRequest{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendChatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendChatRequest) ProtoMessage() {}
+
+func (x *SendChatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendChatRequest.ProtoReflect.Descriptor instead.
+func (*SendChatRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SendChatRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// SendChatResponse is one event of the reply's stream.
+type SendChatResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Event:
+	//
+	//	*SendChatResponse_Token
+	//	*SendChatResponse_TagsExecuted
+	//	*SendChatResponse_Done
+	Event         isSendChatResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendChatResponse) Reset() {
+	*x = SendChatResponse{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendChatResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendChatResponse) ProtoMessage() {}
+
+func (x *SendChatResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendChatResponse.ProtoReflect.Descriptor instead.
+func (*SendChatResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SendChatResponse) GetEvent() isSendChatResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *SendChatResponse) GetToken() *ChatToken {
+	if x != nil {
+		if x, ok := x.Event.(*SendChatResponse_Token); ok {
+			return x.Token
+		}
+	}
+	return nil
+}
+
+func (x *SendChatResponse) GetTagsExecuted() *ChatTagsExecuted {
+	if x != nil {
+		if x, ok := x.Event.(*SendChatResponse_TagsExecuted); ok {
+			return x.TagsExecuted
+		}
+	}
+	return nil
+}
+
+func (x *SendChatResponse) GetDone() *ChatDone {
+	if x != nil {
+		if x, ok := x.Event.(*SendChatResponse_Done); ok {
+			return x.Done
+		}
+	}
+	return nil
+}
+
+type isSendChatResponse_Event interface {
+	isSendChatResponse_Event()
+}
+
+type SendChatResponse_Token struct {
+	Token *ChatToken `protobuf:"bytes,1,opt,name=token,proto3,oneof"`
+}
+
+type SendChatResponse_TagsExecuted struct {
+	TagsExecuted *ChatTagsExecuted `protobuf:"bytes,2,opt,name=tags_executed,json=tagsExecuted,proto3,oneof"`
+}
+
+type SendChatResponse_Done struct {
+	Done *ChatDone `protobuf:"bytes,3,opt,name=done,proto3,oneof"`
+}
+
+func (*SendChatResponse_Token) isSendChatResponse_Event() {}
+
+func (*SendChatResponse_TagsExecuted) isSendChatResponse_Event() {}
+
+func (*SendChatResponse_Done) isSendChatResponse_Event() {}
+
+// ChatToken is a piece of the reply as the provider streamed it.
+type ChatToken struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChatToken) Reset() {
+	*x = ChatToken{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChatToken) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChatToken) ProtoMessage() {}
+
+func (x *ChatToken) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChatToken.ProtoReflect.Descriptor instead.
+func (*ChatToken) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ChatToken) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// ChatTagsExecuted is what the reply's action tags did, in the reply's
+// order (an empty list when it held none).
+type ChatTagsExecuted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tags          []*ExecutedTag         `protobuf:"bytes,1,rep,name=tags,proto3" json:"tags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChatTagsExecuted) Reset() {
+	*x = ChatTagsExecuted{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChatTagsExecuted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChatTagsExecuted) ProtoMessage() {}
+
+func (x *ChatTagsExecuted) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChatTagsExecuted.ProtoReflect.Descriptor instead.
+func (*ChatTagsExecuted) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ChatTagsExecuted) GetTags() []*ExecutedTag {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+// ChatDone ends a finished reply.
+type ChatDone struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stored reply (ListAssistantMessages).
+	MessageId     string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChatDone) Reset() {
+	*x = ChatDone{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChatDone) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChatDone) ProtoMessage() {}
+
+func (x *ChatDone) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChatDone.ProtoReflect.Descriptor instead.
+func (*ChatDone) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ChatDone) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+type ListAssistantMessagesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Messages per page: 0 is the default of 30, more than 100 is cut to 100.
+	Limit int32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The pagination cursor of the previous page: older messages.
+	Cursor        string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAssistantMessagesRequest) Reset() {
+	*x = ListAssistantMessagesRequest{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAssistantMessagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAssistantMessagesRequest) ProtoMessage() {}
+
+func (x *ListAssistantMessagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAssistantMessagesRequest.ProtoReflect.Descriptor instead.
+func (*ListAssistantMessagesRequest) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListAssistantMessagesRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListAssistantMessagesRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+type ListAssistantMessagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Oldest first.
+	Messages      []*AssistantMessage `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	Pagination    *ChatPagination     `protobuf:"bytes,2,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAssistantMessagesResponse) Reset() {
+	*x = ListAssistantMessagesResponse{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAssistantMessagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAssistantMessagesResponse) ProtoMessage() {}
+
+func (x *ListAssistantMessagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAssistantMessagesResponse.ProtoReflect.Descriptor instead.
+func (*ListAssistantMessagesResponse) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListAssistantMessagesResponse) GetMessages() []*AssistantMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *ListAssistantMessagesResponse) GetPagination() *ChatPagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
+// AssistantMessage is one turn of the conversation.
+type AssistantMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// user (the operator) or assistant.
+	Role    string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
+	Content string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// What a reply's action tags did; empty for the operator's turns.
+	Tags          []*ExecutedTag         `protobuf:"bytes,4,rep,name=tags,proto3" json:"tags,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AssistantMessage) Reset() {
+	*x = AssistantMessage{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AssistantMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AssistantMessage) ProtoMessage() {}
+
+func (x *AssistantMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AssistantMessage.ProtoReflect.Descriptor instead.
+func (*AssistantMessage) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *AssistantMessage) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AssistantMessage) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *AssistantMessage) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *AssistantMessage) GetTags() []*ExecutedTag {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *AssistantMessage) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
 var File_switchboard_v1_assistant_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\n" +
-	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1cswitchboard/v1/options.proto\"_\n" +
+	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1cswitchboard/v1/options.proto\"_\n" +
 	"\x11ExecuteTagRequest\x12\x1d\n" +
 	"\x03tag\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x03tag\x12+\n" +
 	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\"\xff\x01\n" +
@@ -232,10 +700,42 @@ const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\x06_errorB\a\n" +
 	"\x05_body\"C\n" +
 	"\x12ExecuteTagResponse\x12-\n" +
-	"\x03tag\x18\x01 \x01(\v2\x1b.switchboard.v1.ExecutedTagR\x03tag2\x90\x01\n" +
+	"\x03tag\x18\x01 \x01(\v2\x1b.switchboard.v1.ExecutedTagR\x03tag\"9\n" +
+	"\x0fSendChatRequest\x12&\n" +
+	"\amessage\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xc0>\xe8\xf3\x18\x01R\amessage\"\xc7\x01\n" +
+	"\x10SendChatResponse\x121\n" +
+	"\x05token\x18\x01 \x01(\v2\x19.switchboard.v1.ChatTokenH\x00R\x05token\x12G\n" +
+	"\rtags_executed\x18\x02 \x01(\v2 .switchboard.v1.ChatTagsExecutedH\x00R\ftagsExecuted\x12.\n" +
+	"\x04done\x18\x03 \x01(\v2\x18.switchboard.v1.ChatDoneH\x00R\x04doneB\a\n" +
+	"\x05event\"\x1f\n" +
+	"\tChatToken\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\"C\n" +
+	"\x10ChatTagsExecuted\x12/\n" +
+	"\x04tags\x18\x01 \x03(\v2\x1b.switchboard.v1.ExecutedTagR\x04tags\")\n" +
+	"\bChatDone\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\"U\n" +
+	"\x1cListAssistantMessagesRequest\x12\x14\n" +
+	"\x05limit\x18\x01 \x01(\x05R\x05limit\x12\x1f\n" +
+	"\x06cursor\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cursor\"\x9d\x01\n" +
+	"\x1dListAssistantMessagesResponse\x12<\n" +
+	"\bmessages\x18\x01 \x03(\v2 .switchboard.v1.AssistantMessageR\bmessages\x12>\n" +
+	"\n" +
+	"pagination\x18\x02 \x01(\v2\x1e.switchboard.v1.ChatPaginationR\n" +
+	"pagination\"\xd0\x01\n" +
+	"\x10AssistantMessage\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12&\n" +
+	"\x04role\x18\x02 \x01(\tB\x12\xba\xf5\x18\x0eassistant_roleR\x04role\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12/\n" +
+	"\x04tags\x18\x04 \x03(\v2\x1b.switchboard.v1.ExecutedTagR\x04tags\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt2\xaa\x02\n" +
 	"\x10AssistantService\x12|\n" +
 	"\n" +
-	"ExecuteTag\x12!.switchboard.v1.ExecuteTagRequest\x1a\".switchboard.v1.ExecuteTagResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/chat/execute-tagBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"ExecuteTag\x12!.switchboard.v1.ExecuteTagRequest\x1a\".switchboard.v1.ExecuteTagResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/chat/execute-tag\x12\x97\x01\n" +
+	"\x15ListAssistantMessages\x12,.switchboard.v1.ListAssistantMessagesRequest\x1a-.switchboard.v1.ListAssistantMessagesResponse\"!\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/chat/messages2p\n" +
+	"\x14AssistantChatService\x12X\n" +
+	"\bSendChat\x12\x1f.switchboard.v1.SendChatRequest\x1a .switchboard.v1.SendChatResponse\"\a\xda\xf3\x18\x03\x12\x01\x020\x01BHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_assistant_proto_rawDescOnce sync.Once
@@ -249,25 +749,47 @@ func file_switchboard_v1_assistant_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_assistant_proto_rawDescData
 }
 
-var file_switchboard_v1_assistant_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_switchboard_v1_assistant_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_switchboard_v1_assistant_proto_goTypes = []any{
-	(*ExecuteTagRequest)(nil),  // 0: switchboard.v1.ExecuteTagRequest
-	(*ExecutedTag)(nil),        // 1: switchboard.v1.ExecutedTag
-	(*ExecuteTagResponse)(nil), // 2: switchboard.v1.ExecuteTagResponse
-	(*structpb.Struct)(nil),    // 3: google.protobuf.Struct
+	(*ExecuteTagRequest)(nil),             // 0: switchboard.v1.ExecuteTagRequest
+	(*ExecutedTag)(nil),                   // 1: switchboard.v1.ExecutedTag
+	(*ExecuteTagResponse)(nil),            // 2: switchboard.v1.ExecuteTagResponse
+	(*SendChatRequest)(nil),               // 3: switchboard.v1.SendChatRequest
+	(*SendChatResponse)(nil),              // 4: switchboard.v1.SendChatResponse
+	(*ChatToken)(nil),                     // 5: switchboard.v1.ChatToken
+	(*ChatTagsExecuted)(nil),              // 6: switchboard.v1.ChatTagsExecuted
+	(*ChatDone)(nil),                      // 7: switchboard.v1.ChatDone
+	(*ListAssistantMessagesRequest)(nil),  // 8: switchboard.v1.ListAssistantMessagesRequest
+	(*ListAssistantMessagesResponse)(nil), // 9: switchboard.v1.ListAssistantMessagesResponse
+	(*AssistantMessage)(nil),              // 10: switchboard.v1.AssistantMessage
+	(*structpb.Struct)(nil),               // 11: google.protobuf.Struct
+	(*ChatPagination)(nil),                // 12: switchboard.v1.ChatPagination
+	(*timestamppb.Timestamp)(nil),         // 13: google.protobuf.Timestamp
 }
 var file_switchboard_v1_assistant_proto_depIdxs = []int32{
-	3, // 0: switchboard.v1.ExecuteTagRequest.body:type_name -> google.protobuf.Struct
-	3, // 1: switchboard.v1.ExecutedTag.result:type_name -> google.protobuf.Struct
-	3, // 2: switchboard.v1.ExecutedTag.body:type_name -> google.protobuf.Struct
-	1, // 3: switchboard.v1.ExecuteTagResponse.tag:type_name -> switchboard.v1.ExecutedTag
-	0, // 4: switchboard.v1.AssistantService.ExecuteTag:input_type -> switchboard.v1.ExecuteTagRequest
-	2, // 5: switchboard.v1.AssistantService.ExecuteTag:output_type -> switchboard.v1.ExecuteTagResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	11, // 0: switchboard.v1.ExecuteTagRequest.body:type_name -> google.protobuf.Struct
+	11, // 1: switchboard.v1.ExecutedTag.result:type_name -> google.protobuf.Struct
+	11, // 2: switchboard.v1.ExecutedTag.body:type_name -> google.protobuf.Struct
+	1,  // 3: switchboard.v1.ExecuteTagResponse.tag:type_name -> switchboard.v1.ExecutedTag
+	5,  // 4: switchboard.v1.SendChatResponse.token:type_name -> switchboard.v1.ChatToken
+	6,  // 5: switchboard.v1.SendChatResponse.tags_executed:type_name -> switchboard.v1.ChatTagsExecuted
+	7,  // 6: switchboard.v1.SendChatResponse.done:type_name -> switchboard.v1.ChatDone
+	1,  // 7: switchboard.v1.ChatTagsExecuted.tags:type_name -> switchboard.v1.ExecutedTag
+	10, // 8: switchboard.v1.ListAssistantMessagesResponse.messages:type_name -> switchboard.v1.AssistantMessage
+	12, // 9: switchboard.v1.ListAssistantMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
+	1,  // 10: switchboard.v1.AssistantMessage.tags:type_name -> switchboard.v1.ExecutedTag
+	13, // 11: switchboard.v1.AssistantMessage.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 12: switchboard.v1.AssistantService.ExecuteTag:input_type -> switchboard.v1.ExecuteTagRequest
+	8,  // 13: switchboard.v1.AssistantService.ListAssistantMessages:input_type -> switchboard.v1.ListAssistantMessagesRequest
+	3,  // 14: switchboard.v1.AssistantChatService.SendChat:input_type -> switchboard.v1.SendChatRequest
+	2,  // 15: switchboard.v1.AssistantService.ExecuteTag:output_type -> switchboard.v1.ExecuteTagResponse
+	9,  // 16: switchboard.v1.AssistantService.ListAssistantMessages:output_type -> switchboard.v1.ListAssistantMessagesResponse
+	4,  // 17: switchboard.v1.AssistantChatService.SendChat:output_type -> switchboard.v1.SendChatResponse
+	15, // [15:18] is the sub-list for method output_type
+	12, // [12:15] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_assistant_proto_init() }
@@ -275,17 +797,23 @@ func file_switchboard_v1_assistant_proto_init() {
 	if File_switchboard_v1_assistant_proto != nil {
 		return
 	}
+	file_switchboard_v1_chat_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_assistant_proto_msgTypes[1].OneofWrappers = []any{}
+	file_switchboard_v1_assistant_proto_msgTypes[4].OneofWrappers = []any{
+		(*SendChatResponse_Token)(nil),
+		(*SendChatResponse_TagsExecuted)(nil),
+		(*SendChatResponse_Done)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_assistant_proto_rawDesc), len(file_switchboard_v1_assistant_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   11,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_switchboard_v1_assistant_proto_goTypes,
 		DependencyIndexes: file_switchboard_v1_assistant_proto_depIdxs,

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AssistantService_ExecuteTag_FullMethodName = "/switchboard.v1.AssistantService/ExecuteTag"
+	AssistantService_ExecuteTag_FullMethodName            = "/switchboard.v1.AssistantService/ExecuteTag"
+	AssistantService_ListAssistantMessages_FullMethodName = "/switchboard.v1.AssistantService/ListAssistantMessages"
 )
 
 // AssistantServiceClient is the client API for AssistantService service.
@@ -35,6 +36,10 @@ type AssistantServiceClient interface {
 	// validation, activity and events; a refusal is the service's error. A
 	// documented tag whose system does not exist yet is 501.
 	ExecuteTag(ctx context.Context, in *ExecuteTagRequest, opts ...grpc.CallOption) (*ExecuteTagResponse, error)
+	// ListAssistantMessages pages the operator's private conversation with
+	// the assistant (apart from the shared chat), newest page first, each
+	// page oldest first.
+	ListAssistantMessages(ctx context.Context, in *ListAssistantMessagesRequest, opts ...grpc.CallOption) (*ListAssistantMessagesResponse, error)
 }
 
 type assistantServiceClient struct {
@@ -55,6 +60,16 @@ func (c *assistantServiceClient) ExecuteTag(ctx context.Context, in *ExecuteTagR
 	return out, nil
 }
 
+func (c *assistantServiceClient) ListAssistantMessages(ctx context.Context, in *ListAssistantMessagesRequest, opts ...grpc.CallOption) (*ListAssistantMessagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAssistantMessagesResponse)
+	err := c.cc.Invoke(ctx, AssistantService_ListAssistantMessages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AssistantServiceServer is the server API for AssistantService service.
 // All implementations should embed UnimplementedAssistantServiceServer
 // for forward compatibility.
@@ -68,6 +83,10 @@ type AssistantServiceServer interface {
 	// validation, activity and events; a refusal is the service's error. A
 	// documented tag whose system does not exist yet is 501.
 	ExecuteTag(context.Context, *ExecuteTagRequest) (*ExecuteTagResponse, error)
+	// ListAssistantMessages pages the operator's private conversation with
+	// the assistant (apart from the shared chat), newest page first, each
+	// page oldest first.
+	ListAssistantMessages(context.Context, *ListAssistantMessagesRequest) (*ListAssistantMessagesResponse, error)
 }
 
 // UnimplementedAssistantServiceServer should be embedded to have
@@ -79,6 +98,9 @@ type UnimplementedAssistantServiceServer struct{}
 
 func (UnimplementedAssistantServiceServer) ExecuteTag(context.Context, *ExecuteTagRequest) (*ExecuteTagResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExecuteTag not implemented")
+}
+func (UnimplementedAssistantServiceServer) ListAssistantMessages(context.Context, *ListAssistantMessagesRequest) (*ListAssistantMessagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAssistantMessages not implemented")
 }
 func (UnimplementedAssistantServiceServer) testEmbeddedByValue() {}
 
@@ -118,6 +140,24 @@ func _AssistantService_ExecuteTag_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AssistantService_ListAssistantMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAssistantMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AssistantServiceServer).ListAssistantMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AssistantService_ListAssistantMessages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AssistantServiceServer).ListAssistantMessages(ctx, req.(*ListAssistantMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AssistantService_ServiceDesc is the grpc.ServiceDesc for AssistantService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -129,7 +169,142 @@ var AssistantService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ExecuteTag",
 			Handler:    _AssistantService_ExecuteTag_Handler,
 		},
+		{
+			MethodName: "ListAssistantMessages",
+			Handler:    _AssistantService_ListAssistantMessages_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
+	Metadata: "switchboard/v1/assistant.proto",
+}
+
+const (
+	AssistantChatService_SendChat_FullMethodName = "/switchboard.v1.AssistantChatService/SendChat"
+)
+
+// AssistantChatServiceClient is the client API for AssistantChatService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// AssistantChatService is the assistant's streaming reply, apart from
+// AssistantService because its REST form is Server-Sent Events served
+// outside the gateway (as EventService's is), and a stream lives past the
+// server's write timeout.
+type AssistantChatServiceClient interface {
+	// SendChat sends the operator's message to the assistant and streams its
+	// reply: token events as the provider streams, then tags_executed (what
+	// the reply's action tags did), then done with the stored reply's id. A
+	// failure ends the stream with the error; nothing of an unfinished reply
+	// is stored and none of its tags run. Without a language model it is 503
+	// before any event; a third stream of one account at once is 429. The
+	// REST form is Server-Sent Events at POST /api/chat/send (events token,
+	// tags_executed, done and error, each data the event's message as the
+	// REST mirror renders it), outside the gateway and the document.
+	SendChat(ctx context.Context, in *SendChatRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SendChatResponse], error)
+}
+
+type assistantChatServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewAssistantChatServiceClient(cc grpc.ClientConnInterface) AssistantChatServiceClient {
+	return &assistantChatServiceClient{cc}
+}
+
+func (c *assistantChatServiceClient) SendChat(ctx context.Context, in *SendChatRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SendChatResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &AssistantChatService_ServiceDesc.Streams[0], AssistantChatService_SendChat_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[SendChatRequest, SendChatResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AssistantChatService_SendChatClient = grpc.ServerStreamingClient[SendChatResponse]
+
+// AssistantChatServiceServer is the server API for AssistantChatService service.
+// All implementations should embed UnimplementedAssistantChatServiceServer
+// for forward compatibility.
+//
+// AssistantChatService is the assistant's streaming reply, apart from
+// AssistantService because its REST form is Server-Sent Events served
+// outside the gateway (as EventService's is), and a stream lives past the
+// server's write timeout.
+type AssistantChatServiceServer interface {
+	// SendChat sends the operator's message to the assistant and streams its
+	// reply: token events as the provider streams, then tags_executed (what
+	// the reply's action tags did), then done with the stored reply's id. A
+	// failure ends the stream with the error; nothing of an unfinished reply
+	// is stored and none of its tags run. Without a language model it is 503
+	// before any event; a third stream of one account at once is 429. The
+	// REST form is Server-Sent Events at POST /api/chat/send (events token,
+	// tags_executed, done and error, each data the event's message as the
+	// REST mirror renders it), outside the gateway and the document.
+	SendChat(*SendChatRequest, grpc.ServerStreamingServer[SendChatResponse]) error
+}
+
+// UnimplementedAssistantChatServiceServer should be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedAssistantChatServiceServer struct{}
+
+func (UnimplementedAssistantChatServiceServer) SendChat(*SendChatRequest, grpc.ServerStreamingServer[SendChatResponse]) error {
+	return status.Error(codes.Unimplemented, "method SendChat not implemented")
+}
+func (UnimplementedAssistantChatServiceServer) testEmbeddedByValue() {}
+
+// UnsafeAssistantChatServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to AssistantChatServiceServer will
+// result in compilation errors.
+type UnsafeAssistantChatServiceServer interface {
+	mustEmbedUnimplementedAssistantChatServiceServer()
+}
+
+func RegisterAssistantChatServiceServer(s grpc.ServiceRegistrar, srv AssistantChatServiceServer) {
+	// If the following call panics, it indicates UnimplementedAssistantChatServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&AssistantChatService_ServiceDesc, srv)
+}
+
+func _AssistantChatService_SendChat_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(SendChatRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(AssistantChatServiceServer).SendChat(m, &grpc.GenericServerStream[SendChatRequest, SendChatResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AssistantChatService_SendChatServer = grpc.ServerStreamingServer[SendChatResponse]
+
+// AssistantChatService_ServiceDesc is the grpc.ServiceDesc for AssistantChatService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var AssistantChatService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "switchboard.v1.AssistantChatService",
+	HandlerType: (*AssistantChatServiceServer)(nil),
+	Methods:     []grpc.MethodDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "SendChat",
+			Handler:       _AssistantChatService_SendChat_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "switchboard/v1/assistant.proto",
 }

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xc7@\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x85A\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -456,7 +456,10 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x04flat\x12\x04Flat\x12\x10\n" +
 	"\x06hourly\x12\x06Hourly\x12\x14\n" +
 	"\bper_unit\x12\bPer unit\x12\x10\n" +
-	"\x06custom\x12\x06CustomZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\x06custom\x12\x06Custom\xb2\xf5\x18:\n" +
+	"\x0eassistant_role\x12\x10\n" +
+	"\x04user\x12\bOperator\x12\x16\n" +
+	"\tassistant\x12\tAssistantZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -23,6 +23,8 @@ const _ = connect.IsAtLeastVersion1_13_0
 const (
 	// AssistantServiceName is the fully-qualified name of the AssistantService service.
 	AssistantServiceName = "switchboard.v1.AssistantService"
+	// AssistantChatServiceName is the fully-qualified name of the AssistantChatService service.
+	AssistantChatServiceName = "switchboard.v1.AssistantChatService"
 )
 
 // These constants are the fully-qualified names of the RPCs defined in this package. They're
@@ -36,6 +38,12 @@ const (
 	// AssistantServiceExecuteTagProcedure is the fully-qualified name of the AssistantService's
 	// ExecuteTag RPC.
 	AssistantServiceExecuteTagProcedure = "/switchboard.v1.AssistantService/ExecuteTag"
+	// AssistantServiceListAssistantMessagesProcedure is the fully-qualified name of the
+	// AssistantService's ListAssistantMessages RPC.
+	AssistantServiceListAssistantMessagesProcedure = "/switchboard.v1.AssistantService/ListAssistantMessages"
+	// AssistantChatServiceSendChatProcedure is the fully-qualified name of the AssistantChatService's
+	// SendChat RPC.
+	AssistantChatServiceSendChatProcedure = "/switchboard.v1.AssistantChatService/SendChat"
 )
 
 // AssistantServiceClient is a client for the switchboard.v1.AssistantService service.
@@ -46,6 +54,10 @@ type AssistantServiceClient interface {
 	// validation, activity and events; a refusal is the service's error. A
 	// documented tag whose system does not exist yet is 501.
 	ExecuteTag(context.Context, *v1.ExecuteTagRequest) (*v1.ExecuteTagResponse, error)
+	// ListAssistantMessages pages the operator's private conversation with
+	// the assistant (apart from the shared chat), newest page first, each
+	// page oldest first.
+	ListAssistantMessages(context.Context, *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error)
 }
 
 // NewAssistantServiceClient constructs a client for the switchboard.v1.AssistantService service. By
@@ -65,17 +77,33 @@ func NewAssistantServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(assistantServiceMethods.ByName("ExecuteTag")),
 			connect.WithClientOptions(opts...),
 		),
+		listAssistantMessages: connect.NewClient[v1.ListAssistantMessagesRequest, v1.ListAssistantMessagesResponse](
+			httpClient,
+			baseURL+AssistantServiceListAssistantMessagesProcedure,
+			connect.WithSchema(assistantServiceMethods.ByName("ListAssistantMessages")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // assistantServiceClient implements AssistantServiceClient.
 type assistantServiceClient struct {
-	executeTag *connect.Client[v1.ExecuteTagRequest, v1.ExecuteTagResponse]
+	executeTag            *connect.Client[v1.ExecuteTagRequest, v1.ExecuteTagResponse]
+	listAssistantMessages *connect.Client[v1.ListAssistantMessagesRequest, v1.ListAssistantMessagesResponse]
 }
 
 // ExecuteTag calls switchboard.v1.AssistantService.ExecuteTag.
 func (c *assistantServiceClient) ExecuteTag(ctx context.Context, req *v1.ExecuteTagRequest) (*v1.ExecuteTagResponse, error) {
 	response, err := c.executeTag.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
+// ListAssistantMessages calls switchboard.v1.AssistantService.ListAssistantMessages.
+func (c *assistantServiceClient) ListAssistantMessages(ctx context.Context, req *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error) {
+	response, err := c.listAssistantMessages.CallUnary(ctx, connect.NewRequest(req))
 	if response != nil {
 		return response.Msg, err
 	}
@@ -90,6 +118,10 @@ type AssistantServiceHandler interface {
 	// validation, activity and events; a refusal is the service's error. A
 	// documented tag whose system does not exist yet is 501.
 	ExecuteTag(context.Context, *v1.ExecuteTagRequest) (*v1.ExecuteTagResponse, error)
+	// ListAssistantMessages pages the operator's private conversation with
+	// the assistant (apart from the shared chat), newest page first, each
+	// page oldest first.
+	ListAssistantMessages(context.Context, *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error)
 }
 
 // NewAssistantServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -105,10 +137,18 @@ func NewAssistantServiceHandler(svc AssistantServiceHandler, opts ...connect.Han
 		connect.WithSchema(assistantServiceMethods.ByName("ExecuteTag")),
 		connect.WithHandlerOptions(opts...),
 	)
+	assistantServiceListAssistantMessagesHandler := connect.NewUnaryHandlerSimple(
+		AssistantServiceListAssistantMessagesProcedure,
+		svc.ListAssistantMessages,
+		connect.WithSchema(assistantServiceMethods.ByName("ListAssistantMessages")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/switchboard.v1.AssistantService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case AssistantServiceExecuteTagProcedure:
 			assistantServiceExecuteTagHandler.ServeHTTP(w, r)
+		case AssistantServiceListAssistantMessagesProcedure:
+			assistantServiceListAssistantMessagesHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -120,4 +160,97 @@ type UnimplementedAssistantServiceHandler struct{}
 
 func (UnimplementedAssistantServiceHandler) ExecuteTag(context.Context, *v1.ExecuteTagRequest) (*v1.ExecuteTagResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AssistantService.ExecuteTag is not implemented"))
+}
+
+func (UnimplementedAssistantServiceHandler) ListAssistantMessages(context.Context, *v1.ListAssistantMessagesRequest) (*v1.ListAssistantMessagesResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AssistantService.ListAssistantMessages is not implemented"))
+}
+
+// AssistantChatServiceClient is a client for the switchboard.v1.AssistantChatService service.
+type AssistantChatServiceClient interface {
+	// SendChat sends the operator's message to the assistant and streams its
+	// reply: token events as the provider streams, then tags_executed (what
+	// the reply's action tags did), then done with the stored reply's id. A
+	// failure ends the stream with the error; nothing of an unfinished reply
+	// is stored and none of its tags run. Without a language model it is 503
+	// before any event; a third stream of one account at once is 429. The
+	// REST form is Server-Sent Events at POST /api/chat/send (events token,
+	// tags_executed, done and error, each data the event's message as the
+	// REST mirror renders it), outside the gateway and the document.
+	SendChat(context.Context, *v1.SendChatRequest) (*connect.ServerStreamForClient[v1.SendChatResponse], error)
+}
+
+// NewAssistantChatServiceClient constructs a client for the switchboard.v1.AssistantChatService
+// service. By default, it uses the Connect protocol with the binary Protobuf Codec, asks for
+// gzipped responses, and sends uncompressed requests. To use the gRPC or gRPC-Web protocols, supply
+// the connect.WithGRPC() or connect.WithGRPCWeb() options.
+//
+// The URL supplied here should be the base URL for the Connect or gRPC server (for example,
+// http://api.acme.com or https://acme.com/grpc).
+func NewAssistantChatServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...connect.ClientOption) AssistantChatServiceClient {
+	baseURL = strings.TrimRight(baseURL, "/")
+	assistantChatServiceMethods := v1.File_switchboard_v1_assistant_proto.Services().ByName("AssistantChatService").Methods()
+	return &assistantChatServiceClient{
+		sendChat: connect.NewClient[v1.SendChatRequest, v1.SendChatResponse](
+			httpClient,
+			baseURL+AssistantChatServiceSendChatProcedure,
+			connect.WithSchema(assistantChatServiceMethods.ByName("SendChat")),
+			connect.WithClientOptions(opts...),
+		),
+	}
+}
+
+// assistantChatServiceClient implements AssistantChatServiceClient.
+type assistantChatServiceClient struct {
+	sendChat *connect.Client[v1.SendChatRequest, v1.SendChatResponse]
+}
+
+// SendChat calls switchboard.v1.AssistantChatService.SendChat.
+func (c *assistantChatServiceClient) SendChat(ctx context.Context, req *v1.SendChatRequest) (*connect.ServerStreamForClient[v1.SendChatResponse], error) {
+	return c.sendChat.CallServerStream(ctx, connect.NewRequest(req))
+}
+
+// AssistantChatServiceHandler is an implementation of the switchboard.v1.AssistantChatService
+// service.
+type AssistantChatServiceHandler interface {
+	// SendChat sends the operator's message to the assistant and streams its
+	// reply: token events as the provider streams, then tags_executed (what
+	// the reply's action tags did), then done with the stored reply's id. A
+	// failure ends the stream with the error; nothing of an unfinished reply
+	// is stored and none of its tags run. Without a language model it is 503
+	// before any event; a third stream of one account at once is 429. The
+	// REST form is Server-Sent Events at POST /api/chat/send (events token,
+	// tags_executed, done and error, each data the event's message as the
+	// REST mirror renders it), outside the gateway and the document.
+	SendChat(context.Context, *v1.SendChatRequest, *connect.ServerStream[v1.SendChatResponse]) error
+}
+
+// NewAssistantChatServiceHandler builds an HTTP handler from the service implementation. It returns
+// the path on which to mount the handler and the handler itself.
+//
+// By default, handlers support the Connect, gRPC, and gRPC-Web protocols with the binary Protobuf
+// and JSON codecs. They also support gzip compression.
+func NewAssistantChatServiceHandler(svc AssistantChatServiceHandler, opts ...connect.HandlerOption) (string, http.Handler) {
+	assistantChatServiceMethods := v1.File_switchboard_v1_assistant_proto.Services().ByName("AssistantChatService").Methods()
+	assistantChatServiceSendChatHandler := connect.NewServerStreamHandlerSimple(
+		AssistantChatServiceSendChatProcedure,
+		svc.SendChat,
+		connect.WithSchema(assistantChatServiceMethods.ByName("SendChat")),
+		connect.WithHandlerOptions(opts...),
+	)
+	return "/switchboard.v1.AssistantChatService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case AssistantChatServiceSendChatProcedure:
+			assistantChatServiceSendChatHandler.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// UnimplementedAssistantChatServiceHandler returns CodeUnimplemented from all methods.
+type UnimplementedAssistantChatServiceHandler struct{}
+
+func (UnimplementedAssistantChatServiceHandler) SendChat(context.Context, *v1.SendChatRequest, *connect.ServerStream[v1.SendChatResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("switchboard.v1.AssistantChatService.SendChat is not implemented"))
 }

@@ -6,7 +6,10 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb";
 import { file_google_api_annotations } from "../../google/api/annotations_pb";
-import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ChatPagination } from "./chat_pb";
+import { file_switchboard_v1_chat } from "./chat_pb";
 import { file_switchboard_v1_options } from "./options_pb";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -14,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/assistant.proto.
  */
 export const file_switchboard_v1_assistant: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zd2l0Y2hib2FyZC92MS9hc3Npc3RhbnQucHJvdG8SDnN3aXRjaGJvYXJkLnYxIlQKEUV4ZWN1dGVUYWdSZXF1ZXN0EhgKA3RhZxgBIAEoCUILukgEcgIYQOjzGAESJQoEYm9keRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QizgEKC0V4ZWN1dGVkVGFnEgsKA3RhZxgBIAEoCRIKCgJvaxgCIAEoCBIsCgZyZXN1bHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SACIAQESEgoFZXJyb3IYBCABKAlIAYgBARIaChJuZWVkc19jb25maXJtYXRpb24YBSABKAgSKgoEYm9keRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAogBAUIJCgdfcmVzdWx0QggKBl9lcnJvckIHCgVfYm9keSI+ChJFeGVjdXRlVGFnUmVzcG9uc2USKAoDdGFnGAEgASgLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWcykAEKEEFzc2lzdGFudFNlcnZpY2USfAoKRXhlY3V0ZVRhZxIhLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVUYWdSZXF1ZXN0GiIuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZVRhZ1Jlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL2NoYXQvZXhlY3V0ZS10YWdCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_switchboard_v1_options]);
+  fileDesc("Ch5zd2l0Y2hib2FyZC92MS9hc3Npc3RhbnQucHJvdG8SDnN3aXRjaGJvYXJkLnYxIlQKEUV4ZWN1dGVUYWdSZXF1ZXN0EhgKA3RhZxgBIAEoCUILukgEcgIYQOjzGAESJQoEYm9keRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QizgEKC0V4ZWN1dGVkVGFnEgsKA3RhZxgBIAEoCRIKCgJvaxgCIAEoCBIsCgZyZXN1bHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SACIAQESEgoFZXJyb3IYBCABKAlIAYgBARIaChJuZWVkc19jb25maXJtYXRpb24YBSABKAgSKgoEYm9keRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAogBAUIJCgdfcmVzdWx0QggKBl9lcnJvckIHCgVfYm9keSI+ChJFeGVjdXRlVGFnUmVzcG9uc2USKAoDdGFnGAEgASgLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWciMAoPU2VuZENoYXRSZXF1ZXN0Eh0KB21lc3NhZ2UYASABKAlCDLpIBXIDGMA+6PMYASKsAQoQU2VuZENoYXRSZXNwb25zZRIqCgV0b2tlbhgBIAEoCzIZLnN3aXRjaGJvYXJkLnYxLkNoYXRUb2tlbkgAEjkKDXRhZ3NfZXhlY3V0ZWQYAiABKAsyIC5zd2l0Y2hib2FyZC52MS5DaGF0VGFnc0V4ZWN1dGVkSAASKAoEZG9uZRgDIAEoCzIYLnN3aXRjaGJvYXJkLnYxLkNoYXREb25lSABCBwoFZXZlbnQiGQoJQ2hhdFRva2VuEgwKBHRleHQYASABKAkiPQoQQ2hhdFRhZ3NFeGVjdXRlZBIpCgR0YWdzGAEgAygLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWciHgoIQ2hhdERvbmUSEgoKbWVzc2FnZV9pZBgBIAEoCSJGChxMaXN0QXNzaXN0YW50TWVzc2FnZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEhcKBmN1cnNvchgCIAEoCUIHukgEcgIYQCKHAQodTGlzdEFzc2lzdGFudE1lc3NhZ2VzUmVzcG9uc2USMgoIbWVzc2FnZXMYASADKAsyIC5zd2l0Y2hib2FyZC52MS5Bc3Npc3RhbnRNZXNzYWdlEjIKCnBhZ2luYXRpb24YAiABKAsyHi5zd2l0Y2hib2FyZC52MS5DaGF0UGFnaW5hdGlvbiKsAQoQQXNzaXN0YW50TWVzc2FnZRIKCgJpZBgBIAEoCRIgCgRyb2xlGAIgASgJQhK69RgOYXNzaXN0YW50X3JvbGUSDwoHY29udGVudBgDIAEoCRIpCgR0YWdzGAQgAygLMhsuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZWRUYWcSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAyqgIKEEFzc2lzdGFudFNlcnZpY2USfAoKRXhlY3V0ZVRhZxIhLnN3aXRjaGJvYXJkLnYxLkV4ZWN1dGVUYWdSZXF1ZXN0GiIuc3dpdGNoYm9hcmQudjEuRXhlY3V0ZVRhZ1Jlc3BvbnNlIifa8xgDEgECgtPkkwIaOgEqIhUvYXBpL2NoYXQvZXhlY3V0ZS10YWcSlwEKFUxpc3RBc3Npc3RhbnRNZXNzYWdlcxIsLnN3aXRjaGJvYXJkLnYxLkxpc3RBc3Npc3RhbnRNZXNzYWdlc1JlcXVlc3QaLS5zd2l0Y2hib2FyZC52MS5MaXN0QXNzaXN0YW50TWVzc2FnZXNSZXNwb25zZSIh2vMYAxIBAoLT5JMCFBISL2FwaS9jaGF0L21lc3NhZ2VzMnAKFEFzc2lzdGFudENoYXRTZXJ2aWNlElgKCFNlbmRDaGF0Eh8uc3dpdGNoYm9hcmQudjEuU2VuZENoYXRSZXF1ZXN0GiAuc3dpdGNoYm9hcmQudjEuU2VuZENoYXRSZXNwb25zZSIH2vMYAxIBAjABQkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_chat, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.ExecuteTagRequest
@@ -113,6 +116,215 @@ export const ExecuteTagResponseSchema: GenMessage<ExecuteTagResponse> = /*@__PUR
   messageDesc(file_switchboard_v1_assistant, 2);
 
 /**
+ * @generated from message switchboard.v1.SendChatRequest
+ */
+export type SendChatRequest = Message<"switchboard.v1.SendChatRequest"> & {
+  /**
+   * What the operator says.
+   *
+   * @generated from field: string message = 1;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message switchboard.v1.SendChatRequest.
+ * Use `create(SendChatRequestSchema)` to create a new message.
+ */
+export const SendChatRequestSchema: GenMessage<SendChatRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 3);
+
+/**
+ * SendChatResponse is one event of the reply's stream.
+ *
+ * @generated from message switchboard.v1.SendChatResponse
+ */
+export type SendChatResponse = Message<"switchboard.v1.SendChatResponse"> & {
+  /**
+   * @generated from oneof switchboard.v1.SendChatResponse.event
+   */
+  event: {
+    /**
+     * @generated from field: switchboard.v1.ChatToken token = 1;
+     */
+    value: ChatToken;
+    case: "token";
+  } | {
+    /**
+     * @generated from field: switchboard.v1.ChatTagsExecuted tags_executed = 2;
+     */
+    value: ChatTagsExecuted;
+    case: "tagsExecuted";
+  } | {
+    /**
+     * @generated from field: switchboard.v1.ChatDone done = 3;
+     */
+    value: ChatDone;
+    case: "done";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message switchboard.v1.SendChatResponse.
+ * Use `create(SendChatResponseSchema)` to create a new message.
+ */
+export const SendChatResponseSchema: GenMessage<SendChatResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 4);
+
+/**
+ * ChatToken is a piece of the reply as the provider streamed it.
+ *
+ * @generated from message switchboard.v1.ChatToken
+ */
+export type ChatToken = Message<"switchboard.v1.ChatToken"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message switchboard.v1.ChatToken.
+ * Use `create(ChatTokenSchema)` to create a new message.
+ */
+export const ChatTokenSchema: GenMessage<ChatToken> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 5);
+
+/**
+ * ChatTagsExecuted is what the reply's action tags did, in the reply's
+ * order (an empty list when it held none).
+ *
+ * @generated from message switchboard.v1.ChatTagsExecuted
+ */
+export type ChatTagsExecuted = Message<"switchboard.v1.ChatTagsExecuted"> & {
+  /**
+   * @generated from field: repeated switchboard.v1.ExecutedTag tags = 1;
+   */
+  tags: ExecutedTag[];
+};
+
+/**
+ * Describes the message switchboard.v1.ChatTagsExecuted.
+ * Use `create(ChatTagsExecutedSchema)` to create a new message.
+ */
+export const ChatTagsExecutedSchema: GenMessage<ChatTagsExecuted> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 6);
+
+/**
+ * ChatDone ends a finished reply.
+ *
+ * @generated from message switchboard.v1.ChatDone
+ */
+export type ChatDone = Message<"switchboard.v1.ChatDone"> & {
+  /**
+   * The stored reply (ListAssistantMessages).
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+};
+
+/**
+ * Describes the message switchboard.v1.ChatDone.
+ * Use `create(ChatDoneSchema)` to create a new message.
+ */
+export const ChatDoneSchema: GenMessage<ChatDone> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 7);
+
+/**
+ * @generated from message switchboard.v1.ListAssistantMessagesRequest
+ */
+export type ListAssistantMessagesRequest = Message<"switchboard.v1.ListAssistantMessagesRequest"> & {
+  /**
+   * Messages per page: 0 is the default of 30, more than 100 is cut to 100.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * The pagination cursor of the previous page: older messages.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message switchboard.v1.ListAssistantMessagesRequest.
+ * Use `create(ListAssistantMessagesRequestSchema)` to create a new message.
+ */
+export const ListAssistantMessagesRequestSchema: GenMessage<ListAssistantMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 8);
+
+/**
+ * @generated from message switchboard.v1.ListAssistantMessagesResponse
+ */
+export type ListAssistantMessagesResponse = Message<"switchboard.v1.ListAssistantMessagesResponse"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated switchboard.v1.AssistantMessage messages = 1;
+   */
+  messages: AssistantMessage[];
+
+  /**
+   * @generated from field: switchboard.v1.ChatPagination pagination = 2;
+   */
+  pagination?: ChatPagination | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.ListAssistantMessagesResponse.
+ * Use `create(ListAssistantMessagesResponseSchema)` to create a new message.
+ */
+export const ListAssistantMessagesResponseSchema: GenMessage<ListAssistantMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 9);
+
+/**
+ * AssistantMessage is one turn of the conversation.
+ *
+ * @generated from message switchboard.v1.AssistantMessage
+ */
+export type AssistantMessage = Message<"switchboard.v1.AssistantMessage"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * user (the operator) or assistant.
+   *
+   * @generated from field: string role = 2;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string content = 3;
+   */
+  content: string;
+
+  /**
+   * What a reply's action tags did; empty for the operator's turns.
+   *
+   * @generated from field: repeated switchboard.v1.ExecutedTag tags = 4;
+   */
+  tags: ExecutedTag[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchboard.v1.AssistantMessage.
+ * Use `create(AssistantMessageSchema)` to create a new message.
+ */
+export const AssistantMessageSchema: GenMessage<AssistantMessage> = /*@__PURE__*/
+  messageDesc(file_switchboard_v1_assistant, 10);
+
+/**
  * AssistantService is the operator's assistant: its action tags, run one at
  * a time by the operator (docs/decisions.md "The assistant (issue 16)").
  *
@@ -133,6 +345,48 @@ export const AssistantService: GenService<{
     input: typeof ExecuteTagRequestSchema;
     output: typeof ExecuteTagResponseSchema;
   },
+  /**
+   * ListAssistantMessages pages the operator's private conversation with
+   * the assistant (apart from the shared chat), newest page first, each
+   * page oldest first.
+   *
+   * @generated from rpc switchboard.v1.AssistantService.ListAssistantMessages
+   */
+  listAssistantMessages: {
+    methodKind: "unary";
+    input: typeof ListAssistantMessagesRequestSchema;
+    output: typeof ListAssistantMessagesResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_switchboard_v1_assistant, 0);
+
+/**
+ * AssistantChatService is the assistant's streaming reply, apart from
+ * AssistantService because its REST form is Server-Sent Events served
+ * outside the gateway (as EventService's is), and a stream lives past the
+ * server's write timeout.
+ *
+ * @generated from service switchboard.v1.AssistantChatService
+ */
+export const AssistantChatService: GenService<{
+  /**
+   * SendChat sends the operator's message to the assistant and streams its
+   * reply: token events as the provider streams, then tags_executed (what
+   * the reply's action tags did), then done with the stored reply's id. A
+   * failure ends the stream with the error; nothing of an unfinished reply
+   * is stored and none of its tags run. Without a language model it is 503
+   * before any event; a third stream of one account at once is 429. The
+   * REST form is Server-Sent Events at POST /api/chat/send (events token,
+   * tags_executed, done and error, each data the event's message as the
+   * REST mirror renders it), outside the gateway and the document.
+   *
+   * @generated from rpc switchboard.v1.AssistantChatService.SendChat
+   */
+  sendChat: {
+    methodKind: "server_streaming";
+    input: typeof SendChatRequestSchema;
+    output: typeof SendChatResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_switchboard_v1_assistant, 1);
 
