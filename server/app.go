@@ -289,6 +289,7 @@ func New(cfg Config) (*App, error) {
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
 	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store,
 		Executions: svc.execs}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
+	svc.assistant.LLM, svc.assistant.DB, svc.assistant.Now = cfg.LLM, cfg.DB, cfg.now
 	svc.chat.Available = svc.assistant.Commands
 	svc.conversation = &assistant.Service{Executor: svc.assistant, DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM,
 		Streams: llm.NewLimiter(llm.StreamsPerAccount)}
@@ -361,6 +362,10 @@ func New(cfg Config) (*App, error) {
 	// stream lives past the server's write timeout (each write is bounded).
 	mux.Handle("POST /api/chat/send", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
 		httpapi.LimitBody(cfg.BodyLimit, bus.Deadlines(svc.conversation.SSE())))))
+	// A recording for the assistant, admitted as SendChat's twin (session,
+	// CSRF, its limit) with its own body limit above the server's.
+	mux.Handle("POST /api/chat/voice", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
+		httpapi.LimitBody(assistant.VoiceBodyLimit, svc.conversation.Voice()))))
 
 	names := mountConnect(mux, g, keyed, services,
 		append(connectOptions(cfg, app.tracing), connect.WithInterceptors(g.RequiredPathFields())))

@@ -136,6 +136,14 @@ func (c *Client) CanTranscribe() bool { return c != nil && c.cfg.TranscriptionMo
 // client.
 func (c *Client) CanDraw() bool { return c != nil && c.cfg.ImageModel != "" }
 
+// ImageModel is the configured image model; "" for a nil client.
+func (c *Client) ImageModel() string {
+	if c == nil {
+		return ""
+	}
+	return c.cfg.ImageModel
+}
+
 // Message is one turn of a chat.
 type Message struct {
 	Role    string `json:"role"` // system, user or assistant

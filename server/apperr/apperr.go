@@ -38,6 +38,9 @@ const (
 	// KindUnprocessable: a well-formed request that cannot be taken as it is,
 	// such as an Idempotency-Key reused with a different request.
 	KindUnprocessable
+	// KindUnsupportedMedia: a body of a type the route does not take (a
+	// voice recording that is not WebM, MP4 or WAV).
+	KindUnsupportedMedia
 )
 
 type mapping struct {
@@ -61,6 +64,7 @@ var table = map[Kind]mapping{
 	KindMethodNotAllowed:    {http.StatusMethodNotAllowed, connect.CodeUnimplemented},
 	KindUnimplemented:       {http.StatusNotImplemented, connect.CodeUnimplemented},
 	KindUnprocessable:       {http.StatusUnprocessableEntity, connect.CodeFailedPrecondition},
+	KindUnsupportedMedia:    {http.StatusUnsupportedMediaType, connect.CodeInvalidArgument},
 }
 
 // Error is a failure a client may see. Message is shown as is; Cause is logged,

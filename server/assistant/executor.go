@@ -10,11 +10,14 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/assistant/tags"
@@ -44,6 +47,11 @@ type Executor struct {
 	Services
 	Gate   Inventory
 	Logger *slog.Logger
+	// LLM draws generate_image's images (nil: the tag fails, saying so);
+	// DB and Now store them as documents.
+	LLM *llm.Client
+	DB  *db.DB
+	Now func() time.Time
 	specs  map[string]*spec
 	order  []string
 	runs   runs

@@ -128,6 +128,7 @@ func (e *Executor) tagSpecs() []*spec {
 				done := true
 				return call(ctx, sv.Kanban.UpdateChecklistItem, &switchboardv1.UpdateChecklistItemRequest{CardId: a.CardID, Id: a.ID, Completed: &done})
 			}},
+		e.imageSpec(),
 	}
 }
 

@@ -75,7 +75,7 @@ func (s *Service) ListDocuments(ctx context.Context, req *switchboardv1.ListDocu
 	out := &switchboardv1.ListDocumentsResponse{Documents: make([]*switchboardv1.Document, 0, len(rows)),
 		Pagination: pg.Of(total, len(rows))}
 	for _, d := range rows {
-		out.Documents = append(out.Documents, toProto(d))
+		out.Documents = append(out.Documents, ToProto(d))
 	}
 	return out, nil
 }
@@ -104,7 +104,7 @@ func (s *Service) CreateDocument(ctx context.Context, req *switchboardv1.CreateD
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.CreateDocumentResponse{Document: toProto(d)}, nil
+	return &switchboardv1.CreateDocumentResponse{Document: ToProto(d)}, nil
 }
 
 // New is a document to store: text in Content when MimeType is a text
@@ -191,7 +191,7 @@ func (s *Service) UpdateDocument(ctx context.Context, req *switchboardv1.UpdateD
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.UpdateDocumentResponse{Document: toProto(d)}, nil
+	return &switchboardv1.UpdateDocumentResponse{Document: ToProto(d)}, nil
 }
 
 // DeleteDocument removes a document and answers it as it was.
@@ -216,7 +216,7 @@ func (s *Service) DeleteDocument(ctx context.Context, req *switchboardv1.DeleteD
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.DeleteDocumentResponse{Document: toProto(d)}, nil
+	return &switchboardv1.DeleteDocumentResponse{Document: ToProto(d)}, nil
 }
 
 // GetDocumentContent answers a text document's content cut at ContentLimit
@@ -230,7 +230,7 @@ func (s *Service) GetDocumentContent(ctx context.Context, req *switchboardv1.Get
 	if err != nil {
 		return nil, err
 	}
-	out := &switchboardv1.GetDocumentContentResponse{Success: true, Source: d.Source, Document: toProto(d)}
+	out := &switchboardv1.GetDocumentContentResponse{Success: true, Source: d.Source, Document: ToProto(d)}
 	if !IsText(d.MimeType) {
 		note := fmt.Sprintf("%s is a binary file (%s, %d bytes): it has no text content; GET /api/documents/%s/raw serves the file",
 			d.Title, d.MimeType, sizeOf(d), d.ID)
@@ -291,7 +291,8 @@ func checkTitle(title string) (string, error) {
 	return title, nil
 }
 
-func toProto(d *ent.Document) *switchboardv1.Document {
+// ToProto is a stored document as the API answers it (metadata only).
+func ToProto(d *ent.Document) *switchboardv1.Document {
 	out := &switchboardv1.Document{
 		Id: d.ID, Title: d.Title, MimeType: d.MimeType, Source: d.Source, SharedBy: d.SharedBy,
 		ExecutionId: d.ExecutionID, Text: IsText(d.MimeType),

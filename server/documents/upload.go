@@ -81,7 +81,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: toProto(d)})
+	body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: ToProto(d)})
 	if err != nil {
 		return apperr.Internal(err)
 	}

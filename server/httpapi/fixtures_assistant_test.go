@@ -39,6 +39,10 @@ func assistantFixtures() []fixture {
 			},
 			Pagination: &switchboardv1.ChatPagination{Limit: 30, HasMore: true, Cursor: proto.String("MTc2NDIzMDQwMDAwMDAwMDAwMC5ja3g1ZjBhMWIwMDAwcXpybWFtc2cwMDAwMQ")},
 		}),
+		single("VoiceTranscript", "heard", &switchboardv1.VoiceTranscript{Text: "Remind me to call Ada at three"}),
+		single("GeneratedImages", "two", &switchboardv1.GeneratedImages{Documents: []*switchboardv1.Document{imageDocument(),
+			{Id: "ckx2d0c5e0004qzrmdocument5", Title: "Image: a lighthouse at dusk (2 of 2)", MimeType: "image/png",
+				Size: proto.Int32(40960), Source: "local", CreatedAt: tsCreated, UpdatedAt: tsCreated}}}),
 		single("ListAssistantMessagesResponse", "empty", &switchboardv1.ListAssistantMessagesResponse{
 			Pagination: &switchboardv1.ChatPagination{Limit: 30}}),
 	}

@@ -94,6 +94,10 @@ func WithLLM(baseURL string) Option {
 	}
 }
 
+// WithLLMClient uses c as the provider (a model configuration of the
+// test's own, such as chat without an image model).
+func WithLLMClient(c *llm.Client) Option { return func(cfg *server.Config) { cfg.LLM = c } }
+
 // WithDB serves d instead of a fresh database (a fixture the test opened).
 func WithDB(d *db.DB) Option { return func(c *server.Config) { c.DB = d } }
 

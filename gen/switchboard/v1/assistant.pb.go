@@ -681,11 +681,103 @@ func (x *AssistantMessage) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// VoiceTranscript is what POST /api/chat/voice heard (a multipart route
+// outside the gateway, admitted as SendChat's twin).
+type VoiceTranscript struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VoiceTranscript) Reset() {
+	*x = VoiceTranscript{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VoiceTranscript) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VoiceTranscript) ProtoMessage() {}
+
+func (x *VoiceTranscript) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VoiceTranscript.ProtoReflect.Descriptor instead.
+func (*VoiceTranscript) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *VoiceTranscript) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// GeneratedImages is generate_image's result: each image stored as a
+// document, its bytes at GET /api/documents/{id}/raw.
+type GeneratedImages struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Documents     []*Document            `protobuf:"bytes,1,rep,name=documents,proto3" json:"documents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GeneratedImages) Reset() {
+	*x = GeneratedImages{}
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GeneratedImages) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GeneratedImages) ProtoMessage() {}
+
+func (x *GeneratedImages) ProtoReflect() protoreflect.Message {
+	mi := &file_switchboard_v1_assistant_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GeneratedImages.ProtoReflect.Descriptor instead.
+func (*GeneratedImages) Descriptor() ([]byte, []int) {
+	return file_switchboard_v1_assistant_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GeneratedImages) GetDocuments() []*Document {
+	if x != nil {
+		return x.Documents
+	}
+	return nil
+}
+
 var File_switchboard_v1_assistant_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\n" +
-	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1cswitchboard/v1/options.proto\"_\n" +
+	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1eswitchboard/v1/documents.proto\x1a\x1cswitchboard/v1/options.proto\"_\n" +
 	"\x11ExecuteTagRequest\x12\x1d\n" +
 	"\x03tag\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x03tag\x12+\n" +
 	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\"\xff\x01\n" +
@@ -729,7 +821,11 @@ const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\acontent\x18\x03 \x01(\tR\acontent\x12/\n" +
 	"\x04tags\x18\x04 \x03(\v2\x1b.switchboard.v1.ExecutedTagR\x04tags\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt2\xaa\x02\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"%\n" +
+	"\x0fVoiceTranscript\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\"I\n" +
+	"\x0fGeneratedImages\x126\n" +
+	"\tdocuments\x18\x01 \x03(\v2\x18.switchboard.v1.DocumentR\tdocuments2\xaa\x02\n" +
 	"\x10AssistantService\x12|\n" +
 	"\n" +
 	"ExecuteTag\x12!.switchboard.v1.ExecuteTagRequest\x1a\".switchboard.v1.ExecuteTagResponse\"'\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/chat/execute-tag\x12\x97\x01\n" +
@@ -749,7 +845,7 @@ func file_switchboard_v1_assistant_proto_rawDescGZIP() []byte {
 	return file_switchboard_v1_assistant_proto_rawDescData
 }
 
-var file_switchboard_v1_assistant_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_switchboard_v1_assistant_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_switchboard_v1_assistant_proto_goTypes = []any{
 	(*ExecuteTagRequest)(nil),             // 0: switchboard.v1.ExecuteTagRequest
 	(*ExecutedTag)(nil),                   // 1: switchboard.v1.ExecutedTag
@@ -762,34 +858,38 @@ var file_switchboard_v1_assistant_proto_goTypes = []any{
 	(*ListAssistantMessagesRequest)(nil),  // 8: switchboard.v1.ListAssistantMessagesRequest
 	(*ListAssistantMessagesResponse)(nil), // 9: switchboard.v1.ListAssistantMessagesResponse
 	(*AssistantMessage)(nil),              // 10: switchboard.v1.AssistantMessage
-	(*structpb.Struct)(nil),               // 11: google.protobuf.Struct
-	(*ChatPagination)(nil),                // 12: switchboard.v1.ChatPagination
-	(*timestamppb.Timestamp)(nil),         // 13: google.protobuf.Timestamp
+	(*VoiceTranscript)(nil),               // 11: switchboard.v1.VoiceTranscript
+	(*GeneratedImages)(nil),               // 12: switchboard.v1.GeneratedImages
+	(*structpb.Struct)(nil),               // 13: google.protobuf.Struct
+	(*ChatPagination)(nil),                // 14: switchboard.v1.ChatPagination
+	(*timestamppb.Timestamp)(nil),         // 15: google.protobuf.Timestamp
+	(*Document)(nil),                      // 16: switchboard.v1.Document
 }
 var file_switchboard_v1_assistant_proto_depIdxs = []int32{
-	11, // 0: switchboard.v1.ExecuteTagRequest.body:type_name -> google.protobuf.Struct
-	11, // 1: switchboard.v1.ExecutedTag.result:type_name -> google.protobuf.Struct
-	11, // 2: switchboard.v1.ExecutedTag.body:type_name -> google.protobuf.Struct
+	13, // 0: switchboard.v1.ExecuteTagRequest.body:type_name -> google.protobuf.Struct
+	13, // 1: switchboard.v1.ExecutedTag.result:type_name -> google.protobuf.Struct
+	13, // 2: switchboard.v1.ExecutedTag.body:type_name -> google.protobuf.Struct
 	1,  // 3: switchboard.v1.ExecuteTagResponse.tag:type_name -> switchboard.v1.ExecutedTag
 	5,  // 4: switchboard.v1.SendChatResponse.token:type_name -> switchboard.v1.ChatToken
 	6,  // 5: switchboard.v1.SendChatResponse.tags_executed:type_name -> switchboard.v1.ChatTagsExecuted
 	7,  // 6: switchboard.v1.SendChatResponse.done:type_name -> switchboard.v1.ChatDone
 	1,  // 7: switchboard.v1.ChatTagsExecuted.tags:type_name -> switchboard.v1.ExecutedTag
 	10, // 8: switchboard.v1.ListAssistantMessagesResponse.messages:type_name -> switchboard.v1.AssistantMessage
-	12, // 9: switchboard.v1.ListAssistantMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
+	14, // 9: switchboard.v1.ListAssistantMessagesResponse.pagination:type_name -> switchboard.v1.ChatPagination
 	1,  // 10: switchboard.v1.AssistantMessage.tags:type_name -> switchboard.v1.ExecutedTag
-	13, // 11: switchboard.v1.AssistantMessage.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 12: switchboard.v1.AssistantService.ExecuteTag:input_type -> switchboard.v1.ExecuteTagRequest
-	8,  // 13: switchboard.v1.AssistantService.ListAssistantMessages:input_type -> switchboard.v1.ListAssistantMessagesRequest
-	3,  // 14: switchboard.v1.AssistantChatService.SendChat:input_type -> switchboard.v1.SendChatRequest
-	2,  // 15: switchboard.v1.AssistantService.ExecuteTag:output_type -> switchboard.v1.ExecuteTagResponse
-	9,  // 16: switchboard.v1.AssistantService.ListAssistantMessages:output_type -> switchboard.v1.ListAssistantMessagesResponse
-	4,  // 17: switchboard.v1.AssistantChatService.SendChat:output_type -> switchboard.v1.SendChatResponse
-	15, // [15:18] is the sub-list for method output_type
-	12, // [12:15] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	15, // 11: switchboard.v1.AssistantMessage.created_at:type_name -> google.protobuf.Timestamp
+	16, // 12: switchboard.v1.GeneratedImages.documents:type_name -> switchboard.v1.Document
+	0,  // 13: switchboard.v1.AssistantService.ExecuteTag:input_type -> switchboard.v1.ExecuteTagRequest
+	8,  // 14: switchboard.v1.AssistantService.ListAssistantMessages:input_type -> switchboard.v1.ListAssistantMessagesRequest
+	3,  // 15: switchboard.v1.AssistantChatService.SendChat:input_type -> switchboard.v1.SendChatRequest
+	2,  // 16: switchboard.v1.AssistantService.ExecuteTag:output_type -> switchboard.v1.ExecuteTagResponse
+	9,  // 17: switchboard.v1.AssistantService.ListAssistantMessages:output_type -> switchboard.v1.ListAssistantMessagesResponse
+	4,  // 18: switchboard.v1.AssistantChatService.SendChat:output_type -> switchboard.v1.SendChatResponse
+	16, // [16:19] is the sub-list for method output_type
+	13, // [13:16] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_assistant_proto_init() }
@@ -798,6 +898,7 @@ func file_switchboard_v1_assistant_proto_init() {
 		return
 	}
 	file_switchboard_v1_chat_proto_init()
+	file_switchboard_v1_documents_proto_init()
 	file_switchboard_v1_options_proto_init()
 	file_switchboard_v1_assistant_proto_msgTypes[1].OneofWrappers = []any{}
 	file_switchboard_v1_assistant_proto_msgTypes[4].OneofWrappers = []any{
@@ -811,7 +912,7 @@ func file_switchboard_v1_assistant_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_switchboard_v1_assistant_proto_rawDesc), len(file_switchboard_v1_assistant_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
