@@ -92,19 +92,19 @@ type reply struct {
 }
 
 // begin admits a SendChat: everything that can refuse it before the stream
-// starts (no provider 503, a third stream 429, bad input 400), then stores
+// starts (bad input 400, no provider 503, a third stream 429), then stores
 // the operator's message. The caller must run or close what it returns.
 func (s *Service) begin(ctx context.Context, req *switchboardv1.SendChatRequest) (*reply, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if s.LLM == nil {
-		return nil, errNoProvider
-	}
 	message := strings.TrimSpace(req.GetMessage())
 	if message == "" {
 		return nil, apperr.Invalid("message must not be empty")
+	}
+	if s.LLM == nil {
+		return nil, errNoProvider
 	}
 	release, err := s.Streams.Acquire(p.UserID)
 	if errors.Is(err, llm.ErrTooManyStreams) {
