@@ -23,7 +23,7 @@ type world struct {
 	agentID  string
 }
 
-func newWorld(t *testing.T, opts ...servertest.Option) *world {
+func newWorld(t testing.TB, opts ...servertest.Option) *world {
 	t.Helper()
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
