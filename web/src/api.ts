@@ -5,10 +5,12 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 
 import { AccountService } from "./gen/switchboard/v1/accounts_pb";
+import { AssistantChatService, AssistantService } from "./gen/switchboard/v1/assistant_pb";
 import { CapabilityService } from "./gen/switchboard/v1/capabilities_pb";
 import { EventService, SharedChatService } from "./gen/switchboard/v1/chat_pb";
 import { ContactService } from "./gen/switchboard/v1/contacts_pb";
 import { DeveloperService } from "./gen/switchboard/v1/developer_pb";
+import { DocumentService } from "./gen/switchboard/v1/documents_pb";
 import { FederationAdminService, FederationService } from "./gen/switchboard/v1/federation_pb";
 import { FederationAuditService } from "./gen/switchboard/v1/federation_audit_pb";
 import { KanbanService } from "./gen/switchboard/v1/kanban_pb";
@@ -35,11 +37,14 @@ export const transport = createConnectTransport({
 
 export const api = {
   accounts: createClient(AccountService, transport),
+  assistant: createClient(AssistantService, transport),
+  assistantChat: createClient(AssistantChatService, transport),
   capabilities: createClient(CapabilityService, transport),
   chat: createClient(SharedChatService, transport),
   events: createClient(EventService, transport),
   contacts: createClient(ContactService, transport),
   developer: createClient(DeveloperService, transport),
+  documents: createClient(DocumentService, transport),
   federation: createClient(FederationService, transport),
   federationAdmin: createClient(FederationAdminService, transport),
   federationAudit: createClient(FederationAuditService, transport),

@@ -9,6 +9,7 @@ import { live, metadataOf } from "./live";
 import { announce, navigateEvent, onRefresh } from "./refresh";
 import { errorBox, sessionEvents, type View } from "./ui";
 import { adminView } from "./views/admin";
+import { assistantView } from "./views/assistant";
 import { boardView } from "./views/board";
 import { chatView } from "./views/chat";
 import { contactsView } from "./views/contacts";
@@ -26,6 +27,7 @@ const tabs = [
   { id: "queue", title: "Queue" },
   { id: "board", title: "Board" },
   { id: "contacts", title: "Contacts" },
+  { id: "assistant", title: "Assistant" },
   { id: "chat", title: "Chat" },
   { id: "store", title: "Store" },
   { id: "network", title: "Network" },
@@ -222,6 +224,9 @@ function route(): void {
       break;
     case "contacts":
       current = contactsView(r.params, r.id);
+      break;
+    case "assistant":
+      current = assistantView();
       break;
     case "chat":
       current = chatView(r.params);

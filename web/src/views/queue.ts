@@ -41,8 +41,18 @@ export function queueView(params: URLSearchParams): View {
       if (items.length === 0) {
         return emptyState(filters.status || filters.priority || filters.type ? "No items match these filters." : "The queue is empty.");
       }
+      const rows = h("div", { class: "items" }, items.map((it) => queueItemRow(it, { move: true })));
+      // A link to one item (#/queue?item=…, as the assistant's chips give)
+      // brings it into sight, marked.
+      const wanted = params.get("item");
+      const row = wanted ? rows.querySelector<HTMLElement>(`[data-id="${CSS.escape(wanted)}"]`) : null;
+      if (row) {
+        row.classList.add("linked");
+        row.setAttribute("aria-current", "true");
+        queueMicrotask(() => row.scrollIntoView({ block: "center" }));
+      }
       return [
-        h("div", { class: "items" }, items.map((it) => queueItemRow(it, { move: true }))),
+        rows,
         page &&
           pager(
             { offset: page.offset, limit: page.limit, total: page.total, hasMore: page.hasMore },

@@ -1,0 +1,188 @@
+// Issue 16, item 8 (the dashboard's Assistant view), end to end: the real
+// binary with a language model configured, pointed at a fake
+// OpenAI-compatible provider on loopback (a node:http server speaking the
+// real wire format: server-sent `data:` chunks ending with `[DONE]`), and
+// Chromium. The operator types; the reply's tokens appear one by one; its
+// tag's chip links to the created item; Stop ends a reply and the provider
+// sees its connection close; a tag held for confirmation (the prompt held
+// an A2A task's text) is a widget whose button runs it.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { after, before, test } from "node:test";
+
+import { chromium } from "playwright-core";
+
+import * as H from "./harness.mjs";
+
+const wide = { width: 1280, height: 800 };
+
+// provider is the fake: replies are scripted in order; each is
+// { tokens, delayMs, hang } (hang: no [DONE], wait for the client to go).
+function fakeProvider() {
+  const script = [];
+  const requests = [];
+  const transcriptions = [];
+  let disconnects = 0;
+  const srv = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("latin1"); // a recording's bytes, kept as they came
+    req.on("data", (c) => (body += c));
+    req.on("end", async () => {
+      if (req.url === "/v1/audio/transcriptions") {
+        transcriptions.push(body);
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ text: "remind me to call Ada" }));
+        return;
+      }
+      if (req.url !== "/v1/chat/completions") {
+        res.writeHead(404).end();
+        return;
+      }
+      requests.push(JSON.parse(body));
+      const reply = script.shift() ?? { tokens: ["ok"] };
+      res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+      let gone = false;
+      res.on("close", () => {
+        if (!res.writableFinished) {
+          gone = true;
+          disconnects++;
+        }
+      });
+      const chunk = (content) =>
+        res.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`);
+      for (const t of reply.tokens) {
+        if (gone) return;
+        await new Promise((r) => setTimeout(r, reply.delayMs ?? 0));
+        chunk(t);
+      }
+      if (reply.hang) return; // until the client goes away
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  return {
+    script,
+    requests,
+    transcriptions,
+    disconnects: () => disconnects,
+    async start() {
+      await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+      this.url = `http://127.0.0.1:${srv.address().port}/v1`;
+    },
+    stop: () => new Promise((r) => srv.close(r)),
+  };
+}
+
+let server;
+let owner;
+let provider;
+let browser;
+let page;
+
+before(async () => {
+  provider = fakeProvider();
+  await provider.start();
+  server = await H.startServer({
+    args: ["--llm-base-url", provider.url, "--llm-model", "fake-model", "--llm-transcription-model", "fake-stt"],
+  });
+  owner = await H.setupOwner(server.base);
+  browser = await H.launch();
+  page = await H.newPage(browser, server.base, wide);
+  await H.login(page);
+});
+
+after(async () => {
+  if (page) assert.deepEqual(await page.problems(), []);
+  await browser?.close();
+  await server?.stop();
+  await provider?.stop();
+});
+
+async function openAssistant() {
+  await page.getByRole("link", { name: "Assistant" }).click();
+  await page.getByRole("heading", { name: "Assistant", level: 1 }).waitFor({ timeout: H.deadline });
+}
+
+async function say(text) {
+  await page.getByRole("textbox", { name: "Message" }).fill(text);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+}
+
+test("the reply streams in token by token and its tag's chip links to the created item", async () => {
+  const tokens = ["Sure", " — I", " will", " queue", " a reply", " to Ada", " for you. ",
+    '[[dispatch_queue {"title":"Reply to Ada","type":"email"}]]', " Done."];
+  provider.script.push({ tokens, delayMs: 250 });
+  await openAssistant();
+  // Every text the reply shows, as the DOM changes.
+  await page.evaluate(() => {
+    window.__seen = [];
+    new MutationObserver(() => {
+      const el = document.querySelector(".msg.role-assistant:last-of-type .msg-text");
+      const t = el?.textContent ?? "";
+      if (t && window.__seen[window.__seen.length - 1] !== t) window.__seen.push(t);
+    }).observe(document.querySelector(".assistant"), { subtree: true, childList: true, characterData: true });
+  });
+  await say("Please queue a reply to Ada");
+  const chip = page.locator(".msg.role-assistant .tag-link", { hasText: "Reply to Ada" });
+  await chip.waitFor({ timeout: H.deadline });
+  const seen = await page.evaluate(() => window.__seen);
+  assert.ok(seen.length >= 4, `the reply's text changed ${seen.length} times before the tags: ${JSON.stringify(seen)}`);
+  assert.equal(seen[seen.length - 1], "Sure — I will queue a reply to Ada for you. Done.");
+  assert.ok(!seen.some((t) => t.includes("[[")), `a tag's text was shown: ${JSON.stringify(seen)}`);
+  // The provider was asked with the operator's words last.
+  const asked = provider.requests[provider.requests.length - 1];
+  assert.equal(asked.stream, true);
+  assert.equal(asked.messages[asked.messages.length - 1].content, "Please queue a reply to Ada");
+
+  await chip.click();
+  await page.getByRole("heading", { name: "Queue", level: 1 }).waitFor({ timeout: H.deadline });
+  const linked = page.locator(".item.linked");
+  await linked.waitFor({ timeout: H.deadline });
+  assert.equal(await linked.getAttribute("aria-label"), "Reply to Ada");
+
+  // Back in the Assistant, the conversation is there as it was kept.
+  await openAssistant();
+  await page.locator(".msg.role-user", { hasText: "Please queue a reply to Ada" }).waitFor({ timeout: H.deadline });
+  await page.locator(".msg.role-assistant .tag-link", { hasText: "Reply to Ada" }).waitFor({ timeout: H.deadline });
+  await H.shot(page, "assistant");
+});
+
+test("Stop ends the reply: the provider's connection closes and nothing of it is kept", async () => {
+  provider.script.push({ tokens: ["Let me think", " about that"], delayMs: 100, hang: true });
+  const before = provider.disconnects();
+  await say("What should I do first today?");
+  await page.locator(".msg.role-assistant .msg-text", { hasText: "Let me think about that" }).waitFor({ timeout: H.deadline });
+  await page.getByRole("button", { name: "Stop" }).click();
+  await page.getByText("Stopped: this reply was not kept.").waitFor({ timeout: H.deadline });
+  await H.until(() => provider.disconnects() > before, "the provider saw the stream's connection close");
+  assert.ok(await page.getByRole("button", { name: "Send", exact: true }).isEnabled());
+  const kept = await H.rest(server.base, "GET", "/api/chat/messages", { cookie: owner.cookie });
+  assert.equal(kept.status, 200, kept.text);
+  assert.ok(!kept.json.messages.some((m) => m.content.includes("Let me think")), JSON.stringify(kept.json.messages));
+});
+
+test("Voice: a recording from the microphone is transcribed into the message box", async () => {
+  // Chromium's fake microphone (a tone), allowed without asking.
+  const micBrowser = await chromium.launch({
+    executablePath: H.chromiumPath,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"],
+  });
+  try {
+    const mic = await H.newPage(micBrowser, server.base, wide);
+    await H.login(mic);
+    await mic.getByRole("link", { name: "Assistant" }).click();
+    await mic.getByRole("heading", { name: "Assistant", level: 1 }).waitFor({ timeout: H.deadline });
+    await mic.getByRole("button", { name: "Record a voice message" }).click();
+    await mic.getByRole("button", { name: "Stop recording" }).waitFor({ timeout: H.deadline });
+    await mic.waitForTimeout(1200); // a second of the tone
+    await mic.getByRole("button", { name: "Stop recording" }).click();
+    await H.until(async () => (await mic.getByRole("textbox", { name: "Message" }).inputValue()) === "remind me to call Ada",
+      "the transcript in the message box");
+    const sent = provider.transcriptions[provider.transcriptions.length - 1];
+    assert.match(sent, /filename="voice\.webm"/);
+    assert.match(sent, /Content-Type: audio\/webm/);
+    assert.match(sent, /\x1a\x45\xdf\xa3/, "the recording is WebM (its EBML header)");
+    assert.deepEqual(await mic.problems(), []);
+  } finally {
+    await micBrowser.close();
+  }
+});
