@@ -23,14 +23,14 @@ type world struct {
 	agentID  string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T, opts ...servertest.Option) *world {
 	t.Helper()
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"output":"found it"}`))
 	}))
 	t.Cleanup(agent.Close)
-	srv := servertest.New(t, servertest.WithPrivateEndpoints())
+	srv := servertest.New(t, append([]servertest.Option{servertest.WithPrivateEndpoints()}, opts...)...)
 	w := &world{srv: srv, ann: srv.SignUp("ann")}
 	dora := srv.SignUp("dora")
 	res := dora.Session.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Deep Research", "endpointUrl": agent.URL,
