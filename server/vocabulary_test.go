@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -216,6 +217,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"relays.intent", "relay_intent", entEnum(relay.IntentValidator)},
 		{"relays.priority", "relay_priority", entEnum(relay.PriorityValidator)},
 		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
+		{"card_links.link_type", "card_link_type", entEnum(cardlink.LinkTypeValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {
