@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -325,6 +326,19 @@ func TestNetworkTags(t *testing.T) {
 	servertest.WantError(t, w.tag(ann, "job_post", map[string]any{"title": "No description"}), http.StatusBadRequest)
 	servertest.WantError(t, w.tag(ann, "job_post", map[string]any{"title": "x", "description": "y", "urgency": "yesterday"}), http.StatusBadRequest)
 
+	// The mention list offers every tag built here, the network's last.
+	var names []string
+	for _, c := range w.srv.App.Assistant.Commands() {
+		names = append(names, c.Name)
+	}
+	for _, name := range []string{"decompose_task", "link_cards", "create_checklist", "show_google_connect", "show_settings_widget"} {
+		if !slices.Contains(names, name) {
+			t.Errorf("Commands lacks %s: %v", name, names)
+		}
+	}
+	if n := len(names); n < 2 || names[n-2] != "relay_send" || names[n-1] != "job_post" {
+		t.Errorf("Commands: %v", names)
+	}
 	// After outside text both wait for the operator.
 	for _, name := range []string{"relay_send", "job_post"} {
 		res := w.srv.App.Assistant.Run(principal(w.ann), parseOne(name, `{"connectionId":"`+toB+`","subject":"x","title":"t","description":"d"}`), true)
