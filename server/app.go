@@ -286,7 +286,7 @@ func New(cfg Config) (*App, error) {
 	svc.kanban.Changed = svc.network.CardChanged
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
 	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store,
-		Executions: svc.execs, Links: svc.kanban, Tasks: svc.queue, Relays: svc.network, Jobs: svc.network}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
+		Executions: svc.execs, Links: svc.kanban, Checklists: svc.kanban, Tasks: svc.queue, Relays: svc.network, Jobs: svc.network}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
 	svc.chat.Available = svc.assistant.Commands
 	// An approved item for a store agent runs it when it moves to
 	// in_progress; a relay's item reports its moves to the sender.

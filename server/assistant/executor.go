@@ -34,6 +34,8 @@ type Services struct {
 	Executions switchboardv1connect.StoreExecutionServiceHandler
 	// Links links the operator's cards (card_links.proto).
 	Links switchboardv1connect.CardLinkServiceHandler
+	// Checklists appends checklist items (the board's AppendChecklist).
+	Checklists Checklists
 	// Tasks splits items into subtasks (the queue's Decompose).
 	Tasks Decomposer
 	// Relays and Jobs are the operator network's relay and job services.

@@ -16,6 +16,12 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
+// Checklists appends to a card's checklist in one unit of work
+// (kanban.Service.AppendChecklist).
+type Checklists interface {
+	AppendChecklist(ctx context.Context, cardID string, texts []string) (*switchboardv1.UpdateCardResponse, error)
+}
+
 // Decomposer splits an item into subtasks in one unit of work
 // (queue.Service.Decompose).
 type Decomposer interface {
@@ -76,8 +82,7 @@ func (e *Executor) decompose(ctx context.Context, _ *auth.Principal, body json.R
 }
 
 // createChecklist is create_checklist: the items appended to the card's
-// checklist through the board's own update (the existing items kept by id,
-// as kanban.proto's CardInput.checklist replaces them).
+// checklist through the board's own update (kanban.Service.AppendChecklist).
 func (e *Executor) createChecklist(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
 	a, err := decode[struct {
 		CardID string   `json:"cardId"`
@@ -94,24 +99,16 @@ func (e *Executor) createChecklist(ctx context.Context, _ *auth.Principal, body 
 			return nil, apperr.Invalid("create_checklist: items[%d] is empty", i)
 		}
 	}
-	cur, err := call(ctx, e.Kanban.GetCard, &switchboardv1.GetCardRequest{Id: a.CardID})
-	if err != nil {
+	// The API's checks of the items as an update's checklist, then the
+	// board's append, one unit of work.
+	list := make([]*switchboardv1.ChecklistItemInput, len(a.Items))
+	for i, t := range a.Items {
+		list[i] = &switchboardv1.ChecklistItemInput{Text: t}
+	}
+	if err := input.Check(&switchboardv1.UpdateCardRequest{Id: a.CardID, Card: &switchboardv1.CardInput{Checklist: list}}); err != nil {
 		return nil, err
 	}
-	var list []*switchboardv1.ChecklistItemInput
-	for _, it := range cur.(*switchboardv1.GetCardResponse).GetCard().GetChecklist() {
-		id, order := it.GetId(), it.GetOrder()
-		list = append(list, &switchboardv1.ChecklistItemInput{Id: &id, Text: it.GetText(), Completed: it.GetCompleted(), Order: &order})
-	}
-	next := int32(0)
-	for _, it := range list {
-		next = max(next, it.GetOrder()+1)
-	}
-	for i, t := range a.Items {
-		order := next + int32(i)
-		list = append(list, &switchboardv1.ChecklistItemInput{Text: t, Order: &order})
-	}
-	return call(ctx, e.Kanban.UpdateCard, &switchboardv1.UpdateCardRequest{Id: a.CardID, Card: &switchboardv1.CardInput{Checklist: list}})
+	return e.Checklists.AppendChecklist(ctx, a.CardID, a.Items)
 }
 
 // sendRelay is relay_send: one relay through the network's own SendRelay
