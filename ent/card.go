@@ -140,9 +140,13 @@ type CardEdges struct {
 	ChecklistItems []*ChecklistItem `json:"checklist_items,omitempty"`
 	// CardContacts holds the value of the card_contacts edge.
 	CardContacts []*CardContact `json:"card_contacts,omitempty"`
+	// LinksOut holds the value of the links_out edge.
+	LinksOut []*CardLink `json:"links_out,omitempty"`
+	// LinksIn holds the value of the links_in edge.
+	LinksIn []*CardLink `json:"links_in,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [3]bool
+	loadedTypes [5]bool
 }
 
 // UserOrErr returns the User value or an error if the edge
@@ -172,6 +176,24 @@ func (e CardEdges) CardContactsOrErr() ([]*CardContact, error) {
 		return e.CardContacts, nil
 	}
 	return nil, &NotLoadedError{edge: "card_contacts"}
+}
+
+// LinksOutOrErr returns the LinksOut value or an error if the edge
+// was not loaded in eager-loading.
+func (e CardEdges) LinksOutOrErr() ([]*CardLink, error) {
+	if e.loadedTypes[3] {
+		return e.LinksOut, nil
+	}
+	return nil, &NotLoadedError{edge: "links_out"}
+}
+
+// LinksInOrErr returns the LinksIn value or an error if the edge
+// was not loaded in eager-loading.
+func (e CardEdges) LinksInOrErr() ([]*CardLink, error) {
+	if e.loadedTypes[4] {
+		return e.LinksIn, nil
+	}
+	return nil, &NotLoadedError{edge: "links_in"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -597,6 +619,16 @@ func (_m *Card) QueryChecklistItems() *ChecklistItemQuery {
 // QueryCardContacts queries the "card_contacts" edge of the Card entity.
 func (_m *Card) QueryCardContacts() *CardContactQuery {
 	return NewCardClient(_m.config).QueryCardContacts(_m)
+}
+
+// QueryLinksOut queries the "links_out" edge of the Card entity.
+func (_m *Card) QueryLinksOut() *CardLinkQuery {
+	return NewCardClient(_m.config).QueryLinksOut(_m)
+}
+
+// QueryLinksIn queries the "links_in" edge of the Card entity.
+func (_m *Card) QueryLinksIn() *CardLinkQuery {
+	return NewCardClient(_m.config).QueryLinksIn(_m)
 }
 
 // Update returns a builder for updating this Card.

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/internal/money"
@@ -778,6 +779,36 @@ func (_c *CardCreate) AddCardContacts(v ...*CardContact) *CardCreate {
 	return _c.AddCardContactIDs(ids...)
 }
 
+// AddLinksOutIDs adds the "links_out" edge to the CardLink entity by IDs.
+func (_c *CardCreate) AddLinksOutIDs(ids ...string) *CardCreate {
+	_c.mutation.AddLinksOutIDs(ids...)
+	return _c
+}
+
+// AddLinksOut adds the "links_out" edges to the CardLink entity.
+func (_c *CardCreate) AddLinksOut(v ...*CardLink) *CardCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddLinksOutIDs(ids...)
+}
+
+// AddLinksInIDs adds the "links_in" edge to the CardLink entity by IDs.
+func (_c *CardCreate) AddLinksInIDs(ids ...string) *CardCreate {
+	_c.mutation.AddLinksInIDs(ids...)
+	return _c
+}
+
+// AddLinksIn adds the "links_in" edges to the CardLink entity.
+func (_c *CardCreate) AddLinksIn(v ...*CardLink) *CardCreate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddLinksInIDs(ids...)
+}
+
 // Mutation returns the CardMutation object of the builder.
 func (_c *CardCreate) Mutation() *CardMutation {
 	return _c.mutation
@@ -1203,6 +1234,38 @@ func (_c *CardCreate) createSpec() (*Card, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(cardcontact.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.LinksOutIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.LinksInIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/user"
@@ -30,6 +31,8 @@ type CardQuery struct {
 	withUser           *UserQuery
 	withChecklistItems *ChecklistItemQuery
 	withCardContacts   *CardContactQuery
+	withLinksOut       *CardLinkQuery
+	withLinksIn        *CardLinkQuery
 	modifiers          []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
@@ -126,6 +129,50 @@ func (_q *CardQuery) QueryCardContacts() *CardContactQuery {
 			sqlgraph.From(card.Table, card.FieldID, selector),
 			sqlgraph.To(cardcontact.Table, cardcontact.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, card.CardContactsTable, card.CardContactsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryLinksOut chains the current query on the "links_out" edge.
+func (_q *CardQuery) QueryLinksOut() *CardLinkQuery {
+	query := (&CardLinkClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(card.Table, card.FieldID, selector),
+			sqlgraph.To(cardlink.Table, cardlink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, card.LinksOutTable, card.LinksOutColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryLinksIn chains the current query on the "links_in" edge.
+func (_q *CardQuery) QueryLinksIn() *CardLinkQuery {
+	query := (&CardLinkClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(card.Table, card.FieldID, selector),
+			sqlgraph.To(cardlink.Table, cardlink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, card.LinksInTable, card.LinksInColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -328,6 +375,8 @@ func (_q *CardQuery) Clone() *CardQuery {
 		withUser:           _q.withUser.Clone(),
 		withChecklistItems: _q.withChecklistItems.Clone(),
 		withCardContacts:   _q.withCardContacts.Clone(),
+		withLinksOut:       _q.withLinksOut.Clone(),
+		withLinksIn:        _q.withLinksIn.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -364,6 +413,28 @@ func (_q *CardQuery) WithCardContacts(opts ...func(*CardContactQuery)) *CardQuer
 		opt(query)
 	}
 	_q.withCardContacts = query
+	return _q
+}
+
+// WithLinksOut tells the query-builder to eager-load the nodes that are connected to
+// the "links_out" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *CardQuery) WithLinksOut(opts ...func(*CardLinkQuery)) *CardQuery {
+	query := (&CardLinkClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withLinksOut = query
+	return _q
+}
+
+// WithLinksIn tells the query-builder to eager-load the nodes that are connected to
+// the "links_in" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *CardQuery) WithLinksIn(opts ...func(*CardLinkQuery)) *CardQuery {
+	query := (&CardLinkClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withLinksIn = query
 	return _q
 }
 
@@ -445,10 +516,12 @@ func (_q *CardQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Card, e
 	var (
 		nodes       = []*Card{}
 		_spec       = _q.querySpec()
-		loadedTypes = [3]bool{
+		loadedTypes = [5]bool{
 			_q.withUser != nil,
 			_q.withChecklistItems != nil,
 			_q.withCardContacts != nil,
+			_q.withLinksOut != nil,
+			_q.withLinksIn != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -489,6 +562,20 @@ func (_q *CardQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Card, e
 		if err := _q.loadCardContacts(ctx, query, nodes,
 			func(n *Card) { n.Edges.CardContacts = []*CardContact{} },
 			func(n *Card, e *CardContact) { n.Edges.CardContacts = append(n.Edges.CardContacts, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withLinksOut; query != nil {
+		if err := _q.loadLinksOut(ctx, query, nodes,
+			func(n *Card) { n.Edges.LinksOut = []*CardLink{} },
+			func(n *Card, e *CardLink) { n.Edges.LinksOut = append(n.Edges.LinksOut, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withLinksIn; query != nil {
+		if err := _q.loadLinksIn(ctx, query, nodes,
+			func(n *Card) { n.Edges.LinksIn = []*CardLink{} },
+			func(n *Card, e *CardLink) { n.Edges.LinksIn = append(n.Edges.LinksIn, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -579,6 +666,66 @@ func (_q *CardQuery) loadCardContacts(ctx context.Context, query *CardContactQue
 		node, ok := nodeids[fk]
 		if !ok {
 			return fmt.Errorf(`unexpected referenced foreign-key "card_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *CardQuery) loadLinksOut(ctx context.Context, query *CardLinkQuery, nodes []*Card, init func(*Card), assign func(*Card, *CardLink)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*Card)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(cardlink.FieldFromCardID)
+	}
+	query.Where(predicate.CardLink(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(card.LinksOutColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.FromCardID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "from_card_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *CardQuery) loadLinksIn(ctx context.Context, query *CardLinkQuery, nodes []*Card, init func(*Card), assign func(*Card, *CardLink)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[string]*Card)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(cardlink.FieldToCardID)
+	}
+	query.Where(predicate.CardLink(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(card.LinksInColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ToCardID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "to_card_id" returned %v for node %v`, fk, n.ID)
 		}
 		assign(node, n)
 	}

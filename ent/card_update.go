@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/internal/money"
@@ -1048,6 +1049,36 @@ func (_u *CardUpdate) AddCardContacts(v ...*CardContact) *CardUpdate {
 	return _u.AddCardContactIDs(ids...)
 }
 
+// AddLinksOutIDs adds the "links_out" edge to the CardLink entity by IDs.
+func (_u *CardUpdate) AddLinksOutIDs(ids ...string) *CardUpdate {
+	_u.mutation.AddLinksOutIDs(ids...)
+	return _u
+}
+
+// AddLinksOut adds the "links_out" edges to the CardLink entity.
+func (_u *CardUpdate) AddLinksOut(v ...*CardLink) *CardUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLinksOutIDs(ids...)
+}
+
+// AddLinksInIDs adds the "links_in" edge to the CardLink entity by IDs.
+func (_u *CardUpdate) AddLinksInIDs(ids ...string) *CardUpdate {
+	_u.mutation.AddLinksInIDs(ids...)
+	return _u
+}
+
+// AddLinksIn adds the "links_in" edges to the CardLink entity.
+func (_u *CardUpdate) AddLinksIn(v ...*CardLink) *CardUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLinksInIDs(ids...)
+}
+
 // Mutation returns the CardMutation object of the builder.
 func (_u *CardUpdate) Mutation() *CardMutation {
 	return _u.mutation
@@ -1093,6 +1124,48 @@ func (_u *CardUpdate) RemoveCardContacts(v ...*CardContact) *CardUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCardContactIDs(ids...)
+}
+
+// ClearLinksOut clears all "links_out" edges to the CardLink entity.
+func (_u *CardUpdate) ClearLinksOut() *CardUpdate {
+	_u.mutation.ClearLinksOut()
+	return _u
+}
+
+// RemoveLinksOutIDs removes the "links_out" edge to CardLink entities by IDs.
+func (_u *CardUpdate) RemoveLinksOutIDs(ids ...string) *CardUpdate {
+	_u.mutation.RemoveLinksOutIDs(ids...)
+	return _u
+}
+
+// RemoveLinksOut removes "links_out" edges to CardLink entities.
+func (_u *CardUpdate) RemoveLinksOut(v ...*CardLink) *CardUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLinksOutIDs(ids...)
+}
+
+// ClearLinksIn clears all "links_in" edges to the CardLink entity.
+func (_u *CardUpdate) ClearLinksIn() *CardUpdate {
+	_u.mutation.ClearLinksIn()
+	return _u
+}
+
+// RemoveLinksInIDs removes the "links_in" edge to CardLink entities by IDs.
+func (_u *CardUpdate) RemoveLinksInIDs(ids ...string) *CardUpdate {
+	_u.mutation.RemoveLinksInIDs(ids...)
+	return _u
+}
+
+// RemoveLinksIn removes "links_in" edges to CardLink entities.
+func (_u *CardUpdate) RemoveLinksIn(v ...*CardLink) *CardUpdate {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLinksInIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -1538,6 +1611,96 @@ func (_u *CardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(cardcontact.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LinksOutCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLinksOutIDs(); len(nodes) > 0 && !_u.mutation.LinksOutCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LinksOutIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LinksInCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLinksInIDs(); len(nodes) > 0 && !_u.mutation.LinksInCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LinksInIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {
@@ -2581,6 +2744,36 @@ func (_u *CardUpdateOne) AddCardContacts(v ...*CardContact) *CardUpdateOne {
 	return _u.AddCardContactIDs(ids...)
 }
 
+// AddLinksOutIDs adds the "links_out" edge to the CardLink entity by IDs.
+func (_u *CardUpdateOne) AddLinksOutIDs(ids ...string) *CardUpdateOne {
+	_u.mutation.AddLinksOutIDs(ids...)
+	return _u
+}
+
+// AddLinksOut adds the "links_out" edges to the CardLink entity.
+func (_u *CardUpdateOne) AddLinksOut(v ...*CardLink) *CardUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLinksOutIDs(ids...)
+}
+
+// AddLinksInIDs adds the "links_in" edge to the CardLink entity by IDs.
+func (_u *CardUpdateOne) AddLinksInIDs(ids ...string) *CardUpdateOne {
+	_u.mutation.AddLinksInIDs(ids...)
+	return _u
+}
+
+// AddLinksIn adds the "links_in" edges to the CardLink entity.
+func (_u *CardUpdateOne) AddLinksIn(v ...*CardLink) *CardUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLinksInIDs(ids...)
+}
+
 // Mutation returns the CardMutation object of the builder.
 func (_u *CardUpdateOne) Mutation() *CardMutation {
 	return _u.mutation
@@ -2626,6 +2819,48 @@ func (_u *CardUpdateOne) RemoveCardContacts(v ...*CardContact) *CardUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCardContactIDs(ids...)
+}
+
+// ClearLinksOut clears all "links_out" edges to the CardLink entity.
+func (_u *CardUpdateOne) ClearLinksOut() *CardUpdateOne {
+	_u.mutation.ClearLinksOut()
+	return _u
+}
+
+// RemoveLinksOutIDs removes the "links_out" edge to CardLink entities by IDs.
+func (_u *CardUpdateOne) RemoveLinksOutIDs(ids ...string) *CardUpdateOne {
+	_u.mutation.RemoveLinksOutIDs(ids...)
+	return _u
+}
+
+// RemoveLinksOut removes "links_out" edges to CardLink entities.
+func (_u *CardUpdateOne) RemoveLinksOut(v ...*CardLink) *CardUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLinksOutIDs(ids...)
+}
+
+// ClearLinksIn clears all "links_in" edges to the CardLink entity.
+func (_u *CardUpdateOne) ClearLinksIn() *CardUpdateOne {
+	_u.mutation.ClearLinksIn()
+	return _u
+}
+
+// RemoveLinksInIDs removes the "links_in" edge to CardLink entities by IDs.
+func (_u *CardUpdateOne) RemoveLinksInIDs(ids ...string) *CardUpdateOne {
+	_u.mutation.RemoveLinksInIDs(ids...)
+	return _u
+}
+
+// RemoveLinksIn removes "links_in" edges to CardLink entities.
+func (_u *CardUpdateOne) RemoveLinksIn(v ...*CardLink) *CardUpdateOne {
+	ids := make([]string, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLinksInIDs(ids...)
 }
 
 // Where appends a list predicates to the CardUpdate builder.
@@ -3101,6 +3336,96 @@ func (_u *CardUpdateOne) sqlSave(ctx context.Context) (_node *Card, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(cardcontact.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LinksOutCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLinksOutIDs(); len(nodes) > 0 && !_u.mutation.LinksOutCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LinksOutIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksOutTable,
+			Columns: []string{card.LinksOutColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LinksInCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLinksInIDs(); len(nodes) > 0 && !_u.mutation.LinksInCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LinksInIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   card.LinksInTable,
+			Columns: []string{card.LinksInColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(cardlink.FieldID, field.TypeString),
 			},
 		}
 		for _, k := range nodes {

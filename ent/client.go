@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
@@ -86,6 +87,8 @@ type Client struct {
 	Card *CardClient
 	// CardContact is the client for interacting with the CardContact builders.
 	CardContact *CardContactClient
+	// CardLink is the client for interacting with the CardLink builders.
+	CardLink *CardLinkClient
 	// ChatMessage is the client for interacting with the ChatMessage builders.
 	ChatMessage *ChatMessageClient
 	// ChecklistItem is the client for interacting with the ChecklistItem builders.
@@ -176,6 +179,7 @@ func (c *Client) init() {
 	c.CapabilityPack = NewCapabilityPackClient(c.config)
 	c.Card = NewCardClient(c.config)
 	c.CardContact = NewCardContactClient(c.config)
+	c.CardLink = NewCardLinkClient(c.config)
 	c.ChatMessage = NewChatMessageClient(c.config)
 	c.ChecklistItem = NewChecklistItemClient(c.config)
 	c.ConnectToken = NewConnectTokenClient(c.config)
@@ -312,6 +316,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
 		CardContact:          NewCardContactClient(cfg),
+		CardLink:             NewCardLinkClient(cfg),
 		ChatMessage:          NewChatMessageClient(cfg),
 		ChecklistItem:        NewChecklistItemClient(cfg),
 		ConnectToken:         NewConnectTokenClient(cfg),
@@ -375,6 +380,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		CapabilityPack:       NewCapabilityPackClient(cfg),
 		Card:                 NewCardClient(cfg),
 		CardContact:          NewCardContactClient(cfg),
+		CardLink:             NewCardLinkClient(cfg),
 		ChatMessage:          NewChatMessageClient(cfg),
 		ChecklistItem:        NewChecklistItemClient(cfg),
 		ConnectToken:         NewConnectTokenClient(cfg),
@@ -440,9 +446,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage,
-		c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey, c.Document,
-		c.Execution, c.FederationAuditLog, c.FederationInstance,
+		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
+		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey,
+		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
 		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
@@ -459,9 +465,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.A2ATask, c.APIKey, c.ActivityEntry, c.AgentQualitySignal, c.AssistantMessage,
-		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.ChatMessage,
-		c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey, c.Document,
-		c.Execution, c.FederationAuditLog, c.FederationInstance,
+		c.CapabilityInstall, c.CapabilityPack, c.Card, c.CardContact, c.CardLink,
+		c.ChatMessage, c.ChecklistItem, c.ConnectToken, c.Contact, c.DeveloperKey,
+		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
 		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
@@ -494,6 +500,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Card.mutate(ctx, m)
 	case *CardContactMutation:
 		return c.CardContact.mutate(ctx, m)
+	case *CardLinkMutation:
+		return c.CardLink.mutate(ctx, m)
 	case *ChatMessageMutation:
 		return c.ChatMessage.mutate(ctx, m)
 	case *ChecklistItemMutation:
@@ -1816,6 +1824,38 @@ func (c *CardClient) QueryCardContacts(_m *Card) *CardContactQuery {
 	return query
 }
 
+// QueryLinksOut queries the links_out edge of a Card.
+func (c *CardClient) QueryLinksOut(_m *Card) *CardLinkQuery {
+	query := (&CardLinkClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(card.Table, card.FieldID, id),
+			sqlgraph.To(cardlink.Table, cardlink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, card.LinksOutTable, card.LinksOutColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLinksIn queries the links_in edge of a Card.
+func (c *CardClient) QueryLinksIn(_m *Card) *CardLinkQuery {
+	query := (&CardLinkClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(card.Table, card.FieldID, id),
+			sqlgraph.To(cardlink.Table, cardlink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, card.LinksInTable, card.LinksInColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *CardClient) Hooks() []Hook {
 	return c.hooks.Card
@@ -2019,6 +2059,171 @@ func (c *CardContactClient) mutate(ctx context.Context, m *CardContactMutation) 
 		return (&CardContactDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown CardContact mutation op: %q", m.Op())
+	}
+}
+
+// CardLinkClient is a client for the CardLink schema.
+type CardLinkClient struct {
+	config
+}
+
+// NewCardLinkClient returns a client for the CardLink from the given config.
+func NewCardLinkClient(c config) *CardLinkClient {
+	return &CardLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `cardlink.Hooks(f(g(h())))`.
+func (c *CardLinkClient) Use(hooks ...Hook) {
+	c.hooks.CardLink = append(c.hooks.CardLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `cardlink.Intercept(f(g(h())))`.
+func (c *CardLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CardLink = append(c.inters.CardLink, interceptors...)
+}
+
+// Create returns a builder for creating a CardLink entity.
+func (c *CardLinkClient) Create() *CardLinkCreate {
+	mutation := newCardLinkMutation(c.config, OpCreate)
+	return &CardLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CardLink entities.
+func (c *CardLinkClient) CreateBulk(builders ...*CardLinkCreate) *CardLinkCreateBulk {
+	return &CardLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CardLinkClient) MapCreateBulk(slice any, setFunc func(*CardLinkCreate, int)) *CardLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CardLinkCreateBulk{err: fmt.Errorf("calling to CardLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CardLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CardLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CardLink.
+func (c *CardLinkClient) Update() *CardLinkUpdate {
+	mutation := newCardLinkMutation(c.config, OpUpdate)
+	return &CardLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CardLinkClient) UpdateOne(_m *CardLink) *CardLinkUpdateOne {
+	mutation := newCardLinkMutation(c.config, OpUpdateOne, withCardLink(_m))
+	return &CardLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CardLinkClient) UpdateOneID(id string) *CardLinkUpdateOne {
+	mutation := newCardLinkMutation(c.config, OpUpdateOne, withCardLinkID(id))
+	return &CardLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CardLink.
+func (c *CardLinkClient) Delete() *CardLinkDelete {
+	mutation := newCardLinkMutation(c.config, OpDelete)
+	return &CardLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CardLinkClient) DeleteOne(_m *CardLink) *CardLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CardLinkClient) DeleteOneID(id string) *CardLinkDeleteOne {
+	builder := c.Delete().Where(cardlink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CardLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for CardLink.
+func (c *CardLinkClient) Query() *CardLinkQuery {
+	return &CardLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCardLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CardLink entity by its id.
+func (c *CardLinkClient) Get(ctx context.Context, id string) (*CardLink, error) {
+	return c.Query().Where(cardlink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CardLinkClient) GetX(ctx context.Context, id string) *CardLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryFromCard queries the from_card edge of a CardLink.
+func (c *CardLinkClient) QueryFromCard(_m *CardLink) *CardQuery {
+	query := (&CardClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(cardlink.Table, cardlink.FieldID, id),
+			sqlgraph.To(card.Table, card.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, cardlink.FromCardTable, cardlink.FromCardColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryToCard queries the to_card edge of a CardLink.
+func (c *CardLinkClient) QueryToCard(_m *CardLink) *CardQuery {
+	query := (&CardClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(cardlink.Table, cardlink.FieldID, id),
+			sqlgraph.To(card.Table, card.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, cardlink.ToCardTable, cardlink.ToCardColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *CardLinkClient) Hooks() []Hook {
+	return c.hooks.CardLink
+}
+
+// Interceptors returns the client interceptors.
+func (c *CardLinkClient) Interceptors() []Interceptor {
+	return c.inters.CardLink
+}
+
+func (c *CardLinkClient) mutate(ctx context.Context, m *CardLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CardLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CardLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CardLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CardLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CardLink mutation op: %q", m.Op())
 	}
 }
 
@@ -7865,7 +8070,7 @@ func (c *WorkPatternClient) mutate(ctx context.Context, m *WorkPatternMutation) 
 type (
 	hooks struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CapabilityInstall, CapabilityPack, Card, CardContact, ChatMessage,
+		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
 		ChecklistItem, ConnectToken, Contact, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
@@ -7876,7 +8081,7 @@ type (
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
-		CapabilityInstall, CapabilityPack, Card, CardContact, ChatMessage,
+		CapabilityInstall, CapabilityPack, Card, CardContact, CardLink, ChatMessage,
 		ChecklistItem, ConnectToken, Contact, DeveloperKey, Document, Execution,
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,

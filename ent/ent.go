@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
@@ -125,6 +126,7 @@ func checkColumn(t, c string) error {
 			capabilitypack.Table:       capabilitypack.ValidColumn,
 			card.Table:                 card.ValidColumn,
 			cardcontact.Table:          cardcontact.ValidColumn,
+			cardlink.Table:             cardlink.ValidColumn,
 			chatmessage.Table:          chatmessage.ValidColumn,
 			checklistitem.Table:        checklistitem.ValidColumn,
 			connecttoken.Table:         connecttoken.ValidColumn,

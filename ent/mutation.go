@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
@@ -78,6 +79,7 @@ const (
 	TypeCapabilityPack       = "CapabilityPack"
 	TypeCard                 = "Card"
 	TypeCardContact          = "CardContact"
+	TypeCardLink             = "CardLink"
 	TypeChatMessage          = "ChatMessage"
 	TypeChecklistItem        = "ChecklistItem"
 	TypeConnectToken         = "ConnectToken"
@@ -7382,6 +7384,12 @@ type CardMutation struct {
 	card_contacts              map[string]struct{}
 	removedcard_contacts       map[string]struct{}
 	clearedcard_contacts       bool
+	links_out                  map[string]struct{}
+	removedlinks_out           map[string]struct{}
+	clearedlinks_out           bool
+	links_in                   map[string]struct{}
+	removedlinks_in            map[string]struct{}
+	clearedlinks_in            bool
 	done                       bool
 	oldValue                   func(context.Context) (*Card, error)
 	predicates                 []predicate.Card
@@ -10165,6 +10173,114 @@ func (m *CardMutation) ResetCardContacts() {
 	m.removedcard_contacts = nil
 }
 
+// AddLinksOutIDs adds the "links_out" edge to the CardLink entity by ids.
+func (m *CardMutation) AddLinksOutIDs(ids ...string) {
+	if m.links_out == nil {
+		m.links_out = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.links_out[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLinksOut clears the "links_out" edge to the CardLink entity.
+func (m *CardMutation) ClearLinksOut() {
+	m.clearedlinks_out = true
+}
+
+// LinksOutCleared reports if the "links_out" edge to the CardLink entity was cleared.
+func (m *CardMutation) LinksOutCleared() bool {
+	return m.clearedlinks_out
+}
+
+// RemoveLinksOutIDs removes the "links_out" edge to the CardLink entity by IDs.
+func (m *CardMutation) RemoveLinksOutIDs(ids ...string) {
+	if m.removedlinks_out == nil {
+		m.removedlinks_out = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.links_out, ids[i])
+		m.removedlinks_out[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLinksOut returns the removed IDs of the "links_out" edge to the CardLink entity.
+func (m *CardMutation) RemovedLinksOutIDs() (ids []string) {
+	for id := range m.removedlinks_out {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinksOutIDs returns the "links_out" edge IDs in the mutation.
+func (m *CardMutation) LinksOutIDs() (ids []string) {
+	for id := range m.links_out {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLinksOut resets all changes to the "links_out" edge.
+func (m *CardMutation) ResetLinksOut() {
+	m.links_out = nil
+	m.clearedlinks_out = false
+	m.removedlinks_out = nil
+}
+
+// AddLinksInIDs adds the "links_in" edge to the CardLink entity by ids.
+func (m *CardMutation) AddLinksInIDs(ids ...string) {
+	if m.links_in == nil {
+		m.links_in = make(map[string]struct{})
+	}
+	for i := range ids {
+		m.links_in[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLinksIn clears the "links_in" edge to the CardLink entity.
+func (m *CardMutation) ClearLinksIn() {
+	m.clearedlinks_in = true
+}
+
+// LinksInCleared reports if the "links_in" edge to the CardLink entity was cleared.
+func (m *CardMutation) LinksInCleared() bool {
+	return m.clearedlinks_in
+}
+
+// RemoveLinksInIDs removes the "links_in" edge to the CardLink entity by IDs.
+func (m *CardMutation) RemoveLinksInIDs(ids ...string) {
+	if m.removedlinks_in == nil {
+		m.removedlinks_in = make(map[string]struct{})
+	}
+	for i := range ids {
+		delete(m.links_in, ids[i])
+		m.removedlinks_in[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLinksIn returns the removed IDs of the "links_in" edge to the CardLink entity.
+func (m *CardMutation) RemovedLinksInIDs() (ids []string) {
+	for id := range m.removedlinks_in {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinksInIDs returns the "links_in" edge IDs in the mutation.
+func (m *CardMutation) LinksInIDs() (ids []string) {
+	for id := range m.links_in {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLinksIn resets all changes to the "links_in" edge.
+func (m *CardMutation) ResetLinksIn() {
+	m.links_in = nil
+	m.clearedlinks_in = false
+	m.removedlinks_in = nil
+}
+
 // Where appends a list predicates to the CardMutation builder.
 func (m *CardMutation) Where(ps ...predicate.Card) {
 	m.predicates = append(m.predicates, ps...)
@@ -11482,7 +11598,7 @@ func (m *CardMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *CardMutation) AddedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 5)
 	if m.user != nil {
 		edges = append(edges, card.EdgeUser)
 	}
@@ -11491,6 +11607,12 @@ func (m *CardMutation) AddedEdges() []string {
 	}
 	if m.card_contacts != nil {
 		edges = append(edges, card.EdgeCardContacts)
+	}
+	if m.links_out != nil {
+		edges = append(edges, card.EdgeLinksOut)
+	}
+	if m.links_in != nil {
+		edges = append(edges, card.EdgeLinksIn)
 	}
 	return edges
 }
@@ -11515,18 +11637,36 @@ func (m *CardMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case card.EdgeLinksOut:
+		ids := make([]ent.Value, 0, len(m.links_out))
+		for id := range m.links_out {
+			ids = append(ids, id)
+		}
+		return ids
+	case card.EdgeLinksIn:
+		ids := make([]ent.Value, 0, len(m.links_in))
+		for id := range m.links_in {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *CardMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 5)
 	if m.removedchecklist_items != nil {
 		edges = append(edges, card.EdgeChecklistItems)
 	}
 	if m.removedcard_contacts != nil {
 		edges = append(edges, card.EdgeCardContacts)
+	}
+	if m.removedlinks_out != nil {
+		edges = append(edges, card.EdgeLinksOut)
+	}
+	if m.removedlinks_in != nil {
+		edges = append(edges, card.EdgeLinksIn)
 	}
 	return edges
 }
@@ -11547,13 +11687,25 @@ func (m *CardMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case card.EdgeLinksOut:
+		ids := make([]ent.Value, 0, len(m.removedlinks_out))
+		for id := range m.removedlinks_out {
+			ids = append(ids, id)
+		}
+		return ids
+	case card.EdgeLinksIn:
+		ids := make([]ent.Value, 0, len(m.removedlinks_in))
+		for id := range m.removedlinks_in {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *CardMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 3)
+	edges := make([]string, 0, 5)
 	if m.cleareduser {
 		edges = append(edges, card.EdgeUser)
 	}
@@ -11562,6 +11714,12 @@ func (m *CardMutation) ClearedEdges() []string {
 	}
 	if m.clearedcard_contacts {
 		edges = append(edges, card.EdgeCardContacts)
+	}
+	if m.clearedlinks_out {
+		edges = append(edges, card.EdgeLinksOut)
+	}
+	if m.clearedlinks_in {
+		edges = append(edges, card.EdgeLinksIn)
 	}
 	return edges
 }
@@ -11576,6 +11734,10 @@ func (m *CardMutation) EdgeCleared(name string) bool {
 		return m.clearedchecklist_items
 	case card.EdgeCardContacts:
 		return m.clearedcard_contacts
+	case card.EdgeLinksOut:
+		return m.clearedlinks_out
+	case card.EdgeLinksIn:
+		return m.clearedlinks_in
 	}
 	return false
 }
@@ -11603,6 +11765,12 @@ func (m *CardMutation) ResetEdge(name string) error {
 		return nil
 	case card.EdgeCardContacts:
 		m.ResetCardContacts()
+		return nil
+	case card.EdgeLinksOut:
+		m.ResetLinksOut()
+		return nil
+	case card.EdgeLinksIn:
+		m.ResetLinksIn()
 		return nil
 	}
 	return fmt.Errorf("unknown Card edge %s", name)
@@ -12430,6 +12598,654 @@ func (m *CardContactMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown CardContact edge %s", name)
+}
+
+// CardLinkMutation represents an operation that mutates the CardLink nodes in the graph.
+type CardLinkMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *string
+	user_id          *string
+	link_type        *cardlink.LinkType
+	created_at       *time.Time
+	clearedFields    map[string]struct{}
+	from_card        *string
+	clearedfrom_card bool
+	to_card          *string
+	clearedto_card   bool
+	done             bool
+	oldValue         func(context.Context) (*CardLink, error)
+	predicates       []predicate.CardLink
+}
+
+var _ ent.Mutation = (*CardLinkMutation)(nil)
+
+// cardlinkOption allows management of the mutation configuration using functional options.
+type cardlinkOption func(*CardLinkMutation)
+
+// newCardLinkMutation creates new mutation for the CardLink entity.
+func newCardLinkMutation(c config, op Op, opts ...cardlinkOption) *CardLinkMutation {
+	m := &CardLinkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCardLink,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCardLinkID sets the ID field of the mutation.
+func withCardLinkID(id string) cardlinkOption {
+	return func(m *CardLinkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CardLink
+		)
+		m.oldValue = func(ctx context.Context) (*CardLink, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CardLink.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCardLink sets the old CardLink of the mutation.
+func withCardLink(node *CardLink) cardlinkOption {
+	return func(m *CardLinkMutation) {
+		m.oldValue = func(context.Context) (*CardLink, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CardLinkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CardLinkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of CardLink entities.
+func (m *CardLinkMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CardLinkMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CardLinkMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CardLink.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUserID sets the "user_id" field.
+func (m *CardLinkMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *CardLinkMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the CardLink entity.
+// If the CardLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardLinkMutation) OldUserID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *CardLinkMutation) ResetUserID() {
+	m.user_id = nil
+}
+
+// SetFromCardID sets the "from_card_id" field.
+func (m *CardLinkMutation) SetFromCardID(s string) {
+	m.from_card = &s
+}
+
+// FromCardID returns the value of the "from_card_id" field in the mutation.
+func (m *CardLinkMutation) FromCardID() (r string, exists bool) {
+	v := m.from_card
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromCardID returns the old "from_card_id" field's value of the CardLink entity.
+// If the CardLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardLinkMutation) OldFromCardID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromCardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromCardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromCardID: %w", err)
+	}
+	return oldValue.FromCardID, nil
+}
+
+// ResetFromCardID resets all changes to the "from_card_id" field.
+func (m *CardLinkMutation) ResetFromCardID() {
+	m.from_card = nil
+}
+
+// SetToCardID sets the "to_card_id" field.
+func (m *CardLinkMutation) SetToCardID(s string) {
+	m.to_card = &s
+}
+
+// ToCardID returns the value of the "to_card_id" field in the mutation.
+func (m *CardLinkMutation) ToCardID() (r string, exists bool) {
+	v := m.to_card
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToCardID returns the old "to_card_id" field's value of the CardLink entity.
+// If the CardLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardLinkMutation) OldToCardID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToCardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToCardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToCardID: %w", err)
+	}
+	return oldValue.ToCardID, nil
+}
+
+// ResetToCardID resets all changes to the "to_card_id" field.
+func (m *CardLinkMutation) ResetToCardID() {
+	m.to_card = nil
+}
+
+// SetLinkType sets the "link_type" field.
+func (m *CardLinkMutation) SetLinkType(ct cardlink.LinkType) {
+	m.link_type = &ct
+}
+
+// LinkType returns the value of the "link_type" field in the mutation.
+func (m *CardLinkMutation) LinkType() (r cardlink.LinkType, exists bool) {
+	v := m.link_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLinkType returns the old "link_type" field's value of the CardLink entity.
+// If the CardLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardLinkMutation) OldLinkType(ctx context.Context) (v cardlink.LinkType, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLinkType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLinkType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLinkType: %w", err)
+	}
+	return oldValue.LinkType, nil
+}
+
+// ResetLinkType resets all changes to the "link_type" field.
+func (m *CardLinkMutation) ResetLinkType() {
+	m.link_type = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *CardLinkMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *CardLinkMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the CardLink entity.
+// If the CardLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardLinkMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *CardLinkMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearFromCard clears the "from_card" edge to the Card entity.
+func (m *CardLinkMutation) ClearFromCard() {
+	m.clearedfrom_card = true
+	m.clearedFields[cardlink.FieldFromCardID] = struct{}{}
+}
+
+// FromCardCleared reports if the "from_card" edge to the Card entity was cleared.
+func (m *CardLinkMutation) FromCardCleared() bool {
+	return m.clearedfrom_card
+}
+
+// FromCardIDs returns the "from_card" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// FromCardID instead. It exists only for internal usage by the builders.
+func (m *CardLinkMutation) FromCardIDs() (ids []string) {
+	if id := m.from_card; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetFromCard resets all changes to the "from_card" edge.
+func (m *CardLinkMutation) ResetFromCard() {
+	m.from_card = nil
+	m.clearedfrom_card = false
+}
+
+// ClearToCard clears the "to_card" edge to the Card entity.
+func (m *CardLinkMutation) ClearToCard() {
+	m.clearedto_card = true
+	m.clearedFields[cardlink.FieldToCardID] = struct{}{}
+}
+
+// ToCardCleared reports if the "to_card" edge to the Card entity was cleared.
+func (m *CardLinkMutation) ToCardCleared() bool {
+	return m.clearedto_card
+}
+
+// ToCardIDs returns the "to_card" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ToCardID instead. It exists only for internal usage by the builders.
+func (m *CardLinkMutation) ToCardIDs() (ids []string) {
+	if id := m.to_card; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetToCard resets all changes to the "to_card" edge.
+func (m *CardLinkMutation) ResetToCard() {
+	m.to_card = nil
+	m.clearedto_card = false
+}
+
+// Where appends a list predicates to the CardLinkMutation builder.
+func (m *CardLinkMutation) Where(ps ...predicate.CardLink) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CardLinkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CardLinkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CardLink, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CardLinkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CardLinkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CardLink).
+func (m *CardLinkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CardLinkMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.user_id != nil {
+		fields = append(fields, cardlink.FieldUserID)
+	}
+	if m.from_card != nil {
+		fields = append(fields, cardlink.FieldFromCardID)
+	}
+	if m.to_card != nil {
+		fields = append(fields, cardlink.FieldToCardID)
+	}
+	if m.link_type != nil {
+		fields = append(fields, cardlink.FieldLinkType)
+	}
+	if m.created_at != nil {
+		fields = append(fields, cardlink.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CardLinkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case cardlink.FieldUserID:
+		return m.UserID()
+	case cardlink.FieldFromCardID:
+		return m.FromCardID()
+	case cardlink.FieldToCardID:
+		return m.ToCardID()
+	case cardlink.FieldLinkType:
+		return m.LinkType()
+	case cardlink.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CardLinkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case cardlink.FieldUserID:
+		return m.OldUserID(ctx)
+	case cardlink.FieldFromCardID:
+		return m.OldFromCardID(ctx)
+	case cardlink.FieldToCardID:
+		return m.OldToCardID(ctx)
+	case cardlink.FieldLinkType:
+		return m.OldLinkType(ctx)
+	case cardlink.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown CardLink field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CardLinkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case cardlink.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case cardlink.FieldFromCardID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromCardID(v)
+		return nil
+	case cardlink.FieldToCardID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToCardID(v)
+		return nil
+	case cardlink.FieldLinkType:
+		v, ok := value.(cardlink.LinkType)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLinkType(v)
+		return nil
+	case cardlink.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CardLink field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CardLinkMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CardLinkMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CardLinkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown CardLink numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CardLinkMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CardLinkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CardLinkMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CardLink nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CardLinkMutation) ResetField(name string) error {
+	switch name {
+	case cardlink.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case cardlink.FieldFromCardID:
+		m.ResetFromCardID()
+		return nil
+	case cardlink.FieldToCardID:
+		m.ResetToCardID()
+		return nil
+	case cardlink.FieldLinkType:
+		m.ResetLinkType()
+		return nil
+	case cardlink.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown CardLink field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CardLinkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.from_card != nil {
+		edges = append(edges, cardlink.EdgeFromCard)
+	}
+	if m.to_card != nil {
+		edges = append(edges, cardlink.EdgeToCard)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CardLinkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case cardlink.EdgeFromCard:
+		if id := m.from_card; id != nil {
+			return []ent.Value{*id}
+		}
+	case cardlink.EdgeToCard:
+		if id := m.to_card; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CardLinkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CardLinkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CardLinkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedfrom_card {
+		edges = append(edges, cardlink.EdgeFromCard)
+	}
+	if m.clearedto_card {
+		edges = append(edges, cardlink.EdgeToCard)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CardLinkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case cardlink.EdgeFromCard:
+		return m.clearedfrom_card
+	case cardlink.EdgeToCard:
+		return m.clearedto_card
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CardLinkMutation) ClearEdge(name string) error {
+	switch name {
+	case cardlink.EdgeFromCard:
+		m.ClearFromCard()
+		return nil
+	case cardlink.EdgeToCard:
+		m.ClearToCard()
+		return nil
+	}
+	return fmt.Errorf("unknown CardLink unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CardLinkMutation) ResetEdge(name string) error {
+	switch name {
+	case cardlink.EdgeFromCard:
+		m.ResetFromCard()
+		return nil
+	case cardlink.EdgeToCard:
+		m.ResetToCard()
+		return nil
+	}
+	return fmt.Errorf("unknown CardLink edge %s", name)
 }
 
 // ChatMessageMutation represents an operation that mutates the ChatMessage nodes in the graph.

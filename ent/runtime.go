@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardcontact"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
@@ -380,6 +381,31 @@ func init() {
 	// cardcontact.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	cardcontact.IDValidator = func() func(string) error {
 		validators := cardcontactDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	cardlinkMixin := schema.CardLink{}.Mixin()
+	cardlinkMixinFields0 := cardlinkMixin[0].Fields()
+	_ = cardlinkMixinFields0
+	cardlinkFields := schema.CardLink{}.Fields()
+	_ = cardlinkFields
+	// cardlinkDescID is the schema descriptor for id field.
+	cardlinkDescID := cardlinkMixinFields0[0].Descriptor()
+	// cardlink.DefaultID holds the default value on creation for the id field.
+	cardlink.DefaultID = cardlinkDescID.Default.(func() string)
+	// cardlink.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	cardlink.IDValidator = func() func(string) error {
+		validators := cardlinkDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -32,6 +32,8 @@ type Tx struct {
 	Card *CardClient
 	// CardContact is the client for interacting with the CardContact builders.
 	CardContact *CardContactClient
+	// CardLink is the client for interacting with the CardLink builders.
+	CardLink *CardLinkClient
 	// ChatMessage is the client for interacting with the ChatMessage builders.
 	ChatMessage *ChatMessageClient
 	// ChecklistItem is the client for interacting with the ChecklistItem builders.
@@ -242,6 +244,7 @@ func (tx *Tx) init() {
 	tx.CapabilityPack = NewCapabilityPackClient(tx.config)
 	tx.Card = NewCardClient(tx.config)
 	tx.CardContact = NewCardContactClient(tx.config)
+	tx.CardLink = NewCardLinkClient(tx.config)
 	tx.ChatMessage = NewChatMessageClient(tx.config)
 	tx.ChecklistItem = NewChecklistItemClient(tx.config)
 	tx.ConnectToken = NewConnectTokenClient(tx.config)

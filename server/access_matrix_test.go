@@ -41,10 +41,14 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.KanbanService/DeleteCard":           {"id": "card"},
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":  {"card_id": "card", "id": "checklist"},
 	"/switchboard.v1.KanbanService/ListCardActivity":     {"id": "card"},
-	"/switchboard.v1.ContactService/GetContact":          {"id": "contact"},
-	"/switchboard.v1.ContactService/UpdateContact":       {"id": "contact"},
-	"/switchboard.v1.ContactService/DeleteContact":       {"id": "contact"},
-	"/switchboard.v1.KeyService/DeleteKey":               {"id": "key"},
+	// A card link is between two of one account's cards.
+	"/switchboard.v1.CardLinkService/LinkCards":     {"from_card_id": "card", "to_card_id": "card"},
+	"/switchboard.v1.CardLinkService/ListCardLinks": {"card_id": "card"},
+	"/switchboard.v1.CardLinkService/UnlinkCards":   {"card_id": "card", "id": "card_link"},
+	"/switchboard.v1.ContactService/GetContact":     {"id": "contact"},
+	"/switchboard.v1.ContactService/UpdateContact":  {"id": "contact"},
+	"/switchboard.v1.ContactService/DeleteContact":  {"id": "contact"},
+	"/switchboard.v1.KeyService/DeleteKey":          {"id": "key"},
 	// A document is its account's alone (the raw and multipart routes beside
 	// these: TestDocumentPlainRoutes).
 	"/switchboard.v1.DocumentService/UpdateDocument":     {"id": "document"},
@@ -114,6 +118,7 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.QueueService/UpdateQueueItemStatus":      {"status": "later"},
 	"/switchboard.v1.KanbanService/UpdateCard":                {"card": map[string]any{"title": "Renamed"}},
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":       {"completed": true},
+	"/switchboard.v1.CardLinkService/LinkCards":               {"linkType": "related"},
 	"/switchboard.v1.ContactService/UpdateContact":            {"contact": map[string]any{"name": "Renamed"}},
 	"/switchboard.v1.CapabilityService/CustomizeCapability":   {"customizations": map[string]any{"recipient": "Grace"}},
 	"/switchboard.v1.StoreService/UpdateStoreAgent":           {"agent": map[string]any{"description": "Changed"}},
@@ -321,6 +326,9 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 	if list, _ := card["checklist"].([]any); len(list) == 1 {
 		rows["checklist"], _ = list[0].(map[string]any)["id"].(string)
 	}
+	other, _ := created(c.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Bob's other card"}), "card")["id"].(string)
+	rows["card_link"], _ = created(c.Do(http.MethodPost, "/api/v2/kanban/"+rows["card"]+"/links",
+		map[string]any{"toCardId": other, "linkType": "blocks"}), "link")["id"].(string)
 	rows["contact"], _ = created(c.Do(http.MethodPost, "/api/v2/contacts", map[string]any{"name": "Bob's contact"}), "contact")["id"].(string)
 	rows["listing"], _ = created(c.Do(http.MethodPost, "/api/marketplace", map[string]any{
 		"name": "Bob's agent", "endpointUrl": "https://agents.example.com/bob", "category": "research",

@@ -288,7 +288,7 @@ func New(cfg Config) (*App, error) {
 	svc.kanban.Changed = svc.network.CardChanged
 	svc.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: svc.queue, Egress: egressPolicy}
 	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store,
-		Executions: svc.execs}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
+		Executions: svc.execs, Links: svc.kanban, Checklists: svc.kanban, Tasks: svc.queue, Relays: svc.network, Jobs: svc.network}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
 	svc.assistant.LLM, svc.assistant.DB, svc.assistant.Now = cfg.LLM, cfg.DB, cfg.now
 	svc.chat.Available = svc.assistant.Commands
 	svc.conversation = &assistant.Service{Executor: svc.assistant, DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM,

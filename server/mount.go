@@ -38,6 +38,7 @@ func mounts(s services) []mount {
 		// write instead. Its REST twin is the SSE handler New mounts itself.
 		connectOnly(switchboardv1connect.EventServiceHandler(s.events), switchboardv1connect.NewEventServiceHandler, s.events.Bus.Deadlines),
 		serve(switchboardv1connect.NewKanbanServiceHandler, switchboardv1.RegisterKanbanServiceHandlerServer)(s.kanban, s.kanban),
+		serve(switchboardv1connect.NewCardLinkServiceHandler, switchboardv1.RegisterCardLinkServiceHandlerServer)(s.kanban, s.kanban),
 		serve(switchboardv1connect.NewQueueServiceHandler, switchboardv1.RegisterQueueServiceHandlerServer)(s.queue, s.queue),
 		serve(switchboardv1connect.NewKeyServiceHandler, switchboardv1.RegisterKeyServiceHandlerServer)(s.keys, s.keys),
 		serve(switchboardv1connect.NewSettingsServiceHandler, switchboardv1.RegisterSettingsServiceHandlerServer)(s.settings, s.settings),

@@ -211,13 +211,16 @@ func TestDocsListEveryRoute(t *testing.T) {
 	if !strings.HasPrefix(doc.OpenAPI, "3.") || doc.Info.Version != "2.0.0" {
 		t.Fatalf("openapi %q version %q", doc.OpenAPI, doc.Info.Version)
 	}
-	jsonNames := regexp.MustCompile(`\{([a-z]+)_([a-z])([a-z]*)\}`)
+	jsonNames := regexp.MustCompile(`\{([a-z]+(?:_[a-z]+)+)\}`)
 	for _, p := range contract.MustLoad().All() {
 		for _, b := range p.Bindings {
 			// The document names path parameters by their JSON names.
 			path := jsonNames.ReplaceAllStringFunc(b.Template, func(m string) string {
-				parts := jsonNames.FindStringSubmatch(m)
-				return "{" + parts[1] + strings.ToUpper(parts[2]) + parts[3] + "}"
+				words := strings.Split(strings.Trim(m, "{}"), "_")
+				for i := 1; i < len(words); i++ {
+					words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
+				}
+				return "{" + strings.Join(words, "") + "}"
 			})
 			if _, ok := doc.Paths[path][strings.ToLower(b.Method)]; !ok {
 				t.Errorf("docs lack %s %s (%s)", b.Method, b.Template, p.Name)

@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/cardlink"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
@@ -218,6 +219,7 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"relays.priority", "relay_priority", entEnum(relay.PriorityValidator)},
 		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
 		{"assistant_messages.role", "assistant_role", entEnum(assistantmessage.RoleValidator)},
+		{"card_links.link_type", "card_link_type", entEnum(cardlink.LinkTypeValidator)},
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {

@@ -126,6 +126,10 @@ const (
 	EdgeChecklistItems = "checklist_items"
 	// EdgeCardContacts holds the string denoting the card_contacts edge name in mutations.
 	EdgeCardContacts = "card_contacts"
+	// EdgeLinksOut holds the string denoting the links_out edge name in mutations.
+	EdgeLinksOut = "links_out"
+	// EdgeLinksIn holds the string denoting the links_in edge name in mutations.
+	EdgeLinksIn = "links_in"
 	// Table holds the table name of the card in the database.
 	Table = "cards"
 	// UserTable is the table that holds the user relation/edge.
@@ -149,6 +153,20 @@ const (
 	CardContactsInverseTable = "card_contacts"
 	// CardContactsColumn is the table column denoting the card_contacts relation/edge.
 	CardContactsColumn = "card_id"
+	// LinksOutTable is the table that holds the links_out relation/edge.
+	LinksOutTable = "card_links"
+	// LinksOutInverseTable is the table name for the CardLink entity.
+	// It exists in this package in order to avoid circular dependency with the "cardlink" package.
+	LinksOutInverseTable = "card_links"
+	// LinksOutColumn is the table column denoting the links_out relation/edge.
+	LinksOutColumn = "from_card_id"
+	// LinksInTable is the table that holds the links_in relation/edge.
+	LinksInTable = "card_links"
+	// LinksInInverseTable is the table name for the CardLink entity.
+	// It exists in this package in order to avoid circular dependency with the "cardlink" package.
+	LinksInInverseTable = "card_links"
+	// LinksInColumn is the table column denoting the links_in relation/edge.
+	LinksInColumn = "to_card_id"
 )
 
 // Columns holds all SQL columns for card fields.
@@ -628,6 +646,34 @@ func ByCardContacts(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCardContactsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByLinksOutCount orders the results by links_out count.
+func ByLinksOutCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newLinksOutStep(), opts...)
+	}
+}
+
+// ByLinksOut orders the results by links_out terms.
+func ByLinksOut(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLinksOutStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByLinksInCount orders the results by links_in count.
+func ByLinksInCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newLinksInStep(), opts...)
+	}
+}
+
+// ByLinksIn orders the results by links_in terms.
+func ByLinksIn(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLinksInStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newUserStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -647,5 +693,19 @@ func newCardContactsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CardContactsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CardContactsTable, CardContactsColumn),
+	)
+}
+func newLinksOutStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LinksOutInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, LinksOutTable, LinksOutColumn),
+	)
+}
+func newLinksInStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LinksInInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, LinksInTable, LinksInColumn),
 	)
 }

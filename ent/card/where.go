@@ -3695,6 +3695,52 @@ func HasCardContactsWith(preds ...predicate.CardContact) predicate.Card {
 	})
 }
 
+// HasLinksOut applies the HasEdge predicate on the "links_out" edge.
+func HasLinksOut() predicate.Card {
+	return predicate.Card(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, LinksOutTable, LinksOutColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasLinksOutWith applies the HasEdge predicate on the "links_out" edge with a given conditions (other predicates).
+func HasLinksOutWith(preds ...predicate.CardLink) predicate.Card {
+	return predicate.Card(func(s *sql.Selector) {
+		step := newLinksOutStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasLinksIn applies the HasEdge predicate on the "links_in" edge.
+func HasLinksIn() predicate.Card {
+	return predicate.Card(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, LinksInTable, LinksInColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasLinksInWith applies the HasEdge predicate on the "links_in" edge with a given conditions (other predicates).
+func HasLinksInWith(preds ...predicate.CardLink) predicate.Card {
+	return predicate.Card(func(s *sql.Selector) {
+		step := newLinksInStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Card) predicate.Card {
 	return predicate.Card(sql.AndPredicates(predicates...))

@@ -117,6 +117,18 @@ func (f CardContactFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CardContactMutation", m)
 }
 
+// The CardLinkFunc type is an adapter to allow the use of ordinary
+// function as CardLink mutator.
+type CardLinkFunc func(context.Context, *ent.CardLinkMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CardLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CardLinkMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CardLinkMutation", m)
+}
+
 // The ChatMessageFunc type is an adapter to allow the use of ordinary
 // function as ChatMessage mutator.
 type ChatMessageFunc func(context.Context, *ent.ChatMessageMutation) (ent.Value, error)

@@ -447,6 +447,47 @@ var (
 			},
 		},
 	}
+	// CardLinksColumns holds the columns for the "card_links" table.
+	CardLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "user_id", Type: field.TypeString},
+		{Name: "link_type", Type: field.TypeEnum, Enums: []string{"related", "blocks", "duplicate", "parent"}},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "from_card_id", Type: field.TypeString, Size: 40},
+		{Name: "to_card_id", Type: field.TypeString, Size: 40},
+	}
+	// CardLinksTable holds the schema information for the "card_links" table.
+	CardLinksTable = &schema.Table{
+		Name:       "card_links",
+		Columns:    CardLinksColumns,
+		PrimaryKey: []*schema.Column{CardLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "card_links_cards_links_out",
+				Columns:    []*schema.Column{CardLinksColumns[4]},
+				RefColumns: []*schema.Column{CardsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "card_links_cards_links_in",
+				Columns:    []*schema.Column{CardLinksColumns[5]},
+				RefColumns: []*schema.Column{CardsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "cardlink_from_card_id_to_card_id",
+				Unique:  true,
+				Columns: []*schema.Column{CardLinksColumns[4], CardLinksColumns[5]},
+			},
+			{
+				Name:    "cardlink_to_card_id",
+				Unique:  false,
+				Columns: []*schema.Column{CardLinksColumns[5]},
+			},
+		},
+	}
 	// ChatMessagesColumns holds the columns for the "chat_messages" table.
 	ChatMessagesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1913,6 +1954,7 @@ var (
 		CapabilityPacksTable,
 		CardsTable,
 		CardContactsTable,
+		CardLinksTable,
 		ChatMessagesTable,
 		ChecklistItemsTable,
 		ConnectTokensTable,
@@ -1965,6 +2007,8 @@ func init() {
 	CardContactsTable.ForeignKeys[0].RefTable = CardsTable
 	CardContactsTable.ForeignKeys[1].RefTable = ContactsTable
 	CardContactsTable.ForeignKeys[2].RefTable = UsersTable
+	CardLinksTable.ForeignKeys[0].RefTable = CardsTable
+	CardLinksTable.ForeignKeys[1].RefTable = CardsTable
 	ChatMessagesTable.ForeignKeys[0].RefTable = UsersTable
 	ChecklistItemsTable.ForeignKeys[0].RefTable = CardsTable
 	ChecklistItemsTable.ForeignKeys[1].RefTable = UsersTable

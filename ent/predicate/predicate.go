@@ -33,6 +33,9 @@ type Card func(*sql.Selector)
 // CardContact is the predicate function for cardcontact builders.
 type CardContact func(*sql.Selector)
 
+// CardLink is the predicate function for cardlink builders.
+type CardLink func(*sql.Selector)
+
 // ChatMessage is the predicate function for chatmessage builders.
 type ChatMessage func(*sql.Selector)
 

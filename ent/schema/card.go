@@ -102,6 +102,11 @@ func (Card) Edges() []ent.Edge {
 			Annotations(entsql.OnDelete(entsql.Cascade)),
 		edge.To("card_contacts", CardContact.Type).
 			Annotations(entsql.OnDelete(entsql.Cascade)),
+		// Its links to the account's other cards, both ways.
+		edge.To("links_out", CardLink.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("links_in", CardLink.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
 }
 

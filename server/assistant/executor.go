@@ -35,6 +35,15 @@ type Services struct {
 	Settings   switchboardv1connect.SettingsServiceHandler
 	Store      switchboardv1connect.StoreServiceHandler
 	Executions switchboardv1connect.StoreExecutionServiceHandler
+	// Links links the operator's cards (card_links.proto).
+	Links switchboardv1connect.CardLinkServiceHandler
+	// Checklists appends checklist items (the board's AppendChecklist).
+	Checklists Checklists
+	// Tasks splits items into subtasks (the queue's Decompose).
+	Tasks Decomposer
+	// Relays and Jobs are the operator network's relay and job services.
+	Relays switchboardv1connect.NetworkRelayServiceHandler
+	Jobs   switchboardv1connect.NetworkExchangeServiceHandler
 }
 
 // Inventory reads an account's handlers for the capability gate.
@@ -66,6 +75,15 @@ func New(sv Services, gate Inventory, logger *slog.Logger) *Executor {
 		e.specs[s.name] = s
 		e.order = append(e.order, s.name)
 	}
+	// The mention list's order: the documented tags as the documents list
+	// them, then the network's.
+	rank := func(name string) int {
+		if i := slices.Index(Documented, name); i >= 0 {
+			return i
+		}
+		return len(Documented)
+	}
+	slices.SortStableFunc(e.order, func(a, b string) int { return rank(a) - rank(b) })
 	return e
 }
 

@@ -105,6 +105,8 @@ func (e *Executor) tagSpecs() []*spec {
 				return call(ctx, sv.Queue.UpdateQueueItem, &switchboardv1.UpdateQueueItemRequest{Id: a.ID, Title: a.Title,
 					Description: a.Description, Priority: a.Priority})
 			}},
+		{name: "decompose_task", description: "Split a task into subtasks (parentId, subtasks with title, description, priority, dependsOn $N)",
+			run: e.decompose},
 		{name: "create_card", description: "Create a kanban card (title, description, status, priority, dueDate)",
 			run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
 				in := &switchboardv1.CardInput{}
@@ -128,7 +130,25 @@ func (e *Executor) tagSpecs() []*spec {
 				done := true
 				return call(ctx, sv.Kanban.UpdateChecklistItem, &switchboardv1.UpdateChecklistItemRequest{CardId: a.CardID, Id: a.ID, Completed: &done})
 			}},
+		{name: "link_cards", description: "Link two cards (fromCardId, toCardId, linkType: related, blocks, duplicate, parent)",
+			run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
+				req := &switchboardv1.LinkCardsRequest{}
+				if err := protoBody("link_cards", body, req); err != nil {
+					return nil, err
+				}
+				return call(ctx, sv.Links.LinkCards, req)
+			}},
+		{name: "create_checklist", description: "Add checklist items to a card (cardId, items)", run: e.createChecklist},
+		{name: "show_google_connect", description: "Offer to connect a Google account (identity, label, description)", run: e.googleConnect},
+		{name: "show_settings_widget", description: "Show a settings widget (working_style, triage, goals, identity, all)",
+			run: e.settingsWidget},
 		e.imageSpec(),
+		// Reaching outside the instance: after outside text, the operator
+		// confirms first.
+		{name: "relay_send", description: "Send a relay to a connection (connectionId, subject, intent, payload)",
+			risky: always, run: e.sendRelay},
+		{name: "job_post", description: "Post a job to your connections (title, description, taskType, urgency)",
+			risky: always, run: e.postJob},
 	}
 }
 

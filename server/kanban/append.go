@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
 // LockChecklist holds the card's row until the transaction ends, so that
@@ -36,4 +38,52 @@ func EndOfChecklist(ctx context.Context, tx *db.Tx, cardID string) (int, error) 
 		return 0, fmt.Errorf("kanban: end of checklist: %w", err)
 	}
 	return next, rows.Close()
+}
+
+// AppendChecklist adds items (their texts) at the end of one of the
+// caller's cards' checklist, in one unit of work with the board's own
+// update: the existing items are kept by id, as they are, so their source
+// fields stay; activity and events are the update's (the assistant's
+// create_checklist, docs/decisions.md "The assistant (issue 16)").
+func (s *Service) AppendChecklist(ctx context.Context, cardID string, texts []string) (*switchboardv1.UpdateCardResponse, error) {
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out *switchboardv1.KanbanCardDetail
+	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+		// The update's own locks, in its order, before reading the list.
+		if err := LockColumns(ctx, tx, p.UserID); err != nil {
+			return err
+		}
+		if err := LockChecklist(ctx, tx, p.UserID, cardID); err != nil {
+			return err
+		}
+		c, err := getCard(ctx, tx.Card, p.UserID, cardID)
+		if err != nil {
+			return err
+		}
+		var list []*switchboardv1.ChecklistItemInput
+		next := int32(0)
+		for _, it := range c.Edges.ChecklistItems {
+			id, order := it.ID, it.Order
+			list = append(list, &switchboardv1.ChecklistItemInput{Id: &id, Text: it.Text, Completed: it.Completed, Order: &order})
+			next = max(next, order+1)
+		}
+		for i, t := range texts {
+			order := next + int32(i)
+			list = append(list, &switchboardv1.ChecklistItemInput{Text: t, Order: &order})
+		}
+		in := &switchboardv1.CardInput{Checklist: list}
+		cl, err := validateInput(in, false)
+		if err != nil {
+			return err
+		}
+		out, err = s.updateCard(ctx, tx, p, cardID, in, cl)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &switchboardv1.UpdateCardResponse{Card: out}, nil
 }

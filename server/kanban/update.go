@@ -96,9 +96,14 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 		}
 		return d, errNoChange
 	}
-	if s.Changed != nil && (before.Status != after.Status || before.Priority != after.Priority) {
-		if err := s.Changed(ctx, tx, before, after); err != nil {
-			return nil, err
+	if before.Status != after.Status || before.Priority != after.Priority {
+		if s.Changed != nil {
+			if err := s.Changed(ctx, tx, before, after); err != nil {
+				return nil, err
+			}
+		}
+		if err := tellLinked(ctx, tx, before, after, now); err != nil {
+			return nil, fmt.Errorf("kanban: tell linked cards: %w", err)
 		}
 	}
 	log := cardLog{tx: tx, p: p, card: after, now: now}

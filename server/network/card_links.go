@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -27,7 +26,7 @@ const EventCardStatus = "card.status"
 
 // ChangeLogLimit is how many entries a linked card's change log keeps
 // (RULINGS "The operator network": Card links, at most 20).
-const ChangeLogLimit = 20
+const ChangeLogLimit = kanban.ChangeLogLimit
 
 // linkCard links the local user's card to the peer's (RULINGS "The
 // operator network": Card links): a card sent as a relay, or one a
@@ -98,38 +97,16 @@ func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Rece
 		return nil, err
 	}
 	n, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (int, error) {
-		// Two updates at once each append: the log is read under a lock.
-		if err := tx.Serialize(ctx, "card-change-log:"+req.GetExternalCardId()); err != nil {
-			return 0, err
-		}
-		k, err := tx.Card.Query().Where(card.ID(req.GetExternalCardId()), card.UserID(c.UserID),
-			card.ExternalInstanceURL(c.PeerInstanceURL), card.ExternalCardID(req.GetCardId())).Only(ctx)
-		if ent.IsNotFound(err) {
-			return 0, apperr.NotFound("no card %q here is linked to your card %q", req.GetExternalCardId(), req.GetCardId())
-		}
-		if err != nil {
-			return 0, err
-		}
-		entries := kanban.ChangeLog(k)
-		entries = append(entries, &switchboardv1.CardChange{ExternalCardId: req.GetCardId(), NewStatus: req.GetNewStatus(),
+		return kanban.AppendChange(ctx, tx, req.GetExternalCardId(), func(ctx context.Context) (*ent.Card, error) {
+			k, err := tx.Card.Query().Where(card.ID(req.GetExternalCardId()), card.UserID(c.UserID),
+				card.ExternalInstanceURL(c.PeerInstanceURL), card.ExternalCardID(req.GetCardId())).Only(ctx)
+			if ent.IsNotFound(err) {
+				return nil, apperr.NotFound("no card %q here is linked to your card %q", req.GetExternalCardId(), req.GetCardId())
+			}
+			return k, err
+		}, &switchboardv1.CardChange{ExternalCardId: req.GetCardId(), NewStatus: req.GetNewStatus(),
 			NewPriority: req.GetNewPriority(), ChangeLog: req.GetChangeLog(), From: Peer(c.PeerUserEmail, c.PeerInstanceURL),
 			ReceivedAt: timestamppb.New(s.now().Truncate(time.Microsecond))})
-		if len(entries) > ChangeLogLimit {
-			entries = entries[len(entries)-ChangeLogLimit:]
-		}
-		raw := make([]json.RawMessage, len(entries))
-		for i, e := range entries {
-			if raw[i], err = protojson.Marshal(e); err != nil {
-				return 0, err
-			}
-		}
-		b, err := json.Marshal(raw)
-		if err != nil {
-			return 0, err
-		}
-		// Written straight to the row: the board's update (and its hook)
-		// would send it back.
-		return len(entries), tx.Card.UpdateOne(k).SetChangeLog(string(b)).Exec(ctx)
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)

@@ -24,6 +24,11 @@ type text struct{ Title, Description string }
 type suggestion struct {
 	Summary string
 	Payload map[string]any
+	// Agent is the store agent the payload was fitted to ("" for none);
+	// Gaps are the schema's required properties the fallback could not
+	// fill.
+	Agent string
+	Gaps  []string
 }
 
 // payloadKeys are the generic keys of optimizedPayload.
@@ -106,6 +111,13 @@ func optimize(meta map[string]any, before text, s suggestion, now time.Time) {
 	}
 	meta["_optimizedAt"] = now.UTC().Format(time.RFC3339)
 	meta["_optimizedForAgent"] = genericAgent
+	delete(meta, "_optimizerGaps")
+	if s.Agent != "" {
+		meta["_optimizedForAgent"] = s.Agent
+		if s.Gaps != nil {
+			meta["_optimizerGaps"] = s.Gaps
+		}
+	}
 }
 
 // summarize is the first 120 characters of the description (the title when

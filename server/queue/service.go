@@ -236,6 +236,8 @@ type draftOf struct {
 	title, typ, prio string
 	source           *string
 	foreign          *Foreign
+	// subtaskOrder is a decomposition's child's position (decompose.go).
+	subtaskOrder *int32
 }
 
 // insert writes a checked new item with its side effects in tx.
@@ -268,7 +270,7 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 			Type: queueitem.Type(typ), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), Status: status, Source: source, Metadata: req.GetMetadata(),
 			TaskOrigin: queueitem.TaskOriginOwner, ProjectID: req.ProjectId, CardID: &cardID,
-			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn}
+			ParentTaskID: req.ParentTaskId, DependsOn: req.DependsOn, SubtaskOrder: d.subtaskOrder}
 		if f := d.foreign; f != nil {
 			it.TaskOrigin = queueitem.TaskOriginFederation
 			it.RequesterEmail, it.RequesterName, it.SourceInstanceName = &f.RequesterEmail, &f.RequesterName, &f.SourceInstanceName
@@ -321,11 +323,11 @@ func askedBy(ctx context.Context, p *auth.Principal, given *string) (*string, er
 // insertItem writes a new item's row as plain SQL (see insertCard for why);
 // it sets exactly the columns ent's create would.
 func insertItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on, requester_email, requester_name, source_instance_name)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on, requester_email, requester_name, source_instance_name, subtask_order)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 		it.ID, it.CreatedAt, it.UpdatedAt, it.UserID, string(it.Type), it.Title, it.Description, string(it.Priority),
 		string(it.Status), it.Source, it.Metadata, string(it.TaskOrigin), it.ProjectID, it.CardID, it.ParentTaskID, it.DependsOn,
-		it.RequesterEmail, it.RequesterName, it.SourceInstanceName)
+		it.RequesterEmail, it.RequesterName, it.SourceInstanceName, it.SubtaskOrder)
 	return err
 }
 
@@ -389,6 +391,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 	// from the item as it is now.
 	var seen text
 	var sug *suggestion
+	var tgt *target
 	if req.Title != nil || req.Description != nil {
 		cur, err := s.load(ctx, s.DB.Client, p.UserID, req.GetId())
 		if err != nil {
@@ -396,7 +399,12 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 		seen = text{cur.Title, deref(cur.Description)}
 		if next := edited(seen, req, title); next != seen {
-			v := suggest(ctx, s.LLM, next)
+			meta := parseMeta(cur.Metadata)
+			if req.Metadata != nil {
+				meta = parseMeta(req.GetMetadata())
+			}
+			tgt = targetOf(ctx, s.DB.Client, meta)
+			v := suggestFor(ctx, s.LLM, tgt, next)
 			sug = &v
 		}
 	}
@@ -436,6 +444,9 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			if sug == nil || before != seen {
 				// Changed since it was read: rewrite deterministically.
 				v := fallback(after)
+				if tgt != nil {
+					v = tgt.fitFallback(v)
+				}
 				sug = &v
 			}
 			optimize(meta, before, *sug, s.Now())

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x85A\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe9A\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -45,7 +45,12 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x03low\x12\x03Low\x12\x10\n" +
 	"\x06medium\x12\x06Medium\x12\f\n" +
 	"\x04high\x12\x04High\x12\x10\n" +
-	"\x06urgent\x12\x06Urgent\xb2\xf5\x18|\n" +
+	"\x06urgent\x12\x06Urgent\xb2\xf5\x18`\n" +
+	"\x0ecard_link_type\x12\x12\n" +
+	"\arelated\x12\aRelated\x12\x10\n" +
+	"\x06blocks\x12\x06Blocks\x12\x16\n" +
+	"\tduplicate\x12\tDuplicate\x12\x10\n" +
+	"\x06parent\x12\x06Parent\xb2\xf5\x18|\n" +
 	"\vtask_origin\x12\x0e\n" +
 	"\x05owner\x12\x05Owner\x12\x1a\n" +
 	"\vmarketplace\x12\vMarketplace\x12\x18\n" +
