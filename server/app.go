@@ -38,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/assistant"
+	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/capgate"
@@ -181,6 +182,8 @@ type services struct {
 	network  *network.Service
 	// assistant runs the assistant's action tags.
 	assistant *assistant.Executor
+	// prompt shows the admin the assistant's assembled prompt.
+	prompt *prompt.Service
 	// recorder writes the federation audit log (inbound and outbound).
 	recorder *audit.Recorder
 }
@@ -288,6 +291,9 @@ func New(cfg Config) (*App, error) {
 	svc.assistant = assistant.New(assistant.Services{Queue: svc.queue, Kanban: svc.kanban, Settings: svc.settings, Store: svc.store,
 		Executions: svc.execs}, &capgate.Resolver{DB: cfg.DB.Client}, cfg.Logger)
 	svc.chat.Available = svc.assistant.Commands
+	// The conversation's turns (Sources.Turns) join when the conversation exists.
+	svc.prompt = &prompt.Service{Sources: prompt.Sources{DB: cfg.DB.Client, Now: cfg.now, Budget: cfg.ContextTokens,
+		Commands: svc.assistant.Commands}}
 	// An approved item for a store agent runs it when it moves to
 	// in_progress; a relay's item reports its moves to the sender.
 	svc.queue.Moved = func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {

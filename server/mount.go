@@ -67,6 +67,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewNetworkSharePeerServiceHandler, switchboardv1.RegisterNetworkSharePeerServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewNetworkRouteServiceHandler, switchboardv1.RegisterNetworkRouteServiceHandlerServer)(s.network, s.network),
 		serve(switchboardv1connect.NewAssistantServiceHandler, switchboardv1.RegisterAssistantServiceHandlerServer)(s.assistant, s.assistant),
+		serve(switchboardv1connect.NewAssistantPromptServiceHandler, switchboardv1.RegisterAssistantPromptServiceHandlerServer)(s.prompt, s.prompt),
 	}
 }
 
