@@ -26,6 +26,8 @@ type AssistantMessage struct {
 	Content string `json:"content,omitempty"`
 	// Tags holds the value of the "tags" field.
 	Tags string `json:"tags,omitempty"`
+	// Outside holds the value of the "outside" field.
+	Outside bool `json:"outside,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -59,6 +61,8 @@ func (*AssistantMessage) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case assistantmessage.FieldOutside:
+			values[i] = new(sql.NullBool)
 		case assistantmessage.FieldID, assistantmessage.FieldUserID, assistantmessage.FieldRole, assistantmessage.FieldContent, assistantmessage.FieldTags:
 			values[i] = new(sql.NullString)
 		case assistantmessage.FieldCreatedAt:
@@ -107,6 +111,12 @@ func (_m *AssistantMessage) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field tags", values[i])
 			} else if value.Valid {
 				_m.Tags = value.String
+			}
+		case assistantmessage.FieldOutside:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field outside", values[i])
+			} else if value.Valid {
+				_m.Outside = value.Bool
 			}
 		case assistantmessage.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -166,6 +176,9 @@ func (_m *AssistantMessage) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("tags=")
 	builder.WriteString(_m.Tags)
+	builder.WriteString(", ")
+	builder.WriteString("outside=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Outside))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

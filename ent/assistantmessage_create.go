@@ -56,6 +56,20 @@ func (_c *AssistantMessageCreate) SetNillableTags(v *string) *AssistantMessageCr
 	return _c
 }
 
+// SetOutside sets the "outside" field.
+func (_c *AssistantMessageCreate) SetOutside(v bool) *AssistantMessageCreate {
+	_c.mutation.SetOutside(v)
+	return _c
+}
+
+// SetNillableOutside sets the "outside" field if the given value is not nil.
+func (_c *AssistantMessageCreate) SetNillableOutside(v *bool) *AssistantMessageCreate {
+	if v != nil {
+		_c.SetOutside(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *AssistantMessageCreate) SetCreatedAt(v time.Time) *AssistantMessageCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -116,6 +130,10 @@ func (_c *AssistantMessageCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *AssistantMessageCreate) defaults() {
+	if _, ok := _c.mutation.Outside(); !ok {
+		v := assistantmessage.DefaultOutside
+		_c.mutation.SetOutside(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		v := assistantmessage.DefaultID()
 		_c.mutation.SetID(v)
@@ -137,6 +155,9 @@ func (_c *AssistantMessageCreate) check() error {
 	}
 	if _, ok := _c.mutation.Content(); !ok {
 		return &ValidationError{Name: "content", err: errors.New(`ent: missing required field "AssistantMessage.content"`)}
+	}
+	if _, ok := _c.mutation.Outside(); !ok {
+		return &ValidationError{Name: "outside", err: errors.New(`ent: missing required field "AssistantMessage.outside"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "AssistantMessage.created_at"`)}
@@ -196,6 +217,10 @@ func (_c *AssistantMessageCreate) createSpec() (*AssistantMessage, *sqlgraph.Cre
 	if value, ok := _c.mutation.Tags(); ok {
 		_spec.SetField(assistantmessage.FieldTags, field.TypeString, value)
 		_node.Tags = value
+	}
+	if value, ok := _c.mutation.Outside(); ok {
+		_spec.SetField(assistantmessage.FieldOutside, field.TypeBool, value)
+		_node.Outside = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(assistantmessage.FieldCreatedAt, field.TypeTime, value)
@@ -298,6 +323,9 @@ func (u *AssistantMessageUpsertOne) UpdateNewValues() *AssistantMessageUpsertOne
 		}
 		if _, exists := u.create.mutation.Tags(); exists {
 			s.SetIgnore(assistantmessage.FieldTags)
+		}
+		if _, exists := u.create.mutation.Outside(); exists {
+			s.SetIgnore(assistantmessage.FieldOutside)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(assistantmessage.FieldCreatedAt)
@@ -527,6 +555,9 @@ func (u *AssistantMessageUpsertBulk) UpdateNewValues() *AssistantMessageUpsertBu
 			}
 			if _, exists := b.mutation.Tags(); exists {
 				s.SetIgnore(assistantmessage.FieldTags)
+			}
+			if _, exists := b.mutation.Outside(); exists {
+				s.SetIgnore(assistantmessage.FieldOutside)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(assistantmessage.FieldCreatedAt)

@@ -3727,6 +3727,7 @@ type AssistantMessageMutation struct {
 	role          *assistantmessage.Role
 	content       *string
 	tags          *string
+	outside       *bool
 	created_at    *time.Time
 	clearedFields map[string]struct{}
 	user          *string
@@ -3997,6 +3998,42 @@ func (m *AssistantMessageMutation) ResetTags() {
 	delete(m.clearedFields, assistantmessage.FieldTags)
 }
 
+// SetOutside sets the "outside" field.
+func (m *AssistantMessageMutation) SetOutside(b bool) {
+	m.outside = &b
+}
+
+// Outside returns the value of the "outside" field in the mutation.
+func (m *AssistantMessageMutation) Outside() (r bool, exists bool) {
+	v := m.outside
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutside returns the old "outside" field's value of the AssistantMessage entity.
+// If the AssistantMessage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AssistantMessageMutation) OldOutside(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutside is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutside requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutside: %w", err)
+	}
+	return oldValue.Outside, nil
+}
+
+// ResetOutside resets all changes to the "outside" field.
+func (m *AssistantMessageMutation) ResetOutside() {
+	m.outside = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *AssistantMessageMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -4094,7 +4131,7 @@ func (m *AssistantMessageMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AssistantMessageMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.user != nil {
 		fields = append(fields, assistantmessage.FieldUserID)
 	}
@@ -4106,6 +4143,9 @@ func (m *AssistantMessageMutation) Fields() []string {
 	}
 	if m.tags != nil {
 		fields = append(fields, assistantmessage.FieldTags)
+	}
+	if m.outside != nil {
+		fields = append(fields, assistantmessage.FieldOutside)
 	}
 	if m.created_at != nil {
 		fields = append(fields, assistantmessage.FieldCreatedAt)
@@ -4126,6 +4166,8 @@ func (m *AssistantMessageMutation) Field(name string) (ent.Value, bool) {
 		return m.Content()
 	case assistantmessage.FieldTags:
 		return m.Tags()
+	case assistantmessage.FieldOutside:
+		return m.Outside()
 	case assistantmessage.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -4145,6 +4187,8 @@ func (m *AssistantMessageMutation) OldField(ctx context.Context, name string) (e
 		return m.OldContent(ctx)
 	case assistantmessage.FieldTags:
 		return m.OldTags(ctx)
+	case assistantmessage.FieldOutside:
+		return m.OldOutside(ctx)
 	case assistantmessage.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -4183,6 +4227,13 @@ func (m *AssistantMessageMutation) SetField(name string, value ent.Value) error 
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTags(v)
+		return nil
+	case assistantmessage.FieldOutside:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutside(v)
 		return nil
 	case assistantmessage.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -4260,6 +4311,9 @@ func (m *AssistantMessageMutation) ResetField(name string) error {
 		return nil
 	case assistantmessage.FieldTags:
 		m.ResetTags()
+		return nil
+	case assistantmessage.FieldOutside:
+		m.ResetOutside()
 		return nil
 	case assistantmessage.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -206,6 +206,10 @@ func init() {
 	_ = assistantmessageMixinFields0
 	assistantmessageFields := schema.AssistantMessage{}.Fields()
 	_ = assistantmessageFields
+	// assistantmessageDescOutside is the schema descriptor for outside field.
+	assistantmessageDescOutside := assistantmessageFields[4].Descriptor()
+	// assistantmessage.DefaultOutside holds the default value on creation for the outside field.
+	assistantmessage.DefaultOutside = assistantmessageDescOutside.Default.(bool)
 	// assistantmessageDescID is the schema descriptor for id field.
 	assistantmessageDescID := assistantmessageMixinFields0[0].Descriptor()
 	// assistantmessage.DefaultID holds the default value on creation for the id field.

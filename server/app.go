@@ -38,6 +38,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/assistant"
+	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capabilities"
 	"github.com/switchboard-hq/switchboard/server/capgate"
@@ -183,6 +184,8 @@ type services struct {
 	assistant *assistant.Executor
 	// conversation is the operator's chat with the assistant (and its tags).
 	conversation *assistant.Service
+	// prompt shows the admin the assistant's assembled prompt.
+	prompt *prompt.Service
 	// recorder writes the federation audit log (inbound and outbound).
 	recorder *audit.Recorder
 }
@@ -293,6 +296,11 @@ func New(cfg Config) (*App, error) {
 	svc.chat.Available = svc.assistant.Commands
 	svc.conversation = &assistant.Service{Executor: svc.assistant, DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM,
 		Streams: llm.NewLimiter(llm.StreamsPerAccount)}
+	// One prompt for the send and the admin's view: the groups, packs, kits,
+	// briefing and the conversation's turns, within the budget.
+	svc.prompt = &prompt.Service{Sources: prompt.Sources{DB: cfg.DB.Client, Now: cfg.now, Budget: cfg.ContextTokens,
+		Commands: svc.assistant.Commands, Turns: svc.conversation.Turns}}
+	svc.conversation.Prompt = svc.prompt.Sources.Prompt
 	// An approved item for a store agent runs it when it moves to
 	// in_progress; a relay's item reports its moves to the sender.
 	svc.queue.Moved = func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {

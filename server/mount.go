@@ -70,6 +70,7 @@ func mounts(s services) []mount {
 		serve(switchboardv1connect.NewAssistantServiceHandler, switchboardv1.RegisterAssistantServiceHandlerServer)(s.conversation, s.conversation),
 		// Its REST twin is the SSE handler New mounts (POST /api/chat/send).
 		connectOnly(switchboardv1connect.AssistantChatServiceHandler(s.conversation), switchboardv1connect.NewAssistantChatServiceHandler, s.events.Bus.Deadlines),
+		serve(switchboardv1connect.NewAssistantPromptServiceHandler, switchboardv1.RegisterAssistantPromptServiceHandlerServer)(s.prompt, s.prompt),
 	}
 }
 

@@ -22,6 +22,8 @@ const (
 	FieldContent = "content"
 	// FieldTags holds the string denoting the tags field in the database.
 	FieldTags = "tags"
+	// FieldOutside holds the string denoting the outside field in the database.
+	FieldOutside = "outside"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeUser holds the string denoting the user edge name in mutations.
@@ -44,6 +46,7 @@ var Columns = []string{
 	FieldRole,
 	FieldContent,
 	FieldTags,
+	FieldOutside,
 	FieldCreatedAt,
 }
 
@@ -58,6 +61,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultOutside holds the default value on creation for the "outside" field.
+	DefaultOutside bool
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -113,6 +118,11 @@ func ByContent(opts ...sql.OrderTermOption) OrderOption {
 // ByTags orders the results by the tags field.
 func ByTags(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTags, opts...).ToFunc()
+}
+
+// ByOutside orders the results by the outside field.
+func ByOutside(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOutside, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

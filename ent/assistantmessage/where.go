@@ -80,6 +80,11 @@ func Tags(v string) predicate.AssistantMessage {
 	return predicate.AssistantMessage(sql.FieldEQ(FieldTags, v))
 }
 
+// Outside applies equality check predicate on the "outside" field. It's identical to OutsideEQ.
+func Outside(v bool) predicate.AssistantMessage {
+	return predicate.AssistantMessage(sql.FieldEQ(FieldOutside, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.AssistantMessage {
 	return predicate.AssistantMessage(sql.FieldEQ(FieldCreatedAt, v))
@@ -308,6 +313,16 @@ func TagsEqualFold(v string) predicate.AssistantMessage {
 // TagsContainsFold applies the ContainsFold predicate on the "tags" field.
 func TagsContainsFold(v string) predicate.AssistantMessage {
 	return predicate.AssistantMessage(sql.FieldContainsFold(FieldTags, v))
+}
+
+// OutsideEQ applies the EQ predicate on the "outside" field.
+func OutsideEQ(v bool) predicate.AssistantMessage {
+	return predicate.AssistantMessage(sql.FieldEQ(FieldOutside, v))
+}
+
+// OutsideNEQ applies the NEQ predicate on the "outside" field.
+func OutsideNEQ(v bool) predicate.AssistantMessage {
+	return predicate.AssistantMessage(sql.FieldNEQ(FieldOutside, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -172,6 +172,7 @@ var (
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"user", "assistant"}},
 		{Name: "content", Type: field.TypeString, Size: 2147483647},
 		{Name: "tags", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "outside", Type: field.TypeBool, Default: false},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
@@ -183,7 +184,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "assistant_messages_users_assistant_messages",
-				Columns:    []*schema.Column{AssistantMessagesColumns[5]},
+				Columns:    []*schema.Column{AssistantMessagesColumns[6]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -192,7 +193,7 @@ var (
 			{
 				Name:    "assistantmessage_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AssistantMessagesColumns[5], AssistantMessagesColumns[4]},
+				Columns: []*schema.Column{AssistantMessagesColumns[6], AssistantMessagesColumns[5]},
 			},
 		},
 	}

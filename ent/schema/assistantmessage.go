@@ -28,6 +28,10 @@ func (AssistantMessage) Fields() []ent.Field {
 		// The reply's executed tags as the REST mirror renders them (a JSON
 		// array); empty for the operator's turns.
 		field.Text("tags").Optional().Immutable(),
+		// The reply's prompt held text from outside the operator (relays,
+		// A2A tasks, kits…): a later prompt that carries this turn is
+		// outside too.
+		field.Bool("outside").Default(false).Immutable(),
 		field.Time("created_at").Immutable(),
 	}
 }

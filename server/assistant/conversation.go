@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
 	"github.com/switchboard-hq/switchboard/server/assistant/tags"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
@@ -30,29 +31,16 @@ import (
 const (
 	// DefaultMessages is a page of the conversation without a stated limit.
 	DefaultMessages = 30
-	// RecentTurns is how many of the latest turns the prompt carries.
-	RecentTurns = 10
 	// tagsTimeout bounds running a finished reply's tags and storing it,
 	// which go on after the operator's client has gone away.
 	tagsTimeout = time.Minute
 )
 
-// Turn is one earlier turn of the conversation, oldest first in a list.
-type Turn struct {
-	Role, Content string
-}
-
-// Prompt is what the provider is sent for one message.
-type Prompt struct {
-	Messages []llm.Message
-	// Outside says the prompt holds text from outside the operator (relays,
-	// A2A tasks, store outputs, documents): the reply's risky tags then wait
-	// for the operator's confirmation.
-	Outside bool
-}
-
-// PromptFunc assembles the prompt for the operator's message after turns.
-type PromptFunc func(ctx context.Context, p *auth.Principal, message string, turns []Turn) (Prompt, error)
+// PromptFunc assembles what the provider is sent for the operator's
+// message (prompt.Sources.Prompt, which reads the earlier turns through
+// Service.Turns). Its Outside says the prompt holds text from outside the
+// operator: the reply's risky tags then wait for confirmation.
+type PromptFunc func(ctx context.Context, p *auth.Principal, message string) (prompt.Prompt, error)
 
 // Service is the AssistantService: the operator's conversation with the
 // assistant (SendChat, ListAssistantMessages) and its action tags
@@ -65,8 +53,8 @@ type Service struct {
 	LLM *llm.Client
 	// Streams holds each account to llm.StreamsPerAccount replies at once.
 	Streams *llm.Limiter
-	// Prompt assembles what the provider is sent; nil sends the recent
-	// turns and the message under a one-line system prompt.
+	// Prompt assembles what the provider is sent; nil sends the message
+	// alone under a one-line system prompt.
 	Prompt PromptFunc
 }
 
@@ -87,7 +75,7 @@ var errReplyFailed = &apperr.Error{Kind: apperr.KindUnavailable,
 type reply struct {
 	s       *Service
 	p       *auth.Principal
-	prompt  Prompt
+	prompt  prompt.Prompt
 	release func()
 }
 
@@ -113,10 +101,7 @@ func (s *Service) begin(ctx context.Context, req *switchboardv1.SendChatRequest)
 		return nil, apperr.Internal(err)
 	}
 	r := &reply{s: s, p: p, release: release}
-	turns, err := s.turns(ctx, p.UserID, RecentTurns)
-	if err == nil {
-		r.prompt, err = s.prompt(ctx, p, message, turns)
-	}
+	r.prompt, err = s.prompt(ctx, p, message)
 	if err == nil {
 		_, err = s.DB.AssistantMessage.Create().SetUserID(p.UserID).SetRole(assistantmessage.RoleUser).
 			SetContent(message).SetCreatedAt(s.Now()).Save(ctx)
@@ -130,16 +115,12 @@ func (s *Service) begin(ctx context.Context, req *switchboardv1.SendChatRequest)
 }
 
 // prompt is s.Prompt, or the plain one.
-func (s *Service) prompt(ctx context.Context, p *auth.Principal, message string, turns []Turn) (Prompt, error) {
+func (s *Service) prompt(ctx context.Context, p *auth.Principal, message string) (prompt.Prompt, error) {
 	if s.Prompt != nil {
-		return s.Prompt(ctx, p, message, turns)
+		return s.Prompt(ctx, p, message)
 	}
-	out := Prompt{Messages: []llm.Message{{Role: "system", Content: "You are the operator's assistant."}}}
-	for _, t := range turns {
-		out.Messages = append(out.Messages, llm.Message{Role: t.Role, Content: t.Content})
-	}
-	out.Messages = append(out.Messages, llm.Message{Role: "user", Content: message})
-	return out, nil
+	return prompt.Prompt{Messages: []llm.Message{{Role: "system", Content: "You are the operator's assistant."},
+		{Role: "user", Content: message}}}, nil
 }
 
 // run streams the provider's reply as token events; once it has finished,
@@ -166,7 +147,7 @@ func (r *reply) run(ctx context.Context, send func(*switchboardv1.SendChatRespon
 	done, cancel := context.WithTimeout(context.WithoutCancel(ctx), tagsTimeout)
 	defer cancel()
 	executed := r.s.Run(done, tags.Parse(text), r.prompt.Outside)
-	id, err := r.s.store(done, r.p.UserID, text, executed)
+	id, err := r.s.store(done, r.p.UserID, text, executed, r.prompt.Outside)
 	if err != nil {
 		return err
 	}
@@ -178,14 +159,15 @@ func (r *reply) run(ctx context.Context, send func(*switchboardv1.SendChatRespon
 		Done: &switchboardv1.ChatDone{MessageId: id}}})
 }
 
-// store keeps a finished reply with what its tags did.
-func (s *Service) store(ctx context.Context, userID, text string, executed []*switchboardv1.ExecutedTag) (string, error) {
+// store keeps a finished reply with what its tags did, and whether its
+// prompt held outside text (a later prompt that carries it is outside too).
+func (s *Service) store(ctx context.Context, userID, text string, executed []*switchboardv1.ExecutedTag, outside bool) (string, error) {
 	rendered, err := renderTags(executed)
 	if err != nil {
 		return "", apperr.Internal(err)
 	}
 	row, err := s.DB.AssistantMessage.Create().SetUserID(userID).SetRole(assistantmessage.RoleAssistant).
-		SetContent(text).SetTags(rendered).SetCreatedAt(s.Now()).Save(ctx)
+		SetContent(text).SetTags(rendered).SetOutside(outside).SetCreatedAt(s.Now()).Save(ctx)
 	if err != nil {
 		return "", apperr.Wrap(err)
 	}
@@ -227,23 +209,18 @@ func parseTags(stored string) ([]*switchboardv1.ExecutedTag, error) {
 	return out, nil
 }
 
-// turns are the account's latest n turns, oldest first.
-func (s *Service) turns(ctx context.Context, userID string, n int) ([]Turn, error) {
+// Turns are the account's latest n turns, oldest first (prompt.Sources.Turns).
+func (s *Service) Turns(ctx context.Context, userID string, n int) ([]prompt.Turn, error) {
 	rows, err := s.DB.AssistantMessage.Query().Where(assistantmessage.UserID(userID)).
 		Order(ent.Desc(assistantmessage.FieldCreatedAt), ent.Desc(assistantmessage.FieldID)).Limit(n).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	out := make([]Turn, len(rows))
+	out := make([]prompt.Turn, len(rows))
 	for i, r := range rows {
-		out[len(rows)-1-i] = Turn{Role: string(r.Role), Content: r.Content}
+		out[len(rows)-1-i] = prompt.Turn{Role: string(r.Role), Content: r.Content, Outside: r.Outside}
 	}
 	return out, nil
-}
-
-// Turns are the account's latest n turns, oldest first (the prompt's).
-func (s *Service) Turns(ctx context.Context, userID string, n int) ([]Turn, error) {
-	return s.turns(ctx, userID, n)
 }
 
 // SendChat is the Connect form of POST /api/chat/send: the same events, and

@@ -241,13 +241,26 @@ func TestGenerateImage(t *testing.T) {
 	}
 
 	// A provider for chat without an image model: the reply's tag fails in
-	// tags_executed.
+	// tags_executed (an account with nothing from outside in its prompt, so
+	// the tag runs rather than waiting for confirmation).
 	chatOnly := llmtest.New(t)
-	w3 := newWorld(t, servertest.WithLLMClient(llm.New(llm.Config{BaseURL: chatOnly.URL, Model: "test-model"})))
+	plain := servertest.New(t, servertest.WithLLMClient(llm.New(llm.Config{BaseURL: chatOnly.URL, Model: "test-model"})))
 	chatOnly.Chat(llmtest.Reply{Tokens: []string{`Here: [[generate_image {"prompt":"A cat"}]]`}})
-	events := all(t, send(w3.ann, "draw a cat"))
+	events := all(t, send(plain.SignUp("ann"), "draw a cat"))
 	tags := events[len(events)-2].JSON(t)["tags"].([]any)
-	if len(tags) != 1 || tags[0].(map[string]any)["ok"] != false || !strings.Contains(tags[0].(map[string]any)["error"].(string), "image model") {
+	if len(tags) != 1 || tags[0].(map[string]any)["ok"] != false || !strings.Contains(fmt.Sprint(tags[0].(map[string]any)["error"]), "image model") {
 		t.Errorf("generate_image without an image model, in a reply: %v", tags)
+	}
+	// In a reply whose prompt held outside text (w's installed agent's kit),
+	// it waits for the operator instead, and asks the provider nothing.
+	provider.Chat(llmtest.Reply{Tokens: []string{`[[generate_image {"prompt":"A dog"}]]`}})
+	calls = len(provider.Requests())
+	events = all(t, send(w.ann, "draw a dog"))
+	held := events[len(events)-2].JSON(t)["tags"].([]any)[0].(map[string]any)
+	if held["needsConfirmation"] != true || held["body"].(map[string]any)["prompt"] != "A dog" {
+		t.Errorf("generate_image after outside text: %v", held)
+	}
+	if n := len(provider.Requests()); n != calls+1 {
+		t.Errorf("provider calls: %d, want only the chat (%d)", n, calls+1)
 	}
 }

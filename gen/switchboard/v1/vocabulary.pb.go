@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe9A\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xcaD\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -464,7 +464,23 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x06custom\x12\x06Custom\xb2\xf5\x18:\n" +
 	"\x0eassistant_role\x12\x10\n" +
 	"\x04user\x12\bOperator\x12\x16\n" +
-	"\tassistant\x12\tAssistantZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\tassistant\x12\tAssistant\xb2\xf5\x18I\n" +
+	"\vprompt_role\x12\x10\n" +
+	"\x06system\x12\x06System\x12\x10\n" +
+	"\x04user\x12\bOperator\x12\x16\n" +
+	"\tassistant\x12\tAssistant\xb2\xf5\x18\x8f\x02\n" +
+	"\x13prompt_section_kind\x12\x15\n" +
+	"\x05group\x12\fPrompt group\x12\x1c\n" +
+	"\tdata_rule\x12\x0fData-block rule\x12\x15\n" +
+	"\x06module\x12\vPack module\x12\x17\n" +
+	"\x04pack\x12\x0fCapability pack\x12\x13\n" +
+	"\x04tags\x12\vAction tags\x12\x14\n" +
+	"\bbriefing\x12\bBriefing\x12\x15\n" +
+	"\x04item\x12\rBriefing item\x12\x16\n" +
+	"\x03kit\x12\x0fStore agent kit\x12\x17\n" +
+	"\aoutside\x12\fOutside text\x12\f\n" +
+	"\x04turn\x12\x04Turn\x12\x12\n" +
+	"\amessage\x12\aMessageZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{
