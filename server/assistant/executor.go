@@ -16,9 +16,9 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/llm"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/assistant/tags"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -58,12 +58,12 @@ type Executor struct {
 	Logger *slog.Logger
 	// LLM draws generate_image's images (nil: the tag fails, saying so);
 	// DB and Now store them as documents.
-	LLM *llm.Client
-	DB  *db.DB
-	Now func() time.Time
-	specs  map[string]*spec
-	order  []string
-	runs   runs
+	LLM   *llm.Client
+	DB    *db.DB
+	Now   func() time.Time
+	specs map[string]*spec
+	order []string
+	runs  runs
 }
 
 // New builds the executor with every tag whose system exists. Close stops
