@@ -295,6 +295,24 @@ type (
 	}
 )
 
+// SetTags sets the "tags" field.
+func (u *AssistantMessageUpsert) SetTags(v string) *AssistantMessageUpsert {
+	u.Set(assistantmessage.FieldTags, v)
+	return u
+}
+
+// UpdateTags sets the "tags" field to the value that was provided on create.
+func (u *AssistantMessageUpsert) UpdateTags() *AssistantMessageUpsert {
+	u.SetExcluded(assistantmessage.FieldTags)
+	return u
+}
+
+// ClearTags clears the value of the "tags" field.
+func (u *AssistantMessageUpsert) ClearTags() *AssistantMessageUpsert {
+	u.SetNull(assistantmessage.FieldTags)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -320,9 +338,6 @@ func (u *AssistantMessageUpsertOne) UpdateNewValues() *AssistantMessageUpsertOne
 		}
 		if _, exists := u.create.mutation.Content(); exists {
 			s.SetIgnore(assistantmessage.FieldContent)
-		}
-		if _, exists := u.create.mutation.Tags(); exists {
-			s.SetIgnore(assistantmessage.FieldTags)
 		}
 		if _, exists := u.create.mutation.Outside(); exists {
 			s.SetIgnore(assistantmessage.FieldOutside)
@@ -359,6 +374,27 @@ func (u *AssistantMessageUpsertOne) Update(set func(*AssistantMessageUpsert)) *A
 		set(&AssistantMessageUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetTags sets the "tags" field.
+func (u *AssistantMessageUpsertOne) SetTags(v string) *AssistantMessageUpsertOne {
+	return u.Update(func(s *AssistantMessageUpsert) {
+		s.SetTags(v)
+	})
+}
+
+// UpdateTags sets the "tags" field to the value that was provided on create.
+func (u *AssistantMessageUpsertOne) UpdateTags() *AssistantMessageUpsertOne {
+	return u.Update(func(s *AssistantMessageUpsert) {
+		s.UpdateTags()
+	})
+}
+
+// ClearTags clears the value of the "tags" field.
+func (u *AssistantMessageUpsertOne) ClearTags() *AssistantMessageUpsertOne {
+	return u.Update(func(s *AssistantMessageUpsert) {
+		s.ClearTags()
+	})
 }
 
 // Exec executes the query.
@@ -553,9 +589,6 @@ func (u *AssistantMessageUpsertBulk) UpdateNewValues() *AssistantMessageUpsertBu
 			if _, exists := b.mutation.Content(); exists {
 				s.SetIgnore(assistantmessage.FieldContent)
 			}
-			if _, exists := b.mutation.Tags(); exists {
-				s.SetIgnore(assistantmessage.FieldTags)
-			}
 			if _, exists := b.mutation.Outside(); exists {
 				s.SetIgnore(assistantmessage.FieldOutside)
 			}
@@ -592,6 +625,27 @@ func (u *AssistantMessageUpsertBulk) Update(set func(*AssistantMessageUpsert)) *
 		set(&AssistantMessageUpsert{UpdateSet: update})
 	}))
 	return u
+}
+
+// SetTags sets the "tags" field.
+func (u *AssistantMessageUpsertBulk) SetTags(v string) *AssistantMessageUpsertBulk {
+	return u.Update(func(s *AssistantMessageUpsert) {
+		s.SetTags(v)
+	})
+}
+
+// UpdateTags sets the "tags" field to the value that was provided on create.
+func (u *AssistantMessageUpsertBulk) UpdateTags() *AssistantMessageUpsertBulk {
+	return u.Update(func(s *AssistantMessageUpsert) {
+		s.UpdateTags()
+	})
+}
+
+// ClearTags clears the value of the "tags" field.
+func (u *AssistantMessageUpsertBulk) ClearTags() *AssistantMessageUpsertBulk {
+	return u.Update(func(s *AssistantMessageUpsert) {
+		s.ClearTags()
+	})
 }
 
 // Exec executes the query.

@@ -27,6 +27,26 @@ func (_u *AssistantMessageUpdate) Where(ps ...predicate.AssistantMessage) *Assis
 	return _u
 }
 
+// SetTags sets the "tags" field.
+func (_u *AssistantMessageUpdate) SetTags(v string) *AssistantMessageUpdate {
+	_u.mutation.SetTags(v)
+	return _u
+}
+
+// SetNillableTags sets the "tags" field if the given value is not nil.
+func (_u *AssistantMessageUpdate) SetNillableTags(v *string) *AssistantMessageUpdate {
+	if v != nil {
+		_u.SetTags(*v)
+	}
+	return _u
+}
+
+// ClearTags clears the value of the "tags" field.
+func (_u *AssistantMessageUpdate) ClearTags() *AssistantMessageUpdate {
+	_u.mutation.ClearTags()
+	return _u
+}
+
 // Mutation returns the AssistantMessageMutation object of the builder.
 func (_u *AssistantMessageUpdate) Mutation() *AssistantMessageMutation {
 	return _u.mutation
@@ -79,6 +99,9 @@ func (_u *AssistantMessageUpdate) sqlSave(ctx context.Context) (_node int, err e
 			}
 		}
 	}
+	if value, ok := _u.mutation.Tags(); ok {
+		_spec.SetField(assistantmessage.FieldTags, field.TypeString, value)
+	}
 	if _u.mutation.TagsCleared() {
 		_spec.ClearField(assistantmessage.FieldTags, field.TypeString)
 	}
@@ -100,6 +123,26 @@ type AssistantMessageUpdateOne struct {
 	fields   []string
 	hooks    []Hook
 	mutation *AssistantMessageMutation
+}
+
+// SetTags sets the "tags" field.
+func (_u *AssistantMessageUpdateOne) SetTags(v string) *AssistantMessageUpdateOne {
+	_u.mutation.SetTags(v)
+	return _u
+}
+
+// SetNillableTags sets the "tags" field if the given value is not nil.
+func (_u *AssistantMessageUpdateOne) SetNillableTags(v *string) *AssistantMessageUpdateOne {
+	if v != nil {
+		_u.SetTags(*v)
+	}
+	return _u
+}
+
+// ClearTags clears the value of the "tags" field.
+func (_u *AssistantMessageUpdateOne) ClearTags() *AssistantMessageUpdateOne {
+	_u.mutation.ClearTags()
+	return _u
 }
 
 // Mutation returns the AssistantMessageMutation object of the builder.
@@ -183,6 +226,9 @@ func (_u *AssistantMessageUpdateOne) sqlSave(ctx context.Context) (_node *Assist
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Tags(); ok {
+		_spec.SetField(assistantmessage.FieldTags, field.TypeString, value)
 	}
 	if _u.mutation.TagsCleared() {
 		_spec.ClearField(assistantmessage.FieldTags, field.TypeString)

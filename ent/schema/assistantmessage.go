@@ -26,8 +26,9 @@ func (AssistantMessage) Fields() []ent.Field {
 		field.Enum("role").Values(vocab.Values("assistant_role")...).Immutable(),
 		field.Text("content").Immutable(),
 		// The reply's executed tags as the REST mirror renders them (a JSON
-		// array); empty for the operator's turns.
-		field.Text("tags").Optional().Immutable(),
+		// array); empty for the operator's turns. A held tag the operator
+		// runs later is replaced by what it did.
+		field.Text("tags").Optional(),
 		// The reply's prompt held text from outside the operator (relays,
 		// A2A tasks, kits…): a later prompt that carries this turn is
 		// outside too.

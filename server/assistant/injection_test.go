@@ -67,10 +67,63 @@ func TestInjectionWaitsForTheOperator(t *testing.T) {
 	if ok, _ := srv.DB.QueueItem.Query().Where(queueitem.ID(keepID)).Exist(context.Background()); !ok {
 		t.Fatal("the item was removed before the operator approved")
 	}
-	// The widget's approval is execute-tag with the held body.
-	res := ann.Session.Do(http.MethodPost, "/api/chat/execute-tag", map[string]any{"tag": held["tag"], "body": held["body"]})
-	servertest.WantStatus(t, res, http.StatusOK)
+	// The widget's approval is execute-tag with the held tag, naming the
+	// reply and the tag's place in it; twice at once, one runs.
+	msgID := events[len(events)-1].JSON(t)["messageId"].(string)
+	approve := map[string]any{"tag": held["tag"], "body": held["body"], "messageId": msgID, "tagIndex": 0}
+	for _, c := range []struct {
+		name   string
+		change map[string]any
+		want   int
+	}{
+		{"another body", map[string]any{"body": map[string]any{"id": scratch}}, http.StatusBadRequest},
+		{"another tag", map[string]any{"tag": "confirm_queue_item"}, http.StatusBadRequest},
+		{"no such tag", map[string]any{"tagIndex": 3}, http.StatusBadRequest},
+		{"another account's reply", map[string]any{"messageId": "cmwnotareply0000000000000"}, http.StatusNotFound},
+	} {
+		body := map[string]any{}
+		for k, v := range approve {
+			body[k] = v
+		}
+		for k, v := range c.change {
+			body[k] = v
+		}
+		if res := ann.Session.Do(http.MethodPost, "/api/chat/execute-tag", body); res.Status != c.want {
+			t.Errorf("%s: %d %s, want %d", c.name, res.Status, res.Body, c.want)
+		}
+	}
+	eve := srv.SignUp("eve")
+	if res := eve.Session.Do(http.MethodPost, "/api/chat/execute-tag", approve); res.Status != http.StatusNotFound {
+		t.Errorf("eve approving ann's reply: %d %s", res.Status, res.Body)
+	}
+	statuses := make(chan int, 2)
+	for range 2 {
+		go func() { statuses <- ann.Session.Do(http.MethodPost, "/api/chat/execute-tag", approve).Status }()
+	}
+	got := []int{<-statuses, <-statuses}
+	if !(got[0] == http.StatusOK && got[1] == http.StatusConflict || got[0] == http.StatusConflict && got[1] == http.StatusOK) {
+		t.Errorf("two approvals at once: %v, want one 200 and one 409", got)
+	}
 	if ok, _ := srv.DB.QueueItem.Query().Where(queueitem.ID(keepID)).Exist(context.Background()); ok {
 		t.Error("the operator's approval did not remove the item")
+	}
+	// The reply now keeps what the tag did.
+	msgs := ann.Session.Do(http.MethodGet, "/api/chat/messages", nil).JSON(t)["messages"].([]any)
+	last := msgs[len(msgs)-1].(map[string]any)["tags"].([]any)[0].(map[string]any)
+	if last["ok"] != true || last["needsConfirmation"] != false || last["result"] == nil {
+		t.Errorf("the reply's tag after approval: %v", last)
+	}
+
+	// A held tag the service refuses stays held, to approve again.
+	provider.Chat(llmtest.Reply{Tokens: []string{`[[remove_queue_item {"id":"` + keepID + `"}]]`}})
+	events = all(t, send(ann, "And again?"))
+	again := map[string]any{"tag": "remove_queue_item", "body": map[string]any{"id": keepID},
+		"messageId": events[len(events)-1].JSON(t)["messageId"].(string), "tagIndex": 0}
+	if res := ann.Session.Do(http.MethodPost, "/api/chat/execute-tag", again); res.Status != http.StatusNotFound {
+		t.Errorf("approving a remove of a removed item: %d %s", res.Status, res.Body)
+	}
+	msgs = ann.Session.Do(http.MethodGet, "/api/chat/messages", nil).JSON(t)["messages"].([]any)
+	if tag := msgs[len(msgs)-1].(map[string]any)["tags"].([]any)[0].(map[string]any); tag["needsConfirmation"] != true {
+		t.Errorf("a refused approval: the reply's tag is %v, want still held", tag)
 	}
 }

@@ -97,7 +97,7 @@ after(async () => {
 });
 
 async function openAssistant() {
-  await page.getByRole("link", { name: "Assistant" }).click();
+  await page.getByRole("link", { name: "Assistant", exact: true }).click();
   await page.getByRole("heading", { name: "Assistant", level: 1 }).waitFor({ timeout: H.deadline });
 }
 
@@ -184,6 +184,33 @@ test("a tag held after outside text is a widget: Run it removes the item, and no
   await widget.getByRole("button", { name: "Run it" }).click();
   await H.until(async () => (await call("GET", `/api/v2/queue/${id}`)).status === 404, "the item removed by the widget");
   await page.locator(".tag-result.ok", { hasText: "Remove queue item" }).waitFor({ timeout: H.deadline });
+  // The approval is kept with the reply: back in the view, nothing waits.
+  await page.getByRole("link", { name: "Queue", exact: true }).click();
+  await openAssistant();
+  await page.locator(".msg.role-user", { hasText: "What is new?" }).waitFor({ timeout: H.deadline });
+  assert.equal(await page.getByRole("group", { name: "Confirm Remove queue item" }).count(), 0, "the approved tag asks again");
+});
+
+test("settings and Google widgets act through execute-tag", async () => {
+  const settings = async () => (await H.rest(server.base, "GET", "/api/v2/settings", { cookie: owner.cookie })).json;
+  const before = await settings();
+  const auto = JSON.stringify(before).includes('"queueAutoApprove":true');
+  provider.script.push({ tokens: ["Here are your triage settings: ", '[[show_settings_widget {"group":"triage"}]]',
+    ' and [[show_google_connect {"label":"Connect your Google account"}]]'] });
+  await openAssistant();
+  await say("Show me how triage is set up");
+  const triage = page.getByRole("region", { name: "Settings" }).last();
+  await triage.waitFor({ timeout: H.deadline });
+  const label = "Approve queued tasks automatically";
+  await triage.getByText(auto ? "On" : "Off", { exact: true }).waitFor();
+  await triage.getByRole("button", { name: `${auto ? "Turn off" : "Turn on"}: ${label}` }).click();
+  await triage.getByText(auto ? "Off" : "On", { exact: true }).waitFor({ timeout: H.deadline });
+  await H.until(async () => JSON.stringify(await settings()).includes(`"queueAutoApprove":${!auto}`), "the setting changed on the server");
+
+  const google = page.getByRole("region", { name: "Connect your Google account" }).last();
+  await google.getByRole("button", { name: "Connect: Connect your Google account" }).click();
+  await google.getByRole("alert").filter({ hasText: "Google is not configured on this instance" }).waitFor({ timeout: H.deadline });
+  await H.shot(page, "assistant-widgets");
 });
 
 test("Voice: a recording from the microphone is transcribed into the message box", async () => {

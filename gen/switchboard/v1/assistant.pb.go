@@ -30,7 +30,13 @@ type ExecuteTagRequest struct {
 	// The tag's name, such as dispatch_queue.
 	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
 	// The tag's JSON object (its keys are the tag's, as in the chat).
-	Body          *structpb.Struct `protobuf:"bytes,2,opt,name=body,proto3" json:"body,omitempty"`
+	Body *structpb.Struct `protobuf:"bytes,2,opt,name=body,proto3" json:"body,omitempty"`
+	// The stored reply whose held tag (needsConfirmation) this runs, and the
+	// tag's position among the reply's tags: the reply then keeps what the
+	// tag did instead of the question (ListAssistantMessages), and a second
+	// run of the same held tag is 409. The tag and body must be the held ones.
+	MessageId     string `protobuf:"bytes,3,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	TagIndex      int32  `protobuf:"varint,4,opt,name=tag_index,json=tagIndex,proto3" json:"tag_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -77,6 +83,20 @@ func (x *ExecuteTagRequest) GetBody() *structpb.Struct {
 		return x.Body
 	}
 	return nil
+}
+
+func (x *ExecuteTagRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *ExecuteTagRequest) GetTagIndex() int32 {
+	if x != nil {
+		return x.TagIndex
+	}
+	return 0
 }
 
 // ExecutedTag is what one tag did.
@@ -777,10 +797,13 @@ var File_switchboard_v1_assistant_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_assistant_proto_rawDesc = "" +
 	"\n" +
-	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1eswitchboard/v1/documents.proto\x1a\x1cswitchboard/v1/options.proto\"_\n" +
+	"\x1eswitchboard/v1/assistant.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19switchboard/v1/chat.proto\x1a\x1eswitchboard/v1/documents.proto\x1a\x1cswitchboard/v1/options.proto\"\xaf\x01\n" +
 	"\x11ExecuteTagRequest\x12\x1d\n" +
 	"\x03tag\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\x03tag\x12+\n" +
-	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\"\xff\x01\n" +
+	"\x04body\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x04body\x12&\n" +
+	"\n" +
+	"message_id\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x18@R\tmessageId\x12&\n" +
+	"\ttag_index\x18\x04 \x01(\x05B\t\xbaH\x06\x1a\x04\x10\x14(\x00R\btagIndex\"\xff\x01\n" +
 	"\vExecutedTag\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02ok\x18\x02 \x01(\bR\x02ok\x124\n" +

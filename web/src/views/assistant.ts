@@ -63,10 +63,14 @@ function tagName(tag: string): string {
   return label(tag);
 }
 
+// Where a tag sits: its reply (known once the reply is stored) and its
+// place among the reply's tags.
+type Place = { reply: () => string | undefined; index: number };
+
 // tagEl is one executed tag: a chip (linking to what it changed), its
 // failure, or the confirmation widget of a tag held back.
-function tagEl(t: ExecutedTag): HTMLElement {
-  if (t.needsConfirmation) return confirmEl(t);
+function tagEl(t: ExecutedTag, at?: Place): HTMLElement {
+  if (t.needsConfirmation) return confirmEl(t, at);
   if (!t.ok) {
     return h(
       "li",
@@ -75,7 +79,10 @@ function tagEl(t: ExecutedTag): HTMLElement {
       h("span", { class: "tag-error" }, t.error ?? "failed"),
     );
   }
-  const to = link(t.result);
+  const w = obj(t.result?.widget);
+  if (w) return h("li", { class: "tag-result ok" }, widgetEl(w));
+  // A removed item has nowhere to go.
+  const to = t.tag.startsWith("remove_") ? undefined : link(t.result);
   return h(
     "li",
     { class: "tag-result ok" },
@@ -86,10 +93,76 @@ function tagEl(t: ExecutedTag): HTMLElement {
   );
 }
 
+// valueText is a widget row's value in words.
+function valueText(v: JsonValue | undefined): string {
+  if (v === true) return "On";
+  if (v === false) return "Off";
+  return typeof v === "string" ? v || "—" : "";
+}
+
+// widgetEl is a widget tag's result (show_settings_widget,
+// show_google_connect): its rows, and a button on each row that acts, which
+// runs the row's execute (a tag and its body) through ExecuteTag and shows
+// the widget the tag answers, or its refusal.
+function widgetEl(w: JsonObject): HTMLElement {
+  const problem = h("div", { class: "item-problem" });
+  const section = h("section", { class: "widget assistant-widget", "data-kind": str(w.kind), "aria-label": str(w.title) });
+  const draw = (w: JsonObject) => {
+    const items = Array.isArray(w.items) ? w.items.map(obj).filter((x): x is JsonObject => !!x) : [];
+    replace(
+      section,
+      h("h3", null, str(w.title)),
+      str(w.description) && h("p", { class: "muted" }, str(w.description)),
+      h(
+        "ul",
+        { class: "widget-items" },
+        items.map((it) => {
+          const exec = obj(it.execute);
+          const value = it.value;
+          const action = typeof value === "boolean" ? (value ? "Turn off" : "Turn on") : "Connect";
+          return h(
+            "li",
+            null,
+            h("span", { class: "widget-label" }, str(it.label)),
+            value !== undefined && h("span", { class: "widget-value" }, valueText(value)),
+            exec &&
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "secondary small",
+                  "aria-label": `${action}: ${str(it.label)}`,
+                  onclick: async (e: Event) => {
+                    const b = e.currentTarget as HTMLButtonElement;
+                    b.disabled = true;
+                    replace(problem);
+                    try {
+                      const res = await api.assistant.executeTag({ tag: str(exec.tag), body: obj(exec.body) });
+                      const next = obj(res.tag?.result?.widget);
+                      if (next) draw(next);
+                    } catch (err) {
+                      if (isUnauthenticated(err)) reportUnauthenticated();
+                      replace(problem, h("p", { class: "error", role: "alert" }, errorText(err)));
+                      b.disabled = false;
+                    }
+                  },
+                },
+                action,
+              ),
+          );
+        }),
+      ),
+      problem,
+    );
+  };
+  draw(w);
+  return section;
+}
+
 // confirmEl is a tag the assistant held back because its prompt held text
 // from outside the operator: Run does it through ExecuteTag, Dismiss leaves
 // it undone.
-function confirmEl(t: ExecutedTag): HTMLElement {
+function confirmEl(t: ExecutedTag, at?: Place): HTMLElement {
   const problem = h("div", { class: "item-problem" });
   const li = h("li", { class: "tag-result confirm widget", role: "group", "aria-label": `Confirm ${tagName(t.tag)}` });
   const run = h(
@@ -100,7 +173,8 @@ function confirmEl(t: ExecutedTag): HTMLElement {
         run.disabled = dismiss.disabled = true;
         replace(problem);
         try {
-          const res = await api.assistant.executeTag({ tag: t.tag, body: t.body });
+          // Naming the reply records the approval there (a second one is refused).
+          const res = await api.assistant.executeTag({ tag: t.tag, body: t.body, messageId: at?.reply() ?? "", tagIndex: at?.index ?? 0 });
           if (res.tag) replace(li, ...tagEl(res.tag).childNodes);
           li.className = "tag-result ok";
           announce(...queueChanged(), "board");
@@ -132,12 +206,12 @@ function confirmEl(t: ExecutedTag): HTMLElement {
   return li;
 }
 
-function tagList(tags: ExecutedTag[]): HTMLElement {
-  return h("ul", { class: "tag-results", "aria-label": "What the assistant did" }, tags.map(tagEl));
+function tagList(tags: ExecutedTag[], reply: () => string | undefined): HTMLElement {
+  return h("ul", { class: "tag-results", "aria-label": "What the assistant did" }, tags.map((t, index) => tagEl(t, { reply, index })));
 }
 
-function tagsEl(tags: ExecutedTag[]): Child {
-  return tags.length > 0 && tagList(tags);
+function tagsEl(tags: ExecutedTag[], reply: () => string | undefined): Child {
+  return tags.length > 0 && tagList(tags, reply);
 }
 
 function messageEl(m: AssistantMessage): HTMLElement {
@@ -151,7 +225,7 @@ function messageEl(m: AssistantMessage): HTMLElement {
       h("span", { class: "msg-time" }, timeOf(m.createdAt)),
     ),
     h("p", { class: "msg-text" }, m.role === "user" ? m.content : shown(m.content)),
-    tagsEl(m.tags),
+    tagsEl(m.tags, () => m.id),
   );
 }
 
@@ -282,7 +356,7 @@ export function assistantView(): View {
             replyText.textContent = shown(full);
             break;
           case "tagsExecuted":
-            if (res.event.value.tags.length > 0) reply.append(tagList(res.event.value.tags));
+            if (res.event.value.tags.length > 0) reply.append(tagList(res.event.value.tags, () => reply.dataset.id));
             if (res.event.value.tags.some((t) => t.ok)) {
               announce(...queueChanged(), "board");
               if (res.event.value.tags.some((t) => t.ok && t.tag === "generate_image")) docs.reload();
