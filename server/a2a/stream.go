@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // Streams (message/stream, tasks/resubscribe, SendStreamingMessage,
@@ -53,9 +54,7 @@ func (s *Service) streamOpen(w http.ResponseWriter, r *http.Request, req request
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
+	httpapi.SSEHeaders(h)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	out := &sse{w: w, rc: rc, id: req.ID, fam: m.fam}

@@ -240,14 +240,9 @@ func (s *Service) ListAssistantMessages(ctx context.Context, req *switchboardv1.
 	if err != nil {
 		return nil, err
 	}
-	limit := int(req.GetLimit())
-	switch {
-	case limit < 0:
-		return nil, apperr.Invalid("limit must not be negative: use 1 to %d, or 0 for the default of %d", page.MaxLimit, DefaultMessages)
-	case limit == 0:
-		limit = DefaultMessages
-	case limit > page.MaxLimit:
-		limit = page.MaxLimit
+	limit, err := page.Limit(req.GetLimit(), DefaultMessages, page.MaxLimit)
+	if err != nil {
+		return nil, err
 	}
 	q := s.DB.AssistantMessage.Query().Where(assistantmessage.UserID(p.UserID))
 	if req.GetCursor() != "" {

@@ -35,9 +35,7 @@ func (s *Service) SSE() http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no") // proxies must not hold tokens back
+		httpapi.SSEHeaders(h)
 		w.WriteHeader(http.StatusOK)
 		rc := http.NewResponseController(w)
 		send := func(m *switchboardv1.SendChatResponse) error {

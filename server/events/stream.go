@@ -103,9 +103,7 @@ func (b *Bus) SSE() http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+		httpapi.SSEHeaders(h)
 		// Plain HTTP/1.1: the bus takes the connection over (conn.go). An
 		// HTTP/2 stream cannot be hijacked, and TLS must not be bypassed.
 		if r.ProtoMajor == 1 && r.TLS == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
+	"github.com/switchboard-hq/switchboard/server/page"
 )
 
 // Provider capabilities (RULINGS "The operator network": Jobs; document 2,
@@ -104,14 +105,9 @@ func (s *Service) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsReq
 	if err != nil {
 		return nil, err
 	}
-	limit := int(req.GetLimit())
-	switch {
-	case limit < 0:
-		return nil, apperr.Invalid("limit must not be negative: use 1 to %d, or 0 for the default of %d", matchMax, matchDefault)
-	case limit == 0:
-		limit = matchDefault
-	case limit > matchMax:
-		limit = matchMax
+	limit, err := page.Limit(req.GetLimit(), matchDefault, matchMax)
+	if err != nil {
+		return nil, err
 	}
 	caps, err := s.capabilities(ctx, p.UserID)
 	if err != nil {

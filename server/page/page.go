@@ -27,20 +27,29 @@ type Request struct {
 // Parse applies the defaults: 0 means the default, more than the maximum is
 // cut to it, negative values are refused.
 func Parse(limit, offset int32) (Request, error) {
-	if limit < 0 {
-		return Request{}, apperr.Invalid("limit must not be negative: use 1 to %d, or 0 for the default of %d", MaxLimit, DefaultLimit)
+	l, err := Limit(limit, DefaultLimit, MaxLimit)
+	if err != nil {
+		return Request{}, err
 	}
 	if offset < 0 {
 		return Request{}, apperr.Invalid("offset must not be negative: use 0 or more")
 	}
-	l := int(limit)
-	switch {
-	case l == 0:
-		l = DefaultLimit
-	case l > MaxLimit:
-		l = MaxLimit
-	}
 	return Request{Limit: l, Offset: int(offset)}, nil
+}
+
+// Limit is a list's page size: 0 means def, more than maxLimit is cut to
+// it, a negative limit is refused.
+func Limit(limit int32, def, maxLimit int) (int, error) {
+	switch l := int(limit); {
+	case l < 0:
+		return 0, apperr.Invalid("limit must not be negative: use 1 to %d, or 0 for the default of %d", maxLimit, def)
+	case l == 0:
+		return def, nil
+	case l > maxLimit:
+		return maxLimit, nil
+	default:
+		return l, nil
+	}
 }
 
 // Of describes a page of returned rows out of total; an offset past the end
