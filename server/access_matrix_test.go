@@ -42,7 +42,7 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":  {"card_id": "card", "id": "checklist"},
 	"/switchboard.v1.KanbanService/ListCardActivity":     {"id": "card"},
 	// A card link is between two of one account's cards.
-	"/switchboard.v1.CardLinkService/LinkCards":     {"from_card_id": "card", "to_card_id": "card"},
+	"/switchboard.v1.CardLinkService/LinkCards":     {"card_id": "card", "to_card_id": "card"},
 	"/switchboard.v1.CardLinkService/ListCardLinks": {"card_id": "card"},
 	"/switchboard.v1.CardLinkService/UnlinkCards":   {"card_id": "card", "id": "card_link"},
 	"/switchboard.v1.ContactService/GetContact":     {"id": "contact"},

@@ -132,11 +132,15 @@ func (e *Executor) tagSpecs() []*spec {
 			}},
 		{name: "link_cards", description: "Link two cards (fromCardId, toCardId, linkType: related, blocks, duplicate, parent)",
 			run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
-				req := &switchboardv1.LinkCardsRequest{}
-				if err := protoBody("link_cards", body, req); err != nil {
+				a, err := decode[struct {
+					FromCardID string `json:"fromCardId"`
+					ToCardID   string `json:"toCardId"`
+					LinkType   string `json:"linkType"`
+				}]("link_cards", body)
+				if err != nil {
 					return nil, err
 				}
-				return call(ctx, sv.Links.LinkCards, req)
+				return call(ctx, sv.Links.LinkCards, &switchboardv1.LinkCardsRequest{CardId: a.FromCardID, ToCardId: a.ToCardID, LinkType: a.LinkType})
 			}},
 		{name: "create_checklist", description: "Add checklist items to a card (cardId, items)", run: e.createChecklist},
 		{name: "show_google_connect", description: "Offer to connect a Google account (identity, label, description)", run: e.googleConnect},

@@ -76,9 +76,9 @@ func (s *Service) LinkCards(ctx context.Context, req *switchboardv1.LinkCardsReq
 	if err != nil {
 		return nil, err
 	}
-	from, to := strings.TrimSpace(req.GetFromCardId()), strings.TrimSpace(req.GetToCardId())
+	from, to := strings.TrimSpace(req.GetCardId()), strings.TrimSpace(req.GetToCardId())
 	if from == "" || to == "" {
-		return nil, apperr.Invalid("fromCardId and toCardId are required")
+		return nil, apperr.Invalid("cardId and toCardId are required")
 	}
 	if err := apperr.OneOf("linkType", req.GetLinkType(), LinkTypes); err != nil {
 		return nil, err

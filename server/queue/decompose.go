@@ -97,6 +97,7 @@ func (s *Service) Decompose(ctx context.Context, parentID string, subs []Subtask
 	var parent *ent.QueueItem
 	children := make([]*ent.QueueItem, 0, len(subs))
 	err = s.inTx(ctx, func(ctx context.Context, tx *db.Tx) error {
+		children = children[:0] // a unit of work may run again after a failed batch
 		if parent, err = s.load(ctx, tx.Client(), p.UserID, parentID); err != nil {
 			return err
 		}

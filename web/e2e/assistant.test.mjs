@@ -213,6 +213,28 @@ test("settings and Google widgets act through execute-tag", async () => {
   await H.shot(page, "assistant-widgets");
 });
 
+test("decompose_task splits an item: its chip leads to the parent, the subtasks wait in the queue", async () => {
+  const call = (method, path, body) => H.rest(server.base, method, path, { cookie: owner.cookie, body });
+  const parent = await call("POST", "/api/v2/queue", { title: "Plan the offsite" });
+  assert.equal(parent.status, 201, parent.text);
+  const id = parent.json.item.id;
+  provider.script.push({ tokens: ["Split it: ", `[[decompose_task {"parentId":"${id}","subtasks":[{"title":"Book the venue"},` +
+    '{"title":"Send the invitations","dependsOn":"$0"}]}]]'] });
+  await openAssistant();
+  await say("Break the offsite plan down");
+  const chip = page.locator(".msg.role-assistant .tag-link", { hasText: "Plan the offsite" });
+  await chip.waitFor({ timeout: H.deadline });
+  const items = (await call("GET", "/api/v2/queue?limit=100")).json.data.items;
+  const venue = items.find((it) => it.title === "Book the venue");
+  const invites = items.find((it) => it.title === "Send the invitations");
+  assert.ok(venue && invites, JSON.stringify(items.map((it) => it.title)));
+  assert.equal(venue.parentTaskId, id);
+  assert.equal(invites.dependsOn, venue.id);
+  await chip.click();
+  await page.locator(".item.linked").waitFor({ timeout: H.deadline });
+  assert.equal(await page.locator(".item.linked").getAttribute("aria-label"), "Plan the offsite");
+});
+
 test("Voice: a recording from the microphone is transcribed into the message box", async () => {
   // Chromium's fake microphone (a tone), allowed without asking.
   const micBrowser = await chromium.launch({

@@ -104,10 +104,12 @@ func (x *CardLink) GetCreatedAt() *timestamppb.Timestamp {
 }
 
 type LinkCardsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	FromCardId    string                 `protobuf:"bytes,1,opt,name=from_card_id,json=fromCardId,proto3" json:"from_card_id,omitempty"`
-	ToCardId      string                 `protobuf:"bytes,2,opt,name=to_card_id,json=toCardId,proto3" json:"to_card_id,omitempty"`
-	LinkType      string                 `protobuf:"bytes,3,opt,name=link_type,json=linkType,proto3" json:"link_type,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The card linked from (the link's fromCardId); the path's card, named as
+	// ListCardLinks names it.
+	CardId        string `protobuf:"bytes,1,opt,name=card_id,json=cardId,proto3" json:"card_id,omitempty"`
+	ToCardId      string `protobuf:"bytes,2,opt,name=to_card_id,json=toCardId,proto3" json:"to_card_id,omitempty"`
+	LinkType      string `protobuf:"bytes,3,opt,name=link_type,json=linkType,proto3" json:"link_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -142,9 +144,9 @@ func (*LinkCardsRequest) Descriptor() ([]byte, []int) {
 	return file_switchboard_v1_card_links_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *LinkCardsRequest) GetFromCardId() string {
+func (x *LinkCardsRequest) GetCardId() string {
 	if x != nil {
-		return x.FromCardId
+		return x.CardId
 	}
 	return ""
 }
@@ -405,10 +407,9 @@ const file_switchboard_v1_card_links_proto_rawDesc = "" +
 	"to_card_id\x18\x03 \x01(\tR\btoCardId\x12/\n" +
 	"\tlink_type\x18\x04 \x01(\tB\x12\xba\xf5\x18\x0ecard_link_typeR\blinkType\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xa4\x01\n" +
-	"\x10LinkCardsRequest\x12)\n" +
-	"\ffrom_card_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\n" +
-	"fromCardId\x12)\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x9b\x01\n" +
+	"\x10LinkCardsRequest\x12 \n" +
+	"\acard_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cardId\x12)\n" +
 	"\n" +
 	"to_card_id\x18\x02 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\btoCardId\x12:\n" +
 	"\tlink_type\x18\x03 \x01(\tB\x1d\xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x0ecard_link_typeR\blinkType\"A\n" +
@@ -422,9 +423,9 @@ const file_switchboard_v1_card_links_proto_rawDesc = "" +
 	"\acard_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cardId\x12\x17\n" +
 	"\x02id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"C\n" +
 	"\x13UnlinkCardsResponse\x12,\n" +
-	"\x04link\x18\x01 \x01(\v2\x18.switchboard.v1.CardLinkR\x04link2\xd6\x03\n" +
-	"\x0fCardLinkService\x12\x95\x01\n" +
-	"\tLinkCards\x12 .switchboard.v1.LinkCardsRequest\x1a!.switchboard.v1.LinkCardsResponse\"C\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/kanban/{from_card_id}/links\x12\x94\x01\n" +
+	"\x04link\x18\x01 \x01(\v2\x18.switchboard.v1.CardLinkR\x04link2\xd1\x03\n" +
+	"\x0fCardLinkService\x12\x90\x01\n" +
+	"\tLinkCards\x12 .switchboard.v1.LinkCardsRequest\x1a!.switchboard.v1.LinkCardsResponse\">\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/api/v2/kanban/{card_id}/links\x12\x94\x01\n" +
 	"\rListCardLinks\x12$.switchboard.v1.ListCardLinksRequest\x1a%.switchboard.v1.ListCardLinksResponse\"6\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\x82\xd3\xe4\x93\x02 \x12\x1e/api/v2/kanban/{card_id}/links\x12\x93\x01\n" +
 	"\vUnlinkCards\x12\".switchboard.v1.UnlinkCardsRequest\x1a#.switchboard.v1.UnlinkCardsResponse\";\xda\xf3\x18\f\x12\x02\x01\x02\x1a\x06kanban\x82\xd3\xe4\x93\x02%*#/api/v2/kanban/{card_id}/links/{id}BHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 

@@ -44,13 +44,13 @@ func request_CardLinkService_LinkCards_0(ctx context.Context, marshaler runtime.
 	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	val, ok := pathParams["from_card_id"]
+	val, ok := pathParams["card_id"]
 	if !ok {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "from_card_id")
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "card_id")
 	}
-	protoReq.FromCardId, err = runtime.String(val)
+	protoReq.CardId, err = runtime.String(val)
 	if err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "from_card_id", err)
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "card_id", err)
 	}
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)
@@ -68,13 +68,13 @@ func local_request_CardLinkService_LinkCards_0(ctx context.Context, marshaler ru
 	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
-	val, ok := pathParams["from_card_id"]
+	val, ok := pathParams["card_id"]
 	if !ok {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "from_card_id")
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "card_id")
 	}
-	protoReq.FromCardId, err = runtime.String(val)
+	protoReq.CardId, err = runtime.String(val)
 	if err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "from_card_id", err)
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "card_id", err)
 	}
 	msg, err := server.LinkCards(ctx, &protoReq)
 	return msg, metadata, err
@@ -186,7 +186,7 @@ func RegisterCardLinkServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.CardLinkService/LinkCards", runtime.WithHTTPPathPattern("/api/v2/kanban/{from_card_id}/links"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/switchboard.v1.CardLinkService/LinkCards", runtime.WithHTTPPathPattern("/api/v2/kanban/{card_id}/links"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
@@ -284,7 +284,7 @@ func RegisterCardLinkServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.CardLinkService/LinkCards", runtime.WithHTTPPathPattern("/api/v2/kanban/{from_card_id}/links"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/switchboard.v1.CardLinkService/LinkCards", runtime.WithHTTPPathPattern("/api/v2/kanban/{card_id}/links"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
@@ -335,7 +335,7 @@ func RegisterCardLinkServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 }
 
 var (
-	pattern_CardLinkService_LinkCards_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v2", "kanban", "from_card_id", "links"}, ""))
+	pattern_CardLinkService_LinkCards_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v2", "kanban", "card_id", "links"}, ""))
 	pattern_CardLinkService_ListCardLinks_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v2", "kanban", "card_id", "links"}, ""))
 	pattern_CardLinkService_UnlinkCards_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5}, []string{"api", "v2", "kanban", "card_id", "links", "id"}, ""))
 )

@@ -34,7 +34,7 @@ const (
 // at most 20 entries), as a peer's change of a card linked across instances
 // is.
 type CardLinkServiceClient interface {
-	// LinkCards links fromCardId to toCardId; both must be the caller's.
+	// LinkCards links the path's card to toCardId; both must be the caller's.
 	// Linking the same two cards again answers the existing link (409 when
 	// with another type).
 	LinkCards(ctx context.Context, in *LinkCardsRequest, opts ...grpc.CallOption) (*LinkCardsResponse, error)
@@ -92,7 +92,7 @@ func (c *cardLinkServiceClient) UnlinkCards(ctx context.Context, in *UnlinkCards
 // at most 20 entries), as a peer's change of a card linked across instances
 // is.
 type CardLinkServiceServer interface {
-	// LinkCards links fromCardId to toCardId; both must be the caller's.
+	// LinkCards links the path's card to toCardId; both must be the caller's.
 	// Linking the same two cards again answers the existing link (409 when
 	// with another type).
 	LinkCards(context.Context, *LinkCardsRequest) (*LinkCardsResponse, error)

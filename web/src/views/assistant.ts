@@ -31,7 +31,8 @@ const str = (v: JsonValue | undefined): string => (typeof v === "string" ? v : "
 
 // link is where a tag's result leads in the dashboard, if anywhere.
 function link(result: JsonObject | undefined): { href: string; text: string } | undefined {
-  const item = obj(result?.item);
+  // decompose_task answers {parent, subtasks}: the parent leads to them.
+  const item = obj(result?.item) ?? obj(result?.parent);
   if (item && str(item.id)) {
     const q = new URLSearchParams({ item: str(item.id) });
     if (str(item.status)) q.set("status", str(item.status));
@@ -39,6 +40,13 @@ function link(result: JsonObject | undefined): { href: string; text: string } | 
   }
   const card = obj(result?.card);
   if (card && str(card.id)) return { href: `#/board?card=${encodeURIComponent(str(card.id))}`, text: str(card.title) || "the card" };
+  // link_cards: the card it links from.
+  const linked = obj(result?.link);
+  if (linked && str(linked.fromCardId)) return { href: `#/board?card=${encodeURIComponent(str(linked.fromCardId))}`, text: "the linked cards" };
+  // relay_send, job_post: the Network view holds threads and jobs.
+  const relay = obj(result?.relay), job = obj(result?.job);
+  if (relay) return { href: "#/network", text: str(relay.subject) || "the relay" };
+  if (job) return { href: "#/network", text: str(job.title) || "the job" };
   return undefined;
 }
 

@@ -46,7 +46,7 @@ const (
 
 // CardLinkServiceClient is a client for the switchboard.v1.CardLinkService service.
 type CardLinkServiceClient interface {
-	// LinkCards links fromCardId to toCardId; both must be the caller's.
+	// LinkCards links the path's card to toCardId; both must be the caller's.
 	// Linking the same two cards again answers the existing link (409 when
 	// with another type).
 	LinkCards(context.Context, *v1.LinkCardsRequest) (*v1.LinkCardsResponse, error)
@@ -124,7 +124,7 @@ func (c *cardLinkServiceClient) UnlinkCards(ctx context.Context, req *v1.UnlinkC
 
 // CardLinkServiceHandler is an implementation of the switchboard.v1.CardLinkService service.
 type CardLinkServiceHandler interface {
-	// LinkCards links fromCardId to toCardId; both must be the caller's.
+	// LinkCards links the path's card to toCardId; both must be the caller's.
 	// Linking the same two cards again answers the existing link (409 when
 	// with another type).
 	LinkCards(context.Context, *v1.LinkCardsRequest) (*v1.LinkCardsResponse, error)
