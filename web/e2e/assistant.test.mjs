@@ -16,6 +16,9 @@ import * as H from "./harness.mjs";
 
 const wide = { width: 1280, height: 800 };
 
+// onePixelPNG is a real 1×1 PNG, as the provider's b64_json.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 // provider is the fake: replies are scripted in order; each is
 // { tokens, delayMs, hang } (hang: no [DONE], wait for the client to go).
 function fakeProvider() {
@@ -28,6 +31,12 @@ function fakeProvider() {
     req.setEncoding("latin1"); // a recording's bytes, kept as they came
     req.on("data", (c) => (body += c));
     req.on("end", async () => {
+      if (req.url === "/v1/images/generations") {
+        const n = JSON.parse(body).n ?? 1;
+        res.writeHead(200, { "Content-Type": "application/json" })
+          .end(JSON.stringify({ created: 1, data: Array.from({ length: n }, () => ({ b64_json: onePixelPNG })) }));
+        return;
+      }
       if (req.url === "/v1/audio/transcriptions") {
         transcriptions.push(body);
         res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ text: "remind me to call Ada" }));
@@ -81,7 +90,8 @@ before(async () => {
   provider = fakeProvider();
   await provider.start();
   server = await H.startServer({
-    args: ["--llm-base-url", provider.url, "--llm-model", "fake-model", "--llm-transcription-model", "fake-stt"],
+    args: ["--llm-base-url", provider.url, "--llm-model", "fake-model", "--llm-transcription-model", "fake-stt",
+      "--llm-image-model", "fake-image"],
   });
   owner = await H.setupOwner(server.base);
   browser = await H.launch();
@@ -233,6 +243,33 @@ test("decompose_task splits an item: its chip leads to the parent, the subtasks 
   await chip.click();
   await page.locator(".item.linked").waitFor({ timeout: H.deadline });
   assert.equal(await page.locator(".item.linked").getAttribute("aria-label"), "Plan the offsite");
+});
+
+test("generated images show inline from raw, and documents open from the list", async () => {
+  const call = (method, path, body) => H.rest(server.base, method, path, { cookie: owner.cookie, body });
+  const doc = await call("POST", "/api/documents", { title: "Offsite agenda", content: "9:00 coffee\n10:00 roadmap", mimeType: "text/plain" });
+  assert.equal(doc.status, 201, doc.text);
+  provider.script.push({ tokens: ["Here you go: ", '[[generate_image {"prompt":"A lighthouse","numImages":2}]]'] });
+  await openAssistant();
+  await say("Draw me a lighthouse");
+  // The account has an agent's A2A task in its queue (outside text): the
+  // image waits for the operator first.
+  const widget = page.getByRole("group", { name: "Confirm Generate image" });
+  await widget.waitFor({ timeout: H.deadline });
+  await widget.getByRole("button", { name: "Run it" }).click();
+  const images = page.locator(".assistant-images img");
+  await H.until(async () => (await images.count()) === 2, "two images in the reply");
+  await H.until(() => images.first().evaluate((img) => img.complete && img.naturalWidth === 1), "the first image loaded from raw");
+  assert.match(await images.first().getAttribute("src"), /^\/api\/documents\/[^/]+\/raw$/);
+
+  // The documents: the text opens as its content.
+  await page.getByRole("link", { name: "Queue", exact: true }).click();
+  await openAssistant();
+  const panel = page.getByRole("region", { name: "Documents" });
+  await panel.getByRole("button", { name: "Open Offsite agenda" }).click();
+  await panel.locator(".document-content", { hasText: "10:00 roadmap" }).waitFor({ timeout: H.deadline });
+  await panel.getByRole("button", { name: "Open Image: A lighthouse (1 of 2)" }).click();
+  await H.until(() => panel.locator(".document-viewer img").evaluate((img) => img.complete && img.naturalWidth === 1), "the image document opened");
 });
 
 test("Voice: a recording from the microphone is transcribed into the message box", async () => {
