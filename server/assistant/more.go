@@ -28,8 +28,8 @@ type Decomposer interface {
 	Decompose(ctx context.Context, parentID string, subs []queue.Subtask) (*ent.QueueItem, []*ent.QueueItem, error)
 }
 
-// subtaskBody is one of decompose_task's subtasks (document 1 "Queue
-// action tags").
+// subtaskBody is one of decompose_task's subtasks (docs/decisions.md "The
+// assistant (issue 16)").
 type subtaskBody struct {
 	Title       string  `json:"title"`
 	Description *string `json:"description"`

@@ -14,8 +14,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// SettingsGroups are show_settings_widget's groups (document 2 "Action tags
-// in chat").
+// SettingsGroups are show_settings_widget's groups (docs/decisions.md "The
+// assistant (issue 16)").
 var SettingsGroups = []string{"working_style", "triage", "goals", "identity", "all"}
 
 // settingFields are the settings each group shows (docs/decisions.md "The
@@ -90,7 +90,8 @@ func (e *Executor) settingsWidget(ctx context.Context, _ *auth.Principal, body j
 		"title": "Settings", "items": items})
 }
 
-// googleIdentities are show_google_connect's identities (document 2).
+// googleIdentities are show_google_connect's identities (docs/decisions.md
+// "The assistant (issue 16)").
 var googleIdentities = []string{"operator", "agent"}
 
 // googleConnect is show_google_connect: the widget offering to connect a

@@ -20,8 +20,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// ChangeLogLimit is how many entries a card's change log keeps (RULINGS
-// "The operator network": Card links, at most 20), the oldest dropped.
+// ChangeLogLimit is how many entries a card's change log keeps (at most 20,
+// docs/decisions.md "The operator network: reputation, shared reads and
+// card links (issue 15)"), the oldest dropped.
 const ChangeLogLimit = 20
 
 // AppendChange adds e to c's change log in tx, keeping the last

@@ -30,8 +30,8 @@ type Subtask struct {
 }
 
 // Ref reads a positional reference "$N" of subtask i: N must name an earlier
-// subtask (RULINGS "The assistant": 0-indexed, earlier subtasks only); ""
-// is none (-1).
+// subtask (0-indexed, earlier subtasks only: docs/decisions.md "The
+// assistant (issue 16)"); "" is none (-1).
 func Ref(ref string, i int) (int, error) {
 	if ref == "" {
 		return -1, nil

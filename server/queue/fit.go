@@ -15,8 +15,8 @@ import (
 )
 
 // target is the store agent an item is for, with the input schema its
-// optimizedPayload must fit (RULINGS "The assistant": an item is for a
-// store agent when its metadata names agentId).
+// optimizedPayload must fit (an item is for a store agent when its
+// metadata names agentId: docs/decisions.md "The assistant (issue 16)").
 type target struct {
 	ID     string
 	schema *jsonschema.Schema
