@@ -234,6 +234,8 @@ test("decompose_task splits an item: its chip leads to the parent, the subtasks 
   await say("Break the offsite plan down");
   const chip = page.locator(".msg.role-assistant .tag-link", { hasText: "Plan the offsite" });
   await chip.waitFor({ timeout: H.deadline });
+  // Asking again leaves the page as it was: the last widget's answer is still shown.
+  assert.equal(await page.getByRole("alert").filter({ hasText: "Google is not configured on this instance" }).count(), 1);
   const items = (await call("GET", "/api/v2/queue?limit=100")).json.data.items;
   const venue = items.find((it) => it.title === "Book the venue");
   const invites = items.find((it) => it.title === "Send the invitations");

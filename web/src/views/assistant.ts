@@ -347,14 +347,15 @@ export function assistantView(): View {
     const replyText = h("p", { class: "msg-text streaming" });
     const reply = h("article", { class: "msg role-assistant", "aria-busy": "true" }, h("header", null, h("span", { class: "msg-author" }, "Assistant")), replyText);
     streaming = new AbortController();
-    render(false);
+    // What is on screen stays as the operator left it (a widget acted on
+    // keeps its answer); only the empty state gives way.
+    log.querySelector(".empty")?.remove();
     log.append(mine, reply);
     log.scrollTop = log.scrollHeight;
     sendButton.disabled = true;
     stopButton.hidden = false;
     replace(status);
     let full = "";
-    let finished = false;
     try {
       for await (const res of api.assistantChat.sendChat({ message }, { signal: streaming.signal, timeoutMs: 0 })) {
         const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
@@ -372,7 +373,6 @@ export function assistantView(): View {
             break;
           case "done":
             reply.dataset.id = res.event.value.messageId;
-            finished = true;
             break;
         }
         if (stick) log.scrollTop = log.scrollHeight;
@@ -391,10 +391,10 @@ export function assistantView(): View {
       stopButton.hidden = true;
       text.focus();
     }
-    if (finished) {
-      // The stored conversation, for the next render (older pages, a
-      // return to the view); the reply stays on screen as it streamed, with
-      // any held tag's widget as the operator left it.
+    {
+      // The stored conversation (the operator's message is kept even when
+      // the reply was not), for the next render: older pages, a return to
+      // the view. The reply stays on screen as it streamed.
       try {
         const res = await api.assistant.listAssistantMessages({ limit: pageSize });
         messages = res.messages;
