@@ -1,7 +1,6 @@
 package assistant
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -89,8 +88,6 @@ func decodeBody(body io.Reader, m proto.Message) error {
 	case errors.Is(err, io.EOF):
 		return input.Check(m)
 	case errors.As(err, &e):
-		return err
-	case errors.Is(err, context.Canceled):
 		return err
 	default:
 		return apperr.Invalid("%s", err.Error())

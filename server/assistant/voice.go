@@ -108,13 +108,14 @@ func readAudio(r *http.Request) ([]byte, string, error) {
 
 func readPart(part *multipart.Part) ([]byte, error) {
 	defer part.Close()
+	// The body is already in memory (httpapi.LimitBody, VoiceBodyLimit):
+	// only the part's own size is left to check.
 	data, err := io.ReadAll(io.LimitReader(part, llm.MaxAudio+1))
-	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig), err == nil && len(data) > llm.MaxAudio:
-		return nil, apperr.TooLarge("a recording may be %d MB at most", llm.MaxAudio>>20)
 	case err != nil:
 		return nil, apperr.Invalid("could not read the recording")
+	case len(data) > llm.MaxAudio:
+		return nil, apperr.TooLarge("a recording may be %d MB at most", llm.MaxAudio>>20)
 	}
 	return data, nil
 }
