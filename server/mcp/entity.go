@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
@@ -18,7 +19,8 @@ import (
 )
 
 // surfaces are entity_resolve's, in document 2's order. Those whose system
-// does not exist yet answer [] (docs/decisions.md "MCP").
+// does not exist yet answer [] (docs/decisions.md "MCP"); events are the
+// notifications the operator network delivered.
 var surfaces = []string{"contacts", "connections", "cards", "events", "emails", "relays", "team_members"}
 
 // match is one entity found: how well it matched, what it is, and the
@@ -79,7 +81,7 @@ func entityTool(s *Server) *tool {
 	most := 1000
 	return &tool{
 		name: "entity_resolve", title: "Resolve an entity", readOnly: true,
-		description: "Finds what a name refers to across the operator's surfaces (contacts, cards, …), best match first. A surface the key has no scope for, or that does not exist yet, answers [].",
+		description: "Finds what a name refers to across the operator's surfaces (contacts, connections, cards, events: the notifications connections sent, relays), best match first. A surface the key has no scope for, or that does not exist yet (emails, team members), answers [].",
 		input: object([]string{"query"}, map[string]*jsonschema.Schema{
 			"query":    {Type: "string", MaxLength: &most, Description: "the name or words to resolve"},
 			"surfaces": {Type: "array", Items: &jsonschema.Schema{Type: "string", Enum: surfaceEnum}, Description: "where to look; all when absent"},
@@ -116,6 +118,20 @@ func entityTool(s *Server) *tool {
 				switch {
 				case surface == "contacts" && may(c.ContactServiceListContactsProcedure):
 					if found, err = s.resolveContacts(ctx, a.Query); err != nil {
+						return nil, err
+					}
+				case surface == "connections" && s.cfg.Network != nil && may(c.NetworkServiceListActiveConnectionsProcedure):
+					if found, err = s.resolveConnections(ctx, a.Query); err != nil {
+						return nil, err
+					}
+				case surface == "relays" && s.cfg.Network != nil && may(c.NetworkRelayServiceListRelaysProcedure):
+					if found, err = s.resolveRelays(ctx, a.Query); err != nil {
+						return nil, err
+					}
+				// The notification list is the operator's (no key scope of its
+				// own): its events are the network's, so they need its scope.
+				case surface == "events" && s.cfg.Network != nil && may(c.NetworkServiceListActiveConnectionsProcedure):
+					if found, err = s.resolveEvents(ctx, a.Query); err != nil {
 						return nil, err
 					}
 				case surface == "cards" && may(c.KanbanServiceListCardsProcedure):
@@ -175,6 +191,93 @@ func (s *Server) resolveContacts(ctx context.Context, query string) ([]match, er
 			}
 		}
 		if len(res.GetContacts()) < 100 {
+			break
+		}
+	}
+	return found, nil
+}
+
+// contains reports whether any of fields holds query, folded.
+func contains(query string, fields ...string) bool {
+	q := strings.ToLower(strings.TrimSpace(query))
+	return slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(strings.ToLower(f), q) })
+}
+
+// resolveConnections finds the operator's active connections (what a key
+// may list) by the peer's name, email, instance name or address; the label
+// is the peer's name (its email when it has none).
+func (s *Server) resolveConnections(ctx context.Context, query string) ([]match, error) {
+	res, err := input.Call(ctx, s.cfg.Network.ListActiveConnections, &switchboardv1.ListActiveConnectionsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	var found []match
+	for _, row := range res.GetConnections() {
+		if !contains(query, row.GetPeerUserName(), row.GetPeerUserEmail(), row.GetPeerInstanceName(), row.GetPeerInstanceUrl()) {
+			continue
+		}
+		if found, err = appendMatch(found, row.GetId(), cmp.Or(row.GetPeerUserName(), row.GetPeerUserEmail()), query, row); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+// resolveRelays finds the operator's relays (sent and received, the newest
+// the relay list holds) by subject, the label, or by their payload.
+func (s *Server) resolveRelays(ctx context.Context, query string) ([]match, error) {
+	res, err := input.Call(ctx, s.cfg.Network.ListRelays, &switchboardv1.ListRelaysRequest{})
+	if err != nil {
+		return nil, err
+	}
+	var found []match
+	for _, row := range res.GetRelays() {
+		if !contains(query, append(texts(nil, structpb.NewStructValue(row.GetPayload())), row.GetSubject())...) {
+			continue
+		}
+		if found, err = appendMatch(found, row.GetId(), row.GetSubject(), query, row); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+// texts appends the strings a payload holds (its values, not its keys).
+func texts(out []string, v *structpb.Value) []string {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		out = append(out, k.StringValue)
+	case *structpb.Value_StructValue:
+		for _, f := range k.StructValue.GetFields() {
+			out = texts(out, f)
+		}
+	case *structpb.Value_ListValue:
+		for _, e := range k.ListValue.GetValues() {
+			out = texts(out, e)
+		}
+	}
+	return out
+}
+
+// resolveEvents finds the notifications connections sent the operator by
+// title, the label, or by body and sender, among the first contactPages
+// pages, newest first.
+func (s *Server) resolveEvents(ctx context.Context, query string) ([]match, error) {
+	var found []match
+	for page := range int32(contactPages) {
+		res, err := input.Call(ctx, s.cfg.Network.ListNotifications, &switchboardv1.ListNotificationsRequest{Limit: 100, Offset: page * 100})
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range res.GetNotifications() {
+			if !contains(query, row.GetTitle(), row.GetBody(), row.GetFromUserName(), row.GetFromUserEmail()) {
+				continue
+			}
+			if found, err = appendMatch(found, row.GetId(), row.GetTitle(), query, row); err != nil {
+				return nil, err
+			}
+		}
+		if len(res.GetNotifications()) < 100 {
 			break
 		}
 	}
