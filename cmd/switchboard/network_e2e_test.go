@@ -16,11 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -136,12 +138,13 @@ func connectionTo(t *testing.T, from *instance, base string) string {
 // from A, sent with A's card, lands pending in B's queue even with B's
 // auto-approve on, with A as the requester and a card linked to A's; B
 // approves, blocks (with a reason) and unblocks it, and A's relay follows;
-// A is down when B completes it, B's outbox retries on its short schedule
-// and A shows completed with the result once it is back; each change is a
-// comms message, a relay_responded entry and a signed relay.state_changed
-// push on A; a replayed older ack changes nothing; B's card move reaches
-// A's card's change log and A's next briefing; a rejected relay is
-// declined.
+// A is down when B completes it, B's outbox row for that ack records the
+// failed attempt, B retries on its short schedule and A shows completed with
+// the result once it is back (the row delivered after two attempts or more);
+// each change is a comms message, a relay_responded entry and a signed
+// relay.state_changed push on A; a replayed older ack changes nothing; B's
+// card move reaches A's card's change log and A's next briefing; a rejected
+// relay is declined, and told as the other changes are.
 func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey []byte) {
 	t.Helper()
 	pushes := receiveSignedPushes(t, a)
@@ -200,13 +203,27 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey
 		return len(pushes.states()) == 3
 	}, func() string { return strings.Join(pushes.states(), ",") })
 
-	// A is down when B's completed ack is due.
+	// A is down when B's completed ack is due: B's outbox row for it shows
+	// the failed attempt (nothing answered, no status) before A is back.
 	a.stop(t)
 	must(t, b.key, http.StatusOK, http.MethodPost, itemPath+"/result", `{"result":"Reviewed: ship it"}`)
-	time.Sleep(1500 * time.Millisecond) // the first attempt fails
+	var failed *ent.WebhookDelivery
+	within(t, 15*time.Second, "B's completed ack failed while A is down", func() bool {
+		failed = ackRow(t, b, relayID, "completed")
+		return failed != nil && failed.Attempts >= 1
+	})
+	if failed.Status != webhookdelivery.StatusPending || failed.DeliveredAt != nil || failed.LastStatus != nil ||
+		failed.LastError == nil || *failed.LastError == "" {
+		t.Fatalf("B's ack after its first attempt with A down: %+v", failed)
+	}
 	a.start(t, bin)
 	if got := state("completed"); got["result"] != "Reviewed: ship it" {
 		t.Fatalf("completed: %v", got)
+	}
+	// Delivered by a retry: at least one attempt failed, the last got 200.
+	if row := ackRow(t, b, relayID, "completed"); row.Attempts < 2 || row.Status != webhookdelivery.StatusDelivered ||
+		row.LastStatus == nil || *row.LastStatus != http.StatusOK {
+		t.Fatalf("B's completed ack once A is back: attempts %d, status %s, last status %v", row.Attempts, row.Status, row.LastStatus)
 	}
 	within(t, 15*time.Second, "four signed relay.state_changed pushes on A", func() bool {
 		return len(pushes.states()) == 4
@@ -258,6 +275,34 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey
 	}
 	must(t, b.key, http.StatusOK, http.MethodPost, "/api/v2/queue/"+items[0].(map[string]any)["id"].(string)+"/confirm", `{"action":"reject"}`)
 	state("declined")
+	// The fifth change is told as the other four: a comms message, a
+	// relay_responded entry and a signed push on A.
+	within(t, 15*time.Second, "five signed relay.state_changed pushes on A", func() bool {
+		return len(pushes.states()) == 5
+	}, func() string { return strings.Join(pushes.states(), ",") })
+	if got := strings.Join(pushes.states(), ","); got != "accepted,blocked,accepted,completed,declined" {
+		t.Fatalf("A's pushes: %s", got)
+	}
+	if responded, messages := relayTrail(t, a); responded != 5 || messages != 5 {
+		t.Fatalf("A's relay_responded entries %d and comms messages %d after the decline, want 5 each", responded, messages)
+	}
+}
+
+// ackRow is in's outbox row of the relay-ack of relayID in state, or nil
+// before there is one.
+func ackRow(t *testing.T, in *instance, relayID, state string) *ent.WebhookDelivery {
+	t.Helper()
+	d := openDB(t, in)
+	defer d.Close()
+	row, err := d.WebhookDelivery.Query().Where(webhookdelivery.Event(network.EventRelayAck),
+		webhookdelivery.PayloadContains(`"relayId":"`+relayID+`"`), webhookdelivery.PayloadContains(`"state":"`+state+`"`)).Only(context.Background())
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row
 }
 
 // relayTrail counts what relay acks left in A's database: relay_responded

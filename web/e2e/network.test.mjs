@@ -9,7 +9,8 @@
 // holds B's reply; B quarantines A (untrusted), then releases one held relay
 // and discards another; a notification from A shows on B's Now and is marked
 // read; a job A posts reaches B and matches B's declared capability; A
-// removes the connection and B hears of it.
+// removes the connection and B hears of it; A asks again, B declines from
+// its Requests, and A hears it declined when it asks once more.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, test } from "node:test";
@@ -352,4 +353,58 @@ test("A removes the connection, and B hears of it", async () => {
   await connection.getByRole("button", { name: "Remove", exact: true }).click();
   await H.until(async () => (await row(aPage).count()) === 0, "A's list is empty");
   assert.deepEqual(await connectionsOf(b, bOwner), []);
+});
+
+// docs/decisions.md (a decline is not told to the requester): B declines a
+// new request from its Requests; B keeps it as declined and asks nothing
+// more; A's request stays pending until A asks again, when B's answer says
+// declined and A's view and list record it.
+test("A asks again, B declines from its view, and A hears it when it asks once more", async () => {
+  const ask = async () => {
+    const form = aPage.getByRole("form", { name: "Connect with someone" });
+    await form.getByLabel("Their instance's address").fill(b.base);
+    await form.getByLabel("Their email there").fill(H.owner.email);
+    await form.getByLabel("Message (optional)").fill("Second thoughts?");
+    await form.getByRole("button", { name: "Send request" }).click();
+  };
+  await aPage.goto("/#/network");
+  await ask();
+  await H.until(async () => (await row(aPage).count()) === 1, "A lists its new request");
+  assert.equal(await row(aPage).getAttribute("data-status"), "pending");
+
+  await bPage.goto("/#/network");
+  await bPage.reload();
+  const requests = bPage.getByRole("list", { name: "Requests to you" });
+  await requests.getByText("Second thoughts?").waitFor({ timeout: H.deadline });
+  await requests.getByRole("button", { name: /^Decline: / }).click();
+  await bPage.locator("#toast", { hasText: /^Declined / }).waitFor({ timeout: H.deadline });
+  await bPage.getByText("No one is waiting for your answer.").waitFor({ timeout: H.deadline });
+  const declinedOnB = bPage.locator('li.network-connection[data-status="declined"]');
+  await declinedOnB.waitFor({ timeout: H.deadline });
+  assert.equal(await declinedOnB.locator(".chip").textContent(), "Declined");
+  assert.equal(await declinedOnB.getByRole("button", { name: /^Accept: / }).count(), 0);
+  const onB = await connectionsOf(b, bOwner);
+  assert.equal(onB.length, 1);
+  assert.equal(onB[0].status, "declined");
+  assert.equal(onB[0].direction, "inbound");
+  const pendingOnB = await on(b, bOwner)("GET", "/api/federation/connections?status=pending");
+  assert.deepEqual(pendingOnB.json.connections ?? [], [], pendingOnB.text);
+
+  // B does not tell A: A's request is still pending there.
+  let onA = await connectionsOf(a, aOwner);
+  assert.equal(onA.length, 1);
+  assert.equal(onA[0].status, "pending");
+
+  // A asks once more: B answers declined, and A's view says so.
+  await ask();
+  await aPage.locator("#toast", { hasText: "declined your request" }).waitFor({ timeout: H.deadline });
+  await H.until(async () => (await row(aPage).getAttribute("data-status")) === "declined", "A's view shows the request declined");
+  assert.equal(await row(aPage).count(), 1);
+  onA = await connectionsOf(a, aOwner);
+  assert.equal(onA.length, 1);
+  assert.equal(onA[0].status, "declined");
+  // B still holds one declined connection and no request.
+  const again = await connectionsOf(b, bOwner);
+  assert.equal(again.length, 1);
+  assert.equal(again[0].status, "declined");
 });

@@ -39,7 +39,9 @@ function connectForm(changed: () => void): HTMLElement {
           async () => {
             const res = await api.network.createConnection({ peerInstanceUrl: url.value.trim(), peerUserEmail: email.value.trim(), message: message.value.trim() || undefined });
             const c = res.connection!;
-            toast(c.status === "active" ? `Connected with ${who(c)}.` : `Request sent to ${who(c)}.`);
+            // Asking again after a decline answers declined (docs/decisions.md).
+            const said = { active: `Connected with ${who(c)}.`, declined: `${who(c)} declined your request.` }[c.status];
+            toast(said ?? `Request sent to ${who(c)}.`);
           },
           () => {
             url.value = email.value = message.value = "";
