@@ -184,7 +184,16 @@ test("a tag held after outside text is a widget: Run it removes the item, and no
   });
   assert.equal(sent.status, 200, sent.text);
 
+  // More than a page of conversation before it (the view reads 30), so
+  // "Load older messages" redraws the page the widget is on.
+  for (let i = 0; i < 16; i++) {
+    const r = await call("POST", "/api/chat/send", { message: `earlier ${i}` });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.text, /event: done/);
+  }
+
   provider.script.push({ tokens: ["As the task says: ", `[[remove_queue_item {"id":"${id}"}]]`] });
+  await page.getByRole("link", { name: "Queue", exact: true }).click(); // the view reads the conversation as it opens
   await openAssistant();
   await say("What is new?");
   const widget = page.getByRole("group", { name: "Confirm Remove queue item" });
@@ -193,6 +202,11 @@ test("a tag held after outside text is a widget: Run it removes the item, and no
   assert.equal(still.status, 200, "the item is there until the operator runs the tag");
   await widget.getByRole("button", { name: "Run it" }).click();
   await H.until(async () => (await call("GET", `/api/v2/queue/${id}`)).status === 404, "the item removed by the widget");
+  await page.locator(".tag-result.ok", { hasText: "Remove queue item" }).waitFor({ timeout: H.deadline });
+  // Older messages redraw the conversation: the run stays a run.
+  await page.getByRole("button", { name: "Load older messages" }).click();
+  await page.locator(".msg.role-user", { hasText: "earlier 0" }).waitFor({ timeout: H.deadline });
+  assert.equal(await page.getByRole("group", { name: "Confirm Remove queue item" }).count(), 0, "older messages redrew the run as a question");
   await page.locator(".tag-result.ok", { hasText: "Remove queue item" }).waitFor({ timeout: H.deadline });
   // The approval is kept with the reply: back in the view, nothing waits.
   await page.getByRole("link", { name: "Queue", exact: true }).click();

@@ -182,8 +182,12 @@ function confirmEl(t: ExecutedTag, at?: Place): HTMLElement {
         replace(problem);
         try {
           // Naming the reply records the approval there (a second one is refused).
-          const res = await api.assistant.executeTag({ tag: t.tag, body: t.body, messageId: at?.reply() ?? "", tagIndex: at?.index ?? 0 });
-          if (res.tag) replace(li, ...tagEl(res.tag).childNodes);
+          const reply = at?.reply();
+          const res = await api.assistant.executeTag({ tag: t.tag, body: t.body, messageId: reply ?? "", tagIndex: at?.index ?? 0 });
+          if (res.tag) {
+            if (reply && at) approved.set(placeKey(reply, at.index), res.tag);
+            replace(li, ...tagEl(res.tag).childNodes);
+          }
           li.className = "tag-result ok";
           announce(...queueChanged(), "board");
         } catch (e) {
@@ -214,8 +218,21 @@ function confirmEl(t: ExecutedTag, at?: Place): HTMLElement {
   return li;
 }
 
+// approved holds what the operator ran through a widget since the stored
+// conversation was read, by reply and place: a redraw from that copy (older
+// pages) shows the run, not the question again.
+const approved = new Map<string, ExecutedTag>();
+const placeKey = (reply: string, index: number) => `${reply}#${index}`;
+
 function tagList(tags: ExecutedTag[], reply: () => string | undefined): HTMLElement {
-  return h("ul", { class: "tag-results", "aria-label": "What the assistant did" }, tags.map((t, index) => tagEl(t, { reply, index })));
+  return h(
+    "ul",
+    { class: "tag-results", "aria-label": "What the assistant did" },
+    tags.map((t, index) => {
+      const id = reply();
+      return tagEl((id && approved.get(placeKey(id, index))) || t, { reply, index });
+    }),
+  );
 }
 
 function tagsEl(tags: ExecutedTag[], reply: () => string | undefined): Child {
