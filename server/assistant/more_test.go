@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
+	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/internal/llm/llmtest"
 	"github.com/switchboard-hq/switchboard/server/assistant/tags"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -287,6 +288,24 @@ func TestEditFitsTheAgentSchemaWithoutAProvider(t *testing.T) {
 	if validates(t, p) == nil {
 		t.Fatal("a payload with a gap validates")
 	}
+	// Another developer's listing the store does not show (pending review)
+	// is as none: its schema stays its developer's.
+	erin := w.srv.SignUp("erin")
+	res := erin.Session.Do(http.MethodPost, "/api/marketplace", map[string]any{"name": "Ghostwriter", "endpointUrl": "https://ghost.example.com/run",
+		"pricingModel": "free", "taskTypes": []string{"ghostcopy"}, "requiredInputSchema": copySchema})
+	servertest.WantStatus(t, res, http.StatusCreated)
+	draft := res.JSON(t)["agent"].(map[string]any)["id"].(string)
+	if err := w.srv.DB.Client.StoreAgent.UpdateOneID(draft).SetStatus(storeagent.StatusPendingReview).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res = w.ann.Session.Do(http.MethodPost, "/api/v2/queue", map[string]any{"title": "Ghost the launch post", "metadata": `{"agentId":"` + draft + `"}`})
+	servertest.WantStatus(t, res, http.StatusCreated)
+	hidden := metaOf(t, result(t, w.tag(w.ann, "edit_queue_item", map[string]any{"id": res.JSON(t)["item"].(map[string]any)["id"],
+		"title": "Ghost the launch post today"}))["item"].(map[string]any))
+	if hidden["_optimizedForAgent"] != "generic" || hidden["_optimizerGaps"] != nil {
+		t.Fatalf("a listing the caller cannot see shaped the payload: %v", hidden)
+	}
+
 	generic := result(t, w.tag(w.ann, "dispatch_queue", map[string]any{"title": "Reply to Ada", "type": "email"}))["item"].(map[string]any)
 	g := metaOf(t, result(t, w.tag(w.ann, "edit_queue_item", map[string]any{"id": generic["id"], "title": "Reply to Ada kindly"}))["item"].(map[string]any))
 	if g["_optimizedForAgent"] != "generic" || g["_optimizerGaps"] != nil || len(g["optimizedPayload"].(map[string]any)) != 5 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/internal/llm"
 )
 
@@ -24,16 +25,19 @@ type target struct {
 	raw    string
 }
 
-// targetOf is the store agent meta names, when it has a usable
+// targetOf is the store agent meta names, when the caller may see it and it has a usable
 // requiredInputSchema; nil otherwise (the generic payload). A schema that
 // does not read or resolve is as none (docs/decisions.md "The assistant
 // (issue 16)").
-func targetOf(ctx context.Context, c *ent.Client, meta map[string]any) *target {
+func targetOf(ctx context.Context, c *ent.Client, userID string, meta map[string]any) *target {
 	id, _ := meta["agentId"].(string)
 	if id == "" {
 		return nil
 	}
-	a, err := c.StoreAgent.Query().Where(storeagent.ID(id)).Only(ctx)
+	// Only a listing the caller may see in the store (their own, an active
+	// one, or one they installed): another's draft keeps its schema.
+	a, err := c.StoreAgent.Query().Where(storeagent.ID(id), storeagent.Or(storeagent.UserID(userID),
+		storeagent.StatusEQ(storeagent.StatusActive), storeagent.HasInstallsWith(storeinstall.UserID(userID)))).Only(ctx)
 	if err != nil || a.RequiredInputSchema == nil || strings.TrimSpace(*a.RequiredInputSchema) == "" {
 		return nil
 	}

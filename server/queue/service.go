@@ -403,7 +403,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			if req.Metadata != nil {
 				meta = parseMeta(req.GetMetadata())
 			}
-			tgt = targetOf(ctx, s.DB.Client, meta)
+			tgt = targetOf(ctx, s.DB.Client, p.UserID, meta)
 			v := suggestFor(ctx, s.LLM, tgt, next)
 			sug = &v
 		}
