@@ -189,6 +189,11 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	if body := dup.JSON(t); body["duplicate"] != true || body["relayId"] != id || body["task"] != nil {
 		t.Fatalf("duplicate: %s", dup.Body)
 	}
+	dup = p.direct("/api/v2/relay", map[string]any{"relayId": id, "subject": "Review the Q3 plan"})
+	servertest.WantStatus(t, dup, http.StatusOK)
+	if body := dup.JSON(t); body["duplicate"] != true || body["relayId"] != id || body["task"] != nil {
+		t.Fatalf("duplicate at /api/v2/relay: %s", dup.Body)
+	}
 	if len(items(t, p.b)) != 1 {
 		t.Fatal("a duplicate made another item")
 	}
@@ -239,8 +244,9 @@ func TestRelayTaskLifecycle(t *testing.T) {
 		t.Fatalf("after the replay: %v", got)
 	}
 
-	// B rejects another: declined.
-	res = p.send(t, map[string]any{"subject": "Also this", "intent": "get_info"})
+	// B rejects another, sent with A's key (scope network): declined.
+	res = p.a.WithKey(p.a.user.NewKey("assistant", "network")).Do(http.MethodPost, "/api/federation/relays",
+		map[string]any{"connectionId": p.connA, "subject": "Also this", "intent": "get_info"})
 	servertest.WantStatus(t, res, http.StatusOK)
 	second := object(t, res, "relay")["id"].(string)
 	other := items(t, p.b)[1]
@@ -248,15 +254,17 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	p.waitState(t, second, "declined")
 
 	// RULINGS "Federation" (audit): every call between the two is audited on
-	// both sides: the relays (Connect, from A's send), the duplicate (REST)
-	// and the acks (the outbox's attempts, REST).
+	// both sides: the relays (Connect, from A's sends, by session and by
+	// key), the duplicates this test posted itself (REST, one at each path,
+	// audited where they arrived) and the acks (the outbox's attempts, REST).
 	if in, out := p.b.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"),
 		p.a.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"); in != 2 || out != 2 {
 		t.Fatalf("relays audited: B inbound %d, A outbound %d", in, out)
 	}
-	if n := p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay"); n != 1 {
-		t.Fatalf("the duplicate audited: %d", n)
-	}
+	servertest.WaitFor(t, "the duplicates audited", func() bool {
+		return p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay") == 1 &&
+			p.b.audited(t, federationauditlog.DirectionInbound, "/api/v2/relay") == 1
+	})
 	servertest.WaitFor(t, "the acks audited on both sides", func() bool {
 		return p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay-ack") == 6 &&
 			p.b.audited(t, federationauditlog.DirectionOutbound, "/api/federation/relay-ack") == 5
