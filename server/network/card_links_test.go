@@ -106,4 +106,11 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 	if n := p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/card-status"); n < 27 {
 		t.Fatalf("audited card-status calls: %d", n)
 	}
+	// Each side's outbox call is audited outbound where it left (B's one
+	// move, A's one change) and inbound where it arrived.
+	servertest.WaitFor(t, "the outbox's card-status calls audited on both sides", func() bool {
+		return p.b.audited(t, federationauditlog.DirectionOutbound, "/api/federation/card-status") == 1 &&
+			p.a.audited(t, federationauditlog.DirectionOutbound, "/api/federation/card-status") == 1 &&
+			p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/card-status") == 1
+	})
 }

@@ -249,6 +249,33 @@ func TestConnectAcceptRotateRemove(t *testing.T) {
 	}
 	// The removed connection's tokens are gone with it.
 	servertest.WantError(t, rotateAt(a, newA, tokenB), http.StatusUnauthorized)
+
+	// RULINGS "Federation" (audit): each call between the two is audited on
+	// both sides, once: B's acceptance (connect/accept), A's rotation and
+	// B's removal told to the peer, all over Connect; and the calls this test
+	// made itself on the REST paths, at the side that took them (four
+	// rotations at each, one removal without a token at B).
+	for _, c := range []struct {
+		from, to *instance
+		rpc      string
+	}{
+		{b, a, "/switchboard.v1.NetworkPeerService/ConfirmConnection"},
+		{a, b, "/switchboard.v1.NetworkPeerService/ReplacePeerToken"},
+		{b, a, "/switchboard.v1.NetworkPeerService/DropConnection"},
+	} {
+		servertest.WaitFor(t, c.rpc+" audited on both sides", func() bool {
+			return c.from.audited(t, federationauditlog.DirectionOutbound, c.rpc) == 1 &&
+				c.to.audited(t, federationauditlog.DirectionInbound, c.rpc) == 1
+		})
+		if n := c.to.audited(t, federationauditlog.DirectionOutbound, c.rpc) + c.from.audited(t, federationauditlog.DirectionInbound, c.rpc); n != 0 {
+			t.Fatalf("%s audited the other way: %d", c.rpc, n)
+		}
+	}
+	servertest.WaitFor(t, "the direct REST calls audited", func() bool {
+		return a.audited(t, federationauditlog.DirectionInbound, "/api/federation/connections/rotate") == 4 &&
+			b.audited(t, federationauditlog.DirectionInbound, "/api/federation/connections/rotate") == 4 &&
+			b.audited(t, federationauditlog.DirectionInbound, "/api/federation/connections/remove") == 1
+	})
 }
 
 // TestAutoAcceptAllowlist: RULINGS "The operator network" (handshake): a
@@ -413,4 +440,138 @@ func TestFederationRateClassPerConnection(t *testing.T) {
 	servertest.WantError(t, rotateAt(b, tokenB, tokenA), http.StatusTooManyRequests)
 	// The address's own budget is not spent by the connection's calls.
 	servertest.WantError(t, rotateAt(b, "sbf_unknown", tokenA), http.StatusUnauthorized)
+}
+
+// auditTotal counts all of the instance's audit rows.
+func (in *instance) auditTotal(t *testing.T) int {
+	t.Helper()
+	n, err := in.DB.FederationAuditLog.Query().Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestConnectDecline: RULINGS "The operator network: connections and
+// relays" (POST /api/federation/connections/{id}/decline; the peers'
+// routes name removal and rotation only) and docs/decisions.md (a decline
+// is not told to the requester). A asks, B declines: B's row is declined
+// and B issued no token; A is not told, so its request stays pending and
+// holds no token of B's; the decline writes no activity and calls no one
+// (no audit row on either side). A cannot relay to B: its operator's send is
+// 400 and the token B holds of A's opens nothing at B (401). Asked again,
+// B answers declined and A records it; B's removal of the declined request
+// is told to A, whose row goes too.
+func TestConnectDecline(t *testing.T) {
+	t.Parallel()
+	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
+	res := connectTo(t, a, b, "bob@example.com")
+	servertest.WantStatus(t, res, http.StatusCreated)
+	aID := object(t, res, "connection")["id"].(string)
+	bID := b.only(t).ID
+	// Only the recipient declines: A's own request is not A's to decline.
+	servertest.WantErrorContaining(t, a.user.Session.Do(http.MethodPost, "/api/federation/connections/"+aID+"/decline", map[string]any{}),
+		http.StatusBadRequest, "only a pending request from a peer")
+	// The handshake's audit rows have landed before the decline is counted.
+	servertest.WaitFor(t, "the handshake audited", func() bool {
+		return b.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkPeerService/ReceiveConnection") == 1 &&
+			a.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkPeerService/ReceiveConnection") == 1
+	})
+	auditA, auditB := a.auditTotal(t), b.auditTotal(t)
+
+	res = b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+bID+"/decline", map[string]any{})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got := object(t, res, "connection"); got["id"] != bID || got["status"] != "declined" || got["direction"] != "inbound" ||
+		got["acceptedAt"] != nil || got["peer"] != "alice@"+host(a.URL) {
+		t.Fatalf("B's answer: %v", got)
+	}
+	// B's row: declined, no token of B's issued (nothing of A's opens it),
+	// A's token kept as it was.
+	if row := b.only(t); row.Status != networkconnection.StatusDeclined || row.TokenHash != nil || row.AcceptedAt != nil ||
+		row.PeerTokenSealed == nil {
+		t.Fatalf("B's row: %+v", row)
+	}
+	// A's row: still pending, holding no token of B's.
+	if row := a.only(t); row.ID != aID || row.Status != networkconnection.StatusPending || row.PeerTokenSealed != nil ||
+		row.AcceptedAt != nil {
+		t.Fatalf("A's row: %+v", row)
+	}
+	res = a.user.Session.Do(http.MethodGet, "/api/federation/connections?status=pending", nil)
+	if list := res.JSON(t)["connections"].([]any); len(list) != 1 || list[0].(map[string]any)["id"] != aID {
+		t.Fatalf("A's pending list: %s", res.Body)
+	}
+	res = b.user.Session.Do(http.MethodGet, "/api/federation/connections?status=pending", nil)
+	if list := res.JSON(t)["connections"].([]any); len(list) != 0 {
+		t.Fatalf("B's pending list after the decline: %s", res.Body)
+	}
+	// The network's activity names no decline: each side keeps its
+	// connection_created and nothing more.
+	for _, in := range []*instance{a, b} {
+		if in.activity(t, "connection_created") != 1 || in.activity(t, "connection_accepted") != 0 {
+			t.Fatalf("%s activity: created %d accepted %d", in.user.Username,
+				in.activity(t, "connection_created"), in.activity(t, "connection_accepted"))
+		}
+	}
+	n, err := b.DB.ActivityEntry.Query().Where(activityentry.UserID(b.user.ID)).Count(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("B's activity entries: %d %v", n, err)
+	}
+	// The decline called no one: no audit row on either side.
+	if a.auditTotal(t) != auditA || b.auditTotal(t) != auditB {
+		t.Fatalf("audit rows after the decline: A %d (was %d), B %d (was %d)", a.auditTotal(t), auditA, b.auditTotal(t), auditB)
+	}
+	// A declined request is not accepted or declined again.
+	servertest.WantError(t, b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+bID+"/accept", map[string]any{}), http.StatusBadRequest)
+	servertest.WantError(t, b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+bID+"/decline", map[string]any{}), http.StatusBadRequest)
+
+	// A cannot relay to B: its operator's send is refused before any call,
+	// and the only token of this connection, A's own that B holds, is no
+	// credential at B (B issued none).
+	servertest.WantErrorContaining(t, a.user.Session.Do(http.MethodPost, "/api/federation/relays",
+		map[string]any{"connectionId": aID, "subject": "After the decline", "intent": "get_info"}), http.StatusBadRequest, "active connections only")
+	servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/relay", map[string]any{"relayId": "r1", "subject": "After the decline"},
+		"X-Federation-Token", b.peerToken(t, b.only(t))), http.StatusUnauthorized)
+	for _, in := range []*instance{a, b} {
+		if n, err := in.DB.Relay.Query().Count(context.Background()); err != nil || n != 0 {
+			t.Fatalf("%s relays after the refused sends: %d %v", in.user.Username, n, err)
+		}
+	}
+
+	// Asked again, B answers declined (and stays so); A records it, and
+	// still cannot relay.
+	res = connectTo(t, a, b, "bob@example.com")
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got := object(t, res, "connection"); got["id"] != aID || got["status"] != "declined" {
+		t.Fatalf("A's repeat: %v", got)
+	}
+	if row := a.only(t); row.Status != networkconnection.StatusDeclined || row.PeerTokenSealed != nil {
+		t.Fatalf("A's row after the repeat: %+v", row)
+	}
+	if row := b.only(t); row.ID != bID || row.Status != networkconnection.StatusDeclined || row.TokenHash != nil {
+		t.Fatalf("B's row after the repeat: %+v", row)
+	}
+	servertest.WantError(t, a.user.Session.Do(http.MethodPost, "/api/federation/relays",
+		map[string]any{"connectionId": aID, "subject": "After the repeat"}), http.StatusBadRequest)
+	if a.activity(t, "connection_created") != 1 || b.activity(t, "connection_created") != 1 {
+		t.Fatal("the repeat wrote connection_created again")
+	}
+
+	// B removes the declined request: B holds A's token, so A is told and
+	// its request goes too (docs/decisions.md: removing a pending request
+	// from a peer is told).
+	res = b.user.Session.Do(http.MethodDelete, "/api/federation/connections/"+bID, nil)
+	servertest.WantStatus(t, res, http.StatusOK)
+	if res.JSON(t)["peerTold"] != true {
+		t.Fatalf("removal: %s", res.Body)
+	}
+	if n := len(a.connections(t)) + len(b.connections(t)); n != 0 {
+		t.Fatalf("connections left after removal: %d", n)
+	}
+	if a.activity(t, "connection_removed") != 1 || b.activity(t, "connection_removed") != 1 {
+		t.Fatal("removal activity missing")
+	}
+	servertest.WaitFor(t, "the removal audited on both sides", func() bool {
+		return b.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkPeerService/DropConnection") == 1 &&
+			a.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkPeerService/DropConnection") == 1
+	})
 }

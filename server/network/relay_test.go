@@ -19,8 +19,11 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/servertest"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // relayPair is two instances on loopback, A's alice connected to B's bob
@@ -189,6 +192,11 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	if body := dup.JSON(t); body["duplicate"] != true || body["relayId"] != id || body["task"] != nil {
 		t.Fatalf("duplicate: %s", dup.Body)
 	}
+	dup = p.direct("/api/v2/relay", map[string]any{"relayId": id, "subject": "Review the Q3 plan"})
+	servertest.WantStatus(t, dup, http.StatusOK)
+	if body := dup.JSON(t); body["duplicate"] != true || body["relayId"] != id || body["task"] != nil {
+		t.Fatalf("duplicate at /api/v2/relay: %s", dup.Body)
+	}
 	if len(items(t, p.b)) != 1 {
 		t.Fatal("a duplicate made another item")
 	}
@@ -239,8 +247,9 @@ func TestRelayTaskLifecycle(t *testing.T) {
 		t.Fatalf("after the replay: %v", got)
 	}
 
-	// B rejects another: declined.
-	res = p.send(t, map[string]any{"subject": "Also this", "intent": "get_info"})
+	// B rejects another, sent with A's key (scope network): declined.
+	res = p.a.WithKey(p.a.user.NewKey("assistant", "network")).Do(http.MethodPost, "/api/federation/relays",
+		map[string]any{"connectionId": p.connA, "subject": "Also this", "intent": "get_info"})
 	servertest.WantStatus(t, res, http.StatusOK)
 	second := object(t, res, "relay")["id"].(string)
 	other := items(t, p.b)[1]
@@ -248,15 +257,17 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	p.waitState(t, second, "declined")
 
 	// RULINGS "Federation" (audit): every call between the two is audited on
-	// both sides: the relays (Connect, from A's send), the duplicate (REST)
-	// and the acks (the outbox's attempts, REST).
+	// both sides: the relays (Connect, from A's sends, by session and by
+	// key), the duplicates this test posted itself (REST, one at each path,
+	// audited where they arrived) and the acks (the outbox's attempts, REST).
 	if in, out := p.b.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"),
 		p.a.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"); in != 2 || out != 2 {
 		t.Fatalf("relays audited: B inbound %d, A outbound %d", in, out)
 	}
-	if n := p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay"); n != 1 {
-		t.Fatalf("the duplicate audited: %d", n)
-	}
+	servertest.WaitFor(t, "the duplicates audited", func() bool {
+		return p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay") == 1 &&
+			p.b.audited(t, federationauditlog.DirectionInbound, "/api/v2/relay") == 1
+	})
 	servertest.WaitFor(t, "the acks audited on both sides", func() bool {
 		return p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay-ack") == 6 &&
 			p.b.audited(t, federationauditlog.DirectionOutbound, "/api/federation/relay-ack") == 5
@@ -352,4 +363,89 @@ func TestRelayApprovalWidget(t *testing.T) {
 	carol := p.b.SignUp("carol")
 	servertest.WantError(t, carol.Session.Do(http.MethodPost, "/api/relays/widget-response", map[string]any{
 		"relayId": rows[0].ID, "widgetId": "relay-approval", "action": "approve"}), http.StatusNotFound)
+}
+
+// outboxRows are the instance's outbox rows of one event, oldest first.
+func outboxRows(t *testing.T, in *instance, event string) []*ent.WebhookDelivery {
+	t.Helper()
+	rows, err := in.DB.WebhookDelivery.Query().Where(webhookdelivery.Event(event)).
+		Order(ent.Asc(webhookdelivery.FieldCreatedAt), ent.Asc(webhookdelivery.FieldID)).All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestReplayedOlderAckWhileBlocked: RULINGS "The operator network" (Relay
+// state, forward only: the sender applies a change only if it moves
+// forward) and docs/decisions.md (accepted ⇄ blocked applies only when its
+// occurredAt is after the last applied change). The relay is accepted, then
+// blocked at the sender through B's real moves; B's earlier accepted ack,
+// re-delivered as B's outbox sent it (its older occurredAt), leaves A
+// blocked with its reason: no comms message, no relay_responded, no
+// relay.state_changed push more.
+func TestReplayedOlderAckWhileBlocked(t *testing.T) {
+	t.Parallel()
+	p := newRelayPair(t)
+	hooks := receivePushes(t, p.a)
+	res := p.send(t, map[string]any{"subject": "Draft the contract", "intent": "assign_task"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	id := object(t, res, "relay")["id"].(string)
+	it := items(t, p.b)[0]
+	b := p.b.user.Session
+	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/queue/confirm", map[string]any{"id": it.ID, "action": "approve"}), http.StatusOK)
+	p.waitState(t, id, "accepted")
+	p.b.Clock.Advance(time.Second)
+	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/v2/queue/"+it.ID+"/result",
+		map[string]any{"result": "waiting on legal", "status": "blocked"}), http.StatusOK)
+	if got := p.waitState(t, id, "blocked"); got["reason"] != "waiting on legal" {
+		t.Fatalf("blocked: %v", got)
+	}
+	servertest.WaitFor(t, "two relay.state_changed pushes", func() bool {
+		return len(hooks.states("relay.state_changed")) == 2
+	})
+
+	// B's accepted ack as its outbox delivered it.
+	var accepted []byte
+	for _, row := range outboxRows(t, p.b, network.EventRelayAck) {
+		var body map[string]any
+		if err := json.Unmarshal([]byte(row.Payload), &body); err != nil {
+			t.Fatal(err)
+		}
+		if body["state"] == "accepted" {
+			if accepted != nil || row.DeliveredAt == nil {
+				t.Fatalf("B's accepted acks: %s", row.Payload)
+			}
+			accepted = []byte(row.Payload)
+		}
+	}
+	if accepted == nil {
+		t.Fatal("no accepted ack in B's outbox")
+	}
+	replay := p.a.Anonymous().Do(http.MethodPost, network.AckPath, accepted, "X-Federation-Token", p.tokenAtA)
+	servertest.WantStatus(t, replay, http.StatusOK)
+	if body := replay.JSON(t); body["applied"] != false || body["state"] != "blocked" {
+		t.Fatalf("the replayed accepted ack: %s", replay.Body)
+	}
+	if got := p.sentRelay(t, id); got["state"] != "blocked" || got["reason"] != "waiting on legal" {
+		t.Fatalf("A after the replay: %v", got)
+	}
+	if n := len(comms(t, p.a, "relay_state_changed")); n != 2 {
+		t.Fatalf("A's comms messages: %d, want 2", n)
+	}
+	if n := p.a.activity(t, "relay_responded"); n != 2 {
+		t.Fatalf("A's relay_responded: %d, want 2", n)
+	}
+	// The pushes A enqueued are the two of the real moves, both delivered.
+	pushRows := outboxRows(t, p.a, webhooks.EventRelayStateChanged)
+	if len(pushRows) != 2 || pushRows[0].DeliveredAt == nil || pushRows[1].DeliveredAt == nil {
+		t.Fatalf("A's relay.state_changed rows: %d", len(pushRows))
+	}
+	if got := strings.Join(hooks.states("relay.state_changed"), ","); got != "accepted,blocked" {
+		t.Fatalf("pushes: %s", got)
+	}
+	// The replay was heard (and audited) all the same.
+	servertest.WaitFor(t, "the acks audited at A", func() bool {
+		return p.a.audited(t, federationauditlog.DirectionInbound, network.AckPath) == 3
+	})
 }
