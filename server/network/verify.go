@@ -31,7 +31,14 @@ func (s *Service) WellKnown(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		federation.AnswerVerification(w, r, func(ctx context.Context) (string, error) { return s.pendingToken(ctx, id) })
+		// The switch holds here too: a request sent before the network was
+		// turned off is not verified after (docs/decisions.md).
+		federation.AnswerVerification(w, r, func(ctx context.Context) (string, error) {
+			if _, err := s.on(ctx); err != nil {
+				return "", err
+			}
+			return s.pendingToken(ctx, id)
+		})
 	})
 }
 
