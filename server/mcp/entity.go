@@ -167,30 +167,40 @@ func appendMatch(found []match, id, label, query string, row proto.Message) ([]m
 	return append(found, match{Score: score(label, query), ID: id, Label: label, Row: b}), nil
 }
 
-// contactPages bounds resolveContacts' scan: the contacts list's search is
-// case-sensitive, so the tool reads the list itself and matches without case.
+// contactPages bounds the scan of a paged list (contacts, notifications):
+// the contacts list's search is case-sensitive, so the tool reads the list
+// itself and matches without case.
 const contactPages = 10
 
-// resolveContacts finds contacts whose name, email or company contains query,
-// in any case, among the first contactPages pages of the list.
-func (s *Server) resolveContacts(ctx context.Context, query string) ([]match, error) {
-	q := strings.ToLower(strings.TrimSpace(query))
+// matchRows adds the rows whose fields hold query, folded, labelled and
+// rendered.
+func matchRows[T proto.Message](found []match, query string, rows []T, fields func(T) (id, label string, hay []string)) ([]match, error) {
+	for _, row := range rows {
+		id, label, hay := fields(row)
+		if !contains(query, hay...) {
+			continue
+		}
+		var err error
+		if found, err = appendMatch(found, id, label, query, row); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+// matchPages is matchRows over the first contactPages pages of 100 rows
+// that list reads from an offset.
+func matchPages[T proto.Message](query string, list func(offset int32) ([]T, error), fields func(T) (id, label string, hay []string)) ([]match, error) {
 	var found []match
 	for page := range int32(contactPages) {
-		res, err := input.Call(ctx, s.cfg.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: 100, Offset: page * 100})
+		rows, err := list(page * 100)
 		if err != nil {
 			return nil, err
 		}
-		for _, row := range res.GetContacts() {
-			hay := strings.ToLower(row.GetName() + "\n" + row.GetEmail() + "\n" + row.GetCompany())
-			if !strings.Contains(hay, q) {
-				continue
-			}
-			if found, err = appendMatch(found, row.GetId(), row.GetName(), query, row); err != nil {
-				return nil, err
-			}
+		if found, err = matchRows(found, query, rows, fields); err != nil {
+			return nil, err
 		}
-		if len(res.GetContacts()) < 100 {
+		if len(rows) < 100 {
 			break
 		}
 	}
@@ -203,6 +213,16 @@ func contains(query string, fields ...string) bool {
 	return slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(strings.ToLower(f), q) })
 }
 
+// resolveContacts finds contacts whose name, email or company holds query.
+func (s *Server) resolveContacts(ctx context.Context, query string) ([]match, error) {
+	return matchPages(query, func(offset int32) ([]*switchboardv1.Contact, error) {
+		res, err := input.Call(ctx, s.cfg.Contacts.ListContacts, &switchboardv1.ListContactsRequest{Limit: 100, Offset: offset})
+		return res.GetContacts(), err
+	}, func(c *switchboardv1.Contact) (string, string, []string) {
+		return c.GetId(), c.GetName(), []string{c.GetName(), c.GetEmail(), c.GetCompany()}
+	})
+}
+
 // resolveConnections finds the operator's active connections (what a key
 // may list) by the peer's name, email, instance name or address; the label
 // is the peer's name (its email when it has none).
@@ -211,16 +231,10 @@ func (s *Server) resolveConnections(ctx context.Context, query string) ([]match,
 	if err != nil {
 		return nil, err
 	}
-	var found []match
-	for _, row := range res.GetConnections() {
-		if !contains(query, row.GetPeerUserName(), row.GetPeerUserEmail(), row.GetPeerInstanceName(), row.GetPeerInstanceUrl()) {
-			continue
-		}
-		if found, err = appendMatch(found, row.GetId(), cmp.Or(row.GetPeerUserName(), row.GetPeerUserEmail()), query, row); err != nil {
-			return nil, err
-		}
-	}
-	return found, nil
+	return matchRows(nil, query, res.GetConnections(), func(c *switchboardv1.NetworkConnection) (string, string, []string) {
+		return c.GetId(), cmp.Or(c.GetPeerUserName(), c.GetPeerUserEmail()),
+			[]string{c.GetPeerUserName(), c.GetPeerUserEmail(), c.GetPeerInstanceName(), c.GetPeerInstanceUrl()}
+	})
 }
 
 // resolveRelays finds the operator's relays (sent and received, the newest
@@ -230,16 +244,9 @@ func (s *Server) resolveRelays(ctx context.Context, query string) ([]match, erro
 	if err != nil {
 		return nil, err
 	}
-	var found []match
-	for _, row := range res.GetRelays() {
-		if !contains(query, append(texts(nil, structpb.NewStructValue(row.GetPayload())), row.GetSubject())...) {
-			continue
-		}
-		if found, err = appendMatch(found, row.GetId(), row.GetSubject(), query, row); err != nil {
-			return nil, err
-		}
-	}
-	return found, nil
+	return matchRows(nil, query, res.GetRelays(), func(r *switchboardv1.Relay) (string, string, []string) {
+		return r.GetId(), r.GetSubject(), append(texts(nil, structpb.NewStructValue(r.GetPayload())), r.GetSubject())
+	})
 }
 
 // texts appends the strings a payload holds (its values, not its keys).
@@ -260,26 +267,12 @@ func texts(out []string, v *structpb.Value) []string {
 }
 
 // resolveEvents finds the notifications connections sent the operator by
-// title, the label, or by body and sender, among the first contactPages
-// pages, newest first.
+// title, the label, or by body and sender, newest first.
 func (s *Server) resolveEvents(ctx context.Context, query string) ([]match, error) {
-	var found []match
-	for page := range int32(contactPages) {
-		res, err := input.Call(ctx, s.cfg.Network.ListNotifications, &switchboardv1.ListNotificationsRequest{Limit: 100, Offset: page * 100})
-		if err != nil {
-			return nil, err
-		}
-		for _, row := range res.GetNotifications() {
-			if !contains(query, row.GetTitle(), row.GetBody(), row.GetFromUserName(), row.GetFromUserEmail()) {
-				continue
-			}
-			if found, err = appendMatch(found, row.GetId(), row.GetTitle(), query, row); err != nil {
-				return nil, err
-			}
-		}
-		if len(res.GetNotifications()) < 100 {
-			break
-		}
-	}
-	return found, nil
+	return matchPages(query, func(offset int32) ([]*switchboardv1.Notification, error) {
+		res, err := input.Call(ctx, s.cfg.Network.ListNotifications, &switchboardv1.ListNotificationsRequest{Limit: 100, Offset: offset})
+		return res.GetNotifications(), err
+	}, func(n *switchboardv1.Notification) (string, string, []string) {
+		return n.GetId(), n.GetTitle(), []string{n.GetTitle(), n.GetBody(), n.GetFromUserName(), n.GetFromUserEmail()}
+	})
 }

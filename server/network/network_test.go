@@ -93,6 +93,23 @@ func (in *instance) audited(t *testing.T, dir federationauditlog.Direction, endp
 	return n
 }
 
+// removedOnBoth has B remove its connection id, told to A: the connection
+// is gone on both sides, each with its connection_removed.
+func removedOnBoth(t *testing.T, a, b *instance, id string) {
+	t.Helper()
+	res := b.user.Session.Do(http.MethodDelete, "/api/federation/connections/"+id, nil)
+	servertest.WantStatus(t, res, http.StatusOK)
+	if res.JSON(t)["peerTold"] != true {
+		t.Fatalf("removal: %s", res.Body)
+	}
+	if n := len(a.connections(t)) + len(b.connections(t)); n != 0 {
+		t.Fatalf("connections left after removal: %d", n)
+	}
+	if a.activity(t, "connection_removed") != 1 || b.activity(t, "connection_removed") != 1 {
+		t.Fatal("removal activity missing")
+	}
+}
+
 func connectTo(t *testing.T, from *instance, to *instance, email string) *servertest.Response {
 	t.Helper()
 	return from.user.Session.Do(http.MethodPost, "/api/federation/connect",
@@ -236,17 +253,7 @@ func TestConnectAcceptRotateRemove(t *testing.T) {
 	servertest.WantStatus(t, rotateAt(a, newA, tokenB), http.StatusOK)
 
 	// Removal on B is told to A: the connection is gone on both.
-	res = b.user.Session.Do(http.MethodDelete, "/api/federation/connections/"+b.only(t).ID, nil)
-	servertest.WantStatus(t, res, http.StatusOK)
-	if res.JSON(t)["peerTold"] != true {
-		t.Fatalf("removal: %s", res.Body)
-	}
-	if n := len(a.connections(t)) + len(b.connections(t)); n != 0 {
-		t.Fatalf("connections left after removal: %d", n)
-	}
-	if a.activity(t, "connection_removed") != 1 || b.activity(t, "connection_removed") != 1 {
-		t.Fatal("removal activity missing")
-	}
+	removedOnBoth(t, a, b, b.only(t).ID)
 	// The removed connection's tokens are gone with it.
 	servertest.WantError(t, rotateAt(a, newA, tokenB), http.StatusUnauthorized)
 
@@ -559,17 +566,7 @@ func TestConnectDecline(t *testing.T) {
 	// B removes the declined request: B holds A's token, so A is told and
 	// its request goes too (docs/decisions.md: removing a pending request
 	// from a peer is told).
-	res = b.user.Session.Do(http.MethodDelete, "/api/federation/connections/"+bID, nil)
-	servertest.WantStatus(t, res, http.StatusOK)
-	if res.JSON(t)["peerTold"] != true {
-		t.Fatalf("removal: %s", res.Body)
-	}
-	if n := len(a.connections(t)) + len(b.connections(t)); n != 0 {
-		t.Fatalf("connections left after removal: %d", n)
-	}
-	if a.activity(t, "connection_removed") != 1 || b.activity(t, "connection_removed") != 1 {
-		t.Fatal("removal activity missing")
-	}
+	removedOnBoth(t, a, b, bID)
 	servertest.WaitFor(t, "the removal audited on both sides", func() bool {
 		return b.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkPeerService/DropConnection") == 1 &&
 			a.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkPeerService/DropConnection") == 1

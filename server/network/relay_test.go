@@ -70,6 +70,21 @@ func (p *relayPair) sentRelay(t *testing.T, id string) map[string]any {
 }
 
 // waitState waits until A's copy of relay id is in state.
+// approveThenBlock has B approve its item for relay id, then (a second
+// later on B's clock) block it "waiting on legal"; A sees each state.
+func (p *relayPair) approveThenBlock(t *testing.T, itemID, id string) {
+	t.Helper()
+	b := p.b.user.Session
+	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/queue/confirm", map[string]any{"id": itemID, "action": "approve"}), http.StatusOK)
+	p.waitState(t, id, "accepted")
+	p.b.Clock.Advance(time.Second)
+	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/v2/queue/"+itemID+"/result",
+		map[string]any{"result": "waiting on legal", "status": "blocked"}), http.StatusOK)
+	if got := p.waitState(t, id, "blocked"); got["reason"] != "waiting on legal" {
+		t.Fatalf("blocked: %v", got)
+	}
+}
+
 func (p *relayPair) waitState(t *testing.T, id, state string) map[string]any {
 	t.Helper()
 	var got map[string]any
@@ -204,14 +219,7 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	// B's clock moves a second between changes, as time does: acks of
 	// accepted and blocked are ordered by when they happened.
 	b := p.b.user.Session
-	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/queue/confirm", map[string]any{"id": it.ID, "action": "approve"}), http.StatusOK)
-	p.waitState(t, id, "accepted")
-	p.b.Clock.Advance(time.Second)
-	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/v2/queue/"+it.ID+"/result",
-		map[string]any{"result": "waiting on legal", "status": "blocked"}), http.StatusOK)
-	if got := p.waitState(t, id, "blocked"); got["reason"] != "waiting on legal" {
-		t.Fatalf("blocked: %v", got)
-	}
+	p.approveThenBlock(t, it.ID, id)
 	p.b.Clock.Advance(time.Second)
 	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/v2/queue/"+it.ID+"/status", map[string]any{"status": "ready"}), http.StatusOK)
 	if got := p.waitState(t, id, "accepted"); got["reason"] != nil {
@@ -392,15 +400,7 @@ func TestReplayedOlderAckWhileBlocked(t *testing.T) {
 	servertest.WantStatus(t, res, http.StatusOK)
 	id := object(t, res, "relay")["id"].(string)
 	it := items(t, p.b)[0]
-	b := p.b.user.Session
-	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/queue/confirm", map[string]any{"id": it.ID, "action": "approve"}), http.StatusOK)
-	p.waitState(t, id, "accepted")
-	p.b.Clock.Advance(time.Second)
-	servertest.WantStatus(t, b.Do(http.MethodPost, "/api/v2/queue/"+it.ID+"/result",
-		map[string]any{"result": "waiting on legal", "status": "blocked"}), http.StatusOK)
-	if got := p.waitState(t, id, "blocked"); got["reason"] != "waiting on legal" {
-		t.Fatalf("blocked: %v", got)
-	}
+	p.approveThenBlock(t, it.ID, id)
 	servertest.WaitFor(t, "two relay.state_changed pushes", func() bool {
 		return len(hooks.states("relay.state_changed")) == 2
 	})
