@@ -25,10 +25,10 @@ type target struct {
 	raw    string
 }
 
-// targetOf is the store agent meta names, when the caller may see it and it has a usable
-// requiredInputSchema; nil otherwise (the generic payload). A schema that
-// does not read or resolve is as none (docs/decisions.md "The assistant
-// (issue 16)").
+// targetOf is the store agent meta names, when the caller may see it and it
+// has a usable requiredInputSchema; nil otherwise (the generic payload). A
+// schema that does not read or resolve is as none (docs/decisions.md "The
+// assistant (issue 16)").
 func targetOf(ctx context.Context, c *ent.Client, userID string, meta map[string]any) *target {
 	id, _ := meta["agentId"].(string)
 	if id == "" {
