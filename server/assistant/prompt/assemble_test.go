@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,6 +253,26 @@ func fixedTokens(in Input) int {
 	return Assemble(in).Tokens
 }
 
+// assembled is a prompt of big() assembled within budget.
+type assembled struct {
+	budget int
+	p      Prompt
+}
+
+// sweep assembles big() at every 31st budget from a little over the full
+// prompt down to the fixed part, once for the two tests that check each
+// (an assembly is CPU work under the race detector; sharing it halves it).
+var sweep = sync.OnceValue(func() []assembled {
+	in := big()
+	fixed, full := fixedTokens(in), Assemble(in)
+	var out []assembled
+	for budget := full.Tokens + 10; budget >= fixed; budget -= 31 {
+		in.Budget = budget
+		out = append(out, assembled{budget, Assemble(in)})
+	}
+	return out
+})
+
 func TestAssembleFitsTheBudget(t *testing.T) {
 	t.Parallel()
 	in := big()
@@ -260,9 +281,8 @@ func TestAssembleFitsTheBudget(t *testing.T) {
 	if len(full.Dropped) != 0 || full.Tokens <= fixed {
 		t.Fatalf("8,000 tokens should hold everything: dropped %v", full.Dropped)
 	}
-	for budget := fixed; budget <= full.Tokens+10; budget += 37 {
-		in.Budget = budget
-		p := Assemble(in)
+	for _, a := range sweep() {
+		budget, p := a.budget, a.p
 		if p.Tokens > budget {
 			t.Fatalf("budget %d: %d tokens", budget, p.Tokens)
 		}
@@ -338,12 +358,10 @@ func TestAssembleTrimmingOrder(t *testing.T) {
 		}
 		prev = hi
 	}
-	// Every 31st budget (TestAssembleFitsTheBudget walks every 37th): a
-	// step of 7 made this one test three minutes of CI's race-detector leg.
-	fixed := fixedTokens(in)
-	for budget := full.Tokens; budget >= fixed; budget -= 31 {
-		in.Budget = budget
-		p := Assemble(in)
+	// Every 31st budget (sweep): a step of 7 made this one test three
+	// minutes of CI's race-detector leg.
+	for _, a := range sweep() {
+		budget, p := a.budget, a.p
 		for _, d := range p.Dropped {
 			if d.rank == 0 {
 				continue // a turn behind a gap, a kit's entries: not tried alone
