@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -221,8 +222,16 @@ func relayLifecycle(t *testing.T, bin string, a, b *instance, connB string, aKey
 		t.Fatalf("completed: %v", got)
 	}
 	// Delivered by a retry: at least one attempt failed, the last got 200.
-	if row := ackRow(t, b, relayID, "completed"); row.Attempts < 2 || row.Status != webhookdelivery.StatusDelivered ||
-		row.LastStatus == nil || *row.LastStatus != http.StatusOK {
+	// A applies the ack before B's dispatcher records A's answer: wait for
+	// B's row to say delivered.
+	var row *ent.WebhookDelivery
+	within(t, 15*time.Second, "B's completed ack recorded as delivered", func() bool {
+		row = ackRow(t, b, relayID, "completed")
+		return row.Status == webhookdelivery.StatusDelivered
+	}, func() string {
+		return fmt.Sprintf("attempts %d, status %s, last status %v", row.Attempts, row.Status, row.LastStatus)
+	})
+	if row.Attempts < 2 || row.LastStatus == nil || *row.LastStatus != http.StatusOK {
 		t.Fatalf("B's completed ack once A is back: attempts %d, status %s, last status %v", row.Attempts, row.Status, row.LastStatus)
 	}
 	within(t, 15*time.Second, "four signed relay.state_changed pushes on A", func() bool {
