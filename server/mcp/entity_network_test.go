@@ -39,12 +39,7 @@ func TestEntityResolveNetworkSurfaces(t *testing.T) {
 		}
 		return out
 	}
-	labels := func(ms []any) (out []string) {
-		for _, m := range ms {
-			out = append(out, m.(map[string]any)["label"].(string))
-		}
-		return out
-	}
+	labels := func(ms []any) []string { return values(ms, "label") }
 
 	got := resolve(cs, "plan")
 	// "Offsite plan" has a word starting with the query (0.6); "Venue"

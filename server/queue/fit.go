@@ -11,8 +11,8 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
-	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // target is the store agent an item is for, with the input schema its
@@ -34,10 +34,9 @@ func targetOf(ctx context.Context, c *ent.Client, userID string, meta map[string
 	if id == "" {
 		return nil
 	}
-	// Only a listing the caller may see in the store (their own, an active
-	// one, or one they installed): another's draft keeps its schema.
-	a, err := c.StoreAgent.Query().Where(storeagent.ID(id), storeagent.Or(storeagent.UserID(userID),
-		storeagent.StatusEQ(storeagent.StatusActive), storeagent.HasInstallsWith(storeinstall.UserID(userID)))).Only(ctx)
+	// Only a listing the caller may see in the store: another's draft keeps
+	// its schema.
+	a, err := c.StoreAgent.Query().Where(storeagent.ID(id), store.VisibleTo(userID)).Only(ctx)
 	if err != nil || a.RequiredInputSchema == nil || strings.TrimSpace(*a.RequiredInputSchema) == "" {
 		return nil
 	}

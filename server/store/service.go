@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/memoryentry"
+	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
@@ -572,15 +573,22 @@ func owned(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreAge
 	return row, nil
 }
 
-// visible loads a listing the caller may see: their own in any status,
+// VisibleTo is the listings userID may see: their own in any status,
 // another account's while active, or one they installed or subscribed to
 // (so that they can always undo that).
+func VisibleTo(userID string) predicate.StoreAgent {
+	return storeagent.Or(storeagent.UserID(userID), storeagent.StatusEQ(storeagent.StatusActive),
+		storeagent.HasInstallsWith(storeinstall.UserID(userID)), storeagent.HasSubscriptionsWith(storesubscription.UserID(userID)))
+}
+
+// visible loads a listing the caller may see (VisibleTo) and the caller's
+// relations to it.
 func visible(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreAgent, viewer, error) {
 	v := viewer{userID: userID}
 	if id == "" {
 		return nil, v, apperr.Invalid("id is required")
 	}
-	row, err := c.StoreAgent.Get(ctx, id)
+	row, err := c.StoreAgent.Query().Where(storeagent.ID(id), VisibleTo(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, v, apperr.NotFound("store agent %q not found", id)
 	} else if err != nil {
@@ -588,9 +596,6 @@ func visible(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreA
 	}
 	if v, err = relations(ctx, c, userID, row.ID); err != nil {
 		return nil, v, err
-	}
-	if row.UserID != userID && row.Status != storeagent.StatusActive && !v.installed && !v.subscribed {
-		return nil, v, apperr.NotFound("store agent %q not found", id)
 	}
 	return row, v, nil
 }
