@@ -6,7 +6,9 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 )
@@ -17,7 +19,9 @@ import (
 // with SWITCHBOARD_TEST_POSTGRES for the PostgreSQL leg.
 func TestTwentySimultaneousExecutes(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	// The agent holds the first call until the other 19 have queued: on a
+	// loaded machine that took longer than the fixture's 2 s call timeout.
+	f := newFixture(t, withExecutions(server.ExecutionConfig{CallTimeout: 30 * time.Second, BreakerOpenFor: time.Minute}))
 	release := make(chan struct{})
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
