@@ -24,6 +24,14 @@ type CapabilityInstall struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// CreatedBy holds the value of the "created_by" field.
+	CreatedBy capabilityinstall.CreatedBy `json:"created_by,omitempty"`
+	// CreatedByRef holds the value of the "created_by_ref" field.
+	CreatedByRef *string `json:"created_by_ref,omitempty"`
+	// TextBy holds the value of the "text_by" field.
+	TextBy capabilityinstall.TextBy `json:"text_by,omitempty"`
+	// TextByRef holds the value of the "text_by_ref" field.
+	TextByRef *string `json:"text_by_ref,omitempty"`
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// CapabilityID holds the value of the "capability_id" field.
@@ -82,7 +90,7 @@ func (*CapabilityInstall) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case capabilityinstall.FieldActive:
 			values[i] = new(sql.NullBool)
-		case capabilityinstall.FieldID, capabilityinstall.FieldUserID, capabilityinstall.FieldCapabilityID, capabilityinstall.FieldResolvedPrompt:
+		case capabilityinstall.FieldID, capabilityinstall.FieldCreatedBy, capabilityinstall.FieldCreatedByRef, capabilityinstall.FieldTextBy, capabilityinstall.FieldTextByRef, capabilityinstall.FieldUserID, capabilityinstall.FieldCapabilityID, capabilityinstall.FieldResolvedPrompt:
 			values[i] = new(sql.NullString)
 		case capabilityinstall.FieldCreatedAt, capabilityinstall.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -118,6 +126,32 @@ func (_m *CapabilityInstall) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case capabilityinstall.FieldCreatedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by", values[i])
+			} else if value.Valid {
+				_m.CreatedBy = capabilityinstall.CreatedBy(value.String)
+			}
+		case capabilityinstall.FieldCreatedByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_ref", values[i])
+			} else if value.Valid {
+				_m.CreatedByRef = new(string)
+				*_m.CreatedByRef = value.String
+			}
+		case capabilityinstall.FieldTextBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by", values[i])
+			} else if value.Valid {
+				_m.TextBy = capabilityinstall.TextBy(value.String)
+			}
+		case capabilityinstall.FieldTextByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by_ref", values[i])
+			} else if value.Valid {
+				_m.TextByRef = new(string)
+				*_m.TextByRef = value.String
 			}
 		case capabilityinstall.FieldUserID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -203,6 +237,22 @@ func (_m *CapabilityInstall) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("created_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedBy))
+	builder.WriteString(", ")
+	if v := _m.CreatedByRef; v != nil {
+		builder.WriteString("created_by_ref=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("text_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextBy))
+	builder.WriteString(", ")
+	if v := _m.TextByRef; v != nil {
+		builder.WriteString("text_by_ref=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)

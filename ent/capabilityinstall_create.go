@@ -37,6 +37,62 @@ func (_c *CapabilityInstallCreate) SetUpdatedAt(v time.Time) *CapabilityInstallC
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *CapabilityInstallCreate) SetCreatedBy(v capabilityinstall.CreatedBy) *CapabilityInstallCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *CapabilityInstallCreate) SetNillableCreatedBy(v *capabilityinstall.CreatedBy) *CapabilityInstallCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *CapabilityInstallCreate) SetCreatedByRef(v string) *CapabilityInstallCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *CapabilityInstallCreate) SetNillableCreatedByRef(v *string) *CapabilityInstallCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *CapabilityInstallCreate) SetTextBy(v capabilityinstall.TextBy) *CapabilityInstallCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *CapabilityInstallCreate) SetNillableTextBy(v *capabilityinstall.TextBy) *CapabilityInstallCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *CapabilityInstallCreate) SetTextByRef(v string) *CapabilityInstallCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *CapabilityInstallCreate) SetNillableTextByRef(v *string) *CapabilityInstallCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *CapabilityInstallCreate) SetUserID(v string) *CapabilityInstallCreate {
 	_c.mutation.SetUserID(v)
@@ -142,6 +198,14 @@ func (_c *CapabilityInstallCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CapabilityInstallCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := capabilityinstall.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := capabilityinstall.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.Active(); !ok {
 		v := capabilityinstall.DefaultActive
 		_c.mutation.SetActive(v)
@@ -163,6 +227,22 @@ func (_c *CapabilityInstallCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "CapabilityInstall.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "CapabilityInstall.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := capabilityinstall.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityInstall.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "CapabilityInstall.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := capabilityinstall.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityInstall.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "CapabilityInstall.user_id"`)}
@@ -230,6 +310,22 @@ func (_c *CapabilityInstallCreate) createSpec() (*CapabilityInstall, *sqlgraph.C
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(capabilityinstall.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(capabilityinstall.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(capabilityinstall.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(capabilityinstall.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(capabilityinstall.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.Active(); ok {
 		_spec.SetField(capabilityinstall.FieldActive, field.TypeBool, value)
@@ -341,6 +437,36 @@ func (u *CapabilityInstallUpsert) UpdateUpdatedAt() *CapabilityInstallUpsert {
 	return u
 }
 
+// SetTextBy sets the "text_by" field.
+func (u *CapabilityInstallUpsert) SetTextBy(v capabilityinstall.TextBy) *CapabilityInstallUpsert {
+	u.Set(capabilityinstall.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CapabilityInstallUpsert) UpdateTextBy() *CapabilityInstallUpsert {
+	u.SetExcluded(capabilityinstall.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CapabilityInstallUpsert) SetTextByRef(v string) *CapabilityInstallUpsert {
+	u.Set(capabilityinstall.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CapabilityInstallUpsert) UpdateTextByRef() *CapabilityInstallUpsert {
+	u.SetExcluded(capabilityinstall.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CapabilityInstallUpsert) ClearTextByRef() *CapabilityInstallUpsert {
+	u.SetNull(capabilityinstall.FieldTextByRef)
+	return u
+}
+
 // SetActive sets the "active" field.
 func (u *CapabilityInstallUpsert) SetActive(v bool) *CapabilityInstallUpsert {
 	u.Set(capabilityinstall.FieldActive, v)
@@ -403,6 +529,12 @@ func (u *CapabilityInstallUpsertOne) UpdateNewValues() *CapabilityInstallUpsertO
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(capabilityinstall.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(capabilityinstall.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(capabilityinstall.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(capabilityinstall.FieldUserID)
 		}
@@ -451,6 +583,41 @@ func (u *CapabilityInstallUpsertOne) SetUpdatedAt(v time.Time) *CapabilityInstal
 func (u *CapabilityInstallUpsertOne) UpdateUpdatedAt() *CapabilityInstallUpsertOne {
 	return u.Update(func(s *CapabilityInstallUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CapabilityInstallUpsertOne) SetTextBy(v capabilityinstall.TextBy) *CapabilityInstallUpsertOne {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CapabilityInstallUpsertOne) UpdateTextBy() *CapabilityInstallUpsertOne {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CapabilityInstallUpsertOne) SetTextByRef(v string) *CapabilityInstallUpsertOne {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CapabilityInstallUpsertOne) UpdateTextByRef() *CapabilityInstallUpsertOne {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CapabilityInstallUpsertOne) ClearTextByRef() *CapabilityInstallUpsertOne {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -689,6 +856,12 @@ func (u *CapabilityInstallUpsertBulk) UpdateNewValues() *CapabilityInstallUpsert
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(capabilityinstall.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(capabilityinstall.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(capabilityinstall.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(capabilityinstall.FieldUserID)
 			}
@@ -738,6 +911,41 @@ func (u *CapabilityInstallUpsertBulk) SetUpdatedAt(v time.Time) *CapabilityInsta
 func (u *CapabilityInstallUpsertBulk) UpdateUpdatedAt() *CapabilityInstallUpsertBulk {
 	return u.Update(func(s *CapabilityInstallUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CapabilityInstallUpsertBulk) SetTextBy(v capabilityinstall.TextBy) *CapabilityInstallUpsertBulk {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CapabilityInstallUpsertBulk) UpdateTextBy() *CapabilityInstallUpsertBulk {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CapabilityInstallUpsertBulk) SetTextByRef(v string) *CapabilityInstallUpsertBulk {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CapabilityInstallUpsertBulk) UpdateTextByRef() *CapabilityInstallUpsertBulk {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CapabilityInstallUpsertBulk) ClearTextByRef() *CapabilityInstallUpsertBulk {
+	return u.Update(func(s *CapabilityInstallUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

@@ -42,6 +42,40 @@ func (_u *CapabilityInstallUpdate) SetNillableUpdatedAt(v *time.Time) *Capabilit
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *CapabilityInstallUpdate) SetTextBy(v capabilityinstall.TextBy) *CapabilityInstallUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *CapabilityInstallUpdate) SetNillableTextBy(v *capabilityinstall.TextBy) *CapabilityInstallUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *CapabilityInstallUpdate) SetTextByRef(v string) *CapabilityInstallUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *CapabilityInstallUpdate) SetNillableTextByRef(v *string) *CapabilityInstallUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *CapabilityInstallUpdate) ClearTextByRef() *CapabilityInstallUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetActive sets the "active" field.
 func (_u *CapabilityInstallUpdate) SetActive(v bool) *CapabilityInstallUpdate {
 	_u.mutation.SetActive(v)
@@ -116,6 +150,11 @@ func (_u *CapabilityInstallUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *CapabilityInstallUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := capabilityinstall.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityInstall.text_by": %w`, err)}
+		}
+	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "CapabilityInstall.user"`)
 	}
@@ -139,6 +178,18 @@ func (_u *CapabilityInstallUpdate) sqlSave(ctx context.Context) (_node int, err 
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(capabilityinstall.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(capabilityinstall.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(capabilityinstall.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(capabilityinstall.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(capabilityinstall.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Active(); ok {
 		_spec.SetField(capabilityinstall.FieldActive, field.TypeBool, value)
@@ -183,6 +234,40 @@ func (_u *CapabilityInstallUpdateOne) SetNillableUpdatedAt(v *time.Time) *Capabi
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *CapabilityInstallUpdateOne) SetTextBy(v capabilityinstall.TextBy) *CapabilityInstallUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *CapabilityInstallUpdateOne) SetNillableTextBy(v *capabilityinstall.TextBy) *CapabilityInstallUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *CapabilityInstallUpdateOne) SetTextByRef(v string) *CapabilityInstallUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *CapabilityInstallUpdateOne) SetNillableTextByRef(v *string) *CapabilityInstallUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *CapabilityInstallUpdateOne) ClearTextByRef() *CapabilityInstallUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -273,6 +358,11 @@ func (_u *CapabilityInstallUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *CapabilityInstallUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := capabilityinstall.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityInstall.text_by": %w`, err)}
+		}
+	}
 	if _u.mutation.UserCleared() && len(_u.mutation.UserIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "CapabilityInstall.user"`)
 	}
@@ -313,6 +403,18 @@ func (_u *CapabilityInstallUpdateOne) sqlSave(ctx context.Context) (_node *Capab
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(capabilityinstall.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(capabilityinstall.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(capabilityinstall.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(capabilityinstall.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(capabilityinstall.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Active(); ok {
 		_spec.SetField(capabilityinstall.FieldActive, field.TypeBool, value)

@@ -25,6 +25,14 @@ type CapabilityPack struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// CreatedBy holds the value of the "created_by" field.
+	CreatedBy capabilitypack.CreatedBy `json:"created_by,omitempty"`
+	// CreatedByRef holds the value of the "created_by_ref" field.
+	CreatedByRef *string `json:"created_by_ref,omitempty"`
+	// TextBy holds the value of the "text_by" field.
+	TextBy capabilitypack.TextBy `json:"text_by,omitempty"`
+	// TextByRef holds the value of the "text_by_ref" field.
+	TextByRef *string `json:"text_by_ref,omitempty"`
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// Name holds the value of the "name" field.
@@ -121,7 +129,7 @@ func (*CapabilityPack) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case capabilitypack.FieldPrice, capabilitypack.FieldTokenEstimate:
 			values[i] = new(sql.NullInt64)
-		case capabilitypack.FieldID, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt, capabilitypack.FieldStatus, capabilitypack.FieldStatusBeforeSuspend, capabilitypack.FieldSlug, capabilitypack.FieldSourceInstanceID, capabilitypack.FieldRemoteID, capabilitypack.FieldPromptGroup, capabilitypack.FieldHubStatus, capabilitypack.FieldMarketplaceID:
+		case capabilitypack.FieldID, capabilitypack.FieldCreatedBy, capabilitypack.FieldCreatedByRef, capabilitypack.FieldTextBy, capabilitypack.FieldTextByRef, capabilitypack.FieldUserID, capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldIcon, capabilitypack.FieldCategory, capabilitypack.FieldIntegrationType, capabilitypack.FieldPricingModel, capabilitypack.FieldCurrency, capabilitypack.FieldPrompt, capabilitypack.FieldStatus, capabilitypack.FieldStatusBeforeSuspend, capabilitypack.FieldSlug, capabilitypack.FieldSourceInstanceID, capabilitypack.FieldRemoteID, capabilitypack.FieldPromptGroup, capabilitypack.FieldHubStatus, capabilitypack.FieldMarketplaceID:
 			values[i] = new(sql.NullString)
 		case capabilitypack.FieldCreatedAt, capabilitypack.FieldUpdatedAt, capabilitypack.FieldHubDecidedAt:
 			values[i] = new(sql.NullTime)
@@ -157,6 +165,32 @@ func (_m *CapabilityPack) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case capabilitypack.FieldCreatedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by", values[i])
+			} else if value.Valid {
+				_m.CreatedBy = capabilitypack.CreatedBy(value.String)
+			}
+		case capabilitypack.FieldCreatedByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_ref", values[i])
+			} else if value.Valid {
+				_m.CreatedByRef = new(string)
+				*_m.CreatedByRef = value.String
+			}
+		case capabilitypack.FieldTextBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by", values[i])
+			} else if value.Valid {
+				_m.TextBy = capabilitypack.TextBy(value.String)
+			}
+		case capabilitypack.FieldTextByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by_ref", values[i])
+			} else if value.Valid {
+				_m.TextByRef = new(string)
+				*_m.TextByRef = value.String
 			}
 		case capabilitypack.FieldUserID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -369,6 +403,22 @@ func (_m *CapabilityPack) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("created_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedBy))
+	builder.WriteString(", ")
+	if v := _m.CreatedByRef; v != nil {
+		builder.WriteString("created_by_ref=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("text_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextBy))
+	builder.WriteString(", ")
+	if v := _m.TextByRef; v != nil {
+		builder.WriteString("text_by_ref=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)

@@ -39,6 +39,62 @@ func (_c *CapabilityPackCreate) SetUpdatedAt(v time.Time) *CapabilityPackCreate 
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *CapabilityPackCreate) SetCreatedBy(v capabilitypack.CreatedBy) *CapabilityPackCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableCreatedBy(v *capabilitypack.CreatedBy) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *CapabilityPackCreate) SetCreatedByRef(v string) *CapabilityPackCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableCreatedByRef(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *CapabilityPackCreate) SetTextBy(v capabilitypack.TextBy) *CapabilityPackCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableTextBy(v *capabilitypack.TextBy) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *CapabilityPackCreate) SetTextByRef(v string) *CapabilityPackCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *CapabilityPackCreate) SetNillableTextByRef(v *string) *CapabilityPackCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *CapabilityPackCreate) SetUserID(v string) *CapabilityPackCreate {
 	_c.mutation.SetUserID(v)
@@ -396,6 +452,14 @@ func (_c *CapabilityPackCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CapabilityPackCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := capabilitypack.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := capabilitypack.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.PricingModel(); !ok {
 		v := capabilitypack.DefaultPricingModel
 		_c.mutation.SetPricingModel(v)
@@ -437,6 +501,22 @@ func (_c *CapabilityPackCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "CapabilityPack.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "CapabilityPack.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := capabilitypack.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "CapabilityPack.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := capabilitypack.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "CapabilityPack.user_id"`)}
@@ -529,6 +609,22 @@ func (_c *CapabilityPackCreate) createSpec() (*CapabilityPack, *sqlgraph.CreateS
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(capabilitypack.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(capabilitypack.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(capabilitypack.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(capabilitypack.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(capabilitypack.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(capabilitypack.FieldName, field.TypeString, value)
@@ -716,6 +812,36 @@ func (u *CapabilityPackUpsert) SetUpdatedAt(v time.Time) *CapabilityPackUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *CapabilityPackUpsert) UpdateUpdatedAt() *CapabilityPackUpsert {
 	u.SetExcluded(capabilitypack.FieldUpdatedAt)
+	return u
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CapabilityPackUpsert) SetTextBy(v capabilitypack.TextBy) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateTextBy() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CapabilityPackUpsert) SetTextByRef(v string) *CapabilityPackUpsert {
+	u.Set(capabilitypack.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CapabilityPackUpsert) UpdateTextByRef() *CapabilityPackUpsert {
+	u.SetExcluded(capabilitypack.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CapabilityPackUpsert) ClearTextByRef() *CapabilityPackUpsert {
+	u.SetNull(capabilitypack.FieldTextByRef)
 	return u
 }
 
@@ -1111,6 +1237,12 @@ func (u *CapabilityPackUpsertOne) UpdateNewValues() *CapabilityPackUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(capabilitypack.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(capabilitypack.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(capabilitypack.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(capabilitypack.FieldUserID)
 		}
@@ -1156,6 +1288,41 @@ func (u *CapabilityPackUpsertOne) SetUpdatedAt(v time.Time) *CapabilityPackUpser
 func (u *CapabilityPackUpsertOne) UpdateUpdatedAt() *CapabilityPackUpsertOne {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CapabilityPackUpsertOne) SetTextBy(v capabilitypack.TextBy) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateTextBy() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CapabilityPackUpsertOne) SetTextByRef(v string) *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CapabilityPackUpsertOne) UpdateTextByRef() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CapabilityPackUpsertOne) ClearTextByRef() *CapabilityPackUpsertOne {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -1779,6 +1946,12 @@ func (u *CapabilityPackUpsertBulk) UpdateNewValues() *CapabilityPackUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(capabilitypack.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(capabilitypack.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(capabilitypack.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(capabilitypack.FieldUserID)
 			}
@@ -1825,6 +1998,41 @@ func (u *CapabilityPackUpsertBulk) SetUpdatedAt(v time.Time) *CapabilityPackUpse
 func (u *CapabilityPackUpsertBulk) UpdateUpdatedAt() *CapabilityPackUpsertBulk {
 	return u.Update(func(s *CapabilityPackUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CapabilityPackUpsertBulk) SetTextBy(v capabilitypack.TextBy) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateTextBy() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CapabilityPackUpsertBulk) SetTextByRef(v string) *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CapabilityPackUpsertBulk) UpdateTextByRef() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CapabilityPackUpsertBulk) ClearTextByRef() *CapabilityPackUpsertBulk {
+	return u.Update(func(s *CapabilityPackUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

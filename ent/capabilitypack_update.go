@@ -46,6 +46,40 @@ func (_u *CapabilityPackUpdate) SetNillableUpdatedAt(v *time.Time) *CapabilityPa
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *CapabilityPackUpdate) SetTextBy(v capabilitypack.TextBy) *CapabilityPackUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableTextBy(v *capabilitypack.TextBy) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *CapabilityPackUpdate) SetTextByRef(v string) *CapabilityPackUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *CapabilityPackUpdate) SetNillableTextByRef(v *string) *CapabilityPackUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *CapabilityPackUpdate) ClearTextByRef() *CapabilityPackUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *CapabilityPackUpdate) SetName(v string) *CapabilityPackUpdate {
 	_u.mutation.SetName(v)
@@ -524,6 +558,11 @@ func (_u *CapabilityPackUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *CapabilityPackUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := capabilitypack.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Name(); ok {
 		if err := capabilitypack.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.name": %w`, err)}
@@ -554,6 +593,18 @@ func (_u *CapabilityPackUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(capabilitypack.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(capabilitypack.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(capabilitypack.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(capabilitypack.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(capabilitypack.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(capabilitypack.FieldName, field.TypeString, value)
@@ -758,6 +809,40 @@ func (_u *CapabilityPackUpdateOne) SetNillableUpdatedAt(v *time.Time) *Capabilit
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *CapabilityPackUpdateOne) SetTextBy(v capabilitypack.TextBy) *CapabilityPackUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableTextBy(v *capabilitypack.TextBy) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *CapabilityPackUpdateOne) SetTextByRef(v string) *CapabilityPackUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *CapabilityPackUpdateOne) SetNillableTextByRef(v *string) *CapabilityPackUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *CapabilityPackUpdateOne) ClearTextByRef() *CapabilityPackUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -1252,6 +1337,11 @@ func (_u *CapabilityPackUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *CapabilityPackUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := capabilitypack.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Name(); ok {
 		if err := capabilitypack.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "CapabilityPack.name": %w`, err)}
@@ -1299,6 +1389,18 @@ func (_u *CapabilityPackUpdateOne) sqlSave(ctx context.Context) (_node *Capabili
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(capabilitypack.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(capabilitypack.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(capabilitypack.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(capabilitypack.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(capabilitypack.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(capabilitypack.FieldName, field.TypeString, value)

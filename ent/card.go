@@ -24,6 +24,14 @@ type Card struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// CreatedBy holds the value of the "created_by" field.
+	CreatedBy card.CreatedBy `json:"created_by,omitempty"`
+	// CreatedByRef holds the value of the "created_by_ref" field.
+	CreatedByRef *string `json:"created_by_ref,omitempty"`
+	// TextBy holds the value of the "text_by" field.
+	TextBy card.TextBy `json:"text_by,omitempty"`
+	// TextByRef holds the value of the "text_by_ref" field.
+	TextByRef *string `json:"text_by_ref,omitempty"`
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// Title holds the value of the "title" field.
@@ -207,7 +215,7 @@ func (*Card) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case card.FieldOrder, card.FieldReminderOffsetMinutes, card.FieldProjectPrice, card.FieldPriorityScore:
 			values[i] = new(sql.NullInt64)
-		case card.FieldID, card.FieldUserID, card.FieldTitle, card.FieldDescription, card.FieldStatus, card.FieldPriority, card.FieldAssignee, card.FieldSummary, card.FieldBrief, card.FieldAssigneeUserID, card.FieldAssigneeAgentID, card.FieldAssignedByID, card.FieldProjectID, card.FieldWorkspaceID, card.FieldOriginCardID, card.FieldOriginUserID, card.FieldSourceRelayID, card.FieldSharedProjectID, card.FieldTemplateID, card.FieldCounterpartyUserID, card.FieldProjectRole, card.FieldParentCardID, card.FieldParentChecklistItemID, card.FieldCardRole, card.FieldRollupCardID, card.FieldProjectTaskKey, card.FieldSourceRunID, card.FieldSourceChannel, card.FieldDifferenceID, card.FieldUnifiedThreadID, card.FieldExternalCardID, card.FieldExternalInstanceURL, card.FieldChangeLog, card.FieldPaymentHoldID, card.FieldPaymentStatus, card.FieldProjectPriceCurrency, card.FieldCompletionSuggestedBy, card.FieldCardType, card.FieldCoverColor, card.FieldCoverImageURL:
+		case card.FieldID, card.FieldCreatedBy, card.FieldCreatedByRef, card.FieldTextBy, card.FieldTextByRef, card.FieldUserID, card.FieldTitle, card.FieldDescription, card.FieldStatus, card.FieldPriority, card.FieldAssignee, card.FieldSummary, card.FieldBrief, card.FieldAssigneeUserID, card.FieldAssigneeAgentID, card.FieldAssignedByID, card.FieldProjectID, card.FieldWorkspaceID, card.FieldOriginCardID, card.FieldOriginUserID, card.FieldSourceRelayID, card.FieldSharedProjectID, card.FieldTemplateID, card.FieldCounterpartyUserID, card.FieldProjectRole, card.FieldParentCardID, card.FieldParentChecklistItemID, card.FieldCardRole, card.FieldRollupCardID, card.FieldProjectTaskKey, card.FieldSourceRunID, card.FieldSourceChannel, card.FieldDifferenceID, card.FieldUnifiedThreadID, card.FieldExternalCardID, card.FieldExternalInstanceURL, card.FieldChangeLog, card.FieldPaymentHoldID, card.FieldPaymentStatus, card.FieldProjectPriceCurrency, card.FieldCompletionSuggestedBy, card.FieldCardType, card.FieldCoverColor, card.FieldCoverImageURL:
 			values[i] = new(sql.NullString)
 		case card.FieldCreatedAt, card.FieldUpdatedAt, card.FieldDueDate, card.FieldReminderFiredAt, card.FieldCompletionSuggestedAt, card.FieldSettledAt, card.FieldStartDate, card.FieldLastActivityAt:
 			values[i] = new(sql.NullTime)
@@ -243,6 +251,32 @@ func (_m *Card) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case card.FieldCreatedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by", values[i])
+			} else if value.Valid {
+				_m.CreatedBy = card.CreatedBy(value.String)
+			}
+		case card.FieldCreatedByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_ref", values[i])
+			} else if value.Valid {
+				_m.CreatedByRef = new(string)
+				*_m.CreatedByRef = value.String
+			}
+		case card.FieldTextBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by", values[i])
+			} else if value.Valid {
+				_m.TextBy = card.TextBy(value.String)
+			}
+		case card.FieldTextByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by_ref", values[i])
+			} else if value.Valid {
+				_m.TextByRef = new(string)
+				*_m.TextByRef = value.String
 			}
 		case card.FieldUserID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -659,6 +693,22 @@ func (_m *Card) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("created_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedBy))
+	builder.WriteString(", ")
+	if v := _m.CreatedByRef; v != nil {
+		builder.WriteString("created_by_ref=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("text_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextBy))
+	builder.WriteString(", ")
+	if v := _m.TextByRef; v != nil {
+		builder.WriteString("text_by_ref=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)

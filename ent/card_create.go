@@ -40,6 +40,62 @@ func (_c *CardCreate) SetUpdatedAt(v time.Time) *CardCreate {
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *CardCreate) SetCreatedBy(v card.CreatedBy) *CardCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *CardCreate) SetNillableCreatedBy(v *card.CreatedBy) *CardCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *CardCreate) SetCreatedByRef(v string) *CardCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *CardCreate) SetNillableCreatedByRef(v *string) *CardCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *CardCreate) SetTextBy(v card.TextBy) *CardCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *CardCreate) SetNillableTextBy(v *card.TextBy) *CardCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *CardCreate) SetTextByRef(v string) *CardCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *CardCreate) SetNillableTextByRef(v *string) *CardCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *CardCreate) SetUserID(v string) *CardCreate {
 	_c.mutation.SetUserID(v)
@@ -844,6 +900,14 @@ func (_c *CardCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CardCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := card.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := card.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := card.DefaultStatus
 		_c.mutation.SetStatus(v)
@@ -889,6 +953,22 @@ func (_c *CardCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Card.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "Card.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := card.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "Card.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "Card.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := card.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Card.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "Card.user_id"`)}
@@ -991,6 +1071,22 @@ func (_c *CardCreate) createSpec() (*Card, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(card.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(card.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(card.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(card.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(card.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.Title(); ok {
 		_spec.SetField(card.FieldTitle, field.TypeString, value)
@@ -1334,6 +1430,36 @@ func (u *CardUpsert) SetUpdatedAt(v time.Time) *CardUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *CardUpsert) UpdateUpdatedAt() *CardUpsert {
 	u.SetExcluded(card.FieldUpdatedAt)
+	return u
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CardUpsert) SetTextBy(v card.TextBy) *CardUpsert {
+	u.Set(card.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CardUpsert) UpdateTextBy() *CardUpsert {
+	u.SetExcluded(card.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CardUpsert) SetTextByRef(v string) *CardUpsert {
+	u.Set(card.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CardUpsert) UpdateTextByRef() *CardUpsert {
+	u.SetExcluded(card.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CardUpsert) ClearTextByRef() *CardUpsert {
+	u.SetNull(card.FieldTextByRef)
 	return u
 }
 
@@ -2227,6 +2353,12 @@ func (u *CardUpsertOne) UpdateNewValues() *CardUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(card.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(card.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(card.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(card.FieldUserID)
 		}
@@ -2272,6 +2404,41 @@ func (u *CardUpsertOne) SetUpdatedAt(v time.Time) *CardUpsertOne {
 func (u *CardUpsertOne) UpdateUpdatedAt() *CardUpsertOne {
 	return u.Update(func(s *CardUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CardUpsertOne) SetTextBy(v card.TextBy) *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CardUpsertOne) UpdateTextBy() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CardUpsertOne) SetTextByRef(v string) *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CardUpsertOne) UpdateTextByRef() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CardUpsertOne) ClearTextByRef() *CardUpsertOne {
+	return u.Update(func(s *CardUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -3476,6 +3643,12 @@ func (u *CardUpsertBulk) UpdateNewValues() *CardUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(card.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(card.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(card.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(card.FieldUserID)
 			}
@@ -3522,6 +3695,41 @@ func (u *CardUpsertBulk) SetUpdatedAt(v time.Time) *CardUpsertBulk {
 func (u *CardUpsertBulk) UpdateUpdatedAt() *CardUpsertBulk {
 	return u.Update(func(s *CardUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *CardUpsertBulk) SetTextBy(v card.TextBy) *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *CardUpsertBulk) UpdateTextBy() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *CardUpsertBulk) SetTextByRef(v string) *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *CardUpsertBulk) UpdateTextByRef() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *CardUpsertBulk) ClearTextByRef() *CardUpsertBulk {
+	return u.Update(func(s *CardUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

@@ -47,6 +47,40 @@ func (_u *CardUpdate) SetNillableUpdatedAt(v *time.Time) *CardUpdate {
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *CardUpdate) SetTextBy(v card.TextBy) *CardUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableTextBy(v *card.TextBy) *CardUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *CardUpdate) SetTextByRef(v string) *CardUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *CardUpdate) SetNillableTextByRef(v *string) *CardUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *CardUpdate) ClearTextByRef() *CardUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetTitle sets the "title" field.
 func (_u *CardUpdate) SetTitle(v string) *CardUpdate {
 	_u.mutation.SetTitle(v)
@@ -1197,6 +1231,11 @@ func (_u *CardUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *CardUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := card.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Card.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Title(); ok {
 		if err := card.TitleValidator(v); err != nil {
 			return &ValidationError{Name: "title", err: fmt.Errorf(`ent: validator failed for field "Card.title": %w`, err)}
@@ -1237,6 +1276,18 @@ func (_u *CardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(card.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(card.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(card.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(card.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(card.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Title(); ok {
 		_spec.SetField(card.FieldTitle, field.TypeString, value)
@@ -1739,6 +1790,40 @@ func (_u *CardUpdateOne) SetNillableUpdatedAt(v *time.Time) *CardUpdateOne {
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *CardUpdateOne) SetTextBy(v card.TextBy) *CardUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableTextBy(v *card.TextBy) *CardUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *CardUpdateOne) SetTextByRef(v string) *CardUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *CardUpdateOne) SetNillableTextByRef(v *string) *CardUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *CardUpdateOne) ClearTextByRef() *CardUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -2905,6 +2990,11 @@ func (_u *CardUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *CardUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := card.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Card.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Title(); ok {
 		if err := card.TitleValidator(v); err != nil {
 			return &ValidationError{Name: "title", err: fmt.Errorf(`ent: validator failed for field "Card.title": %w`, err)}
@@ -2962,6 +3052,18 @@ func (_u *CardUpdateOne) sqlSave(ctx context.Context) (_node *Card, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(card.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(card.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(card.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(card.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(card.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Title(); ok {
 		_spec.SetField(card.FieldTitle, field.TypeString, value)

@@ -23,6 +23,14 @@ type ChecklistItem struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// CreatedBy holds the value of the "created_by" field.
+	CreatedBy checklistitem.CreatedBy `json:"created_by,omitempty"`
+	// CreatedByRef holds the value of the "created_by_ref" field.
+	CreatedByRef *string `json:"created_by_ref,omitempty"`
+	// TextBy holds the value of the "text_by" field.
+	TextBy checklistitem.TextBy `json:"text_by,omitempty"`
+	// TextByRef holds the value of the "text_by_ref" field.
+	TextByRef *string `json:"text_by_ref,omitempty"`
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// CardID holds the value of the "card_id" field.
@@ -103,7 +111,7 @@ func (*ChecklistItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case checklistitem.FieldOrder:
 			values[i] = new(sql.NullInt64)
-		case checklistitem.FieldID, checklistitem.FieldUserID, checklistitem.FieldCardID, checklistitem.FieldText, checklistitem.FieldSummary, checklistitem.FieldBrief, checklistitem.FieldSourceType, checklistitem.FieldSourceID, checklistitem.FieldSourceLabel, checklistitem.FieldAssigneeType, checklistitem.FieldAssigneeName, checklistitem.FieldAssigneeID, checklistitem.FieldDelegationStatus, checklistitem.FieldChildCardID:
+		case checklistitem.FieldID, checklistitem.FieldCreatedBy, checklistitem.FieldCreatedByRef, checklistitem.FieldTextBy, checklistitem.FieldTextByRef, checklistitem.FieldUserID, checklistitem.FieldCardID, checklistitem.FieldText, checklistitem.FieldSummary, checklistitem.FieldBrief, checklistitem.FieldSourceType, checklistitem.FieldSourceID, checklistitem.FieldSourceLabel, checklistitem.FieldAssigneeType, checklistitem.FieldAssigneeName, checklistitem.FieldAssigneeID, checklistitem.FieldDelegationStatus, checklistitem.FieldChildCardID:
 			values[i] = new(sql.NullString)
 		case checklistitem.FieldCreatedAt, checklistitem.FieldUpdatedAt, checklistitem.FieldDueDate:
 			values[i] = new(sql.NullTime)
@@ -139,6 +147,32 @@ func (_m *ChecklistItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case checklistitem.FieldCreatedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by", values[i])
+			} else if value.Valid {
+				_m.CreatedBy = checklistitem.CreatedBy(value.String)
+			}
+		case checklistitem.FieldCreatedByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_ref", values[i])
+			} else if value.Valid {
+				_m.CreatedByRef = new(string)
+				*_m.CreatedByRef = value.String
+			}
+		case checklistitem.FieldTextBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by", values[i])
+			} else if value.Valid {
+				_m.TextBy = checklistitem.TextBy(value.String)
+			}
+		case checklistitem.FieldTextByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by_ref", values[i])
+			} else if value.Valid {
+				_m.TextByRef = new(string)
+				*_m.TextByRef = value.String
 			}
 		case checklistitem.FieldUserID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -298,6 +332,22 @@ func (_m *ChecklistItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("created_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedBy))
+	builder.WriteString(", ")
+	if v := _m.CreatedByRef; v != nil {
+		builder.WriteString("created_by_ref=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("text_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextBy))
+	builder.WriteString(", ")
+	if v := _m.TextByRef; v != nil {
+		builder.WriteString("text_by_ref=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)

@@ -37,6 +37,62 @@ func (_c *ChecklistItemCreate) SetUpdatedAt(v time.Time) *ChecklistItemCreate {
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *ChecklistItemCreate) SetCreatedBy(v checklistitem.CreatedBy) *ChecklistItemCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *ChecklistItemCreate) SetNillableCreatedBy(v *checklistitem.CreatedBy) *ChecklistItemCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *ChecklistItemCreate) SetCreatedByRef(v string) *ChecklistItemCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *ChecklistItemCreate) SetNillableCreatedByRef(v *string) *ChecklistItemCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *ChecklistItemCreate) SetTextBy(v checklistitem.TextBy) *ChecklistItemCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *ChecklistItemCreate) SetNillableTextBy(v *checklistitem.TextBy) *ChecklistItemCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *ChecklistItemCreate) SetTextByRef(v string) *ChecklistItemCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *ChecklistItemCreate) SetNillableTextByRef(v *string) *ChecklistItemCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *ChecklistItemCreate) SetUserID(v string) *ChecklistItemCreate {
 	_c.mutation.SetUserID(v)
@@ -296,6 +352,14 @@ func (_c *ChecklistItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ChecklistItemCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := checklistitem.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := checklistitem.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.Completed(); !ok {
 		v := checklistitem.DefaultCompleted
 		_c.mutation.SetCompleted(v)
@@ -317,6 +381,22 @@ func (_c *ChecklistItemCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "ChecklistItem.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "ChecklistItem.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := checklistitem.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "ChecklistItem.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "ChecklistItem.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := checklistitem.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "ChecklistItem.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "ChecklistItem.user_id"`)}
@@ -392,6 +472,22 @@ func (_c *ChecklistItemCreate) createSpec() (*ChecklistItem, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(checklistitem.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(checklistitem.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(checklistitem.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(checklistitem.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(checklistitem.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.Text(); ok {
 		_spec.SetField(checklistitem.FieldText, field.TypeString, value)
@@ -544,6 +640,36 @@ func (u *ChecklistItemUpsert) SetUpdatedAt(v time.Time) *ChecklistItemUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *ChecklistItemUpsert) UpdateUpdatedAt() *ChecklistItemUpsert {
 	u.SetExcluded(checklistitem.FieldUpdatedAt)
+	return u
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *ChecklistItemUpsert) SetTextBy(v checklistitem.TextBy) *ChecklistItemUpsert {
+	u.Set(checklistitem.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *ChecklistItemUpsert) UpdateTextBy() *ChecklistItemUpsert {
+	u.SetExcluded(checklistitem.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *ChecklistItemUpsert) SetTextByRef(v string) *ChecklistItemUpsert {
+	u.Set(checklistitem.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *ChecklistItemUpsert) UpdateTextByRef() *ChecklistItemUpsert {
+	u.SetExcluded(checklistitem.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *ChecklistItemUpsert) ClearTextByRef() *ChecklistItemUpsert {
+	u.SetNull(checklistitem.FieldTextByRef)
 	return u
 }
 
@@ -807,6 +933,12 @@ func (u *ChecklistItemUpsertOne) UpdateNewValues() *ChecklistItemUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(checklistitem.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(checklistitem.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(checklistitem.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(checklistitem.FieldUserID)
 		}
@@ -855,6 +987,41 @@ func (u *ChecklistItemUpsertOne) SetUpdatedAt(v time.Time) *ChecklistItemUpsertO
 func (u *ChecklistItemUpsertOne) UpdateUpdatedAt() *ChecklistItemUpsertOne {
 	return u.Update(func(s *ChecklistItemUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *ChecklistItemUpsertOne) SetTextBy(v checklistitem.TextBy) *ChecklistItemUpsertOne {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *ChecklistItemUpsertOne) UpdateTextBy() *ChecklistItemUpsertOne {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *ChecklistItemUpsertOne) SetTextByRef(v string) *ChecklistItemUpsertOne {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *ChecklistItemUpsertOne) UpdateTextByRef() *ChecklistItemUpsertOne {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *ChecklistItemUpsertOne) ClearTextByRef() *ChecklistItemUpsertOne {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -1324,6 +1491,12 @@ func (u *ChecklistItemUpsertBulk) UpdateNewValues() *ChecklistItemUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(checklistitem.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(checklistitem.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(checklistitem.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(checklistitem.FieldUserID)
 			}
@@ -1373,6 +1546,41 @@ func (u *ChecklistItemUpsertBulk) SetUpdatedAt(v time.Time) *ChecklistItemUpsert
 func (u *ChecklistItemUpsertBulk) UpdateUpdatedAt() *ChecklistItemUpsertBulk {
 	return u.Update(func(s *ChecklistItemUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *ChecklistItemUpsertBulk) SetTextBy(v checklistitem.TextBy) *ChecklistItemUpsertBulk {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *ChecklistItemUpsertBulk) UpdateTextBy() *ChecklistItemUpsertBulk {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *ChecklistItemUpsertBulk) SetTextByRef(v string) *ChecklistItemUpsertBulk {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *ChecklistItemUpsertBulk) UpdateTextByRef() *ChecklistItemUpsertBulk {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *ChecklistItemUpsertBulk) ClearTextByRef() *ChecklistItemUpsertBulk {
+	return u.Update(func(s *ChecklistItemUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

@@ -42,6 +42,40 @@ func (_u *ChecklistItemUpdate) SetNillableUpdatedAt(v *time.Time) *ChecklistItem
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *ChecklistItemUpdate) SetTextBy(v checklistitem.TextBy) *ChecklistItemUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *ChecklistItemUpdate) SetNillableTextBy(v *checklistitem.TextBy) *ChecklistItemUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *ChecklistItemUpdate) SetTextByRef(v string) *ChecklistItemUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *ChecklistItemUpdate) SetNillableTextByRef(v *string) *ChecklistItemUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *ChecklistItemUpdate) ClearTextByRef() *ChecklistItemUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetText sets the "text" field.
 func (_u *ChecklistItemUpdate) SetText(v string) *ChecklistItemUpdate {
 	_u.mutation.SetText(v)
@@ -345,6 +379,11 @@ func (_u *ChecklistItemUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *ChecklistItemUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := checklistitem.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "ChecklistItem.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Text(); ok {
 		if err := checklistitem.TextValidator(v); err != nil {
 			return &ValidationError{Name: "text", err: fmt.Errorf(`ent: validator failed for field "ChecklistItem.text": %w`, err)}
@@ -373,6 +412,18 @@ func (_u *ChecklistItemUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(checklistitem.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(checklistitem.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(checklistitem.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(checklistitem.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(checklistitem.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Text(); ok {
 		_spec.SetField(checklistitem.FieldText, field.TypeString, value)
@@ -483,6 +534,40 @@ func (_u *ChecklistItemUpdateOne) SetNillableUpdatedAt(v *time.Time) *ChecklistI
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *ChecklistItemUpdateOne) SetTextBy(v checklistitem.TextBy) *ChecklistItemUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *ChecklistItemUpdateOne) SetNillableTextBy(v *checklistitem.TextBy) *ChecklistItemUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *ChecklistItemUpdateOne) SetTextByRef(v string) *ChecklistItemUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *ChecklistItemUpdateOne) SetNillableTextByRef(v *string) *ChecklistItemUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *ChecklistItemUpdateOne) ClearTextByRef() *ChecklistItemUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -802,6 +887,11 @@ func (_u *ChecklistItemUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *ChecklistItemUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := checklistitem.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "ChecklistItem.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Text(); ok {
 		if err := checklistitem.TextValidator(v); err != nil {
 			return &ValidationError{Name: "text", err: fmt.Errorf(`ent: validator failed for field "ChecklistItem.text": %w`, err)}
@@ -847,6 +937,18 @@ func (_u *ChecklistItemUpdateOne) sqlSave(ctx context.Context) (_node *Checklist
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(checklistitem.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(checklistitem.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(checklistitem.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(checklistitem.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(checklistitem.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Text(); ok {
 		_spec.SetField(checklistitem.FieldText, field.TypeString, value)

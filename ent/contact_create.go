@@ -37,6 +37,62 @@ func (_c *ContactCreate) SetUpdatedAt(v time.Time) *ContactCreate {
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *ContactCreate) SetCreatedBy(v contact.CreatedBy) *ContactCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableCreatedBy(v *contact.CreatedBy) *ContactCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *ContactCreate) SetCreatedByRef(v string) *ContactCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableCreatedByRef(v *string) *ContactCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *ContactCreate) SetTextBy(v contact.TextBy) *ContactCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableTextBy(v *contact.TextBy) *ContactCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *ContactCreate) SetTextByRef(v string) *ContactCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableTextByRef(v *string) *ContactCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *ContactCreate) SetUserID(v string) *ContactCreate {
 	_c.mutation.SetUserID(v)
@@ -306,6 +362,14 @@ func (_c *ContactCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ContactCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := contact.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := contact.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.Tags(); !ok {
 		v := contact.DefaultTags
 		_c.mutation.SetTags(v)
@@ -323,6 +387,22 @@ func (_c *ContactCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Contact.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "Contact.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := contact.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "Contact.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "Contact.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := contact.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Contact.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "Contact.user_id"`)}
@@ -389,6 +469,22 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(contact.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(contact.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(contact.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(contact.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(contact.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(contact.FieldName, field.TypeString, value)
@@ -544,6 +640,36 @@ func (u *ContactUpsert) SetUpdatedAt(v time.Time) *ContactUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *ContactUpsert) UpdateUpdatedAt() *ContactUpsert {
 	u.SetExcluded(contact.FieldUpdatedAt)
+	return u
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *ContactUpsert) SetTextBy(v contact.TextBy) *ContactUpsert {
+	u.Set(contact.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateTextBy() *ContactUpsert {
+	u.SetExcluded(contact.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *ContactUpsert) SetTextByRef(v string) *ContactUpsert {
+	u.Set(contact.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *ContactUpsert) UpdateTextByRef() *ContactUpsert {
+	u.SetExcluded(contact.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *ContactUpsert) ClearTextByRef() *ContactUpsert {
+	u.SetNull(contact.FieldTextByRef)
 	return u
 }
 
@@ -825,6 +951,12 @@ func (u *ContactUpsertOne) UpdateNewValues() *ContactUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(contact.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(contact.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(contact.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(contact.FieldUserID)
 		}
@@ -870,6 +1002,41 @@ func (u *ContactUpsertOne) SetUpdatedAt(v time.Time) *ContactUpsertOne {
 func (u *ContactUpsertOne) UpdateUpdatedAt() *ContactUpsertOne {
 	return u.Update(func(s *ContactUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *ContactUpsertOne) SetTextBy(v contact.TextBy) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateTextBy() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *ContactUpsertOne) SetTextByRef(v string) *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *ContactUpsertOne) UpdateTextByRef() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *ContactUpsertOne) ClearTextByRef() *ContactUpsertOne {
+	return u.Update(func(s *ContactUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -1360,6 +1527,12 @@ func (u *ContactUpsertBulk) UpdateNewValues() *ContactUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(contact.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(contact.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(contact.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(contact.FieldUserID)
 			}
@@ -1406,6 +1579,41 @@ func (u *ContactUpsertBulk) SetUpdatedAt(v time.Time) *ContactUpsertBulk {
 func (u *ContactUpsertBulk) UpdateUpdatedAt() *ContactUpsertBulk {
 	return u.Update(func(s *ContactUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *ContactUpsertBulk) SetTextBy(v contact.TextBy) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateTextBy() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *ContactUpsertBulk) SetTextByRef(v string) *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *ContactUpsertBulk) UpdateTextByRef() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *ContactUpsertBulk) ClearTextByRef() *ContactUpsertBulk {
+	return u.Update(func(s *ContactUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

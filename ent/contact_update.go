@@ -44,6 +44,40 @@ func (_u *ContactUpdate) SetNillableUpdatedAt(v *time.Time) *ContactUpdate {
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *ContactUpdate) SetTextBy(v contact.TextBy) *ContactUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableTextBy(v *contact.TextBy) *ContactUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *ContactUpdate) SetTextByRef(v string) *ContactUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableTextByRef(v *string) *ContactUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *ContactUpdate) ClearTextByRef() *ContactUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *ContactUpdate) SetName(v string) *ContactUpdate {
 	_u.mutation.SetName(v)
@@ -400,6 +434,11 @@ func (_u *ContactUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *ContactUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := contact.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Contact.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Name(); ok {
 		if err := contact.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Contact.name": %w`, err)}
@@ -425,6 +464,18 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(contact.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(contact.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(contact.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(contact.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(contact.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(contact.FieldName, field.TypeString, value)
@@ -591,6 +642,40 @@ func (_u *ContactUpdateOne) SetNillableUpdatedAt(v *time.Time) *ContactUpdateOne
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *ContactUpdateOne) SetTextBy(v contact.TextBy) *ContactUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableTextBy(v *contact.TextBy) *ContactUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *ContactUpdateOne) SetTextByRef(v string) *ContactUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableTextByRef(v *string) *ContactUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *ContactUpdateOne) ClearTextByRef() *ContactUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -963,6 +1048,11 @@ func (_u *ContactUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *ContactUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := contact.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Contact.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Name(); ok {
 		if err := contact.NameValidator(v); err != nil {
 			return &ValidationError{Name: "name", err: fmt.Errorf(`ent: validator failed for field "Contact.name": %w`, err)}
@@ -1005,6 +1095,18 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(contact.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(contact.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(contact.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(contact.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(contact.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(contact.FieldName, field.TypeString, value)

@@ -22,6 +22,14 @@ type Document struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// CreatedBy holds the value of the "created_by" field.
+	CreatedBy document.CreatedBy `json:"created_by,omitempty"`
+	// CreatedByRef holds the value of the "created_by_ref" field.
+	CreatedByRef *string `json:"created_by_ref,omitempty"`
+	// TextBy holds the value of the "text_by" field.
+	TextBy document.TextBy `json:"text_by,omitempty"`
+	// TextByRef holds the value of the "text_by_ref" field.
+	TextByRef *string `json:"text_by_ref,omitempty"`
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// Title holds the value of the "title" field.
@@ -75,7 +83,7 @@ func (*Document) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case document.FieldSize:
 			values[i] = new(sql.NullInt64)
-		case document.FieldID, document.FieldUserID, document.FieldTitle, document.FieldContent, document.FieldMimeType, document.FieldSource, document.FieldSharedBy, document.FieldExecutionID:
+		case document.FieldID, document.FieldCreatedBy, document.FieldCreatedByRef, document.FieldTextBy, document.FieldTextByRef, document.FieldUserID, document.FieldTitle, document.FieldContent, document.FieldMimeType, document.FieldSource, document.FieldSharedBy, document.FieldExecutionID:
 			values[i] = new(sql.NullString)
 		case document.FieldCreatedAt, document.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -111,6 +119,32 @@ func (_m *Document) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case document.FieldCreatedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by", values[i])
+			} else if value.Valid {
+				_m.CreatedBy = document.CreatedBy(value.String)
+			}
+		case document.FieldCreatedByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_ref", values[i])
+			} else if value.Valid {
+				_m.CreatedByRef = new(string)
+				*_m.CreatedByRef = value.String
+			}
+		case document.FieldTextBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by", values[i])
+			} else if value.Valid {
+				_m.TextBy = document.TextBy(value.String)
+			}
+		case document.FieldTextByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by_ref", values[i])
+			} else if value.Valid {
+				_m.TextByRef = new(string)
+				*_m.TextByRef = value.String
 			}
 		case document.FieldUserID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -215,6 +249,22 @@ func (_m *Document) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("created_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedBy))
+	builder.WriteString(", ")
+	if v := _m.CreatedByRef; v != nil {
+		builder.WriteString("created_by_ref=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("text_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextBy))
+	builder.WriteString(", ")
+	if v := _m.TextByRef; v != nil {
+		builder.WriteString("text_by_ref=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)

@@ -36,6 +36,62 @@ func (_c *DocumentCreate) SetUpdatedAt(v time.Time) *DocumentCreate {
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *DocumentCreate) SetCreatedBy(v document.CreatedBy) *DocumentCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableCreatedBy(v *document.CreatedBy) *DocumentCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *DocumentCreate) SetCreatedByRef(v string) *DocumentCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableCreatedByRef(v *string) *DocumentCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *DocumentCreate) SetTextBy(v document.TextBy) *DocumentCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableTextBy(v *document.TextBy) *DocumentCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *DocumentCreate) SetTextByRef(v string) *DocumentCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *DocumentCreate) SetNillableTextByRef(v *string) *DocumentCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *DocumentCreate) SetUserID(v string) *DocumentCreate {
 	_c.mutation.SetUserID(v)
@@ -176,6 +232,14 @@ func (_c *DocumentCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *DocumentCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := document.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := document.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.MimeType(); !ok {
 		v := document.DefaultMimeType
 		_c.mutation.SetMimeType(v)
@@ -193,6 +257,22 @@ func (_c *DocumentCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Document.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "Document.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := document.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "Document.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "Document.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := document.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Document.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "Document.user_id"`)}
@@ -270,6 +350,22 @@ func (_c *DocumentCreate) createSpec() (*Document, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(document.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(document.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(document.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(document.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(document.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.Title(); ok {
 		_spec.SetField(document.FieldTitle, field.TypeString, value)
@@ -381,6 +477,36 @@ func (u *DocumentUpsert) SetUpdatedAt(v time.Time) *DocumentUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *DocumentUpsert) UpdateUpdatedAt() *DocumentUpsert {
 	u.SetExcluded(document.FieldUpdatedAt)
+	return u
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *DocumentUpsert) SetTextBy(v document.TextBy) *DocumentUpsert {
+	u.Set(document.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateTextBy() *DocumentUpsert {
+	u.SetExcluded(document.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *DocumentUpsert) SetTextByRef(v string) *DocumentUpsert {
+	u.Set(document.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *DocumentUpsert) UpdateTextByRef() *DocumentUpsert {
+	u.SetExcluded(document.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *DocumentUpsert) ClearTextByRef() *DocumentUpsert {
+	u.SetNull(document.FieldTextByRef)
 	return u
 }
 
@@ -530,6 +656,12 @@ func (u *DocumentUpsertOne) UpdateNewValues() *DocumentUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(document.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(document.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(document.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(document.FieldUserID)
 		}
@@ -575,6 +707,41 @@ func (u *DocumentUpsertOne) SetUpdatedAt(v time.Time) *DocumentUpsertOne {
 func (u *DocumentUpsertOne) UpdateUpdatedAt() *DocumentUpsertOne {
 	return u.Update(func(s *DocumentUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *DocumentUpsertOne) SetTextBy(v document.TextBy) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateTextBy() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *DocumentUpsertOne) SetTextByRef(v string) *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *DocumentUpsertOne) UpdateTextByRef() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *DocumentUpsertOne) ClearTextByRef() *DocumentUpsertOne {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -911,6 +1078,12 @@ func (u *DocumentUpsertBulk) UpdateNewValues() *DocumentUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(document.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(document.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(document.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(document.FieldUserID)
 			}
@@ -957,6 +1130,41 @@ func (u *DocumentUpsertBulk) SetUpdatedAt(v time.Time) *DocumentUpsertBulk {
 func (u *DocumentUpsertBulk) UpdateUpdatedAt() *DocumentUpsertBulk {
 	return u.Update(func(s *DocumentUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *DocumentUpsertBulk) SetTextBy(v document.TextBy) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateTextBy() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *DocumentUpsertBulk) SetTextByRef(v string) *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *DocumentUpsertBulk) UpdateTextByRef() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *DocumentUpsertBulk) ClearTextByRef() *DocumentUpsertBulk {
+	return u.Update(func(s *DocumentUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

@@ -42,6 +42,40 @@ func (_u *DocumentUpdate) SetNillableUpdatedAt(v *time.Time) *DocumentUpdate {
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *DocumentUpdate) SetTextBy(v document.TextBy) *DocumentUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableTextBy(v *document.TextBy) *DocumentUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *DocumentUpdate) SetTextByRef(v string) *DocumentUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *DocumentUpdate) SetNillableTextByRef(v *string) *DocumentUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *DocumentUpdate) ClearTextByRef() *DocumentUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetTitle sets the "title" field.
 func (_u *DocumentUpdate) SetTitle(v string) *DocumentUpdate {
 	_u.mutation.SetTitle(v)
@@ -211,6 +245,11 @@ func (_u *DocumentUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *DocumentUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := document.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Document.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Title(); ok {
 		if err := document.TitleValidator(v); err != nil {
 			return &ValidationError{Name: "title", err: fmt.Errorf(`ent: validator failed for field "Document.title": %w`, err)}
@@ -241,6 +280,18 @@ func (_u *DocumentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(document.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(document.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(document.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(document.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(document.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Title(); ok {
 		_spec.SetField(document.FieldTitle, field.TypeString, value)
@@ -312,6 +363,40 @@ func (_u *DocumentUpdateOne) SetNillableUpdatedAt(v *time.Time) *DocumentUpdateO
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *DocumentUpdateOne) SetTextBy(v document.TextBy) *DocumentUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableTextBy(v *document.TextBy) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *DocumentUpdateOne) SetTextByRef(v string) *DocumentUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *DocumentUpdateOne) SetNillableTextByRef(v *string) *DocumentUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *DocumentUpdateOne) ClearTextByRef() *DocumentUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -497,6 +582,11 @@ func (_u *DocumentUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *DocumentUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := document.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "Document.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.Title(); ok {
 		if err := document.TitleValidator(v); err != nil {
 			return &ValidationError{Name: "title", err: fmt.Errorf(`ent: validator failed for field "Document.title": %w`, err)}
@@ -544,6 +634,18 @@ func (_u *DocumentUpdateOne) sqlSave(ctx context.Context) (_node *Document, err 
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(document.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(document.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(document.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(document.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(document.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.Title(); ok {
 		_spec.SetField(document.FieldTitle, field.TypeString, value)

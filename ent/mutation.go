@@ -4404,6 +4404,10 @@ type CapabilityInstallMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	created_by        *capabilityinstall.CreatedBy
+	created_by_ref    *string
+	text_by           *capabilityinstall.TextBy
+	text_by_ref       *string
 	active            *bool
 	customizations    *map[string]string
 	resolved_prompt   *string
@@ -4591,6 +4595,176 @@ func (m *CapabilityInstallMutation) OldUpdatedAt(ctx context.Context) (v time.Ti
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *CapabilityInstallMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *CapabilityInstallMutation) SetCreatedBy(cb capabilityinstall.CreatedBy) {
+	m.created_by = &cb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *CapabilityInstallMutation) CreatedBy() (r capabilityinstall.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldCreatedBy(ctx context.Context) (v capabilityinstall.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *CapabilityInstallMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *CapabilityInstallMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *CapabilityInstallMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *CapabilityInstallMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[capabilityinstall.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *CapabilityInstallMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[capabilityinstall.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *CapabilityInstallMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, capabilityinstall.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *CapabilityInstallMutation) SetTextBy(cb capabilityinstall.TextBy) {
+	m.text_by = &cb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *CapabilityInstallMutation) TextBy() (r capabilityinstall.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldTextBy(ctx context.Context) (v capabilityinstall.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *CapabilityInstallMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *CapabilityInstallMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *CapabilityInstallMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the CapabilityInstall entity.
+// If the CapabilityInstall object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityInstallMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *CapabilityInstallMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[capabilityinstall.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *CapabilityInstallMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[capabilityinstall.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *CapabilityInstallMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, capabilityinstall.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -4874,12 +5048,24 @@ func (m *CapabilityInstallMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CapabilityInstallMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, capabilityinstall.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, capabilityinstall.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, capabilityinstall.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, capabilityinstall.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, capabilityinstall.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, capabilityinstall.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, capabilityinstall.FieldUserID)
@@ -4908,6 +5094,14 @@ func (m *CapabilityInstallMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case capabilityinstall.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case capabilityinstall.FieldCreatedBy:
+		return m.CreatedBy()
+	case capabilityinstall.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case capabilityinstall.FieldTextBy:
+		return m.TextBy()
+	case capabilityinstall.FieldTextByRef:
+		return m.TextByRef()
 	case capabilityinstall.FieldUserID:
 		return m.UserID()
 	case capabilityinstall.FieldCapabilityID:
@@ -4931,6 +5125,14 @@ func (m *CapabilityInstallMutation) OldField(ctx context.Context, name string) (
 		return m.OldCreatedAt(ctx)
 	case capabilityinstall.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case capabilityinstall.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case capabilityinstall.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case capabilityinstall.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case capabilityinstall.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case capabilityinstall.FieldUserID:
 		return m.OldUserID(ctx)
 	case capabilityinstall.FieldCapabilityID:
@@ -4963,6 +5165,34 @@ func (m *CapabilityInstallMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case capabilityinstall.FieldCreatedBy:
+		v, ok := value.(capabilityinstall.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case capabilityinstall.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case capabilityinstall.FieldTextBy:
+		v, ok := value.(capabilityinstall.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case capabilityinstall.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case capabilityinstall.FieldUserID:
 		v, ok := value.(string)
@@ -5029,6 +5259,12 @@ func (m *CapabilityInstallMutation) AddField(name string, value ent.Value) error
 // mutation.
 func (m *CapabilityInstallMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(capabilityinstall.FieldCreatedByRef) {
+		fields = append(fields, capabilityinstall.FieldCreatedByRef)
+	}
+	if m.FieldCleared(capabilityinstall.FieldTextByRef) {
+		fields = append(fields, capabilityinstall.FieldTextByRef)
+	}
 	if m.FieldCleared(capabilityinstall.FieldResolvedPrompt) {
 		fields = append(fields, capabilityinstall.FieldResolvedPrompt)
 	}
@@ -5046,6 +5282,12 @@ func (m *CapabilityInstallMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *CapabilityInstallMutation) ClearField(name string) error {
 	switch name {
+	case capabilityinstall.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case capabilityinstall.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case capabilityinstall.FieldResolvedPrompt:
 		m.ClearResolvedPrompt()
 		return nil
@@ -5062,6 +5304,18 @@ func (m *CapabilityInstallMutation) ResetField(name string) error {
 		return nil
 	case capabilityinstall.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case capabilityinstall.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case capabilityinstall.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case capabilityinstall.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case capabilityinstall.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case capabilityinstall.FieldUserID:
 		m.ResetUserID()
@@ -5182,6 +5436,10 @@ type CapabilityPackMutation struct {
 	id                     *string
 	created_at             *time.Time
 	updated_at             *time.Time
+	created_by             *capabilitypack.CreatedBy
+	created_by_ref         *string
+	text_by                *capabilitypack.TextBy
+	text_by_ref            *string
 	name                   *string
 	description            *string
 	icon                   *string
@@ -5394,6 +5652,176 @@ func (m *CapabilityPackMutation) OldUpdatedAt(ctx context.Context) (v time.Time,
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *CapabilityPackMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *CapabilityPackMutation) SetCreatedBy(cb capabilitypack.CreatedBy) {
+	m.created_by = &cb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *CapabilityPackMutation) CreatedBy() (r capabilitypack.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldCreatedBy(ctx context.Context) (v capabilitypack.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *CapabilityPackMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *CapabilityPackMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *CapabilityPackMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *CapabilityPackMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[capabilitypack.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *CapabilityPackMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *CapabilityPackMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, capabilitypack.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *CapabilityPackMutation) SetTextBy(cb capabilitypack.TextBy) {
+	m.text_by = &cb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *CapabilityPackMutation) TextBy() (r capabilitypack.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldTextBy(ctx context.Context) (v capabilitypack.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *CapabilityPackMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *CapabilityPackMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *CapabilityPackMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the CapabilityPack entity.
+// If the CapabilityPack object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CapabilityPackMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *CapabilityPackMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[capabilitypack.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *CapabilityPackMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[capabilitypack.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *CapabilityPackMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, capabilitypack.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -6628,12 +7056,24 @@ func (m *CapabilityPackMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CapabilityPackMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 30)
 	if m.created_at != nil {
 		fields = append(fields, capabilitypack.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, capabilitypack.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, capabilitypack.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, capabilitypack.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, capabilitypack.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, capabilitypack.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, capabilitypack.FieldUserID)
@@ -6719,6 +7159,14 @@ func (m *CapabilityPackMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case capabilitypack.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case capabilitypack.FieldCreatedBy:
+		return m.CreatedBy()
+	case capabilitypack.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case capabilitypack.FieldTextBy:
+		return m.TextBy()
+	case capabilitypack.FieldTextByRef:
+		return m.TextByRef()
 	case capabilitypack.FieldUserID:
 		return m.UserID()
 	case capabilitypack.FieldName:
@@ -6780,6 +7228,14 @@ func (m *CapabilityPackMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldCreatedAt(ctx)
 	case capabilitypack.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case capabilitypack.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case capabilitypack.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case capabilitypack.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case capabilitypack.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case capabilitypack.FieldUserID:
 		return m.OldUserID(ctx)
 	case capabilitypack.FieldName:
@@ -6850,6 +7306,34 @@ func (m *CapabilityPackMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case capabilitypack.FieldCreatedBy:
+		v, ok := value.(capabilitypack.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case capabilitypack.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case capabilitypack.FieldTextBy:
+		v, ok := value.(capabilitypack.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case capabilitypack.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case capabilitypack.FieldUserID:
 		v, ok := value.(string)
@@ -7076,6 +7560,12 @@ func (m *CapabilityPackMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *CapabilityPackMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(capabilitypack.FieldCreatedByRef) {
+		fields = append(fields, capabilitypack.FieldCreatedByRef)
+	}
+	if m.FieldCleared(capabilitypack.FieldTextByRef) {
+		fields = append(fields, capabilitypack.FieldTextByRef)
+	}
 	if m.FieldCleared(capabilitypack.FieldDescription) {
 		fields = append(fields, capabilitypack.FieldDescription)
 	}
@@ -7132,6 +7622,12 @@ func (m *CapabilityPackMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *CapabilityPackMutation) ClearField(name string) error {
 	switch name {
+	case capabilitypack.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case capabilitypack.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case capabilitypack.FieldDescription:
 		m.ClearDescription()
 		return nil
@@ -7187,6 +7683,18 @@ func (m *CapabilityPackMutation) ResetField(name string) error {
 		return nil
 	case capabilitypack.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case capabilitypack.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case capabilitypack.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case capabilitypack.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case capabilitypack.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case capabilitypack.FieldUserID:
 		m.ResetUserID()
@@ -7374,6 +7882,10 @@ type CardMutation struct {
 	id                         *string
 	created_at                 *time.Time
 	updated_at                 *time.Time
+	created_by                 *card.CreatedBy
+	created_by_ref             *string
+	text_by                    *card.TextBy
+	text_by_ref                *string
 	title                      *string
 	description                *string
 	status                     *card.Status
@@ -7623,6 +8135,176 @@ func (m *CardMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *CardMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *CardMutation) SetCreatedBy(cb card.CreatedBy) {
+	m.created_by = &cb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *CardMutation) CreatedBy() (r card.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldCreatedBy(ctx context.Context) (v card.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *CardMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *CardMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *CardMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *CardMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[card.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *CardMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[card.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *CardMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, card.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *CardMutation) SetTextBy(cb card.TextBy) {
+	m.text_by = &cb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *CardMutation) TextBy() (r card.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldTextBy(ctx context.Context) (v card.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *CardMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *CardMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *CardMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the Card entity.
+// If the Card object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CardMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *CardMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[card.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *CardMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[card.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *CardMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, card.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -10369,12 +11051,24 @@ func (m *CardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CardMutation) Fields() []string {
-	fields := make([]string, 0, 53)
+	fields := make([]string, 0, 57)
 	if m.created_at != nil {
 		fields = append(fields, card.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, card.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, card.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, card.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, card.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, card.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, card.FieldUserID)
@@ -10541,6 +11235,14 @@ func (m *CardMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case card.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case card.FieldCreatedBy:
+		return m.CreatedBy()
+	case card.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case card.FieldTextBy:
+		return m.TextBy()
+	case card.FieldTextByRef:
+		return m.TextByRef()
 	case card.FieldUserID:
 		return m.UserID()
 	case card.FieldTitle:
@@ -10656,6 +11358,14 @@ func (m *CardMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldCreatedAt(ctx)
 	case card.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case card.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case card.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case card.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case card.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case card.FieldUserID:
 		return m.OldUserID(ctx)
 	case card.FieldTitle:
@@ -10780,6 +11490,34 @@ func (m *CardMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case card.FieldCreatedBy:
+		v, ok := value.(card.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case card.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case card.FieldTextBy:
+		v, ok := value.(card.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case card.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case card.FieldUserID:
 		v, ok := value.(string)
@@ -11219,6 +11957,12 @@ func (m *CardMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *CardMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(card.FieldCreatedByRef) {
+		fields = append(fields, card.FieldCreatedByRef)
+	}
+	if m.FieldCleared(card.FieldTextByRef) {
+		fields = append(fields, card.FieldTextByRef)
+	}
 	if m.FieldCleared(card.FieldDescription) {
 		fields = append(fields, card.FieldDescription)
 	}
@@ -11356,6 +12100,12 @@ func (m *CardMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *CardMutation) ClearField(name string) error {
 	switch name {
+	case card.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case card.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case card.FieldDescription:
 		m.ClearDescription()
 		return nil
@@ -11492,6 +12242,18 @@ func (m *CardMutation) ResetField(name string) error {
 		return nil
 	case card.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case card.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case card.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case card.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case card.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case card.FieldUserID:
 		m.ResetUserID()
@@ -14226,6 +14988,10 @@ type ChecklistItemMutation struct {
 	id                *string
 	created_at        *time.Time
 	updated_at        *time.Time
+	created_by        *checklistitem.CreatedBy
+	created_by_ref    *string
+	text_by           *checklistitem.TextBy
+	text_by_ref       *string
 	text              *string
 	completed         *bool
 	_order            *int32
@@ -14425,6 +15191,176 @@ func (m *ChecklistItemMutation) OldUpdatedAt(ctx context.Context) (v time.Time, 
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ChecklistItemMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *ChecklistItemMutation) SetCreatedBy(cb checklistitem.CreatedBy) {
+	m.created_by = &cb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *ChecklistItemMutation) CreatedBy() (r checklistitem.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the ChecklistItem entity.
+// If the ChecklistItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChecklistItemMutation) OldCreatedBy(ctx context.Context) (v checklistitem.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *ChecklistItemMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *ChecklistItemMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *ChecklistItemMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the ChecklistItem entity.
+// If the ChecklistItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChecklistItemMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *ChecklistItemMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[checklistitem.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *ChecklistItemMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[checklistitem.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *ChecklistItemMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, checklistitem.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *ChecklistItemMutation) SetTextBy(cb checklistitem.TextBy) {
+	m.text_by = &cb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *ChecklistItemMutation) TextBy() (r checklistitem.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the ChecklistItem entity.
+// If the ChecklistItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChecklistItemMutation) OldTextBy(ctx context.Context) (v checklistitem.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *ChecklistItemMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *ChecklistItemMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *ChecklistItemMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the ChecklistItem entity.
+// If the ChecklistItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChecklistItemMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *ChecklistItemMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[checklistitem.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *ChecklistItemMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[checklistitem.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *ChecklistItemMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, checklistitem.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -15254,12 +16190,24 @@ func (m *ChecklistItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChecklistItemMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 22)
 	if m.created_at != nil {
 		fields = append(fields, checklistitem.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, checklistitem.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, checklistitem.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, checklistitem.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, checklistitem.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, checklistitem.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, checklistitem.FieldUserID)
@@ -15321,6 +16269,14 @@ func (m *ChecklistItemMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case checklistitem.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case checklistitem.FieldCreatedBy:
+		return m.CreatedBy()
+	case checklistitem.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case checklistitem.FieldTextBy:
+		return m.TextBy()
+	case checklistitem.FieldTextByRef:
+		return m.TextByRef()
 	case checklistitem.FieldUserID:
 		return m.UserID()
 	case checklistitem.FieldCardID:
@@ -15366,6 +16322,14 @@ func (m *ChecklistItemMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldCreatedAt(ctx)
 	case checklistitem.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case checklistitem.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case checklistitem.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case checklistitem.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case checklistitem.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case checklistitem.FieldUserID:
 		return m.OldUserID(ctx)
 	case checklistitem.FieldCardID:
@@ -15420,6 +16384,34 @@ func (m *ChecklistItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case checklistitem.FieldCreatedBy:
+		v, ok := value.(checklistitem.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case checklistitem.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case checklistitem.FieldTextBy:
+		v, ok := value.(checklistitem.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case checklistitem.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case checklistitem.FieldUserID:
 		v, ok := value.(string)
@@ -15578,6 +16570,12 @@ func (m *ChecklistItemMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ChecklistItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(checklistitem.FieldCreatedByRef) {
+		fields = append(fields, checklistitem.FieldCreatedByRef)
+	}
+	if m.FieldCleared(checklistitem.FieldTextByRef) {
+		fields = append(fields, checklistitem.FieldTextByRef)
+	}
 	if m.FieldCleared(checklistitem.FieldSummary) {
 		fields = append(fields, checklistitem.FieldSummary)
 	}
@@ -15625,6 +16623,12 @@ func (m *ChecklistItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ChecklistItemMutation) ClearField(name string) error {
 	switch name {
+	case checklistitem.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case checklistitem.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case checklistitem.FieldSummary:
 		m.ClearSummary()
 		return nil
@@ -15671,6 +16675,18 @@ func (m *ChecklistItemMutation) ResetField(name string) error {
 		return nil
 	case checklistitem.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case checklistitem.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case checklistitem.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case checklistitem.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case checklistitem.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case checklistitem.FieldUserID:
 		m.ResetUserID()
@@ -16629,6 +17645,10 @@ type ContactMutation struct {
 	id                    *string
 	created_at            *time.Time
 	updated_at            *time.Time
+	created_by            *contact.CreatedBy
+	created_by_ref        *string
+	text_by               *contact.TextBy
+	text_by_ref           *string
 	name                  *string
 	email                 *string
 	phone                 *string
@@ -16830,6 +17850,176 @@ func (m *ContactMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err er
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ContactMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *ContactMutation) SetCreatedBy(cb contact.CreatedBy) {
+	m.created_by = &cb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *ContactMutation) CreatedBy() (r contact.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldCreatedBy(ctx context.Context) (v contact.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *ContactMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *ContactMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *ContactMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *ContactMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[contact.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *ContactMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[contact.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *ContactMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, contact.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *ContactMutation) SetTextBy(cb contact.TextBy) {
+	m.text_by = &cb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *ContactMutation) TextBy() (r contact.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldTextBy(ctx context.Context) (v contact.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *ContactMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *ContactMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *ContactMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *ContactMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[contact.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *ContactMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[contact.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *ContactMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, contact.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -17707,12 +18897,24 @@ func (m *ContactMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 22)
 	if m.created_at != nil {
 		fields = append(fields, contact.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, contact.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, contact.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, contact.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, contact.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, contact.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, contact.FieldUserID)
@@ -17774,6 +18976,14 @@ func (m *ContactMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case contact.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case contact.FieldCreatedBy:
+		return m.CreatedBy()
+	case contact.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case contact.FieldTextBy:
+		return m.TextBy()
+	case contact.FieldTextByRef:
+		return m.TextByRef()
 	case contact.FieldUserID:
 		return m.UserID()
 	case contact.FieldName:
@@ -17819,6 +19029,14 @@ func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldCreatedAt(ctx)
 	case contact.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case contact.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case contact.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case contact.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case contact.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case contact.FieldUserID:
 		return m.OldUserID(ctx)
 	case contact.FieldName:
@@ -17873,6 +19091,34 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case contact.FieldCreatedBy:
+		v, ok := value.(contact.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case contact.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case contact.FieldTextBy:
+		v, ok := value.(contact.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case contact.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case contact.FieldUserID:
 		v, ok := value.(string)
@@ -18016,6 +19262,12 @@ func (m *ContactMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ContactMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(contact.FieldCreatedByRef) {
+		fields = append(fields, contact.FieldCreatedByRef)
+	}
+	if m.FieldCleared(contact.FieldTextByRef) {
+		fields = append(fields, contact.FieldTextByRef)
+	}
 	if m.FieldCleared(contact.FieldEmail) {
 		fields = append(fields, contact.FieldEmail)
 	}
@@ -18069,6 +19321,12 @@ func (m *ContactMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ContactMutation) ClearField(name string) error {
 	switch name {
+	case contact.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case contact.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case contact.FieldEmail:
 		m.ClearEmail()
 		return nil
@@ -18121,6 +19379,18 @@ func (m *ContactMutation) ResetField(name string) error {
 		return nil
 	case contact.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case contact.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case contact.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case contact.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case contact.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case contact.FieldUserID:
 		m.ResetUserID()
@@ -19011,26 +20281,30 @@ func (m *DeveloperKeyMutation) ResetEdge(name string) error {
 // DocumentMutation represents an operation that mutates the Document nodes in the graph.
 type DocumentMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *string
-	created_at    *time.Time
-	updated_at    *time.Time
-	title         *string
-	content       *string
-	mime_type     *string
-	size          *int
-	addsize       *int
-	data          *[]byte
-	source        *string
-	shared_by     *string
-	execution_id  *string
-	clearedFields map[string]struct{}
-	user          *string
-	cleareduser   bool
-	done          bool
-	oldValue      func(context.Context) (*Document, error)
-	predicates    []predicate.Document
+	op             Op
+	typ            string
+	id             *string
+	created_at     *time.Time
+	updated_at     *time.Time
+	created_by     *document.CreatedBy
+	created_by_ref *string
+	text_by        *document.TextBy
+	text_by_ref    *string
+	title          *string
+	content        *string
+	mime_type      *string
+	size           *int
+	addsize        *int
+	data           *[]byte
+	source         *string
+	shared_by      *string
+	execution_id   *string
+	clearedFields  map[string]struct{}
+	user           *string
+	cleareduser    bool
+	done           bool
+	oldValue       func(context.Context) (*Document, error)
+	predicates     []predicate.Document
 }
 
 var _ ent.Mutation = (*DocumentMutation)(nil)
@@ -19207,6 +20481,176 @@ func (m *DocumentMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err e
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *DocumentMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *DocumentMutation) SetCreatedBy(db document.CreatedBy) {
+	m.created_by = &db
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *DocumentMutation) CreatedBy() (r document.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldCreatedBy(ctx context.Context) (v document.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *DocumentMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *DocumentMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *DocumentMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *DocumentMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[document.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *DocumentMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[document.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *DocumentMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, document.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *DocumentMutation) SetTextBy(db document.TextBy) {
+	m.text_by = &db
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *DocumentMutation) TextBy() (r document.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldTextBy(ctx context.Context) (v document.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *DocumentMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *DocumentMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *DocumentMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the Document entity.
+// If the Document object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DocumentMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *DocumentMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[document.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *DocumentMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[document.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *DocumentMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, document.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -19667,12 +21111,24 @@ func (m *DocumentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *DocumentMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, document.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, document.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, document.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, document.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, document.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, document.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, document.FieldUserID)
@@ -19713,6 +21169,14 @@ func (m *DocumentMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case document.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case document.FieldCreatedBy:
+		return m.CreatedBy()
+	case document.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case document.FieldTextBy:
+		return m.TextBy()
+	case document.FieldTextByRef:
+		return m.TextByRef()
 	case document.FieldUserID:
 		return m.UserID()
 	case document.FieldTitle:
@@ -19744,6 +21208,14 @@ func (m *DocumentMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldCreatedAt(ctx)
 	case document.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case document.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case document.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case document.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case document.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case document.FieldUserID:
 		return m.OldUserID(ctx)
 	case document.FieldTitle:
@@ -19784,6 +21256,34 @@ func (m *DocumentMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case document.FieldCreatedBy:
+		v, ok := value.(document.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case document.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case document.FieldTextBy:
+		v, ok := value.(document.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case document.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case document.FieldUserID:
 		v, ok := value.(string)
@@ -19893,6 +21393,12 @@ func (m *DocumentMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *DocumentMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(document.FieldCreatedByRef) {
+		fields = append(fields, document.FieldCreatedByRef)
+	}
+	if m.FieldCleared(document.FieldTextByRef) {
+		fields = append(fields, document.FieldTextByRef)
+	}
 	if m.FieldCleared(document.FieldSize) {
 		fields = append(fields, document.FieldSize)
 	}
@@ -19919,6 +21425,12 @@ func (m *DocumentMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *DocumentMutation) ClearField(name string) error {
 	switch name {
+	case document.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case document.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case document.FieldSize:
 		m.ClearSize()
 		return nil
@@ -19944,6 +21456,18 @@ func (m *DocumentMutation) ResetField(name string) error {
 		return nil
 	case document.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case document.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case document.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case document.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case document.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case document.FieldUserID:
 		m.ResetUserID()
@@ -40922,6 +42446,10 @@ type QueueItemMutation struct {
 	id                   *string
 	created_at           *time.Time
 	updated_at           *time.Time
+	created_by           *queueitem.CreatedBy
+	created_by_ref       *string
+	text_by              *queueitem.TextBy
+	text_by_ref          *string
 	_type                *queueitem.Type
 	title                *string
 	description          *string
@@ -41129,6 +42657,176 @@ func (m *QueueItemMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err 
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *QueueItemMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetCreatedBy sets the "created_by" field.
+func (m *QueueItemMutation) SetCreatedBy(qb queueitem.CreatedBy) {
+	m.created_by = &qb
+}
+
+// CreatedBy returns the value of the "created_by" field in the mutation.
+func (m *QueueItemMutation) CreatedBy() (r queueitem.CreatedBy, exists bool) {
+	v := m.created_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedBy returns the old "created_by" field's value of the QueueItem entity.
+// If the QueueItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QueueItemMutation) OldCreatedBy(ctx context.Context) (v queueitem.CreatedBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedBy: %w", err)
+	}
+	return oldValue.CreatedBy, nil
+}
+
+// ResetCreatedBy resets all changes to the "created_by" field.
+func (m *QueueItemMutation) ResetCreatedBy() {
+	m.created_by = nil
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (m *QueueItemMutation) SetCreatedByRef(s string) {
+	m.created_by_ref = &s
+}
+
+// CreatedByRef returns the value of the "created_by_ref" field in the mutation.
+func (m *QueueItemMutation) CreatedByRef() (r string, exists bool) {
+	v := m.created_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByRef returns the old "created_by_ref" field's value of the QueueItem entity.
+// If the QueueItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QueueItemMutation) OldCreatedByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByRef: %w", err)
+	}
+	return oldValue.CreatedByRef, nil
+}
+
+// ClearCreatedByRef clears the value of the "created_by_ref" field.
+func (m *QueueItemMutation) ClearCreatedByRef() {
+	m.created_by_ref = nil
+	m.clearedFields[queueitem.FieldCreatedByRef] = struct{}{}
+}
+
+// CreatedByRefCleared returns if the "created_by_ref" field was cleared in this mutation.
+func (m *QueueItemMutation) CreatedByRefCleared() bool {
+	_, ok := m.clearedFields[queueitem.FieldCreatedByRef]
+	return ok
+}
+
+// ResetCreatedByRef resets all changes to the "created_by_ref" field.
+func (m *QueueItemMutation) ResetCreatedByRef() {
+	m.created_by_ref = nil
+	delete(m.clearedFields, queueitem.FieldCreatedByRef)
+}
+
+// SetTextBy sets the "text_by" field.
+func (m *QueueItemMutation) SetTextBy(qb queueitem.TextBy) {
+	m.text_by = &qb
+}
+
+// TextBy returns the value of the "text_by" field in the mutation.
+func (m *QueueItemMutation) TextBy() (r queueitem.TextBy, exists bool) {
+	v := m.text_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextBy returns the old "text_by" field's value of the QueueItem entity.
+// If the QueueItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QueueItemMutation) OldTextBy(ctx context.Context) (v queueitem.TextBy, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextBy: %w", err)
+	}
+	return oldValue.TextBy, nil
+}
+
+// ResetTextBy resets all changes to the "text_by" field.
+func (m *QueueItemMutation) ResetTextBy() {
+	m.text_by = nil
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (m *QueueItemMutation) SetTextByRef(s string) {
+	m.text_by_ref = &s
+}
+
+// TextByRef returns the value of the "text_by_ref" field in the mutation.
+func (m *QueueItemMutation) TextByRef() (r string, exists bool) {
+	v := m.text_by_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextByRef returns the old "text_by_ref" field's value of the QueueItem entity.
+// If the QueueItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *QueueItemMutation) OldTextByRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextByRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextByRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextByRef: %w", err)
+	}
+	return oldValue.TextByRef, nil
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (m *QueueItemMutation) ClearTextByRef() {
+	m.text_by_ref = nil
+	m.clearedFields[queueitem.FieldTextByRef] = struct{}{}
+}
+
+// TextByRefCleared returns if the "text_by_ref" field was cleared in this mutation.
+func (m *QueueItemMutation) TextByRefCleared() bool {
+	_, ok := m.clearedFields[queueitem.FieldTextByRef]
+	return ok
+}
+
+// ResetTextByRef resets all changes to the "text_by_ref" field.
+func (m *QueueItemMutation) ResetTextByRef() {
+	m.text_by_ref = nil
+	delete(m.clearedFields, queueitem.FieldTextByRef)
 }
 
 // SetUserID sets the "user_id" field.
@@ -42360,12 +44058,24 @@ func (m *QueueItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *QueueItemMutation) Fields() []string {
-	fields := make([]string, 0, 27)
+	fields := make([]string, 0, 31)
 	if m.created_at != nil {
 		fields = append(fields, queueitem.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, queueitem.FieldUpdatedAt)
+	}
+	if m.created_by != nil {
+		fields = append(fields, queueitem.FieldCreatedBy)
+	}
+	if m.created_by_ref != nil {
+		fields = append(fields, queueitem.FieldCreatedByRef)
+	}
+	if m.text_by != nil {
+		fields = append(fields, queueitem.FieldTextBy)
+	}
+	if m.text_by_ref != nil {
+		fields = append(fields, queueitem.FieldTextByRef)
 	}
 	if m.user != nil {
 		fields = append(fields, queueitem.FieldUserID)
@@ -42454,6 +44164,14 @@ func (m *QueueItemMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case queueitem.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case queueitem.FieldCreatedBy:
+		return m.CreatedBy()
+	case queueitem.FieldCreatedByRef:
+		return m.CreatedByRef()
+	case queueitem.FieldTextBy:
+		return m.TextBy()
+	case queueitem.FieldTextByRef:
+		return m.TextByRef()
 	case queueitem.FieldUserID:
 		return m.UserID()
 	case queueitem.FieldType:
@@ -42517,6 +44235,14 @@ func (m *QueueItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldCreatedAt(ctx)
 	case queueitem.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case queueitem.FieldCreatedBy:
+		return m.OldCreatedBy(ctx)
+	case queueitem.FieldCreatedByRef:
+		return m.OldCreatedByRef(ctx)
+	case queueitem.FieldTextBy:
+		return m.OldTextBy(ctx)
+	case queueitem.FieldTextByRef:
+		return m.OldTextByRef(ctx)
 	case queueitem.FieldUserID:
 		return m.OldUserID(ctx)
 	case queueitem.FieldType:
@@ -42589,6 +44315,34 @@ func (m *QueueItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case queueitem.FieldCreatedBy:
+		v, ok := value.(queueitem.CreatedBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedBy(v)
+		return nil
+	case queueitem.FieldCreatedByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByRef(v)
+		return nil
+	case queueitem.FieldTextBy:
+		v, ok := value.(queueitem.TextBy)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextBy(v)
+		return nil
+	case queueitem.FieldTextByRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextByRef(v)
 		return nil
 	case queueitem.FieldUserID:
 		v, ok := value.(string)
@@ -42810,6 +44564,12 @@ func (m *QueueItemMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *QueueItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(queueitem.FieldCreatedByRef) {
+		fields = append(fields, queueitem.FieldCreatedByRef)
+	}
+	if m.FieldCleared(queueitem.FieldTextByRef) {
+		fields = append(fields, queueitem.FieldTextByRef)
+	}
 	if m.FieldCleared(queueitem.FieldDescription) {
 		fields = append(fields, queueitem.FieldDescription)
 	}
@@ -42881,6 +44641,12 @@ func (m *QueueItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *QueueItemMutation) ClearField(name string) error {
 	switch name {
+	case queueitem.FieldCreatedByRef:
+		m.ClearCreatedByRef()
+		return nil
+	case queueitem.FieldTextByRef:
+		m.ClearTextByRef()
+		return nil
 	case queueitem.FieldDescription:
 		m.ClearDescription()
 		return nil
@@ -42951,6 +44717,18 @@ func (m *QueueItemMutation) ResetField(name string) error {
 		return nil
 	case queueitem.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case queueitem.FieldCreatedBy:
+		m.ResetCreatedBy()
+		return nil
+	case queueitem.FieldCreatedByRef:
+		m.ResetCreatedByRef()
+		return nil
+	case queueitem.FieldTextBy:
+		m.ResetTextBy()
+		return nil
+	case queueitem.FieldTextByRef:
+		m.ResetTextByRef()
 		return nil
 	case queueitem.FieldUserID:
 		m.ResetUserID()

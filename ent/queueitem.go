@@ -22,6 +22,14 @@ type QueueItem struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// CreatedBy holds the value of the "created_by" field.
+	CreatedBy queueitem.CreatedBy `json:"created_by,omitempty"`
+	// CreatedByRef holds the value of the "created_by_ref" field.
+	CreatedByRef *string `json:"created_by_ref,omitempty"`
+	// TextBy holds the value of the "text_by" field.
+	TextBy queueitem.TextBy `json:"text_by,omitempty"`
+	// TextByRef holds the value of the "text_by_ref" field.
+	TextByRef *string `json:"text_by_ref,omitempty"`
 	// UserID holds the value of the "user_id" field.
 	UserID string `json:"user_id,omitempty"`
 	// Type holds the value of the "type" field.
@@ -105,7 +113,7 @@ func (*QueueItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case queueitem.FieldSubtaskOrder:
 			values[i] = new(sql.NullInt64)
-		case queueitem.FieldID, queueitem.FieldUserID, queueitem.FieldType, queueitem.FieldTitle, queueitem.FieldDescription, queueitem.FieldPriority, queueitem.FieldStatus, queueitem.FieldSource, queueitem.FieldMetadata, queueitem.FieldTaskOrigin, queueitem.FieldProjectID, queueitem.FieldTeamID, queueitem.FieldCardID, queueitem.FieldParentTaskID, queueitem.FieldDependsOn, queueitem.FieldRequesterEmail, queueitem.FieldRequesterName, queueitem.FieldExecutionID, queueitem.FieldCallbackURL, queueitem.FieldSourceInstanceName, queueitem.FieldProjectRequestID, queueitem.FieldResult, queueitem.FieldResultStatus, queueitem.FieldReportedBy:
+		case queueitem.FieldID, queueitem.FieldCreatedBy, queueitem.FieldCreatedByRef, queueitem.FieldTextBy, queueitem.FieldTextByRef, queueitem.FieldUserID, queueitem.FieldType, queueitem.FieldTitle, queueitem.FieldDescription, queueitem.FieldPriority, queueitem.FieldStatus, queueitem.FieldSource, queueitem.FieldMetadata, queueitem.FieldTaskOrigin, queueitem.FieldProjectID, queueitem.FieldTeamID, queueitem.FieldCardID, queueitem.FieldParentTaskID, queueitem.FieldDependsOn, queueitem.FieldRequesterEmail, queueitem.FieldRequesterName, queueitem.FieldExecutionID, queueitem.FieldCallbackURL, queueitem.FieldSourceInstanceName, queueitem.FieldProjectRequestID, queueitem.FieldResult, queueitem.FieldResultStatus, queueitem.FieldReportedBy:
 			values[i] = new(sql.NullString)
 		case queueitem.FieldCreatedAt, queueitem.FieldUpdatedAt, queueitem.FieldCompletedAt:
 			values[i] = new(sql.NullTime)
@@ -141,6 +149,32 @@ func (_m *QueueItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case queueitem.FieldCreatedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by", values[i])
+			} else if value.Valid {
+				_m.CreatedBy = queueitem.CreatedBy(value.String)
+			}
+		case queueitem.FieldCreatedByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field created_by_ref", values[i])
+			} else if value.Valid {
+				_m.CreatedByRef = new(string)
+				*_m.CreatedByRef = value.String
+			}
+		case queueitem.FieldTextBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by", values[i])
+			} else if value.Valid {
+				_m.TextBy = queueitem.TextBy(value.String)
+			}
+		case queueitem.FieldTextByRef:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field text_by_ref", values[i])
+			} else if value.Valid {
+				_m.TextByRef = new(string)
+				*_m.TextByRef = value.String
 			}
 		case queueitem.FieldUserID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -356,6 +390,22 @@ func (_m *QueueItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("created_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedBy))
+	builder.WriteString(", ")
+	if v := _m.CreatedByRef; v != nil {
+		builder.WriteString("created_by_ref=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("text_by=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextBy))
+	builder.WriteString(", ")
+	if v := _m.TextByRef; v != nil {
+		builder.WriteString("text_by_ref=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("user_id=")
 	builder.WriteString(_m.UserID)

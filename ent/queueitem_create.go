@@ -36,6 +36,62 @@ func (_c *QueueItemCreate) SetUpdatedAt(v time.Time) *QueueItemCreate {
 	return _c
 }
 
+// SetCreatedBy sets the "created_by" field.
+func (_c *QueueItemCreate) SetCreatedBy(v queueitem.CreatedBy) *QueueItemCreate {
+	_c.mutation.SetCreatedBy(v)
+	return _c
+}
+
+// SetNillableCreatedBy sets the "created_by" field if the given value is not nil.
+func (_c *QueueItemCreate) SetNillableCreatedBy(v *queueitem.CreatedBy) *QueueItemCreate {
+	if v != nil {
+		_c.SetCreatedBy(*v)
+	}
+	return _c
+}
+
+// SetCreatedByRef sets the "created_by_ref" field.
+func (_c *QueueItemCreate) SetCreatedByRef(v string) *QueueItemCreate {
+	_c.mutation.SetCreatedByRef(v)
+	return _c
+}
+
+// SetNillableCreatedByRef sets the "created_by_ref" field if the given value is not nil.
+func (_c *QueueItemCreate) SetNillableCreatedByRef(v *string) *QueueItemCreate {
+	if v != nil {
+		_c.SetCreatedByRef(*v)
+	}
+	return _c
+}
+
+// SetTextBy sets the "text_by" field.
+func (_c *QueueItemCreate) SetTextBy(v queueitem.TextBy) *QueueItemCreate {
+	_c.mutation.SetTextBy(v)
+	return _c
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_c *QueueItemCreate) SetNillableTextBy(v *queueitem.TextBy) *QueueItemCreate {
+	if v != nil {
+		_c.SetTextBy(*v)
+	}
+	return _c
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_c *QueueItemCreate) SetTextByRef(v string) *QueueItemCreate {
+	_c.mutation.SetTextByRef(v)
+	return _c
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_c *QueueItemCreate) SetNillableTextByRef(v *string) *QueueItemCreate {
+	if v != nil {
+		_c.SetTextByRef(*v)
+	}
+	return _c
+}
+
 // SetUserID sets the "user_id" field.
 func (_c *QueueItemCreate) SetUserID(v string) *QueueItemCreate {
 	_c.mutation.SetUserID(v)
@@ -424,6 +480,14 @@ func (_c *QueueItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *QueueItemCreate) defaults() {
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		v := queueitem.DefaultCreatedBy
+		_c.mutation.SetCreatedBy(v)
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		v := queueitem.DefaultTextBy
+		_c.mutation.SetTextBy(v)
+	}
 	if _, ok := _c.mutation.GetType(); !ok {
 		v := queueitem.DefaultType
 		_c.mutation.SetType(v)
@@ -453,6 +517,22 @@ func (_c *QueueItemCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "QueueItem.updated_at"`)}
+	}
+	if _, ok := _c.mutation.CreatedBy(); !ok {
+		return &ValidationError{Name: "created_by", err: errors.New(`ent: missing required field "QueueItem.created_by"`)}
+	}
+	if v, ok := _c.mutation.CreatedBy(); ok {
+		if err := queueitem.CreatedByValidator(v); err != nil {
+			return &ValidationError{Name: "created_by", err: fmt.Errorf(`ent: validator failed for field "QueueItem.created_by": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.TextBy(); !ok {
+		return &ValidationError{Name: "text_by", err: errors.New(`ent: missing required field "QueueItem.text_by"`)}
+	}
+	if v, ok := _c.mutation.TextBy(); ok {
+		if err := queueitem.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "QueueItem.text_by": %w`, err)}
+		}
 	}
 	if _, ok := _c.mutation.UserID(); !ok {
 		return &ValidationError{Name: "user_id", err: errors.New(`ent: missing required field "QueueItem.user_id"`)}
@@ -553,6 +633,22 @@ func (_c *QueueItemCreate) createSpec() (*QueueItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(queueitem.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.CreatedBy(); ok {
+		_spec.SetField(queueitem.FieldCreatedBy, field.TypeEnum, value)
+		_node.CreatedBy = value
+	}
+	if value, ok := _c.mutation.CreatedByRef(); ok {
+		_spec.SetField(queueitem.FieldCreatedByRef, field.TypeString, value)
+		_node.CreatedByRef = &value
+	}
+	if value, ok := _c.mutation.TextBy(); ok {
+		_spec.SetField(queueitem.FieldTextBy, field.TypeEnum, value)
+		_node.TextBy = value
+	}
+	if value, ok := _c.mutation.TextByRef(); ok {
+		_spec.SetField(queueitem.FieldTextByRef, field.TypeString, value)
+		_node.TextByRef = &value
 	}
 	if value, ok := _c.mutation.GetType(); ok {
 		_spec.SetField(queueitem.FieldType, field.TypeEnum, value)
@@ -728,6 +824,36 @@ func (u *QueueItemUpsert) SetUpdatedAt(v time.Time) *QueueItemUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *QueueItemUpsert) UpdateUpdatedAt() *QueueItemUpsert {
 	u.SetExcluded(queueitem.FieldUpdatedAt)
+	return u
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *QueueItemUpsert) SetTextBy(v queueitem.TextBy) *QueueItemUpsert {
+	u.Set(queueitem.FieldTextBy, v)
+	return u
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *QueueItemUpsert) UpdateTextBy() *QueueItemUpsert {
+	u.SetExcluded(queueitem.FieldTextBy)
+	return u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *QueueItemUpsert) SetTextByRef(v string) *QueueItemUpsert {
+	u.Set(queueitem.FieldTextByRef, v)
+	return u
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *QueueItemUpsert) UpdateTextByRef() *QueueItemUpsert {
+	u.SetExcluded(queueitem.FieldTextByRef)
+	return u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *QueueItemUpsert) ClearTextByRef() *QueueItemUpsert {
+	u.SetNull(queueitem.FieldTextByRef)
 	return u
 }
 
@@ -1159,6 +1285,12 @@ func (u *QueueItemUpsertOne) UpdateNewValues() *QueueItemUpsertOne {
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(queueitem.FieldCreatedAt)
 		}
+		if _, exists := u.create.mutation.CreatedBy(); exists {
+			s.SetIgnore(queueitem.FieldCreatedBy)
+		}
+		if _, exists := u.create.mutation.CreatedByRef(); exists {
+			s.SetIgnore(queueitem.FieldCreatedByRef)
+		}
 		if _, exists := u.create.mutation.UserID(); exists {
 			s.SetIgnore(queueitem.FieldUserID)
 		}
@@ -1204,6 +1336,41 @@ func (u *QueueItemUpsertOne) SetUpdatedAt(v time.Time) *QueueItemUpsertOne {
 func (u *QueueItemUpsertOne) UpdateUpdatedAt() *QueueItemUpsertOne {
 	return u.Update(func(s *QueueItemUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *QueueItemUpsertOne) SetTextBy(v queueitem.TextBy) *QueueItemUpsertOne {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *QueueItemUpsertOne) UpdateTextBy() *QueueItemUpsertOne {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *QueueItemUpsertOne) SetTextByRef(v string) *QueueItemUpsertOne {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *QueueItemUpsertOne) UpdateTextByRef() *QueueItemUpsertOne {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *QueueItemUpsertOne) ClearTextByRef() *QueueItemUpsertOne {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.ClearTextByRef()
 	})
 }
 
@@ -1869,6 +2036,12 @@ func (u *QueueItemUpsertBulk) UpdateNewValues() *QueueItemUpsertBulk {
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(queueitem.FieldCreatedAt)
 			}
+			if _, exists := b.mutation.CreatedBy(); exists {
+				s.SetIgnore(queueitem.FieldCreatedBy)
+			}
+			if _, exists := b.mutation.CreatedByRef(); exists {
+				s.SetIgnore(queueitem.FieldCreatedByRef)
+			}
 			if _, exists := b.mutation.UserID(); exists {
 				s.SetIgnore(queueitem.FieldUserID)
 			}
@@ -1915,6 +2088,41 @@ func (u *QueueItemUpsertBulk) SetUpdatedAt(v time.Time) *QueueItemUpsertBulk {
 func (u *QueueItemUpsertBulk) UpdateUpdatedAt() *QueueItemUpsertBulk {
 	return u.Update(func(s *QueueItemUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetTextBy sets the "text_by" field.
+func (u *QueueItemUpsertBulk) SetTextBy(v queueitem.TextBy) *QueueItemUpsertBulk {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.SetTextBy(v)
+	})
+}
+
+// UpdateTextBy sets the "text_by" field to the value that was provided on create.
+func (u *QueueItemUpsertBulk) UpdateTextBy() *QueueItemUpsertBulk {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.UpdateTextBy()
+	})
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (u *QueueItemUpsertBulk) SetTextByRef(v string) *QueueItemUpsertBulk {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.SetTextByRef(v)
+	})
+}
+
+// UpdateTextByRef sets the "text_by_ref" field to the value that was provided on create.
+func (u *QueueItemUpsertBulk) UpdateTextByRef() *QueueItemUpsertBulk {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.UpdateTextByRef()
+	})
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (u *QueueItemUpsertBulk) ClearTextByRef() *QueueItemUpsertBulk {
+	return u.Update(func(s *QueueItemUpsert) {
+		s.ClearTextByRef()
 	})
 }
 

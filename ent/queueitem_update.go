@@ -42,6 +42,40 @@ func (_u *QueueItemUpdate) SetNillableUpdatedAt(v *time.Time) *QueueItemUpdate {
 	return _u
 }
 
+// SetTextBy sets the "text_by" field.
+func (_u *QueueItemUpdate) SetTextBy(v queueitem.TextBy) *QueueItemUpdate {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *QueueItemUpdate) SetNillableTextBy(v *queueitem.TextBy) *QueueItemUpdate {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *QueueItemUpdate) SetTextByRef(v string) *QueueItemUpdate {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *QueueItemUpdate) SetNillableTextByRef(v *string) *QueueItemUpdate {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *QueueItemUpdate) ClearTextByRef() *QueueItemUpdate {
+	_u.mutation.ClearTextByRef()
+	return _u
+}
+
 // SetType sets the "type" field.
 func (_u *QueueItemUpdate) SetType(v queueitem.Type) *QueueItemUpdate {
 	_u.mutation.SetType(v)
@@ -533,6 +567,11 @@ func (_u *QueueItemUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *QueueItemUpdate) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := queueitem.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "QueueItem.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.GetType(); ok {
 		if err := queueitem.TypeValidator(v); err != nil {
 			return &ValidationError{Name: "type", err: fmt.Errorf(`ent: validator failed for field "QueueItem.type": %w`, err)}
@@ -583,6 +622,18 @@ func (_u *QueueItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(queueitem.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(queueitem.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(queueitem.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(queueitem.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(queueitem.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.GetType(); ok {
 		_spec.SetField(queueitem.FieldType, field.TypeEnum, value)
@@ -747,6 +798,40 @@ func (_u *QueueItemUpdateOne) SetNillableUpdatedAt(v *time.Time) *QueueItemUpdat
 	if v != nil {
 		_u.SetUpdatedAt(*v)
 	}
+	return _u
+}
+
+// SetTextBy sets the "text_by" field.
+func (_u *QueueItemUpdateOne) SetTextBy(v queueitem.TextBy) *QueueItemUpdateOne {
+	_u.mutation.SetTextBy(v)
+	return _u
+}
+
+// SetNillableTextBy sets the "text_by" field if the given value is not nil.
+func (_u *QueueItemUpdateOne) SetNillableTextBy(v *queueitem.TextBy) *QueueItemUpdateOne {
+	if v != nil {
+		_u.SetTextBy(*v)
+	}
+	return _u
+}
+
+// SetTextByRef sets the "text_by_ref" field.
+func (_u *QueueItemUpdateOne) SetTextByRef(v string) *QueueItemUpdateOne {
+	_u.mutation.SetTextByRef(v)
+	return _u
+}
+
+// SetNillableTextByRef sets the "text_by_ref" field if the given value is not nil.
+func (_u *QueueItemUpdateOne) SetNillableTextByRef(v *string) *QueueItemUpdateOne {
+	if v != nil {
+		_u.SetTextByRef(*v)
+	}
+	return _u
+}
+
+// ClearTextByRef clears the value of the "text_by_ref" field.
+func (_u *QueueItemUpdateOne) ClearTextByRef() *QueueItemUpdateOne {
+	_u.mutation.ClearTextByRef()
 	return _u
 }
 
@@ -1254,6 +1339,11 @@ func (_u *QueueItemUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *QueueItemUpdateOne) check() error {
+	if v, ok := _u.mutation.TextBy(); ok {
+		if err := queueitem.TextByValidator(v); err != nil {
+			return &ValidationError{Name: "text_by", err: fmt.Errorf(`ent: validator failed for field "QueueItem.text_by": %w`, err)}
+		}
+	}
 	if v, ok := _u.mutation.GetType(); ok {
 		if err := queueitem.TypeValidator(v); err != nil {
 			return &ValidationError{Name: "type", err: fmt.Errorf(`ent: validator failed for field "QueueItem.type": %w`, err)}
@@ -1321,6 +1411,18 @@ func (_u *QueueItemUpdateOne) sqlSave(ctx context.Context) (_node *QueueItem, er
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(queueitem.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.CreatedByRefCleared() {
+		_spec.ClearField(queueitem.FieldCreatedByRef, field.TypeString)
+	}
+	if value, ok := _u.mutation.TextBy(); ok {
+		_spec.SetField(queueitem.FieldTextBy, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.TextByRef(); ok {
+		_spec.SetField(queueitem.FieldTextByRef, field.TypeString, value)
+	}
+	if _u.mutation.TextByRefCleared() {
+		_spec.ClearField(queueitem.FieldTextByRef, field.TypeString)
 	}
 	if value, ok := _u.mutation.GetType(); ok {
 		_spec.SetField(queueitem.FieldType, field.TypeEnum, value)

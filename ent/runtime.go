@@ -233,6 +233,8 @@ func init() {
 	capabilityinstallMixin := schema.CapabilityInstall{}.Mixin()
 	capabilityinstallMixinFields0 := capabilityinstallMixin[0].Fields()
 	_ = capabilityinstallMixinFields0
+	capabilityinstallMixinFields2 := capabilityinstallMixin[2].Fields()
+	_ = capabilityinstallMixinFields2
 	capabilityinstallFields := schema.CapabilityInstall{}.Fields()
 	_ = capabilityinstallFields
 	// capabilityinstallDescActive is the schema descriptor for active field.
@@ -266,6 +268,8 @@ func init() {
 	capabilitypackMixin := schema.CapabilityPack{}.Mixin()
 	capabilitypackMixinFields0 := capabilitypackMixin[0].Fields()
 	_ = capabilitypackMixinFields0
+	capabilitypackMixinFields2 := capabilitypackMixin[2].Fields()
+	_ = capabilitypackMixinFields2
 	capabilitypackFields := schema.CapabilityPack{}.Fields()
 	_ = capabilitypackFields
 	// capabilitypackDescName is the schema descriptor for name field.
@@ -319,6 +323,8 @@ func init() {
 	cardMixin := schema.Card{}.Mixin()
 	cardMixinFields0 := cardMixin[0].Fields()
 	_ = cardMixinFields0
+	cardMixinFields2 := cardMixin[2].Fields()
+	_ = cardMixinFields2
 	cardFields := schema.Card{}.Fields()
 	_ = cardFields
 	// cardDescTitle is the schema descriptor for title field.
@@ -451,6 +457,8 @@ func init() {
 	checklistitemMixin := schema.ChecklistItem{}.Mixin()
 	checklistitemMixinFields0 := checklistitemMixin[0].Fields()
 	_ = checklistitemMixinFields0
+	checklistitemMixinFields2 := checklistitemMixin[2].Fields()
+	_ = checklistitemMixinFields2
 	checklistitemFields := schema.ChecklistItem{}.Fields()
 	_ = checklistitemFields
 	// checklistitemDescText is the schema descriptor for text field.
@@ -513,6 +521,8 @@ func init() {
 	contactMixin := schema.Contact{}.Mixin()
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
+	contactMixinFields2 := contactMixin[2].Fields()
+	_ = contactMixinFields2
 	contactFields := schema.Contact{}.Fields()
 	_ = contactFields
 	// contactDescName is the schema descriptor for name field.
@@ -593,6 +603,8 @@ func init() {
 	documentMixin := schema.Document{}.Mixin()
 	documentMixinFields0 := documentMixin[0].Fields()
 	_ = documentMixinFields0
+	documentMixinFields2 := documentMixin[2].Fields()
+	_ = documentMixinFields2
 	documentFields := schema.Document{}.Fields()
 	_ = documentFields
 	// documentDescTitle is the schema descriptor for title field.
@@ -1241,6 +1253,8 @@ func init() {
 	queueitemMixin := schema.QueueItem{}.Mixin()
 	queueitemMixinFields0 := queueitemMixin[0].Fields()
 	_ = queueitemMixinFields0
+	queueitemMixinFields2 := queueitemMixin[2].Fields()
+	_ = queueitemMixinFields2
 	queueitemFields := schema.QueueItem{}.Fields()
 	_ = queueitemFields
 	// queueitemDescTitle is the schema descriptor for title field.

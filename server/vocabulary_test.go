@@ -28,10 +28,14 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
+	"github.com/switchboard-hq/switchboard/ent/capabilityinstall"
 	"github.com/switchboard-hq/switchboard/ent/capabilitypack"
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/cardlink"
+	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/connecttoken"
+	"github.com/switchboard-hq/switchboard/ent/contact"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
@@ -220,6 +224,24 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"relays.state", "relay_state", entEnum(relay.StateValidator)},
 		{"assistant_messages.role", "assistant_role", entEnum(assistantmessage.RoleValidator)},
 		{"card_links.link_type", "card_link_type", entEnum(cardlink.LinkTypeValidator)},
+	}
+	// Every record that holds words the prompt may read says who wrote them.
+	for table, validators := range map[string][2]func(string) error{
+		"cards":               {entEnum(card.CreatedByValidator), entEnum(card.TextByValidator)},
+		"queue_items":         {entEnum(queueitem.CreatedByValidator), entEnum(queueitem.TextByValidator)},
+		"checklist_items":     {entEnum(checklistitem.CreatedByValidator), entEnum(checklistitem.TextByValidator)},
+		"contacts":            {entEnum(contact.CreatedByValidator), entEnum(contact.TextByValidator)},
+		"capability_packs":    {entEnum(capabilitypack.CreatedByValidator), entEnum(capabilitypack.TextByValidator)},
+		"capability_installs": {entEnum(capabilityinstall.CreatedByValidator), entEnum(capabilityinstall.TextByValidator)},
+		"documents":           {entEnum(document.CreatedByValidator), entEnum(document.TextByValidator)},
+	} {
+		cases = append(cases, struct {
+			column, vocab string
+			validate      func(string) error
+		}{table + ".created_by", "provenance", validators[0]}, struct {
+			column, vocab string
+			validate      func(string) error
+		}{table + ".text_by", "provenance", validators[1]})
 	}
 	for _, c := range cases {
 		for _, v := range vocab.Get(c.vocab).Values {

@@ -76,6 +76,16 @@ func UpdatedAt(v time.Time) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// CreatedByRef applies equality check predicate on the "created_by_ref" field. It's identical to CreatedByRefEQ.
+func CreatedByRef(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// TextByRef applies equality check predicate on the "text_by_ref" field. It's identical to TextByRefEQ.
+func TextByRef(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldTextByRef, v))
+}
+
 // UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
 func UserID(v string) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldEQ(FieldUserID, v))
@@ -260,6 +270,196 @@ func UpdatedAtLT(v time.Time) predicate.CapabilityPack {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.CapabilityPack {
 	return predicate.CapabilityPack(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// CreatedByEQ applies the EQ predicate on the "created_by" field.
+func CreatedByEQ(v CreatedBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldCreatedBy, v))
+}
+
+// CreatedByNEQ applies the NEQ predicate on the "created_by" field.
+func CreatedByNEQ(v CreatedBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldCreatedBy, v))
+}
+
+// CreatedByIn applies the In predicate on the "created_by" field.
+func CreatedByIn(vs ...CreatedBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByNotIn applies the NotIn predicate on the "created_by" field.
+func CreatedByNotIn(vs ...CreatedBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByRefEQ applies the EQ predicate on the "created_by_ref" field.
+func CreatedByRefEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefNEQ applies the NEQ predicate on the "created_by_ref" field.
+func CreatedByRefNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIn applies the In predicate on the "created_by_ref" field.
+func CreatedByRefIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefNotIn applies the NotIn predicate on the "created_by_ref" field.
+func CreatedByRefNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefGT applies the GT predicate on the "created_by_ref" field.
+func CreatedByRefGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefGTE applies the GTE predicate on the "created_by_ref" field.
+func CreatedByRefGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLT applies the LT predicate on the "created_by_ref" field.
+func CreatedByRefLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLTE applies the LTE predicate on the "created_by_ref" field.
+func CreatedByRefLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContains applies the Contains predicate on the "created_by_ref" field.
+func CreatedByRefContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasPrefix applies the HasPrefix predicate on the "created_by_ref" field.
+func CreatedByRefHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasSuffix applies the HasSuffix predicate on the "created_by_ref" field.
+func CreatedByRefHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIsNil applies the IsNil predicate on the "created_by_ref" field.
+func CreatedByRefIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldCreatedByRef))
+}
+
+// CreatedByRefNotNil applies the NotNil predicate on the "created_by_ref" field.
+func CreatedByRefNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldCreatedByRef))
+}
+
+// CreatedByRefEqualFold applies the EqualFold predicate on the "created_by_ref" field.
+func CreatedByRefEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContainsFold applies the ContainsFold predicate on the "created_by_ref" field.
+func CreatedByRefContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldCreatedByRef, v))
+}
+
+// TextByEQ applies the EQ predicate on the "text_by" field.
+func TextByEQ(v TextBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldTextBy, v))
+}
+
+// TextByNEQ applies the NEQ predicate on the "text_by" field.
+func TextByNEQ(v TextBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldTextBy, v))
+}
+
+// TextByIn applies the In predicate on the "text_by" field.
+func TextByIn(vs ...TextBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldTextBy, vs...))
+}
+
+// TextByNotIn applies the NotIn predicate on the "text_by" field.
+func TextByNotIn(vs ...TextBy) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldTextBy, vs...))
+}
+
+// TextByRefEQ applies the EQ predicate on the "text_by_ref" field.
+func TextByRefEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEQ(FieldTextByRef, v))
+}
+
+// TextByRefNEQ applies the NEQ predicate on the "text_by_ref" field.
+func TextByRefNEQ(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNEQ(FieldTextByRef, v))
+}
+
+// TextByRefIn applies the In predicate on the "text_by_ref" field.
+func TextByRefIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIn(FieldTextByRef, vs...))
+}
+
+// TextByRefNotIn applies the NotIn predicate on the "text_by_ref" field.
+func TextByRefNotIn(vs ...string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotIn(FieldTextByRef, vs...))
+}
+
+// TextByRefGT applies the GT predicate on the "text_by_ref" field.
+func TextByRefGT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGT(FieldTextByRef, v))
+}
+
+// TextByRefGTE applies the GTE predicate on the "text_by_ref" field.
+func TextByRefGTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldGTE(FieldTextByRef, v))
+}
+
+// TextByRefLT applies the LT predicate on the "text_by_ref" field.
+func TextByRefLT(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLT(FieldTextByRef, v))
+}
+
+// TextByRefLTE applies the LTE predicate on the "text_by_ref" field.
+func TextByRefLTE(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldLTE(FieldTextByRef, v))
+}
+
+// TextByRefContains applies the Contains predicate on the "text_by_ref" field.
+func TextByRefContains(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContains(FieldTextByRef, v))
+}
+
+// TextByRefHasPrefix applies the HasPrefix predicate on the "text_by_ref" field.
+func TextByRefHasPrefix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasPrefix(FieldTextByRef, v))
+}
+
+// TextByRefHasSuffix applies the HasSuffix predicate on the "text_by_ref" field.
+func TextByRefHasSuffix(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldHasSuffix(FieldTextByRef, v))
+}
+
+// TextByRefIsNil applies the IsNil predicate on the "text_by_ref" field.
+func TextByRefIsNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldIsNull(FieldTextByRef))
+}
+
+// TextByRefNotNil applies the NotNil predicate on the "text_by_ref" field.
+func TextByRefNotNil() predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldNotNull(FieldTextByRef))
+}
+
+// TextByRefEqualFold applies the EqualFold predicate on the "text_by_ref" field.
+func TextByRefEqualFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldEqualFold(FieldTextByRef, v))
+}
+
+// TextByRefContainsFold applies the ContainsFold predicate on the "text_by_ref" field.
+func TextByRefContainsFold(v string) predicate.CapabilityPack {
+	return predicate.CapabilityPack(sql.FieldContainsFold(FieldTextByRef, v))
 }
 
 // UserIDEQ applies the EQ predicate on the "user_id" field.

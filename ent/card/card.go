@@ -18,6 +18,14 @@ const (
 	FieldCreatedAt = "created_at"
 	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
 	FieldUpdatedAt = "updated_at"
+	// FieldCreatedBy holds the string denoting the created_by field in the database.
+	FieldCreatedBy = "created_by"
+	// FieldCreatedByRef holds the string denoting the created_by_ref field in the database.
+	FieldCreatedByRef = "created_by_ref"
+	// FieldTextBy holds the string denoting the text_by field in the database.
+	FieldTextBy = "text_by"
+	// FieldTextByRef holds the string denoting the text_by_ref field in the database.
+	FieldTextByRef = "text_by_ref"
 	// FieldUserID holds the string denoting the user_id field in the database.
 	FieldUserID = "user_id"
 	// FieldTitle holds the string denoting the title field in the database.
@@ -174,6 +182,10 @@ var Columns = []string{
 	FieldID,
 	FieldCreatedAt,
 	FieldUpdatedAt,
+	FieldCreatedBy,
+	FieldCreatedByRef,
+	FieldTextBy,
+	FieldTextByRef,
 	FieldUserID,
 	FieldTitle,
 	FieldDescription,
@@ -255,6 +267,72 @@ var (
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
+
+// CreatedBy defines the type for the "created_by" enum field.
+type CreatedBy string
+
+// CreatedByUnknown is the default value of the CreatedBy enum.
+const DefaultCreatedBy = CreatedByUnknown
+
+// CreatedBy values.
+const (
+	CreatedByOperator         CreatedBy = "operator"
+	CreatedByAssistant        CreatedBy = "assistant"
+	CreatedBySystem           CreatedBy = "system"
+	CreatedByAssistantOutside CreatedBy = "assistant_outside"
+	CreatedByKey              CreatedBy = "key"
+	CreatedByUser             CreatedBy = "user"
+	CreatedByPeer             CreatedBy = "peer"
+	CreatedByStore            CreatedBy = "store"
+	CreatedByUnknown          CreatedBy = "unknown"
+)
+
+func (cb CreatedBy) String() string {
+	return string(cb)
+}
+
+// CreatedByValidator is a validator for the "created_by" field enum values. It is called by the builders before save.
+func CreatedByValidator(cb CreatedBy) error {
+	switch cb {
+	case CreatedByOperator, CreatedByAssistant, CreatedBySystem, CreatedByAssistantOutside, CreatedByKey, CreatedByUser, CreatedByPeer, CreatedByStore, CreatedByUnknown:
+		return nil
+	default:
+		return fmt.Errorf("card: invalid enum value for created_by field: %q", cb)
+	}
+}
+
+// TextBy defines the type for the "text_by" enum field.
+type TextBy string
+
+// TextByUnknown is the default value of the TextBy enum.
+const DefaultTextBy = TextByUnknown
+
+// TextBy values.
+const (
+	TextByOperator         TextBy = "operator"
+	TextByAssistant        TextBy = "assistant"
+	TextBySystem           TextBy = "system"
+	TextByAssistantOutside TextBy = "assistant_outside"
+	TextByKey              TextBy = "key"
+	TextByUser             TextBy = "user"
+	TextByPeer             TextBy = "peer"
+	TextByStore            TextBy = "store"
+	TextByUnknown          TextBy = "unknown"
+)
+
+func (tb TextBy) String() string {
+	return string(tb)
+}
+
+// TextByValidator is a validator for the "text_by" field enum values. It is called by the builders before save.
+func TextByValidator(tb TextBy) error {
+	switch tb {
+	case TextByOperator, TextByAssistant, TextBySystem, TextByAssistantOutside, TextByKey, TextByUser, TextByPeer, TextByStore, TextByUnknown:
+		return nil
+	default:
+		return fmt.Errorf("card: invalid enum value for text_by field: %q", tb)
+	}
+}
 
 // Status defines the type for the "status" enum field.
 type Status string
@@ -360,6 +438,26 @@ func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByUpdatedAt orders the results by the updated_at field.
 func ByUpdatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUpdatedAt, opts...).ToFunc()
+}
+
+// ByCreatedBy orders the results by the created_by field.
+func ByCreatedBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreatedBy, opts...).ToFunc()
+}
+
+// ByCreatedByRef orders the results by the created_by_ref field.
+func ByCreatedByRef(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCreatedByRef, opts...).ToFunc()
+}
+
+// ByTextBy orders the results by the text_by field.
+func ByTextBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTextBy, opts...).ToFunc()
+}
+
+// ByTextByRef orders the results by the text_by_ref field.
+func ByTextByRef(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTextByRef, opts...).ToFunc()
 }
 
 // ByUserID orders the results by the user_id field.

@@ -76,6 +76,16 @@ func UpdatedAt(v time.Time) predicate.Card {
 	return predicate.Card(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// CreatedByRef applies equality check predicate on the "created_by_ref" field. It's identical to CreatedByRefEQ.
+func CreatedByRef(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// TextByRef applies equality check predicate on the "text_by_ref" field. It's identical to TextByRefEQ.
+func TextByRef(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldTextByRef, v))
+}
+
 // UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
 func UserID(v string) predicate.Card {
 	return predicate.Card(sql.FieldEQ(FieldUserID, v))
@@ -390,6 +400,196 @@ func UpdatedAtLT(v time.Time) predicate.Card {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.Card {
 	return predicate.Card(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// CreatedByEQ applies the EQ predicate on the "created_by" field.
+func CreatedByEQ(v CreatedBy) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldCreatedBy, v))
+}
+
+// CreatedByNEQ applies the NEQ predicate on the "created_by" field.
+func CreatedByNEQ(v CreatedBy) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldCreatedBy, v))
+}
+
+// CreatedByIn applies the In predicate on the "created_by" field.
+func CreatedByIn(vs ...CreatedBy) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByNotIn applies the NotIn predicate on the "created_by" field.
+func CreatedByNotIn(vs ...CreatedBy) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByRefEQ applies the EQ predicate on the "created_by_ref" field.
+func CreatedByRefEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefNEQ applies the NEQ predicate on the "created_by_ref" field.
+func CreatedByRefNEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIn applies the In predicate on the "created_by_ref" field.
+func CreatedByRefIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefNotIn applies the NotIn predicate on the "created_by_ref" field.
+func CreatedByRefNotIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefGT applies the GT predicate on the "created_by_ref" field.
+func CreatedByRefGT(v string) predicate.Card {
+	return predicate.Card(sql.FieldGT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefGTE applies the GTE predicate on the "created_by_ref" field.
+func CreatedByRefGTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldGTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLT applies the LT predicate on the "created_by_ref" field.
+func CreatedByRefLT(v string) predicate.Card {
+	return predicate.Card(sql.FieldLT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLTE applies the LTE predicate on the "created_by_ref" field.
+func CreatedByRefLTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldLTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContains applies the Contains predicate on the "created_by_ref" field.
+func CreatedByRefContains(v string) predicate.Card {
+	return predicate.Card(sql.FieldContains(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasPrefix applies the HasPrefix predicate on the "created_by_ref" field.
+func CreatedByRefHasPrefix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasPrefix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasSuffix applies the HasSuffix predicate on the "created_by_ref" field.
+func CreatedByRefHasSuffix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasSuffix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIsNil applies the IsNil predicate on the "created_by_ref" field.
+func CreatedByRefIsNil() predicate.Card {
+	return predicate.Card(sql.FieldIsNull(FieldCreatedByRef))
+}
+
+// CreatedByRefNotNil applies the NotNil predicate on the "created_by_ref" field.
+func CreatedByRefNotNil() predicate.Card {
+	return predicate.Card(sql.FieldNotNull(FieldCreatedByRef))
+}
+
+// CreatedByRefEqualFold applies the EqualFold predicate on the "created_by_ref" field.
+func CreatedByRefEqualFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldEqualFold(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContainsFold applies the ContainsFold predicate on the "created_by_ref" field.
+func CreatedByRefContainsFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldContainsFold(FieldCreatedByRef, v))
+}
+
+// TextByEQ applies the EQ predicate on the "text_by" field.
+func TextByEQ(v TextBy) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldTextBy, v))
+}
+
+// TextByNEQ applies the NEQ predicate on the "text_by" field.
+func TextByNEQ(v TextBy) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldTextBy, v))
+}
+
+// TextByIn applies the In predicate on the "text_by" field.
+func TextByIn(vs ...TextBy) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldTextBy, vs...))
+}
+
+// TextByNotIn applies the NotIn predicate on the "text_by" field.
+func TextByNotIn(vs ...TextBy) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldTextBy, vs...))
+}
+
+// TextByRefEQ applies the EQ predicate on the "text_by_ref" field.
+func TextByRefEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldEQ(FieldTextByRef, v))
+}
+
+// TextByRefNEQ applies the NEQ predicate on the "text_by_ref" field.
+func TextByRefNEQ(v string) predicate.Card {
+	return predicate.Card(sql.FieldNEQ(FieldTextByRef, v))
+}
+
+// TextByRefIn applies the In predicate on the "text_by_ref" field.
+func TextByRefIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldIn(FieldTextByRef, vs...))
+}
+
+// TextByRefNotIn applies the NotIn predicate on the "text_by_ref" field.
+func TextByRefNotIn(vs ...string) predicate.Card {
+	return predicate.Card(sql.FieldNotIn(FieldTextByRef, vs...))
+}
+
+// TextByRefGT applies the GT predicate on the "text_by_ref" field.
+func TextByRefGT(v string) predicate.Card {
+	return predicate.Card(sql.FieldGT(FieldTextByRef, v))
+}
+
+// TextByRefGTE applies the GTE predicate on the "text_by_ref" field.
+func TextByRefGTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldGTE(FieldTextByRef, v))
+}
+
+// TextByRefLT applies the LT predicate on the "text_by_ref" field.
+func TextByRefLT(v string) predicate.Card {
+	return predicate.Card(sql.FieldLT(FieldTextByRef, v))
+}
+
+// TextByRefLTE applies the LTE predicate on the "text_by_ref" field.
+func TextByRefLTE(v string) predicate.Card {
+	return predicate.Card(sql.FieldLTE(FieldTextByRef, v))
+}
+
+// TextByRefContains applies the Contains predicate on the "text_by_ref" field.
+func TextByRefContains(v string) predicate.Card {
+	return predicate.Card(sql.FieldContains(FieldTextByRef, v))
+}
+
+// TextByRefHasPrefix applies the HasPrefix predicate on the "text_by_ref" field.
+func TextByRefHasPrefix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasPrefix(FieldTextByRef, v))
+}
+
+// TextByRefHasSuffix applies the HasSuffix predicate on the "text_by_ref" field.
+func TextByRefHasSuffix(v string) predicate.Card {
+	return predicate.Card(sql.FieldHasSuffix(FieldTextByRef, v))
+}
+
+// TextByRefIsNil applies the IsNil predicate on the "text_by_ref" field.
+func TextByRefIsNil() predicate.Card {
+	return predicate.Card(sql.FieldIsNull(FieldTextByRef))
+}
+
+// TextByRefNotNil applies the NotNil predicate on the "text_by_ref" field.
+func TextByRefNotNil() predicate.Card {
+	return predicate.Card(sql.FieldNotNull(FieldTextByRef))
+}
+
+// TextByRefEqualFold applies the EqualFold predicate on the "text_by_ref" field.
+func TextByRefEqualFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldEqualFold(FieldTextByRef, v))
+}
+
+// TextByRefContainsFold applies the ContainsFold predicate on the "text_by_ref" field.
+func TextByRefContainsFold(v string) predicate.Card {
+	return predicate.Card(sql.FieldContainsFold(FieldTextByRef, v))
 }
 
 // UserIDEQ applies the EQ predicate on the "user_id" field.

@@ -75,6 +75,16 @@ func UpdatedAt(v time.Time) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// CreatedByRef applies equality check predicate on the "created_by_ref" field. It's identical to CreatedByRefEQ.
+func CreatedByRef(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// TextByRef applies equality check predicate on the "text_by_ref" field. It's identical to TextByRefEQ.
+func TextByRef(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldTextByRef, v))
+}
+
 // UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
 func UserID(v string) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldUserID, v))
@@ -228,6 +238,196 @@ func UpdatedAtLT(v time.Time) predicate.Contact {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.Contact {
 	return predicate.Contact(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// CreatedByEQ applies the EQ predicate on the "created_by" field.
+func CreatedByEQ(v CreatedBy) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldCreatedBy, v))
+}
+
+// CreatedByNEQ applies the NEQ predicate on the "created_by" field.
+func CreatedByNEQ(v CreatedBy) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldCreatedBy, v))
+}
+
+// CreatedByIn applies the In predicate on the "created_by" field.
+func CreatedByIn(vs ...CreatedBy) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByNotIn applies the NotIn predicate on the "created_by" field.
+func CreatedByNotIn(vs ...CreatedBy) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByRefEQ applies the EQ predicate on the "created_by_ref" field.
+func CreatedByRefEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefNEQ applies the NEQ predicate on the "created_by_ref" field.
+func CreatedByRefNEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIn applies the In predicate on the "created_by_ref" field.
+func CreatedByRefIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefNotIn applies the NotIn predicate on the "created_by_ref" field.
+func CreatedByRefNotIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefGT applies the GT predicate on the "created_by_ref" field.
+func CreatedByRefGT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefGTE applies the GTE predicate on the "created_by_ref" field.
+func CreatedByRefGTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLT applies the LT predicate on the "created_by_ref" field.
+func CreatedByRefLT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLTE applies the LTE predicate on the "created_by_ref" field.
+func CreatedByRefLTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContains applies the Contains predicate on the "created_by_ref" field.
+func CreatedByRefContains(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContains(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasPrefix applies the HasPrefix predicate on the "created_by_ref" field.
+func CreatedByRefHasPrefix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasPrefix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasSuffix applies the HasSuffix predicate on the "created_by_ref" field.
+func CreatedByRefHasSuffix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasSuffix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIsNil applies the IsNil predicate on the "created_by_ref" field.
+func CreatedByRefIsNil() predicate.Contact {
+	return predicate.Contact(sql.FieldIsNull(FieldCreatedByRef))
+}
+
+// CreatedByRefNotNil applies the NotNil predicate on the "created_by_ref" field.
+func CreatedByRefNotNil() predicate.Contact {
+	return predicate.Contact(sql.FieldNotNull(FieldCreatedByRef))
+}
+
+// CreatedByRefEqualFold applies the EqualFold predicate on the "created_by_ref" field.
+func CreatedByRefEqualFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEqualFold(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContainsFold applies the ContainsFold predicate on the "created_by_ref" field.
+func CreatedByRefContainsFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContainsFold(FieldCreatedByRef, v))
+}
+
+// TextByEQ applies the EQ predicate on the "text_by" field.
+func TextByEQ(v TextBy) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldTextBy, v))
+}
+
+// TextByNEQ applies the NEQ predicate on the "text_by" field.
+func TextByNEQ(v TextBy) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldTextBy, v))
+}
+
+// TextByIn applies the In predicate on the "text_by" field.
+func TextByIn(vs ...TextBy) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldTextBy, vs...))
+}
+
+// TextByNotIn applies the NotIn predicate on the "text_by" field.
+func TextByNotIn(vs ...TextBy) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldTextBy, vs...))
+}
+
+// TextByRefEQ applies the EQ predicate on the "text_by_ref" field.
+func TextByRefEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldTextByRef, v))
+}
+
+// TextByRefNEQ applies the NEQ predicate on the "text_by_ref" field.
+func TextByRefNEQ(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldTextByRef, v))
+}
+
+// TextByRefIn applies the In predicate on the "text_by_ref" field.
+func TextByRefIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldTextByRef, vs...))
+}
+
+// TextByRefNotIn applies the NotIn predicate on the "text_by_ref" field.
+func TextByRefNotIn(vs ...string) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldTextByRef, vs...))
+}
+
+// TextByRefGT applies the GT predicate on the "text_by_ref" field.
+func TextByRefGT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGT(FieldTextByRef, v))
+}
+
+// TextByRefGTE applies the GTE predicate on the "text_by_ref" field.
+func TextByRefGTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldGTE(FieldTextByRef, v))
+}
+
+// TextByRefLT applies the LT predicate on the "text_by_ref" field.
+func TextByRefLT(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLT(FieldTextByRef, v))
+}
+
+// TextByRefLTE applies the LTE predicate on the "text_by_ref" field.
+func TextByRefLTE(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldLTE(FieldTextByRef, v))
+}
+
+// TextByRefContains applies the Contains predicate on the "text_by_ref" field.
+func TextByRefContains(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContains(FieldTextByRef, v))
+}
+
+// TextByRefHasPrefix applies the HasPrefix predicate on the "text_by_ref" field.
+func TextByRefHasPrefix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasPrefix(FieldTextByRef, v))
+}
+
+// TextByRefHasSuffix applies the HasSuffix predicate on the "text_by_ref" field.
+func TextByRefHasSuffix(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldHasSuffix(FieldTextByRef, v))
+}
+
+// TextByRefIsNil applies the IsNil predicate on the "text_by_ref" field.
+func TextByRefIsNil() predicate.Contact {
+	return predicate.Contact(sql.FieldIsNull(FieldTextByRef))
+}
+
+// TextByRefNotNil applies the NotNil predicate on the "text_by_ref" field.
+func TextByRefNotNil() predicate.Contact {
+	return predicate.Contact(sql.FieldNotNull(FieldTextByRef))
+}
+
+// TextByRefEqualFold applies the EqualFold predicate on the "text_by_ref" field.
+func TextByRefEqualFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldEqualFold(FieldTextByRef, v))
+}
+
+// TextByRefContainsFold applies the ContainsFold predicate on the "text_by_ref" field.
+func TextByRefContainsFold(v string) predicate.Contact {
+	return predicate.Contact(sql.FieldContainsFold(FieldTextByRef, v))
 }
 
 // UserIDEQ applies the EQ predicate on the "user_id" field.

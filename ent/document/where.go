@@ -75,6 +75,16 @@ func UpdatedAt(v time.Time) predicate.Document {
 	return predicate.Document(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// CreatedByRef applies equality check predicate on the "created_by_ref" field. It's identical to CreatedByRefEQ.
+func CreatedByRef(v string) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// TextByRef applies equality check predicate on the "text_by_ref" field. It's identical to TextByRefEQ.
+func TextByRef(v string) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldTextByRef, v))
+}
+
 // UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
 func UserID(v string) predicate.Document {
 	return predicate.Document(sql.FieldEQ(FieldUserID, v))
@@ -198,6 +208,196 @@ func UpdatedAtLT(v time.Time) predicate.Document {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.Document {
 	return predicate.Document(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// CreatedByEQ applies the EQ predicate on the "created_by" field.
+func CreatedByEQ(v CreatedBy) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldCreatedBy, v))
+}
+
+// CreatedByNEQ applies the NEQ predicate on the "created_by" field.
+func CreatedByNEQ(v CreatedBy) predicate.Document {
+	return predicate.Document(sql.FieldNEQ(FieldCreatedBy, v))
+}
+
+// CreatedByIn applies the In predicate on the "created_by" field.
+func CreatedByIn(vs ...CreatedBy) predicate.Document {
+	return predicate.Document(sql.FieldIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByNotIn applies the NotIn predicate on the "created_by" field.
+func CreatedByNotIn(vs ...CreatedBy) predicate.Document {
+	return predicate.Document(sql.FieldNotIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByRefEQ applies the EQ predicate on the "created_by_ref" field.
+func CreatedByRefEQ(v string) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefNEQ applies the NEQ predicate on the "created_by_ref" field.
+func CreatedByRefNEQ(v string) predicate.Document {
+	return predicate.Document(sql.FieldNEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIn applies the In predicate on the "created_by_ref" field.
+func CreatedByRefIn(vs ...string) predicate.Document {
+	return predicate.Document(sql.FieldIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefNotIn applies the NotIn predicate on the "created_by_ref" field.
+func CreatedByRefNotIn(vs ...string) predicate.Document {
+	return predicate.Document(sql.FieldNotIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefGT applies the GT predicate on the "created_by_ref" field.
+func CreatedByRefGT(v string) predicate.Document {
+	return predicate.Document(sql.FieldGT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefGTE applies the GTE predicate on the "created_by_ref" field.
+func CreatedByRefGTE(v string) predicate.Document {
+	return predicate.Document(sql.FieldGTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLT applies the LT predicate on the "created_by_ref" field.
+func CreatedByRefLT(v string) predicate.Document {
+	return predicate.Document(sql.FieldLT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLTE applies the LTE predicate on the "created_by_ref" field.
+func CreatedByRefLTE(v string) predicate.Document {
+	return predicate.Document(sql.FieldLTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContains applies the Contains predicate on the "created_by_ref" field.
+func CreatedByRefContains(v string) predicate.Document {
+	return predicate.Document(sql.FieldContains(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasPrefix applies the HasPrefix predicate on the "created_by_ref" field.
+func CreatedByRefHasPrefix(v string) predicate.Document {
+	return predicate.Document(sql.FieldHasPrefix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasSuffix applies the HasSuffix predicate on the "created_by_ref" field.
+func CreatedByRefHasSuffix(v string) predicate.Document {
+	return predicate.Document(sql.FieldHasSuffix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIsNil applies the IsNil predicate on the "created_by_ref" field.
+func CreatedByRefIsNil() predicate.Document {
+	return predicate.Document(sql.FieldIsNull(FieldCreatedByRef))
+}
+
+// CreatedByRefNotNil applies the NotNil predicate on the "created_by_ref" field.
+func CreatedByRefNotNil() predicate.Document {
+	return predicate.Document(sql.FieldNotNull(FieldCreatedByRef))
+}
+
+// CreatedByRefEqualFold applies the EqualFold predicate on the "created_by_ref" field.
+func CreatedByRefEqualFold(v string) predicate.Document {
+	return predicate.Document(sql.FieldEqualFold(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContainsFold applies the ContainsFold predicate on the "created_by_ref" field.
+func CreatedByRefContainsFold(v string) predicate.Document {
+	return predicate.Document(sql.FieldContainsFold(FieldCreatedByRef, v))
+}
+
+// TextByEQ applies the EQ predicate on the "text_by" field.
+func TextByEQ(v TextBy) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldTextBy, v))
+}
+
+// TextByNEQ applies the NEQ predicate on the "text_by" field.
+func TextByNEQ(v TextBy) predicate.Document {
+	return predicate.Document(sql.FieldNEQ(FieldTextBy, v))
+}
+
+// TextByIn applies the In predicate on the "text_by" field.
+func TextByIn(vs ...TextBy) predicate.Document {
+	return predicate.Document(sql.FieldIn(FieldTextBy, vs...))
+}
+
+// TextByNotIn applies the NotIn predicate on the "text_by" field.
+func TextByNotIn(vs ...TextBy) predicate.Document {
+	return predicate.Document(sql.FieldNotIn(FieldTextBy, vs...))
+}
+
+// TextByRefEQ applies the EQ predicate on the "text_by_ref" field.
+func TextByRefEQ(v string) predicate.Document {
+	return predicate.Document(sql.FieldEQ(FieldTextByRef, v))
+}
+
+// TextByRefNEQ applies the NEQ predicate on the "text_by_ref" field.
+func TextByRefNEQ(v string) predicate.Document {
+	return predicate.Document(sql.FieldNEQ(FieldTextByRef, v))
+}
+
+// TextByRefIn applies the In predicate on the "text_by_ref" field.
+func TextByRefIn(vs ...string) predicate.Document {
+	return predicate.Document(sql.FieldIn(FieldTextByRef, vs...))
+}
+
+// TextByRefNotIn applies the NotIn predicate on the "text_by_ref" field.
+func TextByRefNotIn(vs ...string) predicate.Document {
+	return predicate.Document(sql.FieldNotIn(FieldTextByRef, vs...))
+}
+
+// TextByRefGT applies the GT predicate on the "text_by_ref" field.
+func TextByRefGT(v string) predicate.Document {
+	return predicate.Document(sql.FieldGT(FieldTextByRef, v))
+}
+
+// TextByRefGTE applies the GTE predicate on the "text_by_ref" field.
+func TextByRefGTE(v string) predicate.Document {
+	return predicate.Document(sql.FieldGTE(FieldTextByRef, v))
+}
+
+// TextByRefLT applies the LT predicate on the "text_by_ref" field.
+func TextByRefLT(v string) predicate.Document {
+	return predicate.Document(sql.FieldLT(FieldTextByRef, v))
+}
+
+// TextByRefLTE applies the LTE predicate on the "text_by_ref" field.
+func TextByRefLTE(v string) predicate.Document {
+	return predicate.Document(sql.FieldLTE(FieldTextByRef, v))
+}
+
+// TextByRefContains applies the Contains predicate on the "text_by_ref" field.
+func TextByRefContains(v string) predicate.Document {
+	return predicate.Document(sql.FieldContains(FieldTextByRef, v))
+}
+
+// TextByRefHasPrefix applies the HasPrefix predicate on the "text_by_ref" field.
+func TextByRefHasPrefix(v string) predicate.Document {
+	return predicate.Document(sql.FieldHasPrefix(FieldTextByRef, v))
+}
+
+// TextByRefHasSuffix applies the HasSuffix predicate on the "text_by_ref" field.
+func TextByRefHasSuffix(v string) predicate.Document {
+	return predicate.Document(sql.FieldHasSuffix(FieldTextByRef, v))
+}
+
+// TextByRefIsNil applies the IsNil predicate on the "text_by_ref" field.
+func TextByRefIsNil() predicate.Document {
+	return predicate.Document(sql.FieldIsNull(FieldTextByRef))
+}
+
+// TextByRefNotNil applies the NotNil predicate on the "text_by_ref" field.
+func TextByRefNotNil() predicate.Document {
+	return predicate.Document(sql.FieldNotNull(FieldTextByRef))
+}
+
+// TextByRefEqualFold applies the EqualFold predicate on the "text_by_ref" field.
+func TextByRefEqualFold(v string) predicate.Document {
+	return predicate.Document(sql.FieldEqualFold(FieldTextByRef, v))
+}
+
+// TextByRefContainsFold applies the ContainsFold predicate on the "text_by_ref" field.
+func TextByRefContainsFold(v string) predicate.Document {
+	return predicate.Document(sql.FieldContainsFold(FieldTextByRef, v))
 }
 
 // UserIDEQ applies the EQ predicate on the "user_id" field.

@@ -202,6 +202,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "active", Type: field.TypeBool, Default: true},
 		{Name: "customizations", Type: field.TypeJSON},
 		{Name: "resolved_prompt", Type: field.TypeString, Nullable: true, Size: 2147483647},
@@ -216,13 +220,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "capability_installs_capability_packs_installs",
-				Columns:    []*schema.Column{CapabilityInstallsColumns[6]},
+				Columns:    []*schema.Column{CapabilityInstallsColumns[10]},
 				RefColumns: []*schema.Column{CapabilityPacksColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "capability_installs_users_capability_installs",
-				Columns:    []*schema.Column{CapabilityInstallsColumns[7]},
+				Columns:    []*schema.Column{CapabilityInstallsColumns[11]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -231,12 +235,12 @@ var (
 			{
 				Name:    "capabilityinstall_user_id_capability_id",
 				Unique:  true,
-				Columns: []*schema.Column{CapabilityInstallsColumns[7], CapabilityInstallsColumns[6]},
+				Columns: []*schema.Column{CapabilityInstallsColumns[11], CapabilityInstallsColumns[10]},
 			},
 			{
 				Name:    "capabilityinstall_capability_id",
 				Unique:  false,
-				Columns: []*schema.Column{CapabilityInstallsColumns[6]},
+				Columns: []*schema.Column{CapabilityInstallsColumns[10]},
 			},
 		},
 	}
@@ -245,6 +249,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "name", Type: field.TypeString},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "icon", Type: field.TypeString, Nullable: true},
@@ -278,7 +286,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "capability_packs_users_capability_packs",
-				Columns:    []*schema.Column{CapabilityPacksColumns[26]},
+				Columns:    []*schema.Column{CapabilityPacksColumns[30]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -292,12 +300,12 @@ var (
 			{
 				Name:    "capabilitypack_status_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{CapabilityPacksColumns[14], CapabilityPacksColumns[1]},
+				Columns: []*schema.Column{CapabilityPacksColumns[18], CapabilityPacksColumns[1]},
 			},
 			{
 				Name:    "capabilitypack_source_instance_id_remote_id",
 				Unique:  true,
-				Columns: []*schema.Column{CapabilityPacksColumns[17], CapabilityPacksColumns[18]},
+				Columns: []*schema.Column{CapabilityPacksColumns[21], CapabilityPacksColumns[22]},
 			},
 		},
 	}
@@ -306,6 +314,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "title", Type: field.TypeString},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"leads", "qualifying", "proposal", "negotiation", "contracted", "active", "development", "planning", "paused", "completed"}, Default: "active"},
@@ -366,7 +378,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "cards_users_cards",
-				Columns:    []*schema.Column{CardsColumns[53]},
+				Columns:    []*schema.Column{CardsColumns[57]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -375,22 +387,22 @@ var (
 			{
 				Name:    "card_user_id_status_order",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[53], CardsColumns[5], CardsColumns[9]},
+				Columns: []*schema.Column{CardsColumns[57], CardsColumns[9], CardsColumns[13]},
 			},
 			{
 				Name:    "card_user_id_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[53], CardsColumns[2]},
+				Columns: []*schema.Column{CardsColumns[57], CardsColumns[2]},
 			},
 			{
 				Name:    "card_user_id_project_id_updated_at",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[53], CardsColumns[17], CardsColumns[2]},
+				Columns: []*schema.Column{CardsColumns[57], CardsColumns[21], CardsColumns[2]},
 			},
 			{
 				Name:    "card_origin_card_id",
 				Unique:  false,
-				Columns: []*schema.Column{CardsColumns[19]},
+				Columns: []*schema.Column{CardsColumns[23]},
 			},
 		},
 	}
@@ -533,6 +545,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "text", Type: field.TypeString, Size: 2147483647},
 		{Name: "completed", Type: field.TypeBool, Default: false},
 		{Name: "order", Type: field.TypeInt32, Default: 0},
@@ -558,13 +574,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "checklist_items_cards_checklist_items",
-				Columns:    []*schema.Column{ChecklistItemsColumns[17]},
+				Columns:    []*schema.Column{ChecklistItemsColumns[21]},
 				RefColumns: []*schema.Column{CardsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "checklist_items_users_checklist_items",
-				Columns:    []*schema.Column{ChecklistItemsColumns[18]},
+				Columns:    []*schema.Column{ChecklistItemsColumns[22]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -573,12 +589,12 @@ var (
 			{
 				Name:    "checklistitem_card_id_order",
 				Unique:  false,
-				Columns: []*schema.Column{ChecklistItemsColumns[17], ChecklistItemsColumns[5]},
+				Columns: []*schema.Column{ChecklistItemsColumns[21], ChecklistItemsColumns[9]},
 			},
 			{
 				Name:    "checklistitem_user_id_source_type_source_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChecklistItemsColumns[18], ChecklistItemsColumns[9], ChecklistItemsColumns[10]},
+				Columns: []*schema.Column{ChecklistItemsColumns[22], ChecklistItemsColumns[13], ChecklistItemsColumns[14]},
 			},
 		},
 	}
@@ -620,6 +636,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "name", Type: field.TypeString},
 		{Name: "email", Type: field.TypeString, Nullable: true},
 		{Name: "phone", Type: field.TypeString, Nullable: true},
@@ -645,7 +665,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contacts_users_contacts",
-				Columns:    []*schema.Column{ContactsColumns[18]},
+				Columns:    []*schema.Column{ContactsColumns[22]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -654,7 +674,7 @@ var (
 			{
 				Name:    "contact_user_id_name",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[18], ContactsColumns[3]},
+				Columns: []*schema.Column{ContactsColumns[22], ContactsColumns[7]},
 			},
 		},
 	}
@@ -695,6 +715,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "title", Type: field.TypeString},
 		{Name: "content", Type: field.TypeString, Size: 2147483647},
 		{Name: "mime_type", Type: field.TypeString, Default: "text/plain"},
@@ -713,7 +737,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "documents_users_documents",
-				Columns:    []*schema.Column{DocumentsColumns[11]},
+				Columns:    []*schema.Column{DocumentsColumns[15]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -722,12 +746,12 @@ var (
 			{
 				Name:    "document_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[11], DocumentsColumns[1]},
+				Columns: []*schema.Column{DocumentsColumns[15], DocumentsColumns[1]},
 			},
 			{
 				Name:    "document_execution_id",
 				Unique:  false,
-				Columns: []*schema.Column{DocumentsColumns[10]},
+				Columns: []*schema.Column{DocumentsColumns[14]},
 			},
 		},
 	}
@@ -1345,6 +1369,10 @@ var (
 		{Name: "id", Type: field.TypeString, Size: 40},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "created_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "created_by_ref", Type: field.TypeString, Nullable: true},
+		{Name: "text_by", Type: field.TypeEnum, Enums: []string{"operator", "assistant", "system", "assistant_outside", "key", "user", "peer", "store", "unknown"}, Default: "unknown"},
+		{Name: "text_by_ref", Type: field.TypeString, Nullable: true},
 		{Name: "type", Type: field.TypeEnum, Enums: []string{"task", "notification", "reminder", "agent_suggestion"}, Default: "task"},
 		{Name: "title", Type: field.TypeString},
 		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
@@ -1379,7 +1407,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "queue_items_users_queue_items",
-				Columns:    []*schema.Column{QueueItemsColumns[27]},
+				Columns:    []*schema.Column{QueueItemsColumns[31]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -1388,27 +1416,27 @@ var (
 			{
 				Name:    "queueitem_user_id_status_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{QueueItemsColumns[27], QueueItemsColumns[7], QueueItemsColumns[1]},
+				Columns: []*schema.Column{QueueItemsColumns[31], QueueItemsColumns[11], QueueItemsColumns[1]},
 			},
 			{
 				Name:    "queueitem_user_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{QueueItemsColumns[27], QueueItemsColumns[1]},
+				Columns: []*schema.Column{QueueItemsColumns[31], QueueItemsColumns[1]},
 			},
 			{
 				Name:    "queueitem_user_id_depends_on",
 				Unique:  false,
-				Columns: []*schema.Column{QueueItemsColumns[27], QueueItemsColumns[15]},
+				Columns: []*schema.Column{QueueItemsColumns[31], QueueItemsColumns[19]},
 			},
 			{
 				Name:    "queueitem_user_id_parent_task_id",
 				Unique:  false,
-				Columns: []*schema.Column{QueueItemsColumns[27], QueueItemsColumns[14]},
+				Columns: []*schema.Column{QueueItemsColumns[31], QueueItemsColumns[18]},
 			},
 			{
 				Name:    "queueitem_execution_id",
 				Unique:  false,
-				Columns: []*schema.Column{QueueItemsColumns[19]},
+				Columns: []*schema.Column{QueueItemsColumns[23]},
 			},
 		},
 	}

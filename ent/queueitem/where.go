@@ -75,6 +75,16 @@ func UpdatedAt(v time.Time) predicate.QueueItem {
 	return predicate.QueueItem(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// CreatedByRef applies equality check predicate on the "created_by_ref" field. It's identical to CreatedByRefEQ.
+func CreatedByRef(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// TextByRef applies equality check predicate on the "text_by_ref" field. It's identical to TextByRefEQ.
+func TextByRef(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEQ(FieldTextByRef, v))
+}
+
 // UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
 func UserID(v string) predicate.QueueItem {
 	return predicate.QueueItem(sql.FieldEQ(FieldUserID, v))
@@ -253,6 +263,196 @@ func UpdatedAtLT(v time.Time) predicate.QueueItem {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.QueueItem {
 	return predicate.QueueItem(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// CreatedByEQ applies the EQ predicate on the "created_by" field.
+func CreatedByEQ(v CreatedBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEQ(FieldCreatedBy, v))
+}
+
+// CreatedByNEQ applies the NEQ predicate on the "created_by" field.
+func CreatedByNEQ(v CreatedBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNEQ(FieldCreatedBy, v))
+}
+
+// CreatedByIn applies the In predicate on the "created_by" field.
+func CreatedByIn(vs ...CreatedBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByNotIn applies the NotIn predicate on the "created_by" field.
+func CreatedByNotIn(vs ...CreatedBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNotIn(FieldCreatedBy, vs...))
+}
+
+// CreatedByRefEQ applies the EQ predicate on the "created_by_ref" field.
+func CreatedByRefEQ(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefNEQ applies the NEQ predicate on the "created_by_ref" field.
+func CreatedByRefNEQ(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNEQ(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIn applies the In predicate on the "created_by_ref" field.
+func CreatedByRefIn(vs ...string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefNotIn applies the NotIn predicate on the "created_by_ref" field.
+func CreatedByRefNotIn(vs ...string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNotIn(FieldCreatedByRef, vs...))
+}
+
+// CreatedByRefGT applies the GT predicate on the "created_by_ref" field.
+func CreatedByRefGT(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldGT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefGTE applies the GTE predicate on the "created_by_ref" field.
+func CreatedByRefGTE(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldGTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLT applies the LT predicate on the "created_by_ref" field.
+func CreatedByRefLT(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldLT(FieldCreatedByRef, v))
+}
+
+// CreatedByRefLTE applies the LTE predicate on the "created_by_ref" field.
+func CreatedByRefLTE(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldLTE(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContains applies the Contains predicate on the "created_by_ref" field.
+func CreatedByRefContains(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldContains(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasPrefix applies the HasPrefix predicate on the "created_by_ref" field.
+func CreatedByRefHasPrefix(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldHasPrefix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefHasSuffix applies the HasSuffix predicate on the "created_by_ref" field.
+func CreatedByRefHasSuffix(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldHasSuffix(FieldCreatedByRef, v))
+}
+
+// CreatedByRefIsNil applies the IsNil predicate on the "created_by_ref" field.
+func CreatedByRefIsNil() predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldIsNull(FieldCreatedByRef))
+}
+
+// CreatedByRefNotNil applies the NotNil predicate on the "created_by_ref" field.
+func CreatedByRefNotNil() predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNotNull(FieldCreatedByRef))
+}
+
+// CreatedByRefEqualFold applies the EqualFold predicate on the "created_by_ref" field.
+func CreatedByRefEqualFold(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEqualFold(FieldCreatedByRef, v))
+}
+
+// CreatedByRefContainsFold applies the ContainsFold predicate on the "created_by_ref" field.
+func CreatedByRefContainsFold(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldContainsFold(FieldCreatedByRef, v))
+}
+
+// TextByEQ applies the EQ predicate on the "text_by" field.
+func TextByEQ(v TextBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEQ(FieldTextBy, v))
+}
+
+// TextByNEQ applies the NEQ predicate on the "text_by" field.
+func TextByNEQ(v TextBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNEQ(FieldTextBy, v))
+}
+
+// TextByIn applies the In predicate on the "text_by" field.
+func TextByIn(vs ...TextBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldIn(FieldTextBy, vs...))
+}
+
+// TextByNotIn applies the NotIn predicate on the "text_by" field.
+func TextByNotIn(vs ...TextBy) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNotIn(FieldTextBy, vs...))
+}
+
+// TextByRefEQ applies the EQ predicate on the "text_by_ref" field.
+func TextByRefEQ(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEQ(FieldTextByRef, v))
+}
+
+// TextByRefNEQ applies the NEQ predicate on the "text_by_ref" field.
+func TextByRefNEQ(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNEQ(FieldTextByRef, v))
+}
+
+// TextByRefIn applies the In predicate on the "text_by_ref" field.
+func TextByRefIn(vs ...string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldIn(FieldTextByRef, vs...))
+}
+
+// TextByRefNotIn applies the NotIn predicate on the "text_by_ref" field.
+func TextByRefNotIn(vs ...string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNotIn(FieldTextByRef, vs...))
+}
+
+// TextByRefGT applies the GT predicate on the "text_by_ref" field.
+func TextByRefGT(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldGT(FieldTextByRef, v))
+}
+
+// TextByRefGTE applies the GTE predicate on the "text_by_ref" field.
+func TextByRefGTE(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldGTE(FieldTextByRef, v))
+}
+
+// TextByRefLT applies the LT predicate on the "text_by_ref" field.
+func TextByRefLT(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldLT(FieldTextByRef, v))
+}
+
+// TextByRefLTE applies the LTE predicate on the "text_by_ref" field.
+func TextByRefLTE(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldLTE(FieldTextByRef, v))
+}
+
+// TextByRefContains applies the Contains predicate on the "text_by_ref" field.
+func TextByRefContains(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldContains(FieldTextByRef, v))
+}
+
+// TextByRefHasPrefix applies the HasPrefix predicate on the "text_by_ref" field.
+func TextByRefHasPrefix(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldHasPrefix(FieldTextByRef, v))
+}
+
+// TextByRefHasSuffix applies the HasSuffix predicate on the "text_by_ref" field.
+func TextByRefHasSuffix(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldHasSuffix(FieldTextByRef, v))
+}
+
+// TextByRefIsNil applies the IsNil predicate on the "text_by_ref" field.
+func TextByRefIsNil() predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldIsNull(FieldTextByRef))
+}
+
+// TextByRefNotNil applies the NotNil predicate on the "text_by_ref" field.
+func TextByRefNotNil() predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldNotNull(FieldTextByRef))
+}
+
+// TextByRefEqualFold applies the EqualFold predicate on the "text_by_ref" field.
+func TextByRefEqualFold(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldEqualFold(FieldTextByRef, v))
+}
+
+// TextByRefContainsFold applies the ContainsFold predicate on the "text_by_ref" field.
+func TextByRefContainsFold(v string) predicate.QueueItem {
+	return predicate.QueueItem(sql.FieldContainsFold(FieldTextByRef, v))
 }
 
 // UserIDEQ applies the EQ predicate on the "user_id" field.

@@ -14,7 +14,7 @@ import (
 type CapabilityInstall struct{ ent.Schema }
 
 // Mixin of the CapabilityInstall.
-func (CapabilityInstall) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (CapabilityInstall) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the CapabilityInstall.
 func (CapabilityInstall) Fields() []ent.Field {

@@ -24,7 +24,7 @@ type EditableField struct {
 type CapabilityPack struct{ ent.Schema }
 
 // Mixin of the CapabilityPack.
-func (CapabilityPack) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (CapabilityPack) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the CapabilityPack.
 func (CapabilityPack) Fields() []ent.Field {

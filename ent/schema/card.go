@@ -17,7 +17,7 @@ import (
 type Card struct{ ent.Schema }
 
 // Mixin of the Card.
-func (Card) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (Card) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the Card.
 func (Card) Fields() []ent.Field {

@@ -12,7 +12,7 @@ import (
 type ChecklistItem struct{ ent.Schema }
 
 // Mixin of the ChecklistItem.
-func (ChecklistItem) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (ChecklistItem) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the ChecklistItem.
 func (ChecklistItem) Fields() []ent.Field {

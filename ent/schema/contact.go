@@ -12,7 +12,7 @@ import (
 type Contact struct{ ent.Schema }
 
 // Mixin of the Contact.
-func (Contact) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (Contact) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the Contact.
 func (Contact) Fields() []ent.Field {

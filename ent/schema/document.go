@@ -13,7 +13,7 @@ import (
 type Document struct{ ent.Schema }
 
 // Mixin of the Document.
-func (Document) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (Document) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the Document.
 func (Document) Fields() []ent.Field {

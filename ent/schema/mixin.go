@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/mixin"
 
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // IDMixin gives a record an opaque cuid primary key.
@@ -31,5 +32,22 @@ func (TimeMixin) Fields() []ent.Field {
 	return []ent.Field{
 		field.Time("created_at").Immutable(),
 		field.Time("updated_at"),
+	}
+}
+
+// ProvenanceMixin records who wrote a record's text (server/provenance):
+// who created it and who last changed its text, each a writer kind and,
+// for a key, another user, a peer or a store agent, which one. A row
+// written before provenance was recorded, or by a path that does not say,
+// is unknown, which the assistant's prompt treats as outside text.
+type ProvenanceMixin struct{ mixin.Schema }
+
+// Fields of the ProvenanceMixin.
+func (ProvenanceMixin) Fields() []ent.Field {
+	return []ent.Field{
+		field.Enum("created_by").Values(vocab.Values("provenance")...).Default("unknown").Immutable(),
+		field.String("created_by_ref").Optional().Nillable().Immutable(),
+		field.Enum("text_by").Values(vocab.Values("provenance")...).Default("unknown"),
+		field.String("text_by_ref").Optional().Nillable(),
 	}
 }

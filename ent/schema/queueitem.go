@@ -13,7 +13,7 @@ import (
 type QueueItem struct{ ent.Schema }
 
 // Mixin of the QueueItem.
-func (QueueItem) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}} }
+func (QueueItem) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}, TimeMixin{}, ProvenanceMixin{}} }
 
 // Fields of the QueueItem.
 func (QueueItem) Fields() []ent.Field {

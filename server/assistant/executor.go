@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // Services are the API's own services the tags call.
@@ -87,19 +88,13 @@ func New(sv Services, gate Inventory, logger *slog.Logger) *Executor {
 	return e
 }
 
-// spec is one tag: its name, what it does (the mention list's words),
-// whether it needs confirmation after outside text, and its run.
+// spec is one tag: its name, what it does (the mention list's words), and
+// its run. What it may do, and so whether it waits for the operator after
+// outside text, is its entry in tagEffects.
 type spec struct {
 	name, description string
-	// risky says whether this call deletes, spends money or reaches outside
-	// the instance: such a tag, in a reply whose prompt held outside text,
-	// waits for the operator's confirmation.
-	risky func(ctx context.Context, p *auth.Principal, body json.RawMessage) (bool, error)
-	run   func(ctx context.Context, p *auth.Principal, body json.RawMessage) (proto.Message, error)
+	run               func(ctx context.Context, p *auth.Principal, body json.RawMessage) (proto.Message, error)
 }
-
-// always is the risk of a tag that is risky whatever its body.
-func always(context.Context, *auth.Principal, json.RawMessage) (bool, error) { return true, nil }
 
 // Commands are the available tags, in order, as the mention list offers
 // them.
@@ -124,6 +119,13 @@ func errNotAvailable(name string) error {
 func (e *Executor) Run(ctx context.Context, found []tags.Tag, outside bool) []*switchboardv1.ExecutedTag {
 	out := make([]*switchboardv1.ExecutedTag, 0, len(found))
 	p, err := auth.RequirePrincipal(ctx)
+	// What the tags write is the assistant's: outside words when the prompt
+	// held any (a later prompt shows them as data).
+	writer := provenance.Mark{Kind: provenance.Assistant}
+	if outside {
+		writer.Kind = provenance.AssistantOutside
+	}
+	ctx = provenance.With(ctx, writer)
 	for _, t := range found {
 		switch {
 		case err != nil:
@@ -142,12 +144,12 @@ func (e *Executor) one(ctx context.Context, p *auth.Principal, name string, body
 	if !ok {
 		return failed(ctx, name, e.unknown(name))
 	}
-	if outside && s.risky != nil {
-		risky, err := s.risky(ctx, p, body)
+	if outside {
+		fx, err := e.effectsOf(ctx, p, name, body)
 		if err != nil {
 			return failed(ctx, name, err)
 		}
-		if risky {
+		if fx != 0 {
 			b := &structpb.Struct{}
 			if err := b.UnmarshalJSON(body); err != nil {
 				return failed(ctx, name, apperr.Invalid("%s: the body must be a JSON object", name))
@@ -201,6 +203,9 @@ func (e *Executor) ExecuteTag(ctx context.Context, req *switchboardv1.ExecuteTag
 	if !ok {
 		return nil, e.unknown(req.GetTag())
 	}
+	// The operator runs it, or approves it having seen its body: an inside
+	// tag.
+	ctx = provenance.With(ctx, provenance.Mark{Kind: provenance.Assistant})
 	body := []byte("{}")
 	if req.GetBody() != nil {
 		if body, err = req.GetBody().MarshalJSON(); err != nil {

@@ -29,10 +29,10 @@ var Aspects = map[string]string{"landscape": "1536x1024", "portrait": "1024x1536
 const maxImagePrompt = 4000
 
 // imageSpec is generate_image: it reaches the provider, which may charge
-// for it, so it waits for confirmation after outside text.
+// for it (tagEffects), so it waits for confirmation after outside text.
 func (e *Executor) imageSpec() *spec {
 	return &spec{name: "generate_image", description: "Generate an image (prompt, aspect, style, numImages, model)",
-		risky: always, run: e.generateImage}
+		run: e.generateImage}
 }
 
 type imageRequest struct {

@@ -33,16 +33,8 @@ const source = "assistant"
 func (e *Executor) tagSpecs() []*spec {
 	sv := e.Services
 	return []*spec{
-		{name: "dispatch_queue", description: "Add a task to the queue (title, type)",
-			risky: e.paidHandler, run: e.dispatch},
+		{name: "dispatch_queue", description: "Add a task to the queue (title, type)", run: e.dispatch},
 		{name: "queue_capability_action", description: "Queue an action for a capability (capabilityType, action)",
-			risky: func(ctx context.Context, p *auth.Principal, body json.RawMessage) (bool, error) {
-				a, err := decode[capabilityAction]("queue_capability_action", body)
-				if err != nil {
-					return false, err
-				}
-				return e.paidHandler(ctx, p, dispatchJSON(a))
-			},
 			run: func(ctx context.Context, p *auth.Principal, body json.RawMessage) (proto.Message, error) {
 				a, err := decode[capabilityAction]("queue_capability_action", body)
 				if err != nil {
@@ -63,19 +55,13 @@ func (e *Executor) tagSpecs() []*spec {
 			}},
 		{name: "confirm_queue_item", description: "Confirm a queue item waiting for confirmation (id)",
 			run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
-				a, err := decode[struct {
-					ID     string `json:"id"`
-					Action string `json:"action"`
-				}]("confirm_queue_item", body)
+				a, err := decode[confirmBody]("confirm_queue_item", body)
 				if err != nil {
 					return nil, err
 				}
-				if a.Action == "" {
-					a.Action = "approve"
-				}
-				return call(ctx, sv.Queue.ConfirmQueueItem, &switchboardv1.ConfirmQueueItemRequest{Id: a.ID, Action: a.Action})
+				return call(ctx, sv.Queue.ConfirmQueueItem, &switchboardv1.ConfirmQueueItemRequest{Id: a.ID, Action: a.action()})
 			}},
-		{name: "remove_queue_item", description: "Remove a queue item (id)", risky: always,
+		{name: "remove_queue_item", description: "Remove a queue item (id)",
 			run: func(ctx context.Context, _ *auth.Principal, body json.RawMessage) (proto.Message, error) {
 				a, err := decode[struct {
 					ID string `json:"id"`
@@ -147,12 +133,10 @@ func (e *Executor) tagSpecs() []*spec {
 		{name: "show_settings_widget", description: "Show a settings widget (working_style, triage, goals, identity, all)",
 			run: e.settingsWidget},
 		e.imageSpec(),
-		// Reaching outside the instance: after outside text, the operator
-		// confirms first.
 		{name: "relay_send", description: "Send a relay to a connection (connectionId, subject, intent, payload)",
-			risky: always, run: e.sendRelay},
+			run: e.sendRelay},
 		{name: "job_post", description: "Post a job to your connections (title, description, taskType, urgency)",
-			risky: always, run: e.postJob},
+			run: e.postJob},
 	}
 }
 
@@ -193,24 +177,6 @@ func (e *Executor) handlerFor(ctx context.Context, p *auth.Principal, a dispatch
 			a.Type, a.Type)}
 	}
 	return h, nil
-}
-
-// paidHandler: a dispatch spends money when its handler is a store agent
-// that is not free.
-func (e *Executor) paidHandler(ctx context.Context, p *auth.Principal, body json.RawMessage) (bool, error) {
-	a, err := decode[dispatchBody]("dispatch_queue", body)
-	if err != nil {
-		return false, err
-	}
-	h, err := e.handlerFor(ctx, p, a)
-	if err != nil || h.Kind != capgate.KindStoreAgent {
-		return false, nil // a refused dispatch runs nothing: it fails when run
-	}
-	res, err := e.Store.GetStoreAgent(ctx, &switchboardv1.GetStoreAgentRequest{Id: h.ID})
-	if err != nil {
-		return true, nil // unknown price: ask
-	}
-	return res.GetAgent().GetPricingModel() != "free", nil
 }
 
 // dispatch is dispatch_queue: the gate first, then the queue's own create

@@ -9,6 +9,9 @@ package capabilities
 import (
 	"context"
 	"crypto/subtle"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -21,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capgate"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // Error codes (docs/decisions.md "Errors").
@@ -94,6 +98,7 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 		}
 	}
 	resolved := resolvedOf(in.prompt, in.fields, nil)
+	w := provenance.Of(ctx)
 	var pack *ent.CapabilityPack
 	var inst *ent.CapabilityInstall
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
@@ -101,7 +106,9 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 		c := tx.CapabilityPack.Create().SetID(id).SetUserID(userID).SetName(in.name).
 			SetNillableDescription(in.description).SetNillableIcon(in.icon).SetNillableCategory(in.cat).
 			SetNillableIntegrationType(in.integration).SetPricingModel(in.pricing).SetPrice(in.price).
-			SetPrompt(in.prompt).SetEditableFields(in.fields).SetCreatedAt(now).SetUpdatedAt(now)
+			SetPrompt(in.prompt).SetEditableFields(in.fields).SetCreatedAt(now).SetUpdatedAt(now).
+			SetCreatedBy(capabilitypack.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
+			SetTextBy(capabilitypack.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr())
 		if sealed != nil {
 			c.SetAccessPasswordSealed(sealed)
 		}
@@ -110,6 +117,8 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 		}
 		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(id).SetActive(true).
 			SetCustomizations(map[string]string{}).SetNillableResolvedPrompt(resolved).
+			SetCreatedBy(capabilityinstall.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
+			SetTextBy(capabilityinstall.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr()).
 			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if err != nil {
 			return apperr.Internal(err)
@@ -186,8 +195,12 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 			inst, err = tx.CapabilityInstall.Get(ctx, prev.ID)
 			return apperr.Wrap(err)
 		}
+		w := provenance.Of(ctx)
 		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(pack.ID).SetActive(true).
-			SetCustomizations(custom).SetNillableResolvedPrompt(resolved).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+			SetCustomizations(custom).SetNillableResolvedPrompt(resolved).
+			SetCreatedBy(capabilityinstall.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
+			SetTextBy(capabilityinstall.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr()).
+			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if ent.IsConstraintError(err) {
 			return apperr.Conflict("capability %q is already installed", pack.Name)
 		}
@@ -273,7 +286,7 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.changeInstall(ctx, p.UserID, req.GetId(), func(pack *ent.CapabilityPack, u *ent.CapabilityInstallUpdate) error {
+	v, err := s.changeInstall(ctx, p.UserID, req.GetId(), func(pack *ent.CapabilityPack, inst *ent.CapabilityInstall, u *ent.CapabilityInstallUpdate) error {
 		values, err := checkCustomizations(pack.EditableFields, req.GetCustomizations())
 		if err != nil {
 			return err
@@ -282,7 +295,15 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 		if len(missing) > 0 {
 			return apperr.Invalid("no value for %s: give one in customizations (the field has no default)", joinQuoted(missing))
 		}
-		u.SetCustomizations(values).SetResolvedPrompt(resolved)
+		// The values are the install's words, replaced as a whole.
+		by := provenance.Written(provenance.Read(string(inst.TextBy), inst.TextByRef), provenance.Of(ctx),
+			provenance.Field{Before: valuesText(inst.Customizations), After: valuesText(values), Set: true})
+		u.SetCustomizations(values).SetResolvedPrompt(resolved).SetTextBy(capabilityinstall.TextBy(by.Kind))
+		if by.Ref == "" {
+			u.ClearTextByRef()
+		} else {
+			u.SetTextByRef(by.Ref)
+		}
 		return nil
 	})
 	if err != nil {
@@ -298,7 +319,7 @@ func (s *Service) UninstallCapability(ctx context.Context, req *switchboardv1.Un
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.changeInstall(ctx, p.UserID, req.GetId(), func(_ *ent.CapabilityPack, u *ent.CapabilityInstallUpdate) error {
+	v, err := s.changeInstall(ctx, p.UserID, req.GetId(), func(_ *ent.CapabilityPack, _ *ent.CapabilityInstall, u *ent.CapabilityInstallUpdate) error {
 		u.SetActive(false)
 		return nil
 	})
@@ -353,7 +374,8 @@ func (s *Service) activeInstall(ctx context.Context, userID, id string) (*ent.Ca
 // while it is still active (a concurrent uninstall makes it 404) and answers
 // the pack's view. set only checks and sets (no I/O: it runs in the
 // transaction); its error refuses the change and nothing is written.
-func (s *Service) changeInstall(ctx context.Context, userID, id string, set func(*ent.CapabilityPack, *ent.CapabilityInstallUpdate) error) (*switchboardv1.CapabilityPack, error) {
+func (s *Service) changeInstall(ctx context.Context, userID, id string,
+	set func(*ent.CapabilityPack, *ent.CapabilityInstall, *ent.CapabilityInstallUpdate) error) (*switchboardv1.CapabilityPack, error) {
 	pack, inst, err := s.activeInstall(ctx, userID, id)
 	if err != nil {
 		return nil, err
@@ -361,7 +383,7 @@ func (s *Service) changeInstall(ctx context.Context, userID, id string, set func
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		u := tx.CapabilityInstall.Update().
 			Where(capabilityinstall.ID(inst.ID), capabilityinstall.Active(true)).SetUpdatedAt(s.now())
-		if err := set(pack, u); err != nil {
+		if err := set(pack, inst, u); err != nil {
 			return err
 		}
 		n, err := u.Save(ctx)
@@ -378,6 +400,15 @@ func (s *Service) changeInstall(ctx context.Context, userID, id string, set func
 		return nil, err
 	}
 	return s.viewOf(ctx, userID, pack, inst)
+}
+
+// valuesText is an install's values as one text, in key order.
+func valuesText(values map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		b.WriteString(k + "=" + values[k] + "\n")
+	}
+	return b.String()
 }
 
 func notInstalled() error { return apperr.NotFound("capability not installed") }

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // CreateContact adds a contact.
@@ -30,6 +31,9 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 		if err := e.apply(create.Mutation()); err != nil {
 			return nil, apperr.Internal(err)
 		}
+		w := provenance.Of(ctx)
+		create.SetCreatedBy(contact.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr())
+		setText(create.Mutation(), w)
 		c, err := create.Save(ctx)
 		if err != nil {
 			return nil, apperr.Internal(err)
@@ -59,13 +63,15 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 		return nil, err
 	}
 	d, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.ContactDetail, error) {
-		if _, err := find(ctx, tx.Client(), p.UserID, req.GetId()); err != nil {
+		before, err := find(ctx, tx.Client(), p.UserID, req.GetId())
+		if err != nil {
 			return nil, err
 		}
 		update := tx.Contact.UpdateOneID(req.GetId()).Where(contact.UserID(p.UserID)).SetUpdatedAt(s.now())
 		if err := e.apply(update.Mutation()); err != nil {
 			return nil, apperr.Internal(err)
 		}
+		setText(update.Mutation(), e.textAfter(before, provenance.Of(ctx)))
 		c, err := update.Save(ctx)
 		if ent.IsNotFound(err) { // deleted since find
 			return nil, apperr.NotFound("contact %q not found", req.GetId())

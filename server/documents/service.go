@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
@@ -44,6 +45,7 @@ var metadata = []string{
 	document.FieldID, document.FieldUserID, document.FieldTitle, document.FieldMimeType, document.FieldSize,
 	document.FieldSource, document.FieldSharedBy, document.FieldExecutionID,
 	document.FieldCreatedAt, document.FieldUpdatedAt,
+	document.FieldCreatedBy, document.FieldCreatedByRef, document.FieldTextBy, document.FieldTextByRef,
 }
 
 // withContent is metadata and the text, without a binary document's bytes.
@@ -122,8 +124,11 @@ type New struct {
 // Create stores a local document and its document_created activity in tx
 // (the multipart upload, and the assistant's generated images).
 func Create(ctx context.Context, tx *db.Tx, n New) (*ent.Document, error) {
+	w := provenance.Of(ctx)
 	create := tx.Document.Create().SetUserID(n.UserID).SetTitle(n.Title).SetMimeType(n.MimeType).
-		SetSource("local").SetCreatedAt(n.At).SetUpdatedAt(n.At)
+		SetSource("local").SetCreatedAt(n.At).SetUpdatedAt(n.At).
+		SetCreatedBy(document.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
+		SetTextBy(document.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr())
 	if IsText(n.MimeType) {
 		create.SetContent(n.Content).SetSize(len(n.Content))
 	} else {
@@ -155,30 +160,40 @@ func (s *Service) UpdateDocument(ctx context.Context, req *switchboardv1.UpdateD
 			return nil, err
 		}
 		update := tx.Document.UpdateOneID(d.ID).Where(document.UserID(p.UserID)).SetUpdatedAt(s.now())
+		title := provenance.Field{Before: d.Title, After: d.Title}
+		content := provenance.Field{Before: d.Content, After: d.Content}
 		if req.Title != nil {
-			title, err := checkTitle(req.GetTitle())
+			t, err := checkTitle(req.GetTitle())
 			if err != nil {
 				return nil, err
 			}
-			update.SetTitle(title)
+			update.SetTitle(t)
+			title.After, title.Set = t, true
 		}
 		if req.Content != nil || req.MimeType != nil {
 			if !IsText(d.MimeType) {
 				return nil, apperr.Invalid("document %q is a binary file (%s): only its title changes; upload a new file instead", d.ID, d.MimeType)
 			}
-			t, content := d.MimeType, d.Content
+			t := d.MimeType
 			if req.MimeType != nil {
 				if t, err = textType(req.GetMimeType()); err != nil {
 					return nil, err
 				}
 			}
 			if req.Content != nil {
-				content = req.GetContent()
+				content.After, content.Set = req.GetContent(), true
 			}
-			if err := checkText(t, []byte(content)); err != nil {
+			if err := checkText(t, []byte(content.After)); err != nil {
 				return nil, err
 			}
-			update.SetMimeType(t).SetContent(content).SetSize(len(content))
+			update.SetMimeType(t).SetContent(content.After).SetSize(len(content.After))
+		}
+		by := provenance.Written(provenance.Read(string(d.TextBy), d.TextByRef), provenance.Of(ctx), title, content)
+		update.SetTextBy(document.TextBy(by.Kind))
+		if by.Ref == "" {
+			update.ClearTextByRef()
+		} else {
+			update.SetTextByRef(by.Ref)
 		}
 		d, err = update.Select(metadata[0], metadata[1:]...).Save(ctx)
 		if ent.IsNotFound(err) { // deleted since find

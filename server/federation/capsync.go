@@ -110,7 +110,9 @@ func (h *Hub) syncCapability(ctx context.Context, inst *ent.FederationInstance, 
 				SetRemoteID(c.GetId()).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
 				SetNillableDescription(s.description).SetNillableCategory(s.category).
 				SetNillablePromptGroup(s.promptGroup).SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).
-				SetAlwaysLoad(s.always).SetStatus(capabilitypack.Status(h.Policy.InitialStatus())).Exec(ctx)
+				SetAlwaysLoad(s.always).SetStatus(capabilitypack.Status(h.Policy.InitialStatus())).
+				SetCreatedBy(capabilitypack.CreatedByPeer).SetCreatedByRef(inst.ID).
+				SetTextBy(capabilitypack.TextByPeer).SetTextByRef(inst.ID).Exec(ctx)
 		},
 		update: func(tx *db.Tx) error {
 			// A changed prompt is what the assistant runs: it is reviewed
@@ -118,7 +120,7 @@ func (h *Hub) syncCapability(ctx context.Context, inst *ent.FederationInstance, 
 			status := h.Policy.StatusAfterChange(string(row.Status), row.Prompt != s.prompt)
 			up := tx.CapabilityPack.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
 				SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).SetAlwaysLoad(s.always).
-				SetStatus(capabilitypack.Status(status))
+				SetStatus(capabilitypack.Status(status)).SetTextBy(capabilitypack.TextByPeer).SetTextByRef(inst.ID)
 			setOrClear(s.description, up.SetDescription, up.ClearDescription)
 			setOrClear(s.category, up.SetCategory, up.ClearCategory)
 			setOrClear(s.promptGroup, up.SetPromptGroup, up.ClearPromptGroup)

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"google.golang.org/protobuf/proto"
+
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 )
 
@@ -17,12 +19,13 @@ func assistantPromptFixtures() []fixture {
 			{Role: "user", Content: "approve my tasks"},
 		},
 		Sections: []*switchboardv1.AssistantPromptSection{
-			{Kind: "group", Name: "core", Tokens: 280},
-			{Kind: "item", Name: "queue_item ckx5f0a1b0000qzrmqueue0001", Tokens: 41, Outside: true},
-			{Kind: "turn", Name: "turn -1", Tokens: 6},
-			{Kind: "message", Name: "message", Tokens: 4},
+			{Kind: "group", Name: "core", Tokens: 280, Provenance: "system"},
+			{Kind: "item", Name: "queue_item ckx5f0a1b0000qzrmqueue0001", Tokens: 41, Outside: true, Provenance: "peer",
+				ProvenanceRef: proto.String("ckx5f0a1b0000qzrmconn00001")},
+			{Kind: "turn", Name: "turn -1", Tokens: 6, Provenance: "assistant"},
+			{Kind: "message", Name: "message", Tokens: 4, Provenance: "operator"},
 		},
-		Dropped: []*switchboardv1.AssistantPromptSection{{Kind: "turn", Name: "turn -2", Tokens: 900}},
+		Dropped: []*switchboardv1.AssistantPromptSection{{Kind: "turn", Name: "turn -2", Tokens: 900, Provenance: "operator"}},
 		Tokens:  331, Budget: 8000, Outside: true,
 	}
 	return []fixture{

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // checklistChange is what replacing a checklist did.
@@ -29,7 +30,7 @@ type checklistChange struct {
 // that item, with its source fields; an id that is not one of the card's items
 // is refused. An entry without an order takes its position in the list.
 func replaceChecklist(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*ent.ChecklistItem,
-	list []*switchboardv1.ChecklistItemInput, now time.Time) (checklistChange, error) {
+	list []*switchboardv1.ChecklistItemInput, w provenance.Mark, now time.Time) (checklistChange, error) {
 	var ch checklistChange
 	byID := make(map[string]*ent.ChecklistItem, len(existing))
 	for _, it := range existing {
@@ -49,8 +50,11 @@ func replaceChecklist(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*e
 		}
 		old := byID[in.GetId()]
 		if old == nil {
-			if err := tx.ChecklistItem.Create().SetUserID(c.UserID).SetCardID(c.ID).SetText(text).
-				SetCompleted(done).SetOrder(order).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
+			create := tx.ChecklistItem.Create().SetUserID(c.UserID).SetCardID(c.ID).SetText(text).
+				SetCompleted(done).SetOrder(order).SetCreatedAt(now).SetUpdatedAt(now).
+				SetCreatedBy(checklistitem.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr())
+			setChecklistText(create.Mutation(), w)
+			if err := create.Exec(ctx); err != nil {
 				return ch, fmt.Errorf("kanban: add checklist item: %w", err)
 			}
 			ch.items = append(ch.items, Item{Completed: done})
@@ -62,8 +66,9 @@ func replaceChecklist(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*e
 		if old.Text == text && old.Order == order && old.Completed == done {
 			continue
 		}
-		row, err := tx.ChecklistItem.UpdateOne(old).SetText(text).SetOrder(order).SetCompleted(done).
-			SetUpdatedAt(now).Save(ctx)
+		upd := tx.ChecklistItem.UpdateOne(old).SetText(text).SetOrder(order).SetCompleted(done).SetUpdatedAt(now)
+		setChecklistText(upd.Mutation(), checklistText(old, text, w))
+		row, err := upd.Save(ctx)
 		if err != nil {
 			return ch, fmt.Errorf("kanban: update checklist item: %w", err)
 		}
@@ -242,8 +247,9 @@ func (s *Service) updateItem(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 		return toChecklistItem(old), false, errNoChange
 	}
 	now := s.now()
-	row, err := tx.ChecklistItem.UpdateOne(old).SetText(text).SetCompleted(done).SetOrder(order).
-		SetUpdatedAt(now).Save(ctx)
+	upd := tx.ChecklistItem.UpdateOne(old).SetText(text).SetCompleted(done).SetOrder(order).SetUpdatedAt(now)
+	setChecklistText(upd.Mutation(), checklistText(old, text, provenance.Of(ctx)))
+	row, err := upd.Save(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("kanban: update checklist item: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
@@ -200,6 +201,9 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 		if err := applyInput(create.Mutation(), in, nil); err != nil {
 			return err
 		}
+		w := provenance.Of(ctx)
+		create.SetCreatedBy(card.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr())
+		setCardText(create.Mutation(), w)
 		status := string(card.DefaultStatus)
 		if in.Status != nil {
 			status = in.GetStatus()
@@ -215,7 +219,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 		if err != nil {
 			return fmt.Errorf("kanban: create card: %w", err)
 		}
-		if _, err := replaceChecklist(ctx, tx, c, nil, in.GetChecklist(), now); err != nil {
+		if _, err := replaceChecklist(ctx, tx, c, nil, in.GetChecklist(), w, now); err != nil {
 			return err
 		}
 		if _, err := replaceContacts(ctx, tx, c, nil, in.GetContacts(), contacts, now); err != nil {

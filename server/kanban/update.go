@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // updateCard answers the card as updated, or the card as it was together with
@@ -44,6 +45,8 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if err := applyInput(upd.Mutation(), in, cl); err != nil {
 		return nil, err
 	}
+	w := provenance.Of(ctx)
+	setCardText(upd.Mutation(), cardText(before, upd.Mutation(), w))
 	moved := in.Status != nil && in.GetStatus() != string(before.Status)
 	if moved && in.Order == nil {
 		if err := toEndOf(ctx, tx, upd, p.UserID, in.GetStatus()); err != nil {
@@ -54,7 +57,7 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	// non-empty list named in clearFields).
 	var ch checklistChange
 	if len(in.GetChecklist()) > 0 || cl["checklist"] != nil {
-		if ch, err = replaceChecklist(ctx, tx, before, before.Edges.ChecklistItems, in.GetChecklist(), now); err != nil {
+		if ch, err = replaceChecklist(ctx, tx, before, before.Edges.ChecklistItems, in.GetChecklist(), w, now); err != nil {
 			return nil, err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 	"github.com/switchboard-hq/switchboard/server/queue"
@@ -271,6 +272,7 @@ func (s *Service) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnec
 	req := &switchboardv1.CreateQueueItemRequest{Title: title, Priority: &in.queuePriority, Metadata: &meta,
 		Source: proto.String("relay:" + peer), Description: description(in.payload)}
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}
+	ctx = provenance.With(ctx, provenance.Mark{Kind: provenance.Peer, Ref: c.ID})
 	return s.Queue.CreateForeign(ctx, tx, p, req, queue.Foreign{RequesterEmail: c.PeerUserEmail, RequesterName: in.fromName,
 		SourceInstanceName: instanceNameOf(c)}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
 		if _, err := create.SetItemID(it.ID).Save(ctx); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // Checklist sources and labels the bridge writes (kanban.proto, ChecklistItem).
@@ -34,10 +35,10 @@ const (
 // (bench/entcost_test.go, bench/RESULTS.md). "$n" binds by position on SQLite
 // too; TestCreateRowsMatchEnt compares every column with ent's own insert.
 const (
-	insertCard = `INSERT INTO cards (id, created_at, updated_at, title, description, status, priority, assignee, "order", labels, is_archived, user_id, project_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
-	insertChecklistRow = `INSERT INTO checklist_items (id, created_at, updated_at, text, completed, "order", source_type, source_id, source_label, assignee_type, user_id, card_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+	insertCard = `INSERT INTO cards (id, created_at, updated_at, title, description, status, priority, assignee, "order", labels, is_archived, user_id, project_id, created_by, created_by_ref, text_by, text_by_ref)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $14, $15)`
+	insertChecklistRow = `INSERT INTO checklist_items (id, created_at, updated_at, text, completed, "order", source_type, source_id, source_label, assignee_type, user_id, card_id, created_by, created_by_ref, text_by, text_by_ref)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $14)`
 )
 
 // emptyLabels is how ent stores a card's default labels (JSON []).
@@ -91,9 +92,11 @@ func (b bridge) newCard(ctx context.Context, item *ent.QueueItem) (string, error
 		return "", err
 	}
 	id, now := ids.New(), b.now
+	// The card carries the item's words, so their writer too.
+	w := textWriter(item)
 	if _, err := b.tx.ExecContext(ctx, insertCard, id, now, now, item.Title, item.Description,
 		string(card.StatusActive), string(item.Priority), string(card.AssigneeHuman), order, emptyLabels, false,
-		b.userID, item.ProjectID); err != nil {
+		b.userID, item.ProjectID, w.Kind, w.RefPtr()); err != nil {
 		return "", err
 	}
 	return id, activity.Write(ctx, b.tx, activity.Entry{
@@ -111,14 +114,14 @@ func (b bridge) arrive(ctx context.Context, item *ent.QueueItem, meta map[string
 		return "", false, fmt.Errorf("bridge: link card: %w", err)
 	}
 	if isNew { // a new card's checklist is empty, and nobody else sees it yet
-		return cardID, true, b.insertRow(ctx, cardID, 0, item.Title, sourceQueue, item.ID, labelQueued)
+		return cardID, true, b.insertRow(ctx, cardID, 0, item, item.Title, sourceQueue, labelQueued)
 	}
-	return cardID, false, b.addRow(ctx, cardID, item.Title, sourceQueue, item.ID, labelQueued)
+	return cardID, false, b.addRow(ctx, cardID, item, item.Title, sourceQueue, labelQueued)
 }
 
-// addRow appends a row at the end of the card's checklist, holding the card
-// so that concurrent appends take distinct orders.
-func (b bridge) addRow(ctx context.Context, cardID, text, source, sourceID, label string) error {
+// addRow appends a row for item at the end of the card's checklist, holding
+// the card so that concurrent appends take distinct orders.
+func (b bridge) addRow(ctx context.Context, cardID string, item *ent.QueueItem, text, source, label string) error {
 	if err := kanban.LockChecklist(ctx, b.tx, b.userID, cardID); err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}
@@ -126,14 +129,21 @@ func (b bridge) addRow(ctx context.Context, cardID, text, source, sourceID, labe
 	if err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}
-	return b.insertRow(ctx, cardID, n, text, source, sourceID, label)
+	return b.insertRow(ctx, cardID, n, item, text, source, label)
 }
 
-func (b bridge) insertRow(ctx context.Context, cardID string, order int, text, source, sourceID, label string) error {
-	now := b.now
+// insertRow writes a checklist row for item; its text is made of the item's
+// title, so it has the item's writer.
+func (b bridge) insertRow(ctx context.Context, cardID string, order int, item *ent.QueueItem, text, source, label string) error {
+	now, w := b.now, textWriter(item)
 	_, err := b.tx.ExecContext(ctx, insertChecklistRow, ids.New(), now, now, text, false, int32(order),
-		source, sourceID, label, "divi", b.userID, cardID)
+		source, item.ID, label, "divi", b.userID, cardID, w.Kind, w.RefPtr())
 	return err
+}
+
+// textWriter is who wrote item's title and description.
+func textWriter(item *ent.QueueItem) provenance.Mark {
+	return provenance.Read(string(item.TextBy), item.TextByRef)
 }
 
 // move updates the board for a queue event.
@@ -159,7 +169,7 @@ func (b bridge) move(ctx context.Context, item *ent.QueueItem, ev Event) error {
 		if err = rows.SetSourceLabel(labelCompleted).SetCompleted(true).Exec(ctx); err != nil {
 			break
 		}
-		err = b.addRow(ctx, cardID, "Review: "+item.Title, sourceQueueReview, item.ID, labelPendingReview)
+		err = b.addRow(ctx, cardID, item, "Review: "+item.Title, sourceQueueReview, labelPendingReview)
 		if err == nil {
 			err = activity.Write(ctx, b.tx, activity.Entry{
 				UserID: b.userID, Action: "task_completed", Actor: b.actor, CardID: cardID, At: b.now,
@@ -176,7 +186,7 @@ func (b bridge) move(ctx context.Context, item *ent.QueueItem, ev Event) error {
 			return fmt.Errorf("bridge: %w", cerr)
 		}
 		if !open {
-			err = b.addRow(ctx, cardID, "Retry: "+item.Title, sourceQueue, item.ID, labelPendingRetry)
+			err = b.addRow(ctx, cardID, item, "Retry: "+item.Title, sourceQueue, labelPendingRetry)
 		}
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/comms"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -48,6 +49,10 @@ func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	}
 	b := bridge{tx, d.UserID, d.AgentName, d.At.UTC()}
 	draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: &d.Description, Priority: queueitem.PriorityMedium}
+	// The store's item: an execution's task as the store took it (it may
+	// have come through a hub or a key), later its output.
+	writer := provenance.Mark{Kind: provenance.Store, Ref: d.ExecutionID}
+	setWriter(draft, writer)
 	cardID, cardIsNew, err := b.arrive(ctx, draft, nil)
 	if err != nil {
 		return nil, err
@@ -56,6 +61,7 @@ func Track(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error) {
 	it := &ent.QueueItem{ID: draft.ID, CreatedAt: at, UpdatedAt: at, UserID: d.UserID, Type: queueitem.TypeTask,
 		Title: title, Description: &d.Description, Priority: queueitem.PriorityMedium, Status: queueitem.StatusInProgress,
 		Source: ptr("marketplace"), Metadata: meta, TaskOrigin: queueitem.TaskOriginMarketplace, CardID: &cardID}
+	setWriter(it, writer)
 	if err := insertItem(ctx, tx, it); err != nil {
 		return nil, err
 	}

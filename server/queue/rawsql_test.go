@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
+	"github.com/switchboard-hq/switchboard/ent/checklistitem"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
@@ -28,7 +29,7 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, src, project := "a description", "agent", "proj-1"
+	desc, src, project, keyRef := "a description", "agent", "proj-1", "key-1"
 	// The card that checklist rows and activity entries point at; made with
 	// plain SQL, so the cards case below compares against ent's card.
 	var cardID string
@@ -47,19 +48,22 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 	}{
 		{table: "cards", computed: map[string]any{"order": int64(4)}, ent: func(tx *db.Tx) (string, error) {
 			c, err := tx.Card.Create().SetUserID(u.ID).SetTitle("T").SetNillableDescription(&desc).
-				SetStatus(card.StatusActive).SetPriority(card.PriorityHigh).SetOrder(3).SetProjectID(project).Save(ctx)
+				SetStatus(card.StatusActive).SetPriority(card.PriorityHigh).SetOrder(3).SetProjectID(project).
+				SetCreatedBy(card.CreatedByKey).SetCreatedByRef(keyRef).SetTextBy(card.TextByKey).SetTextByRef(keyRef).Save(ctx)
 			if err != nil {
 				return "", err
 			}
 			return c.ID, nil
 		}, raw: func(tx *db.Tx) (string, error) { // a new card goes to the end of its column: 3 + 1
 			b := bridge{tx: tx, userID: u.ID, actor: "test", now: time.Now().UTC()}
-			return b.newCard(ctx, &ent.QueueItem{Title: "T", Description: &desc, Priority: queueitem.PriorityHigh, ProjectID: &project})
+			return b.newCard(ctx, &ent.QueueItem{Title: "T", Description: &desc, Priority: queueitem.PriorityHigh, ProjectID: &project,
+				TextBy: queueitem.TextByKey, TextByRef: &keyRef})
 		}},
 		{table: "queue_items", ent: func(tx *db.Tx) (string, error) {
 			it, err := tx.QueueItem.Create().SetUserID(u.ID).SetTitle("T").SetNillableDescription(&desc).
 				SetType(queueitem.TypeReminder).SetPriority(queueitem.PriorityUrgent).SetStatus(queueitem.StatusReady).
-				SetSource(src).SetMetadata(`{"a":1}`).SetTaskOrigin(queueitem.TaskOriginOwner).SetProjectID(project).Save(ctx)
+				SetSource(src).SetMetadata(`{"a":1}`).SetTaskOrigin(queueitem.TaskOriginOwner).SetProjectID(project).
+				SetCreatedBy(queueitem.CreatedByKey).SetCreatedByRef(keyRef).SetTextBy(queueitem.TextByKey).SetTextByRef(keyRef).Save(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -68,18 +72,21 @@ func TestCreateRowsMatchEnt(t *testing.T) {
 			now := time.Now().UTC()
 			it := &ent.QueueItem{ID: "raw-item", CreatedAt: now, UpdatedAt: now, UserID: u.ID, Type: queueitem.TypeReminder,
 				Title: "T", Description: &desc, Priority: queueitem.PriorityUrgent, Status: queueitem.StatusReady,
-				Source: &src, Metadata: `{"a":1}`, TaskOrigin: queueitem.TaskOriginOwner, ProjectID: &project}
+				Source: &src, Metadata: `{"a":1}`, TaskOrigin: queueitem.TaskOriginOwner, ProjectID: &project,
+				CreatedBy: queueitem.CreatedByKey, CreatedByRef: &keyRef, TextBy: queueitem.TextByKey, TextByRef: &keyRef}
 			return it.ID, insertItem(ctx, tx, it)
 		}},
 		{table: "checklist_items", ent: func(tx *db.Tx) (string, error) {
 			r, err := tx.ChecklistItem.Create().SetUserID(u.ID).SetCardID(cardID).SetText("row").SetOrder(2).
-				SetSourceType(sourceQueue).SetSourceID("item-1").SetSourceLabel(labelQueued).SetAssigneeType("divi").Save(ctx)
+				SetSourceType(sourceQueue).SetSourceID("item-1").SetSourceLabel(labelQueued).SetAssigneeType("divi").
+				SetCreatedBy(checklistitem.CreatedByKey).SetCreatedByRef(keyRef).SetTextBy(checklistitem.TextByKey).SetTextByRef(keyRef).Save(ctx)
 			if err != nil {
 				return "", err
 			}
 			return r.ID, nil
 		}, raw: func(tx *db.Tx) (string, error) {
-			err := (bridge{tx: tx, userID: u.ID, actor: "test", now: time.Now().UTC()}).insertRow(ctx, cardID, 2, "row", sourceQueue, "item-1", labelQueued)
+			err := (bridge{tx: tx, userID: u.ID, actor: "test", now: time.Now().UTC()}).insertRow(ctx, cardID, 2,
+				&ent.QueueItem{ID: "item-1", TextBy: queueitem.TextByKey, TextByRef: &keyRef}, "row", sourceQueue, labelQueued)
 			return "", err
 		}},
 		{table: "activity_entries", ent: func(tx *db.Tx) (string, error) {

@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -260,8 +261,13 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		}
 		// The board first, so the item is inserted once, already linked.
 		now := s.Now().UTC()
+		writer := provenance.Of(ctx)
+		if d.foreign != nil && writer.Kind != provenance.Peer {
+			writer = provenance.Mark{Kind: provenance.Peer} // another person's request, whoever relayed it
+		}
 		draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}
+		setWriter(draft, writer)
 		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor(), now}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
 		if err != nil {
 			return apperr.Wrap(err)
@@ -275,6 +281,7 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 			it.TaskOrigin = queueitem.TaskOriginFederation
 			it.RequesterEmail, it.RequesterName, it.SourceInstanceName = &f.RequesterEmail, &f.RequesterName, &f.SourceInstanceName
 		}
+		setWriter(it, writer)
 		if err := insertItem(ctx, tx, it); err != nil {
 			return apperr.Wrap(err)
 		}
@@ -302,6 +309,12 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 	return out, nil
 }
 
+// setWriter records w as the new item's creator and the writer of its text.
+func setWriter(it *ent.QueueItem, w provenance.Mark) {
+	it.CreatedBy, it.CreatedByRef = queueitem.CreatedBy(w.Kind), w.RefPtr()
+	it.TextBy, it.TextByRef = queueitem.TextBy(w.Kind), w.RefPtr()
+}
+
 // askedBy is who asked for a new item: the request's source when given and not
 // blank, else for a key the X-Agent-Name header or the key's label; the
 // operator's own session leaves it empty (docs/decisions.md "Who asked, who
@@ -323,11 +336,12 @@ func askedBy(ctx context.Context, p *auth.Principal, given *string) (*string, er
 // insertItem writes a new item's row as plain SQL (see insertCard for why);
 // it sets exactly the columns ent's create would.
 func insertItem(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on, requester_email, requester_name, source_instance_name, subtask_order)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO queue_items (id, created_at, updated_at, user_id, type, title, description, priority, status, source, metadata, task_origin, project_id, card_id, parent_task_id, depends_on, requester_email, requester_name, source_instance_name, subtask_order, created_by, created_by_ref, text_by, text_by_ref)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
 		it.ID, it.CreatedAt, it.UpdatedAt, it.UserID, string(it.Type), it.Title, it.Description, string(it.Priority),
 		string(it.Status), it.Source, it.Metadata, string(it.TaskOrigin), it.ProjectID, it.CardID, it.ParentTaskID, it.DependsOn,
-		it.RequesterEmail, it.RequesterName, it.SourceInstanceName, it.SubtaskOrder)
+		it.RequesterEmail, it.RequesterName, it.SourceInstanceName, it.SubtaskOrder,
+		string(it.CreatedBy), it.CreatedByRef, string(it.TextBy), it.TextByRef)
 	return err
 }
 
@@ -423,6 +437,17 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		before := text{it.Title, deref(it.Description)}
 		after := edited(before, req, title)
 		up := it.Update()
+		if req.Title != nil || req.Description != nil {
+			by := provenance.Written(provenance.Read(string(it.TextBy), it.TextByRef), provenance.Of(ctx),
+				provenance.Field{Before: before.Title, After: after.Title, Set: req.Title != nil},
+				provenance.Field{Before: before.Description, After: after.Description, Set: req.Description != nil})
+			up.SetTextBy(queueitem.TextBy(by.Kind))
+			if by.Ref == "" {
+				up.ClearTextByRef()
+			} else {
+				up.SetTextByRef(by.Ref)
+			}
+		}
 		if req.Title != nil {
 			up.SetTitle(title)
 		}

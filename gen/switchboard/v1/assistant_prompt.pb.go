@@ -133,7 +133,14 @@ type AssistantPromptSection struct {
 	// next part included.
 	Tokens int32 `protobuf:"varint,3,opt,name=tokens,proto3" json:"tokens,omitempty"`
 	// It holds text from outside the operator, in a data block.
-	Outside       bool `protobuf:"varint,4,opt,name=outside,proto3" json:"outside,omitempty"`
+	Outside bool `protobuf:"varint,4,opt,name=outside,proto3" json:"outside,omitempty"`
+	// Who wrote its text: system for Switchboard's own words (groups, the
+	// tag list, counts), operator for the operator's messages, else the
+	// writer of the item, card, pack, kit or turn it shows.
+	Provenance string `protobuf:"bytes,5,opt,name=provenance,proto3" json:"provenance,omitempty"`
+	// Which writer, when provenance names one: the API key's id, the other
+	// user's id, the connection's id, the store agent's id.
+	ProvenanceRef *string `protobuf:"bytes,6,opt,name=provenance_ref,json=provenanceRef,proto3,oneof" json:"provenance_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -194,6 +201,20 @@ func (x *AssistantPromptSection) GetOutside() bool {
 		return x.Outside
 	}
 	return false
+}
+
+func (x *AssistantPromptSection) GetProvenance() string {
+	if x != nil {
+		return x.Provenance
+	}
+	return ""
+}
+
+func (x *AssistantPromptSection) GetProvenanceRef() string {
+	if x != nil && x.ProvenanceRef != nil {
+		return *x.ProvenanceRef
+	}
+	return ""
 }
 
 type GetAssistantPromptResponse struct {
@@ -298,12 +319,18 @@ const file_switchboard_v1_assistant_prompt_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\amessage\"W\n" +
 	"\x16AssistantPromptMessage\x12#\n" +
 	"\x04role\x18\x01 \x01(\tB\x0f\xba\xf5\x18\vprompt_roleR\x04role\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"\x8b\x01\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"\x83\x02\n" +
 	"\x16AssistantPromptSection\x12+\n" +
 	"\x04kind\x18\x01 \x01(\tB\x17\xba\xf5\x18\x13prompt_section_kindR\x04kind\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
 	"\x06tokens\x18\x03 \x01(\x05R\x06tokens\x12\x18\n" +
-	"\aoutside\x18\x04 \x01(\bR\aoutside\"\xb0\x02\n" +
+	"\aoutside\x18\x04 \x01(\bR\aoutside\x12.\n" +
+	"\n" +
+	"provenance\x18\x05 \x01(\tB\x0e\xba\xf5\x18\n" +
+	"provenanceR\n" +
+	"provenance\x123\n" +
+	"\x0eprovenance_ref\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\rprovenanceRef\x88\x01\x01B\x11\n" +
+	"\x0f_provenance_ref\"\xb0\x02\n" +
 	"\x1aGetAssistantPromptResponse\x12B\n" +
 	"\bmessages\x18\x01 \x03(\v2&.switchboard.v1.AssistantPromptMessageR\bmessages\x12B\n" +
 	"\bsections\x18\x02 \x03(\v2&.switchboard.v1.AssistantPromptSectionR\bsections\x12@\n" +
@@ -352,6 +379,7 @@ func file_switchboard_v1_assistant_prompt_proto_init() {
 		return
 	}
 	file_switchboard_v1_options_proto_init()
+	file_switchboard_v1_assistant_prompt_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

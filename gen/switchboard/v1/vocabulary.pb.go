@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xcaD\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xf4F\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -480,7 +480,19 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x03kit\x12\x0fStore agent kit\x12\x17\n" +
 	"\aoutside\x12\fOutside text\x12\f\n" +
 	"\x04turn\x12\x04Turn\x12\x12\n" +
-	"\amessage\x12\aMessageZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\amessage\x12\aMessage\xb2\xf5\x18\xa5\x02\n" +
+	"\n" +
+	"provenance\x12\x18\n" +
+	"\boperator\x12\fThe operator\x12\x1a\n" +
+	"\tassistant\x12\rThe assistant\x12\x15\n" +
+	"\x06system\x12\vSwitchboard\x126\n" +
+	"\x11assistant_outside\x12!The assistant, after outside text\x12\x11\n" +
+	"\x03key\x12\n" +
+	"An API key\x12\x14\n" +
+	"\x04user\x12\fAnother user\x12\x18\n" +
+	"\x04peer\x12\x10Another instance\x12\x12\n" +
+	"\x05store\x12\tThe store\x12;\n" +
+	"\aunknown\x120Unknown (written before provenance was recorded)ZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -15,6 +15,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,12 @@ type Reply struct {
 	Images [][]byte
 	// URLOnly answers each image as a `url` without `b64_json`.
 	URLOnly bool
+	// Obey makes a chat answer "Done." followed by every action tag found
+	// anywhere in the request's messages, each once in order of appearance:
+	// a model that follows whatever instruction it is shown, data blocks
+	// included. Tags whose body is not a JSON object, or holds a "..."
+	// placeholder (the prompt groups' examples), are not repeated.
+	Obey bool
 }
 
 // Request is one request the provider received.
@@ -74,6 +81,36 @@ type Request struct {
 	FileContentType string
 }
 
+// Obey answers every chat with Reply{Obey: true} once the scripted
+// replies are used up.
+func (p *Provider) Obey() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.obey = true
+}
+
+// tagPattern finds an action tag on one line: [[name {json}]].
+var tagPattern = regexp.MustCompile(`\[\[([a-z_]+) (\{.*?\})\]\]`)
+
+// obey is an obedient model's reply to a chat request's messages.
+func obey(body map[string]any) []string {
+	out := []string{"Done."}
+	seen := map[string]bool{}
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		content, _ := m.(map[string]any)["content"].(string)
+		for _, found := range tagPattern.FindAllStringSubmatch(content, -1) {
+			var obj map[string]any
+			if json.Unmarshal([]byte(found[2]), &obj) != nil || strings.Contains(found[2], "...") || seen[found[0]] {
+				continue
+			}
+			seen[found[0]] = true
+			out = append(out, " "+found[0])
+		}
+	}
+	return out
+}
+
 // Provider is the fake. Its methods are safe for concurrent use.
 type Provider struct {
 	// URL is the base URL to configure, ending in /v1.
@@ -81,6 +118,7 @@ type Provider struct {
 	srv *httptest.Server
 
 	mu       sync.Mutex
+	obey     bool
 	script   map[string][]Reply
 	requests []Request
 	// Disconnected receives the index of each request whose stream the
@@ -149,6 +187,8 @@ func (p *Provider) take(req Request) (Reply, int) {
 	var r Reply
 	if q := p.script[req.Path]; len(q) > 0 {
 		r, p.script[req.Path] = q[0], q[1:]
+	} else if p.obey && req.Path == chatPath {
+		r.Obey = true
 	}
 	return r, len(p.requests) - 1
 }
@@ -179,6 +219,9 @@ func (p *Provider) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tokens := reply.Tokens
+	if reply.Obey {
+		tokens = obey(req.JSON)
+	}
 	if tokens == nil {
 		tokens = []string{"ok"}
 	}

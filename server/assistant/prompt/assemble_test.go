@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/promptgroups"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // Spec: RULINGS "The assistant" (the system prompt from the 17 groups,
@@ -30,6 +31,9 @@ func base() Input {
 }
 
 // names are the kept sections' names of a kind.
+// operator is the operator's own words.
+var operator = provenance.Mark{Kind: provenance.Operator}
+
 func names(p Prompt, kind string) []string {
 	var out []string
 	for _, s := range p.Sections {
@@ -107,9 +111,9 @@ func TestAssemble(t *testing.T) {
 		}},
 		{"a pack with a prompt group is a module scored like the groups", func(in *Input) {
 			in.Message = "plan my sprint"
-			in.Packs = []Pack{{ID: "p1", Name: "Sprints", Prompt: "Plan sprints in two weeks.", PromptGroup: "projects", SignalPatterns: []string{`\bsprint\b`}},
-				{ID: "p2", Name: "Tone", Prompt: "Write in a warm tone."},
-				{ID: "p3", Name: "Unmatched", Prompt: "Never loaded.", PromptGroup: "economy", SignalPatterns: []string{`\bescrow\b`}}}
+			in.Packs = []Pack{{ID: "p1", Name: "Sprints", Prompt: "Plan sprints in two weeks.", PromptGroup: "projects", SignalPatterns: []string{`\bsprint\b`}, Writer: operator},
+				{ID: "p2", Name: "Tone", Prompt: "Write in a warm tone.", Writer: operator},
+				{ID: "p3", Name: "Unmatched", Prompt: "Never loaded.", PromptGroup: "economy", SignalPatterns: []string{`\bescrow\b`}, Writer: operator}}
 		}, func(t *testing.T, p Prompt) {
 			if got := names(p, KindModule); !slices.Equal(got, []string{"Sprints"}) {
 				t.Fatalf("modules %v", got)
@@ -235,7 +239,7 @@ func big() Input {
 	for i := range 12 {
 		in.Turns = append(in.Turns, Turn{Role: []string{"user", "assistant"}[i%2], Content: fmt.Sprintf("turn %d ", i) + strings.Repeat("words ", 60)})
 	}
-	in.Packs = []Pack{{ID: "p1", Name: "Tone", Prompt: strings.Repeat("Be warm. ", 80)}}
+	in.Packs = []Pack{{ID: "p1", Name: "Tone", Prompt: strings.Repeat("Be warm. ", 80), Writer: operator}}
 	in.Kits = []Kit{{AgentID: "a1", Name: "Scribe", Slug: "scribe", Entries: []KitEntry{
 		{"overview", "Scribe", "Writes notes."}, {"required_input_schema", "Scribe: schema", strings.Repeat("{\"type\":\"object\"} ", 80)}}}}
 	in.Outside = []Outside{{Kind: "document", ID: "d1", Text: strings.Repeat("report ", 100)}}

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/chat"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -119,13 +120,27 @@ func (s Sources) packs(ctx context.Context, userID string, in *Input) error {
 	for _, r := range rows {
 		c := r.Edges.Capability
 		p := Pack{ID: c.ID, Name: c.Name, Prompt: *r.ResolvedPrompt, SignalPatterns: c.SignalPatterns,
-			TokenEstimate: c.TokenEstimate, AlwaysLoad: c.AlwaysLoad}
+			TokenEstimate: c.TokenEstimate, AlwaysLoad: c.AlwaysLoad, Writer: packWriter(userID, c, r)}
 		if c.PromptGroup != nil {
 			p.PromptGroup = *c.PromptGroup
 		}
 		in.Packs = append(in.Packs, p)
 	}
 	return nil
+}
+
+// packWriter is who wrote an install's resolved prompt: its template is
+// the pack author's (another user's when the caller did not make it), its
+// values the install's; outside when either is.
+func packWriter(userID string, c *ent.CapabilityPack, r *ent.CapabilityInstall) provenance.Mark {
+	w := provenance.Read(string(c.TextBy), c.TextByRef)
+	if !w.Outside() && c.UserID != userID {
+		w = provenance.Mark{Kind: provenance.User, Ref: c.UserID}
+	}
+	if values := provenance.Read(string(r.TextBy), r.TextByRef); !w.Outside() && len(r.Customizations) > 0 && values.Outside() {
+		w = values
+	}
+	return w
 }
 
 // kits are the installed store agents, newest install first, with the
@@ -199,77 +214,45 @@ func (s Sources) briefing(ctx context.Context, userID string, in *Input) error {
 	if err != nil {
 		return err
 	}
-	fed, err := s.fedCards(ctx, userID, rows)
-	if err != nil {
-		return err
-	}
 	for _, c := range rows {
-		it := cardItem(c)
-		if src, ok := fed[c.ID]; ok && !it.Outside {
-			it.Outside, it.Source = true, src
-		}
-		br.Items = append(br.Items, it)
+		br.Items = append(br.Items, cardItem(c))
 	}
 	in.Briefing = br
 	return nil
 }
 
-// fedCards are the cards an outside queue item was linked to (the queue's
-// bridge makes a card from an item's title and description), by card id,
-// with that item's source.
-func (s Sources) fedCards(ctx context.Context, userID string, cards []*ent.Card) (map[string]string, error) {
-	ids := make([]string, len(cards))
-	for i, c := range cards {
-		ids[i] = c.ID
-	}
-	items, err := s.DB.QueueItem.Query().Where(queueitem.UserID(userID), queueitem.CardIDIn(ids...),
-		queueitem.Or(queueitem.And(queueitem.SourceNotNil(), queueitem.SourceNEQ("")), queueitem.TaskOriginNEQ(queueitem.TaskOriginOwner))).
-		All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, it := range items {
-		out[*it.CardID] = queueItem(it).Source
-	}
-	return out, nil
-}
-
-// queueItem is an item as the briefing sees it. Its words are the
-// operator's only when the operator's own session created it (no source)
-// as the owner's task: a relay's (relay:…), an A2A task's (a2a:…), an
-// agent key's, the store's, a federation task's, and the assistant's own
-// (which may carry on text from an earlier outside prompt) are outside.
+// queueItem is an item as the briefing sees it: its words are the
+// operator's only when the operator or an inside tag wrote them last
+// (server/provenance); a relay's, an A2A task's, an agent key's, the
+// store's, and an edit by any of them are outside.
 func queueItem(it *ent.QueueItem) Item {
-	out := Item{Kind: "queue_item", ID: it.ID, Title: it.Title, Status: string(it.Status), Priority: string(it.Priority)}
+	out := Item{Kind: "queue_item", ID: it.ID, Title: it.Title, Status: string(it.Status), Priority: string(it.Priority),
+		Writer: provenance.Read(string(it.TextBy), it.TextByRef)}
 	if it.Description != nil {
 		out.Text = *it.Description
 	}
 	if it.Source != nil {
 		out.Source = *it.Source
 	}
-	out.Outside = out.Source != "" || it.TaskOrigin != queueitem.TaskOriginOwner
-	if out.Outside && out.Source == "" {
-		out.Source = string(it.TaskOrigin)
+	out.Outside = out.Writer.Outside()
+	if out.Source == "" {
+		out.Source = out.Writer.Kind
 	}
 	return out
 }
 
-// cardItem is a card as the briefing sees it: a card made from a relay,
-// linked to a peer's card or shared by another user carries their words
-// (and so does one made for an outside queue item: fedCards).
+// cardItem is a card as the briefing sees it, outside unless the operator
+// or an inside tag wrote its text last (a card the queue's bridge made for
+// an item has the item's writer).
 func cardItem(c *ent.Card) Item {
-	out := Item{Kind: "card", ID: c.ID, Title: c.Title, Status: string(c.Status), Priority: string(c.Priority)}
+	out := Item{Kind: "card", ID: c.ID, Title: c.Title, Status: string(c.Status), Priority: string(c.Priority),
+		Writer: provenance.Read(string(c.TextBy), c.TextByRef)}
 	if c.Description != nil {
 		out.Text = *c.Description
 	}
-	switch {
-	case c.SourceRelayID != nil:
-		out.Outside, out.Source = true, "relay:"+*c.SourceRelayID
-	case c.ExternalCardID != nil:
-		out.Outside, out.Source = true, "peer_card"
-	case c.OriginUserID != nil:
-		out.Outside, out.Source = true, "shared_card"
+	out.Outside, out.Source = out.Writer.Outside(), out.Writer.Kind
+	if c.SourceRelayID != nil {
+		out.Source = "relay:" + *c.SourceRelayID
 	}
 	return out
 }

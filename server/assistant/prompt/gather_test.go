@@ -98,7 +98,9 @@ func TestGatherReadsOneAccount(t *testing.T) {
 			if block == "" || !strings.HasPrefix(line, "> ") {
 				t.Fatalf("hostile text outside a data block: %q", line)
 			}
-			if !strings.Contains(block, "source=a2a:travel-agent") && !strings.Contains(block, "source=relay:acme") {
+			// The cards carry their item's writer: the keys.
+			if !strings.Contains(block, "source=a2a:travel-agent") && !strings.Contains(block, "source=relay:acme") &&
+				!(strings.Contains(block, "kind=card") && strings.Contains(block, "source=key")) {
 				t.Fatalf("hostile text in block %q", block)
 			}
 			blocks[block] = true
@@ -129,12 +131,38 @@ func TestAdminPromptRoute(t *testing.T) {
 	if last := msgs[1].(map[string]any); last["role"] != "user" || last["content"] != "approve my tasks" {
 		t.Fatalf("last message %v", last)
 	}
+	// Each section says who wrote it (issue 35): Switchboard's own words,
+	// the operator's message and item, the A2A key's task, the relay key's
+	// item (by the key's id).
 	var kinds []string
-	for _, s := range body["sections"].([]any) {
-		sec := s.(map[string]any)
+	writers := map[string]string{}
+	for _, raw := range body["sections"].([]any) {
+		sec := raw.(map[string]any)
 		kinds = append(kinds, sec["kind"].(string)+":"+sec["name"].(string))
 		if sec["tokens"].(float64) <= 0 {
 			t.Fatalf("section without tokens: %v", sec)
+		}
+		writer := sec["provenance"].(string)
+		if ref, _ := sec["provenanceRef"].(string); ref != "" {
+			writer += ":" + ref
+		}
+		if (sec["provenance"] != "operator" && sec["provenance"] != "system") != sec["outside"] {
+			t.Errorf("section %v: outside does not follow its provenance", sec)
+		}
+		if sec["kind"] == "item" {
+			writers[itemTitle(t, s, sec["name"].(string))] = writer
+		} else {
+			writers[sec["kind"].(string)] = writer
+		}
+	}
+	keys := map[string]string{}
+	for _, k := range ana.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any) {
+		keys[k.(map[string]any)["label"].(string)] = k.(map[string]any)["id"].(string)
+	}
+	for what, want := range map[string]string{"group": "system", "data_rule": "system", "tags": "system", "message": "operator",
+		"Call the bank": "operator", "From Acme": "key:" + keys["relay-bot"]} {
+		if writers[what] != want {
+			t.Errorf("%s written by %q, want %q (all: %v)", what, writers[what], want, writers)
 		}
 	}
 	if !slices.Contains(kinds, "group:queue") || !slices.Contains(kinds, "data_rule:data blocks") {
@@ -159,10 +187,22 @@ func TestAdminPromptRoute(t *testing.T) {
 	}
 }
 
+// itemTitle is the title of the briefing item a section names, read from
+// the database ("queue_item <id>" or "card <id>").
+func itemTitle(t *testing.T, s *servertest.Server, name string) string {
+	t.Helper()
+	kind, id, _ := strings.Cut(name, " ")
+	if kind == "card" {
+		return "card " + s.DB.Card.GetX(context.Background(), id).Title
+	}
+	return s.DB.QueueItem.GetX(context.Background(), id).Title
+}
+
 // Spec: RULINGS "The assistant" (installed packs' resolved prompts and
-// installed store agents' kits in the prompt). A pack ana installed loads as
-// instructions; the kit of the agent she installed (its developer's words)
-// is data; bob's pack does not reach her prompt.
+// installed store agents' kits in the prompt). A pack ana made with a store
+// key is data (issue 35: a key's words are outside), and so is the kit of
+// the agent she installed (its developer's words); bob's pack does not
+// reach her prompt.
 func TestGatherKitsAndPacks(t *testing.T) {
 	t.Parallel()
 	s := servertest.New(t)
@@ -190,6 +230,10 @@ func TestGatherKitsAndPacks(t *testing.T) {
 	sys := p.Messages[0].Content
 	if !p.Outside || !strings.Contains(sys, "Sign every email as Ana.") || strings.Contains(sys, "BOBPACK") {
 		t.Fatalf("outside %v:\n%s", p.Outside, sys)
+	}
+	if !strings.Contains(sys, "kind=capability_pack") || !strings.Contains(sys, "\n> Sign every email as Ana.\n") ||
+		strings.Contains(sys, "Installed capability pack \"Signer\"") {
+		t.Fatalf("the key's pack is not a data block:\n%s", sys)
 	}
 	open, inKit, seen := "<<<DATA "+p.Boundary+" kind=store_kit id="+agentID+" source=store:scribe>>>", false, 0
 	for _, line := range strings.Split(sys, "\n") {

@@ -49,7 +49,8 @@ func toProto(p Prompt) *switchboardv1.GetAssistantPromptResponse {
 func sections(ss []Section) []*switchboardv1.AssistantPromptSection {
 	out := make([]*switchboardv1.AssistantPromptSection, len(ss))
 	for i, s := range ss {
-		out[i] = &switchboardv1.AssistantPromptSection{Kind: s.Kind, Name: s.Name, Tokens: int32(s.Tokens), Outside: s.Outside}
+		out[i] = &switchboardv1.AssistantPromptSection{Kind: s.Kind, Name: s.Name, Tokens: int32(s.Tokens), Outside: s.Outside,
+			Provenance: s.Writer.Kind, ProvenanceRef: s.Writer.RefPtr()}
 	}
 	return out
 }

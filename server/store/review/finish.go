@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/document"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -48,6 +49,7 @@ func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) er
 		result = output
 		doc, err := tx.Document.Create().SetUserID(ex.UserID).SetTitle(title).SetContent(output).
 			SetMimeType("text/plain").SetSize(len(output)).SetSource("marketplace").SetSharedBy(agent.Name).SetExecutionID(ex.ID).
+			SetCreatedBy(document.CreatedByStore).SetCreatedByRef(ex.ID).SetTextBy(document.TextByStore).SetTextByRef(ex.ID).
 			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if err != nil {
 			return fmt.Errorf("review: shared document: %w", err)

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/assistant_prompt.proto.
  */
 export const file_switchboard_v1_assistant_prompt: GenFile = /*@__PURE__*/
-  fileDesc("CiVzd2l0Y2hib2FyZC92MS9hc3Npc3RhbnRfcHJvbXB0LnByb3RvEg5zd2l0Y2hib2FyZC52MSI3ChlHZXRBc3Npc3RhbnRQcm9tcHRSZXF1ZXN0EhoKB21lc3NhZ2UYASABKAlCCbpIBnIEGKCNBiJIChZBc3Npc3RhbnRQcm9tcHRNZXNzYWdlEh0KBHJvbGUYASABKAlCD7r1GAtwcm9tcHRfcm9sZRIPCgdjb250ZW50GAIgASgJIm4KFkFzc2lzdGFudFByb21wdFNlY3Rpb24SJQoEa2luZBgBIAEoCUIXuvUYE3Byb21wdF9zZWN0aW9uX2tpbmQSDAoEbmFtZRgCIAEoCRIOCgZ0b2tlbnMYAyABKAUSDwoHb3V0c2lkZRgEIAEoCCL6AQoaR2V0QXNzaXN0YW50UHJvbXB0UmVzcG9uc2USOAoIbWVzc2FnZXMYASADKAsyJi5zd2l0Y2hib2FyZC52MS5Bc3Npc3RhbnRQcm9tcHRNZXNzYWdlEjgKCHNlY3Rpb25zGAIgAygLMiYuc3dpdGNoYm9hcmQudjEuQXNzaXN0YW50UHJvbXB0U2VjdGlvbhI3Cgdkcm9wcGVkGAMgAygLMiYuc3dpdGNoYm9hcmQudjEuQXNzaXN0YW50UHJvbXB0U2VjdGlvbhIOCgZ0b2tlbnMYBCABKAUSDgoGYnVkZ2V0GAUgASgFEg8KB291dHNpZGUYBiABKAgysgEKFkFzc2lzdGFudFByb21wdFNlcnZpY2USlwEKEkdldEFzc2lzdGFudFByb21wdBIpLnN3aXRjaGJvYXJkLnYxLkdldEFzc2lzdGFudFByb21wdFJlcXVlc3QaKi5zd2l0Y2hib2FyZC52MS5HZXRBc3Npc3RhbnRQcm9tcHRSZXNwb25zZSIq2vMYAxIBAoLT5JMCHRIbL2FwaS9hZG1pbi9hc3Npc3RhbnQvcHJvbXB0QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_switchboard_v1_options]);
+  fileDesc("CiVzd2l0Y2hib2FyZC92MS9hc3Npc3RhbnRfcHJvbXB0LnByb3RvEg5zd2l0Y2hib2FyZC52MSI3ChlHZXRBc3Npc3RhbnRQcm9tcHRSZXF1ZXN0EhoKB21lc3NhZ2UYASABKAlCCbpIBnIEGKCNBiJIChZBc3Npc3RhbnRQcm9tcHRNZXNzYWdlEh0KBHJvbGUYASABKAlCD7r1GAtwcm9tcHRfcm9sZRIPCgdjb250ZW50GAIgASgJIssBChZBc3Npc3RhbnRQcm9tcHRTZWN0aW9uEiUKBGtpbmQYASABKAlCF7r1GBNwcm9tcHRfc2VjdGlvbl9raW5kEgwKBG5hbWUYAiABKAkSDgoGdG9rZW5zGAMgASgFEg8KB291dHNpZGUYBCABKAgSIgoKcHJvdmVuYW5jZRgFIAEoCUIOuvUYCnByb3ZlbmFuY2USJAoOcHJvdmVuYW5jZV9yZWYYBiABKAlCB7pIBHICGEBIAIgBAUIRCg9fcHJvdmVuYW5jZV9yZWYi+gEKGkdldEFzc2lzdGFudFByb21wdFJlc3BvbnNlEjgKCG1lc3NhZ2VzGAEgAygLMiYuc3dpdGNoYm9hcmQudjEuQXNzaXN0YW50UHJvbXB0TWVzc2FnZRI4CghzZWN0aW9ucxgCIAMoCzImLnN3aXRjaGJvYXJkLnYxLkFzc2lzdGFudFByb21wdFNlY3Rpb24SNwoHZHJvcHBlZBgDIAMoCzImLnN3aXRjaGJvYXJkLnYxLkFzc2lzdGFudFByb21wdFNlY3Rpb24SDgoGdG9rZW5zGAQgASgFEg4KBmJ1ZGdldBgFIAEoBRIPCgdvdXRzaWRlGAYgASgIMrIBChZBc3Npc3RhbnRQcm9tcHRTZXJ2aWNlEpcBChJHZXRBc3Npc3RhbnRQcm9tcHQSKS5zd2l0Y2hib2FyZC52MS5HZXRBc3Npc3RhbnRQcm9tcHRSZXF1ZXN0Giouc3dpdGNoYm9hcmQudjEuR2V0QXNzaXN0YW50UHJvbXB0UmVzcG9uc2UiKtrzGAMSAQKC0+STAh0SGy9hcGkvYWRtaW4vYXNzaXN0YW50L3Byb21wdEJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_switchboard_v1_options]);
 
 /**
  * @generated from message switchboard.v1.GetAssistantPromptRequest
@@ -92,6 +92,23 @@ export type AssistantPromptSection = Message<"switchboard.v1.AssistantPromptSect
    * @generated from field: bool outside = 4;
    */
   outside: boolean;
+
+  /**
+   * Who wrote its text: system for Switchboard's own words (groups, the
+   * tag list, counts), operator for the operator's messages, else the
+   * writer of the item, card, pack, kit or turn it shows.
+   *
+   * @generated from field: string provenance = 5;
+   */
+  provenance: string;
+
+  /**
+   * Which writer, when provenance names one: the API key's id, the other
+   * user's id, the connection's id, the store agent's id.
+   *
+   * @generated from field: optional string provenance_ref = 6;
+   */
+  provenanceRef?: string | undefined;
 };
 
 /**

@@ -1,0 +1,149 @@
+// Package provenance says who wrote a text the assistant's prompt may read
+// (RULINGS "Security details (2026-11-28)", issue 35): cards, queue items,
+// checklist items, contacts, capability packs and documents record who
+// created them and who last wrote their text, and the prompt shows
+// everything not written by the operator, an inside tag or Switchboard
+// itself as outside data. The writer of a change is the request's
+// principal (a session is the operator, a key is a key) unless the caller
+// says otherwise with With: the assistant's tags, a peer's relay, another
+// user's shared text, the store's deliveries.
+package provenance
+
+import (
+	"context"
+
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// The kinds of writer (vocabulary "provenance").
+const (
+	Operator         = "operator"
+	Assistant        = "assistant"
+	System           = "system"
+	AssistantOutside = "assistant_outside"
+	Key              = "key"
+	User             = "user"
+	Peer             = "peer"
+	Store            = "store"
+	Unknown          = "unknown"
+)
+
+// Kinds are the writer kinds in the contract's order.
+var Kinds = vocab.Values("provenance")
+
+// Mark is one writer: its kind and, for a key, another user, a peer or a
+// store agent, which one (the key's, user's, connection's or agent's id).
+type Mark struct {
+	Kind string
+	Ref  string
+}
+
+// Outside reports whether text by m reaches the prompt only as data: the
+// operator, an inside tag and Switchboard's own words are inside, every
+// other writer (and an unknown one) is outside.
+func (m Mark) Outside() bool {
+	switch m.Kind {
+	case Operator, Assistant, System:
+		return false
+	}
+	return true
+}
+
+// RefPtr is Ref for a nullable column: nil when empty.
+func (m Mark) RefPtr() *string {
+	if m.Ref == "" {
+		return nil
+	}
+	return &m.Ref
+}
+
+// Read is the mark stored as kind and nullable ref.
+func Read(kind string, ref *string) Mark {
+	m := Mark{Kind: kind}
+	if ref != nil {
+		m.Ref = *ref
+	}
+	if m.Kind == "" {
+		m.Kind = Unknown
+	}
+	return m
+}
+
+type ctxKey struct{}
+
+// With makes m the writer of what is written with ctx, whatever the
+// principal: the assistant's tags, a relay, a store delivery.
+func With(ctx context.Context, m Mark) context.Context {
+	return context.WithValue(ctx, ctxKey{}, m)
+}
+
+// Of is the writer of a change made with ctx: the mark With set, else the
+// principal's credential (a session is the operator, a key its key), else
+// unknown, so a path that forgot to say is outside.
+func Of(ctx context.Context) Mark {
+	if m, ok := ctx.Value(ctxKey{}).(Mark); ok {
+		return m
+	}
+	p, err := auth.RequirePrincipal(ctx)
+	if err != nil {
+		return Mark{Kind: Unknown}
+	}
+	return OfPrincipal(p)
+}
+
+// OfPrincipal is the writer a principal's credential makes.
+func OfPrincipal(p *auth.Principal) Mark {
+	switch p.Via {
+	case auth.ViaSession:
+		return Mark{Kind: Operator}
+	case auth.ViaKey:
+		return Mark{Kind: Key, Ref: p.KeyID}
+	}
+	return Mark{Kind: Unknown}
+}
+
+// Edit is who holds a text after writer changed it. An outside writer makes
+// the text theirs. An inside writer makes it inside only when the edit
+// replaced all of it (whole): words another wrote and the edit left in
+// place are still theirs.
+func Edit(current, writer Mark, whole bool) Mark {
+	if writer.Outside() || whole || !current.Outside() {
+		return writer
+	}
+	return current
+}
+
+// Written is who holds a row's text after writer's edit of fields: an edit
+// that changed no field's value leaves it with current; otherwise Edit, the
+// whole text replaced when every field that held words got new ones.
+func Written(current, writer Mark, fields ...Field) Mark {
+	for _, f := range fields {
+		if f.Set && f.After != f.Before {
+			return Edit(current, writer, Replaced(fields...))
+		}
+	}
+	return current
+}
+
+// Replaced reports whether an edit replaced all of a row's text: every
+// field that held text before is given a new value (a field sent again
+// unchanged is not replaced: the words are still the earlier writer's).
+// before and after pair the fields; set says which the edit supplied.
+func Replaced(fields ...Field) bool {
+	for _, f := range fields {
+		if f.Before == "" {
+			continue
+		}
+		if !f.Set || f.After == f.Before {
+			return false
+		}
+	}
+	return true
+}
+
+// Field is one text field of a row as an edit leaves it.
+type Field struct {
+	Before, After string
+	Set           bool
+}
