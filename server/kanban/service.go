@@ -23,8 +23,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/page"
+	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
 // Service implements KanbanService.
