@@ -33,6 +33,8 @@ type AgentQualitySignal struct {
 	Weight float64 `json:"weight,omitempty"`
 	// Metadata holds the value of the "metadata" field.
 	Metadata *string `json:"metadata,omitempty"`
+	// ExecutionID holds the value of the "execution_id" field.
+	ExecutionID *string `json:"execution_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the AgentQualitySignalQuery when eager-loading is set.
 	Edges        AgentQualitySignalEdges `json:"edges"`
@@ -79,7 +81,7 @@ func (*AgentQualitySignal) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case agentqualitysignal.FieldWeight:
 			values[i] = new(sql.NullFloat64)
-		case agentqualitysignal.FieldID, agentqualitysignal.FieldUserID, agentqualitysignal.FieldAgentID, agentqualitysignal.FieldSignal, agentqualitysignal.FieldMetadata:
+		case agentqualitysignal.FieldID, agentqualitysignal.FieldUserID, agentqualitysignal.FieldAgentID, agentqualitysignal.FieldSignal, agentqualitysignal.FieldMetadata, agentqualitysignal.FieldExecutionID:
 			values[i] = new(sql.NullString)
 		case agentqualitysignal.FieldCreatedAt, agentqualitysignal.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -147,6 +149,13 @@ func (_m *AgentQualitySignal) assignValues(columns []string, values []any) error
 				_m.Metadata = new(string)
 				*_m.Metadata = value.String
 			}
+		case agentqualitysignal.FieldExecutionID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field execution_id", values[i])
+			} else if value.Valid {
+				_m.ExecutionID = new(string)
+				*_m.ExecutionID = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -213,6 +222,11 @@ func (_m *AgentQualitySignal) String() string {
 	builder.WriteString(", ")
 	if v := _m.Metadata; v != nil {
 		builder.WriteString("metadata=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.ExecutionID; v != nil {
+		builder.WriteString("execution_id=")
 		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')

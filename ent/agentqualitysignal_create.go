@@ -75,6 +75,20 @@ func (_c *AgentQualitySignalCreate) SetNillableMetadata(v *string) *AgentQuality
 	return _c
 }
 
+// SetExecutionID sets the "execution_id" field.
+func (_c *AgentQualitySignalCreate) SetExecutionID(v string) *AgentQualitySignalCreate {
+	_c.mutation.SetExecutionID(v)
+	return _c
+}
+
+// SetNillableExecutionID sets the "execution_id" field if the given value is not nil.
+func (_c *AgentQualitySignalCreate) SetNillableExecutionID(v *string) *AgentQualitySignalCreate {
+	if v != nil {
+		_c.SetExecutionID(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *AgentQualitySignalCreate) SetID(v string) *AgentQualitySignalCreate {
 	_c.mutation.SetID(v)
@@ -238,6 +252,10 @@ func (_c *AgentQualitySignalCreate) createSpec() (*AgentQualitySignal, *sqlgraph
 		_spec.SetField(agentqualitysignal.FieldMetadata, field.TypeString, value)
 		_node.Metadata = &value
 	}
+	if value, ok := _c.mutation.ExecutionID(); ok {
+		_spec.SetField(agentqualitysignal.FieldExecutionID, field.TypeString, value)
+		_node.ExecutionID = &value
+	}
 	if nodes := _c.mutation.UserIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -370,6 +388,9 @@ func (u *AgentQualitySignalUpsertOne) UpdateNewValues() *AgentQualitySignalUpser
 		}
 		if _, exists := u.create.mutation.Metadata(); exists {
 			s.SetIgnore(agentqualitysignal.FieldMetadata)
+		}
+		if _, exists := u.create.mutation.ExecutionID(); exists {
+			s.SetIgnore(agentqualitysignal.FieldExecutionID)
 		}
 	}))
 	return u
@@ -616,6 +637,9 @@ func (u *AgentQualitySignalUpsertBulk) UpdateNewValues() *AgentQualitySignalUpse
 			}
 			if _, exists := b.mutation.Metadata(); exists {
 				s.SetIgnore(agentqualitysignal.FieldMetadata)
+			}
+			if _, exists := b.mutation.ExecutionID(); exists {
+				s.SetIgnore(agentqualitysignal.FieldExecutionID)
 			}
 		}
 	}))

@@ -103,6 +103,9 @@ func (_u *AgentQualitySignalUpdate) sqlSave(ctx context.Context) (_node int, err
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(agentqualitysignal.FieldMetadata, field.TypeString)
 	}
+	if _u.mutation.ExecutionIDCleared() {
+		_spec.ClearField(agentqualitysignal.FieldExecutionID, field.TypeString)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{agentqualitysignal.Label}
@@ -227,6 +230,9 @@ func (_u *AgentQualitySignalUpdateOne) sqlSave(ctx context.Context) (_node *Agen
 	}
 	if _u.mutation.MetadataCleared() {
 		_spec.ClearField(agentqualitysignal.FieldMetadata, field.TypeString)
+	}
+	if _u.mutation.ExecutionIDCleared() {
+		_spec.ClearField(agentqualitysignal.FieldExecutionID, field.TypeString)
 	}
 	_node = &AgentQualitySignal{config: _u.config}
 	_spec.Assign = _node.assignValues

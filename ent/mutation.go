@@ -2903,6 +2903,7 @@ type AgentQualitySignalMutation struct {
 	weight             *float64
 	addweight          *float64
 	metadata           *string
+	execution_id       *string
 	clearedFields      map[string]struct{}
 	user               *string
 	cleareduser        bool
@@ -3302,6 +3303,55 @@ func (m *AgentQualitySignalMutation) ResetMetadata() {
 	delete(m.clearedFields, agentqualitysignal.FieldMetadata)
 }
 
+// SetExecutionID sets the "execution_id" field.
+func (m *AgentQualitySignalMutation) SetExecutionID(s string) {
+	m.execution_id = &s
+}
+
+// ExecutionID returns the value of the "execution_id" field in the mutation.
+func (m *AgentQualitySignalMutation) ExecutionID() (r string, exists bool) {
+	v := m.execution_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecutionID returns the old "execution_id" field's value of the AgentQualitySignal entity.
+// If the AgentQualitySignal object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AgentQualitySignalMutation) OldExecutionID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecutionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecutionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecutionID: %w", err)
+	}
+	return oldValue.ExecutionID, nil
+}
+
+// ClearExecutionID clears the value of the "execution_id" field.
+func (m *AgentQualitySignalMutation) ClearExecutionID() {
+	m.execution_id = nil
+	m.clearedFields[agentqualitysignal.FieldExecutionID] = struct{}{}
+}
+
+// ExecutionIDCleared returns if the "execution_id" field was cleared in this mutation.
+func (m *AgentQualitySignalMutation) ExecutionIDCleared() bool {
+	_, ok := m.clearedFields[agentqualitysignal.FieldExecutionID]
+	return ok
+}
+
+// ResetExecutionID resets all changes to the "execution_id" field.
+func (m *AgentQualitySignalMutation) ResetExecutionID() {
+	m.execution_id = nil
+	delete(m.clearedFields, agentqualitysignal.FieldExecutionID)
+}
+
 // ClearUser clears the "user" edge to the User entity.
 func (m *AgentQualitySignalMutation) ClearUser() {
 	m.cleareduser = true
@@ -3403,7 +3453,7 @@ func (m *AgentQualitySignalMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *AgentQualitySignalMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, agentqualitysignal.FieldCreatedAt)
 	}
@@ -3424,6 +3474,9 @@ func (m *AgentQualitySignalMutation) Fields() []string {
 	}
 	if m.metadata != nil {
 		fields = append(fields, agentqualitysignal.FieldMetadata)
+	}
+	if m.execution_id != nil {
+		fields = append(fields, agentqualitysignal.FieldExecutionID)
 	}
 	return fields
 }
@@ -3447,6 +3500,8 @@ func (m *AgentQualitySignalMutation) Field(name string) (ent.Value, bool) {
 		return m.Weight()
 	case agentqualitysignal.FieldMetadata:
 		return m.Metadata()
+	case agentqualitysignal.FieldExecutionID:
+		return m.ExecutionID()
 	}
 	return nil, false
 }
@@ -3470,6 +3525,8 @@ func (m *AgentQualitySignalMutation) OldField(ctx context.Context, name string) 
 		return m.OldWeight(ctx)
 	case agentqualitysignal.FieldMetadata:
 		return m.OldMetadata(ctx)
+	case agentqualitysignal.FieldExecutionID:
+		return m.OldExecutionID(ctx)
 	}
 	return nil, fmt.Errorf("unknown AgentQualitySignal field %s", name)
 }
@@ -3528,6 +3585,13 @@ func (m *AgentQualitySignalMutation) SetField(name string, value ent.Value) erro
 		}
 		m.SetMetadata(v)
 		return nil
+	case agentqualitysignal.FieldExecutionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecutionID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown AgentQualitySignal field %s", name)
 }
@@ -3576,6 +3640,9 @@ func (m *AgentQualitySignalMutation) ClearedFields() []string {
 	if m.FieldCleared(agentqualitysignal.FieldMetadata) {
 		fields = append(fields, agentqualitysignal.FieldMetadata)
 	}
+	if m.FieldCleared(agentqualitysignal.FieldExecutionID) {
+		fields = append(fields, agentqualitysignal.FieldExecutionID)
+	}
 	return fields
 }
 
@@ -3592,6 +3659,9 @@ func (m *AgentQualitySignalMutation) ClearField(name string) error {
 	switch name {
 	case agentqualitysignal.FieldMetadata:
 		m.ClearMetadata()
+		return nil
+	case agentqualitysignal.FieldExecutionID:
+		m.ClearExecutionID()
 		return nil
 	}
 	return fmt.Errorf("unknown AgentQualitySignal nullable field %s", name)
@@ -3621,6 +3691,9 @@ func (m *AgentQualitySignalMutation) ResetField(name string) error {
 		return nil
 	case agentqualitysignal.FieldMetadata:
 		m.ResetMetadata()
+		return nil
+	case agentqualitysignal.FieldExecutionID:
+		m.ResetExecutionID()
 		return nil
 	}
 	return fmt.Errorf("unknown AgentQualitySignal field %s", name)

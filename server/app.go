@@ -252,7 +252,9 @@ func New(cfg Config) (*App, error) {
 		app.closers = append([]func(){app.tracing.shutdown}, app.closers...)
 	}
 	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
-	storeSvc, err := newStore(cfg, egressPolicy)
+	// The gate also limits guesses at the store's and the packs' passwords.
+	g := gate.New(table, resolver, cfg.Limits)
+	storeSvc, err := newStore(cfg, egressPolicy, g)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +283,7 @@ func New(cfg Config) (*App, error) {
 		updates:  upd,
 		handoff:  &a2a.Handoff{DB: cfg.DB, Now: cfg.now},
 		caps: &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: storeSvc.Secrets,
-			Gate: &capgate.Resolver{DB: cfg.DB.Client}},
+			Gate: &capgate.Resolver{DB: cfg.DB.Client}, Guesses: g},
 	}
 	// A request relay becomes a queue item; the item's moves go back to the
 	// relay's sender (server/network).
@@ -321,7 +323,6 @@ func New(cfg Config) (*App, error) {
 	if err := requireClocks(svc); err != nil {
 		return nil, err
 	}
-	g := gate.New(table, resolver, cfg.Limits)
 	// The federation class counts per calling instance, not per address.
 	g.CountFederationBy(federationCaller(federation.CallerInstance(svc.hub, svc.spoke), svc.network.CallerConnection))
 	// After the gate on both transports: a key belongs to the admitted credential.
@@ -512,8 +513,9 @@ func onlyGET(next http.Handler) http.Handler {
 }
 
 // newStore builds the store service with the instance key, if any.
-func newStore(cfg Config, policy egress.Policy) (*store.Service, error) {
-	svc := &store.Service{DB: cfg.DB, Now: cfg.now, Egress: policy, Policy: cfg.ReviewPolicy, BcryptCost: cfg.BcryptCost}
+func newStore(cfg Config, policy egress.Policy, guesses auth.Guesses) (*store.Service, error) {
+	svc := &store.Service{DB: cfg.DB, Now: cfg.now, Egress: policy, Policy: cfg.ReviewPolicy, BcryptCost: cfg.BcryptCost,
+		Guesses: guesses}
 	if svc.Policy == "" {
 		svc.Policy = store.ZeroGate
 	}

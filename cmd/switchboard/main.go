@@ -115,9 +115,12 @@ type options struct {
 	authRateLimit int
 	// fedRateLimit is the federation class: requests per minute per calling instance.
 	fedRateLimit int
-	// heavyRateLimit is the heavy class: store executions and A2A sends per
-	// minute per client IP.
+	// heavyRateLimit is the heavy class: store executions, A2A sends and
+	// the MCP marketplace tools per minute per client IP.
 	heavyRateLimit int
+	// guessRateLimit is the attempts at one pack's or listing's access password
+	// per minute across client IPs (each also counts in the auth class).
+	guessRateLimit int
 	maxBody        int64
 	llm            llm.Config
 	debugAddr      string
@@ -163,7 +166,13 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if o.authRateLimit, err = envInt("SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE", 10); err != nil {
 		return o, err
 	}
-	fs.IntVar(&o.authRateLimit, "auth-rate-limit-per-minute", o.authRateLimit, "login/signup/setup requests per minute per client IP (SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE)")
+	fs.IntVar(&o.authRateLimit, "auth-rate-limit-per-minute", o.authRateLimit,
+		"login/signup/setup requests and access-password attempts per minute per client IP (SWITCHBOARD_AUTH_RATE_LIMIT_PER_MINUTE)")
+	if o.guessRateLimit, err = envInt("SWITCHBOARD_PASSWORD_GUESS_LIMIT_PER_MINUTE", 10); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.guessRateLimit, "password-guess-limit-per-minute", o.guessRateLimit,
+		"attempts at one capability pack's or store listing's access password per minute, across client IPs (SWITCHBOARD_PASSWORD_GUESS_LIMIT_PER_MINUTE)")
 	if o.fedRateLimit, err = envInt("SWITCHBOARD_FEDERATION_RATE_LIMIT_PER_MINUTE", 30); err != nil {
 		return o, err
 	}
@@ -173,7 +182,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 		return o, err
 	}
 	fs.IntVar(&o.heavyRateLimit, "heavy-rate-limit-per-minute", o.heavyRateLimit,
-		"store executions and A2A sends per minute per client IP (SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE)")
+		"store executions, A2A sends and MCP marketplace_* tool calls per minute per client IP (SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE)")
 	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
 	if err != nil {
 		return o, err
@@ -295,7 +304,7 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
 		return o, errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive")
 	}
@@ -478,7 +487,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	handler, err := server.New(server.Config{
 		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
-		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit},
+		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit, Secret: o.guessRateLimit},
 		LLM:    llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},

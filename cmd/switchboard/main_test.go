@@ -117,6 +117,27 @@ func TestHeavyRateLimitFlag(t *testing.T) {
 	}
 }
 
+// TestPasswordGuessLimitFlag: issue 35 point 3: attempts at one pack's or
+// listing's access password are 10 a minute across client IPs by default;
+// SWITCHBOARD_PASSWORD_GUESS_LIMIT_PER_MINUTE and
+// --password-guess-limit-per-minute set it, and it must be positive.
+func TestPasswordGuessLimitFlag(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.guessRateLimit != 10 {
+		t.Fatalf("default: %d %v", o.guessRateLimit, err)
+	}
+	t.Setenv("SWITCHBOARD_PASSWORD_GUESS_LIMIT_PER_MINUTE", "25")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.guessRateLimit != 25 {
+		t.Fatalf("env: %d %v", o.guessRateLimit, err)
+	}
+	if o, err = parseServe([]string{"--password-guess-limit-per-minute", "3"}, io.Discard, io.Discard); err != nil || o.guessRateLimit != 3 {
+		t.Fatalf("flag over env: %d %v", o.guessRateLimit, err)
+	}
+	if _, err := parseServe([]string{"--password-guess-limit-per-minute", "0"}, io.Discard, io.Discard); err == nil {
+		t.Error("a limit of 0 accepted")
+	}
+}
+
 // TestLLMFlags: RULINGS "The assistant": a model each for chat,
 // transcription and images and the prompt budget (default 8,000), each with
 // its environment twin, flags over the environment; the key only from the

@@ -28,6 +28,8 @@ const (
 	FieldWeight = "weight"
 	// FieldMetadata holds the string denoting the metadata field in the database.
 	FieldMetadata = "metadata"
+	// FieldExecutionID holds the string denoting the execution_id field in the database.
+	FieldExecutionID = "execution_id"
 	// EdgeUser holds the string denoting the user edge name in mutations.
 	EdgeUser = "user"
 	// EdgeStoreAgent holds the string denoting the store_agent edge name in mutations.
@@ -60,6 +62,7 @@ var Columns = []string{
 	FieldSignal,
 	FieldWeight,
 	FieldMetadata,
+	FieldExecutionID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -146,6 +149,11 @@ func ByWeight(opts ...sql.OrderTermOption) OrderOption {
 // ByMetadata orders the results by the metadata field.
 func ByMetadata(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldMetadata, opts...).ToFunc()
+}
+
+// ByExecutionID orders the results by the execution_id field.
+func ByExecutionID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldExecutionID, opts...).ToFunc()
 }
 
 // ByUserField orders the results by user field.

@@ -95,6 +95,11 @@ func Metadata(v string) predicate.AgentQualitySignal {
 	return predicate.AgentQualitySignal(sql.FieldEQ(FieldMetadata, v))
 }
 
+// ExecutionID applies equality check predicate on the "execution_id" field. It's identical to ExecutionIDEQ.
+func ExecutionID(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldEQ(FieldExecutionID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.AgentQualitySignal {
 	return predicate.AgentQualitySignal(sql.FieldEQ(FieldCreatedAt, v))
@@ -438,6 +443,81 @@ func MetadataEqualFold(v string) predicate.AgentQualitySignal {
 // MetadataContainsFold applies the ContainsFold predicate on the "metadata" field.
 func MetadataContainsFold(v string) predicate.AgentQualitySignal {
 	return predicate.AgentQualitySignal(sql.FieldContainsFold(FieldMetadata, v))
+}
+
+// ExecutionIDEQ applies the EQ predicate on the "execution_id" field.
+func ExecutionIDEQ(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldEQ(FieldExecutionID, v))
+}
+
+// ExecutionIDNEQ applies the NEQ predicate on the "execution_id" field.
+func ExecutionIDNEQ(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldNEQ(FieldExecutionID, v))
+}
+
+// ExecutionIDIn applies the In predicate on the "execution_id" field.
+func ExecutionIDIn(vs ...string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldIn(FieldExecutionID, vs...))
+}
+
+// ExecutionIDNotIn applies the NotIn predicate on the "execution_id" field.
+func ExecutionIDNotIn(vs ...string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldNotIn(FieldExecutionID, vs...))
+}
+
+// ExecutionIDGT applies the GT predicate on the "execution_id" field.
+func ExecutionIDGT(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldGT(FieldExecutionID, v))
+}
+
+// ExecutionIDGTE applies the GTE predicate on the "execution_id" field.
+func ExecutionIDGTE(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldGTE(FieldExecutionID, v))
+}
+
+// ExecutionIDLT applies the LT predicate on the "execution_id" field.
+func ExecutionIDLT(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldLT(FieldExecutionID, v))
+}
+
+// ExecutionIDLTE applies the LTE predicate on the "execution_id" field.
+func ExecutionIDLTE(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldLTE(FieldExecutionID, v))
+}
+
+// ExecutionIDContains applies the Contains predicate on the "execution_id" field.
+func ExecutionIDContains(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldContains(FieldExecutionID, v))
+}
+
+// ExecutionIDHasPrefix applies the HasPrefix predicate on the "execution_id" field.
+func ExecutionIDHasPrefix(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldHasPrefix(FieldExecutionID, v))
+}
+
+// ExecutionIDHasSuffix applies the HasSuffix predicate on the "execution_id" field.
+func ExecutionIDHasSuffix(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldHasSuffix(FieldExecutionID, v))
+}
+
+// ExecutionIDIsNil applies the IsNil predicate on the "execution_id" field.
+func ExecutionIDIsNil() predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldIsNull(FieldExecutionID))
+}
+
+// ExecutionIDNotNil applies the NotNil predicate on the "execution_id" field.
+func ExecutionIDNotNil() predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldNotNull(FieldExecutionID))
+}
+
+// ExecutionIDEqualFold applies the EqualFold predicate on the "execution_id" field.
+func ExecutionIDEqualFold(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldEqualFold(FieldExecutionID, v))
+}
+
+// ExecutionIDContainsFold applies the ContainsFold predicate on the "execution_id" field.
+func ExecutionIDContainsFold(v string) predicate.AgentQualitySignal {
+	return predicate.AgentQualitySignal(sql.FieldContainsFold(FieldExecutionID, v))
 }
 
 // HasUser applies the HasEdge predicate on the "user" edge.

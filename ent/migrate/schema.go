@@ -136,6 +136,7 @@ var (
 		{Name: "signal", Type: field.TypeEnum, Enums: []string{"no_correction", "widget_confirmed", "payment_completed", "user_edited", "follow_up_needed"}},
 		{Name: "weight", Type: field.TypeFloat64},
 		{Name: "metadata", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "execution_id", Type: field.TypeString, Unique: true, Nullable: true},
 		{Name: "agent_id", Type: field.TypeString, Size: 40},
 		{Name: "user_id", Type: field.TypeString, Size: 40},
 	}
@@ -147,13 +148,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "agent_quality_signals_store_agents_quality_signals",
-				Columns:    []*schema.Column{AgentQualitySignalsColumns[6]},
+				Columns:    []*schema.Column{AgentQualitySignalsColumns[7]},
 				RefColumns: []*schema.Column{StoreAgentsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "agent_quality_signals_users_quality_signals",
-				Columns:    []*schema.Column{AgentQualitySignalsColumns[7]},
+				Columns:    []*schema.Column{AgentQualitySignalsColumns[8]},
 				RefColumns: []*schema.Column{UsersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -162,7 +163,7 @@ var (
 			{
 				Name:    "agentqualitysignal_agent_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{AgentQualitySignalsColumns[6], AgentQualitySignalsColumns[1]},
+				Columns: []*schema.Column{AgentQualitySignalsColumns[7], AgentQualitySignalsColumns[1]},
 			},
 		},
 	}

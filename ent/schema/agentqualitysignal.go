@@ -20,7 +20,8 @@ var QualitySignals = map[string]float64{
 }
 
 // AgentQualitySignal is one signal an account's agent reported about a store
-// agent's work; the listing keeps the aggregate (quality_score).
+// agent's work on one of its executions; the listing keeps the aggregate
+// (quality_score).
 type AgentQualitySignal struct{ ent.Schema }
 
 // Mixin of the AgentQualitySignal.
@@ -38,6 +39,11 @@ func (AgentQualitySignal) Fields() []ent.Field {
 		field.Float("weight").Immutable(),
 		// A JSON object encoded as a string, as given.
 		field.Text("metadata").Optional().Nillable().Immutable(),
+		// The reporter's completed execution of the agent the signal is
+		// about: one signal per execution, decided by the unique index so
+		// that concurrent reports cannot both be stored. NULL on signals
+		// stored before it was required.
+		field.String("execution_id").Optional().Nillable().Immutable().Unique(),
 	}
 }
 

@@ -42,6 +42,8 @@ type Service struct {
 	Secrets *secretbox.Box
 	// Gate reads the handlers the smart-tasks list shows.
 	Gate *capgate.Resolver
+	// Guesses limits the attempts at a pack's access password.
+	Guesses auth.Guesses
 	// Installed, when set, is told after an account's installed packs
 	// changed (the MCP door refreshes that account's prompt list).
 	Installed func(ctx context.Context, userID string)
@@ -170,7 +172,7 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 	if err := s.checkIntegration(ctx, userID, pack); err != nil {
 		return nil, err
 	}
-	if err := s.checkPayment(userID, pack, req.AccessPassword); err != nil {
+	if err := s.checkPayment(ctx, userID, pack, req.AccessPassword); err != nil {
 		return nil, err
 	}
 	custom := map[string]string{}
@@ -218,12 +220,17 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 
 // checkPayment: a one_time pack needs payment, which this instance has no
 // path for yet, so only the right access password (or owning the pack) lets
-// it install; anything else is 402 with the price.
-func (s *Service) checkPayment(userID string, pack *ent.CapabilityPack, password *string) error {
+// it install; anything else is 402 with the price. A password given for a
+// pack that has one is a guess: counted before it is compared, and refused
+// (429) past the client's or the pack's window, right or not.
+func (s *Service) checkPayment(ctx context.Context, userID string, pack *ent.CapabilityPack, password *string) error {
 	if pack.PricingModel != "one_time" || pack.UserID == userID {
 		return nil
 	}
 	if sealed := sealedPassword(pack); password != nil && sealed != nil && s.Secrets != nil {
+		if err := s.Guesses.Guess(ctx, "capability_pack:"+pack.ID); err != nil {
+			return err
+		}
 		want, err := s.Secrets.Open(sealed, passwordAAD(pack.ID))
 		if err != nil {
 			return apperr.Internal(err)

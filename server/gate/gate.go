@@ -28,8 +28,12 @@ import (
 type Limits struct {
 	PerKey     int // 120: every API request, per key (or session user, or client IP)
 	Auth       int // 10: login, signup, setup, per client IP
-	Heavy      int // 20: store executions, A2A sends, per client IP
+	Heavy      int // 20: store executions, A2A sends, MCP marketplace tools, per client IP
 	Federation int // 30: per calling instance (per client IP without one)
+	// Secret is 10: attempts at one guessable secret (a pack's access
+	// password, a listing's unlock) across clients; each attempt also
+	// counts in the client's Auth window (Guess).
+	Secret int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -39,20 +43,25 @@ func (l Limits) withDefaults() Limits {
 		}
 		return d
 	}
-	return Limits{def(l.PerKey, 120), def(l.Auth, 10), def(l.Heavy, 20), def(l.Federation, 30)}
+	return Limits{def(l.PerKey, 120), def(l.Auth, 10), def(l.Heavy, 20), def(l.Federation, 30), def(l.Secret, 10)}
 }
 
 const window = time.Minute
 
 // Gate holds the access table, the credential resolver and the limiters.
+// It limits guesses at secrets for the services (auth.Guesses).
 type Gate struct {
 	table    *contract.Table
 	resolver *auth.Resolver
 	general  *httprate.RateLimiter
 	classes  map[string]*httprate.RateLimiter
+	// secrets counts the attempts at each guessable secret (Guess).
+	secrets *httprate.RateLimiter
 	// instance names the calling instance for the federation class.
 	instance CallerInstance
 }
+
+var _ auth.Guesses = (*Gate)(nil)
 
 // CallerInstance names the instance a federation request comes from (the
 // instance of a hub's platform token, the hub of a spoke's
@@ -77,6 +86,7 @@ func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
 		classes: map[string]*httprate.RateLimiter{
 			"auth": mk(limits.Auth), "heavy": mk(limits.Heavy), "federation": mk(limits.Federation),
 		},
+		secrets: mk(limits.Secret),
 	}
 }
 
@@ -95,7 +105,7 @@ func (g *Gate) Identify(next http.Handler) http.Handler {
 			httpapi.WriteError(w, r, err)
 			return
 		}
-		r = r.WithContext(auth.WithCredentials(r.Context(), creds))
+		r = r.WithContext(auth.WithClient(auth.WithCredentials(r.Context(), creds), clientIP(r)))
 		if g.general.OnLimit(w, r, identity(r, creds)) {
 			httpapi.WriteError(w, r, apperr.RateLimited(window))
 			return
@@ -172,8 +182,38 @@ func (g *Gate) client(r *http.Request, class string) string {
 			return "federation:instance:" + id
 		}
 	}
-	return class + ":" + clientIP(r)
+	return classKey(class, clientIP(r))
 }
+
+// classKey is the counter of a rate class for one client address.
+func classKey(class, ip string) string { return class + ":" + ip }
+
+// Guess counts one attempt at a secret that can be guessed and is no login's
+// password (auth.Guesses): first in the auth class's window of the client
+// (auth.ClientFrom), the one logins, signups and setups count in, then in the
+// secret's own window across clients. Every attempt counts, right or wrong,
+// before the secret is compared, as a login does: over either window the
+// attempt is refused whatever the password, so a refusal never tells which
+// guess was right, and concurrent guesses cannot pass a check that would
+// count them only once they were found wrong. An attempt the client's window
+// refuses is not counted against the secret's.
+func (g *Gate) Guess(ctx context.Context, secret string) error {
+	// The limiters read only the request's context, and write their headers
+	// to a response that is dropped: the per-key headers stay the answer's.
+	r := (&http.Request{}).WithContext(ctx)
+	w := dropHeaders{}
+	if g.classes["auth"].OnLimit(w, r, classKey("auth", auth.ClientFrom(ctx))) || g.secrets.OnLimit(w, r, "secret:"+secret) {
+		return apperr.RateLimited(window)
+	}
+	return nil
+}
+
+// dropHeaders is a response writer that keeps nothing.
+type dropHeaders struct{}
+
+func (dropHeaders) Header() http.Header         { return http.Header{} }
+func (dropHeaders) Write(b []byte) (int, error) { return len(b), nil }
+func (dropHeaders) WriteHeader(int)             {}
 
 func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.Principal, error) {
 	if p.Public {

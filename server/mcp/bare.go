@@ -44,7 +44,7 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	inner.Header.Set("Content-Type", "application/json")
 	inner.Header.Set("Accept", "application/json, text/event-stream")
 	rec := &recorder{header: http.Header{}}
-	withCaller(p, s.bare).ServeHTTP(rec, inner)
+	withCaller(p, auth.ClientFrom(r.Context()), s.bare).ServeHTTP(rec, inner)
 
 	var answer struct {
 		Result json.RawMessage `json:"result"`

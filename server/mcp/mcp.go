@@ -135,8 +135,13 @@ func New(cfg Config) (*Server, error) {
 
 // principalKey is where the admitted caller travels through the SDK, which
 // detaches a session's handlers from the HTTP request's context but hands
-// each call the token info of the request that carried it.
-const principalKey = "principal"
+// each call the token info of the request that carried it; clientKey is
+// where the caller's address travels beside it (the gate counts guesses at
+// passwords by it, auth.ClientFrom).
+const (
+	principalKey = "principal"
+	clientKey    = "client"
+)
 
 // ServeHTTP serves Path. The gate has admitted the caller (an API key with
 // the mcp scope).
@@ -163,7 +168,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	withCaller(p, s.sessions).ServeHTTP(&sessionWriter{ResponseWriter: w, opened: func(id string) {
+	withCaller(p, auth.ClientFrom(r.Context()), s.sessions).ServeHTTP(&sessionWriter{ResponseWriter: w, opened: func(id string) {
 		s.noteSession(id, p.KeyID)
 	}}, r)
 }
@@ -302,11 +307,11 @@ func (w *sessionWriter) Flush() {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *sessionWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// withCaller hands the admitted caller to the SDK as its token info. The SDK
-// binds a session to the TokenInfo's UserID (here the key), so no other key
-// can use a session id it learns.
-func withCaller(p *auth.Principal, next http.Handler) http.Handler {
-	info := &sdkauth.TokenInfo{UserID: p.KeyID, Scopes: p.Scopes, Extra: map[string]any{principalKey: p}}
+// withCaller hands the admitted caller and its address to the SDK as the
+// request's token info. The SDK binds a session to the TokenInfo's UserID
+// (here the key), so no other key can use a session id it learns.
+func withCaller(p *auth.Principal, client string, next http.Handler) http.Handler {
+	info := &sdkauth.TokenInfo{UserID: p.KeyID, Scopes: p.Scopes, Extra: map[string]any{principalKey: p, clientKey: client}}
 	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) {
 		return info, nil
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
@@ -445,16 +450,10 @@ func probe(body []byte) probed {
 	return out
 }
 
-// chargeCalls applies the rate class of each tool called: a store agent's
-// run is heavy, an unlock counts as a login attempt.
+// chargeCalls applies the rate class of each tool called (classOf).
 func (s *Server) chargeCalls(w http.ResponseWriter, r *http.Request, calls []string) error {
 	for _, name := range calls {
-		class := ""
-		if t, ok := s.byName[name]; ok {
-			class = t.class
-		} else if strings.HasPrefix(name, storeToolPrefix) {
-			class = "heavy"
-		}
+		class := s.classOf(name)
 		if class == "" {
 			continue
 		}
@@ -463,6 +462,21 @@ func (s *Server) chargeCalls(w http.ResponseWriter, r *http.Request, calls []str
 		}
 	}
 	return nil
+}
+
+// classOf is the rate class a call of the named tool counts in: every
+// marketplace_* tool is heavy (RULINGS "Accounts, keys, sessions" and
+// "Security details"): an installed agent's run, marketplace_browse and
+// marketplace_unlock, whose guesses the store also counts in the auth
+// class; another tool counts in its procedures' heaviest class.
+func (s *Server) classOf(name string) string {
+	if strings.HasPrefix(name, storeToolPrefix) {
+		return "heavy"
+	}
+	if t, ok := s.byName[name]; ok {
+		return t.class
+	}
+	return ""
 }
 
 // RunAs runs one of the door's static tools as userID with the operator's

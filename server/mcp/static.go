@@ -240,7 +240,8 @@ func inOrder(ts []*tool) []*tool {
 
 // unlockTool is marketplace_unlock: the listing's access password unlocks
 // the agent for the caller (no hold, no charge on their runs of it). Each
-// call counts as a login attempt (the auth rate class).
+// call is heavy at the door (classOf), and its password a guess the store
+// counts in the client's auth window and the listing's own.
 func unlockTool(sv Services) *tool {
 	unlock := &switchboardv1.UnlockStoreAgentRequest{}
 	return &tool{

@@ -96,7 +96,7 @@ func (t *tool) handler(s *Server) sdk.ToolHandler {
 		if err != nil {
 			return failed(err), nil
 		}
-		out, err := t.run(auth.WithPrincipal(ctx, p), p, args)
+		out, err := t.run(auth.WithClient(auth.WithPrincipal(ctx, p), clientOf(req.Extra)), p, args)
 		if err != nil {
 			return failed(refusal(ctx, err)), nil
 		}
@@ -157,6 +157,17 @@ func callerOf(extra *sdk.RequestExtra) (*auth.Principal, error) {
 		}
 	}
 	return nil, errors.New("no caller: the request carried no API key")
+}
+
+// clientOf is the address of the client whose request carried the call, as
+// the door handed it to the SDK beside the principal.
+func clientOf(extra *sdk.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil {
+		if addr, ok := extra.TokenInfo.Extra[clientKey].(string); ok {
+			return addr
+		}
+	}
+	return ""
 }
 
 // refusal is the text of an isError result: the API's message, never an

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -136,7 +137,7 @@ func New(t testing.TB, opts ...Option) *Server {
 		BcryptCost: bcrypt.MinCost,
 		Clock:      clock,
 		// High enough that only the rate-limit tests reach a limit.
-		Limits: gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000},
+		Limits: gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000, Secret: 100000},
 		// A fresh instance key per server: credentials sealed by one test
 		// server open nowhere else.
 		SecretKey: randomKey(t),
@@ -179,6 +180,29 @@ func randomKey(t testing.TB) []byte {
 		t.Fatalf("instance key: %v", err)
 	}
 	return k
+}
+
+// From is the same server as seen by clients whose connections start at
+// addr, another loopback address (Linux routes all of 127.0.0.0/8 to lo):
+// the gate counts some limits per client IP (forwarding headers are not
+// trusted), so a test of them needs more than one client address. Callers,
+// accounts (SignUp) and Connect clients (Client) made from it use addr.
+func (s *Server) From(addr string) *Server {
+	s.t.Helper()
+	ip := net.ParseIP(addr)
+	if ip == nil || !ip.IsLoopback() {
+		s.t.Fatalf("From(%q): not a loopback address", addr)
+	}
+	dial := (&net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 10 * time.Second}).DialContext
+	h1 := &http.Transport{DialContext: dial}
+	h2c := &http.Transport{DialContext: dial, Protocols: new(http.Protocols)}
+	h2c.Protocols.SetUnencryptedHTTP2(true)
+	s.t.Cleanup(h1.CloseIdleConnections)
+	s.t.Cleanup(h2c.CloseIdleConnections)
+	c := *s
+	c.HTTP = &http.Client{Timeout: 30 * time.Second, Transport: h1}
+	c.H2C = &http.Client{Timeout: 30 * time.Second, Transport: h2c}
+	return &c
 }
 
 // Response is a REST answer, read whole.
@@ -293,7 +317,7 @@ func (s *Server) SignUp(username string) *Account {
 	}
 	id, _ := res.JSON(s.t)["user"].(map[string]any)["id"].(string)
 	jar, _ := cookiejar.New(nil)
-	sess := &Caller{s: s, client: &http.Client{Timeout: 30 * time.Second, Jar: jar}, header: http.Header{}}
+	sess := &Caller{s: s, client: &http.Client{Timeout: 30 * time.Second, Jar: jar, Transport: s.HTTP.Transport}, header: http.Header{}}
 	sess.header.Set("Origin", s.URL)
 	if res := sess.Do(http.MethodPost, "/api/auth/login", map[string]any{"username": username, "password": Password}); res.Status != http.StatusOK {
 		s.t.Fatalf("log in %s: %d %s", username, res.Status, res.Body)

@@ -144,8 +144,10 @@ func (s *Service) UninstallStoreAgent(ctx context.Context, req *switchboardv1.Un
 // caller's executions of the agent are no longer charged (Unlocked, read by
 // the engine at dispatch). A wrong password is 403 and writes nothing; a
 // listing without a password is a failed precondition; unlocking again
-// answers the first unlock. The MCP tool marketplace_unlock calls this very
-// method with the tool's principal in ctx.
+// answers the first unlock. Each attempt is a guess, counted before the
+// comparison (Guesses) and refused past the client's or the listing's
+// window, right or not. The MCP tool marketplace_unlock calls this very
+// method with the tool's principal (and client) in ctx.
 func (s *Service) UnlockStoreAgent(ctx context.Context, req *switchboardv1.UnlockStoreAgentRequest) (*switchboardv1.UnlockStoreAgentResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
@@ -160,6 +162,9 @@ func (s *Service) UnlockStoreAgent(ctx context.Context, req *switchboardv1.Unloc
 	}
 	if row.AccessPasswordHash == nil || *row.AccessPasswordHash == "" {
 		return nil, apperr.IllegalMove("%q has no access password: there is nothing to unlock (its price applies to everyone)", row.Slug)
+	}
+	if err := s.Guesses.Guess(ctx, "store_agent:"+row.ID); err != nil {
+		return nil, err
 	}
 	// bcrypt compares in constant time; it runs before the transaction
 	// because it is slow on purpose.

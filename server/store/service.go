@@ -51,6 +51,8 @@ type Service struct {
 	Policy ReviewPolicy
 	// BcryptCost hashes access passwords; bcrypt.DefaultCost when zero.
 	BcryptCost int
+	// Guesses limits the attempts at a listing's access password (unlocks).
+	Guesses auth.Guesses
 	// Installed, when set, is told after an account installed or
 	// uninstalled an agent (the MCP door refreshes that account's tools).
 	Installed func(ctx context.Context, userID string)

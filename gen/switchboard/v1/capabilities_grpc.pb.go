@@ -41,7 +41,10 @@ type CapabilityServiceClient interface {
 	ListCapabilities(ctx context.Context, in *ListCapabilitiesRequest, opts ...grpc.CallOption) (*ListCapabilitiesResponse, error)
 	// InstallOrCreateCapability installs a pack ({capabilityId,
 	// accessPassword?}) or, with action "create", creates a custom pack that is
-	// installed for its creator at once.
+	// installed for its creator at once. An access password given for a pack
+	// that has one counts, before it is checked, against the client's auth
+	// window (shared with logins) and the pack's own window across clients:
+	// past either it is 429, the right password too.
 	InstallOrCreateCapability(ctx context.Context, in *InstallOrCreateCapabilityRequest, opts ...grpc.CallOption) (*InstallOrCreateCapabilityResponse, error)
 	// GetCapability answers one pack; its prompt is shown only once installed
 	// (and always to its owner).
@@ -139,7 +142,10 @@ type CapabilityServiceServer interface {
 	ListCapabilities(context.Context, *ListCapabilitiesRequest) (*ListCapabilitiesResponse, error)
 	// InstallOrCreateCapability installs a pack ({capabilityId,
 	// accessPassword?}) or, with action "create", creates a custom pack that is
-	// installed for its creator at once.
+	// installed for its creator at once. An access password given for a pack
+	// that has one counts, before it is checked, against the client's auth
+	// window (shared with logins) and the pack's own window across clients:
+	// past either it is 429, the right password too.
 	InstallOrCreateCapability(context.Context, *InstallOrCreateCapabilityRequest) (*InstallOrCreateCapabilityResponse, error)
 	// GetCapability answers one pack; its prompt is shown only once installed
 	// (and always to its owner).

@@ -3613,7 +3613,7 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x17developer_share_percent\x18\x03 \x01(\x01R\x15developerSharePercent\x12\x1a\n" +
 	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12.\n" +
 	"\x13review_window_hours\x18\x05 \x01(\x05R\x11reviewWindowHours\x12%\n" +
-	"\x0epricing_models\x18\x06 \x03(\tR\rpricingModels2\x95\x10\n" +
+	"\x0epricing_models\x18\x06 \x03(\tR\rpricingModels2\x8f\x10\n" +
 	"\fStoreService\x12\x8b\x01\n" +
 	"\x0fListStoreAgents\x12&.switchboard.v1.ListStoreAgentsRequest\x1a'.switchboard.v1.ListStoreAgentsResponse\"'\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x12\x12\x10/api/marketplace\x12\x9a\x01\n" +
 	"\x10CreateStoreAgent\x12'.switchboard.v1.CreateStoreAgentRequest\x1a(.switchboard.v1.CreateStoreAgentResponse\"3\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x19:\x05agent\"\x10/api/marketplace\x12\x8a\x01\n" +
@@ -3624,8 +3624,8 @@ const file_switchboard_v1_store_proto_rawDesc = "" +
 	"\x15UnsubscribeStoreAgent\x12,.switchboard.v1.UnsubscribeStoreAgentRequest\x1a-.switchboard.v1.UnsubscribeStoreAgentResponse\"6\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02!*\x1f/api/marketplace/{id}/subscribe\x12\xa3\x01\n" +
 	"\x11InstallStoreAgent\x12(.switchboard.v1.InstallStoreAgentRequest\x1a).switchboard.v1.InstallStoreAgentResponse\"9\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1f\"\x1d/api/marketplace/{id}/install\x12\xa4\x01\n" +
 	"\x13UninstallStoreAgent\x12*.switchboard.v1.UninstallStoreAgentRequest\x1a+.switchboard.v1.UninstallStoreAgentResponse\"4\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f*\x1d/api/marketplace/{id}/install\x12\xa1\x01\n" +
-	"\x12RateStoreExecution\x12).switchboard.v1.RateStoreExecutionRequest\x1a*.switchboard.v1.RateStoreExecutionResponse\"4\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/{id}/rate\x12\xa3\x01\n" +
-	"\x10UnlockStoreAgent\x12'.switchboard.v1.UnlockStoreAgentRequest\x1a(.switchboard.v1.UnlockStoreAgentResponse\"<\xda\xf3\x18\x11\x12\x02\x01\x02\x1a\x05store\"\x04auth\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/marketplace/{id}/unlock\x12\x97\x01\n" +
+	"\x12RateStoreExecution\x12).switchboard.v1.RateStoreExecutionRequest\x1a*.switchboard.v1.RateStoreExecutionResponse\"4\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/{id}/rate\x12\x9d\x01\n" +
+	"\x10UnlockStoreAgent\x12'.switchboard.v1.UnlockStoreAgentRequest\x1a(.switchboard.v1.UnlockStoreAgentResponse\"6\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/marketplace/{id}/unlock\x12\x97\x01\n" +
 	"\x10GetStoreEarnings\x12'.switchboard.v1.GetStoreEarningsRequest\x1a(.switchboard.v1.GetStoreEarningsResponse\"0\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/marketplace/earnings\x12\x8b\x01\n" +
 	"\x0fGetStoreFeeInfo\x12&.switchboard.v1.GetStoreFeeInfoRequest\x1a'.switchboard.v1.GetStoreFeeInfoResponse\"'\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/marketplace/fee-infoBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 

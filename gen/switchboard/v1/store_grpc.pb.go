@@ -72,8 +72,11 @@ type StoreServiceClient interface {
 	// UnlockStoreAgent checks a listing's access password and, when it
 	// matches, unlocks the agent for the caller: the caller's executions of it
 	// from then on are not charged (no payment hold, no revenue). The id is
-	// the listing's id or its slug. A wrong password is 403 and counts against
-	// the auth rate class, like a login; unlocking again answers the same.
+	// the listing's id or its slug. A wrong password is 403. Every attempt at
+	// a listing's password counts against the client's auth window (shared
+	// with logins) and the listing's own window across clients before it is
+	// checked: past either it is 429, the right password too. Unlocking again
+	// answers the same.
 	UnlockStoreAgent(ctx context.Context, in *UnlockStoreAgentRequest, opts ...grpc.CallOption) (*UnlockStoreAgentResponse, error)
 	// GetStoreEarnings answers what the caller's listings earned. Declared
 	// after GetStoreAgent so that its literal path wins over {id}.
@@ -258,8 +261,11 @@ type StoreServiceServer interface {
 	// UnlockStoreAgent checks a listing's access password and, when it
 	// matches, unlocks the agent for the caller: the caller's executions of it
 	// from then on are not charged (no payment hold, no revenue). The id is
-	// the listing's id or its slug. A wrong password is 403 and counts against
-	// the auth rate class, like a login; unlocking again answers the same.
+	// the listing's id or its slug. A wrong password is 403. Every attempt at
+	// a listing's password counts against the client's auth window (shared
+	// with logins) and the listing's own window across clients before it is
+	// checked: past either it is 429, the right password too. Unlocking again
+	// answers the same.
 	UnlockStoreAgent(context.Context, *UnlockStoreAgentRequest) (*UnlockStoreAgentResponse, error)
 	// GetStoreEarnings answers what the caller's listings earned. Declared
 	// after GetStoreAgent so that its literal path wins over {id}.

@@ -272,7 +272,10 @@ type RecordAgentQualityRequest struct {
 	// user_edited (-0.3) or follow_up_needed (-0.5).
 	Signal string `protobuf:"bytes,2,opt,name=signal,proto3" json:"signal,omitempty"`
 	// A JSON object encoded as a string, at most 4096 bytes.
-	Metadata      *string `protobuf:"bytes,3,opt,name=metadata,proto3,oneof" json:"metadata,omitempty"`
+	Metadata *string `protobuf:"bytes,3,opt,name=metadata,proto3,oneof" json:"metadata,omitempty"`
+	// The caller's own completed execution of the agent the signal is about;
+	// an execution takes one signal.
+	ExecutionId   string `protobuf:"bytes,4,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -324,6 +327,13 @@ func (x *RecordAgentQualityRequest) GetSignal() string {
 func (x *RecordAgentQualityRequest) GetMetadata() string {
 	if x != nil && x.Metadata != nil {
 		return *x.Metadata
+	}
+	return ""
+}
+
+func (x *RecordAgentQualityRequest) GetExecutionId() string {
+	if x != nil {
+		return x.ExecutionId
 	}
 	return ""
 }
@@ -753,11 +763,12 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"\n" +
 	"\b_qualityB\f\n" +
 	"\n" +
-	"_confirmed\"\xb4\x01\n" +
+	"_confirmed\"\xe4\x01\n" +
 	"\x19RecordAgentQualityRequest\x12&\n" +
 	"\bagent_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\aagentId\x126\n" +
 	"\x06signal\x18\x02 \x01(\tB\x1e\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01\xba\xf5\x18\x0equality_signalR\x06signal\x12*\n" +
-	"\bmetadata\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\bmetadata\x88\x01\x01B\v\n" +
+	"\bmetadata\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x00R\bmetadata\x88\x01\x01\x12.\n" +
+	"\fexecution_id\x18\x04 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\vexecutionIdB\v\n" +
 	"\t_metadata\"\x90\x01\n" +
 	"\x1aRecordAgentQualityResponse\x12:\n" +
 	"\x06signal\x18\x01 \x01(\v2\".switchboard.v1.AgentQualitySignalR\x06signal\x126\n" +

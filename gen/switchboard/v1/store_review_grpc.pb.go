@@ -45,7 +45,9 @@ type StoreReviewServiceClient interface {
 	// recalculated after every review the caller takes part in.
 	GetStoreReputation(ctx context.Context, in *GetStoreReputationRequest, opts ...grpc.CallOption) (*GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only.
+	// recalculates its quality score. API keys only. The signal is about one
+	// of the caller's own completed executions of the agent (executionId), one
+	// signal per execution.
 	RecordAgentQuality(ctx context.Context, in *RecordAgentQualityRequest, opts ...grpc.CallOption) (*RecordAgentQualityResponse, error)
 }
 
@@ -108,7 +110,9 @@ type StoreReviewServiceServer interface {
 	// recalculated after every review the caller takes part in.
 	GetStoreReputation(context.Context, *GetStoreReputationRequest) (*GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only.
+	// recalculates its quality score. API keys only. The signal is about one
+	// of the caller's own completed executions of the agent (executionId), one
+	// signal per execution.
 	RecordAgentQuality(context.Context, *RecordAgentQualityRequest) (*RecordAgentQualityResponse, error)
 }
 

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -168,5 +170,61 @@ func TestConcurrentUnlocks(t *testing.T) {
 	}
 	if n, _ := f.s.DB.StoreUnlock.Query().Count(t.Context()); n != 1 {
 		t.Errorf("%d unlock rows, want 1", n)
+	}
+}
+
+// Issue 35 point 3, RULINGS "Security details (2026-11-28)": unlock attempts
+// count against the client IP's auth window and a window of the listing's own
+// across IPs (10 a minute each). Ten wrong passwords from one address, sent
+// by keys of different accounts over REST and Connect, spend both: the 11th
+// is 429 (Retry-After, the error body); another address guessing the same
+// listing is 429 too, the right password included (a refusal must not tell
+// which guess was right), while it may still try another listing. Nothing is
+// written.
+func TestUnlockGuessesAreLimitedPerListing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, servertest.WithLimits(gate.Limits{PerKey: 1000, Auth: 10, Heavy: 1000, Federation: 1000}))
+	id := f.listing(t, "https://agents.example.com/paid", map[string]any{"pricingModel": "per_task", "pricePerTask": 3, "accessPassword": password})
+	open := f.listing(t, "https://agents.example.com/open", map[string]any{"name": "Open", "pricingModel": "per_task", "pricePerTask": 3})
+	another := f.listing(t, "https://agents.example.com/other", map[string]any{"name": "Another", "pricingModel": "per_task", "pricePerTask": 3, "accessPassword": "a-different-one"})
+	// Each account signs up (auth class) from an address of its own.
+	keys := make([]string, 6)
+	for i := range keys {
+		keys[i] = f.s.From(fmt.Sprintf("127.0.3.%d", i+1)).SignUp(fmt.Sprintf("guesser%d", i)).NewKey("guesser", "store")
+	}
+	guesser := f.s.From("127.0.0.2")
+	unlock := func(c *servertest.Caller, listing, pw string) *servertest.Response {
+		return c.Do(http.MethodPost, "/api/marketplace/"+listing+"/unlock", map[string]any{"accessPassword": pw})
+	}
+	// Refusals before a password is compared are no guesses: they count
+	// in no window.
+	for range 3 {
+		servertest.WantError(t, unlock(guesser.WithKey(keys[0]), open, password), http.StatusBadRequest)
+		servertest.WantError(t, unlock(guesser.WithKey(keys[0]), "unknown-agent", password), http.StatusNotFound)
+	}
+	for i := range 5 {
+		servertest.WantError(t, unlock(guesser.WithKey(keys[i]), id, fmt.Sprintf("guess-%d", i)), http.StatusForbidden)
+		c := switchboardv1connect.NewStoreServiceClient(guesser.Client("connect"), guesser.URL,
+			connect.WithInterceptors(servertest.BearerInterceptor(keys[i])))
+		_, err := c.UnlockStoreAgent(t.Context(), &switchboardv1.UnlockStoreAgentRequest{Id: id, AccessPassword: fmt.Sprintf("guess-%d-c", i)})
+		servertest.WantCode(t, err, connect.CodePermissionDenied)
+	}
+	res := unlock(guesser.WithKey(keys[5]), id, "guess-11")
+	servertest.WantErrorContaining(t, res, http.StatusTooManyRequests, "rate limit")
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+	elsewhere := f.s.From("127.0.0.3").WithKey(keys[5])
+	servertest.WantErrorContaining(t, unlock(elsewhere, another, "guess-12"), http.StatusForbidden, "wrong access password")
+	servertest.WantErrorContaining(t, unlock(elsewhere, id, password), http.StatusTooManyRequests, "rate limit")
+	c := switchboardv1connect.NewStoreServiceClient(f.s.From("127.0.0.4").Client("connect"), f.s.URL,
+		connect.WithInterceptors(servertest.BearerInterceptor(keys[5])))
+	_, err := c.UnlockStoreAgent(t.Context(), &switchboardv1.UnlockStoreAgentRequest{Id: id, AccessPassword: password})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted || ce.Meta().Get("Retry-After") == "" {
+		t.Fatalf("the right password over Connect from a third address: %v", err)
+	}
+	if n, _ := f.s.DB.StoreUnlock.Query().Count(t.Context()); n != 0 {
+		t.Fatalf("refused guesses wrote %d unlocks", n)
 	}
 }

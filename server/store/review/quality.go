@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 
 	"entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/sqlgraph"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/agentqualitysignal"
+	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
@@ -27,6 +29,10 @@ var signalNames = vocab.Values("quality_signal")
 
 // RecordAgentQuality stores one signal about an active listing the caller
 // does not own and recalculates the listing's quality score from all of them.
+// The signal is about one of the caller's completed executions of the
+// listing (executionId), and an execution takes one signal: the unique
+// index on agent_quality_signals.execution_id decides between concurrent
+// posts (docs/decisions.md "Security (issue 35)").
 func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.RecordAgentQualityRequest) (*switchboardv1.RecordAgentQualityResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
@@ -34,6 +40,9 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 	}
 	if req.GetAgentId() == "" {
 		return nil, apperr.Invalid("agentId is required")
+	}
+	if req.GetExecutionId() == "" {
+		return nil, apperr.Invalid("executionId is required: a signal is about one of your completed executions of the agent")
 	}
 	if req.GetSignal() == "" {
 		return nil, apperr.Invalid("signal is required")
@@ -65,11 +74,22 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 		if row.UserID == p.UserID {
 			return apperr.IllegalMove("you cannot report quality signals about your own agent")
 		}
+		ex, err := tx.Execution.Query().Where(execution.ID(req.GetExecutionId()), execution.UserID(p.UserID)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return apperr.NotFound("execution %q not found", req.GetExecutionId())
+		} else if err != nil {
+			return apperr.Internal(err)
+		}
+		if err := signalable(ex, row.ID); err != nil {
+			return err
+		}
 		now := s.now()
-		sig, err := tx.AgentQualitySignal.Create().SetUserID(p.UserID).SetAgentID(row.ID).
+		sig, err := tx.AgentQualitySignal.Create().SetUserID(p.UserID).SetAgentID(row.ID).SetExecutionID(ex.ID).
 			SetSignal(agentqualitysignal.Signal(req.GetSignal())).SetWeight(weight).
 			SetNillableMetadata(req.Metadata).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
-		if err != nil {
+		if sqlgraph.IsUniqueConstraintError(err) {
+			return apperr.Conflict("execution %q already has a quality signal: an execution takes one", ex.ID)
+		} else if err != nil {
 			return apperr.Internal(err)
 		}
 		var agg []struct {
@@ -95,4 +115,16 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 		return nil, err
 	}
 	return out, nil
+}
+
+// signalable refuses a signal about ex, the caller's own execution, when it
+// is not a completed execution of the listing agentID.
+func signalable(ex *ent.Execution, agentID string) error {
+	if ex.AgentID == nil || *ex.AgentID != agentID {
+		return apperr.Invalid("execution %q is not an execution of store agent %q", ex.ID, agentID)
+	}
+	if ex.Status != execution.StatusCompleted {
+		return apperr.IllegalMove("execution %q did not complete (its status is %s): only a completed execution takes a quality signal", ex.ID, ex.Status)
+	}
+	return nil
 }

@@ -60,7 +60,10 @@ type CapabilityServiceClient interface {
 	ListCapabilities(context.Context, *v1.ListCapabilitiesRequest) (*v1.ListCapabilitiesResponse, error)
 	// InstallOrCreateCapability installs a pack ({capabilityId,
 	// accessPassword?}) or, with action "create", creates a custom pack that is
-	// installed for its creator at once.
+	// installed for its creator at once. An access password given for a pack
+	// that has one counts, before it is checked, against the client's auth
+	// window (shared with logins) and the pack's own window across clients:
+	// past either it is 429, the right password too.
 	InstallOrCreateCapability(context.Context, *v1.InstallOrCreateCapabilityRequest) (*v1.InstallOrCreateCapabilityResponse, error)
 	// GetCapability answers one pack; its prompt is shown only once installed
 	// (and always to its owner).
@@ -197,7 +200,10 @@ type CapabilityServiceHandler interface {
 	ListCapabilities(context.Context, *v1.ListCapabilitiesRequest) (*v1.ListCapabilitiesResponse, error)
 	// InstallOrCreateCapability installs a pack ({capabilityId,
 	// accessPassword?}) or, with action "create", creates a custom pack that is
-	// installed for its creator at once.
+	// installed for its creator at once. An access password given for a pack
+	// that has one counts, before it is checked, against the client's auth
+	// window (shared with logins) and the pack's own window across clients:
+	// past either it is 429, the right password too.
 	InstallOrCreateCapability(context.Context, *v1.InstallOrCreateCapabilityRequest) (*v1.InstallOrCreateCapabilityResponse, error)
 	// GetCapability answers one pack; its prompt is shown only once installed
 	// (and always to its owner).

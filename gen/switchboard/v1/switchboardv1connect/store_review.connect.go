@@ -58,7 +58,9 @@ type StoreReviewServiceClient interface {
 	// recalculated after every review the caller takes part in.
 	GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only.
+	// recalculates its quality score. API keys only. The signal is about one
+	// of the caller's own completed executions of the agent (executionId), one
+	// signal per execution.
 	RecordAgentQuality(context.Context, *v1.RecordAgentQualityRequest) (*v1.RecordAgentQualityResponse, error)
 }
 
@@ -142,7 +144,9 @@ type StoreReviewServiceHandler interface {
 	// recalculated after every review the caller takes part in.
 	GetStoreReputation(context.Context, *v1.GetStoreReputationRequest) (*v1.GetStoreReputationResponse, error)
 	// RecordAgentQuality stores one quality signal about a store agent and
-	// recalculates its quality score. API keys only.
+	// recalculates its quality score. API keys only. The signal is about one
+	// of the caller's own completed executions of the agent (executionId), one
+	// signal per execution.
 	RecordAgentQuality(context.Context, *v1.RecordAgentQualityRequest) (*v1.RecordAgentQualityResponse, error)
 }
 

@@ -571,7 +571,10 @@ export const CapabilityService: GenService<{
   /**
    * InstallOrCreateCapability installs a pack ({capabilityId,
    * accessPassword?}) or, with action "create", creates a custom pack that is
-   * installed for its creator at once.
+   * installed for its creator at once. An access password given for a pack
+   * that has one counts, before it is checked, against the client's auth
+   * window (shared with logins) and the pack's own window across clients:
+   * past either it is 429, the right password too.
    *
    * @generated from rpc switchboard.v1.CapabilityService.InstallOrCreateCapability
    */
