@@ -163,6 +163,9 @@ func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnecti
 		return &switchboardv1.ReceiveRelayResponse{RelayId: &in.relayID, Duplicate: proto.Bool(true),
 			Message: proto.String("relay " + in.relayID + " was already received")}, nil
 	}
+	if err := ownThread(ctx, tx.Relay, c.ID, in.threadID, in.parentID); err != nil {
+		return nil, err
+	}
 	create := s.inboundRow(tx, c, to, in)
 	if string(c.TrustLevel) == rules.TrustUntrusted {
 		if _, err := create.SetQuarantined(true).Save(ctx); err != nil {

@@ -1,0 +1,142 @@
+package network_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/switchboard-hq/switchboard/ent/chatmessage"
+	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/servertest"
+)
+
+// The operator network's part of issue 35: threads belong to their
+// connection (point 6).
+
+// threeInstances is A's alice connected to B's bob and to C's carol, each
+// through the real handshake, with a thread between A and B: A's request
+// relay and B's response in it.
+type threeInstances struct {
+	a, b, c *instance
+	// aToB, aToC are A's ids of its connections; bToA, cToA the peers'.
+	aToB, aToC, bToA, cToA string
+	// thread is the A–B thread's id, first the id of A's request in it.
+	thread, first string
+}
+
+func newThreeInstances(t *testing.T) *threeInstances {
+	t.Helper()
+	limits := servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000})
+	w := &threeInstances{a: newInstance(t, "alice", on(), limits), b: newInstance(t, "bob", on(), limits),
+		c: newInstance(t, "carol", on(), limits)}
+	w.bToA, w.aToB = connected(t, w.b, w.a)
+	w.cToA, w.aToC = connected(t, w.c, w.a)
+	res := w.a.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.aToB,
+		"subject": "Send the signed contract", "intent": "get_info"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	sent := object(t, res, "relay")
+	w.first, w.thread = sent["relayId"].(string), sent["threadId"].(string)
+	// Bob answers in the thread, as the dashboard's Reply does.
+	res = w.b.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.bToA,
+		"subject": "Re: Send the signed contract", "type": "response", "threadId": w.thread, "parentRelayId": w.first})
+	servertest.WantStatus(t, res, http.StatusOK)
+	return w
+}
+
+// relaysAndMessages counts what a relay could add to at in: relays, its
+// user's comms messages, queue items.
+func (in *instance) relaysAndMessages(t *testing.T) (relays, messages, items int) {
+	t.Helper()
+	ctx := context.Background()
+	relays, err := in.DB.Relay.Query().Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages, err = in.DB.ChatMessage.Query().Where(chatmessage.UserID(in.user.ID)).Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err = in.DB.QueueItem.Query().Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return relays, messages, items
+}
+
+// TestThreadsBelongToTheirConnection: issue 35 point 6 and RULINGS
+// "Security details" (a threadId or parentRelayId of another connection is
+// 404, from a peer and from the operator's own send alike). C, connected to
+// A, sends a response relay into the A–B thread (its id, its first relay as
+// parent, each alone and both; over REST and Connect, and through C's own
+// operator): 404 and A stores nothing. A's operator sending on the A–C
+// connection with the A–B thread or its relay as parent: 404, nothing sent
+// to C or kept at A. The A–B thread itself goes on, and C's own thread is
+// C's.
+func TestThreadsBelongToTheirConnection(t *testing.T) {
+	t.Parallel()
+	w := newThreeInstances(t)
+	var rows int
+	if err := func() (err error) {
+		rows, err = w.a.DB.Relay.Query().Where(relay.ThreadID(w.thread)).Count(context.Background())
+		return err
+	}(); err != nil || rows != 2 {
+		t.Fatalf("the A–B thread at A: %d relays, %v", rows, err)
+	}
+	tokenCAtA := tokenFor(t, w.c, w.cToA)
+	r0, m0, i0 := w.a.relaysAndMessages(t)
+	for i, body := range []map[string]any{
+		{"threadId": w.thread, "parentRelayId": w.first},
+		{"threadId": w.thread},
+		{"parentRelayId": w.first},
+	} {
+		body["relayId"] = "intruder-" + string(rune('a'+i))
+		body["type"] = "response"
+		body["subject"] = "Re: Send the signed contract: use this account instead"
+		for _, path := range []string{"/api/v2/relay", "/api/federation/relay", switchboardv1connect.NetworkRelayPeerServiceReceiveRelayProcedure} {
+			res := w.a.Anonymous().Do(http.MethodPost, path, body, "X-Federation-Token", tokenCAtA)
+			servertest.WantStatus(t, res, http.StatusNotFound)
+		}
+	}
+	// C's operator tries the same through its own instance: A refuses it.
+	res := w.c.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.cToA,
+		"subject": "Re: Send the signed contract", "type": "response", "threadId": w.thread})
+	servertest.WantStatus(t, res, http.StatusNotFound)
+	if r, m, i := w.a.relaysAndMessages(t); r != r0 || m != m0 || i != i0 {
+		t.Fatalf("A stored the intruder's relays: relays %d→%d, messages %d→%d, items %d→%d", r0, r, m0, m, i0, i)
+	}
+	if n, _ := w.c.DB.Relay.Query().Count(context.Background()); n != 0 {
+		t.Fatalf("C recorded %d refused relays", n)
+	}
+
+	// A's operator on the A–C connection with the A–B thread: 404 before
+	// anything reaches C.
+	for _, body := range []map[string]any{
+		{"threadId": w.thread},
+		{"parentRelayId": w.first},
+		{"threadId": w.thread, "parentRelayId": w.first},
+	} {
+		body["connectionId"] = w.aToC
+		body["subject"] = "Re: Send the signed contract"
+		body["type"] = "response"
+		servertest.WantError(t, w.a.user.Session.Do(http.MethodPost, "/api/federation/relays", body), http.StatusNotFound)
+	}
+	if n, _ := w.c.DB.Relay.Query().Count(context.Background()); n != 0 {
+		t.Fatalf("C received %d relays of A–B's thread", n)
+	}
+	if r, _, _ := w.a.relaysAndMessages(t); r != r0 {
+		t.Fatalf("A recorded refused sends: %d relays, was %d", r, r0)
+	}
+
+	// The A–B thread goes on from both sides, and C may start its own
+	// thread and answer in it.
+	servertest.WantStatus(t, w.a.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.aToB,
+		"subject": "Thanks", "type": "response", "threadId": w.thread, "parentRelayId": w.first}), http.StatusOK)
+	res = w.c.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.cToA,
+		"subject": "Lunch?", "intent": "get_info"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	mine := object(t, res, "relay")
+	servertest.WantStatus(t, w.a.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.aToC,
+		"subject": "Re: Lunch?", "type": "response", "threadId": mine["threadId"], "parentRelayId": mine["relayId"]}), http.StatusOK)
+}
