@@ -256,7 +256,8 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	fed, err := newFederation(cfg, storeSvc, egressPolicy, app.tracing)
+	g := gate.New(table, resolver, cfg.Limits)
+	fed, err := newFederation(cfg, storeSvc, egressPolicy, app.tracing, g)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -321,7 +322,6 @@ func New(cfg Config) (*App, error) {
 	if err := requireClocks(svc); err != nil {
 		return nil, err
 	}
-	g := gate.New(table, resolver, cfg.Limits)
 	// The federation class counts per calling instance, not per address.
 	g.CountFederationBy(federationCaller(federation.CallerInstance(svc.hub, svc.spoke), svc.network.CallerConnection))
 	// After the gate on both transports: a key belongs to the admitted credential.
@@ -436,7 +436,7 @@ type federationParts struct {
 }
 
 // newFederation builds the hub and spoke sides of federation.
-func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *tracing) (*federationParts, error) {
+func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *tracing, g *gate.Gate) (*federationParts, error) {
 	role := cfg.Federation.Role
 	if role == "" {
 		role = "standalone"
@@ -455,7 +455,8 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval, Audit: f.recorder})
 	f.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Logger: cfg.Logger,
-		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions()})
+		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions(),
+		Limiter: g})
 	instances := f.spoke.Credential
 	if role == "hub" {
 		instances = f.hub.Credential

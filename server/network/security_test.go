@@ -2,7 +2,11 @@ package network_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
@@ -12,8 +16,122 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// The operator network's part of issue 35: threads belong to their
-// connection (point 6).
+// The operator network's part of issue 35: the handshake tells no one which
+// emails have accounts (point 4), threads belong to their connection
+// (point 6).
+
+// wrongSigner is a fake instance on loopback that answers every
+// verification with the nonce and a signature made with no token it was
+// offered; asked counts the verifications it was asked for.
+func wrongSigner(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var asked atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": r.URL.Query().Get("nonce"), "signature": strings.Repeat("0", 64)})
+	}))
+	t.Cleanup(s.Close)
+	return s, &asked
+}
+
+// handshakeBody is a connection request as an instance at from sends it for to.
+func handshakeBody(from, to string) map[string]any {
+	return map[string]any{"fromInstanceUrl": from, "fromUserEmail": "mallory@m.example", "fromUserName": "Mallory",
+		"toUserEmail": to, "federationToken": "sbf_offered", "connectionId": "c1"}
+}
+
+// TestHandshakeAnswersAlikeForMissingAndExistingUsers: issue 35 point 4 and
+// RULINGS "Security details" (the caller is verified before any user lookup;
+// an unverified caller and a missing user get the same answer) with
+// Reconciliation 14 (both 404). A fake instance that signs wrongly asks B
+// for a user B does not have and for one it has: the same status and the
+// same body, on REST and on Connect, and the missing user's request was
+// verified first (the fake was asked). A caller that is down answers alike.
+// A verified caller (A's operator) asking for a missing user hears 404 too.
+// Nothing is recorded.
+func TestHandshakeAnswersAlikeForMissingAndExistingUsers(t *testing.T) {
+	t.Parallel()
+	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
+	wrong, asked := wrongSigner(t)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+
+	type answer struct {
+		status int
+		body   string
+	}
+	ask := func(path, from, to string) answer {
+		t.Helper()
+		res := b.Anonymous().Do(http.MethodPost, path, handshakeBody(from, to))
+		return answer{res.Status, string(res.Body)}
+	}
+	for _, path := range []string{"/api/v2/connections", switchboardv1connect.NetworkPeerServiceReceiveConnectionProcedure} {
+		before := asked.Load()
+		missing := ask(path, wrong.URL, "nobody@example.com")
+		if asked.Load() != before+1 {
+			t.Fatalf("%s: B answered a missing user without verifying the caller first", path)
+		}
+		if missing.status != http.StatusNotFound {
+			t.Fatalf("%s, missing user: %d %s", path, missing.status, missing.body)
+		}
+		for name, got := range map[string]answer{
+			"existing user, caller signs wrongly": ask(path, wrong.URL, "bob@example.com"),
+			"existing user, caller down":          ask(path, down.URL, "bob@example.com"),
+			"missing user, caller down":           ask(path, down.URL, "nobody@example.com"),
+		} {
+			if got != missing {
+				t.Fatalf("%s, %s:\n%d %s\nthe missing user's answer:\n%d %s", path, name, got.status, got.body, missing.status, missing.body)
+			}
+		}
+	}
+	// A's operator asks for a user B lacks: A verifies, the user is missing.
+	servertest.WantError(t, connectTo(t, a, b, "nobody@example.com"), http.StatusNotFound)
+	if n := len(a.connections(t)) + len(b.connections(t)); n != 0 {
+		t.Fatalf("refused handshakes left %d rows", n)
+	}
+	if n := b.activity(t, "connection_created"); n != 0 {
+		t.Fatalf("refused handshakes wrote %d activity entries", n)
+	}
+}
+
+// TestHandshakeLimitedPerCallingOrigin: RULINGS "Security details"
+// (handshakes are limited per calling origin in the auth class). With the
+// auth class at 3 a minute, a fourth handshake naming one origin is 429 with
+// Retry-After on both transports, however the origin is spelled, and B does
+// not call that origin again; another origin from the same address is still
+// heard, and the address's own auth window (logins) is not spent by them.
+func TestHandshakeLimitedPerCallingOrigin(t *testing.T) {
+	t.Parallel()
+	b := newInstance(t, "bob", on(), servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 3, Heavy: 100000, Federation: 100000}))
+	wrong, asked := wrongSigner(t)
+	other, otherAsked := wrongSigner(t)
+	for i := range 3 {
+		servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", handshakeBody(wrong.URL, "bob@example.com")), http.StatusNotFound)
+		if asked.Load() != int32(i+1) {
+			t.Fatalf("handshake %d: the caller was asked %d times", i+1, asked.Load())
+		}
+	}
+	upper := strings.Replace(wrong.URL, "http://", "HTTP://", 1)
+	for _, path := range []string{"/api/v2/connections", switchboardv1connect.NetworkPeerServiceReceiveConnectionProcedure} {
+		res := b.Anonymous().Do(http.MethodPost, path, handshakeBody(upper, "bob@example.com"))
+		servertest.WantStatus(t, res, http.StatusTooManyRequests)
+		if res.Header.Get("Retry-After") == "" {
+			t.Fatalf("%s: 429 without Retry-After", path)
+		}
+	}
+	if asked.Load() != 3 {
+		t.Fatalf("a limited handshake still called the origin: %d verifications", asked.Load())
+	}
+	servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", handshakeBody(other.URL, "bob@example.com")), http.StatusNotFound)
+	if otherAsked.Load() != 1 {
+		t.Fatal("another origin was not heard")
+	}
+	servertest.WantStatus(t, b.Anonymous().Do(http.MethodPost, "/api/auth/login",
+		map[string]any{"username": "bob", "password": servertest.Password}), http.StatusOK)
+	if n := len(b.connections(t)); n != 0 {
+		t.Fatalf("B recorded %d", n)
+	}
+}
 
 // threeInstances is A's alice connected to B's bob and to C's carol, each
 // through the real handshake, with a thread between A and B: A's request
