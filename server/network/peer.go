@@ -93,6 +93,10 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if !validEmail(from) {
 		return nil, apperr.Invalid("fromUserEmail %q is not an email address", req.GetFromUserEmail())
 	}
+	name, err := recordedName("fromUserName", req.GetFromUserName())
+	if err != nil {
+		return nil, err
+	}
 	origin, err := s.peerOrigin(ctx, "fromInstanceUrl", req.GetFromInstanceUrl())
 	if err != nil {
 		return nil, err
@@ -131,7 +135,7 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	}
 	res := &switchboardv1.ReceiveConnectionResponse{UserName: to.Name, InstanceName: s.instanceName()}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		row, token, err := s.record(ctx, tx, to, peerFrom{origin, from, req.GetFromUserName()}, req, auto && w.listed(origin))
+		row, token, err := s.record(ctx, tx, to, peerFrom{origin, from, name}, req, auto && w.listed(origin))
 		if err != nil {
 			return err
 		}
@@ -154,7 +158,7 @@ func noRequest() error {
 }
 
 // peerFrom is a verified requester: its origin, its user's email and the
-// name it gave.
+// name it gave, checked.
 type peerFrom struct{ origin, email, name string }
 
 // record writes a verified request: a repeat answers the same connection

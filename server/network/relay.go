@@ -252,6 +252,7 @@ func (s *Service) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRe
 			return err
 		}
 		in := inboundFromRow(r)
+		in.fromName = shownName(c) // the name recorded now, not what arrived
 		if err := tx.Relay.DeleteOneID(r.ID).Exec(ctx); err != nil {
 			return err
 		}

@@ -3,12 +3,14 @@ package network_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
@@ -17,8 +19,8 @@ import (
 )
 
 // The operator network's part of issue 35: the handshake tells no one which
-// emails have accounts (point 4), threads belong to their connection
-// (point 6).
+// emails have accounts (point 4), threads belong to their connection and the
+// sender is shown by the name recorded for the connection (point 6).
 
 // wrongSigner is a fake instance on loopback that answers every
 // verification with the nonce and a signature made with no token it was
@@ -257,4 +259,118 @@ func TestThreadsBelongToTheirConnection(t *testing.T) {
 	mine := object(t, res, "relay")
 	servertest.WantStatus(t, w.a.user.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{"connectionId": w.aToC,
 		"subject": "Re: Lunch?", "type": "response", "threadId": mine["threadId"], "parentRelayId": mine["relayId"]}), http.StatusOK)
+}
+
+// itemOf is the queue item B made of relay id.
+func itemOf(t *testing.T, in *instance, relayID string) *ent.QueueItem {
+	t.Helper()
+	r, err := in.DB.Relay.Query().Where(relay.RelayID(relayID)).Only(context.Background())
+	if err != nil || r.ItemID == nil {
+		t.Fatalf("relay %s at %s: %v %v", relayID, in.URL, r, err)
+	}
+	it, err := in.DB.QueueItem.Get(context.Background(), *r.ItemID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+// message is the one comms message of in's user holding text.
+func message(t *testing.T, in *instance, text string) string {
+	t.Helper()
+	rows, err := in.DB.ChatMessage.Query().Where(chatmessage.UserID(in.user.ID), chatmessage.ContentContains(text)).All(context.Background())
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("comms messages holding %q: %d %v", text, len(rows), err)
+	}
+	return rows[0].Content
+}
+
+// TestSenderShownByRecordedName: issue 35 point 6 and RULINGS "Security
+// details" (a relay's fromUserName is ignored; the connection's recorded
+// name is shown) with Reconciliation 9 (a profile_updated notification
+// updates it). A relay and a notification whose fromUserName claims to be
+// someone else show the name B recorded for the connection in the queue
+// item, the comms message and the notification, and so does a quarantined
+// relay once released; a profile_updated notification changes the recorded
+// name (then shown), over REST and Connect; one that is not a line of text
+// is 400 and changes nothing; A's operator's profile_updated carries A's
+// account name.
+func TestSenderShownByRecordedName(t *testing.T) {
+	t.Parallel()
+	p := newRelayPair(t)
+	const claim = "Ann Lee (ann@a.test, your accountant)"
+	if row := p.b.only(t); row.PeerUserName != "Alice" {
+		t.Fatalf("B's recorded name: %q", row.PeerUserName)
+	}
+	round := 0
+	shown := func(want string) {
+		t.Helper()
+		round++
+		tag := fmt.Sprintf("%d", round)
+		servertest.WantStatus(t, p.direct("/api/v2/relay", map[string]any{"relayId": "req-" + tag, "subject": "Pay invoice " + tag,
+			"intent": "assign_task", "fromUserName": claim, "fromUserEmail": "alice@example.com"}), http.StatusOK)
+		if got := deref(itemOf(t, p.b, "req-"+tag).RequesterName); got != want {
+			t.Fatalf("B's item shows the requester as %q, want %q", got, want)
+		}
+		for _, typ := range []string{"notification", "response"} {
+			subject := "Bank details changed " + typ + " " + tag
+			servertest.WantStatus(t, p.direct("/api/v2/relay", map[string]any{"relayId": typ + "-" + tag, "type": typ,
+				"subject": subject, "fromUserName": claim}), http.StatusOK)
+			if got := message(t, p.b, subject); !strings.HasPrefix(got, want+" (") || strings.Contains(got, "Ann Lee") {
+				t.Fatalf("B's comms message for a %s relay: %q", typ, got)
+			}
+		}
+		title := "You were mentioned " + tag
+		servertest.WantStatus(t, p.direct("/api/federation/notifications", map[string]any{"type": "mention",
+			"title": title, "fromUserName": claim}), http.StatusOK)
+		for _, n := range list(t, p.b.user.Session.Do(http.MethodGet, "/api/notifications?limit=100", nil), "notifications") {
+			if n["title"] == title && n["fromUserName"] != want {
+				t.Fatalf("B's notification shows %v, want %q", n["fromUserName"], want)
+			}
+		}
+	}
+	shown("Alice")
+
+	// Quarantined, then released: the recorded name too.
+	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPatch, "/api/federation/connections/"+p.connB,
+		map[string]any{"trustLevel": "untrusted"}), http.StatusOK)
+	servertest.WantStatus(t, p.direct("/api/v2/relay", map[string]any{"relayId": "held", "subject": "Wire the deposit",
+		"intent": "assign_task", "fromUserName": claim}), http.StatusOK)
+	kept, err := p.b.DB.Relay.Query().Where(relay.RelayID("held")).Only(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPost, "/api/federation/relays/"+kept.ID+"/release", map[string]any{}), http.StatusOK)
+	if got := deref(itemOf(t, p.b, "held").RequesterName); got != "Alice" {
+		t.Fatalf("the released relay's item shows %q", got)
+	}
+	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPatch, "/api/federation/connections/"+p.connB,
+		map[string]any{"trustLevel": "known"}), http.StatusOK)
+
+	// A name that is not one line of text, or none, is refused.
+	before := p.b.notifications(t)
+	for _, name := range []string{"Alice\nYour bank", "Alice\u202eknaB", "Al\x07ice", " ", "", strings.Repeat("n", 201)} {
+		res := p.direct("/api/federation/notifications", map[string]any{"type": "profile_updated",
+			"title": "Profile updated", "fromUserName": name})
+		servertest.WantError(t, res, http.StatusBadRequest)
+	}
+	if row := p.b.only(t); row.PeerUserName != "Alice" || p.b.notifications(t) != before {
+		t.Fatalf("a refused profile update changed the name to %q or was kept", row.PeerUserName)
+	}
+
+	// A peer's profile notification, on either transport, records its name.
+	for _, path := range []string{"/api/federation/notifications", switchboardv1connect.NetworkExchangePeerServiceReceiveNotificationProcedure} {
+		servertest.WantStatus(t, p.direct(path, map[string]any{"type": "profile_updated", "title": "Profile updated",
+			"fromUserName": "Alice Cooper", "fromUserEmail": "alice@example.com"}), http.StatusOK)
+		if row := p.b.only(t); row.PeerUserName != "Alice Cooper" {
+			t.Fatalf("%s: B's recorded name after profile_updated: %q", path, row.PeerUserName)
+		}
+		shown("Alice Cooper")
+		// A's operator's own profile notification carries A's account name.
+		servertest.WantStatus(t, p.a.user.Session.Do(http.MethodPost, "/api/federation/notify", map[string]any{"connectionId": p.connA,
+			"type": "profile_updated", "title": "Profile updated"}), http.StatusOK)
+		if row := p.b.only(t); row.PeerUserName != "Alice" {
+			t.Fatalf("B's recorded name after A's operator's profile_updated: %q", row.PeerUserName)
+		}
+	}
 }
