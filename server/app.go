@@ -252,13 +252,14 @@ func New(cfg Config) (*App, error) {
 		app.closers = append([]func(){app.tracing.shutdown}, app.closers...)
 	}
 	egressPolicy := egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
-	// The gate also limits guesses at the store's and the packs' passwords.
+	// The gate also limits guesses at the store's and the packs' passwords,
+	// and the network's handshakes per calling origin.
 	g := gate.New(table, resolver, cfg.Limits)
 	storeSvc, err := newStore(cfg, egressPolicy, g)
 	if err != nil {
 		return nil, err
 	}
-	fed, err := newFederation(cfg, storeSvc, egressPolicy, app.tracing)
+	fed, err := newFederation(cfg, storeSvc, egressPolicy, app.tracing, g)
 	if err != nil {
 		app.Close()
 		return nil, err
@@ -437,7 +438,7 @@ type federationParts struct {
 }
 
 // newFederation builds the hub and spoke sides of federation.
-func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *tracing) (*federationParts, error) {
+func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *tracing, g *gate.Gate) (*federationParts, error) {
 	role := cfg.Federation.Role
 	if role == "" {
 		role = "standalone"
@@ -456,7 +457,8 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval, Audit: f.recorder})
 	f.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Logger: cfg.Logger,
-		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions()})
+		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions(),
+		Limiter: g})
 	instances := f.spoke.Credential
 	if role == "hub" {
 		instances = f.hub.Credential

@@ -95,14 +95,14 @@ func TestThreeInstanceNetwork(t *testing.T) {
 
 	relayLifecycle(t, bin, a, b, connectionTo(t, a, b.base), aKey)
 
-	// A caller that cannot sign the nonce with the token it offers: 400 on
-	// B, and B records nothing.
+	// A caller that cannot sign the nonce with the token it offers: 404 on
+	// B, as for an unknown user, and B records nothing.
 	impostor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": r.URL.Query().Get("nonce"), "signature": "not-the-hmac"})
 	}))
 	defer impostor.Close()
 	anon := newClient(t, b.base)
-	must(t, anon, http.StatusBadRequest, http.MethodPost, "/api/v2/connections",
+	must(t, anon, http.StatusNotFound, http.MethodPost, "/api/v2/connections",
 		`{"fromInstanceUrl":"`+impostor.URL+`","fromUserEmail":"eve@evil.example","fromUserName":"Eve","toUserEmail":"owner@b.example",`+
 			`"federationToken":"sbf_forged0123456789","connectionId":"forged"}`)
 	if got := connections(t, b, "all"); len(got) != 1 {

@@ -174,6 +174,31 @@ func (g *Gate) Charge(w http.ResponseWriter, r *http.Request, class string) erro
 	return nil
 }
 
+// Count counts one request against a rate class under key, a name the
+// handler learns only from the body (the calling origin of a handshake), and
+// refuses it over the class's limit; an unknown class counts nothing. The
+// window and limit are the class's; the keys are apart from its client-IP
+// ones, so such a count never spends an address's budget.
+func (g *Gate) Count(ctx context.Context, class, key string) error {
+	l, ok := g.classes[class]
+	if !ok {
+		return nil
+	}
+	// OnLimit reads only the request's context; the class's headers are not
+	// this answer's (the error carries Retry-After).
+	if l.OnLimit(headerSink{}, (&http.Request{}).WithContext(ctx), class+":key:"+key) {
+		return apperr.RateLimited(window)
+	}
+	return nil
+}
+
+// headerSink is a response writer that keeps nothing.
+type headerSink struct{}
+
+func (headerSink) Header() http.Header         { return http.Header{} }
+func (headerSink) Write(b []byte) (int, error) { return len(b), nil }
+func (headerSink) WriteHeader(int)             {}
+
 // client is whom a class counts r against: the calling instance for the
 // federation class when it names one, else the client IP.
 func (g *Gate) client(r *http.Request, class string) string {

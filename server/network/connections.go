@@ -130,8 +130,14 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 // when it accepted at once, its token.
 func (s *Service) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConnection,
 	res *switchboardv1.ReceiveConnectionResponse, created bool) (*ent.NetworkConnection, error) {
+	// A name that is not a line of text is not recorded: the peer is shown
+	// by its email instead.
+	name, bad := recordedName("userName", res.GetUserName())
+	if bad != nil {
+		name = ""
+	}
 	up := tx.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
-		SetPeerConnectionID(res.GetConnectionId()).SetPeerUserName(res.GetUserName()).
+		SetPeerConnectionID(res.GetConnectionId()).SetPeerUserName(name).
 		SetPeerInstanceName(res.GetInstanceName())
 	accepted := false
 	switch res.GetStatus() {

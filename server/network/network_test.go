@@ -375,9 +375,11 @@ func TestAutoAcceptAllowlist(t *testing.T) {
 }
 
 // TestUnverifiedHandshakeRecordsNothing: RULINGS "The operator network"
-// (handshake: before recording anything B verifies the caller): an origin
-// that does not answer the nonce, or signs it with another token, leaves no
-// row on B; an unknown user is 404.
+// (handshake: before recording anything B verifies the caller) and
+// "Security details" with Reconciliation 14: an origin that does not answer
+// the nonce, or signs it with another token, leaves no row on B and is
+// answered 404 as an unknown user is (TestHandshakeAnswersAlikeForMissingAndExistingUsers
+// compares the two); an unknown user is 404.
 func TestUnverifiedHandshakeRecordsNothing(t *testing.T) {
 	t.Parallel()
 	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
@@ -397,7 +399,7 @@ func TestUnverifiedHandshakeRecordsNothing(t *testing.T) {
 		"nothing listening":     gone.URL,
 	} {
 		res := b.Anonymous().Do(http.MethodPost, "/api/v2/connections", body(from))
-		servertest.WantErrorContaining(t, res, http.StatusBadRequest, "did not verify")
+		servertest.WantErrorContaining(t, res, http.StatusNotFound, "could not be verified")
 		if n := len(b.connections(t)); n != 0 {
 			t.Fatalf("%s: B recorded %d", name, n)
 		}

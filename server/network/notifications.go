@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -45,14 +46,30 @@ func (s *Service) ReceiveNotification(ctx context.Context, req *switchboardv1.Re
 	if err != nil {
 		return nil, err
 	}
-	name := req.GetFromUserName()
-	if strings.TrimSpace(name) == "" {
-		name = row.PeerUserName
+	// The sender is shown by the name recorded for the connection, never
+	// the one a notification gives, except that profile_updated records
+	// the name it gives (RULINGS "Security details", Reconciliation 9).
+	name := shownName(row)
+	profile := req.GetType() == rules.NotificationProfileUpdated
+	if profile {
+		if name, err = recordedName("fromUserName", req.GetFromUserName()); err != nil {
+			return nil, err
+		}
+		if name == "" {
+			return nil, apperr.Invalid("fromUserName is required for %s: the sender's new name", rules.NotificationProfileUpdated)
+		}
 	}
-	n, err := s.DB.Notification.Create().SetUserID(row.UserID).SetConnectionID(row.ID).
-		SetType(notification.Type(req.GetType())).SetTitle(req.GetTitle()).SetBody(req.GetBody()).
-		SetMetadata(meta).SetFromUserName(name).SetFromUserEmail(row.PeerUserEmail).
-		SetFromInstanceURL(row.PeerInstanceURL).Save(ctx)
+	n, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.Notification, error) {
+		if profile {
+			if err := tx.NetworkConnection.UpdateOneID(row.ID).SetPeerUserName(name).Exec(ctx); err != nil {
+				return nil, err
+			}
+		}
+		return tx.Notification.Create().SetUserID(row.UserID).SetConnectionID(row.ID).
+			SetType(notification.Type(req.GetType())).SetTitle(req.GetTitle()).SetBody(req.GetBody()).
+			SetMetadata(meta).SetFromUserName(name).SetFromUserEmail(row.PeerUserEmail).
+			SetFromInstanceURL(row.PeerInstanceURL).Save(ctx)
+	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}

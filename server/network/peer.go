@@ -68,8 +68,11 @@ func (s *Service) CallerConnection(ctx context.Context, r *http.Request) string 
 }
 
 // ReceiveConnection takes a request from a user on another instance: 403
-// while off or for an origin outside the allowlist, 404 for an unknown user;
-// then the requester's origin is verified before anything is recorded.
+// while off or for an origin outside the allowlist, 400 for the body; then,
+// counted per calling origin, the requester's origin is verified before
+// anyone is looked up, and an unverified caller and an unknown user get the
+// same 404 (RULINGS "Security details"; Reconciliation 14), so the route
+// tells no one which emails have accounts here.
 func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.ReceiveConnectionRequest) (*switchboardv1.ReceiveConnectionResponse, error) {
 	w, err := s.on(ctx)
 	if err != nil {
@@ -90,6 +93,10 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if !validEmail(from) {
 		return nil, apperr.Invalid("fromUserEmail %q is not an email address", req.GetFromUserEmail())
 	}
+	name, err := recordedName("fromUserName", req.GetFromUserName())
+	if err != nil {
+		return nil, err
+	}
 	origin, err := s.peerOrigin(ctx, "fromInstanceUrl", req.GetFromInstanceUrl())
 	if err != nil {
 		return nil, err
@@ -103,15 +110,24 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if err := s.needSecrets(); err != nil {
 		return nil, err
 	}
+	// Each handshake makes this instance call the origin: counted before.
+	if s.Limiter != nil {
+		if err := s.Limiter.Count(ctx, "auth", "handshake:"+origin); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.verify(ctx, origin, req.GetFederationToken(), req.GetConnectionId()); err != nil {
+		// Why is for this instance's log only: the caller learns no more
+		// than an unknown user's requester would.
+		s.Logger.InfoContext(ctx, "network: a connection request did not verify", "origin", origin, "err", err)
+		return nil, noRequest()
+	}
 	to, err := s.DB.User.Query().Where(user.EmailEqualFold(strings.TrimSpace(req.GetToUserEmail()))).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, apperr.NotFound("no user %q on this instance", req.GetToUserEmail())
+		return nil, noRequest()
 	}
 	if err != nil {
 		return nil, apperr.Internal(err)
-	}
-	if err := s.verify(ctx, origin, req.GetFederationToken(), req.GetConnectionId()); err != nil {
-		return nil, err
 	}
 	auto, err := s.autoAccept(ctx, to.ID)
 	if err != nil {
@@ -119,7 +135,7 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	}
 	res := &switchboardv1.ReceiveConnectionResponse{UserName: to.Name, InstanceName: s.instanceName()}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		row, token, err := s.record(ctx, tx, to, origin, from, req, auto && w.listed(origin))
+		row, token, err := s.record(ctx, tx, to, peerFrom{origin, from, name}, req, auto && w.listed(origin))
 		if err != nil {
 			return err
 		}
@@ -135,13 +151,24 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	return res, nil
 }
 
+// noRequest is the one answer to a handshake whose caller did not verify
+// or whose user is not here.
+func noRequest() error {
+	return apperr.NotFound("the user asked for is not on this instance, or the requesting instance could not be verified")
+}
+
+// peerFrom is a verified requester: its origin, its user's email and the
+// name it gave, checked.
+type peerFrom struct{ origin, email, name string }
+
 // record writes a verified request: a repeat answers the same connection
 // (with the newly verified token of the requester; an active one issues this
 // side's token again, since the requester has lost it); a new one is pending,
 // or active at once when accept is true. It answers this side's token when
 // the connection is active.
-func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, origin, from string,
+func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFrom,
 	req *switchboardv1.ReceiveConnectionRequest, accept bool) (*ent.NetworkConnection, string, error) {
+	origin, from := p.origin, p.email
 	prior, err := tx.NetworkConnection.Query().Where(networkconnection.UserID(to.ID),
 		networkconnection.PeerInstanceURL(origin), networkconnection.PeerUserEmail(from)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
@@ -157,7 +184,7 @@ func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, origin, f
 	}
 	if prior != nil {
 		up := tx.NetworkConnection.UpdateOneID(id).SetPeerTokenSealed(sealed).SetPeerConnectionID(req.GetConnectionId()).
-			SetPeerUserName(req.GetFromUserName()).SetPeerInstanceName(req.GetFromInstanceName())
+			SetPeerUserName(p.name).SetPeerInstanceName(req.GetFromInstanceName())
 		var token string
 		if prior.Status == networkconnection.StatusActive {
 			var hash string
@@ -168,7 +195,7 @@ func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, origin, f
 		return row, token, err
 	}
 	create := tx.NetworkConnection.Create().SetID(id).SetUserID(to.ID).SetPeerInstanceURL(origin).
-		SetPeerUserEmail(from).SetPeerUserName(req.GetFromUserName()).SetPeerInstanceName(req.GetFromInstanceName()).
+		SetPeerUserEmail(from).SetPeerUserName(p.name).SetPeerInstanceName(req.GetFromInstanceName()).
 		SetPeerConnectionID(req.GetConnectionId()).SetDirection(networkconnection.DirectionInbound).
 		SetNillableMessage(optional(req.GetMessage())).SetPeerTokenSealed(sealed)
 	var token string

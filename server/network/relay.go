@@ -60,6 +60,9 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 	if c.Status != networkconnection.StatusActive || c.PeerTokenSealed == nil {
 		return nil, apperr.IllegalMove("connection %s is %s: relays go to active connections only", c.ID, c.Status)
 	}
+	if err := ownThread(ctx, s.DB.Relay, c.ID, optional(req.GetThreadId()), optional(req.GetParentRelayId())); err != nil {
+		return nil, err
+	}
 	if err := s.needSecrets(); err != nil {
 		return nil, err
 	}
@@ -249,6 +252,7 @@ func (s *Service) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRe
 			return err
 		}
 		in := inboundFromRow(r)
+		in.fromName = shownName(c) // the name recorded now, not what arrived
 		if err := tx.Relay.DeleteOneID(r.ID).Exec(ctx); err != nil {
 			return err
 		}

@@ -143,12 +143,10 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 	if prio == "" {
 		prio = rules.PriorityNormal
 	}
-	from := c.PeerUserName
-	if n := strings.TrimSpace(req.GetFromUserName()); n != "" {
-		from = n
-	}
+	// The relay's fromUserName is not shown: the connection's recorded name
+	// is (RULINGS "Security details").
 	return &inbound{relayID: req.GetRelayId(), typ: typ, intent: req.GetIntent(), subject: strings.TrimSpace(req.GetSubject()),
-		payload: payload, priority: prio, queuePriority: qp, fromEmail: c.PeerUserEmail, fromName: from,
+		payload: payload, priority: prio, queuePriority: qp, fromEmail: c.PeerUserEmail, fromName: shownName(c),
 		threadID: optional(req.GetThreadId()), parentID: optional(req.GetParentRelayId()), cardID: optional(req.GetCardId()),
 		handling: h}, nil
 }
@@ -163,6 +161,9 @@ func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnecti
 	if prior != nil {
 		return &switchboardv1.ReceiveRelayResponse{RelayId: &in.relayID, Duplicate: proto.Bool(true),
 			Message: proto.String("relay " + in.relayID + " was already received")}, nil
+	}
+	if err := ownThread(ctx, tx.Relay, c.ID, in.threadID, in.parentID); err != nil {
+		return nil, err
 	}
 	create := s.inboundRow(tx, c, to, in)
 	if string(c.TrustLevel) == rules.TrustUntrusted {

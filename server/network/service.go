@@ -65,8 +65,17 @@ type Service struct {
 	Tools ToolRunner
 	// ClientOptions are the outbound Connect client's (tracing).
 	ClientOptions []connect.ClientOption
-	egress        egress.Policy
-	client        *http.Client
+	// Limiter counts handshakes per calling origin in the auth rate class
+	// (the gate); nil counts nothing.
+	Limiter Limiter
+	egress  egress.Policy
+	client  *http.Client
+}
+
+// Limiter counts one request under a key in a rate class and refuses it
+// over the class's limit (gate.Gate.Count).
+type Limiter interface {
+	Count(ctx context.Context, class, key string) error
 }
 
 // New makes a Service with its outbound client under the peers' address

@@ -111,7 +111,8 @@ func TestPeerAddressRule(t *testing.T) {
 
 // TestBadInputWritesNothing: RULINGS "Input at the boundary": NUL, invalid
 // UTF-8 and over-long fields on the new routes are 400 in the documented
-// error shape, and nothing is written on either side.
+// error shape, and so is a handshake's name of more than one line; nothing
+// is written on either side.
 func TestBadInputWritesNothing(t *testing.T) {
 	t.Parallel()
 	a, b := newInstance(t, "alice", on()), newInstance(t, "bob", on())
@@ -142,6 +143,9 @@ func TestBadInputWritesNothing(t *testing.T) {
 	servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", peer), http.StatusBadRequest)
 	peer["fromUserName"] = strings.Repeat("n", 201)
 	servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", peer), http.StatusBadRequest)
+	// The name a connection records is one line of text (issue 35 point 6).
+	peer["fromUserName"] = "Alice\nYour bank"
+	servertest.WantErrorContaining(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", peer), http.StatusBadRequest, "fromUserName")
 	raw := []byte(`{"fromInstanceUrl":"` + a.URL + `","fromUserEmail":"alice@example.com","fromUserName":"` + "\xc3\x28" +
 		`","toUserEmail":"bob@example.com","federationToken":"sbf_x","connectionId":"c1"}`)
 	servertest.WantError(t, b.Anonymous().Do(http.MethodPost, "/api/v2/connections", raw), http.StatusBadRequest)

@@ -130,7 +130,7 @@ func TestEveryPeerRouteForbiddenWhileOff(t *testing.T) {
 		return map[string]any{"relayId": id, "subject": "While off", "intent": "get_info"}
 	}
 	rest := []peerCall{
-		{http.MethodPost, "/api/v2/connections", handshake, false, http.StatusBadRequest}, // on: Dan's token does not verify
+		{http.MethodPost, "/api/v2/connections", handshake, false, http.StatusNotFound}, // on: Dan's token does not verify
 		{http.MethodPost, "/api/federation/connect/accept", confirm, true, http.StatusOK},
 		{http.MethodPost, "/api/federation/connections/rotate", rotate, true, http.StatusOK},
 		{http.MethodPost, "/api/v2/relay", relayBody("off-1"), true, http.StatusOK},

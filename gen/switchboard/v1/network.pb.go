@@ -1489,8 +1489,10 @@ func (x *UpdateNetworkPreferencesResponse) GetPreferences() *NetworkPreferences 
 type ReceiveConnectionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The requesting instance's address, verified before anything is recorded.
-	FromInstanceUrl  string `protobuf:"bytes,1,opt,name=from_instance_url,json=fromInstanceUrl,proto3" json:"from_instance_url,omitempty"`
-	FromUserEmail    string `protobuf:"bytes,2,opt,name=from_user_email,json=fromUserEmail,proto3" json:"from_user_email,omitempty"`
+	FromInstanceUrl string `protobuf:"bytes,1,opt,name=from_instance_url,json=fromInstanceUrl,proto3" json:"from_instance_url,omitempty"`
+	FromUserEmail   string `protobuf:"bytes,2,opt,name=from_user_email,json=fromUserEmail,proto3" json:"from_user_email,omitempty"`
+	// The requester's name, which the connection records and shows: one line
+	// of text.
 	FromUserName     string `protobuf:"bytes,3,opt,name=from_user_name,json=fromUserName,proto3" json:"from_user_name,omitempty"`
 	FromInstanceName string `protobuf:"bytes,4,opt,name=from_instance_name,json=fromInstanceName,proto3" json:"from_instance_name,omitempty"`
 	// The email of the user asked, on this instance.

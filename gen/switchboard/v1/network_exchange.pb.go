@@ -490,9 +490,12 @@ type ReceiveNotificationRequest struct {
 	Title    string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
 	Body     string                 `protobuf:"bytes,3,opt,name=body,proto3" json:"body,omitempty"`
 	Metadata *structpb.Struct       `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// The sender's name: not shown (the name the connection recorded is),
+	// except that a profile_updated notification records it as the sender's
+	// new name (required then: one line of text).
+	FromUserName string `protobuf:"bytes,5,opt,name=from_user_name,json=fromUserName,proto3" json:"from_user_name,omitempty"`
 	// The sender; when given, it must be the connection's peer user (400
 	// otherwise).
-	FromUserName  string `protobuf:"bytes,5,opt,name=from_user_name,json=fromUserName,proto3" json:"from_user_name,omitempty"`
 	FromUserEmail string `protobuf:"bytes,6,opt,name=from_user_email,json=fromUserEmail,proto3" json:"from_user_email,omitempty"`
 	// The recipient; when given, it must be the connection's local user.
 	ToUserEmail string `protobuf:"bytes,7,opt,name=to_user_email,json=toUserEmail,proto3" json:"to_user_email,omitempty"`

@@ -605,9 +605,11 @@ const (
 // non-empty allowlist is 403.
 type NetworkPeerServiceClient interface {
 	// ReceiveConnection takes a connection request from a user on another
-	// instance. Before recording anything this instance verifies the caller:
+	// instance. Before looking anyone up this instance verifies the caller:
 	// GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-	// must answer the nonce signed with the offered token. The request is
+	// must answer the nonce signed with the offered token. A caller that does
+	// not verify and a user who is not here get the same 404; handshakes are
+	// limited per calling origin (the auth class, 429). The request is
 	// recorded pending (active at once only when the recipient auto-accepts
 	// and the origin is on a non-empty allowlist); a repeat answers the same
 	// connection.
@@ -683,9 +685,11 @@ func (c *networkPeerServiceClient) ReplacePeerToken(ctx context.Context, in *Rep
 // non-empty allowlist is 403.
 type NetworkPeerServiceServer interface {
 	// ReceiveConnection takes a connection request from a user on another
-	// instance. Before recording anything this instance verifies the caller:
+	// instance. Before looking anyone up this instance verifies the caller:
 	// GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-	// must answer the nonce signed with the offered token. The request is
+	// must answer the nonce signed with the offered token. A caller that does
+	// not verify and a user who is not here get the same 404; handshakes are
+	// limited per calling origin (the auth class, 429). The request is
 	// recorded pending (active at once only when the recipient auto-accepts
 	// and the origin is on a non-empty allowlist); a repeat answers the same
 	// connection.

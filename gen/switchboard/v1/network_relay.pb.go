@@ -775,18 +775,19 @@ type ReceiveRelayRequest struct {
 	ConnectionId  string                 `protobuf:"bytes,1,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
 	RelayId       string                 `protobuf:"bytes,2,opt,name=relay_id,json=relayId,proto3" json:"relay_id,omitempty"`
 	FromUserEmail string                 `protobuf:"bytes,3,opt,name=from_user_email,json=fromUserEmail,proto3" json:"from_user_email,omitempty"`
-	FromUserName  string                 `protobuf:"bytes,4,opt,name=from_user_name,json=fromUserName,proto3" json:"from_user_name,omitempty"`
-	ToUserEmail   string                 `protobuf:"bytes,5,opt,name=to_user_email,json=toUserEmail,proto3" json:"to_user_email,omitempty"`
-	Type          string                 `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
-	Intent        string                 `protobuf:"bytes,7,opt,name=intent,proto3" json:"intent,omitempty"`
-	Subject       string                 `protobuf:"bytes,8,opt,name=subject,proto3" json:"subject,omitempty"`
-	Payload       *structpb.Struct       `protobuf:"bytes,9,opt,name=payload,proto3" json:"payload,omitempty"`
-	Priority      string                 `protobuf:"bytes,10,opt,name=priority,proto3" json:"priority,omitempty"`
-	TeamId        *string                `protobuf:"bytes,11,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
-	ProjectId     *string                `protobuf:"bytes,12,opt,name=project_id,json=projectId,proto3,oneof" json:"project_id,omitempty"`
-	ThreadId      string                 `protobuf:"bytes,13,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
-	ParentRelayId string                 `protobuf:"bytes,14,opt,name=parent_relay_id,json=parentRelayId,proto3" json:"parent_relay_id,omitempty"`
-	CardId        string                 `protobuf:"bytes,15,opt,name=card_id,json=cardId,proto3" json:"card_id,omitempty"`
+	// Not shown: the recipient shows the name its connection recorded.
+	FromUserName  string           `protobuf:"bytes,4,opt,name=from_user_name,json=fromUserName,proto3" json:"from_user_name,omitempty"`
+	ToUserEmail   string           `protobuf:"bytes,5,opt,name=to_user_email,json=toUserEmail,proto3" json:"to_user_email,omitempty"`
+	Type          string           `protobuf:"bytes,6,opt,name=type,proto3" json:"type,omitempty"`
+	Intent        string           `protobuf:"bytes,7,opt,name=intent,proto3" json:"intent,omitempty"`
+	Subject       string           `protobuf:"bytes,8,opt,name=subject,proto3" json:"subject,omitempty"`
+	Payload       *structpb.Struct `protobuf:"bytes,9,opt,name=payload,proto3" json:"payload,omitempty"`
+	Priority      string           `protobuf:"bytes,10,opt,name=priority,proto3" json:"priority,omitempty"`
+	TeamId        *string          `protobuf:"bytes,11,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	ProjectId     *string          `protobuf:"bytes,12,opt,name=project_id,json=projectId,proto3,oneof" json:"project_id,omitempty"`
+	ThreadId      string           `protobuf:"bytes,13,opt,name=thread_id,json=threadId,proto3" json:"thread_id,omitempty"`
+	ParentRelayId string           `protobuf:"bytes,14,opt,name=parent_relay_id,json=parentRelayId,proto3" json:"parent_relay_id,omitempty"`
+	CardId        string           `protobuf:"bytes,15,opt,name=card_id,json=cardId,proto3" json:"card_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

@@ -169,7 +169,8 @@ func TestApplyAck(t *testing.T) {
 	}
 }
 
-// The vocabularies issue 15 declares, as document 2 and RULINGS list them.
+// The vocabularies issue 15 declares, as document 2 and RULINGS list them
+// (profile_updated: Reconciliation 9).
 func TestRelayVocabularies(t *testing.T) {
 	t.Parallel()
 	cases := map[*vocab.Set][]string{
@@ -179,7 +180,7 @@ func TestRelayVocabularies(t *testing.T) {
 		States:     {"delivered", "accepted", "blocked", "completed", "declined"},
 		NotificationTypes: {"task_assigned", "mention", "relay_received", "approval_needed", "deadline_approaching",
 			"agent_update", "team_invite", "project_update", "capability_alert", "system_notice", "payment_received",
-			"goal_progress", "project_invite"},
+			"goal_progress", "project_invite", "profile_updated"},
 		FilterReasons:  {"topic-filter", "quiet-hours", "ambient-disabled"},
 		Strategies:     {"direct", "auction", "broadcast"},
 		CandidateKinds: {"connection", "store_agent"},
@@ -210,6 +211,7 @@ func TestConstantsAreVocabulary(t *testing.T) {
 		CandidateKinds:            {CandidateConnection, CandidateStoreAgent},
 		Strategies:                {StrategyDirect, StrategyAuction, StrategyBroadcast},
 		Parties:                   {PartyContact, PartyConnection},
+		NotificationTypes:         {NotificationProfileUpdated},
 		vocab.Get("queue_status"): {queuePending, queueReady, queueInProgress, queueDoneToday, queueBlocked, queueLater},
 	}
 	if trust, ok := vocab.Lookup("trust_level"); ok {
@@ -282,7 +284,7 @@ func TestQueuePriority(t *testing.T) {
 // type is 400.
 func TestCheckNotificationType(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []string{"task_assigned", "goal_progress", "project_invite"} {
+	for _, ok := range []string{"task_assigned", "goal_progress", "project_invite", "profile_updated"} {
 		if err := CheckNotificationType(ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}

@@ -20,8 +20,8 @@ var (
 	States = vocab.Get("relay_state")
 	// FilterReasons is relay_filter_reason.
 	FilterReasons = vocab.Get("relay_filter_reason")
-	// NotificationTypes is notification_type: document 2's twelve and
-	// project_invite; another type is refused (400).
+	// NotificationTypes is notification_type: document 2's twelve,
+	// project_invite and profile_updated; another type is refused (400).
 	NotificationTypes = vocab.Get("notification_type")
 	// CandidateKinds is route_candidate_kind.
 	CandidateKinds = vocab.Get("route_candidate_kind")
@@ -47,6 +47,10 @@ const (
 	IntentCustom          = "custom"
 
 	PriorityNormal = "normal"
+
+	// NotificationProfileUpdated renames the sender as its connection
+	// records it.
+	NotificationProfileUpdated = "profile_updated"
 
 	ReasonTopicFilter     = "topic-filter"
 	ReasonQuietHours      = "quiet-hours"

@@ -64,11 +64,13 @@ function relayRow(r: Relay): HTMLElement {
 }
 
 // threads groups relays (newest first) by thread: the thread with the latest
-// relay first, its relays oldest first as a conversation reads.
+// relay first, its relays oldest first as a conversation reads. A thread is
+// its connection's: relays of two connections never share one, whatever ids
+// their senders chose.
 function threads(relays: Relay[]): Relay[][] {
   const by = new Map<string, Relay[]>();
   for (const r of relays) {
-    const key = r.threadId || r.relayId || r.id;
+    const key = `${r.connectionId} ${r.threadId || r.relayId || r.id}`;
     const list = by.get(key) ?? [];
     list.push(r);
     by.set(key, list);

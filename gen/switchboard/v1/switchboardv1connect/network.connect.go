@@ -530,9 +530,11 @@ func (UnimplementedNetworkServiceHandler) UpdateNetworkPreferences(context.Conte
 // NetworkPeerServiceClient is a client for the switchboard.v1.NetworkPeerService service.
 type NetworkPeerServiceClient interface {
 	// ReceiveConnection takes a connection request from a user on another
-	// instance. Before recording anything this instance verifies the caller:
+	// instance. Before looking anyone up this instance verifies the caller:
 	// GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-	// must answer the nonce signed with the offered token. The request is
+	// must answer the nonce signed with the offered token. A caller that does
+	// not verify and a user who is not here get the same 404; handshakes are
+	// limited per calling origin (the auth class, 429). The request is
 	// recorded pending (active at once only when the recipient auto-accepts
 	// and the origin is on a non-empty allowlist); a repeat answers the same
 	// connection.
@@ -633,9 +635,11 @@ func (c *networkPeerServiceClient) ReplacePeerToken(ctx context.Context, req *v1
 // NetworkPeerServiceHandler is an implementation of the switchboard.v1.NetworkPeerService service.
 type NetworkPeerServiceHandler interface {
 	// ReceiveConnection takes a connection request from a user on another
-	// instance. Before recording anything this instance verifies the caller:
+	// instance. Before looking anyone up this instance verifies the caller:
 	// GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-	// must answer the nonce signed with the offered token. The request is
+	// must answer the nonce signed with the offered token. A caller that does
+	// not verify and a user who is not here get the same 404; handshakes are
+	// limited per calling origin (the auth class, 429). The request is
 	// recorded pending (active at once only when the recipient auto-accepts
 	// and the origin is on a non-empty allowlist); a repeat answers the same
 	// connection.

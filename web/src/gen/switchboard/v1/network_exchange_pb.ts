@@ -267,14 +267,18 @@ export type ReceiveNotificationRequest = Message<"switchboard.v1.ReceiveNotifica
   metadata?: JsonObject | undefined;
 
   /**
-   * The sender; when given, it must be the connection's peer user (400
-   * otherwise).
+   * The sender's name: not shown (the name the connection recorded is),
+   * except that a profile_updated notification records it as the sender's
+   * new name (required then: one line of text).
    *
    * @generated from field: string from_user_name = 5;
    */
   fromUserName: string;
 
   /**
+   * The sender; when given, it must be the connection's peer user (400
+   * otherwise).
+   *
    * @generated from field: string from_user_email = 6;
    */
   fromUserEmail: string;

@@ -686,6 +686,9 @@ export type ReceiveConnectionRequest = Message<"switchboard.v1.ReceiveConnection
   fromUserEmail: string;
 
   /**
+   * The requester's name, which the connection records and shows: one line
+   * of text.
+   *
    * @generated from field: string from_user_name = 3;
    */
   fromUserName: string;
@@ -1036,9 +1039,11 @@ export const NetworkService: GenService<{
 export const NetworkPeerService: GenService<{
   /**
    * ReceiveConnection takes a connection request from a user on another
-   * instance. Before recording anything this instance verifies the caller:
+   * instance. Before looking anyone up this instance verifies the caller:
    * GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-   * must answer the nonce signed with the offered token. The request is
+   * must answer the nonce signed with the offered token. A caller that does
+   * not verify and a user who is not here get the same 404; handshakes are
+   * limited per calling origin (the auth class, 429). The request is
    * recorded pending (active at once only when the recipient auto-accepts
    * and the origin is on a non-empty allowlist); a repeat answers the same
    * connection.

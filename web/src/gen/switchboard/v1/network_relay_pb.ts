@@ -402,6 +402,8 @@ export type ReceiveRelayRequest = Message<"switchboard.v1.ReceiveRelayRequest"> 
   fromUserEmail: string;
 
   /**
+   * Not shown: the recipient shows the name its connection recorded.
+   *
    * @generated from field: string from_user_name = 4;
    */
   fromUserName: string;
