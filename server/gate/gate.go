@@ -30,6 +30,10 @@ type Limits struct {
 	Auth       int // 10: login, signup, setup, per client IP
 	Heavy      int // 20: store executions, A2A sends, per client IP
 	Federation int // 30: per calling instance (per client IP without one)
+	// StreamsPerKey (50) and MCPSessionsPerKey (50) are caps on what is
+	// open at once, not rates (streams.go).
+	StreamsPerKey     int
+	MCPSessionsPerKey int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -39,7 +43,8 @@ func (l Limits) withDefaults() Limits {
 		}
 		return d
 	}
-	return Limits{def(l.PerKey, 120), def(l.Auth, 10), def(l.Heavy, 20), def(l.Federation, 30)}
+	return Limits{PerKey: def(l.PerKey, 120), Auth: def(l.Auth, 10), Heavy: def(l.Heavy, 20), Federation: def(l.Federation, 30),
+		StreamsPerKey: def(l.StreamsPerKey, 50), MCPSessionsPerKey: def(l.MCPSessionsPerKey, 50)}
 }
 
 const window = time.Minute
@@ -52,6 +57,8 @@ type Gate struct {
 	classes  map[string]*httprate.RateLimiter
 	// instance names the calling instance for the federation class.
 	instance CallerInstance
+	// streams and sessions are the caps on what is open at once (streams.go).
+	streams, sessions *slots
 }
 
 // CallerInstance names the instance a federation request comes from (the
@@ -77,6 +84,8 @@ func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
 		classes: map[string]*httprate.RateLimiter{
 			"auth": mk(limits.Auth), "heavy": mk(limits.Heavy), "federation": mk(limits.Federation),
 		},
+		streams:  newSlots(limits.StreamsPerKey),
+		sessions: newSlots(limits.MCPSessionsPerKey),
 	}
 }
 
@@ -242,6 +251,15 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 		if err != nil {
 			httpapi.WriteError(w, r, err)
 			return
+		}
+		if p.Descriptor != nil && p.Descriptor.IsStreamingServer() {
+			// A streaming procedure holds a stream slot while it runs.
+			release, err := g.OpenStream(ctx)
+			if err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
+			defer release()
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
