@@ -69,9 +69,9 @@ type Policy struct {
 	Resolver *net.Resolver
 }
 
-// ParseURL checks a target's shape: absolute http or https, a host, no
-// credentials (they would be shown back) and no fragment. The error text is
-// meant for the caller.
+// ParseURL checks a target's shape: absolute http or https, a host (one
+// UTS-46 maps, when it is not ASCII), no credentials (they would be shown
+// back) and no fragment. The error text is meant for the caller.
 func ParseURL(raw string) (*url.URL, error) {
 	if raw == "" || len(raw) > MaxURL {
 		return nil, fmt.Errorf("url is required (at most %d characters)", MaxURL)
