@@ -356,7 +356,7 @@ func New(cfg Config) (*App, error) {
 	// The Server-Sent Events twin of EventService.StreamEvents, under its
 	// access rule; outside the gateway (and gzip, which would hold events back).
 	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
-		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(bus.SSE()))))
+		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(g.Stream(bus.SSE())))))
 	// The MCP door: an API key with the mcp scope, each tool's scopes on top.
 	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, door)))
 	mux.Handle("GET "+mcp.CardPath, door.CardHandler(cfg.Executions.PublicURL))
@@ -371,7 +371,7 @@ func New(cfg Config) (*App, error) {
 	// The assistant's reply as Server-Sent Events, under SendChat's rule; a
 	// stream lives past the server's write timeout (each write is bounded).
 	mux.Handle("POST /api/chat/send", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
-		httpapi.LimitBody(cfg.BodyLimit, bus.Deadlines(svc.conversation.SSE())))))
+		httpapi.LimitBody(cfg.BodyLimit, g.Stream(bus.Deadlines(svc.conversation.SSE()))))))
 	// A recording for the assistant, admitted as SendChat's twin (session,
 	// CSRF, its limit) with its own body limit above the server's.
 	mux.Handle("POST /api/chat/voice", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
@@ -644,7 +644,7 @@ func newMCP(cfg Config, table *contract.Table, g *gate.Gate, bus *events.Bus, sv
 			Executions: svc.execs, Capabilities: svc.caps, Network: svc.network,
 		},
 		Table: table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
-		Charge: g.Charge, Now: cfg.now,
+		Charge: g.Charge, OpenStream: g.OpenStream, OpenSession: g.OpenMCPSession, Now: cfg.now,
 	})
 	if err != nil {
 		return nil, err
@@ -669,7 +669,7 @@ const apiVersion = "2.0.0"
 // the a2a scope) and the public agent card; the queue tells it when an item
 // behind a task is removed.
 func mountA2A(mux *http.ServeMux, cfg Config, g *gate.Gate, bus *events.Bus, q *queue.Service, policy egress.Policy, door *mcp.Server) {
-	svc := &a2a.Service{DB: cfg.DB, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge}
+	svc := &a2a.Service{DB: cfg.DB, Queue: q, Bus: bus, Egress: policy, Charge: g.Charge, OpenStream: g.OpenStream}
 	// Both records that outlive an item learn how it ended: an A2A task and
 	// a received relay (its sender is told through the outbox).
 	relays := q.Removed

@@ -23,7 +23,7 @@ import (
 var internals = []string{
 	"unexpected EOF", "strconv.", "parsing field", "invalid character", "proto:", "protojson",
 	"syntax error", "(line ", "unmarshal into", "dial tcp", "lookup ", "127.0.0.53",
-	"connect: connection refused", "no such host", "Post \"", "type mismatch",
+	"connect: connection refused", "no such host", "Post \"", "type mismatch", "denied by", "prohibited IP",
 }
 
 // TestErrorMessagesTable pins the message of each class of refusal on both

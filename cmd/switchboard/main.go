@@ -121,6 +121,10 @@ type options struct {
 	// guessRateLimit is the attempts at one pack's or listing's access password
 	// per minute across client IPs (each also counts in the auth class).
 	guessRateLimit int
+	// maxStreams and maxMCPSessions cap what one key (a session: its
+	// account) holds open at once.
+	maxStreams     int
+	maxMCPSessions int
 	maxBody        int64
 	llm            llm.Config
 	debugAddr      string
@@ -183,6 +187,16 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	}
 	fs.IntVar(&o.heavyRateLimit, "heavy-rate-limit-per-minute", o.heavyRateLimit,
 		"store executions, A2A sends and MCP marketplace_* tool calls per minute per client IP (SWITCHBOARD_HEAVY_RATE_LIMIT_PER_MINUTE)")
+	if o.maxStreams, err = envInt("SWITCHBOARD_MAX_STREAMS_PER_KEY", 50); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.maxStreams, "max-streams-per-key", o.maxStreams,
+		"streams of any kind open at once per API key, per account for the dashboard's session (SWITCHBOARD_MAX_STREAMS_PER_KEY)")
+	if o.maxMCPSessions, err = envInt("SWITCHBOARD_MAX_MCP_SESSIONS_PER_KEY", 50); err != nil {
+		return o, err
+	}
+	fs.IntVar(&o.maxMCPSessions, "max-mcp-sessions-per-key", o.maxMCPSessions,
+		"MCP sessions open at once per API key (SWITCHBOARD_MAX_MCP_SESSIONS_PER_KEY)")
 	maxBody, err := envInt("SWITCHBOARD_MAX_BODY_BYTES", httpapi.DefaultBodyLimit)
 	if err != nil {
 		return o, err
@@ -304,7 +318,8 @@ func parseServe(args []string, stdout, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
+	if o.rateLimit <= 0 || o.authRateLimit <= 0 || o.fedRateLimit <= 0 || o.heavyRateLimit <= 0 || o.guessRateLimit <= 0 ||
+		o.maxStreams <= 0 || o.maxMCPSessions <= 0 || o.maxBody <= 0 || o.heartbeat <= 0 || o.dbMaxConns <= 0 || o.llm.ContextTokens <= 0 ||
 		o.federation.HeartbeatInterval <= 0 || o.federation.StaleAfter <= 0 || o.federation.AuditRetention <= 0 {
 		return o, errors.New("limits, the heartbeats, --llm-context-tokens, --stale-after and --audit-retention must be positive")
 	}
@@ -487,8 +502,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	}
 	handler, err := server.New(server.Config{
 		DB: database, Clock: clockwork.NewRealClock(), Logger: logger, BodyLimit: o.maxBody, Heartbeat: o.heartbeat,
-		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit, Secret: o.guessRateLimit},
-		LLM:    llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
+		Limits: gate.Limits{PerKey: o.rateLimit, Auth: o.authRateLimit, Federation: o.fedRateLimit, Heavy: o.heavyRateLimit,
+			Secret: o.guessRateLimit, StreamsPerKey: o.maxStreams, MCPSessionsPerKey: o.maxMCPSessions},
+		LLM: llm.New(o.llm), ContextTokens: o.llm.ContextTokens, AllowPrivateEndpoints: o.allowPrivate,
 		SecretKey: o.secretKey, ReviewPolicy: o.reviewPolicy,
 		Executions: server.ExecutionConfig{PublicURL: o.publicURL},
 		Federation: o.federation, Tracing: server.TracingConfig{OTLPEndpoint: o.otlpEndpoint},

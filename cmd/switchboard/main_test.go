@@ -138,6 +138,30 @@ func TestPasswordGuessLimitFlag(t *testing.T) {
 	}
 }
 
+// TestStreamCapFlags: RULINGS "Security details": at most 50 streams and 50
+// MCP sessions open at once per key by default; the environment sets them,
+// the flags win over it, and they must be positive.
+func TestStreamCapFlags(t *testing.T) {
+	o, err := parseServe(nil, io.Discard, io.Discard)
+	if err != nil || o.maxStreams != 50 || o.maxMCPSessions != 50 {
+		t.Fatalf("default: %d %d %v", o.maxStreams, o.maxMCPSessions, err)
+	}
+	t.Setenv("SWITCHBOARD_MAX_STREAMS_PER_KEY", "8")
+	t.Setenv("SWITCHBOARD_MAX_MCP_SESSIONS_PER_KEY", "9")
+	if o, err = parseServe(nil, io.Discard, io.Discard); err != nil || o.maxStreams != 8 || o.maxMCPSessions != 9 {
+		t.Fatalf("env: %d %d %v", o.maxStreams, o.maxMCPSessions, err)
+	}
+	o, err = parseServe([]string{"--max-streams-per-key", "3", "--max-mcp-sessions-per-key", "4"}, io.Discard, io.Discard)
+	if err != nil || o.maxStreams != 3 || o.maxMCPSessions != 4 {
+		t.Fatalf("flags over env: %d %d %v", o.maxStreams, o.maxMCPSessions, err)
+	}
+	for _, flag := range []string{"--max-streams-per-key", "--max-mcp-sessions-per-key"} {
+		if _, err := parseServe([]string{flag, "0"}, io.Discard, io.Discard); err == nil {
+			t.Errorf("%s 0 accepted", flag)
+		}
+	}
+}
+
 // TestLLMFlags: RULINGS "The assistant": a model each for chat,
 // transcription and images and the prompt budget (default 8,000), each with
 // its environment twin, flags over the environment; the key only from the

@@ -2,6 +2,8 @@ package egress_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"code.dny.dev/ssrf"
 
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/egress/egresstest"
@@ -35,10 +39,46 @@ func TestParseURL(t *testing.T) {
 		{"https://u:p@example.com", "credentials"},
 		{"https://example.com/#x", "fragment"},
 		{"https://example.com/#", "fragment"},
+		// UTS-46 maps these to ASCII, as net/http does before it dials.
+		{"https://bücher.example/x", ""},
+		{"http://①②⑦.0.0.1/x", ""},
 	} {
 		_, err := egress.ParseURL(tc.raw)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("ParseURL(%.40q) = %v, want %q", tc.raw, err, tc.want)
+		}
+	}
+}
+
+// RULINGS "Security details": a host UTS-46 cannot map is malformed, refused
+// with the host as the caller gave it (quoted, so that an invisible joiner
+// shows), whatever the policy.
+func TestParseURLRefusesInvalidHosts(t *testing.T) {
+	for _, host := range egresstest.InvalidHosts {
+		raw := "https://" + host + "/x"
+		_, err := egress.ParseURL(raw)
+		if err == nil || !strings.Contains(err.Error(), "not a valid host name") || !strings.Contains(err.Error(), fmt.Sprintf("%q", host)) {
+			t.Errorf("ParseURL(%q) = %v, want the host refused", raw, err)
+		}
+	}
+}
+
+// RULINGS "Security details": a refusal may repeat the URL as the caller
+// gave it, never the address it names or resolves to.
+func TestCheckURLNamesNoAddress(t *testing.T) {
+	for _, raw := range []string{"http://2130706433/x", "http://①②⑦.0.0.1/x", "http://127.1/x", "http://[::ffff:a9fe:a9fe]/x"} {
+		u, err := egress.ParseURL(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = egress.Policy{}.CheckURL(context.Background(), u)
+		if err == nil || !egress.Refused(err) {
+			t.Fatalf("CheckURL(%s) = %v, want refused", raw, err)
+		}
+		for _, addr := range []string{"127.0.0.1", "169.254.169.254"} {
+			if strings.Contains(err.Error(), addr) {
+				t.Errorf("CheckURL(%s) names the address: %v", raw, err)
+			}
 		}
 	}
 }
@@ -146,23 +186,63 @@ func TestClientChecksEveryDial(t *testing.T) {
 
 // Reason words a failed call without addresses or resolver details: the
 // requester sees it (docs/decisions.md "Errors", TestErrorMessagesTable).
+// Each case is the error a real client returns, as net/http and the dial
+// guard build it.
 func TestReason(t *testing.T) {
-	dns := &url.Error{Op: "Post", URL: "http://agent.example/", Err: &net.OpError{Op: "dial", Net: "tcp",
-		Err: &net.DNSError{Err: "no such host", Name: "agent.example", Server: "127.0.0.53:53", IsNotFound: true}}}
-	refused := &url.Error{Op: "Post", URL: "http://127.0.0.1:9/", Err: &net.OpError{Op: "dial", Net: "tcp",
-		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	dial := func(err error) error {
+		return &url.Error{Op: "Post", URL: "https://peer.example/x", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 8443}, Err: err}}
+	}
+	dns := dial(&net.DNSError{Err: "no such host", Name: "peer.example", Server: "10.255.255.53:53", IsNotFound: true})
+	// The dial guard, as Client's dialer reports it.
+	guard := dial(fmt.Errorf("%w: 127.0.0.1 is not a permitted destination (denied by: 127.0.0.0/8)", ssrf.ErrProhibitedIP))
+	deadline, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
 	for _, tc := range []struct {
+		name string
 		err  error
 		want string
 	}{
-		{dns, "its host name does not resolve"},
-		{&net.DNSError{Err: "server misbehaving", Name: "agent.example", Server: "127.0.0.53:53"}, "its host name could not be looked up"},
-		{refused, "the connection was refused"},
-		{fmt.Errorf("dial: %w", egress.ErrRefused), "its address is not allowed (private, loopback and link-local addresses are refused)"},
-		{errors.New("something else at 10.0.0.1"), "the connection failed"},
+		{"no such host", dns, "its host name does not resolve"},
+		{"resolver failed", dial(&net.DNSError{Err: "server misbehaving", Name: "peer.example", Server: "10.255.255.53:53"}), "its host name could not be looked up"},
+		{"refused", dial(os.NewSyscallError("connect", syscall.ECONNREFUSED)), "the connection was refused"},
+		{"reset", dial(os.NewSyscallError("read", syscall.ECONNRESET)), "the connection was closed before an answer"},
+		{"unreachable network", dial(os.NewSyscallError("connect", syscall.ENETUNREACH)), "its network cannot be reached"},
+		{"the dial guard", guard, "its address is not allowed (private, loopback and link-local addresses are refused)"},
+		{"the save-time check", fmt.Errorf("dial: %w", egress.ErrRefused), "its address is not allowed (private, loopback and link-local addresses are refused)"},
+		{"a host UTS-46 refuses", fmt.Errorf("url: %w", egress.ErrInvalidHost), "its host is not a valid host name"},
+		{"certificate", &url.Error{Op: "Get", URL: "https://peer.example", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, "its TLS certificate is not valid"},
+		{"plain HTTP on https", &url.Error{Op: "Get", URL: "https://peer.example", Err: errors.New("http: server gave HTTP response to HTTPS client")}, "it does not speak TLS"},
+		{"deadline", &url.Error{Op: "Post", URL: "https://peer.example", Err: deadline.Err()}, "it did not answer in time"},
+		{"cancelled", &url.Error{Op: "Post", URL: "https://peer.example", Err: context.Canceled}, "the call was cancelled"},
+		{"anything else", errors.New("something else at 10.0.0.1"), "the connection failed"},
 	} {
-		if got := egress.Reason(tc.err); got != tc.want {
-			t.Errorf("Reason(%v) = %q, want %q", tc.err, got, tc.want)
+		got := egress.Reason(tc.err)
+		if got != tc.want {
+			t.Errorf("%s: Reason(%v) = %q, want %q", tc.name, tc.err, got, tc.want)
 		}
+		for _, leak := range []string{"10.", "127.", "lookup", "denied by", "dial", "peer.example"} {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s: Reason says %q", tc.name, leak)
+			}
+		}
+	}
+}
+
+// Unreachable keeps the cause for errors.Is and logs while its text is the
+// reason alone; a call that got an answer is not unreachable.
+func TestUnreachable(t *testing.T) {
+	cause := &url.Error{Op: "Post", URL: "https://peer.example/x", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "peer.example", Server: "10.255.255.53:53", IsNotFound: true}}}
+	err, ok := egress.Unreachable(fmt.Errorf("connect: %w", cause))
+	if !ok || err.Error() != "its host name does not resolve" {
+		t.Fatalf("Unreachable = %v, %v", err, ok)
+	}
+	var dnsErr *net.DNSError
+	if !errors.As(err, &dnsErr) {
+		t.Fatalf("the cause is lost: %#v", err)
+	}
+	if _, ok := egress.Unreachable(errors.New("HTTP status 502 Bad Gateway")); ok {
+		t.Fatal("an answer counted as unreachable")
 	}
 }

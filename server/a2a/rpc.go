@@ -179,6 +179,15 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPC(w, req.ID, nil, &rpcError{Code: codeNoMethod, Message: "method not found: " + req.Method})
 		return
 	}
+	if m.stream && s.OpenStream != nil {
+		// Before the heavy charge: a stream refused by its cap costs none.
+		release, err := s.OpenStream(r.Context())
+		if err != nil {
+			httpapi.WriteREST(w, r, err)
+			return
+		}
+		defer release()
+	}
 	if m.send && s.Charge != nil {
 		if err := s.Charge(w, r, "heavy"); err != nil {
 			httpapi.WriteREST(w, r, err)

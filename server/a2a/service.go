@@ -45,6 +45,10 @@ type Service struct {
 	// Charge counts one request against a rate class (gate.Gate.Charge):
 	// sends count in the heavy class.
 	Charge func(w http.ResponseWriter, r *http.Request, class string) error
+	// OpenStream takes a stream slot of the caller (gate.Gate.OpenStream):
+	// each stream holds one while it is open, and is refused 429 before it
+	// starts when the caller has none left.
+	OpenStream func(ctx context.Context) (release func(), err error)
 }
 
 // maxID bounds a task id an agent names (the legacy tasks/send's own id).

@@ -2,6 +2,7 @@ package developer_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,10 +10,11 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// RULINGS "Input at the boundary": endpointUrl, healthCheckUrl and
-// instanceUrl are refused at registration and on PATCH when their host spells
-// a private address in any form a resolver accepts, before any outbound call;
-// nothing is written.
+// RULINGS "Input at the boundary" and "Security details": endpointUrl,
+// healthCheckUrl and instanceUrl are refused at registration and on PATCH
+// when their host spells a private address in any form a resolver accepts
+// (the Unicode UTS-46 maps to one included), or is a host UTS-46 cannot map,
+// before any outbound call; nothing is written.
 func TestRegistrationURLsRefuseEveryPrivateSpelling(t *testing.T) {
 	t.Parallel()
 	s := servertest.New(t) // private endpoints not allowed
@@ -26,7 +28,7 @@ func TestRegistrationURLsRefuseEveryPrivateSpelling(t *testing.T) {
 	api := s.WithKey(f.developerKey(t, f.dev))
 	before := f.counts(t)
 	for _, field := range []string{"endpointUrl", "healthCheckUrl", "instanceUrl"} {
-		for _, host := range egresstest.PrivateHosts {
+		for _, host := range append(slices.Clone(egresstest.PrivateHosts), egresstest.InvalidHosts...) {
 			url := "http://" + host + "/agent"
 			t.Run(field+"/"+host, func(t *testing.T) {
 				body := agentBody("fresh", public)

@@ -30,6 +30,9 @@ type sseConn struct {
 	conn net.Conn
 	raw  syscall.RawConn // nil: no direct writes (not a socket); the writer goroutine does them all
 	sub  *Subscription
+	// release gives back the stream's slot under the gate's cap when the
+	// connection closes (nil: none).
+	release func()
 
 	mu      sync.Mutex
 	queue   [][]byte // waiting for the writer goroutine; the first may be a frame's remainder
@@ -181,13 +184,17 @@ func (c *sseConn) closeLocked() {
 	if !c.closed {
 		c.closed, c.queue = true, nil
 		_ = c.conn.Close()
+		if c.release != nil {
+			c.release()
+		}
 	}
 }
 
 // serveConn runs a stream on a hijacked HTTP/1.1 connection: it writes the
 // response head (h: what middleware set, plus the stream's own headers), the
-// connected event and the replay, then hands the stream to the bus.
-func (b *Bus) serveConn(conn net.Conn, h http.Header, o *opened) {
+// connected event and the replay, then hands the stream to the bus. release
+// is called once the connection closes.
+func (b *Bus) serveConn(conn net.Conn, h http.Header, o *opened, release func()) {
 	// No chunked encoding: the body ends when the connection does.
 	h.Set("Connection", "close")
 	h.Set("Date", time.Now().UTC().Format(http.TimeFormat)) //nolint:forbidigo // HTTP's own Date header, as net/http writes it, not business time
@@ -216,8 +223,10 @@ func (b *Bus) serveConn(conn net.Conn, h http.Header, o *opened) {
 		// Direct writes are non-blocking and refuse an expired deadline.
 		err = conn.SetWriteDeadline(time.Time{})
 	}
-	if err != nil || !b.attach(o.sub, newSSEConn(conn, o.sub), last) {
-		_ = conn.Close()
+	c := newSSEConn(conn, o.sub)
+	c.release = release
+	if err != nil || !b.attach(o.sub, c, last) {
+		c.close()
 		o.sub.Close()
 	}
 }

@@ -109,7 +109,9 @@ func (b *Bus) SSE() http.Handler {
 		if r.ProtoMajor == 1 && r.TLS == nil {
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				httpapi.LogStatus(w, http.StatusOK)
-				b.serveConn(conn, h, o)
+				// The stream outlives this handler: its slot under the
+				// gate's cap is given back when the connection closes.
+				b.serveConn(conn, h, o, httpapi.KeepStreamSlot(ctx))
 				return
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 )
@@ -94,6 +95,11 @@ func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent
 		CallbackToken: callbackToken,
 	})
 	if err != nil {
+		// A spoke that got no call is told in words (the execution's error
+		// is the requester's to read); the cause stays for the log.
+		if cause, ok := egress.Unreachable(err); ok && !connect.IsWireError(err) {
+			return "", cause
+		}
 		var ce *connect.Error
 		if errors.As(err, &ce) {
 			switch ce.Code() {

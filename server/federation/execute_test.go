@@ -380,6 +380,11 @@ func TestDispatchToAnUnavailableSpoke(t *testing.T) {
 		if open := strings.Contains(reason, "open"); open != (i == 5) {
 			t.Fatalf("execute %d: breaker open=%v: %s", i, open, reason)
 		}
+		// RULINGS "Security details": the requester reads why in words,
+		// not the dial error.
+		if i == 0 && reason != "the agent's instance could not be reached: the connection was refused" {
+			t.Fatalf("execute with the spoke down: %q", reason)
+		}
 	}
 }
 

@@ -106,8 +106,15 @@ func withBearer(ctx context.Context, token string) context.Context {
 
 // hubError turns a failed call to the hub into this instance's answer: the
 // hub's refusal is the admin's bad request (a 401 from the hub must not read
-// as the admin's own session ending); an unreachable hub is 503.
+// as the admin's own session ending); an unreachable hub is 503, worded by
+// egress.Reason without addresses or resolver details (RULINGS "Security
+// details").
 func hubError(hubURL string, err error) error {
+	if !connect.IsWireError(err) {
+		if cause, ok := egress.Unreachable(err); ok {
+			return &apperr.Error{Kind: apperr.KindUnavailable, Cause: cause, Message: "the hub at " + hubURL + " could not be reached: " + cause.Error()}
+		}
+	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		switch ce.Code() {

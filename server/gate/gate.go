@@ -34,6 +34,10 @@ type Limits struct {
 	// password, a listing's unlock) across clients; each attempt also
 	// counts in the client's Auth window (Guess).
 	Secret int
+	// StreamsPerKey (50) and MCPSessionsPerKey (50) are caps on what is
+	// open at once, not rates (streams.go).
+	StreamsPerKey     int
+	MCPSessionsPerKey int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -43,7 +47,8 @@ func (l Limits) withDefaults() Limits {
 		}
 		return d
 	}
-	return Limits{def(l.PerKey, 120), def(l.Auth, 10), def(l.Heavy, 20), def(l.Federation, 30), def(l.Secret, 10)}
+	return Limits{PerKey: def(l.PerKey, 120), Auth: def(l.Auth, 10), Heavy: def(l.Heavy, 20), Federation: def(l.Federation, 30),
+		Secret: def(l.Secret, 10), StreamsPerKey: def(l.StreamsPerKey, 50), MCPSessionsPerKey: def(l.MCPSessionsPerKey, 50)}
 }
 
 const window = time.Minute
@@ -59,6 +64,8 @@ type Gate struct {
 	secrets *httprate.RateLimiter
 	// instance names the calling instance for the federation class.
 	instance CallerInstance
+	// streams and sessions are the caps on what is open at once (streams.go).
+	streams, sessions *slots
 }
 
 var _ auth.Guesses = (*Gate)(nil)
@@ -86,7 +93,9 @@ func New(table *contract.Table, resolver *auth.Resolver, limits Limits) *Gate {
 		classes: map[string]*httprate.RateLimiter{
 			"auth": mk(limits.Auth), "heavy": mk(limits.Heavy), "federation": mk(limits.Federation),
 		},
-		secrets: mk(limits.Secret),
+		secrets:  mk(limits.Secret),
+		streams:  newSlots(limits.StreamsPerKey),
+		sessions: newSlots(limits.MCPSessionsPerKey),
 	}
 }
 
@@ -307,6 +316,15 @@ func (g *Gate) Connect(next http.Handler) http.Handler {
 		if err != nil {
 			httpapi.WriteError(w, r, err)
 			return
+		}
+		if p.Descriptor != nil && p.Descriptor.IsStreamingServer() {
+			// A streaming procedure holds a stream slot while it runs.
+			release, err := g.OpenStream(ctx)
+			if err != nil {
+				httpapi.WriteError(w, r, err)
+				return
+			}
+			defer release()
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

@@ -73,6 +73,11 @@ type Config struct {
 	BodyLimit int64
 	// Charge counts a request against a rate class (the gate's Charge).
 	Charge func(w http.ResponseWriter, r *http.Request, class string) error
+	// OpenStream and OpenSession take a slot of the caller's streams (a
+	// GET stream) and MCP sessions (gate.Gate.OpenStream, OpenMCPSession),
+	// or answer the 429 to send instead; nil counts nothing.
+	OpenStream  func(ctx context.Context) (release func(), err error)
+	OpenSession func(ctx context.Context) (release func(), err error)
 	// Now is business time (the briefing's windows).
 	Now func() time.Time
 }
@@ -89,6 +94,7 @@ type Server struct {
 	accounts map[string]*account
 	briefed  map[string]time.Time // last briefing per account
 	keyOf    map[string]string    // session id → the key that opened it
+	slots    map[string]func()    // session id → gives back its session slot
 }
 
 // account is one account's SDK server and the store tools it holds now.
@@ -108,7 +114,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, accounts: map[string]*account{}, briefed: map[string]time.Time{}, keyOf: map[string]string{}}
+	s := &Server{cfg: cfg, accounts: map[string]*account{}, briefed: map[string]time.Time{}, keyOf: map[string]string{},
+		slots: map[string]func(){}}
 	s.tools = staticTools(s)
 	s.byName = map[string]*tool{}
 	for _, t := range s.tools {
@@ -168,9 +175,74 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	withCaller(p, auth.ClientFrom(r.Context()), s.sessions).ServeHTTP(&sessionWriter{ResponseWriter: w, opened: func(id string) {
-		s.noteSession(id, p.KeyID)
-	}}, r)
+	release, err := s.take(r)
+	if err != nil {
+		httpapi.WriteREST(w, r, err)
+		return
+	}
+	sw := &sessionWriter{ResponseWriter: w, opened: func(id string) { s.noteSession(id, p.KeyID) }}
+	withCaller(p, auth.ClientFrom(r.Context()), s.sessions).ServeHTTP(sw, r)
+	switch {
+	case release != nil && r.Method == http.MethodGet:
+		release() // the stream has ended
+	case release != nil:
+		s.holdSession(r.Context(), p.UserID, sw.id, release)
+	case r.Method == http.MethodDelete && sw.status == http.StatusNoContent:
+		// Given back now, not when the closed session's watcher runs: the
+		// client may open the next one at once.
+		s.endSession(r.Header.Get("Mcp-Session-Id"))
+	}
+}
+
+// take takes the slot r needs (RULINGS "Security details"): a stream slot
+// for the GET stream, held while it is served, and a session slot for a POST
+// without a session id, which makes a session (held until it closes); other
+// requests need none (release is nil).
+func (s *Server) take(r *http.Request) (release func(), err error) {
+	switch {
+	case r.Method == http.MethodGet && s.cfg.OpenStream != nil:
+		return s.cfg.OpenStream(r.Context())
+	case r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.cfg.OpenSession != nil:
+		return s.cfg.OpenSession(r.Context())
+	}
+	return nil, nil
+}
+
+// holdSession keeps a session slot for as long as the session the request
+// made lives (until DELETE, the idle timeout, its key ending or Close); a
+// request that made none, or one already closed (an initialize that failed),
+// gives it back at once.
+func (s *Server) holdSession(ctx context.Context, userID, id string, release func()) {
+	var live *sdk.ServerSession
+	if a, err := s.account(ctx, userID); err == nil && id != "" {
+		for ss := range a.server.Sessions() {
+			if ss.ID() == id {
+				live = ss
+			}
+		}
+	}
+	if live == nil {
+		release()
+		return
+	}
+	s.mu.Lock()
+	s.slots[id] = release
+	s.mu.Unlock()
+	go func() {
+		_ = live.Wait()
+		s.endSession(id)
+	}()
+}
+
+// endSession gives back the slot of session id, once.
+func (s *Server) endSession(id string) {
+	s.mu.Lock()
+	release := s.slots[id]
+	delete(s.slots, id)
+	s.mu.Unlock()
+	if release != nil {
+		release()
+	}
 }
 
 // noteSession records which key opened a session. Every so often it forgets
@@ -270,20 +342,29 @@ func (s *Server) EndStreams(creds ...auth.Credential) {
 	}
 }
 
-// sessionWriter notes the session id the SDK hands out with a new session.
+// sessionWriter notes the session id the SDK hands out with a new session,
+// and the answer's status.
 type sessionWriter struct {
 	http.ResponseWriter
 	opened func(id string)
 	seen   bool
+	id     string
+	status int
 }
 
 func (w *sessionWriter) WriteHeader(code int) {
 	w.note()
+	if w.status == 0 {
+		w.status = code
+	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *sessionWriter) Write(b []byte) (int, error) {
 	w.note()
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
 	return w.ResponseWriter.Write(b)
 }
 
@@ -291,6 +372,7 @@ func (w *sessionWriter) note() {
 	if !w.seen {
 		w.seen = true
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			w.id = id
 			w.opened(id)
 		}
 	}

@@ -110,8 +110,16 @@ func withToken(ctx context.Context, token string) context.Context {
 
 // peerError turns a failed call to a peer into this instance's answer. The
 // peer's refusal keeps its kind (403, 404) except 401, which must not read
-// as the operator's own session ending; an unreachable peer is 503.
+// as the operator's own session ending; an unreachable peer is 503, worded
+// by egress.Reason: the origin as the operator gave it, never the address it
+// resolved to, the dial guard's ranges or the resolver (RULINGS "Security
+// details"; the cause stays for the log).
 func peerError(origin string, err error) error {
+	if !connect.IsWireError(err) {
+		if cause, ok := egress.Unreachable(err); ok {
+			return &apperr.Error{Kind: apperr.KindUnavailable, Cause: cause, Message: "the peer at " + origin + " could not be reached: " + cause.Error()}
+		}
+	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		msg := "the peer at " + origin + " refused: " + ce.Message()

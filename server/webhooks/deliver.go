@@ -237,7 +237,8 @@ func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Hea
 }
 
 // describe turns a client error into text without the URL (it may carry a
-// token in its path or query).
+// token in its path or query), addresses or resolver details
+// (egress.Reason).
 func describe(err error) error {
 	switch {
 	case egress.Refused(err):
@@ -247,11 +248,7 @@ func describe(err error) error {
 	case errors.Is(err, context.Canceled):
 		return errors.New("cancelled")
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Errorf("%s failed: %w", ue.Op, ue.Err)
-	}
-	return errors.New("request failed")
+	return errors.New(egress.Reason(err))
 }
 
 func hostOf(raw string) string {

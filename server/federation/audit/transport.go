@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/federation/guard"
 )
 
@@ -87,7 +88,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	res, err := t.base.RoundTrip(req)
 	e.Duration = time.Since(start) //nolint:forbidigo // latency
 	if err != nil {
-		e.Status, e.Response = status(req.Context(), 0), guard.Preview([]byte(err.Error()), guard.Verdict{})
+		// The admin's audit view reads why in words (egress.Reason), not the
+		// dial error with its addresses and resolver.
+		e.Status, e.Response = status(req.Context(), 0), guard.Preview([]byte(egress.Reason(err)), guard.Verdict{})
 		t.rec.Record(req.Context(), e)
 		return nil, err
 	}
