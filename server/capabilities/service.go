@@ -305,12 +305,8 @@ func (s *Service) CustomizeCapability(ctx context.Context, req *switchboardv1.Cu
 		// The values are the install's words, replaced as a whole.
 		by := provenance.Written(provenance.Read(string(inst.TextBy), inst.TextByRef), provenance.Of(ctx),
 			provenance.Field{Before: valuesText(inst.Customizations), After: valuesText(values), Set: true})
-		u.SetCustomizations(values).SetResolvedPrompt(resolved).SetTextBy(capabilityinstall.TextBy(by.Kind))
-		if by.Ref == "" {
-			u.ClearTextByRef()
-		} else {
-			u.SetTextByRef(by.Ref)
-		}
+		u.SetCustomizations(values).SetResolvedPrompt(resolved)
+		provenance.SetText[capabilityinstall.TextBy](u.Mutation(), by)
 		return nil
 	})
 	if err != nil {

@@ -51,14 +51,7 @@ func asText(v any) string {
 }
 
 // setText records t as the writer of the contact's words in m.
-func setText(m *ent.ContactMutation, t provenance.Mark) {
-	m.SetTextBy(contact.TextBy(t.Kind))
-	if t.Ref == "" {
-		m.ClearTextByRef()
-	} else {
-		m.SetTextByRef(t.Ref)
-	}
-}
+func setText(m *ent.ContactMutation, t provenance.Mark) { provenance.SetText[contact.TextBy](m, t) }
 
 func deref(s *string) string {
 	if s == nil {

@@ -189,12 +189,7 @@ func (s *Service) UpdateDocument(ctx context.Context, req *switchboardv1.UpdateD
 			update.SetMimeType(t).SetContent(content.After).SetSize(len(content.After))
 		}
 		by := provenance.Written(provenance.Read(string(d.TextBy), d.TextByRef), provenance.Of(ctx), title, content)
-		update.SetTextBy(document.TextBy(by.Kind))
-		if by.Ref == "" {
-			update.ClearTextByRef()
-		} else {
-			update.SetTextByRef(by.Ref)
-		}
+		provenance.SetText[document.TextBy](update.Mutation(), by)
 		d, err = update.Select(metadata[0], metadata[1:]...).Save(ctx)
 		if ent.IsNotFound(err) { // deleted since find
 			return nil, apperr.NotFound("document %q not found", req.GetId())

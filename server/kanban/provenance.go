@@ -34,14 +34,7 @@ func cardText(before *ent.Card, m *ent.CardMutation, w provenance.Mark) provenan
 }
 
 // setCardText records t as the writer of the card's text in m.
-func setCardText(m *ent.CardMutation, t provenance.Mark) {
-	m.SetTextBy(card.TextBy(t.Kind))
-	if t.Ref == "" {
-		m.ClearTextByRef()
-	} else {
-		m.SetTextByRef(t.Ref)
-	}
-}
+func setCardText(m *ent.CardMutation, t provenance.Mark) { provenance.SetText[card.TextBy](m, t) }
 
 // checklistText is who holds a checklist item's text after writer w set it
 // to text (old nil: a new item). A text sent again unchanged keeps its
@@ -56,10 +49,5 @@ func checklistText(old *ent.ChecklistItem, text string, w provenance.Mark) prove
 
 // setChecklistText records t as the writer of an item's text in m.
 func setChecklistText(m *ent.ChecklistItemMutation, t provenance.Mark) {
-	m.SetTextBy(checklistitem.TextBy(t.Kind))
-	if t.Ref == "" {
-		m.ClearTextByRef()
-	} else {
-		m.SetTextByRef(t.Ref)
-	}
+	provenance.SetText[checklistitem.TextBy](m, t)
 }

@@ -147,3 +147,21 @@ type Field struct {
 	Before, After string
 	Set           bool
 }
+
+// textMutation is an ent mutation of a record that holds provenance (the
+// schema's ProvenanceMixin); K is that record's text_by enum type.
+type textMutation[K ~string] interface {
+	SetTextBy(K)
+	SetTextByRef(string)
+	ClearTextByRef()
+}
+
+// SetText records t as the writer of the record's text in mutation m.
+func SetText[K ~string](m textMutation[K], t Mark) {
+	m.SetTextBy(K(t.Kind))
+	if t.Ref == "" {
+		m.ClearTextByRef()
+	} else {
+		m.SetTextByRef(t.Ref)
+	}
+}

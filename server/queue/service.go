@@ -441,12 +441,7 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			by := provenance.Written(provenance.Read(string(it.TextBy), it.TextByRef), provenance.Of(ctx),
 				provenance.Field{Before: before.Title, After: after.Title, Set: req.Title != nil},
 				provenance.Field{Before: before.Description, After: after.Description, Set: req.Description != nil})
-			up.SetTextBy(queueitem.TextBy(by.Kind))
-			if by.Ref == "" {
-				up.ClearTextByRef()
-			} else {
-				up.SetTextByRef(by.Ref)
-			}
+			provenance.SetText[queueitem.TextBy](up.Mutation(), by)
 		}
 		if req.Title != nil {
 			up.SetTitle(title)
