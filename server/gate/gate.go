@@ -235,19 +235,12 @@ func (g *Gate) Guess(ctx context.Context, secret string) error {
 	// The limiters read only the request's context, and write their headers
 	// to a response that is dropped: the per-key headers stay the answer's.
 	r := (&http.Request{}).WithContext(ctx)
-	w := dropHeaders{}
+	w := headerSink{}
 	if g.classes["auth"].OnLimit(w, r, classKey("auth", auth.ClientFrom(ctx))) || g.secrets.OnLimit(w, r, "secret:"+secret) {
 		return apperr.RateLimited(window)
 	}
 	return nil
 }
-
-// dropHeaders is a response writer that keeps nothing.
-type dropHeaders struct{}
-
-func (dropHeaders) Header() http.Header         { return http.Header{} }
-func (dropHeaders) Write(b []byte) (int, error) { return len(b), nil }
-func (dropHeaders) WriteHeader(int)             {}
 
 func decide(r *http.Request, p *contract.Procedure, c *auth.Credentials) (*auth.Principal, error) {
 	if p.Public {
