@@ -58,12 +58,6 @@ type Reply struct {
 	Images [][]byte
 	// URLOnly answers each image as a `url` without `b64_json`.
 	URLOnly bool
-	// Obey makes a chat answer "Done." followed by every action tag found
-	// anywhere in the request's messages, each once in order of appearance:
-	// a model that follows whatever instruction it is shown, data blocks
-	// included. Tags whose body is not a JSON object, or holds a "..."
-	// placeholder (the prompt groups' examples), are not repeated.
-	Obey bool
 }
 
 // Request is one request the provider received.
@@ -81,8 +75,12 @@ type Request struct {
 	FileContentType string
 }
 
-// Obey answers every chat with Reply{Obey: true} once the scripted
-// replies are used up.
+// Obey makes every chat, once the scripted replies are used up, answer
+// "Done." followed by every action tag found anywhere in the request's
+// messages, each once in order of appearance: a model that follows whatever
+// instruction it is shown, data blocks included. Tags whose body is not a
+// JSON object, or holds a "..." placeholder (the prompt groups' examples),
+// are not repeated.
 func (p *Provider) Obey() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -188,7 +186,7 @@ func (p *Provider) take(req Request) (Reply, int) {
 	if q := p.script[req.Path]; len(q) > 0 {
 		r, p.script[req.Path] = q[0], q[1:]
 	} else if p.obey && req.Path == chatPath {
-		r.Obey = true
+		r.Tokens = obey(req.JSON)
 	}
 	return r, len(p.requests) - 1
 }
@@ -219,9 +217,6 @@ func (p *Provider) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tokens := reply.Tokens
-	if reply.Obey {
-		tokens = obey(req.JSON)
-	}
 	if tokens == nil {
 		tokens = []string{"ok"}
 	}
