@@ -108,20 +108,15 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 		c := tx.CapabilityPack.Create().SetID(id).SetUserID(userID).SetName(in.name).
 			SetNillableDescription(in.description).SetNillableIcon(in.icon).SetNillableCategory(in.cat).
 			SetNillableIntegrationType(in.integration).SetPricingModel(in.pricing).SetPrice(in.price).
-			SetPrompt(in.prompt).SetEditableFields(in.fields).SetCreatedAt(now).SetUpdatedAt(now).
-			SetCreatedBy(capabilitypack.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
-			SetTextBy(capabilitypack.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr())
+			SetPrompt(in.prompt).SetEditableFields(in.fields).SetCreatedAt(now).SetUpdatedAt(now)
+		provenance.SetCreated[capabilitypack.CreatedBy, capabilitypack.TextBy](c.Mutation(), w)
 		if sealed != nil {
 			c.SetAccessPasswordSealed(sealed)
 		}
 		if pack, err = c.Save(ctx); err != nil {
 			return apperr.Internal(err)
 		}
-		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(id).SetActive(true).
-			SetCustomizations(map[string]string{}).SetNillableResolvedPrompt(resolved).
-			SetCreatedBy(capabilityinstall.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
-			SetTextBy(capabilityinstall.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr()).
-			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+		inst, err = newInstall(ctx, tx, userID, id, map[string]string{}, resolved, w, now)
 		if err != nil {
 			return apperr.Internal(err)
 		}
@@ -197,12 +192,7 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 			inst, err = tx.CapabilityInstall.Get(ctx, prev.ID)
 			return apperr.Wrap(err)
 		}
-		w := provenance.Of(ctx)
-		inst, err = tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(pack.ID).SetActive(true).
-			SetCustomizations(custom).SetNillableResolvedPrompt(resolved).
-			SetCreatedBy(capabilityinstall.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
-			SetTextBy(capabilityinstall.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr()).
-			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+		inst, err = newInstall(ctx, tx, userID, pack.ID, custom, resolved, provenance.Of(ctx), now)
 		if ent.IsConstraintError(err) {
 			return apperr.Conflict("capability %q is already installed", pack.Name)
 		}
@@ -403,6 +393,16 @@ func (s *Service) changeInstall(ctx context.Context, userID, id string,
 		return nil, err
 	}
 	return s.viewOf(ctx, userID, pack, inst)
+}
+
+// newInstall writes an active install of pack id for userID in tx, its
+// values written by w.
+func newInstall(ctx context.Context, tx *db.Tx, userID, id string, values map[string]string, resolved *string,
+	w provenance.Mark, now time.Time) (*ent.CapabilityInstall, error) {
+	create := tx.CapabilityInstall.Create().SetUserID(userID).SetCapabilityID(id).SetActive(true).
+		SetCustomizations(values).SetNillableResolvedPrompt(resolved).SetCreatedAt(now).SetUpdatedAt(now)
+	provenance.SetCreated[capabilityinstall.CreatedBy, capabilityinstall.TextBy](create.Mutation(), w)
+	return create.Save(ctx)
 }
 
 // valuesText is an install's values as one text, in key order.

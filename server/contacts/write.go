@@ -31,9 +31,7 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 		if err := e.apply(create.Mutation()); err != nil {
 			return nil, apperr.Internal(err)
 		}
-		w := provenance.Of(ctx)
-		create.SetCreatedBy(contact.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr())
-		setText(create.Mutation(), w)
+		provenance.SetCreated[contact.CreatedBy, contact.TextBy](create.Mutation(), provenance.Of(ctx))
 		c, err := create.Save(ctx)
 		if err != nil {
 			return nil, apperr.Internal(err)

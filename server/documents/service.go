@@ -126,9 +126,8 @@ type New struct {
 func Create(ctx context.Context, tx *db.Tx, n New) (*ent.Document, error) {
 	w := provenance.Of(ctx)
 	create := tx.Document.Create().SetUserID(n.UserID).SetTitle(n.Title).SetMimeType(n.MimeType).
-		SetSource("local").SetCreatedAt(n.At).SetUpdatedAt(n.At).
-		SetCreatedBy(document.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr()).
-		SetTextBy(document.TextBy(w.Kind)).SetNillableTextByRef(w.RefPtr())
+		SetSource("local").SetCreatedAt(n.At).SetUpdatedAt(n.At)
+	provenance.SetCreated[document.CreatedBy, document.TextBy](create.Mutation(), w)
 	if IsText(n.MimeType) {
 		create.SetContent(n.Content).SetSize(len(n.Content))
 	} else {

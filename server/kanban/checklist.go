@@ -51,9 +51,8 @@ func replaceChecklist(ctx context.Context, tx *db.Tx, c *ent.Card, existing []*e
 		old := byID[in.GetId()]
 		if old == nil {
 			create := tx.ChecklistItem.Create().SetUserID(c.UserID).SetCardID(c.ID).SetText(text).
-				SetCompleted(done).SetOrder(order).SetCreatedAt(now).SetUpdatedAt(now).
-				SetCreatedBy(checklistitem.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr())
-			setChecklistText(create.Mutation(), w)
+				SetCompleted(done).SetOrder(order).SetCreatedAt(now).SetUpdatedAt(now)
+			provenance.SetCreated[checklistitem.CreatedBy, checklistitem.TextBy](create.Mutation(), w)
 			if err := create.Exec(ctx); err != nil {
 				return ch, fmt.Errorf("kanban: add checklist item: %w", err)
 			}

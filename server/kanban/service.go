@@ -202,8 +202,7 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 			return err
 		}
 		w := provenance.Of(ctx)
-		create.SetCreatedBy(card.CreatedBy(w.Kind)).SetNillableCreatedByRef(w.RefPtr())
-		setCardText(create.Mutation(), w)
+		provenance.SetCreated[card.CreatedBy, card.TextBy](create.Mutation(), w)
 		status := string(card.DefaultStatus)
 		if in.Status != nil {
 			status = in.GetStatus()

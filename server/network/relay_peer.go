@@ -21,7 +21,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
-	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
@@ -273,9 +272,8 @@ func (s *Service) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnec
 	req := &switchboardv1.CreateQueueItemRequest{Title: title, Priority: &in.queuePriority, Metadata: &meta,
 		Source: proto.String("relay:" + peer), Description: description(in.payload)}
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}
-	ctx = provenance.With(ctx, provenance.Mark{Kind: provenance.Peer, Ref: c.ID})
 	return s.Queue.CreateForeign(ctx, tx, p, req, queue.Foreign{RequesterEmail: c.PeerUserEmail, RequesterName: in.fromName,
-		SourceInstanceName: instanceNameOf(c)}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
+		SourceInstanceName: instanceNameOf(c), ConnectionID: c.ID}, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
 		if _, err := create.SetItemID(it.ID).Save(ctx); err != nil {
 			return err
 		}

@@ -5,8 +5,10 @@
 // everything not written by the operator, an inside tag or Switchboard
 // itself as outside data. The writer of a change is the request's
 // principal (a session is the operator, a key is a key) unless the caller
-// says otherwise with With: the assistant's tags, a peer's relay, another
-// user's shared text, the store's deliveries.
+// says otherwise with With (the assistant's tags, which run as the
+// operator's session); paths without a principal of their own name their
+// writer where they write (a peer's relay, the store's deliveries, a synced
+// pack).
 package provenance
 
 import (
@@ -73,7 +75,7 @@ func Read(kind string, ref *string) Mark {
 type ctxKey struct{}
 
 // With makes m the writer of what is written with ctx, whatever the
-// principal: the assistant's tags, a relay, a store delivery.
+// principal: the assistant's tags, run with the operator's session.
 func With(ctx context.Context, m Mark) context.Context {
 	return context.WithValue(ctx, ctxKey{}, m)
 }
@@ -86,56 +88,39 @@ func Of(ctx context.Context) Mark {
 		return m
 	}
 	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return Mark{Kind: Unknown}
-	}
-	return OfPrincipal(p)
-}
-
-// OfPrincipal is the writer a principal's credential makes.
-func OfPrincipal(p *auth.Principal) Mark {
-	switch p.Via {
-	case auth.ViaSession:
+	switch {
+	case err != nil:
+	case p.Via == auth.ViaSession:
 		return Mark{Kind: Operator}
-	case auth.ViaKey:
+	case p.Via == auth.ViaKey:
 		return Mark{Kind: Key, Ref: p.KeyID}
 	}
 	return Mark{Kind: Unknown}
 }
 
-// Edit is who holds a text after writer changed it. An outside writer makes
-// the text theirs. An inside writer makes it inside only when the edit
-// replaced all of it (whole): words another wrote and the edit left in
-// place are still theirs.
-func Edit(current, writer Mark, whole bool) Mark {
-	if writer.Outside() || whole || !current.Outside() {
-		return writer
-	}
-	return current
-}
-
-// Written is who holds a row's text after writer's edit of fields: an edit
-// that changed no field's value leaves it with current; otherwise Edit, the
-// whole text replaced when every field that held words got new ones.
+// Written is who holds a row's text after writer's edit of fields. An edit
+// that changed no field's value leaves it with current. An outside writer
+// makes the text theirs; an inside writer makes it inside only when the edit
+// replaced all of it (words another wrote and the edit left in place are
+// still theirs).
 func Written(current, writer Mark, fields ...Field) Mark {
 	for _, f := range fields {
 		if f.Set && f.After != f.Before {
-			return Edit(current, writer, Replaced(fields...))
+			if writer.Outside() || replaced(fields) || !current.Outside() {
+				return writer
+			}
+			return current
 		}
 	}
 	return current
 }
 
-// Replaced reports whether an edit replaced all of a row's text: every
+// replaced reports whether an edit replaced all of a row's text: every
 // field that held text before is given a new value (a field sent again
 // unchanged is not replaced: the words are still the earlier writer's).
-// before and after pair the fields; set says which the edit supplied.
-func Replaced(fields ...Field) bool {
+func replaced(fields []Field) bool {
 	for _, f := range fields {
-		if f.Before == "" {
-			continue
-		}
-		if !f.Set || f.After == f.Before {
+		if f.Before != "" && (!f.Set || f.After == f.Before) {
 			return false
 		}
 	}
@@ -164,4 +149,22 @@ func SetText[K ~string](m textMutation[K], t Mark) {
 	} else {
 		m.SetTextByRef(t.Ref)
 	}
+}
+
+// createMutation is an ent mutation creating a record that holds
+// provenance; C and T are its created_by and text_by enum types.
+type createMutation[C, T ~string] interface {
+	textMutation[T]
+	SetCreatedBy(C)
+	SetCreatedByRef(string)
+}
+
+// SetCreated records w as the creator of a new record and the writer of its
+// text, in its create mutation m.
+func SetCreated[C, T ~string](m createMutation[C, T], w Mark) {
+	m.SetCreatedBy(C(w.Kind))
+	if w.Ref != "" {
+		m.SetCreatedByRef(w.Ref)
+	}
+	SetText[T](m, w)
 }

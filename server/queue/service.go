@@ -207,6 +207,9 @@ func (s *Service) CreateWith(ctx context.Context, req *switchboardv1.CreateQueue
 // source instance are set.
 type Foreign struct {
 	RequesterEmail, RequesterName, SourceInstanceName string
+	// ConnectionID is the connection it came through: the item's words are
+	// that peer's (provenance).
+	ConnectionID string
 }
 
 // CreateForeign creates p's item from another instance's request in tx, as
@@ -262,8 +265,8 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		// The board first, so the item is inserted once, already linked.
 		now := s.Now().UTC()
 		writer := provenance.Of(ctx)
-		if d.foreign != nil && writer.Kind != provenance.Peer {
-			writer = provenance.Mark{Kind: provenance.Peer} // another person's request, whoever relayed it
+		if f := d.foreign; f != nil {
+			writer = provenance.Mark{Kind: provenance.Peer, Ref: f.ConnectionID}
 		}
 		draft := &ent.QueueItem{ID: ids.New(), Title: title, Description: req.Description,
 			Priority: queueitem.Priority(prio), ProjectID: req.ProjectId, CardID: req.CardId}

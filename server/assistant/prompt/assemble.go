@@ -549,7 +549,7 @@ var system = provenance.Mark{Kind: provenance.System}
 func (a *assembly) pack(i int, p Pack) Section {
 	s := Section{Kind: KindPack, Name: p.Name, Writer: p.Writer, at: atPacks, turn: i}
 	if s.Writer.Kind == "" {
-		s.Writer = provenance.Mark{Kind: provenance.Operator}
+		s.Writer.Kind = provenance.Unknown // a writer nobody gave is outside (Mark.Outside)
 	}
 	if !p.Writer.Outside() {
 		s.text = "Installed capability pack \"" + oneLine(p.Name) + "\":\n" + p.Prompt
