@@ -65,7 +65,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"huge input", f.req, "POST", "/api/marketplace/" + paid + "/execute", map[string]any{"input": strings.Repeat("x", 100_001)}, 400},
 		{"input not a string", f.req, "POST", "/api/marketplace/" + paid + "/execute", map[string]any{"input": 5}, 400},
 		{"unknown field", f.req, "POST", "/api/marketplace/" + paid + "/execute", map[string]any{"input": "x", "bogus": 1}, 400},
-		{"long tone", f.req, "POST", "/api/marketplace/" + paid + "/execute", map[string]any{"input": "x", "tone": strings.Repeat("t", 201)}, 400},
+		{"long tone", f.req, "POST", "/api/marketplace/" + paid + "/execute", map[string]any{"input": "x", "tone": strings.Repeat("t", 1001)}, 400},
 		{"unknown method", f.req, "POST", "/api/marketplace/" + paid + "/execute", map[string]any{"input": "x", "paymentMethodId": "pm_x"}, 400},
 		{"unknown agent", f.req, "POST", "/api/marketplace/nope/execute", map[string]any{"input": "x"}, 404},
 		{"another's hidden agent", f.req, "POST", "/api/marketplace/" + hidden + "/execute", map[string]any{"input": "x"}, 404},

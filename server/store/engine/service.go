@@ -29,20 +29,6 @@ func (s *Service) ExecuteStoreAgent(ctx context.Context, req *switchboardv1.Exec
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		wire string
-		v    *string
-		max  int
-	}{
-		{"taskType", req.TaskType, 200}, {"tone", req.Tone, 200}, {"outputType", req.OutputType, 200},
-		{"deadline", req.Deadline, 200}, {"additionalContext", req.AdditionalContext, 10000},
-		{"requesterName", req.RequesterName, 200}, {"requesterEmail", req.RequesterEmail, 320},
-		{"paymentMethodId", req.PaymentMethodId, 200},
-	} {
-		if f.v != nil && len(*f.v) > f.max {
-			return nil, apperr.Invalid("%s must be at most %d characters", f.wire, f.max)
-		}
-	}
 	r := Request{AgentID: req.GetId(), UserID: p.UserID, Input: req.GetInput(), PaymentMethodID: req.GetPaymentMethodId(),
 		RequesterName: req.RequesterName, RequesterEmail: req.RequesterEmail}
 	if req.TaskType != nil || req.Tone != nil || req.OutputType != nil || req.Deadline != nil || req.AdditionalContext != nil {
