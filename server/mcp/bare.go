@@ -2,12 +2,14 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -24,6 +26,11 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 		httpapi.WriteREST(w, r, apperr.Invalid(`body must be {"method": "...", "params": {...}} or a JSON-RPC 2.0 request`))
 		return
 	}
+	p, _ := auth.PrincipalFrom(r.Context())
+	if err := s.bareTarget(r.Context(), p, bare); err != nil {
+		httpapi.WriteREST(w, r, err)
+		return
+	}
 	envelope := map[string]any{"jsonrpc": "2.0", "id": 1, "method": bare.method}
 	if len(bare.params) > 0 && !bytes.Equal(bytes.TrimSpace(bare.params), []byte("null")) {
 		envelope["params"] = bare.params
@@ -33,7 +40,6 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 		httpapi.WriteREST(w, r, apperr.Internal(err))
 		return
 	}
-	p, _ := auth.PrincipalFrom(r.Context())
 	inner, err := http.NewRequestWithContext(r.Context(), http.MethodPost, r.URL.String(), bytes.NewReader(wrapped))
 	if err != nil {
 		httpapi.WriteREST(w, r, apperr.Internal(err))
@@ -43,6 +49,9 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	inner.Header = r.Header.Clone()
 	inner.Header.Set("Content-Type", "application/json")
 	inner.Header.Set("Accept", "application/json, text/event-stream")
+	// The bare form is ours, not a version of MCP: the SDK's default version
+	// serves it, so the only refusal left before JSON-RPC is an unknown method.
+	inner.Header.Del("Mcp-Protocol-Version")
 	rec := &recorder{header: http.Header{}}
 	withCaller(p, auth.ClientFrom(r.Context()), s.bare).ServeHTTP(rec, inner)
 
@@ -52,17 +61,14 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	}
 	// The SDK may give a JSON-RPC error a 4xx status too: read the body first.
 	if json.Unmarshal(rec.body.Bytes(), &answer) != nil || (answer.Error == nil && rec.status >= 300) {
-		msg := strings.TrimSpace(rec.body.String())
-		if strings.HasSuffix(msg, "unsupported") {
-			// The SDK refuses a method it does not know before JSON-RPC
-			// (TestBareBodies pins the wording this relies on).
+		if rec.status >= 400 && rec.status < 500 {
+			// A well-formed call of a method that is no notification, sent
+			// without a version header, is refused by the SDK before
+			// JSON-RPC only when it serves no such method (checkRequest).
 			httpapi.WriteREST(w, r, apperr.NotFound("unknown method %q", bare.method))
 			return
 		}
-		if msg == "" {
-			msg = http.StatusText(rec.status)
-		}
-		httpapi.WriteREST(w, r, apperr.Invalid("%s", msg))
+		httpapi.WriteREST(w, r, apperr.Internal(fmt.Errorf("mcp bare %s: %d %s", bare.method, rec.status, rec.body.String())))
 		return
 	}
 	if answer.Error != nil {
@@ -73,15 +79,57 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	_, _ = w.Write(answer.Result)
 }
 
-// bareError is a JSON-RPC error as the REST error body.
+// bareError is a JSON-RPC error as the REST error body: by its code alone,
+// never its words (an unknown tool or resource is told apart before the call:
+// bareTarget).
 func bareError(e *jsonrpc.Error) *apperr.Error {
-	switch {
-	case e.Code == jsonrpc.CodeMethodNotFound,
-		e.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(e.Message, "unknown tool"),
-		e.Code == sdk.CodeResourceNotFound && e.Message == "Resource not found": //nolint:staticcheck // the SDK's not-found code, whichever one its MCPGODEBUG setting picks
+	if e.Code == jsonrpc.CodeMethodNotFound {
 		return apperr.NotFound("%s", e.Message)
 	}
 	return apperr.Invalid("%s", e.Message)
+}
+
+// notificationPrefix starts the name of every MCP notification, which has
+// no answer to give back.
+const notificationPrefix = "notifications/"
+
+// bareTarget refuses, before the SDK is asked, what the bare form cannot
+// serve: a notification (400), and a tool or resource the caller's server
+// does not hold (404), named from this server's own tables.
+func (s *Server) bareTarget(ctx context.Context, p *auth.Principal, bare probed) error {
+	if strings.HasPrefix(bare.method, notificationPrefix) {
+		return apperr.Invalid("%s is a notification, which has no answer: send it as a JSON-RPC 2.0 message", bare.method)
+	}
+	var params struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	if json.Unmarshal(bare.params, &params) != nil {
+		return nil // the SDK words the bad params
+	}
+	switch {
+	case bare.method == "tools/call" && params.Name != "" && p != nil && !s.holdsTool(ctx, p.UserID, params.Name):
+		return apperr.NotFound("unknown tool %q", params.Name)
+	case bare.method == "resources/read" && params.URI != "" && !slices.ContainsFunc(resources, func(r resourceDef) bool { return r.uri == params.URI }):
+		return apperr.NotFound("Resource not found")
+	}
+	return nil
+}
+
+// holdsTool reports whether the account's server lists the tool: one of
+// every account's, or a store agent it has installed.
+func (s *Server) holdsTool(ctx context.Context, userID, name string) bool {
+	if _, ok := s.byName[name]; ok {
+		return true
+	}
+	a, err := s.account(ctx, userID)
+	if err != nil {
+		return true // the SDK answers for an account it could not load
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.store[name]
+	return ok
 }
 
 // recorder keeps the inner answer of a bare call.

@@ -19,12 +19,15 @@ import (
 
 // resources are the four switchboard:// resources, each read as the tool
 // named beside it reads (same scopes, same answer).
-var resources = []struct{ uri, name, title, description, tool string }{
+var resources = []resourceDef{
 	{"switchboard://briefing", "briefing", "Briefing", "What needs the operator now: approvals, urgent and running items, cards due within 48 hours, new chat.", "briefing_get"},
 	{"switchboard://queue", "queue", "Queue", "The operator's queue, newest first.", "queue_list"},
 	{"switchboard://board", "board", "Board", "The operator's board cards.", "cards_list"},
 	{"switchboard://contacts", "contacts", "Contacts", "The operator's contacts.", "contacts_list"},
 }
+
+// resourceDef is one resource and the tool it reads as.
+type resourceDef struct{ uri, name, title, description, tool string }
 
 func addResources(s *Server, srv *sdk.Server) {
 	for _, r := range resources {
