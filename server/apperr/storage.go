@@ -20,13 +20,18 @@ func Wrap(err error) error {
 	return From(err)
 }
 
-// fromStorage maps ent's and the drivers' constraint and not-found errors;
-// nil when err is none of them.
+// fromStorage maps ent's and the drivers' constraint, validation and
+// not-found errors; nil when err is none of them.
 func fromStorage(err error) *Error {
 	var nf *ent.NotFoundError
+	var ve *ent.ValidationError
 	switch {
 	case errors.As(err, &nf):
 		return &Error{Kind: KindNotFound, Message: notFoundMessage(nf), Cause: err}
+	case errors.As(err, &ve):
+		// A value the schema refuses (an enum outside its set, a missing
+		// required edge): the field by its wire name, not ent's wording.
+		return &Error{Kind: KindInvalid, Message: wireName(ve.Name) + " is not a valid value", Cause: err}
 	case sqlgraph.IsUniqueConstraintError(err):
 		return &Error{Kind: KindConflict, Message: "a record with the same unique value already exists", Cause: err}
 	case ent.IsConstraintError(err), sqlgraph.IsConstraintError(err):
@@ -39,4 +44,15 @@ func fromStorage(err error) *Error {
 // not found" becomes "queue item not found".
 func notFoundMessage(nf *ent.NotFoundError) string {
 	return strings.ReplaceAll(strings.TrimPrefix(nf.Error(), "ent: "), "_", " ")
+}
+
+// wireName is a column's JSON name: "task_origin" becomes "taskOrigin".
+func wireName(column string) string {
+	parts := strings.Split(column, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // RULINGS "Errors": storage failures are mapped in one place (apperr.Wrap)
-// to 404, 409 and 400 with a human message, and no SQL text reaches a client
+// to 404, 409 and 400 (a broken reference, a value the schema refuses) with a
+// human message, and no SQL text reaches a client
 // on either transport. Real errors from a real database (SQLite, or
 // PostgreSQL with SWITCHBOARD_TEST_POSTGRES).
 func TestWrapMapsStorageErrors(t *testing.T) {
@@ -46,6 +47,8 @@ func TestWrapMapsStorageErrors(t *testing.T) {
 		{"unique", user("ada"), apperr.KindConflict, "a record with the same unique value already exists", 409, connect.CodeAlreadyExists},
 		{"foreign key", d.Client.Setting.Create().SetUserID("usr_missing").Exec(ctx), apperr.KindInvalid,
 			"the request refers to a record that does not exist or breaks a rule of the data", 400, connect.CodeInvalidArgument},
+		{"validation", d.Client.Execution.Create().SetUserID("usr_missing").SetAgentID("agt_missing").SetInput("x").
+			SetStatus("queued").SetTaskOrigin("elsewhere").Exec(ctx), apperr.KindInvalid, "taskOrigin is not a valid value", 400, connect.CodeInvalidArgument},
 		{"typed passes", apperr.NotFound("queue item %q not found", "q1"), apperr.KindNotFound, `queue item "q1" not found`, 404, connect.CodeNotFound},
 		{"other", errors.New("driver: bad connection to 10.0.0.1"), apperr.KindInternal, "internal error", 500, connect.CodeInternal},
 	}

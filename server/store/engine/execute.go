@@ -66,7 +66,7 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 	var ex *ent.Execution
 	err = e.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := e.DB.Serialize(ctx, tx, store.LockKey(agent.ID)); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		now := e.now()
 		create := tx.Execution.Create().SetID(id).SetUserID(r.UserID).SetAgentID(agent.ID).SetInput(r.Input).
@@ -90,15 +90,17 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 		if !locked {
 			pos, err := tx.Execution.Query().Where(execution.AgentID(agent.ID), execution.StatusEQ(execution.StatusQueued)).Count(ctx)
 			if err != nil {
-				return apperr.Internal(err)
+				return err
 			}
+			// Storage errors are mapped once, by the transports (apperr.From):
+			// the same refusal on either path.
 			if ex, err = create.SetStatus(execution.StatusQueued).SetQueuedAt(now).SetQueuePosition(pos + 1).Save(ctx); err != nil {
-				return apperr.Wrap(err)
+				return err
 			}
 			return e.created(ctx, tx, ex)
 		}
 		if ex, err = create.SetStatus(execution.StatusRunning).SetStartedAt(now).Save(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if ex, err = e.holdAtDispatch(ctx, tx, agent, ex); err != nil {
 			return err
@@ -153,7 +155,7 @@ func (e *Engine) tryLock(ctx context.Context, tx *db.Tx, agentID, executionID st
 	n, err := tx.StoreAgent.Update().Where(storeagent.ID(agentID), storeagent.CurrentExecutionIDIsNil()).
 		SetCurrentExecutionID(executionID).Save(ctx)
 	if err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	return n == 1, nil
 }
