@@ -326,6 +326,7 @@ func New(cfg Config) (*App, error) {
 	}
 	// The federation class counts per calling instance, not per address.
 	g.CountFederationBy(federationCaller(federation.CallerInstance(svc.hub, svc.spoke), svc.network.CallerConnection))
+	checkCredentials(g, svc)
 	// After the gate on both transports: a key belongs to the admitted credential.
 	keyed := idempotency.New(idempotency.Config{
 		DB: cfg.DB, Table: table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,

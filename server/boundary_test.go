@@ -20,6 +20,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -28,17 +29,20 @@ import (
 // descriptors, is sent each class of bad text over REST and Connect, answers
 // 400 naming the field, and writes nothing.
 
-// boundary is a server with an owner whose key has every scope.
+// boundary is a hub with the operator network on, and an owner whose key has
+// every scope and who holds each credential the public routes' handlers read
+// (credentials come before bodies: the tables present them to reach the body).
 type boundary struct {
 	s    *servertest.Server
 	ann  *servertest.Account
 	key  string
 	jar  http.CookieJar
 	proc []*contract.Procedure
+	held held
 }
 
 func newBoundary(t *testing.T) *boundary {
-	s := servertest.New(t)
+	s := servertest.New(t, servertest.WithRole("hub"), servertest.WithNetwork(network.Config{Enabled: true}))
 	ann := s.SignUp("ann")
 	key := ann.NewKey("all", "queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store", "network")
 	var procs []*contract.Procedure
@@ -48,7 +52,7 @@ func newBoundary(t *testing.T) *boundary {
 		}
 		procs = append(procs, p)
 	}
-	return &boundary{s: s, ann: ann, key: key, jar: ann.Jar, proc: procs}
+	return &boundary{s: s, ann: ann, key: key, jar: ann.Jar, proc: procs, held: holdCredentials(t, s, ann)}
 }
 
 // caller is who may call p: the all-scopes key, else the session.
@@ -59,7 +63,7 @@ func (b *boundary) caller(p *contract.Procedure) *servertest.Caller {
 	if p.AcceptSess && !p.Public {
 		return b.ann.Session
 	}
-	return b.s.Anonymous()
+	return b.held.caller(b.s, p)
 }
 
 // rows counts every table's rows: a refused request changes none.
@@ -171,6 +175,9 @@ func (b *boundary) connectRaw(t *testing.T, p *contract.Procedure, contentType s
 		req.Header.Set("Authorization", "Bearer "+b.key)
 	case p.AcceptSess && !p.Public:
 		client = &http.Client{Jar: b.jar, Timeout: b.s.HTTP.Timeout}
+	}
+	if hdr := b.held.headers(p); p.Public && hdr != nil {
+		req.Header.Set(hdr[0], hdr[1])
 	}
 	res, err := client.Do(req)
 	if err != nil {

@@ -298,10 +298,13 @@ func TestUnknownRoutes(t *testing.T) {
 // Fields the contract marks (switchboard.v1.required) are enforced: every
 // procedure that has one refuses an empty request with 400.
 func TestRequiredFieldsAreEnforced(t *testing.T) {
-	// The operator network on: while off its peer routes answer 403 first.
-	s := servertest.New(t, servertest.WithNetwork(network.Config{Enabled: true}))
+	// A hub with the operator network on, and the credentials the public
+	// routes' handlers read: the switch, the role and the credential come
+	// before the body (RULINGS "Credentials before bodies").
+	s := servertest.New(t, servertest.WithRole("hub"), servertest.WithNetwork(network.Config{Enabled: true}))
 	ann := s.SignUp("ann")
 	key := s.WithKey(ann.NewKey("all scopes"))
+	creds := holdCredentials(t, s, ann)
 	checked := 0
 	for _, p := range contract.MustLoad().All() {
 		fields := p.Descriptor.Input().Fields()
@@ -317,6 +320,9 @@ func TestRequiredFieldsAreEnforced(t *testing.T) {
 		caller := key
 		if p.AcceptSess && !p.AcceptKey {
 			caller = ann.Session
+		}
+		if p.Public && creds.headers(p) != nil {
+			caller = creds.caller(s, p)
 		}
 		b := p.Bindings[0]
 		var body any

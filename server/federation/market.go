@@ -42,6 +42,11 @@ const instanceAccountDomain = "instances.federation.invalid"
 // origin federation, the spoke as its source instance. A listing that is not
 // in the store the spoke browses (inactive, hidden, unknown) is 404.
 func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.ExecuteGlobalListingRequest) (*switchboardv1.ExecuteGlobalListingResponse, error) {
+	// The credential before the body (RULINGS "Credentials before bodies").
+	inst, err := h.caller(ctx, "marketplace/execute", false)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case req.GetListingId() == "":
 		return nil, apperr.Invalid("listingId is required")
@@ -49,10 +54,6 @@ func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.Execu
 		return nil, apperr.Invalid("input is required (the task text)")
 	case req.GetRequester().GetUserId() == "":
 		return nil, apperr.Invalid("requester.userId is required")
-	}
-	inst, err := h.caller(ctx, "marketplace/execute", false)
-	if err != nil {
-		return nil, err
 	}
 	if h.Engine == nil {
 		return nil, apperr.Internal(fmt.Errorf("federation: the hub has no execution engine"))
@@ -91,6 +92,10 @@ func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.Execu
 // its validation and answer. An execution that user did not ask for through
 // the calling instance is 404.
 func (h *Hub) ReviewGlobalExecution(ctx context.Context, req *switchboardv1.ReviewGlobalExecutionRequest) (*switchboardv1.ReviewGlobalExecutionResponse, error) {
+	inst, err := h.caller(ctx, "marketplace/review", false)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case req.GetExecutionId() == "":
 		return nil, apperr.Invalid("executionId is required")
@@ -98,10 +103,6 @@ func (h *Hub) ReviewGlobalExecution(ctx context.Context, req *switchboardv1.Revi
 		return nil, apperr.Invalid("requester.userId is required")
 	case req.GetAction() != "confirm" && req.GetAction() != "deny":
 		return nil, apperr.Invalid("action must be confirm or deny, not %q", req.GetAction())
-	}
-	inst, err := h.caller(ctx, "marketplace/review", false)
-	if err != nil {
-		return nil, err
 	}
 	if h.Review == nil {
 		return nil, apperr.Internal(fmt.Errorf("federation: the hub has no review lifecycle"))

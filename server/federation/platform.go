@@ -38,8 +38,7 @@ const noTeams = "teams do not exist on this instance yet: the teams list is alwa
 // ValidatePayment answers the fee check of a spoke's paid transaction
 // (RULINGS "Federation: instances and the platform", validate-payment).
 func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePaymentRequest) (*switchboardv1.ValidatePaymentResponse, error) {
-	// Required fields first, as RegisterInstance does: a body missing them is
-	// 400 on any instance.
+	// The gate has checked the platform token (server/credentials.go).
 	switch {
 	case req.GetTransactionType() == "":
 		return nil, apperr.Invalid("transactionType is required")

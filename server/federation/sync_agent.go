@@ -17,8 +17,7 @@ import (
 // on the spoke: one entry of SyncAgents, its refusals as errors (invalid 400,
 // a taken slug 409).
 func (h *Hub) PutSyncedAgent(ctx context.Context, req *switchboardv1.PutSyncedAgentRequest) (*switchboardv1.PutSyncedAgentResponse, error) {
-	// Required fields first, as RegisterInstance does: a body missing them
-	// is 400 on any instance.
+	// The gate has checked the platform token (server/credentials.go).
 	switch {
 	case req.GetRemoteId() == "":
 		return nil, apperr.Invalid("remoteId is required")

@@ -66,6 +66,28 @@ type Gate struct {
 	instance CallerInstance
 	// streams and sessions are the caps on what is open at once (streams.go).
 	streams, sessions *slots
+	// checks are the credential checks of public procedures whose handlers
+	// read a credential of their own (Check).
+	checks map[string]Check
+}
+
+// Check refuses a request whose credential a public procedure does not take:
+// the operator network's switch (403), the role's (404), then the platform
+// token, the peer's federation token or the hub's secret (401). It reads the
+// credentials only, never the body.
+type Check func(ctx context.Context) error
+
+// Check makes Admit run check for each named procedure before the request's
+// body or query is read (RULINGS "Credentials before bodies": the switch,
+// then the credential, then the body), whatever order its handler reads
+// them in. Call it before serving.
+func (g *Gate) Check(check Check, procedures ...string) {
+	if g.checks == nil {
+		g.checks = map[string]Check{}
+	}
+	for _, name := range procedures {
+		g.checks[name] = check
+	}
 }
 
 var _ auth.Guesses = (*Gate)(nil)
@@ -151,6 +173,11 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedu
 	creds := auth.CredentialsFrom(ctx)
 	if err := g.Charge(w, r, p.RateClass); err != nil {
 		return nil, err
+	}
+	if check := g.checks[p.Name]; check != nil {
+		if err := check(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if p.Public && (p.AcceptKey || p.AcceptSess) {
 		// A public procedure that also names credentials (the store

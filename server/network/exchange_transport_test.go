@@ -18,7 +18,7 @@ import (
 // the key's capabilities, match and patterns, the session's notifications,
 // and the refusals by code (RULINGS "The operator network"): a peer read of
 // the patterns with a token of no connection is unauthenticated, never the
-// caller's own answer.
+// caller's own answer, and so is a bad notification with that token.
 func TestExchangeConnectTransports(t *testing.T) {
 	t.Parallel()
 	s := servertest.New(t, servertest.WithSelfPublicURL(), servertest.WithNetwork(network.Config{Enabled: true, AllowPrivate: true}))
@@ -67,8 +67,11 @@ func TestExchangeConnectTransports(t *testing.T) {
 			peer := switchboardv1connect.NewNetworkExchangePeerServiceClient(s.Client(protocol), s.URL, opts...)
 			_, err = peer.ListSharedJobs(pctx, &switchboardv1.ListSharedJobsRequest{})
 			servertest.WantCode(t, err, connect.CodeUnauthenticated)
+			// The credential before the body (RULINGS "Credentials before
+			// bodies"): a bad body with a token of no connection is
+			// unauthenticated.
 			_, err = peer.ReceiveNotification(pctx, &switchboardv1.ReceiveNotificationRequest{Type: "party", Title: "x"})
-			servertest.WantCode(t, err, connect.CodeInvalidArgument)
+			servertest.WantCode(t, err, connect.CodeUnauthenticated)
 		})
 	}
 }

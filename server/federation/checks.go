@@ -1,0 +1,43 @@
+package federation
+
+import (
+	"context"
+
+	"github.com/switchboard-hq/switchboard/server/auth"
+)
+
+// The credential checks the gate runs before a request's body is read
+// (gate.Check; RULINGS "Credentials before bodies"): each is the handler's
+// own check with the handler's route name, so the refusal reads the same;
+// the handler still makes it, for the row it finds.
+
+// PlatformCheck refuses a hub route's call on a standalone (404) or without
+// an instance's platform token (401), as caller does.
+func (h *Hub) PlatformCheck(route string, deactivatedServed bool) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := h.caller(ctx, route, deactivatedServed)
+		return err
+	}
+}
+
+// DiscoverCheck is discovery's: open to anyone on a hub, but a bearer token,
+// when one is presented, must be a platform token.
+func (h *Hub) DiscoverCheck(ctx context.Context) error {
+	if err := h.serving(); err != nil {
+		return err
+	}
+	if auth.CredentialsFrom(ctx).Bearer == "" {
+		return nil
+	}
+	_, err := h.caller(ctx, "discover", false)
+	return err
+}
+
+// HubCheck refuses a call of the spoke's routes that does not present this
+// instance's secret, as fromHub does.
+func (s *Spoke) HubCheck(route string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := s.fromHub(ctx, route)
+		return err
+	}
+}
