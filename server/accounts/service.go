@@ -81,17 +81,17 @@ func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bo
 	}
 	hash, err := auth.HashPassword(a.password, s.BcryptCost)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var u *ent.User
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if onlyIfNoOwner {
 			if err := s.DB.Serialize(ctx, tx, "setup-owner"); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 			exists, err := tx.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
 			if err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 			if exists {
 				return apperr.Conflict("this instance is already set up; sign up or log in instead")
@@ -107,10 +107,10 @@ func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bo
 		if ent.IsConstraintError(err) {
 			return apperr.Conflict("username or email is already taken")
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if err := tx.Setting.Create().SetUserID(u.ID).Exec(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if after != nil {
 			if err := after(tx, u); err != nil {
@@ -129,12 +129,12 @@ func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bo
 // the race between this check and the insert.
 func ensureUnique(ctx context.Context, tx *db.Tx, a newAccount) error {
 	if taken, err := tx.User.Query().Where(user.Username(a.username)).Exist(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	} else if taken {
 		return apperr.Conflict("username %q is already taken", a.username)
 	}
 	if taken, err := tx.User.Query().Where(user.Email(a.email)).Exist(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	} else if taken {
 		return apperr.Conflict("an account with this email already exists")
 	}
@@ -157,7 +157,7 @@ func (s *Service) Setup(ctx context.Context, req *switchboardv1.SetupRequest) (*
 func (s *Service) GetSetup(ctx context.Context, _ *switchboardv1.GetSetupRequest) (*switchboardv1.GetSetupResponse, error) {
 	exists, err := s.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Exist(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.GetSetupResponse{OwnerExists: exists}, nil
 }
@@ -189,7 +189,7 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 	}
 	u, err := q.Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	hash := ""
 	if u != nil {
@@ -201,7 +201,7 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 	token, tokenHash := auth.NewSessionToken()
 	expires := s.Now().Add(SessionTTL)
 	if err := s.DB.Session.Create().SetUserID(u.ID).SetTokenHash(tokenHash).SetExpiresAt(expires).Exec(ctx); err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	setSessionCookie(ctx, token, int(SessionTTL.Seconds()))
 	return &switchboardv1.LoginResponse{User: toProtoUser(u)}, nil
@@ -215,7 +215,7 @@ func (s *Service) Logout(ctx context.Context, _ *switchboardv1.LogoutRequest) (*
 	}
 	if p.SessionID != "" {
 		if _, err := s.DB.Session.Delete().Where(session.ID(p.SessionID), session.UserID(p.UserID)).Exec(ctx); err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		if s.Ended != nil {
 			s.Ended(p.Credential())
@@ -247,7 +247,7 @@ func (s *Service) CheckUsername(ctx context.Context, req *switchboardv1.CheckUse
 	}
 	taken, err := s.DB.User.Query().Where(user.Username(name)).Exist(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if taken {
 		reason := "username is already taken"
@@ -278,7 +278,7 @@ func (s *Service) ResolveUsers(ctx context.Context, req *switchboardv1.ResolveUs
 	}
 	users, err := s.DB.User.Query().Where(user.UsernameIn(handles...)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ResolveUsersResponse{Users: map[string]*switchboardv1.ResolvedUser{}}
 	for _, u := range users {

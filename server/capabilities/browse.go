@@ -10,7 +10,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capgate"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -51,7 +50,7 @@ func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListC
 	}
 	total, err := s.DB.CapabilityPack.Query().Where(where...).Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var rows []*ent.CapabilityPack
 	if pg.Offset < total {
@@ -59,7 +58,7 @@ func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListC
 			Order(ent.Desc(capabilitypack.FieldCreatedAt), ent.Desc(capabilitypack.FieldID)).
 			Offset(pg.Offset).Limit(pg.Limit).All(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 	}
 	installs, err := s.installsOf(ctx, p.UserID, rows)
@@ -97,7 +96,7 @@ func (s *Service) installsOf(ctx context.Context, userID string, rows []*ent.Cap
 	got, err := s.DB.CapabilityInstall.Query().
 		Where(capabilityinstall.UserID(userID), capabilityinstall.CapabilityIDIn(ids...)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, g := range got {
 		out[g.CapabilityID] = g
@@ -115,7 +114,7 @@ func (s *Service) ListSmartTasks(ctx context.Context, _ *switchboardv1.ListSmart
 	}
 	inv, err := s.Gate.Inventory(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListSmartTasksResponse{Tasks: make([]*switchboardv1.SmartTask, 0, len(inv.Agents)+len(capgate.Builtins))}
 	for _, a := range inv.Agents {

@@ -29,7 +29,7 @@ func (s *Service) toPack(userID string, pack *ent.CapabilityPack, inst *ent.Capa
 	installed := inst != nil && inst.Active
 	fields, err := json.Marshal(pack.EditableFields)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.CapabilityPack{
 		CapabilityId: pack.ID, UserId: pack.UserID, Name: pack.Name,
@@ -59,7 +59,7 @@ func (s *Service) toPack(userID string, pack *ent.CapabilityPack, inst *ent.Capa
 		}
 		pw, err := s.Secrets.Open(sealed, passwordAAD(pack.ID))
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		v := string(pw)
 		out.AccessPassword = &v

@@ -6,7 +6,6 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/setting"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 // connectedSet answers the integrations the account has connected: a
@@ -20,7 +19,7 @@ func (s *Service) connectedSet(ctx context.Context, userID string) (map[string]b
 		return map[string]bool{}, nil
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := map[string]bool{}
 	for _, k := range row.ServiceKeys {

@@ -96,7 +96,7 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 				Message: "this instance has no secret key configured, so it cannot keep access passwords"}
 		}
 		if sealed, err = s.Secrets.Seal([]byte(*in.password), passwordAAD(id)); err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 	}
 	resolved := resolvedOf(in.prompt, in.fields, nil)
@@ -114,11 +114,11 @@ func (s *Service) create(ctx context.Context, userID string, req *switchboardv1.
 			c.SetAccessPasswordSealed(sealed)
 		}
 		if pack, err = c.Save(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		inst, err = newInstall(ctx, tx, userID, id, map[string]string{}, resolved, w, now)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		return nil
 	})
@@ -184,19 +184,19 @@ func (s *Service) install(ctx context.Context, userID string, req *switchboardv1
 				Where(capabilityinstall.ID(prev.ID), capabilityinstall.Active(false)).
 				SetActive(true).SetNillableResolvedPrompt(resolved).SetUpdatedAt(now).Save(ctx)
 			if err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 			if n == 0 {
 				return apperr.Conflict("capability %q is already installed", pack.Name)
 			}
 			inst, err = tx.CapabilityInstall.Get(ctx, prev.ID)
-			return apperr.Wrap(err)
+			return err
 		}
 		inst, err = newInstall(ctx, tx, userID, pack.ID, custom, resolved, provenance.Of(ctx), now)
 		if ent.IsConstraintError(err) {
 			return apperr.Conflict("capability %q is already installed", pack.Name)
 		}
-		return apperr.Wrap(err)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -223,7 +223,7 @@ func (s *Service) checkPayment(ctx context.Context, userID string, pack *ent.Cap
 		}
 		want, err := s.Secrets.Open(sealed, passwordAAD(pack.ID))
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if subtle.ConstantTimeCompare(want, []byte(*password)) == 1 {
 			return nil
@@ -332,7 +332,7 @@ func (s *Service) pack(ctx context.Context, id string) (*ent.CapabilityPack, err
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("capability %q not found", id)
 	}
-	return row, apperr.Wrap(err)
+	return row, err
 }
 
 // installOf answers the caller's installation row of a pack, active or not;
@@ -343,7 +343,7 @@ func (s *Service) installOf(ctx context.Context, userID, packID string) (*ent.Ca
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
-	return row, apperr.Wrap(err)
+	return row, err
 }
 
 // activeInstall answers the pack and the caller's active installation; an
@@ -381,13 +381,13 @@ func (s *Service) changeInstall(ctx context.Context, userID, id string,
 		}
 		n, err := u.Save(ctx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		if n == 0 {
 			return notInstalled()
 		}
 		inst, err = tx.CapabilityInstall.Get(ctx, inst.ID)
-		return apperr.Wrap(err)
+		return err
 	})
 	if err != nil {
 		return nil, err

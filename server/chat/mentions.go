@@ -102,7 +102,7 @@ func (s *Service) ListMentions(ctx context.Context, req *switchboardv1.ListMenti
 	}
 	// teams and channels: none exist until teams land.
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.ListMentionsResponse{Results: top(found)}, nil
 }

@@ -88,7 +88,7 @@ func (s *Service) ListMessages(ctx context.Context, req *switchboardv1.ListMessa
 		Order(ent.Desc(chatmessage.FieldCreatedAt), ent.Desc(chatmessage.FieldID)).
 		Limit(pg.Limit + 1).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	pagination := &switchboardv1.ChatPagination{Limit: int32(pg.Limit)}
 	if len(rows) > pg.Limit {
@@ -194,7 +194,7 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 		return nil
 	})
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.SendMessageResponse{
 		Id: m.ID, Role: m.Role, Content: m.Content, AgentName: m.AgentName, CreatedAt: timestamppb.New(m.CreatedAt),

@@ -53,14 +53,14 @@ func (s *Service) ListContacts(ctx context.Context, req *switchboardv1.ListConta
 	}
 	total, err := s.DB.Contact.Query().Where(where...).Aggregate(ent.Count()).Int(ctx) // COUNT(*): index only
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var rows []*ent.Contact
 	if pg.Offset < total {
 		rows, err = s.DB.Contact.Query().Where(where...).Order(byName(s.DB.Dialect)).
 			Offset(pg.Offset).Limit(pg.Limit).All(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 	}
 	links, err := loadLinks(ctx, s.DB.Client, p.UserID, rows...)
@@ -103,7 +103,7 @@ func find(ctx context.Context, c *ent.Client, userID, id string) (*ent.Contact, 
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("contact %q not found", id)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return row, nil
 }
@@ -116,7 +116,7 @@ func detail(ctx context.Context, c *ent.Client, userID string, row *ent.Contact)
 	}
 	d, err := toDetail(row, links[row.ID])
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return d, nil
 }
@@ -142,7 +142,7 @@ func loadLinks(ctx context.Context, c *ent.Client, userID string, contacts ...*e
 		Order(ent.Asc(cardcontact.FieldCreatedAt), ent.Asc(cardcontact.FieldID)).
 		All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := make(map[string][]*ent.CardContact, len(contacts))
 	for _, l := range rows {

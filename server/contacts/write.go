@@ -29,12 +29,12 @@ func (s *Service) CreateContact(ctx context.Context, req *switchboardv1.CreateCo
 		now := s.now()
 		create := tx.Contact.Create().SetUserID(p.UserID).SetCreatedAt(now).SetUpdatedAt(now)
 		if err := e.apply(create.Mutation()); err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		provenance.SetCreated[contact.CreatedBy, contact.TextBy](create.Mutation(), provenance.Of(ctx))
 		c, err := create.Save(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		if err := s.record(ctx, tx, p, "contact_added", "Added contact "+c.Name, c, nil); err != nil {
 			return nil, err
@@ -67,14 +67,14 @@ func (s *Service) UpdateContact(ctx context.Context, req *switchboardv1.UpdateCo
 		}
 		update := tx.Contact.UpdateOneID(req.GetId()).Where(contact.UserID(p.UserID)).SetUpdatedAt(s.now())
 		if err := e.apply(update.Mutation()); err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		setText(update.Mutation(), e.textAfter(before, provenance.Of(ctx)))
 		c, err := update.Save(ctx)
 		if ent.IsNotFound(err) { // deleted since find
 			return nil, apperr.NotFound("contact %q not found", req.GetId())
 		} else if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		if err := s.record(ctx, tx, p, "contact_updated", "Updated contact "+c.Name, c,
 			map[string]any{"fields": e.supplied}); err != nil {
@@ -107,13 +107,13 @@ func (s *Service) DeleteContact(ctx context.Context, req *switchboardv1.DeleteCo
 		// The foreign key cascades too; deleting the links here does not
 		// depend on the database enforcing it.
 		if _, err := tx.CardContact.Delete().Where(cardcontact.ContactID(c.ID)).Exec(ctx); err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		err = tx.Contact.DeleteOneID(c.ID).Where(contact.UserID(p.UserID)).Exec(ctx)
 		if ent.IsNotFound(err) { // deleted since find
 			return nil, apperr.NotFound("contact %q not found", c.ID)
 		} else if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		cardIDs := make([]string, 0, len(d.Cards))
 		for _, l := range d.Cards {

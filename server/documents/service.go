@@ -64,14 +64,14 @@ func (s *Service) ListDocuments(ctx context.Context, req *switchboardv1.ListDocu
 	q := s.DB.Document.Query().Where(document.UserID(p.UserID))
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var rows []*ent.Document
 	if pg.Offset < total {
 		rows, err = q.Order(ent.Desc(document.FieldCreatedAt), ent.Desc(document.FieldID)).
 			Offset(pg.Offset).Limit(pg.Limit).Select(metadata...).All(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 	}
 	out := &switchboardv1.ListDocumentsResponse{Documents: make([]*switchboardv1.Document, 0, len(rows)),
@@ -135,7 +135,7 @@ func Create(ctx context.Context, tx *db.Tx, n New) (*ent.Document, error) {
 	}
 	d, err := create.Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	err = activity.Write(ctx, tx, activity.Entry{
 		UserID: n.UserID, Action: "document_created", Actor: n.Actor, Summary: "Created document " + d.Title,
@@ -193,7 +193,7 @@ func (s *Service) UpdateDocument(ctx context.Context, req *switchboardv1.UpdateD
 		if ent.IsNotFound(err) { // deleted since find
 			return nil, apperr.NotFound("document %q not found", req.GetId())
 		} else if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		return d, nil
 	})
@@ -218,7 +218,7 @@ func (s *Service) DeleteDocument(ctx context.Context, req *switchboardv1.DeleteD
 		if ent.IsNotFound(err) { // deleted since find
 			return nil, apperr.NotFound("document %q not found", d.ID)
 		} else if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		return d, nil
 	})
@@ -285,7 +285,7 @@ func find(ctx context.Context, c *ent.Client, userID, id string, fields ...strin
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("document %q not found", id)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return d, nil
 }

@@ -83,7 +83,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request) error {
 	}
 	body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: ToProto(d)})
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)

@@ -66,7 +66,7 @@ func own(ctx context.Context, tx *db.Tx, userID, id string) (*ent.Card, error) {
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("card %q not found", id)
 	}
-	return c, apperr.Wrap(err)
+	return c, err
 }
 
 // LinkCards links two of the caller's cards (card_links.proto): one link
@@ -112,12 +112,12 @@ func (s *Service) LinkCards(ctx context.Context, req *switchboardv1.LinkCardsReq
 			return &apperr.Error{Kind: apperr.KindConflict, Message: fmt.Sprintf("the cards are already linked (%s)", old.LinkType)}
 		}
 		if !ent.IsNotFound(err) {
-			return apperr.Wrap(err)
+			return err
 		}
 		now := s.now()
 		if out, err = tx.CardLink.Create().SetUserID(p.UserID).SetFromCardID(from).SetToCardID(to).
 			SetLinkType(cardlink.LinkType(req.GetLinkType())).SetCreatedAt(now).Save(ctx); err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		for _, c := range []*ent.Card{a, b} {
 			other := b
@@ -127,7 +127,7 @@ func (s *Service) LinkCards(ctx context.Context, req *switchboardv1.LinkCardsReq
 			if err := (cardLog{tx: tx, p: p, card: c, now: now}).write(ctx, "card_updated",
 				fmt.Sprintf("Linked %q to %q (%s)", c.Title, other.Title, req.GetLinkType()),
 				map[string]any{"fields": []string{"links"}, "linkId": out.ID, "linkedCardId": other.ID}); err != nil {
-				return apperr.Wrap(err)
+				return err
 			}
 		}
 		return nil
@@ -151,7 +151,7 @@ func (s *Service) ListCardLinks(ctx context.Context, req *switchboardv1.ListCard
 		cardlink.Or(cardlink.FromCardID(req.GetCardId()), cardlink.ToCardID(req.GetCardId()))).
 		Order(ent.Asc(cardlink.FieldCreatedAt), ent.Asc(cardlink.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := make([]*switchboardv1.CardLink, len(rows))
 	for i, r := range rows {
@@ -174,7 +174,7 @@ func (s *Service) UnlinkCards(ctx context.Context, req *switchboardv1.UnlinkCard
 			return apperr.NotFound("card %q has no link %q", req.GetCardId(), req.GetId())
 		}
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		return apperr.Wrap(tx.CardLink.DeleteOne(gone).Exec(ctx))
 	})

@@ -70,7 +70,7 @@ func getCard(ctx context.Context, cards *ent.CardClient, userID, id string) (*en
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("card %q not found", id)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return c, nil
 }
@@ -125,13 +125,13 @@ func (s *Service) ListCards(ctx context.Context, req *switchboardv1.ListCardsReq
 	}
 	total, err := s.DB.Card.Query().Where(where...).Aggregate(ent.Count()).Int(ctx) // COUNT(*): index only
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	rows, err := withEdges(s.DB.Card.Query().Where(where...)).
 		Order(byColumn, ent.Asc(card.FieldOrder), ent.Asc(card.FieldCreatedAt), ent.Asc(card.FieldID)).
 		Limit(pg.Limit).Offset(pg.Offset).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListCardsResponse{Cards: make([]*switchboardv1.KanbanCard, 0, len(rows)), Pagination: pg.Of(total, len(rows))}
 	for _, c := range rows {
@@ -166,7 +166,7 @@ func (s *Service) GetCard(ctx context.Context, req *switchboardv1.GetCardRequest
 	}
 	d, err := toCardDetail(c)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.GetCardResponse{Card: d}, nil
 }
@@ -333,7 +333,7 @@ func (s *Service) ListCardActivity(ctx context.Context, req *switchboardv1.ListC
 		known, err = s.DB.ActivityEntry.Query().Where(activityentry.UserID(p.UserID), activityentry.CardID(id)).Exist(ctx)
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if !known {
 		return nil, apperr.NotFound("card %q not found", id)

@@ -46,7 +46,7 @@ func (s *Service) ListKeys(ctx context.Context, _ *switchboardv1.ListKeysRequest
 	ks, err := s.DB.APIKey.Query().Where(apikey.UserID(p.UserID)).
 		Order(ent.Desc(apikey.FieldCreatedAt), ent.Desc(apikey.FieldID)).Limit(maxKeysListed).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.ListKeysResponse{Keys: lists.Map(ks, toProtoKey)}, nil
 }
@@ -94,7 +94,7 @@ func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyReq
 	value, prefix, hash := auth.NewAPIKey()
 	k, err := create.SetPrefix(prefix).SetKeyHash(hash).Save(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.CreateKeyResponse{ApiKey: value, Key: toProtoKey(k)}, nil
 }
@@ -107,7 +107,7 @@ func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyReq
 	}
 	n, err := s.DB.APIKey.Update().Where(apikey.ID(req.GetId()), apikey.UserID(p.UserID)).SetActive(false).Save(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if n == 0 {
 		return nil, apperr.NotFound("API key %q not found", req.GetId())
@@ -120,7 +120,7 @@ func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyReq
 	}
 	k, err := s.DB.APIKey.Get(ctx, req.GetId())
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.DeleteKeyResponse{Key: toProtoKey(k)}, nil
 }

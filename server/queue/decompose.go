@@ -114,7 +114,7 @@ func (s *Service) Decompose(ctx context.Context, parentID string, subs []Subtask
 		}
 		_, assistant, err := settingsFor(p.UserID).get(ctx, tx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		ids := make([]string, len(children))
 		for i, c := range children {
@@ -124,7 +124,7 @@ func (s *Service) Decompose(ctx context.Context, parentID string, subs []Subtask
 		m, err := comms.Post(ctx, tx, now, p.UserID, fmt.Sprintf("Split %q into %d subtasks", parent.Title, len(children)), assistant,
 			map[string]any{"type": TypeTaskDecomposed, "queueItemId": parent.ID, "title": parent.Title, "subtaskIds": ids})
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		posted(tx, m)
 		return apperr.Wrap(activity.Write(ctx, tx, activity.Entry{

@@ -30,14 +30,14 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, set *a
 		Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID), queueitem.StatusEQ(it.Status)).
 		SetStatus(queueitem.Status(to)).Save(ctx)
 	if err != nil {
-		return nil, false, apperr.Wrap(err)
+		return nil, false, err
 	}
 	if n == 0 {
 		return nil, false, s.lostRace(ctx, tx, p.UserID, it.ID)
 	}
 	moved, err := tx.QueueItem.Get(ctx, it.ID)
 	if err != nil {
-		return nil, false, apperr.Wrap(err)
+		return nil, false, err
 	}
 	if err := s.sideEffects(ctx, tx, p, set, moved, from); err != nil {
 		return nil, false, err
@@ -80,12 +80,12 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 	ev := EventOf(to)
 	now := s.Now().UTC()
 	if err := (bridge{tx, p.UserID, p.Actor(), now}).move(ctx, it, ev); err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	if ev == EventDispatched || ev == EventCompleted {
 		_, assistant, err := set.get(ctx, tx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		typ, content := comms.TypeExecutionStarted, fmt.Sprintf("Started: %s", it.Title)
 		if ev == EventCompleted {
@@ -95,7 +95,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 			"type": typ, "queueItemId": it.ID, "title": it.Title,
 		})
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		posted(tx, m)
 	}
@@ -104,7 +104,7 @@ func (s *Service) sideEffects(ctx context.Context, tx *db.Tx, p *auth.Principal,
 		Summary:  fmt.Sprintf("Moved %q from %s to %s", it.Title, from, to),
 		Metadata: map[string]any{"queueItemId": it.ID, "from": from, "to": to},
 	}); err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	if ev != EventDispatched {
 		return nil
@@ -121,7 +121,7 @@ func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Prin
 	deps, err := tx.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.DependsOn(done.ID),
 		queueitem.StatusEQ(queueitem.StatusReady)).Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {
-		return false, apperr.Wrap(err)
+		return false, err
 	}
 	for _, d := range deps {
 		if _, _, err := s.move(ctx, tx, p, set, d, InProgress); err != nil {
@@ -132,7 +132,7 @@ func (s *Service) releaseDependants(ctx context.Context, tx *db.Tx, p *auth.Prin
 			Summary:  fmt.Sprintf("Dispatched %q now that %q is done", d.Title, done.Title),
 			Metadata: map[string]any{"queueItemId": d.ID, "releasedBy": done.ID},
 		}); err != nil {
-			return false, apperr.Wrap(err)
+			return false, err
 		}
 	}
 	return len(deps) > 0, nil

@@ -8,7 +8,6 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -56,19 +55,19 @@ func (s *Service) Annotate(ctx context.Context, tx *db.Tx, p *auth.Principal, it
 	n, err := tx.QueueItem.Update().Where(queueitem.ID(it.ID), queueitem.UserID(p.UserID), queueitem.StatusEQ(it.Status)).
 		SetMetadata(a.Metadata).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if n == 0 {
 		return nil, s.lostRace(ctx, tx, p.UserID, it.ID)
 	}
 	if it, err = tx.QueueItem.Get(ctx, it.ID); err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if err := activity.Write(ctx, tx, activity.Entry{
 		UserID: p.UserID, Action: a.Action, Actor: p.Actor(), CardID: deref(it.CardID), At: s.Now(),
 		Summary: a.Summary, Metadata: a.Details,
 	}); err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if err := s.changed(ctx, tx, set, it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
 		return nil, err

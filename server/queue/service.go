@@ -58,7 +58,7 @@ func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("queue item %q not found", id)
 	}
-	return it, apperr.Wrap(err)
+	return it, err
 }
 
 func parseMeta(raw string) map[string]any {
@@ -116,12 +116,12 @@ func (s *Service) ListQueueItems(ctx context.Context, req *switchboardv1.ListQue
 	// and makes SQLite read every row.
 	total, err := q.Clone().Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	rows, err := q.Order(ent.Desc(queueitem.FieldCreatedAt), ent.Desc(queueitem.FieldID)).
 		Offset(pg.Offset).Limit(pg.Limit).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	items := make([]*switchboardv1.QueueItem, 0, len(rows))
 	for _, r := range rows {
@@ -256,7 +256,7 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		set := settingsFor(p.UserID)
 		row, _, err := set.get(ctx, tx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		status := queueitem.StatusPendingConfirmation
 		if row.QueueAutoApprove && d.foreign == nil {
@@ -273,7 +273,7 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		setWriter(draft, writer)
 		cardID, cardIsNew, err := bridge{tx, p.UserID, p.Actor(), now}.arrive(ctx, draft, parseMeta(req.GetMetadata()))
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		it := &ent.QueueItem{ID: draft.ID, CreatedAt: now, UpdatedAt: now, UserID: p.UserID,
 			Type: queueitem.Type(typ), Title: title, Description: req.Description,
@@ -286,7 +286,7 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		}
 		setWriter(it, writer)
 		if err := insertItem(ctx, tx, it); err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		out = it
 		if err := s.changed(ctx, tx, set, it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_added", Status: string(it.Status)}); err != nil {
@@ -353,7 +353,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 	if cardID != nil {
 		ok, err := tx.Card.Query().Where(card.ID(*cardID), card.UserID(userID)).Exist(ctx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		if !ok {
 			return apperr.NotFound("card %q not found", *cardID)
@@ -365,7 +365,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 		}
 		ok, err := tx.QueueItem.Query().Where(queueitem.ID(*id), queueitem.UserID(userID)).Exist(ctx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		if !ok {
 			return apperr.NotFound("%s: queue item %q not found", field, *id)
@@ -476,10 +476,10 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 		}
 		raw, err := encodeMeta(meta)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		if it, err = up.SetMetadata(raw).Save(ctx); err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		out = it
 		if err := s.changed(ctx, tx, settingsFor(p.UserID), it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_updated", Status: string(it.Status)}); err != nil {
@@ -528,13 +528,13 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, set 
 	}
 	n, err := del.Exec(ctx)
 	if err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	if n == 0 {
 		return s.lostRace(ctx, tx, p.UserID, it.ID)
 	}
 	if err := (bridge{tx, p.UserID, p.Actor(), s.Now().UTC()}).remove(ctx, it); err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	if s.Removed != nil {
 		if err := s.Removed(ctx, tx, it, onlyPending); err != nil {
@@ -655,12 +655,12 @@ func (s *Service) ReportQueueResult(ctx context.Context, req *switchboardv1.Repo
 		meta["result"], meta["reportedBy"], meta["completedAt"] = result, p.Actor(), now.UTC().Format(time.RFC3339)
 		raw, err := encodeMeta(meta)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		it, err = it.Update().SetMetadata(raw).SetResult(result).SetResultStatus(queueitem.ResultStatus(to)).
 			SetReportedBy(p.Actor()).SetCompletedAt(now).Save(ctx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		res.Item, res.AutoDispatched, err = s.moveShown(ctx, tx, p, it, to)
 		return err

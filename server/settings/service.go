@@ -34,7 +34,7 @@ type Service struct {
 func (s *Service) load(ctx context.Context, userID string) (*ent.Setting, error) {
 	row, err := s.DB.Setting.Query().Where(setting.UserID(userID)).Only(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err) // every account is made with its row
+		return nil, err // every account is made with its row
 	}
 	return row, nil
 }
@@ -92,7 +92,7 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, err := tx.Setting.Query().Where(setting.UserID(p.UserID)).Only(ctx)
 		if err != nil {
-			return apperr.Internal(err) // every account is made with its row
+			return err // every account is made with its row
 		}
 		upd := tx.Setting.UpdateOne(row)
 		if req.QueueAutoApprove != nil {
@@ -116,7 +116,7 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 			applied = append(applied, "serviceKeys cleared")
 		}
 		if row, err = upd.Save(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if req.Mode != nil {
 			// Accepted for backward compatibility; the mode is always cockpit.
@@ -126,14 +126,14 @@ func (s *Service) UpdateSettings(ctx context.Context, req *switchboardv1.UpdateS
 			if err := webhooks.EnqueueFor(ctx, tx, row, webhooks.Event{
 				Name: webhooks.EventModeSwitched, At: s.Now(), Data: webhooks.ModeSwitched{Mode: Mode},
 			}); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 		}
 		if err := activity.Write(ctx, tx, activity.Entry{
 			UserID: p.UserID, Action: "settings_updated", Actor: p.Actor(), At: s.Now(),
 			Summary: "Updated settings: " + strings.Join(applied, ", "),
 		}); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		return nil
 	})

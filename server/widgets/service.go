@@ -101,7 +101,7 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 		}
 		meta, err := json.Marshal(again.Metadata)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		summary := fmt.Sprintf("Answered %q on %q", r.Action, it.Title)
 		declines := DeclinesRelay(again.Metadata, r)
@@ -121,13 +121,13 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 		if again.ForwardURL != "" {
 			body, err := ForwardBody(again.Record)
 			if err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 			if err := webhooks.EnqueueForward(ctx, tx, webhooks.Forward{
 				UserID: p.UserID, Event: Event, URL: again.ForwardURL, Body: body, At: r.At,
 				Headers: map[string]string{EventHeader: Event},
 			}); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 		}
 		out.Item, out.Completed, out.Forwarded = queue.Proto(it), again.Complete, again.ForwardURL != ""
@@ -138,7 +138,7 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 	}
 	raw, err := json.Marshal(payload)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out.Response = &switchboardv1.WidgetResponse{ItemId: r.ItemID, WidgetId: r.WidgetID, WidgetItemId: r.WidgetItemID,
 		Action: r.Action, Payload: string(raw), RespondedAt: timestamppb.New(r.At)}
@@ -154,7 +154,7 @@ func (s *Service) relayItem(ctx context.Context, userID, id string) (string, err
 		return "", apperr.NotFound("relay %q not found, or it made no queue item", id)
 	}
 	if err != nil {
-		return "", apperr.Wrap(err)
+		return "", err
 	}
 	return *r.ItemID, nil
 }
