@@ -102,7 +102,7 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		n, err := tx.DeveloperKey.Query().Where(developerkey.UserID(p.UserID)).Count(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if n >= maxDeveloperKeys {
 			return apperr.Conflict("this account already has %d developer keys, the most it may hold", maxDeveloperKeys)
@@ -110,7 +110,7 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 		row, err = tx.DeveloperKey.Create().SetUserID(p.UserID).SetLabel(label).SetPrefix(key[:prefixShown]).
 			SetKeyHash(hash).SetCreatedAt(s.now()).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		return nil
 	})
@@ -129,7 +129,7 @@ func (s *Service) ListDeveloperKeys(ctx context.Context, _ *switchboardv1.ListDe
 	rows, err := s.DB.DeveloperKey.Query().Where(developerkey.UserID(p.UserID)).
 		Order(ent.Desc(developerkey.FieldCreatedAt), ent.Desc(developerkey.FieldID)).Limit(maxDeveloperKeys).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.ListDeveloperKeysResponse{Keys: lists.Map(rows, toDeveloperKey)}, nil
 }

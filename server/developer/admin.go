@@ -98,13 +98,13 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 	handled := false
 	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, "store_agent:"+id); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		cur, err := tx.StoreAgent.Get(ctx, id)
 		if ent.IsNotFound(err) {
 			return apperr.NotFound("store agent %q not found", id)
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if !slices.Contains(d.from, string(cur.Status)) {
 			return apperr.IllegalMove("agent %q is %s; it cannot become %s", cur.Slug, cur.Status, d.to)
@@ -116,11 +116,11 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		}
 		row, err = tx.StoreAgent.UpdateOneID(id).SetStatus(storeagent.Status(d.to)).SetUpdatedAt(s.now()).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if s.Decided != nil {
 			if handled, err = s.Decided(ctx, tx, row, d.reason); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 		}
 		return nil
@@ -157,7 +157,7 @@ func passedShipGate(ctx context.Context, tx *db.Tx, a *ent.StoreAgent) error {
 	case ent.IsNotFound(err):
 		return apperr.IllegalMove("agent %q has no ship-gate run since its last breaking change; run POST /api/developer/agents/%s/test-run first", a.Slug, a.ID)
 	case err != nil:
-		return apperr.Internal(err)
+		return err
 	case !last.Passed:
 		return apperr.IllegalMove("agent %q's latest ship-gate run did not pass (%s); approval needs a passing run", a.Slug, last.Hint)
 	}

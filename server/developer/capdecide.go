@@ -22,7 +22,7 @@ func (s *Service) decideAny(ctx context.Context, id string, d decision) (*ent.St
 	if id != "" {
 		isPack, err := s.DB.CapabilityPack.Query().Where(capabilitypack.ID(id)).Exist(ctx)
 		if err != nil {
-			return nil, nil, apperr.Internal(err)
+			return nil, nil, err
 		}
 		if isPack {
 			pack, err := s.decidePack(ctx, id, d)
@@ -50,24 +50,24 @@ func (s *Service) decidePack(ctx context.Context, id string, d decision) (*switc
 	var row *ent.CapabilityPack
 	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, "capability_pack:"+id); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		cur, err := tx.CapabilityPack.Get(ctx, id)
 		switch {
 		case ent.IsNotFound(err):
 			return apperr.NotFound("capability %q not found", id)
 		case err != nil:
-			return apperr.Internal(err)
+			return err
 		case !slices.Contains(d.from, string(cur.Status)):
 			return apperr.IllegalMove("capability %q is %s; it cannot become %s", cur.Name, cur.Status, d.to)
 		}
 		row, err = tx.CapabilityPack.UpdateOneID(id).SetStatus(capabilitypack.Status(d.to)).SetUpdatedAt(s.now()).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if s.CapabilityDecided != nil {
 			if err := s.CapabilityDecided(ctx, tx, row, d.reason); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 		}
 		return nil

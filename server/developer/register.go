@@ -141,7 +141,7 @@ func (s *Service) RegisterDeveloperAgent(ctx context.Context, req *switchboardv1
 		}
 		live, err := tx.StoreAgent.Query().Where(storeagent.UserID(d.userID), storeagent.StatusEQ(storeagent.StatusActive)).Exist(ctx)
 		if err != nil {
-			return "", apperr.Internal(err)
+			return "", err
 		}
 		if live {
 			return statusActive, nil // auto-promoted
@@ -160,7 +160,7 @@ func (s *Service) RegisterDeveloperAgent(ctx context.Context, req *switchboardv1
 		row, err = tx.StoreAgent.UpdateOneID(created.ID).SetSelfConfigTokenHash(selfHash).
 			SetNillableSourceInstanceURL(a.InstanceUrl).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		return nil
 	}
@@ -198,7 +198,7 @@ func (s *Service) saveRun(ctx context.Context, tx *db.Tx, agentID string, trigge
 		SetPassed(v.Conforms).SetHint(v.Hint).SetNillableHTTPStatus(v.HTTPStatus).
 		SetResponseTimeMs(v.ResponseMS).SetCreatedAt(s.now()).Save(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return run, nil
 }
@@ -228,7 +228,7 @@ func (s *Service) UpdateDeveloperAgent(ctx context.Context, req *switchboardv1.U
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("agent %q not found among your agents", a.GetSlug())
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	row, change, err := s.Store.UpdateListing(ctx, d.userID, cur.ID, toStoreInput(a, false), func(row *ent.StoreAgent, breaking bool) string {
 		return store.ShipGateAfterChange(string(row.Status), breaking)
@@ -238,7 +238,7 @@ func (s *Service) UpdateDeveloperAgent(ctx context.Context, req *switchboardv1.U
 	}
 	if a.InstanceUrl != nil && derefString(row.SourceInstanceURL) != *a.InstanceUrl {
 		if row, err = s.DB.StoreAgent.UpdateOneID(row.ID).SetSourceInstanceURL(*a.InstanceUrl).Save(ctx); err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 	}
 	out := &switchboardv1.UpdateDeveloperAgentResponse{
@@ -276,7 +276,7 @@ func (s *Service) RunDeveloperAgentTest(ctx context.Context, req *switchboardv1.
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("agent %q not found among your agents", id)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	credential, err := s.credential(row)
 	if err != nil {

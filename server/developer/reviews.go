@@ -43,19 +43,19 @@ func (s *Service) ListMarketplaceReviews(ctx context.Context, req *switchboardv1
 	packQ := s.DB.CapabilityPack.Query().Where(capabilitypack.StatusEQ(capabilitypack.Status(status)))
 	agentTotal, err := agentQ.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	packTotal, err := packQ.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	agents, err := agentQ.Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).Limit(n).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	packs, err := packQ.Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).Limit(n).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	items := make([]*switchboardv1.MarketplaceReview, 0, len(agents)+len(packs))
 	for _, a := range agents {
@@ -101,7 +101,7 @@ func (s *Service) nameInstances(ctx context.Context, items []*switchboardv1.Mark
 	}
 	rows, err := s.DB.FederationInstance.Query().Where(federationinstance.IDIn(ids...)).All(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	names := map[string]string{}
 	for _, r := range rows {

@@ -39,13 +39,13 @@ var purposes = vocab.Values("token_purpose")
 // lock so two issues cannot both pass the count.
 func (s *Service) issueConnectToken(ctx context.Context, tx *db.Tx, userID, purpose string) (token string, row *ent.ConnectToken, err error) {
 	if err := s.DB.Serialize(ctx, tx, "connect_tokens:"+userID); err != nil {
-		return "", nil, apperr.Internal(err)
+		return "", nil, err
 	}
 	now := s.now()
 	active, err := tx.ConnectToken.Query().Where(connecttoken.UserID(userID), connecttoken.UsedAtIsNil(),
 		connecttoken.ExpiresAtGT(now)).Count(ctx)
 	if err != nil {
-		return "", nil, apperr.Internal(err)
+		return "", nil, err
 	}
 	if active >= MaxActiveConnectTokens {
 		return "", nil, apperr.Conflict("this account already has %d active connect tokens, the most it may hold; use one or let one expire", MaxActiveConnectTokens)
@@ -54,7 +54,7 @@ func (s *Service) issueConnectToken(ctx context.Context, tx *db.Tx, userID, purp
 	row, err = tx.ConnectToken.Create().SetUserID(userID).SetPurpose(connecttoken.Purpose(purpose)).
 		SetPrefix(token[:prefixShown]).SetTokenHash(hash).SetCreatedAt(now).SetExpiresAt(now.Add(ConnectTokenTTL)).Save(ctx)
 	if err != nil {
-		return "", nil, apperr.Internal(err)
+		return "", nil, err
 	}
 	return token, row, nil
 }
@@ -94,7 +94,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 		if ent.IsNotFound(err) {
 			return nil, apperr.Unauthenticated("invalid developer key")
 		} else if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		if !k.Active {
 			return nil, apperr.Forbidden("developer key has been deactivated")
@@ -107,7 +107,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 		if ent.IsNotFound(err) {
 			return nil, apperr.Unauthenticated("invalid connect token")
 		} else if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		switch {
 		case t.Purpose == connecttoken.PurposeInstance:
@@ -123,7 +123,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 		if ent.IsNotFound(err) {
 			return nil, apperr.Unauthenticated("invalid self-config token")
 		} else if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		return &developer{userID: a.UserID, via: viaSelfConfig, agentID: a.ID}, nil
 	}
@@ -139,7 +139,7 @@ func (s *Service) consume(ctx context.Context, tx *db.Tx, d *developer, agentID 
 	n, err := tx.ConnectToken.Update().Where(connecttoken.ID(d.tokenID), connecttoken.UsedAtIsNil()).
 		SetUsedAt(s.now()).SetAgentID(agentID).Save(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if n == 0 {
 		return apperr.Forbidden("this connect token has already been used")

@@ -173,14 +173,14 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 func (s *Service) localPage(ctx context.Context, userID string, where []predicate.StoreAgent, sort string, offset, limit int) ([]*switchboardv1.StoreAgent, int, error) {
 	total, err := s.DB.StoreAgent.Query().Where(where...).Aggregate(ent.Count()).Int(ctx)
 	if err != nil {
-		return nil, 0, apperr.Internal(err)
+		return nil, 0, err
 	}
 	var rows []*ent.StoreAgent
 	if offset < total && limit > 0 {
 		rows, err = s.DB.StoreAgent.Query().Where(where...).Order(order(s.DB.Dialect, sort)).
 			Offset(offset).Limit(limit).All(ctx)
 		if err != nil {
-			return nil, 0, apperr.Internal(err)
+			return nil, 0, err
 		}
 	}
 	views, err := viewsOf(ctx, s.DB.Client, userID, rows)
@@ -253,7 +253,7 @@ func (s *Service) GetStoreAgent(ctx context.Context, req *switchboardv1.GetStore
 	execs, err := s.DB.Execution.Query().Where(execution.AgentID(row.ID), execution.UserID(p.UserID)).
 		Order(ent.Desc(execution.FieldCreatedAt), ent.Desc(execution.FieldID)).Limit(recentExecutions).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.GetStoreAgentResponse{
 		Agent: toAgent(row, v), Stats: stats, Changelog: toChangelog(row.Changelog),
@@ -278,7 +278,7 @@ func statsOf(ctx context.Context, c *ent.Client, agentID string) (*switchboardv1
 			func(s *sql.Selector) string { return sql.As(sql.Count(s.C(execution.FieldResponseTimeMs)), "timed") }).
 		Scan(ctx, &rows)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.StoreAgentStats{}
 	for _, r := range rows {
@@ -315,7 +315,7 @@ func viewsOf(ctx context.Context, c *ent.Client, userID string, rows []*ent.Stor
 	installs, err := c.StoreInstall.Query().Where(storeinstall.UserID(userID), storeinstall.AgentIDIn(ids...)).
 		Select(storeinstall.FieldAgentID).Strings(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, id := range installs {
 		v := out[id]
@@ -325,7 +325,7 @@ func viewsOf(ctx context.Context, c *ent.Client, userID string, rows []*ent.Stor
 	subs, err := c.StoreSubscription.Query().Where(storesubscription.UserID(userID), storesubscription.AgentIDIn(ids...)).
 		Select(storesubscription.FieldAgentID).Strings(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, id := range subs {
 		v := out[id]
@@ -335,7 +335,7 @@ func viewsOf(ctx context.Context, c *ent.Client, userID string, rows []*ent.Stor
 	unlocked, err := c.StoreUnlock.Query().Where(storeunlock.UserID(userID), storeunlock.AgentIDIn(ids...)).
 		Select(storeunlock.FieldAgentID).Strings(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, id := range unlocked {
 		v := out[id]

@@ -12,7 +12,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/money"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
@@ -70,7 +69,7 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 			ent.As(ent.Sum(execution.FieldDeveloperPayout), "payout"), ent.As(ent.Sum(execution.FieldPlatformFee), "fee")).
 		Scan(ctx, &rows)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	agents := map[string]*ent.StoreAgent{}
 	if len(rows) > 0 {
@@ -83,7 +82,7 @@ func (s *Service) GetStoreEarnings(ctx context.Context, _ *switchboardv1.GetStor
 		list, err := s.DB.StoreAgent.Query().Where(storeagent.IDIn(ids...), storeagent.UserID(p.UserID)).
 			Select(storeagent.FieldID, storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldCurrency).All(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		for _, a := range list {
 			agents[a.ID] = a

@@ -6,7 +6,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 // What the packages that build on listings (the review lifecycle) use.
@@ -18,11 +17,11 @@ func ExecutionProto(e *ent.Execution) *switchboardv1.StoreExecution { return toE
 // rating was written in tx.
 func Rerate(ctx context.Context, d *db.DB, tx *db.Tx, agentID string) error {
 	if err := d.Serialize(ctx, tx, lockKey(agentID)); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	row, err := tx.StoreAgent.Get(ctx, agentID)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	_, err = rerate(ctx, tx, row)
 	return err

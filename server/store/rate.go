@@ -50,7 +50,7 @@ func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.Rat
 			// The average is recomputed from the rows; taking the listing's
 			// lock first makes that read see every committed rating.
 			if err := s.DB.Serialize(ctx, tx, lockKey(req.GetId())); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 		}
 		row, _, err := visible(ctx, tx.Client(), p.UserID, req.GetId())
@@ -62,7 +62,7 @@ func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.Rat
 		if ent.IsNotFound(err) {
 			return apperr.NotFound("execution %q of %q not found among yours", req.GetExecutionId(), row.Slug)
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if row.UserID == p.UserID || ex.IsOwnAgent {
 			return apperr.IllegalMove("you cannot rate your own agent")
@@ -79,7 +79,7 @@ func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.Rat
 			u.SetFeedback(*feedback)
 		}
 		if ex, err = u.Save(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if row, err = rerate(ctx, tx, row); err != nil {
 			return err
@@ -104,7 +104,7 @@ func rerate(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) (*ent.StoreAgen
 	err := tx.Execution.Query().Where(execution.AgentID(row.ID), execution.RatingNotNil()).
 		Aggregate(ent.As(ent.Mean(execution.FieldRating), "avg"), ent.Count()).Scan(ctx, &agg)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if len(agg) != 1 {
 		return nil, apperr.Internal(fmt.Errorf("store: rating aggregate gave %d rows", len(agg)))
@@ -112,7 +112,7 @@ func rerate(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) (*ent.StoreAgen
 	row, err = tx.StoreAgent.UpdateOneID(row.ID).SetUpdatedAt(row.UpdatedAt).
 		SetRatingAvg(agg[0].Avg.Float64).SetRatingCount(agg[0].Count).Save(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return row, nil
 }

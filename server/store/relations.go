@@ -56,7 +56,7 @@ func (s *Service) UnsubscribeStoreAgent(ctx context.Context, req *switchboardv1.
 		}
 		n, err := tx.StoreSubscription.Delete().Where(storesubscription.UserID(p.UserID), storesubscription.AgentID(row.ID)).Exec(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		if n == 0 {
 			return nil, apperr.NotFound("you are not subscribed to %q", row.Slug)
@@ -89,7 +89,7 @@ func (s *Service) InstallStoreAgent(ctx context.Context, req *switchboardv1.Inst
 		}
 		entries, err := writeMemory(ctx, tx, p.UserID, row, now)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		for _, e := range entries {
 			out.MemoryEntries = append(out.MemoryEntries, toMemoryEntry(e))
@@ -119,14 +119,14 @@ func (s *Service) UninstallStoreAgent(ctx context.Context, req *switchboardv1.Un
 		}
 		n, err := tx.StoreInstall.Delete().Where(storeinstall.UserID(p.UserID), storeinstall.AgentID(row.ID)).Exec(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if n == 0 {
 			return apperr.NotFound("%q is not installed", row.Slug)
 		}
 		removed, err := removeMemory(ctx, tx, p.UserID, row.ID)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		out.RemovedMemoryEntries = int32(removed)
 		out.Agent, err = s.count(ctx, tx, p.UserID, row, func(u *ent.StoreAgentUpdateOne) { u.AddInstallCount(-1) })
@@ -172,7 +172,7 @@ func (s *Service) UnlockStoreAgent(ctx context.Context, req *switchboardv1.Unloc
 	if errors.Is(err, bcrypt.ErrMismatchedHashAndPassword) {
 		return nil, apperr.Forbidden("wrong access password for %q", row.Slug)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var unlock *ent.StoreUnlock
 	mine := s.DB.StoreUnlock.Query().Where(storeunlock.UserID(p.UserID), storeunlock.AgentID(row.ID))
@@ -184,7 +184,7 @@ func (s *Service) UnlockStoreAgent(ctx context.Context, req *switchboardv1.Unloc
 			unlock = found
 			return nil
 		} else if !ent.IsNotFound(err) {
-			return apperr.Internal(err)
+			return err
 		}
 		now := s.now()
 		unlock, err = tx.StoreUnlock.Create().SetUserID(p.UserID).SetAgentID(row.ID).SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
@@ -194,12 +194,11 @@ func (s *Service) UnlockStoreAgent(ctx context.Context, req *switchboardv1.Unloc
 		case ent.IsConstraintError(err):
 			return apperr.NotFound("store agent %q not found", row.ID)
 		}
-		return apperr.Wrap(err)
+		return err
 	})
 	if errors.Is(err, errUnlockRaced) {
 		// A concurrent unlock of the same pair committed first: answer it.
 		unlock, err = mine.Only(ctx)
-		err = apperr.Wrap(err)
 	}
 	if err != nil {
 		return nil, err
@@ -222,7 +221,7 @@ func joined(err error, row *ent.StoreAgent, conflict string) error {
 	case ent.IsConstraintError(err):
 		return apperr.NotFound("store agent %q not found", row.ID)
 	case err != nil:
-		return apperr.Internal(err)
+		return err
 	}
 	return nil
 }
@@ -251,7 +250,7 @@ func (s *Service) count(ctx context.Context, tx *db.Tx, userID string, row *ent.
 	if ent.IsNotFound(err) { // deleted since it was read
 		return nil, apperr.NotFound("store agent not found")
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return s.render(ctx, tx.Client(), userID, row)
 }
@@ -261,7 +260,7 @@ func (s *Service) count(ctx context.Context, tx *db.Tx, userID string, row *ent.
 func Unlocked(ctx context.Context, c *ent.Client, userID, agentID string) (bool, error) {
 	ok, err := c.StoreUnlock.Query().Where(storeunlock.UserID(userID), storeunlock.AgentID(agentID)).Exist(ctx)
 	if err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	return ok, nil
 }
@@ -270,8 +269,7 @@ func Unlocked(ctx context.Context, c *ent.Client, userID, agentID string) (bool,
 // that, its slug (the MCP tool takes either; docs/decisions.md).
 func visibleByIDOrSlug(ctx context.Context, c *ent.Client, userID, ref string) (*ent.StoreAgent, error) {
 	row, _, err := visible(ctx, c, userID, ref)
-	var ae *apperr.Error
-	if err == nil || !errors.As(err, &ae) || ae.Kind != apperr.KindNotFound {
+	if err == nil || apperr.From(err).Kind != apperr.KindNotFound {
 		return row, err
 	}
 	id, serr := c.StoreAgent.Query().Where(storeagent.Slug(ref)).OnlyID(ctx)

@@ -146,7 +146,7 @@ func (s *Service) Check(ctx context.Context, in *switchboardv1.StoreAgentInput) 
 func (s *Service) SlugTaken(ctx context.Context, c *Checked) (bool, error) {
 	taken, err := s.DB.StoreAgent.Query().Where(storeagent.Slug(*c.in.slug)).Exist(ctx)
 	if err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	return taken, nil
 }
@@ -180,7 +180,7 @@ func (s *Service) CreateChecked(ctx context.Context, userID string, c *Checked, 
 		create := tx.StoreAgent.Create().SetID(c.id).SetUserID(userID).SetCreatedAt(now).SetUpdatedAt(now).
 			SetStatus(storeagent.Status(st)).SetChangelog([]schema.ChangelogEntry{})
 		if err := write(create.Mutation(), next, false); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		row, err = create.Save(ctx)
 		if err := saveError(err, next.slug); err != nil {
@@ -257,7 +257,7 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 	)
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, lockKey(id)); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		row, err = owned(ctx, tx.Client(), userID, id)
 		if err != nil {
@@ -293,7 +293,7 @@ func (s *Service) UpdateListing(ctx context.Context, userID, id string, req *swi
 		update := tx.StoreAgent.UpdateOneID(row.ID).Where(storeagent.UserID(userID)).SetUpdatedAt(now).
 			SetChangelog(changelog).SetStatus(storeagent.Status(statusAfter(row, breaking)))
 		if err := write(update.Mutation(), next, true); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		row, err = update.Save(ctx)
 		if err := saveError(err, next.slug); err != nil {
@@ -326,7 +326,7 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if req.GetId() != "" {
 			if err := s.DB.Serialize(ctx, tx, lockKey(req.GetId())); err != nil {
-				return apperr.Internal(err)
+				return err
 			}
 		}
 		row, err := owned(ctx, tx.Client(), p.UserID, req.GetId())
@@ -343,13 +343,13 @@ func (s *Service) DeleteStoreAgent(ctx context.Context, req *switchboardv1.Delet
 			return err
 		}
 		if _, err := tx.Execution.Delete().Where(execution.AgentID(row.ID)).Exec(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		err = tx.StoreAgent.DeleteOneID(row.ID).Where(storeagent.UserID(p.UserID)).Exec(ctx)
 		if ent.IsNotFound(err) {
 			return apperr.NotFound("store agent %q not found among your listings", row.ID)
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		return nil
 	})
@@ -366,7 +366,7 @@ func inFlight(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) error {
 		execution.StatusIn(execution.StatusQueued, execution.StatusRunning),
 		execution.PaymentHoldStatusEQ(execution.PaymentHoldStatusHeld))).Exist(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if busy || row.CurrentExecutionID != nil {
 		return apperr.Conflict("agent %q has executions in flight (running, queued or holding a payment); "+
@@ -381,19 +381,19 @@ func inFlight(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) error {
 // the database enforcing them, and the memory entries have no foreign key.
 func removeRelations(ctx context.Context, tx *db.Tx, agentID string) error {
 	if _, err := tx.MemoryEntry.Delete().Where(memoryentry.Source(MemorySource), memoryentry.SourceID(agentID)).Exec(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if _, err := tx.StoreInstall.Delete().Where(storeinstall.AgentID(agentID)).Exec(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if _, err := tx.StoreSubscription.Delete().Where(storesubscription.AgentID(agentID)).Exec(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if _, err := tx.StoreUnlock.Delete().Where(storeunlock.AgentID(agentID)).Exec(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if _, err := tx.AgentQualitySignal.Delete().Where(agentqualitysignal.AgentID(agentID)).Exec(ctx); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	return nil
 }
@@ -408,7 +408,7 @@ func removeRelations(ctx context.Context, tx *db.Tx, agentID string) error {
 // answers how many executions were unlinked.
 func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent) (unlinked int, err error) {
 	if err := d.Serialize(ctx, tx, lockKey(row.ID)); err != nil {
-		return 0, apperr.Internal(err)
+		return 0, err
 	}
 	if err := inFlight(ctx, tx, row); err != nil {
 		return 0, err
@@ -417,7 +417,7 @@ func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent)
 		return 0, err
 	}
 	if unlinked, err = tx.Execution.Update().Where(execution.AgentID(row.ID)).SetAgentName(row.Name).SetAgentOwnerID(row.UserID).Save(ctx); err != nil {
-		return 0, apperr.Internal(err)
+		return 0, err
 	}
 	return unlinked, apperr.Wrap(tx.StoreAgent.DeleteOneID(row.ID).Exec(ctx))
 }
@@ -468,7 +468,7 @@ func (s *Service) prepare(id string, in *patch) (secrets, error) {
 			}
 			h, err := bcrypt.GenerateFromPassword([]byte(*in.password), cost)
 			if err != nil {
-				return out, apperr.Internal(err)
+				return out, err
 			}
 			hs := string(h)
 			out.passwordHash = &hs
@@ -481,7 +481,7 @@ func (s *Service) prepare(id string, in *patch) (secrets, error) {
 		}
 		sealed, err := s.Secrets.Seal([]byte(*in.credential), CredentialAAD(id))
 		if err != nil {
-			return out, apperr.Internal(err)
+			return out, err
 		}
 		out.credential = sealed
 	}
@@ -556,7 +556,7 @@ func saveError(err error, slug string) error {
 	case ent.IsNotFound(err):
 		return apperr.NotFound("store agent not found among your listings")
 	}
-	return apperr.Wrap(err)
+	return err
 }
 
 // owned loads one of the caller's own listings; another account's listing,
@@ -570,7 +570,7 @@ func owned(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreAge
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("store agent %q not found among your listings", id)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return row, nil
 }
@@ -594,7 +594,7 @@ func visible(ctx context.Context, c *ent.Client, userID, id string) (*ent.StoreA
 	if ent.IsNotFound(err) {
 		return nil, v, apperr.NotFound("store agent %q not found", id)
 	} else if err != nil {
-		return nil, v, apperr.Internal(err)
+		return nil, v, err
 	}
 	if v, err = relations(ctx, c, userID, row.ID); err != nil {
 		return nil, v, err
@@ -608,10 +608,10 @@ func relations(ctx context.Context, c *ent.Client, userID, agentID string) (view
 	v := viewer{userID: userID}
 	var err error
 	if v.installed, err = c.StoreInstall.Query().Where(storeinstall.UserID(userID), storeinstall.AgentID(agentID)).Exist(ctx); err != nil {
-		return v, apperr.Internal(err)
+		return v, err
 	}
 	if v.subscribed, err = c.StoreSubscription.Query().Where(storesubscription.UserID(userID), storesubscription.AgentID(agentID)).Exist(ctx); err != nil {
-		return v, apperr.Internal(err)
+		return v, err
 	}
 	if v.unlocked, err = Unlocked(ctx, c, userID, agentID); err != nil {
 		return v, err
@@ -633,11 +633,11 @@ func (s *Service) render(ctx context.Context, c *ent.Client, userID string, row 
 func (s *Service) refreshMemory(ctx context.Context, tx *db.Tx, row *ent.StoreAgent) error {
 	installs, err := tx.StoreInstall.Query().Where(storeinstall.AgentID(row.ID)).All(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	for _, in := range installs {
 		if _, err := writeMemory(ctx, tx, in.UserID, row, s.now()); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 	}
 	return nil

@@ -54,7 +54,7 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 		subtle.ConstantTimeCompare([]byte(*ex.CallbackTokenHash), []byte(auth.HashToken(d.Token))) != 1)) {
 		return nil, apperr.NotFound("execution %q not found, or the callback token does not match", d.ExecutionID)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if ex.Status != execution.StatusRunning || (ex.PricingPhase != nil && *ex.PricingPhase == PhaseQuoted) {
 		return nil, apperr.IllegalMove("execution %q is %s; it takes no result now", ex.ID, ex.Status)
@@ -85,7 +85,7 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 		return err
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	e.sendAll(next)
 	return e.outcome(ctx, ex.ID)
@@ -100,7 +100,7 @@ func (e *Engine) Receipt(ctx context.Context, executionID string) (*ent.Executio
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("execution %q not found", executionID)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return ex, nil
 }

@@ -130,7 +130,7 @@ func (e *Engine) runnable(ctx context.Context, userID, agentID string) (*ent.Sto
 	if ent.IsNotFound(err) || (err == nil && agent.UserID != userID && agent.Status != storeagent.StatusActive) {
 		return nil, apperr.NotFound("store agent %q not found", agentID)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if agent.Availability != storeagent.AvailabilityAvailable {
 		return nil, apperr.IllegalMove("agent %q is %s; it takes no executions until its owner makes it available", agent.Slug, agent.Availability)
@@ -196,12 +196,12 @@ func (e *Engine) holdAtDispatch(ctx context.Context, tx *db.Tx, agent *ent.Store
 	}
 	r := payments.Split(agent.PricePerTask, store.StoreFeePercent, agent.Currency)
 	out, err := payments.Hold(ctx, tx, e.Payments, ex, agent.UserID, method, r, e.now())
-	return out, apperr.Wrap(err)
+	return out, err
 }
 
 func methodError(err error) error {
 	if errors.Is(err, payments.ErrUnknownMethod) {
 		return apperr.Invalid("paymentMethodId: %v", err)
 	}
-	return apperr.Internal(err)
+	return err
 }

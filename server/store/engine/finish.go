@@ -31,7 +31,7 @@ func (e *Engine) finishTimed(ctx context.Context, id string, status execution.St
 		return e.outcome(ctx, id)
 	}
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	e.sendAll(next)
 	return e.outcome(ctx, id)

@@ -8,7 +8,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -38,13 +37,13 @@ func (s *Service) ListStoreExecutions(ctx context.Context, req *switchboardv1.Li
 	q := s.Engine.DB.Client.Execution.Query().Where(f.Where...)
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	rows, err := q.WithStoreAgent().
 		Order(ent.Desc(execution.FieldCreatedAt), ent.Desc(execution.FieldID)).
 		Limit(pg.Limit).Offset(pg.Offset).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListStoreExecutionsResponse{
 		Executions: make([]*switchboardv1.ListedStoreExecution, 0, len(rows)), Pagination: pg.Of(total, len(rows)),

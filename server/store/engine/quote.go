@@ -36,31 +36,31 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 		// The listing's lock first, so the state read below is current
 		// (a sweep's timeout or another decision may be finishing it).
 		if err := e.DB.Serialize(ctx, tx, store.LockKey(agentID)); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		ex, err := tx.Execution.Query().Where(execution.ID(executionID), execution.UserID(userID), execution.AgentID(agentID)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return apperr.NotFound("execution %q not found among your executions of agent %q", executionID, agentID)
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if ex.Status != execution.StatusRunning || ex.PricingPhase == nil || *ex.PricingPhase != PhaseQuoted {
 			return apperr.IllegalMove("execution %q has no quote waiting for a decision (status %s)", ex.ID, ex.Status)
 		}
 		if action == "decline" {
 			next, err = e.end(ctx, tx, ex.ID, execution.StatusFailed, nil, "the requester declined the quoted price", nil, PhaseDeclined)
-			return apperr.Wrap(err)
+			return err
 		}
 		now := e.now()
 		// dispatched_at cleared: the real run is not sent yet, and a restart
 		// before it is sent sends it (recover).
 		ex, err = ex.Update().SetPricingPhase(PhaseApproved).ClearDispatchedAt().SetUpdatedAt(now).Save(ctx)
 		if err != nil || ex.IsOwnAgent {
-			return apperr.Wrap(err)
+			return err
 		}
 		agent, err := tx.StoreAgent.Get(ctx, agentID)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		// An unlocked agent's quotes are not charged either.
 		if unlocked, err := store.Unlocked(ctx, tx.Client(), userID, agentID); err != nil || unlocked {
@@ -72,7 +72,7 @@ func (e *Engine) Decide(ctx context.Context, userID, agentID, executionID, actio
 		}
 		r := payments.Split(*ex.QuoteAmount, store.StoreFeePercent, cur)
 		_, err = payments.Hold(ctx, tx, e.Payments, ex, agent.UserID, method, r, now)
-		return apperr.Wrap(err)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
@@ -107,7 +106,7 @@ func (e *Engine) markDispatched(ctx context.Context, id string) (token string, s
 	n, err := e.DB.Execution.Update().Where(execution.ID(id), execution.StatusEQ(execution.StatusRunning)).
 		SetDispatchedAt(now).SetCallbackTokenHash(auth.HashToken(token)).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
-		return "", false, apperr.Internal(err)
+		return "", false, err
 	}
 	return token, n == 1, nil
 }
@@ -184,7 +183,7 @@ func (e *Engine) quoted(ctx context.Context, id string, agent *ent.StoreAgent, q
 		SetPricingPhase(PhaseQuoted).SetQuoteAmount(q.Amount).SetQuoteCurrency(cur).
 		SetQuoteBreakdown(q.Breakdown).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return e.outcome(ctx, id)
 }
@@ -192,14 +191,14 @@ func (e *Engine) quoted(ctx context.Context, id string, agent *ent.StoreAgent, q
 func (e *Engine) outcome(ctx context.Context, id string) (*Outcome, error) {
 	ex, err := e.DB.Execution.Get(ctx, id)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if ex.AgentID == nil {
 		return &Outcome{Execution: ex}, nil // unlinked: its listing was removed
 	}
 	agent, err := e.DB.StoreAgent.Get(ctx, *ex.AgentID)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &Outcome{Execution: ex, Agent: agent}, nil
 }

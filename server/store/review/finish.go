@@ -177,7 +177,7 @@ func markReviewed(ctx context.Context, tx *db.Tx, ex *ent.Execution, now time.Ti
 		meta["reviewStatus"] = string(*ex.ReviewStatus)
 		raw, err := json.Marshal(meta)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if err := tx.QueueItem.UpdateOne(it).SetMetadata(string(raw)).SetUpdatedAt(now).Exec(ctx); err != nil {
 			return apperr.Internal(fmt.Errorf("review: mark the reviewed item: %w", err))

@@ -63,13 +63,13 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 	out := &switchboardv1.RecordAgentQualityResponse{}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, store.LockKey(req.GetAgentId())); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		row, err := tx.StoreAgent.Get(ctx, req.GetAgentId())
 		if ent.IsNotFound(err) || (err == nil && row.UserID != p.UserID && row.Status != storeagent.StatusActive) {
 			return apperr.NotFound("store agent %q not found", req.GetAgentId())
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if row.UserID == p.UserID {
 			return apperr.IllegalMove("you cannot report quality signals about your own agent")
@@ -78,7 +78,7 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 		if ent.IsNotFound(err) {
 			return apperr.NotFound("execution %q not found", req.GetExecutionId())
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if err := signalable(ex, row.ID); err != nil {
 			return err
@@ -90,7 +90,7 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 		if sqlgraph.IsUniqueConstraintError(err) {
 			return apperr.Conflict("execution %q already has a quality signal: an execution takes one", ex.ID)
 		} else if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		var agg []struct {
 			Sum   sql.NullFloat64 `json:"sum"`
@@ -98,13 +98,13 @@ func (s *Service) RecordAgentQuality(ctx context.Context, req *switchboardv1.Rec
 		}
 		if err := tx.AgentQualitySignal.Query().Where(agentqualitysignal.AgentID(row.ID)).
 			Aggregate(ent.As(ent.Sum(agentqualitysignal.FieldWeight), "sum"), ent.Count()).Scan(ctx, &agg); err != nil || len(agg) != 1 {
-			return apperr.Internal(err)
+			return err
 		}
 		score := QualityScore(agg[0].Sum.Float64, agg[0].Count)
 		// Like ratings, the aggregate does not touch updatedAt.
 		if err := tx.StoreAgent.UpdateOneID(row.ID).SetUpdatedAt(row.UpdatedAt).SetQualityScore(score).
 			SetQualitySignalCount(agg[0].Count).Exec(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		out.Signal = &switchboardv1.AgentQualitySignal{Id: sig.ID, AgentId: sig.AgentID, Signal: string(sig.Signal),
 			Weight: sig.Weight, Metadata: sig.Metadata, CreatedAt: timestamppb.New(sig.CreatedAt)}

@@ -9,7 +9,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/internal/db"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 // reputations recalculates the reputation of both parties to a reviewed
@@ -21,7 +20,7 @@ func (s *Service) reputations(ctx context.Context, tx *db.Tx, ex *ent.Execution)
 	if ex.AgentID != nil {
 		owner, err := tx.StoreAgent.Query().Where(storeagent.ID(*ex.AgentID)).Select(storeagent.FieldUserID).String(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		users = append(users, owner)
 	}
@@ -36,7 +35,7 @@ func (s *Service) reputations(ctx context.Context, tx *db.Tx, ex *ent.Execution)
 
 func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) error {
 	if err := s.DB.Serialize(ctx, tx, "reputation:"+userID); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	var t Tally
 	done := execution.ReviewStatusIn(execution.ReviewStatusConfirmed, execution.ReviewStatusDenied)
@@ -44,7 +43,7 @@ func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) err
 		execution.HasStoreAgentWith(storeagent.UserID(userID))).
 		Select(execution.FieldReviewStatus, execution.FieldRating).All(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	for _, e := range provided {
 		if *e.ReviewStatus == execution.ReviewStatusConfirmed {
@@ -60,7 +59,7 @@ func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) err
 	requested, err := tx.Execution.Query().Where(done, execution.IsOwnAgent(false), execution.UserID(userID)).
 		Select(execution.FieldRating).All(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	for _, e := range requested {
 		t.ClientReviewed++
@@ -79,7 +78,7 @@ func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) err
 		SetNillableAvgRating(r.Avg).SetNillableAvgProviderRating(r.AvgProvider).SetNillableAvgClientRating(r.AvgClient).
 		SetReviewsReceived(r.Received).SetReviewsGiven(r.Given).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if n > 0 {
 		return nil
@@ -88,5 +87,5 @@ func (s *Service) recalculate(ctx context.Context, tx *db.Tx, userID string) err
 		SetTaskEconomyRole(userreputation.TaskEconomyRole(r.Role)).SetReputationScore(r.Score).
 		SetNillableAvgRating(r.Avg).SetNillableAvgProviderRating(r.AvgProvider).SetNillableAvgClientRating(r.AvgClient).
 		SetReviewsReceived(r.Received).SetReviewsGiven(r.Given).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
-	return apperr.Wrap(err)
+	return err
 }

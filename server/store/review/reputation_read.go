@@ -8,7 +8,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
@@ -22,7 +21,7 @@ func (s *Service) GetStoreReputation(ctx context.Context, _ *switchboardv1.GetSt
 	if ent.IsNotFound(err) {
 		return &switchboardv1.GetStoreReputationResponse{}, nil
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.GetStoreReputationResponse{Reputation: &switchboardv1.UserReputation{
 		TaskEconomyRole: string(r.TaskEconomyRole), ReputationScore: r.ReputationScore,

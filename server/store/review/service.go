@@ -188,7 +188,7 @@ func (s *Service) inReview(ctx context.Context, tx *db.Tx, userID, id string) (*
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("execution %q not found", id)
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if ex.ReviewStatus == nil || *ex.ReviewStatus != execution.ReviewStatusPendingReview {
 		state := "was never in review"
@@ -225,13 +225,13 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 		}
 	}
 	if n, err := u.Save(ctx); err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	} else if n == 0 {
 		return nil, apperr.IllegalMove("execution %q was reviewed meanwhile", ex.ID)
 	}
 	ex, err := tx.Execution.Get(ctx, ex.ID)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if ex.PaymentHoldStatus == execution.PaymentHoldStatusHeld {
 		if ex, err = s.capture(ctx, tx, ex); err != nil {
@@ -241,7 +241,7 @@ func (s *Service) confirmTx(ctx context.Context, tx *db.Tx, ex *ent.Execution, c
 			ex, err = tx.Execution.UpdateOneID(ex.ID).SetHubFeeValidated(f.Validated).
 				SetNillableHubEnforcedFeePercent(f.EnforcedFeePercent).Save(ctx)
 			if err != nil {
-				return nil, apperr.Internal(err)
+				return nil, err
 			}
 		}
 	}
@@ -286,12 +286,12 @@ func (s *Service) deny(ctx context.Context, userID string, req *switchboardv1.St
 			SetReviewStatus(execution.ReviewStatusDenied).SetReviewedAt(now).SetUpdatedAt(now).
 			SetDenialReason(reason).SetNillableDenialCategory(req.Category).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		} else if n == 0 {
 			return apperr.IllegalMove("execution %q was reviewed meanwhile", ex.ID)
 		}
 		if ex, err = tx.Execution.Get(ctx, ex.ID); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if err := markReviewed(ctx, tx, ex, now); err != nil {
 			return err
@@ -353,7 +353,7 @@ func (s *Service) release(ctx context.Context, tx *db.Tx, ex *ent.Execution) (*e
 func moveHold(ctx context.Context, tx *db.Tx, ex *ent.Execution, to execution.PaymentHoldStatus, now time.Time) (*ent.Execution, error) {
 	ex, err := tx.Execution.UpdateOne(ex).SetPaymentHoldStatus(to).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return ex, nil
 }

@@ -42,7 +42,7 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 			Order(ent.Asc(execution.FieldReviewWidgetShownAt), ent.Asc(execution.FieldID)).
 			Limit(sweepBatch).All(ctx)
 		if err != nil {
-			return confirmed, time.Time{}, apperr.Internal(err)
+			return confirmed, time.Time{}, err
 		}
 		var failed error
 		progress := false
@@ -79,7 +79,7 @@ func (s *Service) sweep(ctx context.Context) (int, time.Time, error) {
 	if ent.IsNotFound(err) {
 		return confirmed, time.Time{}, nil
 	} else if err != nil {
-		return confirmed, time.Time{}, apperr.Internal(err)
+		return confirmed, time.Time{}, err
 	}
 	return confirmed, Due(*next.ReviewWidgetShownAt), nil
 }
