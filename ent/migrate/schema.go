@@ -53,7 +53,7 @@ var (
 	// APIKeysColumns holds the columns for the "api_keys" table.
 	APIKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
-		{Name: "label", Type: field.TypeString, Size: 100},
+		{Name: "label", Type: field.TypeString, Size: 500},
 		{Name: "scopes", Type: field.TypeJSON},
 		{Name: "prefix", Type: field.TypeString},
 		{Name: "key_hash", Type: field.TypeString, Unique: true},
@@ -682,7 +682,7 @@ var (
 	// DeveloperKeysColumns holds the columns for the "developer_keys" table.
 	DeveloperKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
-		{Name: "label", Type: field.TypeString, Size: 100},
+		{Name: "label", Type: field.TypeString, Size: 500},
 		{Name: "prefix", Type: field.TypeString},
 		{Name: "key_hash", Type: field.TypeString, Unique: true},
 		{Name: "active", Type: field.TypeBool, Default: true},

@@ -17,7 +17,7 @@ func (APIKey) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}} }
 func (APIKey) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
-		field.String("label").NotEmpty().MaxLen(100),
+		field.String("label").NotEmpty().MaxLen(500),
 		// Empty means every scope.
 		field.Strings("scopes").Default([]string{}),
 		// The first characters of the key, shown to recognise it.

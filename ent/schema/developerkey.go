@@ -19,7 +19,7 @@ func (DeveloperKey) Mixin() []ent.Mixin { return []ent.Mixin{IDMixin{}} }
 func (DeveloperKey) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("user_id").Immutable(),
-		field.String("label").NotEmpty().MaxLen(100),
+		field.String("label").NotEmpty().MaxLen(500),
 		field.String("prefix").Immutable(),
 		// SHA-256 of the key, hex.
 		field.String("key_hash").Unique().Immutable().Sensitive(),

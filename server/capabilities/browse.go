@@ -15,9 +15,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
-// maxSearch is the longest search, in characters.
-const maxSearch = 100
-
 // ListCapabilities browses every pack, newest first, for the caller.
 func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListCapabilitiesRequest) (*switchboardv1.ListCapabilitiesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
@@ -31,16 +28,11 @@ func (s *Service) ListCapabilities(ctx context.Context, req *switchboardv1.ListC
 	// Synced packs waiting for review (or suspended) are not in the
 	// catalogue; local packs are always active.
 	where := []predicate.CapabilityPack{capabilitypack.StatusEQ(capabilitypack.StatusActive)}
+	// The contract bounds category and search (1,000 characters of text).
 	if c := strings.TrimSpace(req.GetCategory()); c != "" {
-		if err := checkText("category", c, maxCategory); err != nil {
-			return nil, err
-		}
 		where = append(where, capabilitypack.Category(c))
 	}
 	if q := strings.TrimSpace(req.GetSearch()); q != "" {
-		if err := checkText("search", q, maxSearch); err != nil {
-			return nil, err
-		}
 		where = append(where, predicate.CapabilityPack(db.ContainsFolded(s.DB.Dialect, db.FoldASCII(q),
 			capabilitypack.FieldName, capabilitypack.FieldDescription, capabilitypack.FieldCategory)))
 	}

@@ -28,9 +28,8 @@ var MentionTypes = vocab.Values("mention_kind")
 
 const (
 	// MentionLimit caps every answer: the list feeds an input's drop-down.
+	// (q's length is the contract's: 1,000 characters.)
 	MentionLimit = 20
-	// maxQueryLen is the longest q, in characters.
-	maxQueryLen = 100
 )
 
 // Command is one action tag an operator can type after "/" in the chat.
@@ -115,8 +114,6 @@ func parseQuery(q string) (string, error) {
 		return "", apperr.Invalid("q is not valid UTF-8")
 	case strings.ContainsRune(q, 0):
 		return "", apperr.Invalid("q must not contain NUL characters")
-	case utf8.RuneCountInString(q) > maxQueryLen:
-		return "", apperr.Invalid("q is longer than %d characters", maxQueryLen)
 	}
 	return db.FoldASCII(q), nil
 }

@@ -426,7 +426,7 @@ func TestMentionsRefusals(t *testing.T) {
 		"unknown type":   "type=users",
 		"singular type":  "type=person",
 		"upper case":     "type=PEOPLE",
-		"long q":         "type=people&q=" + strings.Repeat("a", 101),
+		"long q":         "type=people&q=" + strings.Repeat("a", 1001),
 		"NUL in q":       "type=people&q=a%00b",
 		"bad UTF-8 in q": "type=people&q=%ff",
 		"unknown param":  "type=people&limit=5",
@@ -435,12 +435,12 @@ func TestMentionsRefusals(t *testing.T) {
 			servertest.WantError(t, api.Do(http.MethodGet, "/api/chat/mentions?"+query, nil), http.StatusBadRequest)
 		})
 	}
-	// 100 characters is still accepted.
-	wantNames(t, rest(t, api, "people", strings.Repeat("a", 100)))
+	// The contract's 1,000 characters are still accepted.
+	wantNames(t, rest(t, api, "people", strings.Repeat("a", 1000)))
 	for protocol := range servertest.Protocols() {
 		c := client(f, protocol, f.annKey)
 		for _, req := range []*switchboardv1.ListMentionsRequest{
-			{}, {Q: "grace"}, {Type: "users"}, {Type: "people", Q: "a\x00b"}, {Type: "people", Q: strings.Repeat("é", 101)},
+			{}, {Q: "grace"}, {Type: "users"}, {Type: "people", Q: "a\x00b"}, {Type: "people", Q: strings.Repeat("é", 1001)},
 		} {
 			if _, err := c.ListMentions(context.Background(), req); connect.CodeOf(err) != connect.CodeInvalidArgument {
 				t.Fatalf("%s %v: %v, want invalid_argument", protocol, req, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/developerkey"
@@ -94,8 +93,9 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 		return nil, err
 	}
 	label := strings.TrimSpace(req.GetLabel())
-	if label == "" || utf8.RuneCountInString(label) > 100 || strings.ContainsFunc(label, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, apperr.Invalid("label is required: one line of at most 100 characters")
+	// Its length is the contract's (500 characters); one line is ours.
+	if label == "" || strings.ContainsFunc(label, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, apperr.Invalid("label is required: one line of text")
 	}
 	key, hash := auth.NewToken(DeveloperKeyPrefix)
 	var row *ent.DeveloperKey

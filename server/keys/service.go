@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -73,8 +72,9 @@ func (s *Service) CreateKey(ctx context.Context, req *switchboardv1.CreateKeyReq
 		return nil, err
 	}
 	label := strings.TrimSpace(req.GetLabel())
-	if label == "" || utf8.RuneCountInString(label) > 100 {
-		return nil, apperr.Invalid("label is required (at most 100 characters)")
+	// Its length is the contract's (500 characters).
+	if label == "" {
+		return nil, apperr.Invalid("label is required")
 	}
 	scopes, err := normaliseScopes(req.GetScopes())
 	if err != nil {

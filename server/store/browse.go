@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
@@ -62,8 +61,6 @@ type Global interface {
 	BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error)
 }
 
-// maxSearch is the longest search, in characters.
-const maxSearch = 100
 
 // recentExecutions is how many of the caller's executions a detail shows.
 const recentExecutions = 20
@@ -118,9 +115,6 @@ func (s *Service) ListStoreAgents(ctx context.Context, req *switchboardv1.ListSt
 	if q := strings.TrimSpace(req.GetSearch()); q != "" {
 		if err := noNUL("search", q); err != nil {
 			return nil, err
-		}
-		if utf8.RuneCountInString(q) > maxSearch {
-			return nil, apperr.Invalid("search is longer than %d characters", maxSearch)
 		}
 		// The task types are the skills a search matches too (docs/decisions.md "MCP").
 		folded := db.FoldASCII(q)
