@@ -61,7 +61,6 @@ type Global interface {
 	BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error)
 }
 
-
 // recentExecutions is how many of the caller's executions a detail shows.
 const recentExecutions = 20
 
