@@ -557,6 +557,21 @@ func ExecutionStatusValues() []ExecutionStatus {
 	return []ExecutionStatus{ExecutionStatusQueued, ExecutionStatusRunning, ExecutionStatusCompleted, ExecutionStatusFailed, ExecutionStatusTimeout}
 }
 
+// PricingPhase is a value of the vocabulary pricing_phase.
+type PricingPhase string
+
+// The values of pricing_phase, in declared order.
+const (
+	PricingPhaseQuoted   PricingPhase = "quoted"   // Quoted
+	PricingPhaseApproved PricingPhase = "approved" // Approved
+	PricingPhaseDeclined PricingPhase = "declined" // Declined
+)
+
+// PricingPhaseValues answers every value of pricing_phase, in declared order.
+func PricingPhaseValues() []PricingPhase {
+	return []PricingPhase{PricingPhaseQuoted, PricingPhaseApproved, PricingPhaseDeclined}
+}
+
 // CallbackStatus is a value of the vocabulary callback_status.
 type CallbackStatus string
 
@@ -1093,6 +1108,35 @@ const (
 // SharedEntityKindValues answers every value of shared_entity_kind, in declared order.
 func SharedEntityKindValues() []SharedEntityKind {
 	return []SharedEntityKind{SharedEntityKindProfile, SharedEntityKindCard, SharedEntityKindThread}
+}
+
+// RelayThreadStatus is a value of the vocabulary relay_thread_status.
+type RelayThreadStatus string
+
+// The values of relay_thread_status, in declared order.
+const (
+	RelayThreadStatusActive    RelayThreadStatus = "active"    // Active
+	RelayThreadStatusCompleted RelayThreadStatus = "completed" // Completed
+)
+
+// RelayThreadStatusValues answers every value of relay_thread_status, in declared order.
+func RelayThreadStatusValues() []RelayThreadStatus {
+	return []RelayThreadStatus{RelayThreadStatusActive, RelayThreadStatusCompleted}
+}
+
+// RelayThreadFilter is a value of the vocabulary relay_thread_filter.
+type RelayThreadFilter string
+
+// The values of relay_thread_filter, in declared order.
+const (
+	RelayThreadFilterActive    RelayThreadFilter = "active"    // Active
+	RelayThreadFilterCompleted RelayThreadFilter = "completed" // Completed
+	RelayThreadFilterAll       RelayThreadFilter = "all"       // All
+)
+
+// RelayThreadFilterValues answers every value of relay_thread_filter, in declared order.
+func RelayThreadFilterValues() []RelayThreadFilter {
+	return []RelayThreadFilter{RelayThreadFilterActive, RelayThreadFilterCompleted, RelayThreadFilterAll}
 }
 
 // RelayFilterReason is a value of the vocabulary relay_filter_reason.

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xfdI\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe0K\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -233,7 +233,11 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\arunning\x12\aRunning\x12\x16\n" +
 	"\tcompleted\x12\tCompleted\x12\x10\n" +
 	"\x06failed\x12\x06Failed\x12\x14\n" +
-	"\atimeout\x12\tTimed out\xb2\xf5\x18;\n" +
+	"\atimeout\x12\tTimed out\xb2\xf5\x18M\n" +
+	"\rpricing_phase\x12\x10\n" +
+	"\x06quoted\x12\x06Quoted\x12\x14\n" +
+	"\bapproved\x12\bApproved\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18;\n" +
 	"\x0fcallback_status\x12\x16\n" +
 	"\tcompleted\x12\tCompleted\x12\x10\n" +
 	"\x06failed\x12\x06Failed\xb2\xf5\x18N\n" +
@@ -410,7 +414,15 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x12shared_entity_kind\x12\x12\n" +
 	"\aprofile\x12\aProfile\x12\f\n" +
 	"\x04card\x12\x04Card\x12\x16\n" +
-	"\x06thread\x12\fRelay thread\xb2\xf5\x18v\n" +
+	"\x06thread\x12\fRelay thread\xb2\xf5\x18?\n" +
+	"\x13relay_thread_status\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x16\n" +
+	"\tcompleted\x12\tCompleted\xb2\xf5\x18K\n" +
+	"\x13relay_thread_filter\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x16\n" +
+	"\tcompleted\x12\tCompleted\x12\n" +
+	"\n" +
+	"\x03all\x12\x03All\xb2\xf5\x18v\n" +
 	"\x13relay_filter_reason\x12\x1b\n" +
 	"\ftopic-filter\x12\vMuted topic\x12\x1a\n" +
 	"\vquiet-hours\x12\vQuiet hours\x12&\n" +
