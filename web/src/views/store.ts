@@ -14,6 +14,7 @@ import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type Vie
 import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
 import { reviewsSection } from "./storeReviews";
+import { ExecutionStatus, ListingStatus } from "../gen/vocabulary_terms";
 
 const pageSize = 20;
 
@@ -71,7 +72,7 @@ function listingRow(a: StoreAgent, selected: boolean): HTMLElement {
       rating(a),
       a.installed && h("span", { class: "chip installed" }, "Installed"),
       a.subscribed && h("span", { class: "chip subscribed" }, "Subscribed"),
-      a.status !== "active" && chip("listing-status", "listing_status", a.status),
+      a.status !== ListingStatus.Active && chip("listing-status", "listing_status", a.status),
       a.origin && chip("store-origin", "store_origin", a.origin),
     ),
     global && h("details", { class: "store-run" }, h("summary", null, `Run ${a.name}`), executeForm(a)),
@@ -141,7 +142,7 @@ function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: 
     x.output !== undefined && h("pre", { class: "output" }, x.output),
     x.error && h("p", { class: "error" }, x.error),
     x.queuePosition !== undefined && h("p", { class: "muted" }, `Queued, position ${x.queuePosition}.`),
-    x.status === "running" && !quote && h("p", { class: "muted" }, "The agent took the task and will answer later."),
+    x.status === ExecutionStatus.Running && !quote && h("p", { class: "muted" }, "The agent took the task and will answer later."),
     x.taskOrigin === "federation" && h("p", { class: "muted" }, "It runs on the hub; the result arrives in your queue."),
     x.responseTimeMs !== undefined && h("p", { class: "muted" }, `Answered in ${x.responseTimeMs} ms.`),
     quote,
