@@ -7,7 +7,8 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
-	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
 )
 
@@ -24,46 +25,26 @@ type ExecutionConfig struct {
 	BreakerOpenFor time.Duration
 	// SweepEvery is the timeout sweep's period on the clock; 1 s when zero.
 	SweepEvery time.Duration
-	// Finished is called inside the transaction that ends an execution.
+	// Finished is called inside the transaction that ends an execution,
+	// after the product's own subscribers (tests watch executions end).
 	Finished func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 }
 
 // newLifecycle builds the store's execution engine and review lifecycle
-// beside the store service (sharing its instance key).
-// A hub runs listings synced from its spokes by dispatching to them; a spoke
-// sends the results of its hub's dispatches back when they end. Both sides
-// get the engine here, so the hub takes results and the spoke executions.
-func newLifecycle(cfg Config, policy egress.Policy, st *store.Service, fed *federationParts) *lifecycle.Owner {
+// beside the store service (sharing its instance key). A joined spoke asks
+// its hub's validate-payment before settling its own listings' payments, and
+// reviews its users' global executions through the hub; a hub reviews its
+// spokes' users' global executions itself.
+func newLifecycle(cfg Config, policy egress.Policy, box *secrets.Box, hub *federation.Hub, spoke *federation.Spoke, tr *tracing) *lifecycle.Owner {
 	x := cfg.Executions
-	// A spoke returns its hub's dispatches; a hub delivers its spokes' users'
-	// global executions; then the configured hook.
-	hooks := []lifecycle.Hook{fed.spoke.Finished, fed.hub.Finished}
-	if x.Finished != nil {
-		hooks = append(hooks, x.Finished)
-	}
-	finished := func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-		for _, h := range hooks {
-			if err := h(ctx, tx, ex); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	o := lifecycle.New(lifecycle.Config{
+	lc := lifecycle.Config{
 		DB: cfg.DB, Now: cfg.now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
-		Secrets: st.Secrets, PublicURL: x.PublicURL,
+		Secrets: box, PublicURL: x.PublicURL, Tracer: tr.tracer(),
 		CallTimeout: x.CallTimeout, BreakerOpenFor: x.BreakerOpenFor, SweepEvery: x.SweepEvery,
-		Finished: finished, Remote: fed.hub,
-	})
-	fed.hub.Engine, fed.spoke.Engine = o.Engine, o.Engine
-	// A hub reviews its spokes' users' global executions with the review
-	// lifecycle; elsewhere, a review of a global execution goes to the hub.
-	fed.hub.Review = o.Review
-	if !fed.hub.Serving {
-		o.Review.Global = fed.spoke.ReviewGlobal
+		Remote: hub, FeeCheck: spoke.CheckFee,
 	}
-	// A joined spoke asks its hub's validate-payment before settling its
-	// own listings' payments.
-	o.Review.FeeCheck = fed.spoke.CheckFee
-	return o
+	if !hub.Serving {
+		lc.Global = spoke.ReviewGlobal
+	}
+	return lifecycle.New(lc)
 }

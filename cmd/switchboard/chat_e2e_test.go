@@ -152,7 +152,11 @@ func TestBinaryChatEndToEnd(t *testing.T) {
 func binaryOwner(t *testing.T, base string, scopes ...string) (*http.Client, string) {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	web := &http.Client{Timeout: 10 * time.Second, Jar: jar}
+	// The setup and the login hash a password at the binary's own bcrypt
+	// cost, in a child that may be built with -race on a loaded machine: a
+	// few seconds each, sometimes more than ten. The bound only stops a hung
+	// server from hanging the test.
+	web := &http.Client{Timeout: time.Minute, Jar: jar}
 	post := func(path, body string, want int) []byte {
 		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

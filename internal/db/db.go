@@ -29,6 +29,7 @@ type DB struct {
 	source  string   // what the driver was opened with
 	outbox  atomic.Pointer[outboxRef]
 	now     atomic.Pointer[func() time.Time] // SetClock
+	subs    atomic.Pointer[subscriptions]    // Subscribe
 }
 
 // PostgresDSN is the connection string of a PostgreSQL database ("" on

@@ -28,9 +28,6 @@ type Service struct {
 	DB         *db.DB
 	Now        func() time.Time
 	BcryptCost int
-	// Ended runs after a session ends (the event bus ends the streams it
-	// opened); nil for none.
-	Ended func(...auth.Credential)
 }
 
 type newAccount struct {
@@ -217,8 +214,8 @@ func (s *Service) Logout(ctx context.Context, _ *switchboardv1.LogoutRequest) (*
 		if _, err := s.DB.Session.Delete().Where(session.ID(p.SessionID), session.UserID(p.UserID)).Exec(ctx); err != nil {
 			return nil, apperr.Internal(err)
 		}
-		if s.Ended != nil {
-			s.Ended(p.Credential())
+		if err := s.DB.Publish(ctx, auth.CredentialEnded{Credential: p.Credential()}); err != nil {
+			return nil, apperr.Internal(err)
 		}
 	}
 	setSessionCookie(ctx, "", -1)

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 )
 
 // agentRunLimit bounds one run of an item's store agent from here: the
@@ -72,7 +73,7 @@ func taskText(it *ent.QueueItem) string {
 func (e *Executor) runAgent(userID, itemID, agentID, input string) {
 	ctx, cancel := context.WithTimeout(e.runs.ctx, agentRunLimit)
 	defer cancel()
-	ctx = auth.WithPrincipal(queue.ForItem(ctx, itemID), &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: source})
+	ctx = auth.WithPrincipal(review.ForItem(ctx, itemID), &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: source})
 	res, err := e.Executions.ExecuteStoreAgent(ctx, &switchboardv1.ExecuteStoreAgentRequest{Id: agentID, Input: input})
 	if err != nil {
 		e.report(ctx, itemID, queue.Blocked, fmt.Sprintf("The store agent could not run: %s", apperr.From(err).Message))

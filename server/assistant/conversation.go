@@ -38,7 +38,7 @@ const (
 
 // PromptFunc assembles what the provider is sent for the operator's
 // message (prompt.Sources.Prompt, which reads the earlier turns through
-// Service.Turns). Its Outside says the prompt holds text from outside the
+// Turns). Its Outside says the prompt holds text from outside the
 // operator: the reply's risky tags then wait for confirmation.
 type PromptFunc func(ctx context.Context, p *auth.Principal, message string) (prompt.Prompt, error)
 
@@ -209,9 +209,16 @@ func parseTags(stored string) ([]*switchboardv1.ExecutedTag, error) {
 	return out, nil
 }
 
-// Turns are the account's latest n turns, oldest first (prompt.Sources.Turns).
-func (s *Service) Turns(ctx context.Context, userID string, n int) ([]prompt.Turn, error) {
-	rows, err := s.DB.AssistantMessage.Query().Where(assistantmessage.UserID(userID)).
+// Turns reads an account's latest n turns from d, oldest first
+// (prompt.Sources.Turns).
+func Turns(d *db.DB) func(ctx context.Context, userID string, n int) ([]prompt.Turn, error) {
+	return func(ctx context.Context, userID string, n int) ([]prompt.Turn, error) {
+		return turns(ctx, d, userID, n)
+	}
+}
+
+func turns(ctx context.Context, d *db.DB, userID string, n int) ([]prompt.Turn, error) {
+	rows, err := d.AssistantMessage.Query().Where(assistantmessage.UserID(userID)).
 		Order(ent.Desc(assistantmessage.FieldCreatedAt), ent.Desc(assistantmessage.FieldID)).Limit(n).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

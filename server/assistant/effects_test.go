@@ -11,7 +11,7 @@ import (
 // the documents name, built or not).
 func TestEveryTagDeclaresItsEffects(t *testing.T) {
 	t.Parallel()
-	e := New(Services{}, nil, nil)
+	e := New(Config{})
 	defer e.Close()
 	names := map[string]bool{}
 	for _, c := range e.Commands() {

@@ -67,10 +67,23 @@ type Executor struct {
 	runs  runs
 }
 
+// Config is what the executor is built with.
+type Config struct {
+	Services
+	Gate   Inventory
+	Logger *slog.Logger
+	// LLM draws generate_image's images (nil: the tag fails, saying so);
+	// DB and Now store them as documents.
+	LLM *llm.Client
+	DB  *db.DB
+	Now func() time.Time
+}
+
 // New builds the executor with every tag whose system exists. Close stops
 // the store-agent runs it started.
-func New(sv Services, gate Inventory, logger *slog.Logger) *Executor {
-	e := &Executor{Services: sv, Gate: gate, Logger: logger, specs: map[string]*spec{}}
+func New(cfg Config) *Executor {
+	e := &Executor{Services: cfg.Services, Gate: cfg.Gate, Logger: cfg.Logger, LLM: cfg.LLM, DB: cfg.DB, Now: cfg.Now,
+		specs: map[string]*spec{}}
 	e.runs.ctx, e.runs.cancel = context.WithCancel(context.Background())
 	for _, s := range e.tagSpecs() {
 		e.specs[s.name] = s

@@ -10,6 +10,11 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
+// CredentialEnded is published once a credential stops admitting its holder
+// (a key deactivated, a session logged out): the key resolver forgets what it
+// cached, and the event streams and MCP sessions it opened end.
+type CredentialEnded struct{ Credential Credential }
+
 // Credential names what admitted a request: one API key or one session. An
 // open stream lives only as long as its credential (docs/decisions.md,
 // issue 11).

@@ -9,6 +9,7 @@ package capabilities
 import (
 	"context"
 	"crypto/subtle"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -44,15 +45,17 @@ type Service struct {
 	Gate *capgate.Resolver
 	// Guesses limits the attempts at a pack's access password.
 	Guesses auth.Guesses
-	// Installed, when set, is told after an account's installed packs
-	// changed (the MCP door refreshes that account's prompt list).
-	Installed func(ctx context.Context, userID string)
 }
 
-// installed tells Installed that userID's packs changed.
+// InstallsChanged is published once an account's installed packs changed
+// (an install or an uninstall has committed): the MCP door refreshes that
+// account's tool and prompt lists.
+type InstallsChanged struct{ UserID string }
+
+// installed announces that userID's installed packs changed.
 func (s *Service) installed(ctx context.Context, userID string) {
-	if s.Installed != nil {
-		s.Installed(ctx, userID)
+	if err := s.DB.Publish(ctx, InstallsChanged{UserID: userID}); err != nil {
+		slog.Default().Error("installs changed", "err", err)
 	}
 }
 

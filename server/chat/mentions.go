@@ -17,10 +17,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/network"
 )
 
 // MentionTypes are the values of ListMentions' type (chat.proto).
@@ -199,7 +199,7 @@ func (s *Service) people(ctx context.Context, m matcher, userID string) ([]ranke
 	for _, c := range peers {
 		name := cmp.Or(c.PeerUserName, c.PeerUserEmail)
 		out = append(out, ranked{tier(m.needle, name), &switchboardv1.Mention{
-			Id: c.ID, Name: name, Subtitle: ptr(network.Peer(c.PeerUserEmail, c.PeerInstanceURL)), Type: "person",
+			Id: c.ID, Name: name, Subtitle: ptr(handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)), Type: "person",
 		}})
 	}
 	return out, nil

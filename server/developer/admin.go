@@ -95,7 +95,6 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		return nil, apperr.Invalid("id is required")
 	}
 	var row *ent.StoreAgent
-	handled := false
 	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := s.DB.Serialize(ctx, tx, "store_agent:"+id); err != nil {
 			return apperr.Internal(err)
@@ -118,17 +117,14 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		if err != nil {
 			return apperr.Internal(err)
 		}
-		if s.Decided != nil {
-			if handled, err = s.Decided(ctx, tx, row, d.reason); err != nil {
-				return apperr.Internal(err)
-			}
-		}
-		return nil
+		return tx.Publish(ctx, AgentDecided{Agent: row, Reason: d.reason})
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !handled {
+	// A synced listing's spoke hears of it through the outbox (its
+	// subscriber); only another listing takes the approval webhook.
+	if row.SourceInstanceID == nil {
 		s.notify(row, d.reason)
 	}
 	return row, nil

@@ -65,12 +65,7 @@ func (s *Service) decidePack(ctx context.Context, id string, d decision) (*switc
 		if err != nil {
 			return apperr.Internal(err)
 		}
-		if s.CapabilityDecided != nil {
-			if err := s.CapabilityDecided(ctx, tx, row, d.reason); err != nil {
-				return apperr.Internal(err)
-			}
-		}
-		return nil
+		return tx.Publish(ctx, CapabilityDecided{Pack: row, Reason: d.reason})
 	})
 	if err != nil {
 		return nil, err

@@ -12,7 +12,6 @@
 package developer
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -39,19 +38,27 @@ type Service struct {
 	// BaseURL is this instance's public URL, for registerUrl; empty gives the
 	// path alone.
 	BaseURL string
-	// Decided runs in an admin decision's transaction; handled says it has
-	// told the listing's source instance (through the outbox), so the direct
-	// approval webhook is not sent.
-	Decided func(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, reason *string) (handled bool, err error)
-	// CapabilityDecided runs in an admin decision's transaction on a
-	// capability pack: a synced pack's decision goes to its spoke.
-	CapabilityDecided func(ctx context.Context, tx *db.Tx, row *ent.CapabilityPack, reason *string) error
 
 	proberOnce    sync.Once
 	defaultProber Prober
 
 	// hooks tracks webhook deliveries in flight, so Close can wait for them.
 	hooks sync.WaitGroup
+}
+
+// AgentDecided is published in the transaction of an admin's decision on a
+// store listing: a listing synced from a spoke (SourceInstanceID set) is told
+// to its spoke through the outbox; another goes by the approval webhook.
+type AgentDecided struct {
+	Agent  *ent.StoreAgent
+	Reason *string
+}
+
+// CapabilityDecided is AgentDecided for a capability pack: a synced pack's
+// decision goes to its spoke.
+type CapabilityDecided struct {
+	Pack   *ent.CapabilityPack
+	Reason *string
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }

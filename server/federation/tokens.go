@@ -91,22 +91,31 @@ func unseal(box *secrets.Box, stored string, aad []byte) (string, error) {
 }
 
 // CallerName names the registered instance whose platform token an
-// Authorization header presents, for the audit log; empty for anything else.
-func (h *Hub) CallerName(ctx context.Context, authorization string) string {
-	if inst := h.platformCaller(ctx, authorization); inst != nil {
-		return inst.Name
+// Authorization header presents, for the audit log; empty for anything else
+// and on an instance that does not serve as a hub. It reads only the
+// database, so the audit recorder the hub's own client uses can be built
+// first.
+func CallerName(c *ent.Client, serving bool) func(ctx context.Context, authorization string) string {
+	return func(ctx context.Context, authorization string) string {
+		if inst := platformCaller(ctx, c, serving, authorization); inst != nil {
+			return inst.Name
+		}
+		return ""
 	}
-	return ""
 }
 
 // platformCaller is the registered instance whose platform token an
 // Authorization header presents; nil for anything else.
 func (h *Hub) platformCaller(ctx context.Context, authorization string) *ent.FederationInstance {
+	return platformCaller(ctx, h.DB.Client, h.Serving, authorization)
+}
+
+func platformCaller(ctx context.Context, c *ent.Client, serving bool, authorization string) *ent.FederationInstance {
 	token, ok := strings.CutPrefix(authorization, "Bearer ")
-	if !h.Serving || !ok || !strings.HasPrefix(token, PlatformTokenPrefix) {
+	if !serving || !ok || !strings.HasPrefix(token, PlatformTokenPrefix) {
 		return nil
 	}
-	inst, err := h.DB.FederationInstance.Query().Where(federationinstance.TokenHash(auth.HashToken(token))).Only(ctx)
+	inst, err := c.FederationInstance.Query().Where(federationinstance.TokenHash(auth.HashToken(token))).Only(ctx)
 	if err != nil {
 		return nil
 	}

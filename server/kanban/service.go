@@ -27,14 +27,16 @@ import (
 	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
+// CardChanged is published in an update's unit of work when a card's status or
+// priority changed, so a linked card on a peer's instance learns of it.
+type CardChanged struct {
+	Before, After *ent.Card
+}
+
 // Service implements KanbanService.
 type Service struct {
 	DB  *db.DB
 	Now func() time.Time
-	// Changed runs in an update's transaction when a card's status or
-	// priority changed (the operator network sends it to a linked card's
-	// instance); optional.
-	Changed func(ctx context.Context, tx *db.Tx, before, after *ent.Card) error
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }

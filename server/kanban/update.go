@@ -100,10 +100,8 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 		return d, errNoChange
 	}
 	if before.Status != after.Status || before.Priority != after.Priority {
-		if s.Changed != nil {
-			if err := s.Changed(ctx, tx, before, after); err != nil {
-				return nil, err
-			}
+		if err := tx.Publish(ctx, CardChanged{Before: before, After: after}); err != nil {
+			return nil, err
 		}
 		if err := tellLinked(ctx, tx, before, after, now); err != nil {
 			return nil, fmt.Errorf("kanban: tell linked cards: %w", err)

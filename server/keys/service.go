@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/apikey"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -28,13 +29,8 @@ const maxKeysListed = 500
 
 // Service implements KeyService.
 type Service struct {
-	DB  *ent.Client
+	DB  *db.DB
 	Now func() time.Time
-	// Changed runs after a key changes (the resolver's cache forgets keys).
-	Changed func()
-	// Ended runs after a key stops admitting its holder (the event bus ends
-	// the streams it opened); nil for none.
-	Ended func(...auth.Credential)
 }
 
 // ListKeys lists the caller's keys, newest first.
@@ -112,11 +108,8 @@ func (s *Service) DeleteKey(ctx context.Context, req *switchboardv1.DeleteKeyReq
 	if n == 0 {
 		return nil, apperr.NotFound("API key %q not found", req.GetId())
 	}
-	if s.Changed != nil {
-		s.Changed()
-	}
-	if s.Ended != nil {
-		s.Ended(auth.Credential{KeyID: req.GetId()})
+	if err := s.DB.Publish(ctx, auth.CredentialEnded{Credential: auth.Credential{KeyID: req.GetId()}}); err != nil {
+		return nil, apperr.Internal(err)
 	}
 	k, err := s.DB.APIKey.Get(ctx, req.GetId())
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -27,6 +28,28 @@ type modeInfo struct {
 type modeAnswer struct {
 	Mode  string     `json:"mode"`
 	Modes []modeInfo `json:"modes"`
+}
+
+// mode is mode_get's answer for the caller in ctx.
+func mode(ctx context.Context, settings c.SettingsServiceHandler) (any, error) {
+	set, err := input.Call(ctx, settings.GetSettings, &switchboardv1.GetSettingsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return modeAnswer{Mode: set.GetMode(), Modes: modes}, nil
+}
+
+// ModeOf answers mode_get as the user userID, outside a door session: a
+// trusted peer's shared mode_get (server/network) gets the door's own answer.
+func ModeOf(users *ent.Client, settings c.SettingsServiceHandler) func(ctx context.Context, userID string) (any, error) {
+	return func(ctx context.Context, userID string) (any, error) {
+		u, err := users.User.Get(ctx, userID)
+		if err != nil {
+			return nil, err
+		}
+		p := &auth.Principal{UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role), Via: auth.ViaSession}
+		return mode(auth.WithPrincipal(ctx, p), settings)
+	}
 }
 
 var modeSchema = &jsonschema.Schema{
@@ -149,11 +172,7 @@ func staticTools(s *Server) []*tool {
 			input:        object(nil, nil),
 			outputSchema: modeSchema,
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
-				set, err := input.Call(ctx, sv.Settings.GetSettings, &switchboardv1.GetSettingsRequest{})
-				if err != nil {
-					return nil, err
-				}
-				return modeAnswer{Mode: set.GetMode(), Modes: modes}, nil
+				return mode(ctx, sv.Settings)
 			},
 		},
 		briefingTool(s),

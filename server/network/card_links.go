@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
@@ -105,7 +106,7 @@ func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Rece
 			}
 			return k, err
 		}, &switchboardv1.CardChange{ExternalCardId: req.GetCardId(), NewStatus: req.GetNewStatus(),
-			NewPriority: req.GetNewPriority(), ChangeLog: req.GetChangeLog(), From: Peer(c.PeerUserEmail, c.PeerInstanceURL),
+			NewPriority: req.GetNewPriority(), ChangeLog: req.GetChangeLog(), From: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL),
 			ReceivedAt: timestamppb.New(s.now().Truncate(time.Microsecond))})
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -23,7 +24,7 @@ import (
 func (s *Service) written(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, action, summary string) error {
 	return activity.Write(ctx, tx, activity.Entry{
 		UserID: c.UserID, Action: action, Actor: "Switchboard", At: s.now(),
-		Summary:  summary + " " + Peer(c.PeerUserEmail, c.PeerInstanceURL),
+		Summary:  summary + " " + handle.Peer(c.PeerUserEmail, c.PeerInstanceURL),
 		Metadata: map[string]any{"connectionId": c.ID, "peerInstanceUrl": c.PeerInstanceURL},
 	})
 }
@@ -76,7 +77,7 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 	case prior.Status == networkconnection.StatusActive:
 		return &switchboardv1.CreateConnectionResponse{Connection: toProto(prior)}, nil
 	case prior.Direction == networkconnection.DirectionInbound:
-		return nil, apperr.Conflict("%s has already asked to connect (connection %s): accept or decline it", Peer(email, origin), prior.ID)
+		return nil, apperr.Conflict("%s has already asked to connect (connection %s): accept or decline it", handle.Peer(email, origin), prior.ID)
 	}
 	token, hash := auth.NewToken(federation.PeerTokenPrefix)
 	// The issued token is committed before the call, so that whichever

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -283,7 +284,7 @@ func jobProto(j *ent.Job) *switchboardv1.Job {
 		ConnectionId: j.ConnectionID, FromUserName: j.FromUserName, CreatedAt: timestamppb.New(j.CreatedAt),
 	}
 	if j.FromUserEmail != nil && j.FromInstanceURL != nil {
-		from := Peer(*j.FromUserEmail, *j.FromInstanceURL)
+		from := handle.Peer(*j.FromUserEmail, *j.FromInstanceURL)
 		out.From = &from
 	}
 	if j.ClosedAt != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -174,7 +175,7 @@ func notificationProto(n *ent.Notification) *switchboardv1.Notification {
 	out := &switchboardv1.Notification{
 		Id: n.ID, Type: string(n.Type), Title: n.Title, Body: n.Body, Metadata: metadataOf(n.Metadata),
 		ConnectionId: n.ConnectionID, FromUserName: n.FromUserName, FromUserEmail: n.FromUserEmail,
-		From: Peer(n.FromUserEmail, n.FromInstanceURL), CreatedAt: timestamppb.New(n.CreatedAt),
+		From: handle.Peer(n.FromUserEmail, n.FromInstanceURL), CreatedAt: timestamppb.New(n.CreatedAt),
 	}
 	if n.ReadAt != nil {
 		out.ReadAt = timestamppb.New(*n.ReadAt)

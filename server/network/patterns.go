@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/workpattern"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
@@ -249,7 +250,7 @@ func peerPatternsProto(c *ent.NetworkConnection, r *ent.PeerPattern) *switchboar
 	if r.PublishedAt != nil {
 		w.UpdatedAt = timestamppb.New(*r.PublishedAt)
 	}
-	return &switchboardv1.PeerPatterns{ConnectionId: c.ID, Peer: Peer(c.PeerUserEmail, c.PeerInstanceURL),
+	return &switchboardv1.PeerPatterns{ConnectionId: c.ID, Peer: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL),
 		Patterns: w, FetchedAt: timestamppb.New(r.FetchedAt)}
 }
 

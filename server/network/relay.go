@@ -18,6 +18,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -134,7 +135,7 @@ func (s *Service) recordSent(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if err != nil {
 		return nil, err
 	}
-	peer := Peer(c.PeerUserEmail, c.PeerInstanceURL)
+	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	return row, activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "relay_sent", Actor: p.Actor(), At: s.now(),
 		Summary: fmt.Sprintf("Sent %q to %s", row.Subject, peer), CardID: deref(row.CardID),
 		Metadata: map[string]any{"relayId": row.ID, "connectionId": c.ID, "type": typ}})
@@ -317,7 +318,7 @@ func itemMeta(c *ent.NetworkConnection, in *inbound) (string, error) {
 	payload := map[string]any{}
 	_ = json.Unmarshal([]byte(in.payload), &payload) // a JSON object, made from the request's Struct
 	meta := map[string]any{"relayId": in.relayID, "connectionId": c.ID, "intent": in.intent,
-		"peer": Peer(c.PeerUserEmail, c.PeerInstanceURL), "relayPayload": payload}
+		"peer": handle.Peer(c.PeerUserEmail, c.PeerInstanceURL), "relayPayload": payload}
 	var widgets []any
 	if list, ok := payload["widgets"].([]any); ok && len(list) <= 50 {
 		widgets = append(widgets, list...)
@@ -375,7 +376,7 @@ func relayProto(r *ent.Relay, c *ent.NetworkConnection) *switchboardv1.Relay {
 		out.Payload = st
 	}
 	if c != nil {
-		out.Peer = Peer(c.PeerUserEmail, c.PeerInstanceURL)
+		out.Peer = handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	}
 	return out
 }

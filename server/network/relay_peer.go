@@ -17,6 +17,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
@@ -179,7 +180,7 @@ func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnecti
 // item, an ambient relay passes the preferences, a response joins its thread.
 func (s *Service) take(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound, create *ent.RelayCreate) (*switchboardv1.ReceiveRelayResponse, error) {
 	res := &switchboardv1.ReceiveRelayResponse{RelayId: &in.relayID}
-	peer := Peer(c.PeerUserEmail, c.PeerInstanceURL)
+	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	switch in.handling {
 	case rules.AsItem:
 		it, err := s.queueItem(ctx, tx, c, to, in, create)
@@ -266,9 +267,9 @@ func (s *Service) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnec
 	}
 	title := in.subject
 	if title == "" {
-		title = "Request from " + Peer(c.PeerUserEmail, c.PeerInstanceURL)
+		title = "Request from " + handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	}
-	peer := Peer(c.PeerUserEmail, c.PeerInstanceURL)
+	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	req := &switchboardv1.CreateQueueItemRequest{Title: title, Priority: &in.queuePriority, Metadata: &meta,
 		Source: proto.String("relay:" + peer), Description: description(in.payload)}
 	p := &auth.Principal{UserID: to.ID, Username: to.Username, Name: to.Name, Role: string(to.Role), Via: auth.ViaKey, KeyLabel: peer}

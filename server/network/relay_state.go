@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -227,7 +228,7 @@ func (s *Service) senderMoved(ctx context.Context, tx *db.Tx, c *ent.NetworkConn
 	if err := up.Exec(ctx); err != nil {
 		return err
 	}
-	peer := Peer(c.PeerUserEmail, c.PeerInstanceURL)
+	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	summary := fmt.Sprintf("%s: %q is %s", peer, r.Subject, state)
 	switch {
 	case req.GetReason() != "":

@@ -24,6 +24,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -104,7 +105,7 @@ func (s *Service) candidates(ctx context.Context, userID string) ([]rules.Candid
 	}
 	out := make([]rules.Candidate, 0, len(conns))
 	for _, c := range conns {
-		cand := rules.Candidate{ID: c.ID, Name: Peer(c.PeerUserEmail, c.PeerInstanceURL), Kind: rules.CandidateConnection,
+		cand := rules.Candidate{ID: c.ID, Name: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL), Kind: rules.CandidateConnection,
 			TrustLevel: string(c.TrustLevel)}
 		if pp := byConn[c.ID]; pp != nil {
 			cand.Skills, cand.TaskTypes, cand.MaxConcurrent = pp.Skills, pp.TaskTypes, pp.MaxConcurrent
@@ -284,7 +285,7 @@ func (s *Service) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetwo
 	for _, c := range conns {
 		name := c.PeerUserName
 		if name == "" {
-			name = Peer(c.PeerUserEmail, c.PeerInstanceURL)
+			name = handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 		}
 		h := c.PeerInstanceURL
 		if u, err := url.Parse(c.PeerInstanceURL); err == nil && u.Host != "" {
@@ -453,7 +454,7 @@ func (s *Service) people(ctx context.Context, userID string) ([]rules.Person, er
 		return nil, err
 	}
 	for _, c := range conns {
-		per := rules.Person{ID: c.ID, Name: Peer(c.PeerUserEmail, c.PeerInstanceURL), Party: rules.PartyConnection,
+		per := rules.Person{ID: c.ID, Name: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL), Party: rules.PartyConnection,
 			Company: c.PeerInstanceName}
 		for _, pp := range pats {
 			if pp.ConnectionID == c.ID {

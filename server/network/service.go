@@ -60,9 +60,9 @@ type Service struct {
 	Audit *audit.Recorder
 	// Queue makes the items request relays become (with their cards).
 	Queue *queue.Service
-	// Tools runs the MCP door's tools for a trusted peer's mode_get
-	// (CallSharedTool); set once the door is built.
-	Tools ToolRunner
+	// Mode answers a trusted peer's mode_get as the local user
+	// (CallSharedTool): the MCP door's own answer, mcp.ModeOf.
+	Mode func(ctx context.Context, userID string) (any, error)
 	// ClientOptions are the outbound Connect client's (tracing).
 	ClientOptions []connect.ClientOption
 	// Limiter counts handshakes per calling origin in the auth rate class

@@ -22,13 +22,9 @@ import (
 // reads), each restricted to what is shared with that connection.
 var SharedTools = []string{"mode_get", "relay_threads", "relay_thread_list", "entity_resolve", "job_browse"}
 
-// ToolRunner runs one of the MCP door's tools as userID (server/mcp
-// Server.RunAs): mode_get is the door's own function.
-type ToolRunner func(ctx context.Context, userID, tool string, args json.RawMessage) (any, error)
-
 // CallSharedTool runs one allowlisted tool for the calling connection: only
 // a trusted connection (403 otherwise), only SharedTools (another is 403).
-// mode_get is the door's function run as the local user; relay_threads,
+// mode_get is the door's answer (mcp.ModeOf) as the local user; relay_threads,
 // relay_thread_list, entity_resolve and job_browse answer over this
 // Service's reads of what the connection shares, because the door's tools
 // search everything the operator holds (note: the door has no relay_threads
@@ -46,10 +42,10 @@ func (s *Service) CallSharedTool(ctx context.Context, req *switchboardv1.CallSha
 	var answer any
 	switch req.GetTool() {
 	case "mode_get":
-		if s.Tools == nil {
-			return nil, apperr.Internal(errNoTools)
+		if s.Mode == nil {
+			return nil, apperr.Internal(errNoMode)
 		}
-		if answer, err = s.Tools(ctx, c.UserID, "mode_get", json.RawMessage("{}")); err != nil {
+		if answer, err = s.Mode(ctx, c.UserID); err != nil {
 			return nil, err
 		}
 	case "relay_threads":
@@ -88,7 +84,7 @@ func (s *Service) CallSharedTool(ctx context.Context, req *switchboardv1.CallSha
 	return &switchboardv1.CallSharedToolResponse{Tool: req.GetTool(), Result: result}, nil
 }
 
-var errNoTools = errors.New("mcp: no tool runner is wired")
+var errNoMode = errors.New("mcp: no mode_get is wired")
 
 // threadRelays are one thread's relays on the connection, oldest first; a
 // thread of another connection, or none, is 404.

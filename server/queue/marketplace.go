@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/provenance"
+	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -207,24 +208,6 @@ func withMeta(raw string, set map[string]any) (string, error) {
 	return encodeMeta(meta)
 }
 
-// itemKey marks a context as running the store execution of an item that
-// already exists.
-type itemKey struct{}
-
-// ForItem is ctx for running a store execution on behalf of the user's
-// existing item (an approved item for a store agent, moved to in_progress):
-// the execution's tracking links that item instead of opening another, and
-// its delivery completes it.
-func ForItem(ctx context.Context, itemID string) context.Context {
-	return context.WithValue(ctx, itemKey{}, itemID)
-}
-
-// ItemFor is the item ForItem named, if any.
-func ItemFor(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(itemKey{}).(string)
-	return id, ok && id != ""
-}
-
 // Link makes the user's item the one a store execution reports on, in tx:
 // its executionId, and metadata merged over the item's. Another account's
 // item, or one already running an execution, is not found.
@@ -238,4 +221,26 @@ func Link(ctx context.Context, tx *db.Tx, userID, itemID, executionID string, me
 		return err
 	}
 	return tx.QueueItem.UpdateOneID(it.ID).SetExecutionID(executionID).SetMetadata(encoded).SetUpdatedAt(at.UTC()).Exec(ctx)
+}
+
+// ExecutionTracked opens or links the requester's item of a store execution
+// just made (review.ExecutionTracked), in the store's transaction.
+func ExecutionTracked(ctx context.Context, tx *db.Tx, ev review.ExecutionTracked) error {
+	if ev.ItemID != "" {
+		if err := Link(ctx, tx, ev.UserID, ev.ItemID, ev.ExecutionID, ev.Metadata, ev.At); err != nil {
+			return fmt.Errorf("queue: linking item %s: %w", ev.ItemID, err)
+		}
+		return nil
+	}
+	_, err := Track(ctx, tx, Delivery{UserID: ev.UserID, ExecutionID: ev.ExecutionID, AgentName: ev.AgentName,
+		Title: ev.Title, Description: ev.Description, Metadata: ev.Metadata, At: ev.At})
+	return err
+}
+
+// ResultDelivered completes the requester's item of a finished store
+// execution (review.ResultDelivered), in the store's transaction.
+func ResultDelivered(ctx context.Context, tx *db.Tx, ev review.ResultDelivered) error {
+	_, err := Deliver(ctx, tx, Delivery{UserID: ev.UserID, ExecutionID: ev.ExecutionID, AgentName: ev.AgentName,
+		Title: ev.Title, Description: ev.Description, Result: ev.Result, Completed: ev.Completed, Metadata: ev.Metadata, At: ev.At})
+	return err
 }

@@ -42,10 +42,8 @@ func (s *Service) move(ctx context.Context, tx *db.Tx, p *auth.Principal, set *a
 	if err := s.sideEffects(ctx, tx, p, set, moved, from); err != nil {
 		return nil, false, err
 	}
-	if s.Moved != nil {
-		if err := s.Moved(ctx, tx, moved, from); err != nil {
-			return nil, false, err
-		}
+	if err := tx.Publish(ctx, ItemMoved{Item: moved, From: from}); err != nil {
+		return nil, false, err
 	}
 	if err := s.changed(ctx, tx, set, moved, webhooks.QueueUpdated{QueueItemID: moved.ID, Action: "queue_status_changed", Status: to}); err != nil {
 		return nil, false, err

@@ -42,15 +42,25 @@ type Service struct {
 	Now func() time.Time
 	// LLM rewrites edited items for agents; nil means none is configured.
 	LLM *llm.Client
-	// Removed, when set, runs in the unit of work that deletes an item (a
-	// delete, or the operator's reject when rejected is true), so records
-	// that outlive the item (A2A tasks) learn how it ended.
-	Removed func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, rejected bool) error
-	// Moved, when set, runs in the unit of work of every status change, after
-	// the item's row is written (from is the status it left), so records that
-	// follow an item (a relay's state, told to its sender through the
-	// outbox) change with it or not at all.
-	Moved func(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error
+}
+
+// ItemMoved is published in the unit of work of every status change, after
+// the item's row is written, so records that follow an item (a relay's state,
+// told to its sender through the outbox; a store agent's run) change with it
+// or not at all.
+type ItemMoved struct {
+	Item *ent.QueueItem
+	// From is the status the item left.
+	From string
+}
+
+// ItemRemoved is published in the unit of work that deletes an item, so
+// records that outlive the item (A2A tasks, received relays) learn how it
+// ended.
+type ItemRemoved struct {
+	Item *ent.QueueItem
+	// Rejected is true for the operator's reject, false for a delete.
+	Rejected bool
 }
 
 func (s *Service) load(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
@@ -536,10 +546,8 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, set 
 	if err := (bridge{tx, p.UserID, p.Actor(), s.Now().UTC()}).remove(ctx, it); err != nil {
 		return apperr.Wrap(err)
 	}
-	if s.Removed != nil {
-		if err := s.Removed(ctx, tx, it, onlyPending); err != nil {
-			return err
-		}
+	if err := tx.Publish(ctx, ItemRemoved{Item: it, Rejected: onlyPending}); err != nil {
+		return err
 	}
 	if err := s.changed(ctx, tx, set, it, webhooks.QueueUpdated{QueueItemID: it.ID, Action: "queue_deleted", Status: string(it.Status)}); err != nil {
 		return err

@@ -13,6 +13,7 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -53,9 +54,6 @@ type Service struct {
 	BcryptCost int
 	// Guesses limits the attempts at a listing's access password (unlocks).
 	Guesses auth.Guesses
-	// Installed, when set, is told after an account installed or
-	// uninstalled an agent (the MCP door refreshes that account's tools).
-	Installed func(ctx context.Context, userID string)
 	// Hub is true with --role hub: the store is the global store, and a
 	// browse's scope defaults to all.
 	Hub bool
@@ -64,10 +62,15 @@ type Service struct {
 	Global Global
 }
 
-// installed tells Installed that userID's installed agents changed.
+// InstallsChanged is published once an account's installed agents changed
+// (an install or an uninstall has committed): the MCP door refreshes that
+// account's tool and prompt lists.
+type InstallsChanged struct{ UserID string }
+
+// installed announces that userID's installed agents changed.
 func (s *Service) installed(ctx context.Context, userID string) {
-	if s.Installed != nil {
-		s.Installed(ctx, userID)
+	if err := s.DB.Publish(ctx, InstallsChanged{UserID: userID}); err != nil {
+		slog.Default().Error("installs changed", "err", err)
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/ids"
-	"github.com/switchboard-hq/switchboard/server/federation/audit"
 )
 
 // Headers of every delivery.
@@ -204,7 +203,7 @@ func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Hea
 	client := d.client
 	if row.Kind == webhookdelivery.KindFederation {
 		client = d.federation
-		ctx = audit.WithAttempt(ctx, audit.Attempt{Retry: int(row.Attempts), Last: int(row.Attempts) >= retries})
+		ctx = WithAttempt(ctx, Attempt{Retry: int(row.Attempts), Last: int(row.Attempts) >= retries})
 	}
 	body := []byte(row.Payload)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, row.URL, bytes.NewReader(body))

@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
 	"github.com/switchboard-hq/switchboard/internal/egress"
-	"github.com/switchboard-hq/switchboard/server/federation/audit"
 )
 
 // maxLanes bounds how many targets one dispatcher delivers to at once; each
@@ -41,7 +40,7 @@ type Config struct {
 	FederationRetries []time.Duration
 	// Audit records every attempt of a federation row as an outbound
 	// FederationAuditLog row (its transport); nil records none.
-	Audit *audit.Recorder
+	Audit Auditor
 }
 
 // Dispatcher delivers due rows until it is closed.

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/federation/guard"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // Transport wraps base (http.DefaultTransport when nil) so that every call
@@ -25,30 +26,12 @@ func (r *Recorder) Transport(base http.RoundTripper) http.RoundTripper {
 	return &transport{rec: r, base: base}
 }
 
-// Attempt is one attempt of an outbox delivery, as the outbox tells the
-// transport through the request's context (WithAttempt): its row then has
-// the retry states of document 2 ("Outbound delivery retry") instead of ok
-// and failed, and the retry count.
-type Attempt struct {
-	// Retry is how many attempts came before this one.
-	Retry int
-	// Last is true when a failure of this attempt exhausts the schedule.
-	Last bool
-}
-
-type attemptKey struct{}
-
-// WithAttempt marks the calls made with ctx as attempt a of a delivery.
-func WithAttempt(ctx context.Context, a Attempt) context.Context {
-	return context.WithValue(ctx, attemptKey{}, a)
-}
-
 // status is the row's status for a call that answered code (0: no answer).
 // A delivery's attempt succeeds only with a 2xx answer, as the outbox
 // counts it: a failure is retry_pending, or retry_exhausted on the last
 // attempt; a success after a failure is retry_success.
 func status(ctx context.Context, code int) string {
-	a, delivery := ctx.Value(attemptKey{}).(Attempt)
+	a, delivery := webhooks.AttemptOf(ctx)
 	switch {
 	case !delivery && code > 0 && code < http.StatusBadRequest:
 		return string(vocab.FederationAuditStatusOK)
@@ -73,7 +56,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now() //nolint:forbidigo // call latency is real time, not business time
 	e := Entry{Direction: "outbound", Endpoint: req.URL.Path, Source: t.rec.Self,
 		Target: req.URL.Scheme + "://" + req.URL.Host}
-	if a, ok := req.Context().Value(attemptKey{}).(Attempt); ok {
+	if a, ok := webhooks.AttemptOf(req.Context()); ok {
 		e.RetryCount = a.Retry
 	}
 	if req.Body != nil && req.Body != http.NoBody {

@@ -94,13 +94,6 @@ type Engine struct {
 	// agents ("" leaves them relative to the instance).
 	PublicURL string
 	Logger    *slog.Logger
-	// Finished is called inside the transaction that records a completed,
-	// failed or timed-out execution; nil for none.
-	Finished func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
-	// Created is called inside the transaction that makes an execution
-	// (execute and requeue), running or queued; nil for none. The review
-	// lifecycle opens the requester's queue item there.
-	Created func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 	// Remote runs the listings synced from other instances (a hub's
 	// spokes); nil where there are none.
 	Remote Remote
@@ -174,10 +167,17 @@ func (e *Engine) log() *slog.Logger {
 	return e.Logger
 }
 
-// created runs the Created hook, if any.
+// ExecutionCreated is published in the transaction that makes an execution
+// (execute and requeue), running or queued: the review lifecycle opens the
+// requester's queue item there.
+type ExecutionCreated struct{ Execution *ent.Execution }
+
+// ExecutionFinished is published in the transaction that records a completed,
+// failed or timed-out execution: the review lifecycle delivers the result, a
+// spoke returns its hub's dispatch, a hub its spoke's user's global run.
+type ExecutionFinished struct{ Execution *ent.Execution }
+
+// created announces an execution just made.
 func (e *Engine) created(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-	if e.Created == nil {
-		return nil
-	}
-	return e.Created(ctx, tx, ex)
+	return tx.Publish(ctx, ExecutionCreated{Execution: ex})
 }

@@ -86,10 +86,8 @@ func (e *Engine) end(ctx context.Context, tx *db.Tx, id string, status execution
 	if err := tx.StoreAgent.UpdateOneID(agentID).AddExecutionCount(1).Exec(ctx); err != nil {
 		return nil, err
 	}
-	if e.Finished != nil {
-		if err := e.Finished(ctx, tx, ex); err != nil {
-			return nil, err
-		}
+	if err := tx.Publish(ctx, ExecutionFinished{Execution: ex}); err != nil {
+		return nil, err
 	}
 	if _, err := tx.StoreAgent.Update().Where(storeagent.ID(agentID), storeagent.CurrentExecutionID(id)).
 		ClearCurrentExecutionID().Save(ctx); err != nil {

@@ -2,11 +2,10 @@
 // lifecycle together: it builds both, wires each to the other in one place,
 // starts their background work and stops it.
 //
-// The two depend on each other: the engine calls the review lifecycle inside
-// the transactions that create and finish an execution (to open the
-// requester's queue item and deliver the result), and the review lifecycle
-// calls the engine to capture or release a payment hold and to requeue and
-// kick a denied task. The Owner's own methods stand between them, so neither
+// The review lifecycle calls the engine to capture or release a payment hold
+// and to requeue and kick a denied task; the engine reaches the review
+// lifecycle only through its domain events (engine.ExecutionCreated,
+// engine.ExecutionFinished), subscribed in server/subscriptions.go. Neither
 // is changed after it is built.
 package lifecycle
 
@@ -17,8 +16,10 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
@@ -27,9 +28,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 	"github.com/switchboard-hq/switchboard/server/store/review"
 )
-
-// Hook runs inside the transaction that creates or finishes an execution.
-type Hook func(ctx context.Context, tx *db.Tx, ex *ent.Execution) error
 
 // Config is what the engine and the review lifecycle need.
 type Config struct {
@@ -47,12 +45,17 @@ type Config struct {
 	// breaker fast-rejects; SweepEvery is the timeout sweep's period. Each
 	// takes its package's default when zero.
 	CallTimeout, BreakerOpenFor, SweepEvery time.Duration
-	// Finished runs after the review lifecycle's delivery, inside the
-	// transaction that ends an execution; nil for none.
-	Finished Hook
+	// FeeCheck asks a joined spoke's hub to validate a settlement's fee; nil
+	// for none (review.Service.FeeCheck).
+	FeeCheck func(ctx context.Context, ex *ent.Execution) *payments.HubCheck
+	// Global reviews the caller's global executions through the hub; nil on
+	// a hub (review.Service.Global).
+	Global func(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error)
 	// Remote runs the listings synced from other instances (a hub's
 	// spokes); nil for none.
 	Remote engine.Remote
+	// Tracer starts the spans of dispatches; nil for none.
+	Tracer trace.Tracer
 }
 
 // Owner holds the engine and the review lifecycle, wired to each other.
@@ -60,14 +63,13 @@ type Owner struct {
 	Engine *engine.Engine
 	Review *review.Service
 	// Timer auto-confirms reviews whose window ended; set by Start.
-	Timer    *review.Timer
-	finished Hook
-	clock    clockwork.Clock
+	Timer *review.Timer
+	clock clockwork.Clock
 }
 
 // New builds the engine and the review lifecycle; Start starts them.
 func New(cfg Config) *Owner {
-	o := &Owner{finished: cfg.Finished, clock: cfg.Clock}
+	o := &Owner{clock: cfg.Clock}
 	o.Engine = &engine.Engine{
 		DB:    cfg.DB,
 		Clock: cfg.Clock,
@@ -77,33 +79,16 @@ func New(cfg Config) *Owner {
 		Payments:   payments.Ledger{Now: cfg.Now},
 		PublicURL:  strings.TrimSuffix(cfg.PublicURL, "/"),
 		Logger:     cfg.Logger,
-		Finished:   o.executionFinished,
-		Created:    o.executionCreated,
 		SweepEvery: cfg.SweepEvery,
 		Remote:     cfg.Remote,
+		Tracer:     cfg.Tracer,
 	}
 	o.Review = &review.Service{
 		DB: cfg.DB, Now: cfg.Now, Log: cfg.Logger,
 		Payments: o.Engine, Requeue: o.Engine.Requeue, Kick: o.Engine.Kick,
+		FeeCheck: cfg.FeeCheck, Global: cfg.Global,
 	}
 	return o
-}
-
-// executionCreated opens the requester's queue item of a marketplace task.
-func (o *Owner) executionCreated(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-	return o.Review.Created(ctx, tx, ex)
-}
-
-// executionFinished delivers the result for review, then runs the
-// configured hook.
-func (o *Owner) executionFinished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
-	if err := o.Review.Finished(ctx, tx, ex); err != nil {
-		return err
-	}
-	if o.finished == nil {
-		return nil
-	}
-	return o.finished(ctx, tx, ex)
 }
 
 // Start starts the review windows' timer (it reads the open windows from the

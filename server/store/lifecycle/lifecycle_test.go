@@ -9,41 +9,39 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/db/dbtest"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
+	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
 // The owner builds the engine and the review lifecycle already wired to each
 // other (docs/architecture.md, "server/store/lifecycle"): the review lifecycle
-// settles and requeues through this engine, and the engine's hooks reach the
-// review lifecycle, then the configured Finished hook.
+// settles, requeues and kicks through this engine, and asks the configured
+// fee check and global reviewer. The engine's events reach the review
+// lifecycle through the server's subscription table (server.TestSubscriptions).
 func TestOwnerWiresEngineAndReview(t *testing.T) {
 	d := dbtest.Open(t)
 	clock := clockwork.NewFakeClock()
-	var finished []string
+	var checked []string
 	o := lifecycle.New(lifecycle.Config{
 		DB: d, Clock: clock, Now: func() time.Time { return clock.Now().UTC() }, Logger: slog.Default(),
-		Finished: func(_ context.Context, _ *db.Tx, ex *ent.Execution) error {
-			finished = append(finished, ex.ID)
+		FeeCheck: func(_ context.Context, ex *ent.Execution) *payments.HubCheck {
+			checked = append(checked, ex.ID)
 			return nil
 		},
 	})
 	if p, ok := o.Review.Payments.(*engine.Engine); !ok || p != o.Engine {
 		t.Fatalf("review settles through %T, not the owner's engine", o.Review.Payments)
 	}
-	if o.Review.Requeue == nil || o.Review.Kick == nil || o.Engine.Created == nil || o.Engine.Finished == nil {
-		t.Fatal("a hook between the engine and the review lifecycle is missing")
+	if o.Review.Requeue == nil || o.Review.Kick == nil {
+		t.Fatal("a call from the review lifecycle to the engine is missing")
 	}
-	// An owner's own execution is not reviewed: the review lifecycle passes,
-	// and the configured hook runs after it.
-	own := &ent.Execution{ID: "exe_own", IsOwnAgent: true}
-	if err := o.Engine.Created(t.Context(), nil, own); err != nil {
-		t.Fatal(err)
+	if o.Review.FeeCheck(t.Context(), &ent.Execution{ID: "exe_1"}); len(checked) != 1 || checked[0] != "exe_1" {
+		t.Fatalf("the review's fee check did not reach the configured one: %v", checked)
 	}
-	if err := o.Engine.Finished(t.Context(), nil, own); err != nil || len(finished) != 1 || finished[0] != "exe_own" {
-		t.Fatalf("Finished: %v, configured hook saw %v", err, finished)
+	if o.Review.Global != nil {
+		t.Fatal("a global reviewer was set though none was configured")
 	}
 	o.Start(t.Context())
 	if o.Timer == nil {

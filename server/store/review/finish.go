@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
 // Finished is the engine's hook, called in the transaction that finishes an
@@ -66,7 +65,7 @@ func (s *Service) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) er
 			return nil // delivered already (a hook called twice)
 		}
 	}
-	if _, err := queue.Deliver(ctx, tx, queue.Delivery{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
+	if err := tx.Publish(ctx, ResultDelivered{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
 		Title: title, Description: ex.Input, Result: result, Completed: completed, Metadata: meta, At: now}); err != nil {
 		return fmt.Errorf("review: queue delivery: %w", err)
 	}
@@ -105,8 +104,7 @@ func (s *Service) openGlobal(ctx context.Context, tx *db.Tx, ex *ent.Execution) 
 // Created is the engine's hook in the transaction that makes an execution:
 // a marketplace execution of another account's agent opens its requester's
 // queue item (in_progress, task origin marketplace), which Finished completes.
-// An execution run for an existing item (queue.ForItem) links that item
-// instead.
+// An execution run for an existing item (ForItem) links that item instead.
 func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if ex.IsOwnAgent || ex.TaskOrigin != execution.TaskOriginMarketplace {
 		return nil
@@ -116,13 +114,8 @@ func (s *Service) Created(ctx context.Context, tx *db.Tx, ex *ent.Execution) err
 		return fmt.Errorf("review: tracking: %w", err)
 	}
 	meta := map[string]any{"executionId": ex.ID, "agentId": agent.ID, "agentName": agent.Name, "taskOrigin": "marketplace"}
-	if id, ok := queue.ItemFor(ctx); ok {
-		if err := queue.Link(ctx, tx, ex.UserID, id, ex.ID, meta, s.now()); err != nil {
-			return fmt.Errorf("review: linking item %s: %w", id, err)
-		}
-		return nil
-	}
-	if _, err := queue.Track(ctx, tx, queue.Delivery{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name,
+	itemID, _ := ItemFor(ctx)
+	if err := tx.Publish(ctx, ExecutionTracked{UserID: ex.UserID, ExecutionID: ex.ID, AgentName: agent.Name, ItemID: itemID,
 		Title: fmt.Sprintf("%s: %s", agent.Name, headline(ex.Input)), Description: ex.Input, Metadata: meta, At: s.now()}); err != nil {
 		return fmt.Errorf("review: tracking: %w", err)
 	}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+
+	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/capabilities"
+	"github.com/switchboard-hq/switchboard/server/developer"
+	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
+)
+
+// subscriptions is the one table of who hears which domain event, beside
+// mounts (mount.go). A service publishes its events in its unit of work
+// (tx.Publish); the subscribers of db.On run there, in this order, so what
+// they change commits with the change or not at all (an effect outside the
+// machine is an outbox row written there); those of db.OnCommit run in this
+// process once it has committed. A new reaction to a change is a new row
+// here, never a hook field on the publisher.
+func subscriptions(h *house) []db.Subscription {
+	s := h.svc
+	subs := []db.Subscription{
+		// A request relay's item reports its moves to the relay's sender; an
+		// approved item for a store agent runs the agent.
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
+			return s.network.ItemMoved(ctx, tx, ev.Item, ev.From)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
+			return s.assistant.ItemMoved(ctx, tx, ev.Item, ev.From)
+		}),
+		// Both records that outlive an item learn how it ended: an A2A task
+		// and a received relay (its sender is told through the outbox).
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
+			return s.a2a.Removed(ctx, tx, ev.Item, ev.Rejected)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
+			return s.network.ItemRemoved(ctx, tx, ev.Item, ev.Rejected)
+		}),
+		// A linked card's status and priority go to the peer's instance.
+		db.On(func(ctx context.Context, tx *db.Tx, ev kanban.CardChanged) error {
+			return s.network.CardChanged(ctx, tx, ev.Before, ev.After)
+		}),
+		// The store's executions: the review lifecycle opens the requester's
+		// item and delivers the result; a spoke returns its hub's dispatch; a
+		// hub delivers its spoke's user's global run.
+		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionCreated) error {
+			return s.review.Created(ctx, tx, ev.Execution)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
+			return s.review.Finished(ctx, tx, ev.Execution)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
+			return s.spoke.Finished(ctx, tx, ev.Execution)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
+			return s.hub.Finished(ctx, tx, ev.Execution)
+		}),
+		// The requester's queue follows a marketplace execution.
+		db.On(queue.ExecutionTracked),
+		db.On(queue.ResultDelivered),
+		// A decision on a synced listing or pack reaches its spoke through
+		// the outbox.
+		db.On(func(ctx context.Context, tx *db.Tx, ev developer.AgentDecided) error {
+			_, err := s.hub.EnqueueApproval(ctx, tx, ev.Agent, ev.Reason)
+			return err
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev developer.CapabilityDecided) error {
+			return s.hub.EnqueueCapabilityApproval(ctx, tx, ev.Pack, ev.Reason)
+		}),
+		// The MCP door follows an account's installs (its tool and prompt
+		// lists) and ended credentials (its sessions); the event streams end
+		// with their credential, and the key cache forgets an ended key.
+		db.OnCommit(func(ctx context.Context, ev store.InstallsChanged) { h.door.Changed(ctx, ev.UserID) }),
+		db.OnCommit(func(ctx context.Context, ev capabilities.InstallsChanged) { h.door.Changed(ctx, ev.UserID) }),
+		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) {
+			if ev.Credential.KeyID != "" {
+				h.resolver.Forget()
+			}
+		}),
+		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) { h.bus.EndStreams(ev.Credential) }),
+		db.OnCommit(func(_ context.Context, ev auth.CredentialEnded) { h.door.EndStreams(ev.Credential) }),
+	}
+	if finished := h.cfg.Executions.Finished; finished != nil {
+		subs = append(subs, db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
+			return finished(ctx, tx, ev.Execution)
+		}))
+	}
+	return subs
+}

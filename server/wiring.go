@@ -1,0 +1,351 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/llm"
+	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/a2a"
+	"github.com/switchboard-hq/switchboard/server/accounts"
+	"github.com/switchboard-hq/switchboard/server/activity"
+	"github.com/switchboard-hq/switchboard/server/assistant"
+	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
+	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/capabilities"
+	"github.com/switchboard-hq/switchboard/server/capgate"
+	"github.com/switchboard-hq/switchboard/server/chat"
+	"github.com/switchboard-hq/switchboard/server/contacts"
+	"github.com/switchboard-hq/switchboard/server/contract"
+	"github.com/switchboard-hq/switchboard/server/developer"
+	"github.com/switchboard-hq/switchboard/server/documents"
+	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/audit"
+	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/idempotency"
+	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/keys"
+	"github.com/switchboard-hq/switchboard/server/mcp"
+	"github.com/switchboard-hq/switchboard/server/network"
+	"github.com/switchboard-hq/switchboard/server/queue"
+	"github.com/switchboard-hq/switchboard/server/settings"
+	"github.com/switchboard-hq/switchboard/server/store"
+	"github.com/switchboard-hq/switchboard/server/store/engine"
+	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
+	"github.com/switchboard-hq/switchboard/server/store/review"
+	"github.com/switchboard-hq/switchboard/server/updates"
+	"github.com/switchboard-hq/switchboard/server/webhooks"
+	"github.com/switchboard-hq/switchboard/server/widgets"
+)
+
+// services is every service implementation; each serves both transports.
+// Each is built whole by its constructor, in the order of what it needs
+// (house.build): none is changed afterwards, and what one service must learn
+// of another's changes it learns from the subscription table
+// (subscriptions.go).
+type services struct {
+	accounts *accounts.Service
+	activity *activity.Service
+	caps     *capabilities.Service
+	chat     *chat.Service
+	contacts *contacts.Service
+	docs     *documents.Service
+	events   *events.Service
+	kanban   *kanban.Service
+	keys     *keys.Service
+	queue    *queue.Service
+	settings *settings.Service
+	store    *store.Service
+	dev      *developer.Service
+	review   *review.Service
+	execs    *engine.Service
+	updates  *updates.Service
+	widgets  *widgets.Service
+	handoff  *a2a.Handoff
+	hub      *federation.Hub
+	spoke    *federation.Spoke
+	audit    *audit.Service
+	network  *network.Service
+	// assistant runs the assistant's action tags.
+	assistant *assistant.Executor
+	// conversation is the operator's chat with the assistant (and its tags).
+	conversation *assistant.Service
+	// prompt shows the admin the assistant's assembled prompt.
+	prompt *prompt.Service
+	// recorder writes the federation audit log (inbound and outbound).
+	recorder *audit.Recorder
+	// a2a is the A2A endpoint's tasks.
+	a2a *a2a.Service
+}
+
+// house is everything New composes: the contract, the gate and the services,
+// and the background parts behind them.
+type house struct {
+	cfg      Config
+	table    *contract.Table
+	resolver *auth.Resolver
+	bus      *events.Bus
+	gate     *gate.Gate
+	keyed    *idempotency.Guard
+	egress   egress.Policy
+	tracing  *tracing
+	svc      services
+	door     *mcp.Server
+	hooks    *webhooks.Dispatcher
+	lifetime *lifecycle.Owner
+	// credential is what the outbox adds to a federation delivery: a hub
+	// presents each spoke's secret, a spoke its platform token, the operator
+	// network its connection's peer token.
+	credential func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
+}
+
+// build constructs every part in the order of what it needs; app collects
+// what must be closed, so a failure part-way is closed by the caller.
+func (h *house) build(app *App) error {
+	cfg := h.cfg
+	var err error
+	if h.table, err = contract.Load(); err != nil {
+		return err
+	}
+	h.resolver = &auth.Resolver{DB: cfg.DB.Client, Now: cfg.now}
+	if h.bus, err = events.New(events.Config{DB: cfg.DB, Now: cfg.now, Logger: cfg.Logger, Heartbeat: cfg.Heartbeat,
+		WriteTimeout: cfg.StreamWriteTimeout, Lapsed: h.resolver.Lapsed}); err != nil {
+		return err
+	}
+	app.Events = h.bus
+	app.closers = append(app.closers, h.bus.Close)
+	if h.tracing, err = newTracing(cfg); err != nil {
+		return err
+	}
+	app.tracing = h.tracing
+	if h.tracing != nil {
+		// First in, so last out: the spans of everything else are flushed.
+		app.closers = append([]func(){h.tracing.shutdown}, app.closers...)
+	}
+	h.egress = egress.Policy{AllowPrivate: cfg.AllowPrivateEndpoints}
+	// The gate also limits guesses at the store's and the packs' passwords,
+	// and the network's handshakes per calling origin.
+	h.gate = gate.New(h.table, h.resolver, cfg.Limits)
+	for _, step := range []func(*App) error{h.buildFederation, h.buildServices, h.buildDoors} {
+		if err := step(app); err != nil {
+			return err
+		}
+	}
+	return requireClocks(h.svc)
+}
+
+// buildFederation builds the store, both sides of federation (only one
+// serves, by role), the operator network, and the engine with the review
+// lifecycle between them.
+func (h *house) buildFederation(*App) error {
+	cfg, s := h.cfg, &h.svc
+	role := cfg.Federation.Role
+	if role == "" {
+		role = "standalone"
+	}
+	if !slices.Contains(vocab.Values("instance_role"), role) {
+		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
+	}
+	hub := role == "hub"
+	box, policy, err := storeSecrets(cfg)
+	if err != nil {
+		return err
+	}
+	s.recorder = &audit.Recorder{DB: cfg.DB.Client, Now: cfg.now, Logger: cfg.Logger, Self: cfg.Executions.PublicURL,
+		Retention: cfg.Federation.AuditRetention, Caller: federation.CallerName(cfg.DB.Client, hub)}
+	s.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
+		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
+		Interval: cfg.Federation.HeartbeatInterval, Audit: s.recorder})
+	s.store = &store.Service{DB: cfg.DB, Now: cfg.now, Egress: h.egress, Policy: policy, BcryptCost: cfg.BcryptCost,
+		Guesses: h.gate, Secrets: box, Hub: hub}
+	// The store reaches the hub's store through the spoke side; a hub's own
+	// store is the global store.
+	if !hub {
+		s.store.Global = s.spoke
+	}
+	s.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
+		Serving: hub, StaleAfter: cfg.Federation.StaleAfter, Policy: policy,
+		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: s.recorder, ClientOptions: h.tracing.clientOptions()})
+	s.queue = &queue.Service{DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM}
+	s.settings = &settings.Service{DB: cfg.DB, Now: cfg.now, Egress: h.egress}
+	s.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: box, Logger: cfg.Logger,
+		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: s.recorder,
+		ClientOptions: h.tracing.clientOptions(), Limiter: h.gate, Queue: s.queue,
+		// A trusted peer's mode_get is the MCP door's own answer.
+		Mode: mcp.ModeOf(cfg.DB.Client, s.settings)})
+	instances := s.spoke.Credential
+	if hub {
+		instances = s.hub.Credential
+	}
+	h.credential = func(ctx context.Context, id string) (string, string, bool, error) {
+		if network.Owns(id) {
+			return s.network.Credential(ctx, id)
+		}
+		return instances(ctx, id)
+	}
+	h.lifetime = newLifecycle(cfg, h.egress, box, s.hub, s.spoke, h.tracing)
+	s.review = h.lifetime.Review
+	// A hub runs listings synced from its spokes by dispatching to them; a
+	// spoke sends its hub's dispatches back when they end: both sides use
+	// the engine, which reaches the hub's spokes through the hub.
+	s.hub.Engine, s.spoke.Engine, s.hub.Review = h.lifetime.Engine, h.lifetime.Engine, h.lifetime.Review
+	s.execs = &engine.Service{Engine: h.lifetime.Engine, Global: global(s.hub, s.spoke)}
+	return nil
+}
+
+// buildServices builds the operator's services and the assistant over them.
+func (h *house) buildServices(app *App) error {
+	cfg, s := h.cfg, &h.svc
+	var err error
+	if s.updates, err = updates.New(cfg.now); err != nil {
+		return err
+	}
+	s.accounts = &accounts.Service{DB: cfg.DB, Now: cfg.now, BcryptCost: cfg.BcryptCost}
+	s.activity = &activity.Service{DB: cfg.DB.Client}
+	s.contacts = &contacts.Service{DB: cfg.DB, Now: cfg.now}
+	s.docs = &documents.Service{DB: cfg.DB, Now: cfg.now}
+	s.events = &events.Service{Bus: h.bus}
+	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
+	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
+	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
+	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,
+		Gate: &capgate.Resolver{DB: cfg.DB.Client}, Guesses: h.gate}
+	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}
+	s.assistant = assistant.New(assistant.Config{Services: assistant.Services{Queue: s.queue, Kanban: s.kanban,
+		Settings: s.settings, Store: s.store, Executions: s.execs, Links: s.kanban, Checklists: s.kanban, Tasks: s.queue,
+		Relays: s.network, Jobs: s.network}, Gate: &capgate.Resolver{DB: cfg.DB.Client}, Logger: cfg.Logger,
+		LLM: cfg.LLM, DB: cfg.DB, Now: cfg.now})
+	// Closed before the lifecycle (closers run last first): an item's agent
+	// run in flight ends while the engine can still finish it.
+	app.Assistant = s.assistant
+	s.chat = &chat.Service{DB: cfg.DB, Now: cfg.now, Available: s.assistant.Commands}
+	// One prompt for the send and the admin's view: the groups, packs, kits,
+	// briefing and the conversation's turns, within the budget.
+	s.prompt = &prompt.Service{Sources: prompt.Sources{DB: cfg.DB.Client, Now: cfg.now, Budget: cfg.ContextTokens,
+		Commands: s.assistant.Commands, Turns: assistant.Turns(cfg.DB)}}
+	s.conversation = &assistant.Service{Executor: s.assistant, DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM,
+		Streams: llm.NewLimiter(llm.StreamsPerAccount), Prompt: s.prompt.Sources.Prompt}
+	s.dev = &developer.Service{
+		DB: cfg.DB, Now: cfg.now, Accounts: s.accounts, Store: s.store, Egress: h.egress, Logger: cfg.Logger,
+		// registerUrl is absolute when the instance knows its public address.
+		BaseURL: cfg.Executions.PublicURL,
+	}
+	app.closers = append(app.closers, s.dev.Close)
+	s.a2a = &a2a.Service{DB: cfg.DB, Queue: s.queue, Bus: h.bus, Egress: h.egress, Charge: h.gate.Charge,
+		OpenStream: h.gate.OpenStream}
+	return nil
+}
+
+// buildDoors builds what stands beside the API: the idempotency guard, the
+// MCP door, the outbox's dispatcher and the federation audit service on it.
+func (h *house) buildDoors(app *App) error {
+	cfg, s := h.cfg, &h.svc
+	// After the gate on both transports: a key belongs to the admitted credential.
+	h.keyed = idempotency.New(idempotency.Config{
+		DB: cfg.DB, Table: h.table, Now: cfg.now, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+	})
+	var err error
+	if h.door, err = mcp.New(mcp.Config{
+		Services: mcp.Services{
+			Queue: s.queue, Contacts: s.contacts, Kanban: s.kanban, Settings: s.settings,
+			Activity: s.activity, Chat: s.chat, Store: s.store, Review: s.review,
+			Executions: s.execs, Capabilities: s.caps, Network: s.network,
+		},
+		Table: h.table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
+		Charge: h.gate.Charge, OpenStream: h.gate.OpenStream, OpenSession: h.gate.OpenMCPSession, Now: cfg.now,
+	}); err != nil {
+		return err
+	}
+	app.closers = append(app.closers, h.door.Close)
+	// Keys that expire, or end on another replica: the bus's heartbeat check.
+	h.bus.Watch(events.Watcher{Open: h.door.OpenCredentials, End: h.door.EndStreams})
+	h.hooks = webhooks.Start(webhooks.Config{
+		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: h.egress,
+		Credential: h.credential, FederationRetries: cfg.Federation.RetrySchedule, Audit: s.recorder,
+	})
+	app.closers = append(app.closers, h.hooks.Close)
+	// process_retries runs on this dispatcher.
+	s.audit = &audit.Service{DB: cfg.DB.Client, Hub: s.hub.Serving, Retry: processRetries(h.hooks)}
+	// The federation class counts per calling instance, not per address.
+	h.gate.CountFederationBy(federationCaller(federation.CallerInstance(s.hub, s.spoke), s.network.CallerConnection))
+	return nil
+}
+
+// start starts the background work: the engine and its review timer, the
+// spoke's heartbeat, the audit log's retention and the network's patterns.
+func (h *house) start(app *App) {
+	s := h.svc
+	h.lifetime.Start(context.Background())
+	app.closers = append(app.closers, h.lifetime.Close)
+	beats, stopBeats := context.WithCancel(context.Background())
+	go s.spoke.Run(beats, h.cfg.Clock)
+	go s.recorder.Run(beats, h.cfg.Clock)
+	go s.network.RunPatterns(beats, h.cfg.Clock)
+	app.closers = append(app.closers, stopBeats)
+	app.Review, app.Engine = h.lifetime.Review, h.lifetime.Engine
+	// Closed before the lifecycle (closers run last first): an item's agent
+	// run in flight ends while the engine can still finish it.
+	app.closers = append(app.closers, s.assistant.Close)
+}
+
+// storeSecrets is the instance key's box (nil without a key) and the store's
+// review policy (zero-gate when unset).
+func storeSecrets(cfg Config) (*secrets.Box, store.ReviewPolicy, error) {
+	policy := cfg.ReviewPolicy
+	if policy == "" {
+		policy = store.ZeroGate
+	}
+	if _, err := store.ParsePolicy(string(policy)); err != nil {
+		return nil, "", fmt.Errorf("server: %w", err)
+	}
+	if len(cfg.SecretKey) == 0 {
+		return nil, policy, nil
+	}
+	box, err := secrets.New(cfg.SecretKey)
+	if err != nil {
+		return nil, "", fmt.Errorf("server: %w", err)
+	}
+	return box, policy, nil
+}
+
+// global runs the hub's listings for the store's execute on an instance
+// that is not a hub; nil on a hub.
+func global(hub *federation.Hub, spoke *federation.Spoke) func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+	if hub.Serving {
+		return nil
+	}
+	return spoke.ExecuteGlobal
+}
+
+// processRetries is the admin's process_retries on the dispatcher, counted.
+func processRetries(d *webhooks.Dispatcher) func(context.Context) (*switchboardv1.RunFederationAuditActionResponse, error) {
+	return func(ctx context.Context) (*switchboardv1.RunFederationAuditActionResponse, error) {
+		p, err := d.Retry(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &switchboardv1.RunFederationAuditActionResponse{
+			Processed: int32(p.Sent()), Delivered: int32(p.Delivered), RetryPending: int32(p.RetryPending),
+			RetryExhausted: int32(p.RetryExhausted), Deferred: int32(p.Deferred), Cancelled: int32(p.Cancelled),
+		}, nil
+	}
+}
+
+// federationCaller names the caller the federation rate class counts: the
+// calling instance (platform token, a hub's secret), else the operator
+// network's connection; empty falls back to the client address.
+func federationCaller(instance, connection func(context.Context, *http.Request) string) func(context.Context, *http.Request) string {
+	return func(ctx context.Context, r *http.Request) string {
+		if k := instance(ctx, r); k != "" {
+			return k
+		}
+		return connection(ctx, r)
+	}
+}
