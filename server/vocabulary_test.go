@@ -383,7 +383,9 @@ func TestVocabularyHasNoCopies(t *testing.T) {
 	}
 	// A const block that spells two or more values of one vocabulary is a
 	// second declaration of it, even when it names only a part: name them by
-	// the generated constants (internal/vocab/terms.gen.go).
+	// the generated constants (internal/vocab/terms.gen.go). In the
+	// dashboard, a file's string constants count as one block, and a union
+	// type of string literals that holds a whole vocabulary is a copy.
 	for _, dir := range []string{".", filepath.Join("..", "internal"), filepath.Join("..", "cmd")} {
 		for _, block := range goConstBlocks(t, dir) {
 			if name, values := redeclaredVocabulary(block.values); name != "" {
@@ -391,6 +393,63 @@ func TestVocabularyHasNoCopies(t *testing.T) {
 			}
 		}
 	}
+	consts, unions := tsConstsAndUnions(t, filepath.Join("..", "web", "src"))
+	for _, block := range consts {
+		if name, values := redeclaredVocabulary(block.values); name != "" {
+			t.Errorf("%s: string constants re-declare %v of vocabulary %s; import them from gen/vocabulary_terms.ts", block.at, values, name)
+		}
+	}
+	for _, u := range unions {
+		if name := copiedVocabulary(u.values); name != "" {
+			t.Errorf("%s: a union type copies vocabulary %s; use the type of gen/vocabulary_terms.ts", u.at, name)
+		}
+	}
+}
+
+var (
+	tsConst = regexp.MustCompile(`(?m)^\s*(?:export\s+)?const\s+\w+(?:\s*:\s*\w+)?\s*=\s*"([^"\n]*)"\s*;`)
+	tsUnion = regexp.MustCompile(`"[^"\n]*"(?:\s*\|\s*"[^"\n]*")+`)
+)
+
+// tsConstsAndUnions answers, per TypeScript file under root (gen aside), its
+// string constants as one list, and each union of string literal types.
+func tsConstsAndUnions(t *testing.T, root string) (consts, unions []stringList) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "gen" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".ts") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var values []string
+		for _, m := range tsConst.FindAllStringSubmatch(string(src), -1) {
+			values = append(values, m[1])
+		}
+		consts = append(consts, stringList{path, values})
+		for _, m := range tsUnion.FindAllString(string(src), -1) {
+			var vs []string
+			for _, s := range tsString.FindAllStringSubmatch(m, -1) {
+				vs = append(vs, s[1])
+			}
+			unions = append(unions, stringList{path, vs})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(consts) == 0 {
+		t.Fatalf("no TypeScript under %s; the walk is broken", root)
+	}
+	return consts, unions
 }
 
 // redeclaredVocabulary names a vocabulary of which list holds two or more

@@ -14,7 +14,7 @@ import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type Vie
 import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
 import { reviewsSection } from "./storeReviews";
-import { ExecutionStatus, ListingStatus } from "../gen/vocabulary_terms";
+import { ExecutionStatus, ListingStatus, QuoteAction } from "../gen/vocabulary_terms";
 
 const pageSize = 20;
 
@@ -109,11 +109,11 @@ function kit(a: StoreAgent): HTMLElement | null {
 // reason it failed, where it waits in the queue, or a quote to decide.
 function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: (x: ExecuteStoreAgentResponse) => void): HTMLElement {
   const status = h("div", { class: "form-status" });
-  const decide = async (action: "approve" | "decline", buttons: HTMLButtonElement[]) => {
+  const decide = async (action: QuoteAction, buttons: HTMLButtonElement[]) => {
     buttons.forEach((b) => (b.disabled = true));
     try {
       const res = await api.storeExecution.decideStoreQuote({ id: listingId, executionId: x.executionId, action });
-      toast(action === "approve" ? "Quote approved" : "Quote declined");
+      toast(action === QuoteAction.Approve ? "Quote approved" : "Quote declined");
       if (res.execution) show(res.execution);
     } catch (err) {
       if (isUnauthenticated(err)) reportUnauthenticated();
@@ -125,8 +125,8 @@ function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: 
   if (x.quote && x.pricingPhase === "quoted") {
     const approve = h("button", { type: "button" }, "Approve");
     const decline = h("button", { type: "button", class: "secondary" }, "Decline");
-    approve.addEventListener("click", () => void decide("approve", [approve, decline]));
-    decline.addEventListener("click", () => void decide("decline", [approve, decline]));
+    approve.addEventListener("click", () => void decide(QuoteAction.Approve, [approve, decline]));
+    decline.addEventListener("click", () => void decide(QuoteAction.Decline, [approve, decline]));
     quote = h(
       "div",
       { class: "quote" },
