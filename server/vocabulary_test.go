@@ -9,6 +9,7 @@ package server_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -124,7 +125,14 @@ func TestVocabularyDeclarations(t *testing.T) {
 	// Read only by the server: values inside JSON-in-a-string fields, or
 	// included by another vocabulary; widget_terminal_action is a subset of
 	// the free-form RespondToWidgetRequest.action that completes the item.
-	for _, name := range []string{"pack_field_type", "integration", "widget_terminal_action"} {
+	// artifact_type is read from a result's free-form metadata, discover_type
+	// and execution_origin by the handlers that check them (issue 27 moved
+	// them here from Go-only lists).
+	// relay_thread_status and relay_thread_filter by the MCP relay_threads
+	// tool, pricing_phase by the engine (the execution's pricingPhase field
+	// is an answer, never validated).
+	for _, name := range []string{"pack_field_type", "integration", "widget_terminal_action", "artifact_type", "discover_type", "execution_origin",
+		"relay_thread_status", "relay_thread_filter", "pricing_phase"} {
 		used[name] = true
 	}
 	for _, name := range networkRulesOnly {
@@ -373,6 +381,267 @@ func TestVocabularyHasNoCopies(t *testing.T) {
 			t.Errorf("%s: a copy of vocabulary %s; read it with values(%q) from vocabulary.ts", lit.at, name, name)
 		}
 	}
+	// A const block that spells two or more values of one vocabulary is a
+	// second declaration of it, even when it names only a part: name them by
+	// the generated constants (internal/vocab/terms.gen.go). In the
+	// dashboard, a file's string constants count as one block, and a union
+	// type of string literals that holds a whole vocabulary is a copy.
+	for _, dir := range []string{".", filepath.Join("..", "internal"), filepath.Join("..", "cmd")} {
+		for _, block := range goConstBlocks(t, dir) {
+			if name, values := redeclaredVocabulary(block.values); name != "" {
+				t.Errorf("%s: a const block re-declares %v of vocabulary %s; use the constants vocabgen generates", block.at, values, name)
+			}
+		}
+	}
+	consts, unions := tsConstsAndUnions(t, filepath.Join("..", "web", "src"))
+	for _, block := range consts {
+		if name, values := redeclaredVocabulary(block.values); name != "" {
+			t.Errorf("%s: string constants re-declare %v of vocabulary %s; import them from gen/vocabulary_terms.ts", block.at, values, name)
+		}
+	}
+	for _, u := range unions {
+		if name := copiedVocabulary(u.values); name != "" {
+			t.Errorf("%s: a union type copies vocabulary %s; use the type of gen/vocabulary_terms.ts", u.at, name)
+		}
+	}
+}
+
+var (
+	tsConst = regexp.MustCompile(`(?m)^\s*(?:export\s+)?const\s+\w+(?:\s*:\s*\w+)?\s*=\s*"([^"\n]*)"\s*;`)
+	tsUnion = regexp.MustCompile(`"[^"\n]*"(?:\s*\|\s*"[^"\n]*")+`)
+)
+
+// tsConstsAndUnions answers, per TypeScript file under root (gen aside), its
+// string constants as one list, and each union of string literal types.
+func tsConstsAndUnions(t *testing.T, root string) (consts, unions []stringList) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "gen" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".ts") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var values []string
+		for _, m := range tsConst.FindAllStringSubmatch(string(src), -1) {
+			values = append(values, m[1])
+		}
+		consts = append(consts, stringList{path, values})
+		for _, m := range tsUnion.FindAllString(string(src), -1) {
+			var vs []string
+			for _, s := range tsString.FindAllStringSubmatch(m, -1) {
+				vs = append(vs, s[1])
+			}
+			unions = append(unions, stringList{path, vs})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(consts) == 0 {
+		t.Fatalf("no TypeScript under %s; the walk is broken", root)
+	}
+	return consts, unions
+}
+
+// redeclaredVocabulary names a vocabulary of which list holds two or more
+// values, with those values; "" when none.
+func redeclaredVocabulary(list []string) (string, []string) {
+	for _, s := range vocab.All() {
+		var held []string
+		for _, v := range list {
+			if s.Has(v) && !slices.Contains(held, v) {
+				held = append(held, v)
+			}
+		}
+		if len(held) >= 2 {
+			return s.Name, held
+		}
+	}
+	return "", nil
+}
+
+// goConstBlocks answers the string literals of each const declaration of the
+// hand-written Go code under root.
+func goConstBlocks(t *testing.T, root string) []stringList {
+	t.Helper()
+	var out []stringList
+	walkHandWrittenGo(t, root, func(fset *token.FileSet, f *ast.File) {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			var values []string
+			ast.Inspect(gd, func(n ast.Node) bool {
+				if bl, ok := n.(*ast.BasicLit); ok && bl.Kind == token.STRING {
+					if v, err := strconv.Unquote(bl.Value); err == nil {
+						values = append(values, v)
+					}
+				}
+				return true
+			})
+			out = append(out, stringList{fset.Position(gd.Pos()).String(), values})
+		}
+	})
+	if len(out) == 0 {
+		t.Fatalf("no const declarations found under %s; the walk is broken", root)
+	}
+	return out
+}
+
+// walkHandWrittenGo parses every Go file under root that is neither a test,
+// a test helper (testdata, servertest) nor generated.
+func walkHandWrittenGo(t *testing.T, root string, visit func(*token.FileSet, *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "servertest") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if !ast.IsGenerated(f) {
+			visit(fset, f)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// statusVocabularies are the sets whose values no hand-written code spells as
+// a literal (issue 27): a status is named by its generated constant (or ent's
+// enum constant for the column), so a renamed status fails to compile rather
+// than silently matching nothing.
+var statusVocabularies = []string{"queue_status", "card_status", "relay_state", "execution_status"}
+
+// notStatuses are the literals that equal a status but are no status of
+// ours, by file (relative to server/ or web/src/) and value, each with why;
+// a new literal in these files still fails.
+var notStatuses = map[[2]string]string{
+	{"mcp/network.go", "failed"}:               "relay_send's answer field listing the peers that refused",
+	{"queue/marketplace.go", "completed"}:      "a key of the capability_executed activity's metadata",
+	{"store/dispatch/dispatch.go", "accepted"}: "a dispatch kind: the agent's 202",
+	{"store/dispatch/parse.go", "accepted"}:    "a store agent's own word for a task it took",
+	{"store/dispatch/parse.go", "queued"}:      "a store agent's own word for a task it took",
+	{"store/dispatch/parse.go", "running"}:     "a store agent's own word for a task it took",
+	{"store/dispatch/parse.go", "failed"}:      "a store agent's (A2A) word for a task it gave up",
+	{"views/settings.ts", "active"}:            "the CSS class of a live API key's chip",
+	{"views/assistant.ts", "failed"}:           "the words shown for a tag that failed without a message",
+}
+
+// isStatus reports whether v is a value of one of statusVocabularies.
+func isStatus(v string) bool {
+	return slices.ContainsFunc(statusVocabularies, func(name string) bool { return vocab.Get(name).Has(v) })
+}
+
+// No queue, card, relay or execution status is spelled as a string literal
+// in the server's Go code (server/, internal/, cmd/) or the dashboard's
+// TypeScript, outside generated code and tests. A word that merely equals a
+// status ("completed" said of an A2A task) is named by its own vocabulary's
+// constant too, so the check needs no list of exceptions.
+func TestNoStatusLiterals(t *testing.T) {
+	var found []string
+	for _, dir := range []string{".", filepath.Join("..", "internal"), filepath.Join("..", "cmd")} {
+		walkHandWrittenGo(t, dir, func(fset *token.FileSet, f *ast.File) {
+			tags := map[*ast.BasicLit]bool{}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.ImportSpec:
+					return false
+				case *ast.Field:
+					// A struct tag is a literal too, but its words are keys.
+					tags[n.Tag] = true
+				case *ast.BasicLit:
+					v, err := strconv.Unquote(n.Value)
+					at := fset.Position(n.Pos())
+					if n.Kind != token.STRING || err != nil || tags[n] || !isStatus(v) || allowed(dir, at.Filename, v) {
+						break
+					}
+					found = append(found, fmt.Sprintf("%s: %q", at, v))
+				}
+				return true
+			})
+		})
+	}
+	found = append(found, tsStatusLiterals(t, filepath.Join("..", "web", "src"))...)
+	for _, at := range found {
+		t.Errorf("%s is a status spelled as a literal; name it by its generated constant (vocab.…, or values from web/src/gen/vocabulary_terms.ts)", at)
+	}
+	if len(found) > 0 {
+		t.Logf("%d status literals", len(found))
+	}
+}
+
+// allowed reports whether notStatuses names value v in file path under root.
+func allowed(root, path, v string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return false
+	}
+	_, ok := notStatuses[[2]string{filepath.ToSlash(rel), v}]
+	return ok
+}
+
+// tsLiteral matches a TypeScript string literal without interpolation.
+var tsLiteral = regexp.MustCompile(`"([^"\\\n]*)"|'([^'\\\n]*)'|` + "`([^`$\\\\]*)`")
+
+func tsStatusLiterals(t *testing.T, root string) []string {
+	t.Helper()
+	var found []string
+	seen := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "gen" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".ts") || strings.HasSuffix(path, ".test.ts") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		seen++
+		for i, line := range strings.Split(string(src), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "//") {
+				continue
+			}
+			for _, m := range tsLiteral.FindAllStringSubmatch(line, -1) {
+				if v := m[1] + m[2] + m[3]; isStatus(v) && !allowed(root, path, v) {
+					found = append(found, fmt.Sprintf("%s:%d: %q", path, i+1, v))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen == 0 {
+		t.Fatalf("no TypeScript under %s; the walk is broken", root)
+	}
+	return found
 }
 
 type stringList struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 
 	"github.com/switchboard-hq/switchboard/internal/vocab"
+	queuerules "github.com/switchboard-hq/switchboard/server/queue/rules"
 )
 
 // The pure half: what a queue item's status means for its task, what a task
@@ -19,19 +20,19 @@ const maxTitle = 200
 
 // ArtifactTypes are the seven artifact types a reported result may name in
 // the item's metadata artifactType (document 2 "A2A endpoint").
-var ArtifactTypes = []string{"text", "code", "document", "data", "contact_card", "calendar_invite", "email_draft"}
+var ArtifactTypes = vocab.Values("artifact_type")
 
 // WidgetTypes are the widgets a task's metadata may carry.
 var WidgetTypes = vocab.Values("widget_type")
 
-// Item statuses, as the queue's vocabulary names them.
+// Item statuses, as server/queue/rules names them.
 const (
-	pendingConfirmation = "pending_confirmation"
-	ready               = "ready"
-	later               = "later"
-	inProgress          = "in_progress"
-	blocked             = "blocked"
-	doneToday           = "done_today"
+	pendingConfirmation = queuerules.PendingConfirmation
+	ready               = queuerules.Ready
+	later               = queuerules.Later
+	inProgress          = queuerules.InProgress
+	blocked             = queuerules.Blocked
+	doneToday           = queuerules.DoneToday
 )
 
 // stateOf is the task state an existing item's status means.
@@ -67,7 +68,7 @@ func statusText(status, blockedReason string) string {
 		}
 		return "blocked: the operator needs more input"
 	case doneToday:
-		return "completed"
+		return string(a2a.TaskStateCompleted)
 	}
 	return ""
 }
@@ -77,7 +78,7 @@ func statusText(status, blockedReason string) string {
 func finalState(status string, rejected bool) (a2a.TaskState, string) {
 	switch {
 	case status == doneToday:
-		return a2a.TaskStateCompleted, "completed"
+		return a2a.TaskStateCompleted, string(a2a.TaskStateCompleted)
 	case rejected:
 		return a2a.TaskStateRejected, "rejected by the operator"
 	}
@@ -106,5 +107,5 @@ func artifactType(meta map[string]any) string {
 	if t, ok := meta["artifactType"].(string); ok && slices.Contains(ArtifactTypes, t) {
 		return t
 	}
-	return "text"
+	return string(vocab.ArtifactTypeText)
 }

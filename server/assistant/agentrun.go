@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/queue"
@@ -75,17 +76,17 @@ func (e *Executor) runAgent(userID, itemID, agentID, input string) {
 	ctx = auth.WithPrincipal(review.ForItem(ctx, itemID), &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: source})
 	res, err := e.Executions.ExecuteStoreAgent(ctx, &switchboardv1.ExecuteStoreAgentRequest{Id: agentID, Input: input})
 	if err != nil {
-		e.report(ctx, itemID, "blocked", fmt.Sprintf("The store agent could not run: %s", apperr.From(err).Message))
+		e.report(ctx, itemID, queue.Blocked, fmt.Sprintf("The store agent could not run: %s", apperr.From(err).Message))
 		return
 	}
 	if !res.GetIsOwnAgent() {
 		return // the execution's delivery completes the item
 	}
 	switch res.GetStatus() {
-	case "completed":
+	case string(vocab.ExecutionStatusCompleted):
 		e.report(ctx, itemID, "", res.GetOutput())
-	case "failed", "timeout":
-		e.report(ctx, itemID, "blocked", fmt.Sprintf("The agent did not deliver (%s).", res.GetStatus()))
+	case string(vocab.ExecutionStatusFailed), string(vocab.ExecutionStatusTimeout):
+		e.report(ctx, itemID, queue.Blocked, fmt.Sprintf("The agent did not deliver (%s).", res.GetStatus()))
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/accounts"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -75,8 +76,8 @@ func (s *Service) Close() { s.hooks.Wait() }
 
 // The statuses this package moves a listing between.
 const (
-	statusPending  = "pending"
-	statusActive   = "active"
-	statusRejected = "rejected"
-	statusDisabled = "disabled"
+	statusPending  = string(vocab.ListingStatusPending)
+	statusActive   = string(vocab.ListingStatusActive)
+	statusRejected = string(vocab.ListingStatusRejected)
+	statusDisabled = string(vocab.ListingStatusDisabled)
 )

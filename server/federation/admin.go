@@ -146,9 +146,9 @@ func (h *Hub) status(r *ent.FederationInstance) string {
 		seen = *r.LastHeartbeatAt
 	}
 	if h.now().Sub(seen) > h.StaleAfter {
-		return "stale"
+		return string(vocab.InstanceStatusStale)
 	}
-	return "active"
+	return string(vocab.InstanceStatusActive)
 }
 
 func (h *Hub) toProto(r *ent.FederationInstance) *switchboardv1.FederationInstance {

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
@@ -178,9 +179,9 @@ func (s *Spoke) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) erro
 		return fmt.Errorf("federation: callback token: %w", err)
 	}
 	res := &switchboardv1.DeliverFederationResultRequest{ExecutionId: *ex.RemoteExecutionID, CallbackToken: token,
-		Status: "completed", Output: ex.Output}
+		Status: string(vocab.CallbackStatusCompleted), Output: ex.Output}
 	if ex.Status != execution.StatusCompleted {
-		res.Status, res.Output, res.Error = "failed", nil, failureText(ex)
+		res.Status, res.Output, res.Error = string(vocab.CallbackStatusFailed), nil, failureText(ex)
 	}
 	body, err := protojson.Marshal(res)
 	if err != nil {

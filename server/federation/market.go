@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/store/review"
@@ -231,7 +232,7 @@ func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error 
 		return err
 	}
 	res := &switchboardv1.DeliverGlobalResultRequest{ExecutionId: ex.ID, ListingId: deref(cur.AgentID),
-		Status: "completed", Output: cur.Output,
+		Status: string(vocab.CallbackStatusCompleted), Output: cur.Output,
 		Requester: &switchboardv1.GlobalRequester{UserId: *ex.RequesterUserID, Name: deref(ex.RequesterName)}}
 	if a := cur.Edges.StoreAgent; a != nil {
 		res.ListingName = a.Name
@@ -241,7 +242,7 @@ func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error 
 			res.ReviewDueAt = timestamppb.New(review.Due(*cur.ReviewWidgetShownAt))
 		}
 	} else {
-		res.Status, res.Output, res.Error = "failed", nil, failureText(cur)
+		res.Status, res.Output, res.Error = string(vocab.CallbackStatusFailed), nil, failureText(cur)
 	}
 	body, err := protojson.Marshal(res)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/promptgroups"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/page"
@@ -29,7 +30,7 @@ const (
 )
 
 // DiscoverTypes are discover's `type` values; all is the default.
-var DiscoverTypes = []string{"profiles", "teams", "agents", "all"}
+var DiscoverTypes = vocab.Values("discover_type")
 
 // noTeams is discover's note while teams do not exist (docs/decisions.md
 // "Federation platform routes (issue 14)").
@@ -122,7 +123,7 @@ func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNe
 	}
 	kind := req.GetType()
 	if kind == "" {
-		kind = "all"
+		kind = string(vocab.DiscoverTypeAll)
 	}
 	if err := apperr.OneOf("type", kind, DiscoverTypes); err != nil {
 		return nil, err
@@ -152,15 +153,15 @@ func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNe
 		}
 		out.Network = stats
 	}
-	if kind == "all" || kind == "profiles" {
+	if kind == string(vocab.DiscoverTypeAll) || kind == string(vocab.DiscoverTypeProfiles) {
 		if err := h.discoverProfiles(ctx, out, folded, limit, offset, rich); err != nil {
 			return nil, err
 		}
 	}
-	if kind == "all" || kind == "teams" {
+	if kind == string(vocab.DiscoverTypeAll) || kind == string(vocab.DiscoverTypeTeams) {
 		out.Note = proto.String(noTeams)
 	}
-	if kind == "all" || kind == "agents" {
+	if kind == string(vocab.DiscoverTypeAll) || kind == string(vocab.DiscoverTypeAgents) {
 		if err := h.discoverAgents(ctx, out, folded, limit, offset, rich); err != nil {
 			return nil, err
 		}

@@ -62,7 +62,7 @@ func fromDiscoverAgent(a *switchboardv1.DiscoverAgent) *switchboardv1.StoreAgent
 		PricingModel: a.GetPricingModel(), PricePerTask: a.GetPricePerTask(), Currency: a.GetCurrency(),
 		TaskTypes: tt, SupportsA2A: a.GetSupportsA2A(), SupportsMcp: a.GetSupportsMcp(), Version: a.GetVersion(),
 		Availability: a.GetAvailability(), RatingAvg: a.GetRatingAvg(), RatingCount: a.GetRatingCount(),
-		Status: "active", CreatedAt: a.GetCreatedAt(), UpdatedAt: a.GetCreatedAt(),
+		Status: store.StatusActive, CreatedAt: a.GetCreatedAt(), UpdatedAt: a.GetCreatedAt(),
 		Commands: []*switchboardv1.AgentCommand{}, DeclaredWidgetTypes: []string{},
 		Origin: proto.String(store.OriginGlobal)}
 }
@@ -188,7 +188,7 @@ func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.Deli
 		}
 		d := g.delivery(s)
 		d.Description = deref(it.Description)
-		d.Completed = req.GetStatus() == "completed"
+		d.Completed = req.GetStatus() == string(vocab.CallbackStatusCompleted)
 		d.Result = fmt.Sprintf("The agent did not deliver (%s).", req.GetError())
 		d.Metadata = map[string]any{"hubStatus": req.GetStatus()}
 		if d.Completed {

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -99,11 +100,11 @@ func syncEach[T interface{ GetId() string }](ctx context.Context, items []T,
 
 // The sync result statuses (the sync_result vocabulary).
 const (
-	syncCreated   = "created"
-	syncUpdated   = "updated"
-	syncUnchanged = "unchanged"
-	syncConflict  = "conflict"
-	syncInvalid   = "invalid"
+	syncCreated   = string(vocab.SyncResultCreated)
+	syncUpdated   = string(vocab.SyncResultUpdated)
+	syncUnchanged = string(vocab.SyncResultUnchanged)
+	syncConflict  = string(vocab.SyncResultConflict)
+	syncInvalid   = string(vocab.SyncResultInvalid)
 )
 
 // synced is a synced agent's listing fields as the hub stores them.

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/store"
 )
 
 // maxWebhook caps an approval webhook's body.
@@ -31,7 +32,7 @@ const maxWebhook = 64 << 10
 const TypeHubDecision = "store_hub_decision"
 
 // decisions are the statuses a hub decides.
-var decisions = []string{"active", "rejected", "disabled"}
+var decisions = []string{store.StatusActive, store.StatusRejected, store.StatusDisabled}
 
 // Webhook answers POST WebhookPath: the hub's decision on one of this
 // instance's listings, presented with this instance's own secret. A decision
@@ -182,7 +183,7 @@ func (s *Spoke) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name
 	if st, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err == nil && st.AssistantName != "" {
 		assistant = st.AssistantName
 	}
-	verb := map[string]string{"active": "approved", "rejected": "rejected", "disabled": "disabled"}[ev.Status]
+	verb := map[string]string{store.StatusActive: "approved", store.StatusRejected: "rejected", store.StatusDisabled: store.StatusDisabled}[ev.Status]
 	text := fmt.Sprintf("The hub %s your %s %q.", verb, kind, name)
 	if ev.Reason != nil && *ev.Reason != "" {
 		text += " Reason: " + *ev.Reason

@@ -16,7 +16,7 @@ var (
 
 // Values the rules below name.
 const (
-	StatusCompleted = "completed"
+	StatusCompleted = string(vocab.CardStatusCompleted)
 	// SourceQueueReview marks the review row the queue bridge adds when a task
 	// completes; while one is open the card shows the pending-review badge.
 	SourceQueueReview  = "queue_review"

@@ -203,6 +203,15 @@ func strategyArg() *jsonschema.Schema {
 	return s
 }
 
+// enumOf is a vocabulary's values as a schema's enum.
+func enumOf[T ~string](values []T) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
+
 var objectSchema = &jsonschema.Schema{Type: "object"}
 
 // sentSchema is relay_send's answer: each relay sent, with the peer's answer.
@@ -353,7 +362,7 @@ var threadsSchema = &jsonschema.Schema{
 			Properties: map[string]*jsonschema.Schema{
 				"threadId": {Type: "string"}, "connectionId": {Type: "string"}, "peer": {Type: "string"},
 				"subject": {Type: "string", Description: "the first relay's subject"},
-				"status":  {Type: "string", Enum: []any{"active", "completed"}},
+				"status":  {Type: "string", Enum: enumOf(vocab.RelayThreadStatusValues())},
 				"relays":  {Type: "integer"}, "lastActivityAt": {Type: "string"},
 			},
 		}},
@@ -380,7 +389,7 @@ func threadsTool(n Network) *tool {
 		description: "The operator's relay threads with their connections, newest activity first: active (a relay still open) or completed.",
 		calls:       []string{c.NetworkRelayServiceListRelaysProcedure},
 		input: object(nil, map[string]*jsonschema.Schema{
-			"status": {Type: "string", Enum: []any{"active", "completed", "all"}, Default: json.RawMessage(`"all"`),
+			"status": {Type: "string", Enum: enumOf(vocab.RelayThreadFilterValues()), Default: json.RawMessage(`"all"`),
 				Description: "active, completed or all"},
 			"limit": limitArg("at most this many threads", 10),
 		}),
@@ -402,7 +411,7 @@ func threadsTool(n Network) *tool {
 				}
 				th := byID[id]
 				if th == nil {
-					th = &thread{ThreadID: id, ConnectionID: r.GetConnectionId(), Peer: r.GetPeer(), Status: "completed",
+					th = &thread{ThreadID: id, ConnectionID: r.GetConnectionId(), Peer: r.GetPeer(), Status: string(vocab.RelayThreadStatusCompleted),
 						LastActivityAt: r.GetUpdatedAt().AsTime().UTC().Format("2006-01-02T15:04:05.000Z")}
 					byID[id] = th
 					order = append(order, th)
@@ -410,15 +419,15 @@ func threadsTool(n Network) *tool {
 				th.Relays++
 				th.Subject = r.GetSubject() // the oldest comes last
 				switch r.GetState() {
-				case "delivered", "accepted", "blocked":
-					th.Status = "active"
+				case string(vocab.RelayStateDelivered), string(vocab.RelayStateAccepted), string(vocab.RelayStateBlocked):
+					th.Status = string(vocab.RelayThreadStatusActive)
 				}
 			}
 			out := struct {
 				Threads []*thread `json:"threads"`
 			}{Threads: []*thread{}}
 			for _, th := range order {
-				if (a.Status == "" || a.Status == "all" || a.Status == th.Status) && len(out.Threads) < a.Limit {
+				if (a.Status == "" || a.Status == string(vocab.RelayThreadFilterAll) || a.Status == th.Status) && len(out.Threads) < a.Limit {
 					out.Threads = append(out.Threads, th)
 				}
 			}

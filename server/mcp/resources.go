@@ -12,6 +12,7 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
@@ -133,10 +134,10 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 		return renderAll(res.GetData().GetItems(), nil)
 	}
 	var err error
-	if b.AwaitingApproval, err = items("pending_confirmation", ""); err != nil {
+	if b.AwaitingApproval, err = items(string(vocab.QueueStatusPendingConfirmation), ""); err != nil {
 		return nil, err
 	}
-	if b.InProgress, err = items("in_progress", ""); err != nil {
+	if b.InProgress, err = items(string(vocab.QueueStatusInProgress), ""); err != nil {
 		return nil, err
 	}
 	urgent, err := input.Call(ctx, sv.Queue.ListQueueItems, &switchboardv1.ListQueueItemsRequest{Priority: "urgent", Limit: 100})
@@ -144,7 +145,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 		return nil, err
 	}
 	if b.Urgent, err = renderAll(urgent.GetData().GetItems(), func(it *switchboardv1.QueueItem) bool {
-		return it.GetStatus() != "done_today"
+		return it.GetStatus() != string(vocab.QueueStatusDoneToday)
 	}); err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func (s *Server) briefing(ctx context.Context, p *auth.Principal) (*briefing, er
 	}
 	soon := now.Add(48 * time.Hour)
 	if b.CardsDueSoon, err = renderAll(cards.GetCards(), func(k *switchboardv1.KanbanCard) bool {
-		return k.DueDate != nil && !k.GetDueDate().AsTime().After(soon) && k.GetStatus() != "completed"
+		return k.DueDate != nil && !k.GetDueDate().AsTime().After(soon) && k.GetStatus() != string(vocab.CardStatusCompleted)
 	}); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/lists"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -184,9 +185,9 @@ func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListCo
 	}
 	q := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID))
 	switch req.GetStatus() {
-	case "pending":
+	case string(vocab.ConnectionFilterPending):
 		q.Where(networkconnection.StatusEQ(networkconnection.StatusPending))
-	case "active":
+	case string(vocab.ConnectionFilterActive):
 		q.Where(networkconnection.StatusEQ(networkconnection.StatusActive))
 	}
 	rows, err := q.Order(ent.Desc(networkconnection.FieldCreatedAt), ent.Desc(networkconnection.FieldID)).All(ctx)
@@ -198,7 +199,7 @@ func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListCo
 
 // ListActiveConnections lists the key's account's active connections.
 func (s *Service) ListActiveConnections(ctx context.Context, _ *switchboardv1.ListActiveConnectionsRequest) (*switchboardv1.ListActiveConnectionsResponse, error) {
-	res, err := s.ListConnections(ctx, &switchboardv1.ListConnectionsRequest{Status: "active"})
+	res, err := s.ListConnections(ctx, &switchboardv1.ListConnectionsRequest{Status: string(vocab.ConnectionFilterActive)})
 	if err != nil {
 		return nil, err
 	}

@@ -20,15 +20,15 @@ import (
 
 // The kinds of writer (vocabulary "provenance").
 const (
-	Operator         = "operator"
-	Assistant        = "assistant"
-	System           = "system"
-	AssistantOutside = "assistant_outside"
-	Key              = "key"
-	User             = "user"
-	Peer             = "peer"
-	Store            = "store"
-	Unknown          = "unknown"
+	Operator         = string(vocab.ProvenanceOperator)
+	Assistant        = string(vocab.ProvenanceAssistant)
+	System           = string(vocab.ProvenanceSystem)
+	AssistantOutside = string(vocab.ProvenanceAssistantOutside)
+	Key              = string(vocab.ProvenanceKey)
+	User             = string(vocab.ProvenanceUser)
+	Peer             = string(vocab.ProvenancePeer)
+	Store            = string(vocab.ProvenanceStore)
+	Unknown          = string(vocab.ProvenanceUnknown)
 )
 
 // Kinds are the writer kinds in the contract's order.

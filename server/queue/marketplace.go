@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/provenance"
@@ -133,9 +134,9 @@ func Deliver(ctx context.Context, tx *db.Tx, d Delivery) (*ent.QueueItem, error)
 	if err != nil {
 		return nil, err
 	}
-	verb, outcome := "Delivered", "completed"
+	verb, outcome := "Delivered", string(vocab.ExecutionStatusCompleted)
 	if !d.Completed {
-		verb, outcome = "Failed", "failed"
+		verb, outcome = "Failed", string(vocab.ExecutionStatusFailed)
 	}
 	m, err := comms.Post(ctx, tx, at, d.UserID, fmt.Sprintf("%s: %s", verb, it.Title), assistant, map[string]any{
 		"type": comms.TypeTaskCompleted, "queueItemId": it.ID, "title": it.Title, "executionId": d.ExecutionID,

@@ -9,24 +9,13 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/queue/rules"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-// PathToDone is the moves that complete an item from status from, through
-// the transition table: done_today directly where the table allows it,
-// otherwise through ready (an item waiting for confirmation, blocked or
-// later is approved, then completed); none when it is done already.
-func PathToDone(from string) []string {
-	switch {
-	case from == DoneToday:
-		return nil
-	case CheckMove(from, DoneToday) == nil:
-		return []string{DoneToday}
-	case CheckMove(from, Ready) == nil && CheckMove(Ready, DoneToday) == nil:
-		return []string{Ready, DoneToday}
-	}
-	return nil
-}
+// PathToDone is the moves that complete an item from status from
+// (server/queue/rules).
+func PathToDone(from string) []string { return rules.PathToDone(from) }
 
 // Load answers the caller's item id, read with c (a transaction's client or
 // the database's); another account's is 404.

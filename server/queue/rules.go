@@ -2,25 +2,24 @@ package queue
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/kanban"
+	"github.com/switchboard-hq/switchboard/server/queue/rules"
 )
 
-// The statuses of an item (docs/decisions.md "Queue").
+// The statuses of an item, owned by server/queue/rules.
 const (
-	PendingConfirmation = "pending_confirmation"
-	Ready               = "ready"
-	InProgress          = "in_progress"
-	DoneToday           = "done_today"
-	Blocked             = "blocked"
-	Later               = "later"
+	PendingConfirmation = rules.PendingConfirmation
+	Ready               = rules.Ready
+	InProgress          = rules.InProgress
+	DoneToday           = rules.DoneToday
+	Blocked             = rules.Blocked
+	Later               = rules.Later
 )
 
 // Statuses lists every status, in lifecycle order (vocabulary.proto).
-var Statuses = vocab.Values("queue_status")
+var Statuses = rules.Statuses
 
 // Types and Priorities are the other enumerated values of an item.
 var (
@@ -29,69 +28,29 @@ var (
 	Priorities = kanban.Priorities
 )
 
-// transitions is the complete transition table (docs/decisions.md "Queue").
-var transitions = map[string][]string{
-	PendingConfirmation: {Ready, Blocked, Later},
-	Ready:               {InProgress, DoneToday, Blocked, Later},
-	InProgress:          {DoneToday, Blocked, Later, Ready},
-	Blocked:             {Ready, InProgress, Later},
-	Later:               {Ready, InProgress, Blocked},
-	DoneToday:           {},
-}
+// transitions is the transition table of server/queue/rules.
+var transitions = rules.Transitions()
 
-// MoveError says why a move is refused. Unknown is set when the target is not a
-// status at all (bad input rather than an illegal move).
-type MoveError struct {
-	Reason  string
-	Unknown bool
-}
-
-func (e *MoveError) Error() string { return e.Reason }
+// MoveError says why a move is refused (server/queue/rules).
+type MoveError = rules.MoveError
 
 // CheckMove applies the transition table and its guards to a move from one
 // status to another; nil means the move is legal.
-func CheckMove(from, to string) *MoveError {
-	if !slices.Contains(Statuses, to) {
-		return &MoveError{Reason: fmt.Sprintf("unknown status %q; statuses are %s", to, strings.Join(Statuses, ", ")), Unknown: true}
-	}
-	switch {
-	case from == to:
-		return &MoveError{Reason: fmt.Sprintf("item is already %s", to)}
-	case from == DoneToday:
-		// Guard 2: completed items cannot be resurrected.
-		return &MoveError{Reason: fmt.Sprintf("item is done_today and cannot move to %s: completed items cannot be reopened", to)}
-	case from == PendingConfirmation && (to == InProgress || to == DoneToday):
-		// Guard 1.
-		return &MoveError{Reason: fmt.Sprintf("item is waiting for confirmation and cannot move to %s: approve it first (it then becomes ready)", to)}
-	case !slices.Contains(transitions[from], to):
-		return &MoveError{Reason: fmt.Sprintf("item cannot move from %s to %s; from %s it can move to %s", from, to, from, strings.Join(transitions[from], ", "))}
-	}
-	return nil
-}
+func CheckMove(from, to string) *MoveError { return rules.CheckMove(from, to) }
 
 // Event is what a move means to the kanban bridge.
-type Event uint8
+type Event = rules.Event
 
-// The bridge events (docs/decisions.md "Queue": dispatched, completes, fails).
+// The bridge events (server/queue/rules).
 const (
-	EventNone Event = iota
-	EventDispatched
-	EventCompleted
-	EventFailed
+	EventNone       = rules.EventNone
+	EventDispatched = rules.EventDispatched
+	EventCompleted  = rules.EventCompleted
+	EventFailed     = rules.EventFailed
 )
 
 // EventOf classifies a move by its target status.
-func EventOf(to string) Event {
-	switch to {
-	case InProgress:
-		return EventDispatched
-	case DoneToday:
-		return EventCompleted
-	case Blocked:
-		return EventFailed
-	}
-	return EventNone
-}
+func EventOf(to string) Event { return rules.EventOf(to) }
 
 // Confirm messages (docs/decisions.md "Queue").
 func approvedMessage(title string) string {

@@ -45,8 +45,8 @@ const (
 
 // Origins of a listing in a browse.
 const (
-	OriginLocal  = "local"
-	OriginGlobal = "global"
+	OriginLocal  = string(vocab.StoreOriginLocal)
+	OriginGlobal = string(vocab.StoreOriginGlobal)
 )
 
 // ErrNotJoined is what Global answers on an instance that has not joined a

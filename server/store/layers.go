@@ -1,5 +1,7 @@
 package store
 
+import "github.com/switchboard-hq/switchboard/internal/vocab"
+
 // The three agent configuration layers (store.proto), by who writes them:
 //
 //   - Layer 1, the owner: columns of the listing (store_agents), written only
@@ -27,8 +29,8 @@ var (
 
 // Isolation modes: how much internal context an execution may carry.
 const (
-	FullAccess = "full_access"
-	OutputOnly = "output_only"
+	FullAccess = string(vocab.IsolationModeFullAccess)
+	OutputOnly = string(vocab.IsolationModeOutputOnly)
 )
 
 // IsolationFor is the isolation of a task origin (store.proto): the owner's own

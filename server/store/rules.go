@@ -27,12 +27,12 @@ var (
 // Statuses of a listing (store.proto), plus suspended:
 // the cascade of a deactivated instance.
 const (
-	StatusPending       = "pending"
-	StatusPendingReview = "pending_review"
-	StatusActive        = "active"
-	StatusRejected      = "rejected"
-	StatusDisabled      = "disabled"
-	StatusSuspended     = "suspended"
+	StatusPending       = string(vocab.ListingStatusPending)
+	StatusPendingReview = string(vocab.ListingStatusPendingReview)
+	StatusActive        = string(vocab.ListingStatusActive)
+	StatusRejected      = string(vocab.ListingStatusRejected)
+	StatusDisabled      = string(vocab.ListingStatusDisabled)
+	StatusSuspended     = string(vocab.ListingStatusSuspended)
 )
 
 // ReviewPolicy decides what a new listing and a breaking change go through

@@ -19,6 +19,7 @@ import { nowView } from "./views/now";
 import { queueView } from "./views/queue";
 import { settingsView } from "./views/settings";
 import { storeView } from "./views/store";
+import { QueueStatus } from "./gen/vocabulary_terms";
 
 const app = document.getElementById("app")!;
 
@@ -144,7 +145,7 @@ function startShell(): void {
   // The pending count on the Now tab.
   const refreshBadge = async () => {
     try {
-      const res = await api.queue.listQueueItems({ status: "pending_confirmation", limit: 1 });
+      const res = await api.queue.listQueueItems({ status: QueueStatus.PendingConfirmation, limit: 1 });
       const n = res.data?.pagination?.total ?? 0;
       badge.hidden = n === 0;
       badge.textContent = String(n);

@@ -2,6 +2,7 @@
 // browser-only DOM events on the window. The page dispatches them after every
 // change it makes, so embedded widgets and the other views refresh, and its
 // views listen to them.
+import { QueueStatus } from "./gen/vocabulary_terms";
 
 export type Topic = "now" | "board" | "queue" | "comms" | "activity";
 
@@ -28,6 +29,6 @@ export const navigateEvent = "service:navigate-tab";
 // in_progress or done_today also writes a comms message.
 export function queueChanged(status?: string): Topic[] {
   const topics: Topic[] = ["queue", "now", "board", "activity"];
-  if (status === "in_progress" || status === "done_today") topics.push("comms");
+  if (status === QueueStatus.InProgress || status === QueueStatus.DoneToday) topics.push("comms");
   return topics;
 }

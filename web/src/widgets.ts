@@ -17,6 +17,7 @@ import { WidgetService } from "./gen/switchboard/v1/widgets_pb";
 import { announce, queueChanged } from "./refresh";
 import { label, reportUnauthenticated, toast } from "./ui";
 import { termLabel, values } from "./vocabulary";
+import { PricingPhase, QueueStatus } from "./gen/vocabulary_terms";
 
 const review = createClient(StoreReviewService, transport);
 const quotes = createClient(StoreExecutionService, transport);
@@ -145,7 +146,7 @@ export function reviewForm(action: ReviewAction, executionId: string, subject: s
             });
             const rs = res.execution?.reviewStatus;
             done(`Result ${rs ? termLabel("review_status", rs).toLowerCase() : "confirmed"}.`);
-            announce(...queueChanged("done_today"));
+            announce(...queueChanged(QueueStatus.DoneToday));
           } catch (err) {
             showError(err);
             send.disabled = false;
@@ -189,7 +190,7 @@ export function reviewForm(action: ReviewAction, executionId: string, subject: s
             category: category.value,
           });
           done(res.requeued ? "Result denied; the task is queued again with the agent." : "Result denied.");
-          announce(...queueChanged("in_progress"));
+          announce(...queueChanged(QueueStatus.InProgress));
         } catch (err) {
           showError(err);
           send.disabled = false;
@@ -234,7 +235,7 @@ function widgetEl(w: Widget, meta: Meta, subject: string, itemId: string): HTMLE
       const res = await quotes.decideStoreQuote({ id: str(meta.agentId), executionId, action });
       const st = res.execution?.status;
       done(
-        `Quote ${action === "approve" ? "approved" : "declined"}${st ? `; the task is ${termLabel("execution_status", st).toLowerCase()}` : ""}.`,
+        `Quote ${action === "approve" ? PricingPhase.Approved : PricingPhase.Declined}${st ? `; the task is ${termLabel("execution_status", st).toLowerCase()}` : ""}.`,
       );
       announce(...queueChanged());
     } catch (err) {

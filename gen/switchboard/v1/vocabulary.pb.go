@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x98G\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe0K\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -195,7 +195,15 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x16widget_terminal_action\x12\x12\n" +
 	"\aapprove\x12\aApprove\x12\x12\n" +
 	"\adecline\x12\aDecline\x12\x10\n" +
-	"\x06submit\x12\x06Submit\xb2\xf5\x18\x9c\x01\n" +
+	"\x06submit\x12\x06Submit\xb2\xf5\x18\xad\x01\n" +
+	"\rartifact_type\x12\f\n" +
+	"\x04text\x12\x04Text\x12\f\n" +
+	"\x04code\x12\x04Code\x12\x14\n" +
+	"\bdocument\x12\bDocument\x12\f\n" +
+	"\x04data\x12\x04Data\x12\x1c\n" +
+	"\fcontact_card\x12\fContact card\x12\"\n" +
+	"\x0fcalendar_invite\x12\x0fCalendar invite\x12\x1a\n" +
+	"\vemail_draft\x12\vEmail draft\xb2\xf5\x18\x9c\x01\n" +
 	"\x0elisting_status\x12\x12\n" +
 	"\apending\x12\aPending\x12 \n" +
 	"\x0epending_review\x12\x0ePending review\x12\x10\n" +
@@ -225,11 +233,21 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\arunning\x12\aRunning\x12\x16\n" +
 	"\tcompleted\x12\tCompleted\x12\x10\n" +
 	"\x06failed\x12\x06Failed\x12\x14\n" +
-	"\atimeout\x12\tTimed out\xb2\xf5\x18;\n" +
+	"\atimeout\x12\tTimed out\xb2\xf5\x18M\n" +
+	"\rpricing_phase\x12\x10\n" +
+	"\x06quoted\x12\x06Quoted\x12\x14\n" +
+	"\bapproved\x12\bApproved\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\xb2\xf5\x18;\n" +
 	"\x0fcallback_status\x12\x16\n" +
 	"\tcompleted\x12\tCompleted\x12\x10\n" +
 	"\x06failed\x12\x06Failed\xb2\xf5\x18N\n" +
 	"\x16federation_task_origin\x12\x1a\n" +
+	"\vmarketplace\x12\vMarketplace\x12\x18\n" +
+	"\n" +
+	"federation\x12\n" +
+	"Federation\xb2\xf5\x18X\n" +
+	"\x10execution_origin\x12\x0e\n" +
+	"\x05owner\x12\x05Owner\x12\x1a\n" +
 	"\vmarketplace\x12\vMarketplace\x12\x18\n" +
 	"\n" +
 	"federation\x12\n" +
@@ -324,7 +342,13 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x17marketplace_link_action\x12\x10\n" +
 	"\x06enable\x12\x06Enable\x12\x12\n" +
 	"\adisable\x12\aDisable\x12\x10\n" +
-	"\x06status\x12\x06Status\xb2\xf5\x18@\n" +
+	"\x06status\x12\x06Status\xb2\xf5\x18S\n" +
+	"\rdiscover_type\x12\x14\n" +
+	"\bprofiles\x12\bProfiles\x12\x0e\n" +
+	"\x05teams\x12\x05Teams\x12\x10\n" +
+	"\x06agents\x12\x06Agents\x12\n" +
+	"\n" +
+	"\x03all\x12\x03All\xb2\xf5\x18@\n" +
 	"\x14federation_direction\x12\x12\n" +
 	"\ainbound\x12\aInbound\x12\x14\n" +
 	"\boutbound\x12\bOutbound\xb2\xf5\x18O\n" +
@@ -390,7 +414,15 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x12shared_entity_kind\x12\x12\n" +
 	"\aprofile\x12\aProfile\x12\f\n" +
 	"\x04card\x12\x04Card\x12\x16\n" +
-	"\x06thread\x12\fRelay thread\xb2\xf5\x18v\n" +
+	"\x06thread\x12\fRelay thread\xb2\xf5\x18?\n" +
+	"\x13relay_thread_status\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x16\n" +
+	"\tcompleted\x12\tCompleted\xb2\xf5\x18K\n" +
+	"\x13relay_thread_filter\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x16\n" +
+	"\tcompleted\x12\tCompleted\x12\n" +
+	"\n" +
+	"\x03all\x12\x03All\xb2\xf5\x18v\n" +
 	"\x13relay_filter_reason\x12\x1b\n" +
 	"\ftopic-filter\x12\vMuted topic\x12\x1a\n" +
 	"\vquiet-hours\x12\vQuiet hours\x12&\n" +

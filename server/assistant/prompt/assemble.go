@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/internal/promptgroups"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 )
 
@@ -148,17 +149,17 @@ const (
 // Section kinds, as the admin view names them (vocabulary
 // prompt_section_kind).
 const (
-	KindGroup    = "group"
-	KindModule   = "module"
-	KindRule     = "data_rule"
-	KindPack     = "pack"
-	KindTags     = "tags"
-	KindBriefing = "briefing"
-	KindItem     = "item"
-	KindKit      = "kit"
-	KindOutside  = "outside"
-	KindTurn     = "turn"
-	KindMessage  = "message"
+	KindGroup    = string(vocab.PromptSectionKindGroup)
+	KindModule   = string(vocab.PromptSectionKindModule)
+	KindRule     = string(vocab.PromptSectionKindDataRule)
+	KindPack     = string(vocab.PromptSectionKindPack)
+	KindTags     = string(vocab.PromptSectionKindTags)
+	KindBriefing = string(vocab.PromptSectionKindBriefing)
+	KindItem     = string(vocab.PromptSectionKindItem)
+	KindKit      = string(vocab.PromptSectionKindKit)
+	KindOutside  = string(vocab.PromptSectionKindOutside)
+	KindTurn     = string(vocab.PromptSectionKindTurn)
+	KindMessage  = string(vocab.PromptSectionKindMessage)
 )
 
 // Section is one part of the prompt and what it costs.

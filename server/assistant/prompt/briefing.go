@@ -7,12 +7,13 @@ import (
 	"unicode"
 
 	"github.com/switchboard-hq/switchboard/internal/promptgroups"
+	queuerules "github.com/switchboard-hq/switchboard/server/queue/rules"
 )
 
 // statusWeight orders items of equal relevance: what waits on the operator
 // first, then what is moving, then the rest.
 var statusWeight = map[string]int{
-	"pending_confirmation": 4, "blocked": 4, "in_progress": 3, "ready": 2,
+	queuerules.PendingConfirmation: 4, queuerules.Blocked: 4, queuerules.InProgress: 3, queuerules.Ready: 2,
 }
 
 // rankItems picks the briefing's items: by relevance (words of the item's

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/guard"
@@ -57,7 +58,7 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 		e := Entry{Direction: "inbound", Endpoint: req.URL.Path, Target: r.Self, CallerIP: peerIP(req)}
 		raw, err := io.ReadAll(io.LimitReader(req.Body, guard.MaxBody+1))
 		if err != nil {
-			e.Status, e.StatusCode, e.Duration = "failed", http.StatusBadRequest, time.Since(start) //nolint:forbidigo // latency
+			e.Status, e.StatusCode, e.Duration = string(vocab.FederationAuditStatusFailed), http.StatusBadRequest, time.Since(start) //nolint:forbidigo // latency
 			r.Record(req.Context(), e)
 			httpapi.WriteREST(w, req, apperr.Invalid("the request body could not be read"))
 			return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/internal/egress"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/federation/guard"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -33,17 +34,17 @@ func status(ctx context.Context, code int) string {
 	a, delivery := webhooks.AttemptOf(ctx)
 	switch {
 	case !delivery && code > 0 && code < http.StatusBadRequest:
-		return "ok"
+		return string(vocab.FederationAuditStatusOK)
 	case !delivery:
-		return "failed"
+		return string(vocab.FederationAuditStatusFailed)
 	case code >= 200 && code <= 299 && a.Retry > 0:
-		return "retry_success"
+		return string(vocab.FederationAuditStatusRetrySuccess)
 	case code >= 200 && code <= 299:
-		return "ok"
+		return string(vocab.FederationAuditStatusOK)
 	case a.Last:
-		return "retry_exhausted"
+		return string(vocab.FederationAuditStatusRetryExhausted)
 	}
-	return "retry_pending"
+	return string(vocab.FederationAuditStatusRetryPending)
 }
 
 type transport struct {

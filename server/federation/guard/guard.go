@@ -85,11 +85,11 @@ type Verdict struct {
 func (v Verdict) Outcome() string {
 	switch {
 	case v.Blocked:
-		return "blocked"
+		return string(vocab.FederationAuditStatusBlocked)
 	case len(v.Flags) > 0:
-		return "flagged"
+		return string(vocab.FederationAuditStatusFlagged)
 	}
-	return "ok"
+	return string(vocab.FederationAuditStatusOK)
 }
 
 // ThreatFlags is FederationAuditLog.threatFlags: the flags, comma-separated.

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	queuerules "github.com/switchboard-hq/switchboard/server/queue/rules"
 )
 
 // The states of a relay (relay_state), RULINGS "The operator network":
@@ -13,24 +15,23 @@ import (
 // return to accepted) → completed (item done, result attached) or declined
 // (item rejected or removed).
 const (
-	StateDelivered = "delivered"
-	StateAccepted  = "accepted"
-	StateBlocked   = "blocked"
-	StateCompleted = "completed"
-	StateDeclined  = "declined"
+	StateDelivered = string(vocab.RelayStateDelivered)
+	StateAccepted  = string(vocab.RelayStateAccepted)
+	StateBlocked   = string(vocab.RelayStateBlocked)
+	StateCompleted = string(vocab.RelayStateCompleted)
+	StateDeclined  = string(vocab.RelayStateDeclined)
 )
 
-// The queue statuses FromQueue reads (queue_status; server/queue names the
-// same values, TestFromQueueEveryStatus walks the vocabulary so a new status
-// cannot go unmapped). Named here rather than imported: server/queue brings
-// the storage with it.
+// The queue statuses FromQueue reads, from the queue's storage-free rules
+// (TestFromQueueEveryStatus walks the vocabulary so a new status cannot go
+// unmapped).
 const (
-	queuePending    = "pending_confirmation"
-	queueReady      = "ready"
-	queueInProgress = "in_progress"
-	queueDoneToday  = "done_today"
-	queueBlocked    = "blocked"
-	queueLater      = "later"
+	queuePending    = queuerules.PendingConfirmation
+	queueReady      = queuerules.Ready
+	queueInProgress = queuerules.InProgress
+	queueDoneToday  = queuerules.DoneToday
+	queueBlocked    = queuerules.Blocked
+	queueLater      = queuerules.Later
 )
 
 // next is the complete transition table (TestNextEveryPair). Beyond the

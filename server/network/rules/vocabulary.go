@@ -34,46 +34,46 @@ var (
 // The single values the rules name; TestConstantsAreVocabulary checks each
 // against its vocabulary.
 const (
-	TypeRequest      = "request"
-	TypeResponse     = "response"
-	TypeNotification = "notification"
+	TypeRequest      = string(vocab.RelayTypeRequest)
+	TypeResponse     = string(vocab.RelayTypeResponse)
+	TypeNotification = string(vocab.RelayTypeNotification)
 
-	IntentGetInfo         = "get_info"
-	IntentAssignTask      = "assign_task"
-	IntentRequestApproval = "request_approval"
-	IntentShareUpdate     = "share_update"
-	IntentSchedule        = "schedule"
-	IntentIntroduce       = "introduce"
-	IntentCustom          = "custom"
+	IntentGetInfo         = string(vocab.RelayIntentGetInfo)
+	IntentAssignTask      = string(vocab.RelayIntentAssignTask)
+	IntentRequestApproval = string(vocab.RelayIntentRequestApproval)
+	IntentShareUpdate     = string(vocab.RelayIntentShareUpdate)
+	IntentSchedule        = string(vocab.RelayIntentSchedule)
+	IntentIntroduce       = string(vocab.RelayIntentIntroduce)
+	IntentCustom          = string(vocab.RelayIntentCustom)
 
-	PriorityNormal = "normal"
+	PriorityNormal = string(vocab.RelayPriorityNormal)
 
 	// NotificationProfileUpdated renames the sender as its connection
 	// records it.
-	NotificationProfileUpdated = "profile_updated"
+	NotificationProfileUpdated = string(vocab.NotificationTypeProfileUpdated)
 
-	ReasonTopicFilter     = "topic-filter"
-	ReasonQuietHours      = "quiet-hours"
-	ReasonAmbientDisabled = "ambient-disabled"
+	ReasonTopicFilter     = string(vocab.RelayFilterReasonTopicFilter)
+	ReasonQuietHours      = string(vocab.RelayFilterReasonQuietHours)
+	ReasonAmbientDisabled = string(vocab.RelayFilterReasonAmbientDisabled)
 
-	CandidateConnection = "connection"
-	CandidateStoreAgent = "store_agent"
+	CandidateConnection = string(vocab.RouteCandidateKindConnection)
+	CandidateStoreAgent = string(vocab.RouteCandidateKindStoreAgent)
 
-	StrategyDirect    = "direct"
-	StrategyAuction   = "auction"
-	StrategyBroadcast = "broadcast"
+	StrategyDirect    = string(vocab.RouteStrategyDirect)
+	StrategyAuction   = string(vocab.RouteStrategyAuction)
+	StrategyBroadcast = string(vocab.RouteStrategyBroadcast)
 
-	PartyContact    = "contact"
-	PartyConnection = "connection"
+	PartyContact    = string(vocab.SerendipityPartyContact)
+	PartyConnection = string(vocab.SerendipityPartyConnection)
 )
 
 // The trust levels of a connection (RULINGS: untrusted, known by default,
 // trusted; set by their owner only): the values of the vocabulary
 // trust_level, named for the trust factor (TestTrustLevelsAreTheVocabulary).
 const (
-	TrustUntrusted = "untrusted"
-	TrustKnown     = "known"
-	TrustTrusted   = "trusted"
+	TrustUntrusted = string(vocab.TrustLevelUntrusted)
+	TrustKnown     = string(vocab.TrustLevelKnown)
+	TrustTrusted   = string(vocab.TrustLevelTrusted)
 )
 
 // ambientIntents are the intents that make a relay ambient whatever its

@@ -29,17 +29,18 @@ import (
 
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/money"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 )
 
 // Input formats and auth methods of a listing (the store's enumerations).
 const (
-	FormatText = "text"
-	FormatJSON = "json"
-	FormatA2A  = "a2a"
+	FormatText = string(vocab.InputFormatText)
+	FormatJSON = string(vocab.InputFormatJSON)
+	FormatA2A  = string(vocab.InputFormatA2A)
 
-	AuthNone   = "none"
-	AuthBearer = "bearer"
-	AuthAPIKey = "api_key"
+	AuthNone   = string(vocab.AuthMethodNone)
+	AuthBearer = string(vocab.AuthMethodBearer)
+	AuthAPIKey = string(vocab.AuthMethodAPIKey)
 	AuthHMAC   = "hmac"
 )
 

@@ -37,8 +37,8 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 	}
 	status := execution.StatusCompleted
 	switch d.Status {
-	case "", "completed":
-	case "failed":
+	case "", string(vocab.CallbackStatusCompleted):
+	case string(vocab.CallbackStatusFailed):
 		status = execution.StatusFailed
 	default:
 		return nil, apperr.OneOf("status", d.Status, vocab.Values("callback_status"))

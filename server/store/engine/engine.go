@@ -60,22 +60,23 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	secretbox "github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
 
 // Task origins (layer 3 isolation: owner full_access, others output_only).
 const (
-	OriginOwner       = "owner"
-	OriginMarketplace = "marketplace"
-	OriginFederation  = "federation"
+	OriginOwner       = string(vocab.ExecutionOriginOwner)
+	OriginMarketplace = string(vocab.ExecutionOriginMarketplace)
+	OriginFederation  = string(vocab.ExecutionOriginFederation)
 )
 
 // Pricing phases of a dynamic-price execution.
 const (
-	PhaseQuoted   = "quoted"
-	PhaseApproved = "approved"
-	PhaseDeclined = "declined"
+	PhaseQuoted   = string(vocab.PricingPhaseQuoted)
+	PhaseApproved = string(vocab.PricingPhaseApproved)
+	PhaseDeclined = string(vocab.PricingPhaseDeclined)
 )
 
 // MaxInput bounds the task text.

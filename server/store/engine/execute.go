@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
@@ -28,8 +29,8 @@ func (e *Engine) Execute(ctx context.Context, r Request) (*Outcome, error) {
 	if !utf8.ValidString(r.Input) || len(r.Input) > MaxInput {
 		return nil, apperr.Invalid("input must be UTF-8 text of at most %d bytes", MaxInput)
 	}
-	if r.Origin != "" && r.Origin != OriginOwner && r.Origin != OriginMarketplace && r.Origin != OriginFederation {
-		return nil, apperr.OneOf("taskOrigin", r.Origin, []string{OriginOwner, OriginMarketplace, OriginFederation})
+	if origins := vocab.Get("execution_origin"); r.Origin != "" && !origins.Has(r.Origin) {
+		return nil, apperr.OneOf("taskOrigin", r.Origin, origins.Values)
 	}
 	agent, err := e.runnable(ctx, r.UserID, r.AgentID)
 	if err != nil {

@@ -8,6 +8,7 @@ import { announce, onRefresh } from "../refresh";
 import { Region, cardStatuses, chip, dueDate, emptyState, pager, reportUnauthenticated, toast, type View } from "../ui";
 import { openCardEditor } from "./cardEditor";
 import { termLabel } from "../vocabulary";
+import { CardStatus } from "../gen/vocabulary_terms";
 
 const pageSize = 10;
 
@@ -222,7 +223,7 @@ export function boardView(params: URLSearchParams): View {
         "form",
         { class: "toolbar", role: "search", onsubmit: (e: Event) => e.preventDefault() },
         searchInput,
-        h("button", { type: "button", onclick: () => openCardEditor({ status: "active" }) }, "New card"),
+        h("button", { type: "button", onclick: () => openCardEditor({ status: CardStatus.Active }) }, "New card"),
       ),
     ),
     strip,

@@ -8,6 +8,7 @@ import { CardInputSchema, type KanbanCardDetail } from "../gen/switchboard/v1/ka
 import { announce } from "../refresh";
 import { cardStatuses, dateInputValue, priorities, reportUnauthenticated, toast } from "../ui";
 import { termLabel, values } from "../vocabulary";
+import { CardStatus } from "../gen/vocabulary_terms";
 
 type CardInit = MessageInitShape<typeof CardInputSchema>;
 
@@ -52,7 +53,7 @@ export function openCardEditor(opts: { id?: string; status?: string }): void {
   dialog.showModal();
 
   if (!opts.id) {
-    replace(body, editorForm(undefined, opts.status ?? "active", close));
+    replace(body, editorForm(undefined, opts.status ?? CardStatus.Active, close));
     return;
   }
   api.kanban

@@ -14,6 +14,7 @@ import { Region, act, chip, confirmStep, emptyState, timeOf, toast, type View } 
 import { termLabel, terms } from "../vocabulary";
 import { jobsPanel } from "./networkJobs";
 import { relaysSection, sendForm } from "./networkRelays";
+import { ConnectionStatus } from "../gen/vocabulary_terms";
 
 function who(c: NetworkConnection): string {
   return c.peerUserName ? `${c.peerUserName} (${c.peer})` : c.peer;
@@ -82,7 +83,7 @@ function connectionRow(c: NetworkConnection, changed: () => void): HTMLElement {
     return b;
   };
   const remove = confirmStep(
-    c.status === "active" ? "Remove" : "Withdraw",
+    c.status === ConnectionStatus.Active ? "Remove" : "Withdraw",
     { ask: `Remove the connection with ${who(c)}?`, yes: "Remove", no: "Keep" },
     () =>
       act(null, problem, () => api.network.removeConnection({ id: c.id }), () => {
@@ -97,7 +98,7 @@ function connectionRow(c: NetworkConnection, changed: () => void): HTMLElement {
       button("Accept", () => api.network.acceptConnection({ id: c.id }), `Connected with ${who(c)}.`),
       button("Decline", () => api.network.declineConnection({ id: c.id }), `Declined ${who(c)}.`, true),
     );
-  } else if (c.status === "active") {
+  } else if (c.status === ConnectionStatus.Active) {
     const id = uid("trust");
     const trust = h(
       "select",

@@ -8,6 +8,7 @@ import type { NetworkConnection } from "../gen/switchboard/v1/network_pb";
 import type { ReceiveRelayResponse, Relay } from "../gen/switchboard/v1/network_relay_pb";
 import { Region, act, chip, emptyState, timeOf, toast } from "../ui";
 import { termLabel, terms } from "../vocabulary";
+import { ConnectionFilter, RelayState } from "../gen/vocabulary_terms";
 
 function peerOf(c: NetworkConnection): string {
   return c.peerUserName ? `${c.peerUserName} (${c.peer})` : c.peer;
@@ -55,9 +56,9 @@ function relayRow(r: Relay): HTMLElement {
       `${termLabel("relay_priority", r.priority)} priority`,
       " · ",
       timeOf(r.createdAt),
-      r.updatedAt && r.state !== "delivered" ? [" · updated ", timeOf(r.updatedAt)] : "",
+      r.updatedAt && r.state !== RelayState.Delivered ? [" · updated ", timeOf(r.updatedAt)] : "",
     ),
-    r.reason && h("p", { class: "relay-reason" }, r.state === "blocked" ? "Blocked: " : "Reason: ", r.reason),
+    r.reason && h("p", { class: "relay-reason" }, r.state === RelayState.Blocked ? "Blocked: " : "Reason: ", r.reason),
     r.result && h("p", { class: "relay-result" }, "Result: ", r.result),
     typeof r.payload?.message === "string" && h("p", { class: "network-message" }, r.payload.message),
   );
@@ -204,7 +205,7 @@ export function sendForm(sent: () => void): { el: HTMLElement; reload: () => voi
     subject.focus();
   };
   const fill = async (): Promise<void> => {
-    const { connections } = await api.network.listConnections({ status: "active" });
+    const { connections } = await api.network.listConnections({ status: ConnectionFilter.Active });
     const before = to.value;
     replace(
       to,

@@ -12,6 +12,7 @@ import { onRefresh } from "../refresh";
 import { Region, act, chip, emptyState, pageOf, pager, priorities, timeOf, toast, type Page, type View } from "../ui";
 import { termLabel } from "../vocabulary";
 import { queueItemRow } from "./queueItem";
+import { QueueStatus } from "../gen/vocabulary_terms";
 
 const pageSize = 10;
 // The spec's fallback: the now panel polls every 60 seconds.
@@ -21,7 +22,7 @@ const pollMillis = 60_000;
 // RPC orders by creation only, so the page is stitched from one filtered list
 // per priority: first their totals, then the slices the page covers.
 async function pendingPage(offset: number, limit: number): Promise<{ items: QueueItem[]; page: Page }> {
-  const status = "pending_confirmation";
+  const status = QueueStatus.PendingConfirmation;
   const totals = await Promise.all(
     priorities.map(async (priority) => {
       const res = await api.queue.listQueueItems({ status, priority, limit: 1, offset: 0 });

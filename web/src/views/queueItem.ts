@@ -7,6 +7,7 @@ import { announce, queueChanged } from "../refresh";
 import { chip, queueStatuses, reportUnauthenticated, timeOf, toast } from "../ui";
 import { termLabel } from "../vocabulary";
 import { widgetsEl } from "../widgets";
+import { QueueStatus } from "../gen/vocabulary_terms";
 
 function summaryOf(item: QueueItem): string {
   // The prompt optimizer's short summary, when it wrote one (document 1, "QueueItem").
@@ -22,7 +23,7 @@ function summaryOf(item: QueueItem): string {
 }
 
 // The queue statuses an item never leaves (docs/decisions.md "Queue").
-const terminalStatuses = new Set(["done_today"]);
+const terminalStatuses = new Set<string>([QueueStatus.DoneToday]);
 
 export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElement {
   const problem = h("div", { class: "item-problem" });
@@ -33,7 +34,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
   const clearError = () => replace(problem);
 
   const actions = h("div", { class: "item-actions" });
-  const pending = item.status === "pending_confirmation";
+  const pending = item.status === QueueStatus.PendingConfirmation;
 
   if (pending) {
     const approve = h(
@@ -48,7 +49,7 @@ export function queueItemRow(item: QueueItem, opts: { move: boolean }): HTMLElem
           try {
             const res = await api.queue.confirmQueueItem({ id: item.id, action: "approve" });
             toast(res.message);
-            announce(...queueChanged("ready"));
+            announce(...queueChanged(QueueStatus.Ready));
           } catch (e) {
             showError(e);
             approve.disabled = false;

@@ -14,6 +14,7 @@ import { Region, chip, emptyState, pager, reportUnauthenticated, toast, type Vie
 import { termLabel, terms } from "../vocabulary";
 import { packsSection } from "./packs";
 import { reviewsSection } from "./storeReviews";
+import { ExecutionStatus, ListingStatus, QuoteAction } from "../gen/vocabulary_terms";
 
 const pageSize = 20;
 
@@ -71,7 +72,7 @@ function listingRow(a: StoreAgent, selected: boolean): HTMLElement {
       rating(a),
       a.installed && h("span", { class: "chip installed" }, "Installed"),
       a.subscribed && h("span", { class: "chip subscribed" }, "Subscribed"),
-      a.status !== "active" && chip("listing-status", "listing_status", a.status),
+      a.status !== ListingStatus.Active && chip("listing-status", "listing_status", a.status),
       a.origin && chip("store-origin", "store_origin", a.origin),
     ),
     global && h("details", { class: "store-run" }, h("summary", null, `Run ${a.name}`), executeForm(a)),
@@ -108,11 +109,11 @@ function kit(a: StoreAgent): HTMLElement | null {
 // reason it failed, where it waits in the queue, or a quote to decide.
 function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: (x: ExecuteStoreAgentResponse) => void): HTMLElement {
   const status = h("div", { class: "form-status" });
-  const decide = async (action: "approve" | "decline", buttons: HTMLButtonElement[]) => {
+  const decide = async (action: QuoteAction, buttons: HTMLButtonElement[]) => {
     buttons.forEach((b) => (b.disabled = true));
     try {
       const res = await api.storeExecution.decideStoreQuote({ id: listingId, executionId: x.executionId, action });
-      toast(action === "approve" ? "Quote approved" : "Quote declined");
+      toast(action === QuoteAction.Approve ? "Quote approved" : "Quote declined");
       if (res.execution) show(res.execution);
     } catch (err) {
       if (isUnauthenticated(err)) reportUnauthenticated();
@@ -124,8 +125,8 @@ function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: 
   if (x.quote && x.pricingPhase === "quoted") {
     const approve = h("button", { type: "button" }, "Approve");
     const decline = h("button", { type: "button", class: "secondary" }, "Decline");
-    approve.addEventListener("click", () => void decide("approve", [approve, decline]));
-    decline.addEventListener("click", () => void decide("decline", [approve, decline]));
+    approve.addEventListener("click", () => void decide(QuoteAction.Approve, [approve, decline]));
+    decline.addEventListener("click", () => void decide(QuoteAction.Decline, [approve, decline]));
     quote = h(
       "div",
       { class: "quote" },
@@ -141,7 +142,7 @@ function executionResult(listingId: string, x: ExecuteStoreAgentResponse, show: 
     x.output !== undefined && h("pre", { class: "output" }, x.output),
     x.error && h("p", { class: "error" }, x.error),
     x.queuePosition !== undefined && h("p", { class: "muted" }, `Queued, position ${x.queuePosition}.`),
-    x.status === "running" && !quote && h("p", { class: "muted" }, "The agent took the task and will answer later."),
+    x.status === ExecutionStatus.Running && !quote && h("p", { class: "muted" }, "The agent took the task and will answer later."),
     x.taskOrigin === "federation" && h("p", { class: "muted" }, "It runs on the hub; the result arrives in your queue."),
     x.responseTimeMs !== undefined && h("p", { class: "muted" }, `Answered in ${x.responseTimeMs} ms.`),
     quote,
