@@ -2,6 +2,7 @@ package federation_test
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -56,4 +57,42 @@ func TestAuditPageAndBlocked(t *testing.T) {
 	if err != nil || len(out.GetEntries()) != 2 || out.GetEntries()[0].GetBlocked() || out.GetPagination().GetOffset() != 2 {
 		t.Fatalf("Connect: %v %v", out, err)
 	}
+}
+
+// TestGuardAndAuditCoverDiscoverAndPromptGroups: RULINGS "Federation"
+// (Guard, Audit: every inbound federation request) and "Details for the
+// house issue" (the guard reads query values too): discover and
+// prompt-groups, on REST and Connect, pass the guard and write one audit
+// row each; a script in a query value is blocked (403) before the handler.
+func TestGuardAndAuditCoverDiscoverAndPromptGroups(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t, servertest.WithRole("hub"))
+	admin := s.SignUp("owner")
+	anon := s.Anonymous()
+	servertest.WantStatus(t, anon.Do(http.MethodGet, "/api/v2/network/discover", nil), http.StatusOK)
+	res := anon.Do(http.MethodGet, "/api/v2/network/discover?q="+url.QueryEscape("<script>alert(1)</script>"), nil)
+	servertest.WantErrorContaining(t, res, http.StatusForbidden, "script")
+	servertest.WantError(t, anon.Do(http.MethodGet, "/api/v2/prompt-groups", nil), http.StatusUnauthorized)
+	res = anon.Do(http.MethodGet, "/api/v2/prompt-groups?note="+url.QueryEscape("<script>alert(1)</script>"), nil)
+	servertest.WantError(t, res, http.StatusForbidden)
+	c := switchboardv1connect.NewFederationPlatformServiceClient(s.HTTP, s.URL)
+	if _, err := c.DiscoverNetwork(t.Context(), &switchboardv1.DiscoverNetworkRequest{}); err != nil {
+		t.Fatalf("Connect discover: %v", err)
+	}
+
+	count := func(endpoint, status string) int {
+		t.Helper()
+		n := 0
+		for _, r := range auditRows(t, admin, "direction=inbound&endpoint="+url.QueryEscape(endpoint)) {
+			if r["status"] == status {
+				n++
+			}
+		}
+		return n
+	}
+	servertest.WaitFor(t, "the audit rows", func() bool {
+		return count("/api/v2/network/discover", "ok") == 1 && count("/api/v2/network/discover", "blocked") == 1 &&
+			count("/api/v2/prompt-groups", "ok") == 1 && count("/api/v2/prompt-groups", "blocked") == 1 &&
+			count(switchboardv1connect.FederationPlatformServiceDiscoverNetworkProcedure, "ok") == 1
+	})
 }
