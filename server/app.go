@@ -401,10 +401,8 @@ func New(cfg Config) (*App, error) {
 	// route, whichever way the mux reaches it (paths are matched cleaned).
 	app.Handler = httpapi.Observe(cfg.Logger,
 		svc.recorder.Middleware(federation.InboundPaths, apiAsWritten(mux, api)))
-	hooks := webhooks.Start(webhooks.Config{
-		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: egressPolicy,
-		Credential: fed.credential, FederationRetries: cfg.Federation.RetrySchedule, Audit: svc.recorder,
-	})
+	hooks := fed.hooks
+	hooks.Run()
 	app.closers = append(app.closers, hooks.Close)
 	// Set before the handler serves: process_retries runs on this dispatcher.
 	svc.audit.Retry = processRetries(hooks)
@@ -435,6 +433,9 @@ type federationParts struct {
 	// credential is what the outbox adds to a federation delivery: a hub
 	// presents each spoke's secret, a spoke its platform token.
 	credential func(ctx context.Context, instanceID string) (header, value string, found bool, err error)
+	// hooks is the outbox's dispatcher, made here because the operator
+	// network attempts its rows on it at once; New runs it.
+	hooks *webhooks.Dispatcher
 }
 
 // newFederation builds the hub and spoke sides of federation.
@@ -456,9 +457,16 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 	f.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Egress: policy,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval, Audit: f.recorder})
+	f.hooks = webhooks.New(webhooks.Config{
+		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
+		// Read at each attempt, once the parts below are built.
+		Credential: func(ctx context.Context, id string) (string, string, bool, error) { return f.credential(ctx, id) },
+		FederationRetries: cfg.Federation.RetrySchedule, Audit: f.recorder,
+		Peer: network.Owns, PeerEgress: egress.Policy{AllowPrivate: cfg.Federation.Network.AllowPrivate},
+	})
 	f.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: st.Secrets, Logger: cfg.Logger,
 		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: f.recorder, ClientOptions: tr.clientOptions(),
-		Limiter: g})
+		Limiter: g, Outbox: f.hooks})
 	instances := f.spoke.Credential
 	if role == "hub" {
 		instances = f.hub.Credential

@@ -5,14 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
+	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -115,4 +120,118 @@ func TestRemovedConnectionTokenIs404(t *testing.T) {
 	// For good: the clock moving on changes nothing.
 	p.b.Clock.Advance(365 * 24 * time.Hour)
 	servertest.WantError(t, p.direct("/api/v2/relay", map[string]any{"relayId": "a-year-on", "subject": "Still there?"}), http.StatusNotFound)
+}
+
+// flaky is a peer's address that can be down: a proxy in front of an
+// instance answering 503 while down, counting what it was asked.
+type flaky struct {
+	*httptest.Server
+	down  atomic.Bool
+	calls atomic.Int32
+}
+
+func newFlaky(t *testing.T, target string) *flaky {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &flaky{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.calls.Add(1)
+		if f.down.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// TestSendsToPeerGoThroughTheOutbox: RULINGS "Details for the house issue"
+// and "Federation" (outbound deliveries through the outbox): A's relay,
+// notification and job to B are attempted at once and answer delivered when
+// B took them; while B is down they answer 2xx queued, wait for the federation
+// retry schedule on A's clock and reach B once it is back, once each. Five
+// failed first attempts open A's breaker for the relay route: the next relay
+// is queued without calling B, and goes once the breaker half-opens.
+func TestSendsToPeerGoThroughTheOutbox(t *testing.T) {
+	t.Parallel()
+	limits := servertest.WithLimits(gate.Limits{PerKey: 100000, Auth: 100000, Heavy: 100000, Federation: 100000})
+	a := newInstance(t, "alice", on(), servertest.WithPrivateEndpoints(), limits)
+	b := newInstance(t, "bob", on(), servertest.WithPrivateEndpoints(), limits)
+	bAddr := newFlaky(t, b.URL)
+	servertest.WantStatus(t, a.user.Session.Do(http.MethodPost, "/api/federation/connect",
+		map[string]any{"peerInstanceUrl": bAddr.URL, "peerUserEmail": "bob@example.com"}), http.StatusCreated)
+	servertest.WantStatus(t, b.user.Session.Do(http.MethodPost, "/api/federation/connections/"+b.only(t).ID+"/accept",
+		map[string]any{}), http.StatusOK)
+	conn := a.only(t).ID
+	relay := func(subject string) map[string]any {
+		t.Helper()
+		res := a.user.Session.Do(http.MethodPost, "/api/federation/relays",
+			map[string]any{"connectionId": conn, "subject": subject, "intent": "get_info"})
+		servertest.WantStatus(t, res, http.StatusOK)
+		return res.JSON(t)
+	}
+	received := func() int { return b.DB.Relay.Query().CountX(t.Context()) }
+
+	// Up: delivered, with B's answer.
+	if got := relay("While you are up"); got["delivery"] != "delivered" || got["answer"].(map[string]any)["task"] != true {
+		t.Fatalf("relay to a peer that is up: %v", got)
+	}
+
+	// Down: queued, and nothing reached B.
+	bAddr.down.Store(true)
+	if got := relay("While you are down"); got["delivery"] != "queued" || got["answer"] != nil || got["relay"] == nil {
+		t.Fatalf("relay to a peer that is down: %v", got)
+	}
+	res := a.user.Session.Do(http.MethodPost, "/api/federation/notify",
+		map[string]any{"connectionId": conn, "type": "system_notice", "title": "The plan moved"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got := res.JSON(t); got["delivery"] != "queued" {
+		t.Fatalf("notification to a peer that is down: %v", got)
+	}
+	res = a.user.Session.Do(http.MethodPost, "/api/federation/jobs-board",
+		map[string]any{"title": "Translate the deck", "description": "Forty slides into German"})
+	servertest.WantStatus(t, res, http.StatusCreated)
+	if d := res.JSON(t)["deliveries"].([]any); len(d) != 1 || d[0].(map[string]any)["delivery"] != "queued" || d[0].(map[string]any)["delivered"] != false {
+		t.Fatalf("job to a peer that is down: %s", res.Body)
+	}
+	if n := received(); n != 1 {
+		t.Fatalf("B received %d relays while down", n)
+	}
+
+	// Back: the retry schedule's first step on A's clock brings all three.
+	bAddr.down.Store(false)
+	// Moved on while waiting: the dispatcher may set its timer after a move.
+	servertest.WaitFor(t, "the queued sends delivered", func() bool {
+		a.Clock.Advance(31 * time.Second)
+		return received() == 2 && b.DB.Notification.Query().CountX(t.Context()) == 1 && b.DB.Job.Query().CountX(t.Context()) == 1
+	})
+	servertest.WaitFor(t, "A's rows delivered", func() bool {
+		return a.DB.WebhookDelivery.Query().Where(webhookdelivery.StatusEQ(webhookdelivery.StatusDelivered)).CountX(t.Context()) == 4
+	})
+
+	// The breaker: five failed first attempts open it; the sixth relay is
+	// queued without a call; all six reach B once it half-opens.
+	bAddr.down.Store(true)
+	for i := range 5 {
+		if got := relay(fmt.Sprintf("Down again %d", i)); got["delivery"] != "queued" {
+			t.Fatalf("relay %d: %v", i, got)
+		}
+	}
+	before := bAddr.calls.Load()
+	if got := relay("Breaker open"); got["delivery"] != "queued" || bAddr.calls.Load() != before {
+		t.Fatalf("relay while the breaker is open: %v, %d calls to B", got, bAddr.calls.Load()-before)
+	}
+	bAddr.down.Store(false)
+	servertest.WaitFor(t, "the six relays delivered", func() bool {
+		a.Clock.Advance(61 * time.Second)
+		return received() == 8
+	})
+	if got := relay("Closed again"); got["delivery"] != "delivered" {
+		t.Fatalf("after the breaker closed: %v", got)
+	}
 }
