@@ -317,7 +317,6 @@ func New(cfg Config) (*App, error) {
 		// registerUrl is absolute when the instance knows its public address.
 		BaseURL: cfg.Executions.PublicURL,
 	}
-	app.closers = append(app.closers, svc.dev.Close)
 	// A decision on a synced listing reaches its spoke through the outbox.
 	svc.dev.Decided = svc.hub.EnqueueApproval
 	svc.dev.CapabilityDecided = svc.hub.EnqueueCapabilityApproval

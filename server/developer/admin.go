@@ -123,13 +123,15 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 				return apperr.Internal(err)
 			}
 		}
+		if !handled {
+			if err := s.enqueueApproval(ctx, tx, row, d.reason); err != nil {
+				return apperr.Internal(err)
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	if !handled {
-		s.notify(row, d.reason)
 	}
 	return row, nil
 }

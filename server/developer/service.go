@@ -48,9 +48,6 @@ type Service struct {
 
 	proberOnce    sync.Once
 	defaultProber Prober
-
-	// hooks tracks webhook deliveries in flight, so Close can wait for them.
-	hooks sync.WaitGroup
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }
@@ -61,10 +58,6 @@ func (s *Service) logger() *slog.Logger {
 	}
 	return s.Logger
 }
-
-// Close waits for approval webhooks in flight (each is bounded by its
-// timeout).
-func (s *Service) Close() { s.hooks.Wait() }
 
 // The statuses this package moves a listing between.
 const (
