@@ -10,9 +10,13 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
@@ -42,6 +46,16 @@ func TestRelayWidgetResponseURLSharesOrigin(t *testing.T) {
 		res := p.direct("/api/v2/relay", map[string]any{"relayId": "bad-" + string(rune('a'+i)), "subject": "Answer here",
 			"intent": "assign_task", "payload": map[string]any{"widgetResponseUrl": bad}})
 		servertest.WantErrorContaining(t, res, http.StatusBadRequest, "payload.widgetResponseUrl")
+	}
+	// The same over Connect.
+	ctx, info := connect.NewClientContext(t.Context())
+	info.RequestHeader().Set("X-Federation-Token", p.tokenAtB)
+	bad, _ := structpb.NewStruct(map[string]any{"widgetResponseUrl": "https://elsewhere.example.com/widgets"})
+	_, err = switchboardv1connect.NewNetworkRelayPeerServiceClient(p.b.HTTP, p.b.URL).ReceiveRelay(ctx,
+		&switchboardv1.ReceiveRelayRequest{RelayId: "bad-connect", Subject: "Answer here", Intent: "assign_task", Payload: bad})
+	servertest.WantCode(t, err, connect.CodeInvalidArgument)
+	if err == nil || !strings.Contains(err.Error(), "payload.widgetResponseUrl") {
+		t.Errorf("Connect refusal: %v", err)
 	}
 	if n := len(items(t, p.b)); n != 0 {
 		t.Fatalf("refused relays queued %d items", n)
