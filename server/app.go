@@ -459,7 +459,7 @@ func newFederation(cfg Config, st *store.Service, policy egress.Policy, tr *trac
 	f.hooks = webhooks.New(webhooks.Config{
 		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
 		// Read at each attempt, once the parts below are built.
-		Credential: func(ctx context.Context, id string) (string, string, bool, error) { return f.credential(ctx, id) },
+		Credential:        func(ctx context.Context, id string) (string, string, bool, error) { return f.credential(ctx, id) },
 		FederationRetries: cfg.Federation.RetrySchedule, Audit: f.recorder,
 		Peer: network.Owns, PeerEgress: egress.Policy{AllowPrivate: cfg.Federation.Network.AllowPrivate},
 	})

@@ -72,8 +72,8 @@ type Service struct {
 	// sends at once (the push-webhook outbox's dispatcher); nil leaves them
 	// to the dispatcher's schedule (queued).
 	Outbox Outbox
-	egress  egress.Policy
-	client  *http.Client
+	egress egress.Policy
+	client *http.Client
 }
 
 // Limiter counts one request under a key in a rate class and refuses it

@@ -59,7 +59,7 @@ type Dispatcher struct {
 	// those of the operator network, on PeerEgress's rules, audited.
 	federation, peer *http.Client
 	isPeer           func(instanceID string) bool
-	breakers   *breakers
+	breakers         *breakers
 
 	alarm  *alarm.Alarm
 	done   chan struct{}
