@@ -125,6 +125,11 @@ func TestRemovedConnectionTokenIs404(t *testing.T) {
 		res := p.direct(path, map[string]any{"relayId": "after-removal", "subject": "Still there?"})
 		servertest.WantErrorContaining(t, res, http.StatusNotFound, "removed")
 	}
+	ctx, info := connect.NewClientContext(t.Context())
+	info.RequestHeader().Set("X-Federation-Token", p.tokenAtB)
+	_, err := switchboardv1connect.NewNetworkRelayPeerServiceClient(p.b.HTTP, p.b.URL).ReceiveRelay(ctx,
+		&switchboardv1.ReceiveRelayRequest{RelayId: "after-removal-connect", Subject: "Still there?"})
+	servertest.WantCode(t, err, connect.CodeNotFound)
 	res := p.a.Anonymous().Do(http.MethodPost, "/api/federation/relay-ack", map[string]any{"relayId": "r1", "state": "accepted"},
 		"X-Federation-Token", p.tokenAtA)
 	servertest.WantError(t, res, http.StatusNotFound)
