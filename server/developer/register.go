@@ -99,7 +99,7 @@ func (s *Service) checkInstanceURL(ctx context.Context, raw *string) error {
 }
 
 func (s *Service) prober() Prober {
-	s.proberOnce.Do(func() { s.defaultProber = newDispatchProber(s.Egress) })
+	s.proberOnce.Do(func() { s.defaultProber = newDispatchProber(s.Egress, s.Now) })
 	if s.Prober != nil {
 		return s.Prober
 	}

@@ -52,12 +52,6 @@ type Service struct {
 
 func (s *Service) now() time.Time { return s.Now().UTC() }
 
-func (s *Service) logger() *slog.Logger {
-	if s.Logger == nil {
-		return slog.Default()
-	}
-	return s.Logger
-}
 
 // The statuses this package moves a listing between.
 const (

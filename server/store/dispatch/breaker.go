@@ -65,7 +65,7 @@ func newBreakers(cfg BreakerConfig, now func() time.Time) *breakers {
 		cfg.Probes = 2
 	}
 	if now == nil {
-		now = time.Now
+		now = time.Now //nolint:forbidigo // a Dispatcher made without the server's clock: package tests
 	}
 	return &breakers{cfg: cfg, now: now, m: map[string]*breaker{}}
 }
