@@ -52,7 +52,6 @@ type Service struct {
 
 func (s *Service) now() time.Time { return s.Now().UTC() }
 
-
 // The statuses this package moves a listing between.
 const (
 	statusPending  = "pending"
