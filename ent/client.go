@@ -48,6 +48,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -135,6 +136,8 @@ type Client struct {
 	QueueItem *QueueItemClient
 	// Relay is the client for interacting with the Relay builders.
 	Relay *RelayClient
+	// RemovedPeerToken is the client for interacting with the RemovedPeerToken builders.
+	RemovedPeerToken *RemovedPeerTokenClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -203,6 +206,7 @@ func (c *Client) init() {
 	c.ProviderCapability = NewProviderCapabilityClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Relay = NewRelayClient(c.config)
+	c.RemovedPeerToken = NewRemovedPeerTokenClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.ShipGateRun = NewShipGateRunClient(c.config)
@@ -340,6 +344,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Relay:                NewRelayClient(cfg),
+		RemovedPeerToken:     NewRemovedPeerTokenClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
@@ -404,6 +409,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Relay:                NewRelayClient(cfg),
+		RemovedPeerToken:     NewRemovedPeerTokenClient(cfg),
 		Session:              NewSessionClient(cfg),
 		Setting:              NewSettingClient(cfg),
 		ShipGateRun:          NewShipGateRunClient(cfg),
@@ -452,9 +458,9 @@ func (c *Client) Use(hooks ...Hook) {
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
 		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
-		c.QueueItem, c.Relay, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User,
-		c.UserReputation, c.WebhookDelivery, c.WorkPattern,
+		c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun,
+		c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StoreUnlock,
+		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -471,9 +477,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
 		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
-		c.QueueItem, c.Relay, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
-		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.User,
-		c.UserReputation, c.WebhookDelivery, c.WorkPattern,
+		c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun,
+		c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StoreUnlock,
+		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -548,6 +554,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.QueueItem.mutate(ctx, m)
 	case *RelayMutation:
 		return c.Relay.mutate(ctx, m)
+	case *RemovedPeerTokenMutation:
+		return c.RemovedPeerToken.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *SettingMutation:
@@ -5590,6 +5598,139 @@ func (c *RelayClient) mutate(ctx context.Context, m *RelayMutation) (Value, erro
 	}
 }
 
+// RemovedPeerTokenClient is a client for the RemovedPeerToken schema.
+type RemovedPeerTokenClient struct {
+	config
+}
+
+// NewRemovedPeerTokenClient returns a client for the RemovedPeerToken from the given config.
+func NewRemovedPeerTokenClient(c config) *RemovedPeerTokenClient {
+	return &RemovedPeerTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `removedpeertoken.Hooks(f(g(h())))`.
+func (c *RemovedPeerTokenClient) Use(hooks ...Hook) {
+	c.hooks.RemovedPeerToken = append(c.hooks.RemovedPeerToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `removedpeertoken.Intercept(f(g(h())))`.
+func (c *RemovedPeerTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RemovedPeerToken = append(c.inters.RemovedPeerToken, interceptors...)
+}
+
+// Create returns a builder for creating a RemovedPeerToken entity.
+func (c *RemovedPeerTokenClient) Create() *RemovedPeerTokenCreate {
+	mutation := newRemovedPeerTokenMutation(c.config, OpCreate)
+	return &RemovedPeerTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RemovedPeerToken entities.
+func (c *RemovedPeerTokenClient) CreateBulk(builders ...*RemovedPeerTokenCreate) *RemovedPeerTokenCreateBulk {
+	return &RemovedPeerTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RemovedPeerTokenClient) MapCreateBulk(slice any, setFunc func(*RemovedPeerTokenCreate, int)) *RemovedPeerTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RemovedPeerTokenCreateBulk{err: fmt.Errorf("calling to RemovedPeerTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RemovedPeerTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RemovedPeerTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RemovedPeerToken.
+func (c *RemovedPeerTokenClient) Update() *RemovedPeerTokenUpdate {
+	mutation := newRemovedPeerTokenMutation(c.config, OpUpdate)
+	return &RemovedPeerTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RemovedPeerTokenClient) UpdateOne(_m *RemovedPeerToken) *RemovedPeerTokenUpdateOne {
+	mutation := newRemovedPeerTokenMutation(c.config, OpUpdateOne, withRemovedPeerToken(_m))
+	return &RemovedPeerTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *RemovedPeerTokenClient) UpdateOneID(id string) *RemovedPeerTokenUpdateOne {
+	mutation := newRemovedPeerTokenMutation(c.config, OpUpdateOne, withRemovedPeerTokenID(id))
+	return &RemovedPeerTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RemovedPeerToken.
+func (c *RemovedPeerTokenClient) Delete() *RemovedPeerTokenDelete {
+	mutation := newRemovedPeerTokenMutation(c.config, OpDelete)
+	return &RemovedPeerTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *RemovedPeerTokenClient) DeleteOne(_m *RemovedPeerToken) *RemovedPeerTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *RemovedPeerTokenClient) DeleteOneID(id string) *RemovedPeerTokenDeleteOne {
+	builder := c.Delete().Where(removedpeertoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &RemovedPeerTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for RemovedPeerToken.
+func (c *RemovedPeerTokenClient) Query() *RemovedPeerTokenQuery {
+	return &RemovedPeerTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRemovedPeerToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a RemovedPeerToken entity by its id.
+func (c *RemovedPeerTokenClient) Get(ctx context.Context, id string) (*RemovedPeerToken, error) {
+	return c.Query().Where(removedpeertoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *RemovedPeerTokenClient) GetX(ctx context.Context, id string) *RemovedPeerToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *RemovedPeerTokenClient) Hooks() []Hook {
+	return c.hooks.RemovedPeerToken
+}
+
+// Interceptors returns the client interceptors.
+func (c *RemovedPeerTokenClient) Interceptors() []Interceptor {
+	return c.inters.RemovedPeerToken
+}
+
+func (c *RemovedPeerTokenClient) mutate(ctx context.Context, m *RemovedPeerTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RemovedPeerTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RemovedPeerTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RemovedPeerTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RemovedPeerTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RemovedPeerToken mutation op: %q", m.Op())
+	}
+}
+
 // SessionClient is a client for the Session schema.
 type SessionClient struct {
 	config
@@ -8075,9 +8216,9 @@ type (
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
 		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
-		ProviderCapability, QueueItem, Relay, Session, Setting, ShipGateRun,
-		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
-		UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -8086,9 +8227,10 @@ type (
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
 		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
-		ProviderCapability, QueueItem, Relay, Session, Setting, ShipGateRun,
-		StoreAgent, StoreInstall, StoreSubscription, StoreUnlock, StreamEvent, User,
-		UserReputation, WebhookDelivery, WorkPattern []ent.Interceptor
+		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
+		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
+		StreamEvent, User, UserReputation, WebhookDelivery,
+		WorkPattern []ent.Interceptor
 	}
 )
 

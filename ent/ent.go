@@ -45,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -150,6 +151,7 @@ func checkColumn(t, c string) error {
 			providercapability.Table:   providercapability.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
 			relay.Table:                relay.ValidColumn,
+			removedpeertoken.Table:     removedpeertoken.ValidColumn,
 			session.Table:              session.ValidColumn,
 			setting.Table:              setting.ValidColumn,
 			shipgaterun.Table:          shipgaterun.ValidColumn,

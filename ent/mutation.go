@@ -45,6 +45,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -103,6 +104,7 @@ const (
 	TypeProviderCapability   = "ProviderCapability"
 	TypeQueueItem            = "QueueItem"
 	TypeRelay                = "Relay"
+	TypeRemovedPeerToken     = "RemovedPeerToken"
 	TypeSession              = "Session"
 	TypeSetting              = "Setting"
 	TypeShipGateRun          = "ShipGateRun"
@@ -47085,6 +47087,446 @@ func (m *RelayMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Relay edge %s", name)
+}
+
+// RemovedPeerTokenMutation represents an operation that mutates the RemovedPeerToken nodes in the graph.
+type RemovedPeerTokenMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	created_at    *time.Time
+	updated_at    *time.Time
+	token_hash    *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*RemovedPeerToken, error)
+	predicates    []predicate.RemovedPeerToken
+}
+
+var _ ent.Mutation = (*RemovedPeerTokenMutation)(nil)
+
+// removedpeertokenOption allows management of the mutation configuration using functional options.
+type removedpeertokenOption func(*RemovedPeerTokenMutation)
+
+// newRemovedPeerTokenMutation creates new mutation for the RemovedPeerToken entity.
+func newRemovedPeerTokenMutation(c config, op Op, opts ...removedpeertokenOption) *RemovedPeerTokenMutation {
+	m := &RemovedPeerTokenMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRemovedPeerToken,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withRemovedPeerTokenID sets the ID field of the mutation.
+func withRemovedPeerTokenID(id string) removedpeertokenOption {
+	return func(m *RemovedPeerTokenMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *RemovedPeerToken
+		)
+		m.oldValue = func(ctx context.Context) (*RemovedPeerToken, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().RemovedPeerToken.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withRemovedPeerToken sets the old RemovedPeerToken of the mutation.
+func withRemovedPeerToken(node *RemovedPeerToken) removedpeertokenOption {
+	return func(m *RemovedPeerTokenMutation) {
+		m.oldValue = func(context.Context) (*RemovedPeerToken, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RemovedPeerTokenMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RemovedPeerTokenMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of RemovedPeerToken entities.
+func (m *RemovedPeerTokenMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *RemovedPeerTokenMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *RemovedPeerTokenMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().RemovedPeerToken.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *RemovedPeerTokenMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *RemovedPeerTokenMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the RemovedPeerToken entity.
+// If the RemovedPeerToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RemovedPeerTokenMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *RemovedPeerTokenMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *RemovedPeerTokenMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *RemovedPeerTokenMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the RemovedPeerToken entity.
+// If the RemovedPeerToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RemovedPeerTokenMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *RemovedPeerTokenMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetTokenHash sets the "token_hash" field.
+func (m *RemovedPeerTokenMutation) SetTokenHash(s string) {
+	m.token_hash = &s
+}
+
+// TokenHash returns the value of the "token_hash" field in the mutation.
+func (m *RemovedPeerTokenMutation) TokenHash() (r string, exists bool) {
+	v := m.token_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenHash returns the old "token_hash" field's value of the RemovedPeerToken entity.
+// If the RemovedPeerToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RemovedPeerTokenMutation) OldTokenHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenHash: %w", err)
+	}
+	return oldValue.TokenHash, nil
+}
+
+// ResetTokenHash resets all changes to the "token_hash" field.
+func (m *RemovedPeerTokenMutation) ResetTokenHash() {
+	m.token_hash = nil
+}
+
+// Where appends a list predicates to the RemovedPeerTokenMutation builder.
+func (m *RemovedPeerTokenMutation) Where(ps ...predicate.RemovedPeerToken) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RemovedPeerTokenMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RemovedPeerTokenMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RemovedPeerToken, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RemovedPeerTokenMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RemovedPeerTokenMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RemovedPeerToken).
+func (m *RemovedPeerTokenMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RemovedPeerTokenMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.created_at != nil {
+		fields = append(fields, removedpeertoken.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, removedpeertoken.FieldUpdatedAt)
+	}
+	if m.token_hash != nil {
+		fields = append(fields, removedpeertoken.FieldTokenHash)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RemovedPeerTokenMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case removedpeertoken.FieldCreatedAt:
+		return m.CreatedAt()
+	case removedpeertoken.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case removedpeertoken.FieldTokenHash:
+		return m.TokenHash()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RemovedPeerTokenMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case removedpeertoken.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case removedpeertoken.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case removedpeertoken.FieldTokenHash:
+		return m.OldTokenHash(ctx)
+	}
+	return nil, fmt.Errorf("unknown RemovedPeerToken field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RemovedPeerTokenMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case removedpeertoken.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case removedpeertoken.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case removedpeertoken.FieldTokenHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenHash(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RemovedPeerToken field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RemovedPeerTokenMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RemovedPeerTokenMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RemovedPeerTokenMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown RemovedPeerToken numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RemovedPeerTokenMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RemovedPeerTokenMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RemovedPeerTokenMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown RemovedPeerToken nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RemovedPeerTokenMutation) ResetField(name string) error {
+	switch name {
+	case removedpeertoken.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case removedpeertoken.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case removedpeertoken.FieldTokenHash:
+		m.ResetTokenHash()
+		return nil
+	}
+	return fmt.Errorf("unknown RemovedPeerToken field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RemovedPeerTokenMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RemovedPeerTokenMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RemovedPeerTokenMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RemovedPeerTokenMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RemovedPeerTokenMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RemovedPeerTokenMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RemovedPeerTokenMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown RemovedPeerToken unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RemovedPeerTokenMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown RemovedPeerToken edge %s", name)
 }
 
 // SessionMutation represents an operation that mutates the Session nodes in the graph.

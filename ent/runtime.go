@@ -36,6 +36,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
 	"github.com/switchboard-hq/switchboard/ent/schema"
 	"github.com/switchboard-hq/switchboard/ent/session"
 	"github.com/switchboard-hq/switchboard/ent/setting"
@@ -1317,6 +1318,31 @@ func init() {
 	// relay.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	relay.IDValidator = func() func(string) error {
 		validators := relayDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	removedpeertokenMixin := schema.RemovedPeerToken{}.Mixin()
+	removedpeertokenMixinFields0 := removedpeertokenMixin[0].Fields()
+	_ = removedpeertokenMixinFields0
+	removedpeertokenFields := schema.RemovedPeerToken{}.Fields()
+	_ = removedpeertokenFields
+	// removedpeertokenDescID is the schema descriptor for id field.
+	removedpeertokenDescID := removedpeertokenMixinFields0[0].Descriptor()
+	// removedpeertoken.DefaultID holds the default value on creation for the id field.
+	removedpeertoken.DefaultID = removedpeertokenDescID.Default.(func() string)
+	// removedpeertoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	removedpeertoken.IDValidator = func() func(string) error {
+		validators := removedpeertokenDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -80,6 +80,8 @@ type Tx struct {
 	QueueItem *QueueItemClient
 	// Relay is the client for interacting with the Relay builders.
 	Relay *RelayClient
+	// RemovedPeerToken is the client for interacting with the RemovedPeerToken builders.
+	RemovedPeerToken *RemovedPeerTokenClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// Setting is the client for interacting with the Setting builders.
@@ -268,6 +270,7 @@ func (tx *Tx) init() {
 	tx.ProviderCapability = NewProviderCapabilityClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Relay = NewRelayClient(tx.config)
+	tx.RemovedPeerToken = NewRemovedPeerTokenClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.ShipGateRun = NewShipGateRunClient(tx.config)

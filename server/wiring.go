@@ -175,9 +175,18 @@ func (h *house) buildFederation(*App) error {
 		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: s.recorder, ClientOptions: h.tracing.clientOptions()})
 	s.queue = &queue.Service{DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM}
 	s.settings = &settings.Service{DB: cfg.DB, Now: cfg.now, Egress: h.egress}
+	// The outbox's dispatcher, made before the operator network, which
+	// attempts its rows on it at once; start runs it.
+	h.hooks = webhooks.New(webhooks.Config{
+		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: h.egress,
+		// Read at each attempt, once the parts below are built.
+		Credential:        func(ctx context.Context, id string) (string, string, bool, error) { return h.credential(ctx, id) },
+		FederationRetries: cfg.Federation.RetrySchedule, Audit: s.recorder,
+		Peer: network.Owns, PeerEgress: egress.Policy{AllowPrivate: cfg.Federation.Network.AllowPrivate},
+	})
 	s.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: box, Logger: cfg.Logger,
 		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: s.recorder,
-		ClientOptions: h.tracing.clientOptions(), Limiter: h.gate, Queue: s.queue,
+		ClientOptions: h.tracing.clientOptions(), Limiter: h.gate, Queue: s.queue, Outbox: h.hooks,
 		// A trusted peer's mode_get is the MCP door's own answer.
 		Mode: mcp.ModeOf(cfg.DB.Client, s.settings)})
 	instances := s.spoke.Credential
@@ -237,14 +246,13 @@ func (h *house) buildServices(app *App) error {
 		// registerUrl is absolute when the instance knows its public address.
 		BaseURL: cfg.Executions.PublicURL,
 	}
-	app.closers = append(app.closers, s.dev.Close)
 	s.a2a = &a2a.Service{DB: cfg.DB, Queue: s.queue, Bus: h.bus, Egress: h.egress, Charge: h.gate.Charge,
 		OpenStream: h.gate.OpenStream}
 	return nil
 }
 
 // buildDoors builds what stands beside the API: the idempotency guard, the
-// MCP door, the outbox's dispatcher and the federation audit service on it.
+// MCP door, and the federation audit service on the outbox's dispatcher.
 func (h *house) buildDoors(app *App) error {
 	cfg, s := h.cfg, &h.svc
 	// After the gate on both transports: a key belongs to the admitted credential.
@@ -266,11 +274,6 @@ func (h *house) buildDoors(app *App) error {
 	app.closers = append(app.closers, h.door.Close)
 	// Keys that expire, or end on another replica: the bus's heartbeat check.
 	h.bus.Watch(events.Watcher{Open: h.door.OpenCredentials, End: h.door.EndStreams})
-	h.hooks = webhooks.Start(webhooks.Config{
-		DB: cfg.DB.Client, Clock: cfg.Clock, Logger: cfg.Logger, Egress: h.egress,
-		Credential: h.credential, FederationRetries: cfg.Federation.RetrySchedule, Audit: s.recorder,
-	})
-	app.closers = append(app.closers, h.hooks.Close)
 	// process_retries runs on this dispatcher.
 	s.audit = &audit.Service{DB: cfg.DB.Client, Hub: s.hub.Serving, Retry: processRetries(h.hooks)}
 	// The federation class counts per calling instance, not per address.
@@ -280,10 +283,12 @@ func (h *house) buildDoors(app *App) error {
 	return nil
 }
 
-// start starts the background work: the engine and its review timer, the
+// start starts the background work: the outbox's dispatcher, the engine and its review timer, the
 // spoke's heartbeat, the audit log's retention and the network's patterns.
 func (h *house) start(app *App) {
 	s := h.svc
+	h.hooks.Run()
+	app.closers = append(app.closers, h.hooks.Close)
 	h.lifetime.Start(context.Background())
 	app.closers = append(app.closers, h.lifetime.Close)
 	beats, stopBeats := context.WithCancel(context.Background())

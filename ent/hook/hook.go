@@ -405,6 +405,18 @@ func (f RelayFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RelayMutation", m)
 }
 
+// The RemovedPeerTokenFunc type is an adapter to allow the use of ordinary
+// function as RemovedPeerToken mutator.
+type RemovedPeerTokenFunc func(context.Context, *ent.RemovedPeerTokenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RemovedPeerTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RemovedPeerTokenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RemovedPeerTokenMutation", m)
+}
+
 // The SessionFunc type is an adapter to allow the use of ordinary
 // function as Session mutator.
 type SessionFunc func(context.Context, *ent.SessionMutation) (ent.Value, error)

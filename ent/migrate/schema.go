@@ -1514,6 +1514,19 @@ var (
 			},
 		},
 	}
+	// RemovedPeerTokensColumns holds the columns for the "removed_peer_tokens" table.
+	RemovedPeerTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+	}
+	// RemovedPeerTokensTable holds the schema information for the "removed_peer_tokens" table.
+	RemovedPeerTokensTable = &schema.Table{
+		Name:       "removed_peer_tokens",
+		Columns:    RemovedPeerTokensColumns,
+		PrimaryKey: []*schema.Column{RemovedPeerTokensColumns[0]},
+	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2008,6 +2021,7 @@ var (
 		ProviderCapabilitiesTable,
 		QueueItemsTable,
 		RelaysTable,
+		RemovedPeerTokensTable,
 		SessionsTable,
 		SettingsTable,
 		ShipGateRunsTable,

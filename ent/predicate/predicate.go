@@ -105,6 +105,9 @@ type QueueItem func(*sql.Selector)
 // Relay is the predicate function for relay builders.
 type Relay func(*sql.Selector)
 
+// RemovedPeerToken is the predicate function for removedpeertoken builders.
+type RemovedPeerToken func(*sql.Selector)
+
 // Session is the predicate function for session builders.
 type Session func(*sql.Selector)
 

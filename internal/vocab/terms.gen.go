@@ -1078,6 +1078,20 @@ func RelayPriorityValues() []RelayPriority {
 	return []RelayPriority{RelayPriorityLow, RelayPriorityNormal, RelayPriorityHigh, RelayPriorityUrgent}
 }
 
+// PeerDelivery is a value of the vocabulary peer_delivery.
+type PeerDelivery string
+
+// The values of peer_delivery, in declared order.
+const (
+	PeerDeliveryDelivered PeerDelivery = "delivered" // Delivered
+	PeerDeliveryQueued    PeerDelivery = "queued"    // Queued
+)
+
+// PeerDeliveryValues answers every value of peer_delivery, in declared order.
+func PeerDeliveryValues() []PeerDelivery {
+	return []PeerDelivery{PeerDeliveryDelivered, PeerDeliveryQueued}
+}
+
 // RelayState is a value of the vocabulary relay_state.
 type RelayState string
 

@@ -117,15 +117,19 @@ func (s *Service) decide(ctx context.Context, id string, d decision) (*ent.Store
 		if err != nil {
 			return err
 		}
-		return tx.Publish(ctx, AgentDecided{Agent: row, Reason: d.reason})
+		if err := tx.Publish(ctx, AgentDecided{Agent: row, Reason: d.reason}); err != nil {
+			return err
+		}
+		// A synced listing's spoke hears of it through its subscriber; another
+		// listing's approval webhook goes to its joined instance, in the
+		// outbox too.
+		if row.SourceInstanceID == nil {
+			return s.enqueueApproval(ctx, tx, row, d.reason)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	// A synced listing's spoke hears of it through the outbox (its
-	// subscriber); only another listing takes the approval webhook.
-	if row.SourceInstanceID == nil {
-		s.notify(row, d.reason)
 	}
 	return row, nil
 }

@@ -18,10 +18,10 @@ import (
 // ("Authentication").
 func TestApprovalNeedsAPassingRun(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
+	f := newHubFixture(t)
 	ctx := context.Background()
 	a := newFakeAgent(t, false)
-	rc := newReceiver(t)
+	rc := joinedReceiver(t, f)
 	key := f.developerKey(t, f.dev)
 	body := agentBody("gated", a.URL)
 	body["instanceUrl"] = rc.URL
@@ -65,7 +65,8 @@ func TestApprovalNeedsAPassingRun(t *testing.T) {
 	hook := rc.next(t)
 	if hook.path != "/api/marketplace/webhook" || hook.header.Get("X-Service-Event") != "agent_approval" ||
 		hook.body["event"] != "agent_approval" || hook.body["marketplaceId"] != id || hook.body["slug"] != "gated" ||
-		hook.body["status"] != "active" || hook.body["reason"] != nil || hook.body["timestamp"] == "" {
+		hook.body["status"] != "active" || hook.body["reason"] != nil || hook.body["timestamp"] == "" ||
+		hook.header.Get("X-Federation-Token") != rc.key {
 		t.Fatalf("approval webhook: %+v", hook)
 	}
 

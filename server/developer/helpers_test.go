@@ -2,10 +2,14 @@ package developer_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,9 +72,13 @@ func (a *fakeAgent) seen() []probeSeen {
 }
 
 // receiver is a source instance on loopback that records approval webhooks.
+// Joined to a hub (joinedReceiver), it answers the hub's verification with
+// its key, and down answers 503.
 type receiver struct {
 	*httptest.Server
-	got chan receivedHook
+	got  chan receivedHook
+	key  string
+	down atomic.Bool
 }
 
 type receivedHook struct {
@@ -81,8 +89,18 @@ type receivedHook struct {
 
 func newReceiver(t *testing.T) *receiver {
 	t.Helper()
-	rc := &receiver{got: make(chan receivedHook, 16)}
+	rc := &receiver{got: make(chan receivedHook, 16), key: "sbi_" + strings.Repeat("k", 40)}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/switchboard-instance" {
+			mac := hmac.New(sha256.New, []byte(rc.key))
+			mac.Write([]byte(r.URL.Query().Get("nonce")))
+			_ = json.NewEncoder(w).Encode(map[string]string{"nonce": r.URL.Query().Get("nonce"), "signature": hex.EncodeToString(mac.Sum(nil))})
+			return
+		}
+		if rc.down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		rc.got <- receivedHook{path: r.URL.Path, header: r.Header.Clone(), body: body}
@@ -100,6 +118,27 @@ func (rc *receiver) next(t *testing.T) receivedHook {
 		t.Fatal("no approval webhook arrived")
 	}
 	return receivedHook{}
+}
+
+// joinedReceiver is a receiver joined to f's hub as an instance: the hub
+// verified its address and keeps its key (RULINGS "Federation").
+func joinedReceiver(t *testing.T, f *fixture) *receiver {
+	t.Helper()
+	rc := newReceiver(t)
+	token := f.connectToken(t, f.admin, "instance")
+	res := f.s.Anonymous().Do(http.MethodPost, "/api/v2/federation/register",
+		map[string]any{"name": "Source", "baseUrl": rc.URL, "apiKey": rc.key}, "Authorization", "Bearer "+token)
+	if res.Status != http.StatusCreated {
+		t.Fatalf("join the receiver: %d %s", res.Status, res.Body)
+	}
+	return rc
+}
+
+// newHubFixture is newFixture on a hub, where instances join.
+func newHubFixture(t *testing.T) *fixture {
+	t.Helper()
+	s := servertest.New(t, servertest.WithPrivateEndpoints(), servertest.WithRole("hub"))
+	return &fixture{s: s, admin: s.SignUp("owner"), dev: s.SignUp("dev")}
 }
 
 // fixture: the instance owner (admin), a member developer with a session,

@@ -41,8 +41,8 @@ func seededTask(name string) string {
 // store execution makes, and its verdict is dispatch.Conforms.
 type dispatchProber struct{ d *dispatch.Dispatcher }
 
-func newDispatchProber(p egress.Policy) *dispatchProber {
-	return &dispatchProber{d: dispatch.New(dispatch.Config{Egress: p})}
+func newDispatchProber(p egress.Policy, now func() time.Time) *dispatchProber {
+	return &dispatchProber{d: dispatch.New(dispatch.Config{Egress: p, Now: now})}
 }
 
 func (p *dispatchProber) Probe(ctx context.Context, a *ent.StoreAgent, credential, task string) Verdict {

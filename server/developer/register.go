@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
@@ -70,7 +71,10 @@ func toStoreInput(a *switchboardv1.DeveloperAgentInput, withSlug bool) *switchbo
 }
 
 // checkInstanceURL applies the address rule to the developer's instance URL,
-// where the approval webhook goes.
+// where the approval webhook goes, and then RULINGS "Details for the house
+// issue": it must be the verified baseUrl of an instance joined to this hub
+// (the webhook carries that instance's key), else 400. A given URL is
+// replaced by that instance's baseUrl as recorded.
 func (s *Service) checkInstanceURL(ctx context.Context, raw *string) error {
 	if raw == nil {
 		return nil
@@ -82,11 +86,20 @@ func (s *Service) checkInstanceURL(ctx context.Context, raw *string) error {
 	if err := s.Egress.CheckURL(ctx, u); err != nil {
 		return apperr.Invalid("instanceUrl: %v (the instance does not allow private addresses)", err)
 	}
+	inst, err := s.DB.FederationInstance.Query().Where(federationinstance.BaseURL(strings.TrimRight(u.String(), "/")),
+		federationinstance.LeftAtIsNil()).First(ctx)
+	if ent.IsNotFound(err) {
+		return apperr.Invalid("instanceUrl must be the verified address of an instance joined to this hub; %s is not", *raw)
+	}
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	*raw = inst.BaseURL
 	return nil
 }
 
 func (s *Service) prober() Prober {
-	s.proberOnce.Do(func() { s.defaultProber = newDispatchProber(s.Egress) })
+	s.proberOnce.Do(func() { s.defaultProber = newDispatchProber(s.Egress, s.Now) })
 	if s.Prober != nil {
 		return s.Prober
 	}

@@ -41,9 +41,6 @@ type Service struct {
 
 	proberOnce    sync.Once
 	defaultProber Prober
-
-	// hooks tracks webhook deliveries in flight, so Close can wait for them.
-	hooks sync.WaitGroup
 }
 
 // AgentDecided is published in the transaction of an admin's decision on a
@@ -62,17 +59,6 @@ type CapabilityDecided struct {
 }
 
 func (s *Service) now() time.Time { return s.Now().UTC() }
-
-func (s *Service) logger() *slog.Logger {
-	if s.Logger == nil {
-		return slog.Default()
-	}
-	return s.Logger
-}
-
-// Close waits for approval webhooks in flight (each is bounded by its
-// timeout).
-func (s *Service) Close() { s.hooks.Wait() }
 
 // The statuses this package moves a listing between.
 const (

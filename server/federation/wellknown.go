@@ -125,10 +125,10 @@ func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
 var InboundPaths = []string{
 	"/api/v2/federation/",
 	"/" + switchboardv1connect.FederationHubServiceName + "/",
-	// The platform service's procedures whose REST routes are under
-	// /api/v2/federation/ (discover and prompt-groups are not).
-	switchboardv1connect.FederationPlatformServiceValidatePaymentProcedure,
-	switchboardv1connect.FederationPlatformServiceBrowseFederationProcedure,
+	// The platform service's other routes, on both transports.
+	"/" + switchboardv1connect.FederationPlatformServiceName + "/",
+	"/api/v2/network/discover",
+	"/api/v2/prompt-groups",
 	"/" + switchboardv1connect.FederationSpokeServiceName + "/",
 	"/" + switchboardv1connect.FederationResultServiceName + "/",
 	"/" + switchboardv1connect.FederationMarketServiceName + "/",

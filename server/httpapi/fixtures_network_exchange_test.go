@@ -51,7 +51,8 @@ func networkExchangeFixtures() []fixture {
 	shared := &switchboardv1.SharedJob{Id: "ckx5f0a1b0000qzrmjob000001", Title: "Go review", Description: "Review",
 		TaskType: "technical", Urgency: "high", RequiredSkills: []string{"Go"}, EstimatedHours: ptr(6.5), Status: "open", PostedAt: tsJoined}
 	return []fixture{
-		single("SendNotificationResponse", "sent", &switchboardv1.SendNotificationResponse{NotificationId: "ckx5f0a1b0000qzrmnote00003"}),
+		single("SendNotificationResponse", "sent", &switchboardv1.SendNotificationResponse{NotificationId: "ckx5f0a1b0000qzrmnote00003", Delivery: "delivered"}),
+		single("SendNotificationResponse", "queued", &switchboardv1.SendNotificationResponse{Delivery: "queued"}),
 		single("ListNotificationsResponse", "two", &switchboardv1.ListNotificationsResponse{
 			Notifications: []*switchboardv1.Notification{bare, read}, UnreadCount: 1,
 			Pagination: &switchboardv1.Pagination{Total: 2, Limit: 50}}),
@@ -71,8 +72,9 @@ func networkExchangeFixtures() []fixture {
 		single("ListPeerPatternsResponse", "empty", &switchboardv1.ListPeerPatternsResponse{}),
 		single("RefreshPeerPatternsResponse", "learned", &switchboardv1.RefreshPeerPatternsResponse{Peer: peer}),
 		single("PostJobResponse", "delivered_and_not", &switchboardv1.PostJobResponse{Job: posted, Deliveries: []*switchboardv1.JobDelivery{
-			{ConnectionId: "ckx5f0a1b0000qzrmconn00001", Delivered: true},
-			{ConnectionId: "ckx5f0a1b0000qzrmconn00002", Error: ptr("the peer at https://c.example could not be reached")},
+			{ConnectionId: "ckx5f0a1b0000qzrmconn00001", Delivered: true, Delivery: "delivered"},
+			{ConnectionId: "ckx5f0a1b0000qzrmconn00002", Delivery: "queued"},
+			{ConnectionId: "ckx5f0a1b0000qzrmconn00003", Error: ptr("the peer refused it: the user is no longer here")},
 		}}),
 		single("ListJobsResponse", "two", &switchboardv1.ListJobsResponse{Jobs: []*switchboardv1.Job{received, posted},
 			Pagination: &switchboardv1.Pagination{Total: 2, Limit: 50}}),

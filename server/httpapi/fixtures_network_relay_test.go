@@ -30,7 +30,8 @@ func relayFixtures() []fixture {
 	yes := func() *bool { b := true; return &b }
 	return []fixture{
 		single("SendRelayResponse", "task", &switchboardv1.SendRelayResponse{Relay: sent, Answer: &switchboardv1.ReceiveRelayResponse{
-			Success: true, RelayId: id, Task: yes(), CardId: ptr("ckx5f0a1b0000qzrmcard00009"), Message: ptr("queued for Bob's confirmation")}}),
+			Success: true, RelayId: id, Task: yes(), CardId: ptr("ckx5f0a1b0000qzrmcard00009"), Message: ptr("queued for Bob's confirmation")}, Delivery: "delivered"}),
+		single("SendRelayResponse", "queued", &switchboardv1.SendRelayResponse{Relay: sent, Delivery: "queued"}),
 		single("ListRelaysResponse", "two", &switchboardv1.ListRelaysResponse{Relays: []*switchboardv1.Relay{sent, bare}}),
 		single("ListRelaysResponse", "empty", &switchboardv1.ListRelaysResponse{}),
 		single("GetRelayResponse", "full", &switchboardv1.GetRelayResponse{Relay: sent}),

@@ -50,9 +50,9 @@ func networkFixtures() []fixture {
 		single("GetNetworkPreferencesResponse", "defaults", &switchboardv1.GetNetworkPreferencesResponse{
 			Preferences: &switchboardv1.NetworkPreferences{MutedTopics: []string{}, AmbientEnabled: true, MaxOpenRelays: 50}}),
 		single("UpdateNetworkPreferencesResponse", "set", &switchboardv1.UpdateNetworkPreferencesResponse{Preferences: prefs}),
-		single("ReceiveConnectionResponse", "pending", &switchboardv1.ReceiveConnectionResponse{
+		single("ReceiveConnectionResponse", "pending", &switchboardv1.ReceiveConnectionResponse{Success: true,
 			ConnectionId: "ckx5f0a1b0000qzrmconn00003", Status: "pending", UserName: "Bob", InstanceName: "b.example:8443"}),
-		single("ReceiveConnectionResponse", "active", &switchboardv1.ReceiveConnectionResponse{
+		single("ReceiveConnectionResponse", "active", &switchboardv1.ReceiveConnectionResponse{Success: true,
 			ConnectionId: "ckx5f0a1b0000qzrmconn00003", Status: "active", UserName: "Bob", InstanceName: "b.example:8443",
 			FederationToken: ptr("sbf_0123456789abcdefghijklmnopqrstuvwxyzABCDE")}),
 		single("ConfirmConnectionResponse", "active", &switchboardv1.ConfirmConnectionResponse{Status: "active"}),

@@ -290,7 +290,7 @@ func (s *Service) RemoveConnection(ctx context.Context, req *switchboardv1.Remov
 		told = err == nil
 	}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		if err := tx.NetworkConnection.DeleteOneID(row.ID).Exec(ctx); err != nil {
+		if err := removeConnection(ctx, tx, row); err != nil {
 			return err
 		}
 		return s.written(ctx, tx, row, "connection_removed", "Removed the connection with")

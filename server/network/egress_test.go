@@ -3,6 +3,7 @@ package network_test
 import (
 	"crypto/rand"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -44,8 +45,11 @@ func TestPeerURLsRefuseEveryPrivateSpelling(t *testing.T) {
 // a peer that the dial guard refuses answers in words, with the peer's
 // address as the operator gave it and never what its name resolved to, the
 // guard's ranges or the resolver. A connected by the name localhost while
-// private peers were allowed; restarted with them off, its relay to that
-// peer is refused at dial time (the save-time check saw it long ago).
+// private peers were allowed; restarted with them off, its rotation (a
+// synchronous call) to that peer is refused at dial time (the save-time check
+// saw it long ago). A relay goes through the outbox since the house issue
+// (RULINGS "Details for the house issue"): it answers queued, and the
+// outbox row's error is worded the same way.
 func TestUnreachablePeerWordedForPeople(t *testing.T) {
 	t.Parallel()
 	key := make([]byte, secrets.KeySize)
@@ -72,11 +76,27 @@ func TestUnreachablePeerWordedForPeople(t *testing.T) {
 		servertest.WithNetwork(network.Config{Enabled: true}))
 	res := a2.WithKey(relays).Do(http.MethodPost, "/api/federation/relays",
 		map[string]any{"connectionId": conn.ID, "subject": "Are you there?", "intent": "get_info"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if res.JSON(t)["delivery"] != "queued" {
+		t.Fatalf("relay to a refused address: %s", res.Body)
+	}
+	row, err := d.WebhookDelivery.Query().Only(t.Context())
+	if err != nil || row.LastError == nil {
+		t.Fatalf("the relay's outbox row: %+v %v", row, err)
+	}
+	// Alice's session, kept in the database, on the restarted instance.
+	u, _ := url.Parse(a.URL)
+	var cookies []string
+	for _, c := range alice.Jar.Cookies(u) {
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	res = a2.Anonymous().Do(http.MethodPost, "/api/federation/connections/"+conn.ID+"/rotate", map[string]any{},
+		"Cookie", strings.Join(cookies, "; "), "Origin", a2.URL)
 	servertest.WantErrorContaining(t, res, http.StatusServiceUnavailable,
 		"the peer at "+peer+" could not be reached: its address is not allowed")
 	for _, leak := range []string{"127.0.0.1", "127.0.0.0/8", "denied by", "prohibited", "lookup", "dial tcp"} {
-		if strings.Contains(string(res.Body), leak) {
-			t.Errorf("the answer shows %q: %s", leak, res.Body)
+		if strings.Contains(string(res.Body), leak) || strings.Contains(*row.LastError, leak) {
+			t.Errorf("the answer or the outbox row shows %q: %s / %s", leak, res.Body, *row.LastError)
 		}
 	}
 }

@@ -63,11 +63,6 @@ func (s *Service) activeOwned(ctx context.Context, id string) (*ent.NetworkConne
 	return row, token, nil
 }
 
-// exchangePeer is a typed client for the exchange routes at origin.
-func (s *Service) exchangePeer(origin string) switchboardv1connect.NetworkExchangePeerServiceClient {
-	return switchboardv1connect.NewNetworkExchangePeerServiceClient(s.client, origin, s.ClientOptions...)
-}
-
 // patternsPeer is a typed client for GetPatterns at origin.
 func (s *Service) patternsPeer(origin string) switchboardv1connect.NetworkExchangeServiceClient {
 	return switchboardv1connect.NewNetworkExchangeServiceClient(s.client, origin, s.ClientOptions...)

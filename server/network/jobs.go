@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/lists"
@@ -98,22 +99,19 @@ func (s *Service) publish(ctx context.Context, w switchState, row *ent.Job, targ
 	for _, c := range targets {
 		d := &switchboardv1.JobDelivery{ConnectionId: c.ID}
 		err := admit(w, c.PeerInstanceURL)
-		var token string
-		if err == nil {
-			token, err = s.peerToken(c)
+		if err == nil && c.PeerTokenSealed == nil {
+			err = apperr.IllegalMove("connection %s has no token of its peer", c.ID)
 		}
 		if err == nil {
-			_, err = s.exchangePeer(c.PeerInstanceURL).ReceiveJob(withToken(ctx, token), &switchboardv1.ReceiveJobRequest{Job: shared})
-			if err != nil {
-				err = peerError(c.PeerInstanceURL, err)
-			}
+			d.Delivery, err = s.toPeer(ctx, row.UserID, c, EventJob, switchboardv1connect.NetworkExchangePeerServiceReceiveJobProcedure,
+				&switchboardv1.ReceiveJobRequest{Job: shared}, &switchboardv1.ReceiveJobResponse{})
 		}
 		if err != nil {
 			msg := apperr.From(err).Message
 			d.Error = &msg
 			s.Logger.WarnContext(ctx, "network: a job did not reach a peer", "job", row.ID, "connection", c.ID, "error", err)
 		}
-		d.Delivered = err == nil
+		d.Delivered = d.Delivery == deliveryDelivered
 		out = append(out, d)
 	}
 	return out

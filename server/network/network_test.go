@@ -254,8 +254,9 @@ func TestConnectAcceptRotateRemove(t *testing.T) {
 
 	// Removal on B is told to A: the connection is gone on both.
 	removedOnBoth(t, a, b, b.only(t).ID)
-	// The removed connection's tokens are gone with it.
-	servertest.WantError(t, rotateAt(a, newA, tokenB), http.StatusUnauthorized)
+	// The removed connection's token is remembered as removed: 404 (RULINGS
+	// "A removed connection").
+	servertest.WantError(t, rotateAt(a, newA, tokenB), http.StatusNotFound)
 
 	// RULINGS "Federation" (audit): each call between the two is audited on
 	// both sides, once: B's acceptance (connect/accept), A's rotation and

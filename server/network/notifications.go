@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/lists"
@@ -102,7 +103,7 @@ func (s *Service) SendNotification(ctx context.Context, req *switchboardv1.SendN
 	if _, err := metadataJSON(req.GetMetadata()); err != nil {
 		return nil, err
 	}
-	row, token, err := s.activeOwned(ctx, req.GetConnectionId())
+	row, _, err := s.activeOwned(ctx, req.GetConnectionId())
 	if err != nil {
 		return nil, err
 	}
@@ -110,15 +111,17 @@ func (s *Service) SendNotification(ctx context.Context, req *switchboardv1.SendN
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	res, err := s.exchangePeer(row.PeerInstanceURL).ReceiveNotification(withToken(ctx, token), &switchboardv1.ReceiveNotificationRequest{
-		Type: req.GetType(), Title: req.GetTitle(), Body: req.GetBody(), Metadata: req.GetMetadata(),
-		FromUserName: me.Name, FromUserEmail: me.Email, ToUserEmail: row.PeerUserEmail,
-		Timestamp: timestamppb.New(s.now()),
-	})
+	res := &switchboardv1.ReceiveNotificationResponse{}
+	delivery, err := s.toPeer(ctx, p.UserID, row, EventNotification, switchboardv1connect.NetworkExchangePeerServiceReceiveNotificationProcedure,
+		&switchboardv1.ReceiveNotificationRequest{
+			Type: req.GetType(), Title: req.GetTitle(), Body: req.GetBody(), Metadata: req.GetMetadata(),
+			FromUserName: me.Name, FromUserEmail: me.Email, ToUserEmail: row.PeerUserEmail,
+			Timestamp: timestamppb.New(s.now()),
+		}, res)
 	if err != nil {
-		return nil, peerError(row.PeerInstanceURL, err)
+		return nil, err
 	}
-	return &switchboardv1.SendNotificationResponse{NotificationId: res.GetNotificationId()}, nil
+	return &switchboardv1.SendNotificationResponse{NotificationId: res.GetNotificationId(), Delivery: delivery}, nil
 }
 
 // ListNotifications pages the caller's notifications, newest first.

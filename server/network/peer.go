@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
+	"github.com/switchboard-hq/switchboard/ent/removedpeertoken"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
@@ -41,7 +42,7 @@ func (s *Service) fromPeer(ctx context.Context, route string, body error) (*ent.
 	}
 	row, err := s.DB.NetworkConnection.Query().Where(networkconnection.TokenHash(hash)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, apperr.Unauthenticated("%s: invalid federation token", route)
+		return nil, unknownToken(ctx, s.DB.Client, route, hash)
 	}
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -133,7 +134,7 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if err != nil {
 		return nil, err
 	}
-	res := &switchboardv1.ReceiveConnectionResponse{UserName: to.Name, InstanceName: s.instanceName()}
+	res := &switchboardv1.ReceiveConnectionResponse{Success: true, UserName: to.Name, InstanceName: s.instanceName()}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, token, err := s.record(ctx, tx, to, peerFrom{origin, from, name}, req, auto && w.listed(origin))
 		if err != nil {
@@ -279,7 +280,7 @@ func (s *Service) DropConnection(ctx context.Context, _ *switchboardv1.DropConne
 		return nil, err
 	}
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		if err := tx.NetworkConnection.DeleteOneID(row.ID).Exec(ctx); err != nil {
+		if err := removeConnection(ctx, tx, row); err != nil {
 			return err
 		}
 		return s.written(ctx, tx, row, "connection_removed", "The connection was removed by")
@@ -325,4 +326,29 @@ func tokenField(token string, others ...string) error {
 		return apperr.Invalid("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
 	}
 	return nil
+}
+
+// removeConnection deletes a connection and remembers its token's hash for
+// good, so that the peer still presenting it hears 404 ever after (RULINGS
+// "A removed connection").
+func removeConnection(ctx context.Context, tx *db.Tx, row *ent.NetworkConnection) error {
+	if row.TokenHash != nil {
+		if err := tx.RemovedPeerToken.Create().SetTokenHash(*row.TokenHash).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return tx.NetworkConnection.DeleteOneID(row.ID).Exec(ctx)
+}
+
+// unknownToken is the refusal of a token no connection holds: 404 when it
+// was a removed connection's, else 401.
+func unknownToken(ctx context.Context, client *ent.Client, route, hash string) error {
+	removed, err := client.RemovedPeerToken.Query().Where(removedpeertoken.TokenHash(hash)).Exist(ctx)
+	if err != nil {
+		return apperr.Internal(err)
+	}
+	if removed {
+		return apperr.NotFound("%s: the connection of this federation token was removed", route)
+	}
+	return apperr.Unauthenticated("%s: invalid federation token", route)
 }

@@ -24,15 +24,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 	widgetsvc "github.com/switchboard-hq/switchboard/server/widgets"
 )
-
-// relayPeer is a typed client for the relay routes of the instance at origin.
-func (s *Service) relayPeer(origin string) switchboardv1connect.NetworkRelayPeerServiceClient {
-	return switchboardv1connect.NewNetworkRelayPeerServiceClient(s.client, origin, s.ClientOptions...)
-}
 
 // SendRelay sends a relay to an active connection's peer and records this
 // side's copy with the peer's answer (RULINGS "The operator network",
@@ -67,10 +61,6 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 	if err := s.needSecrets(); err != nil {
 		return nil, err
 	}
-	token, err := federation.OpenSecret(s.Secrets, *c.PeerTokenSealed, peerAAD(c.ID))
-	if err != nil {
-		return nil, apperr.Internal(err)
-	}
 	me, err := s.DB.User.Get(ctx, p.UserID)
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -84,17 +74,24 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 		FromUserName: me.Name, ToUserEmail: c.PeerUserEmail, Type: req.GetType(), Intent: req.GetIntent(),
 		Subject: strings.TrimSpace(req.GetSubject()), Payload: req.GetPayload(), Priority: req.GetPriority(),
 		ThreadId: thread, ParentRelayId: req.GetParentRelayId(), CardId: req.GetCardId()}
-	ans, err := s.relayPeer(c.PeerInstanceURL).ReceiveRelay(withToken(ctx, token), out)
+	ans := &switchboardv1.ReceiveRelayResponse{}
+	delivery, err := s.toPeer(ctx, p.UserID, c, EventRelay, switchboardv1connect.NetworkRelayPeerServiceReceiveRelayProcedure, out, ans)
 	if err != nil {
-		return nil, peerError(c.PeerInstanceURL, err)
+		return nil, err
 	}
+	// Recorded once the peer has it or the outbox does; a refusal records
+	// nothing, as before.
 	row, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.Relay, error) {
 		return s.recordSent(ctx, tx, p, c, out, ans)
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	return &switchboardv1.SendRelayResponse{Relay: relayProto(row, c), Answer: ans}, nil
+	res := &switchboardv1.SendRelayResponse{Relay: relayProto(row, c), Delivery: delivery}
+	if delivery == deliveryDelivered {
+		res.Answer = ans
+	}
+	return res, nil
 }
 
 // recordSent writes the sender's copy and relay_sent.

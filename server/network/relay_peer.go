@@ -3,11 +3,13 @@ package network
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
@@ -17,6 +19,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
+	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
@@ -134,6 +137,9 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 			return nil, apperr.Invalid("payload must be a JSON object")
 		}
 		payload = string(b)
+		if err := checkWidgetResponseURL(c, req.GetPayload().GetFields()["widgetResponseUrl"]); err != nil {
+			return nil, err
+		}
 	}
 	typ := req.GetType()
 	if typ == "" {
@@ -329,4 +335,44 @@ func (s *Service) relayMessage(ctx context.Context, tx *db.Tx, userID string, in
 	}
 	_, err := comms.Post(ctx, tx, s.now(), userID, content, "network", meta)
 	return err
+}
+
+// checkWidgetResponseURL refuses a payload.widgetResponseUrl off the
+// connection's verified origin (RULINGS "Details for the house issue"): the
+// recipient's widget answers go there, so only the verified peer may name it.
+func checkWidgetResponseURL(c *ent.NetworkConnection, v *structpb.Value) error {
+	if v == nil {
+		return nil
+	}
+	raw, ok := v.GetKind().(*structpb.Value_StringValue)
+	if !ok {
+		return apperr.Invalid("payload.widgetResponseUrl must be a URL")
+	}
+	if raw.StringValue == "" {
+		return nil
+	}
+	u, err := egress.ParseURL(raw.StringValue)
+	if err != nil {
+		return apperr.Invalid("payload.widgetResponseUrl: %s", err.Error())
+	}
+	peer, err := egress.ParseURL(c.PeerInstanceURL)
+	if err != nil || originOf(u) != originOf(peer) {
+		return apperr.Invalid("payload.widgetResponseUrl must share the connection's origin (%s)", c.PeerInstanceURL)
+	}
+	return nil
+}
+
+// originOf is scheme, host and port, the port spelled even when it is the
+// scheme's default, so that https://a and https://a:443 are one origin.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }

@@ -68,8 +68,12 @@ type Service struct {
 	// Limiter counts handshakes per calling origin in the auth rate class
 	// (the gate); nil counts nothing.
 	Limiter Limiter
-	egress  egress.Policy
-	client  *http.Client
+	// Outbox attempts the relays, notifications and jobs this instance
+	// sends at once (the push-webhook outbox's dispatcher); nil leaves them
+	// to the dispatcher's schedule (queued).
+	Outbox Outbox
+	egress egress.Policy
+	client *http.Client
 }
 
 // Limiter counts one request under a key in a rate class and refuses it

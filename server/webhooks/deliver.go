@@ -61,6 +61,13 @@ func claimable(now time.Time, force bool) predicate.WebhookDelivery {
 // otherwise claim it, send it and record the outcome under the claim. A
 // forced attempt takes a pending row before its time.
 func (d *Dispatcher) attempt(row *ent.WebhookDelivery, force bool) outcome {
+	return d.try(row, force, nil)
+}
+
+// try is attempt; a non-nil ans (Attempt's caller waiting) is given the
+// answer, and a refusal (a 4xx answer but 408) ends the row: the caller
+// reports it, and sending it again would be refused again.
+func (d *Dispatcher) try(row *ent.WebhookDelivery, force bool, ans *Attempted) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	now := d.now()
@@ -121,7 +128,10 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery, force bool) outcome {
 	if row.Kind == webhookdelivery.KindFederation {
 		retries = d.federationRetries
 	}
-	status, sendErr := d.send(row, secret, cred, len(retries))
+	status, answer, sendErr := d.send(row, secret, cred, len(retries))
+	if ans != nil {
+		ans.Status, ans.Body, ans.Err = status, answer, sendErr
+	}
 	if sendErr != nil && d.ctx.Err() != nil {
 		// Closing: the attempt is abandoned and due again for whoever is next.
 		d.save(ctx, row, mine.SetNextAttemptAt(now).ClearClaimToken())
@@ -142,6 +152,9 @@ func (d *Dispatcher) attempt(row *ent.WebhookDelivery, force bool) outcome {
 	case ok:
 		out, upd = delivered, upd.SetStatus(webhookdelivery.StatusDelivered).SetDeliveredAt(d.now()).ClearLastError()
 		d.log.Info("webhook delivered", "delivery", row.ID, "event", row.Event, "host", host, "attempt", attempts, "status", status)
+	case ans != nil && refused(status):
+		out, upd = cancelled, upd.SetStatus(webhookdelivery.StatusCancelled).SetLastError("refused: "+sendErr.Error())
+		d.log.Info("webhook refused", "delivery", row.ID, "event", row.Event, "host", host, "status", status)
 	case int(attempts) > len(retries):
 		out, upd = retryExhausted, upd.SetStatus(webhookdelivery.StatusRetryExhausted).SetLastError(sendErr.Error())
 		d.log.Warn("webhook retries exhausted", "delivery", row.ID, "event", row.Event, "host", host, "attempts", attempts, "err", sendErr)
@@ -197,18 +210,21 @@ func (d *Dispatcher) federationCredential(ctx context.Context, row *ent.WebhookD
 // stored on the row, so it names the status or the failure, never the URL's
 // query or the secret. A federation row goes through the audited client,
 // told which attempt this is of a schedule of retries.
-func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Header, retries int) (status int, err error) {
+func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Header, retries int) (status int, answer []byte, err error) {
 	ctx, cancel := context.WithTimeout(d.ctx, Timeout)
 	defer cancel()
 	client := d.client
 	if row.Kind == webhookdelivery.KindFederation {
 		client = d.federation
+		if d.isPeer != nil && row.InstanceID != nil && d.isPeer(*row.InstanceID) {
+			client = d.peer
+		}
 		ctx = WithAttempt(ctx, Attempt{Retry: int(row.Attempts), Last: int(row.Attempts) >= retries})
 	}
 	body := []byte(row.Payload)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, row.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, fmt.Errorf("bad target url")
+		return 0, nil, fmt.Errorf("bad target url")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Switchboard-Webhooks/1")
@@ -225,14 +241,20 @@ func (d *Dispatcher) send(row *ent.WebhookDelivery, secret string, cred http.Hea
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		return 0, describe(err)
+		return 0, nil, describe(err)
 	}
 	defer res.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	answer, _ = io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return res.StatusCode, fmt.Errorf("answered %d", res.StatusCode)
+		return res.StatusCode, answer, fmt.Errorf("answered %d", res.StatusCode)
 	}
-	return res.StatusCode, nil
+	return res.StatusCode, answer, nil
+}
+
+// refused is an answer that says the request itself is wrong or not wanted,
+// so sending it again changes nothing; 408 (the peer timed out) is not.
+func refused(status int) bool {
+	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
 }
 
 // describe turns a client error into text without the URL (it may carry a
@@ -255,4 +277,39 @@ func hostOf(raw string) string {
 		return u.Host
 	}
 	return ""
+}
+
+// Attempted is what Attempt's one attempt got: Delivered when the target
+// answered 2xx; Status 0 when there was no answer (unreachable, or the
+// target's breaker open: Deferred); Body the answer's first 64 KB.
+type Attempted struct {
+	Delivered, Deferred, Refused bool
+	Status                       int
+	Body                         []byte
+	Err                          error
+}
+
+// Attempt sends the held row id now, on its caller's request, and answers
+// what came back: delivered, deferred by the target's open breaker, refused
+// (a 4xx but 408: the row ends, cancelled), or failed (the row waits for its
+// retry schedule, as any other). A row another attempt holds is left to it
+// (neither delivered nor refused).
+func (d *Dispatcher) Attempt(ctx context.Context, id string) (Attempted, error) {
+	row, err := d.db.WebhookDelivery.Get(ctx, id)
+	if err != nil {
+		return Attempted{}, err
+	}
+	var ans Attempted
+	switch d.try(row, true, &ans) {
+	case delivered:
+		ans.Delivered = true
+	case deferred:
+		ans.Deferred = true
+		d.Wake() // its time is the breaker's, maybe before the dispatcher's next look
+	case cancelled:
+		ans.Refused = ans.Status != 0
+	case retryPending:
+		d.Wake() // likewise for its first retry
+	}
+	return ans, nil
 }

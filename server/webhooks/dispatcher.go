@@ -41,6 +41,11 @@ type Config struct {
 	// Audit records every attempt of a federation row as an outbound
 	// FederationAuditLog row (its transport); nil records none.
 	Audit Auditor
+	// Peer says which federation rows go to the operator network's peers
+	// (by instance id); those follow PeerEgress (--federation-allow-private)
+	// rather than Egress. Nil: none do.
+	Peer       func(instanceID string) bool
+	PeerEgress egress.Policy
 }
 
 // Dispatcher delivers due rows until it is closed.
@@ -49,9 +54,11 @@ type Dispatcher struct {
 	now    func() time.Time
 	log    *slog.Logger
 	client *http.Client
-	// federation sends federation rows: client's rules, audited.
-	federation *http.Client
-	breakers   *breakers
+	// federation sends federation rows: client's rules, audited; peer
+	// those of the operator network, on PeerEgress's rules, audited.
+	federation, peer *http.Client
+	isPeer           func(instanceID string) bool
+	breakers         *breakers
 
 	alarm  *alarm.Alarm
 	done   chan struct{}
@@ -70,6 +77,15 @@ type Dispatcher struct {
 
 // Start starts a dispatcher; Close stops it.
 func Start(cfg Config) *Dispatcher {
+	d := New(cfg)
+	d.Run()
+	return d
+}
+
+// New makes a dispatcher that sends nothing on its own until Run; Attempt
+// works already. It lets the services that attempt their rows at once be
+// built with it before the credential they give it is complete.
+func New(cfg Config) *Dispatcher {
 	if cfg.Clock == nil {
 		panic("webhooks: Config.Clock is required (the server's clock)")
 	}
@@ -86,19 +102,25 @@ func Start(cfg Config) *Dispatcher {
 		credential: cfg.Credential, federationRetries: cfg.FederationRetries,
 	}
 	d.idle = sync.NewCond(&d.mu)
-	d.federation = d.client
+	d.federation, d.peer, d.isPeer = d.client, cfg.PeerEgress.Client(Timeout), cfg.Peer
 	if cfg.Audit != nil {
 		d.federation = &http.Client{Timeout: d.client.Timeout, CheckRedirect: d.client.CheckRedirect,
 			Transport: cfg.Audit.Transport(d.client.Transport)}
+		d.peer = &http.Client{Timeout: d.peer.Timeout, CheckRedirect: d.peer.CheckRedirect,
+			Transport: cfg.Audit.Transport(d.peer.Transport)}
 	}
 	if len(d.federationRetries) == 0 {
 		d.federationRetries = Retries
 	}
+	return d
+}
+
+// Run starts sending due rows in the background, once.
+func (d *Dispatcher) Run() {
 	running.Lock()
 	running.set[d] = struct{}{}
 	running.Unlock()
 	go d.run()
-	return d
 }
 
 // Wake makes the dispatcher look for due rows now.

@@ -141,6 +141,12 @@ type Forward struct {
 	// that instance's credential header when it sends (Config.Credential),
 	// on the federation retry schedule.
 	InstanceID string
+	// ID is the row's id when the caller needs it (Held); made when empty.
+	ID string
+	// Held rows are attempted by their caller at once (Dispatcher.Attempt,
+	// after the commit); the background takes one only once a lease has
+	// passed, in case the caller never came to it.
+	Held bool
 }
 
 // EnqueueForward writes f's row inside tx, so it commits with the change
@@ -156,12 +162,21 @@ func EnqueueForward(ctx context.Context, tx *db.Tx, f Forward) error {
 	if f.InstanceID != "" {
 		kind, instance = webhookdelivery.KindFederation, &f.InstanceID
 	}
-	err := tx.WebhookDelivery.Create().SetUserID(f.UserID).SetEvent(f.Event).SetKind(kind).SetNillableInstanceID(instance).
-		SetURL(f.URL).SetHeaders(f.Headers).SetPayload(string(f.Body)).SetNextAttemptAt(at).
-		SetCreatedAt(at).SetUpdatedAt(at).Exec(ctx)
-	if err != nil {
+	next := at
+	if f.Held {
+		next = at.Add(Lease)
+	}
+	create := tx.WebhookDelivery.Create().SetUserID(f.UserID).SetEvent(f.Event).SetKind(kind).SetNillableInstanceID(instance).
+		SetURL(f.URL).SetHeaders(f.Headers).SetPayload(string(f.Body)).SetNextAttemptAt(next).
+		SetCreatedAt(at).SetUpdatedAt(at)
+	if f.ID != "" {
+		create.SetID(f.ID)
+	}
+	if err := create.Exec(ctx); err != nil {
 		return fmt.Errorf("webhooks: enqueue forward %s: %w", f.Event, err)
 	}
-	tx.AfterCommit(wakeAll)
+	if !f.Held {
+		tx.AfterCommit(wakeAll)
+	}
 	return nil
 }

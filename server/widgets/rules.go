@@ -37,19 +37,6 @@ type Plan struct {
 	ForwardURL string
 }
 
-// ParsePayload reads the request's payload, a JSON object encoded as a
-// string; absent is {}.
-func ParsePayload(raw string) (map[string]any, error) {
-	if raw == "" {
-		return map[string]any{}, nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil || m == nil {
-		return nil, apperr.Invalid("payload must be a JSON object encoded as a string")
-	}
-	return m, nil
-}
-
 // Decide checks r against the widgets in the item's metadata and answers
 // the plan: the widget must be one of metadata.widgets (by its id, or by its
 // position when it has none), the row one of its items, the action one the

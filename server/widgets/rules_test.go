@@ -64,18 +64,3 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
-
-// The payload is a JSON object encoded as a string; absent is {}.
-func TestParsePayload(t *testing.T) {
-	if m, err := ParsePayload(""); err != nil || len(m) != 0 {
-		t.Errorf("absent: %v %v", m, err)
-	}
-	if m, err := ParsePayload(`{"choice":"a"}`); err != nil || m["choice"] != "a" {
-		t.Errorf("object: %v %v", m, err)
-	}
-	for _, bad := range []string{"[]", `"text"`, "null", "{", "1"} {
-		if _, err := ParsePayload(bad); err == nil {
-			t.Errorf("%s accepted", bad)
-		}
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -64,10 +65,9 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 	if req.GetWidgetId() == "" || req.GetAction() == "" {
 		return nil, apperr.Invalid("widgetId and action are required")
 	}
-	payload, err := ParsePayload(req.GetPayload())
-	if err != nil {
-		return nil, err
-	}
+	// A Struct on both transports (RULINGS "Objects stay objects"); absent
+	// is {}.
+	payload := req.GetPayload().AsMap()
 	r := Response{ItemID: req.GetItemId(), WidgetID: req.GetWidgetId(), Action: req.GetAction(), Payload: payload}
 	if req.GetWidgetItemId() != "" {
 		r.WidgetItemID = req.WidgetItemId
@@ -136,12 +136,12 @@ func (s *Service) RespondToWidget(ctx context.Context, req *switchboardv1.Respon
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(payload)
+	shown, err := structpb.NewStruct(payload)
 	if err != nil {
 		return nil, err
 	}
 	out.Response = &switchboardv1.WidgetResponse{ItemId: r.ItemID, WidgetId: r.WidgetID, WidgetItemId: r.WidgetItemID,
-		Action: r.Action, Payload: string(raw), RespondedAt: timestamppb.New(r.At)}
+		Action: r.Action, Payload: shown, RespondedAt: timestamppb.New(r.At)}
 	return out, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/switchboard-hq/switchboard/ent/activityentry"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -91,7 +92,7 @@ func TestWidgetResponseCompletesAndForwards(t *testing.T) {
 	agent := s.WithKey(ann.NewKey("Scout", "a2a"))
 	id := item(t, queueKey, widgetMeta(recv.URL+"/widgets?task=t1"))
 
-	res := agent.Do(http.MethodPost, route, map[string]any{"itemId": id, "widgetId": "pick", "widgetItemId": "b", "action": "select", "payload": `{"why":"cheaper"}`})
+	res := agent.Do(http.MethodPost, route, map[string]any{"itemId": id, "widgetId": "pick", "widgetItemId": "b", "action": "select", "payload": map[string]any{"why": "cheaper"}})
 	servertest.WantStatus(t, res, http.StatusOK)
 	out := res.JSON(t)
 	if out["completed"] != false || out["forwarded"] != true || out["item"].(map[string]any)["status"] != "pending_confirmation" {
@@ -103,7 +104,7 @@ func TestWidgetResponseCompletesAndForwards(t *testing.T) {
 	if out["completed"] != true || out["item"].(map[string]any)["status"] != "done_today" {
 		t.Fatalf("terminal answer: %v", out)
 	}
-	if r := out["response"].(map[string]any); r["widgetId"] != "0" || r["widgetItemId"] != "pay" || r["action"] != "approve" || r["payload"] != "{}" {
+	if r := out["response"].(map[string]any); r["widgetId"] != "0" || r["widgetItemId"] != "pay" || r["action"] != "approve" || len(r["payload"].(map[string]any)) != 0 {
 		t.Errorf("response %v", r)
 	}
 	var meta map[string]any
@@ -204,12 +205,13 @@ func TestWidgetResponseOverConnect(t *testing.T) {
 	ann := s.SignUp("ann")
 	id := item(t, s.WithKey(ann.NewKey("queue", "queue")), widgetMeta(""))
 	key := ann.NewKey("Scout", "a2a")
+	n1, _ := structpb.NewStruct(map[string]any{"n": 1})
 	for name, opts := range servertest.Protocols() {
 		opts = append(opts, connect.WithInterceptors(servertest.BearerInterceptor(key)))
 		c := switchboardv1connect.NewWidgetServiceClient(s.Client(name), s.URL, opts...)
 		out, err := c.RespondToWidget(t.Context(), &switchboardv1.RespondToWidgetRequest{
-			ItemId: id, WidgetId: "pick", WidgetItemId: proto.String("a"), Action: "select-" + name, Payload: proto.String(`{"n":1}`)})
-		if err != nil || out.GetCompleted() || out.GetForwarded() || out.GetResponse().GetPayload() != `{"n":1}` || out.GetItem().GetId() != id {
+			ItemId: id, WidgetId: "pick", WidgetItemId: proto.String("a"), Action: "select-" + name, Payload: n1})
+		if err != nil || out.GetCompleted() || out.GetForwarded() || out.GetResponse().GetPayload().GetFields()["n"].GetNumberValue() != 1 || out.GetItem().GetId() != id {
 			t.Errorf("%s: %v %v", name, out, err)
 		}
 		_, err = c.RespondToWidget(t.Context(), &switchboardv1.RespondToWidgetRequest{ItemId: id, WidgetId: "nope", Action: "approve"})
@@ -232,5 +234,31 @@ func TestWidgetResponseURLRefused(t *testing.T) {
 	}
 	if it, _ := s.DB.QueueItem.Get(t.Context(), id); it.Status != "pending_confirmation" {
 		t.Errorf("item is %s", it.Status)
+	}
+}
+
+// RULINGS "Objects stay objects": on REST the payload is a JSON object in
+// the request and in the answer; JSON text where the object belongs is 400
+// naming the field, and nothing is recorded.
+func TestWidgetResponsePayloadIsAnObject(t *testing.T) {
+	t.Parallel()
+	s := servertest.New(t, servertest.WithPrivateEndpoints())
+	ann := s.SignUp("ann")
+	id := item(t, s.WithKey(ann.NewKey("queue", "queue")), widgetMeta(""))
+	c := s.WithKey(ann.NewKey("Scout", "a2a"))
+	res := c.Do(http.MethodPost, route, map[string]any{"itemId": id, "widgetId": "pick", "widgetItemId": "a", "action": "select",
+		"payload": `{"choice":"a"}`})
+	servertest.WantErrorContaining(t, res, http.StatusBadRequest, "payload")
+	res = c.Do(http.MethodPost, route, map[string]any{"itemId": id, "widgetId": "pick", "widgetItemId": "a", "action": "select",
+		"payload": map[string]any{"choice": "a", "n": 2}})
+	servertest.WantStatus(t, res, http.StatusOK)
+	got, _ := res.JSON(t)["response"].(map[string]any)["payload"].(map[string]any)
+	if got["choice"] != "a" || got["n"] != float64(2) {
+		t.Errorf("answer's payload: %s", res.Body)
+	}
+	res = c.Do(http.MethodPost, route, map[string]any{"itemId": id, "widgetId": "pick", "widgetItemId": "a", "action": "select"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got, ok := res.JSON(t)["response"].(map[string]any)["payload"].(map[string]any); !ok || len(got) != 0 {
+		t.Errorf("absent payload answered %s", res.Body)
 	}
 }

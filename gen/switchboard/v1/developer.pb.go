@@ -609,7 +609,8 @@ type DeveloperAgentInput struct {
 	SupportsMcp         *bool    `protobuf:"varint,18,opt,name=supports_mcp,json=supportsMCP,proto3,oneof" json:"supports_mcp,omitempty"`
 	Version             *string  `protobuf:"bytes,19,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	// The developer's own instance, where the approval webhook goes
-	// ({instanceUrl}/api/marketplace/webhook).
+	// ({instanceUrl}/api/marketplace/webhook, with that instance's key): the
+	// verified baseUrl of an instance joined to this hub, else 400.
 	InstanceUrl *string `protobuf:"bytes,20,opt,name=instance_url,json=instanceUrl,proto3,oneof" json:"instance_url,omitempty"`
 	// Registration only: skip the health check.
 	SkipHealthCheck bool `protobuf:"varint,21,opt,name=skip_health_check,json=skipHealthCheck,proto3" json:"skip_health_check,omitempty"`

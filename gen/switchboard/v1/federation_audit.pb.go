@@ -180,9 +180,13 @@ type ListFederationAuditRequest struct {
 	// Rows created at or after since (RFC 3339).
 	Since *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=since,proto3" json:"since,omitempty"`
 	// Rows created before until (RFC 3339).
-	Until         *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=until,proto3" json:"until,omitempty"`
-	Limit         int32                  `protobuf:"varint,8,opt,name=limit,proto3" json:"limit,omitempty"`
-	Offset        int32                  `protobuf:"varint,9,opt,name=offset,proto3" json:"offset,omitempty"`
+	Until  *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=until,proto3" json:"until,omitempty"`
+	Limit  int32                  `protobuf:"varint,8,opt,name=limit,proto3" json:"limit,omitempty"`
+	Offset int32                  `protobuf:"varint,9,opt,name=offset,proto3" json:"offset,omitempty"`
+	// The page to answer, 1-based, of limit rows; wins over offset.
+	Page int32 `protobuf:"varint,10,opt,name=page,proto3" json:"page,omitempty"`
+	// true: only blocked rows; false: only rows not blocked; absent: both.
+	Blocked       *bool `protobuf:"varint,11,opt,name=blocked,proto3,oneof" json:"blocked,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -278,6 +282,20 @@ func (x *ListFederationAuditRequest) GetOffset() int32 {
 		return x.Offset
 	}
 	return 0
+}
+
+func (x *ListFederationAuditRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListFederationAuditRequest) GetBlocked() bool {
+	if x != nil && x.Blocked != nil {
+		return *x.Blocked
+	}
+	return false
 }
 
 type ListFederationAuditResponse struct {
@@ -682,7 +700,7 @@ const file_switchboard_v1_federation_audit_proto_rawDesc = "" +
 	"\rretry_pending\x18\x04 \x01(\x05R\fretryPending\x12'\n" +
 	"\x0fretry_exhausted\x18\x05 \x01(\x05R\x0eretryExhausted\x12\x1a\n" +
 	"\bdeferred\x18\x06 \x01(\x05R\bdeferred\x12\x1c\n" +
-	"\tcancelled\x18\a \x01(\x05R\tcancelled\"\xc1\x03\n" +
+	"\tcancelled\x18\a \x01(\x05R\tcancelled\"\x89\x04\n" +
 	"\x1aListFederationAuditRequest\x124\n" +
 	"\x04view\x18\x01 \x01(\tB \xbaH\x04r\x02\x18d\xba\xf5\x18\x15federation_audit_viewR\x04view\x12=\n" +
 	"\tdirection\x18\x02 \x01(\tB\x1f\xbaH\x04r\x02\x18d\xba\xf5\x18\x14federation_directionR\tdirection\x12:\n" +
@@ -692,7 +710,12 @@ const file_switchboard_v1_federation_audit_proto_rawDesc = "" +
 	"\x05since\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
 	"\x05until\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\x14\n" +
 	"\x05limit\x18\b \x01(\x05R\x05limit\x12\x16\n" +
-	"\x06offset\x18\t \x01(\x05R\x06offset\"\xf8\x01\n" +
+	"\x06offset\x18\t \x01(\x05R\x06offset\x12\x1b\n" +
+	"\x04page\x18\n" +
+	" \x01(\x05B\a\xbaH\x04\x1a\x02(\x00R\x04page\x12\x1d\n" +
+	"\ablocked\x18\v \x01(\bH\x00R\ablocked\x88\x01\x01B\n" +
+	"\n" +
+	"\b_blocked\"\xf8\x01\n" +
 	"\x1bListFederationAuditResponse\x12>\n" +
 	"\aentries\x18\x01 \x03(\v2$.switchboard.v1.FederationAuditEntryR\aentries\x12?\n" +
 	"\n" +
@@ -792,6 +815,7 @@ func file_switchboard_v1_federation_audit_proto_init() {
 	}
 	file_switchboard_v1_common_proto_init()
 	file_switchboard_v1_options_proto_init()
+	file_switchboard_v1_federation_audit_proto_msgTypes[2].OneofWrappers = []any{}
 	file_switchboard_v1_federation_audit_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

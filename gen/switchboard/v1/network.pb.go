@@ -1604,8 +1604,10 @@ type ReceiveConnectionResponse struct {
 	InstanceName string `protobuf:"bytes,4,opt,name=instance_name,json=instanceName,proto3" json:"instance_name,omitempty"`
 	// This instance's token (sbf_…), only when active at once.
 	FederationToken *string `protobuf:"bytes,5,opt,name=federation_token,json=federationToken,proto3,oneof" json:"federation_token,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Always true on an answer (document 2: {success, connectionId, status}).
+	Success       bool `protobuf:"varint,6,opt,name=success,proto3" json:"success,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReceiveConnectionResponse) Reset() {
@@ -1671,6 +1673,13 @@ func (x *ReceiveConnectionResponse) GetFederationToken() string {
 		return *x.FederationToken
 	}
 	return ""
+}
+
+func (x *ReceiveConnectionResponse) GetSuccess() bool {
+	if x != nil {
+		return x.Success
+	}
+	return false
 }
 
 type ConfirmConnectionRequest struct {
@@ -2058,13 +2067,14 @@ const file_switchboard_v1_network_proto_rawDesc = "" +
 	"\rto_user_email\x18\x05 \x01(\tB\f\xbaH\x05r\x03\x18\xc0\x02\xe8\xf3\x18\x01R\vtoUserEmail\x127\n" +
 	"\x10federation_token\x18\x06 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x0ffederationToken\x120\n" +
 	"\rconnection_id\x18\a \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\fconnectionId\x12\"\n" +
-	"\amessage\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\amessage\"\xf6\x01\n" +
+	"\amessage\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\amessage\"\x90\x02\n" +
 	"\x19ReceiveConnectionResponse\x12#\n" +
 	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\x12-\n" +
 	"\x06status\x18\x02 \x01(\tB\x15\xba\xf5\x18\x11connection_statusR\x06status\x12\x1b\n" +
 	"\tuser_name\x18\x03 \x01(\tR\buserName\x12#\n" +
 	"\rinstance_name\x18\x04 \x01(\tR\finstanceName\x12.\n" +
-	"\x10federation_token\x18\x05 \x01(\tH\x00R\x0ffederationToken\x88\x01\x01B\x13\n" +
+	"\x10federation_token\x18\x05 \x01(\tH\x00R\x0ffederationToken\x88\x01\x01\x12\x18\n" +
+	"\asuccess\x18\x06 \x01(\bR\asuccessB\x13\n" +
 	"\x11_federation_token\"\xbc\x01\n" +
 	"\x18ConfirmConnectionRequest\x120\n" +
 	"\rconnection_id\x18\x01 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\fconnectionId\x127\n" +

@@ -231,10 +231,13 @@ func (x *SendNotificationRequest) GetMetadata() *structpb.Struct {
 
 type SendNotificationResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The peer's id of the notification.
+	// The peer's id of the notification; empty while it is queued.
 	NotificationId string `protobuf:"bytes,1,opt,name=notification_id,json=notificationId,proto3" json:"notification_id,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// delivered (the first attempt reached the peer) or queued (the outbox
+	// retries it on the federation schedule).
+	Delivery      string `protobuf:"bytes,2,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SendNotificationResponse) Reset() {
@@ -270,6 +273,13 @@ func (*SendNotificationResponse) Descriptor() ([]byte, []int) {
 func (x *SendNotificationResponse) GetNotificationId() string {
 	if x != nil {
 		return x.NotificationId
+	}
+	return ""
+}
+
+func (x *SendNotificationResponse) GetDelivery() string {
+	if x != nil {
+		return x.Delivery
 	}
 	return ""
 }
@@ -1477,7 +1487,10 @@ type JobDelivery struct {
 	ConnectionId string                 `protobuf:"bytes,1,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
 	Delivered    bool                   `protobuf:"varint,2,opt,name=delivered,proto3" json:"delivered,omitempty"`
 	// Why not, when not delivered.
-	Error         *string `protobuf:"bytes,3,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	Error *string `protobuf:"bytes,3,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	// delivered, queued (the outbox retries it), or empty when the peer
+	// refused it (error says why).
+	Delivery      string `protobuf:"bytes,4,opt,name=delivery,proto3" json:"delivery,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1529,6 +1542,13 @@ func (x *JobDelivery) GetDelivered() bool {
 func (x *JobDelivery) GetError() string {
 	if x != nil && x.Error != nil {
 		return *x.Error
+	}
+	return ""
+}
+
+func (x *JobDelivery) GetDelivery() string {
+	if x != nil {
+		return x.Delivery
 	}
 	return ""
 }
@@ -2860,9 +2880,10 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x04type\x18\x02 \x01(\tB \xbaH\x04r\x02\x18d\xe8\xf3\x18\x01\xba\xf5\x18\x11notification_typeR\x04type\x12\"\n" +
 	"\x05title\x18\x03 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x12\x1c\n" +
 	"\x04body\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\x90NR\x04body\x123\n" +
-	"\bmetadata\x18\x05 \x01(\v2\x17.google.protobuf.StructR\bmetadata\"C\n" +
+	"\bmetadata\x18\x05 \x01(\v2\x17.google.protobuf.StructR\bmetadata\"r\n" +
 	"\x18SendNotificationResponse\x12'\n" +
-	"\x0fnotification_id\x18\x01 \x01(\tR\x0enotificationId\"`\n" +
+	"\x0fnotification_id\x18\x01 \x01(\tR\x0enotificationId\x12-\n" +
+	"\bdelivery\x18\x02 \x01(\tB\x11\xba\xf5\x18\rpeer_deliveryR\bdelivery\"`\n" +
 	"\x18ListNotificationsRequest\x12\x16\n" +
 	"\x06unread\x18\x01 \x01(\bR\x06unread\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x16\n" +
@@ -2961,11 +2982,12 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x05_fromB\x11\n" +
 	"\x0f_from_user_nameB\f\n" +
 	"\n" +
-	"_closed_at\"u\n" +
+	"_closed_at\"\xa4\x01\n" +
 	"\vJobDelivery\x12#\n" +
 	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\x12\x1c\n" +
 	"\tdelivered\x18\x02 \x01(\bR\tdelivered\x12\x19\n" +
-	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
+	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01\x12-\n" +
+	"\bdelivery\x18\x04 \x01(\tB\x11\xba\xf5\x18\rpeer_deliveryR\bdeliveryB\b\n" +
 	"\x06_error\"\xc9\x03\n" +
 	"\x0ePostJobRequest\x12\"\n" +
 	"\x05title\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\xf4\x03\xe8\xf3\x18\x01R\x05title\x12.\n" +

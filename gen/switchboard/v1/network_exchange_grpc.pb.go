@@ -46,8 +46,9 @@ const (
 // patterns and what this side learned of its peers', the job board, and the
 // provider capabilities jobs are matched against.
 type NetworkExchangeServiceClient interface {
-	// SendNotification sends one notification to a connection's peer user,
-	// synchronously: the answer says the peer took it.
+	// SendNotification sends one notification to a connection's peer user
+	// through the outbox, first attempt at once: delivery says whether the
+	// peer took it (delivered) or the outbox retries it (queued).
 	SendNotification(ctx context.Context, in *SendNotificationRequest, opts ...grpc.CallOption) (*SendNotificationResponse, error)
 	// ListNotifications pages the caller's received notifications, newest
 	// first.
@@ -71,8 +72,9 @@ type NetworkExchangeServiceClient interface {
 	// peer now and keeps them.
 	RefreshPeerPatterns(ctx context.Context, in *RefreshPeerPatternsRequest, opts ...grpc.CallOption) (*RefreshPeerPatternsResponse, error)
 	// PostJob posts a job to the operator's board and publishes it to the
-	// active connections (all, or connectionIds), each synchronously; a peer
-	// that could not be reached can still read it (GET /api/federation/jobs).
+	// active connections (all, or connectionIds), each through the outbox,
+	// first attempt at once; a peer that could not be reached is retried and
+	// can still read it meanwhile (GET /api/federation/jobs).
 	PostJob(ctx context.Context, in *PostJobRequest, opts ...grpc.CallOption) (*PostJobResponse, error)
 	// ListJobs pages the board: the operator's posted jobs and the ones
 	// received from connections, newest first.
@@ -251,8 +253,9 @@ func (c *networkExchangeServiceClient) MatchJobs(ctx context.Context, in *MatchJ
 // patterns and what this side learned of its peers', the job board, and the
 // provider capabilities jobs are matched against.
 type NetworkExchangeServiceServer interface {
-	// SendNotification sends one notification to a connection's peer user,
-	// synchronously: the answer says the peer took it.
+	// SendNotification sends one notification to a connection's peer user
+	// through the outbox, first attempt at once: delivery says whether the
+	// peer took it (delivered) or the outbox retries it (queued).
 	SendNotification(context.Context, *SendNotificationRequest) (*SendNotificationResponse, error)
 	// ListNotifications pages the caller's received notifications, newest
 	// first.
@@ -276,8 +279,9 @@ type NetworkExchangeServiceServer interface {
 	// peer now and keeps them.
 	RefreshPeerPatterns(context.Context, *RefreshPeerPatternsRequest) (*RefreshPeerPatternsResponse, error)
 	// PostJob posts a job to the operator's board and publishes it to the
-	// active connections (all, or connectionIds), each synchronously; a peer
-	// that could not be reached can still read it (GET /api/federation/jobs).
+	// active connections (all, or connectionIds), each through the outbox,
+	// first attempt at once; a peer that could not be reached is retried and
+	// can still read it meanwhile (GET /api/federation/jobs).
 	PostJob(context.Context, *PostJobRequest) (*PostJobResponse, error)
 	// ListJobs pages the board: the operator's posted jobs and the ones
 	// received from connections, newest first.

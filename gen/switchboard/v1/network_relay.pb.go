@@ -357,8 +357,11 @@ type SendRelayResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// This side's copy.
 	Relay *Relay `protobuf:"bytes,1,opt,name=relay,proto3" json:"relay,omitempty"`
-	// The peer's answer.
-	Answer        *ReceiveRelayResponse `protobuf:"bytes,2,opt,name=answer,proto3" json:"answer,omitempty"`
+	// The peer's answer; absent while the relay is queued.
+	Answer *ReceiveRelayResponse `protobuf:"bytes,2,opt,name=answer,proto3" json:"answer,omitempty"`
+	// delivered (the first attempt reached the peer) or queued (the outbox
+	// retries it on the federation schedule).
+	Delivery      string `protobuf:"bytes,3,opt,name=delivery,proto3" json:"delivery,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -405,6 +408,13 @@ func (x *SendRelayResponse) GetAnswer() *ReceiveRelayResponse {
 		return x.Answer
 	}
 	return nil
+}
+
+func (x *SendRelayResponse) GetDelivery() string {
+	if x != nil {
+		return x.Delivery
+	}
+	return ""
 }
 
 type ListRelaysRequest struct {
@@ -1304,10 +1314,11 @@ const file_switchboard_v1_network_relay_proto_rawDesc = "" +
 	"\apayload\x18\x06 \x01(\v2\x17.google.protobuf.StructR\apayload\x12$\n" +
 	"\tthread_id\x18\a \x01(\tB\a\xbaH\x04r\x02\x18@R\bthreadId\x12/\n" +
 	"\x0fparent_relay_id\x18\b \x01(\tB\a\xbaH\x04r\x02\x18@R\rparentRelayId\x12 \n" +
-	"\acard_id\x18\t \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cardId\"~\n" +
+	"\acard_id\x18\t \x01(\tB\a\xbaH\x04r\x02\x18@R\x06cardId\"\xad\x01\n" +
 	"\x11SendRelayResponse\x12+\n" +
 	"\x05relay\x18\x01 \x01(\v2\x15.switchboard.v1.RelayR\x05relay\x12<\n" +
-	"\x06answer\x18\x02 \x01(\v2$.switchboard.v1.ReceiveRelayResponseR\x06answer\"g\n" +
+	"\x06answer\x18\x02 \x01(\v2$.switchboard.v1.ReceiveRelayResponseR\x06answer\x12-\n" +
+	"\bdelivery\x18\x03 \x01(\tB\x11\xba\xf5\x18\rpeer_deliveryR\bdelivery\"g\n" +
 	"\x11ListRelaysRequest\x12$\n" +
 	"\tthread_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\bthreadId\x12,\n" +
 	"\x05state\x18\x02 \x01(\tB\x16\xbaH\x04r\x02\x18d\xba\xf5\x18\vrelay_stateR\x05state\"C\n" +

@@ -35,8 +35,10 @@ const (
 // sending a relay to a connection, the relays sent and received, and the
 // review of quarantined ones. Session, or a key with the network scope.
 type NetworkRelayServiceClient interface {
-	// SendRelay sends a relay to the connection's peer (synchronously) and
-	// records this side's copy; it answers the peer's answer.
+	// SendRelay sends a relay to the connection's peer through the outbox,
+	// first attempt at once, and records this side's copy; it answers the
+	// peer's answer when that attempt reached it (delivery delivered), else
+	// delivery queued. A peer's refusal (4xx) is answered as before.
 	SendRelay(ctx context.Context, in *SendRelayRequest, opts ...grpc.CallOption) (*SendRelayResponse, error)
 	// ListRelays lists the caller's relays, both directions, newest first.
 	ListRelays(ctx context.Context, in *ListRelaysRequest, opts ...grpc.CallOption) (*ListRelaysResponse, error)
@@ -116,8 +118,10 @@ func (c *networkRelayServiceClient) DiscardRelay(ctx context.Context, in *Discar
 // sending a relay to a connection, the relays sent and received, and the
 // review of quarantined ones. Session, or a key with the network scope.
 type NetworkRelayServiceServer interface {
-	// SendRelay sends a relay to the connection's peer (synchronously) and
-	// records this side's copy; it answers the peer's answer.
+	// SendRelay sends a relay to the connection's peer through the outbox,
+	// first attempt at once, and records this side's copy; it answers the
+	// peer's answer when that attempt reached it (delivery delivered), else
+	// delivery queued. A peer's refusal (4xx) is answered as before.
 	SendRelay(context.Context, *SendRelayRequest) (*SendRelayResponse, error)
 	// ListRelays lists the caller's relays, both directions, newest first.
 	ListRelays(context.Context, *ListRelaysRequest) (*ListRelaysResponse, error)

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xe0K\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x9dL\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -404,7 +404,10 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x03low\x12\x03Low\x12\x10\n" +
 	"\x06normal\x12\x06Normal\x12\f\n" +
 	"\x04high\x12\x04High\x12\x10\n" +
-	"\x06urgent\x12\x06Urgent\xb2\xf5\x18}\n" +
+	"\x06urgent\x12\x06Urgent\xb2\xf5\x189\n" +
+	"\rpeer_delivery\x12\x16\n" +
+	"\tdelivered\x12\tDelivered\x12\x10\n" +
+	"\x06queued\x12\x06Queued\xb2\xf5\x18}\n" +
 	"\vrelay_state\x12\x16\n" +
 	"\tdelivered\x12\tDelivered\x12\x14\n" +
 	"\baccepted\x12\bAccepted\x12\x12\n" +

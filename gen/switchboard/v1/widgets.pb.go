@@ -11,6 +11,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -39,8 +40,9 @@ type RespondToWidgetRequest struct {
 	// The action taken; approve, decline and submit complete the item. When
 	// the widget row lists its actions, one of them.
 	Action string `protobuf:"bytes,5,opt,name=action,proto3" json:"action,omitempty"`
-	// A JSON object encoded as a string (form values, a choice); {} when absent.
-	Payload       *string `protobuf:"bytes,6,opt,name=payload,proto3,oneof" json:"payload,omitempty"`
+	// The answer's values (form values, a choice), a JSON object; {} when
+	// absent.
+	Payload       *structpb.Struct `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -110,11 +112,11 @@ func (x *RespondToWidgetRequest) GetAction() string {
 	return ""
 }
 
-func (x *RespondToWidgetRequest) GetPayload() string {
-	if x != nil && x.Payload != nil {
-		return *x.Payload
+func (x *RespondToWidgetRequest) GetPayload() *structpb.Struct {
+	if x != nil {
+		return x.Payload
 	}
-	return ""
+	return nil
 }
 
 type RespondToWidgetResponse struct {
@@ -195,9 +197,9 @@ type WidgetResponse struct {
 	WidgetId     string                 `protobuf:"bytes,2,opt,name=widget_id,json=widgetId,proto3" json:"widget_id,omitempty"`
 	WidgetItemId *string                `protobuf:"bytes,3,opt,name=widget_item_id,json=widgetItemId,proto3,oneof" json:"widget_item_id,omitempty"`
 	Action       string                 `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
-	// The payload, a JSON object encoded as a string.
-	Payload       string                 `protobuf:"bytes,5,opt,name=payload,proto3" json:"payload,omitempty"`
-	RespondedAt   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=responded_at,json=respondedAt,proto3" json:"responded_at,omitempty"`
+	RespondedAt  *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=responded_at,json=respondedAt,proto3" json:"responded_at,omitempty"`
+	// The payload, a JSON object.
+	Payload       *structpb.Struct `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -260,16 +262,16 @@ func (x *WidgetResponse) GetAction() string {
 	return ""
 }
 
-func (x *WidgetResponse) GetPayload() string {
-	if x != nil {
-		return x.Payload
-	}
-	return ""
-}
-
 func (x *WidgetResponse) GetRespondedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.RespondedAt
+	}
+	return nil
+}
+
+func (x *WidgetResponse) GetPayload() *structpb.Struct {
+	if x != nil {
+		return x.Payload
 	}
 	return nil
 }
@@ -278,31 +280,29 @@ var File_switchboard_v1_widgets_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_widgets_proto_rawDesc = "" +
 	"\n" +
-	"\x1cswitchboard/v1/widgets.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/queue.proto\"\xbd\x02\n" +
+	"\x1cswitchboard/v1/widgets.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cswitchboard/v1/options.proto\x1a\x1aswitchboard/v1/queue.proto\"\xc0\x02\n" +
 	"\x16RespondToWidgetRequest\x12'\n" +
 	"\brelay_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@H\x00R\arelayId\x88\x01\x01\x12 \n" +
 	"\aitem_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18@R\x06itemId\x12(\n" +
 	"\twidget_id\x18\x03 \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\bwidgetId\x122\n" +
 	"\x0ewidget_item_id\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18@H\x01R\fwidgetItemId\x88\x01\x01\x12$\n" +
-	"\x06action\x18\x05 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\x12(\n" +
-	"\apayload\x18\x06 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x02R\apayload\x88\x01\x01B\v\n" +
+	"\x06action\x18\x05 \x01(\tB\f\xbaH\x05r\x03\x18\xe8\a\xe8\xf3\x18\x01R\x06action\x121\n" +
+	"\apayload\x18\a \x01(\v2\x17.google.protobuf.StructR\apayloadB\v\n" +
 	"\t_relay_idB\x11\n" +
-	"\x0f_widget_item_idB\n" +
-	"\n" +
-	"\b_payload\"\xc0\x01\n" +
+	"\x0f_widget_item_idJ\x04\b\x06\x10\a\"\xc0\x01\n" +
 	"\x17RespondToWidgetResponse\x12:\n" +
 	"\bresponse\x18\x01 \x01(\v2\x1e.switchboard.v1.WidgetResponseR\bresponse\x12-\n" +
 	"\x04item\x18\x02 \x01(\v2\x19.switchboard.v1.QueueItemR\x04item\x12\x1c\n" +
 	"\tcompleted\x18\x03 \x01(\bR\tcompleted\x12\x1c\n" +
-	"\tforwarded\x18\x04 \x01(\bR\tforwarded\"\xf5\x01\n" +
+	"\tforwarded\x18\x04 \x01(\bR\tforwarded\"\x94\x02\n" +
 	"\x0eWidgetResponse\x12\x17\n" +
 	"\aitem_id\x18\x01 \x01(\tR\x06itemId\x12\x1b\n" +
 	"\twidget_id\x18\x02 \x01(\tR\bwidgetId\x12)\n" +
 	"\x0ewidget_item_id\x18\x03 \x01(\tH\x00R\fwidgetItemId\x88\x01\x01\x12\x16\n" +
-	"\x06action\x18\x04 \x01(\tR\x06action\x12\x18\n" +
-	"\apayload\x18\x05 \x01(\tR\apayload\x12=\n" +
-	"\fresponded_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vrespondedAtB\x11\n" +
-	"\x0f_widget_item_id2\xb2\x01\n" +
+	"\x06action\x18\x04 \x01(\tR\x06action\x12=\n" +
+	"\fresponded_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vrespondedAt\x121\n" +
+	"\apayload\x18\a \x01(\v2\x17.google.protobuf.StructR\apayloadB\x11\n" +
+	"\x0f_widget_item_idJ\x04\b\x05\x10\x062\xb2\x01\n" +
 	"\rWidgetService\x12\xa0\x01\n" +
 	"\x0fRespondToWidget\x12&.switchboard.v1.RespondToWidgetRequest\x1a'.switchboard.v1.RespondToWidgetResponse\"<\xda\xf3\x18\x12\x12\x02\x01\x02\x1a\anetwork*\x03a2a\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/relays/widget-responseBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
@@ -323,20 +323,23 @@ var file_switchboard_v1_widgets_proto_goTypes = []any{
 	(*RespondToWidgetRequest)(nil),  // 0: switchboard.v1.RespondToWidgetRequest
 	(*RespondToWidgetResponse)(nil), // 1: switchboard.v1.RespondToWidgetResponse
 	(*WidgetResponse)(nil),          // 2: switchboard.v1.WidgetResponse
-	(*QueueItem)(nil),               // 3: switchboard.v1.QueueItem
-	(*timestamppb.Timestamp)(nil),   // 4: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),         // 3: google.protobuf.Struct
+	(*QueueItem)(nil),               // 4: switchboard.v1.QueueItem
+	(*timestamppb.Timestamp)(nil),   // 5: google.protobuf.Timestamp
 }
 var file_switchboard_v1_widgets_proto_depIdxs = []int32{
-	2, // 0: switchboard.v1.RespondToWidgetResponse.response:type_name -> switchboard.v1.WidgetResponse
-	3, // 1: switchboard.v1.RespondToWidgetResponse.item:type_name -> switchboard.v1.QueueItem
-	4, // 2: switchboard.v1.WidgetResponse.responded_at:type_name -> google.protobuf.Timestamp
-	0, // 3: switchboard.v1.WidgetService.RespondToWidget:input_type -> switchboard.v1.RespondToWidgetRequest
-	1, // 4: switchboard.v1.WidgetService.RespondToWidget:output_type -> switchboard.v1.RespondToWidgetResponse
-	4, // [4:5] is the sub-list for method output_type
-	3, // [3:4] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	3, // 0: switchboard.v1.RespondToWidgetRequest.payload:type_name -> google.protobuf.Struct
+	2, // 1: switchboard.v1.RespondToWidgetResponse.response:type_name -> switchboard.v1.WidgetResponse
+	4, // 2: switchboard.v1.RespondToWidgetResponse.item:type_name -> switchboard.v1.QueueItem
+	5, // 3: switchboard.v1.WidgetResponse.responded_at:type_name -> google.protobuf.Timestamp
+	3, // 4: switchboard.v1.WidgetResponse.payload:type_name -> google.protobuf.Struct
+	0, // 5: switchboard.v1.WidgetService.RespondToWidget:input_type -> switchboard.v1.RespondToWidgetRequest
+	1, // 6: switchboard.v1.WidgetService.RespondToWidget:output_type -> switchboard.v1.RespondToWidgetResponse
+	6, // [6:7] is the sub-list for method output_type
+	5, // [5:6] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_switchboard_v1_widgets_proto_init() }

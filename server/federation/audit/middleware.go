@@ -63,7 +63,7 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 			httpapi.WriteREST(w, req, apperr.Invalid("the request body could not be read"))
 			return
 		}
-		v := guard.Inspect(raw, req.Header.Get("Content-Type"))
+		v := guard.InspectRequest(raw, req.Header.Get("Content-Type"), req.URL.Query())
 		e.Verdict, e.Status, e.Payload = v, v.Outcome(), guard.Preview(raw, v)
 		if v.Blocked {
 			if a := req.Header.Get("Authorization"); a != "" && r.Caller != nil {

@@ -93,6 +93,9 @@ func (s *Service) ListFederationAudit(ctx context.Context, req *switchboardv1.Li
 	if t := req.GetUntil(); t != nil {
 		f.Where = append(f.Where, federationauditlog.CreatedAtLT(t.AsTime()))
 	}
+	if req.Blocked != nil {
+		f.Where = append(f.Where, federationauditlog.Blocked(req.GetBlocked()))
+	}
 	q := s.DB.FederationAuditLog.Query().Where(f.Where...)
 	if view == "stats" {
 		stats, err := statsOf(ctx, q)
@@ -108,6 +111,10 @@ func (s *Service) ListFederationAudit(ctx context.Context, req *switchboardv1.Li
 	pg, err := page.Parse(limit, req.GetOffset())
 	if err != nil {
 		return nil, err
+	}
+	if n := req.GetPage(); n > 0 {
+		// Document 2's ?page= (1-based) wins over offset (RULINGS "Pages").
+		pg.Offset = (int(n) - 1) * pg.Limit
 	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil {

@@ -8,6 +8,7 @@ package guard
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -198,6 +199,34 @@ func (f *findings) add(fl flag, where func() string) {
 // checks. Anything else (binary protobuf, forms, broken JSON) is inspected as
 // one text. contentType only spares a JSON attempt on protobuf bodies.
 func Inspect(raw []byte, contentType string) Verdict {
+	f, v := inspectBody(raw, contentType)
+	return f.verdict(v)
+}
+
+// InspectRequest is Inspect of the body and of the query's names and values
+// (RULINGS "Details for the house issue": the guard reads query values too),
+// each value free text named "query.<name>". Only the body's personal data
+// is kept for masking: the preview shows the body, not the query.
+func InspectRequest(raw []byte, contentType string, query url.Values) Verdict {
+	f, v := inspectBody(raw, contentType)
+	spans := f.spans
+	names := make([]string, 0, len(query))
+	for k := range query {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		where := func() string { return "query." + k }
+		inspectString(&f, k, true, false, 0, where)
+		for _, val := range query[k] {
+			inspectString(&f, val, false, true, 0, where)
+		}
+	}
+	f.spans = spans
+	return f.verdict(v)
+}
+
+func inspectBody(raw []byte, contentType string) (findings, Verdict) {
 	var f findings
 	v := Verdict{}
 	switch {
@@ -211,7 +240,7 @@ func Inspect(raw []byte, contentType string) Verdict {
 		s := string(raw)
 		inspectString(&f, s, false, true, 0, func() string { return "body" })
 	}
-	return f.verdict(v)
+	return f, v
 }
 
 func (f *findings) verdict(v Verdict) Verdict {

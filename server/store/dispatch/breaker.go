@@ -5,8 +5,6 @@ import (
 	"errors"
 	"sync"
 	"time"
-
-	"github.com/sony/gobreaker/v2"
 )
 
 // BreakerConfig tunes the per-target breakers (docs/decisions.md
@@ -19,17 +17,44 @@ type BreakerConfig struct {
 	Probes   uint32        // 2 when zero
 }
 
+// breakers keeps one breaker per target URL on the injected clock.
+// sony/gobreaker, used here before, reads the wall clock and has no hook for
+// another, so its open period could not follow the clock the rest of the
+// server runs on; the state machine is small (the webhooks' breaker made the
+// same choice).
 type breakers struct {
 	cfg BreakerConfig
+	now func() time.Time
 	mu  sync.Mutex
 	m   map[string]*breaker
 }
 
+type breakerState int
+
+const (
+	closed breakerState = iota
+	open
+	halfOpen
+)
+
+var stateNames = [...]string{closed: "closed", open: "open", halfOpen: "half-open"}
+
 type breaker struct {
-	cb *gobreaker.CircuitBreaker[Result]
+	cfg *BreakerConfig
+	now func() time.Time
+
+	mu        sync.Mutex
+	state     breakerState
+	failures  uint32 // consecutive, while closed
+	successes uint32 // while half-open
+	inFlight  uint32 // probes running, while half-open
+	openUntil time.Time
+	// generation changes on every state change, so a call that started in
+	// an earlier state does not count in the new one.
+	generation uint64
 }
 
-func newBreakers(cfg BreakerConfig) *breakers {
+func newBreakers(cfg BreakerConfig, now func() time.Time) *breakers {
 	if cfg.Failures == 0 {
 		cfg.Failures = 5
 	}
@@ -39,7 +64,10 @@ func newBreakers(cfg BreakerConfig) *breakers {
 	if cfg.Probes == 0 {
 		cfg.Probes = 2
 	}
-	return &breakers{cfg: cfg, m: map[string]*breaker{}}
+	if now == nil {
+		now = time.Now //nolint:forbidigo // a Dispatcher made without the server's clock: package tests
+	}
+	return &breakers{cfg: cfg, now: now, m: map[string]*breaker{}}
 }
 
 // get answers the breaker of a target URL, made on first use. The map grows
@@ -50,25 +78,87 @@ func (b *breakers) get(url string) *breaker {
 	if br, ok := b.m[url]; ok {
 		return br
 	}
-	failures := b.cfg.Failures
-	br := &breaker{cb: gobreaker.NewCircuitBreaker[Result](gobreaker.Settings{
-		Name:        url,
-		MaxRequests: b.cfg.Probes,
-		Timeout:     b.cfg.OpenFor,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures },
-		// The caller giving up is not the agent failing.
-		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) },
-	})}
+	br := &breaker{cfg: &b.cfg, now: b.now}
 	b.m[url] = br
 	return br
 }
 
-func (b *breaker) run(fn func() (Result, error)) (Result, error) {
-	res, err := b.cb.Execute(fn)
-	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
-		return res, errors.Join(ErrOpen, err)
+// current moves an open breaker whose period ended to half-open; the caller
+// holds mu.
+func (b *breaker) current() {
+	if b.state == open && !b.now().Before(b.openUntil) {
+		b.set(halfOpen)
 	}
+}
+
+func (b *breaker) set(s breakerState) {
+	b.state, b.failures, b.successes, b.inFlight = s, 0, 0, 0
+	b.generation++
+	if s == open {
+		b.openUntil = b.now().Add(b.cfg.OpenFor)
+	}
+}
+
+// admit lets a call through or refuses it; ok answers its generation.
+func (b *breaker) admit() (gen uint64, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.current()
+	switch {
+	case b.state == open:
+		return 0, false
+	case b.state == halfOpen && b.inFlight >= b.cfg.Probes:
+		return 0, false
+	case b.state == halfOpen:
+		b.inFlight++
+	}
+	return b.generation, true
+}
+
+func (b *breaker) record(gen uint64, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if gen != b.generation {
+		return
+	}
+	// The caller giving up is not the agent failing.
+	if errors.Is(err, context.Canceled) {
+		if b.state == halfOpen {
+			b.inFlight--
+		}
+		return
+	}
+	switch {
+	case err == nil && b.state == halfOpen:
+		b.successes++
+		if b.successes >= b.cfg.Probes {
+			b.set(closed)
+		}
+	case err == nil:
+		b.failures = 0
+	case b.state == halfOpen:
+		b.set(open)
+	default:
+		b.failures++
+		if b.failures >= b.cfg.Failures {
+			b.set(open)
+		}
+	}
+}
+
+func (b *breaker) run(fn func() (Result, error)) (Result, error) {
+	gen, ok := b.admit()
+	if !ok {
+		return Result{}, ErrOpen
+	}
+	res, err := fn()
+	b.record(gen, err)
 	return res, err
 }
 
-func (b *breaker) state() string { return b.cb.State().String() }
+func (b *breaker) stateName() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.current()
+	return stateNames[b.state]
+}

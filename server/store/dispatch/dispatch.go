@@ -155,6 +155,9 @@ type Config struct {
 	Timeout time.Duration
 	// Breaker settings; see BreakerConfig.
 	Breaker BreakerConfig
+	// Now is the clock the breakers' open period runs on; the wall clock
+	// when nil (the server passes its injected one).
+	Now func() time.Time
 }
 
 // Dispatcher sends calls; safe for concurrent use.
@@ -169,7 +172,7 @@ func New(cfg Config) *Dispatcher {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Dispatcher{client: cfg.Egress.Client(cfg.Timeout), timeout: cfg.Timeout, breakers: newBreakers(cfg.Breaker)}
+	return &Dispatcher{client: cfg.Egress.Client(cfg.Timeout), timeout: cfg.Timeout, breakers: newBreakers(cfg.Breaker, cfg.Now)}
 }
 
 // Send makes the call through the target's breaker. A non-2xx answer is a
@@ -207,7 +210,7 @@ func (d *Dispatcher) Guarded(ctx context.Context, target string, fn func(ctx con
 
 // State answers the breaker state of a target URL: closed, open or
 // half-open.
-func (d *Dispatcher) State(url string) string { return d.breakers.get(url).state() }
+func (d *Dispatcher) State(url string) string { return d.breakers.get(url).stateName() }
 
 func (d *Dispatcher) send(ctx context.Context, c Call, body []byte) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
@@ -58,18 +59,24 @@ func TestBreakerStates(t *testing.T) {
 	if d.State(other.URL) != "closed" {
 		t.Errorf("another URL's breaker: %s", d.State(other.URL))
 	}
-	const open = time.Second
-	d = New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: open}})
+	// The half-open phase runs on a fake clock moved past the open period.
+	const open = time.Minute
+	clock := clockwork.NewFakeClock()
+	d = New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: open}, Now: clock.Now})
 	failFive(d)
+	clock.Advance(open - time.Millisecond)
+	if got := d.State(c.URL); got != "open" {
+		t.Fatalf("just before the interval: %s", got)
+	}
 	// Half-open after the interval; a failed probe reopens.
-	time.Sleep(open + 50*time.Millisecond)
+	clock.Advance(time.Millisecond)
 	if got := d.State(c.URL); got != "half-open" {
 		t.Fatalf("after the interval: %s", got)
 	}
 	if _, err := d.Send(t.Context(), c); err == nil || d.State(c.URL) != "open" {
 		t.Fatalf("failed probe: %v, state %s", err, d.State(c.URL))
 	}
-	time.Sleep(open + 50*time.Millisecond)
+	clock.Advance(open)
 	failing.Store(false)
 	if _, err := d.Send(t.Context(), c); err != nil || d.State(c.URL) != "half-open" {
 		t.Fatalf("first probe: %v, state %s", err, d.State(c.URL))

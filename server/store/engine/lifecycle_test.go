@@ -209,7 +209,9 @@ func equal(a, b []string) bool {
 }
 
 // "Circuit breaker states" through the engine: after 5 failed executions
-// of one endpoint the next is failed at once without calling the agent.
+// of one endpoint the next is failed at once without calling the agent; the
+// open period runs on the server's clock, so moving that clock past it lets
+// the next execution reach the agent again (half-open).
 func TestBreakerFastRejectsExecutions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -223,5 +225,10 @@ func TestBreakerFastRejectsExecutions(t *testing.T) {
 	_, out := f.execute(t, f.req, id, map[string]any{"input": "x"})
 	if out["status"] != "failed" || !strings.Contains(out["error"].(string), "circuit breaker open") || len(a.received()) != 5 {
 		t.Errorf("sixth: %v, agent calls %d", out, len(a.received()))
+	}
+	f.s.Clock.Advance(time.Minute)
+	_, out = f.execute(t, f.req, id, map[string]any{"input": "x"})
+	if out["status"] != "failed" || len(a.received()) != 6 {
+		t.Errorf("after the open period: %v, agent calls %d (want the probe to reach it)", out, len(a.received()))
 	}
 }

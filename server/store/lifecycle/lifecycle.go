@@ -74,7 +74,7 @@ func New(cfg Config) *Owner {
 		DB:    cfg.DB,
 		Clock: cfg.Clock,
 		Dispatch: dispatch.New(dispatch.Config{Egress: cfg.Egress, Timeout: cfg.CallTimeout,
-			Breaker: dispatch.BreakerConfig{OpenFor: cfg.BreakerOpenFor}}),
+			Breaker: dispatch.BreakerConfig{OpenFor: cfg.BreakerOpenFor}, Now: cfg.Now}),
 		Secrets:    cfg.Secrets,
 		Payments:   payments.Ledger{Now: cfg.Now},
 		PublicURL:  strings.TrimSuffix(cfg.PublicURL, "/"),

@@ -617,6 +617,13 @@ export const RelayPriority = {
 } as const;
 export type RelayPriority = (typeof RelayPriority)[keyof typeof RelayPriority];
 
+// The values of the vocabulary peer_delivery.
+export const PeerDelivery = {
+  Delivered: "delivered",
+  Queued: "queued",
+} as const;
+export type PeerDelivery = (typeof PeerDelivery)[keyof typeof PeerDelivery];
+
 // The values of the vocabulary relay_state.
 export const RelayState = {
   Delivered: "delivered",

@@ -94,8 +94,9 @@ const (
 
 // NetworkExchangeServiceClient is a client for the switchboard.v1.NetworkExchangeService service.
 type NetworkExchangeServiceClient interface {
-	// SendNotification sends one notification to a connection's peer user,
-	// synchronously: the answer says the peer took it.
+	// SendNotification sends one notification to a connection's peer user
+	// through the outbox, first attempt at once: delivery says whether the
+	// peer took it (delivered) or the outbox retries it (queued).
 	SendNotification(context.Context, *v1.SendNotificationRequest) (*v1.SendNotificationResponse, error)
 	// ListNotifications pages the caller's received notifications, newest
 	// first.
@@ -119,8 +120,9 @@ type NetworkExchangeServiceClient interface {
 	// peer now and keeps them.
 	RefreshPeerPatterns(context.Context, *v1.RefreshPeerPatternsRequest) (*v1.RefreshPeerPatternsResponse, error)
 	// PostJob posts a job to the operator's board and publishes it to the
-	// active connections (all, or connectionIds), each synchronously; a peer
-	// that could not be reached can still read it (GET /api/federation/jobs).
+	// active connections (all, or connectionIds), each through the outbox,
+	// first attempt at once; a peer that could not be reached is retried and
+	// can still read it meanwhile (GET /api/federation/jobs).
 	PostJob(context.Context, *v1.PostJobRequest) (*v1.PostJobResponse, error)
 	// ListJobs pages the board: the operator's posted jobs and the ones
 	// received from connections, newest first.
@@ -385,8 +387,9 @@ func (c *networkExchangeServiceClient) MatchJobs(ctx context.Context, req *v1.Ma
 // NetworkExchangeServiceHandler is an implementation of the switchboard.v1.NetworkExchangeService
 // service.
 type NetworkExchangeServiceHandler interface {
-	// SendNotification sends one notification to a connection's peer user,
-	// synchronously: the answer says the peer took it.
+	// SendNotification sends one notification to a connection's peer user
+	// through the outbox, first attempt at once: delivery says whether the
+	// peer took it (delivered) or the outbox retries it (queued).
 	SendNotification(context.Context, *v1.SendNotificationRequest) (*v1.SendNotificationResponse, error)
 	// ListNotifications pages the caller's received notifications, newest
 	// first.
@@ -410,8 +413,9 @@ type NetworkExchangeServiceHandler interface {
 	// peer now and keeps them.
 	RefreshPeerPatterns(context.Context, *v1.RefreshPeerPatternsRequest) (*v1.RefreshPeerPatternsResponse, error)
 	// PostJob posts a job to the operator's board and publishes it to the
-	// active connections (all, or connectionIds), each synchronously; a peer
-	// that could not be reached can still read it (GET /api/federation/jobs).
+	// active connections (all, or connectionIds), each through the outbox,
+	// first attempt at once; a peer that could not be reached is retried and
+	// can still read it meanwhile (GET /api/federation/jobs).
 	PostJob(context.Context, *v1.PostJobRequest) (*v1.PostJobResponse, error)
 	// ListJobs pages the board: the operator's posted jobs and the ones
 	// received from connections, newest first.

@@ -60,8 +60,10 @@ const (
 
 // NetworkRelayServiceClient is a client for the switchboard.v1.NetworkRelayService service.
 type NetworkRelayServiceClient interface {
-	// SendRelay sends a relay to the connection's peer (synchronously) and
-	// records this side's copy; it answers the peer's answer.
+	// SendRelay sends a relay to the connection's peer through the outbox,
+	// first attempt at once, and records this side's copy; it answers the
+	// peer's answer when that attempt reached it (delivery delivered), else
+	// delivery queued. A peer's refusal (4xx) is answered as before.
 	SendRelay(context.Context, *v1.SendRelayRequest) (*v1.SendRelayResponse, error)
 	// ListRelays lists the caller's relays, both directions, newest first.
 	ListRelays(context.Context, *v1.ListRelaysRequest) (*v1.ListRelaysResponse, error)
@@ -175,8 +177,10 @@ func (c *networkRelayServiceClient) DiscardRelay(ctx context.Context, req *v1.Di
 // NetworkRelayServiceHandler is an implementation of the switchboard.v1.NetworkRelayService
 // service.
 type NetworkRelayServiceHandler interface {
-	// SendRelay sends a relay to the connection's peer (synchronously) and
-	// records this side's copy; it answers the peer's answer.
+	// SendRelay sends a relay to the connection's peer through the outbox,
+	// first attempt at once, and records this side's copy; it answers the
+	// peer's answer when that attempt reached it (delivery delivered), else
+	// delivery queued. A peer's refusal (4xx) is answered as before.
 	SendRelay(context.Context, *v1.SendRelayRequest) (*v1.SendRelayResponse, error)
 	// ListRelays lists the caller's relays, both directions, newest first.
 	ListRelays(context.Context, *v1.ListRelaysRequest) (*v1.ListRelaysResponse, error)

@@ -397,7 +397,8 @@ export type DeveloperAgentInput = Message<"switchboard.v1.DeveloperAgentInput"> 
 
   /**
    * The developer's own instance, where the approval webhook goes
-   * ({instanceUrl}/api/marketplace/webhook).
+   * ({instanceUrl}/api/marketplace/webhook, with that instance's key): the
+   * verified baseUrl of an instance joined to this hub, else 400.
    *
    * @generated from field: optional string instance_url = 20;
    */

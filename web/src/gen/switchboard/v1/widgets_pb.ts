@@ -7,17 +7,17 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb";
 import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_switchboard_v1_options } from "./options_pb";
 import type { QueueItem } from "./queue_pb";
 import { file_switchboard_v1_queue } from "./queue_pb";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file switchboard/v1/widgets.proto.
  */
 export const file_switchboard_v1_widgets: GenFile = /*@__PURE__*/
-  fileDesc("Chxzd2l0Y2hib2FyZC92MS93aWRnZXRzLnByb3RvEg5zd2l0Y2hib2FyZC52MSKDAgoWUmVzcG9uZFRvV2lkZ2V0UmVxdWVzdBIeCghyZWxheV9pZBgBIAEoCUIHukgEcgIYQEgAiAEBEhgKB2l0ZW1faWQYAiABKAlCB7pIBHICGEASHgoJd2lkZ2V0X2lkGAMgASgJQgu6SARyAhhA6PMYARIkCg53aWRnZXRfaXRlbV9pZBgEIAEoCUIHukgEcgIYQEgBiAEBEhwKBmFjdGlvbhgFIAEoCUIMukgFcgMY6Afo8xgBEh8KB3BheWxvYWQYBiABKAlCCbpIBnIEGKCNBkgCiAEBQgsKCV9yZWxheV9pZEIRCg9fd2lkZ2V0X2l0ZW1faWRCCgoIX3BheWxvYWQimgEKF1Jlc3BvbmRUb1dpZGdldFJlc3BvbnNlEjAKCHJlc3BvbnNlGAEgASgLMh4uc3dpdGNoYm9hcmQudjEuV2lkZ2V0UmVzcG9uc2USJwoEaXRlbRgCIAEoCzIZLnN3aXRjaGJvYXJkLnYxLlF1ZXVlSXRlbRIRCgljb21wbGV0ZWQYAyABKAgSEQoJZm9yd2FyZGVkGAQgASgIIrcBCg5XaWRnZXRSZXNwb25zZRIPCgdpdGVtX2lkGAEgASgJEhEKCXdpZGdldF9pZBgCIAEoCRIbCg53aWRnZXRfaXRlbV9pZBgDIAEoCUgAiAEBEg4KBmFjdGlvbhgEIAEoCRIPCgdwYXlsb2FkGAUgASgJEjAKDHJlc3BvbmRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEQoPX3dpZGdldF9pdGVtX2lkMrIBCg1XaWRnZXRTZXJ2aWNlEqABCg9SZXNwb25kVG9XaWRnZXQSJi5zd2l0Y2hib2FyZC52MS5SZXNwb25kVG9XaWRnZXRSZXF1ZXN0Gicuc3dpdGNoYm9hcmQudjEuUmVzcG9uZFRvV2lkZ2V0UmVzcG9uc2UiPNrzGBISAgECGgduZXR3b3JrKgNhMmGC0+STAiA6ASoiGy9hcGkvcmVsYXlzL3dpZGdldC1yZXNwb25zZUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_switchboard_v1_options, file_switchboard_v1_queue]);
+  fileDesc("Chxzd2l0Y2hib2FyZC92MS93aWRnZXRzLnByb3RvEg5zd2l0Y2hib2FyZC52MSKGAgoWUmVzcG9uZFRvV2lkZ2V0UmVxdWVzdBIeCghyZWxheV9pZBgBIAEoCUIHukgEcgIYQEgAiAEBEhgKB2l0ZW1faWQYAiABKAlCB7pIBHICGEASHgoJd2lkZ2V0X2lkGAMgASgJQgu6SARyAhhA6PMYARIkCg53aWRnZXRfaXRlbV9pZBgEIAEoCUIHukgEcgIYQEgBiAEBEhwKBmFjdGlvbhgFIAEoCUIMukgFcgMY6Afo8xgBEigKB3BheWxvYWQYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgsKCV9yZWxheV9pZEIRCg9fd2lkZ2V0X2l0ZW1faWRKBAgGEAcimgEKF1Jlc3BvbmRUb1dpZGdldFJlc3BvbnNlEjAKCHJlc3BvbnNlGAEgASgLMh4uc3dpdGNoYm9hcmQudjEuV2lkZ2V0UmVzcG9uc2USJwoEaXRlbRgCIAEoCzIZLnN3aXRjaGJvYXJkLnYxLlF1ZXVlSXRlbRIRCgljb21wbGV0ZWQYAyABKAgSEQoJZm9yd2FyZGVkGAQgASgIItYBCg5XaWRnZXRSZXNwb25zZRIPCgdpdGVtX2lkGAEgASgJEhEKCXdpZGdldF9pZBgCIAEoCRIbCg53aWRnZXRfaXRlbV9pZBgDIAEoCUgAiAEBEg4KBmFjdGlvbhgEIAEoCRIwCgxyZXNwb25kZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKB3BheWxvYWQYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QhEKD193aWRnZXRfaXRlbV9pZEoECAUQBjKyAQoNV2lkZ2V0U2VydmljZRKgAQoPUmVzcG9uZFRvV2lkZ2V0EiYuc3dpdGNoYm9hcmQudjEuUmVzcG9uZFRvV2lkZ2V0UmVxdWVzdBonLnN3aXRjaGJvYXJkLnYxLlJlc3BvbmRUb1dpZGdldFJlc3BvbnNlIjza8xgSEgIBAhoHbmV0d29yayoDYTJhgtPkkwIgOgEqIhsvYXBpL3JlbGF5cy93aWRnZXQtcmVzcG9uc2VCSFpGZ2l0aHViLmNvbS9zd2l0Y2hib2FyZC1ocS9zd2l0Y2hib2FyZC9nZW4vc3dpdGNoYm9hcmQvdjE7c3dpdGNoYm9hcmR2MWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchboard_v1_options, file_switchboard_v1_queue]);
 
 /**
  * @generated from message switchboard.v1.RespondToWidgetRequest
@@ -62,11 +62,12 @@ export type RespondToWidgetRequest = Message<"switchboard.v1.RespondToWidgetRequ
   action: string;
 
   /**
-   * A JSON object encoded as a string (form values, a choice); {} when absent.
+   * The answer's values (form values, a choice), a JSON object; {} when
+   * absent.
    *
-   * @generated from field: optional string payload = 6;
+   * @generated from field: google.protobuf.Struct payload = 7;
    */
-  payload?: string | undefined;
+  payload?: JsonObject | undefined;
 };
 
 /**
@@ -141,16 +142,16 @@ export type WidgetResponse = Message<"switchboard.v1.WidgetResponse"> & {
   action: string;
 
   /**
-   * The payload, a JSON object encoded as a string.
-   *
-   * @generated from field: string payload = 5;
-   */
-  payload: string;
-
-  /**
    * @generated from field: google.protobuf.Timestamp responded_at = 6;
    */
   respondedAt?: Timestamp | undefined;
+
+  /**
+   * The payload, a JSON object.
+   *
+   * @generated from field: google.protobuf.Struct payload = 7;
+   */
+  payload?: JsonObject | undefined;
 };
 
 /**
