@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/mcp"
+	"github.com/switchboard-hq/switchboard/server/render"
 	"github.com/switchboard-hq/switchboard/web"
 )
 
@@ -49,9 +50,9 @@ func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
 		// Errors outermost, so the input check's refusals are mapped too.
 		connect.WithInterceptors(httpapi.ConnectErrors(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
-		connect.WithCodec(httpapi.RPCProtoCodec{}),
+		connect.WithCodec(render.RPCProtoCodec{}),
 	)
-	for _, c := range httpapi.RPCJSONCodecs() {
+	for _, c := range render.RPCJSONCodecs() {
 		opts = append(opts, connect.WithCodec(c))
 	}
 	return opts
@@ -65,7 +66,7 @@ var strictQueryOnce sync.Once
 func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, mounts []mount) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, render.RESTMarshaler{}),
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
 		runtime.WithMiddlewares(g.Gateway, keyed.Gateway),

@@ -253,7 +253,7 @@ func (s *Service) toRPC(ctx context.Context, err error) *rpcError {
 	if errors.As(err, &bp) {
 		return &rpcError{Code: codeBadParams, Message: "invalid params: " + bp.reason}
 	}
-	e := httpapi.Report(ctx, err)
+	e := apperr.Report(ctx, err)
 	switch e.Kind {
 	case apperr.KindInvalid, apperr.KindIllegalMove, apperr.KindTooLarge:
 		return &rpcError{Code: codeBadParams, Message: "invalid params: " + e.Message}

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // SSE serves POST /api/chat/send, the Server-Sent Events form of SendChat
@@ -39,7 +40,7 @@ func (s *Service) SSE() http.Handler {
 		rc := http.NewResponseController(w)
 		send := func(m *switchboardv1.SendChatResponse) error {
 			name, msg := eventOf(m)
-			data, err := httpapi.AppendREST(nil, msg)
+			data, err := render.AppendREST(nil, msg)
 			if err != nil {
 				return err
 			}
@@ -49,7 +50,7 @@ func (s *Service) SSE() http.Handler {
 			return rc.Flush()
 		}
 		if err := rep.run(ctx, send); err != nil && ctx.Err() == nil {
-			data, _ := json.Marshal(map[string]string{"error": httpapi.Report(ctx, err).Message})
+			data, _ := json.Marshal(map[string]string{"error": apperr.Report(ctx, err).Message})
 			_, _ = w.Write(sseFrame("error", data))
 			_ = rc.Flush()
 		}
@@ -80,7 +81,7 @@ func sseFrame(name string, data []byte) []byte {
 // wording of refusals, the contract's field rules); an empty body is the
 // empty request.
 func decodeBody(body io.Reader, m proto.Message) error {
-	err := (httpapi.RESTMarshaler{}).NewDecoder(body).Decode(m)
+	err := (render.RESTMarshaler{}).NewDecoder(body).Decode(m)
 	var e *apperr.Error
 	switch {
 	case err == nil:

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // VoiceBodyLimit is the voice route's body limit, above the server's: a
@@ -34,7 +35,7 @@ func (s *Service) Voice() http.Handler {
 			httpapi.WriteREST(w, r, err)
 			return
 		}
-		body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.VoiceTranscript{Text: text})
+		body, err := render.RESTMarshaler{}.Marshal(&switchboardv1.VoiceTranscript{Text: text})
 		if err != nil {
 			httpapi.WriteREST(w, r, apperr.Internal(err))
 			return

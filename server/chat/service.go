@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // AgentActivityFilter is the metadataType value that stands for the agent
@@ -35,7 +36,7 @@ const AgentActivityFilter = "agent_activity"
 const ContentRequired = "content is required: a non-empty string"
 
 // A content that is not a string is refused like an empty one.
-func init() { httpapi.WordRefusal(&switchboardv1.SendMessageRequest{}, "content", ContentRequired) }
+func init() { render.WordRefusal(&switchboardv1.SendMessageRequest{}, "content", ContentRequired) }
 
 // Service implements SharedChatService. ListMentions lives in mentions.go.
 type Service struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // UploadBodyLimit is the multipart route's body limit: the file's MaxUpload
@@ -81,7 +82,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: ToProto(d)})
+	body, err := render.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: ToProto(d)})
 	if err != nil {
 		return apperr.Internal(err)
 	}

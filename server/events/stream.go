@@ -144,7 +144,7 @@ func (s *Service) StreamEvents(ctx context.Context, req *switchboardv1.StreamEve
 	o, err := s.Bus.open(ctx, httpapi.CallFrom(ctx).Header, req.GetLastEventId())
 	if err != nil {
 		// Unary errors are mapped by an interceptor; streams map their own.
-		return apperr.ToConnect(httpapi.Report(ctx, err))
+		return apperr.ToConnect(apperr.Report(ctx, err))
 	}
 	err = s.Bus.run(ctx, o, func(f *Frame) error { return stream.Send(f.Msg) })
 	var why *ended
