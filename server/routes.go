@@ -48,7 +48,7 @@ func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
 	opts := tr.handlerOptions()
 	opts = append(opts,
 		// Errors outermost, so the input check's refusals are mapped too.
-		connect.WithInterceptors(httpapi.ConnectErrors(), input.Interceptor()),
+		connect.WithInterceptors(httpapi.ConnectErrors(), httpapi.Answers(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
 		connect.WithCodec(render.RPCProtoCodec{}),
 	)
@@ -70,6 +70,7 @@ func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, m
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
 		runtime.WithMiddlewares(g.Gateway, keyed.Gateway),
+		runtime.WithForwardResponseOption(httpapi.AnswerHeaders), // before the status is written
 		runtime.WithForwardResponseOption(restStatus(table)),
 		// Services read nothing from gRPC metadata and send none as headers.
 		runtime.WithIncomingHeaderMatcher(none),
@@ -110,8 +111,7 @@ func restStatus(table *contract.Table) func(context.Context, http.ResponseWriter
 func serveDocs(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "public, max-age=300")
-	h.Set("Access-Control-Allow-Origin", "*")
+	httpapi.PublicAnswer(h)
 	_, _ = w.Write(openapi.JSON)
 }
 

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -116,4 +118,12 @@ func (errorMapper) WrapStreamingHandler(next connect.StreamingHandlerFunc) conne
 		}
 		return nil
 	}
+}
+
+// writeJSON writes v without HTML escaping: bodies are application/json, never
+// inlined into a page, and "<API key>" should read as written.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

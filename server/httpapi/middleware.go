@@ -114,8 +114,7 @@ func Observe(logger *slog.Logger, next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
-		ctx = WithResponse(ctx, w, r)
-		ctx = WithCall(ctx, r)
+		ctx = withSessionCookie(ctx, w, r)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
