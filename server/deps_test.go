@@ -22,14 +22,6 @@ var transport = []string{
 	"server/input", "server/events", "server/servertest",
 }
 
-// knownHTTPAPI are the domain packages that still import httpapi, being
-// moved off it on this branch; the same rule as known below.
-var knownHTTPAPI = map[string]bool{
-	"server/a2a": true, "server/assistant": true,
-	"server/documents": true, "server/federation": true, "server/federation/audit": true,
-	"server/mcp": true,
-}
-
 // forbidden are folder edges the issue names (issue 27, point 1): the store
 // reacts to the queue through events, the chat does not reach into the network.
 var forbidden = [][2]string{{"store", "queue"}, {"chat", "network"}}
@@ -117,13 +109,8 @@ func TestDependencies(t *testing.T) {
 
 	t.Run("only the transport imports httpapi", func(t *testing.T) {
 		for _, p := range pkgs {
-			if slices.Contains(deps[p], "server/httpapi") && !slices.Contains(transport, p) && !knownHTTPAPI[p] {
+			if slices.Contains(deps[p], "server/httpapi") && !slices.Contains(transport, p) {
 				t.Errorf("%s imports server/httpapi; only the transport packages may (%v)", p, transport)
-			}
-		}
-		for p := range knownHTTPAPI {
-			if !slices.Contains(deps[p], "server/httpapi") {
-				t.Errorf("known violation %s no longer imports httpapi: remove it from knownHTTPAPI", p)
 			}
 		}
 	})

@@ -10,7 +10,7 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/render"
 )
@@ -21,21 +21,19 @@ import (
 // failed stream. Whatever refuses the send before the stream starts (503,
 // 429, 400) is the API's JSON error instead. The caller mounts it behind the
 // gate under SendChat's rule, with a body limit and per-write deadlines.
-func (s *Service) SSE() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) SSE() func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		req := &switchboardv1.SendChatRequest{}
 		if err := decodeBody(r.Body, req); err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		rep, err := s.begin(ctx, req)
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		h := w.Header()
-		httpapi.SSEHeaders(h)
+		events.SSEHeaders(h)
 		w.WriteHeader(http.StatusOK)
 		rc := http.NewResponseController(w)
 		send := func(m *switchboardv1.SendChatResponse) error {
@@ -54,7 +52,8 @@ func (s *Service) SSE() http.Handler {
 			_, _ = w.Write(sseFrame("error", data))
 			_ = rc.Flush()
 		}
-	})
+		return nil
+	}
 }
 
 // eventOf names a stream message's event and the message its data renders.

@@ -81,7 +81,7 @@ func (b *Bus) SSE() http.Handler {
 			return
 		}
 		h := w.Header()
-		httpapi.SSEHeaders(h)
+		SSEHeaders(h)
 		// Plain HTTP/1.1: the bus takes the connection over (conn.go). An
 		// HTTP/2 stream cannot be hijacked, and TLS must not be bypassed.
 		if r.ProtoMajor == 1 && r.TLS == nil {
@@ -193,3 +193,11 @@ func (d *deadlineWriter) Flush() { _ = d.flush() }
 
 // Unwrap lets http.ResponseController reach the connection.
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// SSEHeaders marks a response as a Server-Sent Events stream that no cache
+// or proxy may hold back (X-Accel-Buffering: no for nginx).
+func SSEHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+}

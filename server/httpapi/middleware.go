@@ -163,11 +163,3 @@ func LimitBody(limit int64, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// SSEHeaders marks a response as a Server-Sent Events stream that no cache
-// or proxy may hold back (X-Accel-Buffering: no for nginx).
-func SSEHeaders(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-}
