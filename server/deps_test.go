@@ -26,22 +26,6 @@ var transport = []string{
 // reacts to the queue through events, the chat does not reach into the network.
 var forbidden = [][2]string{{"store", "queue"}, {"chat", "network"}}
 
-// known are the violations the lead is removing in parallel (issue 27,
-// point 1), as folder edges "a b". Each must still be one (a forbidden edge,
-// or an edge on a loop between folders): once it is gone the test fails until
-// its entry goes, so the list only shrinks.
-var known = map[[2]string]bool{
-	{"store", "queue"}:         true, // store/review → queue.Deliver, ItemFor, Link, Track
-	{"chat", "network"}:        true, // chat/mentions.go → network.Peer
-	{"webhooks", "federation"}: true, // webhooks → federation/audit
-}
-
-// knownDomainImports are the domain packages webhooks still imports (the
-// webhooks → federation loop above, seen from webhooks); the same rule.
-var knownDomainImports = map[string]bool{
-	"server/webhooks server/federation/audit": true,
-}
-
 // imports reads the non-test imports of every package under server/, within
 // this module, as paths relative to the module ("server/queue").
 func imports(t *testing.T) map[string][]string {
@@ -125,68 +109,27 @@ func TestDependencies(t *testing.T) {
 			}
 			return false
 		}
-		seen := map[string]bool{}
 		for _, p := range pkgs {
 			if !under(p, "server/webhooks") {
 				continue
 			}
 			for _, imp := range deps[p] {
-				if allowed(imp) {
-					continue
-				}
-				key := p + " " + imp
-				seen[key] = true
-				if !knownDomainImports[key] {
+				if !allowed(imp) {
 					t.Errorf("%s imports %s; webhooks may import only the transport, apperr, auth, page, internal/, ent/ and gen/", p, imp)
 				}
-			}
-		}
-		for key := range knownDomainImports {
-			if !seen[key] {
-				t.Errorf("known violation %q no longer holds: remove it from knownDomainImports", key)
 			}
 		}
 	})
 
 	t.Run("no forbidden edge and no loop between folders", func(t *testing.T) {
 		edges := folderEdges(pkgs, deps)
-		seen := map[[2]string]bool{}
 		for _, e := range forbidden {
 			if why, ok := edges[e[0]][e[1]]; ok {
-				seen[e] = true
-				if !known[e] {
-					t.Errorf("folder %s must not import folder %s: %s", e[0], e[1], why)
-				}
+				t.Errorf("folder %s must not import folder %s: %s", e[0], e[1], why)
 			}
-		}
-		// Known edges aside, the folders form no cycle of any length.
-		rest := map[string]map[string]string{}
-		for a, bs := range edges {
-			for b, why := range bs {
-				if !known[[2]string{a, b}] {
-					if rest[a] == nil {
-						rest[a] = map[string]string{}
-					}
-					rest[a][b] = why
-				}
-			}
-		}
-		for _, loop := range cycles(rest) {
-			t.Errorf("folders %s import each other in a loop: %s", strings.Join(loop, ", "), strings.Join(within(rest, loop), "; "))
 		}
 		for _, loop := range cycles(edges) {
-			for _, a := range loop {
-				for _, b := range loop {
-					if _, ok := edges[a][b]; ok && known[[2]string{a, b}] {
-						seen[[2]string{a, b}] = true
-					}
-				}
-			}
-		}
-		for e := range known {
-			if !seen[e] {
-				t.Errorf("known violation %s → %s no longer holds: remove it from known", e[0], e[1])
-			}
+			t.Errorf("folders %s import each other in a loop: %s", strings.Join(loop, ", "), strings.Join(within(edges, loop), "; "))
 		}
 	})
 }
@@ -287,5 +230,15 @@ func TestFolder(t *testing.T) {
 		if got := folder(pkg); got != want {
 			t.Errorf("folder(%q) = %q, want %q", pkg, got, want)
 		}
+	}
+}
+
+func TestCycles(t *testing.T) {
+	edges := map[string]map[string]string{
+		"a": {"b": ""}, "b": {"c": ""}, "c": {"a": ""}, "d": {"a": ""}, "e": {"f": ""},
+	}
+	got := cycles(edges)
+	if len(got) != 1 || strings.Join(got[0], " ") != "a b c" {
+		t.Errorf("cycles = %v, want [[a b c]]", got)
 	}
 }
