@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/mcp"
+	"github.com/switchboard-hq/switchboard/server/render"
 	"github.com/switchboard-hq/switchboard/web"
 )
 
@@ -47,11 +48,11 @@ func connectOptions(cfg Config, tr *tracing) []connect.HandlerOption {
 	opts := tr.handlerOptions()
 	opts = append(opts,
 		// Errors outermost, so the input check's refusals are mapped too.
-		connect.WithInterceptors(httpapi.ConnectErrors(), input.Interceptor()),
+		connect.WithInterceptors(httpapi.ConnectErrors(), httpapi.Answers(), input.Interceptor()),
 		connect.WithReadMaxBytes(int(cfg.BodyLimit)),
-		connect.WithCodec(httpapi.RPCProtoCodec{}),
+		connect.WithCodec(render.RPCProtoCodec{}),
 	)
-	for _, c := range httpapi.RPCJSONCodecs() {
+	for _, c := range render.RPCJSONCodecs() {
 		opts = append(opts, connect.WithCodec(c))
 	}
 	return opts
@@ -65,10 +66,11 @@ var strictQueryOnce sync.Once
 func newGateway(table *contract.Table, g *gate.Gate, keyed *idempotency.Guard, mounts []mount) (*runtime.ServeMux, error) {
 	none := func(string) (string, bool) { return "", false }
 	opts := []runtime.ServeMuxOption{
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, httpapi.RESTMarshaler{}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, render.RESTMarshaler{}),
 		runtime.WithErrorHandler(httpapi.GatewayError),
 		runtime.WithRoutingErrorHandler(httpapi.GatewayRoutingError),
 		runtime.WithMiddlewares(g.Gateway, keyed.Gateway),
+		runtime.WithForwardResponseOption(httpapi.AnswerHeaders), // before the status is written
 		runtime.WithForwardResponseOption(restStatus(table)),
 		// Services read nothing from gRPC metadata and send none as headers.
 		runtime.WithIncomingHeaderMatcher(none),
@@ -109,8 +111,7 @@ func restStatus(table *contract.Table) func(context.Context, http.ResponseWriter
 func serveDocs(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "public, max-age=300")
-	h.Set("Access-Control-Allow-Origin", "*")
+	httpapi.PublicAnswer(h)
 	_, _ = w.Write(openapi.JSON)
 }
 
@@ -152,10 +153,10 @@ const apiVersion = "2.0.0"
 // GetDocumentContent.
 func mountDocuments(mux *http.ServeMux, g *gate.Gate, docs *documents.Service, api http.Handler) {
 	upload := g.Identify(g.Procedure(switchboardv1connect.DocumentServiceCreateDocumentProcedure,
-		httpapi.LimitBody(documents.UploadBodyLimit, docs.Upload())))
+		httpapi.LimitBody(documents.UploadBodyLimit, httpapi.Serve(docs.Upload()))))
 	mux.Handle("POST /api/documents", documents.Multipart(upload, api))
 	mux.Handle("GET /api/documents/{id}/raw", g.Identify(g.Procedure(
-		switchboardv1connect.DocumentServiceGetDocumentContentProcedure, docs.Raw())))
+		switchboardv1connect.DocumentServiceGetDocumentContentProcedure, httpapi.Serve(docs.Raw()))))
 }
 
 // routes is the whole HTTP surface: every mount on both transports, the
@@ -179,15 +180,15 @@ func (h *house) routes() (http.Handler, error) {
 	mux.Handle("/api/v2/shared-chat/stream", g.Identify(g.Procedure(
 		switchboardv1connect.EventServiceStreamEventsProcedure, onlyGET(g.Stream(h.bus.SSE())))))
 	// The MCP door: an API key with the mcp scope, each tool's scopes on top.
-	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, h.door)))
+	mux.Handle(mcp.Path, g.Identify(g.Endpoint(mcpAccess, httpapi.Serve(h.door.Serve))))
 	mux.Handle("GET "+mcp.CardPath, h.door.CardHandler(cfg.Executions.PublicURL))
 	// The A2A endpoint behind its own rule (a key with the a2a scope), and
 	// the public agent card.
-	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, svc.a2a))))
+	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, httpapi.Serve(svc.a2a.Serve)))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: h.door.ToolNames})
 	// The operator network's check (?connectionId=) before the spoke's.
-	mux.Handle("GET "+federation.WellKnownPath, svc.network.WellKnown(svc.spoke.WellKnown()))
-	mux.Handle("POST "+federation.WebhookPath, svc.spoke.Webhook())
+	mux.Handle("GET "+federation.WellKnownPath, httpapi.Serve(svc.network.WellKnown(svc.spoke.WellKnown())))
+	mux.Handle("POST "+federation.WebhookPath, httpapi.Serve(svc.spoke.Webhook()))
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)
@@ -195,11 +196,11 @@ func (h *house) routes() (http.Handler, error) {
 	// The assistant's reply as Server-Sent Events, under SendChat's rule; a
 	// stream lives past the server's write timeout (each write is bounded).
 	mux.Handle("POST /api/chat/send", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
-		httpapi.LimitBody(cfg.BodyLimit, g.Stream(h.bus.Deadlines(svc.conversation.SSE()))))))
+		httpapi.LimitBody(cfg.BodyLimit, g.Stream(h.bus.Deadlines(httpapi.Serve(svc.conversation.SSE())))))))
 	// A recording for the assistant, admitted as SendChat's twin (session,
 	// CSRF, its limit) with its own body limit above the server's.
 	mux.Handle("POST /api/chat/voice", g.Identify(g.Procedure(switchboardv1connect.AssistantChatServiceSendChatProcedure,
-		httpapi.LimitBody(assistant.VoiceBodyLimit, svc.conversation.Voice()))))
+		httpapi.LimitBody(assistant.VoiceBodyLimit, httpapi.Serve(svc.conversation.Voice())))))
 	names := mountConnect(mux, g, h.keyed, services,
 		append(connectOptions(cfg, h.tracing), connect.WithInterceptors(g.RequiredPathFields())))
 	reflector := grpcreflect.NewStaticReflector(names...)
@@ -221,5 +222,5 @@ func (h *house) routes() (http.Handler, error) {
 	}))
 	// The federation guard and audit log stand before every inbound federation
 	// route, whichever way the mux reaches it (paths are matched cleaned).
-	return httpapi.Observe(cfg.Logger, svc.recorder.Middleware(federation.InboundPaths, apiAsWritten(mux, api))), nil
+	return httpapi.Observe(cfg.Logger, svc.recorder.Middleware(federation.InboundPaths, httpapi.WriteREST, apiAsWritten(mux, api))), nil
 }

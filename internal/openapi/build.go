@@ -25,11 +25,13 @@ const (
 	bearerScheme  = "bearerAuth"
 	cookieScheme  = "sessionCookie"
 	sessionCookie = "sb_session"
-	errorSchema   = "Error"
-	metaTag       = "Meta"
-	restPrefix    = "/api/v2/" // every response under it carries the rate-limit headers
-	jsonMedia     = "application/json"
-	schemasPrefix = "#/components/schemas/"
+	// federationHeader carries the instance key and the peers' tokens.
+	federationHeader = "X-Federation-Token"
+	errorSchema      = "Error"
+	metaTag          = "Meta"
+	restPrefix       = "/api/v2/" // every response under it carries the rate-limit headers
+	jsonMedia        = "application/json"
+	schemasPrefix    = "#/components/schemas/"
 )
 
 // Headers of the rate limiter (docs/decisions.md "Rate limits").
@@ -309,23 +311,35 @@ func (b *builder) responseBody(success *object, out protoreflect.MessageDescript
 	return nil
 }
 
+// schemes names the security scheme of each credential a rule may name.
+var schemes = map[switchboardv1.Credential]string{
+	switchboardv1.Credential_CREDENTIAL_KEY:              bearerScheme,
+	switchboardv1.Credential_CREDENTIAL_SESSION:          cookieScheme,
+	switchboardv1.Credential_CREDENTIAL_PLATFORM_TOKEN:   "platformToken",
+	switchboardv1.Credential_CREDENTIAL_INSTANCE_KEY:     "instanceKey",
+	switchboardv1.Credential_CREDENTIAL_FEDERATION_TOKEN: "federationToken",
+	switchboardv1.Credential_CREDENTIAL_CONNECT_TOKEN:    "connectToken",
+	switchboardv1.Credential_CREDENTIAL_DEVELOPER_KEY:    "developerKey",
+	switchboardv1.Credential_CREDENTIAL_CRON_SECRET:      "cronSecret",
+}
+
+// securityOf is an operation's security: one alternative per credential its
+// rule names, and the empty one ("or no credential at all") for a public
+// rule that names none or whose credentials are optional.
 func securityOf(rule *switchboardv1.AccessRule) ([]any, error) {
-	var out []any
-	if rule.GetPublic() {
+	out := []any{}
+	if rule.GetPublic() && (len(rule.GetCredentials()) == 0 || rule.GetCredentialsOptional()) {
 		if len(rule.GetCredentials()) == 0 {
-			return []any{}, nil
+			return out, nil
 		}
-		out = append(out, obj()) // OpenAPI's "or no credential at all"
+		out = append(out, obj())
 	}
 	for _, cred := range rule.GetCredentials() {
-		switch cred {
-		case switchboardv1.Credential_CREDENTIAL_KEY:
-			out = append(out, obj(bearerScheme, []any{}))
-		case switchboardv1.Credential_CREDENTIAL_SESSION:
-			out = append(out, obj(cookieScheme, []any{}))
-		default:
+		name, ok := schemes[cred]
+		if !ok {
 			return nil, fmt.Errorf("credential %v has no security scheme", cred)
 		}
+		out = append(out, obj(name, []any{}))
 	}
 	return out, nil
 }
@@ -495,6 +509,39 @@ func (b *builder) components() error {
 			"in", "cookie",
 			"name", sessionCookie,
 			"description", "The dashboard session set by login. Requests that change state also need the Connect protocol header or a same-origin Origin header.",
+		),
+		schemes[switchboardv1.Credential_CREDENTIAL_PLATFORM_TOKEN], obj(
+			"type", "http",
+			"scheme", "bearer",
+			"description", "The platform token a hub issued to a joined instance, as `Authorization: Bearer sbp_...`.",
+		),
+		schemes[switchboardv1.Credential_CREDENTIAL_INSTANCE_KEY], obj(
+			"type", "apiKey",
+			"in", "header",
+			"name", federationHeader,
+			"description", "This instance's own secret, which only the hub it joined holds, as `X-Federation-Token: sbi_...`.",
+		),
+		schemes[switchboardv1.Credential_CREDENTIAL_FEDERATION_TOKEN], obj(
+			"type", "apiKey",
+			"in", "header",
+			"name", federationHeader,
+			"description", "The operator network's token this instance issued to a connected peer, as `X-Federation-Token: sbf_...`.",
+		),
+		schemes[switchboardv1.Credential_CREDENTIAL_CONNECT_TOKEN], obj(
+			"type", "http",
+			"scheme", "bearer",
+			"description", "A connect token an admin minted, as `Authorization: Bearer fct_...`.",
+		),
+		schemes[switchboardv1.Credential_CREDENTIAL_DEVELOPER_KEY], obj(
+			"type", "http",
+			"scheme", "bearer",
+			"description", "A developer key, as `Authorization: Bearer sbd_...`.",
+		),
+		schemes[switchboardv1.Credential_CREDENTIAL_CRON_SECRET], obj(
+			"type", "apiKey",
+			"in", "header",
+			"name", "X-Cron-Secret",
+			"description", "The cron secret (`--cron-secret`); `Authorization: Bearer <secret>` is accepted too.",
 		),
 	))
 	comps.order("schemas", "responses", "headers", "securitySchemes")

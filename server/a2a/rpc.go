@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
 )
 
@@ -145,30 +144,31 @@ func openTask(ctx context.Context, s *Service, raw json.RawMessage) (*view, erro
 	return s.Get(ctx, q.ID)
 }
 
-// ServeHTTP serves POST /api/a2a behind the gate (key, scope a2a).
-func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Serve serves POST /api/a2a behind the gate (key, scope a2a): JSON-RPC
+// errors are written here; what is refused before JSON-RPC (the method, an
+// unreadable body, a cap, the rate class) is returned for the transport to
+// write as the REST error body.
+func (s *Service) Serve(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
-		httpapi.WriteREST(w, r, &apperr.Error{Kind: apperr.KindMethodNotAllowed,
-			Message: "method " + r.Method + " is not allowed on " + r.URL.Path + "; JSON-RPC calls are POSTs"})
-		return
+		return &apperr.Error{Kind: apperr.KindMethodNotAllowed,
+			Message: "method " + r.Method + " is not allowed on " + r.URL.Path + "; JSON-RPC calls are POSTs"}
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		httpapi.WriteREST(w, r, apperr.Invalid("could not read request body"))
-		return
+		return apperr.Invalid("could not read request body")
 	}
 	var req request
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeRPC(w, nil, nil, &rpcError{Code: codeParse, Message: "parse error: the body is not a JSON-RPC request object"})
-		return
+		return nil
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" {
 		writeRPC(w, req.ID, nil, &rpcError{Code: codeInvalidRequest, Message: `invalid request: jsonrpc must be "2.0" and method is required`})
-		return
+		return nil
 	}
 	if err := textOnly(body); err != nil {
 		writeRPC(w, req.ID, nil, &rpcError{Code: codeBadParams, Message: err.Error()})
-		return
+		return nil
 	}
 	table := methodsOld
 	if strings.TrimSpace(r.Header.Get(VersionHeader)) == "1.0" {
@@ -177,33 +177,32 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, ok := table[req.Method]
 	if !ok {
 		writeRPC(w, req.ID, nil, &rpcError{Code: codeNoMethod, Message: "method not found: " + req.Method})
-		return
+		return nil
 	}
 	if m.stream && s.OpenStream != nil {
 		// Before the heavy charge: a stream refused by its cap costs none.
 		release, err := s.OpenStream(r.Context())
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		defer release()
 	}
 	if m.send && s.Charge != nil {
 		if err := s.Charge(w, r, "heavy"); err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 	}
 	if m.stream {
 		s.stream(w, r, req, m)
-		return
+		return nil
 	}
 	res, err := m.call(r.Context(), s, req.Params)
 	if err != nil {
 		writeRPC(w, req.ID, nil, s.toRPC(r.Context(), err))
-		return
+		return nil
 	}
 	writeRPC(w, req.ID, res, nil)
+	return nil
 }
 
 // textOnly refuses a body that is not valid UTF-8 or holds a NUL in any
@@ -253,7 +252,7 @@ func (s *Service) toRPC(ctx context.Context, err error) *rpcError {
 	if errors.As(err, &bp) {
 		return &rpcError{Code: codeBadParams, Message: "invalid params: " + bp.reason}
 	}
-	e := httpapi.Report(ctx, err)
+	e := apperr.Report(ctx, err)
 	switch e.Kind {
 	case apperr.KindInvalid, apperr.KindIllegalMove, apperr.KindTooLarge:
 		return &rpcError{Code: codeBadParams, Message: "invalid params: " + e.Message}

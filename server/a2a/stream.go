@@ -12,7 +12,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/events"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // Streams (message/stream, tasks/resubscribe, SendStreamingMessage,
@@ -54,7 +53,7 @@ func (s *Service) streamOpen(w http.ResponseWriter, r *http.Request, req request
 		return
 	}
 	h := w.Header()
-	httpapi.SSEHeaders(h)
+	events.SSEHeaders(h)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	out := &sse{w: w, rc: rc, id: req.ID, fam: m.fam}

@@ -4,7 +4,6 @@ package accounts
 
 import (
 	"context"
-	"net/http"
 	"net/mail"
 	"strings"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // SessionTTL is how long a dashboard login lasts.
@@ -200,7 +198,7 @@ func (s *Service) Login(ctx context.Context, req *switchboardv1.LoginRequest) (*
 	if err := s.DB.Session.Create().SetUserID(u.ID).SetTokenHash(tokenHash).SetExpiresAt(expires).Exec(ctx); err != nil {
 		return nil, err
 	}
-	setSessionCookie(ctx, token, int(SessionTTL.Seconds()))
+	auth.StartSession(ctx, token, SessionTTL)
 	return &switchboardv1.LoginResponse{User: toProtoUser(u)}, nil
 }
 
@@ -218,17 +216,8 @@ func (s *Service) Logout(ctx context.Context, _ *switchboardv1.LogoutRequest) (*
 			return nil, apperr.Internal(err)
 		}
 	}
-	setSessionCookie(ctx, "", -1)
+	auth.EndSession(ctx)
 	return &switchboardv1.LogoutResponse{}, nil
-}
-
-func setSessionCookie(ctx context.Context, token string, maxAge int) {
-	res := httpapi.ResponseFrom(ctx)
-	c := &http.Cookie{
-		Name: auth.SessionCookie, Value: token, Path: "/", MaxAge: maxAge,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: res.TLS,
-	}
-	res.Header.Add("Set-Cookie", c.String())
 }
 
 // CheckUsername tells whether a username can be taken.

@@ -20,8 +20,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/assistant/prompt"
 	"github.com/switchboard-hq/switchboard/server/assistant/tags"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
+	"github.com/switchboard-hq/switchboard/server/render"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/assistantmessage"
@@ -183,7 +183,7 @@ func renderTags(executed []*switchboardv1.ExecutedTag) (string, error) {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = httpapi.AppendREST(b, t); err != nil {
+		if b, err = render.AppendREST(b, t); err != nil {
 			return "", err
 		}
 	}
@@ -202,7 +202,7 @@ func parseTags(stored string) ([]*switchboardv1.ExecutedTag, error) {
 	out := make([]*switchboardv1.ExecutedTag, len(raw))
 	for i, r := range raw {
 		out[i] = &switchboardv1.ExecutedTag{}
-		if err := (httpapi.RESTMarshaler{}).Unmarshal(r, out[i]); err != nil {
+		if err := (render.RESTMarshaler{}).Unmarshal(r, out[i]); err != nil {
 			return nil, err
 		}
 	}

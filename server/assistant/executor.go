@@ -24,9 +24,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/capgate"
 	"github.com/switchboard-hq/switchboard/server/chat"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
 	"github.com/switchboard-hq/switchboard/server/provenance"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // Services are the API's own services the tags call.
@@ -201,7 +201,7 @@ func (e *Executor) unknown(name string) error {
 // failed is a tag's failure in the words the API would answer it; an
 // internal cause is logged by the API's reporter, never shown.
 func failed(ctx context.Context, name string, err error) *switchboardv1.ExecutedTag {
-	msg := httpapi.Report(ctx, err).Message
+	msg := apperr.Report(ctx, err).Message
 	return &switchboardv1.ExecutedTag{Tag: name, Error: &msg}
 }
 
@@ -234,7 +234,7 @@ func (e *Executor) ExecuteTag(ctx context.Context, req *switchboardv1.ExecuteTag
 
 // asStruct is a service's answer as the REST mirror renders it.
 func asStruct(m proto.Message) (*structpb.Struct, error) {
-	raw, err := httpapi.AppendREST(nil, m)
+	raw, err := render.AppendREST(nil, m)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,9 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // SSE serves POST /api/chat/send, the Server-Sent Events form of SendChat
@@ -20,26 +21,24 @@ import (
 // failed stream. Whatever refuses the send before the stream starts (503,
 // 429, 400) is the API's JSON error instead. The caller mounts it behind the
 // gate under SendChat's rule, with a body limit and per-write deadlines.
-func (s *Service) SSE() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) SSE() func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		req := &switchboardv1.SendChatRequest{}
 		if err := decodeBody(r.Body, req); err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		rep, err := s.begin(ctx, req)
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		h := w.Header()
-		httpapi.SSEHeaders(h)
+		events.SSEHeaders(h)
 		w.WriteHeader(http.StatusOK)
 		rc := http.NewResponseController(w)
 		send := func(m *switchboardv1.SendChatResponse) error {
 			name, msg := eventOf(m)
-			data, err := httpapi.AppendREST(nil, msg)
+			data, err := render.AppendREST(nil, msg)
 			if err != nil {
 				return err
 			}
@@ -49,11 +48,12 @@ func (s *Service) SSE() http.Handler {
 			return rc.Flush()
 		}
 		if err := rep.run(ctx, send); err != nil && ctx.Err() == nil {
-			data, _ := json.Marshal(map[string]string{"error": httpapi.Report(ctx, err).Message})
+			data, _ := json.Marshal(map[string]string{"error": apperr.Report(ctx, err).Message})
 			_, _ = w.Write(sseFrame("error", data))
 			_ = rc.Flush()
 		}
-	})
+		return nil
+	}
 }
 
 // eventOf names a stream message's event and the message its data renders.
@@ -80,7 +80,7 @@ func sseFrame(name string, data []byte) []byte {
 // wording of refusals, the contract's field rules); an empty body is the
 // empty request.
 func decodeBody(body io.Reader, m proto.Message) error {
-	err := (httpapi.RESTMarshaler{}).NewDecoder(body).Decode(m)
+	err := (render.RESTMarshaler{}).NewDecoder(body).Decode(m)
 	var e *apperr.Error
 	switch {
 	case err == nil:

@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/llm"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // VoiceBodyLimit is the voice route's body limit, above the server's: a
@@ -27,21 +27,20 @@ var errNoTranscription = &apperr.Error{Kind: apperr.KindUnavailable,
 // `audio` part (WebM, MP4 or WAV, told by its bytes, not its declared type;
 // at most llm.MaxAudio), transcribed by the provider into {text}. The
 // caller mounts it behind the gate with VoiceBodyLimit.
-func (s *Service) Voice() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) Voice() func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		text, err := s.transcribe(r)
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
-		body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.VoiceTranscript{Text: text})
+		body, err := render.RESTMarshaler{}.Marshal(&switchboardv1.VoiceTranscript{Text: text})
 		if err != nil {
-			httpapi.WriteREST(w, r, apperr.Internal(err))
-			return
+			return apperr.Internal(err)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
-	})
+		return nil
+	}
 }
 
 func (s *Service) transcribe(r *http.Request) (string, error) {
@@ -108,7 +107,7 @@ func readAudio(r *http.Request) ([]byte, string, error) {
 
 func readPart(part *multipart.Part) ([]byte, error) {
 	defer part.Close()
-	// The body is already in memory (httpapi.LimitBody, VoiceBodyLimit):
+	// The body is already in memory (the transport's body limit, VoiceBodyLimit):
 	// only the part's own size is left to check.
 	data, err := io.ReadAll(io.LimitReader(part, llm.MaxAudio+1))
 	switch {

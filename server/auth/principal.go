@@ -3,6 +3,8 @@ package auth
 import (
 	"context"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -29,6 +31,35 @@ type Principal struct {
 	Scopes   []string
 	// Set when Via is ViaSession.
 	SessionID string
+
+	// What the gate read of the request beside the credential, so that no
+	// service reads a header: Agent is X-Agent-Name as sent (AgentName
+	// checks it), REST is true when the request came over the REST mirror
+	// (the transports differ where the documents say so, such as a chat
+	// message's unparsable metadataJson). Both are zero outside a request.
+	Agent string
+	REST  bool
+}
+
+// AgentHeader names the caller on the shared chat, its stream and the queue
+// items it asks for.
+const AgentHeader = "X-Agent-Name"
+
+// maxAgentName bounds X-Agent-Name.
+const maxAgentName = 100
+
+// AgentName is who the caller is on the chat: X-Agent-Name when sent, else
+// the key's label, or the account's name for a dashboard session.
+func (p *Principal) AgentName() (string, error) {
+	name := strings.TrimSpace(p.Agent)
+	if name == "" {
+		return p.Actor(), nil
+	}
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) ||
+		utf8.RuneCountInString(name) > maxAgentName {
+		return "", apperr.Invalid("%s must be printable text of at most %d characters", AgentHeader, maxAgentName)
+	}
+	return name, nil
 }
 
 // Actor names the caller in activity entries: the key's label for an agent,

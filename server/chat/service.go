@@ -22,8 +22,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/events"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // AgentActivityFilter is the metadataType value that stands for the agent
@@ -35,7 +35,7 @@ const AgentActivityFilter = "agent_activity"
 const ContentRequired = "content is required: a non-empty string"
 
 // A content that is not a string is refused like an empty one.
-func init() { httpapi.WordRefusal(&switchboardv1.SendMessageRequest{}, "content", ContentRequired) }
+func init() { render.WordRefusal(&switchboardv1.SendMessageRequest{}, "content", ContentRequired) }
 
 // Service implements SharedChatService. ListMentions lives in mentions.go.
 type Service struct {
@@ -144,7 +144,6 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 	if err != nil {
 		return nil, err
 	}
-	call := httpapi.CallFrom(ctx)
 	content := strings.TrimSpace(req.GetContent())
 	if content == "" {
 		return nil, apperr.Invalid(ContentRequired)
@@ -152,7 +151,7 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 	if err := plain("content", content); err != nil {
 		return nil, err
 	}
-	agent, err := events.AgentName(call.Header, p)
+	agent, err := p.AgentName()
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +165,7 @@ func (s *Service) SendMessage(ctx context.Context, req *switchboardv1.SendMessag
 		if err := json.Unmarshal([]byte(meta), &v); err != nil {
 			// docs/decisions.md "Shared chat and events": the REST transport stores the
 			// text as given; the RPC transport refuses it.
-			if !call.REST {
+			if !p.REST {
 				return nil, apperr.Invalid("metadataJson is not valid JSON: %v", err)
 			}
 		} else if obj, ok := v.(map[string]any); ok {

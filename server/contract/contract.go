@@ -139,7 +139,18 @@ func (t *Table) add(md protoreflect.MethodDescriptor) error {
 			p.AcceptKey = true
 		case switchboardv1.Credential_CREDENTIAL_SESSION:
 			p.AcceptSess = true
+		case switchboardv1.Credential_CREDENTIAL_UNSPECIFIED:
+			return fmt.Errorf("contract: %s names an unspecified credential", name)
+		default:
+			// The gate checks keys and sessions only; a rule naming another
+			// credential is public, and the procedure checks it.
+			if !p.Public {
+				return fmt.Errorf("contract: %s names %v, which its procedure checks: the rule must be public", name, c)
+			}
 		}
+	}
+	if rule.GetCredentialsOptional() && (!p.Public || len(rule.GetCredentials()) == 0) {
+		return fmt.Errorf("contract: %s: credentials_optional needs a public rule that names credentials", name)
 	}
 	if !p.Public && !p.AcceptKey && !p.AcceptSess {
 		return fmt.Errorf("contract: %s accepts no credential and is not public", name)

@@ -12,8 +12,8 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // UploadBodyLimit is the multipart route's body limit: the file's MaxUpload
@@ -36,12 +36,8 @@ func Multipart(upload, api http.Handler) http.Handler {
 // part and an optional `title` (the file's name when absent). It answers
 // 201 with CreateDocumentResponse's REST form. The gate has admitted the
 // caller as CreateDocument and the body limit has been applied.
-func (s *Service) Upload() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.upload(w, r); err != nil {
-			httpapi.WriteREST(w, r, err)
-		}
-	})
+func (s *Service) Upload() func(http.ResponseWriter, *http.Request) error {
+	return s.upload
 }
 
 func (s *Service) upload(w http.ResponseWriter, r *http.Request) error {
@@ -81,7 +77,7 @@ func (s *Service) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := httpapi.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: ToProto(d)})
+	body, err := render.RESTMarshaler{}.Marshal(&switchboardv1.CreateDocumentResponse{Document: ToProto(d)})
 	if err != nil {
 		return err
 	}
@@ -169,17 +165,15 @@ func (f *form) read(part *multipart.Part) error {
 // Raw is GET /api/documents/{id}/raw: the stored bytes (a text document's
 // UTF-8 text) with their type, never sniffed by the browser, inline only
 // for types a browser shows without running anything, in a sandbox.
-func (s *Service) Raw() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) Raw() func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		p, err := auth.RequirePrincipal(r.Context())
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		d, err := find(r.Context(), s.DB.Client, p.UserID, r.PathValue("id"))
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		body, contentType := []byte(d.Content), d.MimeType+"; charset=utf-8"
 		if !IsText(d.MimeType) {
@@ -196,5 +190,6 @@ func (s *Service) Raw() http.Handler {
 		h.Set("Cache-Control", "private, no-cache")
 		// ServeContent answers Range and If-Modified-Since and HEAD.
 		http.ServeContent(w, r, "", d.UpdatedAt, bytes.NewReader(body))
-	})
+		return nil
+	}
 }

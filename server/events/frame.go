@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // Event types (chat.proto, ChatEvent).
@@ -33,7 +33,7 @@ type Frame struct {
 }
 
 func newFrame(id int64, ev *switchboardv1.ChatEvent) (*Frame, error) {
-	data, err := httpapi.RPCJSONCodec{}.Marshal(ev) // the RPC form
+	data, err := render.RPCJSONCodec{}.Marshal(ev) // the RPC form
 	if err != nil {
 		return nil, fmt.Errorf("events: encode %s: %w", ev.GetType(), err)
 	}

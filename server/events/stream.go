@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
@@ -18,26 +16,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
-// AgentHeader names the caller on the stream and on messages it sends.
-const AgentHeader = "X-Agent-Name"
-
-// maxAgentName bounds X-Agent-Name.
-const maxAgentName = 100
-
-// AgentName is who the caller is on the chat: X-Agent-Name when sent, else the
-// key's label, or the account's name for a dashboard session.
-func AgentName(h http.Header, p *auth.Principal) (string, error) {
-	name := strings.TrimSpace(h.Get(AgentHeader))
-	if name == "" {
-		return p.Actor(), nil
-	}
-	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) ||
-		utf8.RuneCountInString(name) > maxAgentName {
-		return "", apperr.Invalid("%s must be printable text of at most %d characters", AgentHeader, maxAgentName)
-	}
-	return name, nil
-}
-
 // opened is a stream ready to send: the connected event, then replay, then Pump.
 type opened struct {
 	sub       *Subscription
@@ -46,12 +24,12 @@ type opened struct {
 }
 
 // open admits a stream: its agent name, where it resumes, its subscription.
-func (b *Bus) open(ctx context.Context, h http.Header, lastEventID string) (*opened, error) {
+func (b *Bus) open(ctx context.Context, lastEventID string) (*opened, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	agent, err := AgentName(h, p)
+	agent, err := p.AgentName()
 	if err != nil {
 		return nil, err
 	}
@@ -97,13 +75,13 @@ func (b *Bus) run(ctx context.Context, o *opened, send func(*Frame) error) error
 func (b *Bus) SSE() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		o, err := b.open(ctx, r.Header, r.Header.Get("Last-Event-ID"))
+		o, err := b.open(ctx, r.Header.Get("Last-Event-ID"))
 		if err != nil {
 			httpapi.WriteREST(w, r, err)
 			return
 		}
 		h := w.Header()
-		httpapi.SSEHeaders(h)
+		SSEHeaders(h)
 		// Plain HTTP/1.1: the bus takes the connection over (conn.go). An
 		// HTTP/2 stream cannot be hijacked, and TLS must not be bypassed.
 		if r.ProtoMajor == 1 && r.TLS == nil {
@@ -141,10 +119,10 @@ type Service struct {
 // StreamEvents sends connected, then what the client missed after
 // last_event_id, then every event until the client leaves.
 func (s *Service) StreamEvents(ctx context.Context, req *switchboardv1.StreamEventsRequest, stream *connect.ServerStream[switchboardv1.StreamEventsResponse]) error {
-	o, err := s.Bus.open(ctx, httpapi.CallFrom(ctx).Header, req.GetLastEventId())
+	o, err := s.Bus.open(ctx, req.GetLastEventId())
 	if err != nil {
 		// Unary errors are mapped by an interceptor; streams map their own.
-		return apperr.ToConnect(httpapi.Report(ctx, err))
+		return apperr.ToConnect(apperr.Report(ctx, err))
 	}
 	err = s.Bus.run(ctx, o, func(f *Frame) error { return stream.Send(f.Msg) })
 	var why *ended
@@ -215,3 +193,11 @@ func (d *deadlineWriter) Flush() { _ = d.flush() }
 
 // Unwrap lets http.ResponseController reach the connection.
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// SSEHeaders marks a response as a Server-Sent Events stream that no cache
+// or proxy may hold back (X-Accel-Buffering: no for nginx).
+func SSEHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+}

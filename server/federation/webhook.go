@@ -20,7 +20,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/events"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -37,16 +36,16 @@ var decisions = []string{store.StatusActive, store.StatusRejected, store.StatusD
 // Webhook answers POST WebhookPath: the hub's decision on one of this
 // instance's listings, presented with this instance's own secret. A decision
 // older than the last one applied is acknowledged and ignored.
-func (s *Spoke) Webhook() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Spoke) Webhook() func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		applied, err := s.webhook(r)
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]bool{"success": true, "applied": applied})
-	})
+		return nil
+	}
 }
 
 func (s *Spoke) webhook(r *http.Request) (bool, error) {

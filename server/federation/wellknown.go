@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // WellKnownPath is where an instance proves it holds a secret it offered.
@@ -32,29 +31,28 @@ type verification struct {
 // WellKnown answers GET WellKnownPath?nonce=…: the nonce and its HMAC keyed
 // by the secret this instance is registering (404 when it is registering
 // none).
-func (s *Spoke) WellKnown() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		AnswerVerification(w, r, s.pendingSecret)
-	})
+func (s *Spoke) WellKnown() func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return AnswerVerification(w, r, s.pendingSecret)
+	}
 }
 
 // AnswerVerification writes the answer of WellKnownPath: the request's nonce
 // and its HMAC keyed by the secret being proven, which secret finds (its
 // error is the answer when it has none).
-func AnswerVerification(w http.ResponseWriter, r *http.Request, secret func(context.Context) (string, error)) {
+func AnswerVerification(w http.ResponseWriter, r *http.Request, secret func(context.Context) (string, error)) error {
 	nonce := r.URL.Query().Get("nonce")
 	if nonce == "" || len(nonce) > maxNonce {
-		httpapi.WriteREST(w, r, apperr.Invalid("nonce must be 1 to %d characters", maxNonce))
-		return
+		return apperr.Invalid("nonce must be 1 to %d characters", maxNonce)
 	}
 	key, err := secret(r.Context())
 	if err != nil {
-		httpapi.WriteREST(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(verification{Nonce: nonce, Signature: Sign(key, nonce)})
+	return nil
 }
 
 // maxVerifyAnswer caps the verification answer Verify reads.

@@ -187,16 +187,27 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, p *contract.Procedu
 		if err != nil {
 			return auth.WithRefusal(ctx, err), nil
 		}
-		return auth.WithPrincipal(ctx, principal), nil
+		return auth.WithPrincipal(ctx, described(principal, r)), nil
 	}
 	principal, err := decide(r, p, creds)
 	if err != nil {
 		return nil, err
 	}
 	if principal != nil {
-		ctx = auth.WithPrincipal(ctx, principal)
+		ctx = auth.WithPrincipal(ctx, described(principal, r))
 	}
 	return ctx, nil
+}
+
+// described is the admitted principal with what services may know of the
+// request besides its message (the agent's name, the transport), so that no
+// service reads a header. Each request resolves its own principal.
+func described(p *auth.Principal, r *http.Request) *auth.Principal {
+	if p != nil {
+		p.Agent = r.Header.Get(auth.AgentHeader)
+		p.REST = contract.IsREST(r.URL.Path)
+	}
+	return p
 }
 
 // Charge counts one request of r's client against a rate class (none when

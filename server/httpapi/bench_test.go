@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // benchKeys is a ListKeysResponse with 50 keys, half of them with the
@@ -49,6 +50,6 @@ func benchMarshal(b *testing.B, marshal func(any) ([]byte, error)) {
 	}
 }
 
-func BenchmarkRESTMarshal(b *testing.B) { benchMarshal(b, RESTMarshaler{}.Marshal) }
+func BenchmarkRESTMarshal(b *testing.B) { benchMarshal(b, render.RESTMarshaler{}.Marshal) }
 
-func BenchmarkRPCMarshal(b *testing.B) { benchMarshal(b, RPCJSONCodecs()[0].Marshal) }
+func BenchmarkRPCMarshal(b *testing.B) { benchMarshal(b, render.RPCJSONCodecs()[0].Marshal) }

@@ -1,5 +1,6 @@
-// Package httpapi owns what both transports share at the HTTP layer: the two JSON
-// renderings (docs/decisions.md "The two JSON renderings"), the REST error body, and the
-// middleware every request passes through (request ids, logging, recovery, body
-// limits).
+// Package httpapi is the HTTP layer both transports share: the REST error body
+// and the error writers, the Connect error interceptor, and the middleware
+// every request passes through (request ids, logging, recovery, body limits).
+// The renderings it serves with are server/render's; domain packages never
+// import it (server/deps_test.go).
 package httpapi

@@ -13,12 +13,14 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 type equivCase struct {
 	name string
 	msg  proto.Message
-	// restBody is what RESTMarshaler renders; restField names the field it is
+	// restBody is what render.RESTMarshaler renders; restField names the field it is
 	// when that is not msg itself (grpc-gateway response_body).
 	restBody  any
 	restField string
@@ -97,11 +99,11 @@ func TestRESTEquivalentToRPC(t *testing.T) {
 	for _, c := range equivCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			md := c.msg.ProtoReflect().Descriptor()
-			rpcBytes, err := RPCJSONCodecs()[0].Marshal(c.msg)
+			rpcBytes, err := render.RPCJSONCodecs()[0].Marshal(c.msg)
 			if err != nil {
 				t.Fatalf("rpc: %v", err)
 			}
-			restBytes, err := RESTMarshaler{}.Marshal(c.restBody)
+			restBytes, err := render.RESTMarshaler{}.Marshal(c.restBody)
 			if err != nil {
 				t.Fatalf("rest: %v", err)
 			}
@@ -143,15 +145,15 @@ func TestRESTEquivalentToRPC(t *testing.T) {
 
 			// The REST bytes decode (nulls as unset) to the original message.
 			back := c.msg.ProtoReflect().New().Interface()
-			if err := (RESTMarshaler{}).Unmarshal(restBytes, back); err != nil {
-				t.Fatalf("RESTMarshaler.Unmarshal of its own output: %v\n%s", err, restBytes)
+			if err := (render.RESTMarshaler{}).Unmarshal(restBytes, back); err != nil {
+				t.Fatalf("render.RESTMarshaler.Unmarshal of its own output: %v\n%s", err, restBytes)
 			}
 			if !proto.Equal(back, c.msg) {
 				t.Errorf("REST round trip changed the message:\n%s", cmp.Diff(c.msg, back, protocmp.Transform()))
 			}
 			// And the RPC bytes too, through the RPC codec.
 			back2 := c.msg.ProtoReflect().New().Interface()
-			if err := RPCJSONCodecs()[0].Unmarshal(rpcBytes, back2); err != nil {
+			if err := render.RPCJSONCodecs()[0].Unmarshal(rpcBytes, back2); err != nil {
 				t.Fatalf("RPC unmarshal: %v", err)
 			}
 			if !proto.Equal(back2, c.msg) {
@@ -161,7 +163,7 @@ func TestRESTEquivalentToRPC(t *testing.T) {
 	}
 }
 
-// TestRESTNullDecodesAsUnset: protojson (what RESTMarshaler.Unmarshal uses)
+// TestRESTNullDecodesAsUnset: protojson (what render.RESTMarshaler.Unmarshal uses)
 // takes null for an optional scalar, an optional/singular message, a
 // Timestamp and a list as "not set".
 func TestRESTNullDecodesAsUnset(t *testing.T) {
@@ -169,7 +171,7 @@ func TestRESTNullDecodesAsUnset(t *testing.T) {
 	body := `{"od":null,"oi64":null,"os":null,"oby":null,"oe":null,"ots":null,"ts":null,` +
 		`"inner":null,"labels":null,"ri64":null,"msi":null,"applied":null,"cStr":null,"d":null,"s":null}`
 	m := dynamicpb.NewMessage(md)
-	if err := (RESTMarshaler{}).Unmarshal([]byte(body), m); err != nil {
+	if err := (render.RESTMarshaler{}).Unmarshal([]byte(body), m); err != nil {
 		t.Fatalf("null refused: %v", err)
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
@@ -183,12 +185,12 @@ func TestRESTNullDecodesAsUnset(t *testing.T) {
 		}
 		t.Run(f.name(), func(t *testing.T) {
 			// Every key of the sparse REST forms may be null and still decode.
-			b, err := RESTMarshaler{}.Marshal(f.msg)
+			b, err := render.RESTMarshaler{}.Marshal(f.msg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			back := f.msg.ProtoReflect().New().Interface()
-			if err := (RESTMarshaler{}).Unmarshal(b, back); err != nil {
+			if err := (render.RESTMarshaler{}).Unmarshal(b, back); err != nil {
 				t.Fatalf("%v\n%s", err, b)
 			}
 		})
@@ -202,11 +204,11 @@ func TestRESTOmitAbsent(t *testing.T) {
 		if f.message != "UpdateSettingsResponse" {
 			continue
 		}
-		rest, err := RESTMarshaler{}.Marshal(f.msg)
+		rest, err := render.RESTMarshaler{}.Marshal(f.msg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rpc, err := RPCJSONCodecs()[0].Marshal(f.msg)
+		rpc, err := render.RPCJSONCodecs()[0].Marshal(f.msg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +219,7 @@ func TestRESTOmitAbsent(t *testing.T) {
 		}
 	}
 	// Sanity check on a message that is not marked: an absent optional is null.
-	b, err := RESTMarshaler{}.Marshal(kindsMessage(t, `applied {}`))
+	b, err := render.RESTMarshaler{}.Marshal(kindsMessage(t, `applied {}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,11 +237,11 @@ func TestRESTOmitAbsent(t *testing.T) {
 // (the only kind the contract uses) sort the same way in both.
 func TestRESTMapKeyOrder(t *testing.T) {
 	m := kindsMessage(t, `msi { key: "b" } msi { key: "B" } msi { key: "a" } msi { key: "é" } msi { key: "10" } msi { key: "9" }`)
-	rest, err := RESTMarshaler{}.Marshal(m)
+	rest, err := render.RESTMarshaler{}.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rpc, err := RPCJSONCodecs()[0].Marshal(m)
+	rpc, err := render.RPCJSONCodecs()[0].Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}

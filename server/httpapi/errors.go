@@ -3,100 +3,22 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
-	"log/slog"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"connectrpc.com/connect"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/contract"
 )
 
-// Report turns any error into the client-facing *apperr.Error and logs the
-// cause of internal ones, with the request id, so that no cause reaches a client.
-func Report(ctx context.Context, err error) *apperr.Error {
-	e := classify(err)
-	if e.Kind == apperr.KindInternal {
-		slog.ErrorContext(ctx, "internal error", "err", err)
-	}
-	return e
-}
-
-// classify also understands the gRPC statuses grpc-gateway makes for requests it
-// cannot decode (bad JSON, a path or query value of the wrong type).
-func classify(err error) *apperr.Error {
-	var e *apperr.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	var ce *connect.Error
-	if errors.As(err, &ce) {
-		return fromStatus(kindOfConnect(ce.Code()), ce.Message(), err)
-	}
-	if st, ok := status.FromError(err); ok && st.Code() != codes.Unknown {
-		return fromStatus(kindOfGRPC(st.Code()), cleanDecodeMessage(st.Message()), err)
-	}
-	return apperr.From(err) // storage errors are mapped there, the rest is internal
-}
-
-// fromStatus keeps a status's message for the kinds a client may read about,
-// never for internal ones.
-func fromStatus(k apperr.Kind, msg string, cause error) *apperr.Error {
-	if k == apperr.KindInternal {
-		return apperr.Internal(cause)
-	}
-	return &apperr.Error{Kind: k, Message: msg}
-}
-
-// cleanDecodeMessage is the last guard for the gateway's own refusals: the
-// decoders word theirs (input.JSONBodyError, input.QueryError), and protobuf's
-// wording never reaches a client (docs/decisions.md "Errors").
-func cleanDecodeMessage(msg string) string {
-	switch {
-	case strings.HasPrefix(msg, "proto:"), strings.Contains(msg, "(line "):
-		return "body does not match the request"
-	case strings.HasPrefix(msg, "missing parameter "):
-		return strings.TrimPrefix(msg, "missing parameter ") + " is required"
-	}
-	return msg
-}
-
-func kindOfGRPC(c codes.Code) apperr.Kind {
-	switch c {
-	case codes.InvalidArgument, codes.OutOfRange:
-		return apperr.KindInvalid
-	case codes.NotFound:
-		return apperr.KindNotFound
-	case codes.Unauthenticated:
-		return apperr.KindUnauthenticated
-	case codes.PermissionDenied:
-		return apperr.KindForbidden
-	case codes.AlreadyExists:
-		return apperr.KindConflict
-	case codes.FailedPrecondition:
-		return apperr.KindIllegalMove
-	case codes.ResourceExhausted:
-		return apperr.KindRateLimited
-	case codes.Unavailable:
-		return apperr.KindUnavailable
-	case codes.Unimplemented:
-		return apperr.KindUnimplemented
-	}
-	return apperr.KindInternal
-}
-
-func kindOfConnect(c connect.Code) apperr.Kind { return kindOfGRPC(codes.Code(c)) }
-
 // WriteREST writes err as {"success": false, "error": …} with its status,
 // and the error's detail flattened beside "error" (restErrorBody).
 func WriteREST(w http.ResponseWriter, r *http.Request, err error) {
-	e := Report(r.Context(), err)
+	e := apperr.Report(r.Context(), err)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")
@@ -146,7 +68,7 @@ var connectErrors = connect.NewErrorWriter()
 // error form (for the Connect, gRPC and gRPC-Web protocols) or the REST body.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if !contract.IsREST(r.URL.Path) && connectErrors.IsSupported(r) {
-		_ = connectErrors.Write(w, r, apperr.ToConnect(Report(r.Context(), err)))
+		_ = connectErrors.Write(w, r, apperr.ToConnect(apperr.Report(r.Context(), err)))
 		return
 	}
 	WriteREST(w, r, err)
@@ -178,7 +100,7 @@ func (errorMapper) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		res, err := next(ctx, req)
 		if err != nil {
-			return nil, apperr.ToConnect(Report(ctx, err))
+			return nil, apperr.ToConnect(apperr.Report(ctx, err))
 		}
 		return res, nil
 	}
@@ -192,8 +114,16 @@ func (errorMapper) WrapStreamingClient(next connect.StreamingClientFunc) connect
 func (errorMapper) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		if err := next(ctx, conn); err != nil {
-			return apperr.ToConnect(Report(ctx, err))
+			return apperr.ToConnect(apperr.Report(ctx, err))
 		}
 		return nil
 	}
+}
+
+// writeJSON writes v without HTML escaping: bodies are application/json, never
+// inlined into a page, and "<API key>" should read as written.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -17,6 +17,7 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // RULINGS "Errors": every error leaves the REST side in one shape with the
@@ -114,18 +115,18 @@ func TestWriteErrorPicksTheTransport(t *testing.T) {
 // must arrive, and unknown fields are still refused.
 func TestRESTDecodesIntoFieldBodies(t *testing.T) {
 	var in *switchboardv1.ContactInput
-	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"name":"Ada","preferredChannel":"email","lastInteractionAt":"2025-01-02T03:04:05Z"}`), &in); err != nil {
+	if err := (render.RESTMarshaler{}).Unmarshal([]byte(`{"name":"Ada","preferredChannel":"email","lastInteractionAt":"2025-01-02T03:04:05Z"}`), &in); err != nil {
 		t.Fatal(err)
 	}
 	if in.GetName() != "Ada" || in.GetPreferredChannel() != "email" || in.GetLastInteractionAt().AsTime().Year() != 2025 {
 		t.Fatalf("decoded %v", in)
 	}
 	var again *switchboardv1.ContactInput
-	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"name":"Ada","nickname":"A"}`), &again); err == nil {
+	if err := (render.RESTMarshaler{}).Unmarshal([]byte(`{"name":"Ada","nickname":"A"}`), &again); err == nil {
 		t.Fatal("unknown field accepted")
 	}
 	var notProto struct{ Name string }
-	if err := (RESTMarshaler{}).Unmarshal([]byte(`{"Name":"x"}`), &notProto); err == nil {
+	if err := (render.RESTMarshaler{}).Unmarshal([]byte(`{"Name":"x"}`), &notProto); err == nil {
 		t.Fatal("a non-message target must be refused, not decoded by other rules")
 	}
 }

@@ -14,7 +14,7 @@ type fixture struct {
 	message string // Go/proto message name, the golden file prefix
 	variant string // "full", "sparse", ...
 	msg     proto.Message
-	// restBody is what grpc-gateway hands RESTMarshaler for this response:
+	// restBody is what grpc-gateway hands render.RESTMarshaler for this response:
 	// the message itself, or the response_body field's value.
 	restBody any
 	// restField names the response_body field when restBody is not msg.

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // rpcRequests is the request message of every procedure (what a Connect body
@@ -73,7 +74,7 @@ func FuzzRPCBinaryDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, shape := range rpcRequests() {
 			m := shape.ProtoReflect().New().Interface()
-			err := RPCProtoCodec{}.Unmarshal(data, m)
+			err := render.RPCProtoCodec{}.Unmarshal(data, m)
 			if err == nil {
 				err = input.Check(m)
 				if err == nil && !allText(m.ProtoReflect()) {

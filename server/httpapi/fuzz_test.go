@@ -16,6 +16,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/contract"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // restRequests are the request messages that arrive as REST bodies.
@@ -73,12 +74,12 @@ func FuzzRESTDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, proto0 := range restRequests() {
 			m := proto0.ProtoReflect().New().Interface()
-			err := RESTMarshaler{}.Unmarshal(data, m)
+			err := render.RESTMarshaler{}.Unmarshal(data, m)
 
 			// The streaming decoder grpc-gateway uses agrees with Unmarshal;
 			// an empty body is io.EOF ("no body").
 			m2 := proto0.ProtoReflect().New().Interface()
-			derr := RESTMarshaler{}.NewDecoder(bytes.NewReader(data)).Decode(m2)
+			derr := render.RESTMarshaler{}.NewDecoder(bytes.NewReader(data)).Decode(m2)
 			if len(bytes.TrimSpace(data)) == 0 {
 				if !errors.Is(derr, io.EOF) {
 					t.Fatalf("%T: empty body: decoder gave %v, want io.EOF", m, derr)
@@ -91,7 +92,7 @@ func FuzzRESTDecode(f *testing.F) {
 				continue
 			}
 
-			out, err := RESTMarshaler{}.Marshal(m)
+			out, err := render.RESTMarshaler{}.Marshal(m)
 			if err != nil {
 				t.Fatalf("%T: decoded %q but cannot render it: %v", m, data, err)
 			}
@@ -99,7 +100,7 @@ func FuzzRESTDecode(f *testing.F) {
 				t.Fatalf("%T: rendered invalid JSON %q", m, out)
 			}
 			back := proto0.ProtoReflect().New().Interface()
-			if err := (RESTMarshaler{}).Unmarshal(out, back); err != nil {
+			if err := (render.RESTMarshaler{}).Unmarshal(out, back); err != nil {
 				t.Fatalf("%T: own output %q does not decode: %v", m, out, err)
 			}
 			if !proto.Equal(m, back) {
@@ -147,8 +148,8 @@ func FuzzRESTEncode(f *testing.F) {
 		}
 		valid := utf8.ValidString(s1) && utf8.ValidString(s2)
 		for _, m := range msgs {
-			rest, err := RESTMarshaler{}.Marshal(m)
-			rpc, rerr := RPCJSONCodecs()[0].Marshal(m)
+			rest, err := render.RESTMarshaler{}.Marshal(m)
+			rpc, rerr := render.RPCJSONCodecs()[0].Marshal(m)
 			if (err == nil) != (rerr == nil) {
 				t.Fatalf("%T: REST error %v, RPC error %v", m, err, rerr)
 			}
@@ -171,7 +172,7 @@ func FuzzRESTEncode(f *testing.F) {
 				t.Fatalf("%T: REST minus nulls != RPC\nREST %s\nRPC  %s", m, rest, rpc)
 			}
 			back := m.ProtoReflect().New().Interface()
-			if err := (RESTMarshaler{}).Unmarshal(rest, back); err != nil || !proto.Equal(back, m) {
+			if err := (render.RESTMarshaler{}).Unmarshal(rest, back); err != nil || !proto.Equal(back, m) {
 				t.Fatalf("%T: round trip: %v", m, err)
 			}
 		}
@@ -193,8 +194,8 @@ func FuzzDecodersAgree(f *testing.F) {
 		for _, shape := range restRequests() {
 			viaREST := shape.ProtoReflect().New().Interface()
 			viaRPC := shape.ProtoReflect().New().Interface()
-			restErr := RESTMarshaler{}.Unmarshal(data, viaREST)
-			rpcErr := RPCJSONCodecs()[0].Unmarshal(data, viaRPC)
+			restErr := render.RESTMarshaler{}.Unmarshal(data, viaREST)
+			rpcErr := render.RPCJSONCodecs()[0].Unmarshal(data, viaRPC)
 			if (restErr == nil) != (rpcErr == nil) {
 				t.Fatalf("%T: REST says %v, Connect says %v, for %q", shape, restErr, rpcErr, data)
 			}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current renderings")
@@ -33,7 +35,7 @@ func pretty(t testing.TB, raw []byte) []byte {
 
 func renderRPC(t testing.TB, f fixture) []byte {
 	t.Helper()
-	b, err := RPCJSONCodecs()[0].Marshal(f.msg)
+	b, err := render.RPCJSONCodecs()[0].Marshal(f.msg)
 	if err != nil {
 		t.Fatalf("%s: rpc marshal: %v", f.name(), err)
 	}
@@ -42,7 +44,7 @@ func renderRPC(t testing.TB, f fixture) []byte {
 
 func renderREST(t testing.TB, f fixture) []byte {
 	t.Helper()
-	b, err := RESTMarshaler{}.Marshal(f.restBody)
+	b, err := render.RESTMarshaler{}.Marshal(f.restBody)
 	if err != nil {
 		t.Fatalf("%s: rest marshal: %v", f.name(), err)
 	}

@@ -214,3 +214,8 @@ func hasNull(v any) bool {
 
 // jsonEqual compares two values from decodeOrdered, key order included.
 func jsonEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// isWellKnown is a message protojson renders by its own rules (as render's).
+func isWellKnown(md protoreflect.MessageDescriptor) bool {
+	return md.ParentFile().Package() == "google.protobuf"
+}

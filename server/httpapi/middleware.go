@@ -114,8 +114,7 @@ func Observe(logger *slog.Logger, next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
-		ctx = WithResponse(ctx, w, r)
-		ctx = WithCall(ctx, r)
+		ctx = withSessionCookie(ctx, w, r)
 		r = r.WithContext(ctx)
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
@@ -163,12 +162,4 @@ func LimitBody(limit int64, next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		next.ServeHTTP(w, r)
 	})
-}
-
-// SSEHeaders marks a response as a Server-Sent Events stream that no cache
-// or proxy may hold back (X-Accel-Buffering: no for nginx).
-func SSEHeaders(h http.Header) {
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
 }

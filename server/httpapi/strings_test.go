@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 var trickyStrings = map[string]string{
@@ -30,14 +31,14 @@ var trickyStrings = map[string]string{
 	"long":          strings.Repeat("ab\"c\n", 200),
 }
 
-// TestRESTStringEscaping: RESTMarshaler writes strings as valid JSON that
+// TestRESTStringEscaping: render.RESTMarshaler writes strings as valid JSON that
 // decodes to the same string, byte for byte as protojson does (after
 // compacting protojson's randomised whitespace), U+2028/U+2029 included.
 func TestRESTStringEscaping(t *testing.T) {
 	for name, s := range trickyStrings {
 		t.Run(name, func(t *testing.T) {
 			msg := &switchboardv1.CheckUsernameResponse{Username: s, Reason: proto.String(s)}
-			rest, err := RESTMarshaler{}.Marshal(msg)
+			rest, err := render.RESTMarshaler{}.Marshal(msg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,7 @@ func TestRESTStringEscaping(t *testing.T) {
 			}
 			// And back through the REST decoder.
 			var m switchboardv1.CheckUsernameResponse
-			if err := (RESTMarshaler{}).Unmarshal(rest, &m); err != nil {
+			if err := (render.RESTMarshaler{}).Unmarshal(rest, &m); err != nil {
 				t.Fatal(err)
 			}
 			if !proto.Equal(&m, msg) {
@@ -83,11 +84,11 @@ func TestRESTStringEscapingMapKeys(t *testing.T) {
 		users[s] = &switchboardv1.ResolvedUser{Id: name, Name: s}
 	}
 	msg := &switchboardv1.ResolveUsersResponse{Users: users}
-	whole, err := RESTMarshaler{}.Marshal(msg)
+	whole, err := render.RESTMarshaler{}.Marshal(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bare, err := RESTMarshaler{}.Marshal(msg.GetUsers())
+	bare, err := render.RESTMarshaler{}.Marshal(msg.GetUsers())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestRESTInvalidUTF8IsAnError(t *testing.T) {
 			"message map value": &switchboardv1.ResolveUsersResponse{Users: map[string]*switchboardv1.ResolvedUser{"ok": {Name: s}}},
 		}
 		for name, v := range cases {
-			out, err := RESTMarshaler{}.Marshal(v)
+			out, err := render.RESTMarshaler{}.Marshal(v)
 			if err == nil {
 				t.Errorf("%s %q: no error, wrote %q", name, s, out)
 			}
@@ -141,7 +142,7 @@ func TestRESTInvalidUTF8IsAnError(t *testing.T) {
 }
 
 // TestRESTInvalidUTF8MapKeyIsAnError: a map key is a string too. protojson
-// refuses an invalid UTF-8 key; RESTMarshaler must not write it raw.
+// refuses an invalid UTF-8 key; render.RESTMarshaler must not write it raw.
 func TestRESTInvalidUTF8MapKeyIsAnError(t *testing.T) {
 	users := map[string]*switchboardv1.ResolvedUser{"\xffbad": {Name: "x"}}
 	if _, err := protojson.Marshal(&switchboardv1.ResolveUsersResponse{Users: users}); err == nil {
@@ -151,7 +152,7 @@ func TestRESTInvalidUTF8MapKeyIsAnError(t *testing.T) {
 		"message map key": &switchboardv1.ResolveUsersResponse{Users: users},
 		"bare map key":    users,
 	} {
-		out, err := RESTMarshaler{}.Marshal(v)
+		out, err := render.RESTMarshaler{}.Marshal(v)
 		if err == nil {
 			t.Errorf("%s: no error, wrote raw invalid UTF-8 (utf8.Valid=%v): %q", name, utf8.Valid(out), out)
 		}

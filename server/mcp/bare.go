@@ -13,23 +13,20 @@ import (
 
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // serveBare answers the documented bare body {method, params}: it is the
 // JSON-RPC request with the envelope left off, so it is served by the SDK as
 // a one-off (stateless) request and the envelope is taken off the answer: the
-// result alone, or the REST error body (400, or 404 for an unknown method,
-// tool or resource).
-func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) {
+// result alone, or the refusal the transport writes as the REST error body
+// (400, or 404 for an unknown method, tool or resource).
+func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) error {
 	if bare.method == "" {
-		httpapi.WriteREST(w, r, apperr.Invalid(`body must be {"method": "...", "params": {...}} or a JSON-RPC 2.0 request`))
-		return
+		return apperr.Invalid(`body must be {"method": "...", "params": {...}} or a JSON-RPC 2.0 request`)
 	}
 	p, _ := auth.PrincipalFrom(r.Context())
 	if err := s.bareTarget(r.Context(), p, bare); err != nil {
-		httpapi.WriteREST(w, r, err)
-		return
+		return err
 	}
 	envelope := map[string]any{"jsonrpc": "2.0", "id": 1, "method": bare.method}
 	if len(bare.params) > 0 && !bytes.Equal(bytes.TrimSpace(bare.params), []byte("null")) {
@@ -37,13 +34,11 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 	}
 	wrapped, err := json.Marshal(envelope)
 	if err != nil {
-		httpapi.WriteREST(w, r, apperr.Internal(err))
-		return
+		return apperr.Internal(err)
 	}
 	inner, err := http.NewRequestWithContext(r.Context(), http.MethodPost, r.URL.String(), bytes.NewReader(wrapped))
 	if err != nil {
-		httpapi.WriteREST(w, r, apperr.Internal(err))
-		return
+		return apperr.Internal(err)
 	}
 	inner.Host, inner.RemoteAddr = r.Host, r.RemoteAddr
 	inner.Header = r.Header.Clone()
@@ -65,18 +60,16 @@ func (s *Server) serveBare(w http.ResponseWriter, r *http.Request, bare probed) 
 			// A well-formed call of a method that is no notification, sent
 			// without a version header, is refused by the SDK before
 			// JSON-RPC only when it serves no such method (checkRequest).
-			httpapi.WriteREST(w, r, apperr.NotFound("unknown method %q", bare.method))
-			return
+			return apperr.NotFound("unknown method %q", bare.method)
 		}
-		httpapi.WriteREST(w, r, apperr.Internal(fmt.Errorf("mcp bare %s: %d %s", bare.method, rec.status, rec.body.String())))
-		return
+		return apperr.Internal(fmt.Errorf("mcp bare %s: %d %s", bare.method, rec.status, rec.body.String()))
 	}
 	if answer.Error != nil {
-		httpapi.WriteREST(w, r, bareError(answer.Error))
-		return
+		return bareError(answer.Error)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(answer.Result)
+	return nil
 }
 
 // bareError is a JSON-RPC error as the REST error body: by its code alone,

@@ -160,7 +160,7 @@ func entityTool(s *Server) *tool {
 
 // appendMatch adds one found row, scored and rendered.
 func appendMatch(found []match, id, label, query string, row proto.Message) ([]match, error) {
-	b, err := render(row)
+	b, err := asContent(row)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/contract"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // Path is where the door is mounted.
@@ -69,7 +68,7 @@ type Config struct {
 	// DB reads an account's installed store agents and packs.
 	DB     *ent.Client
 	Logger *slog.Logger
-	// BodyLimit caps a request body.
+	// BodyLimit caps a request body (the server's limit).
 	BodyLimit int64
 	// Charge counts a request against a rate class (the gate's Charge).
 	Charge func(w http.ResponseWriter, r *http.Request, class string) error
@@ -108,8 +107,8 @@ type account struct {
 // New builds the door. A session lives until its client ends it, it idles
 // past SessionTimeout, its key stops admitting (EndStreams) or Close.
 func New(cfg Config) (*Server, error) {
-	if cfg.Table == nil || cfg.DB == nil || cfg.Charge == nil || cfg.Now == nil {
-		return nil, errors.New("mcp: Config needs Table, DB, Charge and Now")
+	if cfg.Table == nil || cfg.DB == nil || cfg.Charge == nil || cfg.Now == nil || cfg.BodyLimit <= 0 {
+		return nil, errors.New("mcp: Config needs Table, DB, Charge, Now and BodyLimit")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -150,35 +149,31 @@ const (
 	clientKey    = "client"
 )
 
-// ServeHTTP serves Path. The gate has admitted the caller (an API key with
-// the mcp scope).
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Serve serves Path; a refusal before the SDK answers is returned for the
+// transport to write. The gate has admitted the caller (an API key with the
+// mcp scope).
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request) error {
 	p, err := auth.RequirePrincipal(r.Context())
 	if err != nil {
-		httpapi.WriteREST(w, r, err)
-		return
+		return err
 	}
 	if r.Method == http.MethodPost {
 		body, err := s.readBody(r)
 		if err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		msg := probe(body)
 		if err := s.chargeCalls(w, r, msg.calls); err != nil {
-			httpapi.WriteREST(w, r, err)
-			return
+			return err
 		}
 		if msg.bare {
-			s.serveBare(w, r, msg)
-			return
+			return s.serveBare(w, r, msg)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	release, err := s.take(r)
 	if err != nil {
-		httpapi.WriteREST(w, r, err)
-		return
+		return err
 	}
 	sw := &sessionWriter{ResponseWriter: w, opened: func(id string) { s.noteSession(id, p.KeyID) }}
 	withCaller(p, auth.ClientFrom(r.Context()), s.sessions).ServeHTTP(sw, r)
@@ -192,6 +187,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// client may open the next one at once.
 		s.endSession(r.Header.Get("Mcp-Session-Id"))
 	}
+	return nil
 }
 
 // take takes the slot r needs (RULINGS "Security details"): a stream slot
@@ -404,9 +400,6 @@ func withCaller(p *auth.Principal, client string, next http.Handler) http.Handle
 // looks at which tools it calls before the SDK decodes it.
 func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	limit := s.cfg.BodyLimit
-	if limit <= 0 {
-		limit = httpapi.DefaultBodyLimit
-	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return nil, apperr.Invalid("the request body could not be read")

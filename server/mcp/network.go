@@ -13,8 +13,8 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // Network is the operator network's services as the network tools call
@@ -323,7 +323,7 @@ func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, erro
 			out.Failed = append(out.Failed, sendFailure{ConnectionID: req.GetConnectionId(), Error: err.Error()})
 			continue
 		}
-		b, err := httpapi.AppendREST(nil, res)
+		b, err := render.AppendREST(nil, res)
 		if err != nil {
 			return nil, apperr.Internal(err)
 		}

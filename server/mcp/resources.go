@@ -14,8 +14,8 @@ import (
 	c "github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // resources are the four switchboard:// resources, each read as the tool
@@ -47,7 +47,7 @@ func addResources(s *Server, srv *sdk.Server) {
 				if err != nil {
 					return nil, refusal(ctx, err)
 				}
-				b, err := render(out)
+				b, err := asContent(out)
 				if err != nil {
 					return nil, refusal(ctx, err)
 				}
@@ -207,7 +207,7 @@ func renderAll[M proto.Message](ms []M, keep func(M) bool) ([]json.RawMessage, e
 		if keep != nil && !keep(m) {
 			continue
 		}
-		b, err := httpapi.AppendREST(nil, m)
+		b, err := render.AppendREST(nil, m)
 		if err != nil {
 			return nil, err
 		}

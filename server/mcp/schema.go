@@ -11,7 +11,7 @@ import (
 )
 
 // outputSchema is the JSON Schema of a message as the REST mirror renders it
-// (server/httpapi.RESTMarshaler), which is what a tool's structuredContent
+// (server/render.RESTMarshaler), which is what a tool's structuredContent
 // holds: every field present, absent optional values null, 64-bit integers as
 // strings. Nested messages are $defs, so recursive types terminate.
 func outputSchema(md protoreflect.MessageDescriptor) *jsonschema.Schema {

@@ -17,8 +17,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/contract"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/input"
+	"github.com/switchboard-hq/switchboard/server/render"
 )
 
 // tool is one MCP tool over the services.
@@ -100,7 +100,7 @@ func (t *tool) handler(s *Server) sdk.ToolHandler {
 		if err != nil {
 			return failed(refusal(ctx, err)), nil
 		}
-		b, err := render(out)
+		b, err := asContent(out)
 		if err != nil {
 			return failed(refusal(ctx, apperr.Internal(err))), nil
 		}
@@ -173,14 +173,14 @@ func clientOf(extra *sdk.RequestExtra) string {
 // refusal is the text of an isError result: the API's message, never an
 // internal cause (which is logged instead).
 func refusal(ctx context.Context, err error) error {
-	return errors.New(httpapi.Report(ctx, err).Message)
+	return errors.New(apperr.Report(ctx, err).Message)
 }
 
-// render is a tool's structuredContent: a message as the REST mirror writes
+// asContent is a tool's structuredContent: a message as the REST mirror writes
 // it, anything else as JSON.
-func render(out any) (json.RawMessage, error) {
+func asContent(out any) (json.RawMessage, error) {
 	if m, ok := out.(proto.Message); ok {
-		return httpapi.AppendREST(nil, m)
+		return render.AppendREST(nil, m)
 	}
 	return json.Marshal(out)
 }

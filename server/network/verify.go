@@ -24,22 +24,21 @@ func (s *Service) verify(ctx context.Context, origin, token, connectionID string
 // federation.WellKnownPath: with ?connectionId= it signs the nonce with the
 // token this instance issued for that connection while its request is out
 // (404 otherwise); without, next (the spoke's answer) serves.
-func (s *Service) WellKnown(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) WellKnown(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		id := r.URL.Query().Get("connectionId")
 		if id == "" {
-			next.ServeHTTP(w, r)
-			return
+			return next(w, r)
 		}
 		// The switch holds here too: a request sent before the network was
 		// turned off is not verified after (docs/decisions.md).
-		federation.AnswerVerification(w, r, func(ctx context.Context) (string, error) {
+		return federation.AnswerVerification(w, r, func(ctx context.Context) (string, error) {
 			if _, err := s.on(ctx); err != nil {
 				return "", err
 			}
 			return s.pendingToken(ctx, id)
 		})
-	})
+	}
 }
 
 // pendingToken is the token issued for connection id while its request is

@@ -23,8 +23,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/events"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
@@ -339,7 +337,7 @@ func askedBy(ctx context.Context, p *auth.Principal, given *string) (*string, er
 	if p.Via != auth.ViaKey {
 		return nil, nil
 	}
-	name, err := events.AgentName(httpapi.CallFrom(ctx).Header, p)
+	name, err := p.AgentName()
 	if err != nil || name == "" {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 	"github.com/switchboard-hq/switchboard/server/page"
 )
 
@@ -98,9 +97,6 @@ func (s *Service) ListUpdates(ctx context.Context, req *switchboardv1.ListUpdate
 			out = append(out, e)
 		}
 	}
-	h := httpapi.ResponseFrom(ctx).Header
-	h.Set("Cache-Control", "public, max-age=300")
-	h.Set("Access-Control-Allow-Origin", "*")
 	return &switchboardv1.ListUpdatesResponse{
 		Updates:     out,
 		Total:       int32(len(s.entries)),

@@ -2357,15 +2357,15 @@ const file_switchboard_v1_developer_proto_rawDesc = "" +
 	"\x05items\x18\x01 \x03(\v2!.switchboard.v1.MarketplaceReviewR\x05items\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
-	"pagination2\xd4\x0e\n" +
+	"pagination2\xe0\x0e\n" +
 	"\x10DeveloperService\x12\x95\x01\n" +
 	"\x0fDeveloperSignup\x12&.switchboard.v1.DeveloperSignupRequest\x1a'.switchboard.v1.DeveloperSignupResponse\"1\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/developer/signup\x12\xbf\x01\n" +
 	"\x12CreateDeveloperKey\x12).switchboard.v1.CreateDeveloperKeyRequest\x1a*.switchboard.v1.CreateDeveloperKeyResponse\"R\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/developer/keys\x12\x8c\x01\n" +
 	"\x11ListDeveloperKeys\x12(.switchboard.v1.ListDeveloperKeysRequest\x1a).switchboard.v1.ListDeveloperKeysResponse\"\"\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x15\x12\x13/api/developer/keys\x12\xc9\x01\n" +
-	"\x12CreateConnectToken\x12).switchboard.v1.CreateConnectTokenRequest\x1a*.switchboard.v1.CreateConnectTokenResponse\"\\\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/developer/connect-tokens\x12\xb1\x01\n" +
-	"\x16RegisterDeveloperAgent\x12-.switchboard.v1.RegisterDeveloperAgentRequest\x1a..switchboard.v1.RegisterDeveloperAgentResponse\"8\xda\xf3\x18\x02\b\x01\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x05agent\"\x1e/api/developer/agents/register\x12\xa6\x01\n" +
-	"\x14UpdateDeveloperAgent\x12+.switchboard.v1.UpdateDeveloperAgentRequest\x1a,.switchboard.v1.UpdateDeveloperAgentResponse\"3\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02':\x05agent2\x1e/api/developer/agents/register\x12\xaa\x01\n" +
-	"\x15RunDeveloperAgentTest\x12,.switchboard.v1.RunDeveloperAgentTestRequest\x1a-.switchboard.v1.RunDeveloperAgentTestResponse\"4\xda\xf3\x18\x02\b\x01\x82\xd3\xe4\x93\x02(:\x01*\"#/api/developer/agents/{id}/test-run\x12\x9f\x01\n" +
+	"\x12CreateConnectToken\x12).switchboard.v1.CreateConnectTokenRequest\x1a*.switchboard.v1.CreateConnectTokenResponse\"\\\xda\xf3\x18\x03\x12\x01\x02\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/developer/connect-tokens\x12\xb5\x01\n" +
+	"\x16RegisterDeveloperAgent\x12-.switchboard.v1.RegisterDeveloperAgentRequest\x1a..switchboard.v1.RegisterDeveloperAgentResponse\"<\xda\xf3\x18\x06\b\x01\x12\x02\a\x06\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02':\x05agent\"\x1e/api/developer/agents/register\x12\xaa\x01\n" +
+	"\x14UpdateDeveloperAgent\x12+.switchboard.v1.UpdateDeveloperAgentRequest\x1a,.switchboard.v1.UpdateDeveloperAgentResponse\"7\xda\xf3\x18\x06\b\x01\x12\x02\a\x06\x82\xd3\xe4\x93\x02':\x05agent2\x1e/api/developer/agents/register\x12\xae\x01\n" +
+	"\x15RunDeveloperAgentTest\x12,.switchboard.v1.RunDeveloperAgentTestRequest\x1a-.switchboard.v1.RunDeveloperAgentTestResponse\"8\xda\xf3\x18\x06\b\x01\x12\x02\a\x06\x82\xd3\xe4\x93\x02(:\x01*\"#/api/developer/agents/{id}/test-run\x12\x9f\x01\n" +
 	"\x11ApproveStoreAgent\x12(.switchboard.v1.ApproveStoreAgentRequest\x1a).switchboard.v1.ApproveStoreAgentResponse\"5\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02(:\x01*\"#/api/admin/marketplace/{id}/approve\x12\x9b\x01\n" +
 	"\x10RejectStoreAgent\x12'.switchboard.v1.RejectStoreAgentRequest\x1a(.switchboard.v1.RejectStoreAgentResponse\"4\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02':\x01*\"\"/api/admin/marketplace/{id}/reject\x12\x9e\x01\n" +
 	"\x16ListMarketplaceReviews\x12-.switchboard.v1.ListMarketplaceReviewsRequest\x1a..switchboard.v1.ListMarketplaceReviewsResponse\"%\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x18\x12\x16/api/admin/marketplace\x12\x9f\x01\n" +

@@ -3415,31 +3415,31 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"alwaysLoadB\x0f\n" +
 	"\r_prompt_group\"f\n" +
 	"\x1eListSyncedCapabilitiesResponse\x12D\n" +
-	"\fcapabilities\x18\x01 \x03(\v2 .switchboard.v1.SyncedCapabilityR\fcapabilities2\xf6\x0f\n" +
-	"\x14FederationHubService\x12\xc6\x01\n" +
-	"\x10RegisterInstance\x12'.switchboard.v1.RegisterInstanceRequest\x1a(.switchboard.v1.RegisterInstanceResponse\"_\xda\xf3\x18\b\b\x01\"\x04auth\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/v2/federation/register\x12\x8b\x01\n" +
-	"\tHeartbeat\x12 .switchboard.v1.HeartbeatRequest\x1a!.switchboard.v1.HeartbeatResponse\"9\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/v2/federation/heartbeat\x12\xce\x01\n" +
-	"\x13RotatePlatformToken\x12*.switchboard.v1.RotatePlatformTokenRequest\x1a+.switchboard.v1.RotatePlatformTokenResponse\"^\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/rotate\x12\xa4\x01\n" +
-	"\x0fMarketplaceLink\x12&.switchboard.v1.MarketplaceLinkRequest\x1a'.switchboard.v1.MarketplaceLinkResponse\"@\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/federation/marketplace-link\x12\x8b\x01\n" +
+	"\fcapabilities\x18\x01 \x03(\v2 .switchboard.v1.SyncedCapabilityR\fcapabilities2\x9a\x10\n" +
+	"\x14FederationHubService\x12\xc9\x01\n" +
+	"\x10RegisterInstance\x12'.switchboard.v1.RegisterInstanceRequest\x1a(.switchboard.v1.RegisterInstanceResponse\"b\xda\xf3\x18\v\b\x01\x12\x01\x06\"\x04auth\xe0\xf3\x18\xc9\x01\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/v2/federation/register\x12\x8e\x01\n" +
+	"\tHeartbeat\x12 .switchboard.v1.HeartbeatRequest\x1a!.switchboard.v1.HeartbeatResponse\"<\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/v2/federation/heartbeat\x12\xd1\x01\n" +
+	"\x13RotatePlatformToken\x12*.switchboard.v1.RotatePlatformTokenRequest\x1a+.switchboard.v1.RotatePlatformTokenResponse\"a\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/rotate\x12\xa7\x01\n" +
+	"\x0fMarketplaceLink\x12&.switchboard.v1.MarketplaceLinkRequest\x1a'.switchboard.v1.MarketplaceLinkResponse\"C\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/federation/marketplace-link\x12\x8e\x01\n" +
 	"\n" +
-	"SyncAgents\x12!.switchboard.v1.SyncAgentsRequest\x1a\".switchboard.v1.SyncAgentsResponse\"6\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/agents\x12\x9a\x01\n" +
-	"\x10ListSyncedAgents\x12'.switchboard.v1.ListSyncedAgentsRequest\x1a(.switchboard.v1.ListSyncedAgentsResponse\"3\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/agents\x12\xb2\x01\n" +
-	"\x0ePutSyncedAgent\x12%.switchboard.v1.PutSyncedAgentRequest\x1a&.switchboard.v1.PutSyncedAgentResponse\"Q\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xf2\xf3\x18\acreated\x82\xd3\xe4\x93\x02.:\x05agent\x1a%/api/v2/federation/agents/{remote_id}\x12\xa0\x01\n" +
-	"\x0eGetSyncedAgent\x12%.switchboard.v1.GetSyncedAgentRequest\x1a&.switchboard.v1.GetSyncedAgentResponse\"?\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02'\x12%/api/v2/federation/agents/{remote_id}\x12\xa9\x01\n" +
-	"\x11DeleteSyncedAgent\x12(.switchboard.v1.DeleteSyncedAgentRequest\x1a).switchboard.v1.DeleteSyncedAgentResponse\"?\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02'*%/api/v2/federation/agents/{remote_id}\x12\xa3\x01\n" +
-	"\x10SyncCapabilities\x12'.switchboard.v1.SyncCapabilitiesRequest\x1a(.switchboard.v1.SyncCapabilitiesResponse\"<\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v2/federation/capabilities\x12\xb2\x01\n" +
-	"\x16ListSyncedCapabilities\x12-.switchboard.v1.ListSyncedCapabilitiesRequest\x1a..switchboard.v1.ListSyncedCapabilitiesResponse\"9\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02!\x12\x1f/api/v2/federation/capabilities\x12\x84\x01\n" +
-	"\bLeaveHub\x12\x1f.switchboard.v1.LeaveHubRequest\x1a .switchboard.v1.LeaveHubResponse\"5\xda\xf3\x18\x0e\b\x01\"\n" +
+	"SyncAgents\x12!.switchboard.v1.SyncAgentsRequest\x1a\".switchboard.v1.SyncAgentsResponse\"9\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/v2/federation/agents\x12\x9d\x01\n" +
+	"\x10ListSyncedAgents\x12'.switchboard.v1.ListSyncedAgentsRequest\x1a(.switchboard.v1.ListSyncedAgentsResponse\"6\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/agents\x12\xb5\x01\n" +
+	"\x0ePutSyncedAgent\x12%.switchboard.v1.PutSyncedAgentRequest\x1a&.switchboard.v1.PutSyncedAgentResponse\"T\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\xf2\xf3\x18\acreated\x82\xd3\xe4\x93\x02.:\x05agent\x1a%/api/v2/federation/agents/{remote_id}\x12\xa3\x01\n" +
+	"\x0eGetSyncedAgent\x12%.switchboard.v1.GetSyncedAgentRequest\x1a&.switchboard.v1.GetSyncedAgentResponse\"B\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02'\x12%/api/v2/federation/agents/{remote_id}\x12\xac\x01\n" +
+	"\x11DeleteSyncedAgent\x12(.switchboard.v1.DeleteSyncedAgentRequest\x1a).switchboard.v1.DeleteSyncedAgentResponse\"B\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02'*%/api/v2/federation/agents/{remote_id}\x12\xa6\x01\n" +
+	"\x10SyncCapabilities\x12'.switchboard.v1.SyncCapabilitiesRequest\x1a(.switchboard.v1.SyncCapabilitiesResponse\"?\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v2/federation/capabilities\x12\xb5\x01\n" +
+	"\x16ListSyncedCapabilities\x12-.switchboard.v1.ListSyncedCapabilitiesRequest\x1a..switchboard.v1.ListSyncedCapabilitiesResponse\"<\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02!\x12\x1f/api/v2/federation/capabilities\x12\x87\x01\n" +
+	"\bLeaveHub\x12\x1f.switchboard.v1.LeaveHubRequest\x1a .switchboard.v1.LeaveHubResponse\"8\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/v2/federation/leave2\x90\b\n" +
 	"\x11FederationService\x12r\n" +
 	"\aJoinHub\x12\x1e.switchboard.v1.JoinHubRequest\x1a\x1f.switchboard.v1.JoinHubResponse\"&\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/federation/join\x12\x95\x01\n" +

@@ -421,12 +421,12 @@ const file_switchboard_v1_federation_execution_proto_rawDesc = "" +
 	"\x06_error\"U\n" +
 	"\x1fDeliverFederationResultResponse\x12\x1a\n" +
 	"\breceived\x18\x01 \x01(\bR\breceived\x12\x16\n" +
-	"\x06status\x18\x02 \x01(\tR\x06status2\x95\x02\n" +
-	"\x16FederationSpokeService\x12\xfa\x01\n" +
-	"\aExecute\x124.switchboard.v1.FederationSpokeServiceExecuteRequest\x1a5.switchboard.v1.FederationSpokeServiceExecuteResponse\"\x81\x01\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18Fthe hub's execution id makes a repeated call answer the same execution\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v2/federation/execute2\x8c\x02\n" +
-	"\x17FederationResultService\x12\xf0\x01\n" +
-	"\x17DeliverFederationResult\x12..switchboard.v1.DeliverFederationResultRequest\x1a/.switchboard.v1.DeliverFederationResultResponse\"t\xda\xf3\x18\x0e\b\x01\"\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status2\x98\x02\n" +
+	"\x16FederationSpokeService\x12\xfd\x01\n" +
+	"\aExecute\x124.switchboard.v1.FederationSpokeServiceExecuteRequest\x1a5.switchboard.v1.FederationSpokeServiceExecuteResponse\"\x84\x01\xda\xf3\x18\x11\b\x01\x12\x01\x04\"\n" +
+	"federation\xe2\xf4\x18Fthe hub's execution id makes a repeated call answer the same execution\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v2/federation/execute2\x8f\x02\n" +
+	"\x17FederationResultService\x12\xf3\x01\n" +
+	"\x17DeliverFederationResult\x12..switchboard.v1.DeliverFederationResultRequest\x1a/.switchboard.v1.DeliverFederationResultResponse\"w\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
 	"federation\xe2\xf4\x18 the callback token is single use\x82\xd3\xe4\x93\x028:\x01*\"3/api/v2/federation/executions/{execution_id}/resultBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

@@ -634,14 +634,14 @@ const file_switchboard_v1_federation_market_proto_rawDesc = "" +
 	"\x0e_review_due_at\"]\n" +
 	"\x1bDeliverGlobalResultResponse\x12\x1a\n" +
 	"\breceived\x18\x01 \x01(\bR\breceived\x12\"\n" +
-	"\rqueue_item_id\x18\x02 \x01(\tR\vqueueItemId2\xdb\x04\n" +
-	"\x17FederationMarketService\x12\x9f\x02\n" +
-	"\x14ExecuteGlobalListing\x12+.switchboard.v1.ExecuteGlobalListingRequest\x1a,.switchboard.v1.ExecuteGlobalListingResponse\"\xab\x01\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18dthe spoke retries nothing: a repeated call is a new execution, as POST /api/marketplace/{id}/execute\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v2/federation/marketplace/execute\x12\x9d\x02\n" +
-	"\x15ReviewGlobalExecution\x12,.switchboard.v1.ReviewGlobalExecutionRequest\x1a-.switchboard.v1.ReviewGlobalExecutionResponse\"\xa6\x01\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18Fa repeated review is refused: the execution no longer waits for review\x82\xd3\xe4\x93\x02D:\x01*\"?/api/v2/federation/marketplace/executions/{execution_id}/review2\xa0\x02\n" +
-	"\x19FederationDeliveryService\x12\x82\x02\n" +
-	"\x13DeliverGlobalResult\x12*.switchboard.v1.DeliverGlobalResultRequest\x1a+.switchboard.v1.DeliverGlobalResultResponse\"\x91\x01\xda\xf3\x18\x0e\b\x01\"\n" +
+	"\rqueue_item_id\x18\x02 \x01(\tR\vqueueItemId2\xe1\x04\n" +
+	"\x17FederationMarketService\x12\xa2\x02\n" +
+	"\x14ExecuteGlobalListing\x12+.switchboard.v1.ExecuteGlobalListingRequest\x1a,.switchboard.v1.ExecuteGlobalListingResponse\"\xae\x01\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\xe2\xf4\x18dthe spoke retries nothing: a repeated call is a new execution, as POST /api/marketplace/{id}/execute\x82\xd3\xe4\x93\x02+:\x01*\"&/api/v2/federation/marketplace/execute\x12\xa0\x02\n" +
+	"\x15ReviewGlobalExecution\x12,.switchboard.v1.ReviewGlobalExecutionRequest\x1a-.switchboard.v1.ReviewGlobalExecutionResponse\"\xa9\x01\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\xe2\xf4\x18Fa repeated review is refused: the execution no longer waits for review\x82\xd3\xe4\x93\x02D:\x01*\"?/api/v2/federation/marketplace/executions/{execution_id}/review2\xa3\x02\n" +
+	"\x19FederationDeliveryService\x12\x85\x02\n" +
+	"\x13DeliverGlobalResult\x12*.switchboard.v1.DeliverGlobalResultRequest\x1a+.switchboard.v1.DeliverGlobalResultResponse\"\x94\x01\xda\xf3\x18\x11\b\x01\x12\x01\x04\"\n" +
 	"federation\xe2\xf4\x18Sa repeated delivery of the same execution answers the same item and changes nothing\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v2/federation/deliveriesBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

@@ -1643,16 +1643,16 @@ const file_switchboard_v1_federation_platform_proto_rawDesc = "" +
 	"\x06agents\x18\x01 \x03(\v2\x1d.switchboard.v1.DiscoverAgentR\x06agents\x12:\n" +
 	"\n" +
 	"pagination\x18\x02 \x01(\v2\x1a.switchboard.v1.PaginationR\n" +
-	"pagination2\x91\x05\n" +
-	"\x19FederationPlatformService\x12\xa4\x01\n" +
-	"\x0fValidatePayment\x12&.switchboard.v1.ValidatePaymentRequest\x1a'.switchboard.v1.ValidatePaymentResponse\"@\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/federation/validate-payment\x12\x96\x01\n" +
-	"\x10ListPromptGroups\x12'.switchboard.v1.ListPromptGroupsRequest\x1a(.switchboard.v1.ListPromptGroupsResponse\"/\xda\xf3\x18\x0e\b\x01\"\n" +
+	"pagination2\x9c\x05\n" +
+	"\x19FederationPlatformService\x12\xa7\x01\n" +
+	"\x0fValidatePayment\x12&.switchboard.v1.ValidatePaymentRequest\x1a'.switchboard.v1.ValidatePaymentResponse\"C\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
+	"federation\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v2/federation/validate-payment\x12\x99\x01\n" +
+	"\x10ListPromptGroups\x12'.switchboard.v1.ListPromptGroupsRequest\x1a(.switchboard.v1.ListPromptGroupsResponse\"2\xda\xf3\x18\x11\b\x01\x12\x01\x03\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x17\x12\x15/api/v2/prompt-groups\x12\x9a\x01\n" +
 	"\x10BrowseFederation\x12'.switchboard.v1.BrowseFederationRequest\x1a(.switchboard.v1.BrowseFederationResponse\"3\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/browse\x12\x96\x01\n" +
-	"\x0fDiscoverNetwork\x12&.switchboard.v1.DiscoverNetworkRequest\x1a'.switchboard.v1.DiscoverNetworkResponse\"2\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/network/discoverBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"federation\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/v2/federation/browse\x12\x9b\x01\n" +
+	"\x0fDiscoverNetwork\x12&.switchboard.v1.DiscoverNetworkRequest\x1a'.switchboard.v1.DiscoverNetworkResponse\"7\xda\xf3\x18\x13\b\x01\x12\x01\x03\"\n" +
+	"federation0\x01\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v2/network/discoverBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (
 	file_switchboard_v1_federation_platform_proto_rawDescOnce sync.Once

@@ -2099,15 +2099,15 @@ const file_switchboard_v1_network_proto_rawDesc = "" +
 	"\x10RotateConnection\x12'.switchboard.v1.RotateConnectionRequest\x1a(.switchboard.v1.RotateConnectionResponse\"9\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02,:\x01*\"'/api/federation/connections/{id}/rotate\x12\xa1\x01\n" +
 	"\x15ListActiveConnections\x12,.switchboard.v1.ListActiveConnectionsRequest\x1a-.switchboard.v1.ListActiveConnectionsResponse\"+\xda\xf3\x18\f\x12\x01\x01\x1a\anetwork\x82\xd3\xe4\x93\x02\x15\x12\x13/api/v2/connections\x12\xa0\x01\n" +
 	"\x15GetNetworkPreferences\x12,.switchboard.v1.GetNetworkPreferencesRequest\x1a-.switchboard.v1.GetNetworkPreferencesResponse\"*\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/federation/preferences\x12\xac\x01\n" +
-	"\x18UpdateNetworkPreferences\x12/.switchboard.v1.UpdateNetworkPreferencesRequest\x1a0.switchboard.v1.UpdateNetworkPreferencesResponse\"-\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02 :\x01*\x1a\x1b/api/federation/preferences2\xcd\x05\n" +
+	"\x18UpdateNetworkPreferences\x12/.switchboard.v1.UpdateNetworkPreferencesRequest\x1a0.switchboard.v1.UpdateNetworkPreferencesResponse\"-\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02 :\x01*\x1a\x1b/api/federation/preferences2\xd6\x05\n" +
 	"\x12NetworkPeerService\x12\xc2\x01\n" +
 	"\x11ReceiveConnection\x12(.switchboard.v1.ReceiveConnectionRequest\x1a).switchboard.v1.ReceiveConnectionResponse\"X\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/v2/connections\x12\xa5\x01\n" +
-	"\x11ConfirmConnection\x12(.switchboard.v1.ConfirmConnectionRequest\x1a).switchboard.v1.ConfirmConnectionResponse\";\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/api/federation/connect/accept\x12\xa0\x01\n" +
-	"\x0eDropConnection\x12%.switchboard.v1.DropConnectionRequest\x1a&.switchboard.v1.DropConnectionResponse\"?\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02':\x01*\"\"/api/federation/connections/remove\x12\xa6\x01\n" +
-	"\x10ReplacePeerToken\x12'.switchboard.v1.ReplacePeerTokenRequest\x1a(.switchboard.v1.ReplacePeerTokenResponse\"?\xda\xf3\x18\x0e\b\x01\"\n" +
+	"federation\xe2\xf4\x18$its answer holds a secret shown once\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/v2/connections\x12\xa8\x01\n" +
+	"\x11ConfirmConnection\x12(.switchboard.v1.ConfirmConnectionRequest\x1a).switchboard.v1.ConfirmConnectionResponse\">\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/api/federation/connect/accept\x12\xa3\x01\n" +
+	"\x0eDropConnection\x12%.switchboard.v1.DropConnectionRequest\x1a&.switchboard.v1.DropConnectionResponse\"B\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02':\x01*\"\"/api/federation/connections/remove\x12\xa9\x01\n" +
+	"\x10ReplacePeerToken\x12'.switchboard.v1.ReplacePeerTokenRequest\x1a(.switchboard.v1.ReplacePeerTokenResponse\"B\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
 	"federation\x82\xd3\xe4\x93\x02':\x01*\"\"/api/federation/connections/rotateBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

@@ -3106,12 +3106,12 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x10MatchJobsRequest\x12\x14\n" +
 	"\x05limit\x18\x01 \x01(\x05R\x05limit\"G\n" +
 	"\x11MatchJobsResponse\x122\n" +
-	"\amatches\x18\x01 \x03(\v2\x18.switchboard.v1.JobMatchR\amatches2\xa7\x11\n" +
+	"\amatches\x18\x01 \x03(\v2\x18.switchboard.v1.JobMatchR\amatches2\xa8\x11\n" +
 	"\x16NetworkExchangeService\x12\x99\x01\n" +
 	"\x10SendNotification\x12'.switchboard.v1.SendNotificationRequest\x1a(.switchboard.v1.SendNotificationResponse\"2\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/federation/notify\x12\x8b\x01\n" +
 	"\x11ListNotifications\x12(.switchboard.v1.ListNotificationsRequest\x1a).switchboard.v1.ListNotificationsResponse\"!\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02\x14\x12\x12/api/notifications\x12\x95\x01\n" +
-	"\x10ReadNotification\x12'.switchboard.v1.ReadNotificationRequest\x1a(.switchboard.v1.ReadNotificationResponse\".\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/notifications/{id}/read\x12\x97\x01\n" +
-	"\vGetPatterns\x12\".switchboard.v1.GetPatternsRequest\x1a#.switchboard.v1.GetPatternsResponse\"?\xda\xf3\x18\x1b\b\x01\x12\x02\x02\x01\x1a\anetwork\"\n" +
+	"\x10ReadNotification\x12'.switchboard.v1.ReadNotificationRequest\x1a(.switchboard.v1.ReadNotificationResponse\".\xda\xf3\x18\x03\x12\x01\x02\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/api/notifications/{id}/read\x12\x98\x01\n" +
+	"\vGetPatterns\x12\".switchboard.v1.GetPatternsRequest\x1a#.switchboard.v1.GetPatternsResponse\"@\xda\xf3\x18\x1c\b\x01\x12\x03\x02\x01\x05\x1a\anetwork\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/federation/patterns\x12\x95\x01\n" +
 	"\x0eUpdatePatterns\x12%.switchboard.v1.UpdatePatternsRequest\x1a&.switchboard.v1.UpdatePatternsResponse\"4\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/api/federation/patterns\x12\x9d\x01\n" +
 	"\x10ListPeerPatterns\x12'.switchboard.v1.ListPeerPatternsRequest\x1a(.switchboard.v1.ListPeerPatternsResponse\"6\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/federation/peer-patterns\x12\xb5\x01\n" +
@@ -3122,16 +3122,16 @@ const file_switchboard_v1_network_exchange_proto_rawDesc = "" +
 	"\x11DeclareCapability\x12(.switchboard.v1.DeclareCapabilityRequest\x1a).switchboard.v1.DeclareCapabilityResponse\":\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/economy/capabilities\x12\xb1\x01\n" +
 	"\x18ListProviderCapabilities\x12/.switchboard.v1.ListProviderCapabilitiesRequest\x1a0.switchboard.v1.ListProviderCapabilitiesResponse\"2\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02\x1b\x12\x19/api/economy/capabilities\x12\xb6\x01\n" +
 	"\x18RemoveProviderCapability\x12/.switchboard.v1.RemoveProviderCapabilityRequest\x1a0.switchboard.v1.RemoveProviderCapabilityResponse\"7\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02 *\x1e/api/economy/capabilities/{id}\x12\x8a\x01\n" +
-	"\tMatchJobs\x12 .switchboard.v1.MatchJobsRequest\x1a!.switchboard.v1.MatchJobsResponse\"8\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02!\x12\x1f/api/economy/capabilities/match2\x8f\x05\n" +
-	"\x1aNetworkExchangePeerService\x12\xaa\x01\n" +
-	"\x13ReceiveNotification\x12*.switchboard.v1.ReceiveNotificationRequest\x1a+.switchboard.v1.ReceiveNotificationResponse\":\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/federation/notifications\x12\xa8\x01\n" +
-	"\x15SearchNetworkMentions\x12,.switchboard.v1.SearchNetworkMentionsRequest\x1a-.switchboard.v1.SearchNetworkMentionsResponse\"2\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/federation/mentions\x12\x86\x01\n" +
+	"\tMatchJobs\x12 .switchboard.v1.MatchJobsRequest\x1a!.switchboard.v1.MatchJobsResponse\"8\xda\xf3\x18\r\x12\x02\x02\x01\x1a\anetwork\x82\xd3\xe4\x93\x02!\x12\x1f/api/economy/capabilities/match2\x9b\x05\n" +
+	"\x1aNetworkExchangePeerService\x12\xad\x01\n" +
+	"\x13ReceiveNotification\x12*.switchboard.v1.ReceiveNotificationRequest\x1a+.switchboard.v1.ReceiveNotificationResponse\"=\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/federation/notifications\x12\xab\x01\n" +
+	"\x15SearchNetworkMentions\x12,.switchboard.v1.SearchNetworkMentionsRequest\x1a-.switchboard.v1.SearchNetworkMentionsResponse\"5\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1a\x12\x18/api/federation/mentions\x12\x89\x01\n" +
 	"\n" +
-	"ReceiveJob\x12!.switchboard.v1.ReceiveJobRequest\x1a\".switchboard.v1.ReceiveJobResponse\"1\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/federation/jobs\x12\x8f\x01\n" +
-	"\x0eListSharedJobs\x12%.switchboard.v1.ListSharedJobsRequest\x1a&.switchboard.v1.ListSharedJobsResponse\".\xda\xf3\x18\x0e\b\x01\"\n" +
+	"ReceiveJob\x12!.switchboard.v1.ReceiveJobRequest\x1a\".switchboard.v1.ReceiveJobResponse\"4\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x19:\x01*\"\x14/api/federation/jobs\x12\x92\x01\n" +
+	"\x0eListSharedJobs\x12%.switchboard.v1.ListSharedJobsRequest\x1a&.switchboard.v1.ListSharedJobsResponse\"1\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x16\x12\x14/api/federation/jobsBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

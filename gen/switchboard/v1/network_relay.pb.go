@@ -1414,11 +1414,11 @@ const file_switchboard_v1_network_relay_proto_rawDesc = "" +
 	"ListRelays\x12!.switchboard.v1.ListRelaysRequest\x1a\".switchboard.v1.ListRelaysResponse\"/\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x18\x12\x16/api/federation/relays\x12\x83\x01\n" +
 	"\bGetRelay\x12\x1f.switchboard.v1.GetRelayRequest\x1a .switchboard.v1.GetRelayResponse\"4\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/federation/relays/{id}\x12\x9a\x01\n" +
 	"\fReleaseRelay\x12#.switchboard.v1.ReleaseRelayRequest\x1a$.switchboard.v1.ReleaseRelayResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/federation/relays/{id}/release\x12\x9a\x01\n" +
-	"\fDiscardRelay\x12#.switchboard.v1.DiscardRelayRequest\x1a$.switchboard.v1.DiscardRelayResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/federation/relays/{id}/discard2\xf7\x02\n" +
-	"\x17NetworkRelayPeerService\x12\xd3\x01\n" +
-	"\fReceiveRelay\x12#.switchboard.v1.ReceiveRelayRequest\x1a$.switchboard.v1.ReceiveRelayResponse\"x\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\xe2\xf4\x18.relays are idempotent on the sender's relay id\x82\xd3\xe4\x93\x02.:\x01*Z\x1a:\x01*\"\x15/api/federation/relay\"\r/api/v2/relay\x12\x85\x01\n" +
-	"\bAckRelay\x12\x1f.switchboard.v1.AckRelayRequest\x1a .switchboard.v1.AckRelayResponse\"6\xda\xf3\x18\x0e\b\x01\"\n" +
+	"\fDiscardRelay\x12#.switchboard.v1.DiscardRelayRequest\x1a$.switchboard.v1.DiscardRelayResponse\"?\xda\xf3\x18\r\x12\x02\x01\x02\x1a\anetwork\x82\xd3\xe4\x93\x02(:\x01*\"#/api/federation/relays/{id}/discard2\xfd\x02\n" +
+	"\x17NetworkRelayPeerService\x12\xd6\x01\n" +
+	"\fReceiveRelay\x12#.switchboard.v1.ReceiveRelayRequest\x1a$.switchboard.v1.ReceiveRelayResponse\"{\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\xe2\xf4\x18.relays are idempotent on the sender's relay id\x82\xd3\xe4\x93\x02.:\x01*Z\x1a:\x01*\"\x15/api/federation/relay\"\r/api/v2/relay\x12\x88\x01\n" +
+	"\bAckRelay\x12\x1f.switchboard.v1.AckRelayRequest\x1a .switchboard.v1.AckRelayResponse\"9\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
 	"federation\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/api/federation/relay-ackBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

@@ -631,15 +631,15 @@ const file_switchboard_v1_network_share_proto_rawDesc = "" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"]\n" +
 	"\x16CallSharedToolResponse\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06result2\x8b\x05\n" +
-	"\x17NetworkSharePeerService\x12\x89\x01\n" +
-	"\tRateRelay\x12 .switchboard.v1.RateRelayRequest\x1a!.switchboard.v1.RateRelayResponse\"7\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/federation/reputation\x12\xaa\x01\n" +
-	"\x14SearchSharedEntities\x12+.switchboard.v1.SearchSharedEntitiesRequest\x1a,.switchboard.v1.SearchSharedEntitiesResponse\"7\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/federation/entity-search\x12\x91\x01\n" +
-	"\x0eCallSharedTool\x12%.switchboard.v1.CallSharedToolRequest\x1a&.switchboard.v1.CallSharedToolResponse\"0\xda\xf3\x18\x0e\b\x01\"\n" +
-	"federation\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/federation/mcp\x12\xa2\x01\n" +
-	"\x11ReceiveCardStatus\x12(.switchboard.v1.ReceiveCardStatusRequest\x1a).switchboard.v1.ReceiveCardStatusResponse\"8\xda\xf3\x18\x0e\b\x01\"\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06result2\x97\x05\n" +
+	"\x17NetworkSharePeerService\x12\x8c\x01\n" +
+	"\tRateRelay\x12 .switchboard.v1.RateRelayRequest\x1a!.switchboard.v1.RateRelayResponse\":\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/federation/reputation\x12\xad\x01\n" +
+	"\x14SearchSharedEntities\x12+.switchboard.v1.SearchSharedEntitiesRequest\x1a,.switchboard.v1.SearchSharedEntitiesResponse\":\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/federation/entity-search\x12\x94\x01\n" +
+	"\x0eCallSharedTool\x12%.switchboard.v1.CallSharedToolRequest\x1a&.switchboard.v1.CallSharedToolResponse\"3\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
+	"federation\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/api/federation/mcp\x12\xa5\x01\n" +
+	"\x11ReceiveCardStatus\x12(.switchboard.v1.ReceiveCardStatusRequest\x1a).switchboard.v1.ReceiveCardStatusResponse\";\xda\xf3\x18\x11\b\x01\x12\x01\x05\"\n" +
 	"federation\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/api/federation/card-statusBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var (

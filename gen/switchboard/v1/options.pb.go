@@ -31,6 +31,23 @@ const (
 	Credential_CREDENTIAL_KEY Credential = 1
 	// The dashboard's session cookie (state changes also need the CSRF rule).
 	Credential_CREDENTIAL_SESSION Credential = 2
+	// The credentials below are checked by the procedure itself, not the gate,
+	// so they appear only on public rules (server/contract refuses them
+	// elsewhere); they are declared so that the OpenAPI names each operation's own.
+	//
+	// A hub's platform token for a joined instance: "Authorization: Bearer sbp_...".
+	Credential_CREDENTIAL_PLATFORM_TOKEN Credential = 3
+	// An instance's own secret, presented by its hub: "X-Federation-Token: sbi_...".
+	Credential_CREDENTIAL_INSTANCE_KEY Credential = 4
+	// The operator network's token between two connected peers:
+	// "X-Federation-Token: sbf_...".
+	Credential_CREDENTIAL_FEDERATION_TOKEN Credential = 5
+	// A connect token minted by an admin: "Authorization: Bearer fct_...".
+	Credential_CREDENTIAL_CONNECT_TOKEN Credential = 6
+	// A developer key: "Authorization: Bearer sbd_...".
+	Credential_CREDENTIAL_DEVELOPER_KEY Credential = 7
+	// The cron secret (--cron-secret): "X-Cron-Secret: ..." or "Authorization: Bearer ...".
+	Credential_CREDENTIAL_CRON_SECRET Credential = 8
 )
 
 // Enum value maps for Credential.
@@ -39,11 +56,23 @@ var (
 		0: "CREDENTIAL_UNSPECIFIED",
 		1: "CREDENTIAL_KEY",
 		2: "CREDENTIAL_SESSION",
+		3: "CREDENTIAL_PLATFORM_TOKEN",
+		4: "CREDENTIAL_INSTANCE_KEY",
+		5: "CREDENTIAL_FEDERATION_TOKEN",
+		6: "CREDENTIAL_CONNECT_TOKEN",
+		7: "CREDENTIAL_DEVELOPER_KEY",
+		8: "CREDENTIAL_CRON_SECRET",
 	}
 	Credential_value = map[string]int32{
-		"CREDENTIAL_UNSPECIFIED": 0,
-		"CREDENTIAL_KEY":         1,
-		"CREDENTIAL_SESSION":     2,
+		"CREDENTIAL_UNSPECIFIED":      0,
+		"CREDENTIAL_KEY":              1,
+		"CREDENTIAL_SESSION":          2,
+		"CREDENTIAL_PLATFORM_TOKEN":   3,
+		"CREDENTIAL_INSTANCE_KEY":     4,
+		"CREDENTIAL_FEDERATION_TOKEN": 5,
+		"CREDENTIAL_CONNECT_TOKEN":    6,
+		"CREDENTIAL_DEVELOPER_KEY":    7,
+		"CREDENTIAL_CRON_SECRET":      8,
 	}
 )
 
@@ -91,9 +120,14 @@ type AccessRule struct {
 	RateClass string `protobuf:"bytes,4,opt,name=rate_class,json=rateClass,proto3" json:"rate_class,omitempty"`
 	// Further key scopes that also admit a key, besides scope: a key with any
 	// one of them may call (widget responses: "network" or "a2a").
-	AlsoScopes    []string `protobuf:"bytes,5,rep,name=also_scopes,json=alsoScopes,proto3" json:"also_scopes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AlsoScopes []string `protobuf:"bytes,5,rep,name=also_scopes,json=alsoScopes,proto3" json:"also_scopes,omitempty"`
+	// On a public rule that names credentials: a caller presenting none is
+	// served too (the store's review sweep, the hub's discovery). Without it a
+	// public rule with credentials means the gate checks nothing and the
+	// procedure requires one of them.
+	CredentialsOptional bool `protobuf:"varint,6,opt,name=credentials_optional,json=credentialsOptional,proto3" json:"credentials_optional,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *AccessRule) Reset() {
@@ -159,6 +193,13 @@ func (x *AccessRule) GetAlsoScopes() []string {
 		return x.AlsoScopes
 	}
 	return nil
+}
+
+func (x *AccessRule) GetCredentialsOptional() bool {
+	if x != nil {
+		return x.CredentialsOptional
+	}
+	return false
 }
 
 // Vocabulary is one enumerated set of string values, declared once in
@@ -420,7 +461,7 @@ var File_switchboard_v1_options_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1cswitchboard/v1/options.proto\x12\x0eswitchboard.v1\x1a google/protobuf/descriptor.proto\"\xb8\x01\n" +
+	"\x1cswitchboard/v1/options.proto\x12\x0eswitchboard.v1\x1a google/protobuf/descriptor.proto\"\xeb\x01\n" +
 	"\n" +
 	"AccessRule\x12\x16\n" +
 	"\x06public\x18\x01 \x01(\bR\x06public\x12<\n" +
@@ -429,7 +470,8 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"rate_class\x18\x04 \x01(\tR\trateClass\x12\x1f\n" +
 	"\valso_scopes\x18\x05 \x03(\tR\n" +
-	"alsoScopes\"h\n" +
+	"alsoScopes\x121\n" +
+	"\x14credentials_optional\x18\x06 \x01(\bR\x13credentialsOptional\"h\n" +
 	"\n" +
 	"Vocabulary\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12*\n" +
@@ -437,12 +479,18 @@ const file_switchboard_v1_options_proto_rawDesc = "" +
 	"\bincludes\x18\x03 \x03(\tR\bincludes\"2\n" +
 	"\x04Term\x12\x14\n" +
 	"\x05value\x18\x01 \x01(\tR\x05value\x12\x14\n" +
-	"\x05label\x18\x02 \x01(\tR\x05label*T\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label*\x89\x02\n" +
 	"\n" +
 	"Credential\x12\x1a\n" +
 	"\x16CREDENTIAL_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eCREDENTIAL_KEY\x10\x01\x12\x16\n" +
-	"\x12CREDENTIAL_SESSION\x10\x02:P\n" +
+	"\x12CREDENTIAL_SESSION\x10\x02\x12\x1d\n" +
+	"\x19CREDENTIAL_PLATFORM_TOKEN\x10\x03\x12\x1b\n" +
+	"\x17CREDENTIAL_INSTANCE_KEY\x10\x04\x12\x1f\n" +
+	"\x1bCREDENTIAL_FEDERATION_TOKEN\x10\x05\x12\x1c\n" +
+	"\x18CREDENTIAL_CONNECT_TOKEN\x10\x06\x12\x1c\n" +
+	"\x18CREDENTIAL_DEVELOPER_KEY\x10\a\x12\x1a\n" +
+	"\x16CREDENTIAL_CRON_SECRET\x10\b:P\n" +
 	"\x14rest_null_when_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\x11restNullWhenEmpty:;\n" +
 	"\brequired\x12\x1d.google.protobuf.FieldOptions\x18\xbd\x8e\x03 \x01(\bR\brequired:K\n" +
 	"\x10rest_omit_absent\x12\x1f.google.protobuf.MessageOptions\x18\xba\x8e\x03 \x01(\bR\x0erestOmitAbsent:T\n" +

@@ -805,9 +805,9 @@ const file_switchboard_v1_store_review_proto_rawDesc = "" +
 	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\r\n" +
 	"\v_avg_ratingB\x16\n" +
 	"\x14_avg_provider_ratingB\x14\n" +
-	"\x12_avg_client_rating2\xf0\x03\n" +
-	"\x12StoreReviewService\x12\x97\x01\n" +
-	"\x0eStoreLifecycle\x12%.switchboard.v1.StoreLifecycleRequest\x1a&.switchboard.v1.StoreLifecycleResponse\"6\xda\xf3\x18\r\b\x01\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/lifecycle\x12\x9f\x01\n" +
+	"\x12_avg_client_rating2\xf2\x03\n" +
+	"\x12StoreReviewService\x12\x99\x01\n" +
+	"\x0eStoreLifecycle\x12%.switchboard.v1.StoreLifecycleRequest\x1a&.switchboard.v1.StoreLifecycleResponse\"8\xda\xf3\x18\x0f\b\x01\x12\x02\x01\x02\x1a\x05store0\x01\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/marketplace/lifecycle\x12\x9f\x01\n" +
 	"\x12GetStoreReputation\x12).switchboard.v1.GetStoreReputationRequest\x1a*.switchboard.v1.GetStoreReputationResponse\"2\xda\xf3\x18\v\x12\x02\x01\x02\x1a\x05store\x82\xd3\xe4\x93\x02\x1d\x12\x1b/api/marketplace/reputation\x12\x9d\x01\n" +
 	"\x12RecordAgentQuality\x12).switchboard.v1.RecordAgentQualityRequest\x1a*.switchboard.v1.RecordAgentQualityResponse\"0\xda\xf3\x18\n" +
 	"\x12\x01\x01\x1a\x05store\xe0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/api/agent-qualityBHZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"

@@ -15,7 +15,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/guard"
-	"github.com/switchboard-hq/switchboard/server/httpapi"
 )
 
 // Inbound reports whether a request path is an inbound federation route of
@@ -47,8 +46,9 @@ func Inbound(paths []string, method, p string, peer bool) bool {
 // passes every other request to next untouched. A guarded request's body is
 // read (at most guard.MaxBody+1 bytes) and inspected before next runs; a
 // blocked one is answered 403 with the reason and never reaches next. Every
-// guarded request writes one audit row.
-func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
+// guarded request writes one audit row. refuse writes the middleware's own
+// refusals in the transport's error shape (the guard knows no transport).
+func (r *Recorder) Middleware(paths []string, refuse func(http.ResponseWriter, *http.Request, error), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if !Inbound(paths, req.Method, req.URL.Path, req.Header.Get(auth.FederationTokenHeader) != "") {
 			next.ServeHTTP(w, req)
@@ -60,7 +60,7 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 		if err != nil {
 			e.Status, e.StatusCode, e.Duration = string(vocab.FederationAuditStatusFailed), http.StatusBadRequest, time.Since(start) //nolint:forbidigo // latency
 			r.Record(req.Context(), e)
-			httpapi.WriteREST(w, req, apperr.Invalid("the request body could not be read"))
+			refuse(w, req, apperr.Invalid("the request body could not be read"))
 			return
 		}
 		v := guard.InspectRequest(raw, req.Header.Get("Content-Type"), req.URL.Query())
@@ -71,7 +71,7 @@ func (r *Recorder) Middleware(paths []string, next http.Handler) http.Handler {
 			}
 			err := apperr.Forbidden("federation moderation blocked this request: %s", v.BlockReason)
 			rec := &capture{ResponseWriter: w}
-			httpapi.WriteREST(rec, req, err)
+			refuse(rec, req, err)
 			e.StatusCode, e.Response = rec.code(), guard.Preview(rec.buf.Bytes(), guard.Verdict{})
 			e.Duration = time.Since(start) //nolint:forbidigo // latency
 			r.Record(req.Context(), e)

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchboard/v1/options.proto.
  */
 export const file_switchboard_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSKFAQoKQWNjZXNzUnVsZRIOCgZwdWJsaWMYASABKAgSLwoLY3JlZGVudGlhbHMYAiADKA4yGi5zd2l0Y2hib2FyZC52MS5DcmVkZW50aWFsEg0KBXNjb3BlGAMgASgJEhIKCnJhdGVfY2xhc3MYBCABKAkSEwoLYWxzb19zY29wZXMYBSADKAkiUQoKVm9jYWJ1bGFyeRIMCgRuYW1lGAEgASgJEiMKBXRlcm1zGAIgAygLMhQuc3dpdGNoYm9hcmQudjEuVGVybRIQCghpbmNsdWRlcxgDIAMoCSIkCgRUZXJtEg0KBXZhbHVlGAEgASgJEg0KBWxhYmVsGAIgASgJKlQKCkNyZWRlbnRpYWwSGgoWQ1JFREVOVElBTF9VTlNQRUNJRklFRBAAEhIKDkNSRURFTlRJQUxfS0VZEAESFgoSQ1JFREVOVElBTF9TRVNTSU9OEAI6UAoUcmVzdF9udWxsX3doZW5fZW1wdHkSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLmOAyABKAhSEXJlc3ROdWxsV2hlbkVtcHR5OjsKCHJlcXVpcmVkEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi9jgMgASgIUghyZXF1aXJlZDpLChByZXN0X29taXRfYWJzZW50Eh8uZ29vZ2xlLnByb3RvYnVmLk1lc3NhZ2VPcHRpb25zGLqOAyABKAhSDnJlc3RPbWl0QWJzZW50OlQKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLuOAyABKAsyGi5zd2l0Y2hib2FyZC52MS5BY2Nlc3NSdWxlUgZhY2Nlc3M6QQoLcmVzdF9zdGF0dXMSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi8jgMgASgFUgpyZXN0U3RhdHVzOk4KEnJlc3RfY3JlYXRlZF9maWVsZBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGL6OAyABKAlSEHJlc3RDcmVhdGVkRmllbGQ6TwoSaWRlbXBvdGVuY3lfZXhlbXB0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYzI4DIAEoCVIRaWRlbXBvdGVuY3lFeGVtcHQ6XgoMdm9jYWJ1bGFyaWVzEhwuZ29vZ2xlLnByb3RvYnVmLkZpbGVPcHRpb25zGNaOAyADKAsyGi5zd2l0Y2hib2FyZC52MS5Wb2NhYnVsYXJ5Ugx2b2NhYnVsYXJpZXM6PwoKdm9jYWJ1bGFyeRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY144DIAEoCVIKdm9jYWJ1bGFyeUJIWkZnaXRodWIuY29tL3N3aXRjaGJvYXJkLWhxL3N3aXRjaGJvYXJkL2dlbi9zd2l0Y2hib2FyZC92MTtzd2l0Y2hib2FyZHYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Chxzd2l0Y2hib2FyZC92MS9vcHRpb25zLnByb3RvEg5zd2l0Y2hib2FyZC52MSKjAQoKQWNjZXNzUnVsZRIOCgZwdWJsaWMYASABKAgSLwoLY3JlZGVudGlhbHMYAiADKA4yGi5zd2l0Y2hib2FyZC52MS5DcmVkZW50aWFsEg0KBXNjb3BlGAMgASgJEhIKCnJhdGVfY2xhc3MYBCABKAkSEwoLYWxzb19zY29wZXMYBSADKAkSHAoUY3JlZGVudGlhbHNfb3B0aW9uYWwYBiABKAgiUQoKVm9jYWJ1bGFyeRIMCgRuYW1lGAEgASgJEiMKBXRlcm1zGAIgAygLMhQuc3dpdGNoYm9hcmQudjEuVGVybRIQCghpbmNsdWRlcxgDIAMoCSIkCgRUZXJtEg0KBXZhbHVlGAEgASgJEg0KBWxhYmVsGAIgASgJKokCCgpDcmVkZW50aWFsEhoKFkNSRURFTlRJQUxfVU5TUEVDSUZJRUQQABISCg5DUkVERU5USUFMX0tFWRABEhYKEkNSRURFTlRJQUxfU0VTU0lPThACEh0KGUNSRURFTlRJQUxfUExBVEZPUk1fVE9LRU4QAxIbChdDUkVERU5USUFMX0lOU1RBTkNFX0tFWRAEEh8KG0NSRURFTlRJQUxfRkVERVJBVElPTl9UT0tFThAFEhwKGENSRURFTlRJQUxfQ09OTkVDVF9UT0tFThAGEhwKGENSRURFTlRJQUxfREVWRUxPUEVSX0tFWRAHEhoKFkNSRURFTlRJQUxfQ1JPTl9TRUNSRVQQCDpQChRyZXN0X251bGxfd2hlbl9lbXB0eRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYuY4DIAEoCFIRcmVzdE51bGxXaGVuRW1wdHk6OwoIcmVxdWlyZWQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGL2OAyABKAhSCHJlcXVpcmVkOksKEHJlc3Rfb21pdF9hYnNlbnQSHy5nb29nbGUucHJvdG9idWYuTWVzc2FnZU9wdGlvbnMYuo4DIAEoCFIOcmVzdE9taXRBYnNlbnQ6VAoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYu44DIAEoCzIaLnN3aXRjaGJvYXJkLnYxLkFjY2Vzc1J1bGVSBmFjY2VzczpBCgtyZXN0X3N0YXR1cxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLyOAyABKAVSCnJlc3RTdGF0dXM6TgoScmVzdF9jcmVhdGVkX2ZpZWxkEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvo4DIAEoCVIQcmVzdENyZWF0ZWRGaWVsZDpPChJpZGVtcG90ZW5jeV9leGVtcHQSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjMjgMgASgJUhFpZGVtcG90ZW5jeUV4ZW1wdDpeCgx2b2NhYnVsYXJpZXMSHC5nb29nbGUucHJvdG9idWYuRmlsZU9wdGlvbnMY1o4DIAMoCzIaLnN3aXRjaGJvYXJkLnYxLlZvY2FidWxhcnlSDHZvY2FidWxhcmllczo/Cgp2b2NhYnVsYXJ5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjXjgMgASgJUgp2b2NhYnVsYXJ5QkhaRmdpdGh1Yi5jb20vc3dpdGNoYm9hcmQtaHEvc3dpdGNoYm9hcmQvZ2VuL3N3aXRjaGJvYXJkL3YxO3N3aXRjaGJvYXJkdjFiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * AccessRule is the one table of who may call a procedure: every RPC carries one,
@@ -59,6 +59,16 @@ export type AccessRule = Message<"switchboard.v1.AccessRule"> & {
    * @generated from field: repeated string also_scopes = 5;
    */
   alsoScopes: string[];
+
+  /**
+   * On a public rule that names credentials: a caller presenting none is
+   * served too (the store's review sweep, the hub's discovery). Without it a
+   * public rule with credentials means the gate checks nothing and the
+   * procedure requires one of them.
+   *
+   * @generated from field: bool credentials_optional = 6;
+   */
+  credentialsOptional: boolean;
 };
 
 /**
@@ -154,6 +164,53 @@ export enum Credential {
    * @generated from enum value: CREDENTIAL_SESSION = 2;
    */
   SESSION = 2,
+
+  /**
+   * The credentials below are checked by the procedure itself, not the gate,
+   * so they appear only on public rules (server/contract refuses them
+   * elsewhere); they are declared so that the OpenAPI names each operation's own.
+   *
+   * A hub's platform token for a joined instance: "Authorization: Bearer sbp_...".
+   *
+   * @generated from enum value: CREDENTIAL_PLATFORM_TOKEN = 3;
+   */
+  PLATFORM_TOKEN = 3,
+
+  /**
+   * An instance's own secret, presented by its hub: "X-Federation-Token: sbi_...".
+   *
+   * @generated from enum value: CREDENTIAL_INSTANCE_KEY = 4;
+   */
+  INSTANCE_KEY = 4,
+
+  /**
+   * The operator network's token between two connected peers:
+   * "X-Federation-Token: sbf_...".
+   *
+   * @generated from enum value: CREDENTIAL_FEDERATION_TOKEN = 5;
+   */
+  FEDERATION_TOKEN = 5,
+
+  /**
+   * A connect token minted by an admin: "Authorization: Bearer fct_...".
+   *
+   * @generated from enum value: CREDENTIAL_CONNECT_TOKEN = 6;
+   */
+  CONNECT_TOKEN = 6,
+
+  /**
+   * A developer key: "Authorization: Bearer sbd_...".
+   *
+   * @generated from enum value: CREDENTIAL_DEVELOPER_KEY = 7;
+   */
+  DEVELOPER_KEY = 7,
+
+  /**
+   * The cron secret (--cron-secret): "X-Cron-Secret: ..." or "Authorization: Bearer ...".
+   *
+   * @generated from enum value: CREDENTIAL_CRON_SECRET = 8;
+   */
+  CRON_SECRET = 8,
 }
 
 /**
