@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/ids"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -25,8 +26,8 @@ type Outbox interface {
 
 // What became of a send (vocabulary peer_delivery).
 const (
-	deliveryDelivered = "delivered"
-	deliveryQueued    = "queued"
+	deliveryDelivered = string(vocab.PeerDeliveryDelivered)
+	deliveryQueued    = string(vocab.PeerDeliveryQueued)
 )
 
 // Outbox events of what the operator sends a peer.
