@@ -26,7 +26,7 @@ func subscriptions(h *house) []db.Subscription {
 		// A request relay's item reports its moves to the relay's sender; an
 		// approved item for a store agent runs the agent.
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
-			return s.network.ItemMoved(ctx, tx, ev.Item, ev.From)
+			return s.relays.ItemMoved(ctx, tx, ev.Item, ev.From)
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
 			return s.assistant.ItemMoved(ctx, tx, ev.Item, ev.From)
@@ -37,11 +37,11 @@ func subscriptions(h *house) []db.Subscription {
 			return s.a2a.Removed(ctx, tx, ev.Item, ev.Rejected)
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
-			return s.network.ItemRemoved(ctx, tx, ev.Item, ev.Rejected)
+			return s.relays.ItemRemoved(ctx, tx, ev.Item, ev.Rejected)
 		}),
 		// A linked card's status and priority go to the peer's instance.
 		db.On(func(ctx context.Context, tx *db.Tx, ev kanban.CardChanged) error {
-			return s.network.CardChanged(ctx, tx, ev.Before, ev.After)
+			return s.relays.CardChanged(ctx, tx, ev.Before, ev.After)
 		}),
 		// The store's executions: the review lifecycle opens the requester's
 		// item and delivers the result; a spoke returns its hub's dispatch; a

@@ -72,7 +72,11 @@ type services struct {
 	hub      *federation.Hub
 	spoke    *federation.Spoke
 	audit    *audit.Service
-	network  *network.Service
+	// The operator network, split by who calls: the operator's
+	// connections and exchange, the peers' (untrusted) calls, the relays.
+	network *network.Operator
+	peers   *network.Peers
+	relays  *network.Relays
 	// assistant runs the assistant's action tags.
 	assistant *assistant.Executor
 	// conversation is the operator's chat with the assistant (and its tags).
@@ -184,18 +188,19 @@ func (h *house) buildFederation(*App) error {
 		FederationRetries: cfg.Federation.RetrySchedule, Audit: s.recorder,
 		Peer: network.Owns, PeerEgress: egress.Policy{AllowPrivate: cfg.Federation.Network.AllowPrivate},
 	})
-	s.network = network.New(network.Service{DB: cfg.DB, Now: cfg.now, Secrets: box, Logger: cfg.Logger,
+	core := network.NewCore(network.Core{DB: cfg.DB, Now: cfg.now, Secrets: box, Logger: cfg.Logger,
 		PublicURL: cfg.Executions.PublicURL, Config: cfg.Federation.Network, Audit: s.recorder,
 		ClientOptions: h.tracing.clientOptions(), Limiter: h.gate, Queue: s.queue, Outbox: h.hooks,
 		// A trusted peer's mode_get is the MCP door's own answer.
 		Mode: mcp.ModeOf(cfg.DB.Client, s.settings)})
+	s.network, s.peers, s.relays = network.NewOperator(core), network.NewPeers(core), network.NewRelays(core)
 	instances := s.spoke.Credential
 	if hub {
 		instances = s.hub.Credential
 	}
 	h.credential = func(ctx context.Context, id string) (string, string, bool, error) {
 		if network.Owns(id) {
-			return s.network.Credential(ctx, id)
+			return s.relays.Credential(ctx, id)
 		}
 		return instances(ctx, id)
 	}
@@ -229,7 +234,7 @@ func (h *house) buildServices(app *App) error {
 	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}
 	s.assistant = assistant.New(assistant.Config{Services: assistant.Services{Queue: s.queue, Kanban: s.kanban,
 		Settings: s.settings, Store: s.store, Executions: s.execs, Links: s.kanban, Checklists: s.kanban, Tasks: s.queue,
-		Relays: s.network, Jobs: s.network}, Gate: &capgate.Resolver{DB: cfg.DB.Client}, Logger: cfg.Logger,
+		Relays: s.relays, Jobs: s.network}, Gate: &capgate.Resolver{DB: cfg.DB.Client}, Logger: cfg.Logger,
 		LLM: cfg.LLM, DB: cfg.DB, Now: cfg.now})
 	// Closed before the lifecycle (closers run last first): an item's agent
 	// run in flight ends while the engine can still finish it.
@@ -264,7 +269,7 @@ func (h *house) buildDoors(app *App) error {
 		Services: mcp.Services{
 			Queue: s.queue, Contacts: s.contacts, Kanban: s.kanban, Settings: s.settings,
 			Activity: s.activity, Chat: s.chat, Store: s.store, Review: s.review,
-			Executions: s.execs, Capabilities: s.caps, Network: s.network,
+			Executions: s.execs, Capabilities: s.caps, Network: s.network, Relays: s.relays,
 		},
 		Table: h.table, DB: cfg.DB.Client, Logger: cfg.Logger, BodyLimit: cfg.BodyLimit,
 		Charge: h.gate.Charge, OpenStream: h.gate.OpenStream, OpenSession: h.gate.OpenMCPSession, Now: cfg.now,
@@ -277,7 +282,7 @@ func (h *house) buildDoors(app *App) error {
 	// process_retries runs on this dispatcher.
 	s.audit = &audit.Service{DB: cfg.DB.Client, Hub: s.hub.Serving, Retry: processRetries(h.hooks)}
 	// The federation class counts per calling instance, not per address.
-	h.gate.CountFederationBy(federationCaller(federation.CallerInstance(s.hub, s.spoke), s.network.CallerConnection))
+	h.gate.CountFederationBy(federationCaller(federation.CallerInstance(s.hub, s.spoke), s.peers.CallerConnection))
 	// Credentials before bodies, for the routes whose handlers read their own.
 	checkCredentials(h.gate, *s)
 	return nil

@@ -124,7 +124,7 @@ func entityTool(s *Server) *tool {
 					if found, err = s.resolveConnections(ctx, a.Query); err != nil {
 						return nil, err
 					}
-				case surface == "relays" && s.cfg.Network != nil && may(c.NetworkRelayServiceListRelaysProcedure):
+				case surface == "relays" && s.cfg.Relays != nil && may(c.NetworkRelayServiceListRelaysProcedure):
 					if found, err = s.resolveRelays(ctx, a.Query); err != nil {
 						return nil, err
 					}
@@ -240,7 +240,7 @@ func (s *Server) resolveConnections(ctx context.Context, query string) ([]match,
 // resolveRelays finds the operator's relays (sent and received, the newest
 // the relay list holds) by subject, the label, or by their payload.
 func (s *Server) resolveRelays(ctx context.Context, query string) ([]match, error) {
-	res, err := input.Call(ctx, s.cfg.Network.ListRelays, &switchboardv1.ListRelaysRequest{})
+	res, err := input.Call(ctx, s.cfg.Relays.ListRelays, &switchboardv1.ListRelaysRequest{})
 	if err != nil {
 		return nil, err
 	}

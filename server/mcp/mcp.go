@@ -58,6 +58,7 @@ type Services struct {
 	Executions   switchboardv1connect.StoreExecutionServiceHandler
 	Capabilities switchboardv1connect.CapabilityServiceHandler
 	Network      Network
+	Relays       Relays
 }
 
 // Config is what the door needs.

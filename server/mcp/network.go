@@ -17,14 +17,19 @@ import (
 	"github.com/switchboard-hq/switchboard/server/render"
 )
 
-// Network is the operator network's services as the network tools call
-// them (RULINGS "The operator network", document 2's MCP table): the same
-// methods the API mounts, plus the two activity entries only a tool's use of
-// several connections or of a route writes.
+// Network and Relays are the operator network's services as the network
+// tools call them (RULINGS "The operator network", document 2's MCP table):
+// the same methods the API mounts, on the two sides that serve them
+// (network.Operator, network.Relays), plus the two activity entries only a
+// tool's use of several connections or of a route writes.
 type Network interface {
 	c.NetworkServiceHandler
-	c.NetworkRelayServiceHandler
 	c.NetworkExchangeServiceHandler
+}
+
+// Relays is the operator's relays and routes (network.Relays).
+type Relays interface {
+	c.NetworkRelayServiceHandler
 	c.NetworkRouteServiceHandler
 	// RecordBroadcast writes relay_broadcast for one send to several
 	// connections; RecordRoute writes task_routed for a send that follows a
@@ -41,7 +46,7 @@ func stringArray(description string, maxItems int) *jsonschema.Schema {
 
 // networkTools are document 2's network tools, in its table's order.
 func networkTools(sv Services) []*tool {
-	n := sv.Network
+	n, r := sv.Network, sv.Relays
 	var (
 		post   = &switchboardv1.PostJobRequest{}
 		jobs   = &switchboardv1.ListJobsRequest{}
@@ -112,7 +117,7 @@ func networkTools(sv Services) []*tool {
 				if strings.TrimSpace(a.ThreadID) == "" {
 					return nil, apperr.Invalid("threadId is required")
 				}
-				res, err := input.Call(ctx, n.ListRelays, &switchboardv1.ListRelaysRequest{ThreadId: a.ThreadID})
+				res, err := input.Call(ctx, r.ListRelays, &switchboardv1.ListRelaysRequest{ThreadId: a.ThreadID})
 				if err != nil {
 					return nil, err
 				}
@@ -123,7 +128,7 @@ func networkTools(sv Services) []*tool {
 				return res, nil
 			}),
 		},
-		threadsTool(n),
+		threadsTool(r),
 		{
 			name: "serendipity_matches", title: "Who should meet", readOnly: true,
 			description: "Pairs of the operator's contacts and connections whose tags, skills or company share keywords of the operator's active cards and open jobs, each with the reason.",
@@ -135,7 +140,7 @@ func networkTools(sv Services) []*tool {
 			run: with(func(ctx context.Context, _ *auth.Principal, a struct {
 				MaxResults int32 `json:"maxResults"`
 			}) (any, error) {
-				return input.Call(ctx, n.ListSerendipityMatches, &switchboardv1.ListSerendipityMatchesRequest{MaxResults: min(a.MaxResults, 50)})
+				return input.Call(ctx, r.ListSerendipityMatches, &switchboardv1.ListSerendipityMatchesRequest{MaxResults: min(a.MaxResults, 50)})
 			}),
 		},
 		{
@@ -155,7 +160,7 @@ func networkTools(sv Services) []*tool {
 				TaskType        string   `json:"taskType"`
 				MaxCandidates   int32    `json:"maxCandidates"`
 			}) (any, error) {
-				return input.Call(ctx, n.RouteTask, &switchboardv1.RouteTaskRequest{TaskDescription: a.TaskDescription,
+				return input.Call(ctx, r.RouteTask, &switchboardv1.RouteTaskRequest{TaskDescription: a.TaskDescription,
 					Skills: a.TaskSkills, TaskType: a.TaskType, MaxCandidates: min(a.MaxCandidates, 50)})
 			}),
 		},
@@ -166,7 +171,7 @@ func networkTools(sv Services) []*tool {
 			input:       object(nil, nil),
 			output:      (&switchboardv1.GetNetworkBriefingResponse{}).ProtoReflect().Descriptor(),
 			run: func(ctx context.Context, _ *auth.Principal, _ json.RawMessage) (any, error) {
-				return input.Call(ctx, n.GetNetworkBriefing, &switchboardv1.GetNetworkBriefingRequest{})
+				return input.Call(ctx, r.GetNetworkBriefing, &switchboardv1.GetNetworkBriefingRequest{})
 			},
 		},
 		{
@@ -187,7 +192,7 @@ func networkTools(sv Services) []*tool {
 			}),
 			outputSchema: sentSchema,
 			run: func(ctx context.Context, _ *auth.Principal, args json.RawMessage) (any, error) {
-				return sendRelays(ctx, n, args)
+				return sendRelays(ctx, n, r, args)
 			},
 		},
 	}
@@ -247,7 +252,7 @@ type sendFailure struct {
 // task_routed. A broadcast goes on past a peer that refuses (down, full,
 // removed): the answer lists it under failed, and only a broadcast that no
 // peer took is an error.
-func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, error) {
+func sendRelays(ctx context.Context, n Network, r Relays, args json.RawMessage) (any, error) {
 	a, err := decode[struct {
 		ConnectionID  string          `json:"connectionId"`
 		ConnectionIDs []string        `json:"connectionIds"`
@@ -312,7 +317,7 @@ func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, erro
 	var sent []*switchboardv1.Relay
 	var first error
 	for _, req := range reqs {
-		res, err := n.SendRelay(ctx, req)
+		res, err := r.SendRelay(ctx, req)
 		if err != nil {
 			if len(reqs) == 1 || ctx.Err() != nil {
 				return nil, err
@@ -340,12 +345,12 @@ func sendRelays(ctx context.Context, n Network, args json.RawMessage) (any, erro
 			Message: "no connection took the broadcast (" + strings.Join(reasons, "; ") + ")"}
 	}
 	if len(reqs) > 1 {
-		if err := n.RecordBroadcast(ctx, a.Subject, sent); err != nil {
+		if err := r.RecordBroadcast(ctx, a.Subject, sent); err != nil {
 			return nil, err
 		}
 	}
 	if a.Strategy != "" {
-		if err := n.RecordRoute(ctx, a.Strategy, a.Subject, sent); err != nil {
+		if err := r.RecordRoute(ctx, a.Strategy, a.Subject, sent); err != nil {
 			return nil, err
 		}
 	}
@@ -383,7 +388,7 @@ type thread struct {
 // newest activity first. A thread is active while one of its relays is
 // delivered, accepted or blocked; completed when every one has ended
 // (completed or declined).
-func threadsTool(n Network) *tool {
+func threadsTool(r Relays) *tool {
 	return &tool{
 		name: "relay_threads", title: "List relay threads", readOnly: true,
 		description: "The operator's relay threads with their connections, newest activity first: active (a relay still open) or completed.",
@@ -398,7 +403,7 @@ func threadsTool(n Network) *tool {
 			Status string `json:"status"`
 			Limit  int    `json:"limit"`
 		}) (any, error) {
-			res, err := input.Call(ctx, n.ListRelays, &switchboardv1.ListRelaysRequest{})
+			res, err := input.Call(ctx, r.ListRelays, &switchboardv1.ListRelaysRequest{})
 			if err != nil {
 				return nil, err
 			}

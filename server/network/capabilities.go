@@ -28,7 +28,7 @@ const (
 )
 
 // DeclareCapability declares one capability of the caller's.
-func (s *Service) DeclareCapability(ctx context.Context, req *switchboardv1.DeclareCapabilityRequest) (*switchboardv1.DeclareCapabilityResponse, error) {
+func (s *Operator) DeclareCapability(ctx context.Context, req *switchboardv1.DeclareCapabilityRequest) (*switchboardv1.DeclareCapabilityResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (s *Service) DeclareCapability(ctx context.Context, req *switchboardv1.Decl
 	if req.GetTaskType() == "" {
 		return nil, apperr.Invalid("taskType is required")
 	}
-	c := s.DB.ProviderCapability.Create().SetUserID(p.UserID).SetTaskType(providercapability.TaskType(req.GetTaskType())).
+	c := s.core.DB.ProviderCapability.Create().SetUserID(p.UserID).SetTaskType(providercapability.TaskType(req.GetTaskType())).
 		SetSkills(nonEmpty(req.GetSkills())).SetDescription(req.GetDescription()).SetNillablePrice(req.Price).
 		SetNillableCurrency(optional(strings.ToUpper(req.GetCurrency()))).SetNillableUnit(optional(req.GetUnit())).
 		SetNillableSampleWorkURL(optional(req.GetSampleWorkUrl())).SetNillableRequirements(optional(req.GetRequirements()))
@@ -57,7 +57,7 @@ func (s *Service) DeclareCapability(ctx context.Context, req *switchboardv1.Decl
 }
 
 // ListProviderCapabilities lists the caller's capabilities, oldest first.
-func (s *Service) ListProviderCapabilities(ctx context.Context, _ *switchboardv1.ListProviderCapabilitiesRequest) (*switchboardv1.ListProviderCapabilitiesResponse, error) {
+func (s *Operator) ListProviderCapabilities(ctx context.Context, _ *switchboardv1.ListProviderCapabilitiesRequest) (*switchboardv1.ListProviderCapabilitiesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -69,8 +69,8 @@ func (s *Service) ListProviderCapabilities(ctx context.Context, _ *switchboardv1
 	return &switchboardv1.ListProviderCapabilitiesResponse{Capabilities: lists.Map(rows, capabilityProto)}, nil
 }
 
-func (s *Service) capabilities(ctx context.Context, userID string) ([]*ent.ProviderCapability, error) {
-	rows, err := s.DB.ProviderCapability.Query().Where(providercapability.UserID(userID)).
+func (s *Operator) capabilities(ctx context.Context, userID string) ([]*ent.ProviderCapability, error) {
+	rows, err := s.core.DB.ProviderCapability.Query().Where(providercapability.UserID(userID)).
 		Order(ent.Asc(providercapability.FieldCreatedAt), ent.Asc(providercapability.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -80,7 +80,7 @@ func (s *Service) capabilities(ctx context.Context, userID string) ([]*ent.Provi
 
 // RemoveProviderCapability removes one of the caller's capabilities;
 // another account's id is 404.
-func (s *Service) RemoveProviderCapability(ctx context.Context, req *switchboardv1.RemoveProviderCapabilityRequest) (*switchboardv1.RemoveProviderCapabilityResponse, error) {
+func (s *Operator) RemoveProviderCapability(ctx context.Context, req *switchboardv1.RemoveProviderCapabilityRequest) (*switchboardv1.RemoveProviderCapabilityResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (s *Service) RemoveProviderCapability(ctx context.Context, req *switchboard
 	if strings.TrimSpace(req.GetId()) == "" {
 		return nil, apperr.Invalid("id is required")
 	}
-	n, err := s.DB.ProviderCapability.Delete().Where(providercapability.ID(req.GetId()), providercapability.UserID(p.UserID)).Exec(ctx)
+	n, err := s.core.DB.ProviderCapability.Delete().Where(providercapability.ID(req.GetId()), providercapability.UserID(p.UserID)).Exec(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
@@ -100,7 +100,7 @@ func (s *Service) RemoveProviderCapability(ctx context.Context, req *switchboard
 
 // MatchJobs ranks the caller's open received jobs against its capabilities
 // (rules.MatchJobs decides; this reads and renders).
-func (s *Service) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsRequest) (*switchboardv1.MatchJobsResponse, error) {
+func (s *Operator) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsRequest) (*switchboardv1.MatchJobsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (s *Service) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsReq
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := s.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginReceived), job.StatusEQ(job.StatusOpen)).
+	jobs, err := s.core.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginReceived), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

@@ -54,7 +54,7 @@ type cardStatusBody struct {
 // and priority to the peer's instance through the outbox, the connection's
 // peer token as the row's credential. A card linked to no active
 // connection sends nothing.
-func (s *Service) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.Card) error {
+func (s *Relays) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.Card) error {
 	if after.ExternalCardID == nil || after.ExternalInstanceURL == nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func (s *Service) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent
 		return apperr.Internal(err)
 	}
 	return apperr.Wrap(webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: after.UserID, Event: EventCardStatus,
-		URL: c.PeerInstanceURL + CardStatusPath, Body: body, At: s.now(), InstanceID: ackInstance + c.ID}))
+		URL: c.PeerInstanceURL + CardStatusPath, Body: body, At: s.core.now(), InstanceID: ackInstance + c.ID}))
 }
 
 // ReceiveCardStatus adds the peer's change of a linked card to the local
@@ -88,16 +88,16 @@ func (s *Service) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent
 // status and priority stay): at most ChangeLogLimit entries, the oldest
 // dropped. The card must be the connection's user's and linked to the
 // sender's card on the sender's instance (else 404).
-func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.ReceiveCardStatusRequest) (*switchboardv1.ReceiveCardStatusResponse, error) {
+func (s *Peers) ReceiveCardStatus(ctx context.Context, req *switchboardv1.ReceiveCardStatusRequest) (*switchboardv1.ReceiveCardStatusResponse, error) {
 	var body error
 	if strings.TrimSpace(req.GetCardId()) == "" || strings.TrimSpace(req.GetExternalCardId()) == "" {
 		body = apperr.Invalid("cardId and externalCardId are required")
 	}
-	c, err := s.fromActivePeer(ctx, "card-status", body)
+	c, err := s.core.fromActivePeer(ctx, "card-status", body)
 	if err != nil {
 		return nil, err
 	}
-	n, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (int, error) {
+	n, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (int, error) {
 		return kanban.AppendChange(ctx, tx, req.GetExternalCardId(), func(ctx context.Context) (*ent.Card, error) {
 			k, err := tx.Card.Query().Where(card.ID(req.GetExternalCardId()), card.UserID(c.UserID),
 				card.ExternalInstanceURL(c.PeerInstanceURL), card.ExternalCardID(req.GetCardId())).Only(ctx)
@@ -107,7 +107,7 @@ func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Rece
 			return k, err
 		}, &switchboardv1.CardChange{ExternalCardId: req.GetCardId(), NewStatus: req.GetNewStatus(),
 			NewPriority: req.GetNewPriority(), ChangeLog: req.GetChangeLog(), From: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL),
-			ReceivedAt: timestamppb.New(s.now().Truncate(time.Microsecond))})
+			ReceivedAt: timestamppb.New(s.core.now().Truncate(time.Microsecond))})
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -117,8 +117,8 @@ func (s *Service) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Rece
 
 // CardDigest is what the user's linked cards heard from peers since a time,
 // newest card first: the digest the assistant or the briefing shows.
-func (s *Service) CardDigest(ctx context.Context, userID string, since time.Time) ([]*switchboardv1.KanbanCard, error) {
-	cards, err := s.DB.Card.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
+func (s *Relays) CardDigest(ctx context.Context, userID string, since time.Time) ([]*switchboardv1.KanbanCard, error) {
+	cards, err := s.core.DB.Card.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
 		Order(ent.Desc(card.FieldUpdatedAt)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

@@ -21,7 +21,7 @@ import (
 // The operator's side of connections: NetworkService.
 
 // written records one of the network's activity entries for the local user.
-func (s *Service) written(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, action, summary string) error {
+func (s *Core) written(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, action, summary string) error {
 	return activity.Write(ctx, tx, activity.Entry{
 		UserID: c.UserID, Action: action, Actor: "Switchboard", At: s.now(),
 		Summary:  summary + " " + handle.Peer(c.PeerUserEmail, c.PeerInstanceURL),
@@ -30,12 +30,12 @@ func (s *Service) written(ctx context.Context, tx *db.Tx, c *ent.NetworkConnecti
 }
 
 // CreateConnection asks a user on another instance to connect.
-func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.CreateConnectionRequest) (*switchboardv1.CreateConnectionResponse, error) {
+func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.CreateConnectionRequest) (*switchboardv1.CreateConnectionResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.on(ctx)
+	w, err := s.core.on(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -46,28 +46,28 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 	if !validEmail(email) {
 		return nil, apperr.Invalid("peerUserEmail %q is not an email address", req.GetPeerUserEmail())
 	}
-	origin, err := s.peerOrigin(ctx, "peerInstanceUrl", req.GetPeerInstanceUrl())
+	origin, err := s.core.peerOrigin(ctx, "peerInstanceUrl", req.GetPeerInstanceUrl())
 	if err != nil {
 		return nil, err
 	}
 	if err := admit(w, origin); err != nil {
 		return nil, err
 	}
-	self, err := s.selfOrigin()
+	self, err := s.core.selfOrigin()
 	if err != nil {
 		return nil, err
 	}
 	if origin == self {
 		return nil, apperr.Invalid("peerInstanceUrl is this instance: connections join users on different instances")
 	}
-	if err := s.needSecrets(); err != nil {
+	if err := s.core.needSecrets(); err != nil {
 		return nil, err
 	}
-	me, err := s.DB.User.Get(ctx, p.UserID)
+	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	prior, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
+	prior, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
 		networkconnection.PeerInstanceURL(origin), networkconnection.PeerUserEmail(email)).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
@@ -82,16 +82,16 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 	token, hash := auth.NewToken(federation.PeerTokenPrefix)
 	// The issued token is committed before the call, so that whichever
 	// replica the peer's verification reaches can answer it.
-	row, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+	row, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
 		id := ids.New()
 		if prior != nil {
 			id = prior.ID
 		}
-		sealed, err := federation.SealSecret(s.Secrets, token, pendingAAD(id))
+		sealed, err := federation.SealSecret(s.core.Secrets, token, pendingAAD(id))
 		if err != nil {
 			return nil, err
 		}
-		until := s.now().Add(pendingFor)
+		until := s.core.now().Add(pendingFor)
 		if prior != nil {
 			return tx.NetworkConnection.UpdateOneID(prior.ID).SetTokenHash(hash).SetPendingTokenSealed(sealed).SetPendingUntil(until).
 				SetNillableMessage(optional(req.GetMessage())).Save(ctx)
@@ -104,22 +104,22 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	res, err := s.peer(origin).ReceiveConnection(ctx, &switchboardv1.ReceiveConnectionRequest{
-		FromInstanceUrl: self, FromUserEmail: me.Email, FromUserName: me.Name, FromInstanceName: s.instanceName(),
+	res, err := s.core.peer(origin).ReceiveConnection(ctx, &switchboardv1.ReceiveConnectionRequest{
+		FromInstanceUrl: self, FromUserEmail: me.Email, FromUserName: me.Name, FromInstanceName: s.core.instanceName(),
 		ToUserEmail: email, FederationToken: token, ConnectionId: row.ID, Message: req.GetMessage(),
 	})
 	if err != nil {
 		cleanup := context.WithoutCancel(ctx)
 		if prior == nil {
-			_ = s.DB.NetworkConnection.DeleteOneID(row.ID).Exec(cleanup)
+			_ = s.core.DB.NetworkConnection.DeleteOneID(row.ID).Exec(cleanup)
 		} else {
 			// The peer kept the token it had: it stays the one this side checks.
-			_ = s.DB.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
+			_ = s.core.DB.NetworkConnection.UpdateOneID(row.ID).ClearPendingTokenSealed().ClearPendingUntil().
 				SetNillableTokenHash(prior.TokenHash).Exec(cleanup)
 		}
 		return nil, peerError(origin, err)
 	}
-	row, err = db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+	row, err = db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
 		return s.answered(ctx, tx, row, res, prior == nil)
 	})
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 
 // answered records the peer's answer to a request: its id and names, and,
 // when it accepted at once, its token.
-func (s *Service) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConnection,
+func (s *Operator) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConnection,
 	res *switchboardv1.ReceiveConnectionResponse, created bool) (*ent.NetworkConnection, error) {
 	// A name that is not a line of text is not recorded: the peer is shown
 	// by its email instead.
@@ -148,13 +148,13 @@ func (s *Service) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConne
 		if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
 			return nil, apperr.Invalid("the peer accepted without a federation token")
 		}
-		sealed, err := federation.SealSecret(s.Secrets, token, peerAAD(row.ID))
+		sealed, err := federation.SealSecret(s.core.Secrets, token, peerAAD(row.ID))
 		if err != nil {
 			return nil, err
 		}
 		up.SetStatus(networkconnection.StatusActive).SetPeerTokenSealed(sealed)
 		if row.AcceptedAt == nil {
-			up.SetAcceptedAt(s.now())
+			up.SetAcceptedAt(s.core.now())
 			accepted = true
 		}
 	case string(networkconnection.StatusDeclined):
@@ -165,12 +165,12 @@ func (s *Service) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConne
 		return nil, err
 	}
 	if created {
-		if err := s.written(ctx, tx, row, "connection_created", "Asked to connect with"); err != nil {
+		if err := s.core.written(ctx, tx, row, "connection_created", "Asked to connect with"); err != nil {
 			return nil, err
 		}
 	}
 	if accepted {
-		if err := s.written(ctx, tx, row, "connection_accepted", "Connected with"); err != nil {
+		if err := s.core.written(ctx, tx, row, "connection_accepted", "Connected with"); err != nil {
 			return nil, err
 		}
 	}
@@ -178,12 +178,12 @@ func (s *Service) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConne
 }
 
 // ListConnections lists the caller's connections by status, newest first.
-func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListConnectionsRequest) (*switchboardv1.ListConnectionsResponse, error) {
+func (s *Operator) ListConnections(ctx context.Context, req *switchboardv1.ListConnectionsRequest) (*switchboardv1.ListConnectionsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID))
+	q := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID))
 	switch req.GetStatus() {
 	case string(vocab.ConnectionFilterPending):
 		q.Where(networkconnection.StatusEQ(networkconnection.StatusPending))
@@ -198,7 +198,7 @@ func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListCo
 }
 
 // ListActiveConnections lists the key's account's active connections.
-func (s *Service) ListActiveConnections(ctx context.Context, _ *switchboardv1.ListActiveConnectionsRequest) (*switchboardv1.ListActiveConnectionsResponse, error) {
+func (s *Operator) ListActiveConnections(ctx context.Context, _ *switchboardv1.ListActiveConnectionsRequest) (*switchboardv1.ListActiveConnectionsResponse, error) {
 	res, err := s.ListConnections(ctx, &switchboardv1.ListConnectionsRequest{Status: string(vocab.ConnectionFilterActive)})
 	if err != nil {
 		return nil, err
@@ -207,39 +207,39 @@ func (s *Service) ListActiveConnections(ctx context.Context, _ *switchboardv1.Li
 }
 
 // AcceptConnection accepts a pending request from a peer.
-func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.AcceptConnectionRequest) (*switchboardv1.AcceptConnectionResponse, error) {
-	row, err := s.owned(ctx, req.GetId())
+func (s *Operator) AcceptConnection(ctx context.Context, req *switchboardv1.AcceptConnectionRequest) (*switchboardv1.AcceptConnectionResponse, error) {
+	row, err := s.core.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
 	if row.Direction != networkconnection.DirectionInbound || row.Status != networkconnection.StatusPending {
 		return nil, apperr.IllegalMove("only a pending request from a peer can be accepted; this one is %s %s", row.Direction, row.Status)
 	}
-	w, err := s.on(ctx)
+	w, err := s.core.on(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := admit(w, row.PeerInstanceURL); err != nil {
 		return nil, err
 	}
-	theirs, err := s.peerToken(row)
+	theirs, err := s.core.peerToken(row)
 	if err != nil {
 		return nil, err
 	}
 	token, hash := auth.NewToken(federation.PeerTokenPrefix)
-	_, err = s.peer(row.PeerInstanceURL).ConfirmConnection(withToken(ctx, theirs), &switchboardv1.ConfirmConnectionRequest{
+	_, err = s.core.peer(row.PeerInstanceURL).ConfirmConnection(withToken(ctx, theirs), &switchboardv1.ConfirmConnectionRequest{
 		ConnectionId: deref(row.PeerConnectionID), FederationToken: token, PeerConnectionId: row.ID,
 	})
 	if err != nil {
 		return nil, peerError(row.PeerInstanceURL, err)
 	}
-	row, err = db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
+	row, err = db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
 		row, err := tx.NetworkConnection.UpdateOneID(row.ID).SetStatus(networkconnection.StatusActive).
-			SetTokenHash(hash).SetAcceptedAt(s.now()).Save(ctx)
+			SetTokenHash(hash).SetAcceptedAt(s.core.now()).Save(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return row, s.written(ctx, tx, row, "connection_accepted", "Connected with")
+		return row, s.core.written(ctx, tx, row, "connection_accepted", "Connected with")
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -253,8 +253,8 @@ func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.Accep
 // DeclineConnection declines a pending request from a peer. The peer is
 // not told; its request stays pending there until its operator removes it,
 // or asks again and hears "declined".
-func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.DeclineConnectionRequest) (*switchboardv1.DeclineConnectionResponse, error) {
-	row, err := s.owned(ctx, req.GetId())
+func (s *Operator) DeclineConnection(ctx context.Context, req *switchboardv1.DeclineConnectionRequest) (*switchboardv1.DeclineConnectionResponse, error) {
+	row, err := s.core.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -271,29 +271,29 @@ func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.Decl
 // RemoveConnection removes a connection here and tells the peer when this
 // side holds a token of the peer's to tell it with. An unreachable peer does
 // not keep the connection: it is removed here anyway (peerTold false).
-func (s *Service) RemoveConnection(ctx context.Context, req *switchboardv1.RemoveConnectionRequest) (*switchboardv1.RemoveConnectionResponse, error) {
-	row, err := s.owned(ctx, req.GetId())
+func (s *Operator) RemoveConnection(ctx context.Context, req *switchboardv1.RemoveConnectionRequest) (*switchboardv1.RemoveConnectionResponse, error) {
+	row, err := s.core.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
 	told := false
 	if row.PeerTokenSealed != nil {
-		theirs, err := s.peerToken(row)
+		theirs, err := s.core.peerToken(row)
 		if err != nil {
 			return nil, err
 		}
-		_, err = s.peer(row.PeerInstanceURL).DropConnection(withToken(ctx, theirs), &switchboardv1.DropConnectionRequest{})
+		_, err = s.core.peer(row.PeerInstanceURL).DropConnection(withToken(ctx, theirs), &switchboardv1.DropConnectionRequest{})
 		if err != nil {
-			s.Logger.WarnContext(ctx, "network: the peer was not told of a removal", "connection", row.ID,
+			s.core.Logger.WarnContext(ctx, "network: the peer was not told of a removal", "connection", row.ID,
 				"peer", row.PeerInstanceURL, "error", err)
 		}
 		told = err == nil
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := removeConnection(ctx, tx, row); err != nil {
 			return err
 		}
-		return s.written(ctx, tx, row, "connection_removed", "Removed the connection with")
+		return s.core.written(ctx, tx, row, "connection_removed", "Removed the connection with")
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -303,11 +303,11 @@ func (s *Service) RemoveConnection(ctx context.Context, req *switchboardv1.Remov
 
 // UpdateConnection sets a connection's trust level; only its owner reaches
 // it (another account's id is 404).
-func (s *Service) UpdateConnection(ctx context.Context, req *switchboardv1.UpdateConnectionRequest) (*switchboardv1.UpdateConnectionResponse, error) {
+func (s *Operator) UpdateConnection(ctx context.Context, req *switchboardv1.UpdateConnectionRequest) (*switchboardv1.UpdateConnectionResponse, error) {
 	if req.GetTrustLevel() == "" {
 		return nil, apperr.Invalid("trustLevel is required")
 	}
-	row, err := s.owned(ctx, req.GetId())
+	row, err := s.core.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -320,23 +320,23 @@ func (s *Service) UpdateConnection(ctx context.Context, req *switchboardv1.Updat
 
 // RotateConnection issues a new token for an active connection and hands it
 // to the peer first: if the peer cannot be told, nothing changes (503).
-func (s *Service) RotateConnection(ctx context.Context, req *switchboardv1.RotateConnectionRequest) (*switchboardv1.RotateConnectionResponse, error) {
-	row, err := s.owned(ctx, req.GetId())
+func (s *Operator) RotateConnection(ctx context.Context, req *switchboardv1.RotateConnectionRequest) (*switchboardv1.RotateConnectionResponse, error) {
+	row, err := s.core.owned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
 	}
 	if row.Status != networkconnection.StatusActive {
 		return nil, apperr.IllegalMove("only an active connection's token can be rotated; this one is %s", row.Status)
 	}
-	if _, err := s.on(ctx); err != nil {
+	if _, err := s.core.on(ctx); err != nil {
 		return nil, err
 	}
-	theirs, err := s.peerToken(row)
+	theirs, err := s.core.peerToken(row)
 	if err != nil {
 		return nil, err
 	}
 	token, hash := auth.NewToken(federation.PeerTokenPrefix)
-	_, err = s.peer(row.PeerInstanceURL).ReplacePeerToken(withToken(ctx, theirs), &switchboardv1.ReplacePeerTokenRequest{FederationToken: token})
+	_, err = s.core.peer(row.PeerInstanceURL).ReplacePeerToken(withToken(ctx, theirs), &switchboardv1.ReplacePeerTokenRequest{FederationToken: token})
 	if err != nil {
 		return nil, peerError(row.PeerInstanceURL, err)
 	}
@@ -348,7 +348,7 @@ func (s *Service) RotateConnection(ctx context.Context, req *switchboardv1.Rotat
 }
 
 // peerToken opens the token the peer issued, which this side presents.
-func (s *Service) peerToken(row *ent.NetworkConnection) (string, error) {
+func (s *Core) peerToken(row *ent.NetworkConnection) (string, error) {
 	if err := s.needSecrets(); err != nil {
 		return "", err
 	}
@@ -363,7 +363,7 @@ func (s *Service) peerToken(row *ent.NetworkConnection) (string, error) {
 }
 
 // instanceName is this instance's name as peers show it: its host.
-func (s *Service) instanceName() string {
+func (s *Core) instanceName() string {
 	self, err := s.selfOrigin()
 	if err != nil {
 		return ""

@@ -17,4 +17,7 @@
 // sender's relay id, and the relay-ack). A request relay becomes a pending
 // queue item; its moves come back through the queue's hooks and go to the
 // sender as acks through the outbox, in the move's own transaction.
+//
+// The services are split by who calls (service.go): Operator, Peers (the
+// untrusted surface) and Relays, each holding the one Core.
 package network

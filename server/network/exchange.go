@@ -19,8 +19,8 @@ import (
 // for the peers.
 
 var (
-	_ switchboardv1connect.NetworkExchangeServiceHandler     = (*Service)(nil)
-	_ switchboardv1connect.NetworkExchangePeerServiceHandler = (*Service)(nil)
+	_ switchboardv1connect.NetworkExchangeServiceHandler     = (*Operator)(nil)
+	_ switchboardv1connect.NetworkExchangePeerServiceHandler = (*Peers)(nil)
 )
 
 // maxMetadata bounds a notification's metadata object, as JSON.
@@ -28,7 +28,7 @@ const maxMetadata = 10_000
 
 // fromActivePeer is fromPeer for the exchange's routes: the connection must
 // be active (a pending request's token reads and writes nothing).
-func (s *Service) fromActivePeer(ctx context.Context, route string, body error) (*ent.NetworkConnection, error) {
+func (s *Core) fromActivePeer(ctx context.Context, route string, body error) (*ent.NetworkConnection, error) {
 	row, err := s.fromPeer(ctx, route, body)
 	if err != nil {
 		return nil, err
@@ -41,22 +41,22 @@ func (s *Service) fromActivePeer(ctx context.Context, route string, body error) 
 
 // activeOwned is the caller's active connection id (another account's is
 // 404) with the peer's token to present, after the switch.
-func (s *Service) activeOwned(ctx context.Context, id string) (*ent.NetworkConnection, string, error) {
-	row, err := s.owned(ctx, id)
+func (s *Operator) activeOwned(ctx context.Context, id string) (*ent.NetworkConnection, string, error) {
+	row, err := s.core.owned(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}
 	if row.Status != networkconnection.StatusActive {
 		return nil, "", apperr.IllegalMove("connection %s is %s: only an active connection reaches its peer", row.ID, row.Status)
 	}
-	w, err := s.on(ctx)
+	w, err := s.core.on(ctx)
 	if err != nil {
 		return nil, "", err
 	}
 	if err := admit(w, row.PeerInstanceURL); err != nil {
 		return nil, "", err
 	}
-	token, err := s.peerToken(row)
+	token, err := s.core.peerToken(row)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,7 +64,7 @@ func (s *Service) activeOwned(ctx context.Context, id string) (*ent.NetworkConne
 }
 
 // patternsPeer is a typed client for GetPatterns at origin.
-func (s *Service) patternsPeer(origin string) switchboardv1connect.NetworkExchangeServiceClient {
+func (s *Core) patternsPeer(origin string) switchboardv1connect.NetworkExchangeServiceClient {
 	return switchboardv1connect.NewNetworkExchangeServiceClient(s.client, origin, s.ClientOptions...)
 }
 

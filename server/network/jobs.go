@@ -28,7 +28,7 @@ import (
 // PostJob posts a job and publishes it to the chosen active connections
 // (all when none are named; a named one that is not the caller's active
 // connection is 404 and nothing is posted).
-func (s *Service) PostJob(ctx context.Context, req *switchboardv1.PostJobRequest) (*switchboardv1.PostJobResponse, error) {
+func (s *Operator) PostJob(ctx context.Context, req *switchboardv1.PostJobRequest) (*switchboardv1.PostJobResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -42,11 +42,11 @@ func (s *Service) PostJob(ctx context.Context, req *switchboardv1.PostJobRequest
 	}
 	var w switchState
 	if len(targets) > 0 {
-		if w, err = s.on(ctx); err != nil {
+		if w, err = s.core.on(ctx); err != nil {
 			return nil, err
 		}
 	}
-	c := s.DB.Job.Create().SetUserID(p.UserID).SetOrigin(job.OriginPosted).SetTitle(req.GetTitle()).
+	c := s.core.DB.Job.Create().SetUserID(p.UserID).SetOrigin(job.OriginPosted).SetTitle(req.GetTitle()).
 		SetDescription(req.GetDescription()).SetRequiredSkills(nonEmpty(req.GetRequiredSkills())).
 		SetNillableCompensation(optional(req.GetCompensation())).SetNillableEstimatedHours(req.EstimatedHours).
 		SetSharedWith(lists.Map(targets, func(c *ent.NetworkConnection) string { return c.ID }))
@@ -66,8 +66,8 @@ func (s *Service) PostJob(ctx context.Context, req *switchboardv1.PostJobRequest
 
 // jobTargets are the named active connections of the caller, or all of
 // them when none are named.
-func (s *Service) jobTargets(ctx context.Context, userID string, ids []string) ([]*ent.NetworkConnection, error) {
-	q := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID), networkconnection.StatusEQ(networkconnection.StatusActive))
+func (s *Operator) jobTargets(ctx context.Context, userID string, ids []string) ([]*ent.NetworkConnection, error) {
+	q := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID), networkconnection.StatusEQ(networkconnection.StatusActive))
 	if len(ids) == 0 {
 		rows, err := q.Order(ent.Asc(networkconnection.FieldCreatedAt), ent.Asc(networkconnection.FieldID)).All(ctx)
 		if err != nil {
@@ -93,7 +93,7 @@ func (s *Service) jobTargets(ctx context.Context, userID string, ids []string) (
 
 // publish hands the job to each target's peer, one after the other; a
 // failure is reported, not fatal (the peer can still read the job).
-func (s *Service) publish(ctx context.Context, w switchState, row *ent.Job, targets []*ent.NetworkConnection) []*switchboardv1.JobDelivery {
+func (s *Operator) publish(ctx context.Context, w switchState, row *ent.Job, targets []*ent.NetworkConnection) []*switchboardv1.JobDelivery {
 	out := make([]*switchboardv1.JobDelivery, 0, len(targets))
 	shared := sharedProto(row)
 	for _, c := range targets {
@@ -103,13 +103,13 @@ func (s *Service) publish(ctx context.Context, w switchState, row *ent.Job, targ
 			err = apperr.IllegalMove("connection %s has no token of its peer", c.ID)
 		}
 		if err == nil {
-			d.Delivery, err = s.toPeer(ctx, row.UserID, c, EventJob, switchboardv1connect.NetworkExchangePeerServiceReceiveJobProcedure,
+			d.Delivery, err = s.core.toPeer(ctx, row.UserID, c, EventJob, switchboardv1connect.NetworkExchangePeerServiceReceiveJobProcedure,
 				&switchboardv1.ReceiveJobRequest{Job: shared}, &switchboardv1.ReceiveJobResponse{})
 		}
 		if err != nil {
 			msg := apperr.From(err).Message
 			d.Error = &msg
-			s.Logger.WarnContext(ctx, "network: a job did not reach a peer", "job", row.ID, "connection", c.ID, "error", err)
+			s.core.Logger.WarnContext(ctx, "network: a job did not reach a peer", "job", row.ID, "connection", c.ID, "error", err)
 		}
 		d.Delivered = d.Delivery == deliveryDelivered
 		out = append(out, d)
@@ -118,7 +118,7 @@ func (s *Service) publish(ctx context.Context, w switchState, row *ent.Job, targ
 }
 
 // ListJobs pages the caller's board, newest first.
-func (s *Service) ListJobs(ctx context.Context, req *switchboardv1.ListJobsRequest) (*switchboardv1.ListJobsResponse, error) {
+func (s *Operator) ListJobs(ctx context.Context, req *switchboardv1.ListJobsRequest) (*switchboardv1.ListJobsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (s *Service) ListJobs(ctx context.Context, req *switchboardv1.ListJobsReque
 	if err != nil {
 		return nil, err
 	}
-	q := s.DB.Job.Query().Where(job.UserID(p.UserID))
+	q := s.core.DB.Job.Query().Where(job.UserID(p.UserID))
 	if req.GetOrigin() != "" {
 		q.Where(job.OriginEQ(job.Origin(req.GetOrigin())))
 	}
@@ -150,9 +150,9 @@ func (s *Service) ListJobs(ctx context.Context, req *switchboardv1.ListJobsReque
 
 // CloseJob closes one of the caller's posted jobs and tells the connections
 // it was shared with; a received job is the poster's to close (400).
-func (s *Service) CloseJob(ctx context.Context, req *switchboardv1.CloseJobRequest) (*switchboardv1.CloseJobResponse, error) {
+func (s *Operator) CloseJob(ctx context.Context, req *switchboardv1.CloseJobRequest) (*switchboardv1.CloseJobResponse, error) {
 	row, err := callerRow(ctx, "job", req.GetId(), func(userID string) (*ent.Job, error) {
-		return s.DB.Job.Query().Where(job.ID(req.GetId()), job.UserID(userID)).Only(ctx)
+		return s.core.DB.Job.Query().Where(job.ID(req.GetId()), job.UserID(userID)).Only(ctx)
 	})
 	if err != nil {
 		return nil, err
@@ -163,12 +163,12 @@ func (s *Service) CloseJob(ctx context.Context, req *switchboardv1.CloseJobReque
 	if row.Status == job.StatusClosed {
 		return &switchboardv1.CloseJobResponse{Job: jobProto(row)}, nil
 	}
-	row, err = row.Update().SetStatus(job.StatusClosed).SetClosedAt(s.now()).Save(ctx)
+	row, err = row.Update().SetStatus(job.StatusClosed).SetClosedAt(s.core.now()).Save(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	if w, err := s.on(ctx); err == nil && len(row.SharedWith) > 0 {
-		targets, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(row.UserID),
+	if w, err := s.core.on(ctx); err == nil && len(row.SharedWith) > 0 {
+		targets, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(row.UserID),
 			networkconnection.StatusEQ(networkconnection.StatusActive), networkconnection.IDIn(row.SharedWith...)).All(ctx)
 		if err == nil {
 			s.publish(ctx, w, row, targets)
@@ -179,17 +179,17 @@ func (s *Service) CloseJob(ctx context.Context, req *switchboardv1.CloseJobReque
 
 // ReceiveJob takes a peer's job into the local user's board; the same job
 // again (by the poster's id, per connection) updates it.
-func (s *Service) ReceiveJob(ctx context.Context, req *switchboardv1.ReceiveJobRequest) (*switchboardv1.ReceiveJobResponse, error) {
+func (s *Peers) ReceiveJob(ctx context.Context, req *switchboardv1.ReceiveJobRequest) (*switchboardv1.ReceiveJobResponse, error) {
 	j := req.GetJob()
 	var body error
 	if j == nil || strings.TrimSpace(j.GetId()) == "" || strings.TrimSpace(j.GetTitle()) == "" {
 		body = apperr.Invalid("job with its id and title is required")
 	}
-	row, err := s.fromActivePeer(ctx, "jobs", body)
+	row, err := s.core.fromActivePeer(ctx, "jobs", body)
 	if err != nil {
 		return nil, err
 	}
-	id, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (string, error) {
+	id, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (string, error) {
 		prior, err := tx.Job.Query().Where(job.ConnectionID(row.ID), job.PeerJobID(j.GetId())).Only(ctx)
 		if err != nil && !ent.IsNotFound(err) {
 			return "", err
@@ -200,7 +200,7 @@ func (s *Service) ReceiveJob(ctx context.Context, req *switchboardv1.ReceiveJobR
 				SetNillableEstimatedHours(j.EstimatedHours)
 			setJobEnums(j, up.Mutation())
 			if j.GetStatus() == string(job.StatusClosed) && prior.ClosedAt == nil {
-				up.SetClosedAt(s.now())
+				up.SetClosedAt(s.core.now())
 			}
 			return prior.ID, up.Exec(ctx)
 		}
@@ -211,7 +211,7 @@ func (s *Service) ReceiveJob(ctx context.Context, req *switchboardv1.ReceiveJobR
 			SetFromUserName(row.PeerUserName).SetFromInstanceURL(row.PeerInstanceURL)
 		setJobEnums(j, c.Mutation())
 		if j.GetStatus() == string(job.StatusClosed) {
-			c.SetClosedAt(s.now())
+			c.SetClosedAt(s.core.now())
 		}
 		made, err := c.Save(ctx)
 		if err != nil {
@@ -240,8 +240,8 @@ func setJobEnums(j *switchboardv1.SharedJob, m *ent.JobMutation) {
 
 // ListSharedJobs answers the local user's open posted jobs shared with the
 // calling connection, newest first.
-func (s *Service) ListSharedJobs(ctx context.Context, _ *switchboardv1.ListSharedJobsRequest) (*switchboardv1.ListSharedJobsResponse, error) {
-	row, err := s.fromActivePeer(ctx, "jobs", nil)
+func (s *Peers) ListSharedJobs(ctx context.Context, _ *switchboardv1.ListSharedJobsRequest) (*switchboardv1.ListSharedJobsResponse, error) {
+	row, err := s.core.fromActivePeer(ctx, "jobs", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -251,8 +251,8 @@ func (s *Service) ListSharedJobs(ctx context.Context, _ *switchboardv1.ListShare
 // sharedJobs are the local user's open posted jobs shared with the
 // connection, newest first (ListSharedJobs, and job_browse for a trusted
 // peer).
-func (s *Service) sharedJobs(ctx context.Context, row *ent.NetworkConnection) (*switchboardv1.ListSharedJobsResponse, error) {
-	rows, err := s.DB.Job.Query().Where(job.UserID(row.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
+func (s *Peers) sharedJobs(ctx context.Context, row *ent.NetworkConnection) (*switchboardv1.ListSharedJobsResponse, error) {
+	rows, err := s.core.DB.Job.Query().Where(job.UserID(row.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

@@ -23,13 +23,13 @@ const MentionLimit = 10
 // connection with a user of the caller's instance (docs/decisions.md "The
 // operator network: notifications, patterns and jobs"): a user who never
 // joined that instance's network is not shown to it.
-func (s *Service) SearchNetworkMentions(ctx context.Context, req *switchboardv1.SearchNetworkMentionsRequest) (*switchboardv1.SearchNetworkMentionsResponse, error) {
-	row, err := s.fromActivePeer(ctx, "mentions", nil)
+func (s *Peers) SearchNetworkMentions(ctx context.Context, req *switchboardv1.SearchNetworkMentionsRequest) (*switchboardv1.SearchNetworkMentionsResponse, error) {
+	row, err := s.core.fromActivePeer(ctx, "mentions", nil)
 	if err != nil {
 		return nil, err
 	}
 	prefix := strings.ToLower(strings.TrimSpace(req.GetPrefix()))
-	users, err := s.DB.User.Query().Where(user.HasNetworkConnectionsWith(
+	users, err := s.core.DB.User.Query().Where(user.HasNetworkConnectionsWith(
 		networkconnection.PeerInstanceURL(row.PeerInstanceURL), networkconnection.StatusEQ(networkconnection.StatusActive))).
 		All(ctx)
 	if err != nil {

@@ -27,8 +27,8 @@ import (
 // ReceiveNotification takes a notification from the connection's peer for
 // its local user. A sender or recipient named in the body that is not the
 // connection's is 400, like a relay's.
-func (s *Service) ReceiveNotification(ctx context.Context, req *switchboardv1.ReceiveNotificationRequest) (*switchboardv1.ReceiveNotificationResponse, error) {
-	row, err := s.fromActivePeer(ctx, "notifications", notificationBody(req.GetType(), req.GetTitle()))
+func (s *Peers) ReceiveNotification(ctx context.Context, req *switchboardv1.ReceiveNotificationRequest) (*switchboardv1.ReceiveNotificationResponse, error) {
+	row, err := s.core.fromActivePeer(ctx, "notifications", notificationBody(req.GetType(), req.GetTitle()))
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (s *Service) ReceiveNotification(ctx context.Context, req *switchboardv1.Re
 		return nil, apperr.Invalid("fromUserEmail %q is not this connection's peer user", from)
 	}
 	if to := strings.TrimSpace(req.GetToUserEmail()); to != "" {
-		me, err := s.DB.User.Query().Where(user.ID(row.UserID)).Only(ctx)
+		me, err := s.core.DB.User.Query().Where(user.ID(row.UserID)).Only(ctx)
 		if err != nil {
 			return nil, apperr.Wrap(err)
 		}
@@ -61,7 +61,7 @@ func (s *Service) ReceiveNotification(ctx context.Context, req *switchboardv1.Re
 			return nil, apperr.Invalid("fromUserName is required for %s: the sender's new name", rules.NotificationProfileUpdated)
 		}
 	}
-	n, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.Notification, error) {
+	n, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.Notification, error) {
 		if profile {
 			if err := tx.NetworkConnection.UpdateOneID(row.ID).SetPeerUserName(name).Exec(ctx); err != nil {
 				return nil, err
@@ -92,7 +92,7 @@ func notificationBody(typ, title string) error {
 
 // SendNotification sends one notification to an active connection's peer
 // user and answers once the peer took it.
-func (s *Service) SendNotification(ctx context.Context, req *switchboardv1.SendNotificationRequest) (*switchboardv1.SendNotificationResponse, error) {
+func (s *Operator) SendNotification(ctx context.Context, req *switchboardv1.SendNotificationRequest) (*switchboardv1.SendNotificationResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -107,16 +107,16 @@ func (s *Service) SendNotification(ctx context.Context, req *switchboardv1.SendN
 	if err != nil {
 		return nil, err
 	}
-	me, err := s.DB.User.Get(ctx, p.UserID)
+	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
 	res := &switchboardv1.ReceiveNotificationResponse{}
-	delivery, err := s.toPeer(ctx, p.UserID, row, EventNotification, switchboardv1connect.NetworkExchangePeerServiceReceiveNotificationProcedure,
+	delivery, err := s.core.toPeer(ctx, p.UserID, row, EventNotification, switchboardv1connect.NetworkExchangePeerServiceReceiveNotificationProcedure,
 		&switchboardv1.ReceiveNotificationRequest{
 			Type: req.GetType(), Title: req.GetTitle(), Body: req.GetBody(), Metadata: req.GetMetadata(),
 			FromUserName: me.Name, FromUserEmail: me.Email, ToUserEmail: row.PeerUserEmail,
-			Timestamp: timestamppb.New(s.now()),
+			Timestamp: timestamppb.New(s.core.now()),
 		}, res)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (s *Service) SendNotification(ctx context.Context, req *switchboardv1.SendN
 }
 
 // ListNotifications pages the caller's notifications, newest first.
-func (s *Service) ListNotifications(ctx context.Context, req *switchboardv1.ListNotificationsRequest) (*switchboardv1.ListNotificationsResponse, error) {
+func (s *Operator) ListNotifications(ctx context.Context, req *switchboardv1.ListNotificationsRequest) (*switchboardv1.ListNotificationsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (s *Service) ListNotifications(ctx context.Context, req *switchboardv1.List
 	if err != nil {
 		return nil, err
 	}
-	mine := s.DB.Notification.Query().Where(notification.UserID(p.UserID))
+	mine := s.core.DB.Notification.Query().Where(notification.UserID(p.UserID))
 	unread, err := mine.Clone().Where(notification.ReadAtIsNil()).Count(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -159,15 +159,15 @@ func (s *Service) ListNotifications(ctx context.Context, req *switchboardv1.List
 
 // ReadNotification marks one of the caller's notifications read; another
 // account's id is 404.
-func (s *Service) ReadNotification(ctx context.Context, req *switchboardv1.ReadNotificationRequest) (*switchboardv1.ReadNotificationResponse, error) {
+func (s *Operator) ReadNotification(ctx context.Context, req *switchboardv1.ReadNotificationRequest) (*switchboardv1.ReadNotificationResponse, error) {
 	n, err := callerRow(ctx, "notification", req.GetId(), func(userID string) (*ent.Notification, error) {
-		return s.DB.Notification.Query().Where(notification.ID(req.GetId()), notification.UserID(userID)).Only(ctx)
+		return s.core.DB.Notification.Query().Where(notification.ID(req.GetId()), notification.UserID(userID)).Only(ctx)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if n.ReadAt == nil {
-		if n, err = n.Update().SetReadAt(s.now()).Save(ctx); err != nil {
+		if n, err = n.Update().SetReadAt(s.core.now()).Save(ctx); err != nil {
 			return nil, apperr.Wrap(err)
 		}
 	}

@@ -44,7 +44,7 @@ const (
 // error, as a direct call answered it, and the row ends. Anything else (the
 // peer down, its breaker open) leaves the row to the federation retry
 // schedule: queued.
-func (s *Service) toPeer(ctx context.Context, userID string, c *ent.NetworkConnection, event, procedure string,
+func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnection, event, procedure string,
 	msg, answer proto.Message) (string, error) {
 	body, err := protojson.Marshal(msg)
 	if err != nil {

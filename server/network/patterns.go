@@ -24,10 +24,10 @@ import (
 
 // GetPatterns answers the connection's local user's patterns to a peer (a
 // call presenting X-Federation-Token), else the caller's own.
-func (s *Service) GetPatterns(ctx context.Context, _ *switchboardv1.GetPatternsRequest) (*switchboardv1.GetPatternsResponse, error) {
+func (s *Operator) GetPatterns(ctx context.Context, _ *switchboardv1.GetPatternsRequest) (*switchboardv1.GetPatternsResponse, error) {
 	userID := ""
 	if auth.CredentialsFrom(ctx).FederationToken != "" {
-		row, err := s.fromActivePeer(ctx, "patterns", nil)
+		row, err := s.core.fromActivePeer(ctx, "patterns", nil)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +39,7 @@ func (s *Service) GetPatterns(ctx context.Context, _ *switchboardv1.GetPatternsR
 		}
 		userID = p.UserID
 	}
-	w, err := s.DB.WorkPattern.Query().Where(workpattern.UserID(userID)).Only(ctx)
+	w, err := s.core.DB.WorkPattern.Query().Where(workpattern.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return &switchboardv1.GetPatternsResponse{Patterns: emptyPatterns()}, nil
 	}
@@ -50,13 +50,13 @@ func (s *Service) GetPatterns(ctx context.Context, _ *switchboardv1.GetPatternsR
 }
 
 // UpdatePatterns replaces the caller's published patterns.
-func (s *Service) UpdatePatterns(ctx context.Context, req *switchboardv1.UpdatePatternsRequest) (*switchboardv1.UpdatePatternsResponse, error) {
+func (s *Operator) UpdatePatterns(ctx context.Context, req *switchboardv1.UpdatePatternsRequest) (*switchboardv1.UpdatePatternsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	types, skills := nonEmpty(req.GetTaskTypes()), nonEmpty(req.GetSkills())
-	w, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.WorkPattern, error) {
+	w, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.WorkPattern, error) {
 		prior, err := tx.WorkPattern.Query().Where(workpattern.UserID(p.UserID)).Only(ctx)
 		switch {
 		case ent.IsNotFound(err):
@@ -75,17 +75,17 @@ func (s *Service) UpdatePatterns(ctx context.Context, req *switchboardv1.UpdateP
 }
 
 // ListPeerPatterns lists what this side keeps of its connections' patterns.
-func (s *Service) ListPeerPatterns(ctx context.Context, _ *switchboardv1.ListPeerPatternsRequest) (*switchboardv1.ListPeerPatternsResponse, error) {
+func (s *Operator) ListPeerPatterns(ctx context.Context, _ *switchboardv1.ListPeerPatternsRequest) (*switchboardv1.ListPeerPatternsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.DB.PeerPattern.Query().Where(peerpattern.UserID(p.UserID)).
+	rows, err := s.core.DB.PeerPattern.Query().Where(peerpattern.UserID(p.UserID)).
 		Order(ent.Asc(peerpattern.FieldConnectionID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	conns, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID)).All(ctx)
+	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -103,7 +103,7 @@ func (s *Service) ListPeerPatterns(ctx context.Context, _ *switchboardv1.ListPee
 }
 
 // RefreshPeerPatterns fetches an active connection's patterns now.
-func (s *Service) RefreshPeerPatterns(ctx context.Context, req *switchboardv1.RefreshPeerPatternsRequest) (*switchboardv1.RefreshPeerPatternsResponse, error) {
+func (s *Operator) RefreshPeerPatterns(ctx context.Context, req *switchboardv1.RefreshPeerPatternsRequest) (*switchboardv1.RefreshPeerPatternsResponse, error) {
 	row, token, err := s.activeOwned(ctx, req.GetId())
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ const (
 
 // RunPatterns refreshes the kept patterns once now and then every
 // patternsEvery on clock, until ctx ends.
-func (s *Service) RunPatterns(ctx context.Context, clock clockwork.Clock) {
+func (s *Operator) RunPatterns(ctx context.Context, clock clockwork.Clock) {
 	for {
 		s.RefreshStalePatterns(ctx)
 		timer := clock.NewTimer(patternsEvery)
@@ -143,20 +143,20 @@ func (s *Service) RunPatterns(ctx context.Context, clock clockwork.Clock) {
 // whose kept ones are missing or stale, one peer after the other, and
 // answers how many it refreshed. Nothing runs while the network is off; a
 // peer that fails is logged and tried again on the next pass.
-func (s *Service) RefreshStalePatterns(ctx context.Context) int {
-	w, err := s.on(ctx)
-	if err != nil || s.Secrets == nil {
+func (s *Operator) RefreshStalePatterns(ctx context.Context) int {
+	w, err := s.core.on(ctx)
+	if err != nil || s.core.Secrets == nil {
 		return 0
 	}
-	conns, err := s.DB.NetworkConnection.Query().Where(networkconnection.StatusEQ(networkconnection.StatusActive),
+	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.StatusEQ(networkconnection.StatusActive),
 		networkconnection.PeerTokenSealedNotNil()).All(ctx)
 	if err != nil {
-		s.Logger.WarnContext(ctx, "network: the patterns refresh could not list connections", "error", err)
+		s.core.Logger.WarnContext(ctx, "network: the patterns refresh could not list connections", "error", err)
 		return 0
 	}
-	kept, err := s.DB.PeerPattern.Query().All(ctx)
+	kept, err := s.core.DB.PeerPattern.Query().All(ctx)
 	if err != nil {
-		s.Logger.WarnContext(ctx, "network: the patterns refresh could not read kept patterns", "error", err)
+		s.core.Logger.WarnContext(ctx, "network: the patterns refresh could not read kept patterns", "error", err)
 		return 0
 	}
 	fetched := map[string]time.Time{}
@@ -165,7 +165,7 @@ func (s *Service) RefreshStalePatterns(ctx context.Context) int {
 	}
 	n := 0
 	for _, c := range conns {
-		if at, ok := fetched[c.ID]; ok && s.now().Sub(at) < patternsStale {
+		if at, ok := fetched[c.ID]; ok && s.core.now().Sub(at) < patternsStale {
 			continue
 		}
 		if admit(w, c.PeerInstanceURL) != nil {
@@ -180,21 +180,21 @@ func (s *Service) RefreshStalePatterns(ctx context.Context) int {
 
 // learnQuietly fetches and keeps a connection's patterns, logging a
 // failure: the caller's own work does not depend on it.
-func (s *Service) learnQuietly(ctx context.Context, c *ent.NetworkConnection) bool {
-	token, err := s.peerToken(c)
+func (s *Operator) learnQuietly(ctx context.Context, c *ent.NetworkConnection) bool {
+	token, err := s.core.peerToken(c)
 	if err == nil {
 		_, err = s.learnPatterns(ctx, c, token)
 	}
 	if err != nil && ctx.Err() == nil {
-		s.Logger.WarnContext(ctx, "network: a peer's patterns were not fetched", "connection", c.ID,
+		s.core.Logger.WarnContext(ctx, "network: a peer's patterns were not fetched", "connection", c.ID,
 			"peer", c.PeerInstanceURL, "error", err)
 	}
 	return err == nil
 }
 
 // learnPatterns reads the peer's patterns and keeps them for the connection.
-func (s *Service) learnPatterns(ctx context.Context, row *ent.NetworkConnection, token string) (*ent.PeerPattern, error) {
-	res, err := s.patternsPeer(row.PeerInstanceURL).GetPatterns(withToken(ctx, token), &switchboardv1.GetPatternsRequest{})
+func (s *Operator) learnPatterns(ctx context.Context, row *ent.NetworkConnection, token string) (*ent.PeerPattern, error) {
+	res, err := s.core.patternsPeer(row.PeerInstanceURL).GetPatterns(withToken(ctx, token), &switchboardv1.GetPatternsRequest{})
 	if err != nil {
 		return nil, peerError(row.PeerInstanceURL, err)
 	}
@@ -206,18 +206,18 @@ func (s *Service) learnPatterns(ctx context.Context, row *ent.NetworkConnection,
 	}
 	types, skills := nonEmpty(got.GetTaskTypes()), nonEmpty(got.GetSkills())
 	maxc, hours := int(max(got.GetMaxConcurrent(), 0)), max(got.GetTypicalTurnaroundHours(), 0)
-	kept, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.PeerPattern, error) {
+	kept, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.PeerPattern, error) {
 		prior, err := tx.PeerPattern.Query().Where(peerpattern.ConnectionID(row.ID)).Only(ctx)
 		switch {
 		case ent.IsNotFound(err):
 			return tx.PeerPattern.Create().SetUserID(row.UserID).SetConnectionID(row.ID).SetTaskTypes(types).SetSkills(skills).
 				SetMaxConcurrent(maxc).SetTypicalTurnaroundHours(hours).SetNillablePublishedAt(published).
-				SetFetchedAt(s.now()).Save(ctx)
+				SetFetchedAt(s.core.now()).Save(ctx)
 		case err != nil:
 			return nil, err
 		}
 		up := prior.Update().SetTaskTypes(types).SetSkills(skills).SetMaxConcurrent(maxc).
-			SetTypicalTurnaroundHours(hours).SetFetchedAt(s.now())
+			SetTypicalTurnaroundHours(hours).SetFetchedAt(s.core.now())
 		if published == nil {
 			up.ClearPublishedAt()
 		} else {

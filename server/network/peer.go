@@ -28,7 +28,7 @@ import (
 // non-empty allowlist is 403. body is the request's own refusal (a missing
 // field), answered after the switch and before the credential, as
 // federation's routes do.
-func (s *Service) fromPeer(ctx context.Context, route string, body error) (*ent.NetworkConnection, error) {
+func (s *Core) fromPeer(ctx context.Context, route string, body error) (*ent.NetworkConnection, error) {
 	w, err := s.on(ctx)
 	if err != nil {
 		return nil, err
@@ -56,12 +56,12 @@ func (s *Service) fromPeer(ctx context.Context, route string, body error) (*ent.
 // CallerConnection names the connection whose token a request presents, for
 // the federation rate class (counted per connection); empty for anything
 // else.
-func (s *Service) CallerConnection(ctx context.Context, r *http.Request) string {
+func (s *Peers) CallerConnection(ctx context.Context, r *http.Request) string {
 	token := r.Header.Get(auth.FederationTokenHeader)
 	if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
 		return ""
 	}
-	row, err := s.DB.NetworkConnection.Query().Where(networkconnection.TokenHash(auth.HashToken(token))).Only(ctx)
+	row, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.TokenHash(auth.HashToken(token))).Only(ctx)
 	if err != nil {
 		return ""
 	}
@@ -74,8 +74,8 @@ func (s *Service) CallerConnection(ctx context.Context, r *http.Request) string 
 // anyone is looked up, and an unverified caller and an unknown user get the
 // same 404 (RULINGS "Security details"; Reconciliation 14), so the route
 // tells no one which emails have accounts here.
-func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.ReceiveConnectionRequest) (*switchboardv1.ReceiveConnectionResponse, error) {
-	w, err := s.on(ctx)
+func (s *Peers) ReceiveConnection(ctx context.Context, req *switchboardv1.ReceiveConnectionRequest) (*switchboardv1.ReceiveConnectionResponse, error) {
+	w, err := s.core.on(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if err != nil {
 		return nil, err
 	}
-	origin, err := s.peerOrigin(ctx, "fromInstanceUrl", req.GetFromInstanceUrl())
+	origin, err := s.core.peerOrigin(ctx, "fromInstanceUrl", req.GetFromInstanceUrl())
 	if err != nil {
 		return nil, err
 	}
@@ -108,22 +108,22 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if !strings.HasPrefix(req.GetFederationToken(), federation.PeerTokenPrefix) {
 		return nil, apperr.Unauthenticated("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
 	}
-	if err := s.needSecrets(); err != nil {
+	if err := s.core.needSecrets(); err != nil {
 		return nil, err
 	}
 	// Each handshake makes this instance call the origin: counted before.
-	if s.Limiter != nil {
-		if err := s.Limiter.Count(ctx, "auth", "handshake:"+origin); err != nil {
+	if s.core.Limiter != nil {
+		if err := s.core.Limiter.Count(ctx, "auth", "handshake:"+origin); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.verify(ctx, origin, req.GetFederationToken(), req.GetConnectionId()); err != nil {
 		// Why is for this instance's log only: the caller learns no more
 		// than an unknown user's requester would.
-		s.Logger.InfoContext(ctx, "network: a connection request did not verify", "origin", origin, "err", err)
+		s.core.Logger.InfoContext(ctx, "network: a connection request did not verify", "origin", origin, "err", err)
 		return nil, noRequest()
 	}
-	to, err := s.DB.User.Query().Where(user.EmailEqualFold(strings.TrimSpace(req.GetToUserEmail()))).Only(ctx)
+	to, err := s.core.DB.User.Query().Where(user.EmailEqualFold(strings.TrimSpace(req.GetToUserEmail()))).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, noRequest()
 	}
@@ -134,8 +134,8 @@ func (s *Service) ReceiveConnection(ctx context.Context, req *switchboardv1.Rece
 	if err != nil {
 		return nil, err
 	}
-	res := &switchboardv1.ReceiveConnectionResponse{Success: true, UserName: to.Name, InstanceName: s.instanceName()}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	res := &switchboardv1.ReceiveConnectionResponse{Success: true, UserName: to.Name, InstanceName: s.core.instanceName()}
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, token, err := s.record(ctx, tx, to, peerFrom{origin, from, name}, req, auto && w.listed(origin))
 		if err != nil {
 			return err
@@ -167,7 +167,7 @@ type peerFrom struct{ origin, email, name string }
 // side's token again, since the requester has lost it); a new one is pending,
 // or active at once when accept is true. It answers this side's token when
 // the connection is active.
-func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFrom,
+func (s *Peers) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFrom,
 	req *switchboardv1.ReceiveConnectionRequest, accept bool) (*ent.NetworkConnection, string, error) {
 	origin, from := p.origin, p.email
 	prior, err := tx.NetworkConnection.Query().Where(networkconnection.UserID(to.ID),
@@ -179,7 +179,7 @@ func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFro
 	if prior != nil {
 		id = prior.ID
 	}
-	sealed, err := federation.SealSecret(s.Secrets, req.GetFederationToken(), peerAAD(id))
+	sealed, err := federation.SealSecret(s.core.Secrets, req.GetFederationToken(), peerAAD(id))
 	if err != nil {
 		return nil, "", err
 	}
@@ -203,17 +203,17 @@ func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFro
 	if accept {
 		var hash string
 		token, hash = auth.NewToken(federation.PeerTokenPrefix)
-		create.SetStatus(networkconnection.StatusActive).SetTokenHash(hash).SetAcceptedAt(s.now())
+		create.SetStatus(networkconnection.StatusActive).SetTokenHash(hash).SetAcceptedAt(s.core.now())
 	}
 	row, err := create.Save(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := s.written(ctx, tx, row, "connection_created", "Connection request from"); err != nil {
+	if err := s.core.written(ctx, tx, row, "connection_created", "Connection request from"); err != nil {
 		return nil, "", err
 	}
 	if accept {
-		if err := s.written(ctx, tx, row, "connection_accepted", "Connected with"); err != nil {
+		if err := s.core.written(ctx, tx, row, "connection_accepted", "Connected with"); err != nil {
 			return nil, "", err
 		}
 	}
@@ -221,8 +221,8 @@ func (s *Service) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFro
 }
 
 // autoAccept is the user's auto-accept preference.
-func (s *Service) autoAccept(ctx context.Context, userID string) (bool, error) {
-	pref, err := s.DB.NetworkPreference.Query().Where(networkpreference.UserID(userID)).Only(ctx)
+func (s *Peers) autoAccept(ctx context.Context, userID string) (bool, error) {
+	pref, err := s.core.DB.NetworkPreference.Query().Where(networkpreference.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return false, nil
 	}
@@ -234,8 +234,8 @@ func (s *Service) autoAccept(ctx context.Context, userID string) (bool, error) {
 
 // ConfirmConnection takes the peer's acceptance of a request this instance
 // sent: the call presents this side's token, the body the peer's.
-func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.ConfirmConnectionRequest) (*switchboardv1.ConfirmConnectionResponse, error) {
-	row, err := s.fromPeer(ctx, "connect/accept", tokenField(req.GetFederationToken(), "connectionId", req.GetConnectionId()))
+func (s *Peers) ConfirmConnection(ctx context.Context, req *switchboardv1.ConfirmConnectionRequest) (*switchboardv1.ConfirmConnectionResponse, error) {
+	row, err := s.core.fromPeer(ctx, "connect/accept", tokenField(req.GetFederationToken(), "connectionId", req.GetConnectionId()))
 	if err != nil {
 		return nil, err
 	}
@@ -245,11 +245,11 @@ func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.Conf
 	if row.Status == networkconnection.StatusDeclined {
 		return nil, apperr.IllegalMove("connection %s was declined", row.ID)
 	}
-	if err := s.needSecrets(); err != nil {
+	if err := s.core.needSecrets(); err != nil {
 		return nil, err
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		sealed, err := federation.SealSecret(s.Secrets, req.GetFederationToken(), peerAAD(row.ID))
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
+		sealed, err := federation.SealSecret(s.core.Secrets, req.GetFederationToken(), peerAAD(row.ID))
 		if err != nil {
 			return err
 		}
@@ -259,13 +259,13 @@ func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.Conf
 			up.SetPeerConnectionID(req.GetPeerConnectionId())
 		}
 		if row.AcceptedAt == nil {
-			up.SetAcceptedAt(s.now())
+			up.SetAcceptedAt(s.core.now())
 		}
 		saved, err := up.Save(ctx)
 		if err != nil || row.Status == networkconnection.StatusActive {
 			return err
 		}
-		return s.written(ctx, tx, saved, "connection_accepted", "Connected with")
+		return s.core.written(ctx, tx, saved, "connection_accepted", "Connected with")
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -274,16 +274,16 @@ func (s *Service) ConfirmConnection(ctx context.Context, req *switchboardv1.Conf
 }
 
 // DropConnection is the peer's removal: the connection goes here too.
-func (s *Service) DropConnection(ctx context.Context, _ *switchboardv1.DropConnectionRequest) (*switchboardv1.DropConnectionResponse, error) {
-	row, err := s.fromPeer(ctx, "connections/remove", nil)
+func (s *Peers) DropConnection(ctx context.Context, _ *switchboardv1.DropConnectionRequest) (*switchboardv1.DropConnectionResponse, error) {
+	row, err := s.core.fromPeer(ctx, "connections/remove", nil)
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := removeConnection(ctx, tx, row); err != nil {
 			return err
 		}
-		return s.written(ctx, tx, row, "connection_removed", "The connection was removed by")
+		return s.core.written(ctx, tx, row, "connection_removed", "The connection was removed by")
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -293,19 +293,19 @@ func (s *Service) DropConnection(ctx context.Context, _ *switchboardv1.DropConne
 
 // ReplacePeerToken is the peer's rotation: its new token replaces the one
 // this side presents.
-func (s *Service) ReplacePeerToken(ctx context.Context, req *switchboardv1.ReplacePeerTokenRequest) (*switchboardv1.ReplacePeerTokenResponse, error) {
-	row, err := s.fromPeer(ctx, "connections/rotate", tokenField(req.GetFederationToken()))
+func (s *Peers) ReplacePeerToken(ctx context.Context, req *switchboardv1.ReplacePeerTokenRequest) (*switchboardv1.ReplacePeerTokenResponse, error) {
+	row, err := s.core.fromPeer(ctx, "connections/rotate", tokenField(req.GetFederationToken()))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.needSecrets(); err != nil {
+	if err := s.core.needSecrets(); err != nil {
 		return nil, err
 	}
-	sealed, err := federation.SealSecret(s.Secrets, req.GetFederationToken(), peerAAD(row.ID))
+	sealed, err := federation.SealSecret(s.core.Secrets, req.GetFederationToken(), peerAAD(row.ID))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	if err := s.DB.NetworkConnection.UpdateOneID(row.ID).SetPeerTokenSealed(sealed).Exec(ctx); err != nil {
+	if err := s.core.DB.NetworkConnection.UpdateOneID(row.ID).SetPeerTokenSealed(sealed).Exec(ctx); err != nil {
 		return nil, apperr.Wrap(err)
 	}
 	return &switchboardv1.ReplacePeerTokenResponse{}, nil

@@ -41,12 +41,12 @@ func prefsOf(p *ent.NetworkPreference) *switchboardv1.NetworkPreferences {
 }
 
 // GetNetworkPreferences answers the caller's relay preferences.
-func (s *Service) GetNetworkPreferences(ctx context.Context, _ *switchboardv1.GetNetworkPreferencesRequest) (*switchboardv1.GetNetworkPreferencesResponse, error) {
+func (s *Operator) GetNetworkPreferences(ctx context.Context, _ *switchboardv1.GetNetworkPreferencesRequest) (*switchboardv1.GetNetworkPreferencesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	row, err := s.DB.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).Only(ctx)
+	row, err := s.core.DB.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return &switchboardv1.GetNetworkPreferencesResponse{Preferences: defaults()}, nil
 	}
@@ -58,7 +58,7 @@ func (s *Service) GetNetworkPreferences(ctx context.Context, _ *switchboardv1.Ge
 
 // UpdateNetworkPreferences replaces the caller's relay preferences; what
 // the body leaves out takes its default.
-func (s *Service) UpdateNetworkPreferences(ctx context.Context, req *switchboardv1.UpdateNetworkPreferencesRequest) (*switchboardv1.UpdateNetworkPreferencesResponse, error) {
+func (s *Operator) UpdateNetworkPreferences(ctx context.Context, req *switchboardv1.UpdateNetworkPreferencesRequest) (*switchboardv1.UpdateNetworkPreferencesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (s *Service) UpdateNetworkPreferences(ctx context.Context, req *switchboard
 	if err != nil {
 		return nil, err
 	}
-	row, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.NetworkPreference, error) {
+	row, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkPreference, error) {
 		id, err := tx.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).OnlyID(ctx)
 		if ent.IsNotFound(err) {
 			return tx.NetworkPreference.Create().SetUserID(p.UserID).SetAutoAccept(want.AutoAccept).

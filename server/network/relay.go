@@ -31,7 +31,7 @@ import (
 // SendRelay sends a relay to an active connection's peer and records this
 // side's copy with the peer's answer (RULINGS "The operator network",
 // operator-side relay routes; writes relay_sent).
-func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayRequest) (*switchboardv1.SendRelayResponse, error) {
+func (s *Relays) SendRelay(ctx context.Context, req *switchboardv1.SendRelayRequest) (*switchboardv1.SendRelayResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -45,23 +45,23 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 	if _, err := rules.QueuePriority(req.GetPriority()); err != nil {
 		return nil, err
 	}
-	if _, err := s.on(ctx); err != nil {
+	if _, err := s.core.on(ctx); err != nil {
 		return nil, err
 	}
-	c, err := s.owned(ctx, req.GetConnectionId())
+	c, err := s.core.owned(ctx, req.GetConnectionId())
 	if err != nil {
 		return nil, err
 	}
 	if c.Status != networkconnection.StatusActive || c.PeerTokenSealed == nil {
 		return nil, apperr.IllegalMove("connection %s is %s: relays go to active connections only", c.ID, c.Status)
 	}
-	if err := ownThread(ctx, s.DB.Relay, c.ID, optional(req.GetThreadId()), optional(req.GetParentRelayId())); err != nil {
+	if err := ownThread(ctx, s.core.DB.Relay, c.ID, optional(req.GetThreadId()), optional(req.GetParentRelayId())); err != nil {
 		return nil, err
 	}
-	if err := s.needSecrets(); err != nil {
+	if err := s.core.needSecrets(); err != nil {
 		return nil, err
 	}
-	me, err := s.DB.User.Get(ctx, p.UserID)
+	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
@@ -75,13 +75,13 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 		Subject: strings.TrimSpace(req.GetSubject()), Payload: req.GetPayload(), Priority: req.GetPriority(),
 		ThreadId: thread, ParentRelayId: req.GetParentRelayId(), CardId: req.GetCardId()}
 	ans := &switchboardv1.ReceiveRelayResponse{}
-	delivery, err := s.toPeer(ctx, p.UserID, c, EventRelay, switchboardv1connect.NetworkRelayPeerServiceReceiveRelayProcedure, out, ans)
+	delivery, err := s.core.toPeer(ctx, p.UserID, c, EventRelay, switchboardv1connect.NetworkRelayPeerServiceReceiveRelayProcedure, out, ans)
 	if err != nil {
 		return nil, err
 	}
 	// Recorded once the peer has it or the outbox does; a refusal records
 	// nothing, as before.
-	row, err := db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*ent.Relay, error) {
+	row, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.Relay, error) {
 		return s.recordSent(ctx, tx, p, c, out, ans)
 	})
 	if err != nil {
@@ -95,7 +95,7 @@ func (s *Service) SendRelay(ctx context.Context, req *switchboardv1.SendRelayReq
 }
 
 // recordSent writes the sender's copy and relay_sent.
-func (s *Service) recordSent(ctx context.Context, tx *db.Tx, p *auth.Principal, c *ent.NetworkConnection,
+func (s *Relays) recordSent(ctx context.Context, tx *db.Tx, p *auth.Principal, c *ent.NetworkConnection,
 	out *switchboardv1.ReceiveRelayRequest, ans *switchboardv1.ReceiveRelayResponse) (*ent.Relay, error) {
 	payload := "{}"
 	if out.GetPayload() != nil {
@@ -133,14 +133,14 @@ func (s *Service) recordSent(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 		return nil, err
 	}
 	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
-	return row, activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "relay_sent", Actor: p.Actor(), At: s.now(),
+	return row, activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: "relay_sent", Actor: p.Actor(), At: s.core.now(),
 		Summary: fmt.Sprintf("Sent %q to %s", row.Subject, peer), CardID: deref(row.CardID),
 		Metadata: map[string]any{"relayId": row.ID, "connectionId": c.ID, "type": typ}})
 }
 
 // ListRelays lists the caller's relays, newest first; relays kept during
 // quiet hours that have ended are delivered as a digest first.
-func (s *Service) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysRequest) (*switchboardv1.ListRelaysResponse, error) {
+func (s *Relays) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysRequest) (*switchboardv1.ListRelaysResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (s *Service) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysR
 	if st := req.GetState(); st != "" {
 		where = append(where, relay.StateEQ(relay.State(st)))
 	}
-	rows, err := s.DB.Relay.Query().Where(where...).Order(ent.Desc(relay.FieldCreatedAt), ent.Desc(relay.FieldID)).
+	rows, err := s.core.DB.Relay.Query().Where(where...).Order(ent.Desc(relay.FieldCreatedAt), ent.Desc(relay.FieldID)).
 		Limit(500).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -171,8 +171,8 @@ func (s *Service) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysR
 	return &switchboardv1.ListRelaysResponse{Relays: out}, nil
 }
 
-func (s *Service) connectionsOf(ctx context.Context, userID string) (map[string]*ent.NetworkConnection, error) {
-	rows, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID)).All(ctx)
+func (s *Relays) connectionsOf(ctx context.Context, userID string) (map[string]*ent.NetworkConnection, error) {
+	rows, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
@@ -184,25 +184,25 @@ func (s *Service) connectionsOf(ctx context.Context, userID string) (map[string]
 }
 
 // GetRelay answers one of the caller's relays.
-func (s *Service) GetRelay(ctx context.Context, req *switchboardv1.GetRelayRequest) (*switchboardv1.GetRelayResponse, error) {
+func (s *Relays) GetRelay(ctx context.Context, req *switchboardv1.GetRelayRequest) (*switchboardv1.GetRelayResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.ownedRelay(ctx, s.DB.Client, p.UserID, req.GetId())
+	r, err := s.ownedRelay(ctx, s.core.DB.Client, p.UserID, req.GetId())
 	if err != nil {
 		return nil, err
 	}
 	return &switchboardv1.GetRelayResponse{Relay: s.shown(ctx, r)}, nil
 }
 
-func (s *Service) shown(ctx context.Context, r *ent.Relay) *switchboardv1.Relay {
-	c, _ := s.DB.NetworkConnection.Get(ctx, r.ConnectionID) // a removed connection shows no peer
+func (s *Relays) shown(ctx context.Context, r *ent.Relay) *switchboardv1.Relay {
+	c, _ := s.core.DB.NetworkConnection.Get(ctx, r.ConnectionID) // a removed connection shows no peer
 	return relayProto(r, c)
 }
 
 // ownedRelay is the caller's relay id; another account's is 404.
-func (s *Service) ownedRelay(ctx context.Context, c *ent.Client, userID, id string) (*ent.Relay, error) {
+func (s *Relays) ownedRelay(ctx context.Context, c *ent.Client, userID, id string) (*ent.Relay, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, apperr.Invalid("id is required")
 	}
@@ -214,7 +214,7 @@ func (s *Service) ownedRelay(ctx context.Context, c *ent.Client, userID, id stri
 }
 
 // quarantined is the caller's quarantined relay id, in tx.
-func (s *Service) quarantined(ctx context.Context, tx *db.Tx, userID, id string) (*ent.Relay, error) {
+func (s *Relays) quarantined(ctx context.Context, tx *db.Tx, userID, id string) (*ent.Relay, error) {
 	r, err := s.ownedRelay(ctx, tx.Client(), userID, id)
 	if err != nil {
 		return nil, err
@@ -227,13 +227,13 @@ func (s *Service) quarantined(ctx context.Context, tx *db.Tx, userID, id string)
 
 // ReleaseRelay takes a quarantined relay as if it had arrived from a
 // trusted connection.
-func (s *Service) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRelayRequest) (*switchboardv1.ReleaseRelayResponse, error) {
+func (s *Relays) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRelayRequest) (*switchboardv1.ReleaseRelayResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var id string
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		r, err := s.quarantined(ctx, tx, p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -255,13 +255,13 @@ func (s *Service) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRe
 			return err
 		}
 		id = r.ID
-		_, err = s.take(ctx, tx, c, to, in, s.inboundRow(tx, c, to, in).SetID(r.ID))
+		_, err = s.core.take(ctx, tx, c, to, in, s.core.inboundRow(tx, c, to, in).SetID(r.ID))
 		return err
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	r, err := s.ownedRelay(ctx, s.DB.Client, p.UserID, id)
+	r, err := s.ownedRelay(ctx, s.core.DB.Client, p.UserID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -283,12 +283,12 @@ func inboundFromRow(r *ent.Relay) *inbound {
 
 // DiscardRelay drops a quarantined relay: it is declined, and the sender is
 // told so.
-func (s *Service) DiscardRelay(ctx context.Context, req *switchboardv1.DiscardRelayRequest) (*switchboardv1.DiscardRelayResponse, error) {
+func (s *Relays) DiscardRelay(ctx context.Context, req *switchboardv1.DiscardRelayRequest) (*switchboardv1.DiscardRelayResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		r, err := s.quarantined(ctx, tx, p.UserID, req.GetId())
 		if err != nil {
 			return err
@@ -301,7 +301,7 @@ func (s *Service) DiscardRelay(ctx context.Context, req *switchboardv1.DiscardRe
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	r, err := s.ownedRelay(ctx, s.DB.Client, p.UserID, req.GetId())
+	r, err := s.ownedRelay(ctx, s.core.DB.Client, p.UserID, req.GetId())
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
-var _ switchboardv1connect.NetworkRelayPeerServiceHandler = (*Service)(nil)
+var _ switchboardv1connect.NetworkRelayPeerServiceHandler = (*Peers)(nil)
 
 // The comms message types relays write.
 const (
@@ -40,8 +40,8 @@ const (
 // ReceiveRelay takes a relay from the connection's peer user (RULINGS "The
 // operator network", Relays; document 2 "Relay"): one handler for POST
 // /api/v2/relay and /api/federation/relay.
-func (s *Service) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRelayRequest) (*switchboardv1.ReceiveRelayResponse, error) {
-	c, err := s.fromPeer(ctx, "relay", relayBody(req))
+func (s *Peers) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRelayRequest) (*switchboardv1.ReceiveRelayResponse, error) {
+	c, err := s.core.fromPeer(ctx, "relay", relayBody(req))
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +67,11 @@ func (s *Service) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRe
 		res, err = s.receive(ctx, tx, c, to, in)
 		return err
 	}
-	err = s.DB.InTx(ctx, take)
+	err = s.core.DB.InTx(ctx, take)
 	if ent.IsConstraintError(err) {
 		// The same relay arrived twice at once and the other copy won: this
 		// one is its duplicate.
-		err = s.DB.InTx(ctx, take)
+		err = s.core.DB.InTx(ctx, take)
 	}
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -98,15 +98,15 @@ func relayBody(req *switchboardv1.ReceiveRelayRequest) error {
 
 // recipient is the connection's local user, or the instance owner when that
 // user is gone (fallback).
-func (s *Service) recipient(ctx context.Context, c *ent.NetworkConnection) (*ent.User, bool, error) {
-	u, err := s.DB.User.Get(ctx, c.UserID)
+func (s *Peers) recipient(ctx context.Context, c *ent.NetworkConnection) (*ent.User, bool, error) {
+	u, err := s.core.DB.User.Get(ctx, c.UserID)
 	if err == nil {
 		return u, false, nil
 	}
 	if !ent.IsNotFound(err) {
 		return nil, false, apperr.Internal(err)
 	}
-	owner, err := s.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Order(ent.Asc(user.FieldCreatedAt)).First(ctx)
+	owner, err := s.core.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Order(ent.Asc(user.FieldCreatedAt)).First(ctx)
 	if err != nil {
 		return nil, false, apperr.Wrap(err)
 	}
@@ -158,7 +158,7 @@ func inboundOf(c *ent.NetworkConnection, req *switchboardv1.ReceiveRelayRequest)
 }
 
 // receive records the relay and does what its kind asks, in tx.
-func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound) (*switchboardv1.ReceiveRelayResponse, error) {
+func (s *Peers) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound) (*switchboardv1.ReceiveRelayResponse, error) {
 	prior, err := tx.Relay.Query().Where(relay.ConnectionID(c.ID), relay.DirectionEQ(relay.DirectionInbound),
 		relay.RelayID(in.relayID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
@@ -171,7 +171,7 @@ func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnecti
 	if err := ownThread(ctx, tx.Relay, c.ID, in.threadID, in.parentID); err != nil {
 		return nil, err
 	}
-	create := s.inboundRow(tx, c, to, in)
+	create := s.core.inboundRow(tx, c, to, in)
 	if string(c.TrustLevel) == rules.TrustUntrusted {
 		if _, err := create.SetQuarantined(true).Save(ctx); err != nil {
 			return nil, err
@@ -179,12 +179,12 @@ func (s *Service) receive(ctx context.Context, tx *db.Tx, c *ent.NetworkConnecti
 		return &switchboardv1.ReceiveRelayResponse{RelayId: &in.relayID, Quarantined: proto.Bool(true),
 			Message: proto.String("the relay is held for " + to.Name + "'s review: the connection is untrusted")}, nil
 	}
-	return s.take(ctx, tx, c, to, in, create)
+	return s.core.take(ctx, tx, c, to, in, create)
 }
 
 // take delivers a relay that is not quarantined: a request becomes a queue
 // item, an ambient relay passes the preferences, a response joins its thread.
-func (s *Service) take(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound, create *ent.RelayCreate) (*switchboardv1.ReceiveRelayResponse, error) {
+func (s *Core) take(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound, create *ent.RelayCreate) (*switchboardv1.ReceiveRelayResponse, error) {
 	res := &switchboardv1.ReceiveRelayResponse{RelayId: &in.relayID}
 	peer := handle.Peer(c.PeerUserEmail, c.PeerInstanceURL)
 	switch in.handling {
@@ -237,7 +237,7 @@ func (s *Service) take(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection,
 }
 
 // inboundRow is the recipient's copy of a relay, not yet saved.
-func (s *Service) inboundRow(tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound) *ent.RelayCreate {
+func (s *Core) inboundRow(tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound) *ent.RelayCreate {
 	create := tx.Relay.Create().SetUserID(to.ID).SetConnectionID(c.ID).SetRelayID(in.relayID).
 		SetDirection(relay.DirectionInbound).SetType(relay.Type(in.typ)).SetSubject(in.subject).SetPayload(in.payload).
 		SetPriority(relay.Priority(in.priority)).SetFromUserEmail(in.fromEmail).SetFromUserName(in.fromName).
@@ -250,7 +250,7 @@ func (s *Service) inboundRow(tx *db.Tx, c *ent.NetworkConnection, to *ent.User, 
 
 // queueItem makes a request relay the recipient's pending item (with its
 // card, through the queue's own create) and saves the relay with the item.
-func (s *Service) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound, create *ent.RelayCreate) (*ent.QueueItem, error) {
+func (s *Core) queueItem(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, to *ent.User, in *inbound, create *ent.RelayCreate) (*ent.QueueItem, error) {
 	if s.Queue == nil {
 		return nil, apperr.Internal(fmt.Errorf("network: no queue to take relays"))
 	}
@@ -296,7 +296,7 @@ func instanceNameOf(c *ent.NetworkConnection) string {
 }
 
 // maxOpen is the recipient's maxOpenRelays.
-func (s *Service) maxOpen(ctx context.Context, tx *db.Tx, userID string) (int, error) {
+func (s *Core) maxOpen(ctx context.Context, tx *db.Tx, userID string) (int, error) {
 	pref, err := tx.NetworkPreference.Query().Where(networkpreference.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return DefaultMaxOpenRelays, nil
@@ -308,7 +308,7 @@ func (s *Service) maxOpen(ctx context.Context, tx *db.Tx, userID string) (int, e
 }
 
 // relayPrefs are the recipient's preferences as the rules read them.
-func (s *Service) relayPrefs(ctx context.Context, tx *db.Tx, userID string) (rules.Preferences, error) {
+func (s *Core) relayPrefs(ctx context.Context, tx *db.Tx, userID string) (rules.Preferences, error) {
 	pref, err := tx.NetworkPreference.Query().Where(networkpreference.UserID(userID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return rules.Preferences{AmbientEnabled: true}, nil
@@ -324,7 +324,7 @@ func (s *Service) relayPrefs(ctx context.Context, tx *db.Tx, userID string) (rul
 }
 
 // relayMessage is an ambient or response relay as a comms message.
-func (s *Service) relayMessage(ctx context.Context, tx *db.Tx, userID string, in *inbound, peer string) error {
+func (s *Core) relayMessage(ctx context.Context, tx *db.Tx, userID string, in *inbound, peer string) error {
 	content := fmt.Sprintf("%s (%s): %s", in.fromName, peer, in.subject)
 	meta := map[string]any{"type": commsRelay, "relayId": in.relayID, "relayType": in.typ}
 	if in.threadID != nil {

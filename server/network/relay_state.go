@@ -37,7 +37,7 @@ const ackInstance = "network-connection:"
 // received relay became moves, the relay's state follows (rules.Change) and
 // the change is written to the outbox for the sender, in the move's own unit
 // of work.
-func (s *Service) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
+func (s *Relays) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, from string) error {
 	r, err := itemRelay(ctx, tx, it)
 	if err != nil || r == nil {
 		return err
@@ -60,7 +60,7 @@ func (s *Service) ItemMoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, f
 
 // ItemRemoved is the queue's hook (queue.Service.Removed): an item rejected
 // or removed declines its relay, unless the relay is finished already.
-func (s *Service) ItemRemoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, _ bool) error {
+func (s *Relays) ItemRemoved(ctx context.Context, tx *db.Tx, it *ent.QueueItem, _ bool) error {
 	r, err := itemRelay(ctx, tx, it)
 	if err != nil || r == nil || rules.Final(string(r.State)) {
 		return err
@@ -88,9 +88,9 @@ type ackBody struct {
 // recipientMoved records the recipient's relay in its new state and writes
 // the ack for the sender to the outbox. A connection removed meanwhile has
 // no one to tell.
-func (s *Service) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, state string, result, reason *string) error {
+func (s *Relays) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, state string, result, reason *string) error {
 	// Microseconds, what PostgreSQL keeps: the sender orders acks by it.
-	now := s.now().Truncate(time.Microsecond)
+	now := s.core.now().Truncate(time.Microsecond)
 	if err := rules.Next(string(r.State), state); err != nil {
 		return err
 	}
@@ -126,19 +126,19 @@ func (s *Service) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, s
 // the peer's token of the row's connection, read at each attempt (a
 // rotation does not strand queued acks). found is false for a row that is
 // not the network's, or whose connection is gone or has no peer token.
-func (s *Service) Credential(ctx context.Context, instanceID string) (header, value string, found bool, err error) {
+func (s *Relays) Credential(ctx context.Context, instanceID string) (header, value string, found bool, err error) {
 	id, ok := strings.CutPrefix(instanceID, ackInstance)
-	if !ok || s.Secrets == nil {
+	if !ok || s.core.Secrets == nil {
 		return "", "", false, nil
 	}
-	c, err := s.DB.NetworkConnection.Get(ctx, id)
+	c, err := s.core.DB.NetworkConnection.Get(ctx, id)
 	if ent.IsNotFound(err) || (err == nil && c.PeerTokenSealed == nil) {
 		return "", "", false, nil
 	}
 	if err != nil {
 		return "", "", false, err
 	}
-	token, err := federation.OpenSecret(s.Secrets, *c.PeerTokenSealed, peerAAD(c.ID))
+	token, err := federation.OpenSecret(s.core.Secrets, *c.PeerTokenSealed, peerAAD(c.ID))
 	if err != nil {
 		return "", "", false, err
 	}
@@ -152,21 +152,21 @@ func Owns(instanceID string) bool { return strings.HasPrefix(instanceID, ackInst
 // it moves the relay forward (rules.ApplyAck): the state, a comms message,
 // relay_responded activity and relay.state_changed push webhooks, in one
 // unit of work. Older or repeated news changes nothing.
-func (s *Service) AckRelay(ctx context.Context, req *switchboardv1.AckRelayRequest) (*switchboardv1.AckRelayResponse, error) {
-	c, err := s.fromPeer(ctx, "relay-ack", ackFields(req))
+func (s *Peers) AckRelay(ctx context.Context, req *switchboardv1.AckRelayRequest) (*switchboardv1.AckRelayResponse, error) {
+	c, err := s.core.fromPeer(ctx, "relay-ack", ackFields(req))
 	if err != nil {
 		return nil, err
 	}
 	if c.Status != networkconnection.StatusActive {
 		return nil, apperr.NotFound("no active connection holds that federation token")
 	}
-	at := s.now()
+	at := s.core.now()
 	if req.GetOccurredAt() != nil {
 		at = req.GetOccurredAt().AsTime().UTC()
 	}
 	at = at.Truncate(time.Microsecond)
 	res := &switchboardv1.AckRelayResponse{}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		r, err := tx.Relay.Query().Where(relay.ConnectionID(c.ID), relay.DirectionEQ(relay.DirectionOutbound),
 			relay.RelayID(req.GetRelayId())).Only(ctx)
 		if ent.IsNotFound(err) {
@@ -214,7 +214,7 @@ type RelayStateChanged struct {
 }
 
 // senderMoved writes an applied ack on the sender's side.
-func (s *Service) senderMoved(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, r *ent.Relay, req *switchboardv1.AckRelayRequest, at time.Time) error {
+func (s *Peers) senderMoved(ctx context.Context, tx *db.Tx, c *ent.NetworkConnection, r *ent.Relay, req *switchboardv1.AckRelayRequest, at time.Time) error {
 	state := req.GetState()
 	up := tx.Relay.UpdateOneID(r.ID).SetState(relay.State(state)).SetStateAt(at)
 	if v := req.GetResult(); v != "" {
@@ -236,7 +236,7 @@ func (s *Service) senderMoved(ctx context.Context, tx *db.Tx, c *ent.NetworkConn
 	case req.GetResult() != "":
 		summary += ": " + req.GetResult()
 	}
-	now := s.now()
+	now := s.core.now()
 	if _, err := comms.Post(ctx, tx, now, r.UserID, summary, "network", map[string]any{
 		"type": commsRelayState, "relayId": r.ID, "state": state, "connectionId": c.ID,
 	}); err != nil {
@@ -255,9 +255,9 @@ func (s *Service) senderMoved(ctx context.Context, tx *db.Tx, c *ent.NetworkConn
 // deliverDigests posts, for userID, one comms message listing the relays
 // kept during quiet hours that have ended by now, and clears them
 // (docs/decisions.md: the digest is delivered on the next read).
-func (s *Service) deliverDigests(ctx context.Context, userID string) error {
-	now := s.now()
-	return s.DB.InTx(ctx, func(tx *db.Tx) error {
+func (s *Relays) deliverDigests(ctx context.Context, userID string) error {
+	now := s.core.now()
+	return s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		due, err := tx.Relay.Query().Where(relay.UserID(userID), relay.DigestPending(true), relay.DigestDueLTE(now)).
 			Order(ent.Asc(relay.FieldCreatedAt)).All(ctx)
 		if err != nil || len(due) == 0 {

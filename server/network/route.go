@@ -32,7 +32,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 )
 
-var _ switchboardv1connect.NetworkRouteServiceHandler = (*Service)(nil)
+var _ switchboardv1connect.NetworkRouteServiceHandler = (*Relays)(nil)
 
 // The network as a whole (RULINGS "The operator network": routing, graph,
 // briefing, serendipity_matches). The rules are server/network/rules'; this
@@ -41,7 +41,7 @@ var _ switchboardv1connect.NetworkRouteServiceHandler = (*Service)(nil)
 // RouteTask is the route_task answer: the operator's active connections (by
 // the patterns learned of them and the outcomes of the relays sent to them)
 // and installed store agents, ranked by rules.RouteTask. It writes nothing.
-func (s *Service) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequest) (*switchboardv1.RouteTaskResponse, error) {
+func (s *Relays) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequest) (*switchboardv1.RouteTaskResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -75,13 +75,13 @@ func (s *Service) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskReq
 
 // candidates are the user's active connections and installed store agents
 // as rules.RouteTask reads them.
-func (s *Service) candidates(ctx context.Context, userID string) ([]rules.Candidate, error) {
-	conns, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID),
+func (s *Relays) candidates(ctx context.Context, userID string) ([]rules.Candidate, error) {
+	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID),
 		networkconnection.StatusEQ(networkconnection.StatusActive)).Order(ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pats, err := s.DB.PeerPattern.Query().Where(peerpattern.UserID(userID)).All(ctx)
+	pats, err := s.core.DB.PeerPattern.Query().Where(peerpattern.UserID(userID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Service) candidates(ctx context.Context, userID string) ([]rules.Candid
 	for _, pp := range pats {
 		byConn[pp.ConnectionID] = pp
 	}
-	sent, err := s.DB.Relay.Query().Where(relay.UserID(userID), relay.DirectionEQ(relay.DirectionOutbound),
+	sent, err := s.core.DB.Relay.Query().Where(relay.UserID(userID), relay.DirectionEQ(relay.DirectionOutbound),
 		relay.TypeEQ(relay.TypeRequest)).All(ctx)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (s *Service) candidates(ctx context.Context, userID string) ([]rules.Candid
 		}
 		out = append(out, cand)
 	}
-	agents, err := s.DB.StoreAgent.Query().Where(storeagent.HasInstallsWith(storeinstall.UserID(userID))).
+	agents, err := s.core.DB.StoreAgent.Query().Where(storeagent.HasInstallsWith(storeinstall.UserID(userID))).
 		Order(ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ const agentRunsConsidered = 500
 // connection's relays are: a finished execution is an acked one (completed,
 // or failed and timed out), timed from its creation to its finish; an agent
 // runs one execution at a time, so one running fills its capacity.
-func (s *Service) agentRuns(ctx context.Context, userID string, agents []*ent.StoreAgent) (map[string]*relayStats, error) {
+func (s *Relays) agentRuns(ctx context.Context, userID string, agents []*ent.StoreAgent) (map[string]*relayStats, error) {
 	if len(agents) == 0 {
 		return nil, nil
 	}
@@ -159,7 +159,7 @@ func (s *Service) agentRuns(ctx context.Context, userID string, agents []*ent.St
 	for i, a := range agents {
 		agentIDs[i] = a.ID
 	}
-	rows, err := s.DB.Execution.Query().Where(execution.UserID(userID), execution.AgentIDIn(agentIDs...),
+	rows, err := s.core.DB.Execution.Query().Where(execution.UserID(userID), execution.AgentIDIn(agentIDs...),
 		execution.FinishedAtNotNil()).Order(ent.Desc(execution.FieldFinishedAt)).Limit(agentRunsConsidered).All(ctx)
 	if err != nil {
 		return nil, err
@@ -223,21 +223,21 @@ func median(xs []float64) float64 {
 
 // RecordRoute writes task_routed: the operator used a route (relay_send
 // naming the strategy it follows) to send subject to these relays.
-func (s *Service) RecordRoute(ctx context.Context, strategy, subject string, relays []*switchboardv1.Relay) error {
+func (s *Relays) RecordRoute(ctx context.Context, strategy, subject string, relays []*switchboardv1.Relay) error {
 	return s.recordSend(ctx, "task_routed", fmt.Sprintf("Routed %q (%s) to %d", subject, strategy, len(relays)),
 		map[string]any{"strategy": strategy}, relays)
 }
 
 // RecordBroadcast writes relay_broadcast for one relay_send to several
 // connections.
-func (s *Service) RecordBroadcast(ctx context.Context, subject string, relays []*switchboardv1.Relay) error {
+func (s *Relays) RecordBroadcast(ctx context.Context, subject string, relays []*switchboardv1.Relay) error {
 	return s.recordSend(ctx, "relay_broadcast", fmt.Sprintf("Sent %q to %d connections", subject, len(relays)),
 		map[string]any{}, relays)
 }
 
 // recordSend writes the caller's activity entry for relays sent together,
 // naming them and their connections in metadata beside what it holds.
-func (s *Service) recordSend(ctx context.Context, action, summary string, metadata map[string]any, relays []*switchboardv1.Relay) error {
+func (s *Relays) recordSend(ctx context.Context, action, summary string, metadata map[string]any, relays []*switchboardv1.Relay) error {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return err
@@ -247,37 +247,37 @@ func (s *Service) recordSend(ctx context.Context, action, summary string, metada
 		ids, conns = append(ids, r.GetId()), append(conns, r.GetConnectionId())
 	}
 	metadata["relayIds"], metadata["connectionIds"] = ids, conns
-	return apperr.Wrap(s.DB.InTx(ctx, func(tx *db.Tx) error {
+	return apperr.Wrap(s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		return activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: action, Actor: p.Actor(),
-			At: s.now(), Summary: summary, Metadata: metadata})
+			At: s.core.now(), Summary: summary, Metadata: metadata})
 	}))
 }
 
 // GetNetworkGraph is the operator (id "self") and each connection not
 // removed, with an edge per connection counting the relays both ways.
-func (s *Service) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetworkGraphRequest) (*switchboardv1.GetNetworkGraphResponse, error) {
+func (s *Relays) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetworkGraphRequest) (*switchboardv1.GetNetworkGraphResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	me, err := s.DB.User.Get(ctx, p.UserID)
+	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
 	host := ""
-	if u, err := url.Parse(s.PublicURL); err == nil {
+	if u, err := url.Parse(s.core.PublicURL); err == nil {
 		host = u.Host
 	}
 	out := &switchboardv1.GetNetworkGraphResponse{
 		Nodes: []*switchboardv1.NetworkNode{{Id: "self", Kind: "self", Name: me.Name, Host: host}},
 		Edges: []*switchboardv1.NetworkEdge{},
 	}
-	conns, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
+	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
 		networkconnection.StatusEQ(networkconnection.StatusActive)).Order(ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	rows, err := s.DB.Relay.Query().Where(relay.UserID(p.UserID)).All(ctx)
+	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(p.UserID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
@@ -316,13 +316,13 @@ func (s *Service) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetwo
 
 // GetNetworkBriefing is the network's briefing, counts first, and moves the
 // caller's last-briefing time (kept in their network preferences) to now.
-func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNetworkBriefingRequest) (*switchboardv1.GetNetworkBriefingResponse, error) {
+func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNetworkBriefingRequest) (*switchboardv1.GetNetworkBriefingResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
-	pref, err := s.DB.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).Only(ctx)
+	now := s.core.now()
+	pref, err := s.core.DB.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, apperr.Wrap(err)
 	}
@@ -330,13 +330,13 @@ func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNe
 	if pref != nil {
 		since = pref.BriefedAt
 	}
-	pending, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
+	pending, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
 		networkconnection.StatusEQ(networkconnection.StatusPending), networkconnection.DirectionEQ(networkconnection.DirectionInbound)).
 		Order(ent.Desc(networkconnection.FieldCreatedAt), ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	rows, err := s.DB.Relay.Query().Where(relay.UserID(p.UserID)).
+	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(p.UserID)).
 		Order(ent.Desc(relay.FieldCreatedAt), ent.Desc(relay.FieldID)).Limit(500).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -345,7 +345,7 @@ func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNe
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := s.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginReceived), job.StatusEQ(job.StatusOpen)).
+	jobs, err := s.core.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginReceived), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -383,7 +383,7 @@ func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNe
 		AwaitingYou: count(out.AwaitingYou), AwaitingPeers: count(out.AwaitingPeers), StateChanges: count(out.StateChanges),
 		Quarantined: count(out.Quarantined), JobsReceived: count(out.JobsReceived), LinkedCardChanges: count(cards)}
 	if pref == nil {
-		err = s.DB.NetworkPreference.Create().SetUserID(p.UserID).SetBriefedAt(now).Exec(ctx)
+		err = s.core.DB.NetworkPreference.Create().SetUserID(p.UserID).SetBriefedAt(now).Exec(ctx)
 	} else {
 		err = pref.Update().SetBriefedAt(now).Exec(ctx)
 	}
@@ -399,7 +399,7 @@ func count[T any](xs []T) int32 { return int32(len(xs)) } //nolint:gosec // list
 // contacts and active connections (with the skills learned of their
 // patterns) and the keywords of their active cards (every status but
 // completed) and open posted jobs.
-func (s *Service) ListSerendipityMatches(ctx context.Context, req *switchboardv1.ListSerendipityMatchesRequest) (*switchboardv1.ListSerendipityMatchesResponse, error) {
+func (s *Relays) ListSerendipityMatches(ctx context.Context, req *switchboardv1.ListSerendipityMatchesRequest) (*switchboardv1.ListSerendipityMatchesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -408,12 +408,12 @@ func (s *Service) ListSerendipityMatches(ctx context.Context, req *switchboardv1
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	cards, err := s.DB.Card.Query().Where(card.UserID(p.UserID), card.StatusNEQ(card.StatusCompleted)).
+	cards, err := s.core.DB.Card.Query().Where(card.UserID(p.UserID), card.StatusNEQ(card.StatusCompleted)).
 		Order(ent.Asc(card.FieldID)).Limit(500).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	jobs, err := s.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
+	jobs, err := s.core.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Asc(job.FieldID)).Limit(500).All(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
@@ -436,20 +436,20 @@ func (s *Service) ListSerendipityMatches(ctx context.Context, req *switchboardv1
 	return out, nil
 }
 
-func (s *Service) people(ctx context.Context, userID string) ([]rules.Person, error) {
-	contacts, err := s.DB.Contact.Query().Where(contact.UserID(userID)).Order(ent.Asc(contact.FieldID)).Limit(1000).All(ctx)
+func (s *Relays) people(ctx context.Context, userID string) ([]rules.Person, error) {
+	contacts, err := s.core.DB.Contact.Query().Where(contact.UserID(userID)).Order(ent.Asc(contact.FieldID)).Limit(1000).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := lists.Map(contacts, func(c *ent.Contact) rules.Person {
 		return rules.Person{ID: c.ID, Name: c.Name, Party: rules.PartyContact, Tags: c.Tags, Company: deref(c.Company)}
 	})
-	conns, err := s.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID),
+	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID),
 		networkconnection.StatusEQ(networkconnection.StatusActive)).Order(ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pats, err := s.DB.PeerPattern.Query().Where(peerpattern.UserID(userID)).All(ctx)
+	pats, err := s.core.DB.PeerPattern.Query().Where(peerpattern.UserID(userID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -24,9 +24,9 @@ import (
 )
 
 var (
-	_ switchboardv1connect.NetworkServiceHandler      = (*Service)(nil)
-	_ switchboardv1connect.NetworkRelayServiceHandler = (*Service)(nil)
-	_ switchboardv1connect.NetworkPeerServiceHandler  = (*Service)(nil)
+	_ switchboardv1connect.NetworkServiceHandler      = (*Operator)(nil)
+	_ switchboardv1connect.NetworkRelayServiceHandler = (*Relays)(nil)
+	_ switchboardv1connect.NetworkPeerServiceHandler  = (*Peers)(nil)
 )
 
 // peerTimeout bounds each call to a peer. A request waits for the peer's
@@ -47,8 +47,12 @@ type Config struct {
 	AllowPrivate bool
 }
 
-// Service serves NetworkService and NetworkPeerService.
-type Service struct {
+// Core is what the operator network's three services share, built once by
+// NewCore and handed to each by pointer: the database, the clock, the
+// instance key, the outbound client under the peers' address rule and the
+// outbox. Its methods (the switch, the peer clients, the relay intake) are
+// unexported: only the services below call them.
+type Core struct {
 	DB      *db.DB
 	Now     func() time.Time
 	Secrets *secrets.Box
@@ -82,9 +86,9 @@ type Limiter interface {
 	Count(ctx context.Context, class, key string) error
 }
 
-// New makes a Service with its outbound client under the peers' address
-// rule.
-func New(s Service) *Service {
+// NewCore makes the shared core with its outbound client under the peers'
+// address rule.
+func NewCore(s Core) *Core {
 	if s.Logger == nil {
 		s.Logger = slog.Default()
 	}
@@ -96,10 +100,40 @@ func New(s Service) *Service {
 	return &s
 }
 
-func (s *Service) now() time.Time { return s.Now().UTC() }
+// The operator network is split by who calls (issue 27): the operator's
+// services, the peers' (untrusted: every call carries an sbf_ token this
+// side issued, or proves its origin in the handshake) and the operator's
+// relays with their state. Each holds the one Core.
+
+// Operator serves the operator's NetworkService (settings, connections,
+// preferences) and NetworkExchangeService (notifications, patterns, jobs,
+// capabilities).
+type Operator struct{ core *Core }
+
+// NewOperator makes the operator's services over c.
+func NewOperator(c *Core) *Operator { return &Operator{core: c} }
+
+// Peers serves what peers call: NetworkPeerService (handshake, accept,
+// remove, rotate), NetworkRelayPeerService (relays and acks),
+// NetworkExchangePeerService and NetworkSharePeerService, the well-known
+// answer to a handshake's verification, and the gate's credential checks.
+type Peers struct{ core *Core }
+
+// NewPeers makes the peers' services over c.
+func NewPeers(c *Core) *Peers { return &Peers{core: c} }
+
+// Relays serves the operator's NetworkRelayService and NetworkRouteService,
+// keeps relay state (the queue's and the board's subscriptions, the outbox
+// rows' credential) and records the MCP door's broadcasts and routes.
+type Relays struct{ core *Core }
+
+// NewRelays makes the operator's relay services over c.
+func NewRelays(c *Core) *Relays { return &Relays{core: c} }
+
+func (s *Core) now() time.Time { return s.Now().UTC() }
 
 // peer is a typed client for the instance at origin.
-func (s *Service) peer(origin string) switchboardv1connect.NetworkPeerServiceClient {
+func (s *Core) peer(origin string) switchboardv1connect.NetworkPeerServiceClient {
 	return switchboardv1connect.NewNetworkPeerServiceClient(s.client, origin, s.ClientOptions...)
 }
 
@@ -145,7 +179,7 @@ func peerError(origin string, err error) error {
 }
 
 // selfOrigin is this instance's origin as peers verify it.
-func (s *Service) selfOrigin() (string, error) {
+func (s *Core) selfOrigin() (string, error) {
 	u, err := url.Parse(s.PublicURL)
 	if s.PublicURL == "" || err != nil || u.Host == "" {
 		return "", apperr.IllegalMove("set --public-url (SWITCHBOARD_PUBLIC_URL) to this instance's address first: the peer calls it to verify the request")
@@ -154,7 +188,7 @@ func (s *Service) selfOrigin() (string, error) {
 }
 
 // owned is the signed-in caller's connection id; another account's is 404.
-func (s *Service) owned(ctx context.Context, id string) (*ent.NetworkConnection, error) {
+func (s *Core) owned(ctx context.Context, id string) (*ent.NetworkConnection, error) {
 	return callerRow(ctx, "connection", id, func(userID string) (*ent.NetworkConnection, error) {
 		return s.DB.NetworkConnection.Query().Where(networkconnection.ID(id), networkconnection.UserID(userID)).Only(ctx)
 	})
@@ -183,7 +217,7 @@ func callerRow[T any](ctx context.Context, what, id string, find func(userID str
 }
 
 // needSecrets refuses what needs the instance key without one.
-func (s *Service) needSecrets() error {
+func (s *Core) needSecrets() error {
 	if s.Secrets == nil {
 		return &apperr.Error{Kind: apperr.KindUnavailable,
 			Message: "this instance has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep federation tokens"}

@@ -33,7 +33,7 @@ func (w switchState) listed(origin string) bool {
 	return len(w.allowlist) > 0 && slices.Contains(w.allowlist, origin)
 }
 
-func (s *Service) switchState(ctx context.Context) (switchState, error) {
+func (s *Core) switchState(ctx context.Context) (switchState, error) {
 	row, err := s.DB.NetworkSetting.Query().First(ctx)
 	if ent.IsNotFound(err) {
 		return switchState{enabled: s.Config.Enabled, allowlist: s.Config.Allowlist}, nil
@@ -45,7 +45,7 @@ func (s *Service) switchState(ctx context.Context) (switchState, error) {
 }
 
 // on answers the switch, or 403 while the operator network is off.
-func (s *Service) on(ctx context.Context) (switchState, error) {
+func (s *Core) on(ctx context.Context) (switchState, error) {
 	w, err := s.switchState(ctx)
 	if err != nil {
 		return w, err
@@ -88,7 +88,7 @@ var errOrigin = originError{}
 
 // peerOrigin checks a peer's address: an origin, https unless
 // --federation-allow-private, and an address the egress rule admits.
-func (s *Service) peerOrigin(ctx context.Context, field, raw string) (string, error) {
+func (s *Core) peerOrigin(ctx context.Context, field, raw string) (string, error) {
 	origin, err := Origin(raw)
 	if err != nil {
 		return "", apperr.Invalid("%s: %s", field, err)
@@ -114,7 +114,7 @@ func admin(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) settingsOf(w switchState) *switchboardv1.NetworkSettings {
+func (s *Core) settingsOf(w switchState) *switchboardv1.NetworkSettings {
 	list := w.allowlist
 	if list == nil {
 		list = []string{}
@@ -123,19 +123,19 @@ func (s *Service) settingsOf(w switchState) *switchboardv1.NetworkSettings {
 }
 
 // GetNetworkSettings answers the switch (admin only).
-func (s *Service) GetNetworkSettings(ctx context.Context, _ *switchboardv1.GetNetworkSettingsRequest) (*switchboardv1.GetNetworkSettingsResponse, error) {
+func (s *Operator) GetNetworkSettings(ctx context.Context, _ *switchboardv1.GetNetworkSettingsRequest) (*switchboardv1.GetNetworkSettingsResponse, error) {
 	if err := admin(ctx); err != nil {
 		return nil, err
 	}
-	w, err := s.switchState(ctx)
+	w, err := s.core.switchState(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.GetNetworkSettingsResponse{Settings: s.settingsOf(w)}, nil
+	return &switchboardv1.GetNetworkSettingsResponse{Settings: s.core.settingsOf(w)}, nil
 }
 
 // UpdateNetworkSettings replaces the switch and the allowlist (admin only).
-func (s *Service) UpdateNetworkSettings(ctx context.Context, req *switchboardv1.UpdateNetworkSettingsRequest) (*switchboardv1.UpdateNetworkSettingsResponse, error) {
+func (s *Operator) UpdateNetworkSettings(ctx context.Context, req *switchboardv1.UpdateNetworkSettingsRequest) (*switchboardv1.UpdateNetworkSettingsResponse, error) {
 	if err := admin(ctx); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *Service) UpdateNetworkSettings(ctx context.Context, req *switchboardv1.
 	if err != nil {
 		return nil, apperr.Invalid("allowlist: %s", err)
 	}
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		row, err := tx.NetworkSetting.Query().First(ctx)
 		switch {
 		case ent.IsNotFound(err):
@@ -156,7 +156,7 @@ func (s *Service) UpdateNetworkSettings(ctx context.Context, req *switchboardv1.
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	return &switchboardv1.UpdateNetworkSettingsResponse{Settings: s.settingsOf(switchState{enabled: req.GetEnabled(), allowlist: list})}, nil
+	return &switchboardv1.UpdateNetworkSettingsResponse{Settings: s.core.settingsOf(switchState{enabled: req.GetEnabled(), allowlist: list})}, nil
 }
 
 // Allowlist reads origins (the flag's comma-separated parts, the admin's

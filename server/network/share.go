@@ -17,7 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-var _ switchboardv1connect.NetworkSharePeerServiceHandler = (*Service)(nil)
+var _ switchboardv1connect.NetworkSharePeerServiceHandler = (*Peers)(nil)
 
 // RateRelay takes the calling connection's rating of a relay it sent here
 // that this side completed (RULINGS "The operator network": Cross-instance
@@ -26,13 +26,13 @@ var _ switchboardv1connect.NetworkSharePeerServiceHandler = (*Service)(nil)
 // network reputation is the mean of the ratings on the relays they
 // completed (docs/decisions.md "The operator network: reputation, shared
 // reads and card links (issue 15)").
-func (s *Service) RateRelay(ctx context.Context, req *switchboardv1.RateRelayRequest) (*switchboardv1.RateRelayResponse, error) {
-	c, err := s.fromActivePeer(ctx, "reputation", nil)
+func (s *Peers) RateRelay(ctx context.Context, req *switchboardv1.RateRelayRequest) (*switchboardv1.RateRelayResponse, error) {
+	c, err := s.core.fromActivePeer(ctx, "reputation", nil)
 	if err != nil {
 		return nil, err
 	}
 	var userID string
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		r, err := tx.Relay.Query().Where(relay.ConnectionID(c.ID), relay.DirectionEQ(relay.DirectionInbound),
 			relay.RelayID(req.GetRelayId())).Only(ctx)
 		if ent.IsNotFound(err) {
@@ -47,7 +47,7 @@ func (s *Service) RateRelay(ctx context.Context, req *switchboardv1.RateRelayReq
 		// The update's own predicate makes the once a database fact: of two
 		// concurrent ratings one changes the row, the other nothing.
 		n, err := tx.Relay.Update().Where(relay.ID(r.ID), relay.RatingIsNil()).SetRating(int(req.GetRating())).
-			SetRatingFeedback(req.GetFeedback()).SetRatedAt(s.now().Truncate(time.Microsecond)).Save(ctx)
+			SetRatingFeedback(req.GetFeedback()).SetRatedAt(s.core.now().Truncate(time.Microsecond)).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -70,8 +70,8 @@ func (s *Service) RateRelay(ctx context.Context, req *switchboardv1.RateRelayReq
 // NetworkReputation is a user's standing with the network: the mean of the
 // ratings peers gave on the relays they completed. It is its own figure,
 // apart from the task economy's UserReputation (docs/decisions.md).
-func (s *Service) NetworkReputation(ctx context.Context, userID string) (*switchboardv1.NetworkReputation, error) {
-	rows, err := s.DB.Relay.Query().Where(relay.UserID(userID), relay.DirectionEQ(relay.DirectionInbound), relay.RatingNotNil()).
+func (s *Peers) NetworkReputation(ctx context.Context, userID string) (*switchboardv1.NetworkReputation, error) {
+	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(userID), relay.DirectionEQ(relay.DirectionInbound), relay.RatingNotNil()).
 		Select(relay.FieldRating).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -93,8 +93,8 @@ func (s *Service) NetworkReputation(ctx context.Context, userID string) (*switch
 // profile, the cards linked to that connection (sent as or created from its
 // relays) and the relay threads with it, each when q is empty or appears
 // (any case) in its name, title or subject.
-func (s *Service) SearchSharedEntities(ctx context.Context, req *switchboardv1.SearchSharedEntitiesRequest) (*switchboardv1.SearchSharedEntitiesResponse, error) {
-	c, err := s.fromActivePeer(ctx, "entity-search", nil)
+func (s *Peers) SearchSharedEntities(ctx context.Context, req *switchboardv1.SearchSharedEntitiesRequest) (*switchboardv1.SearchSharedEntitiesResponse, error) {
+	c, err := s.core.fromActivePeer(ctx, "entity-search", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +114,9 @@ func (s *Service) SearchSharedEntities(ctx context.Context, req *switchboardv1.S
 
 // shared lists everything the connection may see, profile first, then
 // cards and threads by title.
-func (s *Service) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switchboardv1.SharedEntity, error) {
+func (s *Peers) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switchboardv1.SharedEntity, error) {
 	var out []*switchboardv1.SharedEntity
-	u, err := s.DB.User.Get(ctx, c.UserID)
+	u, err := s.core.DB.User.Get(ctx, c.UserID)
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, apperr.Internal(err)
 	}
@@ -144,8 +144,8 @@ func (s *Service) shared(ctx context.Context, c *ent.NetworkConnection) ([]*swit
 // linkedCards are the local user's cards linked to the connection: those
 // sent as its relays (an outbound relay's cardId) and those its request
 // relays became (the queue-to-board bridge: the item's card).
-func (s *Service) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*ent.Card, error) {
-	rows, err := s.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).All(ctx)
+func (s *Peers) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*ent.Card, error) {
+	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -159,7 +159,7 @@ func (s *Service) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]
 		}
 	}
 	if len(itemIDs) > 0 {
-		items, err := s.DB.QueueItem.Query().Where(queueitem.IDIn(itemIDs...), queueitem.CardIDNotNil()).All(ctx)
+		items, err := s.core.DB.QueueItem.Query().Where(queueitem.IDIn(itemIDs...), queueitem.CardIDNotNil()).All(ctx)
 		if err != nil {
 			return nil, apperr.Internal(err)
 		}
@@ -170,7 +170,7 @@ func (s *Service) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]
 	if len(cardIDs) == 0 {
 		return nil, nil
 	}
-	cards, err := s.DB.Card.Query().Where(card.IDIn(cardIDs...), card.UserID(c.UserID)).All(ctx)
+	cards, err := s.core.DB.Card.Query().Where(card.IDIn(cardIDs...), card.UserID(c.UserID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -187,8 +187,8 @@ type thread struct {
 }
 
 // threadsWith are the relay threads on the connection, by subject.
-func (s *Service) threadsWith(ctx context.Context, c *ent.NetworkConnection) ([]*thread, error) {
-	rows, err := s.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
+func (s *Peers) threadsWith(ctx context.Context, c *ent.NetworkConnection) ([]*thread, error) {
+	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}

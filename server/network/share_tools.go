@@ -26,11 +26,11 @@ var SharedTools = []string{"mode_get", "relay_threads", "relay_thread_list", "en
 // a trusted connection (403 otherwise), only SharedTools (another is 403).
 // mode_get is the door's answer (mcp.ModeOf) as the local user; relay_threads,
 // relay_thread_list, entity_resolve and job_browse answer over this
-// Service's reads of what the connection shares, because the door's tools
+// side's reads of what the connection shares, because the door's tools
 // search everything the operator holds (note: the door has no relay_threads
 // or job_browse tool on this branch).
-func (s *Service) CallSharedTool(ctx context.Context, req *switchboardv1.CallSharedToolRequest) (*switchboardv1.CallSharedToolResponse, error) {
-	c, err := s.fromActivePeer(ctx, "mcp", nil)
+func (s *Peers) CallSharedTool(ctx context.Context, req *switchboardv1.CallSharedToolRequest) (*switchboardv1.CallSharedToolResponse, error) {
+	c, err := s.core.fromActivePeer(ctx, "mcp", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -42,10 +42,10 @@ func (s *Service) CallSharedTool(ctx context.Context, req *switchboardv1.CallSha
 	var answer any
 	switch req.GetTool() {
 	case "mode_get":
-		if s.Mode == nil {
+		if s.core.Mode == nil {
 			return nil, apperr.Internal(errNoMode)
 		}
-		if answer, err = s.Mode(ctx, c.UserID); err != nil {
+		if answer, err = s.core.Mode(ctx, c.UserID); err != nil {
 			return nil, err
 		}
 	case "relay_threads":
@@ -88,11 +88,11 @@ var errNoMode = errors.New("mcp: no mode_get is wired")
 
 // threadRelays are one thread's relays on the connection, oldest first; a
 // thread of another connection, or none, is 404.
-func (s *Service) threadRelays(ctx context.Context, c *ent.NetworkConnection, id string) (any, error) {
+func (s *Peers) threadRelays(ctx context.Context, c *ent.NetworkConnection, id string) (any, error) {
 	if id == "" {
 		return nil, apperr.Invalid("relay_thread_list: threadId is required")
 	}
-	rows, err := s.DB.Relay.Query().Where(relay.ConnectionID(c.ID), relay.Or(relay.ThreadID(id), relay.And(relay.ThreadIDIsNil(), relay.RelayID(id)))).
+	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID), relay.Or(relay.ThreadID(id), relay.And(relay.ThreadIDIsNil(), relay.RelayID(id)))).
 		Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)

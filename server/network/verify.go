@@ -15,8 +15,8 @@ import (
 // /.well-known/switchboard-instance?connectionId=… must sign a fresh nonce
 // with the token (the check a hub makes of a spoke, federation.Verify). A
 // failure is 400 naming what went wrong.
-func (s *Service) verify(ctx context.Context, origin, token, connectionID string) error {
-	return federation.Verify(ctx, s.client, origin, url.Values{"connectionId": {connectionID}}, token,
+func (s *Peers) verify(ctx context.Context, origin, token, connectionID string) error {
+	return federation.Verify(ctx, s.core.client, origin, url.Values{"connectionId": {connectionID}}, token,
 		"fromInstanceUrl", "offered federationToken")
 }
 
@@ -24,7 +24,7 @@ func (s *Service) verify(ctx context.Context, origin, token, connectionID string
 // federation.WellKnownPath: with ?connectionId= it signs the nonce with the
 // token this instance issued for that connection while its request is out
 // (404 otherwise); without, next (the spoke's answer) serves.
-func (s *Service) WellKnown(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+func (s *Peers) WellKnown(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := r.URL.Query().Get("connectionId")
 		if id == "" {
@@ -33,7 +33,7 @@ func (s *Service) WellKnown(next func(http.ResponseWriter, *http.Request) error)
 		// The switch holds here too: a request sent before the network was
 		// turned off is not verified after (docs/decisions.md).
 		return federation.AnswerVerification(w, r, func(ctx context.Context) (string, error) {
-			if _, err := s.on(ctx); err != nil {
+			if _, err := s.core.on(ctx); err != nil {
 				return "", err
 			}
 			return s.pendingToken(ctx, id)
@@ -43,17 +43,17 @@ func (s *Service) WellKnown(next func(http.ResponseWriter, *http.Request) error)
 
 // pendingToken is the token issued for connection id while its request is
 // out and not expired.
-func (s *Service) pendingToken(ctx context.Context, id string) (string, error) {
-	row, err := s.DB.NetworkConnection.Query().Where(networkconnection.ID(id),
+func (s *Peers) pendingToken(ctx context.Context, id string) (string, error) {
+	row, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.ID(id),
 		networkconnection.DirectionEQ(networkconnection.DirectionOutbound),
-		networkconnection.PendingTokenSealedNotNil(), networkconnection.PendingUntilGT(s.now())).Only(ctx)
-	if ent.IsNotFound(err) || s.Secrets == nil {
+		networkconnection.PendingTokenSealedNotNil(), networkconnection.PendingUntilGT(s.core.now())).Only(ctx)
+	if ent.IsNotFound(err) || s.core.Secrets == nil {
 		return "", apperr.NotFound("no connection request %q is out from this instance", id)
 	}
 	if err != nil {
 		return "", apperr.Internal(err)
 	}
-	token, err := federation.OpenSecret(s.Secrets, *row.PendingTokenSealed, pendingAAD(row.ID))
+	token, err := federation.OpenSecret(s.core.Secrets, *row.PendingTokenSealed, pendingAAD(row.ID))
 	if err != nil {
 		return "", apperr.Internal(err)
 	}
