@@ -415,7 +415,32 @@ var (
 // string constants as one list, and each union of string literal types.
 func tsConstsAndUnions(t *testing.T, root string) (consts, unions []stringList) {
 	t.Helper()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := tsSources(root, func(path string, src []byte) {
+		var values []string
+		for _, m := range tsConst.FindAllStringSubmatch(string(src), -1) {
+			values = append(values, m[1])
+		}
+		consts = append(consts, stringList{path, values})
+		for _, m := range tsUnion.FindAllString(string(src), -1) {
+			var vs []string
+			for _, s := range tsString.FindAllStringSubmatch(m, -1) {
+				vs = append(vs, s[1])
+			}
+			unions = append(unions, stringList{path, vs})
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(consts) == 0 {
+		t.Fatalf("no TypeScript under %s; the walk is broken", root)
+	}
+	return consts, unions
+}
+
+// tsSources hands fn each TypeScript file under root, generated code aside.
+func tsSources(root string, fn func(path string, src []byte)) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -429,27 +454,9 @@ func tsConstsAndUnions(t *testing.T, root string) (consts, unions []stringList) 
 		if err != nil {
 			return err
 		}
-		var values []string
-		for _, m := range tsConst.FindAllStringSubmatch(string(src), -1) {
-			values = append(values, m[1])
-		}
-		consts = append(consts, stringList{path, values})
-		for _, m := range tsUnion.FindAllString(string(src), -1) {
-			var vs []string
-			for _, s := range tsString.FindAllStringSubmatch(m, -1) {
-				vs = append(vs, s[1])
-			}
-			unions = append(unions, stringList{path, vs})
-		}
+		fn(path, src)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(consts) == 0 {
-		t.Fatalf("no TypeScript under %s; the walk is broken", root)
-	}
-	return consts, unions
 }
 
 // redeclaredVocabulary names a vocabulary of which list holds two or more
@@ -728,20 +735,7 @@ var tsString = regexp.MustCompile(`"([^"\n]*)"`)
 func tsStringLists(t *testing.T, root string) []stringList {
 	t.Helper()
 	var out []stringList
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "gen" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".ts") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	err := tsSources(root, func(path string, src []byte) {
 		for _, m := range tsArray.FindAllStringSubmatch(string(src), -1) {
 			var values []string
 			for _, s := range tsString.FindAllStringSubmatch(m[1], -1) {
@@ -749,7 +743,6 @@ func tsStringLists(t *testing.T, root string) []stringList {
 			}
 			out = append(out, stringList{path, values})
 		}
-		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
