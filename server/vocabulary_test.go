@@ -676,21 +676,7 @@ func copiedVocabulary(list []string) string {
 func goStringLists(t *testing.T, root string) []stringList {
 	t.Helper()
 	var out []stringList
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "servertest") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	walkHandWrittenGo(t, root, func(fset *token.FileSet, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			// A list literal, or a call's arguments (ent's Values("a", "b")).
 			var elts []ast.Expr
@@ -717,11 +703,7 @@ func goStringLists(t *testing.T, root string) []stringList {
 			out = append(out, stringList{fset.Position(n.Pos()).String(), values})
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(out) == 0 {
 		t.Fatalf("no string lists found under %s; the walk is broken", root)
 	}
