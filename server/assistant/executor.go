@@ -52,21 +52,6 @@ type Inventory interface {
 	Inventory(ctx context.Context, userID string) (capgate.Inventory, error)
 }
 
-// Executor runs action tags. It is the AssistantService too.
-type Executor struct {
-	Services
-	Gate   Inventory
-	Logger *slog.Logger
-	// LLM draws generate_image's images (nil: the tag fails, saying so);
-	// DB and Now store them as documents.
-	LLM   *llm.Client
-	DB    *db.DB
-	Now   func() time.Time
-	specs map[string]*spec
-	order []string
-	runs  runs
-}
-
 // Config is what the executor is built with.
 type Config struct {
 	Services
@@ -79,11 +64,18 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Executor runs action tags. It is the AssistantService too.
+type Executor struct {
+	Config
+	specs map[string]*spec
+	order []string
+	runs  runs
+}
+
 // New builds the executor with every tag whose system exists. Close stops
 // the store-agent runs it started.
 func New(cfg Config) *Executor {
-	e := &Executor{Services: cfg.Services, Gate: cfg.Gate, Logger: cfg.Logger, LLM: cfg.LLM, DB: cfg.DB, Now: cfg.Now,
-		specs: map[string]*spec{}}
+	e := &Executor{Config: cfg, specs: map[string]*spec{}}
 	e.runs.ctx, e.runs.cancel = context.WithCancel(context.Background())
 	for _, s := range e.tagSpecs() {
 		e.specs[s.name] = s
