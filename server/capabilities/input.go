@@ -29,12 +29,12 @@ var (
 // string, and a password's bounds are a rule of its own. The pack's own
 // fields are bounded by the contract (capabilities.proto) alone.
 const (
-	maxFields      = 50
-	maxLabel       = 100
-	maxValue       = 2000
-	minPassword    = 8
-	maxPassword    = 128
-	maxPrice       = 100000
+	maxFields   = 50
+	maxLabel    = 100
+	maxValue    = 2000
+	minPassword = 8
+	maxPassword = 128
+	maxPrice    = 100000
 )
 
 var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
