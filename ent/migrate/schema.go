@@ -1868,7 +1868,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "username", Type: field.TypeString, Unique: true, Size: 30},
 		{Name: "email", Type: field.TypeString, Unique: true, Size: 254},
-		{Name: "name", Type: field.TypeString, Size: 200},
+		{Name: "name", Type: field.TypeString, Size: 500},
 		{Name: "password_hash", Type: field.TypeString},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"admin", "member"}, Default: "member"},
 		{Name: "avatar", Type: field.TypeString, Nullable: true},

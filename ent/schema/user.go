@@ -20,7 +20,7 @@ func (User) Fields() []ent.Field {
 		field.String("username").Unique().NotEmpty().MaxLen(30),
 		// Stored lowercased so that uniqueness ignores case.
 		field.String("email").Unique().NotEmpty().MaxLen(254),
-		field.String("name").NotEmpty().MaxLen(200),
+		field.String("name").NotEmpty().MaxLen(500),
 		field.String("password_hash").Sensitive(),
 		field.Enum("role").Values(vocab.Values("user_role")...).Default("member"),
 		field.String("avatar").Optional().Nillable(),

@@ -19,7 +19,6 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/settings"
 )
@@ -59,17 +58,17 @@ func (h *Handoff) GetPlaybook(ctx context.Context, _ *switchboardv1.GetPlaybookR
 			prefs.AssistantName = &row.AssistantName
 		}
 	case !ent.IsNotFound(err):
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	packs, err := h.DB.CapabilityInstall.Query().Where(capabilityinstall.UserID(p.UserID)).
 		WithCapability().Order(ent.Asc(capabilityinstall.FieldCreatedAt)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	agents, err := h.DB.StoreInstall.Query().Where(storeinstall.UserID(p.UserID)).
 		WithStoreAgent().Order(ent.Asc(storeinstall.FieldCreatedAt)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	pb := &switchboardv1.Playbook{Preferences: prefs}
 	for _, in := range packs {
@@ -131,7 +130,7 @@ func (h *Handoff) GetMainHandoff(ctx context.Context, _ *switchboardv1.GetMainHa
 	err = h.DB.QueueItem.Query().Where(queueitem.UserID(p.UserID)).GroupBy(queueitem.FieldStatus).
 		Aggregate(ent.Count()).Scan(ctx, &counts)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	q := &switchboardv1.HandoffQueue{Counts: map[string]int32{}}
 	for _, s := range vocab.Values("queue_status") {
@@ -144,7 +143,7 @@ func (h *Handoff) GetMainHandoff(ctx context.Context, _ *switchboardv1.GetMainHa
 	open, err := h.DB.QueueItem.Query().Where(queueitem.UserID(p.UserID), queueitem.StatusNEQ(queueitem.StatusDoneToday)).
 		Order(ent.Asc(queueitem.FieldCreatedAt), ent.Asc(queueitem.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	ranked := byUrgency(open)
 	res := &switchboardv1.GetMainHandoffResponse{Success: true, Mode: settings.Mode, Queue: q,
@@ -162,7 +161,7 @@ func (h *Handoff) GetMainHandoff(ctx context.Context, _ *switchboardv1.GetMainHa
 		card.DueDateNotNil(), card.DueDateLTE(now.Add(dueWithin))).
 		Order(ent.Asc(card.FieldDueDate), ent.Asc(card.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	for _, c := range cards {
 		res.Priorities.CardsDue = append(res.Priorities.CardsDue, &switchboardv1.HandoffCard{

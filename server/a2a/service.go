@@ -145,14 +145,14 @@ func (s *Service) create(ctx context.Context, p *auth.Principal, fam family, in 
 	_, err = s.Queue.CreateWith(ctx, req, func(ctx context.Context, tx *db.Tx, it *ent.QueueItem) error {
 		taken, err := tx.A2ATask.Query().Where(a2atask.UserID(p.UserID), a2atask.TaskID(taskID)).Exist(ctx)
 		if err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		if taken {
 			return badParams("task %q already exists; send to it with tasks/respond", taskID)
 		}
 		rec, err = tx.A2ATask.Create().SetUserID(p.UserID).SetTaskID(taskID).SetContextID(contextID).
 			SetItemID(it.ID).SetProtocol(string(fam)).SetKeyLabel(p.KeyLabel).SetHistory(string(history)).Save(ctx)
-		return apperr.Wrap(err)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (s *Service) respond(ctx context.Context, p *auth.Principal, rec *ent.A2ATa
 	err := s.Queue.Within(ctx, func(ctx context.Context, tx *db.Tx) error {
 		// Two messages to one task at once must both land in its history.
 		if err := tx.Serialize(ctx, "a2a-task:"+rec.ID); err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		cur, err := s.record(ctx, tx.Client(), p.UserID, rec.TaskID)
 		if err != nil {
@@ -261,7 +261,7 @@ func (s *Service) respond(ctx context.Context, p *auth.Principal, rec *ent.A2ATa
 			return badParams("message: %s", err.Error())
 		}
 		if err := cur.Update().SetHistory(string(raw)).Exec(ctx); err != nil {
-			return apperr.Wrap(err)
+			return err
 		}
 		it, err := s.Queue.LoadIn(ctx, tx, p, cur.ItemID)
 		if err != nil {
@@ -336,14 +336,14 @@ func (s *Service) Removed(ctx context.Context, tx *db.Tx, it *ent.QueueItem, rej
 		return nil
 	}
 	if err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	state, text := finalState(string(it.Status), rejected)
 	arts, err := json.Marshal(artifactsOf(it))
 	if err != nil {
 		return apperr.Internal(err)
 	}
-	return apperr.Wrap(rec.Update().SetFinalState(string(state)).SetFinalMessage(text).SetArtifacts(string(arts)).Exec(ctx))
+	return rec.Update().SetFinalState(string(state)).SetFinalMessage(text).SetArtifacts(string(arts)).Exec(ctx)
 }
 
 // record answers the account's task; any other is -32001.
@@ -352,7 +352,7 @@ func (s *Service) record(ctx context.Context, c *ent.Client, userID, taskID stri
 	if ent.IsNotFound(err) {
 		return nil, errTaskNotFound(taskID)
 	}
-	return rec, apperr.Wrap(err)
+	return rec, err
 }
 
 // view reads the task's item (or the record's final state once it is gone).
@@ -375,7 +375,7 @@ func (s *Service) view(ctx context.Context, c *ent.Client, rec *ent.A2ATask) (*v
 	}
 	it, err := c.QueueItem.Query().Where(queueitem.ID(rec.ItemID), queueitem.UserID(rec.UserID)).Only(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	status := string(it.Status)
 	v.state, v.queueStatus, v.at = stateOf(status), status, it.UpdatedAt

@@ -43,8 +43,9 @@ func validate(a *newAccount) error {
 	if addr, err := mail.ParseAddress(a.email); err != nil || addr.Address != a.email || len(a.email) > 254 {
 		return apperr.Invalid("email must be a plain address such as name@example.com")
 	}
-	if a.name == "" || utf8.RuneCountInString(a.name) > 200 {
-		return apperr.Invalid("name is required (at most 200 characters)")
+	// Its length is the contract's (accounts.proto).
+	if a.name == "" {
+		return apperr.Invalid("name is required")
 	}
 	if utf8.RuneCountInString(a.password) < auth.MinPasswordLen {
 		return apperr.Invalid("password must be at least %d characters", auth.MinPasswordLen)

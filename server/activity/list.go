@@ -40,7 +40,7 @@ func List(ctx context.Context, db *ent.Client, q Query) ([]*switchboardv1.Activi
 		if ent.IsNotFound(err) {
 			return nil, "", apperr.Invalid("cursor %q is not an entry of this feed", q.Cursor)
 		} else if err != nil {
-			return nil, "", apperr.Internal(err)
+			return nil, "", err
 		}
 		where = append(where, activityentry.Or(
 			activityentry.CreatedAtLT(after.CreatedAt),
@@ -51,7 +51,7 @@ func List(ctx context.Context, db *ent.Client, q Query) ([]*switchboardv1.Activi
 		Order(ent.Desc(activityentry.FieldCreatedAt), ent.Desc(activityentry.FieldID)).
 		Limit(p.Limit + 1).All(ctx)
 	if err != nil {
-		return nil, "", apperr.Internal(err)
+		return nil, "", err
 	}
 	next := ""
 	if len(rows) > p.Limit {

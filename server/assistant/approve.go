@@ -27,7 +27,7 @@ func (s *Service) ExecuteTag(ctx context.Context, req *switchboardv1.ExecuteTagR
 	row, err := s.DB.AssistantMessage.Query().Where(assistantmessage.ID(req.GetMessageId()),
 		assistantmessage.UserID(p.UserID), assistantmessage.RoleEQ(assistantmessage.RoleAssistant)).Only(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	held, err := parseTags(row.Tags)
 	if err != nil {
@@ -70,7 +70,7 @@ func (s *Service) swap(ctx context.Context, id, current string, tags []*switchbo
 	}
 	n, err := s.DB.AssistantMessage.Update().Where(assistantmessage.ID(id), assistantmessage.Tags(current)).SetTags(next).Save(ctx)
 	if err != nil {
-		return "", apperr.Wrap(err)
+		return "", err
 	}
 	if n == 0 {
 		return "", apperr.Conflict("the reply's tag %d is being approved already", i)

@@ -105,7 +105,6 @@ func (s *Service) begin(ctx context.Context, req *switchboardv1.SendChatRequest)
 	if err == nil {
 		_, err = s.DB.AssistantMessage.Create().SetUserID(p.UserID).SetRole(assistantmessage.RoleUser).
 			SetContent(message).SetCreatedAt(s.Now()).Save(ctx)
-		err = apperr.Wrap(err)
 	}
 	if err != nil {
 		release()
@@ -169,7 +168,7 @@ func (s *Service) store(ctx context.Context, userID, text string, executed []*sw
 	row, err := s.DB.AssistantMessage.Create().SetUserID(userID).SetRole(assistantmessage.RoleAssistant).
 		SetContent(text).SetTags(rendered).SetOutside(outside).SetCreatedAt(s.Now()).Save(ctx)
 	if err != nil {
-		return "", apperr.Wrap(err)
+		return "", err
 	}
 	return row.ID, nil
 }
@@ -221,7 +220,7 @@ func turns(ctx context.Context, d *db.DB, userID string, n int) ([]prompt.Turn, 
 	rows, err := d.AssistantMessage.Query().Where(assistantmessage.UserID(userID)).
 		Order(ent.Desc(assistantmessage.FieldCreatedAt), ent.Desc(assistantmessage.FieldID)).Limit(n).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := make([]prompt.Turn, len(rows))
 	for i, r := range rows {
@@ -265,7 +264,7 @@ func (s *Service) ListAssistantMessages(ctx context.Context, req *switchboardv1.
 	rows, err := q.Order(ent.Desc(assistantmessage.FieldCreatedAt), ent.Desc(assistantmessage.FieldID)).
 		Limit(limit + 1).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	pagination := &switchboardv1.ChatPagination{Limit: int32(limit)}
 	if len(rows) > limit {

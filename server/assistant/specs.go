@@ -168,7 +168,7 @@ func (e *Executor) handlerFor(ctx context.Context, p *auth.Principal, a dispatch
 	}
 	inv, err := e.Gate.Inventory(ctx, p.UserID)
 	if err != nil {
-		return capgate.Handler{}, apperr.Internal(err)
+		return capgate.Handler{}, err // storage reads only: the one mapping
 	}
 	h, ok := capgate.Check(inv, a.Type)
 	if !ok {

@@ -25,19 +25,16 @@ var (
 	FieldTypes = vocab.Values("pack_field_type")
 )
 
-// Limits of a pack and of a customization.
+// Limits of what the contract cannot say: the editable fields live in a JSON
+// string, and a password's bounds are a rule of its own. The pack's own
+// fields are bounded by the contract (capabilities.proto) alone.
 const (
-	maxName        = 100
-	maxDescription = 2000
-	maxIcon        = 200
-	maxCategory    = 50
-	maxPrompt      = 20000
-	maxFields      = 50
-	maxLabel       = 100
-	maxValue       = 2000
-	minPassword    = 8
-	maxPassword    = 128
-	maxPrice       = 100000
+	maxFields   = 50
+	maxLabel    = 100
+	maxValue    = 2000
+	minPassword = 8
+	maxPassword = 128
+	maxPrice    = 100000
 )
 
 var fieldName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
@@ -58,16 +55,16 @@ func parseCreate(req *switchboardv1.InstallOrCreateCapabilityRequest) (*newPack,
 	}
 	p := &newPack{}
 	var err error
-	if p.name, err = text("name", req.GetName(), maxName, true); err != nil {
+	if p.name, err = text("name", req.GetName(), true); err != nil {
 		return nil, err
 	}
-	if p.description, err = optText("description", req.Description, maxDescription); err != nil {
+	if p.description, err = optText("description", req.Description); err != nil {
 		return nil, err
 	}
-	if p.icon, err = optText("icon", req.Icon, maxIcon); err != nil {
+	if p.icon, err = optText("icon", req.Icon); err != nil {
 		return nil, err
 	}
-	if p.cat, err = optText("category", req.Category, maxCategory); err != nil {
+	if p.cat, err = optText("category", req.Category); err != nil {
 		return nil, err
 	}
 	if it := req.GetIntegrationType(); it != "" {
@@ -82,7 +79,7 @@ func parseCreate(req *switchboardv1.InstallOrCreateCapabilityRequest) (*newPack,
 	if strings.TrimSpace(req.GetPrompt()) == "" {
 		return nil, apperr.Invalid("prompt is required")
 	}
-	if err := checkText("prompt", req.GetPrompt(), maxPrompt); err != nil {
+	if err := checkText("prompt", req.GetPrompt(), 0); err != nil {
 		return nil, err
 	}
 	p.prompt = req.GetPrompt()
@@ -257,32 +254,33 @@ func CheckValue(f schema.EditableField, v string) error {
 	return nil
 }
 
-// text trims a one-line value and checks it.
-func text(wire, v string, max int, required bool) (string, error) {
+// text trims a one-line value and checks it; its length is the contract's.
+func text(wire, v string, required bool) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" && required {
 		return "", apperr.Invalid("%s is required", wire)
 	}
-	return v, checkText(wire, v, max)
+	return v, checkText(wire, v, 0)
 }
 
 // optText is text for an optional field: absent or blank is none.
-func optText(wire string, v *string, max int) (*string, error) {
+func optText(wire string, v *string) (*string, error) {
 	if v == nil {
 		return nil, nil
 	}
-	t, err := text(wire, *v, max, false)
+	t, err := text(wire, *v, false)
 	if err != nil || t == "" {
 		return nil, err
 	}
 	return &t, nil
 }
 
+// checkText refuses invalid text; max 0 leaves the length to the contract.
 func checkText(wire, v string, max int) error {
 	if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
 		return apperr.Invalid("%s must be valid UTF-8 without NUL characters", wire)
 	}
-	if utf8.RuneCountInString(v) > max {
+	if max > 0 && utf8.RuneCountInString(v) > max {
 		return apperr.Invalid("%s is longer than %d characters", wire, max)
 	}
 	return nil

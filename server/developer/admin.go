@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/shipgaterun"
@@ -41,8 +40,9 @@ func checkReason(r *string) error {
 	if r == nil {
 		return nil
 	}
-	if strings.TrimSpace(*r) == "" || utf8.RuneCountInString(*r) > 2000 {
-		return apperr.Invalid("reason must be non-blank text of at most 2000 characters")
+	// Its length is the contract's (developer.proto).
+	if strings.TrimSpace(*r) == "" {
+		return apperr.Invalid("reason must be non-blank text")
 	}
 	return nil
 }

@@ -566,7 +566,7 @@ func (s *Server) RunAs(ctx context.Context, userID, name string, args json.RawMe
 	}
 	u, err := s.cfg.DB.User.Get(ctx, userID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	p := &auth.Principal{UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role), Via: auth.ViaSession}
 	return t.run(auth.WithPrincipal(ctx, p), p, args)

@@ -14,22 +14,13 @@ import (
 
 type input = switchboardv1.StoreAgentInput
 
-// Limits of a listing's fields.
 // DefaultExecutionTimeout is a listing's executionTimeout in seconds when
 // none is given.
 const DefaultExecutionTimeout = 1800
 
+// Lengths and counts are the contract's (store.proto, enforced by
+// server/input); what is left here is what the contract cannot say.
 const (
-	maxName        = 100
-	maxDescription = 5000
-	maxShort       = 100 // developerName, outputFormat, command and tier names, task types
-	maxGuide       = 50_000
-	maxKit         = 20_000
-	maxNotes       = 2000
-	maxCommands    = 50
-	maxTaskTypes   = 50
-	maxTiers       = 20
-	maxCredential  = 4096
 	minHMACSecret  = 16
 	minPassword    = 8
 	maxPassword    = 128
@@ -45,7 +36,6 @@ type textField struct {
 	wire string
 	get  func(*input) *string
 	at   func(*listing) **string
-	max  int
 	// Multi-line text is kept as given; one-line fields are trimmed.
 	multiline bool
 	// The field must hold a JSON object.
@@ -53,16 +43,16 @@ type textField struct {
 }
 
 var textFields = []textField{
-	{"description", func(in *input) *string { return in.Description }, func(l *listing) **string { return &l.description }, maxDescription, true, false},
-	{"developerName", func(in *input) *string { return in.DeveloperName }, func(l *listing) **string { return &l.developerName }, maxShort, false, false},
-	{"installGuide", func(in *input) *string { return in.InstallGuide }, func(l *listing) **string { return &l.installGuide }, maxGuide, true, false},
-	{"contextInstructions", func(in *input) *string { return in.ContextInstructions }, func(l *listing) **string { return &l.contextInstructions }, maxKit, true, false},
-	{"outputFormat", func(in *input) *string { return in.OutputFormat }, func(l *listing) **string { return &l.outputFormat }, maxShort, false, false},
-	{"requiredInputSchema", func(in *input) *string { return in.RequiredInputSchema }, func(l *listing) **string { return &l.requiredInputSchema }, maxKit, true, true},
-	{"outputSchema", func(in *input) *string { return in.OutputSchema }, func(l *listing) **string { return &l.outputSchema }, maxKit, true, true},
-	{"usageExamples", func(in *input) *string { return in.UsageExamples }, func(l *listing) **string { return &l.usageExamples }, maxKit, true, false},
-	{"contextPreparation", func(in *input) *string { return in.ContextPreparation }, func(l *listing) **string { return &l.contextPreparation }, maxKit, true, false},
-	{"executionNotes", func(in *input) *string { return in.ExecutionNotes }, func(l *listing) **string { return &l.executionNotes }, maxKit, true, false},
+	{"description", func(in *input) *string { return in.Description }, func(l *listing) **string { return &l.description }, true, false},
+	{"developerName", func(in *input) *string { return in.DeveloperName }, func(l *listing) **string { return &l.developerName }, false, false},
+	{"installGuide", func(in *input) *string { return in.InstallGuide }, func(l *listing) **string { return &l.installGuide }, true, false},
+	{"contextInstructions", func(in *input) *string { return in.ContextInstructions }, func(l *listing) **string { return &l.contextInstructions }, true, false},
+	{"outputFormat", func(in *input) *string { return in.OutputFormat }, func(l *listing) **string { return &l.outputFormat }, false, false},
+	{"requiredInputSchema", func(in *input) *string { return in.RequiredInputSchema }, func(l *listing) **string { return &l.requiredInputSchema }, true, true},
+	{"outputSchema", func(in *input) *string { return in.OutputSchema }, func(l *listing) **string { return &l.outputSchema }, true, true},
+	{"usageExamples", func(in *input) *string { return in.UsageExamples }, func(l *listing) **string { return &l.usageExamples }, true, false},
+	{"contextPreparation", func(in *input) *string { return in.ContextPreparation }, func(l *listing) **string { return &l.contextPreparation }, true, false},
+	{"executionNotes", func(in *input) *string { return in.ExecutionNotes }, func(l *listing) **string { return &l.executionNotes }, true, false},
 }
 
 // clearable are the JSON names clearFields accepts, in field order.
@@ -109,7 +99,7 @@ func parseInput(in *input, create bool) (*patch, error) {
 	}
 	p := &patch{texts: map[string]string{}}
 	var err error
-	if p.name, err = oneLine("name", in.Name, maxName, true); err != nil {
+	if p.name, err = oneLine("name", in.Name, true); err != nil {
 		return nil, err
 	}
 	if create && p.name == nil {
@@ -122,13 +112,13 @@ func parseInput(in *input, create bool) (*patch, error) {
 		}
 		p.slug = &s
 	}
-	if p.endpointURL, err = oneLine("endpointUrl", in.EndpointUrl, 0, true); err != nil {
+	if p.endpointURL, err = oneLine("endpointUrl", in.EndpointUrl, true); err != nil {
 		return nil, err
 	}
 	if create && p.endpointURL == nil {
 		return nil, apperr.Invalid("endpointUrl is required: the store calls the agent there")
 	}
-	if p.healthCheckURL, err = oneLine("healthCheckUrl", in.HealthCheckUrl, 0, false); err != nil {
+	if p.healthCheckURL, err = oneLine("healthCheckUrl", in.HealthCheckUrl, false); err != nil {
 		return nil, err
 	}
 	if err := p.parseEnums(in); err != nil {
@@ -163,7 +153,7 @@ func parseInput(in *input, create bool) (*patch, error) {
 	}
 	if in.Changelog != nil {
 		n := strings.TrimSpace(in.GetChangelog())
-		if err := textRules("changelog", n, maxNotes); err != nil {
+		if err := noNUL("changelog", n); err != nil {
 			return nil, err
 		}
 		if n != "" {
@@ -229,7 +219,7 @@ func (p *patch) parseTexts(in *input) error {
 		if !f.multiline || strings.TrimSpace(s) == "" {
 			s = strings.TrimSpace(s)
 		}
-		if err := textRules(f.wire, s, f.max); err != nil {
+		if err := noNUL(f.wire, s); err != nil {
 			return err
 		}
 		if f.object && s != "" {
@@ -287,15 +277,12 @@ func parsePricingConfig(in *switchboardv1.PricingConfig) (*schema.PricingConfig,
 		}
 		c.Model = in.GetModel()
 	}
-	if len(in.GetTiers()) > maxTiers {
-		return nil, apperr.Invalid("pricingConfig.tiers: at most %d tiers", maxTiers)
-	}
 	for i, t := range in.GetTiers() {
 		name := strings.TrimSpace(t.GetName())
 		if name == "" {
 			return nil, apperr.Invalid("pricingConfig.tiers[%d].name is required", i)
 		}
-		if err := textRules("pricingConfig.tiers.name", name, maxShort); err != nil {
+		if err := noNUL("pricingConfig.tiers.name", name); err != nil {
 			return nil, err
 		}
 		price, err := checkPrice("pricingConfig.tiers.pricePerTask", t.GetPricePerTask())
@@ -306,7 +293,7 @@ func parsePricingConfig(in *switchboardv1.PricingConfig) (*schema.PricingConfig,
 			return nil, apperr.Invalid("pricingConfig.tiers[%d].taskLimit must be at least 1", i)
 		}
 		desc := strings.TrimSpace(t.GetDescription())
-		if err := textRules("pricingConfig.tiers.description", desc, maxDescription); err != nil {
+		if err := noNUL("pricingConfig.tiers.description", desc); err != nil {
 			return nil, err
 		}
 		c.Tiers = append(c.Tiers, schema.PricingTier{Name: name, PricePerTask: price, TaskLimit: t.TaskLimit, Description: desc})
@@ -328,7 +315,7 @@ func parsePricingConfig(in *switchboardv1.PricingConfig) (*schema.PricingConfig,
 			return nil, apperr.Invalid("pricingConfig.dynamicConfig.estimateRange: min is above max")
 		}
 		desc := strings.TrimSpace(d.GetDescription())
-		if err := textRules("pricingConfig.dynamicConfig.description", desc, maxDescription); err != nil {
+		if err := noNUL("pricingConfig.dynamicConfig.description", desc); err != nil {
 			return nil, err
 		}
 		c.DynamicConfig = &schema.DynamicPricing{EstimateRange: cents, RequiresApproval: d.GetRequiresApproval(), Description: desc}
@@ -337,20 +324,16 @@ func parsePricingConfig(in *switchboardv1.PricingConfig) (*schema.PricingConfig,
 }
 
 func (p *patch) parseLists(in *input) error {
-	if len(in.GetCommands()) > maxCommands {
-		return apperr.Invalid("commands: at most %d", maxCommands)
-	}
 	for i, c := range in.GetCommands() {
 		name := strings.TrimSpace(c.GetName())
 		if name == "" {
 			return apperr.Invalid("commands[%d].name is required", i)
 		}
 		cmd := schema.AgentCommand{Name: name, Description: strings.TrimSpace(c.GetDescription()), Usage: strings.TrimSpace(c.GetUsage())}
-		for _, f := range []struct {
-			wire, v string
-			max     int
-		}{{"commands.name", cmd.Name, maxShort}, {"commands.description", cmd.Description, maxNotes}, {"commands.usage", cmd.Usage, maxNotes}} {
-			if err := textRules(f.wire, f.v, f.max); err != nil {
+		for _, f := range []struct{ wire, v string }{
+			{"commands.name", cmd.Name}, {"commands.description", cmd.Description}, {"commands.usage", cmd.Usage},
+		} {
+			if err := noNUL(f.wire, f.v); err != nil {
 				return err
 			}
 		}
@@ -359,12 +342,12 @@ func (p *patch) parseLists(in *input) error {
 		}
 		p.commands = append(p.commands, cmd)
 	}
-	types, err := words("taskTypes", in.GetTaskTypes(), maxTaskTypes, nil)
+	types, err := words("taskTypes", in.GetTaskTypes(), nil)
 	if err != nil {
 		return err
 	}
 	p.taskTypes = types
-	widgets, err := words("declaredWidgetTypes", in.GetDeclaredWidgetTypes(), len(WidgetTypes), WidgetTypes)
+	widgets, err := words("declaredWidgetTypes", in.GetDeclaredWidgetTypes(), WidgetTypes)
 	if err != nil {
 		return err
 	}
@@ -374,7 +357,7 @@ func (p *patch) parseLists(in *input) error {
 
 // words trims a list of short strings, refuses blanks, and drops duplicates;
 // with allowed set, each must be one of them. A nil answer means none given.
-func words(wire string, in []string, max int, allowed []string) ([]string, error) {
+func words(wire string, in []string, allowed []string) ([]string, error) {
 	var out []string
 	for _, w := range in {
 		w = strings.TrimSpace(w)
@@ -385,15 +368,12 @@ func words(wire string, in []string, max int, allowed []string) ([]string, error
 			if err := apperr.OneOf(wire, w, allowed); err != nil {
 				return nil, err
 			}
-		} else if err := textRules(wire, w, maxShort); err != nil {
+		} else if err := noNUL(wire, w); err != nil {
 			return nil, err
 		}
 		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}
-	}
-	if len(out) > max {
-		return nil, apperr.Invalid("%s: at most %d", wire, max)
 	}
 	return out, nil
 }
@@ -411,8 +391,8 @@ func (p *patch) parseSecrets(in *input) error {
 	}
 	if in.AuthCredential != nil {
 		c := in.GetAuthCredential()
-		if c == "" || len(c) > maxCredential {
-			return apperr.Invalid("authCredential must be 1 to %d characters", maxCredential)
+		if c == "" {
+			return apperr.Invalid("authCredential must not be empty")
 		}
 		// It travels in a header (bearer, api_key) or keys an HMAC: printable
 		// ASCII keeps it out of header injection and encoding trouble.
@@ -488,8 +468,7 @@ func (p *patch) markSupplied(in *input) {
 }
 
 // oneLine trims an optional one-line field; a required one must not be empty.
-// max 0 means a URL (checked by egress later, at most egress.MaxURL).
-func oneLine(wire string, v *string, max int, required bool) (*string, error) {
+func oneLine(wire string, v *string, required bool) (*string, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -497,25 +476,10 @@ func oneLine(wire string, v *string, max int, required bool) (*string, error) {
 	if required && s == "" {
 		return nil, apperr.Invalid("%s must not be empty", wire)
 	}
-	if max > 0 {
-		if err := textRules(wire, s, max); err != nil {
-			return nil, err
-		}
-	} else if err := noNUL(wire, s); err != nil {
+	if err := noNUL(wire, s); err != nil {
 		return nil, err
 	}
 	return &s, nil
-}
-
-// textRules refuses NUL characters and text longer than max characters.
-func textRules(wire, s string, max int) error {
-	if err := noNUL(wire, s); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(s) > max {
-		return apperr.Invalid("%s is longer than %d characters", wire, max)
-	}
-	return nil
 }
 
 // noNUL refuses NUL characters: PostgreSQL cannot store them in text, and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"entgo.io/ent/dialect/sql"
 
@@ -15,9 +14,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
-
-// maxFeedback is the longest rating feedback, in characters.
-const maxFeedback = 2000
 
 // RateStoreExecution rates one of the caller's completed executions of the
 // agent and recalculates the agent's average. Rating again replaces the
@@ -38,9 +34,6 @@ func (s *Service) RateStoreExecution(ctx context.Context, req *switchboardv1.Rat
 		f := strings.TrimSpace(req.GetFeedback())
 		if err := noNUL("feedback", f); err != nil {
 			return nil, err
-		}
-		if utf8.RuneCountInString(f) > maxFeedback {
-			return nil, apperr.Invalid("feedback is longer than %d characters", maxFeedback)
 		}
 		feedback = &f
 	}

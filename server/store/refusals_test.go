@@ -39,7 +39,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		{"create missing endpoint", http.MethodPost, post, `{"name":"X"}`},
 		{"create name wrong type", http.MethodPost, post, `{"name":42,` + ep + `}`},
 		{"create NUL name", http.MethodPost, post, `{"name":"X\u0000Y",` + ep + `}`},
-		{"create long name", http.MethodPost, post, `{"name":"` + strings.Repeat("n", 101) + `",` + ep + `}`},
+		{"create long name", http.MethodPost, post, `{"name":"` + strings.Repeat("n", 501) + `",` + ep + `}`},
 		{"create unusable derived slug", http.MethodPost, post, `{"name":"!!",` + ep + `}`},
 		{"create bad slug", http.MethodPost, post, `{"name":"X","slug":"Not A Slug",` + ep + `}`},
 		{"create slug with double dash", http.MethodPost, post, `{"name":"X","slug":"a--b",` + ep + `}`},

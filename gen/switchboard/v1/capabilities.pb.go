@@ -371,7 +371,7 @@ type InstallOrCreateCapabilityRequest struct {
 	// password that lets users install a one_time pack without paying; 8 to
 	// 128 characters.
 	AccessPassword *string `protobuf:"bytes,3,opt,name=access_password,json=accessPassword,proto3,oneof" json:"access_password,omitempty"`
-	// Create: required, at most 100 characters.
+	// Create: required.
 	Name        string  `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	Description *string `protobuf:"bytes,5,opt,name=description,proto3,oneof" json:"description,omitempty"`
 	Icon        *string `protobuf:"bytes,6,opt,name=icon,proto3,oneof" json:"icon,omitempty"`

@@ -2718,8 +2718,7 @@ type RateStoreExecutionRequest struct {
 	Id          string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	ExecutionId string                 `protobuf:"bytes,2,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
 	// 1 to 5.
-	Rating int32 `protobuf:"varint,3,opt,name=rating,proto3" json:"rating,omitempty"`
-	// At most 2000 characters.
+	Rating        int32   `protobuf:"varint,3,opt,name=rating,proto3" json:"rating,omitempty"`
 	Feedback      *string `protobuf:"bytes,4,opt,name=feedback,proto3,oneof" json:"feedback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -32,9 +32,9 @@ type StoreLifecycleRequest struct {
 	ExecutionId string `protobuf:"bytes,2,opt,name=execution_id,json=executionId,proto3" json:"execution_id,omitempty"`
 	// confirm: 1 to 5 stars.
 	Rating *int32 `protobuf:"varint,3,opt,name=rating,proto3,oneof" json:"rating,omitempty"`
-	// confirm: at most 2000 characters.
+	// confirm: optional.
 	Feedback *string `protobuf:"bytes,4,opt,name=feedback,proto3,oneof" json:"feedback,omitempty"`
-	// deny: why, at most 2000 characters; required.
+	// deny: why; required.
 	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	// deny: quality, incomplete, incorrect, off_topic, late or other.
 	Category *string `protobuf:"bytes,6,opt,name=category,proto3,oneof" json:"category,omitempty"`

@@ -46,9 +46,6 @@ func (e *Engine) Deliver(ctx context.Context, d Delivery) (*Outcome, error) {
 	if d.Output != nil && (len(*d.Output) > MaxOutput || !utf8.ValidString(*d.Output)) {
 		return nil, apperr.Invalid("output must be UTF-8 text of at most %d bytes", MaxOutput)
 	}
-	if len(d.Error) > 2000 {
-		return nil, apperr.Invalid("error must be at most 2000 characters")
-	}
 	ex, err := e.DB.Execution.Get(ctx, d.ExecutionID)
 	if ent.IsNotFound(err) || (err == nil && (ex.CallbackTokenHash == nil ||
 		subtle.ConstantTimeCompare([]byte(*ex.CallbackTokenHash), []byte(auth.HashToken(d.Token))) != 1)) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/proto"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
@@ -53,4 +54,58 @@ func TestExecuteTakesInputsAtTheContractLimit(t *testing.T) {
 	}
 	servertest.WantErrorContaining(t, f.req.Do(http.MethodPost, "/api/marketplace/"+id+"/execute",
 		map[string]any{"input": "hello", "requesterEmail": "e" + email}), http.StatusBadRequest, "requesterEmail")
+}
+
+// A failed delivery's error is a note, bounded by the contract alone
+// (store_execution.proto, 100,000 characters, not the engine's old 2,000):
+// taken at the limit (the stored failure reason is the engine's shortened
+// one, as for any failure), and one more is 400 naming the field, on REST
+// and Connect.
+func TestCallbackErrorTakesTheContractLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := newAsyncAgent(t)
+	id := f.listing(t, a.URL, nil)
+	accepted := func() string {
+		status, out := f.execute(t, f.req, id, map[string]any{"input": "later"})
+		if status != 200 || out["status"] != "running" {
+			t.Fatalf("accepted: %d %v", status, out)
+		}
+		return out["executionId"].(string)
+	}
+	fail := func(exID, reason string) *servertest.Response {
+		return f.s.Anonymous().Do(http.MethodPost, "/api/marketplace/callback",
+			map[string]any{"executionId": exID, "callbackToken": a.token(exID), "status": "failed", "error": reason})
+	}
+
+	rest := accepted()
+	servertest.WantErrorContaining(t, fail(rest, strings.Repeat("e", 100_001)), http.StatusBadRequest, "error")
+	if res := fail(rest, strings.Repeat("e", 100_000)); res.Status != http.StatusOK {
+		t.Fatalf("error at the contract's limit: %d %.300s", res.Status, res.Body)
+	}
+	if r := f.row(t, rest); r.Status != "failed" || !strings.HasPrefix(ptrOr(r.FailureReason), "eee") {
+		t.Fatalf("failed row: status %s, reason %.20q", r.Status, ptrOr(r.FailureReason))
+	}
+
+	viaConnect := accepted()
+	c := switchboardv1connect.NewStoreExecutionServiceClient(f.s.Client("connect"), f.s.URL)
+	req := func(n int) *switchboardv1.DeliverStoreCallbackRequest {
+		reason := strings.Repeat("e", n)
+		return &switchboardv1.DeliverStoreCallbackRequest{ExecutionId: viaConnect, CallbackToken: a.token(viaConnect),
+			Status: proto.String("failed"), Error: &reason}
+	}
+	if _, err := c.DeliverStoreCallback(t.Context(), req(100_001)); connect.CodeOf(err) != connect.CodeInvalidArgument ||
+		!strings.Contains(err.Error(), "error") {
+		t.Fatalf("Connect: error over the limit: %v", err)
+	}
+	if _, err := c.DeliverStoreCallback(t.Context(), req(100_000)); err != nil {
+		t.Fatalf("Connect: error at the contract's limit: %v", err)
+	}
+}
+
+func ptrOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

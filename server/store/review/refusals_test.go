@@ -49,7 +49,7 @@ func TestLifecycleRefusalsWriteNothing(t *testing.T) {
 	// carol's completed run, for the isolation cases.
 	carols := f.paid(t, f.carolAPI)
 	noOrigin := f.ann.Session
-	long := strings.Repeat("x", 2001)
+	long := strings.Repeat("x", 100_001) // one over the contract's limit
 	for _, tc := range []struct {
 		name   string
 		caller string

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -51,9 +50,6 @@ type Service struct {
 	// caller's.
 	Global func(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error)
 }
-
-// maxText bounds feedback and denial reasons, in characters.
-const maxText = 2000
 
 func (s *Service) now() time.Time { return s.Now().UTC() }
 
@@ -139,12 +135,11 @@ func parseConfirm(req *switchboardv1.StoreLifecycleRequest) (confirmation, error
 	return c, nil
 }
 
+// text refuses NUL; the length of feedback and reasons is the contract's
+// (store_review.proto).
 func text(name, v string) error {
 	if strings.ContainsRune(v, 0) {
 		return apperr.Invalid("%s must not contain NUL characters", name)
-	}
-	if utf8.RuneCountInString(v) > maxText {
-		return apperr.Invalid("%s is longer than %d characters", name, maxText)
 	}
 	return nil
 }

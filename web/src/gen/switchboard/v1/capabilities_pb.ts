@@ -249,7 +249,7 @@ export type InstallOrCreateCapabilityRequest = Message<"switchboard.v1.InstallOr
   accessPassword?: string | undefined;
 
   /**
-   * Create: required, at most 100 characters.
+   * Create: required.
    *
    * @generated from field: string name = 4;
    */

@@ -1527,8 +1527,6 @@ export type RateStoreExecutionRequest = Message<"switchboard.v1.RateStoreExecuti
   rating: number;
 
   /**
-   * At most 2000 characters.
-   *
    * @generated from field: optional string feedback = 4;
    */
   feedback?: string | undefined;

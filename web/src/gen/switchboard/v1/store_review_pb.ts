@@ -45,14 +45,14 @@ export type StoreLifecycleRequest = Message<"switchboard.v1.StoreLifecycleReques
   rating?: number | undefined;
 
   /**
-   * confirm: at most 2000 characters.
+   * confirm: optional.
    *
    * @generated from field: optional string feedback = 4;
    */
   feedback?: string | undefined;
 
   /**
-   * deny: why, at most 2000 characters; required.
+   * deny: why; required.
    *
    * @generated from field: string reason = 5;
    */
