@@ -14,7 +14,7 @@ import (
 // order them). A public procedure missing here reads no credential before
 // its body (TestCredentialsBeforeBodies lists those).
 func checkCredentials(g *gate.Gate, s services) {
-	hub, spoke, net, dev := s.hub, s.spoke, s.peers, s.dev
+	hub, spoke, net, dev := s.platform, s.inbound, s.peers, s.dev
 	const (
 		hubSvc      = "/" + switchboardv1connect.FederationHubServiceName + "/"
 		marketSvc   = "/" + switchboardv1connect.FederationMarketServiceName + "/"

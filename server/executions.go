@@ -35,13 +35,13 @@ type ExecutionConfig struct {
 // its hub's validate-payment before settling its own listings' payments, and
 // reviews its users' global executions through the hub; a hub reviews its
 // spokes' users' global executions itself.
-func newLifecycle(cfg Config, policy egress.Policy, box *secrets.Box, hub *federation.Hub, spoke *federation.Spoke, tr *tracing) *lifecycle.Owner {
+func newLifecycle(cfg Config, policy egress.Policy, box *secrets.Box, hub *federation.Hub, remote *federation.Remote, spoke *federation.SpokeAdmin, tr *tracing) *lifecycle.Owner {
 	x := cfg.Executions
 	lc := lifecycle.Config{
 		DB: cfg.DB, Now: cfg.now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,
 		Secrets: box, PublicURL: x.PublicURL, Tracer: tr.tracer(),
 		CallTimeout: x.CallTimeout, BreakerOpenFor: x.BreakerOpenFor, SweepEvery: x.SweepEvery,
-		Remote: hub, FeeCheck: spoke.CheckFee,
+		Remote: remote, FeeCheck: spoke.CheckFee,
 	}
 	if !hub.Serving {
 		lc.Global = spoke.ReviewGlobal

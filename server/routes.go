@@ -187,8 +187,8 @@ func (h *house) routes() (http.Handler, error) {
 	mux.Handle(a2a.Path, g.Identify(g.Endpoint(a2a.Rule, httpapi.LimitBody(cfg.BodyLimit, httpapi.Serve(svc.a2a.Serve)))))
 	mux.Handle("GET "+a2a.CardPath, &a2a.Card{Version: apiVersion, PublicURL: cfg.Executions.PublicURL, MCPTools: h.door.ToolNames})
 	// The operator network's check (?connectionId=) before the spoke's.
-	mux.Handle("GET "+federation.WellKnownPath, httpapi.Serve(svc.peers.WellKnown(svc.spoke.WellKnown())))
-	mux.Handle("POST "+federation.WebhookPath, httpapi.Serve(svc.spoke.Webhook()))
+	mux.Handle("GET "+federation.WellKnownPath, httpapi.Serve(svc.peers.WellKnown(svc.inbound.WellKnown())))
+	mux.Handle("POST "+federation.WebhookPath, httpapi.Serve(svc.inbound.Webhook()))
 	// REST answers are gzipped when the client asks (Connect compresses its own).
 	api := g.Identify(httpapi.LimitBody(cfg.BodyLimit, gzhttp.GzipHandler(gw)))
 	mux.Handle("/api/", api)

@@ -53,10 +53,10 @@ func subscriptions(h *house) []db.Subscription {
 			return s.review.Finished(ctx, tx, ev.Execution)
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
-			return s.spoke.Finished(ctx, tx, ev.Execution)
+			return s.inbound.Finished(ctx, tx, ev.Execution)
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev engine.ExecutionFinished) error {
-			return s.hub.Finished(ctx, tx, ev.Execution)
+			return s.remote.Finished(ctx, tx, ev.Execution)
 		}),
 		// The requester's queue follows a marketplace execution.
 		db.On(queue.ExecutionTracked),
@@ -64,11 +64,11 @@ func subscriptions(h *house) []db.Subscription {
 		// A decision on a synced listing or pack reaches its spoke through
 		// the outbox.
 		db.On(func(ctx context.Context, tx *db.Tx, ev developer.AgentDecided) error {
-			_, err := s.hub.EnqueueApproval(ctx, tx, ev.Agent, ev.Reason)
+			_, err := s.hubAdmin.EnqueueApproval(ctx, tx, ev.Agent, ev.Reason)
 			return err
 		}),
 		db.On(func(ctx context.Context, tx *db.Tx, ev developer.CapabilityDecided) error {
-			return s.hub.EnqueueCapabilityApproval(ctx, tx, ev.Pack, ev.Reason)
+			return s.hubAdmin.EnqueueCapabilityApproval(ctx, tx, ev.Pack, ev.Reason)
 		}),
 		// The MCP door follows an account's installs (its tool and prompt
 		// lists) and ended credentials (its sessions); the event streams end

@@ -69,9 +69,16 @@ type services struct {
 	updates  *updates.Service
 	widgets  *widgets.Service
 	handoff  *a2a.Handoff
-	hub      *federation.Hub
-	spoke    *federation.Spoke
-	audit    *audit.Service
+	// The hub's and the spoke's sides, split by who calls them; hub and
+	// spoke hold the state they share.
+	hub        *federation.Hub
+	platform   *federation.Platform
+	hubAdmin   *federation.HubAdmin
+	remote     *federation.Remote
+	spoke      *federation.Spoke
+	spokeAdmin *federation.SpokeAdmin
+	inbound    *federation.Inbound
+	audit      *audit.Service
 	// The operator network, split by who calls: the operator's
 	// connections and exchange, the peers' (untrusted) calls, the relays.
 	network *network.Operator
@@ -171,12 +178,14 @@ func (h *house) buildFederation(*App) error {
 		Guesses: h.gate, Secrets: box, Hub: hub}
 	// The store reaches the hub's store through the spoke side; a hub's own
 	// store is the global store.
+	s.spokeAdmin = federation.NewSpokeAdmin(s.spoke)
 	if !hub {
-		s.store.Global = s.spoke
+		s.store.Global = s.spokeAdmin
 	}
 	s.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
 		Serving: hub, StaleAfter: cfg.Federation.StaleAfter, Policy: policy,
 		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: s.recorder, ClientOptions: h.tracing.clientOptions()})
+	s.hubAdmin, s.remote = federation.NewHubAdmin(s.hub), federation.NewRemote(s.hub)
 	s.queue = &queue.Service{DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM}
 	s.settings = &settings.Service{DB: cfg.DB, Now: cfg.now, Egress: h.egress}
 	// The outbox's dispatcher, made before the operator network, which
@@ -204,13 +213,14 @@ func (h *house) buildFederation(*App) error {
 		}
 		return instances(ctx, id)
 	}
-	h.lifetime = newLifecycle(cfg, h.egress, box, s.hub, s.spoke, h.tracing)
+	// The engine reaches the hub's spokes through the remote side, built
+	// before it; the sides that run executions for a peer (the hub's
+	// platform, the spoke's inbound) are built after it.
+	h.lifetime = newLifecycle(cfg, h.egress, box, s.hub, s.remote, s.spokeAdmin, h.tracing)
 	s.review = h.lifetime.Review
-	// A hub runs listings synced from its spokes by dispatching to them; a
-	// spoke sends its hub's dispatches back when they end: both sides use
-	// the engine, which reaches the hub's spokes through the hub.
-	s.hub.Engine, s.spoke.Engine, s.hub.Review = h.lifetime.Engine, h.lifetime.Engine, h.lifetime.Review
-	s.execs = &engine.Service{Engine: h.lifetime.Engine, Global: global(s.hub, s.spoke)}
+	s.platform = federation.NewPlatform(s.hub, h.lifetime.Engine, h.lifetime.Review)
+	s.inbound = federation.NewInbound(s.spoke, h.lifetime.Engine)
+	s.execs = &engine.Service{Engine: h.lifetime.Engine, Global: global(s.hub, s.spokeAdmin)}
 	return nil
 }
 
@@ -297,7 +307,7 @@ func (h *house) start(app *App) {
 	h.lifetime.Start(context.Background())
 	app.closers = append(app.closers, h.lifetime.Close)
 	beats, stopBeats := context.WithCancel(context.Background())
-	go s.spoke.Run(beats, h.cfg.Clock)
+	go s.spokeAdmin.Run(beats, h.cfg.Clock)
 	go s.recorder.Run(beats, h.cfg.Clock)
 	go s.network.RunPatterns(beats, h.cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
@@ -329,7 +339,7 @@ func storeSecrets(cfg Config) (*secrets.Box, store.ReviewPolicy, error) {
 
 // global runs the hub's listings for the store's execute on an instance
 // that is not a hub; nil on a hub.
-func global(hub *federation.Hub, spoke *federation.Spoke) func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+func global(hub *federation.Hub, spoke *federation.SpokeAdmin) func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
 	if hub.Serving {
 		return nil
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/chatmessage"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
-	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -392,7 +391,7 @@ func peerToken(t *testing.T, a *instance, id string, key []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := federation.OpenSecret(box, *row.PeerTokenSealed, []byte("network-peer-token:"+id))
+	token, err := box.OpenText(*row.PeerTokenSealed, []byte("network-peer-token:"+id))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 )
 
 // admin checks that the caller is the hub's admin.
-func (h *Hub) admin(ctx context.Context) error {
-	if err := h.serving(); err != nil {
+func (h *HubAdmin) admin(ctx context.Context) error {
+	if err := h.hub.serving(); err != nil {
 		return err
 	}
 	p, err := auth.RequirePrincipal(ctx)
@@ -32,11 +32,11 @@ func (h *Hub) admin(ctx context.Context) error {
 }
 
 // ListFederationInstances lists every registered instance, newest first.
-func (h *Hub) ListFederationInstances(ctx context.Context, _ *switchboardv1.ListFederationInstancesRequest) (*switchboardv1.ListFederationInstancesResponse, error) {
+func (h *HubAdmin) ListFederationInstances(ctx context.Context, _ *switchboardv1.ListFederationInstancesRequest) (*switchboardv1.ListFederationInstancesResponse, error) {
 	if err := h.admin(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := h.DB.FederationInstance.Query().Order(ent.Desc(federationinstance.FieldCreatedAt), ent.Desc(federationinstance.FieldID)).All(ctx)
+	rows, err := h.hub.DB.FederationInstance.Query().Order(ent.Desc(federationinstance.FieldCreatedAt), ent.Desc(federationinstance.FieldID)).All(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -49,7 +49,7 @@ func (h *Hub) ListFederationInstances(ctx context.Context, _ *switchboardv1.List
 
 // DeactivateFederationInstance suspends an instance; deactivating again
 // changes nothing.
-func (h *Hub) DeactivateFederationInstance(ctx context.Context, req *switchboardv1.DeactivateFederationInstanceRequest) (*switchboardv1.DeactivateFederationInstanceResponse, error) {
+func (h *HubAdmin) DeactivateFederationInstance(ctx context.Context, req *switchboardv1.DeactivateFederationInstanceRequest) (*switchboardv1.DeactivateFederationInstanceResponse, error) {
 	inst, err := h.setDeactivated(ctx, req.GetId(), true)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (h *Hub) DeactivateFederationInstance(ctx context.Context, req *switchboard
 }
 
 // ReactivateFederationInstance restores a deactivated instance.
-func (h *Hub) ReactivateFederationInstance(ctx context.Context, req *switchboardv1.ReactivateFederationInstanceRequest) (*switchboardv1.ReactivateFederationInstanceResponse, error) {
+func (h *HubAdmin) ReactivateFederationInstance(ctx context.Context, req *switchboardv1.ReactivateFederationInstanceRequest) (*switchboardv1.ReactivateFederationInstanceResponse, error) {
 	inst, err := h.setDeactivated(ctx, req.GetId(), false)
 	if err != nil {
 		return nil, err
@@ -66,11 +66,11 @@ func (h *Hub) ReactivateFederationInstance(ctx context.Context, req *switchboard
 	return &switchboardv1.ReactivateFederationInstanceResponse{Instance: inst}, nil
 }
 
-func (h *Hub) setDeactivated(ctx context.Context, id string, off bool) (*switchboardv1.FederationInstance, error) {
+func (h *HubAdmin) setDeactivated(ctx context.Context, id string, off bool) (*switchboardv1.FederationInstance, error) {
 	if err := h.admin(ctx); err != nil {
 		return nil, err
 	}
-	row, err := h.DB.FederationInstance.Get(ctx, id)
+	row, err := h.hub.DB.FederationInstance.Get(ctx, id)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
@@ -80,10 +80,10 @@ func (h *Hub) setDeactivated(ctx context.Context, id string, off bool) (*switchb
 	if off == (row.DeactivatedAt != nil) {
 		return h.toProto(row), nil
 	}
-	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
 		up := tx.FederationInstance.UpdateOneID(id)
 		if off {
-			up.SetDeactivatedAt(h.now())
+			up.SetDeactivatedAt(h.hub.now())
 		} else {
 			up.ClearDeactivatedAt()
 		}
@@ -134,7 +134,7 @@ func cascade(ctx context.Context, tx *db.Tx, instance string, off bool) error {
 // status is where an instance stands: left and deactivated as recorded,
 // stale when its last sign of life (a heartbeat, or its first registration) is older
 // than StaleAfter.
-func (h *Hub) status(r *ent.FederationInstance) string {
+func (h *HubAdmin) status(r *ent.FederationInstance) string {
 	switch {
 	case r.LeftAt != nil:
 		return "left"
@@ -145,13 +145,13 @@ func (h *Hub) status(r *ent.FederationInstance) string {
 	if r.LastHeartbeatAt != nil {
 		seen = *r.LastHeartbeatAt
 	}
-	if h.now().Sub(seen) > h.StaleAfter {
+	if h.hub.now().Sub(seen) > h.hub.StaleAfter {
 		return string(vocab.InstanceStatusStale)
 	}
 	return string(vocab.InstanceStatusActive)
 }
 
-func (h *Hub) toProto(r *ent.FederationInstance) *switchboardv1.FederationInstance {
+func (h *HubAdmin) toProto(r *ent.FederationInstance) *switchboardv1.FederationInstance {
 	out := &switchboardv1.FederationInstance{
 		Id: r.ID, Name: r.Name, BaseUrl: r.BaseURL, Status: h.status(r), Health: string(r.Health),
 		Version: r.Version, UserCount: int32(r.UserCount), AgentCount: int32(r.AgentCount),

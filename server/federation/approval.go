@@ -63,24 +63,24 @@ func CapabilityApprovalOf(row *ent.CapabilityPack, reason *string, at time.Time)
 // webhook of a decision on a synced listing for its spoke, through the
 // outbox (retries, breaker, the spoke's credential read at send time).
 // handled is false for a listing that was not synced from an instance.
-func (h *Hub) EnqueueApproval(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, reason *string) (handled bool, err error) {
+func (h *HubAdmin) EnqueueApproval(ctx context.Context, tx *db.Tx, row *ent.StoreAgent, reason *string) (handled bool, err error) {
 	if row.SourceInstanceID == nil {
 		return false, nil
 	}
-	return true, h.enqueueDecision(ctx, tx, *row.SourceInstanceID, row.UserID, ApprovalOf(row, reason, h.now()))
+	return true, h.enqueueDecision(ctx, tx, *row.SourceInstanceID, row.UserID, ApprovalOf(row, reason, h.hub.now()))
 }
 
 // EnqueueCapabilityApproval is EnqueueApproval for a capability pack; a
 // local pack has nobody to tell.
-func (h *Hub) EnqueueCapabilityApproval(ctx context.Context, tx *db.Tx, row *ent.CapabilityPack, reason *string) error {
+func (h *HubAdmin) EnqueueCapabilityApproval(ctx context.Context, tx *db.Tx, row *ent.CapabilityPack, reason *string) error {
 	if row.SourceInstanceID == nil || row.RemoteID == nil {
 		return nil
 	}
-	return h.enqueueDecision(ctx, tx, *row.SourceInstanceID, row.UserID, CapabilityApprovalOf(row, reason, h.now()))
+	return h.enqueueDecision(ctx, tx, *row.SourceInstanceID, row.UserID, CapabilityApprovalOf(row, reason, h.hub.now()))
 }
 
 // enqueueDecision puts ev in the outbox for instance id, unless it left.
-func (h *Hub) enqueueDecision(ctx context.Context, tx *db.Tx, instanceID, userID string, ev Approval) error {
+func (h *HubAdmin) enqueueDecision(ctx context.Context, tx *db.Tx, instanceID, userID string, ev Approval) error {
 	inst, err := tx.FederationInstance.Get(ctx, instanceID)
 	if ent.IsNotFound(err) || (err == nil && inst.LeftAt != nil) {
 		return nil // nobody to tell
@@ -94,7 +94,7 @@ func (h *Hub) enqueueDecision(ctx context.Context, tx *db.Tx, instanceID, userID
 	}
 	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{
 		UserID: userID, Event: ev.Event, URL: inst.BaseURL + WebhookPath,
-		Headers: map[string]string{"X-Service-Event": ev.Event}, Body: body, At: h.now(), InstanceID: inst.ID,
+		Headers: map[string]string{"X-Service-Event": ev.Event}, Body: body, At: h.hub.now(), InstanceID: inst.ID,
 	})
 }
 
@@ -109,7 +109,7 @@ func (h *Hub) Credential(ctx context.Context, id string) (header, value string, 
 	if err != nil || h.Secrets == nil {
 		return "", "", false, err
 	}
-	secret, err := unseal(h.Secrets, inst.APIKeySealed, secretAAD(inst.ID))
+	secret, err := h.Secrets.OpenText(inst.APIKeySealed, secretAAD(inst.ID))
 	if err != nil {
 		return "", "", false, err
 	}

@@ -187,7 +187,7 @@ func TestWebhookOnTheSpoke(t *testing.T) {
 		status int
 	}{
 		{"no token", "", decision("active", t1), http.StatusUnauthorized},
-		{"a platform token", federation.PlatformTokenPrefix + strings.Repeat("x", 40), decision("active", t1), http.StatusUnauthorized},
+		{"a platform token", auth.PlatformTokenPrefix + strings.Repeat("x", 40), decision("active", t1), http.StatusUnauthorized},
 		{"another secret", secret('t'), decision("active", t1), http.StatusUnauthorized},
 		{"missing fields", secret('s'), map[string]any{"event": "agent_approval"}, http.StatusBadRequest},
 		{"unknown status", secret('s'), decision("paused", t1), http.StatusBadRequest},

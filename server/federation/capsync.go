@@ -17,7 +17,7 @@ import (
 // SyncCapabilities applies each capability on its own, as SyncAgents does
 // agents. A synced capability is a capability pack carrying its instance and
 // remote id (docs/decisions.md "Federation platform routes (issue 14)").
-func (h *Hub) SyncCapabilities(ctx context.Context, req *switchboardv1.SyncCapabilitiesRequest) (*switchboardv1.SyncCapabilitiesResponse, error) {
+func (h *Platform) SyncCapabilities(ctx context.Context, req *switchboardv1.SyncCapabilitiesRequest) (*switchboardv1.SyncCapabilitiesResponse, error) {
 	inst, err := h.storeCaller(ctx, "capabilities")
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func equalPtr(a, b *string) bool { return (a == nil && b == nil) || (a != nil &&
 
 // syncCapability creates or updates one synced capability; err is a storage
 // failure, every refusal is in the result.
-func (h *Hub) syncCapability(ctx context.Context, inst *ent.FederationInstance, c *switchboardv1.FederationCapability) (*switchboardv1.SyncResult, error) {
+func (h *Platform) syncCapability(ctx context.Context, inst *ent.FederationInstance, c *switchboardv1.FederationCapability) (*switchboardv1.SyncResult, error) {
 	res := &switchboardv1.SyncResult{Id: c.GetId()}
 	s, err := parseCapability(c)
 	if err != nil {
@@ -110,14 +110,14 @@ func (h *Hub) syncCapability(ctx context.Context, inst *ent.FederationInstance, 
 				SetRemoteID(c.GetId()).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
 				SetNillableDescription(s.description).SetNillableCategory(s.category).
 				SetNillablePromptGroup(s.promptGroup).SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).
-				SetAlwaysLoad(s.always).SetStatus(capabilitypack.Status(h.Policy.InitialStatus())).
+				SetAlwaysLoad(s.always).SetStatus(capabilitypack.Status(h.hub.Policy.InitialStatus())).
 				SetCreatedBy(capabilitypack.CreatedByPeer).SetCreatedByRef(inst.ID).
 				SetTextBy(capabilitypack.TextByPeer).SetTextByRef(inst.ID).Exec(ctx)
 		},
 		update: func(tx *db.Tx) error {
 			// A changed prompt is what the assistant runs: it is reviewed
 			// again like a listing's breaking change.
-			status := h.Policy.StatusAfterChange(string(row.Status), row.Prompt != s.prompt)
+			status := h.hub.Policy.StatusAfterChange(string(row.Status), row.Prompt != s.prompt)
 			up := tx.CapabilityPack.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).SetPrompt(s.prompt).
 				SetSignalPatterns(s.patterns).SetTokenEstimate(s.tokens).SetAlwaysLoad(s.always).
 				SetStatus(capabilitypack.Status(status)).SetTextBy(capabilitypack.TextByPeer).SetTextByRef(inst.ID)
@@ -140,12 +140,12 @@ func setOrClear[U any](v *string, set func(string) U, clear func() U) {
 
 // ListSyncedCapabilities answers the caller's synced capabilities, oldest
 // first.
-func (h *Hub) ListSyncedCapabilities(ctx context.Context, _ *switchboardv1.ListSyncedCapabilitiesRequest) (*switchboardv1.ListSyncedCapabilitiesResponse, error) {
-	inst, err := h.caller(ctx, "capabilities", false)
+func (h *Platform) ListSyncedCapabilities(ctx context.Context, _ *switchboardv1.ListSyncedCapabilitiesRequest) (*switchboardv1.ListSyncedCapabilitiesResponse, error) {
+	inst, err := h.hub.caller(ctx, "capabilities", false)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := h.DB.CapabilityPack.Query().
+	rows, err := h.hub.DB.CapabilityPack.Query().
 		Where(capabilitypack.SourceInstanceID(inst.ID), capabilitypack.RemoteIDNotNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {

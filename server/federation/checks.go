@@ -13,29 +13,29 @@ import (
 
 // PlatformCheck refuses a hub route's call on a standalone (404) or without
 // an instance's platform token (401), as caller does.
-func (h *Hub) PlatformCheck(route string, deactivatedServed bool) func(context.Context) error {
+func (h *Platform) PlatformCheck(route string, deactivatedServed bool) func(context.Context) error {
 	return func(ctx context.Context) error {
-		_, err := h.caller(ctx, route, deactivatedServed)
+		_, err := h.hub.caller(ctx, route, deactivatedServed)
 		return err
 	}
 }
 
 // DiscoverCheck is discovery's: open to anyone on a hub, but a bearer token,
 // when one is presented, must be a platform token.
-func (h *Hub) DiscoverCheck(ctx context.Context) error {
-	if err := h.serving(); err != nil {
+func (h *Platform) DiscoverCheck(ctx context.Context) error {
+	if err := h.hub.serving(); err != nil {
 		return err
 	}
 	if auth.CredentialsFrom(ctx).Bearer == "" {
 		return nil
 	}
-	_, err := h.caller(ctx, "discover", false)
+	_, err := h.hub.caller(ctx, "discover", false)
 	return err
 }
 
 // HubCheck refuses a call of the spoke's routes that does not present this
 // instance's secret, as fromHub does.
-func (s *Spoke) HubCheck(route string) func(context.Context) error {
+func (s *Inbound) HubCheck(route string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		_, err := s.fromHub(ctx, route)
 		return err

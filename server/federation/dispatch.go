@@ -28,8 +28,8 @@ const ResultPath = "/api/v2/federation/executions/{id}/result"
 // Target answers the verified address of the spoke a synced listing came
 // from, or why that spoke takes no executions now (left, deactivated, in
 // maintenance).
-func (h *Hub) Target(ctx context.Context, agent *ent.StoreAgent) (string, error) {
-	if h.PublicURL == "" {
+func (h *Remote) Target(ctx context.Context, agent *ent.StoreAgent) (string, error) {
+	if h.hub.PublicURL == "" {
 		return "", errors.New("this hub has no public URL (--public-url) for its spokes to deliver results to")
 	}
 	inst, err := h.source(ctx, agent)
@@ -39,11 +39,11 @@ func (h *Hub) Target(ctx context.Context, agent *ent.StoreAgent) (string, error)
 	return inst.BaseURL, nil
 }
 
-func (h *Hub) source(ctx context.Context, agent *ent.StoreAgent) (*ent.FederationInstance, error) {
+func (h *Remote) source(ctx context.Context, agent *ent.StoreAgent) (*ent.FederationInstance, error) {
 	if agent.SourceInstanceID == nil {
 		return nil, errors.New("the listing was not synced from an instance")
 	}
-	inst, err := h.DB.FederationInstance.Get(ctx, *agent.SourceInstanceID)
+	inst, err := h.hub.DB.FederationInstance.Get(ctx, *agent.SourceInstanceID)
 	switch {
 	case ent.IsNotFound(err):
 		return nil, errors.New("its instance is no longer registered")
@@ -63,7 +63,7 @@ func (h *Hub) source(ctx context.Context, agent *ent.StoreAgent) (*ent.Federatio
 // binary protobuf) with the spoke's own secret. A spoke that cannot be
 // reached or fails is an error (it counts against the spoke's breaker); a
 // spoke that answers with a refusal is refused, with its reason.
-func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent, callbackToken string) (string, error) {
+func (h *Remote) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent, callbackToken string) (string, error) {
 	inst, err := h.source(ctx, agent)
 	if err != nil {
 		return "", err
@@ -71,10 +71,10 @@ func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent
 	if agent.RemoteID == nil {
 		return "listing without the spoke's id", nil
 	}
-	if h.Secrets == nil {
+	if h.hub.Secrets == nil {
 		return "", errors.New("this hub has no instance key to open the spoke's secret")
 	}
-	secret, err := unseal(h.Secrets, inst.APIKeySealed, secretAAD(inst.ID))
+	secret, err := h.hub.Secrets.OpenText(inst.APIKeySealed, secretAAD(inst.ID))
 	if err != nil {
 		return "", fmt.Errorf("the spoke's secret cannot be opened: %w", err)
 	}
@@ -82,7 +82,7 @@ func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent
 	if ex.TaskOrigin == execution.TaskOriginFederation {
 		origin = "federation"
 	}
-	requester := &switchboardv1.FederationRequester{Name: ex.RequesterName, InstanceUrl: h.PublicURL}
+	requester := &switchboardv1.FederationRequester{Name: ex.RequesterName, InstanceUrl: h.hub.PublicURL}
 	if ex.CallerInstanceURL != nil {
 		requester.InstanceUrl = *ex.CallerInstanceURL
 	}
@@ -91,7 +91,7 @@ func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent
 	res, err := h.spokeClient(inst.BaseURL).Execute(ctx, &switchboardv1.FederationSpokeServiceExecuteRequest{
 		ExecutionId: ex.ID, ListingId: *agent.RemoteID, Input: ex.Input, Requester: requester,
 		TaskOrigin: origin, TimeoutSeconds: int32(agent.ExecutionTimeout),
-		CallbackUrl:   h.PublicURL + strings.Replace(ResultPath, "{id}", ex.ID, 1),
+		CallbackUrl:   h.hub.PublicURL + strings.Replace(ResultPath, "{id}", ex.ID, 1),
 		CallbackToken: callbackToken,
 	})
 	if err != nil {
@@ -122,18 +122,18 @@ func (h *Hub) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent
 
 // spokeClient is the typed client of the spoke at base. Connect's default
 // codec is binary protobuf.
-func (h *Hub) spokeClient(base string) switchboardv1connect.FederationSpokeServiceClient {
-	return switchboardv1connect.NewFederationSpokeServiceClient(h.client, base, h.ClientOptions...)
+func (h *Remote) spokeClient(base string) switchboardv1connect.FederationSpokeServiceClient {
+	return switchboardv1connect.NewFederationSpokeServiceClient(h.hub.client, base, h.hub.ClientOptions...)
 }
 
 // DeliverFederationResult records the result a spoke delivers for an
 // execution the hub dispatched to it. The token is bound to the execution
 // and the execution to the calling spoke: anything else is 404 alike.
-func (h *Hub) DeliverFederationResult(ctx context.Context, req *switchboardv1.DeliverFederationResultRequest) (*switchboardv1.DeliverFederationResultResponse, error) {
+func (h *Platform) DeliverFederationResult(ctx context.Context, req *switchboardv1.DeliverFederationResultRequest) (*switchboardv1.DeliverFederationResultResponse, error) {
 	if req.GetExecutionId() == "" || req.GetCallbackToken() == "" {
 		return nil, apperr.Invalid("executionId and callbackToken are required")
 	}
-	inst, err := h.caller(ctx, "result", true)
+	inst, err := h.hub.caller(ctx, "result", true)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (h *Hub) DeliverFederationResult(ctx context.Context, req *switchboardv1.De
 		return nil, apperr.Internal(errors.New("federation: the hub has no execution engine"))
 	}
 	notFound := apperr.NotFound("execution %q not found, or the callback token does not match", req.GetExecutionId())
-	ex, err := h.DB.Execution.Query().Where(execution.ID(req.GetExecutionId())).WithStoreAgent().Only(ctx)
+	ex, err := h.hub.DB.Execution.Query().Where(execution.ID(req.GetExecutionId())).WithStoreAgent().Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, notFound
 	} else if err != nil {

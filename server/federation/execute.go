@@ -28,12 +28,12 @@ const EventResult = "federation.result"
 
 // fromHub checks the credential of a call from this instance's hub: its own
 // secret in X-Federation-Token. Anything else is 401.
-func (s *Spoke) fromHub(ctx context.Context, route string) (*ent.FederationMembership, error) {
+func (s *Inbound) fromHub(ctx context.Context, route string) (*ent.FederationMembership, error) {
 	token := auth.CredentialsFrom(ctx).FederationToken
-	if _, err := tokenOf(token, InstanceKeyPrefix, route); err != nil {
+	if _, err := tokenOf(token, auth.InstanceKeyPrefix, route); err != nil {
 		return nil, err
 	}
-	m, err := s.ownSecret(ctx, token)
+	m, err := s.spoke.ownSecret(ctx, token)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -47,7 +47,7 @@ func (s *Spoke) fromHub(ctx context.Context, route string) (*ent.FederationMembe
 // (sbi_…, which only its hub holds), nil when it is not (or there is no
 // membership).
 func (s *Spoke) ownSecret(ctx context.Context, token string) (*ent.FederationMembership, error) {
-	if !strings.HasPrefix(token, InstanceKeyPrefix) {
+	if !strings.HasPrefix(token, auth.InstanceKeyPrefix) {
 		return nil, nil
 	}
 	m, err := s.membership(ctx, s.DB.Client)
@@ -61,7 +61,7 @@ func (s *Spoke) ownSecret(ctx context.Context, token string) (*ent.FederationMem
 // want and answers its hash.
 func tokenOf(token, want, route string) (string, error) {
 	if !strings.HasPrefix(token, want) {
-		return "", apperr.Unauthenticated("%s takes %s (%s…) in %s", route, kinds[want], want, InstanceHeader)
+		return "", apperr.Unauthenticated("%s takes %s (%s…) in %s", route, auth.KindOf(want), want, InstanceHeader)
 	}
 	return auth.HashToken(token), nil
 }
@@ -70,7 +70,7 @@ func tokenOf(token, want, route string) (string, error) {
 // hub and runs it in the background: its own agent, through its own
 // dispatch, isolation output_only, no hold here (the hub holds). The same
 // hub execution id answers the execution it already made.
-func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
+func (s *Inbound) Execute(ctx context.Context, req *switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 	var missing []string
 	for name, v := range map[string]string{"executionId": req.GetExecutionId(), "listingId": req.GetListingId(),
 		"input": req.GetInput(), "callbackUrl": req.GetCallbackUrl(), "callbackToken": req.GetCallbackToken()} {
@@ -86,7 +86,7 @@ func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationSpokeS
 	if err != nil {
 		return nil, err
 	}
-	if s.Engine == nil || s.Secrets == nil {
+	if s.Engine == nil || s.spoke.Secrets == nil {
 		return refuse("this instance runs no store executions"), nil
 	}
 	want := m.HubURL + strings.Replace(ResultPath, "{id}", req.GetExecutionId(), 1)
@@ -96,7 +96,7 @@ func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationSpokeS
 	if prior, err := s.dispatched(ctx, req.GetExecutionId()); err != nil || prior != nil {
 		return prior, err
 	}
-	listing, err := s.DB.StoreAgent.Query().Where(storeagent.ID(req.GetListingId()), storeagent.SourceInstanceIDIsNil()).Only(ctx)
+	listing, err := s.spoke.DB.StoreAgent.Query().Where(storeagent.ID(req.GetListingId()), storeagent.SourceInstanceIDIsNil()).Only(ctx)
 	if ent.IsNotFound(err) {
 		return refuse(fmt.Sprintf("no listing %q on this instance", req.GetListingId())), nil
 	} else if err != nil {
@@ -107,7 +107,7 @@ func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationSpokeS
 		// hub's dispatch is not the owner's own run.
 		return refuse(fmt.Sprintf("listing %q is %s on this instance", listing.Slug, listing.Status)), nil
 	}
-	sealed, err := seal(s.Secrets, req.GetCallbackToken(), callbackAAD(req.GetExecutionId()))
+	sealed, err := s.spoke.Secrets.SealText(req.GetCallbackToken(), callbackAAD(req.GetExecutionId()))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -140,8 +140,8 @@ func (s *Spoke) Execute(ctx context.Context, req *switchboardv1.FederationSpokeS
 
 // dispatched answers the execution already made for the hub's executionID,
 // nil when there is none.
-func (s *Spoke) dispatched(ctx context.Context, executionID string) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
-	ex, err := s.DB.Execution.Query().Where(execution.RemoteExecutionID(executionID)).Only(ctx)
+func (s *Inbound) dispatched(ctx context.Context, executionID string) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
+	ex, err := s.spoke.DB.Execution.Query().Where(execution.RemoteExecutionID(executionID)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
 	} else if err != nil {
@@ -162,19 +162,19 @@ func callbackAAD(hubExecutionID string) []byte {
 // has ended, so its result goes back to the hub through the outbox (in this
 // transaction, on the federation retry schedule, with the platform token
 // added at each attempt). The callback token then lives only in that row.
-func (s *Spoke) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+func (s *Inbound) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if ex.RemoteExecutionID == nil || ex.CallbackURL == nil || ex.CallbackTokenSealed == nil {
 		return nil
 	}
-	m, err := s.membership(ctx, tx.Client())
+	m, err := s.spoke.membership(ctx, tx.Client())
 	if err != nil {
 		return err
 	}
-	if m == nil || m.InstanceID == nil || s.Secrets == nil {
-		s.Logger.Warn("federation: a result for a hub this instance no longer belongs to is dropped", "execution", ex.ID)
+	if m == nil || m.InstanceID == nil || s.spoke.Secrets == nil {
+		s.spoke.Logger.Warn("federation: a result for a hub this instance no longer belongs to is dropped", "execution", ex.ID)
 		return nil
 	}
-	token, err := unseal(s.Secrets, *ex.CallbackTokenSealed, callbackAAD(*ex.RemoteExecutionID))
+	token, err := s.spoke.Secrets.OpenText(*ex.CallbackTokenSealed, callbackAAD(*ex.RemoteExecutionID))
 	if err != nil {
 		return fmt.Errorf("federation: callback token: %w", err)
 	}
@@ -188,7 +188,7 @@ func (s *Spoke) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) erro
 		return err
 	}
 	err = webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: ex.UserID, Event: EventResult, URL: *ex.CallbackURL,
-		Body: body, At: s.now(), InstanceID: *m.InstanceID})
+		Body: body, At: s.spoke.now(), InstanceID: *m.InstanceID})
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -420,8 +421,8 @@ func TestSpokeExecuteRefusals(t *testing.T) {
 	anon := n.spoke.Anonymous()
 	for name, hdr := range map[string][]string{
 		"nothing":        nil,
-		"platform token": {federation.InstanceHeader, federation.PlatformTokenPrefix + strings.Repeat("p", 40)},
-		"wrong secret":   {federation.InstanceHeader, federation.InstanceKeyPrefix + strings.Repeat("w", 40)},
+		"platform token": {federation.InstanceHeader, auth.PlatformTokenPrefix + strings.Repeat("p", 40)},
+		"wrong secret":   {federation.InstanceHeader, auth.InstanceKeyPrefix + strings.Repeat("w", 40)},
 		"bearer secret":  {"Authorization", "Bearer " + string(secret)},
 	} {
 		res := anon.Do(http.MethodPost, "/api/v2/federation/execute", body("hub-1", listingID, callback("hub-1")), hdr...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -141,7 +142,7 @@ func TestJoinHeartbeatLeave(t *testing.T) {
 	if res.Status != http.StatusOK {
 		t.Fatalf("rotate: %d %s", res.Status, res.Body)
 	}
-	if after := n.instance(t)["tokenPrefix"]; after == before || !strings.HasPrefix(after.(string), federation.PlatformTokenPrefix) {
+	if after := n.instance(t)["tokenPrefix"]; after == before || !strings.HasPrefix(after.(string), auth.PlatformTokenPrefix) {
 		t.Fatalf("token prefix %v → %v", before, after)
 	}
 
@@ -187,7 +188,7 @@ func newFakeSpoke(t *testing.T) *fakeSpoke {
 	return f
 }
 
-func secret(c byte) string { return federation.InstanceKeyPrefix + strings.Repeat(string(c), 40) }
+func secret(c byte) string { return auth.InstanceKeyPrefix + strings.Repeat(string(c), 40) }
 
 // TestRegisterRefusals: RULINGS "Federation: instances and the platform":
 // registration is refused when verification fails and nothing is recorded
@@ -224,7 +225,7 @@ func TestRegisterRefusals(t *testing.T) {
 		t.Fatalf("register: %d %s", res.Status, res.Body)
 	}
 	platform := res.JSON(t)["platformToken"].(string)
-	if !strings.HasPrefix(platform, federation.PlatformTokenPrefix) {
+	if !strings.HasPrefix(platform, auth.PlatformTokenPrefix) {
 		t.Fatalf("platform token %q", platform)
 	}
 	// Spent now.
@@ -243,7 +244,7 @@ func TestRegisterRefusals(t *testing.T) {
 		return n.hub.WithKey(bearer).Do(http.MethodPost, "/api/v2/federation/heartbeat", map[string]any{"status": "degraded"})
 	}
 	for _, wrong := range []string{
-		federation.PeerTokenPrefix + strings.Repeat("x", 52), // a peer token on a platform route
+		auth.PeerTokenPrefix + strings.Repeat("x", 52), // a peer token on a platform route
 		secret('a'),            // the spoke's own secret
 		n.connectToken(t),      // a connect token
 		n.hubAdmin.NewKey("k"), // an API key

@@ -22,34 +22,34 @@ const feeTimeout = 5 * time.Second
 // instance. A hub that cannot be reached (or refuses the call) gives a
 // check that is not validated, and the local fee stands
 // (docs/decisions.md "Federation platform routes (issue 14)").
-func (s *Spoke) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCheck {
-	if s.Role == "hub" || ex.Gross == nil || ex.FeePercent == nil || ex.AgentID == nil {
+func (s *SpokeAdmin) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCheck {
+	if s.spoke.Role == "hub" || ex.Gross == nil || ex.FeePercent == nil || ex.AgentID == nil {
 		return nil
 	}
-	m, err := s.membership(ctx, s.DB.Client)
+	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil || m == nil || m.JoinedAt == nil {
 		if err != nil {
-			s.Logger.Warn("federation: the membership could not be read for a fee check", "err", err)
+			s.spoke.Logger.Warn("federation: the membership could not be read for a fee check", "err", err)
 		}
 		return nil
 	}
-	own, err := s.DB.StoreAgent.Query().Where(storeagent.ID(*ex.AgentID), storeagent.SourceInstanceIDIsNil()).Exist(ctx)
+	own, err := s.spoke.DB.StoreAgent.Query().Where(storeagent.ID(*ex.AgentID), storeagent.SourceInstanceIDIsNil()).Exist(ctx)
 	if err != nil || !own {
 		return nil
 	}
-	token, err := s.token(m)
+	token, err := s.spoke.token(m)
 	if err != nil {
-		s.Logger.Warn("federation: no platform token for the fee check", "execution", ex.ID, "err", err)
+		s.spoke.Logger.Warn("federation: no platform token for the fee check", "execution", ex.ID, "err", err)
 		return &payments.HubCheck{}
 	}
 	cctx, cancel := context.WithTimeout(ctx, feeTimeout)
 	defer cancel()
 	gross := ex.Gross.Float()
-	res, err := switchboardv1connect.NewFederationPlatformServiceClient(s.client, m.HubURL).ValidatePayment(
+	res, err := switchboardv1connect.NewFederationPlatformServiceClient(s.spoke.client, m.HubURL).ValidatePayment(
 		withBearer(cctx, token), &switchboardv1.ValidatePaymentRequest{TransactionType: payments.TransactionMarketplace,
 			GrossAmount: &gross, ProposedFeePercent: ex.FeePercent, AgentId: *ex.AgentID, ExecutionId: ex.ID})
 	if err != nil {
-		s.Logger.Warn("federation: the hub's fee check failed; settling with the local fee", "execution", ex.ID,
+		s.spoke.Logger.Warn("federation: the hub's fee check failed; settling with the local fee", "execution", ex.ID,
 			"hub", m.HubURL, "err", err)
 		return &payments.HubCheck{}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -259,9 +260,9 @@ func TestGlobalStoreRefusals(t *testing.T) {
 	body := map[string]any{"listingId": hubID, "input": "Go.", "requester": map[string]any{"userId": "u1", "name": "U"}}
 	for name, hdr := range map[string][]string{
 		"nothing":        nil,
-		"wrong token":    {"Authorization", "Bearer " + federation.PlatformTokenPrefix + strings.Repeat("p", 40)},
+		"wrong token":    {"Authorization", "Bearer " + auth.PlatformTokenPrefix + strings.Repeat("p", 40)},
 		"a user's key":   {"Authorization", "Bearer " + seller.NewKey("k", "store")},
-		"spoke's secret": {federation.InstanceHeader, federation.InstanceKeyPrefix + strings.Repeat("s", 40)},
+		"spoke's secret": {federation.InstanceHeader, auth.InstanceKeyPrefix + strings.Repeat("s", 40)},
 	} {
 		if res := anon.Do(http.MethodPost, "/api/v2/federation/marketplace/execute", body, hdr...); res.Status != http.StatusUnauthorized {
 			t.Errorf("hub route, %s: %d %s", name, res.Status, res.Body)
@@ -280,9 +281,9 @@ func TestGlobalStoreRefusals(t *testing.T) {
 	sanon := n.spoke.Anonymous()
 	for name, hdr := range map[string][]string{
 		"nothing":        nil,
-		"wrong secret":   {federation.InstanceHeader, federation.InstanceKeyPrefix + strings.Repeat("w", 40)},
+		"wrong secret":   {federation.InstanceHeader, auth.InstanceKeyPrefix + strings.Repeat("w", 40)},
 		"bearer secret":  {"Authorization", "Bearer " + string(secret)},
-		"platform token": {federation.InstanceHeader, federation.PlatformTokenPrefix + strings.Repeat("p", 40)},
+		"platform token": {federation.InstanceHeader, auth.PlatformTokenPrefix + strings.Repeat("p", 40)},
 	} {
 		if res := sanon.Do(http.MethodPost, federation.DeliveriesPath, delivery(reader.ID), hdr...); res.Status != http.StatusUnauthorized {
 			t.Errorf("deliveries, %s: %d %s", name, res.Status, res.Body)

@@ -34,8 +34,8 @@ const DefaultStaleAfter = 24 * time.Hour
 // (network I/O, not business time).
 const verifyTimeout = 10 * time.Second
 
-// Hub serves FederationHubService and FederationAdminService. Every
-// procedure answers 404 unless the instance runs as a hub.
+// Hub is the hub's configuration and state, shared by Platform, HubAdmin
+// and Remote. Every procedure answers 404 unless the instance runs as a hub.
 type Hub struct {
 	DB      *db.DB
 	Now     func() time.Time
@@ -52,12 +52,6 @@ type Hub struct {
 	PublicURL string
 	// Audit records the hub's outbound calls (verification); optional.
 	Audit *audit.Recorder
-	// Engine runs the store's executions; the spokes deliver their results
-	// to it.
-	Engine *engine.Engine
-	// Review is the store's review lifecycle: a spoke's user confirms or
-	// denies a global execution through it.
-	Review *review.Service
 	// ClientOptions are added to the typed client of each spoke (tracing).
 	ClientOptions []connect.ClientOption
 	client        *http.Client
@@ -76,6 +70,46 @@ func NewHub(h Hub) *Hub {
 }
 
 func (h *Hub) now() time.Time { return h.Now().UTC() }
+
+// The hub's procedures are split by who calls them (RULINGS, house issue
+// point 2): the platform side its spokes reach with a platform token, its
+// admin's side, and the engine's remote dispatch. Each holds the shared
+// state through the Hub pointer.
+
+// Platform serves what a spoke calls on its hub with its platform token
+// (FederationHubService, FederationPlatformService, FederationMarketService,
+// FederationResultService): it runs the spokes' global executions and takes
+// their results through the engine, so it is built after the engine.
+type Platform struct {
+	hub *Hub
+	// Engine runs the store's executions; the spokes deliver their results
+	// to it.
+	Engine *engine.Engine
+	// Review is the store's review lifecycle: a spoke's user confirms or
+	// denies a global execution through it.
+	Review *review.Service
+}
+
+// NewPlatform makes the hub's platform side over h.
+func NewPlatform(h *Hub, e *engine.Engine, r *review.Service) *Platform {
+	return &Platform{hub: h, Engine: e, Review: r}
+}
+
+// HubAdmin serves the hub's admin (FederationAdminService: instances,
+// deactivate, reactivate) and sends its decisions on synced listings and
+// packs to their spokes.
+type HubAdmin struct{ hub *Hub }
+
+// NewHubAdmin makes the hub admin's side over h.
+func NewHubAdmin(h *Hub) *HubAdmin { return &HubAdmin{hub: h} }
+
+// Remote is the engine's way to the hub's spokes: it dispatches a synced
+// listing's execution to its spoke and delivers a spoke's user's global run
+// back to it. It needs no engine, so the engine is built with it.
+type Remote struct{ hub *Hub }
+
+// NewRemote makes the hub's remote dispatch over h.
+func NewRemote(h *Hub) *Remote { return &Remote{hub: h} }
 
 func (h *Hub) serving() error {
 	if !h.Serving {
@@ -104,7 +138,7 @@ var Endpoints = []*switchboardv1.FederationEndpoint{
 }
 
 // RegisterInstance verifies the spoke's address and records it.
-func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterInstanceRequest) (*switchboardv1.RegisterInstanceResponse, error) {
+func (h *Platform) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterInstanceRequest) (*switchboardv1.RegisterInstanceResponse, error) {
 	name := strings.TrimSpace(req.GetName())
 	switch {
 	case name == "":
@@ -114,14 +148,14 @@ func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterI
 	case req.GetApiKey() == "":
 		return nil, apperr.Invalid("apiKey is required")
 	}
-	if err := h.serving(); err != nil {
+	if err := h.hub.serving(); err != nil {
 		return nil, err
 	}
 	tok, err := h.connectToken(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if h.Secrets == nil {
+	if h.hub.Secrets == nil {
 		return nil, &apperr.Error{Kind: apperr.KindUnavailable,
 			Message: "this hub has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep a spoke's secret"}
 	}
@@ -130,11 +164,11 @@ func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterI
 		return nil, err
 	}
 	secret := req.GetApiKey()
-	if !strings.HasPrefix(secret, InstanceKeyPrefix) || len(secret) < len(InstanceKeyPrefix)+32 {
-		return nil, apperr.Invalid("apiKey must be the instance's secret: %s followed by at least 32 characters", InstanceKeyPrefix)
+	if !strings.HasPrefix(secret, auth.InstanceKeyPrefix) || len(secret) < len(auth.InstanceKeyPrefix)+32 {
+		return nil, apperr.Invalid("apiKey must be the instance's secret: %s followed by at least 32 characters", auth.InstanceKeyPrefix)
 	}
 	secretHash := auth.HashToken(secret)
-	prior, err := h.DB.FederationInstance.Query().Where(federationinstance.BaseURL(base)).Only(ctx)
+	prior, err := h.hub.DB.FederationInstance.Query().Where(federationinstance.BaseURL(base)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, apperr.Internal(err)
 	}
@@ -150,10 +184,10 @@ func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterI
 	if err := h.verify(ctx, base, secret); err != nil {
 		return nil, err
 	}
-	token, tokenHash := auth.NewToken(PlatformTokenPrefix)
+	token, tokenHash := auth.NewToken(auth.PlatformTokenPrefix)
 	var id string
-	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
-		now := h.now()
+	err = h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
+		now := h.hub.now()
 		n, err := tx.ConnectToken.Update().Where(connecttoken.ID(tok.ID), connecttoken.UsedAtIsNil()).SetUsedAt(now).Save(ctx)
 		if err != nil {
 			return apperr.Internal(err)
@@ -165,7 +199,7 @@ func (h *Hub) RegisterInstance(ctx context.Context, req *switchboardv1.RegisterI
 		if prior != nil {
 			id = prior.ID
 		}
-		sealed, err := seal(h.Secrets, secret, secretAAD(id))
+		sealed, err := h.hub.Secrets.SealText(secret, secretAAD(id))
 		if err != nil {
 			return apperr.Internal(err)
 		}
@@ -193,12 +227,12 @@ func secretAAD(id string) []byte { return []byte("federation_instances.api_key_s
 
 // connectToken finds the registration's connect token: of purpose instance,
 // unused, unexpired.
-func (h *Hub) connectToken(ctx context.Context) (*ent.ConnectToken, error) {
-	hash, err := bearerOf(auth.CredentialsFrom(ctx).Bearer, connectTokenPrefix, "register")
+func (h *Platform) connectToken(ctx context.Context) (*ent.ConnectToken, error) {
+	hash, err := bearerOf(auth.CredentialsFrom(ctx).Bearer, auth.ConnectTokenPrefix, "register")
 	if err != nil {
 		return nil, err
 	}
-	tok, err := h.DB.ConnectToken.Query().Where(connecttoken.TokenHash(hash)).Only(ctx)
+	tok, err := h.hub.DB.ConnectToken.Query().Where(connecttoken.TokenHash(hash)).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
 		return nil, apperr.Unauthenticated("invalid connect token")
@@ -208,7 +242,7 @@ func (h *Hub) connectToken(ctx context.Context) (*ent.ConnectToken, error) {
 		return nil, apperr.Forbidden("this connect token is of purpose %s; registering an instance takes one of purpose instance, minted by the hub's admin", tok.Purpose)
 	case tok.UsedAt != nil:
 		return nil, apperr.Forbidden("this connect token has been used")
-	case !tok.ExpiresAt.After(h.now()):
+	case !tok.ExpiresAt.After(h.hub.now()):
 		return nil, apperr.Forbidden("this connect token has expired")
 	}
 	return tok, nil
@@ -216,12 +250,12 @@ func (h *Hub) connectToken(ctx context.Context) (*ent.ConnectToken, error) {
 
 // baseURL checks a spoke's address under the outbound address rule and
 // answers it without a trailing slash, query or fragment.
-func (h *Hub) baseURL(ctx context.Context, raw string) (string, error) {
+func (h *Platform) baseURL(ctx context.Context, raw string) (string, error) {
 	u, err := egress.ParseURL(raw)
 	if err != nil {
 		return "", apperr.Invalid("baseUrl: %s", err)
 	}
-	if err := h.Egress.CheckURL(ctx, u); err != nil {
+	if err := h.hub.Egress.CheckURL(ctx, u); err != nil {
 		return "", apperr.Invalid("baseUrl: %s", egress.Reason(err))
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
@@ -232,8 +266,8 @@ func (h *Hub) baseURL(ctx context.Context, raw string) (string, error) {
 
 // verify asks base to prove it holds secret: it must answer a fresh nonce
 // and the nonce's HMAC keyed by the secret.
-func (h *Hub) verify(ctx context.Context, base, secret string) error {
-	return Verify(ctx, h.client, base, nil, secret, "baseUrl", "apiKey")
+func (h *Platform) verify(ctx context.Context, base, secret string) error {
+	return Verify(ctx, h.hub.client, base, nil, secret, "baseUrl", "apiKey")
 }
 
 // caller finds the spoke presenting a platform token. A token that left is
@@ -243,7 +277,7 @@ func (h *Hub) caller(ctx context.Context, route string, deactivatedServed bool) 
 	if err := h.serving(); err != nil {
 		return nil, err
 	}
-	hash, err := bearerOf(auth.CredentialsFrom(ctx).Bearer, PlatformTokenPrefix, route)
+	hash, err := bearerOf(auth.CredentialsFrom(ctx).Bearer, auth.PlatformTokenPrefix, route)
 	if err != nil {
 		return nil, err
 	}
@@ -261,8 +295,8 @@ func (h *Hub) caller(ctx context.Context, route string, deactivatedServed bool) 
 }
 
 // Heartbeat records the spoke's stats and health.
-func (h *Hub) Heartbeat(ctx context.Context, req *switchboardv1.HeartbeatRequest) (*switchboardv1.HeartbeatResponse, error) {
-	inst, err := h.caller(ctx, "heartbeat", true)
+func (h *Platform) Heartbeat(ctx context.Context, req *switchboardv1.HeartbeatRequest) (*switchboardv1.HeartbeatResponse, error) {
+	inst, err := h.hub.caller(ctx, "heartbeat", true)
 	if err != nil {
 		return nil, err
 	}
@@ -270,8 +304,8 @@ func (h *Hub) Heartbeat(ctx context.Context, req *switchboardv1.HeartbeatRequest
 	if req.GetStatus() != "" {
 		health = federationinstance.Health(req.GetStatus())
 	}
-	now := h.now()
-	err = h.DB.FederationInstance.UpdateOneID(inst.ID).SetHealth(health).SetLastHeartbeatAt(now).
+	now := h.hub.now()
+	err = h.hub.DB.FederationInstance.UpdateOneID(inst.ID).SetHealth(health).SetLastHeartbeatAt(now).
 		SetNillableVersion(nonEmpty(req.GetVersion())).SetUserCount(int(req.GetUserCount())).
 		SetAgentCount(int(req.GetAgentCount())).Exec(ctx)
 	if err != nil {
@@ -286,21 +320,21 @@ func (h *Hub) Heartbeat(ctx context.Context, req *switchboardv1.HeartbeatRequest
 
 // network counts the hub's network: its active instances, its own users
 // plus those the active instances report, and the listings of its store.
-func (h *Hub) network(ctx context.Context) (*switchboardv1.NetworkStats, error) {
-	active, err := h.DB.FederationInstance.Query().
+func (h *Platform) network(ctx context.Context) (*switchboardv1.NetworkStats, error) {
+	active, err := h.hub.DB.FederationInstance.Query().
 		Where(federationinstance.LeftAtIsNil(), federationinstance.DeactivatedAtIsNil()).
 		Select(federationinstance.FieldUserCount).Ints(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	users, err := h.DB.User.Query().Count(ctx)
+	users, err := h.hub.DB.User.Query().Count(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
 	for _, n := range active {
 		users += n
 	}
-	agents, err := h.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive)).Count(ctx)
+	agents, err := h.hub.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive)).Count(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -308,13 +342,13 @@ func (h *Hub) network(ctx context.Context) (*switchboardv1.NetworkStats, error) 
 }
 
 // RotatePlatformToken issues the caller a new platform token.
-func (h *Hub) RotatePlatformToken(ctx context.Context, _ *switchboardv1.RotatePlatformTokenRequest) (*switchboardv1.RotatePlatformTokenResponse, error) {
-	inst, err := h.caller(ctx, "rotate", false)
+func (h *Platform) RotatePlatformToken(ctx context.Context, _ *switchboardv1.RotatePlatformTokenRequest) (*switchboardv1.RotatePlatformTokenResponse, error) {
+	inst, err := h.hub.caller(ctx, "rotate", false)
 	if err != nil {
 		return nil, err
 	}
-	token, hash := auth.NewToken(PlatformTokenPrefix)
-	n, err := h.DB.FederationInstance.Update().
+	token, hash := auth.NewToken(auth.PlatformTokenPrefix)
+	n, err := h.hub.DB.FederationInstance.Update().
 		Where(federationinstance.ID(inst.ID), federationinstance.TokenHash(inst.TokenHash)).
 		SetTokenHash(hash).SetTokenPrefix(token[:prefixShown]).Save(ctx)
 	if err != nil {
@@ -328,14 +362,14 @@ func (h *Hub) RotatePlatformToken(ctx context.Context, _ *switchboardv1.RotatePl
 
 // LeaveHub unregisters the caller; its row stays, marked left, for the
 // record, and its token stops working.
-func (h *Hub) LeaveHub(ctx context.Context, _ *switchboardv1.LeaveHubRequest) (*switchboardv1.LeaveHubResponse, error) {
-	inst, err := h.caller(ctx, "leave", true)
+func (h *Platform) LeaveHub(ctx context.Context, _ *switchboardv1.LeaveHubRequest) (*switchboardv1.LeaveHubResponse, error) {
+	inst, err := h.hub.caller(ctx, "leave", true)
 	if err != nil {
 		return nil, err
 	}
 	// A fresh random hash: no token matches it.
 	_, unusable := auth.NewToken("")
-	err = h.DB.FederationInstance.UpdateOneID(inst.ID).SetLeftAt(h.now()).SetTokenHash(unusable).Exec(ctx)
+	err = h.hub.DB.FederationInstance.UpdateOneID(inst.ID).SetLeftAt(h.hub.now()).SetTokenHash(unusable).Exec(ctx)
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}

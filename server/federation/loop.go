@@ -16,24 +16,24 @@ func (s *Spoke) kick() {
 
 // Run sends a heartbeat every Interval on clock while this instance is
 // joined, until ctx ends.
-func (s *Spoke) Run(ctx context.Context, clock clockwork.Clock) {
+func (s *SpokeAdmin) Run(ctx context.Context, clock clockwork.Clock) {
 	for {
-		timer := clock.NewTimer(s.Interval)
+		timer := clock.NewTimer(s.spoke.Interval)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
-		case <-s.wake:
+		case <-s.spoke.wake:
 			timer.Stop()
 			continue
 		case <-timer.Chan():
 		}
-		m, err := s.joined(ctx)
+		m, err := s.spoke.joined(ctx)
 		if err != nil {
 			continue // not joined: nothing to send
 		}
 		if _, err := s.beat(ctx, m); err != nil && ctx.Err() == nil {
-			s.Logger.Warn("federation: heartbeat not recorded", "err", err)
+			s.spoke.Logger.Warn("federation: heartbeat not recorded", "err", err)
 		}
 	}
 }

@@ -42,9 +42,9 @@ const instanceAccountDomain = "instances.federation.invalid"
 // the calling spoke: an execution of the spoke's account on the hub, task
 // origin federation, the spoke as its source instance. A listing that is not
 // in the store the spoke browses (inactive, hidden, unknown) is 404.
-func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.ExecuteGlobalListingRequest) (*switchboardv1.ExecuteGlobalListingResponse, error) {
+func (h *Platform) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.ExecuteGlobalListingRequest) (*switchboardv1.ExecuteGlobalListingResponse, error) {
 	// The credential before the body (RULINGS "Credentials before bodies").
-	inst, err := h.caller(ctx, "marketplace/execute", false)
+	inst, err := h.hub.caller(ctx, "marketplace/execute", false)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +92,8 @@ func (h *Hub) ExecuteGlobalListing(ctx context.Context, req *switchboardv1.Execu
 // lifecycle's own confirm or deny for the calling instance's account, with
 // its validation and answer. An execution that user did not ask for through
 // the calling instance is 404.
-func (h *Hub) ReviewGlobalExecution(ctx context.Context, req *switchboardv1.ReviewGlobalExecutionRequest) (*switchboardv1.ReviewGlobalExecutionResponse, error) {
-	inst, err := h.caller(ctx, "marketplace/review", false)
+func (h *Platform) ReviewGlobalExecution(ctx context.Context, req *switchboardv1.ReviewGlobalExecutionRequest) (*switchboardv1.ReviewGlobalExecutionResponse, error) {
+	inst, err := h.hub.caller(ctx, "marketplace/review", false)
 	if err != nil {
 		return nil, err
 	}
@@ -125,15 +125,15 @@ func (h *Hub) ReviewGlobalExecution(ctx context.Context, req *switchboardv1.Revi
 // requestedBy answers the account of inst on the hub when execution id is a
 // global execution that inst's user userID asked for; not found otherwise
 // (another instance's, another user's, or the hub's own).
-func (h *Hub) requestedBy(ctx context.Context, inst *ent.FederationInstance, id, userID string) (string, error) {
+func (h *Platform) requestedBy(ctx context.Context, inst *ent.FederationInstance, id, userID string) (string, error) {
 	notFound := apperr.NotFound("execution %q not found", id)
-	account, err := h.DB.User.Query().Where(user.Email(instanceAccountEmail(inst))).OnlyID(ctx)
+	account, err := h.hub.DB.User.Query().Where(user.Email(instanceAccountEmail(inst))).OnlyID(ctx)
 	if ent.IsNotFound(err) {
 		return "", notFound // the instance never ran a global execution
 	} else if err != nil {
 		return "", apperr.Internal(err)
 	}
-	ok, err := h.DB.Execution.Query().Where(execution.ID(id), execution.UserID(account),
+	ok, err := h.hub.DB.Execution.Query().Where(execution.ID(id), execution.UserID(account),
 		execution.SourceInstanceID(inst.ID), execution.RequesterUserID(userID)).Exist(ctx)
 	if err != nil {
 		return "", apperr.Internal(err)
@@ -146,9 +146,9 @@ func (h *Hub) requestedBy(ctx context.Context, inst *ent.FederationInstance, id,
 
 // globalListing is an active listing of the hub's store as browse shows it:
 // the hub's own or synced from an instance that takes part in the store.
-func (h *Hub) globalListing(ctx context.Context, id string) (*ent.StoreAgent, error) {
+func (h *Platform) globalListing(ctx context.Context, id string) (*ent.StoreAgent, error) {
 	notFound := apperr.NotFound("store agent %q not found in the hub's store", id)
-	row, err := h.DB.StoreAgent.Query().Where(storeagent.ID(id), storeagent.StatusEQ(storeagent.StatusActive)).Only(ctx)
+	row, err := h.hub.DB.StoreAgent.Query().Where(storeagent.ID(id), storeagent.StatusEQ(storeagent.StatusActive)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, notFound
 	} else if err != nil {
@@ -157,7 +157,7 @@ func (h *Hub) globalListing(ctx context.Context, id string) (*ent.StoreAgent, er
 	if row.SourceInstanceID == nil {
 		return row, nil
 	}
-	shown, err := h.DB.FederationInstance.Query().Where(federationinstance.ID(*row.SourceInstanceID),
+	shown, err := h.hub.DB.FederationInstance.Query().Where(federationinstance.ID(*row.SourceInstanceID),
 		federationinstance.StoreParticipation(true), federationinstance.LeftAtIsNil()).Exist(ctx)
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -172,9 +172,9 @@ func (h *Hub) globalListing(ctx context.Context, id string) (*ent.StoreAgent, er
 // executions belong to, made at the first: holds are made against it, so
 // what a spoke's users spend is the spoke's on the hub's ledger. It cannot
 // log in (no password) and is not listed by discover.
-func (h *Hub) instanceAccount(ctx context.Context, inst *ent.FederationInstance) (string, error) {
+func (h *Platform) instanceAccount(ctx context.Context, inst *ent.FederationInstance) (string, error) {
 	email := instanceAccountEmail(inst)
-	if id, err := h.DB.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
+	if id, err := h.hub.DB.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
 		return id, nil
 	} else if !ent.IsNotFound(err) {
 		return "", apperr.Internal(err)
@@ -188,8 +188,8 @@ func (h *Hub) instanceAccount(ctx context.Context, inst *ent.FederationInstance)
 		name = string(r[:200])
 	}
 	var id string
-	err := h.DB.InTx(ctx, func(tx *db.Tx) error {
-		if err := h.DB.Serialize(ctx, tx, "instance-account:"+inst.ID); err != nil {
+	err := h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
+		if err := h.hub.DB.Serialize(ctx, tx, "instance-account:"+inst.ID); err != nil {
 			return apperr.Internal(err)
 		}
 		if got, err := tx.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
@@ -217,7 +217,7 @@ func instanceAccountEmail(inst *ent.FederationInstance) string {
 // through the outbox (in this transaction, on the federation retry
 // schedule, with the spoke's secret added at each attempt). The review
 // lifecycle has opened the hub's review window already when it completed.
-func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
+func (h *Remote) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error {
 	if ex.TaskOrigin != execution.TaskOriginFederation || ex.RequesterUserID == nil || ex.SourceInstanceID == nil {
 		return nil
 	}
@@ -249,5 +249,5 @@ func (h *Hub) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) error 
 		return err
 	}
 	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: ex.UserID, Event: EventGlobalDelivery,
-		URL: inst.BaseURL + DeliveriesPath, Body: body, At: h.now(), InstanceID: inst.ID})
+		URL: inst.BaseURL + DeliveriesPath, Body: body, At: h.hub.now(), InstanceID: inst.ID})
 }

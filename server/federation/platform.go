@@ -38,7 +38,7 @@ const noTeams = "teams do not exist on this instance yet: the teams list is alwa
 
 // ValidatePayment answers the fee check of a spoke's paid transaction
 // (RULINGS "Federation: instances and the platform", validate-payment).
-func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePaymentRequest) (*switchboardv1.ValidatePaymentResponse, error) {
+func (h *Platform) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePaymentRequest) (*switchboardv1.ValidatePaymentResponse, error) {
 	// The gate has checked the platform token (server/credentials.go).
 	switch {
 	case req.GetTransactionType() == "":
@@ -48,7 +48,7 @@ func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePa
 	case req.ProposedFeePercent == nil:
 		return nil, apperr.Invalid("proposedFeePercent is required")
 	}
-	if _, err := h.caller(ctx, "validate-payment", false); err != nil {
+	if _, err := h.hub.caller(ctx, "validate-payment", false); err != nil {
 		return nil, err
 	}
 	v, err := payments.ValidatePayment(req.GetTransactionType(), req.GetGrossAmount(), req.GetProposedFeePercent())
@@ -64,11 +64,11 @@ func (h *Hub) ValidatePayment(ctx context.Context, req *switchboardv1.ValidatePa
 // ListPromptGroups answers the static prompt groups and the dynamic
 // modules: the approved (active) synced capabilities with a promptGroup,
 // oldest first.
-func (h *Hub) ListPromptGroups(ctx context.Context, _ *switchboardv1.ListPromptGroupsRequest) (*switchboardv1.ListPromptGroupsResponse, error) {
-	if _, err := h.caller(ctx, "prompt-groups", false); err != nil {
+func (h *Platform) ListPromptGroups(ctx context.Context, _ *switchboardv1.ListPromptGroupsRequest) (*switchboardv1.ListPromptGroupsResponse, error) {
+	if _, err := h.hub.caller(ctx, "prompt-groups", false); err != nil {
 		return nil, err
 	}
-	rows, err := h.DB.CapabilityPack.Query().Where(capabilitypack.StatusEQ(capabilitypack.StatusActive),
+	rows, err := h.hub.DB.CapabilityPack.Query().Where(capabilitypack.StatusEQ(capabilitypack.StatusActive),
 		capabilitypack.SourceInstanceIDNotNil(), capabilitypack.PromptGroupNotNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {
@@ -110,13 +110,13 @@ func promptGroupsAnswer(a promptgroups.Answer) *switchboardv1.ListPromptGroupsRe
 // listings. limit and offset page each list on its own; totals count each
 // before paging. A platform token adds where each entry lives, its counts and
 // the network's numbers; any other presented token is 401.
-func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNetworkRequest) (*switchboardv1.DiscoverNetworkResponse, error) {
-	if err := h.serving(); err != nil {
+func (h *Platform) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNetworkRequest) (*switchboardv1.DiscoverNetworkResponse, error) {
+	if err := h.hub.serving(); err != nil {
 		return nil, err
 	}
 	rich := false
 	if auth.CredentialsFrom(ctx).Bearer != "" {
-		if _, err := h.caller(ctx, "discover", false); err != nil {
+		if _, err := h.hub.caller(ctx, "discover", false); err != nil {
 			return nil, err
 		}
 		rich = true
@@ -144,8 +144,8 @@ func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNe
 		Teams: []*switchboardv1.DiscoverTeam{}, Agents: []*switchboardv1.DiscoverAgent{},
 		Totals: &switchboardv1.DiscoverTotals{}, Limit: int32(limit), Offset: int32(offset), Authenticated: rich}
 	if rich {
-		if h.PublicURL != "" {
-			out.InstanceUrl = proto.String(h.PublicURL)
+		if h.hub.PublicURL != "" {
+			out.InstanceUrl = proto.String(h.hub.PublicURL)
 		}
 		stats, err := h.network(ctx)
 		if err != nil {
@@ -173,10 +173,10 @@ func (h *Hub) DiscoverNetwork(ctx context.Context, req *switchboardv1.DiscoverNe
 // are public by default and no visibility setting exists yet (document 2,
 // "Profiles … are public by default"). A profile shows its id, username,
 // name and avatar; never its email or role.
-func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
-	where := user.And(predicate.User(db.ContainsFolded(h.DB.Dialect, folded, user.FieldUsername, user.FieldName)),
+func (h *Platform) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
+	where := user.And(predicate.User(db.ContainsFolded(h.hub.DB.Dialect, folded, user.FieldUsername, user.FieldName)),
 		user.Not(user.EmailHasSuffix("@"+instanceAccountDomain))) // the spokes' accounts are not people
-	total, err := h.DB.User.Query().Where(where).Count(ctx)
+	total, err := h.hub.DB.User.Query().Where(where).Count(ctx)
 	if err != nil {
 		return apperr.Internal(err)
 	}
@@ -184,7 +184,7 @@ func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverN
 	if offset >= total {
 		return nil
 	}
-	rows, err := h.DB.User.Query().Where(where).Order(ent.Asc(user.FieldUsername), ent.Asc(user.FieldID)).
+	rows, err := h.hub.DB.User.Query().Where(where).Order(ent.Asc(user.FieldUsername), ent.Asc(user.FieldID)).
 		Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
 		return apperr.Internal(err)
@@ -199,7 +199,7 @@ func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverN
 			UserID string `json:"user_id"`
 			Count  int    `json:"count"`
 		}
-		err := h.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.UserIDIn(owners...)).
+		err := h.hub.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.UserIDIn(owners...)).
 			GroupBy(storeagent.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &byOwner)
 		if err != nil {
 			return apperr.Internal(err)
@@ -212,8 +212,8 @@ func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverN
 		p := &switchboardv1.DiscoverProfile{Id: r.ID, Username: r.Username, Name: r.Name, Avatar: r.Avatar}
 		if rich {
 			p.Counts = &switchboardv1.DiscoverCounts{Agents: int32(counts[r.ID])}
-			if h.PublicURL != "" {
-				p.InstanceUrl = proto.String(h.PublicURL)
+			if h.hub.PublicURL != "" {
+				p.InstanceUrl = proto.String(h.hub.PublicURL)
 			}
 		}
 		out.Profiles = append(out.Profiles, p)
@@ -223,7 +223,7 @@ func (h *Hub) discoverProfiles(ctx context.Context, out *switchboardv1.DiscoverN
 
 // discoverAgents pages the active listings, newest first: the hub's own and
 // those synced from its spokes, with what browse shows of them.
-func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
+func (h *Platform) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNetworkResponse, folded string, limit, offset int, rich bool) error {
 	agents, total, err := h.storeListings(ctx, folded, limit, offset, rich)
 	if err != nil {
 		return err
@@ -237,8 +237,8 @@ func (h *Hub) discoverAgents(ctx context.Context, out *switchboardv1.DiscoverNet
 // participation is off, or that left, is hidden without its listings being
 // touched). Only the public half of each listing is answered; rich adds where
 // each lives and its counts.
-func (h *Hub) storeListings(ctx context.Context, folded string, limit, offset int, rich bool) ([]*switchboardv1.DiscoverAgent, int, error) {
-	hidden, err := h.DB.FederationInstance.Query().Where(federationinstance.Or(
+func (h *Platform) storeListings(ctx context.Context, folded string, limit, offset int, rich bool) ([]*switchboardv1.DiscoverAgent, int, error) {
+	hidden, err := h.hub.DB.FederationInstance.Query().Where(federationinstance.Or(
 		federationinstance.StoreParticipation(false), federationinstance.LeftAtNotNil())).IDs(ctx)
 	if err != nil {
 		return nil, 0, apperr.Internal(err)
@@ -249,11 +249,11 @@ func (h *Hub) storeListings(ctx context.Context, folded string, limit, offset in
 	}
 	if folded != "" {
 		where = append(where, storeagent.Or(
-			predicate.StoreAgent(db.ContainsFolded(h.DB.Dialect, folded,
+			predicate.StoreAgent(db.ContainsFolded(h.hub.DB.Dialect, folded,
 				storeagent.FieldName, storeagent.FieldSlug, storeagent.FieldDescription, storeagent.FieldDeveloperName)),
-			predicate.StoreAgent(db.JSONContainsFolded(h.DB.Dialect, folded, storeagent.FieldTaskTypes))))
+			predicate.StoreAgent(db.JSONContainsFolded(h.hub.DB.Dialect, folded, storeagent.FieldTaskTypes))))
 	}
-	total, err := h.DB.StoreAgent.Query().Where(where...).Count(ctx)
+	total, err := h.hub.DB.StoreAgent.Query().Where(where...).Count(ctx)
 	if err != nil {
 		return nil, 0, apperr.Internal(err)
 	}
@@ -261,7 +261,7 @@ func (h *Hub) storeListings(ctx context.Context, folded string, limit, offset in
 	if offset >= total {
 		return out, total, nil
 	}
-	rows, err := h.DB.StoreAgent.Query().Where(where...).
+	rows, err := h.hub.DB.StoreAgent.Query().Where(where...).
 		Order(ent.Desc(storeagent.FieldCreatedAt), ent.Desc(storeagent.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
 		return nil, 0, apperr.Internal(err)
@@ -276,7 +276,7 @@ func (h *Hub) storeListings(ctx context.Context, folded string, limit, offset in
 		if a.TaskTypes == nil {
 			a.TaskTypes = []string{}
 		}
-		instance := h.PublicURL
+		instance := h.hub.PublicURL
 		if r.SourceInstanceID != nil {
 			a.Origin = "synced"
 			instance = deref(r.SourceInstanceURL)
@@ -295,8 +295,8 @@ func (h *Hub) storeListings(ctx context.Context, folded string, limit, offset in
 
 // BrowseFederation is the hub's active store for anyone: no credential is
 // read, so the answer is the same with or without one.
-func (h *Hub) BrowseFederation(ctx context.Context, req *switchboardv1.BrowseFederationRequest) (*switchboardv1.BrowseFederationResponse, error) {
-	if err := h.serving(); err != nil {
+func (h *Platform) BrowseFederation(ctx context.Context, req *switchboardv1.BrowseFederationRequest) (*switchboardv1.BrowseFederationResponse, error) {
+	if err := h.hub.serving(); err != nil {
 		return nil, err
 	}
 	pg, err := page.Parse(req.GetLimit(), req.GetOffset())

@@ -22,7 +22,7 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/money"
-	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -68,11 +68,11 @@ func newPlatformNet(t *testing.T) *platformNet {
 		}
 	}
 	p.wrong = map[string]string{
-		"peer token":      federation.PeerTokenPrefix + strings.Repeat("x", 52),
+		"peer token":      auth.PeerTokenPrefix + strings.Repeat("x", 52),
 		"instance secret": secret('a'),
 		"connect token":   n.connectToken(t),
 		"API key":         p.admin.NewKey("k"),
-		"unknown sbp_":    federation.PlatformTokenPrefix + strings.Repeat("z", 52),
+		"unknown sbp_":    auth.PlatformTokenPrefix + strings.Repeat("z", 52),
 	}
 	return p
 }

@@ -39,7 +39,8 @@ const hubTimeout = 30 * time.Second
 // pendingFor is how long a secret being registered answers verification.
 const pendingFor = 2 * time.Minute
 
-// Spoke serves FederationService: this instance's membership of a hub.
+// Spoke is this instance's configuration and state as a hub's member,
+// shared by SpokeAdmin and Inbound.
 type Spoke struct {
 	DB      *db.DB
 	Now     func() time.Time
@@ -55,9 +56,7 @@ type Spoke struct {
 	// Interval is --heartbeat-interval; DefaultHeartbeatInterval when zero.
 	Interval time.Duration
 	// Audit records the spoke's calls to its hub; optional.
-	Audit *audit.Recorder
-	// Engine runs the executions the hub dispatches here.
-	Engine *engine.Engine
+	Audit  *audit.Recorder
 	client *http.Client
 	// wake asks the heartbeat loop to send one now (after a join).
 	wake chan struct{}
@@ -80,6 +79,32 @@ func NewSpoke(s Spoke) *Spoke {
 }
 
 func (s *Spoke) now() time.Time { return s.Now().UTC() }
+
+// The spoke's procedures are split by who calls them: the side its hub
+// calls with this instance's secret, apart from the admin's membership and
+// store routes. Each holds the shared state through the Spoke pointer.
+
+// SpokeAdmin serves the instance's admin (FederationService: join, status,
+// rotate, leave, health, the marketplace link and sync), runs the
+// heartbeat loop, and is the store's and the engine's way to the hub's
+// global store (browse, execute, review, the fee check).
+type SpokeAdmin struct{ spoke *Spoke }
+
+// NewSpokeAdmin makes the spoke admin's side over s.
+func NewSpokeAdmin(s *Spoke) *SpokeAdmin { return &SpokeAdmin{spoke: s} }
+
+// Inbound serves what the hub calls on this spoke with its secret
+// (FederationSpokeService, FederationDeliveryService, the approval webhook,
+// the well-known answer) and returns the hub's dispatches when they end. It
+// runs dispatches through the engine, so it is built after the engine.
+type Inbound struct {
+	spoke *Spoke
+	// Engine runs the executions the hub dispatches here.
+	Engine *engine.Engine
+}
+
+// NewInbound makes the spoke's hub-facing side over s.
+func NewInbound(s *Spoke, e *engine.Engine) *Inbound { return &Inbound{spoke: s, Engine: e} }
 
 func (s *Spoke) admin(ctx context.Context) error {
 	p, err := auth.RequirePrincipal(ctx)
@@ -137,29 +162,29 @@ func (s *Spoke) membership(ctx context.Context, c *ent.Client) (*ent.FederationM
 }
 
 // JoinHub registers this instance with the hub and sends the first heartbeat.
-func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) (*switchboardv1.JoinHubResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) (*switchboardv1.JoinHubResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
 	if req.GetHubUrl() == "" || req.GetConnectToken() == "" {
 		return nil, apperr.Invalid("hubUrl and connectToken are required")
 	}
-	if s.Role == "hub" {
+	if s.spoke.Role == "hub" {
 		return nil, apperr.IllegalMove("a hub does not join another hub")
 	}
-	if s.Secrets == nil {
+	if s.spoke.Secrets == nil {
 		return nil, &apperr.Error{Kind: apperr.KindUnavailable,
 			Message: "this instance has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep its platform token"}
 	}
-	self, err := url.Parse(s.PublicURL)
-	if s.PublicURL == "" || err != nil || self.Host == "" {
+	self, err := url.Parse(s.spoke.PublicURL)
+	if s.spoke.PublicURL == "" || err != nil || self.Host == "" {
 		return nil, apperr.IllegalMove("set --public-url (SWITCHBOARD_PUBLIC_URL) to this instance's address first: the hub calls it to verify the join")
 	}
 	u, err := egress.ParseURL(req.GetHubUrl())
 	if err != nil {
 		return nil, apperr.Invalid("hubUrl: %s", err)
 	}
-	if err := s.Egress.CheckURL(ctx, u); err != nil {
+	if err := s.spoke.Egress.CheckURL(ctx, u); err != nil {
 		return nil, apperr.Invalid("hubUrl: %s", egress.Reason(err))
 	}
 	hubURL := strings.TrimRight(u.String(), "/")
@@ -167,12 +192,12 @@ func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 	if name == "" {
 		name = self.Host
 	}
-	secret, secretHash := auth.NewToken(InstanceKeyPrefix)
+	secret, secretHash := auth.NewToken(auth.InstanceKeyPrefix)
 	var row *ent.FederationMembership
 	// The pending secret is committed before the call, so that whichever
 	// replica the hub's verification reaches can answer it.
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		prior, err := s.membership(ctx, tx.Client())
+	err = s.spoke.DB.InTx(ctx, func(tx *db.Tx) error {
+		prior, err := s.spoke.membership(ctx, tx.Client())
 		if err != nil {
 			return apperr.Internal(err)
 		}
@@ -183,31 +208,31 @@ func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 			return apperr.Internal(err)
 		}
 		id := ids.New()
-		sealed, err := seal(s.Secrets, secret, pendingAAD(id))
+		sealed, err := s.spoke.Secrets.SealText(secret, pendingAAD(id))
 		if err != nil {
 			return apperr.Internal(err)
 		}
 		row, err = tx.FederationMembership.Create().SetID(id).SetHubURL(hubURL).
-			SetPendingAPIKeySealed(sealed).SetPendingUntil(s.now().Add(pendingFor)).Save(ctx)
+			SetPendingAPIKeySealed(sealed).SetPendingUntil(s.spoke.now().Add(pendingFor)).Save(ctx)
 		return err
 	})
 	if err != nil {
 		return nil, apperr.Wrap(err)
 	}
-	users, agents := s.counts(ctx)
-	res, err := s.hub(hubURL).RegisterInstance(withBearer(ctx, req.GetConnectToken()), &switchboardv1.RegisterInstanceRequest{
-		Name: name, BaseUrl: strings.TrimRight(s.PublicURL, "/"), ApiKey: secret, Version: s.Version,
+	users, agents := s.spoke.counts(ctx)
+	res, err := s.spoke.hub(hubURL).RegisterInstance(withBearer(ctx, req.GetConnectToken()), &switchboardv1.RegisterInstanceRequest{
+		Name: name, BaseUrl: strings.TrimRight(s.spoke.PublicURL, "/"), ApiKey: secret, Version: s.spoke.Version,
 		UserCount: users, AgentCount: agents,
 	})
 	if err != nil {
-		_ = s.DB.FederationMembership.DeleteOneID(row.ID).Exec(context.WithoutCancel(ctx))
+		_ = s.spoke.DB.FederationMembership.DeleteOneID(row.ID).Exec(context.WithoutCancel(ctx))
 		return nil, hubError(hubURL, err)
 	}
-	sealed, err := seal(s.Secrets, res.GetPlatformToken(), tokenAAD(row.ID))
+	sealed, err := s.spoke.Secrets.SealText(res.GetPlatformToken(), tokenAAD(row.ID))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	row, err = s.DB.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.now()).
+	row, err = s.spoke.DB.FederationMembership.UpdateOneID(row.ID).SetJoinedAt(s.spoke.now()).
 		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(sealed).SetAPIKeyHash(secretHash).
 		ClearPendingAPIKeySealed().ClearPendingUntil().Save(context.WithoutCancel(ctx))
 	if err != nil {
@@ -219,15 +244,15 @@ func (s *Spoke) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) 
 		if linked, err := s.link(ctx, row, "enable"); err == nil {
 			row = linked
 		} else {
-			s.Logger.Warn("federation: store participation not enabled at join", "hub", hubURL, "err", err)
+			s.spoke.Logger.Warn("federation: store participation not enabled at join", "hub", hubURL, "err", err)
 		}
 	}
 	// The first heartbeat goes at join; its outcome is in the status.
 	if row, err = s.beat(ctx, row); err != nil {
 		return nil, apperr.Internal(err)
 	}
-	s.kick()
-	return &switchboardv1.JoinHubResponse{Status: s.toStatus(row)}, nil
+	s.spoke.kick()
+	return &switchboardv1.JoinHubResponse{Status: s.spoke.toStatus(row)}, nil
 }
 
 func pendingAAD(id string) []byte {
@@ -248,22 +273,22 @@ func (s *Spoke) token(m *ent.FederationMembership) (string, error) {
 	if m.PlatformTokenSealed == nil || s.Secrets == nil {
 		return "", errors.New("federation: no platform token")
 	}
-	return unseal(s.Secrets, *m.PlatformTokenSealed, tokenAAD(m.ID))
+	return s.Secrets.OpenText(*m.PlatformTokenSealed, tokenAAD(m.ID))
 }
 
 // beat sends one heartbeat for m and records what came of it.
-func (s *Spoke) beat(ctx context.Context, m *ent.FederationMembership) (*ent.FederationMembership, error) {
-	token, err := s.token(m)
+func (s *SpokeAdmin) beat(ctx context.Context, m *ent.FederationMembership) (*ent.FederationMembership, error) {
+	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, err
 	}
-	users, agents := s.counts(ctx)
-	res, callErr := s.hub(m.HubURL).Heartbeat(withBearer(ctx, token), &switchboardv1.HeartbeatRequest{
-		Version: s.Version, UserCount: users, AgentCount: agents, Status: string(m.Health),
+	users, agents := s.spoke.counts(ctx)
+	res, callErr := s.spoke.hub(m.HubURL).Heartbeat(withBearer(ctx, token), &switchboardv1.HeartbeatRequest{
+		Version: s.spoke.Version, UserCount: users, AgentCount: agents, Status: string(m.Health),
 	})
-	up := s.DB.FederationMembership.UpdateOneID(m.ID).SetLastHeartbeatAt(s.now()).SetLastHeartbeatOk(callErr == nil)
+	up := s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetLastHeartbeatAt(s.spoke.now()).SetLastHeartbeatOk(callErr == nil)
 	if callErr != nil {
-		s.Logger.Warn("federation: heartbeat failed", "hub", m.HubURL, "err", callErr)
+		s.spoke.Logger.Warn("federation: heartbeat failed", "hub", m.HubURL, "err", callErr)
 		up.SetLastHeartbeatError(apperr.From(hubError(m.HubURL, callErr)).Message)
 	} else {
 		n := res.GetNetwork()
@@ -274,73 +299,73 @@ func (s *Spoke) beat(ctx context.Context, m *ent.FederationMembership) (*ent.Fed
 }
 
 // GetFederationStatus answers this instance's role and membership.
-func (s *Spoke) GetFederationStatus(ctx context.Context, _ *switchboardv1.GetFederationStatusRequest) (*switchboardv1.GetFederationStatusResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) GetFederationStatus(ctx context.Context, _ *switchboardv1.GetFederationStatusRequest) (*switchboardv1.GetFederationStatusResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
-	m, err := s.membership(ctx, s.DB.Client)
+	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	return &switchboardv1.GetFederationStatusResponse{Status: s.toStatus(m)}, nil
+	return &switchboardv1.GetFederationStatusResponse{Status: s.spoke.toStatus(m)}, nil
 }
 
 // LeaveFederation tells the hub (best effort) and forgets the membership.
-func (s *Spoke) LeaveFederation(ctx context.Context, _ *switchboardv1.LeaveFederationRequest) (*switchboardv1.LeaveFederationResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) LeaveFederation(ctx context.Context, _ *switchboardv1.LeaveFederationRequest) (*switchboardv1.LeaveFederationResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
-	m, err := s.joined(ctx)
+	m, err := s.spoke.joined(ctx)
 	if err != nil {
 		return nil, err
 	}
 	told := false
-	if token, err := s.token(m); err == nil {
-		_, err = s.hub(m.HubURL).LeaveHub(withBearer(ctx, token), &switchboardv1.LeaveHubRequest{})
+	if token, err := s.spoke.token(m); err == nil {
+		_, err = s.spoke.hub(m.HubURL).LeaveHub(withBearer(ctx, token), &switchboardv1.LeaveHubRequest{})
 		told = err == nil
 		if err != nil {
-			s.Logger.Warn("federation: the hub could not be told of the leave", "hub", m.HubURL, "err", err)
+			s.spoke.Logger.Warn("federation: the hub could not be told of the leave", "hub", m.HubURL, "err", err)
 		}
 	}
-	if err := s.DB.FederationMembership.DeleteOneID(m.ID).Exec(context.WithoutCancel(ctx)); err != nil {
+	if err := s.spoke.DB.FederationMembership.DeleteOneID(m.ID).Exec(context.WithoutCancel(ctx)); err != nil {
 		return nil, apperr.Internal(err)
 	}
-	return &switchboardv1.LeaveFederationResponse{Status: s.toStatus(nil), HubTold: told}, nil
+	return &switchboardv1.LeaveFederationResponse{Status: s.spoke.toStatus(nil), HubTold: told}, nil
 }
 
 // RotateFederationToken asks the hub for a new platform token.
-func (s *Spoke) RotateFederationToken(ctx context.Context, _ *switchboardv1.RotateFederationTokenRequest) (*switchboardv1.RotateFederationTokenResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) RotateFederationToken(ctx context.Context, _ *switchboardv1.RotateFederationTokenRequest) (*switchboardv1.RotateFederationTokenResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
-	m, err := s.joined(ctx)
+	m, err := s.spoke.joined(ctx)
 	if err != nil {
 		return nil, err
 	}
-	token, err := s.token(m)
+	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	res, err := s.hub(m.HubURL).RotatePlatformToken(withBearer(ctx, token), &switchboardv1.RotatePlatformTokenRequest{})
+	res, err := s.spoke.hub(m.HubURL).RotatePlatformToken(withBearer(ctx, token), &switchboardv1.RotatePlatformTokenRequest{})
 	if err != nil {
 		return nil, hubError(m.HubURL, err)
 	}
-	sealed, err := seal(s.Secrets, res.GetPlatformToken(), tokenAAD(m.ID))
+	sealed, err := s.spoke.Secrets.SealText(res.GetPlatformToken(), tokenAAD(m.ID))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetPlatformTokenSealed(sealed).Save(context.WithoutCancel(ctx))
+	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetPlatformTokenSealed(sealed).Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	return &switchboardv1.RotateFederationTokenResponse{Status: s.toStatus(m)}, nil
+	return &switchboardv1.RotateFederationTokenResponse{Status: s.spoke.toStatus(m)}, nil
 }
 
 // SetFederationHealth stores the health this instance announces and sends
 // it to the hub at once; the heartbeat's outcome is in the status (a hub
 // that cannot be reached hears it at the next heartbeat).
-func (s *Spoke) SetFederationHealth(ctx context.Context, req *switchboardv1.SetFederationHealthRequest) (*switchboardv1.SetFederationHealthResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) SetFederationHealth(ctx context.Context, req *switchboardv1.SetFederationHealthRequest) (*switchboardv1.SetFederationHealthResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
 	if req.GetStatus() == "" {
@@ -349,11 +374,11 @@ func (s *Spoke) SetFederationHealth(ctx context.Context, req *switchboardv1.SetF
 	if err := apperr.OneOf("status", req.GetStatus(), vocab.Values("instance_health")); err != nil {
 		return nil, err
 	}
-	m, err := s.joined(ctx)
+	m, err := s.spoke.joined(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetHealth(federationmembership.Health(req.GetStatus())).
+	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetHealth(federationmembership.Health(req.GetStatus())).
 		Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -361,7 +386,7 @@ func (s *Spoke) SetFederationHealth(ctx context.Context, req *switchboardv1.SetF
 	if m, err = s.beat(ctx, m); err != nil {
 		return nil, apperr.Internal(err)
 	}
-	return &switchboardv1.SetFederationHealthResponse{Status: s.toStatus(m)}, nil
+	return &switchboardv1.SetFederationHealthResponse{Status: s.spoke.toStatus(m)}, nil
 }
 
 // joined is the membership of a joined instance; none is a failed

@@ -29,15 +29,15 @@ import (
 // BrowseGlobal pages the hub's public store (GET /api/v2/federation/browse)
 // through this instance's audited client. store.ErrNotJoined when this
 // instance has not joined a hub.
-func (s *Spoke) BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error) {
-	m, err := s.membership(ctx, s.DB.Client)
+func (s *SpokeAdmin) BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error) {
+	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
 		return nil, 0, apperr.Internal(err)
 	}
 	if m == nil || m.JoinedAt == nil {
 		return nil, 0, store.ErrNotJoined
 	}
-	client := switchboardv1connect.NewFederationPlatformServiceClient(s.client, m.HubURL)
+	client := switchboardv1connect.NewFederationPlatformServiceClient(s.spoke.client, m.HubURL)
 	res, err := client.BrowseFederation(ctx, &switchboardv1.BrowseFederationRequest{Q: search,
 		Limit: int32(limit), Offset: int32(offset)})
 	if err != nil {
@@ -72,8 +72,8 @@ func fromDiscoverAgent(a *switchboardv1.DiscoverAgent) *switchboardv1.StoreAgent
 // opens the requester's queue item here, which the hub's delivery
 // completes. An instance that has not joined a hub, and an id the hub does
 // not know, are 404.
-func (s *Spoke) ExecuteGlobal(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
-	m, err := s.membership(ctx, s.DB.Client)
+func (s *SpokeAdmin) ExecuteGlobal(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -83,15 +83,15 @@ func (s *Spoke) ExecuteGlobal(ctx context.Context, userID, id, input string) (*s
 	if strings.TrimSpace(input) == "" {
 		return nil, apperr.Invalid("input is required (the task text)")
 	}
-	u, err := s.DB.User.Get(ctx, userID)
+	u, err := s.spoke.DB.User.Get(ctx, userID)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	token, err := s.token(m)
+	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	client := switchboardv1connect.NewFederationMarketServiceClient(s.client, m.HubURL)
+	client := switchboardv1connect.NewFederationMarketServiceClient(s.spoke.client, m.HubURL)
 	res, err := client.ExecuteGlobalListing(withBearer(ctx, token), &switchboardv1.ExecuteGlobalListingRequest{
 		ListingId: id, Input: input, Requester: &switchboardv1.GlobalRequester{UserId: u.ID, Name: u.Name}})
 	if err != nil {
@@ -104,8 +104,8 @@ func (s *Spoke) ExecuteGlobal(ctx context.Context, userID, id, input string) (*s
 	// The hub has made the execution: its item is opened even if the caller
 	// has gone.
 	bg := context.WithoutCancel(ctx)
-	err = s.DB.InTx(bg, func(tx *db.Tx) error {
-		_, err := s.track(bg, tx, globalDelivery{userID: u.ID, executionID: res.GetExecutionId(),
+	err = s.spoke.DB.InTx(bg, func(tx *db.Tx) error {
+		_, err := s.spoke.track(bg, tx, globalDelivery{userID: u.ID, executionID: res.GetExecutionId(),
 			listingID: res.GetListingId(), listingName: res.GetListingName(), input: input, hubURL: m.HubURL})
 		return err
 	})
@@ -154,7 +154,7 @@ func (s *Spoke) track(ctx context.Context, tx *db.Tx, g globalDelivery) (*ent.Qu
 // named in the metadata), or blocked with the reason. Only this instance's
 // hub may call it, with this instance's secret; a requester who is not a
 // user here is 404; a delivery repeated after it landed changes nothing.
-func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.DeliverGlobalResultRequest) (*switchboardv1.DeliverGlobalResultResponse, error) {
+func (s *Inbound) DeliverGlobalResult(ctx context.Context, req *switchboardv1.DeliverGlobalResultRequest) (*switchboardv1.DeliverGlobalResultResponse, error) {
 	switch {
 	case req.GetExecutionId() == "":
 		return nil, apperr.Invalid("executionId is required")
@@ -169,7 +169,7 @@ func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.Deli
 		return nil, err
 	}
 	userID := req.GetRequester().GetUserId()
-	if ok, err := s.DB.User.Query().Where(user.ID(userID)).Exist(ctx); err != nil {
+	if ok, err := s.spoke.DB.User.Query().Where(user.ID(userID)).Exist(ctx); err != nil {
 		return nil, apperr.Internal(err)
 	} else if !ok {
 		return nil, apperr.NotFound("requester %q is not a user of this instance", userID)
@@ -177,8 +177,8 @@ func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.Deli
 	g := globalDelivery{userID: userID, executionID: req.GetExecutionId(), listingID: req.GetListingId(),
 		listingName: req.GetListingName(), hubURL: m.HubURL}
 	var itemID string
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		it, err := s.track(ctx, tx, g)
+	err = s.spoke.DB.InTx(ctx, func(tx *db.Tx) error {
+		it, err := s.spoke.track(ctx, tx, g)
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (s *Spoke) DeliverGlobalResult(ctx context.Context, req *switchboardv1.Deli
 		if it.CompletedAt != nil {
 			return nil // delivered already
 		}
-		d := g.delivery(s)
+		d := g.delivery(s.spoke)
 		d.Description = deref(it.Description)
 		d.Completed = req.GetStatus() == string(vocab.CallbackStatusCompleted)
 		d.Result = fmt.Sprintf("The agent did not deliver (%s).", req.GetError())
@@ -221,24 +221,24 @@ func firstLine(input string) string {
 // denial's requeued execution gets its own item, which the hub's delivery
 // completes (docs/decisions.md "Federation: the global store (issue 14)").
 // An id of none of userID's global items is not found.
-func (s *Spoke) ReviewGlobal(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+func (s *SpokeAdmin) ReviewGlobal(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
 	id := req.GetExecutionId()
-	it, err := s.globalItem(ctx, s.DB.Client, userID, id)
+	it, err := s.globalItem(ctx, s.spoke.DB.Client, userID, id)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.membership(ctx, s.DB.Client)
+	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
 	if m == nil || m.JoinedAt == nil {
 		return nil, apperr.NotFound("execution %q not found (this instance is no longer joined to a hub)", id)
 	}
-	token, err := s.token(m)
+	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	client := switchboardv1connect.NewFederationMarketServiceClient(s.client, m.HubURL)
+	client := switchboardv1connect.NewFederationMarketServiceClient(s.spoke.client, m.HubURL)
 	res, err := client.ReviewGlobalExecution(withBearer(ctx, token), &switchboardv1.ReviewGlobalExecutionRequest{
 		ExecutionId: id, Requester: &switchboardv1.GlobalRequester{UserId: userID}, Action: req.GetAction(),
 		Rating: req.Rating, Feedback: req.Feedback, Reason: req.GetReason(), Category: req.Category, Quality: req.Quality})
@@ -247,7 +247,7 @@ func (s *Spoke) ReviewGlobal(ctx context.Context, userID string, req *switchboar
 	}
 	// The hub has decided: the item records it even if the caller has gone.
 	bg := context.WithoutCancel(ctx)
-	if err := s.DB.InTx(bg, func(tx *db.Tx) error { return s.recordReview(bg, tx, it, m.HubURL, res) }); err != nil {
+	if err := s.spoke.DB.InTx(bg, func(tx *db.Tx) error { return s.recordReview(bg, tx, it, m.HubURL, res) }); err != nil {
 		return nil, apperr.Wrap(err)
 	}
 	return &switchboardv1.StoreLifecycleResponse{Action: res.GetAction(), Execution: res.GetExecution(),
@@ -256,7 +256,7 @@ func (s *Spoke) ReviewGlobal(ctx context.Context, userID string, req *switchboar
 
 // globalItem is userID's queue item of the global execution id; not found
 // when there is none.
-func (s *Spoke) globalItem(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
+func (s *SpokeAdmin) globalItem(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
 	items, err := c.QueueItem.Query().Where(queueitem.UserID(userID), queueitem.ExecutionID(id)).
 		Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {
@@ -290,8 +290,8 @@ func reviewError(id, hubURL string, err error) error {
 // recordReview writes the hub's decision into the reviewed item's metadata
 // (reviewStatus, and requeuedAs after a denial) and opens the item of the
 // requeued execution, as a local denial's requeue opens one.
-func (s *Spoke) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, hubURL string, res *switchboardv1.ReviewGlobalExecutionResponse) error {
-	if err := s.DB.Serialize(ctx, tx, "global-execution:"+deref(it.ExecutionID)); err != nil {
+func (s *SpokeAdmin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, hubURL string, res *switchboardv1.ReviewGlobalExecutionResponse) error {
+	if err := s.spoke.DB.Serialize(ctx, tx, "global-execution:"+deref(it.ExecutionID)); err != nil {
 		return apperr.Internal(err)
 	}
 	it, err := tx.QueueItem.Get(ctx, it.ID)
@@ -304,7 +304,7 @@ func (s *Spoke) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, 
 	if again != nil {
 		set["requeuedAs"] = again.GetExecutionId()
 	}
-	if err := queue.Annotate(ctx, tx, it, set, s.now()); err != nil {
+	if err := queue.Annotate(ctx, tx, it, set, s.spoke.now()); err != nil {
 		return apperr.Internal(err)
 	}
 	if again == nil {
@@ -312,10 +312,10 @@ func (s *Spoke) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, 
 	}
 	name, _ := meta["agentName"].(string)
 	listing, _ := meta["agentId"].(string)
-	next, err := s.track(ctx, tx, globalDelivery{userID: it.UserID, executionID: again.GetExecutionId(),
+	next, err := s.spoke.track(ctx, tx, globalDelivery{userID: it.UserID, executionID: again.GetExecutionId(),
 		listingID: listing, listingName: name, input: deref(it.Description), hubURL: hubURL})
 	if err != nil {
 		return err
 	}
-	return apperr.Wrap(queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)}, s.now()))
+	return apperr.Wrap(queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)}, s.spoke.now()))
 }

@@ -14,34 +14,34 @@ import (
 
 // LinkMarketplace asks the hub to enable or disable this instance's store
 // participation (or to report it) and records the hub's answer.
-func (s *Spoke) LinkMarketplace(ctx context.Context, req *switchboardv1.LinkMarketplaceRequest) (*switchboardv1.LinkMarketplaceResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) LinkMarketplace(ctx context.Context, req *switchboardv1.LinkMarketplaceRequest) (*switchboardv1.LinkMarketplaceResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
 	if req.GetAction() == "" {
 		return nil, apperr.Invalid("action is required: enable, disable or status")
 	}
-	m, err := s.joined(ctx)
+	m, err := s.spoke.joined(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if m, err = s.link(ctx, m, req.GetAction()); err != nil {
 		return nil, err
 	}
-	return &switchboardv1.LinkMarketplaceResponse{Status: s.toStatus(m)}, nil
+	return &switchboardv1.LinkMarketplaceResponse{Status: s.spoke.toStatus(m)}, nil
 }
 
 // link calls the hub's marketplace-link and keeps its answer.
-func (s *Spoke) link(ctx context.Context, m *ent.FederationMembership, action string) (*ent.FederationMembership, error) {
-	token, err := s.token(m)
+func (s *SpokeAdmin) link(ctx context.Context, m *ent.FederationMembership, action string) (*ent.FederationMembership, error) {
+	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	res, err := s.hub(m.HubURL).MarketplaceLink(withBearer(ctx, token), &switchboardv1.MarketplaceLinkRequest{Action: action})
+	res, err := s.spoke.hub(m.HubURL).MarketplaceLink(withBearer(ctx, token), &switchboardv1.MarketplaceLinkRequest{Action: action})
 	if err != nil {
 		return nil, hubError(m.HubURL, err)
 	}
-	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetStoreParticipation(res.GetStoreParticipation()).
+	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetStoreParticipation(res.GetStoreParticipation()).
 		Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -52,22 +52,22 @@ func (s *Spoke) link(ctx context.Context, m *ent.FederationMembership, action st
 // SyncMarketplace pushes this instance's own active listings (not those it
 // holds for others) to the hub, MaxSync per call, without their endpoints
 // or credentials.
-func (s *Spoke) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarketplaceRequest) (*switchboardv1.SyncMarketplaceResponse, error) {
-	if err := s.admin(ctx); err != nil {
+func (s *SpokeAdmin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarketplaceRequest) (*switchboardv1.SyncMarketplaceResponse, error) {
+	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
-	m, err := s.joined(ctx)
+	m, err := s.spoke.joined(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !m.StoreParticipation {
 		return nil, apperr.IllegalMove("store participation is off: enable it first (POST /api/federation/marketplace-link {\"action\": \"enable\"})")
 	}
-	token, err := s.token(m)
+	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	rows, err := s.DB.StoreAgent.Query().
+	rows, err := s.spoke.DB.StoreAgent.Query().
 		Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.SourceInstanceIDIsNil()).
 		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
@@ -89,7 +89,7 @@ func (s *Spoke) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarket
 		for i, r := range batch {
 			agents[i] = toFederationAgent(r)
 		}
-		res, err := s.hub(m.HubURL).SyncAgents(withBearer(ctx, token), &switchboardv1.SyncAgentsRequest{Agents: agents})
+		res, err := s.spoke.hub(m.HubURL).SyncAgents(withBearer(ctx, token), &switchboardv1.SyncAgentsRequest{Agents: agents})
 		if err != nil {
 			return nil, hubError(m.HubURL, err)
 		}
@@ -98,11 +98,11 @@ func (s *Spoke) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarket
 	if out.CapabilityResults, err = s.syncCapabilities(ctx, m, token); err != nil {
 		return nil, err
 	}
-	m, err = s.DB.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(s.now()).Save(context.WithoutCancel(ctx))
+	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(s.spoke.now()).Save(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
-	out.Status = s.toStatus(m)
+	out.Status = s.spoke.toStatus(m)
 	return out, nil
 }
 
@@ -131,8 +131,8 @@ func toFederationAgent(r *ent.StoreAgent) *switchboardv1.FederationAgent {
 // the hub, MaxSync per call. A paid pack or one behind an access password
 // is not offered: the hub's capabilities carry neither a price nor a
 // password (docs/decisions.md "Federation platform routes (issue 14)").
-func (s *Spoke) syncCapabilities(ctx context.Context, m *ent.FederationMembership, token string) ([]*switchboardv1.SyncResult, error) {
-	rows, err := s.DB.CapabilityPack.Query().
+func (s *SpokeAdmin) syncCapabilities(ctx context.Context, m *ent.FederationMembership, token string) ([]*switchboardv1.SyncResult, error) {
+	rows, err := s.spoke.DB.CapabilityPack.Query().
 		Where(capabilitypack.StatusEQ(capabilitypack.StatusActive), capabilitypack.SourceInstanceIDIsNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {
@@ -154,7 +154,7 @@ func (s *Spoke) syncCapabilities(ctx context.Context, m *ent.FederationMembershi
 	}
 	for start := 0; start < len(syncable); start += MaxSync {
 		batch := syncable[start:min(start+MaxSync, len(syncable))]
-		res, err := s.hub(m.HubURL).SyncCapabilities(withBearer(ctx, token), &switchboardv1.SyncCapabilitiesRequest{Capabilities: batch})
+		res, err := s.spoke.hub(m.HubURL).SyncCapabilities(withBearer(ctx, token), &switchboardv1.SyncCapabilitiesRequest{Capabilities: batch})
 		if err != nil {
 			return nil, hubError(m.HubURL, err)
 		}

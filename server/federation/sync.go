@@ -25,17 +25,17 @@ import (
 const MaxSync = 50
 
 // MarketplaceLink sets or reports the caller's store participation.
-func (h *Hub) MarketplaceLink(ctx context.Context, req *switchboardv1.MarketplaceLinkRequest) (*switchboardv1.MarketplaceLinkResponse, error) {
+func (h *Platform) MarketplaceLink(ctx context.Context, req *switchboardv1.MarketplaceLinkRequest) (*switchboardv1.MarketplaceLinkResponse, error) {
 	if req.GetAction() == "" {
 		return nil, apperr.Invalid("action is required: enable, disable or status")
 	}
-	inst, err := h.caller(ctx, "marketplace-link", false)
+	inst, err := h.hub.caller(ctx, "marketplace-link", false)
 	if err != nil {
 		return nil, err
 	}
 	if req.GetAction() != "status" {
 		on := req.GetAction() == "enable"
-		if inst, err = h.DB.FederationInstance.UpdateOneID(inst.ID).SetStoreParticipation(on).Save(ctx); err != nil {
+		if inst, err = h.hub.DB.FederationInstance.UpdateOneID(inst.ID).SetStoreParticipation(on).Save(ctx); err != nil {
 			return nil, apperr.Wrap(err)
 		}
 	}
@@ -44,8 +44,8 @@ func (h *Hub) MarketplaceLink(ctx context.Context, req *switchboardv1.Marketplac
 
 // storeCaller is the caller of a store sync route: an active instance (401
 // otherwise) that takes part in the store (403 otherwise).
-func (h *Hub) storeCaller(ctx context.Context, route string) (*ent.FederationInstance, error) {
-	inst, err := h.caller(ctx, route, false)
+func (h *Platform) storeCaller(ctx context.Context, route string) (*ent.FederationInstance, error) {
+	inst, err := h.hub.caller(ctx, route, false)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (h *Hub) storeCaller(ctx context.Context, route string) (*ent.FederationIns
 
 // SyncAgents applies each agent on its own: one invalid or conflicting
 // agent does not stop the others.
-func (h *Hub) SyncAgents(ctx context.Context, req *switchboardv1.SyncAgentsRequest) (*switchboardv1.SyncAgentsResponse, error) {
+func (h *Platform) SyncAgents(ctx context.Context, req *switchboardv1.SyncAgentsRequest) (*switchboardv1.SyncAgentsResponse, error) {
 	inst, err := h.storeCaller(ctx, "agents")
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func (s synced) same(row *ent.StoreAgent) bool {
 
 // syncAgent creates or updates one synced agent; err is a storage failure,
 // every refusal is in the result.
-func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *switchboardv1.FederationAgent) (*switchboardv1.SyncResult, error) {
+func (h *Platform) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *switchboardv1.FederationAgent) (*switchboardv1.SyncResult, error) {
 	res := &switchboardv1.SyncResult{Id: a.GetId()}
 	s, err := parseSynced(a)
 	if err != nil {
@@ -210,10 +210,10 @@ func (h *Hub) syncAgent(ctx context.Context, inst *ent.FederationInstance, a *sw
 				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
 				SetAvailability(storeagent.Availability(s.availability)).SetTaskTypes(s.taskTypes).
 				SetDeclaredWidgetTypes(s.widgets).SetSupportsA2a(s.a2a).SetSupportsMcp(s.mcp).
-				SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(h.Policy.InitialStatus())).Exec(ctx)
+				SetExecutionTimeout(s.timeout).SetStatus(storeagent.Status(h.hub.Policy.InitialStatus())).Exec(ctx)
 		},
 		update: func(tx *db.Tx) error {
-			status := h.Policy.StatusAfterChange(string(row.Status), row.PricingModel != s.pricing)
+			status := h.hub.Policy.StatusAfterChange(string(row.Status), row.PricingModel != s.pricing)
 			return tx.StoreAgent.UpdateOneID(row.ID).SetName(s.name).SetSlug(s.slug).
 				SetNillableDescription(s.description).SetNillableDeveloperName(s.developer).SetNillableCategory(s.category).
 				SetPricingModel(s.pricing).SetPricePerTask(s.price).SetCurrency(s.currency).SetVersion(s.version).
@@ -242,11 +242,11 @@ type syncWrite struct {
 // writeSynced runs w for one item with slug and fills in res: conflict when
 // another row holds the slug (also when a concurrent sync takes it first),
 // else unchanged, created or updated with the row's id.
-func (h *Hub) writeSynced(ctx context.Context, res *switchboardv1.SyncResult, slug string, w syncWrite) (*switchboardv1.SyncResult, error) {
+func (h *Platform) writeSynced(ctx context.Context, res *switchboardv1.SyncResult, slug string, w syncWrite) (*switchboardv1.SyncResult, error) {
 	conflict := func() {
 		res.Status, res.Error, res.MarketplaceId = syncConflict, ptr(fmt.Sprintf("slug %q is taken on this hub", slug)), nil
 	}
-	err := h.DB.InTx(ctx, func(tx *db.Tx) error {
+	err := h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
 		mine, same, err := w.find(tx)
 		if err != nil && !ent.IsNotFound(err) {
 			return err
@@ -286,12 +286,12 @@ func (h *Hub) writeSynced(ctx context.Context, res *switchboardv1.SyncResult, sl
 
 // ListSyncedAgents answers the caller's synced listings with their
 // execution counts and captured revenue.
-func (h *Hub) ListSyncedAgents(ctx context.Context, _ *switchboardv1.ListSyncedAgentsRequest) (*switchboardv1.ListSyncedAgentsResponse, error) {
-	inst, err := h.caller(ctx, "agents", false)
+func (h *Platform) ListSyncedAgents(ctx context.Context, _ *switchboardv1.ListSyncedAgentsRequest) (*switchboardv1.ListSyncedAgentsResponse, error) {
+	inst, err := h.hub.caller(ctx, "agents", false)
 	if err != nil {
 		return nil, err
 	}
-	agents, err := h.syncedAgents(ctx, h.DB.Client, inst.ID)
+	agents, err := h.syncedAgents(ctx, h.hub.DB.Client, inst.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func (h *Hub) ListSyncedAgents(ctx context.Context, _ *switchboardv1.ListSyncedA
 // syncedAgents answers instance's synced listings (those with remoteIDs
 // when given, else all of them), oldest first, with their execution counts
 // and captured revenue per currency.
-func (h *Hub) syncedAgents(ctx context.Context, c *ent.Client, instance string, remoteIDs ...string) ([]*switchboardv1.SyncedAgent, error) {
+func (h *Platform) syncedAgents(ctx context.Context, c *ent.Client, instance string, remoteIDs ...string) ([]*switchboardv1.SyncedAgent, error) {
 	where := []predicate.StoreAgent{storeagent.SourceInstanceID(instance), storeagent.RemoteIDNotNil()}
 	if len(remoteIDs) > 0 {
 		where = append(where, storeagent.RemoteIDIn(remoteIDs...))

@@ -16,7 +16,7 @@ import (
 // PutSyncedAgent creates or updates one of the caller's listings by its id
 // on the spoke: one entry of SyncAgents, its refusals as errors (invalid 400,
 // a taken slug 409).
-func (h *Hub) PutSyncedAgent(ctx context.Context, req *switchboardv1.PutSyncedAgentRequest) (*switchboardv1.PutSyncedAgentResponse, error) {
+func (h *Platform) PutSyncedAgent(ctx context.Context, req *switchboardv1.PutSyncedAgentRequest) (*switchboardv1.PutSyncedAgentResponse, error) {
 	// The gate has checked the platform token (server/credentials.go).
 	switch {
 	case req.GetRemoteId() == "":
@@ -46,7 +46,7 @@ func (h *Hub) PutSyncedAgent(ctx context.Context, req *switchboardv1.PutSyncedAg
 	case syncConflict:
 		return nil, apperr.Conflict("%s", res.GetError())
 	}
-	agent, err := h.syncedAgent(ctx, h.DB.Client, inst.ID, a.GetId())
+	agent, err := h.syncedAgent(ctx, h.hub.DB.Client, inst.ID, a.GetId())
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +55,12 @@ func (h *Hub) PutSyncedAgent(ctx context.Context, req *switchboardv1.PutSyncedAg
 
 // GetSyncedAgent answers one of the caller's synced listings with its counts
 // and revenue.
-func (h *Hub) GetSyncedAgent(ctx context.Context, req *switchboardv1.GetSyncedAgentRequest) (*switchboardv1.GetSyncedAgentResponse, error) {
-	inst, err := h.caller(ctx, "agents", false)
+func (h *Platform) GetSyncedAgent(ctx context.Context, req *switchboardv1.GetSyncedAgentRequest) (*switchboardv1.GetSyncedAgentResponse, error) {
+	inst, err := h.hub.caller(ctx, "agents", false)
 	if err != nil {
 		return nil, err
 	}
-	agent, err := h.syncedAgent(ctx, h.DB.Client, inst.ID, req.GetRemoteId())
+	agent, err := h.syncedAgent(ctx, h.hub.DB.Client, inst.ID, req.GetRemoteId())
 	if err != nil {
 		return nil, err
 	}
@@ -69,13 +69,13 @@ func (h *Hub) GetSyncedAgent(ctx context.Context, req *switchboardv1.GetSyncedAg
 
 // DeleteSyncedAgent removes one of the caller's synced listings (see
 // store.RemoveSynced).
-func (h *Hub) DeleteSyncedAgent(ctx context.Context, req *switchboardv1.DeleteSyncedAgentRequest) (*switchboardv1.DeleteSyncedAgentResponse, error) {
-	inst, err := h.caller(ctx, "agents", false)
+func (h *Platform) DeleteSyncedAgent(ctx context.Context, req *switchboardv1.DeleteSyncedAgentRequest) (*switchboardv1.DeleteSyncedAgentResponse, error) {
+	inst, err := h.hub.caller(ctx, "agents", false)
 	if err != nil {
 		return nil, err
 	}
 	out := &switchboardv1.DeleteSyncedAgentResponse{}
-	err = h.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
 		agent, gerr := h.syncedAgent(ctx, tx.Client(), inst.ID, req.GetRemoteId())
 		if gerr != nil {
 			return gerr
@@ -84,7 +84,7 @@ func (h *Hub) DeleteSyncedAgent(ctx context.Context, req *switchboardv1.DeleteSy
 		if gerr != nil {
 			return apperr.Wrap(gerr)
 		}
-		kept, gerr := store.RemoveSynced(ctx, h.DB, tx, row)
+		kept, gerr := store.RemoveSynced(ctx, h.hub.DB, tx, row)
 		out.Agent, out.KeptExecutions = agent, int32(kept)
 		return gerr
 	})
@@ -96,7 +96,7 @@ func (h *Hub) DeleteSyncedAgent(ctx context.Context, req *switchboardv1.DeleteSy
 
 // syncedAgent is syncedAgents for one remote id: 404 when the instance has
 // no listing of that id (another instance's id included).
-func (h *Hub) syncedAgent(ctx context.Context, c *ent.Client, instance, remoteID string) (*switchboardv1.SyncedAgent, error) {
+func (h *Platform) syncedAgent(ctx context.Context, c *ent.Client, instance, remoteID string) (*switchboardv1.SyncedAgent, error) {
 	if remoteID == "" {
 		return nil, apperr.Invalid("remoteId is required")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -36,7 +37,7 @@ var decisions = []string{store.StatusActive, store.StatusRejected, store.StatusD
 // Webhook answers POST WebhookPath: the hub's decision on one of this
 // instance's listings, presented with this instance's own secret. A decision
 // older than the last one applied is acknowledged and ignored.
-func (s *Spoke) Webhook() func(http.ResponseWriter, *http.Request) error {
+func (s *Inbound) Webhook() func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		applied, err := s.webhook(r)
 		if err != nil {
@@ -48,14 +49,14 @@ func (s *Spoke) Webhook() func(http.ResponseWriter, *http.Request) error {
 	}
 }
 
-func (s *Spoke) webhook(r *http.Request) (bool, error) {
+func (s *Inbound) webhook(r *http.Request) (bool, error) {
 	ctx := r.Context()
-	m, err := s.ownSecret(ctx, r.Header.Get(InstanceHeader))
+	m, err := s.spoke.ownSecret(ctx, r.Header.Get(InstanceHeader))
 	if err != nil {
 		return false, apperr.Internal(err)
 	}
 	if m == nil {
-		return false, apperr.Unauthenticated("invalid %s: the webhook takes this instance's secret (%s…) from its hub", InstanceHeader, InstanceKeyPrefix)
+		return false, apperr.Unauthenticated("invalid %s: the webhook takes this instance's secret (%s…) from its hub", InstanceHeader, auth.InstanceKeyPrefix)
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxWebhook+1))
 	if err != nil {
@@ -103,7 +104,7 @@ func (s *Spoke) webhook(r *http.Request) (bool, error) {
 		return false, apperr.Invalid("timestamp must be an RFC 3339 time")
 	}
 	applied := false
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
+	err = s.spoke.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
 		if ev.Event == EventCapabilityApproval {
 			applied, err = s.applyCapability(ctx, tx, ev, at)
@@ -124,9 +125,9 @@ type ownRow struct {
 // applyDecision records the hub's decision on one of this instance's own
 // listings or packs (kind), under its lock, unless one as new was applied,
 // and tells its owner.
-func (s *Spoke) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev Approval, at time.Time,
+func (s *Inbound) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev Approval, at time.Time,
 	load func() (ownRow, error), record func(id string) error) (bool, error) {
-	if err := s.DB.Serialize(ctx, tx, lockKey); err != nil {
+	if err := s.spoke.DB.Serialize(ctx, tx, lockKey); err != nil {
 		return false, apperr.Internal(err)
 	}
 	row, err := load()
@@ -144,7 +145,7 @@ func (s *Spoke) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id 
 	return true, s.tellOwner(ctx, tx, row.userID, kind, row.id, row.name, ev)
 }
 
-func (s *Spoke) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+func (s *Inbound) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
 	return s.applyDecision(ctx, tx, "listing", "store_agent:"+ev.AgentID, ev.AgentID, ev, at,
 		func() (ownRow, error) {
 			r, err := tx.StoreAgent.Query().Where(storeagent.ID(ev.AgentID), storeagent.SourceInstanceIDIsNil()).Only(ctx)
@@ -159,7 +160,7 @@ func (s *Spoke) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.
 		})
 }
 
-func (s *Spoke) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+func (s *Inbound) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
 	return s.applyDecision(ctx, tx, "capability", "capability_pack:"+ev.CapabilityID, ev.CapabilityID, ev, at,
 		func() (ownRow, error) {
 			r, err := tx.CapabilityPack.Query().
@@ -177,7 +178,7 @@ func (s *Spoke) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at 
 
 // tellOwner writes the decision on the owner's listing or capability
 // (kind) into the owner's comms.
-func (s *Spoke) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name string, ev Approval) error {
+func (s *Inbound) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name string, ev Approval) error {
 	assistant := "assistant"
 	if st, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err == nil && st.AssistantName != "" {
 		assistant = st.AssistantName
@@ -193,7 +194,7 @@ func (s *Spoke) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name
 	} else {
 		meta["agentId"] = id
 	}
-	m, err := comms.Post(ctx, tx, s.now(), userID, text, assistant, meta)
+	m, err := comms.Post(ctx, tx, s.spoke.now(), userID, text, assistant, meta)
 	if err != nil {
 		return apperr.Internal(err)
 	}

@@ -31,7 +31,7 @@ type verification struct {
 // WellKnown answers GET WellKnownPath?nonce=…: the nonce and its HMAC keyed
 // by the secret this instance is registering (404 when it is registering
 // none).
-func (s *Spoke) WellKnown() func(http.ResponseWriter, *http.Request) error {
+func (s *Inbound) WellKnown() func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		return AnswerVerification(w, r, s.pendingSecret)
 	}
@@ -101,14 +101,14 @@ func Verify(ctx context.Context, client *http.Client, base string, query url.Val
 
 // pendingSecret is the secret being registered, if one is and has not
 // expired.
-func (s *Spoke) pendingSecret(ctx context.Context) (string, error) {
-	m, err := s.DB.FederationMembership.Query().
-		Where(federationmembership.PendingAPIKeySealedNotNil(), federationmembership.PendingUntilGT(s.now())).
+func (s *Inbound) pendingSecret(ctx context.Context) (string, error) {
+	m, err := s.spoke.DB.FederationMembership.Query().
+		Where(federationmembership.PendingAPIKeySealedNotNil(), federationmembership.PendingUntilGT(s.spoke.now())).
 		First(ctx)
-	if err != nil || s.Secrets == nil {
+	if err != nil || s.spoke.Secrets == nil {
 		return "", apperr.NotFound("this instance is not registering with a hub")
 	}
-	secret, err := unseal(s.Secrets, *m.PendingAPIKeySealed, pendingAAD(m.ID))
+	secret, err := s.spoke.Secrets.OpenText(*m.PendingAPIKeySealed, pendingAAD(m.ID))
 	if err != nil {
 		return "", apperr.Internal(err)
 	}

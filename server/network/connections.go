@@ -15,7 +15,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/federation"
 )
 
 // The operator's side of connections: NetworkService.
@@ -79,7 +78,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 	case prior.Direction == networkconnection.DirectionInbound:
 		return nil, apperr.Conflict("%s has already asked to connect (connection %s): accept or decline it", handle.Peer(email, origin), prior.ID)
 	}
-	token, hash := auth.NewToken(federation.PeerTokenPrefix)
+	token, hash := auth.NewToken(auth.PeerTokenPrefix)
 	// The issued token is committed before the call, so that whichever
 	// replica the peer's verification reaches can answer it.
 	row, err := db.InTxValue(ctx, s.core.DB, func(tx *db.Tx) (*ent.NetworkConnection, error) {
@@ -87,7 +86,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 		if prior != nil {
 			id = prior.ID
 		}
-		sealed, err := federation.SealSecret(s.core.Secrets, token, pendingAAD(id))
+		sealed, err := s.core.Secrets.SealText(token, pendingAAD(id))
 		if err != nil {
 			return nil, err
 		}
@@ -145,10 +144,10 @@ func (s *Operator) answered(ctx context.Context, tx *db.Tx, row *ent.NetworkConn
 	switch res.GetStatus() {
 	case string(networkconnection.StatusActive):
 		token := res.GetFederationToken()
-		if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
+		if !strings.HasPrefix(token, auth.PeerTokenPrefix) {
 			return nil, apperr.Invalid("the peer accepted without a federation token")
 		}
-		sealed, err := federation.SealSecret(s.core.Secrets, token, peerAAD(row.ID))
+		sealed, err := s.core.Secrets.SealText(token, peerAAD(row.ID))
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +225,7 @@ func (s *Operator) AcceptConnection(ctx context.Context, req *switchboardv1.Acce
 	if err != nil {
 		return nil, err
 	}
-	token, hash := auth.NewToken(federation.PeerTokenPrefix)
+	token, hash := auth.NewToken(auth.PeerTokenPrefix)
 	_, err = s.core.peer(row.PeerInstanceURL).ConfirmConnection(withToken(ctx, theirs), &switchboardv1.ConfirmConnectionRequest{
 		ConnectionId: deref(row.PeerConnectionID), FederationToken: token, PeerConnectionId: row.ID,
 	})
@@ -335,7 +334,7 @@ func (s *Operator) RotateConnection(ctx context.Context, req *switchboardv1.Rota
 	if err != nil {
 		return nil, err
 	}
-	token, hash := auth.NewToken(federation.PeerTokenPrefix)
+	token, hash := auth.NewToken(auth.PeerTokenPrefix)
 	_, err = s.core.peer(row.PeerInstanceURL).ReplacePeerToken(withToken(ctx, theirs), &switchboardv1.ReplacePeerTokenRequest{FederationToken: token})
 	if err != nil {
 		return nil, peerError(row.PeerInstanceURL, err)
@@ -355,7 +354,7 @@ func (s *Core) peerToken(row *ent.NetworkConnection) (string, error) {
 	if row.PeerTokenSealed == nil {
 		return "", apperr.IllegalMove("this side holds no token of the peer's for connection %s", row.ID)
 	}
-	token, err := federation.OpenSecret(s.Secrets, *row.PeerTokenSealed, peerAAD(row.ID))
+	token, err := s.Secrets.OpenText(*row.PeerTokenSealed, peerAAD(row.ID))
 	if err != nil {
 		return "", apperr.Internal(err)
 	}

@@ -3,11 +3,10 @@ package network
 import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
-	"github.com/switchboard-hq/switchboard/server/federation"
 )
 
 // PeerTokenOf opens the peer's token a connection row holds, for tests that
 // present it themselves.
 func PeerTokenOf(box *secrets.Box, c *ent.NetworkConnection) (string, error) {
-	return federation.OpenSecret(box, *c.PeerTokenSealed, peerAAD(c.ID))
+	return box.OpenText(*c.PeerTokenSealed, peerAAD(c.ID))
 }

@@ -36,7 +36,7 @@ func (s *Core) fromPeer(ctx context.Context, route string, body error) (*ent.Net
 	if body != nil {
 		return nil, body
 	}
-	hash, err := federation.HeaderToken(auth.CredentialsFrom(ctx).FederationToken, federation.PeerTokenPrefix, route)
+	hash, err := federation.HeaderToken(auth.CredentialsFrom(ctx).FederationToken, auth.PeerTokenPrefix, route)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Core) fromPeer(ctx context.Context, route string, body error) (*ent.Net
 // else.
 func (s *Peers) CallerConnection(ctx context.Context, r *http.Request) string {
 	token := r.Header.Get(auth.FederationTokenHeader)
-	if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
+	if !strings.HasPrefix(token, auth.PeerTokenPrefix) {
 		return ""
 	}
 	row, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.TokenHash(auth.HashToken(token))).Only(ctx)
@@ -105,8 +105,8 @@ func (s *Peers) ReceiveConnection(ctx context.Context, req *switchboardv1.Receiv
 	if err := admit(w, origin); err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(req.GetFederationToken(), federation.PeerTokenPrefix) {
-		return nil, apperr.Unauthenticated("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
+	if !strings.HasPrefix(req.GetFederationToken(), auth.PeerTokenPrefix) {
+		return nil, apperr.Unauthenticated("federationToken must be a peer federation token (%s…)", auth.PeerTokenPrefix)
 	}
 	if err := s.core.needSecrets(); err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func (s *Peers) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFrom,
 	if prior != nil {
 		id = prior.ID
 	}
-	sealed, err := federation.SealSecret(s.core.Secrets, req.GetFederationToken(), peerAAD(id))
+	sealed, err := s.core.Secrets.SealText(req.GetFederationToken(), peerAAD(id))
 	if err != nil {
 		return nil, "", err
 	}
@@ -189,7 +189,7 @@ func (s *Peers) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFrom,
 		var token string
 		if prior.Status == networkconnection.StatusActive {
 			var hash string
-			token, hash = auth.NewToken(federation.PeerTokenPrefix)
+			token, hash = auth.NewToken(auth.PeerTokenPrefix)
 			up.SetTokenHash(hash)
 		}
 		row, err := up.Save(ctx)
@@ -202,7 +202,7 @@ func (s *Peers) record(ctx context.Context, tx *db.Tx, to *ent.User, p peerFrom,
 	var token string
 	if accept {
 		var hash string
-		token, hash = auth.NewToken(federation.PeerTokenPrefix)
+		token, hash = auth.NewToken(auth.PeerTokenPrefix)
 		create.SetStatus(networkconnection.StatusActive).SetTokenHash(hash).SetAcceptedAt(s.core.now())
 	}
 	row, err := create.Save(ctx)
@@ -249,7 +249,7 @@ func (s *Peers) ConfirmConnection(ctx context.Context, req *switchboardv1.Confir
 		return nil, err
 	}
 	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
-		sealed, err := federation.SealSecret(s.core.Secrets, req.GetFederationToken(), peerAAD(row.ID))
+		sealed, err := s.core.Secrets.SealText(req.GetFederationToken(), peerAAD(row.ID))
 		if err != nil {
 			return err
 		}
@@ -301,7 +301,7 @@ func (s *Peers) ReplacePeerToken(ctx context.Context, req *switchboardv1.Replace
 	if err := s.core.needSecrets(); err != nil {
 		return nil, err
 	}
-	sealed, err := federation.SealSecret(s.core.Secrets, req.GetFederationToken(), peerAAD(row.ID))
+	sealed, err := s.core.Secrets.SealText(req.GetFederationToken(), peerAAD(row.ID))
 	if err != nil {
 		return nil, apperr.Internal(err)
 	}
@@ -322,8 +322,8 @@ func tokenField(token string, others ...string) error {
 	if token == "" {
 		return apperr.Invalid("federationToken is required")
 	}
-	if !strings.HasPrefix(token, federation.PeerTokenPrefix) {
-		return apperr.Invalid("federationToken must be a peer federation token (%s…)", federation.PeerTokenPrefix)
+	if !strings.HasPrefix(token, auth.PeerTokenPrefix) {
+		return apperr.Invalid("federationToken must be a peer federation token (%s…)", auth.PeerTokenPrefix)
 	}
 	return nil
 }

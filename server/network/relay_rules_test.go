@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hq/switchboard/ent/relay"
-	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -197,7 +197,7 @@ func TestRelayRefusals(t *testing.T) {
 	before, _ := p.b.DB.Relay.Query().Count(context.Background())
 	// A platform token (a hub's or spoke's, not a connection's): 401.
 	servertest.WantError(t, p.b.Anonymous().Do(http.MethodPost, "/api/v2/relay", map[string]any{"relayId": "r2", "subject": "x"},
-		"X-Federation-Token", federation.PlatformTokenPrefix+strings.Repeat("p", 40)), http.StatusUnauthorized)
+		"X-Federation-Token", auth.PlatformTokenPrefix+strings.Repeat("p", 40)), http.StatusUnauthorized)
 	// Federation off at B: 403. A's origin not on B's allowlist: 403.
 	settings := func(body map[string]any) {
 		servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPut, "/api/admin/federation/settings", body), http.StatusOK)

@@ -18,7 +18,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
-	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
@@ -138,7 +137,7 @@ func (s *Relays) Credential(ctx context.Context, instanceID string) (header, val
 	if err != nil {
 		return "", "", false, err
 	}
-	token, err := federation.OpenSecret(s.core.Secrets, *c.PeerTokenSealed, peerAAD(c.ID))
+	token, err := s.core.Secrets.OpenText(*c.PeerTokenSealed, peerAAD(c.ID))
 	if err != nil {
 		return "", "", false, err
 	}

@@ -53,7 +53,7 @@ func (s *Peers) pendingToken(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", apperr.Internal(err)
 	}
-	token, err := federation.OpenSecret(s.core.Secrets, *row.PendingTokenSealed, pendingAAD(row.ID))
+	token, err := s.core.Secrets.OpenText(*row.PendingTokenSealed, pendingAAD(row.ID))
 	if err != nil {
 		return "", apperr.Internal(err)
 	}
