@@ -125,6 +125,24 @@ func (o *outboxNet) settle(t *testing.T, n int) []map[string]any {
 	return rows
 }
 
+// recorded waits until every federation row of the outbox has recorded its
+// attempts-th attempt (no dispatcher holds it any more).
+func (o *outboxNet) recorded(t *testing.T, attempts int32) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("attempt %d recorded", attempts), func() bool {
+		rows, err := o.hub.DB.WebhookDelivery.Query().Where(webhookdelivery.KindEQ(webhookdelivery.KindFederation)).All(context.Background())
+		if err != nil || len(rows) == 0 {
+			return false
+		}
+		for _, r := range rows {
+			if r.Attempts < attempts || r.ClaimToken != "" {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // checkAttempt checks one attempt's audit row.
 func checkAttempt(t *testing.T, row map[string]any, status string, retry int, code int, target string) {
 	t.Helper()
@@ -350,11 +368,15 @@ func TestProcessRetriesCountsWhatFails(t *testing.T) {
 	o.settle(t, 1)
 	// Two more failures by hand: retries 1 and 2 of 3.
 	for i := range 2 {
+		// The audit row is written during the attempt; the outbox records
+		// its outcome just after. Only a recorded failure waits for a retry.
+		o.recorded(t, int32(i+1))
 		got := processRetries(o.admin, "process_retries").JSON(t)
 		if got["processed"] != float64(1) || got["retryPending"] != float64(1) {
 			t.Fatalf("run %d: %v", i, got)
 		}
 	}
+	o.recorded(t, 3)
 	got := processRetries(o.admin, "process_retries").JSON(t)
 	if got["processed"] != float64(1) || got["retryExhausted"] != float64(1) {
 		t.Fatalf("last retry: %v", got)
