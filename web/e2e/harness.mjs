@@ -2,7 +2,7 @@
 // checkout, with the dashboard embedded) on a fresh SQLite file, Debian's
 // Chromium driven by playwright-core, and plain HTTP for the agent's REST calls.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -99,8 +99,13 @@ export async function startServer({ args = [], port = 0 } = {}) {
   const base = await new Promise((resolveBase, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${log.join("\n")}`)), 60_000);
     child.on("exit", (code) => reject(new Error(`the server exited (${code}):\n${log.join("\n")}`)));
+    // Each server's log is kept beside the other temporary files (outside
+    // the server's own directory, which is removed), for whoever reads a
+    // failed run.
+    const kept = join(tmpdir(), `switchboard-e2e-server-${child.pid}.log`);
     createInterface({ input: child.stderr }).on("line", (line) => {
       log.push(line);
+      appendFileSync(kept, line + "\n");
       try {
         const rec = JSON.parse(line);
         if (rec.msg === "switchboard listening") {
