@@ -554,20 +554,3 @@ func (s *Server) classOf(name string) string {
 	}
 	return ""
 }
-
-// RunAs runs one of the door's static tools as userID with the operator's
-// own reach (a session's principal: every scope), for a trusted peer's call
-// through POST /api/federation/mcp (server/network CallSharedTool): the same
-// function the door runs. An unknown tool is 404.
-func (s *Server) RunAs(ctx context.Context, userID, name string, args json.RawMessage) (any, error) {
-	t, ok := s.byName[name]
-	if !ok {
-		return nil, apperr.NotFound("no tool %q", name)
-	}
-	u, err := s.cfg.DB.User.Get(ctx, userID)
-	if err != nil {
-		return nil, err
-	}
-	p := &auth.Principal{UserID: u.ID, Username: u.Username, Name: u.Name, Role: string(u.Role), Via: auth.ViaSession}
-	return t.run(auth.WithPrincipal(ctx, p), p, args)
-}
