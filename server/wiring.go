@@ -225,7 +225,7 @@ func (h *house) buildFederation(*App) error {
 }
 
 // buildServices builds the operator's services and the assistant over them.
-func (h *house) buildServices(app *App) error {
+func (h *house) buildServices(*App) error {
 	cfg, s := h.cfg, &h.svc
 	var err error
 	if s.updates, err = updates.New(cfg.now); err != nil {
@@ -246,9 +246,6 @@ func (h *house) buildServices(app *App) error {
 		Settings: s.settings, Store: s.store, Executions: s.execs, Links: s.kanban, Checklists: s.kanban, Tasks: s.queue,
 		Relays: s.relays, Jobs: s.network}, Gate: &capgate.Resolver{DB: cfg.DB.Client}, Logger: cfg.Logger,
 		LLM: cfg.LLM, DB: cfg.DB, Now: cfg.now})
-	// Closed before the lifecycle (closers run last first): an item's agent
-	// run in flight ends while the engine can still finish it.
-	app.Assistant = s.assistant
 	s.chat = &chat.Service{DB: cfg.DB, Now: cfg.now, Available: s.assistant.Commands}
 	// One prompt for the send and the admin's view: the groups, packs, kits,
 	// briefing and the conversation's turns, within the budget.
@@ -311,7 +308,7 @@ func (h *house) start(app *App) {
 	go s.recorder.Run(beats, h.cfg.Clock)
 	go s.network.RunPatterns(beats, h.cfg.Clock)
 	app.closers = append(app.closers, stopBeats)
-	app.Review, app.Engine = h.lifetime.Review, h.lifetime.Engine
+	app.Review, app.Engine, app.Assistant = h.lifetime.Review, h.lifetime.Engine, s.assistant
 	// Closed before the lifecycle (closers run last first): an item's agent
 	// run in flight ends while the engine can still finish it.
 	app.closers = append(app.closers, s.assistant.Close)
