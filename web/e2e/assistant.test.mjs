@@ -8,11 +8,13 @@
 // an A2A task's text) is a widget whose button runs it.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 
 import { chromium } from "playwright-core";
 
 import * as H from "./harness.mjs";
+
+const test = H.explaining(nodeTest, () => ({ pages: [page], servers: [server] }));
 
 const wide = { width: 1280, height: 800 };
 

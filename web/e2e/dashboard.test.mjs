@@ -5,9 +5,11 @@
 // Nothing is timed: every wait is for a condition, with a generous deadline.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 
 import * as H from "./harness.mjs";
+
+const test = H.explaining(nodeTest, () => ({ pages: [page], servers: [server] }));
 
 const wide = { width: 1280, height: 800 };
 const narrow = { width: 390, height: 844 };

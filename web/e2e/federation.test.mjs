@@ -6,9 +6,11 @@
 // of its instance, the review queue, the audit log, leaving.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 
 import * as H from "./harness.mjs";
+
+const test = H.explaining(nodeTest, () => ({ pages: [hubPage, spokePage], servers: [hub, spoke] }));
 
 const wide = { width: 1280, height: 800 };
 const narrow = { width: 390, height: 844 };

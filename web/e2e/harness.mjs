@@ -24,6 +24,31 @@ export const deadline = 30_000;
 
 export const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
+// explaining wraps node:test's test so that a failed test's error also says
+// what each page showed and what each server last logged: a failure on a
+// loaded CI machine can then be read from the run's output alone.
+export function explaining(test, scene) {
+  return (name, fn) =>
+    test(name, async (t) => {
+      try {
+        await fn(t);
+      } catch (err) {
+        const { pages = [], servers = [] } = scene();
+        const parts = [];
+        for (const p of pages.filter(Boolean)) {
+          const text = await p
+            .locator("main")
+            .innerText({ timeout: 2_000 })
+            .catch((e) => `(unreadable: ${e.message})`);
+          parts.push(`the page at ${p.url()} showed:\n${text.slice(0, 3_000)}`);
+        }
+        for (const s of servers.filter(Boolean)) parts.push(`its server last logged:\n${s.log.slice(-40).join("\n")}`);
+        if (parts.length && err instanceof Error) err.message += `\n\n${parts.join("\n\n")}`;
+        throw err;
+      }
+    });
+}
+
 // until polls fn until it returns a truthy value (or stops throwing), or fails
 // with the last error after the deadline.
 export async function until(fn, message, timeout = deadline) {

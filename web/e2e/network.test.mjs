@@ -13,9 +13,11 @@
 // its Requests, and A hears it declined when it asks once more.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 
 import * as H from "./harness.mjs";
+
+const test = H.explaining(nodeTest, () => ({ pages: [aPage, bPage], servers: [a, b] }));
 
 const wide = { width: 1280, height: 800 };
 const narrow = { width: 390, height: 844 };
