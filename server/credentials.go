@@ -1,6 +1,7 @@
 package server
 
 import (
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/gate"
 )
@@ -15,6 +16,14 @@ import (
 // its body (TestCredentialsBeforeBodies lists those).
 func checkCredentials(g *gate.Gate, s services) {
 	hub, spoke, net, dev := s.platform, s.inbound, s.peers, s.dev
+	// What each check reads; gate.Check holds it to the contract's rule.
+	var (
+		platform  = []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_PLATFORM_TOKEN}
+		instance  = []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_INSTANCE_KEY}
+		peer      = []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_FEDERATION_TOKEN}
+		developer = []switchboardv1.Credential{switchboardv1.Credential_CREDENTIAL_DEVELOPER_KEY, switchboardv1.Credential_CREDENTIAL_CONNECT_TOKEN}
+		none      []switchboardv1.Credential
+	)
 	const (
 		hubSvc      = "/" + switchboardv1connect.FederationHubServiceName + "/"
 		marketSvc   = "/" + switchboardv1connect.FederationMarketServiceName + "/"
@@ -27,38 +36,38 @@ func checkCredentials(g *gate.Gate, s services) {
 	)
 	// The hub's routes for its spokes: the platform token (a deactivated
 	// instance may still report its health, leave and deliver results).
-	g.Check(hub.PlatformCheck("heartbeat", true), hubSvc+"Heartbeat")
-	g.Check(hub.PlatformCheck("rotate", false), hubSvc+"RotatePlatformToken")
-	g.Check(hub.PlatformCheck("leave", true), hubSvc+"LeaveHub")
-	g.Check(hub.PlatformCheck("marketplace-link", false), hubSvc+"MarketplaceLink")
-	g.Check(hub.PlatformCheck("agents", false), hubSvc+"SyncAgents", hubSvc+"ListSyncedAgents",
+	g.Check(platform, hub.PlatformCheck("heartbeat", true), hubSvc+"Heartbeat")
+	g.Check(platform, hub.PlatformCheck("rotate", false), hubSvc+"RotatePlatformToken")
+	g.Check(platform, hub.PlatformCheck("leave", true), hubSvc+"LeaveHub")
+	g.Check(platform, hub.PlatformCheck("marketplace-link", false), hubSvc+"MarketplaceLink")
+	g.Check(platform, hub.PlatformCheck("agents", false), hubSvc+"SyncAgents", hubSvc+"ListSyncedAgents",
 		hubSvc+"PutSyncedAgent", hubSvc+"GetSyncedAgent", hubSvc+"DeleteSyncedAgent")
-	g.Check(hub.PlatformCheck("capabilities", false), hubSvc+"SyncCapabilities", hubSvc+"ListSyncedCapabilities")
-	g.Check(hub.PlatformCheck("marketplace/execute", false), marketSvc+"ExecuteGlobalListing")
-	g.Check(hub.PlatformCheck("marketplace/review", false), marketSvc+"ReviewGlobalExecution")
-	g.Check(hub.PlatformCheck("result", true), "/"+switchboardv1connect.FederationResultServiceName+"/DeliverFederationResult")
-	g.Check(hub.PlatformCheck("validate-payment", false), platformSvc+"ValidatePayment")
-	g.Check(hub.PlatformCheck("prompt-groups", false), platformSvc+"ListPromptGroups")
-	g.Check(hub.DiscoverCheck, platformSvc+"DiscoverNetwork")
+	g.Check(platform, hub.PlatformCheck("capabilities", false), hubSvc+"SyncCapabilities", hubSvc+"ListSyncedCapabilities")
+	g.Check(platform, hub.PlatformCheck("marketplace/execute", false), marketSvc+"ExecuteGlobalListing")
+	g.Check(platform, hub.PlatformCheck("marketplace/review", false), marketSvc+"ReviewGlobalExecution")
+	g.Check(platform, hub.PlatformCheck("result", true), "/"+switchboardv1connect.FederationResultServiceName+"/DeliverFederationResult")
+	g.Check(platform, hub.PlatformCheck("validate-payment", false), platformSvc+"ValidatePayment")
+	g.Check(platform, hub.PlatformCheck("prompt-groups", false), platformSvc+"ListPromptGroups")
+	g.Check(platform, hub.DiscoverCheck, platformSvc+"DiscoverNetwork")
 	// The spoke's routes for its hub: this instance's secret.
-	g.Check(spoke.HubCheck("execute"), "/"+switchboardv1connect.FederationSpokeServiceName+"/Execute")
-	g.Check(spoke.HubCheck("deliveries"), "/"+switchboardv1connect.FederationDeliveryServiceName+"/DeliverGlobalResult")
+	g.Check(instance, spoke.HubCheck("execute"), "/"+switchboardv1connect.FederationSpokeServiceName+"/Execute")
+	g.Check(instance, spoke.HubCheck("deliveries"), "/"+switchboardv1connect.FederationDeliveryServiceName+"/DeliverGlobalResult")
 	// The operator network's peers: the switch, then the connection's token.
-	g.Check(net.SwitchCheck, peerSvc+"ReceiveConnection")
-	g.Check(net.PeerCheck("connect/accept"), peerSvc+"ConfirmConnection")
-	g.Check(net.PeerCheck("connections/remove"), peerSvc+"DropConnection")
-	g.Check(net.PeerCheck("connections/rotate"), peerSvc+"ReplacePeerToken")
-	g.Check(net.PeerCheck("relay"), relaySvc+"ReceiveRelay")
-	g.Check(net.PeerCheck("relay-ack"), relaySvc+"AckRelay")
-	g.Check(net.PeerCheck("notifications"), exchangeSvc+"ReceiveNotification")
-	g.Check(net.PeerCheck("mentions"), exchangeSvc+"SearchNetworkMentions")
-	g.Check(net.PeerCheck("jobs"), exchangeSvc+"ReceiveJob", exchangeSvc+"ListSharedJobs")
-	g.Check(net.PeerCheck("reputation"), shareSvc+"RateRelay")
-	g.Check(net.PeerCheck("entity-search"), shareSvc+"SearchSharedEntities")
-	g.Check(net.PeerCheck("mcp"), shareSvc+"CallSharedTool")
-	g.Check(net.PeerCheck("card-status"), shareSvc+"ReceiveCardStatus")
+	g.Check(none, net.SwitchCheck, peerSvc+"ReceiveConnection")
+	g.Check(peer, net.PeerCheck("connect/accept"), peerSvc+"ConfirmConnection")
+	g.Check(peer, net.PeerCheck("connections/remove"), peerSvc+"DropConnection")
+	g.Check(peer, net.PeerCheck("connections/rotate"), peerSvc+"ReplacePeerToken")
+	g.Check(peer, net.PeerCheck("relay"), relaySvc+"ReceiveRelay")
+	g.Check(peer, net.PeerCheck("relay-ack"), relaySvc+"AckRelay")
+	g.Check(peer, net.PeerCheck("notifications"), exchangeSvc+"ReceiveNotification")
+	g.Check(peer, net.PeerCheck("mentions"), exchangeSvc+"SearchNetworkMentions")
+	g.Check(peer, net.PeerCheck("jobs"), exchangeSvc+"ReceiveJob", exchangeSvc+"ListSharedJobs")
+	g.Check(peer, net.PeerCheck("reputation"), shareSvc+"RateRelay")
+	g.Check(peer, net.PeerCheck("entity-search"), shareSvc+"SearchSharedEntities")
+	g.Check(peer, net.PeerCheck("mcp"), shareSvc+"CallSharedTool")
+	g.Check(peer, net.PeerCheck("card-status"), shareSvc+"ReceiveCardStatus")
 	// The developer portal's agent routes: a developer key or connect token
 	// (the test run also takes the agent's self-config token).
-	g.Check(dev.CredentialCheck(false), devSvc+"RegisterDeveloperAgent", devSvc+"UpdateDeveloperAgent")
-	g.Check(dev.CredentialCheck(true), devSvc+"RunDeveloperAgentTest")
+	g.Check(developer, dev.CredentialCheck(false), devSvc+"RegisterDeveloperAgent", devSvc+"UpdateDeveloperAgent")
+	g.Check(developer, dev.CredentialCheck(true), devSvc+"RunDeveloperAgentTest")
 }

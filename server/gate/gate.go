@@ -7,6 +7,7 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"github.com/go-chi/httprate"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
+	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/contract"
@@ -80,14 +82,41 @@ type Check func(ctx context.Context) error
 // Check makes Admit run check for each named procedure before the request's
 // body or query is read (RULINGS "Credentials before bodies": the switch,
 // then the credential, then the body), whatever order its handler reads
-// them in. Call it before serving.
-func (g *Gate) Check(check Check, procedures ...string) {
+// them in. reads names the credentials check reads: they must be those the
+// procedure's rule in the contract names besides the key and the session
+// (which the gate resolves itself), so the contract (and the OpenAPI made
+// from it) and the check cannot disagree. A procedure the contract lacks or
+// a disagreement is a wiring mistake, and panics, as a mux does on a wrong
+// pattern. Call it before serving.
+func (g *Gate) Check(reads []switchboardv1.Credential, check Check, procedures ...string) {
 	if g.checks == nil {
 		g.checks = map[string]Check{}
 	}
 	for _, name := range procedures {
+		p, ok := g.table.ByName(name)
+		if !ok {
+			panic("gate: Check names " + name + ", which is no procedure of the contract")
+		}
+		if named := ownCredentials(p.Rule.GetCredentials()); !sameSet(named, reads) {
+			panic(fmt.Sprintf("gate: %s: its check reads %v, its rule in the contract names %v", name, reads, named))
+		}
 		g.checks[name] = check
 	}
+}
+
+// ownCredentials are the credentials of a rule that a procedure's check
+// reads: all but the key and the session.
+func ownCredentials(all []switchboardv1.Credential) []switchboardv1.Credential {
+	return slices.DeleteFunc(slices.Clone(all), func(c switchboardv1.Credential) bool {
+		return c == switchboardv1.Credential_CREDENTIAL_KEY || c == switchboardv1.Credential_CREDENTIAL_SESSION
+	})
+}
+
+func sameSet(a, b []switchboardv1.Credential) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 var _ auth.Guesses = (*Gate)(nil)
