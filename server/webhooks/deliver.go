@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/predicate"
 	"github.com/switchboard-hq/switchboard/ent/setting"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/internal/breaker"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/ids"
 )
@@ -71,7 +72,11 @@ func (d *Dispatcher) try(row *ent.WebhookDelivery, force bool, ans *Attempted) o
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	now := d.now()
-	if ok, until := d.breakers.allow(row.URL, now); !ok {
+	ticket, until, let := d.breakers.Allow(row.URL)
+	if !let {
+		if until.IsZero() {
+			until = now // half-open and probing: due again at once
+		}
 		// Deferred, not attempted: only if nobody has claimed it meanwhile.
 		n, err := d.db.WebhookDelivery.Update().
 			Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending), claimable(now, force)).
@@ -84,6 +89,10 @@ func (d *Dispatcher) try(row *ent.WebhookDelivery, force bool, ans *Attempted) o
 		}
 		return deferred
 	}
+	// Anything but a send's own answer (another dispatcher's claim, a
+	// removed target, closing) tells nothing of the target.
+	result := breaker.Abandoned
+	defer func() { d.breakers.Record(ticket, result) }()
 	token := ids.New()
 	n, err := d.db.WebhookDelivery.Update().
 		Where(webhookdelivery.ID(row.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending), claimable(now, force)).
@@ -138,7 +147,10 @@ func (d *Dispatcher) try(row *ent.WebhookDelivery, force bool, ans *Attempted) o
 		return skipped
 	}
 	ok := sendErr == nil
-	d.breakers.record(row.URL, ok, d.now())
+	result = breaker.Failure
+	if ok {
+		result = breaker.Success
+	}
 	attempts := row.Attempts + 1
 	upd := mine.SetAttempts(attempts).SetLastAttemptAt(now).ClearClaimToken().SetUpdatedAt(d.now())
 	if status != 0 {

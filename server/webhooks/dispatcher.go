@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/internal/alarm"
+	"github.com/switchboard-hq/switchboard/internal/breaker"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 )
 
@@ -58,7 +59,7 @@ type Dispatcher struct {
 	// those of the operator network, on PeerEgress's rules, audited.
 	federation, peer *http.Client
 	isPeer           func(instanceID string) bool
-	breakers         *breakers
+	breakers         *breaker.Set
 
 	alarm  *alarm.Alarm
 	done   chan struct{}
@@ -96,7 +97,7 @@ func New(cfg Config) *Dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Dispatcher{
 		db: cfg.DB, now: func() time.Time { return clock.Now().UTC() }, log: cfg.Logger,
-		client: cfg.Egress.Client(Timeout), breakers: newBreakers(),
+		client: cfg.Egress.Client(Timeout), breakers: breaker.New(breaker.Config{Failures: breakerFailures, OpenFor: breakerOpen, Probes: breakerSuccesses}, clock.Now),
 		alarm: alarm.New(clock), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, busy: map[string]bool{},
 		credential: cfg.Credential, federationRetries: cfg.FederationRetries,

@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/internal/breaker"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/money"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
@@ -153,8 +154,10 @@ type Config struct {
 	Egress egress.Policy
 	// Timeout of one call; DefaultTimeout when zero.
 	Timeout time.Duration
-	// Breaker settings; see BreakerConfig.
-	Breaker BreakerConfig
+	// Breaker settings (docs/decisions.md "Store limits"): zero fields take
+	// the defaults, 5 failures, 60 s open, 2 probes, which run at most two
+	// at once (CapProbes is always set).
+	Breaker breaker.Config
 	// Now is the clock the breakers' open period runs on; the wall clock
 	// when nil (the server passes its injected one).
 	Now func() time.Time
@@ -164,7 +167,7 @@ type Config struct {
 type Dispatcher struct {
 	client   *http.Client
 	timeout  time.Duration
-	breakers *breakers
+	breakers *breaker.Set
 }
 
 // New makes a Dispatcher.
@@ -172,7 +175,11 @@ func New(cfg Config) *Dispatcher {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Dispatcher{client: cfg.Egress.Client(cfg.Timeout), timeout: cfg.Timeout, breakers: newBreakers(cfg.Breaker, cfg.Now)}
+	if cfg.Now == nil {
+		cfg.Now = time.Now //nolint:forbidigo // a Dispatcher made without the server's clock: package tests
+	}
+	cfg.Breaker.CapProbes = true
+	return &Dispatcher{client: cfg.Egress.Client(cfg.Timeout), timeout: cfg.Timeout, breakers: breaker.New(cfg.Breaker, cfg.Now)}
 }
 
 // Send makes the call through the target's breaker. A non-2xx answer is a
@@ -187,14 +194,14 @@ func (d *Dispatcher) Send(ctx context.Context, c Call) (Result, error) {
 	if c.Test {
 		return d.send(ctx, c, body)
 	}
-	return d.breakers.get(c.URL).run(func() (Result, error) { return d.send(ctx, c, body) })
+	return guard(d.breakers, c.URL, func() (Result, error) { return d.send(ctx, c, body) })
 }
 
 // Guarded runs fn, another kind of call to target (a hub's dispatch to a
 // spoke), through target's breaker, with the call timeout on its context:
 // a failing target fast-rejects every call to it like an agent's endpoint.
 func (d *Dispatcher) Guarded(ctx context.Context, target string, fn func(ctx context.Context) error) error {
-	_, err := d.breakers.get(target).run(func() (Result, error) {
+	_, err := guard(d.breakers, target, func() (Result, error) {
 		ctx, cancel := context.WithTimeout(ctx, d.timeout)
 		defer cancel()
 		if err := fn(ctx); err != nil {
@@ -210,7 +217,26 @@ func (d *Dispatcher) Guarded(ctx context.Context, target string, fn func(ctx con
 
 // State answers the breaker state of a target URL: closed, open or
 // half-open.
-func (d *Dispatcher) State(url string) string { return d.breakers.get(url).stateName() }
+func (d *Dispatcher) State(url string) string { return d.breakers.State(url).String() }
+
+// guard runs fn through target's breaker: refused at once (ErrOpen) while it
+// is open or busy probing; the caller's own cancellation does not count.
+func guard(set *breaker.Set, target string, fn func() (Result, error)) (Result, error) {
+	ticket, _, ok := set.Allow(target)
+	if !ok {
+		return Result{}, ErrOpen
+	}
+	res, err := fn()
+	switch {
+	case err == nil:
+		set.Record(ticket, breaker.Success)
+	case errors.Is(err, context.Canceled):
+		set.Record(ticket, breaker.Abandoned)
+	default:
+		set.Record(ticket, breaker.Failure)
+	}
+	return res, err
+}
 
 func (d *Dispatcher) send(ctx context.Context, c Call, body []byte) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)

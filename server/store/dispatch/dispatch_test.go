@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"github.com/switchboard-hq/switchboard/internal/breaker"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/money"
 )
@@ -35,7 +36,7 @@ func TestBreakerStates(t *testing.T) {
 	// The fast-reject phase runs on a breaker open for a minute, so a slow
 	// machine cannot half-open it between two statements; the half-open phase
 	// below runs on a short one.
-	d := New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: time.Minute}})
+	d := New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: breaker.Config{OpenFor: time.Minute}})
 	c := Call{URL: srv.URL + "/a", ExecutionID: "ex1", Input: "hi"}
 	other := Call{URL: srv.URL + "/b", ExecutionID: "ex2", Input: "hi"}
 	failing.Store(true)
@@ -62,7 +63,7 @@ func TestBreakerStates(t *testing.T) {
 	// The half-open phase runs on a fake clock moved past the open period.
 	const open = time.Minute
 	clock := clockwork.NewFakeClock()
-	d = New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: BreakerConfig{OpenFor: open}, Now: clock.Now})
+	d = New(Config{Egress: egress.Policy{AllowPrivate: true}, Timeout: 2 * time.Second, Breaker: breaker.Config{OpenFor: open}, Now: clock.Now})
 	failFive(d)
 	clock.Advance(open - time.Millisecond)
 	if got := d.State(c.URL); got != "open" {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/internal/breaker"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
@@ -74,7 +75,7 @@ func New(cfg Config) *Owner {
 		DB:    cfg.DB,
 		Clock: cfg.Clock,
 		Dispatch: dispatch.New(dispatch.Config{Egress: cfg.Egress, Timeout: cfg.CallTimeout,
-			Breaker: dispatch.BreakerConfig{OpenFor: cfg.BreakerOpenFor}, Now: cfg.Now}),
+			Breaker: breaker.Config{OpenFor: cfg.BreakerOpenFor}, Now: cfg.Now}),
 		Secrets:    cfg.Secrets,
 		Payments:   payments.Ledger{Now: cfg.Now},
 		PublicURL:  strings.TrimSuffix(cfg.PublicURL, "/"),
