@@ -14,17 +14,22 @@ const (
 	PeerTokenPrefix = "sbf_"
 	// ConnectTokenPrefix is the developer area's connect token (fct_…).
 	ConnectTokenPrefix = "fct_"
+	// DeveloperKeyPrefix marks a developer portal key.
+	DeveloperKeyPrefix = "sbd_"
+	// SelfConfigPrefix marks the token a self-registered agent configures
+	// itself with (ours; docs/decisions.md "Names").
+	SelfConfigPrefix = "sbc_"
 )
 
-// kinds names each prefix for refusals. The developer key's prefix is
-// spelled here because auth cannot import developer.
+// kinds names each prefix for refusals.
 var kinds = map[string]string{
 	PlatformTokenPrefix: "a platform token",
 	InstanceKeyPrefix:   "an instance secret",
 	PeerTokenPrefix:     "a peer federation token",
 	ConnectTokenPrefix:  "a connect token",
 	KeyPrefix:           "an API key",
-	"sbd_":              "a developer key",
+	DeveloperKeyPrefix:  "a developer key",
+	SelfConfigPrefix:    "a self-configuration token",
 }
 
 // KindOf names the credential kind of a prefix, or of a token by its prefix,

@@ -11,7 +11,8 @@ func TestKindOf(t *testing.T) {
 		PeerTokenPrefix + "x":     "a peer federation token",
 		ConnectTokenPrefix + "x":  "a connect token",
 		KeyPrefix + "x":           "an API key",
-		"sbd_x":                   "a developer key",
+		DeveloperKeyPrefix + "x":  "a developer key",
+		SelfConfigPrefix + "x":    "a self-configuration token",
 		"Bearer sbp_x":            "an unknown credential",
 		"":                        "an unknown credential",
 	} {

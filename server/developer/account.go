@@ -97,7 +97,7 @@ func (s *Service) CreateDeveloperKey(ctx context.Context, req *switchboardv1.Cre
 	if label == "" || strings.ContainsFunc(label, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return nil, apperr.Invalid("label is required: one line of text")
 	}
-	key, hash := auth.NewToken(DeveloperKeyPrefix)
+	key, hash := auth.NewToken(auth.DeveloperKeyPrefix)
 	var row *ent.DeveloperKey
 	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
 		n, err := tx.DeveloperKey.Query().Where(developerkey.UserID(p.UserID)).Count(ctx)

@@ -145,7 +145,7 @@ func (s *Service) RegisterDeveloperAgent(ctx context.Context, req *switchboardv1
 	}
 	task := seededTask(a.GetName())
 	verdict := s.prober().Probe(ctx, probeAgent, a.GetAuthCredential(), task)
-	selfToken, selfHash := auth.NewToken(SelfConfigPrefix)
+	selfToken, selfHash := auth.NewToken(auth.SelfConfigPrefix)
 
 	var row *ent.StoreAgent
 	status := func(tx *db.Tx) (string, error) {

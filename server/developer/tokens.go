@@ -15,13 +15,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// Token prefixes (docs/decisions.md "Names"; the self-config token's is ours).
-const (
-	DeveloperKeyPrefix = "sbd_"
-	ConnectTokenPrefix = "fct_"
-	SelfConfigPrefix   = "sbc_"
-)
-
 // Connect-token rules (docs/decisions.md "Store limits").
 const (
 	ConnectTokenTTL        = 24 * time.Hour
@@ -50,7 +43,7 @@ func (s *Service) issueConnectToken(ctx context.Context, tx *db.Tx, userID, purp
 	if active >= MaxActiveConnectTokens {
 		return "", nil, apperr.Conflict("this account already has %d active connect tokens, the most it may hold; use one or let one expire", MaxActiveConnectTokens)
 	}
-	token, hash := auth.NewToken(ConnectTokenPrefix)
+	token, hash := auth.NewToken(auth.ConnectTokenPrefix)
 	row, err = tx.ConnectToken.Create().SetUserID(userID).SetPurpose(connecttoken.Purpose(purpose)).
 		SetPrefix(token[:prefixShown]).SetTokenHash(hash).SetCreatedAt(now).SetExpiresAt(now.Add(ConnectTokenTTL)).Save(ctx)
 	if err != nil {
@@ -89,7 +82,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 	}
 	hash := auth.HashToken(token)
 	switch {
-	case strings.HasPrefix(token, DeveloperKeyPrefix):
+	case strings.HasPrefix(token, auth.DeveloperKeyPrefix):
 		k, err := s.DB.DeveloperKey.Query().Where(developerkey.KeyHash(hash)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, apperr.Unauthenticated("invalid developer key")
@@ -102,7 +95,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 		// Best effort: bookkeeping must not fail the request.
 		_ = s.DB.DeveloperKey.UpdateOneID(k.ID).SetLastUsedAt(s.now()).Exec(ctx)
 		return &developer{userID: k.UserID, via: viaDeveloperKey}, nil
-	case strings.HasPrefix(token, ConnectTokenPrefix):
+	case strings.HasPrefix(token, auth.ConnectTokenPrefix):
 		t, err := s.DB.ConnectToken.Query().Where(connecttoken.TokenHash(hash)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, apperr.Unauthenticated("invalid connect token")
@@ -118,7 +111,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 			return nil, apperr.Forbidden("this connect token expired")
 		}
 		return &developer{userID: t.UserID, via: viaConnectToken, tokenID: t.ID}, nil
-	case selfConfig && strings.HasPrefix(token, SelfConfigPrefix):
+	case selfConfig && strings.HasPrefix(token, auth.SelfConfigPrefix):
 		a, err := s.DB.StoreAgent.Query().Where(storeagent.SelfConfigTokenHash(hash)).Only(ctx)
 		if ent.IsNotFound(err) {
 			return nil, apperr.Unauthenticated("invalid self-config token")
@@ -127,7 +120,7 @@ func (s *Service) caller(ctx context.Context, selfConfig bool) (*developer, erro
 		}
 		return &developer{userID: a.UserID, via: viaSelfConfig, agentID: a.ID}, nil
 	}
-	return nil, apperr.Unauthenticated("invalid credential: expected a developer key (%s…) or a connect token (%s…)", DeveloperKeyPrefix, ConnectTokenPrefix)
+	return nil, apperr.Unauthenticated("invalid credential: expected a developer key (%s…) or a connect token (%s…)", auth.DeveloperKeyPrefix, auth.ConnectTokenPrefix)
 }
 
 // consume spends the connect token of d inside tx, once: a token used by a
