@@ -22,9 +22,6 @@ func (h *Platform) SyncCapabilities(ctx context.Context, req *switchboardv1.Sync
 	if err != nil {
 		return nil, err
 	}
-	if n := len(req.GetCapabilities()); n > MaxSync {
-		return nil, apperr.Invalid("at most %d capabilities per call, got %d", MaxSync, n)
-	}
 	return &switchboardv1.SyncCapabilitiesResponse{Results: syncEach(ctx, req.GetCapabilities(),
 		func(c *switchboardv1.FederationCapability) (*switchboardv1.SyncResult, error) {
 			return h.syncCapability(ctx, inst, c)

@@ -183,10 +183,6 @@ func (h *Platform) instanceAccount(ctx context.Context, inst *ent.FederationInst
 	if len(username) > 30 {
 		username = username[:30]
 	}
-	name := inst.Name
-	if r := []rune(name); len(r) > 200 {
-		name = string(r[:200])
-	}
 	var id string
 	err := h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := h.hub.DB.Serialize(ctx, tx, "instance-account:"+inst.ID); err != nil {
@@ -196,7 +192,7 @@ func (h *Platform) instanceAccount(ctx context.Context, inst *ent.FederationInst
 			id = got
 			return nil
 		}
-		u, err := tx.User.Create().SetUsername(username).SetEmail(email).SetName(name).
+		u, err := tx.User.Create().SetUsername(username).SetEmail(email).SetName(inst.Name).
 			SetPasswordHash("!").SetRole(user.RoleMember).Save(ctx)
 		if err != nil {
 			return apperr.Internal(err)

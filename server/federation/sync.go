@@ -21,7 +21,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// MaxSync is how many agents (or capabilities) one sync call may carry.
+// MaxSync is how many agents (or capabilities) one sync call may carry: the
+// contract's max_items of SyncAgentsRequest.agents and
+// SyncCapabilitiesRequest.capabilities, which the gate enforces; the spoke
+// pushes its listings in batches of this size (TestMaxSyncIsTheContracts).
 const MaxSync = 50
 
 // MarketplaceLink sets or reports the caller's store participation.
@@ -61,9 +64,6 @@ func (h *Platform) SyncAgents(ctx context.Context, req *switchboardv1.SyncAgents
 	inst, err := h.storeCaller(ctx, "agents")
 	if err != nil {
 		return nil, err
-	}
-	if n := len(req.GetAgents()); n > MaxSync {
-		return nil, apperr.Invalid("at most %d agents per call, got %d", MaxSync, n)
 	}
 	return &switchboardv1.SyncAgentsResponse{Results: syncEach(ctx, req.GetAgents(),
 		func(a *switchboardv1.FederationAgent) (*switchboardv1.SyncResult, error) {

@@ -54,7 +54,7 @@ func (s *Peers) ReceiveNotification(ctx context.Context, req *switchboardv1.Rece
 	name := shownName(row)
 	profile := req.GetType() == rules.NotificationProfileUpdated
 	if profile {
-		if name, err = recordedName("fromUserName", req.GetFromUserName()); err != nil {
+		if name, err = oneLineName("fromUserName", req.GetFromUserName()); err != nil {
 			return nil, err
 		}
 		if name == "" {

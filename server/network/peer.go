@@ -94,7 +94,7 @@ func (s *Peers) ReceiveConnection(ctx context.Context, req *switchboardv1.Receiv
 	if !validEmail(from) {
 		return nil, apperr.Invalid("fromUserEmail %q is not an email address", req.GetFromUserEmail())
 	}
-	name, err := recordedName("fromUserName", req.GetFromUserName())
+	name, err := oneLineName("fromUserName", req.GetFromUserName())
 	if err != nil {
 		return nil, err
 	}
