@@ -146,7 +146,7 @@ func (h *Platform) ListSyncedCapabilities(ctx context.Context, _ *switchboardv1.
 		Where(capabilitypack.SourceInstanceID(inst.ID), capabilitypack.RemoteIDNotNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListSyncedCapabilitiesResponse{Capabilities: make([]*switchboardv1.SyncedCapability, len(rows))}
 	for i, r := range rows {

@@ -39,7 +39,7 @@ func (h *Platform) MarketplaceLink(ctx context.Context, req *switchboardv1.Marke
 	if req.GetAction() != "status" {
 		on := req.GetAction() == "enable"
 		if inst, err = h.hub.DB.FederationInstance.UpdateOneID(inst.ID).SetStoreParticipation(on).Save(ctx); err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 	}
 	return &switchboardv1.MarketplaceLinkResponse{StoreParticipation: inst.StoreParticipation}, nil
@@ -309,7 +309,7 @@ func (h *Platform) syncedAgents(ctx context.Context, c *ent.Client, instance str
 	rows, err := c.StoreAgent.Query().Where(where...).
 		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return []*switchboardv1.SyncedAgent{}, nil
@@ -333,7 +333,7 @@ func (h *Platform) syncedAgents(ctx context.Context, c *ent.Client, instance str
 			ent.As(ent.Sum(execution.FieldPlatformFee), "fee")).
 		Scan(ctx, &sums)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	revenue := map[string][]*switchboardv1.SyncedAgentRevenue{}
 	for _, r := range sums {
