@@ -161,7 +161,7 @@ func (rv *Resolver) resolveSession(ctx context.Context, token string) (*Principa
 	case ent.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if !rv.Now().Before(s.ExpiresAt) {
 		return nil, nil

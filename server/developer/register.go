@@ -92,7 +92,7 @@ func (s *Service) checkInstanceURL(ctx context.Context, raw *string) error {
 		return apperr.Invalid("instanceUrl must be the verified address of an instance joined to this hub; %s is not", *raw)
 	}
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	*raw = inst.BaseURL
 	return nil

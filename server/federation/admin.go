@@ -38,7 +38,7 @@ func (h *HubAdmin) ListFederationInstances(ctx context.Context, _ *switchboardv1
 	}
 	rows, err := h.hub.DB.FederationInstance.Query().Order(ent.Desc(federationinstance.FieldCreatedAt), ent.Desc(federationinstance.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := make([]*switchboardv1.FederationInstance, len(rows))
 	for i, r := range rows {
@@ -72,7 +72,7 @@ func (h *HubAdmin) setDeactivated(ctx context.Context, id string, off bool) (*sw
 	}
 	row, err := h.hub.DB.FederationInstance.Get(ctx, id)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if row.LeftAt != nil {
 		return nil, apperr.IllegalMove("instance %s has left this hub", id)
@@ -93,7 +93,7 @@ func (h *HubAdmin) setDeactivated(ctx context.Context, id string, off bool) (*sw
 		return cascade(ctx, tx, id, off)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return h.toProto(row), nil
 }

@@ -22,9 +22,6 @@ func (h *Platform) SyncCapabilities(ctx context.Context, req *switchboardv1.Sync
 	if err != nil {
 		return nil, err
 	}
-	if n := len(req.GetCapabilities()); n > MaxSync {
-		return nil, apperr.Invalid("at most %d capabilities per call, got %d", MaxSync, n)
-	}
 	return &switchboardv1.SyncCapabilitiesResponse{Results: syncEach(ctx, req.GetCapabilities(),
 		func(c *switchboardv1.FederationCapability) (*switchboardv1.SyncResult, error) {
 			return h.syncCapability(ctx, inst, c)
@@ -149,7 +146,7 @@ func (h *Platform) ListSyncedCapabilities(ctx context.Context, _ *switchboardv1.
 		Where(capabilitypack.SourceInstanceID(inst.ID), capabilitypack.RemoteIDNotNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListSyncedCapabilitiesResponse{Capabilities: make([]*switchboardv1.SyncedCapability, len(rows))}
 	for i, r := range rows {

@@ -145,7 +145,7 @@ func (h *Platform) DeliverFederationResult(ctx context.Context, req *switchboard
 	if ent.IsNotFound(err) {
 		return nil, notFound
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if a := ex.Edges.StoreAgent; a == nil || a.SourceInstanceID == nil || *a.SourceInstanceID != inst.ID {
 		return nil, notFound

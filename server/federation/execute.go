@@ -35,7 +35,7 @@ func (s *Inbound) fromHub(ctx context.Context, route string) (*ent.FederationMem
 	}
 	m, err := s.spoke.ownSecret(ctx, token)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if m == nil {
 		return nil, apperr.Unauthenticated("%s: invalid %s: it takes this instance's secret, which only the hub it joined holds", route, InstanceHeader)
@@ -100,7 +100,7 @@ func (s *Inbound) Execute(ctx context.Context, req *switchboardv1.FederationSpok
 	if ent.IsNotFound(err) {
 		return refuse(fmt.Sprintf("no listing %q on this instance", req.GetListingId())), nil
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if listing.Status != storeagent.StatusActive {
 		// The engine lets an owner run their own listing in any status; the
@@ -145,7 +145,7 @@ func (s *Inbound) dispatched(ctx context.Context, executionID string) (*switchbo
 	if ent.IsNotFound(err) {
 		return nil, nil
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.FederationSpokeServiceExecuteResponse{Accepted: true, SpokeExecutionId: &ex.ID}, nil
 }

@@ -170,7 +170,7 @@ func (h *Platform) RegisterInstance(ctx context.Context, req *switchboardv1.Regi
 	secretHash := auth.HashToken(secret)
 	prior, err := h.hub.DB.FederationInstance.Query().Where(federationinstance.BaseURL(base)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	// An instance that left may come back with a new secret: verification
 	// proves the address again.
@@ -190,7 +190,7 @@ func (h *Platform) RegisterInstance(ctx context.Context, req *switchboardv1.Regi
 		now := h.hub.now()
 		n, err := tx.ConnectToken.Update().Where(connecttoken.ID(tok.ID), connecttoken.UsedAtIsNil()).SetUsedAt(now).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if n == 0 {
 			return apperr.Forbidden("this connect token has been used")
@@ -217,7 +217,7 @@ func (h *Platform) RegisterInstance(ctx context.Context, req *switchboardv1.Regi
 			SetCapabilities(req.GetCapabilities().AsMap()).SetRegisteredBy(tok.UserID).Exec(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.RegisterInstanceResponse{InstanceId: id, PlatformToken: token, Endpoints: Endpoints}, nil
 }
@@ -237,7 +237,7 @@ func (h *Platform) connectToken(ctx context.Context) (*ent.ConnectToken, error) 
 	case ent.IsNotFound(err):
 		return nil, apperr.Unauthenticated("invalid connect token")
 	case err != nil:
-		return nil, apperr.Internal(err)
+		return nil, err
 	case tok.Purpose != connecttoken.PurposeInstance:
 		return nil, apperr.Forbidden("this connect token is of purpose %s; registering an instance takes one of purpose instance, minted by the hub's admin", tok.Purpose)
 	case tok.UsedAt != nil:
@@ -286,7 +286,7 @@ func (h *Hub) caller(ctx context.Context, route string, deactivatedServed bool) 
 	case ent.IsNotFound(err):
 		return nil, apperr.Unauthenticated("invalid platform token")
 	case err != nil:
-		return nil, apperr.Internal(err)
+		return nil, err
 	case inst.DeactivatedAt != nil && !deactivatedServed:
 		return nil, apperr.Unauthenticated("this instance has been deactivated by the hub's admin")
 	}
@@ -309,7 +309,7 @@ func (h *Platform) Heartbeat(ctx context.Context, req *switchboardv1.HeartbeatRe
 		SetNillableVersion(nonEmpty(req.GetVersion())).SetUserCount(int(req.GetUserCount())).
 		SetAgentCount(int(req.GetAgentCount())).Exec(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	stats, err := h.network(ctx)
 	if err != nil {
@@ -325,18 +325,18 @@ func (h *Platform) network(ctx context.Context) (*switchboardv1.NetworkStats, er
 		Where(federationinstance.LeftAtIsNil(), federationinstance.DeactivatedAtIsNil()).
 		Select(federationinstance.FieldUserCount).Ints(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	users, err := h.hub.DB.User.Query().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, n := range active {
 		users += n
 	}
 	agents, err := h.hub.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive)).Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.NetworkStats{Instances: int32(len(active)), Users: int32(users), Agents: int32(agents)}, nil
 }
@@ -352,7 +352,7 @@ func (h *Platform) RotatePlatformToken(ctx context.Context, _ *switchboardv1.Rot
 		Where(federationinstance.ID(inst.ID), federationinstance.TokenHash(inst.TokenHash)).
 		SetTokenHash(hash).SetTokenPrefix(token[:prefixShown]).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if n == 0 { // a concurrent rotation won
 		return nil, apperr.Unauthenticated("invalid platform token")
@@ -371,7 +371,7 @@ func (h *Platform) LeaveHub(ctx context.Context, _ *switchboardv1.LeaveHubReques
 	_, unusable := auth.NewToken("")
 	err = h.hub.DB.FederationInstance.UpdateOneID(inst.ID).SetLeftAt(h.hub.now()).SetTokenHash(unusable).Exec(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.LeaveHubResponse{}, nil
 }

@@ -131,12 +131,12 @@ func (h *Platform) requestedBy(ctx context.Context, inst *ent.FederationInstance
 	if ent.IsNotFound(err) {
 		return "", notFound // the instance never ran a global execution
 	} else if err != nil {
-		return "", apperr.Internal(err)
+		return "", err
 	}
 	ok, err := h.hub.DB.Execution.Query().Where(execution.ID(id), execution.UserID(account),
 		execution.SourceInstanceID(inst.ID), execution.RequesterUserID(userID)).Exist(ctx)
 	if err != nil {
-		return "", apperr.Internal(err)
+		return "", err
 	}
 	if !ok {
 		return "", notFound
@@ -152,7 +152,7 @@ func (h *Platform) globalListing(ctx context.Context, id string) (*ent.StoreAgen
 	if ent.IsNotFound(err) {
 		return nil, notFound
 	} else if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if row.SourceInstanceID == nil {
 		return row, nil
@@ -160,7 +160,7 @@ func (h *Platform) globalListing(ctx context.Context, id string) (*ent.StoreAgen
 	shown, err := h.hub.DB.FederationInstance.Query().Where(federationinstance.ID(*row.SourceInstanceID),
 		federationinstance.StoreParticipation(true), federationinstance.LeftAtIsNil()).Exist(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if !shown {
 		return nil, notFound
@@ -177,34 +177,32 @@ func (h *Platform) instanceAccount(ctx context.Context, inst *ent.FederationInst
 	if id, err := h.hub.DB.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
 		return id, nil
 	} else if !ent.IsNotFound(err) {
-		return "", apperr.Internal(err)
+		return "", err
 	}
 	username := "inst_" + strings.ToLower(inst.ID)
 	if len(username) > 30 {
 		username = username[:30]
 	}
-	name := inst.Name
-	if r := []rune(name); len(r) > 200 {
-		name = string(r[:200])
-	}
 	var id string
 	err := h.hub.DB.InTx(ctx, func(tx *db.Tx) error {
 		if err := h.hub.DB.Serialize(ctx, tx, "instance-account:"+inst.ID); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if got, err := tx.User.Query().Where(user.Email(email)).OnlyID(ctx); err == nil {
 			id = got
 			return nil
 		}
-		u, err := tx.User.Create().SetUsername(username).SetEmail(email).SetName(name).
+		u, err := tx.User.Create().SetUsername(username).SetEmail(email).SetName(inst.Name).
 			SetPasswordHash("!").SetRole(user.RoleMember).Save(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			// Not the caller's conflict: the hub could not make its own
+			// account for the instance (a person holds its username).
+			return apperr.Internal(fmt.Errorf("federation: the account of instance %s: %w", inst.ID, err))
 		}
 		id = u.ID
 		return tx.Setting.Create().SetUserID(u.ID).Exec(ctx)
 	})
-	return id, apperr.Wrap(err)
+	return id, err
 }
 
 // instanceAccountEmail is the email of inst's account on the hub.

@@ -72,7 +72,7 @@ func (h *Platform) ListPromptGroups(ctx context.Context, _ *switchboardv1.ListPr
 		capabilitypack.SourceInstanceIDNotNil(), capabilitypack.PromptGroupNotNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	modules := make([]promptgroups.Module, len(rows))
 	for i, r := range rows {
@@ -178,7 +178,7 @@ func (h *Platform) discoverProfiles(ctx context.Context, out *switchboardv1.Disc
 		user.Not(user.EmailHasSuffix("@"+instanceAccountDomain))) // the spokes' accounts are not people
 	total, err := h.hub.DB.User.Query().Where(where).Count(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	out.Totals.Profiles = int32(total)
 	if offset >= total {
@@ -187,7 +187,7 @@ func (h *Platform) discoverProfiles(ctx context.Context, out *switchboardv1.Disc
 	rows, err := h.hub.DB.User.Query().Where(where).Order(ent.Asc(user.FieldUsername), ent.Asc(user.FieldID)).
 		Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	counts := map[string]int{}
 	if rich && len(rows) > 0 {
@@ -202,7 +202,7 @@ func (h *Platform) discoverProfiles(ctx context.Context, out *switchboardv1.Disc
 		err := h.hub.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.UserIDIn(owners...)).
 			GroupBy(storeagent.FieldUserID).Aggregate(ent.Count()).Scan(ctx, &byOwner)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		for _, c := range byOwner {
 			counts[c.UserID] = c.Count
@@ -241,7 +241,7 @@ func (h *Platform) storeListings(ctx context.Context, folded string, limit, offs
 	hidden, err := h.hub.DB.FederationInstance.Query().Where(federationinstance.Or(
 		federationinstance.StoreParticipation(false), federationinstance.LeftAtNotNil())).IDs(ctx)
 	if err != nil {
-		return nil, 0, apperr.Internal(err)
+		return nil, 0, err
 	}
 	where := []predicate.StoreAgent{storeagent.StatusEQ(storeagent.StatusActive)}
 	if len(hidden) > 0 {
@@ -255,7 +255,7 @@ func (h *Platform) storeListings(ctx context.Context, folded string, limit, offs
 	}
 	total, err := h.hub.DB.StoreAgent.Query().Where(where...).Count(ctx)
 	if err != nil {
-		return nil, 0, apperr.Internal(err)
+		return nil, 0, err
 	}
 	out := []*switchboardv1.DiscoverAgent{}
 	if offset >= total {
@@ -264,7 +264,7 @@ func (h *Platform) storeListings(ctx context.Context, folded string, limit, offs
 	rows, err := h.hub.DB.StoreAgent.Query().Where(where...).
 		Order(ent.Desc(storeagent.FieldCreatedAt), ent.Desc(storeagent.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	if err != nil {
-		return nil, 0, apperr.Internal(err)
+		return nil, 0, err
 	}
 	for _, r := range rows {
 		a := &switchboardv1.DiscoverAgent{Id: r.ID, Name: r.Name, Slug: r.Slug, Description: r.Description,

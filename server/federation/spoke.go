@@ -199,13 +199,13 @@ func (s *SpokeAdmin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequ
 	err = s.spoke.DB.InTx(ctx, func(tx *db.Tx) error {
 		prior, err := s.spoke.membership(ctx, tx.Client())
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if prior != nil && prior.JoinedAt != nil {
 			return apperr.Conflict("this instance has joined %s; leave it first", prior.HubURL)
 		}
 		if _, err := tx.FederationMembership.Delete().Exec(ctx); err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		id := ids.New()
 		sealed, err := s.spoke.Secrets.SealText(secret, pendingAAD(id))
@@ -217,7 +217,7 @@ func (s *SpokeAdmin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequ
 		return err
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	users, agents := s.spoke.counts(ctx)
 	res, err := s.spoke.hub(hubURL).RegisterInstance(withBearer(ctx, req.GetConnectToken()), &switchboardv1.RegisterInstanceRequest{
@@ -236,7 +236,7 @@ func (s *SpokeAdmin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequ
 		SetInstanceID(res.GetInstanceId()).SetPlatformTokenSealed(sealed).SetAPIKeyHash(secretHash).
 		ClearPendingAPIKeySealed().ClearPendingUntil().Save(context.WithoutCancel(ctx))
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	// Joined whatever comes next: a refused link leaves participation off,
 	// shown in the status, to enable again later.
@@ -305,7 +305,7 @@ func (s *SpokeAdmin) GetFederationStatus(ctx context.Context, _ *switchboardv1.G
 	}
 	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.GetFederationStatusResponse{Status: s.spoke.toStatus(m)}, nil
 }
@@ -328,7 +328,7 @@ func (s *SpokeAdmin) LeaveFederation(ctx context.Context, _ *switchboardv1.Leave
 		}
 	}
 	if err := s.spoke.DB.FederationMembership.DeleteOneID(m.ID).Exec(context.WithoutCancel(ctx)); err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.LeaveFederationResponse{Status: s.spoke.toStatus(nil), HubTold: told}, nil
 }
@@ -356,7 +356,7 @@ func (s *SpokeAdmin) RotateFederationToken(ctx context.Context, _ *switchboardv1
 	}
 	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetPlatformTokenSealed(sealed).Save(context.WithoutCancel(ctx))
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.RotateFederationTokenResponse{Status: s.spoke.toStatus(m)}, nil
 }
@@ -381,7 +381,7 @@ func (s *SpokeAdmin) SetFederationHealth(ctx context.Context, req *switchboardv1
 	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetHealth(federationmembership.Health(req.GetStatus())).
 		Save(context.WithoutCancel(ctx))
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if m, err = s.beat(ctx, m); err != nil {
 		return nil, apperr.Internal(err)
@@ -394,7 +394,7 @@ func (s *SpokeAdmin) SetFederationHealth(ctx context.Context, req *switchboardv1
 func (s *Spoke) joined(ctx context.Context) (*ent.FederationMembership, error) {
 	m, err := s.membership(ctx, s.DB.Client)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if m == nil || m.JoinedAt == nil {
 		return nil, apperr.IllegalMove("this instance has not joined a hub")

@@ -32,7 +32,7 @@ import (
 func (s *SpokeAdmin) BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error) {
 	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
-		return nil, 0, apperr.Internal(err)
+		return nil, 0, err
 	}
 	if m == nil || m.JoinedAt == nil {
 		return nil, 0, store.ErrNotJoined
@@ -75,7 +75,7 @@ func fromDiscoverAgent(a *switchboardv1.DiscoverAgent) *switchboardv1.StoreAgent
 func (s *SpokeAdmin) ExecuteGlobal(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
 	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if m == nil || m.JoinedAt == nil {
 		return nil, apperr.NotFound("store agent %q not found (this instance has not joined a hub, so it has no global store)", id)
@@ -85,7 +85,7 @@ func (s *SpokeAdmin) ExecuteGlobal(ctx context.Context, userID, id, input string
 	}
 	u, err := s.spoke.DB.User.Get(ctx, userID)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	token, err := s.spoke.token(m)
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *SpokeAdmin) ExecuteGlobal(ctx context.Context, userID, id, input string
 		return err
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	out := &switchboardv1.ExecuteStoreAgentResponse{ExecutionId: res.GetExecutionId(), AgentId: res.GetListingId(),
 		Status: res.GetStatus(), TaskOrigin: "federation", IsolationMode: "output_only",
@@ -138,13 +138,13 @@ func (g globalDelivery) delivery(s *Spoke) queue.Delivery {
 // (the hub's delivery may come first), serialized on the execution.
 func (s *Spoke) track(ctx context.Context, tx *db.Tx, g globalDelivery) (*ent.QueueItem, error) {
 	if err := s.DB.Serialize(ctx, tx, "global-execution:"+g.executionID); err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	it, err := tx.QueueItem.Query().Where(queueitem.UserID(g.userID), queueitem.ExecutionID(g.executionID)).First(ctx)
 	if err == nil {
 		return it, nil
 	} else if !ent.IsNotFound(err) {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return queue.Track(ctx, tx, g.delivery(s))
 }
@@ -170,7 +170,7 @@ func (s *Inbound) DeliverGlobalResult(ctx context.Context, req *switchboardv1.De
 	}
 	userID := req.GetRequester().GetUserId()
 	if ok, err := s.spoke.DB.User.Query().Where(user.ID(userID)).Exist(ctx); err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	} else if !ok {
 		return nil, apperr.NotFound("requester %q is not a user of this instance", userID)
 	}
@@ -201,7 +201,7 @@ func (s *Inbound) DeliverGlobalResult(ctx context.Context, req *switchboardv1.De
 		return err
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.DeliverGlobalResultResponse{Received: true, QueueItemId: itemID}, nil
 }
@@ -229,7 +229,7 @@ func (s *SpokeAdmin) ReviewGlobal(ctx context.Context, userID string, req *switc
 	}
 	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if m == nil || m.JoinedAt == nil {
 		return nil, apperr.NotFound("execution %q not found (this instance is no longer joined to a hub)", id)
@@ -248,7 +248,7 @@ func (s *SpokeAdmin) ReviewGlobal(ctx context.Context, userID string, req *switc
 	// The hub has decided: the item records it even if the caller has gone.
 	bg := context.WithoutCancel(ctx)
 	if err := s.spoke.DB.InTx(bg, func(tx *db.Tx) error { return s.recordReview(bg, tx, it, m.HubURL, res) }); err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.StoreLifecycleResponse{Action: res.GetAction(), Execution: res.GetExecution(),
 		Requeued: res.Requeued, Quality: res.Quality}, nil
@@ -260,7 +260,7 @@ func (s *SpokeAdmin) globalItem(ctx context.Context, c *ent.Client, userID, id s
 	items, err := c.QueueItem.Query().Where(queueitem.UserID(userID), queueitem.ExecutionID(id)).
 		Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, it := range items {
 		if meta := queue.Meta(it); meta["origin"] == store.OriginGlobal {
@@ -292,11 +292,11 @@ func reviewError(id, hubURL string, err error) error {
 // requeued execution, as a local denial's requeue opens one.
 func (s *SpokeAdmin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, hubURL string, res *switchboardv1.ReviewGlobalExecutionResponse) error {
 	if err := s.spoke.DB.Serialize(ctx, tx, "global-execution:"+deref(it.ExecutionID)); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	it, err := tx.QueueItem.Get(ctx, it.ID)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	meta := queue.Meta(it)
 	set := map[string]any{"reviewStatus": res.GetExecution().GetReviewStatus()}
@@ -305,7 +305,7 @@ func (s *SpokeAdmin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueI
 		set["requeuedAs"] = again.GetExecutionId()
 	}
 	if err := queue.Annotate(ctx, tx, it, set, s.spoke.now()); err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if again == nil {
 		return nil
@@ -317,5 +317,5 @@ func (s *SpokeAdmin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueI
 	if err != nil {
 		return err
 	}
-	return apperr.Wrap(queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)}, s.spoke.now()))
+	return queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)}, s.spoke.now())
 }

@@ -44,7 +44,7 @@ func (s *SpokeAdmin) link(ctx context.Context, m *ent.FederationMembership, acti
 	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetStoreParticipation(res.GetStoreParticipation()).
 		Save(context.WithoutCancel(ctx))
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return m, nil
 }
@@ -71,7 +71,7 @@ func (s *SpokeAdmin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncM
 		Where(storeagent.StatusEQ(storeagent.StatusActive), storeagent.SourceInstanceIDIsNil()).
 		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.SyncMarketplaceResponse{Results: []*switchboardv1.SyncResult{}}
 	var syncable []*ent.StoreAgent
@@ -100,7 +100,7 @@ func (s *SpokeAdmin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncM
 	}
 	m, err = s.spoke.DB.FederationMembership.UpdateOneID(m.ID).SetLastSyncAt(s.spoke.now()).Save(context.WithoutCancel(ctx))
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out.Status = s.spoke.toStatus(m)
 	return out, nil
@@ -136,7 +136,7 @@ func (s *SpokeAdmin) syncCapabilities(ctx context.Context, m *ent.FederationMemb
 		Where(capabilitypack.StatusEQ(capabilitypack.StatusActive), capabilitypack.SourceInstanceIDIsNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := []*switchboardv1.SyncResult{}
 	var syncable []*switchboardv1.FederationCapability

@@ -21,7 +21,10 @@ import (
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
-// MaxSync is how many agents (or capabilities) one sync call may carry.
+// MaxSync is how many agents (or capabilities) one sync call may carry: the
+// contract's max_items of SyncAgentsRequest.agents and
+// SyncCapabilitiesRequest.capabilities, which the gate enforces; the spoke
+// pushes its listings in batches of this size (TestMaxSyncIsTheContracts).
 const MaxSync = 50
 
 // MarketplaceLink sets or reports the caller's store participation.
@@ -36,7 +39,7 @@ func (h *Platform) MarketplaceLink(ctx context.Context, req *switchboardv1.Marke
 	if req.GetAction() != "status" {
 		on := req.GetAction() == "enable"
 		if inst, err = h.hub.DB.FederationInstance.UpdateOneID(inst.ID).SetStoreParticipation(on).Save(ctx); err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 	}
 	return &switchboardv1.MarketplaceLinkResponse{StoreParticipation: inst.StoreParticipation}, nil
@@ -61,9 +64,6 @@ func (h *Platform) SyncAgents(ctx context.Context, req *switchboardv1.SyncAgents
 	inst, err := h.storeCaller(ctx, "agents")
 	if err != nil {
 		return nil, err
-	}
-	if n := len(req.GetAgents()); n > MaxSync {
-		return nil, apperr.Invalid("at most %d agents per call, got %d", MaxSync, n)
 	}
 	return &switchboardv1.SyncAgentsResponse{Results: syncEach(ctx, req.GetAgents(),
 		func(a *switchboardv1.FederationAgent) (*switchboardv1.SyncResult, error) {
@@ -309,7 +309,7 @@ func (h *Platform) syncedAgents(ctx context.Context, c *ent.Client, instance str
 	rows, err := c.StoreAgent.Query().Where(where...).
 		Order(ent.Asc(storeagent.FieldCreatedAt), ent.Asc(storeagent.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return []*switchboardv1.SyncedAgent{}, nil
@@ -333,7 +333,7 @@ func (h *Platform) syncedAgents(ctx context.Context, c *ent.Client, instance str
 			ent.As(ent.Sum(execution.FieldPlatformFee), "fee")).
 		Scan(ctx, &sums)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	revenue := map[string][]*switchboardv1.SyncedAgentRevenue{}
 	for _, r := range sums {

@@ -82,7 +82,7 @@ func (h *Platform) DeleteSyncedAgent(ctx context.Context, req *switchboardv1.Del
 		}
 		row, gerr := tx.StoreAgent.Get(ctx, agent.GetMarketplaceId())
 		if gerr != nil {
-			return apperr.Wrap(gerr)
+			return gerr
 		}
 		kept, gerr := store.RemoveSynced(ctx, h.hub.DB, tx, row)
 		out.Agent, out.KeptExecutions = agent, int32(kept)

@@ -53,7 +53,7 @@ func (s *Inbound) webhook(r *http.Request) (bool, error) {
 	ctx := r.Context()
 	m, err := s.spoke.ownSecret(ctx, r.Header.Get(InstanceHeader))
 	if err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	if m == nil {
 		return false, apperr.Unauthenticated("invalid %s: the webhook takes this instance's secret (%s…) from its hub", InstanceHeader, auth.InstanceKeyPrefix)
@@ -128,19 +128,19 @@ type ownRow struct {
 func (s *Inbound) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev Approval, at time.Time,
 	load func() (ownRow, error), record func(id string) error) (bool, error) {
 	if err := s.spoke.DB.Serialize(ctx, tx, lockKey); err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	row, err := load()
 	if ent.IsNotFound(err) {
 		return false, apperr.NotFound("no %s %q on this instance", kind, id)
 	} else if err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	if row.decidedAt != nil && !at.After(*row.decidedAt) {
 		return false, nil // an older (or replayed) decision
 	}
 	if err := record(row.id); err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	return true, s.tellOwner(ctx, tx, row.userID, kind, row.id, row.name, ev)
 }
@@ -196,7 +196,7 @@ func (s *Inbound) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, na
 	}
 	m, err := comms.Post(ctx, tx, s.spoke.now(), userID, text, assistant, meta)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	tx.Emit(db.Event{UserID: m.UserID, Body: events.NewMessage(m)})
 	return nil

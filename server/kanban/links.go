@@ -176,7 +176,7 @@ func (s *Service) UnlinkCards(ctx context.Context, req *switchboardv1.UnlinkCard
 		if err != nil {
 			return err
 		}
-		return apperr.Wrap(tx.CardLink.DeleteOne(gone).Exec(ctx))
+		return tx.CardLink.DeleteOne(gone).Exec(ctx)
 	})
 	if err != nil {
 		return nil, err

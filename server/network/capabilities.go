@@ -51,7 +51,7 @@ func (s *Operator) DeclareCapability(ctx context.Context, req *switchboardv1.Dec
 	}
 	row, err := c.Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.DeclareCapabilityResponse{Capability: capabilityProto(row)}, nil
 }
@@ -73,7 +73,7 @@ func (s *Operator) capabilities(ctx context.Context, userID string) ([]*ent.Prov
 	rows, err := s.core.DB.ProviderCapability.Query().Where(providercapability.UserID(userID)).
 		Order(ent.Asc(providercapability.FieldCreatedAt), ent.Asc(providercapability.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return rows, nil
 }
@@ -90,7 +90,7 @@ func (s *Operator) RemoveProviderCapability(ctx context.Context, req *switchboar
 	}
 	n, err := s.core.DB.ProviderCapability.Delete().Where(providercapability.ID(req.GetId()), providercapability.UserID(p.UserID)).Exec(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if n == 0 {
 		return nil, apperr.NotFound("no capability %q", req.GetId())
@@ -116,7 +116,7 @@ func (s *Operator) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsRe
 	jobs, err := s.core.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginReceived), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	offers := lists.Map(caps, func(c *ent.ProviderCapability) rules.Offer {
 		return rules.Offer{ID: c.ID, TaskType: string(c.TaskType), Skills: c.Skills}

@@ -64,7 +64,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 	}
 	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	prior, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
 		networkconnection.PeerInstanceURL(origin), networkconnection.PeerUserEmail(email)).Only(ctx)
@@ -72,7 +72,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 	case ent.IsNotFound(err):
 		prior = nil
 	case err != nil:
-		return nil, apperr.Internal(err)
+		return nil, err
 	case prior.Status == networkconnection.StatusActive:
 		return &switchboardv1.CreateConnectionResponse{Connection: toProto(prior)}, nil
 	case prior.Direction == networkconnection.DirectionInbound:
@@ -101,7 +101,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 			SetPendingTokenSealed(sealed).SetPendingUntil(until).Save(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	res, err := s.core.peer(origin).ReceiveConnection(ctx, &switchboardv1.ReceiveConnectionRequest{
 		FromInstanceUrl: self, FromUserEmail: me.Email, FromUserName: me.Name, FromInstanceName: s.core.instanceName(),
@@ -122,7 +122,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 		return s.answered(ctx, tx, row, res, prior == nil)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.CreateConnectionResponse{Connection: toProto(row), Created: prior == nil}, nil
 }
@@ -191,7 +191,7 @@ func (s *Operator) ListConnections(ctx context.Context, req *switchboardv1.ListC
 	}
 	rows, err := q.Order(ent.Desc(networkconnection.FieldCreatedAt), ent.Desc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.ListConnectionsResponse{Connections: lists.Map(rows, toProto)}, nil
 }
@@ -241,7 +241,7 @@ func (s *Operator) AcceptConnection(ctx context.Context, req *switchboardv1.Acce
 		return row, s.core.written(ctx, tx, row, "connection_accepted", "Connected with")
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	// Learn the new peer's patterns now (RULINGS: fetched on connect); the
 	// requester learns this side's on its next refresh pass.
@@ -262,7 +262,7 @@ func (s *Operator) DeclineConnection(ctx context.Context, req *switchboardv1.Dec
 	}
 	row, err = row.Update().SetStatus(networkconnection.StatusDeclined).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.DeclineConnectionResponse{Connection: toProto(row)}, nil
 }
@@ -295,7 +295,7 @@ func (s *Operator) RemoveConnection(ctx context.Context, req *switchboardv1.Remo
 		return s.core.written(ctx, tx, row, "connection_removed", "Removed the connection with")
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.RemoveConnectionResponse{PeerTold: told}, nil
 }
@@ -312,7 +312,7 @@ func (s *Operator) UpdateConnection(ctx context.Context, req *switchboardv1.Upda
 	}
 	row, err = row.Update().SetTrustLevel(networkconnection.TrustLevel(req.GetTrustLevel())).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.UpdateConnectionResponse{Connection: toProto(row)}, nil
 }
@@ -341,7 +341,7 @@ func (s *Operator) RotateConnection(ctx context.Context, req *switchboardv1.Rota
 	}
 	row, err = row.Update().SetTokenHash(hash).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.RotateConnectionResponse{Connection: toProto(row)}, nil
 }

@@ -58,7 +58,7 @@ func (s *Operator) PostJob(ctx context.Context, req *switchboardv1.PostJobReques
 	}
 	row, err := c.Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	deliveries := s.publish(ctx, w, row, targets)
 	return &switchboardv1.PostJobResponse{Job: jobProto(row), Deliveries: deliveries}, nil
@@ -71,14 +71,14 @@ func (s *Operator) jobTargets(ctx context.Context, userID string, ids []string) 
 	if len(ids) == 0 {
 		rows, err := q.Order(ent.Asc(networkconnection.FieldCreatedAt), ent.Asc(networkconnection.FieldID)).All(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		return rows, nil
 	}
 	ids = nonEmpty(ids)
 	rows, err := q.Where(networkconnection.IDIn(ids...)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	for _, id := range ids {
 		if !slices.ContainsFunc(rows, func(c *ent.NetworkConnection) bool { return c.ID == id }) {
@@ -139,11 +139,11 @@ func (s *Operator) ListJobs(ctx context.Context, req *switchboardv1.ListJobsRequ
 	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	rows, err := q.Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).Limit(pg.Limit).Offset(pg.Offset).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.ListJobsResponse{Jobs: lists.Map(rows, jobProto), Pagination: pg.Of(total, len(rows))}, nil
 }
@@ -165,7 +165,7 @@ func (s *Operator) CloseJob(ctx context.Context, req *switchboardv1.CloseJobRequ
 	}
 	row, err = row.Update().SetStatus(job.StatusClosed).SetClosedAt(s.core.now()).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	if w, err := s.core.on(ctx); err == nil && len(row.SharedWith) > 0 {
 		targets, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(row.UserID),
@@ -220,7 +220,7 @@ func (s *Peers) ReceiveJob(ctx context.Context, req *switchboardv1.ReceiveJobReq
 		return made.ID, nil
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.ReceiveJobResponse{JobId: id}, nil
 }
@@ -255,7 +255,7 @@ func (s *Peers) sharedJobs(ctx context.Context, row *ent.NetworkConnection) (*sw
 	rows, err := s.core.DB.Job.Query().Where(job.UserID(row.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListSharedJobsResponse{Jobs: []*switchboardv1.SharedJob{}}
 	for _, j := range rows {

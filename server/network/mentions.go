@@ -10,7 +10,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
 // MentionLimit caps the peers' mention search (document 2 "Limits":
@@ -33,7 +32,7 @@ func (s *Peers) SearchNetworkMentions(ctx context.Context, req *switchboardv1.Se
 		networkconnection.PeerInstanceURL(row.PeerInstanceURL), networkconnection.StatusEQ(networkconnection.StatusActive))).
 		All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	slices.SortFunc(users, func(a, b *ent.User) int { return cmp.Compare(a.Username, b.Username) })
 	out := &switchboardv1.SearchNetworkMentionsResponse{Users: []*switchboardv1.NetworkMentionUser{}}

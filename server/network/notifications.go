@@ -38,7 +38,7 @@ func (s *Peers) ReceiveNotification(ctx context.Context, req *switchboardv1.Rece
 	if to := strings.TrimSpace(req.GetToUserEmail()); to != "" {
 		me, err := s.core.DB.User.Query().Where(user.ID(row.UserID)).Only(ctx)
 		if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		if !strings.EqualFold(to, me.Email) {
 			return nil, apperr.Invalid("toUserEmail %q is not this connection's local user", to)
@@ -54,7 +54,7 @@ func (s *Peers) ReceiveNotification(ctx context.Context, req *switchboardv1.Rece
 	name := shownName(row)
 	profile := req.GetType() == rules.NotificationProfileUpdated
 	if profile {
-		if name, err = recordedName("fromUserName", req.GetFromUserName()); err != nil {
+		if name, err = oneLineName("fromUserName", req.GetFromUserName()); err != nil {
 			return nil, err
 		}
 		if name == "" {
@@ -73,7 +73,7 @@ func (s *Peers) ReceiveNotification(ctx context.Context, req *switchboardv1.Rece
 			SetFromInstanceURL(row.PeerInstanceURL).Save(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.ReceiveNotificationResponse{NotificationId: n.ID}, nil
 }
@@ -109,7 +109,7 @@ func (s *Operator) SendNotification(ctx context.Context, req *switchboardv1.Send
 	}
 	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	res := &switchboardv1.ReceiveNotificationResponse{}
 	delivery, err := s.core.toPeer(ctx, p.UserID, row, EventNotification, switchboardv1connect.NetworkExchangePeerServiceReceiveNotificationProcedure,
@@ -137,7 +137,7 @@ func (s *Operator) ListNotifications(ctx context.Context, req *switchboardv1.Lis
 	mine := s.core.DB.Notification.Query().Where(notification.UserID(p.UserID))
 	unread, err := mine.Clone().Where(notification.ReadAtIsNil()).Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	q := mine.Clone()
 	if req.GetUnread() {
@@ -145,12 +145,12 @@ func (s *Operator) ListNotifications(ctx context.Context, req *switchboardv1.Lis
 	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	rows, err := q.Order(ent.Desc(notification.FieldCreatedAt), ent.Desc(notification.FieldID)).
 		Limit(pg.Limit).Offset(pg.Offset).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.ListNotificationsResponse{
 		Notifications: lists.Map(rows, notificationProto), Pagination: pg.Of(total, len(rows)), UnreadCount: int32(unread),
@@ -168,7 +168,7 @@ func (s *Operator) ReadNotification(ctx context.Context, req *switchboardv1.Read
 	}
 	if n.ReadAt == nil {
 		if n, err = n.Update().SetReadAt(s.core.now()).Save(ctx); err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 	}
 	return &switchboardv1.ReadNotificationResponse{Notification: notificationProto(n)}, nil

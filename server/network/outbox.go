@@ -58,7 +58,7 @@ func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnecti
 			ID: id, Held: s.Outbox != nil})
 	})
 	if err != nil {
-		return "", apperr.Wrap(err)
+		return "", err
 	}
 	if s.Outbox == nil {
 		return deliveryQueued, nil

@@ -14,7 +14,6 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
@@ -44,7 +43,7 @@ func (s *Operator) GetPatterns(ctx context.Context, _ *switchboardv1.GetPatterns
 		return &switchboardv1.GetPatternsResponse{Patterns: emptyPatterns()}, nil
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.GetPatternsResponse{Patterns: patternsProto(w)}, nil
 }
@@ -69,7 +68,7 @@ func (s *Operator) UpdatePatterns(ctx context.Context, req *switchboardv1.Update
 			SetMaxConcurrent(int(req.GetMaxConcurrent())).SetTypicalTurnaroundHours(req.GetTypicalTurnaroundHours()).Save(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.UpdatePatternsResponse{Patterns: patternsProto(w)}, nil
 }
@@ -83,11 +82,11 @@ func (s *Operator) ListPeerPatterns(ctx context.Context, _ *switchboardv1.ListPe
 	rows, err := s.core.DB.PeerPattern.Query().Where(peerpattern.UserID(p.UserID)).
 		Order(ent.Asc(peerpattern.FieldConnectionID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	byID := map[string]*ent.NetworkConnection{}
 	for _, c := range conns {
@@ -226,7 +225,7 @@ func (s *Operator) learnPatterns(ctx context.Context, row *ent.NetworkConnection
 		return up.Save(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return kept, nil
 }

@@ -45,7 +45,7 @@ func (s *Core) fromPeer(ctx context.Context, route string, body error) (*ent.Net
 		return nil, unknownToken(ctx, s.DB.Client, route, hash)
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if err := admit(w, row.PeerInstanceURL); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (s *Peers) ReceiveConnection(ctx context.Context, req *switchboardv1.Receiv
 	if !validEmail(from) {
 		return nil, apperr.Invalid("fromUserEmail %q is not an email address", req.GetFromUserEmail())
 	}
-	name, err := recordedName("fromUserName", req.GetFromUserName())
+	name, err := oneLineName("fromUserName", req.GetFromUserName())
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Peers) ReceiveConnection(ctx context.Context, req *switchboardv1.Receiv
 		return nil, noRequest()
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	auto, err := s.autoAccept(ctx, to.ID)
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *Peers) ReceiveConnection(ctx context.Context, req *switchboardv1.Receiv
 		return nil
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return res, nil
 }
@@ -227,7 +227,7 @@ func (s *Peers) autoAccept(ctx context.Context, userID string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, apperr.Internal(err)
+		return false, err
 	}
 	return pref.AutoAccept, nil
 }
@@ -268,7 +268,7 @@ func (s *Peers) ConfirmConnection(ctx context.Context, req *switchboardv1.Confir
 		return s.core.written(ctx, tx, saved, "connection_accepted", "Connected with")
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.ConfirmConnectionResponse{Status: string(networkconnection.StatusActive)}, nil
 }
@@ -286,7 +286,7 @@ func (s *Peers) DropConnection(ctx context.Context, _ *switchboardv1.DropConnect
 		return s.core.written(ctx, tx, row, "connection_removed", "The connection was removed by")
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.DropConnectionResponse{}, nil
 }
@@ -306,7 +306,7 @@ func (s *Peers) ReplacePeerToken(ctx context.Context, req *switchboardv1.Replace
 		return nil, apperr.Internal(err)
 	}
 	if err := s.core.DB.NetworkConnection.UpdateOneID(row.ID).SetPeerTokenSealed(sealed).Exec(ctx); err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.ReplacePeerTokenResponse{}, nil
 }
@@ -345,7 +345,7 @@ func removeConnection(ctx context.Context, tx *db.Tx, row *ent.NetworkConnection
 func unknownToken(ctx context.Context, client *ent.Client, route, hash string) error {
 	removed, err := client.RemovedPeerToken.Query().Where(removedpeertoken.TokenHash(hash)).Exist(ctx)
 	if err != nil {
-		return apperr.Internal(err)
+		return err
 	}
 	if removed {
 		return apperr.NotFound("%s: the connection of this federation token was removed", route)

@@ -51,7 +51,7 @@ func (s *Operator) GetNetworkPreferences(ctx context.Context, _ *switchboardv1.G
 		return &switchboardv1.GetNetworkPreferencesResponse{Preferences: defaults()}, nil
 	}
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return &switchboardv1.GetNetworkPreferencesResponse{Preferences: prefsOf(row)}, nil
 }
@@ -88,7 +88,7 @@ func (s *Operator) UpdateNetworkPreferences(ctx context.Context, req *switchboar
 		return up.Save(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.UpdateNetworkPreferencesResponse{Preferences: prefsOf(row)}, nil
 }

@@ -63,7 +63,7 @@ func (s *Relays) SendRelay(ctx context.Context, req *switchboardv1.SendRelayRequ
 	}
 	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	id := ids.New()
 	thread := req.GetThreadId()
@@ -85,7 +85,7 @@ func (s *Relays) SendRelay(ctx context.Context, req *switchboardv1.SendRelayRequ
 		return s.recordSent(ctx, tx, p, c, out, ans)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	res := &switchboardv1.SendRelayResponse{Relay: relayProto(row, c), Delivery: delivery}
 	if delivery == deliveryDelivered {
@@ -146,7 +146,7 @@ func (s *Relays) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysRe
 		return nil, err
 	}
 	if err := s.deliverDigests(ctx, p.UserID); err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	where := []predicate.Relay{relay.UserID(p.UserID)}
 	if t := req.GetThreadId(); t != "" {
@@ -158,7 +158,7 @@ func (s *Relays) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysRe
 	rows, err := s.core.DB.Relay.Query().Where(where...).Order(ent.Desc(relay.FieldCreatedAt), ent.Desc(relay.FieldID)).
 		Limit(500).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	conns, err := s.connectionsOf(ctx, p.UserID)
 	if err != nil {
@@ -174,7 +174,7 @@ func (s *Relays) ListRelays(ctx context.Context, req *switchboardv1.ListRelaysRe
 func (s *Relays) connectionsOf(ctx context.Context, userID string) (map[string]*ent.NetworkConnection, error) {
 	rows, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	out := make(map[string]*ent.NetworkConnection, len(rows))
 	for _, c := range rows {
@@ -210,7 +210,7 @@ func (s *Relays) ownedRelay(ctx context.Context, c *ent.Client, userID, id strin
 	if ent.IsNotFound(err) {
 		return nil, apperr.NotFound("no relay %q", id)
 	}
-	return r, apperr.Wrap(err)
+	return r, err
 }
 
 // quarantined is the caller's quarantined relay id, in tx.
@@ -259,7 +259,7 @@ func (s *Relays) ReleaseRelay(ctx context.Context, req *switchboardv1.ReleaseRel
 		return err
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	r, err := s.ownedRelay(ctx, s.core.DB.Client, p.UserID, id)
 	if err != nil {
@@ -299,7 +299,7 @@ func (s *Relays) DiscardRelay(ctx context.Context, req *switchboardv1.DiscardRel
 		return s.recipientMoved(ctx, tx, r, rules.StateDeclined, nil, proto.String("discarded from quarantine"))
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	r, err := s.ownedRelay(ctx, s.core.DB.Client, p.UserID, req.GetId())
 	if err != nil {

@@ -74,7 +74,7 @@ func (s *Peers) ReceiveRelay(ctx context.Context, req *switchboardv1.ReceiveRela
 		err = s.core.DB.InTx(ctx, take)
 	}
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	res.Success = true
 	if fallback && res.Duplicate == nil {
@@ -104,11 +104,11 @@ func (s *Peers) recipient(ctx context.Context, c *ent.NetworkConnection) (*ent.U
 		return u, false, nil
 	}
 	if !ent.IsNotFound(err) {
-		return nil, false, apperr.Internal(err)
+		return nil, false, err
 	}
 	owner, err := s.core.DB.User.Query().Where(user.RoleEQ(user.RoleAdmin)).Order(ent.Asc(user.FieldCreatedAt)).First(ctx)
 	if err != nil {
-		return nil, false, apperr.Wrap(err)
+		return nil, false, err
 	}
 	return owner, true, nil
 }

@@ -72,7 +72,7 @@ func itemRelay(ctx context.Context, tx *db.Tx, it *ent.QueueItem) (*ent.Relay, e
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
-	return r, apperr.Wrap(err)
+	return r, err
 }
 
 // ackBody is POST /api/federation/relay-ack's body.
@@ -103,22 +103,22 @@ func (s *Relays) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, st
 		up.ClearReason()
 	}
 	if err := up.Exec(ctx); err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	c, err := tx.NetworkConnection.Get(ctx, r.ConnectionID)
 	if ent.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	body, err := json.Marshal(ackBody{RelayID: r.RelayID, State: state, Result: deref(result), Reason: deref(reason),
 		OccurredAt: now.Format(time.RFC3339Nano)})
 	if err != nil {
 		return apperr.Internal(err)
 	}
-	return apperr.Wrap(webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: r.UserID, Event: EventRelayAck,
-		URL: c.PeerInstanceURL + AckPath, Body: body, At: now, InstanceID: ackInstance + c.ID}))
+	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: r.UserID, Event: EventRelayAck,
+		URL: c.PeerInstanceURL + AckPath, Body: body, At: now, InstanceID: ackInstance + c.ID})
 }
 
 // Credential is the header an outbox row of the operator network carries:
@@ -190,7 +190,7 @@ func (s *Peers) AckRelay(ctx context.Context, req *switchboardv1.AckRelayRequest
 		return s.senderMoved(ctx, tx, c, r, req, at)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return res, nil
 }

@@ -51,7 +51,7 @@ func (s *Relays) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequ
 	}
 	cands, err := s.candidates(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	r := rules.RouteTask(rules.Task{Description: req.GetTaskDescription(), TaskType: req.GetTaskType(),
 		Skills: req.GetSkills(), MaxCandidates: int(req.GetMaxCandidates())}, cands)
@@ -247,10 +247,10 @@ func (s *Relays) recordSend(ctx context.Context, action, summary string, metadat
 		ids, conns = append(ids, r.GetId()), append(conns, r.GetConnectionId())
 	}
 	metadata["relayIds"], metadata["connectionIds"] = ids, conns
-	return apperr.Wrap(s.core.DB.InTx(ctx, func(tx *db.Tx) error {
+	return s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		return activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: action, Actor: p.Actor(),
 			At: s.core.now(), Summary: summary, Metadata: metadata})
-	}))
+	})
 }
 
 // GetNetworkGraph is the operator (id "self") and each connection not
@@ -262,7 +262,7 @@ func (s *Relays) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetwor
 	}
 	me, err := s.core.DB.User.Get(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	host := ""
 	if u, err := url.Parse(s.core.PublicURL); err == nil {
@@ -275,11 +275,11 @@ func (s *Relays) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetwor
 	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(p.UserID),
 		networkconnection.StatusEQ(networkconnection.StatusActive)).Order(ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(p.UserID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	edges := map[string]*switchboardv1.NetworkEdge{}
 	for _, c := range conns {
@@ -324,7 +324,7 @@ func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNet
 	now := s.core.now()
 	pref, err := s.core.DB.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	var since *time.Time
 	if pref != nil {
@@ -334,12 +334,12 @@ func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNet
 		networkconnection.StatusEQ(networkconnection.StatusPending), networkconnection.DirectionEQ(networkconnection.DirectionInbound)).
 		Order(ent.Desc(networkconnection.FieldCreatedAt), ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(p.UserID)).
 		Order(ent.Desc(relay.FieldCreatedAt), ent.Desc(relay.FieldID)).Limit(500).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	conns, err := s.connectionsOf(ctx, p.UserID)
 	if err != nil {
@@ -348,7 +348,7 @@ func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNet
 	jobs, err := s.core.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginReceived), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	var changedSince time.Time
 	if since != nil {
@@ -388,7 +388,7 @@ func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNet
 		err = pref.Update().SetBriefedAt(now).Exec(ctx)
 	}
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return out, nil
 }
@@ -406,17 +406,17 @@ func (s *Relays) ListSerendipityMatches(ctx context.Context, req *switchboardv1.
 	}
 	people, err := s.people(ctx, p.UserID)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	cards, err := s.core.DB.Card.Query().Where(card.UserID(p.UserID), card.StatusNEQ(card.StatusCompleted)).
 		Order(ent.Asc(card.FieldID)).Limit(500).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	jobs, err := s.core.DB.Job.Query().Where(job.UserID(p.UserID), job.OriginEQ(job.OriginPosted), job.StatusEQ(job.StatusOpen)).
 		Order(ent.Asc(job.FieldID)).Limit(500).All(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	cw := lists.Map(cards, func(c *ent.Card) rules.Work {
 		return rules.Work{ID: c.ID, Title: c.Title, Text: []string{deref(c.Description)}}

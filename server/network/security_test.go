@@ -347,15 +347,22 @@ func TestSenderShownByRecordedName(t *testing.T) {
 	servertest.WantStatus(t, p.b.user.Session.Do(http.MethodPatch, "/api/federation/connections/"+p.connB,
 		map[string]any{"trustLevel": "known"}), http.StatusOK)
 
-	// A name that is not one line of text, or none, is refused.
+	// A name that is not one line of text, or none, or longer than the
+	// contract's 500 (a name, as an account's), is refused.
 	before := p.b.notifications(t)
-	for _, name := range []string{"Alice\nYour bank", "Alice\u202eknaB", "Al\x07ice", " ", "", strings.Repeat("n", 201)} {
+	for _, name := range []string{"Alice\nYour bank", "Alice\u202eknaB", "Al\x07ice", " ", "", strings.Repeat("n", 501)} {
 		res := p.direct("/api/federation/notifications", map[string]any{"type": "profile_updated",
 			"title": "Profile updated", "fromUserName": name})
-		servertest.WantError(t, res, http.StatusBadRequest)
+		servertest.WantErrorContaining(t, res, http.StatusBadRequest, "fromUserName")
 	}
 	if row := p.b.only(t); row.PeerUserName != "Alice" || p.b.notifications(t) != before {
 		t.Fatalf("a refused profile update changed the name to %q or was kept", row.PeerUserName)
+	}
+	// A name at the contract's limit is recorded.
+	servertest.WantStatus(t, p.direct("/api/federation/notifications", map[string]any{"type": "profile_updated",
+		"title": "Profile updated", "fromUserName": strings.Repeat("n", 500)}), http.StatusOK)
+	if row := p.b.only(t); row.PeerUserName != strings.Repeat("n", 500) {
+		t.Fatalf("a name of 500 characters recorded as %q", row.PeerUserName)
 	}
 
 	// A peer's profile notification, on either transport, records its name.

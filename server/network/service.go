@@ -211,7 +211,7 @@ func callerRow[T any](ctx context.Context, what, id string, find func(userID str
 		return none, apperr.NotFound("no %s %q", what, id)
 	}
 	if err != nil {
-		return none, apperr.Internal(err)
+		return none, err
 	}
 	return row, nil
 }

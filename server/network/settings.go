@@ -39,7 +39,7 @@ func (s *Core) switchState(ctx context.Context) (switchState, error) {
 		return switchState{enabled: s.Config.Enabled, allowlist: s.Config.Allowlist}, nil
 	}
 	if err != nil {
-		return switchState{}, apperr.Internal(err)
+		return switchState{}, err
 	}
 	return switchState{enabled: row.Enabled, allowlist: row.Allowlist}, nil
 }
@@ -154,7 +154,7 @@ func (s *Operator) UpdateNetworkSettings(ctx context.Context, req *switchboardv1
 		return row.Update().SetEnabled(req.GetEnabled()).SetAllowlist(list).Exec(ctx)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.UpdateNetworkSettingsResponse{Settings: s.core.settingsOf(switchState{enabled: req.GetEnabled(), allowlist: list})}, nil
 }

@@ -74,7 +74,7 @@ func (s *Peers) NetworkReputation(ctx context.Context, userID string) (*switchbo
 	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(userID), relay.DirectionEQ(relay.DirectionInbound), relay.RatingNotNil()).
 		Select(relay.FieldRating).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.NetworkReputation{Count: int32(len(rows))}
 	if len(rows) == 0 {
@@ -118,7 +118,7 @@ func (s *Peers) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switch
 	var out []*switchboardv1.SharedEntity
 	u, err := s.core.DB.User.Get(ctx, c.UserID)
 	if err != nil && !ent.IsNotFound(err) {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if u != nil {
 		out = append(out, &switchboardv1.SharedEntity{Kind: "profile", Id: u.ID, Title: u.Name})
@@ -147,7 +147,7 @@ func (s *Peers) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switch
 func (s *Peers) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*ent.Card, error) {
 	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var cardIDs, itemIDs []string
 	for _, r := range rows {
@@ -161,7 +161,7 @@ func (s *Peers) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*e
 	if len(itemIDs) > 0 {
 		items, err := s.core.DB.QueueItem.Query().Where(queueitem.IDIn(itemIDs...), queueitem.CardIDNotNil()).All(ctx)
 		if err != nil {
-			return nil, apperr.Internal(err)
+			return nil, err
 		}
 		for _, it := range items {
 			cardIDs = append(cardIDs, *it.CardID)
@@ -172,7 +172,7 @@ func (s *Peers) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*e
 	}
 	cards, err := s.core.DB.Card.Query().Where(card.IDIn(cardIDs...), card.UserID(c.UserID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	return cards, nil
 }
@@ -190,7 +190,7 @@ type thread struct {
 func (s *Peers) threadsWith(ctx context.Context, c *ent.NetworkConnection) ([]*thread, error) {
 	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	byID := map[string]*thread{}
 	var out []*thread

@@ -95,7 +95,7 @@ func (s *Peers) threadRelays(ctx context.Context, c *ent.NetworkConnection, id s
 	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID), relay.Or(relay.ThreadID(id), relay.And(relay.ThreadIDIsNil(), relay.RelayID(id)))).
 		Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, apperr.NotFound("no relay thread %q on this connection", id)

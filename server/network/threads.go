@@ -26,7 +26,7 @@ func ownThread(ctx context.Context, relays *ent.RelayClient, connectionID string
 		switch {
 		case ent.IsNotFound(err):
 		case err != nil:
-			return apperr.Internal(err)
+			return err
 		case first.ConnectionID != connectionID:
 			return apperr.NotFound("no relay thread %q on this connection", *thread)
 		}
@@ -35,7 +35,7 @@ func ownThread(ctx context.Context, relays *ent.RelayClient, connectionID string
 		ok, err := relays.Query().Where(relay.ConnectionID(connectionID),
 			relay.Or(relay.RelayID(*parent), relay.ID(*parent))).Exist(ctx)
 		if err != nil {
-			return apperr.Internal(err)
+			return err
 		}
 		if !ok {
 			return apperr.NotFound("no relay %q on this connection", *parent)

@@ -51,7 +51,7 @@ func (s *Peers) pendingToken(ctx context.Context, id string) (string, error) {
 		return "", apperr.NotFound("no connection request %q is out from this instance", id)
 	}
 	if err != nil {
-		return "", apperr.Internal(err)
+		return "", err
 	}
 	token, err := s.core.Secrets.OpenText(*row.PendingTokenSealed, pendingAAD(row.ID))
 	if err != nil {

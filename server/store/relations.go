@@ -276,7 +276,7 @@ func visibleByIDOrSlug(ctx context.Context, c *ent.Client, userID, ref string) (
 	if ent.IsNotFound(serr) {
 		return nil, err
 	} else if serr != nil {
-		return nil, apperr.Internal(serr)
+		return nil, serr
 	}
 	row, _, err = visible(ctx, c, userID, id)
 	if err != nil {

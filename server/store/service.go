@@ -422,7 +422,7 @@ func RemoveSynced(ctx context.Context, d *db.DB, tx *db.Tx, row *ent.StoreAgent)
 	if unlinked, err = tx.Execution.Update().Where(execution.AgentID(row.ID)).SetAgentName(row.Name).SetAgentOwnerID(row.UserID).Save(ctx); err != nil {
 		return 0, err
 	}
-	return unlinked, apperr.Wrap(tx.StoreAgent.DeleteOneID(row.ID).Exec(ctx))
+	return unlinked, tx.StoreAgent.DeleteOneID(row.ID).Exec(ctx)
 }
 
 // AgentOf answers the listing ex ran, "" once ex is unlinked (its listing

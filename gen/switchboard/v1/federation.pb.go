@@ -1887,8 +1887,9 @@ func (x *FederationAgent) GetExecutionTimeout() int32 {
 }
 
 type SyncAgentsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Agents        []*FederationAgent     `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most 50 per call (RULINGS "Federation: instances and the platform").
+	Agents        []*FederationAgent `protobuf:"bytes,1,rep,name=agents,proto3" json:"agents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2898,7 +2899,8 @@ func (x *FederationCapability) GetAlwaysLoad() bool {
 }
 
 type SyncCapabilitiesRequest struct {
-	state         protoimpl.MessageState  `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most 50 per call, as for agents.
 	Capabilities  []*FederationCapability `protobuf:"bytes,1,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3328,9 +3330,9 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"\x11execution_timeout\x18\x10 \x01(\x05B\v\xbaH\b\x1a\x06\x18\x80\xa3\x05(\x00R\x10executionTimeoutB\x0e\n" +
 	"\f_descriptionB\x11\n" +
 	"\x0f_developer_nameB\v\n" +
-	"\t_category\"W\n" +
-	"\x11SyncAgentsRequest\x12B\n" +
-	"\x06agents\x18\x01 \x03(\v2\x1f.switchboard.v1.FederationAgentB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\x06agents\"\xa9\x01\n" +
+	"\t_category\"V\n" +
+	"\x11SyncAgentsRequest\x12A\n" +
+	"\x06agents\x18\x01 \x03(\v2\x1f.switchboard.v1.FederationAgentB\b\xbaH\x05\x92\x01\x02\x102R\x06agents\"\xa9\x01\n" +
 	"\n" +
 	"SyncResult\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
@@ -3396,9 +3398,9 @@ const file_switchboard_v1_federation_proto_rawDesc = "" +
 	"alwaysLoadB\x0e\n" +
 	"\f_descriptionB\v\n" +
 	"\t_categoryB\x0f\n" +
-	"\r_prompt_group\"n\n" +
-	"\x17SyncCapabilitiesRequest\x12S\n" +
-	"\fcapabilities\x18\x01 \x03(\v2$.switchboard.v1.FederationCapabilityB\t\xbaH\x06\x92\x01\x03\x10\xe8\aR\fcapabilities\"P\n" +
+	"\r_prompt_group\"m\n" +
+	"\x17SyncCapabilitiesRequest\x12R\n" +
+	"\fcapabilities\x18\x01 \x03(\v2$.switchboard.v1.FederationCapabilityB\b\xbaH\x05\x92\x01\x02\x102R\fcapabilities\"P\n" +
 	"\x18SyncCapabilitiesResponse\x124\n" +
 	"\aresults\x18\x01 \x03(\v2\x1a.switchboard.v1.SyncResultR\aresults\"\x1f\n" +
 	"\x1dListSyncedCapabilitiesRequest\"\xd4\x02\n" +

@@ -18,7 +18,6 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
-	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/chat"
 	"github.com/switchboard-hq/switchboard/server/provenance"
@@ -58,7 +57,7 @@ func (s Sources) Gather(ctx context.Context, p *auth.Principal, message string) 
 	var err error
 	if s.Turns != nil {
 		if in.Turns, err = s.Turns(ctx, p.UserID, MaxTurns); err != nil {
-			return Input{}, apperr.Internal(fmt.Errorf("prompt: turns: %w", err))
+			return Input{}, fmt.Errorf("prompt: turns: %w", err)
 		}
 	}
 	if s.Commands != nil {
@@ -68,7 +67,7 @@ func (s Sources) Gather(ctx context.Context, p *auth.Principal, message string) 
 	}
 	for _, step := range []func(context.Context, string, *Input) error{s.identity, s.packs, s.kits, s.briefing} {
 		if err := step(ctx, p.UserID, &in); err != nil {
-			return Input{}, apperr.Internal(err)
+			return Input{}, err
 		}
 	}
 	return in, nil

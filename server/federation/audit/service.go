@@ -118,12 +118,12 @@ func (s *Service) ListFederationAudit(ctx context.Context, req *switchboardv1.Li
 	}
 	total, err := q.Clone().Count(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	rows, err := q.Order(ent.Desc(federationauditlog.FieldCreatedAt), ent.Desc(federationauditlog.FieldID)).
 		Limit(pg.Limit).Offset(pg.Offset).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	out := &switchboardv1.ListFederationAuditResponse{
 		Entries: make([]*switchboardv1.FederationAuditEntry, len(rows)), Pagination: pg.Of(total, len(rows)),
@@ -161,7 +161,7 @@ func statsOf(ctx context.Context, q *ent.FederationAuditLogQuery) (*switchboardv
 	err := q.Select(federationauditlog.FieldStatus, federationauditlog.FieldThreatLevel,
 		federationauditlog.FieldEndpoint, federationauditlog.FieldDurationMs).Scan(ctx, &rows)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	status, level, endpoint := map[string]int32{}, map[string]int32{}, map[string]int32{}
 	durations := make([]int64, len(rows))
