@@ -2,7 +2,6 @@ package network
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -12,11 +11,11 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/kanban"
-	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // CardStatusPath is the peer route a linked card's change is sent to.
@@ -39,14 +38,6 @@ func linkCard(ctx context.Context, tx *db.Tx, userID string, local, external *st
 	_, err := tx.Card.Update().Where(card.ID(*local), card.UserID(userID)).
 		SetNillableExternalCardID(external).SetExternalInstanceURL(c.PeerInstanceURL).Save(ctx)
 	return apperr.Wrap(err)
-}
-
-type cardStatusBody struct {
-	CardID         string `json:"cardId"`
-	ExternalCardID string `json:"externalCardId"`
-	NewStatus      string `json:"newStatus"`
-	NewPriority    string `json:"newPriority"`
-	ChangeLog      string `json:"changeLog"`
 }
 
 // CardChanged is the board's hook (kanban.Service.Changed), in the card
@@ -74,13 +65,9 @@ func (s *Relays) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.
 			log += ", priority " + string(before.Priority) + " → " + string(after.Priority)
 		}
 	}
-	body, err := json.Marshal(cardStatusBody{CardID: after.ID, ExternalCardID: *after.ExternalCardID,
-		NewStatus: string(after.Status), NewPriority: string(after.Priority), ChangeLog: after.Title + ": " + log})
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	return apperr.Wrap(webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: after.UserID, Event: EventCardStatus,
-		URL: c.PeerInstanceURL + CardStatusPath, Body: body, At: s.core.now(), InstanceID: ackInstance + c.ID}))
+	return s.core.toPeerInTx(ctx, tx, after.UserID, c, EventCardStatus, switchboardv1connect.NetworkSharePeerServiceReceiveCardStatusProcedure,
+		&switchboardv1.ReceiveCardStatusRequest{CardId: after.ID, ExternalCardId: *after.ExternalCardID,
+			NewStatus: string(after.Status), NewPriority: string(after.Priority), ChangeLog: after.Title + ": " + log})
 }
 
 // ReceiveCardStatus adds the peer's change of a linked card to the local
