@@ -233,6 +233,20 @@ func (p *restPeer) rotate(w http.ResponseWriter, r *http.Request) {
 	p.answer(w, http.StatusOK, map[string]any{"success": true})
 }
 
+// snapshot is what the peer holds now (the test reads it while the peer's
+// handlers may write).
+type snapshot struct {
+	relays         []map[string]any
+	theirs, connID string
+	dropped        bool
+}
+
+func (p *restPeer) now() snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return snapshot{relays: append([]map[string]any(nil), p.relays...), theirs: p.theirs, connID: p.connID, dropped: p.dropped}
+}
+
 // askedBy is sb's operator asking this peer's user to connect.
 func (p *restPeer) askedBy(sb *instance) *servertest.Response {
 	return sb.user.Session.Do(http.MethodPost, "/api/federation/connect",
@@ -310,8 +324,8 @@ func TestRESTOnlyPeer(t *testing.T) {
 		t.Fatalf("the peer's answer: %s", res.Body)
 	}
 	sent := object(t, res, "relay")["id"].(string)
-	if len(peer.relays) != 1 || peer.relays[0]["relayId"] != sent || peer.relays[0]["subject"] != "Review the plan" {
-		t.Fatalf("the peer got: %v", peer.relays)
+	if got := peer.now().relays; len(got) != 1 || got[0]["relayId"] != sent || got[0]["subject"] != "Review the plan" {
+		t.Fatalf("the peer got: %v", got)
 	}
 
 	// The peer acks it.
@@ -337,9 +351,9 @@ func TestRESTOnlyPeer(t *testing.T) {
 	})
 
 	// Rotation: the peer takes the new token, which then works here.
-	before := peer.theirs
+	before := peer.now().theirs
 	servertest.WantStatus(t, sb.user.Session.Do(http.MethodPost, "/api/federation/connections/"+id+"/rotate", map[string]any{}), http.StatusOK)
-	if peer.theirs == before || peer.theirs == "" {
+	if after := peer.now().theirs; after == before || after == "" {
 		t.Fatal("the peer was not given a new token")
 	}
 	servertest.WantStatus(t, peer.call(t, sb, "/api/federation/relay-ack", map[string]any{"relayId": sent, "state": "completed",
@@ -348,8 +362,8 @@ func TestRESTOnlyPeer(t *testing.T) {
 	// Removal: the peer is told.
 	res = sb.user.Session.Do(http.MethodDelete, "/api/federation/connections/"+id, nil)
 	servertest.WantStatus(t, res, http.StatusOK)
-	if res.JSON(t)["peerTold"] != true || !peer.dropped {
-		t.Fatalf("removal: %s (peer dropped: %v)", res.Body, peer.dropped)
+	if res.JSON(t)["peerTold"] != true || !peer.now().dropped {
+		t.Fatalf("removal: %s (peer dropped: %v)", res.Body, peer.now().dropped)
 	}
 
 	// The other way: the peer asks, the Switchboard verifies it and its
@@ -366,8 +380,8 @@ func TestRESTOnlyPeer(t *testing.T) {
 	}
 	in := res.JSON(t)["connectionId"].(string)
 	servertest.WantStatus(t, sb.user.Session.Do(http.MethodPost, "/api/federation/connections/"+in+"/accept", map[string]any{}), http.StatusOK)
-	if peer.connID != in || peer.theirs == "" {
-		t.Fatalf("the peer was not told of the acceptance: %q %q", peer.connID, peer.theirs)
+	if got := peer.now(); got.connID != in || got.theirs == "" {
+		t.Fatalf("the peer was not told of the acceptance: %+v", got)
 	}
 
 	peer.wantOnlyREST(t, "GET "+federation.WellKnownPath, "POST /api/v2/connections", "POST /api/federation/connect/accept",

@@ -1,6 +1,7 @@
 package peerwire
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,7 +41,7 @@ var routes = sync.OnceValues(contract.Load)
 // in; a route without a body takes the set fields in its query).
 func (p Protocol) Encode(origin, procedure string, msg proto.Message) (Call, error) {
 	origin = key(origin)
-	body, err := protojson.Marshal(msg)
+	body, err := compact(msg)
 	if err != nil {
 		return Call{}, err
 	}
@@ -103,6 +104,20 @@ func (p Protocol) Decode(status int, body []byte, res proto.Message) error {
 		msg = http.StatusText(status)
 	}
 	return connect.NewWireError(code, errors.New(msg))
+}
+
+// compact is msg's proto JSON without the spaces protojson varies from
+// build to build: a stored row reads the same whichever binary wrote it.
+func compact(msg proto.Message) ([]byte, error) {
+	body, err := protojson.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, body); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 func binding(procedure string) (contract.Binding, error) {
