@@ -61,9 +61,10 @@ func (h *Remote) source(ctx context.Context, agent *ent.StoreAgent) (*ent.Federa
 
 // Send hands ex to the spoke over FederationSpokeService.Execute (Connect,
 // binary protobuf, or the documented REST route for a spoke whose document
-// does not list connect; peerwire) with the spoke's own secret. A spoke that cannot be
-// reached or fails is an error (it counts against the spoke's breaker); a
-// spoke that answers with a refusal is refused, with its reason.
+// does not list connect: peerwire) with the spoke's own secret. A spoke
+// that cannot be reached or fails is an error (it counts against the
+// spoke's breaker); a spoke that answers with a refusal is refused, with
+// its reason.
 func (h *Remote) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent, callbackToken string) (string, error) {
 	inst, err := h.source(ctx, agent)
 	if err != nil {

@@ -44,10 +44,6 @@ func NewDirectory(client *http.Client, now func() time.Time) *Directory {
 	return &Directory{client: client, now: now, known: map[string]learned{}}
 }
 
-// Client is the outbound client the directory reads documents with, which
-// its clients call peers with too.
-func (d *Directory) Client() *http.Client { return d.client }
-
 // Learn remembers what origin's document listed, from an answer the caller
 // read itself (a handshake's verification).
 func (d *Directory) Learn(origin string, protocols []string) {
