@@ -60,6 +60,7 @@ func newRESTPeer(t *testing.T, protocols []string) *restPeer {
 	mux.HandleFunc("POST /api/federation/relay-ack", p.ack)
 	mux.HandleFunc("POST /api/federation/connections/remove", p.remove)
 	mux.HandleFunc("POST /api/federation/connections/rotate", p.rotate)
+	mux.HandleFunc("GET /api/federation/patterns", p.patterns)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.seen = append(p.seen, seenCall{r.Method, r.URL.Path, r.Header.Get("Content-Type")})
@@ -253,6 +254,15 @@ func (p *restPeer) askedBy(sb *instance) *servertest.Response {
 		map[string]any{"peerInstanceUrl": p.URL, "peerUserEmail": p.email, "message": "let us work together"})
 }
 
+// patterns answers as our REST mirror does, nulls for absent values.
+func (p *restPeer) patterns(w http.ResponseWriter, r *http.Request) {
+	if !p.presented(w, r) {
+		return
+	}
+	p.answer(w, http.StatusOK, map[string]any{"patterns": map[string]any{"taskTypes": []string{"review"},
+		"skills": []string{"go"}, "maxConcurrent": 2, "typicalTurnaroundHours": 4, "updatedAt": nil}})
+}
+
 // call is this peer calling the Switchboard at sb with the token it holds.
 func (p *restPeer) call(t *testing.T, sb *instance, path string, body any) *servertest.Response {
 	t.Helper()
@@ -295,8 +305,8 @@ func restPair(t *testing.T, protocols []string) (*instance, *restPeer) {
 // TestRESTOnlyPeer: RULINGS "How one instance calls another". A peer whose
 // document lists only rest is called on the documented REST routes with
 // JSON, and is never sent a Connect procedure: connect (both ways),
-// accept, relay (and its answer), ack (both ways), rotate and remove all
-// work against a fake that serves nothing else.
+// accept, relay (and its answer), ack (both ways), patterns, rotate and
+// remove (each side's) all work against a fake that serves nothing else.
 func TestRESTOnlyPeer(t *testing.T) {
 	t.Parallel()
 	sb, peer := restPair(t, []string{"rest"})
@@ -350,6 +360,13 @@ func TestRESTOnlyPeer(t *testing.T) {
 		return len(peer.acks) == 1 && peer.acks[0]["relayId"] == "fake-r1" && peer.acks[0]["state"] == "accepted"
 	})
 
+	// The peer's patterns, read on its REST route (its nulls as absent).
+	res = sb.user.Session.Do(http.MethodPost, "/api/federation/connections/"+id+"/patterns", map[string]any{})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got := object(t, res, "peer")["patterns"].(map[string]any); got["taskTypes"].([]any)[0] != "review" || got["maxConcurrent"] != float64(2) {
+		t.Fatalf("the peer's patterns: %s", res.Body)
+	}
+
 	// Rotation: the peer takes the new token, which then works here.
 	before := peer.now().theirs
 	servertest.WantStatus(t, sb.user.Session.Do(http.MethodPost, "/api/federation/connections/"+id+"/rotate", map[string]any{}), http.StatusOK)
@@ -384,9 +401,28 @@ func TestRESTOnlyPeer(t *testing.T) {
 		t.Fatalf("the peer was not told of the acceptance: %+v", got)
 	}
 
+	// The peer rotates its token here: the Switchboard's next call presents
+	// the new one (a relay the peer takes); then the peer removes the
+	// connection here.
+	fresh := newToken()
+	servertest.WantStatus(t, peer.call(t, sb, "/api/federation/connections/rotate", map[string]any{"federationToken": fresh}), http.StatusOK)
+	peer.mu.Lock()
+	peer.offered = map[string]string{"fake-out": fresh}
+	peer.mu.Unlock()
+	res = sb.user.Session.Do(http.MethodPost, "/api/federation/relays",
+		map[string]any{"connectionId": in, "subject": "After the rotation", "intent": "get_info", "type": "request"})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if got := peer.now().relays; len(got) != 2 || got[1]["subject"] != "After the rotation" {
+		t.Fatalf("the peer got: %v", got)
+	}
+	servertest.WantStatus(t, peer.call(t, sb, "/api/federation/connections/remove", map[string]any{}), http.StatusOK)
+	if n := len(sb.connections(t)); n != 0 {
+		t.Fatalf("connections left after the peer's removal: %d", n)
+	}
+
 	peer.wantOnlyREST(t, "GET "+federation.WellKnownPath, "POST /api/v2/connections", "POST /api/federation/connect/accept",
 		"POST /api/v2/relay", "POST /api/federation/relay-ack", "POST /api/federation/connections/rotate",
-		"POST /api/federation/connections/remove")
+		"POST /api/federation/connections/remove", "GET /api/federation/patterns")
 }
 
 // TestPeerWithoutProtocolsGetsREST: a peer whose document predates the
