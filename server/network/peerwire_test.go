@@ -61,6 +61,7 @@ func newRESTPeer(t *testing.T, protocols []string) *restPeer {
 	mux.HandleFunc("POST /api/federation/connections/remove", p.remove)
 	mux.HandleFunc("POST /api/federation/connections/rotate", p.rotate)
 	mux.HandleFunc("GET /api/federation/patterns", p.patterns)
+	mux.HandleFunc("POST /api/federation/notifications", p.notification)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.seen = append(p.seen, seenCall{r.Method, r.URL.Path, r.Header.Get("Content-Type")})
@@ -263,6 +264,21 @@ func (p *restPeer) patterns(w http.ResponseWriter, r *http.Request) {
 		"skills": []string{"go"}, "maxConcurrent": 2, "typicalTurnaroundHours": 4, "updatedAt": nil}})
 }
 
+func (p *restPeer) notification(w http.ResponseWriter, r *http.Request) {
+	if !p.presented(w, r) {
+		return
+	}
+	m, ok := p.body(w, r)
+	if !ok {
+		return
+	}
+	if m["title"] == nil || m["metadata"].(map[string]any)["cardId"] != "c1" {
+		p.refuse(w, http.StatusBadRequest, "title and metadata as an object")
+		return
+	}
+	p.answer(w, http.StatusOK, map[string]any{"notificationId": "fake-n1"})
+}
+
 // call is this peer calling the Switchboard at sb with the token it holds.
 func (p *restPeer) call(t *testing.T, sb *instance, path string, body any) *servertest.Response {
 	t.Helper()
@@ -305,8 +321,9 @@ func restPair(t *testing.T, protocols []string) (*instance, *restPeer) {
 // TestRESTOnlyPeer: RULINGS "How one instance calls another". A peer whose
 // document lists only rest is called on the documented REST routes with
 // JSON, and is never sent a Connect procedure: connect (both ways),
-// accept, relay (and its answer), ack (both ways), patterns, rotate and
-// remove (each side's) all work against a fake that serves nothing else.
+// accept, relay (and its answer), ack (both ways), a notification,
+// patterns, rotate and remove (each side's) all work against a fake that
+// serves nothing else.
 func TestRESTOnlyPeer(t *testing.T) {
 	t.Parallel()
 	sb, peer := restPair(t, []string{"rest"})
@@ -359,6 +376,14 @@ func TestRESTOnlyPeer(t *testing.T) {
 		defer peer.mu.Unlock()
 		return len(peer.acks) == 1 && peer.acks[0]["relayId"] == "fake-r1" && peer.acks[0]["state"] == "accepted"
 	})
+
+	// A notification through the outbox, answered on the peer's REST route.
+	res = sb.user.Session.Do(http.MethodPost, "/api/federation/notify", map[string]any{"connectionId": id,
+		"type": "task_assigned", "title": "Review the deck", "metadata": map[string]any{"cardId": "c1"}})
+	servertest.WantStatus(t, res, http.StatusOK)
+	if res.JSON(t)["notificationId"] == "" {
+		t.Fatalf("notification: %s", res.Body)
+	}
 
 	// The peer's patterns, read on its REST route (its nulls as absent).
 	res = sb.user.Session.Do(http.MethodPost, "/api/federation/connections/"+id+"/patterns", map[string]any{})
@@ -422,7 +447,8 @@ func TestRESTOnlyPeer(t *testing.T) {
 
 	peer.wantOnlyREST(t, "GET "+federation.WellKnownPath, "POST /api/v2/connections", "POST /api/federation/connect/accept",
 		"POST /api/v2/relay", "POST /api/federation/relay-ack", "POST /api/federation/connections/rotate",
-		"POST /api/federation/connections/remove", "GET /api/federation/patterns")
+		"POST /api/federation/connections/remove", "GET /api/federation/patterns",
+		"POST /api/federation/notifications")
 }
 
 // TestPeerWithoutProtocolsGetsREST: a peer whose document predates the
