@@ -76,7 +76,7 @@ func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnecti
 // toPeerInTx writes msg for the connection's peer at procedure to the
 // outbox inside tx (an ack, a linked card's change), in the protocol the
 // peer is known to speak: nothing is read from the peer inside a
-// transaction, so one this process has not heard from lately gets REST,
+// transaction, so one this process has never heard from gets REST,
 // which every peer serves.
 func (s *Core) toPeerInTx(ctx context.Context, tx *db.Tx, userID string, c *ent.NetworkConnection, event, procedure string,
 	msg proto.Message) error {

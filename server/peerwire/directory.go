@@ -70,16 +70,18 @@ func (d *Directory) Of(ctx context.Context, origin string) Protocol {
 
 // Known is the protocol to call origin with without reading anything: for a
 // writer inside a transaction (an outbox row), which must not wait on a
-// peer. An origin not known (this process has not heard from it lately) is
-// REST.
+// peer. What was learned last holds however old (older news beats none); an
+// origin this process never heard from is REST.
 func (d *Directory) Known(origin string) Protocol {
-	p, _ := d.cached(origin)
-	if p == "" {
-		return REST
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if l, ok := d.known[key(origin)]; ok {
+		return l.protocol
 	}
-	return p
+	return REST
 }
 
+// cached is what origin is known to speak, unless it is older than remember.
 func (d *Directory) cached(origin string) (Protocol, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 // TestDirectory: a peer's document is read once and remembered for a
 // while; a document that cannot be read is REST for that call and is asked
 // again; what a verification taught is used without a read; Known never
-// reads.
+// reads and keeps an old entry.
 func TestDirectory(t *testing.T) {
 	var reads atomic.Int32
 	var answer atomic.Value
@@ -44,6 +44,9 @@ func TestDirectory(t *testing.T) {
 		t.Fatalf("remembered: %s after %d reads", got, reads.Load())
 	}
 	now = now.Add(remember + time.Second)
+	if got := d.Known(peer.URL); got != Connect || reads.Load() != 1 {
+		t.Fatalf("Known of an old entry: %s after %d reads", got, reads.Load())
+	}
 	answer.Store("")
 	if got := d.Of(ctx, peer.URL); got != REST || reads.Load() != 2 {
 		t.Fatalf("expired, unreadable: %s after %d reads", got, reads.Load())
