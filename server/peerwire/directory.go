@@ -36,11 +36,8 @@ type learned struct {
 }
 
 // NewDirectory reads documents with client (its timeout and address rule
-// are the caller's) on the clock now.
+// are the caller's) on the injected clock now.
 func NewDirectory(client *http.Client, now func() time.Time) *Directory {
-	if now == nil {
-		now = time.Now
-	}
 	return &Directory{client: client, now: now, known: map[string]learned{}}
 }
 
