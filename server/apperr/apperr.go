@@ -162,3 +162,21 @@ func From(err error) *Error {
 	}
 	return Internal(err)
 }
+
+// CodeOfStatus is the Connect code a REST answer's status stands for, read
+// back from the table (the first kind in the table's order that writes the
+// status: 400 is InvalidArgument, not FailedPrecondition), so a peer called
+// over REST refuses in the same codes as one called over Connect. A status
+// no kind writes is Unavailable when it is a 5xx (the peer failed) and
+// InvalidArgument otherwise.
+func CodeOfStatus(status int) connect.Code {
+	for k := KindInternal; k <= KindUnsupportedMedia; k++ {
+		if table[k].status == status {
+			return table[k].code
+		}
+	}
+	if status >= http.StatusInternalServerError {
+		return connect.CodeUnavailable
+	}
+	return connect.CodeInvalidArgument
+}

@@ -12,9 +12,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/ent/federationinstance"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/peerwire"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 )
 
@@ -60,9 +60,11 @@ func (h *Remote) source(ctx context.Context, agent *ent.StoreAgent) (*ent.Federa
 }
 
 // Send hands ex to the spoke over FederationSpokeService.Execute (Connect,
-// binary protobuf) with the spoke's own secret. A spoke that cannot be
-// reached or fails is an error (it counts against the spoke's breaker); a
-// spoke that answers with a refusal is refused, with its reason.
+// binary protobuf, or the documented REST route for a spoke whose document
+// does not list connect: peerwire) with the spoke's own secret. A spoke
+// that cannot be reached or fails is an error (it counts against the
+// spoke's breaker); a spoke that answers with a refusal is refused, with
+// its reason.
 func (h *Remote) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAgent, callbackToken string) (string, error) {
 	inst, err := h.source(ctx, agent)
 	if err != nil {
@@ -86,9 +88,8 @@ func (h *Remote) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAg
 	if ex.CallerInstanceURL != nil {
 		requester.InstanceUrl = *ex.CallerInstanceURL
 	}
-	ctx, info := connect.NewClientContext(ctx)
-	info.RequestHeader().Set(InstanceHeader, secret)
-	res, err := h.spokeClient(inst.BaseURL).Execute(ctx, &switchboardv1.FederationSpokeServiceExecuteRequest{
+	ctx = peerwire.WithHeader(ctx, InstanceHeader, secret)
+	res, err := h.spokeClient(ctx, inst.BaseURL).Execute(ctx, &switchboardv1.FederationSpokeServiceExecuteRequest{
 		ExecutionId: ex.ID, ListingId: *agent.RemoteID, Input: ex.Input, Requester: requester,
 		TaskOrigin: origin, TimeoutSeconds: int32(agent.ExecutionTimeout),
 		CallbackUrl:   h.hub.PublicURL + strings.Replace(ResultPath, "{id}", ex.ID, 1),
@@ -120,10 +121,10 @@ func (h *Remote) Send(ctx context.Context, ex *ent.Execution, agent *ent.StoreAg
 	return "", nil
 }
 
-// spokeClient is the typed client of the spoke at base. Connect's default
-// codec is binary protobuf.
-func (h *Remote) spokeClient(base string) switchboardv1connect.FederationSpokeServiceClient {
-	return switchboardv1connect.NewFederationSpokeServiceClient(h.hub.client, base, h.hub.ClientOptions...)
+// spokeClient is the typed client of the spoke at base, in the protocol it
+// speaks (Connect's default codec is binary protobuf).
+func (h *Remote) spokeClient(ctx context.Context, base string) peerwire.Spoke {
+	return h.hub.spokes.Spoke(ctx, base, h.hub.ClientOptions...)
 }
 
 // DeliverFederationResult records the result a spoke delivers for an

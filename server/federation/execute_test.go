@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/execution"
@@ -219,6 +220,14 @@ func (c *connectSpoke) sent() []*switchboardv1.FederationSpokeServiceExecuteRequ
 // and syncs one agent, active at once under the hub's zero-gate policy.
 func newConnectSpoke(t *testing.T, n *network, key byte, remoteID string) (*connectSpoke, string) {
 	t.Helper()
+	return newSpoke(t, n, key, remoteID, false)
+}
+
+// newSpoke is newConnectSpoke, or with rest a spoke that serves only the
+// documented route of Execute (POST /api/v2/federation/execute, JSON) and
+// lists only rest in its document.
+func newSpoke(t *testing.T, n *network, key byte, remoteID string, rest bool) (*connectSpoke, string) {
+	t.Helper()
 	c := &connectSpoke{secret: secret(key)}
 	c.answer = func(req *switchboardv1.FederationSpokeServiceExecuteRequest) (*switchboardv1.FederationSpokeServiceExecuteResponse, error) {
 		id := "spoke-" + req.GetExecutionId()
@@ -227,7 +236,32 @@ func newConnectSpoke(t *testing.T, n *network, key byte, remoteID string) (*conn
 	mux := http.NewServeMux()
 	mux.HandleFunc(federation.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
 		nonce := r.URL.Query().Get("nonce")
-		_ = json.NewEncoder(w).Encode(map[string]string{"nonce": nonce, "signature": federation.Sign(c.secret, nonce)})
+		// Each spoke says what it speaks (RULINGS "How one instance calls another").
+		protocols := []string{"connect"}
+		if rest {
+			protocols = []string{"rest"}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"nonce": nonce, "signature": federation.Sign(c.secret, nonce),
+			"protocols": protocols})
+	})
+	mux.HandleFunc("POST /api/v2/federation/execute", func(w http.ResponseWriter, r *http.Request) {
+		c.mu.Lock()
+		c.headers = append(c.headers, r.Header.Clone())
+		c.mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		var req switchboardv1.FederationSpokeServiceExecuteRequest
+		if err := protojson.Unmarshal(body, &req); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		res, err := c.Execute(r.Context(), &req)
+		if err != nil {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		out, _ := protojson.Marshal(res)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
 	})
 	path, handler := switchboardv1connect.NewFederationSpokeServiceHandler(c,
 		connect.WithInterceptors(connect.UnaryInterceptorFunc(func(next connect.UnaryFunc) connect.UnaryFunc {
@@ -238,7 +272,9 @@ func newConnectSpoke(t *testing.T, n *network, key byte, remoteID string) (*conn
 				return next(ctx, req)
 			}
 		})))
-	mux.Handle(path, handler)
+	if !rest {
+		mux.Handle(path, handler)
+	}
 	c.Server = httptest.NewServer(mux)
 	t.Cleanup(c.Close)
 	res := n.hub.WithKey(n.connectToken(t)).Do(http.MethodPost, "/api/v2/federation/register",
@@ -477,5 +513,30 @@ func TestSpokeExecuteRefusals(t *testing.T) {
 	ex := n.spoke.DB.Execution.Query().OnlyX(ctx)
 	if ex.CallbackTokenSealed == nil || strings.Contains(*ex.CallbackTokenSealed, strings.Repeat("c", 64)) {
 		t.Fatalf("the callback token is not sealed: %v", ex.CallbackTokenSealed)
+	}
+}
+
+// TestHubDispatchToRESTSpoke: RULINGS "How one instance calls another":
+// hub-to-spoke execute falls back to the documented REST route (JSON, the
+// spoke's secret in its header) for a spoke whose document does not list
+// connect.
+func TestHubDispatchToRESTSpoke(t *testing.T) {
+	t.Parallel()
+	n := &network{hub: servertest.New(t, servertest.WithRole("hub"), servertest.WithSelfPublicURL(),
+		servertest.WithPrivateEndpoints(), shortExecutions())}
+	n.hubAdmin = n.hub.SignUp("owner")
+	spoke, agent := newSpoke(t, n, 'r', "remote-r", true)
+	buyer := n.hub.SignUp("buyer")
+	res := n.hub.WithKey(buyer.NewKey("buy", "store")).Do(http.MethodPost, "/api/marketplace/"+agent+"/execute",
+		map[string]any{"input": "Summarise the week."})
+	if res.Status != http.StatusOK || res.JSON(t)["status"] != "running" {
+		t.Fatalf("execute: %d %s", res.Status, res.Body)
+	}
+	sent := spoke.sent()
+	if len(sent) != 1 || sent[0].GetListingId() != "remote-r" || sent[0].GetInput() != "Summarise the week." {
+		t.Fatalf("the spoke got: %v", sent)
+	}
+	if hdr := spoke.headers[0]; hdr.Get(federation.InstanceHeader) != spoke.secret || hdr.Get("Content-Type") != "application/json" {
+		t.Fatalf("call headers: %v", hdr)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
+	"github.com/switchboard-hq/switchboard/server/peerwire"
 	"github.com/switchboard-hq/switchboard/server/store"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/store/review"
@@ -55,6 +56,8 @@ type Hub struct {
 	// ClientOptions are added to the typed client of each spoke (tracing).
 	ClientOptions []connect.ClientOption
 	client        *http.Client
+	// spokes knows what each spoke speaks (learned at its verification).
+	spokes *peerwire.Directory
 }
 
 // NewHub makes a Hub with its outbound client.
@@ -66,7 +69,9 @@ func NewHub(h Hub) *Hub {
 	if h.Audit != nil {
 		h.client.Transport = h.Audit.Transport(h.client.Transport)
 	}
-	return &h
+	hub := &h
+	hub.spokes = peerwire.NewDirectory(hub.client, func() time.Time { return hub.now() })
+	return hub
 }
 
 func (h *Hub) now() time.Time { return h.Now().UTC() }
@@ -267,7 +272,11 @@ func (h *Platform) baseURL(ctx context.Context, raw string) (string, error) {
 // verify asks base to prove it holds secret: it must answer a fresh nonce
 // and the nonce's HMAC keyed by the secret.
 func (h *Platform) verify(ctx context.Context, base, secret string) error {
-	return Verify(ctx, h.hub.client, base, nil, secret, "baseUrl", "apiKey")
+	protocols, err := Verify(ctx, h.hub.client, base, nil, secret, "baseUrl", "apiKey")
+	if err == nil {
+		h.hub.spokes.Learn(base, protocols)
+	}
+	return err
 }
 
 // caller finds the spoke presenting a platform token. A token that left is

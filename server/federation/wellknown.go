@@ -14,32 +14,52 @@ import (
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/peerwire"
 )
 
-// WellKnownPath is where an instance proves it holds a secret it offered.
-const WellKnownPath = "/.well-known/switchboard-instance"
+// WellKnownPath is the instance's document, where it also proves it holds a
+// secret it offered.
+const WellKnownPath = peerwire.WellKnownPath
 
 // maxNonce caps the nonce an instance signs.
 const maxNonce = 200
 
-// verification is the answer of WellKnownPath.
+// verification is the answer of WellKnownPath?nonce=…: the nonce signed, and
+// the protocols, so the verifier learns how to call back without asking
+// again.
 type verification struct {
-	Nonce     string `json:"nonce"`
-	Signature string `json:"signature"`
+	Nonce     string   `json:"nonce"`
+	Signature string   `json:"signature"`
+	Protocols []string `json:"protocols"`
 }
 
-// WellKnown answers GET WellKnownPath?nonce=…: the nonce and its HMAC keyed
-// by the secret this instance is registering (404 when it is registering
-// none).
+// WellKnown answers GET WellKnownPath: without a nonce, the instance's
+// document ({name, version, protocols}; RULINGS "Details for the house
+// issue"); with ?nonce=…, the nonce and its HMAC keyed by the secret this
+// instance is registering (404 when it is registering none).
 func (s *Inbound) WellKnown() func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		if !r.URL.Query().Has("nonce") {
+			return answerJSON(w, s.document())
+		}
 		return AnswerVerification(w, r, s.pendingSecret)
 	}
 }
 
-// AnswerVerification writes the answer of WellKnownPath: the request's nonce
-// and its HMAC keyed by the secret being proven, which secret finds (its
-// error is the answer when it has none).
+// document is this instance's well-known document: its host as its name,
+// the binary's version and the protocols it serves.
+func (s *Inbound) document() peerwire.Document {
+	name := ""
+	if u, err := url.Parse(s.spoke.PublicURL); err == nil {
+		name = u.Host
+	}
+	return peerwire.Document{Name: name, Version: s.spoke.Version, Protocols: peerwire.Spoken}
+}
+
+// AnswerVerification writes the answer of WellKnownPath?nonce=…: the
+// request's nonce and its HMAC keyed by the secret being proven, which
+// secret finds (its error is the answer when it has none), with the
+// protocols this instance serves.
 func AnswerVerification(w http.ResponseWriter, r *http.Request, secret func(context.Context) (string, error)) error {
 	nonce := r.URL.Query().Get("nonce")
 	if nonce == "" || len(nonce) > maxNonce {
@@ -49,9 +69,13 @@ func AnswerVerification(w http.ResponseWriter, r *http.Request, secret func(cont
 	if err != nil {
 		return err
 	}
+	return answerJSON(w, verification{Nonce: nonce, Signature: Sign(key, nonce), Protocols: peerwire.Spoken})
+}
+
+func answerJSON(w http.ResponseWriter, v any) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(verification{Nonce: nonce, Signature: Sign(key, nonce)})
+	_ = json.NewEncoder(w).Encode(v)
 	return nil
 }
 
@@ -61,8 +85,9 @@ const maxVerifyAnswer = 64 << 10
 // Verify checks that the instance at base holds secret: GET
 // base+WellKnownPath?nonce=… (and the query's other values) must echo a fresh
 // nonce and sign it with secret. A failure is 400 "field did not verify: …",
-// naming secretName when the signature is wrong.
-func Verify(ctx context.Context, client *http.Client, base string, query url.Values, secret, field, secretName string) error {
+// naming secretName when the signature is wrong. It answers the protocols
+// the answer lists (none from an instance that predates them).
+func Verify(ctx context.Context, client *http.Client, base string, query url.Values, secret, field, secretName string) ([]string, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	nonce := hex.EncodeToString(b[:])
@@ -76,27 +101,27 @@ func Verify(ctx context.Context, client *http.Client, base string, query url.Val
 	q.Set("nonce", nonce)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+WellKnownPath+"?"+q.Encode(), nil)
 	if err != nil {
-		return refuse("%s", err)
+		return nil, refuse("%s", err)
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		return refuse("%s", egress.Reason(err))
+		return nil, refuse("%s", egress.Reason(err))
 	}
 	defer func() { _ = res.Body.Close() }()
 	if res.StatusCode != http.StatusOK {
-		return refuse("%s answered %d", WellKnownPath, res.StatusCode)
+		return nil, refuse("%s answered %d", WellKnownPath, res.StatusCode)
 	}
 	var answer verification
 	if err := json.NewDecoder(io.LimitReader(res.Body, maxVerifyAnswer)).Decode(&answer); err != nil {
-		return refuse("%s did not answer JSON", WellKnownPath)
+		return nil, refuse("%s did not answer JSON", WellKnownPath)
 	}
 	if answer.Nonce != nonce {
-		return refuse("the answer does not echo the nonce")
+		return nil, refuse("the answer does not echo the nonce")
 	}
 	if !sameHash(answer.Signature, Sign(secret, nonce)) {
-		return refuse("the signature does not match the %s", secretName)
+		return nil, refuse("the signature does not match the %s", secretName)
 	}
-	return nil
+	return answer.Protocols, nil
 }
 
 // pendingSecret is the secret being registered, if one is and has not

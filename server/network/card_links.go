@@ -2,7 +2,6 @@ package network
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -12,11 +11,11 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/kanban"
-	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
 // CardStatusPath is the peer route a linked card's change is sent to.
@@ -38,15 +37,7 @@ func linkCard(ctx context.Context, tx *db.Tx, userID string, local, external *st
 	}
 	_, err := tx.Card.Update().Where(card.ID(*local), card.UserID(userID)).
 		SetNillableExternalCardID(external).SetExternalInstanceURL(c.PeerInstanceURL).Save(ctx)
-	return err
-}
-
-type cardStatusBody struct {
-	CardID         string `json:"cardId"`
-	ExternalCardID string `json:"externalCardId"`
-	NewStatus      string `json:"newStatus"`
-	NewPriority    string `json:"newPriority"`
-	ChangeLog      string `json:"changeLog"`
+	return apperr.Wrap(err)
 }
 
 // CardChanged is the board's hook (kanban.Service.Changed), in the card
@@ -65,7 +56,7 @@ func (s *Relays) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.
 		return nil
 	}
 	if err != nil {
-		return err
+		return apperr.Wrap(err)
 	}
 	log := "priority " + string(before.Priority) + " → " + string(after.Priority)
 	if before.Status != after.Status {
@@ -74,13 +65,9 @@ func (s *Relays) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.
 			log += ", priority " + string(before.Priority) + " → " + string(after.Priority)
 		}
 	}
-	body, err := json.Marshal(cardStatusBody{CardID: after.ID, ExternalCardID: *after.ExternalCardID,
-		NewStatus: string(after.Status), NewPriority: string(after.Priority), ChangeLog: after.Title + ": " + log})
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: after.UserID, Event: EventCardStatus,
-		URL: c.PeerInstanceURL + CardStatusPath, Body: body, At: s.core.now(), InstanceID: ackInstance + c.ID})
+	return s.core.toPeerInTx(ctx, tx, after.UserID, c, EventCardStatus, switchboardv1connect.NetworkSharePeerServiceReceiveCardStatusProcedure,
+		&switchboardv1.ReceiveCardStatusRequest{CardId: after.ID, ExternalCardId: *after.ExternalCardID,
+			NewStatus: string(after.Status), NewPriority: string(after.Priority), ChangeLog: after.Title + ": " + log})
 }
 
 // ReceiveCardStatus adds the peer's change of a linked card to the local
@@ -110,7 +97,7 @@ func (s *Peers) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Receiv
 			ReceivedAt: timestamppb.New(s.core.now().Truncate(time.Microsecond))})
 	})
 	if err != nil {
-		return nil, err
+		return nil, apperr.Wrap(err)
 	}
 	return &switchboardv1.ReceiveCardStatusResponse{Entries: int32(n)}, nil
 }
@@ -121,7 +108,7 @@ func (s *Relays) CardDigest(ctx context.Context, userID string, since time.Time)
 	cards, err := s.core.DB.Card.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
 		Order(ent.Desc(card.FieldUpdatedAt)).All(ctx)
 	if err != nil {
-		return nil, err
+		return nil, apperr.Internal(err)
 	}
 	var out []*switchboardv1.KanbanCard
 	for _, k := range cards {

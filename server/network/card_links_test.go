@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent/card"
 	"github.com/switchboard-hq/switchboard/ent/federationauditlog"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -102,15 +103,20 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 	if got := p.a.card(t, k.ID)["changeLog"].([]any); got[19].(map[string]any)["changeLog"] != "step 20" {
 		t.Fatalf("a refused update was written: %v", got[19])
 	}
-	// RULINGS "Federation" (audit): the outbox's update and the direct ones.
-	if n := p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/card-status"); n < 27 {
+	// RULINGS "Federation" (audit): the direct ones (the outbox's update is
+	// at its procedure, below).
+	if n := p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/card-status"); n < 26 {
 		t.Fatalf("audited card-status calls: %d", n)
 	}
 	// Each side's outbox call is audited outbound where it left (B's one
 	// move, A's one change) and inbound where it arrived.
+	// Between Switchboards the outbox speaks Connect (ReceiveCardStatus's
+	// procedure).
+	proc := switchboardv1connect.NetworkSharePeerServiceReceiveCardStatusProcedure
 	servertest.WaitFor(t, "the outbox's card-status calls audited on both sides", func() bool {
-		return p.b.audited(t, federationauditlog.DirectionOutbound, "/api/federation/card-status") == 1 &&
-			p.a.audited(t, federationauditlog.DirectionOutbound, "/api/federation/card-status") == 1 &&
-			p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/card-status") == 1
+		return p.b.audited(t, federationauditlog.DirectionOutbound, proc) == 1 &&
+			p.a.audited(t, federationauditlog.DirectionOutbound, proc) == 1 &&
+			p.b.audited(t, federationauditlog.DirectionInbound, proc) == 1 &&
+			p.a.audited(t, federationauditlog.DirectionInbound, proc) == 1
 	})
 }

@@ -103,7 +103,7 @@ func (s *Operator) CreateConnection(ctx context.Context, req *switchboardv1.Crea
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.core.peer(origin).ReceiveConnection(ctx, &switchboardv1.ReceiveConnectionRequest{
+	res, err := s.core.peer(ctx, origin).ReceiveConnection(ctx, &switchboardv1.ReceiveConnectionRequest{
 		FromInstanceUrl: self, FromUserEmail: me.Email, FromUserName: me.Name, FromInstanceName: s.core.instanceName(),
 		ToUserEmail: email, FederationToken: token, ConnectionId: row.ID, Message: req.GetMessage(),
 	})
@@ -226,7 +226,7 @@ func (s *Operator) AcceptConnection(ctx context.Context, req *switchboardv1.Acce
 		return nil, err
 	}
 	token, hash := auth.NewToken(auth.PeerTokenPrefix)
-	_, err = s.core.peer(row.PeerInstanceURL).ConfirmConnection(withToken(ctx, theirs), &switchboardv1.ConfirmConnectionRequest{
+	_, err = s.core.peer(ctx, row.PeerInstanceURL).ConfirmConnection(withToken(ctx, theirs), &switchboardv1.ConfirmConnectionRequest{
 		ConnectionId: deref(row.PeerConnectionID), FederationToken: token, PeerConnectionId: row.ID,
 	})
 	if err != nil {
@@ -281,7 +281,7 @@ func (s *Operator) RemoveConnection(ctx context.Context, req *switchboardv1.Remo
 		if err != nil {
 			return nil, err
 		}
-		_, err = s.core.peer(row.PeerInstanceURL).DropConnection(withToken(ctx, theirs), &switchboardv1.DropConnectionRequest{})
+		_, err = s.core.peer(ctx, row.PeerInstanceURL).DropConnection(withToken(ctx, theirs), &switchboardv1.DropConnectionRequest{})
 		if err != nil {
 			s.core.Logger.WarnContext(ctx, "network: the peer was not told of a removal", "connection", row.ID,
 				"peer", row.PeerInstanceURL, "error", err)
@@ -335,7 +335,7 @@ func (s *Operator) RotateConnection(ctx context.Context, req *switchboardv1.Rota
 		return nil, err
 	}
 	token, hash := auth.NewToken(auth.PeerTokenPrefix)
-	_, err = s.core.peer(row.PeerInstanceURL).ReplacePeerToken(withToken(ctx, theirs), &switchboardv1.ReplacePeerTokenRequest{FederationToken: token})
+	_, err = s.core.peer(ctx, row.PeerInstanceURL).ReplacePeerToken(withToken(ctx, theirs), &switchboardv1.ReplacePeerTokenRequest{FederationToken: token})
 	if err != nil {
 		return nil, peerError(row.PeerInstanceURL, err)
 	}

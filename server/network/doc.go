@@ -18,6 +18,12 @@
 // queue item; its moves come back through the queue's hooks and go to the
 // sender as acks through the outbox, in the move's own transaction.
 //
+// Every call to a peer, direct or through the outbox, is in the protocol the
+// peer speaks (RULINGS "How one instance calls another"): Core's
+// peerwire.Directory learns it at the handshake's verification (or reads the
+// peer's document) and hands out the client; Connect to a Switchboard, the
+// documented REST routes to a peer that lists only rest or nothing.
+//
 // The services are split by who calls (service.go): Operator, Peers (the
 // untrusted surface) and Relays, each holding the one Core.
 package network

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/peerwire"
 )
 
 // What connections exchange besides relays (RULINGS "The operator network:
@@ -63,9 +64,10 @@ func (s *Operator) activeOwned(ctx context.Context, id string) (*ent.NetworkConn
 	return row, token, nil
 }
 
-// patternsPeer is a typed client for GetPatterns at origin.
-func (s *Core) patternsPeer(origin string) switchboardv1connect.NetworkExchangeServiceClient {
-	return switchboardv1connect.NewNetworkExchangeServiceClient(s.client, origin, s.ClientOptions...)
+// patternsPeer is a typed client for GetPatterns at origin, in the
+// protocol it speaks.
+func (s *Core) patternsPeer(ctx context.Context, origin string) peerwire.Patterns {
+	return s.peers.Patterns(ctx, origin, s.ClientOptions...)
 }
 
 // metadataJSON is a metadata object as stored: "{}" when absent, refused

@@ -2,13 +2,9 @@ package network
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+	"fmt"
 	"net/http"
-	"strings"
 
-	"connectrpc.com/connect"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-hq/switchboard/ent"
@@ -16,6 +12,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/ids"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/peerwire"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
@@ -37,25 +34,21 @@ const (
 	EventJob          = "network.job"
 )
 
-// toPeer sends msg to the connection's peer at procedure (its Connect path,
-// JSON) through the durable outbox (RULINGS "Details for the house issue"):
-// the row is committed, then attempted at once with the connection's token.
-// A 2xx answer is read into answer: delivered. A refusal (4xx) is the peer's
-// error, as a direct call answered it, and the row ends. Anything else (the
-// peer down, its breaker open) leaves the row to the federation retry
-// schedule: queued.
+// toPeer sends msg to the connection's peer at procedure (its Connect
+// name) through the durable outbox (RULINGS "Details for the house issue"):
+// the row, in the protocol the peer speaks (peerwire; JSON either way, the
+// outbox's payload being text), is committed, then attempted at once with
+// the connection's token. A 2xx answer is read into answer: delivered. A
+// refusal (4xx) is the peer's error, as a direct call answered it, and the
+// row ends. Anything else (the peer down, its breaker open) leaves the row
+// to the federation retry schedule: queued.
 func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnection, event, procedure string,
 	msg, answer proto.Message) (string, error) {
-	body, err := protojson.Marshal(msg)
-	if err != nil {
-		return "", apperr.Internal(err)
-	}
+	wire := s.peers.Of(ctx, c.PeerInstanceURL)
 	id := ids.New()
-	err = s.DB.InTx(ctx, func(tx *db.Tx) error {
-		return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: userID, Event: event,
-			URL: strings.TrimSuffix(c.PeerInstanceURL, "/") + procedure, Body: body, At: s.now(),
-			Headers: map[string]string{"Connect-Protocol-Version": "1"}, InstanceID: ackInstance + c.ID,
-			ID: id, Held: s.Outbox != nil})
+	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
+		return s.forward(ctx, tx, wire, webhooks.Forward{UserID: userID, Event: event, ID: id, Held: s.Outbox != nil},
+			c, procedure, msg)
 	})
 	if err != nil {
 		return "", err
@@ -69,53 +62,41 @@ func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnecti
 	}
 	switch {
 	case got.Delivered:
-		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(got.Body, answer); err != nil {
+		if err := wire.Decode(got.Status, got.Body, answer); err != nil {
 			// Delivered all the same; only the peer's details are missing.
 			s.Logger.WarnContext(ctx, "network: a peer's answer could not be read", "connection", c.ID, "event", event, "error", err)
 		}
 		return deliveryDelivered, nil
 	case got.Refused:
-		return "", peerError(c.PeerInstanceURL, refusal(got.Status, got.Body))
+		return "", peerError(c.PeerInstanceURL, wire.Decode(got.Status, got.Body, nil))
 	}
 	return deliveryQueued, nil
 }
 
-// refusal is a peer's 4xx answer as the Connect error it carries, or, for a
-// body without one (the peer's gate answering in REST's shape), the code of
-// its status.
-func refusal(status int, body []byte) error {
-	var wire struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Error   string `json:"error"`
-	}
-	_ = json.Unmarshal(body, &wire)
-	var code connect.Code
-	if wire.Code == "" || code.UnmarshalText([]byte(wire.Code)) != nil {
-		code = codeOfStatus(status)
-	}
-	msg := wire.Message
-	if msg == "" {
-		msg = wire.Error
-	}
-	if msg == "" {
-		msg = http.StatusText(status)
-	}
-	return connect.NewError(code, errors.New(msg))
+// toPeerInTx writes msg for the connection's peer at procedure to the
+// outbox inside tx (an ack, a linked card's change), in the protocol the
+// peer is known to speak: nothing is read from the peer inside a
+// transaction, so one this process has never heard from gets REST,
+// which every peer serves.
+func (s *Core) toPeerInTx(ctx context.Context, tx *db.Tx, userID string, c *ent.NetworkConnection, event, procedure string,
+	msg proto.Message) error {
+	return s.forward(ctx, tx, s.peers.Known(c.PeerInstanceURL), webhooks.Forward{UserID: userID, Event: event},
+		c, procedure, msg)
 }
 
-func codeOfStatus(status int) connect.Code {
-	switch status {
-	case http.StatusUnauthorized:
-		return connect.CodeUnauthenticated
-	case http.StatusForbidden:
-		return connect.CodePermissionDenied
-	case http.StatusNotFound:
-		return connect.CodeNotFound
-	case http.StatusConflict:
-		return connect.CodeAlreadyExists
-	case http.StatusTooManyRequests:
-		return connect.CodeResourceExhausted
+// forward writes f, msg rendered for procedure in wire, as the connection's
+// federation row (its credential added at each attempt, Relays.Credential).
+func (s *Core) forward(ctx context.Context, tx *db.Tx, wire peerwire.Protocol, f webhooks.Forward, c *ent.NetworkConnection,
+	procedure string, msg proto.Message) error {
+	call, err := wire.Encode(c.PeerInstanceURL, procedure, msg)
+	if err != nil {
+		return apperr.Internal(err)
 	}
-	return connect.CodeInvalidArgument
+	if call.Method != http.MethodPost {
+		return apperr.Internal(fmt.Errorf("network: the outbox posts, and %s is %s", procedure, call.Method))
+	}
+	// The dispatcher sets the JSON content type itself.
+	delete(call.Header, "Content-Type")
+	f.URL, f.Body, f.Headers, f.At, f.InstanceID = call.URL, call.Body, call.Header, s.now(), ackInstance+c.ID
+	return apperr.Wrap(webhooks.EnqueueForward(ctx, tx, f))
 }

@@ -193,7 +193,7 @@ func (s *Operator) learnQuietly(ctx context.Context, c *ent.NetworkConnection) b
 
 // learnPatterns reads the peer's patterns and keeps them for the connection.
 func (s *Operator) learnPatterns(ctx context.Context, row *ent.NetworkConnection, token string) (*ent.PeerPattern, error) {
-	res, err := s.core.patternsPeer(row.PeerInstanceURL).GetPatterns(withToken(ctx, token), &switchboardv1.GetPatternsRequest{})
+	res, err := s.core.patternsPeer(ctx, row.PeerInstanceURL).GetPatterns(withToken(ctx, token), &switchboardv1.GetPatternsRequest{})
 	if err != nil {
 		return nil, peerError(row.PeerInstanceURL, err)
 	}

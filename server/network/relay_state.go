@@ -2,16 +2,18 @@ package network
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/server/activity"
@@ -72,16 +74,7 @@ func itemRelay(ctx context.Context, tx *db.Tx, it *ent.QueueItem) (*ent.Relay, e
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
-	return r, err
-}
-
-// ackBody is POST /api/federation/relay-ack's body.
-type ackBody struct {
-	RelayID    string `json:"relayId"`
-	State      string `json:"state"`
-	Result     string `json:"result,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-	OccurredAt string `json:"occurredAt"`
+	return r, apperr.Wrap(err)
 }
 
 // recipientMoved records the recipient's relay in its new state and writes
@@ -103,22 +96,18 @@ func (s *Relays) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, st
 		up.ClearReason()
 	}
 	if err := up.Exec(ctx); err != nil {
-		return err
+		return apperr.Wrap(err)
 	}
 	c, err := tx.NetworkConnection.Get(ctx, r.ConnectionID)
 	if ent.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return err
+		return apperr.Wrap(err)
 	}
-	body, err := json.Marshal(ackBody{RelayID: r.RelayID, State: state, Result: deref(result), Reason: deref(reason),
-		OccurredAt: now.Format(time.RFC3339Nano)})
-	if err != nil {
-		return apperr.Internal(err)
-	}
-	return webhooks.EnqueueForward(ctx, tx, webhooks.Forward{UserID: r.UserID, Event: EventRelayAck,
-		URL: c.PeerInstanceURL + AckPath, Body: body, At: now, InstanceID: ackInstance + c.ID})
+	ack := &switchboardv1.AckRelayRequest{RelayId: r.RelayID, State: state, Result: deref(result), Reason: deref(reason),
+		OccurredAt: timestamppb.New(now)}
+	return s.core.toPeerInTx(ctx, tx, r.UserID, c, EventRelayAck, switchboardv1connect.NetworkRelayPeerServiceAckRelayProcedure, ack)
 }
 
 // Credential is the header an outbox row of the operator network carries:
@@ -190,7 +179,7 @@ func (s *Peers) AckRelay(ctx context.Context, req *switchboardv1.AckRelayRequest
 		return s.senderMoved(ctx, tx, c, r, req, at)
 	})
 	if err != nil {
-		return nil, err
+		return nil, apperr.Wrap(err)
 	}
 	return res, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
+	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/network"
 	"github.com/switchboard-hq/switchboard/server/servertest"
@@ -267,7 +268,7 @@ func TestRelayTaskLifecycle(t *testing.T) {
 	// RULINGS "Federation" (audit): every call between the two is audited on
 	// both sides: the relays (Connect, from A's sends, by session and by
 	// key), the duplicates this test posted itself (REST, one at each path,
-	// audited where they arrived) and the acks (the outbox's attempts, REST).
+	// audited where they arrived) and the acks (the outbox's attempts).
 	if in, out := p.b.audited(t, federationauditlog.DirectionInbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"),
 		p.a.audited(t, federationauditlog.DirectionOutbound, "/switchboard.v1.NetworkRelayPeerService/ReceiveRelay"); in != 2 || out != 2 {
 		t.Fatalf("relays audited: B inbound %d, A outbound %d", in, out)
@@ -276,9 +277,13 @@ func TestRelayTaskLifecycle(t *testing.T) {
 		return p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay") == 1 &&
 			p.b.audited(t, federationauditlog.DirectionInbound, "/api/v2/relay") == 1
 	})
+	// The outbox's acks go to AckRelay's procedure (B learned at the
+	// handshake that A speaks Connect); the replay above took the REST route.
+	ack := switchboardv1connect.NetworkRelayPeerServiceAckRelayProcedure
 	servertest.WaitFor(t, "the acks audited on both sides", func() bool {
-		return p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay-ack") == 6 &&
-			p.b.audited(t, federationauditlog.DirectionOutbound, "/api/federation/relay-ack") == 5
+		return p.a.audited(t, federationauditlog.DirectionInbound, ack) == 5 &&
+			p.a.audited(t, federationauditlog.DirectionInbound, "/api/federation/relay-ack") == 1 &&
+			p.b.audited(t, federationauditlog.DirectionOutbound, ack) == 5
 	})
 
 	// B's own copies follow the queue.
@@ -446,6 +451,7 @@ func TestReplayedOlderAckWhileBlocked(t *testing.T) {
 	}
 	// The replay was heard (and audited) all the same.
 	servertest.WaitFor(t, "the acks audited at A", func() bool {
-		return p.a.audited(t, federationauditlog.DirectionInbound, network.AckPath) == 3
+		return p.a.audited(t, federationauditlog.DirectionInbound, network.AckPath) == 1 &&
+			p.a.audited(t, federationauditlog.DirectionInbound, switchboardv1connect.NetworkRelayPeerServiceAckRelayProcedure) == 2
 	})
 }

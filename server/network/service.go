@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
+	"github.com/switchboard-hq/switchboard/server/peerwire"
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
@@ -78,6 +79,9 @@ type Core struct {
 	Outbox Outbox
 	egress egress.Policy
 	client *http.Client
+	// peers knows what each peer speaks (peerwire: the one place a call's
+	// protocol is chosen), learned at the handshake's verification.
+	peers *peerwire.Directory
 }
 
 // Limiter counts one request under a key in a rate class and refuses it
@@ -97,7 +101,9 @@ func NewCore(s Core) *Core {
 	if s.Audit != nil {
 		s.client.Transport = s.Audit.Transport(s.client.Transport)
 	}
-	return &s
+	c := &s
+	c.peers = peerwire.NewDirectory(c.client, c.now)
+	return c
 }
 
 // The operator network is split by who calls (issue 27): the operator's
@@ -132,18 +138,18 @@ func NewRelays(c *Core) *Relays { return &Relays{core: c} }
 
 func (s *Core) now() time.Time { return s.Now().UTC() }
 
-// peer is a typed client for the instance at origin.
-func (s *Core) peer(origin string) switchboardv1connect.NetworkPeerServiceClient {
-	return switchboardv1connect.NewNetworkPeerServiceClient(s.client, origin, s.ClientOptions...)
+// peer is a typed client for the instance at origin, in the protocol it
+// speaks.
+func (s *Core) peer(ctx context.Context, origin string) peerwire.NetworkPeer {
+	return s.peers.NetworkPeer(ctx, origin, s.ClientOptions...)
 }
 
 // withToken is ctx for one call to a peer presenting token.
 func withToken(ctx context.Context, token string) context.Context {
-	ctx, info := connect.NewClientContext(ctx)
-	if token != "" {
-		info.RequestHeader().Set(auth.FederationTokenHeader, token)
+	if token == "" {
+		return ctx
 	}
-	return ctx
+	return peerwire.WithHeader(ctx, auth.FederationTokenHeader, token)
 }
 
 // peerError turns a failed call to a peer into this instance's answer. The

@@ -14,10 +14,15 @@ import (
 // verify checks that origin holds token: its
 // /.well-known/switchboard-instance?connectionId=… must sign a fresh nonce
 // with the token (the check a hub makes of a spoke, federation.Verify). A
-// failure is 400 naming what went wrong.
+// failure is 400 naming what went wrong. What the answer lists is how this
+// side calls the peer back.
 func (s *Peers) verify(ctx context.Context, origin, token, connectionID string) error {
-	return federation.Verify(ctx, s.core.client, origin, url.Values{"connectionId": {connectionID}}, token,
+	protocols, err := federation.Verify(ctx, s.core.client, origin, url.Values{"connectionId": {connectionID}}, token,
 		"fromInstanceUrl", "offered federationToken")
+	if err == nil {
+		s.core.peers.Learn(origin, protocols)
+	}
+	return err
 }
 
 // WellKnown answers the operator network's verification on

@@ -43,6 +43,9 @@ func TestVerificationRefusedOnceTheSwitchIsOff(t *testing.T) {
 	peer := &askingPeer{a: a}
 	mux := http.NewServeMux()
 	mux.Handle(switchboardv1connect.NewNetworkPeerServiceHandler(peer))
+	mux.HandleFunc("GET /.well-known/switchboard-instance", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"protocols":["connect"]}`))
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
