@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -98,7 +99,7 @@ func TestCardLinkStatusReachesPeer(t *testing.T) {
 	servertest.WantError(t, post(map[string]any{"cardId": "other", "externalCardId": k.ID, "changeLog": "x"}), http.StatusNotFound)
 	servertest.WantError(t, post(map[string]any{"cardId": bCard, "externalCardId": k.ID, "changeLog": "a\x00b"}), http.StatusBadRequest)
 	servertest.WantError(t, post(map[string]any{"externalCardId": k.ID, "changeLog": "x"}), http.StatusBadRequest)
-	servertest.WantError(t, post(map[string]any{"cardId": bCard, "externalCardId": k.ID, "changeLog": string(make([]byte, 2001))}), http.StatusBadRequest)
+	servertest.WantError(t, post(map[string]any{"cardId": bCard, "externalCardId": k.ID, "changeLog": strings.Repeat("x", 100001)}), http.StatusBadRequest)
 	servertest.WantError(t, p.a.Anonymous().Do(http.MethodPost, "/api/federation/card-status", map[string]any{"cardId": bCard, "externalCardId": k.ID}), http.StatusUnauthorized)
 	if got := p.a.card(t, k.ID)["changeLog"].([]any); got[19].(map[string]any)["changeLog"] != "step 20" {
 		t.Fatalf("a refused update was written: %v", got[19])

@@ -524,7 +524,7 @@ func TestExchangeBadInputWritesNothing(t *testing.T) {
 				"X-Federation-Token", token)
 		}},
 		{"capability over-long description", func() *servertest.Response {
-			return s.Do(http.MethodPost, "/api/economy/capabilities", map[string]any{"taskType": "review", "description": strings.Repeat("d", 5001)})
+			return s.Do(http.MethodPost, "/api/economy/capabilities", map[string]any{"taskType": "review", "description": strings.Repeat("d", 100001)})
 		}},
 		{"capability NUL skill", func() *servertest.Response {
 			return s.Do(http.MethodPost, "/api/economy/capabilities", map[string]any{"taskType": "review", "skills": []string{"a\x00"}})

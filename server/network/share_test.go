@@ -69,7 +69,7 @@ func TestRateRelayOnce(t *testing.T) {
 	// are 400 and write nothing.
 	for _, bad := range []map[string]any{
 		{"relayId": id, "rating": 4, "feedback": "a\x00b"},
-		{"relayId": id, "rating": 4, "feedback": strings.Repeat("x", 2001)},
+		{"relayId": id, "rating": 4, "feedback": strings.Repeat("x", 100001)},
 		{"relayId": id, "rating": 0},
 		{"relayId": id, "rating": 6},
 		{"rating": 3},
@@ -190,7 +190,7 @@ func TestEntitySearchSharedOnly(t *testing.T) {
 		t.Fatalf("A's plan: %s", got)
 	}
 	servertest.WantError(t, w.p.b.Anonymous().Do(http.MethodGet, "/api/federation/entity-search?q=plan", nil), http.StatusUnauthorized)
-	servertest.WantError(t, w.p.b.Anonymous().Do(http.MethodGet, "/api/federation/entity-search?q="+strings.Repeat("x", 201), nil,
+	servertest.WantError(t, w.p.b.Anonymous().Do(http.MethodGet, "/api/federation/entity-search?q="+strings.Repeat("x", 1001), nil,
 		"X-Federation-Token", w.tokenC), http.StatusBadRequest)
 	if n := w.p.b.audited(t, federationauditlog.DirectionInbound, "/api/federation/entity-search"); n != 5 {
 		t.Fatalf("audited searches: %d", n)

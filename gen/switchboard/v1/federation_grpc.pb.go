@@ -46,7 +46,8 @@ const (
 type FederationHubServiceClient interface {
 	// RegisterInstance joins a spoke to this hub. Before answering, the hub
 	// verifies baseUrl: GET {baseUrl}/.well-known/switchboard-instance?nonce=…
-	// must answer the nonce and its HMAC-SHA256 keyed by apiKey. 201 answers the
+	// must answer the nonce and its HMAC-SHA256 keyed by apiKey (its
+	// `protocols` tell how the hub calls the spoke's execute). 201 answers the
 	// platform token (shown once) and the endpoints. A baseUrl already
 	// registered with another apiKey is 403.
 	RegisterInstance(ctx context.Context, in *RegisterInstanceRequest, opts ...grpc.CallOption) (*RegisterInstanceResponse, error)
@@ -229,7 +230,8 @@ func (c *federationHubServiceClient) LeaveHub(ctx context.Context, in *LeaveHubR
 type FederationHubServiceServer interface {
 	// RegisterInstance joins a spoke to this hub. Before answering, the hub
 	// verifies baseUrl: GET {baseUrl}/.well-known/switchboard-instance?nonce=…
-	// must answer the nonce and its HMAC-SHA256 keyed by apiKey. 201 answers the
+	// must answer the nonce and its HMAC-SHA256 keyed by apiKey (its
+	// `protocols` tell how the hub calls the spoke's execute). 201 answers the
 	// platform token (shown once) and the endpoints. A baseUrl already
 	// registered with another apiKey is 403.
 	RegisterInstance(context.Context, *RegisterInstanceRequest) (*RegisterInstanceResponse, error)

@@ -1980,11 +1980,11 @@ const file_switchboard_v1_network_proto_rawDesc = "" +
 	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\n" +
 	"\n" +
 	"\b_messageB\x0e\n" +
-	"\f_accepted_at\"\xad\x01\n" +
+	"\f_accepted_at\"\xae\x01\n" +
 	"\x17CreateConnectionRequest\x128\n" +
 	"\x11peer_instance_url\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\x80\x10\xe8\xf3\x18\x01R\x0fpeerInstanceUrl\x124\n" +
-	"\x0fpeer_user_email\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xc0\x02\xe8\xf3\x18\x01R\rpeerUserEmail\x12\"\n" +
-	"\amessage\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\amessage\"w\n" +
+	"\x0fpeer_user_email\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xc0\x02\xe8\xf3\x18\x01R\rpeerUserEmail\x12#\n" +
+	"\amessage\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\amessage\"w\n" +
 	"\x18CreateConnectionResponse\x12A\n" +
 	"\n" +
 	"connection\x18\x01 \x01(\v2!.switchboard.v1.NetworkConnectionR\n" +
@@ -2058,16 +2058,16 @@ const file_switchboard_v1_network_proto_rawDesc = "" +
 	"\x10_ambient_enabledB\x12\n" +
 	"\x10_max_open_relays\"h\n" +
 	" UpdateNetworkPreferencesResponse\x12D\n" +
-	"\vpreferences\x18\x01 \x01(\v2\".switchboard.v1.NetworkPreferencesR\vpreferences\"\xb3\x03\n" +
+	"\vpreferences\x18\x01 \x01(\v2\".switchboard.v1.NetworkPreferencesR\vpreferences\"\xb4\x03\n" +
 	"\x18ReceiveConnectionRequest\x128\n" +
 	"\x11from_instance_url\x18\x01 \x01(\tB\f\xbaH\x05r\x03\x18\x80\x10\xe8\xf3\x18\x01R\x0ffromInstanceUrl\x124\n" +
 	"\x0ffrom_user_email\x18\x02 \x01(\tB\f\xbaH\x05r\x03\x18\xc0\x02\xe8\xf3\x18\x01R\rfromUserEmail\x12.\n" +
 	"\x0efrom_user_name\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\ffromUserName\x126\n" +
-	"\x12from_instance_name\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x10fromInstanceName\x120\n" +
+	"\x12from_instance_name\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x10fromInstanceName\x120\n" +
 	"\rto_user_email\x18\x05 \x01(\tB\f\xbaH\x05r\x03\x18\xc0\x02\xe8\xf3\x18\x01R\vtoUserEmail\x127\n" +
 	"\x10federation_token\x18\x06 \x01(\tB\f\xbaH\x05r\x03\x18\xc8\x01\xe8\xf3\x18\x01R\x0ffederationToken\x120\n" +
-	"\rconnection_id\x18\a \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\fconnectionId\x12\"\n" +
-	"\amessage\x18\b \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\amessage\"\x90\x02\n" +
+	"\rconnection_id\x18\a \x01(\tB\v\xbaH\x04r\x02\x18@\xe8\xf3\x18\x01R\fconnectionId\x12#\n" +
+	"\amessage\x18\b \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\amessage\"\x90\x02\n" +
 	"\x19ReceiveConnectionResponse\x12#\n" +
 	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\x12-\n" +
 	"\x06status\x18\x02 \x01(\tB\x15\xba\xf5\x18\x11connection_statusR\x06status\x12\x1b\n" +

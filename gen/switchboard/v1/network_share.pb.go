@@ -593,21 +593,21 @@ var File_switchboard_v1_network_share_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_network_share_proto_rawDesc = "" +
 	"\n" +
-	"\"switchboard/v1/network_share.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1cswitchboard/v1/options.proto\"\xec\x01\n" +
+	"\"switchboard/v1/network_share.proto\x12\x0eswitchboard.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1cswitchboard/v1/options.proto\"\xed\x01\n" +
 	"\x18ReceiveCardStatusRequest\x12 \n" +
 	"\acard_id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18dR\x06cardId\x121\n" +
 	"\x10external_card_id\x18\x02 \x01(\tB\a\xbaH\x04r\x02\x18dR\x0eexternalCardId\x12&\n" +
 	"\n" +
 	"new_status\x18\x03 \x01(\tB\a\xbaH\x04r\x02\x182R\tnewStatus\x12*\n" +
-	"\fnew_priority\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x182R\vnewPriority\x12'\n" +
+	"\fnew_priority\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x182R\vnewPriority\x12(\n" +
 	"\n" +
-	"change_log\x18\x05 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\tchangeLog\"5\n" +
+	"change_log\x18\x05 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\tchangeLog\"5\n" +
 	"\x19ReceiveCardStatusResponse\x12\x18\n" +
-	"\aentries\x18\x01 \x01(\x05R\aentries\"\x81\x01\n" +
+	"\aentries\x18\x01 \x01(\x05R\aentries\"\x82\x01\n" +
 	"\x10RateRelayRequest\x12$\n" +
 	"\brelay_id\x18\x01 \x01(\tB\t\xbaH\x06r\x04\x10\x01\x18dR\arelayId\x12!\n" +
-	"\x06rating\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\x05(\x01R\x06rating\x12$\n" +
-	"\bfeedback\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xd0\x0fR\bfeedback\"C\n" +
+	"\x06rating\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18\x05(\x01R\x06rating\x12%\n" +
+	"\bfeedback\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06R\bfeedback\"C\n" +
 	"\x11NetworkReputation\x12\x18\n" +
 	"\aaverage\x18\x01 \x01(\x01R\aaverage\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"\x89\x01\n" +
@@ -618,7 +618,7 @@ const file_switchboard_v1_network_share_proto_rawDesc = "" +
 	"reputation\x18\x03 \x01(\v2!.switchboard.v1.NetworkReputationR\n" +
 	"reputation\"5\n" +
 	"\x1bSearchSharedEntitiesRequest\x12\x16\n" +
-	"\x01q\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x01q\"x\n" +
+	"\x01q\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xe8\aR\x01q\"x\n" +
 	"\fSharedEntity\x12*\n" +
 	"\x04kind\x18\x01 \x01(\tB\x16\xba\xf5\x18\x12shared_entity_kindR\x04kind\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x14\n" +

@@ -109,7 +109,8 @@ const (
 type FederationHubServiceClient interface {
 	// RegisterInstance joins a spoke to this hub. Before answering, the hub
 	// verifies baseUrl: GET {baseUrl}/.well-known/switchboard-instance?nonce=…
-	// must answer the nonce and its HMAC-SHA256 keyed by apiKey. 201 answers the
+	// must answer the nonce and its HMAC-SHA256 keyed by apiKey (its
+	// `protocols` tell how the hub calls the spoke's execute). 201 answers the
 	// platform token (shown once) and the endpoints. A baseUrl already
 	// registered with another apiKey is 403.
 	RegisterInstance(context.Context, *v1.RegisterInstanceRequest) (*v1.RegisterInstanceResponse, error)
@@ -366,7 +367,8 @@ func (c *federationHubServiceClient) LeaveHub(ctx context.Context, req *v1.Leave
 type FederationHubServiceHandler interface {
 	// RegisterInstance joins a spoke to this hub. Before answering, the hub
 	// verifies baseUrl: GET {baseUrl}/.well-known/switchboard-instance?nonce=…
-	// must answer the nonce and its HMAC-SHA256 keyed by apiKey. 201 answers the
+	// must answer the nonce and its HMAC-SHA256 keyed by apiKey (its
+	// `protocols` tell how the hub calls the spoke's execute). 201 answers the
 	// platform token (shown once) and the endpoints. A baseUrl already
 	// registered with another apiKey is 403.
 	RegisterInstance(context.Context, *v1.RegisterInstanceRequest) (*v1.RegisterInstanceResponse, error)

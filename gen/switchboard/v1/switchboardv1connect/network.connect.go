@@ -532,12 +532,13 @@ type NetworkPeerServiceClient interface {
 	// ReceiveConnection takes a connection request from a user on another
 	// instance. Before looking anyone up this instance verifies the caller:
 	// GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-	// must answer the nonce signed with the offered token. A caller that does
-	// not verify and a user who is not here get the same 404; handshakes are
-	// limited per calling origin (the auth class, 429). The request is
-	// recorded pending (active at once only when the recipient auto-accepts
-	// and the origin is on a non-empty allowlist); a repeat answers the same
-	// connection.
+	// must answer the nonce signed with the offered token, and its `protocols`
+	// ("connect", "rest") tell how this instance calls the caller back. A
+	// caller that does not verify and a user who is not here get the same 404;
+	// handshakes are limited per calling origin (the auth class, 429). The
+	// request is recorded pending (active at once only when the recipient
+	// auto-accepts and the origin is on a non-empty allowlist); a repeat
+	// answers the same connection.
 	ReceiveConnection(context.Context, *v1.ReceiveConnectionRequest) (*v1.ReceiveConnectionResponse, error)
 	// ConfirmConnection is the peer's acceptance of a request this instance
 	// sent, with the peer's own token; the connection is then active.
@@ -637,12 +638,13 @@ type NetworkPeerServiceHandler interface {
 	// ReceiveConnection takes a connection request from a user on another
 	// instance. Before looking anyone up this instance verifies the caller:
 	// GET {fromInstanceUrl}/.well-known/switchboard-instance?nonce=…&connectionId=…
-	// must answer the nonce signed with the offered token. A caller that does
-	// not verify and a user who is not here get the same 404; handshakes are
-	// limited per calling origin (the auth class, 429). The request is
-	// recorded pending (active at once only when the recipient auto-accepts
-	// and the origin is on a non-empty allowlist); a repeat answers the same
-	// connection.
+	// must answer the nonce signed with the offered token, and its `protocols`
+	// ("connect", "rest") tell how this instance calls the caller back. A
+	// caller that does not verify and a user who is not here get the same 404;
+	// handshakes are limited per calling origin (the auth class, 429). The
+	// request is recorded pending (active at once only when the recipient
+	// auto-accepts and the origin is on a non-empty allowlist); a repeat
+	// answers the same connection.
 	ReceiveConnection(context.Context, *v1.ReceiveConnectionRequest) (*v1.ReceiveConnectionResponse, error)
 	// ConfirmConnection is the peer's acceptance of a request this instance
 	// sent, with the peer's own token; the connection is then active.

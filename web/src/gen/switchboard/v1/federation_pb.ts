@@ -1531,7 +1531,8 @@ export const FederationHubService: GenService<{
   /**
    * RegisterInstance joins a spoke to this hub. Before answering, the hub
    * verifies baseUrl: GET {baseUrl}/.well-known/switchboard-instance?nonce=…
-   * must answer the nonce and its HMAC-SHA256 keyed by apiKey. 201 answers the
+   * must answer the nonce and its HMAC-SHA256 keyed by apiKey (its
+   * `protocols` tell how the hub calls the spoke's execute). 201 answers the
    * platform token (shown once) and the endpoints. A baseUrl already
    * registered with another apiKey is 403.
    *
