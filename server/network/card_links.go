@@ -18,9 +18,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/kanban"
 )
 
-// CardStatusPath is the peer route a linked card's change is sent to.
-const CardStatusPath = "/api/federation/card-status"
-
 // EventCardStatus names the outbox rows that carry card-status updates.
 const EventCardStatus = "card.status"
 
