@@ -1,4 +1,4 @@
-package provenance_test
+package throughtest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package accounts_test
+package throughtest
 
 import (
 	"context"

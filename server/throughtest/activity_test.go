@@ -1,4 +1,4 @@
-package activity_test
+package throughtest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package documents_test
+package throughtest
 
 import (
 	"bytes"

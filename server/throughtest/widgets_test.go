@@ -1,4 +1,4 @@
-package widgets_test
+package throughtest
 
 import (
 	"encoding/json"

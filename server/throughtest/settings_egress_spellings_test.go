@@ -1,4 +1,4 @@
-package settings_test
+package throughtest
 
 import (
 	"net/http"
