@@ -1,4 +1,4 @@
-package webhooks_test
+package throughtest
 
 import (
 	"context"
@@ -17,16 +17,16 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// hit is one request a receiver got.
+// hit is one request a hookReceiver got.
 type hit struct {
 	at     time.Time // the injected clock when it arrived
 	header http.Header
 	body   []byte
 }
 
-// receiver is a real HTTP endpoint on loopback that records what it gets
+// hookReceiver is a real HTTP endpoint on loopback that records what it gets
 // and answers with the status reply picks for the n-th request (from 0).
-type receiver struct {
+type hookReceiver struct {
 	*httptest.Server
 	now   func() time.Time
 	mu    sync.Mutex
@@ -34,9 +34,9 @@ type receiver struct {
 	reply func(n int) int
 }
 
-func newReceiver(t *testing.T, now func() time.Time, reply func(n int) int) *receiver {
+func newHookReceiver(t *testing.T, now func() time.Time, reply func(n int) int) *hookReceiver {
 	t.Helper()
-	r := &receiver{now: now, reply: reply}
+	r := &hookReceiver{now: now, reply: reply}
 	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
@@ -54,21 +54,21 @@ func newReceiver(t *testing.T, now func() time.Time, reply func(n int) int) *rec
 
 func always(status int) func(int) int { return func(int) int { return status } }
 
-func (r *receiver) setReply(f func(n int) int) {
+func (r *hookReceiver) setReply(f func(n int) int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reply = f
 }
 
-func (r *receiver) got() []hit {
+func (r *hookReceiver) got() []hit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]hit(nil), r.hits...)
 }
 
-func (r *receiver) waitHits(t *testing.T, n int) []hit {
+func (r *hookReceiver) waitHits(t *testing.T, n int) []hit {
 	t.Helper()
-	servertest.WaitFor(t, "receiver hits", func() bool { return len(r.got()) >= n })
+	servertest.WaitFor(t, "hookReceiver hits", func() bool { return len(r.got()) >= n })
 	return r.got()
 }
 

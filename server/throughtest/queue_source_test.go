@@ -1,4 +1,4 @@
-package queue_test
+package throughtest
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // key's label; the operator's session without a source leaves it empty. The
 // same cases over REST and Connect.
 func TestWhoAskedOverBothTransports(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	cases := []struct {
 		name, source, agent string
 		want                any // REST: nil when absent

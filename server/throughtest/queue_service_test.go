@@ -1,4 +1,4 @@
-package queue_test
+package throughtest
 
 import (
 	"context"
@@ -26,22 +26,22 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-type env struct {
+type queueEnv struct {
 	s   *servertest.Server
 	ann *servertest.Account
 	api *servertest.Caller
 	ctx context.Context
 }
 
-func setup(t *testing.T) *env {
+func setupQueue(t *testing.T) *queueEnv {
 	t.Helper()
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
-	return &env{s: s, ann: ann, api: s.WithKey(ann.NewKey("Scout")), ctx: context.Background()}
+	return &queueEnv{s: s, ann: ann, api: s.WithKey(ann.NewKey("Scout")), ctx: context.Background()}
 }
 
 // create posts an item and answers its REST JSON.
-func (e *env) create(t *testing.T, body map[string]any) map[string]any {
+func (e *queueEnv) create(t *testing.T, body map[string]any) map[string]any {
 	t.Helper()
 	res := e.api.Do(http.MethodPost, "/api/v2/queue", body)
 	if res.Status != http.StatusCreated {
@@ -50,12 +50,12 @@ func (e *env) create(t *testing.T, body map[string]any) map[string]any {
 	return res.JSON(t)["item"].(map[string]any)
 }
 
-func (e *env) move(t *testing.T, id, status string) *servertest.Response {
+func (e *queueEnv) move(t *testing.T, id, status string) *servertest.Response {
 	t.Helper()
 	return e.api.Do(http.MethodPost, "/api/v2/queue/"+id+"/status", map[string]any{"id": id, "status": status})
 }
 
-func (e *env) mustMove(t *testing.T, id, status string) map[string]any {
+func (e *queueEnv) mustMove(t *testing.T, id, status string) map[string]any {
 	t.Helper()
 	res := e.move(t, id, status)
 	if res.Status != 200 {
@@ -64,14 +64,14 @@ func (e *env) mustMove(t *testing.T, id, status string) map[string]any {
 	return res.JSON(t)
 }
 
-func (e *env) approve(t *testing.T, id string) {
+func (e *queueEnv) approve(t *testing.T, id string) {
 	t.Helper()
 	if res := e.api.Do(http.MethodPost, "/api/v2/queue/"+id+"/confirm", map[string]any{"id": id, "action": "approve"}); res.Status != 200 {
 		t.Fatalf("approve: %d %s", res.Status, res.Body)
 	}
 }
 
-func (e *env) rows(t *testing.T, itemID string) []*ent.ChecklistItem {
+func (e *queueEnv) rows(t *testing.T, itemID string) []*ent.ChecklistItem {
 	t.Helper()
 	rows, err := e.s.DB.ChecklistItem.Query().Where(checklistitem.SourceID(itemID)).Order(ent.Asc(checklistitem.FieldOrder)).All(e.ctx)
 	if err != nil {
@@ -80,7 +80,7 @@ func (e *env) rows(t *testing.T, itemID string) []*ent.ChecklistItem {
 	return rows
 }
 
-func (e *env) actions(t *testing.T) []string {
+func (e *queueEnv) actions(t *testing.T) []string {
 	t.Helper()
 	rows, err := e.s.DB.ActivityEntry.Query().Where(activityentry.UserID(e.ann.ID)).Order(ent.Asc(activityentry.FieldCreatedAt), ent.Asc(activityentry.FieldID)).All(e.ctx)
 	if err != nil {
@@ -94,7 +94,7 @@ func (e *env) actions(t *testing.T) []string {
 }
 
 // counts is every table a queue change may write.
-func (e *env) counts(t *testing.T) string {
+func (e *queueEnv) counts(t *testing.T) string {
 	t.Helper()
 	c := e.s.DB.Client
 	n := func(k int, err error) int {
@@ -110,7 +110,7 @@ func (e *env) counts(t *testing.T) string {
 
 // Document 1 "Queue item status" (new) rows and RULINGS "Queue": defaults.
 func TestCreateDefaultsAndAutoApprove(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	it := e.create(t, map[string]any{"title": "  Draft the brief  "})
 	for k, want := range map[string]any{"title": "Draft the brief", "type": "task", "priority": "medium",
 		"status": "pending_confirmation", "taskOrigin": "owner", "description": nil,
@@ -132,7 +132,7 @@ func TestCreateDefaultsAndAutoApprove(t *testing.T) {
 
 // Document 1 "Queue-to-board bridge": card link order 1–4 and the arrive row.
 func TestCardLinkOrder(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	mk := func(title, project string) string {
 		c := e.s.DB.Card.Create().SetUserID(e.ann.ID).SetTitle(title)
 		if project != "" {
@@ -178,7 +178,7 @@ func TestCardLinkOrder(t *testing.T) {
 
 // Document 1 "Queue item status" confirm rows and RULINGS confirm messages.
 func TestConfirm(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	a := e.create(t, map[string]any{"title": "Approve me"})
 	res := e.api.Do(http.MethodPost, "/api/v2/queue/"+a["id"].(string)+"/confirm", map[string]any{"id": a["id"], "action": "approve"})
 	body := res.JSON(t)
@@ -216,7 +216,7 @@ func TestConfirm(t *testing.T) {
 
 // Bridge rows for dispatch, complete and fail; guard 4's comms messages.
 func TestMovesDriveTheBoardAndComms(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	it := e.create(t, map[string]any{"title": "Ship it"})
 	id := it["id"].(string)
 	e.approve(t, id)
@@ -272,7 +272,7 @@ func TestMovesDriveTheBoardAndComms(t *testing.T) {
 
 // Guard 1 and unknown statuses over REST and Connect.
 func TestIllegalMovesOverBothTransports(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Pending"})["id"].(string)
 	res := e.move(t, id, "in_progress")
 	if res.Status != 400 || !strings.Contains(res.JSON(t)["error"].(string), "approve it first") {
@@ -297,7 +297,7 @@ func TestIllegalMovesOverBothTransports(t *testing.T) {
 
 // Document 1 "Queue": the result report and GET result.
 func TestReportResult(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Research", "metadata": `{"keep":"me"}`})["id"].(string)
 	if res := e.api.Do(http.MethodGet, "/api/v2/queue/"+id+"/result", nil); res.Status != 404 {
 		t.Fatalf("result before any: %d", res.Status)
@@ -339,7 +339,7 @@ func TestReportResult(t *testing.T) {
 
 // RULINGS "Queue": autoDispatched releases ready dependants.
 func TestAutoDispatchDependants(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	a := e.create(t, map[string]any{"title": "First"})["id"].(string)
 	b := e.create(t, map[string]any{"title": "Second", "dependsOn": a})["id"].(string)
 	c := e.create(t, map[string]any{"title": "Still pending", "dependsOn": a})["id"].(string)
@@ -368,7 +368,7 @@ func TestAutoDispatchDependants(t *testing.T) {
 
 // Document 1 "QueueItem": the prompt optimizer on edit.
 func TestUpdateRunsTheOptimizer(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Old title", "description": "old", "metadata": `{"cardId":"x"}`})["id"].(string)
 	long := strings.Repeat("word ", 40)
 	res := e.api.Do(http.MethodPut, "/api/v2/queue/"+id, map[string]any{"title": "New title", "description": long, "priority": "urgent"})
@@ -401,7 +401,7 @@ func TestUpdateRunsTheOptimizer(t *testing.T) {
 
 // Guard 5: delete from any status; the board row goes too.
 func TestDeleteFromAnyStatus(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	for _, path := range [][]string{{}, {"ready"}, {"ready", "in_progress"}, {"ready", "in_progress", "done_today"}, {"later"}} {
 		id := e.create(t, map[string]any{"title": "Doomed"})["id"].(string)
 		for _, st := range path {
@@ -428,7 +428,7 @@ func TestDeleteFromAnyStatus(t *testing.T) {
 
 // Document 1 "Queue": list envelope, filters (later included), pagination.
 func TestList(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	for i := range 5 {
 		e.create(t, map[string]any{"title": fmt.Sprintf("item %d", i), "priority": []string{"low", "high"}[i%2], "type": "reminder"})
 	}
@@ -468,7 +468,7 @@ func TestList(t *testing.T) {
 
 // Another account's ids answer 404 on every queue route, and change nothing.
 func TestIsolationEveryRoute(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Ann's"})["id"].(string)
 	e.approve(t, id)
 	bob := e.s.WithKey(e.s.SignUp("bob").NewKey("bob"))
@@ -503,7 +503,7 @@ func TestIsolationEveryRoute(t *testing.T) {
 
 // Bad input is a clear 4xx and writes nothing.
 func TestBadCreateWritesNothing(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	before := e.counts(t)
 	for _, body := range []string{
 		`{}`, `{"title":""}`, `{"title":"x","priority":"asap"}`, `{"title":"x","type":"chore"}`,
@@ -525,7 +525,7 @@ func TestBadCreateWritesNothing(t *testing.T) {
 
 // A failing side effect rolls the whole move back.
 func TestSideEffectFailureRollsBack(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Fragile"})["id"].(string)
 	e.approve(t, id)
 	// The comms message needs the settings row; without it the move must fail whole.
@@ -548,7 +548,7 @@ func TestSideEffectFailureRollsBack(t *testing.T) {
 
 // Concurrent moves of one item: exactly one wins, the others get a reason.
 func TestConcurrentMovesOneWins(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Contended"})["id"].(string)
 	e.approve(t, id)
 	const n = 8
@@ -590,7 +590,7 @@ func TestConcurrentMovesOneWins(t *testing.T) {
 // Document 1 "Events": every action of the queue category is written by the
 // code that performs it.
 func TestEveryQueueActionIsWritten(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	a := e.create(t, map[string]any{"title": "A"})["id"].(string)
 	b := e.create(t, map[string]any{"title": "B", "dependsOn": a})["id"].(string)
 	e.approve(t, a)
@@ -614,7 +614,7 @@ func TestEveryQueueActionIsWritten(t *testing.T) {
 // pendingReview); the reviewer ticks it through the kanban API and the card
 // auto-completes.
 func TestReviewTickAutoCompletesTheCard(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	it := e.create(t, map[string]any{"title": "Write the memo"})
 	id, cardID := it["id"].(string), it["cardId"].(string)
 	e.approve(t, id)

@@ -1,4 +1,4 @@
-package webhooks_test
+package throughtest
 
 import (
 	"bytes"
@@ -95,7 +95,7 @@ func TestEnqueueIsTransactional(t *testing.T) {
 	st := newStore(t)
 	d := st.open(t)
 	ctx := context.Background()
-	with := account(t, d, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: "https://hooks.example.com/a", Secret: secretA},
+	with := account(t, d, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: "https://hooks.example.com/a", Secret: hookSecretA},
 		schema.ServiceKey{Service: "other_service", URL: "https://other.example.com", Secret: "not-a-push-target"})
 	without := account(t, d, "bob")
 	boom := errors.New("the change failed")
@@ -131,9 +131,9 @@ func TestEnqueueIsTransactional(t *testing.T) {
 // schedule, each attempt once.
 func TestRestartMidSchedule(t *testing.T) {
 	st := newStore(t)
-	r := newReceiver(t, st.clock.Now, always(500))
+	r := newHookReceiver(t, st.clock.Now, always(500))
 	d1 := st.open(t)
-	ann := account(t, d1, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: r.URL, Secret: secretA})
+	ann := account(t, d1, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: r.URL, Secret: hookSecretA})
 	first := st.start(t, d1, true, discard())
 	t0 := st.clock.Now()
 	enqueue(t, d1, ann.UserID, t0, 1)
@@ -173,10 +173,10 @@ func TestRestartMidSchedule(t *testing.T) {
 // Several replicas on one database: every delivery is sent exactly once.
 func TestReplicasSendEachDeliveryOnce(t *testing.T) {
 	st := newStore(t)
-	var targets []*receiver
+	var targets []*hookReceiver
 	var keys []schema.ServiceKey
 	for i := range 3 {
-		r := newReceiver(t, st.clock.Now, always(200))
+		r := newHookReceiver(t, st.clock.Now, always(200))
 		targets = append(targets, r)
 		keys = append(keys, schema.ServiceKey{Service: webhooks.ServicePush, URL: r.URL, Secret: fmt.Sprintf("secret-number-%d-padding", i)})
 	}
@@ -218,7 +218,7 @@ func TestReplicasSendEachDeliveryOnce(t *testing.T) {
 // line carries the secret.
 func TestDeliveryRefusesPrivateAddresses(t *testing.T) {
 	st := newStore(t)
-	r := newReceiver(t, st.clock.Now, always(200))
+	r := newHookReceiver(t, st.clock.Now, always(200))
 	d := st.open(t)
 	const secret = "never-in-a-log-line-please"
 	ann := account(t, d, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: r.URL + "/in?token=abc", Secret: secret})

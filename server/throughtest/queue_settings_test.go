@@ -1,4 +1,4 @@
-package queue_test
+package throughtest
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // many of its steps need it (the comms author, the webhook targets, the moves
 // of released dependants).
 func TestOneSettingsReadPerChange(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	var reads atomic.Int64
 	e.s.DB.Setting.Intercept(ent.InterceptFunc(func(next ent.Querier) ent.Querier {
 		return ent.QuerierFunc(func(ctx context.Context, q ent.Query) (ent.Value, error) {

@@ -1,4 +1,4 @@
-package queue_test
+package throughtest
 
 import (
 	"net/http"
@@ -17,7 +17,7 @@ import (
 
 // race sends every request at once (as nearly as goroutines allow) and
 // answers the responses in the order of reqs.
-func race(e *env, t *testing.T, reqs []func() *servertest.Response) []*servertest.Response {
+func race(e *queueEnv, t *testing.T, reqs []func() *servertest.Response) []*servertest.Response {
 	out := make([]*servertest.Response, len(reqs))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -40,7 +40,7 @@ func race(e *env, t *testing.T, reqs []func() *servertest.Response) []*servertes
 // (the item is now ready), 404 when the winner rejected (it is gone)
 // (docs/decisions.md). The winner's effects are the only ones written.
 func TestConcurrentApproveRejectOneWins(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	for round := range 2 {
 		id := e.create(t, map[string]any{"title": "Contended"})["id"].(string)
 		var reqs []func() *servertest.Response
@@ -99,7 +99,7 @@ func TestConcurrentApproveRejectOneWins(t *testing.T) {
 // Issue 11 item 8: 24 items created at once on one card append 24 checklist
 // rows with distinct orders 0..23, on SQLite and PostgreSQL.
 func TestConcurrentCreatesOnOneCardKeepOrdersDense(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	res := e.api.Do(http.MethodPost, "/api/v2/kanban", map[string]any{"title": "Shared"})
 	if res.Status != http.StatusCreated {
 		t.Fatalf("create card: %d %s", res.Status, res.Body)
@@ -137,7 +137,7 @@ func TestConcurrentCreatesOnOneCardKeepOrdersDense(t *testing.T) {
 // the column's orders are distinct and dense, on SQLite and PostgreSQL: the
 // bridge takes the column lock the board's own create takes.
 func TestConcurrentNewCardsKeepColumnOrdersDense(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	const items, boardCards = 24, 8
 	var reqs []func() *servertest.Response
 	for range items {

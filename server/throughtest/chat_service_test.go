@@ -1,4 +1,4 @@
-package chat_test
+package throughtest
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-type env struct {
+type chatEnv struct {
 	s   *servertest.Server
 	ann *servertest.Account
 	key string
@@ -31,16 +31,16 @@ type env struct {
 	ctx context.Context
 }
 
-func setup(t *testing.T) *env {
+func setupChat(t *testing.T) *chatEnv {
 	t.Helper()
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
 	key := ann.NewKey("Scout", "chat")
-	return &env{s: s, ann: ann, key: key, api: s.WithKey(key), ctx: context.Background()}
+	return &chatEnv{s: s, ann: ann, key: key, api: s.WithKey(key), ctx: context.Background()}
 }
 
 // rpc is a Connect client (JSON) with the key and optional extra headers.
-func (e *env) rpc(hdr ...string) switchboardv1connect.SharedChatServiceClient {
+func (e *chatEnv) rpc(hdr ...string) switchboardv1connect.SharedChatServiceClient {
 	return switchboardv1connect.NewSharedChatServiceClient(e.s.HTTP, e.s.URL, connect.WithProtoJSON(),
 		connect.WithInterceptors(servertest.BearerInterceptor(e.key), headers(hdr...)))
 }
@@ -56,7 +56,7 @@ func headers(kv ...string) connect.Interceptor {
 	})
 }
 
-func (e *env) count(t *testing.T) int {
+func (e *chatEnv) count(t *testing.T) int {
 	t.Helper()
 	n, err := e.s.DB.ChatMessage.Query().Count(e.ctx)
 	if err != nil {
@@ -66,7 +66,7 @@ func (e *env) count(t *testing.T) int {
 }
 
 // list answers GET /api/v2/shared-chat/messages?query as JSON.
-func (e *env) list(t *testing.T, query string) map[string]any {
+func (e *chatEnv) list(t *testing.T, query string) map[string]any {
 	t.Helper()
 	res := e.api.Do(http.MethodGet, "/api/v2/shared-chat/messages?"+query, nil)
 	if res.Status != http.StatusOK {
@@ -88,7 +88,7 @@ func contents(body map[string]any) []string {
 // session, content trimmed; the list is
 // oldest first.
 func TestSendThenList(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	res := e.api.Do(http.MethodPost, "/api/v2/shared-chat/send", map[string]any{"content": "  first  "})
 	if res.Status != http.StatusCreated {
 		t.Fatalf("send: %d %s", res.Status, res.Body)
@@ -147,7 +147,7 @@ func TestSendThenList(t *testing.T) {
 // overlap and no gap even among messages with the same timestamp, and is absent
 // on the last page.
 func TestCursorPaging(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	base := time.Now().UTC().Truncate(time.Second)
 	var want []string
 	// 3 at one instant, 5 at the next (equal timestamps straddle pages), 3 after.
@@ -220,7 +220,7 @@ func TestCursorPaging(t *testing.T) {
 // RULINGS "Shared chat and events" (the comms view's filter) and document 1:
 // role and metadataType (repeatable; agent_activity expands) on both transports.
 func TestFilters(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	base := time.Now().UTC()
 	for i, m := range []struct{ role, content, typ string }{
 		{"user", "hello", ""},
@@ -281,7 +281,7 @@ func TestFilters(t *testing.T) {
 // as given over REST and refused (invalid_argument) over RPC, nothing stored.
 // Valid metadata with a type can be filtered on.
 func TestMetadataJSONByTransport(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	res := e.api.Do(http.MethodPost, "/api/v2/shared-chat/send", map[string]any{"content": "rest", "metadataJson": "{not json"})
 	if res.Status != http.StatusCreated {
 		t.Fatalf("REST send with unparsable metadata: %d %s", res.Status, res.Body)
@@ -319,7 +319,7 @@ func TestMetadataJSONByTransport(t *testing.T) {
 // refused with one message, on both transports, and nothing is stored; other
 // bad input is a clear 400 too.
 func TestRefusalsStoreNothing(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	for name, body := range map[string]string{
 		"missing":    `{}`,
 		"empty":      `{"content": ""}`,
@@ -378,7 +378,7 @@ func TestRefusalsStoreNothing(t *testing.T) {
 // RULINGS "Accounts, keys, sessions": keys need the chat scope; another
 // account's messages never appear.
 func TestAccessAndIsolation(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	bob := e.s.SignUp("bob")
 	bobAPI := e.s.WithKey(bob.NewKey("bob agent"))
 	if res := bobAPI.Do(http.MethodPost, "/api/v2/shared-chat/send", map[string]any{"content": "bob's secret"}); res.Status != http.StatusCreated {
@@ -423,7 +423,7 @@ func decodeJSON(t *testing.T, r *http.Response, v any) {
 // (the dashboard) is the user named by the account, on both transports and in
 // what the list and the stream give back.
 func TestOperatorSendsAsTheUser(t *testing.T) {
-	e := setup(t)
+	e := setupChat(t)
 	sess := switchboardv1connect.NewSharedChatServiceClient(&http.Client{Jar: e.ann.Jar}, e.s.URL)
 	mine, err := sess.SendMessage(e.ctx, &switchboardv1.SendMessageRequest{Content: "from the dashboard"})
 	if err != nil || mine.GetRole() != "user" || mine.GetAgentName() != "Ann" {

@@ -1,4 +1,4 @@
-package webhooks_test
+package throughtest
 
 import (
 	"bytes"
@@ -13,22 +13,22 @@ import (
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-const secretA = "s3cret-key-for-target-a"
+const hookSecretA = "s3cret-key-for-target-a"
 
-type env struct {
+type hookEnv struct {
 	s   *servertest.Server
 	api *servertest.Caller
 }
 
-// setup is a server whose webhooks may reach loopback, where the receivers
+// setupHooks is a server whose webhooks may reach loopback, where the receivers
 // run, with one account and its API key.
-func setup(t *testing.T) env {
+func setupHooks(t *testing.T) hookEnv {
 	t.Helper()
 	s := servertest.New(t, servertest.WithPrivateEndpoints())
-	return env{s: s, api: s.WithKey(s.SignUp("ann").NewKey("agent"))}
+	return hookEnv{s: s, api: s.WithKey(s.SignUp("ann").NewKey("agent"))}
 }
 
-func (e env) configure(t *testing.T, keys ...map[string]any) {
+func (e hookEnv) configure(t *testing.T, keys ...map[string]any) {
 	t.Helper()
 	if res := e.api.Do(http.MethodPatch, "/api/v2/settings", map[string]any{"serviceKeys": keys}); res.Status != 200 {
 		t.Fatalf("configure targets: %d %s", res.Status, res.Body)
@@ -40,7 +40,7 @@ func push(url, secret string) map[string]any {
 }
 
 // switchMode sends the PATCH that emits settings.mode_switched.
-func (e env) switchMode(t *testing.T) {
+func (e hookEnv) switchMode(t *testing.T) {
 	t.Helper()
 	if res := e.api.Do(http.MethodPatch, "/api/v2/settings", `{"mode":"cockpit"}`); res.Status != 200 {
 		t.Fatalf("PATCH mode: %d %s", res.Status, res.Body)
@@ -51,11 +51,11 @@ func (e env) switchMode(t *testing.T) {
 // settings.mode_switched to every target, signed with that target's secret,
 // as {event, occurredAt, data}.
 func TestModeSwitchIsPushedSigned(t *testing.T) {
-	e := setup(t)
-	a := newReceiver(t, e.s.Clock.Now, always(200))
-	b := newReceiver(t, e.s.Clock.Now, always(204))
+	e := setupHooks(t)
+	a := newHookReceiver(t, e.s.Clock.Now, always(200))
+	b := newHookReceiver(t, e.s.Clock.Now, always(204))
 	const secretB = "another-secret-for-b"
-	e.configure(t, push(a.URL+"/hook?team=7", secretA), push(b.URL, secretB))
+	e.configure(t, push(a.URL+"/hook?team=7", hookSecretA), push(b.URL, secretB))
 
 	// A PATCH without mode pushes nothing.
 	if res := e.api.Do(http.MethodPatch, "/api/v2/settings", `{"queueAutoApprove":true}`); res.Status != 200 {
@@ -68,10 +68,10 @@ func TestModeSwitchIsPushedSigned(t *testing.T) {
 	t0 := e.s.Clock.Now()
 	e.switchMode(t)
 	for _, tc := range []struct {
-		r      *receiver
+		r      *hookReceiver
 		secret string
 		path   string
-	}{{a, secretA, "/hook?team=7"}, {b, secretB, "/"}} {
+	}{{a, hookSecretA, "/hook?team=7"}, {b, secretB, "/"}} {
 		h := tc.r.waitHits(t, 1)[0]
 		if got := h.header.Get("X-Switchboard-Signature"); got != sign(tc.secret, h.body) {
 			t.Errorf("signature %q does not verify with the target's secret", got)
@@ -117,9 +117,9 @@ func TestModeSwitchIsPushedSigned(t *testing.T) {
 // RULINGS "Shared chat and events": retries 30 s, 2 min and 8 min after the
 // attempt before, then retry_exhausted. Times are the injected clock's.
 func TestRetriesThenExhausted(t *testing.T) {
-	e := setup(t)
-	r := newReceiver(t, e.s.Clock.Now, always(500))
-	e.configure(t, push(r.URL, secretA))
+	e := setupHooks(t)
+	r := newHookReceiver(t, e.s.Clock.Now, always(500))
+	e.configure(t, push(r.URL, hookSecretA))
 	t0 := e.s.Clock.Now()
 	e.switchMode(t)
 
@@ -161,9 +161,9 @@ func TestRetriesThenExhausted(t *testing.T) {
 
 // A failure then a success: delivered on the retry, the breaker untouched.
 func TestRetrySucceeds(t *testing.T) {
-	e := setup(t)
-	r := newReceiver(t, e.s.Clock.Now, func(n int) int { return map[bool]int{true: 503, false: 200}[n == 0] })
-	e.configure(t, push(r.URL, secretA))
+	e := setupHooks(t)
+	r := newHookReceiver(t, e.s.Clock.Now, func(n int) int { return map[bool]int{true: 503, false: 200}[n == 0] })
+	e.configure(t, push(r.URL, hookSecretA))
 	e.switchMode(t)
 	r.waitHits(t, 1)
 	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
@@ -179,10 +179,10 @@ func TestRetrySucceeds(t *testing.T) {
 // failures; while it is open deliveries are deferred (not attempted, not
 // counted) to when it half-opens 60 s later; 2 successes close it.
 func TestBreakerDefersDeliveries(t *testing.T) {
-	e := setup(t)
-	r := newReceiver(t, e.s.Clock.Now, always(500))
-	other := newReceiver(t, e.s.Clock.Now, always(200))
-	e.configure(t, push(r.URL, secretA), push(other.URL, "a-secret-for-the-other"))
+	e := setupHooks(t)
+	r := newHookReceiver(t, e.s.Clock.Now, always(500))
+	other := newHookReceiver(t, e.s.Clock.Now, always(200))
+	e.configure(t, push(r.URL, hookSecretA), push(other.URL, "a-secret-for-the-other"))
 	t0 := e.s.Clock.Now()
 	for range 6 {
 		e.switchMode(t)
@@ -276,9 +276,9 @@ func TestBreakerDefersDeliveries(t *testing.T) {
 // A target removed from the settings is not called again: its pending
 // deliveries end as cancelled.
 func TestRemovedTargetCancels(t *testing.T) {
-	e := setup(t)
-	r := newReceiver(t, e.s.Clock.Now, always(500))
-	e.configure(t, push(r.URL, secretA))
+	e := setupHooks(t)
+	r := newHookReceiver(t, e.s.Clock.Now, always(500))
+	e.configure(t, push(r.URL, hookSecretA))
 	e.switchMode(t)
 	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
 	if res := e.api.Do(http.MethodPatch, "/api/v2/settings", `{"clearFields":["serviceKeys"]}`); res.Status != 200 {
@@ -299,9 +299,9 @@ func TestRemovedTargetCancels(t *testing.T) {
 // A new secret signs the retries of older events: the secret is read at each
 // attempt, never copied into the outbox.
 func TestRetrySignedWithCurrentSecret(t *testing.T) {
-	e := setup(t)
-	r := newReceiver(t, e.s.Clock.Now, func(n int) int { return map[bool]int{true: 500, false: 200}[n == 0] })
-	e.configure(t, push(r.URL, secretA))
+	e := setupHooks(t)
+	r := newHookReceiver(t, e.s.Clock.Now, func(n int) int { return map[bool]int{true: 500, false: 200}[n == 0] })
+	e.configure(t, push(r.URL, hookSecretA))
 	e.switchMode(t)
 	servertest.WaitFor(t, "first attempt recorded", func() bool { return deliveries(t, e.s.DB.Client)[0].Attempts == 1 })
 	const rotated = "the-rotated-secret-value"

@@ -1,4 +1,4 @@
-package queue_test
+package throughtest
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // the agents, and a refused move says nothing. Events come after the commit,
 // in order.
 func TestQueueEventsReachTheStream(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	st := e.api.Stream("/api/v2/shared-chat/stream")
 	st.NextOf("connected")
 	next := func() servertest.SSEEvent {
@@ -69,7 +69,7 @@ func TestQueueEventsReachTheStream(t *testing.T) {
 // refused change says nothing; another account hears nothing; a client that
 // reconnects with Last-Event-ID receives what it missed.
 func TestQueueUpdatedReachesTheStream(t *testing.T) {
-	e := setup(t)
+	e := setupQueue(t)
 	st := e.api.Stream("/api/v2/shared-chat/stream")
 	st.NextOf("connected")
 	bob := e.s.SignUp("bob")
