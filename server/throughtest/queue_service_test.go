@@ -467,7 +467,7 @@ func TestList(t *testing.T) {
 }
 
 // Another account's ids answer 404 on every queue route, and change nothing.
-func TestIsolationEveryRoute(t *testing.T) {
+func TestIsolationEveryRouteQueue(t *testing.T) {
 	e := setupQueue(t)
 	id := e.create(t, map[string]any{"title": "Ann's"})["id"].(string)
 	e.approve(t, id)

@@ -1,13 +1,11 @@
 package throughtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,17 +21,17 @@ import (
 	"github.com/switchboard-hq/switchboard/server/webhooks"
 )
 
-// store is one database opened as several replicas would: a handle each.
-type store struct {
+// outboxStore is one database opened as several replicas would: a handle each.
+type outboxStore struct {
 	dsn   string
 	clock *clockwork.FakeClock
 }
 
-func newStore(t *testing.T) store {
-	return store{dsn: dbtest.DSN(t), clock: clockwork.NewFakeClockAt(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))}
+func newOutboxStore(t *testing.T) outboxStore {
+	return outboxStore{dsn: dbtest.DSN(t), clock: clockwork.NewFakeClockAt(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))}
 }
 
-func (s store) open(t *testing.T) *db.DB {
+func (s outboxStore) open(t *testing.T) *db.DB {
 	t.Helper()
 	d, err := db.Open(context.Background(), s.dsn)
 	if err != nil {
@@ -44,7 +42,7 @@ func (s store) open(t *testing.T) *db.DB {
 	return d
 }
 
-func (s store) start(t *testing.T, d *db.DB, allowPrivate bool, log *slog.Logger) *webhooks.Dispatcher {
+func (s outboxStore) start(t *testing.T, d *db.DB, allowPrivate bool, log *slog.Logger) *webhooks.Dispatcher {
 	t.Helper()
 	disp := webhooks.Start(webhooks.Config{
 		DB: d.Client, Clock: s.clock, Logger: log, Egress: egress.Policy{AllowPrivate: allowPrivate},
@@ -92,7 +90,7 @@ func enqueue(t *testing.T, d *db.DB, userID string, at time.Time, n int) {
 // The outbox is written in the caller's transaction: rolled back with it, and
 // nothing at all for an account without push targets.
 func TestEnqueueIsTransactional(t *testing.T) {
-	st := newStore(t)
+	st := newOutboxStore(t)
 	d := st.open(t)
 	ctx := context.Background()
 	with := account(t, d, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: "https://hooks.example.com/a", Secret: hookSecretA},
@@ -130,7 +128,7 @@ func TestEnqueueIsTransactional(t *testing.T) {
 // are durable and a new dispatcher on the same database delivers them, on
 // schedule, each attempt once.
 func TestRestartMidSchedule(t *testing.T) {
-	st := newStore(t)
+	st := newOutboxStore(t)
 	r := newHookReceiver(t, st.clock.Now, always(500))
 	d1 := st.open(t)
 	ann := account(t, d1, "ann", schema.ServiceKey{Service: webhooks.ServicePush, URL: r.URL, Secret: hookSecretA})
@@ -172,7 +170,7 @@ func TestRestartMidSchedule(t *testing.T) {
 
 // Several replicas on one database: every delivery is sent exactly once.
 func TestReplicasSendEachDeliveryOnce(t *testing.T) {
-	st := newStore(t)
+	st := newOutboxStore(t)
 	var targets []*hookReceiver
 	var keys []schema.ServiceKey
 	for i := range 3 {
@@ -217,7 +215,7 @@ func TestReplicasSendEachDeliveryOnce(t *testing.T) {
 // loopback target is never called, the attempt fails and is retried. No log
 // line carries the secret.
 func TestDeliveryRefusesPrivateAddresses(t *testing.T) {
-	st := newStore(t)
+	st := newOutboxStore(t)
 	r := newHookReceiver(t, st.clock.Now, always(200))
 	d := st.open(t)
 	const secret = "never-in-a-log-line-please"
@@ -240,21 +238,4 @@ func TestDeliveryRefusesPrivateAddresses(t *testing.T) {
 	if strings.Contains(out, secret) || strings.Contains(out, "token=abc") {
 		t.Fatalf("the log carries the secret or the URL's query:\n%s", out)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
