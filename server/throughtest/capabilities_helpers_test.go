@@ -15,20 +15,11 @@ const capsPath = "/api/marketplace-capabilities"
 
 // capsFixture is a server with two accounts, ann and bob, each with a key of the
 // store scope.
-type capsFixture struct {
-	s              *servertest.Server
-	ann, bob       *servertest.Account
-	annKey, bobKey string
-	api, bobAPI    *servertest.Caller // keys on REST
-}
+type capsFixture struct{ storeAccounts }
 
 func newCapsFixture(t *testing.T, opts ...servertest.Option) *capsFixture {
 	t.Helper()
-	s := servertest.New(t, opts...)
-	f := &capsFixture{s: s, ann: s.SignUp("ann"), bob: s.SignUp("bob")}
-	f.annKey, f.bobKey = f.ann.NewKey("ann-agent", "store"), f.bob.NewKey("bob-agent", "store")
-	f.api, f.bobAPI = s.WithKey(f.annKey), s.WithKey(f.bobKey)
-	return f
+	return &capsFixture{newStoreAccounts(t, opts...)}
 }
 
 // client is a Connect client over protocol (a key of servertest.Protocols).

@@ -19,22 +19,13 @@ import (
 const publicURL = "https://93.184.215.14/agent"
 
 // marketFixture is a server with two accounts, ann and bob, each with a key.
-type marketFixture struct {
-	s              *servertest.Server
-	ann, bob       *servertest.Account
-	annKey, bobKey string
-	api, bobAPI    *servertest.Caller // keys on REST
-}
+type marketFixture struct{ storeAccounts }
 
 // newMarketFixture starts the server; call it before t.Parallel(), since ent's
 // migration is not safe to run concurrently.
 func newMarketFixture(t *testing.T, opts ...servertest.Option) *marketFixture {
 	t.Helper()
-	s := servertest.New(t, opts...)
-	f := &marketFixture{s: s, ann: s.SignUp("ann"), bob: s.SignUp("bob")}
-	f.annKey, f.bobKey = f.ann.NewKey("ann-agent", "store"), f.bob.NewKey("bob-agent", "store")
-	f.api, f.bobAPI = s.WithKey(f.annKey), s.WithKey(f.bobKey)
-	return f
+	return &marketFixture{newStoreAccounts(t, opts...)}
 }
 
 // client is a Connect client over protocol (a key of servertest.Protocols).
