@@ -254,7 +254,7 @@ func TestIsolation(t *testing.T) {
 
 // Session routes (document 2) that also take a key of the store scope, like
 // the store: another scope is 403, no credential 401.
-func TestAccess(t *testing.T) {
+func TestAccessCapabilities(t *testing.T) {
 	t.Parallel()
 	f := newCapsFixture(t)
 	queueKey := f.s.WithKey(f.ann.NewKey("queue-only", "queue"))

@@ -2,6 +2,7 @@ package throughtest
 
 import (
 	"bytes"
+	"flag"
 	"sync"
 	"testing"
 
@@ -9,6 +10,10 @@ import (
 )
 
 // The helpers more than one area's tests use.
+
+// update rewrites the golden files under testdata/ (a2a's and mcp's) from the
+// current answers.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from the current answers")
 
 // storeAccounts is a server with two accounts, ann and bob, each with a key of
 // the store scope (the store's and the capability packs' fixtures).

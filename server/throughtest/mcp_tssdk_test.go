@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// tsStep is one line of testdata/ts-sdk-client.mjs.
+// tsStep is one line of testdata/mcp/ts-sdk-client.mjs.
 type tsStep struct {
 	Step string `json:"step"`
 	// initialize
@@ -71,7 +71,7 @@ func ensureNPM(t *testing.T, dir, want string) string {
 }
 
 // RULINGS "MCP": the official TypeScript SDK client (pinned in
-// testdata/npm), over Streamable HTTP, initializes, lists the tools, adds an
+// testdata/mcp/npm), over Streamable HTTP, initializes, lists the tools, adds an
 // item the API then lists, gets an illegal move back as isError with the
 // reason, reads switchboard://briefing and gets a capability pack's prompt.
 func TestTypeScriptSDKClient(t *testing.T) {
@@ -164,14 +164,14 @@ func TestTypeScriptSDKClient(t *testing.T) {
 // answers its steps by name and their order.
 func runTS(t *testing.T, script string, args ...string) (map[string]tsStep, []string) {
 	t.Helper()
-	sdkDir, err := filepath.Abs(filepath.Join("testdata", "npm"))
+	sdkDir, err := filepath.Abs(filepath.Join("testdata", "mcp", "npm"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	node := ensureNPM(t, sdkDir, filepath.Join("@modelcontextprotocol", "sdk"))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", "mcp", script)}, args...)...)
 	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdkDir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,4 +1,4 @@
-package a2a_test
+package throughtest
 
 import (
 	"io"
@@ -28,8 +28,8 @@ func TestPaymentPromptResponseCompletesTheTask(t *testing.T) {
 		mu.Unlock()
 	}))
 	t.Cleanup(agent.Close)
-	s, acct, key := setup(t, servertest.WithPrivateEndpoints())
-	sent := result(t, rpc(t, s, key, "message/send", map[string]any{
+	s, acct, key := setupA2A(t, servertest.WithPrivateEndpoints())
+	sent := a2aResult(t, a2aRPC(t, s, key, "message/send", map[string]any{
 		"message": map[string]any{"messageId": "m1", "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "Pay the venue deposit"}}},
 		"metadata": map[string]any{
 			"agentCardUrl":      agent.URL + "/.well-known/agent-card.json",
@@ -44,10 +44,10 @@ func TestPaymentPromptResponseCompletesTheTask(t *testing.T) {
 	res := acct.Session.Do(http.MethodPost, "/api/relays/widget-response",
 		map[string]any{"itemId": itemID, "widgetId": "deposit", "widgetItemId": "pay", "action": "approve"})
 	servertest.WantStatus(t, res, http.StatusOK)
-	if item(t, acct, itemID)["status"] != "done_today" {
-		t.Fatalf("the approved item is %v", item(t, acct, itemID)["status"])
+	if a2aItem(t, acct, itemID)["status"] != "done_today" {
+		t.Fatalf("the approved item is %v", a2aItem(t, acct, itemID)["status"])
 	}
-	if st := result(t, rpc(t, s, key, "tasks/get", map[string]any{"id": taskID}))["status"].(map[string]any)["state"]; st != "completed" {
+	if st := a2aResult(t, a2aRPC(t, s, key, "tasks/get", map[string]any{"id": taskID}))["status"].(map[string]any)["state"]; st != "completed" {
 		t.Fatalf("the task is %v after the approve", st)
 	}
 	servertest.WaitFor(t, "the forwarded widget response", func() bool {

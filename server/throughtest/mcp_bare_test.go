@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package a2a_test
+package throughtest
 
 import (
 	"bufio"
@@ -13,8 +13,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// rawStream posts a streaming call and reads its events' JSON-RPC answers.
-func rawStream(t *testing.T, s *servertest.Server, key, method string, params any, hdr ...string) <-chan map[string]any {
+// a2aRawStream posts a streaming call and reads its events' JSON-RPC answers.
+func a2aRawStream(t *testing.T, s *servertest.Server, key, method string, params any, hdr ...string) <-chan map[string]any {
 	t.Helper()
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "s1", "method": method, "params": params})
 	if err != nil {
@@ -79,21 +79,21 @@ func ended(ch <-chan map[string]any) bool {
 // {statusUpdate}s in v1.0 shapes; SubscribeToTask follows an existing task.
 func TestV1Stream(t *testing.T) {
 	t.Parallel()
-	s, acct, key := setup(t)
+	s, acct, key := setupA2A(t)
 	v1 := []string{"A2A-Version", "1.0"}
-	stream := rawStream(t, s, key, "SendStreamingMessage", map[string]any{
+	stream := a2aRawStream(t, s, key, "SendStreamingMessage", map[string]any{
 		"message": map[string]any{"messageId": "m-1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": "Collect the receipts"}}}}, v1...)
 	first := nextRaw(t, stream)
-	golden(t, "v1_stream_task", first)
+	a2aGolden(t, "v1_stream_task", first)
 	task := first["result"].(map[string]any)["task"].(map[string]any)
 	itemID := task["metadata"].(map[string]any)["queueItemId"].(string)
-	sub := rawStream(t, s, key, "SubscribeToTask", map[string]any{"id": task["id"]}, v1...)
+	sub := a2aRawStream(t, s, key, "SubscribeToTask", map[string]any{"id": task["id"]}, v1...)
 	if got := nextRaw(t, sub)["result"].(map[string]any)["task"].(map[string]any)["id"]; got != task["id"] {
 		t.Errorf("subscribe's first event names %v", got)
 	}
 	operator(t, acct, http.MethodPost, "/api/v2/queue/"+itemID+"/confirm", map[string]any{"action": "approve"})
 	approved := nextRaw(t, stream)
-	golden(t, "v1_stream_approved", approved)
+	a2aGolden(t, "v1_stream_approved", approved)
 	upd := approved["result"].(map[string]any)["statusUpdate"].(map[string]any)
 	if upd["status"].(map[string]any)["state"] != "TASK_STATE_SUBMITTED" || upd["metadata"].(map[string]any)["queueStatus"] != "ready" {
 		t.Errorf("approval %v", upd)
@@ -103,7 +103,7 @@ func TestV1Stream(t *testing.T) {
 	}
 	operator(t, acct, http.MethodPost, "/api/v2/queue/"+itemID+"/result", map[string]any{"result": "12 receipts, 840 EUR"})
 	art := nextRaw(t, stream)
-	golden(t, "v1_stream_artifact", art)
+	a2aGolden(t, "v1_stream_artifact", art)
 	done := nextRaw(t, stream)["result"].(map[string]any)["statusUpdate"].(map[string]any)
 	if done["status"].(map[string]any)["state"] != "TASK_STATE_COMPLETED" {
 		t.Errorf("completed %v", done)
@@ -117,9 +117,9 @@ func TestV1Stream(t *testing.T) {
 // with a final JSON-RPC error event.
 func TestStreamEndsWhenKeyDeleted(t *testing.T) {
 	t.Parallel()
-	s, acct, _ := setup(t)
+	s, acct, _ := setupA2A(t)
 	key := acct.NewKey("short-lived", "a2a")
-	stream := rawStream(t, s, key, "message/stream", map[string]any{
+	stream := a2aRawStream(t, s, key, "message/stream", map[string]any{
 		"message": map[string]any{"messageId": "m", "role": "user", "parts": []any{map[string]any{"kind": "text", "text": "Wait for me"}}}})
 	if first := nextRaw(t, stream)["result"].(map[string]any); first["kind"] != "task" {
 		t.Fatalf("first event %v", first)
@@ -152,7 +152,7 @@ func TestAgentCard(t *testing.T) {
 	res := s.Anonymous().Do(http.MethodGet, "/.well-known/agent-card.json", nil)
 	servertest.WantStatus(t, res, http.StatusOK)
 	card := res.JSON(t)
-	golden(t, "agent_card", card)
+	a2aGolden(t, "agent_card", card)
 	if card["url"] != s.URL+"/api/a2a" || card["preferredTransport"] != "JSONRPC" || card["protocolVersion"] != "0.3.0" ||
 		card["capabilities"].(map[string]any)["streaming"] != true {
 		t.Errorf("card %v", card)
@@ -174,7 +174,7 @@ func TestAgentCard(t *testing.T) {
 // clients skip (docs/decisions.md "A2A (issue 13)").
 func TestStreamKeepAlive(t *testing.T) {
 	t.Parallel()
-	s, _, key := setup(t, servertest.WithHeartbeat(50*time.Millisecond))
+	s, _, key := setupA2A(t, servertest.WithHeartbeat(50*time.Millisecond))
 	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"messageId":"m","role":"user","parts":[{"kind":"text","text":"Idle"}]}}}`
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
 	defer cancel()

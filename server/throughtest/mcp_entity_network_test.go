@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"net/http"
@@ -22,7 +22,7 @@ func TestEntityResolveNetworkSurfaces(t *testing.T) {
 		"connectionId": r.fromBs, "type": "task_assigned", "title": "Plan the offsite", "body": "Two days in May"}), http.StatusOK)
 	servertest.WantStatus(t, r.bob.Session.Do(http.MethodPost, "/api/federation/relays", map[string]any{
 		"connectionId": r.fromBs, "subject": "Venue", "intent": "share_update", "payload": map[string]any{"note": "for the offsite PLAN"}}), http.StatusOK)
-	cs := connect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
+	cs := mcpConnect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
 	if sent := callTool(t, cs, "relay_send", map[string]any{"connectionId": r.toC, "subject": "Offsite plan"}); sent.IsError {
 		t.Fatalf("relay_send: %s", text(sent))
 	}
@@ -72,14 +72,14 @@ func TestEntityResolveNetworkSurfaces(t *testing.T) {
 		t.Fatalf("events by sender: %v", got["events"])
 	}
 
-	noNetwork := resolve(connect(t, r.a, r.ann.NewKey("local", "mcp", "contacts", "kanban"), nil), "plan")
+	noNetwork := resolve(mcpConnect(t, r.a, r.ann.NewKey("local", "mcp", "contacts", "kanban"), nil), "plan")
 	for _, surface := range []string{"connections", "relays", "events"} {
 		if len(noNetwork[surface]) != 0 {
 			t.Fatalf("a key without network found %s: %v", surface, noNetwork[surface])
 		}
 	}
 	erin := r.a.SignUp("erin")
-	other := resolve(connect(t, r.a, erin.NewKey("agent", "mcp", "network"), nil), "plan")
+	other := resolve(mcpConnect(t, r.a, erin.NewKey("agent", "mcp", "network"), nil), "plan")
 	for _, surface := range []string{"connections", "relays", "events"} {
 		if len(other[surface]) != 0 {
 			t.Fatalf("another account found ann's %s: %v", surface, other[surface])

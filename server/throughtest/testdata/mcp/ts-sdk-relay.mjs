@@ -1,5 +1,5 @@
 // The official MCP TypeScript SDK client calling the network tools, for
-// TestTypeScriptSDKClientRelay (server/mcp/tssdk_test.go): relay_send to a
+// TestTypeScriptSDKClientRelay (server/throughtest/mcp_tssdk_test.go): relay_send to a
 // connection, then relay_threads; one JSON line per step, judged by the Go
 // test. Usage: node ts-sdk-relay.mjs <base URL> <API key> <connection id>
 // (MCP_SDK_DIR names the testdata/npm directory holding node_modules).

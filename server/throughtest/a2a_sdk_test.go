@@ -1,4 +1,4 @@
-package a2a_test
+package throughtest
 
 import (
 	"context"
@@ -37,8 +37,8 @@ func sdkClient(t *testing.T, s *servertest.Server, key string) *a2aclient.Client
 	return c
 }
 
-// events reads a stream's events in the background.
-func events(ctx context.Context, seq func(func(a2a.Event, error) bool)) <-chan any {
+// sdkEvents reads a stream's events in the background.
+func sdkEvents(ctx context.Context, seq func(func(a2a.Event, error) bool)) <-chan any {
 	out := make(chan any, 64)
 	go func() {
 		defer close(out)
@@ -85,7 +85,7 @@ func statusOf(t *testing.T, ev any) *a2a.TaskStatusUpdateEvent {
 // task answers canceled and tasks/get still answers after it.
 func TestSDKClient(t *testing.T) {
 	t.Parallel()
-	s, acct, key := setup(t)
+	s, acct, key := setupA2A(t)
 	c := sdkClient(t, s, key)
 	ctx := context.Background()
 
@@ -100,7 +100,7 @@ func TestSDKClient(t *testing.T) {
 
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream := events(sctx, c.SendStreamingMessage(sctx, &a2a.MessageSendParams{
+	stream := sdkEvents(sctx, c.SendStreamingMessage(sctx, &a2a.MessageSendParams{
 		Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: "Summarise the board meeting"})}))
 	first, ok := next(t, stream).(*a2a.Task)
 	if !ok || first.Status.State != a2a.TaskStateSubmitted {
@@ -152,7 +152,7 @@ func TestSDKClient(t *testing.T) {
 // its updates; a cancel ends it with the final canceled update.
 func TestResubscribe(t *testing.T) {
 	t.Parallel()
-	s, _, key := setup(t)
+	s, _, key := setupA2A(t)
 	c := sdkClient(t, s, key)
 	ctx := context.Background()
 	sent, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: "Book flights"})})
@@ -162,7 +162,7 @@ func TestResubscribe(t *testing.T) {
 	task := sent.(*a2a.Task)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream := events(sctx, c.ResubscribeToTask(sctx, &a2a.TaskIDParams{ID: task.ID}))
+	stream := sdkEvents(sctx, c.ResubscribeToTask(sctx, &a2a.TaskIDParams{ID: task.ID}))
 	if first, ok := next(t, stream).(*a2a.Task); !ok || first.ID != task.ID {
 		t.Fatalf("first event %#v", first)
 	}

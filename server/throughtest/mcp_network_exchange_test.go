@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"net/http"
@@ -34,8 +34,8 @@ func host(raw string) string {
 func TestJobBrowseAndMatchAcrossInstances(t *testing.T) {
 	t.Parallel()
 	r := newTrio(t)
-	ann := connect(t, r.a, r.ann.NewKey("ann", "mcp", "network"), nil)
-	bob := connect(t, r.b, r.bob.NewKey("bob", "mcp", "network"), nil)
+	ann := mcpConnect(t, r.a, r.ann.NewKey("ann", "mcp", "network"), nil)
+	bob := mcpConnect(t, r.b, r.bob.NewKey("bob", "mcp", "network"), nil)
 
 	post := func(args map[string]any) string {
 		t.Helper()
@@ -76,7 +76,7 @@ func TestJobBrowseAndMatchAcrossInstances(t *testing.T) {
 		t.Fatalf("job_browse by task type: %v", got)
 	}
 	// C, connected to A too, got them; A's own board holds them as posted.
-	if res := callTool(t, connect(t, r.c, r.carol.NewKey("carol", "mcp", "network"), nil), "job_browse", nil); len(structured(t, res)["jobs"].([]any)) != 3 {
+	if res := callTool(t, mcpConnect(t, r.c, r.carol.NewKey("carol", "mcp", "network"), nil), "job_browse", nil); len(structured(t, res)["jobs"].([]any)) != 3 {
 		t.Fatalf("C's job_browse: %s", text(res))
 	}
 
@@ -124,7 +124,7 @@ func TestJobBrowseAndMatchAcrossInstances(t *testing.T) {
 func TestRouteTaskRanksPatternsAndCompletions(t *testing.T) {
 	t.Parallel()
 	r := newTrio(t)
-	cs := connect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
+	cs := mcpConnect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
 	task := map[string]any{"taskDescription": "Translate the launch post into German",
 		"taskSkills": []string{"translation", "german"}, "taskType": "creative"}
 	route := func() []map[string]any {

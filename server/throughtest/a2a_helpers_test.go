@@ -1,9 +1,8 @@
-package a2a_test
+package throughtest
 
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,10 +11,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current answers")
-
-// rpc posts one JSON-RPC call with the key (and extra header pairs).
-func rpc(t *testing.T, s *servertest.Server, key, method string, params any, hdr ...string) map[string]any {
+// a2aRPC posts one JSON-RPC call with the key (and extra header pairs).
+func a2aRPC(t *testing.T, s *servertest.Server, key, method string, params any, hdr ...string) map[string]any {
 	t.Helper()
 	res := s.WithKey(key).Do(http.MethodPost, "/api/a2a", map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, hdr...)
 	if res.Status != http.StatusOK {
@@ -24,8 +21,8 @@ func rpc(t *testing.T, s *servertest.Server, key, method string, params any, hdr
 	return res.JSON(t)
 }
 
-// result is the call's result object; the test fails on an error answer.
-func result(t *testing.T, ans map[string]any) map[string]any {
+// a2aResult is the call's result object; the test fails on an error answer.
+func a2aResult(t *testing.T, ans map[string]any) map[string]any {
 	t.Helper()
 	r, ok := ans["result"].(map[string]any)
 	if !ok {
@@ -70,8 +67,8 @@ func normalize(v any, key string) any {
 	return v
 }
 
-// golden compares v, normalised, with testdata/<name>.golden.json.
-func golden(t *testing.T, name string, v any) {
+// a2aGolden compares v, normalised, with testdata/a2a/<name>.golden.json.
+func a2aGolden(t *testing.T, name string, v any) {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -89,7 +86,7 @@ func golden(t *testing.T, name string, v any) {
 		t.Fatal(err)
 	}
 	got := buf.Bytes()
-	path := filepath.Join("testdata", name+".golden.json")
+	path := filepath.Join("testdata", "a2a", name+".golden.json")
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -105,16 +102,16 @@ func golden(t *testing.T, name string, v any) {
 	}
 }
 
-// setup is a server with one account and a key with the a2a scope.
-func setup(t *testing.T, opts ...servertest.Option) (*servertest.Server, *servertest.Account, string) {
+// setupA2A is a server with one account and a key with the a2a scope.
+func setupA2A(t *testing.T, opts ...servertest.Option) (*servertest.Server, *servertest.Account, string) {
 	t.Helper()
 	s := servertest.New(t, opts...)
 	acct := s.SignUp("ana")
 	return s, acct, acct.NewKey("travel-agent", "a2a")
 }
 
-// item is the queue item as the operator sees it.
-func item(t *testing.T, acct *servertest.Account, id string) map[string]any {
+// a2aItem is the queue item as the operator sees it.
+func a2aItem(t *testing.T, acct *servertest.Account, id string) map[string]any {
 	t.Helper()
 	res := acct.Session.Do(http.MethodGet, "/api/v2/queue/"+id, nil)
 	if res.Status != http.StatusOK {

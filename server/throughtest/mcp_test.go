@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"context"
@@ -14,28 +14,28 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// keyed adds the API key to every request of the SDK's client.
-type keyed struct {
+// mcpKeyed adds the API key to every request of the SDK's client.
+type mcpKeyed struct {
 	key  string
 	base http.RoundTripper
 }
 
-func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
+func (k mcpKeyed) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+k.key)
 	return k.base.RoundTrip(r)
 }
 
-// connect opens a session of the official Go SDK's client over Streamable
+// mcpConnect opens a session of the official Go SDK's client over Streamable
 // HTTP with key.
-func connect(t *testing.T, srv *servertest.Server, key string, opts *sdk.ClientOptions) *sdk.ClientSession {
+func mcpConnect(t *testing.T, srv *servertest.Server, key string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "switchboard-test", Version: "1"}, opts)
 	transport := &sdk.StreamableClientTransport{
 		Endpoint:   srv.URL + "/api/mcp",
-		HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: keyed{key, http.DefaultTransport}},
+		HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: mcpKeyed{key, http.DefaultTransport}},
 	}
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -86,7 +86,7 @@ func TestGoSDKClientQueueRoundTrip(t *testing.T) {
 	srv := servertest.New(t)
 	ann := srv.SignUp("ann")
 	key := ann.NewKey("scout", "mcp", "queue")
-	cs := connect(t, srv, key, nil)
+	cs := mcpConnect(t, srv, key, nil)
 
 	ctx := context.Background()
 	tools, err := cs.ListTools(ctx, nil)

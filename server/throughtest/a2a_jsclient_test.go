@@ -1,4 +1,4 @@
-package a2a_test
+package throughtest
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ type jsLine struct {
 // cancel answers canceled and get still answers.
 func TestJSClient(t *testing.T) {
 	t.Parallel()
-	tools, err := filepath.Abs(filepath.Join("testdata", "npm"))
+	tools, err := filepath.Abs(filepath.Join("testdata", "a2a", "npm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +40,10 @@ func TestJSClient(t *testing.T) {
 			t.Fatalf("npm ci in %s: %v\n%s", tools, err, out)
 		}
 	}
-	s, acct, key := setup(t)
+	s, acct, key := setupA2A(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "a2a-js-client.mjs"), s.URL, key)
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "a2a", "a2a-js-client.mjs"), s.URL, key)
 	cmd.Env = append(os.Environ(), "TOOLS_NPM="+tools)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()

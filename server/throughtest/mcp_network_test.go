@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ func activityCount(t *testing.T, acc *servertest.Account, action string) int {
 func TestNetworkToolsBroadcastAndRoute(t *testing.T) {
 	t.Parallel()
 	r := newTrio(t)
-	cs := connect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
+	cs := mcpConnect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
 
 	route := callTool(t, cs, "route_task", map[string]any{"taskDescription": "Translate the launch post"})
 	if route.IsError {
@@ -115,7 +115,7 @@ func TestNetworkToolsBroadcastAndRoute(t *testing.T) {
 func TestBroadcastGoesOnPastARefusal(t *testing.T) {
 	t.Parallel()
 	r := newTrio(t)
-	cs := connect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
+	cs := mcpConnect(t, r.a, r.ann.NewKey("agent", "mcp", "network"), nil)
 	off := func(acc *servertest.Account) {
 		servertest.WantStatus(t, acc.Session.Do(http.MethodPut, "/api/admin/federation/settings", map[string]any{"enabled": false}), http.StatusOK)
 	}
@@ -157,7 +157,7 @@ func TestNetworkToolsRefusals(t *testing.T) {
 	t.Parallel()
 	r := newTrio(t)
 	eve := r.a.SignUp("eve")
-	cs := connect(t, r.a, eve.NewKey("eve", "mcp", "network"), nil)
+	cs := mcpConnect(t, r.a, eve.NewKey("eve", "mcp", "network"), nil)
 	for name, args := range map[string]map[string]any{
 		"another's connection":     {"connectionId": r.toB, "subject": "Hi"},
 		"another's in a broadcast": {"connectionIds": []string{r.toB}, "subject": "Hi"},
@@ -166,7 +166,7 @@ func TestNetworkToolsRefusals(t *testing.T) {
 			t.Errorf("%s: isError=%v %q", name, res.IsError, text(res))
 		}
 	}
-	own := callTool(t, connect(t, r.a, r.ann.NewKey("ann", "mcp", "network"), nil), "relay_send",
+	own := callTool(t, mcpConnect(t, r.a, r.ann.NewKey("ann", "mcp", "network"), nil), "relay_send",
 		map[string]any{"connectionId": r.toB, "subject": "Mine"})
 	thread := structured(t, own)["sent"].([]any)[0].(map[string]any)["relay"].(map[string]any)["threadId"].(string)
 	if res := callTool(t, cs, "relay_thread_list", map[string]any{"threadId": thread}); !res.IsError ||

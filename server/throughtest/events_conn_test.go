@@ -1,4 +1,4 @@
-package events_test
+package throughtest
 
 import (
 	"bufio"
@@ -19,16 +19,16 @@ import (
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
-// rawStream is the stream as a minimal HTTP/1.1 client sees it: bytes on a
+// sseRawStream is the stream as a minimal HTTP/1.1 client sees it: bytes on a
 // TCP connection.
-type rawStream struct {
+type sseRawStream struct {
 	conn net.Conn
 	r    *textproto.Reader
 }
 
 // openRaw sends GET stream over a new connection; extra header lines
 // ("Name: value") go with it.
-func (e *env) openRaw(t *testing.T, lines ...string) *rawStream {
+func (e *streamEnv) openRaw(t *testing.T, lines ...string) *sseRawStream {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(e.s.URL, "http://"), 10*time.Second)
 	if err != nil {
@@ -43,11 +43,11 @@ func (e *env) openRaw(t *testing.T, lines ...string) *rawStream {
 	if _, err := io.WriteString(conn, req+"\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	return &rawStream{conn: conn, r: textproto.NewReader(bufio.NewReader(conn))}
+	return &sseRawStream{conn: conn, r: textproto.NewReader(bufio.NewReader(conn))}
 }
 
 // head reads the status line and the header.
-func (s *rawStream) head(t *testing.T) (string, textproto.MIMEHeader) {
+func (s *sseRawStream) head(t *testing.T) (string, textproto.MIMEHeader) {
 	t.Helper()
 	status, err := s.r.ReadLine()
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *rawStream) head(t *testing.T) (string, textproto.MIMEHeader) {
 }
 
 // frame reads one event's lines, up to the blank line that ends it.
-func (s *rawStream) frame(t *testing.T) []string {
+func (s *sseRawStream) frame(t *testing.T) []string {
 	t.Helper()
 	var lines []string
 	for {
@@ -77,7 +77,7 @@ func (s *rawStream) frame(t *testing.T) []string {
 }
 
 // waitSubscribers waits until the account has n open streams on the server.
-func (e *env) waitSubscribers(t *testing.T, n int) {
+func (e *streamEnv) waitSubscribers(t *testing.T, n int) {
 	t.Helper()
 	servertest.WaitFor(t, fmt.Sprintf("%d subscribers", n), func() bool { return e.s.App.Events.Subscribers(e.ann.ID) == n })
 }
@@ -88,7 +88,7 @@ func (e *env) waitSubscribers(t *testing.T, n int) {
 // with Connection: close and no chunking: the body is the bare frames of
 // document 1, "Events", and ends with the connection.
 func TestHijackedStreamOnTheWire(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	st := e.openRaw(t, "X-Request-Id: wire-test-1", "X-Agent-Name: Wire")
 	status, h := st.head(t)
 	if status != "HTTP/1.1 200 OK" {
@@ -147,7 +147,7 @@ func TestHijackedStreamOnTheWire(t *testing.T) {
 // neither stays subscribed.
 func TestHungUpClientIsRemoved(t *testing.T) {
 	t.Run("idle", func(t *testing.T) {
-		e := setup(t, servertest.WithHeartbeat(20*time.Millisecond))
+		e := setupStream(t, servertest.WithHeartbeat(20*time.Millisecond))
 		st := e.openRaw(t)
 		st.head(t)
 		st.frame(t)
@@ -156,7 +156,7 @@ func TestHungUpClientIsRemoved(t *testing.T) {
 		e.waitSubscribers(t, 0)
 	})
 	t.Run("between messages", func(t *testing.T) {
-		e := setup(t)
+		e := setupStream(t)
 		healthy := e.api.Stream(streamPath)
 		healthy.NextOf("connected")
 		st := e.openRaw(t)
@@ -182,7 +182,7 @@ func TestHungUpClientIsRemoved(t *testing.T) {
 // HTTP/2 streams cannot be taken over: over h2c the stream is served by its
 // request's goroutine, with the same events, and App.Close ends it.
 func TestSSEOverH2C(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.s.URL+streamPath, nil)

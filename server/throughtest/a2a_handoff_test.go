@@ -1,4 +1,4 @@
-package a2a_test
+package throughtest
 
 import (
 	"net/http"
@@ -14,7 +14,7 @@ import (
 // key with the a2a scope.
 func TestPlaybookAndMainHandoff(t *testing.T) {
 	t.Parallel()
-	s, acct, key := setup(t)
+	s, acct, key := setupA2A(t)
 	for _, p := range []string{"/api/a2a/playbook", "/api/main-handoff"} {
 		servertest.WantError(t, s.Anonymous().Do(http.MethodGet, p, nil), http.StatusUnauthorized)
 		servertest.WantError(t, s.WithKey(acct.NewKey("q", "queue")).Do(http.MethodGet, p, nil), http.StatusForbidden)
@@ -39,7 +39,7 @@ func TestPlaybookAndMainHandoff(t *testing.T) {
 	res := s.WithKey(key).Do(http.MethodGet, "/api/main-handoff", nil)
 	servertest.WantStatus(t, res, http.StatusOK)
 	h := res.JSON(t)
-	golden(t, "main_handoff", h)
+	a2aGolden(t, "main_handoff", h)
 	q := h["queue"].(map[string]any)
 	var titles []string
 	for _, it := range q["topItems"].([]any) {
@@ -57,7 +57,7 @@ func TestPlaybookAndMainHandoff(t *testing.T) {
 	res = s.WithKey(key).Do(http.MethodGet, "/api/a2a/playbook", nil)
 	servertest.WantStatus(t, res, http.StatusOK)
 	pb := res.JSON(t)
-	golden(t, "playbook", pb)
+	a2aGolden(t, "playbook", pb)
 	if brief := pb["playbook"].(map[string]any)["handoffBrief"].(string); !strings.Contains(brief, "Ana") || !strings.Contains(brief, "approval") {
 		t.Errorf("brief %q", brief)
 	}

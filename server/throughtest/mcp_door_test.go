@@ -1,11 +1,10 @@
-package mcp_test
+package throughtest
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,8 +19,6 @@ import (
 
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // RULINGS "MCP": a bare body {method, params} answers the bare result; its
 // errors are the REST error body with 400 or 404. No key 401, a key without
@@ -135,14 +132,14 @@ func TestServerCard(t *testing.T) {
 			t.Errorf("the server card lists %s", name)
 		}
 	}
-	golden(t, "server-card.json", bytes.ReplaceAll(res.Body, []byte(srv.URL), []byte("http://HOST")))
+	mcpGolden(t, "server-card.json", bytes.ReplaceAll(res.Body, []byte(srv.URL), []byte("http://HOST")))
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func mcpGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	path := filepath.Join("testdata", "mcp", name)
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -178,7 +175,7 @@ func TestStoreAgentToolFollowsInstalls(t *testing.T) {
 
 	ann := srv.SignUp("ann")
 	changed := make(chan struct{}, 8)
-	cs := connect(t, srv, ann.NewKey("tools", "mcp", "store"), &sdk.ClientOptions{
+	cs := mcpConnect(t, srv, ann.NewKey("tools", "mcp", "store"), &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
 	})
 	hasTool := func() bool {
@@ -228,7 +225,7 @@ func TestResourcesAndPackPrompts(t *testing.T) {
 	srv := servertest.New(t)
 	ann := srv.SignUp("ann")
 	servertest.WantStatus(t, ann.Session.Do("POST", "/api/v2/queue", map[string]any{"title": "Approve me", "priority": "urgent"}), http.StatusCreated)
-	cs := connect(t, srv, ann.NewKey("reader", "mcp", "queue", "kanban", "chat", "contacts", "store"), nil)
+	cs := mcpConnect(t, srv, ann.NewKey("reader", "mcp", "queue", "kanban", "chat", "contacts", "store"), nil)
 	ctx := context.Background()
 
 	read, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "switchboard://briefing"})
@@ -463,7 +460,7 @@ func TestMarketplaceUnlock(t *testing.T) {
 	id, slug := made["id"].(string), made["slug"].(string)
 
 	ann := srv.SignUp("ann")
-	cs := connect(t, srv, ann.NewKey("buyer", "mcp", "store"), nil)
+	cs := mcpConnect(t, srv, ann.NewKey("buyer", "mcp", "store"), nil)
 	wrong := callTool(t, cs, "marketplace_unlock", map[string]any{"slug": slug, "accessPassword": "guess"})
 	if !wrong.IsError || !strings.Contains(text(wrong), "password") {
 		t.Fatalf("wrong password: isError=%v %q", wrong.IsError, text(wrong))

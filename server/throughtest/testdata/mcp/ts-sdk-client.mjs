@@ -1,5 +1,5 @@
 // The official MCP TypeScript SDK client over Streamable HTTP, for
-// TestTypeScriptSDKClient (server/mcp/tssdk_test.go): it runs the steps the
+// TestTypeScriptSDKClient (server/throughtest/mcp_tssdk_test.go): it runs the steps the
 // test names and prints one JSON line per step with what it saw; the Go test
 // judges them. Usage: node ts-sdk-client.mjs <base URL> <API key> <prompt name>
 // (MCP_SDK_DIR names the testdata/npm directory holding node_modules).

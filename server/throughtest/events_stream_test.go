@@ -1,4 +1,4 @@
-package events_test
+package throughtest
 
 import (
 	"bufio"
@@ -23,23 +23,23 @@ import (
 
 const streamPath = "/api/v2/shared-chat/stream"
 
-type env struct {
+type streamEnv struct {
 	s   *servertest.Server
 	ann *servertest.Account
 	key string
 	api *servertest.Caller
 }
 
-func setup(t *testing.T, opts ...servertest.Option) *env {
+func setupStream(t *testing.T, opts ...servertest.Option) *streamEnv {
 	t.Helper()
 	s := servertest.New(t, opts...)
 	ann := s.SignUp("ann")
 	key := ann.NewKey("Scout", "chat")
-	return &env{s: s, ann: ann, key: key, api: s.WithKey(key)}
+	return &streamEnv{s: s, ann: ann, key: key, api: s.WithKey(key)}
 }
 
 // send posts a message over REST and answers its id.
-func (e *env) send(t *testing.T, api *servertest.Caller, content string) string {
+func (e *streamEnv) send(t *testing.T, api *servertest.Caller, content string) string {
 	t.Helper()
 	res := api.Do(http.MethodPost, "/api/v2/shared-chat/send", map[string]any{"content": content})
 	if res.Status != http.StatusCreated {
@@ -52,7 +52,7 @@ func (e *env) send(t *testing.T, api *servertest.Caller, content string) string 
 // new_message with the stored message; each event names itself in event: and
 // in data's type, stored ones carry id:, every one a retry: hint.
 func TestSSEConnectedThenNewMessage(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	st := e.api.Stream(streamPath, "X-Agent-Name", "Ranger")
 	h := st.Response.Header
 	if st.Response.StatusCode != http.StatusOK || h.Get("Content-Type") != "text/event-stream" ||
@@ -86,7 +86,7 @@ func TestSSEConnectedThenNewMessage(t *testing.T) {
 	}
 }
 
-func (e *env) connectClient(protocol string, opts []connect.ClientOption) switchboardv1connect.EventServiceClient {
+func (e *streamEnv) connectClient(protocol string, opts []connect.ClientOption) switchboardv1connect.EventServiceClient {
 	return switchboardv1connect.NewEventServiceClient(e.s.Client(protocol), e.s.URL,
 		append(opts, connect.WithInterceptors(streamHeaders("Authorization", "Bearer "+e.key, "X-Agent-Name", "Pilot")))...)
 }
@@ -124,7 +124,7 @@ func receive(t *testing.T, s *connect.ServerStreamForClient[switchboardv1.Stream
 // EventService.StreamEvents carries the same events to typed clients, on every
 // Connect-family protocol.
 func TestConnectStream(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	for name, opts := range servertest.Protocols() {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
@@ -152,7 +152,7 @@ func TestConnectStream(t *testing.T) {
 // RULINGS "Shared chat and events": a client reconnecting with Last-Event-ID
 // (SSE) or last_event_id (Connect) receives what it missed, in order.
 func TestResumeAfterLastEventID(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	st := e.api.Stream(streamPath)
 	st.NextOf("connected")
 	var ids, sent []string
@@ -210,7 +210,7 @@ func TestResumeAfterLastEventID(t *testing.T) {
 // RULINGS "Shared chat and events": a heartbeat every Config.Heartbeat
 // (--heartbeat) with the server's time, on both streams.
 func TestHeartbeat(t *testing.T) {
-	e := setup(t, servertest.WithHeartbeat(20*time.Millisecond))
+	e := setupStream(t, servertest.WithHeartbeat(20*time.Millisecond))
 	st := e.api.Stream(streamPath)
 	st.NextOf("connected")
 	for range 2 {
@@ -236,7 +236,7 @@ func TestHeartbeat(t *testing.T) {
 // RULINGS "Accounts, keys, sessions": the stream is key (chat scope) or
 // session; another account's events never appear on it.
 func TestStreamAccessAndIsolation(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	bob := e.s.SignUp("bob")
 	bobAPI := e.s.WithKey(bob.NewKey("bob agent"))
 	bobStream := bobAPI.Stream(streamPath)
@@ -282,7 +282,7 @@ func TestStreamAccessAndIsolation(t *testing.T) {
 // The streams end when the app closes (servertest closes it before the HTTP
 // server), and Connect says why.
 func TestStreamsEndOnClose(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	st := e.api.Stream(streamPath)
 	st.NextOf("connected")
 	ctx, cancel := context.WithTimeout(context.Background(), servertest.StreamTimeout)
@@ -307,7 +307,7 @@ func TestStreamsEndOnClose(t *testing.T) {
 // ends) without holding back anyone else; it then resumes with Last-Event-ID
 // and has every message exactly once, in order.
 func TestSlowSSEClientIsDroppedThenResumes(t *testing.T) {
-	e := setup(t)
+	e := setupStream(t)
 	healthy := e.api.Stream(streamPath)
 	healthy.NextOf("connected")
 

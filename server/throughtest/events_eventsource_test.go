@@ -1,4 +1,4 @@
-package events_test
+package throughtest
 
 import (
 	"bufio"
@@ -90,7 +90,7 @@ func (p *cutProxy) cut() {
 	p.conns = nil
 }
 
-// nodeEvent is one line of testdata/eventsource-client.cjs.
+// nodeEvent is one line of testdata/events/eventsource-client.cjs.
 type nodeEvent struct {
 	Event string
 	ID    string
@@ -105,7 +105,7 @@ type nodeEvent struct {
 // server's retry hint with Last-Event-ID, and the server replays what it
 // missed (RULINGS "Shared chat and events").
 func TestEventSourceClientRecoversWithoutLoss(t *testing.T) {
-	tools, err := filepath.Abs(filepath.Join("testdata", "npm"))
+	tools, err := filepath.Abs(filepath.Join("testdata", "events", "npm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestEventSourceClientRecoversWithoutLoss(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node is required for this test: %v", err)
 	}
-	// The client is pinned in testdata/npm; a fresh checkout installs it here,
+	// The client is pinned in testdata/events/npm; a fresh checkout installs it here,
 	// so that `go test ./...` needs no step of its own.
 	if _, err := os.Stat(filepath.Join(tools, "node_modules", "eventsource", "package.json")); err != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -124,11 +124,11 @@ func TestEventSourceClientRecoversWithoutLoss(t *testing.T) {
 			t.Fatalf("npm ci in %s: %v\n%s", tools, err, out)
 		}
 	}
-	e := setup(t)
+	e := setupStream(t)
 	proxy := newCutProxy(t, e.s.URL[len("http://"):])
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "eventsource-client.cjs"),
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "events", "eventsource-client.cjs"),
 		"http://"+proxy.ln.Addr().String()+streamPath, e.key, "4")
 	cmd.Env = append(os.Environ(), "TOOLS_NPM="+tools)
 	cmd.Stderr = os.Stderr

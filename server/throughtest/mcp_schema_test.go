@@ -1,4 +1,4 @@
-package mcp_test
+package throughtest
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	sent := ann.Session.Do("POST", "/api/federation/relays", map[string]any{"connectionId": connID, "subject": "Hello"})
 	servertest.WantStatus(t, sent, http.StatusOK)
 	threadID := sent.JSON(t)["relay"].(map[string]any)["threadId"].(string)
-	cs := connect(t, srv, ann.NewKey("all", "mcp", "queue", "kanban", "chat", "contacts", "settings", "store", "network"), nil)
+	cs := mcpConnect(t, srv, ann.NewKey("all", "mcp", "queue", "kanban", "chat", "contacts", "settings", "store", "network"), nil)
 	added := structured(t, callTool(t, cs, "queue_add", map[string]any{"title": "Urgent thing", "priority": "urgent", "description": "x"}))
 	itemID := added["item"].(map[string]any)["id"].(string)
 
