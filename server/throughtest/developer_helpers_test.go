@@ -194,7 +194,7 @@ func (f *devFixture) register(t *testing.T, bearer string, body map[string]any, 
 	return res.JSON(t)
 }
 
-// devCounts are the rows this package writes, to prove a refusal wrote nothing.
+// devCounts are the rows the developer service writes, to prove a refusal wrote nothing.
 type devCounts struct{ users, agents, runs, tokens, usedTokens, keys int }
 
 func (f *devFixture) counts(t *testing.T) devCounts {
