@@ -27,19 +27,7 @@ func TestJSClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is required for this test: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(tools, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		install := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		install.Dir = tools
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", tools, err, out)
-		}
-	}
+	node := ensureNPM(t, tools, filepath.Join("@a2a-js", "sdk"))
 	s, acct, key := setupA2A(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

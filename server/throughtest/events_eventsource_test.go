@@ -109,21 +109,7 @@ func TestEventSourceClientRecoversWithoutLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is required for this test: %v", err)
-	}
-	// The client is pinned in testdata/events/npm; a fresh checkout installs it here,
-	// so that `go test ./...` needs no step of its own.
-	if _, err := os.Stat(filepath.Join(tools, "node_modules", "eventsource", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		install := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		install.Dir = tools
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", tools, err, out)
-		}
-	}
+	node := ensureNPM(t, tools, "eventsource")
 	e := setupStream(t)
 	proxy := newCutProxy(t, e.s.URL[len("http://"):])
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

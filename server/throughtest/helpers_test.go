@@ -2,9 +2,14 @@ package throughtest
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
@@ -49,4 +54,25 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// ensureNPM installs the npm packages pinned in dir (package-lock.json) when
+// node_modules lacks want, so that `go test ./...` on a fresh checkout needs
+// no step of its own. node and npm are required: the test fails without them.
+func ensureNPM(t *testing.T, dir, want string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is required for this test: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", want, "package.json")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		install := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		install.Dir = dir
+		if out, err := install.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+		}
+	}
+	return node
 }

@@ -49,27 +49,6 @@ type tsStep struct {
 	Message string `json:"message"`
 }
 
-// ensureNPM installs the npm packages pinned in dir (package-lock.json) when
-// node_modules lacks want, so that `go test ./...` on a fresh checkout needs
-// no step of its own. node and npm are required: the test fails without them.
-func ensureNPM(t *testing.T, dir, want string) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is required for this test: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", want, "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		install := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		install.Dir = dir
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
-	return node
-}
-
 // RULINGS "MCP": the official TypeScript SDK client (pinned in
 // testdata/mcp/npm), over Streamable HTTP, initializes, lists the tools, adds an
 // item the API then lists, gets an illegal move back as isError with the
