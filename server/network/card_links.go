@@ -34,7 +34,7 @@ func linkCard(ctx context.Context, tx *db.Tx, userID string, local, external *st
 	}
 	_, err := tx.Card.Update().Where(card.ID(*local), card.UserID(userID)).
 		SetNillableExternalCardID(external).SetExternalInstanceURL(c.PeerInstanceURL).Save(ctx)
-	return apperr.Wrap(err)
+	return err
 }
 
 // CardChanged is the board's hook (kanban.Service.Changed), in the card
@@ -53,7 +53,7 @@ func (s *Relays) CardChanged(ctx context.Context, tx *db.Tx, before, after *ent.
 		return nil
 	}
 	if err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	log := "priority " + string(before.Priority) + " → " + string(after.Priority)
 	if before.Status != after.Status {
@@ -94,7 +94,7 @@ func (s *Peers) ReceiveCardStatus(ctx context.Context, req *switchboardv1.Receiv
 			ReceivedAt: timestamppb.New(s.core.now().Truncate(time.Microsecond))})
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return &switchboardv1.ReceiveCardStatusResponse{Entries: int32(n)}, nil
 }
@@ -105,7 +105,7 @@ func (s *Relays) CardDigest(ctx context.Context, userID string, since time.Time)
 	cards, err := s.core.DB.Card.Query().Where(card.UserID(userID), card.ExternalCardIDNotNil(), card.ChangeLogNEQ("[]")).
 		Order(ent.Desc(card.FieldUpdatedAt)).All(ctx)
 	if err != nil {
-		return nil, apperr.Internal(err)
+		return nil, err
 	}
 	var out []*switchboardv1.KanbanCard
 	for _, k := range cards {

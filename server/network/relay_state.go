@@ -74,7 +74,7 @@ func itemRelay(ctx context.Context, tx *db.Tx, it *ent.QueueItem) (*ent.Relay, e
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
-	return r, apperr.Wrap(err)
+	return r, err
 }
 
 // recipientMoved records the recipient's relay in its new state and writes
@@ -96,14 +96,14 @@ func (s *Relays) recipientMoved(ctx context.Context, tx *db.Tx, r *ent.Relay, st
 		up.ClearReason()
 	}
 	if err := up.Exec(ctx); err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	c, err := tx.NetworkConnection.Get(ctx, r.ConnectionID)
 	if ent.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return apperr.Wrap(err)
+		return err
 	}
 	ack := &switchboardv1.AckRelayRequest{RelayId: r.RelayID, State: state, Result: deref(result), Reason: deref(reason),
 		OccurredAt: timestamppb.New(now)}
@@ -179,7 +179,7 @@ func (s *Peers) AckRelay(ctx context.Context, req *switchboardv1.AckRelayRequest
 		return s.senderMoved(ctx, tx, c, r, req, at)
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	return res, nil
 }
