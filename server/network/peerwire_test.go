@@ -54,14 +54,14 @@ func newRESTPeer(t *testing.T, protocols []string) *restPeer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+federation.WellKnownPath, p.wellKnown)
 	mux.HandleFunc("POST /api/v2/connections", p.receiveConnection)
-	mux.HandleFunc("POST /api/federation/connect/accept", p.confirm)
-	mux.HandleFunc("POST /api/v2/relay", p.receiveRelay)
-	mux.HandleFunc("POST /api/federation/relay", p.receiveRelay)
-	mux.HandleFunc("POST /api/federation/relay-ack", p.ack)
-	mux.HandleFunc("POST /api/federation/connections/remove", p.remove)
-	mux.HandleFunc("POST /api/federation/connections/rotate", p.rotate)
+	mux.HandleFunc("POST /api/federation/connect/accept", p.peerRoute(p.confirm))
+	mux.HandleFunc("POST /api/v2/relay", p.peerRoute(p.receiveRelay))
+	mux.HandleFunc("POST /api/federation/relay", p.peerRoute(p.receiveRelay))
+	mux.HandleFunc("POST /api/federation/relay-ack", p.peerRoute(p.ack))
+	mux.HandleFunc("POST /api/federation/connections/remove", p.peerRoute(p.remove))
+	mux.HandleFunc("POST /api/federation/connections/rotate", p.peerRoute(p.rotate))
 	mux.HandleFunc("GET /api/federation/patterns", p.patterns)
-	mux.HandleFunc("POST /api/federation/notifications", p.notification)
+	mux.HandleFunc("POST /api/federation/notifications", p.peerRoute(p.notification))
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.seen = append(p.seen, seenCall{r.Method, r.URL.Path, r.Header.Get("Content-Type")})
@@ -117,6 +117,25 @@ func (p *restPeer) presented(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// peerRoute is a route a connected Switchboard calls: the token it presents
+// must be one this peer issued, then the JSON body; fn runs under the lock
+// and answers the status and body.
+func (p *restPeer) peerRoute(fn func(m map[string]any) (int, any)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !p.presented(w, r) {
+			return
+		}
+		m, ok := p.body(w, r)
+		if !ok {
+			return
+		}
+		p.mu.Lock()
+		status, ans := fn(m)
+		p.mu.Unlock()
+		p.answer(w, status, ans)
+	}
+}
+
 func (p *restPeer) wellKnown(w http.ResponseWriter, r *http.Request) {
 	doc := map[string]any{"name": "rest-only peer", "version": "0.1"}
 	if p.protocols != nil {
@@ -165,74 +184,30 @@ func (p *restPeer) receiveConnection(w http.ResponseWriter, r *http.Request) {
 }
 
 // confirm is the Switchboard's acceptance of this peer's request.
-func (p *restPeer) confirm(w http.ResponseWriter, r *http.Request) {
-	if !p.presented(w, r) {
-		return
-	}
-	m, ok := p.body(w, r)
-	if !ok {
-		return
-	}
-	p.mu.Lock()
+func (p *restPeer) confirm(m map[string]any) (int, any) {
 	p.theirs, _ = m["federationToken"].(string)
 	p.connID, _ = m["peerConnectionId"].(string)
-	p.mu.Unlock()
-	p.answer(w, http.StatusOK, map[string]any{"success": true})
+	return http.StatusOK, map[string]any{"success": true}
 }
 
-func (p *restPeer) receiveRelay(w http.ResponseWriter, r *http.Request) {
-	if !p.presented(w, r) {
-		return
-	}
-	m, ok := p.body(w, r)
-	if !ok {
-		return
-	}
-	p.mu.Lock()
+func (p *restPeer) receiveRelay(m map[string]any) (int, any) {
 	p.relays = append(p.relays, m)
-	p.mu.Unlock()
-	p.answer(w, http.StatusOK, map[string]any{"success": true, "relayId": m["relayId"], "task": true, "cardId": "fake-card"})
+	return http.StatusOK, map[string]any{"success": true, "relayId": m["relayId"], "task": true, "cardId": "fake-card"}
 }
 
-func (p *restPeer) ack(w http.ResponseWriter, r *http.Request) {
-	if !p.presented(w, r) {
-		return
-	}
-	m, ok := p.body(w, r)
-	if !ok {
-		return
-	}
-	p.mu.Lock()
+func (p *restPeer) ack(m map[string]any) (int, any) {
 	p.acks = append(p.acks, m)
-	p.mu.Unlock()
-	p.answer(w, http.StatusOK, map[string]any{"applied": true, "state": m["state"]})
+	return http.StatusOK, map[string]any{"applied": true, "state": m["state"]}
 }
 
-func (p *restPeer) remove(w http.ResponseWriter, r *http.Request) {
-	if !p.presented(w, r) {
-		return
-	}
-	if _, ok := p.body(w, r); !ok {
-		return
-	}
-	p.mu.Lock()
+func (p *restPeer) remove(map[string]any) (int, any) {
 	p.dropped = true
-	p.mu.Unlock()
-	p.answer(w, http.StatusOK, map[string]any{"success": true})
+	return http.StatusOK, map[string]any{"success": true}
 }
 
-func (p *restPeer) rotate(w http.ResponseWriter, r *http.Request) {
-	if !p.presented(w, r) {
-		return
-	}
-	m, ok := p.body(w, r)
-	if !ok {
-		return
-	}
-	p.mu.Lock()
+func (p *restPeer) rotate(m map[string]any) (int, any) {
 	p.theirs, _ = m["federationToken"].(string)
-	p.mu.Unlock()
-	p.answer(w, http.StatusOK, map[string]any{"success": true})
+	return http.StatusOK, map[string]any{"success": true}
 }
 
 // snapshot is what the peer holds now (the test reads it while the peer's
@@ -264,19 +239,11 @@ func (p *restPeer) patterns(w http.ResponseWriter, r *http.Request) {
 		"skills": []string{"go"}, "maxConcurrent": 2, "typicalTurnaroundHours": 4, "updatedAt": nil}})
 }
 
-func (p *restPeer) notification(w http.ResponseWriter, r *http.Request) {
-	if !p.presented(w, r) {
-		return
-	}
-	m, ok := p.body(w, r)
-	if !ok {
-		return
-	}
+func (p *restPeer) notification(m map[string]any) (int, any) {
 	if m["title"] == nil || m["metadata"].(map[string]any)["cardId"] != "c1" {
-		p.refuse(w, http.StatusBadRequest, "title and metadata as an object")
-		return
+		return http.StatusBadRequest, map[string]any{"success": false, "error": "title and metadata as an object"}
 	}
-	p.answer(w, http.StatusOK, map[string]any{"notificationId": "fake-n1"})
+	return http.StatusOK, map[string]any{"notificationId": "fake-n1"}
 }
 
 // call is this peer calling the Switchboard at sb with the token it holds.
