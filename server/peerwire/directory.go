@@ -50,16 +50,26 @@ func (d *Directory) Learn(origin string, protocols []string) {
 }
 
 // Of is the protocol to call origin with: what it is known to speak, else
-// what its document lists, read now. A document that cannot be read is REST
-// for this call and is not remembered: every peer implements REST, and the
-// next call asks again.
+// what its document lists, read now. A document that cannot be read changes
+// nothing known: what was learned last (REST, which every peer serves, when
+// nothing was) holds for another period, so a peer that is down is not asked
+// for its document before every call to it (each would wait for the read,
+// and knock on a door the breaker keeps shut).
 func (d *Directory) Of(ctx context.Context, origin string) Protocol {
 	if p, ok := d.cached(origin); ok {
 		return p
 	}
 	doc, err := d.fetch(ctx, origin)
 	if err != nil {
-		return REST
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		l := d.known[key(origin)]
+		if l.protocol == "" {
+			l.protocol = REST
+		}
+		l.at = d.now()
+		d.known[key(origin)] = l
+		return l.protocol
 	}
 	d.Learn(origin, doc.Protocols)
 	return Choose(doc.Protocols)
