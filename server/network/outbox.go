@@ -98,5 +98,5 @@ func (s *Core) forward(ctx context.Context, tx *db.Tx, wire peerwire.Protocol, f
 	// The dispatcher sets the JSON content type itself.
 	delete(call.Header, "Content-Type")
 	f.URL, f.Body, f.Headers, f.At, f.InstanceID = call.URL, call.Body, call.Header, s.now(), ackInstance+c.ID
-	return apperr.Wrap(webhooks.EnqueueForward(ctx, tx, f))
+	return webhooks.EnqueueForward(ctx, tx, f)
 }
