@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -50,10 +51,13 @@ type Site struct {
 	files map[string]*file
 }
 
-// New reads the embedded build. It fails when the build is missing its page.
-func New() (*Site, error) {
-	return newSite(dist)
-}
+// New answers the embedded build, read (and its files gzipped) once per
+// process: a Site never changes after it is made, so every server of the
+// process (a test binary starts hundreds) shares one. It fails when the build
+// is missing its page.
+func New() (*Site, error) { return embedded() }
+
+var embedded = sync.OnceValues(func() (*Site, error) { return newSite(dist) })
 
 func newSite(fsys fs.FS) (*Site, error) {
 	root, err := fs.Sub(fsys, "dist")

@@ -75,18 +75,10 @@ func EmptyDSN(t testing.TB) string {
 }
 
 // postgresDatabase creates a database for one test (a copy of the template, or
-// empty) and drops it when the test ends.
+// empty) and drops it when the test ends; a copy of the template is emptied
+// instead and kept for the process's next test, when it can be (recycle.go).
 func postgresDatabase(t testing.TB, dsn string, migrated bool) string {
 	t.Helper()
-	name := "t_" + strings.ToLower(ids.New())
-	create := "CREATE DATABASE " + name
-	if migrated {
-		tmpl, err := postgresTemplateOnce()
-		if err != nil {
-			t.Fatalf("template database on %s: %v", TestPostgresEnv, err)
-		}
-		create += " TEMPLATE " + tmpl
-	}
 	// One short-lived connection each to create and to drop the database: none
 	// is held while the test runs.
 	exec := func(stmt string) error {
@@ -98,15 +90,46 @@ func postgresDatabase(t testing.TB, dsn string, migrated bool) string {
 		_, err = admin.ExecContext(context.Background(), stmt)
 		return err
 	}
-	if err := exec(create); err != nil {
-		t.Fatalf("create database on %s: %v", TestPostgresEnv, err)
-	}
-	t.Cleanup(func() {
+	drop := func(name string) {
 		if err := exec("DROP DATABASE " + name + " WITH (FORCE)"); err != nil {
 			t.Errorf("drop database %s: %v", name, err)
 		}
-	})
+	}
+	if migrated {
+		if name, ok := freeCopy(); ok {
+			t.Cleanup(func() { recycle(name, drop) })
+			return withDatabase(dsn, name)
+		}
+	}
+	name := copyPrefix() + strings.ToLower(ids.New())
+	create := "CREATE DATABASE " + name
+	if migrated {
+		tmpl, err := postgresTemplateOnce()
+		if err != nil {
+			t.Fatalf("template database on %s: %v", TestPostgresEnv, err)
+		}
+		create += " TEMPLATE " + tmpl
+	}
+	if err := exec(create); err != nil {
+		t.Fatalf("create database on %s: %v", TestPostgresEnv, err)
+	}
+	if migrated && recyclerFor(dsn, name) != nil {
+		t.Cleanup(func() { recycle(name, drop) })
+	} else {
+		t.Cleanup(func() { drop(name) })
+	}
 	return withDatabase(dsn, name)
+}
+
+// recycle empties a used copy for the next test, or drops it when it cannot
+// be reused.
+func recycle(name string, drop func(string)) {
+	recyclerMu.Lock()
+	r := theRecycler
+	recyclerMu.Unlock()
+	if r == nil || r.give(name) != nil {
+		drop(name)
+	}
 }
 
 // withDatabase points a PostgreSQL DSN at another database of the same server.

@@ -95,3 +95,70 @@ func tables(t *testing.T, d *db.DB) []string {
 	}
 	return names
 }
+
+// A copy a test has finished with reaches the process's next test as the
+// template left it: on PostgreSQL the same database, emptied, its sequences
+// restarted; a copy whose schema the test changed is never handed on.
+func TestUsedCopyComesBackAsTheTemplate(t *testing.T) {
+	ctx := context.Background()
+	var used string
+	t.Run("use", func(t *testing.T) {
+		d := dbtest.Open(t)
+		d.SetClock(dbtest.WallClock)
+		used = databaseName(t, d)
+		u, err := d.User.Create().SetUsername("ann").SetEmail("ann@example.com").SetPasswordHash("x").SetName("Ann").Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := d.StreamEvent.Create().SetUserID(u.ID).SetPayload([]byte("{}")).SetCreatedAt(dbtest.WallClock()).Save(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	var changed string
+	t.Run("again", func(t *testing.T) {
+		d := dbtest.Open(t)
+		d.SetClock(dbtest.WallClock)
+		if name := databaseName(t, d); os.Getenv(dbtest.TestPostgresEnv) != "" && name != used {
+			t.Errorf("second test got %s, want the first's %s, emptied", name, used)
+		}
+		if n, err := d.User.Query().Count(ctx); err != nil || n != 0 {
+			t.Fatalf("second test sees %d users (%v)", n, err)
+		}
+		u, err := d.User.Create().SetUsername("bob").SetEmail("bob@example.com").SetPasswordHash("x").SetName("Bob").Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := d.StreamEvent.Create().SetUserID(u.ID).SetPayload([]byte("{}")).SetCreatedAt(dbtest.WallClock()).Save(ctx)
+		if err != nil || e.ID != 1 {
+			t.Fatalf("first event of the second test has id %v (%v), want 1", e, err)
+		}
+		changed = databaseName(t, d)
+		if _, err := d.SQL.ExecContext(ctx, "CREATE TABLE scratch (x int)"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("after a schema change", func(t *testing.T) {
+		d := dbtest.Open(t)
+		if name := databaseName(t, d); name == changed {
+			t.Fatalf("the copy whose schema changed (%s) was handed on", name)
+		}
+		if got := tables(t, d); slices.Contains(got, "scratch") {
+			t.Fatalf("tables %v include the last test's scratch", got)
+		}
+	})
+}
+
+func databaseName(t *testing.T, d *db.DB) string {
+	t.Helper()
+	q := "SELECT file FROM pragma_database_list WHERE name = 'main'"
+	if d.Dialect == dialect.Postgres {
+		q = "SELECT current_database()"
+	}
+	var name string
+	if err := d.SQL.QueryRowContext(context.Background(), q).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
