@@ -26,6 +26,12 @@ var transport = []string{
 // reacts to the queue through events, the chat does not reach into the network.
 var forbidden = [][2]string{{"store", "queue"}, {"chat", "network"}}
 
+// byCaller names, for each service split at the trust boundary, its shared
+// core and the packages by who calls.
+var byCaller = map[string][]string{
+	"server/network": {"server/network/operator", "server/network/peers", "server/network/relays"},
+}
+
 // imports reads the non-test imports of every package under server/, within
 // this module, as paths relative to the module ("server/queue").
 func imports(t *testing.T) map[string][]string {
@@ -116,6 +122,24 @@ func TestDependencies(t *testing.T) {
 			for _, imp := range deps[p] {
 				if !allowed(imp) {
 					t.Errorf("%s imports %s; webhooks may import only the transport, apperr, auth, page, internal/, ent/ and gen/", p, imp)
+				}
+			}
+		}
+	})
+
+	// Issue 27, point 2: the operator network and federation are packages by
+	// who calls; the callers' packages share a core and never import each
+	// other, and the core imports none of them.
+	t.Run("services split by who calls", func(t *testing.T) {
+		for core, callers := range byCaller {
+			for _, p := range append([]string{core}, callers...) {
+				if _, ok := deps[p]; !ok {
+					t.Fatalf("package %s is gone: update byCaller", p)
+				}
+				for _, other := range callers {
+					if other != p && slices.Contains(deps[p], other) {
+						t.Errorf("%s imports %s: the packages by who calls share only %s", p, other, core)
+					}
 				}
 			}
 		}

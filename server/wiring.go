@@ -34,6 +34,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/keys"
 	"github.com/switchboard-hq/switchboard/server/mcp"
 	"github.com/switchboard-hq/switchboard/server/network"
+	"github.com/switchboard-hq/switchboard/server/network/operator"
+	"github.com/switchboard-hq/switchboard/server/network/peers"
+	"github.com/switchboard-hq/switchboard/server/network/relays"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/settings"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -81,9 +84,9 @@ type services struct {
 	audit      *audit.Service
 	// The operator network, split by who calls: the operator's
 	// connections and exchange, the peers' (untrusted) calls, the relays.
-	network *network.Operator
-	peers   *network.Peers
-	relays  *network.Relays
+	network *operator.Service
+	peers   *peers.Service
+	relays  *relays.Service
 	// assistant runs the assistant's action tags.
 	assistant *assistant.Executor
 	// conversation is the operator's chat with the assistant (and its tags).
@@ -202,7 +205,7 @@ func (h *house) buildFederation(*App) error {
 		ClientOptions: h.tracing.clientOptions(), Limiter: h.gate, Queue: s.queue, Outbox: h.hooks,
 		// A trusted peer's mode_get is the MCP door's own answer.
 		Mode: mcp.ModeOf(cfg.DB.Client, s.settings)})
-	s.network, s.peers, s.relays = network.NewOperator(core), network.NewPeers(core), network.NewRelays(core)
+	s.network, s.peers, s.relays = operator.New(core), peers.New(core), relays.New(core)
 	instances := s.spoke.Credential
 	if hub {
 		instances = s.hub.Credential

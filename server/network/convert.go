@@ -8,7 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/handle"
 )
 
-func toProto(c *ent.NetworkConnection) *switchboardv1.NetworkConnection {
+func ToProto(c *ent.NetworkConnection) *switchboardv1.NetworkConnection {
 	out := &switchboardv1.NetworkConnection{
 		Id: c.ID, Peer: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL), PeerInstanceUrl: c.PeerInstanceURL,
 		PeerInstanceName: c.PeerInstanceName, PeerUserEmail: c.PeerUserEmail, PeerUserName: c.PeerUserName,

@@ -24,6 +24,11 @@
 // peer's document) and hands out the client; Connect to a Switchboard, the
 // documented REST routes to a peer that lists only rest or nothing.
 //
-// The services are split by who calls (service.go): Operator, Peers (the
-// untrusted surface) and Relays, each holding the one Core.
+// This package is what the operator network's services share: Core (the
+// database, the clock, the instance key, the peers' outbound client and the
+// outbox), the switch, the relay intake and the conversions. The services
+// are packages by who calls: operator (the operator's connections and
+// exchange), peers (the untrusted surface other instances call) and relays
+// (the operator's relays and their state), each holding the one Core and
+// importing this package, never each other.
 package network

@@ -8,5 +8,5 @@ import (
 // PeerTokenOf opens the peer's token a connection row holds, for tests that
 // present it themselves.
 func PeerTokenOf(box *secrets.Box, c *ent.NetworkConnection) (string, error) {
-	return box.OpenText(*c.PeerTokenSealed, peerAAD(c.ID))
+	return box.OpenText(*c.PeerTokenSealed, PeerAAD(c.ID))
 }

@@ -23,7 +23,7 @@ type Outbox interface {
 
 // What became of a send (vocabulary peer_delivery).
 const (
-	deliveryDelivered = string(vocab.PeerDeliveryDelivered)
+	DeliveryDelivered = string(vocab.PeerDeliveryDelivered)
 	deliveryQueued    = string(vocab.PeerDeliveryQueued)
 )
 
@@ -32,9 +32,13 @@ const (
 	EventRelay        = "network.relay"
 	EventNotification = "network.notification"
 	EventJob          = "network.job"
+	// EventRelayAck carries a relay-ack to the relay's sender.
+	EventRelayAck = "relay.ack"
+	// EventCardStatus carries a linked card's status to the peer.
+	EventCardStatus = "card.status"
 )
 
-// toPeer sends msg to the connection's peer at procedure (its Connect
+// ToPeer sends msg to the connection's peer at procedure (its Connect
 // name) through the durable outbox (RULINGS "Details for the house issue"):
 // the row, in the protocol the peer speaks (peerwire; JSON either way, the
 // outbox's payload being text), is committed, then attempted at once with
@@ -42,9 +46,9 @@ const (
 // refusal (4xx) is the peer's error, as a direct call answered it, and the
 // row ends. Anything else (the peer down, its breaker open) leaves the row
 // to the federation retry schedule: queued.
-func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnection, event, procedure string,
+func (s *Core) ToPeer(ctx context.Context, userID string, c *ent.NetworkConnection, event, procedure string,
 	msg, answer proto.Message) (string, error) {
-	wire := s.peers.Of(ctx, c.PeerInstanceURL)
+	wire := s.Directory.Of(ctx, c.PeerInstanceURL)
 	id := ids.New()
 	err := s.DB.InTx(ctx, func(tx *db.Tx) error {
 		return s.forward(ctx, tx, wire, webhooks.Forward{UserID: userID, Event: event, ID: id, Held: s.Outbox != nil},
@@ -66,26 +70,26 @@ func (s *Core) toPeer(ctx context.Context, userID string, c *ent.NetworkConnecti
 			// Delivered all the same; only the peer's details are missing.
 			s.Logger.WarnContext(ctx, "network: a peer's answer could not be read", "connection", c.ID, "event", event, "error", err)
 		}
-		return deliveryDelivered, nil
+		return DeliveryDelivered, nil
 	case got.Refused:
-		return "", peerError(c.PeerInstanceURL, wire.Decode(got.Status, got.Body, nil))
+		return "", PeerError(c.PeerInstanceURL, wire.Decode(got.Status, got.Body, nil))
 	}
 	return deliveryQueued, nil
 }
 
-// toPeerInTx writes msg for the connection's peer at procedure to the
+// ToPeerInTx writes msg for the connection's peer at procedure to the
 // outbox inside tx (an ack, a linked card's change), in the protocol the
 // peer is known to speak: nothing is read from the peer inside a
 // transaction, so one this process has never heard from gets REST,
 // which every peer serves.
-func (s *Core) toPeerInTx(ctx context.Context, tx *db.Tx, userID string, c *ent.NetworkConnection, event, procedure string,
+func (s *Core) ToPeerInTx(ctx context.Context, tx *db.Tx, userID string, c *ent.NetworkConnection, event, procedure string,
 	msg proto.Message) error {
-	return s.forward(ctx, tx, s.peers.Known(c.PeerInstanceURL), webhooks.Forward{UserID: userID, Event: event},
+	return s.forward(ctx, tx, s.Directory.Known(c.PeerInstanceURL), webhooks.Forward{UserID: userID, Event: event},
 		c, procedure, msg)
 }
 
 // forward writes f, msg rendered for procedure in wire, as the connection's
-// federation row (its credential added at each attempt, Relays.Credential).
+// federation row (its credential added at each attempt, relays.Service.Credential).
 func (s *Core) forward(ctx context.Context, tx *db.Tx, wire peerwire.Protocol, f webhooks.Forward, c *ent.NetworkConnection,
 	procedure string, msg proto.Message) error {
 	call, err := wire.Encode(c.PeerInstanceURL, procedure, msg)
@@ -97,6 +101,6 @@ func (s *Core) forward(ctx context.Context, tx *db.Tx, wire peerwire.Protocol, f
 	}
 	// The dispatcher sets the JSON content type itself.
 	delete(call.Header, "Content-Type")
-	f.URL, f.Body, f.Headers, f.At, f.InstanceID = call.URL, call.Body, call.Header, s.now(), ackInstance+c.ID
+	f.URL, f.Body, f.Headers, f.At, f.InstanceID = call.URL, call.Body, call.Header, s.NowUTC(), AckInstance+c.ID
 	return webhooks.EnqueueForward(ctx, tx, f)
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
@@ -24,18 +23,9 @@ import (
 	"github.com/switchboard-hq/switchboard/server/queue"
 )
 
-var (
-	_ switchboardv1connect.NetworkServiceHandler      = (*Operator)(nil)
-	_ switchboardv1connect.NetworkRelayServiceHandler = (*Relays)(nil)
-	_ switchboardv1connect.NetworkPeerServiceHandler  = (*Peers)(nil)
-)
-
 // peerTimeout bounds each call to a peer. A request waits for the peer's
 // own verification call back to this instance.
 const peerTimeout = 20 * time.Second
-
-// pendingFor is how long an issued token answers the peer's verification.
-const pendingFor = 2 * time.Minute
 
 // Config is the flags' part of the operator network.
 type Config struct {
@@ -51,8 +41,9 @@ type Config struct {
 // Core is what the operator network's three services share, built once by
 // NewCore and handed to each by pointer: the database, the clock, the
 // instance key, the outbound client under the peers' address rule and the
-// outbox. Its methods (the switch, the peer clients, the relay intake) are
-// unexported: only the services below call them.
+// outbox. Its methods (the switch, the peer clients, the relay intake) serve
+// the three packages by who calls (operator, peers, relays), not the server's
+// wiring.
 type Core struct {
 	DB      *db.DB
 	Now     func() time.Time
@@ -78,10 +69,12 @@ type Core struct {
 	// to the dispatcher's schedule (queued).
 	Outbox Outbox
 	egress egress.Policy
-	client *http.Client
-	// peers knows what each peer speaks (peerwire: the one place a call's
+	// HTTPClient is the outbound client under the peers' address rule (set
+	// by NewCore).
+	HTTPClient *http.Client
+	// Directory (set by NewCore) knows what each peer speaks (peerwire: the one place a call's
 	// protocol is chosen), learned at the handshake's verification.
-	peers *peerwire.Directory
+	Directory *peerwire.Directory
 }
 
 // Limiter counts one request under a key in a rate class and refuses it
@@ -97,68 +90,30 @@ func NewCore(s Core) *Core {
 		s.Logger = slog.Default()
 	}
 	s.egress = egress.Policy{AllowPrivate: s.Config.AllowPrivate}
-	s.client = s.egress.Client(peerTimeout)
+	s.HTTPClient = s.egress.Client(peerTimeout)
 	if s.Audit != nil {
-		s.client.Transport = s.Audit.Transport(s.client.Transport)
+		s.HTTPClient.Transport = s.Audit.Transport(s.HTTPClient.Transport)
 	}
 	c := &s
-	c.peers = peerwire.NewDirectory(c.client, c.now)
+	c.Directory = peerwire.NewDirectory(c.HTTPClient, c.NowUTC)
 	return c
 }
 
-// The operator network is split by who calls (issue 27): the operator's
-// services, the peers' (untrusted: every call carries an sbf_ token this
-// side issued, or proves its origin in the handshake) and the operator's
-// relays with their state. Each holds the one Core.
+func (s *Core) NowUTC() time.Time { return s.Now().UTC() }
 
-// Operator serves the operator's NetworkService (settings, connections,
-// preferences) and NetworkExchangeService (notifications, patterns, jobs,
-// capabilities).
-type Operator struct{ core *Core }
-
-// NewOperator makes the operator's services over c.
-func NewOperator(c *Core) *Operator { return &Operator{core: c} }
-
-// Peers serves what peers call: NetworkPeerService (handshake, accept,
-// remove, rotate), NetworkRelayPeerService (relays and acks),
-// NetworkExchangePeerService and NetworkSharePeerService, the well-known
-// answer to a handshake's verification, and the gate's credential checks.
-type Peers struct{ core *Core }
-
-// NewPeers makes the peers' services over c.
-func NewPeers(c *Core) *Peers { return &Peers{core: c} }
-
-// Relays serves the operator's NetworkRelayService and NetworkRouteService,
-// keeps relay state (the queue's and the board's subscriptions, the outbox
-// rows' credential) and records the MCP door's broadcasts and routes.
-type Relays struct{ core *Core }
-
-// NewRelays makes the operator's relay services over c.
-func NewRelays(c *Core) *Relays { return &Relays{core: c} }
-
-func (s *Core) now() time.Time { return s.Now().UTC() }
-
-// peer is a typed client for the instance at origin, in the protocol it
+// Peer is a typed client for the instance at origin, in the protocol it
 // speaks.
-func (s *Core) peer(ctx context.Context, origin string) peerwire.NetworkPeer {
-	return s.peers.NetworkPeer(ctx, origin, s.ClientOptions...)
+func (s *Core) Peer(ctx context.Context, origin string) peerwire.NetworkPeer {
+	return s.Directory.NetworkPeer(ctx, origin, s.ClientOptions...)
 }
 
-// withToken is ctx for one call to a peer presenting token.
-func withToken(ctx context.Context, token string) context.Context {
-	if token == "" {
-		return ctx
-	}
-	return peerwire.WithHeader(ctx, auth.FederationTokenHeader, token)
-}
-
-// peerError turns a failed call to a peer into this instance's answer. The
+// PeerError turns a failed call to a peer into this instance's answer. The
 // peer's refusal keeps its kind (403, 404) except 401, which must not read
 // as the operator's own session ending; an unreachable peer is 503, worded
 // by egress.Reason: the origin as the operator gave it, never the address it
 // resolved to, the dial guard's ranges or the resolver (RULINGS "Security
 // details"; the cause stays for the log).
-func peerError(origin string, err error) error {
+func PeerError(origin string, err error) error {
 	if !connect.IsWireError(err) {
 		if cause, ok := egress.Unreachable(err); ok {
 			return &apperr.Error{Kind: apperr.KindUnavailable, Cause: cause, Message: "the peer at " + origin + " could not be reached: " + cause.Error()}
@@ -184,8 +139,8 @@ func peerError(origin string, err error) error {
 	return &apperr.Error{Kind: apperr.KindUnavailable, Cause: err, Message: "the peer at " + origin + " could not be reached: " + egress.Reason(err)}
 }
 
-// selfOrigin is this instance's origin as peers verify it.
-func (s *Core) selfOrigin() (string, error) {
+// SelfOrigin is this instance's origin as peers verify it.
+func (s *Core) SelfOrigin() (string, error) {
 	u, err := url.Parse(s.PublicURL)
 	if s.PublicURL == "" || err != nil || u.Host == "" {
 		return "", apperr.IllegalMove("set --public-url (SWITCHBOARD_PUBLIC_URL) to this instance's address first: the peer calls it to verify the request")
@@ -193,17 +148,17 @@ func (s *Core) selfOrigin() (string, error) {
 	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
-// owned is the signed-in caller's connection id; another account's is 404.
-func (s *Core) owned(ctx context.Context, id string) (*ent.NetworkConnection, error) {
-	return callerRow(ctx, "connection", id, func(userID string) (*ent.NetworkConnection, error) {
+// Owned is the signed-in caller's connection id; another account's is 404.
+func (s *Core) Owned(ctx context.Context, id string) (*ent.NetworkConnection, error) {
+	return CallerRow(ctx, "connection", id, func(userID string) (*ent.NetworkConnection, error) {
 		return s.DB.NetworkConnection.Query().Where(networkconnection.ID(id), networkconnection.UserID(userID)).Only(ctx)
 	})
 }
 
-// callerRow finds one of the signed-in caller's rows by id with find, whose
+// CallerRow finds one of the signed-in caller's rows by id with find, whose
 // query is scoped to the caller's user id: 400 without an id, 404 when find
 // finds none (another account's id included).
-func callerRow[T any](ctx context.Context, what, id string, find func(userID string) (T, error)) (T, error) {
+func CallerRow[T any](ctx context.Context, what, id string, find func(userID string) (T, error)) (T, error) {
 	var none T
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
@@ -222,8 +177,8 @@ func callerRow[T any](ctx context.Context, what, id string, find func(userID str
 	return row, nil
 }
 
-// needSecrets refuses what needs the instance key without one.
-func (s *Core) needSecrets() error {
+// NeedSecrets refuses what needs the instance key without one.
+func (s *Core) NeedSecrets() error {
 	if s.Secrets == nil {
 		return &apperr.Error{Kind: apperr.KindUnavailable,
 			Message: "this instance has no secret key (SWITCHBOARD_SECRET_KEY), so it cannot keep federation tokens"}
@@ -232,5 +187,5 @@ func (s *Core) needSecrets() error {
 }
 
 // AAD binds each sealed token to its row and its role.
-func peerAAD(id string) []byte    { return []byte("network-peer-token:" + id) }
-func pendingAAD(id string) []byte { return []byte("network-pending-token:" + id) }
+func PeerAAD(id string) []byte    { return []byte("network-peer-token:" + id) }
+func PendingAAD(id string) []byte { return []byte("network-pending-token:" + id) }

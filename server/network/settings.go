@@ -8,56 +8,54 @@ import (
 
 	"github.com/switchboard-hq/switchboard/ent"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// switchState is the admin's switch as it stands: the stored row, else the
+// SwitchState is the admin's switch as it stands: the stored row, else the
 // flags.
-type switchState struct {
-	enabled   bool
-	allowlist []string
+type SwitchState struct {
+	Enabled   bool
+	Allowlist []string
 }
 
 // admits says whether origin may take part: any origin under an empty
 // allowlist, else only the listed ones.
-func (w switchState) admits(origin string) bool {
-	return len(w.allowlist) == 0 || slices.Contains(w.allowlist, origin)
+func (w SwitchState) admits(origin string) bool {
+	return len(w.Allowlist) == 0 || slices.Contains(w.Allowlist, origin)
 }
 
-// listed says whether origin is on a non-empty allowlist (what auto-accept
+// Listed says whether origin is on a non-empty allowlist (what auto-accept
 // needs).
-func (w switchState) listed(origin string) bool {
-	return len(w.allowlist) > 0 && slices.Contains(w.allowlist, origin)
+func (w SwitchState) Listed(origin string) bool {
+	return len(w.Allowlist) > 0 && slices.Contains(w.Allowlist, origin)
 }
 
-func (s *Core) switchState(ctx context.Context) (switchState, error) {
+func (s *Core) Switch(ctx context.Context) (SwitchState, error) {
 	row, err := s.DB.NetworkSetting.Query().First(ctx)
 	if ent.IsNotFound(err) {
-		return switchState{enabled: s.Config.Enabled, allowlist: s.Config.Allowlist}, nil
+		return SwitchState{Enabled: s.Config.Enabled, Allowlist: s.Config.Allowlist}, nil
 	}
 	if err != nil {
-		return switchState{}, err
+		return SwitchState{}, err
 	}
-	return switchState{enabled: row.Enabled, allowlist: row.Allowlist}, nil
+	return SwitchState{Enabled: row.Enabled, Allowlist: row.Allowlist}, nil
 }
 
-// on answers the switch, or 403 while the operator network is off.
-func (s *Core) on(ctx context.Context) (switchState, error) {
-	w, err := s.switchState(ctx)
+// SwitchOn answers the switch, or 403 while the operator network is off.
+func (s *Core) SwitchOn(ctx context.Context) (SwitchState, error) {
+	w, err := s.Switch(ctx)
 	if err != nil {
 		return w, err
 	}
-	if !w.enabled {
+	if !w.Enabled {
 		return w, apperr.Forbidden("the operator network is off on this instance (--federation, or the admin's federation settings)")
 	}
 	return w, nil
 }
 
-// admit refuses an origin outside a non-empty allowlist with 403.
-func admit(w switchState, origin string) error {
+// Admit refuses an origin outside a non-empty allowlist with 403.
+func Admit(w SwitchState, origin string) error {
 	if !w.admits(origin) {
 		return apperr.Forbidden("%s is not on this instance's federation allowlist", origin)
 	}
@@ -86,9 +84,9 @@ func (originError) Error() string {
 
 var errOrigin = originError{}
 
-// peerOrigin checks a peer's address: an origin, https unless
+// PeerOrigin checks a peer's address: an origin, https unless
 // --federation-allow-private, and an address the egress rule admits.
-func (s *Core) peerOrigin(ctx context.Context, field, raw string) (string, error) {
+func (s *Core) PeerOrigin(ctx context.Context, field, raw string) (string, error) {
 	origin, err := Origin(raw)
 	if err != nil {
 		return "", apperr.Invalid("%s: %s", field, err)
@@ -103,60 +101,12 @@ func (s *Core) peerOrigin(ctx context.Context, field, raw string) (string, error
 	return origin, nil
 }
 
-func admin(ctx context.Context) error {
-	p, err := auth.RequirePrincipal(ctx)
-	if err != nil {
-		return err
-	}
-	if p.Role != "admin" {
-		return apperr.Forbidden("only this instance's admin may change its federation settings")
-	}
-	return nil
-}
-
-func (s *Core) settingsOf(w switchState) *switchboardv1.NetworkSettings {
-	list := w.allowlist
+func (s *Core) SettingsOf(w SwitchState) *switchboardv1.NetworkSettings {
+	list := w.Allowlist
 	if list == nil {
 		list = []string{}
 	}
-	return &switchboardv1.NetworkSettings{Enabled: w.enabled, Allowlist: list, AllowPrivate: s.Config.AllowPrivate}
-}
-
-// GetNetworkSettings answers the switch (admin only).
-func (s *Operator) GetNetworkSettings(ctx context.Context, _ *switchboardv1.GetNetworkSettingsRequest) (*switchboardv1.GetNetworkSettingsResponse, error) {
-	if err := admin(ctx); err != nil {
-		return nil, err
-	}
-	w, err := s.core.switchState(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &switchboardv1.GetNetworkSettingsResponse{Settings: s.core.settingsOf(w)}, nil
-}
-
-// UpdateNetworkSettings replaces the switch and the allowlist (admin only).
-func (s *Operator) UpdateNetworkSettings(ctx context.Context, req *switchboardv1.UpdateNetworkSettingsRequest) (*switchboardv1.UpdateNetworkSettingsResponse, error) {
-	if err := admin(ctx); err != nil {
-		return nil, err
-	}
-	list, err := Allowlist(req.GetAllowlist())
-	if err != nil {
-		return nil, apperr.Invalid("allowlist: %s", err)
-	}
-	err = s.core.DB.InTx(ctx, func(tx *db.Tx) error {
-		row, err := tx.NetworkSetting.Query().First(ctx)
-		switch {
-		case ent.IsNotFound(err):
-			return tx.NetworkSetting.Create().SetEnabled(req.GetEnabled()).SetAllowlist(list).Exec(ctx)
-		case err != nil:
-			return err
-		}
-		return row.Update().SetEnabled(req.GetEnabled()).SetAllowlist(list).Exec(ctx)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &switchboardv1.UpdateNetworkSettingsResponse{Settings: s.core.settingsOf(switchState{enabled: req.GetEnabled(), allowlist: list})}, nil
+	return &switchboardv1.NetworkSettings{Enabled: w.Enabled, Allowlist: list, AllowPrivate: s.Config.AllowPrivate}
 }
 
 // Allowlist reads origins (the flag's comma-separated parts, the admin's

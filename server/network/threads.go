@@ -8,7 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
 
-// ownThread refuses a relay's threadId or parentRelayId that is not its
+// OwnThread refuses a relay's threadId or parentRelayId that is not its
 // connection's (RULINGS "Security details": 404 from a peer and from the
 // operator's own send alike), so that no one joins a thread of another
 // connection and shows beside its parties.
@@ -18,7 +18,7 @@ import (
 // reply names a thread a peer started without an id). A thread no relay
 // carries is a new one. A parent must be a relay of this connection, by the
 // relay id both sides know or this side's id.
-func ownThread(ctx context.Context, relays *ent.RelayClient, connectionID string, thread, parent *string) error {
+func OwnThread(ctx context.Context, relays *ent.RelayClient, connectionID string, thread, parent *string) error {
 	if thread != nil && *thread != "" {
 		first, err := relays.Query().
 			Where(relay.Or(relay.ThreadID(*thread), relay.And(relay.ThreadIDIsNil(), relay.RelayID(*thread)))).

@@ -1,4 +1,4 @@
-package network
+package peers
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/relay"
+	"github.com/switchboard-hq/switchboard/server/network"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/ent/networkconnection"
-	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
@@ -29,8 +30,8 @@ var SharedTools = []string{"mode_get", "relay_threads", "relay_thread_list", "en
 // side's reads of what the connection shares, because the door's tools
 // search everything the operator holds (note: the door has no relay_threads
 // or job_browse tool on this branch).
-func (s *Peers) CallSharedTool(ctx context.Context, req *switchboardv1.CallSharedToolRequest) (*switchboardv1.CallSharedToolResponse, error) {
-	c, err := s.core.fromActivePeer(ctx, "mcp", nil)
+func (s *Service) CallSharedTool(ctx context.Context, req *switchboardv1.CallSharedToolRequest) (*switchboardv1.CallSharedToolResponse, error) {
+	c, err := s.core.FromActivePeer(ctx, "mcp", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ var errNoMode = errors.New("mcp: no mode_get is wired")
 
 // threadRelays are one thread's relays on the connection, oldest first; a
 // thread of another connection, or none, is 404.
-func (s *Peers) threadRelays(ctx context.Context, c *ent.NetworkConnection, id string) (any, error) {
+func (s *Service) threadRelays(ctx context.Context, c *ent.NetworkConnection, id string) (any, error) {
 	if id == "" {
 		return nil, apperr.Invalid("relay_thread_list: threadId is required")
 	}
@@ -102,7 +103,7 @@ func (s *Peers) threadRelays(ctx context.Context, c *ent.NetworkConnection, id s
 	}
 	list := []*switchboardv1.Relay{}
 	for _, r := range rows {
-		list = append(list, relayProto(r, c))
+		list = append(list, network.RelayProto(r, c))
 	}
 	return &switchboardv1.ListRelaysResponse{Relays: list}, nil
 }

@@ -1,4 +1,4 @@
-package network
+package peers
 
 import "context"
 
@@ -9,9 +9,9 @@ import "context"
 
 // PeerCheck refuses a peer's call while the operator network is off (403),
 // then one without a connection's federation token (401), as fromPeer does.
-func (s *Peers) PeerCheck(route string) func(context.Context) error {
+func (s *Service) PeerCheck(route string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		_, err := s.core.fromPeer(ctx, route, nil)
+		_, err := s.core.FromPeer(ctx, route, nil)
 		return err
 	}
 }
@@ -19,7 +19,7 @@ func (s *Peers) PeerCheck(route string) func(context.Context) error {
 // SwitchCheck refuses a peer's connection request while the operator
 // network is off (403): the request proves its caller by the origin its body
 // names, so the switch is all the gate can check.
-func (s *Peers) SwitchCheck(ctx context.Context) error {
-	_, err := s.core.on(ctx)
+func (s *Service) SwitchCheck(ctx context.Context) error {
+	_, err := s.core.SwitchOn(ctx)
 	return err
 }

@@ -1,4 +1,4 @@
-package network
+package peers
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/network"
 )
 
 // verify checks that origin holds token: its
@@ -16,11 +17,11 @@ import (
 // with the token (the check a hub makes of a spoke, federation.Verify). A
 // failure is 400 naming what went wrong. What the answer lists is how this
 // side calls the peer back.
-func (s *Peers) verify(ctx context.Context, origin, token, connectionID string) error {
-	protocols, err := federation.Verify(ctx, s.core.client, origin, url.Values{"connectionId": {connectionID}}, token,
+func (s *Service) verify(ctx context.Context, origin, token, connectionID string) error {
+	protocols, err := federation.Verify(ctx, s.core.HTTPClient, origin, url.Values{"connectionId": {connectionID}}, token,
 		"fromInstanceUrl", "offered federationToken")
 	if err == nil {
-		s.core.peers.Learn(origin, protocols)
+		s.core.Directory.Learn(origin, protocols)
 	}
 	return err
 }
@@ -29,7 +30,7 @@ func (s *Peers) verify(ctx context.Context, origin, token, connectionID string) 
 // federation.WellKnownPath: with ?connectionId= it signs the nonce with the
 // token this instance issued for that connection while its request is out
 // (404 otherwise); without, next (the spoke's answer) serves.
-func (s *Peers) WellKnown(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
+func (s *Service) WellKnown(next func(http.ResponseWriter, *http.Request) error) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := r.URL.Query().Get("connectionId")
 		if id == "" {
@@ -38,7 +39,7 @@ func (s *Peers) WellKnown(next func(http.ResponseWriter, *http.Request) error) f
 		// The switch holds here too: a request sent before the network was
 		// turned off is not verified after (docs/decisions.md).
 		return federation.AnswerVerification(w, r, func(ctx context.Context) (string, error) {
-			if _, err := s.core.on(ctx); err != nil {
+			if _, err := s.core.SwitchOn(ctx); err != nil {
 				return "", err
 			}
 			return s.pendingToken(ctx, id)
@@ -48,17 +49,17 @@ func (s *Peers) WellKnown(next func(http.ResponseWriter, *http.Request) error) f
 
 // pendingToken is the token issued for connection id while its request is
 // out and not expired.
-func (s *Peers) pendingToken(ctx context.Context, id string) (string, error) {
+func (s *Service) pendingToken(ctx context.Context, id string) (string, error) {
 	row, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.ID(id),
 		networkconnection.DirectionEQ(networkconnection.DirectionOutbound),
-		networkconnection.PendingTokenSealedNotNil(), networkconnection.PendingUntilGT(s.core.now())).Only(ctx)
+		networkconnection.PendingTokenSealedNotNil(), networkconnection.PendingUntilGT(s.core.NowUTC())).Only(ctx)
 	if ent.IsNotFound(err) || s.core.Secrets == nil {
 		return "", apperr.NotFound("no connection request %q is out from this instance", id)
 	}
 	if err != nil {
 		return "", err
 	}
-	token, err := s.core.Secrets.OpenText(*row.PendingTokenSealed, pendingAAD(row.ID))
+	token, err := s.core.Secrets.OpenText(*row.PendingTokenSealed, network.PendingAAD(row.ID))
 	if err != nil {
 		return "", apperr.Internal(err)
 	}

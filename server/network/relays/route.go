@@ -1,4 +1,4 @@
-package network
+package relays
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/card"
@@ -21,8 +19,10 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
+	"github.com/switchboard-hq/switchboard/server/network"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/handle"
 	"github.com/switchboard-hq/switchboard/internal/lists"
@@ -32,8 +32,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/network/rules"
 )
 
-var _ switchboardv1connect.NetworkRouteServiceHandler = (*Relays)(nil)
-
 // The network as a whole (RULINGS "The operator network": routing, graph,
 // briefing, serendipity_matches). The rules are server/network/rules'; this
 // file gathers what they read.
@@ -41,7 +39,7 @@ var _ switchboardv1connect.NetworkRouteServiceHandler = (*Relays)(nil)
 // RouteTask is the route_task answer: the operator's active connections (by
 // the patterns learned of them and the outcomes of the relays sent to them)
 // and installed store agents, ranked by rules.RouteTask. It writes nothing.
-func (s *Relays) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequest) (*switchboardv1.RouteTaskResponse, error) {
+func (s *Service) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequest) (*switchboardv1.RouteTaskResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -62,7 +60,7 @@ func (s *Relays) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequ
 			Factors: &switchboardv1.RouteFactors{SkillMatch: c.Factors.SkillMatch, CompletionRate: c.Factors.CompletionRate,
 				Capacity: c.Factors.Capacity, Trust: c.Factors.Trust, Reputation: c.Factors.Reputation,
 				Latency: c.Factors.Latency, DomainProximity: c.Factors.DomainProximity},
-			Skills: orEmpty(c.Skills), TaskTypes: orEmpty(c.TaskTypes), CompletedRelays: int32(c.CompletedRelays), //nolint:gosec // counts of one account's rows
+			Skills: network.OrEmpty(c.Skills), TaskTypes: network.OrEmpty(c.TaskTypes), CompletedRelays: int32(c.CompletedRelays), //nolint:gosec // counts of one account's rows
 			AckedRelays: int32(c.AckedRelays), OpenRelays: int32(c.OpenRelays), MedianAckHours: c.MedianAckHours, //nolint:gosec // as above
 			MaxConcurrent: int32(c.MaxConcurrent), AverageRating: c.AverageRating, Ratings: int32(c.Ratings)} //nolint:gosec // as above
 		if c.TrustLevel != "" {
@@ -75,7 +73,7 @@ func (s *Relays) RouteTask(ctx context.Context, req *switchboardv1.RouteTaskRequ
 
 // candidates are the user's active connections and installed store agents
 // as rules.RouteTask reads them.
-func (s *Relays) candidates(ctx context.Context, userID string) ([]rules.Candidate, error) {
+func (s *Service) candidates(ctx context.Context, userID string) ([]rules.Candidate, error) {
 	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID),
 		networkconnection.StatusEQ(networkconnection.StatusActive)).Order(ent.Asc(networkconnection.FieldID)).All(ctx)
 	if err != nil {
@@ -151,7 +149,7 @@ const agentRunsConsidered = 500
 // connection's relays are: a finished execution is an acked one (completed,
 // or failed and timed out), timed from its creation to its finish; an agent
 // runs one execution at a time, so one running fills its capacity.
-func (s *Relays) agentRuns(ctx context.Context, userID string, agents []*ent.StoreAgent) (map[string]*relayStats, error) {
+func (s *Service) agentRuns(ctx context.Context, userID string, agents []*ent.StoreAgent) (map[string]*relayStats, error) {
 	if len(agents) == 0 {
 		return nil, nil
 	}
@@ -223,21 +221,21 @@ func median(xs []float64) float64 {
 
 // RecordRoute writes task_routed: the operator used a route (relay_send
 // naming the strategy it follows) to send subject to these relays.
-func (s *Relays) RecordRoute(ctx context.Context, strategy, subject string, relays []*switchboardv1.Relay) error {
+func (s *Service) RecordRoute(ctx context.Context, strategy, subject string, relays []*switchboardv1.Relay) error {
 	return s.recordSend(ctx, "task_routed", fmt.Sprintf("Routed %q (%s) to %d", subject, strategy, len(relays)),
 		map[string]any{"strategy": strategy}, relays)
 }
 
 // RecordBroadcast writes relay_broadcast for one relay_send to several
 // connections.
-func (s *Relays) RecordBroadcast(ctx context.Context, subject string, relays []*switchboardv1.Relay) error {
+func (s *Service) RecordBroadcast(ctx context.Context, subject string, relays []*switchboardv1.Relay) error {
 	return s.recordSend(ctx, "relay_broadcast", fmt.Sprintf("Sent %q to %d connections", subject, len(relays)),
 		map[string]any{}, relays)
 }
 
 // recordSend writes the caller's activity entry for relays sent together,
 // naming them and their connections in metadata beside what it holds.
-func (s *Relays) recordSend(ctx context.Context, action, summary string, metadata map[string]any, relays []*switchboardv1.Relay) error {
+func (s *Service) recordSend(ctx context.Context, action, summary string, metadata map[string]any, relays []*switchboardv1.Relay) error {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return err
@@ -249,13 +247,13 @@ func (s *Relays) recordSend(ctx context.Context, action, summary string, metadat
 	metadata["relayIds"], metadata["connectionIds"] = ids, conns
 	return s.core.DB.InTx(ctx, func(tx *db.Tx) error {
 		return activity.Write(ctx, tx, activity.Entry{UserID: p.UserID, Action: action, Actor: p.Actor(),
-			At: s.core.now(), Summary: summary, Metadata: metadata})
+			At: s.core.NowUTC(), Summary: summary, Metadata: metadata})
 	})
 }
 
 // GetNetworkGraph is the operator (id "self") and each connection not
 // removed, with an edge per connection counting the relays both ways.
-func (s *Relays) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetworkGraphRequest) (*switchboardv1.GetNetworkGraphResponse, error) {
+func (s *Service) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetworkGraphRequest) (*switchboardv1.GetNetworkGraphResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -316,12 +314,12 @@ func (s *Relays) GetNetworkGraph(ctx context.Context, _ *switchboardv1.GetNetwor
 
 // GetNetworkBriefing is the network's briefing, counts first, and moves the
 // caller's last-briefing time (kept in their network preferences) to now.
-func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNetworkBriefingRequest) (*switchboardv1.GetNetworkBriefingResponse, error) {
+func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNetworkBriefingRequest) (*switchboardv1.GetNetworkBriefingResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := s.core.now()
+	now := s.core.NowUTC()
 	pref, err := s.core.DB.NetworkPreference.Query().Where(networkpreference.UserID(p.UserID)).Only(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return nil, err
@@ -358,14 +356,14 @@ func (s *Relays) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNet
 	if err != nil {
 		return nil, err
 	}
-	out := &switchboardv1.GetNetworkBriefingResponse{PendingRequests: lists.Map(pending, toProto), LinkedCardChanges: cards,
+	out := &switchboardv1.GetNetworkBriefingResponse{PendingRequests: lists.Map(pending, network.ToProto), LinkedCardChanges: cards,
 		AwaitingYou: []*switchboardv1.Relay{}, AwaitingPeers: []*switchboardv1.Relay{}, StateChanges: []*switchboardv1.Relay{},
-		Quarantined: []*switchboardv1.Relay{}, JobsReceived: lists.Map(jobs, jobProto)}
+		Quarantined: []*switchboardv1.Relay{}, JobsReceived: lists.Map(jobs, network.JobProto)}
 	if since != nil {
 		out.Since = timestamppb.New(*since)
 	}
 	for _, r := range rows {
-		rp := relayProto(r, conns[r.ConnectionID])
+		rp := network.RelayProto(r, conns[r.ConnectionID])
 		open := r.State == relay.StateDelivered || r.State == relay.StateAccepted || r.State == relay.StateBlocked
 		switch {
 		case r.Quarantined:
@@ -399,7 +397,7 @@ func count[T any](xs []T) int32 { return int32(len(xs)) } //nolint:gosec // list
 // contacts and active connections (with the skills learned of their
 // patterns) and the keywords of their active cards (every status but
 // completed) and open posted jobs.
-func (s *Relays) ListSerendipityMatches(ctx context.Context, req *switchboardv1.ListSerendipityMatchesRequest) (*switchboardv1.ListSerendipityMatchesResponse, error) {
+func (s *Service) ListSerendipityMatches(ctx context.Context, req *switchboardv1.ListSerendipityMatchesRequest) (*switchboardv1.ListSerendipityMatchesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -419,7 +417,7 @@ func (s *Relays) ListSerendipityMatches(ctx context.Context, req *switchboardv1.
 		return nil, err
 	}
 	cw := lists.Map(cards, func(c *ent.Card) rules.Work {
-		return rules.Work{ID: c.ID, Title: c.Title, Text: []string{deref(c.Description)}}
+		return rules.Work{ID: c.ID, Title: c.Title, Text: []string{network.Deref(c.Description)}}
 	})
 	jw := lists.Map(jobs, func(j *ent.Job) rules.Work {
 		return rules.Work{ID: j.ID, Title: j.Title, Text: append([]string{j.Description}, j.RequiredSkills...)}
@@ -430,19 +428,19 @@ func (s *Relays) ListSerendipityMatches(ctx context.Context, req *switchboardv1.
 		out.Matches = append(out.Matches, &switchboardv1.SerendipityMatch{
 			A:      &switchboardv1.SerendipityPerson{Id: m.A.ID, Name: m.A.Name, Party: m.A.Party},
 			B:      &switchboardv1.SerendipityPerson{Id: m.B.ID, Name: m.B.Name, Party: m.B.Party},
-			Shared: m.Shared, Overlap: int32(m.Overlap), CardIds: orEmpty(m.Cards), JobIds: orEmpty(m.Jobs), Reason: m.Reason, //nolint:gosec // a count of keywords
+			Shared: m.Shared, Overlap: int32(m.Overlap), CardIds: network.OrEmpty(m.Cards), JobIds: network.OrEmpty(m.Jobs), Reason: m.Reason, //nolint:gosec // a count of keywords
 		})
 	}
 	return out, nil
 }
 
-func (s *Relays) people(ctx context.Context, userID string) ([]rules.Person, error) {
+func (s *Service) people(ctx context.Context, userID string) ([]rules.Person, error) {
 	contacts, err := s.core.DB.Contact.Query().Where(contact.UserID(userID)).Order(ent.Asc(contact.FieldID)).Limit(1000).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := lists.Map(contacts, func(c *ent.Contact) rules.Person {
-		return rules.Person{ID: c.ID, Name: c.Name, Party: rules.PartyContact, Tags: c.Tags, Company: deref(c.Company)}
+		return rules.Person{ID: c.ID, Name: c.Name, Party: rules.PartyContact, Tags: c.Tags, Company: network.Deref(c.Company)}
 	})
 	conns, err := s.core.DB.NetworkConnection.Query().Where(networkconnection.UserID(userID),
 		networkconnection.StatusEQ(networkconnection.StatusActive)).Order(ent.Asc(networkconnection.FieldID)).All(ctx)

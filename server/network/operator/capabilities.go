@@ -1,14 +1,15 @@
-package network
+package operator
 
 import (
 	"context"
 	"strings"
 
-	"google.golang.org/protobuf/types/known/timestamppb"
-
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/job"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
+	"github.com/switchboard-hq/switchboard/server/network"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/lists"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -28,7 +29,7 @@ const (
 )
 
 // DeclareCapability declares one capability of the caller's.
-func (s *Operator) DeclareCapability(ctx context.Context, req *switchboardv1.DeclareCapabilityRequest) (*switchboardv1.DeclareCapabilityResponse, error) {
+func (s *Service) DeclareCapability(ctx context.Context, req *switchboardv1.DeclareCapabilityRequest) (*switchboardv1.DeclareCapabilityResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -37,9 +38,9 @@ func (s *Operator) DeclareCapability(ctx context.Context, req *switchboardv1.Dec
 		return nil, apperr.Invalid("taskType is required")
 	}
 	c := s.core.DB.ProviderCapability.Create().SetUserID(p.UserID).SetTaskType(providercapability.TaskType(req.GetTaskType())).
-		SetSkills(nonEmpty(req.GetSkills())).SetDescription(req.GetDescription()).SetNillablePrice(req.Price).
-		SetNillableCurrency(optional(strings.ToUpper(req.GetCurrency()))).SetNillableUnit(optional(req.GetUnit())).
-		SetNillableSampleWorkURL(optional(req.GetSampleWorkUrl())).SetNillableRequirements(optional(req.GetRequirements()))
+		SetSkills(network.NonEmpty(req.GetSkills())).SetDescription(req.GetDescription()).SetNillablePrice(req.Price).
+		SetNillableCurrency(network.Optional(strings.ToUpper(req.GetCurrency()))).SetNillableUnit(network.Optional(req.GetUnit())).
+		SetNillableSampleWorkURL(network.Optional(req.GetSampleWorkUrl())).SetNillableRequirements(network.Optional(req.GetRequirements()))
 	if req.GetPricingModel() != "" {
 		c.SetPricingModel(providercapability.PricingModel(req.GetPricingModel()))
 	}
@@ -57,7 +58,7 @@ func (s *Operator) DeclareCapability(ctx context.Context, req *switchboardv1.Dec
 }
 
 // ListProviderCapabilities lists the caller's capabilities, oldest first.
-func (s *Operator) ListProviderCapabilities(ctx context.Context, _ *switchboardv1.ListProviderCapabilitiesRequest) (*switchboardv1.ListProviderCapabilitiesResponse, error) {
+func (s *Service) ListProviderCapabilities(ctx context.Context, _ *switchboardv1.ListProviderCapabilitiesRequest) (*switchboardv1.ListProviderCapabilitiesResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (s *Operator) ListProviderCapabilities(ctx context.Context, _ *switchboardv
 	return &switchboardv1.ListProviderCapabilitiesResponse{Capabilities: lists.Map(rows, capabilityProto)}, nil
 }
 
-func (s *Operator) capabilities(ctx context.Context, userID string) ([]*ent.ProviderCapability, error) {
+func (s *Service) capabilities(ctx context.Context, userID string) ([]*ent.ProviderCapability, error) {
 	rows, err := s.core.DB.ProviderCapability.Query().Where(providercapability.UserID(userID)).
 		Order(ent.Asc(providercapability.FieldCreatedAt), ent.Asc(providercapability.FieldID)).All(ctx)
 	if err != nil {
@@ -80,7 +81,7 @@ func (s *Operator) capabilities(ctx context.Context, userID string) ([]*ent.Prov
 
 // RemoveProviderCapability removes one of the caller's capabilities;
 // another account's id is 404.
-func (s *Operator) RemoveProviderCapability(ctx context.Context, req *switchboardv1.RemoveProviderCapabilityRequest) (*switchboardv1.RemoveProviderCapabilityResponse, error) {
+func (s *Service) RemoveProviderCapability(ctx context.Context, req *switchboardv1.RemoveProviderCapabilityRequest) (*switchboardv1.RemoveProviderCapabilityResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -100,7 +101,7 @@ func (s *Operator) RemoveProviderCapability(ctx context.Context, req *switchboar
 
 // MatchJobs ranks the caller's open received jobs against its capabilities
 // (rules.MatchJobs decides; this reads and renders).
-func (s *Operator) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsRequest) (*switchboardv1.MatchJobsResponse, error) {
+func (s *Service) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsRequest) (*switchboardv1.MatchJobsResponse, error) {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return nil, err
@@ -133,15 +134,15 @@ func (s *Operator) MatchJobs(ctx context.Context, req *switchboardv1.MatchJobsRe
 		if len(out.Matches) == limit {
 			break
 		}
-		out.Matches = append(out.Matches, &switchboardv1.JobMatch{Job: jobProto(byID[m.JobID]), Score: m.Score,
-			MatchedSkills: orEmpty(m.Skills), TaskTypeMatch: m.TaskType, CapabilityId: m.OfferID})
+		out.Matches = append(out.Matches, &switchboardv1.JobMatch{Job: network.JobProto(byID[m.JobID]), Score: m.Score,
+			MatchedSkills: network.OrEmpty(m.Skills), TaskTypeMatch: m.TaskType, CapabilityId: m.OfferID})
 	}
 	return out, nil
 }
 
 func capabilityProto(c *ent.ProviderCapability) *switchboardv1.ProviderCapability {
 	out := &switchboardv1.ProviderCapability{
-		Id: c.ID, TaskType: string(c.TaskType), Skills: orEmpty(c.Skills), Description: c.Description,
+		Id: c.ID, TaskType: string(c.TaskType), Skills: network.OrEmpty(c.Skills), Description: c.Description,
 		Price: c.Price, Currency: c.Currency, Unit: c.Unit, SampleWorkUrl: c.SampleWorkURL, Requirements: c.Requirements,
 		CreatedAt: timestamppb.New(c.CreatedAt),
 	}

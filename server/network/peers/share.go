@@ -1,4 +1,4 @@
-package network
+package peers
 
 import (
 	"cmp"
@@ -12,12 +12,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 )
-
-var _ switchboardv1connect.NetworkSharePeerServiceHandler = (*Peers)(nil)
 
 // RateRelay takes the calling connection's rating of a relay it sent here
 // that this side completed (RULINGS "The operator network": Cross-instance
@@ -26,8 +23,8 @@ var _ switchboardv1connect.NetworkSharePeerServiceHandler = (*Peers)(nil)
 // network reputation is the mean of the ratings on the relays they
 // completed (docs/decisions.md "The operator network: reputation, shared
 // reads and card links (issue 15)").
-func (s *Peers) RateRelay(ctx context.Context, req *switchboardv1.RateRelayRequest) (*switchboardv1.RateRelayResponse, error) {
-	c, err := s.core.fromActivePeer(ctx, "reputation", nil)
+func (s *Service) RateRelay(ctx context.Context, req *switchboardv1.RateRelayRequest) (*switchboardv1.RateRelayResponse, error) {
+	c, err := s.core.FromActivePeer(ctx, "reputation", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +44,7 @@ func (s *Peers) RateRelay(ctx context.Context, req *switchboardv1.RateRelayReque
 		// The update's own predicate makes the once a database fact: of two
 		// concurrent ratings one changes the row, the other nothing.
 		n, err := tx.Relay.Update().Where(relay.ID(r.ID), relay.RatingIsNil()).SetRating(int(req.GetRating())).
-			SetRatingFeedback(req.GetFeedback()).SetRatedAt(s.core.now().Truncate(time.Microsecond)).Save(ctx)
+			SetRatingFeedback(req.GetFeedback()).SetRatedAt(s.core.NowUTC().Truncate(time.Microsecond)).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -70,7 +67,7 @@ func (s *Peers) RateRelay(ctx context.Context, req *switchboardv1.RateRelayReque
 // NetworkReputation is a user's standing with the network: the mean of the
 // ratings peers gave on the relays they completed. It is its own figure,
 // apart from the task economy's UserReputation (docs/decisions.md).
-func (s *Peers) NetworkReputation(ctx context.Context, userID string) (*switchboardv1.NetworkReputation, error) {
+func (s *Service) NetworkReputation(ctx context.Context, userID string) (*switchboardv1.NetworkReputation, error) {
 	rows, err := s.core.DB.Relay.Query().Where(relay.UserID(userID), relay.DirectionEQ(relay.DirectionInbound), relay.RatingNotNil()).
 		Select(relay.FieldRating).All(ctx)
 	if err != nil {
@@ -93,8 +90,8 @@ func (s *Peers) NetworkReputation(ctx context.Context, userID string) (*switchbo
 // profile, the cards linked to that connection (sent as or created from its
 // relays) and the relay threads with it, each when q is empty or appears
 // (any case) in its name, title or subject.
-func (s *Peers) SearchSharedEntities(ctx context.Context, req *switchboardv1.SearchSharedEntitiesRequest) (*switchboardv1.SearchSharedEntitiesResponse, error) {
-	c, err := s.core.fromActivePeer(ctx, "entity-search", nil)
+func (s *Service) SearchSharedEntities(ctx context.Context, req *switchboardv1.SearchSharedEntitiesRequest) (*switchboardv1.SearchSharedEntitiesResponse, error) {
+	c, err := s.core.FromActivePeer(ctx, "entity-search", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +111,7 @@ func (s *Peers) SearchSharedEntities(ctx context.Context, req *switchboardv1.Sea
 
 // shared lists everything the connection may see, profile first, then
 // cards and threads by title.
-func (s *Peers) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switchboardv1.SharedEntity, error) {
+func (s *Service) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switchboardv1.SharedEntity, error) {
 	var out []*switchboardv1.SharedEntity
 	u, err := s.core.DB.User.Get(ctx, c.UserID)
 	if err != nil && !ent.IsNotFound(err) {
@@ -144,7 +141,7 @@ func (s *Peers) shared(ctx context.Context, c *ent.NetworkConnection) ([]*switch
 // linkedCards are the local user's cards linked to the connection: those
 // sent as its relays (an outbound relay's cardId) and those its request
 // relays became (the queue-to-board bridge: the item's card).
-func (s *Peers) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*ent.Card, error) {
+func (s *Service) linkedCards(ctx context.Context, c *ent.NetworkConnection) ([]*ent.Card, error) {
 	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).All(ctx)
 	if err != nil {
 		return nil, err
@@ -187,7 +184,7 @@ type thread struct {
 }
 
 // threadsWith are the relay threads on the connection, by subject.
-func (s *Peers) threadsWith(ctx context.Context, c *ent.NetworkConnection) ([]*thread, error) {
+func (s *Service) threadsWith(ctx context.Context, c *ent.NetworkConnection) ([]*thread, error) {
 	rows, err := s.core.DB.Relay.Query().Where(relay.ConnectionID(c.ID)).Order(ent.Asc(relay.FieldCreatedAt), ent.Asc(relay.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err

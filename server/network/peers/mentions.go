@@ -1,4 +1,4 @@
-package network
+package peers
 
 import (
 	"cmp"
@@ -22,8 +22,8 @@ const MentionLimit = 10
 // connection with a user of the caller's instance (docs/decisions.md "The
 // operator network: notifications, patterns and jobs"): a user who never
 // joined that instance's network is not shown to it.
-func (s *Peers) SearchNetworkMentions(ctx context.Context, req *switchboardv1.SearchNetworkMentionsRequest) (*switchboardv1.SearchNetworkMentionsResponse, error) {
-	row, err := s.core.fromActivePeer(ctx, "mentions", nil)
+func (s *Service) SearchNetworkMentions(ctx context.Context, req *switchboardv1.SearchNetworkMentionsRequest) (*switchboardv1.SearchNetworkMentionsResponse, error) {
+	row, err := s.core.FromActivePeer(ctx, "mentions", nil)
 	if err != nil {
 		return nil, err
 	}
