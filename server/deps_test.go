@@ -29,7 +29,8 @@ var forbidden = [][2]string{{"store", "queue"}, {"chat", "network"}}
 // byCaller names, for each service split at the trust boundary, its shared
 // core and the packages by who calls.
 var byCaller = map[string][]string{
-	"server/network": {"server/network/operator", "server/network/peers", "server/network/relays"},
+	"server/network":    {"server/network/operator", "server/network/peers", "server/network/relays"},
+	"server/federation": {"server/federation/hub", "server/federation/spoke"},
 }
 
 // imports reads the non-test imports of every package under server/, within

@@ -8,7 +8,8 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/internal/secrets"
-	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/hub"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/store/lifecycle"
 )
 
@@ -35,7 +36,7 @@ type ExecutionConfig struct {
 // its hub's validate-payment before settling its own listings' payments, and
 // reviews its users' global executions through the hub; a hub reviews its
 // spokes' users' global executions itself.
-func newLifecycle(cfg Config, policy egress.Policy, box *secrets.Box, hub *federation.Hub, remote *federation.Remote, spoke *federation.SpokeAdmin, tr *tracing) *lifecycle.Owner {
+func newLifecycle(cfg Config, policy egress.Policy, box *secrets.Box, hub *hub.Core, remote *hub.Remote, spoke *spoke.Admin, tr *tracing) *lifecycle.Owner {
 	x := cfg.Executions
 	lc := lifecycle.Config{
 		DB: cfg.DB, Now: cfg.now, Clock: cfg.Clock, Logger: cfg.Logger, Egress: policy,

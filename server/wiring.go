@@ -28,6 +28,8 @@ import (
 	"github.com/switchboard-hq/switchboard/server/events"
 	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
+	"github.com/switchboard-hq/switchboard/server/federation/hub"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/gate"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/kanban"
@@ -74,13 +76,13 @@ type services struct {
 	handoff  *a2a.Handoff
 	// The hub's and the spoke's sides, split by who calls them; hub and
 	// spoke hold the state they share.
-	hub        *federation.Hub
-	platform   *federation.Platform
-	hubAdmin   *federation.HubAdmin
-	remote     *federation.Remote
-	spoke      *federation.Spoke
-	spokeAdmin *federation.SpokeAdmin
-	inbound    *federation.Inbound
+	hub        *hub.Core
+	platform   *hub.Platform
+	hubAdmin   *hub.Admin
+	remote     *hub.Remote
+	spoke      *spoke.Core
+	spokeAdmin *spoke.Admin
+	inbound    *spoke.Inbound
 	audit      *audit.Service
 	// The operator network, split by who calls: the operator's
 	// connections and exchange, the peers' (untrusted) calls, the relays.
@@ -167,28 +169,28 @@ func (h *house) buildFederation(*App) error {
 	if !slices.Contains(vocab.Values("instance_role"), role) {
 		return fmt.Errorf("server: role must be one of %s, not %q", strings.Join(vocab.Values("instance_role"), ", "), role)
 	}
-	hub := role == "hub"
+	isHub := role == "hub"
 	box, policy, err := storeSecrets(cfg)
 	if err != nil {
 		return err
 	}
 	s.recorder = &audit.Recorder{DB: cfg.DB.Client, Now: cfg.now, Logger: cfg.Logger, Self: cfg.Executions.PublicURL,
-		Retention: cfg.Federation.AuditRetention, Caller: federation.CallerName(cfg.DB.Client, hub)}
-	s.spoke = federation.NewSpoke(federation.Spoke{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
+		Retention: cfg.Federation.AuditRetention, Caller: federation.CallerName(cfg.DB.Client, isHub)}
+	s.spoke = spoke.NewCore(spoke.Core{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
 		Logger: cfg.Logger, Role: role, PublicURL: cfg.Executions.PublicURL, Version: apiVersion,
 		Interval: cfg.Federation.HeartbeatInterval, Audit: s.recorder})
 	s.store = &store.Service{DB: cfg.DB, Now: cfg.now, Egress: h.egress, Policy: policy, BcryptCost: cfg.BcryptCost,
-		Guesses: h.gate, Secrets: box, Hub: hub}
+		Guesses: h.gate, Secrets: box, Hub: isHub}
 	// The store reaches the hub's store through the spoke side; a hub's own
 	// store is the global store.
-	s.spokeAdmin = federation.NewSpokeAdmin(s.spoke)
-	if !hub {
+	s.spokeAdmin = spoke.NewAdmin(s.spoke)
+	if !isHub {
 		s.store.Global = s.spokeAdmin
 	}
-	s.hub = federation.NewHub(federation.Hub{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
-		Serving: hub, StaleAfter: cfg.Federation.StaleAfter, Policy: policy,
+	s.hub = hub.NewCore(hub.Core{DB: cfg.DB, Now: cfg.now, Secrets: box, Egress: h.egress,
+		Serving: isHub, StaleAfter: cfg.Federation.StaleAfter, Policy: policy,
 		PublicURL: strings.TrimSuffix(cfg.Executions.PublicURL, "/"), Audit: s.recorder, ClientOptions: h.tracing.clientOptions()})
-	s.hubAdmin, s.remote = federation.NewHubAdmin(s.hub), federation.NewRemote(s.hub)
+	s.hubAdmin, s.remote = hub.NewAdmin(s.hub), hub.NewRemote(s.hub)
 	s.queue = &queue.Service{DB: cfg.DB, Now: cfg.now, LLM: cfg.LLM}
 	s.settings = &settings.Service{DB: cfg.DB, Now: cfg.now, Egress: h.egress}
 	// The outbox's dispatcher, made before the operator network, which
@@ -207,7 +209,7 @@ func (h *house) buildFederation(*App) error {
 		Mode: mcp.ModeOf(cfg.DB.Client, s.settings)})
 	s.network, s.peers, s.relays = operator.New(core), peers.New(core), relays.New(core)
 	instances := s.spoke.Credential
-	if hub {
+	if isHub {
 		instances = s.hub.Credential
 	}
 	h.credential = func(ctx context.Context, id string) (string, string, bool, error) {
@@ -221,8 +223,8 @@ func (h *house) buildFederation(*App) error {
 	// platform, the spoke's inbound) are built after it.
 	h.lifetime = newLifecycle(cfg, h.egress, box, s.hub, s.remote, s.spokeAdmin, h.tracing)
 	s.review = h.lifetime.Review
-	s.platform = federation.NewPlatform(s.hub, h.lifetime.Engine, h.lifetime.Review)
-	s.inbound = federation.NewInbound(s.spoke, h.lifetime.Engine)
+	s.platform = hub.NewPlatform(s.hub, h.lifetime.Engine, h.lifetime.Review)
+	s.inbound = spoke.NewInbound(s.spoke, h.lifetime.Engine)
 	s.execs = &engine.Service{Engine: h.lifetime.Engine, Global: global(s.hub, s.spokeAdmin)}
 	return nil
 }
@@ -339,11 +341,11 @@ func storeSecrets(cfg Config) (*secrets.Box, store.ReviewPolicy, error) {
 
 // global runs the hub's listings for the store's execute on an instance
 // that is not a hub; nil on a hub.
-func global(hub *federation.Hub, spoke *federation.SpokeAdmin) func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
-	if hub.Serving {
+func global(h *hub.Core, s *spoke.Admin) func(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+	if h.Serving {
 		return nil
 	}
-	return spoke.ExecuteGlobal
+	return s.ExecuteGlobal
 }
 
 // processRetries is the admin's process_retries on the dispatcher, counted.

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -57,7 +58,7 @@ func TestApprovalReachesTheSpoke(t *testing.T) {
 		return a["hubStatus"] == "active" && a["marketplaceId"] == mid
 	})
 	told, err := n.spoke.DB.ChatMessage.Query().Where(chatmessage.UserID(n.spokeAdmin.ID),
-		chatmessage.MetadataType(federation.TypeHubDecision)).All(context.Background())
+		chatmessage.MetadataType(spoke.TypeHubDecision)).All(context.Background())
 	if err != nil || len(told) != 1 || !strings.Contains(told[0].Content, "approved") {
 		t.Fatalf("comms: %v %v", told, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -111,7 +112,7 @@ func TestJoinHeartbeatLeave(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no heartbeat at %s: %v", want, n.instance(t))
 		}
-		n.spoke.Clock.Advance(federation.DefaultHeartbeatInterval)
+		n.spoke.Clock.Advance(spoke.DefaultHeartbeatInterval)
 		time.Sleep(20 * time.Millisecond)
 	}
 

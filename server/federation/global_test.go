@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/hub"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -285,12 +286,12 @@ func TestGlobalStoreRefusals(t *testing.T) {
 		"bearer secret":  {"Authorization", "Bearer " + string(secret)},
 		"platform token": {federation.InstanceHeader, auth.PlatformTokenPrefix + strings.Repeat("p", 40)},
 	} {
-		if res := sanon.Do(http.MethodPost, federation.DeliveriesPath, delivery(reader.ID), hdr...); res.Status != http.StatusUnauthorized {
+		if res := sanon.Do(http.MethodPost, hub.DeliveriesPath, delivery(reader.ID), hdr...); res.Status != http.StatusUnauthorized {
 			t.Errorf("deliveries, %s: %d %s", name, res.Status, res.Body)
 		}
 	}
 	as := func(b any) *servertest.Response {
-		return sanon.Do(http.MethodPost, federation.DeliveriesPath, b, federation.InstanceHeader, string(secret))
+		return sanon.Do(http.MethodPost, hub.DeliveriesPath, b, federation.InstanceHeader, string(secret))
 	}
 	if res := as(delivery(n.hub.DB.User.Query().FirstIDX(ctx))); res.Status != http.StatusNotFound {
 		t.Errorf("a hub user as requester: %d %s", res.Status, res.Body)

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
-	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 )
 
 // RULINGS "Federation: instances and the platform": more than 50 per sync
@@ -19,8 +19,8 @@ func TestMaxSyncIsTheContracts(t *testing.T) {
 	for _, m := range []protoreflect.ProtoMessage{&switchboardv1.SyncAgentsRequest{}, &switchboardv1.SyncCapabilitiesRequest{}} {
 		fd := m.ProtoReflect().Descriptor().Fields().Get(0)
 		rules, _ := proto.GetExtension(fd.Options(), validate.E_Field).(*validate.FieldRules)
-		if got := rules.GetRepeated().GetMaxItems(); got != federation.MaxSync {
-			t.Errorf("%s: the contract's max_items is %d, MaxSync %d", fd.FullName(), got, federation.MaxSync)
+		if got := rules.GetRepeated().GetMaxItems(); got != spoke.MaxSync {
+			t.Errorf("%s: the contract's max_items is %d, MaxSync %d", fd.FullName(), got, spoke.MaxSync)
 		}
 	}
 }

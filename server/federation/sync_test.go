@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-hq/switchboard/server/federation"
+	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -141,7 +141,7 @@ func TestSyncRules(t *testing.T) {
 		t.Fatalf("link: %d %s", res.Status, res.Body)
 	}
 	// More than 50 is the contract's refusal (max_items), naming the field.
-	servertest.WantErrorContaining(t, platform.Do(http.MethodPost, "/api/v2/federation/agents", agents(federation.MaxSync+1)),
+	servertest.WantErrorContaining(t, platform.Do(http.MethodPost, "/api/v2/federation/agents", agents(spoke.MaxSync+1)),
 		http.StatusBadRequest, "agents")
 	if list := platform.Do(http.MethodGet, "/api/v2/federation/agents", nil).JSON(t)["agents"].([]any); len(list) != 0 {
 		t.Fatalf("a refused sync stored agents: %v", list)

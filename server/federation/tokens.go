@@ -13,22 +13,6 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 )
 
-// prefixShown is how much of a platform token admins see.
-const prefixShown = 12
-
-// bearerOf checks that token is of the kind want and answers its hash; a
-// missing token or one of another kind is 401 naming both.
-func bearerOf(token, want, route string) (string, error) {
-	if token == "" {
-		return "", apperr.Unauthenticated("missing credential: %s takes \"Authorization: Bearer %s…\"", route, want)
-	}
-	if !strings.HasPrefix(token, want) {
-		got := auth.KindOf(token)
-		return "", apperr.Unauthenticated("%s takes %s (%s…), not %s", route, auth.KindOf(want), want, got)
-	}
-	return auth.HashToken(token), nil
-}
-
 // Sign is the verification answer for nonce: the lowercase hex HMAC-SHA256
 // of the nonce keyed by secret.
 func Sign(secret, nonce string) string {
@@ -38,7 +22,7 @@ func Sign(secret, nonce string) string {
 }
 
 // sameHash compares two hex hashes in constant time.
-func sameHash(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+func SameHash(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
 
 // CallerName names the registered instance whose platform token an
 // Authorization header presents, for the audit log; empty for anything else
@@ -47,20 +31,14 @@ func sameHash(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
 // first.
 func CallerName(c *ent.Client, serving bool) func(ctx context.Context, authorization string) string {
 	return func(ctx context.Context, authorization string) string {
-		if inst := platformCaller(ctx, c, serving, authorization); inst != nil {
+		if inst := PlatformInstance(ctx, c, serving, authorization); inst != nil {
 			return inst.Name
 		}
 		return ""
 	}
 }
 
-// platformCaller is the registered instance whose platform token an
-// Authorization header presents; nil for anything else.
-func (h *Hub) platformCaller(ctx context.Context, authorization string) *ent.FederationInstance {
-	return platformCaller(ctx, h.DB.Client, h.Serving, authorization)
-}
-
-func platformCaller(ctx context.Context, c *ent.Client, serving bool, authorization string) *ent.FederationInstance {
+func PlatformInstance(ctx context.Context, c *ent.Client, serving bool, authorization string) *ent.FederationInstance {
 	token, ok := strings.CutPrefix(authorization, "Bearer ")
 	if !serving || !ok || !strings.HasPrefix(token, auth.PlatformTokenPrefix) {
 		return nil

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/switchboard-hq/switchboard/ent/federationmembership"
 	"github.com/switchboard-hq/switchboard/gen/switchboard/v1/switchboardv1connect"
 	"github.com/switchboard-hq/switchboard/internal/egress"
 	"github.com/switchboard-hq/switchboard/server/apperr"
@@ -33,29 +32,6 @@ type verification struct {
 	Protocols []string `json:"protocols"`
 }
 
-// WellKnown answers GET WellKnownPath: without a nonce, the instance's
-// document ({name, version, protocols}; RULINGS "Details for the house
-// issue"); with ?nonce=…, the nonce and its HMAC keyed by the secret this
-// instance is registering (404 when it is registering none).
-func (s *Inbound) WellKnown() func(http.ResponseWriter, *http.Request) error {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if !r.URL.Query().Has("nonce") {
-			return answerJSON(w, s.document())
-		}
-		return AnswerVerification(w, r, s.pendingSecret)
-	}
-}
-
-// document is this instance's well-known document: its host as its name,
-// the binary's version and the protocols it serves.
-func (s *Inbound) document() peerwire.Document {
-	name := ""
-	if u, err := url.Parse(s.spoke.PublicURL); err == nil {
-		name = u.Host
-	}
-	return peerwire.Document{Name: name, Version: s.spoke.Version, Protocols: peerwire.Spoken}
-}
-
 // AnswerVerification writes the answer of WellKnownPath?nonce=…: the
 // request's nonce and its HMAC keyed by the secret being proven, which
 // secret finds (its error is the answer when it has none), with the
@@ -69,10 +45,10 @@ func AnswerVerification(w http.ResponseWriter, r *http.Request, secret func(cont
 	if err != nil {
 		return err
 	}
-	return answerJSON(w, verification{Nonce: nonce, Signature: Sign(key, nonce), Protocols: peerwire.Spoken})
+	return AnswerJSON(w, verification{Nonce: nonce, Signature: Sign(key, nonce), Protocols: peerwire.Spoken})
 }
 
-func answerJSON(w http.ResponseWriter, v any) error {
+func AnswerJSON(w http.ResponseWriter, v any) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(w).Encode(v)
@@ -118,26 +94,10 @@ func Verify(ctx context.Context, client *http.Client, base string, query url.Val
 	if answer.Nonce != nonce {
 		return nil, refuse("the answer does not echo the nonce")
 	}
-	if !sameHash(answer.Signature, Sign(secret, nonce)) {
+	if !SameHash(answer.Signature, Sign(secret, nonce)) {
 		return nil, refuse("the signature does not match the %s", secretName)
 	}
 	return answer.Protocols, nil
-}
-
-// pendingSecret is the secret being registered, if one is and has not
-// expired.
-func (s *Inbound) pendingSecret(ctx context.Context) (string, error) {
-	m, err := s.spoke.DB.FederationMembership.Query().
-		Where(federationmembership.PendingAPIKeySealedNotNil(), federationmembership.PendingUntilGT(s.spoke.now())).
-		First(ctx)
-	if err != nil || s.spoke.Secrets == nil {
-		return "", apperr.NotFound("this instance is not registering with a hub")
-	}
-	secret, err := s.spoke.Secrets.OpenText(*m.PendingAPIKeySealed, pendingAAD(m.ID))
-	if err != nil {
-		return "", apperr.Internal(err)
-	}
-	return secret, nil
 }
 
 // InboundPaths are the inbound federation routes the guard and the audit log

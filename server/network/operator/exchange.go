@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/network"
-	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // activeOwned is the caller's active connection id (another account's is

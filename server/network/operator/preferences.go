@@ -6,19 +6,16 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/switchboard-hq/switchboard/server/network"
-
 	// Quiet hours name IANA zones; the binary carries them.
 	_ "time/tzdata"
 
 	"github.com/switchboard-hq/switchboard/ent"
 	"github.com/switchboard-hq/switchboard/ent/networkpreference"
-
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/network"
 )
 
 // clockTime is HH:MM on a 24-hour clock.

@@ -4,12 +4,11 @@ import (
 	"context"
 
 	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/server/network"
-
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/network"
 )
 
 func admin(ctx context.Context) error {

@@ -6,16 +6,16 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/switchboard-hq/switchboard/ent"
-	"github.com/switchboard-hq/switchboard/ent/networkconnection"
-	"github.com/switchboard-hq/switchboard/ent/relay"
-	"github.com/switchboard-hq/switchboard/server/network"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/networkconnection"
+	"github.com/switchboard-hq/switchboard/ent/relay"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/network"
 )
 
 // SharedTools are the tools a trusted connection may call through POST

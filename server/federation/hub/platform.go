@@ -1,4 +1,4 @@
-package federation
+package hub
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/store/payments"
 )
@@ -279,7 +280,7 @@ func (h *Platform) storeListings(ctx context.Context, folded string, limit, offs
 		instance := h.hub.PublicURL
 		if r.SourceInstanceID != nil {
 			a.Origin = "synced"
-			instance = deref(r.SourceInstanceURL)
+			instance = federation.Deref(r.SourceInstanceURL)
 		}
 		if rich {
 			a.Counts = &switchboardv1.DiscoverCounts{Installs: int32(r.InstallCount),

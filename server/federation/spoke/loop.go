@@ -1,4 +1,4 @@
-package federation
+package spoke
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 )
 
 // kick asks the heartbeat loop to restart its wait (after a join).
-func (s *Spoke) kick() {
+func (s *Core) kick() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -16,7 +16,7 @@ func (s *Spoke) kick() {
 
 // Run sends a heartbeat every Interval on clock while this instance is
 // joined, until ctx ends.
-func (s *SpokeAdmin) Run(ctx context.Context, clock clockwork.Clock) {
+func (s *Admin) Run(ctx context.Context, clock clockwork.Clock) {
 	for {
 		timer := clock.NewTimer(s.spoke.Interval)
 		select {

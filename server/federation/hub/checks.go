@@ -1,4 +1,4 @@
-package federation
+package hub
 
 import (
 	"context"
@@ -31,13 +31,4 @@ func (h *Platform) DiscoverCheck(ctx context.Context) error {
 	}
 	_, err := h.hub.caller(ctx, "discover", false)
 	return err
-}
-
-// HubCheck refuses a call of the spoke's routes that does not present this
-// instance's secret, as fromHub does.
-func (s *Inbound) HubCheck(route string) func(context.Context) error {
-	return func(ctx context.Context) error {
-		_, err := s.fromHub(ctx, route)
-		return err
-	}
 }

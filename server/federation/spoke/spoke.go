@@ -1,4 +1,11 @@
-package federation
+// Package spoke is federation's spoke half, split by who calls: Inbound
+// serves what its hub calls with this instance's secret
+// (FederationSpokeService, FederationDeliveryService, the approval webhook,
+// the well-known answer) and sends dispatched results back; Admin serves the
+// spoke admin's membership (FederationService: join, status, rotate, leave),
+// the heartbeat loop, the store's global side and the fee check. Core is
+// their shared state.
+package spoke
 
 import (
 	"context"
@@ -24,6 +31,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 )
@@ -39,9 +47,9 @@ const hubTimeout = 30 * time.Second
 // pendingFor is how long a secret being registered answers verification.
 const pendingFor = 2 * time.Minute
 
-// Spoke is this instance's configuration and state as a hub's member,
-// shared by SpokeAdmin and Inbound.
-type Spoke struct {
+// Core is this instance's configuration and state as a hub's member,
+// shared by Admin and Inbound.
+type Core struct {
 	DB      *db.DB
 	Now     func() time.Time
 	Secrets *secrets.Box
@@ -62,8 +70,8 @@ type Spoke struct {
 	wake chan struct{}
 }
 
-// NewSpoke makes a Spoke with its outbound client.
-func NewSpoke(s Spoke) *Spoke {
+// NewCore makes the spoke's Core with its outbound client.
+func NewCore(s Core) *Core {
 	if s.Interval <= 0 {
 		s.Interval = DefaultHeartbeatInterval
 	}
@@ -78,35 +86,35 @@ func NewSpoke(s Spoke) *Spoke {
 	return &s
 }
 
-func (s *Spoke) now() time.Time { return s.Now().UTC() }
+func (s *Core) now() time.Time { return s.Now().UTC() }
 
 // The spoke's procedures are split by who calls them: the side its hub
 // calls with this instance's secret, apart from the admin's membership and
-// store routes. Each holds the shared state through the Spoke pointer.
+// store routes. Each holds the shared state through the Core pointer.
 
-// SpokeAdmin serves the instance's admin (FederationService: join, status,
+// Admin serves the instance's admin (FederationService: join, status,
 // rotate, leave, health, the marketplace link and sync), runs the
 // heartbeat loop, and is the store's and the engine's way to the hub's
 // global store (browse, execute, review, the fee check).
-type SpokeAdmin struct{ spoke *Spoke }
+type Admin struct{ spoke *Core }
 
-// NewSpokeAdmin makes the spoke admin's side over s.
-func NewSpokeAdmin(s *Spoke) *SpokeAdmin { return &SpokeAdmin{spoke: s} }
+// NewAdmin makes the spoke admin's side over s.
+func NewAdmin(s *Core) *Admin { return &Admin{spoke: s} }
 
 // Inbound serves what the hub calls on this spoke with its secret
 // (FederationSpokeService, FederationDeliveryService, the approval webhook,
 // the well-known answer) and returns the hub's dispatches when they end. It
 // runs dispatches through the engine, so it is built after the engine.
 type Inbound struct {
-	spoke *Spoke
+	spoke *Core
 	// Engine runs the executions the hub dispatches here.
 	Engine *engine.Engine
 }
 
 // NewInbound makes the spoke's hub-facing side over s.
-func NewInbound(s *Spoke, e *engine.Engine) *Inbound { return &Inbound{spoke: s, Engine: e} }
+func NewInbound(s *Core, e *engine.Engine) *Inbound { return &Inbound{spoke: s, Engine: e} }
 
-func (s *Spoke) admin(ctx context.Context) error {
+func (s *Core) admin(ctx context.Context) error {
 	p, err := auth.RequirePrincipal(ctx)
 	if err != nil {
 		return err
@@ -118,7 +126,7 @@ func (s *Spoke) admin(ctx context.Context) error {
 }
 
 // hub is a typed client for the hub at base, presenting token.
-func (s *Spoke) hub(base string) switchboardv1connect.FederationHubServiceClient {
+func (s *Core) hub(base string) switchboardv1connect.FederationHubServiceClient {
 	return switchboardv1connect.NewFederationHubServiceClient(s.client, base)
 }
 
@@ -153,7 +161,7 @@ func hubError(hubURL string, err error) error {
 }
 
 // membership is this instance's membership row, nil when there is none.
-func (s *Spoke) membership(ctx context.Context, c *ent.Client) (*ent.FederationMembership, error) {
+func (s *Core) membership(ctx context.Context, c *ent.Client) (*ent.FederationMembership, error) {
 	m, err := c.FederationMembership.Query().Order(ent.Desc(federationmembership.FieldCreatedAt)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
@@ -162,7 +170,7 @@ func (s *Spoke) membership(ctx context.Context, c *ent.Client) (*ent.FederationM
 }
 
 // JoinHub registers this instance with the hub and sends the first heartbeat.
-func (s *SpokeAdmin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) (*switchboardv1.JoinHubResponse, error) {
+func (s *Admin) JoinHub(ctx context.Context, req *switchboardv1.JoinHubRequest) (*switchboardv1.JoinHubResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -262,14 +270,14 @@ func tokenAAD(id string) []byte { return []byte("federation_memberships.platform
 
 // counts is what a heartbeat reports: this instance's users and its active
 // listings (zero when they cannot be counted: a heartbeat still goes).
-func (s *Spoke) counts(ctx context.Context) (users, agents int32) {
+func (s *Core) counts(ctx context.Context) (users, agents int32) {
 	u, _ := s.DB.User.Query().Count(ctx)
 	a, _ := s.DB.StoreAgent.Query().Where(storeagent.StatusEQ(storeagent.StatusActive)).Count(ctx)
 	return int32(u), int32(a)
 }
 
 // token opens the membership's platform token.
-func (s *Spoke) token(m *ent.FederationMembership) (string, error) {
+func (s *Core) token(m *ent.FederationMembership) (string, error) {
 	if m.PlatformTokenSealed == nil || s.Secrets == nil {
 		return "", errors.New("federation: no platform token")
 	}
@@ -277,7 +285,7 @@ func (s *Spoke) token(m *ent.FederationMembership) (string, error) {
 }
 
 // beat sends one heartbeat for m and records what came of it.
-func (s *SpokeAdmin) beat(ctx context.Context, m *ent.FederationMembership) (*ent.FederationMembership, error) {
+func (s *Admin) beat(ctx context.Context, m *ent.FederationMembership) (*ent.FederationMembership, error) {
 	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, err
@@ -299,7 +307,7 @@ func (s *SpokeAdmin) beat(ctx context.Context, m *ent.FederationMembership) (*en
 }
 
 // GetFederationStatus answers this instance's role and membership.
-func (s *SpokeAdmin) GetFederationStatus(ctx context.Context, _ *switchboardv1.GetFederationStatusRequest) (*switchboardv1.GetFederationStatusResponse, error) {
+func (s *Admin) GetFederationStatus(ctx context.Context, _ *switchboardv1.GetFederationStatusRequest) (*switchboardv1.GetFederationStatusResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -311,7 +319,7 @@ func (s *SpokeAdmin) GetFederationStatus(ctx context.Context, _ *switchboardv1.G
 }
 
 // LeaveFederation tells the hub (best effort) and forgets the membership.
-func (s *SpokeAdmin) LeaveFederation(ctx context.Context, _ *switchboardv1.LeaveFederationRequest) (*switchboardv1.LeaveFederationResponse, error) {
+func (s *Admin) LeaveFederation(ctx context.Context, _ *switchboardv1.LeaveFederationRequest) (*switchboardv1.LeaveFederationResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -334,7 +342,7 @@ func (s *SpokeAdmin) LeaveFederation(ctx context.Context, _ *switchboardv1.Leave
 }
 
 // RotateFederationToken asks the hub for a new platform token.
-func (s *SpokeAdmin) RotateFederationToken(ctx context.Context, _ *switchboardv1.RotateFederationTokenRequest) (*switchboardv1.RotateFederationTokenResponse, error) {
+func (s *Admin) RotateFederationToken(ctx context.Context, _ *switchboardv1.RotateFederationTokenRequest) (*switchboardv1.RotateFederationTokenResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -364,7 +372,7 @@ func (s *SpokeAdmin) RotateFederationToken(ctx context.Context, _ *switchboardv1
 // SetFederationHealth stores the health this instance announces and sends
 // it to the hub at once; the heartbeat's outcome is in the status (a hub
 // that cannot be reached hears it at the next heartbeat).
-func (s *SpokeAdmin) SetFederationHealth(ctx context.Context, req *switchboardv1.SetFederationHealthRequest) (*switchboardv1.SetFederationHealthResponse, error) {
+func (s *Admin) SetFederationHealth(ctx context.Context, req *switchboardv1.SetFederationHealthRequest) (*switchboardv1.SetFederationHealthResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -391,7 +399,7 @@ func (s *SpokeAdmin) SetFederationHealth(ctx context.Context, req *switchboardv1
 
 // joined is the membership of a joined instance; none is a failed
 // precondition.
-func (s *Spoke) joined(ctx context.Context) (*ent.FederationMembership, error) {
+func (s *Core) joined(ctx context.Context) (*ent.FederationMembership, error) {
 	m, err := s.membership(ctx, s.DB.Client)
 	if err != nil {
 		return nil, err
@@ -402,7 +410,7 @@ func (s *Spoke) joined(ctx context.Context) (*ent.FederationMembership, error) {
 	return m, nil
 }
 
-func (s *Spoke) toStatus(m *ent.FederationMembership) *switchboardv1.FederationStatus {
+func (s *Core) toStatus(m *ent.FederationMembership) *switchboardv1.FederationStatus {
 	role := s.Role
 	if role == "" {
 		role = "standalone"
@@ -416,7 +424,7 @@ func (s *Spoke) toStatus(m *ent.FederationMembership) *switchboardv1.FederationS
 	out.InstanceId = m.InstanceID
 	out.JoinedAt = timestamppb.New(*m.JoinedAt)
 	out.StoreParticipation = m.StoreParticipation
-	out.Health = ptr(string(m.Health))
+	out.Health = federation.Ptr(string(m.Health))
 	if m.LastSyncAt != nil {
 		out.LastSyncAt = timestamppb.New(*m.LastSyncAt)
 	}

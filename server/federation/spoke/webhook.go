@@ -1,4 +1,4 @@
-package federation
+package spoke
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/auth"
 	"github.com/switchboard-hq/switchboard/server/comms"
 	"github.com/switchboard-hq/switchboard/server/events"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -51,12 +52,12 @@ func (s *Inbound) Webhook() func(http.ResponseWriter, *http.Request) error {
 
 func (s *Inbound) webhook(r *http.Request) (bool, error) {
 	ctx := r.Context()
-	m, err := s.spoke.ownSecret(ctx, r.Header.Get(InstanceHeader))
+	m, err := s.spoke.OwnSecret(ctx, r.Header.Get(federation.InstanceHeader))
 	if err != nil {
 		return false, err
 	}
 	if m == nil {
-		return false, apperr.Unauthenticated("invalid %s: the webhook takes this instance's secret (%s…) from its hub", InstanceHeader, auth.InstanceKeyPrefix)
+		return false, apperr.Unauthenticated("invalid %s: the webhook takes this instance's secret (%s…) from its hub", federation.InstanceHeader, auth.InstanceKeyPrefix)
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxWebhook+1))
 	if err != nil {
@@ -68,22 +69,22 @@ func (s *Inbound) webhook(r *http.Request) (bool, error) {
 	if !utf8.Valid(raw) || bytes.Contains(raw, []byte(`\u0000`)) {
 		return false, apperr.Invalid("the body must be valid UTF-8 without NUL characters")
 	}
-	var ev Approval
+	var ev federation.Approval
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ev); err != nil {
 		return false, apperr.Invalid("the body must be the approval JSON: %s", err)
 	}
-	if ev.Event != EventAgentApproval && ev.Event != EventCapabilityApproval {
-		return false, apperr.Invalid("event must be %s or %s", EventAgentApproval, EventCapabilityApproval)
+	if ev.Event != federation.EventAgentApproval && ev.Event != federation.EventCapabilityApproval {
+		return false, apperr.Invalid("event must be %s or %s", federation.EventAgentApproval, federation.EventCapabilityApproval)
 	}
 	idField, id, other := "agentId", ev.AgentID, ev.CapabilityID
-	if ev.Event == EventCapabilityApproval {
+	if ev.Event == federation.EventCapabilityApproval {
 		idField, id, other = "capabilityId", ev.CapabilityID, ev.AgentID
 	}
 	if other != "" {
 		return false, apperr.Invalid("%s takes %s alone (agentId for %s, capabilityId for %s)", ev.Event, idField,
-			EventAgentApproval, EventCapabilityApproval)
+			federation.EventAgentApproval, federation.EventCapabilityApproval)
 	}
 	var missing []string
 	for name, v := range map[string]string{idField: id, "marketplaceId": ev.MarketplaceID,
@@ -106,7 +107,7 @@ func (s *Inbound) webhook(r *http.Request) (bool, error) {
 	applied := false
 	err = s.spoke.DB.InTx(ctx, func(tx *db.Tx) error {
 		var err error
-		if ev.Event == EventCapabilityApproval {
+		if ev.Event == federation.EventCapabilityApproval {
 			applied, err = s.applyCapability(ctx, tx, ev, at)
 		} else {
 			applied, err = s.applyAgent(ctx, tx, ev, at)
@@ -125,7 +126,7 @@ type ownRow struct {
 // applyDecision records the hub's decision on one of this instance's own
 // listings or packs (kind), under its lock, unless one as new was applied,
 // and tells its owner.
-func (s *Inbound) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev Approval, at time.Time,
+func (s *Inbound) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, id string, ev federation.Approval, at time.Time,
 	load func() (ownRow, error), record func(id string) error) (bool, error) {
 	if err := s.spoke.DB.Serialize(ctx, tx, lockKey); err != nil {
 		return false, err
@@ -145,7 +146,7 @@ func (s *Inbound) applyDecision(ctx context.Context, tx *db.Tx, kind, lockKey, i
 	return true, s.tellOwner(ctx, tx, row.userID, kind, row.id, row.name, ev)
 }
 
-func (s *Inbound) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+func (s *Inbound) applyAgent(ctx context.Context, tx *db.Tx, ev federation.Approval, at time.Time) (bool, error) {
 	return s.applyDecision(ctx, tx, "listing", "store_agent:"+ev.AgentID, ev.AgentID, ev, at,
 		func() (ownRow, error) {
 			r, err := tx.StoreAgent.Query().Where(storeagent.ID(ev.AgentID), storeagent.SourceInstanceIDIsNil()).Only(ctx)
@@ -160,7 +161,7 @@ func (s *Inbound) applyAgent(ctx context.Context, tx *db.Tx, ev Approval, at tim
 		})
 }
 
-func (s *Inbound) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, at time.Time) (bool, error) {
+func (s *Inbound) applyCapability(ctx context.Context, tx *db.Tx, ev federation.Approval, at time.Time) (bool, error) {
 	return s.applyDecision(ctx, tx, "capability", "capability_pack:"+ev.CapabilityID, ev.CapabilityID, ev, at,
 		func() (ownRow, error) {
 			r, err := tx.CapabilityPack.Query().
@@ -178,7 +179,7 @@ func (s *Inbound) applyCapability(ctx context.Context, tx *db.Tx, ev Approval, a
 
 // tellOwner writes the decision on the owner's listing or capability
 // (kind) into the owner's comms.
-func (s *Inbound) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name string, ev Approval) error {
+func (s *Inbound) tellOwner(ctx context.Context, tx *db.Tx, userID, kind, id, name string, ev federation.Approval) error {
 	assistant := "assistant"
 	if st, err := tx.Setting.Query().Where(setting.UserID(userID)).Only(ctx); err == nil && st.AssistantName != "" {
 		assistant = st.AssistantName

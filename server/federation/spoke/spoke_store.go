@@ -1,4 +1,4 @@
-package federation
+package spoke
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/federation"
 )
 
 // LinkMarketplace asks the hub to enable or disable this instance's store
 // participation (or to report it) and records the hub's answer.
-func (s *SpokeAdmin) LinkMarketplace(ctx context.Context, req *switchboardv1.LinkMarketplaceRequest) (*switchboardv1.LinkMarketplaceResponse, error) {
+func (s *Admin) LinkMarketplace(ctx context.Context, req *switchboardv1.LinkMarketplaceRequest) (*switchboardv1.LinkMarketplaceResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -32,7 +33,7 @@ func (s *SpokeAdmin) LinkMarketplace(ctx context.Context, req *switchboardv1.Lin
 }
 
 // link calls the hub's marketplace-link and keeps its answer.
-func (s *SpokeAdmin) link(ctx context.Context, m *ent.FederationMembership, action string) (*ent.FederationMembership, error) {
+func (s *Admin) link(ctx context.Context, m *ent.FederationMembership, action string) (*ent.FederationMembership, error) {
 	token, err := s.spoke.token(m)
 	if err != nil {
 		return nil, apperr.Internal(err)
@@ -52,7 +53,7 @@ func (s *SpokeAdmin) link(ctx context.Context, m *ent.FederationMembership, acti
 // SyncMarketplace pushes this instance's own active listings (not those it
 // holds for others) to the hub, MaxSync per call, without their endpoints
 // or credentials.
-func (s *SpokeAdmin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarketplaceRequest) (*switchboardv1.SyncMarketplaceResponse, error) {
+func (s *Admin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncMarketplaceRequest) (*switchboardv1.SyncMarketplaceResponse, error) {
 	if err := s.spoke.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func (s *SpokeAdmin) SyncMarketplace(ctx context.Context, _ *switchboardv1.SyncM
 	for _, r := range rows {
 		if !slices.Contains(syncPricing, r.PricingModel) {
 			out.Results = append(out.Results, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
-				Error: ptr("pricing model " + r.PricingModel + " cannot be offered through a hub")})
+				Error: federation.Ptr("pricing model " + r.PricingModel + " cannot be offered through a hub")})
 			continue
 		}
 		syncable = append(syncable, r)
@@ -131,7 +132,7 @@ func toFederationAgent(r *ent.StoreAgent) *switchboardv1.FederationAgent {
 // the hub, MaxSync per call. A paid pack or one behind an access password
 // is not offered: the hub's capabilities carry neither a price nor a
 // password (docs/decisions.md "Federation platform routes (issue 14)").
-func (s *SpokeAdmin) syncCapabilities(ctx context.Context, m *ent.FederationMembership, token string) ([]*switchboardv1.SyncResult, error) {
+func (s *Admin) syncCapabilities(ctx context.Context, m *ent.FederationMembership, token string) ([]*switchboardv1.SyncResult, error) {
 	rows, err := s.spoke.DB.CapabilityPack.Query().
 		Where(capabilitypack.StatusEQ(capabilitypack.StatusActive), capabilitypack.SourceInstanceIDIsNil()).
 		Order(ent.Asc(capabilitypack.FieldCreatedAt), ent.Asc(capabilitypack.FieldID)).All(ctx)
@@ -144,10 +145,10 @@ func (s *SpokeAdmin) syncCapabilities(ctx context.Context, m *ent.FederationMemb
 		switch {
 		case r.AccessPasswordSealed != nil && len(*r.AccessPasswordSealed) > 0: // NULL reads as empty
 			out = append(out, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
-				Error: ptr("a capability behind an access password cannot be offered through a hub")})
+				Error: federation.Ptr("a capability behind an access password cannot be offered through a hub")})
 		case r.PricingModel != "free" || r.Price != 0:
 			out = append(out, &switchboardv1.SyncResult{Id: r.ID, Status: "invalid",
-				Error: ptr("a paid capability cannot be offered through a hub")})
+				Error: federation.Ptr("a paid capability cannot be offered through a hub")})
 		default:
 			syncable = append(syncable, toFederationCapability(r))
 		}
@@ -166,7 +167,7 @@ func (s *SpokeAdmin) syncCapabilities(ctx context.Context, m *ent.FederationMemb
 // toFederationCapability is what a pack shows its hub: its prompt and its
 // dynamic module fields, never its installs or password.
 func toFederationCapability(r *ent.CapabilityPack) *switchboardv1.FederationCapability {
-	return &switchboardv1.FederationCapability{Id: r.ID, Name: r.Name, Slug: deref(r.Slug), Description: r.Description,
+	return &switchboardv1.FederationCapability{Id: r.ID, Name: r.Name, Slug: federation.Deref(r.Slug), Description: r.Description,
 		Prompt: r.Prompt, Category: r.Category, PromptGroup: r.PromptGroup, SignalPatterns: r.SignalPatterns,
 		TokenEstimate: int32(r.TokenEstimate), AlwaysLoad: r.AlwaysLoad}
 }

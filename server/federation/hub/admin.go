@@ -1,4 +1,4 @@
-package federation
+package hub
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 )
 
 // admin checks that the caller is the hub's admin.
-func (h *HubAdmin) admin(ctx context.Context) error {
+func (h *Admin) admin(ctx context.Context) error {
 	if err := h.hub.serving(); err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (h *HubAdmin) admin(ctx context.Context) error {
 }
 
 // ListFederationInstances lists every registered instance, newest first.
-func (h *HubAdmin) ListFederationInstances(ctx context.Context, _ *switchboardv1.ListFederationInstancesRequest) (*switchboardv1.ListFederationInstancesResponse, error) {
+func (h *Admin) ListFederationInstances(ctx context.Context, _ *switchboardv1.ListFederationInstancesRequest) (*switchboardv1.ListFederationInstancesResponse, error) {
 	if err := h.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (h *HubAdmin) ListFederationInstances(ctx context.Context, _ *switchboardv1
 
 // DeactivateFederationInstance suspends an instance; deactivating again
 // changes nothing.
-func (h *HubAdmin) DeactivateFederationInstance(ctx context.Context, req *switchboardv1.DeactivateFederationInstanceRequest) (*switchboardv1.DeactivateFederationInstanceResponse, error) {
+func (h *Admin) DeactivateFederationInstance(ctx context.Context, req *switchboardv1.DeactivateFederationInstanceRequest) (*switchboardv1.DeactivateFederationInstanceResponse, error) {
 	inst, err := h.setDeactivated(ctx, req.GetId(), true)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (h *HubAdmin) DeactivateFederationInstance(ctx context.Context, req *switch
 }
 
 // ReactivateFederationInstance restores a deactivated instance.
-func (h *HubAdmin) ReactivateFederationInstance(ctx context.Context, req *switchboardv1.ReactivateFederationInstanceRequest) (*switchboardv1.ReactivateFederationInstanceResponse, error) {
+func (h *Admin) ReactivateFederationInstance(ctx context.Context, req *switchboardv1.ReactivateFederationInstanceRequest) (*switchboardv1.ReactivateFederationInstanceResponse, error) {
 	inst, err := h.setDeactivated(ctx, req.GetId(), false)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (h *HubAdmin) ReactivateFederationInstance(ctx context.Context, req *switch
 	return &switchboardv1.ReactivateFederationInstanceResponse{Instance: inst}, nil
 }
 
-func (h *HubAdmin) setDeactivated(ctx context.Context, id string, off bool) (*switchboardv1.FederationInstance, error) {
+func (h *Admin) setDeactivated(ctx context.Context, id string, off bool) (*switchboardv1.FederationInstance, error) {
 	if err := h.admin(ctx); err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func cascade(ctx context.Context, tx *db.Tx, instance string, off bool) error {
 // status is where an instance stands: left and deactivated as recorded,
 // stale when its last sign of life (a heartbeat, or its first registration) is older
 // than StaleAfter.
-func (h *HubAdmin) status(r *ent.FederationInstance) string {
+func (h *Admin) status(r *ent.FederationInstance) string {
 	switch {
 	case r.LeftAt != nil:
 		return "left"
@@ -151,7 +151,7 @@ func (h *HubAdmin) status(r *ent.FederationInstance) string {
 	return string(vocab.InstanceStatusActive)
 }
 
-func (h *HubAdmin) toProto(r *ent.FederationInstance) *switchboardv1.FederationInstance {
+func (h *Admin) toProto(r *ent.FederationInstance) *switchboardv1.FederationInstance {
 	out := &switchboardv1.FederationInstance{
 		Id: r.ID, Name: r.Name, BaseUrl: r.BaseURL, Status: h.status(r), Health: string(r.Health),
 		Version: r.Version, UserCount: int32(r.UserCount), AgentCount: int32(r.AgentCount),

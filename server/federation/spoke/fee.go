@@ -1,4 +1,4 @@
-package federation
+package spoke
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const feeTimeout = 5 * time.Second
 // instance. A hub that cannot be reached (or refuses the call) gives a
 // check that is not validated, and the local fee stands
 // (docs/decisions.md "Federation platform routes (issue 14)").
-func (s *SpokeAdmin) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCheck {
+func (s *Admin) CheckFee(ctx context.Context, ex *ent.Execution) *payments.HubCheck {
 	if s.spoke.Role == "hub" || ex.Gross == nil || ex.FeePercent == nil || ex.AgentID == nil {
 		return nil
 	}

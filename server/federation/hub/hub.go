@@ -1,4 +1,11 @@
-package federation
+// Package hub is federation's hub half (--role hub), split by who calls:
+// Platform serves what spokes call with their platform token
+// (FederationHubService, FederationPlatformService, FederationMarketService,
+// FederationResultService), Admin the hub admin's instance list and the
+// decisions sent to spokes, Remote the engine's dispatch of a listing to the
+// spoke that hosts it. Core is their shared state. Every procedure answers
+// 404 unless the instance runs as a hub.
+package hub
 
 import (
 	"context"
@@ -20,6 +27,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/secrets"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/federation/audit"
 	"github.com/switchboard-hq/switchboard/server/peerwire"
 	"github.com/switchboard-hq/switchboard/server/store"
@@ -35,9 +43,9 @@ const DefaultStaleAfter = 24 * time.Hour
 // (network I/O, not business time).
 const verifyTimeout = 10 * time.Second
 
-// Hub is the hub's configuration and state, shared by Platform, HubAdmin
+// Core is the hub's configuration and state, shared by Platform, Admin
 // and Remote. Every procedure answers 404 unless the instance runs as a hub.
-type Hub struct {
+type Core struct {
 	DB      *db.DB
 	Now     func() time.Time
 	Secrets *secrets.Box
@@ -60,8 +68,8 @@ type Hub struct {
 	spokes *peerwire.Directory
 }
 
-// NewHub makes a Hub with its outbound client.
-func NewHub(h Hub) *Hub {
+// NewCore makes the hub's Core with its outbound client.
+func NewCore(h Core) *Core {
 	if h.StaleAfter <= 0 {
 		h.StaleAfter = DefaultStaleAfter
 	}
@@ -74,19 +82,19 @@ func NewHub(h Hub) *Hub {
 	return hub
 }
 
-func (h *Hub) now() time.Time { return h.Now().UTC() }
+func (h *Core) now() time.Time { return h.Now().UTC() }
 
 // The hub's procedures are split by who calls them (RULINGS, house issue
 // point 2): the platform side its spokes reach with a platform token, its
 // admin's side, and the engine's remote dispatch. Each holds the shared
-// state through the Hub pointer.
+// state through the Core pointer.
 
 // Platform serves what a spoke calls on its hub with its platform token
 // (FederationHubService, FederationPlatformService, FederationMarketService,
 // FederationResultService): it runs the spokes' global executions and takes
 // their results through the engine, so it is built after the engine.
 type Platform struct {
-	hub *Hub
+	hub *Core
 	// Engine runs the store's executions; the spokes deliver their results
 	// to it.
 	Engine *engine.Engine
@@ -96,27 +104,27 @@ type Platform struct {
 }
 
 // NewPlatform makes the hub's platform side over h.
-func NewPlatform(h *Hub, e *engine.Engine, r *review.Service) *Platform {
+func NewPlatform(h *Core, e *engine.Engine, r *review.Service) *Platform {
 	return &Platform{hub: h, Engine: e, Review: r}
 }
 
-// HubAdmin serves the hub's admin (FederationAdminService: instances,
+// Admin serves the hub's admin (FederationAdminService: instances,
 // deactivate, reactivate) and sends its decisions on synced listings and
 // packs to their spokes.
-type HubAdmin struct{ hub *Hub }
+type Admin struct{ hub *Core }
 
-// NewHubAdmin makes the hub admin's side over h.
-func NewHubAdmin(h *Hub) *HubAdmin { return &HubAdmin{hub: h} }
+// NewAdmin makes the hub admin's side over h.
+func NewAdmin(h *Core) *Admin { return &Admin{hub: h} }
 
 // Remote is the engine's way to the hub's spokes: it dispatches a synced
 // listing's execution to its spoke and delivers a spoke's user's global run
 // back to it. It needs no engine, so the engine is built with it.
-type Remote struct{ hub *Hub }
+type Remote struct{ hub *Core }
 
 // NewRemote makes the hub's remote dispatch over h.
-func NewRemote(h *Hub) *Remote { return &Remote{hub: h} }
+func NewRemote(h *Core) *Remote { return &Remote{hub: h} }
 
-func (h *Hub) serving() error {
+func (h *Core) serving() error {
 	if !h.Serving {
 		return apperr.NotFound("this instance is not a hub (it runs with --role standalone)")
 	}
@@ -179,7 +187,7 @@ func (h *Platform) RegisterInstance(ctx context.Context, req *switchboardv1.Regi
 	}
 	// An instance that left may come back with a new secret: verification
 	// proves the address again.
-	if prior != nil && prior.LeftAt == nil && !sameHash(prior.APIKeyHash, secretHash) {
+	if prior != nil && prior.LeftAt == nil && !federation.SameHash(prior.APIKeyHash, secretHash) {
 		return nil, apperr.Forbidden("%s is registered with another apiKey", base)
 	}
 	if prior != nil && prior.DeactivatedAt != nil {
@@ -272,7 +280,7 @@ func (h *Platform) baseURL(ctx context.Context, raw string) (string, error) {
 // verify asks base to prove it holds secret: it must answer a fresh nonce
 // and the nonce's HMAC keyed by the secret.
 func (h *Platform) verify(ctx context.Context, base, secret string) error {
-	protocols, err := Verify(ctx, h.hub.client, base, nil, secret, "baseUrl", "apiKey")
+	protocols, err := federation.Verify(ctx, h.hub.client, base, nil, secret, "baseUrl", "apiKey")
 	if err == nil {
 		h.hub.spokes.Learn(base, protocols)
 	}
@@ -282,7 +290,7 @@ func (h *Platform) verify(ctx context.Context, base, secret string) error {
 // caller finds the spoke presenting a platform token. A token that left is
 // 401; a deactivated instance is 401 too unless the route serves it anyway
 // (heartbeat, leave).
-func (h *Hub) caller(ctx context.Context, route string, deactivatedServed bool) (*ent.FederationInstance, error) {
+func (h *Core) caller(ctx context.Context, route string, deactivatedServed bool) (*ent.FederationInstance, error) {
 	if err := h.serving(); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package federation
+package spoke
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/queue"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
@@ -29,7 +30,7 @@ import (
 // BrowseGlobal pages the hub's public store (GET /api/v2/federation/browse)
 // through this instance's audited client. store.ErrNotJoined when this
 // instance has not joined a hub.
-func (s *SpokeAdmin) BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error) {
+func (s *Admin) BrowseGlobal(ctx context.Context, search string, limit, offset int) ([]*switchboardv1.StoreAgent, int, error) {
 	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
 		return nil, 0, err
@@ -72,7 +73,7 @@ func fromDiscoverAgent(a *switchboardv1.DiscoverAgent) *switchboardv1.StoreAgent
 // opens the requester's queue item here, which the hub's delivery
 // completes. An instance that has not joined a hub, and an id the hub does
 // not know, are 404.
-func (s *SpokeAdmin) ExecuteGlobal(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
+func (s *Admin) ExecuteGlobal(ctx context.Context, userID, id, input string) (*switchboardv1.ExecuteStoreAgentResponse, error) {
 	m, err := s.spoke.membership(ctx, s.spoke.DB.Client)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ type globalDelivery struct {
 	userID, executionID, listingID, listingName, input, hubURL string
 }
 
-func (g globalDelivery) delivery(s *Spoke) queue.Delivery {
+func (g globalDelivery) delivery(s *Core) queue.Delivery {
 	name := g.listingName
 	if name == "" {
 		name = g.listingID
@@ -136,7 +137,7 @@ func (g globalDelivery) delivery(s *Spoke) queue.Delivery {
 
 // track opens the requester's item of a global execution unless it exists
 // (the hub's delivery may come first), serialized on the execution.
-func (s *Spoke) track(ctx context.Context, tx *db.Tx, g globalDelivery) (*ent.QueueItem, error) {
+func (s *Core) track(ctx context.Context, tx *db.Tx, g globalDelivery) (*ent.QueueItem, error) {
 	if err := s.DB.Serialize(ctx, tx, "global-execution:"+g.executionID); err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func (s *Inbound) DeliverGlobalResult(ctx context.Context, req *switchboardv1.De
 			return nil // delivered already
 		}
 		d := g.delivery(s.spoke)
-		d.Description = deref(it.Description)
+		d.Description = federation.Deref(it.Description)
 		d.Completed = req.GetStatus() == string(vocab.CallbackStatusCompleted)
 		d.Result = fmt.Sprintf("The agent did not deliver (%s).", req.GetError())
 		d.Metadata = map[string]any{"hubStatus": req.GetStatus()}
@@ -221,7 +222,7 @@ func firstLine(input string) string {
 // denial's requeued execution gets its own item, which the hub's delivery
 // completes (docs/decisions.md "Federation: the global store (issue 14)").
 // An id of none of userID's global items is not found.
-func (s *SpokeAdmin) ReviewGlobal(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
+func (s *Admin) ReviewGlobal(ctx context.Context, userID string, req *switchboardv1.StoreLifecycleRequest) (*switchboardv1.StoreLifecycleResponse, error) {
 	id := req.GetExecutionId()
 	it, err := s.globalItem(ctx, s.spoke.DB.Client, userID, id)
 	if err != nil {
@@ -256,7 +257,7 @@ func (s *SpokeAdmin) ReviewGlobal(ctx context.Context, userID string, req *switc
 
 // globalItem is userID's queue item of the global execution id; not found
 // when there is none.
-func (s *SpokeAdmin) globalItem(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
+func (s *Admin) globalItem(ctx context.Context, c *ent.Client, userID, id string) (*ent.QueueItem, error) {
 	items, err := c.QueueItem.Query().Where(queueitem.UserID(userID), queueitem.ExecutionID(id)).
 		Order(ent.Asc(queueitem.FieldCreatedAt)).All(ctx)
 	if err != nil {
@@ -290,8 +291,8 @@ func reviewError(id, hubURL string, err error) error {
 // recordReview writes the hub's decision into the reviewed item's metadata
 // (reviewStatus, and requeuedAs after a denial) and opens the item of the
 // requeued execution, as a local denial's requeue opens one.
-func (s *SpokeAdmin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, hubURL string, res *switchboardv1.ReviewGlobalExecutionResponse) error {
-	if err := s.spoke.DB.Serialize(ctx, tx, "global-execution:"+deref(it.ExecutionID)); err != nil {
+func (s *Admin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueItem, hubURL string, res *switchboardv1.ReviewGlobalExecutionResponse) error {
+	if err := s.spoke.DB.Serialize(ctx, tx, "global-execution:"+federation.Deref(it.ExecutionID)); err != nil {
 		return err
 	}
 	it, err := tx.QueueItem.Get(ctx, it.ID)
@@ -313,9 +314,9 @@ func (s *SpokeAdmin) recordReview(ctx context.Context, tx *db.Tx, it *ent.QueueI
 	name, _ := meta["agentName"].(string)
 	listing, _ := meta["agentId"].(string)
 	next, err := s.spoke.track(ctx, tx, globalDelivery{userID: it.UserID, executionID: again.GetExecutionId(),
-		listingID: listing, listingName: name, input: deref(it.Description), hubURL: hubURL})
+		listingID: listing, listingName: name, input: federation.Deref(it.Description), hubURL: hubURL})
 	if err != nil {
 		return err
 	}
-	return queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": deref(it.ExecutionID)}, s.spoke.now())
+	return queue.Annotate(ctx, tx, next, map[string]any{"requeuedFrom": federation.Deref(it.ExecutionID)}, s.spoke.now())
 }

@@ -1,4 +1,4 @@
-package federation
+package hub
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/vocab"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/store/engine"
 	"github.com/switchboard-hq/switchboard/server/store/review"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
@@ -229,9 +230,9 @@ func (h *Remote) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) err
 	if err != nil {
 		return err
 	}
-	res := &switchboardv1.DeliverGlobalResultRequest{ExecutionId: ex.ID, ListingId: deref(cur.AgentID),
+	res := &switchboardv1.DeliverGlobalResultRequest{ExecutionId: ex.ID, ListingId: federation.Deref(cur.AgentID),
 		Status: string(vocab.CallbackStatusCompleted), Output: cur.Output,
-		Requester: &switchboardv1.GlobalRequester{UserId: *ex.RequesterUserID, Name: deref(ex.RequesterName)}}
+		Requester: &switchboardv1.GlobalRequester{UserId: *ex.RequesterUserID, Name: federation.Deref(ex.RequesterName)}}
 	if a := cur.Edges.StoreAgent; a != nil {
 		res.ListingName = a.Name
 	}
@@ -240,7 +241,7 @@ func (h *Remote) Finished(ctx context.Context, tx *db.Tx, ex *ent.Execution) err
 			res.ReviewDueAt = timestamppb.New(review.Due(*cur.ReviewWidgetShownAt))
 		}
 	} else {
-		res.Status, res.Output, res.Error = string(vocab.CallbackStatusFailed), nil, failureText(cur)
+		res.Status, res.Output, res.Error = string(vocab.CallbackStatusFailed), nil, federation.FailureText(cur)
 	}
 	body, err := protojson.Marshal(res)
 	if err != nil {

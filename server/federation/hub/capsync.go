@@ -1,4 +1,4 @@
-package federation
+package hub
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/internal/promptgroups"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/federation"
 	"github.com/switchboard-hq/switchboard/server/store"
 )
 
@@ -72,7 +73,7 @@ func parseCapability(c *switchboardv1.FederationCapability) (syncedCap, error) {
 
 // same reports whether row already holds s.
 func (s syncedCap) same(row *ent.CapabilityPack) bool {
-	return row.Name == s.name && deref(row.Slug) == s.slug && row.Prompt == s.prompt &&
+	return row.Name == s.name && federation.Deref(row.Slug) == s.slug && row.Prompt == s.prompt &&
 		equalPtr(row.Description, s.description) && equalPtr(row.Category, s.category) &&
 		equalPtr(row.PromptGroup, s.promptGroup) && slices.Equal(row.SignalPatterns, s.patterns) &&
 		row.TokenEstimate == s.tokens && row.AlwaysLoad == s.always
@@ -86,7 +87,7 @@ func (h *Platform) syncCapability(ctx context.Context, inst *ent.FederationInsta
 	res := &switchboardv1.SyncResult{Id: c.GetId()}
 	s, err := parseCapability(c)
 	if err != nil {
-		res.Status, res.Error = syncInvalid, ptr(apperr.From(err).Message)
+		res.Status, res.Error = syncInvalid, federation.Ptr(apperr.From(err).Message)
 		return res, nil
 	}
 	var row *ent.CapabilityPack
@@ -150,8 +151,8 @@ func (h *Platform) ListSyncedCapabilities(ctx context.Context, _ *switchboardv1.
 	}
 	out := &switchboardv1.ListSyncedCapabilitiesResponse{Capabilities: make([]*switchboardv1.SyncedCapability, len(rows))}
 	for i, r := range rows {
-		out.Capabilities[i] = &switchboardv1.SyncedCapability{RemoteId: deref(r.RemoteID), MarketplaceId: r.ID,
-			Name: r.Name, Slug: deref(r.Slug), Status: string(r.Status), PromptGroup: r.PromptGroup,
+		out.Capabilities[i] = &switchboardv1.SyncedCapability{RemoteId: federation.Deref(r.RemoteID), MarketplaceId: r.ID,
+			Name: r.Name, Slug: federation.Deref(r.Slug), Status: string(r.Status), PromptGroup: r.PromptGroup,
 			SignalPatterns: r.SignalPatterns, TokenEstimate: int32(r.TokenEstimate), AlwaysLoad: r.AlwaysLoad}
 	}
 	return out, nil
