@@ -165,3 +165,20 @@ func TestABuildWithoutAPageIsRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Every server of a process shares one read of the embedded build: a test
+// binary starts hundreds of servers, and gzipping the dashboard for each was
+// half of a race-built test run's CPU.
+func TestEmbeddedBuildIsReadOnce(t *testing.T) {
+	a, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatal("New read the embedded build again")
+	}
+}

@@ -8,7 +8,8 @@ import (
 	"github.com/switchboard-hq/switchboard/internal/handle"
 )
 
-func ToProto(c *ent.NetworkConnection) *switchboardv1.NetworkConnection {
+// ConnectionProto is a connection as the contract shows it to its operator.
+func ConnectionProto(c *ent.NetworkConnection) *switchboardv1.NetworkConnection {
 	out := &switchboardv1.NetworkConnection{
 		Id: c.ID, Peer: handle.Peer(c.PeerUserEmail, c.PeerInstanceURL), PeerInstanceUrl: c.PeerInstanceURL,
 		PeerInstanceName: c.PeerInstanceName, PeerUserEmail: c.PeerUserEmail, PeerUserName: c.PeerUserName,

@@ -63,7 +63,7 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 	case err != nil:
 		return nil, err
 	case prior.Status == networkconnection.StatusActive:
-		return &switchboardv1.CreateConnectionResponse{Connection: network.ToProto(prior)}, nil
+		return &switchboardv1.CreateConnectionResponse{Connection: network.ConnectionProto(prior)}, nil
 	case prior.Direction == networkconnection.DirectionInbound:
 		return nil, apperr.Conflict("%s has already asked to connect (connection %s): accept or decline it", handle.Peer(email, origin), prior.ID)
 	}
@@ -113,7 +113,7 @@ func (s *Service) CreateConnection(ctx context.Context, req *switchboardv1.Creat
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.CreateConnectionResponse{Connection: network.ToProto(row), Created: prior == nil}, nil
+	return &switchboardv1.CreateConnectionResponse{Connection: network.ConnectionProto(row), Created: prior == nil}, nil
 }
 
 // answered records the peer's answer to a request: its id and names, and,
@@ -182,7 +182,7 @@ func (s *Service) ListConnections(ctx context.Context, req *switchboardv1.ListCo
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.ListConnectionsResponse{Connections: lists.Map(rows, network.ToProto)}, nil
+	return &switchboardv1.ListConnectionsResponse{Connections: lists.Map(rows, network.ConnectionProto)}, nil
 }
 
 // ListActiveConnections lists the key's account's active connections.
@@ -235,7 +235,7 @@ func (s *Service) AcceptConnection(ctx context.Context, req *switchboardv1.Accep
 	// Learn the new peer's patterns now (RULINGS: fetched on connect); the
 	// requester learns this side's on its next refresh pass.
 	s.learnQuietly(ctx, row)
-	return &switchboardv1.AcceptConnectionResponse{Connection: network.ToProto(row)}, nil
+	return &switchboardv1.AcceptConnectionResponse{Connection: network.ConnectionProto(row)}, nil
 }
 
 // DeclineConnection declines a pending request from a peer. The peer is
@@ -253,7 +253,7 @@ func (s *Service) DeclineConnection(ctx context.Context, req *switchboardv1.Decl
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.DeclineConnectionResponse{Connection: network.ToProto(row)}, nil
+	return &switchboardv1.DeclineConnectionResponse{Connection: network.ConnectionProto(row)}, nil
 }
 
 // RemoveConnection removes a connection here and tells the peer when this
@@ -303,7 +303,7 @@ func (s *Service) UpdateConnection(ctx context.Context, req *switchboardv1.Updat
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.UpdateConnectionResponse{Connection: network.ToProto(row)}, nil
+	return &switchboardv1.UpdateConnectionResponse{Connection: network.ConnectionProto(row)}, nil
 }
 
 // RotateConnection issues a new token for an active connection and hands it
@@ -332,5 +332,5 @@ func (s *Service) RotateConnection(ctx context.Context, req *switchboardv1.Rotat
 	if err != nil {
 		return nil, err
 	}
-	return &switchboardv1.RotateConnectionResponse{Connection: network.ToProto(row)}, nil
+	return &switchboardv1.RotateConnectionResponse{Connection: network.ConnectionProto(row)}, nil
 }

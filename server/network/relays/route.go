@@ -356,7 +356,7 @@ func (s *Service) GetNetworkBriefing(ctx context.Context, _ *switchboardv1.GetNe
 	if err != nil {
 		return nil, err
 	}
-	out := &switchboardv1.GetNetworkBriefingResponse{PendingRequests: lists.Map(pending, network.ToProto), LinkedCardChanges: cards,
+	out := &switchboardv1.GetNetworkBriefingResponse{PendingRequests: lists.Map(pending, network.ConnectionProto), LinkedCardChanges: cards,
 		AwaitingYou: []*switchboardv1.Relay{}, AwaitingPeers: []*switchboardv1.Relay{}, StateChanges: []*switchboardv1.Relay{},
 		Quarantined: []*switchboardv1.Relay{}, JobsReceived: lists.Map(jobs, network.JobProto)}
 	if since != nil {
