@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -251,4 +252,45 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkGetA2A and BenchmarkGetConnectItem are variants (g) and (h): one
+// A2A task read back by tasks/get, and its queue item over Connect.
+func BenchmarkGetA2A(b *testing.B) {
+	f := newFixture(b, 0)
+	c := f.s.WithKey(f.key)
+	task, _ := sendA2ATask(b, c)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":%q}}`, task)
+	for b.Loop() {
+		expect(b, c.Do(http.MethodPost, "/api/a2a", body), http.StatusOK)
+	}
+}
+
+func BenchmarkGetConnectItem(b *testing.B) {
+	f := newFixture(b, 0)
+	c := f.s.WithKey(f.key)
+	_, item := sendA2ATask(b, c)
+	body := fmt.Sprintf(`{"id":%q}`, item)
+	for b.Loop() {
+		expect(b, c.Do(http.MethodPost, "/switchboard.v1.QueueService/GetQueueItem", body), http.StatusOK)
+	}
+}
+
+// sendA2ATask sends one A2A task and answers its id and its queue item's.
+func sendA2ATask(b *testing.B, c *servertest.Caller) (task, item string) {
+	b.Helper()
+	res := c.Do(http.MethodPost, "/api/a2a", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"Bench task\nread back by tasks/get"}]}}}`)
+	expect(b, res, http.StatusOK)
+	var sent struct {
+		Result struct {
+			ID       string `json:"id"`
+			Metadata struct {
+				QueueItemID string `json:"queueItemId"`
+			} `json:"metadata"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res.Body, &sent); err != nil || sent.Result.ID == "" || sent.Result.Metadata.QueueItemID == "" {
+		b.Fatalf("message/send answered %.300s (%v)", res.Body, err)
+	}
+	return sent.Result.ID, sent.Result.Metadata.QueueItemID
 }

@@ -284,11 +284,14 @@ func (s *Service) Get(ctx context.Context, taskID string) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.record(ctx, s.DB.Client, p.UserID, taskID)
+	rec, it, err := s.taskWithItem(ctx, p.UserID, taskID)
 	if err != nil {
 		return nil, err
 	}
-	return s.view(ctx, s.DB.Client, rec)
+	if rec.FinalState == nil && it == nil {
+		return nil, errTaskNotFound(taskID)
+	}
+	return viewOf(rec, it)
 }
 
 // Cancel deletes the task's item unless it is done (-32002); the Removed
@@ -357,6 +360,19 @@ func (s *Service) record(ctx context.Context, c *ent.Client, userID, taskID stri
 
 // view reads the task's item (or the record's final state once it is gone).
 func (s *Service) view(ctx context.Context, c *ent.Client, rec *ent.A2ATask) (*view, error) {
+	if rec.FinalState != nil {
+		return viewOf(rec, nil)
+	}
+	it, err := c.QueueItem.Query().Where(queueitem.ID(rec.ItemID), queueitem.UserID(rec.UserID)).Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return viewOf(rec, it)
+}
+
+// viewOf is the task as its record and its live item show it (it is unused
+// once the record holds a final state).
+func viewOf(rec *ent.A2ATask, it *ent.QueueItem) (*view, error) {
 	v := &view{rec: rec}
 	if err := json.Unmarshal([]byte(rec.History), &v.history); err != nil {
 		return nil, apperr.Internal(err)
@@ -372,10 +388,6 @@ func (s *Service) view(ctx context.Context, c *ent.Client, rec *ent.A2ATask) (*v
 			}
 		}
 		return v, nil
-	}
-	it, err := c.QueueItem.Query().Where(queueitem.ID(rec.ItemID), queueitem.UserID(rec.UserID)).Only(ctx)
-	if err != nil {
-		return nil, err
 	}
 	status := string(it.Status)
 	v.state, v.queueStatus, v.at = stateOf(status), status, it.UpdatedAt
