@@ -20,14 +20,14 @@ import (
 // Network and Relays are the operator network's services as the network
 // tools call them (RULINGS "The operator network", document 2's MCP table):
 // the same methods the API mounts, on the two sides that serve them
-// (network.Operator, network.Relays), plus the two activity entries only a
+// (operator.Service, relays.Service), plus the two activity entries only a
 // tool's use of several connections or of a route writes.
 type Network interface {
 	c.NetworkServiceHandler
 	c.NetworkExchangeServiceHandler
 }
 
-// Relays is the operator's relays and routes (network.Relays).
+// Relays is the operator's relays and routes (relays.Service).
 type Relays interface {
 	c.NetworkRelayServiceHandler
 	c.NetworkRouteServiceHandler
