@@ -281,14 +281,7 @@ func sendA2ATask(b *testing.B, c *servertest.Caller) (task, item string) {
 	b.Helper()
 	res := c.Do(http.MethodPost, "/api/a2a", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"Bench task\nread back by tasks/get"}]}}}`)
 	expect(b, res, http.StatusOK)
-	var sent struct {
-		Result struct {
-			ID       string `json:"id"`
-			Metadata struct {
-				QueueItemID string `json:"queueItemId"`
-			} `json:"metadata"`
-		} `json:"result"`
-	}
+	var sent a2aSent
 	if err := json.Unmarshal(res.Body, &sent); err != nil || sent.Result.ID == "" || sent.Result.Metadata.QueueItemID == "" {
 		b.Fatalf("message/send answered %.300s (%v)", res.Body, err)
 	}

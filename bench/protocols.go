@@ -16,19 +16,23 @@ import (
 // protocolGoal is the most A2A tasks/get may cost over the Connect read.
 const protocolGoal = 1.5
 
+// a2aSent is the answer to the A2A message/send that makes the bench's task:
+// the task's id and its queue item's.
+type a2aSent struct {
+	Result struct {
+		ID       string `json:"id"`
+		Metadata struct {
+			QueueItemID string `json:"queueItemId"`
+		} `json:"metadata"`
+	} `json:"result"`
+	Error json.RawMessage `json:"error"`
+}
+
 // protocolTargets sends one A2A task and answers (g) its tasks/get and (h)
 // the Connect read of its item.
 func protocolTargets(ctx context.Context, e *env) ([]*target, error) {
 	auth := "Bearer " + e.key
-	var sent struct {
-		Result struct {
-			ID       string `json:"id"`
-			Metadata struct {
-				QueueItemID string `json:"queueItemId"`
-			} `json:"metadata"`
-		} `json:"result"`
-		Error json.RawMessage `json:"error"`
-	}
+	var sent a2aSent
 	c := &http.Client{Timeout: 30 * time.Second}
 	if err := postJSON(ctx, c, e.server.url+"/api/a2a", map[string]string{"Authorization": auth}, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send",
 		"params": map[string]any{"message": map[string]any{"messageId": "bench", "role": "user",

@@ -95,11 +95,11 @@ func newRecycler(dsn, fresh string) (*recycler, error) {
 	}
 	defer conn.Close()
 	ctx := context.Background()
-	if r.tables, err = strings_(ctx, conn, `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
+	if r.tables, err = column(ctx, conn, `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables
 		WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`); err != nil {
 		return nil, err
 	}
-	if r.sequences, err = strings_(ctx, conn, `SELECT format('%I.%I', schemaname, sequencename) FROM pg_sequences
+	if r.sequences, err = column(ctx, conn, `SELECT format('%I.%I', schemaname, sequencename) FROM pg_sequences
 		WHERE schemaname = 'public' ORDER BY 1`); err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func sweepDeadCopies(ctx context.Context, dsn string) {
 		return
 	}
 	defer admin.Close()
-	names, err := strings_(ctx, admin, `SELECT datname FROM pg_database WHERE datname ~ '^t_[0-9]+_'`)
+	names, err := column(ctx, admin, `SELECT datname FROM pg_database WHERE datname ~ '^t_[0-9]+_'`)
 	if err != nil {
 		return
 	}
@@ -243,7 +243,7 @@ func loopback(dsn string) bool {
 }
 
 // strings_ answers a one-column query's values.
-func strings_(ctx context.Context, conn *sql.DB, q string) ([]string, error) {
+func column(ctx context.Context, conn *sql.DB, q string) ([]string, error) {
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
