@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent/execution"
 	"github.com/switchboard-hq/switchboard/server"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 	"github.com/switchboard-hq/switchboard/server/store/dispatch"
@@ -156,8 +157,18 @@ func TestRestartWithBacklog(t *testing.T) {
 	// b's process "dies" too; the next process times it out on its clock.
 	s2.App.Close()
 	s3 := servertest.New(t, servertest.WithPrivateEndpoints(), func(c *server.Config) { c.DB = f.s.DB })
+	// The new engine arms its sweep's timer after its first sweep: an
+	// advance that falls between the two is lost, so the clock moves on a
+	// second at a time until b has timed out (c's own 30 s start only then).
 	s3.Clock.Advance(31 * time.Second)
-	servertest.WaitFor(t, "b timed out and c dispatched", func() bool { return a.token(ids[2]) != "" })
+	servertest.WaitFor(t, "b timed out", func() bool {
+		if f.row(t, ids[1]).Status == execution.StatusTimeout {
+			return true
+		}
+		s3.Clock.Advance(time.Second)
+		return false
+	})
+	servertest.WaitFor(t, "c dispatched", func() bool { return a.token(ids[2]) != "" })
 	if res := deliver(t, s3, ids[2], a.token(ids[2]), "C"); res.Status != 200 {
 		t.Fatalf("c: %d %s", res.Status, res.Body)
 	}
