@@ -45,6 +45,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/project"
+	"github.com/switchboard-hq/switchboard/ent/projectinvite"
+	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
@@ -57,6 +60,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/teaminvite"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -130,6 +136,12 @@ type Client struct {
 	PaymentHold *PaymentHoldClient
 	// PeerPattern is the client for interacting with the PeerPattern builders.
 	PeerPattern *PeerPatternClient
+	// Project is the client for interacting with the Project builders.
+	Project *ProjectClient
+	// ProjectInvite is the client for interacting with the ProjectInvite builders.
+	ProjectInvite *ProjectInviteClient
+	// ProjectMember is the client for interacting with the ProjectMember builders.
+	ProjectMember *ProjectMemberClient
 	// ProviderCapability is the client for interacting with the ProviderCapability builders.
 	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
@@ -154,6 +166,12 @@ type Client struct {
 	StoreUnlock *StoreUnlockClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
+	// Team is the client for interacting with the Team builders.
+	Team *TeamClient
+	// TeamInvite is the client for interacting with the TeamInvite builders.
+	TeamInvite *TeamInviteClient
+	// TeamMember is the client for interacting with the TeamMember builders.
+	TeamMember *TeamMemberClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// UserReputation is the client for interacting with the UserReputation builders.
@@ -203,6 +221,9 @@ func (c *Client) init() {
 	c.Notification = NewNotificationClient(c.config)
 	c.PaymentHold = NewPaymentHoldClient(c.config)
 	c.PeerPattern = NewPeerPatternClient(c.config)
+	c.Project = NewProjectClient(c.config)
+	c.ProjectInvite = NewProjectInviteClient(c.config)
+	c.ProjectMember = NewProjectMemberClient(c.config)
 	c.ProviderCapability = NewProviderCapabilityClient(c.config)
 	c.QueueItem = NewQueueItemClient(c.config)
 	c.Relay = NewRelayClient(c.config)
@@ -215,6 +236,9 @@ func (c *Client) init() {
 	c.StoreSubscription = NewStoreSubscriptionClient(c.config)
 	c.StoreUnlock = NewStoreUnlockClient(c.config)
 	c.StreamEvent = NewStreamEventClient(c.config)
+	c.Team = NewTeamClient(c.config)
+	c.TeamInvite = NewTeamInviteClient(c.config)
+	c.TeamMember = NewTeamMemberClient(c.config)
 	c.User = NewUserClient(c.config)
 	c.UserReputation = NewUserReputationClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
@@ -341,6 +365,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Notification:         NewNotificationClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		PeerPattern:          NewPeerPatternClient(cfg),
+		Project:              NewProjectClient(cfg),
+		ProjectInvite:        NewProjectInviteClient(cfg),
+		ProjectMember:        NewProjectMemberClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Relay:                NewRelayClient(cfg),
@@ -353,6 +380,9 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		StoreSubscription:    NewStoreSubscriptionClient(cfg),
 		StoreUnlock:          NewStoreUnlockClient(cfg),
 		StreamEvent:          NewStreamEventClient(cfg),
+		Team:                 NewTeamClient(cfg),
+		TeamInvite:           NewTeamInviteClient(cfg),
+		TeamMember:           NewTeamMemberClient(cfg),
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
@@ -406,6 +436,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Notification:         NewNotificationClient(cfg),
 		PaymentHold:          NewPaymentHoldClient(cfg),
 		PeerPattern:          NewPeerPatternClient(cfg),
+		Project:              NewProjectClient(cfg),
+		ProjectInvite:        NewProjectInviteClient(cfg),
+		ProjectMember:        NewProjectMemberClient(cfg),
 		ProviderCapability:   NewProviderCapabilityClient(cfg),
 		QueueItem:            NewQueueItemClient(cfg),
 		Relay:                NewRelayClient(cfg),
@@ -418,6 +451,9 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		StoreSubscription:    NewStoreSubscriptionClient(cfg),
 		StoreUnlock:          NewStoreUnlockClient(cfg),
 		StreamEvent:          NewStreamEventClient(cfg),
+		Team:                 NewTeamClient(cfg),
+		TeamInvite:           NewTeamInviteClient(cfg),
+		TeamMember:           NewTeamMemberClient(cfg),
 		User:                 NewUserClient(cfg),
 		UserReputation:       NewUserReputationClient(cfg),
 		WebhookDelivery:      NewWebhookDeliveryClient(cfg),
@@ -457,10 +493,12 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
-		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
-		c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun,
-		c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StoreUnlock,
-		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
+		c.Notification, c.PaymentHold, c.PeerPattern, c.Project, c.ProjectInvite,
+		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
+		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
+		c.TeamInvite, c.TeamMember, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WorkPattern,
 	} {
 		n.Use(hooks...)
 	}
@@ -476,10 +514,12 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Document, c.Execution, c.FederationAuditLog, c.FederationInstance,
 		c.FederationMembership, c.IdempotencyRecord, c.Job, c.LedgerEntry,
 		c.MemoryEntry, c.NetworkConnection, c.NetworkPreference, c.NetworkSetting,
-		c.Notification, c.PaymentHold, c.PeerPattern, c.ProviderCapability,
-		c.QueueItem, c.Relay, c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun,
-		c.StoreAgent, c.StoreInstall, c.StoreSubscription, c.StoreUnlock,
-		c.StreamEvent, c.User, c.UserReputation, c.WebhookDelivery, c.WorkPattern,
+		c.Notification, c.PaymentHold, c.PeerPattern, c.Project, c.ProjectInvite,
+		c.ProjectMember, c.ProviderCapability, c.QueueItem, c.Relay,
+		c.RemovedPeerToken, c.Session, c.Setting, c.ShipGateRun, c.StoreAgent,
+		c.StoreInstall, c.StoreSubscription, c.StoreUnlock, c.StreamEvent, c.Team,
+		c.TeamInvite, c.TeamMember, c.User, c.UserReputation, c.WebhookDelivery,
+		c.WorkPattern,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -548,6 +588,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.PaymentHold.mutate(ctx, m)
 	case *PeerPatternMutation:
 		return c.PeerPattern.mutate(ctx, m)
+	case *ProjectMutation:
+		return c.Project.mutate(ctx, m)
+	case *ProjectInviteMutation:
+		return c.ProjectInvite.mutate(ctx, m)
+	case *ProjectMemberMutation:
+		return c.ProjectMember.mutate(ctx, m)
 	case *ProviderCapabilityMutation:
 		return c.ProviderCapability.mutate(ctx, m)
 	case *QueueItemMutation:
@@ -572,6 +618,12 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.StoreUnlock.mutate(ctx, m)
 	case *StreamEventMutation:
 		return c.StreamEvent.mutate(ctx, m)
+	case *TeamMutation:
+		return c.Team.mutate(ctx, m)
+	case *TeamInviteMutation:
+		return c.TeamInvite.mutate(ctx, m)
+	case *TeamMemberMutation:
+		return c.TeamMember.mutate(ctx, m)
 	case *UserMutation:
 		return c.User.mutate(ctx, m)
 	case *UserReputationMutation:
@@ -5151,6 +5203,469 @@ func (c *PeerPatternClient) mutate(ctx context.Context, m *PeerPatternMutation) 
 	}
 }
 
+// ProjectClient is a client for the Project schema.
+type ProjectClient struct {
+	config
+}
+
+// NewProjectClient returns a client for the Project from the given config.
+func NewProjectClient(c config) *ProjectClient {
+	return &ProjectClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `project.Hooks(f(g(h())))`.
+func (c *ProjectClient) Use(hooks ...Hook) {
+	c.hooks.Project = append(c.hooks.Project, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `project.Intercept(f(g(h())))`.
+func (c *ProjectClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Project = append(c.inters.Project, interceptors...)
+}
+
+// Create returns a builder for creating a Project entity.
+func (c *ProjectClient) Create() *ProjectCreate {
+	mutation := newProjectMutation(c.config, OpCreate)
+	return &ProjectCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Project entities.
+func (c *ProjectClient) CreateBulk(builders ...*ProjectCreate) *ProjectCreateBulk {
+	return &ProjectCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProjectClient) MapCreateBulk(slice any, setFunc func(*ProjectCreate, int)) *ProjectCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProjectCreateBulk{err: fmt.Errorf("calling to ProjectClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProjectCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProjectCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Project.
+func (c *ProjectClient) Update() *ProjectUpdate {
+	mutation := newProjectMutation(c.config, OpUpdate)
+	return &ProjectUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProjectClient) UpdateOne(_m *Project) *ProjectUpdateOne {
+	mutation := newProjectMutation(c.config, OpUpdateOne, withProject(_m))
+	return &ProjectUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProjectClient) UpdateOneID(id string) *ProjectUpdateOne {
+	mutation := newProjectMutation(c.config, OpUpdateOne, withProjectID(id))
+	return &ProjectUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Project.
+func (c *ProjectClient) Delete() *ProjectDelete {
+	mutation := newProjectMutation(c.config, OpDelete)
+	return &ProjectDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProjectClient) DeleteOne(_m *Project) *ProjectDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProjectClient) DeleteOneID(id string) *ProjectDeleteOne {
+	builder := c.Delete().Where(project.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProjectDeleteOne{builder}
+}
+
+// Query returns a query builder for Project.
+func (c *ProjectClient) Query() *ProjectQuery {
+	return &ProjectQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProject},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Project entity by its id.
+func (c *ProjectClient) Get(ctx context.Context, id string) (*Project, error) {
+	return c.Query().Where(project.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProjectClient) GetX(ctx context.Context, id string) *Project {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryMembers queries the members edge of a Project.
+func (c *ProjectClient) QueryMembers(_m *Project) *ProjectMemberQuery {
+	query := (&ProjectMemberClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(project.Table, project.FieldID, id),
+			sqlgraph.To(projectmember.Table, projectmember.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, project.MembersTable, project.MembersColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryInvites queries the invites edge of a Project.
+func (c *ProjectClient) QueryInvites(_m *Project) *ProjectInviteQuery {
+	query := (&ProjectInviteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(project.Table, project.FieldID, id),
+			sqlgraph.To(projectinvite.Table, projectinvite.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, project.InvitesTable, project.InvitesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProjectClient) Hooks() []Hook {
+	return c.hooks.Project
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProjectClient) Interceptors() []Interceptor {
+	return c.inters.Project
+}
+
+func (c *ProjectClient) mutate(ctx context.Context, m *ProjectMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProjectCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProjectUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProjectUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProjectDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Project mutation op: %q", m.Op())
+	}
+}
+
+// ProjectInviteClient is a client for the ProjectInvite schema.
+type ProjectInviteClient struct {
+	config
+}
+
+// NewProjectInviteClient returns a client for the ProjectInvite from the given config.
+func NewProjectInviteClient(c config) *ProjectInviteClient {
+	return &ProjectInviteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `projectinvite.Hooks(f(g(h())))`.
+func (c *ProjectInviteClient) Use(hooks ...Hook) {
+	c.hooks.ProjectInvite = append(c.hooks.ProjectInvite, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `projectinvite.Intercept(f(g(h())))`.
+func (c *ProjectInviteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProjectInvite = append(c.inters.ProjectInvite, interceptors...)
+}
+
+// Create returns a builder for creating a ProjectInvite entity.
+func (c *ProjectInviteClient) Create() *ProjectInviteCreate {
+	mutation := newProjectInviteMutation(c.config, OpCreate)
+	return &ProjectInviteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProjectInvite entities.
+func (c *ProjectInviteClient) CreateBulk(builders ...*ProjectInviteCreate) *ProjectInviteCreateBulk {
+	return &ProjectInviteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProjectInviteClient) MapCreateBulk(slice any, setFunc func(*ProjectInviteCreate, int)) *ProjectInviteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProjectInviteCreateBulk{err: fmt.Errorf("calling to ProjectInviteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProjectInviteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProjectInviteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProjectInvite.
+func (c *ProjectInviteClient) Update() *ProjectInviteUpdate {
+	mutation := newProjectInviteMutation(c.config, OpUpdate)
+	return &ProjectInviteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProjectInviteClient) UpdateOne(_m *ProjectInvite) *ProjectInviteUpdateOne {
+	mutation := newProjectInviteMutation(c.config, OpUpdateOne, withProjectInvite(_m))
+	return &ProjectInviteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProjectInviteClient) UpdateOneID(id string) *ProjectInviteUpdateOne {
+	mutation := newProjectInviteMutation(c.config, OpUpdateOne, withProjectInviteID(id))
+	return &ProjectInviteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProjectInvite.
+func (c *ProjectInviteClient) Delete() *ProjectInviteDelete {
+	mutation := newProjectInviteMutation(c.config, OpDelete)
+	return &ProjectInviteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProjectInviteClient) DeleteOne(_m *ProjectInvite) *ProjectInviteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProjectInviteClient) DeleteOneID(id string) *ProjectInviteDeleteOne {
+	builder := c.Delete().Where(projectinvite.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProjectInviteDeleteOne{builder}
+}
+
+// Query returns a query builder for ProjectInvite.
+func (c *ProjectInviteClient) Query() *ProjectInviteQuery {
+	return &ProjectInviteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProjectInvite},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProjectInvite entity by its id.
+func (c *ProjectInviteClient) Get(ctx context.Context, id string) (*ProjectInvite, error) {
+	return c.Query().Where(projectinvite.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProjectInviteClient) GetX(ctx context.Context, id string) *ProjectInvite {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryProject queries the project edge of a ProjectInvite.
+func (c *ProjectInviteClient) QueryProject(_m *ProjectInvite) *ProjectQuery {
+	query := (&ProjectClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(projectinvite.Table, projectinvite.FieldID, id),
+			sqlgraph.To(project.Table, project.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, projectinvite.ProjectTable, projectinvite.ProjectColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProjectInviteClient) Hooks() []Hook {
+	return c.hooks.ProjectInvite
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProjectInviteClient) Interceptors() []Interceptor {
+	return c.inters.ProjectInvite
+}
+
+func (c *ProjectInviteClient) mutate(ctx context.Context, m *ProjectInviteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProjectInviteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProjectInviteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProjectInviteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProjectInviteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProjectInvite mutation op: %q", m.Op())
+	}
+}
+
+// ProjectMemberClient is a client for the ProjectMember schema.
+type ProjectMemberClient struct {
+	config
+}
+
+// NewProjectMemberClient returns a client for the ProjectMember from the given config.
+func NewProjectMemberClient(c config) *ProjectMemberClient {
+	return &ProjectMemberClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `projectmember.Hooks(f(g(h())))`.
+func (c *ProjectMemberClient) Use(hooks ...Hook) {
+	c.hooks.ProjectMember = append(c.hooks.ProjectMember, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `projectmember.Intercept(f(g(h())))`.
+func (c *ProjectMemberClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProjectMember = append(c.inters.ProjectMember, interceptors...)
+}
+
+// Create returns a builder for creating a ProjectMember entity.
+func (c *ProjectMemberClient) Create() *ProjectMemberCreate {
+	mutation := newProjectMemberMutation(c.config, OpCreate)
+	return &ProjectMemberCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProjectMember entities.
+func (c *ProjectMemberClient) CreateBulk(builders ...*ProjectMemberCreate) *ProjectMemberCreateBulk {
+	return &ProjectMemberCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProjectMemberClient) MapCreateBulk(slice any, setFunc func(*ProjectMemberCreate, int)) *ProjectMemberCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProjectMemberCreateBulk{err: fmt.Errorf("calling to ProjectMemberClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProjectMemberCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProjectMemberCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProjectMember.
+func (c *ProjectMemberClient) Update() *ProjectMemberUpdate {
+	mutation := newProjectMemberMutation(c.config, OpUpdate)
+	return &ProjectMemberUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProjectMemberClient) UpdateOne(_m *ProjectMember) *ProjectMemberUpdateOne {
+	mutation := newProjectMemberMutation(c.config, OpUpdateOne, withProjectMember(_m))
+	return &ProjectMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProjectMemberClient) UpdateOneID(id string) *ProjectMemberUpdateOne {
+	mutation := newProjectMemberMutation(c.config, OpUpdateOne, withProjectMemberID(id))
+	return &ProjectMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProjectMember.
+func (c *ProjectMemberClient) Delete() *ProjectMemberDelete {
+	mutation := newProjectMemberMutation(c.config, OpDelete)
+	return &ProjectMemberDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProjectMemberClient) DeleteOne(_m *ProjectMember) *ProjectMemberDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProjectMemberClient) DeleteOneID(id string) *ProjectMemberDeleteOne {
+	builder := c.Delete().Where(projectmember.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProjectMemberDeleteOne{builder}
+}
+
+// Query returns a query builder for ProjectMember.
+func (c *ProjectMemberClient) Query() *ProjectMemberQuery {
+	return &ProjectMemberQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProjectMember},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProjectMember entity by its id.
+func (c *ProjectMemberClient) Get(ctx context.Context, id string) (*ProjectMember, error) {
+	return c.Query().Where(projectmember.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProjectMemberClient) GetX(ctx context.Context, id string) *ProjectMember {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryProject queries the project edge of a ProjectMember.
+func (c *ProjectMemberClient) QueryProject(_m *ProjectMember) *ProjectQuery {
+	query := (&ProjectClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(projectmember.Table, projectmember.FieldID, id),
+			sqlgraph.To(project.Table, project.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, projectmember.ProjectTable, projectmember.ProjectColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProjectMemberClient) Hooks() []Hook {
+	return c.hooks.ProjectMember
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProjectMemberClient) Interceptors() []Interceptor {
+	return c.inters.ProjectMember
+}
+
+func (c *ProjectMemberClient) mutate(ctx context.Context, m *ProjectMemberMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProjectMemberCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProjectMemberUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProjectMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProjectMemberDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProjectMember mutation op: %q", m.Op())
+	}
+}
+
 // ProviderCapabilityClient is a client for the ProviderCapability schema.
 type ProviderCapabilityClient struct {
 	config
@@ -7067,6 +7582,469 @@ func (c *StreamEventClient) mutate(ctx context.Context, m *StreamEventMutation) 
 	}
 }
 
+// TeamClient is a client for the Team schema.
+type TeamClient struct {
+	config
+}
+
+// NewTeamClient returns a client for the Team from the given config.
+func NewTeamClient(c config) *TeamClient {
+	return &TeamClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `team.Hooks(f(g(h())))`.
+func (c *TeamClient) Use(hooks ...Hook) {
+	c.hooks.Team = append(c.hooks.Team, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `team.Intercept(f(g(h())))`.
+func (c *TeamClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Team = append(c.inters.Team, interceptors...)
+}
+
+// Create returns a builder for creating a Team entity.
+func (c *TeamClient) Create() *TeamCreate {
+	mutation := newTeamMutation(c.config, OpCreate)
+	return &TeamCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Team entities.
+func (c *TeamClient) CreateBulk(builders ...*TeamCreate) *TeamCreateBulk {
+	return &TeamCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TeamClient) MapCreateBulk(slice any, setFunc func(*TeamCreate, int)) *TeamCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TeamCreateBulk{err: fmt.Errorf("calling to TeamClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TeamCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TeamCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Team.
+func (c *TeamClient) Update() *TeamUpdate {
+	mutation := newTeamMutation(c.config, OpUpdate)
+	return &TeamUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TeamClient) UpdateOne(_m *Team) *TeamUpdateOne {
+	mutation := newTeamMutation(c.config, OpUpdateOne, withTeam(_m))
+	return &TeamUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TeamClient) UpdateOneID(id string) *TeamUpdateOne {
+	mutation := newTeamMutation(c.config, OpUpdateOne, withTeamID(id))
+	return &TeamUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Team.
+func (c *TeamClient) Delete() *TeamDelete {
+	mutation := newTeamMutation(c.config, OpDelete)
+	return &TeamDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TeamClient) DeleteOne(_m *Team) *TeamDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TeamClient) DeleteOneID(id string) *TeamDeleteOne {
+	builder := c.Delete().Where(team.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TeamDeleteOne{builder}
+}
+
+// Query returns a query builder for Team.
+func (c *TeamClient) Query() *TeamQuery {
+	return &TeamQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTeam},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Team entity by its id.
+func (c *TeamClient) Get(ctx context.Context, id string) (*Team, error) {
+	return c.Query().Where(team.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TeamClient) GetX(ctx context.Context, id string) *Team {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryMembers queries the members edge of a Team.
+func (c *TeamClient) QueryMembers(_m *Team) *TeamMemberQuery {
+	query := (&TeamMemberClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(team.Table, team.FieldID, id),
+			sqlgraph.To(teammember.Table, teammember.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, team.MembersTable, team.MembersColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryInvites queries the invites edge of a Team.
+func (c *TeamClient) QueryInvites(_m *Team) *TeamInviteQuery {
+	query := (&TeamInviteClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(team.Table, team.FieldID, id),
+			sqlgraph.To(teaminvite.Table, teaminvite.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, team.InvitesTable, team.InvitesColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TeamClient) Hooks() []Hook {
+	return c.hooks.Team
+}
+
+// Interceptors returns the client interceptors.
+func (c *TeamClient) Interceptors() []Interceptor {
+	return c.inters.Team
+}
+
+func (c *TeamClient) mutate(ctx context.Context, m *TeamMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TeamCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TeamUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TeamUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TeamDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Team mutation op: %q", m.Op())
+	}
+}
+
+// TeamInviteClient is a client for the TeamInvite schema.
+type TeamInviteClient struct {
+	config
+}
+
+// NewTeamInviteClient returns a client for the TeamInvite from the given config.
+func NewTeamInviteClient(c config) *TeamInviteClient {
+	return &TeamInviteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `teaminvite.Hooks(f(g(h())))`.
+func (c *TeamInviteClient) Use(hooks ...Hook) {
+	c.hooks.TeamInvite = append(c.hooks.TeamInvite, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `teaminvite.Intercept(f(g(h())))`.
+func (c *TeamInviteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TeamInvite = append(c.inters.TeamInvite, interceptors...)
+}
+
+// Create returns a builder for creating a TeamInvite entity.
+func (c *TeamInviteClient) Create() *TeamInviteCreate {
+	mutation := newTeamInviteMutation(c.config, OpCreate)
+	return &TeamInviteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TeamInvite entities.
+func (c *TeamInviteClient) CreateBulk(builders ...*TeamInviteCreate) *TeamInviteCreateBulk {
+	return &TeamInviteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TeamInviteClient) MapCreateBulk(slice any, setFunc func(*TeamInviteCreate, int)) *TeamInviteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TeamInviteCreateBulk{err: fmt.Errorf("calling to TeamInviteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TeamInviteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TeamInviteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TeamInvite.
+func (c *TeamInviteClient) Update() *TeamInviteUpdate {
+	mutation := newTeamInviteMutation(c.config, OpUpdate)
+	return &TeamInviteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TeamInviteClient) UpdateOne(_m *TeamInvite) *TeamInviteUpdateOne {
+	mutation := newTeamInviteMutation(c.config, OpUpdateOne, withTeamInvite(_m))
+	return &TeamInviteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TeamInviteClient) UpdateOneID(id string) *TeamInviteUpdateOne {
+	mutation := newTeamInviteMutation(c.config, OpUpdateOne, withTeamInviteID(id))
+	return &TeamInviteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TeamInvite.
+func (c *TeamInviteClient) Delete() *TeamInviteDelete {
+	mutation := newTeamInviteMutation(c.config, OpDelete)
+	return &TeamInviteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TeamInviteClient) DeleteOne(_m *TeamInvite) *TeamInviteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TeamInviteClient) DeleteOneID(id string) *TeamInviteDeleteOne {
+	builder := c.Delete().Where(teaminvite.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TeamInviteDeleteOne{builder}
+}
+
+// Query returns a query builder for TeamInvite.
+func (c *TeamInviteClient) Query() *TeamInviteQuery {
+	return &TeamInviteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTeamInvite},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TeamInvite entity by its id.
+func (c *TeamInviteClient) Get(ctx context.Context, id string) (*TeamInvite, error) {
+	return c.Query().Where(teaminvite.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TeamInviteClient) GetX(ctx context.Context, id string) *TeamInvite {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTeam queries the team edge of a TeamInvite.
+func (c *TeamInviteClient) QueryTeam(_m *TeamInvite) *TeamQuery {
+	query := (&TeamClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(teaminvite.Table, teaminvite.FieldID, id),
+			sqlgraph.To(team.Table, team.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, teaminvite.TeamTable, teaminvite.TeamColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TeamInviteClient) Hooks() []Hook {
+	return c.hooks.TeamInvite
+}
+
+// Interceptors returns the client interceptors.
+func (c *TeamInviteClient) Interceptors() []Interceptor {
+	return c.inters.TeamInvite
+}
+
+func (c *TeamInviteClient) mutate(ctx context.Context, m *TeamInviteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TeamInviteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TeamInviteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TeamInviteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TeamInviteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TeamInvite mutation op: %q", m.Op())
+	}
+}
+
+// TeamMemberClient is a client for the TeamMember schema.
+type TeamMemberClient struct {
+	config
+}
+
+// NewTeamMemberClient returns a client for the TeamMember from the given config.
+func NewTeamMemberClient(c config) *TeamMemberClient {
+	return &TeamMemberClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `teammember.Hooks(f(g(h())))`.
+func (c *TeamMemberClient) Use(hooks ...Hook) {
+	c.hooks.TeamMember = append(c.hooks.TeamMember, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `teammember.Intercept(f(g(h())))`.
+func (c *TeamMemberClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TeamMember = append(c.inters.TeamMember, interceptors...)
+}
+
+// Create returns a builder for creating a TeamMember entity.
+func (c *TeamMemberClient) Create() *TeamMemberCreate {
+	mutation := newTeamMemberMutation(c.config, OpCreate)
+	return &TeamMemberCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TeamMember entities.
+func (c *TeamMemberClient) CreateBulk(builders ...*TeamMemberCreate) *TeamMemberCreateBulk {
+	return &TeamMemberCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TeamMemberClient) MapCreateBulk(slice any, setFunc func(*TeamMemberCreate, int)) *TeamMemberCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TeamMemberCreateBulk{err: fmt.Errorf("calling to TeamMemberClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TeamMemberCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TeamMemberCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TeamMember.
+func (c *TeamMemberClient) Update() *TeamMemberUpdate {
+	mutation := newTeamMemberMutation(c.config, OpUpdate)
+	return &TeamMemberUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TeamMemberClient) UpdateOne(_m *TeamMember) *TeamMemberUpdateOne {
+	mutation := newTeamMemberMutation(c.config, OpUpdateOne, withTeamMember(_m))
+	return &TeamMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TeamMemberClient) UpdateOneID(id string) *TeamMemberUpdateOne {
+	mutation := newTeamMemberMutation(c.config, OpUpdateOne, withTeamMemberID(id))
+	return &TeamMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TeamMember.
+func (c *TeamMemberClient) Delete() *TeamMemberDelete {
+	mutation := newTeamMemberMutation(c.config, OpDelete)
+	return &TeamMemberDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TeamMemberClient) DeleteOne(_m *TeamMember) *TeamMemberDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TeamMemberClient) DeleteOneID(id string) *TeamMemberDeleteOne {
+	builder := c.Delete().Where(teammember.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TeamMemberDeleteOne{builder}
+}
+
+// Query returns a query builder for TeamMember.
+func (c *TeamMemberClient) Query() *TeamMemberQuery {
+	return &TeamMemberQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTeamMember},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TeamMember entity by its id.
+func (c *TeamMemberClient) Get(ctx context.Context, id string) (*TeamMember, error) {
+	return c.Query().Where(teammember.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TeamMemberClient) GetX(ctx context.Context, id string) *TeamMember {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTeam queries the team edge of a TeamMember.
+func (c *TeamMemberClient) QueryTeam(_m *TeamMember) *TeamQuery {
+	query := (&TeamClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(teammember.Table, teammember.FieldID, id),
+			sqlgraph.To(team.Table, team.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, teammember.TeamTable, teammember.TeamColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TeamMemberClient) Hooks() []Hook {
+	return c.hooks.TeamMember
+}
+
+// Interceptors returns the client interceptors.
+func (c *TeamMemberClient) Interceptors() []Interceptor {
+	return c.inters.TeamMember
+}
+
+func (c *TeamMemberClient) mutate(ctx context.Context, m *TeamMemberMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TeamMemberCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TeamMemberUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TeamMemberUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TeamMemberDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TeamMember mutation op: %q", m.Op())
+	}
+}
+
 // UserClient is a client for the User schema.
 type UserClient struct {
 	config
@@ -8216,9 +9194,10 @@ type (
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
 		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
-		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
+		Project, ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
+		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
+		User, UserReputation, WebhookDelivery, WorkPattern []ent.Hook
 	}
 	inters struct {
 		A2ATask, APIKey, ActivityEntry, AgentQualitySignal, AssistantMessage,
@@ -8227,10 +9206,10 @@ type (
 		FederationAuditLog, FederationInstance, FederationMembership,
 		IdempotencyRecord, Job, LedgerEntry, MemoryEntry, NetworkConnection,
 		NetworkPreference, NetworkSetting, Notification, PaymentHold, PeerPattern,
-		ProviderCapability, QueueItem, Relay, RemovedPeerToken, Session, Setting,
-		ShipGateRun, StoreAgent, StoreInstall, StoreSubscription, StoreUnlock,
-		StreamEvent, User, UserReputation, WebhookDelivery,
-		WorkPattern []ent.Interceptor
+		Project, ProjectInvite, ProjectMember, ProviderCapability, QueueItem, Relay,
+		RemovedPeerToken, Session, Setting, ShipGateRun, StoreAgent, StoreInstall,
+		StoreSubscription, StoreUnlock, StreamEvent, Team, TeamInvite, TeamMember,
+		User, UserReputation, WebhookDelivery, WorkPattern []ent.Interceptor
 	}
 )
 

@@ -42,6 +42,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/project"
+	"github.com/switchboard-hq/switchboard/ent/projectinvite"
+	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
@@ -54,6 +57,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
 	"github.com/switchboard-hq/switchboard/ent/streamevent"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/teaminvite"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -148,6 +154,9 @@ func checkColumn(t, c string) error {
 			notification.Table:         notification.ValidColumn,
 			paymenthold.Table:          paymenthold.ValidColumn,
 			peerpattern.Table:          peerpattern.ValidColumn,
+			project.Table:              project.ValidColumn,
+			projectinvite.Table:        projectinvite.ValidColumn,
+			projectmember.Table:        projectmember.ValidColumn,
 			providercapability.Table:   providercapability.ValidColumn,
 			queueitem.Table:            queueitem.ValidColumn,
 			relay.Table:                relay.ValidColumn,
@@ -160,6 +169,9 @@ func checkColumn(t, c string) error {
 			storesubscription.Table:    storesubscription.ValidColumn,
 			storeunlock.Table:          storeunlock.ValidColumn,
 			streamevent.Table:          streamevent.ValidColumn,
+			team.Table:                 team.ValidColumn,
+			teaminvite.Table:           teaminvite.ValidColumn,
+			teammember.Table:           teammember.ValidColumn,
 			user.Table:                 user.ValidColumn,
 			userreputation.Table:       userreputation.ValidColumn,
 			webhookdelivery.Table:      webhookdelivery.ValidColumn,

@@ -33,6 +33,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/notification"
 	"github.com/switchboard-hq/switchboard/ent/paymenthold"
 	"github.com/switchboard-hq/switchboard/ent/peerpattern"
+	"github.com/switchboard-hq/switchboard/ent/project"
+	"github.com/switchboard-hq/switchboard/ent/projectinvite"
+	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
@@ -45,6 +48,9 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/storeinstall"
 	"github.com/switchboard-hq/switchboard/ent/storesubscription"
 	"github.com/switchboard-hq/switchboard/ent/storeunlock"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/teaminvite"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	"github.com/switchboard-hq/switchboard/ent/webhookdelivery"
@@ -1222,6 +1228,85 @@ func init() {
 			return nil
 		}
 	}()
+	projectMixin := schema.Project{}.Mixin()
+	projectMixinFields0 := projectMixin[0].Fields()
+	_ = projectMixinFields0
+	projectFields := schema.Project{}.Fields()
+	_ = projectFields
+	// projectDescName is the schema descriptor for name field.
+	projectDescName := projectFields[0].Descriptor()
+	// project.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	project.NameValidator = projectDescName.Validators[0].(func(string) error)
+	// projectDescID is the schema descriptor for id field.
+	projectDescID := projectMixinFields0[0].Descriptor()
+	// project.DefaultID holds the default value on creation for the id field.
+	project.DefaultID = projectDescID.Default.(func() string)
+	// project.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	project.IDValidator = func() func(string) error {
+		validators := projectDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	projectinviteMixin := schema.ProjectInvite{}.Mixin()
+	projectinviteMixinFields0 := projectinviteMixin[0].Fields()
+	_ = projectinviteMixinFields0
+	projectinviteFields := schema.ProjectInvite{}.Fields()
+	_ = projectinviteFields
+	// projectinviteDescID is the schema descriptor for id field.
+	projectinviteDescID := projectinviteMixinFields0[0].Descriptor()
+	// projectinvite.DefaultID holds the default value on creation for the id field.
+	projectinvite.DefaultID = projectinviteDescID.Default.(func() string)
+	// projectinvite.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	projectinvite.IDValidator = func() func(string) error {
+		validators := projectinviteDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	projectmemberMixin := schema.ProjectMember{}.Mixin()
+	projectmemberMixinFields0 := projectmemberMixin[0].Fields()
+	_ = projectmemberMixinFields0
+	projectmemberFields := schema.ProjectMember{}.Fields()
+	_ = projectmemberFields
+	// projectmemberDescID is the schema descriptor for id field.
+	projectmemberDescID := projectmemberMixinFields0[0].Descriptor()
+	// projectmember.DefaultID holds the default value on creation for the id field.
+	projectmember.DefaultID = projectmemberDescID.Default.(func() string)
+	// projectmember.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	projectmember.IDValidator = func() func(string) error {
+		validators := projectmemberDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	providercapabilityMixin := schema.ProviderCapability{}.Mixin()
 	providercapabilityMixinFields0 := providercapabilityMixin[0].Fields()
 	_ = providercapabilityMixinFields0
@@ -1620,6 +1705,93 @@ func init() {
 	// storeunlock.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	storeunlock.IDValidator = func() func(string) error {
 		validators := storeunlockDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	teamMixin := schema.Team{}.Mixin()
+	teamMixinFields0 := teamMixin[0].Fields()
+	_ = teamMixinFields0
+	teamFields := schema.Team{}.Fields()
+	_ = teamFields
+	// teamDescName is the schema descriptor for name field.
+	teamDescName := teamFields[0].Descriptor()
+	// team.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	team.NameValidator = teamDescName.Validators[0].(func(string) error)
+	// teamDescHandle is the schema descriptor for handle field.
+	teamDescHandle := teamFields[1].Descriptor()
+	// team.HandleValidator is a validator for the "handle" field. It is called by the builders before save.
+	team.HandleValidator = teamDescHandle.Validators[0].(func(string) error)
+	// teamDescIsSelfHosted is the schema descriptor for is_self_hosted field.
+	teamDescIsSelfHosted := teamFields[6].Descriptor()
+	// team.DefaultIsSelfHosted holds the default value on creation for the is_self_hosted field.
+	team.DefaultIsSelfHosted = teamDescIsSelfHosted.Default.(bool)
+	// teamDescID is the schema descriptor for id field.
+	teamDescID := teamMixinFields0[0].Descriptor()
+	// team.DefaultID holds the default value on creation for the id field.
+	team.DefaultID = teamDescID.Default.(func() string)
+	// team.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	team.IDValidator = func() func(string) error {
+		validators := teamDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	teaminviteMixin := schema.TeamInvite{}.Mixin()
+	teaminviteMixinFields0 := teaminviteMixin[0].Fields()
+	_ = teaminviteMixinFields0
+	teaminviteFields := schema.TeamInvite{}.Fields()
+	_ = teaminviteFields
+	// teaminviteDescID is the schema descriptor for id field.
+	teaminviteDescID := teaminviteMixinFields0[0].Descriptor()
+	// teaminvite.DefaultID holds the default value on creation for the id field.
+	teaminvite.DefaultID = teaminviteDescID.Default.(func() string)
+	// teaminvite.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	teaminvite.IDValidator = func() func(string) error {
+		validators := teaminviteDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
+	teammemberMixin := schema.TeamMember{}.Mixin()
+	teammemberMixinFields0 := teammemberMixin[0].Fields()
+	_ = teammemberMixinFields0
+	teammemberFields := schema.TeamMember{}.Fields()
+	_ = teammemberFields
+	// teammemberDescID is the schema descriptor for id field.
+	teammemberDescID := teammemberMixinFields0[0].Descriptor()
+	// teammember.DefaultID holds the default value on creation for the id field.
+	teammember.DefaultID = teammemberDescID.Default.(func() string)
+	// teammember.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	teammember.IDValidator = func() func(string) error {
+		validators := teammemberDescID.Validators
 		fns := [...]func(string) error{
 			validators[0].(func(string) error),
 			validators[1].(func(string) error),

@@ -74,6 +74,12 @@ type Tx struct {
 	PaymentHold *PaymentHoldClient
 	// PeerPattern is the client for interacting with the PeerPattern builders.
 	PeerPattern *PeerPatternClient
+	// Project is the client for interacting with the Project builders.
+	Project *ProjectClient
+	// ProjectInvite is the client for interacting with the ProjectInvite builders.
+	ProjectInvite *ProjectInviteClient
+	// ProjectMember is the client for interacting with the ProjectMember builders.
+	ProjectMember *ProjectMemberClient
 	// ProviderCapability is the client for interacting with the ProviderCapability builders.
 	ProviderCapability *ProviderCapabilityClient
 	// QueueItem is the client for interacting with the QueueItem builders.
@@ -98,6 +104,12 @@ type Tx struct {
 	StoreUnlock *StoreUnlockClient
 	// StreamEvent is the client for interacting with the StreamEvent builders.
 	StreamEvent *StreamEventClient
+	// Team is the client for interacting with the Team builders.
+	Team *TeamClient
+	// TeamInvite is the client for interacting with the TeamInvite builders.
+	TeamInvite *TeamInviteClient
+	// TeamMember is the client for interacting with the TeamMember builders.
+	TeamMember *TeamMemberClient
 	// User is the client for interacting with the User builders.
 	User *UserClient
 	// UserReputation is the client for interacting with the UserReputation builders.
@@ -267,6 +279,9 @@ func (tx *Tx) init() {
 	tx.Notification = NewNotificationClient(tx.config)
 	tx.PaymentHold = NewPaymentHoldClient(tx.config)
 	tx.PeerPattern = NewPeerPatternClient(tx.config)
+	tx.Project = NewProjectClient(tx.config)
+	tx.ProjectInvite = NewProjectInviteClient(tx.config)
+	tx.ProjectMember = NewProjectMemberClient(tx.config)
 	tx.ProviderCapability = NewProviderCapabilityClient(tx.config)
 	tx.QueueItem = NewQueueItemClient(tx.config)
 	tx.Relay = NewRelayClient(tx.config)
@@ -279,6 +294,9 @@ func (tx *Tx) init() {
 	tx.StoreSubscription = NewStoreSubscriptionClient(tx.config)
 	tx.StoreUnlock = NewStoreUnlockClient(tx.config)
 	tx.StreamEvent = NewStreamEventClient(tx.config)
+	tx.Team = NewTeamClient(tx.config)
+	tx.TeamInvite = NewTeamInviteClient(tx.config)
+	tx.TeamMember = NewTeamMemberClient(tx.config)
 	tx.User = NewUserClient(tx.config)
 	tx.UserReputation = NewUserReputationClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)

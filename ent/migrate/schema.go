@@ -1333,6 +1333,118 @@ var (
 			},
 		},
 	}
+	// ProjectsColumns holds the columns for the "projects" table.
+	ProjectsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "team_id", Type: field.TypeString, Nullable: true},
+		{Name: "color", Type: field.TypeString},
+		{Name: "visibility", Type: field.TypeEnum, Enums: []string{"private", "team", "public"}, Default: "private"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"active", "closed"}, Default: "active"},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"standard", "engagement"}, Default: "standard"},
+		{Name: "lead_id", Type: field.TypeString},
+	}
+	// ProjectsTable holds the schema information for the "projects" table.
+	ProjectsTable = &schema.Table{
+		Name:       "projects",
+		Columns:    ProjectsColumns,
+		PrimaryKey: []*schema.Column{ProjectsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "project_team_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProjectsColumns[5]},
+			},
+		},
+	}
+	// ProjectInvitesColumns holds the columns for the "project_invites" table.
+	ProjectInvitesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"lead", "contributor", "reviewer", "observer"}},
+		{Name: "target_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "target_email", Type: field.TypeString, Nullable: true},
+		{Name: "target_connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "accepted", "declined", "cancelled", "expired"}, Default: "pending"},
+		{Name: "invited_by", Type: field.TypeString},
+		{Name: "message", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "queue_item_id", Type: field.TypeString, Nullable: true},
+		{Name: "relay_id", Type: field.TypeString, Nullable: true},
+		{Name: "answered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "project_id", Type: field.TypeString, Size: 40},
+	}
+	// ProjectInvitesTable holds the schema information for the "project_invites" table.
+	ProjectInvitesTable = &schema.Table{
+		Name:       "project_invites",
+		Columns:    ProjectInvitesColumns,
+		PrimaryKey: []*schema.Column{ProjectInvitesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "project_invites_projects_invites",
+				Columns:    []*schema.Column{ProjectInvitesColumns[13]},
+				RefColumns: []*schema.Column{ProjectsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "projectinvite_project_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{ProjectInvitesColumns[13], ProjectInvitesColumns[7]},
+			},
+			{
+				Name:    "projectinvite_target_user_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{ProjectInvitesColumns[4], ProjectInvitesColumns[7]},
+			},
+		},
+	}
+	// ProjectMembersColumns holds the columns for the "project_members" table.
+	ProjectMembersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Nullable: true},
+		{Name: "connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"lead", "contributor", "reviewer", "observer"}},
+		{Name: "via_team_id", Type: field.TypeString, Nullable: true},
+		{Name: "project_id", Type: field.TypeString, Size: 40},
+	}
+	// ProjectMembersTable holds the schema information for the "project_members" table.
+	ProjectMembersTable = &schema.Table{
+		Name:       "project_members",
+		Columns:    ProjectMembersColumns,
+		PrimaryKey: []*schema.Column{ProjectMembersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "project_members_projects_members",
+				Columns:    []*schema.Column{ProjectMembersColumns[7]},
+				RefColumns: []*schema.Column{ProjectsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "projectmember_project_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProjectMembersColumns[7], ProjectMembersColumns[3]},
+			},
+			{
+				Name:    "projectmember_project_id_connection_id",
+				Unique:  true,
+				Columns: []*schema.Column{ProjectMembersColumns[7], ProjectMembersColumns[4]},
+			},
+			{
+				Name:    "projectmember_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{ProjectMembersColumns[3]},
+			},
+		},
+	}
 	// ProviderCapabilitiesColumns holds the columns for the "provider_capabilities" table.
 	ProviderCapabilitiesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -1861,6 +1973,107 @@ var (
 			},
 		},
 	}
+	// TeamsColumns holds the columns for the "teams" table.
+	TeamsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "name", Type: field.TypeString},
+		{Name: "handle", Type: field.TypeString, Unique: true},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "avatar_url", Type: field.TypeString, Nullable: true},
+		{Name: "visibility", Type: field.TypeEnum, Enums: []string{"public", "private", "network"}, Default: "public"},
+		{Name: "origin_instance_url", Type: field.TypeString, Nullable: true},
+		{Name: "is_self_hosted", Type: field.TypeBool, Default: true},
+		{Name: "owner_id", Type: field.TypeString},
+	}
+	// TeamsTable holds the schema information for the "teams" table.
+	TeamsTable = &schema.Table{
+		Name:       "teams",
+		Columns:    TeamsColumns,
+		PrimaryKey: []*schema.Column{TeamsColumns[0]},
+	}
+	// TeamInvitesColumns holds the columns for the "team_invites" table.
+	TeamInvitesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "token_hash", Type: field.TypeString, Unique: true},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"owner", "admin", "member"}},
+		{Name: "message", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "target_email", Type: field.TypeString, Nullable: true},
+		{Name: "target_user_id", Type: field.TypeString, Nullable: true},
+		{Name: "target_connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"pending", "accepted", "declined", "cancelled", "expired"}, Default: "pending"},
+		{Name: "invited_by", Type: field.TypeString},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "answered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "answered_by", Type: field.TypeString, Nullable: true},
+		{Name: "relay_id", Type: field.TypeString, Nullable: true},
+		{Name: "team_id", Type: field.TypeString, Size: 40},
+	}
+	// TeamInvitesTable holds the schema information for the "team_invites" table.
+	TeamInvitesTable = &schema.Table{
+		Name:       "team_invites",
+		Columns:    TeamInvitesColumns,
+		PrimaryKey: []*schema.Column{TeamInvitesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "team_invites_teams_invites",
+				Columns:    []*schema.Column{TeamInvitesColumns[15]},
+				RefColumns: []*schema.Column{TeamsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "teaminvite_team_id_status",
+				Unique:  false,
+				Columns: []*schema.Column{TeamInvitesColumns[15], TeamInvitesColumns[9]},
+			},
+		},
+	}
+	// TeamMembersColumns holds the columns for the "team_members" table.
+	TeamMembersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 40},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "user_id", Type: field.TypeString, Nullable: true},
+		{Name: "connection_id", Type: field.TypeString, Nullable: true},
+		{Name: "role", Type: field.TypeEnum, Enums: []string{"owner", "admin", "member"}},
+		{Name: "team_id", Type: field.TypeString, Size: 40},
+	}
+	// TeamMembersTable holds the schema information for the "team_members" table.
+	TeamMembersTable = &schema.Table{
+		Name:       "team_members",
+		Columns:    TeamMembersColumns,
+		PrimaryKey: []*schema.Column{TeamMembersColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "team_members_teams_members",
+				Columns:    []*schema.Column{TeamMembersColumns[6]},
+				RefColumns: []*schema.Column{TeamsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "teammember_team_id_user_id",
+				Unique:  true,
+				Columns: []*schema.Column{TeamMembersColumns[6], TeamMembersColumns[3]},
+			},
+			{
+				Name:    "teammember_team_id_connection_id",
+				Unique:  true,
+				Columns: []*schema.Column{TeamMembersColumns[6], TeamMembersColumns[4]},
+			},
+			{
+				Name:    "teammember_user_id",
+				Unique:  false,
+				Columns: []*schema.Column{TeamMembersColumns[3]},
+			},
+		},
+	}
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 40},
@@ -2018,6 +2231,9 @@ var (
 		NotificationsTable,
 		PaymentHoldsTable,
 		PeerPatternsTable,
+		ProjectsTable,
+		ProjectInvitesTable,
+		ProjectMembersTable,
 		ProviderCapabilitiesTable,
 		QueueItemsTable,
 		RelaysTable,
@@ -2030,6 +2246,9 @@ var (
 		StoreSubscriptionsTable,
 		StoreUnlocksTable,
 		StreamEventsTable,
+		TeamsTable,
+		TeamInvitesTable,
+		TeamMembersTable,
 		UsersTable,
 		UserReputationsTable,
 		WebhookDeliveriesTable,
@@ -2068,6 +2287,8 @@ func init() {
 	NetworkPreferencesTable.ForeignKeys[0].RefTable = UsersTable
 	NotificationsTable.ForeignKeys[0].RefTable = UsersTable
 	PeerPatternsTable.ForeignKeys[0].RefTable = UsersTable
+	ProjectInvitesTable.ForeignKeys[0].RefTable = ProjectsTable
+	ProjectMembersTable.ForeignKeys[0].RefTable = ProjectsTable
 	ProviderCapabilitiesTable.ForeignKeys[0].RefTable = UsersTable
 	QueueItemsTable.ForeignKeys[0].RefTable = UsersTable
 	RelaysTable.ForeignKeys[0].RefTable = UsersTable
@@ -2082,6 +2303,8 @@ func init() {
 	StoreUnlocksTable.ForeignKeys[0].RefTable = StoreAgentsTable
 	StoreUnlocksTable.ForeignKeys[1].RefTable = UsersTable
 	StreamEventsTable.ForeignKeys[0].RefTable = UsersTable
+	TeamInvitesTable.ForeignKeys[0].RefTable = TeamsTable
+	TeamMembersTable.ForeignKeys[0].RefTable = TeamsTable
 	UserReputationsTable.ForeignKeys[0].RefTable = UsersTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = UsersTable
 	WorkPatternsTable.ForeignKeys[0].RefTable = UsersTable

@@ -96,6 +96,15 @@ type PaymentHold func(*sql.Selector)
 // PeerPattern is the predicate function for peerpattern builders.
 type PeerPattern func(*sql.Selector)
 
+// Project is the predicate function for project builders.
+type Project func(*sql.Selector)
+
+// ProjectInvite is the predicate function for projectinvite builders.
+type ProjectInvite func(*sql.Selector)
+
+// ProjectMember is the predicate function for projectmember builders.
+type ProjectMember func(*sql.Selector)
+
 // ProviderCapability is the predicate function for providercapability builders.
 type ProviderCapability func(*sql.Selector)
 
@@ -131,6 +140,15 @@ type StoreUnlock func(*sql.Selector)
 
 // StreamEvent is the predicate function for streamevent builders.
 type StreamEvent func(*sql.Selector)
+
+// Team is the predicate function for team builders.
+type Team func(*sql.Selector)
+
+// TeamInvite is the predicate function for teaminvite builders.
+type TeamInvite func(*sql.Selector)
+
+// TeamMember is the predicate function for teammember builders.
+type TeamMember func(*sql.Selector)
 
 // User is the predicate function for user builders.
 type User func(*sql.Selector)

@@ -163,11 +163,12 @@ const (
 	ActivityCategoryDrive       ActivityCategory = "drive"       // Drive
 	ActivityCategorySettings    ActivityCategory = "settings"    // Settings
 	ActivityCategorySync        ActivityCategory = "sync"        // Sync
+	ActivityCategoryTeams       ActivityCategory = "teams"       // Teams
 )
 
 // ActivityCategoryValues answers every value of activity_category, in declared order.
 func ActivityCategoryValues() []ActivityCategory {
-	return []ActivityCategory{ActivityCategoryQueue, ActivityCategoryBoard, ActivityCategoryCRM, ActivityCategoryCalendar, ActivityCategoryGoals, ActivityCategoryComms, ActivityCategoryConnections, ActivityCategoryDrive, ActivityCategorySettings, ActivityCategorySync}
+	return []ActivityCategory{ActivityCategoryQueue, ActivityCategoryBoard, ActivityCategoryCRM, ActivityCategoryCalendar, ActivityCategoryGoals, ActivityCategoryComms, ActivityCategoryConnections, ActivityCategoryDrive, ActivityCategorySettings, ActivityCategorySync, ActivityCategoryTeams}
 }
 
 // KeyScope is a value of the vocabulary key_scope.
@@ -184,11 +185,12 @@ const (
 	KeyScopeA2A      KeyScope = "a2a"      // A2A
 	KeyScopeStore    KeyScope = "store"    // Store
 	KeyScopeNetwork  KeyScope = "network"  // Network
+	KeyScopeProjects KeyScope = "projects" // Projects
 )
 
 // KeyScopeValues answers every value of key_scope, in declared order.
 func KeyScopeValues() []KeyScope {
-	return []KeyScope{KeyScopeQueue, KeyScopeChat, KeyScopeKanban, KeyScopeContacts, KeyScopeSettings, KeyScopeMCP, KeyScopeA2A, KeyScopeStore, KeyScopeNetwork}
+	return []KeyScope{KeyScopeQueue, KeyScopeChat, KeyScopeKanban, KeyScopeContacts, KeyScopeSettings, KeyScopeMCP, KeyScopeA2A, KeyScopeStore, KeyScopeNetwork, KeyScopeProjects}
 }
 
 // UserRole is a value of the vocabulary user_role.
@@ -1404,4 +1406,163 @@ const (
 // ProvenanceValues answers every value of provenance, in declared order.
 func ProvenanceValues() []Provenance {
 	return []Provenance{ProvenanceOperator, ProvenanceAssistant, ProvenanceSystem, ProvenanceAssistantOutside, ProvenanceKey, ProvenanceUser, ProvenancePeer, ProvenanceStore, ProvenanceUnknown}
+}
+
+// TeamVisibility is a value of the vocabulary team_visibility.
+type TeamVisibility string
+
+// The values of team_visibility, in declared order.
+const (
+	TeamVisibilityPublic  TeamVisibility = "public"  // Public
+	TeamVisibilityPrivate TeamVisibility = "private" // Private
+	TeamVisibilityNetwork TeamVisibility = "network" // Network
+)
+
+// TeamVisibilityValues answers every value of team_visibility, in declared order.
+func TeamVisibilityValues() []TeamVisibility {
+	return []TeamVisibility{TeamVisibilityPublic, TeamVisibilityPrivate, TeamVisibilityNetwork}
+}
+
+// TeamRole is a value of the vocabulary team_role.
+type TeamRole string
+
+// The values of team_role, in declared order.
+const (
+	TeamRoleOwner  TeamRole = "owner"  // Owner
+	TeamRoleAdmin  TeamRole = "admin"  // Admin
+	TeamRoleMember TeamRole = "member" // Member
+)
+
+// TeamRoleValues answers every value of team_role, in declared order.
+func TeamRoleValues() []TeamRole { return []TeamRole{TeamRoleOwner, TeamRoleAdmin, TeamRoleMember} }
+
+// TeamPlan is a value of the vocabulary team_plan.
+type TeamPlan string
+
+// The values of team_plan, in declared order.
+const (
+	TeamPlanStarter TeamPlan = "starter" // Starter
+	TeamPlanPro     TeamPlan = "pro"     // Pro
+)
+
+// TeamPlanValues answers every value of team_plan, in declared order.
+func TeamPlanValues() []TeamPlan { return []TeamPlan{TeamPlanStarter, TeamPlanPro} }
+
+// SubscriptionStatus is a value of the vocabulary subscription_status.
+type SubscriptionStatus string
+
+// The values of subscription_status, in declared order.
+const (
+	SubscriptionStatusActive   SubscriptionStatus = "active"   // Active
+	SubscriptionStatusPastDue  SubscriptionStatus = "past_due" // Past due
+	SubscriptionStatusCanceled SubscriptionStatus = "canceled" // Canceled
+)
+
+// SubscriptionStatusValues answers every value of subscription_status, in declared order.
+func SubscriptionStatusValues() []SubscriptionStatus {
+	return []SubscriptionStatus{SubscriptionStatusActive, SubscriptionStatusPastDue, SubscriptionStatusCanceled}
+}
+
+// InviteStatus is a value of the vocabulary invite_status.
+type InviteStatus string
+
+// The values of invite_status, in declared order.
+const (
+	InviteStatusPending   InviteStatus = "pending"   // Pending
+	InviteStatusAccepted  InviteStatus = "accepted"  // Accepted
+	InviteStatusDeclined  InviteStatus = "declined"  // Declined
+	InviteStatusCancelled InviteStatus = "cancelled" // Cancelled
+	InviteStatusExpired   InviteStatus = "expired"   // Expired
+)
+
+// InviteStatusValues answers every value of invite_status, in declared order.
+func InviteStatusValues() []InviteStatus {
+	return []InviteStatus{InviteStatusPending, InviteStatusAccepted, InviteStatusDeclined, InviteStatusCancelled, InviteStatusExpired}
+}
+
+// InviteAction is a value of the vocabulary invite_action.
+type InviteAction string
+
+// The values of invite_action, in declared order.
+const (
+	InviteActionAccept  InviteAction = "accept"  // Accept
+	InviteActionDecline InviteAction = "decline" // Decline
+)
+
+// InviteActionValues answers every value of invite_action, in declared order.
+func InviteActionValues() []InviteAction {
+	return []InviteAction{InviteActionAccept, InviteActionDecline}
+}
+
+// ProjectVisibility is a value of the vocabulary project_visibility.
+type ProjectVisibility string
+
+// The values of project_visibility, in declared order.
+const (
+	ProjectVisibilityPrivate ProjectVisibility = "private" // Private
+	ProjectVisibilityTeam    ProjectVisibility = "team"    // Team
+	ProjectVisibilityPublic  ProjectVisibility = "public"  // Public
+)
+
+// ProjectVisibilityValues answers every value of project_visibility, in declared order.
+func ProjectVisibilityValues() []ProjectVisibility {
+	return []ProjectVisibility{ProjectVisibilityPrivate, ProjectVisibilityTeam, ProjectVisibilityPublic}
+}
+
+// ProjectStatus is a value of the vocabulary project_status.
+type ProjectStatus string
+
+// The values of project_status, in declared order.
+const (
+	ProjectStatusActive ProjectStatus = "active" // Active
+	ProjectStatusClosed ProjectStatus = "closed" // Closed
+)
+
+// ProjectStatusValues answers every value of project_status, in declared order.
+func ProjectStatusValues() []ProjectStatus {
+	return []ProjectStatus{ProjectStatusActive, ProjectStatusClosed}
+}
+
+// ProjectKind is a value of the vocabulary project_kind.
+type ProjectKind string
+
+// The values of project_kind, in declared order.
+const (
+	ProjectKindStandard   ProjectKind = "standard"   // Standard
+	ProjectKindEngagement ProjectKind = "engagement" // Engagement
+)
+
+// ProjectKindValues answers every value of project_kind, in declared order.
+func ProjectKindValues() []ProjectKind {
+	return []ProjectKind{ProjectKindStandard, ProjectKindEngagement}
+}
+
+// ProjectRole is a value of the vocabulary project_role.
+type ProjectRole string
+
+// The values of project_role, in declared order.
+const (
+	ProjectRoleLead        ProjectRole = "lead"        // Lead
+	ProjectRoleContributor ProjectRole = "contributor" // Contributor
+	ProjectRoleReviewer    ProjectRole = "reviewer"    // Reviewer
+	ProjectRoleObserver    ProjectRole = "observer"    // Observer
+)
+
+// ProjectRoleValues answers every value of project_role, in declared order.
+func ProjectRoleValues() []ProjectRole {
+	return []ProjectRole{ProjectRoleLead, ProjectRoleContributor, ProjectRoleReviewer, ProjectRoleObserver}
+}
+
+// ProjectMemberVia is a value of the vocabulary project_member_via.
+type ProjectMemberVia string
+
+// The values of project_member_via, in declared order.
+const (
+	ProjectMemberViaDirect ProjectMemberVia = "direct" // Direct
+	ProjectMemberViaTeam   ProjectMemberVia = "team"   // Team
+)
+
+// ProjectMemberViaValues answers every value of project_member_via, in declared order.
+func ProjectMemberViaValues() []ProjectMemberVia {
+	return []ProjectMemberVia{ProjectMemberViaDirect, ProjectMemberViaTeam}
 }

@@ -24,7 +24,7 @@ var File_switchboard_v1_vocabulary_proto protoreflect.FileDescriptor
 
 const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
-	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\x9dL\xb2\xf5\x18\xa6\x01\n" +
+	"\x1fswitchboard/v1/vocabulary.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.protoB\xf7R\xb2\xf5\x18\xa6\x01\n" +
 	"\fqueue_status\x12,\n" +
 	"\x14pending_confirmation\x12\x14Pending confirmation\x12\x0e\n" +
 	"\x05ready\x12\x05Ready\x12\x1a\n" +
@@ -83,7 +83,7 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\tcompleted\x12\tCompleted\xb2\xf5\x18*\n" +
 	"\bassignee\x12\x0e\n" +
 	"\x05human\x12\x05Human\x12\x0e\n" +
-	"\x05agent\x12\x05Agent\xb2\xf5\x18\xcd\x01\n" +
+	"\x05agent\x12\x05Agent\xb2\xf5\x18\xdd\x01\n" +
 	"\x11activity_category\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\x0e\n" +
 	"\x05board\x12\x05Board\x12\x0f\n" +
@@ -94,7 +94,8 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\vconnections\x12\vConnections\x12\x0e\n" +
 	"\x05drive\x12\x05Drive\x12\x14\n" +
 	"\bsettings\x12\bSettings\x12\f\n" +
-	"\x04sync\x12\x04Sync\xb2\xf5\x18\xa2\x01\n" +
+	"\x04sync\x12\x04Sync\x12\x0e\n" +
+	"\x05teams\x12\x05Teams\xb2\xf5\x18\xb8\x01\n" +
 	"\tkey_scope\x12\x0e\n" +
 	"\x05queue\x12\x05Queue\x12\f\n" +
 	"\x04chat\x12\x04Chat\x12\x0f\n" +
@@ -106,7 +107,8 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\n" +
 	"\x03a2a\x12\x03A2A\x12\x0e\n" +
 	"\x05store\x12\x05Store\x12\x12\n" +
-	"\anetwork\x12\aNetwork\xb2\xf5\x18-\n" +
+	"\anetwork\x12\aNetwork\x12\x14\n" +
+	"\bprojects\x12\bProjects\xb2\xf5\x18-\n" +
 	"\tuser_role\x12\x0e\n" +
 	"\x05admin\x12\x05Admin\x12\x10\n" +
 	"\x06member\x12\x06Member\xb2\xf5\x18n\n" +
@@ -528,7 +530,52 @@ const file_switchboard_v1_vocabulary_proto_rawDesc = "" +
 	"\x04user\x12\fAnother user\x12\x18\n" +
 	"\x04peer\x12\x10Another instance\x12\x12\n" +
 	"\x05store\x12\tThe store\x12;\n" +
-	"\aunknown\x120Unknown (written before provenance was recorded)ZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
+	"\aunknown\x120Unknown (written before provenance was recorded)\xb2\xf5\x18K\n" +
+	"\x0fteam_visibility\x12\x10\n" +
+	"\x06public\x12\x06Public\x12\x12\n" +
+	"\aprivate\x12\aPrivate\x12\x12\n" +
+	"\anetwork\x12\aNetwork\xb2\xf5\x18=\n" +
+	"\tteam_role\x12\x0e\n" +
+	"\x05owner\x12\x05Owner\x12\x0e\n" +
+	"\x05admin\x12\x05Admin\x12\x10\n" +
+	"\x06member\x12\x06Member\xb2\xf5\x18+\n" +
+	"\tteam_plan\x12\x12\n" +
+	"\astarter\x12\aStarter\x12\n" +
+	"\n" +
+	"\x03pro\x12\x03Pro\xb2\xf5\x18S\n" +
+	"\x13subscription_status\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x14\n" +
+	"\bpast_due\x12\bPast due\x12\x14\n" +
+	"\bcanceled\x12\bCanceled\xb2\xf5\x18{\n" +
+	"\rinvite_status\x12\x12\n" +
+	"\apending\x12\aPending\x12\x14\n" +
+	"\baccepted\x12\bAccepted\x12\x14\n" +
+	"\bdeclined\x12\bDeclined\x12\x16\n" +
+	"\tcancelled\x12\tCancelled\x12\x12\n" +
+	"\aexpired\x12\aExpired\xb2\xf5\x185\n" +
+	"\rinvite_action\x12\x10\n" +
+	"\x06accept\x12\x06Accept\x12\x12\n" +
+	"\adecline\x12\aDecline\xb2\xf5\x18H\n" +
+	"\x12project_visibility\x12\x12\n" +
+	"\aprivate\x12\aPrivate\x12\f\n" +
+	"\x04team\x12\x04Team\x12\x10\n" +
+	"\x06public\x12\x06Public\xb2\xf5\x184\n" +
+	"\x0eproject_status\x12\x10\n" +
+	"\x06active\x12\x06Active\x12\x10\n" +
+	"\x06closed\x12\x06Closed\xb2\xf5\x18>\n" +
+	"\fproject_kind\x12\x14\n" +
+	"\bstandard\x12\bStandard\x12\x18\n" +
+	"\n" +
+	"engagement\x12\n" +
+	"Engagement\xb2\xf5\x18d\n" +
+	"\fproject_role\x12\f\n" +
+	"\x04lead\x12\x04Lead\x12\x1a\n" +
+	"\vcontributor\x12\vContributor\x12\x14\n" +
+	"\breviewer\x12\bReviewer\x12\x14\n" +
+	"\bobserver\x12\bObserver\xb2\xf5\x184\n" +
+	"\x12project_member_via\x12\x10\n" +
+	"\x06direct\x12\x06Direct\x12\f\n" +
+	"\x04team\x12\x04TeamZFgithub.com/switchboard-hq/switchboard/gen/switchboard/v1;switchboardv1b\x06proto3"
 
 var file_switchboard_v1_vocabulary_proto_goTypes = []any{}
 var file_switchboard_v1_vocabulary_proto_depIdxs = []int32{

@@ -97,6 +97,7 @@ export const ActivityCategory = {
   Drive: "drive",
   Settings: "settings",
   Sync: "sync",
+  Teams: "teams",
 } as const;
 export type ActivityCategory = (typeof ActivityCategory)[keyof typeof ActivityCategory];
 
@@ -111,6 +112,7 @@ export const KeyScope = {
   A2A: "a2a",
   Store: "store",
   Network: "network",
+  Projects: "projects",
 } as const;
 export type KeyScope = (typeof KeyScope)[keyof typeof KeyScope];
 
@@ -808,3 +810,89 @@ export const Provenance = {
   Unknown: "unknown",
 } as const;
 export type Provenance = (typeof Provenance)[keyof typeof Provenance];
+
+// The values of the vocabulary team_visibility.
+export const TeamVisibility = {
+  Public: "public",
+  Private: "private",
+  Network: "network",
+} as const;
+export type TeamVisibility = (typeof TeamVisibility)[keyof typeof TeamVisibility];
+
+// The values of the vocabulary team_role.
+export const TeamRole = {
+  Owner: "owner",
+  Admin: "admin",
+  Member: "member",
+} as const;
+export type TeamRole = (typeof TeamRole)[keyof typeof TeamRole];
+
+// The values of the vocabulary team_plan.
+export const TeamPlan = {
+  Starter: "starter",
+  Pro: "pro",
+} as const;
+export type TeamPlan = (typeof TeamPlan)[keyof typeof TeamPlan];
+
+// The values of the vocabulary subscription_status.
+export const SubscriptionStatus = {
+  Active: "active",
+  PastDue: "past_due",
+  Canceled: "canceled",
+} as const;
+export type SubscriptionStatus = (typeof SubscriptionStatus)[keyof typeof SubscriptionStatus];
+
+// The values of the vocabulary invite_status.
+export const InviteStatus = {
+  Pending: "pending",
+  Accepted: "accepted",
+  Declined: "declined",
+  Cancelled: "cancelled",
+  Expired: "expired",
+} as const;
+export type InviteStatus = (typeof InviteStatus)[keyof typeof InviteStatus];
+
+// The values of the vocabulary invite_action.
+export const InviteAction = {
+  Accept: "accept",
+  Decline: "decline",
+} as const;
+export type InviteAction = (typeof InviteAction)[keyof typeof InviteAction];
+
+// The values of the vocabulary project_visibility.
+export const ProjectVisibility = {
+  Private: "private",
+  Team: "team",
+  Public: "public",
+} as const;
+export type ProjectVisibility = (typeof ProjectVisibility)[keyof typeof ProjectVisibility];
+
+// The values of the vocabulary project_status.
+export const ProjectStatus = {
+  Active: "active",
+  Closed: "closed",
+} as const;
+export type ProjectStatus = (typeof ProjectStatus)[keyof typeof ProjectStatus];
+
+// The values of the vocabulary project_kind.
+export const ProjectKind = {
+  Standard: "standard",
+  Engagement: "engagement",
+} as const;
+export type ProjectKind = (typeof ProjectKind)[keyof typeof ProjectKind];
+
+// The values of the vocabulary project_role.
+export const ProjectRole = {
+  Lead: "lead",
+  Contributor: "contributor",
+  Reviewer: "reviewer",
+  Observer: "observer",
+} as const;
+export type ProjectRole = (typeof ProjectRole)[keyof typeof ProjectRole];
+
+// The values of the vocabulary project_member_via.
+export const ProjectMemberVia = {
+  Direct: "direct",
+  Team: "team",
+} as const;
+export type ProjectMemberVia = (typeof ProjectMemberVia)[keyof typeof ProjectMemberVia];
