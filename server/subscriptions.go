@@ -31,6 +31,14 @@ func subscriptions(h *house) []db.Subscription {
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
 			return s.assistant.ItemMoved(ctx, tx, ev.Item, ev.From)
 		}),
+		// A project invite's item answers the invite: approved accepts,
+		// rejected or deleted declines.
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemMoved) error {
+			return s.groups.ItemMoved(ctx, tx, ev.Item, ev.From)
+		}),
+		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {
+			return s.groups.ItemRemoved(ctx, tx, ev.Item)
+		}),
 		// Both records that outlive an item learn how it ended: an A2A task
 		// and a received relay (its sender is told through the outbox).
 		db.On(func(ctx context.Context, tx *db.Tx, ev queue.ItemRemoved) error {

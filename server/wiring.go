@@ -31,6 +31,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/federation/hub"
 	"github.com/switchboard-hq/switchboard/server/federation/spoke"
 	"github.com/switchboard-hq/switchboard/server/gate"
+	"github.com/switchboard-hq/switchboard/server/groups"
 	"github.com/switchboard-hq/switchboard/server/idempotency"
 	"github.com/switchboard-hq/switchboard/server/kanban"
 	"github.com/switchboard-hq/switchboard/server/keys"
@@ -74,6 +75,8 @@ type services struct {
 	updates  *updates.Service
 	widgets  *widgets.Service
 	handoff  *a2a.Handoff
+	// groups is teams and projects (TeamService, ProjectService).
+	groups *groups.Service
 	// The hub's and the spoke's sides, split by who calls them; hub and
 	// spoke hold the state they share.
 	hub        *hub.Core
@@ -244,6 +247,8 @@ func (h *house) buildServices(*App) error {
 	s.kanban = &kanban.Service{DB: cfg.DB, Now: cfg.now}
 	s.keys = &keys.Service{DB: cfg.DB, Now: cfg.now}
 	s.handoff = &a2a.Handoff{DB: cfg.DB, Now: cfg.now}
+	s.groups = &groups.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, PublicURL: cfg.Executions.PublicURL,
+		Platform: s.hub.Serving, Logger: cfg.Logger}
 	s.caps = &capabilities.Service{DB: cfg.DB, Now: cfg.now, Secrets: s.store.Secrets,
 		Gate: &capgate.Resolver{DB: cfg.DB.Client}, Guesses: h.gate}
 	s.widgets = &widgets.Service{DB: cfg.DB, Now: cfg.now, Queue: s.queue, Egress: h.egress}

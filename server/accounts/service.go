@@ -124,7 +124,7 @@ func (s *Service) createThen(ctx context.Context, a newAccount, onlyIfNoOwner bo
 // ensureUnique names which of the two is taken; the unique indexes still guard
 // the race between this check and the insert.
 func ensureUnique(ctx context.Context, tx *db.Tx, a newAccount) error {
-	if taken, err := tx.User.Query().Where(user.Username(a.username)).Exist(ctx); err != nil {
+	if taken, err := HandleTaken(ctx, tx, a.username); err != nil {
 		return err
 	} else if taken {
 		return apperr.Conflict("username %q is already taken", a.username)
@@ -232,7 +232,7 @@ func (s *Service) CheckUsername(ctx context.Context, req *switchboardv1.CheckUse
 		res.Reason = &p
 		return res, nil
 	}
-	taken, err := s.DB.User.Query().Where(user.Username(name)).Exist(ctx)
+	taken, err := handleInUse(ctx, s.DB.Client, name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,14 @@
 package accounts
 
 import (
+	"context"
 	"regexp"
 	"slices"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/user"
+	"github.com/switchboard-hq/switchboard/internal/db"
 )
 
 // Username rules (docs/decisions.md "Accounts, keys, sessions").
@@ -33,4 +39,25 @@ func usernameProblem(name string) string {
 		return "username is reserved"
 	}
 	return ""
+}
+
+// UsernameProblem says why name cannot be a username or a team's handle
+// (one namespace, RULINGS "Teams, projects, invites, profiles"), or "".
+func UsernameProblem(name string) string { return usernameProblem(name) }
+
+// HandleTaken reports whether a user or a team holds name, in tx, after
+// taking the name's lock: a signup and a team's handle racing for one name
+// serialize on it, as no one index spans both tables.
+func HandleTaken(ctx context.Context, tx *db.Tx, name string) (bool, error) {
+	if err := tx.Serialize(ctx, "handle "+name); err != nil {
+		return false, err
+	}
+	return handleInUse(ctx, tx.Client(), name)
+}
+
+func handleInUse(ctx context.Context, c *ent.Client, name string) (bool, error) {
+	if taken, err := c.User.Query().Where(user.Username(name)).Exist(ctx); err != nil || taken {
+		return taken, err
+	}
+	return c.Team.Query().Where(team.Handle(name)).Exist(ctx)
 }

@@ -35,6 +35,8 @@ func init() {
 		"drive":       {"document_created", "recording_created", "recording_processed"},
 		"settings":    {"settings_updated", "onboarding_progress", "onboarding_completed", "setup_action"},
 		"sync":        {"sync_completed"},
+		"teams": {"team_created", "team_member_added", "team_member_removed", "project_created", "project_member_added",
+			"project_invite_sent", "project_invite_accepted", "project_invite_declined"},
 	} {
 		for _, a := range actions {
 			categories[a] = cat

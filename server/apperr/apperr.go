@@ -41,6 +41,9 @@ const (
 	// KindUnsupportedMedia: a body of a type the route does not take (a
 	// voice recording that is not WebM, MP4 or WAV).
 	KindUnsupportedMedia
+	// KindGone: a thing that existed and is no more usable, such as an
+	// expired invite (410; failed_precondition with the code in the message).
+	KindGone
 )
 
 type mapping struct {
@@ -65,6 +68,7 @@ var table = map[Kind]mapping{
 	KindUnimplemented:       {http.StatusNotImplemented, connect.CodeUnimplemented},
 	KindUnprocessable:       {http.StatusUnprocessableEntity, connect.CodeFailedPrecondition},
 	KindUnsupportedMedia:    {http.StatusUnsupportedMediaType, connect.CodeInvalidArgument},
+	KindGone:                {http.StatusGone, connect.CodeFailedPrecondition},
 }
 
 // Error is a failure a client may see. Message is shown as is; Cause is logged,

@@ -8,7 +8,18 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
+	"github.com/switchboard-hq/switchboard/server/groups/membership"
 )
+
+// checkProject refuses filing a card under a project the caller may not
+// file in (server/groups/membership); current is the card's project before
+// an update, which is not checked again.
+func checkProject(ctx context.Context, tx *db.Tx, userID string, in *switchboardv1.CardInput, current *string) error {
+	if in.ProjectId == nil || in.GetProjectId() == "" || (current != nil && *current == in.GetProjectId()) {
+		return nil
+	}
+	return membership.CheckFile(ctx, tx.Client(), userID, in.GetProjectId())
+}
 
 // checkParent refuses a parentCardId that names no card of the caller's, as a
 // path id is refused (docs/decisions.md, "Input at the boundary"); self is the

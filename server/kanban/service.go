@@ -66,6 +66,25 @@ func withEdges(q *ent.CardQuery) *ent.CardQuery {
 	})
 }
 
+// MaxProjectCards bounds the cards a project's detail carries.
+const MaxProjectCards = 500
+
+// ProjectCards renders the board cards of every owner filed under a project,
+// most recently updated first, as the list shows them (a project's detail;
+// the caller has checked who may read it).
+func ProjectCards(ctx context.Context, c *ent.Client, projectID string) ([]*switchboardv1.KanbanCard, error) {
+	rows, err := withEdges(c.Card.Query().Where(card.ProjectID(projectID), card.IsArchived(false))).
+		Order(ent.Desc(card.FieldUpdatedAt), ent.Desc(card.FieldID)).Limit(MaxProjectCards).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*switchboardv1.KanbanCard, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toCard(r))
+	}
+	return out, nil
+}
+
 // getCard loads one of the account's cards with its edges; any other id is 404.
 func getCard(ctx context.Context, cards *ent.CardClient, userID, id string) (*ent.Card, error) {
 	c, err := withEdges(cards.Query().Where(card.ID(id), card.UserID(userID))).Only(ctx)
@@ -196,6 +215,9 @@ func (s *Service) CreateCard(ctx context.Context, req *switchboardv1.CreateCardR
 			return err
 		}
 		if err := checkParent(ctx, tx, p.UserID, "", in); err != nil {
+			return err
+		}
+		if err := checkProject(ctx, tx, p.UserID, in, nil); err != nil {
 			return err
 		}
 		now := s.now()

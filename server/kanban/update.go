@@ -40,6 +40,9 @@ func (s *Service) updateCard(ctx context.Context, tx *db.Tx, p *auth.Principal, 
 	if err := checkParent(ctx, tx, p.UserID, before.ID, in); err != nil {
 		return nil, err
 	}
+	if err := checkProject(ctx, tx, p.UserID, in, before.ProjectID); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	upd := tx.Card.UpdateOne(before)
 	if err := applyInput(upd.Mutation(), in, cl); err != nil {

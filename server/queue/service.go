@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
+	"github.com/switchboard-hq/switchboard/server/groups/membership"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
@@ -242,12 +243,38 @@ func (s *Service) CreateForeign(ctx context.Context, tx *db.Tx, p *auth.Principa
 	return s.insert(ctx, tx, p, draftOf{req: req, title: title, typ: "task", prio: prio, source: req.Source, foreign: &f}, then)
 }
 
+// CreateHeld creates p's item in tx as CreateWith does, of the request's
+// type, waiting for p's confirmation whatever the auto-approve setting: an
+// invite to a project is p's to answer (server/groups). writer is who wrote
+// its words.
+func (s *Service) CreateHeld(ctx context.Context, tx *db.Tx, p *auth.Principal, req *switchboardv1.CreateQueueItemRequest,
+	writer provenance.Mark) (*ent.QueueItem, error) {
+	title, err := cleanTitle(req.GetTitle())
+	if err != nil {
+		return nil, err
+	}
+	typ, prio := req.GetType(), "medium"
+	if req.Priority != nil {
+		prio = req.GetPriority()
+	}
+	if err := apperr.OneOf("type", typ, Types); err != nil {
+		return nil, err
+	}
+	if err := validMeta(req.Metadata); err != nil {
+		return nil, err
+	}
+	return s.insert(provenance.With(ctx, writer), tx, p, draftOf{req: req, title: title, typ: typ, prio: prio,
+		source: req.Source, held: true}, nil)
+}
+
 // draftOf is a checked request to create an item.
 type draftOf struct {
 	req              *switchboardv1.CreateQueueItemRequest
 	title, typ, prio string
 	source           *string
 	foreign          *Foreign
+	// held waits for confirmation whatever the auto-approve setting.
+	held bool
 	// subtaskOrder is a decomposition's child's position (decompose.go).
 	subtaskOrder *int32
 }
@@ -261,13 +288,16 @@ func (s *Service) insert(ctx context.Context, tx *db.Tx, p *auth.Principal, d dr
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, req.ParentTaskId); err != nil {
 			return err
 		}
+		if err := checkProject(ctx, tx, p.UserID, req.ProjectId, nil); err != nil {
+			return err
+		}
 		set := settingsFor(p.UserID)
 		row, _, err := set.get(ctx, tx)
 		if err != nil {
 			return err
 		}
 		status := queueitem.StatusPendingConfirmation
-		if row.QueueAutoApprove && d.foreign == nil {
+		if row.QueueAutoApprove && d.foreign == nil && !d.held {
 			status = queueitem.StatusReady
 		}
 		// The board first, so the item is inserted once, already linked.
@@ -382,6 +412,16 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 	return nil
 }
 
+// checkProject refuses filing an item under a project the caller may not
+// file in (server/groups/membership); an unchanged projectId is not checked
+// again, so a member who left can still edit their item's other fields.
+func checkProject(ctx context.Context, tx *db.Tx, userID string, id, current *string) error {
+	if id == nil || *id == "" || (current != nil && *current == *id) {
+		return nil
+	}
+	return membership.CheckFile(ctx, tx.Client(), userID, *id)
+}
+
 // UpdateQueueItem changes the supplied fields and runs the prompt optimizer
 // when the title or description changes.
 func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.UpdateQueueItemRequest) (*switchboardv1.UpdateQueueItemResponse, error) {
@@ -443,6 +483,9 @@ func (s *Service) UpdateQueueItem(ctx context.Context, req *switchboardv1.Update
 			return apperr.Invalid("an item cannot depend on itself")
 		}
 		if err := s.checkRefs(ctx, tx, p.UserID, req.CardId, req.DependsOn, nil); err != nil {
+			return err
+		}
+		if err := checkProject(ctx, tx, p.UserID, req.ProjectId, it.ProjectID); err != nil {
 			return err
 		}
 		before := text{it.Title, deref(it.Description)}
@@ -554,6 +597,20 @@ func (s *Service) remove(ctx context.Context, tx *db.Tx, p *auth.Principal, set 
 		UserID: p.UserID, Action: "queue_deleted", Actor: p.Actor(), CardID: deref(it.CardID), At: s.Now(),
 		Summary: fmt.Sprintf(summary, it.Title), Metadata: map[string]any{"queueItemId": it.ID},
 	}))
+}
+
+// Discard deletes userID's item in tx as a delete does (board rows, events,
+// activity), for a record that ends with its item: an answered invite
+// (server/groups). An item already gone is no error.
+func (s *Service) Discard(ctx context.Context, tx *db.Tx, userID, itemID string) error {
+	it, err := tx.QueueItem.Query().Where(queueitem.ID(itemID), queueitem.UserID(userID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	p := &auth.Principal{UserID: userID, Via: auth.ViaSession, Name: "Switchboard"}
+	return s.remove(ctx, tx, p, settingsFor(userID), it, "Removed %q: it was answered", false)
 }
 
 // ConfirmQueueItem approves or rejects an item waiting for confirmation.

@@ -1,0 +1,53 @@
+// Package membership answers who belongs to a project, for the areas that
+// file work under one (the queue, the board) without depending on the
+// groups service that manages projects (server/groups). No transport.
+package membership
+
+import (
+	"context"
+
+	"github.com/switchboard-hq/switchboard/ent"
+	"github.com/switchboard-hq/switchboard/ent/project"
+	"github.com/switchboard-hq/switchboard/ent/projectmember"
+	"github.com/switchboard-hq/switchboard/internal/vocab"
+	"github.com/switchboard-hq/switchboard/server/apperr"
+)
+
+// ProjectRole is userID's role in the project: "" when the user is not a
+// member; found is false when no such project exists.
+func ProjectRole(ctx context.Context, c *ent.Client, projectID, userID string) (role string, found bool, err error) {
+	m, err := c.ProjectMember.Query().
+		Where(projectmember.ProjectID(projectID), projectmember.UserID(userID)).
+		Select(projectmember.FieldRole).Only(ctx)
+	switch {
+	case err == nil:
+		return string(m.Role), true, nil
+	case !ent.IsNotFound(err):
+		return "", false, err
+	}
+	found, err = c.Project.Query().Where(project.ID(projectID)).Exist(ctx)
+	return "", found, err
+}
+
+// MayFile is whether a member in role may file cards and queue items in a
+// project (RULINGS: the lead and contributors).
+func MayFile(role string) bool {
+	return role == string(vocab.ProjectRoleLead) || role == string(vocab.ProjectRoleContributor)
+}
+
+// CheckFile refuses filing work under projectID for userID: a project the
+// user is not a member of (or none) is 404, a member whose role may not
+// file is 403.
+func CheckFile(ctx context.Context, c *ent.Client, userID, projectID string) error {
+	role, _, err := ProjectRole(ctx, c, projectID, userID)
+	if err != nil {
+		return err
+	}
+	if role == "" {
+		return apperr.NotFound("project %q not found", projectID)
+	}
+	if !MayFile(role) {
+		return apperr.Forbidden("a project %s may not file cards or queue items in project %q", role, projectID)
+	}
+	return nil
+}
