@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,6 +50,24 @@ var rowOf = map[string]map[string]string{
 	"/switchboard.v1.ContactService/UpdateContact":  {"id": "contact"},
 	"/switchboard.v1.ContactService/DeleteContact":  {"id": "contact"},
 	"/switchboard.v1.KeyService/DeleteKey":          {"id": "key"},
+	// A team or project is its members' alone (issue 28): a non-member's
+	// id is 404 on every route.
+	"/switchboard.v1.TeamService/GetTeam":                {"id": "team"},
+	"/switchboard.v1.TeamService/UpdateTeam":             {"id": "team"},
+	"/switchboard.v1.TeamService/DeleteTeam":             {"id": "team"},
+	"/switchboard.v1.TeamService/AddTeamMember":          {"id": "team"},
+	"/switchboard.v1.TeamService/RemoveTeamMember":       {"id": "team", "member_id": "absent"},
+	"/switchboard.v1.TeamService/CreateTeamInvite":       {"id": "team"},
+	"/switchboard.v1.TeamService/ListTeamInvites":        {"id": "team"},
+	"/switchboard.v1.TeamService/AssignTeamProject":      {"id": "team", "project_id": "project"},
+	"/switchboard.v1.TeamService/ListTeamProjects":       {"id": "team"},
+	"/switchboard.v1.TeamService/UnassignTeamProject":    {"id": "team", "project_id": "project"},
+	"/switchboard.v1.ProjectService/GetProject":          {"id": "project"},
+	"/switchboard.v1.ProjectService/UpdateProject":       {"id": "project"},
+	"/switchboard.v1.ProjectService/InviteToProject":     {"id": "project"},
+	"/switchboard.v1.ProjectService/ListProjectInvites":  {"id": "project"},
+	"/switchboard.v1.ProjectService/AddProjectMember":    {"id": "project"},
+	"/switchboard.v1.ProjectService/RemoveProjectMember": {"id": "project", "member_id": "absent"},
 	// A document is its account's alone (the raw and multipart routes beside
 	// these: TestDocumentPlainRoutes).
 	"/switchboard.v1.DocumentService/UpdateDocument":     {"id": "document"},
@@ -108,6 +127,9 @@ var shared = map[string]string{
 	"/switchboard.v1.FederationHubService/PutSyncedAgent":                 "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
 	"/switchboard.v1.FederationHubService/GetSyncedAgent":                 "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
 	"/switchboard.v1.FederationHubService/DeleteSyncedAgent":              "a platform token's remote ids are its instance's own; another instance's is 404 (TestSyncedAgentByRemoteID)",
+	"/switchboard.v1.TeamService/PreviewTeamInvite":                       "the token is the credential: whoever holds it may preview (TestTeamInvite…)",
+	"/switchboard.v1.TeamService/AnswerTeamInvite":                        "the token is the credential; an invite made for another user is 403 (RULINGS reconciliation 2)",
+	"/switchboard.v1.ProjectService/AnswerProjectInvite":                  "an invite made for another user is 403 (RULINGS reconciliation 2)",
 }
 
 // bodies are minimal valid bodies, so a refusal comes from access, not input.
@@ -119,6 +141,13 @@ var bodies = map[string]map[string]any{
 	"/switchboard.v1.KanbanService/UpdateCard":                {"card": map[string]any{"title": "Renamed"}},
 	"/switchboard.v1.KanbanService/UpdateChecklistItem":       {"completed": true},
 	"/switchboard.v1.CardLinkService/LinkCards":               {"linkType": "related"},
+	"/switchboard.v1.TeamService/UpdateTeam":                  {"name": "Renamed"},
+	"/switchboard.v1.TeamService/AddTeamMember":               {"email": "nobody@example.com"},
+	"/switchboard.v1.TeamService/AnswerTeamInvite":            {"action": "accept"},
+	"/switchboard.v1.ProjectService/UpdateProject":            {"name": "Renamed"},
+	"/switchboard.v1.ProjectService/InviteToProject":          {"email": "nobody@example.com"},
+	"/switchboard.v1.ProjectService/AddProjectMember":         {"email": "nobody@example.com"},
+	"/switchboard.v1.ProjectService/AnswerProjectInvite":      {"action": "accept"},
 	"/switchboard.v1.ContactService/UpdateContact":            {"contact": map[string]any{"name": "Renamed"}},
 	"/switchboard.v1.CapabilityService/CustomizeCapability":   {"customizations": map[string]any{"recipient": "Grace"}},
 	"/switchboard.v1.StoreService/UpdateStoreAgent":           {"agent": map[string]any{"description": "Changed"}},
@@ -163,6 +192,16 @@ func requests(p *contract.Procedure, vars map[string]string) []request {
 		var body any
 		switch b.Body {
 		case "":
+			// Reference fields outside the path travel in the query.
+			q := url.Values{}
+			for k, v := range vars {
+				if !strings.Contains(b.Template, "{"+k+"}") {
+					q.Set(jsonName(k), v)
+				}
+			}
+			if len(q) > 0 {
+				path += "?" + q.Encode()
+			}
 		case "*":
 			rest := map[string]any{}
 			for k, v := range bodies[p.Name] {
@@ -337,6 +376,8 @@ func makeRows(t *testing.T, s *servertest.Server, a *servertest.Account) map[str
 	rows["capability"], _ = created(c.Do(http.MethodPost, "/api/marketplace-capabilities", map[string]any{
 		"action": "create", "name": "Bob's pack", "prompt": "Write to {{recipient}}", "editableFields": `[{"name":"recipient"}]`,
 	}), "capability")["capabilityId"].(string)
+	rows["team"], _ = created(a.Session.Do(http.MethodPost, "/api/teams", map[string]any{"name": "Bob's team"}), "team")["id"].(string)
+	rows["project"], _ = created(c.Do(http.MethodPost, "/api/projects", map[string]any{"name": "Bob's project"}), "project")["id"].(string)
 	rows["document"], _ = created(a.Session.Do(http.MethodPost, "/api/documents", map[string]any{"title": "Bob's notes", "content": "private"}), "document")["id"].(string)
 	keys := a.Session.Do(http.MethodGet, "/api/v2/keys", nil).JSON(t)["keys"].([]any)
 	rows["key"], _ = keys[0].(map[string]any)["id"].(string)

@@ -44,7 +44,7 @@ type boundary struct {
 func newBoundary(t *testing.T) *boundary {
 	s := servertest.New(t, servertest.WithRole("hub"), servertest.WithNetwork(network.Config{Enabled: true}))
 	ann := s.SignUp("ann")
-	key := ann.NewKey("all", "queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store", "network")
+	key := ann.NewKey("all", "queue", "chat", "kanban", "contacts", "settings", "mcp", "a2a", "store", "network", "projects")
 	var procs []*contract.Procedure
 	for _, p := range contract.MustLoad().All() {
 		if p.Descriptor.IsStreamingServer() || p.Descriptor.IsStreamingClient() {

@@ -43,6 +43,7 @@ var opens = map[string]struct {
 	"/switchboard.v1.FederationPlatformService/BrowseFederation": {why: "anyone, on a hub"},
 	"/switchboard.v1.FederationPlatformService/DiscoverNetwork":  {why: "anyone, on a hub", bearer: true},
 	"/switchboard.v1.NetworkExchangeService/GetPatterns":         {why: "anyone; a session, key or peer token shows more"},
+	"/switchboard.v1.TeamService/PreviewTeamInvite":              {why: "the invite's token in the path is the credential"},
 }
 
 // Every route is called on a hub whose operator network is off (the switch

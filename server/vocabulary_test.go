@@ -45,10 +45,16 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/migrate"
 	"github.com/switchboard-hq/switchboard/ent/networkconnection"
 	"github.com/switchboard-hq/switchboard/ent/notification"
+	"github.com/switchboard-hq/switchboard/ent/project"
+	"github.com/switchboard-hq/switchboard/ent/projectinvite"
+	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/ent/providercapability"
 	"github.com/switchboard-hq/switchboard/ent/queueitem"
 	"github.com/switchboard-hq/switchboard/ent/relay"
 	"github.com/switchboard-hq/switchboard/ent/storeagent"
+	"github.com/switchboard-hq/switchboard/ent/team"
+	"github.com/switchboard-hq/switchboard/ent/teaminvite"
+	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/ent/user"
 	"github.com/switchboard-hq/switchboard/ent/userreputation"
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
@@ -216,6 +222,16 @@ func TestVocabularyEntEnums(t *testing.T) {
 		{"federation_audit_logs.status", "federation_audit_status", entEnum(federationauditlog.StatusValidator)},
 		{"federation_audit_logs.threat_level", "threat_level", entEnum(federationauditlog.ThreatLevelValidator)},
 		{"network_connections.status", "connection_status", entEnum(networkconnection.StatusValidator)},
+		{"teams.visibility", "team_visibility", entEnum(team.VisibilityValidator)},
+		{"team_members.role", "team_role", entEnum(teammember.RoleValidator)},
+		{"team_invites.role", "team_role", entEnum(teaminvite.RoleValidator)},
+		{"team_invites.status", "invite_status", entEnum(teaminvite.StatusValidator)},
+		{"projects.visibility", "project_visibility", entEnum(project.VisibilityValidator)},
+		{"projects.status", "project_status", entEnum(project.StatusValidator)},
+		{"projects.kind", "project_kind", entEnum(project.KindValidator)},
+		{"project_members.role", "project_role", entEnum(projectmember.RoleValidator)},
+		{"project_invites.role", "project_role", entEnum(projectinvite.RoleValidator)},
+		{"project_invites.status", "invite_status", entEnum(projectinvite.StatusValidator)},
 		{"network_connections.direction", "federation_direction", entEnum(networkconnection.DirectionValidator)},
 		{"network_connections.trust_level", "trust_level", entEnum(networkconnection.TrustLevelValidator)},
 		{"notifications.type", "notification_type", entEnum(notification.TypeValidator)},

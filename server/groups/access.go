@@ -8,7 +8,7 @@ import (
 	"github.com/switchboard-hq/switchboard/ent/team"
 	"github.com/switchboard-hq/switchboard/ent/teammember"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/groups/membership"
+	"github.com/switchboard-hq/switchboard/server/membership"
 )
 
 // teamRole is userID's role in a team, "" for none.

@@ -195,6 +195,9 @@ func (s *Service) AnswerTeamInvite(ctx context.Context, req *switchboardv1.Answe
 	if err != nil {
 		return nil, err
 	}
+	if req.GetAction() == "" {
+		return nil, apperr.Invalid("action is required: accept or decline")
+	}
 	return db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.AnswerTeamInviteResponse, error) {
 		inv, err := s.openInvite(ctx, tx.Client(), req.GetToken())
 		if err != nil {

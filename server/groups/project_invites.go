@@ -71,7 +71,7 @@ func (s *Service) InviteToProject(ctx context.Context, req *switchboardv1.Invite
 		now := s.now()
 		inv, err := create.SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 		if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		if u != nil {
 			if inv, err = s.deliver(ctx, tx, p, pr, inv, u); err != nil {
@@ -180,6 +180,9 @@ func (s *Service) AnswerProjectInvite(ctx context.Context, req *switchboardv1.An
 		return nil, err
 	}
 	id := strings.TrimSpace(req.GetInviteId())
+	if id == "" || req.GetAction() == "" {
+		return nil, apperr.Invalid("inviteId and action (accept or decline) are required")
+	}
 	return db.InTxValue(ctx, s.DB, func(tx *db.Tx) (*switchboardv1.AnswerProjectInviteResponse, error) {
 		inv, err := tx.ProjectInvite.Query().Where(projectinvite.ID(id)).WithProject().Only(ctx)
 		if ent.IsNotFound(err) {

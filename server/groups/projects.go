@@ -54,7 +54,7 @@ func (s *Service) CreateProject(ctx context.Context, req *switchboardv1.CreatePr
 		}
 		pr, err := create.Save(ctx)
 		if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		if err := tx.ProjectMember.Create().SetProjectID(pr.ID).SetUserID(p.UserID).SetRole(projectmember.RoleLead).
 			SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
@@ -201,7 +201,7 @@ func (s *Service) UpdateProject(ctx context.Context, req *switchboardv1.UpdatePr
 			up.SetStatus(project.Status(req.GetStatus()))
 		}
 		if pr, err = up.Save(ctx); err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		n, err := tx.ProjectMember.Query().Where(projectmember.ProjectID(pr.ID)).Count(ctx)
 		if err != nil {
@@ -278,7 +278,7 @@ func (s *Service) joinProject(ctx context.Context, tx *db.Tx, p *auth.Principal,
 			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 	}
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	for _, who := range unique(p.UserID, u.ID) {
 		if err := activity.Write(ctx, tx, activity.Entry{UserID: who, Action: "project_member_added", Actor: p.Actor(), At: now,

@@ -5,7 +5,7 @@
 // the invitee's queue). Who may do what is rules.go's; whether a request
 // may see a team or project at all is access.go's (a non-member's id is
 // 404, a member lacking the right 403). The queue and the board check a
-// projectId through server/groups/membership, which this package writes.
+// projectId through server/membership, which this package writes.
 package groups
 
 import (

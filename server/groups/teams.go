@@ -60,7 +60,7 @@ func (s *Service) CreateTeam(ctx context.Context, req *switchboardv1.CreateTeamR
 		}
 		t, err := create.Save(ctx)
 		if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		if err := tx.TeamMember.Create().SetTeamID(t.ID).SetUserID(p.UserID).SetRole(teammember.RoleOwner).
 			SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx); err != nil {
@@ -231,7 +231,7 @@ func (s *Service) UpdateTeam(ctx context.Context, req *switchboardv1.UpdateTeamR
 		}
 		t, err = up.Save(ctx)
 		if err != nil {
-			return nil, apperr.Wrap(err)
+			return nil, err
 		}
 		n, err := tx.TeamMember.Query().Where(teammember.TeamID(t.ID)).Count(ctx)
 		if err != nil {
@@ -364,7 +364,7 @@ func (s *Service) join(ctx context.Context, tx *db.Tx, p *auth.Principal, t *ent
 	m, err := tx.TeamMember.Create().SetTeamID(t.ID).SetUserID(u.ID).SetRole(role).
 		SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
 	if err != nil {
-		return nil, apperr.Wrap(err)
+		return nil, err
 	}
 	projects, err := tx.Project.Query().Where(project.TeamID(t.ID)).IDs(ctx)
 	if err != nil {

@@ -8,11 +8,11 @@ import (
 	switchboardv1 "github.com/switchboard-hq/switchboard/gen/switchboard/v1"
 	"github.com/switchboard-hq/switchboard/internal/db"
 	"github.com/switchboard-hq/switchboard/server/apperr"
-	"github.com/switchboard-hq/switchboard/server/groups/membership"
+	"github.com/switchboard-hq/switchboard/server/membership"
 )
 
 // checkProject refuses filing a card under a project the caller may not
-// file in (server/groups/membership); current is the card's project before
+// file in (server/membership); current is the card's project before
 // an update, which is not checked again.
 func checkProject(ctx context.Context, tx *db.Tx, userID string, in *switchboardv1.CardInput, current *string) error {
 	if in.ProjectId == nil || in.GetProjectId() == "" || (current != nil && *current == in.GetProjectId()) {

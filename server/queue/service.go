@@ -23,7 +23,7 @@ import (
 	"github.com/switchboard-hq/switchboard/server/activity"
 	"github.com/switchboard-hq/switchboard/server/apperr"
 	"github.com/switchboard-hq/switchboard/server/auth"
-	"github.com/switchboard-hq/switchboard/server/groups/membership"
+	"github.com/switchboard-hq/switchboard/server/membership"
 	"github.com/switchboard-hq/switchboard/server/page"
 	"github.com/switchboard-hq/switchboard/server/provenance"
 	"github.com/switchboard-hq/switchboard/server/webhooks"
@@ -413,7 +413,7 @@ func (s *Service) checkRefs(ctx context.Context, tx *db.Tx, userID string, cardI
 }
 
 // checkProject refuses filing an item under a project the caller may not
-// file in (server/groups/membership); an unchanged projectId is not checked
+// file in (server/membership); an unchanged projectId is not checked
 // again, so a member who left can still edit their item's other fields.
 func checkProject(ctx context.Context, tx *db.Tx, userID string, id, current *string) error {
 	if id == nil || *id == "" || (current != nil && *current == *id) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hq/switchboard/ent/projectmember"
 	"github.com/switchboard-hq/switchboard/server/servertest"
 )
 
@@ -75,4 +76,17 @@ func ensureNPM(t *testing.T, dir, want string) string {
 		}
 	}
 	return node
+}
+
+// leadProject makes a project with a fixed id led by userID, so that the
+// cards and queue items a test files may name it (issue 28: a projectId
+// the caller is not a member of is 404). Written as the service writes it.
+func leadProject(t testing.TB, s *servertest.Server, userID, id string) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	s.DB.Project.Create().SetID(id).SetName(id).SetColor("#6366F1").SetLeadID(userID).
+		SetCreatedAt(now).SetUpdatedAt(now).ExecX(ctx)
+	s.DB.ProjectMember.Create().SetProjectID(id).SetUserID(userID).SetRole(projectmember.RoleLead).
+		SetCreatedAt(now).SetUpdatedAt(now).ExecX(ctx)
 }

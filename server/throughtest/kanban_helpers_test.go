@@ -26,6 +26,8 @@ func newBoard(t *testing.T) *board {
 	s := servertest.New(t)
 	ann := s.SignUp("ann")
 	key := ann.NewKey("agent-007", "kanban")
+	// The every-field fixtures file their cards under this project.
+	leadProject(t, s, ann.ID, "v-project_id")
 	return &board{s: s, ann: ann, key: key, api: s.WithKey(key)}
 }
 

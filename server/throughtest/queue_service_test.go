@@ -133,6 +133,7 @@ func TestCreateDefaultsAndAutoApprove(t *testing.T) {
 // Document 1 "Queue-to-board bridge": card link order 1–4 and the arrive row.
 func TestCardLinkOrder(t *testing.T) {
 	e := setupQueue(t)
+	leadProject(t, e.s, e.ann.ID, "p1")
 	mk := func(title, project string) string {
 		c := e.s.DB.Card.Create().SetUserID(e.ann.ID).SetTitle(title)
 		if project != "" {

@@ -2283,9 +2283,9 @@ const file_switchboard_v1_teams_proto_rawDesc = "" +
 	"\x16ListTeamInvitesRequest\x12\x17\n" +
 	"\x02id\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x02id\"O\n" +
 	"\x17ListTeamInvitesResponse\x124\n" +
-	"\ainvites\x18\x01 \x03(\v2\x1a.switchboard.v1.TeamInviteR\ainvites\":\n" +
-	"\x18PreviewTeamInviteRequest\x12\x1e\n" +
-	"\x05token\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x05token\"\x85\x02\n" +
+	"\ainvites\x18\x01 \x03(\v2\x1a.switchboard.v1.TeamInviteR\ainvites\"9\n" +
+	"\x18PreviewTeamInviteRequest\x12\x1d\n" +
+	"\x05token\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x05token\"\x85\x02\n" +
 	"\x19PreviewTeamInviteResponse\x12\x1b\n" +
 	"\tteam_name\x18\x01 \x01(\tR\bteamName\x12\x1f\n" +
 	"\vteam_handle\x18\x02 \x01(\tR\n" +
@@ -2296,9 +2296,9 @@ const file_switchboard_v1_teams_proto_rawDesc = "" +
 	"\n" +
 	"expires_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAtB\n" +
 	"\n" +
-	"\b_message\"h\n" +
-	"\x17AnswerTeamInviteRequest\x12\x1e\n" +
-	"\x05token\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x05token\x12-\n" +
+	"\b_message\"g\n" +
+	"\x17AnswerTeamInviteRequest\x12\x1d\n" +
+	"\x05token\x18\x01 \x01(\tB\a\xbaH\x04r\x02\x18@R\x05token\x12-\n" +
 	"\x06action\x18\x02 \x01(\tB\x15\xe8\xf3\x18\x01\xba\xf5\x18\rinvite_actionR\x06action\"x\n" +
 	"\x18AnswerTeamInviteResponse\x122\n" +
 	"\x06invite\x18\x01 \x01(\v2\x1a.switchboard.v1.TeamInviteR\x06invite\x12(\n" +
